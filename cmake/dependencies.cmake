@@ -1,0 +1,31 @@
+# Third-party dependencies, all from Debian's packages (see scripts/install-deps.sh).
+# Vendor headers (OpenCL, CUDA) are needed to build only: the libraries are dlopen'ed at run time.
+list(APPEND CMAKE_PREFIX_PATH "$ENV{KJARNI_DEPS}")
+
+find_package(fmt REQUIRED)
+find_package(Threads REQUIRED)
+
+find_path(KJARNI_OPENCL_INCLUDE_DIR CL/cl.h HINTS "$ENV{KJARNI_DEPS}/include")
+if(NOT KJARNI_OPENCL_INCLUDE_DIR)
+  message(FATAL_ERROR "OpenCL headers (CL/cl.h) not found: install opencl-headers")
+endif()
+
+if(NOT KJARNI_CUDA_INCLUDE_DIR)
+  find_path(KJARNI_CUDA_INCLUDE_DIR cuda.h HINTS /usr/local/cuda/include "$ENV{CUDA_HOME}/include")
+endif()
+if(KJARNI_CUDA_INCLUDE_DIR AND EXISTS "${KJARNI_CUDA_INCLUDE_DIR}/cuda.h")
+  set(KJARNI_WITH_CUDA ON)
+  message(STATUS "kjarni: CUDA backend built against ${KJARNI_CUDA_INCLUDE_DIR}")
+else()
+  set(KJARNI_WITH_CUDA OFF)
+  message(STATUS "kjarni: cuda.h not found, the CUDA backend is not built")
+endif()
+
+# nlohmann-json and CLI11 are header-only; their CMake configs may be absent from unpacked packages.
+find_package(nlohmann_json 3 QUIET)
+if(NOT nlohmann_json_FOUND)
+  find_path(KJARNI_JSON_INCLUDE_DIR nlohmann/json.hpp REQUIRED HINTS "$ENV{KJARNI_DEPS}/include")
+  add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
+  target_include_directories(nlohmann_json::nlohmann_json INTERFACE "${KJARNI_JSON_INCLUDE_DIR}")
+endif()
+find_path(KJARNI_CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED HINTS "$ENV{KJARNI_DEPS}/include")

@@ -1,0 +1,70 @@
+#pragma once
+// API discovery (reference: grunnur API / APIID). An Api is a cheap handle; the backend behind it
+// is loaded with dlopen on first use, so a machine without a driver sees the API as unavailable.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kjarni {
+
+namespace backend {
+class Api;
+}
+class Platform;
+
+/// Identifies an API independently of whether it can be loaded here.
+class ApiId {
+public:
+    /// The short name used on command lines and in KJARNI_TEST: "cuda" or "opencl".
+    const std::string& shortcut() const noexcept { return shortcut_; }
+    friend bool operator==(const ApiId&, const ApiId&) = default;
+
+    static ApiId cuda();
+    static ApiId opencl();
+
+private:
+    explicit ApiId(std::string shortcut) : shortcut_(std::move(shortcut)) {}
+    std::string shortcut_;
+};
+
+/// Every API kjarni knows, available or not.
+std::vector<ApiId> all_api_ids();
+ApiId cuda_api_id();
+ApiId opencl_api_id();
+
+/// Why an API cannot be used here; empty when it can.
+struct ApiStatus {
+    ApiId id;
+    bool available;
+    std::string reason;
+};
+
+class Api {
+public:
+    /// Every API whose backend loaded and reports at least one platform.
+    static std::vector<Api> all_available();
+    /// One API by shortcut (throws NotFoundError / ApiUnavailableError), or all available for "".
+    static std::vector<Api> all_by_shortcut(std::string_view shortcut = {});
+    /// The API for an id; throws ApiUnavailableError (with the reason) if it cannot be loaded.
+    static Api from_api_id(const ApiId& id);
+    /// Availability of every known API, with the reason for those that are not.
+    static std::vector<ApiStatus> status();
+
+    ApiId id() const;
+    std::string shortcut() const { return id().shortcut(); }
+    /// The driver's own version string (e.g. "CUDA 13.0", "OpenCL ICD loader").
+    std::string driver_version() const;
+    std::vector<Platform> platforms() const;
+
+    friend bool operator==(const Api& a, const Api& b) { return a.impl_ == b.impl_; }
+
+    explicit Api(std::shared_ptr<backend::Api> impl);
+    const std::shared_ptr<backend::Api>& backend() const noexcept { return impl_; }
+
+private:
+    std::shared_ptr<backend::Api> impl_;
+};
+
+}  // namespace kjarni

@@ -1,0 +1,69 @@
+#pragma once
+// The one exception hierarchy of kjarni. Nothing in kjarni reports failure by a return code or by
+// printing: every failure is one of these, and each carries what a user needs to find the culprit.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace kjarni {
+
+/// Root of every exception kjarni throws.
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A driver call failed. Carries the API ("CUDA", "OpenCL", "NVRTC"), the call and its status code.
+class BackendError : public Error {
+public:
+    BackendError(std::string api, std::string call, std::int64_t code, std::string code_name,
+                 const std::string& detail = {});
+
+    const std::string& api() const noexcept { return api_; }
+    const std::string& call() const noexcept { return call_; }
+    std::int64_t code() const noexcept { return code_; }
+    const std::string& code_name() const noexcept { return code_name_; }
+
+private:
+    std::string api_;
+    std::string call_;
+    std::int64_t code_;
+    std::string code_name_;
+};
+
+/// The device (or the host, for page-locked memory) ran out of memory.
+class OutOfMemoryError : public BackendError {
+public:
+    using BackendError::BackendError;
+};
+
+/// An API whose driver library is missing, or that was built without, was asked for.
+class ApiUnavailableError : public Error {
+public:
+    using Error::Error;
+};
+
+/// Discovery found nothing matching the request (no such platform, device, API shortcut...).
+class NotFoundError : public Error {
+public:
+    using Error::Error;
+};
+
+/// The request is valid in general but the device or API at hand cannot do it.
+class UnsupportedError : public Error {
+public:
+    using Error::Error;
+};
+
+/// An argument is wrong: names the argument and says why.
+class ArgumentError : public Error {
+public:
+    ArgumentError(std::string argument, const std::string& reason);
+    const std::string& argument() const noexcept { return argument_; }
+
+private:
+    std::string argument_;
+};
+
+}  // namespace kjarni

@@ -1,0 +1,30 @@
+#pragma once
+// Events recorded on a queue (reference: PyCUDA Event): wait, query and timing.
+
+#include <memory>
+
+namespace kjarni {
+
+namespace backend {
+class Event;
+}
+
+class Event {
+public:
+    /// Blocks until everything enqueued before the event is done.
+    void wait() const;
+    /// True when everything enqueued before the event is done; never blocks.
+    bool is_complete() const;
+    /// Milliseconds from `earlier` to this event (both must be complete; wait() first).
+    double time_since(const Event& earlier) const;
+    /// Milliseconds from this event to `later`.
+    double time_till(const Event& later) const { return later.time_since(*this); }
+
+    explicit Event(std::shared_ptr<backend::Event> impl);
+    const std::shared_ptr<backend::Event>& backend() const noexcept { return impl_; }
+
+private:
+    std::shared_ptr<backend::Event> impl_;
+};
+
+}  // namespace kjarni

@@ -1,0 +1,54 @@
+#pragma once
+// Platforms (reference: grunnur Platform / PlatformFilter). CUDA has a single platform.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kjarni/api.hpp"
+
+namespace kjarni {
+
+namespace backend {
+class Platform;
+}
+class Device;
+
+/// Regex masks on the platform name (ECMAScript syntax, searched, not anchored).
+struct PlatformFilter {
+    /// If not empty, one of these must match the name.
+    std::vector<std::string> include_masks;
+    /// None of these may match the name.
+    std::vector<std::string> exclude_masks;
+
+    bool matches(const std::string& name) const;
+};
+
+class Platform {
+public:
+    static std::vector<Platform> all(const Api& api);
+    static std::vector<Platform> all_filtered(const Api& api, const PlatformFilter& filter = {});
+    /// Throws ArgumentError if the index is out of range.
+    static Platform from_index(const Api& api, std::size_t platform_idx);
+    /// Wraps a native platform handle (cl_platform_id; 0 for CUDA's single platform).
+    static Platform from_backend_platform(const Api& api, std::uintptr_t native);
+
+    Api api() const;
+    std::string name() const;
+    std::string vendor() const;
+    std::string version() const;
+    std::vector<Device> devices() const;
+    std::uintptr_t native_handle() const;
+
+    friend bool operator==(const Platform& a, const Platform& b) { return a.impl_ == b.impl_; }
+
+    explicit Platform(std::shared_ptr<backend::Platform> impl);
+    const std::shared_ptr<backend::Platform>& backend() const noexcept { return impl_; }
+
+private:
+    std::shared_ptr<backend::Platform> impl_;
+};
+
+}  // namespace kjarni

@@ -1,0 +1,12 @@
+#pragma once
+// The list of backends compiled into this build; the only place that knows which exist.
+
+#include "backend/backend.hpp"
+
+namespace kjarni::backend {
+
+/// The process-wide Api object for an id (created, and its library loaded, on first use). Never
+/// null: an API that cannot be used is an Api whose unavailable_reason() says why.
+Api& api_for(const ApiId& id);
+
+}  // namespace kjarni::backend
