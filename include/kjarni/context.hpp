@@ -18,9 +18,6 @@ namespace kjarni {
 namespace backend {
 class Context;
 }
-namespace detail {
-struct ContextState;
-}
 class BoundDevice;
 class BoundMultiDevice;
 
@@ -47,15 +44,13 @@ public:
     /// The native context a device runs in (CUcontext of that device / the one cl_context).
     std::uintptr_t native_handle(std::size_t device_index = 0) const;
 
-    friend bool operator==(const Context& a, const Context& b) { return a.state_ == b.state_; }
+    friend bool operator==(const Context& a, const Context& b) { return a.impl_ == b.impl_; }
 
-    const std::shared_ptr<backend::Context>& backend() const;
+    explicit Context(std::shared_ptr<backend::Context> impl);
+    const std::shared_ptr<backend::Context>& backend() const noexcept { return impl_; }
 
 private:
-    explicit Context(std::shared_ptr<detail::ContextState> state);
-    std::shared_ptr<detail::ContextState> state_;
-    friend class BoundDevice;
-    friend class BoundMultiDevice;
+    std::shared_ptr<backend::Context> impl_;
 };
 
 /// A device as a member of a context: what buffers, queues and kernels are created on.

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "backend/backend.hpp"
+#include "backend/opencl/opencl_library.hpp"
+
+namespace kjarni::backend::opencl {
+
+class OpenClContext final : public Context {
+public:
+    static std::shared_ptr<OpenClContext> create(Api& api, std::span<const std::shared_ptr<Device>> devices);
+    static std::shared_ptr<OpenClContext> from_native(Api& api, cl_context context, bool take_ownership);
+    ~OpenClContext() override;
+    OpenClContext(const OpenClContext&) = delete;
+    OpenClContext& operator=(const OpenClContext&) = delete;
+
+    Api& api() const override { return api_; }
+    const std::vector<std::shared_ptr<Device>>& devices() const override { return devices_; }
+    std::uintptr_t native_handle(std::size_t) const override { return reinterpret_cast<std::uintptr_t>(context_); }
+    std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
+    std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
+    /// Buffers belong to the whole context: every device reaches every buffer (the driver migrates).
+    bool can_access_peer(std::size_t, std::size_t) const override { return true; }
+
+    cl_context handle() const noexcept { return context_; }
+    cl_device_id device_id(std::size_t index) const;
+
+    /// Private: use create / from_native.
+    OpenClContext(Api& api, cl_context context, std::vector<std::shared_ptr<Device>> devices);
+
+private:
+    Api& api_;
+    cl_context context_;
+    std::vector<std::shared_ptr<Device>> devices_;
+};
+
+class OpenClBuffer final : public Buffer {
+public:
+    OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size);
+    ~OpenClBuffer() override;
+    OpenClBuffer(const OpenClBuffer&) = delete;
+    OpenClBuffer& operator=(const OpenClBuffer&) = delete;
+
+    std::size_t size() const override { return size_; }
+    std::size_t device_index() const override { return device_index_; }
+    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(mem_); }
+    cl_mem mem() const noexcept { return mem_; }
+
+private:
+    std::shared_ptr<OpenClContext> context_;
+    std::size_t device_index_;
+    std::size_t size_;
+    cl_mem mem_ = nullptr;
+};
+
+}  // namespace kjarni::backend::opencl

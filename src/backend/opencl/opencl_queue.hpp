@@ -1,0 +1,55 @@
+#pragma once
+
+#include "backend/backend.hpp"
+#include "backend/opencl/opencl_context.hpp"
+
+namespace kjarni::backend::opencl {
+
+class OpenClEvent final : public Event {
+public:
+    /// Takes over one reference to `event`.
+    OpenClEvent(std::shared_ptr<OpenClContext> context, cl_event event);
+    ~OpenClEvent() override;
+    OpenClEvent(const OpenClEvent&) = delete;
+    OpenClEvent& operator=(const OpenClEvent&) = delete;
+
+    void wait() override;
+    bool is_complete() override;
+    double time_since(Event& earlier) override;
+    cl_event handle() const noexcept { return event_; }
+
+private:
+    cl_ulong end_time_ns();
+    std::shared_ptr<OpenClContext> context_;
+    cl_event event_;
+};
+
+/// An in-order command queue with profiling on (events need it for timing).
+class OpenClQueue final : public Queue {
+public:
+    OpenClQueue(std::shared_ptr<OpenClContext> context, std::size_t device_index);
+    ~OpenClQueue() override;
+    OpenClQueue(const OpenClQueue&) = delete;
+    OpenClQueue& operator=(const OpenClQueue&) = delete;
+
+    std::size_t device_index() const override { return device_index_; }
+    void synchronize() override;
+    std::shared_ptr<Event> record_event() override;
+    void wait_for(Event& event) override;
+    void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool blocking) override;
+    void read(void* dst, Buffer& src, std::size_t src_offset, std::size_t size, bool blocking) override;
+    void copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset, std::size_t size,
+              bool blocking) override;
+    void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern, std::size_t pattern_size,
+              bool blocking) override;
+    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(queue_); }
+    cl_command_queue handle() const noexcept { return queue_; }
+
+private:
+    void finish_if(bool blocking);
+    std::shared_ptr<OpenClContext> context_;
+    std::size_t device_index_;
+    cl_command_queue queue_ = nullptr;
+};
+
+}  // namespace kjarni::backend::opencl

@@ -1,0 +1,108 @@
+#include "kjarni/buffer.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+
+#include "backend/backend.hpp"
+#include "kjarni/error.hpp"
+
+namespace kjarni {
+
+namespace {
+
+std::string where(const BoundDevice& device) { return fmt::format("device {} ('{}')", device.index(), device.name()); }
+
+void check_fits(const char* argument, std::size_t size, std::size_t capacity, const char* what) {
+    if (size > capacity) {
+        throw ArgumentError(argument, fmt::format("{} bytes do not fit in {} of {} bytes", size, what, capacity));
+    }
+}
+
+}  // namespace
+
+Buffer::Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::size_t offset, std::size_t size)
+    : device_(std::move(device)), impl_(std::move(impl)), offset_(offset), size_(size) {}
+
+Buffer Buffer::allocate(const BoundDevice& device, std::size_t size) {
+    return Buffer(device, device.context().backend()->allocate(device.index(), size), 0, size);
+}
+
+Buffer Buffer::get_sub_region(std::size_t origin, std::size_t size) const {
+    if (origin > size_) {
+        throw ArgumentError("origin", fmt::format("{} is past the end of a buffer of {} bytes", origin, size_));
+    }
+    if (size > size_ - origin) {
+        throw ArgumentError("size", fmt::format("a region of {} bytes at {} ends past the end of a buffer of {} "
+                                                "bytes",
+                                                size, origin, size_));
+    }
+    return Buffer(device_, impl_, offset_ + origin, size);
+}
+
+void Buffer::check_queue(const Queue& queue, const char* what) const {
+    if (!(queue.device().context() == device_.context())) {
+        throw ArgumentError("queue", fmt::format("belongs to another context than the {}", what));
+    }
+    if (!(queue.device() == device_)) {
+        throw ArgumentError("queue", fmt::format("is on {} but the {} is on {}", where(queue.device()), what,
+                                                 where(device_)));
+    }
+}
+
+void Buffer::set(const Queue& queue, std::span<const std::byte> host, bool async) const {
+    check_queue(queue, "buffer");
+    check_fits("host", host.size(), size_, "the buffer");
+    if (host.empty()) return;
+    queue.backend()->write(*impl_, offset_, host.data(), host.size(), !async);
+}
+
+void Buffer::get(const Queue& queue, std::span<std::byte> host, bool async) const {
+    check_queue(queue, "buffer");
+    check_fits("host", host.size(), size_, "the buffer");
+    if (host.empty()) return;
+    queue.backend()->read(host.data(), *impl_, offset_, host.size(), !async);
+}
+
+void Buffer::set(const Queue& queue, const Buffer& source, bool async) const {
+    if (!(source.device_.context() == device_.context())) {
+        throw ArgumentError("source", "belongs to another context than the destination buffer");
+    }
+    if (!(queue.device().context() == device_.context())) {
+        throw ArgumentError("queue", "belongs to another context than the buffers");
+    }
+    if (!(queue.device() == device_) && !(queue.device() == source.device_)) {
+        throw ArgumentError("queue", fmt::format("is on {}, but the copy goes from {} to {}: use a queue of one "
+                                                 "of them",
+                                                 where(queue.device()), where(source.device_), where(device_)));
+    }
+    check_fits("source", source.size_, size_, "the destination buffer");
+    if (source.size_ == 0) return;
+    if (source.impl_ == impl_ && source.offset_ < offset_ + source.size_ && offset_ < source.offset_ + source.size_) {
+        throw ArgumentError("source", "overlaps the destination region of the same allocation");
+    }
+    queue.backend()->copy(*impl_, offset_, *source.impl_, source.offset_, source.size_, !async);
+}
+
+void Buffer::fill(const Queue& queue, std::span<const std::byte> pattern, bool async) const {
+    check_queue(queue, "buffer");
+    if (pattern.empty() || pattern.size() > 128 || !std::has_single_bit(pattern.size())) {
+        throw ArgumentError("pattern", fmt::format("has {} bytes; it must have 1, 2, 4, 8, 16, 32, 64 or 128",
+                                                   pattern.size()));
+    }
+    if (size_ % pattern.size() != 0) {
+        throw ArgumentError("pattern", fmt::format("of {} bytes does not divide the buffer's {} bytes",
+                                                   pattern.size(), size_));
+    }
+    if (offset_ % pattern.size() != 0) {
+        throw ArgumentError("pattern", fmt::format("of {} bytes: the buffer's offset {} in its allocation is not a "
+                                                   "multiple of it",
+                                                   pattern.size(), offset_));
+    }
+    if (size_ == 0) return;
+    queue.backend()->fill(*impl_, offset_, size_, pattern.data(), pattern.size(), !async);
+}
+
+std::uintptr_t Buffer::native_handle() const { return impl_->native_handle(); }
+
+}  // namespace kjarni

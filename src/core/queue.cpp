@@ -1,0 +1,60 @@
+#include "kjarni/queue.hpp"
+
+#include <fmt/format.h>
+
+#include "backend/backend.hpp"
+#include "kjarni/error.hpp"
+
+namespace kjarni {
+
+Queue::Queue(const BoundDevice& device)
+    : device_(device), impl_(device.context().backend()->create_queue(device.index())) {}
+
+void Queue::synchronize() const { impl_->synchronize(); }
+
+Event Queue::record_event() const { return Event(impl_->record_event()); }
+
+void Queue::wait_for(const Event& event) const { impl_->wait_for(*event.backend()); }
+
+std::uintptr_t Queue::native_handle() const { return impl_->native_handle(); }
+
+namespace {
+
+BoundMultiDevice devices_of(const std::vector<Queue>& queues) {
+    if (queues.empty()) throw ArgumentError("queues", "a MultiQueue needs at least one queue");
+    std::vector<BoundDevice> devices;
+    for (const Queue& queue : queues) devices.push_back(queue.device());
+    return BoundMultiDevice::from_bound_devices(devices);  // checks: one context, distinct devices
+}
+
+}  // namespace
+
+MultiQueue::MultiQueue(std::vector<Queue> queues) : queues_(std::move(queues)), devices_(devices_of(queues_)) {}
+
+MultiQueue MultiQueue::on_devices(const BoundMultiDevice& devices) {
+    std::vector<Queue> queues;
+    for (const BoundDevice& device : devices.to_vector()) queues.emplace_back(device);
+    return MultiQueue(std::move(queues));
+}
+
+const Queue& MultiQueue::operator[](const BoundDevice& device) const {
+    for (const Queue& queue : queues_) {
+        if (queue.device() == device) return queue;
+    }
+    throw ArgumentError("device", fmt::format("device {} ('{}') has no queue in this MultiQueue", device.index(),
+                                              device.name()));
+}
+
+void MultiQueue::synchronize() const {
+    for (const Queue& queue : queues_) queue.synchronize();
+}
+
+Event::Event(std::shared_ptr<backend::Event> impl) : impl_(std::move(impl)) {}
+
+void Event::wait() const { impl_->wait(); }
+
+bool Event::is_complete() const { return impl_->is_complete(); }
+
+double Event::time_since(const Event& earlier) const { return impl_->time_since(*earlier.impl_); }
+
+}  // namespace kjarni

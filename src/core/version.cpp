@@ -1,0 +1,7 @@
+#include "kjarni/version.hpp"
+
+namespace kjarni {
+
+const char* version() noexcept { return KJARNI_VERSION; }
+
+}  // namespace kjarni
