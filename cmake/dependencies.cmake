@@ -10,9 +10,9 @@ if(NOT KJARNI_OPENCL_INCLUDE_DIR)
   message(FATAL_ERROR "OpenCL headers (CL/cl.h) not found: install opencl-headers")
 endif()
 
-if(NOT KJARNI_CUDA_INCLUDE_DIR)
-  find_path(KJARNI_CUDA_INCLUDE_DIR cuda.h HINTS /usr/local/cuda/include "$ENV{CUDA_HOME}/include")
-endif()
+# Headers only (cuda.h, nvrtc.h): the driver and NVRTC are dlopen'ed.
+find_path(KJARNI_CUDA_INCLUDE_DIR cuda.h HINTS /usr/local/cuda/include "$ENV{CUDA_HOME}/include"
+  DOC "Directory holding cuda.h and nvrtc.h")
 if(KJARNI_CUDA_INCLUDE_DIR AND EXISTS "${KJARNI_CUDA_INCLUDE_DIR}/cuda.h")
   set(KJARNI_WITH_CUDA ON)
   message(STATUS "kjarni: CUDA backend built against ${KJARNI_CUDA_INCLUDE_DIR}")
