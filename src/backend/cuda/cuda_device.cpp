@@ -86,9 +86,11 @@ void CudaDevice::read_attributes() {
             int value = 0;
             const CUresult result =
                 driver_.DeviceGetAttribute(&value, static_cast<CUdevice_attribute>(entry.value), device_);
-            // A driver older than the headers does not know the newest attributes.
-            if (result == CUDA_ERROR_INVALID_VALUE) continue;
-            check(driver_, result, "cuDeviceGetAttribute");
+            // A driver older than the headers rejects the newest attributes (CUDA_ERROR_INVALID_VALUE),
+            // and some platforms refuse others (CUDA_ERROR_NOT_SUPPORTED). Those are left out: one
+            // exotic attribute must not make the whole device unusable. The attributes kjarni itself
+            // relies on were read above, and failures there do throw.
+            if (result != CUDA_SUCCESS) continue;
             found = known.emplace(entry.value, value).first;
         }
         attributes_.push_back(DeviceAttribute{entry.name, found->second});
