@@ -1,0 +1,38 @@
+#pragma once
+// Device memory from cuMemAlloc, freed when the last reference goes.
+
+#include <cuda.h>
+
+#include <memory>
+
+#include "backend/backend.hpp"
+
+namespace kjarni::backend::cuda {
+
+class CudaContext;
+
+class CudaBuffer final : public Buffer {
+public:
+    /// Allocates `size` bytes on the context's device `device_index`; size 0 allocates nothing
+    /// (the handle is 0). Throws OutOfMemoryError when the device is full.
+    CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_index, std::size_t size);
+    ~CudaBuffer() override;
+    CudaBuffer(const CudaBuffer&) = delete;
+    CudaBuffer& operator=(const CudaBuffer&) = delete;
+
+    std::size_t size() const override { return size_; }
+    std::size_t device_index() const override { return device_index_; }
+    std::uintptr_t native_handle() const override { return static_cast<std::uintptr_t>(pointer_); }
+
+    CUdeviceptr pointer() const noexcept { return pointer_; }
+    /// The address `offset` bytes into the allocation.
+    CUdeviceptr at(std::size_t offset) const noexcept { return pointer_ + offset; }
+
+private:
+    std::shared_ptr<CudaContext> context_;
+    std::size_t device_index_;
+    std::size_t size_;
+    CUdeviceptr pointer_ = 0;
+};
+
+}  // namespace kjarni::backend::cuda

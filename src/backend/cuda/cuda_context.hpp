@@ -1,0 +1,84 @@
+#pragma once
+// A kjarni context on CUDA: one CUcontext per device (the device's primary context, or contexts the
+// user handed over), made current by kjarni itself before each driver call that needs one.
+
+#include <cuda.h>
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/cuda/cuda_driver.hpp"
+
+namespace kjarni::backend::cuda {
+
+class CudaApi;
+
+/// Makes a context current on the calling thread for the lifetime of the object, cheaply: nothing
+/// is done when it is current already. When another context was current (the CUDA runtime's, a
+/// user's, ...) it is restored afterwards, so that kjarni does not change the current device of
+/// code that shares the thread; when none was, ours stays current so that the next call is free.
+class CurrentContext {
+public:
+    /// Throws BackendError if the context cannot be made current.
+    CurrentContext(const Driver& driver, CUcontext context);
+    ~CurrentContext();
+    CurrentContext(const CurrentContext&) = delete;
+    CurrentContext& operator=(const CurrentContext&) = delete;
+
+private:
+    const Driver& driver_;
+    CUcontext previous_ = nullptr;
+    bool restore_ = false;
+};
+
+class CudaContext final : public Context {
+public:
+    /// How the CUcontexts are let go of when the context goes.
+    enum class Ownership {
+        primary,   // retained primary contexts: cuDevicePrimaryCtxRelease
+        owned,     // the user's, handed over: cuCtxDestroy
+        borrowed,  // the user's, kept: nothing
+    };
+
+    /// Retains each device's primary context.
+    static std::shared_ptr<CudaContext> from_devices(CudaApi& api,
+                                                     std::span<const std::shared_ptr<Device>> devices);
+    /// Wraps user contexts, one per device. On failure nothing is destroyed: the caller keeps them.
+    static std::shared_ptr<CudaContext> from_native(CudaApi& api, std::span<const std::uintptr_t> natives,
+                                                    bool take_ownership);
+
+    ~CudaContext() override;
+
+    Api& api() const override;
+    const std::vector<std::shared_ptr<Device>>& devices() const override { return devices_; }
+    std::uintptr_t native_handle(std::size_t device_index) const override {
+        return reinterpret_cast<std::uintptr_t>(contexts_[device_index]);
+    }
+    std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
+    std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
+    bool can_access_peer(std::size_t from, std::size_t to) const override;
+
+    const Driver& driver() const noexcept { return driver_; }
+    CUcontext cu_context(std::size_t device_index) const noexcept { return contexts_[device_index]; }
+    CUdevice cu_device(std::size_t device_index) const noexcept { return cu_devices_[device_index]; }
+
+private:
+    CudaContext(CudaApi& api, Ownership ownership);
+    void add(std::shared_ptr<Device> device, CUdevice cu_device, CUcontext context);
+    /// Enables peer access between every pair of devices that supports it; a pair that fails is
+    /// only recorded as not peer-accessible (copies between them still work, staged by the driver).
+    void enable_peer_access() noexcept;
+
+    CudaApi& api_;
+    const Driver& driver_;
+    Ownership ownership_;
+    std::vector<std::shared_ptr<Device>> devices_;
+    std::vector<CUdevice> cu_devices_;
+    std::vector<CUcontext> contexts_;
+    /// peer_[from * n + to]: whether peer access from `from` to `to` is enabled.
+    std::vector<bool> peer_;
+};
+
+}  // namespace kjarni::backend::cuda

@@ -1,0 +1,70 @@
+#include "backend/cuda/cuda_driver.hpp"
+
+#include <fmt/format.h>
+
+#include "backend/dynamic_library.hpp"
+
+namespace kjarni::backend::cuda {
+
+namespace {
+
+using GetProcAddressFn = PFN_cuGetProcAddress_v12000;
+
+// Resolves one entry: through cuGetProcAddress when the driver has it (so that we get exactly the
+// ABI we were compiled against, whatever later versions renamed), else by its exported name.
+template <class Fn>
+bool resolve(const DynamicLibrary& library, GetProcAddressFn get_proc_address, Fn& fn, const char* base_name,
+             const char* exported_name) {
+    fn = nullptr;
+    if (get_proc_address != nullptr) {
+        void* address = nullptr;
+        CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        // LEGACY_STREAM (what DEFAULT means for code not built with per-thread default streams):
+        // never the _ptsz/_ptds variants; kjarni only uses streams it creates.
+        const CUresult result = get_proc_address(base_name, &address, requested_cuda_version,
+                                                 CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status);
+        if (result == CUDA_SUCCESS && status == CU_GET_PROC_ADDRESS_SUCCESS && address != nullptr) {
+            fn = reinterpret_cast<Fn>(address);
+            return true;
+        }
+    }
+    return library.load(fn, exported_name);
+}
+
+}  // namespace
+
+std::unique_ptr<Driver> Driver::load(std::string& why_not) {
+    std::string open_error;
+    // Only the versioned name: the unversioned libcuda.so is a development symlink, and loading a
+    // different major version of the driver than the kernel module would fail in cuInit anyway.
+    auto library = DynamicLibrary::open({"libcuda.so.1"}, open_error);
+    if (!library) {
+        why_not = "libcuda.so.1 could not be loaded: " + open_error;
+        return nullptr;
+    }
+
+    auto driver = std::make_unique<Driver>();
+    driver->library_name = library->name();
+
+    // cuGetProcAddress_v2 exists from CUDA 12.0 on; older drivers get plain dlsym.
+    GetProcAddressFn get_proc_address = nullptr;
+    library->load(get_proc_address, "cuGetProcAddress_v2");
+    driver->resolved_with = get_proc_address ? "cuGetProcAddress_v2" : "dlsym";
+
+    std::string missing;
+#define KJARNI_CUDA_RESOLVE(member, abi, exported)                                              \
+    if (!resolve(*library, get_proc_address, driver->member, "cu" #member, exported)) {         \
+        missing += missing.empty() ? "" : ", ";                                                 \
+        missing += exported;                                                                    \
+    }
+    KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE)
+#undef KJARNI_CUDA_RESOLVE
+
+    if (!missing.empty()) {
+        why_not = fmt::format("{} is too old: it lacks {}", library->name(), missing);
+        return nullptr;
+    }
+    return driver;
+}
+
+}  // namespace kjarni::backend::cuda

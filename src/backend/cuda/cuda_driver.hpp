@@ -1,0 +1,90 @@
+#pragma once
+// The CUDA driver (libcuda.so.1), opened at run time and resolved into a table of function
+// pointers. Nothing in kjarni links against libcuda: a machine without the driver sees CUDA as
+// unavailable instead of failing to start.
+//
+// Each entry names the driver function by its base name (the name cuGetProcAddress takes), the
+// CUDA version whose ABI we call it with (the suffix of its PFN_ typedef in cudaTypedefs.h), and the
+// exported symbol with that ABI (for drivers older than 12.0, which lack cuGetProcAddress_v2).
+// cuda.h renames many functions with #defines (cuMemAlloc -> cuMemAlloc_v2, ...); the members here
+// drop the "cu" prefix (driver.MemAlloc) so that those macros never touch them.
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <memory>
+#include <string>
+
+namespace kjarni::backend::cuda {
+
+// X(member, ABI version, exported symbol with that ABI)
+#define KJARNI_CUDA_DRIVER_FUNCTIONS(X)                                  \
+    X(Init, 2000, "cuInit")                                              \
+    X(DriverGetVersion, 2020, "cuDriverGetVersion")                      \
+    X(GetErrorName, 6000, "cuGetErrorName")                              \
+    X(GetErrorString, 6000, "cuGetErrorString")                          \
+    X(DeviceGetCount, 2000, "cuDeviceGetCount")                          \
+    X(DeviceGet, 2000, "cuDeviceGet")                                    \
+    X(DeviceGetName, 2000, "cuDeviceGetName")                            \
+    X(DeviceGetAttribute, 2000, "cuDeviceGetAttribute")                  \
+    X(DeviceTotalMem, 3020, "cuDeviceTotalMem_v2")                       \
+    X(DeviceGetPCIBusId, 4010, "cuDeviceGetPCIBusId")                    \
+    X(DeviceCanAccessPeer, 4000, "cuDeviceCanAccessPeer")                \
+    X(DevicePrimaryCtxRetain, 7000, "cuDevicePrimaryCtxRetain")          \
+    X(DevicePrimaryCtxRelease, 11000, "cuDevicePrimaryCtxRelease_v2")    \
+    X(CtxGetCurrent, 4000, "cuCtxGetCurrent")                            \
+    X(CtxSetCurrent, 4000, "cuCtxSetCurrent")                            \
+    X(CtxGetDevice, 2000, "cuCtxGetDevice")                              \
+    X(CtxDestroy, 4000, "cuCtxDestroy_v2")                               \
+    X(CtxEnablePeerAccess, 4000, "cuCtxEnablePeerAccess")                \
+    X(CtxSynchronize, 2000, "cuCtxSynchronize")                          \
+    X(StreamCreate, 2000, "cuStreamCreate")                              \
+    X(StreamDestroy, 4000, "cuStreamDestroy_v2")                         \
+    X(StreamSynchronize, 2000, "cuStreamSynchronize")                    \
+    X(StreamWaitEvent, 3020, "cuStreamWaitEvent")                        \
+    X(EventCreate, 2000, "cuEventCreate")                                \
+    X(EventDestroy, 4000, "cuEventDestroy_v2")                           \
+    X(EventRecord, 2000, "cuEventRecord")                                \
+    X(EventSynchronize, 2000, "cuEventSynchronize")                      \
+    X(EventQuery, 2000, "cuEventQuery")                                  \
+    X(EventElapsedTime, 2000, "cuEventElapsedTime")                      \
+    X(MemAlloc, 3020, "cuMemAlloc_v2")                                   \
+    X(MemFree, 3020, "cuMemFree_v2")                                     \
+    X(MemGetInfo, 3020, "cuMemGetInfo_v2")                               \
+    X(MemcpyHtoDAsync, 3020, "cuMemcpyHtoDAsync_v2")                     \
+    X(MemcpyDtoHAsync, 3020, "cuMemcpyDtoHAsync_v2")                     \
+    X(MemcpyDtoDAsync, 3020, "cuMemcpyDtoDAsync_v2")                     \
+    X(MemcpyPeerAsync, 4000, "cuMemcpyPeerAsync")                        \
+    X(MemsetD8Async, 3020, "cuMemsetD8Async")                            \
+    X(MemsetD16Async, 3020, "cuMemsetD16Async")                          \
+    X(MemsetD32Async, 3020, "cuMemsetD32Async")                          \
+    X(MemsetD2D32Async, 3020, "cuMemsetD2D32Async")                      \
+    /* For the program layer: modules, kernels, launches. */            \
+    X(ModuleLoadData, 2000, "cuModuleLoadData")                          \
+    X(ModuleUnload, 2000, "cuModuleUnload")                              \
+    X(ModuleGetFunction, 2000, "cuModuleGetFunction")                    \
+    X(ModuleGetGlobal, 3020, "cuModuleGetGlobal_v2")                     \
+    X(FuncGetAttribute, 2020, "cuFuncGetAttribute")                      \
+    X(FuncSetAttribute, 9000, "cuFuncSetAttribute")                      \
+    X(LaunchKernel, 4000, "cuLaunchKernel")
+
+/// The CUDA version every function above is requested with from cuGetProcAddress: the ABI of each
+/// table entry is the one current at CUDA 12.0 (e.g. cuCtxGetDevice without the context argument
+/// that 13.0 added as _v2). It must not exceed the driver's version, or the request is refused.
+inline constexpr int requested_cuda_version = 12000;
+
+struct Driver {
+#define KJARNI_CUDA_DRIVER_MEMBER(member, abi, exported) PFN_cu##member##_v##abi member = nullptr;
+    KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
+#undef KJARNI_CUDA_DRIVER_MEMBER
+
+    /// The library that was opened, and how its functions were found (for diagnostics).
+    std::string library_name;
+    std::string resolved_with;
+
+    /// Opens libcuda.so.1 and resolves every function; on failure returns null and says why in
+    /// `why_not`. Does not call cuInit.
+    static std::unique_ptr<Driver> load(std::string& why_not);
+};
+
+}  // namespace kjarni::backend::cuda

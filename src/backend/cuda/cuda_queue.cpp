@@ -1,0 +1,195 @@
+#include "backend/cuda/cuda_queue.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "backend/cuda/cuda_buffer.hpp"
+#include "backend/cuda/cuda_context.hpp"
+#include "backend/cuda/cuda_error.hpp"
+
+namespace kjarni::backend::cuda {
+
+// ---- CudaEvent ---------------------------------------------------------------------------------
+
+CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index)
+    : context_(std::move(context)), device_index_(device_index) {
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    // CU_EVENT_DEFAULT keeps timing on: time_since needs it.
+    KJARNI_CU(context_->driver(), EventCreate, &event_, static_cast<unsigned int>(CU_EVENT_DEFAULT));
+}
+
+CudaEvent::~CudaEvent() {
+    if (event_ == nullptr) return;
+    try {
+        CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+        // Returns at once even if the event is still pending; the driver frees it when it completes.
+        static_cast<void>(context_->driver().EventDestroy(event_));
+    } catch (...) {
+    }
+}
+
+void CudaEvent::wait() {
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    KJARNI_CU(context_->driver(), EventSynchronize, event_);
+}
+
+bool CudaEvent::is_complete() {
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    const CUresult result = context_->driver().EventQuery(event_);
+    if (result == CUDA_SUCCESS) return true;
+    if (result == CUDA_ERROR_NOT_READY) return false;
+    throw_cuda_error(context_->driver(), result, "cuEventQuery");
+}
+
+double CudaEvent::time_since(Event& earlier) {
+    // The public layer checks that both events belong to this context.
+    auto& start = static_cast<CudaEvent&>(earlier);
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    float milliseconds = 0.0f;
+    KJARNI_CU(context_->driver(), EventElapsedTime, &milliseconds, start.event_, event_);
+    return static_cast<double>(milliseconds);
+}
+
+// ---- CudaQueue ---------------------------------------------------------------------------------
+
+CudaQueue::CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_index)
+    : context_(std::move(context)), device_index_(device_index) {
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    // Non-blocking: work in this stream never waits for the legacy default stream, which the CUDA
+    // runtime and other libraries in the process may be using.
+    KJARNI_CU(context_->driver(), StreamCreate, &stream_, static_cast<unsigned int>(CU_STREAM_NON_BLOCKING));
+}
+
+CudaQueue::~CudaQueue() {
+    if (stream_ == nullptr) return;
+    try {
+        CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+        // Returns at once; work still queued completes, then the driver frees the stream.
+        static_cast<void>(context_->driver().StreamDestroy(stream_));
+    } catch (...) {
+    }
+}
+
+void CudaQueue::synchronize() {
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    KJARNI_CU(context_->driver(), StreamSynchronize, stream_);
+}
+
+std::shared_ptr<Event> CudaQueue::record_event() {
+    auto event = std::make_shared<CudaEvent>(context_, device_index_);
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    KJARNI_CU(context_->driver(), EventRecord, event->event(), stream_);
+    return event;
+}
+
+void CudaQueue::wait_for(Event& event) {
+    // The event may come from another device of the context: streams can wait on those.
+    auto& cuda_event = static_cast<CudaEvent&>(event);
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    KJARNI_CU(context_->driver(), StreamWaitEvent, stream_, cuda_event.event(), 0u);
+}
+
+void CudaQueue::write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool blocking) {
+    auto& buffer = static_cast<CudaBuffer&>(dst);
+    const Driver& driver = context_->driver();
+    CurrentContext current(driver, context_->cu_context(device_index_));
+    // Non-blocking: `src` must stay untouched until the queue passes this point (the public layer
+    // documents that rule); the driver may also copy pageable memory before returning.
+    KJARNI_CU(driver, MemcpyHtoDAsync, buffer.at(dst_offset), src, size, stream_);
+    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_);
+}
+
+void CudaQueue::read(void* dst, Buffer& src, std::size_t src_offset, std::size_t size, bool blocking) {
+    auto& buffer = static_cast<CudaBuffer&>(src);
+    const Driver& driver = context_->driver();
+    CurrentContext current(driver, context_->cu_context(device_index_));
+    KJARNI_CU(driver, MemcpyDtoHAsync, dst, buffer.at(src_offset), size, stream_);
+    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_);
+}
+
+void CudaQueue::copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset, std::size_t size,
+                     bool blocking) {
+    auto& to = static_cast<CudaBuffer&>(dst);
+    auto& from = static_cast<CudaBuffer&>(src);
+    const Driver& driver = context_->driver();
+    CurrentContext current(driver, context_->cu_context(device_index_));
+    if (to.device_index() == from.device_index()) {
+        KJARNI_CU(driver, MemcpyDtoDAsync, to.at(dst_offset), from.at(src_offset), size, stream_);
+    } else {
+        // Between devices: direct over NVLink/PCIe when peer access is on, else staged by the driver.
+        KJARNI_CU(driver, MemcpyPeerAsync, to.at(dst_offset), context_->cu_context(to.device_index()),
+                  from.at(src_offset), context_->cu_context(from.device_index()), size, stream_);
+    }
+    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_);
+}
+
+void CudaQueue::fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern,
+                     std::size_t pattern_size, bool blocking) {
+    auto& buffer = static_cast<CudaBuffer&>(dst);
+    const auto* bytes = static_cast<const unsigned char*>(pattern);
+    // A pattern made of two equal halves is its half repeated: eight zero bytes become a memset of
+    // 32-bit zeros. The smaller pattern still divides `size` and `offset`.
+    while (pattern_size > 1 && std::memcmp(bytes, bytes + pattern_size / 2, pattern_size / 2) == 0) {
+        pattern_size /= 2;
+    }
+    // cuMemAlloc's allocations are aligned to at least 256 bytes and `offset` is a multiple of the
+    // pattern, so `start` is aligned to it (up to 128) and the 16/32-bit memsets apply.
+    const CUdeviceptr start = buffer.at(offset);
+    const Driver& driver = context_->driver();
+    CurrentContext current(driver, context_->cu_context(device_index_));
+    // The values are passed to the memsets by value, so nothing of `pattern` is read after return.
+    switch (pattern_size) {
+        case 1:
+            KJARNI_CU(driver, MemsetD8Async, start, bytes[0], size, stream_);
+            break;
+        case 2: {
+            std::uint16_t value = 0;
+            std::memcpy(&value, bytes, sizeof value);
+            KJARNI_CU(driver, MemsetD16Async, start, value, size / 2, stream_);
+            break;
+        }
+        case 4: {
+            std::uint32_t value = 0;
+            std::memcpy(&value, bytes, sizeof value);
+            KJARNI_CU(driver, MemsetD32Async, start, value, size / 4, stream_);
+            break;
+        }
+        default:
+            fill_wide(start, size, bytes, pattern_size);
+            break;
+    }
+    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_);
+}
+
+// The driver has no memset wider than 32 bits. A pattern of 8..128 bytes is written in two steps,
+// all in the stream and without host memory that would have to outlive the call:
+//  1. a seed block of up to 4 KiB: for each 32-bit word of the pattern, one strided 2D memset
+//     (pitch = pattern size, width = one word) writes that word into every pattern-sized row;
+//  2. the filled part is doubled with device-to-device copies (seed, 2x, 4x, ...) until the region
+//     is full.
+// Cost: pattern_size / 4 small memsets plus log2(size / 4 KiB) copies that move about `size` bytes
+// in all (each byte written once, read at most once): roughly twice the memory traffic of a plain
+// memset, and up to ~32 + log2(size / 4 KiB) enqueued operations for a 128-byte pattern.
+void CudaQueue::fill_wide(CUdeviceptr start, std::size_t size, const unsigned char* pattern,
+                          std::size_t pattern_size) {
+    constexpr std::size_t seed_bytes = 4096;
+    const Driver& driver = context_->driver();
+    const std::size_t rows = size / pattern_size;
+    const std::size_t seed_rows = std::min(rows, std::max<std::size_t>(1, seed_bytes / pattern_size));
+    for (std::size_t word = 0; word < pattern_size / 4; ++word) {
+        std::uint32_t value = 0;
+        std::memcpy(&value, pattern + word * 4, sizeof value);
+        KJARNI_CU(driver, MemsetD2D32Async, start + word * 4, pattern_size, value, std::size_t{1}, seed_rows,
+                  stream_);
+    }
+    std::size_t filled = seed_rows * pattern_size;
+    while (filled < size) {
+        // Source and destination never overlap, and the stream orders each copy after the last.
+        const std::size_t chunk = std::min(filled, size - filled);
+        KJARNI_CU(driver, MemcpyDtoDAsync, start + filled, start, chunk, stream_);
+        filled += chunk;
+    }
+}
+
+}  // namespace kjarni::backend::cuda

@@ -1,0 +1,65 @@
+#pragma once
+// A queue is a non-blocking CUDA stream; an event is a CUevent recorded in one.
+
+#include <cuda.h>
+
+#include <memory>
+
+#include "backend/backend.hpp"
+
+namespace kjarni::backend::cuda {
+
+class CudaContext;
+
+class CudaEvent final : public Event {
+public:
+    /// Creates an (unrecorded) event in the context of device `device_index`.
+    CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index);
+    ~CudaEvent() override;
+    CudaEvent(const CudaEvent&) = delete;
+    CudaEvent& operator=(const CudaEvent&) = delete;
+
+    void wait() override;
+    bool is_complete() override;
+    double time_since(Event& earlier) override;
+
+    CUevent event() const noexcept { return event_; }
+
+private:
+    std::shared_ptr<CudaContext> context_;
+    std::size_t device_index_;
+    CUevent event_ = nullptr;
+};
+
+class CudaQueue final : public Queue {
+public:
+    CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_index);
+    ~CudaQueue() override;
+    CudaQueue(const CudaQueue&) = delete;
+    CudaQueue& operator=(const CudaQueue&) = delete;
+
+    std::size_t device_index() const override { return device_index_; }
+    void synchronize() override;
+    std::shared_ptr<Event> record_event() override;
+    void wait_for(Event& event) override;
+    void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool blocking) override;
+    void read(void* dst, Buffer& src, std::size_t src_offset, std::size_t size, bool blocking) override;
+    void copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset, std::size_t size,
+              bool blocking) override;
+    void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern, std::size_t pattern_size,
+              bool blocking) override;
+    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(stream_); }
+
+    CUstream stream() const noexcept { return stream_; }
+    const std::shared_ptr<CudaContext>& context() const noexcept { return context_; }
+
+private:
+    /// Fills with a pattern of 8..128 bytes (see the cost note in the definition).
+    void fill_wide(CUdeviceptr start, std::size_t size, const unsigned char* pattern, std::size_t pattern_size);
+
+    std::shared_ptr<CudaContext> context_;
+    std::size_t device_index_;
+    CUstream stream_ = nullptr;
+};
+
+}  // namespace kjarni::backend::cuda
