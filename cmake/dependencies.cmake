@@ -13,11 +13,18 @@ endif()
 # Headers only (cuda.h, nvrtc.h): the driver and NVRTC are dlopen'ed.
 find_path(KJARNI_CUDA_INCLUDE_DIR cuda.h HINTS /usr/local/cuda/include "$ENV{CUDA_HOME}/include"
   DOC "Directory holding cuda.h and nvrtc.h")
+set(KJARNI_WITH_CUDA OFF)
 if(KJARNI_CUDA_INCLUDE_DIR AND EXISTS "${KJARNI_CUDA_INCLUDE_DIR}/cuda.h")
-  set(KJARNI_WITH_CUDA ON)
-  message(STATUS "kjarni: CUDA backend built against ${KJARNI_CUDA_INCLUDE_DIR}")
+  # The backend resolves driver entry points as their CUDA 12.0 ABI (cudaTypedefs.h's PFN_*_v12000).
+  file(STRINGS "${KJARNI_CUDA_INCLUDE_DIR}/cuda.h" _kjarni_cuda_version REGEX "^#define CUDA_VERSION [0-9]+")
+  string(REGEX REPLACE "^#define CUDA_VERSION ([0-9]+).*" "\\1" _kjarni_cuda_version "${_kjarni_cuda_version}")
+  if(_kjarni_cuda_version VERSION_GREATER_EQUAL 12000 AND EXISTS "${KJARNI_CUDA_INCLUDE_DIR}/cudaTypedefs.h")
+    set(KJARNI_WITH_CUDA ON)
+    message(STATUS "kjarni: CUDA backend built against ${KJARNI_CUDA_INCLUDE_DIR} (CUDA_VERSION ${_kjarni_cuda_version})")
+  else()
+    message(STATUS "kjarni: CUDA headers in ${KJARNI_CUDA_INCLUDE_DIR} are older than 12.0, the CUDA backend is not built")
+  endif()
 else()
-  set(KJARNI_WITH_CUDA OFF)
   message(STATUS "kjarni: cuda.h not found, the CUDA backend is not built")
 endif()
 

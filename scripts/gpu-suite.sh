@@ -1,0 +1,46 @@
+#!/bin/bash
+# The whole suite on the lent GPU machine, through CUDA, through NVIDIA's OpenCL on the same GPU,
+# and through PoCL; logs and a summary under $OUT (or ./gpu-out). Run from the repository root
+# with .gpu-deps carried (shared/gpu/README.md):
+#   bash scripts/gpu-suite.sh            # build, info, every suite, demo, benchmarks
+#   bash scripts/gpu-suite.sh --quick    # the same without benchmarks
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-$PWD/gpu-out}
+mkdir -p "$out"
+# shellcheck disable=SC1091
+source .gpu-deps/unpack-on-gpu.sh
+
+build=build-gpu
+{
+  cmake --preset gpu -DCMAKE_PREFIX_PATH="$KJARNI_DEPS" && cmake --build --preset gpu -j "$(nproc)"
+} >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+
+"$build/tools/kjarni" info >"$out/info.txt" 2>&1
+"$build/tools/kjarni" info --json >"$out/info.json" 2>&1
+
+summary="$out/summary.txt"
+: >"$summary"
+run_suite() {  # name, KJARNI_TEST selector
+  local log="$out/tests-$1.log"
+  KJARNI_TEST="$2" "$build/tests/kjarni_tests" >"$log" 2>&1
+  local rc=$?
+  printf '%-16s rc=%d  %s | %s\n' "$1" "$rc" "$(grep -E '^\[==========\] [0-9]+ tests' "$log" | tail -1)" \
+    "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')" >>"$summary"
+}
+run_suite cuda "cuda"
+run_suite nvidia-opencl "opencl:NVIDIA"
+run_suite pocl "opencl:Portable"
+if [ -x "$build/tests/kjarni_template_tests" ]; then
+  "$build/tests/kjarni_template_tests" >"$out/tests-template.log" 2>&1
+  echo "template rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests-template.log" | tr '\n' ' ')" >>"$summary"
+fi
+{ echo "== demo"; "$build/examples/kjarni_demo" 2>&1; } >>"$summary"
+
+if [ "${1:-}" != "--quick" ]; then
+  for b in "$build"/bench/kjarni_bench_*; do
+    [ -x "$b" ] || continue
+    "$b" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true 2>&1
+  done >"$out/bench.txt"
+fi
+cat "$summary"

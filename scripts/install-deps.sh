@@ -1,0 +1,28 @@
+#!/bin/bash
+# Installs, from Debian 12's packages, everything kjarni needs to build and to run on the CPU
+# (PoCL). Vendor GPU drivers are not installed: kjarni finds them at run time where they exist.
+# The CUDA backend is built when a CUDA >= 12 toolkit's headers are present (/usr/local/cuda or
+# $CUDA_HOME); nothing of CUDA is needed to build or run otherwise.
+set -euo pipefail
+
+packages=(
+  ca-certificates g++ cmake make ccache git
+  libfmt-dev libxxhash-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root (or install sudo): ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,27 @@
+#!/bin/bash
+# The README's two set-up commands:
+#   scripts/setup.sh demo   installs what is missing, builds, runs the demo on the default device
+#   scripts/setup.sh test   installs what is missing, builds with warnings as errors, runs the tests
+# Without a GPU the default device is PoCL's CPU device; the tests then run on two PoCL devices so
+# that the multi-device paths are exercised.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-}
+case "$mode" in
+  demo) preset=default ;;
+  test) preset=ci ;;
+  *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+esac
+
+scripts/install-deps.sh
+jobs=$(nproc)
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$jobs"
+
+# Two PoCL devices: multi-device code runs on a CPU-only machine too. Harmless where PoCL is absent.
+export POCL_DEVICES=${POCL_DEVICES:-"pthread pthread"}
+if [ "$mode" = demo ]; then
+  exec "build/examples/kjarni_demo"
+fi
+ctest --preset "$preset" -j "$jobs"
