@@ -62,6 +62,12 @@ std::shared_ptr<Buffer> OpenClContext::allocate(std::size_t device_index, std::s
 OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size)
     : context_(std::move(context)), device_index_(device_index), size_(size) {
     if (size == 0) return;  // OpenCL forbids empty buffers; an empty kjarni buffer has no cl_mem
+    const std::uint64_t limit = context_->devices()[device_index]->properties().max_allocation_size;
+    if (size > limit) {
+        throw OutOfMemoryError("OpenCL", "clCreateBuffer", CL_INVALID_BUFFER_SIZE, error_name(CL_INVALID_BUFFER_SIZE),
+                               std::to_string(size) + " bytes requested, CL_DEVICE_MAX_MEM_ALLOC_SIZE is " +
+                                   std::to_string(limit));
+    }
     cl_int status = CL_SUCCESS;
     mem_ = cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE, size, nullptr, &status);
     // CL_INVALID_BUFFER_SIZE is what drivers answer for sizes beyond CL_DEVICE_MAX_MEM_ALLOC_SIZE.

@@ -35,6 +35,9 @@ private:
 
 class OpenClBuffer final : public Buffer {
 public:
+    /// OpenCL allocates lazily, at first use: a size within CL_DEVICE_MAX_MEM_ALLOC_SIZE that the
+    /// device cannot hold fails later, at the first transfer or launch (as OutOfMemoryError).
+    /// Sizes beyond that limit fail here, since some drivers (NVIDIA's) accept them at creation.
     OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size);
     ~OpenClBuffer() override;
     OpenClBuffer(const OpenClBuffer&) = delete;

@@ -92,14 +92,14 @@ OpenClDevice::OpenClDevice(Platform& platform, cl_device_id id)
         properties_.compute_capability = ComputeCapability{
             static_cast<int>(device_info<cl_uint>(id, nv_compute_capability_major)),
             static_cast<int>(device_info<cl_uint>(id, nv_compute_capability_minor))};
-        // The slot id packs device (bits 3..7) and function (bits 0..2), as PCI addresses do.
-        const auto slot = device_info<cl_uint>(id, nv_pci_slot_id);
+        // The slot id is the PCI device number (checked against CUDA's cuDeviceGetPCIBusId on an
+        // H100: slot 6 there is "0000:00:06.0"); the extension reports no function number.
         cl_uint domain_id = 0;  // older drivers lack the domain query: domain 0 then
         if (device_info_bytes(id, nv_pci_domain_id, bytes) && bytes.size() >= sizeof domain_id) {
             std::memcpy(&domain_id, bytes.data(), sizeof domain_id);
         }
-        properties_.pci_bus_id =
-            pci_address(domain_id, device_info<cl_uint>(id, nv_pci_bus_id), slot >> 3, slot & 7);
+        properties_.pci_bus_id = pci_address(domain_id, device_info<cl_uint>(id, nv_pci_bus_id),
+                                             device_info<cl_uint>(id, nv_pci_slot_id), 0);
     } else if (has_extension("cl_khr_pci_bus_info")) {
         const auto info = device_info<cl_device_pci_bus_info_khr>(id, CL_DEVICE_PCI_BUS_INFO_KHR);
         properties_.pci_bus_id = pci_address(info.pci_domain, info.pci_bus, info.pci_device, info.pci_function);
