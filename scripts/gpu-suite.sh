@@ -30,7 +30,7 @@ run_suite() {  # name, KJARNI_TEST selector
 }
 run_suite cuda "cuda"
 run_suite nvidia-opencl "opencl:NVIDIA"
-run_suite pocl "opencl:Portable"
+POCL_DEVICES="pthread pthread" run_suite pocl "opencl:Portable"
 if [ -x "$build/tests/kjarni_template_tests" ]; then
   "$build/tests/kjarni_template_tests" >"$out/tests-template.log" 2>&1
   echo "template rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests-template.log" | tr '\n' ' ')" >>"$summary"
