@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace kjarni {
 
@@ -54,6 +55,28 @@ public:
 class UnsupportedError : public Error {
 public:
     using Error::Error;
+};
+
+/// A kernel source did not compile. Carries the compiler's log, the options and the source.
+class CompileError : public Error {
+public:
+    CompileError(std::string api, std::string device, std::string log, std::vector<std::string> options,
+                 std::string source);
+
+    const std::string& api() const noexcept { return api_; }
+    const std::string& device() const noexcept { return device_; }
+    const std::string& log() const noexcept { return log_; }
+    const std::vector<std::string>& options() const noexcept { return options_; }
+    const std::string& source() const noexcept { return source_; }
+    /// The source with line numbers, as the compiler's log refers to them.
+    std::string numbered_source() const;
+
+private:
+    std::string api_;
+    std::string device_;
+    std::string log_;
+    std::vector<std::string> options_;
+    std::string source_;
 };
 
 /// An argument is wrong: names the argument and says why.

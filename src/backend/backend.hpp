@@ -14,7 +14,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,6 +32,70 @@ class Context;
 class Queue;
 class Buffer;
 class Event;
+class Module;
+class Kernel;
+
+/// How to compile a program for one device. The source is complete (prelude included).
+struct BuildOptions {
+    bool fast_math = false;
+    /// Passed to the compiler verbatim, after kjarni's own options.
+    std::vector<std::string> compiler_options;
+    std::vector<std::string> include_dirs;
+    /// When set, the backend writes its intermediate files (source, log, binary, PTX where there
+    /// is one) into this existing directory and leaves them there.
+    std::optional<std::filesystem::path> keep_dir;
+};
+
+struct BuildOutput {
+    std::shared_ptr<Module> module;
+    /// What load() accepts to recreate the module without compiling (cubin / OpenCL program
+    /// binary); empty if the backend cannot give one (then nothing is cached on disk).
+    std::vector<std::byte> binary;
+    /// The compiler's log, warnings included (may be empty).
+    std::string log;
+};
+
+/// One kernel parameter as the compiled kernel declares it, as far as the API can tell.
+struct ParamInfo {
+    enum class Kind : std::uint8_t {
+        global_pointer,  // a buffer argument (OpenCL __global/__constant pointer)
+        local_pointer,   // OpenCL __local pointer (its size is given at launch)
+        scalar,          // passed by value
+        unknown,         // CUDA cannot tell a pointer from an 8-byte scalar: size only
+    };
+    Kind kind = Kind::unknown;
+    /// Bytes passed; 0 when the API does not say.
+    std::size_t size = 0;
+    /// Type and parameter names where the API reports them (OpenCL with -cl-kernel-arg-info).
+    std::string type_name;
+    std::string name;
+};
+
+/// What PyCUDA's Function attributes report; 0 where the API has no such figure.
+struct KernelAttributes {
+    /// The most threads / work items in one block for this kernel on this device.
+    std::size_t max_total_local_size = 0;
+    std::size_t registers = 0;
+    /// Statically allocated shared/local memory, bytes.
+    std::size_t shared_bytes = 0;
+    std::size_t const_bytes = 0;
+    /// Per-thread private (local, spill) memory, bytes.
+    std::size_t local_bytes = 0;
+    /// Work-group size multiple the device prefers for this kernel (OpenCL), or the warp size.
+    std::size_t preferred_local_size_multiple = 0;
+};
+
+/// One launch argument, packed by the public layer without allocating.
+struct KernelArg {
+    enum class Kind : std::uint8_t { buffer, scalar };
+    Kind kind = Kind::scalar;
+    /// Scalar: its bytes (up to 16: complex double), size in `size`.
+    alignas(16) std::byte scalar[16] = {};
+    std::size_t size = 0;
+    /// Buffer: the allocation and the region [offset, offset + size) the kernel sees.
+    Buffer* buffer = nullptr;
+    std::size_t offset = 0;
+};
 
 class Api {
 public:
@@ -88,6 +154,50 @@ public:
     virtual std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) = 0;
     /// Whether device `from` can read and write memory of device `to` directly (peer access).
     virtual bool can_access_peer(std::size_t from, std::size_t to) const = 0;
+
+    /// Compiles a complete source for one device. Throws CompileError with the log on failure.
+    virtual BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) = 0;
+    /// Recreates a module from BuildOutput::binary (e.g. from the disk cache). Throws Error if the
+    /// binary is refused; the caller then compiles from source.
+    virtual std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
+                                         const BuildOptions& options) = 0;
+    /// Everything besides source and options that changes what build() produces for this device
+    /// (device name and architecture, driver and compiler versions): part of the cache key.
+    virtual std::string compiler_identity(std::size_t device_index) const = 0;
+};
+
+/// A program compiled for one device.
+class Module {
+public:
+    virtual ~Module() = default;
+    virtual std::size_t device_index() const = 0;
+    /// nullptr when the module has no kernel of that name.
+    virtual std::shared_ptr<Kernel> kernel(const std::string& name) = 0;
+    virtual std::vector<std::string> kernel_names() const = 0;
+    /// Size in bytes of a program-scope constant (CUDA __constant__), or nullopt if there is none
+    /// of that name. UnsupportedError where the API cannot address them (OpenCL).
+    virtual std::optional<std::size_t> constant_size(const std::string& name) = 0;
+    /// Copies `size` bytes (the caller checked them against constant_size) into the constant,
+    /// from host memory or from a buffer region, in queue order.
+    virtual void set_constant(Queue& queue, const std::string& name, const void* host, std::size_t size) = 0;
+    virtual void set_constant(Queue& queue, const std::string& name, Buffer& source, std::size_t source_offset,
+                              std::size_t size) = 0;
+};
+
+/// A kernel of a module. Launching is the hot path: launch() must not allocate for up to 64
+/// arguments, nor look anything up by name.
+class Kernel {
+public:
+    virtual ~Kernel() = default;
+    virtual const KernelAttributes& attributes() const = 0;
+    /// The declared parameters, in order; empty when the API cannot report them (the count is then
+    /// unknown too).
+    virtual const std::vector<ParamInfo>& params() const = 0;
+    /// Sizes in work items (OpenCL semantics: global is the total, a multiple of local, checked by
+    /// the caller), `dims` in 1..3. With `want_event`, returns an event marking the launch's end.
+    virtual std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,
+                                          const std::size_t* local_size, std::size_t dynamic_local_mem,
+                                          std::span<const KernelArg> args, bool want_event) = 0;
 };
 
 class Buffer {
