@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kjarni/api.hpp"
+#include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/device_parameters.hpp"
 
 namespace kjarni::backend {
@@ -85,9 +86,7 @@ struct KernelAttributes {
     std::size_t preferred_local_size_multiple = 0;
 };
 
-/// One launch argument, packed by the public layer without allocating.
-struct KernelArg {
-    enum class Kind : std::uint8_t { buffer, scalar };
+using KernelArg = kjarni::detail::KernelArg;
     Kind kind = Kind::scalar;
     /// Scalar: its bytes (up to 16: complex double), size in `size`.
     alignas(16) std::byte scalar[16] = {};
