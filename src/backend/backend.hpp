@@ -86,15 +86,8 @@ struct KernelAttributes {
     std::size_t preferred_local_size_multiple = 0;
 };
 
+/// One launch argument, packed by the public layer without allocating.
 using KernelArg = kjarni::detail::KernelArg;
-    Kind kind = Kind::scalar;
-    /// Scalar: its bytes (up to 16: complex double), size in `size`.
-    alignas(16) std::byte scalar[16] = {};
-    std::size_t size = 0;
-    /// Buffer: the allocation and the region [offset, offset + size) the kernel sees.
-    Buffer* buffer = nullptr;
-    std::size_t offset = 0;
-};
 
 class Api {
 public:

@@ -2,7 +2,9 @@
 
 #include "backend/opencl/opencl_device.hpp"
 #include "backend/opencl/opencl_error.hpp"
+#include "backend/opencl/opencl_info.hpp"
 #include "backend/opencl/opencl_platform.hpp"
+#include "backend/opencl/opencl_program.hpp"
 #include "backend/opencl/opencl_queue.hpp"
 #include "kjarni/error.hpp"
 
@@ -59,6 +61,22 @@ std::shared_ptr<Buffer> OpenClContext::allocate(std::size_t device_index, std::s
                                           device_index, size);
 }
 
+BuildOutput OpenClContext::build(std::size_t device_index, const std::string& source, const BuildOptions& options) {
+    return build_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, source, options);
+}
+
+std::shared_ptr<Module> OpenClContext::load(std::size_t device_index, std::span<const std::byte> binary,
+                                            const BuildOptions& options) {
+    return load_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, binary, options);
+}
+
+std::string OpenClContext::compiler_identity(std::size_t device_index) const {
+    const cl_device_id id = device_id(device_index);
+    const auto& platform = devices_[device_index]->platform();
+    return "OpenCL|" + platform.name() + "|" + platform.version() + "|" + devices_[device_index]->name() + "|" +
+           device_info_string(id, CL_DEVICE_VERSION) + "|" + device_info_string(id, CL_DRIVER_VERSION);
+}
+
 OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size)
     : context_(std::move(context)), device_index_(device_index), size_(size) {
     if (size == 0) return;  // OpenCL forbids empty buffers; an empty kjarni buffer has no cl_mem
@@ -79,7 +97,30 @@ OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t d
 }
 
 OpenClBuffer::~OpenClBuffer() {
+    for (const auto& [key, sub] : regions_) cl().clReleaseMemObject(sub);
     if (mem_ != nullptr) cl().clReleaseMemObject(mem_);
+}
+
+cl_mem OpenClBuffer::region(std::size_t offset, std::size_t size) {
+    if (offset == 0) return mem_;
+    const std::lock_guard lock(regions_mutex_);
+    auto found = regions_.find({offset, size});
+    if (found != regions_.end()) return found->second;
+    const auto align_bits =
+        device_info<cl_uint>(context_->device_id(device_index_), CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+    const std::size_t align = align_bits / 8;
+    if (offset % align != 0) {
+        throw ArgumentError("buffer", "a region at offset " + std::to_string(offset) +
+                                          " cannot be a kernel argument on this OpenCL device: offsets must be "
+                                          "multiples of " + std::to_string(align) +
+                                          " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN)");
+    }
+    const cl_buffer_region bounds{offset, size};
+    cl_int status = CL_SUCCESS;
+    cl_mem sub = cl().clCreateSubBuffer(mem_, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &bounds, &status);
+    check(status, "clCreateSubBuffer");
+    regions_.emplace(std::pair{offset, size}, sub);
+    return sub;
 }
 
 }  // namespace kjarni::backend::opencl

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <map>
+#include <mutex>
+
 #include "backend/backend.hpp"
 #include "backend/opencl/opencl_library.hpp"
 
@@ -18,6 +21,10 @@ public:
     std::uintptr_t native_handle(std::size_t) const override { return reinterpret_cast<std::uintptr_t>(context_); }
     std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
+    BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
+    std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
+                                 const BuildOptions& options) override;
+    std::string compiler_identity(std::size_t device_index) const override;
     /// Buffers belong to the whole context: every device reaches every buffer (the driver migrates).
     bool can_access_peer(std::size_t, std::size_t) const override { return true; }
 
@@ -47,8 +54,14 @@ public:
     std::size_t device_index() const override { return device_index_; }
     std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(mem_); }
     cl_mem mem() const noexcept { return mem_; }
+    /// The cl_mem a kernel sees for bytes [offset, offset + size): the buffer itself at offset 0,
+    /// else a sub-buffer, made once and kept. The offset must be a multiple of the device's
+    /// CL_DEVICE_MEM_BASE_ADDR_ALIGN (ArgumentError otherwise).
+    cl_mem region(std::size_t offset, std::size_t size);
 
 private:
+    std::mutex regions_mutex_;
+    std::map<std::pair<std::size_t, std::size_t>, cl_mem> regions_;
     std::shared_ptr<OpenClContext> context_;
     std::size_t device_index_;
     std::size_t size_;

@@ -16,7 +16,11 @@ namespace kjarni::backend::opencl {
     X(clCreateBuffer) X(clReleaseMemObject) X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer)   \
     X(clEnqueueCopyBuffer) X(clEnqueueFillBuffer) X(clEnqueueMarkerWithWaitList)             \
     X(clEnqueueBarrierWithWaitList) X(clWaitForEvents) X(clGetEventInfo)                     \
-    X(clGetEventProfilingInfo) X(clReleaseEvent)
+    X(clGetEventProfilingInfo) X(clReleaseEvent) X(clCreateSubBuffer)                         \
+    X(clCreateProgramWithSource) X(clCreateProgramWithBinary) X(clBuildProgram)              \
+    X(clGetProgramBuildInfo) X(clGetProgramInfo) X(clReleaseProgram) X(clCreateKernel)       \
+    X(clReleaseKernel) X(clGetKernelWorkGroupInfo) X(clGetKernelArgInfo) X(clSetKernelArg)   \
+    X(clEnqueueNDRangeKernel) X(clGetKernelInfo)
 
 // Entry points that only OpenCL 2.0+ loaders have; null when missing.
 #define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X) X(clCreateCommandQueueWithProperties)
