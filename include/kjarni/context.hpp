@@ -18,6 +18,9 @@ namespace kjarni {
 namespace backend {
 class Context;
 }
+namespace detail {
+struct ContextState;
+}
 class BoundDevice;
 class BoundMultiDevice;
 
@@ -44,13 +47,15 @@ public:
     /// The native context a device runs in (CUcontext of that device / the one cl_context).
     std::uintptr_t native_handle(std::size_t device_index = 0) const;
 
-    friend bool operator==(const Context& a, const Context& b) { return a.impl_ == b.impl_; }
+    friend bool operator==(const Context& a, const Context& b) { return a.state_ == b.state_; }
 
     explicit Context(std::shared_ptr<backend::Context> impl);
-    const std::shared_ptr<backend::Context>& backend() const noexcept { return impl_; }
+    const std::shared_ptr<backend::Context>& backend() const noexcept;
+    /// What the context keeps for kjarni's own use (the compiled-program cache).
+    detail::ContextState& state() const noexcept { return *state_; }
 
 private:
-    std::shared_ptr<backend::Context> impl_;
+    std::shared_ptr<detail::ContextState> state_;
 };
 
 /// A device as a member of a context: what buffers, queues and kernels are created on.

@@ -10,5 +10,6 @@
 #include "kjarni/error.hpp"
 #include "kjarni/event.hpp"
 #include "kjarni/platform.hpp"
+#include "kjarni/program.hpp"
 #include "kjarni/queue.hpp"
 #include "kjarni/version.hpp"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "backend/backend.hpp"
+#include "core/context_state.hpp"
 #include "core/handles.hpp"
 #include "kjarni/error.hpp"
 
@@ -16,7 +17,12 @@ std::string describe(const Device& device) {
 
 }  // namespace
 
-Context::Context(std::shared_ptr<backend::Context> impl) : impl_(std::move(impl)) {}
+Context::Context(std::shared_ptr<backend::Context> impl)
+    : state_(std::make_shared<detail::ContextState>()) {
+    state_->impl = std::move(impl);
+}
+
+const std::shared_ptr<backend::Context>& Context::backend() const noexcept { return state_->impl; }
 
 Context Context::from_devices(std::span<const Device> devices) {
     if (devices.empty()) throw ArgumentError("devices", "a context needs at least one device");
@@ -59,24 +65,24 @@ Context Context::from_backend_contexts(const Api& api, std::span<const std::uint
     return Context(api.backend()->context_from_native(native_contexts, take_ownership));
 }
 
-Api Context::api() const { return detail::api_handle(impl_->api()); }
+Api Context::api() const { return detail::api_handle(backend()->api()); }
 
 Platform Context::platform() const { return devices()[0].device().platform(); }
 
 BoundMultiDevice Context::devices() const {
-    std::vector<std::size_t> all(impl_->devices().size());
+    std::vector<std::size_t> all(backend()->devices().size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     return BoundMultiDevice(*this, std::move(all));
 }
 
-std::size_t Context::device_count() const { return impl_->devices().size(); }
+std::size_t Context::device_count() const { return backend()->devices().size(); }
 
 std::uintptr_t Context::native_handle(std::size_t device_index) const {
     if (device_index >= device_count()) {
         throw ArgumentError("device_index", fmt::format("{} is out of range: the context has {} device(s)",
                                                         device_index, device_count()));
     }
-    return impl_->native_handle(device_index);
+    return backend()->native_handle(device_index);
 }
 
 BoundDevice::BoundDevice(Context context, std::size_t index) : context_(std::move(context)), index_(index) {

@@ -1,0 +1,236 @@
+#pragma once
+// Programs and kernels (reference: grunnur Program, Kernel, PreparedKernel; PyCUDA function
+// attributes). One kernel source, written against the prelude (KERNEL, GLOBAL_MEM, get_global_id,
+// ...), compiles for every device of a context: CUDA through NVRTC straight to a cubin, OpenCL
+// through clBuildProgram. Compiled programs are cached in memory per context and on disk per user
+// (see compilation_cache.hpp).
+//
+// Sizes are given per dimension with the first dimension varying fastest: global_size[0] is what
+// get_global_size(0) returns, on both APIs. A global size must be a multiple of the local size in
+// each dimension.
+
+#include <array>
+#include <complex>
+#include <concepts>
+#include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "kjarni/buffer.hpp"
+#include "kjarni/context.hpp"
+#include "kjarni/detail/kernel_arg.hpp"
+#include "kjarni/event.hpp"
+#include "kjarni/queue.hpp"
+
+namespace kjarni {
+
+namespace backend {
+class Module;
+class Kernel;
+}  // namespace backend
+
+/// A constant array declared in the program (CUDA __constant__), filled later from the host or the
+/// device with Program::set_constant_array.
+struct ConstantArraySpec {
+    /// The element's C type as the kernel spells it ("float", "int32_t", "complex64_t", ...).
+    std::string ctype;
+    std::size_t element_size = 0;
+    std::size_t length = 0;
+};
+
+struct ProgramOptions {
+    /// Compile the source as it is, without the prelude.
+    bool no_prelude = false;
+    /// Faster, less accurate math (--use_fast_math / -cl-fast-relaxed-math); defines KJARNI_FAST_MATH.
+    bool fast_math = false;
+    /// Passed to the compiler verbatim, after kjarni's own options.
+    std::vector<std::string> compiler_options;
+    std::vector<std::string> include_dirs;
+    /// Keep the intermediate files (source, log, binary) in a fresh directory per device; see
+    /// Program::kept_files.
+    bool keep = false;
+    /// Declared at the top of the program (CUDA only: UnsupportedError on OpenCL).
+    std::map<std::string, ConstantArraySpec> constant_arrays;
+};
+
+/// What PyCUDA's Function attributes report, per device.
+struct KernelAttributes {
+    std::size_t max_total_local_size = 0;
+    std::size_t registers = 0;
+    std::size_t shared_bytes = 0;
+    std::size_t const_bytes = 0;
+    std::size_t local_bytes = 0;
+    std::size_t preferred_local_size_multiple = 0;
+};
+
+/// Up to three extents; {n}, {x, y}, {x, y, z}.
+using Sizes = std::vector<std::size_t>;
+
+class Kernel;
+class PreparedKernel;
+
+namespace detail {
+struct ProgramState;
+struct KernelState;
+struct PreparedState;
+}  // namespace detail
+
+class Program {
+public:
+    /// Compiles `source` for every device in `devices` (CompileError on failure).
+    Program(const BoundMultiDevice& devices, std::string_view source, const ProgramOptions& options = {});
+    Program(const BoundDevice& device, std::string_view source, const ProgramOptions& options = {});
+
+    const BoundMultiDevice& devices() const;
+    /// The full source compiled for a device (prelude and constant declarations included).
+    const std::string& source(const BoundDevice& device) const;
+    /// Where the intermediate files of a device went, when compiled with `keep`.
+    std::optional<std::filesystem::path> kept_files(const BoundDevice& device) const;
+    /// The kernel of that name; ArgumentError listing the kernels there are if none.
+    Kernel kernel(std::string_view name) const;
+    /// Fills a constant array on the queue's device from host memory or a buffer (CUDA only);
+    /// the size must be the array's.
+    void set_constant_array(const Queue& queue, std::string_view name, std::span<const std::byte> host) const;
+    void set_constant_array(const Queue& queue, std::string_view name, const Buffer& source) const;
+    template <class T>
+    void set_constant_array(const Queue& queue, std::string_view name, std::span<const T> host) const {
+        set_constant_array(queue, name, std::as_bytes(host));
+    }
+
+private:
+    std::shared_ptr<const detail::ProgramState> state_;
+};
+
+/// A value given per device for a launch on a MultiQueue: values[i] goes to the i-th device of the
+/// queue's devices.
+template <class T>
+struct PerDevice {
+    std::vector<T> values;
+};
+
+namespace detail {
+
+template <class T>
+struct IsPerDevice : std::false_type {};
+template <class T>
+struct IsPerDevice<PerDevice<T>> : std::true_type {};
+
+/// What may be passed to a kernel by value: arithmetic types and std::complex of float/double.
+template <class T>
+concept KernelScalar = (std::is_arithmetic_v<T> || std::same_as<T, std::complex<float>> ||
+                        std::same_as<T, std::complex<double>>) && sizeof(T) <= 16;
+
+template <class T>
+concept KernelArgument = KernelScalar<T> || std::same_as<T, Buffer> || IsPerDevice<T>::value;
+
+inline KernelArg pack(const Buffer& buffer, std::size_t) {
+    KernelArg arg;
+    arg.kind = KernelArg::Kind::buffer;
+    arg.buffer = buffer.backend().get();
+    arg.offset = buffer.offset();
+    arg.size = buffer.size();
+    arg.device_index = buffer.device().index();
+    return arg;
+}
+
+template <KernelScalar T>
+KernelArg pack(const T& value, std::size_t) {
+    KernelArg arg;
+    std::memcpy(arg.scalar, &value, sizeof(T));
+    arg.size = sizeof(T);
+    return arg;
+}
+
+template <class T>
+KernelArg pack(const PerDevice<T>& values, std::size_t position) {
+    if (position >= values.values.size()) {
+        throw ArgumentError("PerDevice", "has " + std::to_string(values.values.size()) +
+                                             " values, but the launch goes to device position " +
+                                             std::to_string(position));
+    }
+    return pack(values.values[position], position);
+}
+
+}  // namespace detail
+
+class Kernel {
+public:
+    const std::string& name() const;
+    /// Sizes for every device of the program; local chosen automatically when not given.
+    PreparedKernel prepare(const Sizes& global_size, const std::optional<Sizes>& local_size = std::nullopt,
+                           std::size_t local_mem = 0) const;
+    /// Sizes per device (only those devices are prepared): keys are context device indices.
+    PreparedKernel prepare(const std::map<std::size_t, Sizes>& global_sizes,
+                           const std::map<std::size_t, std::optional<Sizes>>& local_sizes = {},
+                           std::size_t local_mem = 0) const;
+    /// The most threads / work items per block for this kernel, per program device (in order).
+    std::vector<std::size_t> max_total_local_sizes() const;
+    KernelAttributes attributes(const BoundDevice& device) const;
+
+    /// Prepares and launches in one go (grunnur's Kernel.__call__).
+    template <detail::KernelArgument... Args>
+    Event operator()(const Queue& queue, const Sizes& global_size, const std::optional<Sizes>& local_size,
+                     const Args&... args) const;
+
+private:
+    friend class Program;
+    explicit Kernel(std::shared_ptr<const detail::KernelState> state) : state_(std::move(state)) {}
+    std::shared_ptr<const detail::KernelState> state_;
+};
+
+/// A kernel with its sizes fixed and checked, per device: the fast launch path.
+class PreparedKernel {
+public:
+    /// Launches on the queue's device; returns an event marking the launch's end.
+    template <detail::KernelArgument... Args>
+    Event operator()(const Queue& queue, const Args&... args) const {
+        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, 0)...};
+        return Event(launch(queue, packed, true));
+    }
+    /// Launches on every device of the multi-queue (each must be prepared); one event per device.
+    template <detail::KernelArgument... Args>
+    std::vector<Event> operator()(const MultiQueue& queue, const Args&... args) const {
+        std::vector<Event> events;
+        for (std::size_t position = 0; position < queue.queues().size(); ++position) {
+            const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, position)...};
+            events.emplace_back(launch(queue.queues()[position], packed, true));
+        }
+        return events;
+    }
+    /// The hot path: launches without making an event (no allocation, no string work, no look-up
+    /// by name).
+    template <detail::KernelArgument... Args>
+    void enqueue(const Queue& queue, const Args&... args) const {
+        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, 0)...};
+        launch(queue, packed, false);
+    }
+
+    /// The sizes used on a device (context index).
+    const Sizes& global_size(std::size_t device_index) const;
+    const Sizes& local_size(std::size_t device_index) const;
+
+private:
+    friend class Kernel;
+    explicit PreparedKernel(std::shared_ptr<const detail::PreparedState> state) : state_(std::move(state)) {}
+    std::shared_ptr<backend::Event> launch(const Queue& queue, std::span<const detail::KernelArg> args,
+                                           bool want_event) const;
+    std::shared_ptr<const detail::PreparedState> state_;
+};
+
+template <detail::KernelArgument... Args>
+Event Kernel::operator()(const Queue& queue, const Sizes& global_size, const std::optional<Sizes>& local_size,
+                         const Args&... args) const {
+    const std::map<std::size_t, Sizes> global{{queue.device().index(), global_size}};
+    const std::map<std::size_t, std::optional<Sizes>> local{{queue.device().index(), local_size}};
+    return prepare(global, local)(queue, args...);
+}
+
+}  // namespace kjarni

@@ -1,0 +1,281 @@
+#include "backend/opencl/opencl_program.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "backend/opencl/opencl_error.hpp"
+#include "backend/opencl/opencl_queue.hpp"
+#include "kjarni/error.hpp"
+
+namespace kjarni::backend::opencl {
+
+namespace {
+
+// -cl-kernel-arg-info makes clGetKernelArgInfo answer, so that launches can be checked against
+// the declared parameters.
+std::vector<std::string> option_list(const BuildOptions& options) {
+    std::vector<std::string> list{"-cl-kernel-arg-info"};
+    if (options.fast_math) list.emplace_back("-cl-fast-relaxed-math");
+    for (const auto& dir : options.include_dirs) list.push_back("-I" + dir);
+    list.insert(list.end(), options.compiler_options.begin(), options.compiler_options.end());
+    return list;
+}
+
+std::string build_log(cl_program program, cl_device_id device) {
+    std::size_t size = 0;
+    if (cl().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS) return {};
+    std::string log(size, '\0');
+    if (cl().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) != CL_SUCCESS) {
+        return {};
+    }
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n' || log.back() == ' ')) log.pop_back();
+    return log;
+}
+
+std::vector<std::byte> program_binary(cl_program program) {
+    std::size_t size = 0;
+    check(cl().clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr), "clGetProgramInfo");
+    std::vector<std::byte> binary(size);
+    unsigned char* pointer = reinterpret_cast<unsigned char*>(binary.data());
+    if (size > 0) {
+        check(cl().clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof pointer, &pointer, nullptr),
+              "clGetProgramInfo");
+    }
+    return binary;
+}
+
+void write_file(const std::filesystem::path& path, const void* data, std::size_t size) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    if (!out) throw Error("cannot write " + path.string());
+}
+
+// Byte sizes of the OpenCL C types kjarni kernels pass by value; 0 for a type not listed (a
+// typedef or struct), whose size then goes unchecked.
+std::size_t scalar_size(std::string type) {
+    for (const char* qualifier : {"const ", "volatile ", "restrict "}) {
+        for (auto pos = type.find(qualifier); pos != std::string::npos; pos = type.find(qualifier)) {
+            type.erase(pos, std::char_traits<char>::length(qualifier));
+        }
+    }
+    static const std::pair<const char*, std::size_t> base[] = {
+        {"char", 1},  {"uchar", 1},  {"bool", 1},   {"short", 2},  {"ushort", 2}, {"half", 2},
+        {"int", 4},   {"uint", 4},   {"float", 4},  {"long", 8},   {"ulong", 8},  {"double", 8},
+        {"int8_t", 1}, {"uint8_t", 1}, {"int16_t", 2}, {"uint16_t", 2}, {"int32_t", 4}, {"uint32_t", 4},
+        {"int64_t", 8}, {"uint64_t", 8}, {"unsigned char", 1}, {"unsigned short", 2}, {"unsigned int", 4},
+        {"unsigned long", 8}, {"signed char", 1}, {"complex64_t", 8}, {"complex128_t", 16},
+    };
+    for (const auto& [name, size] : base) {
+        if (type == name) return size;
+        // Vector types: float2, int4, ... (3-component vectors occupy 4).
+        const std::size_t n = std::char_traits<char>::length(name);
+        if (type.size() > n && type.compare(0, n, name) == 0) {
+            const std::string count = type.substr(n);
+            if (count == "2") return 2 * size;
+            if (count == "3" || count == "4") return 4 * size;
+            if (count == "8") return 8 * size;
+            if (count == "16") return 16 * size;
+        }
+    }
+    return 0;
+}
+
+std::vector<ParamInfo> query_params(cl_kernel kernel) {
+    cl_uint count = 0;
+    check(cl().clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr), "clGetKernelInfo");
+    std::vector<ParamInfo> params(count);
+    for (cl_uint i = 0; i < count; ++i) {
+        ParamInfo& p = params[i];
+        cl_kernel_arg_address_qualifier qualifier = 0;
+        if (cl().clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof qualifier, &qualifier,
+                                    nullptr) != CL_SUCCESS) {
+            continue;  // no argument info: the count alone is checked
+        }
+        auto text = [&](cl_kernel_arg_info what) {
+            std::size_t size = 0;
+            if (cl().clGetKernelArgInfo(kernel, i, what, 0, nullptr, &size) != CL_SUCCESS) return std::string();
+            std::string value(size, '\0');
+            cl().clGetKernelArgInfo(kernel, i, what, size, value.data(), nullptr);
+            while (!value.empty() && value.back() == '\0') value.pop_back();
+            return value;
+        };
+        p.type_name = text(CL_KERNEL_ARG_TYPE_NAME);
+        p.name = text(CL_KERNEL_ARG_NAME);
+        switch (qualifier) {
+            case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+            case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+                p.kind = ParamInfo::Kind::global_pointer;
+                p.size = sizeof(cl_mem);
+                break;
+            case CL_KERNEL_ARG_ADDRESS_LOCAL:
+                p.kind = ParamInfo::Kind::local_pointer;
+                break;
+            default:
+                p.kind = ParamInfo::Kind::scalar;
+                p.size = scalar_size(p.type_name);
+                break;
+        }
+    }
+    return params;
+}
+
+template <class T>
+T work_group_info(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info what) {
+    T value{};
+    check(cl().clGetKernelWorkGroupInfo(kernel, device, what, sizeof value, &value, nullptr),
+          "clGetKernelWorkGroupInfo");
+    return value;
+}
+
+// clBuildProgram, turning a failure into CompileError with the log.
+void build_or_throw(cl_program program, const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                    const std::vector<std::string>& options, const std::string& source) {
+    const cl_device_id device = context->device_id(device_index);
+    const std::string joined = fmt::format("{}", fmt::join(options, " "));
+    const cl_int status = cl().clBuildProgram(program, 1, &device, joined.c_str(), nullptr, nullptr);
+    if (status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS ||
+        status == CL_COMPILE_PROGRAM_FAILURE) {
+        std::string log = build_log(program, device);
+        cl().clReleaseProgram(program);
+        if (status == CL_INVALID_BUILD_OPTIONS) log = "invalid build options: " + joined + "\n" + log;
+        throw CompileError("OpenCL", context->devices()[device_index]->name(), log, options, source);
+    }
+    if (status != CL_SUCCESS) {
+        cl().clReleaseProgram(program);
+        throw_error(status, "clBuildProgram");
+    }
+}
+
+}  // namespace
+
+BuildOutput build_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                          const std::string& source, const BuildOptions& options) {
+    const char* text = source.c_str();
+    const std::size_t length = source.size();
+    cl_int status = CL_SUCCESS;
+    cl_program program = cl().clCreateProgramWithSource(context->handle(), 1, &text, &length, &status);
+    check(status, "clCreateProgramWithSource");
+    const auto list = option_list(options);
+    if (options.keep_dir) write_file(*options.keep_dir / "program.cl", source.data(), source.size());
+    build_or_throw(program, context, device_index, list, source);
+
+    BuildOutput output;
+    output.log = build_log(program, context->device_id(device_index));
+    output.module = std::make_shared<OpenClModule>(context, device_index, program);
+    output.binary = program_binary(program);
+    if (options.keep_dir) {
+        write_file(*options.keep_dir / "build.log", output.log.data(), output.log.size());
+        write_file(*options.keep_dir / "program.bin", output.binary.data(), output.binary.size());
+    }
+    return output;
+}
+
+std::shared_ptr<Module> load_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                                     std::span<const std::byte> binary, const BuildOptions& options) {
+    const cl_device_id device = context->device_id(device_index);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+    const std::size_t size = binary.size();
+    cl_int binary_status = CL_SUCCESS;
+    cl_int status = CL_SUCCESS;
+    cl_program program =
+        cl().clCreateProgramWithBinary(context->handle(), 1, &device, &size, &bytes, &binary_status, &status);
+    check(status, "clCreateProgramWithBinary");
+    check(binary_status, "clCreateProgramWithBinary");
+    build_or_throw(program, context, device_index, option_list(options), "(program binary)");
+    return std::make_shared<OpenClModule>(context, device_index, program);
+}
+
+OpenClModule::OpenClModule(std::shared_ptr<OpenClContext> context, std::size_t device_index, cl_program program)
+    : context_(std::move(context)), device_index_(device_index), program_(program) {}
+
+OpenClModule::~OpenClModule() {
+    kernels_.clear();  // kernels hold the program: release them first
+    cl().clReleaseProgram(program_);
+}
+
+std::shared_ptr<Kernel> OpenClModule::kernel(const std::string& name) {
+    const std::lock_guard lock(mutex_);
+    if (auto found = kernels_.find(name); found != kernels_.end()) return found->second;
+    cl_int status = CL_SUCCESS;
+    cl_kernel kernel = cl().clCreateKernel(program_, name.c_str(), &status);
+    if (status == CL_INVALID_KERNEL_NAME) return nullptr;
+    check(status, "clCreateKernel");
+    auto wrapped = std::make_shared<OpenClKernel>(context_, device_index_, kernel);
+    kernels_.emplace(name, wrapped);
+    return wrapped;
+}
+
+std::vector<std::string> OpenClModule::kernel_names() const {
+    std::size_t size = 0;
+    check(cl().clGetProgramInfo(program_, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size), "clGetProgramInfo");
+    std::string names(size, '\0');
+    check(cl().clGetProgramInfo(program_, CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr), "clGetProgramInfo");
+    std::vector<std::string> list;
+    std::istringstream stream(names.c_str());
+    for (std::string name; std::getline(stream, name, ';');) {
+        if (!name.empty()) list.push_back(name);
+    }
+    return list;
+}
+
+namespace {
+
+[[noreturn]] void constants_unsupported() {
+    throw UnsupportedError(
+        "constant arrays filled from the host are CUDA only: OpenCL cannot address a program-scope "
+        "__constant variable from the host; pass the data as a CONSTANT_MEM kernel argument instead");
+}
+
+}  // namespace
+
+std::optional<std::size_t> OpenClModule::constant_size(const std::string&) { constants_unsupported(); }
+void OpenClModule::set_constant(Queue&, const std::string&, const void*, std::size_t) { constants_unsupported(); }
+void OpenClModule::set_constant(Queue&, const std::string&, Buffer&, std::size_t, std::size_t) {
+    constants_unsupported();
+}
+
+OpenClKernel::OpenClKernel(std::shared_ptr<OpenClContext> context, std::size_t device_index, cl_kernel kernel)
+    : context_(std::move(context)), device_index_(device_index), kernel_(kernel) {
+    const cl_device_id device = context_->device_id(device_index_);
+    attributes_.max_total_local_size = work_group_info<std::size_t>(kernel_, device, CL_KERNEL_WORK_GROUP_SIZE);
+    attributes_.shared_bytes = work_group_info<cl_ulong>(kernel_, device, CL_KERNEL_LOCAL_MEM_SIZE);
+    attributes_.local_bytes = work_group_info<cl_ulong>(kernel_, device, CL_KERNEL_PRIVATE_MEM_SIZE);
+    attributes_.preferred_local_size_multiple =
+        work_group_info<std::size_t>(kernel_, device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE);
+    params_ = query_params(kernel_);
+}
+
+OpenClKernel::~OpenClKernel() { cl().clReleaseKernel(kernel_); }
+
+std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const std::size_t* global_size,
+                                            const std::size_t* local_size, std::size_t dynamic_local_mem,
+                                            std::span<const KernelArg> args, bool want_event) {
+    if (dynamic_local_mem != 0) {
+        throw UnsupportedError(
+            "dynamic local memory (LOCAL_MEM_DYNAMIC) is CUDA only; on OpenCL declare LOCAL_MEM_DECL arrays of "
+            "a size fixed when the program is rendered");
+    }
+    const std::lock_guard lock(launch_mutex_);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const KernelArg& arg = args[i];
+        const auto index = static_cast<cl_uint>(i);
+        if (arg.kind == KernelArg::Kind::buffer) {
+            cl_mem mem = static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size);
+            check(cl().clSetKernelArg(kernel_, index, sizeof mem, &mem), "clSetKernelArg");
+        } else {
+            check(cl().clSetKernelArg(kernel_, index, arg.size, arg.scalar), "clSetKernelArg");
+        }
+    }
+    cl_event event = nullptr;
+    auto& cl_queue = static_cast<OpenClQueue&>(queue);
+    check(cl().clEnqueueNDRangeKernel(cl_queue.handle(), kernel_, dims, nullptr, global_size, local_size, 0, nullptr,
+                                      want_event ? &event : nullptr),
+          "clEnqueueNDRangeKernel");
+    if (!want_event) return nullptr;
+    return std::make_shared<OpenClEvent>(context_, event);
+}
+
+}  // namespace kjarni::backend::opencl

@@ -1,0 +1,66 @@
+#pragma once
+// Programs and kernels on OpenCL: clBuildProgram from source or from a cached binary.
+
+#include <map>
+#include <mutex>
+
+#include "backend/backend.hpp"
+#include "backend/opencl/opencl_context.hpp"
+
+namespace kjarni::backend::opencl {
+
+/// Compiles `source` for one device of the context; CompileError with the build log on failure.
+BuildOutput build_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                          const std::string& source, const BuildOptions& options);
+
+/// Recreates a program from the binary build_program returned (same options).
+std::shared_ptr<Module> load_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                                     std::span<const std::byte> binary, const BuildOptions& options);
+
+class OpenClModule final : public Module {
+public:
+    OpenClModule(std::shared_ptr<OpenClContext> context, std::size_t device_index, cl_program program);
+    ~OpenClModule() override;
+    OpenClModule(const OpenClModule&) = delete;
+    OpenClModule& operator=(const OpenClModule&) = delete;
+
+    std::size_t device_index() const override { return device_index_; }
+    std::shared_ptr<Kernel> kernel(const std::string& name) override;
+    std::vector<std::string> kernel_names() const override;
+    std::optional<std::size_t> constant_size(const std::string& name) override;
+    void set_constant(Queue& queue, const std::string& name, const void* host, std::size_t size) override;
+    void set_constant(Queue& queue, const std::string& name, Buffer& source, std::size_t source_offset,
+                      std::size_t size) override;
+
+private:
+    std::shared_ptr<OpenClContext> context_;
+    std::size_t device_index_;
+    cl_program program_;
+    std::mutex mutex_;
+    std::map<std::string, std::shared_ptr<Kernel>, std::less<>> kernels_;
+};
+
+class OpenClKernel final : public Kernel {
+public:
+    OpenClKernel(std::shared_ptr<OpenClContext> context, std::size_t device_index, cl_kernel kernel);
+    ~OpenClKernel() override;
+    OpenClKernel(const OpenClKernel&) = delete;
+    OpenClKernel& operator=(const OpenClKernel&) = delete;
+
+    const KernelAttributes& attributes() const override { return attributes_; }
+    const std::vector<ParamInfo>& params() const override { return params_; }
+    std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,
+                                  const std::size_t* local_size, std::size_t dynamic_local_mem,
+                                  std::span<const KernelArg> args, bool want_event) override;
+
+private:
+    std::shared_ptr<OpenClContext> context_;
+    std::size_t device_index_;
+    cl_kernel kernel_;
+    KernelAttributes attributes_;
+    std::vector<ParamInfo> params_;
+    // clSetKernelArg changes the kernel object: launches from several threads take turns.
+    std::mutex launch_mutex_;
+};
+
+}  // namespace kjarni::backend::opencl

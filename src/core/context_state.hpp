@@ -1,0 +1,41 @@
+#pragma once
+// What a public Context holds: the backend context and the modules compiled in it.
+//
+// The module cache lives here, not in the backend context, because backend modules keep their
+// backend context alive: a cache inside it would be a reference cycle. This state dies with the
+// last public handle (Context, BoundDevice, Queue, Buffer, Program...), releasing the cached
+// modules, and then the backend context.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "backend/backend.hpp"
+
+namespace kjarni::detail {
+
+class ModuleCache {
+public:
+    std::shared_ptr<backend::Module> find(const std::string& key) const {
+        const std::lock_guard lock(mutex_);
+        auto found = modules_.find(key);
+        return found == modules_.end() ? nullptr : found->second;
+    }
+    void insert(const std::string& key, std::shared_ptr<backend::Module> module) {
+        const std::lock_guard lock(mutex_);
+        modules_.emplace(key, std::move(module));
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, std::shared_ptr<backend::Module>, std::less<>> modules_;
+};
+
+struct ContextState {
+    std::shared_ptr<backend::Context> impl;
+    /// Compiled modules by cache key (which names the device): the in-memory cache.
+    ModuleCache modules;
+};
+
+}  // namespace kjarni::detail

@@ -1,0 +1,15 @@
+#pragma once
+// The kernel prelude: macros and functions that make one kernel source compile, with the same
+// meaning, on CUDA (NVRTC) and OpenCL. Reference 000 §3.3.14 lists them; the API macros are named
+// KJARNI_CUDA_API / KJARNI_OPENCL_API / KJARNI_FAST_MATH.
+
+#include <string>
+
+#include "kjarni/api.hpp"
+
+namespace kjarni::detail {
+
+/// The prelude for one API; `fast_math` adds the KJARNI_FAST_MATH definition.
+std::string prelude(const ApiId& api, bool fast_math);
+
+}  // namespace kjarni::detail

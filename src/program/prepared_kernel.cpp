@@ -1,0 +1,117 @@
+// The launch path: find the device's entry, check the arguments against what the kernel declares,
+// hand them to the backend. No allocation, no string work, no look-up by name on success; the
+// error paths format messages.
+
+#include <fmt/format.h>
+
+#include "kjarni/error.hpp"
+#include "kjarni/program.hpp"
+#include "program/program_state.hpp"
+
+namespace kjarni {
+
+namespace {
+
+using Kind = backend::ParamInfo::Kind;
+
+std::string describe(std::size_t index, const backend::ParamInfo& param) {
+    if (param.name.empty()) return fmt::format("argument {}", index);
+    return fmt::format("argument {} ('{}')", index, param.name);
+}
+
+std::string declared(const backend::ParamInfo& param) {
+    const std::string type = param.type_name.empty() ? "" : "'" + param.type_name + "' ";
+    switch (param.kind) {
+        case Kind::global_pointer:
+            return type + "(a global memory pointer: pass a Buffer)";
+        case Kind::local_pointer:
+            return type + "(a local memory pointer, which kjarni cannot pass)";
+        case Kind::scalar:
+            return param.size != 0 ? fmt::format("{}({} bytes by value)", type, param.size) : type + "(by value)";
+        case Kind::unknown:
+            break;
+    }
+    return fmt::format("{} bytes", param.size);
+}
+
+[[noreturn]] void mismatch(std::string_view kernel, std::size_t index, const backend::ParamInfo& param,
+                           const detail::KernelArg& arg) {
+    const std::string given = arg.kind == detail::KernelArg::Kind::buffer
+                                  ? std::string("a Buffer")
+                                  : fmt::format("a scalar of {} bytes", arg.size);
+    throw ArgumentError(describe(index, param),
+                        fmt::format("kernel '{}' declares {}, {} was given", kernel, declared(param), given));
+}
+
+void check_args(std::string_view kernel, const std::vector<backend::ParamInfo>& params,
+                std::span<const detail::KernelArg> args, const Queue& queue) {
+    if (!params.empty() && params.size() != args.size()) {
+        throw ArgumentError("args", fmt::format("kernel '{}' takes {} arguments, {} given", kernel, params.size(),
+                                                args.size()));
+    }
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const detail::KernelArg& arg = args[i];
+        const bool is_buffer = arg.kind == detail::KernelArg::Kind::buffer;
+        if (is_buffer && arg.device_index != queue.device().index()) {
+            throw ArgumentError(fmt::format("argument {}", i),
+                                fmt::format("kernel '{}': the buffer is on device {}, the launch on device {} ('{}')",
+                                            kernel, arg.device_index, queue.device().index(), queue.device().name()));
+        }
+        if (params.empty()) continue;
+        const backend::ParamInfo& param = params[i];
+        switch (param.kind) {
+            case Kind::global_pointer:
+                if (!is_buffer) mismatch(kernel, i, param, arg);
+                break;
+            case Kind::local_pointer:
+                mismatch(kernel, i, param, arg);
+            case Kind::scalar:
+                if (is_buffer || (param.size != 0 && param.size != arg.size)) mismatch(kernel, i, param, arg);
+                break;
+            case Kind::unknown:
+                // CUDA reports sizes only: a buffer is an 8-byte pointer.
+                if (param.size != 0 && param.size != (is_buffer ? sizeof(void*) : arg.size)) {
+                    mismatch(kernel, i, param, arg);
+                }
+                break;
+        }
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::span<const detail::KernelArg> args,
+                                                       bool want_event) const {
+    const detail::PreparedState& state = *state_;
+    const std::string& name = state.source->name;
+    if (queue.device().context().backend().get() != state.context) {
+        throw ArgumentError("queue", fmt::format("kernel '{}': the queue belongs to another context", name));
+    }
+    const detail::PreparedEntry* entry = nullptr;
+    for (const auto& candidate : state.entries) {
+        if (candidate.device_index == queue.device().index()) entry = &candidate;
+    }
+    if (entry == nullptr) {
+        throw ArgumentError("queue", fmt::format("kernel '{}' was not prepared for device {} ('{}')", name,
+                                                 queue.device().index(), queue.device().name()));
+    }
+    check_args(name, entry->kernel->params(), args, queue);
+    return entry->kernel->launch(*queue.backend(), entry->dims, entry->global.data(), entry->local.data(),
+                                 state.local_mem, args, want_event);
+}
+
+const Sizes& PreparedKernel::global_size(std::size_t device_index) const {
+    for (const auto& entry : state_->entries) {
+        if (entry.device_index == device_index) return entry.global_size;
+    }
+    throw ArgumentError("device_index", fmt::format("kernel not prepared for device {}", device_index));
+}
+
+const Sizes& PreparedKernel::local_size(std::size_t device_index) const {
+    for (const auto& entry : state_->entries) {
+        if (entry.device_index == device_index) return entry.local_size;
+    }
+    throw ArgumentError("device_index", fmt::format("kernel not prepared for device {}", device_index));
+}
+
+}  // namespace kjarni
