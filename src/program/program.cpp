@@ -48,7 +48,6 @@ std::filesystem::path fresh_keep_dir(const BoundDevice& device) {
 std::shared_ptr<const ProgramState> build_all(const BoundMultiDevice& devices, std::string_view source,
                                               const ProgramOptions& options) {
     if (devices.size() == 0) throw ArgumentError("devices", "a program needs at least one device");
-    notify_build_observer(source, options);
     auto state = std::make_shared<ProgramState>(ProgramState{devices, options, {}});
     const ApiId api = devices.context().api().id();
     const std::string full = full_source(api, source, options);
@@ -62,6 +61,7 @@ std::shared_ptr<const ProgramState> build_all(const BoundMultiDevice& devices, s
         program.module = obtain_module(device, full, build_options);
         state->programs.push_back(std::move(program));
     }
+    notify_build_observer(source, options);
     return state;
 }
 

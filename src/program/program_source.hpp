@@ -15,7 +15,7 @@ namespace kjarni::detail {
 /// The complete source for an API. UnsupportedError for constant arrays on OpenCL.
 std::string full_source(const ApiId& api, std::string_view source, const ProgramOptions& options);
 
-/// Called with every user source a Program compiles (once per Program, before compiling).
+/// Called with every user source a Program compiled successfully (once per Program).
 using BuildObserver = std::function<void(std::string_view source, const ProgramOptions& options)>;
 /// Installs (or, with an empty function, removes) the process-wide observer.
 void set_build_observer(BuildObserver observer);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace kjarni::test {
@@ -13,5 +14,19 @@ namespace kjarni::test {
 std::mt19937_64& random_engine();
 
 std::vector<std::byte> random_bytes(std::size_t count);
+
+/// Integers uniform over [low, high]; floats uniform over [low, high).
+template <class T>
+std::vector<T> random_vector(std::size_t count, T low, T high) {
+    std::vector<T> values(count);
+    if constexpr (std::is_floating_point_v<T>) {
+        std::uniform_real_distribution<T> distribution(low, high);
+        for (auto& v : values) v = distribution(random_engine());
+    } else {
+        std::uniform_int_distribution<long long> distribution(static_cast<long long>(low), static_cast<long long>(high));
+        for (auto& v : values) v = static_cast<T>(distribution(random_engine()));
+    }
+    return values;
+}
 
 }  // namespace kjarni::test

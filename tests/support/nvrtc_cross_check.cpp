@@ -1,0 +1,74 @@
+// Every program the suite builds (on whatever device) is also compiled for CUDA with NVRTC, for
+// sm_90, so that the CUDA side of the dialect and of every module is checked on machines without
+// a GPU (CI has NVRTC but no driver). A source that compiles on the device but not with NVRTC is a
+// test failure. Set KJARNI_TEST_NVRTC=0 to skip.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "program/program_source.hpp"
+
+#ifdef KJARNI_WITH_CUDA
+#include "backend/cuda/nvrtc_library.hpp"
+#endif
+
+namespace kjarni::test {
+namespace {
+
+#ifdef KJARNI_WITH_CUDA
+std::atomic<unsigned> checked{0};
+
+void compile_with_nvrtc(std::string_view source, const ProgramOptions& options) {
+    const auto* nvrtc = backend::cuda::nvrtc_library();
+    if (nvrtc == nullptr) return;
+    std::vector<std::string> nvrtc_options{"--gpu-architecture=sm_90", "--std=c++17"};
+    if (options.fast_math) nvrtc_options.emplace_back("--use_fast_math");
+    for (const auto& dir : options.include_dirs) nvrtc_options.push_back("-I" + dir);
+    // Only the options both compilers share; the rest are API-specific by nature.
+    for (const auto& option : options.compiler_options) {
+        if (option.rfind("-D", 0) == 0 || option.rfind("-I", 0) == 0) nvrtc_options.push_back(option);
+    }
+    ProgramOptions cuda_options = options;
+    const std::string full = detail::full_source(ApiId::cuda(), source, cuda_options);
+    const auto output = nvrtc->compile(full, "cross_check.cu", nvrtc_options);
+    ++checked;
+    if (!output.compiled) {
+        ADD_FAILURE() << "compiles on the device but not with NVRTC for sm_90:\n"
+                      << output.log << "\n--- source ---\n"
+                      << full;
+    }
+}
+#endif
+
+class NvrtcCrossCheck : public ::testing::Environment {
+public:
+    void SetUp() override {
+#ifdef KJARNI_WITH_CUDA
+        const char* off = std::getenv("KJARNI_TEST_NVRTC");
+        if (off != nullptr && std::strcmp(off, "0") == 0) return;
+        std::string why;
+        if (backend::cuda::nvrtc_library(&why) == nullptr) {
+            std::printf("NVRTC cross-check off: %s\n", why.c_str());
+            return;
+        }
+        detail::set_build_observer(compile_with_nvrtc);
+#else
+        std::printf("NVRTC cross-check off: built without the CUDA backend\n");
+#endif
+    }
+    void TearDown() override {
+        detail::set_build_observer({});
+#ifdef KJARNI_WITH_CUDA
+        std::printf("NVRTC cross-check: %u program(s) also compiled for sm_90\n", checked.load());
+#endif
+    }
+};
+
+[[maybe_unused]] const auto* const registered = ::testing::AddGlobalTestEnvironment(new NvrtcCrossCheck);
+
+}  // namespace
+}  // namespace kjarni::test
