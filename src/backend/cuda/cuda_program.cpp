@@ -343,7 +343,9 @@ BuildOutput CudaContext::build(std::size_t device_index, const std::string& sour
                             options.compiler_options.end());
 
     if (options.keep_dir) write_file(*options.keep_dir / "program.cu", source);
-    NvrtcOutput output = nvrtc.compile(source, "program.cu", compiler_options, {}, options.keep_dir.has_value());
+    // PTX is needed when it is what gets loaded, and to keep it.
+    const bool want_ptx = !target.cubin || options.keep_dir.has_value();
+    NvrtcOutput output = nvrtc.compile(source, "program.cu", compiler_options, {}, want_ptx);
 
     std::string log;
     if (target.architecture != target.device_architecture) {
