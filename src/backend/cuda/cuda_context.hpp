@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -59,6 +60,12 @@ public:
     std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
     bool can_access_peer(std::size_t from, std::size_t to) const override;
+
+    // Programs (defined in cuda_program.cpp).
+    BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
+    std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
+                                 const BuildOptions& options) override;
+    std::string compiler_identity(std::size_t device_index) const override;
 
     const Driver& driver() const noexcept { return driver_; }
     CUcontext cu_context(std::size_t device_index) const noexcept { return contexts_[device_index]; }

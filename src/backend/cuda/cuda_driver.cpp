@@ -12,16 +12,19 @@ using GetProcAddressFn = PFN_cuGetProcAddress_v12000;
 
 // Resolves one entry: through cuGetProcAddress when the driver has it (so that we get exactly the
 // ABI we were compiled against, whatever later versions renamed), else by its exported name.
+// `cuda_version` is the ABI requested: requested_cuda_version for the required functions, the
+// function's own version for optional ones (a request for a function newer than the version asked
+// for is refused).
 template <class Fn>
 bool resolve(const DynamicLibrary& library, GetProcAddressFn get_proc_address, Fn& fn, const char* base_name,
-             const char* exported_name) {
+             const char* exported_name, int cuda_version) {
     fn = nullptr;
     if (get_proc_address != nullptr) {
         void* address = nullptr;
         CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
         // LEGACY_STREAM (what DEFAULT means for code not built with per-thread default streams):
         // never the _ptsz/_ptds variants; kjarni only uses streams it creates.
-        const CUresult result = get_proc_address(base_name, &address, requested_cuda_version,
+        const CUresult result = get_proc_address(base_name, &address, cuda_version,
                                                  CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status);
         if (result == CUDA_SUCCESS && status == CU_GET_PROC_ADDRESS_SUCCESS && address != nullptr) {
             fn = reinterpret_cast<Fn>(address);
@@ -53,12 +56,18 @@ std::unique_ptr<Driver> Driver::load(std::string& why_not) {
 
     std::string missing;
 #define KJARNI_CUDA_RESOLVE(member, abi, exported)                                              \
-    if (!resolve(*library, get_proc_address, driver->member, "cu" #member, exported)) {         \
+    if (!resolve(*library, get_proc_address, driver->member, "cu" #member, exported,            \
+                 requested_cuda_version)) {                                                     \
         missing += missing.empty() ? "" : ", ";                                                 \
         missing += exported;                                                                    \
     }
     KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE)
 #undef KJARNI_CUDA_RESOLVE
+    // A driver older than the function: it stays null.
+#define KJARNI_CUDA_RESOLVE_OPTIONAL(member, abi, exported) \
+    resolve(*library, get_proc_address, driver->member, "cu" #member, exported, abi);
+    KJARNI_CUDA_OPTIONAL_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE_OPTIONAL)
+#undef KJARNI_CUDA_RESOLVE_OPTIONAL
 
     if (!missing.empty()) {
         why_not = fmt::format("{} is too old: it lacks {}", library->name(), missing);

@@ -68,6 +68,14 @@ namespace kjarni::backend::cuda {
     X(FuncSetAttribute, 9000, "cuFuncSetAttribute")                      \
     X(LaunchKernel, 4000, "cuLaunchKernel")
 
+// Functions newer than CUDA 12.0 that kjarni can do without: each is requested with its own ABI
+// version, and stays null when the driver is older (callers check). Same columns as above.
+#define KJARNI_CUDA_OPTIONAL_DRIVER_FUNCTIONS(X)                         \
+    X(FuncGetName, 12030, "cuFuncGetName")                               \
+    X(FuncGetParamInfo, 12040, "cuFuncGetParamInfo")                     \
+    X(ModuleGetFunctionCount, 12040, "cuModuleGetFunctionCount")         \
+    X(ModuleEnumerateFunctions, 12040, "cuModuleEnumerateFunctions")
+
 /// The CUDA version every function above is requested with from cuGetProcAddress: the ABI of each
 /// table entry is the one current at CUDA 12.0 (e.g. cuCtxGetDevice without the context argument
 /// that 13.0 added as _v2). It must not exceed the driver's version, or the request is refused.
@@ -76,6 +84,7 @@ inline constexpr int requested_cuda_version = 12000;
 struct Driver {
 #define KJARNI_CUDA_DRIVER_MEMBER(member, abi, exported) PFN_cu##member##_v##abi member = nullptr;
     KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
+    KJARNI_CUDA_OPTIONAL_DRIVER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
 #undef KJARNI_CUDA_DRIVER_MEMBER
 
     /// The library that was opened, and how its functions were found (for diagnostics).
@@ -83,7 +92,8 @@ struct Driver {
     std::string resolved_with;
 
     /// Opens libcuda.so.1 and resolves every function; on failure returns null and says why in
-    /// `why_not`. Does not call cuInit.
+    /// `why_not`. A missing optional function is no failure: its member stays null. Does not call
+    /// cuInit.
     static std::unique_ptr<Driver> load(std::string& why_not);
 };
 

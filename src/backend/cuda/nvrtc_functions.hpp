@@ -21,6 +21,8 @@ namespace kjarni::backend::cuda {
     X(nvrtcGetProgramLog)         \
     X(nvrtcGetCUBINSize)          \
     X(nvrtcGetCUBIN)              \
+    X(nvrtcGetPTXSize)            \
+    X(nvrtcGetPTX)                \
     X(nvrtcAddNameExpression)     \
     X(nvrtcGetLoweredName)
 

@@ -92,7 +92,7 @@ std::unique_ptr<NvrtcLibrary> NvrtcLibrary::load(std::string& why_not) {
 
 NvrtcOutput NvrtcLibrary::compile(std::string_view source, const std::string& program_name,
                                   std::span<const std::string> options,
-                                  std::span<const std::string> name_expressions) const {
+                                  std::span<const std::string> name_expressions, bool want_ptx) const {
     const NvrtcFunctions& f = *functions_;
     const std::string source_text(source);  // NVRTC wants it NUL-terminated
     nvrtcProgram program = nullptr;
@@ -130,6 +130,16 @@ NvrtcOutput NvrtcLibrary::compile(std::string_view source, const std::string& pr
     output.cubin.resize(cubin_size);
     if (cubin_size > 0) KJARNI_NVRTC(f, nvrtcGetCUBIN, program, output.cubin.data());
 
+    if (want_ptx) {
+        std::size_t ptx_size = 0;
+        KJARNI_NVRTC(f, nvrtcGetPTXSize, program, &ptx_size);
+        if (ptx_size > 1) {
+            output.ptx.assign(ptx_size, '\0');
+            KJARNI_NVRTC(f, nvrtcGetPTX, program, output.ptx.data());
+            output.ptx.resize(ptx_size - 1);  // the size counts the terminating NUL
+        }
+    }
+
     // The lowered names belong to the program: copied before it is destroyed.
     for (const std::string& expression : name_expressions) {
         const char* lowered = nullptr;
@@ -137,6 +147,14 @@ NvrtcOutput NvrtcLibrary::compile(std::string_view source, const std::string& pr
         output.lowered_names.emplace_back(lowered != nullptr ? lowered : "");
     }
     return output;
+}
+
+int NvrtcLibrary::best_architecture(int architecture) const noexcept {
+    int best = 0;
+    for (int supported : architectures_) {
+        if (supported <= architecture && supported > best) best = supported;
+    }
+    return best;
 }
 
 const NvrtcLibrary* nvrtc_library(std::string* why_not) {

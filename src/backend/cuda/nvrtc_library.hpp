@@ -20,8 +20,11 @@ struct NvrtcOutput {
     /// False when the source did not compile (NVRTC_ERROR_COMPILATION); the log says why.
     bool compiled = false;
     std::string log;
-    /// The cubin (an ELF image), when compiled.
+    /// The cubin (an ELF image), when compiled for a real architecture (sm_XY); empty for a virtual
+    /// one (compute_XY).
     std::vector<char> cubin;
+    /// The PTX (text, without a terminating NUL), when compiled and asked for.
+    std::string ptx;
     /// The mangled name of each name expression, in the order given.
     std::vector<std::string> lowered_names;
 };
@@ -41,11 +44,17 @@ public:
     /// The sm_XY architectures this NVRTC can compile for, as XY numbers (e.g. 75, 80, 90).
     const std::vector<int>& supported_architectures() const noexcept { return architectures_; }
 
-    /// Compiles one source to a cubin. A source that does not compile is reported in the result;
-    /// any other failure (bad option, out of memory) throws BackendError("NVRTC", ...).
+    /// Compiles one source to a cubin (options name the architecture: --gpu-architecture=sm_XY),
+    /// and with `want_ptx` also gives the PTX (for a virtual architecture, compute_XY, the PTX is
+    /// all there is). A source that does not compile is reported in the result; any other failure
+    /// (bad option, out of memory) throws BackendError("NVRTC", ...).
     NvrtcOutput compile(std::string_view source, const std::string& program_name,
                         std::span<const std::string> options,
-                        std::span<const std::string> name_expressions = {}) const;
+                        std::span<const std::string> name_expressions = {}, bool want_ptx = false) const;
+
+    /// The highest sm_XY this NVRTC supports that is not above `architecture` (XY, e.g. 90), or 0
+    /// when every supported one is above it.
+    int best_architecture(int architecture) const noexcept;
 
     /// The raw entry points, for callers that include nvrtc.h.
     const NvrtcFunctions& functions() const noexcept { return *functions_; }

@@ -1,0 +1,429 @@
+#include "backend/cuda/cuda_program.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstring>
+#include <fstream>
+
+#include "backend/cuda/cuda_buffer.hpp"
+#include "backend/cuda/cuda_context.hpp"
+#include "backend/cuda/cuda_device.hpp"
+#include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/cuda_queue.hpp"
+#include "backend/cuda/nvrtc_library.hpp"
+#include "kjarni/error.hpp"
+
+namespace kjarni::backend::cuda {
+
+namespace {
+
+/// Launches with more arguments than this use the heap for their parameter arrays.
+constexpr std::size_t inline_args = 64;
+/// The dynamic shared memory every function may use without opting in.
+constexpr std::size_t default_dynamic_shared = 48 * 1024;
+/// Bumped whenever kjarni's own compiler options (or how it picks the target) change: part of
+/// compiler_identity, so that cached binaries of an older kjarni are not reused.
+constexpr int build_recipe_version = 1;
+
+std::size_t to_size(int value) { return value > 0 ? static_cast<std::size_t>(value) : 0; }
+
+// ---- ELF checks (for is_loadable_image) ---------------------------------------------------------
+
+template <class T>
+T read_le(std::span<const std::byte> bytes, std::size_t offset) noexcept {
+    // Cubins are little-endian, like every host CUDA runs on.
+    T value{};
+    std::memcpy(&value, bytes.data() + offset, sizeof value);
+    return value;
+}
+
+bool fits(std::uint64_t offset, std::uint64_t length, std::size_t size) noexcept {
+    return offset <= size && length <= size - offset;
+}
+
+bool is_complete_elf64(std::span<const std::byte> image) noexcept {
+    constexpr std::size_t header_size = 64;
+    if (image.size() < header_size) return false;
+    // e_ident: class ELFCLASS64 (2), data ELFDATA2LSB (1).
+    if (std::to_integer<int>(image[4]) != 2 || std::to_integer<int>(image[5]) != 1) return false;
+    const auto phoff = read_le<std::uint64_t>(image, 32);
+    const auto shoff = read_le<std::uint64_t>(image, 40);
+    const auto phentsize = read_le<std::uint16_t>(image, 54);
+    const auto phnum = read_le<std::uint16_t>(image, 56);
+    const auto shentsize = read_le<std::uint16_t>(image, 58);
+    const auto shnum = read_le<std::uint16_t>(image, 60);
+    if (phnum > 0 && (phentsize < 40 || !fits(phoff, std::uint64_t{phentsize} * phnum, image.size()))) return false;
+    if (shnum > 0 && (shentsize < 40 || !fits(shoff, std::uint64_t{shentsize} * shnum, image.size()))) return false;
+    for (std::size_t i = 0; i < phnum; ++i) {
+        const std::size_t entry = static_cast<std::size_t>(phoff) + i * phentsize;
+        if (!fits(read_le<std::uint64_t>(image, entry + 8), read_le<std::uint64_t>(image, entry + 32), image.size())) {
+            return false;
+        }
+    }
+    constexpr std::uint32_t sht_nobits = 8;  // occupies no space in the file (.bss, .nv.shared...)
+    for (std::size_t i = 0; i < shnum; ++i) {
+        const std::size_t entry = static_cast<std::size_t>(shoff) + i * shentsize;
+        if (read_le<std::uint32_t>(image, entry + 4) == sht_nobits) continue;
+        if (!fits(read_le<std::uint64_t>(image, entry + 24), read_le<std::uint64_t>(image, entry + 32), image.size())) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void write_file(const std::filesystem::path& path, std::string_view contents) {
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    file.close();
+    if (!file) throw Error(fmt::format("could not write {}", path.string()));
+}
+
+const NvrtcLibrary& nvrtc_or_throw() {
+    std::string why_not;
+    const NvrtcLibrary* nvrtc = nvrtc_library(&why_not);
+    if (nvrtc == nullptr) throw ApiUnavailableError("CUDA programs need NVRTC: " + why_not);
+    return *nvrtc;
+}
+
+/// What build() compiles for on one device.
+struct Target {
+    int device_architecture = 0;  // XY of the device's compute capability
+    int architecture = 0;         // XY compiled for
+    /// True: a cubin for sm_<architecture>. False: PTX for compute_<architecture>, which the driver
+    /// compiles when loading (no cubin of an older major version runs on a newer device).
+    bool cubin = true;
+};
+
+Target choose_target(const NvrtcLibrary& nvrtc, const Device& device) {
+    Target target;
+    const auto& cc = device.properties().compute_capability;
+    if (!cc) throw UnsupportedError(fmt::format("{}: its compute capability is unknown", device.name()));
+    target.device_architecture = cc->major * 10 + cc->minor;
+    target.architecture = nvrtc.best_architecture(target.device_architecture);
+    if (target.architecture == 0) {
+        throw UnsupportedError(fmt::format("NVRTC {} cannot compile for {} (sm_{}): its oldest architecture is newer",
+                                           nvrtc.version(), device.name(), target.device_architecture));
+    }
+    // A cubin runs on devices of its major version with an equal or higher minor version.
+    target.cubin = target.architecture / 10 == target.device_architecture / 10;
+    return target;
+}
+
+}  // namespace
+
+bool is_loadable_image(std::span<const std::byte> image) noexcept {
+    static constexpr std::array<unsigned char, 4> elf_magic = {0x7f, 'E', 'L', 'F'};
+    if (image.size() >= elf_magic.size() && std::memcmp(image.data(), elf_magic.data(), elf_magic.size()) == 0) {
+        return is_complete_elf64(image);
+    }
+    // PTX: text the driver reads up to its NUL.
+    return !image.empty() && std::to_integer<int>(image.back()) == 0;
+}
+
+// ---- LoadedModule -------------------------------------------------------------------------------
+
+LoadedModule::LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, const void* image)
+    : context_(std::move(context)), device_index_(device_index), cu_context_(context_->cu_context(device_index)) {
+    CurrentContext current(context_->driver(), cu_context_);
+    KJARNI_CU(context_->driver(), ModuleLoadData, &module_, image);
+}
+
+LoadedModule::~LoadedModule() {
+    if (module_ == nullptr) return;
+    try {
+        CurrentContext current(context_->driver(), cu_context_);
+        static_cast<void>(context_->driver().ModuleUnload(module_));
+    } catch (...) {
+        // The context could not be made current (driver shut down): nothing left to free.
+    }
+}
+
+// ---- CudaKernel ---------------------------------------------------------------------------------
+
+CudaKernel::CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function)
+    : module_(std::move(module)),
+      driver_(module_->context()->driver()),
+      cu_context_(module_->cu_context()),
+      function_(function),
+      dynamic_shared_allowed_(default_dynamic_shared) {
+    CurrentContext current(driver_, cu_context_);
+    const auto attribute = [this](CUfunction_attribute which) {
+        int value = 0;
+        KJARNI_CU(driver_, FuncGetAttribute, &value, which, function_);
+        return to_size(value);
+    };
+    attributes_.max_total_local_size = attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    attributes_.registers = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
+    attributes_.shared_bytes = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    attributes_.const_bytes = attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+    attributes_.local_bytes = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    attributes_.preferred_local_size_multiple =
+        module_->context()->devices()[module_->device_index()]->params().warp_size;
+
+    // cuFuncGetParamInfo (CUDA 12.4) answers CUDA_ERROR_INVALID_VALUE past the last parameter.
+    if (driver_.FuncGetParamInfo != nullptr) {
+        for (std::size_t index = 0;; ++index) {
+            std::size_t offset = 0;
+            std::size_t size = 0;
+            const CUresult result = driver_.FuncGetParamInfo(function_, index, &offset, &size);
+            if (result == CUDA_ERROR_INVALID_VALUE) break;
+            if (result != CUDA_SUCCESS) {
+                // Some other refusal: the list would be incomplete, so report none.
+                params_.clear();
+                break;
+            }
+            ParamInfo param;
+            // A pointer and an 8-byte scalar look the same from here.
+            param.kind = size == 8 ? ParamInfo::Kind::unknown : ParamInfo::Kind::scalar;
+            param.size = size;
+            params_.push_back(std::move(param));
+        }
+    }
+}
+
+void CudaKernel::allow_dynamic_shared(std::size_t bytes) {
+    std::lock_guard lock(attribute_mutex_);
+    if (bytes <= dynamic_shared_allowed_.load(std::memory_order_relaxed)) return;
+    // The limit only grows: a launch with less keeps working.
+    KJARNI_CU(driver_, FuncSetAttribute, function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              static_cast<int>(bytes));
+    dynamic_shared_allowed_.store(bytes, std::memory_order_release);
+}
+
+std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std::size_t* global_size,
+                                          const std::size_t* local_size, std::size_t dynamic_local_mem,
+                                          std::span<const KernelArg> args, bool want_event) {
+    // The hot path: no allocation for up to inline_args arguments, no look-up, no string.
+    auto& cuda_queue = static_cast<CudaQueue&>(queue);
+    std::array<unsigned int, 3> grid = {1, 1, 1};
+    std::array<unsigned int, 3> block = {1, 1, 1};
+    for (unsigned d = 0; d < dims && d < 3; ++d) {
+        block[d] = static_cast<unsigned int>(local_size[d]);
+        grid[d] = static_cast<unsigned int>(global_size[d] / local_size[d]);
+    }
+
+    // The kernel parameters: a pointer to each argument's value. Buffer arguments become device
+    // addresses, kept in `pointers` for the duration of the call (cuLaunchKernel copies them).
+    std::array<void*, inline_args> inline_params;
+    std::array<CUdeviceptr, inline_args> inline_pointers;
+    std::vector<void*> heap_params;
+    std::vector<CUdeviceptr> heap_pointers;
+    void** params = inline_params.data();
+    CUdeviceptr* pointers = inline_pointers.data();
+    if (args.size() > inline_args) {
+        heap_params.resize(args.size());
+        heap_pointers.resize(args.size());
+        params = heap_params.data();
+        pointers = heap_pointers.data();
+    }
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const KernelArg& arg = args[i];
+        if (arg.kind == KernelArg::Kind::buffer) {
+            pointers[i] = arg.buffer != nullptr ? static_cast<CudaBuffer*>(arg.buffer)->at(arg.offset) : 0;
+            params[i] = &pointers[i];
+        } else {
+            // The driver only reads it.
+            params[i] = const_cast<std::byte*>(arg.scalar);
+        }
+    }
+
+    CurrentContext current(driver_, cu_context_);
+    if (dynamic_local_mem > dynamic_shared_allowed_.load(std::memory_order_acquire)) {
+        allow_dynamic_shared(dynamic_local_mem);
+    }
+    KJARNI_CU(driver_, LaunchKernel, function_, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+              static_cast<unsigned int>(dynamic_local_mem), cuda_queue.stream(), args.empty() ? nullptr : params,
+              nullptr);
+    if (!want_event) return nullptr;
+    auto event = std::make_shared<CudaEvent>(cuda_queue.context(), cuda_queue.device_index());
+    KJARNI_CU(driver_, EventRecord, event->event(), cuda_queue.stream());
+    return event;
+}
+
+// ---- CudaModule ---------------------------------------------------------------------------------
+
+CudaModule::CudaModule(std::shared_ptr<LoadedModule> module) : module_(std::move(module)) {}
+
+std::shared_ptr<Kernel> CudaModule::kernel(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    if (auto found = kernels_.find(name); found != kernels_.end()) return found->second;
+    const Driver& driver = module_->context()->driver();
+    CurrentContext current(driver, module_->cu_context());
+    CUfunction function = nullptr;
+    const CUresult result = driver.ModuleGetFunction(&function, module_->module(), name.c_str());
+    if (result == CUDA_ERROR_NOT_FOUND) return nullptr;
+    check(driver, result, "cuModuleGetFunction");
+    auto kernel = std::make_shared<CudaKernel>(module_, function);
+    kernels_.emplace(name, kernel);
+    return kernel;
+}
+
+std::vector<std::string> CudaModule::kernel_names() const {
+    const Driver& driver = module_->context()->driver();
+    std::vector<std::string> names;
+    // CUDA 12.4 and later; an older driver cannot list them.
+    if (driver.ModuleGetFunctionCount == nullptr || driver.ModuleEnumerateFunctions == nullptr ||
+        driver.FuncGetName == nullptr) {
+        return names;
+    }
+    CurrentContext current(driver, module_->cu_context());
+    unsigned int count = 0;
+    KJARNI_CU(driver, ModuleGetFunctionCount, &count, module_->module());
+    std::vector<CUfunction> functions(count);
+    if (count > 0) KJARNI_CU(driver, ModuleEnumerateFunctions, functions.data(), count, module_->module());
+    names.reserve(count);
+    for (CUfunction function : functions) {
+        const char* name = nullptr;
+        KJARNI_CU(driver, FuncGetName, &name, function);
+        names.emplace_back(name != nullptr ? name : "");
+    }
+    return names;
+}
+
+std::optional<std::pair<CUdeviceptr, std::size_t>> CudaModule::find_global(const std::string& name) const {
+    const Driver& driver = module_->context()->driver();
+    CUdeviceptr address = 0;
+    std::size_t size = 0;
+    const CUresult result = driver.ModuleGetGlobal(&address, &size, module_->module(), name.c_str());
+    if (result == CUDA_ERROR_NOT_FOUND) return std::nullopt;
+    check(driver, result, "cuModuleGetGlobal");
+    return std::pair{address, size};
+}
+
+std::optional<std::size_t> CudaModule::constant_size(const std::string& name) {
+    CurrentContext current(module_->context()->driver(), module_->cu_context());
+    auto global = find_global(name);
+    if (!global) return std::nullopt;
+    return global->second;
+}
+
+void CudaModule::set_constant(Queue& queue, const std::string& name, const void* host, std::size_t size) {
+    auto& cuda_queue = static_cast<CudaQueue&>(queue);
+    const Driver& driver = module_->context()->driver();
+    CurrentContext current(driver, module_->cu_context());
+    auto global = find_global(name);
+    if (!global) throw NotFoundError(fmt::format("the module has no constant named {}", name));
+    // `host` need only stay valid for this call: the copy completes before returning.
+    KJARNI_CU(driver, MemcpyHtoDAsync, global->first, host, size, cuda_queue.stream());
+    KJARNI_CU(driver, StreamSynchronize, cuda_queue.stream());
+}
+
+void CudaModule::set_constant(Queue& queue, const std::string& name, Buffer& source, std::size_t source_offset,
+                              std::size_t size) {
+    auto& cuda_queue = static_cast<CudaQueue&>(queue);
+    auto& buffer = static_cast<CudaBuffer&>(source);
+    const auto& context = module_->context();
+    const Driver& driver = context->driver();
+    CurrentContext current(driver, module_->cu_context());
+    auto global = find_global(name);
+    if (!global) throw NotFoundError(fmt::format("the module has no constant named {}", name));
+    if (buffer.device_index() == module_->device_index()) {
+        KJARNI_CU(driver, MemcpyDtoDAsync, global->first, buffer.at(source_offset), size, cuda_queue.stream());
+    } else {
+        KJARNI_CU(driver, MemcpyPeerAsync, global->first, module_->cu_context(), buffer.at(source_offset),
+                  context->cu_context(buffer.device_index()), size, cuda_queue.stream());
+    }
+}
+
+// ---- CudaContext: build, load, compiler_identity -------------------------------------------------
+
+BuildOutput CudaContext::build(std::size_t device_index, const std::string& source, const BuildOptions& options) {
+    const NvrtcLibrary& nvrtc = nvrtc_or_throw();
+    const Device& device = *devices_[device_index];
+    const Target target = choose_target(nvrtc, device);
+
+    std::vector<std::string> compiler_options;
+    compiler_options.push_back(
+        fmt::format("--gpu-architecture={}_{}", target.cubin ? "sm" : "compute", target.architecture));
+    compiler_options.emplace_back("--std=c++17");
+    if (options.fast_math) compiler_options.emplace_back("--use_fast_math");
+    for (const std::string& dir : options.include_dirs) compiler_options.push_back("-I" + dir);
+    compiler_options.insert(compiler_options.end(), options.compiler_options.begin(),
+                            options.compiler_options.end());
+
+    if (options.keep_dir) write_file(*options.keep_dir / "program.cu", source);
+    // PTX is needed when it is what gets loaded, and to keep it.
+    const bool want_ptx = !target.cubin || options.keep_dir.has_value();
+    NvrtcOutput output = nvrtc.compile(source, "program.cu", compiler_options, {}, want_ptx);
+
+    std::string log;
+    if (target.architecture != target.device_architecture) {
+        log = target.cubin ? fmt::format("kjarni: NVRTC {} does not support sm_{}; compiled for sm_{}, which runs on "
+                                         "it\n",
+                                         nvrtc.version(), target.device_architecture, target.architecture)
+                           : fmt::format("kjarni: NVRTC {} does not support sm_{}; compiled PTX for compute_{}, "
+                                         "which the driver compiles when loading\n",
+                                         nvrtc.version(), target.device_architecture, target.architecture);
+    }
+    log += output.log;
+
+    if (options.keep_dir) {
+        const std::filesystem::path& dir = *options.keep_dir;
+        write_file(dir / "build.log", log);
+        if (output.compiled) {
+            if (!output.cubin.empty()) {
+                write_file(dir / "program.cubin", std::string_view(output.cubin.data(), output.cubin.size()));
+            }
+            if (output.ptx.empty()) {
+                // This NVRTC gave no PTX alongside the cubin: compile again for the virtual architecture.
+                std::vector<std::string> ptx_options = compiler_options;
+                ptx_options[0] = fmt::format("--gpu-architecture=compute_{}", target.architecture);
+                output.ptx = nvrtc.compile(source, "program.cu", ptx_options, {}, true).ptx;
+            }
+            write_file(dir / "program.ptx", output.ptx);
+        }
+    }
+    if (!output.compiled) throw CompileError("CUDA", device.name(), log, compiler_options, source);
+
+    BuildOutput result;
+    if (target.cubin) {
+        result.binary.resize(output.cubin.size());
+        std::memcpy(result.binary.data(), output.cubin.data(), output.cubin.size());
+    } else {
+        // PTX, NUL-terminated as cuModuleLoadData reads it.
+        result.binary.resize(output.ptx.size() + 1);
+        std::memcpy(result.binary.data(), output.ptx.c_str(), output.ptx.size() + 1);
+    }
+    result.module = std::make_shared<CudaModule>(std::make_shared<LoadedModule>(
+        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, result.binary.data()));
+    result.log = std::move(log);
+    return result;
+}
+
+std::shared_ptr<Module> CudaContext::load(std::size_t device_index, std::span<const std::byte> binary,
+                                          const BuildOptions& /*options*/) {
+    if (!is_loadable_image(binary)) {
+        throw BackendError("CUDA", "cuModuleLoadData", static_cast<std::int64_t>(CUDA_ERROR_INVALID_IMAGE),
+                           "CUDA_ERROR_INVALID_IMAGE", "not a complete cubin or NUL-terminated PTX image");
+    }
+    // A copy: the driver may want the image aligned, and the span may point anywhere.
+    const std::vector<std::byte> image(binary.begin(), binary.end());
+    return std::make_shared<CudaModule>(std::make_shared<LoadedModule>(
+        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, image.data()));
+}
+
+std::string CudaContext::compiler_identity(std::size_t device_index) const {
+    const Device& device = *devices_[device_index];
+    int driver_version = 0;
+    KJARNI_CU(driver_, DriverGetVersion, &driver_version);
+    std::string nvrtc_part = "none";
+    std::string target_part = "none";
+    if (const NvrtcLibrary* nvrtc = nvrtc_library()) {
+        nvrtc_part = nvrtc->version();
+        try {
+            const Target target = choose_target(*nvrtc, device);
+            target_part = fmt::format("{}_{}", target.cubin ? "sm" : "compute", target.architecture);
+        } catch (const Error&) {
+            // build() will say why; the identity only needs to differ.
+        }
+    }
+    std::string cc = "unknown";
+    if (const auto& capability = device.properties().compute_capability) {
+        cc = fmt::format("{}.{}", capability->major, capability->minor);
+    }
+    return fmt::format("kjarni-cuda-build {}; device {}; compute capability {}; target {}; driver {}; NVRTC {}",
+                       build_recipe_version, device.name(), cc, target_part, driver_version, nvrtc_part);
+}
+
+}  // namespace kjarni::backend::cuda

@@ -1,0 +1,107 @@
+#pragma once
+// Programs on CUDA: a module is a CUmodule loaded from a cubin that NVRTC compiled for the device's
+// architecture; a kernel is one CUfunction of it.
+//
+// Ownership: the CUmodule itself lives in a LoadedModule shared by the CudaModule and every
+// CudaKernel taken from it, so a kernel stays usable after its module object is gone, and the
+// module can cache its kernels without a reference cycle.
+
+#include <cuda.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/cuda/cuda_driver.hpp"
+
+namespace kjarni::backend::cuda {
+
+class CudaContext;
+
+/// A loaded CUmodule, unloaded (in its context) when the last owner goes.
+class LoadedModule {
+public:
+    /// cuModuleLoadData of `image` (a cubin, a fatbin or NUL-terminated PTX) in the context of
+    /// device `device_index`; throws BackendError when the driver refuses it.
+    LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, const void* image);
+    ~LoadedModule();
+    LoadedModule(const LoadedModule&) = delete;
+    LoadedModule& operator=(const LoadedModule&) = delete;
+
+    const std::shared_ptr<CudaContext>& context() const noexcept { return context_; }
+    std::size_t device_index() const noexcept { return device_index_; }
+    CUcontext cu_context() const noexcept { return cu_context_; }
+    CUmodule module() const noexcept { return module_; }
+
+private:
+    std::shared_ptr<CudaContext> context_;
+    std::size_t device_index_;
+    CUcontext cu_context_;
+    CUmodule module_ = nullptr;
+};
+
+class CudaKernel final : public Kernel {
+public:
+    /// Reads the function's attributes and parameters once, here.
+    CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function);
+
+    const KernelAttributes& attributes() const override { return attributes_; }
+    const std::vector<ParamInfo>& params() const override { return params_; }
+    std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,
+                                  const std::size_t* local_size, std::size_t dynamic_local_mem,
+                                  std::span<const KernelArg> args, bool want_event) override;
+
+    CUfunction function() const noexcept { return function_; }
+
+private:
+    /// Raises the function's dynamic shared memory limit to at least `bytes` (the context is
+    /// current). Beyond 48 KiB the driver requires that opt-in.
+    void allow_dynamic_shared(std::size_t bytes);
+
+    std::shared_ptr<LoadedModule> module_;
+    const Driver& driver_;
+    CUcontext cu_context_;
+    CUfunction function_;
+    KernelAttributes attributes_;
+    std::vector<ParamInfo> params_;
+    /// The dynamic shared memory the function is allowed so far (the driver's default is 48 KiB).
+    std::atomic<std::size_t> dynamic_shared_allowed_;
+    std::mutex attribute_mutex_;
+};
+
+class CudaModule final : public Module {
+public:
+    explicit CudaModule(std::shared_ptr<LoadedModule> module);
+
+    std::size_t device_index() const override { return module_->device_index(); }
+    std::shared_ptr<Kernel> kernel(const std::string& name) override;
+    std::vector<std::string> kernel_names() const override;
+    std::optional<std::size_t> constant_size(const std::string& name) override;
+    void set_constant(Queue& queue, const std::string& name, const void* host, std::size_t size) override;
+    void set_constant(Queue& queue, const std::string& name, Buffer& source, std::size_t source_offset,
+                      std::size_t size) override;
+
+    const std::shared_ptr<LoadedModule>& loaded() const noexcept { return module_; }
+
+private:
+    /// The constant's address and size, or nullopt (the context is current).
+    std::optional<std::pair<CUdeviceptr, std::size_t>> find_global(const std::string& name) const;
+
+    std::shared_ptr<LoadedModule> module_;
+    std::mutex mutex_;
+    /// Kernels handed out so far, so that a name always gives the same object.
+    std::map<std::string, std::shared_ptr<CudaKernel>, std::less<>> kernels_;
+};
+
+/// Whether `image` looks like something cuModuleLoadData can read without running past its end:
+/// a complete ELF image (cubin) whose headers and sections lie inside it, or NUL-terminated text
+/// (PTX). cuModuleLoadData takes no size, so a truncated file must never reach it.
+bool is_loadable_image(std::span<const std::byte> image) noexcept;
+
+}  // namespace kjarni::backend::cuda
