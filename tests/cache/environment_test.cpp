@@ -88,12 +88,16 @@ TEST_F(CacheEnvironment, RestoresWhatItChanged) {
 }
 
 TEST_F(CacheEnvironment, InstanceUsesTheEnvironment) {
-    test::TemporaryDirectory tmp;
-    const ScopedEnvironment a("KJARNI_CACHE_DIR", tmp.path().string());
-    // The process-wide instance is configured once, at first use: this test is its first use.
+    // The process-wide instance is configured once, at its first use (this test, in this suite;
+    // the same environment each time, so that the test may be repeated). Nothing is stored, so
+    // the directory is never made.
+    const auto location = std::filesystem::temp_directory_path() / "kjarni-cache-test-instance";
+    const ScopedEnvironment a("KJARNI_CACHE_DIR", location.string());
+    const ScopedEnvironment b("KJARNI_CACHE_MAX_BYTES", "5M");
     DiskCache& cache = DiskCache::instance();
     EXPECT_EQ(&cache, &DiskCache::instance());
-    EXPECT_EQ(cache.directory(), tmp.path());
+    EXPECT_EQ(cache.directory(), location);
+    EXPECT_EQ(cache.max_bytes(), 5U << 20);
     EXPECT_TRUE(cache.enabled());
 }
 
