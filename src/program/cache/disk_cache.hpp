@@ -1,0 +1,103 @@
+#pragma once
+// The on-disk compilation cache: one file per key, written atomically, verified when read, bounded
+// in size by least-recently-used eviction. Shared by the threads of a process and by processes.
+//
+// A cache never makes a compile fail: load() and store() throw nothing; what goes wrong (a bad
+// entry, a full disk, a read-only directory) is a miss or a skipped store, and is counted.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "program/cache/cache_key.hpp"
+
+namespace kjarni::detail {
+
+/// A snapshot of a DiskCache's counters (since it was made).
+struct DiskCacheStatistics {
+    std::uint64_t hits = 0;
+    std::uint64_t misses = 0;           ///< every load that returned nothing, bad entries included
+    std::uint64_t stores = 0;           ///< entries written
+    std::uint64_t corrupt_entries = 0;  ///< entries found bad when read, and removed
+    std::uint64_t evictions = 0;        ///< entries removed to keep under the size bound
+    std::uint64_t io_errors = 0;        ///< failed reads, writes, renames, directory creations
+};
+
+struct DiskCacheSettings {
+    static constexpr std::uint64_t default_max_bytes = std::uint64_t{1} << 30;
+
+    std::filesystem::path directory;
+    std::uint64_t max_bytes = default_max_bytes;
+    bool enabled = true;
+
+    /// From the environment:
+    /// - directory: $KJARNI_CACHE_DIR, else $XDG_CACHE_HOME/kjarni (if absolute, as the XDG
+    ///   specification asks), else $HOME/.cache/kjarni; if none is set the cache is disabled;
+    /// - enabled: unless $KJARNI_CACHE is 0, off, false or no (any case);
+    /// - max_bytes: $KJARNI_CACHE_MAX_BYTES, a number of bytes with an optional K, M or G suffix
+    ///   (powers of 1024); 1 GiB if unset or unreadable.
+    /// Empty variables count as unset.
+    static DiskCacheSettings from_environment();
+};
+
+class DiskCache {
+public:
+    explicit DiskCache(DiskCacheSettings settings);
+    DiskCache(std::filesystem::path directory, std::uint64_t max_bytes, bool enabled = true);
+    DiskCache(const DiskCache&) = delete;
+    DiskCache& operator=(const DiskCache&) = delete;
+
+    /// The process-wide cache, configured from the environment when first used.
+    static DiskCache& instance();
+
+    bool enabled() const noexcept { return settings_.enabled; }
+    const std::filesystem::path& directory() const noexcept { return settings_.directory; }
+    std::uint64_t max_bytes() const noexcept { return settings_.max_bytes; }
+
+    /// The payload stored under `key`, or nothing: no entry, the cache disabled, or an entry found
+    /// bad (wrong magic or version, another key, wrong size, wrong checksum, truncated), which is
+    /// removed. A hit makes the entry the most recently used.
+    std::optional<std::vector<std::byte>> load(const CacheKey& key) noexcept;
+
+    /// Stores `payload` under `key` (replacing any entry), then evicts least recently used entries
+    /// if the cache may have grown past its bound. Does nothing if disabled, or if the entry alone
+    /// would take more than 90% of the bound.
+    void store(const CacheKey& key, std::span<const std::byte> payload) noexcept;
+
+    DiskCacheStatistics statistics() const noexcept;
+
+    /// Where the entry of `key` lives: <directory>/<first 2 hex digits>/<32 hex digits>.bin.
+    std::filesystem::path entry_path(const CacheKey& key) const;
+
+    /// Scans the whole directory now and evicts down to 90% of the bound if it is over it (store()
+    /// does this when needed; this is for tests and tools). Returns the entries' total size after.
+    std::uint64_t enforce_size_bound() noexcept;
+
+private:
+    void maybe_enforce_size_bound() noexcept;
+    std::uint64_t scan_and_evict();
+    void drop_corrupt(const std::filesystem::path& path, int fd) noexcept;
+
+    DiskCacheSettings settings_;
+
+    std::atomic<std::uint64_t> hits_{0};
+    std::atomic<std::uint64_t> misses_{0};
+    std::atomic<std::uint64_t> stores_{0};
+    std::atomic<std::uint64_t> corrupt_entries_{0};
+    std::atomic<std::uint64_t> evictions_{0};
+    std::atomic<std::uint64_t> io_errors_{0};
+
+    // Eviction bookkeeping (see maybe_enforce_size_bound()).
+    std::mutex scan_mutex_;                      // one scan at a time in this process
+    std::atomic<bool> scanned_{false};           // approximate_total_ comes from a scan
+    std::atomic<std::uint64_t> approximate_total_{0};
+    std::atomic<std::uint64_t> stores_since_scan_{0};
+};
+
+}  // namespace kjarni::detail
