@@ -1,27 +1,26 @@
 #include "program/module_cache.hpp"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include "core/context_state.hpp"
+#include "kjarni/error.hpp"
 #include "kjarni/version.hpp"
+#include "program/cache/cache_key.hpp"
+#include "program/cache/disk_cache.hpp"
 
 namespace kjarni::detail {
 
 namespace {
 
-// Every input of the compiler, length-prefixed so that no two different inputs read the same.
-std::string cache_key(const BoundDevice& device, const std::string& source, const backend::BuildOptions& options) {
-    std::string key;
-    auto add = [&key](std::string_view field) { key += fmt::format("{}:{};", field.size(), field); };
-    add(version());
-    add(device.context().api().shortcut());
-    add(device.context().backend()->compiler_identity(device.index()));
-    add(options.fast_math ? "fast_math" : "");
-    add(fmt::format("{}", fmt::join(options.compiler_options, "\x1f")));
-    add(fmt::format("{}", fmt::join(options.include_dirs, "\x1f")));
-    add(source);
-    return key;
+// Everything that changes the binary: the inputs of the compiler and what compiles.
+CacheKey cache_key(const BoundDevice& device, const std::string& source, const backend::BuildOptions& options) {
+    return CacheKeyBuilder()
+        .add("kjarni", version())
+        .add("api", device.context().api().shortcut())
+        .add("compiler", device.context().backend()->compiler_identity(device.index()))
+        .add("fast_math", options.fast_math)
+        .add("compiler_options", options.compiler_options)
+        .add("include_dirs", options.include_dirs)
+        .add("source", source)
+        .key();
 }
 
 }  // namespace
@@ -33,10 +32,29 @@ std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const 
     if (options.keep_dir) return backend.build(device.index(), source, options).module;
 
     ModuleCache& memory = device.context().state().modules;
-    const std::string key = cache_key(device, source, options);
-    if (auto module = memory.find(key)) return module;
+    const CacheKey key = cache_key(device, source, options);
+    const std::string memory_key = key.hex();
+    if (auto module = memory.find(memory_key)) return module;
+
+    // Included headers are not part of the key, so with include directories the disk cache could
+    // serve a binary built from older headers: compile those programs every time.
+    DiskCache& disk = DiskCache::instance();
+    const bool use_disk = options.include_dirs.empty();
+    if (use_disk) {
+        if (auto binary = disk.load(key)) {
+            try {
+                auto module = backend.load(device.index(), *binary, options);
+                memory.insert(memory_key, module);
+                return module;
+            } catch (const Error&) {
+                // The driver refused a binary that passed the cache's checks (e.g. after a driver
+                // change that kept the version string): compile it again and overwrite the entry.
+            }
+        }
+    }
     auto output = backend.build(device.index(), source, options);
-    memory.insert(key, output.module);
+    if (use_disk && !output.binary.empty()) disk.store(key, output.binary);
+    memory.insert(memory_key, output.module);
     return output.module;
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <regex>
+#include <ostream>
 #include <sstream>
 
 namespace kjarni::test {
@@ -99,6 +100,10 @@ Context* shared_multi_device_context() {
         return nullptr;
     }();
     return context;
+}
+
+void PrintTo(const TestDevice& device, std::ostream* out) {
+    *out << device.api << ":" << device.platform_index << ":" << device.device_index << " (" << device.name << ")";
 }
 
 std::string test_device_name(const ::testing::TestParamInfo<TestDevice>& info) {

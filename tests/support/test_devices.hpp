@@ -25,6 +25,9 @@ struct TestDevice {
     Device device() const;
 };
 
+/// For gtest's messages.
+void PrintTo(const TestDevice& device, std::ostream* out);
+
 /// The selected devices, in a stable order.
 const std::vector<TestDevice>& test_devices();
 
