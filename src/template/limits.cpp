@@ -1,0 +1,10 @@
+#include "limits.hpp"
+
+namespace kjarni::tmpl {
+
+Limits& limits() noexcept {
+    static Limits l;
+    return l;
+}
+
+}  // namespace kjarni::tmpl
