@@ -53,7 +53,9 @@ private:
         if (starts_with(src_, j, "##")) {
             return after_newline(line_end(j));
         }
+        def_line_ = false;
         if (starts_with(src_, j, "<%def") || starts_with(src_, j, "</%def")) {
+            def_line_ = src_[j + 1] == '%';
             std::size_t tag_end = scan_tag(j, /*emit=*/false);
             std::size_t k = tag_end;
             while (k < src_.size() && is_space(src_[k])) ++k;
@@ -74,14 +76,10 @@ private:
                 append("\n", i);
                 return i + 1;
             }
-            if (c == '\\' && i + 1 < src_.size() && src_[i + 1] == '\n') {
-                i += 2;
-                continue;
-            }
-            if (c == '\\' && i + 2 < src_.size() && src_[i + 1] == '\r' && src_[i + 2] == '\n') {
-                i += 3;
-                continue;
-            }
+            // A joined line: its text continues this one, but control and comment lines are
+            // still recognized at its start.
+            if (c == '\\' && i + 1 < src_.size() && src_[i + 1] == '\n') return i + 2;
+            if (c == '\\' && i + 2 < src_.size() && src_[i + 1] == '\r' && src_[i + 2] == '\n') return i + 3;
             if (c == '$' && i + 1 < src_.size() && src_[i + 1] == '{') {
                 std::size_t e = find_expression_end(src_, i + 2);
                 if (e == std::string_view::npos) throw PositionedError("unterminated '${' (no closing '}')", off(i));
@@ -95,7 +93,16 @@ private:
             }
             if (starts_with(src_, i, "<%def") || starts_with(src_, i, "</%def")) {
                 flush();
+                bool closing = src_[i + 1] == '/';
                 i = scan_tag(i, /*emit=*/true);
+                if (closing && def_line_) {
+                    // A line holding only a whole def (`<%def ...>...</%def>`) vanishes with its
+                    // newline, like a def tag alone on its line.
+                    std::size_t k = i;
+                    while (k < src_.size() && is_space(src_[k])) ++k;
+                    if (k >= src_.size()) return k;
+                    if (src_[k] == '\n') return k + 1;
+                }
                 continue;
             }
             append(std::string_view(&src_[i], 1), i);
@@ -172,6 +179,7 @@ private:
     std::vector<Chunk> chunks_;
     std::string text_;
     std::size_t text_pos_ = 0;
+    bool def_line_ = false;  // the current line starts with an opening def tag
 };
 
 }  // namespace

@@ -31,16 +31,7 @@ struct SnippetImpl;
 /// Render globals (and the items of a dict): names to values. Iteration order is the key order.
 using Globals = std::map<std::string, Value>;
 
-/// Arguments of a call from a template: positional ones, then keyword ones in the order written.
-struct Args {
-    std::vector<Value> positional;
-    std::vector<std::pair<std::string, Value>> keyword;
-
-    std::size_t size() const noexcept { return positional.size(); }
-    const Value& operator[](std::size_t i) const;  // throws kjarni::Error when out of range
-    /// The keyword argument `name`, or nullptr when not given.
-    const Value* find_keyword(std::string_view name) const noexcept;
-};
+struct Args;
 
 /// A C++ function callable from a template as `${f(1, x=2)}`. Throwing kjarni::Error (or any
 /// std::exception) from it becomes a RenderError at the call's position.
@@ -168,6 +159,17 @@ private:
     [[noreturn]] static void throw_int_overflow();
 
     Storage storage_;
+};
+
+/// Arguments of a call from a template: positional ones, then keyword ones in the order written.
+struct Args {
+    std::vector<Value> positional;
+    std::vector<std::pair<std::string, Value>> keyword;
+
+    std::size_t size() const noexcept { return positional.size(); }
+    const Value& operator[](std::size_t i) const;  // throws kjarni::Error when out of range
+    /// The keyword argument `name`, or nullptr when not given.
+    const Value* find_keyword(std::string_view name) const noexcept;
 };
 
 }  // namespace kjarni
