@@ -4,8 +4,6 @@
 
 #include <kjarni/template.hpp>
 
-#include "template/limits.hpp"
-
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -40,7 +38,7 @@ const kjarni::Globals& globals() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     // Small bounds keep every input fast; the defaults are for real kernels.
-    auto& l = kjarni::tmpl::limits();
+    auto& l = kjarni::template_limits();
     l.max_steps = 100'000;
     l.max_string = 1u << 20;
     l.max_items = 1u << 16;

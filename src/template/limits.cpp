@@ -1,10 +1,10 @@
 #include "limits.hpp"
 
-namespace kjarni::tmpl {
+namespace kjarni {
 
-Limits& limits() noexcept {
-    static Limits l;
+TemplateLimits& template_limits() noexcept {
+    static TemplateLimits l;
     return l;
 }
 
-}  // namespace kjarni::tmpl
+}  // namespace kjarni

@@ -23,6 +23,7 @@
 #include <kjarni/template/value.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -34,6 +35,20 @@ namespace kjarni {
 namespace detail {
 struct CompiledTemplate;
 }
+
+/// Bounds that keep a runaway or hostile template from exhausting the stack, the memory or the
+/// time of the process: crossing one is a RenderError. The defaults are far above what kernel
+/// templates need. Process-wide; change them only while no render is running.
+struct TemplateLimits {
+    std::size_t max_nesting = 200;         // nested expressions and blocks while parsing
+    std::size_t max_call_depth = 200;      // nested def / snippet / module calls while rendering
+    std::uint64_t max_steps = 50'000'000;  // evaluation steps of one top-level render
+    std::size_t max_string = 64u << 20;    // characters of any string, the output included
+    std::size_t max_items = 16u << 20;     // items of a list (or range) built by a template
+};
+
+/// The process-wide limits.
+TemplateLimits& template_limits() noexcept;
 
 /// A template failed to compile or to render. Names the template, the 1-based line and column
 /// within its source, the message, and the names of the globals the render was given.
