@@ -15,9 +15,11 @@
 // Expressions are Python's: literals, names, attributes, indexing and slices, calls with keyword
 // arguments, arithmetic (+ - * / // % **), bit operations, comparisons (chained), in / not in,
 // is / is not, and / or / not, `x if c else y`, list / tuple / dict literals, and the builtins
-// range, len, str, int, float, bool, min, max, abs, enumerate, zip, list, tuple, sum, sorted,
-// reversed, isinstance-free string methods (join, upper, lower, replace, startswith, endswith,
-// strip, split) and dict methods (items, keys, values, get).
+// range, len, str, repr, int, float, bool, min, max, abs, enumerate, zip, list, tuple, sum,
+// sorted, reversed; the string methods join, upper, lower, replace, startswith, endswith, strip,
+// split; the dict methods items, keys, values, get.
+// Differences from Python: integers are 64-bit (overflow is an error), dict keys are strings and
+// iterate in key order, there are no comprehensions, lambdas or `<% %>` code blocks.
 
 #include <kjarni/error.hpp>
 #include <kjarni/template/value.hpp>
