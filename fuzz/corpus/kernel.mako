@@ -1,0 +1,6 @@
+KERNEL void f(${mod} a)
+{
+% for i in range(n):
+    x += ${i} * ${snip("y")};
+% endfor
+}

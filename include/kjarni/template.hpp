@@ -1,0 +1,6 @@
+#pragma once
+// The template language, Modules and Snippets (see kjarni/template/template.hpp for the language).
+
+#include <kjarni/template/module.hpp>
+#include <kjarni/template/template.hpp>
+#include <kjarni/template/value.hpp>

@@ -1,0 +1,139 @@
+#pragma once
+// Templates in the Mako-compatible subset kjarni understands (reference §3.3.10: Template,
+// DefTemplate, RenderError). A template is compiled once (lexed, parsed) when constructed and can be
+// rendered any number of times.
+//
+// The language:
+//   ${expression}                       substitution (str() of the value)
+//   % if c: / % elif c: / % else: / % endif       control lines (the whole line vanishes)
+//   % for a[, b...] in expression: / % endfor
+//   <%def name="f(a, b=1)"> ... </%def> a def, callable as ${f(1)}; a tag alone on its line vanishes
+//                                       with the line
+//   ## comment                          a comment line (vanishes with its newline)
+//   \ at the end of a line              joins the line with the next
+//   %% at the start of a line           a literal %
+// Expressions are Python's: literals, names, attributes, indexing and slices, calls with keyword
+// arguments, arithmetic (+ - * / // % **), bit operations, comparisons (chained), in / not in,
+// is / is not, and / or / not, `x if c else y`, list / tuple / dict literals, and the builtins
+// range, len, str, repr, int, float, bool, min, max, abs, enumerate, zip, list, tuple, sum,
+// sorted, reversed; the string methods join, upper, lower, replace, startswith, endswith, strip,
+// split; the dict methods items, keys, values, get.
+// Differences from Python: integers are 64-bit (overflow is an error), dict keys are strings and
+// iterate in key order, there are no comprehensions, lambdas or `<% %>` code blocks.
+
+#include <kjarni/error.hpp>
+#include <kjarni/template/value.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kjarni {
+
+namespace detail {
+struct CompiledTemplate;
+}
+
+/// Bounds that keep a runaway or hostile template from exhausting the stack, the memory or the
+/// time of the process: crossing one is a RenderError. The defaults are far above what kernel
+/// templates need. Process-wide; change them only while no render is running.
+struct TemplateLimits {
+    std::size_t max_nesting = 200;         // nested expressions and blocks while parsing
+    std::size_t max_call_depth = 200;      // nested def / snippet / module calls while rendering
+    std::uint64_t max_steps = 50'000'000;  // evaluation steps of one top-level render
+    std::size_t max_string = 64u << 20;    // characters of any string, the output included
+    std::size_t max_items = 16u << 20;     // items of a list (or range) built by a template
+};
+
+/// The process-wide limits.
+TemplateLimits& template_limits() noexcept;
+
+/// A template failed to compile or to render. Names the template, the 1-based line and column
+/// within its source, the message, and the names of the globals the render was given.
+class RenderError : public Error {
+public:
+    RenderError(std::string template_name, std::size_t line, std::size_t column, std::string message,
+                std::vector<std::string> global_names = {}, std::string source_line = {});
+
+    const std::string& template_name() const noexcept { return template_name_; }
+    std::size_t line() const noexcept { return line_; }
+    std::size_t column() const noexcept { return column_; }
+    /// The message alone, without the position.
+    const std::string& message() const noexcept { return message_; }
+    /// Names of the render globals given (empty for errors found while compiling).
+    const std::vector<std::string>& global_names() const noexcept { return global_names_; }
+    /// The text of the offending source line (may be empty).
+    const std::string& source_line() const noexcept { return source_line_; }
+
+private:
+    std::string template_name_;
+    std::size_t line_;
+    std::size_t column_;
+    std::string message_;
+    std::vector<std::string> global_names_;
+    std::string source_line_;
+};
+
+/// A def of a template: a function of named arguments whose body is template text.
+class DefTemplate {
+public:
+    /// A def named `name` with arguments `argnames` and the body `source`.
+    static DefTemplate from_string(std::string name, std::vector<std::string> argnames, const std::string& source);
+    /// As from_string, with the body produced by `body` (called once, now). C++ callables have no
+    /// parameter names to inspect, so the argument names are given explicitly.
+    static DefTemplate from_callable(std::string name, std::vector<std::string> argnames,
+                                     const std::function<std::string()>& body);
+
+    /// Renders the def with positional arguments `args` and globals `globals`. Modules and Snippets
+    /// are not processed here: use render_with_modules() for sources that use them.
+    std::string render(const std::vector<Value>& args = {}, const Globals& globals = {}) const;
+    /// As render(), with keyword arguments too.
+    std::string render(const Args& args, const Globals& globals) const;
+
+    const std::string& name() const noexcept { return name_; }
+    /// The argument names, in order.
+    std::vector<std::string> argnames() const;
+    /// The full source of the template the def belongs to.
+    const std::string& source() const;
+
+    const std::shared_ptr<const detail::CompiledTemplate>& compiled() const noexcept { return compiled_; }
+
+private:
+    friend class Template;
+    DefTemplate(std::shared_ptr<const detail::CompiledTemplate> compiled, std::string name)
+        : compiled_(std::move(compiled)), name_(std::move(name)) {}
+    std::shared_ptr<const detail::CompiledTemplate> compiled_;
+    std::string name_;
+};
+
+/// A whole template: its top-level text and the defs declared in it.
+class Template {
+public:
+    /// Compiles `source`; `name` appears in error messages. Throws RenderError on bad syntax.
+    static Template from_string(const std::string& source, std::string name = "<string>");
+    /// Compiles the file at `path` (its path is the template's name).
+    static Template from_file(const std::filesystem::path& path);
+    /// The file with the same name as `filename` and the extension `.mako`; typically
+    /// `Template::from_associated_file(__FILE__)`.
+    static Template from_associated_file(const std::filesystem::path& filename);
+
+    /// The def `name` declared with <%def>; throws kjarni::Error when there is none.
+    DefTemplate get_def(const std::string& name) const;
+    /// Renders the top level of the template (defs are not called unless used).
+    std::string render(const Globals& globals = {}) const;
+    /// The top level as a def with no arguments.
+    DefTemplate main_def() const;
+
+    const std::string& name() const;
+    const std::string& source() const;
+
+private:
+    explicit Template(std::shared_ptr<const detail::CompiledTemplate> compiled) : compiled_(std::move(compiled)) {}
+    std::shared_ptr<const detail::CompiledTemplate> compiled_;
+};
+
+}  // namespace kjarni

@@ -1,0 +1,175 @@
+#pragma once
+// The one value type that crosses from C++ into templates. It mirrors the Python values a grunnur
+// template sees (None, bool, int, float, str, list, tuple, dict, callables, objects), so that
+// templates written for grunnur evaluate the same way. Aggregates are immutable and shared, which
+// makes copying a Value cheap and rules out reference cycles created from inside a template.
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace kjarni {
+
+class Value;
+class Module;
+class Snippet;
+
+namespace detail {
+struct ModuleImpl;
+struct SnippetImpl;
+}  // namespace detail
+
+/// Render globals (and the items of a dict): names to values. Iteration order is the key order.
+using Globals = std::map<std::string, Value>;
+
+struct Args;
+
+/// A C++ function callable from a template as `${f(1, x=2)}`. Throwing kjarni::Error (or any
+/// std::exception) from it becomes a RenderError at the call's position.
+using Function = std::function<Value(const Args&)>;
+
+/// Customization point for user types (and dtypes): what a template may do with the object.
+/// Held by shared_ptr<const Object> inside a Value.
+class Object {
+public:
+    virtual ~Object() = default;
+    /// Name shown in error messages ("int", "MyStruct"...).
+    virtual std::string type_name() const = 0;
+    /// `${obj}` and `str(obj)`. A dtype returns its C type name here.
+    virtual std::string to_string() const = 0;
+    /// `obj.name`; throw kjarni::Error (e.g. via the default) when there is no such attribute.
+    virtual Value attribute(const std::string& name) const;
+    /// `obj(...)`; by default an object is not callable.
+    virtual Value call(const Args& args) const;
+    /// The role of grunnur's `__process_modules__`: return a new object in which `process` has been
+    /// applied to every member that may hold a Module or a Snippet, or nullptr (the default) when
+    /// the object holds none, in which case it is used unchanged.
+    virtual std::shared_ptr<const Object> process_modules(
+        const std::function<Value(const Value&)>& process) const;
+};
+
+class Value {
+public:
+    enum class Kind { None, Bool, Int, Float, String, List, Tuple, Dict, Callable, Object, Module, Snippet };
+
+    struct ListData {
+        std::vector<Value> items;
+        bool tuple = false;
+    };
+    struct DictData {
+        Globals items;
+    };
+    using Storage = std::variant<std::monostate, bool, std::int64_t, double, std::shared_ptr<const std::string>,
+                                 std::shared_ptr<const ListData>, std::shared_ptr<const DictData>,
+                                 std::shared_ptr<const Function>, std::shared_ptr<const Object>,
+                                 std::shared_ptr<const detail::ModuleImpl>, std::shared_ptr<const detail::SnippetImpl>>;
+
+    /// None.
+    Value() noexcept = default;
+    Value(std::nullptr_t) noexcept {}
+    Value(bool b) noexcept : storage_(b) {}
+    template <std::integral T>
+        requires(!std::same_as<T, bool> && !std::same_as<T, char>)
+    Value(T i) : storage_(to_int64(i)) {}
+    Value(double d) noexcept : storage_(d) {}
+    Value(float f) noexcept : storage_(static_cast<double>(f)) {}
+    Value(const char* s) : storage_(std::make_shared<const std::string>(s)) {}
+    Value(std::string s) : storage_(std::make_shared<const std::string>(std::move(s))) {}
+    Value(std::string_view s) : storage_(std::make_shared<const std::string>(s)) {}
+    /// A list.
+    Value(std::initializer_list<Value> items) : Value(list(std::vector<Value>(items))) {}
+    template <class T>
+        requires std::is_convertible_v<const T&, Value>
+    Value(const std::vector<T>& items) {
+        std::vector<Value> v;
+        v.reserve(items.size());
+        for (const auto& item : items) v.emplace_back(item);
+        *this = list(std::move(v));
+    }
+    template <class T>
+        requires std::is_convertible_v<const T&, Value>
+    Value(const std::map<std::string, T>& items) {
+        Globals g;
+        for (const auto& [k, v] : items) g.emplace(k, Value(v));
+        *this = dict(std::move(g));
+    }
+    Value(Function f) : storage_(std::make_shared<const Function>(std::move(f))) {}
+    template <class F>
+        requires(std::is_invocable_r_v<Value, const F&, const Args&> && !std::is_same_v<std::decay_t<F>, Value> &&
+                 !std::is_same_v<std::decay_t<F>, Function>)
+    Value(F f) : Value(Function(std::move(f))) {}
+    template <class T>
+        requires std::is_base_of_v<Object, T>
+    Value(std::shared_ptr<T> object) : storage_(std::shared_ptr<const Object>(std::move(object))) {}
+    Value(const Module& module);
+    Value(const Snippet& snippet);
+
+    static Value list(std::vector<Value> items);
+    static Value tuple(std::vector<Value> items);
+    static Value dict(Globals items);
+    static Value function(Function f) { return Value(std::move(f)); }
+
+    Kind kind() const noexcept;
+    bool is_none() const noexcept { return kind() == Kind::None; }
+    /// Python's type name ("int", "str", "list"...; an Object's type_name()).
+    std::string type_name() const;
+
+    // Accessors: throw kjarni::Error when the value is of another kind.
+    bool as_bool() const;
+    std::int64_t as_int() const;
+    double as_float() const;  // ints convert
+    const std::string& as_string() const;
+    const std::vector<Value>& as_list() const;  // lists and tuples
+    const Globals& as_dict() const;
+    const Function& as_function() const;
+    const std::shared_ptr<const Object>& as_object() const;
+    Module as_module() const;
+    Snippet as_snippet() const;
+
+    /// Python truthiness.
+    bool truthy() const;
+    /// Python's str(): `1.5`, `2.0`, `True`, `None`, `[1, 'a']`...
+    std::string str() const;
+    /// Python's repr(): as str() but strings are quoted.
+    std::string repr() const;
+
+    /// Python's ==.
+    friend bool operator==(const Value& a, const Value& b);
+
+    const Storage& storage() const noexcept { return storage_; }
+    explicit Value(Storage s) : storage_(std::move(s)) {}
+
+private:
+    template <class T>
+    static std::int64_t to_int64(T i) {
+        if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(std::int64_t)) {
+            if (i > static_cast<T>(INT64_MAX)) throw_int_overflow();
+        }
+        return static_cast<std::int64_t>(i);
+    }
+    [[noreturn]] static void throw_int_overflow();
+
+    Storage storage_;
+};
+
+/// Arguments of a call from a template: positional ones, then keyword ones in the order written.
+struct Args {
+    std::vector<Value> positional;
+    std::vector<std::pair<std::string, Value>> keyword;
+
+    std::size_t size() const noexcept { return positional.size(); }
+    const Value& operator[](std::size_t i) const;  // throws kjarni::Error when out of range
+    /// The keyword argument `name`, or nullptr when not given.
+    const Value* find_keyword(std::string_view name) const noexcept;
+};
+
+}  // namespace kjarni

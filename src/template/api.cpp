@@ -1,0 +1,125 @@
+// Template, DefTemplate and RenderError: the public face of the compiler and the evaluator.
+
+#include <kjarni/template/template.hpp>
+
+#include "errors.hpp"
+#include "evaluator.hpp"
+#include "template_parser.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace kjarni {
+
+namespace {
+
+constexpr const char* top_level_name = "<top>";
+
+std::string describe(const std::string& template_name, std::size_t line, std::size_t column, const std::string& message,
+                     const std::vector<std::string>& globals, const std::string& source_line) {
+    std::string s = fmt::format("template '{}', line {}, column {}: {}", template_name, line, column, message);
+    if (!source_line.empty()) {
+        s += fmt::format("\n    {}\n    {}^", source_line, std::string(column > 0 ? column - 1 : 0, ' '));
+    }
+    if (!globals.empty()) s += fmt::format("\n  render globals: {}", fmt::join(globals, ", "));
+    return s;
+}
+
+std::shared_ptr<const detail::CompiledTemplate> compile(std::string name, std::string source, const std::string& main_name,
+                                                        const std::vector<std::string>& params) {
+    auto t = std::make_shared<detail::CompiledTemplate>(std::move(name), std::move(source));
+    try {
+        tmpl::compile_template(*t, main_name, params);
+    } catch (const tmpl::PositionedError& e) {
+        throw tmpl::make_render_error(*t, e.offset(), e.what(), nullptr);
+    }
+    return t;
+}
+
+bool is_identifier(const std::string& s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    for (char c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    return true;
+}
+
+}  // namespace
+
+RenderError::RenderError(std::string template_name, std::size_t line, std::size_t column, std::string message,
+                         std::vector<std::string> global_names, std::string source_line)
+    : Error(describe(template_name, line, column, message, global_names, source_line)),
+      template_name_(std::move(template_name)),
+      line_(line),
+      column_(column),
+      message_(std::move(message)),
+      global_names_(std::move(global_names)),
+      source_line_(std::move(source_line)) {}
+
+// --- DefTemplate ---
+
+DefTemplate DefTemplate::from_string(std::string name, std::vector<std::string> argnames, const std::string& source) {
+    for (const auto& a : argnames)
+        if (!is_identifier(a)) throw Error(fmt::format("DefTemplate '{}': '{}' is not a valid argument name", name, a));
+    auto t = compile(name, source, name, argnames);
+    return DefTemplate(std::move(t), std::move(name));
+}
+
+DefTemplate DefTemplate::from_callable(std::string name, std::vector<std::string> argnames,
+                                       const std::function<std::string()>& body) {
+    return from_string(std::move(name), std::move(argnames), body());
+}
+
+std::string DefTemplate::render(const std::vector<Value>& args, const Globals& globals) const {
+    return render(Args{args, {}}, globals);
+}
+
+std::string DefTemplate::render(const Args& args, const Globals& globals) const {
+    return tmpl::render_def(compiled_, name_, args, globals);
+}
+
+std::vector<std::string> DefTemplate::argnames() const {
+    std::vector<std::string> names;
+    for (const auto& p : compiled_->defs.at(name_).params) names.push_back(p.name);
+    return names;
+}
+
+const std::string& DefTemplate::source() const { return compiled_->source; }
+
+// --- Template ---
+
+Template Template::from_string(const std::string& source, std::string name) {
+    return Template(compile(std::move(name), source, top_level_name, {}));
+}
+
+Template Template::from_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(fmt::format("cannot open template file '{}'", path.string()));
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return Template(compile(path.string(), buffer.str(), top_level_name, {}));
+}
+
+Template Template::from_associated_file(const std::filesystem::path& filename) {
+    std::filesystem::path p = filename;
+    p.replace_extension(".mako");
+    return from_file(p);
+}
+
+DefTemplate Template::get_def(const std::string& name) const {
+    if (name == top_level_name || !compiled_->defs.count(name))
+        throw Error(fmt::format("template '{}' has no def '{}'", compiled_->name, name));
+    return DefTemplate(compiled_, name);
+}
+
+std::string Template::render(const Globals& globals) const { return main_def().render(std::vector<Value>{}, globals); }
+
+DefTemplate Template::main_def() const { return DefTemplate(compiled_, top_level_name); }
+
+const std::string& Template::name() const { return compiled_->name; }
+const std::string& Template::source() const { return compiled_->source; }
+
+}  // namespace kjarni

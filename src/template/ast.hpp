@@ -1,0 +1,102 @@
+#pragma once
+// The syntax tree of a compiled template: expressions (Expr) and template structure (Node), and
+// the compiled template itself (top level + defs), shared read-only by every render.
+
+#include <kjarni/template/value.hpp>
+
+#include "source_map.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kjarni::tmpl {
+
+enum class BinOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, BitOr, BitXor, BitAnd, Shl, Shr };
+enum class CmpOp { Eq, Ne, Lt, Le, Gt, Ge, In, NotIn, Is, IsNot };
+enum class UnOp { Neg, Pos, Invert, Not };
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct Expr {
+    enum class Kind {
+        Literal,  // literal
+        Name,     // name
+        Attr,     // children[0].name
+        Index,    // children[0][children[1]]
+        Slice,    // children[0][children[1]:children[2]:children[3]] (null children: omitted)
+        Call,     // children[0](children[1..]); the last kw_names.size() arguments are keywords
+        Unary,    // un_op children[0]
+        Binary,   // children[0] bin_op children[1]
+        Compare,  // children[0] cmp_ops[0] children[1] cmp_ops[1] children[2]...
+        And,      // children[0] and children[1]
+        Or,       // children[0] or children[1]
+        Cond,     // children[0] if children[1] else children[2]
+        List,
+        Tuple,
+        Dict,     // children: key, value, key, value...
+    };
+    Kind kind;
+    std::uint32_t pos;  // offset of the construct in the template source
+    Value literal;
+    std::string name;
+    BinOp bin_op = BinOp::Add;
+    UnOp un_op = UnOp::Neg;
+    std::vector<CmpOp> cmp_ops;
+    std::vector<ExprPtr> children;
+    std::vector<std::string> kw_names;
+
+    Expr(Kind k, std::uint32_t p) : kind(k), pos(p) {}
+};
+
+struct Node;
+
+struct Branch {
+    ExprPtr condition;  // null for `% else`
+    std::vector<Node> body;
+};
+
+struct Node {
+    enum class Kind { Text, Expr, If, For };
+    Kind kind;
+    std::uint32_t pos;
+    std::string text;                  // Text
+    ExprPtr expr;                      // Expr; For: the iterable
+    std::vector<Branch> branches;      // If
+    std::vector<std::string> targets;  // For: the loop variables
+    bool unpack = false;               // For: targets were written as a tuple (`a, b` or `(a,)`)
+    std::vector<Node> body;            // For
+
+    Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}
+};
+
+struct Param {
+    std::string name;
+    ExprPtr default_value;  // null when the argument is required
+};
+
+struct Def {
+    std::string name;
+    std::uint32_t pos;
+    std::vector<Param> params;
+    std::vector<Node> body;
+};
+
+}  // namespace kjarni::tmpl
+
+namespace kjarni::detail {
+
+struct CompiledTemplate {
+    std::string name;
+    std::string source;
+    tmpl::SourceMap source_map;
+    std::map<std::string, tmpl::Def> defs;  // the <%def>s and, under main_def_name, the top level
+    std::string main_def_name;
+
+    CompiledTemplate(std::string n, std::string s) : name(std::move(n)), source(std::move(s)), source_map(source) {}
+};
+
+}  // namespace kjarni::detail

@@ -1,0 +1,28 @@
+#pragma once
+// Tokens of Python expressions, as they appear inside ${...}, control lines and def signatures.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kjarni::tmpl {
+
+struct Token {
+    enum class Kind { Name, Int, Float, String, Op, End };
+    Kind kind;
+    std::uint32_t pos;  // offset in the whole template source
+    std::string text;   // Name: the name; String: the decoded value; Op: the operator; numbers: spelling
+    std::int64_t int_value = 0;
+    double float_value = 0.0;
+};
+
+/// Tokenizes source[begin, end). Throws PositionedError on a bad character, an unterminated string
+/// or an out-of-range number. The last token is End (at `end`).
+std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::size_t end);
+
+/// The end of the ${...} expression whose text starts at `begin` (just after "${"): the offset of
+/// the closing '}' at bracket depth 0, skipping string literals. Returns npos when there is none.
+std::size_t find_expression_end(std::string_view source, std::size_t begin);
+
+}  // namespace kjarni::tmpl

@@ -1,0 +1,65 @@
+#pragma once
+// Recursive-descent parser of Python expressions (precedence as in Python's grammar).
+
+#include "ast.hpp"
+#include "expr_lexer.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace kjarni::tmpl {
+
+class ExprParser {
+public:
+    explicit ExprParser(std::vector<Token> tokens) : tokens_(std::move(tokens)) {}
+
+    /// A full expression; a bare `a, b` becomes a tuple.
+    ExprPtr parse_expression_list();
+    /// One expression (a conditional expression at the top).
+    ExprPtr parse_expression();
+
+    const Token& peek(std::size_t ahead = 0) const;
+    Token next();
+    bool at_op(const char* op) const;
+    bool at_name(const char* name) const;
+    bool at_end() const { return peek().kind == Token::Kind::End; }
+    void expect_op(const char* op);
+    /// Throws unless all tokens were consumed.
+    void expect_end();
+    [[noreturn]] void fail(const std::string& message) const;
+    [[noreturn]] void fail_here(const std::string& what) const;
+
+private:
+    ExprPtr parse_or();
+    ExprPtr parse_and();
+    ExprPtr parse_not();
+    ExprPtr parse_comparison();
+    ExprPtr parse_bitor();
+    ExprPtr parse_bitxor();
+    ExprPtr parse_bitand();
+    ExprPtr parse_shift();
+    ExprPtr parse_arith();
+    ExprPtr parse_term();
+    ExprPtr parse_factor();
+    ExprPtr parse_power();
+    ExprPtr parse_postfix();
+    ExprPtr parse_atom();
+    ExprPtr parse_call(ExprPtr callee, std::uint32_t pos);
+    ExprPtr parse_subscript(ExprPtr target, std::uint32_t pos);
+
+    // Bounds the recursion so that deeply nested input cannot overflow the stack.
+    struct DepthGuard {
+        explicit DepthGuard(ExprParser& p);
+        ~DepthGuard() { --parser.depth_; }
+        DepthGuard(const DepthGuard&) = delete;
+        DepthGuard& operator=(const DepthGuard&) = delete;
+        ExprParser& parser;
+    };
+
+    std::vector<Token> tokens_;
+    std::size_t at_ = 0;
+    std::size_t depth_ = 0;
+};
+
+}  // namespace kjarni::tmpl

@@ -1,0 +1,10 @@
+#include "limits.hpp"
+
+namespace kjarni {
+
+TemplateLimits& template_limits() noexcept {
+    static TemplateLimits l;
+    return l;
+}
+
+}  // namespace kjarni

@@ -1,0 +1,167 @@
+// Snippets, Modules, and their rendering (reference §3.2.2).
+//
+// Before the main def is rendered, its globals are "processed": every Module is replaced by a
+// RenderableModule and every Snippet by a RenderableSnippet, looking inside lists, tuples, dicts and
+// Objects. Rendering is lazy, driven by the template: when a RenderableModule is used (`${mod}` or
+// `${mod(args)}`), it takes the next prefix, renders its def with (prefix, args...) and its own
+// processed globals -- which renders the modules *it* uses first -- appends the result to the
+// collected sources and evaluates to the prefix. So the collected sources come out depth first, in
+// order of use, and only modules actually used are rendered (module arguments are only known at
+// the use site, so an eager pass could not render them anyway). A module used without arguments is
+// memoized by identity and rendered once.
+
+#include <kjarni/template/module.hpp>
+
+#include "errors.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+
+namespace kjarni {
+
+namespace {
+
+struct Collector {
+    std::map<std::shared_ptr<const detail::ModuleImpl>, std::string> constant_modules;
+    std::vector<std::string> sources;
+    std::size_t counter = 0;
+};
+using CollectorPtr = std::shared_ptr<Collector>;
+
+Value process(const Value& v, const CollectorPtr& c);
+
+Globals process_globals(const Globals& g, const CollectorPtr& c) {
+    Globals out;
+    for (const auto& [k, v] : g) out.emplace(k, process(v, c));
+    return out;
+}
+
+class RenderableSnippet final : public Object {
+public:
+    RenderableSnippet(std::shared_ptr<const detail::SnippetImpl> impl, CollectorPtr c)
+        : impl_(std::move(impl)), collector_(std::move(c)) {}
+    std::string type_name() const override { return "Snippet"; }
+    std::string to_string() const override { return call(Args{}).as_string(); }
+    Value call(const Args& args) const override {
+        if (!globals_) globals_ = process_globals(impl_->render_globals, collector_);
+        return Value(impl_->def.render(args, *globals_));
+    }
+
+private:
+    std::shared_ptr<const detail::SnippetImpl> impl_;
+    CollectorPtr collector_;
+    mutable std::optional<Globals> globals_;  // processed on first use, then reused
+};
+
+class RenderableModule final : public Object {
+public:
+    RenderableModule(std::shared_ptr<const detail::ModuleImpl> impl, CollectorPtr c)
+        : impl_(std::move(impl)), collector_(std::move(c)) {}
+    std::string type_name() const override { return "Module"; }
+    std::string to_string() const override { return call(Args{}).as_string(); }
+    Value call(const Args& args) const override {
+        Collector& c = *collector_;
+        const bool constant = args.positional.empty() && args.keyword.empty();
+        if (constant) {
+            if (auto it = c.constant_modules.find(impl_); it != c.constant_modules.end()) return Value(it->second);
+        }
+        std::string prefix = fmt::format("_mod_{}_{}_", impl_->def.name(), c.counter++);
+        if (!globals_) globals_ = process_globals(impl_->render_globals, collector_);
+        Args full;
+        full.positional.reserve(args.positional.size() + 1);
+        full.positional.emplace_back(prefix);
+        full.positional.insert(full.positional.end(), args.positional.begin(), args.positional.end());
+        full.keyword = args.keyword;
+        std::string source = impl_->def.render(full, *globals_);
+        c.sources.push_back(std::move(source));
+        if (constant) c.constant_modules.emplace(impl_, prefix);
+        return Value(prefix);
+    }
+
+private:
+    std::shared_ptr<const detail::ModuleImpl> impl_;
+    CollectorPtr collector_;
+    mutable std::optional<Globals> globals_;
+};
+
+Value process(const Value& v, const CollectorPtr& c) {
+    switch (v.kind()) {
+    case Value::Kind::Module:
+        return Value(std::make_shared<RenderableModule>(std::get<std::shared_ptr<const detail::ModuleImpl>>(v.storage()), c));
+    case Value::Kind::Snippet:
+        return Value(std::make_shared<RenderableSnippet>(std::get<std::shared_ptr<const detail::SnippetImpl>>(v.storage()), c));
+    case Value::Kind::List:
+    case Value::Kind::Tuple: {
+        std::vector<Value> items;
+        items.reserve(v.as_list().size());
+        for (const auto& item : v.as_list()) items.push_back(process(item, c));
+        return v.kind() == Value::Kind::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+    }
+    case Value::Kind::Dict: return Value::dict(process_globals(v.as_dict(), c));
+    case Value::Kind::Object: {
+        auto processed = v.as_object()->process_modules([&c](const Value& x) { return process(x, c); });
+        return processed ? Value(Value::Storage(std::move(processed))) : v;
+    }
+    default: return v;
+    }
+}
+
+}  // namespace
+
+Snippet::Snippet(DefTemplate def, Globals render_globals)
+    : impl_(std::make_shared<const detail::SnippetImpl>(detail::SnippetImpl{std::move(def), std::move(render_globals)})) {}
+
+Snippet Snippet::from_string(const std::string& source, std::string name, Globals render_globals) {
+    return Snippet(DefTemplate::from_string(std::move(name), {}, source), std::move(render_globals));
+}
+
+Snippet Snippet::from_callable(std::vector<std::string> argnames, const std::function<std::string()>& body,
+                               std::string name, Globals render_globals) {
+    return Snippet(DefTemplate::from_callable(std::move(name), std::move(argnames), body), std::move(render_globals));
+}
+
+Module::Module(DefTemplate def, Globals render_globals) {
+    if (def.argnames().empty())
+        throw Error(fmt::format("Module '{}': its def must take at least one argument (the prefix)", def.name()));
+    impl_ = std::make_shared<const detail::ModuleImpl>(detail::ModuleImpl{std::move(def), std::move(render_globals)});
+}
+
+Module Module::from_string(const std::string& source, std::string name, Globals render_globals) {
+    return Module(DefTemplate::from_string(std::move(name), {"prefix"}, source), std::move(render_globals));
+}
+
+Module Module::from_callable(std::vector<std::string> argnames, const std::function<std::string()>& body,
+                             std::string name, Globals render_globals) {
+    return Module(DefTemplate::from_callable(std::move(name), std::move(argnames), body), std::move(render_globals));
+}
+
+std::string render_with_modules(const TemplateSource& source, const std::vector<Value>& render_args,
+                                const Globals& render_globals) {
+    auto collector = std::make_shared<Collector>();
+    std::optional<DefTemplate> def;
+    Globals globals;
+    if (const auto* s = std::get_if<std::string>(&source)) {
+        def = DefTemplate::from_string("_main_", {}, *s);
+        globals = render_globals;
+    } else if (const auto* d = std::get_if<DefTemplate>(&source)) {
+        def = *d;
+        globals = render_globals;
+    } else {
+        const Snippet& snippet = std::get<Snippet>(source);
+        def = snippet.template_def();
+        globals = snippet.render_globals();
+        for (const auto& [k, v] : render_globals) globals.insert_or_assign(k, v);
+    }
+    std::string main = def->render(render_args, process_globals(globals, collector));
+    std::string out;
+    for (const auto& s : collector->sources) {
+        out += s;
+        out += "\n";
+    }
+    out += main;
+    return out;
+}
+
+}  // namespace kjarni

@@ -1,0 +1,499 @@
+// Arithmetic with Python's rules (floor division and modulo round towards minus infinity, / is
+// true division, int ** negative int is a float), overflow-checked 64-bit integers, sequence
+// concatenation and repetition, comparisons and membership.
+
+#include "operators.hpp"
+
+#include "errors.hpp"
+#include "limits.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace kjarni::tmpl {
+
+namespace {
+
+using K = Value::Kind;
+
+bool is_int(const Value& v) { return v.kind() == K::Int || v.kind() == K::Bool; }
+bool is_number(const Value& v) { return is_int(v) || v.kind() == K::Float; }
+bool is_seq(const Value& v) { return v.kind() == K::List || v.kind() == K::Tuple; }
+
+const char* op_symbol(BinOp op) {
+    switch (op) {
+    case BinOp::Add: return "+";
+    case BinOp::Sub: return "-";
+    case BinOp::Mul: return "*";
+    case BinOp::Div: return "/";
+    case BinOp::FloorDiv: return "//";
+    case BinOp::Mod: return "%";
+    case BinOp::Pow: return "**";
+    case BinOp::BitOr: return "|";
+    case BinOp::BitXor: return "^";
+    case BinOp::BitAnd: return "&";
+    case BinOp::Shl: return "<<";
+    case BinOp::Shr: return ">>";
+    }
+    return "?";
+}
+
+[[noreturn]] void unsupported(BinOp op, const Value& a, const Value& b) {
+    throw EvalError(fmt::format("unsupported operand types for {}: '{}' and '{}'", op_symbol(op), a.type_name(),
+                                b.type_name()));
+}
+
+[[noreturn]] void overflow() { throw EvalError("integer overflow (integers are 64-bit)"); }
+
+// The checked operations, with the result read only after the overflow test ran.
+std::int64_t add(std::int64_t a, std::int64_t b) {
+    std::int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) overflow();
+    return r;
+}
+std::int64_t sub(std::int64_t a, std::int64_t b) {
+    std::int64_t r;
+    if (__builtin_sub_overflow(a, b, &r)) overflow();
+    return r;
+}
+std::int64_t mul(std::int64_t a, std::int64_t b) {
+    std::int64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) overflow();
+    return r;
+}
+
+std::int64_t int_pow(std::int64_t base, std::int64_t exp) {
+    std::int64_t result = 1;
+    while (exp > 0) {
+        if (exp & 1) result = mul(result, base);
+        exp >>= 1;
+        if (exp > 0) base = mul(base, base);
+    }
+    return result;
+}
+
+Value repeat(const std::vector<Value>& items, std::int64_t n, bool tuple) {
+    std::vector<Value> out;
+    if (n > 0 && !items.empty()) {
+        if (static_cast<std::uint64_t>(n) > limits().max_items / items.size()) throw EvalError("list too long (render limit)");
+        out.reserve(items.size() * static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), items.begin(), items.end());
+    }
+    return tuple ? Value::tuple(std::move(out)) : Value::list(std::move(out));
+}
+
+Value repeat(const std::string& s, std::int64_t n) {
+    if (n <= 0 || s.empty()) return Value(std::string());
+    if (static_cast<std::uint64_t>(n) > limits().max_string / s.size()) throw EvalError("string too long (render limit)");
+    std::string out;
+    out.reserve(s.size() * static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) out += s;
+    return Value(std::move(out));
+}
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+    if (b == 0) throw EvalError("integer division by zero");
+    if (a == INT64_MIN && b == -1) overflow();
+    std::int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+}
+
+std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+    if (b == 0) throw EvalError("integer modulo by zero");
+    if (b == -1) return 0;
+    std::int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+
+// Three-way comparison for < <= > >=, as Python orders numbers, strings and sequences.
+int order(const Value& a, const Value& b) {
+    if (is_number(a) && is_number(b)) {
+        if (is_int(a) && is_int(b)) {
+            std::int64_t x = a.as_int(), y = b.as_int();
+            return x < y ? -1 : x > y ? 1 : 0;
+        }
+        double x = a.as_float(), y = b.as_float();
+        if (std::isnan(x) || std::isnan(y)) return 2;  // unordered: every comparison is false
+        return x < y ? -1 : x > y ? 1 : 0;
+    }
+    if (a.kind() == K::String && b.kind() == K::String) {
+        int c = a.as_string().compare(b.as_string());
+        return c < 0 ? -1 : c > 0 ? 1 : 0;
+    }
+    if (is_seq(a) && a.kind() == b.kind()) {
+        const auto& x = a.as_list();
+        const auto& y = b.as_list();
+        for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
+            if (x[i] == y[i]) continue;
+            return order(x[i], y[i]);
+        }
+        return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+    }
+    throw EvalError(fmt::format("'<' not supported between instances of '{}' and '{}'", a.type_name(), b.type_name()));
+}
+
+bool contains(const Value& container, const Value& item) {
+    switch (container.kind()) {
+    case K::String:
+        if (item.kind() != K::String)
+            throw EvalError(fmt::format("'in <string>' requires string as left operand, not {}", item.type_name()));
+        return container.as_string().find(item.as_string()) != std::string::npos;
+    case K::List:
+    case K::Tuple:
+        return std::find(container.as_list().begin(), container.as_list().end(), item) != container.as_list().end();
+    case K::Dict: return item.kind() == K::String && container.as_dict().count(item.as_string()) > 0;
+    default: throw EvalError(fmt::format("argument of type '{}' is not iterable", container.type_name()));
+    }
+}
+
+std::int64_t normalize_index(std::int64_t i, std::size_t size) {
+    auto n = static_cast<std::int64_t>(size);
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) throw EvalError("index out of range");
+    return i;
+}
+
+std::string strip(const std::string& s, const std::string& chars) {
+    std::size_t b = s.find_first_not_of(chars);
+    if (b == std::string::npos) return {};
+    std::size_t e = s.find_last_not_of(chars);
+    return s.substr(b, e - b + 1);
+}
+
+void expect_args(const Args& args, std::size_t min, std::size_t max, const char* name) {
+    if (!args.keyword.empty()) throw EvalError(fmt::format("{}() takes no keyword arguments", name));
+    if (args.size() < min || args.size() > max) {
+        if (min == max)
+            throw EvalError(fmt::format("{}() takes {} argument{} ({} given)", name, min, min == 1 ? "" : "s", args.size()));
+        throw EvalError(fmt::format("{}() takes {} to {} arguments ({} given)", name, min, max, args.size()));
+    }
+}
+
+Value string_method(const std::string& self, const std::string& name) {
+    auto s = std::make_shared<const std::string>(self);
+    if (name == "join")
+        return Value(Function([s](const Args& a) {
+            expect_args(a, 1, 1, "join");
+            std::string out;
+            bool first = true;
+            for (const auto& item : iterate(a[0])) {
+                if (item.kind() != K::String)
+                    throw EvalError(fmt::format("join() expects strings, found {}", item.type_name()));
+                if (!first) out += *s;
+                first = false;
+                out += item.as_string();
+                if (out.size() > limits().max_string) throw EvalError("string too long (render limit)");
+            }
+            return Value(std::move(out));
+        }));
+    if (name == "upper" || name == "lower")
+        return Value(Function([s, upper = name == "upper"](const Args& a) {
+            expect_args(a, 0, 0, upper ? "upper" : "lower");
+            std::string out = *s;
+            for (char& c : out) c = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c))
+                                                            : std::tolower(static_cast<unsigned char>(c)));
+            return Value(std::move(out));
+        }));
+    if (name == "replace")
+        return Value(Function([s](const Args& a) {
+            expect_args(a, 2, 2, "replace");
+            const std::string& from = a[0].as_string();
+            const std::string& to = a[1].as_string();
+            if (from.empty()) throw EvalError("replace() with an empty pattern is not supported");
+            std::string out;
+            std::size_t i = 0;
+            while (true) {
+                std::size_t j = s->find(from, i);
+                out.append(*s, i, j == std::string::npos ? std::string::npos : j - i);
+                if (out.size() > limits().max_string) throw EvalError("string too long (render limit)");
+                if (j == std::string::npos) break;
+                out += to;
+                i = j + from.size();
+            }
+            return Value(std::move(out));
+        }));
+    if (name == "startswith" || name == "endswith")
+        return Value(Function([s, starts = name == "startswith"](const Args& a) {
+            expect_args(a, 1, 1, starts ? "startswith" : "endswith");
+            const std::string& p = a[0].as_string();
+            if (p.size() > s->size()) return Value(false);
+            return Value(starts ? s->compare(0, p.size(), p) == 0 : s->compare(s->size() - p.size(), p.size(), p) == 0);
+        }));
+    if (name == "strip")
+        return Value(Function([s](const Args& a) {
+            expect_args(a, 0, 1, "strip");
+            return Value(strip(*s, a.size() ? a[0].as_string() : std::string(" \t\n\r\f\v")));
+        }));
+    if (name == "split")
+        return Value(Function([s](const Args& a) {
+            expect_args(a, 0, 1, "split");
+            std::vector<Value> parts;
+            if (a.size() == 0 || a[0].is_none()) {
+                std::size_t i = 0;
+                while (true) {
+                    i = s->find_first_not_of(" \t\n\r\f\v", i);
+                    if (i == std::string::npos) break;
+                    std::size_t j = s->find_first_of(" \t\n\r\f\v", i);
+                    parts.emplace_back(s->substr(i, j == std::string::npos ? std::string::npos : j - i));
+                    if (j == std::string::npos) break;
+                    i = j;
+                }
+            } else {
+                const std::string& sep = a[0].as_string();
+                if (sep.empty()) throw EvalError("empty separator");
+                std::size_t i = 0;
+                while (true) {
+                    std::size_t j = s->find(sep, i);
+                    parts.emplace_back(s->substr(i, j == std::string::npos ? std::string::npos : j - i));
+                    if (j == std::string::npos) break;
+                    i = j + sep.size();
+                }
+            }
+            return Value::list(std::move(parts));
+        }));
+    throw EvalError(fmt::format("'str' object has no attribute '{}'", name));
+}
+
+Value dict_method(const Value& self, const std::string& name) {
+    if (name == "items" || name == "keys" || name == "values")
+        return Value(Function([self, name](const Args& a) {
+            expect_args(a, 0, 0, name.c_str());
+            std::vector<Value> out;
+            for (const auto& [k, v] : self.as_dict()) {
+                if (name == "items") out.push_back(Value::tuple({Value(k), v}));
+                else if (name == "keys") out.emplace_back(k);
+                else out.push_back(v);
+            }
+            return Value::list(std::move(out));
+        }));
+    if (name == "get")
+        return Value(Function([self](const Args& a) {
+            expect_args(a, 1, 2, "get");
+            const auto& d = self.as_dict();
+            auto it = a[0].kind() == K::String ? d.find(a[0].as_string()) : d.end();
+            if (it != d.end()) return it->second;
+            return a.size() > 1 ? a[1] : Value();
+        }));
+    throw EvalError(fmt::format("'dict' object has no attribute '{}'", name));
+}
+
+}  // namespace
+
+Value make_string(std::string s) {
+    if (s.size() > limits().max_string) throw EvalError("string too long (render limit)");
+    return Value(std::move(s));
+}
+
+Value binary(BinOp op, const Value& a, const Value& b) {
+    if (is_int(a) && is_int(b)) {
+        std::int64_t x = a.as_int(), y = b.as_int();
+        switch (op) {
+        case BinOp::Add: return add(x, y);
+        case BinOp::Sub: return sub(x, y);
+        case BinOp::Mul: return mul(x, y);
+        case BinOp::Div:
+            if (y == 0) throw EvalError("division by zero");
+            return static_cast<double>(x) / static_cast<double>(y);
+        case BinOp::FloorDiv: return floor_div(x, y);
+        case BinOp::Mod: return floor_mod(x, y);
+        case BinOp::Pow:
+            if (y < 0) {
+                if (x == 0) throw EvalError("0 cannot be raised to a negative power");
+                return std::pow(static_cast<double>(x), static_cast<double>(y));
+            }
+            return int_pow(x, y);
+        case BinOp::BitOr: return x | y;
+        case BinOp::BitXor: return x ^ y;
+        case BinOp::BitAnd: return x & y;
+        case BinOp::Shl:
+            if (y < 0) throw EvalError("negative shift count");
+            if (y >= 63 || (x != 0 && (x > (INT64_MAX >> y) || x < (INT64_MIN >> y)))) {
+                if (x == 0) return std::int64_t{0};
+                overflow();
+            }
+            return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) << y);
+        case BinOp::Shr:
+            if (y < 0) throw EvalError("negative shift count");
+            return y >= 63 ? (x < 0 ? std::int64_t{-1} : std::int64_t{0}) : x >> y;
+        }
+    }
+    if (is_number(a) && is_number(b)) {
+        double x = a.as_float(), y = b.as_float();
+        switch (op) {
+        case BinOp::Add: return x + y;
+        case BinOp::Sub: return x - y;
+        case BinOp::Mul: return x * y;
+        case BinOp::Div:
+            if (y == 0.0) throw EvalError("float division by zero");
+            return x / y;
+        case BinOp::FloorDiv:
+            if (y == 0.0) throw EvalError("float floor division by zero");
+            return std::floor(x / y);
+        case BinOp::Mod: {
+            if (y == 0.0) throw EvalError("float modulo by zero");
+            double r = std::fmod(x, y);
+            if (r != 0.0 && ((r < 0) != (y < 0))) r += y;
+            return r;
+        }
+        case BinOp::Pow:
+            if (x == 0.0 && y < 0) throw EvalError("0.0 cannot be raised to a negative power");
+            return std::pow(x, y);
+        default: unsupported(op, a, b);
+        }
+    }
+    if (op == BinOp::Add) {
+        if (a.kind() == K::String && b.kind() == K::String) return make_string(a.as_string() + b.as_string());
+        if (is_seq(a) && a.kind() == b.kind()) {
+            if (a.as_list().size() + b.as_list().size() > limits().max_items) throw EvalError("list too long (render limit)");
+            std::vector<Value> items = a.as_list();
+            items.insert(items.end(), b.as_list().begin(), b.as_list().end());
+            return a.kind() == K::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+        }
+    }
+    if (op == BinOp::Mul) {
+        if (a.kind() == K::String && is_int(b)) return repeat(a.as_string(), b.as_int());
+        if (is_int(a) && b.kind() == K::String) return repeat(b.as_string(), a.as_int());
+        if (is_seq(a) && is_int(b)) return repeat(a.as_list(), b.as_int(), a.kind() == K::Tuple);
+        if (is_int(a) && is_seq(b)) return repeat(b.as_list(), a.as_int(), b.kind() == K::Tuple);
+    }
+    unsupported(op, a, b);
+}
+
+Value unary(UnOp op, const Value& a) {
+    if (op == UnOp::Not) return !a.truthy();
+    if (is_int(a)) {
+        std::int64_t x = a.as_int();
+        switch (op) {
+        case UnOp::Neg:
+            if (x == INT64_MIN) overflow();
+            return -x;
+        case UnOp::Pos: return x;
+        case UnOp::Invert: return ~x;
+        default: break;
+        }
+    }
+    if (a.kind() == K::Float) {
+        if (op == UnOp::Neg) return -a.as_float();
+        if (op == UnOp::Pos) return a.as_float();
+    }
+    const char* sym = op == UnOp::Neg ? "-" : op == UnOp::Pos ? "+" : "~";
+    throw EvalError(fmt::format("bad operand type for unary {}: '{}'", sym, a.type_name()));
+}
+
+bool compare(CmpOp op, const Value& a, const Value& b) {
+    switch (op) {
+    case CmpOp::Eq: return a == b;
+    case CmpOp::Ne: return !(a == b);
+    case CmpOp::Lt: return order(a, b) == -1;
+    case CmpOp::Le: {
+        int o = order(a, b);
+        return o == -1 || o == 0;
+    }
+    case CmpOp::Gt: return order(a, b) == 1;
+    case CmpOp::Ge: {
+        int o = order(a, b);
+        return o == 1 || o == 0;
+    }
+    case CmpOp::In: return contains(b, a);
+    case CmpOp::NotIn: return !contains(b, a);
+    case CmpOp::Is:
+    case CmpOp::IsNot: {
+        // Identity: None, booleans and shared objects compare by identity; other values by kind
+        // and equality (what a template can observe of identity anyway).
+        bool same = a.kind() == b.kind() && (a.kind() == K::None || a.kind() == K::Bool ? a == b : a.storage() == b.storage());
+        return op == CmpOp::Is ? same : !same;
+    }
+    }
+    return false;
+}
+
+Value index(const Value& target, const Value& key) {
+    switch (target.kind()) {
+    case K::List:
+    case K::Tuple: {
+        if (!is_int(key))
+            throw EvalError(fmt::format("{} indices must be integers, not {}", target.type_name(), key.type_name()));
+        const auto& items = target.as_list();
+        return items[static_cast<std::size_t>(normalize_index(key.as_int(), items.size()))];
+    }
+    case K::String: {
+        if (!is_int(key)) throw EvalError(fmt::format("string indices must be integers, not {}", key.type_name()));
+        const auto& s = target.as_string();
+        return Value(std::string(1, s[static_cast<std::size_t>(normalize_index(key.as_int(), s.size()))]));
+    }
+    case K::Dict: {
+        if (key.kind() != K::String) throw EvalError(fmt::format("dict keys are strings, not {}", key.type_name()));
+        const auto& d = target.as_dict();
+        auto it = d.find(key.as_string());
+        if (it == d.end()) throw EvalError(fmt::format("key {} not found", key.repr()));
+        return it->second;
+    }
+    default: throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
+    }
+}
+
+Value slice(const Value& target, const std::optional<std::int64_t>& start, const std::optional<std::int64_t>& stop,
+            const std::optional<std::int64_t>& step_opt) {
+    std::int64_t step = step_opt.value_or(1);
+    if (step == 0) throw EvalError("slice step cannot be zero");
+    std::size_t size;
+    if (target.kind() == K::String) size = target.as_string().size();
+    else if (is_seq(target)) size = target.as_list().size();
+    else throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
+    auto n = static_cast<std::int64_t>(size);
+    auto clamp = [&](std::optional<std::int64_t> v, std::int64_t dflt) {
+        if (!v) return dflt;
+        std::int64_t i = *v;
+        if (i < 0) i = std::max<std::int64_t>(i + n, step > 0 ? 0 : -1);
+        return std::min<std::int64_t>(i, step > 0 ? n : n - 1);
+    };
+    std::int64_t b = clamp(start, step > 0 ? 0 : n - 1);
+    std::int64_t e = clamp(stop, step > 0 ? n : -1);
+    std::vector<std::size_t> picks;
+    for (std::int64_t i = b; step > 0 ? i < e : i > e; i += step) {
+        picks.push_back(static_cast<std::size_t>(i));
+        if (step > 0 ? i > INT64_MAX - step : i < INT64_MIN - step) break;
+    }
+    if (target.kind() == K::String) {
+        std::string out;
+        for (auto i : picks) out += target.as_string()[i];
+        return Value(std::move(out));
+    }
+    std::vector<Value> out;
+    for (auto i : picks) out.push_back(target.as_list()[i]);
+    return target.kind() == K::Tuple ? Value::tuple(std::move(out)) : Value::list(std::move(out));
+}
+
+Value attribute(const Value& target, const std::string& name) {
+    switch (target.kind()) {
+    case K::Object: return target.as_object()->attribute(name);
+    case K::String: return string_method(target.as_string(), name);
+    case K::Dict: return dict_method(target, name);
+    default: throw EvalError(fmt::format("'{}' object has no attribute '{}'", target.type_name(), name));
+    }
+}
+
+std::vector<Value> iterate(const Value& v) {
+    switch (v.kind()) {
+    case K::List:
+    case K::Tuple: return v.as_list();
+    case K::String: {
+        std::vector<Value> out;
+        for (char c : v.as_string()) out.emplace_back(std::string(1, c));
+        return out;
+    }
+    case K::Dict: {
+        std::vector<Value> out;
+        for (const auto& kv : v.as_dict()) out.emplace_back(kv.first);
+        return out;
+    }
+    default: throw EvalError(fmt::format("'{}' object is not iterable", v.type_name()));
+    }
+}
+
+}  // namespace kjarni::tmpl

@@ -1,0 +1,189 @@
+// Line-oriented scanner: each line is first checked for the constructs that must start it (control
+// lines, ## comments, %%, lone def tags), then scanned inline for ${...} and def tags.
+
+#include "template_lexer.hpp"
+
+#include "errors.hpp"
+#include "expr_lexer.hpp"
+
+#include <cctype>
+
+namespace kjarni::tmpl {
+
+namespace {
+
+std::uint32_t off(std::size_t i) { return static_cast<std::uint32_t>(i); }
+
+bool starts_with(std::string_view s, std::size_t at, std::string_view prefix) {
+    return s.size() >= at && s.substr(at, prefix.size()) == prefix;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+class Lexer {
+public:
+    explicit Lexer(std::string_view s) : src_(s) {}
+
+    std::vector<Chunk> run() {
+        std::size_t i = 0;
+        while (i < src_.size()) i = line(i);
+        flush();
+        return std::move(chunks_);
+    }
+
+private:
+    // Handles the line starting at i; returns where the next line starts.
+    std::size_t line(std::size_t i) {
+        std::size_t j = i;
+        while (j < src_.size() && is_space(src_[j])) ++j;
+        if (starts_with(src_, j, "%%")) {
+            append(src_.substr(i, j - i), i);
+            append("%", j);
+            return inline_scan(j + 2);
+        }
+        if (j < src_.size() && src_[j] == '%') {
+            std::size_t e = line_end(j);
+            flush();
+            Chunk c{Chunk::Kind::Control, off(j), {}};
+            c.begin = off(j + 1);
+            c.end = off(e);
+            chunks_.push_back(std::move(c));
+            return after_newline(e);
+        }
+        if (starts_with(src_, j, "##")) {
+            return after_newline(line_end(j));
+        }
+        def_line_ = false;
+        if (starts_with(src_, j, "<%def") || starts_with(src_, j, "</%def")) {
+            def_line_ = src_[j + 1] == '%';
+            std::size_t tag_end = scan_tag(j, /*emit=*/false);
+            std::size_t k = tag_end;
+            while (k < src_.size() && is_space(src_[k])) ++k;
+            if (k >= src_.size() || src_[k] == '\n') {
+                flush();
+                scan_tag(j, /*emit=*/true);
+                return k >= src_.size() ? k : k + 1;
+            }
+        }
+        return inline_scan(i);
+    }
+
+    // Scans text from i to the end of the line (a joined line continues it); returns the next line.
+    std::size_t inline_scan(std::size_t i) {
+        while (i < src_.size()) {
+            char c = src_[i];
+            if (c == '\n') {
+                append("\n", i);
+                return i + 1;
+            }
+            // A joined line: its text continues this one, but control and comment lines are
+            // still recognized at its start.
+            if (c == '\\' && i + 1 < src_.size() && src_[i + 1] == '\n') return i + 2;
+            if (c == '\\' && i + 2 < src_.size() && src_[i + 1] == '\r' && src_[i + 2] == '\n') return i + 3;
+            if (c == '$' && i + 1 < src_.size() && src_[i + 1] == '{') {
+                std::size_t e = find_expression_end(src_, i + 2);
+                if (e == std::string_view::npos) throw PositionedError("unterminated '${' (no closing '}')", off(i));
+                flush();
+                Chunk ch{Chunk::Kind::Expr, off(i), {}};
+                ch.begin = off(i + 2);
+                ch.end = off(e);
+                chunks_.push_back(std::move(ch));
+                i = e + 1;
+                continue;
+            }
+            if (starts_with(src_, i, "<%def") || starts_with(src_, i, "</%def")) {
+                flush();
+                bool closing = src_[i + 1] == '/';
+                i = scan_tag(i, /*emit=*/true);
+                if (closing && def_line_) {
+                    // A line holding only a whole def (`<%def ...>...</%def>`) vanishes with its
+                    // newline, like a def tag alone on its line.
+                    std::size_t k = i;
+                    while (k < src_.size() && is_space(src_[k])) ++k;
+                    if (k >= src_.size()) return k;
+                    if (src_[k] == '\n') return k + 1;
+                }
+                continue;
+            }
+            append(std::string_view(&src_[i], 1), i);
+            ++i;
+        }
+        return i;
+    }
+
+    // Parses the def tag at i; returns the offset after its '>'.
+    std::size_t scan_tag(std::size_t i, bool emit) {
+        if (starts_with(src_, i, "</%def")) {
+            std::size_t k = i + 6;
+            while (k < src_.size() && is_space(src_[k])) ++k;
+            if (k >= src_.size() || src_[k] != '>') throw PositionedError("malformed '</%def>' tag", off(i));
+            if (emit) chunks_.push_back(Chunk{Chunk::Kind::DefClose, off(i), {}});
+            return k + 1;
+        }
+        Chunk c{Chunk::Kind::DefOpen, off(i), {}};
+        bool have_name = false;
+        std::size_t k = i + 5;
+        while (true) {
+            while (k < src_.size() && (is_space(src_[k]) || src_[k] == '\n')) ++k;
+            if (k >= src_.size()) throw PositionedError("unterminated '<%def' tag (no closing '>')", off(i));
+            if (src_[k] == '>') {
+                ++k;
+                break;
+            }
+            if (starts_with(src_, k, "/>")) {
+                c.self_closing = true;
+                k += 2;
+                break;
+            }
+            // attribute="value"
+            std::size_t a = k;
+            while (k < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[k])) || src_[k] == '_')) ++k;
+            std::string_view attr = src_.substr(a, k - a);
+            if (attr.empty() || k >= src_.size() || src_[k] != '=' || k + 1 >= src_.size() ||
+                (src_[k + 1] != '"' && src_[k + 1] != '\''))
+                throw PositionedError("malformed '<%def' tag: expected attribute=\"value\"", off(a));
+            char quote = src_[k + 1];
+            std::size_t v = k + 2;
+            std::size_t ve = src_.find(quote, v);
+            if (ve == std::string_view::npos) throw PositionedError("unterminated attribute value", off(k + 1));
+            if (attr == "name") {
+                have_name = true;
+                c.begin = off(v);
+                c.end = off(ve);
+            }
+            k = ve + 1;
+        }
+        if (!have_name) throw PositionedError("'<%def' tag without a name attribute", off(i));
+        if (emit) chunks_.push_back(std::move(c));
+        return k;
+    }
+
+    std::size_t line_end(std::size_t i) const {
+        std::size_t e = src_.find('\n', i);
+        return e == std::string_view::npos ? src_.size() : e;
+    }
+    std::size_t after_newline(std::size_t e) const { return e >= src_.size() ? e : e + 1; }
+
+    void append(std::string_view text, std::size_t pos) {
+        if (text_.empty()) text_pos_ = pos;
+        text_ += text;
+    }
+    void flush() {
+        if (text_.empty()) return;
+        Chunk c{Chunk::Kind::Text, off(text_pos_), std::move(text_)};
+        chunks_.push_back(std::move(c));
+        text_.clear();
+    }
+
+    std::string_view src_;
+    std::vector<Chunk> chunks_;
+    std::string text_;
+    std::size_t text_pos_ = 0;
+    bool def_line_ = false;  // the current line starts with an opening def tag
+};
+
+}  // namespace
+
+std::vector<Chunk> lex_template(std::string_view source) { return Lexer(source).run(); }
+
+}  // namespace kjarni::tmpl

@@ -1,0 +1,26 @@
+#pragma once
+// First pass over a template: splits the source into text, ${...} substitutions, control lines and
+// <%def> tags, applying Mako's line rules (control, comment and lone tag lines vanish with their
+// newline; a backslash before a newline joins lines; %% at a line start is a literal %).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kjarni::tmpl {
+
+struct Chunk {
+    enum class Kind { Text, Expr, Control, DefOpen, DefClose };
+    Kind kind;
+    std::uint32_t pos;      // offset of the construct ("${", the '%', "<%def")
+    std::string text;       // Text: the text
+    std::uint32_t begin = 0;  // Expr / Control / DefOpen: the range of the expression, the control
+    std::uint32_t end = 0;    // line after '%', or the def's signature (inside the name="" quotes)
+    bool self_closing = false;  // DefOpen written as <%def .../>
+};
+
+/// Throws PositionedError on an unterminated ${ or a malformed <%def> tag.
+std::vector<Chunk> lex_template(std::string_view source);
+
+}  // namespace kjarni::tmpl

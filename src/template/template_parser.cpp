@@ -1,0 +1,256 @@
+// Recursive descent over the chunks from the template lexer. Block ends (% elif/else/endif/endfor,
+// </%def>) return control to the construct that opened the block, which checks they match.
+
+#include "template_parser.hpp"
+
+#include "errors.hpp"
+#include "expr_parser.hpp"
+#include "limits.hpp"
+#include "template_lexer.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace kjarni::tmpl {
+
+namespace {
+
+struct Control {
+    std::string keyword;
+    std::uint32_t pos;
+    ExprParser rest;  // the tokens after the keyword
+};
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+class Parser {
+public:
+    Parser(detail::CompiledTemplate& t, std::vector<Chunk> chunks) : t_(t), chunks_(std::move(chunks)) {}
+
+    std::vector<Node> parse_top() {
+        std::vector<Node> body = parse_body();
+        if (at_ < chunks_.size()) {
+            const Chunk& c = chunks_[at_];
+            if (c.kind == Chunk::Kind::DefClose) throw PositionedError("'</%def>' without a matching '<%def>'", c.pos);
+            Control ctl = control(c);
+            const char* opener = ctl.keyword == "endfor" ? "% for" : "% if";
+            throw PositionedError(fmt::format("'% {}' without a matching '{}'", ctl.keyword, opener), c.pos);
+        }
+        return body;
+    }
+
+private:
+    // Parses nodes until a block end (left unconsumed) or the end of the chunks.
+    std::vector<Node> parse_body() {
+        if (++depth_ > limits().max_nesting) throw PositionedError("blocks nested too deeply", current_pos());
+        std::vector<Node> body;
+        while (at_ < chunks_.size()) {
+            const Chunk& c = chunks_[at_];
+            switch (c.kind) {
+            case Chunk::Kind::Text: {
+                Node n(Node::Kind::Text, c.pos);
+                n.text = c.text;
+                body.push_back(std::move(n));
+                ++at_;
+                break;
+            }
+            case Chunk::Kind::Expr: {
+                ExprParser p(tokenize(t_.source, c.begin, c.end));
+                if (p.at_end()) throw PositionedError("empty expression in '${}'", c.pos);
+                Node n(Node::Kind::Expr, c.pos);
+                n.expr = p.parse_expression_list();
+                p.expect_end();
+                body.push_back(std::move(n));
+                ++at_;
+                break;
+            }
+            case Chunk::Kind::DefOpen: parse_def(); break;
+            case Chunk::Kind::DefClose: --depth_; return body;
+            case Chunk::Kind::Control: {
+                Control ctl = control(c);
+                if (ctl.keyword == "if") {
+                    body.push_back(parse_if(std::move(ctl)));
+                } else if (ctl.keyword == "for") {
+                    body.push_back(parse_for(std::move(ctl)));
+                } else if (ctl.keyword == "elif" || ctl.keyword == "else" || ctl.keyword == "endif" ||
+                           ctl.keyword == "endfor") {
+                    --depth_;
+                    return body;
+                } else if (ctl.keyword.empty()) {
+                    throw PositionedError("invalid syntax: expected a control keyword after '%'", c.pos);
+                } else {
+                    throw PositionedError(fmt::format("unsupported control line '% {}'", ctl.keyword), c.pos);
+                }
+                break;
+            }
+            }
+        }
+        --depth_;
+        return body;
+    }
+
+    std::uint32_t current_pos() const { return at_ < chunks_.size() ? chunks_[at_].pos : 0; }
+
+    Control control(const Chunk& c) {
+        std::size_t i = c.begin;
+        while (i < c.end && (t_.source[i] == ' ' || t_.source[i] == '\t')) ++i;
+        std::size_t k = i;
+        while (k < c.end && is_name_char(t_.source[k])) ++k;
+        return Control{t_.source.substr(i, k - i), c.pos, ExprParser(tokenize(t_.source, k, c.end))};
+    }
+
+    // Consumes the chunk at at_ if it is a control line; returns it.
+    Control take_control() {
+        Control ctl = control(chunks_[at_]);
+        ++at_;
+        return ctl;
+    }
+
+    bool at_keyword(const char* keyword) {
+        if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::Control) return false;
+        return control(chunks_[at_]).keyword == keyword;
+    }
+
+    static void expect_colon_end(Control& ctl) {
+        ctl.rest.expect_op(":");
+        ctl.rest.expect_end();
+    }
+
+    Node parse_if(Control ctl) {
+        ++at_;
+        Node n(Node::Kind::If, ctl.pos);
+        const std::uint32_t open_pos = ctl.pos;
+        Branch b;
+        b.condition = ctl.rest.parse_expression();
+        expect_colon_end(ctl);
+        b.body = parse_body();
+        n.branches.push_back(std::move(b));
+        bool seen_else = false;
+        while (true) {
+            if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::Control)
+                throw PositionedError("'% if' is not closed by '% endif'", open_pos);
+            Control next = take_control();
+            if (next.keyword == "endif") {
+                next.rest.expect_end();
+                return n;
+            }
+            if (next.keyword == "endfor")
+                throw PositionedError("'% endfor' inside '% if' (expected '% endif')", next.pos);
+            if (seen_else) throw PositionedError(fmt::format("'% {}' after '% else'", next.keyword), next.pos);
+            Branch br;
+            if (next.keyword == "elif") {
+                br.condition = next.rest.parse_expression();
+            } else {
+                seen_else = true;
+            }
+            expect_colon_end(next);
+            br.body = parse_body();
+            n.branches.push_back(std::move(br));
+        }
+    }
+
+    Node parse_for(Control ctl) {
+        ++at_;
+        Node n(Node::Kind::For, ctl.pos);
+        ExprParser& p = ctl.rest;
+        bool parens = p.at_op("(");
+        if (parens) p.next();
+        while (true) {
+            if (p.peek().kind != Token::Kind::Name || p.at_name("in")) p.fail_here("a loop variable name");
+            n.targets.push_back(p.next().text);
+            if (!p.at_op(",")) break;
+            n.unpack = true;
+            p.next();
+            if (parens ? p.at_op(")") : p.at_name("in")) break;
+        }
+        if (parens) {
+            p.expect_op(")");
+            n.unpack = true;
+        }
+        if (!p.at_name("in")) p.fail_here("'in'");
+        p.next();
+        n.expr = p.parse_expression_list();
+        expect_colon_end(ctl);
+        n.body = parse_body();
+        if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::Control)
+            throw PositionedError("'% for' is not closed by '% endfor'", ctl.pos);
+        Control end = take_control();
+        if (end.keyword != "endfor")
+            throw PositionedError(fmt::format("'% {}' inside '% for' (expected '% endfor')", end.keyword), end.pos);
+        end.rest.expect_end();
+        return n;
+    }
+
+    void parse_def() {
+        const Chunk c = chunks_[at_];
+        ++at_;
+        ExprParser p(tokenize(t_.source, c.begin, c.end));
+        Def def;
+        def.pos = c.pos;
+        if (p.peek().kind != Token::Kind::Name) p.fail_here("a def name");
+        def.name = p.next().text;
+        p.expect_op("(");
+        while (!p.at_op(")")) {
+            if (p.peek().kind != Token::Kind::Name) p.fail_here("an argument name");
+            Param param;
+            std::uint32_t ppos = p.peek().pos;
+            param.name = p.next().text;
+            for (const auto& existing : def.params)
+                if (existing.name == param.name)
+                    throw PositionedError(fmt::format("duplicate argument '{}' in def", param.name), ppos);
+            if (p.at_op("=")) {
+                p.next();
+                param.default_value = p.parse_expression();
+            } else if (!def.params.empty() && def.params.back().default_value) {
+                throw PositionedError("non-default argument follows default argument", ppos);
+            }
+            def.params.push_back(std::move(param));
+            if (!p.at_op(",")) break;
+            p.next();
+        }
+        p.expect_op(")");
+        p.expect_end();
+        if (!c.self_closing) {
+            def.body = parse_body();
+            if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::DefClose) {
+                if (at_ < chunks_.size()) {
+                    Control ctl = control(chunks_[at_]);
+                    throw PositionedError(fmt::format("'% {}' without a matching opening line", ctl.keyword),
+                                          chunks_[at_].pos);
+                }
+                throw PositionedError(fmt::format("'<%def name=\"{}\">' is not closed by '</%def>'", def.name), c.pos);
+            }
+            ++at_;
+        }
+        if (t_.defs.count(def.name) || def.name == t_.main_def_name)
+            throw PositionedError(fmt::format("def '{}' defined twice", def.name), c.pos);
+        std::string name = def.name;
+        t_.defs.emplace(std::move(name), std::move(def));
+    }
+
+    detail::CompiledTemplate& t_;
+    std::vector<Chunk> chunks_;
+    std::size_t at_ = 0;
+    std::size_t depth_ = 0;
+};
+
+}  // namespace
+
+void compile_template(detail::CompiledTemplate& out, const std::string& main_name,
+                      const std::vector<std::string>& main_params) {
+    if (out.source.size() >= UINT32_MAX) throw PositionedError("template too large", 0);
+    out.main_def_name = main_name;
+    Parser parser(out, lex_template(out.source));
+    Def main;
+    main.name = main_name;
+    main.pos = 0;
+    for (const auto& p : main_params) main.params.push_back(Param{p, nullptr});
+    main.body = parser.parse_top();
+    if (out.defs.count(main_name))
+        throw PositionedError(fmt::format("def '{}' has the name of the template's main def", main_name),
+                              out.defs.at(main_name).pos);
+    out.defs.emplace(main_name, std::move(main));
+}
+
+}  // namespace kjarni::tmpl

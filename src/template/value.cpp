@@ -1,0 +1,283 @@
+// Value: construction, accessors, and Python's str/repr/==/truthiness.
+
+#include <kjarni/template/module.hpp>
+#include <kjarni/template/value.hpp>
+
+#include "errors.hpp"
+#include "limits.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace kjarni {
+
+namespace {
+
+[[noreturn]] void wrong_kind(const Value& v, const char* wanted) {
+    throw tmpl::EvalError(fmt::format("expected {}, got {}", wanted, v.type_name()));
+}
+
+// Python's repr of a float: the shortest digits that round-trip, in fixed notation between 1e-4
+// and 1e16 (with ".0" when integral), otherwise scientific with a two-digit exponent.
+std::string format_float(double d) {
+    if (std::isnan(d)) return "nan";
+    if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
+    std::string sci(buf, r.ptr);  // e.g. "-1.5e+00"
+    std::size_t e = sci.find('e');
+    int exponent = std::atoi(sci.c_str() + e + 1);
+    std::string mantissa = sci.substr(0, e);
+    bool negative = mantissa[0] == '-';
+    if (negative) mantissa.erase(0, 1);
+    std::string digits;
+    for (char c : mantissa)
+        if (c != '.') digits += c;
+    std::string out = negative ? "-" : "";
+    if (exponent < -4 || exponent >= 16) {
+        out += digits.substr(0, 1);
+        if (digits.size() > 1) out += "." + digits.substr(1);
+        out += fmt::format("e{}{:02d}", exponent < 0 ? '-' : '+', std::abs(exponent));
+        return out;
+    }
+    if (exponent < 0) {
+        out += "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+        return out;
+    }
+    auto point = static_cast<std::size_t>(exponent) + 1;
+    if (digits.size() <= point) {
+        out += digits + std::string(point - digits.size(), '0') + ".0";
+    } else {
+        out += digits.substr(0, point) + "." + digits.substr(point);
+    }
+    return out;
+}
+
+std::string quote(const std::string& s) {
+    char q = (s.find('\'') != std::string::npos && s.find('"') == std::string::npos) ? '"' : '\'';
+    std::string out(1, q);
+    for (char c : s) {
+        switch (c) {
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        default:
+            if (c == q) {
+                out += '\\';
+                out += c;
+            } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+                out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+            } else {
+                out += c;
+            }
+        }
+    }
+    out += q;
+    return out;
+}
+
+void check_size(const std::string& s) {
+    if (s.size() > tmpl::limits().max_string) throw tmpl::EvalError("string too long (render limit)");
+}
+
+}  // namespace
+
+const Value& Args::operator[](std::size_t i) const {
+    if (i >= positional.size())
+        throw tmpl::EvalError(fmt::format("argument {} requested but only {} given", i + 1, positional.size()));
+    return positional[i];
+}
+
+const Value* Args::find_keyword(std::string_view name) const noexcept {
+    for (const auto& [k, v] : keyword)
+        if (k == name) return &v;
+    return nullptr;
+}
+
+Value Object::attribute(const std::string& name) const {
+    throw tmpl::EvalError(fmt::format("'{}' object has no attribute '{}'", type_name(), name));
+}
+Value Object::call(const Args&) const {
+    throw tmpl::EvalError(fmt::format("'{}' object is not callable", type_name()));
+}
+std::shared_ptr<const Object> Object::process_modules(const std::function<Value(const Value&)>&) const {
+    return nullptr;
+}
+
+void Value::throw_int_overflow() { throw tmpl::EvalError("integer does not fit in 64 bits"); }
+
+Value::Value(const Module& module) : storage_(module.impl()) {}
+Value::Value(const Snippet& snippet) : storage_(snippet.impl()) {}
+
+Value Value::list(std::vector<Value> items) {
+    return Value(Storage(std::make_shared<const ListData>(ListData{std::move(items), false})));
+}
+Value Value::tuple(std::vector<Value> items) {
+    return Value(Storage(std::make_shared<const ListData>(ListData{std::move(items), true})));
+}
+Value Value::dict(Globals items) { return Value(Storage(std::make_shared<const DictData>(DictData{std::move(items)}))); }
+
+Value::Kind Value::kind() const noexcept {
+    switch (storage_.index()) {
+    case 0: return Kind::None;
+    case 1: return Kind::Bool;
+    case 2: return Kind::Int;
+    case 3: return Kind::Float;
+    case 4: return Kind::String;
+    case 5: return std::get<5>(storage_)->tuple ? Kind::Tuple : Kind::List;
+    case 6: return Kind::Dict;
+    case 7: return Kind::Callable;
+    case 8: return Kind::Object;
+    case 9: return Kind::Module;
+    default: return Kind::Snippet;
+    }
+}
+
+std::string Value::type_name() const {
+    switch (kind()) {
+    case Kind::None: return "NoneType";
+    case Kind::Bool: return "bool";
+    case Kind::Int: return "int";
+    case Kind::Float: return "float";
+    case Kind::String: return "str";
+    case Kind::List: return "list";
+    case Kind::Tuple: return "tuple";
+    case Kind::Dict: return "dict";
+    case Kind::Callable: return "function";
+    case Kind::Object: return std::get<8>(storage_)->type_name();
+    case Kind::Module: return "Module";
+    case Kind::Snippet: return "Snippet";
+    }
+    return "?";
+}
+
+bool Value::as_bool() const {
+    if (kind() != Kind::Bool) wrong_kind(*this, "bool");
+    return std::get<bool>(storage_);
+}
+std::int64_t Value::as_int() const {
+    if (kind() == Kind::Bool) return std::get<bool>(storage_) ? 1 : 0;
+    if (kind() != Kind::Int) wrong_kind(*this, "int");
+    return std::get<std::int64_t>(storage_);
+}
+double Value::as_float() const {
+    if (kind() == Kind::Float) return std::get<double>(storage_);
+    if (kind() == Kind::Int || kind() == Kind::Bool) return static_cast<double>(as_int());
+    wrong_kind(*this, "float");
+}
+const std::string& Value::as_string() const {
+    if (kind() != Kind::String) wrong_kind(*this, "str");
+    return *std::get<4>(storage_);
+}
+const std::vector<Value>& Value::as_list() const {
+    if (storage_.index() != 5) wrong_kind(*this, "list");
+    return std::get<5>(storage_)->items;
+}
+const Globals& Value::as_dict() const {
+    if (kind() != Kind::Dict) wrong_kind(*this, "dict");
+    return std::get<6>(storage_)->items;
+}
+const Function& Value::as_function() const {
+    if (kind() != Kind::Callable) wrong_kind(*this, "function");
+    return *std::get<7>(storage_);
+}
+const std::shared_ptr<const Object>& Value::as_object() const {
+    if (kind() != Kind::Object) wrong_kind(*this, "object");
+    return std::get<8>(storage_);
+}
+Module Value::as_module() const {
+    if (kind() != Kind::Module) wrong_kind(*this, "Module");
+    return Module(std::get<9>(storage_));
+}
+Snippet Value::as_snippet() const {
+    if (kind() != Kind::Snippet) wrong_kind(*this, "Snippet");
+    return Snippet(std::get<10>(storage_));
+}
+
+bool Value::truthy() const {
+    switch (kind()) {
+    case Kind::None: return false;
+    case Kind::Bool: return std::get<bool>(storage_);
+    case Kind::Int: return std::get<std::int64_t>(storage_) != 0;
+    case Kind::Float: return std::get<double>(storage_) != 0.0;
+    case Kind::String: return !as_string().empty();
+    case Kind::List:
+    case Kind::Tuple: return !as_list().empty();
+    case Kind::Dict: return !as_dict().empty();
+    default: return true;
+    }
+}
+
+std::string Value::str() const {
+    switch (kind()) {
+    case Kind::String: return as_string();
+    case Kind::Object: return std::get<8>(storage_)->to_string();
+    default: return repr();
+    }
+}
+
+std::string Value::repr() const {
+    switch (kind()) {
+    case Kind::None: return "None";
+    case Kind::Bool: return std::get<bool>(storage_) ? "True" : "False";
+    case Kind::Int: return fmt::format("{}", std::get<std::int64_t>(storage_));
+    case Kind::Float: return format_float(std::get<double>(storage_));
+    case Kind::String: return quote(as_string());
+    case Kind::List:
+    case Kind::Tuple: {
+        bool is_tuple = kind() == Kind::Tuple;
+        const auto& items = as_list();
+        std::string out = is_tuple ? "(" : "[";
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (i) out += ", ";
+            out += items[i].repr();
+            check_size(out);
+        }
+        if (is_tuple && items.size() == 1) out += ",";
+        out += is_tuple ? ")" : "]";
+        return out;
+    }
+    case Kind::Dict: {
+        std::string out = "{";
+        bool first = true;
+        for (const auto& [k, v] : as_dict()) {
+            if (!first) out += ", ";
+            first = false;
+            out += quote(k) + ": " + v.repr();
+            check_size(out);
+        }
+        return out + "}";
+    }
+    case Kind::Callable: return "<function>";
+    case Kind::Object: return std::get<8>(storage_)->to_string();
+    case Kind::Module: return fmt::format("<Module {}>", std::get<9>(storage_)->def.name());
+    case Kind::Snippet: return fmt::format("<Snippet {}>", std::get<10>(storage_)->def.name());
+    }
+    return "?";
+}
+
+bool operator==(const Value& a, const Value& b) {
+    using K = Value::Kind;
+    K ka = a.kind();
+    K kb = b.kind();
+    auto numeric = [](K k) { return k == K::Bool || k == K::Int || k == K::Float; };
+    if (numeric(ka) && numeric(kb)) {
+        if (ka == K::Float || kb == K::Float) return a.as_float() == b.as_float();
+        return a.as_int() == b.as_int();
+    }
+    if (ka != kb) return false;
+    switch (ka) {
+    case K::None: return true;
+    case K::String: return a.as_string() == b.as_string();
+    case K::List:
+    case K::Tuple: return a.as_list() == b.as_list();
+    case K::Dict: return a.as_dict() == b.as_dict();
+    default: return a.storage() == b.storage();  // identity of the shared object
+    }
+}
+
+}  // namespace kjarni
