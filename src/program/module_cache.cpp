@@ -33,7 +33,9 @@ std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const 
 
     ModuleCache& memory = device.context().state().modules;
     const CacheKey key = cache_key(device, source, options);
-    const std::string memory_key = key.hex();
+    // Modules belong to one device: identical devices (same compiler identity) share disk entries
+    // but not modules.
+    const std::string memory_key = key.hex() + "/" + std::to_string(device.index());
     if (auto module = memory.find(memory_key)) return module;
 
     // Included headers are not part of the key, so with include directories the disk cache could

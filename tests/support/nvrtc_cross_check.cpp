@@ -24,7 +24,8 @@ std::atomic<unsigned> checked{0};
 
 void compile_with_nvrtc(std::string_view source, const ProgramOptions& options) {
     const auto* nvrtc = backend::cuda::nvrtc_library();
-    if (nvrtc == nullptr) return;
+    // Without the prelude a source is written for one API on purpose.
+    if (nvrtc == nullptr || options.no_prelude) return;
     std::vector<std::string> nvrtc_options{"--gpu-architecture=sm_90", "--std=c++17"};
     if (options.fast_math) nvrtc_options.emplace_back("--use_fast_math");
     for (const auto& dir : options.include_dirs) nvrtc_options.push_back("-I" + dir);
