@@ -29,6 +29,7 @@
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/event.hpp"
 #include "kjarni/queue.hpp"
+#include "kjarni/template/module.hpp"
 
 namespace kjarni {
 
@@ -88,6 +89,13 @@ public:
     /// Compiles `source` for every device in `devices` (CompileError on failure).
     Program(const BoundMultiDevice& devices, std::string_view source, const ProgramOptions& options = {});
     Program(const BoundDevice& device, std::string_view source, const ProgramOptions& options = {});
+    /// Renders a template first (reference 000 §3.2: a Mako-style string, a DefTemplate or a
+    /// Snippet; modules in the globals are rendered at the top), then compiles the result.
+    /// RenderError if the template fails.
+    Program(const BoundMultiDevice& devices, const TemplateSource& source, const std::vector<Value>& render_args,
+            const Globals& render_globals, const ProgramOptions& options = {});
+    Program(const BoundDevice& device, const TemplateSource& source, const std::vector<Value>& render_args,
+            const Globals& render_globals, const ProgramOptions& options = {});
 
     const BoundMultiDevice& devices() const;
     /// The full source compiled for a device (prelude and constant declarations included).
@@ -174,6 +182,8 @@ public:
     /// The most threads / work items per block for this kernel, per program device (in order).
     std::vector<std::size_t> max_total_local_sizes() const;
     KernelAttributes attributes(const BoundDevice& device) const;
+    /// CUfunction / cl_kernel on a device, for interoperation with the raw API.
+    std::uintptr_t native_handle(const BoundDevice& device) const;
 
     /// Prepares and launches in one go (grunnur's Kernel.__call__).
     template <detail::KernelArgument... Args>

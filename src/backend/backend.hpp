@@ -185,6 +185,8 @@ public:
     /// The declared parameters, in order; empty when the API cannot report them (the count is then
     /// unknown too).
     virtual const std::vector<ParamInfo>& params() const = 0;
+    /// CUfunction / cl_kernel.
+    virtual std::uintptr_t native_handle() const = 0;
     /// Sizes in work items (OpenCL semantics: global is the total, a multiple of local, checked by
     /// the caller), `dims` in 1..3. With `want_event`, returns an event marking the launch's end.
     virtual std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,

@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "backend/backend.hpp"
@@ -36,6 +38,20 @@ struct ContextState {
     std::shared_ptr<backend::Context> impl;
     /// Compiled modules by cache key (which names the device): the in-memory cache.
     ModuleCache modules;
+
+    /// The backend's compiler identity of a device, asked once (drivers answer it slowly, and
+    /// every Program construction needs it for its cache key).
+    const std::string& compiler_identity(std::size_t device_index) {
+        const std::lock_guard lock(identities_mutex_);
+        if (identities_.empty()) identities_.resize(impl->devices().size());
+        auto& identity = identities_.at(device_index);
+        if (!identity) identity = impl->compiler_identity(device_index);
+        return *identity;
+    }
+
+private:
+    std::mutex identities_mutex_;
+    std::vector<std::optional<std::string>> identities_;
 };
 
 }  // namespace kjarni::detail

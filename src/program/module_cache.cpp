@@ -15,7 +15,7 @@ CacheKey cache_key(const BoundDevice& device, const std::string& source, const b
     return CacheKeyBuilder()
         .add("kjarni", version())
         .add("api", device.context().api().shortcut())
-        .add("compiler", device.context().backend()->compiler_identity(device.index()))
+        .add("compiler", device.context().state().compiler_identity(device.index()))
         .add("fast_math", options.fast_math)
         .add("compiler_options", options.compiler_options)
         .add("include_dirs", options.include_dirs)

@@ -74,6 +74,14 @@ Program::Program(const BoundMultiDevice& devices, std::string_view source, const
 Program::Program(const BoundDevice& device, std::string_view source, const ProgramOptions& options)
     : Program(BoundMultiDevice(device.context(), {device.index()}), source, options) {}
 
+Program::Program(const BoundMultiDevice& devices, const TemplateSource& source, const std::vector<Value>& render_args,
+                 const Globals& render_globals, const ProgramOptions& options)
+    : Program(devices, render_with_modules(source, render_args, render_globals), options) {}
+
+Program::Program(const BoundDevice& device, const TemplateSource& source, const std::vector<Value>& render_args,
+                 const Globals& render_globals, const ProgramOptions& options)
+    : Program(BoundMultiDevice(device.context(), {device.index()}), source, render_args, render_globals, options) {}
+
 const BoundMultiDevice& Program::devices() const { return state_->devices; }
 
 const std::string& Program::source(const BoundDevice& device) const { return state_->on(device).source; }
@@ -193,17 +201,27 @@ std::vector<std::size_t> Kernel::max_total_local_sizes() const {
     return sizes;
 }
 
-KernelAttributes Kernel::attributes(const BoundDevice& device) const {
-    const auto& programs = state_->program->programs;
+namespace {
+
+const backend::Kernel& kernel_on(const detail::KernelState& state, const BoundDevice& device) {
+    const auto& programs = state.program->programs;
     for (std::size_t i = 0; i < programs.size(); ++i) {
-        if (programs[i].device == device) {
-            const auto& a = state_->kernels[i]->attributes();
-            return {a.max_total_local_size, a.registers,   a.shared_bytes,
-                    a.const_bytes,          a.local_bytes, a.preferred_local_size_multiple};
-        }
+        if (programs[i].device == device) return *state.kernels[i];
     }
-    throw ArgumentError("device", fmt::format("kernel '{}' was not compiled for device {} ('{}')", state_->name,
+    throw ArgumentError("device", fmt::format("kernel '{}' was not compiled for device {} ('{}')", state.name,
                                               device.index(), device.name()));
+}
+
+}  // namespace
+
+KernelAttributes Kernel::attributes(const BoundDevice& device) const {
+    const auto& a = kernel_on(*state_, device).attributes();
+    return {a.max_total_local_size, a.registers,   a.shared_bytes,
+            a.const_bytes,          a.local_bytes, a.preferred_local_size_multiple};
+}
+
+std::uintptr_t Kernel::native_handle(const BoundDevice& device) const {
+    return kernel_on(*state_, device).native_handle();
 }
 
 }  // namespace kjarni

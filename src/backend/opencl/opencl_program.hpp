@@ -49,6 +49,7 @@ public:
 
     const KernelAttributes& attributes() const override { return attributes_; }
     const std::vector<ParamInfo>& params() const override { return params_; }
+    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(kernel_); }
     std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,
                                   const std::size_t* local_size, std::size_t dynamic_local_mem,
                                   std::span<const KernelArg> args, bool want_event) override;

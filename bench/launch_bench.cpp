@@ -1,0 +1,185 @@
+// Host cost of a kernel launch: kjarni's prepared kernel (enqueue: no event; call: with an event)
+// against the raw driver call on the same compiled kernel and queue, with 0 and 5 arguments.
+// The raw CUDA baseline calls cuLaunchKernel through dlopen'ed libcuda; the raw OpenCL one sets
+// the arguments and calls clEnqueueNDRangeKernel each time, as kjarni does.
+//
+//   kjarni_bench_launch --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "kjarni/kjarni.hpp"
+
+#ifdef KJARNI_BENCH_RAW_OPENCL
+#include <CL/cl.h>
+#endif
+#ifdef KJARNI_BENCH_RAW_CUDA
+#include <cuda.h>
+#endif
+
+namespace {
+
+constexpr const char* source = R"(
+KERNEL void empty() {}
+KERNEL void five(GLOBAL_MEM float* a, GLOBAL_MEM float* b, float c, int d, unsigned int e)
+{
+    if (c == 12345.0f && d == 1 && e == 2u) a[0] = b[0];
+}
+)";
+
+struct Setup {
+    kjarni::Context context;
+    kjarni::Queue queue;
+    kjarni::Program program;
+    kjarni::PreparedKernel empty;
+    kjarni::PreparedKernel five;
+    kjarni::Buffer a;
+    kjarni::Buffer b;
+};
+
+// Launches pile up in the queue; synchronizing every so often keeps it from filling (a full queue
+// makes launches block, which would time the device, not the host).
+constexpr int sync_every = 256;
+
+std::shared_ptr<Setup> make_setup(const kjarni::Device& first) {
+    auto context = kjarni::Context::from_devices(first);
+    auto device = context.devices()[0];
+    kjarni::Queue queue(device);
+    kjarni::Program program(device, source);
+    auto empty = program.kernel("empty").prepare({32}, kjarni::Sizes{32});
+    auto five = program.kernel("five").prepare({32}, kjarni::Sizes{32});
+    return std::make_shared<Setup>(Setup{context, queue, program, empty, five,
+                                         kjarni::Buffer::allocate(device, 64), kjarni::Buffer::allocate(device, 64)});
+}
+
+void kjarni_enqueue_0(benchmark::State& state, std::shared_ptr<Setup> s) {
+    int n = 0;
+    for (auto _ : state) {
+        s->empty.enqueue(s->queue);
+        if (++n % sync_every == 0) s->queue.synchronize();
+    }
+    s->queue.synchronize();
+}
+
+void kjarni_enqueue_5(benchmark::State& state, std::shared_ptr<Setup> s) {
+    int n = 0;
+    for (auto _ : state) {
+        s->five.enqueue(s->queue, s->a, s->b, 1.5f, 7, 9u);
+        if (++n % sync_every == 0) s->queue.synchronize();
+    }
+    s->queue.synchronize();
+}
+
+void kjarni_call_with_event_5(benchmark::State& state, std::shared_ptr<Setup> s) {
+    int n = 0;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(s->five(s->queue, s->a, s->b, 1.5f, 7, 9u));
+        if (++n % sync_every == 0) s->queue.synchronize();
+    }
+    s->queue.synchronize();
+}
+
+#ifdef KJARNI_BENCH_RAW_CUDA
+struct RawCuda {
+    decltype(&::cuLaunchKernel) launch = nullptr;
+    decltype(&::cuStreamSynchronize) synchronize = nullptr;
+};
+
+const RawCuda* raw_cuda() {
+    static const RawCuda table = [] {
+        RawCuda t;
+        if (void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+            t.launch = reinterpret_cast<decltype(t.launch)>(dlsym(lib, "cuLaunchKernel"));
+            t.synchronize = reinterpret_cast<decltype(t.synchronize)>(dlsym(lib, "cuStreamSynchronize"));
+        }
+        return t;
+    }();
+    return table.launch != nullptr && table.synchronize != nullptr ? &table : nullptr;
+}
+
+void raw_cuda_launch(benchmark::State& state, std::shared_ptr<Setup> s, bool with_args) {
+    const RawCuda& cu = *raw_cuda();
+    const auto device = s->queue.device();
+    auto function = reinterpret_cast<CUfunction>(s->program.kernel(with_args ? "five" : "empty").native_handle(device));
+    auto stream = reinterpret_cast<CUstream>(s->queue.native_handle());
+    CUdeviceptr a = s->a.native_handle(), b = s->b.native_handle();
+    float c = 1.5f;
+    int d = 7;
+    unsigned e = 9;
+    void* params[] = {&a, &b, &c, &d, &e};
+    int n = 0;
+    for (auto _ : state) {
+        cu.launch(function, 1, 1, 1, 32, 1, 1, 0, stream, with_args ? params : nullptr, nullptr);
+        if (++n % sync_every == 0) cu.synchronize(stream);
+    }
+    cu.synchronize(stream);
+}
+#endif
+
+#ifdef KJARNI_BENCH_RAW_OPENCL
+void raw_opencl_launch(benchmark::State& state, std::shared_ptr<Setup> s, bool with_args) {
+    const auto device = s->queue.device();
+    auto kernel = reinterpret_cast<cl_kernel>(s->program.kernel(with_args ? "five" : "empty").native_handle(device));
+    auto queue = reinterpret_cast<cl_command_queue>(s->queue.native_handle());
+    cl_mem a = reinterpret_cast<cl_mem>(s->a.native_handle()), b = reinterpret_cast<cl_mem>(s->b.native_handle());
+    float c = 1.5f;
+    int d = 7;
+    unsigned e = 9;
+    const std::size_t global = 32, local = 32;
+    int n = 0;
+    for (auto _ : state) {
+        if (with_args) {
+            clSetKernelArg(kernel, 0, sizeof a, &a);
+            clSetKernelArg(kernel, 1, sizeof b, &b);
+            clSetKernelArg(kernel, 2, sizeof c, &c);
+            clSetKernelArg(kernel, 3, sizeof d, &d);
+            clSetKernelArg(kernel, 4, sizeof e, &e);
+        }
+        clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+        if (++n % sync_every == 0) clFinish(queue);
+    }
+    clFinish(queue);
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    // The first device of every platform of every API.
+    for (const kjarni::Api& api : kjarni::Api::all_available()) {
+      for (const kjarni::Platform& platform : api.platforms()) {
+        if (platform.devices().empty()) continue;
+        std::shared_ptr<Setup> setup;
+        try {
+            setup = make_setup(platform.devices()[0]);
+        } catch (const kjarni::Error& e) {
+            fmt::print(stderr, "skipping {}: {}\n", platform.name(), e.what());
+            continue;
+        }
+        const std::string tag = fmt::format("{}/{}", api.shortcut(), setup->queue.device().name());
+        benchmark::RegisterBenchmark(("launch_0_args/kjarni_enqueue/" + tag).c_str(), kjarni_enqueue_0, setup);
+        benchmark::RegisterBenchmark(("launch_5_args/kjarni_enqueue/" + tag).c_str(), kjarni_enqueue_5, setup);
+        benchmark::RegisterBenchmark(("launch_5_args/kjarni_call_with_event/" + tag).c_str(),
+                                     kjarni_call_with_event_5, setup);
+#ifdef KJARNI_BENCH_RAW_CUDA
+        if (api.id() == kjarni::ApiId::cuda() && raw_cuda() != nullptr) {
+            benchmark::RegisterBenchmark(("launch_0_args/raw/" + tag).c_str(), raw_cuda_launch, setup, false);
+            benchmark::RegisterBenchmark(("launch_5_args/raw/" + tag).c_str(), raw_cuda_launch, setup, true);
+        }
+#endif
+#ifdef KJARNI_BENCH_RAW_OPENCL
+        if (api.id() == kjarni::ApiId::opencl()) {
+            benchmark::RegisterBenchmark(("launch_0_args/raw/" + tag).c_str(), raw_opencl_launch, setup, false);
+            benchmark::RegisterBenchmark(("launch_5_args/raw/" + tag).c_str(), raw_opencl_launch, setup, true);
+        }
+#endif
+      }
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
