@@ -31,10 +31,10 @@ run_suite() {  # name, KJARNI_TEST selector
 run_suite cuda "cuda"
 run_suite nvidia-opencl "opencl:NVIDIA"
 POCL_DEVICES="pthread pthread" run_suite pocl "opencl:Portable"
-if [ -x "$build/tests/kjarni_template_tests" ]; then
-  "$build/tests/kjarni_template_tests" >"$out/tests-template.log" 2>&1
-  echo "template rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests-template.log" | tr '\n' ' ')" >>"$summary"
-fi
+for suite in template cache; do
+  "$build/tests/kjarni_${suite}_tests" >"$out/tests-cpu.log" 2>&1
+  echo "$suite rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$out/tests-cpu.log" | tr '\n' ' ')" >>"$summary"
+done
 { echo "== demo"; "$build/examples/kjarni_demo" 2>&1; } >>"$summary"
 
 if [ "${1:-}" != "--quick" ]; then
