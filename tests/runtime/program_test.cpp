@@ -280,3 +280,24 @@ TEST(MultiDevicePrograms, OneLaunchOnAMultiQueueWithPerDeviceArguments) {
 
 }  // namespace
 }  // namespace kjarni::test
+
+namespace kjarni::test {
+namespace {
+
+class ProgramShapes : public DeviceTest {};
+
+TEST_P(ProgramShapes, KernelWithoutParametersCompilesAndRuns) {
+    Program program(bound_device(), "KERNEL void nothing() {}\nKERNEL void one(GLOBAL_MEM int32_t* x) { x[0] = 42; }\n");
+    Queue queue(bound_device());
+    program.kernel("nothing")(queue, {32}, Sizes{32}).wait();
+    auto x = Buffer::allocate(bound_device(), sizeof(std::int32_t));
+    program.kernel("one")(queue, {1}, Sizes{1}, x);
+    std::int32_t back = 0;
+    x.get(queue, std::span(&back, 1));
+    EXPECT_EQ(back, 42);
+}
+
+KJARNI_INSTANTIATE_DEVICE_TESTS(ProgramShapes);
+
+}  // namespace
+}  // namespace kjarni::test

@@ -404,26 +404,19 @@ std::shared_ptr<Module> CudaContext::load(std::size_t device_index, std::span<co
 }
 
 std::string CudaContext::compiler_identity(std::size_t device_index) const {
+    // NVRTC's version is deliberately left out: learning it means loading NVRTC (about 100 MB,
+    // milliseconds), which would cost a disk-cache hit in a new process more than the hit saves. A
+    // cubin for this architecture and driver stays valid whichever NVRTC made it; to rebuild with a
+    // new NVRTC, clear the cache or point KJARNI_CACHE_DIR elsewhere.
     const Device& device = *devices_[device_index];
     int driver_version = 0;
     KJARNI_CU(driver_, DriverGetVersion, &driver_version);
-    std::string nvrtc_part = "none";
-    std::string target_part = "none";
-    if (const NvrtcLibrary* nvrtc = nvrtc_library()) {
-        nvrtc_part = nvrtc->version();
-        try {
-            const Target target = choose_target(*nvrtc, device);
-            target_part = fmt::format("{}_{}", target.cubin ? "sm" : "compute", target.architecture);
-        } catch (const Error&) {
-            // build() will say why; the identity only needs to differ.
-        }
-    }
     std::string cc = "unknown";
     if (const auto& capability = device.properties().compute_capability) {
         cc = fmt::format("{}.{}", capability->major, capability->minor);
     }
-    return fmt::format("kjarni-cuda-build {}; device {}; compute capability {}; target {}; driver {}; NVRTC {}",
-                       build_recipe_version, device.name(), cc, target_part, driver_version, nvrtc_part);
+    return fmt::format("kjarni-cuda-build {}; device {}; compute capability {}; driver {}", build_recipe_version,
+                       device.name(), cc, driver_version);
 }
 
 }  // namespace kjarni::backend::cuda

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -35,15 +36,25 @@ std::string build_log(cl_program program, cl_device_id device) {
     return log;
 }
 
-std::vector<std::byte> program_binary(cl_program program) {
-    std::size_t size = 0;
-    check(cl().clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr), "clGetProgramInfo");
-    std::vector<std::byte> binary(size);
-    unsigned char* pointer = reinterpret_cast<unsigned char*>(binary.data());
-    if (size > 0) {
-        check(cl().clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof pointer, &pointer, nullptr),
-              "clGetProgramInfo");
-    }
+// A program made from source belongs to every device of its context, built or not: the binary
+// queries answer one entry per program device, and we want the entry of `device`.
+std::vector<std::byte> program_binary(cl_program program, cl_device_id device) {
+    cl_uint count = 0;
+    check(cl().clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof count, &count, nullptr), "clGetProgramInfo");
+    std::vector<cl_device_id> devices(count);
+    check(cl().clGetProgramInfo(program, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id), devices.data(), nullptr),
+          "clGetProgramInfo");
+    std::vector<std::size_t> sizes(count);
+    check(cl().clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, count * sizeof(std::size_t), sizes.data(), nullptr),
+          "clGetProgramInfo");
+    const auto position = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), device) - devices.begin());
+    if (position == devices.size() || sizes[position] == 0) return {};
+    std::vector<std::byte> binary(sizes[position]);
+    // Null entries are skipped: only our device's binary is copied.
+    std::vector<unsigned char*> pointers(count, nullptr);
+    pointers[position] = reinterpret_cast<unsigned char*>(binary.data());
+    check(cl().clGetProgramInfo(program, CL_PROGRAM_BINARIES, count * sizeof(unsigned char*), pointers.data(), nullptr),
+          "clGetProgramInfo");
     return binary;
 }
 
@@ -165,7 +176,7 @@ BuildOutput build_program(const std::shared_ptr<OpenClContext>& context, std::si
     BuildOutput output;
     output.log = build_log(program, context->device_id(device_index));
     output.module = std::make_shared<OpenClModule>(context, device_index, program);
-    output.binary = program_binary(program);
+    output.binary = program_binary(program, context->device_id(device_index));
     if (options.keep_dir) {
         write_file(*options.keep_dir / "build.log", output.log.data(), output.log.size());
         write_file(*options.keep_dir / "program.bin", output.binary.data(), output.binary.size());
