@@ -15,10 +15,12 @@ namespace kjarni::backend::opencl {
 
 namespace {
 
+constexpr const char* arg_info_option = "-cl-kernel-arg-info";
+
 // -cl-kernel-arg-info makes clGetKernelArgInfo answer, so that launches can be checked against
 // the declared parameters.
 std::vector<std::string> option_list(const BuildOptions& options) {
-    std::vector<std::string> list{"-cl-kernel-arg-info"};
+    std::vector<std::string> list{arg_info_option};
     if (options.fast_math) list.emplace_back("-cl-fast-relaxed-math");
     for (const auto& dir : options.include_dirs) list.push_back("-I" + dir);
     list.insert(list.end(), options.compiler_options.begin(), options.compiler_options.end());
@@ -141,17 +143,32 @@ T work_group_info(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_in
     return value;
 }
 
-// clBuildProgram, turning a failure into CompileError with the log.
+bool build_failed(cl_int status) {
+    return status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS ||
+           status == CL_COMPILE_PROGRAM_FAILURE;
+}
+
+// clBuildProgram, turning a failure into CompileError with the log. NVIDIA's driver (580) emits
+// PTX that its own ptxas rejects for a kernel without parameters when -cl-kernel-arg-info is on; a
+// failed build is therefore retried once without that option (launches are then checked for the
+// argument count only, which is all a parameterless kernel needs anyway).
 void build_or_throw(cl_program program, const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
-                    const std::vector<std::string>& options, const std::string& source) {
+                    std::vector<std::string> options, const std::string& source) {
     const cl_device_id device = context->device_id(device_index);
-    const std::string joined = fmt::format("{}", fmt::join(options, " "));
-    const cl_int status = cl().clBuildProgram(program, 1, &device, joined.c_str(), nullptr, nullptr);
-    if (status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS ||
-        status == CL_COMPILE_PROGRAM_FAILURE) {
+    auto build = [&] {
+        const std::string joined = fmt::format("{}", fmt::join(options, " "));
+        return cl().clBuildProgram(program, 1, &device, joined.c_str(), nullptr, nullptr);
+    };
+    cl_int status = build();
+    if (build_failed(status) && !options.empty() && options.front() == arg_info_option) {
+        options.erase(options.begin());
+        if (build() == CL_SUCCESS) return;
+        options.insert(options.begin(), arg_info_option);  // report the build as asked
+    }
+    if (build_failed(status)) {
         std::string log = build_log(program, device);
         cl().clReleaseProgram(program);
-        if (status == CL_INVALID_BUILD_OPTIONS) log = "invalid build options: " + joined + "\n" + log;
+        if (status == CL_INVALID_BUILD_OPTIONS) log = fmt::format("invalid build options: {}\n{}", fmt::join(options, " "), log);
         throw CompileError("OpenCL", context->devices()[device_index]->name(), log, options, source);
     }
     if (status != CL_SUCCESS) {
