@@ -301,3 +301,53 @@ KJARNI_INSTANTIATE_DEVICE_TESTS(ProgramShapes);
 
 }  // namespace
 }  // namespace kjarni::test
+
+namespace kjarni::test {
+namespace {
+
+class DynamicLocalMemory : public DeviceTest {};
+
+// Each group stages its slice in dynamically sized local memory and writes it back reversed.
+constexpr const char* reverse_source = R"(
+KERNEL void reverse_groups(GLOBAL_MEM float* y, GLOBAL_MEM const float* x)
+{
+#ifdef KJARNI_CUDA_API
+    LOCAL_MEM_DYNAMIC float staged[];
+    const SIZE_T lid = get_local_id(0), n = get_local_size(0), base = get_group_id(0) * n;
+    staged[lid] = x[base + lid];
+    LOCAL_BARRIER;
+    y[base + lid] = staged[n - 1 - lid];
+#endif
+}
+)";
+
+TEST_P(DynamicLocalMemory, SizedAtPrepareTime) {
+    Program program(bound_device(), reverse_source);
+    const Kernel kernel = program.kernel("reverse_groups");
+    const std::size_t local = 128, groups = 9, n = local * groups;
+    if (GetParam().api != "cuda") {
+        // OpenCL has no such memory (reference: LOCAL_MEM_DYNAMIC is CUDA only): refused at launch.
+        Queue queue(bound_device());
+        auto buffer = Buffer::allocate(bound_device(), n * sizeof(float));
+        EXPECT_THROW(kernel.prepare({n}, Sizes{local}, local * sizeof(float))(queue, buffer, buffer), UnsupportedError);
+        return;
+    }
+    Queue queue(bound_device());
+    const auto x = random_vector<float>(n, -1.0f, 1.0f);
+    auto xb = Buffer::allocate(bound_device(), n * sizeof(float));
+    auto yb = Buffer::allocate(bound_device(), n * sizeof(float));
+    xb.set(queue, std::span<const float>(x));
+    kernel.prepare({n}, Sizes{local}, local * sizeof(float))(queue, yb, xb);
+    std::vector<float> y(n);
+    yb.get(queue, std::span<float>(y));
+    for (std::size_t g = 0; g < groups; ++g) {
+        for (std::size_t i = 0; i < local; ++i) ASSERT_EQ(y[g * local + i], x[g * local + local - 1 - i]);
+    }
+    // More than the device has is refused when preparing, naming what is left.
+    EXPECT_THROW(kernel.prepare({n}, Sizes{local}, bound_device().params().local_mem_size + 1), ArgumentError);
+}
+
+KJARNI_INSTANTIATE_DEVICE_TESTS(DynamicLocalMemory);
+
+}  // namespace
+}  // namespace kjarni::test
