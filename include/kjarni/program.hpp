@@ -28,6 +28,7 @@
 #include "kjarni/context.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/event.hpp"
+#include "kjarni/kernel_attributes.hpp"
 #include "kjarni/queue.hpp"
 #include "kjarni/template/module.hpp"
 
@@ -62,15 +63,6 @@ struct ProgramOptions {
     std::map<std::string, ConstantArraySpec> constant_arrays;
 };
 
-/// What PyCUDA's Function attributes report, per device.
-struct KernelAttributes {
-    std::size_t max_total_local_size = 0;
-    std::size_t registers = 0;
-    std::size_t shared_bytes = 0;
-    std::size_t const_bytes = 0;
-    std::size_t local_bytes = 0;
-    std::size_t preferred_local_size_multiple = 0;
-};
 
 /// Up to three extents; {n}, {x, y}, {x, y, z}.
 using Sizes = std::vector<std::size_t>;

@@ -24,6 +24,7 @@
 #include "kjarni/api.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/device_parameters.hpp"
+#include "kjarni/kernel_attributes.hpp"
 
 namespace kjarni::backend {
 
@@ -72,19 +73,7 @@ struct ParamInfo {
     std::string name;
 };
 
-/// What PyCUDA's Function attributes report; 0 where the API has no such figure.
-struct KernelAttributes {
-    /// The most threads / work items in one block for this kernel on this device.
-    std::size_t max_total_local_size = 0;
-    std::size_t registers = 0;
-    /// Statically allocated shared/local memory, bytes.
-    std::size_t shared_bytes = 0;
-    std::size_t const_bytes = 0;
-    /// Per-thread private (local, spill) memory, bytes.
-    std::size_t local_bytes = 0;
-    /// Work-group size multiple the device prefers for this kernel (OpenCL), or the warp size.
-    std::size_t preferred_local_size_multiple = 0;
-};
+using KernelAttributes = kjarni::KernelAttributes;
 
 /// One launch argument, packed by the public layer without allocating.
 using KernelArg = kjarni::detail::KernelArg;

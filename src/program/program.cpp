@@ -215,9 +215,7 @@ const backend::Kernel& kernel_on(const detail::KernelState& state, const BoundDe
 }  // namespace
 
 KernelAttributes Kernel::attributes(const BoundDevice& device) const {
-    const auto& a = kernel_on(*state_, device).attributes();
-    return {a.max_total_local_size, a.registers,   a.shared_bytes,
-            a.const_bytes,          a.local_bytes, a.preferred_local_size_multiple};
+    return kernel_on(*state_, device).attributes();
 }
 
 std::uintptr_t Kernel::native_handle(const BoundDevice& device) const {

@@ -9,19 +9,13 @@
 
 #include "backend/opencl/opencl_device_attributes.hpp"
 #include "backend/opencl/opencl_info.hpp"
+#include "backend/opencl/opencl_vendor_queries.hpp"
 
 namespace kjarni::backend::opencl {
 
 namespace {
 
-// Vendor extension queries (cl_nv_device_attribute_query, cl_amd_device_attribute_query).
-constexpr cl_device_info nv_compute_capability_major = 0x4000;
-constexpr cl_device_info nv_compute_capability_minor = 0x4001;
-constexpr cl_device_info nv_warp_size = 0x4003;
-constexpr cl_device_info nv_pci_bus_id = 0x4008;
-constexpr cl_device_info nv_pci_slot_id = 0x4009;
-constexpr cl_device_info nv_pci_domain_id = 0x400A;
-constexpr cl_device_info amd_wavefront_width = 0x4043;
+using namespace vendor;
 
 DeviceType device_type(cl_device_type type) {
     if (type & CL_DEVICE_TYPE_GPU) return DeviceType::gpu;
