@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
+#include <unistd.h>
 
 #include "core/context_state.hpp"
 #include "kjarni/error.hpp"
@@ -110,16 +110,12 @@ namespace {
 const detail::DeviceProgram& constant_target(const detail::ProgramState& state, const Queue& queue,
                                              std::string_view name, std::size_t size) {
     const detail::DeviceProgram& program = state.on(queue.device());
-    const auto declared = state.options.constant_arrays.find(std::string(name));
     const auto actual = program.module->constant_size(std::string(name));
     if (!actual) {
         throw ArgumentError("name", fmt::format("the program declares no constant array '{}'", name));
     }
-    if (declared != state.options.constant_arrays.end() && size != *actual) {
-        throw ArgumentError("data", fmt::format("constant array '{}' holds {} bytes, {} given", name, *actual, size));
-    }
     if (size != *actual) {
-        throw ArgumentError("data", fmt::format("constant '{}' holds {} bytes, {} given", name, *actual, size));
+        throw ArgumentError("data", fmt::format("constant array '{}' holds {} bytes, {} given", name, *actual, size));
     }
     return program;
 }
