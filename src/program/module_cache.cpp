@@ -28,8 +28,12 @@ CacheKey cache_key(const BoundDevice& device, const std::string& source, const b
 std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const std::string& source,
                                                const backend::BuildOptions& options) {
     auto& backend = *device.context().backend();
-    // Kept files are wanted: compile for real, and leave the caches alone.
-    if (options.keep_dir) return backend.build(device.index(), source, options).module;
+    // Kept files are wanted: compile for real. And headers from include directories are not part
+    // of the key (which ones a source reads is the compiler's business), so a cached binary could
+    // come from older headers: compile those programs every time too.
+    if (options.keep_dir || !options.include_dirs.empty()) {
+        return backend.build(device.index(), source, options).module;
+    }
 
     ModuleCache& memory = device.context().state().modules;
     const CacheKey key = cache_key(device, source, options);
@@ -38,24 +42,19 @@ std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const 
     const std::string memory_key = key.hex() + "/" + std::to_string(device.index());
     if (auto module = memory.find(memory_key)) return module;
 
-    // Included headers are not part of the key, so with include directories the disk cache could
-    // serve a binary built from older headers: compile those programs every time.
     DiskCache& disk = DiskCache::instance();
-    const bool use_disk = options.include_dirs.empty();
-    if (use_disk) {
-        if (auto binary = disk.load(key)) {
-            try {
-                auto module = backend.load(device.index(), *binary, options);
-                memory.insert(memory_key, module);
-                return module;
-            } catch (const Error&) {
-                // The driver refused a binary that passed the cache's checks (e.g. after a driver
-                // change that kept the version string): compile it again and overwrite the entry.
-            }
+    if (auto binary = disk.load(key)) {
+        try {
+            auto module = backend.load(device.index(), *binary, options);
+            memory.insert(memory_key, module);
+            return module;
+        } catch (const Error&) {
+            // The driver refused a binary that passed the cache's checks (e.g. after a driver
+            // change that kept the version string): compile it again and overwrite the entry.
         }
     }
     auto output = backend.build(device.index(), source, options);
-    if (use_disk && !output.binary.empty()) disk.store(key, output.binary);
+    if (!output.binary.empty()) disk.store(key, output.binary);
     memory.insert(memory_key, output.module);
     return output.module;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
@@ -348,6 +349,37 @@ TEST_P(DynamicLocalMemory, SizedAtPrepareTime) {
 }
 
 KJARNI_INSTANTIATE_DEVICE_TESTS(DynamicLocalMemory);
+
+}  // namespace
+}  // namespace kjarni::test
+
+namespace kjarni::test {
+namespace {
+
+class IncludeDirectories : public DeviceTest {};
+
+TEST_P(IncludeDirectories, HeadersAreFoundAndNotServedStaleFromTheCache) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("kjarni-include-" + std::to_string(random_vector<std::uint32_t>(1, 0, 1u << 30)[0]));
+    std::filesystem::create_directories(dir);
+    const char* source = "#include \"answer.h\"\nKERNEL void answer(GLOBAL_MEM int32_t* y) { y[0] = ANSWER; }\n";
+    ProgramOptions options;
+    options.include_dirs = {dir.string()};
+    Queue queue(bound_device());
+    auto y = Buffer::allocate(bound_device(), sizeof(std::int32_t));
+    std::int32_t back = 0;
+    for (const int answer : {41, 42}) {
+        // The same source and options with a changed header: the result must follow the header.
+        std::ofstream(dir / "answer.h") << "#define ANSWER " << answer << "\n";
+        Program program(bound_device(), source, options);
+        program.kernel("answer")(queue, {1}, Sizes{1}, y);
+        y.get(queue, std::span(&back, 1));
+        EXPECT_EQ(back, answer);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+KJARNI_INSTANTIATE_DEVICE_TESTS(IncludeDirectories);
 
 }  // namespace
 }  // namespace kjarni::test
