@@ -9,15 +9,15 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-}
 case "$mode" in
-  demo) preset=default ;;
-  test) preset=ci ;;
+  demo) preset=default; targets=(--target kjarni_demo kjarni_tool) ;;  # just what the demo needs
+  test) preset=ci; targets=() ;;
   *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
 
 scripts/install-deps.sh
 jobs=$(nproc)
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" -j "$jobs"
+cmake --build --preset "$preset" -j "$jobs" "${targets[@]}"
 
 # Two PoCL devices: multi-device code runs on a CPU-only machine too. Harmless where PoCL is absent.
 export POCL_DEVICES=${POCL_DEVICES:-"pthread pthread"}
