@@ -77,6 +77,7 @@ using Sizes = std::vector<std::size_t>;
 
 class Kernel;
 class PreparedKernel;
+class StaticKernel;
 
 namespace detail {
 struct ProgramState;
@@ -229,6 +230,7 @@ public:
 
 private:
     friend class Kernel;
+    friend class StaticKernel;  // launches its per-device prepared kernels with packed arguments
     explicit PreparedKernel(std::shared_ptr<const detail::PreparedState> state) : state_(std::move(state)) {}
     std::shared_ptr<backend::Event> launch(const Queue& queue, std::span<const detail::KernelArg> args,
                                            bool want_event) const;
