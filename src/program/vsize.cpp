@@ -225,7 +225,7 @@ std::string component(const std::string& flat, const Sizes& extents, std::size_t
     std::string e = stride == 1 ? flat : fmt::format("{} / {}", flat, lit(stride));
     bool last = true;
     for (std::size_t i = d + 1; i < extents.size(); ++i) last = last && extents[i] == 1;
-    if (!last) e = fmt::format("({}) % {}", e, lit(extents[d]));
+    if (!last) e = stride == 1 ? fmt::format("{} % {}", e, lit(extents[d])) : fmt::format("({}) % {}", e, lit(extents[d]));
     return e;
 }
 

@@ -27,12 +27,15 @@ constexpr const char* probe_source = R"SRC(
 KERNEL void probe(GLOBAL_MEM unsigned int* counter, GLOBAL_MEM unsigned int* records)
 {
     if (${static.skip}()) return;
-    const VSIZE_T flat = ${static.global_flat_id}();
+    VSIZE_T flat = ${static.global_flat_id}();
+    const bool outside = flat >= ${static.global_flat_size}();
+    if (outside) flat = ${static.global_flat_size}();  // counted on the first guard counter
 #ifdef KJARNI_CUDA_API
     atomicAdd(counter + flat, 1u);
 #else
     atomic_inc(counter + flat);
 #endif
+    if (outside) return;
 % if record:
     GLOBAL_MEM unsigned int* r = records + flat * ${record_size};
 % for d in range(dims + 1):
@@ -63,8 +66,8 @@ std::string describe(const Sizes& global, const std::optional<Sizes>& local) {
                        local ? fmt::format("{}", fmt::join(*local, "x")) : std::string("auto"));
 }
 
-Globals probe_globals(std::size_t dims, bool record) {
-    return {{"dims", dims}, {"record", record}, {"record_size", record_size(dims)}};
+Globals probe_globals(const Sizes& global, bool record) {
+    return {{"dims", global.size()}, {"record", record}, {"record_size", record_size(global.size())}};
 }
 
 struct Case {
@@ -81,7 +84,7 @@ protected:
 
     StaticKernel probe(const Case& c, bool record = true) {
         return StaticKernel(bound_device(), TemplateSource{std::string(probe_source)}, "probe", c.global, c.local, {},
-                            probe_globals(c.global.size(), record));
+                            probe_globals(c.global, record));
     }
 
     // Runs the probe and checks what it wrote.
@@ -205,6 +208,8 @@ TEST_P(StaticKernels, SpreadOverRealDimensionsWithinSmallLimits) {
         {{97, 13}, Sizes{4, 6}},     // 75 groups over 7 x 5 x ..., 24 work items over 8 x 3
         {{1000}, Sizes{3}},          // 334 groups
         {{30}, Sizes{1}},            // 30 groups: x and y
+        {{37}, Sizes{1}},            // 37 groups over 7 x 3 x 2: spare groups, no padding in the grid
+        {{2, 37}, Sizes{2, 1}},
         {{3, 5, 7, 11, 2, 3}, std::nullopt},
         {{17, 19}, Sizes{2, 16}},    // 32 work items: 8 x 4
     };
@@ -215,7 +220,7 @@ TEST_P(StaticKernels, SpreadOverRealDimensionsWithinSmallLimits) {
                                             "probe",
                                             PerDeviceSizes{{{device.index(), StaticSizes{c.global, c.local}}}},
                                             {},
-                                            probe_globals(c.global.size(), true),
+                                            probe_globals(c.global, true),
                                             {},
                                             [](const BoundDevice& d) {
                                                 DeviceParameters limits = d.params();
@@ -319,7 +324,7 @@ TEST_P(StaticKernels, LocalSizeBeyondTheKernelLimitNamesBothLimits) {
                                         "probe",
                                         PerDeviceSizes{{{device.index(), StaticSizes{c.global, c.local}}}},
                                         {},
-                                        probe_globals(1, false),
+                                        probe_globals({9}, false),
                                         {},
                                         [](const BoundDevice& d) {
                                             DeviceParameters limits = d.params();
@@ -341,7 +346,7 @@ TEST_P(StaticKernels, LocalSizeBeyondTheKernelLimitNamesBothLimits) {
 TEST_P(StaticKernels, MalformedSizesAreArgumentErrors) {
     auto make = [&](const Sizes& global, const std::optional<Sizes>& local) {
         return StaticKernel(bound_device(), TemplateSource{std::string(probe_source)}, "probe", global, local, {},
-                            probe_globals(global.size(), false));
+                            probe_globals(global, false));
     };
     EXPECT_THROW(make({}, std::nullopt), ArgumentError);
     EXPECT_THROW(make({4, 0}, std::nullopt), ArgumentError);
@@ -422,7 +427,7 @@ TEST(MultiDeviceStaticKernels, SizesPerDeviceAndALaunchOnAMultiQueue) {
             StaticSizes{globals.back(), i % 2 == 0 ? std::optional<Sizes>(Sizes{2, 2, 2}) : std::nullopt};
     }
     const StaticKernel kernel(devices, TemplateSource{std::string(probe_source)}, "probe", sizes, {},
-                              probe_globals(3, false));
+                              probe_globals(globals[0], false));
     EXPECT_EQ(kernel.devices(), devices);
     const MultiQueue mq = MultiQueue::on_devices(devices);
     PerDevice<Buffer> counters;
@@ -443,12 +448,12 @@ TEST(MultiDeviceStaticKernels, SizesPerDeviceAndALaunchOnAMultiQueue) {
     // Only the first device.
     PerDeviceSizes first{{{devices.indices()[0], StaticSizes{{9}, std::nullopt}}}};
     const StaticKernel one(devices, TemplateSource{std::string(probe_source)}, "probe", first, {},
-                           probe_globals(1, false));
+                           probe_globals({9}, false));
     EXPECT_EQ(one.devices().size(), 1u);
     EXPECT_THROW(one.source(devices[1]), ArgumentError);
     PerDeviceSizes stranger{{{99, StaticSizes{{9}, std::nullopt}}}};
     EXPECT_THROW(StaticKernel(devices, TemplateSource{std::string(probe_source)}, "probe", stranger, {},
-                              probe_globals(1, false)),
+                              probe_globals({9}, false)),
                  ArgumentError);
 }
 
