@@ -343,6 +343,49 @@ TEST_P(StaticKernels, LocalSizeBeyondTheKernelLimitNamesBothLimits) {
     }
 }
 
+// On CUDA __launch_bounds__ lowers the kernel's own limit below the device's: the automatic local
+// size is chosen again within it (after a first compilation), and an explicit one beyond it is an
+// error naming both limits. Elsewhere the same source runs with the device's limits.
+TEST_P(StaticKernels, AutomaticLocalSizeWithinTheKernelsLimit) {
+    const std::string source = R"SRC(
+KERNEL
+#ifdef KJARNI_CUDA_API
+__launch_bounds__(64)
+#endif
+void count(GLOBAL_MEM unsigned int* counter)
+{
+    if (${static.skip}()) return;
+    counter[${static.global_flat_id}()] += 1u;
+}
+)SRC";
+    const Sizes global{1000, 3};
+    const StaticKernel kernel(bound_device(), TemplateSource{source}, "count", global);
+    const std::size_t kernel_max = kernel.program(bound_device()).kernel("count").max_total_local_sizes().at(0);
+    if (GetParam().api == "cuda") {
+        EXPECT_EQ(kernel_max, 64u);
+    }
+    EXPECT_LE(product(kernel.local_size(bound_device())), kernel_max);
+    auto counter = Buffer::allocate(bound_device(), 3000 * sizeof(std::uint32_t));
+    const std::byte zero{0};
+    counter.fill(queue(), std::span(&zero, 1));
+    kernel(queue(), counter);
+    std::vector<std::uint32_t> counts(3000);
+    counter.get(queue(), std::span<std::uint32_t>(counts));
+    for (std::size_t i = 0; i < counts.size(); ++i) ASSERT_EQ(counts[i], 1u) << i;
+
+    if (GetParam().api != "cuda") return;
+    try {
+        StaticKernel(bound_device(), TemplateSource{source}, "count", global, Sizes{128, 1});
+        FAIL() << "no error";
+    } catch (const ArgumentError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find(fmt::format("the device allows {} and this kernel 64",
+                                           bound_device().params().max_total_local_size)),
+                  std::string::npos)
+            << message;
+    }
+}
+
 TEST_P(StaticKernels, MalformedSizesAreArgumentErrors) {
     auto make = [&](const Sizes& global, const std::optional<Sizes>& local) {
         return StaticKernel(bound_device(), TemplateSource{std::string(probe_source)}, "probe", global, local, {},
