@@ -12,4 +12,5 @@
 #include "kjarni/platform.hpp"
 #include "kjarni/program.hpp"
 #include "kjarni/queue.hpp"
+#include "kjarni/static_kernel.hpp"
 #include "kjarni/version.hpp"

@@ -69,6 +69,7 @@ using Sizes = std::vector<std::size_t>;
 
 class Kernel;
 class PreparedKernel;
+class StaticKernel;
 
 namespace detail {
 struct ProgramState;
@@ -221,6 +222,7 @@ public:
 
 private:
     friend class Kernel;
+    friend class StaticKernel;  // launches its per-device prepared kernels with packed arguments
     explicit PreparedKernel(std::shared_ptr<const detail::PreparedState> state) : state_(std::move(state)) {}
     std::shared_ptr<backend::Event> launch(const Queue& queue, std::span<const detail::KernelArg> args,
                                            bool want_event) const;

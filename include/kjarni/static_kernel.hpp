@@ -1,0 +1,131 @@
+#pragma once
+// Static kernels (reference 000 §3.3.9: grunnur's StaticKernel and VsizeModules): a kernel rendered,
+// compiled and prepared once for fixed sizes, then called with its arguments only.
+//
+// The sizes are virtual: any number of dimensions (1 to StaticKernel::max_dims), global sizes that
+// need not be multiples of the local sizes, and more groups than the device takes in one dimension.
+// The template receives a global `static` whose attributes are modules rendering the id and size
+// functions of the virtual grid, to be used instead of get_global_id() and friends:
+//
+//     KERNEL void fill(GLOBAL_MEM int* out)
+//     {
+//         if (${static.skip}()) return;  // a work item of the padding
+//         out[${static.global_flat_id}()] = (int)${static.global_id}(1);
+//     }
+//
+//   ${static.local_id}(dim), ${static.local_size}(dim), ${static.group_id}(dim),
+//   ${static.num_groups}(dim), ${static.global_id}(dim), ${static.global_size}(dim):
+//       VSIZE_T functions of `unsigned int dim`; past the virtual dimensions ids are 0, sizes 1.
+//   ${static.global_flat_id}(), ${static.global_flat_size}(): the global id and size with all
+//       dimensions flattened, dimension 0 fastest.
+//   ${static.skip}(): bool, true for the work items of the padding, which must do nothing.
+//
+// The virtual grid is mapped onto the device's real one of up to three dimensions (see
+// src/program/vsize.hpp); every virtual global id below the global size is visited by exactly one
+// work item that skip() lets through.
+
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kjarni/program.hpp"
+
+namespace kjarni {
+
+/// The virtual sizes of a static kernel on one device. No local size: chosen automatically, within
+/// the device's and the kernel's limits.
+struct StaticSizes {
+    Sizes global_size;
+    std::optional<Sizes> local_size;
+};
+
+/// Sizes per device, keyed by context device index: the kernel is built for those devices only.
+struct PerDeviceSizes {
+    std::map<std::size_t, StaticSizes> sizes;
+};
+
+namespace detail {
+struct StaticKernelState;
+}
+
+class StaticKernel {
+public:
+    /// The most virtual dimensions.
+    static constexpr std::size_t max_dims = 16;
+
+    /// Renders `source` with the global `static` (and `render_globals`; a global of that name is an
+    /// ArgumentError), compiles it and prepares kernel `name` on every device of `devices`.
+    /// ArgumentError when the sizes are malformed or beyond what the device and the kernel allow
+    /// (naming both limits); RenderError, CompileError as for Program.
+    StaticKernel(const BoundMultiDevice& devices, const TemplateSource& source, std::string_view name,
+                 const Sizes& global_size, const std::optional<Sizes>& local_size = std::nullopt,
+                 const std::vector<Value>& render_args = {}, const Globals& render_globals = {},
+                 const ProgramOptions& options = {});
+    StaticKernel(const BoundDevice& device, const TemplateSource& source, std::string_view name,
+                 const Sizes& global_size, const std::optional<Sizes>& local_size = std::nullopt,
+                 const std::vector<Value>& render_args = {}, const Globals& render_globals = {},
+                 const ProgramOptions& options = {});
+    /// Sizes per device; every key must be one of `devices`.
+    StaticKernel(const BoundMultiDevice& devices, const TemplateSource& source, std::string_view name,
+                 const PerDeviceSizes& sizes, const std::vector<Value>& render_args = {},
+                 const Globals& render_globals = {}, const ProgramOptions& options = {});
+
+    /// Launches on the queue's device (one the kernel was built for).
+    template <detail::KernelArgument... Args>
+    Event operator()(const Queue& queue, const Args&... args) const {
+        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, 0)...};
+        return Event(prepared(queue).launch(queue, packed, true));
+    }
+    /// Launches on every device of the multi-queue; PerDevice arguments go by queue position.
+    template <detail::KernelArgument... Args>
+    std::vector<Event> operator()(const MultiQueue& queue, const Args&... args) const {
+        std::vector<Event> events;
+        for (std::size_t position = 0; position < queue.queues().size(); ++position) {
+            const Queue& q = queue.queues()[position];
+            const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, position)...};
+            events.emplace_back(prepared(q).launch(q, packed, true));
+        }
+        return events;
+    }
+    /// Launches without making an event.
+    template <detail::KernelArgument... Args>
+    void enqueue(const Queue& queue, const Args&... args) const {
+        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, 0)...};
+        prepared(queue).launch(queue, packed, false);
+    }
+
+    /// Fills a constant array of the program on the queue's device (CUDA only; see Program).
+    void set_constant_array(const Queue& queue, std::string_view name, std::span<const std::byte> host) const;
+    void set_constant_array(const Queue& queue, std::string_view name, const Buffer& source) const;
+    template <class T>
+    void set_constant_array(const Queue& queue, std::string_view name, std::span<const T> host) const {
+        set_constant_array(queue, name, std::as_bytes(host));
+    }
+
+    /// The devices the kernel was built for.
+    const BoundMultiDevice& devices() const;
+    const std::string& name() const;
+    /// The full source compiled for a device (prelude and the rendered modules included).
+    const std::string& source(const BoundDevice& device) const;
+    /// The program compiled for a device.
+    const Program& program(const BoundDevice& device) const;
+    /// The virtual sizes on a device, the local size as given or as chosen.
+    const Sizes& global_size(const BoundDevice& device) const;
+    const Sizes& local_size(const BoundDevice& device) const;
+    /// The real launch on a device (1 to 3 dimensions).
+    const Sizes& real_global_size(const BoundDevice& device) const;
+    const Sizes& real_local_size(const BoundDevice& device) const;
+
+    explicit StaticKernel(std::shared_ptr<const detail::StaticKernelState> state) : state_(std::move(state)) {}
+
+private:
+    const PreparedKernel& prepared(const Queue& queue) const;
+    std::shared_ptr<const detail::StaticKernelState> state_;
+};
+
+}  // namespace kjarni
