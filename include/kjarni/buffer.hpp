@@ -19,6 +19,9 @@ namespace kjarni {
 namespace backend {
 class Buffer;
 }
+namespace detail {
+struct BufferAccess;
+}
 
 class Buffer {
 public:
@@ -59,6 +62,7 @@ public:
     const std::shared_ptr<backend::Buffer>& backend() const noexcept { return impl_; }
 
 private:
+    friend struct detail::BufferAccess;
     Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::size_t offset, std::size_t size);
     void check_queue(const Queue& queue, const char* what) const;
 

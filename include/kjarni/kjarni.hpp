@@ -9,6 +9,8 @@
 #include "kjarni/discovery.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/event.hpp"
+#include "kjarni/kernel_attributes.hpp"
+#include "kjarni/memory_pool.hpp"
 #include "kjarni/platform.hpp"
 #include "kjarni/program.hpp"
 #include "kjarni/queue.hpp"
