@@ -7,6 +7,7 @@
 #include "kjarni/device.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/discovery.hpp"
+#include "kjarni/dtype.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/event.hpp"
 #include "kjarni/platform.hpp"
