@@ -2,6 +2,7 @@
 // The whole public API of kjarni.
 
 #include "kjarni/api.hpp"
+#include "kjarni/array.hpp"
 #include "kjarni/buffer.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/device.hpp"
