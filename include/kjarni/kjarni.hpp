@@ -11,6 +11,7 @@
 #include "kjarni/dtype.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/event.hpp"
+#include "kjarni/functions.hpp"
 #include "kjarni/platform.hpp"
 #include "kjarni/program.hpp"
 #include "kjarni/queue.hpp"

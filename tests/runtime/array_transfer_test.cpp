@@ -117,6 +117,23 @@ KERNEL void twice(GLOBAL_MEM ${T}* out, GLOBAL_MEM const ${T}* in)
     for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], x[i] * 2) << i;
 }
 
+TEST_P(ArrayTransfers, AsType) {
+    const auto data = random_vector<double>(5 * 4, -100, 100);
+    const Array a = Array::from_host(queue(), std::span<const double>(data), {5, 4});
+    // A non-contiguous view converted to complex64, in Fortran order.
+    const Array v = a[{Slice{std::nullopt, std::nullopt, -2}}].transpose();  // v[i, j] = a[4 - 2j, i]
+    const Array c = v.astype(queue(), dtypes::complex64, Order::F);
+    EXPECT_EQ(c.dtype(), dtypes::complex64);
+    EXPECT_TRUE(c.is_f_contiguous());
+    const HostArray got = c.get(queue());
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t j = 0; j < 3; ++j)
+            ASSERT_EQ(got.at<std::complex<float>>({i, j}), std::complex<float>(static_cast<float>(data[(4 - 2 * j) * 4 + i]), 0));
+    const auto ints = a.astype(queue(), dtypes::int32).get(queue()).to_vector<std::int32_t>();
+    for (std::size_t i = 0; i < data.size(); ++i) ASSERT_EQ(ints[i], static_cast<std::int32_t>(data[i]));
+    EXPECT_EQ(a.astype(queue(), dtypes::float64, Order::C, false).base().backend(), a.base().backend());
+}
+
 KJARNI_INSTANTIATE_DEVICE_TESTS(ArrayTransfers);
 
 }  // namespace
