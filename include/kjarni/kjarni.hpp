@@ -12,6 +12,7 @@
 #include "kjarni/error.hpp"
 #include "kjarni/event.hpp"
 #include "kjarni/functions.hpp"
+#include "kjarni/multi_array.hpp"
 #include "kjarni/platform.hpp"
 #include "kjarni/program.hpp"
 #include "kjarni/queue.hpp"
