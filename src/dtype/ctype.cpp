@@ -240,7 +240,18 @@ namespace {
 
 class DTypeObject final : public Object {
 public:
-    DTypeObject(DType dtype, Value ctype_value) : dtype_(std::move(dtype)), ctype_(std::move(ctype_value)) {}
+    DTypeObject(DType dtype, Value ctype_value, Value fields, Value offsets)
+        : dtype_(std::move(dtype)), ctype_(std::move(ctype_value)), fields_(std::move(fields)), offsets_(std::move(offsets)) {}
+    // Field dtypes are values too, so that nested struct modules get processed with this one.
+    static std::shared_ptr<const DTypeObject> make(const DType& dtype) {
+        Globals fields, offsets;
+        for (const auto& f : dtype.fields()) {
+            fields.emplace(f.name, Value(f.dtype()));
+            offsets.emplace(f.name, Value(f.offset));
+        }
+        return std::make_shared<const DTypeObject>(dtype, ctype(dtype), Value::dict(std::move(fields)),
+                                                   Value::dict(std::move(offsets)));
+    }
     std::string type_name() const override { return "dtype"; }
     std::string to_string() const override { return ctype_.str(); }
     Value attribute(const std::string& name) const override {
@@ -257,26 +268,24 @@ public:
         if (name == "complex_ctr") return Value(complex_ctr(dtype_));
         if (name == "real") return Value(real_for(dtype_));
         if (name == "complex") return Value(complex_for(dtype_));
-        if (name == "fields" || name == "offsets") {
-            Globals items;
-            for (const auto& f : dtype_.fields())
-                items.emplace(f.name, name == "fields" ? Value(f.dtype()) : Value(f.offset));
-            return Value::dict(std::move(items));
-        }
+        if (name == "fields") return fields_;
+        if (name == "offsets") return offsets_;
         return Object::attribute(name);
     }
     std::shared_ptr<const Object> process_modules(const std::function<Value(const Value&)>& process) const override {
         if (!dtype_.is_struct()) return nullptr;
-        return std::make_shared<DTypeObject>(dtype_, process(ctype_));
+        return std::make_shared<const DTypeObject>(dtype_, process(ctype_), process(fields_), offsets_);
     }
 
 private:
     DType dtype_;
     Value ctype_;
+    Value fields_;
+    Value offsets_;
 };
 
 }  // namespace
 
-DType::operator Value() const { return Value(std::make_shared<DTypeObject>(*this, ctype(*this))); }
+DType::operator Value() const { return Value(DTypeObject::make(*this)); }
 
 }  // namespace kjarni

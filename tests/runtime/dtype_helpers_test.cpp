@@ -164,6 +164,11 @@ TEST(DTypeHelpers, DTypeAsATemplateValue) {
     EXPECT_EQ(out.find("typedef struct"), out.rfind("typedef struct")) << out;
     EXPECT_NE(out.find("_mod_struct_0_ a; _mod_struct_0_ b; double c; // 8 8 COMPLEX64_CTR True"), std::string::npos)
         << out;
+    // A nested struct's field dtype renders its own module's prefix.
+    const DType outer = DType::struct_({{"x", int8}, {"inner", s}}, {.aligned = true});
+    const std::string nested = render_with_modules(std::string("${o} v; ${o.fields['inner']} w; ${o.offsets['inner']}"), {},
+                                                   {{"o", outer}});
+    EXPECT_NE(nested.find("_mod_struct_1_ w; 4"), std::string::npos) << nested;
 }
 
 }  // namespace
