@@ -129,10 +129,24 @@ template <class T>
 concept KernelScalar = (std::is_arithmetic_v<T> || std::same_as<T, std::complex<float>> ||
                         std::same_as<T, std::complex<double>>) && sizeof(T) <= 16;
 
-template <class T>
-concept KernelArgument = KernelScalar<T> || std::same_as<T, Buffer> || IsPerDevice<T>::value;
+/// Where a launch argument goes: the position in the MultiQueue (0 for a single queue) and the
+/// context index of the device there.
+struct LaunchTarget {
+    std::size_t position = 0;
+    std::size_t device_index = 0;
+};
 
-inline KernelArg pack(const Buffer& buffer, std::size_t) {
+/// Other types (Array, MultiArray) become kernel arguments through a function
+/// `detail::KernelArg pack_kernel_arg(const T&, const detail::LaunchTarget&)` found by ADL.
+template <class T>
+concept PackableByAdl = requires(const T& value, const LaunchTarget& target) {
+    { pack_kernel_arg(value, target) } -> std::same_as<KernelArg>;
+};
+
+template <class T>
+concept KernelArgument = KernelScalar<T> || std::same_as<T, Buffer> || IsPerDevice<T>::value || PackableByAdl<T>;
+
+inline KernelArg pack(const Buffer& buffer, const LaunchTarget&) {
     KernelArg arg;
     arg.kind = KernelArg::Kind::buffer;
     arg.buffer = buffer.backend().get();
@@ -143,21 +157,27 @@ inline KernelArg pack(const Buffer& buffer, std::size_t) {
 }
 
 template <KernelScalar T>
-KernelArg pack(const T& value, std::size_t) {
+KernelArg pack(const T& value, const LaunchTarget&) {
     KernelArg arg;
     std::memcpy(arg.scalar, &value, sizeof(T));
     arg.size = sizeof(T);
     return arg;
 }
 
+template <PackableByAdl T>
+KernelArg pack(const T& value, const LaunchTarget& target) {
+    return pack_kernel_arg(value, target);
+}
+
 template <class T>
-KernelArg pack(const PerDevice<T>& values, std::size_t position) {
+KernelArg pack(const PerDevice<T>& values, const LaunchTarget& target) {
+    const std::size_t position = target.position;
     if (position >= values.values.size()) {
         throw ArgumentError("PerDevice", "has " + std::to_string(values.values.size()) +
                                              " values, but the launch goes to device position " +
                                              std::to_string(position));
     }
-    return pack(values.values[position], position);
+    return pack(values.values[position], target);
 }
 
 }  // namespace detail
@@ -195,7 +215,8 @@ public:
     /// Launches on the queue's device; returns an event marking the launch's end.
     template <detail::KernelArgument... Args>
     Event operator()(const Queue& queue, const Args&... args) const {
-        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, 0)...};
+        [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
+        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
         return Event(launch(queue, packed, true));
     }
     /// Launches on every device of the multi-queue (each must be prepared); one event per device.
@@ -203,7 +224,8 @@ public:
     std::vector<Event> operator()(const MultiQueue& queue, const Args&... args) const {
         std::vector<Event> events;
         for (std::size_t position = 0; position < queue.queues().size(); ++position) {
-            const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, position)...};
+            [[maybe_unused]] const detail::LaunchTarget target{position, queue.queues()[position].device().index()};
+            const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
             events.emplace_back(launch(queue.queues()[position], packed, true));
         }
         return events;
@@ -212,7 +234,8 @@ public:
     /// by name).
     template <detail::KernelArgument... Args>
     void enqueue(const Queue& queue, const Args&... args) const {
-        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, 0)...};
+        [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
+        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
         launch(queue, packed, false);
     }
 

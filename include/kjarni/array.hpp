@@ -1,0 +1,302 @@
+#pragma once
+// Arrays on one device (reference 000 §3.3.7: grunnur Array; reference 001: pygpu's GpuArray and
+// its creation and layout functions), and HostArray, their host counterpart (kjarni has no numpy).
+//
+// An array is a dtype, a shape, strides in bytes (any sign) and the byte offset of its first
+// element (index 0 along every axis) in a base allocation shared by its views. Views (slices with
+// start, stop and step on any axis, negative steps included; reshape of contiguous arrays;
+// transpose) share the memory of the array they come from, numpy's way.
+//
+// Transfers between a device array and a host array of the same shape and dtype work for any
+// layouts on both sides: contiguous data moves in one transfer; a non-contiguous device side is
+// gathered into (or scattered from) a contiguous device temporary by a generated strided-copy
+// kernel, a non-contiguous host side is packed or unpacked on the host. `async = true` makes the
+// call return once the work is enqueued only when no temporary is involved (both sides
+// C-contiguous, or a device-to-device copy without packing); otherwise the call completes before it
+// returns. For asynchronous transfers the host array must stay alive and untouched until the
+// queue has passed that point.
+//
+// As a kernel argument an Array passes the memory starting at its first element (a pointer to
+// element [0, 0, ...] in the kernel; the region extends to its last element); the kernel indexes
+// it with the strides it knows. Arrays with negative strides are refused (ArgumentError), and on
+// OpenCL the first element must lie at a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN in the
+// allocation (a sub-buffer rule; ArgumentError otherwise): for such views pass `array.base()` and
+// the offset and strides instead.
+
+#include <complex>
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "kjarni/buffer.hpp"
+#include "kjarni/context.hpp"
+#include "kjarni/detail/kernel_arg.hpp"
+#include "kjarni/dtype.hpp"
+#include "kjarni/error.hpp"
+#include "kjarni/program.hpp"
+#include "kjarni/queue.hpp"
+
+namespace kjarni {
+
+/// numpy's `start:stop:step` on one axis; missing bounds as in Python, negative ones counted from
+/// the end. `Slice{}` is `:`; `Slice{2, 5}`, `Slice{std::nullopt, std::nullopt, -1}` is `::-1`.
+struct Slice {
+    std::optional<std::ptrdiff_t> start = std::nullopt;
+    std::optional<std::ptrdiff_t> stop = std::nullopt;
+    std::ptrdiff_t step = 1;
+};
+
+/// Memory order of a new contiguous array: C (last index fastest) or Fortran (first fastest).
+enum class Order { C, F };
+
+/// Shape, strides (bytes) and the offset (bytes) of the first element from the base allocation.
+struct Layout {
+    std::vector<std::size_t> shape;
+    std::vector<std::ptrdiff_t> strides;
+    std::size_t offset = 0;
+
+    static Layout contiguous(std::vector<std::size_t> shape, std::size_t itemsize, Order order = Order::C);
+    std::size_t ndim() const noexcept { return shape.size(); }
+    /// Number of elements.
+    std::size_t size() const noexcept;
+    bool is_c_contiguous(std::size_t itemsize) const noexcept;
+    bool is_f_contiguous(std::size_t itemsize) const noexcept;
+    /// Byte range [low, high) the elements occupy, relative to the first element (low <= 0); (0, 0)
+    /// when there are no elements.
+    std::pair<std::ptrdiff_t, std::ptrdiff_t> extent(std::size_t itemsize) const noexcept;
+    /// Byte offset of an element from the base.
+    std::ptrdiff_t offset_of(std::span<const std::size_t> index) const;
+
+    /// numpy's `a[s0, s1, ...]` with slices only; missing trailing axes are taken whole.
+    Layout slice(std::span<const Slice> slices) const;
+    /// Axes permuted (`axes[i]` is the old axis of new axis i); empty reverses them.
+    Layout transpose(std::span<const std::size_t> axes = {}) const;
+    /// A C-contiguous layout reshaped (one extent may be -1, inferred); ArgumentError if not
+    /// C-contiguous or the sizes differ.
+    Layout reshape(std::span<const std::ptrdiff_t> new_shape, std::size_t itemsize) const;
+};
+
+/// Host memory with a dtype, a shape and a layout: what Array::get returns and Array::set takes.
+/// Copies share the memory (like numpy arrays assigned to another name); views too.
+class HostArray {
+public:
+    /// Zeroed, contiguous.
+    HostArray(const DType& dtype, std::vector<std::size_t> shape, Order order = Order::C);
+    /// A copy of C-ordered data.
+    template <class T>
+    static HostArray from(std::span<const T> data, std::vector<std::size_t> shape);
+    template <class T>
+    static HostArray from(const std::vector<T>& data, std::vector<std::size_t> shape) {
+        return from(std::span<const T>(data), std::move(shape));
+    }
+    /// One-dimensional.
+    template <class T>
+    static HostArray from(const std::vector<T>& data) {
+        return from(std::span<const T>(data), {data.size()});
+    }
+    /// A C-ordered array over the caller's memory, which must outlive every use of it (no copy).
+    template <class T>
+    static HostArray wrap(std::span<T> data, std::vector<std::size_t> shape) {
+        using U = std::remove_const_t<T>;
+        return wrap_bytes(const_cast<U*>(data.data()), data.size_bytes(), DType::of<U>(), std::move(shape));
+    }
+    static HostArray wrap_bytes(void* data, std::size_t size, const DType& dtype, std::vector<std::size_t> shape);
+
+    const DType& dtype() const noexcept { return dtype_; }
+    const std::vector<std::size_t>& shape() const noexcept { return layout_.shape; }
+    const std::vector<std::ptrdiff_t>& strides() const noexcept { return layout_.strides; }
+    const Layout& layout() const noexcept { return layout_; }
+    std::size_t ndim() const noexcept { return layout_.ndim(); }
+    std::size_t size() const noexcept { return layout_.size(); }
+    std::size_t nbytes() const noexcept { return size() * dtype_.itemsize(); }
+    bool is_c_contiguous() const noexcept { return layout_.is_c_contiguous(dtype_.itemsize()); }
+    bool is_f_contiguous() const noexcept { return layout_.is_f_contiguous(dtype_.itemsize()); }
+
+    /// The first element.
+    std::byte* data() const noexcept { return storage_.get() + layout_.offset; }
+    /// The bytes of a C-contiguous array (ArgumentError otherwise).
+    std::span<std::byte> bytes() const;
+    /// The element at `index` (itemsize of T must be the dtype's).
+    template <class T>
+    T& at(std::initializer_list<std::size_t> index) const {
+        return at<T>(std::span<const std::size_t>(index.begin(), index.size()));
+    }
+    template <class T>
+    T& at(std::span<const std::size_t> index) const {
+        check_type(sizeof(T));
+        return *reinterpret_cast<T*>(storage_.get() + layout_.offset_of(index));
+    }
+    /// The data of a C-contiguous array as T (itemsize of T must be the dtype's).
+    template <class T>
+    std::span<T> span() const {
+        check_type(sizeof(T));
+        const auto b = bytes();
+        return {reinterpret_cast<T*>(b.data()), size()};
+    }
+    /// The elements in C order, whatever the layout.
+    template <class T>
+    std::vector<T> to_vector() const {
+        check_type(sizeof(T));
+        const HostArray c = copy(Order::C);
+        std::vector<T> out(size());
+        if (!out.empty()) std::memcpy(out.data(), c.data(), nbytes());
+        return out;
+    }
+
+    /// Views sharing this memory.
+    HostArray operator[](std::initializer_list<Slice> slices) const {
+        return slice(std::span<const Slice>(slices.begin(), slices.size()));
+    }
+    HostArray slice(std::span<const Slice> slices) const;
+    HostArray transpose(std::span<const std::size_t> axes = {}) const;
+    HostArray reshape(std::span<const std::ptrdiff_t> shape) const;
+    HostArray reshape(std::initializer_list<std::ptrdiff_t> shape) const {
+        return reshape(std::span<const std::ptrdiff_t>(shape.begin(), shape.size()));
+    }
+    /// A contiguous copy.
+    HostArray copy(Order order = Order::C) const;
+    /// Copies the elements of `source` (same shape and itemsize) into this array, any layouts.
+    void assign(const HostArray& source) const;
+
+    /// A view with the given layout of the same memory (checked to lie inside it).
+    HostArray view(const DType& dtype, const Layout& layout) const;
+
+private:
+    HostArray(DType dtype, Layout layout, std::shared_ptr<std::byte> storage, std::size_t capacity)
+        : dtype_(std::move(dtype)), layout_(std::move(layout)), storage_(std::move(storage)), capacity_(capacity) {}
+    void check_type(std::size_t size) const;
+
+    DType dtype_;
+    Layout layout_;
+    std::shared_ptr<std::byte> storage_;  // the start of the memory (owned, or the caller's)
+    std::size_t capacity_ = 0;            // its bytes
+};
+
+template <class T>
+HostArray HostArray::from(std::span<const T> data, std::vector<std::size_t> shape) {
+    HostArray a(DType::of<T>(), std::move(shape));
+    if (a.size() != data.size())
+        throw ArgumentError("data", "has " + std::to_string(data.size()) + " elements, the shape " +
+                                        std::to_string(a.size()));
+    if (!data.empty()) std::memcpy(a.data(), data.data(), data.size_bytes());
+    return a;
+}
+
+/// The field at `path` (see flatten_dtype) of every element of a struct array: a new array of the
+/// field's dtype, with the field's array dimensions appended to the shape.
+HostArray extract_field(const HostArray& array, const FieldPath& path);
+
+/// Makes the buffer of an array: (device, bytes) -> Buffer. Buffer::allocate when not given.
+using Allocator = std::function<Buffer(const BoundDevice&, std::size_t)>;
+
+class Array {
+public:
+    /// An uninitialized array. Without strides it is C-contiguous. With strides, the allocation
+    /// holds every element: `first_element_offset` bytes before the first element (enough for the
+    /// elements that negative strides put there) and the rest after it.
+    static Array empty(const BoundDevice& device, std::vector<std::size_t> shape, const DType& dtype,
+                       std::optional<std::vector<std::ptrdiff_t>> strides = std::nullopt,
+                       std::size_t first_element_offset = 0, const Allocator& allocator = {});
+    /// Contiguous in the given order.
+    static Array empty(const BoundDevice& device, std::vector<std::size_t> shape, const DType& dtype, Order order,
+                       const Allocator& allocator = {});
+    /// Zero bytes everywhere (pygpu's zeros).
+    static Array zeros(const Queue& queue, std::vector<std::size_t> shape, const DType& dtype,
+                       Order order = Order::C, const Allocator& allocator = {});
+    /// A C-contiguous device copy of a host array; the transfer is synchronous.
+    static Array from_host(const Queue& queue, const HostArray& host);
+    template <class T>
+    static Array from_host(const Queue& queue, std::span<const T> data, std::vector<std::size_t> shape) {
+        return from_host(queue, HostArray::from(data, std::move(shape)));
+    }
+    /// An array over an existing buffer (pygpu's from_gpudata); the layout must lie inside it.
+    static Array from_buffer(const Buffer& base, const DType& dtype, Layout layout);
+
+    /// A new C-contiguous host array with the contents.
+    HostArray get(const Queue& queue, bool async = false) const;
+    /// Into an existing host array of the same shape and dtype (any layout).
+    void get(const Queue& queue, const HostArray& dest, bool async = false) const;
+    /// Into C-ordered host memory of size() elements.
+    template <class T>
+    void get(const Queue& queue, std::span<T> dest, bool async = false) const {
+        get(queue, HostArray::wrap(dest, shape()), async);
+    }
+    void set(const Queue& queue, const HostArray& source, bool async = false) const;
+    /// From another array of the same shape and dtype (any layouts, any device of the context).
+    void set(const Queue& queue, const Array& source, bool async = false) const;
+    template <class T>
+    void set(const Queue& queue, std::span<const T> source, bool async = false) const {
+        set(queue, HostArray::wrap(source, shape()), async);
+    }
+
+    const BoundDevice& device() const noexcept { return base_.device(); }
+    const DType& dtype() const noexcept { return dtype_; }
+    const std::vector<std::size_t>& shape() const noexcept { return layout_.shape; }
+    const std::vector<std::ptrdiff_t>& strides() const noexcept { return layout_.strides; }
+    /// Bytes from the start of base() to the first element.
+    std::size_t offset() const noexcept { return layout_.offset; }
+    const Layout& layout() const noexcept { return layout_; }
+    std::size_t ndim() const noexcept { return layout_.ndim(); }
+    std::size_t size() const noexcept { return layout_.size(); }
+    std::size_t nbytes() const noexcept { return size() * dtype_.itemsize(); }
+    bool is_c_contiguous() const noexcept { return layout_.is_c_contiguous(dtype_.itemsize()); }
+    bool is_f_contiguous() const noexcept { return layout_.is_f_contiguous(dtype_.itemsize()); }
+    /// The whole allocation, shared by the views.
+    const Buffer& base() const noexcept { return base_; }
+    /// The region from the first element to the last (what a kernel gets); ArgumentError with
+    /// negative strides.
+    Buffer data() const;
+
+    /// Views.
+    Array operator[](std::initializer_list<Slice> slices) const {
+        return slice(std::span<const Slice>(slices.begin(), slices.size()));
+    }
+    Array slice(std::span<const Slice> slices) const;
+    Array transpose(std::span<const std::size_t> axes = {}) const;
+    Array transpose(std::initializer_list<std::size_t> axes) const {
+        return transpose(std::span<const std::size_t>(axes.begin(), axes.size()));
+    }
+    Array reshape(std::span<const std::ptrdiff_t> shape) const;
+    Array reshape(std::initializer_list<std::ptrdiff_t> shape) const {
+        return reshape(std::span<const std::ptrdiff_t>(shape.begin(), shape.size()));
+    }
+    /// The same memory seen as another dtype of the same itemsize (pygpu's view).
+    Array view(const DType& dtype) const;
+
+    /// Copies (pygpu's copy, ascontiguousarray, asfortranarray, astype); all on `queue`'s device,
+    /// enqueued asynchronously.
+    Array copy(const Queue& queue, Order order = Order::C) const;
+    /// This array when C-contiguous, else a C-contiguous copy.
+    Array ascontiguous(const Queue& queue) const;
+    /// This array when Fortran-contiguous, else a Fortran-contiguous copy.
+    Array asfortran(const Queue& queue) const;
+    /// A copy converted element by element to `dtype` (functions::cast's rules: a complex to a real
+    /// takes the real part). With copy = false the array itself when the dtype is already `dtype`.
+    Array astype(const Queue& queue, const DType& dtype, Order order = Order::C, bool copy = true) const;
+
+private:
+    Array(Buffer base, DType dtype, Layout layout)
+        : base_(std::move(base)), dtype_(std::move(dtype)), layout_(std::move(layout)) {}
+
+    Buffer base_;
+    DType dtype_;
+    Layout layout_;
+};
+
+/// The kernel argument of an array (found by detail::pack through ADL).
+detail::KernelArg pack_kernel_arg(const Array& array, const detail::LaunchTarget& target);
+
+namespace detail {
+/// Copies the elements of `src` to `dst` (same shape, same itemsize) on the queue's device, both
+/// in buffers of that device, with a generated kernel; any strides. Enqueued; temporaries are kept
+/// alive until the kernel is done by synchronizing the queue.
+void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst, const Buffer& src_base,
+                  const Layout& src, std::size_t itemsize);
+}  // namespace detail
+
+}  // namespace kjarni

@@ -1,0 +1,244 @@
+// Arrays on one device: creation, views, transfers, kernel arguments; the strided-copy kernel.
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "kjarni/array.hpp"
+#include "kjarni/program.hpp"
+#include "kjarni/template.hpp"
+
+namespace kjarni {
+
+namespace {
+
+std::ptrdiff_t to_signed(std::size_t v) { return static_cast<std::ptrdiff_t>(v); }
+
+void check_same(const std::vector<std::size_t>& a_shape, const DType& a_dtype, const std::vector<std::size_t>& b_shape,
+                const DType& b_dtype, const char* what) {
+    if (a_shape != b_shape || a_dtype.itemsize() != b_dtype.itemsize())
+        throw ArgumentError(what, fmt::format("shape ({}) and {} do not match the array's ({}) and {}", fmt::join(b_shape, ", "),
+                                              b_dtype.name(), fmt::join(a_shape, ", "), a_dtype.name()));
+}
+
+}  // namespace
+
+Array Array::empty(const BoundDevice& device, std::vector<std::size_t> shape, const DType& dtype,
+                   std::optional<std::vector<std::ptrdiff_t>> strides, std::size_t first_element_offset,
+                   const Allocator& allocator) {
+    Layout layout = Layout::contiguous(std::move(shape), dtype.itemsize());
+    if (strides) {
+        if (strides->size() != layout.shape.size())
+            throw ArgumentError("strides", fmt::format("{} strides for {} dimensions", strides->size(), layout.shape.size()));
+        layout.strides = *strides;
+    }
+    layout.offset = first_element_offset;
+    const auto [low, high] = layout.extent(dtype.itemsize());
+    if (to_signed(first_element_offset) + low < 0)
+        throw ArgumentError("first_element_offset",
+                            fmt::format("{} bytes leave no room for the {} bytes negative strides reach before the first element",
+                                        first_element_offset, -low));
+    const std::size_t bytes = first_element_offset + static_cast<std::size_t>(high);
+    Buffer base = allocator ? allocator(device, bytes) : Buffer::allocate(device, bytes);
+    if (base.size() < bytes)
+        throw ArgumentError("allocator", fmt::format("returned {} bytes, {} are needed", base.size(), bytes));
+    return Array(std::move(base), dtype, std::move(layout));
+}
+
+Array Array::empty(const BoundDevice& device, std::vector<std::size_t> shape, const DType& dtype, Order order,
+                   const Allocator& allocator) {
+    const Layout layout = Layout::contiguous(std::move(shape), dtype.itemsize(), order);
+    return empty(device, layout.shape, dtype, layout.strides, 0, allocator);
+}
+
+Array Array::zeros(const Queue& queue, std::vector<std::size_t> shape, const DType& dtype, Order order,
+                   const Allocator& allocator) {
+    Array a = empty(queue.device(), std::move(shape), dtype, order, allocator);
+    if (a.base_.size() != 0) {
+        const std::byte zero{0};
+        a.base_.fill(queue, std::span(&zero, 1), true);
+    }
+    return a;
+}
+
+Array Array::from_host(const Queue& queue, const HostArray& host) {
+    Array a = empty(queue.device(), host.shape(), host.dtype());
+    a.set(queue, host);
+    return a;
+}
+
+Array Array::from_buffer(const Buffer& base, const DType& dtype, Layout layout) {
+    if (layout.strides.size() != layout.shape.size()) throw ArgumentError("layout", "strides and shape differ in length");
+    const auto [low, high] = layout.extent(dtype.itemsize());
+    const auto o = to_signed(layout.offset);
+    if (layout.size() != 0 && (o + low < 0 || o + high > to_signed(base.size())))
+        throw ArgumentError("layout", "reaches outside the buffer");
+    return Array(base, dtype, std::move(layout));
+}
+
+Buffer Array::data() const {
+    for (auto s : layout_.strides) {
+        if (s < 0)
+            throw ArgumentError("array", "has negative strides: pass array.base() and the offsets to a kernel instead");
+    }
+    const auto high = static_cast<std::size_t>(layout_.extent(dtype_.itemsize()).second);
+    return base_.get_sub_region(layout_.offset, high);
+}
+
+detail::KernelArg pack_kernel_arg(const Array& array, const detail::LaunchTarget& target) {
+    return detail::pack(array.data(), target);
+}
+
+// --- Views ---
+
+Array Array::slice(std::span<const Slice> slices) const { return Array(base_, dtype_, layout_.slice(slices)); }
+Array Array::transpose(std::span<const std::size_t> axes) const { return Array(base_, dtype_, layout_.transpose(axes)); }
+Array Array::reshape(std::span<const std::ptrdiff_t> shape) const {
+    return Array(base_, dtype_, layout_.reshape(shape, dtype_.itemsize()));
+}
+Array Array::view(const DType& dtype) const {
+    if (dtype.itemsize() != dtype_.itemsize())
+        throw ArgumentError("dtype", fmt::format("{} has another itemsize than {}", dtype.name(), dtype_.name()));
+    return Array(base_, dtype, layout_);
+}
+
+// --- Transfers ---
+
+HostArray Array::get(const Queue& queue, bool async) const {
+    HostArray out(dtype_, shape());
+    get(queue, out, async);
+    return out;
+}
+
+void Array::get(const Queue& queue, const HostArray& dest, bool async) const {
+    check_same(shape(), dtype_, dest.shape(), dest.dtype(), "dest");
+    if (size() == 0) return;
+    if (is_c_contiguous() && dest.is_c_contiguous()) {
+        base_.get_sub_region(layout_.offset, nbytes()).get(queue, std::span<std::byte>(dest.data(), nbytes()), async);
+        return;
+    }
+    // Gather on the device if needed, unpack on the host if needed.
+    Array contiguous = is_c_contiguous() ? *this : copy(queue);
+    HostArray staging = dest.is_c_contiguous() ? dest : HostArray(dtype_, shape());
+    contiguous.base_.get_sub_region(contiguous.layout_.offset, nbytes())
+        .get(queue, std::span<std::byte>(staging.data(), nbytes()), false);
+    if (!dest.is_c_contiguous()) dest.assign(staging);
+}
+
+void Array::set(const Queue& queue, const HostArray& source, bool async) const {
+    check_same(shape(), dtype_, source.shape(), source.dtype(), "source");
+    if (size() == 0) return;
+    if (is_c_contiguous() && source.is_c_contiguous()) {
+        base_.get_sub_region(layout_.offset, nbytes()).set(queue, std::span<const std::byte>(source.data(), nbytes()), async);
+        return;
+    }
+    const HostArray packed = source.is_c_contiguous() ? source : source.copy();
+    if (is_c_contiguous()) {
+        base_.get_sub_region(layout_.offset, nbytes()).set(queue, std::span<const std::byte>(packed.data(), nbytes()), false);
+        return;
+    }
+    Array staging = empty(device(), shape(), dtype_);
+    staging.base_.set(queue, std::span<const std::byte>(packed.data(), nbytes()), false);
+    detail::strided_copy(queue, base_, layout_, staging.base_, staging.layout_, dtype_.itemsize());
+}
+
+void Array::set(const Queue& queue, const Array& source, bool async) const {
+    check_same(shape(), dtype_, source.shape(), source.dtype(), "source");
+    if (size() == 0) return;
+    if (!(source.device() == device())) {
+        // Across devices: a contiguous copy on the source's device, one peer copy, then scatter.
+        const Queue source_queue(source.device());
+        const Array packed = source.ascontiguous(source_queue);
+        source_queue.synchronize();
+        const Array target = is_c_contiguous() ? *this : empty(device(), shape(), dtype_);
+        target.base_.get_sub_region(target.layout_.offset, nbytes())
+            .set(queue, packed.base_.get_sub_region(packed.layout_.offset, nbytes()), false);
+        if (!is_c_contiguous()) detail::strided_copy(queue, base_, layout_, target.base_, target.layout_, dtype_.itemsize());
+        return;
+    }
+    if (is_c_contiguous() && source.is_c_contiguous()) {
+        base_.get_sub_region(layout_.offset, nbytes())
+            .set(queue, source.base_.get_sub_region(source.layout_.offset, nbytes()), async);
+        return;
+    }
+    detail::strided_copy(queue, base_, layout_, source.base_, source.layout_, dtype_.itemsize());
+}
+
+// --- Copies ---
+
+Array Array::copy(const Queue& queue, Order order) const {
+    Array out = empty(queue.device(), shape(), dtype_, order);
+    out.set(queue, *this);
+    return out;
+}
+
+Array Array::ascontiguous(const Queue& queue) const { return is_c_contiguous() ? *this : copy(queue, Order::C); }
+Array Array::asfortran(const Queue& queue) const { return is_f_contiguous() ? *this : copy(queue, Order::F); }
+
+// --- The strided-copy kernel ---
+
+namespace detail {
+
+namespace {
+
+constexpr const char* strided_copy_source = R"(
+KERNEL void strided_copy(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, GLOBAL_MEM const int64_t* layout,
+                         int32_t ndim, int32_t chunks, uint32_t n)
+{
+    const SIZE_T gid = get_global_id(0);
+    if (gid >= n) return;
+    int64_t e = (int64_t)gid;
+    int64_t d = layout[0];
+    int64_t s = layout[1];
+    for (int32_t k = ndim - 1; k >= 0; --k) {
+        const int64_t extent = layout[2 + k];
+        const int64_t i = e % extent;
+        e /= extent;
+        d += i * layout[2 + ndim + k];
+        s += i * layout[2 + 2 * ndim + k];
+    }
+    for (int32_t c = 0; c < chunks; ++c) dst[d + c] = src[s + c];
+}
+)";
+
+}  // namespace
+
+void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst, const Buffer& src_base,
+                  const Layout& src, std::size_t itemsize) {
+    const std::size_t n = dst.size();
+    if (n == 0) return;
+    if (n > 0xffffffffu) throw UnsupportedError("strided copies of more than 2^32 - 1 elements");
+    // The widest unit (up to 8 bytes) dividing the itemsize, every stride and both offsets.
+    std::size_t chunk = 8;
+    auto divides = [&](std::size_t c) {
+        if (itemsize % c != 0 || dst.offset % c != 0 || src.offset % c != 0) return false;
+        for (std::size_t k = 0; k < dst.ndim(); ++k) {
+            if (dst.strides[k] % static_cast<std::ptrdiff_t>(c) != 0 || src.strides[k] % static_cast<std::ptrdiff_t>(c) != 0)
+                return false;
+        }
+        return true;
+    };
+    while (chunk > 1 && !divides(chunk)) chunk /= 2;
+    const char* type = chunk == 8 ? "uint64_t" : chunk == 4 ? "uint32_t" : chunk == 2 ? "uint16_t" : "uint8_t";
+    const auto c = static_cast<std::int64_t>(chunk);
+    const std::size_t ndim = dst.ndim();
+    std::vector<std::int64_t> table{static_cast<std::int64_t>(dst.offset) / c, static_cast<std::int64_t>(src.offset) / c};
+    for (auto e : dst.shape) table.push_back(static_cast<std::int64_t>(e));
+    for (auto s : dst.strides) table.push_back(s / c);
+    for (auto s : src.strides) table.push_back(s / c);
+    const Buffer table_buffer = Buffer::allocate(queue.device(), table.size() * sizeof(std::int64_t));
+    table_buffer.set(queue, std::span<const std::int64_t>(table), false);
+    // Identical sources hit the context's compiled-program cache.
+    const Program program(queue.device(), TemplateSource{std::string(strided_copy_source)}, {}, {{"T", type}});
+    const std::size_t global = (n + 63) / 64 * 64;
+    program.kernel("strided_copy")(queue, {global}, std::nullopt, dst_base, src_base, table_buffer,
+                                   static_cast<std::int32_t>(ndim), static_cast<std::int32_t>(itemsize / chunk),
+                                   static_cast<std::uint32_t>(n));
+    // The table (and any staging buffer of the caller) must outlive the kernel.
+    queue.synchronize();
+}
+
+}  // namespace detail
+
+}  // namespace kjarni

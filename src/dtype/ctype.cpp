@@ -1,0 +1,291 @@
+// C interop of dtypes: C type names, struct modules, constants, and DType as a template value.
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "dtype/dtype_impl.hpp"
+#include "kjarni/dtype.hpp"
+#include "kjarni/error.hpp"
+
+namespace kjarni {
+
+namespace {
+
+using Kind = DType::Kind;
+
+std::string scalar_ctype(Kind kind) {
+    switch (kind) {
+    case Kind::bool_: return "bool";
+    case Kind::int8: return "int8_t";
+    case Kind::uint8: return "uint8_t";
+    case Kind::int16: return "int16_t";
+    case Kind::uint16: return "uint16_t";
+    case Kind::int32: return "int32_t";
+    case Kind::uint32: return "uint32_t";
+    case Kind::int64: return "int64_t";
+    case Kind::uint64: return "uint64_t";
+    case Kind::float16: return "half";
+    case Kind::float32: return "float";
+    case Kind::float64: return "double";
+    case Kind::complex64: return "complex64_t";
+    case Kind::complex128: return "complex128_t";
+    case Kind::struct_: break;
+    }
+    return {};
+}
+
+Module make_struct_module(const DType& dtype, bool ignore_alignment) {
+    const auto& data = *dtype.struct_data();
+    detail::CLayout layout;
+    if (!ignore_alignment) {
+        if (!data.aligned)
+            throw ArgumentError("dtype", "ctype_struct: " + dtype.name() +
+                                             " is not an aligned struct (make one with align() or StructOptions::aligned)");
+        layout = detail::c_layout(data.fields, data.itemsize);
+        if (!layout.error.empty()) throw ArgumentError("dtype", "ctype_struct: " + layout.error);
+    }
+    Globals globals;
+    std::string body = "typedef struct";
+    if (layout.struct_alignment != 0) body += fmt::format(" ALIGN({})", layout.struct_alignment);
+    body += "\n{\n";
+    for (std::size_t i = 0; i < data.fields.size(); ++i) {
+        const auto& f = data.fields[i];
+        std::string type;
+        if (f.dtype().is_struct()) {
+            const std::string key = fmt::format("_field{}", i);
+            globals.emplace(key, Value(ctype_struct(f.dtype(), ignore_alignment)));
+            type = "${" + key + "}";
+        } else {
+            type = scalar_ctype(f.dtype().kind());
+        }
+        body += fmt::format("    {} {}", type, f.name);
+        for (auto e : f.shape) body += fmt::format("[{}]", e);
+        if (!ignore_alignment && layout.field_alignments[i] != 0) body += fmt::format(" ALIGN({})", layout.field_alignments[i]);
+        body += ";\n";
+    }
+    body += "} ${prefix};\n";
+    return Module::from_string(body, "struct", std::move(globals));
+}
+
+}  // namespace
+
+Module ctype_struct(const DType& dtype, bool ignore_alignment) {
+    if (!dtype.is_struct()) throw ArgumentError("dtype", "ctype_struct: " + dtype.name() + " is not a struct type");
+    static std::mutex mutex;
+    static std::map<std::pair<std::string, bool>, Module> cache;
+    const auto key = std::make_pair(dtype.descr(), ignore_alignment);
+    {
+        const std::lock_guard lock(mutex);
+        if (auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    Module module = make_struct_module(dtype, ignore_alignment);  // may recurse into ctype_struct
+    const std::lock_guard lock(mutex);
+    return cache.emplace(key, module).first->second;
+}
+
+Value ctype(const DType& dtype) {
+    if (dtype.is_struct()) return Value(ctype_struct(dtype));
+    return Value(scalar_ctype(dtype.kind()));
+}
+
+std::string complex_ctr(const DType& dtype) {
+    if (dtype.kind() == Kind::complex64) return "COMPLEX64_CTR";
+    if (dtype.kind() == Kind::complex128) return "COMPLEX128_CTR";
+    throw ArgumentError("dtype", "complex_ctr: " + dtype.name() + " is not a complex type");
+}
+
+// --- Constants ---
+
+namespace {
+
+std::string float_constant(double value, bool single) {
+    if (!std::isfinite(value)) throw ArgumentError("value", "c_constant: a non-finite float has no C constant");
+    std::string s = single ? fmt::format("{}", static_cast<float>(value)) : fmt::format("{}", value);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    if (single) s += 'f';
+    return s;
+}
+
+template <class T>
+T load(std::span<const std::byte> bytes) {
+    T value;
+    std::memcpy(&value, bytes.data(), sizeof(T));
+    return value;
+}
+
+std::string int_constant(std::int64_t v, const char* suffix) {
+    if (v == std::numeric_limits<std::int64_t>::min()) return fmt::format("(-9223372036854775807{} - 1)", suffix);
+    return fmt::format("{}{}", v, suffix);
+}
+
+}  // namespace
+
+std::string c_constant(std::span<const std::byte> element, const DType& dtype) {
+    if (element.size() < dtype.itemsize())
+        throw ArgumentError("element", fmt::format("{} bytes given for a {}-byte {}", element.size(), dtype.itemsize(), dtype.name()));
+    switch (dtype.kind()) {
+    case Kind::bool_: return load<std::uint8_t>(element) != 0 ? "1" : "0";
+    case Kind::int8: return int_constant(load<std::int8_t>(element), "");
+    case Kind::uint8: return fmt::format("{}", load<std::uint8_t>(element));
+    case Kind::int16: return int_constant(load<std::int16_t>(element), "");
+    case Kind::uint16: return fmt::format("{}", load<std::uint16_t>(element));
+    case Kind::int32: return int_constant(load<std::int32_t>(element), "");
+    case Kind::uint32: return fmt::format("{}u", load<std::uint32_t>(element));
+    case Kind::int64: return int_constant(load<std::int64_t>(element), "l");
+    case Kind::uint64: return fmt::format("{}ul", load<std::uint64_t>(element));
+    case Kind::float16: {
+        // Decode the half to a float; rendered as a float constant (converted where used).
+        const auto bits = load<std::uint16_t>(element);
+        const int exponent = (bits >> 10) & 0x1f;
+        const int mantissa = bits & 0x3ff;
+        double v = exponent == 0 ? std::ldexp(mantissa, -24)
+                   : exponent == 31 ? std::numeric_limits<double>::infinity()
+                                    : std::ldexp(mantissa + 1024, exponent - 25);
+        if (exponent == 31 && mantissa != 0) v = std::numeric_limits<double>::quiet_NaN();
+        return float_constant((bits & 0x8000) ? -v : v, true);
+    }
+    case Kind::float32: return float_constant(load<float>(element), true);
+    case Kind::float64: return float_constant(load<double>(element), false);
+    case Kind::complex64: {
+        const auto v = load<std::complex<float>>(element);
+        return fmt::format("COMPLEX64_CTR({}, {})", float_constant(v.real(), true), float_constant(v.imag(), true));
+    }
+    case Kind::complex128: {
+        const auto v = load<std::complex<double>>(element);
+        return fmt::format("COMPLEX128_CTR({}, {})", float_constant(v.real(), false), float_constant(v.imag(), false));
+    }
+    case Kind::struct_: {
+        std::string s = "{";
+        bool first = true;
+        for (const auto& f : dtype.fields()) {
+            if (!first) s += ", ";
+            first = false;
+            const auto fbytes = element.subspan(f.offset);
+            if (f.shape.empty()) {
+                s += c_constant(fbytes, f.dtype());
+                continue;
+            }
+            // A (multi-dimensional) array: nested braces per dimension.
+            std::vector<std::size_t> index(f.shape.size(), 0);
+            const std::size_t n = f.count();
+            for (std::size_t k = 0; k < n; ++k) {
+                std::size_t open = 0;
+                for (std::size_t d = index.size(); d-- > 0 && index[d] == 0;) ++open;
+                if (k != 0) s += ", ";
+                s.append(open, '{');
+                s += c_constant(fbytes.subspan(k * f.dtype().itemsize()), f.dtype());
+                std::size_t close = 0;
+                for (std::size_t d = index.size(); d-- > 0;) {
+                    if (++index[d] < f.shape[d]) break;
+                    index[d] = 0;
+                    ++close;
+                }
+                s.append(close, '}');
+            }
+        }
+        return s + "}";
+    }
+    }
+    return {};
+}
+
+namespace {
+template <class T>
+std::complex<double> to_complex(T value) {
+    if constexpr (std::is_same_v<T, std::complex<double>>) return value;
+    else return {static_cast<double>(value), 0.0};
+}
+
+template <class T>
+std::string constant_of(T value, const DType& dtype) {
+    auto as = [&](auto v) { return c_constant(std::as_bytes(std::span(&v, 1)), dtype); };
+    auto to = [&](auto target) {
+        using U = decltype(target);
+        if constexpr (std::is_same_v<T, std::complex<double>>) return static_cast<U>(value.real());
+        else return static_cast<U>(value);
+    };
+    switch (dtype.kind()) {
+    case Kind::bool_: return as(static_cast<std::uint8_t>(value != T{} ? 1 : 0));
+    case Kind::int8: return as(to(std::int8_t{}));
+    case Kind::uint8: return as(to(std::uint8_t{}));
+    case Kind::int16: return as(to(std::int16_t{}));
+    case Kind::uint16: return as(to(std::uint16_t{}));
+    case Kind::int32: return as(to(std::int32_t{}));
+    case Kind::uint32: return as(to(std::uint32_t{}));
+    case Kind::int64: return as(to(std::int64_t{}));
+    case Kind::uint64: return as(to(std::uint64_t{}));
+    case Kind::float16:
+    case Kind::float32: return float_constant(to(0.0), true);
+    case Kind::float64: return float_constant(to(0.0), false);
+    case Kind::complex64: return as(static_cast<std::complex<float>>(to_complex(value)));
+    case Kind::complex128: return as(to_complex(value));
+    case Kind::struct_: break;
+    }
+    throw ArgumentError("dtype", "c_constant: a number cannot be a constant of struct type " + dtype.name());
+}
+}  // namespace
+
+std::string c_constant(std::int64_t value, const DType& dtype) { return constant_of(value, dtype); }
+std::string c_constant(std::uint64_t value, const DType& dtype) { return constant_of(value, dtype); }
+std::string c_constant(double value, const DType& dtype) { return constant_of(value, dtype); }
+std::string c_constant(std::complex<double> value, const DType& dtype) { return constant_of(value, dtype); }
+
+// --- DType as a template value ---
+
+namespace {
+
+class DTypeObject final : public Object {
+public:
+    DTypeObject(DType dtype, Value ctype_value, Value fields, Value offsets)
+        : dtype_(std::move(dtype)), ctype_(std::move(ctype_value)), fields_(std::move(fields)), offsets_(std::move(offsets)) {}
+    // Field dtypes are values too, so that nested struct modules get processed with this one.
+    static std::shared_ptr<const DTypeObject> make(const DType& dtype) {
+        Globals fields, offsets;
+        for (const auto& f : dtype.fields()) {
+            fields.emplace(f.name, Value(f.dtype()));
+            offsets.emplace(f.name, Value(f.offset));
+        }
+        return std::make_shared<const DTypeObject>(dtype, ctype(dtype), Value::dict(std::move(fields)),
+                                                   Value::dict(std::move(offsets)));
+    }
+    std::string type_name() const override { return "dtype"; }
+    std::string to_string() const override { return ctype_.str(); }
+    Value attribute(const std::string& name) const override {
+        if (name == "itemsize") return Value(dtype_.itemsize());
+        if (name == "alignment") return Value(dtype_.alignment());
+        if (name == "name") return Value(dtype_.name());
+        if (name == "ctype") return ctype_;
+        if (name == "is_complex") return Value(is_complex(dtype_));
+        if (name == "is_real") return Value(is_real(dtype_));
+        if (name == "is_integer") return Value(is_integer(dtype_));
+        if (name == "is_double") return Value(is_double(dtype_));
+        if (name == "is_signed") return Value(is_signed(dtype_));
+        if (name == "is_struct") return Value(dtype_.is_struct());
+        if (name == "complex_ctr") return Value(complex_ctr(dtype_));
+        if (name == "real") return Value(real_for(dtype_));
+        if (name == "complex") return Value(complex_for(dtype_));
+        if (name == "fields") return fields_;
+        if (name == "offsets") return offsets_;
+        return Object::attribute(name);
+    }
+    std::shared_ptr<const Object> process_modules(const std::function<Value(const Value&)>& process) const override {
+        if (!dtype_.is_struct()) return nullptr;
+        return std::make_shared<const DTypeObject>(dtype_, process(ctype_), process(fields_), offsets_);
+    }
+
+private:
+    DType dtype_;
+    Value ctype_;
+    Value fields_;
+    Value offsets_;
+};
+
+}  // namespace
+
+DType::operator Value() const { return Value(DTypeObject::make(*this)); }
+
+}  // namespace kjarni

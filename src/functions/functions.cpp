@@ -1,0 +1,218 @@
+// Function modules: C source generated per type combination.
+
+#include "kjarni/functions.hpp"
+
+#include <fmt/format.h>
+
+#include "kjarni/error.hpp"
+
+namespace kjarni::functions {
+
+namespace {
+
+std::string ct(const DType& d) { return ctype(d).as_string(); }
+
+void check_supported(const DType& d, const char* what) {
+    if (d.is_struct() || d.kind() == DType::Kind::float16)
+        throw ArgumentError(what, d.name() + " is not supported by function modules");
+}
+
+// An expression converting `x` of type `in` to `out`.
+std::string convert(const std::string& x, const DType& in, const DType& out) {
+    if (in == out) return x;
+    if (is_complex(out)) {
+        const std::string r = ct(real_for(out));
+        if (is_complex(in)) return fmt::format("{}(({}){}.x, ({}){}.y)", complex_ctr(out), r, x, r, x);
+        return fmt::format("{}(({}){}, ({})0)", complex_ctr(out), r, x, r);
+    }
+    if (is_complex(in)) return fmt::format("(({}){}.x)", ct(out), x);
+    return fmt::format("(({}){})", ct(out), x);
+}
+
+std::string params(const std::vector<DType>& in) {
+    std::string s;
+    for (std::size_t i = 0; i < in.size(); ++i) s += fmt::format("{}{} a{}", i ? ", " : "", ct(in[i]), i);
+    return s;
+}
+
+Module make(const std::string& name, const std::string& source) {
+    return Module::from_string(source, name);
+}
+
+DType output_of(const std::vector<DType>& in, const std::optional<DType>& out, const char* function) {
+    if (in.empty()) throw ArgumentError("in", fmt::format("{} needs at least one input type", function));
+    for (const auto& d : in) check_supported(d, "in");
+    const DType o = out ? *out : result_type(std::span<const DType>(in));
+    check_supported(o, "out");
+    if (!is_complex(o)) {
+        for (const auto& d : in) {
+            if (is_complex(d))
+                throw ArgumentError("out", fmt::format("{}: a complex input ({}) with a real output ({})", function, d.name(), o.name()));
+        }
+    }
+    return o;
+}
+
+}  // namespace
+
+Module cast(const DType& in, const DType& out) {
+    check_supported(in, "in");
+    check_supported(out, "out");
+    return make("cast", fmt::format("FUNCTION INLINE {} ${{prefix}}({} a0)\n{{\n    return {};\n}}\n", ct(out), ct(in),
+                                    convert("a0", in, out)));
+}
+
+Module add(const std::vector<DType>& in, const std::optional<DType>& out) {
+    const DType o = output_of(in, out, "add");
+    std::string body;
+    if (is_complex(o)) {
+        std::string re, im;
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            body += fmt::format("    const {} c{} = {};\n", ct(o), i, convert(fmt::format("a{}", i), in[i], o));
+            re += fmt::format("{}c{}.x", i ? " + " : "", i);
+            im += fmt::format("{}c{}.y", i ? " + " : "", i);
+        }
+        body += fmt::format("    return {}({}, {});\n", complex_ctr(o), re, im);
+    } else {
+        std::string sum;
+        for (std::size_t i = 0; i < in.size(); ++i) sum += fmt::format("{}{}", i ? " + " : "", convert(fmt::format("a{}", i), in[i], o));
+        body += fmt::format("    return ({})({});\n", ct(o), sum);
+    }
+    return make("add", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params(in), body));
+}
+
+Module mul(const std::vector<DType>& in, const std::optional<DType>& out) {
+    const DType o = output_of(in, out, "mul");
+    std::string body = fmt::format("    {} r = {};\n", ct(o), convert("a0", in[0], o));
+    for (std::size_t i = 1; i < in.size(); ++i) {
+        const std::string a = fmt::format("a{}", i);
+        if (!is_complex(o)) {
+            body += fmt::format("    r = ({})(r * {});\n", ct(o), convert(a, in[i], o));
+        } else if (!is_complex(in[i])) {
+            const std::string f = convert(a, in[i], real_for(o));
+            body += fmt::format("    r = {}(r.x * {}, r.y * {});\n", complex_ctr(o), f, f);
+        } else {
+            body += fmt::format("    {{\n        const {} c = {};\n        r = {}(r.x * c.x - r.y * c.y, r.x * c.y + r.y * c.x);\n    }}\n",
+                                ct(o), convert(a, in[i], o), complex_ctr(o));
+        }
+    }
+    body += "    return r;\n";
+    return make("mul", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params(in), body));
+}
+
+Module div(const DType& dividend, const DType& divisor, const std::optional<DType>& out) {
+    const DType o = output_of({dividend, divisor}, out, "div");
+    std::string body;
+    if (!is_complex(o)) {
+        body = fmt::format("    return ({})({} / {});\n", ct(o), convert("a0", dividend, o), convert("a1", divisor, o));
+    } else if (!is_complex(divisor)) {
+        const DType r = real_for(o);
+        body = fmt::format("    const {} a = {};\n    const {} b = {};\n    return {}(a.x / b, a.y / b);\n", ct(o),
+                           convert("a0", dividend, o), ct(r), convert("a1", divisor, r), complex_ctr(o));
+    } else {
+        const DType r = real_for(o);
+        body = fmt::format(
+            "    const {0} a = {1};\n    const {0} b = {2};\n    const {3} d = b.x * b.x + b.y * b.y;\n"
+            "    return {4}((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);\n",
+            ct(o), convert("a0", dividend, o), convert("a1", divisor, o), ct(r), complex_ctr(o));
+    }
+    return make("div", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params({dividend, divisor}), body));
+}
+
+Module conj(const DType& dtype) {
+    check_supported(dtype, "dtype");
+    const std::string body = is_complex(dtype) ? fmt::format("{}(a0.x, -a0.y)", complex_ctr(dtype)) : "a0";
+    return make("conj", fmt::format("FUNCTION INLINE {0} ${{prefix}}({0} a0)\n{{\n    return {1};\n}}\n", ct(dtype), body));
+}
+
+Module exp(const DType& dtype) {
+    check_supported(dtype, "dtype");
+    if (!is_real(dtype) && !is_complex(dtype)) throw ArgumentError("dtype", "exp of " + dtype.name() + ": real or complex types only");
+    std::string body;
+    if (is_complex(dtype)) {
+        body = fmt::format("    const {} e = exp(a0.x);\n    return {}(e * cos(a0.y), e * sin(a0.y));\n", ct(real_for(dtype)),
+                           complex_ctr(dtype));
+    } else {
+        body = "    return exp(a0);\n";
+    }
+    return make("exp", fmt::format("FUNCTION INLINE {0} ${{prefix}}({0} a0)\n{{\n{1}}}\n", ct(dtype), body));
+}
+
+Module norm(const DType& dtype) {
+    check_supported(dtype, "dtype");
+    if (is_complex(dtype))
+        return make("norm", fmt::format("FUNCTION INLINE {} ${{prefix}}({} a0)\n{{\n    return a0.x * a0.x + a0.y * a0.y;\n}}\n",
+                                        ct(real_for(dtype)), ct(dtype)));
+    return make("norm", fmt::format("FUNCTION INLINE {0} ${{prefix}}({0} a0)\n{{\n    return ({0})(a0 * a0);\n}}\n", ct(dtype)));
+}
+
+Module polar(const DType& dtype) {
+    if (!is_real(dtype) || dtype.kind() == DType::Kind::float16) throw ArgumentError("dtype", "polar of " + dtype.name() + ": float32 or float64 only");
+    const DType c = complex_for(dtype);
+    return make("polar", fmt::format("FUNCTION INLINE {0} ${{prefix}}({1} a0, {1} a1)\n{{\n    return {2}(a0 * cos(a1), a0 * sin(a1));\n}}\n",
+                                     ct(c), ct(dtype), complex_ctr(c)));
+}
+
+Module polar_unit(const DType& dtype) {
+    if (!is_real(dtype) || dtype.kind() == DType::Kind::float16)
+        throw ArgumentError("dtype", "polar_unit of " + dtype.name() + ": float32 or float64 only");
+    const DType c = complex_for(dtype);
+    return make("polar_unit", fmt::format("FUNCTION INLINE {0} ${{prefix}}({1} a0)\n{{\n    return {2}(cos(a0), sin(a0));\n}}\n",
+                                          ct(c), ct(dtype), complex_ctr(c)));
+}
+
+Module pow(const DType& base, const std::optional<DType>& exponent_, const std::optional<DType>& out_) {
+    const DType e = exponent_ ? *exponent_ : base;
+    const DType o = out_ ? *out_ : base;
+    check_supported(base, "base");
+    check_supported(e, "exponent");
+    check_supported(o, "out");
+    if (is_complex(e)) throw ArgumentError("exponent", "pow: the exponent must be an integer or real type, not " + e.name());
+    if (is_complex(base) && !is_complex(o)) throw ArgumentError("out", "pow: a complex base with a real output");
+    if (is_real(e) && is_integer(base) && is_integer(o))
+        throw ArgumentError("exponent", "pow: a real exponent with integer base and output types");
+    std::string body = fmt::format("    const {} x = {};\n", ct(o), convert("a0", base, o));
+    if (!is_real(e)) {
+        // Exponentiation by squaring.
+        const std::string one = is_complex(o) ? fmt::format("{}(1, 0)", complex_ctr(o)) : fmt::format("({})1", ct(o));
+        auto times = [&](const std::string& p, const std::string& q) {
+            if (is_complex(o))
+                return fmt::format("{}({p}.x * {q}.x - {p}.y * {q}.y, {p}.x * {q}.y + {p}.y * {q}.x)", complex_ctr(o),
+                                   fmt::arg("p", p), fmt::arg("q", q));
+            return fmt::format("({})({} * {})", ct(o), p, q);
+        };
+        const bool is_signed_e = is_signed(e);
+        body += fmt::format("    {0} r = {1};\n    {0} p = x;\n", ct(o), one);
+        body += fmt::format("    {} n = a1;\n", ct(e));
+        if (is_signed_e) body += "    const int negative = n < 0;\n    if (negative) n = -n;\n";
+        body += fmt::format("    while (n != 0) {{\n        if (n & 1) r = {};\n        n >>= 1;\n        if (n != 0) p = {};\n    }}\n",
+                            times("r", "p"), times("p", "p"));
+        if (is_signed_e) {
+            if (is_complex(o)) {
+                body += fmt::format("    if (negative) {{\n        const {} d = r.x * r.x + r.y * r.y;\n        r = {}(r.x / d, -r.y / d);\n    }}\n",
+                                    ct(real_for(o)), complex_ctr(o));
+            } else if (is_real(o)) {
+                body += fmt::format("    if (negative) r = ({0})1 / r;\n", ct(o));
+            } else {
+                body += fmt::format("    if (negative) r = (r == ({0})1 || r == ({0})-1) ? r : ({0})0;\n", ct(o));
+            }
+        }
+        body += "    return r;\n";
+    } else if (is_integer(o)) {
+        // An integer output from a real base and exponent: computed in the exponent's precision.
+        body += fmt::format("    return ({})pow(({})x, a1);\n", ct(o), ct(e));
+    } else if (!is_complex(o)) {
+        body += fmt::format("    return pow(x, ({})a1);\n", ct(o));
+    } else {
+        const std::string r = ct(real_for(o));
+        body += fmt::format(
+            "    const {0} y = ({0})a1;\n    const {0} m2 = x.x * x.x + x.y * x.y;\n"
+            "    if (m2 == ({0})0) return {1}(0, 0);\n"
+            "    const {0} m = pow(m2, y / ({0})2);\n    const {0} t = atan2(x.y, x.x) * y;\n"
+            "    return {1}(m * cos(t), m * sin(t));\n",
+            r, complex_ctr(o));
+    }
+    return make("pow", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params({base, e}), body));
+}
+
+}  // namespace kjarni::functions
