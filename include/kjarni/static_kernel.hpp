@@ -78,7 +78,8 @@ public:
     /// Launches on the queue's device (one the kernel was built for).
     template <detail::KernelArgument... Args>
     Event operator()(const Queue& queue, const Args&... args) const {
-        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, 0)...};
+        [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
+        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
         return Event(prepared(queue).launch(queue, packed, true));
     }
     /// Launches on every device of the multi-queue; PerDevice arguments go by queue position.
@@ -87,7 +88,8 @@ public:
         std::vector<Event> events;
         for (std::size_t position = 0; position < queue.queues().size(); ++position) {
             const Queue& q = queue.queues()[position];
-            const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, position)...};
+            [[maybe_unused]] const detail::LaunchTarget target{position, q.device().index()};
+            const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
             events.emplace_back(prepared(q).launch(q, packed, true));
         }
         return events;
@@ -95,7 +97,8 @@ public:
     /// Launches without making an event.
     template <detail::KernelArgument... Args>
     void enqueue(const Queue& queue, const Args&... args) const {
-        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, 0)...};
+        [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
+        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
         prepared(queue).launch(queue, packed, false);
     }
 
