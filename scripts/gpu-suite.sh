@@ -40,7 +40,9 @@ done
 if [ "${1:-}" != "--quick" ]; then
   for b in "$build"/bench/kjarni_bench_*; do
     [ -x "$b" ] || continue
-    "$b" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true 2>&1
+    # Interleaved repetitions: kjarni and the raw baseline see the same machine noise.
+    "$b" --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true \
+      --benchmark_report_aggregates_only=true 2>&1
   done >"$out/bench.txt"
 fi
 cat "$summary"
