@@ -20,3 +20,4 @@
 #include "kjarni/queue.hpp"
 #include "kjarni/static_kernel.hpp"
 #include "kjarni/version.hpp"
+#include "kjarni/virtual_buffers.hpp"
