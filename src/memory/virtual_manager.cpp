@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "backend/backend.hpp"
+#include "memory/buffer_access.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/virtual_buffers.hpp"
 
@@ -14,12 +15,6 @@ namespace kjarni {
 namespace detail {
 
 // The same definition as in memory_pool.cpp (the one friend of Buffer that makes handles).
-struct BufferAccess {
-    static Buffer make(const Buffer& block, std::shared_ptr<backend::Buffer> impl, std::size_t size) {
-        return Buffer(block.device(), std::move(impl), block.offset(), size);
-    }
-};
-
 namespace {
 
 std::atomic<VirtualAllocationId> next_virtual_id{1};

@@ -46,6 +46,7 @@ void store(const DType& d, LC v, std::byte* out) {
     case DType::Kind::int8: put(static_cast<std::int8_t>(v.real())); break;
     case DType::Kind::uint8: put(static_cast<std::uint8_t>(v.real())); break;
     case DType::Kind::int16: put(static_cast<std::int16_t>(v.real())); break;
+    case DType::Kind::uint16: put(static_cast<std::uint16_t>(v.real())); break;
     case DType::Kind::int32: put(static_cast<std::int32_t>(v.real())); break;
     case DType::Kind::uint32: put(static_cast<std::uint32_t>(v.real())); break;
     case DType::Kind::int64: put(static_cast<std::int64_t>(v.real())); break;
@@ -67,6 +68,7 @@ LC load(const DType& d, const std::byte* in) {
     case DType::Kind::int8: return LC(get(std::int8_t{}), 0);
     case DType::Kind::uint8: return LC(get(std::uint8_t{}), 0);
     case DType::Kind::int16: return LC(get(std::int16_t{}), 0);
+    case DType::Kind::uint16: return LC(get(std::uint16_t{}), 0);
     case DType::Kind::int32: return LC(get(std::int32_t{}), 0);
     case DType::Kind::uint32: return LC(get(std::uint32_t{}), 0);
     case DType::Kind::int64: return LC(static_cast<long double>(get(std::int64_t{})), 0);
@@ -183,12 +185,15 @@ private:
     std::optional<Queue> queue_;
 };
 
-const std::vector<DType> arithmetic_types{int32, int64, uint32, float32, float64, complex64, complex128};
+// Every numeric type a kernel computes with (float16 is storage only). Values stay within +-40, so
+// that no sum or product of two of them overflows even int8 after the GPU promotion to int32.
+const std::vector<DType> arithmetic_types{int8,  uint8,   int16,   uint16,    int32,     uint32,
+                                          int64, uint64, float32, float64, complex64, complex128};
 
 std::map<DType::Kind, Column> columns(double lo, double hi, double min_abs = 0) {
     std::map<DType::Kind, Column> out;
     for (const auto& d : arithmetic_types) {
-        const bool unsigned_ = d == DType(uint32);
+        const bool unsigned_ = d == DType(uint8) || d == DType(uint16) || d == DType(uint32) || d == DType(uint64);
         out.emplace(d.kind(), make_column(d, unsigned_ ? std::max(0.0, lo) : lo, hi, min_abs));
     }
     return out;
