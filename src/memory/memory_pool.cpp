@@ -6,17 +6,12 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "core/buffer_access.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {
 
 namespace detail {
-
-struct BufferAccess {
-    static Buffer make(const Buffer& block, std::shared_ptr<backend::Buffer> impl, std::size_t size) {
-        return Buffer(block.device(), std::move(impl), block.offset(), size);
-    }
-};
 
 struct Block {
     Buffer buffer;                           // the whole block, as the allocator made it
