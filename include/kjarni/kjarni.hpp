@@ -14,6 +14,7 @@
 #include "kjarni/kernel_attributes.hpp"
 #include "kjarni/memory_pool.hpp"
 #include "kjarni/functions.hpp"
+#include "kjarni/host_memory.hpp"
 #include "kjarni/multi_array.hpp"
 #include "kjarni/platform.hpp"
 #include "kjarni/program.hpp"

@@ -36,6 +36,15 @@ class Buffer;
 class Event;
 class Module;
 class Kernel;
+class HostAllocation;
+
+/// Page-locked host memory options (the public kjarni::HostMemoryFlags, repeated here so that the
+/// backends need not include the public header).
+struct HostAllocationFlags {
+    bool portable = false;        // usable by every context / device (CUDA: CU_MEMHOSTALLOC_PORTABLE)
+    bool mapped = false;          // addressable by kernels (CUDA: CU_MEMHOSTALLOC_DEVICEMAP)
+    bool write_combined = false;  // CUDA: CU_MEMHOSTALLOC_WRITECOMBINED; UnsupportedError on OpenCL
+};
 
 /// How to compile a program for one device. The source is complete (prelude included).
 struct BuildOptions {
@@ -133,6 +142,9 @@ public:
     /// `size` may be 0: the result is then a valid buffer whose native handle is 0.
     /// Throws OutOfMemoryError when the driver reports that.
     virtual std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) = 0;
+    /// Page-locked host memory of `size` > 0 bytes. Throws UnsupportedError for flags the API cannot
+    /// express, OutOfMemoryError when the driver reports that.
+    virtual std::shared_ptr<HostAllocation> allocate_host(std::size_t size, HostAllocationFlags flags) = 0;
     /// Whether device `from` can read and write memory of device `to` directly (peer access).
     virtual bool can_access_peer(std::size_t from, std::size_t to) const = 0;
 
@@ -190,6 +202,19 @@ public:
     virtual std::size_t device_index() const = 0;
     /// CUdeviceptr / cl_mem of the whole allocation.
     virtual std::uintptr_t native_handle() const = 0;
+};
+
+/// Page-locked host memory, freed when the last reference goes (it holds its Context). Buffers
+/// made by device_buffer() keep it alive.
+class HostAllocation : public std::enable_shared_from_this<HostAllocation> {
+public:
+    virtual ~HostAllocation() = default;
+    virtual void* host_pointer() const = 0;
+    virtual std::size_t size() const = 0;
+    virtual HostAllocationFlags flags() const = 0;
+    /// The memory as a buffer kernels on the context's device `device_index` can use (mapped
+    /// allocations only; the caller checks `flags().mapped`).
+    virtual std::shared_ptr<Buffer> device_buffer(std::size_t device_index) = 0;
 };
 
 class Event {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "memory/buffer_access.hpp"
+#include "core/buffer_access.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "backend/backend.hpp"
-#include "memory/buffer_access.hpp"
+#include "core/buffer_access.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/virtual_buffers.hpp"
 

@@ -14,8 +14,13 @@ CudaBuffer::CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_
     KJARNI_CU(context_->driver(), MemAlloc, &pointer_, size_);
 }
 
+CudaBuffer::CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_index, std::size_t size,
+                       CUdeviceptr pointer, std::shared_ptr<const void> owner)
+    : context_(std::move(context)), device_index_(device_index), size_(size), pointer_(pointer),
+      owner_(std::move(owner)) {}
+
 CudaBuffer::~CudaBuffer() {
-    if (pointer_ == 0) return;
+    if (pointer_ == 0 || owner_ != nullptr) return;
     try {
         CurrentContext current(context_->driver(), context_->cu_context(device_index_));
         // Errors (e.g. a driver already shut down at process exit) cannot be reported from here.

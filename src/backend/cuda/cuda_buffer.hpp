@@ -16,6 +16,10 @@ public:
     /// Allocates `size` bytes on the context's device `device_index`; size 0 allocates nothing
     /// (the handle is 0). Throws OutOfMemoryError when the device is full.
     CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_index, std::size_t size);
+    /// Memory someone else owns at `pointer` (a mapped host allocation's device address), kept alive
+    /// by `owner` and never freed here.
+    CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_index, std::size_t size,
+               CUdeviceptr pointer, std::shared_ptr<const void> owner);
     ~CudaBuffer() override;
     CudaBuffer(const CudaBuffer&) = delete;
     CudaBuffer& operator=(const CudaBuffer&) = delete;
@@ -33,6 +37,8 @@ private:
     std::size_t device_index_;
     std::size_t size_;
     CUdeviceptr pointer_ = 0;
+    /// Set for memory this buffer does not own.
+    std::shared_ptr<const void> owner_;
 };
 
 }  // namespace kjarni::backend::cuda

@@ -59,6 +59,8 @@ public:
     }
     std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
+    /// cuMemHostAlloc with the context of device 0 current (cuda_host_memory.cpp).
+    std::shared_ptr<HostAllocation> allocate_host(std::size_t size, HostAllocationFlags flags) override;
     bool can_access_peer(std::size_t from, std::size_t to) const override;
 
     // Programs (defined in cuda_program.cpp).

@@ -59,6 +59,9 @@ namespace kjarni::backend::cuda {
     X(MemsetD16Async, 3020, "cuMemsetD16Async")                          \
     X(MemsetD32Async, 3020, "cuMemsetD32Async")                          \
     X(MemsetD2D32Async, 3020, "cuMemsetD2D32Async")                      \
+    X(MemHostAlloc, 2020, "cuMemHostAlloc")                              \
+    X(MemFreeHost, 2000, "cuMemFreeHost")                                \
+    X(MemHostGetDevicePointer, 3020, "cuMemHostGetDevicePointer_v2")     \
     /* For the program layer: modules, kernels, launches. */            \
     X(ModuleLoadData, 2000, "cuModuleLoadData")                          \
     X(ModuleUnload, 2000, "cuModuleUnload")                              \

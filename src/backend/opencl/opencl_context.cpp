@@ -96,6 +96,10 @@ OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t d
     check(status, "clCreateBuffer");
 }
 
+OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size,
+                           cl_mem adopted)
+    : context_(std::move(context)), device_index_(device_index), size_(size), mem_(adopted) {}
+
 OpenClBuffer::~OpenClBuffer() {
     for (const auto& [key, sub] : regions_) cl().clReleaseMemObject(sub);
     if (mem_ != nullptr) cl().clReleaseMemObject(mem_);

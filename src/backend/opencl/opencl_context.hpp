@@ -21,6 +21,8 @@ public:
     std::uintptr_t native_handle(std::size_t) const override { return reinterpret_cast<std::uintptr_t>(context_); }
     std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
+    /// A CL_MEM_ALLOC_HOST_PTR buffer kept mapped (opencl_host_memory.cpp).
+    std::shared_ptr<HostAllocation> allocate_host(std::size_t size, HostAllocationFlags flags) override;
     BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
     std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
                                  const BuildOptions& options) override;
@@ -46,6 +48,8 @@ public:
     /// device cannot hold fails later, at the first transfer or launch (as OutOfMemoryError).
     /// Sizes beyond that limit fail here, since some drivers (NVIDIA's) accept them at creation.
     OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size);
+    /// Takes over one reference to an existing cl_mem of `size` bytes (released by the destructor).
+    OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size, cl_mem adopted);
     ~OpenClBuffer() override;
     OpenClBuffer(const OpenClBuffer&) = delete;
     OpenClBuffer& operator=(const OpenClBuffer&) = delete;

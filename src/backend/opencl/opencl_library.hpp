@@ -20,7 +20,8 @@ namespace kjarni::backend::opencl {
     X(clCreateProgramWithSource) X(clCreateProgramWithBinary) X(clBuildProgram)              \
     X(clGetProgramBuildInfo) X(clGetProgramInfo) X(clReleaseProgram) X(clCreateKernel)       \
     X(clReleaseKernel) X(clGetKernelWorkGroupInfo) X(clGetKernelArgInfo) X(clSetKernelArg)   \
-    X(clEnqueueNDRangeKernel) X(clGetKernelInfo)
+    X(clEnqueueNDRangeKernel) X(clGetKernelInfo) X(clRetainMemObject) X(clEnqueueMapBuffer)  \
+    X(clEnqueueUnmapMemObject)
 
 // Entry points that only OpenCL 2.0+ loaders have; null when missing.
 #define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X) X(clCreateCommandQueueWithProperties)

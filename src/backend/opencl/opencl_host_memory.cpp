@@ -1,0 +1,88 @@
+// Page-locked host memory on OpenCL: a buffer created with CL_MEM_ALLOC_HOST_PTR (which drivers
+// back with pinned host memory), mapped once for its whole life to give the host pointer.
+//
+// Portable is what every OpenCL allocation is (all devices of the context reach it), so the flag
+// is accepted and changes nothing. Write-combined cannot be asked for. A mapped allocation's buffer
+// is the cl_mem itself; kernels may use it while it is mapped, which drivers that serve
+// CL_MEM_ALLOC_HOST_PTR from host memory (PoCL, the GPU vendors' drivers) allow, though OpenCL 1.2
+// leaves it undefined: finish the kernel's queue before reading the host pointer.
+
+#include <CL/cl.h>
+
+#include <memory>
+
+#include "backend/opencl/opencl_context.hpp"
+#include "backend/opencl/opencl_error.hpp"
+#include "backend/opencl/opencl_library.hpp"
+#include "kjarni/error.hpp"
+
+namespace kjarni::backend::opencl {
+
+namespace {
+
+class OpenClHostAllocation final : public HostAllocation {
+public:
+    OpenClHostAllocation(std::shared_ptr<OpenClContext> context, std::size_t size, HostAllocationFlags flags)
+        : context_(std::move(context)), size_(size), flags_(flags) {
+        cl_int status = CL_SUCCESS;
+        mem_ = cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr,
+                                   &status);
+        check(status, "clCreateBuffer");
+        try {
+            // A queue of its own for the map and the unmap, so that they wait for nothing of the
+            // user's.
+            queue_ = context_->create_queue(0);
+            pointer_ = cl().clEnqueueMapBuffer(queue(), mem_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0,
+                                               nullptr, nullptr, &status);
+            check(status, "clEnqueueMapBuffer");
+        } catch (...) {
+            cl().clReleaseMemObject(mem_);
+            throw;
+        }
+    }
+
+    ~OpenClHostAllocation() override {
+        // Errors cannot be reported from a destructor; the memory goes with the cl_mem anyway.
+        if (pointer_ != nullptr && cl().clEnqueueUnmapMemObject(queue(), mem_, pointer_, 0, nullptr, nullptr) ==
+                                       CL_SUCCESS) {
+            cl().clFinish(queue());
+        }
+        cl().clReleaseMemObject(mem_);
+    }
+
+    OpenClHostAllocation(const OpenClHostAllocation&) = delete;
+    OpenClHostAllocation& operator=(const OpenClHostAllocation&) = delete;
+
+    void* host_pointer() const override { return pointer_; }
+    std::size_t size() const override { return size_; }
+    HostAllocationFlags flags() const override { return flags_; }
+
+    std::shared_ptr<Buffer> device_buffer(std::size_t device_index) override {
+        check(cl().clRetainMemObject(mem_), "clRetainMemObject");
+        // The buffer holds its own reference to the cl_mem; the allocation (and so the mapping)
+        // must outlive it too, which the public layer sees to.
+        return std::make_shared<OpenClBuffer>(context_, device_index, size_, mem_);
+    }
+
+private:
+    cl_command_queue queue() const { return reinterpret_cast<cl_command_queue>(queue_->native_handle()); }
+
+    std::shared_ptr<OpenClContext> context_;
+    std::size_t size_;
+    HostAllocationFlags flags_;
+    cl_mem mem_ = nullptr;
+    std::shared_ptr<Queue> queue_;
+    void* pointer_ = nullptr;
+};
+
+}  // namespace
+
+std::shared_ptr<HostAllocation> OpenClContext::allocate_host(std::size_t size, HostAllocationFlags flags) {
+    if (flags.write_combined) {
+        throw UnsupportedError("OpenCL cannot allocate write-combined host memory");
+    }
+    return std::make_shared<OpenClHostAllocation>(std::static_pointer_cast<OpenClContext>(shared_from_this()), size,
+                                                  flags);
+}
+
+}  // namespace kjarni::backend::opencl
