@@ -58,6 +58,16 @@ public:
     HostAllocationFlags flags() const override { return flags_; }
 
     std::shared_ptr<Buffer> device_buffer(std::size_t device_index) override {
+        // Kernels may use a mapped buffer only where the mapping is the buffer's own storage: on
+        // devices sharing memory with the host. Elsewhere (NVIDIA's OpenCL on a discrete GPU) the
+        // driver keeps a separate copy while mapped, and kernel writes were seen not to reach the
+        // host pointer.
+        if (!context_->devices()[device_index]->properties().unified_memory) {
+            throw UnsupportedError(
+                "mapped host memory as a kernel argument needs an OpenCL device that shares memory with the "
+                "host (CL_DEVICE_HOST_UNIFIED_MEMORY); '" + context_->devices()[device_index]->name() +
+                "' does not: transfer with Buffer::set/get from this page-locked memory instead");
+        }
         check(cl().clRetainMemObject(mem_), "clRetainMemObject");
         // The buffer holds its own reference to the cl_mem; the allocation (and so the mapping)
         // must outlive it too, which the public layer sees to.
