@@ -4,6 +4,9 @@
 # with .gpu-deps carried (shared/gpu/README.md):
 #   bash scripts/gpu-suite.sh            # build, info, every suite, demo, benchmarks
 #   bash scripts/gpu-suite.sh --quick    # the same without benchmarks
+#   bash scripts/gpu-suite.sh --bench    # build, info and benchmarks only
+# One device-tool call may run 10 minutes: the full run can exceed that (PoCL compiles the function
+# module sweep cold in about 4 minutes there), so use --quick and --bench in two calls.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-$PWD/gpu-out}
@@ -28,16 +31,19 @@ run_suite() {  # name, KJARNI_TEST selector
   printf '%-16s rc=%d  %s | %s\n' "$1" "$rc" "$(grep -E '^\[==========\] [0-9]+ tests' "$log" | tail -1)" \
     "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')" >>"$summary"
 }
-run_suite cuda "cuda"
-run_suite nvidia-opencl "opencl:NVIDIA"
-POCL_DEVICES="pthread pthread" run_suite pocl "opencl:Portable"
-for suite in template cache; do
-  "$build/tests/kjarni_${suite}_tests" >/tmp/tests-cpu.log 2>&1
-  echo "$suite rc=$? $(grep -E '^\[  (PASSED|FAILED) ' /tmp/tests-cpu.log | tr '\n' ' ')" >>"$summary"
-done
-{ echo "== demo"; "$build/examples/kjarni_demo" 2>&1; } >>"$summary"
+mode=${1:-}
+if [ "$mode" != "--bench" ]; then
+  run_suite cuda "cuda"
+  run_suite nvidia-opencl "opencl:NVIDIA"
+  POCL_DEVICES="pthread pthread" run_suite pocl "opencl:Portable"
+  for suite in template cache; do
+    "$build/tests/kjarni_${suite}_tests" >/tmp/tests-cpu.log 2>&1
+    echo "$suite rc=$? $(grep -E '^\[  (PASSED|FAILED) ' /tmp/tests-cpu.log | tr '\n' ' ')" >>"$summary"
+  done
+  { echo "== demo"; "$build/examples/kjarni_demo" 2>&1; } >>"$summary"
+fi
 
-if [ "${1:-}" != "--quick" ]; then
+if [ "$mode" != "--quick" ]; then
   for b in "$build"/bench/kjarni_bench_*; do
     [ -x "$b" ] || continue
     # Interleaved repetitions: kjarni and the raw baseline see the same machine noise.
