@@ -12,16 +12,7 @@
 namespace kjarni::test {
 namespace {
 
-class ArrayTransfers : public DeviceTest {
-protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
-
-private:
-    std::optional<Queue> queue_;
-};
+class ArrayTransfers : public DeviceTest {};
 
 TEST_P(ArrayTransfers, RoundTripsSynchronousAndAsynchronous) {
     const auto data = random_vector<double>(4 * 5 * 3, -1, 1);

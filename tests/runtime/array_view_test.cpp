@@ -18,14 +18,8 @@ std::size_t flat(std::size_t i, std::size_t j, std::size_t k) { return (i * N1 +
 
 class ArrayViews : public DeviceTest {
 protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
     std::vector<std::int32_t> random_data() { return random_vector<std::int32_t>(N0 * N1 * N2, -100000, 100000); }
 
-private:
-    std::optional<Queue> queue_;
 };
 
 TEST_P(ArrayViews, KernelWritesThroughASlicedStridedTransposedView) {

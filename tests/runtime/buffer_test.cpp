@@ -13,10 +13,6 @@ namespace {
 
 class Buffers : public DeviceTest {
 protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
     std::vector<std::byte> read(const Buffer& buffer) {
         std::vector<std::byte> back(buffer.size());
         buffer.get(queue(), std::span<std::byte>(back));
@@ -29,8 +25,6 @@ protected:
         buffer.fill(queue(), std::span(&p, 1));
     }
 
-private:
-    std::optional<Queue> queue_;
 };
 
 TEST_P(Buffers, RoundTripSynchronousAndAsynchronous) {

@@ -30,16 +30,7 @@ std::vector<DType> layout_cases() {
     };
 }
 
-class DTypeLayouts : public DeviceTest {
-protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
-
-private:
-    std::optional<Queue> queue_;
-};
+class DTypeLayouts : public DeviceTest {};
 
 TEST_P(DTypeLayouts, OffsetsAndSizesMatchTheCompilers) {
     for (const auto& dtype : layout_cases()) {

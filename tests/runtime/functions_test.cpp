@@ -130,10 +130,6 @@ struct Case {
 
 class Functions : public DeviceTest {
 protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
     // Runs every case in one program and checks the results.
     void check(const std::vector<Case>& cases) {
         std::string source;
@@ -181,8 +177,6 @@ protected:
         }
     }
 
-private:
-    std::optional<Queue> queue_;
 };
 
 // Every numeric type a kernel computes with (float16 is storage only). Values stay within +-40, so

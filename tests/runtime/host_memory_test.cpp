@@ -26,10 +26,6 @@ KERNEL void affine(GLOBAL_MEM int32_t* y, unsigned int n)
 
 class HostMemoryTest : public DeviceTest {
 protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
     bool is_opencl() { return context().api().id() == ApiId::opencl(); }
 
     // Host (pinned) -> device -> host (pinned), checked byte for byte.
@@ -50,8 +46,6 @@ protected:
         ASSERT_TRUE(std::equal(data.begin(), data.end(), back.data()));
     }
 
-private:
-    std::optional<Queue> queue_;
 };
 
 TEST_P(HostMemoryTest, RoundTripSync) { round_trip({}, false, 100003); }

@@ -30,17 +30,12 @@ KERNEL void ids(GLOBAL_MEM uint32_t* out)
 
 class Dialect : public DeviceTest {
 protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
     Program& ids_program() {
         if (!ids_) ids_.emplace(bound_device(), ids_source);
         return *ids_;
     }
 
 private:
-    std::optional<Queue> queue_;
     std::optional<Program> ids_;
 };
 

@@ -43,16 +43,7 @@ TEST(MemoryPoolBins, RoundingAroundEveryPowerOfTwo) {
     EXPECT_EQ(MemoryPool::allocation_size(0, 4), 0u);
 }
 
-class MemoryPools : public DeviceTest {
-protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
-
-private:
-    std::optional<Queue> queue_;
-};
+class MemoryPools : public DeviceTest {};
 
 TEST_P(MemoryPools, StatisticsAfterEachOperation) {
     MemoryPool pool;

@@ -12,10 +12,6 @@ namespace {
 
 class TemplatePrograms : public DeviceTest {
 protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
     // Runs kernel `name` (y[i] = f(x[i])) on random integers and returns x and y.
     std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>> run(const Program& program, const char* name) {
         const std::size_t n = 300;
@@ -31,8 +27,6 @@ protected:
         return {x, y};
     }
 
-private:
-    std::optional<Queue> queue_;
 };
 
 TEST_P(TemplatePrograms, MakoStringWithLoopsAndGlobals) {

@@ -26,10 +26,6 @@ KERNEL void fill_value(GLOBAL_MEM int32_t* y)
 
 class Programs : public DeviceTest {
 protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
     Program& scale_program() {
         if (!program_) {
             ProgramOptions options;
@@ -40,7 +36,6 @@ protected:
     }
 
 private:
-    std::optional<Queue> queue_;
     std::optional<Program> program_;
 };
 

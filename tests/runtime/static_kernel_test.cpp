@@ -77,11 +77,6 @@ struct Case {
 
 class StaticKernels : public DeviceTest {
 protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
-
     StaticKernel probe(const Case& c, bool record = true) {
         return StaticKernel(bound_device(), TemplateSource{std::string(probe_source)}, "probe", c.global, c.local, {},
                             probe_globals(c.global, record));
@@ -153,8 +148,6 @@ protected:
         return ::testing::AssertionSuccess();
     }
 
-private:
-    std::optional<Queue> queue_;
 };
 
 TEST_P(StaticKernels, SweepOfShapes) {

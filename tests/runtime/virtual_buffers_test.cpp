@@ -22,11 +22,6 @@ namespace {
 
 class VirtualBuffers : public DeviceTest {
 protected:
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
-
     // Poisons the buffer, then writes fresh random bytes; returns them.
     std::vector<std::byte> write_random(const Buffer& buffer) {
         const std::byte poison[1] = {std::byte{0xA5}};
@@ -42,8 +37,6 @@ protected:
         return out;
     }
 
-private:
-    std::optional<Queue> queue_;
 };
 
 VirtualAllocationStatistics expected(std::vector<std::size_t> real, std::vector<std::size_t> virt) {

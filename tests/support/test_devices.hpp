@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,14 @@ class DeviceTest : public ::testing::TestWithParam<TestDevice> {
 protected:
     Context& context() { return shared_context(GetParam()); }
     BoundDevice bound_device() { return context().devices()[0]; }
+    /// A queue on bound_device(), made on first use, one per test.
+    Queue& queue() {
+        if (!queue_) queue_.emplace(bound_device());
+        return *queue_;
+    }
+
+private:
+    std::optional<Queue> queue_;
 };
 
 }  // namespace kjarni::test
