@@ -169,7 +169,7 @@ PreparedKernel Kernel::prepare(const std::map<std::size_t, Sizes>& global_sizes,
         const auto local_entry = local_sizes.find(device_index);
         const std::optional<Sizes> local = local_entry == local_sizes.end() ? std::nullopt : local_entry->second;
         const auto& params = program->device.params();
-        const std::size_t available = params.local_mem_size - std::min(params.local_mem_size, kernel->attributes().shared_bytes);
+        const std::size_t available = kernel->attributes().max_dynamic_local_bytes;
         if (local_mem > available) {
             throw ArgumentError("local_mem", fmt::format("kernel '{}': {} bytes of dynamic local memory requested, "
                                                          "{} are left on device {} ('{}')",

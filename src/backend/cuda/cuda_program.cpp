@@ -158,6 +158,10 @@ CudaKernel::CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function
     attributes_.shared_bytes = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
     attributes_.const_bytes = attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
     attributes_.local_bytes = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    int optin = 0;
+    KJARNI_CU(driver_, DeviceGetAttribute, &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+              module_->context()->cu_device(module_->device_index()));
+    attributes_.max_dynamic_local_bytes = to_size(optin) - std::min(to_size(optin), attributes_.shared_bytes);
     attributes_.preferred_local_size_multiple =
         module_->context()->devices()[module_->device_index()]->params().warp_size;
 

@@ -271,6 +271,8 @@ OpenClKernel::OpenClKernel(std::shared_ptr<OpenClContext> context, std::size_t d
     attributes_.max_total_local_size = work_group_info<std::size_t>(kernel_, device, CL_KERNEL_WORK_GROUP_SIZE);
     attributes_.shared_bytes = work_group_info<cl_ulong>(kernel_, device, CL_KERNEL_LOCAL_MEM_SIZE);
     attributes_.local_bytes = work_group_info<cl_ulong>(kernel_, device, CL_KERNEL_PRIVATE_MEM_SIZE);
+    const std::size_t local_mem_size = context_->devices()[device_index_]->params().local_mem_size;
+    attributes_.max_dynamic_local_bytes = local_mem_size - std::min(local_mem_size, attributes_.shared_bytes);
     attributes_.preferred_local_size_multiple =
         work_group_info<std::size_t>(kernel_, device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE);
     params_ = query_params(kernel_);
