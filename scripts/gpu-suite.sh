@@ -5,6 +5,7 @@
 #   bash scripts/gpu-suite.sh            # build, info, every suite, demo, benchmarks
 #   bash scripts/gpu-suite.sh --quick    # the same without benchmarks
 #   bash scripts/gpu-suite.sh --bench    # build, info and benchmarks only
+#   bash scripts/gpu-suite.sh --gpu      # --quick through CUDA and NVIDIA's OpenCL only (no PoCL)
 # One device-tool call may run 10 minutes: the full run can exceed that (PoCL compiles the function
 # module sweep cold in about 4 minutes there), so use --quick and --bench in two calls.
 set -uo pipefail
@@ -35,7 +36,7 @@ mode=${1:-}
 if [ "$mode" != "--bench" ]; then
   run_suite cuda "cuda"
   run_suite nvidia-opencl "opencl:NVIDIA"
-  POCL_DEVICES="pthread pthread" run_suite pocl "opencl:Portable"
+  [ "$mode" = "--gpu" ] || POCL_DEVICES="pthread pthread" run_suite pocl "opencl:Portable"
   for suite in template cache; do
     "$build/tests/kjarni_${suite}_tests" >/tmp/tests-cpu.log 2>&1
     echo "$suite rc=$? $(grep -E '^\[  (PASSED|FAILED) ' /tmp/tests-cpu.log | tr '\n' ' ')" >>"$summary"
@@ -43,7 +44,7 @@ if [ "$mode" != "--bench" ]; then
   { echo "== demo"; "$build/examples/kjarni_demo" 2>&1; } >>"$summary"
 fi
 
-if [ "$mode" != "--quick" ]; then
+if [ "$mode" = "--bench" ] || [ -z "$mode" ]; then
   for b in "$build"/bench/kjarni_bench_*; do
     [ -x "$b" ] || continue
     # Interleaved repetitions: kjarni and the raw baseline see the same machine noise.
