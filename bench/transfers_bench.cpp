@@ -258,8 +258,8 @@ int main(int argc, char** argv) {
                 add("raw_pinned", raw_cuda_transfer, setup, direction, true);
             }
 #endif
-            for (const std::size_t chunk_mib : {std::size_t{2}, std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
-                for (const unsigned threads : {4U, 8U, 12U}) {
+            for (const std::size_t chunk_mib : {std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
+                for (const unsigned threads : {4U, 8U}) {
                     const kjarni::TransferStaging settings{
                         .threshold = 0, .chunk_size = chunk_mib << 20, .slots = 4, .threads = threads};
                     add(fmt::format("staged_c{}_t{}", chunk_mib, threads), kjarni_buffer_transfer, setup, direction,
