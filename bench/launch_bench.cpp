@@ -6,7 +6,6 @@
 //   kjarni_bench_launch --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <memory>
@@ -17,7 +16,7 @@
 #include <CL/cl.h>
 #endif
 #ifdef KJARNI_BENCH_RAW_CUDA
-#include <cuda.h>
+#include "raw_cuda.hpp"
 #endif
 
 namespace {
@@ -83,22 +82,8 @@ void kjarni_call_with_event_5(benchmark::State& state, std::shared_ptr<Setup> s)
 }
 
 #ifdef KJARNI_BENCH_RAW_CUDA
-struct RawCuda {
-    decltype(&::cuLaunchKernel) launch = nullptr;
-    decltype(&::cuStreamSynchronize) synchronize = nullptr;
-};
-
-const RawCuda* raw_cuda() {
-    static const RawCuda table = [] {
-        RawCuda t;
-        if (void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
-            t.launch = reinterpret_cast<decltype(t.launch)>(dlsym(lib, "cuLaunchKernel"));
-            t.synchronize = reinterpret_cast<decltype(t.synchronize)>(dlsym(lib, "cuStreamSynchronize"));
-        }
-        return t;
-    }();
-    return table.launch != nullptr && table.synchronize != nullptr ? &table : nullptr;
-}
+using kjarni_bench::RawCuda;
+using kjarni_bench::raw_cuda;
 
 void raw_cuda_launch(benchmark::State& state, std::shared_ptr<Setup> s, bool with_args) {
     const RawCuda& cu = *raw_cuda();

@@ -5,7 +5,6 @@
 //   kjarni_bench_pool --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <memory>
@@ -13,7 +12,7 @@
 #include "kjarni/kjarni.hpp"
 
 #ifdef KJARNI_BENCH_RAW_CUDA
-#include <cuda.h>
+#include "raw_cuda.hpp"
 #endif
 
 namespace {
@@ -43,32 +42,8 @@ void buffer_allocate_pair(benchmark::State& state, std::shared_ptr<Setup> s) {
 }
 
 #ifdef KJARNI_BENCH_RAW_CUDA
-struct RawCuda {
-    decltype(&::cuCtxSetCurrent) set_current = nullptr;
-    decltype(&::cuMemAlloc_v2) alloc = nullptr;
-    decltype(&::cuMemFree_v2) free = nullptr;
-    decltype(&::cuMemAllocAsync) alloc_async = nullptr;
-    decltype(&::cuMemFreeAsync) free_async = nullptr;
-    decltype(&::cuStreamSynchronize) synchronize = nullptr;
-};
-
-const RawCuda* raw_cuda() {
-    static const RawCuda table = [] {
-        RawCuda t;
-        if (void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
-            t.set_current = reinterpret_cast<decltype(t.set_current)>(dlsym(lib, "cuCtxSetCurrent"));
-            t.alloc = reinterpret_cast<decltype(t.alloc)>(dlsym(lib, "cuMemAlloc_v2"));
-            t.free = reinterpret_cast<decltype(t.free)>(dlsym(lib, "cuMemFree_v2"));
-            t.alloc_async = reinterpret_cast<decltype(t.alloc_async)>(dlsym(lib, "cuMemAllocAsync"));
-            t.free_async = reinterpret_cast<decltype(t.free_async)>(dlsym(lib, "cuMemFreeAsync"));
-            t.synchronize = reinterpret_cast<decltype(t.synchronize)>(dlsym(lib, "cuStreamSynchronize"));
-        }
-        return t;
-    }();
-    const bool complete = table.set_current && table.alloc && table.free && table.alloc_async &&
-                          table.free_async && table.synchronize;
-    return complete ? &table : nullptr;
-}
+using kjarni_bench::RawCuda;
+using kjarni_bench::raw_cuda;
 
 void raw_cuda_pair(benchmark::State& state, std::shared_ptr<Setup> s) {
     const RawCuda& cu = *raw_cuda();

@@ -1,14 +1,27 @@
-// Transfers through kjarni against the raw API calls on the same queue and memory: the host cost of
-// a small blocking write, and device-to-device copy bandwidth. Runs on the first device of every
-// available API; the raw OpenCL baseline exists where the bench was linked against libOpenCL.
+// Transfers through kjarni against the raw API calls on the same queue and memory, in one run:
+//  - the host cost of a small blocking write, and device-to-device copy bandwidth;
+//  - host<->device bandwidth of big transfers (256 MiB; KJARNI_BENCH_TRANSFER_MIB changes it), each
+//    direction: kjarni from pageable memory (a pre-touched std::vector, through Buffer and Array:
+//    staged by kjarni), raw pageable (CUDA: cuMemcpyHtoD/DtoH from malloc'ed memory; OpenCL:
+//    blocking clEnqueueWrite/ReadBuffer from it), raw pinned (CUDA: cuMemHostAlloc; OpenCL: a
+//    mapped CL_MEM_ALLOC_HOST_PTR buffer) and kjarni from HostMemory; then kjarni from pageable
+//    memory under a few explicit staging settings ("staged_c<chunk MiB>_t<threads>"), to tune the
+//    defaults. The counter GB/s is bytes / time; read it from the median aggregate.
+// Runs on the first device of every available API. Raw OpenCL baselines exist where the bench was
+// linked against libOpenCL, raw CUDA ones where libcuda can be dlopen'ed.
 //
 //   kjarni_bench_transfers --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//   (--benchmark_filter=256MiB for the bandwidth table alone)
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "kjarni/kjarni.hpp"
@@ -16,8 +29,22 @@
 #ifdef KJARNI_BENCH_RAW_OPENCL
 #include <CL/cl.h>
 #endif
+#ifdef KJARNI_BENCH_RAW_CUDA
+#include "raw_cuda.hpp"
+#endif
 
 namespace {
+
+constexpr std::size_t small_bytes = 4096;
+constexpr std::size_t big_bytes = std::size_t{64} << 20;
+
+std::size_t transfer_bytes() {
+    static const std::size_t bytes = [] {
+        const char* mib = std::getenv("KJARNI_BENCH_TRANSFER_MIB");
+        return (mib != nullptr && std::atoi(mib) > 0 ? static_cast<std::size_t>(std::atoi(mib)) : 256) << 20;
+    }();
+    return bytes;
+}
 
 struct Setup {
     kjarni::Context context;
@@ -26,21 +53,36 @@ struct Setup {
     kjarni::Buffer big_a;
     kjarni::Buffer big_b;
     std::vector<std::byte> host;
+    // Host <-> device bandwidth.
+    kjarni::Buffer device;
+    kjarni::Array device_array;
+    std::vector<std::byte> pageable;  // pre-touched, as a user's data would be
+    kjarni::HostMemory pinned;
 };
-
-constexpr std::size_t small_bytes = 4096;
-constexpr std::size_t big_bytes = std::size_t{64} << 20;
 
 std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
     auto context = kjarni::Context::from_criteria(api);
     auto device = context.devices()[0];
     kjarni::Queue queue(device);
+    const std::size_t n = transfer_bytes();
+    kjarni::Buffer transfer_buffer = kjarni::Buffer::allocate(device, n);
+    auto array = kjarni::Array::from_buffer(transfer_buffer, kjarni::dtypes::uint8, kjarni::Layout::contiguous({n}, 1));
+    std::vector<std::byte> pageable(n);
+    for (std::size_t i = 0; i < n; ++i) pageable[i] = static_cast<std::byte>(i * 2654435761U >> 13);
+    auto pinned = kjarni::HostMemory::allocate(context, n);
+    std::memcpy(pinned.data(), pageable.data(), n);
     auto setup = std::make_shared<Setup>(Setup{context, queue, kjarni::Buffer::allocate(device, small_bytes),
                                                kjarni::Buffer::allocate(device, big_bytes),
                                                kjarni::Buffer::allocate(device, big_bytes),
-                                               std::vector<std::byte>(small_bytes, std::byte{7})});
+                                               std::vector<std::byte>(small_bytes, std::byte{7}), transfer_buffer,
+                                               array, std::move(pageable), pinned});
     setup->big_a.fill(queue, std::as_bytes(std::span("kjarni!", 8)));
     return setup;
+}
+
+void count_bandwidth(benchmark::State& state, std::size_t bytes) {
+    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes) * 1e-9,
+                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void kjarni_small_write(benchmark::State& state, std::shared_ptr<Setup> s) {
@@ -50,6 +92,48 @@ void kjarni_small_write(benchmark::State& state, std::shared_ptr<Setup> s) {
 void kjarni_big_copy(benchmark::State& state, std::shared_ptr<Setup> s) {
     for (auto _ : state) s->big_b.set(s->queue, s->big_a);
     state.SetBytesProcessed(state.iterations() * 2 * static_cast<std::int64_t>(big_bytes));  // read + write
+}
+
+// Staging settings for one benchmark: nullopt keeps the context's defaults.
+class Staging {
+public:
+    Staging(const kjarni::Context& context, std::optional<kjarni::TransferStaging> settings) : context_(context) {
+        if (settings) kjarni::set_transfer_staging(context, *settings);
+    }
+    ~Staging() { kjarni::reset_transfer_staging(context_); }
+    Staging(const Staging&) = delete;
+    Staging& operator=(const Staging&) = delete;
+
+private:
+    kjarni::Context context_;
+};
+
+enum class Direction { to_device, to_host };
+
+void kjarni_buffer_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction, bool pinned,
+                            std::optional<kjarni::TransferStaging> settings) {
+    const Staging staging(s->context, settings);
+    const std::span<std::byte> host = pinned ? s->pinned.bytes() : std::span<std::byte>(s->pageable);
+    for (auto _ : state) {
+        if (direction == Direction::to_device) {
+            s->device.set(s->queue, std::span<const std::byte>(host));
+        } else {
+            s->device.get(s->queue, host);
+        }
+    }
+    count_bandwidth(state, host.size());
+}
+
+void kjarni_array_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction) {
+    const std::span<std::uint8_t> host(reinterpret_cast<std::uint8_t*>(s->pageable.data()), s->pageable.size());
+    for (auto _ : state) {
+        if (direction == Direction::to_device) {
+            s->device_array.set(s->queue, std::span<const std::uint8_t>(host));
+        } else {
+            s->device_array.get(s->queue, host);
+        }
+    }
+    count_bandwidth(state, host.size());
 }
 
 #ifdef KJARNI_BENCH_RAW_OPENCL
@@ -71,6 +155,70 @@ void raw_opencl_big_copy(benchmark::State& state, std::shared_ptr<Setup> s) {
     }
     state.SetBytesProcessed(state.iterations() * 2 * static_cast<std::int64_t>(big_bytes));
 }
+
+void raw_opencl_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction, bool pinned) {
+    const std::size_t n = transfer_bytes();
+    cl_context context = reinterpret_cast<cl_context>(s->context.native_handle());
+    cl_mem host_buffer = nullptr;
+    void* host = s->pageable.data();
+    if (pinned) {
+        // The usual way to get pinned memory in OpenCL: a host-allocated buffer, mapped.
+        cl_int status = CL_SUCCESS;
+        host_buffer = clCreateBuffer(context, CL_MEM_ALLOC_HOST_PTR, n, nullptr, &status);
+        if (status != CL_SUCCESS) {
+            state.SkipWithError("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) failed");
+            return;
+        }
+        host = clEnqueueMapBuffer(cl_queue(*s), host_buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, nullptr,
+                                  nullptr, &status);
+        std::memcpy(host, s->pageable.data(), n);
+    }
+    for (auto _ : state) {
+        if (direction == Direction::to_device) {
+            clEnqueueWriteBuffer(cl_queue(*s), cl_buffer(s->device), CL_TRUE, 0, n, host, 0, nullptr, nullptr);
+        } else {
+            clEnqueueReadBuffer(cl_queue(*s), cl_buffer(s->device), CL_TRUE, 0, n, host, 0, nullptr, nullptr);
+        }
+    }
+    if (host_buffer != nullptr) {
+        clEnqueueUnmapMemObject(cl_queue(*s), host_buffer, host, 0, nullptr, nullptr);
+        clFinish(cl_queue(*s));
+        clReleaseMemObject(host_buffer);
+    }
+    count_bandwidth(state, n);
+}
+#endif
+
+#ifdef KJARNI_BENCH_RAW_CUDA
+void raw_cuda_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction, bool pinned) {
+    const auto& cu = *kjarni_bench::raw_cuda();
+    const std::size_t n = transfer_bytes();
+    cu.set_current(reinterpret_cast<CUcontext>(s->context.native_handle(0)));
+    void* host = nullptr;
+    if (pinned) {
+        if (cu.host_alloc(&host, n, 0) != CUDA_SUCCESS) {
+            state.SkipWithError("cuMemHostAlloc failed");
+            return;
+        }
+    } else {
+        host = std::malloc(n);
+    }
+    std::memcpy(host, s->pageable.data(), n);  // touched, as the pageable vector of kjarni's runs
+    const auto device = static_cast<CUdeviceptr>(s->device.native_handle());
+    for (auto _ : state) {
+        if (direction == Direction::to_device) {
+            cu.copy_to_device(device, host, n);
+        } else {
+            cu.copy_to_host(host, device, n);
+        }
+    }
+    if (pinned) {
+        cu.free_host(host);
+    } else {
+        std::free(host);
+    }
+    count_bandwidth(state, n);
+}
 #endif
 
 }  // namespace
@@ -89,6 +237,36 @@ int main(int argc, char** argv) {
                 ->UseRealTime();
         }
 #endif
+        const std::string size = fmt::format("{}MiB", transfer_bytes() >> 20);
+        for (const auto direction : {Direction::to_device, Direction::to_host}) {
+            const std::string name = (direction == Direction::to_device ? "h2d_" : "d2h_") + size;
+            auto add = [&](const std::string& variant, auto&&... args) {
+                benchmark::RegisterBenchmark((name + "/" + variant + "/" + tag).c_str(), args...)->UseRealTime();
+            };
+            add("kjarni_pageable_buffer", kjarni_buffer_transfer, setup, direction, false, std::nullopt);
+            add("kjarni_pageable_array", kjarni_array_transfer, setup, direction);
+            add("kjarni_pinned_buffer", kjarni_buffer_transfer, setup, direction, true, std::nullopt);
+#ifdef KJARNI_BENCH_RAW_OPENCL
+            if (api.id() == kjarni::ApiId::opencl()) {
+                add("raw_pageable", raw_opencl_transfer, setup, direction, false);
+                add("raw_pinned", raw_opencl_transfer, setup, direction, true);
+            }
+#endif
+#ifdef KJARNI_BENCH_RAW_CUDA
+            if (api.id() == kjarni::ApiId::cuda() && kjarni_bench::raw_cuda() != nullptr) {
+                add("raw_pageable", raw_cuda_transfer, setup, direction, false);
+                add("raw_pinned", raw_cuda_transfer, setup, direction, true);
+            }
+#endif
+            for (const std::size_t chunk_mib : {std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
+                for (const unsigned threads : {4U, 8U}) {
+                    const kjarni::TransferStaging settings{
+                        .threshold = 0, .chunk_size = chunk_mib << 20, .slots = 4, .threads = threads};
+                    add(fmt::format("staged_c{}_t{}", chunk_mib, threads), kjarni_buffer_transfer, setup, direction,
+                        false, settings);
+                }
+            }
+        }
     }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -14,7 +14,8 @@
 // call return once the work is enqueued only when no temporary is involved (both sides
 // C-contiguous, or a device-to-device copy without packing); otherwise the call completes before it
 // returns. For asynchronous transfers the host array must stay alive and untouched until the
-// queue has passed that point.
+// queue has passed that point. Large host transfers from pageable memory are staged through
+// page-locked memory (kjarni/transfer_staging.hpp), which changes those rules as Buffer's header says.
 //
 // As a kernel argument an Array passes the memory starting at its first element (a pointer to
 // element [0, 0, ...] in the kernel; the region extends to its last element); the kernel indexes

@@ -20,5 +20,6 @@
 #include "kjarni/program.hpp"
 #include "kjarni/queue.hpp"
 #include "kjarni/static_kernel.hpp"
+#include "kjarni/transfer_staging.hpp"
 #include "kjarni/version.hpp"
 #include "kjarni/virtual_buffers.hpp"

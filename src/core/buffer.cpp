@@ -5,6 +5,7 @@
 #include <bit>
 
 #include "backend/backend.hpp"
+#include "core/context_state.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {
@@ -54,6 +55,8 @@ void Buffer::set(const Queue& queue, std::span<const std::byte> host, bool async
     check_queue(queue, "buffer");
     check_fits("host", host.size(), size_, "the buffer");
     if (host.empty()) return;
+    const Context& context = device_.context();
+    if (context.state().staging.write(*context.backend(), *queue.backend(), *impl_, offset_, host, async)) return;
     queue.backend()->write(*impl_, offset_, host.data(), host.size(), !async);
 }
 
@@ -61,6 +64,8 @@ void Buffer::get(const Queue& queue, std::span<std::byte> host, bool async) cons
     check_queue(queue, "buffer");
     check_fits("host", host.size(), size_, "the buffer");
     if (host.empty()) return;
+    const Context& context = device_.context();
+    if (context.state().staging.read(*context.backend(), *queue.backend(), host, *impl_, offset_)) return;
     queue.backend()->read(host.data(), *impl_, offset_, host.size(), !async);
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "memory/transfer_stager.hpp"
 
 namespace kjarni::detail {
 
@@ -38,6 +39,8 @@ struct ContextState {
     std::shared_ptr<backend::Context> impl;
     /// Compiled modules by cache key (which names the device): the in-memory cache.
     ModuleCache modules;
+    /// Large host transfers from pageable memory go through its page-locked slots.
+    TransferStager staging;
 
     /// The backend's compiler identity of a device, asked once (drivers answer it slowly, and
     /// every Program construction needs it for its cache key).

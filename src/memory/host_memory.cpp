@@ -10,6 +10,7 @@
 #include "backend/backend.hpp"
 #include "core/buffer_access.hpp"
 #include "kjarni/error.hpp"
+#include "memory/page_locked_registry.hpp"
 
 namespace kjarni {
 
@@ -34,7 +35,7 @@ HostMemory HostMemory::allocate(const Context& context, std::size_t size, HostMe
         }
         return HostMemory(context, nullptr, 0, flags);
     }
-    return HostMemory(context, context.backend()->allocate_host(size, to_backend(flags)), size, flags);
+    return HostMemory(context, detail::allocate_page_locked(*context.backend(), size, to_backend(flags)), size, flags);
 }
 
 Buffer HostMemory::device_buffer(const BoundDevice& device) const {
@@ -116,10 +117,10 @@ std::shared_ptr<backend::HostAllocation> HostPoolState::take(const Context& cont
         const backend::HostAllocationFlags backend_flags{
             .portable = flags.portable, .mapped = flags.mapped, .write_combined = flags.write_combined};
         try {
-            block = context.backend()->allocate_host(rounded, backend_flags);
+            block = detail::allocate_page_locked(*context.backend(), rounded, backend_flags);
         } catch (const OutOfMemoryError&) {
             free_held();  // what the pool holds may be what the host lacks
-            block = context.backend()->allocate_host(rounded, backend_flags);
+            block = detail::allocate_page_locked(*context.backend(), rounded, backend_flags);
         }
         const std::lock_guard lock(mutex);
         stats.managed_bytes += block->size();

@@ -1,0 +1,55 @@
+#pragma once
+// The raw CUDA driver calls the benchmarks' baselines make, through dlopen'ed libcuda: neither
+// kjarni nor the benchmarks link libcuda (machines without a GPU have none). Include only where
+// KJARNI_BENCH_RAW_CUDA is defined (cuda.h is available); the target needs ${CMAKE_DL_LIBS}.
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <type_traits>
+
+namespace kjarni_bench {
+
+struct RawCuda {
+    decltype(&::cuCtxSetCurrent) set_current = nullptr;
+    decltype(&::cuStreamSynchronize) synchronize = nullptr;
+    decltype(&::cuLaunchKernel) launch = nullptr;
+    decltype(&::cuMemAlloc_v2) alloc = nullptr;
+    decltype(&::cuMemFree_v2) free = nullptr;
+    decltype(&::cuMemAllocAsync) alloc_async = nullptr;
+    decltype(&::cuMemFreeAsync) free_async = nullptr;
+    decltype(&::cuMemHostAlloc) host_alloc = nullptr;
+    decltype(&::cuMemFreeHost) free_host = nullptr;
+    decltype(&::cuMemcpyHtoD_v2) copy_to_device = nullptr;
+    decltype(&::cuMemcpyDtoH_v2) copy_to_host = nullptr;
+};
+
+/// The table, loaded once; nullptr when libcuda or any of the functions is missing.
+inline const RawCuda* raw_cuda() {
+    static const RawCuda table = [] {
+        RawCuda t;
+        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (lib == nullptr) return t;
+        auto load = [lib](auto& function, const char* name) {
+            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(lib, name));
+        };
+        load(t.set_current, "cuCtxSetCurrent");
+        load(t.synchronize, "cuStreamSynchronize");
+        load(t.launch, "cuLaunchKernel");
+        load(t.alloc, "cuMemAlloc_v2");
+        load(t.free, "cuMemFree_v2");
+        load(t.alloc_async, "cuMemAllocAsync");
+        load(t.free_async, "cuMemFreeAsync");
+        load(t.host_alloc, "cuMemHostAlloc");
+        load(t.free_host, "cuMemFreeHost");
+        load(t.copy_to_device, "cuMemcpyHtoD_v2");
+        load(t.copy_to_host, "cuMemcpyDtoH_v2");
+        return t;
+    }();
+    const bool complete = table.set_current && table.synchronize && table.launch && table.alloc && table.free &&
+                          table.alloc_async && table.free_async && table.host_alloc && table.free_host &&
+                          table.copy_to_device && table.copy_to_host;
+    return complete ? &table : nullptr;
+}
+
+}  // namespace kjarni_bench

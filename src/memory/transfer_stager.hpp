@@ -1,0 +1,64 @@
+#pragma once
+// The staging of large host transfers through page-locked slots (the rules are in
+// include/kjarni/transfer_staging.hpp). One per context, in detail::ContextState; it makes nothing
+// (slots, threads) until the first transfer it stages.
+//
+// Per device a Lane: the device's slots, each with the event of the last transfer through it, and
+// a mutex held for a whole staged transfer (transfers to one device take turns). The worker
+// threads are shared by the lanes.
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "kjarni/transfer_staging.hpp"
+
+namespace kjarni::detail {
+
+class ParallelCopier;
+
+/// The sizes of the chunks of a transfer to the device, in order: the first ones small and doubling
+/// (the host copy of the first chunk overlaps nothing, so it should be short), then `chunk_size`,
+/// the last one ragged. A transfer from the device uses them in reverse (its last chunk's host
+/// copy overlaps nothing). Exposed for tests.
+std::vector<std::size_t> chunk_plan(std::size_t size, std::size_t chunk_size);
+
+class TransferStager {
+public:
+    TransferStager();
+    ~TransferStager();  // waits for transfers still running through the slots
+    TransferStager(const TransferStager&) = delete;
+    TransferStager& operator=(const TransferStager&) = delete;
+
+    /// Stages the write if the rules say so and returns true; false: the caller writes directly.
+    /// Where the slots cannot be had (the host cannot lock the memory) a write the rules would
+    /// stage goes directly but blocking, so that the staged rules of asynchronous writes still hold.
+    bool write(backend::Context& context, backend::Queue& queue, backend::Buffer& destination, std::size_t offset,
+               std::span<const std::byte> host, bool async);
+    /// Stages the read (complete when it returns) if the rules say so and returns true.
+    bool read(backend::Context& context, backend::Queue& queue, std::span<std::byte> host, backend::Buffer& source,
+              std::size_t offset);
+
+    void set_settings(std::optional<TransferStaging> settings);
+    std::optional<TransferStaging> settings() const;
+    TransferStagingStatistics statistics() const;
+
+private:
+    struct Lane;
+    struct Use;
+    /// What a transfer of `size` bytes at `host` on the device needs, or nullopt if it is not staged.
+    std::optional<Use> begin(backend::Context& context, std::size_t device_index, const void* host, std::size_t size);
+    void count(std::size_t chunks, std::size_t bytes);
+
+    mutable std::mutex mutex_;  // guards the members below (not the lanes' insides)
+    std::optional<TransferStaging> settings_;
+    TransferStagingStatistics statistics_;
+    std::vector<std::unique_ptr<Lane>> lanes_;  // by device index, made on first use
+    std::shared_ptr<ParallelCopier> copier_;
+};
+
+}  // namespace kjarni::detail
