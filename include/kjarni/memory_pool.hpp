@@ -22,6 +22,10 @@
 // no such guarantee, as with PyOpenCL: the caller must know the old work is done or on the queue
 // the next user uses.
 //
+// Returning. A block goes back to the pool when the last handle to it (copies and sub-regions
+// included) goes, even after every copy of the MemoryPool has gone (it is then freed). Handing out
+// a held block allocates nothing.
+//
 // Out of memory. When the allocator reports OutOfMemoryError, the pool frees every block it holds
 // and tries once more before letting the error through.
 //

@@ -2,15 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <mutex>
-#include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "backend/backend.hpp"
 #include "core/buffer_access.hpp"
 #include "kjarni/error.hpp"
+#include "memory/bins.hpp"
 #include "memory/page_locked_registry.hpp"
+#include "memory/pool_core.hpp"
+#include "memory/pooled_handle.hpp"
 
 namespace kjarni {
 
@@ -56,113 +56,52 @@ Buffer HostMemory::device_buffer(const BoundDevice& device) const {
 
 namespace detail {
 
-struct HostBinKey {
-    const backend::Context* context;
-    std::size_t bin;
-    friend bool operator==(const HostBinKey&, const HostBinKey&) = default;
-};
+namespace {
 
-struct HostBinKeyHash {
-    std::size_t operator()(const HostBinKey& k) const noexcept {
-        return std::hash<const void*>()(k.context) ^ (k.bin * 0x9E3779B97F4A7C15ULL);
+struct HostBlock final : PooledBlock {
+    explicit HostBlock(std::shared_ptr<backend::HostAllocation> a) : allocation(std::move(a)) {
+        bytes = allocation->size();
     }
+    std::shared_ptr<backend::HostAllocation> allocation;
 };
 
-struct HostPoolState : std::enable_shared_from_this<HostPoolState> {
-    HostMemoryFlags flags;
-    unsigned leading_bits;
-    std::mutex mutex;
-    bool holding = true;
-    // Held blocks keep their backend context alive, so a key's context pointer is never reused
-    // while the key is in the map.
-    std::unordered_map<HostBinKey, std::vector<std::shared_ptr<backend::HostAllocation>>, HostBinKeyHash> bins;
-    MemoryPoolStatistics stats;
+// Host blocks carry no queue: any block of the bin serves.
+struct AnyBlock {
+    int operator()(const PooledBlock&) const noexcept { return 2; }
+};
 
-    HostPoolState(HostMemoryFlags f, unsigned bits) : flags(f), leading_bits(bits) {}
+}  // namespace
+
+// What a HostMemoryPool handle holds: its going stops the core holding blocks (pool_core.hpp).
+struct HostPoolState {
+    HostMemoryFlags flags;
+    std::shared_ptr<PoolCore> core;
+
+    HostPoolState(HostMemoryFlags f, unsigned bits) : flags(f), core(std::make_shared<PoolCore>(bits)) {}
+    HostPoolState(const HostPoolState&) = delete;
+    HostPoolState& operator=(const HostPoolState&) = delete;
+    ~HostPoolState() { core->stop_holding(); }
 
     std::shared_ptr<backend::HostAllocation> take(const Context& context, std::size_t size);
-    void give_back(const backend::Context* context, std::shared_ptr<backend::HostAllocation> block,
-                   std::size_t requested) noexcept;
-    void free_held();
-};
-
-// Returns a block to its pool when the last handle to the memory goes (or frees it if the pool
-// is gone).
-struct HostReturner {
-    std::weak_ptr<HostPoolState> pool;
-    const backend::Context* context;  // kept alive by the block
-    std::shared_ptr<backend::HostAllocation> block;
-    std::size_t requested;
-    void operator()(backend::HostAllocation*) noexcept {
-        if (auto state = pool.lock()) state->give_back(context, std::move(block), requested);
-    }
 };
 
 std::shared_ptr<backend::HostAllocation> HostPoolState::take(const Context& context, std::size_t size) {
-    const HostBinKey key{context.backend().get(), MemoryPool::bin_number(size, leading_bits)};
-    std::shared_ptr<backend::HostAllocation> block;
-    {
-        const std::lock_guard lock(mutex);
-        auto bin = bins.find(key);
-        if (bin != bins.end() && !bin->second.empty()) {
-            block = std::move(bin->second.back());
-            bin->second.pop_back();
-            --stats.held_blocks;
-            ++stats.active_blocks;
-            stats.active_bytes += size;
-        }
-    }
-    if (!block) {
-        const std::size_t rounded = MemoryPool::allocation_size(size, leading_bits);
-        const backend::HostAllocationFlags backend_flags{
-            .portable = flags.portable, .mapped = flags.mapped, .write_combined = flags.write_combined};
+    const backend::Context* key = context.backend().get();
+    auto* block = static_cast<HostBlock*>(core->take(key, 0, size, AnyBlock{}));
+    if (block == nullptr) {
+        const std::size_t rounded = bin_allocation_size(size, core->leading_bits());
+        std::shared_ptr<backend::HostAllocation> fresh;
         try {
-            block = detail::allocate_page_locked(*context.backend(), rounded, backend_flags);
+            fresh = detail::allocate_page_locked(*context.backend(), rounded, to_backend(flags));
         } catch (const OutOfMemoryError&) {
-            free_held();  // what the pool holds may be what the host lacks
-            block = detail::allocate_page_locked(*context.backend(), rounded, backend_flags);
+            core->free_held();  // what the pool holds may be what the host lacks
+            fresh = detail::allocate_page_locked(*context.backend(), rounded, to_backend(flags));
         }
-        const std::lock_guard lock(mutex);
-        stats.managed_bytes += block->size();
-        ++stats.active_blocks;
-        stats.active_bytes += size;
+        auto made = std::make_unique<HostBlock>(std::move(fresh));
+        core->adopt(core, *made, key, 0, size);
+        block = made.release();
     }
-    backend::HostAllocation* raw = block.get();
-    return std::shared_ptr<backend::HostAllocation>(raw, HostReturner{weak_from_this(), key.context, std::move(block), size});
-}
-
-void HostPoolState::give_back(const backend::Context* context, std::shared_ptr<backend::HostAllocation> block,
-                              std::size_t requested) noexcept {
-    std::shared_ptr<backend::HostAllocation> to_free;
-    {
-        const std::lock_guard lock(mutex);
-        --stats.active_blocks;
-        stats.active_bytes -= requested;
-        if (holding) {
-            try {
-                bins[HostBinKey{context, MemoryPool::bin_number(requested, leading_bits)}].push_back(block);
-                ++stats.held_blocks;
-                return;
-            } catch (...) {  // no memory to hold it: free it instead
-            }
-        }
-        stats.managed_bytes -= block->size();
-        to_free = std::move(block);
-    }
-    // Freed here, outside the lock.
-}
-
-void HostPoolState::free_held() {
-    std::unordered_map<HostBinKey, std::vector<std::shared_ptr<backend::HostAllocation>>, HostBinKeyHash> released;
-    {
-        const std::lock_guard lock(mutex);
-        released.swap(bins);
-        for (const auto& [key, blocks] : released) {
-            for (const auto& block : blocks) stats.managed_bytes -= block->size();
-        }
-        stats.held_blocks = 0;
-    }
-    // Freed when `released` goes, outside the lock.
+    return make_pooled_handle(block->allocation.get(), block);
 }
 
 }  // namespace detail
@@ -182,21 +121,12 @@ HostMemory HostMemoryPool::allocate(const Context& context, std::size_t size) co
 
 HostMemoryFlags HostMemoryPool::flags() const { return state_->flags; }
 
-unsigned HostMemoryPool::leading_bits_in_bin_id() const { return state_->leading_bits; }
+unsigned HostMemoryPool::leading_bits_in_bin_id() const { return state_->core->leading_bits(); }
 
-MemoryPoolStatistics HostMemoryPool::statistics() const {
-    const std::lock_guard lock(state_->mutex);
-    return state_->stats;
-}
+MemoryPoolStatistics HostMemoryPool::statistics() const { return state_->core->statistics(); }
 
-void HostMemoryPool::free_held() const { state_->free_held(); }
+void HostMemoryPool::free_held() const { state_->core->free_held(); }
 
-void HostMemoryPool::stop_holding() const {
-    {
-        const std::lock_guard lock(state_->mutex);
-        state_->holding = false;
-    }
-    state_->free_held();
-}
+void HostMemoryPool::stop_holding() const { state_->core->stop_holding(); }
 
 }  // namespace kjarni

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <bit>
+#include <optional>
 #include <thread>
 
 #include "kjarni/memory_pool.hpp"
@@ -80,6 +81,41 @@ TEST_P(MemoryPools, StatisticsAfterEachOperation) {
     { Buffer d = pool.allocate(queue(), 64); }
     EXPECT_EQ(pool.held_blocks(), 0u);
     EXPECT_EQ(pool.managed_bytes(), 0u);
+}
+
+TEST_P(MemoryPools, SubRegionsKeepTheBlockOutAndBlocksOutliveTheirPool) {
+    std::optional<Buffer> kept;
+    const auto data = random_bytes(3000);
+    {
+        MemoryPool pool;
+        {
+            Buffer whole = pool.allocate(queue(), 4000);
+            kept = whole.get_sub_region(1000, 3000);
+        }
+        // The first handle went; the view keeps the block out.
+        EXPECT_EQ(pool.active_blocks(), 1u);
+        EXPECT_EQ(pool.held_blocks(), 0u);
+        kept->set(queue(), std::span<const std::byte>(data));
+    }
+    // The pool is gone; its block still works and is freed when the last handle goes.
+    std::vector<std::byte> back(data.size());
+    kept->get(queue(), std::span<std::byte>(back));
+    EXPECT_EQ(back, data);
+}
+
+TEST_P(MemoryPools, RequestsWithoutQueueDoNotTakeBlocksAQueueMayStillUse) {
+    MemoryPool pool;
+    std::uintptr_t queued = 0;
+    {
+        Buffer a = pool.allocate(queue(), 1000);
+        queued = a.native_handle();
+    }
+    Buffer b = pool.allocate(bound_device(), 1000);  // q's work may still use the held block
+    EXPECT_NE(b.native_handle(), queued);
+    EXPECT_EQ(pool.held_blocks(), 1u);
+    Buffer c = pool.allocate(queue(), 1000);  // the same queue takes it back at once
+    EXPECT_EQ(c.native_handle(), queued);
+    EXPECT_EQ(pool.statistics().active_blocks, 2u);
 }
 
 TEST_P(MemoryPools, PooledBuffersCarryData) {
