@@ -259,11 +259,16 @@ int main(int argc, char** argv) {
             }
 #endif
             for (const std::size_t chunk_mib : {std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
-                for (const unsigned threads : {4U, 8U}) {
-                    const kjarni::TransferStaging settings{
-                        .threshold = 0, .chunk_size = chunk_mib << 20, .slots = 4, .threads = threads};
-                    add(fmt::format("staged_c{}_t{}", chunk_mib, threads), kjarni_buffer_transfer, setup, direction,
-                        false, settings);
+                for (const unsigned threads : {4U, 8U, 12U}) {
+                    for (const bool streaming : {true, false}) {
+                        const kjarni::TransferStaging settings{.threshold = 0,
+                                                               .chunk_size = chunk_mib << 20,
+                                                               .slots = 4,
+                                                               .threads = threads,
+                                                               .streaming_stores = streaming};
+                        add(fmt::format("staged_c{}_t{}{}", chunk_mib, threads, streaming ? "_nt" : ""),
+                            kjarni_buffer_transfer, setup, direction, false, settings);
+                    }
                 }
             }
         }

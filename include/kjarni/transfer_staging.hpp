@@ -51,6 +51,10 @@ struct TransferStaging {
     /// Threads copying each chunk on the host, the calling one included; 0: the number of
     /// hardware threads, at most 8. At most 256.
     unsigned threads = 0;
+    /// Host copies into and out of the slots with non-temporal (streaming) stores where the CPU has
+    /// them (x86-64): they skip reading every destination line first, which leaves more of the
+    /// host's memory bandwidth to the copy and the DMA.
+    bool streaming_stores = true;
 
     friend bool operator==(const TransferStaging&, const TransferStaging&) = default;
 };

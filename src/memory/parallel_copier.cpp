@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "memory/streaming_copy.hpp"
+
 namespace kjarni::detail {
 
 namespace {
@@ -25,6 +27,7 @@ struct ParallelCopier::Job {
     std::size_t size;
     std::size_t piece_size;
     std::size_t pieces;
+    bool streaming;
     std::atomic<std::size_t> next{0};  // the next piece nobody has claimed
     std::atomic<std::size_t> done{0};  // pieces copied
 };
@@ -43,7 +46,12 @@ ParallelCopier::~ParallelCopier() {
 void ParallelCopier::run_pieces(Job& job, std::size_t piece) noexcept {
     while (piece < job.pieces) {
         const std::size_t start = piece * job.piece_size;
-        std::memcpy(job.destination + start, job.source + start, std::min(job.piece_size, job.size - start));
+        const std::size_t bytes = std::min(job.piece_size, job.size - start);
+        if (job.streaming) {
+            streaming_copy(job.destination + start, job.source + start, bytes);
+        } else {
+            std::memcpy(job.destination + start, job.source + start, bytes);
+        }
         // Claimed before this piece is reported: once `done` reaches `pieces` the job may be gone.
         const std::size_t following = job.next.fetch_add(1);
         job.done.fetch_add(1, std::memory_order_release);
@@ -51,16 +59,21 @@ void ParallelCopier::run_pieces(Job& job, std::size_t piece) noexcept {
     }
 }
 
-void ParallelCopier::copy(void* destination, const void* source, std::size_t size) {
+void ParallelCopier::copy(void* destination, const void* source, std::size_t size, bool streaming) {
     const std::size_t wanted = std::min<std::size_t>(threads_, (size + min_piece - 1) / min_piece);
     if (wanted <= 1) {
-        std::memcpy(destination, source, size);
+        if (streaming) {
+            streaming_copy(destination, source, size);
+        } else {
+            std::memcpy(destination, source, size);
+        }
         return;
     }
     Job job;
     job.destination = static_cast<std::byte*>(destination);
     job.source = static_cast<const std::byte*>(source);
     job.size = size;
+    job.streaming = streaming;
     // Page-multiple pieces: no two threads write one cache line or one page.
     job.piece_size = ((size + wanted - 1) / wanted + 4095) & ~std::size_t{4095};
     job.pieces = (size + job.piece_size - 1) / job.piece_size;

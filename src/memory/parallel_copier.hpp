@@ -29,7 +29,8 @@ public:
 
     unsigned threads() const noexcept { return threads_; }
     /// Copies `size` bytes; the regions must not overlap. Returns when all of it is copied.
-    void copy(void* destination, const void* source, std::size_t size);
+    /// `streaming`: with non-temporal stores (streaming_copy.hpp), else std::memcpy.
+    void copy(void* destination, const void* source, std::size_t size, bool streaming = false);
 
 private:
     struct Job;

@@ -144,7 +144,7 @@ bool TransferStager::write(backend::Context& context, backend::Queue& queue, bac
             slot.wait();
             // Dropped first: if the write below fails, the slot is not left waiting on it.
             slot.last_use.reset();
-            use->copier->copy(slot.data(), host.data() + done, chunks[i]);
+            use->copier->copy(slot.data(), host.data() + done, chunks[i], use->settings.streaming_stores);
             queue.write(destination, offset + done, slot.data(), chunks[i], false);
             slot.last_use = queue.record_event();
             done += chunks[i];
@@ -191,7 +191,7 @@ bool TransferStager::read(backend::Context& context, backend::Queue& queue, std:
         for (std::size_t i = 0; i < chunks.size(); ++i) {
             auto& slot = lane.slots[i % slot_count];
             slot.wait();
-            use->copier->copy(host.data() + starts[i], slot.data(), chunks[i]);
+            use->copier->copy(host.data() + starts[i], slot.data(), chunks[i], use->settings.streaming_stores);
             if (i + slot_count < chunks.size()) enqueue(i + slot_count);
         }
     } catch (...) {

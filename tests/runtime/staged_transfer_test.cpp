@@ -17,6 +17,7 @@
 #include "kjarni/host_memory.hpp"
 #include "kjarni/transfer_staging.hpp"
 #include "memory/parallel_copier.hpp"
+#include "memory/streaming_copy.hpp"
 #include "memory/transfer_stager.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
@@ -45,6 +46,29 @@ TEST(ChunkPlan, CoversTheSizeRampingUpToTheChunkSize) {
     EXPECT_EQ(detail::chunk_plan(100, 64), (std::vector<std::size_t>{8, 16, 32, 44}));
 }
 
+TEST(StreamingCopy, EveryAlignmentAndRaggedTail) {
+    // Destination and source misaligned by every amount within a line, sizes on both sides of the
+    // plain-memcpy cut-off and with tails that are not whole lines; the bytes around stay untouched.
+    const auto source = random_vector<std::uint8_t>((std::size_t{1} << 20) + 256, 0, 255);
+    for (const std::size_t size : {std::size_t{0}, std::size_t{100}, std::size_t{16383}, std::size_t{16384},
+                                   std::size_t{65537}, std::size_t{1} << 20}) {
+        for (const std::size_t dst_shift : {0U, 1U, 8U, 15U, 33U, 63U}) {
+            for (const std::size_t src_shift : {0U, 5U, 16U}) {
+                std::vector<std::uint8_t> dest(size + 192, 0xA5);
+                detail::streaming_copy(dest.data() + 64 + dst_shift, source.data() + src_shift, size);
+                ASSERT_TRUE(std::equal(source.begin() + static_cast<std::ptrdiff_t>(src_shift),
+                                       source.begin() + static_cast<std::ptrdiff_t>(src_shift + size),
+                                       dest.begin() + static_cast<std::ptrdiff_t>(64 + dst_shift)))
+                    << size << " " << dst_shift << " " << src_shift;
+                ASSERT_TRUE(std::all_of(dest.begin(), dest.begin() + static_cast<std::ptrdiff_t>(64 + dst_shift),
+                                        [](std::uint8_t b) { return b == 0xA5; }));
+                ASSERT_TRUE(std::all_of(dest.begin() + static_cast<std::ptrdiff_t>(64 + dst_shift + size), dest.end(),
+                                        [](std::uint8_t b) { return b == 0xA5; }));
+            }
+        }
+    }
+}
+
 TEST(ParallelCopier, CopiesFromSeveralCallersAtOnce) {
     detail::ParallelCopier copier(4);
     std::vector<std::thread> callers;
@@ -58,7 +82,8 @@ TEST(ParallelCopier, CopiesFromSeveralCallersAtOnce) {
             for (int round = 0; round < 20; ++round) {
                 for (const auto& source : sources) {
                     std::vector<std::byte> destination(source.size(), std::byte{0x5A});
-                    copier.copy(destination.data(), source.data(), source.size());
+                    // Odd callers with streaming stores, even ones with memcpy.
+                    copier.copy(destination.data(), source.data(), source.size(), t % 2 == 1);
                     if (destination != source) ++failures[static_cast<std::size_t>(t)];
                 }
             }
