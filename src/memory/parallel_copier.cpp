@@ -44,7 +44,10 @@ ParallelCopier::~ParallelCopier() {
 }
 
 void ParallelCopier::run_pieces(Job& job, std::size_t piece) noexcept {
-    while (piece < job.pieces) {
+    // Read once: after this thread reports the job's last piece done, its copy() may return and the
+    // job be gone, so the loop's test must not read it again.
+    const std::size_t pieces = job.pieces;
+    while (piece < pieces) {
         const std::size_t start = piece * job.piece_size;
         const std::size_t bytes = std::min(job.piece_size, job.size - start);
         if (job.streaming) {

@@ -1,0 +1,41 @@
+// The staging's parallel host copy (src/memory/parallel_copier.hpp) from several callers at once,
+// built with -fsanitize=thread: workers hand pieces over through atomics and a job that lives on
+// its caller's stack, so a worker touching a job after its copy() returned is a race here.
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "memory/parallel_copier.hpp"
+
+namespace kjarni::test {
+namespace {
+
+TEST(ParallelCopierThreads, ManyCallersManyShortJobs) {
+    detail::ParallelCopier copier(6);
+    constexpr int callers = 4;
+    std::vector<int> failures(callers, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < callers; ++t) {
+        threads.emplace_back([&copier, &failures, t] {
+            std::mt19937 random(static_cast<unsigned>(t) + 1);
+            for (int round = 0; round < 20; ++round) {
+                // A few pieces of at least 256 KiB each, ragged, so workers join in and leave.
+                const std::size_t size = (std::size_t{600} << 10) + random() % 100000;
+                std::vector<unsigned char> source(size);
+                for (auto& byte : source) byte = static_cast<unsigned char>(random());
+                std::vector<unsigned char> destination(size, 0);
+                copier.copy(destination.data(), source.data(), size, round % 2 == 0);
+                if (destination != source) ++failures[static_cast<std::size_t>(t)];
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    EXPECT_EQ(failures, std::vector<int>(callers, 0));
+}
+
+}  // namespace
+}  // namespace kjarni::test
