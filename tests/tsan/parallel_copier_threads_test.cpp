@@ -22,13 +22,18 @@ TEST(ParallelCopierThreads, ManyCallersManyShortJobs) {
     for (int t = 0; t < callers; ++t) {
         threads.emplace_back([&copier, &failures, t] {
             std::mt19937 random(static_cast<unsigned>(t) + 1);
-            for (int round = 0; round < 20; ++round) {
-                // A few pieces of at least 256 KiB each, ragged, so workers join in and leave.
-                const std::size_t size = (std::size_t{600} << 10) + random() % 100000;
-                std::vector<unsigned char> source(size);
-                for (auto& byte : source) byte = static_cast<unsigned char>(random());
-                std::vector<unsigned char> destination(size, 0);
-                copier.copy(destination.data(), source.data(), size, round % 2 == 0);
+            // A few pieces of at least 256 KiB each, ragged, so workers join in and leave; many
+            // short jobs back to back, so a new job soon lies where the last one did.
+            std::vector<std::vector<unsigned char>> sources;
+            for (int i = 0; i < 3; ++i) {
+                sources.emplace_back((std::size_t{520} << 10) + random() % 100000);
+                for (auto& byte : sources.back()) byte = static_cast<unsigned char>(random());
+            }
+            std::vector<unsigned char> destination;
+            for (int round = 0; round < 150; ++round) {
+                const auto& source = sources[static_cast<std::size_t>(round) % sources.size()];
+                destination.assign(source.size(), 0);
+                copier.copy(destination.data(), source.data(), source.size(), round % 2 == 0);
                 if (destination != source) ++failures[static_cast<std::size_t>(t)];
             }
         });
