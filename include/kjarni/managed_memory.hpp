@@ -19,7 +19,8 @@
 // Concurrency rules: when the host may touch the memory.
 //  - CUDA, device without concurrentManagedAccess (Windows, pre-Pascal GPUs): never while any kernel
 //    of the context runs, whether it uses this memory or not (the driver then faults the host
-//    thread). Memory allocated with attach_host is exempt as long as no kernel uses it.
+//    thread). Memory attached to the host (attach_host, attach(queue, Attach::host)) is exempt, and
+//    memory attached to one queue (Attach::single) is exempt from other queues' kernels.
 //  - CUDA, device with concurrentManagedAccess: at any time; accesses are coherent, but nothing
 //    orders the host's accesses against a kernel's unless you synchronize (a queue, an event).
 //  - OpenCL coarse-grained: only inside a host access scope (host_access(): clEnqueueSVMMap /
@@ -136,6 +137,14 @@ public:
     /// contents do not change). UnsupportedError where capabilities().prefetch is false.
     void prefetch(const Queue& queue) const;
     void prefetch_to_host(const Queue& queue) const;
+
+    /// CUDA: which queues' kernels may use the memory (cuStreamAttachMemAsync, in the queue's
+    /// order; reference 002's ManagedAllocation.attach): every queue (global), none (host: the host
+    /// may then touch it while kernels run, even without concurrentManagedAccess), or only this
+    /// queue (single: the host may touch it while other queues' kernels run). UnsupportedError
+    /// on OpenCL, whose SVM every queue of the context may use.
+    enum class Attach { global, host, single };
+    void attach(const Queue& queue, Attach attach) const;
 
     /// Copies `source.size()` bytes from a buffer of the same context into bytes
     /// [offset, offset + source.size()) of this memory, in the queue's order; with async = false

@@ -253,6 +253,9 @@ public:
     /// Migrates bytes [offset, offset + size) to the queue's device, or to the host, in queue
     /// order. UnsupportedError where the driver cannot.
     virtual void prefetch(Queue& queue, std::size_t offset, std::size_t size, bool to_host) = 0;
+    /// CUDA: cuStreamAttachMemAsync on the queue's stream with CU_MEM_ATTACH_GLOBAL / HOST /
+    /// SINGLE (attach: 0, 1, 2). UnsupportedError where the API has no such notion (OpenCL).
+    virtual void attach(Queue& queue, int attach) = 0;
     /// The memory as a Buffer of device `device_index` (CUDA: the managed address; OpenCL: a
     /// CL_MEM_USE_HOST_PTR buffer over the SVM allocation). The caller keeps this allocation alive
     /// as long as the buffer.

@@ -171,6 +171,15 @@ void ManagedMemory::prefetch_to_host(const Queue& queue) const {
     if (size_ != 0) impl_->prefetch(*queue.backend(), 0, size_, true);
 }
 
+void ManagedMemory::attach(const Queue& queue, Attach attach) const {
+    check_queue(queue, "attach");
+    if (!is_cuda(context_)) {
+        throw UnsupportedError("OpenCL shared virtual memory has no stream attachment: every queue of the context "
+                               "may use it (attach is CUDA's cuStreamAttachMemAsync)");
+    }
+    if (impl_) impl_->attach(*queue.backend(), static_cast<int>(attach));
+}
+
 void ManagedMemory::copy_from(const Queue& queue, const Buffer& source, std::size_t offset, bool async) const {
     check_queue(queue, "copy_from");
     if (offset > size_ || source.size() > size_ - offset) {

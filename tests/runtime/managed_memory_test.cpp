@@ -253,15 +253,32 @@ TEST_P(ManagedMemoryTest, Prefetch) {
     EXPECT_TRUE(std::equal(data.begin(), data.end(), scope.data()));
 }
 
-TEST_P(ManagedMemoryTest, AttachHostOnCuda) {
-    if (!is_cuda()) GTEST_SKIP() << "attach_host is CUDA's";
+TEST_P(ManagedMemoryTest, AttachToHostAndQueues) {
     const std::size_t n = 5000;
     ManagedMemory y = ManagedMemory::allocate(context(), n * sizeof(float), {.attach_host = true});
     EXPECT_TRUE(y.flags().attach_host);
-    if (!caps_.concurrent_managed_access) GTEST_SKIP() << "kernels may not use host-attached memory here";
-    const auto expected = run_affine(y, n);
-    const auto scope = y.host_access(queue(), ManagedMemory::Access::read);
-    EXPECT_TRUE(expected.matches(scope.as_span<float>()));
+    if (!is_cuda()) {
+        EXPECT_THROW(y.attach(queue(), ManagedMemory::Attach::single), UnsupportedError);
+        return;
+    }
+    // Attached to this queue only, its kernels may use it whatever the device's capabilities.
+    y.attach(queue(), ManagedMemory::Attach::single);
+    auto expected = run_affine(y, n);
+    {
+        const auto scope = y.host_access(queue(), ManagedMemory::Access::read);
+        EXPECT_TRUE(expected.matches(scope.as_span<float>()));
+    }
+    y.attach(queue(), ManagedMemory::Attach::global);
+    expected = run_affine(y, n);
+    {
+        const auto scope = y.host_access(queue(), ManagedMemory::Access::read);
+        EXPECT_TRUE(expected.matches(scope.as_span<float>()));
+    }
+    y.attach(queue(), ManagedMemory::Attach::host);
+    queue().synchronize();
+    const auto values = random_vector<float>(n, -1.0f, 1.0f);
+    std::copy(values.begin(), values.end(), y.as_span<float>().begin());  // the host's now
+    EXPECT_TRUE(std::equal(values.begin(), values.end(), y.as_span<float>().begin()));
 }
 
 TEST_P(ManagedMemoryTest, EmptyMemory) {
@@ -376,6 +393,7 @@ public:
     void begin_host_access(backend::Queue&, std::size_t, std::size_t, bool, bool, bool) override {}
     void end_host_access(backend::Queue&, std::size_t) override {}
     void prefetch(backend::Queue&, std::size_t, std::size_t, bool) override { throw UnsupportedError("fake"); }
+    void attach(backend::Queue&, int) override { throw UnsupportedError("fake"); }
     std::shared_ptr<backend::Buffer> device_buffer(std::size_t) override { throw UnsupportedError("fake"); }
 
 private:

@@ -63,6 +63,7 @@ namespace kjarni::backend::cuda {
     X(MemFreeHost, 2000, "cuMemFreeHost")                                \
     X(MemHostGetDevicePointer, 3020, "cuMemHostGetDevicePointer_v2")     \
     X(MemAllocManaged, 6000, "cuMemAllocManaged")                        \
+    X(StreamAttachMemAsync, 6000, "cuStreamAttachMemAsync")              \
     /* For the program layer: modules, kernels, launches. */            \
     X(ModuleLoadData, 2000, "cuModuleLoadData")                          \
     X(ModuleUnload, 2000, "cuModuleUnload")                              \

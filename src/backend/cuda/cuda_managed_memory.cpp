@@ -80,6 +80,15 @@ public:
         KJARNI_CU(driver, MemPrefetchAsync, pointer_ + offset, size, location, 0, cuda_queue.stream());
     }
 
+    void attach(Queue& queue, int attach) override {
+        static constexpr unsigned int flags[] = {CU_MEM_ATTACH_GLOBAL, CU_MEM_ATTACH_HOST, CU_MEM_ATTACH_SINGLE};
+        auto& cuda_queue = static_cast<CudaQueue&>(queue);
+        CurrentContext current(context_->driver(), context_->cu_context(cuda_queue.device_index()));
+        // Length 0: the whole allocation (the only length managed memory accepts).
+        KJARNI_CU(context_->driver(), StreamAttachMemAsync, cuda_queue.stream(), pointer_, 0,
+                  flags[static_cast<std::size_t>(attach)]);
+    }
+
     std::shared_ptr<Buffer> device_buffer(std::size_t device_index) override {
         // Unified addressing: the managed address is valid in every context of the process.
         return std::make_shared<CudaBuffer>(context_, device_index, size_, pointer_, shared_from_this());

@@ -97,6 +97,11 @@ public:
               "clEnqueueSVMMigrateMem");
     }
 
+    void attach(Queue&, int) override {
+        throw UnsupportedError("OpenCL shared virtual memory has no stream attachment: every queue of the context "
+                               "may use it (attach is CUDA's cuStreamAttachMemAsync)");
+    }
+
     std::shared_ptr<Buffer> device_buffer(std::size_t device_index) override {
         cl_int status = CL_SUCCESS;
         cl_mem mem = cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, size_, pointer_,
