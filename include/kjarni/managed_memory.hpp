@@ -34,9 +34,12 @@
 // What kjarni does for you: host_access(queue) is the portable way to reach the memory from the
 // host. It waits for the queue's work (CUDA without concurrentManagedAccess: every device of the
 // context), maps where the memory is coarse-grained, and unmaps when the scope ends, waiting for
-// the unmap, so that work enqueued on any queue afterwards sees the host's writes. It cannot stop
-// launches from other threads during the scope, and data() is a plain pointer: the rules above
-// are yours to keep when you touch it directly.
+// the unmap, so that work enqueued on any queue afterwards sees the host's writes. While a scope
+// is open on coarse-grained memory (or on CUDA without concurrentManagedAccess), launching a
+// kernel with the memory as an argument throws ArgumentError. kjarni cannot see kernels that
+// reach the memory otherwise (through a device_buffer(), a pointer stored in memory, other
+// libraries), and data() is a plain pointer: the rules above are yours to keep when you touch it
+// directly.
 //
 // Pointers stored inside the memory: kernels may follow them only into the same allocation.
 //
@@ -206,10 +209,13 @@ private:
     std::byte* data_ = nullptr;
     std::size_t size_ = 0;
     bool open_ = false;
+    /// Whether kernels may not use the memory meanwhile (counted in the allocation).
+    bool exclusive_ = false;
 };
 
 /// The kernel argument of managed memory: the pointer itself (found by detail::pack through ADL).
-/// Every device of the memory's context may use it.
+/// Every device of the memory's context may use it. ArgumentError while a host access scope that
+/// excludes kernels is open on it.
 detail::KernelArg pack_kernel_arg(const ManagedMemory& memory, const detail::LaunchTarget& target);
 
 }  // namespace kjarni

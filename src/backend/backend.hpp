@@ -12,6 +12,7 @@
 // job; a backend may assume what the public layer checks and only reports driver failures, through
 // the exceptions of kjarni/error.hpp.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -260,6 +261,10 @@ public:
     /// CL_MEM_USE_HOST_PTR buffer over the SVM allocation). The caller keeps this allocation alive
     /// as long as the buffer.
     virtual std::shared_ptr<Buffer> device_buffer(std::size_t device_index) = 0;
+
+    /// Host access scopes open on the memory during which no kernel may use it (coarse-grained
+    /// SVM; CUDA without concurrent access): kept by the public layer, which refuses such launches.
+    std::atomic<int> exclusive_host_scopes{0};
 };
 
 class Event {

@@ -134,20 +134,24 @@ ManagedHostAccess ManagedMemory::host_access(const Queue& queue, Access access, 
     ManagedHostAccess scope(*this, queue, offset, size);
     if (size == 0) {  // nothing to map; the queue is still waited for, as the scope promises
         queue.synchronize();
-    } else {
-        // CUDA devices without concurrent access fault the host on any access while a kernel of
-        // the context runs: wait for all of them.
-        bool whole_context = false;
-        if (is_cuda(context_)) {
-            for (std::size_t i = 0; i < context_.device_count(); ++i) {
-                const Device device = BoundDevice(context_, i).device();
-                whole_context = whole_context || !managed_memory_capabilities(device).concurrent_managed_access;
-            }
-        }
-        impl_->begin_host_access(*queue.backend(), offset, size, access != Access::write, access != Access::read,
-                                 whole_context);
+        scope.open_ = true;
+        return scope;
     }
+    // CUDA devices without concurrent access fault the host on any access while a kernel of the
+    // context runs: wait for all of them.
+    bool whole_context = false;
+    if (is_cuda(context_)) {
+        for (std::size_t i = 0; i < context_.device_count(); ++i) {
+            const Device device = BoundDevice(context_, i).device();
+            whole_context = whole_context || !managed_memory_capabilities(device).concurrent_managed_access;
+        }
+    }
+    impl_->begin_host_access(*queue.backend(), offset, size, access != Access::write, access != Access::read,
+                             whole_context);
     scope.open_ = true;
+    // Kernels may not use the memory during the scope where the host's access is exclusive.
+    scope.exclusive_ = whole_context || !fine_grained_;
+    if (scope.exclusive_) impl_->exclusive_host_scopes.fetch_add(1, std::memory_order_acq_rel);
     return scope;
 }
 
@@ -221,7 +225,7 @@ ManagedHostAccess::ManagedHostAccess(ManagedMemory memory, Queue queue, std::siz
 
 ManagedHostAccess::ManagedHostAccess(ManagedHostAccess&& other) noexcept
     : memory_(other.memory_), queue_(other.queue_), offset_(other.offset_), data_(other.data_), size_(other.size_),
-      open_(std::exchange(other.open_, false)) {}
+      open_(std::exchange(other.open_, false)), exclusive_(std::exchange(other.exclusive_, false)) {}
 
 ManagedHostAccess& ManagedHostAccess::operator=(ManagedHostAccess&& other) noexcept {
     if (this == &other) return *this;
@@ -235,6 +239,7 @@ ManagedHostAccess& ManagedHostAccess::operator=(ManagedHostAccess&& other) noexc
     data_ = other.data_;
     size_ = other.size_;
     open_ = std::exchange(other.open_, false);
+    exclusive_ = std::exchange(other.exclusive_, false);
     return *this;
 }
 
@@ -248,10 +253,19 @@ ManagedHostAccess::~ManagedHostAccess() {
 void ManagedHostAccess::end() {
     if (!open_) return;
     open_ = false;
-    if (size_ != 0) memory_.backend()->end_host_access(*queue_.backend(), offset_);
+    if (size_ == 0) return;
+    // Counted down first: even if the unmap fails, the scope is over.
+    if (std::exchange(exclusive_, false)) {
+        memory_.backend()->exclusive_host_scopes.fetch_sub(1, std::memory_order_acq_rel);
+    }
+    memory_.backend()->end_host_access(*queue_.backend(), offset_);
 }
 
 detail::KernelArg pack_kernel_arg(const ManagedMemory& memory, const detail::LaunchTarget& target) {
+    if (memory.backend() && memory.backend()->exclusive_host_scopes.load(std::memory_order_acquire) != 0) {
+        throw ArgumentError("ManagedMemory", "a host access scope is open on it (coarse-grained, or CUDA without "
+                                             "concurrentManagedAccess): end the scope before kernels use the memory");
+    }
     detail::KernelArg arg;
     arg.kind = detail::KernelArg::Kind::shared_pointer;
     arg.pointer = memory.data();

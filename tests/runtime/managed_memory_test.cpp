@@ -170,7 +170,11 @@ TEST_P(ManagedMemoryTest, PartialScopesAndCoarseGrain) {
         ASSERT_EQ(scope.data(), v.data() + first * sizeof(std::int32_t));
         std::copy(patch.begin(), patch.end(), scope.as_span<std::int32_t>().begin());
     }
-    // The kernel adds to the first quarter only.
+    // The kernel adds to the first quarter only; not while the host holds coarse-grained memory.
+    if (!v.fine_grained()) {
+        auto scope = v.host_access(queue(), ManagedMemory::Access::read, 0, 64);
+        EXPECT_THROW(program().kernel("triple_plus_one")(queue(), {first}, std::nullopt, v, 0u, 1u), ArgumentError);
+    }
     program().kernel("triple_plus_one")(queue(), {first}, std::nullopt, v, 0u, static_cast<unsigned>(first));
     std::vector<std::int32_t> expected = values;
     std::copy(patch.begin(), patch.end(), expected.begin() + static_cast<std::ptrdiff_t>(first));
