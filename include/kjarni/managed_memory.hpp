@@ -32,8 +32,8 @@
 //    which needs svm_atomics (CL_MEM_SVM_ATOMICS is set when the devices have it).
 //
 // What kjarni does for you: host_access(queue) is the portable way to reach the memory from the
-// host. It waits for the queue's work (CUDA without concurrentManagedAccess: every device of the
-// context), maps where the memory is coarse-grained, and unmaps when the scope ends, waiting for
+// host. It waits for the queue's work (only that queue's: wait for other queues using the memory
+// first; CUDA without concurrentManagedAccess: every device of the context), maps where the memory is coarse-grained, and unmaps when the scope ends, waiting for
 // the unmap, so that work enqueued on any queue afterwards sees the host's writes. While a scope
 // is open on coarse-grained memory (or on CUDA without concurrentManagedAccess), launching a
 // kernel with the memory as an argument throws ArgumentError. kjarni cannot see kernels that
@@ -41,10 +41,13 @@
 // libraries), and data() is a plain pointer: the rules above are yours to keep when you touch it
 // directly.
 //
-// Pointers stored inside the memory: kernels may follow them only into the same allocation.
+// Pointers stored inside the memory: portable code follows them only into the same allocation
+// (OpenCL kernels reach other SVM allocations only when told of them, which kjarni does not do;
+// CUDA kernels reach any managed allocation).
 //
 // ManagedMemory is a handle: copies share the allocation, which is freed when the last handle, and
-// the last Buffer made by device_buffer(), goes.
+// the last Buffer made by device_buffer(), goes. Work still enqueued on it must have completed by
+// then (clSVMFree does not wait for it).
 
 #include <cstddef>
 #include <cstdint>
