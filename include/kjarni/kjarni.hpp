@@ -12,6 +12,7 @@
 #include "kjarni/error.hpp"
 #include "kjarni/event.hpp"
 #include "kjarni/kernel_attributes.hpp"
+#include "kjarni/managed_memory.hpp"
 #include "kjarni/memory_pool.hpp"
 #include "kjarni/functions.hpp"
 #include "kjarni/host_memory.hpp"

@@ -12,6 +12,7 @@
 // job; a backend may assume what the public layer checks and only reports driver failures, through
 // the exceptions of kjarni/error.hpp.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -37,6 +38,7 @@ class Event;
 class Module;
 class Kernel;
 class HostAllocation;
+class ManagedAllocation;
 
 /// Page-locked host memory options (the public kjarni::HostMemoryFlags, repeated here so that the
 /// backends need not include the public header).
@@ -44,6 +46,14 @@ struct HostAllocationFlags {
     bool portable = false;        // usable by every context / device (CUDA: CU_MEMHOSTALLOC_PORTABLE)
     bool mapped = false;          // addressable by kernels (CUDA: CU_MEMHOSTALLOC_DEVICEMAP)
     bool write_combined = false;  // CUDA: CU_MEMHOSTALLOC_WRITECOMBINED; UnsupportedError on OpenCL
+};
+
+/// Managed memory (CUDA) / shared virtual memory (OpenCL) options, decided by the public layer
+/// from the devices' capabilities (kjarni/managed_memory.hpp).
+struct ManagedAllocationFlags {
+    bool attach_host = false;  // CUDA: CU_MEM_ATTACH_HOST instead of CU_MEM_ATTACH_GLOBAL
+    bool fine_grain = false;   // OpenCL: CL_MEM_SVM_FINE_GRAIN_BUFFER (else coarse-grained)
+    bool atomics = false;      // OpenCL: CL_MEM_SVM_ATOMICS (fine-grained only)
 };
 
 /// How to compile a program for one device. The source is complete (prelude included).
@@ -147,6 +157,14 @@ public:
     virtual std::shared_ptr<HostAllocation> allocate_host(std::size_t size, HostAllocationFlags flags) = 0;
     /// Whether device `from` can read and write memory of device `to` directly (peer access).
     virtual bool can_access_peer(std::size_t from, std::size_t to) const = 0;
+    /// Managed / shared virtual memory of `size` > 0 bytes, allocated for (CUDA: in the context of)
+    /// device `device_index`; the public layer has checked the capabilities and the free memory.
+    /// The default throws UnsupportedError (src/memory/managed_memory_backend.cpp).
+    virtual std::shared_ptr<ManagedAllocation> allocate_managed(std::size_t device_index, std::size_t size,
+                                                                ManagedAllocationFlags flags);
+    /// Bytes free on the device right now where the API can tell (CUDA cuMemGetInfo, OpenCL
+    /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD); nullopt where it cannot.
+    virtual std::optional<std::uint64_t> free_memory(std::size_t /*device_index*/) const { return std::nullopt; }
 
     /// Compiles a complete source for one device. Throws CompileError with the log on failure.
     virtual BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) = 0;
@@ -215,6 +233,38 @@ public:
     /// The memory as a buffer kernels on the context's device `device_index` can use (mapped
     /// allocations only; the caller checks `flags().mapped`).
     virtual std::shared_ptr<Buffer> device_buffer(std::size_t device_index) = 0;
+};
+
+/// Managed (CUDA) / shared virtual (OpenCL SVM) memory: one address valid on the host and in
+/// kernels of every device of the context. Freed when the last reference goes (it holds its Context).
+class ManagedAllocation : public std::enable_shared_from_this<ManagedAllocation> {
+public:
+    virtual ~ManagedAllocation() = default;
+    /// The address, for the host and for kernels alike.
+    virtual void* pointer() const = 0;
+    virtual std::size_t size() const = 0;
+    virtual ManagedAllocationFlags flags() const = 0;
+    /// Starts host access to bytes [offset, offset + size): returns once the host may touch them
+    /// (OpenCL: a blocking clEnqueueSVMMap; CUDA: the queue, or with `whole_context` every device
+    /// of the context, synchronized).
+    virtual void begin_host_access(Queue& queue, std::size_t offset, std::size_t size, bool read, bool write,
+                                   bool whole_context) = 0;
+    /// Ends it (OpenCL: clEnqueueSVMUnmap, waited for; CUDA: nothing).
+    virtual void end_host_access(Queue& queue, std::size_t offset) = 0;
+    /// Migrates bytes [offset, offset + size) to the queue's device, or to the host, in queue
+    /// order. UnsupportedError where the driver cannot.
+    virtual void prefetch(Queue& queue, std::size_t offset, std::size_t size, bool to_host) = 0;
+    /// CUDA: cuStreamAttachMemAsync on the queue's stream with CU_MEM_ATTACH_GLOBAL / HOST /
+    /// SINGLE (attach: 0, 1, 2). UnsupportedError where the API has no such notion (OpenCL).
+    virtual void attach(Queue& queue, int attach) = 0;
+    /// The memory as a Buffer of device `device_index` (CUDA: the managed address; OpenCL: a
+    /// CL_MEM_USE_HOST_PTR buffer over the SVM allocation). The caller keeps this allocation alive
+    /// as long as the buffer.
+    virtual std::shared_ptr<Buffer> device_buffer(std::size_t device_index) = 0;
+
+    /// Host access scopes open on the memory during which no kernel may use it (coarse-grained
+    /// SVM; CUDA without concurrent access): kept by the public layer, which refuses such launches.
+    std::atomic<int> exclusive_host_scopes{0};
 };
 
 class Event {

@@ -23,7 +23,7 @@ std::string declared(const backend::ParamInfo& param) {
     const std::string type = param.type_name.empty() ? "" : "'" + param.type_name + "' ";
     switch (param.kind) {
         case Kind::global_pointer:
-            return type + "(a global memory pointer: pass a Buffer)";
+            return type + "(a global memory pointer: pass a Buffer or ManagedMemory)";
         case Kind::local_pointer:
             return type + "(a local memory pointer, which kjarni cannot pass)";
         case Kind::scalar:
@@ -36,9 +36,9 @@ std::string declared(const backend::ParamInfo& param) {
 
 [[noreturn]] void mismatch(std::string_view kernel, std::size_t index, const backend::ParamInfo& param,
                            const detail::KernelArg& arg) {
-    const std::string given = arg.kind == detail::KernelArg::Kind::buffer
-                                  ? std::string("a Buffer")
-                                  : fmt::format("a scalar of {} bytes", arg.size);
+    const std::string given = arg.kind == detail::KernelArg::Kind::buffer           ? std::string("a Buffer")
+                              : arg.kind == detail::KernelArg::Kind::shared_pointer ? std::string("a ManagedMemory")
+                                                                                    : fmt::format("a scalar of {} bytes", arg.size);
     throw ArgumentError(describe(index, param),
                         fmt::format("kernel '{}' declares {}, {} was given", kernel, declared(param), given));
 }
@@ -51,8 +51,16 @@ void check_args(std::string_view kernel, const std::vector<backend::ParamInfo>& 
     }
     for (std::size_t i = 0; i < args.size(); ++i) {
         const detail::KernelArg& arg = args[i];
-        const bool is_buffer = arg.kind == detail::KernelArg::Kind::buffer;
-        if (is_buffer && arg.device_index != queue.device().index()) {
+        // Managed memory is a pointer too, usable on every device of its context.
+        const bool is_shared = arg.kind == detail::KernelArg::Kind::shared_pointer;
+        const bool is_buffer = arg.kind == detail::KernelArg::Kind::buffer || is_shared;
+        if (is_shared && arg.context != queue.device().context().backend().get()) {
+            throw ArgumentError(fmt::format("argument {}", i),
+                                fmt::format("kernel '{}': the managed memory belongs to another context than the "
+                                            "queue",
+                                            kernel));
+        }
+        if (!is_shared && is_buffer && arg.device_index != queue.device().index()) {
             throw ArgumentError(fmt::format("argument {}", i),
                                 fmt::format("kernel '{}': the buffer is on device {}, the launch on device {} ('{}')",
                                             kernel, arg.device_index, queue.device().index(), queue.device().name()));

@@ -12,7 +12,9 @@ class Buffer;
 namespace kjarni::detail {
 
 struct KernelArg {
-    enum class Kind : std::uint8_t { buffer, scalar };
+    /// shared_pointer: an address valid on every device of a context (managed memory / OpenCL
+    /// SVM), passed as the pointer itself (clSetKernelArgSVMPointer on OpenCL).
+    enum class Kind : std::uint8_t { buffer, scalar, shared_pointer };
     Kind kind = Kind::scalar;
     /// Scalar: its bytes (up to 16: complex double), their count in `size`.
     alignas(16) std::byte scalar[16] = {};
@@ -23,6 +25,10 @@ struct KernelArg {
     std::size_t offset = 0;
     /// Buffer: context index of the device it was allocated on.
     std::size_t device_index = 0;
+    /// Shared pointer: the address, and the backend context it belongs to (checked against the
+    /// queue's). `size` is then the allocation's size.
+    void* pointer = nullptr;
+    const void* context = nullptr;
 };
 
 }  // namespace kjarni::detail

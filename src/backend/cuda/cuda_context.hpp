@@ -61,6 +61,11 @@ public:
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
     /// cuMemHostAlloc with the context of device 0 current (cuda_host_memory.cpp).
     std::shared_ptr<HostAllocation> allocate_host(std::size_t size, HostAllocationFlags flags) override;
+    /// cuMemAllocManaged in the context of the device (cuda_managed_memory.cpp).
+    std::shared_ptr<ManagedAllocation> allocate_managed(std::size_t device_index, std::size_t size,
+                                                        ManagedAllocationFlags flags) override;
+    /// cuMemGetInfo in the context of the device.
+    std::optional<std::uint64_t> free_memory(std::size_t device_index) const override;
     bool can_access_peer(std::size_t from, std::size_t to) const override;
 
     // Programs (defined in cuda_program.cpp).

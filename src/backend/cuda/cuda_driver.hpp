@@ -62,6 +62,8 @@ namespace kjarni::backend::cuda {
     X(MemHostAlloc, 2020, "cuMemHostAlloc")                              \
     X(MemFreeHost, 2000, "cuMemFreeHost")                                \
     X(MemHostGetDevicePointer, 3020, "cuMemHostGetDevicePointer_v2")     \
+    X(MemAllocManaged, 6000, "cuMemAllocManaged")                        \
+    X(StreamAttachMemAsync, 6000, "cuStreamAttachMemAsync")              \
     /* For the program layer: modules, kernels, launches. */            \
     X(ModuleLoadData, 2000, "cuModuleLoadData")                          \
     X(ModuleUnload, 2000, "cuModuleUnload")                              \
@@ -77,7 +79,9 @@ namespace kjarni::backend::cuda {
     X(FuncGetName, 12030, "cuFuncGetName")                               \
     X(FuncGetParamInfo, 12040, "cuFuncGetParamInfo")                     \
     X(ModuleGetFunctionCount, 12040, "cuModuleGetFunctionCount")         \
-    X(ModuleEnumerateFunctions, 12040, "cuModuleEnumerateFunctions")
+    X(ModuleEnumerateFunctions, 12040, "cuModuleEnumerateFunctions")     \
+    /* The CUmemLocation form (12.2+), the only one CUDA 13's headers declare. */ \
+    X(MemPrefetchAsync, 12020, "cuMemPrefetchAsync_v2")
 
 /// The CUDA version every function above is requested with from cuGetProcAddress: the ABI of each
 /// table entry is the one current at CUDA 12.0 (e.g. cuCtxGetDevice without the context argument

@@ -226,6 +226,10 @@ std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std
         if (arg.kind == KernelArg::Kind::buffer) {
             pointers[i] = arg.buffer != nullptr ? static_cast<CudaBuffer*>(arg.buffer)->at(arg.offset) : 0;
             params[i] = &pointers[i];
+        } else if (arg.kind == KernelArg::Kind::shared_pointer) {
+            // Managed memory: the host address is the device address (unified addressing).
+            pointers[i] = reinterpret_cast<CUdeviceptr>(arg.pointer);
+            params[i] = &pointers[i];
         } else {
             // The driver only reads it.
             params[i] = const_cast<std::byte*>(arg.scalar);

@@ -23,6 +23,11 @@ public:
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
     /// A CL_MEM_ALLOC_HOST_PTR buffer kept mapped (opencl_host_memory.cpp).
     std::shared_ptr<HostAllocation> allocate_host(std::size_t size, HostAllocationFlags flags) override;
+    /// Shared virtual memory from clSVMAlloc (opencl_managed_memory.cpp).
+    std::shared_ptr<ManagedAllocation> allocate_managed(std::size_t device_index, std::size_t size,
+                                                        ManagedAllocationFlags flags) override;
+    /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD where the device has cl_amd_device_attribute_query.
+    std::optional<std::uint64_t> free_memory(std::size_t device_index) const override;
     BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
     std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
                                  const BuildOptions& options) override;

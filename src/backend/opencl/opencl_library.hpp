@@ -23,8 +23,11 @@ namespace kjarni::backend::opencl {
     X(clEnqueueNDRangeKernel) X(clGetKernelInfo) X(clRetainMemObject) X(clEnqueueMapBuffer)  \
     X(clEnqueueUnmapMemObject)
 
-// Entry points that only OpenCL 2.0+ loaders have; null when missing.
-#define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X) X(clCreateCommandQueueWithProperties)
+// Entry points that only OpenCL 2.0+ loaders have (clEnqueueSVMMigrateMem: 2.1+); null when missing.
+#define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X)                                                    \
+    X(clCreateCommandQueueWithProperties)                                                      \
+    X(clSVMAlloc) X(clSVMFree) X(clSetKernelArgSVMPointer) X(clEnqueueSVMMap) X(clEnqueueSVMUnmap) \
+    X(clEnqueueSVMMigrateMem)
 
 struct OpenClLibrary {
 #define KJARNI_DECLARE_POINTER(name) decltype(&::name) name = nullptr;

@@ -9,6 +9,7 @@
 
 #include "backend/opencl/opencl_error.hpp"
 #include "backend/opencl/opencl_queue.hpp"
+#include "backend/opencl/opencl_svm.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::backend::opencl {
@@ -295,6 +296,8 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
         if (arg.kind == KernelArg::Kind::buffer) {
             cl_mem mem = static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size);
             check(cl().clSetKernelArg(kernel_, index, sizeof mem, &mem), "clSetKernelArg");
+        } else if (arg.kind == KernelArg::Kind::shared_pointer) {
+            set_svm_argument(kernel_, index, arg.pointer);
         } else {
             check(cl().clSetKernelArg(kernel_, index, arg.size, arg.scalar), "clSetKernelArg");
         }
