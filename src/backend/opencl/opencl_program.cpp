@@ -279,7 +279,42 @@ OpenClKernel::OpenClKernel(std::shared_ptr<OpenClContext> context, std::size_t d
     params_ = query_params(kernel_);
 }
 
-OpenClKernel::~OpenClKernel() { cl().clReleaseKernel(kernel_); }
+OpenClKernel::~OpenClKernel() {
+    if (svm_kernel_ != nullptr) cl().clReleaseKernel(svm_kernel_);
+    cl().clReleaseKernel(kernel_);
+}
+
+cl_kernel OpenClKernel::kernel_for(std::span<const KernelArg> args) {
+    const auto is_svm = [](const KernelArg& arg) {
+        // Empty managed memory goes in as a null buffer (set_svm_argument): not an SVM pointer.
+        return arg.kind == KernelArg::Kind::shared_pointer && arg.pointer != nullptr;
+    };
+    if (std::none_of(args.begin(), args.end(), [&](const KernelArg& arg) { return arg.kind == KernelArg::Kind::shared_pointer; })) {
+        return kernel_;
+    }
+    bool fresh = svm_kernel_ == nullptr;
+    for (std::size_t i = 0; i < args.size() && i < svm_arguments_.size(); ++i) {
+        if (svm_arguments_[i] && !is_svm(args[i])) fresh = true;
+    }
+    if (fresh) {
+        cl_program program = nullptr;
+        check(cl().clGetKernelInfo(kernel_, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr), "clGetKernelInfo");
+        std::size_t name_size = 0;
+        check(cl().clGetKernelInfo(kernel_, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &name_size), "clGetKernelInfo");
+        std::string name(name_size, '\0');
+        check(cl().clGetKernelInfo(kernel_, CL_KERNEL_FUNCTION_NAME, name_size, name.data(), nullptr),
+              "clGetKernelInfo");
+        cl_int error = CL_SUCCESS;
+        cl_kernel made = cl().clCreateKernel(program, name.c_str(), &error);
+        check(error, "clCreateKernel");
+        if (svm_kernel_ != nullptr) cl().clReleaseKernel(svm_kernel_);
+        svm_kernel_ = made;
+        svm_arguments_.assign(args.size(), false);
+    }
+    if (svm_arguments_.size() < args.size()) svm_arguments_.resize(args.size(), false);
+    for (std::size_t i = 0; i < args.size(); ++i) svm_arguments_[i] = is_svm(args[i]);
+    return svm_kernel_;
+}
 
 std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const std::size_t* global_size,
                                             const std::size_t* local_size, std::size_t dynamic_local_mem,
@@ -290,21 +325,22 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
             "a size fixed when the program is rendered");
     }
     const std::lock_guard lock(launch_mutex_);
+    cl_kernel kernel = kernel_for(args);
     for (std::size_t i = 0; i < args.size(); ++i) {
         const KernelArg& arg = args[i];
         const auto index = static_cast<cl_uint>(i);
         if (arg.kind == KernelArg::Kind::buffer) {
             cl_mem mem = static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size);
-            check(cl().clSetKernelArg(kernel_, index, sizeof mem, &mem), "clSetKernelArg");
+            check(cl().clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
         } else if (arg.kind == KernelArg::Kind::shared_pointer) {
-            set_svm_argument(kernel_, index, arg.pointer);
+            set_svm_argument(kernel, index, arg.pointer);
         } else {
-            check(cl().clSetKernelArg(kernel_, index, arg.size, arg.scalar), "clSetKernelArg");
+            check(cl().clSetKernelArg(kernel, index, arg.size, arg.scalar), "clSetKernelArg");
         }
     }
     cl_event event = nullptr;
     auto& cl_queue = static_cast<OpenClQueue&>(queue);
-    check(cl().clEnqueueNDRangeKernel(cl_queue.handle(), kernel_, dims, nullptr, global_size, local_size, 0, nullptr,
+    check(cl().clEnqueueNDRangeKernel(cl_queue.handle(), kernel, dims, nullptr, global_size, local_size, 0, nullptr,
                                       want_event ? &event : nullptr),
           "clEnqueueNDRangeKernel");
     if (!want_event) return nullptr;

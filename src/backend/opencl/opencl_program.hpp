@@ -58,6 +58,14 @@ private:
     std::shared_ptr<OpenClContext> context_;
     std::size_t device_index_;
     cl_kernel kernel_;
+    // Launches with shared virtual memory arguments go through a second kernel object, made on the
+    // first such launch. NVIDIA's driver (580) refuses a launch with CL_INVALID_KERNEL_ARGS once an
+    // argument set with clSetKernelArgSVMPointer is set again with clSetKernelArg: kernel_ (the
+    // native handle users may hold) never sees an SVM pointer, and svm_kernel_ is made anew when
+    // one of its SVM arguments turns into a buffer.
+    cl_kernel svm_kernel_ = nullptr;
+    std::vector<bool> svm_arguments_;  // which arguments of svm_kernel_ were last set as SVM pointers
+    cl_kernel kernel_for(std::span<const KernelArg> args);
     KernelAttributes attributes_;
     std::vector<ParamInfo> params_;
     // clSetKernelArg changes the kernel object: launches from several threads take turns.
