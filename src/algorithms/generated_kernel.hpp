@@ -1,0 +1,50 @@
+#pragma once
+// Kernels the algorithm layer generates: compiled once per (context, device, key) and kept by the
+// context, launched without the public Program machinery (no look-up by name, no re-rendering).
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "kjarni/array.hpp"
+#include "kjarni/context.hpp"
+#include "kjarni/detail/kernel_arg.hpp"
+#include "kjarni/queue.hpp"
+
+namespace kjarni::backend {
+class Kernel;
+}
+
+namespace kjarni::detail {
+
+struct GeneratedKernel {
+    std::shared_ptr<backend::Kernel> kernel;
+    /// The most work items per group this kernel can take on its device.
+    std::size_t max_local_size = 0;
+    /// The device's compute units (to size grids to the machine).
+    std::size_t compute_units = 0;
+};
+
+/// The kernel `name` of the source `render()` makes, on `device`. `key` must identify that source
+/// completely (render() is called on a miss only); the Program machinery's memory and disk caches
+/// and the NVRTC cross-check observer see the source as for any Program.
+GeneratedKernel generated_kernel(const BoundDevice& device, const std::string& key, const std::string& name,
+                                 const std::function<std::string()>& render);
+
+/// Launches with OpenCL sizes (global = total work items, a multiple of local), 1 to 3 dimensions.
+void launch(const Queue& queue, const GeneratedKernel& kernel, std::span<const std::size_t> global,
+            std::span<const std::size_t> local, std::span<const KernelArg> args, std::size_t local_mem = 0);
+
+/// The whole allocation behind an array as a kernel argument (no sub-buffer: views are reached
+/// through an element offset, so that any offset works on OpenCL).
+KernelArg whole_allocation(const Array& array);
+/// The offset of the array's first element in elements from the start of whole_allocation();
+/// ArgumentError naming the array when it is not a multiple of the itemsize.
+std::ptrdiff_t element_offset(const Array& array, const std::string& name);
+
+/// A scalar kernel argument of `size` bytes.
+KernelArg scalar_arg(const void* value, std::size_t size);
+
+}  // namespace kjarni::detail
