@@ -6,6 +6,8 @@
 #   bash scripts/gpu-suite.sh --quick    # the same without benchmarks
 #   bash scripts/gpu-suite.sh --bench    # build, info and benchmarks only
 #   bash scripts/gpu-suite.sh --gpu      # --quick through CUDA and NVIDIA's OpenCL only (no PoCL)
+#   bash scripts/gpu-suite.sh --algorithms  # the algorithm tests through CUDA and NVIDIA's OpenCL,
+#                                           # the algorithm benchmarks and PyTorch/CuPy's same figures
 # One device-tool call may run 10 minutes: the full run can exceed that (PoCL compiles the function
 # module sweep cold in about 4 minutes there), so use --quick and --bench in two calls.
 set -uo pipefail
@@ -33,6 +35,23 @@ run_suite() {  # name, KJARNI_TEST selector
     "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')" >>"$summary"
 }
 mode=${1:-}
+if [ "$mode" = "--algorithms" ]; then
+  filter=${KJARNI_ALGORITHM_TESTS:-'*Expression*:*Elementwise*:*Reduction*:*Scan*:*Blas*:*ArrayOperation*'}
+  for selector in cuda opencl:NVIDIA; do
+    log="$out/algorithms-${selector%%:*}.log"
+    KJARNI_TEST="$selector" "$build/tests/kjarni_tests" --gtest_filter="$filter" >"$log" 2>&1
+    printf '%-14s rc=%d  %s\n' "$selector" "$?" "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')" >>"$summary"
+    grep -E '^\[  FAILED  \]' "$log" | head -20 >>"$summary"
+  done
+  for b in "$build"/bench/kjarni_bench_algorithms* "$build"/bench/kjarni_bench_reduction* "$build"/bench/kjarni_bench_blas*; do
+    [ -x "$b" ] || continue
+    "$b" --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
+      --benchmark_report_aggregates_only=true --benchmark_counters_tabular=true 2>&1 | grep -E 'median|Benchmark|^-' 
+  done >"$out/bench-algorithms.txt"
+  python3 bench/peers/algorithms_peers.py --repetitions 5 >"$out/peers.txt" 2>&1
+  cat "$summary"
+  exit 0
+fi
 if [ "$mode" != "--bench" ]; then
   run_suite cuda "cuda"
   run_suite nvidia-opencl "opencl:NVIDIA"

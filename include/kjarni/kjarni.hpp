@@ -14,6 +14,8 @@
 #include "kjarni/kernel_attributes.hpp"
 #include "kjarni/managed_memory.hpp"
 #include "kjarni/memory_pool.hpp"
+#include "kjarni/elementwise.hpp"
+#include "kjarni/expression.hpp"
 #include "kjarni/functions.hpp"
 #include "kjarni/host_memory.hpp"
 #include "kjarni/multi_array.hpp"

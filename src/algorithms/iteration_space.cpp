@@ -87,11 +87,9 @@ IterationSpace make_iteration_space(std::vector<std::size_t> shape, std::vector<
         });
     }
     for (const std::size_t axis : axes) {
-        const bool can_merge = !space.shape.empty() && space.reduced.back() == reduced[axis] &&
-                               std::all_of(strides.begin(), strides.end(), [&](const auto& s) {
-                                   return s[axis] * static_cast<std::ptrdiff_t>(shape[axis]) ==
-                                          space.strides[&s - strides.data()].back();
-                               });
+        bool can_merge = !space.shape.empty() && space.reduced.back() == reduced[axis];
+        for (std::size_t k = 0; can_merge && k < operands; ++k)
+            can_merge = strides[k][axis] * static_cast<std::ptrdiff_t>(shape[axis]) == space.strides[k].back();
         if (can_merge) {
             // The previous (outer) axis steps exactly over a whole run of this one: one axis.
             space.shape.back() *= shape[axis];
@@ -107,12 +105,13 @@ IterationSpace make_iteration_space(std::vector<std::size_t> shape, std::vector<
 
 bool fits_32_bits(const IterationSpace& space, const std::vector<std::ptrdiff_t>& offsets) {
     constexpr std::size_t limit = std::size_t{1} << 31;
-    if (space.size() >= limit) return false;
+    // Grid-stride loops add the grid size to an index below the count: keep room for it.
+    if (space.size() >= limit - (std::size_t{1} << 26)) return false;
     for (std::size_t k = 0; k < space.strides.size(); ++k) {
         const auto& s = space.strides[k];
         std::size_t reach = static_cast<std::size_t>(std::llabs(offsets.at(k)));
-        for (std::size_t k = 0; k < space.ndim(); ++k)
-            reach += static_cast<std::size_t>(std::llabs(s[k])) * (space.shape[k] - 1);
+        for (std::size_t d = 0; d < space.ndim(); ++d)
+            reach += static_cast<std::size_t>(std::llabs(s[d])) * (space.shape[d] - 1);
         if (reach >= limit) return false;
     }
     return true;

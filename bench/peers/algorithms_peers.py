@@ -1,0 +1,97 @@
+"""The algorithms benchmark's operations through PyTorch and CuPy on the same GPU, for the figures
+kjarni_bench_algorithms is compared with (run in the same device call). GB/s = useful bytes / time
+(elements read and written), timed with CUDA events over batches of 10, medians of interleaved
+repetitions. Sizes follow kjarni's bench: n float32 of KJARNI_BENCH_ALGO_MIB MiB (default 2048).
+
+    python3 bench/peers/algorithms_peers.py [--repetitions 7]
+"""
+import argparse
+import os
+import statistics
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--repetitions", type=int, default=7)
+args = parser.parse_args()
+n = (int(os.environ.get("KJARNI_BENCH_ALGO_MIB", "2048")) << 20) // 4
+batch = 10
+
+
+def torch_cases():
+    import torch
+    dev = "cuda"
+    a, b, x, y = (torch.full((n,), 1.25, device=dev) for _ in range(4))
+    wide = torch.full((2 * n,), 1.25, device=dev)
+    stepped = wide[::2]
+    m1 = torch.ones((n // 8, 8), device=dev)  # (2^26, 8) at the default size
+    m0 = torch.ones((8, n // 8), device=dev)
+    ints = torch.ones(n, dtype=torch.int32, device=dev)
+    cases = {
+        "copy": (lambda: y.copy_(x), 2 * 4 * n),
+        "scale": (lambda: torch.mul(x, 2.0, out=y), 2 * 4 * n),
+        "add": (lambda: torch.add(a, b, out=y), 3 * 4 * n),
+        "add_stepped": (lambda: torch.add(stepped, b, out=y), 3 * 4 * n),
+        "axpb_unfused": (lambda: torch.add(3.0 * x, b, out=y), 3 * 4 * n),
+        "sum": (lambda: x.sum(), 4 * n),
+        "sum_axis1_short": (lambda: m1.sum(dim=1), 4 * m1.numel()),
+        "sum_axis0_short": (lambda: m0.sum(dim=0), 4 * m0.numel()),
+        "cumsum_int32": (lambda: torch.cumsum(ints, 0, dtype=torch.int32), 2 * 4 * n),
+    }
+    def timer(fn):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        fn()
+        torch.cuda.synchronize()
+        start.record()
+        for _ in range(batch):
+            fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3 / batch
+    return cases, timer
+
+
+def cupy_cases():
+    import cupy as cp
+    a, b, x, y = (cp.full((n,), 1.25, dtype=cp.float32) for _ in range(4))
+    wide = cp.full((2 * n,), 1.25, dtype=cp.float32)
+    stepped = wide[::2]
+    m1 = cp.ones((n // 8, 8), dtype=cp.float32)
+    m0 = cp.ones((8, n // 8), dtype=cp.float32)
+    ints = cp.ones(n, dtype=cp.int32)
+    cases = {
+        "copy": (lambda: cp.copyto(y, x), 2 * 4 * n),
+        "scale": (lambda: cp.multiply(x, cp.float32(2.0), out=y), 2 * 4 * n),
+        "add": (lambda: cp.add(a, b, out=y), 3 * 4 * n),
+        "add_stepped": (lambda: cp.add(stepped, b, out=y), 3 * 4 * n),
+        "axpb_unfused": (lambda: cp.add(cp.float32(3.0) * x, b, out=y), 3 * 4 * n),
+        "sum": (lambda: x.sum(), 4 * n),
+        "sum_axis1_short": (lambda: m1.sum(axis=1), 4 * m1.size),
+        "sum_axis0_short": (lambda: m0.sum(axis=0), 4 * m0.size),
+        "cumsum_int32": (lambda: cp.cumsum(ints, dtype=cp.int32), 2 * 4 * n),
+    }
+    def timer(fn):
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        fn()
+        cp.cuda.runtime.deviceSynchronize()
+        start.record()
+        for _ in range(batch):
+            fn()
+        end.record()
+        end.synchronize()
+        return cp.cuda.get_elapsed_time(start, end) / 1e3 / batch
+    return cases, timer
+
+
+for peer, make in (("torch", torch_cases), ("cupy", cupy_cases)):
+    try:
+        cases, timer = make()
+    except Exception as error:  # a peer missing on this machine
+        print(f"{peer}: unavailable ({error})")
+        continue
+    samples = {name: [] for name in cases}
+    for _ in range(args.repetitions):
+        for name, (fn, _) in cases.items():  # interleaved: every case once per round
+            samples[name].append(timer(fn))
+    for name, (_, useful) in cases.items():
+        median = statistics.median(samples[name])
+        print(f"{peer:6s} {name:18s} {useful / median / 1e9:8.1f} GB/s  ({median * 1e3:.3f} ms)")
+    del cases

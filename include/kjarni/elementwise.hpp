@@ -1,0 +1,134 @@
+#pragma once
+// Elementwise kernels (PyOpenCL's ElementwiseKernel, pygpu's GpuElemwise): an operation written in
+// C over the element index `i`, run over arrays of any layout.
+//
+//     kjarni::ElementwiseKernel axpb("float *y, const float *x, float a, float b", "y[i] = a * x[i] + b");
+//     axpb(queue, y, x, 2.0f, 1.0f);
+//
+// Arrays may be contiguous, sliced with steps, negatively strided, transposed or broadcast by
+// numpy's rules (size-1 and missing leading axes stretch); `x[i]` always names the element of `x`
+// at broadcast position i, where `i` is the element's C-order index in the broadcast shape. Axes
+// that are contiguous together for every array are merged, so most layouts run as one flat loop;
+// offsets use 32-bit arithmetic whenever every offset fits. Arrays written by the operation (the
+// pointers not declared const) must have the whole broadcast shape.
+//
+// One compiled kernel per (argument types, layout class: number of merged axes, index width),
+// kept by the context: calls with other shapes or views of the same class reuse it.
+//
+// Types: the prelude's scalar types. `bool` arrays are stored as one byte per element (0 or 1) and
+// seen as `uint8_t` by the operation. `half` arrays cannot be dereferenced portably: read and
+// write them with `LOAD_HALF(x, i)` (a float) and `STORE_HALF(y, i, value)`; `half` scalars are
+// passed as `float`. Work is enqueued on the queue given to the call; nothing waits for it.
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kjarni/array.hpp"
+#include "kjarni/dtype.hpp"
+#include "kjarni/multi_array.hpp"
+#include "kjarni/queue.hpp"
+#include "kjarni/template/module.hpp"
+
+namespace kjarni {
+
+/// What an algorithm kernel takes at a call: an Array, or a scalar with its dtype.
+class Operand {
+public:
+    Operand(const Array& array) : array_(array), dtype_(array.dtype()) {}  // NOLINT: implicit on purpose
+    template <class T>
+        requires(std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> ||
+                 std::is_same_v<T, std::complex<double>> || std::is_same_v<T, float16_t>)
+    Operand(T value) : dtype_(DType::of<T>()) {  // NOLINT: implicit on purpose
+        static_assert(sizeof(T) <= 16);
+        std::memcpy(bytes_.data(), &value, sizeof(T));
+    }
+    /// A scalar of `dtype` from the bytes of one element.
+    Operand(std::span<const std::byte> element, const DType& dtype);
+
+    bool is_array() const noexcept { return array_.has_value(); }
+    /// ArgumentError for a scalar.
+    const Array& array() const;
+    const DType& dtype() const noexcept { return dtype_; }
+    /// The scalar's bytes (itemsize of dtype()).
+    std::span<const std::byte> bytes() const noexcept { return {bytes_.data(), dtype_.itemsize()}; }
+    /// The scalar converted to `dtype` (C's conversions; complex to real takes the real part).
+    std::array<std::byte, 16> converted(const DType& dtype) const;
+
+private:
+    std::optional<Array> array_;
+    DType dtype_;
+    alignas(16) std::array<std::byte, 16> bytes_{};
+};
+
+/// What a MultiQueue call takes: a MultiArray (each device gets its part) or a scalar.
+class MultiOperand {
+public:
+    MultiOperand(const MultiArray& array) : array_(array) {}  // NOLINT: implicit on purpose
+    template <class T>
+        requires std::is_constructible_v<Operand, T> && (!std::is_same_v<std::decay_t<T>, Array>)
+    MultiOperand(T value) : scalar_(Operand(value)) {}  // NOLINT: implicit on purpose
+
+    /// The operand for the part at `position` of the multi-queue (the part on that device).
+    Operand on(const BoundDevice& device) const;
+
+private:
+    std::optional<MultiArray> array_;
+    std::optional<Operand> scalar_;
+};
+
+struct ElementwiseOptions {
+    /// The kernel's name (in compiler messages and profiles).
+    std::string name = "kjarni_elementwise";
+    /// Code placed before the kernel, rendered as a template with `globals`: Modules and Snippets
+    /// among the globals are rendered once at the top and callable as `${name}(...)`, also from
+    /// the operation.
+    std::string preamble;
+    Globals globals;
+    /// Statements each work item runs once before its loop over elements, and after it.
+    std::string loop_prep;
+    std::string after_loop;
+};
+
+namespace detail {
+struct ElementwiseState;
+}
+
+class ElementwiseKernel {
+public:
+    /// Arguments as C declarations ("float *y, const float *x, float a"; see parse rules in the
+    /// ArgumentError messages): pointers take Arrays of exactly that dtype, the others scalars,
+    /// converted to the declared type. ArgumentError for a list that does not parse.
+    ElementwiseKernel(const std::string& arguments, std::string operation, ElementwiseOptions options = {});
+
+    /// Arguments named only ("y, x, a"): their types come from what each call passes (a new
+    /// kernel per combination of types). Every array may be written.
+    static ElementwiseKernel from_names(const std::vector<std::string>& names, std::string operation,
+                                        ElementwiseOptions options = {});
+
+    /// Runs on the queue's device; every array must be on it. Empty broadcast shapes launch
+    /// nothing.
+    void operator()(const Queue& queue, std::span<const Operand> args) const;
+    template <class... Args>
+        requires(std::is_constructible_v<Operand, const Args&> && ...)
+    void operator()(const Queue& queue, const Args&... args) const {
+        const std::array<Operand, sizeof...(Args)> list{Operand(args)...};
+        (*this)(queue, std::span<const Operand>(list));
+    }
+    /// Part by part on every device of the multi-queue (each MultiArray gives the part on the
+    /// device of each queue).
+    void operator()(const MultiQueue& queue, std::span<const MultiOperand> args) const;
+
+private:
+    explicit ElementwiseKernel(std::shared_ptr<const detail::ElementwiseState> state) : state_(std::move(state)) {}
+    std::shared_ptr<const detail::ElementwiseState> state_;
+};
+
+}  // namespace kjarni

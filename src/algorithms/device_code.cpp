@@ -1,0 +1,58 @@
+#include "algorithms/device_code.hpp"
+
+#include <algorithm>
+
+#include "algorithms/c_arguments.hpp"
+
+namespace kjarni::detail {
+
+namespace {
+
+// One text for both APIs (the prelude defines KJARNI_CUDA_API or KJARNI_OPENCL_API), so that a
+// generated source is the same whichever API compiles it. PTX's conversions are exact IEEE ones
+// (cvt.rn rounds to nearest even); vload_half / vstore_half need no cl_khr_fp16.
+constexpr const char* preamble_text = R"(#ifdef KJARNI_CUDA_API
+typedef struct { unsigned short bits; } half;
+FUNCTION INLINE float kjarni_h2f(uint16_t h)
+{ float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+FUNCTION INLINE uint16_t kjarni_f2h(float f)
+{ uint16_t h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+#define LOAD_HALF(p, i) kjarni_h2f((p)[i].bits)
+#define STORE_HALF(p, i, v) ((p)[i].bits = kjarni_f2h(v))
+#else
+INLINE float kjarni_h2f(uint16_t h) { return vload_half(0, (const half*)&h); }
+INLINE uint16_t kjarni_f2h(float f) { uint16_t h; vstore_half_rte(f, 0, (half*)&h); return h; }
+#define LOAD_HALF(p, i) vload_half((i), (p))
+#define STORE_HALF(p, i, v) vstore_half_rte((v), (i), (p))
+#endif
+)";
+
+}  // namespace
+
+const std::string& algorithm_preamble() {
+    static const std::string text = preamble_text;
+    return text;
+}
+
+std::string storage_type(const DType& dtype) {
+    if (dtype.kind() == DType::Kind::bool_) return "uint8_t";
+    return c_type_name(dtype);
+}
+
+std::string scalar_parameter_type(const DType& dtype) { return c_type_name(scalar_parameter_dtype(dtype)); }
+
+DType scalar_parameter_dtype(const DType& dtype) {
+    if (dtype.kind() == DType::Kind::bool_) return dtypes::uint8;
+    if (dtype.kind() == DType::Kind::float16) return dtypes::float32;
+    return dtype;
+}
+
+Grid grid_for(const GeneratedKernel& kernel, std::size_t n) {
+    std::size_t local = 256;
+    while (local > 1 && local > kernel.max_local_size) local /= 2;
+    const std::size_t wanted = std::max<std::size_t>(1, (n + local - 1) / local);
+    const std::size_t most = std::max<std::size_t>(1, kernel.compute_units * 8);
+    return Grid{std::min(wanted, most) * local, local};
+}
+
+}  // namespace kjarni::detail

@@ -1,0 +1,268 @@
+// Building expression trees: numpy's promotion and broadcasting at each node.
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "algorithms/expression_node.hpp"
+#include "algorithms/iteration_space.hpp"
+#include "kjarni/error.hpp"
+#include "kjarni/expression.hpp"
+
+namespace kjarni {
+
+namespace detail {
+
+const char* op_name(ExprOp op) {
+    switch (op) {
+        case ExprOp::array: return "array";
+        case ExprOp::scalar: return "scalar";
+        case ExprOp::add: return "+";
+        case ExprOp::subtract: return "-";
+        case ExprOp::multiply: return "*";
+        case ExprOp::divide: return "/";
+        case ExprOp::remainder: return "%";
+        case ExprOp::negate: return "unary -";
+        case ExprOp::equal: return "==";
+        case ExprOp::not_equal: return "!=";
+        case ExprOp::less: return "<";
+        case ExprOp::less_equal: return "<=";
+        case ExprOp::greater: return ">";
+        case ExprOp::greater_equal: return ">=";
+        case ExprOp::absolute: return "abs";
+        case ExprOp::sqrt: return "sqrt";
+        case ExprOp::exp: return "exp";
+        case ExprOp::log: return "log";
+        case ExprOp::sin: return "sin";
+        case ExprOp::cos: return "cos";
+        case ExprOp::tanh: return "tanh";
+        case ExprOp::power: return "pow";
+        case ExprOp::minimum: return "minimum";
+        case ExprOp::maximum: return "maximum";
+        case ExprOp::where: return "where";
+        case ExprOp::cast: return "astype";
+    }
+    return "?";
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::ExprNode;
+using detail::ExprOp;
+using NodePtr = std::shared_ptr<const ExprNode>;
+
+bool is_bool(const DType& d) { return d.kind() == DType::Kind::bool_; }
+
+[[noreturn]] void cannot_take(ExprOp op, const DType& dtype) {
+    throw ArgumentError(fmt::format("operation '{}'", detail::op_name(op)),
+                        fmt::format("is not defined for {} values", dtype.name()));
+}
+
+// The common type of the operands: arrays and fixed scalars promote by numpy's table, then the
+// weak scalars apply NEP 50 to the result; only weak scalars: the widest kind's default.
+DType common_type(const std::vector<NodePtr>& operands) {
+    std::optional<DType> strong;
+    std::optional<detail::WeakKind> widest_weak;
+    for (const auto& n : operands) {
+        if (n->weak) {
+            if (!widest_weak || *n->weak > *widest_weak) widest_weak = n->weak;
+        } else {
+            strong = strong ? detail::promote_types(*strong, n->dtype) : n->dtype;
+        }
+    }
+    if (!strong) return detail::default_dtype(*widest_weak);
+    DType result = *strong;
+    for (const auto& n : operands)
+        if (n->weak) result = detail::promote_weak(result, *n->weak);
+    return result;
+}
+
+std::vector<std::size_t> broadcast(const std::vector<NodePtr>& operands, ExprOp op) {
+    std::vector<std::vector<std::size_t>> shapes;
+    for (const auto& n : operands) shapes.push_back(n->shape);
+    return detail::broadcast_shapes(shapes, fmt::format("operation '{}'", detail::op_name(op)));
+}
+
+Expr make(ExprOp op, std::vector<NodePtr> children) {
+    auto node = std::make_shared<ExprNode>();
+    node->op = op;
+    node->shape = broadcast(children, op);
+    const DType common = common_type(children);
+    const bool complex = is_complex(common);
+    node->compute = common;
+    node->dtype = common;
+    switch (op) {
+        case ExprOp::add:
+        case ExprOp::multiply:
+            break;
+        case ExprOp::subtract:
+        case ExprOp::negate:
+            if (is_bool(common)) cannot_take(op, common);
+            break;
+        case ExprOp::divide:
+            // True division: integers and bool divide as float64.
+            if (!complex && !is_real(common)) node->compute = node->dtype = dtypes::float64;
+            break;
+        case ExprOp::remainder:
+            if (complex) cannot_take(op, common);
+            if (is_bool(common)) node->compute = node->dtype = dtypes::int8;
+            break;
+        case ExprOp::less:
+        case ExprOp::less_equal:
+        case ExprOp::greater:
+        case ExprOp::greater_equal:
+            if (complex) cannot_take(op, common);
+            node->dtype = dtypes::bool_;
+            break;
+        case ExprOp::equal:
+        case ExprOp::not_equal:
+            node->dtype = dtypes::bool_;
+            break;
+        case ExprOp::absolute:
+            if (complex) node->dtype = real_for(common);
+            break;
+        case ExprOp::exp:
+            node->compute = node->dtype = detail::float_type_for(common);
+            break;
+        case ExprOp::sqrt:
+        case ExprOp::log:
+        case ExprOp::sin:
+        case ExprOp::cos:
+        case ExprOp::tanh:
+            if (complex) cannot_take(op, common);
+            node->compute = node->dtype = detail::float_type_for(common);
+            break;
+        case ExprOp::power:
+            if (is_bool(common)) node->compute = node->dtype = dtypes::int8;
+            break;
+        case ExprOp::minimum:
+        case ExprOp::maximum:
+            if (complex) cannot_take(op, common);
+            break;
+        case ExprOp::where: {
+            // The condition does not take part in the promotion.
+            const std::vector<NodePtr> values(children.begin() + 1, children.end());
+            node->compute = node->dtype = common_type(values);
+            break;
+        }
+        case ExprOp::array:
+        case ExprOp::scalar:
+        case ExprOp::cast:
+            break;
+    }
+    node->children = std::move(children);
+    return Expr(NodePtr(std::move(node)));
+}
+
+Expr make_scalar(detail::ScalarValue value, const DType& dtype, std::optional<detail::WeakKind> weak) {
+    auto node = std::make_shared<ExprNode>();
+    node->op = ExprOp::scalar;
+    node->dtype = node->compute = dtype;
+    node->value = value;
+    node->weak = weak;
+    return Expr(NodePtr(std::move(node)));
+}
+
+detail::ScalarValue signed_value(std::int64_t v) {
+    detail::ScalarValue s;
+    s.kind = detail::ScalarValue::Kind::signed_integer;
+    s.i = v;
+    return s;
+}
+
+detail::ScalarValue float_value(std::complex<double> v) {
+    detail::ScalarValue s;
+    s.kind = detail::ScalarValue::Kind::floating;
+    s.c = v;
+    return s;
+}
+
+}  // namespace
+
+Expr::Expr(const Array& array) {
+    if (array.dtype().is_struct())
+        throw ArgumentError("array", fmt::format("of struct dtype {} takes no part in arithmetic", array.dtype().name()));
+    auto node = std::make_shared<ExprNode>();
+    node->op = ExprOp::array;
+    node->dtype = node->compute = array.dtype();
+    node->shape = array.shape();
+    node->array = array;
+    node_ = std::move(node);
+}
+
+Expr::Expr(const MultiArray& array) {
+    if (array.dtype().is_struct())
+        throw ArgumentError("array", fmt::format("of struct dtype {} takes no part in arithmetic", array.dtype().name()));
+    auto node = std::make_shared<ExprNode>();
+    node->op = ExprOp::array;
+    node->dtype = node->compute = array.dtype();
+    node->shape = array.shape();
+    node->multi_array = array;
+    node_ = std::move(node);
+}
+
+const DType& Expr::dtype() const { return node_->dtype; }
+const std::vector<std::size_t>& Expr::shape() const { return node_->shape; }
+
+Expr Expr::weak_bool(bool value) {
+    detail::ScalarValue s;
+    s.kind = detail::ScalarValue::Kind::unsigned_integer;
+    s.u = value ? 1 : 0;
+    return make_scalar(s, dtypes::bool_, detail::WeakKind::boolean);
+}
+Expr Expr::weak_integer(std::int64_t value) { return make_scalar(signed_value(value), dtypes::int64, detail::WeakKind::integer); }
+Expr Expr::weak_unsigned(std::uint64_t value) {
+    detail::ScalarValue s;
+    s.kind = detail::ScalarValue::Kind::unsigned_integer;
+    s.u = value;
+    return make_scalar(s, dtypes::int64, detail::WeakKind::integer);
+}
+Expr Expr::weak_float(double value) { return make_scalar(float_value(value), dtypes::float64, detail::WeakKind::floating); }
+Expr Expr::weak_complex(std::complex<double> value) {
+    return make_scalar(float_value(value), dtypes::complex128, detail::WeakKind::complex);
+}
+
+Expr scalar(double value, const DType& dtype) { return make_scalar(float_value(value), dtype, std::nullopt); }
+Expr scalar(std::complex<double> value, const DType& dtype) { return make_scalar(float_value(value), dtype, std::nullopt); }
+Expr scalar_integer(std::int64_t value, const DType& dtype) { return make_scalar(signed_value(value), dtype, std::nullopt); }
+
+Expr operator+(const Expr& a, const Expr& b) { return make(ExprOp::add, {a.node(), b.node()}); }
+Expr operator-(const Expr& a, const Expr& b) { return make(ExprOp::subtract, {a.node(), b.node()}); }
+Expr operator*(const Expr& a, const Expr& b) { return make(ExprOp::multiply, {a.node(), b.node()}); }
+Expr operator/(const Expr& a, const Expr& b) { return make(ExprOp::divide, {a.node(), b.node()}); }
+Expr operator%(const Expr& a, const Expr& b) { return make(ExprOp::remainder, {a.node(), b.node()}); }
+Expr operator-(const Expr& a) { return make(ExprOp::negate, {a.node()}); }
+Expr operator==(const Expr& a, const Expr& b) { return make(ExprOp::equal, {a.node(), b.node()}); }
+Expr operator!=(const Expr& a, const Expr& b) { return make(ExprOp::not_equal, {a.node(), b.node()}); }
+Expr operator<(const Expr& a, const Expr& b) { return make(ExprOp::less, {a.node(), b.node()}); }
+Expr operator<=(const Expr& a, const Expr& b) { return make(ExprOp::less_equal, {a.node(), b.node()}); }
+Expr operator>(const Expr& a, const Expr& b) { return make(ExprOp::greater, {a.node(), b.node()}); }
+Expr operator>=(const Expr& a, const Expr& b) { return make(ExprOp::greater_equal, {a.node(), b.node()}); }
+
+Expr abs(const Expr& a) { return make(ExprOp::absolute, {a.node()}); }
+Expr sqrt(const Expr& a) { return make(ExprOp::sqrt, {a.node()}); }
+Expr exp(const Expr& a) { return make(ExprOp::exp, {a.node()}); }
+Expr log(const Expr& a) { return make(ExprOp::log, {a.node()}); }
+Expr sin(const Expr& a) { return make(ExprOp::sin, {a.node()}); }
+Expr cos(const Expr& a) { return make(ExprOp::cos, {a.node()}); }
+Expr tanh(const Expr& a) { return make(ExprOp::tanh, {a.node()}); }
+Expr pow(const Expr& base, const Expr& exponent) { return make(ExprOp::power, {base.node(), exponent.node()}); }
+Expr minimum(const Expr& a, const Expr& b) { return make(ExprOp::minimum, {a.node(), b.node()}); }
+Expr maximum(const Expr& a, const Expr& b) { return make(ExprOp::maximum, {a.node(), b.node()}); }
+Expr where(const Expr& condition, const Expr& a, const Expr& b) {
+    return make(ExprOp::where, {condition.node(), a.node(), b.node()});
+}
+Expr clip(const Expr& a, const Expr& low, const Expr& high) { return minimum(maximum(a, low), high); }
+
+Expr astype(const Expr& a, const DType& dtype) {
+    if (dtype.is_struct()) throw ArgumentError("dtype", fmt::format("{} is not a scalar type", dtype.name()));
+    auto node = std::make_shared<ExprNode>();
+    node->op = ExprOp::cast;
+    node->dtype = node->compute = dtype;
+    node->shape = a.shape();
+    node->children = {a.node()};
+    return Expr(NodePtr(std::move(node)));
+}
+
+}  // namespace kjarni

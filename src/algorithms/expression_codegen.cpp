@@ -1,0 +1,180 @@
+#include "algorithms/expression_codegen.hpp"
+
+#include <fmt/format.h>
+
+#include "algorithms/c_arguments.hpp"
+#include "kjarni/error.hpp"
+
+namespace kjarni::detail {
+
+namespace {
+
+using K = DType::Kind;
+
+bool same_view(const Array& a, const Array& b) {
+    return a.base().backend() == b.base().backend() && a.base().offset() + a.offset() == b.base().offset() + b.offset() &&
+           a.dtype() == b.dtype() && a.shape() == b.shape() && a.strides() == b.strides();
+}
+
+
+class Generator {
+public:
+    ExprCode code;
+
+    // The value of `node` in its dtype's compute type; `context` is the type a weak scalar takes.
+    std::string emit(const ExprNode& node, const DType& context) {
+        switch (node.op) {
+            case ExprOp::array:
+                if (!node.array)
+                    throw ArgumentError("expression", "holds a MultiArray: evaluate it on a MultiQueue");
+                return array_value(*node.array);
+            case ExprOp::scalar: return scalar_value(node, context);
+            case ExprOp::cast: {
+                const ExprNode& child = *node.children[0];
+                return convert_value(emit(child, child.dtype), child.dtype, node.dtype);
+            }
+            case ExprOp::where: {
+                const ExprNode& c = *node.children[0];
+                const std::string condition = convert_value(emit(c, c.dtype), c.dtype, dtypes::bool_);
+                return fmt::format("({} ? {} : {})", condition, operand(node, 1), operand(node, 2));
+            }
+            default: break;
+        }
+        const DType& t = node.compute;
+        const std::string ct = compute_c_type(t);
+        const bool complex = is_complex(t);
+        const bool floating = is_real(t);
+        const bool boolean = t.kind() == K::bool_;
+        const std::string a = operand(node, 0);
+        const std::string b = node.children.size() > 1 ? operand(node, 1) : std::string();
+        const std::string suffix = c_type_name(t == DType(dtypes::float16) ? DType(dtypes::float32) : t);
+        // Results are converted to their C type at once, so that narrow integers wrap where numpy's do.
+        auto typed = [&](const std::string& e) { return fmt::format("(({}){})", ct, e); };
+        switch (node.op) {
+            case ExprOp::add:
+                if (boolean) return fmt::format("({} || {})", a, b);
+                return complex ? fmt::format("kj_cadd_{}({}, {})", suffix, a, b) : typed(fmt::format("({} + {})", a, b));
+            case ExprOp::subtract:
+                return complex ? fmt::format("kj_csub_{}({}, {})", suffix, a, b) : typed(fmt::format("({} - {})", a, b));
+            case ExprOp::multiply:
+                if (boolean) return fmt::format("({} && {})", a, b);
+                return complex ? fmt::format("kj_cmul_{}({}, {})", suffix, a, b) : typed(fmt::format("({} * {})", a, b));
+            case ExprOp::divide:
+                return complex ? fmt::format("kj_cdiv_{}({}, {})", suffix, a, b) : typed(fmt::format("({} / {})", a, b));
+            case ExprOp::remainder: return fmt::format("kj_mod_{}({}, {})", suffix, a, b);
+            case ExprOp::negate:
+                return complex ? fmt::format("{}(-({}).x, -({}).y)", complex_ctr(t), a, a) : typed(fmt::format("(-{})", a));
+            case ExprOp::equal:
+                return complex ? fmt::format("(({0}).x == ({1}).x && ({0}).y == ({1}).y)", a, b) : fmt::format("({} == {})", a, b);
+            case ExprOp::not_equal:
+                return complex ? fmt::format("(({0}).x != ({1}).x || ({0}).y != ({1}).y)", a, b) : fmt::format("({} != {})", a, b);
+            case ExprOp::less: return fmt::format("({} < {})", a, b);
+            case ExprOp::less_equal: return fmt::format("({} <= {})", a, b);
+            case ExprOp::greater: return fmt::format("({} > {})", a, b);
+            case ExprOp::greater_equal: return fmt::format("({} >= {})", a, b);
+            case ExprOp::absolute:
+                if (complex) return fmt::format("hypot(({0}).x, ({0}).y)", a);
+                if (floating) return fmt::format("fabs({})", a);
+                if (boolean || !is_signed(t)) return a;
+                return typed(fmt::format("({0} < 0 ? -{0} : {0})", a));
+            case ExprOp::sqrt: return fmt::format("sqrt({})", a);
+            case ExprOp::exp: return complex ? fmt::format("kj_cexp_{}({})", suffix, a) : fmt::format("exp({})", a);
+            case ExprOp::log: return fmt::format("log({})", a);
+            case ExprOp::sin: return fmt::format("sin({})", a);
+            case ExprOp::cos: return fmt::format("cos({})", a);
+            case ExprOp::tanh: return fmt::format("tanh({})", a);
+            case ExprOp::power:
+                if (complex) return fmt::format("kj_cpow_{}({}, {})", suffix, a, b);
+                if (floating) return fmt::format("pow({}, {})", a, b);
+                return fmt::format("kj_pow_{}({}, {})", suffix, a, b);
+            case ExprOp::minimum:
+                if (floating) return fmt::format("kj_min_{}({}, {})", suffix, a, b);
+                return fmt::format("({1} < {0} ? {1} : {0})", a, b);
+            case ExprOp::maximum:
+                if (floating) return fmt::format("kj_max_{}({}, {})", suffix, a, b);
+                return fmt::format("({1} > {0} ? {1} : {0})", a, b);
+            default: break;
+        }
+        throw Error(fmt::format("expression operation '{}' has no code", op_name(node.op)));
+    }
+
+private:
+    // Child k converted to the node's compute type.
+    std::string operand(const ExprNode& node, std::size_t k) {
+        const ExprNode& child = *node.children[k];
+        const DType& target = node.compute;
+        const DType from = child.weak ? target : child.dtype;
+        return convert_value(emit(child, target), from, target);
+    }
+
+    std::string array_value(const Array& array) {
+        for (std::size_t k = 0; k < code.arrays.size(); ++k)
+            if (same_view(code.arrays[k], array)) return fmt::format("v{}", k);
+        code.arrays.push_back(array);
+        return fmt::format("v{}", code.arrays.size() - 1);
+    }
+
+    std::string scalar_value(const ExprNode& node, const DType& context) {
+        const DType dtype = node.weak ? context : node.dtype;
+        if (node.weak && node.value.kind != ScalarValue::Kind::floating && is_integer(dtype)) check_fits(node.value, dtype);
+        code.scalars.push_back(ExprScalarParameter{node.value, dtype});
+        const std::string name = fmt::format("s{}", code.scalars.size() - 1);
+        // bool travels as uint8_t, float16 as float: both give the compute value directly.
+        return dtype.kind() == K::bool_ ? fmt::format("({} != 0)", name) : name;
+    }
+
+    static void check_fits(const ScalarValue& v, const DType& dtype) {
+        // NEP 50: a Python integer that the array's integer type cannot hold is an error.
+        const auto bytes = v.write(dtype);
+        const ScalarValue back = ScalarValue::read(std::span<const std::byte>(bytes.data(), dtype.itemsize()), dtype);
+        const bool equal = back.kind == ScalarValue::Kind::signed_integer
+                               ? (v.kind == ScalarValue::Kind::signed_integer ? back.i == v.i : back.i >= 0 && static_cast<std::uint64_t>(back.i) == v.u)
+                               : (v.kind == ScalarValue::Kind::unsigned_integer ? back.u == v.u : v.i >= 0 && static_cast<std::uint64_t>(v.i) == back.u);
+        if (!equal)
+            throw ArgumentError("scalar", fmt::format("the integer {} is out of bounds for {}",
+                                                      v.kind == ScalarValue::Kind::signed_integer ? std::to_string(v.i) : std::to_string(v.u),
+                                                      dtype.name()));
+    }
+};
+
+}  // namespace
+
+std::string compute_c_type(const DType& dtype) {
+    return dtype.kind() == K::float16 ? std::string("float") : c_type_name(dtype);
+}
+
+std::string convert_value(const std::string& value, const DType& from, const DType& to) {
+    if (compute_c_type(from) == compute_c_type(to)) return value;
+    const bool from_complex = is_complex(from);
+    if (to.kind() == K::bool_) {
+        if (from_complex) return fmt::format("(({0}).x != 0 || ({0}).y != 0)", value);
+        return fmt::format("({} != 0)", value);
+    }
+    if (is_complex(to)) {
+        const std::string real = compute_c_type(real_for(to));
+        if (from_complex) return fmt::format("{}(({})({}).x, ({})({}).y)", complex_ctr(to), real, value, real, value);
+        return fmt::format("{}(({})({}), ({})0)", complex_ctr(to), real, value, real);
+    }
+    if (from_complex) return fmt::format("(({})({}).x)", compute_c_type(to), value);
+    return fmt::format("(({})({}))", compute_c_type(to), value);
+}
+
+std::string load_value(const std::string& element, const DType& dtype) {
+    if (dtype.kind() == K::float16) return fmt::format("kjarni_h2f({})", element);
+    if (dtype.kind() == K::bool_) return fmt::format("({} != 0)", element);
+    return element;
+}
+
+std::string store_value(const std::string& value, const DType& dtype) {
+    if (dtype.kind() == K::float16) return fmt::format("kjarni_f2h({})", value);
+    if (dtype.kind() == K::bool_) return fmt::format("(uint8_t)(({}) ? 1 : 0)", value);
+    return value;
+}
+
+ExprCode generate_expression(const ExprNode& root) {
+    Generator g;
+    g.code.value = g.emit(root, root.dtype);
+    return std::move(g.code);
+}
+
+}  // namespace kjarni::detail

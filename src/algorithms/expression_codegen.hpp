@@ -1,0 +1,40 @@
+#pragma once
+// From an expression tree to the C expression of one element's value: the arrays it reads (each
+// once, however often the tree names it), its scalars as kernel parameters, and the code.
+
+#include <string>
+#include <vector>
+
+#include "algorithms/expression_node.hpp"
+#include "kjarni/array.hpp"
+
+namespace kjarni::detail {
+
+struct ExprScalarParameter {
+    ScalarValue value;
+    DType dtype;  // the type the kernel computes it in
+};
+
+struct ExprCode {
+    /// The distinct arrays read, in order of first appearance; in the code, array k's element
+    /// value (in its compute type) is the variable `v<k>`.
+    std::vector<Array> arrays;
+    /// Scalar parameters, named `s<j>` in the code (of scalar_parameter_type(dtype)).
+    std::vector<ExprScalarParameter> scalars;
+    /// The value of the element in the result's compute type.
+    std::string value;
+};
+
+ExprCode generate_expression(const ExprNode& root);
+
+/// The type an element of `dtype` is computed in: float for float16, else the C type.
+std::string compute_c_type(const DType& dtype);
+/// Converts a value expression of one compute type to another (C's conversions; complex to real
+/// takes the real part; bool is != 0).
+std::string convert_value(const std::string& value, const DType& from, const DType& to);
+/// The value read from a storage element expression (`p[k]`) of `dtype`, and the storage expression
+/// to write for a value.
+std::string load_value(const std::string& element, const DType& dtype);
+std::string store_value(const std::string& value, const DType& dtype);
+
+}  // namespace kjarni::detail

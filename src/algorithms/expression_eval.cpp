@@ -1,0 +1,255 @@
+// Evaluating an expression: one generated kernel that loads each array once per element, computes
+// the value and stores it. Three layout classes: a flat vectorised loop (every array contiguous
+// and aligned: 16-byte loads and stores), a flat loop (arrays contiguous or broadcast single
+// elements), and a strided loop decoding coordinates over the merged axes.
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "algorithms/c_arguments.hpp"
+#include "algorithms/device_code.hpp"
+#include "algorithms/expression_codegen.hpp"
+#include "algorithms/expression_math.hpp"
+#include "algorithms/generated_kernel.hpp"
+#include "algorithms/indexing.hpp"
+#include "algorithms/iteration_space.hpp"
+#include "algorithms/operand_checks.hpp"
+#include "kjarni/error.hpp"
+#include "kjarni/expression.hpp"
+
+namespace kjarni {
+
+namespace {
+
+using detail::ExprCode;
+
+enum class LayoutClass { vector, flat, strided };
+
+struct Plan {
+    ExprCode code;
+    Array out;
+    detail::IterationSpace space;  // operand 0 is out, then code.arrays
+    std::vector<std::ptrdiff_t> offsets;
+    bool use_32_bits = true;
+    LayoutClass layout = LayoutClass::strided;
+    std::size_t vector_width = 1;  // elements per vector in the vector class
+};
+
+// The unsigned type of `bytes` bytes that a vector load of that size uses.
+const char* vector_type(std::size_t bytes) {
+    switch (bytes) {
+        case 1: return "uint8_t";
+        case 2: return "uint16_t";
+        case 4: return "uint32_t";
+        case 8: return "uint2";
+        default: return "uint4";
+    }
+}
+
+std::string storage_c_type(const DType& d) {
+    // Value-style kernels keep half as its bits.
+    if (d.kind() == DType::Kind::float16) return "uint16_t";
+    return detail::storage_type(d);
+}
+
+// The kernel itself, without the shared preambles (so that it is a short cache key).
+std::string generate(const Plan& plan) {
+    const ExprCode& code = plan.code;
+    const char* idx = detail::index_type(plan.use_32_bits);
+    const DType& out_dtype = plan.out.dtype();
+    const std::size_t arrays = code.arrays.size();
+    std::vector<std::string> names{"out"};
+    for (std::size_t k = 0; k < arrays; ++k) names.push_back(fmt::format("in{}", k));
+
+    std::string params = fmt::format("GLOBAL_MEM {} *out_base", storage_c_type(out_dtype));
+    for (std::size_t k = 0; k < arrays; ++k)
+        params += fmt::format(", GLOBAL_MEM const {} *in{}_base", storage_c_type(code.arrays[k].dtype()), k);
+    for (std::size_t j = 0; j < code.scalars.size(); ++j)
+        params += fmt::format(", {} s{}", detail::scalar_parameter_type(code.scalars[j].dtype), j);
+    params += fmt::format(", {} n", idx);
+
+    // Loads of every array's element at an element expression, then the store of the value.
+    auto element_body = [&](const std::vector<std::string>& at) {
+        std::string body;
+        for (std::size_t k = 0; k < arrays; ++k) {
+            const DType& d = code.arrays[k].dtype();
+            body += fmt::format("        const {} v{} = {};\n", detail::compute_c_type(d), k,
+                                detail::load_value(fmt::format("in{}_base[{}]", k, at[k + 1]), d));
+        }
+        body += fmt::format("        out_base[{}] = {};\n", at[0], detail::store_value(code.value, out_dtype));
+        return body;
+    };
+
+    std::string body;
+    if (plan.layout == LayoutClass::strided) {
+        params += detail::layout_parameters(plan.space.ndim(), names, idx);
+        std::vector<std::string> at;
+        for (const auto& name : names) at.push_back(name + "_o");
+        body = fmt::format("    for ({0} i = ({0})get_global_id(0); i < n; i += ({0})get_global_size(0)) {{\n{1}{2}    }}\n", idx,
+                           detail::decode_offsets(plan.space.ndim(), names, idx, "i"), element_body(at));
+    } else {
+        for (const auto& name : names) params += fmt::format(", {} {}_off, {} {}_step", idx, name, idx, name);
+        std::vector<std::string> at;
+        for (const auto& name : names) at.push_back(fmt::format("{0}_off + {0}_step * i", name));
+        const std::string scalar_loop =
+            fmt::format("    for ({0} i = start; i < n; i += ({0})get_global_size(0)) {{\n{1}    }}\n", idx, element_body(at));
+        if (plan.layout == LayoutClass::flat) {
+            body = fmt::format("    const {0} start = ({0})get_global_id(0);\n{1}", idx, scalar_loop);
+        } else {
+            // Vectors of V elements: array k loads V * itemsize bytes as one unsigned vector;
+            // arrays that are one broadcast element (step 0) are read once.
+            const std::size_t v = plan.vector_width;
+            std::string unions;
+            std::string loads;
+            std::string values;
+            for (std::size_t k = 0; k < arrays; ++k) {
+                const DType& d = code.arrays[k].dtype();
+                unions += fmt::format("    union {{ {} v; {} e[{}]; }} l{};\n", vector_type(v * d.itemsize()), storage_c_type(d), v, k);
+                loads += fmt::format("        if (in{0}_step != 0) l{0}.v = ((GLOBAL_MEM const {1}*)(in{0}_base + in{0}_off))[j];\n",
+                                     k, vector_type(v * d.itemsize()));
+                values += fmt::format("            const {} v{} = {};\n", detail::compute_c_type(d), k,
+                                      detail::load_value(fmt::format("(in{0}_step != 0 ? l{0}.e[q] : in{0}_base[in{0}_off])", k), d));
+            }
+            body = fmt::format(R"({unions}    union {{ {out_vt} v; {out_st} e[{v}]; }} r;
+    const {idx} vectors = n / {v};
+    for ({idx} j = ({idx})get_global_id(0); j < vectors; j += ({idx})get_global_size(0)) {{
+{loads}        for (int q = 0; q < {v}; ++q) {{
+{values}            r.e[q] = {store};
+        }}
+        ((GLOBAL_MEM {out_vt}*)(out_base + out_off))[j] = r.v;
+    }}
+    const {idx} start = vectors * {v} + ({idx})get_global_id(0);
+{scalar_loop})",
+                               fmt::arg("unions", unions), fmt::arg("out_vt", vector_type(v * out_dtype.itemsize())),
+                               fmt::arg("out_st", storage_c_type(out_dtype)), fmt::arg("v", v), fmt::arg("idx", idx),
+                               fmt::arg("loads", loads), fmt::arg("values", values),
+                               fmt::arg("store", detail::store_value(code.value, out_dtype)),
+                               fmt::arg("scalar_loop", scalar_loop));
+        }
+    }
+    return fmt::format("KERNEL void kjarni_expression({})\n{{\n{}}}\n", params, body);
+}
+
+// same_kind casting (numpy): within a kind or towards a "higher" one; bool goes anywhere.
+bool same_kind_castable(const DType& from, const DType& to) {
+    auto rank = [](const DType& d) {
+        if (d.kind() == DType::Kind::bool_) return 0;
+        if (is_integer(d)) return is_signed(d) ? 2 : 1;
+        if (is_real(d)) return 3;
+        return 4;
+    };
+    const int f = rank(from);
+    const int t = rank(to);
+    if (f == 1 && t == 2) return true;  // unsigned into signed: same kind ("i" and "u" are both integers)
+    if (f == 2 && t == 1) return true;
+    return f <= t;
+}
+
+void run(const Queue& queue, const Array& out, const Expr& expression) {
+    detail::check_on_queue_device(out, queue, "out");
+    // numpy broadcasts the operands to the output's shape; the output itself never stretches.
+    const std::vector<std::vector<std::size_t>> shapes{out.shape(), expression.shape()};
+    detail::check_output_shape(out, detail::broadcast_shapes(shapes, "out"), "out");
+    if (out.dtype().is_struct()) throw ArgumentError("out", fmt::format("has struct dtype {}", out.dtype().name()));
+    Plan plan{detail::generate_expression(*expression.node()), out, {}, {}, true, LayoutClass::strided, 1};
+    for (std::size_t k = 0; k < plan.code.arrays.size(); ++k) {
+        const Array& a = plan.code.arrays[k];
+        const std::string name = fmt::format("operand {} of the expression (shape ({}), {})", k, fmt::join(a.shape(), ", "), a.dtype().name());
+        detail::check_on_queue_device(a, queue, name);
+        detail::check_no_partial_overlap(out, "out", a, name);
+    }
+    if (out.size() == 0) return;
+
+    const std::vector<std::size_t>& shape = out.shape();
+    std::vector<std::vector<std::ptrdiff_t>> strides{detail::element_strides(out.layout(), out.dtype().itemsize(), shape, "out")};
+    plan.offsets.push_back(detail::element_offset(out, "out"));
+    for (const Array& a : plan.code.arrays) {
+        strides.push_back(detail::element_strides(a.layout(), a.dtype().itemsize(), shape, "operand"));
+        plan.offsets.push_back(detail::element_offset(a, "operand"));
+    }
+    plan.space = detail::make_iteration_space(shape, std::move(strides));
+    detail::check_axis_count(plan.space, "expression");
+    plan.use_32_bits = detail::fits_32_bits(plan.space, plan.offsets);
+    const bool flat = plan.space.ndim() == 0 ||
+                      (plan.space.ndim() == 1 && plan.space.strides[0][0] == 1 &&
+                       std::all_of(plan.space.strides.begin(), plan.space.strides.end(), [](const auto& s) { return s[0] == 0 || s[0] == 1; }));
+    if (flat) {
+        plan.layout = LayoutClass::flat;
+        // Vectors of 16 bytes of the widest element, when every walking array starts aligned to
+        // its vector (allocations are aligned far beyond 16 bytes).
+        std::size_t widest = out.dtype().itemsize();
+        for (const Array& a : plan.code.arrays) widest = std::max(widest, a.dtype().itemsize());
+        const std::size_t v = 16 / widest;
+        bool aligned = v > 1 && plan.space.ndim() == 1;
+        for (std::size_t k = 0; aligned && k < plan.offsets.size(); ++k) {
+            const std::size_t itemsize = k == 0 ? out.dtype().itemsize() : plan.code.arrays[k - 1].dtype().itemsize();
+            if (plan.space.strides[k][0] != 0 && (static_cast<std::size_t>(plan.offsets[k]) * itemsize) % (v * itemsize) != 0) aligned = false;
+        }
+        if (aligned) {
+            plan.layout = LayoutClass::vector;
+            plan.vector_width = v;
+        }
+    }
+
+    const std::string kernel_text = generate(plan);
+    const detail::GeneratedKernel kernel =
+        detail::generated_kernel(queue.device(), kernel_text, "kjarni_expression", [&] {
+            return detail::algorithm_preamble() + detail::expression_math_preamble() + "\n" + kernel_text;
+        });
+
+    std::vector<detail::KernelArg> args;
+    args.push_back(detail::whole_allocation(out));
+    for (const Array& a : plan.code.arrays) args.push_back(detail::whole_allocation(a));
+    for (const auto& s : plan.code.scalars) {
+        const DType passed = detail::scalar_parameter_dtype(s.dtype);
+        const auto bytes = s.value.write(passed);
+        args.push_back(detail::scalar_arg(bytes.data(), passed.itemsize()));
+    }
+    auto push_index = [&](std::int64_t v) {
+        if (plan.use_32_bits) {
+            const auto v32 = static_cast<std::int32_t>(v);
+            args.push_back(detail::scalar_arg(&v32, sizeof(v32)));
+        } else {
+            args.push_back(detail::scalar_arg(&v, sizeof(v)));
+        }
+    };
+    const std::size_t n = plan.space.size();
+    push_index(static_cast<std::int64_t>(n));
+    if (plan.layout == LayoutClass::strided) {
+        detail::push_layout_arguments(args, plan.space, plan.offsets, plan.use_32_bits);
+    } else {
+        for (std::size_t k = 0; k < plan.offsets.size(); ++k) {
+            push_index(plan.offsets[k]);
+            push_index(plan.space.ndim() == 0 ? 1 : plan.space.strides[k][0]);
+        }
+    }
+    const std::size_t items = plan.layout == LayoutClass::vector ? std::max<std::size_t>(1, n / plan.vector_width) : n;
+    const detail::Grid grid = detail::grid_for(kernel, items);
+    const std::size_t global[1] = {grid.global};
+    const std::size_t local[1] = {grid.local};
+    detail::launch(queue, kernel, global, local, args);
+}
+
+}  // namespace
+
+Array evaluate(const Queue& queue, const Expr& expression, const Allocator& allocator) {
+    Array out = Array::empty(queue.device(), expression.shape(), expression.dtype(), Order::C, allocator);
+    run(queue, out, expression);
+    return out;
+}
+
+void assign(const Queue& queue, const Array& out, const Expr& expression) {
+    if (!same_kind_castable(expression.dtype(), out.dtype()))
+        throw ArgumentError("out", fmt::format("has dtype {}; the expression's {} does not cast to it within its kind "
+                                               "(numpy's same_kind): use astype()",
+                                               out.dtype().name(), expression.dtype().name()));
+    run(queue, out, expression.dtype() == out.dtype() ? expression : astype(expression, out.dtype()));
+}
+
+void fill(const Queue& queue, const Array& out, const Expr& value) {
+    // The value is broadcast to out's shape and converted to its dtype, whatever its kind.
+    run(queue, out, astype(value, out.dtype()));
+}
+
+}  // namespace kjarni

@@ -1,0 +1,96 @@
+#include "algorithms/expression_math.hpp"
+
+#include <fmt/format.h>
+
+namespace kjarni::detail {
+
+namespace {
+
+constexpr const char* double_guard_begin = "#if defined(KJARNI_CUDA_API) || defined(cl_khr_fp64)\n";
+constexpr const char* double_guard_end = "#endif\n";
+
+std::string integer_functions(const char* t, bool is_signed) {
+    // numpy: x % 0 == 0; the remainder takes the divisor's sign. Negative exponents give
+    // 1 / x^-e truncated (0 unless |x| == 1); numpy refuses them, a kernel cannot.
+    std::string sign_fix = is_signed ? "    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n" : "";
+    std::string negative = is_signed ? fmt::format("    if (e < 0) return a == 1 ? ({0})1 : a == -1 ? ((e & 1) ? ({0})-1 : ({0})1) : ({0})0;\n", t)
+                                     : "";
+    return fmt::format(R"(FUNCTION INLINE {0} kj_mod_{0}({0} a, {0} b)
+{{
+    if (b == 0) return 0;
+{1}    {0} r = a % b;
+{2}    return r;
+}}
+FUNCTION INLINE {0} kj_pow_{0}({0} a, {0} e)
+{{
+{3}    {0} result = 1;
+    while (e != 0) {{
+        if (e & 1) result = ({0})(result * a);
+        e = ({0})(e >> 1);
+        a = ({0})(a * a);
+    }}
+    return result;
+}}
+)",
+                       t, is_signed ? "    if (b == -1) return 0;\n" : "", sign_fix, negative);
+}
+
+std::string float_functions(const char* t) {
+    return fmt::format(R"(FUNCTION INLINE {0} kj_mod_{0}({0} a, {0} b)
+{{
+    {0} r = fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}}
+FUNCTION INLINE {0} kj_min_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }}
+FUNCTION INLINE {0} kj_max_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b > a ? b : a); }}
+)",
+                       t);
+}
+
+std::string complex_functions(const char* c, const char* r, const char* ctr) {
+    return fmt::format(R"(FUNCTION INLINE {0} kj_cadd_{0}({0} a, {0} b) {{ return {2}(a.x + b.x, a.y + b.y); }}
+FUNCTION INLINE {0} kj_csub_{0}({0} a, {0} b) {{ return {2}(a.x - b.x, a.y - b.y); }}
+FUNCTION INLINE {0} kj_cmul_{0}({0} a, {0} b) {{ return {2}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}
+FUNCTION INLINE {0} kj_cdiv_{0}({0} a, {0} b)
+{{
+    // Smith's algorithm: no overflow from squaring |b|.
+    if (fabs(b.x) >= fabs(b.y)) {{
+        const {1} q = b.y / b.x, d = b.x + b.y * q;
+        return {2}((a.x + a.y * q) / d, (a.y - a.x * q) / d);
+    }}
+    const {1} q = b.x / b.y, d = b.x * q + b.y;
+    return {2}((a.x * q + a.y) / d, (a.y * q - a.x) / d);
+}}
+FUNCTION INLINE {0} kj_cexp_{0}({0} a) {{ const {1} m = exp(a.x); return {2}(m * cos(a.y), m * sin(a.y)); }}
+FUNCTION INLINE {0} kj_cpow_{0}({0} a, {0} b)
+{{
+    if (a.x == 0 && a.y == 0) return (b.x == 0 && b.y == 0) ? {2}(1, 0) : {2}(0, 0);
+    const {1} log_r = log(hypot(a.x, a.y)), theta = atan2(a.y, a.x);
+    return kj_cexp_{0}({2}(b.x * log_r - b.y * theta, b.x * theta + b.y * log_r));
+}}
+)",
+                       c, r, ctr);
+}
+
+std::string make() {
+    std::string out;
+    for (const char* t : {"int8_t", "int16_t", "int32_t", "int64_t"}) out += integer_functions(t, true);
+    for (const char* t : {"uint8_t", "uint16_t", "uint32_t", "uint64_t"}) out += integer_functions(t, false);
+    out += float_functions("float");
+    out += complex_functions("complex64_t", "float", "COMPLEX64_CTR");
+    out += double_guard_begin;
+    out += float_functions("double");
+    out += complex_functions("complex128_t", "double", "COMPLEX128_CTR");
+    out += double_guard_end;
+    return out;
+}
+
+}  // namespace
+
+const std::string& expression_math_preamble() {
+    static const std::string text = make();
+    return text;
+}
+
+}  // namespace kjarni::detail

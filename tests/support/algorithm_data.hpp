@@ -1,0 +1,31 @@
+#pragma once
+// Test data for the algorithm tests: random device arrays of any scalar dtype in many layouts,
+// and their host values, read element by element through ScalarValue (exact for every dtype).
+
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "algorithms/scalar_value.hpp"
+#include "kjarni/array.hpp"
+
+namespace kjarni::test {
+
+/// Random values of `dtype` in C order: integers over the type's whole range (wrapping shows),
+/// floats uniform in [-range, range), complex values with both parts so, bools half true.
+HostArray random_host_array(const DType& dtype, std::vector<std::size_t> shape, double range = 100.0);
+
+/// The element of a host array at a C-order position of `shape`, the array being broadcast to it.
+detail::ScalarValue broadcast_element(const HostArray& array, const std::vector<std::size_t>& shape, std::size_t flat);
+
+/// An array view of the given kind over fresh random data, and the host copy of the same view's
+/// elements (C order). Kinds: "contiguous", "stepped" (every second element of a longer axis),
+/// "negative" (reversed), "transposed" (a 2-D array's transpose), "offset" (starting one element
+/// in: not vector-aligned).
+struct ViewCase {
+    Array device;
+    HostArray host;
+};
+ViewCase random_view(const Queue& queue, const DType& dtype, const std::string& kind, std::size_t rows, std::size_t columns);
+
+}  // namespace kjarni::test
