@@ -26,6 +26,9 @@ using detail::ExprCode;
 
 enum class LayoutClass { vector, flat, strided };
 
+// Vectors per work item per round in the vector class.
+constexpr std::size_t vector_unroll = 4;
+
 struct Plan {
     ExprCode code;
     Array out;
@@ -98,30 +101,46 @@ std::string generate(const Plan& plan) {
             body = fmt::format("    const {0} start = ({0})get_global_id(0);\n{1}", idx, scalar_loop);
         } else {
             // Vectors of V elements: array k loads V * itemsize bytes as one unsigned vector;
-            // arrays that are one broadcast element (step 0) are read once.
+            // arrays that are one broadcast element (step 0) are read once. Each work item takes
+            // `unroll` vectors a grid apart per round and issues all their loads before computing:
+            // enough bytes in flight to keep HBM busy (one vector a round reaches ~93% of a copy).
             const std::size_t v = plan.vector_width;
             std::string unions;
             std::string loads;
             std::string values;
             for (std::size_t k = 0; k < arrays; ++k) {
                 const DType& d = code.arrays[k].dtype();
-                unions += fmt::format("    union {{ {} v; {} e[{}]; }} l{};\n", vector_type(v * d.itemsize()), storage_c_type(d), v, k);
-                loads += fmt::format("        if (in{0}_step != 0) l{0}.v = ((GLOBAL_MEM const {1}*)(in{0}_base + in{0}_off))[j];\n",
+                unions += fmt::format("    union {{ {} v; {} e[{}]; }} l{}[KJ_UNROLL];\n", vector_type(v * d.itemsize()),
+                                      storage_c_type(d), v, k);
+                loads += fmt::format("            if (in{0}_step != 0) l{0}[u].v = ((GLOBAL_MEM const {1}*)(in{0}_base + in{0}_off))[j];\n",
                                      k, vector_type(v * d.itemsize()));
-                values += fmt::format("            const {} v{} = {};\n", detail::compute_c_type(d), k,
-                                      detail::load_value(fmt::format("(in{0}_step != 0 ? l{0}.e[q] : in{0}_base[in{0}_off])", k), d));
+                values += fmt::format("                const {} v{} = {};\n", detail::compute_c_type(d), k,
+                                      detail::load_value(fmt::format("(in{0}_step != 0 ? l{0}[u].e[q] : in{0}_base[in{0}_off])", k), d));
             }
-            body = fmt::format(R"({unions}    union {{ {out_vt} v; {out_st} e[{v}]; }} r;
+            body = fmt::format(R"(#define KJ_UNROLL {unroll}
+{unions}    union {{ {out_vt} v; {out_st} e[{v}]; }} r;
     const {idx} vectors = n / {v};
-    for ({idx} j = ({idx})get_global_id(0); j < vectors; j += ({idx})get_global_size(0)) {{
-{loads}        for (int q = 0; q < {v}; ++q) {{
-{values}            r.e[q] = {store};
+    const {idx} stride = ({idx})get_global_size(0);
+    for ({idx} first = ({idx})get_global_id(0); first < vectors; first += KJ_UNROLL * stride) {{
+        for (int u = 0; u < KJ_UNROLL; ++u) {{
+            const {idx} j = first + u * stride;
+            if (j < vectors) {{
+{loads}            }}
         }}
-        ((GLOBAL_MEM {out_vt}*)(out_base + out_off))[j] = r.v;
+        for (int u = 0; u < KJ_UNROLL; ++u) {{
+            const {idx} j = first + u * stride;
+            if (j >= vectors) break;
+            for (int q = 0; q < {v}; ++q) {{
+{values}                r.e[q] = {store};
+            }}
+            ((GLOBAL_MEM {out_vt}*)(out_base + out_off))[j] = r.v;
+        }}
     }}
+#undef KJ_UNROLL
     const {idx} start = vectors * {v} + ({idx})get_global_id(0);
 {scalar_loop})",
-                               fmt::arg("unions", unions), fmt::arg("out_vt", vector_type(v * out_dtype.itemsize())),
+                               fmt::arg("unroll", vector_unroll), fmt::arg("unions", unions),
+                               fmt::arg("out_vt", vector_type(v * out_dtype.itemsize())),
                                fmt::arg("out_st", storage_c_type(out_dtype)), fmt::arg("v", v), fmt::arg("idx", idx),
                                fmt::arg("loads", loads), fmt::arg("values", values),
                                fmt::arg("store", detail::store_value(code.value, out_dtype)),
@@ -224,7 +243,8 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
             push_index(plan.space.ndim() == 0 ? 1 : plan.space.strides[k][0]);
         }
     }
-    const std::size_t items = plan.layout == LayoutClass::vector ? std::max<std::size_t>(1, n / plan.vector_width) : n;
+    const std::size_t items =
+        plan.layout == LayoutClass::vector ? std::max<std::size_t>(1, n / (plan.vector_width * vector_unroll)) : n;
     const detail::Grid grid = detail::grid_for(kernel, items);
     const std::size_t global[1] = {grid.global};
     const std::size_t local[1] = {grid.local};
