@@ -7,25 +7,26 @@
 #
 #   scripts/tune-clblast.sh [-p PLATFORM] [-d DEVICE] [-P "32 64"] [-k "xgemm copy"] [-f FRACTION] [-o DIR]
 #
-#   -p, -d  OpenCL platform and device index, as clinfo -l lists them (default 0 0)
+#   -p, -d  OpenCL platform (index, or a word of its name: "NVIDIA") and device index, as
+#           clinfo -l lists them (default 0 0)
 #   -P      precisions: 16 32 64 3232 6464 (default 32)
 #   -k      tuners, from: xgemm xgemm_direct copy pad transpose padtranspose xgemv xger xdot xaxpy
 #           (default "xgemm": the GEMM kernel that large products use)
-#   -f      explore 1/FRACTION of each tuner's configurations (CLBlast's -fraction; default 16;
-#           1 explores everything and takes hours for xgemm)
+#   -f      explore 1/FRACTION of each tuner's configurations (CLBlast's -fraction; default 300)
 #   -o      output directory (default data/clblast of this checkout)
 #
-# Time: xgemm explores four sets of configurations (fixed and random, GEMMK 0 and 1), about
-# 2300 at -f 1 on an H100; at -f 16 about 150, each a compile (~0.3 s on NVIDIA's OpenCL) and a
-# few 1024^3 runs: about 1 to 2 minutes per precision there. On a CPU (PoCL) each compile takes
-# about a second.
+# Time: CLBlast's -fraction applies to all four searches of the xgemm tuner (a fixed set of 578
+# configurations and a random 1/FRACTION of 120800, for GEMMK 0; 407 and 16566 for GEMMK 1, as
+# counted on PoCL): -f 300 tries about 460 configurations, each a compile (~0.3 s on NVIDIA's
+# OpenCL) and two 1024^3 runs: about 3 to 5 minutes per precision on an H100. -f 1 tries all
+# 138000 (days). On a CPU (PoCL) each compile takes about a second.
 set -euo pipefail
 
 platform=0
 device=0
 precisions="32"
 kernels="xgemm"
-fraction=16
+fraction=300
 top=$(cd "$(dirname "$0")/.." && pwd)
 out="$top/data/clblast"
 while getopts "p:d:P:k:f:o:h" opt; do
@@ -42,6 +43,11 @@ done
 
 command -v clblast_tuner_xgemm >/dev/null || {
   echo "tune-clblast: clblast_tuner_xgemm not found (Debian package clblast-utils)" >&2; exit 1; }
+if ! [[ $platform =~ ^[0-9]+$ ]]; then  # a name: its index in clinfo -l's list
+  name=$platform
+  platform=$(clinfo -l | sed -n "s/^Platform #\([0-9]*\): .*$name.*/\1/p" | head -1)
+  [ -n "$platform" ] || { echo "tune-clblast: no OpenCL platform named like '$name' (clinfo -l)" >&2; exit 1; }
+fi
 command -v python3 >/dev/null || { echo "tune-clblast: python3 is needed to merge the results" >&2; exit 1; }
 
 work=$(mktemp -d)

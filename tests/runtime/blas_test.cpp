@@ -26,6 +26,7 @@
 #include <tuple>
 #include <vector>
 
+#include "blas/clblast_tuning.hpp"
 #include "blas/half.hpp"
 #include "kjarni/blas.hpp"
 #include "kjarni/kjarni.hpp"
@@ -471,6 +472,28 @@ TEST_P(BlasTest, BadArgumentsNameTheCulprit) {
 }
 
 KJARNI_INSTANTIATE_DEVICE_TESTS(BlasTest);
+
+TEST(BlasTuning, ParsesParameterFilesAndRefusesMalformedOnes) {
+    const auto parsed = blas::detail::parse_tuned_parameters(
+        R"({"device": "Some GPU", "kernels": [{"kernel": "Xgemm", "precision": 32,
+            "parameters": {"KWG": 32, "MWG": 64}}]})",
+        "test");
+    EXPECT_EQ(parsed.device, "Some GPU");
+    ASSERT_EQ(parsed.kernels.size(), 1U);
+    EXPECT_EQ(parsed.kernels[0].kernel, "Xgemm");
+    EXPECT_EQ(parsed.kernels[0].precision, 32);
+    EXPECT_EQ(parsed.kernels[0].parameters,
+              (std::vector<std::pair<std::string, std::size_t>>{{"KWG", 32}, {"MWG", 64}}));
+    EXPECT_THROW(blas::detail::parse_tuned_parameters("{", "test"), ArgumentError);
+    EXPECT_THROW(blas::detail::parse_tuned_parameters(R"({"kernels": []})", "test"), ArgumentError);
+    EXPECT_THROW(blas::detail::parse_tuned_parameters(
+                     R"({"device": "x", "kernels": [{"kernel": "Xgemm", "precision": 32, "parameters": {"KWG": -1}}]})",
+                     "test"),
+                 ArgumentError);
+    // Every file compiled in from data/clblast parses.
+    for (const auto& [name, text] : blas::detail::embedded_tuned_parameters())
+        EXPECT_NO_THROW(blas::detail::parse_tuned_parameters(text, std::string(name))) << name;
+}
 
 }  // namespace
 }  // namespace kjarni::test
