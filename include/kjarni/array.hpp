@@ -3,8 +3,8 @@
 // its creation and layout functions), and HostArray, their host counterpart (kjarni has no numpy).
 //
 // An array is a dtype, a shape, strides in bytes (any sign) and the byte offset of its first
-// element (index 0 along every axis) in a base allocation shared by its views. Views (slices with
-// start, stop and step on any axis, negative steps included; reshape of contiguous arrays;
+// element (index 0 along every axis) in a base allocation shared by its views. Views (numpy's basic
+// indexing: integers, slices with any step, newaxis, ellipsis; reshape wherever numpy gives a view;
 // transpose) share the memory of the array they come from, numpy's way.
 //
 // Transfers between a device array and a host array of the same shape and dtype work for any
@@ -32,6 +32,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "kjarni/buffer.hpp"
@@ -50,6 +52,31 @@ struct Slice {
     std::optional<std::ptrdiff_t> start = std::nullopt;
     std::optional<std::ptrdiff_t> stop = std::nullopt;
     std::ptrdiff_t step = 1;
+};
+
+/// numpy's `np.newaxis` in an index: inserts an axis of extent 1.
+struct NewAxis {};
+inline constexpr NewAxis newaxis{};
+/// numpy's `...` in an index: as many whole axes (`:`) as the other entries leave; at most one.
+struct Ellipsis {};
+inline constexpr Ellipsis ellipsis{};
+
+/// One entry of numpy's basic indexing `a[i0, i1, ...]`: an integer (picks one position and drops
+/// the axis; negative counts from the end; out of range is an ArgumentError), a Slice, newaxis or
+/// ellipsis.
+class Index {
+public:
+    template <class I>
+        requires std::is_integral_v<I> && (!std::is_same_v<I, bool>)
+    Index(I position) : value_(static_cast<std::ptrdiff_t>(position)) {}  // NOLINT: implicit, as in numpy
+    Index(Slice slice) : value_(slice) {}                                   // NOLINT
+    Index(NewAxis axis) : value_(axis) {}                                   // NOLINT
+    Index(Ellipsis dots) : value_(dots) {}                                  // NOLINT
+
+    const std::variant<std::ptrdiff_t, Slice, NewAxis, Ellipsis>& value() const noexcept { return value_; }
+
+private:
+    std::variant<std::ptrdiff_t, Slice, NewAxis, Ellipsis> value_;
 };
 
 /// Memory order of a new contiguous array: C (last index fastest) or Fortran (first fastest).
@@ -75,11 +102,24 @@ struct Layout {
 
     /// numpy's `a[s0, s1, ...]` with slices only; missing trailing axes are taken whole.
     Layout slice(std::span<const Slice> slices) const;
+    /// numpy's basic indexing `a[i0, i1, ...]`: integers drop their axis, slices keep it, newaxis
+    /// inserts one of extent 1 (stride 0), ellipsis stands for the whole axes the others leave;
+    /// missing trailing axes are taken whole.
+    Layout index(std::span<const Index> indices) const;
     /// Axes permuted (`axes[i]` is the old axis of new axis i); empty reverses them.
     Layout transpose(std::span<const std::size_t> axes = {}) const;
-    /// A C-contiguous layout reshaped (one extent may be -1, inferred); ArgumentError if not
-    /// C-contiguous or the sizes differ.
-    Layout reshape(std::span<const std::ptrdiff_t> new_shape, std::size_t itemsize) const;
+    /// The same elements, read in `order`, with another shape (one extent may be -1, inferred), as
+    /// a view of the same memory: numpy's reshape without a copy. Whenever numpy can reshape
+    /// without copying, so can this, for any strides (not only contiguous layouts): runs of axes
+    /// whose strides chain in `order` merge and split freely, axes of extent 1 come and go.
+    /// ArgumentError when the sizes differ or no view exists (then the elements must be copied).
+    Layout reshape(std::span<const std::ptrdiff_t> new_shape, std::size_t itemsize, Order order = Order::C) const;
+    /// As reshape, but nullopt where a copy would be needed (sizes that differ still throw).
+    std::optional<Layout> try_reshape(std::span<const std::ptrdiff_t> new_shape, std::size_t itemsize,
+                                      Order order = Order::C) const;
+    /// The shape `new_shape` stands for with this layout's size (its -1 inferred); ArgumentError if
+    /// the sizes differ.
+    std::vector<std::size_t> resolve_shape(std::span<const std::ptrdiff_t> new_shape) const;
 };
 
 /// Host memory with a dtype, a shape and a layout: what Array::get returns and Array::set takes.
@@ -149,15 +189,17 @@ public:
         return out;
     }
 
-    /// Views sharing this memory.
-    HostArray operator[](std::initializer_list<Slice> slices) const {
-        return slice(std::span<const Slice>(slices.begin(), slices.size()));
+    /// Views sharing this memory (Layout's index, slice, transpose and reshape).
+    HostArray operator[](std::initializer_list<Index> indices) const {
+        return index(std::span<const Index>(indices.begin(), indices.size()));
     }
+    HostArray index(std::span<const Index> indices) const;
     HostArray slice(std::span<const Slice> slices) const;
     HostArray transpose(std::span<const std::size_t> axes = {}) const;
-    HostArray reshape(std::span<const std::ptrdiff_t> shape) const;
-    HostArray reshape(std::initializer_list<std::ptrdiff_t> shape) const {
-        return reshape(std::span<const std::ptrdiff_t>(shape.begin(), shape.size()));
+    /// A view; ArgumentError where numpy would have to copy.
+    HostArray reshape(std::span<const std::ptrdiff_t> shape, Order order = Order::C) const;
+    HostArray reshape(std::initializer_list<std::ptrdiff_t> shape, Order order = Order::C) const {
+        return reshape(std::span<const std::ptrdiff_t>(shape.begin(), shape.size()), order);
     }
     /// A contiguous copy.
     HostArray copy(Order order = Order::C) const;
@@ -253,18 +295,23 @@ public:
     /// negative strides.
     Buffer data() const;
 
-    /// Views.
-    Array operator[](std::initializer_list<Slice> slices) const {
-        return slice(std::span<const Slice>(slices.begin(), slices.size()));
+    /// Views: numpy's basic indexing (`a[{1, Slice{2, 5}, newaxis, ellipsis}]`, see Index), slices,
+    /// transposes.
+    Array operator[](std::initializer_list<Index> indices) const {
+        return index(std::span<const Index>(indices.begin(), indices.size()));
     }
+    Array index(std::span<const Index> indices) const;
     Array slice(std::span<const Slice> slices) const;
     Array transpose(std::span<const std::size_t> axes = {}) const;
     Array transpose(std::initializer_list<std::size_t> axes) const {
         return transpose(std::span<const std::size_t>(axes.begin(), axes.size()));
     }
-    Array reshape(std::span<const std::ptrdiff_t> shape) const;
-    Array reshape(std::initializer_list<std::ptrdiff_t> shape) const {
-        return reshape(std::span<const std::ptrdiff_t>(shape.begin(), shape.size()));
+    /// A view with another shape, the elements read in `order` (Layout::reshape: whenever numpy
+    /// would give a view, of any strides); ArgumentError where a copy would be needed. The
+    /// kjarni::reshape function (kjarni/array_operations.hpp) copies then, unless told not to.
+    Array reshape(std::span<const std::ptrdiff_t> shape, Order order = Order::C) const;
+    Array reshape(std::initializer_list<std::ptrdiff_t> shape, Order order = Order::C) const {
+        return reshape(std::span<const std::ptrdiff_t>(shape.begin(), shape.size()), order);
     }
     /// The same memory seen as another dtype of the same itemsize (pygpu's view).
     Array view(const DType& dtype) const;

@@ -3,6 +3,7 @@
 
 #include "kjarni/api.hpp"
 #include "kjarni/array.hpp"
+#include "kjarni/array_operations.hpp"
 #include "kjarni/buffer.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/device.hpp"

@@ -94,8 +94,9 @@ detail::KernelArg pack_kernel_arg(const Array& array, const detail::LaunchTarget
 
 Array Array::slice(std::span<const Slice> slices) const { return Array(base_, dtype_, layout_.slice(slices)); }
 Array Array::transpose(std::span<const std::size_t> axes) const { return Array(base_, dtype_, layout_.transpose(axes)); }
-Array Array::reshape(std::span<const std::ptrdiff_t> shape) const {
-    return Array(base_, dtype_, layout_.reshape(shape, dtype_.itemsize()));
+Array Array::index(std::span<const Index> indices) const { return Array(base_, dtype_, layout_.index(indices)); }
+Array Array::reshape(std::span<const std::ptrdiff_t> shape, Order order) const {
+    return Array(base_, dtype_, layout_.reshape(shape, dtype_.itemsize(), order));
 }
 Array Array::view(const DType& dtype) const {
     if (dtype.itemsize() != dtype_.itemsize())

@@ -16,13 +16,15 @@ std::ptrdiff_t to_signed(std::size_t v) { return static_cast<std::ptrdiff_t>(v);
 
 Layout Layout::contiguous(std::vector<std::size_t> shape, std::size_t itemsize, Order order) {
     Layout l;
-    l.strides.resize(shape.size());
+    // Built by push_back: g++ 12 at -O2 sees a null pointer in a resize() of it inlined here.
+    l.strides.reserve(shape.size());
     std::ptrdiff_t stride = to_signed(itemsize);
     for (std::size_t k = 0; k < shape.size(); ++k) {
         const std::size_t d = order == Order::C ? shape.size() - 1 - k : k;
-        l.strides[d] = stride;
+        l.strides.push_back(stride);
         stride *= to_signed(std::max<std::size_t>(shape[d], 1));
     }
+    if (order == Order::C) std::reverse(l.strides.begin(), l.strides.end());
     l.shape = std::move(shape);
     return l;
 }
@@ -73,33 +75,86 @@ std::ptrdiff_t Layout::offset_of(std::span<const std::size_t> index) const {
     return o;
 }
 
+namespace {
+// One axis of extent n sliced: the position of the first element taken and how many (Python's
+// slice.indices()).
+struct AxisSlice {
+    std::ptrdiff_t start = 0;
+    std::size_t count = 0;
+};
+
+AxisSlice slice_axis(std::size_t extent, const Slice& s) {
+    if (s.step == 0) throw ArgumentError("slices", "a step of 0");
+    const std::ptrdiff_t n = to_signed(extent);
+    auto clamp = [&](std::optional<std::ptrdiff_t> v, std::ptrdiff_t fallback) {
+        if (!v) return fallback;
+        std::ptrdiff_t x = *v < 0 ? *v + n : *v;
+        if (s.step > 0) return std::clamp<std::ptrdiff_t>(x, 0, n);
+        return std::clamp<std::ptrdiff_t>(x, -1, n - 1);
+    };
+    const std::ptrdiff_t start = clamp(s.start, s.step > 0 ? 0 : n - 1);
+    const std::ptrdiff_t stop = clamp(s.stop, s.step > 0 ? n : -1);
+    std::ptrdiff_t count = 0;
+    if (s.step > 0 && stop > start) count = (stop - start + s.step - 1) / s.step;
+    if (s.step < 0 && stop < start) count = (start - stop - s.step - 1) / -s.step;
+    return {start, static_cast<std::size_t>(count)};
+}
+}  // namespace
+
 Layout Layout::slice(std::span<const Slice> slices) const {
     if (slices.size() > shape.size())
         throw ArgumentError("slices", fmt::format("{} slices for {} dimensions", slices.size(), shape.size()));
-    Layout out = *this;
-    std::ptrdiff_t new_offset = to_signed(offset);
-    for (std::size_t d = 0; d < slices.size(); ++d) {
-        const Slice& s = slices[d];
-        if (s.step == 0) throw ArgumentError("slices", "a step of 0");
-        const std::ptrdiff_t n = to_signed(shape[d]);
-        // Python's slice.indices().
-        auto clamp = [&](std::optional<std::ptrdiff_t> v, std::ptrdiff_t fallback) {
-            if (!v) return fallback;
-            std::ptrdiff_t x = *v < 0 ? *v + n : *v;
-            if (s.step > 0) return std::clamp<std::ptrdiff_t>(x, 0, n);
-            return std::clamp<std::ptrdiff_t>(x, -1, n - 1);
-        };
-        const std::ptrdiff_t start = clamp(s.start, s.step > 0 ? 0 : n - 1);
-        const std::ptrdiff_t stop = clamp(s.stop, s.step > 0 ? n : -1);
-        std::ptrdiff_t count = 0;
-        if (s.step > 0 && stop > start) count = (stop - start + s.step - 1) / s.step;
-        if (s.step < 0 && stop < start) count = (start - stop - s.step - 1) / -s.step;
-        out.shape[d] = static_cast<std::size_t>(count);
-        if (count > 0) new_offset += start * strides[d];
-        out.strides[d] = strides[d] * s.step;
+    std::vector<Index> indices(slices.begin(), slices.end());
+    return index(indices);
+}
+
+Layout Layout::index(std::span<const Index> indices) const {
+    std::size_t consumed = 0;  // axes the entries other than ellipsis and newaxis take
+    std::size_t ellipses = 0;
+    for (const Index& i : indices) {
+        if (std::holds_alternative<Ellipsis>(i.value())) ++ellipses;
+        else if (!std::holds_alternative<NewAxis>(i.value())) ++consumed;
     }
-    if (out.size() == 0) new_offset = to_signed(offset);
-    out.offset = static_cast<std::size_t>(new_offset);
+    if (ellipses > 1) throw ArgumentError("indices", fmt::format("{} ellipses: at most one is allowed", ellipses));
+    if (consumed > shape.size())
+        throw ArgumentError("indices", fmt::format("{} indices for {} dimensions", consumed, shape.size()));
+    Layout out;
+    out.offset = offset;
+    std::ptrdiff_t new_offset = to_signed(offset);
+    std::size_t axis = 0;  // the next axis of this layout
+    auto keep_whole = [&](std::size_t count) {
+        for (std::size_t k = 0; k < count; ++k, ++axis) {
+            out.shape.push_back(shape[axis]);
+            out.strides.push_back(strides[axis]);
+        }
+    };
+    for (std::size_t position = 0; position < indices.size(); ++position) {
+        const auto& v = indices[position].value();
+        if (std::holds_alternative<Ellipsis>(v)) {
+            keep_whole(shape.size() - consumed);
+        } else if (std::holds_alternative<NewAxis>(v)) {
+            // numpy gives the new axis stride 0.
+            out.shape.push_back(1);
+            out.strides.push_back(0);
+        } else if (const auto* s = std::get_if<Slice>(&v)) {
+            const AxisSlice taken = slice_axis(shape[axis], *s);
+            out.shape.push_back(taken.count);
+            out.strides.push_back(strides[axis] * s->step);
+            if (taken.count > 0) new_offset += taken.start * strides[axis];
+            ++axis;
+        } else {
+            const std::ptrdiff_t i = std::get<std::ptrdiff_t>(v);
+            const std::ptrdiff_t n = to_signed(shape[axis]);
+            if (i < -n || i >= n)
+                throw ArgumentError("indices", fmt::format("index {} (entry {}) is out of range for axis {} of extent {}", i,
+                                                           position, axis, n));
+            new_offset += (i < 0 ? i + n : i) * strides[axis];
+            ++axis;
+        }
+    }
+    keep_whole(shape.size() - axis);
+    // As slice(): an empty view keeps the original offset (no element is addressed).
+    out.offset = out.size() == 0 ? offset : static_cast<std::size_t>(new_offset);
     return out;
 }
 
@@ -122,34 +177,6 @@ Layout Layout::transpose(std::span<const std::size_t> axes) const {
         out.shape[i] = shape[order[i]];
         out.strides[i] = strides[order[i]];
     }
-    return out;
-}
-
-Layout Layout::reshape(std::span<const std::ptrdiff_t> new_shape, std::size_t itemsize) const {
-    if (!is_c_contiguous(itemsize)) throw ArgumentError("shape", "reshape needs a C-contiguous array (copy it first)");
-    std::vector<std::size_t> result(new_shape.size());
-    std::size_t known = 1;
-    std::optional<std::size_t> inferred;
-    for (std::size_t i = 0; i < new_shape.size(); ++i) {
-        if (new_shape[i] == -1) {
-            if (inferred) throw ArgumentError("shape", "more than one -1");
-            inferred = i;
-        } else if (new_shape[i] < 0) {
-            throw ArgumentError("shape", fmt::format("negative extent {}", new_shape[i]));
-        } else {
-            result[i] = static_cast<std::size_t>(new_shape[i]);
-            known *= result[i];
-        }
-    }
-    if (inferred) {
-        if (known == 0 || size() % known != 0) throw ArgumentError("shape", "cannot infer the -1 extent");
-        result[*inferred] = size() / known;
-        known *= result[*inferred];
-    }
-    if (known != size())
-        throw ArgumentError("shape", fmt::format("{} elements cannot be reshaped into ({})", size(), fmt::join(result, ", ")));
-    Layout out = contiguous(std::move(result), itemsize);
-    out.offset = offset;
     return out;
 }
 
@@ -187,8 +214,9 @@ HostArray HostArray::view(const DType& dtype, const Layout& layout) const {
 
 HostArray HostArray::slice(std::span<const Slice> slices) const { return view(dtype_, layout_.slice(slices)); }
 HostArray HostArray::transpose(std::span<const std::size_t> axes) const { return view(dtype_, layout_.transpose(axes)); }
-HostArray HostArray::reshape(std::span<const std::ptrdiff_t> shape) const {
-    return view(dtype_, layout_.reshape(shape, dtype_.itemsize()));
+HostArray HostArray::index(std::span<const Index> indices) const { return view(dtype_, layout_.index(indices)); }
+HostArray HostArray::reshape(std::span<const std::ptrdiff_t> shape, Order order) const {
+    return view(dtype_, layout_.reshape(shape, dtype_.itemsize(), order));
 }
 
 namespace {

@@ -1,11 +1,14 @@
 // Array views against a CPU model written out by hand (numpy's semantics): a kernel writing through a
 // sliced, strided, transposed view; transfers of views with negative steps in both directions;
-// device-to-device copies between views.
+// device-to-device copies between views; integer indices, newaxis and ellipsis (layouts as numpy
+// gives them); reshape views of any strides, copies only where numpy copies.
 
 #include <gtest/gtest.h>
 
 #include "kjarni/array.hpp"
+#include "kjarni/array_operations.hpp"
 #include "kjarni/template.hpp"
+#include "support/array_reference.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
@@ -115,6 +118,147 @@ TEST_P(ArrayViews, DeviceToDeviceBetweenViewsOfStructs) {
     const auto field = extract_field(got, {std::string("b"), std::size_t{1}});
     EXPECT_EQ(field.shape(), (std::vector<std::size_t>{6, 5}));
     EXPECT_EQ(std::memcmp(&field.at<float>({2, 3}), got.data() + (2 * 5 + 3) * 12 + 8, 4), 0);
+}
+
+TEST_P(ArrayViews, IntegerIndicesNewaxisAndEllipsisAsNumpy) {
+    const auto host = random_data();
+    const HostArray h = HostArray::from(host, {N0, N1, N2});
+    const Array a = Array::from_host(queue(), std::span<const std::int32_t>(host), {N0, N1, N2});
+    const Slice all{};
+    struct Case {
+        const char* numpy;
+        std::vector<Index> index;
+        Shape shape;
+        std::vector<std::ptrdiff_t> strides;  // numpy's, in bytes
+        std::size_t offset;                   // numpy's, in bytes
+        std::function<std::size_t(const std::vector<std::size_t>&)> source;  // flat position in `host`
+    };
+    const std::vector<Case> cases{
+        {"a[2]", {2}, {7, 8}, {32, 4}, 448, [](const auto& i) { return flat(2, i[0], i[1]); }},
+        {"a[-1, ::2, newaxis, 3]", {-1, Slice{std::nullopt, std::nullopt, 2}, newaxis, 3}, {4, 1}, {64, 0}, 1132,
+         [](const auto& i) { return flat(5, 2 * i[0], 3); }},
+        {"a[..., 1]", {ellipsis, 1}, {6, 7}, {224, 32}, 4, [](const auto& i) { return flat(i[0], i[1], 1); }},
+        {"a[newaxis, 1, ..., ::-3]", {newaxis, 1, ellipsis, Slice{std::nullopt, std::nullopt, -3}}, {1, 7, 3}, {0, 32, -12}, 252,
+         [](const auto& i) { return flat(1, i[1], 7 - 3 * i[2]); }},
+        {"a[1, 2, 3]", {1, 2, 3}, {}, {}, 300, [](const auto&) { return flat(1, 2, 3); }},
+        {"a[..., newaxis]", {ellipsis, newaxis}, {6, 7, 8, 1}, {224, 32, 4, 0}, 0,
+         [](const auto& i) { return flat(i[0], i[1], i[2]); }},
+        {"a[:, newaxis, 2:0:-1]", {all, newaxis, Slice{2, 0, -1}}, {6, 1, 2, 8}, {224, 0, -32, 4}, 64,
+         [](const auto& i) { return flat(i[0], 2 - i[2], i[3]); }},
+    };
+    for (const Case& c : cases) {
+        const Array v = a.index(c.index);
+        EXPECT_EQ(v.shape(), c.shape) << c.numpy;
+        EXPECT_EQ(v.strides(), c.strides) << c.numpy;
+        EXPECT_EQ(v.offset(), c.offset) << c.numpy;
+        const HostArray hv = h.index(c.index);
+        EXPECT_EQ(hv.layout().strides, c.strides) << c.numpy;
+        std::vector<std::int32_t> want;
+        for_each_index(c.shape, [&](const std::vector<std::size_t>& i) { want.push_back(host[c.source(i)]); });
+        EXPECT_EQ(v.get(queue()).to_vector<std::int32_t>(), want) << c.numpy;
+        EXPECT_EQ(hv.to_vector<std::int32_t>(), want) << c.numpy;
+    }
+    // Writing through an integer-indexed view.
+    const auto fresh = random_vector<std::int32_t>(N0 * N2, -9, 9);
+    a[{Slice{}, -2}].set(queue(), std::span<const std::int32_t>(fresh));
+    auto expected = host;
+    for (std::size_t i = 0; i < N0; ++i)
+        for (std::size_t k = 0; k < N2; ++k) expected[flat(i, N1 - 2, k)] = fresh[i * N2 + k];
+    EXPECT_EQ(a.get(queue()).to_vector<std::int32_t>(), expected);
+    EXPECT_THROW(a[{6}], ArgumentError);
+    EXPECT_THROW(a[{-7}], ArgumentError);
+    EXPECT_THROW((a[{0, 7}]), ArgumentError);
+    EXPECT_THROW((a[{ellipsis, 0, ellipsis}]), ArgumentError);
+    EXPECT_THROW((a[{0, 0, 0, 0}]), ArgumentError);
+    EXPECT_NO_THROW((a[{0, 0, 0, ellipsis, newaxis}]));
+}
+
+// The elements of `r` read in `order` and laid into `shape` in that order (numpy.reshape on the CPU).
+Reference reshape_reference(const Reference& r, const Shape& shape, Order order) {
+    Reference out(shape, r.itemsize);
+    const bool fortran = order == Order::F;
+    // Inverse of flat_index over r.shape in the order.
+    auto unflatten = [&](std::size_t k) {
+        std::vector<std::size_t> index(r.shape.size());
+        if (fortran) {
+            for (std::size_t d = 0; d < r.shape.size(); ++d) {
+                index[d] = k % r.shape[d];
+                k /= r.shape[d];
+            }
+        } else {
+            for (std::size_t d = r.shape.size(); d-- > 0;) {
+                index[d] = k % r.shape[d];
+                k /= r.shape[d];
+            }
+        }
+        return index;
+    };
+    for_each_index(shape, [&](const std::vector<std::size_t>& i) {
+        std::memcpy(out.at(i), r.at(unflatten(flat_index(shape, i, fortran))), r.itemsize);
+    });
+    return out;
+}
+
+TEST_P(ArrayViews, ReshapeGivesNumpysViews) {
+    // Layouts numpy 2.4 gives (strides in bytes): a = arange(24, dtype=int64).reshape(2, 3, 4).
+    const Layout a = Layout::contiguous({2, 3, 4}, 8);
+    const Layout t = a.transpose(std::vector<std::size_t>{1, 0, 2});  // (3, 2, 4), strides (32, 96, 8)
+    EXPECT_EQ(t.reshape(std::vector<std::ptrdiff_t>{3, 2, 2, 2}, 8).strides, (std::vector<std::ptrdiff_t>{32, 96, 16, 8}));
+    EXPECT_FALSE(t.try_reshape(std::vector<std::ptrdiff_t>{3, 8}, 8));
+    EXPECT_FALSE(t.try_reshape(std::vector<std::ptrdiff_t>{6, 4}, 8));
+    EXPECT_FALSE(t.try_reshape(std::vector<std::ptrdiff_t>{3, 8}, 8, Order::F));
+    // w = a[:, ::2, ::-1]: shape (2, 2, 4), strides (96, 64, -8).
+    const Layout w = a.slice(std::vector<Slice>{Slice{}, Slice{std::nullopt, std::nullopt, 2}, Slice{std::nullopt, std::nullopt, -1}});
+    ASSERT_EQ(w.strides, (std::vector<std::ptrdiff_t>{96, 64, -8}));
+    EXPECT_EQ(w.reshape(std::vector<std::ptrdiff_t>{2, 2, 2, 2}, 8, Order::F).strides, (std::vector<std::ptrdiff_t>{96, 64, -8, -16}));
+    EXPECT_EQ(w.reshape(std::vector<std::ptrdiff_t>{2, 1, 2, 1, 4}, 8).strides, (std::vector<std::ptrdiff_t>{96, 128, 64, -32, -8}));
+    EXPECT_EQ(w.reshape(std::vector<std::ptrdiff_t>{2, 1, 2, 1, 4}, 8).offset, w.offset);
+    EXPECT_FALSE(w.try_reshape(std::vector<std::ptrdiff_t>{2, 8}, 8));
+    EXPECT_FALSE(w.try_reshape(std::vector<std::ptrdiff_t>{4, 2, 2}, 8));
+    EXPECT_THROW(w.reshape(std::vector<std::ptrdiff_t>{2, 8}, 8), ArgumentError);
+    EXPECT_THROW(w.try_reshape(std::vector<std::ptrdiff_t>{3, -1}, 8), ArgumentError);  // 16 elements
+    EXPECT_THROW(w.try_reshape(std::vector<std::ptrdiff_t>{-1, -1}, 8), ArgumentError);
+}
+
+TEST_P(ArrayViews, ReshapeOfRandomViewsCopiesOnlyWhenNeeded) {
+    const std::vector<Shape> targets_of_24{{24}, {2, 12}, {12, 2}, {4, 6}, {6, 4}, {2, 3, 4}, {4, 3, 2}, {2, 2, 6},
+                                           {3, 8}, {1, 24, 1}, {2, 1, 3, 4}, {2, 2, 2, 3}};
+    std::size_t views = 0, copies = 0;
+    for (int round = 0; round < 12; ++round) {
+        const DType dtype = round % 2 == 0 ? DType(dtypes::float32) : DType(dtypes::complex128);
+        const ViewKind kind = static_cast<ViewKind>(round % 4);
+        // Sources of 24 elements whose layouts allow some reshapes and not others.
+        const Shape source_shape = round % 3 == 0 ? Shape{2, 3, 4} : round % 3 == 1 ? Shape{4, 6} : Shape{2, 1, 12};
+        const ViewPair v = random_view(queue(), dtype, source_shape, kind);
+        const Reference r = reference_of(v.host);
+        for (const Shape& target : targets_of_24) {
+            for (Order order : {Order::C, Order::F}) {
+                const std::vector<std::ptrdiff_t> shape(target.begin(), target.end());
+                const Array got = reshape(queue(), v.device, shape, order);
+                const bool is_view = got.base().backend() == v.device.base().backend();
+                (is_view ? views : copies)++;
+                const bool contiguous = order == Order::C ? v.device.is_c_contiguous() : v.device.is_f_contiguous();
+                if (contiguous) {
+                    EXPECT_TRUE(is_view) << "a contiguous array is always reshaped in place";
+                }
+                EXPECT_TRUE(same_elements(reference_of(queue(), got), reshape_reference(r, target, order)))
+                    << name_of(kind) << " " << ::testing::PrintToString(source_shape) << " -> " << ::testing::PrintToString(target)
+                    << (order == Order::C ? " C" : " F") << (is_view ? " view" : " copy");
+                if (is_view) {
+                    EXPECT_NO_THROW(reshape(queue(), v.device, shape, order, CopyMode::never));
+                    EXPECT_NO_THROW(v.device.reshape(shape, order));
+                } else {
+                    EXPECT_THROW(reshape(queue(), v.device, shape, order, CopyMode::never), ArgumentError);
+                    EXPECT_THROW(v.device.reshape(shape, order), ArgumentError);
+                }
+                const Array fresh = reshape(queue(), v.device, shape, order, CopyMode::always);
+                EXPECT_NE(fresh.base().backend(), v.device.base().backend());
+            }
+        }
+    }
+    // Both kinds of result happened (else the sweep tests nothing of one of them).
+    EXPECT_GT(views, 0u);
+    EXPECT_GT(copies, 0u);
 }
 
 KJARNI_INSTANTIATE_DEVICE_TESTS(ArrayViews);
