@@ -2,6 +2,9 @@
 
 #include "kjarni/reduction.hpp"
 
+#include <map>
+#include <mutex>
+
 #include <fmt/format.h>
 
 #include "algorithms/c_arguments.hpp"
@@ -44,6 +47,17 @@ Array ReductionKernel::operator()(const Queue& queue, const std::vector<Algorith
 }
 
 namespace {
+
+/// Specs of the built-in reductions, made once per (reduction, dtypes): rendering their templates
+/// costs more than a launch.
+const ReductionSpec& cached(const std::string& key, const std::function<ReductionSpec()>& make) {
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<const ReductionSpec>> specs;
+    const std::lock_guard lock(mutex);
+    auto& slot = specs[key];
+    if (!slot) slot = std::make_unique<const ReductionSpec>(make());
+    return *slot;
+}
 
 bool is_float(const DType& d) {
     return d.kind() == Kind::float16 || d.kind() == Kind::float32 || d.kind() == Kind::float64;
@@ -97,12 +111,13 @@ DType sum_dtype(const DType& d) {
 /// sum / prod / mean: `op` "add" or "mul"; `mean` divides by the count.
 Array arithmetic(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype,
                  bool multiply, bool mean, const char* what) {
-    ReductionSpec spec = one_array(what, array);
     DType result = dtype ? *dtype
                          : (mean ? (is_float(array.dtype()) || is_complex(array.dtype()) ? array.dtype() : DType(Kind::float64))
                                  : sum_dtype(array.dtype()));
     if (result.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
     const DType acc = result.kind() == Kind::float16 ? DType(Kind::float32) : result;
+    const ReductionSpec& built = cached(fmt::format("{} {} {}", what, array.dtype().name(), result.name()), [&] {
+    ReductionSpec spec = one_array(what, array);
     Globals globals;
     const std::string map = load_as(array.dtype(), "x[i]", acc, "load", globals);
     std::string reduce = multiply ? "a * b" : "a + b";
@@ -127,7 +142,9 @@ Array arithmetic(const Queue& queue, const Array& array, const ReduceOptions& op
     spec.result = result;
     spec.code = detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce, map, finish, result,
                                        globals, what);
-    return detail::run_reduction(queue, spec, {array}, options);
+    return spec;
+    });
+    return detail::run_reduction(queue, built, {array}, options);
 }
 
 std::string int_limit(const DType& d, bool maximum) {
@@ -184,8 +201,9 @@ std::string element_value(const DType& d) {
 
 Array extremum(const Queue& queue, const Array& array, const ReduceOptions& options, bool maximum) {
     const char* what = maximum ? "max" : "min";
-    ReductionSpec spec = one_array(what, array);
     const DType d = array.dtype();
+    const ReductionSpec& built = cached(fmt::format("{} {}", what, d.name()), [&] {
+    ReductionSpec spec = one_array(what, array);
     spec.acc_ctype = detail::compute_ctype(d);
     spec.acc_size = d.kind() == Kind::float16 ? 4 : d.itemsize();
     spec.result = d;
@@ -195,13 +213,16 @@ Array extremum(const Queue& queue, const Array& array, const ReduceOptions& opti
                                        : "kjarni_nan(a) ? a : (kjarni_nan(b) ? b : (kjarni_less(b, a) ? b : a))";
     spec.code = detail::reduction_code(spec.arguments, comparisons(d), extreme(d, !maximum), reduce, element_value(d),
                                        "a", d, {}, what);
-    return detail::run_reduction(queue, spec, {array}, options);
+    return spec;
+    });
+    return detail::run_reduction(queue, built, {array}, options);
 }
 
 Array arg_extremum(const Queue& queue, const Array& array, const ReduceOptions& options, bool maximum) {
     const char* what = maximum ? "argmax" : "argmin";
-    ReductionSpec spec = one_array(what, array);
     const DType d = array.dtype();
+    const ReductionSpec& built = cached(fmt::format("{} {}", what, d.name()), [&] {
+    ReductionSpec spec = one_array(what, array);
     const std::string v = detail::compute_ctype(d);
     spec.acc_ctype = "kjarni_arg_t";
     spec.acc_size = 32;  // at least sizeof(kjarni_arg_t) for every value type (complex128: 32)
@@ -226,13 +247,16 @@ FUNCTION INLINE kjarni_arg_t kjarni_arg_pick(kjarni_arg_t a, kjarni_arg_t b)
                                        "kjarni_arg_pick(a, b)",
                                        fmt::format("kjarni_arg_make({}, (int64_t)i)", element_value(d)), "a.i",
                                        DType(Kind::int64), {}, what);
-    return detail::run_reduction(queue, spec, {array}, options);
+    return spec;
+    });
+    return detail::run_reduction(queue, built, {array}, options);
 }
 
 Array logical(const Queue& queue, const Array& array, const ReduceOptions& options, bool all) {
     const char* what = all ? "all" : "any";
-    ReductionSpec spec = one_array(what, array);
     const DType d = array.dtype();
+    const ReductionSpec& built = cached(fmt::format("{} {}", what, d.name()), [&] {
+    ReductionSpec spec = one_array(what, array);
     std::string truth;
     if (is_complex(d)) truth = "(x[i].x != 0 || x[i].y != 0)";
     else if (d.kind() == Kind::float16) truth = "((x[i] & 0x7fff) != 0)";
@@ -242,7 +266,9 @@ Array logical(const Queue& queue, const Array& array, const ReduceOptions& optio
     spec.result = Kind::bool_;
     spec.code = detail::reduction_code(spec.arguments, "", all ? "(uint8_t)1" : "(uint8_t)0", all ? "a & b" : "a | b",
                                        "(uint8_t)" + truth, "a", Kind::bool_, {}, what);
-    return detail::run_reduction(queue, spec, {array}, options);
+    return spec;
+    });
+    return detail::run_reduction(queue, built, {array}, options);
 }
 
 }  // namespace
@@ -284,6 +310,7 @@ Array dot(const Queue& queue, const Array& a, const Array& b, const std::optiona
     if (b.dtype().is_struct()) throw ArgumentError("b", "dot: struct arrays cannot be multiplied");
     const DType result = sum_dtype(result_type({a.dtype(), b.dtype()}));
     const DType acc = result;
+    const ReductionSpec& built = cached(fmt::format("dot {} {}", a.dtype().name(), b.dtype().name()), [&] {
     ReductionSpec spec;
     spec.what = "dot";
     spec.arguments = {CArgument{"x", a.dtype(), true, true, detail::c_type_name(a.dtype())},
@@ -302,9 +329,11 @@ Array dot(const Queue& queue, const Array& a, const Array& b, const std::optiona
     spec.result = result;
     spec.code = detail::reduction_code(spec.arguments, "", zero_of(acc, 0), reduce,
                                        fmt::format("${{times}}({}, {})", ea, eb), "a", result, globals, "dot");
+    return spec;
+    });
     ReduceOptions options;
     options.out = out;
-    return detail::run_reduction(queue, spec, {a, b}, options);
+    return detail::run_reduction(queue, built, {a, b}, options);
 }
 
 MultiArray reduce_parts(const MultiQueue& queue, const MultiArray& array, const PartReduction& reduction,

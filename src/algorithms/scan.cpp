@@ -2,6 +2,10 @@
 
 #include "kjarni/scan.hpp"
 
+#include <map>
+#include <memory>
+#include <mutex>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -88,6 +92,12 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
     }();
     if (input.ndim() == 0) throw ArgumentError("array", fmt::format("{}: a 0-d array has no axis to scan", what));
 
+    const std::string key = fmt::format("{} {} {}", what, array.dtype().name(), result.name());
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<const ScanSpec>> specs;
+    std::unique_lock lock(mutex);
+    auto& slot = specs[key];
+    if (!slot) {
     Globals globals;
     std::string value;
     if (array.dtype().kind() == Kind::float16) {
@@ -120,6 +130,10 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
     spec.item_ctype = detail::compute_ctype(item);
     spec.item_size = item.itemsize();
     spec.code = detail::scan_code(spec.arguments, "", neutral, op, value, store, globals, what);
+    slot = std::make_unique<const ScanSpec>(std::move(spec));
+    }
+    const ScanSpec& spec = *slot;
+    lock.unlock();
     detail::run_scan(queue, spec, {input, y}, scan_axis);
     // A flattened copy was made: keep it alive until the scan has read it.
     if (input.base().backend() != array.base().backend()) queue.synchronize();
