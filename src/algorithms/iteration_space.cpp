@@ -90,7 +90,7 @@ IterationSpace make_iteration_space(std::vector<std::size_t> shape, std::vector<
         const bool can_merge = !space.shape.empty() && space.reduced.back() == reduced[axis] &&
                                std::all_of(strides.begin(), strides.end(), [&](const auto& s) {
                                    return s[axis] * static_cast<std::ptrdiff_t>(shape[axis]) ==
-                                          space.strides[&s - strides.data()].back();
+                                          space.strides[static_cast<std::size_t>(&s - strides.data())].back();
                                });
         if (can_merge) {
             // The previous (outer) axis steps exactly over a whole run of this one: one axis.
@@ -111,8 +111,8 @@ bool fits_32_bits(const IterationSpace& space, const std::vector<std::ptrdiff_t>
     for (std::size_t k = 0; k < space.strides.size(); ++k) {
         const auto& s = space.strides[k];
         std::size_t reach = static_cast<std::size_t>(std::llabs(offsets.at(k)));
-        for (std::size_t k = 0; k < space.ndim(); ++k)
-            reach += static_cast<std::size_t>(std::llabs(s[k])) * (space.shape[k] - 1);
+        for (std::size_t d = 0; d < space.ndim(); ++d)
+            reach += static_cast<std::size_t>(std::llabs(s[d])) * (space.shape[d] - 1);
         if (reach >= limit) return false;
     }
     return true;
