@@ -117,32 +117,32 @@ Array arithmetic(const Queue& queue, const Array& array, const ReduceOptions& op
     if (result.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
     const DType acc = result.kind() == Kind::float16 ? DType(Kind::float32) : result;
     const ReductionSpec& built = cached(fmt::format("{} {} {}", what, array.dtype().name(), result.name()), [&] {
-    ReductionSpec spec = one_array(what, array);
-    Globals globals;
-    const std::string map = load_as(array.dtype(), "x[i]", acc, "load", globals);
-    std::string reduce = multiply ? "a * b" : "a + b";
-    if (is_complex(acc)) {
-        globals["op"] = multiply ? functions::mul({acc, acc}) : functions::add({acc, acc});
-        reduce = "${op}(a, b)";
-    }
-    std::string finish = "a";
-    if (mean) {
+        ReductionSpec spec = one_array(what, array);
+        Globals globals;
+        const std::string map = load_as(array.dtype(), "x[i]", acc, "load", globals);
+        std::string reduce = multiply ? "a * b" : "a + b";
         if (is_complex(acc)) {
-            const DType real = acc.kind() == Kind::complex64 ? DType(Kind::float32) : DType(Kind::float64);
-            globals["divide"] = functions::div(acc, real);
-            finish = fmt::format("${{divide}}(a, ({})count)", detail::c_type_name(real));
-        } else if (is_float(acc)) {
-            finish = fmt::format("a / ({})count", detail::compute_ctype(acc));
-        } else {
-            finish = "a / count";  // an integer dtype asked for: C's division, as numpy's mean(dtype=int) truncates
+            globals["op"] = multiply ? functions::mul({acc, acc}) : functions::add({acc, acc});
+            reduce = "${op}(a, b)";
         }
-    }
-    spec.acc_ctype = detail::compute_ctype(acc);
-    spec.acc_size = acc.itemsize();
-    spec.result = result;
-    spec.code = detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce, map, finish, result,
-                                       globals, what);
-    return spec;
+        std::string finish = "a";
+        if (mean) {
+            if (is_complex(acc)) {
+                const DType real = acc.kind() == Kind::complex64 ? DType(Kind::float32) : DType(Kind::float64);
+                globals["divide"] = functions::div(acc, real);
+                finish = fmt::format("${{divide}}(a, ({})count)", detail::c_type_name(real));
+            } else if (is_float(acc)) {
+                finish = fmt::format("a / ({})count", detail::compute_ctype(acc));
+            } else {
+                finish = "a / count";  // an integer dtype asked for: C's division, as numpy's mean(dtype=int) truncates
+            }
+        }
+        spec.acc_ctype = detail::compute_ctype(acc);
+        spec.acc_size = acc.itemsize();
+        spec.result = result;
+        spec.code = detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce, map, finish, result,
+                                           globals, what);
+        return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);
 }
@@ -203,17 +203,17 @@ Array extremum(const Queue& queue, const Array& array, const ReduceOptions& opti
     const char* what = maximum ? "max" : "min";
     const DType d = array.dtype();
     const ReductionSpec& built = cached(fmt::format("{} {}", what, d.name()), [&] {
-    ReductionSpec spec = one_array(what, array);
-    spec.acc_ctype = detail::compute_ctype(d);
-    spec.acc_size = d.kind() == Kind::float16 ? 4 : d.itemsize();
-    spec.result = d;
-    spec.refuse_empty = true;
-    // NaN propagates: a NaN operand wins (the left one when both are).
-    const std::string reduce = maximum ? "kjarni_nan(a) ? a : (kjarni_nan(b) ? b : (kjarni_less(a, b) ? b : a))"
-                                       : "kjarni_nan(a) ? a : (kjarni_nan(b) ? b : (kjarni_less(b, a) ? b : a))";
-    spec.code = detail::reduction_code(spec.arguments, comparisons(d), extreme(d, !maximum), reduce, element_value(d),
-                                       "a", d, {}, what);
-    return spec;
+        ReductionSpec spec = one_array(what, array);
+        spec.acc_ctype = detail::compute_ctype(d);
+        spec.acc_size = d.kind() == Kind::float16 ? 4 : d.itemsize();
+        spec.result = d;
+        spec.refuse_empty = true;
+        // NaN propagates: a NaN operand wins (the left one when both are).
+        const std::string reduce = maximum ? "kjarni_nan(a) ? a : (kjarni_nan(b) ? b : (kjarni_less(a, b) ? b : a))"
+                                           : "kjarni_nan(a) ? a : (kjarni_nan(b) ? b : (kjarni_less(b, a) ? b : a))";
+        spec.code = detail::reduction_code(spec.arguments, comparisons(d), extreme(d, !maximum), reduce, element_value(d),
+                                           "a", d, {}, what);
+        return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);
 }
@@ -222,32 +222,32 @@ Array arg_extremum(const Queue& queue, const Array& array, const ReduceOptions& 
     const char* what = maximum ? "argmax" : "argmin";
     const DType d = array.dtype();
     const ReductionSpec& built = cached(fmt::format("{} {}", what, d.name()), [&] {
-    ReductionSpec spec = one_array(what, array);
-    const std::string v = detail::compute_ctype(d);
-    spec.acc_ctype = "kjarni_arg_t";
-    spec.acc_size = 32;  // at least sizeof(kjarni_arg_t) for every value type (complex128: 32)
-    spec.result = Kind::int64;
-    spec.refuse_empty = true;
-    const std::string preamble =
-        comparisons(d) +
-        fmt::format(R"(typedef struct {{ {0} v; int64_t i; }} kjarni_arg_t;
-FUNCTION INLINE kjarni_arg_t kjarni_arg_make({0} v, int64_t i) {{ kjarni_arg_t r; r.v = v; r.i = i; return r; }}
-FUNCTION INLINE kjarni_arg_t kjarni_arg_pick(kjarni_arg_t a, kjarni_arg_t b)
-{{
-    const bool an = kjarni_nan(a.v), bn = kjarni_nan(b.v);
-    if (an || bn) {{ if (an && bn) return a.i <= b.i ? a : b; return an ? a : b; }}
-    if (kjarni_less({1}, {2})) return a;
-    if (kjarni_less({2}, {1})) return b;
-    return a.i <= b.i ? a : b;
-}}
-)",
-                    v, maximum ? "b.v" : "a.v", maximum ? "a.v" : "b.v");
-    spec.code = detail::reduction_code(spec.arguments, preamble,
-                                       fmt::format("kjarni_arg_make({}, (int64_t)0x7fffffffffffffffL)", extreme(d, !maximum)),
-                                       "kjarni_arg_pick(a, b)",
-                                       fmt::format("kjarni_arg_make({}, (int64_t)i)", element_value(d)), "a.i",
-                                       DType(Kind::int64), {}, what);
-    return spec;
+        ReductionSpec spec = one_array(what, array);
+        const std::string v = detail::compute_ctype(d);
+        spec.acc_ctype = "kjarni_arg_t";
+        spec.acc_size = 32;  // at least sizeof(kjarni_arg_t) for every value type (complex128: 32)
+        spec.result = Kind::int64;
+        spec.refuse_empty = true;
+        const std::string preamble =
+            comparisons(d) +
+            fmt::format(R"(typedef struct {{ {0} v; int64_t i; }} kjarni_arg_t;
+    FUNCTION INLINE kjarni_arg_t kjarni_arg_make({0} v, int64_t i) {{ kjarni_arg_t r; r.v = v; r.i = i; return r; }}
+    FUNCTION INLINE kjarni_arg_t kjarni_arg_pick(kjarni_arg_t a, kjarni_arg_t b)
+    {{
+        const bool an = kjarni_nan(a.v), bn = kjarni_nan(b.v);
+        if (an || bn) {{ if (an && bn) return a.i <= b.i ? a : b; return an ? a : b; }}
+        if (kjarni_less({1}, {2})) return a;
+        if (kjarni_less({2}, {1})) return b;
+        return a.i <= b.i ? a : b;
+    }}
+    )",
+                        v, maximum ? "b.v" : "a.v", maximum ? "a.v" : "b.v");
+        spec.code = detail::reduction_code(spec.arguments, preamble,
+                                           fmt::format("kjarni_arg_make({}, (int64_t)0x7fffffffffffffffL)", extreme(d, !maximum)),
+                                           "kjarni_arg_pick(a, b)",
+                                           fmt::format("kjarni_arg_make({}, (int64_t)i)", element_value(d)), "a.i",
+                                           DType(Kind::int64), {}, what);
+        return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);
 }
@@ -256,17 +256,17 @@ Array logical(const Queue& queue, const Array& array, const ReduceOptions& optio
     const char* what = all ? "all" : "any";
     const DType d = array.dtype();
     const ReductionSpec& built = cached(fmt::format("{} {}", what, d.name()), [&] {
-    ReductionSpec spec = one_array(what, array);
-    std::string truth;
-    if (is_complex(d)) truth = "(x[i].x != 0 || x[i].y != 0)";
-    else if (d.kind() == Kind::float16) truth = "((x[i] & 0x7fff) != 0)";
-    else truth = "(x[i] != 0)";
-    spec.acc_ctype = "uint8_t";
-    spec.acc_size = 1;
-    spec.result = Kind::bool_;
-    spec.code = detail::reduction_code(spec.arguments, "", all ? "(uint8_t)1" : "(uint8_t)0", all ? "a & b" : "a | b",
-                                       "(uint8_t)" + truth, "a", Kind::bool_, {}, what);
-    return spec;
+        ReductionSpec spec = one_array(what, array);
+        std::string truth;
+        if (is_complex(d)) truth = "(x[i].x != 0 || x[i].y != 0)";
+        else if (d.kind() == Kind::float16) truth = "((x[i] & 0x7fff) != 0)";
+        else truth = "(x[i] != 0)";
+        spec.acc_ctype = "uint8_t";
+        spec.acc_size = 1;
+        spec.result = Kind::bool_;
+        spec.code = detail::reduction_code(spec.arguments, "", all ? "(uint8_t)1" : "(uint8_t)0", all ? "a & b" : "a | b",
+                                           "(uint8_t)" + truth, "a", Kind::bool_, {}, what);
+        return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);
 }
@@ -311,25 +311,25 @@ Array dot(const Queue& queue, const Array& a, const Array& b, const std::optiona
     const DType result = sum_dtype(result_type({a.dtype(), b.dtype()}));
     const DType acc = result;
     const ReductionSpec& built = cached(fmt::format("dot {} {}", a.dtype().name(), b.dtype().name()), [&] {
-    ReductionSpec spec;
-    spec.what = "dot";
-    spec.arguments = {CArgument{"x", a.dtype(), true, true, detail::c_type_name(a.dtype())},
-                      CArgument{"y", b.dtype(), true, true, detail::c_type_name(b.dtype())}};
-    Globals globals;
-    const std::string ea = load_as(a.dtype(), "x[i]", acc, "load_x", globals);
-    const std::string eb = load_as(b.dtype(), "y[i]", acc, "load_y", globals);
-    globals["times"] = functions::mul({acc, acc});
-    std::string reduce = "a + b";
-    if (is_complex(acc)) {
-        globals["plus"] = functions::add({acc, acc});
-        reduce = "${plus}(a, b)";
-    }
-    spec.acc_ctype = detail::compute_ctype(acc);
-    spec.acc_size = acc.itemsize();
-    spec.result = result;
-    spec.code = detail::reduction_code(spec.arguments, "", zero_of(acc, 0), reduce,
-                                       fmt::format("${{times}}({}, {})", ea, eb), "a", result, globals, "dot");
-    return spec;
+        ReductionSpec spec;
+        spec.what = "dot";
+        spec.arguments = {CArgument{"x", a.dtype(), true, true, detail::c_type_name(a.dtype())},
+                          CArgument{"y", b.dtype(), true, true, detail::c_type_name(b.dtype())}};
+        Globals globals;
+        const std::string ea = load_as(a.dtype(), "x[i]", acc, "load_x", globals);
+        const std::string eb = load_as(b.dtype(), "y[i]", acc, "load_y", globals);
+        globals["times"] = functions::mul({acc, acc});
+        std::string reduce = "a + b";
+        if (is_complex(acc)) {
+            globals["plus"] = functions::add({acc, acc});
+            reduce = "${plus}(a, b)";
+        }
+        spec.acc_ctype = detail::compute_ctype(acc);
+        spec.acc_size = acc.itemsize();
+        spec.result = result;
+        spec.code = detail::reduction_code(spec.arguments, "", zero_of(acc, 0), reduce,
+                                           fmt::format("${{times}}({}, {})", ea, eb), "a", result, globals, "dot");
+        return spec;
     });
     ReduceOptions options;
     options.out = out;

@@ -109,8 +109,9 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
     s += fmt::format("    const {} o = ({})get_group_id(0) * {} + lid / {};\n", idx, idx, k.group / k.lanes, k.lanes);
     s += fmt::format("    const {} p = ({})get_group_id(1);\n", idx, idx);
     s += "    KJARNI_ACC acc = kjarni_neutral();\n";
-    s += "    if (o < n_out) {\n";
+    // (decoded for every work item: those past n_out compute offsets they never use)
     s += decode_offsets(k.kept_ndim, kept_operands, idx, "o");
+    s += "    if (o < n_out) {\n";
     for (std::size_t j = 1; j < accumulators; ++j) s += fmt::format("        KJARNI_ACC acc{} = kjarni_neutral();\n", j);
     s += fmt::format("        const {} begin = p * chunk;\n", idx);
     s += fmt::format("        const {} end = n_red - begin < chunk ? n_red : begin + chunk;\n", idx);

@@ -98,39 +98,39 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
     std::unique_lock lock(mutex);
     auto& slot = specs[key];
     if (!slot) {
-    Globals globals;
-    std::string value;
-    if (array.dtype().kind() == Kind::float16) {
-        value = "kjarni_half_to_float(x[i])";
-        if (item.kind() != Kind::float32) {
-            globals["load"] = functions::cast(Kind::float32, item);
-            value = "${load}(" + value + ")";
+        Globals globals;
+        std::string value;
+        if (array.dtype().kind() == Kind::float16) {
+            value = "kjarni_half_to_float(x[i])";
+            if (item.kind() != Kind::float32) {
+                globals["load"] = functions::cast(Kind::float32, item);
+                value = "${load}(" + value + ")";
+            }
+        } else {
+            globals["load"] = functions::cast(array.dtype(), item);
+            value = array.dtype().kind() == Kind::bool_ ? "${load}(x[i] != 0)" : "${load}(x[i])";
         }
-    } else {
-        globals["load"] = functions::cast(array.dtype(), item);
-        value = array.dtype().kind() == Kind::bool_ ? "${load}(x[i] != 0)" : "${load}(x[i])";
-    }
-    std::string op = multiply ? "a * b" : "a + b";
-    if (is_complex(item)) {
-        globals["op"] = multiply ? functions::mul({item, item}) : functions::add({item, item});
-        op = "${op}(a, b)";
-    }
-    std::string neutral;
-    if (item.kind() == Kind::complex64) neutral = multiply ? "COMPLEX64_CTR(1.0f, 0.0f)" : "COMPLEX64_CTR(0.0f, 0.0f)";
-    else if (item.kind() == Kind::complex128) neutral = multiply ? "COMPLEX128_CTR(1.0, 0.0)" : "COMPLEX128_CTR(0.0, 0.0)";
-    else neutral = fmt::format("({}){}", detail::compute_ctype(item), multiply ? 1 : 0);
-    std::string store = "y[i] = item;";
-    if (result.kind() == Kind::float16) store = "y[i] = kjarni_float_to_half(item);";
-    else if (result.kind() == Kind::bool_) store = "y[i] = (uint8_t)(item != 0);";
+        std::string op = multiply ? "a * b" : "a + b";
+        if (is_complex(item)) {
+            globals["op"] = multiply ? functions::mul({item, item}) : functions::add({item, item});
+            op = "${op}(a, b)";
+        }
+        std::string neutral;
+        if (item.kind() == Kind::complex64) neutral = multiply ? "COMPLEX64_CTR(1.0f, 0.0f)" : "COMPLEX64_CTR(0.0f, 0.0f)";
+        else if (item.kind() == Kind::complex128) neutral = multiply ? "COMPLEX128_CTR(1.0, 0.0)" : "COMPLEX128_CTR(0.0, 0.0)";
+        else neutral = fmt::format("({}){}", detail::compute_ctype(item), multiply ? 1 : 0);
+        std::string store = "y[i] = item;";
+        if (result.kind() == Kind::float16) store = "y[i] = kjarni_float_to_half(item);";
+        else if (result.kind() == Kind::bool_) store = "y[i] = (uint8_t)(item != 0);";
 
-    ScanSpec spec;
-    spec.what = what;
-    spec.arguments = {CArgument{"x", array.dtype(), true, true, detail::c_type_name(array.dtype())},
-                      CArgument{"y", result, true, false, detail::c_type_name(result)}};
-    spec.item_ctype = detail::compute_ctype(item);
-    spec.item_size = item.itemsize();
-    spec.code = detail::scan_code(spec.arguments, "", neutral, op, value, store, globals, what);
-    slot = std::make_unique<const ScanSpec>(std::move(spec));
+        ScanSpec spec;
+        spec.what = what;
+        spec.arguments = {CArgument{"x", array.dtype(), true, true, detail::c_type_name(array.dtype())},
+                          CArgument{"y", result, true, false, detail::c_type_name(result)}};
+        spec.item_ctype = detail::compute_ctype(item);
+        spec.item_size = item.itemsize();
+        spec.code = detail::scan_code(spec.arguments, "", neutral, op, value, store, globals, what);
+        slot = std::make_unique<const ScanSpec>(std::move(spec));
     }
     const ScanSpec& spec = *slot;
     lock.unlock();
