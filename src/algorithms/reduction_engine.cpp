@@ -69,7 +69,6 @@ struct KernelShape {
     std::size_t kept_ndim = 0;
     std::size_t reduced_ndim = 0;
     bool use_32_bits = true;
-    std::size_t lanes = 1;
     std::size_t group = 256;
     bool final_pass = true;     // writes the result (else the partial results)
     bool from_partials = false; // reads the partial results (second pass)
@@ -87,9 +86,9 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
     std::string s = algorithm_helpers();
     s += fmt::format("#define KJARNI_ACC {}\n#define KJARNI_IDX {}\n", spec.acc_ctype, idx);
     s += spec.code;
-    s += fmt::format("KERNEL void kjarni_reduction(GLOBAL_MEM {}* res_base, GLOBAL_MEM KJARNI_ACC* partial, {} n_out, {} "
-                     "n_red, {} chunk, int64_t count",
-                     storage_ctype(spec.result), idx, idx, idx);
+    s += fmt::format("KERNEL void kjarni_reduction(GLOBAL_MEM {0}* res_base, GLOBAL_MEM KJARNI_ACC* partial, {1} n_out, {1} "
+                     "n_red, {1} chunk, int64_t count, {1} lanes",
+                     storage_ctype(spec.result), idx);
     if (!k.from_partials) {
         std::size_t a = 0;
         for (const CArgument& arg : spec.arguments) {
@@ -105,8 +104,8 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
     }
     s += ")\n{\n";
     s += fmt::format("    const {} lid = ({})get_local_id(0);\n", idx, idx);
-    s += fmt::format("    const {} lane = lid % {};\n", idx, k.lanes);
-    s += fmt::format("    const {} o = ({})get_group_id(0) * {} + lid / {};\n", idx, idx, k.group / k.lanes, k.lanes);
+    s += fmt::format("    const {} lane = lid % lanes;\n", idx);
+    s += fmt::format("    const {0} o = ({0})get_group_id(0) * ({1} / lanes) + lid / lanes;\n", idx, k.group);
     s += fmt::format("    const {} p = ({})get_group_id(1);\n", idx, idx);
     s += "    KJARNI_ACC acc = kjarni_neutral();\n";
     // (decoded for every work item: those past n_out compute offsets they never use)
@@ -124,7 +123,7 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
             return out;
         }
         for (std::size_t a = 0; a < arrays; ++a) out += fmt::format("          {} a{}_r = 0;\n", idx, a);
-        if (k.reduced_ndim > 0) {
+        {
             out += fmt::format("          {} rest = e;\n", idx);
             for (std::size_t d = k.reduced_ndim; d-- > 0;) {
                 if (d == 0) {
@@ -150,23 +149,24 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
         out += fmt::format("          {} = kjarni_reduce({}, {})); }}\n", target, target, call);
         return out;
     };
-    s += fmt::format("        for (; end - r > {}; r += {}) {{\n", (accumulators - 1) * k.lanes, accumulators * k.lanes);
+    s += fmt::format("        for (; end - r > {} * lanes; r += {} * lanes) {{\n", accumulators - 1, accumulators);
     for (std::size_t j = 0; j < accumulators; ++j)
-        s += element(j == 0 ? "acc" : fmt::format("acc{}", j), fmt::format("r + {}", j * k.lanes));
+        s += element(j == 0 ? "acc" : fmt::format("acc{}", j), fmt::format("r + {} * lanes", j));
     s += "        }\n";
-    s += fmt::format("        for (; r < end; r += {}) {{\n", k.lanes);
+    s += "        for (; r < end; r += lanes) {\n";
     s += element("acc", "r");
     s += "        }\n";
     s += "        acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));\n";
     s += "    }\n";
-    if (k.lanes > 1) {
-        s += fmt::format("    LOCAL_MEM_DECL KJARNI_ACC scratch[{}];\n", k.group);
-        s += "    scratch[lid] = acc;\n    LOCAL_BARRIER;\n";
-        s += fmt::format("    for ({} step = {}; step > 0; step >>= 1) {{\n", idx, k.lanes / 2);
-        s += "        if (lane < step) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + step]);\n";
-        s += "        LOCAL_BARRIER;\n    }\n";
-        s += "    acc = scratch[lid];\n";
-    }
+    // The lanes of an output combine in a fixed tree (lanes is the same for the whole launch, so
+    // every work item reaches the same barriers).
+    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ACC scratch[{}];\n", k.group);
+    s += "    if (lanes > 1) {\n";
+    s += "        scratch[lid] = acc;\n        LOCAL_BARRIER;\n";
+    s += fmt::format("        for ({} step = lanes / 2; step > 0; step >>= 1) {{\n", idx);
+    s += "            if (lane < step) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + step]);\n";
+    s += "            LOCAL_BARRIER;\n        }\n";
+    s += "        acc = scratch[lid];\n    }\n";
     s += "    if (lane == 0 && o < n_out) {\n";
     if (k.final_pass) {
         const std::string value = "kjarni_finish(acc, count)";
@@ -184,8 +184,8 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
     std::string types;
     for (const CArgument& a : spec.arguments) types += fmt::format("{}{} {},", a.pointer ? "*" : "", a.dtype.name(), a.name);
-    return fmt::format("kept={} red={} idx={} lanes={} group={} final={} partials={} acc={} result={} args={}\n{}",
-                       k.kept_ndim, k.reduced_ndim, k.use_32_bits, k.lanes, k.group, k.final_pass, k.from_partials,
+    return fmt::format("kept={} red={} idx={} group={} final={} partials={} acc={} result={} args={}\n{}",
+                       k.kept_ndim, k.reduced_ndim, k.use_32_bits, k.group, k.final_pass, k.from_partials,
                        spec.acc_ctype, spec.result.name(), types, spec.code);
 }
 
@@ -266,8 +266,8 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
         kept_strides.push_back(std::move(ks));
         offsets.push_back(element_offset(out, "out"));
     }
-    const IterationSpace kept = make_iteration_space(kept_shape, kept_strides);
-    const IterationSpace red = make_iteration_space(red_shape, red_strides, {}, true);
+    IterationSpace kept = make_iteration_space(kept_shape, kept_strides);
+    IterationSpace red = make_iteration_space(red_shape, red_strides, {}, true);
     check_axis_count(kept, spec.what);
     check_axis_count(red, spec.what);
 
@@ -288,6 +288,9 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
         pieces = ceil_div(n_red, chunk);
     }
 
+    pad_axes(kept);
+    pad_axes(red);
+
     // 32-bit indices when every offset, count and partial index fits.
     constexpr std::size_t limit = std::size_t{1} << 31;
     bool use_32 = n_out < limit && n_red + chunk < limit && n_out * pieces < limit;
@@ -297,7 +300,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                                limit;
     use_32 = use_32 && static_cast<std::size_t>(std::llabs(offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
 
-    KernelShape shape1{kept.ndim(), red.ndim(), use_32, lanes, group, pieces == 1, false};
+    KernelShape shape1{kept.ndim(), red.ndim(), use_32, group, pieces == 1, false};
     const GeneratedKernel k1 = generated_kernel(queue.device(), kernel_key(spec, shape1), "kjarni_reduction",
                                                 [&] { return kernel_source(spec, shape1); });
     if (k1.max_local_size < group)
@@ -315,6 +318,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
         push_index(args, static_cast<std::int64_t>(n_red), use_32);
         push_index(args, static_cast<std::int64_t>(chunk), use_32);
         args.push_back(scalar_arg(&count, sizeof(count)));
+        push_index(args, static_cast<std::int64_t>(lanes), use_32);
         std::vector<std::vector<std::byte>> scalars;
         for (std::size_t k = 0; k < arguments.size(); ++k) {
             if (const Array* a = std::get_if<Array>(&arguments[k])) {
@@ -335,7 +339,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     if (pieces > 1) {
         // Combine the pieces in order: one output per work item, or all lanes on one output.
         const std::size_t lanes2 = n_out == 1 ? std::min(group, floor_pow2(pieces)) : 1;
-        KernelShape shape2{kept.ndim(), 0, use_32, lanes2, group, true, true};
+        KernelShape shape2{kept.ndim(), 0, use_32, group, true, true};
         const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
                                                     [&] { return kernel_source(spec, shape2); });
         IterationSpace out_space = kept;
@@ -347,6 +351,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
         push_index(args, static_cast<std::int64_t>(pieces), use_32);
         push_index(args, static_cast<std::int64_t>(pieces), use_32);
         args.push_back(scalar_arg(&count, sizeof(count)));
+        push_index(args, static_cast<std::int64_t>(lanes2), use_32);
         push_layout_arguments(args, out_space, {offsets.back()}, use_32);
         const std::size_t global[2] = {ceil_div(n_out, group / lanes2) * group, 1};
         const std::size_t local[2] = {group, 1};

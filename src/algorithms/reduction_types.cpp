@@ -216,6 +216,15 @@ Buffer temporary_buffer(const Queue& queue, std::size_t size) {
     return pool->allocate(queue, std::max<std::size_t>(size, 16));
 }
 
+void pad_axes(IterationSpace& space) {
+    const std::size_t n = space.ndim();
+    const std::size_t target = n <= 1 ? 1 : n <= 4 ? 4 : 8;
+    const std::size_t extra = target - n;
+    space.shape.insert(space.shape.begin(), extra, 1);
+    space.reduced.insert(space.reduced.begin(), extra, false);
+    for (auto& st : space.strides) st.insert(st.begin(), extra, 0);
+}
+
 std::size_t floor_pow2(std::size_t value) { return std::bit_floor(std::max<std::size_t>(value, 1)); }
 
 }  // namespace kjarni::detail

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/c_arguments.hpp"
+#include "algorithms/iteration_space.hpp"
 #include "kjarni/array.hpp"
 #include "kjarni/memory_pool.hpp"
 #include "kjarni/reduction.hpp"
@@ -57,6 +58,10 @@ std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std:
 /// A temporary buffer for work on `queue` (queue-ordered reuse: it may be dropped right after the
 /// work using it is enqueued).
 Buffer temporary_buffer(const Queue& queue, std::size_t size);
+
+/// Pads a space with leading axes of extent 1 to 1, 4 or 8 axes, so that few compiled kernels
+/// serve every layout (most shapes merge to one axis and keep the cheapest decoding).
+void pad_axes(IterationSpace& space);
 
 /// Power of two at most `value` (value >= 1).
 std::size_t floor_pow2(std::size_t value);

@@ -6,13 +6,14 @@
 //   Taken for short rows, or when there are rows enough to fill the device and the rows, not the
 //   scanned axis, are contiguous in memory (consecutive work items then read consecutive memory).
 // - tiled, for long rows: a row is cut into `pieces` chunks of whole tiles (a tile: GROUP work
-//   items x ITEMS consecutive positions each). Kernel 1: one work group per (row, chunk) scans its
+//   items x ITEMS positions). Kernel 1: one work group per (row, chunk) scans its
 //   tiles in order and stores the chunk's total. Kernel 2: one work item per row turns the totals
 //   into exclusive carries (and the row total). Kernel 3: kernel 1 again, starting from the
 //   chunk's carry, writing every position through output_statement.
-//   Within a tile each work item scans its ITEMS in order, the work items' totals are scanned in
-//   local memory (Hillis-Steele, left operand first), so the order of combination is fixed and
-//   scan_expr need not be commutative.
+//   Within a tile (staged in local memory, so that global accesses are coalesced) each work item
+//   scans ITEMS consecutive positions in order, the work items' totals are scanned in local memory
+//   (Hillis-Steele, left operand first): the order of combination is fixed and scan_expr need
+//   not be commutative.
 
 #include "algorithms/scan_engine.hpp"
 
@@ -142,42 +143,57 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += "        acc = item;\n    }\n}\n";
         return s;
     }
-    // chunk_totals / chunk_scan: one work group per (row, piece).
+    // chunk_totals / chunk_scan: one work group per (row, piece). A tile is staged through local
+    // memory so that global reads and writes are coalesced (position q of the tile is read by work
+    // item q % GROUP) while each work item scans ITEMS consecutive positions; a padding slot every
+    // 32 keeps those strided local accesses free of bank conflicts.
     const bool write = k.mode == Mode::chunk_scan;
     const std::size_t n = items_per_thread;
+    const std::size_t g = k.group;
+    s += fmt::format("#define KJARNI_PAD(q) ((q) + (q) / 32)\n");
     s += fmt::format("    const {0} lid = ({0})get_local_id(0);\n", idx);
     s += fmt::format("    const {0} row = ({0})get_group_id(0) / pieces;\n", idx);
     s += fmt::format("    const {0} piece = ({0})get_group_id(0) % pieces;\n", idx);
     s += decode_offsets(k.row_ndim, operands, idx, "row");
-    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM scratch[{}];\n", k.group);
+    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM scratch[{}];\n", g);
+    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", g * n + g * n / 32);
     s += fmt::format("    KJARNI_ITEM carry = {};\n", write ? "partial[row * pieces + piece]" : "kjarni_neutral()");
     if (write) s += "    const KJARNI_ITEM last = totals[row];\n";
     s += fmt::format("    const {} begin = piece * chunk;\n", idx);
     s += fmt::format("    const {} end = length - begin < chunk ? length : begin + chunk;\n", idx);
-    s += fmt::format("    for ({} tile = begin; tile < end; tile += {}) {{\n", idx, k.group * n);
-    s += fmt::format("        const {} first = tile + lid * {};\n", idx, n);
-    s += fmt::format("        KJARNI_ITEM v[{}];\n", n);
+    s += fmt::format("    for ({} tile = begin; tile < end; tile += {}) {{\n", idx, g * n);
+    s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
+    s += fmt::format("            const {} q = j * {} + lid;\n", idx, g);
+    s += "            stage[KJARNI_PAD(q)] = tile + q < end ? " + input("tile + q") + " : kjarni_neutral();\n";
+    s += "        }\n        LOCAL_BARRIER;\n";
     s += "        KJARNI_ITEM run = kjarni_neutral();\n";
     s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
-    s += "            if (first + j < end) run = kjarni_scan_op(run, " + input("first + j") + ");\n";
-    s += "            v[j] = run;\n        }\n";
+    s += fmt::format("            const {} q = lid * {} + j;\n", idx, n);
+    s += "            run = kjarni_scan_op(run, stage[KJARNI_PAD(q)]);\n";
+    if (write) s += "            stage[KJARNI_PAD(q)] = run;\n";
+    s += "        }\n";
     // Inclusive Hillis-Steele over the work items' totals, the left operand first.
     s += "        scratch[lid] = run;\n        LOCAL_BARRIER;\n";
-    s += fmt::format("        for ({} offset = 1; offset < {}; offset <<= 1) {{\n", idx, k.group);
+    s += fmt::format("        for ({} offset = 1; offset < {}; offset <<= 1) {{\n", idx, g);
     s += "            const KJARNI_ITEM left = lid >= offset ? scratch[lid - offset] : kjarni_neutral();\n";
     s += "            LOCAL_BARRIER;\n";
     s += "            if (lid >= offset) scratch[lid] = kjarni_scan_op(left, scratch[lid]);\n";
     s += "            LOCAL_BARRIER;\n        }\n";
     if (write) {
         s += "        const KJARNI_ITEM prefix = lid > 0 ? kjarni_scan_op(carry, scratch[lid - 1]) : carry;\n";
-        s += "        KJARNI_ITEM prev = prefix;\n";
         s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
-        s += "            if (first + j < end) {\n";
-        s += "                const KJARNI_ITEM item = kjarni_scan_op(prefix, v[j]);\n";
-        s += "                " + output("first + j", "item", "prev", "last") + "\n";
-        s += "                prev = item;\n            }\n        }\n";
+        s += fmt::format("            const {} q = lid * {} + j;\n", idx, n);
+        s += "            stage[KJARNI_PAD(q)] = kjarni_scan_op(prefix, stage[KJARNI_PAD(q)]);\n";
+        s += "        }\n        LOCAL_BARRIER;\n";
+        s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
+        s += fmt::format("            const {} q = j * {} + lid;\n", idx, g);
+        s += "            if (tile + q < end) {\n";
+        s += "                const KJARNI_ITEM item = stage[KJARNI_PAD(q)];\n";
+        s += "                const KJARNI_ITEM prev = q > 0 ? stage[KJARNI_PAD(q - 1)] : carry;\n";
+        s += "                " + output("tile + q", "item", "prev", "last") + "\n";
+        s += "            }\n        }\n";
     }
-    s += fmt::format("        carry = kjarni_scan_op(carry, scratch[{}]);\n", k.group - 1);
+    s += fmt::format("        carry = kjarni_scan_op(carry, scratch[{}]);\n", g - 1);
     s += "        LOCAL_BARRIER;\n    }\n";
     if (!write) s += "    if (lid == 0) partial[row * pieces + piece] = carry;\n";
     s += "}\n";
@@ -235,7 +251,7 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Algori
         axis_strides.push_back(strides[axis_index]);
         offsets.push_back(element_offset(*a.array, d.name));
     }
-    const IterationSpace rows = make_iteration_space(row_shape, row_strides);
+    IterationSpace rows = make_iteration_space(row_shape, row_strides);
     check_axis_count(rows, spec.what);
 
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
@@ -251,6 +267,8 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Algori
         chunk = ceil_div(ceil_div(length, pieces), tile) * tile;
         pieces = ceil_div(length, chunk);
     }
+
+    pad_axes(rows);
 
     constexpr std::size_t limit = std::size_t{1} << 31;
     bool use_32 = n_rows * pieces < limit && length + tile < limit && n_rows < limit;

@@ -214,11 +214,13 @@ TEST_P(Reductions, SumEveryDtypeLayoutAndAxisSet) {
 }
 
 TEST_P(Reductions, OtherReductionsEveryDtype) {
-    for (Op op : {Op::prod, Op::mean, Op::min, Op::max, Op::argmin, Op::argmax, Op::any, Op::all})
-        for (const DType& d : dtypes::all_scalars()) {
+    // Every dtype goes through every reduction once (one compiled kernel each); a second layout and
+    // axis set for a few dtypes per reduction (each costs a compilation on PoCL).
+    for (Op op : {Op::prod, Op::mean, Op::min, Op::max, Op::argmin, Op::argmax, Op::any, Op::all}) {
+        for (const DType& d : dtypes::all_scalars()) sweep(op, d, LayoutClass::transposed, std::vector<int>{1}, true);
+        for (const DType& d : {DType(Kind::int8), DType(Kind::float16), DType(Kind::complex128)})
             sweep(op, d, LayoutClass::negative, std::nullopt);
-            sweep(op, d, LayoutClass::transposed, std::vector<int>{1}, true);
-        }
+    }
 }
 
 TEST_P(Reductions, ZeroDimensionalAndEmpty) {
