@@ -1,0 +1,125 @@
+// Reductions and scans at memory speed: full sum of 2 GiB of float32, sum along axis 1 of
+// (2^26, 8), along axis 0 of (8, 2^26), cumsum of 2^28 float32 and int32, each beside the
+// device-to-device copy of the same bytes in the same run, through the first device of every
+// available API. Reductions report bytes read / time (GB/s), the scans and the copies bytes read +
+// written / time. Every iteration waits for the queue.
+//
+//   kjarni_bench_algorithms_reduction --benchmark_repetitions=10
+//       --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true
+//
+// KJARNI_BENCH_SMALL=1 divides every size by 256 (for PoCL).
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <memory>
+#include <numeric>
+
+#include "kjarni/kjarni.hpp"
+#include "kjarni/reduction.hpp"
+#include "kjarni/scan.hpp"
+
+namespace {
+
+std::size_t scale() {
+    const char* small = std::getenv("KJARNI_BENCH_SMALL");
+    return small != nullptr && std::string(small) != "0" ? 256 : 1;
+}
+
+struct Setup {
+    kjarni::Context context;
+    kjarni::Queue queue;
+    kjarni::Array x;        // 2^29 float32 (2 GiB)
+    kjarni::Array x_copy;   // same size: the copy target
+    kjarni::Array scan_f;   // 2^28 float32
+    kjarni::Array scan_i;   // 2^28 int32
+    kjarni::Array scan_out_f, scan_out_i;
+};
+
+std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
+    auto context = kjarni::Context::from_criteria(api);
+    auto device = context.devices()[0];
+    kjarni::Queue queue(device);
+    const std::size_t n = (std::size_t{1} << 29) / scale();
+    const std::size_t m = (std::size_t{1} << 28) / scale();
+    // Values with an exact float sum are not needed: the figures are times.
+    std::vector<float> host(n);
+    for (std::size_t k = 0; k < n; ++k) host[k] = static_cast<float>(k % 1000) * 0.001f;
+    auto x = kjarni::Array::from_host(queue, std::span<const float>(host), {n});
+    auto x_copy = kjarni::Array::empty(device, {n}, kjarni::dtypes::float32);
+    auto scan_f = kjarni::Array::from_host(queue, std::span<const float>(host.data(), m), {m});
+    std::vector<std::int32_t> ints(m);
+    for (std::size_t k = 0; k < m; ++k) ints[k] = static_cast<std::int32_t>(k % 7);
+    auto scan_i = kjarni::Array::from_host(queue, std::span<const std::int32_t>(ints), {m});
+    auto out_f = kjarni::Array::empty(device, {m}, kjarni::dtypes::float32);
+    auto out_i = kjarni::Array::empty(device, {m}, kjarni::dtypes::int32);
+    queue.synchronize();
+    return std::make_shared<Setup>(Setup{context, queue, x, x_copy, scan_f, scan_i, out_f, out_i});
+}
+
+void rate(benchmark::State& state, std::size_t bytes) {
+    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+}
+
+void copy(benchmark::State& state, std::shared_ptr<Setup> s, std::size_t elements) {
+    const auto a = s->x[{kjarni::Slice{0, static_cast<std::ptrdiff_t>(elements)}}];
+    const auto b = s->x_copy[{kjarni::Slice{0, static_cast<std::ptrdiff_t>(elements)}}];
+    for (auto _ : state) {
+        b.set(s->queue, a, true);
+        s->queue.synchronize();
+    }
+    rate(state, 2 * elements * sizeof(float));
+}
+
+void reduce(benchmark::State& state, std::shared_ptr<Setup> s, std::vector<std::ptrdiff_t> shape, int axis) {
+    const auto x = shape.size() == 1 ? s->x : s->x.reshape(std::span<const std::ptrdiff_t>(shape));
+    const kjarni::ReduceOptions options{shape.size() == 1 ? std::nullopt : std::optional<std::vector<int>>(std::vector<int>{axis})};
+    kjarni::sum(s->queue, x, options);  // compiles outside the timing
+    s->queue.synchronize();
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(kjarni::sum(s->queue, x, options));
+        s->queue.synchronize();
+    }
+    rate(state, x.nbytes());
+}
+
+void scan(benchmark::State& state, std::shared_ptr<Setup> s, bool integer) {
+    const auto& x = integer ? s->scan_i : s->scan_f;
+    const auto& y = integer ? s->scan_out_i : s->scan_out_f;
+    const auto dtype = integer ? kjarni::DType(kjarni::dtypes::int32) : kjarni::DType(kjarni::dtypes::float32);
+    kjarni::cumsum(s->queue, x, 0, dtype, y);
+    s->queue.synchronize();
+    for (auto _ : state) {
+        kjarni::cumsum(s->queue, x, 0, dtype, y);
+        s->queue.synchronize();
+    }
+    rate(state, 2 * x.nbytes());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    const std::size_t n = (std::size_t{1} << 29) / scale();
+    const std::size_t m = (std::size_t{1} << 28) / scale();
+    const auto rows = static_cast<std::ptrdiff_t>(n / 8);
+    for (const kjarni::Api& api : kjarni::Api::all_available()) {
+        auto setup = make_setup(api);
+        const std::string tag = fmt::format("{}/{}", api.shortcut(), setup->queue.device().name());
+        const auto add = [&](const std::string& name, auto&&... args) {
+            benchmark::RegisterBenchmark((name + "/" + tag).c_str(), args...)->UseRealTime()->Unit(benchmark::kMicrosecond);
+        };
+        add("copy_x", copy, setup, n);
+        add("sum_full", reduce, setup, std::vector<std::ptrdiff_t>{static_cast<std::ptrdiff_t>(n)}, 0);
+        add("sum_axis1_(n/8,8)", reduce, setup, std::vector<std::ptrdiff_t>{rows, 8}, 1);
+        add("sum_axis0_(8,n/8)", reduce, setup, std::vector<std::ptrdiff_t>{8, rows}, 0);
+        add("copy_half_x", copy, setup, m);
+        add("cumsum_float32", scan, setup, false);
+        add("cumsum_int32", scan, setup, true);
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,146 @@
+#pragma once
+// Reductions of arrays over any set of axes (PyOpenCL's and pygpu's ReductionKernel), and numpy's
+// reductions built on them: sum prod min max argmin argmax any all mean, and the vector dot.
+//
+// Every reduction is deterministic: the same input on the same device gives the same bits on every
+// run. Values are combined in an order fixed by the shape and the device (several independent
+// accumulators per work item, then a tree in local memory, then, when one output is split over
+// several work groups, a second kernel that combines the groups' partial results in order); no
+// atomics. The reduce expression must be associative and commutative (floating-point addition is
+// treated as such: the order differs from numpy's, so float results agree with numpy within the
+// rounding bound of the summation, not bit for bit).
+//
+// Work is enqueued on the caller's queue and not waited for; a result array is allocated on the
+// queue's device. An empty input launches nothing but the fill of the neutral element: the
+// reduction of an empty axis is the neutral element (min, max, argmin and argmax of an empty axis
+// raise ArgumentError, as numpy raises ValueError).
+
+#include <complex>
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kjarni/array.hpp"
+#include "kjarni/dtype.hpp"
+#include "kjarni/multi_array.hpp"
+#include "kjarni/queue.hpp"
+#include "kjarni/template/value.hpp"
+
+namespace kjarni {
+
+/// A scalar argument of a generated kernel: a C++ value and its dtype. Converted to the declared
+/// type of the argument it is passed for (numpy's casting, complex to real takes the real part).
+class ScalarArgument {
+public:
+    template <class T>
+        requires(std::is_arithmetic_v<T> || std::same_as<T, std::complex<float>> ||
+                 std::same_as<T, std::complex<double>> || std::same_as<T, float16_t>)
+    ScalarArgument(T value)  // NOLINT: implicit, so that scalars can be listed among arrays
+        : dtype_(DType::of<T>()) {
+        std::memcpy(bytes_, &value, sizeof(T));
+    }
+    const DType& dtype() const noexcept { return dtype_; }
+    const std::byte* bytes() const noexcept { return bytes_; }
+
+private:
+    DType dtype_;
+    alignas(16) std::byte bytes_[16] = {};
+};
+
+/// An argument of a generated kernel: an array or a scalar, in the order of the declarations.
+using AlgorithmArgument = std::variant<Array, ScalarArgument>;
+
+/// Which axes to reduce and where the result goes.
+struct ReduceOptions {
+    /// The axes (negative ones count from the end; each at most once). Not given: all of them.
+    std::optional<std::vector<int>> axes = std::nullopt;
+    /// Keep the reduced axes in the result with extent 1 (numpy's keepdims).
+    bool keepdims = false;
+    /// Write the result here (its shape and dtype must be the result's; any layout) instead of a
+    /// new array.
+    std::optional<Array> out = std::nullopt;
+};
+
+/// A reduction over the broadcast shape of its array arguments:
+///   result = reduce(neutral, map(0), map(1), ...) over the reduced axes, for every kept position.
+///
+/// - `arguments`: C declarations, "const float *x, const float *y, float a" (kjarni/dtypes's C
+///   names or numpy's). Every pointer is an array; all arrays broadcast together by numpy's rules
+///   and are read, never written. bool arrays are seen as `uint8_t`, float16 arrays as `uint16_t`
+///   (their bits): read them with `kjarni_half_to_float(x[i])`.
+/// - `map_expr`: the value of one element, an expression of type `dtype_out` over the arguments,
+///   where `x[i]` is the element of array `x` at the position being reduced (whatever the array's
+///   strides or broadcasting). `i` is also that position's flat index over the reduced axes (C
+///   order of the axes as given), so `i` itself may be used as a value (e.g. argmin).
+/// - `reduce_expr`: combines two partial results `a` and `b` of type `dtype_out`; must be
+///   associative and commutative.
+/// - `neutral`: a C expression of `dtype_out`, the identity of reduce_expr.
+/// - `preamble`: code placed before the kernel (functions, macros); with the other strings it is a
+///   template rendered once with `render_globals`, so Modules and Snippets can be used there
+///   (`${mul}(a, b)` with `{"mul", functions::mul(...)}`).
+///
+/// The result has dtype `dtype_out` (struct types are refused); a float16 result is accumulated in
+/// float (`a`, `b` and map_expr's value are floats) and stored as float16.
+class ReductionKernel {
+public:
+    ReductionKernel(const DType& dtype_out, std::string neutral, std::string reduce_expr, std::string map_expr,
+                    const std::string& arguments, std::string preamble = {}, Globals render_globals = {},
+                    std::string name = "reduction");
+
+    /// The reduction of the arguments (arrays on the queue's device) over `options.axes`.
+    /// ArgumentError naming the culprit for: a wrong argument count or kind, arrays whose shapes do
+    /// not broadcast, an array of another context or device, an axis out of range or repeated, an
+    /// `out` of the wrong shape or dtype.
+    Array operator()(const Queue& queue, const std::vector<AlgorithmArgument>& arguments,
+                     const ReduceOptions& options = {}) const;
+
+    struct Impl;
+
+private:
+    std::shared_ptr<const Impl> impl_;
+};
+
+// ---- numpy's reductions --------------------------------------------------------------------------
+//
+// Result dtypes are numpy's (64-bit platform): sum and prod of bool and of signed integers narrower
+// than 64 bits give int64, of unsigned ones uint64; float16 is accumulated in float32 and stored as
+// float16; float32, float64 and the complex types accumulate in their own type. mean of integers
+// and bool gives float64, of floats and complex their own dtype (float16: accumulated in float32).
+// min and max propagate NaN (a NaN anywhere in a reduced set gives NaN); argmin and argmax give the
+// first occurrence (first NaN when there is one) as int64: the flat C-order index over the reduced
+// axes (numpy's argmin takes one axis or all: with one axis it is the index along it). complex
+// values are ordered lexicographically (real part, then imaginary part), as numpy orders them. any
+// and all give bool (non-zero is true). `dtype` overrides the accumulation and result dtype of
+// sum, prod and mean.
+
+Array sum(const Queue& queue, const Array& array, const ReduceOptions& options = {},
+          const std::optional<DType>& dtype = std::nullopt);
+Array prod(const Queue& queue, const Array& array, const ReduceOptions& options = {},
+           const std::optional<DType>& dtype = std::nullopt);
+Array min(const Queue& queue, const Array& array, const ReduceOptions& options = {});
+Array max(const Queue& queue, const Array& array, const ReduceOptions& options = {});
+Array argmin(const Queue& queue, const Array& array, const ReduceOptions& options = {});
+Array argmax(const Queue& queue, const Array& array, const ReduceOptions& options = {});
+Array any(const Queue& queue, const Array& array, const ReduceOptions& options = {});
+Array all(const Queue& queue, const Array& array, const ReduceOptions& options = {});
+Array mean(const Queue& queue, const Array& array, const ReduceOptions& options = {},
+           const std::optional<DType>& dtype = std::nullopt);
+/// The dot product of two 1-d arrays of the same length, sum of a[i] * b[i] (no conjugation), as a
+/// 0-d array of sum()'s dtype for result_type(a, b) (kjarni's promotion, kjarni/dtype.hpp): the
+/// products are computed and accumulated in that dtype (int32 * int32 in int64, bool in int64).
+Array dot(const Queue& queue, const Array& a, const Array& b, const std::optional<Array>& out = std::nullopt);
+
+/// A MultiArray reduced part by part, each device on its own part: allowed when the reduced axes
+/// leave the axis the parts split (the outermost) untouched, with every part's result the part of
+/// a MultiArray of the same splay. UnsupportedError otherwise (a reduction across the parts).
+/// `reduction` is any of the functions above, e.g. `[](auto& q, auto& a, auto& o) { return sum(q, a, o); }`;
+/// `options.out` must not be given.
+using PartReduction = std::function<Array(const Queue&, const Array&, const ReduceOptions&)>;
+MultiArray reduce_parts(const MultiQueue& queue, const MultiArray& array, const PartReduction& reduction,
+                        const ReduceOptions& options = {});
+
+}  // namespace kjarni

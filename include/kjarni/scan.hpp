@@ -1,0 +1,66 @@
+#pragma once
+// Prefix scans along one axis (PyOpenCL's GenericScanKernel), and numpy's cumsum and cumprod.
+//
+// Deterministic: the same input gives the same bits on every run (values are combined in an order
+// fixed by the shape and the device). No single-pass look-back (OpenCL gives no forward-progress
+// guarantee): long rows are scanned in three kernels -- each work group reduces its chunk, one work
+// item per row scans the chunk totals, each work group rescans its chunk from its carry and
+// writes -- and short rows (or many rows) by one work item per row. Work is enqueued on the
+// caller's queue and not waited for.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kjarni/reduction.hpp"
+
+namespace kjarni {
+
+/// A scan over the broadcast shape of its array arguments along one axis: for every row along that
+/// axis, with item_j = input(0) (+) input(1) (+) ... (+) input(j) for the scan operation (+):
+///
+/// - `dtype`: the type of the items (float16: computed in float).
+/// - `arguments`: C declarations ("const float *x, float *y, float a"); arrays are broadcast
+///   together by numpy's rules; non-const arrays may be written by output_statement (an array
+///   broadcast along the scanned axis must not be written).
+/// - `input_expr`: the value entering the scan at position `i` (`x[i]` is array x's element there).
+/// - `scan_expr`: combines `a` (earlier items) and `b` (later ones); must be associative (it need
+///   not be commutative).
+/// - `neutral`: the identity of scan_expr.
+/// - `output_statement`: run once for every position `i`, with `item` (the inclusive prefix),
+///   `prev_item` (the exclusive prefix: neutral at the first position) and `last_item` (the whole
+///   row's total), e.g. "y[i] = item;" (inclusive scan) or "y[i] = prev_item;" (exclusive).
+/// `i` is the position along the scanned axis; bool arrays are seen as uint8_t, float16 arrays as
+/// uint16_t bits (kjarni_half_to_float / kjarni_float_to_half convert).
+class ScanKernel {
+public:
+    ScanKernel(const DType& dtype, std::string neutral, std::string scan_expr, std::string input_expr,
+               std::string output_statement, const std::string& arguments, std::string preamble = {},
+               Globals render_globals = {}, std::string name = "scan");
+
+    /// Scans along `axis` (negative from the end) of the arguments' broadcast shape. ArgumentError
+    /// naming the culprit for a wrong argument count or kind, shapes that do not broadcast, arrays
+    /// of another device or context, an axis out of range, or no array at all.
+    void operator()(const Queue& queue, const std::vector<AlgorithmArgument>& arguments, int axis = -1) const;
+
+    struct Impl;
+
+private:
+    std::shared_ptr<const Impl> impl_;
+};
+
+/// numpy's cumsum / cumprod: the running sum / product along `axis`; without an axis, over the
+/// array flattened in C order (a 1-d result). Result dtypes as sum()'s (int8 -> int64, bool ->
+/// int64, float16 accumulated in float32 and stored as float16); `dtype` overrides. `out` must
+/// have the result's shape and dtype (any layout; it may be the input itself when the dtypes agree).
+Array cumsum(const Queue& queue, const Array& array, std::optional<int> axis = std::nullopt,
+             const std::optional<DType>& dtype = std::nullopt, const std::optional<Array>& out = std::nullopt);
+Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis = std::nullopt,
+              const std::optional<DType>& dtype = std::nullopt, const std::optional<Array>& out = std::nullopt);
+
+/// A MultiArray scanned part by part along an axis other than the one the parts split (axis 0);
+/// UnsupportedError when the scan would cross the parts.
+MultiArray cumsum_parts(const MultiQueue& queue, const MultiArray& array, int axis,
+                        const std::optional<DType>& dtype = std::nullopt);
+
+}  // namespace kjarni

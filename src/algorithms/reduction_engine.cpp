@@ -1,0 +1,363 @@
+// The reduction engine. Two iteration spaces are built from the broadcast shape: the kept axes
+// (the outputs, reordered and merged for the first array's memory order) and the reduced axes
+// (merged, in their given order, so that the flat reduced index `i` is the C-order position over
+// them). One generated kernel covers every shape of a layout class:
+//
+//   work item -> (output o, lane); LANES work items share an output and stride over its reduced
+//   elements with 4 independent accumulators each, then combine through local memory in a fixed
+//   tree. Grid dimension 1 splits the reduced range of every output into S pieces when the outputs
+//   alone cannot fill the device; the pieces' partial results go to a temporary and a second
+//   kernel combines them in order. No atomics: the same input gives the same bits every run.
+//
+// The strategy is picked from the first array's strides: when the reduced axis is the faster one
+// in memory, lanes run along it (LANES grows with its length: 1 for an 8-long axis, so that a
+// (2^26, 8) sum gives each work item one row instead of wasting a warp per output); otherwise
+// consecutive work items take consecutive outputs (LANES = 1), so that an outer reduction such as
+// (8, 2^26) axis 0 reads coalesced rows, and the pieces split the reduced axis when outputs are few.
+
+#include "algorithms/reduction_engine.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "algorithms/generated_kernel.hpp"
+#include "algorithms/indexing.hpp"
+#include "algorithms/iteration_space.hpp"
+#include "algorithms/reduction_types.hpp"
+#include "kjarni/error.hpp"
+#include "kjarni/template.hpp"
+
+namespace kjarni::detail {
+
+std::string reduction_code(const std::vector<CArgument>& arguments, const std::string& preamble,
+                           const std::string& neutral, const std::string& reduce_expr, const std::string& map_expr,
+                           const std::string& finish_expr, const DType& result, const Globals& render_globals,
+                           const std::string& what) {
+    std::string params;
+    for (const CArgument& a : arguments) {
+        if (a.name == "i" || a.name.rfind("kjarni_", 0) == 0)
+            throw ArgumentError(a.name, fmt::format("{}: the argument name '{}' is reserved", what, a.name));
+        params += a.pointer ? fmt::format(", GLOBAL_MEM const {}* {}", storage_ctype(a.dtype), a.name)
+                            : fmt::format(", {} {}", storage_ctype(a.dtype), a.name);
+    }
+    const std::string text = fmt::format(R"({}
+FUNCTION INLINE KJARNI_ACC kjarni_neutral() {{ return ({}); }}
+FUNCTION INLINE KJARNI_ACC kjarni_reduce(KJARNI_ACC a, KJARNI_ACC b) {{ return ({}); }}
+FUNCTION INLINE KJARNI_ACC kjarni_map(KJARNI_IDX i{}) {{ return ({}); }}
+FUNCTION INLINE {} kjarni_finish(KJARNI_ACC a, int64_t count) {{ return ({}); }}
+)",
+                                         preamble, neutral, reduce_expr, params, map_expr, compute_ctype(result),
+                                         finish_expr);
+    try {
+        return render_with_modules(TemplateSource{text}, {}, render_globals);
+    } catch (const Error& e) {
+        throw ArgumentError("expressions", fmt::format("{}: the preamble or an expression does not render: {}", what,
+                                                       e.what()));
+    }
+}
+
+namespace {
+
+constexpr std::size_t accumulators = 4;
+
+struct KernelShape {
+    std::size_t kept_ndim = 0;
+    std::size_t reduced_ndim = 0;
+    bool use_32_bits = true;
+    std::size_t group = 256;
+    bool final_pass = true;     // writes the result (else the partial results)
+    bool from_partials = false; // reads the partial results (second pass)
+};
+
+std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
+    const char* idx = index_type(k.use_32_bits);
+    const std::size_t arrays = static_cast<std::size_t>(
+        std::count_if(spec.arguments.begin(), spec.arguments.end(), [](const CArgument& a) { return a.pointer; }));
+    std::vector<std::string> kept_operands;
+    if (!k.from_partials)
+        for (std::size_t a = 0; a < arrays; ++a) kept_operands.push_back(fmt::format("a{}", a));
+    kept_operands.push_back("res");
+
+    std::string s = algorithm_helpers();
+    s += fmt::format("#define KJARNI_ACC {}\n#define KJARNI_IDX {}\n", spec.acc_ctype, idx);
+    s += spec.code;
+    s += fmt::format("KERNEL void kjarni_reduction(GLOBAL_MEM {0}* res_base, GLOBAL_MEM KJARNI_ACC* partial, {1} n_out, {1} "
+                     "n_red, {1} chunk, int64_t count, {1} lanes",
+                     storage_ctype(spec.result), idx);
+    if (!k.from_partials) {
+        std::size_t a = 0;
+        for (const CArgument& arg : spec.arguments) {
+            if (arg.pointer) s += fmt::format(", GLOBAL_MEM const {}* a{}_base", storage_ctype(arg.dtype), a++);
+            else s += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
+        }
+    }
+    s += layout_parameters(k.kept_ndim, kept_operands, idx);
+    if (!k.from_partials) {
+        for (std::size_t d = 0; d < k.reduced_ndim; ++d) s += fmt::format(", {} rn{}", idx, d);
+        for (std::size_t a = 0; a < arrays; ++a)
+            for (std::size_t d = 0; d < k.reduced_ndim; ++d) s += fmt::format(", {} a{}_rs{}", idx, a, d);
+    }
+    s += ")\n{\n";
+    s += fmt::format("    const {} lid = ({})get_local_id(0);\n", idx, idx);
+    s += fmt::format("    const {} lane = lid % lanes;\n", idx);
+    s += fmt::format("    const {0} o = ({0})get_group_id(0) * ({1} / lanes) + lid / lanes;\n", idx, k.group);
+    s += fmt::format("    const {} p = ({})get_group_id(1);\n", idx, idx);
+    s += "    KJARNI_ACC acc = kjarni_neutral();\n";
+    // (decoded for every work item: those past n_out compute offsets they never use)
+    s += decode_offsets(k.kept_ndim, kept_operands, idx, "o");
+    s += "    if (o < n_out) {\n";
+    for (std::size_t j = 1; j < accumulators; ++j) s += fmt::format("        KJARNI_ACC acc{} = kjarni_neutral();\n", j);
+    s += fmt::format("        const {} begin = p * chunk;\n", idx);
+    s += fmt::format("        const {} end = n_red - begin < chunk ? n_red : begin + chunk;\n", idx);
+    s += fmt::format("        {} r = begin + lane;\n", idx);
+    // One element into accumulator `target` at reduced position `e`.
+    const auto element = [&](const std::string& target, const std::string& e) {
+        std::string out = fmt::format("        {{ const {} e = {};\n", idx, e);
+        if (k.from_partials) {
+            out += fmt::format("          {} = kjarni_reduce({}, partial[e * n_out + o]); }}\n", target, target);
+            return out;
+        }
+        for (std::size_t a = 0; a < arrays; ++a) out += fmt::format("          {} a{}_r = 0;\n", idx, a);
+        {
+            out += fmt::format("          {} rest = e;\n", idx);
+            for (std::size_t d = k.reduced_ndim; d-- > 0;) {
+                if (d == 0) {
+                    for (std::size_t a = 0; a < arrays; ++a) out += fmt::format("          a{}_r += rest * a{}_rs0;\n", a, a);
+                } else {
+                    out += fmt::format("          {{ const {} c = rest % rn{}; rest /= rn{};\n", idx, d, d);
+                    for (std::size_t a = 0; a < arrays; ++a)
+                        out += fmt::format("            a{}_r += c * a{}_rs{};\n", a, a, d);
+                    out += "          }\n";
+                }
+            }
+        }
+        std::string call = "kjarni_map(e";
+        std::size_t a = 0;
+        for (const CArgument& arg : spec.arguments) {
+            if (arg.pointer) {
+                call += fmt::format(", a{}_base + (a{}_o + a{}_r - e)", a, a, a);
+                ++a;
+            } else {
+                call += ", " + arg.name;
+            }
+        }
+        out += fmt::format("          {} = kjarni_reduce({}, {})); }}\n", target, target, call);
+        return out;
+    };
+    s += fmt::format("        for (; end - r > {} * lanes; r += {} * lanes) {{\n", accumulators - 1, accumulators);
+    for (std::size_t j = 0; j < accumulators; ++j)
+        s += element(j == 0 ? "acc" : fmt::format("acc{}", j), fmt::format("r + {} * lanes", j));
+    s += "        }\n";
+    s += "        for (; r < end; r += lanes) {\n";
+    s += element("acc", "r");
+    s += "        }\n";
+    s += "        acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));\n";
+    s += "    }\n";
+    // The lanes of an output combine in a fixed tree (lanes is the same for the whole launch, so
+    // every work item reaches the same barriers).
+    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ACC scratch[{}];\n", k.group);
+    s += "    if (lanes > 1) {\n";
+    s += "        scratch[lid] = acc;\n        LOCAL_BARRIER;\n";
+    s += fmt::format("        for ({} step = lanes / 2; step > 0; step >>= 1) {{\n", idx);
+    s += "            if (lane < step) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + step]);\n";
+    s += "            LOCAL_BARRIER;\n        }\n";
+    s += "        acc = scratch[lid];\n    }\n";
+    s += "    if (lane == 0 && o < n_out) {\n";
+    if (k.final_pass) {
+        const std::string value = "kjarni_finish(acc, count)";
+        if (spec.result.kind() == DType::Kind::float16)
+            s += fmt::format("        res_base[res_o] = kjarni_float_to_half({});\n", value);
+        else
+            s += fmt::format("        res_base[res_o] = ({})({});\n", storage_ctype(spec.result), value);
+    } else {
+        s += "        partial[p * n_out + o] = acc;\n";
+    }
+    s += "    }\n}\n";
+    return s;
+}
+
+std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
+    std::string types;
+    for (const CArgument& a : spec.arguments) types += fmt::format("{}{} {},", a.pointer ? "*" : "", a.dtype.name(), a.name);
+    return fmt::format("kept={} red={} idx={} group={} final={} partials={} acc={} result={} args={}\n{}",
+                       k.kept_ndim, k.reduced_ndim, k.use_32_bits, k.group, k.final_pass, k.from_partials,
+                       spec.acc_ctype, spec.result.name(), types, spec.code);
+}
+
+void push_index(std::vector<KernelArg>& args, std::int64_t value, bool use_32_bits) {
+    if (use_32_bits) {
+        const auto v = static_cast<std::int32_t>(value);
+        args.push_back(scalar_arg(&v, sizeof(v)));
+    } else {
+        args.push_back(scalar_arg(&value, sizeof(value)));
+    }
+}
+
+std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::ptrdiff_t>& strides) {
+    std::size_t r = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] > 0) r += static_cast<std::size_t>(std::llabs(strides[d])) * (shape[d] - 1);
+    return r;
+}
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<AlgorithmArgument>& arguments,
+                    const ReduceOptions& options) {
+    const std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
+    std::vector<std::vector<std::size_t>> shapes;
+    for (const auto& a : arrays) shapes.push_back(a.array->shape());
+    const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
+    const std::vector<bool> reduced = reduced_axes(options.axes, shape.size(), spec.what);
+
+    std::vector<std::size_t> kept_shape, red_shape, result_shape;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        (reduced[d] ? red_shape : kept_shape).push_back(shape[d]);
+        if (!reduced[d]) result_shape.push_back(shape[d]);
+        else if (options.keepdims) result_shape.push_back(1);
+    }
+    const std::size_t n_red = std::accumulate(red_shape.begin(), red_shape.end(), std::size_t{1}, std::multiplies<>());
+    const std::size_t n_out = std::accumulate(kept_shape.begin(), kept_shape.end(), std::size_t{1}, std::multiplies<>());
+
+    Array out = [&] {
+        if (!options.out) return Array::empty(queue.device(), result_shape, spec.result);
+        const Array& given = *options.out;
+        check_device(queue, given, "out");
+        if (given.shape() != result_shape)
+            throw ArgumentError("out", fmt::format("{}: has shape ({}), the result has shape ({})", spec.what,
+                                                   fmt::join(given.shape(), ", "), fmt::join(result_shape, ", ")));
+        if (!(given.dtype() == spec.result))
+            throw ArgumentError("out", fmt::format("{}: has dtype {}, the result has dtype {}", spec.what,
+                                                   given.dtype().name(), spec.result.name()));
+        return given;
+    }();
+    if (n_out == 0) return out;  // nothing to compute, nothing launched
+    if (n_red == 0 && spec.refuse_empty)
+        throw ArgumentError("array", fmt::format("{}: the reduction of an empty set has no identity", spec.what));
+
+    // Strides in elements over the broadcast shape, split between kept and reduced axes.
+    std::vector<std::vector<std::ptrdiff_t>> kept_strides, red_strides;
+    std::vector<std::ptrdiff_t> offsets;
+    for (const auto& a : arrays) {
+        const std::string& name = spec.arguments[a.argument].name;
+        const auto strides = element_strides(a.array->layout(), a.array->dtype().itemsize(), shape, name);
+        std::vector<std::ptrdiff_t> ks, rs;
+        for (std::size_t d = 0; d < shape.size(); ++d) (reduced[d] ? rs : ks).push_back(strides[d]);
+        kept_strides.push_back(std::move(ks));
+        red_strides.push_back(std::move(rs));
+        offsets.push_back(element_offset(*a.array, name));
+    }
+    {
+        const auto strides = element_strides(out.layout(), out.dtype().itemsize(), out.shape(), "out");
+        std::vector<std::ptrdiff_t> ks;
+        if (options.keepdims) {
+            for (std::size_t d = 0; d < shape.size(); ++d)
+                if (!reduced[d]) ks.push_back(strides[d]);
+        } else {
+            ks = strides;
+        }
+        kept_strides.push_back(std::move(ks));
+        offsets.push_back(element_offset(out, "out"));
+    }
+    IterationSpace kept = make_iteration_space(kept_shape, kept_strides);
+    IterationSpace red = make_iteration_space(red_shape, red_strides, {}, true);
+    check_axis_count(kept, spec.what);
+    check_axis_count(red, spec.what);
+
+    // Strategy (see the top of the file).
+    const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
+    const std::size_t group = std::min<std::size_t>(256, floor_pow2(queue.device().params().max_total_local_size));
+    const std::ptrdiff_t red_inner = red.ndim() > 0 && !arrays.empty() ? std::llabs(red.strides[0].back()) : 0;
+    const std::ptrdiff_t kept_inner = kept.ndim() > 0 ? std::llabs(kept.strides[0].back()) : 0;
+    const bool lanes_along_reduced = kept.ndim() == 0 || (red.ndim() > 0 && red_inner != 0 && red_inner < kept_inner);
+    const std::size_t lanes = lanes_along_reduced ? std::min(group, floor_pow2(std::max<std::size_t>(n_red / 8, 1))) : 1;
+    const std::size_t target_groups = compute_units * 8;
+    const std::size_t groups_x = ceil_div(n_out, group / lanes);
+    std::size_t pieces = 1;
+    std::size_t chunk = std::max<std::size_t>(n_red, 1);
+    if (groups_x < target_groups && n_red >= lanes * 64) {
+        pieces = std::min({ceil_div(target_groups, groups_x), ceil_div(n_red, lanes * 32), std::size_t{1024}});
+        chunk = ceil_div(ceil_div(n_red, pieces), lanes * accumulators) * lanes * accumulators;
+        pieces = ceil_div(n_red, chunk);
+    }
+
+    pad_axes(kept);
+    pad_axes(red);
+
+    // 32-bit indices when every offset, count and partial index fits.
+    constexpr std::size_t limit = std::size_t{1} << 31;
+    bool use_32 = n_out < limit && n_red + chunk < limit && n_out * pieces < limit;
+    for (std::size_t a = 0; a < arrays.size(); ++a)
+        use_32 = use_32 && static_cast<std::size_t>(std::llabs(offsets[a])) + reach(kept.shape, kept.strides[a]) +
+                                   (red.ndim() ? reach(red.shape, red.strides[a]) : 0) + 4 * group <
+                               limit;
+    use_32 = use_32 && static_cast<std::size_t>(std::llabs(offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
+
+    KernelShape shape1{kept.ndim(), red.ndim(), use_32, group, pieces == 1, false};
+    const GeneratedKernel k1 = generated_kernel(queue.device(), kernel_key(spec, shape1), "kjarni_reduction",
+                                                [&] { return kernel_source(spec, shape1); });
+    if (k1.max_local_size < group)
+        throw UnsupportedError(fmt::format("{}: the device takes at most {} work items per group for this kernel, "
+                                           "the reduction needs {}",
+                                           spec.what, k1.max_local_size, group));
+
+    const Buffer partials = pieces > 1 ? temporary_buffer(queue, pieces * n_out * spec.acc_size) : out.base();
+    const auto count = static_cast<std::int64_t>(n_red);
+    {
+        std::vector<KernelArg> args;
+        args.push_back(whole_allocation(out));
+        args.push_back(detail::pack(partials, LaunchTarget{}));
+        push_index(args, static_cast<std::int64_t>(n_out), use_32);
+        push_index(args, static_cast<std::int64_t>(n_red), use_32);
+        push_index(args, static_cast<std::int64_t>(chunk), use_32);
+        args.push_back(scalar_arg(&count, sizeof(count)));
+        push_index(args, static_cast<std::int64_t>(lanes), use_32);
+        std::vector<std::vector<std::byte>> scalars;
+        for (std::size_t k = 0; k < arguments.size(); ++k) {
+            if (const Array* a = std::get_if<Array>(&arguments[k])) {
+                args.push_back(whole_allocation(*a));
+            } else {
+                scalars.push_back(convert_scalar(std::get<ScalarArgument>(arguments[k]), spec.arguments[k].dtype));
+                args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
+            }
+        }
+        push_layout_arguments(args, kept, offsets, use_32);
+        for (const std::size_t extent : red.shape) push_index(args, static_cast<std::int64_t>(extent), use_32);
+        for (std::size_t a = 0; a < arrays.size(); ++a)
+            for (const std::ptrdiff_t st : red.strides[a]) push_index(args, st, use_32);
+        const std::size_t global[2] = {groups_x * group, pieces};
+        const std::size_t local[2] = {group, 1};
+        launch(queue, k1, global, local, args);
+    }
+    if (pieces > 1) {
+        // Combine the pieces in order: one output per work item, or all lanes on one output.
+        const std::size_t lanes2 = n_out == 1 ? std::min(group, floor_pow2(pieces)) : 1;
+        KernelShape shape2{kept.ndim(), 0, use_32, group, true, true};
+        const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
+                                                    [&] { return kernel_source(spec, shape2); });
+        IterationSpace out_space = kept;
+        out_space.strides = {kept.strides.back()};
+        std::vector<KernelArg> args;
+        args.push_back(whole_allocation(out));
+        args.push_back(detail::pack(partials, LaunchTarget{}));
+        push_index(args, static_cast<std::int64_t>(n_out), use_32);
+        push_index(args, static_cast<std::int64_t>(pieces), use_32);
+        push_index(args, static_cast<std::int64_t>(pieces), use_32);
+        args.push_back(scalar_arg(&count, sizeof(count)));
+        push_index(args, static_cast<std::int64_t>(lanes2), use_32);
+        push_layout_arguments(args, out_space, {offsets.back()}, use_32);
+        const std::size_t global[2] = {ceil_div(n_out, group / lanes2) * group, 1};
+        const std::size_t local[2] = {group, 1};
+        launch(queue, k2, global, local, args);
+    }
+    return out;
+}
+
+}  // namespace kjarni::detail

@@ -1,0 +1,48 @@
+#pragma once
+// The engine under every reduction: a generated kernel whose strategy follows the shape (see
+// reduction_engine.cpp), fed by a ReductionSpec that says what is reduced and how.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "algorithms/c_arguments.hpp"
+#include "kjarni/array.hpp"
+#include "kjarni/reduction.hpp"
+#include "kjarni/template/value.hpp"
+
+namespace kjarni::detail {
+
+struct ReductionSpec {
+    /// Names the reduction in messages.
+    std::string what;
+    std::vector<CArgument> arguments;
+    /// The C type of the accumulators and its size in bytes (partial results are stored as such).
+    std::string acc_ctype;
+    std::size_t acc_size = 0;
+    /// The dtype of the result array.
+    DType result;
+    /// reduction_code()'s output.
+    std::string code;
+    /// An empty reduced set is an ArgumentError (min, max, argmin, argmax: no identity).
+    bool refuse_empty = false;
+};
+
+/// The device functions a reduction kernel calls, rendered once (a template with `render_globals`):
+/// the preamble, then
+///   KJARNI_ACC kjarni_neutral(), kjarni_reduce(KJARNI_ACC a, KJARNI_ACC b),
+///   kjarni_map(KJARNI_IDX i, <arguments>) where every array pointer is shifted so that `x[i]` is
+///   the element being reduced,
+///   <result compute type> kjarni_finish(KJARNI_ACC a, int64_t count) (`count`: the number of
+///   reduced elements), whose value is stored (float16 results are encoded from float).
+/// KJARNI_ACC and KJARNI_IDX are defined by the kernel.
+std::string reduction_code(const std::vector<CArgument>& arguments, const std::string& preamble,
+                           const std::string& neutral, const std::string& reduce_expr, const std::string& map_expr,
+                           const std::string& finish_expr, const DType& result, const Globals& render_globals,
+                           const std::string& what);
+
+/// Runs the reduction over the broadcast shape of the array arguments (see ReductionKernel).
+Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<AlgorithmArgument>& arguments,
+                    const ReduceOptions& options);
+
+}  // namespace kjarni::detail

@@ -1,0 +1,69 @@
+#pragma once
+// What the reduction and scan generators share: the C types arrays are seen as in generated
+// kernels, float16 conversions (device code and host), arguments checked and packed, scalars
+// converted to their declared types, and the pool that holds their temporaries.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "algorithms/c_arguments.hpp"
+#include "algorithms/iteration_space.hpp"
+#include "kjarni/array.hpp"
+#include "kjarni/memory_pool.hpp"
+#include "kjarni/reduction.hpp"
+
+namespace kjarni::detail {
+
+/// The C type an array element of `dtype` is stored as in a generated kernel: bool as uint8_t
+/// (OpenCL takes no bool pointers), float16 as uint16_t (its bits: GPUs have no portable half
+/// arithmetic), the others as c_type_name().
+std::string storage_ctype(const DType& dtype);
+
+/// The C type a value of `dtype` is computed in: float16 in float, the others as storage_ctype().
+std::string compute_ctype(const DType& dtype);
+
+/// Device code: kjarni_half_to_float(uint16_t), kjarni_float_to_half(float) (round to nearest
+/// even), KJARNI_INF_F / KJARNI_INF_D. Include once per source.
+const char* algorithm_helpers();
+
+/// Host float16 conversions with the same rounding.
+float half_to_float(std::uint16_t bits);
+std::uint16_t float_to_half(float value);
+
+/// The bytes of a scalar converted to `dtype` (numpy's casting; complex to real takes the real
+/// part), at most 16.
+std::vector<std::byte> convert_scalar(const ScalarArgument& scalar, const DType& dtype);
+
+/// The arrays among checked arguments, with their declaration.
+struct ArrayOperand {
+    std::size_t argument;  // position in the declarations
+    const Array* array;
+};
+
+/// Checks that `arguments` match the declarations (count, array or scalar) and that every array
+/// lives on `queue`'s device (ArgumentError naming the argument otherwise); returns the arrays.
+std::vector<ArrayOperand> check_arguments(const Queue& queue, const std::vector<CArgument>& declarations,
+                                          const std::vector<AlgorithmArgument>& arguments, const std::string& what);
+
+/// ArgumentError unless `array` is on `queue`'s device.
+void check_device(const Queue& queue, const Array& array, const std::string& name);
+
+/// Axes normalised (negative from the end), checked in range and unrepeated (ArgumentError
+/// naming "axes"); all of them when not given. Returns a flag per axis.
+std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std::size_t ndim, const std::string& what);
+
+/// A temporary buffer for work on `queue` (queue-ordered reuse: it may be dropped right after the
+/// work using it is enqueued).
+Buffer temporary_buffer(const Queue& queue, std::size_t size);
+
+/// Pads a space with leading axes of extent 1 to 1, 4 or 8 axes, so that few compiled kernels
+/// serve every layout (most shapes merge to one axis and keep the cheapest decoding).
+void pad_axes(IterationSpace& space);
+
+/// Power of two at most `value` (value >= 1).
+std::size_t floor_pow2(std::size_t value);
+
+}  // namespace kjarni::detail

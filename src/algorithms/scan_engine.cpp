@@ -1,0 +1,345 @@
+// The scan engine. The broadcast shape splits into rows (every axis but the scanned one: an
+// iteration space reordered and merged like an elementwise one) and the scanned axis (its length
+// and each array's stride along it). Two strategies, both deterministic:
+//
+// - sequential: one work item per row walks it in order (two walks when last_item is used).
+//   Taken for short rows, or when there are rows enough to fill the device and the rows, not the
+//   scanned axis, are contiguous in memory (consecutive work items then read consecutive memory).
+// - tiled, for long rows: a row is cut into `pieces` chunks of whole tiles (a tile: GROUP work
+//   items x ITEMS positions). Kernel 1: one work group per (row, chunk) scans its
+//   tiles in order and stores the chunk's total. Kernel 2: one work item per row turns the totals
+//   into exclusive carries (and the row total). Kernel 3: kernel 1 again, starting from the
+//   chunk's carry, writing every position through output_statement.
+//   Within a tile (staged in local memory, so that global accesses are coalesced) each work item
+//   scans ITEMS consecutive positions in order, the work items' totals are scanned in local memory
+//   (Hillis-Steele, left operand first): the order of combination is fixed and scan_expr need
+//   not be commutative.
+
+#include "algorithms/scan_engine.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "algorithms/generated_kernel.hpp"
+#include "algorithms/indexing.hpp"
+#include "algorithms/iteration_space.hpp"
+#include "algorithms/reduction_types.hpp"
+#include "kjarni/error.hpp"
+#include "kjarni/template.hpp"
+
+namespace kjarni::detail {
+
+std::string scan_code(const std::vector<CArgument>& arguments, const std::string& preamble, const std::string& neutral,
+                      const std::string& scan_expr, const std::string& input_expr, const std::string& output_statement,
+                      const Globals& render_globals, const std::string& what) {
+    std::string params;
+    for (const CArgument& a : arguments) {
+        if (a.name == "i" || a.name == "item" || a.name == "prev_item" || a.name == "last_item" ||
+            a.name.rfind("kjarni_", 0) == 0)
+            throw ArgumentError(a.name, fmt::format("{}: the argument name '{}' is reserved", what, a.name));
+        params += a.pointer ? fmt::format(", GLOBAL_MEM {}{}* {}", a.is_const ? "const " : "", storage_ctype(a.dtype), a.name)
+                            : fmt::format(", {} {}", storage_ctype(a.dtype), a.name);
+    }
+    const std::string text = fmt::format(R"({}
+FUNCTION INLINE KJARNI_ITEM kjarni_neutral() {{ return ({}); }}
+FUNCTION INLINE KJARNI_ITEM kjarni_scan_op(KJARNI_ITEM a, KJARNI_ITEM b) {{ return ({}); }}
+FUNCTION INLINE KJARNI_ITEM kjarni_input(KJARNI_IDX i{}) {{ return ({}); }}
+FUNCTION INLINE void kjarni_output(KJARNI_IDX i, KJARNI_ITEM item, KJARNI_ITEM prev_item, KJARNI_ITEM last_item{})
+{{
+    {}
+}}
+)",
+                                         preamble, neutral, scan_expr, params, input_expr, params, output_statement);
+    try {
+        return render_with_modules(TemplateSource{text}, {}, render_globals);
+    } catch (const Error& e) {
+        throw ArgumentError("expressions", fmt::format("{}: the preamble or an expression does not render: {}", what,
+                                                       e.what()));
+    }
+}
+
+namespace {
+
+constexpr std::size_t items_per_thread = 8;
+
+enum class Mode { sequential, chunk_totals, carries, chunk_scan };
+
+struct ScanShape {
+    Mode mode = Mode::sequential;
+    std::size_t row_ndim = 0;
+    bool use_32_bits = true;
+    std::size_t group = 256;
+};
+
+std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
+    const char* idx = index_type(k.use_32_bits);
+    std::vector<std::string> operands;
+    std::size_t arrays = 0;
+    for (const CArgument& a : spec.arguments)
+        if (a.pointer) operands.push_back(fmt::format("a{}", arrays++));
+    std::string s = algorithm_helpers();
+    s += fmt::format("#define KJARNI_ITEM {}\n#define KJARNI_IDX {}\n", spec.item_ctype, idx);
+    s += spec.code;
+    // Kernel parameters: rows, row length, pieces, chunk, the temporaries, the arguments, layouts.
+    s += fmt::format("KERNEL void kjarni_scan(GLOBAL_MEM KJARNI_ITEM* partial, GLOBAL_MEM KJARNI_ITEM* totals, {0} n_rows, "
+                     "{0} length, {0} pieces, {0} chunk",
+                     idx);
+    if (k.mode == Mode::carries) {
+        s += ")\n{\n";
+        s += fmt::format("    const {0} row = ({0})get_global_id(0);\n", idx);
+        s += "    if (row >= n_rows) return;\n";
+        s += "    KJARNI_ITEM carry = kjarni_neutral();\n";
+        s += fmt::format("    for ({} p = 0; p < pieces; ++p) {{\n", idx);
+        s += "        const KJARNI_ITEM t = partial[row * pieces + p];\n";
+        s += "        partial[row * pieces + p] = carry;\n";
+        s += "        carry = kjarni_scan_op(carry, t);\n    }\n";
+        s += "    totals[row] = carry;\n}\n";
+        return s;
+    }
+    std::size_t a = 0;
+    for (const CArgument& arg : spec.arguments) {
+        if (arg.pointer)
+            s += fmt::format(", GLOBAL_MEM {}{}* a{}_base", arg.is_const ? "const " : "", storage_ctype(arg.dtype), a++);
+        else s += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
+    }
+    s += layout_parameters(k.row_ndim, operands, idx);
+    for (std::size_t j = 0; j < arrays; ++j) s += fmt::format(", {} a{}_ls", idx, j);
+    s += ")\n{\n";
+    // Calls with every array shifted to the element at position `e` of the row.
+    const auto shifted = [&](const std::string& e) {
+        std::string out;
+        std::size_t j = 0;
+        for (const CArgument& arg : spec.arguments) {
+            if (arg.pointer) {
+                out += fmt::format(", a{0}_base + (a{0}_o + ({1}) * a{0}_ls - ({1}))", j, e);
+                ++j;
+            } else {
+                out += ", " + arg.name;
+            }
+        }
+        return out;
+    };
+    const auto input = [&](const std::string& e) { return fmt::format("kjarni_input({}{})", e, shifted(e)); };
+    const auto output = [&](const std::string& e, const std::string& item, const std::string& prev,
+                            const std::string& last) {
+        return fmt::format("kjarni_output({}, {}, {}, {}{});", e, item, prev, last, shifted(e));
+    };
+    if (k.mode == Mode::sequential) {
+        s += fmt::format("    const {0} row = ({0})get_global_id(0);\n", idx);
+        s += "    if (row >= n_rows) return;\n";
+        s += decode_offsets(k.row_ndim, operands, idx, "row");
+        s += "    KJARNI_ITEM last = kjarni_neutral();\n";
+        if (spec.uses_last_item)
+            s += fmt::format("    for ({} e = 0; e < length; ++e) last = kjarni_scan_op(last, {});\n", idx, input("e"));
+        s += "    KJARNI_ITEM acc = kjarni_neutral();\n";
+        s += fmt::format("    for ({} e = 0; e < length; ++e) {{\n", idx);
+        s += fmt::format("        const KJARNI_ITEM item = kjarni_scan_op(acc, {});\n", input("e"));
+        s += "        " + output("e", "item", "acc", "last") + "\n";
+        s += "        acc = item;\n    }\n}\n";
+        return s;
+    }
+    // chunk_totals / chunk_scan: one work group per (row, piece). A tile is staged through local
+    // memory so that global reads and writes are coalesced (position q of the tile is read by work
+    // item q % GROUP) while each work item scans ITEMS consecutive positions; a padding slot every
+    // 32 keeps those strided local accesses free of bank conflicts.
+    const bool write = k.mode == Mode::chunk_scan;
+    const std::size_t n = items_per_thread;
+    const std::size_t g = k.group;
+    s += fmt::format("#define KJARNI_PAD(q) ((q) + (q) / 32)\n");
+    s += fmt::format("    const {0} lid = ({0})get_local_id(0);\n", idx);
+    s += fmt::format("    const {0} row = ({0})get_group_id(0) / pieces;\n", idx);
+    s += fmt::format("    const {0} piece = ({0})get_group_id(0) % pieces;\n", idx);
+    s += decode_offsets(k.row_ndim, operands, idx, "row");
+    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM scratch[{}];\n", g);
+    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", g * n + g * n / 32);
+    s += fmt::format("    KJARNI_ITEM carry = {};\n", write ? "partial[row * pieces + piece]" : "kjarni_neutral()");
+    if (write) s += "    const KJARNI_ITEM last = totals[row];\n";
+    s += fmt::format("    const {} begin = piece * chunk;\n", idx);
+    s += fmt::format("    const {} end = length - begin < chunk ? length : begin + chunk;\n", idx);
+    s += fmt::format("    for ({} tile = begin; tile < end; tile += {}) {{\n", idx, g * n);
+    s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
+    s += fmt::format("            const {} q = j * {} + lid;\n", idx, g);
+    s += "            stage[KJARNI_PAD(q)] = tile + q < end ? " + input("tile + q") + " : kjarni_neutral();\n";
+    s += "        }\n        LOCAL_BARRIER;\n";
+    s += "        KJARNI_ITEM run = kjarni_neutral();\n";
+    s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
+    s += fmt::format("            const {} q = lid * {} + j;\n", idx, n);
+    s += "            run = kjarni_scan_op(run, stage[KJARNI_PAD(q)]);\n";
+    if (write) s += "            stage[KJARNI_PAD(q)] = run;\n";
+    s += "        }\n";
+    // Inclusive Hillis-Steele over the work items' totals, the left operand first.
+    s += "        scratch[lid] = run;\n        LOCAL_BARRIER;\n";
+    s += fmt::format("        for ({} offset = 1; offset < {}; offset <<= 1) {{\n", idx, g);
+    s += "            const KJARNI_ITEM left = lid >= offset ? scratch[lid - offset] : kjarni_neutral();\n";
+    s += "            LOCAL_BARRIER;\n";
+    s += "            if (lid >= offset) scratch[lid] = kjarni_scan_op(left, scratch[lid]);\n";
+    s += "            LOCAL_BARRIER;\n        }\n";
+    if (write) {
+        s += "        const KJARNI_ITEM prefix = lid > 0 ? kjarni_scan_op(carry, scratch[lid - 1]) : carry;\n";
+        s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
+        s += fmt::format("            const {} q = lid * {} + j;\n", idx, n);
+        s += "            stage[KJARNI_PAD(q)] = kjarni_scan_op(prefix, stage[KJARNI_PAD(q)]);\n";
+        s += "        }\n        LOCAL_BARRIER;\n";
+        s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
+        s += fmt::format("            const {} q = j * {} + lid;\n", idx, g);
+        s += "            if (tile + q < end) {\n";
+        s += "                const KJARNI_ITEM item = stage[KJARNI_PAD(q)];\n";
+        s += "                const KJARNI_ITEM prev = q > 0 ? stage[KJARNI_PAD(q - 1)] : carry;\n";
+        s += "                " + output("tile + q", "item", "prev", "last") + "\n";
+        s += "            }\n        }\n";
+    }
+    s += fmt::format("        carry = kjarni_scan_op(carry, scratch[{}]);\n", g - 1);
+    s += "        LOCAL_BARRIER;\n    }\n";
+    if (!write) s += "    if (lid == 0) partial[row * pieces + piece] = carry;\n";
+    s += "}\n";
+    return s;
+}
+
+std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
+    std::string types;
+    for (const CArgument& a : spec.arguments)
+        types += fmt::format("{}{}{} {},", a.pointer ? "*" : "", a.is_const ? "const " : "", a.dtype.name(), a.name);
+    return fmt::format("scan mode={} rows={} idx={} group={} item={} args={}\n{}", static_cast<int>(k.mode), k.row_ndim,
+                       k.use_32_bits, k.group, spec.item_ctype, types, spec.code);
+}
+
+void push_index(std::vector<KernelArg>& args, std::int64_t value, bool use_32_bits) {
+    if (use_32_bits) {
+        const auto v = static_cast<std::int32_t>(value);
+        args.push_back(scalar_arg(&v, sizeof(v)));
+    } else {
+        args.push_back(scalar_arg(&value, sizeof(value)));
+    }
+}
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<AlgorithmArgument>& arguments, int axis) {
+    const std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
+    if (arrays.empty()) throw ArgumentError("arguments", fmt::format("{}: a scan needs at least one array", spec.what));
+    std::vector<std::vector<std::size_t>> shapes;
+    for (const auto& a : arrays) shapes.push_back(a.array->shape());
+    const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
+    if (shape.empty()) throw ArgumentError("axis", fmt::format("{}: a 0-d array has no axis to scan", spec.what));
+    const std::vector<bool> scanned = reduced_axes(std::vector<int>{axis}, shape.size(), spec.what);
+    const std::size_t axis_index = static_cast<std::size_t>(std::find(scanned.begin(), scanned.end(), true) - scanned.begin());
+    const std::size_t length = shape[axis_index];
+    std::vector<std::size_t> row_shape;
+    for (std::size_t d = 0; d < shape.size(); ++d)
+        if (d != axis_index) row_shape.push_back(shape[d]);
+    const std::size_t n_rows = std::accumulate(row_shape.begin(), row_shape.end(), std::size_t{1}, std::multiplies<>());
+    if (n_rows == 0 || length == 0) return;  // nothing to scan, nothing launched
+
+    std::vector<std::vector<std::ptrdiff_t>> row_strides;
+    std::vector<std::ptrdiff_t> axis_strides, offsets;
+    for (const auto& a : arrays) {
+        const CArgument& d = spec.arguments[a.argument];
+        const auto strides = element_strides(a.array->layout(), a.array->dtype().itemsize(), shape, d.name);
+        if (!d.is_const && strides[axis_index] == 0 && length > 1)
+            throw ArgumentError(d.name, fmt::format("{}: a written array is broadcast along the scanned axis", spec.what));
+        std::vector<std::ptrdiff_t> rs;
+        for (std::size_t k = 0; k < shape.size(); ++k)
+            if (k != axis_index) rs.push_back(strides[k]);
+        row_strides.push_back(std::move(rs));
+        axis_strides.push_back(strides[axis_index]);
+        offsets.push_back(element_offset(*a.array, d.name));
+    }
+    IterationSpace rows = make_iteration_space(row_shape, row_strides);
+    check_axis_count(rows, spec.what);
+
+    const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
+    const std::size_t group = std::min<std::size_t>(256, floor_pow2(queue.device().params().max_total_local_size));
+    const std::size_t tile = group * items_per_thread;
+    const std::size_t target_groups = compute_units * 8;
+    const std::ptrdiff_t row_inner = rows.ndim() > 0 ? std::llabs(rows.strides[0].back()) : 0;
+    const bool rows_contiguous = rows.ndim() > 0 && row_inner != 0 && row_inner < std::llabs(axis_strides[0]);
+    const bool sequential = length <= 64 || (n_rows >= target_groups * group && rows_contiguous);
+    std::size_t pieces = 1, chunk = length;
+    if (!sequential) {
+        pieces = std::clamp<std::size_t>(ceil_div(target_groups, n_rows), 1, ceil_div(length, tile));
+        chunk = ceil_div(ceil_div(length, pieces), tile) * tile;
+        pieces = ceil_div(length, chunk);
+    }
+
+    pad_axes(rows);
+
+    constexpr std::size_t limit = std::size_t{1} << 31;
+    bool use_32 = n_rows * pieces < limit && length + tile < limit && n_rows < limit;
+    for (std::size_t a = 0; a < arrays.size(); ++a) {
+        std::size_t reach = static_cast<std::size_t>(std::llabs(offsets[a])) +
+                            static_cast<std::size_t>(std::llabs(axis_strides[a])) * (length + tile);
+        for (std::size_t d = 0; d < rows.ndim(); ++d)
+            reach += static_cast<std::size_t>(std::llabs(rows.strides[a][d])) * (rows.shape[d] - 1);
+        use_32 = use_32 && reach < limit;
+    }
+
+    const Buffer partial = sequential ? temporary_buffer(queue, 16) : temporary_buffer(queue, n_rows * pieces * spec.item_size);
+    const Buffer totals = sequential ? partial : temporary_buffer(queue, n_rows * spec.item_size);
+    std::vector<std::vector<std::byte>> scalars;
+    const auto common = [&](std::vector<KernelArg>& args) {
+        args.push_back(detail::pack(partial, LaunchTarget{}));
+        args.push_back(detail::pack(totals, LaunchTarget{}));
+        push_index(args, static_cast<std::int64_t>(n_rows), use_32);
+        push_index(args, static_cast<std::int64_t>(length), use_32);
+        push_index(args, static_cast<std::int64_t>(pieces), use_32);
+        push_index(args, static_cast<std::int64_t>(chunk), use_32);
+    };
+    const auto with_arrays = [&](std::vector<KernelArg>& args) {
+        common(args);
+        for (std::size_t k = 0; k < arguments.size(); ++k) {
+            if (const Array* a = std::get_if<Array>(&arguments[k])) {
+                args.push_back(whole_allocation(*a));
+            } else {
+                scalars.push_back(convert_scalar(std::get<ScalarArgument>(arguments[k]), spec.arguments[k].dtype));
+                args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
+            }
+        }
+        push_layout_arguments(args, rows, offsets, use_32);
+        for (const std::ptrdiff_t st : axis_strides) push_index(args, st, use_32);
+    };
+    const auto kernel = [&](Mode mode) {
+        const ScanShape k{mode, rows.ndim(), use_32, group};
+        const GeneratedKernel g = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
+                                                   [&] { return kernel_source(spec, k); });
+        if (g.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)
+            throw UnsupportedError(fmt::format("{}: the device takes at most {} work items per group for this kernel, "
+                                               "the scan needs {}",
+                                               spec.what, g.max_local_size, group));
+        return g;
+    };
+    const std::size_t local_1d[1] = {std::min<std::size_t>(group, 128)};
+    if (sequential) {
+        std::vector<KernelArg> args;
+        with_arrays(args);
+        const std::size_t global[1] = {ceil_div(n_rows, local_1d[0]) * local_1d[0]};
+        launch(queue, kernel(Mode::sequential), global, local_1d, args);
+        return;
+    }
+    const std::size_t global_chunks[1] = {n_rows * pieces * group};
+    const std::size_t local_chunks[1] = {group};
+    {
+        std::vector<KernelArg> args;
+        with_arrays(args);
+        launch(queue, kernel(Mode::chunk_totals), global_chunks, local_chunks, args);
+    }
+    {
+        std::vector<KernelArg> args;
+        common(args);
+        const std::size_t global[1] = {ceil_div(n_rows, local_1d[0]) * local_1d[0]};
+        launch(queue, kernel(Mode::carries), global, local_1d, args);
+    }
+    {
+        std::vector<KernelArg> args;
+        with_arrays(args);
+        launch(queue, kernel(Mode::chunk_scan), global_chunks, local_chunks, args);
+    }
+}
+
+}  // namespace kjarni::detail

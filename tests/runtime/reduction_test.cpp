@@ -1,0 +1,405 @@
+// Reductions against host references on fresh random data: every dtype x layout class (contiguous,
+// stepped, negative-strided, transposed, broadcast, 0-d, empty) x axis set for sum, fewer layouts
+// for the other reductions; the shape-chosen strategies (short inner axis, outer axis, middle axis,
+// one huge output split over work groups); determinism; ReductionKernel with several arrays,
+// broadcasting, scalars and a Module; MultiArray part by part; bad input.
+//
+// Tolerances. Integers are exact (wrapping as the device does). A float sum of m terms computed in
+// any order of pairwise additions errs by at most (m - 1) u sum|x_i| (u the unit roundoff of the
+// accumulation type: 2^-24 for float32 and for float16, which is summed in float32; 2^-53 for
+// float64; each component of a complex sum alike); we allow (m + 2) u sum|x_i|, plus half a unit in
+// the last place of a float16 result (2^-11 |result|) and, for mean, the division's rounding. A
+// product of m factors errs by at most about m u prod|x_i| (real); complex multiplications add a
+// few u each, so 4 (m + 2) u prod|x_i|. min, max, argmin, argmax, any, all are exact.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "kjarni/reduction.hpp"
+#include "runtime/algorithm_test_support.hpp"
+#include "support/test_devices.hpp"
+
+namespace kjarni::test {
+namespace {
+
+enum class Op { sum, prod, mean, min, max, argmin, argmax, any, all };
+
+const char* op_name(Op op) {
+    switch (op) {
+        case Op::sum: return "sum";
+        case Op::prod: return "prod";
+        case Op::mean: return "mean";
+        case Op::min: return "min";
+        case Op::max: return "max";
+        case Op::argmin: return "argmin";
+        case Op::argmax: return "argmax";
+        case Op::any: return "any";
+        case Op::all: return "all";
+    }
+    return "?";
+}
+
+Array run(Op op, const Queue& q, const Array& a, const ReduceOptions& o) {
+    switch (op) {
+        case Op::sum: return sum(q, a, o);
+        case Op::prod: return prod(q, a, o);
+        case Op::mean: return mean(q, a, o);
+        case Op::min: return min(q, a, o);
+        case Op::max: return max(q, a, o);
+        case Op::argmin: return argmin(q, a, o);
+        case Op::argmax: return argmax(q, a, o);
+        case Op::any: return any(q, a, o);
+        case Op::all: return all(q, a, o);
+    }
+    throw std::logic_error("op");
+}
+
+/// numpy's result dtype.
+DType expected_dtype(Op op, const DType& d) {
+    switch (op) {
+        case Op::sum:
+        case Op::prod:
+            if (d.kind() == Kind::bool_ || (is_int_kind(d) && is_signed(d))) return Kind::int64;
+            if (is_int_kind(d)) return Kind::uint64;
+            return d;
+        case Op::mean: return is_int_kind(d) ? DType(Kind::float64) : d;
+        case Op::min:
+        case Op::max: return d;
+        case Op::argmin:
+        case Op::argmax: return Kind::int64;
+        case Op::any:
+        case Op::all: return Kind::bool_;
+    }
+    return d;
+}
+
+long double unit_roundoff(const DType& d) {
+    return d.kind() == Kind::float64 || d.kind() == Kind::complex128 ? std::ldexp(1.0L, -53) : std::ldexp(1.0L, -24);
+}
+
+bool less(const Complex& a, const Complex& b) {
+    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+}
+
+/// Checks `result` (C-contiguous host copy) against the host reduction of `input`.
+void check(Op op, const HostArray& input, const std::optional<std::vector<int>>& axes, const HostArray& result) {
+    const DType d = input.dtype();
+    const auto groups = reduction_groups(input.shape(), flags(input.ndim(), axes));
+    ASSERT_EQ(result.size(), groups.size());
+    ASSERT_EQ(result.dtype(), expected_dtype(op, d));
+    const DType r = result.dtype();
+    for (std::size_t o = 0; o < groups.size(); ++o) {
+        const auto& g = groups[o];
+        SCOPED_TRACE(::testing::Message() << "output " << o << " of " << g.size() << " elements");
+        switch (op) {
+            case Op::sum:
+            case Op::prod:
+            case Op::mean: {
+                if (is_int_kind(r)) {
+                    std::uint64_t acc = op == Op::prod ? 1 : 0;
+                    for (auto k : g) acc = op == Op::prod ? acc * int_at(input, k) : acc + int_at(input, k);
+                    ASSERT_EQ(int_at(result, o), acc);
+                    break;
+                }
+                Complex acc = op == Op::prod ? 1 : 0;
+                long double magnitude = op == Op::prod ? 1 : 0;
+                for (auto k : g) {
+                    const Complex v = value_at(input, k);
+                    if (op == Op::prod) { acc *= v; magnitude *= std::abs(v); }
+                    else { acc += v; magnitude += std::abs(v.real()) + std::abs(v.imag()); }
+                }
+                const auto m = static_cast<long double>(g.size());
+                const DType acc_type = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
+                long double tol = (m + 2) * unit_roundoff(acc_type) * magnitude * (op == Op::prod && is_complex(r) ? 4 : 1);
+                if (op == Op::mean) {
+                    acc /= m;
+                    tol = tol / m + unit_roundoff(acc_type) * std::abs(acc);
+                }
+                if (r.kind() == Kind::float16) tol += std::ldexp(std::abs(acc), -11);
+                const Complex got = value_at(result, o);
+                if (op == Op::mean && g.empty()) {
+                    ASSERT_TRUE(std::isnan(got.real()));
+                    break;
+                }
+                ASSERT_LE(std::abs(got.real() - acc.real()), tol) << "got " << got << " expected " << acc;
+                ASSERT_LE(std::abs(got.imag() - acc.imag()), tol) << "got " << got << " expected " << acc;
+                break;
+            }
+            case Op::min:
+            case Op::max:
+            case Op::argmin:
+            case Op::argmax: {
+                const bool maximum = op == Op::max || op == Op::argmax;
+                std::size_t best = 0;
+                for (std::size_t j = 1; j < g.size(); ++j) {
+                    const Complex a = value_at(input, g[best]), b = value_at(input, g[j]);
+                    if (is_int_kind(d) && d.kind() == Kind::uint64) {
+                        const auto ai = int_at(input, g[best]), bi = int_at(input, g[j]);
+                        if (maximum ? bi > ai : bi < ai) best = j;
+                    } else if (maximum ? less(a, b) : less(b, a)) {
+                        best = j;
+                    }
+                }
+                if (op == Op::argmin || op == Op::argmax) {
+                    ASSERT_EQ(int_at(result, o), best);
+                } else if (is_int_kind(d)) {
+                    ASSERT_EQ(int_at(result, o), int_at(input, g[best]));
+                } else {
+                    ASSERT_EQ(value_at(result, o), value_at(input, g[best]));
+                }
+                break;
+            }
+            case Op::any:
+            case Op::all: {
+                bool acc = op == Op::all;
+                for (auto k : g) {
+                    const bool nonzero = is_int_kind(d) ? int_at(input, k) != 0 : value_at(input, k) != Complex(0);
+                    acc = op == Op::all ? (acc && nonzero) : (acc || nonzero);
+                }
+                ASSERT_EQ(int_at(result, o), acc ? 1u : 0u);
+                break;
+            }
+        }
+    }
+}
+
+Values values_for(Op op) {
+    switch (op) {
+        case Op::prod: return Values::ones;
+        case Op::argmin:
+        case Op::argmax:
+        case Op::min:
+        case Op::max: return Values::ties;
+        case Op::any:
+        case Op::all: return Values::sparse;
+        default: return Values::small;
+    }
+}
+
+const std::vector<std::optional<std::vector<int>>>& axis_sets() {
+    static const std::vector<std::optional<std::vector<int>>> sets = {
+        std::nullopt, std::vector<int>{0}, std::vector<int>{-1}, std::vector<int>{1}, std::vector<int>{0, 2}};
+    return sets;
+}
+
+std::string axes_name(const std::optional<std::vector<int>>& axes) {
+    if (!axes) return "all";
+    std::string s = "{";
+    for (int a : *axes) s += std::to_string(a) + ",";
+    return s + "}";
+}
+
+class Reductions : public DeviceTest {
+protected:
+    /// One reduction of a 3-d array of class `layout`, checked.
+    void sweep(Op op, const DType& d, LayoutClass layout, const std::optional<std::vector<int>>& axes,
+               bool keepdims = false) {
+        if ((op == Op::argmin || op == Op::argmax) && axes && axes->size() > 1) return;  // numpy: one axis or all
+        SCOPED_TRACE(::testing::Message() << op_name(op) << " " << d.name() << " " << name_of(layout) << " axes "
+                                          << axes_name(axes) << (keepdims ? " keepdims" : ""));
+        HostArray host = random_host(d, {4, 5, 6}, values_for(op));
+        const Array x = device_view(queue(), host, layout);
+        const Array r = run(op, queue(), x, ReduceOptions{axes, keepdims, std::nullopt});
+        check(op, host, axes, r.get(queue()));
+    }
+};
+
+TEST_P(Reductions, SumEveryDtypeLayoutAndAxisSet) {
+    for (const DType& d : dtypes::all_scalars())
+        for (LayoutClass layout : {LayoutClass::contiguous, LayoutClass::stepped, LayoutClass::negative,
+                                   LayoutClass::transposed, LayoutClass::broadcast})
+            for (const auto& axes : axis_sets()) sweep(Op::sum, d, layout, axes);
+}
+
+TEST_P(Reductions, OtherReductionsEveryDtype) {
+    // Every dtype goes through every reduction once (one compiled kernel each); a second layout and
+    // axis set for a few dtypes per reduction (each costs a compilation on PoCL).
+    for (Op op : {Op::prod, Op::mean, Op::min, Op::max, Op::argmin, Op::argmax, Op::any, Op::all}) {
+        for (const DType& d : dtypes::all_scalars()) sweep(op, d, LayoutClass::transposed, std::vector<int>{1}, true);
+        for (const DType& d : {DType(Kind::int8), DType(Kind::float16), DType(Kind::complex128)})
+            sweep(op, d, LayoutClass::negative, std::nullopt);
+    }
+}
+
+TEST_P(Reductions, ZeroDimensionalAndEmpty) {
+    for (const DType& d : {DType(Kind::int8), DType(Kind::float16), DType(Kind::complex64)}) {
+        SCOPED_TRACE(d.name());
+        // 0-d: the value itself (sum of nothing reduced: `axes` empty; all axes: also the value).
+        const HostArray h = random_host(d, {});
+        const Array x = Array::from_host(queue(), h);
+        for (const auto& axes : {std::optional<std::vector<int>>{}, std::optional<std::vector<int>>{std::vector<int>{}}}) {
+            check(Op::sum, h, axes, sum(queue(), x, {axes}).get(queue()));
+            check(Op::max, h, axes, max(queue(), x, {axes}).get(queue()));
+        }
+        // Empty: the reduction of an empty axis is the neutral element; an empty result launches nothing.
+        const HostArray e = random_host(d, {3, 0, 4});
+        const Array xe = Array::from_host(queue(), e);
+        for (const auto& axes : axis_sets()) {
+            check(Op::sum, e, axes, sum(queue(), xe, {axes}).get(queue()));
+            check(Op::prod, e, axes, prod(queue(), xe, {axes}).get(queue()));
+            check(Op::any, e, axes, any(queue(), xe, {axes}).get(queue()));
+            check(Op::all, e, axes, all(queue(), xe, {axes}).get(queue()));
+        }
+        check(Op::mean, e, std::vector<int>{1}, mean(queue(), xe, {std::vector<int>{1}}).get(queue()));
+        EXPECT_THROW(min(queue(), xe, {std::vector<int>{1}}), ArgumentError);
+        EXPECT_THROW(argmax(queue(), xe), ArgumentError);
+        EXPECT_EQ(max(queue(), xe, {std::vector<int>{0}}).size(), 0u);  // nothing reduced is empty: no error
+    }
+}
+
+TEST_P(Reductions, StrategiesByShape) {
+    // Short inner axis, short outer axis, middle axis, one huge output split over groups, many
+    // small outputs: float32 and int32 (exact) on shapes that pick each strategy.
+    const std::vector<std::pair<std::vector<std::size_t>, std::vector<int>>> cases = {
+        {{4096, 8}, {1}}, {{8, 4096}, {0}}, {{3, 3000, 5}, {1}}, {{1 << 18}, {0}}, {{64, 4096}, {1}},
+        {{4096, 64}, {0}}, {{2, 3}, {0, 1}}, {{1 << 16, 3}, {0}}};
+    for (const DType& d : {DType(Kind::float32), DType(Kind::int32), DType(Kind::float16)})
+        for (const auto& [shape, axes] : cases) {
+            SCOPED_TRACE(::testing::Message() << d.name() << " shape[0] " << shape[0] << " axes " << axes_name(axes));
+            const HostArray h = random_host(d, shape);
+            const Array x = Array::from_host(queue(), h);
+            check(Op::sum, h, axes, sum(queue(), x, {axes}).get(queue()));
+            if (d.kind() == Kind::int32)
+                check(Op::argmax, h, std::vector<int>{axes[0]}, argmax(queue(), x, {std::vector<int>{axes[0]}}).get(queue()));
+        }
+}
+
+TEST_P(Reductions, SameBitsEveryRun) {
+    const HostArray h = random_host(Kind::float32, {1 << 18});
+    const Array x = Array::from_host(queue(), h);
+    const HostArray h2 = random_host(Kind::float32, {8, 1 << 14});
+    const Array x2 = Array::from_host(queue(), h2);
+    for (int run = 0; run < 2; ++run) {
+        const auto a = sum(queue(), x).get(queue()).to_vector<float>();
+        const auto b = sum(queue(), x).get(queue()).to_vector<float>();
+        EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(float)), 0);
+        const auto c = sum(queue(), x2, {std::vector<int>{1}}).get(queue()).to_vector<float>();
+        const auto e = sum(queue(), x2, {std::vector<int>{1}}).get(queue()).to_vector<float>();
+        EXPECT_EQ(std::memcmp(c.data(), e.data(), c.size() * sizeof(float)), 0);
+    }
+}
+
+TEST_P(Reductions, NaNPropagatesAndComesFirst) {
+    HostArray h = random_host(Kind::float32, {3, 50});
+    h.at<float>({1, 7}) = std::nanf("");
+    h.at<float>({1, 30}) = std::nanf("");
+    const Array x = Array::from_host(queue(), h);
+    const auto mx = max(queue(), x, {std::vector<int>{1}}).get(queue()).to_vector<float>();
+    const auto mn = min(queue(), x).get(queue()).to_vector<float>();
+    const auto am = argmin(queue(), x, {std::vector<int>{1}}).get(queue()).to_vector<std::int64_t>();
+    const auto all_am = argmax(queue(), x).get(queue()).to_vector<std::int64_t>();
+    EXPECT_FALSE(std::isnan(mx[0]));
+    EXPECT_TRUE(std::isnan(mx[1]));
+    EXPECT_TRUE(std::isnan(mn[0]));
+    EXPECT_EQ(am[1], 7);
+    EXPECT_EQ(all_am[0], 57);
+}
+
+TEST_P(Reductions, DotAndGivenOutput) {
+    for (const DType& d : {DType(Kind::float32), DType(Kind::int16), DType(Kind::complex128)}) {
+        SCOPED_TRACE(d.name());
+        const HostArray a = random_host(d, {1000}), b = random_host(d, {2000});
+        const Array xa = Array::from_host(queue(), a);
+        const Array xb = Array::from_host(queue(), b)[{Slice{std::nullopt, std::nullopt, -2}}];
+        const HostArray bv = b[{Slice{std::nullopt, std::nullopt, -2}}].copy();
+        const HostArray r = dot(queue(), xa, xb).get(queue());
+        Complex ref = 0;
+        long double magnitude = 0;
+        for (std::size_t k = 0; k < 1000; ++k) {
+            ref += value_at(a, k) * value_at(bv, k);
+            magnitude += std::abs(value_at(a, k) * value_at(bv, k));
+        }
+        const long double tol = is_int_kind(d) ? 0 : 4 * 1002 * unit_roundoff(d) * magnitude;
+        EXPECT_LE(std::abs(value_at(r, 0) - ref), tol);
+    }
+    // Into a given output of any layout: every third element of a larger array.
+    const HostArray h = random_host(Kind::float64, {20, 30});
+    const Array x = Array::from_host(queue(), h);
+    const Array big = Array::zeros(queue(), {90}, Kind::float64);
+    const Array stepped = big[{Slice{1, std::nullopt, 3}}];
+    sum(queue(), x, {std::vector<int>{0}, false, stepped});
+    const auto back = big.get(queue()).to_vector<double>();
+    for (std::size_t j = 0; j < 30; ++j) {
+        long double ref = 0;
+        for (std::size_t i = 0; i < 20; ++i) ref += h.at<double>({i, j});
+        EXPECT_NEAR(back[3 * j + 1], static_cast<double>(ref), 1e-13);
+        EXPECT_EQ(back[3 * j], 0.0);
+    }
+}
+
+TEST_P(Reductions, ReductionKernelWithBroadcastScalarsAndModule) {
+    // sum over axis 1 of a * x[i] * y[i] + ${offset}(x[i]), y broadcast from (6,) to (4, 6).
+    const ReductionKernel k(Kind::float64, "0", "a + b", "a * x[i] * (double)y[i] + ${offset}(x[i])",
+                            "const double *x, const float *y, double a",
+                            "", {{"offset", Module::from_string("FUNCTION INLINE double ${prefix}(double v) { return v * v; }",
+                                                                "offset")}},
+                            "weighted");
+    const HostArray hx = random_host(Kind::float64, {4, 6}), hy = random_host(Kind::float32, {6});
+    const Array x = Array::from_host(queue(), hx), y = Array::from_host(queue(), hy);
+    const HostArray r = k(queue(), {x, y, 1.5}, {std::vector<int>{1}}).get(queue());
+    for (std::size_t o = 0; o < 4; ++o) {
+        double ref = 0;
+        for (std::size_t i = 0; i < 6; ++i) {
+            const double v = hx.at<double>({o, i});
+            ref += 1.5 * v * static_cast<double>(hy.at<float>({i})) + v * v;
+        }
+        EXPECT_NEAR(r.at<double>({o}), ref, 1e-13);
+    }
+    // The argument's position as a value: sum of i over 10 elements.
+    const ReductionKernel positions(Kind::int64, "0", "a + b", "(int64_t)i + 0 * x[i]", "const int32_t *x");
+    const Array z = Array::zeros(queue(), {10}, Kind::int32);
+    EXPECT_EQ(positions(queue(), {z}).get(queue()).to_vector<std::int64_t>()[0], 45);
+}
+
+TEST_P(Reductions, BadInputNamesTheCulprit) {
+    const Array x = Array::zeros(queue(), {3, 4}, Kind::float32);
+    const auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const ArgumentError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no ArgumentError");
+    };
+    EXPECT_NE(message([&] { sum(queue(), x, {std::vector<int>{2}}); }).find("out of range"), std::string::npos);
+    EXPECT_NE(message([&] { sum(queue(), x, {std::vector<int>{1, -1}}); }).find("repeated"), std::string::npos);
+    EXPECT_NE(message([&] { sum(queue(), x, {std::vector<int>{0}, false, Array::zeros(queue(), {3}, Kind::float32)}); })
+                  .find("shape"),
+              std::string::npos);
+    EXPECT_NE(message([&] { sum(queue(), x, {std::vector<int>{0}, false, Array::zeros(queue(), {4}, Kind::float64)}); })
+                  .find("dtype"),
+              std::string::npos);
+    const ReductionKernel k(Kind::float32, "0", "a + b", "x[i]", "const float *x");
+    EXPECT_NE(message([&] { k(queue(), {x, x}); }).find("arguments"), std::string::npos);
+    EXPECT_NE(message([&] { k(queue(), {1.0f}); }).find("x"), std::string::npos);
+    EXPECT_NE(message([&] { k(queue(), {Array::zeros(queue(), {3}, Kind::int32)}); }).find("int32"), std::string::npos);
+    EXPECT_THROW(ReductionKernel(Kind::float32, "0", "a + b", "x[i]", "float *x"), ArgumentError);  // not const
+    EXPECT_THROW(dot(queue(), x, x), ArgumentError);
+    // An expression the dtype cannot take: a member of a float.
+    const ReductionKernel bad(Kind::float32, "0", "a + b", "x[i].y", "const float *x");
+    EXPECT_THROW(bad(queue(), {x}), CompileError);
+    // An array of another context.
+    Context other = Context::from_devices(bound_device().device());
+    const Array foreign = Array::zeros(Queue(other.devices()[0]), {3}, Kind::float32);
+    EXPECT_NE(message([&] { sum(queue(), foreign); }).find("another context"), std::string::npos);
+}
+
+KJARNI_INSTANTIATE_DEVICE_TESTS(Reductions);
+
+TEST(MultiArrayReductions, PartByPart) {
+    Context* context = shared_multi_device_context();
+    if (context == nullptr) GTEST_SKIP() << "no platform with two selected devices";
+    const MultiQueue mq = MultiQueue::on_devices(context->devices());
+    const HostArray h = random_host(Kind::int32, {7, 9, 4});
+    const MultiArray x = MultiArray::from_host(mq, h);
+    const MultiArray r = reduce_parts(mq, x, [](const Queue& q, const Array& a, const ReduceOptions& o) { return sum(q, a, o); },
+                                      {std::vector<int>{2}});
+    check(Op::sum, h, std::vector<int>{2}, r.get(mq));
+    EXPECT_THROW(reduce_parts(mq, x, [](const Queue& q, const Array& a, const ReduceOptions& o) { return sum(q, a, o); }),
+                 UnsupportedError);
+}
+
+}  // namespace
+}  // namespace kjarni::test

@@ -1,0 +1,177 @@
+// Scans against host references on fresh random data: cumsum for every dtype x layout class x
+// axis (and flattened), cumprod, the tiled three-kernel path on long rows, ScanKernel's exclusive
+// scan and last_item, in place, determinism, MultiArray part by part, bad input.
+//
+// Tolerances: position k of a float cumsum is a sum of k + 1 terms combined in some order of
+// additions, so it errs by at most k u sum_{j<=k} |x_j| (u: 2^-24 for float32 and float16, which
+// is scanned in float32; 2^-53 for float64; per component for complex); we allow (k + 3) u sum|x_j|
+// plus half a unit in the last place of a float16 result. cumprod alike with products. Integers
+// are exact.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "kjarni/scan.hpp"
+#include "runtime/algorithm_test_support.hpp"
+#include "support/test_devices.hpp"
+
+namespace kjarni::test {
+namespace {
+
+DType scan_dtype(const DType& d) {
+    if (d.kind() == Kind::bool_ || (is_int_kind(d) && is_signed(d))) return Kind::int64;
+    if (is_int_kind(d)) return Kind::uint64;
+    return d;
+}
+
+long double unit_roundoff(const DType& d) {
+    return d.kind() == Kind::float64 || d.kind() == Kind::complex128 ? std::ldexp(1.0L, -53) : std::ldexp(1.0L, -24);
+}
+
+/// Checks `result` against the scan of `input` (both C-contiguous host arrays of one shape, or a
+/// flattened result when `axis` is not given).
+void check_scan(const HostArray& input, std::optional<int> axis, const HostArray& result, bool multiply) {
+    ASSERT_EQ(result.dtype(), scan_dtype(input.dtype()));
+    ASSERT_EQ(result.size(), input.size());
+    const auto& shape = input.shape();
+    std::vector<bool> scanned(shape.size(), false);
+    std::vector<std::size_t> shape_used = shape;
+    if (axis) {
+        scanned[static_cast<std::size_t>(*axis < 0 ? *axis + static_cast<int>(shape.size()) : *axis)] = true;
+    } else {
+        shape_used = {input.size()};
+        scanned = {true};
+    }
+    // Rows: reduction groups over the scanned axis, each in order along it.
+    const auto rows = reduction_groups(shape_used, scanned);
+    const DType r = result.dtype();
+    const DType acc_type = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
+    for (const auto& row : rows) {
+        std::uint64_t iacc = multiply ? 1 : 0;
+        Complex acc = multiply ? 1 : 0;
+        long double magnitude = multiply ? 1 : 0;
+        for (std::size_t j = 0; j < row.size(); ++j) {
+            const std::size_t k = row[j];
+            SCOPED_TRACE(::testing::Message() << "element " << k << ", position " << j);
+            if (is_int_kind(r)) {
+                iacc = multiply ? iacc * int_at(input, k) : iacc + int_at(input, k);
+                ASSERT_EQ(int_at(result, k), iacc);
+                continue;
+            }
+            const Complex v = value_at(input, k);
+            if (multiply) { acc *= v; magnitude *= std::abs(v); }
+            else { acc += v; magnitude += std::abs(v.real()) + std::abs(v.imag()); }
+            long double tol = (static_cast<long double>(j) + 3) * unit_roundoff(acc_type) * magnitude *
+                              (multiply && is_complex(r) ? 4 : 1);
+            if (r.kind() == Kind::float16) tol += std::ldexp(std::abs(acc), -11);
+            const Complex got = value_at(result, k);
+            ASSERT_LE(std::abs(got.real() - acc.real()), tol) << "got " << got << " expected " << acc;
+            ASSERT_LE(std::abs(got.imag() - acc.imag()), tol) << "got " << got << " expected " << acc;
+        }
+    }
+}
+
+class Scans : public DeviceTest {};
+
+TEST_P(Scans, CumsumEveryDtypeLayoutAndAxis) {
+    for (const DType& d : dtypes::all_scalars())
+        for (LayoutClass layout : {LayoutClass::contiguous, LayoutClass::stepped, LayoutClass::negative,
+                                   LayoutClass::transposed, LayoutClass::broadcast})
+            for (const std::optional<int> axis : {std::optional<int>{0}, std::optional<int>{1}, std::optional<int>{-1},
+                                                  std::optional<int>{}}) {
+                SCOPED_TRACE(::testing::Message() << d.name() << " " << name_of(layout) << " axis "
+                                                  << (axis ? std::to_string(*axis) : "none"));
+                HostArray host = random_host(d, {4, 5, 6});
+                const Array x = device_view(queue(), host, layout);
+                check_scan(host, axis, cumsum(queue(), x, axis).get(queue()), false);
+            }
+}
+
+TEST_P(Scans, CumprodAndEmpty) {
+    for (const DType& d : {DType(Kind::int32), DType(Kind::uint8), DType(Kind::float32), DType(Kind::complex128),
+                           DType(Kind::float16)}) {
+        SCOPED_TRACE(d.name());
+        HostArray host = random_host(d, {4, 5, 6}, Values::ones);
+        const Array x = device_view(queue(), host, LayoutClass::negative);
+        check_scan(host, 1, cumprod(queue(), x, 1).get(queue()), true);
+        const Array e = Array::zeros(queue(), {3, 0, 2}, d);
+        EXPECT_EQ(cumsum(queue(), e, 1).size(), 0u);
+        EXPECT_EQ(cumsum(queue(), e).shape(), std::vector<std::size_t>{0});
+    }
+}
+
+TEST_P(Scans, LongRowsTakeTheTiledPath) {
+    const std::vector<std::pair<std::vector<std::size_t>, int>> cases = {
+        {{3, 100000}, 1}, {{1 << 18}, 0}, {{100000, 3}, 0}, {{5000, 70}, 0}, {{2, 3, 20000}, -1}};
+    for (const DType& d : {DType(Kind::int32), DType(Kind::float32)})
+        for (const auto& [shape, axis] : cases) {
+            SCOPED_TRACE(::testing::Message() << d.name() << " shape[0] " << shape[0] << " axis " << axis);
+            const HostArray h = random_host(d, shape);
+            const Array x = Array::from_host(queue(), h);
+            check_scan(h, axis, cumsum(queue(), x, axis).get(queue()), false);
+        }
+}
+
+TEST_P(Scans, ExclusiveScanWithLastItemAndScalars) {
+    // y = exclusive prefix of (x + a) along axis 1, z = the row total; int64 for exactness.
+    const ScanKernel k(Kind::int64, "0", "a + b", "(int64_t)x[i] + a", "y[i] = prev_item; z[i] = last_item;",
+                       "const int16_t *x, int64_t *y, int64_t *z, int64_t a");
+    for (const std::size_t length : {std::size_t{7}, std::size_t{30000}}) {
+        const HostArray h = random_host(Kind::int16, {3, length});
+        const Array x = Array::from_host(queue(), h);
+        const Array y = Array::empty(queue().device(), {3, length}, Kind::int64);
+        const Array z = Array::empty(queue().device(), {3, length}, Kind::int64);
+        k(queue(), {x, y, z, std::int64_t{5}}, 1);
+        const auto hy = y.get(queue()).to_vector<std::int64_t>(), hz = z.get(queue()).to_vector<std::int64_t>();
+        for (std::size_t r = 0; r < 3; ++r) {
+            std::int64_t acc = 0;
+            for (std::size_t i = 0; i < length; ++i) {
+                ASSERT_EQ(hy[r * length + i], acc) << "row " << r << " position " << i;
+                acc += h.at<std::int16_t>({r, i}) + 5;
+            }
+            for (std::size_t i = 0; i < length; ++i) ASSERT_EQ(hz[r * length + i], acc);
+        }
+    }
+}
+
+TEST_P(Scans, InPlaceAndSameBitsEveryRun) {
+    const HostArray h = random_host(Kind::int64, {50000});
+    const Array x = Array::from_host(queue(), h);
+    cumsum(queue(), x, 0, std::nullopt, x);
+    check_scan(h, 0, x.get(queue()), false);
+
+    const HostArray f = random_host(Kind::float32, {1 << 18});
+    const Array xf = Array::from_host(queue(), f);
+    const auto a = cumsum(queue(), xf).get(queue()).to_vector<float>();
+    const auto b = cumsum(queue(), xf).get(queue()).to_vector<float>();
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0);
+}
+
+TEST_P(Scans, BadInputNamesTheCulprit) {
+    const Array x = Array::zeros(queue(), {3, 4}, Kind::float32);
+    EXPECT_THROW(cumsum(queue(), x, 2), ArgumentError);
+    EXPECT_THROW(cumsum(queue(), x, 0, std::nullopt, Array::zeros(queue(), {4, 3}, Kind::float32)), ArgumentError);
+    EXPECT_THROW(cumsum(queue(), x, 0, std::nullopt, Array::zeros(queue(), {3, 4}, Kind::float64)), ArgumentError);
+    const ScanKernel k(Kind::float32, "0", "a + b", "x[i]", "y[i] = item;", "const float *x, float *y");
+    const Array row = Array::zeros(queue(), {1, 4}, Kind::float32);
+    EXPECT_THROW(k(queue(), {x, Array::zeros(queue(), {3, 1}, Kind::float32)}, 1), ArgumentError);  // y broadcast along the axis
+    EXPECT_THROW(k(queue(), {x}, 1), ArgumentError);
+    EXPECT_THROW(k(queue(), {x, row}, 5), ArgumentError);
+}
+
+KJARNI_INSTANTIATE_DEVICE_TESTS(Scans);
+
+TEST(MultiArrayScans, PartByPart) {
+    Context* context = shared_multi_device_context();
+    if (context == nullptr) GTEST_SKIP() << "no platform with two selected devices";
+    const MultiQueue mq = MultiQueue::on_devices(context->devices());
+    const HostArray h = random_host(Kind::int16, {6, 40});
+    const MultiArray x = MultiArray::from_host(mq, h);
+    check_scan(h, 1, cumsum_parts(mq, x, 1).get(mq), false);
+    EXPECT_THROW(cumsum_parts(mq, x, 0), UnsupportedError);
+}
+
+}  // namespace
+}  // namespace kjarni::test
