@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "blas/half.hpp"
+#include "dtype/half.hpp"
 #include "kjarni/blas.hpp"
 #include "kjarni/kjarni.hpp"
 
@@ -58,7 +58,7 @@ kjarni::Array random_square(const kjarni::Queue& queue, std::size_t n, const kja
         const float v = uniform(engine);
         std::byte* p = host.data() + i * dtype.itemsize();
         if (dtype.kind() == kjarni::DType::Kind::float16) {
-            const std::uint16_t h = kjarni::blas::detail::float_to_half(v);
+            const std::uint16_t h = kjarni::detail::float_to_half(v);
             std::memcpy(p, &h, sizeof h);
         } else if (dtype.kind() == kjarni::DType::Kind::float64) {
             const double d = v;

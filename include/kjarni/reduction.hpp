@@ -27,32 +27,11 @@
 #include "kjarni/array.hpp"
 #include "kjarni/dtype.hpp"
 #include "kjarni/multi_array.hpp"
+#include "kjarni/operand.hpp"
 #include "kjarni/queue.hpp"
 #include "kjarni/template/value.hpp"
 
 namespace kjarni {
-
-/// A scalar argument of a generated kernel: a C++ value and its dtype. Converted to the declared
-/// type of the argument it is passed for (numpy's casting, complex to real takes the real part).
-class ScalarArgument {
-public:
-    template <class T>
-        requires(std::is_arithmetic_v<T> || std::same_as<T, std::complex<float>> ||
-                 std::same_as<T, std::complex<double>> || std::same_as<T, float16_t>)
-    ScalarArgument(T value)  // NOLINT: implicit, so that scalars can be listed among arrays
-        : dtype_(DType::of<T>()) {
-        std::memcpy(bytes_, &value, sizeof(T));
-    }
-    const DType& dtype() const noexcept { return dtype_; }
-    const std::byte* bytes() const noexcept { return bytes_; }
-
-private:
-    DType dtype_;
-    alignas(16) std::byte bytes_[16] = {};
-};
-
-/// An argument of a generated kernel: an array or a scalar, in the order of the declarations.
-using AlgorithmArgument = std::variant<Array, ScalarArgument>;
 
 /// Which axes to reduce and where the result goes.
 struct ReduceOptions {
@@ -71,7 +50,7 @@ struct ReduceOptions {
 /// - `arguments`: C declarations, "const float *x, const float *y, float a" (kjarni/dtypes's C
 ///   names or numpy's). Every pointer is an array; all arrays broadcast together by numpy's rules
 ///   and are read, never written. bool arrays are seen as `uint8_t`, float16 arrays as `uint16_t`
-///   (their bits): read them with `kjarni_half_to_float(x[i])`.
+///   (their bits): read them with `kjarni_h2f(x[i])`.
 /// - `map_expr`: the value of one element, an expression of type `dtype_out` over the arguments,
 ///   where `x[i]` is the element of array `x` at the position being reduced (whatever the array's
 ///   strides or broadcasting). `i` is also that position's flat index over the reduced axes (C
@@ -95,7 +74,7 @@ public:
     /// ArgumentError naming the culprit for: a wrong argument count or kind, arrays whose shapes do
     /// not broadcast, an array of another context or device, an axis out of range or repeated, an
     /// `out` of the wrong shape or dtype.
-    Array operator()(const Queue& queue, const std::vector<AlgorithmArgument>& arguments,
+    Array operator()(const Queue& queue, const std::vector<Operand>& arguments,
                      const ReduceOptions& options = {}) const;
 
     struct Impl;

@@ -31,7 +31,7 @@ namespace kjarni {
 ///   `prev_item` (the exclusive prefix: neutral at the first position) and `last_item` (the whole
 ///   row's total), e.g. "y[i] = item;" (inclusive scan) or "y[i] = prev_item;" (exclusive).
 /// `i` is the position along the scanned axis; bool arrays are seen as uint8_t, float16 arrays as
-/// uint16_t bits (kjarni_half_to_float / kjarni_float_to_half convert).
+/// uint16_t bits (kjarni_h2f / kjarni_f2h convert).
 class ScanKernel {
 public:
     ScanKernel(const DType& dtype, std::string neutral, std::string scan_expr, std::string input_expr,
@@ -41,7 +41,7 @@ public:
     /// Scans along `axis` (negative from the end) of the arguments' broadcast shape. ArgumentError
     /// naming the culprit for a wrong argument count or kind, shapes that do not broadcast, arrays
     /// of another device or context, an axis out of range, or no array at all.
-    void operator()(const Queue& queue, const std::vector<AlgorithmArgument>& arguments, int axis = -1) const;
+    void operator()(const Queue& queue, const std::vector<Operand>& arguments, int axis = -1) const;
 
     struct Impl;
 

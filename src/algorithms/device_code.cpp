@@ -10,8 +10,11 @@ namespace {
 
 // One text for both APIs (the prelude defines KJARNI_CUDA_API or KJARNI_OPENCL_API), so that a
 // generated source is the same whichever API compiles it. PTX's conversions are exact IEEE ones
-// (cvt.rn rounds to nearest even); vload_half / vstore_half need no cl_khr_fp16.
-constexpr const char* preamble_text = R"(#ifdef KJARNI_CUDA_API
+// (cvt.rn rounds to nearest even); vload_half / vstore_half need no cl_khr_fp16. KJARNI_INF_F and
+// KJARNI_INF_D are the infinities (the neutral elements of min and max).
+constexpr const char* preamble_text = R"(#ifndef KJARNI_ALGORITHM_PREAMBLE
+#define KJARNI_ALGORITHM_PREAMBLE
+#ifdef KJARNI_CUDA_API
 typedef struct { unsigned short bits; } half;
 FUNCTION INLINE float kjarni_h2f(uint16_t h)
 { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
@@ -25,6 +28,14 @@ INLINE uint16_t kjarni_f2h(float f) { uint16_t h; vstore_half_rte(f, 0, (half*)&
 #define LOAD_HALF(p, i) vload_half((i), (p))
 #define STORE_HALF(p, i, v) vstore_half_rte((v), (i), (p))
 #endif
+#ifdef KJARNI_CUDA_API
+#define KJARNI_INF_F __int_as_float(0x7f800000)
+#define KJARNI_INF_D __longlong_as_double(0x7ff0000000000000LL)
+#else
+#define KJARNI_INF_F INFINITY
+#define KJARNI_INF_D ((double)INFINITY)
+#endif
+#endif
 )";
 
 }  // namespace
@@ -37,6 +48,16 @@ const std::string& algorithm_preamble() {
 std::string storage_type(const DType& dtype) {
     if (dtype.kind() == DType::Kind::bool_) return "uint8_t";
     return c_type_name(dtype);
+}
+
+std::string storage_ctype(const DType& dtype) {
+    if (dtype.kind() == DType::Kind::float16) return "uint16_t";
+    return storage_type(dtype);
+}
+
+std::string compute_ctype(const DType& dtype) {
+    if (dtype.kind() == DType::Kind::float16) return "float";
+    return storage_ctype(dtype);
 }
 
 std::string scalar_parameter_type(const DType& dtype) { return c_type_name(scalar_parameter_dtype(dtype)); }

@@ -15,10 +15,18 @@ namespace kjarni::detail {
 /// (round to nearest even) and the `LOAD_HALF(p, i)` / `STORE_HALF(p, i, v)` macros over `half`
 /// pointers.
 const std::string& algorithm_preamble();
+/// The same text as a C string, for code that builds sources with fmt.
+inline const char* algorithm_helpers() { return algorithm_preamble().c_str(); }
 
-/// The C type of an array element in memory as a generated kernel declares it: "uint8_t" for
-/// bool (numpy's one byte), "half" for float16, else c_type_name().
+/// The C type of an array element in memory as a pointer-style kernel (ElementwiseKernel, whose
+/// operation indexes arrays itself) declares it: "uint8_t" for bool (numpy's one byte; OpenCL
+/// takes no bool pointers), "half" for float16 (read through LOAD_HALF), else c_type_name().
 std::string storage_type(const DType& dtype);
+/// The same for value-style kernels (expressions, reductions, scans), which load elements
+/// themselves: float16 as its bits, "uint16_t".
+std::string storage_ctype(const DType& dtype);
+/// The C type a value of `dtype` is computed in: float16 in float, the others as storage_ctype().
+std::string compute_ctype(const DType& dtype);
 /// The type a scalar kernel parameter of `dtype` is passed as: bool as uint8_t (OpenCL forbids
 /// bool parameters), float16 as float, else c_type_name().
 std::string scalar_parameter_type(const DType& dtype);

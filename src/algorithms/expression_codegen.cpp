@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/c_arguments.hpp"
+#include "algorithms/device_code.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::detail {
@@ -41,7 +42,7 @@ public:
             default: break;
         }
         const DType& t = node.compute;
-        const std::string ct = compute_c_type(t);
+        const std::string ct = compute_ctype(t);
         const bool complex = is_complex(t);
         const bool floating = is_real(t);
         const bool boolean = t.kind() == K::bool_;
@@ -139,24 +140,20 @@ private:
 
 }  // namespace
 
-std::string compute_c_type(const DType& dtype) {
-    return dtype.kind() == K::float16 ? std::string("float") : c_type_name(dtype);
-}
-
 std::string convert_value(const std::string& value, const DType& from, const DType& to) {
-    if (compute_c_type(from) == compute_c_type(to)) return value;
+    if (compute_ctype(from) == compute_ctype(to)) return value;
     const bool from_complex = is_complex(from);
     if (to.kind() == K::bool_) {
         if (from_complex) return fmt::format("(({0}).x != 0 || ({0}).y != 0)", value);
         return fmt::format("({} != 0)", value);
     }
     if (is_complex(to)) {
-        const std::string real = compute_c_type(real_for(to));
+        const std::string real = compute_ctype(real_for(to));
         if (from_complex) return fmt::format("{}(({})({}).x, ({})({}).y)", complex_ctr(to), real, value, real, value);
         return fmt::format("{}(({})({}), ({})0)", complex_ctr(to), real, value, real);
     }
-    if (from_complex) return fmt::format("(({})({}).x)", compute_c_type(to), value);
-    return fmt::format("(({})({}))", compute_c_type(to), value);
+    if (from_complex) return fmt::format("(({})({}).x)", compute_ctype(to), value);
+    return fmt::format("(({})({}))", compute_ctype(to), value);
 }
 
 std::string load_value(const std::string& element, const DType& dtype) {

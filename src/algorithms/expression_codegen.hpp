@@ -27,8 +27,6 @@ struct ExprCode {
 
 ExprCode generate_expression(const ExprNode& root);
 
-/// The type an element of `dtype` is computed in: float for float16, else the C type.
-std::string compute_c_type(const DType& dtype);
 /// Converts a value expression of one compute type to another (C's conversions; complex to real
 /// takes the real part; bool is != 0).
 std::string convert_value(const std::string& value, const DType& from, const DType& to);

@@ -50,12 +50,6 @@ const char* vector_type(std::size_t bytes) {
     }
 }
 
-std::string storage_c_type(const DType& d) {
-    // Value-style kernels keep half as its bits.
-    if (d.kind() == DType::Kind::float16) return "uint16_t";
-    return detail::storage_type(d);
-}
-
 // The kernel itself, without the shared preambles (so that it is a short cache key).
 std::string generate(const Plan& plan) {
     const ExprCode& code = plan.code;
@@ -65,9 +59,9 @@ std::string generate(const Plan& plan) {
     std::vector<std::string> names{"out"};
     for (std::size_t k = 0; k < arrays; ++k) names.push_back(fmt::format("in{}", k));
 
-    std::string params = fmt::format("GLOBAL_MEM {} *out_base", storage_c_type(out_dtype));
+    std::string params = fmt::format("GLOBAL_MEM {} *out_base", detail::storage_ctype(out_dtype));
     for (std::size_t k = 0; k < arrays; ++k)
-        params += fmt::format(", GLOBAL_MEM const {} *in{}_base", storage_c_type(code.arrays[k].dtype()), k);
+        params += fmt::format(", GLOBAL_MEM const {} *in{}_base", detail::storage_ctype(code.arrays[k].dtype()), k);
     for (std::size_t j = 0; j < code.scalars.size(); ++j)
         params += fmt::format(", {} s{}", detail::scalar_parameter_type(code.scalars[j].dtype), j);
     params += fmt::format(", {} n", idx);
@@ -77,7 +71,7 @@ std::string generate(const Plan& plan) {
         std::string body;
         for (std::size_t k = 0; k < arrays; ++k) {
             const DType& d = code.arrays[k].dtype();
-            body += fmt::format("        const {} v{} = {};\n", detail::compute_c_type(d), k,
+            body += fmt::format("        const {} v{} = {};\n", detail::compute_ctype(d), k,
                                 detail::load_value(fmt::format("in{}_base[{}]", k, at[k + 1]), d));
         }
         body += fmt::format("        out_base[{}] = {};\n", at[0], detail::store_value(code.value, out_dtype));
@@ -111,10 +105,10 @@ std::string generate(const Plan& plan) {
             for (std::size_t k = 0; k < arrays; ++k) {
                 const DType& d = code.arrays[k].dtype();
                 unions += fmt::format("    union {{ {} v; {} e[{}]; }} l{}[KJ_UNROLL];\n", vector_type(v * d.itemsize()),
-                                      storage_c_type(d), v, k);
+                                      detail::storage_ctype(d), v, k);
                 loads += fmt::format("            if (in{0}_step != 0) l{0}[u].v = ((GLOBAL_MEM const {1}*)(in{0}_base + in{0}_off))[j];\n",
                                      k, vector_type(v * d.itemsize()));
-                values += fmt::format("                const {} v{} = {};\n", detail::compute_c_type(d), k,
+                values += fmt::format("                const {} v{} = {};\n", detail::compute_ctype(d), k,
                                       detail::load_value(fmt::format("(in{0}_step != 0 ? l{0}[u].e[q] : in{0}_base[in{0}_off])", k), d));
             }
             body = fmt::format(R"(#define KJ_UNROLL {unroll}
@@ -141,7 +135,7 @@ std::string generate(const Plan& plan) {
 {scalar_loop})",
                                fmt::arg("unroll", vector_unroll), fmt::arg("unions", unions),
                                fmt::arg("out_vt", vector_type(v * out_dtype.itemsize())),
-                               fmt::arg("out_st", storage_c_type(out_dtype)), fmt::arg("v", v), fmt::arg("idx", idx),
+                               fmt::arg("out_st", detail::storage_ctype(out_dtype)), fmt::arg("v", v), fmt::arg("idx", idx),
                                fmt::arg("loads", loads), fmt::arg("values", values),
                                fmt::arg("store", detail::store_value(code.value, out_dtype)),
                                fmt::arg("scalar_loop", scalar_loop));

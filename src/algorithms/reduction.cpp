@@ -41,7 +41,7 @@ ReductionKernel::ReductionKernel(const DType& dtype_out, std::string neutral, st
     impl_ = std::move(impl);
 }
 
-Array ReductionKernel::operator()(const Queue& queue, const std::vector<AlgorithmArgument>& arguments,
+Array ReductionKernel::operator()(const Queue& queue, const std::vector<Operand>& arguments,
                                   const ReduceOptions& options) const {
     return detail::run_reduction(queue, impl_->spec, arguments, options);
 }
@@ -81,9 +81,9 @@ std::string load_as(const DType& dtype, const std::string& element, const DType&
                     Globals& globals) {
     const DType to_compute = to.kind() == Kind::float16 ? DType(Kind::float32) : to;
     if (dtype.kind() == Kind::float16) {
-        if (to_compute.kind() == Kind::float32) return fmt::format("kjarni_half_to_float({})", element);
+        if (to_compute.kind() == Kind::float32) return fmt::format("kjarni_h2f({})", element);
         globals[name] = functions::cast(Kind::float32, to_compute);
-        return fmt::format("${{{}}}(kjarni_half_to_float({}))", name, element);
+        return fmt::format("${{{}}}(kjarni_h2f({}))", name, element);
     }
     if (dtype.kind() == Kind::bool_) {
         globals[name] = functions::cast(Kind::bool_, to_compute);
@@ -194,7 +194,7 @@ std::string comparisons(const DType& d) {
 }
 
 std::string element_value(const DType& d) {
-    if (d.kind() == Kind::float16) return "kjarni_half_to_float(x[i])";
+    if (d.kind() == Kind::float16) return "kjarni_h2f(x[i])";
     if (d.kind() == Kind::bool_) return "(uint8_t)(x[i] != 0)";
     return "x[i]";
 }

@@ -171,7 +171,7 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
     if (k.final_pass) {
         const std::string value = "kjarni_finish(acc, count)";
         if (spec.result.kind() == DType::Kind::float16)
-            s += fmt::format("        res_base[res_o] = kjarni_float_to_half({});\n", value);
+            s += fmt::format("        res_base[res_o] = kjarni_f2h({});\n", value);
         else
             s += fmt::format("        res_base[res_o] = ({})({});\n", storage_ctype(spec.result), value);
     } else {
@@ -209,7 +209,7 @@ std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<AlgorithmArgument>& arguments,
+Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
                     const ReduceOptions& options) {
     const std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
     std::vector<std::vector<std::size_t>> shapes;
@@ -321,10 +321,10 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
         push_index(args, static_cast<std::int64_t>(lanes), use_32);
         std::vector<std::vector<std::byte>> scalars;
         for (std::size_t k = 0; k < arguments.size(); ++k) {
-            if (const Array* a = std::get_if<Array>(&arguments[k])) {
+            if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
                 args.push_back(whole_allocation(*a));
             } else {
-                scalars.push_back(convert_scalar(std::get<ScalarArgument>(arguments[k]), spec.arguments[k].dtype));
+                scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
                 args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
             }
         }

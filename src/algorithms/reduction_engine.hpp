@@ -42,7 +42,7 @@ std::string reduction_code(const std::vector<CArgument>& arguments, const std::s
                            const std::string& what);
 
 /// Runs the reduction over the broadcast shape of the array arguments (see ReductionKernel).
-Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<AlgorithmArgument>& arguments,
+Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
                     const ReduceOptions& options);
 
 }  // namespace kjarni::detail

@@ -11,31 +11,16 @@
 
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/iteration_space.hpp"
+#include "algorithms/device_code.hpp"
 #include "kjarni/array.hpp"
 #include "kjarni/memory_pool.hpp"
 #include "kjarni/reduction.hpp"
 
 namespace kjarni::detail {
 
-/// The C type an array element of `dtype` is stored as in a generated kernel: bool as uint8_t
-/// (OpenCL takes no bool pointers), float16 as uint16_t (its bits: GPUs have no portable half
-/// arithmetic), the others as c_type_name().
-std::string storage_ctype(const DType& dtype);
-
-/// The C type a value of `dtype` is computed in: float16 in float, the others as storage_ctype().
-std::string compute_ctype(const DType& dtype);
-
-/// Device code: kjarni_half_to_float(uint16_t), kjarni_float_to_half(float) (round to nearest
-/// even), KJARNI_INF_F / KJARNI_INF_D. Include once per source.
-const char* algorithm_helpers();
-
-/// Host float16 conversions with the same rounding.
-float half_to_float(std::uint16_t bits);
-std::uint16_t float_to_half(float value);
-
 /// The bytes of a scalar converted to `dtype` (numpy's casting; complex to real takes the real
 /// part), at most 16.
-std::vector<std::byte> convert_scalar(const ScalarArgument& scalar, const DType& dtype);
+std::vector<std::byte> convert_scalar(const Operand& scalar, const DType& dtype);
 
 /// The arrays among checked arguments, with their declaration.
 struct ArrayOperand {
@@ -46,7 +31,7 @@ struct ArrayOperand {
 /// Checks that `arguments` match the declarations (count, array or scalar) and that every array
 /// lives on `queue`'s device (ArgumentError naming the argument otherwise); returns the arrays.
 std::vector<ArrayOperand> check_arguments(const Queue& queue, const std::vector<CArgument>& declarations,
-                                          const std::vector<AlgorithmArgument>& arguments, const std::string& what);
+                                          const std::vector<Operand>& arguments, const std::string& what);
 
 /// ArgumentError unless `array` is on `queue`'s device.
 void check_device(const Queue& queue, const Array& array, const std::string& name);

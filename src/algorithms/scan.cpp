@@ -39,7 +39,7 @@ ScanKernel::ScanKernel(const DType& dtype, std::string neutral, std::string scan
     impl_ = std::move(impl);
 }
 
-void ScanKernel::operator()(const Queue& queue, const std::vector<AlgorithmArgument>& arguments, int axis) const {
+void ScanKernel::operator()(const Queue& queue, const std::vector<Operand>& arguments, int axis) const {
     detail::run_scan(queue, impl_->spec, arguments, axis);
 }
 
@@ -101,7 +101,7 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
         Globals globals;
         std::string value;
         if (array.dtype().kind() == Kind::float16) {
-            value = "kjarni_half_to_float(x[i])";
+            value = "kjarni_h2f(x[i])";
             if (item.kind() != Kind::float32) {
                 globals["load"] = functions::cast(Kind::float32, item);
                 value = "${load}(" + value + ")";
@@ -120,7 +120,7 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
         else if (item.kind() == Kind::complex128) neutral = multiply ? "COMPLEX128_CTR(1.0, 0.0)" : "COMPLEX128_CTR(0.0, 0.0)";
         else neutral = fmt::format("({}){}", detail::compute_ctype(item), multiply ? 1 : 0);
         std::string store = "y[i] = item;";
-        if (result.kind() == Kind::float16) store = "y[i] = kjarni_float_to_half(item);";
+        if (result.kind() == Kind::float16) store = "y[i] = kjarni_f2h(item);";
         else if (result.kind() == Kind::bool_) store = "y[i] = (uint8_t)(item != 0);";
 
         ScanSpec spec;

@@ -221,7 +221,7 @@ std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<AlgorithmArgument>& arguments, int axis) {
+void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments, int axis) {
     const std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
     if (arrays.empty()) throw ArgumentError("arguments", fmt::format("{}: a scan needs at least one array", spec.what));
     std::vector<std::vector<std::size_t>> shapes;
@@ -294,10 +294,10 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Algori
     const auto with_arrays = [&](std::vector<KernelArg>& args) {
         common(args);
         for (std::size_t k = 0; k < arguments.size(); ++k) {
-            if (const Array* a = std::get_if<Array>(&arguments[k])) {
+            if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
                 args.push_back(whole_allocation(*a));
             } else {
-                scalars.push_back(convert_scalar(std::get<ScalarArgument>(arguments[k]), spec.arguments[k].dtype));
+                scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
                 args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
             }
         }

@@ -30,6 +30,6 @@ std::string scan_code(const std::vector<CArgument>& arguments, const std::string
                       const std::string& scan_expr, const std::string& input_expr, const std::string& output_statement,
                       const Globals& render_globals, const std::string& what);
 
-void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<AlgorithmArgument>& arguments, int axis);
+void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments, int axis);
 
 }  // namespace kjarni::detail

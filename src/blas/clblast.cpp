@@ -14,7 +14,7 @@
 
 #include "backend/dynamic_library.hpp"
 #include "blas/clblast_tuning.hpp"
-#include "blas/half.hpp"
+#include "dtype/half.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::blas::detail {
@@ -107,7 +107,7 @@ cl_double2 to_cdouble(Scalar s) {
     v.s[1] = s.imag();
     return v;
 }
-cl_half to_half(Scalar s) { return float_to_half(static_cast<float>(s.real())); }
+cl_half to_half(Scalar s) { return kjarni::detail::float_to_half(static_cast<float>(s.real())); }
 
 class Clblast final : public Vendor {
 public:

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/reduction_types.hpp"
+#include "dtype/half.hpp"
 #include "kjarni/kjarni.hpp"
 #include "support/random_data.hpp"
 

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "blas/clblast_tuning.hpp"
-#include "blas/half.hpp"
+#include "dtype/half.hpp"
 #include "kjarni/blas.hpp"
 #include "kjarni/kjarni.hpp"
 #include "support/random_data.hpp"
@@ -61,7 +61,7 @@ HostArray host_from(const DType& d, const std::vector<Cx>& v, std::vector<std::s
         std::byte* p = h.data() + i * d.itemsize();
         switch (d.kind()) {
         case DType::Kind::float16: {
-            const float16_t x{blas::detail::float_to_half(static_cast<float>(v[i].real()))};
+            const float16_t x{kjarni::detail::float_to_half(static_cast<float>(v[i].real()))};
             std::memcpy(p, &x, sizeof x);
             break;
         }
@@ -96,7 +96,7 @@ std::vector<Cx> read(const Queue& q, const Array& a) {
         case DType::Kind::float16: {
             std::uint16_t x = 0;
             std::memcpy(&x, p, sizeof x);
-            out[i] = blas::detail::half_to_float(x);
+            out[i] = kjarni::detail::half_to_float(x);
             break;
         }
         case DType::Kind::float32: {

@@ -1,12 +1,12 @@
 #pragma once
-// IEEE 754 binary16 conversions on the host, for the half-precision scalars (alpha, beta) that
-// CLBlast's H routines take by value, and for tests.
+// IEEE 754 binary16 conversions on the host (C++20 has no half type): for scalars passed to kernels
+// and BLAS, and for tests.
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
-namespace kjarni::blas::detail {
+namespace kjarni::detail {
 
 /// Rounds to the nearest half, ties to even; overflow gives infinity, NaN stays NaN.
 inline std::uint16_t float_to_half(float value) {
@@ -46,4 +46,4 @@ inline float half_to_float(std::uint16_t h) {
     return negative ? -value : value;
 }
 
-}  // namespace kjarni::blas::detail
+}  // namespace kjarni::detail
