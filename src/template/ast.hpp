@@ -95,6 +95,9 @@ struct CompiledTemplate {
     tmpl::SourceMap source_map;
     std::map<std::string, tmpl::Def> defs;  // the <%def>s and, under main_def_name, the top level
     std::string main_def_name;
+    // Lines added in front of the user's source (a DefTemplate's body is wrapped in newlines, as
+    // grunnur wraps it in a <%def> tag): subtracted from the line numbers of errors.
+    std::size_t line_shift = 0;
 
     CompiledTemplate(std::string n, std::string s) : name(std::move(n)), source(std::move(s)), source_map(source) {}
 };

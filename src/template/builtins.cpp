@@ -6,6 +6,7 @@
 #include "errors.hpp"
 #include "limits.hpp"
 #include "operators.hpp"
+#include "utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -71,7 +72,7 @@ Value len(const Args& a) {
     expect_count(a, 1, 1, "len");
     const Value& v = a[0];
     switch (v.kind()) {
-    case K::String: return v.as_string().size();
+    case K::String: return code_point_count(v.as_string());
     case K::List:
     case K::Tuple: return v.as_list().size();
     case K::Dict: return v.as_dict().size();

@@ -31,6 +31,17 @@ using GlobalsPtr = std::shared_ptr<const Globals>;
 // Per-thread accounting of the render in progress (renders nest through defs and snippets).
 thread_local std::size_t call_depth = 0;
 thread_local std::uint64_t steps = 0;
+// The output of the template text being rendered now: as in Mako, a def called from an expression
+// writes its text there (before the expression's own value) and returns an empty string.
+thread_local std::string* current_output = nullptr;
+
+struct OutputGuard {
+    explicit OutputGuard(std::string& out) : saved(current_output) { current_output = &out; }
+    ~OutputGuard() { current_output = saved; }
+    OutputGuard(const OutputGuard&) = delete;
+    OutputGuard& operator=(const OutputGuard&) = delete;
+    std::string* saved;
+};
 
 struct DepthGuard {
     DepthGuard() {
@@ -51,6 +62,7 @@ public:
         : t_(t), globals_(g), locals_(std::move(locals)) {}
 
     void render(const std::vector<Node>& nodes, std::string& out) {
+        OutputGuard guard(out);
         for (const Node& n : nodes) {
             try {
                 render_node(n, out);
@@ -138,7 +150,14 @@ private:
             const Def* def = &it->second;
             TemplatePtr t = t_;
             GlobalsPtr g = globals_;
-            return Value(Function([t, def, g](const Args& a) { return Value(invoke_def(t, *def, a, g)); }));
+            return Value(Function([t, def, g](const Args& a) {
+                std::string text = invoke_def(t, *def, a, g);
+                if (!current_output) return Value(std::move(text));
+                if (current_output->size() + text.size() > limits().max_string)
+                    throw EvalError("output too long (render limit)");
+                *current_output += text;
+                return Value(std::string());
+            }));
         }
         if (auto it = globals_->find(name); it != globals_->end()) return it->second;
         if (const Value* b = find_builtin(name)) return *b;
@@ -214,13 +233,13 @@ private:
             return e.kind == Expr::Kind::List ? Value::list(std::move(items)) : Value::tuple(std::move(items));
         }
         case Expr::Kind::Dict: {
-            Globals items;
+            DictItems items;
             for (std::size_t i = 0; i + 1 < e.children.size(); i += 2) {
                 Value k = eval(*e.children[i]);
                 if (k.kind() != K::String)
                     throw PositionedError(fmt::format("dict keys must be strings, not {}", k.type_name()),
                                           e.children[i]->pos);
-                items.insert_or_assign(k.as_string(), eval(*e.children[i + 1]));
+                items.set(k.as_string(), eval(*e.children[i + 1]));
             }
             return Value::dict(std::move(items));
         }
@@ -290,8 +309,9 @@ RenderError make_render_error(const detail::CompiledTemplate& t, std::uint32_t o
     std::vector<std::string> names;
     if (globals)
         for (const auto& kv : *globals) names.push_back(kv.first);
-    std::size_t line = t.source_map.line(offset);
-    return RenderError(t.name, line, t.source_map.column(offset), message, std::move(names),
+    const std::size_t line = t.source_map.line(offset);
+    const std::size_t user_line = line > t.line_shift ? line - t.line_shift : 1;
+    return RenderError(t.name, user_line, t.source_map.column(offset), message, std::move(names),
                        t.source_map.line_text(t.source, line));
 }
 

@@ -6,6 +6,7 @@
 
 #include "errors.hpp"
 #include "limits.hpp"
+#include "utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -194,6 +195,7 @@ Value string_method(const std::string& self, const std::string& name) {
     if (name == "upper" || name == "lower")
         return Value(Function([s, upper = name == "upper"](const Args& a) {
             expect_args(a, 0, 0, upper ? "upper" : "lower");
+            if (!is_ascii(*s)) throw EvalError("upper() and lower() of non-ASCII text are not supported");
             std::string out = *s;
             for (char& c : out) c = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c))
                                                             : std::tolower(static_cast<unsigned char>(c)));
@@ -274,9 +276,8 @@ Value dict_method(const Value& self, const std::string& name) {
     if (name == "get")
         return Value(Function([self](const Args& a) {
             expect_args(a, 1, 2, "get");
-            const auto& d = self.as_dict();
-            auto it = a[0].kind() == K::String ? d.find(a[0].as_string()) : d.end();
-            if (it != d.end()) return it->second;
+            const Value* found = a[0].kind() == K::String ? self.as_dict().find(a[0].as_string()) : nullptr;
+            if (found) return *found;
             return a.size() > 1 ? a[1] : Value();
         }));
     throw EvalError(fmt::format("'dict' object has no attribute '{}'", name));
@@ -423,15 +424,14 @@ Value index(const Value& target, const Value& key) {
     }
     case K::String: {
         if (!is_int(key)) throw EvalError(fmt::format("string indices must be integers, not {}", key.type_name()));
-        const auto& s = target.as_string();
-        return Value(std::string(1, s[static_cast<std::size_t>(normalize_index(key.as_int(), s.size()))]));
+        const auto points = code_points(target.as_string());
+        return Value(std::string(points[static_cast<std::size_t>(normalize_index(key.as_int(), points.size()))]));
     }
     case K::Dict: {
         if (key.kind() != K::String) throw EvalError(fmt::format("dict keys are strings, not {}", key.type_name()));
-        const auto& d = target.as_dict();
-        auto it = d.find(key.as_string());
-        if (it == d.end()) throw EvalError(fmt::format("key {} not found", key.repr()));
-        return it->second;
+        const Value* found = target.as_dict().find(key.as_string());
+        if (!found) throw EvalError(fmt::format("key {} not found", key.repr()));
+        return *found;
     }
     default: throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
     }
@@ -442,7 +442,11 @@ Value slice(const Value& target, const std::optional<std::int64_t>& start, const
     std::int64_t step = step_opt.value_or(1);
     if (step == 0) throw EvalError("slice step cannot be zero");
     std::size_t size;
-    if (target.kind() == K::String) size = target.as_string().size();
+    std::vector<std::string_view> points;
+    if (target.kind() == K::String) {
+        points = code_points(target.as_string());
+        size = points.size();
+    }
     else if (is_seq(target)) size = target.as_list().size();
     else throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
     auto n = static_cast<std::int64_t>(size);
@@ -461,7 +465,7 @@ Value slice(const Value& target, const std::optional<std::int64_t>& start, const
     }
     if (target.kind() == K::String) {
         std::string out;
-        for (auto i : picks) out += target.as_string()[i];
+        for (auto i : picks) out += points[i];
         return Value(std::move(out));
     }
     std::vector<Value> out;
@@ -484,7 +488,7 @@ std::vector<Value> iterate(const Value& v) {
     case K::Tuple: return v.as_list();
     case K::String: {
         std::vector<Value> out;
-        for (char c : v.as_string()) out.emplace_back(std::string(1, c));
+        for (auto c : code_points(v.as_string())) out.emplace_back(std::string(c));
         return out;
     }
     case K::Dict: {

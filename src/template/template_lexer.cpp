@@ -1,10 +1,12 @@
 // Line-oriented scanner: each line is first checked for the constructs that must start it (control
-// lines, ## comments, %%, lone def tags), then scanned inline for ${...} and def tags.
+// lines, ## comments, %%), then scanned inline for ${...} and def tags.
 
 #include "template_lexer.hpp"
 
 #include "errors.hpp"
 #include "expr_lexer.hpp"
+
+#include <fmt/format.h>
 
 #include <cctype>
 
@@ -53,18 +55,6 @@ private:
         if (starts_with(src_, j, "##")) {
             return after_newline(line_end(j));
         }
-        def_line_ = false;
-        if (starts_with(src_, j, "<%def") || starts_with(src_, j, "</%def")) {
-            def_line_ = src_[j + 1] == '%';
-            std::size_t tag_end = scan_tag(j, /*emit=*/false);
-            std::size_t k = tag_end;
-            while (k < src_.size() && is_space(src_[k])) ++k;
-            if (k >= src_.size() || src_[k] == '\n') {
-                flush();
-                scan_tag(j, /*emit=*/true);
-                return k >= src_.size() ? k : k + 1;
-            }
-        }
         return inline_scan(i);
     }
 
@@ -91,24 +81,32 @@ private:
                 i = e + 1;
                 continue;
             }
+            if ((starts_with(src_, i, "<%") || starts_with(src_, i, "</%")) && !starts_with(src_, i, "<%def") &&
+                !starts_with(src_, i, "</%def"))
+                unsupported_tag(i);
             if (starts_with(src_, i, "<%def") || starts_with(src_, i, "</%def")) {
+                // As in Mako, a def tag takes no whitespace with it: the newline after an opening
+                // tag starts the def's body, the one after a closing tag stays in the text.
                 flush();
-                bool closing = src_[i + 1] == '/';
                 i = scan_tag(i, /*emit=*/true);
-                if (closing && def_line_) {
-                    // A line holding only a whole def (`<%def ...>...</%def>`) vanishes with its
-                    // newline, like a def tag alone on its line.
-                    std::size_t k = i;
-                    while (k < src_.size() && is_space(src_[k])) ++k;
-                    if (k >= src_.size()) return k;
-                    if (src_[k] == '\n') return k + 1;
-                }
                 continue;
             }
-            append(std::string_view(&src_[i], 1), i);
+            // Mako's output has "\n" where its text had "\r\n".
+            if (!(c == '\r' && i + 1 < src_.size() && src_[i + 1] == '\n')) append(std::string_view(&src_[i], 1), i);
             ++i;
         }
         return i;
+    }
+
+    // Mako's other tags and code blocks: refused by name rather than passed through as text.
+    [[noreturn]] void unsupported_tag(std::size_t i) const {
+        std::size_t k = i + (src_[i + 1] == '/' ? 3 : 2);
+        if (k < src_.size() && src_[k] == '!') throw PositionedError("'<%! %>' module-level blocks are not supported", off(i));
+        std::size_t e = k;
+        while (e < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[e])) || src_[e] == '_' || src_[e] == ':'))
+            ++e;
+        if (e == k) throw PositionedError("'<% %>' Python blocks are not supported", off(i));
+        throw PositionedError(fmt::format("the '<%{}>' tag is not supported", src_.substr(k, e - k)), off(i));
     }
 
     // Parses the def tag at i; returns the offset after its '>'.
@@ -150,6 +148,8 @@ private:
                 have_name = true;
                 c.begin = off(v);
                 c.end = off(ve);
+            } else {
+                throw PositionedError(fmt::format("the attribute '{}' of '<%def>' is not supported", attr), off(a));
             }
             k = ve + 1;
         }
@@ -179,7 +179,6 @@ private:
     std::vector<Chunk> chunks_;
     std::string text_;
     std::size_t text_pos_ = 0;
-    bool def_line_ = false;  // the current line starts with an opening def tag
 };
 
 }  // namespace

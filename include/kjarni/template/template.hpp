@@ -7,8 +7,8 @@
 //   ${expression}                       substitution (str() of the value)
 //   % if c: / % elif c: / % else: / % endif       control lines (the whole line vanishes)
 //   % for a[, b...] in expression: / % endfor
-//   <%def name="f(a, b=1)"> ... </%def> a def, callable as ${f(1)}; a tag alone on its line vanishes
-//                                       with the line
+//   <%def name="f(a, b=1)"> ... </%def> a def, callable as ${f(1)}; as in Mako, the tags take no
+//                                       whitespace with them
 //   ## comment                          a comment line (vanishes with its newline)
 //   \ at the end of a line              joins the line with the next
 //   %% at the start of a line           a literal %
@@ -81,7 +81,9 @@ private:
 /// A def of a template: a function of named arguments whose body is template text.
 class DefTemplate {
 public:
-    /// A def named `name` with arguments `argnames` and the body `source`.
+    /// A def named `name` with arguments `argnames` and the body `source`. As in grunnur (which
+    /// wraps the body in `<%def name='name(args)'>\n` and `\n</%def>`), the body renders between a
+    /// newline before and a newline after it; error lines count from the body's first line.
     static DefTemplate from_string(std::string name, std::vector<std::string> argnames, const std::string& source);
     /// As from_string, with the body produced by `body` (called once, now). C++ callables have no
     /// parameter names to inspect, so the argument names are given explicitly.
