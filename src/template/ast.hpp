@@ -69,6 +69,8 @@ struct Node {
     std::vector<std::string> targets;  // For: the loop variables
     bool unpack = false;               // For: targets were written as a tuple (`a, b` or `(a,)`)
     std::vector<Node> body;            // For
+    std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g
+    bool raw = false;                  // Expr: the filter `n` (no str first)
 
     Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };

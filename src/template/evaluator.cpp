@@ -12,6 +12,7 @@
 #include "errors.hpp"
 #include "limits.hpp"
 #include "operators.hpp"
+#include "runtime_objects.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -105,6 +106,8 @@ private:
         case Node::Kind::Expr: {
             Value v = eval(*n.expr);
             if (v.kind() == K::Module || v.kind() == K::Snippet) unprocessed(v);
+            if (!n.raw) v = Value(v.str());  // Mako's default filter, first
+            for (const auto& f : n.filters) v = apply_filter(*f, v);
             emit(out, v.str());
             return;
         }
@@ -118,8 +121,15 @@ private:
             return;
         case Node::Kind::For: {
             Value seq = eval(*n.expr);
-            for (const Value& item : iterate(seq)) {
+            const std::vector<Value> items = iterate(seq);
+            // Mako's `loop`: this loop's context, its parent the enclosing loop's (restored after).
+            auto saved = locals_.find("loop");
+            const Value parent_loop = saved != locals_.end() ? saved->second : Value();
+            const bool had_loop = saved != locals_.end();
+            for (std::size_t index = 0; index < items.size(); ++index) {
+                const Value& item = items[index];
                 if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
+                locals_["loop"] = make_loop_context(index, items.size(), parent_loop);
                 if (!n.unpack) {
                     locals_[n.targets[0]] = item;
                 } else {
@@ -133,8 +143,41 @@ private:
                 }
                 render(n.body, out);
             }
+            if (had_loop) locals_["loop"] = parent_loop;
+            else locals_.erase("loop");
             return;
         }
+        }
+    }
+
+    // A filter of `${x | f}`: Mako's escapes by name (they win over globals, as in Mako), else a
+    // callable from the template's names.
+    Value apply_filter(const Expr& f, const Value& v) {
+        if (f.kind == Expr::Kind::Name) {
+            if (const Function* escape = find_escape_filter(f.name)) {
+                try {
+                    return (*escape)(Args{{v}, {}});
+                } catch (const EvalError& e) {
+                    throw PositionedError(e.what(), f.pos);
+                }
+            }
+        }
+        Value callee = eval(f);
+        Args args{{v}, {}};
+        try {
+            switch (callee.kind()) {
+            case K::Callable: return callee.as_function()(args);
+            case K::Object: return callee.as_object()->call(args);
+            default: throw EvalError(fmt::format("'{}' object is not callable (used as a filter)", callee.type_name()));
+            }
+        } catch (const RenderError&) {
+            throw;
+        } catch (const PositionedError&) {
+            throw;
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw PositionedError(e.what(), f.pos);
         }
     }
 
@@ -160,6 +203,8 @@ private:
             }));
         }
         if (auto it = globals_->find(name); it != globals_->end()) return it->second;
+        if (name == "context") return make_context(globals_);
+        if (name == "UNDEFINED") return undefined_value();
         if (const Value* b = find_builtin(name)) return *b;
         throw EvalError(fmt::format("name '{}' is not defined", name));
     }

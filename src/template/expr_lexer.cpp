@@ -183,4 +183,25 @@ std::size_t find_expression_end(std::string_view source, std::size_t begin) {
     return std::string_view::npos;
 }
 
+std::size_t find_filter_bar(std::string_view source, std::size_t begin, std::size_t end) {
+    int depth = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+        char c = source[i];
+        if (c == '\'' || c == '"') {
+            ++i;
+            while (i < end && source[i] != c) {
+                if (source[i] == '\\') ++i;
+                ++i;
+            }
+        } else if (c == '{' || c == '(' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ')' || c == ']') {
+            --depth;
+        } else if (c == '|' && depth == 0) {
+            return i;
+        }
+    }
+    return std::string_view::npos;
+}
+
 }  // namespace kjarni::tmpl

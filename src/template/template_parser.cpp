@@ -56,11 +56,14 @@ private:
                 break;
             }
             case Chunk::Kind::Expr: {
-                ExprParser p(tokenize(t_.source, c.begin, c.end));
+                const std::size_t bar = find_filter_bar(t_.source, c.begin, c.end);
+                const std::size_t expr_end = bar == std::string::npos ? c.end : bar;
+                ExprParser p(tokenize(t_.source, c.begin, expr_end));
                 if (p.at_end()) throw PositionedError("empty expression in '${}'", c.pos);
                 Node n(Node::Kind::Expr, c.pos);
                 n.expr = p.parse_expression_list();
                 p.expect_end();
+                if (bar != std::string::npos) parse_filters(n, bar + 1, c.end);
                 body.push_back(std::move(n));
                 ++at_;
                 break;
@@ -88,6 +91,21 @@ private:
         }
         --depth_;
         return body;
+    }
+
+    // `| f, g(2), n`: each filter is an expression giving a callable (Mako's escape names h, u, x,
+    // trim, n and str are resolved when rendering).
+    void parse_filters(Node& n, std::size_t begin, std::size_t end) {
+        ExprParser p(tokenize(t_.source, begin, end));
+        while (true) {
+            if (p.at_end()) p.fail_here("a filter");
+            ExprPtr f = p.parse_expression();
+            if (f->kind == Expr::Kind::Name && f->name == "n") n.raw = true;
+            else n.filters.push_back(std::move(f));
+            if (!p.at_op(",")) break;
+            p.next();
+        }
+        p.expect_end();
     }
 
     std::uint32_t current_pos() const { return at_ < chunks_.size() ? chunks_[at_].pos : 0; }
