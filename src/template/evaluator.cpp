@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <new>
 #include <optional>
@@ -103,6 +104,9 @@ private:
     void render_node(const Node& n, std::string& out) {
         switch (n.kind) {
         case Node::Kind::Text: emit(out, n.text); return;
+        case Node::Kind::Code:
+            if (exec(n.code) != Flow::Normal) throw PositionedError("'break' or 'continue' outside a loop", n.pos);
+            return;
         case Node::Kind::Expr: {
             Value v = eval(*n.expr);
             if (v.kind() == K::Module || v.kind() == K::Snippet) unprocessed(v);
@@ -179,6 +183,87 @@ private:
         } catch (const std::exception& e) {
             throw PositionedError(e.what(), f.pos);
         }
+    }
+
+    // Statements of a <% %> block. Break and Continue travel up to the enclosing loop.
+    enum class Flow { Normal, Break, Continue };
+
+    void assign(const Targets& t, const Value& v) {
+        if (!t.unpack) {
+            locals_[t.names[0]] = v;
+            return;
+        }
+        std::vector<Value> parts = iterate(v);
+        if (parts.size() != t.names.size())
+            throw EvalError(parts.size() < t.names.size()
+                                ? fmt::format("not enough values to unpack (expected {}, got {})", t.names.size(), parts.size())
+                                : fmt::format("too many values to unpack (expected {})", t.names.size()));
+        for (std::size_t i = 0; i < parts.size(); ++i) locals_[t.names[i]] = parts[i];
+    }
+
+    Flow exec(const std::vector<Stmt>& stmts) {
+        for (const Stmt& st : stmts) {
+            if (++steps > limits().max_steps) throw PositionedError("render step limit exceeded", st.pos);
+            Flow f;
+            try {
+                f = exec_one(st);
+            } catch (const RenderError&) {
+                throw;
+            } catch (const PositionedError&) {
+                throw;
+            } catch (const std::bad_alloc&) {
+                throw;
+            } catch (const std::exception& e) {
+                throw PositionedError(e.what(), st.pos);
+            }
+            if (f != Flow::Normal) return f;
+        }
+        return Flow::Normal;
+    }
+
+    Flow exec_one(const Stmt& st) {
+        switch (st.kind) {
+        case Stmt::Kind::Expr: eval(*st.expr); return Flow::Normal;
+        case Stmt::Kind::Assign: {
+            Value v = eval(*st.expr);
+            for (const Targets& t : st.targets) assign(t, v);
+            return Flow::Normal;
+        }
+        case Stmt::Kind::AugAssign: {
+            const std::string& name = st.targets[0].names[0];
+            auto it = locals_.find(name);
+            Value current = it != locals_.end() ? it->second : lookup(name);
+            Value v = eval(*st.expr);
+            locals_[name] = binary(st.op, current, v);
+            return Flow::Normal;
+        }
+        case Stmt::Kind::If:
+            for (const StmtBranch& b : st.branches)
+                if (!b.condition || eval(*b.condition).truthy()) return exec(b.body);
+            return Flow::Normal;
+        case Stmt::Kind::For: {
+            const std::vector<Value> items = iterate(eval(*st.expr));
+            for (const Value& item : items) {
+                assign(st.targets[0], item);
+                if (exec(st.body) == Flow::Break) break;
+            }
+            return Flow::Normal;
+        }
+        case Stmt::Kind::While:
+            while (eval(*st.expr).truthy()) {
+                if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
+                if (exec(st.body) == Flow::Break) break;
+            }
+            return Flow::Normal;
+        case Stmt::Kind::Break: return Flow::Break;
+        case Stmt::Kind::Continue: return Flow::Continue;
+        case Stmt::Kind::Pass: return Flow::Normal;
+        case Stmt::Kind::Assert:
+            if (!eval(*st.expr).truthy())
+                throw EvalError(st.message ? "AssertionError: " + eval(*st.message).str() : std::string("AssertionError"));
+            return Flow::Normal;
+        }
+        return Flow::Normal;
     }
 
     [[noreturn]] static void unprocessed(const Value& v) {
@@ -277,6 +362,10 @@ private:
             for (const auto& c : e.children) items.push_back(eval(*c));
             return e.kind == Expr::Kind::List ? Value::list(std::move(items)) : Value::tuple(std::move(items));
         }
+        case Expr::Kind::Lambda: return make_lambda(e);
+        case Expr::Kind::ListComp:
+        case Expr::Kind::GeneratorComp:
+        case Expr::Kind::DictComp: return comprehension(e);
         case Expr::Kind::Dict: {
             DictItems items;
             for (std::size_t i = 0; i + 1 < e.children.size(); i += 2) {
@@ -290,6 +379,93 @@ private:
         }
         }
         throw EvalError("unknown expression");
+    }
+
+    // Comprehensions: their loop variables do not leak (Python 3); generators are made eagerly.
+    Value comprehension(const Expr& e) {
+        std::vector<std::pair<std::string, std::optional<Value>>> saved;
+        for (const CompFor& c : e.comp)
+            for (const auto& name : c.targets.names) {
+                auto it = locals_.find(name);
+                saved.emplace_back(name, it == locals_.end() ? std::nullopt : std::optional<Value>(it->second));
+            }
+        std::vector<Value> items;
+        DictItems dict;
+        comp_loop(e, 0, items, dict);
+        for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+            if (it->second) locals_[it->first] = *it->second;
+            else locals_.erase(it->first);
+        }
+        if (e.kind == Expr::Kind::DictComp) return Value::dict(std::move(dict));
+        return Value::list(std::move(items));
+    }
+
+    void comp_loop(const Expr& e, std::size_t clause, std::vector<Value>& items, DictItems& dict) {
+        if (clause == e.comp.size()) {
+            if (e.kind == Expr::Kind::DictComp) {
+                Value k = eval(*e.children[0]);
+                if (k.kind() != K::String)
+                    throw PositionedError(fmt::format("dict keys must be strings, not {}", k.type_name()), e.children[0]->pos);
+                dict.set(k.as_string(), eval(*e.children[1]));
+            } else {
+                if (items.size() >= limits().max_items) throw PositionedError("list too long (render limit)", e.pos);
+                items.push_back(eval(*e.children[0]));
+            }
+            return;
+        }
+        const CompFor& c = e.comp[clause];
+        for (const Value& item : iterate(eval(*c.iterable))) {
+            if (++steps > limits().max_steps) throw PositionedError("render step limit exceeded", e.pos);
+            assign(c.targets, item);
+            bool keep = true;
+            for (const auto& cond : c.conditions) keep = keep && eval(*cond).truthy();
+            if (keep) comp_loop(e, clause + 1, items, dict);
+        }
+    }
+
+    // A lambda sees the variables of its scope as they are when it is made, and its defaults are
+    // evaluated then (as Python's are).
+    Value make_lambda(const Expr& e) {
+        const std::size_t n_defaults = e.children.size() - 1;
+        std::vector<Value> defaults;
+        for (std::size_t i = 0; i < n_defaults; ++i) defaults.push_back(eval(*e.children[1 + i]));
+        TemplatePtr t = t_;
+        GlobalsPtr g = globals_;
+        const Expr* lambda = &e;
+        auto scope = std::make_shared<const std::map<std::string, Value>>(locals_);
+        return Value(Function([t, g, lambda, scope, defaults](const Args& a) {
+            const auto& params = lambda->kw_names;
+            std::map<std::string, Value> locals = *scope;
+            if (a.positional.size() > params.size())
+                throw EvalError(fmt::format("<lambda>() takes {} positional arguments but {} were given", params.size(),
+                                            a.positional.size()));
+            std::vector<bool> bound(params.size(), false);
+            for (std::size_t i = 0; i < a.positional.size(); ++i) {
+                locals[params[i]] = a.positional[i];
+                bound[i] = true;
+            }
+            for (const auto& [name, value] : a.keyword) {
+                auto it = std::find(params.begin(), params.end(), name);
+                if (it == params.end()) throw EvalError(fmt::format("<lambda>() got an unexpected keyword argument '{}'", name));
+                const auto i = static_cast<std::size_t>(it - params.begin());
+                if (bound[i]) throw EvalError(fmt::format("<lambda>() got multiple values for argument '{}'", name));
+                locals[name] = value;
+                bound[i] = true;
+            }
+            const std::size_t first_default = params.size() - defaults.size();
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                if (bound[i]) continue;
+                if (i < first_default) throw EvalError(fmt::format("<lambda>() missing required argument '{}'", params[i]));
+                locals[params[i]] = defaults[i - first_default];
+            }
+            DepthGuard depth;
+            Evaluator ev(t, g, std::move(locals));
+            try {
+                return ev.eval(*lambda->children[0]);
+            } catch (const PositionedError& err) {
+                throw make_render_error(*t, err.offset(), err.what(), g.get());
+            }
+        }));
     }
 
     const TemplatePtr& t_;

@@ -21,7 +21,8 @@ bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 std::uint32_t offset(std::size_t i) { return static_cast<std::uint32_t>(i); }
 
 // Operators, longest first so that "**" wins over "*".
-constexpr std::string_view operators[] = {"**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+", "-", "*", "/",
+constexpr std::string_view operators[] = {"**=", "//=", ">>=", "<<=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+                                          ";", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+", "-", "*", "/",
                                           "%",  "<",  ">",  "(",  ")",  "[",  "]",  "{",  "}", ",", ".", ":",
                                           "=",  "|",  "&",  "^",  "~"};
 

@@ -81,6 +81,18 @@ private:
                 i = e + 1;
                 continue;
             }
+            if (starts_with(src_, i, "<%") && i + 2 < src_.size() &&
+                (src_[i + 2] == ' ' || src_[i + 2] == '\t' || src_[i + 2] == '\n' || src_[i + 2] == '\r')) {
+                // A Python block: its code runs where it stands; the text after "%>" stays (Mako).
+                const std::size_t close = find_block_end(i + 2);
+                flush();
+                Chunk ch{Chunk::Kind::Code, off(i), {}};
+                ch.begin = off(i + 2);
+                ch.end = off(close);
+                chunks_.push_back(std::move(ch));
+                i = close + 2;
+                continue;
+            }
             if ((starts_with(src_, i, "<%") || starts_with(src_, i, "</%")) && !starts_with(src_, i, "<%def") &&
                 !starts_with(src_, i, "</%def"))
                 unsupported_tag(i);
@@ -96,6 +108,29 @@ private:
             ++i;
         }
         return i;
+    }
+
+    // The "%>" closing the block whose code starts at i (strings skipped, as Mako does).
+    std::size_t find_block_end(std::size_t i) const {
+        const std::size_t open = i - 2;
+        while (i < src_.size()) {
+            const char c = src_[i];
+            if (c == '\'' || c == '"') {
+                const bool triple = i + 2 < src_.size() && src_[i + 1] == c && src_[i + 2] == c;
+                const std::string_view quote = triple ? src_.substr(i, 3) : src_.substr(i, 1);
+                i += quote.size();
+                while (i < src_.size() && src_.substr(i, quote.size()) != quote) i += src_[i] == '\\' ? 2u : 1u;
+                i += quote.size();
+                continue;
+            }
+            if (c == '#') {  // a comment runs to the end of its line
+                while (i < src_.size() && src_[i] != '\n') ++i;
+                continue;
+            }
+            if (starts_with(src_, i, "%>")) return i;
+            ++i;
+        }
+        throw PositionedError("'<%' block is not closed by '%>'", off(open));
     }
 
     // Mako's other tags and code blocks: refused by name rather than passed through as text.

@@ -6,6 +6,7 @@
 #include "errors.hpp"
 #include "expr_parser.hpp"
 #include "limits.hpp"
+#include "statement_parser.hpp"
 #include "template_lexer.hpp"
 
 #include <fmt/format.h>
@@ -64,6 +65,13 @@ private:
                 n.expr = p.parse_expression_list();
                 p.expect_end();
                 if (bar != std::string::npos) parse_filters(n, bar + 1, c.end);
+                body.push_back(std::move(n));
+                ++at_;
+                break;
+            }
+            case Chunk::Kind::Code: {
+                Node n(Node::Kind::Code, c.pos);
+                n.code = parse_code_block(t_.source, c.begin, c.end);
                 body.push_back(std::move(n));
                 ++at_;
                 break;
