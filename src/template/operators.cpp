@@ -5,6 +5,7 @@
 #include "operators.hpp"
 
 #include "errors.hpp"
+#include "formatting.hpp"
 #include "limits.hpp"
 #include "utf8.hpp"
 
@@ -258,6 +259,8 @@ Value string_method(const std::string& self, const std::string& name) {
             }
             return Value::list(std::move(parts));
         }));
+    if (name == "format")
+        return Value(Function([s](const Args& a) { return make_string(str_format(*s, a)); }));
     throw EvalError(fmt::format("'str' object has no attribute '{}'", name));
 }
 
@@ -356,6 +359,7 @@ Value binary(BinOp op, const Value& a, const Value& b) {
             return a.kind() == K::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
         }
     }
+    if (op == BinOp::Mod && a.kind() == K::String) return make_string(percent_format(a.as_string(), b));
     if (op == BinOp::Mul) {
         if (a.kind() == K::String && is_int(b)) return repeat(a.as_string(), b.as_int());
         if (is_int(a) && b.kind() == K::String) return repeat(b.as_string(), a.as_int());
