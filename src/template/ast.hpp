@@ -98,15 +98,15 @@ struct Branch {
 };
 
 struct Node {
-    enum class Kind { Text, Expr, If, For, Code };
+    enum class Kind { Text, Expr, If, For, Code, Call };
     Kind kind;
     std::uint32_t pos;
     std::string text;                  // Text
-    ExprPtr expr;                      // Expr; For: the iterable
+    ExprPtr expr;                      // Expr; For: the iterable; Call: the call
     std::vector<Branch> branches;      // If
-    std::vector<std::string> targets;  // For: the loop variables
+    std::vector<std::string> targets;  // For: the loop variables; Call: the body's arguments
     bool unpack = false;               // For: targets were written as a tuple (`a, b` or `(a,)`)
-    std::vector<Node> body;            // For
+    std::vector<Node> body;            // For; Call: the body (`caller.body()`)
     std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g
     bool raw = false;                  // Expr: the filter `n` (no str first)
     std::vector<Stmt> code;            // Code: the statements of a <% %> block

@@ -37,6 +37,10 @@ thread_local std::uint64_t steps = 0;
 // writes its text there (before the expression's own value) and returns an empty string.
 thread_local std::string* current_output = nullptr;
 
+class Evaluator;
+// The `caller` of the <%call> tags being rendered, innermost last.
+thread_local std::vector<Value>* caller_stack = nullptr;
+
 struct OutputGuard {
     explicit OutputGuard(std::string& out) : saved(current_output) { current_output = &out; }
     ~OutputGuard() { current_output = saved; }
@@ -104,6 +108,23 @@ private:
     void render_node(const Node& n, std::string& out) {
         switch (n.kind) {
         case Node::Kind::Text: emit(out, n.text); return;
+        case Node::Kind::Call: {
+            std::vector<Value> stack;
+            std::vector<Value>* saved = caller_stack;
+            if (!caller_stack) caller_stack = &stack;
+            caller_stack->push_back(make_caller(n));
+            try {
+                Value v = eval(*n.expr);
+                caller_stack->pop_back();
+                caller_stack = saved;
+                emit(out, v.str());
+            } catch (...) {
+                caller_stack->pop_back();
+                caller_stack = saved;
+                throw;
+            }
+            return;
+        }
         case Node::Kind::Code:
             if (exec(n.code) != Flow::Normal) throw PositionedError("'break' or 'continue' outside a loop", n.pos);
             return;
@@ -266,6 +287,65 @@ private:
         return Flow::Normal;
     }
 
+    // `caller` inside the def a <%call> calls: body(args...) renders the tag's body here (with
+    // its arguments bound, then unbound), writing into the output being rendered, and returns ''
+    // (as Mako's); other attributes are the template's defs (a <%def> inside the tag).
+    class Caller final : public Object {
+    public:
+        Caller(Evaluator* ev, const Node* node) : ev_(ev), node_(node) {}
+        std::string type_name() const override { return "Caller"; }
+        std::string to_string() const override { return "<mako.runtime.Namespace caller>"; }
+        Value attribute(const std::string& name) const override {
+            if (name == "body") {
+                Evaluator* ev = ev_;
+                const Node* node = node_;
+                return Value(Function([ev, node](const Args& a) { return ev->render_caller_body(*node, a); }));
+            }
+            return ev_->lookup_def(name);
+        }
+
+    private:
+        Evaluator* ev_;
+        const Node* node_;
+    };
+
+    Value make_caller(const Node& n) { return Value(std::make_shared<Caller>(this, &n)); }
+
+    Value render_caller_body(const Node& n, const Args& a) {
+        std::vector<std::pair<std::string, std::optional<Value>>> saved;
+        for (const auto& name : n.targets) {
+            auto it = locals_.find(name);
+            saved.emplace_back(name, it == locals_.end() ? std::nullopt : std::optional<Value>(it->second));
+        }
+        if (a.positional.size() > n.targets.size()) throw EvalError("body() takes fewer positional arguments");
+        for (std::size_t i = 0; i < a.positional.size(); ++i) locals_[n.targets[i]] = a.positional[i];
+        for (const auto& [name, value] : a.keyword) {
+            if (std::find(n.targets.begin(), n.targets.end(), name) == n.targets.end())
+                throw EvalError(fmt::format("body() got an unexpected keyword argument '{}'", name));
+            locals_[name] = value;
+        }
+        std::string text;
+        std::string* target = current_output;
+        try {
+            render(n.body, text);
+        } catch (const PositionedError& e) {
+            throw make_render_error(*t_, e.offset(), e.what(), globals_.get());
+        }
+        for (auto& [name, value] : saved) {
+            if (value) locals_[name] = *value;
+            else locals_.erase(name);
+        }
+        if (!target) return Value(std::move(text));
+        if (target->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
+        *target += text;
+        return Value(std::string());
+    }
+
+    Value lookup_def(const std::string& name) {
+        if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) return lookup(name);
+        throw EvalError(fmt::format("'Caller' object has no attribute '{}'", name));
+    }
+
     [[noreturn]] static void unprocessed(const Value& v) {
         throw EvalError(fmt::format("{} used in a template rendered without module processing "
                                     "(render it with kjarni::render_with_modules)",
@@ -289,6 +369,7 @@ private:
         }
         if (auto it = globals_->find(name); it != globals_->end()) return it->second;
         if (name == "context") return make_context(globals_);
+        if (name == "caller" && caller_stack && !caller_stack->empty()) return caller_stack->back();
         if (name == "UNDEFINED") return undefined_value();
         if (const Value* b = find_builtin(name)) return *b;
         throw EvalError(fmt::format("name '{}' is not defined", name));

@@ -93,6 +93,11 @@ private:
                 i = close + 2;
                 continue;
             }
+            if (starts_with(src_, i, "<%call") || starts_with(src_, i, "</%call")) {
+                flush();
+                i = scan_call_tag(i);
+                continue;
+            }
             if ((starts_with(src_, i, "<%") || starts_with(src_, i, "</%")) && !starts_with(src_, i, "<%def") &&
                 !starts_with(src_, i, "</%def"))
                 unsupported_tag(i);
@@ -142,6 +147,56 @@ private:
             ++e;
         if (e == k) throw PositionedError("'<% %>' Python blocks are not supported", off(i));
         throw PositionedError(fmt::format("the '<%{}>' tag is not supported", src_.substr(k, e - k)), off(i));
+    }
+
+    // `<%call expr="..." args="...">` or `</%call>` at i; returns the offset after its '>'.
+    std::size_t scan_call_tag(std::size_t i) {
+        if (src_[i + 1] == '/') {
+            std::size_t k = i + 7;
+            while (k < src_.size() && is_space(src_[k])) ++k;
+            if (k >= src_.size() || src_[k] != '>') throw PositionedError("malformed '</%call>' tag", off(i));
+            chunks_.push_back(Chunk{Chunk::Kind::CallClose, off(i), {}});
+            return k + 1;
+        }
+        Chunk c{Chunk::Kind::CallOpen, off(i), {}};
+        bool have_expr = false;
+        std::size_t k = i + 6;
+        while (true) {
+            while (k < src_.size() && (is_space(src_[k]) || src_[k] == '\n')) ++k;
+            if (k >= src_.size()) throw PositionedError("unterminated '<%call' tag (no closing '>')", off(i));
+            if (src_[k] == '>') {
+                ++k;
+                break;
+            }
+            if (starts_with(src_, k, "/>")) {
+                c.self_closing = true;
+                k += 2;
+                break;
+            }
+            std::size_t a = k;
+            while (k < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[k])) || src_[k] == '_')) ++k;
+            std::string_view attr = src_.substr(a, k - a);
+            if (attr.empty() || k + 1 >= src_.size() || src_[k] != '=' || (src_[k + 1] != '"' && src_[k + 1] != '\''))
+                throw PositionedError("malformed '<%call' tag: expected attribute=\"value\"", off(a));
+            const char quote = src_[k + 1];
+            const std::size_t v = k + 2;
+            const std::size_t ve = src_.find(quote, v);
+            if (ve == std::string_view::npos) throw PositionedError("unterminated attribute value", off(k + 1));
+            if (attr == "expr") {
+                have_expr = true;
+                c.begin = off(v);
+                c.end = off(ve);
+            } else if (attr == "args") {
+                c.args_begin = off(v);
+                c.args_end = off(ve);
+            } else {
+                throw PositionedError(fmt::format("the attribute '{}' of '<%call>' is not supported", attr), off(a));
+            }
+            k = ve + 1;
+        }
+        if (!have_expr) throw PositionedError("'<%call' tag without an expr attribute", off(i));
+        chunks_.push_back(std::move(c));
+        return k;
     }
 
     // Parses the def tag at i; returns the offset after its '>'.

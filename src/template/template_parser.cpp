@@ -34,6 +34,7 @@ public:
         if (at_ < chunks_.size()) {
             const Chunk& c = chunks_[at_];
             if (c.kind == Chunk::Kind::DefClose) throw PositionedError("'</%def>' without a matching '<%def>'", c.pos);
+            if (c.kind == Chunk::Kind::CallClose) throw PositionedError("'</%call>' without a matching '<%call>'", c.pos);
             Control ctl = control(c);
             const char* opener = ctl.keyword == "endfor" ? "% for" : "% if";
             throw PositionedError(fmt::format("'% {}' without a matching '{}'", ctl.keyword, opener), c.pos);
@@ -76,6 +77,8 @@ private:
                 ++at_;
                 break;
             }
+            case Chunk::Kind::CallOpen: body.push_back(parse_call_tag()); break;
+            case Chunk::Kind::CallClose: --depth_; return body;
             case Chunk::Kind::DefOpen: parse_def(); break;
             case Chunk::Kind::DefClose: --depth_; return body;
             case Chunk::Kind::Control: {
@@ -205,6 +208,34 @@ private:
         if (end.keyword != "endfor")
             throw PositionedError(fmt::format("'% {}' inside '% for' (expected '% endfor')", end.keyword), end.pos);
         end.rest.expect_end();
+        return n;
+    }
+
+    // <%call expr="f(...)" args="a, b"> body </%call>: calls f with `caller` whose body() renders
+    // the body (with the arguments given to it).
+    Node parse_call_tag() {
+        const Chunk c = chunks_[at_];
+        ++at_;
+        Node n(Node::Kind::Call, c.pos);
+        ExprParser p(tokenize(t_.source, c.begin, c.end));
+        n.expr = p.parse_expression();
+        p.expect_end();
+        if (c.args_end > c.args_begin) {
+            ExprParser a(tokenize(t_.source, c.args_begin, c.args_end));
+            while (!a.at_end()) {
+                if (a.peek().kind != Token::Kind::Name) a.fail_here("an argument name");
+                n.targets.push_back(a.next().text);
+                if (!a.at_op(",")) break;
+                a.next();
+            }
+            a.expect_end();
+        }
+        if (!c.self_closing) {
+            n.body = parse_body();
+            if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::CallClose)
+                throw PositionedError("'<%call>' is not closed by '</%call>'", c.pos);
+            ++at_;
+        }
         return n;
     }
 

@@ -53,8 +53,14 @@ TEST(Errors, BadSyntax) {
     expect_render_error([] { Template::from_string("<%def nam=\"f()\"></%def>"); }, 1, 7,
                         "the attribute 'nam' of '<%def>' is not supported");
     expect_render_error([] { Template::from_string("<%def></%def>"); }, 1, 1, "without a name attribute");
-    expect_render_error([] { Template::from_string("a\n  <%call expr=\"f()\">x</%call>"); }, 2, 3,
-                        "the '<%call>' tag is not supported");
+    expect_render_error([] { Template::from_string("a\n  <%namespace file=\"x.mako\"/>"); }, 2, 3,
+                        "the '<%namespace>' tag is not supported");
+    expect_render_error([] { Template::from_string("a\n  <%call expr=\"f()\">x"); }, 2, 3,
+                        "'<%call>' is not closed by '</%call>'");
+    expect_render_error([] { Template::from_string("<% x = 1\n  y = 2 %>"); }, 2, 3, "unexpected indent");
+    expect_render_error([] { Template::from_string("<% d['a'] = 1 %>"); }, 1, 5,
+                        "assignment to an item or an attribute is not supported");
+    expect_render_error([] { Template::from_string("<% import os %>"); }, 1, 4, "the 'import' statement is not supported");
 }
 
 TEST(Errors, UnterminatedBlocks) {
