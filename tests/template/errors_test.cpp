@@ -181,3 +181,30 @@ TEST(Values, ConstructionFromCpp) {
     EXPECT_THROW(Value(1).as_string(), kjarni::Error);
     EXPECT_EQ(Value(1).type_name(), "int");
 }
+
+// Positions stay exact inside the constructs that run Python: blocks, filters, comprehensions,
+// lambdas, caller bodies, formatting (an operator's error points at the operator, a call's at '(').
+TEST(Errors, PositionsInsideBlocksFiltersAndComprehensions) {
+    expect_render_error([] { render("a\n<%\n    x = 1\n    y = x // 0\n%>"); }, 4, 11, "division by zero");
+    expect_render_error([] { render("<%\n    for i in range(3):\n        z = nope\n%>"); }, 3, 13, "name 'nope' is not defined");
+    expect_render_error([] { render("x\n  ${'a' | nofilter}"); }, 2, 11, "name 'nofilter' is not defined");
+    expect_render_error([] { render("${[1 // i for i in range(2)]}"); }, 1, 6, "division by zero");
+    expect_render_error([] { render("<% f = lambda v: v.nope %>\n${f(1)}"); }, 1, 19, "'int' object has no attribute 'nope'");
+    expect_render_error([] { render("${'%d' % 'x'}"); }, 1, 8, "%d format: a real number is required, not str");
+    expect_render_error([] { render("${'{:q}'.format(1)}"); }, 1, 16, "Unknown format code 'q' for object of type 'int'");
+    expect_render_error(
+        [] { render("<%def name=\"f()\">${caller.body()}</%def>\n<%call expr=\"f()\">\n  ${1 + 'a'}\n</%call>"); }, 3, 7,
+        "unsupported operand types for +: 'int' and 'str'");
+}
+
+TEST(Errors, RenderErrorOfABlockCarriesTheSourceLineAndGlobals) {
+    try {
+        render("<%\n  k = n * undefined_thing\n%>", {{"n", 1}, {"m", 2}});
+        FAIL();
+    } catch (const RenderError& e) {
+        EXPECT_EQ(e.line(), 2u);
+        EXPECT_EQ(e.source_line(), "  k = n * undefined_thing");
+        EXPECT_EQ(e.global_names(), (std::vector<std::string>{"m", "n"}));
+        EXPECT_EQ(e.message(), "name 'undefined_thing' is not defined");
+    }
+}
