@@ -10,6 +10,7 @@ packages=(
   libfmt-dev libxxhash-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
+  python3 python3-venv
 )
 
 missing=()
