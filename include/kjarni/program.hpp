@@ -79,7 +79,8 @@ struct PreparedState;
 
 class Program {
 public:
-    /// Compiles `source` for every device in `devices` (CompileError on failure).
+    /// Renders `source` as a template with no arguments and no globals (as grunnur does: RenderError
+    /// if it fails), then compiles it for every device in `devices` (CompileError on failure).
     Program(const BoundMultiDevice& devices, std::string_view source, const ProgramOptions& options = {});
     Program(const BoundDevice& device, std::string_view source, const ProgramOptions& options = {});
     /// Renders a template first (reference 000 §3.2: a Mako-style string, a DefTemplate or a

@@ -68,15 +68,16 @@ std::shared_ptr<const ProgramState> build_all(const BoundMultiDevice& devices, s
 }  // namespace
 }  // namespace detail
 
+// As in grunnur, a plain source is a template too (rendered with no arguments and no globals).
 Program::Program(const BoundMultiDevice& devices, std::string_view source, const ProgramOptions& options)
-    : state_(detail::build_all(devices, source, options)) {}
+    : state_(detail::build_all(devices, render_with_modules(std::string(source)), options)) {}
 
 Program::Program(const BoundDevice& device, std::string_view source, const ProgramOptions& options)
     : Program(BoundMultiDevice(device.context(), {device.index()}), source, options) {}
 
 Program::Program(const BoundMultiDevice& devices, const TemplateSource& source, const std::vector<Value>& render_args,
                  const Globals& render_globals, const ProgramOptions& options)
-    : Program(devices, render_with_modules(source, render_args, render_globals), options) {}
+    : state_(detail::build_all(devices, render_with_modules(source, render_args, render_globals), options)) {}
 
 Program::Program(const BoundDevice& device, const TemplateSource& source, const std::vector<Value>& render_args,
                  const Globals& render_globals, const ProgramOptions& options)

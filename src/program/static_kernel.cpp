@@ -41,8 +41,8 @@ StaticDeviceKernel build_on(const BoundDevice& device, const StaticSizes& sizes,
             plan_vsize(sizes.global_size, sizes.local_size, limits, kernel_max, max_vsize(device), request.name);
         Globals globals = request.render_globals;
         globals.insert_or_assign("static", vsize_modules(plan));
-        const std::string rendered = render_with_modules(request.source, request.render_args, globals);
-        Program program(device, rendered, request.options);
+        // Rendered once, by Program (a plain string given to Program is rendered as a template too).
+        Program program(device, request.source, request.render_args, globals, request.options);
         const Kernel kernel = program.kernel(request.name);
         const std::size_t max_total = kernel.max_total_local_sizes().at(0);
         if (plan.total_local > max_total) {

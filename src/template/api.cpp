@@ -30,8 +30,9 @@ std::string describe(const std::string& template_name, std::size_t line, std::si
 }
 
 std::shared_ptr<const detail::CompiledTemplate> compile(std::string name, std::string source, const std::string& main_name,
-                                                        const std::vector<std::string>& params) {
+                                                        const std::vector<std::string>& params, std::size_t line_shift = 0) {
     auto t = std::make_shared<detail::CompiledTemplate>(std::move(name), std::move(source));
+    t->line_shift = line_shift;
     try {
         tmpl::compile_template(*t, main_name, params);
     } catch (const tmpl::PositionedError& e) {
@@ -64,7 +65,9 @@ RenderError::RenderError(std::string template_name, std::size_t line, std::size_
 DefTemplate DefTemplate::from_string(std::string name, std::vector<std::string> argnames, const std::string& source) {
     for (const auto& a : argnames)
         if (!is_identifier(a)) throw Error(fmt::format("DefTemplate '{}': '{}' is not a valid argument name", name, a));
-    auto t = compile(name, source, name, argnames);
+    // grunnur makes the def `<%def name='NAME(ARGS)'>\nBODY\n</%def>`: the body renders between
+    // two newlines (a control line at its end takes the last one, as in Mako).
+    auto t = compile(name, "\n" + source + "\n", name, argnames, 1);
     return DefTemplate(std::move(t), std::move(name));
 }
 

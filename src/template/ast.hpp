@@ -21,6 +21,19 @@ enum class UnOp { Neg, Pos, Invert, Not };
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 
+// Loop variables of `for` (in a `% for`, a code block or a comprehension): names, or a tuple of names.
+struct Targets {
+    std::vector<std::string> names;
+    bool unpack = false;  // written as a tuple (`a, b` or `(a,)`)
+};
+
+// One `for ... in ... [if ...]` clause of a comprehension.
+struct CompFor {
+    Targets targets;
+    ExprPtr iterable;
+    std::vector<ExprPtr> conditions;
+};
+
 struct Expr {
     enum class Kind {
         Literal,  // literal
@@ -38,6 +51,10 @@ struct Expr {
         List,
         Tuple,
         Dict,     // children: key, value, key, value...
+        Lambda,   // kw_names: the parameters; children[0]: the body, then the defaults of the last ones
+        ListComp,       // children[0]: the item; comp: the clauses
+        GeneratorComp,  // as ListComp (evaluated eagerly into a list)
+        DictComp,       // children[0], children[1]: key and value; comp: the clauses
     };
     Kind kind;
     std::uint32_t pos;  // offset of the construct in the template source
@@ -48,8 +65,29 @@ struct Expr {
     std::vector<CmpOp> cmp_ops;
     std::vector<ExprPtr> children;
     std::vector<std::string> kw_names;
+    std::vector<CompFor> comp;
 
     Expr(Kind k, std::uint32_t p) : kind(k), pos(p) {}
+};
+
+// A statement of a `<% %>` block.
+struct Stmt;
+struct StmtBranch {
+    ExprPtr condition;  // null for `else`
+    std::vector<Stmt> body;
+};
+struct Stmt {
+    enum class Kind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Pass, Assert };
+    Kind kind;
+    std::uint32_t pos;
+    std::vector<Targets> targets;  // Assign: one per '=' (a = b = 1); AugAssign, For: one
+    ExprPtr expr;                  // Expr, Assign, AugAssign: the value; For: the iterable; While, Assert: the condition
+    ExprPtr message;               // Assert: the message (may be null)
+    BinOp op = BinOp::Add;         // AugAssign
+    std::vector<StmtBranch> branches;  // If
+    std::vector<Stmt> body;            // For, While
+
+    Stmt(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };
 
 struct Node;
@@ -60,15 +98,18 @@ struct Branch {
 };
 
 struct Node {
-    enum class Kind { Text, Expr, If, For };
+    enum class Kind { Text, Expr, If, For, Code, Call };
     Kind kind;
     std::uint32_t pos;
     std::string text;                  // Text
-    ExprPtr expr;                      // Expr; For: the iterable
+    ExprPtr expr;                      // Expr; For: the iterable; Call: the call
     std::vector<Branch> branches;      // If
-    std::vector<std::string> targets;  // For: the loop variables
+    std::vector<std::string> targets;  // For: the loop variables; Call: the body's arguments
     bool unpack = false;               // For: targets were written as a tuple (`a, b` or `(a,)`)
-    std::vector<Node> body;            // For
+    std::vector<Node> body;            // For; Call: the body (`caller.body()`)
+    std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g
+    bool raw = false;                  // Expr: the filter `n` (no str first)
+    std::vector<Stmt> code;            // Code: the statements of a <% %> block
 
     Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };
@@ -95,6 +136,9 @@ struct CompiledTemplate {
     tmpl::SourceMap source_map;
     std::map<std::string, tmpl::Def> defs;  // the <%def>s and, under main_def_name, the top level
     std::string main_def_name;
+    // Lines added in front of the user's source (a DefTemplate's body is wrapped in newlines, as
+    // grunnur wraps it in a <%def> tag): subtracted from the line numbers of errors.
+    std::size_t line_shift = 0;
 
     CompiledTemplate(std::string n, std::string s) : name(std::move(n)), source(std::move(s)), source_map(source) {}
 };

@@ -1,11 +1,14 @@
-// range, len, str, int, float, bool, min, max, abs, enumerate, zip, list, tuple, sum, sorted,
-// reversed, repr: what kernel templates use, with Python's behaviour.
+// Python's builtins that kernel templates use (range, len, str, repr, int, float, bool, list, tuple,
+// dict, min, max, abs, round, divmod, pow, enumerate, zip, map, filter, sum, any, all, sorted,
+// reversed, isinstance, callable, hex, oct, bin, ord, chr, format), with Python's behaviour.
 
 #include "builtins.hpp"
 
 #include "errors.hpp"
+#include "formatting.hpp"
 #include "limits.hpp"
 #include "operators.hpp"
+#include "utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -71,7 +74,7 @@ Value len(const Args& a) {
     expect_count(a, 1, 1, "len");
     const Value& v = a[0];
     switch (v.kind()) {
-    case K::String: return v.as_string().size();
+    case K::String: return code_point_count(v.as_string());
     case K::List:
     case K::Tuple: return v.as_list().size();
     case K::Dict: return v.as_dict().size();
@@ -155,16 +158,209 @@ Value to_tuple(const Args& a) {
     return Value::tuple(a.size() ? iterate(a[0]) : std::vector<Value>{});
 }
 
+Value call_value(const Value& f, const Args& args) {
+    switch (f.kind()) {
+    case K::Callable: return f.as_function()(args);
+    case K::Object: return f.as_object()->call(args);
+    default: throw EvalError(fmt::format("'{}' object is not callable", f.type_name()));
+    }
+}
+
+Value call1(const Value& f, const Value& x) { return call_value(f, Args{{x}, {}}); }
+
+// Only the keywords in `allowed` may be given.
+void expect_keywords(const Args& a, std::initializer_list<const char*> allowed, const char* name) {
+    for (const auto& [k, v] : a.keyword) {
+        bool ok = false;
+        for (const char* n : allowed) ok = ok || k == n;
+        if (!ok) throw EvalError(fmt::format("{}() got an unexpected keyword argument '{}'", name, k));
+    }
+}
+
 Value extremum(const Args& a, bool want_max) {
     const char* name = want_max ? "max" : "min";
-    if (!a.keyword.empty()) throw EvalError(fmt::format("{}() takes no keyword arguments", name));
+    expect_keywords(a, {"key", "default"}, name);
     if (a.size() == 0) throw EvalError(fmt::format("{}() expected at least 1 argument, got 0", name));
     std::vector<Value> items = a.size() == 1 ? iterate(a[0]) : a.positional;
-    if (items.empty()) throw EvalError(fmt::format("{}() arg is an empty sequence", name));
+    const Value* key = a.find_keyword("key");
+    if (items.empty()) {
+        if (const Value* d = a.find_keyword("default")) return *d;
+        throw EvalError(fmt::format("{}() arg is an empty sequence", name));
+    }
     Value best = items[0];
-    for (std::size_t i = 1; i < items.size(); ++i)
-        if (compare(want_max ? CmpOp::Gt : CmpOp::Lt, items[i], best)) best = items[i];
+    Value best_key = key && !key->is_none() ? call1(*key, best) : best;
+    for (std::size_t i = 1; i < items.size(); ++i) {
+        Value k = key && !key->is_none() ? call1(*key, items[i]) : items[i];
+        if (compare(want_max ? CmpOp::Gt : CmpOp::Lt, k, best_key)) {
+            best = items[i];
+            best_key = std::move(k);
+        }
+    }
     return best;
+}
+
+Value any_all(const Args& a, bool all) {
+    expect_count(a, 1, 1, all ? "all" : "any");
+    for (const auto& item : iterate(a[0]))
+        if (item.truthy() != all) return !all;
+    return all;
+}
+
+Value round_(const Args& a) {
+    expect_keywords(a, {"ndigits"}, "round");
+    if (a.size() < 1 || a.size() > 2) throw EvalError("round() takes 1 or 2 arguments");
+    const Value* nd = a.size() == 2 ? &a[1] : a.find_keyword("ndigits");
+    const Value& v = a[0];
+    if (v.kind() == K::Int || v.kind() == K::Bool) {
+        if (nd && !nd->is_none() && int_arg(*nd, "round") < 0) throw EvalError("round() of an int to negative digits is not supported");
+        return v.as_int();
+    }
+    if (v.kind() != K::Float) throw EvalError(fmt::format("type {} doesn't define __round__ method", v.type_name()));
+    const double d = v.as_float();
+    if (!nd || nd->is_none()) {
+        // Round half to even, as Python does.
+        const double r = std::nearbyint(d);
+        if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0)) throw EvalError("cannot convert float to a 64-bit integer");
+        return static_cast<std::int64_t>(r);
+    }
+    const std::int64_t digits = int_arg(*nd, "round");
+    if (digits < 0 || digits > 300 || !std::isfinite(d)) throw EvalError("round() with these digits is not supported");
+    // Python rounds the exact binary value correctly to `digits` decimals: so does printf.
+    return std::strtod(fmt::format("{:.{}f}", d, digits).c_str(), nullptr);
+}
+
+Value divmod_(const Args& a) {
+    expect_count(a, 2, 2, "divmod");
+    return Value::tuple({binary(BinOp::FloorDiv, a[0], a[1]), binary(BinOp::Mod, a[0], a[1])});
+}
+
+Value pow_(const Args& a) {
+    expect_count(a, 2, 3, "pow");
+    if (a.size() == 2) return binary(BinOp::Pow, a[0], a[1]);
+    std::int64_t base = int_arg(a[0], "pow"), e = int_arg(a[1], "pow"), m = int_arg(a[2], "pow");
+    if (m == 0) throw EvalError("pow() 3rd argument cannot be 0");
+    if (e < 0) throw EvalError("pow() with a negative exponent and a modulus is not supported");
+    // Modular exponentiation on |m| in unsigned arithmetic (products by doubling, so nothing overflows).
+    const std::uint64_t um = m < 0 ? 0 - static_cast<std::uint64_t>(m) : static_cast<std::uint64_t>(m);
+    auto mulmod = [um](std::uint64_t x, std::uint64_t y) {
+        std::uint64_t r = 0;
+        x %= um;
+        while (y > 0) {
+            if (y & 1) r = r >= um - x ? r - (um - x) : r + x;
+            x = x >= um - x ? x - (um - x) : x + x;
+            y >>= 1;
+        }
+        return r;
+    };
+    const std::int64_t base_mod = base % m;
+    std::uint64_t b = base_mod < 0 ? um - (0 - static_cast<std::uint64_t>(base_mod)) % um : static_cast<std::uint64_t>(base_mod) % um;
+    std::uint64_t result = 1 % um;
+    while (e > 0) {
+        if (e & 1) result = mulmod(result, b);
+        b = mulmod(b, b);
+        e >>= 1;
+    }
+    // Python's result has the sign of the modulus.
+    if (m < 0 && result != 0) return -static_cast<std::int64_t>(um - result);
+    return static_cast<std::int64_t>(result);
+}
+
+Value int_in_base(const Args& a, const char* name, int base) {
+    expect_count(a, 1, 1, name);
+    const std::int64_t v = int_arg(a[0], name);
+    const std::uint64_t mag = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    const std::string digits = base == 16 ? fmt::format("{:x}", mag) : base == 8 ? fmt::format("{:o}", mag) : fmt::format("{:b}", mag);
+    return std::string(v < 0 ? "-" : "") + (base == 16 ? "0x" : base == 8 ? "0o" : "0b") + digits;
+}
+
+Value isinstance_(const Args& a) {
+    expect_count(a, 2, 2, "isinstance");
+    std::vector<Value> types = a[1].kind() == K::Tuple ? a[1].as_list() : std::vector<Value>{a[1]};
+    const K kind = a[0].kind();
+    for (const Value& t : types) {
+        auto is = [&](const char* name) { const Value* b = find_builtin(name); return b && *b == t; };
+        if (is("int") && (kind == K::Int || kind == K::Bool)) return true;
+        if (is("bool") && kind == K::Bool) return true;
+        if (is("float") && kind == K::Float) return true;
+        if (is("str") && kind == K::String) return true;
+        if (is("list") && kind == K::List) return true;
+        if (is("tuple") && kind == K::Tuple) return true;
+        if (is("dict") && kind == K::Dict) return true;
+        const bool known = is("int") || is("bool") || is("float") || is("str") || is("list") || is("tuple") || is("dict");
+        if (!known) throw EvalError("isinstance() arg 2 must be a type (int, bool, float, str, list, tuple or dict) or a tuple of them");
+    }
+    return false;
+}
+
+Value to_dict(const Args& a) {
+    if (a.size() > 1) throw EvalError("dict expected at most 1 argument");
+    DictItems items;
+    if (a.size() == 1) {
+        if (a[0].kind() == K::Dict) {
+            items = a[0].as_dict();
+        } else {
+            for (const auto& pair : iterate(a[0])) {
+                const auto kv = iterate(pair);
+                if (kv.size() != 2) throw EvalError("dictionary update sequence element has the wrong length; 2 is required");
+                if (kv[0].kind() != K::String) throw EvalError(fmt::format("dict keys must be strings, not {}", kv[0].type_name()));
+                items.set(kv[0].as_string(), kv[1]);
+            }
+        }
+    }
+    for (const auto& [k, v] : a.keyword) items.set(k, v);
+    return Value::dict(std::move(items));
+}
+
+Value map_(const Args& a) {
+    if (a.size() < 2 || !a.keyword.empty()) throw EvalError("map() must have at least two arguments");
+    std::vector<std::vector<Value>> seqs;
+    std::size_t n = SIZE_MAX;
+    for (std::size_t i = 1; i < a.size(); ++i) {
+        seqs.push_back(iterate(a[i]));
+        n = std::min(n, seqs.back().size());
+    }
+    std::vector<Value> out;
+    for (std::size_t i = 0; i < n; ++i) {
+        Args args;
+        for (auto& s : seqs) args.positional.push_back(s[i]);
+        out.push_back(call_value(a[0], args));
+    }
+    return Value::list(std::move(out));
+}
+
+Value filter_(const Args& a) {
+    expect_count(a, 2, 2, "filter");
+    std::vector<Value> out;
+    for (const auto& item : iterate(a[1]))
+        if (a[0].is_none() ? item.truthy() : call1(a[0], item).truthy()) out.push_back(item);
+    return Value::list(std::move(out));
+}
+
+Value ord_(const Args& a) {
+    expect_count(a, 1, 1, "ord");
+    if (a[0].kind() != K::String) throw EvalError(fmt::format("ord() expected string of length 1, but {} found", a[0].type_name()));
+    const std::string& s = a[0].as_string();
+    if (code_point_count(s) != 1) throw EvalError("ord() expected a character");
+    const auto u = static_cast<unsigned char>(s[0]);
+    std::uint32_t cp = u < 0x80 ? u : u < 0xE0 ? u & 0x1F : u < 0xF0 ? u & 0x0F : u & 0x07;
+    for (std::size_t i = 1; i < s.size(); ++i) cp = (cp << 6) | (static_cast<unsigned char>(s[i]) & 0x3F);
+    return static_cast<std::int64_t>(cp);
+}
+
+Value chr_(const Args& a) {
+    expect_count(a, 1, 1, "chr");
+    return Value(format_value(Value(int_arg(a[0], "chr")), "c"));
+}
+
+Value format_(const Args& a) {
+    expect_count(a, 1, 2, "format");
+    if (a.size() == 2 && a[1].kind() != K::String) throw EvalError("format() argument 2 must be str");
+    return make_string(format_value(a[0], a.size() == 2 ? a[1].as_string() : std::string()));
+}
+
+Value callable_(const Args& a) {
+    expect_count(a, 1, 1, "callable");
+    return a[0].kind() == K::Callable || a[0].kind() == K::Module || a[0].kind() == K::Snippet;
 }
 
 Value abs_(const Args& a) {
@@ -218,11 +414,24 @@ Value sum(const Args& a) {
 }
 
 Value sorted(const Args& a) {
-    expect_count(a, 1, 1, "sorted");
+    expect_keywords(a, {"key", "reverse"}, "sorted");
+    if (a.size() != 1) throw EvalError(fmt::format("sorted() takes exactly 1 positional argument ({} given)", a.size()));
     std::vector<Value> items = iterate(a[0]);
-    // A stable merge sort on Python's ordering; comparison errors propagate.
-    std::stable_sort(items.begin(), items.end(), [](const Value& x, const Value& y) { return compare(CmpOp::Lt, x, y); });
-    return Value::list(std::move(items));
+    const Value* key = a.find_keyword("key");
+    const Value* reverse = a.find_keyword("reverse");
+    const bool descending = reverse && reverse->truthy();
+    std::vector<std::pair<Value, Value>> keyed;
+    keyed.reserve(items.size());
+    for (auto& item : items) keyed.emplace_back(key && !key->is_none() ? call1(*key, item) : item, item);
+    // A stable sort on Python's ordering (reverse keeps equal items in order, as Python's does);
+    // comparison errors propagate.
+    std::stable_sort(keyed.begin(), keyed.end(), [descending](const auto& x, const auto& y) {
+        return descending ? compare(CmpOp::Lt, y.first, x.first) : compare(CmpOp::Lt, x.first, y.first);
+    });
+    std::vector<Value> out;
+    out.reserve(keyed.size());
+    for (auto& kv : keyed) out.push_back(std::move(kv.second));
+    return Value::list(std::move(out));
 }
 
 Value reversed(const Args& a) {
@@ -251,6 +460,22 @@ const std::map<std::string, Value>& table() {
         {"sum", Value(Function(sum))},
         {"sorted", Value(Function(sorted))},
         {"reversed", Value(Function(reversed))},
+        {"any", Value(Function([](const Args& a) { return any_all(a, false); }))},
+        {"all", Value(Function([](const Args& a) { return any_all(a, true); }))},
+        {"round", Value(Function(round_))},
+        {"divmod", Value(Function(divmod_))},
+        {"pow", Value(Function(pow_))},
+        {"hex", Value(Function([](const Args& a) { return int_in_base(a, "hex", 16); }))},
+        {"oct", Value(Function([](const Args& a) { return int_in_base(a, "oct", 8); }))},
+        {"bin", Value(Function([](const Args& a) { return int_in_base(a, "bin", 2); }))},
+        {"isinstance", Value(Function(isinstance_))},
+        {"dict", Value(Function(to_dict))},
+        {"map", Value(Function(map_))},
+        {"filter", Value(Function(filter_))},
+        {"ord", Value(Function(ord_))},
+        {"chr", Value(Function(chr_))},
+        {"format", Value(Function(format_))},
+        {"callable", Value(Function(callable_))},
     };
     return builtins;
 }

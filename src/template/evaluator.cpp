@@ -12,10 +12,12 @@
 #include "errors.hpp"
 #include "limits.hpp"
 #include "operators.hpp"
+#include "runtime_objects.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <new>
 #include <optional>
@@ -31,6 +33,21 @@ using GlobalsPtr = std::shared_ptr<const Globals>;
 // Per-thread accounting of the render in progress (renders nest through defs and snippets).
 thread_local std::size_t call_depth = 0;
 thread_local std::uint64_t steps = 0;
+// The output of the template text being rendered now: as in Mako, a def called from an expression
+// writes its text there (before the expression's own value) and returns an empty string.
+thread_local std::string* current_output = nullptr;
+
+class Evaluator;
+// The `caller` of the <%call> tags being rendered, innermost last.
+thread_local std::vector<Value>* caller_stack = nullptr;
+
+struct OutputGuard {
+    explicit OutputGuard(std::string& out) : saved(current_output) { current_output = &out; }
+    ~OutputGuard() { current_output = saved; }
+    OutputGuard(const OutputGuard&) = delete;
+    OutputGuard& operator=(const OutputGuard&) = delete;
+    std::string* saved;
+};
 
 struct DepthGuard {
     DepthGuard() {
@@ -51,6 +68,7 @@ public:
         : t_(t), globals_(g), locals_(std::move(locals)) {}
 
     void render(const std::vector<Node>& nodes, std::string& out) {
+        OutputGuard guard(out);
         for (const Node& n : nodes) {
             try {
                 render_node(n, out);
@@ -90,9 +108,31 @@ private:
     void render_node(const Node& n, std::string& out) {
         switch (n.kind) {
         case Node::Kind::Text: emit(out, n.text); return;
+        case Node::Kind::Call: {
+            std::vector<Value> stack;
+            std::vector<Value>* saved = caller_stack;
+            if (!caller_stack) caller_stack = &stack;
+            caller_stack->push_back(make_caller(n));
+            try {
+                Value v = eval(*n.expr);
+                caller_stack->pop_back();
+                caller_stack = saved;
+                emit(out, v.str());
+            } catch (...) {
+                caller_stack->pop_back();
+                caller_stack = saved;
+                throw;
+            }
+            return;
+        }
+        case Node::Kind::Code:
+            if (exec(n.code) != Flow::Normal) throw PositionedError("'break' or 'continue' outside a loop", n.pos);
+            return;
         case Node::Kind::Expr: {
             Value v = eval(*n.expr);
             if (v.kind() == K::Module || v.kind() == K::Snippet) unprocessed(v);
+            if (!n.raw) v = Value(v.str());  // Mako's default filter, first
+            for (const auto& f : n.filters) v = apply_filter(*f, v);
             emit(out, v.str());
             return;
         }
@@ -106,8 +146,15 @@ private:
             return;
         case Node::Kind::For: {
             Value seq = eval(*n.expr);
-            for (const Value& item : iterate(seq)) {
+            const std::vector<Value> items = iterate(seq);
+            // Mako's `loop`: this loop's context, its parent the enclosing loop's (restored after).
+            auto saved = locals_.find("loop");
+            const Value parent_loop = saved != locals_.end() ? saved->second : Value();
+            const bool had_loop = saved != locals_.end();
+            for (std::size_t index = 0; index < items.size(); ++index) {
+                const Value& item = items[index];
                 if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
+                locals_["loop"] = make_loop_context(index, items.size(), parent_loop);
                 if (!n.unpack) {
                     locals_[n.targets[0]] = item;
                 } else {
@@ -121,9 +168,182 @@ private:
                 }
                 render(n.body, out);
             }
+            if (had_loop) locals_["loop"] = parent_loop;
+            else locals_.erase("loop");
             return;
         }
         }
+    }
+
+    // A filter of `${x | f}`: Mako's escapes by name (they win over globals, as in Mako), else a
+    // callable from the template's names.
+    Value apply_filter(const Expr& f, const Value& v) {
+        if (f.kind == Expr::Kind::Name) {
+            if (const Function* escape = find_escape_filter(f.name)) {
+                try {
+                    return (*escape)(Args{{v}, {}});
+                } catch (const EvalError& e) {
+                    throw PositionedError(e.what(), f.pos);
+                }
+            }
+        }
+        Value callee = eval(f);
+        Args args{{v}, {}};
+        try {
+            switch (callee.kind()) {
+            case K::Callable: return callee.as_function()(args);
+            case K::Object: return callee.as_object()->call(args);
+            default: throw EvalError(fmt::format("'{}' object is not callable (used as a filter)", callee.type_name()));
+            }
+        } catch (const RenderError&) {
+            throw;
+        } catch (const PositionedError&) {
+            throw;
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw PositionedError(e.what(), f.pos);
+        }
+    }
+
+    // Statements of a <% %> block. Break and Continue travel up to the enclosing loop.
+    enum class Flow { Normal, Break, Continue };
+
+    void assign(const Targets& t, const Value& v) {
+        if (!t.unpack) {
+            locals_[t.names[0]] = v;
+            return;
+        }
+        std::vector<Value> parts = iterate(v);
+        if (parts.size() != t.names.size())
+            throw EvalError(parts.size() < t.names.size()
+                                ? fmt::format("not enough values to unpack (expected {}, got {})", t.names.size(), parts.size())
+                                : fmt::format("too many values to unpack (expected {})", t.names.size()));
+        for (std::size_t i = 0; i < parts.size(); ++i) locals_[t.names[i]] = parts[i];
+    }
+
+    Flow exec(const std::vector<Stmt>& stmts) {
+        for (const Stmt& st : stmts) {
+            if (++steps > limits().max_steps) throw PositionedError("render step limit exceeded", st.pos);
+            Flow f;
+            try {
+                f = exec_one(st);
+            } catch (const RenderError&) {
+                throw;
+            } catch (const PositionedError&) {
+                throw;
+            } catch (const std::bad_alloc&) {
+                throw;
+            } catch (const std::exception& e) {
+                throw PositionedError(e.what(), st.pos);
+            }
+            if (f != Flow::Normal) return f;
+        }
+        return Flow::Normal;
+    }
+
+    Flow exec_one(const Stmt& st) {
+        switch (st.kind) {
+        case Stmt::Kind::Expr: eval(*st.expr); return Flow::Normal;
+        case Stmt::Kind::Assign: {
+            Value v = eval(*st.expr);
+            for (const Targets& t : st.targets) assign(t, v);
+            return Flow::Normal;
+        }
+        case Stmt::Kind::AugAssign: {
+            const std::string& name = st.targets[0].names[0];
+            auto it = locals_.find(name);
+            Value current = it != locals_.end() ? it->second : lookup(name);
+            Value v = eval(*st.expr);
+            locals_[name] = binary(st.op, current, v);
+            return Flow::Normal;
+        }
+        case Stmt::Kind::If:
+            for (const StmtBranch& b : st.branches)
+                if (!b.condition || eval(*b.condition).truthy()) return exec(b.body);
+            return Flow::Normal;
+        case Stmt::Kind::For: {
+            const std::vector<Value> items = iterate(eval(*st.expr));
+            for (const Value& item : items) {
+                assign(st.targets[0], item);
+                if (exec(st.body) == Flow::Break) break;
+            }
+            return Flow::Normal;
+        }
+        case Stmt::Kind::While:
+            while (eval(*st.expr).truthy()) {
+                if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
+                if (exec(st.body) == Flow::Break) break;
+            }
+            return Flow::Normal;
+        case Stmt::Kind::Break: return Flow::Break;
+        case Stmt::Kind::Continue: return Flow::Continue;
+        case Stmt::Kind::Pass: return Flow::Normal;
+        case Stmt::Kind::Assert:
+            if (!eval(*st.expr).truthy())
+                throw EvalError(st.message ? "AssertionError: " + eval(*st.message).str() : std::string("AssertionError"));
+            return Flow::Normal;
+        }
+        return Flow::Normal;
+    }
+
+    // `caller` inside the def a <%call> calls: body(args...) renders the tag's body here (with
+    // its arguments bound, then unbound), writing into the output being rendered, and returns ''
+    // (as Mako's); other attributes are the template's defs (a <%def> inside the tag).
+    class Caller final : public Object {
+    public:
+        Caller(Evaluator* ev, const Node* node) : ev_(ev), node_(node) {}
+        std::string type_name() const override { return "Caller"; }
+        std::string to_string() const override { return "<mako.runtime.Namespace caller>"; }
+        Value attribute(const std::string& name) const override {
+            if (name == "body") {
+                Evaluator* ev = ev_;
+                const Node* node = node_;
+                return Value(Function([ev, node](const Args& a) { return ev->render_caller_body(*node, a); }));
+            }
+            return ev_->lookup_def(name);
+        }
+
+    private:
+        Evaluator* ev_;
+        const Node* node_;
+    };
+
+    Value make_caller(const Node& n) { return Value(std::make_shared<Caller>(this, &n)); }
+
+    Value render_caller_body(const Node& n, const Args& a) {
+        std::vector<std::pair<std::string, std::optional<Value>>> saved;
+        for (const auto& name : n.targets) {
+            auto it = locals_.find(name);
+            saved.emplace_back(name, it == locals_.end() ? std::nullopt : std::optional<Value>(it->second));
+        }
+        if (a.positional.size() > n.targets.size()) throw EvalError("body() takes fewer positional arguments");
+        for (std::size_t i = 0; i < a.positional.size(); ++i) locals_[n.targets[i]] = a.positional[i];
+        for (const auto& [name, value] : a.keyword) {
+            if (std::find(n.targets.begin(), n.targets.end(), name) == n.targets.end())
+                throw EvalError(fmt::format("body() got an unexpected keyword argument '{}'", name));
+            locals_[name] = value;
+        }
+        std::string text;
+        std::string* target = current_output;
+        try {
+            render(n.body, text);
+        } catch (const PositionedError& e) {
+            throw make_render_error(*t_, e.offset(), e.what(), globals_.get());
+        }
+        for (auto& [name, value] : saved) {
+            if (value) locals_[name] = *value;
+            else locals_.erase(name);
+        }
+        if (!target) return Value(std::move(text));
+        if (target->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
+        *target += text;
+        return Value(std::string());
+    }
+
+    Value lookup_def(const std::string& name) {
+        if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) return lookup(name);
+        throw EvalError(fmt::format("'Caller' object has no attribute '{}'", name));
     }
 
     [[noreturn]] static void unprocessed(const Value& v) {
@@ -138,9 +358,19 @@ private:
             const Def* def = &it->second;
             TemplatePtr t = t_;
             GlobalsPtr g = globals_;
-            return Value(Function([t, def, g](const Args& a) { return Value(invoke_def(t, *def, a, g)); }));
+            return Value(Function([t, def, g](const Args& a) {
+                std::string text = invoke_def(t, *def, a, g);
+                if (!current_output) return Value(std::move(text));
+                if (current_output->size() + text.size() > limits().max_string)
+                    throw EvalError("output too long (render limit)");
+                *current_output += text;
+                return Value(std::string());
+            }));
         }
         if (auto it = globals_->find(name); it != globals_->end()) return it->second;
+        if (name == "context") return make_context(globals_);
+        if (name == "caller" && caller_stack && !caller_stack->empty()) return caller_stack->back();
+        if (name == "UNDEFINED") return undefined_value();
         if (const Value* b = find_builtin(name)) return *b;
         throw EvalError(fmt::format("name '{}' is not defined", name));
     }
@@ -213,19 +443,110 @@ private:
             for (const auto& c : e.children) items.push_back(eval(*c));
             return e.kind == Expr::Kind::List ? Value::list(std::move(items)) : Value::tuple(std::move(items));
         }
+        case Expr::Kind::Lambda: return make_lambda(e);
+        case Expr::Kind::ListComp:
+        case Expr::Kind::GeneratorComp:
+        case Expr::Kind::DictComp: return comprehension(e);
         case Expr::Kind::Dict: {
-            Globals items;
+            DictItems items;
             for (std::size_t i = 0; i + 1 < e.children.size(); i += 2) {
                 Value k = eval(*e.children[i]);
                 if (k.kind() != K::String)
                     throw PositionedError(fmt::format("dict keys must be strings, not {}", k.type_name()),
                                           e.children[i]->pos);
-                items.insert_or_assign(k.as_string(), eval(*e.children[i + 1]));
+                items.set(k.as_string(), eval(*e.children[i + 1]));
             }
             return Value::dict(std::move(items));
         }
         }
         throw EvalError("unknown expression");
+    }
+
+    // Comprehensions: their loop variables do not leak (Python 3); generators are made eagerly.
+    Value comprehension(const Expr& e) {
+        std::vector<std::pair<std::string, std::optional<Value>>> saved;
+        for (const CompFor& c : e.comp)
+            for (const auto& name : c.targets.names) {
+                auto it = locals_.find(name);
+                saved.emplace_back(name, it == locals_.end() ? std::nullopt : std::optional<Value>(it->second));
+            }
+        std::vector<Value> items;
+        DictItems dict;
+        comp_loop(e, 0, items, dict);
+        for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+            if (it->second) locals_[it->first] = *it->second;
+            else locals_.erase(it->first);
+        }
+        if (e.kind == Expr::Kind::DictComp) return Value::dict(std::move(dict));
+        return Value::list(std::move(items));
+    }
+
+    void comp_loop(const Expr& e, std::size_t clause, std::vector<Value>& items, DictItems& dict) {
+        if (clause == e.comp.size()) {
+            if (e.kind == Expr::Kind::DictComp) {
+                Value k = eval(*e.children[0]);
+                if (k.kind() != K::String)
+                    throw PositionedError(fmt::format("dict keys must be strings, not {}", k.type_name()), e.children[0]->pos);
+                dict.set(k.as_string(), eval(*e.children[1]));
+            } else {
+                if (items.size() >= limits().max_items) throw PositionedError("list too long (render limit)", e.pos);
+                items.push_back(eval(*e.children[0]));
+            }
+            return;
+        }
+        const CompFor& c = e.comp[clause];
+        for (const Value& item : iterate(eval(*c.iterable))) {
+            if (++steps > limits().max_steps) throw PositionedError("render step limit exceeded", e.pos);
+            assign(c.targets, item);
+            bool keep = true;
+            for (const auto& cond : c.conditions) keep = keep && eval(*cond).truthy();
+            if (keep) comp_loop(e, clause + 1, items, dict);
+        }
+    }
+
+    // A lambda sees the variables of its scope as they are when it is made, and its defaults are
+    // evaluated then (as Python's are).
+    Value make_lambda(const Expr& e) {
+        const std::size_t n_defaults = e.children.size() - 1;
+        std::vector<Value> defaults;
+        for (std::size_t i = 0; i < n_defaults; ++i) defaults.push_back(eval(*e.children[1 + i]));
+        TemplatePtr t = t_;
+        GlobalsPtr g = globals_;
+        const Expr* lambda = &e;
+        auto scope = std::make_shared<const std::map<std::string, Value>>(locals_);
+        return Value(Function([t, g, lambda, scope, defaults](const Args& a) {
+            const auto& params = lambda->kw_names;
+            std::map<std::string, Value> locals = *scope;
+            if (a.positional.size() > params.size())
+                throw EvalError(fmt::format("<lambda>() takes {} positional arguments but {} were given", params.size(),
+                                            a.positional.size()));
+            std::vector<bool> bound(params.size(), false);
+            for (std::size_t i = 0; i < a.positional.size(); ++i) {
+                locals[params[i]] = a.positional[i];
+                bound[i] = true;
+            }
+            for (const auto& [name, value] : a.keyword) {
+                auto it = std::find(params.begin(), params.end(), name);
+                if (it == params.end()) throw EvalError(fmt::format("<lambda>() got an unexpected keyword argument '{}'", name));
+                const auto i = static_cast<std::size_t>(it - params.begin());
+                if (bound[i]) throw EvalError(fmt::format("<lambda>() got multiple values for argument '{}'", name));
+                locals[name] = value;
+                bound[i] = true;
+            }
+            const std::size_t first_default = params.size() - defaults.size();
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                if (bound[i]) continue;
+                if (i < first_default) throw EvalError(fmt::format("<lambda>() missing required argument '{}'", params[i]));
+                locals[params[i]] = defaults[i - first_default];
+            }
+            DepthGuard depth;
+            Evaluator ev(t, g, std::move(locals));
+            try {
+                return ev.eval(*lambda->children[0]);
+            } catch (const PositionedError& err) {
+                throw make_render_error(*t, err.offset(), err.what(), g.get());
+            }
+        }));
     }
 
     const TemplatePtr& t_;
@@ -290,8 +611,9 @@ RenderError make_render_error(const detail::CompiledTemplate& t, std::uint32_t o
     std::vector<std::string> names;
     if (globals)
         for (const auto& kv : *globals) names.push_back(kv.first);
-    std::size_t line = t.source_map.line(offset);
-    return RenderError(t.name, line, t.source_map.column(offset), message, std::move(names),
+    const std::size_t line = t.source_map.line(offset);
+    const std::size_t user_line = line > t.line_shift ? line - t.line_shift : 1;
+    return RenderError(t.name, user_line, t.source_map.column(offset), message, std::move(names),
                        t.source_map.line_text(t.source, line));
 }
 

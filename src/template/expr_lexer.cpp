@@ -21,7 +21,8 @@ bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 std::uint32_t offset(std::size_t i) { return static_cast<std::uint32_t>(i); }
 
 // Operators, longest first so that "**" wins over "*".
-constexpr std::string_view operators[] = {"**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+", "-", "*", "/",
+constexpr std::string_view operators[] = {"**=", "//=", ">>=", "<<=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+                                          ";", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+", "-", "*", "/",
                                           "%",  "<",  ">",  "(",  ")",  "[",  "]",  "{",  "}", ",", ".", ":",
                                           "=",  "|",  "&",  "^",  "~"};
 
@@ -94,21 +95,42 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
         } else if (is_digit(c) || (c == '.' && i + 1 < end && is_digit(source[i + 1]))) {
             std::size_t j = i;
             bool is_float = false;
-            if (c == '0' && j + 1 < end && (source[j + 1] == 'x' || source[j + 1] == 'X')) {
+            // Digits with single underscores between them, as Python allows.
+            auto digits = [&](auto is_valid) {
+                const std::size_t from = j;
+                while (j < end && (is_valid(source[j]) ||
+                                   (source[j] == '_' && j > from && j + 1 < end && is_valid(source[j + 1]))))
+                    ++j;
+            };
+            auto without_underscores = [](std::string_view text) {
+                std::string out;
+                for (char ch : text)
+                    if (ch != '_') out += ch;
+                return out;
+            };
+            const char prefix = c == '0' && j + 1 < end ? static_cast<char>(source[j + 1] | 0x20) : 0;
+            if (prefix == 'x' || prefix == 'o' || prefix == 'b') {
+                const int base = prefix == 'x' ? 16 : prefix == 'o' ? 8 : 2;
                 j += 2;
-                while (j < end && hex_value(source[j]) >= 0) ++j;
+                if (j < end && source[j] == '_') ++j;
+                digits([base](char ch) { return hex_value(ch) >= 0 && hex_value(ch) < base; });
+                const std::string text = without_underscores(source.substr(i + 2, j - i - 2));
                 std::uint64_t v = 0;
-                auto r = std::from_chars(source.data() + i + 2, source.data() + j, v, 16);
-                if (j == i + 2 || r.ec != std::errc() || v > static_cast<std::uint64_t>(INT64_MAX))
-                    throw PositionedError("bad hexadecimal literal", offset(i));
+                auto r = std::from_chars(text.data(), text.data() + text.size(), v, base);
+                if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() ||
+                    v > static_cast<std::uint64_t>(INT64_MAX))
+                    throw PositionedError(r.ec == std::errc::result_out_of_range || v > static_cast<std::uint64_t>(INT64_MAX)
+                                              ? "integer literal too large (integers are 64-bit)"
+                                              : "bad number literal",
+                                          offset(i));
                 t.kind = Token::Kind::Int;
                 t.int_value = static_cast<std::int64_t>(v);
             } else {
-                while (j < end && is_digit(source[j])) ++j;
+                digits(is_digit);
                 if (j < end && source[j] == '.') {
                     is_float = true;
                     ++j;
-                    while (j < end && is_digit(source[j])) ++j;
+                    if (j < end && is_digit(source[j])) digits(is_digit);
                 }
                 if (j < end && (source[j] == 'e' || source[j] == 'E')) {
                     std::size_t k = j + 1;
@@ -116,10 +138,12 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
                     if (k < end && is_digit(source[k])) {
                         is_float = true;
                         j = k;
-                        while (j < end && is_digit(source[j])) ++j;
+                        digits(is_digit);
                     }
                 }
-                std::string spelling(source.substr(i, j - i));
+                const std::string spelling = without_underscores(source.substr(i, j - i));
+                if (!is_float && spelling.size() > 1 && spelling[0] == '0' && spelling.find_first_not_of('0') != std::string::npos)
+                    throw PositionedError("leading zeros in decimal integer literals are not permitted", offset(i));
                 if (is_float) {
                     t.kind = Token::Kind::Float;
                     errno = 0;
@@ -178,6 +202,27 @@ std::size_t find_expression_end(std::string_view source, std::size_t begin) {
         } else if (c == '}') {
             if (depth == 0) return i;
             --depth;
+        }
+    }
+    return std::string_view::npos;
+}
+
+std::size_t find_filter_bar(std::string_view source, std::size_t begin, std::size_t end) {
+    int depth = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+        char c = source[i];
+        if (c == '\'' || c == '"') {
+            ++i;
+            while (i < end && source[i] != c) {
+                if (source[i] == '\\') ++i;
+                ++i;
+            }
+        } else if (c == '{' || c == '(' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ')' || c == ']') {
+            --depth;
+        } else if (c == '|' && depth == 0) {
+            return i;
         }
     }
     return std::string_view::npos;

@@ -25,4 +25,8 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
 /// the closing '}' at bracket depth 0, skipping string literals. Returns npos when there is none.
 std::size_t find_expression_end(std::string_view source, std::size_t begin);
 
+/// Where the filters of a ${...} expression start, as Mako splits them: the first '|' of
+/// source[begin, end) outside strings and brackets. Returns npos when there is none.
+std::size_t find_filter_bar(std::string_view source, std::size_t begin, std::size_t end);
+
 }  // namespace kjarni::tmpl

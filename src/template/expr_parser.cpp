@@ -93,8 +93,62 @@ ExprPtr ExprParser::parse_expression_list() {
     return tuple;
 }
 
+ExprPtr ExprParser::parse_lambda() {
+    auto e = make(Expr::Kind::Lambda, next().pos);
+    std::vector<ExprPtr> defaults;
+    while (!at_op(":")) {
+        if (peek().kind != Token::Kind::Name || is_keyword(peek().text)) fail_here("a parameter name");
+        const std::string name = next().text;
+        for (const auto& existing : e->kw_names)
+            if (existing == name) fail(fmt::format("duplicate argument '{}' in lambda", name));
+        e->kw_names.push_back(name);
+        if (at_op("=")) {
+            next();
+            defaults.push_back(parse_expression());
+        } else if (!defaults.empty()) {
+            fail("non-default argument follows default argument");
+        }
+        if (!at_op(",")) break;
+        next();
+    }
+    expect_op(":");
+    e->children.push_back(parse_expression());
+    for (auto& d : defaults) e->children.push_back(std::move(d));
+    return e;
+}
+
+void ExprParser::parse_comp_clauses(Expr& comp) {
+    while (at_name("for")) {
+        next();
+        CompFor clause;
+        const bool parens = at_op("(");
+        if (parens) next();
+        while (true) {
+            if (peek().kind != Token::Kind::Name || is_keyword(peek().text)) fail_here("a loop variable name");
+            clause.targets.names.push_back(next().text);
+            if (!at_op(",")) break;
+            clause.targets.unpack = true;
+            next();
+            if (parens ? at_op(")") : at_name("in")) break;
+        }
+        if (parens) {
+            expect_op(")");
+            clause.targets.unpack = true;
+        }
+        if (!at_name("in")) fail_here("'in'");
+        next();
+        clause.iterable = parse_or();
+        while (at_name("if")) {
+            next();
+            clause.conditions.push_back(parse_or());
+        }
+        comp.comp.push_back(std::move(clause));
+    }
+}
+
 ExprPtr ExprParser::parse_expression() {
     DepthGuard guard(*this);
+    if (at_name("lambda")) return parse_lambda();
     std::uint32_t pos = peek().pos;
     ExprPtr value = parse_or();
     if (!at_name("if")) return value;
@@ -294,7 +348,15 @@ ExprPtr ExprParser::parse_call(ExprPtr callee, std::uint32_t pos) {
             call->children.push_back(parse_expression());
         } else {
             if (!call->kw_names.empty()) fail("positional argument follows keyword argument");
-            call->children.push_back(parse_expression());
+            std::uint32_t arg_pos = peek().pos;
+            ExprPtr arg = parse_expression();
+            if (at_name("for")) {  // f(x for x in xs): a generator as the argument
+                auto gen = make(Expr::Kind::GeneratorComp, arg_pos);
+                gen->children.push_back(std::move(arg));
+                parse_comp_clauses(*gen);
+                arg = std::move(gen);
+            }
+            call->children.push_back(std::move(arg));
         }
         if (!at_op(",")) break;
         next();
@@ -372,6 +434,13 @@ ExprPtr ExprParser::parse_atom() {
                 return make(Expr::Kind::Tuple, pos);
             }
             ExprPtr inner = parse_expression();
+            if (at_name("for")) {
+                auto gen = make(Expr::Kind::GeneratorComp, pos);
+                gen->children.push_back(std::move(inner));
+                parse_comp_clauses(*gen);
+                expect_op(")");
+                return gen;
+            }
             if (at_op(",")) {
                 auto tuple = make(Expr::Kind::Tuple, pos);
                 tuple->children.push_back(std::move(inner));
@@ -390,6 +459,11 @@ ExprPtr ExprParser::parse_atom() {
             auto list = make(Expr::Kind::List, pos);
             while (!at_op("]")) {
                 list->children.push_back(parse_expression());
+                if (list->children.size() == 1 && at_name("for")) {
+                    list->kind = Expr::Kind::ListComp;
+                    parse_comp_clauses(*list);
+                    break;
+                }
                 if (!at_op(",")) break;
                 next();
             }
@@ -401,8 +475,14 @@ ExprPtr ExprParser::parse_atom() {
             auto dict = make(Expr::Kind::Dict, pos);
             while (!at_op("}")) {
                 dict->children.push_back(parse_expression());
-                expect_op(":");
+                if (!at_op(":")) fail("sets are not supported");
+                next();
                 dict->children.push_back(parse_expression());
+                if (dict->children.size() == 2 && at_name("for")) {
+                    dict->kind = Expr::Kind::DictComp;
+                    parse_comp_clauses(*dict);
+                    break;
+                }
                 if (!at_op(",")) break;
                 next();
             }

@@ -47,6 +47,9 @@ private:
     ExprPtr parse_atom();
     ExprPtr parse_call(ExprPtr callee, std::uint32_t pos);
     ExprPtr parse_subscript(ExprPtr target, std::uint32_t pos);
+    ExprPtr parse_lambda();
+    // The `for ... in ... if ...` clauses after a comprehension's item.
+    void parse_comp_clauses(Expr& comp);
 
     // Bounds the recursion so that deeply nested input cannot overflow the stack.
     struct DepthGuard {

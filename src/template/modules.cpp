@@ -7,8 +7,9 @@
 // processed globals -- which renders the modules *it* uses first -- appends the result to the
 // collected sources and evaluates to the prefix. So the collected sources come out depth first, in
 // order of use, and only modules actually used are rendered (module arguments are only known at
-// the use site, so an eager pass could not render them anyway). A module used without arguments is
-// memoized by identity and rendered once.
+// the use site, so an eager pass could not render them anyway). As in grunnur, a rendering is
+// memoized by the module's identity and its arguments (compared with Python's ==): a module used
+// with the same arguments in several places is rendered once and its prefix reused.
 
 #include <kjarni/template/module.hpp>
 
@@ -16,15 +17,31 @@
 
 #include <fmt/format.h>
 
-#include <map>
 #include <optional>
+#include <vector>
 
 namespace kjarni {
 
 namespace {
 
+// One rendered module: which module, with which arguments, and the prefix it was given.
+struct RenderedModule {
+    std::shared_ptr<const detail::ModuleImpl> module;
+    Args args;
+    std::string prefix;
+};
+
+bool same_args(const Args& a, const Args& b) {
+    if (a.positional != b.positional || a.keyword.size() != b.keyword.size()) return false;
+    for (const auto& [name, value] : a.keyword) {
+        const Value* other = b.find_keyword(name);
+        if (!other || !(*other == value)) return false;
+    }
+    return true;
+}
+
 struct Collector {
-    std::map<std::shared_ptr<const detail::ModuleImpl>, std::string> constant_modules;
+    std::vector<RenderedModule> rendered;
     std::vector<std::string> sources;
     std::size_t counter = 0;
 };
@@ -63,10 +80,8 @@ public:
     std::string to_string() const override { return call(Args{}).as_string(); }
     Value call(const Args& args) const override {
         Collector& c = *collector_;
-        const bool constant = args.positional.empty() && args.keyword.empty();
-        if (constant) {
-            if (auto it = c.constant_modules.find(impl_); it != c.constant_modules.end()) return Value(it->second);
-        }
+        for (const RenderedModule& r : c.rendered)
+            if (r.module == impl_ && same_args(r.args, args)) return Value(r.prefix);
         std::string prefix = fmt::format("_mod_{}_{}_", impl_->def.name(), c.counter++);
         if (!globals_) globals_ = process_globals(impl_->render_globals, collector_);
         Args full;
@@ -76,7 +91,7 @@ public:
         full.keyword = args.keyword;
         std::string source = impl_->def.render(full, *globals_);
         c.sources.push_back(std::move(source));
-        if (constant) c.constant_modules.emplace(impl_, prefix);
+        c.rendered.push_back(RenderedModule{impl_, args, prefix});
         return Value(prefix);
     }
 
@@ -99,7 +114,11 @@ Value process(const Value& v, const CollectorPtr& c) {
         for (const auto& item : v.as_list()) items.push_back(process(item, c));
         return v.kind() == Value::Kind::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
     }
-    case Value::Kind::Dict: return Value::dict(process_globals(v.as_dict(), c));
+    case Value::Kind::Dict: {
+        DictItems items;
+        for (const auto& [k, item] : v.as_dict()) items.set(k, process(item, c));
+        return Value::dict(std::move(items));
+    }
     case Value::Kind::Object: {
         auto processed = v.as_object()->process_modules([&c](const Value& x) { return process(x, c); });
         return processed ? Value(Value::Storage(std::move(processed))) : v;
@@ -152,14 +171,21 @@ std::string render_with_modules(const TemplateSource& source, const std::vector<
         const Snippet& snippet = std::get<Snippet>(source);
         def = snippet.template_def();
         globals = snippet.render_globals();
-        for (const auto& [k, v] : render_globals) globals.insert_or_assign(k, v);
+        for (const auto& [k, v] : render_globals) {
+            if (!globals.emplace(k, v).second)
+                throw Error(fmt::format("render_globals: cannot add the global '{}': the snippet '{}' already "
+                                        "has a global of that name",
+                                        k, snippet.template_def().name()));
+        }
     }
     std::string main = def->render(render_args, process_globals(globals, collector));
+    // As grunnur: the modules' sources joined by newlines, a newline, then the main code.
     std::string out;
-    for (const auto& s : collector->sources) {
-        out += s;
-        out += "\n";
+    for (std::size_t i = 0; i < collector->sources.size(); ++i) {
+        if (i > 0) out += "\n";
+        out += collector->sources[i];
     }
+    out += "\n";
     out += main;
     return out;
 }

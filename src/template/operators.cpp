@@ -5,7 +5,11 @@
 #include "operators.hpp"
 
 #include "errors.hpp"
+#include "formatting.hpp"
 #include "limits.hpp"
+#include "utf8.hpp"
+
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -158,12 +162,6 @@ std::int64_t normalize_index(std::int64_t i, std::size_t size) {
     return i;
 }
 
-std::string strip(const std::string& s, const std::string& chars) {
-    std::size_t b = s.find_first_not_of(chars);
-    if (b == std::string::npos) return {};
-    std::size_t e = s.find_last_not_of(chars);
-    return s.substr(b, e - b + 1);
-}
 
 void expect_args(const Args& args, std::size_t min, std::size_t max, const char* name) {
     if (!args.keyword.empty()) throw EvalError(fmt::format("{}() takes no keyword arguments", name));
@@ -172,6 +170,263 @@ void expect_args(const Args& args, std::size_t min, std::size_t max, const char*
             throw EvalError(fmt::format("{}() takes {} argument{} ({} given)", name, min, min == 1 ? "" : "s", args.size()));
         throw EvalError(fmt::format("{}() takes {} to {} arguments ({} given)", name, min, max, args.size()));
     }
+}
+
+// Byte offset -> index in code points (Python's str indices).
+std::int64_t cp_index(const std::string& s, std::size_t byte) {
+    return static_cast<std::int64_t>(code_point_count(std::string_view(s).substr(0, byte)));
+}
+
+// Python's [start:end] of a str method, as byte offsets.
+std::pair<std::size_t, std::size_t> byte_range(const std::string& s, const Args& a, std::size_t first) {
+    const auto points = code_points(s);
+    const auto n = static_cast<std::int64_t>(points.size());
+    auto bound = [&](std::size_t i, std::int64_t dflt) {
+        if (a.size() <= i || a[i].is_none()) return dflt;
+        std::int64_t v = a[i].as_int();
+        if (v < 0) v = std::max<std::int64_t>(v + n, 0);
+        return std::min(v, n);
+    };
+    const std::int64_t b = bound(first, 0);
+    const std::int64_t e = std::max(bound(first + 1, n), b);
+    std::size_t bb = 0, eb = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (i < b) bb += points[static_cast<std::size_t>(i)].size();
+        if (i < e) eb += points[static_cast<std::size_t>(i)].size();
+    }
+    return {bb, eb};
+}
+
+const char* const whitespace = " \t\n\r\f\v";
+
+std::vector<Value> split_on(const std::string& s, const Value* sep, std::int64_t maxsplit, bool from_right) {
+    std::vector<std::string> parts;
+    if (!sep || sep->is_none()) {
+        // Runs of whitespace separate; none at the ends.
+        std::vector<std::pair<std::size_t, std::size_t>> words;
+        std::size_t i = 0;
+        while (true) {
+            i = s.find_first_not_of(whitespace, i);
+            if (i == std::string::npos) break;
+            std::size_t j = s.find_first_of(whitespace, i);
+            if (j == std::string::npos) j = s.size();
+            words.emplace_back(i, j);
+            i = j;
+        }
+        const std::size_t n = words.size();
+        const std::size_t keep = maxsplit < 0 || static_cast<std::size_t>(maxsplit) + 1 >= n ? n : static_cast<std::size_t>(maxsplit) + 1;
+        if (keep == n) {
+            for (auto [b, e] : words) parts.push_back(s.substr(b, e - b));
+        } else if (!from_right) {
+            for (std::size_t k = 0; k + 1 < keep; ++k) parts.push_back(s.substr(words[k].first, words[k].second - words[k].first));
+            std::string rest = s.substr(words[keep - 1].first);
+            rest.erase(rest.find_last_not_of(whitespace) + 1);
+            parts.push_back(rest);
+        } else {
+            std::string rest = s.substr(0, words[n - keep].second);
+            rest.erase(0, rest.find_first_not_of(whitespace));
+            parts.push_back(rest);
+            for (std::size_t k = n - keep + 1; k < n; ++k) parts.push_back(s.substr(words[k].first, words[k].second - words[k].first));
+        }
+    } else {
+        const std::string& p = sep->as_string();
+        if (p.empty()) throw EvalError("empty separator");
+        std::vector<std::size_t> hits;
+        for (std::size_t i = s.find(p); i != std::string::npos; i = s.find(p, i + p.size())) hits.push_back(i);
+        if (maxsplit >= 0 && hits.size() > static_cast<std::size_t>(maxsplit)) {
+            if (from_right) hits.erase(hits.begin(), hits.end() - maxsplit);
+            else hits.resize(static_cast<std::size_t>(maxsplit));
+        }
+        std::size_t from = 0;
+        for (std::size_t h : hits) {
+            parts.push_back(s.substr(from, h - from));
+            from = h + p.size();
+        }
+        parts.push_back(s.substr(from));
+    }
+    std::vector<Value> out;
+    for (auto& part : parts) out.emplace_back(std::move(part));
+    return out;
+}
+
+
+Value more_string_methods(const std::shared_ptr<const std::string>& s, const std::string& name) {
+    auto method = [](auto f) { return Value(Function(std::move(f))); };
+    if (name == "find" || name == "rfind" || name == "index" || name == "rindex" || name == "count")
+        return method([s, name](const Args& a) {
+            expect_args(a, 1, 3, name.c_str());
+            const std::string& sub = a[0].as_string();
+            auto [b, e] = byte_range(*s, a, 1);
+            const std::string_view hay = std::string_view(*s).substr(b, e - b);
+            if (name == "count") {
+                if (sub.empty()) return Value(static_cast<std::int64_t>(code_point_count(hay)) + 1);
+                std::int64_t n = 0;
+                for (std::size_t i = hay.find(sub); i != std::string_view::npos; i = hay.find(sub, i + sub.size())) ++n;
+                return Value(n);
+            }
+            const std::size_t at = name[0] == 'r' ? hay.rfind(sub) : hay.find(sub);
+            if (at == std::string_view::npos) {
+                if (name == "index" || name == "rindex") throw EvalError("substring not found");
+                return Value(-1);
+            }
+            return Value(cp_index(*s, b + at));
+        });
+    if (name == "replace")
+        return method([s](const Args& a) {
+            expect_args(a, 2, 3, "replace");
+            const std::string& from = a[0].as_string();
+            const std::string& to = a[1].as_string();
+            std::int64_t count = a.size() == 3 ? a[2].as_int() : -1;
+            if (from.empty()) throw EvalError("replace() with an empty pattern is not supported");
+            std::string out;
+            std::size_t i = 0;
+            while (true) {
+                std::size_t j = count == 0 ? std::string::npos : s->find(from, i);
+                out.append(*s, i, j == std::string::npos ? std::string::npos : j - i);
+                if (out.size() > limits().max_string) throw EvalError("string too long (render limit)");
+                if (j == std::string::npos) break;
+                out += to;
+                i = j + from.size();
+                if (count > 0) --count;
+            }
+            return Value(std::move(out));
+        });
+    if (name == "startswith" || name == "endswith")
+        return method([s, starts = name == "startswith"](const Args& a) {
+            expect_args(a, 1, 3, starts ? "startswith" : "endswith");
+            auto [b, e] = byte_range(*s, a, 1);
+            const std::string_view hay = std::string_view(*s).substr(b, e - b);
+            std::vector<Value> options = a[0].kind() == K::Tuple ? a[0].as_list() : std::vector<Value>{a[0]};
+            for (const Value& o : options) {
+                const std::string& p = o.as_string();
+                if (p.size() > hay.size()) continue;
+                if (starts ? hay.substr(0, p.size()) == p : hay.substr(hay.size() - p.size()) == p) return Value(true);
+            }
+            return Value(false);
+        });
+    if (name == "strip" || name == "lstrip" || name == "rstrip")
+        return method([s, name](const Args& a) {
+            expect_args(a, 0, 1, name.c_str());
+            const std::string chars = a.size() && !a[0].is_none() ? a[0].as_string() : std::string(whitespace);
+            if (!is_ascii(chars)) throw EvalError(fmt::format("{}() of non-ASCII characters is not supported", name));
+            std::string out = *s;
+            if (name != "lstrip") out.erase(out.find_last_not_of(chars) + 1);
+            if (name != "rstrip") out.erase(0, std::min(out.size(), out.find_first_not_of(chars)));
+            return Value(std::move(out));
+        });
+    if (name == "split" || name == "rsplit")
+        return method([s, right = name == "rsplit"](const Args& a) {
+            if (a.size() > 2) throw EvalError("split() takes at most 2 arguments");
+            const Value* sep = a.size() >= 1 ? &a[0] : a.find_keyword("sep");
+            const Value* maxsplit = a.size() == 2 ? &a[1] : a.find_keyword("maxsplit");
+            return Value::list(split_on(*s, sep, maxsplit ? maxsplit->as_int() : -1, right));
+        });
+    if (name == "splitlines")
+        return method([s](const Args& a) {
+            expect_args(a, 0, 1, "splitlines");
+            const bool keep = a.size() && a[0].truthy();
+            std::vector<Value> out;
+            std::size_t i = 0;
+            while (i < s->size()) {
+                std::size_t j = s->find_first_of("\n\r\v\f", i);
+                if (j == std::string::npos) {
+                    out.emplace_back(s->substr(i));
+                    break;
+                }
+                std::size_t next = j + ((*s)[j] == '\r' && j + 1 < s->size() && (*s)[j + 1] == '\n' ? 2 : 1);
+                out.emplace_back(s->substr(i, (keep ? next : j) - i));
+                i = next;
+            }
+            return Value::list(std::move(out));
+        });
+    if (name == "ljust" || name == "rjust" || name == "center")
+        return method([s, name](const Args& a) {
+            expect_args(a, 1, 2, name.c_str());
+            const std::string fill = a.size() == 2 ? a[1].as_string() : std::string(" ");
+            if (code_point_count(fill) != 1) throw EvalError("The fill character must be exactly one character long");
+            const std::int64_t width = a[0].as_int();
+            const auto len = static_cast<std::int64_t>(code_point_count(*s));
+            if (width <= len) return Value(*s);
+            if (static_cast<std::size_t>(width) > limits().max_string) throw EvalError("string too long (render limit)");
+            const auto pad = static_cast<std::size_t>(width - len);
+            std::size_t left = name == "ljust" ? 0 : name == "rjust" ? pad : pad / 2 + (pad & static_cast<std::size_t>(width) & 1);
+            std::string out;
+            for (std::size_t i = 0; i < left; ++i) out += fill;
+            out += *s;
+            for (std::size_t i = left; i < pad; ++i) out += fill;
+            return Value(std::move(out));
+        });
+    if (name == "zfill")
+        return method([s](const Args& a) {
+            expect_args(a, 1, 1, "zfill");
+            const std::int64_t width = a[0].as_int();
+            const auto len = static_cast<std::int64_t>(code_point_count(*s));
+            if (width <= len) return Value(*s);
+            if (static_cast<std::size_t>(width) > limits().max_string) throw EvalError("string too long (render limit)");
+            std::string out = *s;
+            const std::size_t at = !out.empty() && (out[0] == '-' || out[0] == '+') ? 1 : 0;
+            out.insert(at, static_cast<std::size_t>(width - len), '0');
+            return Value(std::move(out));
+        });
+    if (name == "partition" || name == "rpartition")
+        return method([s, right = name == "rpartition"](const Args& a) {
+            expect_args(a, 1, 1, right ? "rpartition" : "partition");
+            const std::string& sep = a[0].as_string();
+            if (sep.empty()) throw EvalError("empty separator");
+            const std::size_t at = right ? s->rfind(sep) : s->find(sep);
+            if (at == std::string::npos)
+                return right ? Value::tuple({std::string(), std::string(), *s}) : Value::tuple({*s, std::string(), std::string()});
+            return Value::tuple({s->substr(0, at), sep, s->substr(at + sep.size())});
+        });
+    if (name == "isalpha" || name == "isdigit" || name == "isalnum" || name == "isspace" || name == "isupper" ||
+        name == "islower" || name == "isidentifier" || name == "isdecimal" || name == "isnumeric")
+        return method([s, name](const Args& a) {
+            expect_args(a, 0, 0, name.c_str());
+            if (!is_ascii(*s)) throw EvalError(fmt::format("{}() of non-ASCII text is not supported", name));
+            if (name == "isidentifier") {
+                if (s->empty() || std::isdigit(static_cast<unsigned char>((*s)[0]))) return Value(false);
+                for (char c : *s)
+                    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return Value(false);
+                return Value(true);
+            }
+            if (name == "isupper" || name == "islower") {
+                bool cased = false;
+                for (char c : *s) {
+                    const auto u = static_cast<unsigned char>(c);
+                    if (name == "isupper" ? std::islower(u) : std::isupper(u)) return Value(false);
+                    cased = cased || std::isalpha(u);
+                }
+                return Value(cased);
+            }
+            if (s->empty()) return Value(false);
+            for (char c : *s) {
+                const auto u = static_cast<unsigned char>(c);
+                const bool ok = name == "isalpha" ? std::isalpha(u) != 0
+                                : name == "isalnum" ? std::isalnum(u) != 0
+                                : name == "isspace" ? std::strchr(whitespace, c) != nullptr
+                                                    : std::isdigit(u) != 0;
+                if (!ok) return Value(false);
+            }
+            return Value(true);
+        });
+    if (name == "title" || name == "capitalize" || name == "swapcase")
+        return method([s, name](const Args& a) {
+            expect_args(a, 0, 0, name.c_str());
+            if (!is_ascii(*s)) throw EvalError(fmt::format("{}() of non-ASCII text is not supported", name));
+            std::string out = *s;
+            bool prev_cased = false;
+            for (std::size_t i = 0; i < out.size(); ++i) {
+                const auto u = static_cast<unsigned char>(out[i]);
+                int c = u;
+                if (name == "swapcase") c = std::isupper(u) ? std::tolower(u) : std::toupper(u);
+                else if (name == "capitalize") c = i == 0 ? std::toupper(u) : std::tolower(u);
+                else c = prev_cased ? std::tolower(u) : std::toupper(u);
+                prev_cased = std::isalpha(u) != 0;
+                out[i] = static_cast<char>(c);
+            }
+            return Value(std::move(out));
+        });
+    return Value();
 }
 
 Value string_method(const std::string& self, const std::string& name) {
@@ -194,68 +449,15 @@ Value string_method(const std::string& self, const std::string& name) {
     if (name == "upper" || name == "lower")
         return Value(Function([s, upper = name == "upper"](const Args& a) {
             expect_args(a, 0, 0, upper ? "upper" : "lower");
+            if (!is_ascii(*s)) throw EvalError("upper() and lower() of non-ASCII text are not supported");
             std::string out = *s;
             for (char& c : out) c = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c))
                                                             : std::tolower(static_cast<unsigned char>(c)));
             return Value(std::move(out));
         }));
-    if (name == "replace")
-        return Value(Function([s](const Args& a) {
-            expect_args(a, 2, 2, "replace");
-            const std::string& from = a[0].as_string();
-            const std::string& to = a[1].as_string();
-            if (from.empty()) throw EvalError("replace() with an empty pattern is not supported");
-            std::string out;
-            std::size_t i = 0;
-            while (true) {
-                std::size_t j = s->find(from, i);
-                out.append(*s, i, j == std::string::npos ? std::string::npos : j - i);
-                if (out.size() > limits().max_string) throw EvalError("string too long (render limit)");
-                if (j == std::string::npos) break;
-                out += to;
-                i = j + from.size();
-            }
-            return Value(std::move(out));
-        }));
-    if (name == "startswith" || name == "endswith")
-        return Value(Function([s, starts = name == "startswith"](const Args& a) {
-            expect_args(a, 1, 1, starts ? "startswith" : "endswith");
-            const std::string& p = a[0].as_string();
-            if (p.size() > s->size()) return Value(false);
-            return Value(starts ? s->compare(0, p.size(), p) == 0 : s->compare(s->size() - p.size(), p.size(), p) == 0);
-        }));
-    if (name == "strip")
-        return Value(Function([s](const Args& a) {
-            expect_args(a, 0, 1, "strip");
-            return Value(strip(*s, a.size() ? a[0].as_string() : std::string(" \t\n\r\f\v")));
-        }));
-    if (name == "split")
-        return Value(Function([s](const Args& a) {
-            expect_args(a, 0, 1, "split");
-            std::vector<Value> parts;
-            if (a.size() == 0 || a[0].is_none()) {
-                std::size_t i = 0;
-                while (true) {
-                    i = s->find_first_not_of(" \t\n\r\f\v", i);
-                    if (i == std::string::npos) break;
-                    std::size_t j = s->find_first_of(" \t\n\r\f\v", i);
-                    parts.emplace_back(s->substr(i, j == std::string::npos ? std::string::npos : j - i));
-                    if (j == std::string::npos) break;
-                    i = j;
-                }
-            } else {
-                const std::string& sep = a[0].as_string();
-                if (sep.empty()) throw EvalError("empty separator");
-                std::size_t i = 0;
-                while (true) {
-                    std::size_t j = s->find(sep, i);
-                    parts.emplace_back(s->substr(i, j == std::string::npos ? std::string::npos : j - i));
-                    if (j == std::string::npos) break;
-                    i = j + sep.size();
-                }
-            }
-            return Value::list(std::move(parts));
-        }));
+    if (name == "format")
+        return Value(Function([s](const Args& a) { return make_string(str_format(*s, a)); }));
+    if (Value m = more_string_methods(s, name); !m.is_none()) return m;
     throw EvalError(fmt::format("'str' object has no attribute '{}'", name));
 }
 
@@ -274,9 +476,8 @@ Value dict_method(const Value& self, const std::string& name) {
     if (name == "get")
         return Value(Function([self](const Args& a) {
             expect_args(a, 1, 2, "get");
-            const auto& d = self.as_dict();
-            auto it = a[0].kind() == K::String ? d.find(a[0].as_string()) : d.end();
-            if (it != d.end()) return it->second;
+            const Value* found = a[0].kind() == K::String ? self.as_dict().find(a[0].as_string()) : nullptr;
+            if (found) return *found;
             return a.size() > 1 ? a[1] : Value();
         }));
     throw EvalError(fmt::format("'dict' object has no attribute '{}'", name));
@@ -355,6 +556,7 @@ Value binary(BinOp op, const Value& a, const Value& b) {
             return a.kind() == K::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
         }
     }
+    if (op == BinOp::Mod && a.kind() == K::String) return make_string(percent_format(a.as_string(), b));
     if (op == BinOp::Mul) {
         if (a.kind() == K::String && is_int(b)) return repeat(a.as_string(), b.as_int());
         if (is_int(a) && b.kind() == K::String) return repeat(b.as_string(), a.as_int());
@@ -423,15 +625,14 @@ Value index(const Value& target, const Value& key) {
     }
     case K::String: {
         if (!is_int(key)) throw EvalError(fmt::format("string indices must be integers, not {}", key.type_name()));
-        const auto& s = target.as_string();
-        return Value(std::string(1, s[static_cast<std::size_t>(normalize_index(key.as_int(), s.size()))]));
+        const auto points = code_points(target.as_string());
+        return Value(std::string(points[static_cast<std::size_t>(normalize_index(key.as_int(), points.size()))]));
     }
     case K::Dict: {
         if (key.kind() != K::String) throw EvalError(fmt::format("dict keys are strings, not {}", key.type_name()));
-        const auto& d = target.as_dict();
-        auto it = d.find(key.as_string());
-        if (it == d.end()) throw EvalError(fmt::format("key {} not found", key.repr()));
-        return it->second;
+        const Value* found = target.as_dict().find(key.as_string());
+        if (!found) throw EvalError(fmt::format("key {} not found", key.repr()));
+        return *found;
     }
     default: throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
     }
@@ -442,7 +643,11 @@ Value slice(const Value& target, const std::optional<std::int64_t>& start, const
     std::int64_t step = step_opt.value_or(1);
     if (step == 0) throw EvalError("slice step cannot be zero");
     std::size_t size;
-    if (target.kind() == K::String) size = target.as_string().size();
+    std::vector<std::string_view> points;
+    if (target.kind() == K::String) {
+        points = code_points(target.as_string());
+        size = points.size();
+    }
     else if (is_seq(target)) size = target.as_list().size();
     else throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
     auto n = static_cast<std::int64_t>(size);
@@ -461,7 +666,7 @@ Value slice(const Value& target, const std::optional<std::int64_t>& start, const
     }
     if (target.kind() == K::String) {
         std::string out;
-        for (auto i : picks) out += target.as_string()[i];
+        for (auto i : picks) out += points[i];
         return Value(std::move(out));
     }
     std::vector<Value> out;
@@ -484,7 +689,7 @@ std::vector<Value> iterate(const Value& v) {
     case K::Tuple: return v.as_list();
     case K::String: {
         std::vector<Value> out;
-        for (char c : v.as_string()) out.emplace_back(std::string(1, c));
+        for (auto c : code_points(v.as_string())) out.emplace_back(std::string(c));
         return out;
     }
     case K::Dict: {

@@ -1,10 +1,12 @@
 // Line-oriented scanner: each line is first checked for the constructs that must start it (control
-// lines, ## comments, %%, lone def tags), then scanned inline for ${...} and def tags.
+// lines, ## comments, %%), then scanned inline for ${...} and def tags.
 
 #include "template_lexer.hpp"
 
 #include "errors.hpp"
 #include "expr_lexer.hpp"
+
+#include <fmt/format.h>
 
 #include <cctype>
 
@@ -53,18 +55,6 @@ private:
         if (starts_with(src_, j, "##")) {
             return after_newline(line_end(j));
         }
-        def_line_ = false;
-        if (starts_with(src_, j, "<%def") || starts_with(src_, j, "</%def")) {
-            def_line_ = src_[j + 1] == '%';
-            std::size_t tag_end = scan_tag(j, /*emit=*/false);
-            std::size_t k = tag_end;
-            while (k < src_.size() && is_space(src_[k])) ++k;
-            if (k >= src_.size() || src_[k] == '\n') {
-                flush();
-                scan_tag(j, /*emit=*/true);
-                return k >= src_.size() ? k : k + 1;
-            }
-        }
         return inline_scan(i);
     }
 
@@ -91,24 +81,122 @@ private:
                 i = e + 1;
                 continue;
             }
-            if (starts_with(src_, i, "<%def") || starts_with(src_, i, "</%def")) {
+            if (starts_with(src_, i, "<%") && i + 2 < src_.size() &&
+                (src_[i + 2] == ' ' || src_[i + 2] == '\t' || src_[i + 2] == '\n' || src_[i + 2] == '\r')) {
+                // A Python block: its code runs where it stands; the text after "%>" stays (Mako).
+                const std::size_t close = find_block_end(i + 2);
                 flush();
-                bool closing = src_[i + 1] == '/';
-                i = scan_tag(i, /*emit=*/true);
-                if (closing && def_line_) {
-                    // A line holding only a whole def (`<%def ...>...</%def>`) vanishes with its
-                    // newline, like a def tag alone on its line.
-                    std::size_t k = i;
-                    while (k < src_.size() && is_space(src_[k])) ++k;
-                    if (k >= src_.size()) return k;
-                    if (src_[k] == '\n') return k + 1;
-                }
+                Chunk ch{Chunk::Kind::Code, off(i), {}};
+                ch.begin = off(i + 2);
+                ch.end = off(close);
+                chunks_.push_back(std::move(ch));
+                i = close + 2;
                 continue;
             }
-            append(std::string_view(&src_[i], 1), i);
+            if (starts_with(src_, i, "<%call") || starts_with(src_, i, "</%call")) {
+                flush();
+                i = scan_call_tag(i);
+                continue;
+            }
+            if ((starts_with(src_, i, "<%") || starts_with(src_, i, "</%")) && !starts_with(src_, i, "<%def") &&
+                !starts_with(src_, i, "</%def"))
+                unsupported_tag(i);
+            if (starts_with(src_, i, "<%def") || starts_with(src_, i, "</%def")) {
+                // As in Mako, a def tag takes no whitespace with it: the newline after an opening
+                // tag starts the def's body, the one after a closing tag stays in the text.
+                flush();
+                i = scan_tag(i, /*emit=*/true);
+                continue;
+            }
+            // Mako's output has "\n" where its text had "\r\n".
+            if (!(c == '\r' && i + 1 < src_.size() && src_[i + 1] == '\n')) append(std::string_view(&src_[i], 1), i);
             ++i;
         }
         return i;
+    }
+
+    // The "%>" closing the block whose code starts at i (strings skipped, as Mako does).
+    std::size_t find_block_end(std::size_t i) const {
+        const std::size_t open = i - 2;
+        while (i < src_.size()) {
+            const char c = src_[i];
+            if (c == '\'' || c == '"') {
+                const bool triple = i + 2 < src_.size() && src_[i + 1] == c && src_[i + 2] == c;
+                const std::string_view quote = triple ? src_.substr(i, 3) : src_.substr(i, 1);
+                i += quote.size();
+                while (i < src_.size() && src_.substr(i, quote.size()) != quote) i += src_[i] == '\\' ? 2u : 1u;
+                i += quote.size();
+                continue;
+            }
+            if (c == '#') {  // a comment runs to the end of its line
+                while (i < src_.size() && src_[i] != '\n') ++i;
+                continue;
+            }
+            if (starts_with(src_, i, "%>")) return i;
+            ++i;
+        }
+        throw PositionedError("'<%' block is not closed by '%>'", off(open));
+    }
+
+    // Mako's other tags and code blocks: refused by name rather than passed through as text.
+    [[noreturn]] void unsupported_tag(std::size_t i) const {
+        std::size_t k = i + (src_[i + 1] == '/' ? 3 : 2);
+        if (k < src_.size() && src_[k] == '!') throw PositionedError("'<%! %>' module-level blocks are not supported", off(i));
+        std::size_t e = k;
+        while (e < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[e])) || src_[e] == '_' || src_[e] == ':'))
+            ++e;
+        if (e == k) throw PositionedError("'<% %>' Python blocks are not supported", off(i));
+        throw PositionedError(fmt::format("the '<%{}>' tag is not supported", src_.substr(k, e - k)), off(i));
+    }
+
+    // `<%call expr="..." args="...">` or `</%call>` at i; returns the offset after its '>'.
+    std::size_t scan_call_tag(std::size_t i) {
+        if (src_[i + 1] == '/') {
+            std::size_t k = i + 7;
+            while (k < src_.size() && is_space(src_[k])) ++k;
+            if (k >= src_.size() || src_[k] != '>') throw PositionedError("malformed '</%call>' tag", off(i));
+            chunks_.push_back(Chunk{Chunk::Kind::CallClose, off(i), {}});
+            return k + 1;
+        }
+        Chunk c{Chunk::Kind::CallOpen, off(i), {}};
+        bool have_expr = false;
+        std::size_t k = i + 6;
+        while (true) {
+            while (k < src_.size() && (is_space(src_[k]) || src_[k] == '\n')) ++k;
+            if (k >= src_.size()) throw PositionedError("unterminated '<%call' tag (no closing '>')", off(i));
+            if (src_[k] == '>') {
+                ++k;
+                break;
+            }
+            if (starts_with(src_, k, "/>")) {
+                c.self_closing = true;
+                k += 2;
+                break;
+            }
+            std::size_t a = k;
+            while (k < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[k])) || src_[k] == '_')) ++k;
+            std::string_view attr = src_.substr(a, k - a);
+            if (attr.empty() || k + 1 >= src_.size() || src_[k] != '=' || (src_[k + 1] != '"' && src_[k + 1] != '\''))
+                throw PositionedError("malformed '<%call' tag: expected attribute=\"value\"", off(a));
+            const char quote = src_[k + 1];
+            const std::size_t v = k + 2;
+            const std::size_t ve = src_.find(quote, v);
+            if (ve == std::string_view::npos) throw PositionedError("unterminated attribute value", off(k + 1));
+            if (attr == "expr") {
+                have_expr = true;
+                c.begin = off(v);
+                c.end = off(ve);
+            } else if (attr == "args") {
+                c.args_begin = off(v);
+                c.args_end = off(ve);
+            } else {
+                throw PositionedError(fmt::format("the attribute '{}' of '<%call>' is not supported", attr), off(a));
+            }
+            k = ve + 1;
+        }
+        if (!have_expr) throw PositionedError("'<%call' tag without an expr attribute", off(i));
+        chunks_.push_back(std::move(c));
+        return k;
     }
 
     // Parses the def tag at i; returns the offset after its '>'.
@@ -150,6 +238,8 @@ private:
                 have_name = true;
                 c.begin = off(v);
                 c.end = off(ve);
+            } else {
+                throw PositionedError(fmt::format("the attribute '{}' of '<%def>' is not supported", attr), off(a));
             }
             k = ve + 1;
         }
@@ -179,7 +269,6 @@ private:
     std::vector<Chunk> chunks_;
     std::string text_;
     std::size_t text_pos_ = 0;
-    bool def_line_ = false;  // the current line starts with an opening def tag
 };
 
 }  // namespace

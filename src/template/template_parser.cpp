@@ -6,6 +6,7 @@
 #include "errors.hpp"
 #include "expr_parser.hpp"
 #include "limits.hpp"
+#include "statement_parser.hpp"
 #include "template_lexer.hpp"
 
 #include <fmt/format.h>
@@ -33,6 +34,7 @@ public:
         if (at_ < chunks_.size()) {
             const Chunk& c = chunks_[at_];
             if (c.kind == Chunk::Kind::DefClose) throw PositionedError("'</%def>' without a matching '<%def>'", c.pos);
+            if (c.kind == Chunk::Kind::CallClose) throw PositionedError("'</%call>' without a matching '<%call>'", c.pos);
             Control ctl = control(c);
             const char* opener = ctl.keyword == "endfor" ? "% for" : "% if";
             throw PositionedError(fmt::format("'% {}' without a matching '{}'", ctl.keyword, opener), c.pos);
@@ -56,15 +58,27 @@ private:
                 break;
             }
             case Chunk::Kind::Expr: {
-                ExprParser p(tokenize(t_.source, c.begin, c.end));
+                const std::size_t bar = find_filter_bar(t_.source, c.begin, c.end);
+                const std::size_t expr_end = bar == std::string::npos ? c.end : bar;
+                ExprParser p(tokenize(t_.source, c.begin, expr_end));
                 if (p.at_end()) throw PositionedError("empty expression in '${}'", c.pos);
                 Node n(Node::Kind::Expr, c.pos);
                 n.expr = p.parse_expression_list();
                 p.expect_end();
+                if (bar != std::string::npos) parse_filters(n, bar + 1, c.end);
                 body.push_back(std::move(n));
                 ++at_;
                 break;
             }
+            case Chunk::Kind::Code: {
+                Node n(Node::Kind::Code, c.pos);
+                n.code = parse_code_block(t_.source, c.begin, c.end);
+                body.push_back(std::move(n));
+                ++at_;
+                break;
+            }
+            case Chunk::Kind::CallOpen: body.push_back(parse_call_tag()); break;
+            case Chunk::Kind::CallClose: --depth_; return body;
             case Chunk::Kind::DefOpen: parse_def(); break;
             case Chunk::Kind::DefClose: --depth_; return body;
             case Chunk::Kind::Control: {
@@ -88,6 +102,21 @@ private:
         }
         --depth_;
         return body;
+    }
+
+    // `| f, g(2), n`: each filter is an expression giving a callable (Mako's escape names h, u, x,
+    // trim, n and str are resolved when rendering).
+    void parse_filters(Node& n, std::size_t begin, std::size_t end) {
+        ExprParser p(tokenize(t_.source, begin, end));
+        while (true) {
+            if (p.at_end()) p.fail_here("a filter");
+            ExprPtr f = p.parse_expression();
+            if (f->kind == Expr::Kind::Name && f->name == "n") n.raw = true;
+            else n.filters.push_back(std::move(f));
+            if (!p.at_op(",")) break;
+            p.next();
+        }
+        p.expect_end();
     }
 
     std::uint32_t current_pos() const { return at_ < chunks_.size() ? chunks_[at_].pos : 0; }
@@ -179,6 +208,34 @@ private:
         if (end.keyword != "endfor")
             throw PositionedError(fmt::format("'% {}' inside '% for' (expected '% endfor')", end.keyword), end.pos);
         end.rest.expect_end();
+        return n;
+    }
+
+    // <%call expr="f(...)" args="a, b"> body </%call>: calls f with `caller` whose body() renders
+    // the body (with the arguments given to it).
+    Node parse_call_tag() {
+        const Chunk c = chunks_[at_];
+        ++at_;
+        Node n(Node::Kind::Call, c.pos);
+        ExprParser p(tokenize(t_.source, c.begin, c.end));
+        n.expr = p.parse_expression();
+        p.expect_end();
+        if (c.args_end > c.args_begin) {
+            ExprParser a(tokenize(t_.source, c.args_begin, c.args_end));
+            while (!a.at_end()) {
+                if (a.peek().kind != Token::Kind::Name) a.fail_here("an argument name");
+                n.targets.push_back(a.next().text);
+                if (!a.at_op(",")) break;
+                a.next();
+            }
+            a.expect_end();
+        }
+        if (!c.self_closing) {
+            n.body = parse_body();
+            if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::CallClose)
+                throw PositionedError("'<%call>' is not closed by '</%call>'", c.pos);
+            ++at_;
+        }
         return n;
     }
 

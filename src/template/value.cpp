@@ -119,7 +119,51 @@ Value Value::list(std::vector<Value> items) {
 Value Value::tuple(std::vector<Value> items) {
     return Value(Storage(std::make_shared<const ListData>(ListData{std::move(items), true})));
 }
-Value Value::dict(Globals items) { return Value(Storage(std::make_shared<const DictData>(DictData{std::move(items)}))); }
+Value Value::dict(DictItems items) { return Value(Storage(std::make_shared<const DictData>(DictData{std::move(items)}))); }
+
+DictItems::DictItems(const Globals& globals) {
+    items_.reserve(globals.size());
+    for (const auto& kv : globals) items_.emplace_back(kv.first, kv.second);
+}
+
+DictItems::DictItems(std::initializer_list<value_type> items) {
+    for (const auto& [k, v] : items) set(k, v);
+}
+
+const Value* DictItems::find(std::string_view key) const noexcept {
+    for (const auto& kv : items_)
+        if (kv.first == key) return &kv.second;
+    return nullptr;
+}
+
+void DictItems::set(std::string key, Value value) {
+    for (auto& kv : items_) {
+        if (kv.first == key) {
+            kv.second = std::move(value);
+            return;
+        }
+    }
+    items_.emplace_back(std::move(key), std::move(value));
+}
+
+bool DictItems::erase(std::string_view key) {
+    for (auto it = items_.begin(); it != items_.end(); ++it) {
+        if (it->first == key) {
+            items_.erase(it);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool operator==(const DictItems& a, const DictItems& b) {
+    if (a.size() != b.size()) return false;
+    for (const auto& [k, v] : a) {
+        const Value* other = b.find(k);
+        if (!other || !(*other == v)) return false;
+    }
+    return true;
+}
 
 Value::Kind Value::kind() const noexcept {
     switch (storage_.index()) {
@@ -177,7 +221,7 @@ const std::vector<Value>& Value::as_list() const {
     if (storage_.index() != 5) wrong_kind(*this, "list");
     return std::get<5>(storage_)->items;
 }
-const Globals& Value::as_dict() const {
+const DictItems& Value::as_dict() const {
     if (kind() != Kind::Dict) wrong_kind(*this, "dict");
     return std::get<6>(storage_)->items;
 }

@@ -3,23 +3,36 @@
 // DefTemplate, RenderError). A template is compiled once (lexed, parsed) when constructed and can be
 // rendered any number of times.
 //
-// The language:
-//   ${expression}                       substitution (str() of the value)
-//   % if c: / % elif c: / % else: / % endif       control lines (the whole line vanishes)
-//   % for a[, b...] in expression: / % endfor
-//   <%def name="f(a, b=1)"> ... </%def> a def, callable as ${f(1)}; a tag alone on its line vanishes
-//                                       with the line
-//   ## comment                          a comment line (vanishes with its newline)
-//   \ at the end of a line              joins the line with the next
-//   %% at the start of a line           a literal %
-// Expressions are Python's: literals, names, attributes, indexing and slices, calls with keyword
-// arguments, arithmetic (+ - * / // % **), bit operations, comparisons (chained), in / not in,
-// is / is not, and / or / not, `x if c else y`, list / tuple / dict literals, and the builtins
-// range, len, str, repr, int, float, bool, min, max, abs, enumerate, zip, list, tuple, sum,
-// sorted, reversed; the string methods join, upper, lower, replace, startswith, endswith, strip,
-// split; the dict methods items, keys, values, get.
-// Differences from Python: integers are 64-bit (overflow is an error), dict keys are strings and
-// iterate in key order, there are no comprehensions, lambdas or `<% %>` code blocks.
+// The language is Mako's, as grunnur uses it (tests/template/corpus holds templates rendered by
+// Mako and by kjarni and compared byte for byte; refused.txt lists what kjarni refuses):
+//   ${expression | filters}             substitution: str() of the value, then Mako's escapes h, u, x,
+//                                       trim (n: no str first) or callables from the globals
+//   % if / % elif / % else / % endif, % for ... in ...: / % endfor
+//                                       control lines (the whole line vanishes); `loop` in a for
+//                                       (index, reverse_index, first, last, even, odd, parent, cycle)
+//   <%def name="f(a, b=1)"> ... </%def> a def; called in an expression it writes its text there and
+//                                       returns '' (as in Mako); the tags take no whitespace with them
+//   <% statements %>                    Python statements: assignments to names and tuples of names,
+//                                       augmented assignments, expression statements, if/elif/else,
+//                                       for, while, break, continue, pass, assert
+//   <%call expr="f(...)" args="a">      calls f with `caller`; caller.body(a=...) renders the body
+//   ## comment, \ at a line end (joins lines), %% at a line start (a literal %)
+// Expressions are Python's: literals (every int form, floats, strings), names, attributes,
+// indexing and slices, calls with keywords, arithmetic, bit operations, comparisons (chained),
+// in / is, and / or / not, conditional expressions, lambdas, list / tuple / dict literals, list,
+// dict and generator comprehensions, `%`-formatting and str.format with format specs; str methods
+// (join, split, rsplit, splitlines, strip, lstrip, rstrip, replace, find, rfind, index, count,
+// startswith, endswith, partition, upper, lower, title, ljust, rjust, center, zfill, is*, ...);
+// dict methods (items, keys, values, get); builtins (range, len, str, repr, int, float, bool,
+// list, tuple, dict, min, max, sum, any, all, abs, round, divmod, pow, enumerate, zip, map,
+// filter, sorted, reversed, isinstance, callable, hex, oct, bin, ord, chr, format); `context`
+// (get, keys, kwargs) and UNDEFINED. Strings count, index and slice in code points; dicts
+// iterate in insertion order.
+// Refused with an error naming the construct (never rendered differently): integers beyond 64
+// bits, sets, dict keys other than strings, mutation of lists and dicts (append, item
+// assignment, del), def / import / <%! %> in code blocks, <%namespace>, <%include>, <%inherit>,
+// custom tags, def attributes other than name, f-strings, complex numbers, case mapping of
+// non-ASCII text.
 
 #include <kjarni/error.hpp>
 #include <kjarni/template/value.hpp>
@@ -81,7 +94,9 @@ private:
 /// A def of a template: a function of named arguments whose body is template text.
 class DefTemplate {
 public:
-    /// A def named `name` with arguments `argnames` and the body `source`.
+    /// A def named `name` with arguments `argnames` and the body `source`. As in grunnur (which
+    /// wraps the body in `<%def name='name(args)'>\n` and `\n</%def>`), the body renders between a
+    /// newline before and a newline after it; error lines count from the body's first line.
     static DefTemplate from_string(std::string name, std::vector<std::string> argnames, const std::string& source);
     /// As from_string, with the body produced by `body` (called once, now). C++ callables have no
     /// parameter names to inspect, so the argument names are given explicitly.

@@ -20,6 +20,7 @@
 namespace kjarni {
 
 class Value;
+class DictItems;
 class Module;
 class Snippet;
 
@@ -65,9 +66,7 @@ public:
         std::vector<Value> items;
         bool tuple = false;
     };
-    struct DictData {
-        Globals items;
-    };
+    struct DictData;
     using Storage = std::variant<std::monostate, bool, std::int64_t, double, std::shared_ptr<const std::string>,
                                  std::shared_ptr<const ListData>, std::shared_ptr<const DictData>,
                                  std::shared_ptr<const Function>, std::shared_ptr<const Object>,
@@ -95,13 +94,10 @@ public:
         for (const auto& item : items) v.emplace_back(item);
         *this = list(std::move(v));
     }
+    /// A dict (in key order).
     template <class T>
         requires std::is_convertible_v<const T&, Value>
-    Value(const std::map<std::string, T>& items) {
-        Globals g;
-        for (const auto& [k, v] : items) g.emplace(k, Value(v));
-        *this = dict(std::move(g));
-    }
+    Value(const std::map<std::string, T>& items);
     Value(Function f) : storage_(std::make_shared<const Function>(std::move(f))) {}
     template <class F>
         requires(std::is_invocable_r_v<Value, const F&, const Args&> && !std::is_same_v<std::decay_t<F>, Value> &&
@@ -115,7 +111,7 @@ public:
 
     static Value list(std::vector<Value> items);
     static Value tuple(std::vector<Value> items);
-    static Value dict(Globals items);
+    static Value dict(DictItems items);
     static Value function(Function f) { return Value(std::move(f)); }
 
     Kind kind() const noexcept;
@@ -129,7 +125,7 @@ public:
     double as_float() const;  // ints convert
     const std::string& as_string() const;
     const std::vector<Value>& as_list() const;  // lists and tuples
-    const Globals& as_dict() const;
+    const DictItems& as_dict() const;
     const Function& as_function() const;
     const std::shared_ptr<const Object>& as_object() const;
     Module as_module() const;
@@ -160,6 +156,50 @@ private:
 
     Storage storage_;
 };
+
+/// The items of a template dict, in insertion order (Python's dicts iterate in the order their keys
+/// were first inserted). Keys are strings. Lookups are linear: template dicts are small.
+class DictItems {
+public:
+    using value_type = std::pair<std::string, Value>;
+    using const_iterator = std::vector<value_type>::const_iterator;
+
+    DictItems() = default;
+    /// The items of `globals`, in its key order.
+    DictItems(const Globals& globals);  // NOLINT(google-explicit-constructor): a map is a dict
+    DictItems(std::initializer_list<value_type> items);
+
+    /// The value of `key`, or nullptr.
+    const Value* find(std::string_view key) const noexcept;
+    std::size_t count(std::string_view key) const noexcept { return find(key) ? 1 : 0; }
+    /// Sets `key`: in place when present (its position is kept), else at the end.
+    void set(std::string key, Value value);
+    /// Removes `key`; false when absent.
+    bool erase(std::string_view key);
+
+    std::size_t size() const noexcept { return items_.size(); }
+    bool empty() const noexcept { return items_.empty(); }
+    const_iterator begin() const noexcept { return items_.begin(); }
+    const_iterator end() const noexcept { return items_.end(); }
+
+    /// Python's == for dicts: the same keys with equal values, whatever the order.
+    friend bool operator==(const DictItems& a, const DictItems& b);
+
+private:
+    std::vector<value_type> items_;
+};
+
+struct Value::DictData {
+    DictItems items;
+};
+
+template <class T>
+    requires std::is_convertible_v<const T&, Value>
+Value::Value(const std::map<std::string, T>& items) {
+    Globals g;
+    for (const auto& [k, v] : items) g.emplace(k, Value(v));
+    *this = dict(DictItems(g));
+}
 
 /// Arguments of a call from a template: positional ones, then keyword ones in the order written.
 struct Args {

@@ -1,0 +1,466 @@
+// Python's formatting rules, written from its documentation (the Format Specification
+// Mini-Language and printf-style String Formatting). Floats go through snprintf, whose e, f and g
+// conversions with glibc are correctly rounded, as Python's are.
+
+#include "formatting.hpp"
+
+#include "errors.hpp"
+#include "limits.hpp"
+#include "operators.hpp"
+#include "utf8.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace kjarni::tmpl {
+
+namespace {
+
+using K = Value::Kind;
+
+struct Spec {
+    std::string fill = " ";
+    char align = 0;  // < > ^ =, 0: the type's default
+    char sign = '-';
+    bool alt = false;
+    bool zero = false;
+    std::size_t width = 0;
+    char group = 0;  // ',' or '_'
+    int precision = -1;
+    char type = 0;
+};
+
+std::size_t parse_number(const std::string& s, std::size_t& i) {
+    std::size_t v = 0;
+    const std::size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        v = v * 10 + static_cast<std::size_t>(s[i] - '0');
+        if (v > limits().max_string) throw EvalError("format width or precision too big");
+        ++i;
+    }
+    (void)start;
+    return v;
+}
+
+Spec parse_spec(const std::string& s) {
+    Spec spec;
+    std::size_t i = 0;
+    auto is_align = [](char c) { return c == '<' || c == '>' || c == '^' || c == '='; };
+    // A fill may be any code point; it is known by the align after it.
+    const auto points = code_points(s);
+    if (points.size() >= 2 && points[1].size() == 1 && is_align(points[1][0])) {
+        spec.fill = std::string(points[0]);
+        spec.align = points[1][0];
+        i = points[0].size() + 1;
+    } else if (!s.empty() && is_align(s[0])) {
+        spec.align = s[0];
+        i = 1;
+    }
+    if (i < s.size() && (s[i] == '+' || s[i] == '-' || s[i] == ' ')) spec.sign = s[i++];
+    if (i < s.size() && s[i] == '#') {
+        spec.alt = true;
+        ++i;
+    }
+    if (i < s.size() && s[i] == '0') {
+        spec.zero = true;
+        ++i;
+    }
+    spec.width = parse_number(s, i);
+    if (i < s.size() && (s[i] == ',' || s[i] == '_')) spec.group = s[i++];
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        if (i >= s.size() || s[i] < '0' || s[i] > '9') throw EvalError("Format specifier missing precision");
+        spec.precision = static_cast<int>(parse_number(s, i));
+    }
+    if (i < s.size()) spec.type = s[i++];
+    if (i != s.size()) throw EvalError("Invalid format specifier");
+    return spec;
+}
+
+std::string group_digits(const std::string& digits, char sep, std::size_t every) {
+    std::string out;
+    const std::size_t n = digits.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i > 0 && (n - i) % every == 0) out += sep;
+        out += digits[i];
+    }
+    return out;
+}
+
+// Pads `sign + body` to the width; '=' puts the padding between them.
+std::string pad(const std::string& sign, const std::string& body, const Spec& spec, char default_align) {
+    const std::string fill = spec.zero && !spec.align ? "0" : spec.fill;
+    const char align = spec.align ? spec.align : spec.zero ? '=' : default_align;
+    const std::size_t len = code_point_count(sign) + code_point_count(body);
+    if (spec.width <= len) return sign + body;
+    const std::size_t n = spec.width - len;
+    auto repeat = [&](std::size_t k) {
+        std::string r;
+        for (std::size_t j = 0; j < k; ++j) r += fill;
+        return r;
+    };
+    switch (align) {
+    case '<': return sign + body + repeat(n);
+    case '^': return repeat(n / 2) + sign + body + repeat(n - n / 2);
+    case '=': return sign + repeat(n) + body;
+    default: return repeat(n) + sign + body;
+    }
+}
+
+std::string sign_of(bool negative, char sign) {
+    if (negative) return "-";
+    if (sign == '+') return "+";
+    if (sign == ' ') return " ";
+    return "";
+}
+
+std::string format_int(std::int64_t v, const Spec& spec, int min_digits = -1) {
+    const bool negative = v < 0;
+    const std::uint64_t mag = negative ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    std::string digits;
+    std::string prefix;
+    switch (spec.type) {
+    case 0:
+    case 'd':
+    case 'n': digits = fmt::format("{}", mag); break;
+    case 'x': digits = fmt::format("{:x}", mag); prefix = spec.alt ? "0x" : ""; break;
+    case 'X': digits = fmt::format("{:X}", mag); prefix = spec.alt ? "0X" : ""; break;
+    case 'o': digits = fmt::format("{:o}", mag); prefix = spec.alt ? "0o" : ""; break;
+    case 'b': digits = fmt::format("{:b}", mag); prefix = spec.alt ? "0b" : ""; break;
+    case 'c': {
+        if (negative || mag > 0x10FFFF) throw EvalError("%c arg not in range(0x110000)");
+        std::string out;
+        const auto cp = static_cast<std::uint32_t>(mag);
+        if (cp < 0x80) out += static_cast<char>(cp);
+        else if (cp < 0x800) {
+            out += static_cast<char>(0xC0 | (cp >> 6));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            out += static_cast<char>(0xE0 | (cp >> 12));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+            out += static_cast<char>(0xF0 | (cp >> 18));
+            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+        return pad("", out, spec, '<');
+    }
+    default: throw EvalError(fmt::format("Unknown format code '{}' for object of type 'int'", spec.type));
+    }
+    if (min_digits > 0 && digits.size() < static_cast<std::size_t>(min_digits))
+        digits.insert(0, static_cast<std::size_t>(min_digits) - digits.size(), '0');
+    if (spec.group) digits = group_digits(digits, spec.group, spec.type == 0 || spec.type == 'd' || spec.type == 'n' ? 3 : 4);
+    return pad(sign_of(negative, spec.sign) + prefix, digits, spec, '>');
+}
+
+std::string printf_double(char conv, int precision, bool alt, double v) {
+    const std::string f = fmt::format("%{}.{}{}", alt ? "#" : "", precision, conv);
+    const int n = std::snprintf(nullptr, 0, f.c_str(), v);
+    if (n < 0) throw EvalError("float formatting failed");
+    std::string out(static_cast<std::size_t>(n) + 1, '\0');
+    std::snprintf(out.data(), out.size(), f.c_str(), v);
+    out.resize(static_cast<std::size_t>(n));
+    return out;
+}
+
+std::string format_double(double v, const Spec& spec) {
+    const bool negative = std::signbit(v) && !std::isnan(v);
+    const double mag = std::fabs(v);
+    std::string body;
+    char type = spec.type;
+    if (spec.precision > 1000) throw EvalError("format precision too big");
+    if (std::isinf(mag) || std::isnan(mag)) {
+        body = std::isnan(mag) ? "nan" : "inf";
+        if (type == 'E' || type == 'F' || type == 'G') body = std::isnan(mag) ? "NAN" : "INF";
+        if (type == '%') body += "%";
+    } else if (type == 0 && spec.precision < 0) {
+        body = Value(mag).str();
+    } else if (type == 0 || type == 'n') {
+        // Like 'g', but a fixed-point result keeps a digit after the point.
+        body = printf_double('g', spec.precision < 0 ? 6 : std::max(spec.precision, 1), spec.alt, mag);
+        if (body.find_first_of(".e") == std::string::npos && type == 0) body += ".0";
+    } else if (type == '%') {
+        body = printf_double('f', spec.precision < 0 ? 6 : spec.precision, spec.alt, mag * 100) + "%";
+    } else if (type == 'e' || type == 'E' || type == 'f' || type == 'F' || type == 'g' || type == 'G') {
+        body = printf_double(type, spec.precision < 0 ? 6 : spec.precision, spec.alt, mag);
+    } else {
+        throw EvalError(fmt::format("Unknown format code '{}' for object of type 'float'", type));
+    }
+    if (spec.group) {
+        std::size_t end = body.find_first_not_of("0123456789");
+        if (end == std::string::npos) end = body.size();
+        body = group_digits(body.substr(0, end), spec.group, 3) + body.substr(end);
+    }
+    return pad(sign_of(negative, spec.sign), body, spec, '>');
+}
+
+std::string format_string(const std::string& s, const Spec& spec) {
+    if (spec.type != 0 && spec.type != 's')
+        throw EvalError(fmt::format("Unknown format code '{}' for object of type 'str'", spec.type));
+    if (spec.sign != '-') throw EvalError("Sign not allowed in string format specifier");
+    if (spec.align == '=') throw EvalError("'=' alignment not allowed in string format specifier");
+    std::string body = s;
+    if (spec.precision >= 0) {
+        const auto points = code_points(s);
+        body.clear();
+        for (std::size_t i = 0; i < points.size() && i < static_cast<std::size_t>(spec.precision); ++i) body += points[i];
+    }
+    Spec str_spec = spec;
+    if (!spec.align && spec.zero) str_spec.align = '<';
+    return pad("", body, str_spec, '<');
+}
+
+std::string format_with(const Value& v, const Spec& spec, const std::string& raw) {
+    switch (v.kind()) {
+    case K::Bool:
+        if (raw.empty()) return v.str();
+        [[fallthrough]];
+    case K::Int:
+        if (spec.type == 'e' || spec.type == 'E' || spec.type == 'f' || spec.type == 'F' || spec.type == 'g' ||
+            spec.type == 'G' || spec.type == '%')
+            return format_double(static_cast<double>(v.as_int()), spec);
+        if (spec.precision >= 0) throw EvalError("Precision not allowed in integer format specifier");
+        return format_int(v.as_int(), spec);
+    case K::Float: return format_double(v.as_float(), spec);
+    case K::String: return format_string(v.as_string(), spec);
+    default:
+        if (!raw.empty())
+            throw EvalError(fmt::format("unsupported format string passed to {}.__format__", v.type_name()));
+        return v.str();
+    }
+}
+
+}  // namespace
+
+std::string format_value(const Value& value, const std::string& spec) { return format_with(value, parse_spec(spec), spec); }
+
+std::string percent_format(const std::string& format, const Value& args) {
+    std::vector<Value> positional;
+    const bool mapping = args.kind() == K::Dict;
+    if (args.kind() == K::Tuple) positional = args.as_list();
+    else if (!mapping) positional.push_back(args);
+    std::size_t next = 0;
+    bool used_mapping = false;
+    std::string out;
+    for (std::size_t i = 0; i < format.size(); ++i) {
+        if (format[i] != '%') {
+            out += format[i];
+            continue;
+        }
+        if (++i >= format.size()) throw EvalError("incomplete format");
+        const Value* value = nullptr;
+        Value keyed;
+        if (format[i] == '(') {
+            const std::size_t close = format.find(')', i);
+            if (close == std::string::npos) throw EvalError("incomplete format key");
+            if (!mapping) throw EvalError("format requires a mapping");
+            const Value* found = args.as_dict().find(format.substr(i + 1, close - i - 1));
+            if (!found) throw EvalError(fmt::format("key '{}' not found", format.substr(i + 1, close - i - 1)));
+            keyed = *found;
+            value = &keyed;
+            used_mapping = true;
+            i = close + 1;
+        }
+        Spec spec;
+        for (; i < format.size(); ++i) {
+            const char c = format[i];
+            if (c == '-') spec.align = '<';
+            else if (c == '0') spec.zero = true;
+            else if (c == '+') spec.sign = '+';
+            else if (c == ' ') { if (spec.sign != '+') spec.sign = ' '; }
+            else if (c == '#') spec.alt = true;
+            else break;
+        }
+        if (i < format.size() && format[i] == '*') throw EvalError("'*' in a %-format is not supported");
+        spec.width = parse_number(format, i);
+        if (i < format.size() && format[i] == '.') {
+            ++i;
+            spec.precision = static_cast<int>(parse_number(format, i));
+        }
+        if (i >= format.size()) throw EvalError("incomplete format");
+        const char conv = format[i];
+        if (conv == '%') {
+            out += '%';
+            continue;
+        }
+        if (!value) {
+            if (mapping) throw EvalError("format requires a mapping");
+            if (next >= positional.size()) throw EvalError("not enough arguments for format string");
+            value = &positional[next++];
+        }
+        const Value& v = *value;
+        switch (conv) {
+        case 'd':
+        case 'i':
+        case 'u': {
+            std::int64_t n;
+            if (v.kind() == K::Float) {
+                const double d = std::trunc(v.as_float());
+                if (!(d >= -9.2e18 && d <= 9.2e18)) throw EvalError("integer too large for %d");
+                n = static_cast<std::int64_t>(d);
+            } else if (v.kind() == K::Int || v.kind() == K::Bool) {
+                n = v.as_int();
+            } else {
+                throw EvalError(fmt::format("%{} format: a real number is required, not {}", conv, v.type_name()));
+            }
+            Spec s = spec;
+            s.type = 'd';
+            if (s.align == '<') s.zero = false;
+            out += format_int(n, s, spec.precision);
+            break;
+        }
+        case 'x':
+        case 'X':
+        case 'o': {
+            if (v.kind() != K::Int && v.kind() != K::Bool)
+                throw EvalError(fmt::format("%{} format: an integer is required, not {}", conv, v.type_name()));
+            Spec s = spec;
+            s.type = conv;
+            if (s.align == '<') s.zero = false;
+            out += format_int(v.as_int(), s, spec.precision);
+            break;
+        }
+        case 'c': {
+            Spec s = spec;
+            s.zero = false;
+            if (v.kind() == K::String) {
+                if (code_point_count(v.as_string()) != 1) throw EvalError("%c requires an int or a unicode character");
+                out += pad("", v.as_string(), s, '>');
+            } else {
+                s.type = 'c';
+                if (!s.align) s.align = '>';
+                out += format_int(v.as_int(), s);
+            }
+            break;
+        }
+        case 'e':
+        case 'E':
+        case 'f':
+        case 'F':
+        case 'g':
+        case 'G': {
+            if (v.kind() != K::Float && v.kind() != K::Int && v.kind() != K::Bool)
+                throw EvalError(fmt::format("must be real number, not {}", v.type_name()));
+            Spec s = spec;
+            s.type = conv;
+            if (s.precision < 0) s.precision = 6;
+            if (s.align == '<') s.zero = false;
+            out += format_double(v.as_float(), s);
+            break;
+        }
+        case 's':
+        case 'r':
+        case 'a': {
+            Spec s = spec;
+            s.zero = false;
+            s.sign = '-';
+            if (!s.align) s.align = '>';
+            out += format_string(conv == 's' ? v.str() : v.repr(), s);
+            break;
+        }
+        default: throw EvalError(fmt::format("unsupported format character '{}'", conv));
+        }
+        if (out.size() > limits().max_string) throw EvalError("string too long (render limit)");
+    }
+    if (!mapping && next < positional.size()) throw EvalError("not all arguments converted during string formatting");
+    (void)used_mapping;
+    return out;
+}
+
+std::string str_format(const std::string& format, const Args& args) {
+    std::string out;
+    std::size_t auto_index = 0;
+    bool manual = false;
+    bool automatic = false;
+    for (std::size_t i = 0; i < format.size(); ++i) {
+        const char c = format[i];
+        if (c == '}') {
+            if (i + 1 < format.size() && format[i + 1] == '}') {
+                out += '}';
+                ++i;
+                continue;
+            }
+            throw EvalError("Single '}' encountered in format string");
+        }
+        if (c != '{') {
+            out += c;
+            continue;
+        }
+        if (i + 1 < format.size() && format[i + 1] == '{') {
+            out += '{';
+            ++i;
+            continue;
+        }
+        const std::size_t close = format.find('}', i);
+        if (close == std::string::npos) throw EvalError("Single '{' encountered in format string");
+        std::string field = format.substr(i + 1, close - i - 1);
+        if (field.find('{') != std::string::npos) throw EvalError("nested replacement fields are not supported");
+        i = close;
+        std::string spec;
+        char conversion = 0;
+        if (auto colon = field.find(':'); colon != std::string::npos) {
+            spec = field.substr(colon + 1);
+            field.resize(colon);
+        }
+        if (auto bang = field.find('!'); bang != std::string::npos) {
+            if (bang + 2 != field.size()) throw EvalError("expected ':' after conversion specifier");
+            conversion = field[bang + 1];
+            field.resize(bang);
+        }
+        std::size_t k = 0;
+        while (k < field.size() && field[k] != '.' && field[k] != '[') ++k;
+        const std::string head = field.substr(0, k);
+        Value v;
+        if (head.empty()) {
+            if (manual) throw EvalError("cannot switch from manual field specification to automatic field numbering");
+            automatic = true;
+            if (auto_index >= args.positional.size())
+                throw EvalError(fmt::format("Replacement index {} out of range for positional args tuple", auto_index));
+            v = args.positional[auto_index++];
+        } else if (head.find_first_not_of("0123456789") == std::string::npos) {
+            if (automatic) throw EvalError("cannot switch from automatic field numbering to manual field specification");
+            manual = true;
+            std::size_t p = 0;
+            const std::size_t index = parse_number(head, p);
+            if (index >= args.positional.size())
+                throw EvalError(fmt::format("Replacement index {} out of range for positional args tuple", index));
+            v = args.positional[index];
+        } else {
+            const Value* kw = args.find_keyword(head);
+            if (!kw) throw EvalError(fmt::format("KeyError: '{}'", head));
+            v = *kw;
+        }
+        while (k < field.size()) {
+            if (field[k] == '.') {
+                std::size_t e = k + 1;
+                while (e < field.size() && field[e] != '.' && field[e] != '[') ++e;
+                v = attribute(v, field.substr(k + 1, e - k - 1));
+                k = e;
+            } else {
+                const std::size_t e = field.find(']', k);
+                if (e == std::string::npos) throw EvalError("Missing ']' in format string");
+                const std::string key = field.substr(k + 1, e - k - 1);
+                if (!key.empty() && key.find_first_not_of("0123456789") == std::string::npos) {
+                    std::size_t p = 0;
+                    v = index(v, Value(static_cast<std::int64_t>(parse_number(key, p))));
+                } else {
+                    v = index(v, Value(key));
+                }
+                k = e + 1;
+            }
+        }
+        if (conversion == 'r' || conversion == 'a') v = Value(v.repr());
+        else if (conversion == 's') v = Value(v.str());
+        else if (conversion != 0) throw EvalError(fmt::format("Unknown conversion specifier {}", conversion));
+        out += format_value(v, spec);
+        if (out.size() > limits().max_string) throw EvalError("string too long (render limit)");
+    }
+    return out;
+}
+
+}  // namespace kjarni::tmpl

@@ -1,0 +1,37 @@
+#pragma once
+// Strings are UTF-8 bytes; Python counts, indexes and slices them in code points.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kjarni::tmpl {
+
+inline bool is_ascii(std::string_view s) {
+    for (char c : s)
+        if (static_cast<unsigned char>(c) >= 0x80) return false;
+    return true;
+}
+
+/// The code points of `s`, each as its bytes (a continuation byte never starts one).
+inline std::vector<std::string_view> code_points(std::string_view s) {
+    std::vector<std::string_view> out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        std::size_t j = i + 1;
+        while (j < s.size() && (static_cast<unsigned char>(s[j]) & 0xC0) == 0x80) ++j;
+        out.push_back(s.substr(i, j - i));
+        i = j;
+    }
+    return out;
+}
+
+/// Python's len() of a str.
+inline std::size_t code_point_count(std::string_view s) {
+    std::size_t n = 0;
+    for (char c : s)
+        if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+    return n;
+}
+
+}  // namespace kjarni::tmpl

@@ -1,0 +1,1 @@
+${callable(twice)} ${callable(n)} ${hasattr(ctype, "upper")}

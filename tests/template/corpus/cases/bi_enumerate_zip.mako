@@ -1,0 +1,1 @@
+${list(enumerate(names))} ${list(zip(names, range(3)))} ${list(enumerate(names, 1))}

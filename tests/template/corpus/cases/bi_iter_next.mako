@@ -1,0 +1,1 @@
+<% it = iter(names) %>${next(it)} ${next(it)}

@@ -1,0 +1,1 @@
+${None is None} ${n is not None} ${None == 0}

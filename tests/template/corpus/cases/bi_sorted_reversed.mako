@@ -1,0 +1,1 @@
+${sorted([3, 1, 2])} ${sorted(names, reverse=True)} ${list(reversed(names))}

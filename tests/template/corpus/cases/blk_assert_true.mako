@@ -1,0 +1,4 @@
+<%
+    assert n == 4, "n must be 4"
+%>
+ok

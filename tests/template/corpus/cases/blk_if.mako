@@ -1,0 +1,7 @@
+<%
+    if n > 3:
+        kind = "big"
+    else:
+        kind = "small"
+%>
+${kind}

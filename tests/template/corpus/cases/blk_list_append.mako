@@ -1,0 +1,6 @@
+<%
+    xs = []
+    for nm in names:
+        xs.append(nm + "_dev")
+%>
+${", ".join(xs)}

@@ -1,0 +1,6 @@
+<%
+    total = 0
+    for i in range(n):
+        total += i
+%>
+${total}

@@ -1,0 +1,4 @@
+<%!
+    import math
+%>
+${math.sqrt(16.0)} ${math.pi}

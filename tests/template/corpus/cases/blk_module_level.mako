@@ -1,0 +1,6 @@
+<%!
+    WIDTH = 16
+    def square(v):
+        return v * v
+%>
+${WIDTH} ${square(WIDTH)}

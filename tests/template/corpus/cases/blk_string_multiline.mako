@@ -1,0 +1,5 @@
+<%
+    code = """int a;
+int b;"""
+%>
+${code}

@@ -1,0 +1,8 @@
+<%def name="wrap()">
+{
+${caller.body()}
+}
+</%def>
+<%call expr="wrap()">
+  inner
+</%call>

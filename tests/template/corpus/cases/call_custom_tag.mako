@@ -1,0 +1,8 @@
+<%def name="guard(cond)">
+% if cond:
+${caller.body()}\
+% endif
+</%def>
+<%self:guard cond="${flag}">
+guarded
+</%self:guard>

@@ -1,0 +1,1 @@
+${ {nm: i for i, nm in enumerate(names)} }

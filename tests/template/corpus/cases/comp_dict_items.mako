@@ -1,0 +1,1 @@
+${[k + "=" + str(v) for k, v in mapping.items()]}

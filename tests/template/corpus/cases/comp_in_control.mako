@@ -1,0 +1,3 @@
+% for t in [nm.upper() for nm in names]:
+${t}
+% endfor

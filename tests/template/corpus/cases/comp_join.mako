@@ -1,0 +1,1 @@
+${", ".join("a%d" % i for i in range(n))}

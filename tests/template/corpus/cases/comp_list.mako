@@ -1,0 +1,1 @@
+${[i * i for i in range(n)]}

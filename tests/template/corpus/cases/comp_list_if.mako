@@ -1,0 +1,1 @@
+${[nm for nm in names if nm != "y"]}

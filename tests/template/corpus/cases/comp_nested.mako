@@ -1,0 +1,1 @@
+${[(i, j) for i in range(2) for j in range(i + 1)]}

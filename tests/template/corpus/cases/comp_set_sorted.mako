@@ -1,0 +1,1 @@
+${sorted({i % 3 for i in range(10)})}

@@ -1,0 +1,1 @@
+${[a + str(b) for a, b in pairs]}

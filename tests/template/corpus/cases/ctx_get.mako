@@ -1,0 +1,1 @@
+${context.get("n")} ${context.get("missing", "dflt")} ${context.get("missing")}

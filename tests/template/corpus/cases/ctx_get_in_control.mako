@@ -1,0 +1,3 @@
+% if context.get("opt", None) is None:
+no opt
+% endif

@@ -1,0 +1,1 @@
+${"names" in context.keys()} ${"missing" in context.keys()}

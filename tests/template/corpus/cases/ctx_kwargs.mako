@@ -1,0 +1,1 @@
+${sorted(k for k in context.kwargs)[:3]}

@@ -1,0 +1,1 @@
+${UNDEFINED is UNDEFINED} ${context.get("missing", UNDEFINED) is UNDEFINED}

@@ -1,0 +1,1 @@
+${list(mapping.items())} ${list(mapping.values())}

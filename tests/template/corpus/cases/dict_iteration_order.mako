@@ -1,0 +1,3 @@
+% for k in mapping:
+${k}=${mapping[k]}
+% endfor

@@ -1,0 +1,1 @@
+${mapping.get("a")} ${mapping.get("q", 0)} ${"b" in mapping} ${len(mapping)} ${sorted(mapping.items())}

@@ -1,0 +1,3 @@
+% if flag:
+x
+% endfor

@@ -1,0 +1,3 @@
+<%def name="f()" filter="trim">
+   body
+</%def>[${f()}]

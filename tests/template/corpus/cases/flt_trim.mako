@@ -1,0 +1,1 @@
+[${"  padded  " | trim}]

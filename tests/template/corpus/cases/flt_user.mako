@@ -1,0 +1,1 @@
+${ctype | twice}

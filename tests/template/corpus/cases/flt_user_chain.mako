@@ -1,0 +1,1 @@
+${"ab" | twice, trim}

@@ -1,0 +1,1 @@
+#define SCALE ${"{:.8e}".format(scale)}f

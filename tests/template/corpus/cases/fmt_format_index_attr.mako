@@ -1,0 +1,1 @@
+${"{0[1]} {1[a]}".format(names, mapping)}

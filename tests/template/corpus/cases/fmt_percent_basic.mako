@@ -1,0 +1,1 @@
+${"%d %s %r" % (n, ctype, ctype)}

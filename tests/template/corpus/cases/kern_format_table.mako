@@ -1,0 +1,1 @@
+__constant float table[${n}] = {${", ".join("{:.6f}f".format(i / n) for i in range(n))}};

@@ -1,0 +1,2 @@
+#define MASK ${hex((1 << n) - 1)}
+#define BIG ${hex(2 ** 63)}ULL

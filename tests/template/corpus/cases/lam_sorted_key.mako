@@ -1,0 +1,1 @@
+${sorted(names, key=lambda s: -ord(s))}

@@ -1,0 +1,4 @@
+% for i in range(5):
+${loop.cycle("a", "b")}\
+% endfor
+

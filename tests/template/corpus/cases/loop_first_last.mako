@@ -1,0 +1,5 @@
+(\
+% for nm in names:
+${nm}${"" if loop.last else ", "}\
+% endfor
+)

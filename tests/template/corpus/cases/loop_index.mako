@@ -1,0 +1,3 @@
+% for nm in names:
+${loop.index}:${nm}
+% endfor

@@ -1,0 +1,3 @@
+% for nm in names:
+${loop.index + 1}/${len(names)}
+% endfor

@@ -1,0 +1,3 @@
+% for k, v in mapping.items():
+${loop.index} ${k} ${v}
+% endfor

@@ -1,0 +1,3 @@
+% for nm in names:
+${loop.reverse_index} ${loop.index}
+% endfor

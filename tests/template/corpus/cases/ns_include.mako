@@ -1,0 +1,3 @@
+header
+<%include file="common.mako"/>
+footer

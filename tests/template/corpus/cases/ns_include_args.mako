@@ -1,0 +1,1 @@
+<%include file="with_args.mako" args="v=5"/>

@@ -1,0 +1,3 @@
+<%inherit file="base.mako"/>
+<%def name="body_text()">child body</%def>
+child top

@@ -1,0 +1,2 @@
+<%def name="a()">A</%def>
+${self.a()} ${local.a()}

@@ -1,0 +1,2 @@
+<%namespace file="util.mako" import="decl"/>
+${decl("int", "b")}

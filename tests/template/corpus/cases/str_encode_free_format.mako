@@ -1,0 +1,1 @@
+${"x".join([])}|${"".join(reversed("abc"))}

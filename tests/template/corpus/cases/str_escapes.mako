@@ -1,0 +1,1 @@
+${"tab\there"} ${'quote\'s'} ${"nl\\n"} ${len("\n")}

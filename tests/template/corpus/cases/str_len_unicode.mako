@@ -1,0 +1,1 @@
+${len(text)} ${text[1]} ${text[::-1]} ${text.upper()}

@@ -1,0 +1,1 @@
+${text.upper()} ${"ABC".lower()} ${"hello world".title()} ${"hello".capitalize()} ${"AbC".swapcase()}

@@ -1,0 +1,1 @@
+${"abc".isalpha()} ${"123".isdigit()} ${"a1".isalnum()} ${"  ".isspace()} ${"Ab".isupper()} ${"ab".islower()} ${"x".isidentifier()}

@@ -1,0 +1,1 @@
+${"a.b.c".replace(".", "_")} ${"aaa".replace("a", "b", 2)}

@@ -1,0 +1,1 @@
+${"a,b,,c".split(",")} ${"a b  c".split()} ${"a-b-c".split("-", 1)} ${"a-b-c".rsplit("-", 1)}

@@ -1,0 +1,1 @@
+${ctype.startswith("fl")} ${ctype.endswith(("at", "x"))} ${"abc".startswith("b", 1)}

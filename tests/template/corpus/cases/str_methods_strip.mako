@@ -1,0 +1,1 @@
+[${"  a b  ".strip()}][${"xxaxx".strip("x")}][${"  a".lstrip()}][${"a  ".rstrip()}]

@@ -1,0 +1,1 @@
+${"key=value=x".partition("=")} ${"a.b.c".rpartition(".")}

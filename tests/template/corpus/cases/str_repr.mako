@@ -1,0 +1,1 @@
+${repr("a'b")} ${repr('a"b')} ${repr("x\ny")} ${repr(text)}

@@ -1,0 +1,1 @@
+${"a\nb\n".splitlines()} ${ord("A")} ${chr(66)}

@@ -1,0 +1,5 @@
+a
+## a comment
+b ## not at start? this stays
+  ## indented comment
+c

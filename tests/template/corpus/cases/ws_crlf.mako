@@ -1,0 +1,5 @@
+a
+% if flag:
+b
+% endif
+c

@@ -1,0 +1,5 @@
+a
+<%def name="f(x)">
+  x=${x}
+</%def>
+b ${f(1)} c

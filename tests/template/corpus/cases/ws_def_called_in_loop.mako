@@ -1,0 +1,7 @@
+<%def name="decl(t, name)">
+${t} ${name};
+</%def>
+% for nm in names:
+${decl(ctype, nm)}\
+% endfor
+end

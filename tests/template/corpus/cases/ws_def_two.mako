@@ -1,0 +1,5 @@
+<%def name="a()">A</%def>
+<%def name="b()">
+B
+</%def>
+${a()}${b()}|

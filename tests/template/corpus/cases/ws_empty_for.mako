@@ -1,0 +1,5 @@
+before
+% for e in empty:
+never
+% endfor
+after

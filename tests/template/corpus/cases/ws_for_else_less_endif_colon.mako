@@ -1,0 +1,3 @@
+% if flag :
+spaced colon
+% endif

@@ -1,0 +1,3 @@
+% for name, value in pairs:
+#define ${name.upper()} ${value}
+% endfor

@@ -1,0 +1,4 @@
+% if flag:
+yes
+% endif
+end

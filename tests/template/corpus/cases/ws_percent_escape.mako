@@ -1,0 +1,2 @@
+%% literal percent
+x %% y

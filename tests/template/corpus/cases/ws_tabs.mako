@@ -1,0 +1,4 @@
+	int a;
+	% for i in range(2):
+	int b${i};
+	% endfor

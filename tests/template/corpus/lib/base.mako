@@ -1,0 +1,4 @@
+base start
+${self.body_text()}
+${next.body()}
+base end

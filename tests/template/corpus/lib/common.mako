@@ -1,0 +1,2 @@
+// common header for ${ctype}
+#define N ${n}

@@ -1,0 +1,2 @@
+<%page args="v"/>
+v is ${v}
