@@ -1,46 +1,39 @@
 #pragma once
-// What a public Context holds: the backend context and the modules compiled in it.
+// What a public Context holds: the backend context, the transfer stager, and the per-context state
+// of the layers above core (services, e.g. the program layer's module cache).
 //
-// The module cache lives here, not in the backend context, because backend modules keep their
-// backend context alive: a cache inside it would be a reference cycle. This state dies with the
-// last public handle (Context, BoundDevice, Queue, Buffer, Program...), releasing the cached
-// modules, and then the backend context.
+// Per-context state lives here, not in the backend context, because what it holds (backend
+// modules, buffers) keeps the backend context alive: inside it, that would be a reference cycle.
+// This state dies with the last public handle (Context, BoundDevice, Queue, Buffer, Program...),
+// releasing the services first, and then the backend context.
 
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <vector>
 #include <string>
+#include <typeindex>
+#include <vector>
 
 #include "backend/backend.hpp"
-#include "memory/transfer_stager.hpp"
+#include "staging/transfer_stager.hpp"
 
 namespace kjarni::detail {
 
-class ModuleCache {
-public:
-    std::shared_ptr<backend::Module> find(const std::string& key) const {
-        const std::lock_guard lock(mutex_);
-        auto found = modules_.find(key);
-        return found == modules_.end() ? nullptr : found->second;
-    }
-    void insert(const std::string& key, std::shared_ptr<backend::Module> module) {
-        const std::lock_guard lock(mutex_);
-        modules_.emplace(key, std::move(module));
-    }
-
-private:
-    mutable std::mutex mutex_;
-    std::map<std::string, std::shared_ptr<backend::Module>, std::less<>> modules_;
-};
-
 struct ContextState {
     std::shared_ptr<backend::Context> impl;
-    /// Compiled modules by cache key (which names the device): the in-memory cache.
-    ModuleCache modules;
     /// Large host transfers from pageable memory go through its page-locked slots.
     TransferStager staging;
+
+    /// The context's one `Service` (default-constructed on first use), for a layer above core that
+    /// keeps state per context without core naming its type (as Asio's use_service does).
+    template <class Service>
+    Service& service() {
+        const std::lock_guard lock(services_mutex_);
+        std::shared_ptr<void>& slot = services_[std::type_index(typeid(Service))];
+        if (!slot) slot = std::make_shared<Service>();
+        return *static_cast<Service*>(slot.get());
+    }
 
     /// The backend's compiler identity of a device, asked once (drivers answer it slowly, and
     /// every Program construction needs it for its cache key).
@@ -55,6 +48,9 @@ struct ContextState {
 private:
     std::mutex identities_mutex_;
     std::vector<std::optional<std::string>> identities_;
+    // Declared last: destroyed first, before the stager and the backend context.
+    std::mutex services_mutex_;
+    std::map<std::type_index, std::shared_ptr<void>> services_;
 };
 
 }  // namespace kjarni::detail
