@@ -4,6 +4,14 @@ list(APPEND CMAKE_PREFIX_PATH "$ENV{KJARNI_DEPS}")
 
 find_package(fmt REQUIRED)
 find_package(Threads REQUIRED)
+# nlohmann-json (header-only: the library reads CLBlast parameter files with it, the tool writes JSON).
+# Its CMake config may be absent from unpacked packages.
+find_package(nlohmann_json 3 QUIET)
+if(NOT nlohmann_json_FOUND)
+  find_path(KJARNI_JSON_INCLUDE_DIR nlohmann/json.hpp REQUIRED HINTS "$ENV{KJARNI_DEPS}/include")
+  add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED GLOBAL)
+  target_include_directories(nlohmann_json::nlohmann_json INTERFACE "${KJARNI_JSON_INCLUDE_DIR}")
+endif()
 
 find_path(KJARNI_OPENCL_INCLUDE_DIR CL/cl.h HINTS "$ENV{KJARNI_DEPS}/include")
 if(NOT KJARNI_OPENCL_INCLUDE_DIR)
@@ -28,26 +36,6 @@ else()
   message(STATUS "kjarni: cuda.h not found, the CUDA backend is not built")
 endif()
 
-# nlohmann-json and CLI11 are header-only; their CMake configs may be absent from unpacked packages.
-find_package(nlohmann_json 3 QUIET)
-if(NOT nlohmann_json_FOUND)
-  find_path(KJARNI_JSON_INCLUDE_DIR nlohmann/json.hpp REQUIRED HINTS "$ENV{KJARNI_DEPS}/include")
-  add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
-  target_include_directories(nlohmann_json::nlohmann_json INTERFACE "${KJARNI_JSON_INCLUDE_DIR}")
-endif()
-find_path(KJARNI_CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED HINTS "$ENV{KJARNI_DEPS}/include")
-
 # xxhash (the compilation cache's keys and checksums). Newer releases ship a CMake config; Debian's
 # libxxhash-dev has only the header and the library, so make the imported target ourselves.
-find_package(xxHash CONFIG QUIET)
-if(NOT TARGET xxHash::xxhash)
-  find_path(KJARNI_XXHASH_INCLUDE_DIR xxhash.h HINTS "$ENV{KJARNI_DEPS}/include")
-  find_library(KJARNI_XXHASH_LIBRARY NAMES xxhash HINTS "$ENV{KJARNI_DEPS}/lib")
-  if(NOT KJARNI_XXHASH_INCLUDE_DIR OR NOT KJARNI_XXHASH_LIBRARY)
-    message(FATAL_ERROR "xxhash (xxhash.h, libxxhash) not found: install libxxhash-dev")
-  endif()
-  add_library(xxHash::xxhash UNKNOWN IMPORTED)
-  set_target_properties(xxHash::xxhash PROPERTIES
-    IMPORTED_LOCATION "${KJARNI_XXHASH_LIBRARY}"
-    INTERFACE_INCLUDE_DIRECTORIES "${KJARNI_XXHASH_INCLUDE_DIR}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/kjarniXxhash.cmake)

@@ -10,6 +10,7 @@
 #include "kjarni/device.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/discovery.hpp"
+#include "kjarni/disk_cache.hpp"
 #include "kjarni/dtype.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/event.hpp"

@@ -98,6 +98,8 @@ public:
     std::optional<std::filesystem::path> kept_files(const BoundDevice& device) const;
     /// The kernel of that name; ArgumentError listing the kernels there are if none.
     Kernel kernel(std::string_view name) const;
+    /// The names of the kernels the program defines (as compiled for the first of its devices).
+    std::vector<std::string> kernel_names() const;
     /// Fills a constant array on the queue's device from host memory or a buffer (CUDA only);
     /// the size must be the array's.
     void set_constant_array(const Queue& queue, std::string_view name, std::span<const std::byte> host) const;

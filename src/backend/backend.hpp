@@ -159,7 +159,7 @@ public:
     virtual bool can_access_peer(std::size_t from, std::size_t to) const = 0;
     /// Managed / shared virtual memory of `size` > 0 bytes, allocated for (CUDA: in the context of)
     /// device `device_index`; the public layer has checked the capabilities and the free memory.
-    /// The default throws UnsupportedError (src/memory/managed_memory_backend.cpp).
+    /// The default throws UnsupportedError (src/backend/managed_memory_backend.cpp).
     virtual std::shared_ptr<ManagedAllocation> allocate_managed(std::size_t device_index, std::size_t size,
                                                                 ManagedAllocationFlags flags);
     /// Bytes free on the device right now where the API can tell (CUDA cuMemGetInfo, OpenCL

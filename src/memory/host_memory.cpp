@@ -8,7 +8,7 @@
 #include "core/buffer_access.hpp"
 #include "kjarni/error.hpp"
 #include "memory/bins.hpp"
-#include "memory/page_locked_registry.hpp"
+#include "staging/page_locked_registry.hpp"
 #include "memory/pool_core.hpp"
 #include "memory/pooled_handle.hpp"
 

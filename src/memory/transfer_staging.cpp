@@ -3,7 +3,7 @@
 #include "kjarni/transfer_staging.hpp"
 
 #include "core/context_state.hpp"
-#include "memory/page_locked_registry.hpp"
+#include "staging/page_locked_registry.hpp"
 
 namespace kjarni {
 

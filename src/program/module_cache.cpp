@@ -35,7 +35,7 @@ std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const 
         return backend.build(device.index(), source, options).module;
     }
 
-    ModuleCache& memory = device.context().state().modules;
+    ModuleCache& memory = device.context().state().service<ModuleCache>();
     const CacheKey key = cache_key(device, source, options);
     // Modules belong to one device: identical devices (same compiler identity) share disk entries
     // but not modules.

@@ -91,6 +91,8 @@ std::optional<std::filesystem::path> Program::kept_files(const BoundDevice& devi
     return state_->on(device).kept_files;
 }
 
+std::vector<std::string> Program::kernel_names() const { return state_->programs.front().module->kernel_names(); }
+
 Kernel Program::kernel(std::string_view name) const {
     auto state = std::make_shared<detail::KernelState>();
     state->program = state_;

@@ -16,9 +16,9 @@
 #include "kjarni/buffer.hpp"
 #include "kjarni/host_memory.hpp"
 #include "kjarni/transfer_staging.hpp"
-#include "memory/parallel_copier.hpp"
-#include "memory/streaming_copy.hpp"
-#include "memory/transfer_stager.hpp"
+#include "staging/parallel_copier.hpp"
+#include "staging/streaming_copy.hpp"
+#include "staging/transfer_stager.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 

@@ -1,4 +1,4 @@
-// The staging's parallel host copy (src/memory/parallel_copier.hpp) from several callers at once,
+// The staging's parallel host copy (src/staging/parallel_copier.hpp) from several callers at once,
 // built with -fsanitize=thread: workers hand pieces over through atomics and a job that lives on
 // its caller's stack, so a worker touching a job after its copy() returned is a race here.
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "memory/parallel_copier.hpp"
+#include "staging/parallel_copier.hpp"
 
 namespace kjarni::test {
 namespace {

@@ -126,17 +126,9 @@ bool is_loadable_image(std::span<const std::byte> image) noexcept {
 LoadedModule::LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, const void* image)
     : context_(std::move(context)), device_index_(device_index), cu_context_(context_->cu_context(device_index)) {
     CurrentContext current(context_->driver(), cu_context_);
-    KJARNI_CU(context_->driver(), ModuleLoadData, &module_, image);
-}
-
-LoadedModule::~LoadedModule() {
-    if (module_ == nullptr) return;
-    try {
-        CurrentContext current(context_->driver(), cu_context_);
-        static_cast<void>(context_->driver().ModuleUnload(module_));
-    } catch (...) {
-        // The context could not be made current (driver shut down): nothing left to free.
-    }
+    CUmodule module = nullptr;
+    KJARNI_CU(context_->driver(), ModuleLoadData, &module, image);
+    module_ = DriverHandle<CUmodule>(context_->driver(), cu_context_, module);
 }
 
 // ---- CudaKernel ---------------------------------------------------------------------------------

@@ -19,6 +19,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_driver.hpp"
+#include "backend/cuda/cuda_handle.hpp"
 
 namespace kjarni::backend::cuda {
 
@@ -30,20 +31,19 @@ public:
     /// cuModuleLoadData of `image` (a cubin, a fatbin or NUL-terminated PTX) in the context of
     /// device `device_index`; throws BackendError when the driver refuses it.
     LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, const void* image);
-    ~LoadedModule();
     LoadedModule(const LoadedModule&) = delete;
     LoadedModule& operator=(const LoadedModule&) = delete;
 
     const std::shared_ptr<CudaContext>& context() const noexcept { return context_; }
     std::size_t device_index() const noexcept { return device_index_; }
     CUcontext cu_context() const noexcept { return cu_context_; }
-    CUmodule module() const noexcept { return module_; }
+    CUmodule module() const noexcept { return module_.get(); }
 
 private:
     std::shared_ptr<CudaContext> context_;
     std::size_t device_index_;
     CUcontext cu_context_;
-    CUmodule module_ = nullptr;
+    DriverHandle<CUmodule> module_;
 };
 
 class CudaKernel final : public Kernel {

@@ -16,27 +16,19 @@ CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_in
     : context_(std::move(context)), device_index_(device_index) {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
     // CU_EVENT_DEFAULT keeps timing on: time_since needs it.
-    KJARNI_CU(context_->driver(), EventCreate, &event_, static_cast<unsigned int>(CU_EVENT_DEFAULT));
-}
-
-CudaEvent::~CudaEvent() {
-    if (event_ == nullptr) return;
-    try {
-        CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-        // Returns at once even if the event is still pending; the driver frees it when it completes.
-        static_cast<void>(context_->driver().EventDestroy(event_));
-    } catch (...) {
-    }
+    CUevent event = nullptr;
+    KJARNI_CU(context_->driver(), EventCreate, &event, static_cast<unsigned int>(CU_EVENT_DEFAULT));
+    event_ = DriverHandle<CUevent>(context_->driver(), context_->cu_context(device_index_), event);
 }
 
 void CudaEvent::wait() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    KJARNI_CU(context_->driver(), EventSynchronize, event_);
+    KJARNI_CU(context_->driver(), EventSynchronize, event_.get());
 }
 
 bool CudaEvent::is_complete() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    const CUresult result = context_->driver().EventQuery(event_);
+    const CUresult result = context_->driver().EventQuery(event_.get());
     if (result == CUDA_SUCCESS) return true;
     if (result == CUDA_ERROR_NOT_READY) return false;
     throw_cuda_error(context_->driver(), result, "cuEventQuery");
@@ -47,7 +39,7 @@ double CudaEvent::time_since(Event& earlier) {
     auto& start = static_cast<CudaEvent&>(earlier);
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
     float milliseconds = 0.0f;
-    KJARNI_CU(context_->driver(), EventElapsedTime, &milliseconds, start.event_, event_);
+    KJARNI_CU(context_->driver(), EventElapsedTime, &milliseconds, start.event_.get(), event_.get());
     return static_cast<double>(milliseconds);
 }
 
@@ -58,28 +50,20 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_in
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
     // Non-blocking: work in this stream never waits for the legacy default stream, which the CUDA
     // runtime and other libraries in the process may be using.
-    KJARNI_CU(context_->driver(), StreamCreate, &stream_, static_cast<unsigned int>(CU_STREAM_NON_BLOCKING));
-}
-
-CudaQueue::~CudaQueue() {
-    if (stream_ == nullptr) return;
-    try {
-        CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-        // Returns at once; work still queued completes, then the driver frees the stream.
-        static_cast<void>(context_->driver().StreamDestroy(stream_));
-    } catch (...) {
-    }
+    CUstream stream = nullptr;
+    KJARNI_CU(context_->driver(), StreamCreate, &stream, static_cast<unsigned int>(CU_STREAM_NON_BLOCKING));
+    stream_ = DriverHandle<CUstream>(context_->driver(), context_->cu_context(device_index_), stream);
 }
 
 void CudaQueue::synchronize() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    KJARNI_CU(context_->driver(), StreamSynchronize, stream_);
+    KJARNI_CU(context_->driver(), StreamSynchronize, stream_.get());
 }
 
 std::shared_ptr<Event> CudaQueue::record_event() {
     auto event = std::make_shared<CudaEvent>(context_, device_index_);
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    KJARNI_CU(context_->driver(), EventRecord, event->event(), stream_);
+    KJARNI_CU(context_->driver(), EventRecord, event->event(), stream_.get());
     return event;
 }
 
@@ -87,7 +71,7 @@ void CudaQueue::wait_for(Event& event) {
     // The event may come from another device of the context: streams can wait on those.
     auto& cuda_event = static_cast<CudaEvent&>(event);
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    KJARNI_CU(context_->driver(), StreamWaitEvent, stream_, cuda_event.event(), 0u);
+    KJARNI_CU(context_->driver(), StreamWaitEvent, stream_.get(), cuda_event.event(), 0u);
 }
 
 void CudaQueue::write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool blocking) {
@@ -96,16 +80,16 @@ void CudaQueue::write(Buffer& dst, std::size_t dst_offset, const void* src, std:
     CurrentContext current(driver, context_->cu_context(device_index_));
     // Non-blocking: `src` must stay untouched until the queue passes this point (the public layer
     // documents that rule); the driver may also copy pageable memory before returning.
-    KJARNI_CU(driver, MemcpyHtoDAsync, buffer.at(dst_offset), src, size, stream_);
-    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_);
+    KJARNI_CU(driver, MemcpyHtoDAsync, buffer.at(dst_offset), src, size, stream_.get());
+    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_.get());
 }
 
 void CudaQueue::read(void* dst, Buffer& src, std::size_t src_offset, std::size_t size, bool blocking) {
     auto& buffer = static_cast<CudaBuffer&>(src);
     const Driver& driver = context_->driver();
     CurrentContext current(driver, context_->cu_context(device_index_));
-    KJARNI_CU(driver, MemcpyDtoHAsync, dst, buffer.at(src_offset), size, stream_);
-    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_);
+    KJARNI_CU(driver, MemcpyDtoHAsync, dst, buffer.at(src_offset), size, stream_.get());
+    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_.get());
 }
 
 void CudaQueue::copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset, std::size_t size,
@@ -115,13 +99,13 @@ void CudaQueue::copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size
     const Driver& driver = context_->driver();
     CurrentContext current(driver, context_->cu_context(device_index_));
     if (to.device_index() == from.device_index()) {
-        KJARNI_CU(driver, MemcpyDtoDAsync, to.at(dst_offset), from.at(src_offset), size, stream_);
+        KJARNI_CU(driver, MemcpyDtoDAsync, to.at(dst_offset), from.at(src_offset), size, stream_.get());
     } else {
         // Between devices: direct over NVLink/PCIe when peer access is on, else staged by the driver.
         KJARNI_CU(driver, MemcpyPeerAsync, to.at(dst_offset), context_->cu_context(to.device_index()),
-                  from.at(src_offset), context_->cu_context(from.device_index()), size, stream_);
+                  from.at(src_offset), context_->cu_context(from.device_index()), size, stream_.get());
     }
-    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_);
+    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_.get());
 }
 
 void CudaQueue::fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern,
@@ -141,25 +125,25 @@ void CudaQueue::fill(Buffer& dst, std::size_t offset, std::size_t size, const vo
     // The values are passed to the memsets by value, so nothing of `pattern` is read after return.
     switch (pattern_size) {
         case 1:
-            KJARNI_CU(driver, MemsetD8Async, start, bytes[0], size, stream_);
+            KJARNI_CU(driver, MemsetD8Async, start, bytes[0], size, stream_.get());
             break;
         case 2: {
             std::uint16_t value = 0;
             std::memcpy(&value, bytes, sizeof value);
-            KJARNI_CU(driver, MemsetD16Async, start, value, size / 2, stream_);
+            KJARNI_CU(driver, MemsetD16Async, start, value, size / 2, stream_.get());
             break;
         }
         case 4: {
             std::uint32_t value = 0;
             std::memcpy(&value, bytes, sizeof value);
-            KJARNI_CU(driver, MemsetD32Async, start, value, size / 4, stream_);
+            KJARNI_CU(driver, MemsetD32Async, start, value, size / 4, stream_.get());
             break;
         }
         default:
             fill_wide(start, size, bytes, pattern_size);
             break;
     }
-    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_);
+    if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_.get());
 }
 
 // The driver has no memset wider than 32 bits. A pattern of 8..128 bytes is written in two steps,
@@ -181,13 +165,13 @@ void CudaQueue::fill_wide(CUdeviceptr start, std::size_t size, const unsigned ch
         std::uint32_t value = 0;
         std::memcpy(&value, pattern + word * 4, sizeof value);
         KJARNI_CU(driver, MemsetD2D32Async, start + word * 4, pattern_size, value, std::size_t{1}, seed_rows,
-                  stream_);
+                  stream_.get());
     }
     std::size_t filled = seed_rows * pattern_size;
     while (filled < size) {
         // Source and destination never overlap, and the stream orders each copy after the last.
         const std::size_t chunk = std::min(filled, size - filled);
-        KJARNI_CU(driver, MemcpyDtoDAsync, start + filled, start, chunk, stream_);
+        KJARNI_CU(driver, MemcpyDtoDAsync, start + filled, start, chunk, stream_.get());
         filled += chunk;
     }
 }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/cuda_handle.hpp"
 
 namespace kjarni::backend::cuda {
 
@@ -15,7 +16,6 @@ class CudaEvent final : public Event {
 public:
     /// Creates an (unrecorded) event in the context of device `device_index`.
     CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index);
-    ~CudaEvent() override;
     CudaEvent(const CudaEvent&) = delete;
     CudaEvent& operator=(const CudaEvent&) = delete;
 
@@ -23,18 +23,17 @@ public:
     bool is_complete() override;
     double time_since(Event& earlier) override;
 
-    CUevent event() const noexcept { return event_; }
+    CUevent event() const noexcept { return event_.get(); }
 
 private:
     std::shared_ptr<CudaContext> context_;
     std::size_t device_index_;
-    CUevent event_ = nullptr;
+    DriverHandle<CUevent> event_;
 };
 
 class CudaQueue final : public Queue {
 public:
     CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_index);
-    ~CudaQueue() override;
     CudaQueue(const CudaQueue&) = delete;
     CudaQueue& operator=(const CudaQueue&) = delete;
 
@@ -48,9 +47,9 @@ public:
               bool blocking) override;
     void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern, std::size_t pattern_size,
               bool blocking) override;
-    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(stream_); }
+    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(stream_.get()); }
 
-    CUstream stream() const noexcept { return stream_; }
+    CUstream stream() const noexcept { return stream_.get(); }
     const std::shared_ptr<CudaContext>& context() const noexcept { return context_; }
 
 private:
@@ -59,7 +58,7 @@ private:
 
     std::shared_ptr<CudaContext> context_;
     std::size_t device_index_;
-    CUstream stream_ = nullptr;
+    DriverHandle<CUstream> stream_;
 };
 
 }  // namespace kjarni::backend::cuda

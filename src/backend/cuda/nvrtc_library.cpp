@@ -90,19 +90,36 @@ std::unique_ptr<NvrtcLibrary> NvrtcLibrary::load(std::string& why_not) {
     return nvrtc;
 }
 
+namespace {
+
+// An nvrtcProgram, destroyed on every way out, exceptions included.
+class NvrtcProgram {
+public:
+    NvrtcProgram(const NvrtcFunctions& f, const std::string& source, const std::string& name) : f_(f) {
+        KJARNI_NVRTC(f_, nvrtcCreateProgram, &program_, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+    }
+    ~NvrtcProgram() {
+        if (program_ != nullptr) static_cast<void>(f_.nvrtcDestroyProgram(&program_));
+    }
+    NvrtcProgram(const NvrtcProgram&) = delete;
+    NvrtcProgram& operator=(const NvrtcProgram&) = delete;
+
+    nvrtcProgram get() const noexcept { return program_; }
+
+private:
+    const NvrtcFunctions& f_;
+    nvrtcProgram program_ = nullptr;
+};
+
+}  // namespace
+
 NvrtcOutput NvrtcLibrary::compile(std::string_view source, const std::string& program_name,
                                   std::span<const std::string> options,
                                   std::span<const std::string> name_expressions, bool want_ptx) const {
     const NvrtcFunctions& f = *functions_;
     const std::string source_text(source);  // NVRTC wants it NUL-terminated
-    nvrtcProgram program = nullptr;
-    KJARNI_NVRTC(f, nvrtcCreateProgram, &program, source_text.c_str(), program_name.c_str(), 0, nullptr, nullptr);
-    // Destroyed on every way out, exceptions included.
-    struct ProgramGuard {
-        const NvrtcFunctions& f;
-        nvrtcProgram& program;
-        ~ProgramGuard() { static_cast<void>(f.nvrtcDestroyProgram(&program)); }
-    } guard{f, program};
+    const NvrtcProgram owned(f, source_text, program_name);
+    const nvrtcProgram program = owned.get();
 
     for (const std::string& expression : name_expressions) {
         KJARNI_NVRTC(f, nvrtcAddNameExpression, program, expression.c_str());

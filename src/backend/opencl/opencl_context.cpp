@@ -6,12 +6,13 @@
 #include "backend/opencl/opencl_platform.hpp"
 #include "backend/opencl/opencl_program.hpp"
 #include "backend/opencl/opencl_queue.hpp"
+#include "backend/opencl/opencl_quirks.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::backend::opencl {
 
-OpenClContext::OpenClContext(Api& api, cl_context context, std::vector<std::shared_ptr<Device>> devices)
-    : api_(api), context_(context), devices_(std::move(devices)) {}
+OpenClContext::OpenClContext(Api& api, Handle<cl_context> context, std::vector<std::shared_ptr<Device>> devices)
+    : api_(api), context_(std::move(context)), devices_(std::move(devices)) {}
 
 std::shared_ptr<OpenClContext> OpenClContext::create(Api& api, std::span<const std::shared_ptr<Device>> devices) {
     std::vector<cl_device_id> ids;
@@ -20,33 +21,25 @@ std::shared_ptr<OpenClContext> OpenClContext::create(Api& api, std::span<const s
     const cl_context_properties properties[] = {
         CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform.id()), 0};
     cl_int status = CL_SUCCESS;
-    cl_context context = cl().clCreateContext(properties, static_cast<cl_uint>(ids.size()), ids.data(),
-                                              nullptr, nullptr, &status);
+    Handle<cl_context> context(cl().clCreateContext(properties, static_cast<cl_uint>(ids.size()), ids.data(),
+                                                    nullptr, nullptr, &status));
     check(status, "clCreateContext");
-    return std::make_shared<OpenClContext>(api, context,
+    return std::make_shared<OpenClContext>(api, std::move(context),
                                            std::vector<std::shared_ptr<Device>>(devices.begin(), devices.end()));
 }
 
-std::shared_ptr<OpenClContext> OpenClContext::from_native(Api& api, cl_context context, bool take_ownership) {
-    // Retain first so that every path below, failures included, releases exactly once.
-    if (!take_ownership) check(cl().clRetainContext(context), "clRetainContext");
-    try {
-        cl_uint count = 0;
-        check(cl().clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof count, &count, nullptr),
-              "clGetContextInfo");
-        std::vector<cl_device_id> ids(count);
-        check(cl().clGetContextInfo(context, CL_CONTEXT_DEVICES, count * sizeof(cl_device_id), ids.data(), nullptr),
-              "clGetContextInfo");
-        std::vector<std::shared_ptr<Device>> devices;
-        for (cl_device_id id : ids) devices.push_back(api.device_from_native(reinterpret_cast<std::uintptr_t>(id)));
-        return std::make_shared<OpenClContext>(api, context, std::move(devices));
-    } catch (...) {
-        cl().clReleaseContext(context);
-        throw;
-    }
+std::shared_ptr<OpenClContext> OpenClContext::from_native(Api& api, cl_context native, bool take_ownership) {
+    // Owned from here on, so that every path below, failures included, releases exactly once.
+    Handle<cl_context> context = take_ownership ? Handle<cl_context>(native) : Handle<cl_context>::retain(native);
+    cl_uint count = 0;
+    check(cl().clGetContextInfo(native, CL_CONTEXT_NUM_DEVICES, sizeof count, &count, nullptr), "clGetContextInfo");
+    std::vector<cl_device_id> ids(count);
+    check(cl().clGetContextInfo(native, CL_CONTEXT_DEVICES, count * sizeof(cl_device_id), ids.data(), nullptr),
+          "clGetContextInfo");
+    std::vector<std::shared_ptr<Device>> devices;
+    for (cl_device_id id : ids) devices.push_back(api.device_from_native(reinterpret_cast<std::uintptr_t>(id)));
+    return std::make_shared<OpenClContext>(api, std::move(context), std::move(devices));
 }
-
-OpenClContext::~OpenClContext() { cl().clReleaseContext(context_); }
 
 cl_device_id OpenClContext::device_id(std::size_t index) const {
     return static_cast<const OpenClDevice&>(*devices_[index]).id();
@@ -81,13 +74,13 @@ OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t d
     : context_(std::move(context)), device_index_(device_index), size_(size) {
     if (size == 0) return;  // OpenCL forbids empty buffers; an empty kjarni buffer has no cl_mem
     const std::uint64_t limit = context_->devices()[device_index]->properties().max_allocation_size;
-    if (size > limit) {
+    if (quirks::exceeds_allocation_limit(*context_->devices()[device_index], size)) {
         throw OutOfMemoryError("OpenCL", "clCreateBuffer", CL_INVALID_BUFFER_SIZE, error_name(CL_INVALID_BUFFER_SIZE),
                                std::to_string(size) + " bytes requested, CL_DEVICE_MAX_MEM_ALLOC_SIZE is " +
                                    std::to_string(limit));
     }
     cl_int status = CL_SUCCESS;
-    mem_ = cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE, size, nullptr, &status);
+    mem_.reset(cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE, size, nullptr, &status));
     // CL_INVALID_BUFFER_SIZE is what drivers answer for sizes beyond CL_DEVICE_MAX_MEM_ALLOC_SIZE.
     if (status == CL_INVALID_BUFFER_SIZE || status == CL_OUT_OF_RESOURCES) {
         throw OutOfMemoryError("OpenCL", "clCreateBuffer", status, error_name(status),
@@ -97,19 +90,18 @@ OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t d
 }
 
 OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size,
-                           cl_mem adopted)
-    : context_(std::move(context)), device_index_(device_index), size_(size), mem_(adopted) {}
+                           Handle<cl_mem> adopted)
+    : context_(std::move(context)), device_index_(device_index), size_(size), mem_(std::move(adopted)) {}
 
 OpenClBuffer::~OpenClBuffer() {
-    for (const auto& [key, sub] : regions_) cl().clReleaseMemObject(sub);
-    if (mem_ != nullptr) cl().clReleaseMemObject(mem_);
+    regions_.clear();  // the sub-buffers go before their buffer
 }
 
 cl_mem OpenClBuffer::region(std::size_t offset, std::size_t size) {
-    if (offset == 0) return mem_;
+    if (offset == 0) return mem_.get();
     const std::lock_guard lock(regions_mutex_);
     auto found = regions_.find({offset, size});
-    if (found != regions_.end()) return found->second;
+    if (found != regions_.end()) return found->second.get();
     const auto align_bits =
         device_info<cl_uint>(context_->device_id(device_index_), CL_DEVICE_MEM_BASE_ADDR_ALIGN);
     const std::size_t align = align_bits / 8;
@@ -121,10 +113,12 @@ cl_mem OpenClBuffer::region(std::size_t offset, std::size_t size) {
     }
     const cl_buffer_region bounds{offset, size};
     cl_int status = CL_SUCCESS;
-    cl_mem sub = cl().clCreateSubBuffer(mem_, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &bounds, &status);
+    Handle<cl_mem> sub(
+        cl().clCreateSubBuffer(mem_.get(), CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &bounds, &status));
     check(status, "clCreateSubBuffer");
-    regions_.emplace(std::pair{offset, size}, sub);
-    return sub;
+    const cl_mem raw = sub.get();
+    regions_.emplace(std::pair{offset, size}, std::move(sub));
+    return raw;
 }
 
 }  // namespace kjarni::backend::opencl

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "backend/backend.hpp"
+#include "backend/opencl/opencl_handle.hpp"
 #include "backend/opencl/opencl_library.hpp"
 
 namespace kjarni::backend::opencl {
@@ -12,13 +13,12 @@ class OpenClContext final : public Context {
 public:
     static std::shared_ptr<OpenClContext> create(Api& api, std::span<const std::shared_ptr<Device>> devices);
     static std::shared_ptr<OpenClContext> from_native(Api& api, cl_context context, bool take_ownership);
-    ~OpenClContext() override;
     OpenClContext(const OpenClContext&) = delete;
     OpenClContext& operator=(const OpenClContext&) = delete;
 
     Api& api() const override { return api_; }
     const std::vector<std::shared_ptr<Device>>& devices() const override { return devices_; }
-    std::uintptr_t native_handle(std::size_t) const override { return reinterpret_cast<std::uintptr_t>(context_); }
+    std::uintptr_t native_handle(std::size_t) const override { return reinterpret_cast<std::uintptr_t>(context_.get()); }
     std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
     /// A CL_MEM_ALLOC_HOST_PTR buffer kept mapped (opencl_host_memory.cpp).
@@ -35,15 +35,15 @@ public:
     /// Buffers belong to the whole context: every device reaches every buffer (the driver migrates).
     bool can_access_peer(std::size_t, std::size_t) const override { return true; }
 
-    cl_context handle() const noexcept { return context_; }
+    cl_context handle() const noexcept { return context_.get(); }
     cl_device_id device_id(std::size_t index) const;
 
     /// Private: use create / from_native.
-    OpenClContext(Api& api, cl_context context, std::vector<std::shared_ptr<Device>> devices);
+    OpenClContext(Api& api, Handle<cl_context> context, std::vector<std::shared_ptr<Device>> devices);
 
 private:
     Api& api_;
-    cl_context context_;
+    Handle<cl_context> context_;
     std::vector<std::shared_ptr<Device>> devices_;
 };
 
@@ -53,16 +53,17 @@ public:
     /// device cannot hold fails later, at the first transfer or launch (as OutOfMemoryError).
     /// Sizes beyond that limit fail here, since some drivers (NVIDIA's) accept them at creation.
     OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size);
-    /// Takes over one reference to an existing cl_mem of `size` bytes (released by the destructor).
-    OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size, cl_mem adopted);
+    /// Takes over a reference to an existing cl_mem of `size` bytes.
+    OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size,
+                 Handle<cl_mem> adopted);
     ~OpenClBuffer() override;
     OpenClBuffer(const OpenClBuffer&) = delete;
     OpenClBuffer& operator=(const OpenClBuffer&) = delete;
 
     std::size_t size() const override { return size_; }
     std::size_t device_index() const override { return device_index_; }
-    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(mem_); }
-    cl_mem mem() const noexcept { return mem_; }
+    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(mem_.get()); }
+    cl_mem mem() const noexcept { return mem_.get(); }
     /// The cl_mem a kernel sees for bytes [offset, offset + size): the buffer itself at offset 0,
     /// else a sub-buffer, made once and kept. The offset must be a multiple of the device's
     /// CL_DEVICE_MEM_BASE_ADDR_ALIGN (ArgumentError otherwise).
@@ -70,11 +71,11 @@ public:
 
 private:
     std::mutex regions_mutex_;
-    std::map<std::pair<std::size_t, std::size_t>, cl_mem> regions_;
+    std::map<std::pair<std::size_t, std::size_t>, Handle<cl_mem>> regions_;
     std::shared_ptr<OpenClContext> context_;
     std::size_t device_index_;
     std::size_t size_;
-    cl_mem mem_ = nullptr;
+    Handle<cl_mem> mem_;  // null for an empty buffer
 };
 
 }  // namespace kjarni::backend::opencl

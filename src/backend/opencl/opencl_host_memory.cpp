@@ -13,6 +13,7 @@
 
 #include "backend/opencl/opencl_context.hpp"
 #include "backend/opencl/opencl_error.hpp"
+#include "backend/opencl/opencl_quirks.hpp"
 #include "backend/opencl/opencl_library.hpp"
 #include "kjarni/error.hpp"
 
@@ -25,29 +26,22 @@ public:
     OpenClHostAllocation(std::shared_ptr<OpenClContext> context, std::size_t size, HostAllocationFlags flags)
         : context_(std::move(context)), size_(size), flags_(flags) {
         cl_int status = CL_SUCCESS;
-        mem_ = cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr,
-                                   &status);
+        mem_.reset(cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr,
+                                       &status));
         check(status, "clCreateBuffer");
-        try {
-            // A queue of its own for the map and the unmap, so that they wait for nothing of the
-            // user's.
-            queue_ = context_->create_queue(0);
-            pointer_ = cl().clEnqueueMapBuffer(queue(), mem_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0,
-                                               nullptr, nullptr, &status);
-            check(status, "clEnqueueMapBuffer");
-        } catch (...) {
-            cl().clReleaseMemObject(mem_);
-            throw;
-        }
+        // A queue of its own for the map and the unmap, so that they wait for nothing of the user's.
+        queue_ = context_->create_queue(0);
+        pointer_ = cl().clEnqueueMapBuffer(queue(), mem_.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0,
+                                           nullptr, nullptr, &status);
+        check(status, "clEnqueueMapBuffer");
     }
 
     ~OpenClHostAllocation() override {
         // Errors cannot be reported from a destructor; the memory goes with the cl_mem anyway.
-        if (pointer_ != nullptr && cl().clEnqueueUnmapMemObject(queue(), mem_, pointer_, 0, nullptr, nullptr) ==
-                                       CL_SUCCESS) {
+        if (pointer_ != nullptr &&
+            cl().clEnqueueUnmapMemObject(queue(), mem_.get(), pointer_, 0, nullptr, nullptr) == CL_SUCCESS) {
             cl().clFinish(queue());
         }
-        cl().clReleaseMemObject(mem_);
     }
 
     OpenClHostAllocation(const OpenClHostAllocation&) = delete;
@@ -58,20 +52,16 @@ public:
     HostAllocationFlags flags() const override { return flags_; }
 
     std::shared_ptr<Buffer> device_buffer(std::size_t device_index) override {
-        // Kernels may use a mapped buffer only where the mapping is the buffer's own storage: on
-        // devices sharing memory with the host. Elsewhere (NVIDIA's OpenCL on a discrete GPU) the
-        // driver keeps a separate copy while mapped, and kernel writes were seen not to reach the
-        // host pointer.
-        if (!context_->devices()[device_index]->properties().unified_memory) {
+        // Kernels may use a mapped buffer only where the mapping is the buffer's own storage.
+        if (!quirks::mapped_host_memory_reaches_kernels(*context_->devices()[device_index])) {
             throw UnsupportedError(
                 "mapped host memory as a kernel argument needs an OpenCL device that shares memory with the "
                 "host (CL_DEVICE_HOST_UNIFIED_MEMORY); '" + context_->devices()[device_index]->name() +
                 "' does not: transfer with Buffer::set/get from this page-locked memory instead");
         }
-        check(cl().clRetainMemObject(mem_), "clRetainMemObject");
         // The buffer holds its own reference to the cl_mem; the allocation (and so the mapping)
         // must outlive it too, which the public layer sees to.
-        return std::make_shared<OpenClBuffer>(context_, device_index, size_, mem_);
+        return std::make_shared<OpenClBuffer>(context_, device_index, size_, Handle<cl_mem>::retain(mem_.get()));
     }
 
 private:
@@ -80,7 +70,7 @@ private:
     std::shared_ptr<OpenClContext> context_;
     std::size_t size_;
     HostAllocationFlags flags_;
-    cl_mem mem_ = nullptr;
+    Handle<cl_mem> mem_;
     std::shared_ptr<Queue> queue_;
     void* pointer_ = nullptr;
 };

@@ -21,7 +21,8 @@ namespace kjarni::backend::opencl {
     X(clGetProgramBuildInfo) X(clGetProgramInfo) X(clReleaseProgram) X(clCreateKernel)       \
     X(clReleaseKernel) X(clGetKernelWorkGroupInfo) X(clGetKernelArgInfo) X(clSetKernelArg)   \
     X(clEnqueueNDRangeKernel) X(clGetKernelInfo) X(clRetainMemObject) X(clEnqueueMapBuffer)  \
-    X(clEnqueueUnmapMemObject)
+    X(clEnqueueUnmapMemObject) X(clRetainCommandQueue) X(clRetainProgram) X(clRetainKernel)  \
+    X(clRetainEvent)
 
 // Entry points that only OpenCL 2.0+ loaders have (clEnqueueSVMMigrateMem: 2.1+); null when missing.
 #define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X)                                                    \

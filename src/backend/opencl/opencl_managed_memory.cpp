@@ -104,10 +104,10 @@ public:
 
     std::shared_ptr<Buffer> device_buffer(std::size_t device_index) override {
         cl_int status = CL_SUCCESS;
-        cl_mem mem = cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, size_, pointer_,
-                                         &status);
+        Handle<cl_mem> mem(cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, size_,
+                                               pointer_, &status));
         check(status, "clCreateBuffer (over shared virtual memory)");
-        return std::make_shared<OpenClBuffer>(context_, device_index, size_, mem);
+        return std::make_shared<OpenClBuffer>(context_, device_index, size_, std::move(mem));
     }
 
 private:

@@ -9,6 +9,7 @@
 
 #include "backend/opencl/opencl_error.hpp"
 #include "backend/opencl/opencl_queue.hpp"
+#include "backend/opencl/opencl_quirks.hpp"
 #include "backend/opencl/opencl_svm.hpp"
 #include "kjarni/error.hpp"
 
@@ -149,10 +150,8 @@ bool build_failed(cl_int status) {
            status == CL_COMPILE_PROGRAM_FAILURE;
 }
 
-// clBuildProgram, turning a failure into CompileError with the log. NVIDIA's driver (580) emits
-// PTX that its own ptxas rejects for a kernel without parameters when -cl-kernel-arg-info is on; a
-// failed build is therefore retried once without that option (launches are then checked for the
-// argument count only, which is all a parameterless kernel needs anyway).
+// clBuildProgram, turning a failure into CompileError with the log. A failed build is retried once
+// without -cl-kernel-arg-info (quirks::retry_build_without_arg_info).
 void build_or_throw(cl_program program, const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
                     std::vector<std::string> options, const std::string& source) {
     const cl_device_id device = context->device_id(device_index);
@@ -161,21 +160,17 @@ void build_or_throw(cl_program program, const std::shared_ptr<OpenClContext>& co
         return cl().clBuildProgram(program, 1, &device, joined.c_str(), nullptr, nullptr);
     };
     cl_int status = build();
-    if (build_failed(status) && !options.empty() && options.front() == arg_info_option) {
+    if (quirks::retry_build_without_arg_info(status) && !options.empty() && options.front() == arg_info_option) {
         options.erase(options.begin());
         if (build() == CL_SUCCESS) return;
         options.insert(options.begin(), arg_info_option);  // report the build as asked
     }
     if (build_failed(status)) {
         std::string log = build_log(program, device);
-        cl().clReleaseProgram(program);
         if (status == CL_INVALID_BUILD_OPTIONS) log = fmt::format("invalid build options: {}\n{}", fmt::join(options, " "), log);
         throw CompileError("OpenCL", context->devices()[device_index]->name(), log, options, source);
     }
-    if (status != CL_SUCCESS) {
-        cl().clReleaseProgram(program);
-        throw_error(status, "clBuildProgram");
-    }
+    check(status, "clBuildProgram");
 }
 
 }  // namespace
@@ -185,16 +180,16 @@ BuildOutput build_program(const std::shared_ptr<OpenClContext>& context, std::si
     const char* text = source.c_str();
     const std::size_t length = source.size();
     cl_int status = CL_SUCCESS;
-    cl_program program = cl().clCreateProgramWithSource(context->handle(), 1, &text, &length, &status);
+    Handle<cl_program> program(cl().clCreateProgramWithSource(context->handle(), 1, &text, &length, &status));
     check(status, "clCreateProgramWithSource");
     const auto list = option_list(options);
     if (options.keep_dir) write_file(*options.keep_dir / "program.cl", source.data(), source.size());
-    build_or_throw(program, context, device_index, list, source);
+    build_or_throw(program.get(), context, device_index, list, source);
 
     BuildOutput output;
-    output.log = build_log(program, context->device_id(device_index));
-    output.module = std::make_shared<OpenClModule>(context, device_index, program);
-    output.binary = program_binary(program, context->device_id(device_index));
+    output.log = build_log(program.get(), context->device_id(device_index));
+    output.binary = program_binary(program.get(), context->device_id(device_index));
+    output.module = std::make_shared<OpenClModule>(context, device_index, std::move(program));
     if (options.keep_dir) {
         write_file(*options.keep_dir / "build.log", output.log.data(), output.log.size());
         write_file(*options.keep_dir / "program.bin", output.binary.data(), output.binary.size());
@@ -209,39 +204,35 @@ std::shared_ptr<Module> load_program(const std::shared_ptr<OpenClContext>& conte
     const std::size_t size = binary.size();
     cl_int binary_status = CL_SUCCESS;
     cl_int status = CL_SUCCESS;
-    cl_program program =
-        cl().clCreateProgramWithBinary(context->handle(), 1, &device, &size, &bytes, &binary_status, &status);
+    Handle<cl_program> program(
+        cl().clCreateProgramWithBinary(context->handle(), 1, &device, &size, &bytes, &binary_status, &status));
     check(status, "clCreateProgramWithBinary");
     check(binary_status, "clCreateProgramWithBinary");
-    build_or_throw(program, context, device_index, option_list(options), "(program binary)");
-    return std::make_shared<OpenClModule>(context, device_index, program);
+    build_or_throw(program.get(), context, device_index, option_list(options), "(program binary)");
+    return std::make_shared<OpenClModule>(context, device_index, std::move(program));
 }
 
-OpenClModule::OpenClModule(std::shared_ptr<OpenClContext> context, std::size_t device_index, cl_program program)
-    : context_(std::move(context)), device_index_(device_index), program_(program) {}
-
-OpenClModule::~OpenClModule() {
-    kernels_.clear();  // kernels hold the program: release them first
-    cl().clReleaseProgram(program_);
-}
+OpenClModule::OpenClModule(std::shared_ptr<OpenClContext> context, std::size_t device_index,
+                           Handle<cl_program> program)
+    : context_(std::move(context)), device_index_(device_index), program_(std::move(program)) {}
 
 std::shared_ptr<Kernel> OpenClModule::kernel(const std::string& name) {
     const std::lock_guard lock(mutex_);
     if (auto found = kernels_.find(name); found != kernels_.end()) return found->second;
     cl_int status = CL_SUCCESS;
-    cl_kernel kernel = cl().clCreateKernel(program_, name.c_str(), &status);
+    Handle<cl_kernel> kernel(cl().clCreateKernel(program_.get(), name.c_str(), &status));
     if (status == CL_INVALID_KERNEL_NAME) return nullptr;
     check(status, "clCreateKernel");
-    auto wrapped = std::make_shared<OpenClKernel>(context_, device_index_, kernel);
+    auto wrapped = std::make_shared<OpenClKernel>(context_, device_index_, std::move(kernel));
     kernels_.emplace(name, wrapped);
     return wrapped;
 }
 
 std::vector<std::string> OpenClModule::kernel_names() const {
     std::size_t size = 0;
-    check(cl().clGetProgramInfo(program_, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size), "clGetProgramInfo");
+    check(cl().clGetProgramInfo(program_.get(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size), "clGetProgramInfo");
     std::string names(size, '\0');
-    check(cl().clGetProgramInfo(program_, CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr), "clGetProgramInfo");
+    check(cl().clGetProgramInfo(program_.get(), CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr), "clGetProgramInfo");
     std::vector<std::string> list;
     std::istringstream stream(names.c_str());
     for (std::string name; std::getline(stream, name, ';');) {
@@ -266,22 +257,18 @@ void OpenClModule::set_constant(Queue&, const std::string&, Buffer&, std::size_t
     constants_unsupported();
 }
 
-OpenClKernel::OpenClKernel(std::shared_ptr<OpenClContext> context, std::size_t device_index, cl_kernel kernel)
-    : context_(std::move(context)), device_index_(device_index), kernel_(kernel) {
+OpenClKernel::OpenClKernel(std::shared_ptr<OpenClContext> context, std::size_t device_index,
+                           Handle<cl_kernel> kernel)
+    : context_(std::move(context)), device_index_(device_index), kernel_(std::move(kernel)) {
     const cl_device_id device = context_->device_id(device_index_);
-    attributes_.max_total_local_size = work_group_info<std::size_t>(kernel_, device, CL_KERNEL_WORK_GROUP_SIZE);
-    attributes_.shared_bytes = work_group_info<cl_ulong>(kernel_, device, CL_KERNEL_LOCAL_MEM_SIZE);
-    attributes_.local_bytes = work_group_info<cl_ulong>(kernel_, device, CL_KERNEL_PRIVATE_MEM_SIZE);
+    attributes_.max_total_local_size = work_group_info<std::size_t>(kernel_.get(), device, CL_KERNEL_WORK_GROUP_SIZE);
+    attributes_.shared_bytes = work_group_info<cl_ulong>(kernel_.get(), device, CL_KERNEL_LOCAL_MEM_SIZE);
+    attributes_.local_bytes = work_group_info<cl_ulong>(kernel_.get(), device, CL_KERNEL_PRIVATE_MEM_SIZE);
     const std::size_t local_mem_size = context_->devices()[device_index_]->params().local_mem_size;
     attributes_.max_dynamic_local_bytes = local_mem_size - std::min(local_mem_size, attributes_.shared_bytes);
     attributes_.preferred_local_size_multiple =
-        work_group_info<std::size_t>(kernel_, device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE);
-    params_ = query_params(kernel_);
-}
-
-OpenClKernel::~OpenClKernel() {
-    if (svm_kernel_ != nullptr) cl().clReleaseKernel(svm_kernel_);
-    cl().clReleaseKernel(kernel_);
+        work_group_info<std::size_t>(kernel_.get(), device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE);
+    params_ = query_params(kernel_.get());
 }
 
 cl_kernel OpenClKernel::kernel_for(std::span<const KernelArg> args) {
@@ -290,30 +277,29 @@ cl_kernel OpenClKernel::kernel_for(std::span<const KernelArg> args) {
         return arg.kind == KernelArg::Kind::shared_pointer && arg.pointer != nullptr;
     };
     if (std::none_of(args.begin(), args.end(), [&](const KernelArg& arg) { return arg.kind == KernelArg::Kind::shared_pointer; })) {
-        return kernel_;
+        return kernel_.get();
     }
-    bool fresh = svm_kernel_ == nullptr;
+    bool fresh = !svm_kernel_;
     for (std::size_t i = 0; i < args.size() && i < svm_arguments_.size(); ++i) {
         if (svm_arguments_[i] && !is_svm(args[i])) fresh = true;
     }
     if (fresh) {
         cl_program program = nullptr;
-        check(cl().clGetKernelInfo(kernel_, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr), "clGetKernelInfo");
+        check(cl().clGetKernelInfo(kernel_.get(), CL_KERNEL_PROGRAM, sizeof program, &program, nullptr), "clGetKernelInfo");
         std::size_t name_size = 0;
-        check(cl().clGetKernelInfo(kernel_, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &name_size), "clGetKernelInfo");
+        check(cl().clGetKernelInfo(kernel_.get(), CL_KERNEL_FUNCTION_NAME, 0, nullptr, &name_size), "clGetKernelInfo");
         std::string name(name_size, '\0');
-        check(cl().clGetKernelInfo(kernel_, CL_KERNEL_FUNCTION_NAME, name_size, name.data(), nullptr),
+        check(cl().clGetKernelInfo(kernel_.get(), CL_KERNEL_FUNCTION_NAME, name_size, name.data(), nullptr),
               "clGetKernelInfo");
         cl_int error = CL_SUCCESS;
-        cl_kernel made = cl().clCreateKernel(program, name.c_str(), &error);
+        Handle<cl_kernel> made(cl().clCreateKernel(program, name.c_str(), &error));
         check(error, "clCreateKernel");
-        if (svm_kernel_ != nullptr) cl().clReleaseKernel(svm_kernel_);
-        svm_kernel_ = made;
+        svm_kernel_ = std::move(made);
         svm_arguments_.assign(args.size(), false);
     }
     if (svm_arguments_.size() < args.size()) svm_arguments_.resize(args.size(), false);
     for (std::size_t i = 0; i < args.size(); ++i) svm_arguments_[i] = is_svm(args[i]);
-    return svm_kernel_;
+    return svm_kernel_.get();
 }
 
 std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const std::size_t* global_size,
@@ -343,8 +329,9 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
     check(cl().clEnqueueNDRangeKernel(cl_queue.handle(), kernel, dims, nullptr, global_size, local_size, 0, nullptr,
                                       want_event ? &event : nullptr),
           "clEnqueueNDRangeKernel");
+    Handle<cl_event> owned(event);
     if (!want_event) return nullptr;
-    return std::make_shared<OpenClEvent>(context_, event);
+    return std::make_shared<OpenClEvent>(context_, std::move(owned));
 }
 
 }  // namespace kjarni::backend::opencl

@@ -6,6 +6,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/opencl/opencl_context.hpp"
+#include "backend/opencl/opencl_handle.hpp"
 
 namespace kjarni::backend::opencl {
 
@@ -19,8 +20,7 @@ std::shared_ptr<Module> load_program(const std::shared_ptr<OpenClContext>& conte
 
 class OpenClModule final : public Module {
 public:
-    OpenClModule(std::shared_ptr<OpenClContext> context, std::size_t device_index, cl_program program);
-    ~OpenClModule() override;
+    OpenClModule(std::shared_ptr<OpenClContext> context, std::size_t device_index, Handle<cl_program> program);
     OpenClModule(const OpenClModule&) = delete;
     OpenClModule& operator=(const OpenClModule&) = delete;
 
@@ -35,21 +35,20 @@ public:
 private:
     std::shared_ptr<OpenClContext> context_;
     std::size_t device_index_;
-    cl_program program_;
+    Handle<cl_program> program_;  // declared before kernels_: the kernels go first
     std::mutex mutex_;
     std::map<std::string, std::shared_ptr<Kernel>, std::less<>> kernels_;
 };
 
 class OpenClKernel final : public Kernel {
 public:
-    OpenClKernel(std::shared_ptr<OpenClContext> context, std::size_t device_index, cl_kernel kernel);
-    ~OpenClKernel() override;
+    OpenClKernel(std::shared_ptr<OpenClContext> context, std::size_t device_index, Handle<cl_kernel> kernel);
     OpenClKernel(const OpenClKernel&) = delete;
     OpenClKernel& operator=(const OpenClKernel&) = delete;
 
     const KernelAttributes& attributes() const override { return attributes_; }
     const std::vector<ParamInfo>& params() const override { return params_; }
-    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(kernel_); }
+    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(kernel_.get()); }
     std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,
                                   const std::size_t* local_size, std::size_t dynamic_local_mem,
                                   std::span<const KernelArg> args, bool want_event) override;
@@ -57,13 +56,12 @@ public:
 private:
     std::shared_ptr<OpenClContext> context_;
     std::size_t device_index_;
-    cl_kernel kernel_;
+    Handle<cl_kernel> kernel_;
     // Launches with shared virtual memory arguments go through a second kernel object, made on the
-    // first such launch. NVIDIA's driver (580) refuses a launch with CL_INVALID_KERNEL_ARGS once an
-    // argument set with clSetKernelArgSVMPointer is set again with clSetKernelArg: kernel_ (the
+    // first such launch (quirks::nvidia_svm_argument_sticks, opencl_quirks.hpp): kernel_ (the
     // native handle users may hold) never sees an SVM pointer, and svm_kernel_ is made anew when
     // one of its SVM arguments turns into a buffer.
-    cl_kernel svm_kernel_ = nullptr;
+    Handle<cl_kernel> svm_kernel_;
     std::vector<bool> svm_arguments_;  // which arguments of svm_kernel_ were last set as SVM pointers
     cl_kernel kernel_for(std::span<const KernelArg> args);
     KernelAttributes attributes_;

@@ -11,16 +11,17 @@ cl_mem mem_of(Buffer& buffer) { return static_cast<OpenClBuffer&>(buffer).mem();
 
 }  // namespace
 
-OpenClEvent::OpenClEvent(std::shared_ptr<OpenClContext> context, cl_event event)
-    : context_(std::move(context)), event_(event) {}
+OpenClEvent::OpenClEvent(std::shared_ptr<OpenClContext> context, Handle<cl_event> event)
+    : context_(std::move(context)), event_(std::move(event)) {}
 
-OpenClEvent::~OpenClEvent() { cl().clReleaseEvent(event_); }
-
-void OpenClEvent::wait() { check(cl().clWaitForEvents(1, &event_), "clWaitForEvents"); }
+void OpenClEvent::wait() {
+    const cl_event event = event_.get();
+    check(cl().clWaitForEvents(1, &event), "clWaitForEvents");
+}
 
 bool OpenClEvent::is_complete() {
     cl_int status = CL_QUEUED;
-    check(cl().clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+    check(cl().clGetEventInfo(event_.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
           "clGetEventInfo");
     // A negative status is the error that aborted the command.
     if (status < 0) throw_error(status, "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)");
@@ -29,7 +30,7 @@ bool OpenClEvent::is_complete() {
 
 cl_ulong OpenClEvent::end_time_ns() {
     cl_ulong t = 0;
-    check(cl().clGetEventProfilingInfo(event_, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr),
+    check(cl().clGetEventProfilingInfo(event_.get(), CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr),
           "clGetEventProfilingInfo");
     return t;
 }
@@ -48,10 +49,10 @@ OpenClQueue::OpenClQueue(std::shared_ptr<OpenClContext> context, std::size_t dev
     const auto& platform = static_cast<const OpenClPlatform&>(context_->devices()[device_index]->platform());
     if (platform.version_number() >= 200 && cl().clCreateCommandQueueWithProperties != nullptr) {
         const cl_queue_properties properties[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-        queue_ = cl().clCreateCommandQueueWithProperties(context_->handle(), device, properties, &status);
+        queue_.reset(cl().clCreateCommandQueueWithProperties(context_->handle(), device, properties, &status));
         check(status, "clCreateCommandQueueWithProperties");
     } else {
-        queue_ = cl().clCreateCommandQueue(context_->handle(), device, CL_QUEUE_PROFILING_ENABLE, &status);
+        queue_.reset(cl().clCreateCommandQueue(context_->handle(), device, CL_QUEUE_PROFILING_ENABLE, &status));
         check(status, "clCreateCommandQueue");
     }
 }
@@ -59,11 +60,10 @@ OpenClQueue::OpenClQueue(std::shared_ptr<OpenClContext> context, std::size_t dev
 OpenClQueue::~OpenClQueue() {
     // Work still queued must finish before its buffers may go (they hold references, but the
     // queue's own release does not wait).
-    cl().clFinish(queue_);
-    cl().clReleaseCommandQueue(queue_);
+    if (queue_) cl().clFinish(queue_.get());
 }
 
-void OpenClQueue::synchronize() { check(cl().clFinish(queue_), "clFinish"); }
+void OpenClQueue::synchronize() { check(cl().clFinish(queue_.get()), "clFinish"); }
 
 void OpenClQueue::finish_if(bool blocking) {
     if (blocking) {
@@ -71,32 +71,32 @@ void OpenClQueue::finish_if(bool blocking) {
     } else {
         // Submit now: otherwise a driver may hold the commands until the next flush, and a host
         // thread polling an event would wait forever.
-        check(cl().clFlush(queue_), "clFlush");
+        check(cl().clFlush(queue_.get()), "clFlush");
     }
 }
 
 std::shared_ptr<Event> OpenClQueue::record_event() {
     cl_event event = nullptr;
-    check(cl().clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &event), "clEnqueueMarkerWithWaitList");
-    auto result = std::make_shared<OpenClEvent>(context_, event);
-    check(cl().clFlush(queue_), "clFlush");
+    check(cl().clEnqueueMarkerWithWaitList(queue_.get(), 0, nullptr, &event), "clEnqueueMarkerWithWaitList");
+    auto result = std::make_shared<OpenClEvent>(context_, Handle<cl_event>(event));
+    check(cl().clFlush(queue_.get()), "clFlush");
     return result;
 }
 
 void OpenClQueue::wait_for(Event& event) {
     const cl_event handle = static_cast<OpenClEvent&>(event).handle();
-    check(cl().clEnqueueBarrierWithWaitList(queue_, 1, &handle, nullptr), "clEnqueueBarrierWithWaitList");
+    check(cl().clEnqueueBarrierWithWaitList(queue_.get(), 1, &handle, nullptr), "clEnqueueBarrierWithWaitList");
 }
 
 void OpenClQueue::write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool blocking) {
-    check(cl().clEnqueueWriteBuffer(queue_, mem_of(dst), blocking ? CL_TRUE : CL_FALSE, dst_offset, size, src, 0,
+    check(cl().clEnqueueWriteBuffer(queue_.get(), mem_of(dst), blocking ? CL_TRUE : CL_FALSE, dst_offset, size, src, 0,
                                     nullptr, nullptr),
           "clEnqueueWriteBuffer");
     if (!blocking) finish_if(false);
 }
 
 void OpenClQueue::read(void* dst, Buffer& src, std::size_t src_offset, std::size_t size, bool blocking) {
-    check(cl().clEnqueueReadBuffer(queue_, mem_of(src), blocking ? CL_TRUE : CL_FALSE, src_offset, size, dst, 0,
+    check(cl().clEnqueueReadBuffer(queue_.get(), mem_of(src), blocking ? CL_TRUE : CL_FALSE, src_offset, size, dst, 0,
                                    nullptr, nullptr),
           "clEnqueueReadBuffer");
     if (!blocking) finish_if(false);
@@ -104,7 +104,7 @@ void OpenClQueue::read(void* dst, Buffer& src, std::size_t src_offset, std::size
 
 void OpenClQueue::copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset, std::size_t size,
                        bool blocking) {
-    check(cl().clEnqueueCopyBuffer(queue_, mem_of(src), mem_of(dst), src_offset, dst_offset, size, 0, nullptr,
+    check(cl().clEnqueueCopyBuffer(queue_.get(), mem_of(src), mem_of(dst), src_offset, dst_offset, size, 0, nullptr,
                                    nullptr),
           "clEnqueueCopyBuffer");
     finish_if(blocking);
@@ -113,7 +113,7 @@ void OpenClQueue::copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::si
 void OpenClQueue::fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern,
                        std::size_t pattern_size, bool blocking) {
     // clEnqueueFillBuffer copies the pattern when it is enqueued, so the caller's may go at once.
-    check(cl().clEnqueueFillBuffer(queue_, mem_of(dst), pattern, pattern_size, offset, size, 0, nullptr, nullptr),
+    check(cl().clEnqueueFillBuffer(queue_.get(), mem_of(dst), pattern, pattern_size, offset, size, 0, nullptr, nullptr),
           "clEnqueueFillBuffer");
     finish_if(blocking);
 }

@@ -7,21 +7,19 @@ namespace kjarni::backend::opencl {
 
 class OpenClEvent final : public Event {
 public:
-    /// Takes over one reference to `event`.
-    OpenClEvent(std::shared_ptr<OpenClContext> context, cl_event event);
-    ~OpenClEvent() override;
+    OpenClEvent(std::shared_ptr<OpenClContext> context, Handle<cl_event> event);
     OpenClEvent(const OpenClEvent&) = delete;
     OpenClEvent& operator=(const OpenClEvent&) = delete;
 
     void wait() override;
     bool is_complete() override;
     double time_since(Event& earlier) override;
-    cl_event handle() const noexcept { return event_; }
+    cl_event handle() const noexcept { return event_.get(); }
 
 private:
     cl_ulong end_time_ns();
     std::shared_ptr<OpenClContext> context_;
-    cl_event event_;
+    Handle<cl_event> event_;
 };
 
 /// An in-order command queue with profiling on (events need it for timing).
@@ -42,14 +40,14 @@ public:
               bool blocking) override;
     void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern, std::size_t pattern_size,
               bool blocking) override;
-    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(queue_); }
-    cl_command_queue handle() const noexcept { return queue_; }
+    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(queue_.get()); }
+    cl_command_queue handle() const noexcept { return queue_.get(); }
 
 private:
     void finish_if(bool blocking);
     std::shared_ptr<OpenClContext> context_;
     std::size_t device_index_;
-    cl_command_queue queue_ = nullptr;
+    Handle<cl_command_queue> queue_;
 };
 
 }  // namespace kjarni::backend::opencl

@@ -502,4 +502,40 @@ std::uint64_t DiskCache::scan_and_evict() {
     return total;
 }
 
+std::vector<DiskCacheEntryInfo> DiskCache::entries() const {
+    std::vector<DiskCacheEntryInfo> found;
+    std::error_code error;
+    for (fs::directory_iterator top(settings_.directory, error), end; !error && top != end; top.increment(error)) {
+        const std::string bucket = top->path().filename().string();
+        if (bucket.size() != 2 || !is_hex(bucket)) continue;
+        std::error_code inner_error;
+        for (fs::directory_iterator it(top->path(), inner_error); !inner_error && it != end; it.increment(inner_error)) {
+            const std::string name = it->path().filename().string();
+            struct stat info {};
+            if (!is_entry_name(name) || ::lstat(it->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
+            found.push_back(DiskCacheEntryInfo{
+                it->path(), name.substr(0, name.size() - kEntrySuffix.size()), static_cast<std::uint64_t>(info.st_size),
+                std::int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec});
+        }
+    }
+    std::sort(found.begin(), found.end(), [](const DiskCacheEntryInfo& a, const DiskCacheEntryInfo& b) {
+        return a.last_used_ns != b.last_used_ns ? a.last_used_ns > b.last_used_ns : a.path < b.path;
+    });
+    return found;
+}
+
+std::size_t DiskCache::clear() noexcept {
+    std::size_t removed = 0;
+    try {
+        for (const DiskCacheEntryInfo& entry : entries()) {
+            if (::unlink(entry.path.c_str()) == 0) ++removed;
+        }
+    } catch (...) {
+        ++io_errors_;  // out of memory while listing: what was removed stays removed
+    }
+    approximate_total_.store(0);
+    scanned_.store(false);
+    return removed;
+}
+
 }  // namespace kjarni::detail

@@ -29,6 +29,14 @@ struct DiskCacheStatistics {
     std::uint64_t io_errors = 0;        ///< failed reads, writes, renames, directory creations
 };
 
+/// One entry as a scan of the directory finds it.
+struct DiskCacheEntryInfo {
+    std::filesystem::path path;
+    std::string key_hex;          ///< the 32 hex digits of the file's name
+    std::uint64_t size = 0;       ///< of the file, header included
+    std::int64_t last_used_ns = 0;  ///< modification time (hits refresh it), since the epoch
+};
+
 struct DiskCacheSettings {
     static constexpr std::uint64_t default_max_bytes = std::uint64_t{1} << 30;
 
@@ -78,6 +86,12 @@ public:
     /// Scans the whole directory now and evicts down to 90% of the bound if it is over it (store()
     /// does this when needed; this is for tests and tools). Returns the entries' total size after.
     std::uint64_t enforce_size_bound() noexcept;
+
+    /// Every entry in the directory now, most recently used first (for tools).
+    std::vector<DiskCacheEntryInfo> entries() const;
+    /// Removes every entry (and stale temporary file); returns how many entries went. Entries that
+    /// other processes store meanwhile may survive.
+    std::size_t clear() noexcept;
 
 private:
     void maybe_enforce_size_bound() noexcept;

@@ -1,11 +1,11 @@
-#include "memory/parallel_copier.hpp"
+#include "staging/parallel_copier.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 
-#include "memory/streaming_copy.hpp"
+#include "staging/streaming_copy.hpp"
 
 namespace kjarni::detail {
 

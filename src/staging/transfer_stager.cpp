@@ -1,4 +1,4 @@
-#include "memory/transfer_stager.hpp"
+#include "staging/transfer_stager.hpp"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "kjarni/error.hpp"
-#include "memory/page_locked_registry.hpp"
-#include "memory/parallel_copier.hpp"
+#include "staging/page_locked_registry.hpp"
+#include "staging/parallel_copier.hpp"
 
 namespace kjarni::detail {
 

@@ -1,4 +1,4 @@
-#include "memory/streaming_copy.hpp"
+#include "staging/streaming_copy.hpp"
 
 #include <cstdint>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "memory/page_locked_registry.hpp"
+#include "staging/page_locked_registry.hpp"
 
 #include <cstdint>
 #include <map>
