@@ -43,7 +43,7 @@ if [ "$mode" = "--algorithms" ]; then
     printf '%-14s rc=%d  %s\n' "$selector" "$?" "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')" >>"$summary"
     grep -E '^\[  FAILED  \]' "$log" | head -20 >>"$summary"
   done
-  for b in "$build"/bench/kjarni_bench_algorithms* "$build"/bench/kjarni_bench_reduction* "$build"/bench/kjarni_bench_blas*; do
+  for b in "$build"/bench/kjarni_bench_algorithms* "$build"/bench/kjarni_bench_operations "$build"/bench/kjarni_bench_blas; do
     [ -x "$b" ] || continue
     "$b" --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
       --benchmark_report_aggregates_only=true --benchmark_counters_tabular=true 2>&1 | grep -E 'median|Benchmark|^-' 
