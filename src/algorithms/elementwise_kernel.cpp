@@ -240,19 +240,11 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
             kernel_args.push_back(detail::scalar_arg(bytes.data(), passed.itemsize()));
         }
     }
-    auto push_index = [&](std::int64_t v) {
-        if (plan.use_32_bits) {
-            const auto v32 = static_cast<std::int32_t>(v);
-            kernel_args.push_back(detail::scalar_arg(&v32, sizeof(v32)));
-        } else {
-            kernel_args.push_back(detail::scalar_arg(&v, sizeof(v)));
-        }
-    };
-    push_index(static_cast<std::int64_t>(n));
+    detail::push_index(kernel_args, static_cast<std::int64_t>(n), plan.use_32_bits);
     if (plan.flat) {
         for (std::size_t j = 0; j < plan.arrays.size(); ++j) {
-            push_index(plan.offsets[j]);
-            push_index(plan.space.ndim() == 0 ? 1 : plan.space.strides[j][0]);
+            detail::push_index(kernel_args, plan.offsets[j], plan.use_32_bits);
+            detail::push_index(kernel_args, plan.space.ndim() == 0 ? 1 : plan.space.strides[j][0], plan.use_32_bits);
         }
     } else {
         detail::push_layout_arguments(kernel_args, plan.space, plan.offsets, plan.use_32_bits);

@@ -219,22 +219,14 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
         const auto bytes = s.value.write(passed);
         args.push_back(detail::scalar_arg(bytes.data(), passed.itemsize()));
     }
-    auto push_index = [&](std::int64_t v) {
-        if (plan.use_32_bits) {
-            const auto v32 = static_cast<std::int32_t>(v);
-            args.push_back(detail::scalar_arg(&v32, sizeof(v32)));
-        } else {
-            args.push_back(detail::scalar_arg(&v, sizeof(v)));
-        }
-    };
     const std::size_t n = plan.space.size();
-    push_index(static_cast<std::int64_t>(n));
+    detail::push_index(args, static_cast<std::int64_t>(n), plan.use_32_bits);
     if (plan.layout == LayoutClass::strided) {
         detail::push_layout_arguments(args, plan.space, plan.offsets, plan.use_32_bits);
     } else {
         for (std::size_t k = 0; k < plan.offsets.size(); ++k) {
-            push_index(plan.offsets[k]);
-            push_index(plan.space.ndim() == 0 ? 1 : plan.space.strides[k][0]);
+            detail::push_index(args, plan.offsets[k], plan.use_32_bits);
+            detail::push_index(args, plan.space.ndim() == 0 ? 1 : plan.space.strides[k][0], plan.use_32_bits);
         }
     }
     const std::size_t items =

@@ -41,8 +41,6 @@ std::string decode_offsets(std::size_t ndim, const std::vector<std::string>& ope
     return out;
 }
 
-namespace {
-
 void push_index(std::vector<KernelArg>& args, std::int64_t value, bool use_32_bits) {
     if (use_32_bits) {
         const auto v = static_cast<std::int32_t>(value);
@@ -51,8 +49,6 @@ void push_index(std::vector<KernelArg>& args, std::int64_t value, bool use_32_bi
         args.push_back(scalar_arg(&value, sizeof(value)));
     }
 }
-
-}  // namespace
 
 void push_layout_arguments(std::vector<KernelArg>& args, const IterationSpace& space,
                            const std::vector<std::ptrdiff_t>& offsets, bool use_32_bits) {

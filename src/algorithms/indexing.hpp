@@ -28,6 +28,9 @@ std::string layout_parameters(std::size_t ndim, const std::vector<std::string>& 
 std::string decode_offsets(std::size_t ndim, const std::vector<std::string>& operands, const char* idx,
                            const std::string& flat);
 
+/// One index argument: int32_t or int64_t, as index_type(use_32_bits) declares it.
+void push_index(std::vector<KernelArg>& args, std::int64_t value, bool use_32_bits);
+
 /// The arguments matching layout_parameters: extents, then each operand's offset and strides.
 void push_layout_arguments(std::vector<KernelArg>& args, const IterationSpace& space,
                            const std::vector<std::ptrdiff_t>& offsets, bool use_32_bits);

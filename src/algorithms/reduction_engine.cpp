@@ -189,15 +189,6 @@ std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
                        spec.acc_ctype, spec.result.name(), types, spec.code);
 }
 
-void push_index(std::vector<KernelArg>& args, std::int64_t value, bool use_32_bits) {
-    if (use_32_bits) {
-        const auto v = static_cast<std::int32_t>(value);
-        args.push_back(scalar_arg(&v, sizeof(v)));
-    } else {
-        args.push_back(scalar_arg(&value, sizeof(value)));
-    }
-}
-
 std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::ptrdiff_t>& strides) {
     std::size_t r = 0;
     for (std::size_t d = 0; d < shape.size(); ++d)

@@ -208,15 +208,6 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
                        k.use_32_bits, k.group, spec.item_ctype, types, spec.code);
 }
 
-void push_index(std::vector<KernelArg>& args, std::int64_t value, bool use_32_bits) {
-    if (use_32_bits) {
-        const auto v = static_cast<std::int32_t>(value);
-        args.push_back(scalar_arg(&v, sizeof(v)));
-    } else {
-        args.push_back(scalar_arg(&value, sizeof(value)));
-    }
-}
-
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 }  // namespace
