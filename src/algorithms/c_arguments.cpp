@@ -110,24 +110,9 @@ std::vector<CArgument> parse_c_arguments(const std::string& declarations, const 
 }
 
 std::string c_type_name(const DType& dtype) {
-    switch (dtype.kind()) {
-        case Kind::bool_: return "bool";
-        case Kind::int8: return "int8_t";
-        case Kind::uint8: return "uint8_t";
-        case Kind::int16: return "int16_t";
-        case Kind::uint16: return "uint16_t";
-        case Kind::int32: return "int32_t";
-        case Kind::uint32: return "uint32_t";
-        case Kind::int64: return "int64_t";
-        case Kind::uint64: return "uint64_t";
-        case Kind::float16: return "half";
-        case Kind::float32: return "float";
-        case Kind::float64: return "double";
-        case Kind::complex64: return "complex64_t";
-        case Kind::complex128: return "complex128_t";
-        case Kind::struct_: break;
-    }
-    throw ArgumentError("dtype", fmt::format("{} is not a scalar type", dtype.name()));
+    if (dtype.is_struct()) throw ArgumentError("dtype", fmt::format("{} is not a scalar type", dtype.name()));
+    // The dtype layer's C names ("int32_t", "half", "complex64_t", ...).
+    return ctype(dtype).as_string();
 }
 
 }  // namespace kjarni::detail
