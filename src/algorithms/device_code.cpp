@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "algorithms/c_arguments.hpp"
+#include "kjarni/error.hpp"
 
 namespace kjarni::detail {
 
@@ -43,6 +46,15 @@ INLINE uint16_t kjarni_f2h(float f) { uint16_t h; vstore_half_rte(f, 0, (half*)&
 const std::string& algorithm_preamble() {
     static const std::string text = preamble_text;
     return text;
+}
+
+std::string render_user_code(const std::string& text, const Globals& globals, const std::string& what) {
+    try {
+        return render_with_modules(TemplateSource{text}, {}, globals);
+    } catch (const Error& e) {
+        throw ArgumentError("expressions", fmt::format("{}: the preamble or an expression does not render: {}", what,
+                                                       e.what()));
+    }
 }
 
 std::string storage_type(const DType& dtype) {

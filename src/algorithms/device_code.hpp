@@ -7,6 +7,7 @@
 
 #include "algorithms/generated_kernel.hpp"
 #include "kjarni/dtype.hpp"
+#include "kjarni/template/module.hpp"
 
 namespace kjarni::detail {
 
@@ -17,6 +18,10 @@ namespace kjarni::detail {
 const std::string& algorithm_preamble();
 /// The same text as a C string, for code that builds sources with fmt.
 inline const char* algorithm_helpers() { return algorithm_preamble().c_str(); }
+
+/// A kernel template holding the user's preamble and expressions, rendered with their globals
+/// (Modules and Snippets land once at the top); a RenderError becomes an ArgumentError naming `what`.
+std::string render_user_code(const std::string& text, const Globals& globals, const std::string& what);
 
 /// The C type of an array element in memory as a pointer-style kernel (ElementwiseKernel, whose
 /// operation indexes arrays itself) declares it: "uint8_t" for bool (numpy's one byte; OpenCL

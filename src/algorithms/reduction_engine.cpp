@@ -26,6 +26,7 @@
 #include <fmt/ranges.h>
 
 #include "algorithms/generated_kernel.hpp"
+#include "algorithms/device_code.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
@@ -53,12 +54,7 @@ FUNCTION INLINE {} kjarni_finish(KJARNI_ACC a, int64_t count) {{ return ({}); }}
 )",
                                          preamble, neutral, reduce_expr, params, map_expr, compute_ctype(result),
                                          finish_expr);
-    try {
-        return render_with_modules(TemplateSource{text}, {}, render_globals);
-    } catch (const Error& e) {
-        throw ArgumentError("expressions", fmt::format("{}: the preamble or an expression does not render: {}", what,
-                                                       e.what()));
-    }
+    return render_user_code(text, render_globals, what);
 }
 
 namespace {

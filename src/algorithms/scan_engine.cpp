@@ -26,6 +26,7 @@
 #include <fmt/ranges.h>
 
 #include "algorithms/generated_kernel.hpp"
+#include "algorithms/device_code.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
@@ -55,12 +56,7 @@ FUNCTION INLINE void kjarni_output(KJARNI_IDX i, KJARNI_ITEM item, KJARNI_ITEM p
 }}
 )",
                                          preamble, neutral, scan_expr, params, input_expr, params, output_statement);
-    try {
-        return render_with_modules(TemplateSource{text}, {}, render_globals);
-    } catch (const Error& e) {
-        throw ArgumentError("expressions", fmt::format("{}: the preamble or an expression does not render: {}", what,
-                                                       e.what()));
-    }
+    return render_user_code(text, render_globals, what);
 }
 
 namespace {
