@@ -22,6 +22,8 @@ struct RawCuda {
     decltype(&::cuMemFreeHost) free_host = nullptr;
     decltype(&::cuMemcpyHtoD_v2) copy_to_device = nullptr;
     decltype(&::cuMemcpyDtoH_v2) copy_to_host = nullptr;
+    // Optional: nullptr where the driver lacks it (the rest of the table stays usable).
+    decltype(&::cuMemcpyPeerAsync) copy_peer_async = nullptr;
 };
 
 /// The table, loaded once; nullptr when libcuda or any of the functions is missing.
@@ -44,6 +46,7 @@ inline const RawCuda* raw_cuda() {
         load(t.free_host, "cuMemFreeHost");
         load(t.copy_to_device, "cuMemcpyHtoD_v2");
         load(t.copy_to_host, "cuMemcpyDtoH_v2");
+        load(t.copy_peer_async, "cuMemcpyPeerAsync");
         return t;
     }();
     const bool complete = table.set_current && table.synchronize && table.launch && table.alloc && table.free &&

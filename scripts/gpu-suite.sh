@@ -8,6 +8,9 @@
 #   bash scripts/gpu-suite.sh --gpu      # --quick through CUDA and NVIDIA's OpenCL only (no PoCL)
 #   bash scripts/gpu-suite.sh --algorithms  # the algorithm tests through CUDA and NVIDIA's OpenCL,
 #                                           # the algorithm benchmarks and PyTorch/CuPy's same figures
+#   bash scripts/gpu-suite.sh --multi-gpu   # on a machine with several GPUs: the multi-GPU benchmarks
+#                                           # first (alone), then the whole suite through CUDA and
+#                                           # through NVIDIA's OpenCL side by side, each with every GPU
 # One device-tool call may run 10 minutes: the full run can exceed that (PoCL compiles the function
 # module sweep cold in about 4 minutes there), so use --quick and --bench in two calls.
 set -uo pipefail
@@ -52,6 +55,24 @@ if [ "$mode" = "--algorithms" ]; then
       --benchmark_report_aggregates_only=true --benchmark_counters_tabular=true 2>&1 | grep -E 'median|Benchmark|^-'
   done >"$out/bench-algorithms.txt"
   cat "$summary"
+  exit 0
+fi
+if [ "$mode" = "--multi-gpu" ]; then
+  nvidia-smi topo -m >"$out/topology.txt" 2>&1
+  timeout 150 "$build/bench/kjarni_bench_multi_gpu" --rounds 7 >"$out/multi-gpu.md" 2>&1
+  echo "multi-gpu bench rc=$?" >>"$summary"
+  # The two suites share the GPUs (each uses a fraction of their memory); the benchmarks are done.
+  limit=${KJARNI_SUITE_SECONDS:-300}
+  KJARNI_TEST=cuda timeout "$limit" "$build/tests/kjarni_tests" >"$out/tests-cuda.log" 2>&1 &
+  KJARNI_TEST=opencl:NVIDIA timeout "$limit" "$build/tests/kjarni_tests" >"$out/tests-nvidia-opencl.log" 2>&1 &
+  wait
+  for name in cuda nvidia-opencl; do
+    log="$out/tests-$name.log"
+    printf '%-16s %s | %s\n' "$name" "$(grep -E '^\[==========\] [0-9]+ tests' "$log" | tail -1)" \
+      "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')" >>"$summary"
+    grep -E '^\[  FAILED  \]' "$log" | head -20 >>"$summary"
+  done
+  cat "$summary" "$out/multi-gpu.md"
   exit 0
 fi
 if [ "$mode" != "--bench" ]; then

@@ -1,0 +1,214 @@
+// The figures that need several GPUs, printed as one Markdown table (and CSV with --csv):
+//   scaling    y = a*x + b over float32 on an EqualSplay MultiArray over the first GPU of a platform
+//              and over all of its GPUs (CUDA, and every OpenCL platform with GPUs). x and y hold
+//              KJARNI_BENCH_SCALING_MIB MiB each in all (default 4096: 8 GiB touched per step), so
+//              every device's share shrinks as devices are added, as strong scaling does.
+//   peer copy  device 0 -> device 1 of one context through Buffer::set, against the raw call on the
+//              same buffers and queue (cuMemcpyPeerAsync / clEnqueueCopyBuffer), 64 MiB and 1 GiB.
+// Every figure is the median of interleaved rounds: each round times every configuration once,
+// so that all of them see the same machine noise. KJARNI_BENCH_ANY_DEVICE=1 takes CPU devices too.
+// With one GPU the scaling rows still run (1 of 1)
+// and the peer-copy rows are left out.
+//
+//   kjarni_bench_multi_gpu [--rounds N] [--csv]
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kjarni/kjarni.hpp"
+
+#ifdef KJARNI_BENCH_RAW_CUDA
+#include "raw_cuda.hpp"
+#endif
+#ifdef KJARNI_BENCH_RAW_OPENCL
+#include <CL/cl.h>
+#endif
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+std::size_t scaling_bytes() {
+    const char* mib = std::getenv("KJARNI_BENCH_SCALING_MIB");
+    const long value = mib != nullptr ? std::atol(mib) : 0;
+    return (value > 0 ? static_cast<std::size_t>(value) : 4096) << 20;
+}
+
+// One timed configuration: `step` enqueues the work, `wait` waits for it; `bytes` moved per step.
+struct Case {
+    std::string name;
+    std::string baseline;  // the name of the case this one is compared with ("" for none)
+    double bytes = 0;
+    std::function<void()> step;
+    std::function<void()> wait;
+    std::vector<double> seconds;
+};
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Each timing covers `batch` steps so that the final wait costs little.
+constexpr int batch = 10;
+
+void time_once(Case& c) {
+    const auto start = clock_type::now();
+    for (int k = 0; k < batch; ++k) c.step();
+    c.wait();
+    c.seconds.push_back(std::chrono::duration<double>(clock_type::now() - start).count() / batch);
+}
+
+// The GPUs of a platform; every device with KJARNI_BENCH_ANY_DEVICE=1 (to try the bench on PoCL).
+std::vector<kjarni::Device> gpus_of(const kjarni::Platform& platform) {
+    const char* any = std::getenv("KJARNI_BENCH_ANY_DEVICE");
+    const bool any_device = any != nullptr && std::strcmp(any, "1") == 0;
+    std::vector<kjarni::Device> gpus;
+    for (const kjarni::Device& device : platform.devices()) {
+        if (any_device || device.params().type == kjarni::DeviceType::gpu) gpus.push_back(device);
+    }
+    return gpus;
+}
+
+// y = a*x + b on an EqualSplay MultiArray over `devices`.
+Case scaling_case(const std::string& platform_name, std::span<const kjarni::Device> devices,
+                  const std::string& baseline) {
+    const kjarni::Context context = kjarni::Context::from_devices(devices);
+    const kjarni::MultiQueue queue = kjarni::MultiQueue::on_devices(context.devices());
+    const std::size_t n = scaling_bytes() / sizeof(float);
+    const auto x = kjarni::MultiArray::empty(context.devices(), {n}, kjarni::dtypes::float32);
+    const auto y = kjarni::MultiArray::empty(context.devices(), {n}, kjarni::dtypes::float32);
+    for (const kjarni::Queue& q : queue.queues()) kjarni::fill(q, x.part(q.device()), 1.25);
+    const kjarni::Expr expression = 2.5f * kjarni::Expr(x) + 0.5f;
+    Case c;
+    c.name = fmt::format("scaling {} x{}", platform_name, devices.size());
+    c.baseline = baseline;
+    c.bytes = 2.0 * static_cast<double>(n * sizeof(float));
+    c.step = [queue, y, expression] { kjarni::assign(queue, y, expression); };
+    c.wait = [queue] { queue.synchronize(); };
+    c.step();  // compiles the kernel on every device outside the timing
+    c.wait();
+    return c;
+}
+
+// Buffer::set from device 0 to device 1 of one context, and the raw call on the same objects.
+void add_peer_cases(std::vector<Case>& cases, const std::string& platform_name,
+                    std::span<const kjarni::Device> devices) {
+    const kjarni::Context context = kjarni::Context::from_devices(devices.first(2));
+    const kjarni::Queue queue(context.devices()[0]);
+    for (const std::size_t size : {std::size_t{64} << 20, std::size_t{1} << 30}) {
+        const auto source = kjarni::Buffer::allocate(context.devices()[0], size);
+        const auto dest = kjarni::Buffer::allocate(context.devices()[1], size);
+        const std::byte pattern[4] = {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}};
+        source.fill(queue, pattern);
+        const std::string label = fmt::format("peer copy {} {} MiB", platform_name, size >> 20);
+        Case k;
+        k.name = label + " kjarni";
+        k.bytes = static_cast<double>(size);
+        k.step = [queue, source, dest] { dest.set(queue, source, true); };
+        k.wait = [queue] { queue.synchronize(); };
+        Case raw;
+        raw.name = label + " raw";
+        raw.bytes = k.bytes;
+        raw.wait = k.wait;
+        const kjarni::Api api = context.api();
+        if (api.shortcut() == "cuda") {
+#ifdef KJARNI_BENCH_RAW_CUDA
+            const auto* cu = kjarni_bench::raw_cuda();
+            if (cu == nullptr || cu->copy_peer_async == nullptr) continue;
+            const auto to_context = reinterpret_cast<CUcontext>(context.native_handle(1));
+            const auto from_context = reinterpret_cast<CUcontext>(context.native_handle(0));
+            const auto stream = reinterpret_cast<CUstream>(queue.native_handle());
+            raw.step = [=] {
+                cu->set_current(from_context);
+                cu->copy_peer_async(static_cast<CUdeviceptr>(dest.native_handle()), to_context,
+                                    static_cast<CUdeviceptr>(source.native_handle()), from_context, size, stream);
+            };
+#endif
+        } else {
+#ifdef KJARNI_BENCH_RAW_OPENCL
+            const auto cl_queue = reinterpret_cast<cl_command_queue>(queue.native_handle());
+            const auto from = reinterpret_cast<cl_mem>(source.native_handle());
+            const auto to = reinterpret_cast<cl_mem>(dest.native_handle());
+            raw.step = [=] { clEnqueueCopyBuffer(cl_queue, from, to, 0, 0, size, 0, nullptr, nullptr); };
+#endif
+        }
+        k.step();
+        k.wait();
+        if (raw.step) {
+            k.baseline = raw.name;
+            raw.step();
+            raw.wait();
+            cases.push_back(std::move(raw));
+        }
+        cases.push_back(std::move(k));
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int rounds = 7;
+    bool csv = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+            rounds = std::max(1, std::atoi(argv[++i]));
+        } else if (std::strcmp(argv[i], "--csv") == 0) {
+            csv = true;
+        } else {
+            fmt::print(stderr, "usage: {} [--rounds N] [--csv]\n", argv[0]);
+            return 2;
+        }
+    }
+    std::vector<Case> cases;
+    for (const kjarni::Api& api : kjarni::Api::all_available()) {
+        for (const kjarni::Platform& platform : kjarni::Platform::all(api)) {
+            const std::vector<kjarni::Device> gpus = gpus_of(platform);
+            if (gpus.empty()) continue;
+            const std::string name = fmt::format("{}/{}", api.shortcut(), platform.name());
+            try {
+                cases.push_back(scaling_case(name, std::span(gpus).first(1), ""));
+                if (gpus.size() > 1) cases.push_back(scaling_case(name, gpus, cases.back().name));
+                if (gpus.size() > 1) add_peer_cases(cases, name, gpus);
+            } catch (const kjarni::Error& e) {
+                fmt::print(stderr, "{}: skipped: {}\n", name, e.what());
+            }
+        }
+    }
+    for (int round = 0; round < rounds; ++round) {
+        for (Case& c : cases) time_once(c);
+    }
+    auto find = [&](const std::string& name) -> const Case* {
+        for (const Case& c : cases) {
+            if (c.name == name) return &c;
+        }
+        return nullptr;
+    };
+    if (csv) {
+        fmt::print("case,median_ms,GB_per_s,baseline,ratio\n");
+    } else {
+        fmt::print("| case | median ms | GB/s | against | ratio |\n| --- | --- | --- | --- | --- |\n");
+    }
+    for (const Case& c : cases) {
+        const double t = median(c.seconds);
+        const double rate = c.bytes / t * 1e-9;
+        const Case* base = c.baseline.empty() ? nullptr : find(c.baseline);
+        // Scaling compares throughput with one device's; a copy compares with the raw call's.
+        const std::string ratio = base != nullptr ? fmt::format("{:.3f}", median(base->seconds) / t) : "";
+        const std::string against = base != nullptr ? base->name : "";
+        if (csv) {
+            fmt::print("{},{:.4f},{:.1f},{},{}\n", c.name, t * 1e3, rate, against, ratio);
+        } else {
+            fmt::print("| {} | {:.4f} | {:.1f} | {} | {} |\n", c.name, t * 1e3, rate, against, ratio);
+        }
+    }
+    return 0;
+}
