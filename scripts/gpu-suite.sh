@@ -87,11 +87,18 @@ if [ "$mode" != "--bench" ]; then
 fi
 
 if [ "$mode" = "--bench" ] || [ -z "$mode" ]; then
-  for b in "$build"/bench/kjarni_bench_*; do
+  # The core benchmarks, each bounded in time, as JSON; then one table of every figure with its raw
+  # baseline and the ratio (bench/table.py). Interleaved repetitions: kjarni and the raw baseline see
+  # the same machine noise.
+  for name in launch transfers programs pool; do
+    b="$build/bench/kjarni_bench_$name"
     [ -x "$b" ] || continue
-    # Interleaved repetitions: kjarni and the raw baseline see the same machine noise.
-    "$b" --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true \
-      --benchmark_report_aggregates_only=true 2>&1
-  done >"$out/bench.txt"
+    timeout "${KJARNI_BENCH_SECONDS:-100}" "$b" --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
+      --benchmark_min_time=0.05 --benchmark_out="$out/bench-$name.json" --benchmark_out_format=json \
+      --benchmark_report_aggregates_only=true >"$out/bench-$name.txt" 2>&1
+    echo "bench $name rc=$?" >>"$summary"
+  done
+  python3 bench/table.py --csv "$out/bench-table.csv" --markdown "$out/bench-table.md" "$out"/bench-*.json
+  cat "$out/bench-table.md"
 fi
 cat "$summary"

@@ -30,6 +30,10 @@
 //    each other only at synchronization points (the end of a kernel that the host waited for, a
 //    map, an unmap). Concurrent access to the same bytes is a race unless both sides use atomics,
 //    which needs svm_atomics (CL_MEM_SVM_ATOMICS is set when the devices have it).
+// When several devices may use one allocation at the same time: CUDA with concurrentManagedAccess
+// and OpenCL fine-grained SVM allow it (on disjoint bytes, or with atomics); coarse-grained SVM
+// allows one device at a time, ordered by events (NVIDIA's OpenCL crashed with two H200s writing
+// disjoint halves of one coarse-grained allocation at once).
 //
 // What kjarni does for you: host_access(queue) is the portable way to reach the memory from the
 // host. It waits for the queue's work (only that queue's: wait for other queues using the memory

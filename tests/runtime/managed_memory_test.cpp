@@ -379,8 +379,16 @@ TEST(ManagedMemoryMultiDevice, BothDevicesWriteOneAllocation) {
         std::copy(values.begin(), values.end(), scope.as_span<std::int32_t>().begin());
     }
     const Program program(context->devices(), kernels_source);
-    // Device 0 updates the first half, device 1 the second, at the same time.
+    // Device 0 updates the first half, device 1 the second: at the same time where both devices may
+    // use managed memory concurrently (CUDA's concurrentManagedAccess, fine-grained SVM); one after
+    // the other otherwise, as coarse-grained SVM allows only between synchronization points (NVIDIA's
+    // OpenCL crashes on two H200s when both devices write one coarse-grained buffer at once).
+    const auto concurrent = [](const BoundDevice& d) {
+        const ManagedMemoryCapabilities c = managed_memory_capabilities(d.device());
+        return c.concurrent_managed_access || c.svm_fine_grain_buffer;
+    };
     program.kernel("triple_plus_one")(q0, {half}, std::nullopt, v, 0u, static_cast<unsigned>(half));
+    if (!concurrent(d0) || !concurrent(d1)) q1.wait_for(q0.record_event());
     program.kernel("triple_plus_one")(q1, {half}, std::nullopt, v, static_cast<unsigned>(half),
                                       static_cast<unsigned>(half));
     q0.synchronize();
