@@ -24,8 +24,10 @@ def is_baseline(variant):
 
 
 def medians(paths):
-    """{(case, variant, tag): {"time": seconds, counter: value, ...}} over every file."""
-    samples = {}
+    """{(case, variant, tag): {"time": seconds, counter: value, ...}} over every file: the median of
+    the individual repetitions, or Google Benchmark's own median aggregate where a file holds only
+    aggregates (--benchmark_report_aggregates_only)."""
+    runs, aggregates = {}, {}
     for path in paths:
         with open(path, encoding="utf-8") as f:
             try:
@@ -34,20 +36,27 @@ def medians(paths):
                 print(f"{path}: not JSON ({error}); skipped", file=sys.stderr)
                 continue
         for b in report.get("benchmarks", []):
-            if b.get("run_type") == "aggregate" or "error_occurred" in b:
+            if "error_occurred" in b:
                 continue
+            if b.get("run_type") == "aggregate":
+                if b.get("aggregate_name") != "median":
+                    continue
+                target = aggregates
+            else:
+                target = runs
             parts = b["run_name"].split("/")
             if len(parts) < 3:
                 continue
             key = (parts[0], parts[1], "/".join(parts[2:]))
             unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
-            entry = samples.setdefault(key, {"time": []})
+            entry = target.setdefault(key, {"time": []})
             entry["time"].append(b["real_time"] * unit)
             for name, value in b.items():
                 if isinstance(value, (int, float)) and (name.endswith("/s") or name.endswith("per_second")):
                     entry.setdefault(name, []).append(value)
+    merged = {**aggregates, **runs}
     return {key: {name: statistics.median(values) for name, values in entry.items()}
-            for key, entry in samples.items()}
+            for key, entry in merged.items()}
 
 
 def rows(figures):

@@ -95,7 +95,7 @@ if [ "$mode" = "--bench" ] || [ -z "$mode" ]; then
     [ -x "$b" ] || continue
     timeout "${KJARNI_BENCH_SECONDS:-100}" "$b" --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
       --benchmark_min_time=0.05 --benchmark_out="$out/bench-$name.json" --benchmark_out_format=json \
-      --benchmark_report_aggregates_only=true >"$out/bench-$name.txt" 2>&1
+      --benchmark_display_aggregates_only=true >"$out/bench-$name.txt" 2>&1
     echo "bench $name rc=$?" >>"$summary"
   done
   python3 bench/table.py --csv "$out/bench-table.csv" --markdown "$out/bench-table.md" "$out"/bench-*.json
