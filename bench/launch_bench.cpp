@@ -1,5 +1,7 @@
 // Host cost of a kernel launch: kjarni's prepared kernel (enqueue: no event; call: with an event)
-// against the raw driver call on the same compiled kernel and queue, with 0 and 5 arguments.
+// against the raw driver call on the same compiled kernel and queue, with 0, 5 and 8 arguments,
+// and a launch that returns an event against the raw launch plus the raw event (cuEventRecord of an
+// event made once; an OpenCL launch that returns its event, released at once).
 // The raw CUDA baseline calls cuLaunchKernel through dlopen'ed libcuda; the raw OpenCL one sets
 // the arguments and calls clEnqueueNDRangeKernel each time, as kjarni does.
 //
@@ -27,6 +29,11 @@ KERNEL void five(GLOBAL_MEM float* a, GLOBAL_MEM float* b, float c, int d, unsig
 {
     if (c == 12345.0f && d == 1 && e == 2u) a[0] = b[0];
 }
+KERNEL void eight(GLOBAL_MEM float* a, GLOBAL_MEM float* b, float c, int d, unsigned int e,
+                  GLOBAL_MEM float* f, float g, int h)
+{
+    if (c == 12345.0f && d == 1 && e == 2u && g == 3.0f && h == 4) a[0] = b[0] + f[0];
+}
 )";
 
 struct Setup {
@@ -35,6 +42,7 @@ struct Setup {
     kjarni::Program program;
     kjarni::PreparedKernel empty;
     kjarni::PreparedKernel five;
+    kjarni::PreparedKernel eight;
     kjarni::Buffer a;
     kjarni::Buffer b;
 };
@@ -50,7 +58,8 @@ std::shared_ptr<Setup> make_setup(const kjarni::Device& first) {
     kjarni::Program program(device, source);
     auto empty = program.kernel("empty").prepare({32}, kjarni::Sizes{32});
     auto five = program.kernel("five").prepare({32}, kjarni::Sizes{32});
-    return std::make_shared<Setup>(Setup{context, queue, program, empty, five,
+    auto eight = program.kernel("eight").prepare({32}, kjarni::Sizes{32});
+    return std::make_shared<Setup>(Setup{context, queue, program, empty, five, eight,
                                          kjarni::Buffer::allocate(device, 64), kjarni::Buffer::allocate(device, 64)});
 }
 
@@ -72,6 +81,15 @@ void kjarni_enqueue_5(benchmark::State& state, std::shared_ptr<Setup> s) {
     s->queue.synchronize();
 }
 
+void kjarni_enqueue_8(benchmark::State& state, std::shared_ptr<Setup> s) {
+    int n = 0;
+    for (auto _ : state) {
+        s->eight.enqueue(s->queue, s->a, s->b, 1.5f, 7, 9u, s->a, 2.5f, 11);
+        if (++n % sync_every == 0) s->queue.synchronize();
+    }
+    s->queue.synchronize();
+}
+
 void kjarni_call_with_event_5(benchmark::State& state, std::shared_ptr<Setup> s) {
     int n = 0;
     for (auto _ : state) {
@@ -85,45 +103,61 @@ void kjarni_call_with_event_5(benchmark::State& state, std::shared_ptr<Setup> s)
 using kjarni_bench::RawCuda;
 using kjarni_bench::raw_cuda;
 
-void raw_cuda_launch(benchmark::State& state, std::shared_ptr<Setup> s, bool with_args) {
+// arguments: 0, 5 or 8 (the kernels empty, five, eight); with_event: an event recorded after each
+// launch, as a kjarni launch that returns an Event does (the event made once, outside the loop).
+void raw_cuda_launch(benchmark::State& state, std::shared_ptr<Setup> s, int arguments, bool with_event) {
     const RawCuda& cu = *raw_cuda();
     const auto device = s->queue.device();
-    auto function = reinterpret_cast<CUfunction>(s->program.kernel(with_args ? "five" : "empty").native_handle(device));
+    const char* name = arguments == 0 ? "empty" : arguments == 5 ? "five" : "eight";
+    auto function = reinterpret_cast<CUfunction>(s->program.kernel(name).native_handle(device));
     auto stream = reinterpret_cast<CUstream>(s->queue.native_handle());
     CUdeviceptr a = s->a.native_handle(), b = s->b.native_handle();
-    float c = 1.5f;
-    int d = 7;
+    float c = 1.5f, g = 2.5f;
+    int d = 7, h = 11;
     unsigned e = 9;
-    void* params[] = {&a, &b, &c, &d, &e};
+    void* params[] = {&a, &b, &c, &d, &e, &a, &g, &h};
+    CUevent event = nullptr;
+    if (with_event) cu.event_create(&event, CU_EVENT_DEFAULT);
     int n = 0;
     for (auto _ : state) {
-        cu.launch(function, 1, 1, 1, 32, 1, 1, 0, stream, with_args ? params : nullptr, nullptr);
+        cu.launch(function, 1, 1, 1, 32, 1, 1, 0, stream, arguments != 0 ? params : nullptr, nullptr);
+        if (with_event) cu.event_record(event, stream);
         if (++n % sync_every == 0) cu.synchronize(stream);
     }
     cu.synchronize(stream);
+    if (with_event) cu.event_destroy(event);
 }
 #endif
 
 #ifdef KJARNI_BENCH_RAW_OPENCL
-void raw_opencl_launch(benchmark::State& state, std::shared_ptr<Setup> s, bool with_args) {
+// As raw_cuda_launch; with_event: the launch returns an event, released at once.
+void raw_opencl_launch(benchmark::State& state, std::shared_ptr<Setup> s, int arguments, bool with_event) {
     const auto device = s->queue.device();
-    auto kernel = reinterpret_cast<cl_kernel>(s->program.kernel(with_args ? "five" : "empty").native_handle(device));
+    const char* name = arguments == 0 ? "empty" : arguments == 5 ? "five" : "eight";
+    auto kernel = reinterpret_cast<cl_kernel>(s->program.kernel(name).native_handle(device));
     auto queue = reinterpret_cast<cl_command_queue>(s->queue.native_handle());
     cl_mem a = reinterpret_cast<cl_mem>(s->a.native_handle()), b = reinterpret_cast<cl_mem>(s->b.native_handle());
-    float c = 1.5f;
-    int d = 7;
+    float c = 1.5f, g = 2.5f;
+    int d = 7, h = 11;
     unsigned e = 9;
     const std::size_t global = 32, local = 32;
     int n = 0;
     for (auto _ : state) {
-        if (with_args) {
+        if (arguments >= 5) {
             clSetKernelArg(kernel, 0, sizeof a, &a);
             clSetKernelArg(kernel, 1, sizeof b, &b);
             clSetKernelArg(kernel, 2, sizeof c, &c);
             clSetKernelArg(kernel, 3, sizeof d, &d);
             clSetKernelArg(kernel, 4, sizeof e, &e);
         }
-        clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+        if (arguments == 8) {
+            clSetKernelArg(kernel, 5, sizeof a, &a);
+            clSetKernelArg(kernel, 6, sizeof g, &g);
+            clSetKernelArg(kernel, 7, sizeof h, &h);
+        }
+        cl_event event = nullptr;
+        clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, with_event ? &event : nullptr);
+        if (event != nullptr) clReleaseEvent(event);
         if (++n % sync_every == 0) clFinish(queue);
     }
     clFinish(queue);
@@ -148,20 +182,24 @@ int main(int argc, char** argv) {
         const std::string tag = fmt::format("{}/{}", api.shortcut(), setup->queue.device().name());
         benchmark::RegisterBenchmark(("launch_0_args/kjarni_enqueue/" + tag).c_str(), kjarni_enqueue_0, setup);
         benchmark::RegisterBenchmark(("launch_5_args/kjarni_enqueue/" + tag).c_str(), kjarni_enqueue_5, setup);
-        benchmark::RegisterBenchmark(("launch_5_args/kjarni_call_with_event/" + tag).c_str(),
-                                     kjarni_call_with_event_5, setup);
+        benchmark::RegisterBenchmark(("launch_8_args/kjarni_enqueue/" + tag).c_str(), kjarni_enqueue_8, setup);
+        benchmark::RegisterBenchmark(("launch_5_args_event/kjarni_call/" + tag).c_str(), kjarni_call_with_event_5,
+                                     setup);
+        // The raw launcher of this API, if the benchmark was built with it.
+        void (*raw)(benchmark::State&, std::shared_ptr<Setup>, int, bool) = nullptr;
 #ifdef KJARNI_BENCH_RAW_CUDA
-        if (api.id() == kjarni::ApiId::cuda() && raw_cuda() != nullptr) {
-            benchmark::RegisterBenchmark(("launch_0_args/raw/" + tag).c_str(), raw_cuda_launch, setup, false);
-            benchmark::RegisterBenchmark(("launch_5_args/raw/" + tag).c_str(), raw_cuda_launch, setup, true);
-        }
+        if (api.id() == kjarni::ApiId::cuda() && raw_cuda() != nullptr) raw = raw_cuda_launch;
 #endif
 #ifdef KJARNI_BENCH_RAW_OPENCL
-        if (api.id() == kjarni::ApiId::opencl()) {
-            benchmark::RegisterBenchmark(("launch_0_args/raw/" + tag).c_str(), raw_opencl_launch, setup, false);
-            benchmark::RegisterBenchmark(("launch_5_args/raw/" + tag).c_str(), raw_opencl_launch, setup, true);
-        }
+        if (api.id() == kjarni::ApiId::opencl()) raw = raw_opencl_launch;
 #endif
+        if (raw != nullptr) {
+            benchmark::RegisterBenchmark(("launch_0_args/raw/" + tag).c_str(), raw, setup, 0, false);
+            benchmark::RegisterBenchmark(("launch_5_args/raw/" + tag).c_str(), raw, setup, 5, false);
+            benchmark::RegisterBenchmark(("launch_8_args/raw/" + tag).c_str(), raw, setup, 8, false);
+            benchmark::RegisterBenchmark(("launch_5_args_event/raw_launch_and_event/" + tag).c_str(), raw, setup, 5,
+                                         true);
+        }
       }
     }
     benchmark::RunSpecifiedBenchmarks();

@@ -24,6 +24,9 @@ struct RawCuda {
     decltype(&::cuMemcpyDtoH_v2) copy_to_host = nullptr;
     // Optional: nullptr where the driver lacks it (the rest of the table stays usable).
     decltype(&::cuMemcpyPeerAsync) copy_peer_async = nullptr;
+    decltype(&::cuEventCreate) event_create = nullptr;
+    decltype(&::cuEventRecord) event_record = nullptr;
+    decltype(&::cuEventDestroy_v2) event_destroy = nullptr;
 };
 
 /// The table, loaded once; nullptr when libcuda or any of the functions is missing.
@@ -47,11 +50,15 @@ inline const RawCuda* raw_cuda() {
         load(t.copy_to_device, "cuMemcpyHtoD_v2");
         load(t.copy_to_host, "cuMemcpyDtoH_v2");
         load(t.copy_peer_async, "cuMemcpyPeerAsync");
+        load(t.event_create, "cuEventCreate");
+        load(t.event_record, "cuEventRecord");
+        load(t.event_destroy, "cuEventDestroy_v2");
         return t;
     }();
     const bool complete = table.set_current && table.synchronize && table.launch && table.alloc && table.free &&
                           table.alloc_async && table.free_async && table.host_alloc && table.free_host &&
-                          table.copy_to_device && table.copy_to_host;
+                          table.copy_to_device && table.copy_to_host && table.event_create && table.event_record &&
+                          table.event_destroy;
     return complete ? &table : nullptr;
 }
 

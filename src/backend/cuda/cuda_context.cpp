@@ -66,11 +66,14 @@ void CudaContext::add(std::shared_ptr<Device> device, CUdevice cu_device, CUcont
     devices_.push_back(std::move(device));
     cu_devices_.push_back(cu_device);
     contexts_.push_back(handle);
+    event_pools_.push_back(std::make_unique<CudaEventPool>(driver_, handle));
 }
 
 CudaContext::~CudaContext() {
     // Errors are ignored: a destructor cannot report them, and at process exit the driver may have
-    // shut down already (CUDA_ERROR_DEINITIALIZED).
+    // shut down already (CUDA_ERROR_DEINITIALIZED). The pooled events go first, while their
+    // contexts still exist.
+    event_pools_.clear();
     for (std::size_t i = 0; i < contexts_.size(); ++i) {
         switch (ownership_) {
             case Ownership::primary:

@@ -11,6 +11,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_driver.hpp"
+#include "backend/cuda/cuda_event_pool.hpp"
 
 namespace kjarni::backend::cuda {
 
@@ -77,6 +78,8 @@ public:
     const Driver& driver() const noexcept { return driver_; }
     CUcontext cu_context(std::size_t device_index) const noexcept { return contexts_[device_index]; }
     CUdevice cu_device(std::size_t device_index) const noexcept { return cu_devices_[device_index]; }
+    /// The device's pool of reusable events.
+    CudaEventPool& event_pool(std::size_t device_index) const noexcept { return *event_pools_[device_index]; }
 
 private:
     CudaContext(CudaApi& api, Ownership ownership);
@@ -93,6 +96,8 @@ private:
     std::vector<CUcontext> contexts_;
     /// peer_[from * n + to]: whether peer access from `from` to `to` is enabled.
     std::vector<bool> peer_;
+    /// One per device; emptied before the contexts are released.
+    std::vector<std::unique_ptr<CudaEventPool>> event_pools_;
 };
 
 }  // namespace kjarni::backend::cuda

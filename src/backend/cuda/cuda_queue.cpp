@@ -15,20 +15,19 @@ namespace kjarni::backend::cuda {
 CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index)
     : context_(std::move(context)), device_index_(device_index) {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    // CU_EVENT_DEFAULT keeps timing on: time_since needs it.
-    CUevent event = nullptr;
-    KJARNI_CU(context_->driver(), EventCreate, &event, static_cast<unsigned int>(CU_EVENT_DEFAULT));
-    event_ = DriverHandle<CUevent>(context_->driver(), context_->cu_context(device_index_), event);
+    event_ = context_->event_pool(device_index_).take();
 }
+
+CudaEvent::~CudaEvent() { context_->event_pool(device_index_).give_back(event_); }
 
 void CudaEvent::wait() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    KJARNI_CU(context_->driver(), EventSynchronize, event_.get());
+    KJARNI_CU(context_->driver(), EventSynchronize, event_);
 }
 
 bool CudaEvent::is_complete() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    const CUresult result = context_->driver().EventQuery(event_.get());
+    const CUresult result = context_->driver().EventQuery(event_);
     if (result == CUDA_SUCCESS) return true;
     if (result == CUDA_ERROR_NOT_READY) return false;
     throw_cuda_error(context_->driver(), result, "cuEventQuery");
@@ -39,7 +38,7 @@ double CudaEvent::time_since(Event& earlier) {
     auto& start = static_cast<CudaEvent&>(earlier);
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
     float milliseconds = 0.0f;
-    KJARNI_CU(context_->driver(), EventElapsedTime, &milliseconds, start.event_.get(), event_.get());
+    KJARNI_CU(context_->driver(), EventElapsedTime, &milliseconds, start.event_, event_);
     return static_cast<double>(milliseconds);
 }
 

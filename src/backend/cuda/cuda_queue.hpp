@@ -14,21 +14,23 @@ class CudaContext;
 
 class CudaEvent final : public Event {
 public:
-    /// Creates an (unrecorded) event in the context of device `device_index`.
+    /// An (unrecorded) event in the context of device `device_index`, from the device's event pool.
     CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index);
     CudaEvent(const CudaEvent&) = delete;
     CudaEvent& operator=(const CudaEvent&) = delete;
+    /// Gives the CUevent back to the pool.
+    ~CudaEvent() override;
 
     void wait() override;
     bool is_complete() override;
     double time_since(Event& earlier) override;
 
-    CUevent event() const noexcept { return event_.get(); }
+    CUevent event() const noexcept { return event_; }
 
 private:
     std::shared_ptr<CudaContext> context_;
     std::size_t device_index_;
-    DriverHandle<CUevent> event_;
+    CUevent event_ = nullptr;
 };
 
 class CudaQueue final : public Queue {

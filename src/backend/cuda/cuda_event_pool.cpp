@@ -1,0 +1,52 @@
+#include "backend/cuda/cuda_event_pool.hpp"
+
+#include "backend/cuda/cuda_context.hpp"
+#include "backend/cuda/cuda_driver.hpp"
+#include "backend/cuda/cuda_error.hpp"
+
+namespace kjarni::backend::cuda {
+
+CudaEventPool::~CudaEventPool() {
+    if (free_.empty()) return;
+    try {
+        CurrentContext current(*driver_, context_);
+        for (CUevent event : free_) static_cast<void>(driver_->EventDestroy(event));
+    } catch (...) {
+        // The context could not be made current (driver shut down): nothing left to free.
+    }
+}
+
+CUevent CudaEventPool::take() {
+    {
+        const std::lock_guard lock(mutex_);
+        if (!free_.empty()) {
+            CUevent event = free_.back();
+            free_.pop_back();
+            return event;
+        }
+    }
+    CUevent event = nullptr;
+    KJARNI_CU(*driver_, EventCreate, &event, static_cast<unsigned int>(CU_EVENT_DEFAULT));
+    return event;
+}
+
+void CudaEventPool::give_back(CUevent event) noexcept {
+    {
+        const std::lock_guard lock(mutex_);
+        if (free_.size() < max_kept) {
+            // push_back may throw bad_alloc: then the event is destroyed below instead.
+            try {
+                free_.push_back(event);
+                return;
+            } catch (...) {
+            }
+        }
+    }
+    try {
+        CurrentContext current(*driver_, context_);
+        static_cast<void>(driver_->EventDestroy(event));
+    } catch (...) {
+    }
+}
+
+}  // namespace kjarni::backend::cuda
