@@ -32,8 +32,9 @@
 //    which needs svm_atomics (CL_MEM_SVM_ATOMICS is set when the devices have it).
 // When several devices may use one allocation at the same time: CUDA with concurrentManagedAccess
 // and OpenCL fine-grained SVM allow it (on disjoint bytes, or with atomics); coarse-grained SVM
-// allows one device at a time, ordered by events (NVIDIA's OpenCL crashed with two H200s writing
-// disjoint halves of one coarse-grained allocation at once).
+// allows one device at a time, ordered by events. NVIDIA's OpenCL crashes when two GPUs of one
+// context use one allocation even so: there, ManagedMemory in a context of several devices throws
+// UnsupportedError (quirk nvidia_svm_several_devices).
 //
 // What kjarni does for you: host_access(queue) is the portable way to reach the memory from the
 // host. It waits for the queue's work (only that queue's: wait for other queues using the memory

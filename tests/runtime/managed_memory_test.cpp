@@ -371,7 +371,15 @@ TEST(ManagedMemoryMultiDevice, BothDevicesWriteOneAllocation) {
     }
     const std::size_t half = 50000;
     const auto values = random_vector<std::int32_t>(2 * half, -1000000, 1000000);
-    ManagedMemory v = ManagedMemory::allocate(*context, 2 * half * sizeof(std::int32_t));
+    std::optional<ManagedMemory> made;
+    try {
+        made = ManagedMemory::allocate(*context, 2 * half * sizeof(std::int32_t));
+    } catch (const UnsupportedError& e) {
+        // A driver known to crash here refuses instead (quirk nvidia_svm_several_devices).
+        ASSERT_NE(std::string(e.what()).find("nvidia_svm_several_devices"), std::string::npos) << e.what();
+        GTEST_SKIP() << e.what();
+    }
+    ManagedMemory& v = *made;
     Queue q0(d0);
     Queue q1(d1);
     {

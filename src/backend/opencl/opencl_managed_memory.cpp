@@ -20,6 +20,7 @@
 #include "backend/opencl/opencl_info.hpp"
 #include "backend/opencl/opencl_library.hpp"
 #include "backend/opencl/opencl_queue.hpp"
+#include "backend/opencl/opencl_quirks.hpp"
 #include "backend/opencl/opencl_svm.hpp"
 #include "kjarni/error.hpp"
 
@@ -133,6 +134,11 @@ void set_svm_argument(cl_kernel kernel, cl_uint index, void* pointer) {
 std::shared_ptr<ManagedAllocation> OpenClContext::allocate_managed(std::size_t, std::size_t size,
                                                                    ManagedAllocationFlags flags) {
     // SVM belongs to the whole context: the device index changes nothing.
+    if (quirks::svm_unsafe_across_devices(devices_)) {
+        throw UnsupportedError(
+            "shared virtual memory in an NVIDIA OpenCL context of several devices: the driver crashes when two "
+            "devices use one allocation (quirk nvidia_svm_several_devices); use a context of one device, or CUDA");
+    }
     return std::make_shared<OpenClSvmAllocation>(std::static_pointer_cast<OpenClContext>(shared_from_this()), size,
                                                  flags);
 }

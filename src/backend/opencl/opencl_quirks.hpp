@@ -5,6 +5,10 @@
 
 #include <CL/cl.h>
 
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "backend/backend.hpp"
 
 namespace kjarni::backend::opencl::quirks {
@@ -35,6 +39,15 @@ inline bool mapped_host_memory_reaches_kernels(const Device& device) { return de
 /// constructor, which refuses such sizes itself (OutOfMemoryError).
 inline bool exceeds_allocation_limit(const Device& device, std::size_t size) {
     return size > device.properties().max_allocation_size;
+}
+
+/// nvidia_svm_several_devices: NVIDIA's OpenCL (driver 580, two H200s in one context) crashes the
+/// process (a segmentation fault inside the driver) when both devices use one coarse-grained SVM
+/// allocation, even one after the other, ordered by events. Worked around in
+/// OpenClContext::allocate_managed: shared virtual memory in an NVIDIA context of several devices is
+/// refused with UnsupportedError naming this quirk; one-device contexts are unaffected.
+inline bool svm_unsafe_across_devices(const std::vector<std::shared_ptr<Device>>& devices) {
+    return devices.size() > 1 && devices.front()->platform().vendor().find("NVIDIA") != std::string::npos;
 }
 
 // pocl_local_size_beyond_3: PoCL 3.1 answers 0 for get_local_size(d) with d >= 3, where the
