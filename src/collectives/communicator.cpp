@@ -141,12 +141,14 @@ void Communicator::all_gather(const Array& src, const Array& dest) const {
 
 Array Communicator::all_gather(const Array& src, int nd_up) const {
     check_operand(src, "src", queue_.device());
-    std::vector<std::size_t> shape = src.shape();
     const auto n = static_cast<std::size_t>(count());
+    std::vector<std::size_t> shape;
     if (nd_up == 1) {
-        shape.insert(shape.begin(), n);
+        shape.push_back(n);
+        shape.insert(shape.end(), src.shape().begin(), src.shape().end());
     } else if (nd_up == 0) {
-        if (shape.empty()) throw ArgumentError("src", "is 0-dimensional: nd_up = 0 joins along axis 0, which it lacks");
+        if (src.ndim() == 0) throw ArgumentError("src", "is 0-dimensional: nd_up = 0 joins along axis 0, which it lacks");
+        shape = src.shape();
         shape[0] *= n;
     } else {
         throw ArgumentError("nd_up", fmt::format("is {}; it is 1 (a new outer axis) or 0 (joined along axis 0)", nd_up));

@@ -56,7 +56,7 @@ void divide_for_avg(const Queue& queue, const Array& accumulator, ReduceOp op, i
         static const ElementwiseKernel divide = [] {
             ElementwiseOptions options;
             options.name = "kjarni_collective_avg";
-            return ElementwiseKernel::from_names({"y", "n"}, "y[i] = y[i] / n", options);
+            return ElementwiseKernel::from_names({"y", "ranks"}, "y[i] = y[i] / ranks", options);
         }();
         divide(queue, accumulator, integer_operand(count, accumulator.dtype()));
     } else {
