@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -315,6 +316,83 @@ TEST_F(CollectivesMulti, BadMultiArrays) {
     EXPECT_THROW(all_reduce(std::span(comms_).first(1), a), ArgumentError);
 }
 
+/// Every rank's random input.
+template <class T>
+std::vector<std::vector<T>> rank_inputs(int count, std::size_t size) {
+    std::vector<std::vector<T>> values;
+    for (int r = 0; r < count; ++r) values.push_back(random_values<T>(size));
+    return values;
+}
+
+/// Every collective with every op in `ops` over `count` ranks (threads) through
+/// Communicator::from_rendezvous, rank r on device_of(r).
+template <class T>
+void check_per_rank(int count, const std::vector<ReduceOp>& ops, const std::function<BoundDevice(int)>& device_of,
+                    CollectiveEngine engine = CollectiveEngine::automatic) {
+    const std::string what = DType::of<T>().name() + " per rank";
+    // 3 * 37 + 2 elements: blocks of a ring of three ranks of unequal lengths.
+    const std::vector<std::size_t> shape{static_cast<std::size_t>(count) * 37 + 2};
+    const std::vector<std::size_t> even{static_cast<std::size_t>(count) * 8, 3};
+    const auto values = rank_inputs<T>(count, shape[0]);
+    const auto blocks = rank_inputs<T>(count, even[0] * even[1]);
+    run_ranks(count, [&](Rendezvous& rendezvous) {
+        const int rank = rendezvous.rank();
+        const auto me = static_cast<std::size_t>(rank);
+        const Queue queue(device_of(rank));
+        const Communicator comm = Communicator::from_rendezvous(queue, rendezvous, engine);
+        EXPECT_EQ(comm.rank(), rank);
+        EXPECT_EQ(comm.count(), count);
+        const Array src = Array::from_host(queue, HostArray::from(values[me], shape));
+        const Array src_blocks = Array::from_host(queue, HostArray::from(blocks[me], even));
+        for (ReduceOp op : ops) {
+            expect_reduced(host_vector<T>(comm.all_reduce(src, op), queue), values, 0, op, what + " all_reduce");
+            const std::optional<Array> reduced = comm.reduce(src, op, 1);
+            EXPECT_EQ(reduced.has_value(), rank == 1);
+            if (reduced) expect_reduced(host_vector<T>(*reduced, queue), values, 0, op, what + " reduce");
+            const Array scattered = comm.reduce_scatter(src_blocks, op);
+            EXPECT_EQ(scattered.shape(), (std::vector<std::size_t>{8, 3}));
+            expect_reduced(host_vector<T>(scattered, queue), blocks, me * 24, op, what + " reduce_scatter");
+        }
+        const Array copy = src.copy(queue);
+        comm.all_reduce(copy, copy, ops[0]);  // in place
+        expect_reduced(host_vector<T>(copy, queue), values, 0, ops[0], what + " all_reduce in place");
+
+        const Array gathered = comm.all_gather(src_blocks);
+        EXPECT_EQ(gathered.shape(), (std::vector<std::size_t>{static_cast<std::size_t>(count), even[0], even[1]}));
+        std::vector<T> all;
+        for (const auto& v : blocks) all.insert(all.end(), v.begin(), v.end());
+        expect_bytes_equal(host_vector<T>(gathered, queue), all, what + " all_gather");
+        EXPECT_EQ(comm.all_gather(src_blocks, 0).shape(),
+                  (std::vector<std::size_t>{static_cast<std::size_t>(count) * even[0], even[1]}));
+
+        const Array broadcast = src.copy(queue);
+        comm.broadcast(broadcast, count - 1);
+        expect_bytes_equal(host_vector<T>(broadcast, queue), values[static_cast<std::size_t>(count - 1)],
+                           what + " broadcast");
+
+        const Array exchanged = comm.all_to_all(src_blocks);
+        const std::size_t block = blocks[0].size() / static_cast<std::size_t>(count);
+        std::vector<T> expected;
+        for (const auto& v : blocks)
+            expected.insert(expected.end(), v.begin() + static_cast<std::ptrdiff_t>(me * block),
+                            v.begin() + static_cast<std::ptrdiff_t>((me + 1) * block));
+        expect_bytes_equal(host_vector<T>(exchanged, queue), expected, what + " all_to_all");
+
+        // A ring of send/recv, ordered so that blocking sends cannot deadlock.
+        const Array received = Array::empty(queue.device(), shape, DType::of<T>());
+        const int next = (rank + 1) % count, previous = (rank + count - 1) % count;
+        if (rank == 0) {
+            comm.send(src, next);
+            comm.recv(received, previous);
+        } else {
+            comm.recv(received, previous);
+            comm.send(src, next);
+        }
+        expect_bytes_equal(host_vector<T>(received, queue), values[static_cast<std::size_t>(previous)],
+                           what + " send/recv");
+    });
+}
+
 // --- Per rank, ranks as threads -------------------------------------------------------------
 
 class CollectivesPerRank : public ::testing::Test {
@@ -330,100 +408,28 @@ protected:
         return context_->devices()[static_cast<std::size_t>(rank) % context_->device_count()];
     }
 
-    template <class T>
-    static std::vector<std::vector<T>> inputs(int count, std::size_t size) {
-        std::vector<std::vector<T>> values;
-        for (int r = 0; r < count; ++r) values.push_back(random_values<T>(size));
-        return values;
-    }
-
-    /// Every collective with every op in `ops` over `count` ranks through Communicator::from_rendezvous.
-    template <class T>
-    void check_all(int count, std::vector<ReduceOp> ops) {
-        const std::string what = DType::of<T>().name() + " per rank";
-        // 3 * 37 + 2 elements: blocks of a ring of three ranks of unequal lengths.
-        const std::vector<std::size_t> shape{static_cast<std::size_t>(count) * 37 + 2};
-        const std::vector<std::size_t> even{static_cast<std::size_t>(count) * 8, 3};
-        const auto values = inputs<T>(count, shape[0]);
-        const auto blocks = inputs<T>(count, even[0] * even[1]);
-        run_ranks(count, [&](Rendezvous& rendezvous) {
-            const int rank = rendezvous.rank();
-            const auto me = static_cast<std::size_t>(rank);
-            const Queue queue(device_of(rank));
-            const Communicator comm = Communicator::from_rendezvous(queue, rendezvous);
-            EXPECT_EQ(comm.rank(), rank);
-            EXPECT_EQ(comm.count(), count);
-            const Array src = Array::from_host(queue, HostArray::from(values[me], shape));
-            const Array src_blocks = Array::from_host(queue, HostArray::from(blocks[me], even));
-            for (ReduceOp op : ops) {
-                expect_reduced(host_vector<T>(comm.all_reduce(src, op), queue), values, 0, op, what + " all_reduce");
-                const std::optional<Array> reduced = comm.reduce(src, op, 1);
-                EXPECT_EQ(reduced.has_value(), rank == 1);
-                if (reduced) expect_reduced(host_vector<T>(*reduced, queue), values, 0, op, what + " reduce");
-                const Array scattered = comm.reduce_scatter(src_blocks, op);
-                EXPECT_EQ(scattered.shape(), (std::vector<std::size_t>{8, 3}));
-                expect_reduced(host_vector<T>(scattered, queue), blocks, me * 24, op, what + " reduce_scatter");
-            }
-            const Array copy = src.copy(queue);
-            comm.all_reduce(copy, copy, ops[0]);  // in place
-            expect_reduced(host_vector<T>(copy, queue), values, 0, ops[0], what + " all_reduce in place");
-
-            const Array gathered = comm.all_gather(src_blocks);
-            EXPECT_EQ(gathered.shape(), (std::vector<std::size_t>{static_cast<std::size_t>(count), even[0], even[1]}));
-            std::vector<T> all;
-            for (const auto& v : blocks) all.insert(all.end(), v.begin(), v.end());
-            expect_bytes_equal(host_vector<T>(gathered, queue), all, what + " all_gather");
-            EXPECT_EQ(comm.all_gather(src_blocks, 0).shape(),
-                      (std::vector<std::size_t>{static_cast<std::size_t>(count) * even[0], even[1]}));
-
-            const Array broadcast = src.copy(queue);
-            comm.broadcast(broadcast, count - 1);
-            expect_bytes_equal(host_vector<T>(broadcast, queue), values[static_cast<std::size_t>(count - 1)],
-                               what + " broadcast");
-
-            const Array exchanged = comm.all_to_all(src_blocks);
-            const std::size_t block = blocks[0].size() / static_cast<std::size_t>(count);
-            std::vector<T> expected;
-            for (const auto& v : blocks)
-                expected.insert(expected.end(), v.begin() + static_cast<std::ptrdiff_t>(me * block),
-                                v.begin() + static_cast<std::ptrdiff_t>((me + 1) * block));
-            expect_bytes_equal(host_vector<T>(exchanged, queue), expected, what + " all_to_all");
-
-            // A ring of send/recv, ordered so that blocking sends cannot deadlock.
-            const Array received = Array::empty(queue.device(), shape, DType::of<T>());
-            const int next = (rank + 1) % count, previous = (rank + count - 1) % count;
-            if (rank == 0) {
-                comm.send(src, next);
-                comm.recv(received, previous);
-            } else {
-                comm.recv(received, previous);
-                comm.send(src, next);
-            }
-            expect_bytes_equal(host_vector<T>(received, queue), values[static_cast<std::size_t>(previous)],
-                               what + " send/recv");
-        });
-    }
-
     Context* context_ = nullptr;
 };
 
 TEST_F(CollectivesPerRank, EveryCollectiveAndOperationOnThreeRanks) {
-    check_all<float>(3, {all_ops, all_ops + 5});
-    check_all<std::int32_t>(3, {all_ops, all_ops + 5});
+    const auto device = [this](int rank) { return device_of(rank); };
+    check_per_rank<float>(3, {all_ops, all_ops + 5}, device);
+    check_per_rank<std::int32_t>(3, {all_ops, all_ops + 5}, device);
 }
 
 TEST_F(CollectivesPerRank, OtherDtypesOnTwoRanks) {
-    check_all<float16_t>(2, {ReduceOp::avg});
-    check_all<std::int64_t>(2, {ReduceOp::avg});
-    check_all<std::uint8_t>(2, {ReduceOp::max});
-    check_all<double>(2, {ReduceOp::sum});
+    const auto device = [this](int rank) { return device_of(rank); };
+    check_per_rank<float16_t>(2, {ReduceOp::avg}, device);
+    check_per_rank<std::int64_t>(2, {ReduceOp::avg}, device);
+    check_per_rank<std::uint8_t>(2, {ReduceOp::max}, device);
+    check_per_rank<double>(2, {ReduceOp::sum}, device);
 }
 
 TEST_F(CollectivesPerRank, FromACliqueId) {
     const CliqueId id = CliqueId::create(Queue(device_of(0)));
     const CliqueId copy = CliqueId::from_bytes(id.bytes());  // as another rank gets it
     EXPECT_EQ(copy, id);
-    const auto values = inputs<float>(2, 100);
+    const auto values = rank_inputs<float>(2, 100);
     run_ranks(2, [&](Rendezvous& rendezvous) {
         const int rank = rendezvous.rank();
         const Queue queue(device_of(rank));
@@ -452,6 +458,14 @@ TEST_P(CollectivesDevice, OneRankIsTheIdentity) {
     expect_bytes_equal(host_vector<float>(comm.all_gather(src), queue()), values, "all_gather");
     expect_bytes_equal(host_vector<float>(comm.reduce_scatter(src), queue()), values, "reduce_scatter");
     expect_bytes_equal(host_vector<float>(*comm.reduce(src, ReduceOp::sum, 0), queue()), values, "reduce");
+}
+
+TEST_P(CollectivesDevice, FallbackRanksSharingTheDevice) {
+    // The fallback engine asked for explicitly (on CUDA: the engine of CUDA without NCCL), two ranks
+    // with queues of their own on this one device.
+    const auto device = [this](int) { return bound_device(); };
+    check_per_rank<float>(2, {ReduceOp::sum, ReduceOp::avg}, device, CollectiveEngine::fallback);
+    check_per_rank<std::int32_t>(2, {ReduceOp::prod}, device, CollectiveEngine::fallback);
 }
 
 TEST_P(CollectivesDevice, BadInputNamesTheCulprit) {
