@@ -68,23 +68,49 @@ void* address(const Array& array) {
 
 nccl::Stream stream_of(const Queue& queue) { return reinterpret_cast<nccl::Stream>(queue.native_handle()); }
 
-class NcclEngine final : public CommEngine {
+/// Communicators made together (one, or every rank of create_all), finalized together: finalizing
+/// waits until the whole clique is quiescent, so one thread finalizing its ranks one by one would
+/// wait for itself; its ranks are finalized in one group (NCCL's rule for several ranks per thread).
+class CommOwner {
 public:
-    NcclEngine(const Queue& queue, nccl::Comm comm, int rank, int count)
-        : f_(nccl::library()), comm_(comm), rank_(rank), count_(count),
-          owner_(queue.device().context().backend()), context_(require_cuda(queue)),
-          device_(queue.device().index()) {}
+    CommOwner(const Queue& queue, std::vector<nccl::Comm> comms, std::vector<std::size_t> devices)
+        : f_(nccl::library()), owner_(queue.device().context().backend()), context_(require_cuda(queue)),
+          comms_(std::move(comms)), devices_(std::move(devices)) {}
 
-    ~NcclEngine() override {
-        // Finalize waits for the communicator's pending work (a blocking communicator); errors here
-        // have nowhere to go.
+    ~CommOwner() {
+        // Errors here have nowhere to go.
         try {
-            const backend::cuda::CurrentContext current(context_.driver(), context_.cu_context(device_));
-            static_cast<void>(f_.CommFinalize(comm_));
-            static_cast<void>(f_.CommDestroy(comm_));
+            static_cast<void>(f_.GroupStart());
+            for (std::size_t i = 0; i < comms_.size(); ++i) {
+                const backend::cuda::CurrentContext current(context_.driver(), context_.cu_context(devices_[i]));
+                static_cast<void>(f_.CommFinalize(comms_[i]));
+            }
+            static_cast<void>(f_.GroupEnd());
+            for (std::size_t i = 0; i < comms_.size(); ++i) {
+                const backend::cuda::CurrentContext current(context_.driver(), context_.cu_context(devices_[i]));
+                static_cast<void>(f_.CommDestroy(comms_[i]));
+            }
         } catch (...) {  // NOLINT: a destructor must not throw
         }
     }
+    CommOwner(const CommOwner&) = delete;
+    CommOwner& operator=(const CommOwner&) = delete;
+
+    backend::cuda::CudaContext& context() const noexcept { return context_; }
+
+private:
+    const nccl::Library& f_;
+    std::shared_ptr<backend::Context> owner_;  // the CUDA contexts outlive the communicators
+    backend::cuda::CudaContext& context_;
+    std::vector<nccl::Comm> comms_;
+    std::vector<std::size_t> devices_;
+};
+
+class NcclEngine final : public CommEngine {
+public:
+    NcclEngine(std::shared_ptr<CommOwner> owner, nccl::Comm comm, std::size_t device, int rank, int count)
+        : f_(nccl::library()), owner_(std::move(owner)), context_(owner_->context()), comm_(comm), device_(device),
+          rank_(rank), count_(count) {}
 
     int rank() const noexcept override { return rank_; }
     int count() const noexcept override { return count_; }
@@ -159,12 +185,12 @@ private:
     }
 
     const nccl::Library& f_;
+    std::shared_ptr<CommOwner> owner_;
+    backend::cuda::CudaContext& context_;
     nccl::Comm comm_;
+    std::size_t device_;
     int rank_;
     int count_;
-    std::shared_ptr<backend::Context> owner_;  // the CUDA contexts outlive the communicator
-    backend::cuda::CudaContext& context_;
-    std::size_t device_;
 };
 
 nccl::UniqueId unique_id_of(const CliqueId& id) {
@@ -197,7 +223,9 @@ std::shared_ptr<CommEngine> make_nccl_engine(const Queue& queue, const CliqueId&
         const backend::cuda::CurrentContext current(context.driver(), context.cu_context(queue.device().index()));
         nccl::check(f.CommInitRank(&comm, count, unique_id_of(id), rank), "ncclCommInitRank");
     }
-    return std::make_shared<NcclEngine>(queue, comm, rank, count);
+    const std::size_t device = queue.device().index();
+    const auto owner = std::make_shared<CommOwner>(queue, std::vector<nccl::Comm>{comm}, std::vector<std::size_t>{device});
+    return std::make_shared<NcclEngine>(owner, comm, device, rank, count);
 }
 
 std::vector<std::shared_ptr<CommEngine>> make_all_nccl_engines(const MultiQueue& queues) {
@@ -221,9 +249,12 @@ std::vector<std::shared_ptr<CommEngine>> make_all_nccl_engines(const MultiQueue&
         throw;
     }
     nccl::check(f.GroupEnd(), "ncclGroupEnd");
+    std::vector<std::size_t> devices;
+    for (const Queue& queue : list) devices.push_back(queue.device().index());
+    const auto owner = std::make_shared<CommOwner>(list[0], comms, devices);
     std::vector<std::shared_ptr<CommEngine>> engines;
     for (std::size_t i = 0; i < list.size(); ++i)
-        engines.push_back(std::make_shared<NcclEngine>(list[i], comms[i], static_cast<int>(i), count));
+        engines.push_back(std::make_shared<NcclEngine>(owner, comms[i], devices[i], static_cast<int>(i), count));
     return engines;
 }
 
