@@ -30,7 +30,9 @@
 // result differs from a sequential sum by rounding only.
 //
 // Work goes onto the communicator's queue, ordered with the rest of it; `on(queue)` gives the same
-// communicator with another queue of its device for the calls made through it.
+// communicator with another queue of its device for the calls made through it. One communicator
+// takes one call at a time (as an NCCL communicator does): calls from several threads at once must
+// be serialized by the caller. kjarni has no bfloat16, so neither do its collectives.
 
 #include <array>
 #include <cstddef>
