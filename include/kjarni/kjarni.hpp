@@ -6,6 +6,7 @@
 #include "kjarni/array_operations.hpp"
 #include "kjarni/blas.hpp"
 #include "kjarni/buffer.hpp"
+#include "kjarni/collectives.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/device.hpp"
 #include "kjarni/device_parameters.hpp"

@@ -1,0 +1,278 @@
+// Collective bandwidth in nccl-tests' terms (doc/PERFORMANCE.md): algbw = S / t, with S the bytes of
+// the collective (all_reduce, broadcast: one rank's buffer; all_gather: the gathered result;
+// reduce_scatter: one rank's input), and busbw = algbw x 2(n-1)/n (all_reduce), x (n-1)/n
+// (all_gather, reduce_scatter), x 1 (broadcast), n the ranks. One process drives every device of a
+// context (one rank per device, kjarni's calls over MultiArrays: one NCCL group per call).
+//
+//   CUDA: kjarni (Communicator::create_all, NCCL underneath) and NCCL called directly (its own
+//         communicators from ncclCommInitRank in a group, on kjarni's streams and buffers), each
+//         size run by both, one after the other (interleaved by registration order).
+//   OpenCL: kjarni's fallback engine (device copies and kjarni's kernels).
+// float32 sum; sizes from KJARNI_BENCH_COLL_MIN (default 8) to KJARNI_BENCH_COLL_MAX (default 1G on
+// CUDA, 16M on OpenCL) by factors of KJARNI_BENCH_COLL_FACTOR (default 4); suffixes K, M, G;
+// KJARNI_BENCH_COLL_OPS picks collectives (comma-separated; default all four). A timed iteration
+// runs enough calls back to back (one synchronization at the end) to last about a millisecond;
+// the reported time is per call, GB/s are 1e9 bytes per second as in nccl-tests. Works with one
+// device (n = 1: busbw is 0 for the gathers, as nccl-tests reports it).
+//
+//   kjarni_bench_collectives --benchmark_counters_tabular=true
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kjarni/kjarni.hpp"
+
+#ifdef KJARNI_BENCH_RAW_CUDA
+#include "collectives/nccl_library.hpp"
+#include "raw_cuda.hpp"
+#endif
+
+namespace {
+
+enum class Op { all_reduce, all_gather, reduce_scatter, broadcast };
+
+const char* op_name(Op op) {
+    switch (op) {
+    case Op::all_reduce: return "all_reduce";
+    case Op::all_gather: return "all_gather";
+    case Op::reduce_scatter: return "reduce_scatter";
+    case Op::broadcast: return "broadcast";
+    }
+    return "?";
+}
+
+double bus_factor(Op op, std::size_t n) {
+    const double ranks = static_cast<double>(n);
+    switch (op) {
+    case Op::all_reduce: return 2.0 * (ranks - 1) / ranks;
+    case Op::all_gather:
+    case Op::reduce_scatter: return (ranks - 1) / ranks;
+    case Op::broadcast: return 1.0;
+    }
+    return 1.0;
+}
+
+std::size_t parse_bytes(const char* text) {
+    std::size_t pos = 0;
+    const std::string s(text);
+    std::size_t value = std::stoull(s, &pos);
+    if (pos < s.size()) {
+        switch (s[pos]) {
+        case 'K': case 'k': value <<= 10; break;
+        case 'M': case 'm': value <<= 20; break;
+        case 'G': case 'g': value <<= 30; break;
+        default: break;
+        }
+    }
+    return value;
+}
+
+std::size_t env_bytes(const char* name, std::size_t fallback) {
+    const char* text = std::getenv(name);
+    return text != nullptr ? parse_bytes(text) : fallback;
+}
+
+std::vector<Op> selected_ops() {
+    const char* text = std::getenv("KJARNI_BENCH_COLL_OPS");
+    if (text == nullptr) return {Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::broadcast};
+    std::vector<Op> ops;
+    std::stringstream list(text);
+    std::string name;
+    while (std::getline(list, name, ','))
+        for (Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::broadcast})
+            if (name == op_name(op)) ops.push_back(op);
+    return ops;
+}
+
+/// The operands of one collective of S bytes over every device, as kjarni's MultiArrays.
+struct Setup {
+    Op op;
+    std::size_t bytes;  // S
+    kjarni::MultiQueue queues;
+    std::vector<kjarni::Communicator> comms;
+    kjarni::MultiArray src, dst;
+    std::size_t count;  // elements NCCL's call takes per rank (send count; recv count for reduce_scatter)
+};
+
+kjarni::MultiArray zeros(const kjarni::MultiQueue& queues, std::size_t size, std::shared_ptr<const kjarni::Splay> splay) {
+    const kjarni::MultiArray array =
+        kjarni::MultiArray::empty(queues.devices(), {size}, kjarni::DType(kjarni::DType::Kind::float32), {}, std::move(splay));
+    const std::byte zero[4]{};
+    for (std::size_t i = 0; i < array.parts().size(); ++i)
+        array.parts()[i].base().fill(queues[array.devices()[i]], zero);
+    return array;
+}
+
+std::shared_ptr<Setup> make_setup(Op op, std::size_t bytes, const kjarni::MultiQueue& queues,
+                                  const std::vector<kjarni::Communicator>& comms) {
+    const std::size_t n = comms.size();
+    const auto clone = std::make_shared<kjarni::CloneSplay>();
+    const auto equal = std::make_shared<kjarni::EqualSplay>();
+    // Element counts: gathers and scatters need a multiple of n elements in all.
+    std::size_t total = std::max<std::size_t>(bytes / 4, 1);
+    if (op == Op::all_gather || op == Op::reduce_scatter) total = std::max(total / n, std::size_t{1}) * n;
+    switch (op) {
+    case Op::all_reduce:
+        return std::make_shared<Setup>(Setup{op, total * 4, queues, comms, zeros(queues, total, clone), zeros(queues, total, clone), total});
+    case Op::broadcast: {
+        const auto array = zeros(queues, total, clone);
+        return std::make_shared<Setup>(Setup{op, total * 4, queues, comms, array, array, total});
+    }
+    case Op::all_gather:
+        return std::make_shared<Setup>(
+            Setup{op, total * 4, queues, comms, zeros(queues, total, equal), zeros(queues, total, clone), total / n});
+    case Op::reduce_scatter:
+        return std::make_shared<Setup>(
+            Setup{op, total * 4, queues, comms, zeros(queues, total, clone), zeros(queues, total, equal), total / n});
+    }
+    return nullptr;
+}
+
+void kjarni_call(const Setup& s) {
+    switch (s.op) {
+    case Op::all_reduce: kjarni::all_reduce(s.comms, s.src, s.dst, kjarni::ReduceOp::sum); break;
+    case Op::all_gather: kjarni::all_gather(s.comms, s.src, s.dst); break;
+    case Op::reduce_scatter: kjarni::reduce_scatter(s.comms, s.src, s.dst, kjarni::ReduceOp::sum); break;
+    case Op::broadcast: kjarni::broadcast(s.comms, s.src, 0); break;
+    }
+}
+
+/// Times `call` (one collective on every device, enqueued): `batch` calls, then every queue is
+/// synchronized; the time per call is reported. The first call (connections, kernels) is not timed.
+void run(benchmark::State& state, const std::shared_ptr<Setup>& s, const std::function<void()>& call) {
+    call();
+    s->queues.synchronize();
+    const std::size_t batch = std::clamp<std::size_t>((std::size_t{1} << 22) / std::max<std::size_t>(s->bytes, 1), 1, 50);
+    for (auto _ : state) {
+        const auto start = std::chrono::steady_clock::now();
+        for (std::size_t i = 0; i < batch; ++i) call();
+        s->queues.synchronize();
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+        state.SetIterationTime(elapsed.count() / static_cast<double>(batch));
+    }
+    const double algbw = static_cast<double>(s->bytes) / 1e9;
+    state.counters["algbw_GBps"] = benchmark::Counter(algbw, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["busbw_GBps"] =
+        benchmark::Counter(algbw * bus_factor(s->op, s->comms.size()), benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["bytes"] = static_cast<double>(s->bytes);
+    state.counters["ranks"] = static_cast<double>(s->comms.size());
+}
+
+#ifdef KJARNI_BENCH_RAW_CUDA
+
+namespace nccl = kjarni::detail::nccl;
+
+/// NCCL's own communicators, one per device of the context, made directly (ncclGetUniqueId, then
+/// ncclCommInitRank for each device in one group, each with its device's context current).
+struct RawComms {
+    std::vector<nccl::Comm> comms;
+};
+
+std::shared_ptr<RawComms> raw_comms(const kjarni::MultiQueue& queues) {
+    const nccl::Library* f = nccl::load();
+    const kjarni_bench::RawCuda* cuda = kjarni_bench::raw_cuda();
+    if (f == nullptr || cuda == nullptr) return nullptr;
+    nccl::UniqueId id{};
+    if (f->GetUniqueId(&id) != nccl::success) return nullptr;
+    auto raw = std::make_shared<RawComms>();
+    const int n = static_cast<int>(queues.queues().size());
+    raw->comms.assign(queues.queues().size(), nullptr);
+    f->GroupStart();
+    for (int i = 0; i < n; ++i) {
+        const kjarni::BoundDevice& device = queues.queues()[static_cast<std::size_t>(i)].device();
+        cuda->set_current(reinterpret_cast<CUcontext>(device.context().native_handle(device.index())));
+        f->CommInitRank(&raw->comms[static_cast<std::size_t>(i)], n, id, i);
+    }
+    if (f->GroupEnd() != nccl::success) return nullptr;
+    return raw;
+}
+
+void* address(const kjarni::Array& array) {
+    return reinterpret_cast<void*>(array.base().native_handle() + array.base().offset() + array.offset());  // NOLINT
+}
+
+void raw_call(const Setup& s, const RawComms& raw) {
+    const nccl::Library& f = *nccl::load();
+    const auto& queues = s.queues.queues();
+    f.GroupStart();
+    for (std::size_t i = 0; i < queues.size(); ++i) {
+        const auto stream = reinterpret_cast<nccl::Stream>(queues[i].native_handle());
+        const kjarni::Array& src = s.src.part(queues[i].device());
+        const kjarni::Array& dst = s.dst.part(queues[i].device());
+        switch (s.op) {
+        case Op::all_reduce: f.AllReduce(address(src), address(dst), s.count, nccl::float32, nccl::sum, raw.comms[i], stream); break;
+        case Op::all_gather: f.AllGather(address(src), address(dst), s.count, nccl::float32, raw.comms[i], stream); break;
+        case Op::reduce_scatter:
+            f.ReduceScatter(address(src), address(dst), s.count, nccl::float32, nccl::sum, raw.comms[i], stream);
+            break;
+        case Op::broadcast: f.Broadcast(address(src), address(dst), s.count, nccl::float32, 0, raw.comms[i], stream); break;
+        }
+    }
+    f.GroupEnd();
+}
+
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    const std::vector<Op> ops = selected_ops();
+    for (const kjarni::Api& api : kjarni::Api::all_available()) {
+        for (const kjarni::Platform& platform : api.platforms()) {
+            if (platform.devices().empty()) continue;
+            try {
+                const bool cuda = api.id() == kjarni::ApiId::cuda();
+                const auto context = kjarni::Context::from_devices(platform.devices());
+                const kjarni::MultiQueue queues = kjarni::MultiQueue::on_devices(context.devices());
+                const std::vector<kjarni::Communicator> comms = kjarni::Communicator::create_all(queues);
+                const std::size_t min = env_bytes("KJARNI_BENCH_COLL_MIN", 8);
+                const std::size_t max = env_bytes("KJARNI_BENCH_COLL_MAX", cuda ? std::size_t{1} << 30 : std::size_t{16} << 20);
+                const std::size_t factor = std::max<std::size_t>(env_bytes("KJARNI_BENCH_COLL_FACTOR", 4), 2);
+                const std::string where = fmt::format("{}/{}x{}/{}", api.shortcut(), comms.size(),
+                                                      context.devices()[0].name(), comms[0].engine());
+                fmt::print(stderr, "{}: {} ranks, engine {}\n", platform.name(), comms.size(), comms[0].engine());
+#ifdef KJARNI_BENCH_RAW_CUDA
+                const std::shared_ptr<RawComms> raw = cuda ? raw_comms(queues) : nullptr;
+                if (cuda && raw == nullptr) fmt::print(stderr, "no direct NCCL baseline: libnccl.so.2 or libcuda missing\n");
+#endif
+                for (Op op : ops) {
+                    for (std::size_t bytes = min; bytes <= max; bytes *= factor) {
+                        // The operands are made when the benchmark runs and freed after it: every size
+                        // at once would not fit.
+                        const std::string tag = fmt::format("{}/{}", where, bytes);
+                        benchmark::RegisterBenchmark(fmt::format("{}/kjarni/{}", op_name(op), tag).c_str(),
+                                                     [=](benchmark::State& state) {
+                                                         const auto setup = make_setup(op, bytes, queues, comms);
+                                                         run(state, setup, [&] { kjarni_call(*setup); });
+                                                     })
+                            ->UseManualTime()->Unit(benchmark::kMicrosecond);
+#ifdef KJARNI_BENCH_RAW_CUDA
+                        if (raw != nullptr)
+                            benchmark::RegisterBenchmark(fmt::format("{}/nccl_direct/{}", op_name(op), tag).c_str(),
+                                                         [=](benchmark::State& state) {
+                                                             const auto setup = make_setup(op, bytes, queues, comms);
+                                                             run(state, setup, [&] { raw_call(*setup, *raw); });
+                                                         })
+                                ->UseManualTime()->Unit(benchmark::kMicrosecond);
+#endif
+                        if (bytes > max / factor) break;  // no overflow past max
+                    }
+                }
+            } catch (const kjarni::Error& e) {
+                fmt::print(stderr, "skipping {}: {}\n", platform.name(), e.what());
+            }
+        }
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

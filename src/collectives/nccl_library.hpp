@@ -1,0 +1,61 @@
+#pragma once
+// NCCL (libnccl.so.2), loaded at run time. The few types of its C API are declared here rather than
+// taken from nccl.h, which a CUDA toolkit need not have: their values are NCCL's ABI (nccl.h of NCCL
+// 2.x: ncclUniqueId is 128 opaque bytes, the enums are ints with these values).
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+namespace kjarni::detail::nccl {
+
+struct UniqueId {
+    char internal[128];
+};
+using Comm = struct OpaqueComm*;
+using Stream = struct OpaqueStream*;  // cudaStream_t, which is CUstream
+
+enum Result : int { success = 0, in_progress = 7 };
+enum DataType : int { int8 = 0, uint8 = 1, int32 = 2, uint32 = 3, int64 = 4, uint64 = 5, float16 = 6, float32 = 7, float64 = 8 };
+enum RedOp : int { sum = 0, prod = 1, max = 2, min = 3, avg = 4 };
+
+#define KJARNI_NCCL_FUNCTIONS(X)                                                                                     \
+    X(GetVersion, ncclGetVersion, Result (*)(int*))                                                                   \
+    X(GetUniqueId, ncclGetUniqueId, Result (*)(UniqueId*))                                                            \
+    X(CommInitRank, ncclCommInitRank, Result (*)(Comm*, int, UniqueId, int))                                          \
+    X(CommFinalize, ncclCommFinalize, Result (*)(Comm))                                                               \
+    X(CommDestroy, ncclCommDestroy, Result (*)(Comm))                                                                 \
+    X(CommGetAsyncError, ncclCommGetAsyncError, Result (*)(Comm, Result*))                                            \
+    X(GetErrorString, ncclGetErrorString, const char* (*)(Result))                                                    \
+    X(AllReduce, ncclAllReduce, Result (*)(const void*, void*, std::size_t, DataType, RedOp, Comm, Stream))           \
+    X(Reduce, ncclReduce, Result (*)(const void*, void*, std::size_t, DataType, RedOp, int, Comm, Stream))            \
+    X(Broadcast, ncclBroadcast, Result (*)(const void*, void*, std::size_t, DataType, int, Comm, Stream))             \
+    X(AllGather, ncclAllGather, Result (*)(const void*, void*, std::size_t, DataType, Comm, Stream))                  \
+    X(ReduceScatter, ncclReduceScatter, Result (*)(const void*, void*, std::size_t, DataType, RedOp, Comm, Stream))   \
+    X(Send, ncclSend, Result (*)(const void*, std::size_t, DataType, int, Comm, Stream))                              \
+    X(Recv, ncclRecv, Result (*)(void*, std::size_t, DataType, int, Comm, Stream))                                    \
+    X(GroupStart, ncclGroupStart, Result (*)())                                                                       \
+    X(GroupEnd, ncclGroupEnd, Result (*)())
+
+struct Library {
+#define KJARNI_DECLARE(member, symbol, type) std::type_identity_t<type> member = nullptr;
+    KJARNI_NCCL_FUNCTIONS(KJARNI_DECLARE)
+#undef KJARNI_DECLARE
+    /// ncclGetLastError (NCCL >= 2.13), nullptr when absent.
+    const char* (*GetLastError)(Comm) = nullptr;
+    std::string name;  // the file loaded
+    int version = 0;   // ncclGetVersion's code
+};
+
+/// The library, loaded on first use; nullptr when it cannot be (why goes to `failure`).
+const Library* load(std::string* failure = nullptr);
+
+/// The library or UnsupportedError naming libnccl.so.2 and why it could not be loaded.
+const Library& library();
+
+/// Throws BackendError (api "NCCL", the call, the code, ncclGetErrorString and the communicator's
+/// last error when there is one) unless `result` is success. in_progress (a non-blocking
+/// communicator) asks ncclCommGetAsyncError until the call is done.
+void check(Result result, const char* call, Comm comm = nullptr);
+
+}  // namespace kjarni::detail::nccl
