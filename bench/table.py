@@ -3,7 +3,7 @@
 
 Every kjarni benchmark is named CASE/VARIANT/TAG (TAG: the API and the device). Within one
 (CASE, TAG) the variants whose name starts with "raw" (the raw API call) or "peer" (another
-library) are baselines; every other variant is compared with the first baseline of its group. The
+library), or ends with "_direct" (a vendor library called directly), are baselines; every other variant is compared with the first baseline of its group. The
 figure is the median of the repetitions (run with --benchmark_repetitions=N and interleaving, so
 that each variant sees the same machine noise); the ratio is the variant's median time over the
 baseline's (below 1: faster than the baseline), and throughput counters (GB/s, ...) are reported
@@ -20,7 +20,7 @@ import sys
 
 
 def is_baseline(variant):
-    return variant.startswith("raw") or variant.startswith("peer")
+    return variant.startswith("raw") or variant.startswith("peer") or variant.endswith("_direct")
 
 
 def medians(paths):

@@ -87,7 +87,8 @@ public:
     Communicator(const Queue& queue, const CliqueId& id, int count, int rank);
     /// Collective over the ranks of the rendezvous: rank 0 makes the clique id and broadcasts it
     /// through `rendezvous`; the fallback engine keeps using `rendezvous` (which must then outlive
-    /// the communicator) to move its bytes.
+    /// the communicator) to move its bytes. `automatic` takes NCCL when every rank can and every
+    /// rank has a GPU of its own (NCCL cannot put two ranks on one device), the fallback otherwise.
     static Communicator from_rendezvous(const Queue& queue, Rendezvous& rendezvous,
                                         CollectiveEngine engine = CollectiveEngine::automatic);
     /// One communicator per queue of `queues`, rank i on queues.queues()[i], all made by this

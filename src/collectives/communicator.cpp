@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "collectives/comm_engine.hpp"
 #include "collectives/local_rendezvous.hpp"
@@ -33,12 +34,19 @@ Communicator::Communicator(const Queue& queue, const CliqueId& id, int count, in
 
 Communicator Communicator::from_rendezvous(const Queue& queue, Rendezvous& rendezvous, CollectiveEngine engine) {
     // NCCL only if every rank can run it (automatic) or was told to: the ranks agree first, then rank 0
-    // makes an id of that kind.
+    // makes an id of that kind. NCCL also needs a GPU of its own for every rank (two ranks on one
+    // device make ncclCommInitRank fail on one rank and wait forever on the others), so each rank
+    // tells its device's PCI bus id too and a repeated or unknown one means the fallback.
     bool nccl = engine == CollectiveEngine::nccl;
     if (engine == CollectiveEngine::automatic) {
-        const std::byte mine{static_cast<unsigned char>(detail::nccl_available(queue) ? 1 : 0)};
-        const auto all = rendezvous.all_gather(std::span(&mine, 1));
-        nccl = std::all_of(all.begin(), all.end(), [](const auto& v) { return v.size() == 1 && v[0] == std::byte{1}; });
+        std::vector<std::byte> mine{std::byte{static_cast<unsigned char>(detail::nccl_available(queue) ? 1 : 0)}};
+        const std::string bus = queue.device().device().properties().pci_bus_id.value_or("");
+        for (const char c : bus) mine.push_back(static_cast<std::byte>(c));
+        const auto all = rendezvous.all_gather(mine);
+        std::set<std::vector<std::byte>> buses;
+        nccl = std::all_of(all.begin(), all.end(), [&](const std::vector<std::byte>& v) {
+            return v.size() > 1 && v[0] == std::byte{1} && buses.emplace(v.begin() + 1, v.end()).second;
+        });
     }
     if (nccl) detail::require_nccl(queue);
     std::vector<std::byte> bytes;
