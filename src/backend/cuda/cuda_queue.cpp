@@ -12,14 +12,19 @@ namespace kjarni::backend::cuda {
 
 // ---- CudaEvent ---------------------------------------------------------------------------------
 
-CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index)
-    : context_(std::move(context)), device_index_(device_index) {
+CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, unsigned int flags)
+    : context_(std::move(context)), device_index_(device_index),
+      interprocess_((flags & CU_EVENT_INTERPROCESS) != 0) {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
     // CU_EVENT_DEFAULT keeps timing on: time_since needs it.
     CUevent event = nullptr;
-    KJARNI_CU(context_->driver(), EventCreate, &event, static_cast<unsigned int>(CU_EVENT_DEFAULT));
+    KJARNI_CU(context_->driver(), EventCreate, &event, flags);
     event_ = DriverHandle<CUevent>(context_->driver(), context_->cu_context(device_index_), event);
 }
+
+CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, CUevent event, bool interprocess)
+    : context_(std::move(context)), device_index_(device_index),
+      event_(context_->driver(), context_->cu_context(device_index_), event), interprocess_(interprocess) {}
 
 void CudaEvent::wait() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
@@ -65,6 +70,12 @@ std::shared_ptr<Event> CudaQueue::record_event() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
     KJARNI_CU(context_->driver(), EventRecord, event->event(), stream_.get());
     return event;
+}
+
+void CudaQueue::record(Event& event) {
+    // The public layer passes only events of this context (CudaEvents).
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    KJARNI_CU(context_->driver(), EventRecord, static_cast<CudaEvent&>(event).event(), stream_.get());
 }
 
 void CudaQueue::wait_for(Event& event) {
