@@ -217,7 +217,18 @@ void bootstrap_root(TcpRendezvous::State& state, const std::string& address, std
                               Header{.kind = Kind::table, .nonce = state.nonce, .size = table.bytes().size()},
                               table.bytes());
     }
-    transfer(outgoing, {}, state.timeout);
+    try {
+        transfer(outgoing, {}, state.timeout);
+    } catch (const PeerError& error) {
+        // A rank that joined and left: the others learn which, rather than that rank 0 left.
+        std::vector<const Socket*> sockets;
+        for (int r = 1; r < state.count; ++r) {
+            if (r != error.peer()) sockets.push_back(&joined[static_cast<std::size_t>(r)]);
+        }
+        refuse(sockets, refusal(refusal_peer, error.peer(), "", fmt::format("rank {} left while the job started",
+                                                                             error.peer())));
+        throw;
+    }
     state.peers = std::move(joined);
 }
 
