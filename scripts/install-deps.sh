@@ -12,6 +12,8 @@ packages=(
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
   libclblast-dev libclblast1
   python3 python3-venv
+  # Optional: kjarni_mpi (MpiRendezvous) and the mpirun tests of the rendezvous (about 25 s to install).
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "kjarni/context.hpp"
 #include "kjarni/queue.hpp"
@@ -63,17 +64,34 @@ public:
     /// The allocation's native handle (CUdeviceptr / cl_mem); add offset() for this view's start.
     std::uintptr_t native_handle() const;
 
+    /// Bytes (kjarni/ipc.hpp: ipc_memory_handle_bytes of them) that name this buffer's memory for
+    /// another process on the same machine, which opens them with open_ipc. CUDA only
+    /// (cuIpcGetMemHandle); the handle carries this view's offset and size. Only memory of
+    /// Buffer::allocate (and its sub-regions) can be exported: UnsupportedError on OpenCL, and for
+    /// memory of a MemoryPool, of virtual buffers, of host or managed memory, or opened from
+    /// another process. The memory must stay allocated here while the other process uses it.
+    std::vector<std::byte> ipc_handle() const;
+    /// Opens on `device` memory that another process exported with ipc_handle (the same view). The
+    /// mapping (cuIpcOpenMemHandle, with lazy peer access when `device` is not the memory's) is
+    /// closed when the last handle to the returned buffer goes. A handle cannot be opened in the
+    /// process that made it (CUDA refuses: BackendError). ArgumentError naming "handle" for bytes
+    /// that are no kjarni memory handle; UnsupportedError on OpenCL.
+    static Buffer open_ipc(const BoundDevice& device, std::span<const std::byte> handle);
+
     const std::shared_ptr<backend::Buffer>& backend() const noexcept { return impl_; }
 
 private:
     friend struct detail::BufferAccess;
-    Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::size_t offset, std::size_t size);
+    Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::size_t offset, std::size_t size,
+           bool exportable = false);
     void check_queue(const Queue& queue, const char* what) const;
 
     BoundDevice device_;
     std::shared_ptr<backend::Buffer> impl_;
     std::size_t offset_;
     std::size_t size_;
+    /// Whether the memory is an allocation of Buffer::allocate (which ipc_handle may export).
+    bool exportable_;
 };
 
 }  // namespace kjarni

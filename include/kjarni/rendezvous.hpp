@@ -21,7 +21,8 @@ namespace kjarni {
 class PeerError : public Error {
 public:
     PeerError(int peer, const std::string& reason);
-    /// The rank of the peer at fault (-1 when it is not known, e.g. the root could not be reached).
+    /// The rank of the peer at fault (-1 when no one rank is known to be at fault, e.g. an MPI
+    /// collective that did not finish in time; an unreachable root is rank 0).
     int peer() const noexcept { return peer_; }
 
 private:
@@ -50,6 +51,108 @@ public:
     /// that a send followed by a recv risks when both sides send large messages at once.
     virtual void exchange(int send_peer, std::span<const std::byte> send_data, int recv_peer,
                           std::span<std::byte> recv_data) = 0;
+};
+
+/// The ranks of a job as processes on one or several hosts, over TCP (POSIX sockets, IPv4 or IPv6).
+///
+/// Rank 0 listens at `port` on every interface; every other rank connects to `address:port`,
+/// retrying until `timeout` while rank 0 is not up yet, and says its rank, the count and the port it
+/// listens at itself. Once every rank has joined, rank 0 hands out the table of addresses and a
+/// random job nonce, every pair of ranks connects (a full mesh), and create() returns on every rank
+/// together. Each message carries a magic number and the job nonce: a stray connection (another
+/// program, a rank of another job) is dropped, never taken for a rank.
+///
+/// `timeout` bounds every wait without progress, in create() and in every later call: a peer that
+/// does not answer in time, closes its connection (exits, crashes) or cannot be reached gives a
+/// PeerError naming it. A rank out of range, a count that differs from rank 0's, or two processes
+/// claiming one rank give an ArgumentError on every rank that rank 0 reaches. After any error the
+/// object is broken: every later call throws Error (a stream may be half read).
+///
+/// Messages to oneself are allowed (kept in memory). Large messages go straight from and into the
+/// caller's memory; `exchange`, `all_gather` and `broadcast` progress all their sockets at once, so
+/// ranks sending to each other never deadlock however large the messages are.
+/// Not thread-safe: one thread at a time per object (as with any communicator).
+class TcpRendezvous final : public Rendezvous {
+public:
+    static constexpr std::chrono::milliseconds default_timeout{std::chrono::seconds(60)};
+
+    /// Joins the job as `rank` of `count`; blocks until every rank has joined (see the class).
+    /// ArgumentError for a rank outside [0, count), count < 1, an unknown address or a port rank 0
+    /// cannot listen at; PeerError when a rank does not join within `timeout`.
+    static std::unique_ptr<TcpRendezvous> create(const std::string& address, std::uint16_t port, int rank,
+                                                 int count,
+                                                 std::chrono::milliseconds timeout = default_timeout);
+    ~TcpRendezvous() override;
+    TcpRendezvous(const TcpRendezvous&) = delete;
+    TcpRendezvous& operator=(const TcpRendezvous&) = delete;
+
+    int rank() const noexcept override;
+    int count() const noexcept override;
+    std::chrono::milliseconds timeout() const noexcept;
+    /// The job's nonce (rank 0's random number, the same on every rank).
+    std::uint64_t job_nonce() const noexcept;
+
+    std::vector<std::byte> broadcast(std::span<const std::byte> data, int root) override;
+    std::vector<std::vector<std::byte>> all_gather(std::span<const std::byte> data) override;
+    void barrier() override;
+    void send(int peer, std::span<const std::byte> data) override;
+    void recv(int peer, std::span<std::byte> data) override;
+    void exchange(int send_peer, std::span<const std::byte> send_data, int recv_peer,
+                  std::span<std::byte> recv_data) override;
+
+    struct State;
+
+private:
+    explicit TcpRendezvous(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+};
+
+/// The port rendezvous_from_environment uses when neither KJARNI_MASTER_PORT nor MASTER_PORT is set.
+inline constexpr std::uint16_t default_rendezvous_port = 29571;
+
+/// A TcpRendezvous configured from the environment, as torch.distributed's env:// is:
+/// - the rank: KJARNI_RANK, else RANK, else OMPI_COMM_WORLD_RANK (Open MPI's mpirun), else PMI_RANK
+///   (MPICH, Intel MPI), else SLURM_PROCID (srun);
+/// - the count: KJARNI_WORLD_SIZE, else WORLD_SIZE, else OMPI_COMM_WORLD_SIZE, else PMI_SIZE, else
+///   SLURM_NTASKS;
+/// - rank 0's address: KJARNI_MASTER_ADDR, else MASTER_ADDR, else 127.0.0.1 (one host: set it for
+///   several);
+/// - its port: KJARNI_MASTER_PORT, else MASTER_PORT, else default_rendezvous_port.
+/// So `mpirun -np 4 program` works on one host without linking MPI. ArgumentError naming the
+/// variable when no rank or count is set, or one is not a number in range.
+std::unique_ptr<TcpRendezvous> rendezvous_from_environment(
+    std::chrono::milliseconds timeout = TcpRendezvous::default_timeout);
+
+/// The ranks of a job as threads of one process: create_group(count) makes the count ranks at once,
+/// one object per thread. Messages are copied into the receiver's mailbox, so send never blocks.
+/// A wait longer than `timeout` gives PeerError naming the awaited rank, and so does waiting for a
+/// rank whose object has been destroyed. Each object is used by one thread at a time; different
+/// objects of a group by different threads at once.
+class LocalRendezvous final : public Rendezvous {
+public:
+    static std::vector<std::unique_ptr<LocalRendezvous>> create_group(
+        int count, std::chrono::milliseconds timeout = TcpRendezvous::default_timeout);
+    ~LocalRendezvous() override;
+    LocalRendezvous(const LocalRendezvous&) = delete;
+    LocalRendezvous& operator=(const LocalRendezvous&) = delete;
+
+    int rank() const noexcept override { return rank_; }
+    int count() const noexcept override;
+
+    std::vector<std::byte> broadcast(std::span<const std::byte> data, int root) override;
+    std::vector<std::vector<std::byte>> all_gather(std::span<const std::byte> data) override;
+    void barrier() override;
+    void send(int peer, std::span<const std::byte> data) override;
+    void recv(int peer, std::span<std::byte> data) override;
+    void exchange(int send_peer, std::span<const std::byte> send_data, int recv_peer,
+                  std::span<std::byte> recv_data) override;
+
+    struct Group;
+
+private:
+    LocalRendezvous(std::shared_ptr<Group> group, int rank);
+    std::shared_ptr<Group> group_;
+    int rank_;
 };
 
 }  // namespace kjarni

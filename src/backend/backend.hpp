@@ -162,6 +162,16 @@ public:
     /// The default throws UnsupportedError (src/backend/managed_memory_backend.cpp).
     virtual std::shared_ptr<ManagedAllocation> allocate_managed(std::size_t device_index, std::size_t size,
                                                                 ManagedAllocationFlags flags);
+    /// Interprocess communication (CUDA IPC). Each default throws UnsupportedError
+    /// (src/backend/ipc_backend.cpp).
+    /// Opens memory another process exported (Buffer::ipc_handle's driver bytes) as a buffer of
+    /// `size` bytes on device `device_index`; the mapping is closed when the buffer goes.
+    virtual std::shared_ptr<Buffer> open_ipc_memory(std::size_t device_index, std::span<const std::byte> handle,
+                                                    std::size_t size);
+    /// An event other processes can open (no timing), unrecorded.
+    virtual std::shared_ptr<Event> create_ipc_event(std::size_t device_index);
+    /// Opens an event another process exported (Event::ipc_handle's bytes).
+    virtual std::shared_ptr<Event> open_ipc_event(std::size_t device_index, std::span<const std::byte> handle);
     /// Bytes free on the device right now where the API can tell (CUDA cuMemGetInfo, OpenCL
     /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD); nullopt where it cannot.
     virtual std::optional<std::uint64_t> free_memory(std::size_t /*device_index*/) const { return std::nullopt; }
@@ -220,6 +230,9 @@ public:
     virtual std::size_t device_index() const = 0;
     /// CUdeviceptr / cl_mem of the whole allocation.
     virtual std::uintptr_t native_handle() const = 0;
+    /// The driver's interprocess handle of the whole allocation (CUDA: cuIpcGetMemHandle's 64
+    /// bytes). The default throws UnsupportedError.
+    virtual std::vector<std::byte> ipc_handle() const;
 };
 
 /// Page-locked host memory, freed when the last reference goes (it holds its Context). Buffers
@@ -274,6 +287,9 @@ public:
     virtual bool is_complete() = 0;
     /// Milliseconds from `earlier` to this event; both of the same context and complete.
     virtual double time_since(Event& earlier) = 0;
+    /// The driver's interprocess handle of an event made by Context::create_ipc_event (CUDA:
+    /// cuIpcGetEventHandle's 64 bytes). The default throws UnsupportedError.
+    virtual std::vector<std::byte> ipc_handle() const;
 };
 
 /// Every transfer takes offsets into whole allocations and a non-zero size (the public layer drops
@@ -284,6 +300,9 @@ public:
     virtual std::size_t device_index() const = 0;
     virtual void synchronize() = 0;
     virtual std::shared_ptr<Event> record_event() = 0;
+    /// Records an existing event (an interprocess one) at this point of the queue. The default
+    /// throws UnsupportedError.
+    virtual void record(Event& event);
     virtual void wait_for(Event& event) = 0;
     virtual void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size,
                        bool blocking) = 0;

@@ -22,11 +22,12 @@ void check_fits(const char* argument, std::size_t size, std::size_t capacity, co
 
 }  // namespace
 
-Buffer::Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::size_t offset, std::size_t size)
-    : device_(std::move(device)), impl_(std::move(impl)), offset_(offset), size_(size) {}
+Buffer::Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::size_t offset, std::size_t size,
+               bool exportable)
+    : device_(std::move(device)), impl_(std::move(impl)), offset_(offset), size_(size), exportable_(exportable) {}
 
 Buffer Buffer::allocate(const BoundDevice& device, std::size_t size) {
-    return Buffer(device, device.context().backend()->allocate(device.index(), size), 0, size);
+    return Buffer(device, device.context().backend()->allocate(device.index(), size), 0, size, true);
 }
 
 Buffer Buffer::get_sub_region(std::size_t origin, std::size_t size) const {
@@ -38,7 +39,7 @@ Buffer Buffer::get_sub_region(std::size_t origin, std::size_t size) const {
                                                 "bytes",
                                                 size, origin, size_));
     }
-    return Buffer(device_, impl_, offset_ + origin, size);
+    return Buffer(device_, impl_, offset_ + origin, size, exportable_);
 }
 
 void Buffer::check_queue(const Queue& queue, const char* what) const {

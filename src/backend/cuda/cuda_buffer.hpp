@@ -27,6 +27,9 @@ public:
     std::size_t size() const override { return size_; }
     std::size_t device_index() const override { return device_index_; }
     std::uintptr_t native_handle() const override { return static_cast<std::uintptr_t>(pointer_); }
+    /// cuIpcGetMemHandle of the allocation (cuda_ipc.cpp); UnsupportedError for memory this
+    /// buffer does not own.
+    std::vector<std::byte> ipc_handle() const override;
 
     CUdeviceptr pointer() const noexcept { return pointer_; }
     /// The address `offset` bytes into the allocation.

@@ -67,6 +67,11 @@ public:
                                                         ManagedAllocationFlags flags) override;
     /// cuMemGetInfo in the context of the device.
     std::optional<std::uint64_t> free_memory(std::size_t device_index) const override;
+    // Interprocess memory and events: cuda_ipc.cpp.
+    std::shared_ptr<Buffer> open_ipc_memory(std::size_t device_index, std::span<const std::byte> handle,
+                                            std::size_t size) override;
+    std::shared_ptr<Event> create_ipc_event(std::size_t device_index) override;
+    std::shared_ptr<Event> open_ipc_event(std::size_t device_index, std::span<const std::byte> handle) override;
     bool can_access_peer(std::size_t from, std::size_t to) const override;
 
     // Programs (defined in cuda_program.cpp).

@@ -64,6 +64,12 @@ namespace kjarni::backend::cuda {
     X(MemHostGetDevicePointer, 3020, "cuMemHostGetDevicePointer_v2")     \
     X(MemAllocManaged, 6000, "cuMemAllocManaged")                        \
     X(StreamAttachMemAsync, 6000, "cuStreamAttachMemAsync")              \
+    /* Interprocess memory and events (cuda_ipc.cpp). */                \
+    X(IpcGetMemHandle, 4010, "cuIpcGetMemHandle")                        \
+    X(IpcOpenMemHandle, 11000, "cuIpcOpenMemHandle_v2")                  \
+    X(IpcCloseMemHandle, 4010, "cuIpcCloseMemHandle")                    \
+    X(IpcGetEventHandle, 4010, "cuIpcGetEventHandle")                    \
+    X(IpcOpenEventHandle, 4010, "cuIpcOpenEventHandle")                  \
     /* For the program layer: modules, kernels, launches. */            \
     X(ModuleLoadData, 2000, "cuModuleLoadData")                          \
     X(ModuleUnload, 2000, "cuModuleUnload")                              \

@@ -12,13 +12,28 @@ namespace kjarni::backend::cuda {
 
 // ---- CudaEvent ---------------------------------------------------------------------------------
 
-CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index)
-    : context_(std::move(context)), device_index_(device_index) {
+CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, unsigned int flags)
+    : context_(std::move(context)), device_index_(device_index),
+      interprocess_((flags & CU_EVENT_INTERPROCESS) != 0) {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    event_ = context_->event_pool(device_index_).take();
+    if (flags == CU_EVENT_DEFAULT) {
+        event_ = context_->event_pool(device_index_).take();
+        pooled_ = true;
+        return;
+    }
+    CUevent event = nullptr;
+    KJARNI_CU(context_->driver(), EventCreate, &event, flags);
+    owned_ = DriverHandle<CUevent>(context_->driver(), context_->cu_context(device_index_), event);
+    event_ = event;
 }
 
-CudaEvent::~CudaEvent() { context_->event_pool(device_index_).give_back(event_); }
+CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, CUevent event, bool interprocess)
+    : context_(std::move(context)), device_index_(device_index), event_(event),
+      owned_(context_->driver(), context_->cu_context(device_index_), event), interprocess_(interprocess) {}
+
+CudaEvent::~CudaEvent() {
+    if (pooled_) context_->event_pool(device_index_).give_back(event_);
+}
 
 void CudaEvent::wait() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
@@ -64,6 +79,12 @@ std::shared_ptr<Event> CudaQueue::record_event() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
     KJARNI_CU(context_->driver(), EventRecord, event->event(), stream_.get());
     return event;
+}
+
+void CudaQueue::record(Event& event) {
+    // The public layer passes only events of this context (CudaEvents).
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    KJARNI_CU(context_->driver(), EventRecord, static_cast<CudaEvent&>(event).event(), stream_.get());
 }
 
 void CudaQueue::wait_for(Event& event) {

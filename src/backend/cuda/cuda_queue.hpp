@@ -14,16 +14,20 @@ class CudaContext;
 
 class CudaEvent final : public Event {
 public:
-    /// An (unrecorded) event in the context of device `device_index`, from the device's event pool.
-    CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index);
+    /// An (unrecorded) event in the context of device `device_index`; `flags` as cuEventCreate
+    /// takes them. The default (timing on) comes from the device's event pool.
+    CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, unsigned int flags = CU_EVENT_DEFAULT);
+    /// Adopts `event` (an interprocess event opened here), destroyed with this object.
+    CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, CUevent event, bool interprocess);
     CudaEvent(const CudaEvent&) = delete;
     CudaEvent& operator=(const CudaEvent&) = delete;
-    /// Gives the CUevent back to the pool.
+    /// Gives a pooled CUevent back to the pool.
     ~CudaEvent() override;
 
     void wait() override;
     bool is_complete() override;
     double time_since(Event& earlier) override;
+    std::vector<std::byte> ipc_handle() const override;
 
     CUevent event() const noexcept { return event_; }
 
@@ -31,6 +35,10 @@ private:
     std::shared_ptr<CudaContext> context_;
     std::size_t device_index_;
     CUevent event_ = nullptr;
+    /// Events not from the pool (other flags, adopted ones) are destroyed with this object.
+    DriverHandle<CUevent> owned_;
+    bool pooled_ = false;
+    bool interprocess_ = false;
 };
 
 class CudaQueue final : public Queue {
@@ -42,6 +50,7 @@ public:
     std::size_t device_index() const override { return device_index_; }
     void synchronize() override;
     std::shared_ptr<Event> record_event() override;
+    void record(Event& event) override;
     void wait_for(Event& event) override;
     void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool blocking) override;
     void read(void* dst, Buffer& src, std::size_t src_offset, std::size_t size, bool blocking) override;
