@@ -7,7 +7,7 @@
 #include <set>
 
 #include "collectives/comm_engine.hpp"
-#include "collectives/local_rendezvous.hpp"
+#include "collectives/local_clique.hpp"
 #include "collectives/operand_checks.hpp"
 #include "kjarni/collectives.hpp"
 #include "kjarni/error.hpp"
@@ -27,7 +27,7 @@ Communicator::Communicator(const Queue& queue, const CliqueId& id, int count, in
     if (count < 1) throw ArgumentError("count", fmt::format("is {}; a clique has at least one rank", count));
     check_rank(rank, "rank", count);
     if (id.engine() == CollectiveEngine::fallback)
-        engine_ = detail::make_ring_engine(detail::LocalRendezvous::join(id, count, rank));
+        engine_ = detail::make_ring_engine(detail::join_local_clique(id, count, rank));
     else
         engine_ = detail::make_nccl_engine(queue, id, count, rank);
 }
@@ -74,7 +74,7 @@ std::vector<Communicator> Communicator::create_all(const MultiQueue& queues, Col
         for (std::size_t i = 0; i < list.size(); ++i) comms.push_back(Communicator(list[i], engines[i]));
         return comms;
     }
-    const auto rendezvous = detail::LocalRendezvous::create(static_cast<int>(list.size()));
+    const auto rendezvous = detail::local_group(static_cast<int>(list.size()));
     for (std::size_t i = 0; i < list.size(); ++i)
         comms.push_back(Communicator(list[i], detail::make_ring_engine(rendezvous[i])));
     return comms;

@@ -1,9 +1,9 @@
 #pragma once
 // Ranks as threads of the test process: each runs `body(rendezvous)` on a thread of its own, over an
-// in-process Rendezvous (the library's LocalRendezvous, the one a fallback CliqueId uses), so that
+// in-process Rendezvous (kjarni::LocalRendezvous, what a fallback CliqueId uses too), so that
 // the per-rank collectives are tested without sockets or MPI. The first exception any rank threw is
-// rethrown after every thread has ended; a rank that fails makes its peers time out (an Error, not
-// a hang) after `timeout`.
+// rethrown after every thread has ended; a rank that fails makes its peers fail too (PeerError, not
+// a hang) at the latest after `timeout`.
 
 #include <chrono>
 #include <exception>
@@ -12,13 +12,13 @@
 #include <thread>
 #include <vector>
 
-#include "collectives/local_rendezvous.hpp"
+#include "kjarni/rendezvous.hpp"
 
 namespace kjarni::test {
 
 inline void run_ranks(int count, const std::function<void(Rendezvous&)>& body,
                       std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
-    const auto rendezvous = detail::LocalRendezvous::create(count, timeout);
+    const auto rendezvous = LocalRendezvous::create_group(count, timeout);
     std::exception_ptr failure;
     std::mutex mutex;
     std::vector<std::thread> threads;
