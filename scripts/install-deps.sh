@@ -12,6 +12,7 @@ packages=(
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
   libclblast-dev libclblast1
   python3 python3-venv
+  clang libclang-rt-14-dev  # the fuzz targets (libFuzzer)
 )
 
 missing=()
