@@ -44,6 +44,9 @@ private:
 
 // The records of a `.nv.info.<kernel>` section: a format byte, an attribute byte, then a value whose
 // size the format gives (these formats are the ones ptxas writes; another one stops the reading).
+// The first three take 4 bytes in all (ptxas for sm_80 writes no-value records as 01 xx 00 00).
+constexpr std::uint8_t format_none = 0x01;    // no value (2 bytes of padding)
+constexpr std::uint8_t format_byte = 0x02;    // a 1-byte value (and a byte of padding)
 constexpr std::uint8_t format_half = 0x03;    // a 2-byte value
 constexpr std::uint8_t format_sized = 0x04;   // a 2-byte size, then that many bytes
 constexpr std::uint8_t attribute_kparam_info = 0x17;
@@ -59,7 +62,7 @@ std::optional<std::size_t> count_in_info_section(const Bytes& image, std::uint64
         const auto format = image.read<std::uint8_t>(at);
         const auto attribute = image.read<std::uint8_t>(at + 1);
         if (!format || !attribute) return std::nullopt;
-        if (*format == format_half) {
+        if (*format == format_none || *format == format_byte || *format == format_half) {
             at += 4;
         } else if (*format == format_sized) {
             const auto length = image.read<std::uint16_t>(at + 2);
