@@ -14,6 +14,7 @@ packages=(
   python3 python3-venv
   # Optional: kjarni_mpi (MpiRendezvous) and the mpirun tests of the rendezvous (about 25 s to install).
   libopenmpi-dev openmpi-bin
+  clang libclang-rt-14-dev  # the fuzz targets (libFuzzer)
 )
 
 missing=()

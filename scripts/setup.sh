@@ -2,6 +2,8 @@
 # The README's two set-up commands:
 #   scripts/setup.sh demo   installs what is missing, builds, runs the demo on the default device
 #   scripts/setup.sh test   installs what is missing, builds with warnings as errors, runs the tests
+#   scripts/setup.sh sanitize  the test suites again, built with AddressSanitizer, UndefinedBehavior-
+#                           Sanitizer and LeakSanitizer (any report fails them); CI runs it after test
 # Without a GPU the default device is PoCL's CPU device; the tests then run on two PoCL devices so
 # that the multi-device paths are exercised.
 set -euo pipefail
@@ -11,7 +13,8 @@ mode=${1:-}
 case "$mode" in
   demo) preset=default; targets=(--target kjarni_demo kjarni_tool) ;;  # just what the demo needs
   test) preset=ci; targets=() ;;
-  *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+  sanitize) preset=sanitize; targets=() ;;  # the build preset names the test suites
+  *) echo "usage: $0 demo|test|sanitize" >&2; exit 2 ;;
 esac
 
 scripts/install-deps.sh

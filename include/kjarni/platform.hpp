@@ -16,7 +16,8 @@ class Platform;
 }
 class Device;
 
-/// Regex masks on the platform name (ECMAScript syntax, searched, not anchored).
+/// Regex masks on the platform name (ECMAScript syntax without back-references, searched, not
+/// anchored; at most 1024 characters each). A malformed mask raises ArgumentError.
 struct PlatformFilter {
     /// If not empty, one of these must match the name.
     std::vector<std::string> include_masks;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/device_code.hpp"
+#include "core/context_state.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::detail {
@@ -65,11 +66,20 @@ std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std:
     return reduced;
 }
 
+namespace {
+
+/// The temporaries of the algorithms, one pool per context (a service of its state): what it holds
+/// is freed with the context. A pool for the whole process would hold blocks of every context it
+/// served until the process ends, and a user running under a leak checker would see them.
+struct TemporaryPool {
+    MemoryPool pool;
+};
+
+}  // namespace
+
 Buffer temporary_buffer(const Queue& queue, std::size_t size) {
-    // Never destroyed: blocks may return to it during static destruction, and what it holds is
-    // small (partial results).
-    static const MemoryPool* const pool = new MemoryPool();
-    return pool->allocate(queue, std::max<std::size_t>(size, 16));
+    const MemoryPool& pool = queue.device().context().state().service<TemporaryPool>().pool;
+    return pool.allocate(queue, std::max<std::size_t>(size, 16));
 }
 
 void pad_axes(IterationSpace& space) {

@@ -4,8 +4,9 @@
 // A cuBLAS handle belongs to the CUDA context current when it is created and runs its work on the
 // stream set on it; kjarni keeps one per queue (so per context and stream), made on first use,
 // with the queue's stream set once, and serializes calls on one handle (dot switches its pointer
-// mode). Handles of queues that are gone are destroyed when the next handle is made, provided
-// their context still lives (otherwise their device memory went with it).
+// mode). The handles live in their context's state (a service of it): handles of queues that are
+// gone are destroyed when the context's next handle is made, and all of them when the context
+// goes, while it still exists, so that their workspaces are freed with it and none is left at exit.
 
 #include "blas/vendor.hpp"
 
@@ -23,6 +24,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/dynamic_library.hpp"
+#include "core/context_state.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::blas::detail {
@@ -121,8 +123,77 @@ struct Handle {
     cublasHandle_t handle = nullptr;
     CUcontext context = nullptr;
     std::weak_ptr<backend::Queue> queue;
-    std::weak_ptr<backend::Context> owner;
     std::mutex mutex;  // one call at a time
+};
+
+/// Makes `context` current for a scope, restoring the previous one after.
+struct Current {
+    const Functions& f;
+    CUcontext previous = nullptr;
+    Current(const Functions& fn, CUcontext context) : f(fn) {
+        check_cuda(f.CtxGetCurrent(&previous), "cuCtxGetCurrent");
+        if (previous != context) check_cuda(f.CtxSetCurrent(context), "cuCtxSetCurrent");
+    }
+    ~Current() { static_cast<void>(f.CtxSetCurrent(previous)); }
+    Current(const Current&) = delete;
+    Current& operator=(const Current&) = delete;
+};
+
+/// The handles of one context's queues (a service of the context's state: destroyed before the
+/// backend context, which therefore still exists when the handles go).
+class ContextHandles {
+public:
+    ContextHandles() = default;
+    ContextHandles(const ContextHandles&) = delete;
+    ContextHandles& operator=(const ContextHandles&) = delete;
+    ~ContextHandles() {
+        for (auto& [queue, handle] : handles_) destroy(*handle);
+    }
+
+    /// The handle of `queue`, made on first use with the functions `f`.
+    std::shared_ptr<Handle> handle_for(const Functions& f, const Queue& queue) {
+        const std::lock_guard lock(mutex_);
+        f_ = &f;
+        const backend::Queue* key = queue.backend().get();
+        auto found = handles_.find(key);
+        if (found != handles_.end() && !found->second->queue.expired()) return found->second;
+        // A new queue (or a new one at a dead one's address): first drop the handles of dead queues.
+        for (auto it = handles_.begin(); it != handles_.end();) {
+            if (!it->second->queue.expired()) {
+                ++it;
+                continue;
+            }
+            destroy(*it->second);
+            it = handles_.erase(it);
+        }
+        auto handle = std::make_shared<Handle>();
+        handle->context = reinterpret_cast<CUcontext>(queue.device().context().native_handle(queue.device().index()));
+        handle->queue = queue.backend();
+        {
+            const Current current(f, handle->context);
+            check(f.Create(&handle->handle), "cublasCreate_v2");
+            handles_[key] = handle;  // from here on destroyed with the others
+            check(f.SetStream(handle->handle, reinterpret_cast<cudaStream_t>(queue.native_handle())),
+                  "cublasSetStream_v2");
+            check(f.SetPointerMode(handle->handle, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode_v2");
+        }
+        return handle;
+    }
+
+private:
+    void destroy(Handle& handle) noexcept {
+        if (f_ == nullptr || handle.handle == nullptr) return;
+        try {
+            const Current current(*f_, handle.context);
+            static_cast<void>(f_->Destroy(handle.handle));
+        } catch (const Error&) {
+        }
+        handle.handle = nullptr;
+    }
+
+    const Functions* f_ = nullptr;
+    std::mutex mutex_;
+    std::map<const backend::Queue*, std::shared_ptr<Handle>> handles_;
 };
 
 class Cublas final : public Vendor {
@@ -348,64 +419,15 @@ private:
     /// Runs `body` with the queue's handle, its context current, one call per handle at a time.
     template <class Body>
     void call(const Queue& queue, Body&& body) {
-        const std::shared_ptr<Handle> handle = handle_for(queue);
+        const std::shared_ptr<Handle> handle =
+            queue.device().context().state().service<ContextHandles>().handle_for(f_, queue);
         const std::lock_guard lock(handle->mutex);
         const Current current(f_, handle->context);
         body(handle->handle);
     }
 
-    /// Makes `context` current for a scope, restoring the previous one after.
-    struct Current {
-        const Functions& f;
-        CUcontext previous = nullptr;
-        Current(const Functions& fn, CUcontext context) : f(fn) {
-            check_cuda(f.CtxGetCurrent(&previous), "cuCtxGetCurrent");
-            if (previous != context) check_cuda(f.CtxSetCurrent(context), "cuCtxSetCurrent");
-        }
-        ~Current() { static_cast<void>(f.CtxSetCurrent(previous)); }
-        Current(const Current&) = delete;
-        Current& operator=(const Current&) = delete;
-    };
-
-    std::shared_ptr<Handle> handle_for(const Queue& queue) {
-        const std::lock_guard lock(mutex_);
-        const backend::Queue* key = queue.backend().get();
-        auto found = handles_.find(key);
-        if (found != handles_.end() && !found->second->queue.expired()) return found->second;
-        // A new queue (or a new one at a dead one's address): first drop the handles of dead queues.
-        for (auto it = handles_.begin(); it != handles_.end();) {
-            if (!it->second->queue.expired()) {
-                ++it;
-                continue;
-            }
-            if (const auto owner = it->second->owner.lock()) {
-                try {
-                    const Current current(f_, it->second->context);
-                    static_cast<void>(f_.Destroy(it->second->handle));
-                } catch (const Error&) {
-                }
-            }
-            it = handles_.erase(it);
-        }
-        auto handle = std::make_shared<Handle>();
-        handle->context = reinterpret_cast<CUcontext>(queue.device().context().native_handle(queue.device().index()));
-        handle->queue = queue.backend();
-        handle->owner = queue.device().context().backend();
-        {
-            const Current current(f_, handle->context);
-            check(f_.Create(&handle->handle), "cublasCreate_v2");
-            check(f_.SetStream(handle->handle, reinterpret_cast<cudaStream_t>(queue.native_handle())),
-                  "cublasSetStream_v2");
-            check(f_.SetPointerMode(handle->handle, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode_v2");
-        }
-        handles_[key] = handle;
-        return handle;
-    }
-
     Functions f_;
     std::string library_;
-    std::mutex mutex_;
-    std::map<const backend::Queue*, std::shared_ptr<Handle>> handles_;
 };
 
 }  // namespace

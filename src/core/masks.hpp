@@ -7,7 +7,9 @@
 namespace kjarni::detail {
 
 /// True if one include mask matches (or there are none) and no exclude mask does. Masks are
-/// ECMAScript regexes searched anywhere in the name; a malformed one raises ArgumentError.
+/// ECMAScript regexes searched anywhere in the name, without back-references, matched in time
+/// polynomial in the name's length; a malformed one, or one longer than 1024 characters, raises
+/// ArgumentError naming the list it came from.
 bool passes_masks(const std::string& name, const std::vector<std::string>& include_masks,
                   const std::vector<std::string>& exclude_masks);
 

@@ -15,9 +15,14 @@ namespace detail {
 
 namespace {
 
+// The whole block, as the allocator made it, by its backend buffer only: a public Buffer would hold
+// its context's state, and a pool kept in that state (as the algorithms keep their temporaries,
+// one pool per context) would then keep its own context alive for ever. The backend buffer holds
+// just the backend context, which outlives that state.
 struct DeviceBlock final : PooledBlock {
-    explicit DeviceBlock(Buffer b) : buffer(std::move(b)) { bytes = buffer.size(); }
-    Buffer buffer;                          // the whole block, as the allocator made it
+    explicit DeviceBlock(const Buffer& b) : impl(b.backend()), offset(b.offset()) { bytes = b.size(); }
+    std::shared_ptr<backend::Buffer> impl;
+    std::size_t offset;
     std::shared_ptr<backend::Queue> owner;  // the queue whose work may still use it; null: none
 };
 
@@ -63,7 +68,7 @@ DeviceBlock* PoolState::allocate_new(const BoundDevice& device, std::size_t size
     if (fresh.size() < rounded || !(fresh.device() == device)) {
         throw ArgumentError("allocator", "returned a buffer of another device or smaller than requested");
     }
-    auto block = std::make_unique<DeviceBlock>(std::move(fresh));
+    auto block = std::make_unique<DeviceBlock>(fresh);
     core->adopt(core, *block, device.context().backend().get(), device.index(), size);
     return block.release();
 }
@@ -86,9 +91,8 @@ Buffer PoolState::allocate(const BoundDevice& device, const std::shared_ptr<back
         }
     }
     if (block->owner.get() != queue_impl) block->owner = queue != nullptr ? *queue : nullptr;
-    const Buffer& whole = block->buffer;
-    return BufferAccess::make(whole.device(), make_pooled_handle(whole.backend().get(), block), whole.offset(),
-                              size);
+    // `device` is the block's (blocks are held per backend context and device index).
+    return BufferAccess::make(device, make_pooled_handle(block->impl.get(), block), block->offset, size);
 }
 
 }  // namespace detail

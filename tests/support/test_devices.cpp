@@ -1,6 +1,7 @@
 #include "support/test_devices.hpp"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <map>
@@ -68,6 +69,24 @@ std::vector<TestDevice> find_devices() {
 }
 
 std::mutex contexts_mutex;
+// The contexts the tests share, made on first use and released when the last test has run (not by
+// static destruction: drivers may already be torn down then). Releasing them is what a leak checker
+// (LeakSanitizer, compute-sanitizer --leak-check full) needs to see everything freed at exit.
+// Never destroyed themselves: a process that ends without TearDown leaves them to the OS.
+auto& shared_contexts = *new std::map<std::string, std::unique_ptr<Context>>;
+auto& multi_device_context = *new std::unique_ptr<Context>;
+bool multi_device_context_made = false;
+
+class ReleaseSharedContexts : public ::testing::Environment {
+public:
+    void TearDown() override {
+        const std::lock_guard lock(contexts_mutex);
+        shared_contexts.clear();
+        multi_device_context.reset();
+    }
+};
+
+const auto* const release_shared_contexts = ::testing::AddGlobalTestEnvironment(new ReleaseSharedContexts);
 
 }  // namespace
 
@@ -81,25 +100,27 @@ const std::vector<TestDevice>& test_devices() {
 }
 
 Context& shared_context(const TestDevice& device) {
-    // Never destroyed: drivers may already be torn down when static destructors run.
-    static auto* const contexts = new std::map<std::string, std::unique_ptr<Context>>;
     const std::lock_guard lock(contexts_mutex);
     const std::string key = fmt::format("{}/{}/{}", device.api, device.platform_index, device.device_index);
-    auto& slot = (*contexts)[key];
+    auto& slot = shared_contexts[key];
     if (!slot) slot = std::make_unique<Context>(Context::from_devices(device.device()));
     return *slot;
 }
 
 Context* shared_multi_device_context() {
-    static Context* const context = []() -> Context* {  // never destroyed, as above
+    const std::lock_guard lock(contexts_mutex);
+    if (!multi_device_context_made) {
+        multi_device_context_made = true;
         std::map<std::pair<std::string, std::size_t>, std::vector<Device>> by_platform;
         for (const TestDevice& d : test_devices()) by_platform[{d.api, d.platform_index}].push_back(d.device());
         for (auto& [platform, devices] : by_platform) {
-            if (devices.size() >= 2) return new Context(Context::from_devices(devices));
+            if (devices.size() >= 2) {
+                multi_device_context = std::make_unique<Context>(Context::from_devices(devices));
+                break;
+            }
         }
-        return nullptr;
-    }();
-    return context;
+    }
+    return multi_device_context.get();
 }
 
 void PrintTo(const TestDevice& device, std::ostream* out) {

@@ -63,11 +63,22 @@ std::unique_ptr<Driver> Driver::load(std::string& why_not) {
     }
     KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE)
 #undef KJARNI_CUDA_RESOLVE
-    // A driver older than the function: it stays null.
-#define KJARNI_CUDA_RESOLVE_OPTIONAL(member, abi, exported) \
-    resolve(*library, get_proc_address, driver->member, "cu" #member, exported, abi);
+    // A driver older than the function: it stays null. cuGetProcAddress answers a request for a
+    // version above the driver's with CUDA_ERROR_INVALID_VALUE, an error a user's compute-sanitizer
+    // run would report: such functions are only looked up by their exported name.
+    int driver_version = 0;
+    if (driver->DriverGetVersion == nullptr || driver->DriverGetVersion(&driver_version) != CUDA_SUCCESS) {
+        driver_version = 0;
+    }
+#define KJARNI_CUDA_RESOLVE_OPTIONAL(member, abi, exported)                                          \
+    if (driver_version >= (abi)) {                                                                  \
+        resolve(*library, get_proc_address, driver->member, "cu" #member, exported, abi);           \
+    } else {                                                                                        \
+        library->load(driver->member, exported);                                                    \
+    }
     KJARNI_CUDA_OPTIONAL_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE_OPTIONAL)
 #undef KJARNI_CUDA_RESOLVE_OPTIONAL
+    library->load(driver->FuncGetParamCount, "cuFuncGetParamCount");
 
     if (!missing.empty()) {
         why_not = fmt::format("{} is too old: it lacks {}", library->name(), missing);

@@ -12,6 +12,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -94,11 +95,18 @@ namespace kjarni::backend::cuda {
 /// that 13.0 added as _v2). It must not exceed the driver's version, or the request is refused.
 inline constexpr int requested_cuda_version = 12000;
 
+/// cuFuncGetParamCount(function, &count): newer than the CUDA 13.0 headers kjarni is built against,
+/// which therefore declare no PFN_ for it; this is its signature as NVIDIA publishes it.
+using FuncGetParamCountFn = CUresult(CUDAAPI*)(CUfunction function, std::size_t* count);
+
 struct Driver {
 #define KJARNI_CUDA_DRIVER_MEMBER(member, abi, exported) PFN_cu##member##_v##abi member = nullptr;
     KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
     KJARNI_CUDA_OPTIONAL_DRIVER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
 #undef KJARNI_CUDA_DRIVER_MEMBER
+    /// Optional, found by its exported name only: asking cuGetProcAddress for a version the driver
+    /// does not have is an error the driver reports (and compute-sanitizer shows the user).
+    FuncGetParamCountFn FuncGetParamCount = nullptr;
 
     /// The library that was opened, and how its functions were found (for diagnostics).
     std::string library_name;

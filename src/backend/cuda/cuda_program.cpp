@@ -11,6 +11,7 @@
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/cuda_error.hpp"
 #include "backend/cuda/cuda_queue.hpp"
+#include "backend/cuda/kernel_param_counts.hpp"
 #include "backend/cuda/nvrtc_library.hpp"
 #include "kjarni/error.hpp"
 
@@ -123,17 +124,26 @@ bool is_loadable_image(std::span<const std::byte> image) noexcept {
 
 // ---- LoadedModule -------------------------------------------------------------------------------
 
-LoadedModule::LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, const void* image)
+LoadedModule::LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index,
+                           std::span<const std::byte> image)
     : context_(std::move(context)), device_index_(device_index), cu_context_(context_->cu_context(device_index)) {
     CurrentContext current(context_->driver(), cu_context_);
     CUmodule module = nullptr;
-    KJARNI_CU(context_->driver(), ModuleLoadData, &module, image);
+    KJARNI_CU(context_->driver(), ModuleLoadData, &module, image.data());
     module_ = DriverHandle<CUmodule>(context_->driver(), cu_context_, module);
+    param_counts_ = kernel_param_counts(image);
+}
+
+std::optional<std::size_t> LoadedModule::param_count(std::string_view name) const {
+    const auto found = param_counts_.find(name);
+    if (found == param_counts_.end()) return std::nullopt;
+    return found->second;
 }
 
 // ---- CudaKernel ---------------------------------------------------------------------------------
 
-CudaKernel::CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function)
+CudaKernel::CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function,
+                       std::optional<std::size_t> image_param_count)
     : module_(std::move(module)),
       driver_(module_->context()->driver()),
       cu_context_(module_->cu_context()),
@@ -157,15 +167,22 @@ CudaKernel::CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function
     attributes_.preferred_local_size_multiple =
         module_->context()->devices()[module_->device_index()]->params().warp_size;
 
-    // cuFuncGetParamInfo (CUDA 12.4) answers CUDA_ERROR_INVALID_VALUE past the last parameter.
-    if (driver_.FuncGetParamInfo != nullptr) {
-        for (std::size_t index = 0;; ++index) {
+    // How many parameters there are: cuFuncGetParamInfo answers CUDA_ERROR_INVALID_VALUE past the
+    // last one, and an error provoked in normal operation is one a user's compute-sanitizer run
+    // would report, so the count comes first, from the driver or else from the image.
+    std::optional<std::size_t> count;
+    if (driver_.FuncGetParamCount != nullptr) {
+        std::size_t driver_count = 0;
+        if (driver_.FuncGetParamCount(function_, &driver_count) == CUDA_SUCCESS) count = driver_count;
+    }
+    if (!count) count = image_param_count;
+    if (count && driver_.FuncGetParamInfo != nullptr) {
+        params_.reserve(*count);
+        for (std::size_t index = 0; index < *count; ++index) {
             std::size_t offset = 0;
             std::size_t size = 0;
-            const CUresult result = driver_.FuncGetParamInfo(function_, index, &offset, &size);
-            if (result == CUDA_ERROR_INVALID_VALUE) break;
-            if (result != CUDA_SUCCESS) {
-                // Some other refusal: the list would be incomplete, so report none.
+            if (driver_.FuncGetParamInfo(function_, index, &offset, &size) != CUDA_SUCCESS) {
+                // A refusal within the count: the list would be incomplete, so report none.
                 params_.clear();
                 break;
             }
@@ -254,7 +271,7 @@ std::shared_ptr<Kernel> CudaModule::kernel(const std::string& name) {
     const CUresult result = driver.ModuleGetFunction(&function, module_->module(), name.c_str());
     if (result == CUDA_ERROR_NOT_FOUND) return nullptr;
     check(driver, result, "cuModuleGetFunction");
-    auto kernel = std::make_shared<CudaKernel>(module_, function);
+    auto kernel = std::make_shared<CudaKernel>(module_, function, module_->param_count(name));
     kernels_.emplace(name, kernel);
     return kernel;
 }
@@ -386,7 +403,8 @@ BuildOutput CudaContext::build(std::size_t device_index, const std::string& sour
         std::memcpy(result.binary.data(), output.ptx.c_str(), output.ptx.size() + 1);
     }
     result.module = std::make_shared<CudaModule>(std::make_shared<LoadedModule>(
-        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, result.binary.data()));
+        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index,
+        std::span<const std::byte>(result.binary)));
     result.log = std::move(log);
     return result;
 }
@@ -400,7 +418,7 @@ std::shared_ptr<Module> CudaContext::load(std::size_t device_index, std::span<co
     // A copy: the driver may want the image aligned, and the span may point anywhere.
     const std::vector<std::byte> image(binary.begin(), binary.end());
     return std::make_shared<CudaModule>(std::make_shared<LoadedModule>(
-        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, image.data()));
+        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, std::span<const std::byte>(image)));
 }
 
 std::string CudaContext::compiler_identity(std::size_t device_index) const {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -29,8 +30,9 @@ class CudaContext;
 class LoadedModule {
 public:
     /// cuModuleLoadData of `image` (a cubin, a fatbin or NUL-terminated PTX) in the context of
-    /// device `device_index`; throws BackendError when the driver refuses it.
-    LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, const void* image);
+    /// device `device_index`; throws BackendError when the driver refuses it. Also reads from the
+    /// image how many parameters each kernel takes (kernel_param_counts.hpp).
+    LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, std::span<const std::byte> image);
     LoadedModule(const LoadedModule&) = delete;
     LoadedModule& operator=(const LoadedModule&) = delete;
 
@@ -38,18 +40,26 @@ public:
     std::size_t device_index() const noexcept { return device_index_; }
     CUcontext cu_context() const noexcept { return cu_context_; }
     CUmodule module() const noexcept { return module_.get(); }
+    /// How many parameters the kernel `name` takes as the image declares it, or nullopt when the
+    /// image does not tell (a fatbin, a record layout kjarni does not know).
+    std::optional<std::size_t> param_count(std::string_view name) const;
 
 private:
     std::shared_ptr<CudaContext> context_;
     std::size_t device_index_;
     CUcontext cu_context_;
     DriverHandle<CUmodule> module_;
+    std::map<std::string, std::size_t, std::less<>> param_counts_;
 };
 
 class CudaKernel final : public Kernel {
 public:
-    /// Reads the function's attributes and parameters once, here.
-    CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function);
+    /// Reads the function's attributes and parameters once, here. The parameters are counted by
+    /// cuFuncGetParamCount where the driver has it, else by `image_param_count` (what the module's
+    /// image declares); with neither they are left unknown. The driver is never asked about a
+    /// parameter past the last, which it would answer with an error.
+    CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function,
+               std::optional<std::size_t> image_param_count = std::nullopt);
 
     const KernelAttributes& attributes() const override { return attributes_; }
     const std::vector<ParamInfo>& params() const override { return params_; }

@@ -229,6 +229,39 @@ std::optional<std::uint64_t> parse_size(std::string_view text) noexcept {
     return value << shift;
 }
 
+
+// ---- Trust ----------------------------------------------------------------------------------------
+// Entries are compiled code that kjarni loads and runs: one that someone else could have written is
+// never read. The cache directory must belong to the effective user (a directory, or a symlink to
+// one, owned by another user is not used at all: nothing read from it, nothing written into it),
+// and an entry must be a regular file of that user's, not a symlink, writable by nobody else.
+
+/// Whether the cache directory, following symlinks, may be used: it is missing (store makes it,
+/// owned by us) or it is a directory the effective user owns.
+bool directory_is_ours(const fs::path& directory) noexcept {
+    struct stat info {};
+    if (::stat(directory.c_str(), &info) != 0) return errno == ENOENT;
+    return S_ISDIR(info.st_mode) && info.st_uid == ::geteuid();
+}
+
+/// Whether an opened entry may be trusted: a regular file of the effective user's that no one
+/// else may write.
+bool entry_is_ours(const struct stat& info) noexcept {
+    return S_ISREG(info.st_mode) && info.st_uid == ::geteuid() && (info.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+/// create_directories with mode 0755 (before the umask): the cache's directories are never
+/// writable by the group or others, whatever the umask. False (errno set) on failure.
+bool make_directories(const fs::path& path) noexcept {
+    std::error_code error;
+    if (fs::is_directory(path, error)) return true;
+    if (path.has_parent_path() && path.parent_path() != path && !make_directories(path.parent_path())) return false;
+    if (::mkdir(path.c_str(), S_IRWXU | S_IRGRP | S_IXGRP | S_IROTH | S_IXOTH) == 0 || errno == EEXIST) {
+        return fs::is_directory(path, error);
+    }
+    return false;
+}
+
 }  // namespace
 
 // ---- Settings ------------------------------------------------------------------------------------
@@ -305,11 +338,21 @@ std::optional<std::vector<std::byte>> DiskCache::load(const CacheKey& key) noexc
         return std::nullopt;
     }
     try {
+        if (!directory_is_ours(settings_.directory)) {
+            ++io_errors_;
+            ++misses_;
+            return std::nullopt;
+        }
         const fs::path path = entry_path(key);
-        FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        // O_NOFOLLOW: an entry's name that is a symlink is not an entry (it fails with ELOOP).
+        FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
         const int fd = file.get();
         if (fd < 0) {
-            if (errno != ENOENT && errno != ENOTDIR) ++io_errors_;
+            if (errno == ELOOP) {
+                ++corrupt_entries_;
+            } else if (errno != ENOENT && errno != ENOTDIR) {
+                ++io_errors_;
+            }
             ++misses_;
             return std::nullopt;
         }
@@ -325,6 +368,12 @@ std::optional<std::vector<std::byte>> DiskCache::load(const CacheKey& key) noexc
 
         struct stat info {};
         if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return miss(false);
+        if (!entry_is_ours(info)) {
+            // Someone else's file: never read, and not ours to remove.
+            ++corrupt_entries_;
+            ++misses_;
+            return std::nullopt;
+        }
         const auto file_size = static_cast<std::uint64_t>(info.st_size);
 
         Header header{};
@@ -368,9 +417,8 @@ void DiskCache::store(const CacheKey& key, std::span<const std::byte> payload) n
         if (entry_size > target_bytes(settings_.max_bytes)) return;
 
         const fs::path final_path = entry_path(key);
-        std::error_code error;
-        fs::create_directories(final_path.parent_path(), error);
-        if (error) {
+        if (!make_directories(settings_.directory) || !directory_is_ours(settings_.directory) ||
+            !make_directories(final_path.parent_path())) {
             ++io_errors_;
             return;
         }
@@ -452,7 +500,12 @@ std::uint64_t DiskCache::scan_and_evict() {
     const auto stale_seconds = std::chrono::duration_cast<std::chrono::seconds>(stale_before.time_since_epoch()).count();
 
     // Only <2 hex digits>/<32 hex digits>.bin (and our temporary files) are looked at, let alone
-    // removed, even if the directory was pointed somewhere it shares with other files.
+    // removed, even if the directory was pointed somewhere it shares with other files; and nothing
+    // at all in a directory of another user's.
+    if (!directory_is_ours(settings_.directory)) {
+        ++io_errors_;
+        return 0;
+    }
     std::error_code error;
     for (fs::directory_iterator top(settings_.directory, error), end; !error && top != end; top.increment(error)) {
         const std::string bucket = top->path().filename().string();
@@ -504,6 +557,7 @@ std::uint64_t DiskCache::scan_and_evict() {
 
 std::vector<DiskCacheEntryInfo> DiskCache::entries() const {
     std::vector<DiskCacheEntryInfo> found;
+    if (!directory_is_ours(settings_.directory)) return found;  // not the cache's: nothing of ours there
     std::error_code error;
     for (fs::directory_iterator top(settings_.directory, error), end; !error && top != end; top.increment(error)) {
         const std::string bucket = top->path().filename().string();

@@ -4,6 +4,11 @@
 //
 // A cache never makes a compile fail: load() and store() throw nothing; what goes wrong (a bad
 // entry, a full disk, a read-only directory) is a miss or a skipped store, and is counted.
+//
+// Trust: entries are code that gets loaded and run, so only what the effective user wrote is read.
+// A cache directory (or a symlink to one) owned by another user is not used at all; an entry that
+// is a symlink, belongs to another user or is writable by the group or others is a miss, never
+// read. Directories are made with mode 0755 and entries with 0644 (less what the umask takes).
 
 #include <atomic>
 #include <cstddef>
