@@ -8,8 +8,9 @@
 #   bash scripts/gpu-suite.sh --gpu      # --quick through CUDA and NVIDIA's OpenCL only (no PoCL)
 #   bash scripts/gpu-suite.sh --algorithms  # the algorithm tests through CUDA and NVIDIA's OpenCL,
 #                                           # the algorithm benchmarks and PyTorch/CuPy's same figures
-#   bash scripts/gpu-suite.sh --multi-gpu   # on a machine with several GPUs: the multi-GPU benchmarks
-#                                           # first (alone), then the whole suite through CUDA and
+#   bash scripts/gpu-suite.sh --multi-gpu   # on a machine with several GPUs: the multi-GPU and the
+#                                           # collectives benchmarks first (alone), then the whole
+#                                           # suite through CUDA and
 #                                           # through NVIDIA's OpenCL side by side, each with every GPU
 # One device-tool call may run 10 minutes: the full run can exceed that (PoCL compiles the function
 # module sweep cold in about 4 minutes there), so use --quick and --bench in two calls.
@@ -61,6 +62,15 @@ if [ "$mode" = "--multi-gpu" ]; then
   nvidia-smi topo -m >"$out/topology.txt" 2>&1
   timeout 150 "$build/bench/kjarni_bench_multi_gpu" --rounds 7 >"$out/multi-gpu.md" 2>&1
   echo "multi-gpu bench rc=$?" >>"$summary"
+  # Collectives at 1 MiB, 64 MiB (NCCL and kjarni's fallback through NVIDIA's OpenCL) and 1 GiB
+  # (NCCL), kjarni beside NCCL called directly.
+  coll="$build/bench/kjarni_bench_collectives"
+  KJARNI_BENCH_COLL_MIN=1M KJARNI_BENCH_COLL_MAX=64M KJARNI_BENCH_COLL_FACTOR=64 timeout 120 "$coll" \
+    --benchmark_filter='cuda|NVIDIA' --benchmark_counters_tabular=true >"$out/collectives.txt" 2>&1
+  echo "collectives bench (1M, 64M) rc=$?" >>"$summary"
+  KJARNI_BENCH_COLL_MIN=1G KJARNI_BENCH_COLL_MAX=1G timeout 90 "$coll" \
+    --benchmark_filter='cuda/' --benchmark_counters_tabular=true >>"$out/collectives.txt" 2>&1
+  echo "collectives bench (1G) rc=$?" >>"$summary"
   # The two suites share the GPUs (each uses a fraction of their memory); the benchmarks are done.
   limit=${KJARNI_SUITE_SECONDS:-300}
   KJARNI_TEST=cuda timeout "$limit" "$build/tests/kjarni_tests" >"$out/tests-cuda.log" 2>&1 &
@@ -73,6 +83,7 @@ if [ "$mode" = "--multi-gpu" ]; then
     grep -E '^\[  FAILED  \]' "$log" | head -20 >>"$summary"
   done
   cat "$summary" "$out/multi-gpu.md"
+  grep -E "^(all_reduce|all_gather|reduce_scatter|broadcast)/" "$out/collectives.txt"
   exit 0
 fi
 if [ "$mode" != "--bench" ]; then
