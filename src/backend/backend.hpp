@@ -26,6 +26,7 @@
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/kernel_attributes.hpp"
+#include "kjarni/rect_layout.hpp"
 
 namespace kjarni::backend {
 
@@ -93,6 +94,28 @@ struct ParamInfo {
 };
 
 using KernelAttributes = kjarni::KernelAttributes;
+
+/// What the driver says about an address (CUDA cuPointerGetAttributes).
+struct PointerInfo {
+    enum class Type : std::uint8_t { unregistered, host, device, managed };
+    Type type = Type::unregistered;
+    /// The device the memory belongs to (device and managed memory; null otherwise or unknown).
+    std::shared_ptr<Device> device;
+    /// The position of that device in the asking context, when the memory belongs to the context.
+    std::optional<std::size_t> device_index;
+    /// The address for kernels and for the host (0 where there is none).
+    std::uintptr_t device_pointer = 0;
+    std::uintptr_t host_pointer = 0;
+    /// The allocation the address lies in (0 where the driver does not say).
+    std::uintptr_t range_start = 0;
+    std::size_t range_size = 0;
+};
+
+/// A buffer of rows laid out `pitch` bytes apart.
+struct PitchedAllocation {
+    std::shared_ptr<Buffer> buffer;
+    std::size_t pitch = 0;
+};
 
 /// One launch argument, packed by the public layer without allocating.
 using KernelArg = kjarni::detail::KernelArg;
@@ -165,6 +188,26 @@ public:
     /// Bytes free on the device right now where the API can tell (CUDA cuMemGetInfo, OpenCL
     /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD); nullopt where it cannot.
     virtual std::optional<std::uint64_t> free_memory(std::size_t /*device_index*/) const { return std::nullopt; }
+
+    // Foreign and pitched memory. The defaults throw UnsupportedError naming the backend
+    // (src/backend/driver_layer_backend.cpp); the public layer has checked the arguments it can.
+
+    /// A buffer over existing device memory (CUdeviceptr / cl_mem) of device `device_index`, of
+    /// `size` bytes (nullopt: to the end of the native allocation). With `take_ownership` the
+    /// memory is freed (cuMemFree / clReleaseMemObject) when the buffer goes; without, the caller
+    /// keeps it alive. ArgumentError when the memory is not of that device or smaller than `size`.
+    virtual std::shared_ptr<Buffer> adopt_buffer(std::size_t device_index, std::uintptr_t native,
+                                                 std::optional<std::size_t> size, bool take_ownership);
+    /// Page-locks the existing host memory [data, data + size) for this context (cuMemHostRegister
+    /// / a CL_MEM_USE_HOST_PTR buffer kept mapped) until the result goes; the memory stays the
+    /// caller's. `write_combined` is refused (UnsupportedError).
+    virtual std::shared_ptr<HostAllocation> register_host(void* data, std::size_t size, HostAllocationFlags flags);
+    /// What the driver knows of an address.
+    virtual PointerInfo pointer_info(std::uintptr_t pointer) const;
+    /// `height` rows of at least `width` bytes each, at a pitch that suits accesses of
+    /// `element_size` (4, 8 or 16) bytes.
+    virtual PitchedAllocation allocate_pitched(std::size_t device_index, std::size_t width, std::size_t height,
+                                               std::size_t element_size);
 
     /// Compiles a complete source for one device. Throws CompileError with the log on failure.
     virtual BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) = 0;
@@ -296,6 +339,22 @@ public:
                       std::size_t pattern_size, bool blocking) = 0;
     /// CUstream / cl_command_queue.
     virtual std::uintptr_t native_handle() const = 0;
+
+    // Pitched transfers (defaults in src/backend/driver_layer_backend.cpp throw UnsupportedError).
+    // Offsets in the layouts are into whole allocations (host: from the pointer); the public layer
+    // has checked bounds, and that extents are not empty.
+
+    /// Fills `height` rows of `width` bytes, `pitch` bytes apart, from `offset`, with a pattern of
+    /// 1, 2 or 4 bytes that divides `width`, `pitch` and `offset`.
+    virtual void fill_2d(Buffer& dst, std::size_t offset, std::size_t pitch, std::size_t width, std::size_t height,
+                         const void* pattern, std::size_t pattern_size, bool blocking);
+    virtual void write_rect(Buffer& dst, const RectLayout& dst_layout, const void* src, const RectLayout& src_layout,
+                            const RectExtent& extent, bool blocking);
+    virtual void read_rect(void* dst, const RectLayout& dst_layout, Buffer& src, const RectLayout& src_layout,
+                           const RectExtent& extent, bool blocking);
+    /// The buffers may be on different devices of the context.
+    virtual void copy_rect(Buffer& dst, const RectLayout& dst_layout, Buffer& src, const RectLayout& src_layout,
+                           const RectExtent& extent, bool blocking);
 };
 
 }  // namespace kjarni::backend

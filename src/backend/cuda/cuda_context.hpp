@@ -68,6 +68,17 @@ public:
     std::optional<std::uint64_t> free_memory(std::size_t device_index) const override;
     bool can_access_peer(std::size_t from, std::size_t to) const override;
 
+    // Foreign, page-locked and pitched memory (cuda_foreign_memory.cpp).
+    std::shared_ptr<Buffer> adopt_buffer(std::size_t device_index, std::uintptr_t native,
+                                         std::optional<std::size_t> size, bool take_ownership) override;
+    /// cuMemHostRegister with the context of device 0 current.
+    std::shared_ptr<HostAllocation> register_host(void* data, std::size_t size, HostAllocationFlags flags) override;
+    /// cuPointerGetAttributes.
+    PointerInfo pointer_info(std::uintptr_t pointer) const override;
+    /// cuMemAllocPitch.
+    PitchedAllocation allocate_pitched(std::size_t device_index, std::size_t width, std::size_t height,
+                                       std::size_t element_size) override;
+
     // Programs (defined in cuda_program.cpp).
     BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
     std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,

@@ -62,6 +62,7 @@ std::unique_ptr<Driver> Driver::load(std::string& why_not) {
         missing += exported;                                                                    \
     }
     KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE)
+    KJARNI_CUDA_DRIVER_LAYER_FUNCTIONS(KJARNI_CUDA_RESOLVE)
 #undef KJARNI_CUDA_RESOLVE
     // A driver older than the function: it stays null.
 #define KJARNI_CUDA_RESOLVE_OPTIONAL(member, abi, exported) \

@@ -49,6 +49,16 @@ public:
               bool blocking) override;
     std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(stream_.get()); }
 
+    // Pitched transfers (cuda_rect_copy.cpp): cuMemsetD2D*Async, cuMemcpy3DAsync / cuMemcpy3DPeerAsync.
+    void fill_2d(Buffer& dst, std::size_t offset, std::size_t pitch, std::size_t width, std::size_t height,
+                 const void* pattern, std::size_t pattern_size, bool blocking) override;
+    void write_rect(Buffer& dst, const RectLayout& dst_layout, const void* src, const RectLayout& src_layout,
+                    const RectExtent& extent, bool blocking) override;
+    void read_rect(void* dst, const RectLayout& dst_layout, Buffer& src, const RectLayout& src_layout,
+                   const RectExtent& extent, bool blocking) override;
+    void copy_rect(Buffer& dst, const RectLayout& dst_layout, Buffer& src, const RectLayout& src_layout,
+                   const RectExtent& extent, bool blocking) override;
+
     CUstream stream() const noexcept { return stream_.get(); }
     const std::shared_ptr<CudaContext>& context() const noexcept { return context_; }
 
