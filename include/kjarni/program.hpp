@@ -27,6 +27,7 @@
 #include "kjarni/buffer.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
+#include "kjarni/dtype.hpp"
 #include "kjarni/event.hpp"
 #include "kjarni/kernel_attributes.hpp"
 #include "kjarni/queue.hpp"
@@ -127,10 +128,12 @@ struct IsPerDevice : std::false_type {};
 template <class T>
 struct IsPerDevice<PerDevice<T>> : std::true_type {};
 
-/// What may be passed to a kernel by value: arithmetic types and std::complex of float/double.
+/// What may be passed to a kernel by value: arithmetic types, std::complex of float/double, and
+/// float16_t (its 16 bits: the kernel declares it `half` on CUDA, and on OpenCL `half` where the
+/// device has cl_khr_fp16, else a 16-bit integer type to read with vload_half).
 template <class T>
 concept KernelScalar = (std::is_arithmetic_v<T> || std::same_as<T, std::complex<float>> ||
-                        std::same_as<T, std::complex<double>>) && sizeof(T) <= 16;
+                        std::same_as<T, std::complex<double>> || std::same_as<T, float16_t>) && sizeof(T) <= 16;
 
 /// Where a launch argument goes: the position in the MultiQueue (0 for a single queue) and the
 /// context index of the device there.

@@ -6,63 +6,25 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <regex>
+#include <algorithm>
 #include <ostream>
-#include <sstream>
 
 namespace kjarni::test {
 
 namespace {
 
-struct Selector {
-    std::string api;
-    std::string platform_mask;
-    std::string device_mask;
-};
-
-std::vector<std::string> split(const std::string& text, char separator) {
-    std::vector<std::string> parts;
-    std::stringstream stream(text);
-    std::string part;
-    while (std::getline(stream, part, separator)) parts.push_back(part);
-    return parts;
-}
-
-std::vector<Selector> selectors_from_environment() {
-    const char* raw = std::getenv("KJARNI_TEST");
-    std::vector<Selector> selectors;
-    if (raw == nullptr || *raw == '\0') {
-        for (const Api& api : Api::all_available()) selectors.push_back({api.shortcut(), "", ""});
-        return selectors;
-    }
-    for (const std::string& item : split(raw, ',')) {
-        const auto fields = split(item, ':');
-        if (fields.empty() || fields.size() > 3) {
-            throw ArgumentError("KJARNI_TEST", "'" + item + "' is not api[:platform_regex[:device_regex]]");
-        }
-        selectors.push_back({fields[0], fields.size() > 1 ? fields[1] : "", fields.size() > 2 ? fields[2] : ""});
-    }
-    return selectors;
-}
-
 std::vector<TestDevice> find_devices() {
+    const char* raw = std::getenv("KJARNI_TEST");
     std::vector<TestDevice> devices;
-    for (const Selector& selector : selectors_from_environment()) {
-        const Api api = Api::all_by_shortcut(selector.api).at(0);
-        const auto platforms = api.platforms();
-        for (std::size_t p = 0; p < platforms.size(); ++p) {
-            if (!selector.platform_mask.empty() && !std::regex_search(platforms[p].name(), std::regex(selector.platform_mask))) {
-                continue;
-            }
-            const auto platform_devices = platforms[p].devices();
-            for (std::size_t d = 0; d < platform_devices.size(); ++d) {
-                const std::string name = platform_devices[d].name();
-                if (!selector.device_mask.empty() && !std::regex_search(name, std::regex(selector.device_mask))) {
-                    continue;
-                }
-                devices.push_back({api.shortcut(), p, d, name});
-            }
-        }
+    for (const Device& device : devices_from_specifiers(raw == nullptr ? "" : raw)) {
+        const Platform platform = device.platform();
+        const auto platforms = Platform::all(platform.api());
+        const auto p = static_cast<std::size_t>(std::find(platforms.begin(), platforms.end(), platform) -
+                                                platforms.begin());
+        const auto platform_devices = Device::all(platform);
+        const auto d = static_cast<std::size_t>(std::find(platform_devices.begin(), platform_devices.end(), device) -
+                                                platform_devices.begin());
+        devices.push_back({platform.api().shortcut(), p, d, device.name()});
     }
     return devices;
 }

@@ -1,11 +1,12 @@
 #pragma once
 // Which devices the suite runs on, and contexts shared by all tests of one process.
 //
-// KJARNI_TEST selects devices in the spirit of PYOPENCL_TEST: a comma-separated list of
-//   api[:platform_regex[:device_regex]]
-// e.g. "opencl", "cuda", "opencl:Portable", "opencl:NVIDIA:H100", "cuda,opencl:NVIDIA". Unset or
-// empty: every device of every available API. A selector naming an unavailable API is an error (the
-// suite fails rather than silently testing nothing).
+// KJARNI_TEST selects devices in the spirit of PYOPENCL_TEST: a comma-separated list of device
+// specifiers (kjarni/device_specifier.hpp):
+//   api[:platform_regex[:device_regex]], pygpu's cudaN / openclP:D, or pci:BUS_ID
+// e.g. "opencl", "cuda", "opencl:Portable", "opencl:NVIDIA:H100", "cuda,opencl:NVIDIA", "cuda0,opencl0:1".
+// Unset or empty: every device of every available API. A specifier naming an unavailable API or
+// matching no device is an error (the suite fails rather than silently testing nothing).
 
 #include <gtest/gtest.h>
 
