@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kjarni/api.hpp"
+#include "kjarni/context.hpp"
 #include "kjarni/device.hpp"
 
 namespace kjarni {
@@ -29,6 +30,9 @@ std::vector<Device> devices_from_specifier(std::string_view specifier);
 
 /// The first device `specifier` names (throws as above).
 Device device_from_specifier(std::string_view specifier);
+
+/// A context on the first device `specifier` names (pygpu's init(dev)).
+Context context_from_specifier(std::string_view specifier);
 
 /// A comma-separated list of specifiers (KJARNI_TEST's syntax), the devices of each in turn, each
 /// device once. Empty: every device of every available API.
@@ -51,5 +55,14 @@ bool have_half(const Device& device);
 /// Whether kernels can use complex numbers: complex64 works on every device (the prelude's
 /// complex64_t); complex128 needs have_double, which this answers for `double_precision`.
 bool have_complex(const Device& device, bool double_precision = false);
+
+/// What a kernel needs of its device (pygpu GpuKernel's have_double / have_complex / have_half).
+struct RequiredCapabilities {
+    bool double_precision = false;
+    bool complex = false;  // complex64; with double_precision also complex128
+    bool half = false;     // half-precision arithmetic
+};
+/// UnsupportedError naming the device and what it lacks, when it lacks any of `required`.
+void require_capabilities(const Device& device, const RequiredCapabilities& required);
 
 }  // namespace kjarni

@@ -1,6 +1,7 @@
 #include "kjarni/device_specifier.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -134,6 +135,10 @@ std::vector<Device> devices_from_specifier(std::string_view specifier) {
 
 Device device_from_specifier(std::string_view specifier) { return devices_from_specifier(specifier).front(); }
 
+Context context_from_specifier(std::string_view specifier) {
+    return Context::from_devices(device_from_specifier(specifier));
+}
+
 std::vector<Device> devices_from_specifiers(std::string_view list) {
     std::vector<Device> devices;
     if (list.empty()) {
@@ -196,6 +201,20 @@ bool have_half(const Device& device) {
 
 bool have_complex(const Device& device, bool double_precision) {
     return !double_precision || have_double(device);
+}
+
+void require_capabilities(const Device& device, const RequiredCapabilities& required) {
+    std::vector<std::string> missing;
+    if (required.double_precision && !have_double(device)) missing.emplace_back("double precision (cl_khr_fp64)");
+    if (required.complex && !have_complex(device, required.double_precision)) missing.emplace_back("complex128");
+    if (required.half && !have_half(device)) {
+        missing.emplace_back(is_cuda(device) ? "half-precision arithmetic (compute capability 5.3)"
+                                             : "half-precision arithmetic (cl_khr_fp16)");
+    }
+    if (!missing.empty()) {
+        throw UnsupportedError(fmt::format("device '{}' ({}) lacks {}", device.name(), device_specifier(device),
+                                           fmt::join(missing, ", ")));
+    }
 }
 
 }  // namespace kjarni

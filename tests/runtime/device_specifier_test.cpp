@@ -34,6 +34,7 @@ TEST_P(DeviceSpecifiers, PygpuNamesRoundTrip) {
     const auto listed = devices_from_specifiers(name + "," + name);
     ASSERT_EQ(listed.size(), 1u);
     EXPECT_EQ(listed[0], device);
+    EXPECT_EQ(context_from_specifier(name).devices()[0].device(), device);
 }
 
 TEST_P(DeviceSpecifiers, RegexForm) {
@@ -71,6 +72,15 @@ TEST_P(DeviceSpecifiers, Capabilities) {
     const Device device = GetParam().device();
     EXPECT_TRUE(have_complex(device));
     EXPECT_EQ(have_complex(device, true), have_double(device));
+    EXPECT_NO_THROW(require_capabilities(device, {.complex = true}));
+    if (have_double(device)) {
+        EXPECT_NO_THROW(require_capabilities(device, {.double_precision = true, .complex = true}));
+    } else {
+        EXPECT_THROW(require_capabilities(device, {.double_precision = true}), UnsupportedError);
+    }
+    if (!have_half(device)) {
+        EXPECT_THROW(require_capabilities(device, {.half = true}), UnsupportedError);
+    }
     if (GetParam().api == "cuda") {
         EXPECT_TRUE(have_double(device));
         const bool from_5_3 = *device.properties().compute_capability >= ComputeCapability{5, 3};

@@ -94,8 +94,7 @@ namespace kjarni::backend::cuda {
     X(MemsetD2D8Async, 3020, "cuMemsetD2D8Async")                        \
     X(MemsetD2D16Async, 3020, "cuMemsetD2D16Async")                      \
     X(Memcpy3DAsync, 3020, "cuMemcpy3DAsync_v2")                         \
-    X(Memcpy3DPeerAsync, 4000, "cuMemcpy3DPeerAsync")                    \
-    X(DeviceGetByPCIBusId, 4010, "cuDeviceGetByPCIBusId")
+    X(Memcpy3DPeerAsync, 4000, "cuMemcpy3DPeerAsync")
 
 /// The CUDA version every function above is requested with from cuGetProcAddress: the ABI of each
 /// table entry is the one current at CUDA 12.0 (e.g. cuCtxGetDevice without the context argument
