@@ -1,13 +1,16 @@
-#include "support/test_devices.hpp"
+#include "kjarni/testing.hpp"
 
-#include <fmt/format.h>
-
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <algorithm>
 #include <ostream>
+#include <string>
+
+#include "kjarni/device_specifier.hpp"
+#include "kjarni/platform.hpp"
 
 namespace kjarni::test {
 
@@ -46,7 +49,8 @@ Context& shared_context(const TestDevice& device) {
     // Never destroyed: drivers may already be torn down when static destructors run.
     static auto* const contexts = new std::map<std::string, std::unique_ptr<Context>>;
     const std::lock_guard lock(contexts_mutex);
-    const std::string key = fmt::format("{}/{}/{}", device.api, device.platform_index, device.device_index);
+    const std::string key =
+        device.api + "/" + std::to_string(device.platform_index) + "/" + std::to_string(device.device_index);
     auto& slot = (*contexts)[key];
     if (!slot) slot = std::make_unique<Context>(Context::from_devices(device.device()));
     return *slot;
@@ -69,8 +73,8 @@ void PrintTo(const TestDevice& device, std::ostream* out) {
 }
 
 std::string test_device_name(const ::testing::TestParamInfo<TestDevice>& info) {
-    std::string name = fmt::format("{}_{}_{}_{}", info.param.api, info.param.platform_index, info.param.device_index,
-                                   info.param.name);
+    std::string name = info.param.api + "_" + std::to_string(info.param.platform_index) + "_" +
+                       std::to_string(info.param.device_index) + "_" + info.param.name;
     for (char& c : name) {
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     }
