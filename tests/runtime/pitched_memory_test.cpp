@@ -194,21 +194,23 @@ TEST_P(PitchedMemory, PeerBoxes) {
     const BoundDevice first = multi->devices()[0];
     const BoundDevice second = multi->devices()[1];
     const Queue queue_first(first);
+    const Queue queue_second(second);
     const std::size_t size = 16384;
     const auto a_contents = random_bytes(size);
     const auto b_contents = random_bytes(size);
     const Buffer a = Buffer::allocate(first, size);
     const Buffer b = Buffer::allocate(second, size);
     a.set(queue_first, std::span<const std::byte>(a_contents));
-    b.set(queue_first, std::span<const std::byte>(b_contents), false);
+    b.set(queue_second, std::span<const std::byte>(b_contents));
     const RectLayout from{.offset = 64, .pitch = 100, .slice_pitch = 100 * 20, .x = 3, .y = 4, .z = 1};
     const RectLayout to{.offset = 0, .pitch = 128, .slice_pitch = 128 * 16, .x = 20, .y = 0, .z = 2};
     const RectExtent extent{.width = 70, .height = 15, .depth = 4};
-    copy_rect(queue_first, b, to, a, from, extent);
+    copy_rect(queue_first, b, to, a, from, extent);  // the queue of the source's device
+    queue_first.synchronize();
     auto expected = b_contents;
     reference_copy(expected, to, a_contents, from, extent);
     std::vector<std::byte> back(size);
-    b.get(Queue(second), std::span<std::byte>(back));
+    b.get(queue_second, std::span<std::byte>(back));
     EXPECT_EQ(back, expected);
 }
 
