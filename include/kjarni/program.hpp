@@ -27,6 +27,7 @@
 #include "kjarni/buffer.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
+#include "kjarni/device_settings.hpp"
 #include "kjarni/dtype.hpp"
 #include "kjarni/event.hpp"
 #include "kjarni/kernel_attributes.hpp"
@@ -62,6 +63,24 @@ struct ProgramOptions {
     bool keep = false;
     /// Declared at the top of the program (CUDA only: UnsupportedError on OpenCL).
     std::map<std::string, ConstantArraySpec> constant_arrays;
+    /// CUDA: compile for this architecture instead of the device's (PyCUDA's arch/code): "sm_XY"
+    /// gives a cubin (which runs on devices of compute capability X.Y' with Y' >= Y), "compute_XY"
+    /// PTX the driver compiles when loading. UnsupportedError on OpenCL.
+    std::string arch;
+    /// CUDA, for Program::from_binary of PTX (PyCUDA's jit_option): the register limit per thread and
+    /// the optimization level (0..4) of the driver's PTX compiler. UnsupportedError on OpenCL. (To
+    /// limit registers when compiling a source, pass "--maxrregcount=N" in compiler_options.)
+    std::optional<unsigned> jit_max_registers;
+    std::optional<unsigned> jit_optimization_level;
+};
+
+/// A program-scope variable (CUDA __device__ or __constant__; PyCUDA's Module.get_global): its
+/// device address and size, and a Buffer over it (read and write it with Buffer::get / set / fill and
+/// copies, in queue order). The buffer keeps the program's module loaded.
+struct GlobalVariable {
+    std::uintptr_t address = 0;
+    std::size_t size = 0;
+    Buffer buffer;
 };
 
 
@@ -92,7 +111,34 @@ public:
     Program(const BoundDevice& device, const TemplateSource& source, const std::vector<Value>& render_args,
             const Globals& render_globals, const ProgramOptions& options = {});
 
+    /// A program from compiled code instead of a source (PyCUDA's module_from_buffer /
+    /// module_from_file, PyOpenCL's Program from binaries or IL), the same code for every device:
+    /// CUDA a cubin, a fatbin or PTX text (NUL-terminated or not; JIT options from `options`);
+    /// OpenCL a program binary for the device (as binary() gives) or SPIR-V (where the driver takes
+    /// IL, OpenCL 2.1). Only `compiler_options` (OpenCL build options) and the JIT options of
+    /// `options` apply. BackendError or CompileError when the driver refuses the code.
+    static Program from_binary(const BoundMultiDevice& devices, std::span<const std::byte> code,
+                               const ProgramOptions& options = {});
+    static Program from_binary(const BoundDevice& device, std::span<const std::byte> code,
+                               const ProgramOptions& options = {});
+    /// from_binary of a file's contents (ArgumentError when it cannot be read).
+    static Program from_file(const BoundMultiDevice& devices, const std::filesystem::path& path,
+                             const ProgramOptions& options = {});
+    static Program from_file(const BoundDevice& device, const std::filesystem::path& path,
+                             const ProgramOptions& options = {});
+
     const BoundMultiDevice& devices() const;
+    /// The compiled code of a device, which from_binary takes back: a cubin (or PTX, for an
+    /// architecture the device runs only through the driver's compiler) on CUDA, the program binary
+    /// on OpenCL (clGetProgramInfo(CL_PROGRAM_BINARIES)). UnsupportedError where the backend gives none.
+    std::vector<std::byte> binary(const BoundDevice& device) const;
+    /// The PTX of a device's program (CUDA): compiled from the source by NVRTC for the architecture
+    /// the program uses; for a program made from PTX, that PTX. UnsupportedError on OpenCL and for
+    /// programs made from a cubin.
+    std::string ptx(const BoundDevice& device) const;
+    /// A global variable of the program on a device (CUDA only: UnsupportedError on OpenCL).
+    /// ArgumentError when the program has none of that name.
+    GlobalVariable global(const BoundDevice& device, std::string_view name) const;
     /// The full source compiled for a device (prelude and constant declarations included).
     const std::string& source(const BoundDevice& device) const;
     /// Where the intermediate files of a device went, when compiled with `keep`.
@@ -111,6 +157,7 @@ public:
     }
 
 private:
+    explicit Program(std::shared_ptr<const detail::ProgramState> state) : state_(std::move(state)) {}
     std::shared_ptr<const detail::ProgramState> state_;
 };
 
@@ -203,6 +250,14 @@ public:
     KernelAttributes attributes(const BoundDevice& device) const;
     /// CUfunction / cl_kernel on a device, for interoperation with the raw API.
     std::uintptr_t native_handle(const BoundDevice& device) const;
+    /// The kernel's L1 / shared memory preference on a device (PyCUDA's Function.set_cache_config;
+    /// CUDA cuFuncSetCacheConfig). UnsupportedError on OpenCL.
+    void set_cache_preference(const BoundDevice& device, CachePreference preference) const;
+    /// The share of the L1 / shared memory the kernel prefers as shared memory, percent 0..100, or -1
+    /// for the driver's default (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT). UnsupportedError
+    /// on OpenCL. (The most dynamic shared memory needs no setting: a launch asking for more than
+    /// 48 KiB raises the kernel's limit itself, up to max_dynamic_local_bytes.)
+    void set_shared_memory_carveout(const BoundDevice& device, int percent) const;
 
     /// Prepares and launches in one go (grunnur's Kernel.__call__).
     template <detail::KernelArgument... Args>
@@ -235,6 +290,16 @@ public:
             events.emplace_back(launch(queue.queues()[position], packed, true));
         }
         return events;
+    }
+    /// Launches, waits for the launch, and returns the seconds it took on the device, measured by
+    /// events recorded around it (PyCUDA's time_kernel=True).
+    template <detail::KernelArgument... Args>
+    double timed(const Queue& queue, const Args&... args) const {
+        const Event start = queue.record_event();
+        enqueue(queue, args...);
+        const Event end = queue.record_event();
+        end.wait();
+        return end.time_since(start) * 1e-3;
     }
     /// The hot path: launches without making an event (no allocation, no string work, no look-up
     /// by name).

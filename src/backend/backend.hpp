@@ -20,11 +20,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kjarni/api.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/device_parameters.hpp"
+#include "kjarni/device_settings.hpp"
 #include "kjarni/kernel_attributes.hpp"
 #include "kjarni/rect_layout.hpp"
 
@@ -58,6 +60,18 @@ struct ManagedAllocationFlags {
 };
 
 /// How to compile a program for one device. The source is complete (prelude included).
+/// How a queue is made (the public QueueOptions) and how an event is recorded (EventFlags).
+struct QueueFlags {
+    int priority = 0;  // CUDA stream priority: lower is more urgent; 0 the default
+};
+struct EventFlags {
+    bool timing = true;          // CUDA: without it CU_EVENT_DISABLE_TIMING
+    bool blocking_sync = false;  // CUDA: CU_EVENT_BLOCKING_SYNC (the waiting thread sleeps)
+};
+
+using ContextLimit = kjarni::ContextLimit;
+using CachePreference = kjarni::CachePreference;
+
 struct BuildOptions {
     bool fast_math = false;
     /// Passed to the compiler verbatim, after kjarni's own options.
@@ -66,6 +80,13 @@ struct BuildOptions {
     /// When set, the backend writes its intermediate files (source, log, binary, PTX where there
     /// is one) into this existing directory and leaves them there.
     std::optional<std::filesystem::path> keep_dir;
+    /// CUDA: the architecture to compile for, "sm_XY" (a cubin) or "compute_XY" (PTX the driver
+    /// compiles when loading); empty: the device's own. UnsupportedError elsewhere.
+    std::string cuda_arch;
+    /// CUDA, when loading PTX (Context::load): the driver's JIT options (CU_JIT_MAX_REGISTERS,
+    /// CU_JIT_OPTIMIZATION_LEVEL). UnsupportedError elsewhere.
+    std::optional<unsigned> jit_max_registers;
+    std::optional<unsigned> jit_optimization_level;
 };
 
 struct BuildOutput {
@@ -204,6 +225,19 @@ public:
     virtual std::shared_ptr<HostAllocation> register_host(void* data, std::size_t size, HostAllocationFlags flags);
     /// What the driver knows of an address.
     virtual PointerInfo pointer_info(std::uintptr_t pointer) const;
+    // Knobs (defaults in src/backend/driver_layer_backend.cpp: default flags are accepted, anything
+    // else is UnsupportedError naming the backend).
+
+    /// A queue with flags; the default calls create_queue for default flags.
+    virtual std::shared_ptr<Queue> create_queue_with(std::size_t device_index, const QueueFlags& flags);
+    /// The queue priorities the device offers, {least, greatest} urgency ({0, 0}: none).
+    virtual std::pair<int, int> queue_priority_range(std::size_t /*device_index*/) const { return {0, 0}; }
+    virtual void set_limit(std::size_t device_index, ContextLimit limit, std::size_t value);
+    virtual std::size_t limit(std::size_t device_index, ContextLimit limit) const;
+    virtual void set_cache_preference(std::size_t device_index, CachePreference preference);
+    /// Starts or stops the driver's profiler (cuProfilerStart / cuProfilerStop).
+    virtual void profiler(std::size_t device_index, bool start);
+
     /// `height` rows of at least `width` bytes each, at a pitch that suits accesses of
     /// `element_size` (4, 8 or 16) bytes.
     virtual PitchedAllocation allocate_pitched(std::size_t device_index, std::size_t width, std::size_t height,
@@ -215,6 +249,9 @@ public:
     /// binary is refused; the caller then compiles from source.
     virtual std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
                                          const BuildOptions& options) = 0;
+    /// The PTX of a complete source for one device (CUDA, through NVRTC, for the architecture build()
+    /// would use). The default throws UnsupportedError naming the backend.
+    virtual std::string ptx(std::size_t device_index, const std::string& source, const BuildOptions& options);
     /// Everything besides source and options that changes what build() produces for this device
     /// (device name and architecture, driver and compiler versions): part of the cache key.
     virtual std::string compiler_identity(std::size_t device_index) const = 0;
@@ -236,6 +273,9 @@ public:
     virtual void set_constant(Queue& queue, const std::string& name, const void* host, std::size_t size) = 0;
     virtual void set_constant(Queue& queue, const std::string& name, Buffer& source, std::size_t source_offset,
                               std::size_t size) = 0;
+    /// A program-scope variable (CUDA __device__ / __constant__) as a buffer of its size that keeps
+    /// the module loaded; nullptr if there is none of that name. The default throws UnsupportedError.
+    virtual std::shared_ptr<Buffer> global_buffer(const std::string& name);
 };
 
 /// A kernel of a module. Launching is the hot path: launch() must not allocate for up to 64
@@ -251,6 +291,10 @@ public:
     virtual std::uintptr_t native_handle() const = 0;
     /// Sizes in work items (OpenCL semantics: global is the total, a multiple of local, checked by
     /// the caller), `dims` in 1..3. With `want_event`, returns an event marking the launch's end.
+    /// CUDA cuFuncSetCacheConfig / CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (percent,
+    /// -1: the default). The defaults throw UnsupportedError.
+    virtual void set_cache_preference(CachePreference preference);
+    virtual void set_shared_memory_carveout(int percent);
     virtual std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,
                                           const std::size_t* local_size, std::size_t dynamic_local_mem,
                                           std::span<const KernelArg> args, bool want_event) = 0;
@@ -327,6 +371,12 @@ public:
     virtual std::size_t device_index() const = 0;
     virtual void synchronize() = 0;
     virtual std::shared_ptr<Event> record_event() = 0;
+    /// An event with flags; the default calls record_event() for the default flags and throws
+    /// UnsupportedError for others.
+    virtual std::shared_ptr<Event> record_event_with(const EventFlags& flags);
+    /// Whether everything enqueued so far is done, without blocking. The default records an event
+    /// and asks it.
+    virtual bool is_done();
     virtual void wait_for(Event& event) = 0;
     virtual void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size,
                        bool blocking) = 0;

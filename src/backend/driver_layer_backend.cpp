@@ -1,6 +1,7 @@
-// The defaults of the driver layer's extras in backend::Context and backend::Queue (foreign,
-// page-locked and pitched memory; rectangular transfers), for backends that lack them: each throws
-// UnsupportedError naming the backend and what it cannot do.
+// The defaults of the driver layer's extras in backend::Context, Module and Queue (foreign,
+// page-locked and pitched memory; rectangular transfers; PTX and program globals), for backends that
+// lack them: each throws UnsupportedError naming the backend (or, for modules and queues, which do
+// not know their API, what was asked for).
 
 #include <string>
 
@@ -29,6 +30,45 @@ PointerInfo Context::pointer_info(std::uintptr_t) const { unsupported(api(), "re
 
 PitchedAllocation Context::allocate_pitched(std::size_t, std::size_t, std::size_t, std::size_t) {
     unsupported(api(), "allocate pitched memory");
+}
+
+std::shared_ptr<Queue> Context::create_queue_with(std::size_t device_index, const QueueFlags& flags) {
+    if (flags.priority != 0) unsupported(api(), "give queues a priority");
+    return create_queue(device_index);
+}
+
+void Context::set_limit(std::size_t, ContextLimit, std::size_t) { unsupported(api(), "set context limits"); }
+
+std::size_t Context::limit(std::size_t, ContextLimit) const { unsupported(api(), "report context limits"); }
+
+void Context::set_cache_preference(std::size_t, CachePreference) {
+    unsupported(api(), "set a cache / shared memory preference");
+}
+
+void Context::profiler(std::size_t, bool) { unsupported(api(), "start or stop a profiler"); }
+
+void Kernel::set_cache_preference(CachePreference) {
+    throw UnsupportedError("this backend cannot set a kernel's cache / shared memory preference");
+}
+
+void Kernel::set_shared_memory_carveout(int) {
+    throw UnsupportedError("this backend cannot set a kernel's shared memory carveout");
+}
+
+std::shared_ptr<Event> Queue::record_event_with(const EventFlags& flags) {
+    if (flags.blocking_sync) throw UnsupportedError("this backend cannot record blocking-sync events");
+    // Timing off is a promise not to time: an event that can is as good.
+    return record_event();
+}
+
+bool Queue::is_done() { return record_event()->is_complete(); }
+
+std::string Context::ptx(std::size_t, const std::string&, const BuildOptions&) {
+    unsupported(api(), "produce PTX");
+}
+
+std::shared_ptr<Buffer> Module::global_buffer(const std::string&) {
+    throw UnsupportedError("this backend cannot address a program's global variables from the host");
 }
 
 // A queue does not know its API; its context's devices would, but the interface gives a queue no

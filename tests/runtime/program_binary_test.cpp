@@ -28,6 +28,19 @@ KERNEL void affine(GLOBAL_MEM int32_t* y, GLOBAL_MEM const int32_t* x, int32_t a
 }
 )";
 
+ProgramOptions with_arch(std::string arch) {
+    ProgramOptions options;
+    options.arch = std::move(arch);
+    return options;
+}
+
+ProgramOptions with_jit(std::optional<unsigned> max_registers, std::optional<unsigned> optimization_level) {
+    ProgramOptions options;
+    options.jit_max_registers = max_registers;
+    options.jit_optimization_level = optimization_level;
+    return options;
+}
+
 class ProgramBinary : public DeviceTest {
 protected:
     bool is_cuda() { return context().api().id() == ApiId::cuda(); }
@@ -81,7 +94,7 @@ TEST_P(ProgramBinary, PtxOutAndIn) {
     const Program program(bound_device(), affine_source);
     if (!is_cuda()) {
         EXPECT_THROW(program.ptx(bound_device()), UnsupportedError);
-        EXPECT_THROW(Program(bound_device(), affine_source, {.jit_max_registers = 32}), UnsupportedError);
+        EXPECT_THROW(Program(bound_device(), affine_source, with_jit(32, std::nullopt)), UnsupportedError);
         return;
     }
     const std::string ptx = program.ptx(bound_device());
@@ -89,7 +102,7 @@ TEST_P(ProgramBinary, PtxOutAndIn) {
     // PTX text in (without its NUL), with the driver's JIT options.
     const auto* first = reinterpret_cast<const std::byte*>(ptx.data());
     const Program from_ptx = Program::from_binary(bound_device(), std::span(first, ptx.size()),
-                                                  {.jit_max_registers = 32, .jit_optimization_level = 3});
+                                                  with_jit(32, 3));
     check_affine(from_ptx);
     EXPECT_LE(from_ptx.kernel("affine").attributes(bound_device()).registers, 32u);
     EXPECT_EQ(from_ptx.ptx(bound_device()), ptx);
@@ -100,18 +113,18 @@ TEST_P(ProgramBinary, PtxOutAndIn) {
 
 TEST_P(ProgramBinary, ExplicitArchitecture) {
     if (!is_cuda()) {
-        EXPECT_THROW(Program(bound_device(), affine_source, {.arch = "sm_80"}), UnsupportedError);
+        EXPECT_THROW(Program(bound_device(), affine_source, with_arch("sm_80")), UnsupportedError);
         return;
     }
     const auto cc = *bound_device().device().properties().compute_capability;
     const std::string virtual_arch = "compute_" + std::to_string(cc.major * 10 + cc.minor);
-    const Program program(bound_device(), affine_source, {.arch = virtual_arch});
+    const Program program(bound_device(), affine_source, with_arch(virtual_arch));
     check_affine(program);
     // PTX for the virtual architecture is what was compiled and loaded.
     const auto binary = program.binary(bound_device());
     const std::string text(reinterpret_cast<const char*>(binary.data()), std::min<std::size_t>(binary.size(), 4096));
     EXPECT_NE(text.find(".target sm_" + std::to_string(cc.major * 10 + cc.minor)), std::string::npos);
-    EXPECT_THROW(Program(bound_device(), affine_source, {.arch = "sm_x"}), ArgumentError);
+    EXPECT_THROW(Program(bound_device(), affine_source, with_arch("sm_x")), ArgumentError);
 }
 
 TEST_P(ProgramBinary, GlobalVariables) {

@@ -10,6 +10,7 @@
 // drop the "cu" prefix (driver.MemAlloc) so that those macros never touch them.
 
 #include <cuda.h>
+#include <cudaProfilerTypedefs.h>
 #include <cudaTypedefs.h>
 
 #include <memory>
@@ -94,7 +95,17 @@ namespace kjarni::backend::cuda {
     X(MemsetD2D8Async, 3020, "cuMemsetD2D8Async")                        \
     X(MemsetD2D16Async, 3020, "cuMemsetD2D16Async")                      \
     X(Memcpy3DAsync, 3020, "cuMemcpy3DAsync_v2")                         \
-    X(Memcpy3DPeerAsync, 4000, "cuMemcpy3DPeerAsync")
+    X(Memcpy3DPeerAsync, 4000, "cuMemcpy3DPeerAsync")                    \
+    X(ModuleLoadDataEx, 2010, "cuModuleLoadDataEx")                      \
+    X(StreamCreateWithPriority, 5050, "cuStreamCreateWithPriority")      \
+    X(CtxGetStreamPriorityRange, 5050, "cuCtxGetStreamPriorityRange")    \
+    X(StreamQuery, 2000, "cuStreamQuery")                                \
+    X(CtxSetLimit, 3010, "cuCtxSetLimit")                                \
+    X(CtxGetLimit, 3010, "cuCtxGetLimit")                                \
+    X(CtxSetCacheConfig, 3020, "cuCtxSetCacheConfig")                    \
+    X(FuncSetCacheConfig, 3000, "cuFuncSetCacheConfig")                  \
+    X(ProfilerStart, 4000, "cuProfilerStart")                            \
+    X(ProfilerStop, 4000, "cuProfilerStop")
 
 /// The CUDA version every function above is requested with from cuGetProcAddress: the ABI of each
 /// table entry is the one current at CUDA 12.0 (e.g. cuCtxGetDevice without the context argument

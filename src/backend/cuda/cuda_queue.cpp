@@ -21,6 +21,17 @@ CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_in
     event_ = DriverHandle<CUevent>(context_->driver(), context_->cu_context(device_index_), event);
 }
 
+CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, const EventFlags& flags)
+    : context_(std::move(context)), device_index_(device_index) {
+    unsigned int cu_flags = CU_EVENT_DEFAULT;
+    if (!flags.timing) cu_flags |= CU_EVENT_DISABLE_TIMING;
+    if (flags.blocking_sync) cu_flags |= CU_EVENT_BLOCKING_SYNC;
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    CUevent event = nullptr;
+    KJARNI_CU(context_->driver(), EventCreate, &event, cu_flags);
+    event_ = DriverHandle<CUevent>(context_->driver(), context_->cu_context(device_index_), event);
+}
+
 void CudaEvent::wait() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
     KJARNI_CU(context_->driver(), EventSynchronize, event_.get());
@@ -53,6 +64,30 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_in
     CUstream stream = nullptr;
     KJARNI_CU(context_->driver(), StreamCreate, &stream, static_cast<unsigned int>(CU_STREAM_NON_BLOCKING));
     stream_ = DriverHandle<CUstream>(context_->driver(), context_->cu_context(device_index_), stream);
+}
+
+CudaQueue::CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_index, const QueueFlags& flags)
+    : context_(std::move(context)), device_index_(device_index) {
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    CUstream stream = nullptr;
+    KJARNI_CU(context_->driver(), StreamCreateWithPriority, &stream, static_cast<unsigned int>(CU_STREAM_NON_BLOCKING),
+              flags.priority);
+    stream_ = DriverHandle<CUstream>(context_->driver(), context_->cu_context(device_index_), stream);
+}
+
+std::shared_ptr<Event> CudaQueue::record_event_with(const EventFlags& flags) {
+    auto event = std::make_shared<CudaEvent>(context_, device_index_, flags);
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    KJARNI_CU(context_->driver(), EventRecord, event->event(), stream_.get());
+    return event;
+}
+
+bool CudaQueue::is_done() {
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    const CUresult result = context_->driver().StreamQuery(stream_.get());
+    if (result == CUDA_SUCCESS) return true;
+    if (result == CUDA_ERROR_NOT_READY) return false;
+    throw_cuda_error(context_->driver(), result, "cuStreamQuery");
 }
 
 void CudaQueue::synchronize() {

@@ -16,6 +16,8 @@ class CudaEvent final : public Event {
 public:
     /// Creates an (unrecorded) event in the context of device `device_index`.
     CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index);
+    /// With flags (timing off: CU_EVENT_DISABLE_TIMING; CU_EVENT_BLOCKING_SYNC).
+    CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, const EventFlags& flags);
     CudaEvent(const CudaEvent&) = delete;
     CudaEvent& operator=(const CudaEvent&) = delete;
 
@@ -34,12 +36,17 @@ private:
 class CudaQueue final : public Queue {
 public:
     CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_index);
+    /// A stream of the given priority (cuStreamCreateWithPriority).
+    CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_index, const QueueFlags& flags);
     CudaQueue(const CudaQueue&) = delete;
     CudaQueue& operator=(const CudaQueue&) = delete;
 
     std::size_t device_index() const override { return device_index_; }
     void synchronize() override;
     std::shared_ptr<Event> record_event() override;
+    std::shared_ptr<Event> record_event_with(const EventFlags& flags) override;
+    /// cuStreamQuery.
+    bool is_done() override;
     void wait_for(Event& event) override;
     void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool blocking) override;
     void read(void* dst, Buffer& src, std::size_t src_offset, std::size_t size, bool blocking) override;

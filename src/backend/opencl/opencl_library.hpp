@@ -29,7 +29,7 @@ namespace kjarni::backend::opencl {
 #define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X)                                                    \
     X(clCreateCommandQueueWithProperties)                                                      \
     X(clSVMAlloc) X(clSVMFree) X(clSetKernelArgSVMPointer) X(clEnqueueSVMMap) X(clEnqueueSVMUnmap) \
-    X(clEnqueueSVMMigrateMem)
+    X(clEnqueueSVMMigrateMem) X(clCreateProgramWithIL)
 
 struct OpenClLibrary {
 #define KJARNI_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
