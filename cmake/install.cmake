@@ -13,16 +13,6 @@ install(TARGETS kjarni EXPORT kjarniTargets
 install(DIRECTORY include/kjarni DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT kjarniTargets NAMESPACE kjarni:: DESTINATION ${KJARNI_CMAKE_INSTALL_DIR})
 
-# kjarni::testing, in an export set of its own that the package loads only where GoogleTest is
-# found; installable only over an installed GoogleTest (not one built from sources here).
-if(TARGET kjarni_testing)
-  get_target_property(KJARNI_GTEST_IMPORTED GTest::gtest IMPORTED)
-  if(KJARNI_GTEST_IMPORTED)
-    install(TARGETS kjarni_testing EXPORT kjarniTestingTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-    install(EXPORT kjarniTestingTargets NAMESPACE kjarni:: DESTINATION ${KJARNI_CMAKE_INSTALL_DIR})
-  endif()
-endif()
-
 if(TARGET kjarni_tool)
   # Beside a shared libkjarni, the tool finds it in ../lib.
   set_target_properties(kjarni_tool PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")

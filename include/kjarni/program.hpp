@@ -161,6 +161,34 @@ private:
     std::shared_ptr<const detail::ProgramState> state_;
 };
 
+/// A value of a trivially copyable C++ type passed to a kernel by value, as the C struct that the
+/// struct dtype `dtype` describes (make it with struct_arg). The layouts are checked as far as C++
+/// lets them be: sizeof(T) must be the dtype's itemsize and alignof(T) at least its alignment
+/// (ArgumentError otherwise); the kernel's parameter size too, where the API reports it. Field by
+/// field agreement is the caller's (declare T with the dtype's fields, in order).
+/// The StructArg refers to `value`: use it within the launch's full expression.
+class StructArg {
+public:
+    template <class T>
+    StructArg(const T& value, const DType& dtype) : bytes_(&value), size_(sizeof(T)) {
+        static_assert(std::is_trivially_copyable_v<T>, "a kernel takes trivially copyable values only");
+        check(sizeof(T), alignof(T), dtype);
+    }
+    const void* bytes() const noexcept { return bytes_; }
+    std::size_t size() const noexcept { return size_; }
+
+private:
+    static void check(std::size_t size, std::size_t alignment, const DType& dtype);
+    const void* bytes_;
+    std::size_t size_;
+};
+
+/// `value` as the struct `dtype` describes, for a kernel argument by value.
+template <class T>
+StructArg struct_arg(const T& value, const DType& dtype) {
+    return StructArg(value, dtype);
+}
+
 /// A value given per device for a launch on a MultiQueue: values[i] goes to the i-th device of the
 /// queue's devices.
 template <class T>
@@ -197,7 +225,19 @@ concept PackableByAdl = requires(const T& value, const LaunchTarget& target) {
 };
 
 template <class T>
-concept KernelArgument = KernelScalar<T> || std::same_as<T, Buffer> || IsPerDevice<T>::value || PackableByAdl<T>;
+concept KernelArgument = KernelScalar<T> || std::same_as<T, Buffer> || std::same_as<T, StructArg> ||
+                         IsPerDevice<T>::value || PackableByAdl<T>;
+
+inline KernelArg pack(const StructArg& value, const LaunchTarget&) {
+    KernelArg arg;
+    arg.size = value.size();
+    if (value.size() <= sizeof arg.scalar) {
+        std::memcpy(arg.scalar, value.bytes(), value.size());
+    } else {
+        arg.bytes = value.bytes();
+    }
+    return arg;
+}
 
 inline KernelArg pack(const Buffer& buffer, const LaunchTarget&) {
     KernelArg arg;

@@ -130,6 +130,54 @@ KERNEL void bits(GLOBAL_MEM unsigned int* y, unsigned short a, float b, unsigned
     EXPECT_EQ(back[2], raw[1]);
 }
 
+// Structs by value: a small one (packed into the argument itself) and one of more than 16 bytes
+// (passed from the caller's memory), each checked against its struct dtype.
+struct Pair {
+    std::int16_t x;
+    std::int16_t y;
+};
+struct Record {
+    std::int32_t a;
+    float b;
+    std::int32_t c[6];
+};
+
+TEST_P(DeviceSpecifiers, StructArgumentsByValue) {
+    Program program(bound_device(), R"(
+typedef struct { short x; short y; } pair_t;
+typedef struct { int a; float b; int c[6]; } record_t;
+KERNEL void unpack(GLOBAL_MEM int* out, pair_t p, record_t r, int tail)
+{
+    out[0] = p.x;
+    out[1] = p.y;
+    out[2] = r.a;
+    out[3] = (int)r.b;
+    for (int i = 0; i < 6; ++i) out[4 + i] = r.c[i];
+    out[10] = tail;
+}
+)");
+    const DType pair_dtype = DType::struct_({{"x", dtypes::int16}, {"y", dtypes::int16}}, {.aligned = true});
+    const DType record_dtype =
+        DType::struct_({{"a", dtypes::int32}, {"b", dtypes::float32}, {"c", dtypes::int32, {6}}}, {.aligned = true});
+    const auto values = random_vector<std::int32_t>(10, -30000, 30000);
+    const Pair pair{static_cast<std::int16_t>(values[0]), static_cast<std::int16_t>(values[1])};
+    Record record{values[2], static_cast<float>(values[3]), {}};
+    for (std::size_t i = 0; i < 6; ++i) record.c[i] = values[4 + i];
+    Buffer out = Buffer::allocate(bound_device(), 11 * 4);
+    program.kernel("unpack")(queue(), {1}, std::nullopt, out, struct_arg(pair, pair_dtype),
+                             struct_arg(record, record_dtype), 1234);
+    std::vector<std::int32_t> back(11);
+    out.get(queue(), std::span<std::int32_t>(back));
+    for (std::size_t i = 0; i < 10; ++i) EXPECT_EQ(back[i], values[i]) << i;  // floats hold these integers exactly
+    EXPECT_EQ(back[10], 1234);
+
+    // Layouts that disagree are refused before any launch.
+    EXPECT_THROW(struct_arg(record, pair_dtype), ArgumentError);
+    EXPECT_THROW(struct_arg(pair, dtypes::int32), ArgumentError);  // not a struct dtype
+    const DType packed_wider = DType::struct_({{"x", dtypes::int16}, {"y", dtypes::int32}});  // 6 bytes, packed
+    EXPECT_THROW(struct_arg(pair, packed_wider), ArgumentError);
+}
+
 TEST(DeviceSpecifierSyntax, MalformedSpecifiersAreRefused) {
     EXPECT_THROW(devices_from_specifier("opencl0"), ArgumentError);       // pygpu's form needs P:D
     EXPECT_THROW(devices_from_specifier("opencl0:x"), ArgumentError);

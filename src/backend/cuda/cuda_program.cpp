@@ -292,8 +292,9 @@ std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std
             pointers[i] = reinterpret_cast<CUdeviceptr>(arg.pointer);
             params[i] = &pointers[i];
         } else {
-            // The driver only reads it.
-            params[i] = const_cast<std::byte*>(arg.scalar);
+            // The driver only reads it: a struct's bytes where they are the caller's, else the copy.
+            const void* value = arg.bytes != nullptr ? arg.bytes : static_cast<const void*>(arg.scalar);
+            params[i] = const_cast<void*>(value);
         }
     }
 

@@ -356,7 +356,8 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
         } else if (arg.kind == KernelArg::Kind::shared_pointer) {
             set_svm_argument(kernel, index, arg.pointer);
         } else {
-            check(cl().clSetKernelArg(kernel, index, arg.size, arg.scalar), "clSetKernelArg");
+            check(cl().clSetKernelArg(kernel, index, arg.size, arg.bytes != nullptr ? arg.bytes : arg.scalar),
+                  "clSetKernelArg");
         }
     }
     cl_event event = nullptr;
