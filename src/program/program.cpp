@@ -43,6 +43,21 @@ backend::BuildOptions backend_options(const ProgramOptions& options) {
     return result;
 }
 
+// Refused here as well as in the backend: a program found in a cache never reaches the backend.
+void refuse_cuda_only_options(const BoundMultiDevice& devices, const ProgramOptions& options) {
+    if (devices.context().api().id() == ApiId::cuda()) return;
+    if (!options.arch.empty()) {
+        throw UnsupportedError(fmt::format("the {} backend compiles for the device itself: ProgramOptions::arch "
+                                           "('{}') is for CUDA",
+                                           devices.context().api().shortcut(), options.arch));
+    }
+    if (options.jit_max_registers || options.jit_optimization_level) {
+        throw UnsupportedError(fmt::format("the {} backend has no JIT options (ProgramOptions::jit_max_registers, "
+                                           "jit_optimization_level are for CUDA's PTX)",
+                                           devices.context().api().shortcut()));
+    }
+}
+
 std::filesystem::path fresh_keep_dir(const BoundDevice& device) {
     static std::atomic<unsigned> counter{0};
     const auto dir = std::filesystem::temp_directory_path() /
@@ -54,6 +69,7 @@ std::filesystem::path fresh_keep_dir(const BoundDevice& device) {
 std::shared_ptr<const ProgramState> build_all(const BoundMultiDevice& devices, std::string_view source,
                                               const ProgramOptions& options) {
     if (devices.size() == 0) throw ArgumentError("devices", "a program needs at least one device");
+    refuse_cuda_only_options(devices, options);
     auto state = std::make_shared<ProgramState>(ProgramState{devices, options, {}});
     const ApiId api = devices.context().api().id();
     const std::string full = full_source(api, source, options);
@@ -85,6 +101,7 @@ std::shared_ptr<const ProgramState> load_all(const BoundMultiDevice& devices, st
                                              const ProgramOptions& options) {
     if (devices.size() == 0) throw ArgumentError("devices", "a program needs at least one device");
     if (code.empty()) throw ArgumentError("code", "is empty");
+    refuse_cuda_only_options(devices, options);
     auto image = std::make_shared<std::vector<std::byte>>(code.begin(), code.end());
     // PTX is text the driver reads up to a NUL: add one where the file has none.
     if (devices.context().api().id() == ApiId::cuda() && is_ptx(code) && image->back() != std::byte{0}) {
