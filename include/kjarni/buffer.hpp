@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -32,6 +33,17 @@ class Buffer {
 public:
     /// `size` bytes on `device`; size 0 gives a valid empty buffer. Throws OutOfMemoryError.
     static Buffer allocate(const BoundDevice& device, std::size_t size);
+    /// Device memory another library allocated (CuPy, PyTorch, a user's cuMemAlloc / clCreateBuffer),
+    /// used without a copy: a CUdeviceptr on CUDA, a cl_mem of the context on OpenCL. `size`:
+    /// bytes from `native` on (default: to the end of its allocation). With `take_ownership` the
+    /// memory is freed (cuMemFree / clReleaseMemObject) when the last handle goes (CUDA: `native`
+    /// must start its allocation); without, it is retained (OpenCL) and `keep_alive`, if given,
+    /// is held as long as any handle, so the owner can be tied to the buffer. ArgumentError when
+    /// the memory is not `device`'s (CUDA: managed memory of any device is accepted) or smaller
+    /// than `size`.
+    static Buffer from_backend_buffer(const BoundDevice& device, std::uintptr_t native,
+                                      std::optional<std::size_t> size = std::nullopt, bool take_ownership = false,
+                                      std::shared_ptr<const void> keep_alive = {});
 
     std::size_t size() const noexcept { return size_; }
     /// Offset in bytes from the start of the allocation this buffer lies in.

@@ -19,6 +19,12 @@
 //
 // HostMemory is a handle: copies share the allocation, which is freed (or returned to its pool)
 // when the last handle, and the last Buffer made by device_buffer(), goes.
+//
+// Existing host memory can be page-locked in place (register_memory; reference 002:
+// register_host_memory): CUDA cuMemHostRegister, OpenCL a CL_MEM_USE_HOST_PTR buffer over it. Buffer
+// transfers from and to it then go straight to the driver, unstaged, like those of allocated
+// page-locked memory. The memory stays the caller's: it is unregistered, not freed, when the last
+// handle goes, and must outlive that.
 
 #include <cstddef>
 #include <memory>
@@ -51,13 +57,19 @@ public:
     /// object (data() is null). Throws UnsupportedError for flags the API cannot give,
     /// OutOfMemoryError when the host cannot lock that much.
     static HostMemory allocate(const Context& context, std::size_t size, HostMemoryFlags flags = {});
+    /// Page-locks `host` (not empty) for use with `context` until the last handle goes. Flags as
+    /// for allocate, but write_combined is refused (UnsupportedError). ArgumentError when part of
+    /// `host` is page-locked by kjarni already. Page-aligned memory wastes nothing: the driver
+    /// locks whole pages.
+    static HostMemory register_memory(const Context& context, std::span<std::byte> host, HostMemoryFlags flags = {});
 
     std::byte* data() const noexcept { return data_; }
     std::size_t size() const noexcept { return size_; }
     HostMemoryFlags flags() const noexcept { return flags_; }
     const Context& context() const noexcept { return context_; }
 
-    /// The memory as `size() / sizeof(T)` elements of T (page-aligned, so any T's alignment holds).
+    /// The memory as `size() / sizeof(T)` elements of T (allocated memory is page-aligned, so any
+    /// T's alignment holds; registered memory is as aligned as the caller's).
     template <class T>
     std::span<T> as_span() const noexcept {
         static_assert(std::is_trivially_copyable_v<T>, "host memory holds trivially copyable values only");

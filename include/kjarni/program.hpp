@@ -27,6 +27,8 @@
 #include "kjarni/buffer.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
+#include "kjarni/device_settings.hpp"
+#include "kjarni/dtype.hpp"
 #include "kjarni/event.hpp"
 #include "kjarni/kernel_attributes.hpp"
 #include "kjarni/queue.hpp"
@@ -61,6 +63,24 @@ struct ProgramOptions {
     bool keep = false;
     /// Declared at the top of the program (CUDA only: UnsupportedError on OpenCL).
     std::map<std::string, ConstantArraySpec> constant_arrays;
+    /// CUDA: compile for this architecture instead of the device's (PyCUDA's arch/code): "sm_XY"
+    /// gives a cubin (which runs on devices of compute capability X.Y' with Y' >= Y), "compute_XY"
+    /// PTX the driver compiles when loading. UnsupportedError on OpenCL.
+    std::string arch;
+    /// CUDA, for Program::from_binary of PTX (PyCUDA's jit_option): the register limit per thread and
+    /// the optimization level (0..4) of the driver's PTX compiler. UnsupportedError on OpenCL. (To
+    /// limit registers when compiling a source, pass "--maxrregcount=N" in compiler_options.)
+    std::optional<unsigned> jit_max_registers;
+    std::optional<unsigned> jit_optimization_level;
+};
+
+/// A program-scope variable (CUDA __device__ or __constant__; PyCUDA's Module.get_global): its
+/// device address and size, and a Buffer over it (read and write it with Buffer::get / set / fill and
+/// copies, in queue order). The buffer keeps the program's module loaded.
+struct GlobalVariable {
+    std::uintptr_t address = 0;
+    std::size_t size = 0;
+    Buffer buffer;
 };
 
 
@@ -91,7 +111,34 @@ public:
     Program(const BoundDevice& device, const TemplateSource& source, const std::vector<Value>& render_args,
             const Globals& render_globals, const ProgramOptions& options = {});
 
+    /// A program from compiled code instead of a source (PyCUDA's module_from_buffer /
+    /// module_from_file, PyOpenCL's Program from binaries or IL), the same code for every device:
+    /// CUDA a cubin, a fatbin or PTX text (NUL-terminated or not; JIT options from `options`);
+    /// OpenCL a program binary for the device (as binary() gives) or SPIR-V (where the driver takes
+    /// IL, OpenCL 2.1). Only `compiler_options` (OpenCL build options) and the JIT options of
+    /// `options` apply. BackendError or CompileError when the driver refuses the code.
+    static Program from_binary(const BoundMultiDevice& devices, std::span<const std::byte> code,
+                               const ProgramOptions& options = {});
+    static Program from_binary(const BoundDevice& device, std::span<const std::byte> code,
+                               const ProgramOptions& options = {});
+    /// from_binary of a file's contents (ArgumentError when it cannot be read).
+    static Program from_file(const BoundMultiDevice& devices, const std::filesystem::path& path,
+                             const ProgramOptions& options = {});
+    static Program from_file(const BoundDevice& device, const std::filesystem::path& path,
+                             const ProgramOptions& options = {});
+
     const BoundMultiDevice& devices() const;
+    /// The compiled code of a device, which from_binary takes back: a cubin (or PTX, for an
+    /// architecture the device runs only through the driver's compiler) on CUDA, the program binary
+    /// on OpenCL (clGetProgramInfo(CL_PROGRAM_BINARIES)). UnsupportedError where the backend gives none.
+    std::vector<std::byte> binary(const BoundDevice& device) const;
+    /// The PTX of a device's program (CUDA): compiled from the source by NVRTC for the architecture
+    /// the program uses; for a program made from PTX, that PTX. UnsupportedError on OpenCL and for
+    /// programs made from a cubin.
+    std::string ptx(const BoundDevice& device) const;
+    /// A global variable of the program on a device (CUDA only: UnsupportedError on OpenCL).
+    /// ArgumentError when the program has none of that name.
+    GlobalVariable global(const BoundDevice& device, std::string_view name) const;
     /// The full source compiled for a device (prelude and constant declarations included).
     const std::string& source(const BoundDevice& device) const;
     /// Where the intermediate files of a device went, when compiled with `keep`.
@@ -110,8 +157,37 @@ public:
     }
 
 private:
+    explicit Program(std::shared_ptr<const detail::ProgramState> state) : state_(std::move(state)) {}
     std::shared_ptr<const detail::ProgramState> state_;
 };
+
+/// A value of a trivially copyable C++ type passed to a kernel by value, as the C struct that the
+/// struct dtype `dtype` describes (make it with struct_arg). The layouts are checked as far as C++
+/// lets them be: sizeof(T) must be the dtype's itemsize and alignof(T) at least its alignment
+/// (ArgumentError otherwise); the kernel's parameter size too, where the API reports it. Field by
+/// field agreement is the caller's (declare T with the dtype's fields, in order).
+/// The StructArg refers to `value`: use it within the launch's full expression.
+class StructArg {
+public:
+    template <class T>
+    StructArg(const T& value, const DType& dtype) : bytes_(&value), size_(sizeof(T)) {
+        static_assert(std::is_trivially_copyable_v<T>, "a kernel takes trivially copyable values only");
+        check(sizeof(T), alignof(T), dtype);
+    }
+    const void* bytes() const noexcept { return bytes_; }
+    std::size_t size() const noexcept { return size_; }
+
+private:
+    static void check(std::size_t size, std::size_t alignment, const DType& dtype);
+    const void* bytes_;
+    std::size_t size_;
+};
+
+/// `value` as the struct `dtype` describes, for a kernel argument by value.
+template <class T>
+StructArg struct_arg(const T& value, const DType& dtype) {
+    return StructArg(value, dtype);
+}
 
 /// A value given per device for a launch on a MultiQueue: values[i] goes to the i-th device of the
 /// queue's devices.
@@ -127,10 +203,12 @@ struct IsPerDevice : std::false_type {};
 template <class T>
 struct IsPerDevice<PerDevice<T>> : std::true_type {};
 
-/// What may be passed to a kernel by value: arithmetic types and std::complex of float/double.
+/// What may be passed to a kernel by value: arithmetic types, std::complex of float/double, and
+/// float16_t (its 16 bits: the kernel declares it `half` on CUDA, and on OpenCL `half` where the
+/// device has cl_khr_fp16, else a 16-bit integer type to read with vload_half).
 template <class T>
 concept KernelScalar = (std::is_arithmetic_v<T> || std::same_as<T, std::complex<float>> ||
-                        std::same_as<T, std::complex<double>>) && sizeof(T) <= 16;
+                        std::same_as<T, std::complex<double>> || std::same_as<T, float16_t>) && sizeof(T) <= 16;
 
 /// Where a launch argument goes: the position in the MultiQueue (0 for a single queue) and the
 /// context index of the device there.
@@ -147,7 +225,19 @@ concept PackableByAdl = requires(const T& value, const LaunchTarget& target) {
 };
 
 template <class T>
-concept KernelArgument = KernelScalar<T> || std::same_as<T, Buffer> || IsPerDevice<T>::value || PackableByAdl<T>;
+concept KernelArgument = KernelScalar<T> || std::same_as<T, Buffer> || std::same_as<T, StructArg> ||
+                         IsPerDevice<T>::value || PackableByAdl<T>;
+
+inline KernelArg pack(const StructArg& value, const LaunchTarget&) {
+    KernelArg arg;
+    arg.size = value.size();
+    if (value.size() <= sizeof arg.scalar) {
+        std::memcpy(arg.scalar, value.bytes(), value.size());
+    } else {
+        arg.bytes = value.bytes();
+    }
+    return arg;
+}
 
 inline KernelArg pack(const Buffer& buffer, const LaunchTarget&) {
     KernelArg arg;
@@ -200,6 +290,14 @@ public:
     KernelAttributes attributes(const BoundDevice& device) const;
     /// CUfunction / cl_kernel on a device, for interoperation with the raw API.
     std::uintptr_t native_handle(const BoundDevice& device) const;
+    /// The kernel's L1 / shared memory preference on a device (PyCUDA's Function.set_cache_config;
+    /// CUDA cuFuncSetCacheConfig). UnsupportedError on OpenCL.
+    void set_cache_preference(const BoundDevice& device, CachePreference preference) const;
+    /// The share of the L1 / shared memory the kernel prefers as shared memory, percent 0..100, or -1
+    /// for the driver's default (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT). UnsupportedError
+    /// on OpenCL. (The most dynamic shared memory needs no setting: a launch asking for more than
+    /// 48 KiB raises the kernel's limit itself, up to max_dynamic_local_bytes.)
+    void set_shared_memory_carveout(const BoundDevice& device, int percent) const;
 
     /// Prepares and launches in one go (grunnur's Kernel.__call__).
     template <detail::KernelArgument... Args>
@@ -232,6 +330,16 @@ public:
             events.emplace_back(launch(queue.queues()[position], packed, true));
         }
         return events;
+    }
+    /// Launches, waits for the launch, and returns the seconds it took on the device, measured by
+    /// events recorded around it (PyCUDA's time_kernel=True).
+    template <detail::KernelArgument... Args>
+    double timed(const Queue& queue, const Args&... args) const {
+        const Event start = queue.record_event();
+        enqueue(queue, args...);
+        const Event end = queue.record_event();
+        end.wait();
+        return end.time_since(start) * 1e-3;
     }
     /// The hot path: launches without making an event (no allocation, no string work, no look-up
     /// by name).

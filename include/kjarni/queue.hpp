@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "kjarni/context.hpp"
@@ -15,15 +16,39 @@ namespace backend {
 class Queue;
 }
 
+/// How a queue is made (reference 002: PyCUDA's Stream flags and priorities).
+struct QueueOptions {
+    /// CUDA stream priority: lower numbers are more urgent; queue_priority_range() gives the
+    /// device's range, and values outside it are clamped by the driver. Non-zero on OpenCL:
+    /// UnsupportedError.
+    int priority = 0;
+};
+
+/// How an event is recorded (reference 002: PyCUDA's event_flags).
+struct EventFlags {
+    /// False: the event cannot be timed (CUDA CU_EVENT_DISABLE_TIMING, cheaper to record and wait
+    /// for); Event::time_since on it throws.
+    bool timing = true;
+    /// True: a thread waiting for the event sleeps instead of spinning (CUDA
+    /// CU_EVENT_BLOCKING_SYNC). UnsupportedError on OpenCL, where how a wait waits is the driver's.
+    bool blocking_sync = false;
+};
+
 class Queue {
 public:
     explicit Queue(const BoundDevice& device);
+    Queue(const BoundDevice& device, const QueueOptions& options);
 
     const BoundDevice& device() const noexcept { return device_; }
     /// Blocks until all work enqueued so far is done.
     void synchronize() const;
     /// An event marking everything enqueued so far.
     Event record_event() const;
+    Event record_event(const EventFlags& flags) const;
+    /// Whether everything enqueued so far is done; never blocks (PyCUDA's Stream.is_done).
+    bool is_done() const;
+    /// The priority the queue was made with.
+    int priority() const noexcept { return priority_; }
     /// Work enqueued after this call starts only after `event` (of any queue of the context).
     void wait_for(const Event& event) const;
     /// CUstream / cl_command_queue.
@@ -36,7 +61,12 @@ public:
 private:
     BoundDevice device_;
     std::shared_ptr<backend::Queue> impl_;
+    int priority_ = 0;
 };
+
+/// The queue priorities a device offers, {least urgent, most urgent} (CUDA
+/// cuCtxGetStreamPriorityRange: e.g. {0, -5}); {0, 0} where there are none (OpenCL).
+std::pair<int, int> queue_priority_range(const BoundDevice& device);
 
 /// One queue on each of several distinct devices of one context.
 class MultiQueue {

@@ -20,12 +20,15 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kjarni/api.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/device_parameters.hpp"
+#include "kjarni/device_settings.hpp"
 #include "kjarni/kernel_attributes.hpp"
+#include "kjarni/rect_layout.hpp"
 
 namespace kjarni::backend {
 
@@ -57,6 +60,18 @@ struct ManagedAllocationFlags {
 };
 
 /// How to compile a program for one device. The source is complete (prelude included).
+/// How a queue is made (the public QueueOptions) and how an event is recorded (EventFlags).
+struct QueueFlags {
+    int priority = 0;  // CUDA stream priority: lower is more urgent; 0 the default
+};
+struct EventFlags {
+    bool timing = true;          // CUDA: without it CU_EVENT_DISABLE_TIMING
+    bool blocking_sync = false;  // CUDA: CU_EVENT_BLOCKING_SYNC (the waiting thread sleeps)
+};
+
+using ContextLimit = kjarni::ContextLimit;
+using CachePreference = kjarni::CachePreference;
+
 struct BuildOptions {
     bool fast_math = false;
     /// Passed to the compiler verbatim, after kjarni's own options.
@@ -65,6 +80,13 @@ struct BuildOptions {
     /// When set, the backend writes its intermediate files (source, log, binary, PTX where there
     /// is one) into this existing directory and leaves them there.
     std::optional<std::filesystem::path> keep_dir;
+    /// CUDA: the architecture to compile for, "sm_XY" (a cubin) or "compute_XY" (PTX the driver
+    /// compiles when loading); empty: the device's own. UnsupportedError elsewhere.
+    std::string cuda_arch;
+    /// CUDA, when loading PTX (Context::load): the driver's JIT options (CU_JIT_MAX_REGISTERS,
+    /// CU_JIT_OPTIMIZATION_LEVEL). UnsupportedError elsewhere.
+    std::optional<unsigned> jit_max_registers;
+    std::optional<unsigned> jit_optimization_level;
 };
 
 struct BuildOutput {
@@ -93,6 +115,28 @@ struct ParamInfo {
 };
 
 using KernelAttributes = kjarni::KernelAttributes;
+
+/// What the driver says about an address (CUDA cuPointerGetAttributes).
+struct PointerInfo {
+    enum class Type : std::uint8_t { unregistered, host, device, managed };
+    Type type = Type::unregistered;
+    /// The device the memory belongs to (device and managed memory; null otherwise or unknown).
+    std::shared_ptr<Device> device;
+    /// The position of that device in the asking context, when the memory belongs to the context.
+    std::optional<std::size_t> device_index;
+    /// The address for kernels and for the host (0 where there is none).
+    std::uintptr_t device_pointer = 0;
+    std::uintptr_t host_pointer = 0;
+    /// The allocation the address lies in (0 where the driver does not say).
+    std::uintptr_t range_start = 0;
+    std::size_t range_size = 0;
+};
+
+/// A buffer of rows laid out `pitch` bytes apart.
+struct PitchedAllocation {
+    std::shared_ptr<Buffer> buffer;
+    std::size_t pitch = 0;
+};
 
 /// One launch argument, packed by the public layer without allocating.
 using KernelArg = kjarni::detail::KernelArg;
@@ -176,12 +220,48 @@ public:
     /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD); nullopt where it cannot.
     virtual std::optional<std::uint64_t> free_memory(std::size_t /*device_index*/) const { return std::nullopt; }
 
+    // Foreign and pitched memory. The defaults throw UnsupportedError naming the backend
+    // (src/backend/driver_layer_backend.cpp); the public layer has checked the arguments it can.
+
+    /// A buffer over existing device memory (CUdeviceptr / cl_mem) of device `device_index`, of
+    /// `size` bytes (nullopt: to the end of the native allocation). With `take_ownership` the
+    /// memory is freed (cuMemFree / clReleaseMemObject) when the buffer goes; without, the caller
+    /// keeps it alive. ArgumentError when the memory is not of that device or smaller than `size`.
+    virtual std::shared_ptr<Buffer> adopt_buffer(std::size_t device_index, std::uintptr_t native,
+                                                 std::optional<std::size_t> size, bool take_ownership);
+    /// Page-locks the existing host memory [data, data + size) for this context (cuMemHostRegister
+    /// / a CL_MEM_USE_HOST_PTR buffer kept mapped) until the result goes; the memory stays the
+    /// caller's. `write_combined` is refused (UnsupportedError).
+    virtual std::shared_ptr<HostAllocation> register_host(void* data, std::size_t size, HostAllocationFlags flags);
+    /// What the driver knows of an address.
+    virtual PointerInfo pointer_info(std::uintptr_t pointer) const;
+    // Knobs (defaults in src/backend/driver_layer_backend.cpp: default flags are accepted, anything
+    // else is UnsupportedError naming the backend).
+
+    /// A queue with flags; the default calls create_queue for default flags.
+    virtual std::shared_ptr<Queue> create_queue_with(std::size_t device_index, const QueueFlags& flags);
+    /// The queue priorities the device offers, {least, greatest} urgency ({0, 0}: none).
+    virtual std::pair<int, int> queue_priority_range(std::size_t /*device_index*/) const { return {0, 0}; }
+    virtual void set_limit(std::size_t device_index, ContextLimit limit, std::size_t value);
+    virtual std::size_t limit(std::size_t device_index, ContextLimit limit) const;
+    virtual void set_cache_preference(std::size_t device_index, CachePreference preference);
+    /// Starts or stops the driver's profiler (cuProfilerStart / cuProfilerStop).
+    virtual void profiler(std::size_t device_index, bool start);
+
+    /// `height` rows of at least `width` bytes each, at a pitch that suits accesses of
+    /// `element_size` (4, 8 or 16) bytes.
+    virtual PitchedAllocation allocate_pitched(std::size_t device_index, std::size_t width, std::size_t height,
+                                               std::size_t element_size);
+
     /// Compiles a complete source for one device. Throws CompileError with the log on failure.
     virtual BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) = 0;
     /// Recreates a module from BuildOutput::binary (e.g. from the disk cache). Throws Error if the
     /// binary is refused; the caller then compiles from source.
     virtual std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
                                          const BuildOptions& options) = 0;
+    /// The PTX of a complete source for one device (CUDA, through NVRTC, for the architecture build()
+    /// would use). The default throws UnsupportedError naming the backend.
+    virtual std::string ptx(std::size_t device_index, const std::string& source, const BuildOptions& options);
     /// Everything besides source and options that changes what build() produces for this device
     /// (device name and architecture, driver and compiler versions): part of the cache key.
     virtual std::string compiler_identity(std::size_t device_index) const = 0;
@@ -203,6 +283,9 @@ public:
     virtual void set_constant(Queue& queue, const std::string& name, const void* host, std::size_t size) = 0;
     virtual void set_constant(Queue& queue, const std::string& name, Buffer& source, std::size_t source_offset,
                               std::size_t size) = 0;
+    /// A program-scope variable (CUDA __device__ / __constant__) as a buffer of its size that keeps
+    /// the module loaded; nullptr if there is none of that name. The default throws UnsupportedError.
+    virtual std::shared_ptr<Buffer> global_buffer(const std::string& name);
 };
 
 /// A kernel of a module. Launching is the hot path: launch() must not allocate for up to 64
@@ -218,6 +301,10 @@ public:
     virtual std::uintptr_t native_handle() const = 0;
     /// Sizes in work items (OpenCL semantics: global is the total, a multiple of local, checked by
     /// the caller), `dims` in 1..3. With `want_event`, returns an event marking the launch's end.
+    /// CUDA cuFuncSetCacheConfig / CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (percent,
+    /// -1: the default). The defaults throw UnsupportedError.
+    virtual void set_cache_preference(CachePreference preference);
+    virtual void set_shared_memory_carveout(int percent);
     virtual std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,
                                           const std::size_t* local_size, std::size_t dynamic_local_mem,
                                           std::span<const KernelArg> args, bool want_event) = 0;
@@ -303,6 +390,12 @@ public:
     /// Records an existing event (an interprocess one) at this point of the queue. The default
     /// throws UnsupportedError.
     virtual void record(Event& event);
+    /// An event with flags; the default calls record_event() for the default flags and throws
+    /// UnsupportedError for others.
+    virtual std::shared_ptr<Event> record_event_with(const EventFlags& flags);
+    /// Whether everything enqueued so far is done, without blocking. The default records an event
+    /// and asks it.
+    virtual bool is_done();
     virtual void wait_for(Event& event) = 0;
     virtual void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size,
                        bool blocking) = 0;
@@ -315,6 +408,22 @@ public:
                       std::size_t pattern_size, bool blocking) = 0;
     /// CUstream / cl_command_queue.
     virtual std::uintptr_t native_handle() const = 0;
+
+    // Pitched transfers (defaults in src/backend/driver_layer_backend.cpp throw UnsupportedError).
+    // Offsets in the layouts are into whole allocations (host: from the pointer); the public layer
+    // has checked bounds, and that extents are not empty.
+
+    /// Fills `height` rows of `width` bytes, `pitch` bytes apart, from `offset`, with a pattern of
+    /// 1, 2 or 4 bytes that divides `width`, `pitch` and `offset`.
+    virtual void fill_2d(Buffer& dst, std::size_t offset, std::size_t pitch, std::size_t width, std::size_t height,
+                         const void* pattern, std::size_t pattern_size, bool blocking);
+    virtual void write_rect(Buffer& dst, const RectLayout& dst_layout, const void* src, const RectLayout& src_layout,
+                            const RectExtent& extent, bool blocking);
+    virtual void read_rect(void* dst, const RectLayout& dst_layout, Buffer& src, const RectLayout& src_layout,
+                           const RectExtent& extent, bool blocking);
+    /// The buffers may be on different devices of the context.
+    virtual void copy_rect(Buffer& dst, const RectLayout& dst_layout, Buffer& src, const RectLayout& src_layout,
+                           const RectExtent& extent, bool blocking);
 };
 
 }  // namespace kjarni::backend

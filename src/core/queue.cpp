@@ -12,7 +12,22 @@ Queue::Queue(const BoundDevice& device)
 
 void Queue::synchronize() const { impl_->synchronize(); }
 
+Queue::Queue(const BoundDevice& device, const QueueOptions& options)
+    : device_(device),
+      impl_(device.context().backend()->create_queue_with(device.index(), {.priority = options.priority})),
+      priority_(options.priority) {}
+
 Event Queue::record_event() const { return Event(impl_->record_event()); }
+
+Event Queue::record_event(const EventFlags& flags) const {
+    return Event(impl_->record_event_with({.timing = flags.timing, .blocking_sync = flags.blocking_sync}));
+}
+
+bool Queue::is_done() const { return impl_->is_done(); }
+
+std::pair<int, int> queue_priority_range(const BoundDevice& device) {
+    return device.context().backend()->queue_priority_range(device.index());
+}
 
 void Queue::wait_for(const Event& event) const { impl_->wait_for(*event.backend()); }
 

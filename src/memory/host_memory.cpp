@@ -38,6 +38,12 @@ HostMemory HostMemory::allocate(const Context& context, std::size_t size, HostMe
     return HostMemory(context, detail::allocate_page_locked(*context.backend(), size, to_backend(flags)), size, flags);
 }
 
+HostMemory HostMemory::register_memory(const Context& context, std::span<std::byte> host, HostMemoryFlags flags) {
+    if (host.empty()) throw ArgumentError("host", "is empty: there is nothing to page-lock");
+    return HostMemory(context, detail::register_page_locked(*context.backend(), host.data(), host.size(), to_backend(flags)),
+                      host.size(), flags);
+}
+
 Buffer HostMemory::device_buffer(const BoundDevice& device) const {
     if (!flags_.mapped) {
         throw UnsupportedError("only host memory allocated with HostMemoryFlags::mapped has a device buffer");

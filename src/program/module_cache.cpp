@@ -12,27 +12,38 @@ namespace {
 
 // Everything that changes the binary: the inputs of the compiler and what compiles.
 CacheKey cache_key(const BoundDevice& device, const std::string& source, const backend::BuildOptions& options) {
-    return CacheKeyBuilder()
-        .add("kjarni", version())
+    CacheKeyBuilder builder;
+    builder.add("kjarni", version())
         .add("api", device.context().api().shortcut())
         .add("compiler", device.context().state().compiler_identity(device.index()))
         .add("fast_math", options.fast_math)
         .add("compiler_options", options.compiler_options)
         .add("include_dirs", options.include_dirs)
-        .add("source", source)
-        .key();
+        .add("source", source);
+    // Only when given, so that the keys of programs without one stay what they were.
+    if (!options.cuda_arch.empty()) builder.add("arch", options.cuda_arch);
+    return builder.key();
 }
 
 }  // namespace
 
 std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const std::string& source,
                                                const backend::BuildOptions& options) {
+    return obtain_compiled_module(device, source, options).module;
+}
+
+CompiledModule obtain_compiled_module(const BoundDevice& device, const std::string& source,
+                                      const backend::BuildOptions& options) {
     auto& backend = *device.context().backend();
+    auto shared = [](std::vector<std::byte> binary) {
+        return std::make_shared<const std::vector<std::byte>>(std::move(binary));
+    };
     // Kept files are wanted: compile for real. And headers from include directories are not part
     // of the key (which ones a source reads is the compiler's business), so a cached binary could
     // come from older headers: compile those programs every time too.
     if (options.keep_dir || !options.include_dirs.empty()) {
-        return backend.build(device.index(), source, options).module;
+        auto output = backend.build(device.index(), source, options);
+        return {std::move(output.module), shared(std::move(output.binary))};
     }
 
     ModuleCache& memory = device.context().state().service<ModuleCache>();
@@ -40,14 +51,14 @@ std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const 
     // Modules belong to one device: identical devices (same compiler identity) share disk entries
     // but not modules.
     const std::string memory_key = key.hex() + "/" + std::to_string(device.index());
-    if (auto module = memory.find(memory_key)) return module;
+    if (auto found = memory.find(memory_key)) return *found;
 
     DiskCache& disk = DiskCache::instance();
     if (auto binary = disk.load(key)) {
         try {
-            auto module = backend.load(device.index(), *binary, options);
-            memory.insert(memory_key, module);
-            return module;
+            CompiledModule loaded{backend.load(device.index(), *binary, options), shared(*binary)};
+            memory.insert(memory_key, loaded);
+            return loaded;
         } catch (const Error&) {
             // The driver refused a binary that passed the cache's checks (e.g. after a driver
             // change that kept the version string): compile it again and overwrite the entry.
@@ -55,8 +66,9 @@ std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const 
     }
     auto output = backend.build(device.index(), source, options);
     if (!output.binary.empty()) disk.store(key, output.binary);
-    memory.insert(memory_key, output.module);
-    return output.module;
+    CompiledModule built{std::move(output.module), shared(std::move(output.binary))};
+    memory.insert(memory_key, built);
+    return built;
 }
 
 }  // namespace kjarni::detail

@@ -5,32 +5,46 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "kjarni/context.hpp"
 
 namespace kjarni::detail {
 
+/// A module with the compiled code it was made from (empty where the backend gives none).
+struct CompiledModule {
+    std::shared_ptr<backend::Module> module;
+    std::shared_ptr<const std::vector<std::byte>> binary;
+};
+
 /// Compiled modules by cache key (which names the device): the in-memory cache, one per context
 /// (a ContextState service).
 class ModuleCache {
 public:
-    std::shared_ptr<backend::Module> find(const std::string& key) const {
+    std::optional<CompiledModule> find(const std::string& key) const {
         const std::lock_guard lock(mutex_);
         auto found = modules_.find(key);
-        return found == modules_.end() ? nullptr : found->second;
+        if (found == modules_.end()) return std::nullopt;
+        return found->second;
     }
-    void insert(const std::string& key, std::shared_ptr<backend::Module> module) {
+    void insert(const std::string& key, CompiledModule module) {
         const std::lock_guard lock(mutex_);
         modules_.emplace(key, std::move(module));
     }
 
 private:
     mutable std::mutex mutex_;
-    std::map<std::string, std::shared_ptr<backend::Module>, std::less<>> modules_;
+    std::map<std::string, CompiledModule, std::less<>> modules_;
 };
 
+/// The module of `source` for the device, from the caches or compiled, with its code.
+CompiledModule obtain_compiled_module(const BoundDevice& device, const std::string& source,
+                                      const backend::BuildOptions& options);
+
+/// obtain_compiled_module's module alone.
 std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const std::string& source,
                                                const backend::BuildOptions& options);
 

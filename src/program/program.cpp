@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <fstream>
 #include <unistd.h>
 
+#include "core/buffer_access.hpp"
 #include "core/context_state.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/version.hpp"
@@ -34,7 +37,25 @@ backend::BuildOptions backend_options(const ProgramOptions& options) {
     result.fast_math = options.fast_math;
     result.compiler_options = options.compiler_options;
     result.include_dirs = options.include_dirs;
+    result.cuda_arch = options.arch;
+    result.jit_max_registers = options.jit_max_registers;
+    result.jit_optimization_level = options.jit_optimization_level;
     return result;
+}
+
+// Refused here as well as in the backend: a program found in a cache never reaches the backend.
+void refuse_cuda_only_options(const BoundMultiDevice& devices, const ProgramOptions& options) {
+    if (devices.context().api().id() == ApiId::cuda()) return;
+    if (!options.arch.empty()) {
+        throw UnsupportedError(fmt::format("the {} backend compiles for the device itself: ProgramOptions::arch "
+                                           "('{}') is for CUDA",
+                                           devices.context().api().shortcut(), options.arch));
+    }
+    if (options.jit_max_registers || options.jit_optimization_level) {
+        throw UnsupportedError(fmt::format("the {} backend has no JIT options (ProgramOptions::jit_max_registers, "
+                                           "jit_optimization_level are for CUDA's PTX)",
+                                           devices.context().api().shortcut()));
+    }
 }
 
 std::filesystem::path fresh_keep_dir(const BoundDevice& device) {
@@ -48,25 +69,120 @@ std::filesystem::path fresh_keep_dir(const BoundDevice& device) {
 std::shared_ptr<const ProgramState> build_all(const BoundMultiDevice& devices, std::string_view source,
                                               const ProgramOptions& options) {
     if (devices.size() == 0) throw ArgumentError("devices", "a program needs at least one device");
+    refuse_cuda_only_options(devices, options);
     auto state = std::make_shared<ProgramState>(ProgramState{devices, options, {}});
     const ApiId api = devices.context().api().id();
     const std::string full = full_source(api, source, options);
     for (const BoundDevice& device : devices.to_vector()) {
-        DeviceProgram program{device, full, nullptr, std::nullopt};
+        DeviceProgram program{device, full, nullptr, std::nullopt, nullptr};
         backend::BuildOptions build_options = backend_options(options);
         if (options.keep) {
             program.kept_files = fresh_keep_dir(device);
             build_options.keep_dir = program.kept_files;
         }
-        program.module = obtain_module(device, full, build_options);
+        CompiledModule compiled = obtain_compiled_module(device, full, build_options);
+        program.module = std::move(compiled.module);
+        program.binary = std::move(compiled.binary);
         state->programs.push_back(std::move(program));
     }
     notify_build_observer(source, options);
     return state;
 }
 
+// Whether CUDA code is text (PTX) rather than a cubin or fatbin: ELF and fatbin magic numbers.
+bool is_ptx(std::span<const std::byte> code) {
+    static constexpr unsigned char elf[4] = {0x7f, 'E', 'L', 'F'};
+    static constexpr unsigned char fatbin[4] = {0x50, 0xED, 0x55, 0xBA};  // 0xBA55ED50, little-endian
+    if (code.size() < 4) return true;
+    return std::memcmp(code.data(), elf, 4) != 0 && std::memcmp(code.data(), fatbin, 4) != 0;
+}
+
+std::shared_ptr<const ProgramState> load_all(const BoundMultiDevice& devices, std::span<const std::byte> code,
+                                             const ProgramOptions& options) {
+    if (devices.size() == 0) throw ArgumentError("devices", "a program needs at least one device");
+    if (code.empty()) throw ArgumentError("code", "is empty");
+    refuse_cuda_only_options(devices, options);
+    auto image = std::make_shared<std::vector<std::byte>>(code.begin(), code.end());
+    // PTX is text the driver reads up to a NUL: add one where the file has none.
+    if (devices.context().api().id() == ApiId::cuda() && is_ptx(code) && image->back() != std::byte{0}) {
+        image->push_back(std::byte{0});
+    }
+    auto state = std::make_shared<ProgramState>(ProgramState{devices, options, {}});
+    const backend::BuildOptions build_options = backend_options(options);
+    for (const BoundDevice& device : devices.to_vector()) {
+        DeviceProgram program{device, std::string(), nullptr, std::nullopt, image};
+        program.module = device.context().backend()->load(device.index(), *image, build_options);
+        state->programs.push_back(std::move(program));
+    }
+    return state;
+}
+
+std::vector<std::byte> read_file(const std::filesystem::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw ArgumentError("path", fmt::format("'{}' cannot be opened", path.string()));
+    std::vector<std::byte> bytes;
+    char buffer[65536];
+    while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
+        const auto* first = reinterpret_cast<const std::byte*>(buffer);
+        bytes.insert(bytes.end(), first, first + file.gcount());
+    }
+    if (file.bad()) throw ArgumentError("path", fmt::format("'{}' could not be read", path.string()));
+    return bytes;
+}
+
 }  // namespace
 }  // namespace detail
+
+Program Program::from_binary(const BoundMultiDevice& devices, std::span<const std::byte> code,
+                             const ProgramOptions& options) {
+    return Program(detail::load_all(devices, code, options));
+}
+
+Program Program::from_binary(const BoundDevice& device, std::span<const std::byte> code, const ProgramOptions& options) {
+    return from_binary(BoundMultiDevice(device.context(), {device.index()}), code, options);
+}
+
+Program Program::from_file(const BoundMultiDevice& devices, const std::filesystem::path& path,
+                           const ProgramOptions& options) {
+    const std::vector<std::byte> code = detail::read_file(path);
+    return from_binary(devices, code, options);
+}
+
+Program Program::from_file(const BoundDevice& device, const std::filesystem::path& path, const ProgramOptions& options) {
+    return from_file(BoundMultiDevice(device.context(), {device.index()}), path, options);
+}
+
+std::vector<std::byte> Program::binary(const BoundDevice& device) const {
+    const auto& binary = state_->on(device).binary;
+    if (!binary || binary->empty()) {
+        throw UnsupportedError(fmt::format("the {} backend gave no binary for device '{}'",
+                                           device.context().api().shortcut(), device.name()));
+    }
+    return *binary;
+}
+
+std::string Program::ptx(const BoundDevice& device) const {
+    const detail::DeviceProgram& program = state_->on(device);
+    if (program.source.empty()) {
+        // Made from code: PTX is what it was made from, or there is none.
+        const bool cuda = device.context().api().id() == ApiId::cuda();
+        if (!cuda || !program.binary || !detail::is_ptx(*program.binary)) {
+            throw UnsupportedError("this program was made from a binary, which has no PTX to give");
+        }
+        const auto* text = reinterpret_cast<const char*>(program.binary->data());
+        return std::string(text, strnlen(text, program.binary->size()));
+    }
+    return device.context().backend()->ptx(device.index(), program.source, detail::backend_options(state_->options));
+}
+
+GlobalVariable Program::global(const BoundDevice& device, std::string_view name) const {
+    const detail::DeviceProgram& program = state_->on(device);
+    std::shared_ptr<backend::Buffer> buffer = program.module->global_buffer(std::string(name));
+    if (!buffer) throw ArgumentError("name", fmt::format("the program has no global variable '{}'", name));
+    const std::uintptr_t address = buffer->native_handle();
+    const std::size_t size = buffer->size();
+    return {address, size, detail::BufferAccess::make(device, std::move(buffer), 0, size)};
+}
 
 // As in grunnur, a plain source is a template too (rendered with no arguments and no globals).
 Program::Program(const BoundMultiDevice& devices, std::string_view source, const ProgramOptions& options)
@@ -202,7 +318,8 @@ std::vector<std::size_t> Kernel::max_total_local_sizes() const {
 
 namespace {
 
-const backend::Kernel& kernel_on(const detail::KernelState& state, const BoundDevice& device) {
+// Non-const: the backend kernel is shared by every handle, and its settings are the function's.
+backend::Kernel& kernel_on(const detail::KernelState& state, const BoundDevice& device) {
     const auto& programs = state.program->programs;
     for (std::size_t i = 0; i < programs.size(); ++i) {
         if (programs[i].device == device) return *state.kernels[i];
@@ -219,6 +336,17 @@ KernelAttributes Kernel::attributes(const BoundDevice& device) const {
 
 std::uintptr_t Kernel::native_handle(const BoundDevice& device) const {
     return kernel_on(*state_, device).native_handle();
+}
+
+void Kernel::set_cache_preference(const BoundDevice& device, CachePreference preference) const {
+    kernel_on(*state_, device).set_cache_preference(preference);
+}
+
+void Kernel::set_shared_memory_carveout(const BoundDevice& device, int percent) const {
+    if (percent < -1 || percent > 100) {
+        throw ArgumentError("percent", fmt::format("is {}; it must be in 0..100, or -1 for the default", percent));
+    }
+    kernel_on(*state_, device).set_shared_memory_carveout(percent);
 }
 
 }  // namespace kjarni

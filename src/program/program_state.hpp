@@ -18,6 +18,8 @@ struct DeviceProgram {
     std::string source;
     std::shared_ptr<backend::Module> module;
     std::optional<std::filesystem::path> kept_files;
+    /// The compiled code the module was loaded from (empty where the backend gives none).
+    std::shared_ptr<const std::vector<std::byte>> binary;
 };
 
 struct ProgramState {

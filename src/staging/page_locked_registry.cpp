@@ -5,6 +5,10 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include <fmt/format.h>
+
+#include "kjarni/error.hpp"
+
 namespace kjarni::detail {
 
 namespace {
@@ -27,6 +31,13 @@ public:
         if (after == ranges_.begin()) return false;
         const auto& [first, last] = *std::prev(after);
         return first <= start && end <= last;
+    }
+    /// Whether some recorded range shares a byte with [start, end).
+    bool overlaps(std::uintptr_t start, std::uintptr_t end) const {
+        const std::shared_lock lock(mutex_);
+        auto after = ranges_.lower_bound(end);  // the first range starting at or after `end`
+        if (after == ranges_.begin()) return false;
+        return std::prev(after)->second > start;  // ranges never overlap, so the last one before decides
     }
 
 private:
@@ -59,6 +70,23 @@ std::shared_ptr<backend::HostAllocation> allocate_page_locked(backend::Context& 
     const auto start = reinterpret_cast<std::uintptr_t>(allocation->host_pointer());
     backend::HostAllocation* raw = allocation.get();
     // Made before registering: if making the handle throws, nothing is left registered.
+    std::shared_ptr<backend::HostAllocation> registered(raw, Unregister{std::move(allocation)});
+    registry().add(start, start + size);
+    return registered;
+}
+
+std::shared_ptr<backend::HostAllocation> register_page_locked(backend::Context& context, void* data, std::size_t size,
+                                                              backend::HostAllocationFlags flags) {
+    const auto start = reinterpret_cast<std::uintptr_t>(data);
+    // Checked here and not only by the driver: OpenCL would register the same bytes twice, and the
+    // registry keeps one range per start.
+    if (registry().overlaps(start, start + size)) {
+        throw ArgumentError("host", fmt::format("{} bytes at {}: part of them is page-locked memory of kjarni's "
+                                                "already (allocated or registered)",
+                                                size, data));
+    }
+    std::shared_ptr<backend::HostAllocation> allocation = context.register_host(data, size, flags);
+    backend::HostAllocation* raw = allocation.get();
     std::shared_ptr<backend::HostAllocation> registered(raw, Unregister{std::move(allocation)});
     registry().add(start, start + size);
     return registered;

@@ -1,66 +1,6 @@
 #pragma once
-// Which devices the suite runs on, and contexts shared by all tests of one process.
-//
-// KJARNI_TEST selects devices in the spirit of PYOPENCL_TEST: a comma-separated list of
-//   api[:platform_regex[:device_regex]]
-// e.g. "opencl", "cuda", "opencl:Portable", "opencl:NVIDIA:H100", "cuda,opencl:NVIDIA". Unset or
-// empty: every device of every available API. A selector naming an unavailable API is an error (the
-// suite fails rather than silently testing nothing).
-
-#include <gtest/gtest.h>
-
-#include <optional>
-#include <string>
-#include <vector>
+// The suite's device parametrization is the public one (kjarni/testing.hpp); the tests also see
+// the whole API through it.
 
 #include "kjarni/kjarni.hpp"
-
-namespace kjarni::test {
-
-struct TestDevice {
-    std::string api;
-    std::size_t platform_index;
-    std::size_t device_index;
-    std::string name;  // for messages
-
-    Device device() const;
-};
-
-/// For gtest's messages.
-void PrintTo(const TestDevice& device, std::ostream* out);
-
-/// The selected devices, in a stable order.
-const std::vector<TestDevice>& test_devices();
-
-/// A single-device context for the device, created once per process.
-Context& shared_context(const TestDevice& device);
-
-/// A context over every selected device of the platform with at least two selected devices (the
-/// first such platform), created once; nullptr when no platform has two.
-Context* shared_multi_device_context();
-
-/// gtest parameter names: "opencl_0_1_pthread_haswell_AMD_EPYC".
-std::string test_device_name(const ::testing::TestParamInfo<TestDevice>& info);
-
-/// Base fixture of device-parametrized tests.
-class DeviceTest : public ::testing::TestWithParam<TestDevice> {
-protected:
-    Context& context() { return shared_context(GetParam()); }
-    BoundDevice bound_device() { return context().devices()[0]; }
-    /// A queue on bound_device(), made on first use, one per test.
-    Queue& queue() {
-        if (!queue_) queue_.emplace(bound_device());
-        return *queue_;
-    }
-
-private:
-    std::optional<Queue> queue_;
-};
-
-}  // namespace kjarni::test
-
-/// Instantiates a DeviceTest-derived suite once per selected device.
-#define KJARNI_INSTANTIATE_DEVICE_TESTS(suite)                                                   \
-    INSTANTIATE_TEST_SUITE_P(Devices, suite, ::testing::ValuesIn(::kjarni::test::test_devices()), \
-                             ::kjarni::test::test_device_name);                                   \
-    GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(suite)
+#include "kjarni/testing.hpp"

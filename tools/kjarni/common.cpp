@@ -7,29 +7,14 @@
 #include <cstdio>
 
 #include "kjarni/api.hpp"
-#include "kjarni/discovery.hpp"
+#include "kjarni/device_specifier.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::tool {
 
 BoundDevice choose_device(const std::string& spec) {
-    std::vector<std::string> parts;
-    for (std::size_t start = 0;;) {
-        const std::size_t colon = spec.find(':', start);
-        parts.push_back(spec.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
-        if (colon == std::string::npos) break;
-        start = colon + 1;
-    }
-    if (parts.size() > 3) {
-        throw ArgumentError("--device", "'" + spec + "' is not api[:platform_regex[:device_regex]]");
-    }
-    const std::vector<Api> apis = Api::all_by_shortcut(parts[0]);
-    if (apis.empty()) throw NotFoundError("no GPU API is available here (kjarni info says why)");
-    SelectOptions options;
-    if (parts.size() > 1 && !parts[1].empty()) options.platform_filter.include_masks = {parts[1]};
-    if (parts.size() > 2 && !parts[2].empty()) options.device_filter.include_masks = {parts[2]};
-    const Context context = Context::from_criteria(apis.front(), options);
-    return context.devices()[0];
+    if (Api::all_available().empty()) throw NotFoundError("no GPU API is available here (kjarni info says why)");
+    return Context::from_devices(device_from_specifier(spec)).devices()[0];
 }
 
 Value to_value(const nlohmann::json& json) {

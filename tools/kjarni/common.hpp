@@ -14,8 +14,9 @@
 
 namespace kjarni::tool {
 
-/// The device `spec` names: `api[:platform_regex[:device_regex]]` (as KJARNI_TEST), the first
-/// match; empty: the default device (the first device of the first available API).
+/// The device `spec` names (a device specifier as KJARNI_TEST takes: api[:platform_regex[:device_regex]],
+/// cudaN, openclP:D, pci:BUS_ID), the first match; empty: the default device (the first device
+/// of the first available API).
 BoundDevice choose_device(const std::string& spec);
 
 /// A JSON value as a template value (numbers, strings, booleans, null, arrays, objects).

@@ -19,7 +19,8 @@
 
 namespace {
 
-constexpr const char* device_help = "The device: api[:platform_regex[:device_regex]] (default: the first device)";
+constexpr const char* device_help =
+    "The device: api[:platform_regex[:device_regex]], cudaN, openclP:D or pci:BUS_ID (default: the first device)";
 
 }  // namespace
 

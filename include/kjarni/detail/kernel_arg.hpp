@@ -20,6 +20,9 @@ struct KernelArg {
     alignas(16) std::byte scalar[16] = {};
     /// Scalar: bytes in `scalar`; buffer: bytes of the region the kernel sees.
     std::size_t size = 0;
+    /// Scalar of more than 16 bytes (a struct): its bytes, the caller's, valid for the launch call;
+    /// null otherwise (the bytes are in `scalar`).
+    const void* bytes = nullptr;
     /// Buffer: the allocation and the offset of the region [offset, offset + size) in it.
     backend::Buffer* buffer = nullptr;
     std::size_t offset = 0;

@@ -16,8 +16,10 @@ public:
     /// Allocates `size` bytes on the context's device `device_index`; size 0 allocates nothing
     /// (the handle is 0). Throws OutOfMemoryError when the device is full.
     CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_index, std::size_t size);
-    /// Memory someone else owns at `pointer` (a mapped host allocation's device address), kept alive
-    /// by `owner` and never freed here.
+    /// Memory at `pointer` that this buffer did not allocate. With an `owner` (a mapped host
+    /// allocation's device address; a user's memory, with the context as owner) it is kept alive by
+    /// that owner and never freed here; without one (adopted memory, a pitched allocation) it is
+    /// freed with cuMemFree when the buffer goes.
     CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_index, std::size_t size,
                CUdeviceptr pointer, std::shared_ptr<const void> owner);
     ~CudaBuffer() override;

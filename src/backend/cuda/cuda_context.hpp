@@ -74,11 +74,31 @@ public:
     std::shared_ptr<Event> open_ipc_event(std::size_t device_index, std::span<const std::byte> handle) override;
     bool can_access_peer(std::size_t from, std::size_t to) const override;
 
+    // Knobs (cuda_knobs.cpp).
+    std::shared_ptr<Queue> create_queue_with(std::size_t device_index, const QueueFlags& flags) override;
+    std::pair<int, int> queue_priority_range(std::size_t device_index) const override;
+    void set_limit(std::size_t device_index, ContextLimit limit, std::size_t value) override;
+    std::size_t limit(std::size_t device_index, ContextLimit limit) const override;
+    void set_cache_preference(std::size_t device_index, CachePreference preference) override;
+    void profiler(std::size_t device_index, bool start) override;
+
+    // Foreign, page-locked and pitched memory (cuda_foreign_memory.cpp).
+    std::shared_ptr<Buffer> adopt_buffer(std::size_t device_index, std::uintptr_t native,
+                                         std::optional<std::size_t> size, bool take_ownership) override;
+    /// cuMemHostRegister with the context of device 0 current.
+    std::shared_ptr<HostAllocation> register_host(void* data, std::size_t size, HostAllocationFlags flags) override;
+    /// cuPointerGetAttributes.
+    PointerInfo pointer_info(std::uintptr_t pointer) const override;
+    /// cuMemAllocPitch.
+    PitchedAllocation allocate_pitched(std::size_t device_index, std::size_t width, std::size_t height,
+                                       std::size_t element_size) override;
+
     // Programs (defined in cuda_program.cpp).
     BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
     std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
                                  const BuildOptions& options) override;
     std::string compiler_identity(std::size_t device_index) const override;
+    std::string ptx(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
 
     const Driver& driver() const noexcept { return driver_; }
     CUcontext cu_context(std::size_t device_index) const noexcept { return contexts_[device_index]; }

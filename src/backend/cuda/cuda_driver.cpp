@@ -62,6 +62,7 @@ std::unique_ptr<Driver> Driver::load(std::string& why_not) {
         missing += exported;                                                                    \
     }
     KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE)
+    KJARNI_CUDA_DRIVER_LAYER_FUNCTIONS(KJARNI_CUDA_RESOLVE)
 #undef KJARNI_CUDA_RESOLVE
     // A driver older than the function: it stays null. cuGetProcAddress answers a request for a
     // version above the driver's with CUDA_ERROR_INVALID_VALUE, an error a user's compute-sanitizer

@@ -10,6 +10,7 @@
 // drop the "cu" prefix (driver.MemAlloc) so that those macros never touch them.
 
 #include <cuda.h>
+#include <cudaProfilerTypedefs.h>
 #include <cudaTypedefs.h>
 
 #include <cstddef>
@@ -90,6 +91,29 @@ namespace kjarni::backend::cuda {
     /* The CUmemLocation form (12.2+), the only one CUDA 13's headers declare. */ \
     X(MemPrefetchAsync, 12020, "cuMemPrefetchAsync_v2")
 
+// The driver layer's extras (foreign, page-locked and pitched memory, rectangular copies, modules
+// from files, knobs): required like the first table, kept apart to keep that table's history short.
+#define KJARNI_CUDA_DRIVER_LAYER_FUNCTIONS(X)                            \
+    X(MemHostRegister, 6050, "cuMemHostRegister_v2")                     \
+    X(MemHostUnregister, 4000, "cuMemHostUnregister")                    \
+    X(PointerGetAttributes, 7000, "cuPointerGetAttributes")              \
+    X(MemGetAddressRange, 3020, "cuMemGetAddressRange_v2")               \
+    X(MemAllocPitch, 3020, "cuMemAllocPitch_v2")                         \
+    X(MemsetD2D8Async, 3020, "cuMemsetD2D8Async")                        \
+    X(MemsetD2D16Async, 3020, "cuMemsetD2D16Async")                      \
+    X(Memcpy3DAsync, 3020, "cuMemcpy3DAsync_v2")                         \
+    X(Memcpy3DPeerAsync, 4000, "cuMemcpy3DPeerAsync")                    \
+    X(ModuleLoadDataEx, 2010, "cuModuleLoadDataEx")                      \
+    X(StreamCreateWithPriority, 5050, "cuStreamCreateWithPriority")      \
+    X(CtxGetStreamPriorityRange, 5050, "cuCtxGetStreamPriorityRange")    \
+    X(StreamQuery, 2000, "cuStreamQuery")                                \
+    X(CtxSetLimit, 3010, "cuCtxSetLimit")                                \
+    X(CtxGetLimit, 3010, "cuCtxGetLimit")                                \
+    X(CtxSetCacheConfig, 3020, "cuCtxSetCacheConfig")                    \
+    X(FuncSetCacheConfig, 3000, "cuFuncSetCacheConfig")                  \
+    X(ProfilerStart, 4000, "cuProfilerStart")                            \
+    X(ProfilerStop, 4000, "cuProfilerStop")
+
 /// The CUDA version every function above is requested with from cuGetProcAddress: the ABI of each
 /// table entry is the one current at CUDA 12.0 (e.g. cuCtxGetDevice without the context argument
 /// that 13.0 added as _v2). It must not exceed the driver's version, or the request is refused.
@@ -102,6 +126,7 @@ using FuncGetParamCountFn = CUresult(CUDAAPI*)(CUfunction function, std::size_t*
 struct Driver {
 #define KJARNI_CUDA_DRIVER_MEMBER(member, abi, exported) PFN_cu##member##_v##abi member = nullptr;
     KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
+    KJARNI_CUDA_DRIVER_LAYER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
     KJARNI_CUDA_OPTIONAL_DRIVER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
 #undef KJARNI_CUDA_DRIVER_MEMBER
     /// Optional, found by its exported name only: asking cuGetProcAddress for a version the driver

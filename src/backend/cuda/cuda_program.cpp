@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <fstream>
@@ -73,6 +74,18 @@ bool is_complete_elf64(std::span<const std::byte> image) noexcept {
     return true;
 }
 
+// A fatbin (several cubins and PTX in one file, as nvcc -fatbin writes): its header says how long
+// it is. Layout: u32 magic 0xBA55ED50, u16 version, u16 header size, u64 size of what follows.
+constexpr std::uint32_t fatbin_magic = 0xBA55ED50;
+
+bool is_complete_fatbin(std::span<const std::byte> image) noexcept {
+    constexpr std::size_t header_size = 16;
+    if (image.size() < header_size || read_le<std::uint32_t>(image, 0) != fatbin_magic) return false;
+    const auto declared_header = read_le<std::uint16_t>(image, 6);
+    const auto body = read_le<std::uint64_t>(image, 8);
+    return declared_header >= header_size && fits(declared_header, body, image.size());
+}
+
 void write_file(const std::filesystem::path& path, std::string_view contents) {
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file.write(contents.data(), static_cast<std::streamsize>(contents.size()));
@@ -96,6 +109,23 @@ struct Target {
     bool cubin = true;
 };
 
+// An explicit "sm_XY" / "compute_XY" (ProgramOptions::arch).
+Target explicit_target(const std::string& arch, const Device& device) {
+    Target target;
+    const auto& cc = device.properties().compute_capability;
+    target.device_architecture = cc ? cc->major * 10 + cc->minor : 0;
+    const bool cubin = arch.starts_with("sm_");
+    const std::string digits = arch.substr(arch.find('_') + 1);
+    const bool numeric = !digits.empty() && digits.size() <= 4 &&
+                         std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if ((!cubin && !arch.starts_with("compute_")) || !numeric) {
+        throw ArgumentError("arch", fmt::format("'{}' is not sm_XY or compute_XY", arch));
+    }
+    target.architecture = std::stoi(digits);
+    target.cubin = cubin;
+    return target;
+}
+
 Target choose_target(const NvrtcLibrary& nvrtc, const Device& device) {
     Target target;
     const auto& cc = device.properties().compute_capability;
@@ -113,11 +143,20 @@ Target choose_target(const NvrtcLibrary& nvrtc, const Device& device) {
 
 }  // namespace
 
+bool is_binary_image(std::span<const std::byte> image) noexcept {
+    static constexpr std::array<unsigned char, 4> elf_magic = {0x7f, 'E', 'L', 'F'};
+    if (image.size() >= elf_magic.size() && std::memcmp(image.data(), elf_magic.data(), elf_magic.size()) == 0) {
+        return true;
+    }
+    return image.size() >= 4 && read_le<std::uint32_t>(image, 0) == fatbin_magic;
+}
+
 bool is_loadable_image(std::span<const std::byte> image) noexcept {
     static constexpr std::array<unsigned char, 4> elf_magic = {0x7f, 'E', 'L', 'F'};
     if (image.size() >= elf_magic.size() && std::memcmp(image.data(), elf_magic.data(), elf_magic.size()) == 0) {
         return is_complete_elf64(image);
     }
+    if (image.size() >= 4 && read_le<std::uint32_t>(image, 0) == fatbin_magic) return is_complete_fatbin(image);
     // PTX: text the driver reads up to its NUL.
     return !image.empty() && std::to_integer<int>(image.back()) == 0;
 }
@@ -138,6 +177,37 @@ std::optional<std::size_t> LoadedModule::param_count(std::string_view name) cons
     const auto found = param_counts_.find(name);
     if (found == param_counts_.end()) return std::nullopt;
     return found->second;
+}
+
+LoadedModule::LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index,
+                           std::span<const std::byte> image, const BuildOptions& jit)
+    : context_(std::move(context)), device_index_(device_index), cu_context_(context_->cu_context(device_index)) {
+    // cuModuleLoadDataEx with the JIT options given and the driver's error log, which says why PTX
+    // did not compile. Option values travel as pointers holding the number itself.
+    std::array<char, 8192> error_log{};
+    std::vector<CUjit_option> options = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    std::vector<void*> values = {error_log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(error_log.size()))};
+    if (jit.jit_max_registers) {
+        options.push_back(CU_JIT_MAX_REGISTERS);
+        values.push_back(reinterpret_cast<void*>(static_cast<std::uintptr_t>(*jit.jit_max_registers)));
+    }
+    if (jit.jit_optimization_level) {
+        options.push_back(CU_JIT_OPTIMIZATION_LEVEL);
+        values.push_back(reinterpret_cast<void*>(static_cast<std::uintptr_t>(*jit.jit_optimization_level)));
+    }
+    const Driver& driver = context_->driver();
+    CurrentContext current(driver, cu_context_);
+    CUmodule module = nullptr;
+    const CUresult result = driver.ModuleLoadDataEx(&module, image.data(), static_cast<unsigned int>(options.size()),
+                                                    options.data(), values.data());
+    if (result != CUDA_SUCCESS) {
+        error_log.back() = '\0';
+        const std::string log(error_log.data());
+        throw_cuda_error(driver, result, "cuModuleLoadDataEx",
+                         log.empty() ? error_description(driver, result) : error_description(driver, result) + ": " + log);
+    }
+    module_ = DriverHandle<CUmodule>(driver, cu_context_, module);
+    param_counts_ = kernel_param_counts(image);
 }
 
 // ---- CudaKernel ---------------------------------------------------------------------------------
@@ -240,8 +310,9 @@ std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std
             pointers[i] = reinterpret_cast<CUdeviceptr>(arg.pointer);
             params[i] = &pointers[i];
         } else {
-            // The driver only reads it.
-            params[i] = const_cast<std::byte*>(arg.scalar);
+            // The driver only reads it: a struct's bytes where they are the caller's, else the copy.
+            const void* value = arg.bytes != nullptr ? arg.bytes : static_cast<const void*>(arg.scalar);
+            params[i] = const_cast<void*>(value);
         }
     }
 
@@ -308,6 +379,18 @@ std::optional<std::pair<CUdeviceptr, std::size_t>> CudaModule::find_global(const
     return std::pair{address, size};
 }
 
+std::shared_ptr<Buffer> CudaModule::global_buffer(const std::string& name) {
+    std::optional<std::pair<CUdeviceptr, std::size_t>> global;
+    {
+        CurrentContext current(module_->context()->driver(), module_->cu_context());
+        global = find_global(name);
+    }
+    if (!global) return nullptr;
+    // The loaded module is the owner: the variable lives as long as the buffer needs it.
+    return std::make_shared<CudaBuffer>(module_->context(), module_->device_index(), global->second, global->first,
+                                        module_);
+}
+
 std::optional<std::size_t> CudaModule::constant_size(const std::string& name) {
     CurrentContext current(module_->context()->driver(), module_->cu_context());
     auto global = find_global(name);
@@ -345,19 +428,40 @@ void CudaModule::set_constant(Queue& queue, const std::string& name, Buffer& sou
 
 // ---- CudaContext: build, load, compiler_identity -------------------------------------------------
 
-BuildOutput CudaContext::build(std::size_t device_index, const std::string& source, const BuildOptions& options) {
-    const NvrtcLibrary& nvrtc = nvrtc_or_throw();
-    const Device& device = *devices_[device_index];
-    const Target target = choose_target(nvrtc, device);
+namespace {
 
+// NVRTC's options for a target; `ptx` asks for the virtual architecture whatever the target.
+std::vector<std::string> nvrtc_options(const Target& target, const BuildOptions& options, bool ptx) {
     std::vector<std::string> compiler_options;
     compiler_options.push_back(
-        fmt::format("--gpu-architecture={}_{}", target.cubin ? "sm" : "compute", target.architecture));
+        fmt::format("--gpu-architecture={}_{}", target.cubin && !ptx ? "sm" : "compute", target.architecture));
     compiler_options.emplace_back("--std=c++17");
     if (options.fast_math) compiler_options.emplace_back("--use_fast_math");
     for (const std::string& dir : options.include_dirs) compiler_options.push_back("-I" + dir);
     compiler_options.insert(compiler_options.end(), options.compiler_options.begin(),
                             options.compiler_options.end());
+    return compiler_options;
+}
+
+}  // namespace
+
+std::string CudaContext::ptx(std::size_t device_index, const std::string& source, const BuildOptions& options) {
+    const NvrtcLibrary& nvrtc = nvrtc_or_throw();
+    const Device& device = *devices_[device_index];
+    const Target target =
+        options.cuda_arch.empty() ? choose_target(nvrtc, device) : explicit_target(options.cuda_arch, device);
+    const std::vector<std::string> compiler_options = nvrtc_options(target, options, true);
+    NvrtcOutput output = nvrtc.compile(source, "program.cu", compiler_options, {}, true);
+    if (!output.compiled) throw CompileError("CUDA", device.name(), output.log, compiler_options, source);
+    return output.ptx;
+}
+
+BuildOutput CudaContext::build(std::size_t device_index, const std::string& source, const BuildOptions& options) {
+    const NvrtcLibrary& nvrtc = nvrtc_or_throw();
+    const Device& device = *devices_[device_index];
+    const Target target =
+        options.cuda_arch.empty() ? choose_target(nvrtc, device) : explicit_target(options.cuda_arch, device);
+    const std::vector<std::string> compiler_options = nvrtc_options(target, options, false);
 
     if (options.keep_dir) write_file(*options.keep_dir / "program.cu", source);
     // PTX is needed when it is what gets loaded, and to keep it.
@@ -365,7 +469,7 @@ BuildOutput CudaContext::build(std::size_t device_index, const std::string& sour
     NvrtcOutput output = nvrtc.compile(source, "program.cu", compiler_options, {}, want_ptx);
 
     std::string log;
-    if (target.architecture != target.device_architecture) {
+    if (options.cuda_arch.empty() && target.architecture != target.device_architecture) {
         log = target.cubin ? fmt::format("kjarni: NVRTC {} does not support sm_{}; compiled for sm_{}, which runs on "
                                          "it\n",
                                          nvrtc.version(), target.device_architecture, target.architecture)
@@ -410,7 +514,7 @@ BuildOutput CudaContext::build(std::size_t device_index, const std::string& sour
 }
 
 std::shared_ptr<Module> CudaContext::load(std::size_t device_index, std::span<const std::byte> binary,
-                                          const BuildOptions& /*options*/) {
+                                          const BuildOptions& options) {
     if (!is_loadable_image(binary)) {
         throw BackendError("CUDA", "cuModuleLoadData", static_cast<std::int64_t>(CUDA_ERROR_INVALID_IMAGE),
                            "CUDA_ERROR_INVALID_IMAGE", "not a complete cubin or NUL-terminated PTX image");
@@ -418,7 +522,8 @@ std::shared_ptr<Module> CudaContext::load(std::size_t device_index, std::span<co
     // A copy: the driver may want the image aligned, and the span may point anywhere.
     const std::vector<std::byte> image(binary.begin(), binary.end());
     return std::make_shared<CudaModule>(std::make_shared<LoadedModule>(
-        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, std::span<const std::byte>(image)));
+        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, std::span<const std::byte>(image),
+        options));
 }
 
 std::string CudaContext::compiler_identity(std::size_t device_index) const {

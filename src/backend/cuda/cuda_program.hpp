@@ -33,6 +33,9 @@ public:
     /// device `device_index`; throws BackendError when the driver refuses it. Also reads from the
     /// image how many parameters each kernel takes (kernel_param_counts.hpp).
     LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, std::span<const std::byte> image);
+    /// cuModuleLoadDataEx with the JIT options of `jit`; the driver's error log is in the error.
+    LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, std::span<const std::byte> image,
+                 const BuildOptions& jit);
     LoadedModule(const LoadedModule&) = delete;
     LoadedModule& operator=(const LoadedModule&) = delete;
 
@@ -69,6 +72,9 @@ public:
                                   std::span<const KernelArg> args, bool want_event) override;
 
     CUfunction function() const noexcept { return function_; }
+    /// cuFuncSetCacheConfig / CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (cuda_knobs.cpp).
+    void set_cache_preference(CachePreference preference) override;
+    void set_shared_memory_carveout(int percent) override;
 
 private:
     /// Raises the function's dynamic shared memory limit to at least `bytes` (the context is
@@ -97,6 +103,7 @@ public:
     void set_constant(Queue& queue, const std::string& name, const void* host, std::size_t size) override;
     void set_constant(Queue& queue, const std::string& name, Buffer& source, std::size_t source_offset,
                       std::size_t size) override;
+    std::shared_ptr<Buffer> global_buffer(const std::string& name) override;
 
     const std::shared_ptr<LoadedModule>& loaded() const noexcept { return module_; }
 
@@ -114,5 +121,8 @@ private:
 /// a complete ELF image (cubin) whose headers and sections lie inside it, or NUL-terminated text
 /// (PTX). cuModuleLoadData takes no size, so a truncated file must never reach it.
 bool is_loadable_image(std::span<const std::byte> image) noexcept;
+
+/// Whether `image` starts like a cubin (ELF) or a fatbin, as opposed to PTX text.
+bool is_binary_image(std::span<const std::byte> image) noexcept;
 
 }  // namespace kjarni::backend::cuda

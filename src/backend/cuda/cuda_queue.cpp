@@ -35,6 +35,20 @@ CudaEvent::~CudaEvent() {
     if (pooled_) context_->event_pool(device_index_).give_back(event_);
 }
 
+namespace {
+
+unsigned int cu_event_flags(const EventFlags& flags) {
+    unsigned int cu_flags = CU_EVENT_DEFAULT;
+    if (!flags.timing) cu_flags |= CU_EVENT_DISABLE_TIMING;
+    if (flags.blocking_sync) cu_flags |= CU_EVENT_BLOCKING_SYNC;
+    return cu_flags;
+}
+
+}  // namespace
+
+CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, const EventFlags& flags)
+    : CudaEvent(std::move(context), device_index, cu_event_flags(flags)) {}
+
 void CudaEvent::wait() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
     KJARNI_CU(context_->driver(), EventSynchronize, event_);
@@ -67,6 +81,30 @@ CudaQueue::CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_in
     CUstream stream = nullptr;
     KJARNI_CU(context_->driver(), StreamCreate, &stream, static_cast<unsigned int>(CU_STREAM_NON_BLOCKING));
     stream_ = DriverHandle<CUstream>(context_->driver(), context_->cu_context(device_index_), stream);
+}
+
+CudaQueue::CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_index, const QueueFlags& flags)
+    : context_(std::move(context)), device_index_(device_index) {
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    CUstream stream = nullptr;
+    KJARNI_CU(context_->driver(), StreamCreateWithPriority, &stream, static_cast<unsigned int>(CU_STREAM_NON_BLOCKING),
+              flags.priority);
+    stream_ = DriverHandle<CUstream>(context_->driver(), context_->cu_context(device_index_), stream);
+}
+
+std::shared_ptr<Event> CudaQueue::record_event_with(const EventFlags& flags) {
+    auto event = std::make_shared<CudaEvent>(context_, device_index_, flags);
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    KJARNI_CU(context_->driver(), EventRecord, event->event(), stream_.get());
+    return event;
+}
+
+bool CudaQueue::is_done() {
+    CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    const CUresult result = context_->driver().StreamQuery(stream_.get());
+    if (result == CUDA_SUCCESS) return true;
+    if (result == CUDA_ERROR_NOT_READY) return false;
+    throw_cuda_error(context_->driver(), result, "cuStreamQuery");
 }
 
 void CudaQueue::synchronize() {

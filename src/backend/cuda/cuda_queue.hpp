@@ -19,6 +19,8 @@ public:
     CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, unsigned int flags = CU_EVENT_DEFAULT);
     /// Adopts `event` (an interprocess event opened here), destroyed with this object.
     CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, CUevent event, bool interprocess);
+    /// With flags (timing off: CU_EVENT_DISABLE_TIMING; CU_EVENT_BLOCKING_SYNC).
+    CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, const EventFlags& flags);
     CudaEvent(const CudaEvent&) = delete;
     CudaEvent& operator=(const CudaEvent&) = delete;
     /// Gives a pooled CUevent back to the pool.
@@ -44,6 +46,8 @@ private:
 class CudaQueue final : public Queue {
 public:
     CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_index);
+    /// A stream of the given priority (cuStreamCreateWithPriority).
+    CudaQueue(std::shared_ptr<CudaContext> context, std::size_t device_index, const QueueFlags& flags);
     CudaQueue(const CudaQueue&) = delete;
     CudaQueue& operator=(const CudaQueue&) = delete;
 
@@ -51,6 +55,9 @@ public:
     void synchronize() override;
     std::shared_ptr<Event> record_event() override;
     void record(Event& event) override;
+    std::shared_ptr<Event> record_event_with(const EventFlags& flags) override;
+    /// cuStreamQuery.
+    bool is_done() override;
     void wait_for(Event& event) override;
     void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool blocking) override;
     void read(void* dst, Buffer& src, std::size_t src_offset, std::size_t size, bool blocking) override;
@@ -59,6 +66,16 @@ public:
     void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern, std::size_t pattern_size,
               bool blocking) override;
     std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(stream_.get()); }
+
+    // Pitched transfers (cuda_rect_copy.cpp): cuMemsetD2D*Async, cuMemcpy3DAsync / cuMemcpy3DPeerAsync.
+    void fill_2d(Buffer& dst, std::size_t offset, std::size_t pitch, std::size_t width, std::size_t height,
+                 const void* pattern, std::size_t pattern_size, bool blocking) override;
+    void write_rect(Buffer& dst, const RectLayout& dst_layout, const void* src, const RectLayout& src_layout,
+                    const RectExtent& extent, bool blocking) override;
+    void read_rect(void* dst, const RectLayout& dst_layout, Buffer& src, const RectLayout& src_layout,
+                   const RectExtent& extent, bool blocking) override;
+    void copy_rect(Buffer& dst, const RectLayout& dst_layout, Buffer& src, const RectLayout& src_layout,
+                   const RectExtent& extent, bool blocking) override;
 
     CUstream stream() const noexcept { return stream_.get(); }
     const std::shared_ptr<CudaContext>& context() const noexcept { return context_; }

@@ -32,6 +32,15 @@ public:
     std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
                                  const BuildOptions& options) override;
     std::string compiler_identity(std::size_t device_index) const override;
+    // Foreign, page-locked and pitched memory (opencl_foreign_memory.cpp).
+    /// A cl_mem of this context (checked), retained unless ownership is taken.
+    std::shared_ptr<Buffer> adopt_buffer(std::size_t device_index, std::uintptr_t native,
+                                         std::optional<std::size_t> size, bool take_ownership) override;
+    /// A CL_MEM_USE_HOST_PTR buffer over the memory, kept mapped (opencl_host_memory.cpp).
+    std::shared_ptr<HostAllocation> register_host(void* data, std::size_t size, HostAllocationFlags flags) override;
+    /// An ordinary buffer with rows padded to the device's base address alignment.
+    PitchedAllocation allocate_pitched(std::size_t device_index, std::size_t width, std::size_t height,
+                                       std::size_t element_size) override;
     /// Buffers belong to the whole context: every device reaches every buffer (the driver migrates).
     bool can_access_peer(std::size_t, std::size_t) const override { return true; }
 

@@ -1,5 +1,8 @@
 // Page-locked host memory on OpenCL: a buffer created with CL_MEM_ALLOC_HOST_PTR (which drivers
-// back with pinned host memory), mapped once for its whole life to give the host pointer.
+// back with pinned host memory), mapped once for its whole life to give the host pointer. Existing
+// host memory is registered the same way, as a CL_MEM_USE_HOST_PTR buffer over it (drivers pin or
+// use it in place); mapping such a buffer gives back the memory itself (OpenCL 1.2, 5.4.2), with
+// the buffer's contents, which is what keeps the host's view right while it is registered.
 //
 // Portable is what every OpenCL allocation is (all devices of the context reach it), so the flag
 // is accepted and changes nothing. Write-combined cannot be asked for. A mapped allocation's buffer
@@ -23,17 +26,27 @@ namespace {
 
 class OpenClHostAllocation final : public HostAllocation {
 public:
-    OpenClHostAllocation(std::shared_ptr<OpenClContext> context, std::size_t size, HostAllocationFlags flags)
+    /// With `existing`: registers that memory (CL_MEM_USE_HOST_PTR) instead of allocating.
+    OpenClHostAllocation(std::shared_ptr<OpenClContext> context, std::size_t size, HostAllocationFlags flags,
+                         void* existing = nullptr)
         : context_(std::move(context)), size_(size), flags_(flags) {
         cl_int status = CL_SUCCESS;
-        mem_.reset(cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr,
-                                       &status));
+        const cl_mem_flags how = existing != nullptr ? CL_MEM_USE_HOST_PTR : CL_MEM_ALLOC_HOST_PTR;
+        mem_.reset(cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | how, size, existing, &status));
         check(status, "clCreateBuffer");
         // A queue of its own for the map and the unmap, so that they wait for nothing of the user's.
         queue_ = context_->create_queue(0);
         pointer_ = cl().clEnqueueMapBuffer(queue(), mem_.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0,
                                            nullptr, nullptr, &status);
         check(status, "clEnqueueMapBuffer");
+        if (existing != nullptr && pointer_ != existing) {
+            // The specification forbids this; a driver doing it would leave the user's memory stale.
+            if (cl().clEnqueueUnmapMemObject(queue(), mem_.get(), pointer_, 0, nullptr, nullptr) == CL_SUCCESS) {
+                cl().clFinish(queue());
+            }
+            throw UnsupportedError("this OpenCL driver maps a CL_MEM_USE_HOST_PTR buffer to a copy, not to the "
+                                   "host memory itself: it cannot register host memory");
+        }
     }
 
     ~OpenClHostAllocation() override {
@@ -83,6 +96,14 @@ std::shared_ptr<HostAllocation> OpenClContext::allocate_host(std::size_t size, H
     }
     return std::make_shared<OpenClHostAllocation>(std::static_pointer_cast<OpenClContext>(shared_from_this()), size,
                                                   flags);
+}
+
+std::shared_ptr<HostAllocation> OpenClContext::register_host(void* data, std::size_t size, HostAllocationFlags flags) {
+    if (flags.write_combined) {
+        throw UnsupportedError("the opencl backend cannot make host memory write-combined");
+    }
+    return std::make_shared<OpenClHostAllocation>(std::static_pointer_cast<OpenClContext>(shared_from_this()), size,
+                                                  flags, data);
 }
 
 }  // namespace kjarni::backend::opencl

@@ -22,13 +22,14 @@ namespace kjarni::backend::opencl {
     X(clReleaseKernel) X(clGetKernelWorkGroupInfo) X(clGetKernelArgInfo) X(clSetKernelArg)   \
     X(clEnqueueNDRangeKernel) X(clGetKernelInfo) X(clRetainMemObject) X(clEnqueueMapBuffer)  \
     X(clEnqueueUnmapMemObject) X(clRetainCommandQueue) X(clRetainProgram) X(clRetainKernel)  \
-    X(clRetainEvent)
+    X(clRetainEvent) X(clGetMemObjectInfo) X(clEnqueueReadBufferRect) X(clEnqueueWriteBufferRect) \
+    X(clEnqueueCopyBufferRect)
 
 // Entry points that only OpenCL 2.0+ loaders have (clEnqueueSVMMigrateMem: 2.1+); null when missing.
 #define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X)                                                    \
     X(clCreateCommandQueueWithProperties)                                                      \
     X(clSVMAlloc) X(clSVMFree) X(clSetKernelArgSVMPointer) X(clEnqueueSVMMap) X(clEnqueueSVMUnmap) \
-    X(clEnqueueSVMMigrateMem)
+    X(clEnqueueSVMMigrateMem) X(clCreateProgramWithIL)
 
 struct OpenClLibrary {
 #define KJARNI_DECLARE_POINTER(name) decltype(&::name) name = nullptr;

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -173,10 +175,23 @@ void build_or_throw(cl_program program, const std::shared_ptr<OpenClContext>& co
     check(status, "clBuildProgram");
 }
 
+// The options that only CUDA knows.
+void refuse_cuda_only_options(const BuildOptions& options) {
+    if (!options.cuda_arch.empty()) {
+        throw UnsupportedError("the opencl backend compiles for the device itself: ProgramOptions::arch ('" +
+                               options.cuda_arch + "') is for CUDA");
+    }
+    if (options.jit_max_registers || options.jit_optimization_level) {
+        throw UnsupportedError("the opencl backend has no JIT options (ProgramOptions::jit_max_registers, "
+                               "jit_optimization_level are for CUDA's PTX)");
+    }
+}
+
 }  // namespace
 
 BuildOutput build_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
                           const std::string& source, const BuildOptions& options) {
+    refuse_cuda_only_options(options);
     const char* text = source.c_str();
     const std::size_t length = source.size();
     cl_int status = CL_SUCCESS;
@@ -199,16 +214,36 @@ BuildOutput build_program(const std::shared_ptr<OpenClContext>& context, std::si
 
 std::shared_ptr<Module> load_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
                                      std::span<const std::byte> binary, const BuildOptions& options) {
+    refuse_cuda_only_options(options);
     const cl_device_id device = context->device_id(device_index);
     const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
     const std::size_t size = binary.size();
-    cl_int binary_status = CL_SUCCESS;
     cl_int status = CL_SUCCESS;
-    Handle<cl_program> program(
-        cl().clCreateProgramWithBinary(context->handle(), 1, &device, &size, &bytes, &binary_status, &status));
-    check(status, "clCreateProgramWithBinary");
-    check(binary_status, "clCreateProgramWithBinary");
-    build_or_throw(program.get(), context, device_index, option_list(options), "(program binary)");
+    Handle<cl_program> program;
+    // SPIR-V starts with its magic number (in the module's byte order; hosts are little-endian).
+    constexpr std::uint32_t spirv_magic = 0x07230203;
+    std::uint32_t first_word = 0;
+    if (size >= 4) std::memcpy(&first_word, bytes, 4);
+    if (first_word == spirv_magic) {
+        if (cl().clCreateProgramWithIL == nullptr) {
+            throw UnsupportedError("the OpenCL loader has no clCreateProgramWithIL (OpenCL 2.1): it cannot take SPIR-V");
+        }
+        program.reset(cl().clCreateProgramWithIL(context->handle(), bytes, size, &status));
+        // Drivers without IL support answer CL_INVALID_OPERATION (or CL_INVALID_VALUE).
+        if (status == CL_INVALID_OPERATION) {
+            throw UnsupportedError("device '" + context->devices()[device_index]->name() +
+                                   "': its OpenCL driver does not take SPIR-V (clCreateProgramWithIL)");
+        }
+        check(status, "clCreateProgramWithIL");
+        build_or_throw(program.get(), context, device_index, option_list(options), "(SPIR-V)");
+    } else {
+        cl_int binary_status = CL_SUCCESS;
+        program.reset(
+            cl().clCreateProgramWithBinary(context->handle(), 1, &device, &size, &bytes, &binary_status, &status));
+        check(status, "clCreateProgramWithBinary");
+        check(binary_status, "clCreateProgramWithBinary");
+        build_or_throw(program.get(), context, device_index, option_list(options), "(program binary)");
+    }
     return std::make_shared<OpenClModule>(context, device_index, std::move(program));
 }
 
@@ -321,7 +356,8 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
         } else if (arg.kind == KernelArg::Kind::shared_pointer) {
             set_svm_argument(kernel, index, arg.pointer);
         } else {
-            check(cl().clSetKernelArg(kernel, index, arg.size, arg.scalar), "clSetKernelArg");
+            check(cl().clSetKernelArg(kernel, index, arg.size, arg.bytes != nullptr ? arg.bytes : arg.scalar),
+                  "clSetKernelArg");
         }
     }
     cl_event event = nullptr;

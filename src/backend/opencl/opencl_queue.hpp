@@ -43,6 +43,17 @@ public:
     std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(queue_.get()); }
     cl_command_queue handle() const noexcept { return queue_.get(); }
 
+    // Pitched transfers (opencl_rect_copy.cpp): clEnqueue{Read,Write,Copy}BufferRect; a 2-D fill is
+    // one clEnqueueFillBuffer of the first row, doubled by rectangular copies.
+    void fill_2d(Buffer& dst, std::size_t offset, std::size_t pitch, std::size_t width, std::size_t height,
+                 const void* pattern, std::size_t pattern_size, bool blocking) override;
+    void write_rect(Buffer& dst, const RectLayout& dst_layout, const void* src, const RectLayout& src_layout,
+                    const RectExtent& extent, bool blocking) override;
+    void read_rect(void* dst, const RectLayout& dst_layout, Buffer& src, const RectLayout& src_layout,
+                   const RectExtent& extent, bool blocking) override;
+    void copy_rect(Buffer& dst, const RectLayout& dst_layout, Buffer& src, const RectLayout& src_layout,
+                   const RectExtent& extent, bool blocking) override;
+
 private:
     void finish_if(bool blocking);
     std::shared_ptr<OpenClContext> context_;

@@ -1,69 +1,33 @@
-#include "support/test_devices.hpp"
+#include "kjarni/testing.hpp"
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <regex>
 #include <ostream>
-#include <sstream>
+#include <string>
+
+#include "kjarni/device_specifier.hpp"
+#include "kjarni/platform.hpp"
 
 namespace kjarni::test {
 
 namespace {
 
-struct Selector {
-    std::string api;
-    std::string platform_mask;
-    std::string device_mask;
-};
-
-std::vector<std::string> split(const std::string& text, char separator) {
-    std::vector<std::string> parts;
-    std::stringstream stream(text);
-    std::string part;
-    while (std::getline(stream, part, separator)) parts.push_back(part);
-    return parts;
-}
-
-std::vector<Selector> selectors_from_environment() {
-    const char* raw = std::getenv("KJARNI_TEST");
-    std::vector<Selector> selectors;
-    if (raw == nullptr || *raw == '\0') {
-        for (const Api& api : Api::all_available()) selectors.push_back({api.shortcut(), "", ""});
-        return selectors;
-    }
-    for (const std::string& item : split(raw, ',')) {
-        const auto fields = split(item, ':');
-        if (fields.empty() || fields.size() > 3) {
-            throw ArgumentError("KJARNI_TEST", "'" + item + "' is not api[:platform_regex[:device_regex]]");
-        }
-        selectors.push_back({fields[0], fields.size() > 1 ? fields[1] : "", fields.size() > 2 ? fields[2] : ""});
-    }
-    return selectors;
-}
-
 std::vector<TestDevice> find_devices() {
+    const char* raw = std::getenv("KJARNI_TEST");
     std::vector<TestDevice> devices;
-    for (const Selector& selector : selectors_from_environment()) {
-        const Api api = Api::all_by_shortcut(selector.api).at(0);
-        const auto platforms = api.platforms();
-        for (std::size_t p = 0; p < platforms.size(); ++p) {
-            if (!selector.platform_mask.empty() && !std::regex_search(platforms[p].name(), std::regex(selector.platform_mask))) {
-                continue;
-            }
-            const auto platform_devices = platforms[p].devices();
-            for (std::size_t d = 0; d < platform_devices.size(); ++d) {
-                const std::string name = platform_devices[d].name();
-                if (!selector.device_mask.empty() && !std::regex_search(name, std::regex(selector.device_mask))) {
-                    continue;
-                }
-                devices.push_back({api.shortcut(), p, d, name});
-            }
-        }
+    for (const Device& device : devices_from_specifiers(raw == nullptr ? "" : raw)) {
+        const Platform platform = device.platform();
+        const auto platforms = Platform::all(platform.api());
+        const auto p = static_cast<std::size_t>(std::find(platforms.begin(), platforms.end(), platform) -
+                                                platforms.begin());
+        const auto platform_devices = Device::all(platform);
+        const auto d = static_cast<std::size_t>(std::find(platform_devices.begin(), platform_devices.end(), device) -
+                                                platform_devices.begin());
+        devices.push_back({platform.api().shortcut(), p, d, device.name()});
     }
     return devices;
 }
@@ -101,7 +65,8 @@ const std::vector<TestDevice>& test_devices() {
 
 Context& shared_context(const TestDevice& device) {
     const std::lock_guard lock(contexts_mutex);
-    const std::string key = fmt::format("{}/{}/{}", device.api, device.platform_index, device.device_index);
+    const std::string key =
+        device.api + "/" + std::to_string(device.platform_index) + "/" + std::to_string(device.device_index);
     auto& slot = shared_contexts[key];
     if (!slot) slot = std::make_unique<Context>(Context::from_devices(device.device()));
     return *slot;
@@ -128,8 +93,8 @@ void PrintTo(const TestDevice& device, std::ostream* out) {
 }
 
 std::string test_device_name(const ::testing::TestParamInfo<TestDevice>& info) {
-    std::string name = fmt::format("{}_{}_{}_{}", info.param.api, info.param.platform_index, info.param.device_index,
-                                   info.param.name);
+    std::string name = info.param.api + "_" + std::to_string(info.param.platform_index) + "_" +
+                       std::to_string(info.param.device_index) + "_" + info.param.name;
     for (char& c : name) {
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     }
