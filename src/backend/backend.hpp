@@ -162,6 +162,11 @@ public:
     /// The default throws UnsupportedError (src/backend/managed_memory_backend.cpp).
     virtual std::shared_ptr<ManagedAllocation> allocate_managed(std::size_t device_index, std::size_t size,
                                                                 ManagedAllocationFlags flags);
+    /// Memory allocated elsewhere (a CUdeviceptr from CuPy, PyTorch, ... in this context's device
+    /// `device_index`), `size` bytes, never freed here; `owner` is kept alive as long as the buffer.
+    /// The default throws UnsupportedError (src/backend/managed_memory_backend.cpp).
+    virtual std::shared_ptr<Buffer> wrap_native(std::size_t device_index, std::uintptr_t handle, std::size_t size,
+                                                std::shared_ptr<const void> owner);
     /// Bytes free on the device right now where the API can tell (CUDA cuMemGetInfo, OpenCL
     /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD); nullopt where it cannot.
     virtual std::optional<std::uint64_t> free_memory(std::size_t /*device_index*/) const { return std::nullopt; }
