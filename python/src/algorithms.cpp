@@ -4,6 +4,7 @@
 #include <nanobind/stl/complex.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
 #include <kjarni/array_operations.hpp>
@@ -14,6 +15,7 @@
 
 #include "allocator.hpp"
 #include "bindings.hpp"
+#include "value_conversion.hpp"
 
 namespace kjarni::python {
 
@@ -38,7 +40,7 @@ Expr to_expr(nb::handle h) {
         return scalar_integer(nb::cast<std::int64_t>(nb::int_(item)), dtype);
     }
     throw ArgumentError("operand", "cannot be part of an expression: " +
-                                       nb::cast<std::string>(h.type().attr("__name__")));
+                                       text_of(h.type().attr("__name__")));
 }
 
 ReduceOptions reduce_options(nb::handle axis, bool keepdims, std::optional<Array> out) {

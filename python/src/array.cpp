@@ -3,6 +3,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
 #include <kjarni/array.hpp>
@@ -10,6 +11,7 @@
 
 #include "allocator.hpp"
 #include "bindings.hpp"
+#include "value_conversion.hpp"
 #include "host_memory.hpp"
 
 namespace kjarni::python {
@@ -40,7 +42,7 @@ std::vector<Index> to_indices(const nb::handle& key) {
             out.emplace_back(static_cast<std::ptrdiff_t>(nb::cast<std::int64_t>(nb::int_(item))));
         } else {
             throw ArgumentError("key", "only basic indexing is supported (integers, slices, None, ...), not " +
-                                           nb::cast<std::string>(nb::str(item.type().attr("__name__"))));
+                                           text_of(item.type().attr("__name__")));
         }
     };
     if (PyTuple_Check(key.ptr())) {

@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <kjarni/error.hpp>
 #include <kjarni/queue.hpp>
 
 #include "bindings.hpp"

@@ -11,6 +11,7 @@
 #include <kjarni/dtype.hpp>
 
 #include "bindings.hpp"
+#include "value_conversion.hpp"
 
 namespace kjarni::python {
 

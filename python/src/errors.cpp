@@ -1,5 +1,8 @@
 // kjarni's C++ exceptions become the Python classes of kjarni.errors, with their data as attributes.
 // Errors that are not kjarni's keep nanobind's own translation (std::bad_alloc -> MemoryError...).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
 #include <kjarni/error.hpp>
 #include <kjarni/template.hpp>
 

@@ -1,6 +1,8 @@
 // Packing Python launch arguments (see kernel_args.hpp).
 #include "kernel_args.hpp"
 
+#include "value_conversion.hpp"
+
 #include <cstring>
 #include <string>
 
@@ -58,7 +60,7 @@ detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail:
     PyErr_Clear();
     throw ArgumentError(position_name(position),
                         "cannot be passed to a kernel: give an Array, MultiArray, Buffer or numpy scalar, not " +
-                            nb::cast<std::string>(value.type().attr("__name__")));
+                            text_of(value.type().attr("__name__")));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // Python side (kjarni/_templates.py), which reads their parameter names.
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
@@ -18,14 +19,23 @@ namespace {
 Args to_args(const nb::args& args, const nb::kwargs& kwargs) {
     Args a;
     for (nb::handle x : args) a.positional.push_back(to_value(x));
-    for (auto [k, v] : kwargs) a.keyword.emplace_back(nb::cast<std::string>(k), to_value(v));
+    for (auto [k, v] : kwargs) a.keyword.emplace_back(text_of(k), to_value(v));
     return a;
 }
 
 Globals to_globals(const nb::handle& mapping) {
     Globals out;
     if (mapping.is_none()) return out;
-    for (auto [k, v] : nb::borrow<nb::dict>(nb::dict(mapping))) out[nb::cast<std::string>(k)] = to_value(v);
+    nb::object d = nb::module_::import_("builtins").attr("dict")(mapping);
+    PyObject* key = nullptr;
+    PyObject* value = nullptr;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(d.ptr(), &position, &key, &value)) {
+        if (!PyUnicode_Check(key)) throw ArgumentError("render_globals", "keys must be strings");
+        Py_ssize_t size = 0;
+        const char* text = PyUnicode_AsUTF8AndSize(key, &size);
+        out[std::string(text, static_cast<std::size_t>(size))] = to_value(nb::handle(value));
+    }
     return out;
 }
 

@@ -23,11 +23,11 @@ public:
     }
     std::string type_name() const override {
         nb::gil_scoped_acquire gil;
-        return nb::cast<std::string>(object_.type().attr("__name__"));
+        return text_of(object_.type().attr("__name__"));
     }
     std::string to_string() const override {
         nb::gil_scoped_acquire gil;
-        return guarded([&] { return nb::cast<std::string>(nb::str(object_)); });
+        return guarded([&] { return text_of(object_); });
     }
     Value attribute(const std::string& name) const override {
         nb::gil_scoped_acquire gil;
@@ -105,6 +105,15 @@ bool is_numpy_scalar(nb::handle object) {
 
 }  // namespace
 
+std::string text_of(nb::handle object) {
+    nb::object text = PyUnicode_Check(object.ptr()) ? nb::borrow(object) : nb::steal(PyObject_Str(object.ptr()));
+    if (!text.is_valid()) throw nb::python_error();
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
+    if (data == nullptr) throw nb::python_error();
+    return std::string(data, static_cast<std::size_t>(size));
+}
+
 Value to_value(nb::handle object) {
     if (object.is_none()) return Value();
     if (PyBool_Check(object.ptr())) return Value(object.ptr() == Py_True);
@@ -115,7 +124,7 @@ Value to_value(nb::handle object) {
         return Value(static_cast<std::int64_t>(v));
     }
     if (PyFloat_Check(object.ptr())) return Value(PyFloat_AsDouble(object.ptr()));
-    if (PyUnicode_Check(object.ptr())) return Value(nb::cast<std::string>(object));
+    if (PyUnicode_Check(object.ptr())) return Value(text_of(object));
     DType* dtype = nullptr;
     if (nb::try_cast<DType*>(object, dtype) && dtype != nullptr) return Value(*dtype);
     Module* module = nullptr;
@@ -131,7 +140,7 @@ Value to_value(nb::handle object) {
         DictItems items;
         for (auto [k, v] : nb::borrow<nb::dict>(object)) {
             if (!PyUnicode_Check(k.ptr())) throw ArgumentError("render value", "dict keys in templates must be strings");
-            items.set(nb::cast<std::string>(k), to_value(v));
+            items.set(text_of(k), to_value(v));
         }
         return Value::dict(std::move(items));
     }
@@ -173,7 +182,7 @@ nb::object from_value(const Value& value) {
             return nb::cpp_function([f](nb::args args, nb::kwargs kwargs) {
                 Args a;
                 for (nb::handle x : args) a.positional.push_back(to_value(x));
-                for (auto [k, v] : kwargs) a.keyword.emplace_back(nb::cast<std::string>(k), to_value(v));
+                for (auto [k, v] : kwargs) a.keyword.emplace_back(text_of(k), to_value(v));
                 return from_value(f(a));
             });
         }

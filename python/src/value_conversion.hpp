@@ -17,6 +17,8 @@ struct ObjectHandle {
 };
 
 Value to_value(nanobind::handle object);
+/// The text of a Python str (str() of anything else).
+std::string text_of(nanobind::handle object);
 nanobind::object from_value(const Value& value);
 /// A dict (or None) of render globals.
 Globals globals_from_python(const nanobind::handle& mapping);
