@@ -7,11 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=build-python/venv
-pins=(nanobind==3.1.0 scikit-build-core==1.1.2 numpy==2.4.6 pytest==9.2.0)
+# grunnur and Mako: the peer the module rendering is compared with (python/tests/test_peer_grunnur.py).
+pins=(nanobind==3.1.0 scikit-build-core==1.1.2 numpy==2.4.6 pytest==9.2.0 grunnur==0.6.0 Mako==1.3.10)
 python=${KJARNI_PYTHON:-python3}
 
 start=$(date +%s)
-if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import nanobind, scikit_build_core, numpy, pytest" 2>/dev/null; then
+if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import nanobind, scikit_build_core, numpy, pytest, grunnur" 2>/dev/null; then
   "$python" -m venv "$venv"
   "$venv/bin/pip" install --quiet "${pins[@]}"
 fi

@@ -19,10 +19,14 @@ def _argnames(callable_obj):
 
 
 def _def_from_callable(cls, name, callable_obj):
-    """A def named ``name`` whose arguments are the callable's parameters and whose body is the text
-    the callable returns."""
-    names = _argnames(callable_obj)
-    return DefTemplate.from_string(name, names, callable_obj(*names))
+    """A def named ``name`` whose parameters are the callable's (defaults included) and whose body is
+    the text the callable returns; as in grunnur, the callable is called with None for each."""
+    signature = inspect.signature(callable_obj)
+    body = callable_obj(*[None] * len(signature.parameters))
+    if all(p.default is inspect.Parameter.empty for p in signature.parameters.values()):
+        return DefTemplate.from_string(name, list(signature.parameters), body)
+    params = str(signature)[1:-1]
+    return Template.from_string(f"<%def name='{name}({params})'>\n{body}\n</%def>").get_def(name)
 
 
 def _snippet_from_callable(cls, callable_obj, name="_snippet", render_globals=None):

@@ -18,6 +18,11 @@ namespace {
 std::string position_name(std::size_t i) { return "argument " + std::to_string(i); }
 
 detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail::LaunchTarget& target) {
+    // The hot path: an exact Array or Buffer is recognized by its type alone.
+    static PyTypeObject* const array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
+    static PyTypeObject* const buffer_type = reinterpret_cast<PyTypeObject*>(nb::type<Buffer>().ptr());
+    if (Py_TYPE(value.ptr()) == array_type) return pack_kernel_arg(*nb::inst_ptr<Array>(value), target);
+    if (Py_TYPE(value.ptr()) == buffer_type) return detail::pack(*nb::inst_ptr<Buffer>(value), target);
     if (Array* array = nullptr; nb::try_cast<Array*>(value, array) && array != nullptr) {
         return pack_kernel_arg(*array, target);
     }

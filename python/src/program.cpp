@@ -37,7 +37,9 @@ using ConstantSpecs = std::map<std::string, std::tuple<std::string, std::size_t,
 // Launches on a Queue or on every queue of a MultiQueue; `launch(queue, packed)` does one.
 template <class Launch>
 nb::object launch_on(nb::handle queue_object, const nb::args& args, std::size_t first, const Launch& launch) {
-    if (Queue* queue = nullptr; nb::try_cast<Queue*>(queue_object, queue) && queue != nullptr) {
+    static PyTypeObject* const queue_type = reinterpret_cast<PyTypeObject*>(nb::type<Queue>().ptr());
+    Queue* queue = Py_TYPE(queue_object.ptr()) == queue_type ? nb::inst_ptr<Queue>(queue_object) : nullptr;
+    if (queue != nullptr || (nb::try_cast<Queue*>(queue_object, queue) && queue != nullptr)) {
         PackedArgs packed;
         pack_args(args, first, detail::LaunchTarget{0, queue->device().index()}, packed);
         launch(*queue, packed.span());
