@@ -3,7 +3,8 @@ RawKernel with the same arguments, on the same GPU in one run (CuPy measured 5.6
 launch on the H100). Each launch is enqueued without an event; the time per launch is the wall time
 of a batch (queue synchronized at both ends) divided by its size; the best of several batches.
 
-    python bench/python/launch_bench.py [--launches 20000] [--repeats 7]
+    python bench/python/launch_bench.py [--launches 20000] [--repeats 7] [--api cuda|opencl]
+(--api opencl measures kjarni alone, e.g. on NVIDIA's OpenCL or PoCL; CuPy needs CUDA.)
 """
 
 import argparse
@@ -40,9 +41,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--launches", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--api", default="cuda", choices=["cuda", "opencl"])
     args = parser.parse_args()
 
-    api = kjarni.API.from_api_id(kjarni.cuda_api_id())
+    api = kjarni.API.all_by_shortcut(args.api)[0]
     context = kjarni.Context.from_devices([api.platforms[0].devices[0]])
     queue = kjarni.Queue(context.device)
     program = kjarni.Program(context.device, SOURCE)
@@ -55,10 +57,12 @@ def main():
     results["kjarni, 0 args"] = best_per_launch(lambda: k0(queue), queue.synchronize, args.launches, args.repeats)
     results["kjarni, 5 args"] = best_per_launch(lambda: k5(queue, bufs[0], bufs[1], bufs[2], x, n),
                                                 queue.synchronize, args.launches, args.repeats)
-    try:
-        import cupy
-    except ImportError:
-        cupy = None
+    cupy = None
+    if args.api == "cuda":
+        try:
+            import cupy
+        except ImportError:
+            pass
     if cupy is not None:
         module = cupy.RawModule(code=CUPY_SOURCE)
         c0, c5 = module.get_function("empty0"), module.get_function("empty5")
