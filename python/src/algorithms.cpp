@@ -27,10 +27,11 @@ Expr to_expr(nb::handle h) {
     if (Expr* e = nullptr; nb::try_cast<Expr*>(h, e) && e != nullptr) return *e;
     if (Array* a = nullptr; nb::try_cast<Array*>(h, a) && a != nullptr) return Expr(*a);
     if (MultiArray* a = nullptr; nb::try_cast<MultiArray*>(h, a) && a != nullptr) return Expr(*a);
+    // Exactly Python's own numbers are weak; numpy's (numpy.float64 derives from float) are not.
     if (PyBool_Check(h.ptr())) return Expr(h.ptr() == Py_True);
-    if (PyLong_Check(h.ptr())) return Expr(nb::cast<std::int64_t>(h));
-    if (PyFloat_Check(h.ptr())) return Expr(nb::cast<double>(h));
-    if (PyComplex_Check(h.ptr())) return Expr(nb::cast<std::complex<double>>(h));
+    if (PyLong_CheckExact(h.ptr())) return Expr(nb::cast<std::int64_t>(h));
+    if (PyFloat_CheckExact(h.ptr())) return Expr(nb::cast<double>(h));
+    if (PyComplex_CheckExact(h.ptr())) return Expr(nb::cast<std::complex<double>>(h));
     if (nb::hasattr(h, "dtype") && nb::hasattr(h, "item")) {  // a numpy scalar: of its own dtype
         nb::object kd = nb::module_::import_("kjarni.dtypes").attr("dtype")(h.attr("dtype"));
         const DType dtype = nb::cast<DType>(kd);

@@ -41,8 +41,9 @@ detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail:
         }
         return pack_one(per_device[key], position, target);
     }
-    if (PyBool_Check(value.ptr()) || PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr()) ||
-        PyComplex_Check(value.ptr())) {
+    // Exactly Python's own numbers (numpy.float64 derives from float, and has a C type).
+    if (PyBool_Check(value.ptr()) || PyLong_CheckExact(value.ptr()) || PyFloat_CheckExact(value.ptr()) ||
+        PyComplex_CheckExact(value.ptr())) {
         throw ArgumentError(position_name(position),
                             "a Python number has no C type: pass a numpy scalar (numpy.int32(3), numpy.float32(0.5), "
                             "...) of the type the kernel declares");

@@ -68,3 +68,27 @@ def test_array_operations(queue, rng):
     parts = kjarni.split(a_dev, 2)
     assert [p.shape for p in parts] == [(2, 3), (2, 3)]
     assert kjarni.may_share_memory(parts[0], a_dev)
+
+
+def test_numpy_scalars_are_strong_python_scalars_weak(queue, rng):
+    host = rng.standard_normal(16).astype(numpy.float32)
+    a = kjarni.Array.from_host(queue, host)
+    for operand in (numpy.float64(2.5), 2.5, numpy.int64(3), 3):
+        expr = a * operand
+        assert expr.dtype == (host * operand).dtype, operand  # numpy 2's promotion (NEP 50)
+        got = kjarni.evaluate(queue, expr).get(queue)
+        # One product, rounded to the result type: identical to numpy's.
+        numpy.testing.assert_array_equal(got, host * operand)
+
+
+def test_elementwise_kernel(queue, rng):
+    x = rng.standard_normal(100).astype(numpy.float32)
+    b = rng.standard_normal(100).astype(numpy.float32)
+    x_dev, b_dev = kjarni.Array.from_host(queue, x), kjarni.Array.from_host(queue, b)
+    y_dev = kjarni.Array.empty(queue.device, x.shape, numpy.float32)
+    axpb = kjarni.ElementwiseKernel("float *y, const float *x, float a, const float *b", "y[i] = a * x[i] + b[i]")
+    axpb(queue, y_dev, x_dev, numpy.float32(0.5), b_dev)
+    # 0.5 x is exact: one rounding in the sum, contracted or not.
+    numpy.testing.assert_array_equal(y_dev.get(queue), numpy.float32(0.5) * x + b)
+    with pytest.raises(kjarni.ArgumentError):
+        axpb(queue, y_dev, x_dev, 0.5, b_dev)

@@ -181,3 +181,19 @@ def test_multi_queue_launch(multi_context, rng):
     expected[:10] += 1
     expected[10:] += 1000
     numpy.testing.assert_array_equal(arr.get(mqueue), expected)
+
+
+def test_def_template_with_render_args(context, queue):
+    template = kjarni.Template.from_string("""
+<%def name="kernel(name, value)">
+KERNEL void ${name}(GLOBAL_MEM int *y) { y[get_global_id(0)] = ${value} + ${offset}; }
+</%def>
+""")
+    definition = template.get_def("kernel")
+    assert definition.argnames == ["name", "value"]
+    assert "fill(" in definition.render("fill", 3, offset=1)
+    program = kjarni.Program(context.device, definition, render_args=["fill", 40], render_globals=dict(offset=2))
+    y = kjarni.Array.empty(context.device, (8,), numpy.int32)
+    program.kernel.fill(queue, [8], None, y)
+    numpy.testing.assert_array_equal(y.get(queue), numpy.full(8, 42, numpy.int32))
+    assert kjarni.Template.from_string("${a} ${b[1]} ${c['k']}").render(a=1.5, b=[1, "x"], c={"k": None}) == "1.5 x None"
