@@ -4,6 +4,8 @@
 # nanobind, against kjarni::kjarni), builds a wheel, and runs the pytest suite (python/tests, with
 # the tutorial scripts of examples/python) on the devices KJARNI_TEST selects (all by default).
 # usage: scripts/python-test.sh [pytest arguments...]
+# KJARNI_PYTHON_PREBUILT=build-ci/src/libkjarni.a links the library the C++ build has just made
+# instead of compiling it once more (CI does: the library's sources are the same checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=build-python/venv
@@ -18,6 +20,9 @@ if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import nanobind, scik
 fi
 launcher=()
 command -v ccache >/dev/null && launcher=(--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if [ -n "${KJARNI_PYTHON_PREBUILT:-}" ]; then
+  launcher+=(--config-settings=cmake.define.KJARNI_PYTHON_PREBUILT="$(realpath "$KJARNI_PYTHON_PREBUILT")")
+fi
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 # No build isolation: the pinned tools of the venv build it, nothing is fetched at build time.
 "$venv/bin/pip" install --quiet --no-build-isolation "${launcher[@]}" .
