@@ -20,13 +20,13 @@ from ._kjarni import (
     Buffer, MemoryPool, Array, MultiArray, Splay, CloneSplay, EqualSplay,
     Template, DefTemplate, Snippet, Module, render_with_modules,
     Kernel, PreparedKernel, Expr, ElementwiseKernel,
-    evaluate, assign, fill, sqrt, exp, log, sin, cos, tanh, absolute, minimum, maximum, where, clip,
-    min, max, argmin, argmax, any, all,
-    concatenate, stack, split, take, may_share_memory,
-    blas,
+    assign, fill, sqrt, exp, log, sin, cos, tanh, absolute, minimum, maximum, where, clip,
+    split, may_share_memory,
 )
-from . import functions
-from ._algorithms import sum, prod, mean  # noqa: A004
+from . import functions, blas
+from ._algorithms import (  # noqa: A004 (numpy's names)
+    evaluate, sum, prod, mean, min, max, argmin, argmax, any, all, concatenate, stack, take,
+)
 from . import dtypes
 from . import _array, _templates, _dlpack  # noqa: F401  (attach the Python-side methods)
 from ._program import Program, StaticKernel, KernelHub

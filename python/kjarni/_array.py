@@ -11,11 +11,16 @@ MultiArray = _kjarni.MultiArray
 
 
 def _queue_for(array, queue):
-    """The queue to use: the one given, else the array's own (``array.queue``), else a new one."""
+    """The queue to use: the one given, else the array's own (``array.queue``: set by from_host,
+    zeros, from_dlpack and the algorithms, or by the user). Without either, ArgumentError: a fresh
+    queue would not wait for whatever wrote the array."""
     if queue is not None:
         return queue
     q = getattr(array, "queue", None)
-    return q if q is not None else _kjarni.Queue(array.device)
+    if q is None:
+        raise ArgumentError("no queue given and the array has none (array.queue): pass the queue its "
+                            "writers used", "queue")
+    return q
 
 
 def _host_for(array, host):
@@ -90,7 +95,10 @@ def _view(self, dtype):
 
 
 def _astype(self, queue, dtype, order="C", copy=True):
-    return self._astype(queue, _kdtype(dtype), order, copy)
+    out = self._astype(queue, _kdtype(dtype), order, copy)
+    if out is not self:
+        out.queue = queue
+    return out
 
 
 def _repr(self):

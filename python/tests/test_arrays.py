@@ -116,3 +116,16 @@ def _random(rng, shape, dtype):
         return rng.standard_normal(shape).astype(dtype)
     info = numpy.iinfo(dtype)
     return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+
+
+def test_get_without_a_queue_needs_the_arrays_own(queue, rng):
+    host = rng.standard_normal(10).astype(numpy.float32)
+    a = kjarni.Array.empty(queue.device, host.shape, host.dtype)
+    a.set(queue, host)
+    with pytest.raises(kjarni.ArgumentError) as info:
+        numpy.asarray(a)  # a fresh queue would not wait for the set: refused, not raced
+    assert info.value.argument == "queue"
+    a.queue = queue
+    numpy.testing.assert_array_equal(numpy.asarray(a), host)
+    doubled = kjarni.evaluate(queue, a * 2)  # results remember the queue that computed them
+    numpy.testing.assert_array_equal(numpy.asarray(doubled), host * 2)
