@@ -350,6 +350,13 @@ public:
         launch(queue, packed, false);
     }
 
+    /// Launches with arguments packed at run time (language bindings, where the count and the kinds
+    /// are known only then); the same checks as operator(). With `want_event` the returned event
+    /// marks the launch's end, else it is empty (null).
+    std::shared_ptr<backend::Event> launch_packed(const Queue& queue, std::span<const detail::KernelArg> args,
+                                                  bool want_event) const {
+        return launch(queue, args, want_event);
+    }
     /// The sizes used on a device (context index).
     const Sizes& global_size(std::size_t device_index) const;
     const Sizes& local_size(std::size_t device_index) const;

@@ -102,6 +102,11 @@ public:
         prepared(queue).launch(queue, packed, false);
     }
 
+    /// Launches with arguments packed at run time (see PreparedKernel::launch_packed).
+    std::shared_ptr<backend::Event> launch_packed(const Queue& queue, std::span<const detail::KernelArg> args,
+                                                  bool want_event) const {
+        return prepared(queue).launch_packed(queue, args, want_event);
+    }
     /// Fills a constant array of the program on the queue's device (CUDA only; see Program).
     void set_constant_array(const Queue& queue, std::string_view name, std::span<const std::byte> host) const;
     void set_constant_array(const Queue& queue, std::string_view name, const Buffer& source) const;

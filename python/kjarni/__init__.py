@@ -1,0 +1,49 @@
+"""kjarni: GPU programs written once for CUDA and OpenCL, in grunnur's vocabulary.
+
+    import numpy, kjarni
+    context = kjarni.Context.from_devices([kjarni.any_api.platforms[0].devices[0]])
+    queue = kjarni.Queue(context.device)
+    a = kjarni.Array.from_host(queue, numpy.arange(10, dtype=numpy.float32))
+    print(kjarni.evaluate(queue, 2 * a + 1).get(queue))
+"""
+
+from . import _kjarni
+from . import errors
+from .errors import (
+    Error, BackendError, OutOfMemoryError, ApiUnavailableError, NotFoundError, UnsupportedError, CompileError,
+    ArgumentError, RenderError,
+)
+from ._kjarni import (
+    APIID, API, Platform, PlatformFilter, Device, DeviceFilter, DeviceParameters, DeviceType,
+    all_api_ids, cuda_api_id, opencl_api_id, platforms_and_devices_by_mask, select_devices,
+    Context, BoundDevice, BoundMultiDevice, Queue, MultiQueue, Event,
+    Buffer, MemoryPool, Array, MultiArray, Splay, CloneSplay, EqualSplay,
+    Template, DefTemplate, Snippet, Module, render_with_modules,
+    Kernel, PreparedKernel, Expr, ElementwiseKernel,
+    assign, fill, sqrt, exp, log, sin, cos, tanh, absolute, minimum, maximum, where, clip,
+    split, may_share_memory,
+)
+from . import functions, blas
+from ._algorithms import (  # noqa: A004 (numpy's names)
+    evaluate, sum, prod, mean, min, max, argmin, argmax, any, all, concatenate, stack, take,
+)
+from . import dtypes
+from . import _array, _templates, _dlpack  # noqa: F401  (attach the Python-side methods)
+from ._program import Program, StaticKernel, KernelHub
+from ._dlpack import from_dlpack
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # grunnur's dynamic module attributes: any_api, cuda_api, opencl_api.
+    if name == "any_api":
+        apis = API.all_available()
+        if not apis:
+            raise ApiUnavailableError("no GPU API is available here (neither CUDA nor OpenCL has a platform)")
+        return apis[0]
+    if name == "cuda_api":
+        return API.from_api_id(cuda_api_id())
+    if name == "opencl_api":
+        return API.from_api_id(opencl_api_id())
+    raise AttributeError(f"module 'kjarni' has no attribute {name!r}")

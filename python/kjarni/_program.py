@@ -1,0 +1,109 @@
+"""Programs, kernels and static kernels in grunnur's vocabulary."""
+
+import numpy
+
+from . import _kjarni
+from ._templates import to_template_source
+from .dtypes import ctype as _ctype
+from .errors import ArgumentError
+
+
+def as_multi_device(devices):
+    """A BoundMultiDevice from a BoundDevice, a list of them, a BoundMultiDevice or a Context."""
+    if isinstance(devices, _kjarni.BoundMultiDevice):
+        return devices
+    if isinstance(devices, _kjarni.BoundDevice):
+        return _kjarni.BoundMultiDevice.from_bound_devices([devices])
+    if isinstance(devices, _kjarni.Context):
+        return devices.devices
+    devices = list(devices)
+    if not devices or not all(isinstance(d, _kjarni.BoundDevice) for d in devices):
+        raise ArgumentError("must be a Context, a BoundDevice or a sequence of BoundDevices", "devices")
+    return _kjarni.BoundMultiDevice.from_bound_devices(devices)
+
+
+def _constant_specs(constant_arrays):
+    """name -> (C type, element size, length) from name -> (length, dtype) or an array-like."""
+    out = {}
+    for name, spec in (constant_arrays or {}).items():
+        if hasattr(spec, "shape") and hasattr(spec, "dtype"):
+            length, dtype = int(numpy.prod(spec.shape)), spec.dtype
+        else:
+            length, dtype = spec
+            length = int(numpy.prod(length)) if not isinstance(length, int) else length
+        dtype = numpy.dtype(dtype)
+        out[name] = (str(_ctype(dtype)), dtype.itemsize, length)
+    return out
+
+
+class KernelHub:
+    """``program.kernel.name``: the kernels of a program by attribute."""
+
+    def __init__(self, program):
+        self._program = program
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._program.get_kernel(name)
+
+
+def _set_constant_array(self, queue, name, arr):
+    """Fills a constant array of the program (CUDA only) from a numpy array or a device Array."""
+    if isinstance(arr, _kjarni.Array):
+        self._set_constant_buffer(queue, name, arr.data)
+    else:
+        self._set_constant_host(queue, name, numpy.ascontiguousarray(arr).tobytes())
+
+
+class Program(_kjarni._Program):
+    """A program compiled for one or several devices of a context, from a string, a template
+    (DefTemplate, Snippet, or a callable returning template text) rendered with ``render_args``
+    and ``render_globals`` (numbers, strings, lists, dicts, dtypes, Modules, Snippets, Python
+    callables and objects)."""
+
+    def __init__(self, devices, template_src, no_prelude=False, fast_math=False, render_args=(),
+                 render_globals=None, compiler_options=None, keep=False, constant_arrays=None):
+        super().__init__(as_multi_device(devices), to_template_source(template_src), list(render_args),
+                         dict(render_globals or {}), no_prelude, fast_math, list(compiler_options or []), keep,
+                         _constant_specs(constant_arrays))
+        self.kernel = KernelHub(self)
+
+    @property
+    def sources(self):
+        """Device -> the full source compiled for it."""
+        return {d: self.source(d) for d in self.devices}
+
+    set_constant_array = _set_constant_array
+
+
+def _kernel_call(self, queue, global_size, local_size=None, *args, local_mem=0):
+    """Prepares the kernel for these sizes and enqueues it (grunnur's Kernel.__call__)."""
+    return self.prepare(global_size, local_size, local_mem)(queue, *args)
+
+
+_kjarni.Kernel.__call__ = _kernel_call
+
+
+class StaticKernel(_kjarni._StaticKernel):
+    """A kernel rendered, compiled and prepared once for fixed (virtual) sizes; the template sees
+    ``static`` with the id and size functions of the virtual grid (``${static.global_id}(0)``,
+    ``${static.skip}()``, ...)."""
+
+    def __init__(self, devices, template_src, name, global_size, local_size=None, render_args=(),
+                 render_globals=None, constant_arrays=None, keep=False, fast_math=False, compiler_options=None):
+        global_size = (global_size,) if isinstance(global_size, int) else global_size
+        local_size = (local_size,) if isinstance(local_size, int) else local_size
+        if not isinstance(global_size, dict):
+            global_size = list(global_size)
+            local_size = None if local_size is None else list(local_size)
+        super().__init__(as_multi_device(devices), to_template_source(template_src), name, global_size, local_size,
+                         list(render_args), dict(render_globals or {}), False, fast_math,
+                         list(compiler_options or []), keep, _constant_specs(constant_arrays))
+
+    @property
+    def sources(self):
+        return {d: self.source(d) for d in self.devices}
+
+    def set_constant_array(self, queue, name, arr):
+        self._set_constant_host(queue, name, numpy.ascontiguousarray(arr).tobytes())

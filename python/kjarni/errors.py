@@ -1,0 +1,88 @@
+"""kjarni's exceptions: one hierarchy, mirroring the C++ library's (``kjarni/error.hpp``).
+
+Every failure inside kjarni reaches Python as one of these, carrying what the C++ exception carries:
+the compiler's log for a :class:`CompileError`, the template position for a :class:`RenderError`,
+the argument's name for an :class:`ArgumentError`. Where a Python built-in exception says the same
+thing, the kjarni class derives from it too (``ArgumentError`` is a ``ValueError``,
+``OutOfMemoryError`` a ``MemoryError``, ``NotFoundError`` a ``LookupError``), so code written for
+numpy's or grunnur's exceptions keeps working.
+"""
+
+
+class Error(Exception):
+    """The root of every exception kjarni raises."""
+
+
+class BackendError(Error):
+    """A driver call failed: ``api`` ("CUDA", "OpenCL", "NVRTC"), ``call``, ``code``, ``code_name``."""
+
+    def __init__(self, message, api="", call="", code=0, code_name=""):
+        super().__init__(message)
+        self.api = api
+        self.call = call
+        self.code = code
+        self.code_name = code_name
+
+
+class OutOfMemoryError(BackendError, MemoryError):
+    """The device (or the host, for page-locked memory) ran out of memory."""
+
+
+class ApiUnavailableError(Error):
+    """An API whose driver library is missing, or that kjarni was built without, was asked for."""
+
+
+class NotFoundError(Error, LookupError):
+    """Discovery found nothing matching the request."""
+
+
+class UnsupportedError(Error):
+    """The request is valid in general, but the device or API at hand cannot do it."""
+
+
+class CompileError(Error):
+    """A kernel source did not compile: ``log`` (the compiler's), ``options``, ``source``, ``api``,
+    ``device``; ``numbered_source`` is the source with the line numbers the log refers to."""
+
+    def __init__(self, message, api="", device="", log="", options=(), source=""):
+        super().__init__(message)
+        self.api = api
+        self.device = device
+        self.log = log
+        self.options = list(options)
+        self.source = source
+
+    @property
+    def numbered_source(self):
+        lines = self.source.split("\n")
+        width = len(str(len(lines)))
+        return "\n".join(f"{i + 1:>{width}}: {line}" for i, line in enumerate(lines))
+
+
+class ArgumentError(Error, ValueError):
+    """An argument is wrong: ``argument`` names it, the message says why."""
+
+    def __init__(self, message, argument=""):
+        super().__init__(message)
+        self.argument = argument
+
+
+class RenderError(Error):
+    """A template failed to compile or render: ``template_name``, the 1-based ``line`` and
+    ``column`` in its source, ``message`` (without the position), ``source_line`` and the names of
+    the render globals given (``global_names``)."""
+
+    def __init__(self, what, template_name="", line=0, column=0, message="", global_names=(), source_line=""):
+        super().__init__(what)
+        self.template_name = template_name
+        self.line = line
+        self.column = column
+        self.message = message
+        self.global_names = list(global_names)
+        self.source_line = source_line
+
+
+__all__ = [
+    "Error", "BackendError", "OutOfMemoryError", "ApiUnavailableError", "NotFoundError",
+    "UnsupportedError", "CompileError", "ArgumentError", "RenderError",
+]

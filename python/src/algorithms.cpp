@@ -1,0 +1,214 @@
+// The algorithms on Arrays: expressions (Python operators build an Expr; evaluate/assign/fill take
+// the queue), elementwise kernels, reductions, BLAS and numpy's array operations.
+#include <nanobind/operators.h>
+#include <nanobind/stl/complex.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include <kjarni/array_operations.hpp>
+#include <kjarni/blas.hpp>
+#include <kjarni/elementwise.hpp>
+#include <kjarni/expression.hpp>
+#include <kjarni/reduction.hpp>
+
+#include "allocator.hpp"
+#include "bindings.hpp"
+#include "value_conversion.hpp"
+
+namespace kjarni::python {
+
+namespace {
+
+// A Python operand of an expression: an Expr, an Array, a MultiArray or a Python number (weak,
+// like numpy 2's Python scalars), or a numpy scalar (strong: of its dtype).
+Expr to_expr(nb::handle h) {
+    if (Expr* e = nullptr; nb::try_cast<Expr*>(h, e) && e != nullptr) return *e;
+    if (Array* a = nullptr; nb::try_cast<Array*>(h, a) && a != nullptr) return Expr(*a);
+    if (MultiArray* a = nullptr; nb::try_cast<MultiArray*>(h, a) && a != nullptr) return Expr(*a);
+    // Exactly Python's own numbers are weak; numpy's (numpy.float64 derives from float) are not.
+    if (PyBool_Check(h.ptr())) return Expr(h.ptr() == Py_True);
+    if (PyLong_CheckExact(h.ptr())) return Expr(nb::cast<std::int64_t>(h));
+    if (PyFloat_CheckExact(h.ptr())) return Expr(nb::cast<double>(h));
+    if (PyComplex_CheckExact(h.ptr())) return Expr(nb::cast<std::complex<double>>(h));
+    if (nb::hasattr(h, "dtype") && nb::hasattr(h, "item")) {  // a numpy scalar: of its own dtype
+        nb::object kd = nb::module_::import_("kjarni.dtypes").attr("dtype")(h.attr("dtype"));
+        const DType dtype = nb::cast<DType>(kd);
+        nb::object item = h.attr("item")();
+        if (PyComplex_Check(item.ptr())) return scalar(nb::cast<std::complex<double>>(item), dtype);
+        if (PyFloat_Check(item.ptr())) return scalar(nb::cast<double>(item), dtype);
+        return scalar_integer(nb::cast<std::int64_t>(nb::int_(item)), dtype);
+    }
+    throw ArgumentError("operand", "cannot be part of an expression: " +
+                                       text_of(h.type().attr("__name__")));
+}
+
+ReduceOptions reduce_options(nb::handle axis, bool keepdims, std::optional<Array> out) {
+    ReduceOptions o;
+    if (!axis.is_none()) {
+        if (PyLong_Check(axis.ptr())) o.axes = std::vector<int>{nb::cast<int>(axis)};
+        else o.axes = nb::cast<std::vector<int>>(axis);
+    }
+    o.keepdims = keepdims;
+    o.out = std::move(out);
+    return o;
+}
+
+blas::Op to_op(const std::string& op) {
+    if (op == "N" || op == "n") return blas::Op::none;
+    if (op == "T" || op == "t") return blas::Op::transpose;
+    if (op == "C" || op == "c" || op == "H" || op == "h") return blas::Op::adjoint;
+    throw ArgumentError("op", "must be 'N', 'T' or 'C' (conjugate transpose), not '" + op + "'");
+}
+
+template <class F>
+void binary(nb::class_<Expr>& cls, const char* name, const char* rname, F f) {
+    cls.def(name, [f](nb::handle a, nb::handle b) { return f(to_expr(a), to_expr(b)); }, nb::is_operator());
+    if (rname != nullptr) {
+        cls.def(rname, [f](nb::handle a, nb::handle b) { return f(to_expr(b), to_expr(a)); }, nb::is_operator());
+    }
+}
+
+}  // namespace
+
+Expr expr_from_python(nb::handle h) { return to_expr(h); }
+
+void bind_algorithms(nb::module_& m) {
+    nb::class_<Expr> expr(m, "Expr",
+                          "An elementwise expression over arrays: built by Python operators on Arrays, compiled to one "
+                          "kernel when evaluated on a queue (kjarni.evaluate / assign).");
+    expr.def("__init__", [](Expr* self, nb::handle h) { new (self) Expr(to_expr(h)); })
+        .def_prop_ro("_dtype", &Expr::dtype)
+        .def_prop_ro("shape", [](const Expr& e) { return nb::tuple(nb::cast(e.shape())); });
+    binary(expr, "__add__", "__radd__", [](const Expr& a, const Expr& b) { return a + b; });
+    binary(expr, "__sub__", "__rsub__", [](const Expr& a, const Expr& b) { return a - b; });
+    binary(expr, "__mul__", "__rmul__", [](const Expr& a, const Expr& b) { return a * b; });
+    binary(expr, "__truediv__", "__rtruediv__", [](const Expr& a, const Expr& b) { return a / b; });
+    binary(expr, "__mod__", "__rmod__", [](const Expr& a, const Expr& b) { return a % b; });
+    binary(expr, "__pow__", "__rpow__", [](const Expr& a, const Expr& b) { return kjarni::pow(a, b); });
+    binary(expr, "__lt__", nullptr, [](const Expr& a, const Expr& b) { return a < b; });
+    binary(expr, "__le__", nullptr, [](const Expr& a, const Expr& b) { return a <= b; });
+    binary(expr, "__gt__", nullptr, [](const Expr& a, const Expr& b) { return a > b; });
+    binary(expr, "__ge__", nullptr, [](const Expr& a, const Expr& b) { return a >= b; });
+    binary(expr, "__eq__", nullptr, [](const Expr& a, const Expr& b) { return a == b; });
+    binary(expr, "__ne__", nullptr, [](const Expr& a, const Expr& b) { return a != b; });
+    expr.def("__neg__", [](const Expr& a) { return -a; });
+    expr.def("__abs__", [](const Expr& a) { return kjarni::abs(a); });
+
+    auto unary = [&m](const char* name, Expr (*f)(const Expr&)) {
+        m.def(name, [f](nb::handle a) { return f(to_expr(a)); }, nb::arg("x"));
+    };
+    unary("sqrt", &kjarni::sqrt);
+    unary("exp", &kjarni::exp);
+    unary("log", &kjarni::log);
+    unary("sin", &kjarni::sin);
+    unary("cos", &kjarni::cos);
+    unary("tanh", &kjarni::tanh);
+    unary("absolute", &kjarni::abs);
+    m.def("minimum", [](nb::handle a, nb::handle b) { return kjarni::minimum(to_expr(a), to_expr(b)); });
+    m.def("maximum", [](nb::handle a, nb::handle b) { return kjarni::maximum(to_expr(a), to_expr(b)); });
+    m.def("where", [](nb::handle c, nb::handle a, nb::handle b) {
+        return kjarni::where(to_expr(c), to_expr(a), to_expr(b));
+    });
+    m.def("clip", [](nb::handle a, nb::handle lo, nb::handle hi) {
+        return kjarni::clip(to_expr(a), to_expr(lo), to_expr(hi));
+    });
+    m.def("_expr_astype", [](nb::handle a, const DType& d) { return kjarni::astype(to_expr(a), d); });
+
+    m.def("evaluate", [](const Queue& q, nb::handle e, const nb::object& allocator) {
+        return evaluate(q, to_expr(e), to_allocator(allocator));
+    }, nb::arg("queue"), nb::arg("expression"), nb::arg("allocator") = nb::none(),
+          "Evaluates an expression into a new array (one kernel).");
+    m.def("evaluate", [](const MultiQueue& q, nb::handle e, const nb::object& allocator) {
+        return evaluate(q, to_expr(e), to_allocator(allocator));
+    }, nb::arg("queue"), nb::arg("expression"), nb::arg("allocator") = nb::none());
+    m.def("assign", [](const Queue& q, const Array& out, nb::handle e) { assign(q, out, to_expr(e)); },
+          nb::arg("queue"), nb::arg("out"), nb::arg("expression"), "Evaluates an expression into `out` (any layout).");
+    m.def("assign", [](const MultiQueue& q, const MultiArray& out, nb::handle e) { assign(q, out, to_expr(e)); },
+          nb::arg("queue"), nb::arg("out"), nb::arg("expression"));
+    m.def("fill", [](const Queue& q, const Array& out, nb::handle v) { fill(q, out, to_expr(v)); },
+          nb::arg("queue"), nb::arg("out"), nb::arg("value"));
+
+    nb::class_<ElementwiseKernel>(m, "ElementwiseKernel", "PyOpenCL's ElementwiseKernel: a C statement over `i`.")
+        .def(nb::init<const std::string&, std::string>(), nb::arg("arguments"), nb::arg("operation"))
+        .def("__call__", [](const ElementwiseKernel& k, const Queue& q, nb::args args) {
+            std::vector<Operand> operands;
+            for (nb::handle a : args) {
+                if (Array* arr = nullptr; nb::try_cast<Array*>(a, arr) && arr != nullptr) operands.emplace_back(*arr);
+                else if (nb::hasattr(a, "dtype") && nb::hasattr(a, "tobytes")) {  // a numpy scalar
+                    const DType dtype =
+                        nb::cast<DType>(nb::module_::import_("kjarni.dtypes").attr("dtype")(a.attr("dtype")));
+                    nb::bytes raw = nb::borrow<nb::bytes>(a.attr("tobytes")());
+                    operands.emplace_back(std::span(static_cast<const std::byte*>(raw.data()), raw.size()), dtype);
+                } else {
+                    throw ArgumentError("args", "an ElementwiseKernel takes Arrays and numpy scalars "
+                                                "(numpy.float32(2), ...)");
+                }
+            }
+            k(q, std::span<const Operand>(operands));
+        });
+
+#define KJARNI_REDUCTION(name)                                                                          \
+    m.def(#name, [](const Queue& q, const Array& a, nb::handle axis, bool keepdims, std::optional<Array> out) { \
+        return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out)));                    \
+    }, nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false,   \
+          nb::arg("out") = nb::none())
+    KJARNI_REDUCTION(min);
+    KJARNI_REDUCTION(max);
+    KJARNI_REDUCTION(argmin);
+    KJARNI_REDUCTION(argmax);
+    KJARNI_REDUCTION(any);
+    KJARNI_REDUCTION(all);
+#undef KJARNI_REDUCTION
+#define KJARNI_TYPED_REDUCTION(name)                                                                     \
+    m.def(#name, [](const Queue& q, const Array& a, nb::handle axis, std::optional<DType> dtype, bool keepdims, \
+                    std::optional<Array> out) {                                                          \
+        return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out)), dtype);                \
+    }, nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), \
+          nb::arg("keepdims") = false, nb::arg("out") = nb::none())
+    KJARNI_TYPED_REDUCTION(sum);
+    KJARNI_TYPED_REDUCTION(prod);
+    KJARNI_TYPED_REDUCTION(mean);
+#undef KJARNI_TYPED_REDUCTION
+
+    nb::module_ b = m.def_submodule("blas", "BLAS on Arrays through cuBLAS (CUDA) or CLBlast (OpenCL).");
+    b.def("dot", [](const Queue& q, const Array& x, const Array& y, std::optional<Array> out, bool conjugate_x) {
+        return blas::dot(q, x, y, out, conjugate_x);
+    }, nb::arg("queue"), nb::arg("x"), nb::arg("y"), nb::arg("out") = nb::none(), nb::arg("conjugate_x") = false);
+    b.def("gemv", [](const Queue& q, std::complex<double> alpha, const Array& a, const Array& x,
+                     std::complex<double> beta, std::optional<Array> y, const std::string& op) {
+        return blas::gemv(q, alpha, a, x, beta, y, to_op(op));
+    }, nb::arg("queue"), nb::arg("alpha"), nb::arg("a"), nb::arg("x"), nb::arg("beta") = 0.0,
+          nb::arg("y") = nb::none(), nb::arg("op_a") = "N");
+    b.def("gemm", [](const Queue& q, std::complex<double> alpha, const Array& a, const Array& bm,
+                     std::complex<double> beta, std::optional<Array> c, const std::string& op_a,
+                     const std::string& op_b) {
+        return blas::gemm(q, alpha, a, bm, beta, c, to_op(op_a), to_op(op_b));
+    }, nb::arg("queue"), nb::arg("alpha"), nb::arg("a"), nb::arg("b"), nb::arg("beta") = 0.0,
+          nb::arg("c") = nb::none(), nb::arg("op_a") = "N", nb::arg("op_b") = "N");
+    b.def("ger", [](const Queue& q, std::complex<double> alpha, const Array& x, const Array& y, std::optional<Array> a) {
+        return blas::ger(q, alpha, x, y, a);
+    }, nb::arg("queue"), nb::arg("alpha"), nb::arg("x"), nb::arg("y"), nb::arg("a") = nb::none());
+    b.def("gemm_batched", [](const Queue& q, std::complex<double> alpha, const Array& a, const Array& bm,
+                             std::complex<double> beta, std::optional<Array> c, const std::string& op_a,
+                             const std::string& op_b) {
+        return blas::gemm_batched(q, alpha, a, bm, beta, c, to_op(op_a), to_op(op_b));
+    }, nb::arg("queue"), nb::arg("alpha"), nb::arg("a"), nb::arg("b"), nb::arg("beta") = 0.0,
+          nb::arg("c") = nb::none(), nb::arg("op_a") = "N", nb::arg("op_b") = "N");
+
+    m.def("concatenate", [](const Queue& q, const std::vector<Array>& arrays, std::ptrdiff_t axis) {
+        return concatenate(q, arrays, axis);
+    }, nb::arg("queue"), nb::arg("arrays"), nb::arg("axis") = 0);
+    m.def("stack", [](const Queue& q, const std::vector<Array>& arrays, std::ptrdiff_t axis) {
+        return stack(q, arrays, axis);
+    }, nb::arg("queue"), nb::arg("arrays"), nb::arg("axis") = 0);
+    m.def("split", [](const Array& a, std::size_t sections, std::ptrdiff_t axis) { return split(a, sections, axis); },
+          nb::arg("array"), nb::arg("sections"), nb::arg("axis") = 0);
+    m.def("take", [](const Queue& q, const Array& a, const Array& indices, std::optional<std::ptrdiff_t> axis) {
+        return take(q, a, indices, axis);
+    }, nb::arg("queue"), nb::arg("array"), nb::arg("indices"), nb::arg("axis") = nb::none());
+    m.def("may_share_memory", &may_share_memory, nb::arg("a"), nb::arg("b"));
+}
+
+}  // namespace kjarni::python

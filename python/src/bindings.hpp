@@ -1,0 +1,22 @@
+#pragma once
+// The parts of the extension module kjarni._kjarni, one per area; module.cpp calls them in order
+// (errors first: the others' docstrings and conversions refer to the exception types).
+#include <nanobind/nanobind.h>
+
+namespace kjarni::python {
+
+namespace nb = nanobind;
+
+void bind_errors(nb::module_& m);
+void bind_discovery(nb::module_& m);
+void bind_context(nb::module_& m);
+void bind_dtype(nb::module_& m);
+void bind_buffer(nb::module_& m);
+void bind_array(nb::module_& m);
+void bind_templates(nb::module_& m);
+void bind_functions(nb::module_& m);
+void bind_program(nb::module_& m);
+void bind_algorithms(nb::module_& m);
+void bind_dlpack(nb::module_& m);
+
+}  // namespace kjarni::python

@@ -1,0 +1,19 @@
+// kjarni._kjarni: the C++ side of the kjarni Python package. The package (python/kjarni/) adds the
+// Python-only conveniences over it (grunnur's names, numpy conversions, kernel hubs).
+#include "bindings.hpp"
+
+NB_MODULE(_kjarni, m) {
+    using namespace kjarni::python;
+    m.doc() = "kjarni's C++ library (the kjarni package wraps it; import kjarni instead)";
+    bind_errors(m);
+    bind_discovery(m);
+    bind_context(m);
+    bind_dtype(m);
+    bind_buffer(m);
+    bind_array(m);
+    bind_templates(m);
+    bind_functions(m);
+    bind_program(m);
+    bind_algorithms(m);
+    bind_dlpack(m);
+}

@@ -1,0 +1,195 @@
+// Programs, kernels, prepared kernels and static kernels (grunnur's Program, Kernel,
+// PreparedKernel, StaticKernel). The Python side (kjarni/_program.py) adds the kernel hub
+// (`program.kernel.name`) and turns devices, sources and constant arrays into what these take.
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/variant.h>
+#include <nanobind/stl/vector.h>
+
+#include <kjarni/program.hpp>
+#include <kjarni/static_kernel.hpp>
+
+#include "bindings.hpp"
+#include "kernel_args.hpp"
+#include "value_conversion.hpp"
+
+namespace kjarni::python {
+
+namespace {
+
+ProgramOptions make_options(bool no_prelude, bool fast_math, std::vector<std::string> compiler_options, bool keep,
+                            const std::map<std::string, std::tuple<std::string, std::size_t, std::size_t>>& constants) {
+    ProgramOptions o;
+    o.no_prelude = no_prelude;
+    o.fast_math = fast_math;
+    o.compiler_options = std::move(compiler_options);
+    o.keep = keep;
+    for (const auto& [name, spec] : constants) {
+        o.constant_arrays[name] = ConstantArraySpec{std::get<0>(spec), std::get<1>(spec), std::get<2>(spec)};
+    }
+    return o;
+}
+
+using ConstantSpecs = std::map<std::string, std::tuple<std::string, std::size_t, std::size_t>>;
+
+// Launches on a Queue or on every queue of a MultiQueue; `launch(queue, packed)` does one.
+template <class Launch>
+nb::object launch_on(nb::handle queue_object, const nb::args& args, std::size_t first, const Launch& launch) {
+    static PyTypeObject* const queue_type = reinterpret_cast<PyTypeObject*>(nb::type<Queue>().ptr());
+    Queue* queue = Py_TYPE(queue_object.ptr()) == queue_type ? nb::inst_ptr<Queue>(queue_object) : nullptr;
+    if (queue != nullptr || (nb::try_cast<Queue*>(queue_object, queue) && queue != nullptr)) {
+        PackedArgs packed;
+        pack_args(args, first, detail::LaunchTarget{0, queue->device().index()}, packed);
+        launch(*queue, packed.span());
+        return nb::none();
+    }
+    MultiQueue* multi = nullptr;
+    if (!nb::try_cast<MultiQueue*>(queue_object, multi) || multi == nullptr) {
+        throw ArgumentError("queue", "must be a Queue or a MultiQueue");
+    }
+    for (std::size_t position = 0; position < multi->queues().size(); ++position) {
+        const Queue& q = multi->queues()[position];
+        PackedArgs packed;
+        pack_args(args, first, detail::LaunchTarget{position, q.device().index()}, packed);
+        launch(q, packed.span());
+    }
+    return nb::none();
+}
+
+std::optional<Sizes> optional_sizes(nb::handle h) {
+    if (h.is_none()) return std::nullopt;
+    return nb::cast<Sizes>(h);
+}
+
+}  // namespace
+
+void bind_program(nb::module_& m) {
+    nb::class_<Program>(m, "_Program")
+        .def("__init__",
+             [](Program* self, const BoundMultiDevice& devices, const TemplateSource& source,
+                const std::vector<Value>& render_args, nb::handle render_globals, bool no_prelude, bool fast_math,
+                std::vector<std::string> compiler_options, bool keep, const ConstantSpecs& constants) {
+                 const Globals globals = globals_from_python(render_globals);
+                 new (self) Program(devices, source, render_args, globals,
+                                    make_options(no_prelude, fast_math, std::move(compiler_options), keep, constants));
+             },
+             nb::arg("devices"), nb::arg("source"), nb::arg("render_args"), nb::arg("render_globals").none(),
+             nb::arg("no_prelude"), nb::arg("fast_math"), nb::arg("compiler_options"), nb::arg("keep"),
+             nb::arg("constant_arrays"))
+        .def_prop_ro("devices", &Program::devices)
+        .def("source", &Program::source, nb::arg("device"))
+        .def("get_kernel", &Program::kernel, nb::arg("name"))
+        .def_prop_ro("kernel_names", &Program::kernel_names)
+        .def("_set_constant_host",
+             [](const Program& p, const Queue& q, const std::string& name, const nb::bytes& data) {
+                 p.set_constant_array(q, name, std::span(static_cast<const std::byte*>(data.data()), data.size()));
+             })
+        .def("_set_constant_buffer", [](const Program& p, const Queue& q, const std::string& name, const Buffer& b) {
+            p.set_constant_array(q, name, b);
+        });
+
+    nb::class_<PreparedKernel>(m, "PreparedKernel", "A kernel with its sizes fixed and checked: the fast launch.")
+        .def(
+            "__call__",
+            [](const PreparedKernel& k, nb::args args) {
+                if (args.size() == 0) throw ArgumentError("queue", "a launch needs a queue first");
+                return launch_on(args[0], args, 1, [&k](const Queue& q, std::span<const detail::KernelArg> a) {
+                    k.launch_packed(q, a, false);
+                });
+            },
+            "Enqueues the kernel: (queue, *args). On a MultiQueue, on every device (MultiArrays give each "
+            "device its part, dicts {device index: value} per-device values). Returns None (no event: see "
+            "launch()).")
+        .def(
+            "launch",
+            [](const PreparedKernel& k, const Queue& queue, nb::args args) {
+                PackedArgs packed;
+                pack_args(args, 0, detail::LaunchTarget{0, queue.device().index()}, packed);
+                return Event(k.launch_packed(queue, packed.span(), true));
+            },
+            nb::arg("queue"), nb::arg("args"), "Enqueues the kernel and returns an Event marking its end.")
+        .def("global_size", &PreparedKernel::global_size, nb::arg("device_index"))
+        .def("local_size", &PreparedKernel::local_size, nb::arg("device_index"));
+
+    nb::class_<Kernel>(m, "Kernel", "A kernel of a program, compiled for each of its devices.")
+        .def_prop_ro("name", &Kernel::name)
+        .def(
+            "prepare",
+            [](const Kernel& k, nb::handle global_size, nb::handle local_size, std::size_t local_mem) {
+                if (PyDict_Check(global_size.ptr())) {
+                    std::map<std::size_t, Sizes> global;
+                    std::map<std::size_t, std::optional<Sizes>> local;
+                    for (auto [key, value] : nb::borrow<nb::dict>(global_size)) {
+                        global[nb::cast<std::size_t>(key)] = nb::cast<Sizes>(value);
+                    }
+                    if (PyDict_Check(local_size.ptr())) {
+                        for (auto [key, value] : nb::borrow<nb::dict>(local_size)) {
+                            local[nb::cast<std::size_t>(key)] = optional_sizes(value);
+                        }
+                    } else if (!local_size.is_none()) {
+                        throw ArgumentError("local_size", "must be a dict like global_size, or None");
+                    }
+                    return k.prepare(global, local, local_mem);
+                }
+                return k.prepare(nb::cast<Sizes>(global_size), optional_sizes(local_size), local_mem);
+            },
+            nb::arg("global_size"), nb::arg("local_size") = nb::none(), nb::arg("local_mem") = 0,
+            "Sizes (first dimension fastest), or dicts {device index: sizes} to prepare for those devices only.")
+        .def_prop_ro("max_total_local_sizes",
+                     [](const Kernel& k) { return k.max_total_local_sizes(); })
+        .def("native_handle", &Kernel::native_handle, nb::arg("device"));
+
+    nb::class_<StaticKernel>(m, "_StaticKernel")
+        .def("__init__",
+             [](StaticKernel* self, const BoundMultiDevice& devices, const TemplateSource& source,
+                const std::string& name, nb::handle global_size, nb::handle local_size,
+                const std::vector<Value>& render_args, nb::handle render_globals, bool no_prelude, bool fast_math,
+                std::vector<std::string> compiler_options, bool keep, const ConstantSpecs& constants) {
+                 const Globals globals = globals_from_python(render_globals);
+                 const ProgramOptions options =
+                     make_options(no_prelude, fast_math, std::move(compiler_options), keep, constants);
+                 if (PyDict_Check(global_size.ptr())) {
+                     PerDeviceSizes sizes;
+                     for (auto [key, value] : nb::borrow<nb::dict>(global_size)) {
+                         const auto index = nb::cast<std::size_t>(key);
+                         std::optional<Sizes> local;
+                         if (PyDict_Check(local_size.ptr()) && nb::borrow<nb::dict>(local_size).contains(key)) {
+                             local = optional_sizes(nb::borrow<nb::dict>(local_size)[key]);
+                         }
+                         sizes.sizes[index] = StaticSizes{nb::cast<Sizes>(value), local};
+                     }
+                     new (self) StaticKernel(devices, source, name, sizes, render_args, globals, options);
+                 } else {
+                     new (self) StaticKernel(devices, source, name, nb::cast<Sizes>(global_size),
+                                             optional_sizes(local_size), render_args, globals, options);
+                 }
+             },
+             nb::arg("devices"), nb::arg("source"), nb::arg("name"), nb::arg("global_size"),
+             nb::arg("local_size").none(), nb::arg("render_args"), nb::arg("render_globals").none(),
+             nb::arg("no_prelude"), nb::arg("fast_math"), nb::arg("compiler_options"), nb::arg("keep"),
+             nb::arg("constant_arrays"))
+        .def(
+            "__call__",
+            [](const StaticKernel& k, nb::args args) {
+                if (args.size() == 0) throw ArgumentError("queue", "a launch needs a queue first");
+                return launch_on(args[0], args, 1, [&k](const Queue& q, std::span<const detail::KernelArg> a) {
+                    k.launch_packed(q, a, false);
+                });
+            },
+            "Enqueues the kernel: (queue, *args) on a Queue or a MultiQueue. Returns None.")
+        .def_prop_ro("devices", &StaticKernel::devices)
+        .def_prop_ro("name", &StaticKernel::name)
+        .def("source", &StaticKernel::source, nb::arg("device"))
+        .def("global_size", &StaticKernel::global_size, nb::arg("device"))
+        .def("local_size", &StaticKernel::local_size, nb::arg("device"))
+        .def("real_global_size", &StaticKernel::real_global_size, nb::arg("device"))
+        .def("real_local_size", &StaticKernel::real_local_size, nb::arg("device"))
+        .def("_set_constant_host",
+             [](const StaticKernel& p, const Queue& q, const std::string& name, const nb::bytes& data) {
+                 p.set_constant_array(q, name, std::span(static_cast<const std::byte*>(data.data()), data.size()));
+             });
+}
+
+}  // namespace kjarni::python

@@ -1,0 +1,94 @@
+"""Operators on Arrays, reductions, BLAS and array operations, against numpy on fresh random data."""
+
+import numpy
+import pytest
+
+import kjarni
+
+EPS32 = numpy.finfo(numpy.float32).eps
+
+
+def test_expression_operators(queue, rng):
+    x = rng.standard_normal((64, 3)).astype(numpy.float32)
+    b = rng.standard_normal((64, 3)).astype(numpy.float32)
+    x_dev, b_dev = kjarni.Array.from_host(queue, x), kjarni.Array.from_host(queue, b)
+    expr = 2 * x_dev + b_dev
+    assert isinstance(expr, kjarni.Expr) and expr.dtype == numpy.float32 and expr.shape == x.shape
+    y = kjarni.evaluate(queue, expr).get(queue)
+    # 2x is exact, the sum rounds once (contracted or not): at most 1 ulp of the result apart.
+    numpy.testing.assert_allclose(y, 2 * x + b, rtol=EPS32, atol=EPS32 * numpy.abs(b).max())
+    out = kjarni.Array.empty(queue.device, x.shape, numpy.float32)
+    kjarni.assign(queue, out, kjarni.where(x_dev > 0, kjarni.sqrt(kjarni.absolute(x_dev)), -x_dev))
+    expected = numpy.where(x > 0, numpy.sqrt(numpy.abs(x)), -x)
+    numpy.testing.assert_allclose(out.get(queue), expected, rtol=EPS32)  # sqrt is correctly rounded on both
+
+
+def test_promotion_follows_numpy(queue, rng):
+    a = kjarni.Array.from_host(queue, rng.integers(0, 100, 10).astype(numpy.int32))
+    f = kjarni.Array.from_host(queue, rng.standard_normal(10).astype(numpy.float16))
+    assert (a / a).dtype == numpy.result_type(numpy.int32, numpy.int32) or (a / a).dtype == numpy.float64
+    assert (f * 2.0).dtype == numpy.float16  # a Python float is weak (NEP 50)
+
+
+def test_reductions(queue, rng):
+    host = rng.standard_normal((37, 19)).astype(numpy.float32)
+    a = kjarni.Array.from_host(queue, host)
+    exact = host.astype(numpy.float64)
+    # A sum of n float32 values in any order is within n * eps * sum|x| of the exact sum.
+    for axis in (None, 0, 1):
+        got = kjarni.sum(queue, a, axis=axis).get(queue)
+        bound = host.shape[0] * host.shape[1] * EPS32 * numpy.abs(exact).sum(axis=axis)
+        assert numpy.all(numpy.abs(got - exact.sum(axis=axis)) <= bound)
+    numpy.testing.assert_array_equal(kjarni.max(queue, a, axis=1).get(queue), host.max(axis=1))
+    numpy.testing.assert_array_equal(kjarni.argmin(queue, a, axis=0).get(queue), host.argmin(axis=0))
+    mean64 = kjarni.mean(queue, a, axis=0, dtype=numpy.float64).get(queue)
+    numpy.testing.assert_allclose(mean64, exact.mean(axis=0), rtol=1e-12)  # float64 sums of float32 values
+
+
+def test_gemm_and_dot(queue, rng):
+    a = rng.standard_normal((33, 20)).astype(numpy.float32)
+    b = rng.standard_normal((20, 17)).astype(numpy.float32)
+    a_dev, b_dev = kjarni.Array.from_host(queue, a), kjarni.Array.from_host(queue, b)
+    c = kjarni.blas.gemm(queue, 1.0, a_dev, b_dev).get(queue)
+    # Each entry is a sum of k products: |error| <= k * eps * sum_k |a||b|.
+    bound = a.shape[1] * EPS32 * (numpy.abs(a) @ numpy.abs(b))
+    assert numpy.all(numpy.abs(c - a.astype(numpy.float64) @ b) <= bound)
+    ct = kjarni.blas.gemm(queue, 2.0, b_dev, a_dev, op_a="T", op_b="T").get(queue)
+    assert numpy.all(numpy.abs(ct - 2 * (a.astype(numpy.float64) @ b).T) <= 2 * bound.T)
+
+
+def test_array_operations(queue, rng):
+    a = rng.standard_normal((4, 3)).astype(numpy.float32)
+    b = rng.standard_normal((2, 3)).astype(numpy.float32)
+    a_dev, b_dev = kjarni.Array.from_host(queue, a), kjarni.Array.from_host(queue, b)
+    numpy.testing.assert_array_equal(kjarni.concatenate(queue, [a_dev, b_dev]).get(queue), numpy.concatenate([a, b]))
+    idx = rng.integers(0, 4, 6).astype(numpy.int64)
+    taken = kjarni.take(queue, a_dev, kjarni.Array.from_host(queue, idx), axis=0)
+    numpy.testing.assert_array_equal(taken.get(queue), a[idx])
+    parts = kjarni.split(a_dev, 2)
+    assert [p.shape for p in parts] == [(2, 3), (2, 3)]
+    assert kjarni.may_share_memory(parts[0], a_dev)
+
+
+def test_numpy_scalars_are_strong_python_scalars_weak(queue, rng):
+    host = rng.standard_normal(16).astype(numpy.float32)
+    a = kjarni.Array.from_host(queue, host)
+    for operand in (numpy.float64(2.5), 2.5, numpy.int64(3), 3):
+        expr = a * operand
+        assert expr.dtype == (host * operand).dtype, operand  # numpy 2's promotion (NEP 50)
+        got = kjarni.evaluate(queue, expr).get(queue)
+        # One product, rounded to the result type: identical to numpy's.
+        numpy.testing.assert_array_equal(got, host * operand)
+
+
+def test_elementwise_kernel(queue, rng):
+    x = rng.standard_normal(100).astype(numpy.float32)
+    b = rng.standard_normal(100).astype(numpy.float32)
+    x_dev, b_dev = kjarni.Array.from_host(queue, x), kjarni.Array.from_host(queue, b)
+    y_dev = kjarni.Array.empty(queue.device, x.shape, numpy.float32)
+    axpb = kjarni.ElementwiseKernel("float *y, const float *x, float a, const float *b", "y[i] = a * x[i] + b[i]")
+    axpb(queue, y_dev, x_dev, numpy.float32(0.5), b_dev)
+    # 0.5 x is exact: one rounding in the sum, contracted or not.
+    numpy.testing.assert_array_equal(y_dev.get(queue), numpy.float32(0.5) * x + b)
+    with pytest.raises(kjarni.ArgumentError):
+        axpb(queue, y_dev, x_dev, 0.5, b_dev)
