@@ -45,7 +45,8 @@ public:
     /// An event marking everything enqueued so far.
     Event record_event() const;
     Event record_event(const EventFlags& flags) const;
-    /// Whether everything enqueued so far is done; never blocks (PyCUDA's Stream.is_done).
+    /// Whether everything enqueued so far is done, without waiting for it (PyCUDA's Stream.is_done):
+    /// CUDA asks the stream; OpenCL enqueues a marker and watches it for at most 2 ms.
     bool is_done() const;
     /// The priority the queue was made with.
     int priority() const noexcept { return priority_; }

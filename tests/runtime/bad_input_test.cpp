@@ -61,7 +61,11 @@ void check_catalogue(const std::vector<BadInput>& cases) {
                 continue;
             }
             if (const auto* argument = dynamic_cast<const ArgumentError*>(&e)) {
-                EXPECT_EQ(argument->argument(), c.culprit) << c.what << ": " << e.what();
+                // "argument 0 ('y')" names the parameter where the API reports names (OpenCL);
+                // CUDA reports none, and then "argument 0" is the whole name.
+                const std::string unnamed = c.culprit.substr(0, c.culprit.find(" ('"));
+                EXPECT_TRUE(argument->argument() == c.culprit || argument->argument() == unnamed)
+                    << c.what << ": " << argument->argument() << " instead of " << c.culprit << ": " << e.what();
             } else {
                 EXPECT_NE(std::string(e.what()).find(c.culprit), std::string::npos)
                     << c.what << ": the message does not name '" << c.culprit << "': " << e.what();

@@ -1,5 +1,8 @@
 #include "backend/opencl/opencl_queue.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include "backend/opencl/opencl_error.hpp"
 #include "backend/opencl/opencl_platform.hpp"
 
@@ -81,6 +84,17 @@ std::shared_ptr<Event> OpenClQueue::record_event() {
     auto result = std::make_shared<OpenClEvent>(context_, Handle<cl_event>(event));
     check(cl().clFlush(queue_.get()), "clFlush");
     return result;
+}
+
+bool OpenClQueue::is_done() {
+    constexpr auto idle_answer_wait = std::chrono::milliseconds(2);
+    const std::shared_ptr<Event> marker = record_event();
+    const auto give_up = std::chrono::steady_clock::now() + idle_answer_wait;
+    while (!marker->is_complete()) {
+        if (std::chrono::steady_clock::now() >= give_up) return false;
+        std::this_thread::yield();
+    }
+    return true;
 }
 
 void OpenClQueue::wait_for(Event& event) {

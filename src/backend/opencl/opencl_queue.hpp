@@ -33,6 +33,10 @@ public:
     std::size_t device_index() const override { return device_index_; }
     void synchronize() override;
     std::shared_ptr<Event> record_event() override;
+    /// OpenCL cannot ask a queue whether it is idle: a marker is enqueued, flushed and watched for
+    /// at most idle_answer_wait. NVIDIA's driver takes tens of microseconds to complete a marker on
+    /// an idle queue, so without the wait a queue that is done would read as busy.
+    bool is_done() override;
     void wait_for(Event& event) override;
     void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool blocking) override;
     void read(void* dst, Buffer& src, std::size_t src_offset, std::size_t size, bool blocking) override;
