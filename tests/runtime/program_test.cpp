@@ -245,7 +245,9 @@ TEST(MultiDevicePrograms, OneLaunchOnAMultiQueueWithPerDeviceArguments) {
     Context* context = shared_multi_device_context();
     if (context == nullptr) GTEST_SKIP() << "no platform with two selected devices";
     const BoundMultiDevice devices = context->devices();
-    Program program(devices, scale_source, ProgramOptions{false, false, {"-DVALUE=1"}, {}, false, {}});
+    ProgramOptions options;
+    options.compiler_options = {"-DVALUE=1"};
+    Program program(devices, scale_source, options);
     const MultiQueue mq = MultiQueue::on_devices(devices);
     const std::size_t n = 512;
     PerDevice<Buffer> xs, ys;
