@@ -92,7 +92,7 @@ void bind_context(nb::module_& m) {
         .def(nb::init<const BoundDevice&>(), nb::arg("device"))
         .def_prop_ro("device", &Queue::device)
         .def("synchronize", &Queue::synchronize, nb::call_guard<nb::gil_scoped_release>())
-        .def("record_event", &Queue::record_event)
+        .def("record_event", nb::overload_cast<>(&Queue::record_event, nb::const_))
         .def("wait_for", &Queue::wait_for, nb::arg("event"))
         .def_prop_ro("native_handle", &Queue::native_handle, "The CUstream / cl_command_queue, as an int.")
         .def("__eq__", [](const Queue& a, const Queue& b) { return a == b; })
