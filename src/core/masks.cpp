@@ -1,5 +1,6 @@
 #include "core/masks.hpp"
 
+#include <algorithm>
 #include <regex>
 #include <string>
 
@@ -13,12 +14,56 @@ namespace {
 /// pattern, never this long in earnest.
 constexpr std::size_t max_mask_length = 1024;
 
+/// libstdc++'s regex compiler reads a repetition count or a back-reference number into a `long`
+/// without an overflow check (undefined behaviour, found by fuzz/selector_fuzzer.cpp), and expands a
+/// count into that many copies of its automaton, so "(a{999}){999}" alone costs a million states.
+/// The product of every count in a mask bounds the states any nesting could make.
+constexpr long max_repetition_product = 4096;
+
+/// The number of decimal digits starting at `pos`.
+std::size_t digit_run(const std::string& text, std::size_t pos) {
+    std::size_t end = pos;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    return end - pos;
+}
+
+void check_numbers(const std::string& mask, const char* which) {
+    const auto refuse = [&](const std::string& why) {
+        throw ArgumentError(which, "'" + mask + "' " + why);
+    };
+    long product = 1;
+    for (std::size_t i = 0; i < mask.size(); ++i) {
+        if (mask[i] == '\\') {
+            if (digit_run(mask, i + 1) > 2) refuse("has a back-reference number of more than two digits");
+            ++i;  // the escaped character is literal
+        } else if (mask[i] == '{') {
+            std::size_t pos = i + 1;
+            for (int bound = 0; bound < 2; ++bound) {
+                const std::size_t digits = digit_run(mask, pos);
+                if (digits > 4) refuse("has a repetition count of more than four digits");
+                if (digits > 0) {
+                    const long count = std::stol(mask.substr(pos, digits));
+                    product *= std::max(count, 1L);
+                    if (product > max_repetition_product) {
+                        refuse("repeats more than " + std::to_string(max_repetition_product) +
+                               " times in all (the product of its repetition counts)");
+                    }
+                }
+                pos += digits;
+                if (pos >= mask.size() || mask[pos] != ',') break;
+                ++pos;
+            }
+        }
+    }
+}
+
 bool any_matches(const std::string& name, const std::vector<std::string>& masks, const char* which) {
     for (const std::string& mask : masks) {
         if (mask.size() > max_mask_length) {
             throw ArgumentError(which, "a mask of " + std::to_string(mask.size()) + " characters is longer than " +
                                            std::to_string(max_mask_length));
         }
+        check_numbers(mask, which);
         try {
             // __polynomial (libstdc++'s breadth-first matcher): time polynomial in the name's length
             // whatever the mask; the default backtracking matcher hangs on masks such as ".*?*" or

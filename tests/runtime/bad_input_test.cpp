@@ -127,6 +127,16 @@ TEST_P(BadInputs, Discovery) {
             filter.include_masks = {"(a)\\1"};
             Device::all_filtered(platform, filter);
         }),
+        bad<ArgumentError>("a device mask whose repetition count overflows", "include_masks", [&] {
+            DeviceFilter filter;
+            filter.include_masks = {"a{99999999999999999999}"};
+            Device::all_filtered(platform, filter);
+        }),
+        bad<ArgumentError>("a device mask with nested repetitions of a million states", "exclude_masks", [&] {
+            DeviceFilter filter;
+            filter.exclude_masks = {"(a{999}){999}"};
+            Device::all_filtered(platform, filter);
+        }),
         bad<ArgumentError>("a context over no devices", "devices",
                            [] { Context::from_devices(std::span<const Device>{}); }),
         bad<ArgumentError>("a bound device past the context's", "index",
