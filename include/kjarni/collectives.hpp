@@ -33,8 +33,20 @@
 // communicator with another queue of its device for the calls made through it. One communicator
 // takes one call at a time (as an NCCL communicator does): calls from several threads at once must
 // be serialized by the caller. kjarni has no bfloat16, so neither do its collectives.
+//
+// Failures. A rank that dies or stops calling leaves NCCL's other ranks waiting forever, in the
+// initialization or inside the kernels of a collective. So every communicator has a timeout: its
+// initialization gives PeerError when the clique is not complete within it, and `wait` (which
+// returns when the communicator's queue is done) gives PeerError when a rank reports an error or the
+// work is not done within it. Either way the communicator is aborted (ncclCommAbort, which also
+// stops its spinning kernels): every later call gives PeerError, and its arrays may hold partial
+// results. Waiting for the queue by other means (Queue::synchronize) waits without a limit. The
+// default is ten minutes (PyTorch's for NCCL process groups): long enough for the initialization of
+// a large clique; a timeout of milliseconds::max() makes a blocking NCCL communicator, the only kind
+// NCCL older than 2.14 has. The fallback engine's waits are bounded by its rendezvous' timeout.
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -81,20 +93,26 @@ class CommEngine;
 
 class Communicator {
 public:
+    static constexpr std::chrono::milliseconds default_timeout{std::chrono::minutes(10)};
+
     /// Collective over the `count` ranks of the clique: every rank calls it with its own `rank`
     /// (0 <= rank < count, each once) and its queue. A fallback id joins ranks of this process only
-    /// (threads); across processes use from_rendezvous. NCCL: ncclCommInitRank.
-    Communicator(const Queue& queue, const CliqueId& id, int count, int rank);
+    /// (threads); across processes use from_rendezvous. NCCL: ncclCommInitRankConfig, non-blocking,
+    /// PeerError when the clique is not complete within `timeout` (see the top of the file).
+    Communicator(const Queue& queue, const CliqueId& id, int count, int rank,
+                 std::chrono::milliseconds timeout = default_timeout);
     /// Collective over the ranks of the rendezvous: rank 0 makes the clique id and broadcasts it
     /// through `rendezvous`; the fallback engine keeps using `rendezvous` (which must then outlive
     /// the communicator) to move its bytes. `automatic` takes NCCL when every rank can and every
     /// rank has a GPU of its own (NCCL cannot put two ranks on one device), the fallback otherwise.
     static Communicator from_rendezvous(const Queue& queue, Rendezvous& rendezvous,
-                                        CollectiveEngine engine = CollectiveEngine::automatic);
+                                        CollectiveEngine engine = CollectiveEngine::automatic,
+                                        std::chrono::milliseconds timeout = default_timeout);
     /// One communicator per queue of `queues`, rank i on queues.queues()[i], all made by this
     /// thread (ncclCommInitAll's job). The fallback's ranks meet in this process.
     static std::vector<Communicator> create_all(const MultiQueue& queues,
-                                                CollectiveEngine engine = CollectiveEngine::automatic);
+                                                CollectiveEngine engine = CollectiveEngine::automatic,
+                                                std::chrono::milliseconds timeout = default_timeout);
 
     int rank() const noexcept;
     int count() const noexcept;
@@ -103,6 +121,14 @@ public:
     const Queue& queue() const noexcept { return queue_; }
     /// The same communicator, its calls enqueued on `queue` (ArgumentError unless on its device).
     Communicator on(const Queue& queue) const;
+
+    /// Returns when everything enqueued on the communicator's queue is done. PeerError, the
+    /// communicator aborted, when a rank reports an error or `timeout` passes first.
+    void wait(std::chrono::milliseconds timeout = default_timeout) const;
+    /// Ends the communicator at once on this rank (the other ranks' waits then fail or time out):
+    /// its enqueued collectives stop, and every later call gives PeerError. Idempotent.
+    void abort() const;
+    bool aborted() const noexcept;
 
     /// Every rank's `src` combined by `op`, on every rank. `dest` may be `src` (in place).
     void all_reduce(const Array& src, const Array& dest, ReduceOp op = ReduceOp::sum) const;
@@ -134,6 +160,8 @@ public:
 
 private:
     Communicator(Queue queue, std::shared_ptr<detail::CommEngine> engine);
+    /// The engine, or PeerError when it was aborted.
+    detail::CommEngine& live() const;
     friend struct CommunicatorAccess;
 
     Queue queue_;

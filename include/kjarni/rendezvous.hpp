@@ -17,7 +17,9 @@
 
 namespace kjarni {
 
-/// A peer of a rendezvous did not answer in time, closed its connection or could not be reached.
+/// A peer of a rendezvous did not answer in time, closed its connection or could not be reached; or
+/// the collectives of a communicator failed on some rank or did not finish in time (the
+/// communicator is then aborted).
 class PeerError : public Error {
 public:
     PeerError(int peer, const std::string& reason);

@@ -4,8 +4,11 @@
 // checked the operands and flattened them: every Array here is one-dimensional, C-contiguous, on the
 // queue's device, of a dtype NCCL has, and of the sizes the public header states; none is empty.
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -37,6 +40,25 @@ public:
     virtual void all_to_all(const Queue& queue, const Array& src, const Array& dst) = 0;
     virtual void send(const Queue& queue, const Array& src, int peer) = 0;
     virtual void recv(const Queue& queue, const Array& dst, int peer) = 0;
+
+    /// Returns when the work enqueued on `queue` is done; PeerError (the engine aborted) when a rank
+    /// reports an error or `timeout` passes first.
+    virtual void wait(const Queue& queue, std::chrono::milliseconds timeout) = 0;
+
+    /// Stops the engine for good, `why` kept for the errors of later calls; the first abort counts.
+    void abort(const std::string& why);
+    bool aborted() const noexcept { return aborted_.load(); }
+    /// PeerError naming why the engine was aborted, if it was.
+    void require_alive() const;
+
+protected:
+    /// What an engine frees or cancels when aborted (NCCL: ncclCommAbort); called once.
+    virtual void on_abort() {}
+
+private:
+    std::atomic<bool> aborted_{false};
+    mutable std::mutex why_mutex_;
+    std::string why_;
 };
 
 /// One rank's operands in a call over every part of a MultiArray.
@@ -63,8 +85,12 @@ void run_local_fallback(Collective collective, const std::vector<RankOperands>& 
 bool nccl_available(const Queue& queue);
 /// UnsupportedError (naming libnccl.so.2 and why) unless NCCL can run on the queue's device.
 void require_nccl(const Queue& queue);
-std::shared_ptr<CommEngine> make_nccl_engine(const Queue& queue, const CliqueId& id, int count, int rank);
-std::vector<std::shared_ptr<CommEngine>> make_all_nccl_engines(const MultiQueue& queues);
+/// `timeout` bounds the initialization (PeerError, the communicator aborted, when it passes) and
+/// every later wait for NCCL; milliseconds::max() makes a blocking communicator that waits forever.
+std::shared_ptr<CommEngine> make_nccl_engine(const Queue& queue, const CliqueId& id, int count, int rank,
+                                             std::chrono::milliseconds timeout);
+std::vector<std::shared_ptr<CommEngine>> make_all_nccl_engines(const MultiQueue& queues,
+                                                               std::chrono::milliseconds timeout);
 /// A new ncclUniqueId's bytes (UnsupportedError as above).
 CliqueId new_nccl_clique_id();
 /// Runs `body` (NCCL calls of several ranks) between ncclGroupStart and ncclGroupEnd.

@@ -14,6 +14,22 @@
 
 namespace kjarni {
 
+namespace {
+
+/// Runs `call` on `engine`; a PeerError (a rank died or timed out) aborts the engine first, so that
+/// every engine ends the same way: later calls give PeerError at once.
+template <class Call>
+void guarded(detail::CommEngine& engine, Call&& call) {
+    try {
+        call(engine);
+    } catch (const PeerError& error) {
+        engine.abort(error.what());
+        throw;
+    }
+}
+
+}  // namespace
+
 using detail::check_operand;
 using detail::check_rank;
 using detail::check_same_dtype;
@@ -23,16 +39,23 @@ using detail::flat;
 Communicator::Communicator(Queue queue, std::shared_ptr<detail::CommEngine> engine)
     : queue_(std::move(queue)), engine_(std::move(engine)) {}
 
-Communicator::Communicator(const Queue& queue, const CliqueId& id, int count, int rank) : queue_(queue) {
+Communicator::Communicator(const Queue& queue, const CliqueId& id, int count, int rank,
+                           std::chrono::milliseconds timeout)
+    : queue_(queue) {
+    if (timeout <= std::chrono::milliseconds::zero())
+        throw ArgumentError("timeout", fmt::format("is {} ms; it must be positive", timeout.count()));
     if (count < 1) throw ArgumentError("count", fmt::format("is {}; a clique has at least one rank", count));
     check_rank(rank, "rank", count);
     if (id.engine() == CollectiveEngine::fallback)
         engine_ = detail::make_ring_engine(detail::join_local_clique(id, count, rank));
     else
-        engine_ = detail::make_nccl_engine(queue, id, count, rank);
+        engine_ = detail::make_nccl_engine(queue, id, count, rank, timeout);
 }
 
-Communicator Communicator::from_rendezvous(const Queue& queue, Rendezvous& rendezvous, CollectiveEngine engine) {
+Communicator Communicator::from_rendezvous(const Queue& queue, Rendezvous& rendezvous, CollectiveEngine engine,
+                                           std::chrono::milliseconds timeout) {
+    if (timeout <= std::chrono::milliseconds::zero())
+        throw ArgumentError("timeout", fmt::format("is {} ms; it must be positive", timeout.count()));
     // NCCL only if every rank can run it (automatic) or was told to: the ranks agree first, then rank 0
     // makes an id of that kind. NCCL also needs a GPU of its own for every rank (two ranks on one
     // device make ncclCommInitRank fail on one rank and wait forever on the others), so each rank
@@ -58,19 +81,22 @@ Communicator Communicator::from_rendezvous(const Queue& queue, Rendezvous& rende
     }
     const CliqueId id = CliqueId::from_bytes(bytes);
     if (id.engine() == CollectiveEngine::nccl)
-        return {queue, detail::make_nccl_engine(queue, id, rendezvous.count(), rendezvous.rank())};
+        return {queue, detail::make_nccl_engine(queue, id, rendezvous.count(), rendezvous.rank(), timeout)};
     // The fallback moves its bytes through the user's rendezvous, which outlives the communicator.
     return {queue, detail::make_ring_engine(std::shared_ptr<Rendezvous>(&rendezvous, [](Rendezvous*) {}))};
 }
 
-std::vector<Communicator> Communicator::create_all(const MultiQueue& queues, CollectiveEngine engine) {
+std::vector<Communicator> Communicator::create_all(const MultiQueue& queues, CollectiveEngine engine,
+                                                  std::chrono::milliseconds timeout) {
+    if (timeout <= std::chrono::milliseconds::zero())
+        throw ArgumentError("timeout", fmt::format("is {} ms; it must be positive", timeout.count()));
     const auto& list = queues.queues();
     bool nccl = engine == CollectiveEngine::nccl;
     if (engine == CollectiveEngine::automatic)
         nccl = std::all_of(list.begin(), list.end(), [](const Queue& q) { return detail::nccl_available(q); });
     std::vector<Communicator> comms;
     if (nccl) {
-        const auto engines = detail::make_all_nccl_engines(queues);
+        const auto engines = detail::make_all_nccl_engines(queues, timeout);
         for (std::size_t i = 0; i < list.size(); ++i) comms.push_back(Communicator(list[i], engines[i]));
         return comms;
     }
@@ -83,6 +109,21 @@ std::vector<Communicator> Communicator::create_all(const MultiQueue& queues, Col
 int Communicator::rank() const noexcept { return engine_->rank(); }
 int Communicator::count() const noexcept { return engine_->count(); }
 std::string Communicator::engine() const { return engine_->name(); }
+
+void Communicator::wait(std::chrono::milliseconds timeout) const {
+    if (timeout < std::chrono::milliseconds::zero())
+        throw ArgumentError("timeout", fmt::format("is {} ms; it must not be negative", timeout.count()));
+    guarded(live(), [&](detail::CommEngine& engine) { engine.wait(queue_, timeout); });
+}
+
+void Communicator::abort() const { engine_->abort("abort() was called on rank " + std::to_string(rank())); }
+
+bool Communicator::aborted() const noexcept { return engine_->aborted(); }
+
+detail::CommEngine& Communicator::live() const {
+    engine_->require_alive();
+    return *engine_;
+}
 
 Communicator Communicator::on(const Queue& queue) const {
     if (!(queue.device() == queue_.device()))
@@ -97,7 +138,7 @@ void Communicator::all_reduce(const Array& src, const Array& dest, ReduceOp op) 
     check_same_dtype(dest, "dest", src, "src");
     check_size(dest, "dest", src.size(), "the size of src");
     if (src.size() == 0) return;
-    engine_->all_reduce(queue_, flat(src), flat(dest), op);
+    guarded(live(), [&](detail::CommEngine& engine) { engine.all_reduce(queue_, flat(src), flat(dest), op); });
 }
 
 Array Communicator::all_reduce(const Array& src, ReduceOp op) const {
@@ -116,7 +157,8 @@ void Communicator::reduce(const Array& src, const Array& dest, ReduceOp op, int 
         check_size(dest, "dest", src.size(), "the size of src");
     }
     if (src.size() == 0) return;
-    engine_->reduce(queue_, flat(src), rank() == root ? flat(dest) : flat(src), op, root);
+    const Array& target = rank() == root ? dest : src;
+    guarded(live(), [&](detail::CommEngine& engine) { engine.reduce(queue_, flat(src), flat(target), op, root); });
 }
 
 std::optional<Array> Communicator::reduce(const Array& src, ReduceOp op, int root) const {
@@ -135,7 +177,7 @@ void Communicator::broadcast(const Array& array, int root) const {
     check_operand(array, "array", queue_.device());
     check_rank(root, "root", count());
     if (array.size() == 0) return;
-    engine_->broadcast(queue_, flat(array), root);
+    guarded(live(), [&](detail::CommEngine& engine) { engine.broadcast(queue_, flat(array), root); });
 }
 
 void Communicator::all_gather(const Array& src, const Array& dest) const {
@@ -144,7 +186,7 @@ void Communicator::all_gather(const Array& src, const Array& dest) const {
     check_same_dtype(dest, "dest", src, "src");
     check_size(dest, "dest", src.size() * static_cast<std::size_t>(count()), "count times the size of src");
     if (src.size() == 0) return;
-    engine_->all_gather(queue_, flat(src), flat(dest));
+    guarded(live(), [&](detail::CommEngine& engine) { engine.all_gather(queue_, flat(src), flat(dest)); });
 }
 
 Array Communicator::all_gather(const Array& src, int nd_up) const {
@@ -174,7 +216,7 @@ void Communicator::reduce_scatter(const Array& src, const Array& dest, ReduceOp 
         throw ArgumentError("src", fmt::format("has {} elements, not a multiple of the count {}", src.size(), count()));
     check_size(dest, "dest", src.size() / static_cast<std::size_t>(count()), "the size of src divided by the count");
     if (dest.size() == 0) return;
-    engine_->reduce_scatter(queue_, flat(src), flat(dest), op);
+    guarded(live(), [&](detail::CommEngine& engine) { engine.reduce_scatter(queue_, flat(src), flat(dest), op); });
 }
 
 Array Communicator::reduce_scatter(const Array& src, ReduceOp op) const {
@@ -196,7 +238,7 @@ void Communicator::all_to_all(const Array& src, const Array& dest) const {
     if (src.base().backend() == dest.base().backend() && src.offset() == dest.offset() && src.base().offset() == dest.base().offset())
         throw ArgumentError("dest", "is src: all_to_all does not work in place");
     if (src.size() == 0) return;
-    engine_->all_to_all(queue_, flat(src), flat(dest));
+    guarded(live(), [&](detail::CommEngine& engine) { engine.all_to_all(queue_, flat(src), flat(dest)); });
 }
 
 Array Communicator::all_to_all(const Array& src) const {
@@ -212,7 +254,7 @@ void Communicator::send(const Array& src, int peer) const {
     check_rank(peer, "peer", count());
     if (peer == rank()) throw ArgumentError("peer", fmt::format("is {}, this communicator's own rank", peer));
     if (src.size() == 0) return;
-    engine_->send(queue_, flat(src), peer);
+    guarded(live(), [&](detail::CommEngine& engine) { engine.send(queue_, flat(src), peer); });
 }
 
 void Communicator::recv(const Array& dest, int peer) const {
@@ -220,7 +262,7 @@ void Communicator::recv(const Array& dest, int peer) const {
     check_rank(peer, "peer", count());
     if (peer == rank()) throw ArgumentError("peer", fmt::format("is {}, this communicator's own rank", peer));
     if (dest.size() == 0) return;
-    engine_->recv(queue_, flat(dest), peer);
+    guarded(live(), [&](detail::CommEngine& engine) { engine.recv(queue_, flat(dest), peer); });
 }
 
 }  // namespace kjarni

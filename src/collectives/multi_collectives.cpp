@@ -18,6 +18,7 @@ namespace detail {
 
 void run_on_all_ranks(Collective collective, const std::vector<RankOperands>& ranks, ReduceOp op, int root) {
     const bool nccl = ranks.front().engine->is_nccl();
+    for (const RankOperands& rank : ranks) rank.engine->require_alive();
     for (const RankOperands& rank : ranks)
         if (rank.engine->is_nccl() != nccl)
             throw ArgumentError("comms", "mixes NCCL and fallback communicators (make them with one create_all)");

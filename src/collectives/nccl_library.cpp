@@ -29,6 +29,7 @@ const Library* load(std::string* failure) {
             return nullptr;
         }
         static_cast<void>(file->load(f.GetLastError, "ncclGetLastError"));
+        static_cast<void>(file->load(f.CommInitRankConfig, "ncclCommInitRankConfig"));
         f.name = file->name();
         if (f.GetVersion(&f.version) != success) f.version = 0;
         return new Library(std::move(f));  // lives for the process, like the library
@@ -44,10 +45,14 @@ const Library& library() {
     return *instance;
 }
 
-void check(Result result, const char* call, Comm comm) {
+void check(Result result, const char* call, Comm comm, std::chrono::milliseconds timeout) {
     const Library& f = library();
     // A non-blocking communicator answers in_progress: its state tells when the call is through.
+    const auto start = std::chrono::steady_clock::now();
     while (result == in_progress && comm != nullptr) {
+        // Compared in milliseconds: the default, milliseconds::max(), overflows in nanoseconds.
+        if (std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start) > timeout)
+            throw TimedOut{call};
         Result state = success;
         const Result asked = f.CommGetAsyncError(comm, &state);
         if (asked != success) {

@@ -3,6 +3,7 @@
 // taken from nccl.h, which a CUDA toolkit need not have: their values are NCCL's ABI (nccl.h of NCCL
 // 2.x: ncclUniqueId is 128 opaque bytes, the enums are ints with these values).
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <type_traits>
@@ -16,6 +17,15 @@ using Comm = struct OpaqueComm*;
 using Stream = struct OpaqueStream*;  // cudaStream_t, which is CUstream
 
 enum Result : int { success = 0, in_progress = 7 };
+
+/// The head of ncclConfig_t, as far as `blocking` (NCCL >= 2.14). NCCL copies min(size, its own
+/// size) bytes of a config and gives every field past them, or newer than `version`, its default.
+struct Config {
+    std::size_t size = sizeof(Config);
+    unsigned int magic = 0xcafebeef;  // NCCL_CONFIG_INITIALIZER's
+    unsigned int version = 21400;     // NCCL_VERSION(2, 14, 0): the fields up to `blocking`
+    int blocking = 1;
+};
 enum DataType : int { int8 = 0, uint8 = 1, int32 = 2, uint32 = 3, int64 = 4, uint64 = 5, float16 = 6, float32 = 7, float64 = 8 };
 enum RedOp : int { sum = 0, prod = 1, max = 2, min = 3, avg = 4 };
 
@@ -25,6 +35,7 @@ enum RedOp : int { sum = 0, prod = 1, max = 2, min = 3, avg = 4 };
     X(CommInitRank, ncclCommInitRank, Result (*)(Comm*, int, UniqueId, int))                                          \
     X(CommFinalize, ncclCommFinalize, Result (*)(Comm))                                                               \
     X(CommDestroy, ncclCommDestroy, Result (*)(Comm))                                                                 \
+    X(CommAbort, ncclCommAbort, Result (*)(Comm))                                                                     \
     X(CommGetAsyncError, ncclCommGetAsyncError, Result (*)(Comm, Result*))                                            \
     X(GetErrorString, ncclGetErrorString, const char* (*)(Result))                                                    \
     X(AllReduce, ncclAllReduce, Result (*)(const void*, void*, std::size_t, DataType, RedOp, Comm, Stream))           \
@@ -43,6 +54,9 @@ struct Library {
 #undef KJARNI_DECLARE
     /// ncclGetLastError (NCCL >= 2.13), nullptr when absent.
     const char* (*GetLastError)(Comm) = nullptr;
+    /// ncclCommInitRankConfig (NCCL >= 2.14), nullptr when absent: without it a communicator is
+    /// made blocking and its initialization cannot time out.
+    Result (*CommInitRankConfig)(Comm*, int, UniqueId, int, Config*) = nullptr;
     std::string name;  // the file loaded
     int version = 0;   // ncclGetVersion's code
 };
@@ -55,7 +69,14 @@ const Library& library();
 
 /// Throws BackendError (api "NCCL", the call, the code, ncclGetErrorString and the communicator's
 /// last error when there is one) unless `result` is success. in_progress (a non-blocking
-/// communicator) asks ncclCommGetAsyncError until the call is done.
-void check(Result result, const char* call, Comm comm = nullptr);
+/// communicator) asks ncclCommGetAsyncError until the call is done; `timeout` bounds that wait
+/// (TimedOut when it passes, the communicator untouched: the caller aborts it).
+void check(Result result, const char* call, Comm comm = nullptr,
+           std::chrono::milliseconds timeout = std::chrono::milliseconds::max());
+
+/// A non-blocking communicator still in progress after the caller's timeout.
+struct TimedOut {
+    const char* call;
+};
 
 }  // namespace kjarni::detail::nccl

@@ -34,6 +34,10 @@ public:
     std::string name() const override { return "fallback"; }
     bool is_nccl() const noexcept override { return false; }
 
+    // Every call of this engine completes before it returns: what is left on the queue is the
+    // caller's own work, and a dead peer has already given PeerError through the rendezvous.
+    void wait(const Queue& queue, std::chrono::milliseconds /*timeout*/) override { queue.synchronize(); }
+
     void all_reduce(const Queue& queue, const Array& src, const Array& dst, ReduceOp op) override {
         const std::size_t size = src.size();
         const auto n = static_cast<std::size_t>(count());

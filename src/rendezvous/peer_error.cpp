@@ -7,8 +7,7 @@
 namespace kjarni {
 
 PeerError::PeerError(int peer, const std::string& reason)
-    : Error(peer >= 0 ? fmt::format("rendezvous peer rank {}: {}", peer, reason)
-                      : fmt::format("rendezvous: {}", reason)),
+    : Error(peer >= 0 ? fmt::format("peer rank {}: {}", peer, reason) : reason),
       peer_(peer) {}
 
 }  // namespace kjarni

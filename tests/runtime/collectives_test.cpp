@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -508,6 +509,57 @@ TEST_P(CollectivesDevice, BadInputNamesTheCulprit) {
             EXPECT_NE(std::string(error.what()).find("libnccl.so.2"), std::string::npos) << error.what();
         }
     }
+}
+
+TEST_P(CollectivesDevice, AbortEndsTheCommunicator) {
+    const std::vector<Communicator> comms = Communicator::create_all(MultiQueue({queue()}));
+    const Communicator& comm = comms[0];
+    const auto values = random_values<float>(256);
+    const Array src = Array::from_host(queue(), HostArray::from(values, {256}));
+    const Array sum = comm.all_reduce(src);
+    comm.wait(std::chrono::seconds(60));
+    expect_bytes_equal(host_vector<float>(sum, queue()), values, "before the abort");
+    EXPECT_FALSE(comm.aborted());
+    comm.abort();
+    comm.abort();  // idempotent
+    EXPECT_TRUE(comm.aborted());
+    const Communicator other_queue = comm.on(Queue(queue().device()));
+    EXPECT_TRUE(other_queue.aborted()) << "the communicator on another queue is the same one";
+    for (const auto& call : std::vector<std::function<void()>>{
+             [&] { comm.all_reduce(src, src); }, [&] { comm.broadcast(src, 0); }, [&] { comm.wait(); },
+             [&] { other_queue.all_gather(src); }}) {
+        try {
+            call();
+            ADD_FAILURE() << "an aborted communicator took a call";
+        } catch (const PeerError& error) {
+            EXPECT_NE(std::string(error.what()).find("abort"), std::string::npos) << error.what();
+        }
+    }
+    try {
+        Communicator(queue(), CliqueId::create(queue(), CollectiveEngine::fallback), 1, 0, std::chrono::milliseconds(0));
+        ADD_FAILURE() << "a timeout of 0 ms";
+    } catch (const ArgumentError& error) {
+        EXPECT_EQ(error.argument(), "timeout") << error.what();
+    }
+}
+
+TEST_P(CollectivesDevice, NcclInitializationWithAMissingRankTimesOut) {
+    // A clique of two whose second rank never comes: NCCL alone would wait forever.
+    if (context().api().id() != ApiId::cuda()) GTEST_SKIP() << "NCCL runs on CUDA devices only";
+    CliqueId id;
+    try {
+        id = CliqueId::create(queue(), CollectiveEngine::nccl);
+    } catch (const UnsupportedError& error) {
+        GTEST_SKIP() << error.what();
+    }
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        Communicator(queue(), id, 2, 0, std::chrono::seconds(3));
+        ADD_FAILURE() << "a clique of two was made by one rank";
+    } catch (const PeerError& error) {
+        EXPECT_NE(std::string(error.what()).find("3000 ms"), std::string::npos) << error.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
 KJARNI_INSTANTIATE_DEVICE_TESTS(CollectivesDevice);
