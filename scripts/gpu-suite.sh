@@ -71,6 +71,21 @@ if [ "$mode" = "--multi-gpu" ]; then
   KJARNI_BENCH_COLL_MIN=1G KJARNI_BENCH_COLL_MAX=1G timeout 90 "$coll" \
     --benchmark_filter='cuda/' --benchmark_counters_tabular=true >>"$out/collectives.txt" 2>&1
   echo "collectives bench (1G) rc=$?" >>"$summary"
+  # One process per GPU under mpirun (NCCL's usual deployment): the bench beside NCCL called
+  # directly, then the collectives peer's checks and its dead-rank test through CUDA.
+  gpus=$(nvidia-smi -L | wc -l)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  mpi=(mpirun -np "$gpus" --oversubscribe --mca btl self,vader -x KJARNI_MASTER_PORT=29671)
+  KJARNI_BENCH_DEVICES=cuda KJARNI_BENCH_COLL_MIN=1M KJARNI_BENCH_COLL_MAX=1G KJARNI_BENCH_COLL_FACTOR=32 \
+    KJARNI_BENCH_REPS=7 timeout 150 "${mpi[@]}" -x KJARNI_BENCH_DEVICES -x KJARNI_BENCH_COLL_MIN -x KJARNI_BENCH_COLL_MAX \
+    -x KJARNI_BENCH_COLL_FACTOR -x KJARNI_BENCH_REPS "$build/bench/kjarni_bench_collectives_ranks" \
+    --json="$out/collectives-ranks.json" >"$out/collectives-ranks.txt" 2>&1
+  echo "collectives bench, one process per GPU rc=$?" >>"$summary"
+  for peer_mode in check exit_early; do
+    KJARNI_TEST=cuda KJARNI_TEST_TIMEOUT_MS=20000 timeout 120 "${mpi[@]}" -x KJARNI_TEST -x KJARNI_TEST_TIMEOUT_MS \
+      "$build/tests/kjarni_collectives_peer" "$peer_mode" >"$out/collectives-peer-$peer_mode.txt" 2>&1
+    echo "collectives peer $peer_mode under mpirun (CUDA) rc=$?" >>"$summary"
+  done
   # The two suites share the GPUs (each uses a fraction of their memory); the benchmarks are done.
   limit=${KJARNI_SUITE_SECONDS:-300}
   KJARNI_TEST=cuda timeout "$limit" "$build/tests/kjarni_tests" >"$out/tests-cuda.log" 2>&1 &
@@ -84,6 +99,7 @@ if [ "$mode" = "--multi-gpu" ]; then
   done
   cat "$summary" "$out/multi-gpu.md"
   grep -E "^(all_reduce|all_gather|reduce_scatter|broadcast)/" "$out/collectives.txt"
+  cat "$out/collectives-ranks.txt" "$out"/collectives-peer-*.txt
   exit 0
 fi
 if [ "$mode" != "--bench" ]; then
