@@ -1,5 +1,8 @@
 // Cost of making a Program: a hit in the context's memory cache, a hit in the disk cache from a
 // fresh process (module load included), and a cold compile. On the first device of every platform.
+// A disk-cache hit in this process (a new Context each time, so that its memory cache is empty)
+// is set beside the raw load of the same binary in the same run: clCreateProgramWithBinary plus
+// clBuildProgram on OpenCL, cuModuleLoadData on CUDA (variant raw_load_binary, the baseline).
 //
 //   kjarni_bench_programs --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
@@ -13,8 +16,16 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "kjarni/kjarni.hpp"
+
+#ifdef KJARNI_BENCH_RAW_OPENCL
+#include <CL/cl.h>
+#endif
+#ifdef KJARNI_BENCH_RAW_CUDA
+#include "raw_cuda.hpp"
+#endif
 
 namespace {
 
@@ -64,6 +75,75 @@ void disk_hit_fresh_process(benchmark::State& state, std::string api, std::size_
     }
 }
 
+/// A disk-cache hit in this process: every iteration makes a new Context (not timed), whose memory
+/// cache is empty, then times the Program.
+void disk_hit(benchmark::State& state, std::string api, std::size_t platform) {
+    const kjarni::Device device = device_of(api, platform);
+    {
+        const auto context = kjarni::Context::from_devices(device);
+        const kjarni::Program populate(context.devices()[0], source);  // ensures the disk entry
+    }
+    for (auto _ : state) {
+        const auto context = kjarni::Context::from_devices(device);
+        const auto start = std::chrono::steady_clock::now();
+        const kjarni::Program program(context.devices()[0], source);
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+        state.SetIterationTime(elapsed.count());
+    }
+}
+
+/// The raw driver's load of the binary a disk-cache hit loads, in a new Context each time as above.
+void raw_load_binary(benchmark::State& state, std::string api, std::size_t platform) {
+    const kjarni::Device device = device_of(api, platform);
+    std::vector<std::byte> binary;
+    {
+        const auto context = kjarni::Context::from_devices(device);
+        binary = kjarni::Program(context.devices()[0], source).binary(context.devices()[0]);
+    }
+    for (auto _ : state) {
+        const auto context = kjarni::Context::from_devices(device);
+        double seconds = 0;
+#ifdef KJARNI_BENCH_RAW_OPENCL
+        if (context.api().id() == kjarni::ApiId::opencl()) {
+            auto cl_ctx = reinterpret_cast<cl_context>(context.native_handle());
+            auto cl_dev = reinterpret_cast<cl_device_id>(context.devices()[0].device().native_handle());
+            const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+            const std::size_t size = binary.size();
+            const auto start = std::chrono::steady_clock::now();
+            cl_int status = CL_SUCCESS, error = CL_SUCCESS;
+            cl_program program = clCreateProgramWithBinary(cl_ctx, 1, &cl_dev, &size, &bytes, &status, &error);
+            if (error == CL_SUCCESS) error = clBuildProgram(program, 1, &cl_dev, "-cl-kernel-arg-info", nullptr, nullptr);
+            const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+            seconds = elapsed.count();
+            if (program != nullptr) clReleaseProgram(program);
+            if (error != CL_SUCCESS) state.SkipWithError(fmt::format("OpenCL error {}", error).c_str());
+        }
+#endif
+#ifdef KJARNI_BENCH_RAW_CUDA
+        if (context.api().id() == kjarni::ApiId::cuda()) {
+            const kjarni_bench::RawCuda* cu = kjarni_bench::raw_cuda();
+            if (cu == nullptr) {
+                state.SkipWithError("libcuda's functions could not be loaded");
+                break;
+            }
+            cu->set_current(reinterpret_cast<CUcontext>(context.native_handle()));
+            CUmodule module = nullptr;
+            const auto start = std::chrono::steady_clock::now();
+            const CUresult result = cu->module_load_data(&module, binary.data());
+            const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+            seconds = elapsed.count();
+            if (module != nullptr) cu->module_unload(module);
+            if (result != CUDA_SUCCESS) state.SkipWithError(fmt::format("CUDA error {}", static_cast<int>(result)).c_str());
+        }
+#endif
+        if (seconds == 0) {
+            state.SkipWithError("no raw baseline for this API in this build");
+            break;
+        }
+        state.SetIterationTime(seconds);
+    }
+}
+
 int disk_hit_child(const char* api, const char* platform) {
     const auto context = kjarni::Context::from_devices(device_of(api, std::stoul(platform)));
     const auto start = std::chrono::steady_clock::now();
@@ -89,6 +169,16 @@ int main(int argc, char** argv) {
                                          disk_hit_fresh_process, api.shortcut(), p)
                 ->UseManualTime()
                 ->Iterations(5)
+                ->Unit(benchmark::kMicrosecond);
+            // The pair compared in one run (interleave with --benchmark_enable_random_interleaving).
+            benchmark::RegisterBenchmark(("program_disk_hit/kjarni/" + tag).c_str(), disk_hit, api.shortcut(), p)
+                ->UseManualTime()
+                ->Iterations(20)
+                ->Unit(benchmark::kMicrosecond);
+            benchmark::RegisterBenchmark(("program_disk_hit/raw_load_binary/" + tag).c_str(), raw_load_binary,
+                                         api.shortcut(), p)
+                ->UseManualTime()
+                ->Iterations(20)
                 ->Unit(benchmark::kMicrosecond);
             benchmark::RegisterBenchmark(("program/cold_compile/" + tag).c_str(), cold_compile, api.shortcut(), p)
                 ->Iterations(5)

@@ -27,6 +27,8 @@ struct RawCuda {
     decltype(&::cuEventCreate) event_create = nullptr;
     decltype(&::cuEventRecord) event_record = nullptr;
     decltype(&::cuEventDestroy_v2) event_destroy = nullptr;
+    decltype(&::cuModuleLoadData) module_load_data = nullptr;
+    decltype(&::cuModuleUnload) module_unload = nullptr;
 };
 
 /// The table, loaded once; nullptr when libcuda or any of the functions is missing.
@@ -53,12 +55,14 @@ inline const RawCuda* raw_cuda() {
         load(t.event_create, "cuEventCreate");
         load(t.event_record, "cuEventRecord");
         load(t.event_destroy, "cuEventDestroy_v2");
+        load(t.module_load_data, "cuModuleLoadData");
+        load(t.module_unload, "cuModuleUnload");
         return t;
     }();
     const bool complete = table.set_current && table.synchronize && table.launch && table.alloc && table.free &&
                           table.alloc_async && table.free_async && table.host_alloc && table.free_host &&
                           table.copy_to_device && table.copy_to_host && table.event_create && table.event_record &&
-                          table.event_destroy;
+                          table.event_destroy && table.module_load_data && table.module_unload;
     return complete ? &table : nullptr;
 }
 
