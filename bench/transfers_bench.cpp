@@ -6,7 +6,10 @@
 //    blocking clEnqueueWrite/ReadBuffer from it), raw pinned (CUDA: cuMemHostAlloc; OpenCL: a
 //    mapped CL_MEM_ALLOC_HOST_PTR buffer) and kjarni from HostMemory; then kjarni from pageable
 //    memory under a few explicit staging settings ("staged_c<chunk MiB>_t<threads>"), to tune the
-//    defaults. The counter GB/s is bytes / time; read it from the median aggregate.
+//    defaults (only with KJARNI_BENCH_TUNE_STAGING=1). The counter GB/s is bytes / time; read it from the median aggregate;
+//  - a sweep of pageable transfers from 4 KiB to that size by factors of 4 ("h2d_sweep_<KiB>",
+//    "d2h_sweep_<KiB>"): kjarni beside the raw pageable call (the baseline) and raw pinned memory,
+//    to see where staging starts to pay (TransferStaging::threshold).
 // Runs on the first device of every available API. Raw OpenCL baselines exist where the bench was
 // linked against libOpenCL, raw CUDA ones where libcuda can be dlopen'ed.
 //
@@ -111,9 +114,9 @@ private:
 enum class Direction { to_device, to_host };
 
 void kjarni_buffer_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction, bool pinned,
-                            std::optional<kjarni::TransferStaging> settings) {
+                            std::optional<kjarni::TransferStaging> settings, std::size_t bytes) {
     const Staging staging(s->context, settings);
-    const std::span<std::byte> host = pinned ? s->pinned.bytes() : std::span<std::byte>(s->pageable);
+    const std::span<std::byte> host = (pinned ? s->pinned.bytes() : std::span<std::byte>(s->pageable)).first(bytes);
     for (auto _ : state) {
         if (direction == Direction::to_device) {
             s->device.set(s->queue, std::span<const std::byte>(host));
@@ -156,8 +159,8 @@ void raw_opencl_big_copy(benchmark::State& state, std::shared_ptr<Setup> s) {
     state.SetBytesProcessed(state.iterations() * 2 * static_cast<std::int64_t>(big_bytes));
 }
 
-void raw_opencl_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction, bool pinned) {
-    const std::size_t n = transfer_bytes();
+void raw_opencl_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction, bool pinned,
+                         std::size_t n) {
     cl_context context = reinterpret_cast<cl_context>(s->context.native_handle());
     cl_mem host_buffer = nullptr;
     void* host = s->pageable.data();
@@ -190,14 +193,14 @@ void raw_opencl_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Dire
 #endif
 
 #ifdef KJARNI_BENCH_RAW_CUDA
-void raw_cuda_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction, bool pinned) {
+void raw_cuda_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction, bool pinned,
+                       std::size_t n) {
     const auto* table = kjarni_bench::raw_cuda();
     if (table == nullptr) {  // registered only where the table loaded; g++ 12 cannot see that
         state.SkipWithError("libcuda's functions are missing");
         return;
     }
     const auto& cu = *table;
-    const std::size_t n = transfer_bytes();
     cu.set_current(reinterpret_cast<CUcontext>(s->context.native_handle(0)));
     void* host = nullptr;
     if (pinned) {
@@ -226,6 +229,27 @@ void raw_cuda_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direct
 }
 #endif
 
+/// The raw pageable and pinned transfers of `bytes` where this build has the API's raw calls.
+void add_raw(const std::string& name, const std::string& tag, const std::shared_ptr<Setup>& setup, Direction direction,
+             std::size_t bytes) {
+    [[maybe_unused]] const auto add = [&](const std::string& variant, auto&&... args) {
+        benchmark::RegisterBenchmark((name + "/" + variant + "/" + tag).c_str(), args...)->UseRealTime();
+    };
+    [[maybe_unused]] const kjarni::ApiId api = setup->context.api().id();
+#ifdef KJARNI_BENCH_RAW_OPENCL
+    if (api == kjarni::ApiId::opencl()) {
+        add("raw_pageable", raw_opencl_transfer, setup, direction, false, bytes);
+        add("raw_pinned", raw_opencl_transfer, setup, direction, true, bytes);
+    }
+#endif
+#ifdef KJARNI_BENCH_RAW_CUDA
+    if (api == kjarni::ApiId::cuda() && kjarni_bench::raw_cuda() != nullptr) {
+        add("raw_pageable", raw_cuda_transfer, setup, direction, false, bytes);
+        add("raw_pinned", raw_cuda_transfer, setup, direction, true, bytes);
+    }
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -248,21 +272,14 @@ int main(int argc, char** argv) {
             auto add = [&](const std::string& variant, auto&&... args) {
                 benchmark::RegisterBenchmark((name + "/" + variant + "/" + tag).c_str(), args...)->UseRealTime();
             };
-            add("kjarni_pageable_buffer", kjarni_buffer_transfer, setup, direction, false, std::nullopt);
+            const std::size_t n = transfer_bytes();
+            add("kjarni_pageable_buffer", kjarni_buffer_transfer, setup, direction, false, std::nullopt, n);
             add("kjarni_pageable_array", kjarni_array_transfer, setup, direction);
-            add("kjarni_pinned_buffer", kjarni_buffer_transfer, setup, direction, true, std::nullopt);
-#ifdef KJARNI_BENCH_RAW_OPENCL
-            if (api.id() == kjarni::ApiId::opencl()) {
-                add("raw_pageable", raw_opencl_transfer, setup, direction, false);
-                add("raw_pinned", raw_opencl_transfer, setup, direction, true);
-            }
-#endif
-#ifdef KJARNI_BENCH_RAW_CUDA
-            if (api.id() == kjarni::ApiId::cuda() && kjarni_bench::raw_cuda() != nullptr) {
-                add("raw_pageable", raw_cuda_transfer, setup, direction, false);
-                add("raw_pinned", raw_cuda_transfer, setup, direction, true);
-            }
-#endif
+            add("kjarni_pinned_buffer", kjarni_buffer_transfer, setup, direction, true, std::nullopt, n);
+            add_raw(name, tag, setup, direction, n);
+            // The staging matrix that chose TransferStaging's defaults: only when asked for (it is long).
+            const char* tune = std::getenv("KJARNI_BENCH_TUNE_STAGING");
+            if (tune != nullptr && *tune != '\0' && *tune != '0')
             for (const std::size_t chunk_mib : {std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
                 for (const unsigned threads : {4U, 8U, 12U}) {
                     for (const bool streaming : {true, false}) {
@@ -272,9 +289,20 @@ int main(int argc, char** argv) {
                                                                .threads = threads,
                                                                .streaming_stores = streaming};
                         add(fmt::format("staged_c{}_t{}{}", chunk_mib, threads, streaming ? "_nt" : ""),
-                            kjarni_buffer_transfer, setup, direction, false, settings);
+                            kjarni_buffer_transfer, setup, direction, false, settings, n);
                     }
                 }
+            }
+            // The sweep: kjarni's pageable transfer (staged from its threshold up, direct below) beside
+            // the raw pageable and pinned calls, for every size from 4 KiB to the transfer size.
+            for (std::size_t bytes = 4096; bytes <= n; bytes *= 4) {
+                const std::string sweep = fmt::format("{}_sweep_{}KiB", direction == Direction::to_device ? "h2d" : "d2h",
+                                                      bytes >> 10);
+                benchmark::RegisterBenchmark((sweep + "/kjarni_pageable/" + tag).c_str(), kjarni_buffer_transfer, setup,
+                                             direction, false, std::nullopt, bytes)
+                    ->UseRealTime();
+                add_raw(sweep, tag, setup, direction, bytes);
+                if (bytes > n / 4) break;
             }
         }
     }
