@@ -279,17 +279,18 @@ int main(int argc, char** argv) {
             add_raw(name, tag, setup, direction, n);
             // The staging matrix that chose TransferStaging's defaults: only when asked for (it is long).
             const char* tune = std::getenv("KJARNI_BENCH_TUNE_STAGING");
-            if (tune != nullptr && *tune != '\0' && *tune != '0')
-            for (const std::size_t chunk_mib : {std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
-                for (const unsigned threads : {4U, 8U, 12U}) {
-                    for (const bool streaming : {true, false}) {
-                        const kjarni::TransferStaging settings{.threshold = 0,
-                                                               .chunk_size = chunk_mib << 20,
-                                                               .slots = 4,
-                                                               .threads = threads,
-                                                               .streaming_stores = streaming};
-                        add(fmt::format("staged_c{}_t{}{}", chunk_mib, threads, streaming ? "_nt" : ""),
-                            kjarni_buffer_transfer, setup, direction, false, settings, n);
+            if (tune != nullptr && *tune != '\0' && *tune != '0') {
+                for (const std::size_t chunk_mib : {std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
+                    for (const unsigned threads : {4U, 8U, 12U}) {
+                        for (const bool streaming : {true, false}) {
+                            const kjarni::TransferStaging settings{.threshold = 0,
+                                                                   .chunk_size = chunk_mib << 20,
+                                                                   .slots = 4,
+                                                                   .threads = threads,
+                                                                   .streaming_stores = streaming};
+                            add(fmt::format("staged_c{}_t{}{}", chunk_mib, threads, streaming ? "_nt" : ""),
+                                kjarni_buffer_transfer, setup, direction, false, settings, n);
+                        }
                     }
                 }
             }
