@@ -45,13 +45,6 @@ public:
                                       std::optional<std::size_t> size = std::nullopt, bool take_ownership = false,
                                       std::shared_ptr<const void> keep_alive = {});
 
-    /// Device memory allocated by someone else (CUDA: a CUdeviceptr of this device, e.g. a CuPy or
-    /// PyTorch tensor's), `size` bytes from `handle`. kjarni never frees it; `owner` (may be null)
-    /// is kept alive as long as any handle to the buffer. UnsupportedError on APIs that cannot
-    /// (OpenCL).
-    static Buffer from_native(const BoundDevice& device, std::uintptr_t handle, std::size_t size,
-                              std::shared_ptr<const void> owner = nullptr);
-
     std::size_t size() const noexcept { return size_; }
     /// Offset in bytes from the start of the allocation this buffer lies in.
     std::size_t offset() const noexcept { return offset_; }

@@ -187,8 +187,10 @@ Array import_cuda(nb::handle capsule, const Queue& queue) {
     layout.strides = strides;
     layout.offset = static_cast<std::size_t>(-low);
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(t->data) + t->byte_offset;
-    const Buffer buffer = Buffer::from_native(device, first - static_cast<std::uintptr_t>(-low),
-                                              static_cast<std::size_t>(high - low), owner);
+    // An empty tensor may have no memory at all (a null data pointer): nothing to share.
+    if (empty) return Array::from_buffer(Buffer::allocate(device, 0), dtype, layout);
+    const Buffer buffer = Buffer::from_backend_buffer(device, first - static_cast<std::uintptr_t>(-low),
+                                                      static_cast<std::size_t>(high - low), false, owner);
     return Array::from_buffer(buffer, dtype, layout);
 }
 

@@ -216,11 +216,6 @@ public:
     virtual std::shared_ptr<Event> create_ipc_event(std::size_t device_index);
     /// Opens an event another process exported (Event::ipc_handle's bytes).
     virtual std::shared_ptr<Event> open_ipc_event(std::size_t device_index, std::span<const std::byte> handle);
-    /// Memory allocated elsewhere (a CUdeviceptr from CuPy, PyTorch, ... in this context's device
-    /// `device_index`), `size` bytes, never freed here; `owner` is kept alive as long as the buffer.
-    /// The default throws UnsupportedError (src/backend/managed_memory_backend.cpp).
-    virtual std::shared_ptr<Buffer> wrap_native(std::size_t device_index, std::uintptr_t handle, std::size_t size,
-                                                std::shared_ptr<const void> owner);
     /// Bytes free on the device right now where the API can tell (CUDA cuMemGetInfo, OpenCL
     /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD); nullopt where it cannot.
     virtual std::optional<std::uint64_t> free_memory(std::size_t /*device_index*/) const { return std::nullopt; }

@@ -30,12 +30,6 @@ Buffer Buffer::allocate(const BoundDevice& device, std::size_t size) {
     return Buffer(device, device.context().backend()->allocate(device.index(), size), 0, size, true);
 }
 
-Buffer Buffer::from_native(const BoundDevice& device, std::uintptr_t handle, std::size_t size,
-                           std::shared_ptr<const void> owner) {
-    return Buffer(device, device.context().backend()->wrap_native(device.index(), handle, size, std::move(owner)), 0,
-                  size);
-}
-
 Buffer Buffer::get_sub_region(std::size_t origin, std::size_t size) const {
     if (origin > size_) {
         throw ArgumentError("origin", fmt::format("{} is past the end of a buffer of {} bytes", origin, size_));

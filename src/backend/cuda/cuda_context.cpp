@@ -129,12 +129,4 @@ std::shared_ptr<Buffer> CudaContext::allocate(std::size_t device_index, std::siz
                                         size);
 }
 
-std::shared_ptr<Buffer> CudaContext::wrap_native(std::size_t device_index, std::uintptr_t handle, std::size_t size,
-                                                 std::shared_ptr<const void> owner) {
-    // CudaBuffer frees nothing when it has an owner: give it one even when the caller has none.
-    if (owner == nullptr) owner = std::make_shared<int>(0);
-    return std::make_shared<CudaBuffer>(std::static_pointer_cast<CudaContext>(shared_from_this()), device_index,
-                                        size, static_cast<CUdeviceptr>(handle), std::move(owner));
-}
-
 }  // namespace kjarni::backend::cuda

@@ -60,8 +60,6 @@ public:
     }
     std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
-    std::shared_ptr<Buffer> wrap_native(std::size_t device_index, std::uintptr_t handle, std::size_t size,
-                                        std::shared_ptr<const void> owner) override;
     /// cuMemHostAlloc with the context of device 0 current (cuda_host_memory.cpp).
     std::shared_ptr<HostAllocation> allocate_host(std::size_t size, HostAllocationFlags flags) override;
     /// cuMemAllocManaged in the context of the device (cuda_managed_memory.cpp).
