@@ -8,6 +8,8 @@
 #   bash scripts/gpu-suite.sh --gpu      # --quick through CUDA and NVIDIA's OpenCL only (no PoCL)
 #   bash scripts/gpu-suite.sh --algorithms  # the algorithm tests through CUDA and NVIDIA's OpenCL,
 #                                           # the algorithm benchmarks and PyTorch/CuPy's same figures
+#   bash scripts/gpu-suite.sh --focus       # build the test binary only, run KJARNI_FOCUS_TESTS (a gtest
+#                                           # filter) through CUDA and NVIDIA's OpenCL: a short call
 #   bash scripts/gpu-suite.sh --multi-gpu   # on a machine with several GPUs: the multi-GPU and the
 #                                           # collectives benchmarks first (alone), then the whole
 #                                           # suite through CUDA and
@@ -22,6 +24,27 @@ mkdir -p "$out"
 source .gpu-deps/unpack-on-gpu.sh
 
 build=build-gpu
+mode=${1:-}
+if [ "$mode" = "--focus" ]; then
+  # A short call: only the test binary and the collectives peer, then the tests KJARNI_FOCUS_TESTS
+  # names (a GoogleTest filter) through CUDA and NVIDIA's OpenCL, and the peer's checks in one
+  # process per rank (two ranks on the one GPU: the fallback engine).
+  { cmake --preset gpu -DCMAKE_PREFIX_PATH="$KJARNI_DEPS" &&
+    cmake --build --preset gpu -j "$(nproc)" --target kjarni_tests kjarni_collectives_peer; } >"$out/build.log" 2>&1 ||
+    { tail -50 "$out/build.log"; exit 1; }
+  for selector in cuda opencl:NVIDIA; do
+    log="$out/focus-${selector%%:*}.log"
+    KJARNI_TEST="$selector" timeout "${KJARNI_FOCUS_SECONDS:-120}" "$build/tests/kjarni_tests" \
+      --gtest_filter="${KJARNI_FOCUS_TESTS:-*}" >"$log" 2>&1
+    printf '%-14s rc=%d  %s | %s\n' "$selector" "$?" "$(grep -E '^\[==========\] [0-9]+ tests' "$log" | tail -1)" \
+      "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')"
+    grep -E '^\[  FAILED  \]' "$log" | head -20
+  done
+  KJARNI_TEST=cuda timeout 60 bash tests/collectives/processes_test.sh "$build/tests/kjarni_collectives_peer" check 2 50 \
+    >"$out/focus-peer.log" 2>&1
+  echo "collectives peer, 2 processes on CUDA: rc=$?"
+  exit 0
+fi
 {
   cmake --preset gpu -DCMAKE_PREFIX_PATH="$KJARNI_DEPS" && cmake --build --preset gpu -j "$(nproc)"
 } >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
@@ -38,7 +61,6 @@ run_suite() {  # name, KJARNI_TEST selector
   printf '%-16s rc=%d  %s | %s\n' "$1" "$rc" "$(grep -E '^\[==========\] [0-9]+ tests' "$log" | tail -1)" \
     "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')" >>"$summary"
 }
-mode=${1:-}
 if [ "$mode" = "--algorithms" ]; then
   filter=${KJARNI_ALGORITHM_TESTS:-'*Expression*:*Elementwise*:*Reduction*:*Scan*:*Blas*:*ArrayOperation*'}
   for selector in cuda opencl:NVIDIA; do
