@@ -8,6 +8,7 @@
 //   4. a StaticKernel over a 2-d virtual grid;
 //   5. a fused expression y = a*x + b, a reduction and a device copy of the same bytes, timed with
 //      events, their bandwidth side by side.
+// An argument names another device, as KJARNI_TEST does: `kjarni_demo opencl:NVIDIA`, `kjarni_demo cuda1`.
 
 #include <fmt/format.h>
 
@@ -209,15 +210,16 @@ bool algorithms(const kjarni::Queue& queue) {
     return ok1 && ok2;
 }
 
-int run() {
+int run(const char* specifier) {
     const auto apis = kjarni::Api::all_available();
     if (apis.empty()) {
         for (const auto& status : kjarni::Api::status()) fmt::print("{}: {}\n", status.id.shortcut(), status.reason);
         fmt::print("no GPU API is available\n");
         return 1;
     }
-    const kjarni::Api& api = apis.front();
-    const kjarni::Context context = kjarni::Context::from_criteria(api);
+    const kjarni::Context context = specifier != nullptr ? kjarni::context_from_specifier(specifier)
+                                                         : kjarni::Context::from_criteria(apis.front());
+    const kjarni::Api api = context.api();
     const kjarni::BoundDevice device = context.devices()[0];
     const auto& params = device.params();
     fmt::print("kjarni {} on {} / {} / {}\n", kjarni::version(), api.shortcut(), context.platform().name(),
@@ -237,9 +239,9 @@ int run() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
     try {
-        return run();
+        return run(argc > 1 ? argv[1] : nullptr);
     } catch (const kjarni::Error& e) {
         fmt::print(stderr, "demo failed: {}\n", e.what());
         return 1;

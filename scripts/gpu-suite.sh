@@ -30,7 +30,8 @@ if [ "$mode" = "--focus" ]; then
   # names (a GoogleTest filter) through CUDA and NVIDIA's OpenCL, and the peer's checks in one
   # process per rank (two ranks on the one GPU: the fallback engine).
   { cmake --preset gpu -DCMAKE_PREFIX_PATH="$KJARNI_DEPS" &&
-    cmake --build --preset gpu -j "$(nproc)" --target kjarni_tests kjarni_collectives_peer; } >"$out/build.log" 2>&1 ||
+    cmake --build --preset gpu -j "$(nproc)" --target kjarni_tests kjarni_collectives_peer kjarni_demo; } \
+    >"$out/build.log" 2>&1 ||
     { tail -50 "$out/build.log"; exit 1; }
   for selector in cuda opencl:NVIDIA; do
     log="$out/focus-${selector%%:*}.log"
@@ -43,6 +44,10 @@ if [ "$mode" = "--focus" ]; then
   KJARNI_TEST=cuda timeout 60 bash tests/collectives/processes_test.sh "$build/tests/kjarni_collectives_peer" check 2 50 \
     >"$out/focus-peer.log" 2>&1
   echo "collectives peer, 2 processes on CUDA: rc=$?"
+  for selector in cuda opencl:NVIDIA; do
+    echo "== demo on $selector"
+    timeout 60 "$build/examples/kjarni_demo" "$selector" 2>&1
+  done
   exit 0
 fi
 {
