@@ -22,9 +22,10 @@
 // arrays compute in numpy's float type for them (float16 for 8-bit, float32 for 16-bit, float64
 // otherwise). minimum and maximum propagate NaN (numpy's, not fmin/fmax).
 //
-// Complex types (complex64, complex128) take + - * / == != abs exp pow where astype; the other
-// functions and orderings are an ArgumentError naming the operation, as are `-` of bool and `%` of
-// complex values. Shapes broadcast by numpy's rules when the tree is built (ArgumentError with both
+// Complex types (complex64, complex128) take + - * / == != abs exp log sqrt sin cos tanh pow where
+// astype, with numpy's principal values and branch cuts (sqrt and log: along the negative real axis,
+// the sign of a zero imaginary part choosing the side); minimum, maximum and the orderings are an
+// ArgumentError naming the operation, as are `-` of bool and `%` of complex values. Shapes broadcast by numpy's rules when the tree is built (ArgumentError with both
 // shapes otherwise); arrays of different contexts or devices are refused at evaluation.
 
 #include <complex>

@@ -123,14 +123,11 @@ Expr make(ExprOp op, std::vector<NodePtr> children) {
             if (complex) node->dtype = real_for(common);
             break;
         case ExprOp::exp:
-            node->compute = node->dtype = detail::float_type_for(common);
-            break;
         case ExprOp::sqrt:
         case ExprOp::log:
         case ExprOp::sin:
         case ExprOp::cos:
         case ExprOp::tanh:
-            if (complex) cannot_take(op, common);
             node->compute = node->dtype = detail::float_type_for(common);
             break;
         case ExprOp::power:

@@ -78,12 +78,12 @@ public:
                 if (floating) return fmt::format("fabs({})", a);
                 if (boolean || !is_signed(t)) return a;
                 return typed(fmt::format("({0} < 0 ? -{0} : {0})", a));
-            case ExprOp::sqrt: return fmt::format("sqrt({})", a);
+            case ExprOp::sqrt: return complex ? fmt::format("kj_csqrt_{}({})", suffix, a) : fmt::format("sqrt({})", a);
             case ExprOp::exp: return complex ? fmt::format("kj_cexp_{}({})", suffix, a) : fmt::format("exp({})", a);
-            case ExprOp::log: return fmt::format("log({})", a);
-            case ExprOp::sin: return fmt::format("sin({})", a);
-            case ExprOp::cos: return fmt::format("cos({})", a);
-            case ExprOp::tanh: return fmt::format("tanh({})", a);
+            case ExprOp::log: return complex ? fmt::format("kj_clog_{}({})", suffix, a) : fmt::format("log({})", a);
+            case ExprOp::sin: return complex ? fmt::format("kj_csin_{}({})", suffix, a) : fmt::format("sin({})", a);
+            case ExprOp::cos: return complex ? fmt::format("kj_ccos_{}({})", suffix, a) : fmt::format("cos({})", a);
+            case ExprOp::tanh: return complex ? fmt::format("kj_ctanh_{}({})", suffix, a) : fmt::format("tanh({})", a);
             case ExprOp::power:
                 if (complex) return fmt::format("kj_cpow_{}({}, {})", suffix, a, b);
                 if (floating) return fmt::format("pow({}, {})", a, b);

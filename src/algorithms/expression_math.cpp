@@ -69,6 +69,30 @@ FUNCTION INLINE {0} kj_cpow_{0}({0} a, {0} b)
     const {1} log_r = log(hypot(a.x, a.y)), theta = atan2(a.y, a.x);
     return kj_cexp_{0}({2}(b.x * log_r - b.y * theta, b.x * theta + b.y * log_r));
 }}
+// The principal values, with C99's (and numpy's) branch cuts along the negative real axis for sqrt
+// and log: the sign of a zero imaginary part picks the side.
+FUNCTION INLINE {0} kj_csqrt_{0}({0} a)
+{{
+    if (a.x == 0 && a.y == 0) return {2}(0, a.y);
+    // t = sqrt((|a| + |a.x|) / 2) never cancels; the other part is a.y / (2 t).
+    const {1} t = sqrt((hypot(a.x, a.y) + fabs(a.x)) * ({1})0.5);
+    if (a.x >= 0) return {2}(t, a.y / (2 * t));
+    return {2}(fabs(a.y) / (2 * t), copysign(t, a.y));
+}}
+FUNCTION INLINE {0} kj_clog_{0}({0} a) {{ return {2}(log(hypot(a.x, a.y)), atan2(a.y, a.x)); }}
+FUNCTION INLINE {0} kj_csin_{0}({0} a) {{ return {2}(sin(a.x) * cosh(a.y), cos(a.x) * sinh(a.y)); }}
+FUNCTION INLINE {0} kj_ccos_{0}({0} a) {{ return {2}(cos(a.x) * cosh(a.y), -(sin(a.x) * sinh(a.y))); }}
+FUNCTION INLINE {0} kj_ctanh_{0}({0} a)
+{{
+    // tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); past |x| = 20 cosh 2x would overflow
+    // float soon after, and the real part is +-1 to within every type's precision.
+    if (fabs(a.x) > 20) {{
+        const {1} e = exp(-2 * fabs(a.x));
+        return {2}(copysign(({1})1, a.x), 4 * sin(a.y) * cos(a.y) * e);
+    }}
+    const {1} d = cosh(2 * a.x) + cos(2 * a.y);
+    return {2}(sinh(2 * a.x) / d, sin(2 * a.y) / d);
+}}
 )",
                        c, r, ctr);
 }
