@@ -269,8 +269,11 @@ public:
     void get(const Queue& queue, std::span<T> dest, bool async = false) const {
         get(queue, HostArray::wrap(dest, shape()), async);
     }
+    /// From a host array of the same shape and dtype (any layout).
     void set(const Queue& queue, const HostArray& source, bool async = false) const;
     /// From another array of the same shape and dtype (any layouts, any device of the context).
+    /// A different dtype is an ArgumentError naming `source`, even of the same item size: a copy
+    /// never converts (astype does).
     void set(const Queue& queue, const Array& source, bool async = false) const;
     template <class T>
     void set(const Queue& queue, std::span<const T> source, bool async = false) const {

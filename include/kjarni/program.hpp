@@ -246,6 +246,7 @@ inline KernelArg pack(const Buffer& buffer, const LaunchTarget&) {
     arg.offset = buffer.offset();
     arg.size = buffer.size();
     arg.device_index = buffer.device().index();
+    arg.context = buffer.device().context().backend().get();
     return arg;
 }
 

@@ -70,6 +70,7 @@ KernelArg whole_allocation(const Array& array) {
     arg.offset = 0;
     arg.size = base.backend()->size();
     arg.device_index = base.device().index();
+    arg.context = base.device().context().backend().get();
     return arg;
 }
 

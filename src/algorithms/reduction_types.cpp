@@ -51,16 +51,17 @@ std::vector<ArrayOperand> check_arguments(const Queue& queue, const std::vector<
     return arrays;
 }
 
-std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std::size_t ndim, const std::string& what) {
+std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std::size_t ndim, const std::string& what,
+                               const char* argument) {
     std::vector<bool> reduced(ndim, !axes.has_value());
     if (!axes) return reduced;
     for (const int axis : *axes) {
         const long long n = static_cast<long long>(ndim);
         if (axis < -n || axis >= n)
-            throw ArgumentError("axes", fmt::format("{}: axis {} is out of range for an array of {} dimensions", what,
+            throw ArgumentError(argument, fmt::format("{}: axis {} is out of range for an array of {} dimensions", what,
                                                     axis, ndim));
         const auto a = static_cast<std::size_t>(axis < 0 ? axis + n : axis);
-        if (reduced[a]) throw ArgumentError("axes", fmt::format("{}: axis {} is repeated", what, axis));
+        if (reduced[a]) throw ArgumentError(argument, fmt::format("{}: axis {} is repeated", what, axis));
         reduced[a] = true;
     }
     return reduced;

@@ -37,8 +37,10 @@ std::vector<ArrayOperand> check_arguments(const Queue& queue, const std::vector<
 void check_device(const Queue& queue, const Array& array, const std::string& name);
 
 /// Axes normalised (negative from the end), checked in range and unrepeated (ArgumentError
-/// naming "axes"); all of them when not given. Returns a flag per axis.
-std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std::size_t ndim, const std::string& what);
+/// naming `argument`: "axes" for reductions, "axis" for scans); all of them when not given.
+/// Returns a flag per axis.
+std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std::size_t ndim, const std::string& what,
+                               const char* argument = "axes");
 
 /// A temporary buffer for work on `queue` (queue-ordered reuse: it may be dropped right after the
 /// work using it is enqueued).

@@ -153,7 +153,7 @@ Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis, c
 }
 
 MultiArray cumsum_parts(const MultiQueue& queue, const MultiArray& array, int axis, const std::optional<DType>& dtype) {
-    const std::vector<bool> scanned = detail::reduced_axes(std::vector<int>{axis}, array.shape().size(), "cumsum_parts");
+    const std::vector<bool> scanned = detail::reduced_axes(std::vector<int>{axis}, array.shape().size(), "cumsum_parts", "axis");
     const bool clone = dynamic_cast<const CloneSplay*>(array.splay().get()) != nullptr;
     if (!clone && scanned[0])
         throw UnsupportedError("cumsum_parts: the scan runs along the axis the parts split; it would cross the parts");

@@ -215,7 +215,7 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     for (const auto& a : arrays) shapes.push_back(a.array->shape());
     const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
     if (shape.empty()) throw ArgumentError("axis", fmt::format("{}: a 0-d array has no axis to scan", spec.what));
-    const std::vector<bool> scanned = reduced_axes(std::vector<int>{axis}, shape.size(), spec.what);
+    const std::vector<bool> scanned = reduced_axes(std::vector<int>{axis}, shape.size(), spec.what, "axis");
     const std::size_t axis_index = static_cast<std::size_t>(std::find(scanned.begin(), scanned.end(), true) - scanned.begin());
     const std::size_t length = shape[axis_index];
     std::vector<std::size_t> row_shape;

@@ -15,11 +15,18 @@ namespace {
 
 std::ptrdiff_t to_signed(std::size_t v) { return static_cast<std::ptrdiff_t>(v); }
 
+// Copies move bytes: the dtypes must be equal, not merely of one item size (int32 bytes read as
+// float32 would be garbage). numpy's `a[...] = b` would convert, but a conversion is a kernel with
+// a rounding and overflow policy of its own; kjarni asks for it by name (astype), as PyOpenCL's and
+// PyCUDA's Array.set refuse a dtype mismatch.
 void check_same(const std::vector<std::size_t>& a_shape, const DType& a_dtype, const std::vector<std::size_t>& b_shape,
                 const DType& b_dtype, const char* what) {
-    if (a_shape != b_shape || a_dtype.itemsize() != b_dtype.itemsize())
-        throw ArgumentError(what, fmt::format("shape ({}) and {} do not match the array's ({}) and {}", fmt::join(b_shape, ", "),
-                                              b_dtype.name(), fmt::join(a_shape, ", "), a_dtype.name()));
+    if (a_shape != b_shape)
+        throw ArgumentError(what, fmt::format("shape ({}) does not match the array's ({})", fmt::join(b_shape, ", "),
+                                              fmt::join(a_shape, ", ")));
+    if (!(a_dtype == b_dtype))
+        throw ArgumentError(what, fmt::format("has dtype {}, the array {}: copies do not convert (use astype)",
+                                              b_dtype.name(), a_dtype.name()));
 }
 
 }  // namespace

@@ -54,14 +54,15 @@ void check_args(std::string_view kernel, const std::vector<backend::ParamInfo>& 
         // Managed memory is a pointer too, usable on every device of its context.
         const bool is_shared = arg.kind == detail::KernelArg::Kind::shared_pointer;
         const bool is_buffer = arg.kind == detail::KernelArg::Kind::buffer || is_shared;
-        if (is_shared && arg.context != queue.device().context().backend().get()) {
-            throw ArgumentError(fmt::format("argument {}", i),
-                                fmt::format("kernel '{}': the managed memory belongs to another context than the "
-                                            "queue",
-                                            kernel));
+        // Memory of another context: its handle means nothing to the kernel's context (OpenCL
+        // refuses it at the enqueue, CUDA would read another context's address space).
+        if (is_buffer && arg.context != nullptr && arg.context != queue.device().context().backend().get()) {
+            throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe(i, params[i]),
+                                fmt::format("kernel '{}': the {} belongs to another context than the queue", kernel,
+                                            is_shared ? "managed memory" : "buffer"));
         }
         if (!is_shared && is_buffer && arg.device_index != queue.device().index()) {
-            throw ArgumentError(fmt::format("argument {}", i),
+            throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe(i, params[i]),
                                 fmt::format("kernel '{}': the buffer is on device {}, the launch on device {} ('{}')",
                                             kernel, arg.device_index, queue.device().index(), queue.device().name()));
         }

@@ -349,13 +349,9 @@ TEST_P(BadInputs, Algorithms) {
     });
 }
 
-// Bad input kjarni does not refuse yet (found by this catalogue, not fixed in the session that wrote
-// it): run with --gtest_also_run_disabled_tests to see them fail.
-// - a Buffer of another context passed to a kernel is launched with (OpenCL: undefined behaviour);
-// - Array::set from an array of another dtype of the same itemsize reinterprets the bytes (the
-//   header promises the same dtype; check_same compares itemsizes only);
-// - cumsum's axis out of range names "axes", not the parameter "axis".
-TEST_P(BadInputs, DISABLED_KnownDefects) {
+// Bad input the first catalogue found accepted (a foreign buffer launched with, bytes reinterpreted
+// between dtypes of one item size, a scan's axis reported as "axes"), refused since.
+TEST_P(BadInputs, ArgumentsOfOtherContextsAndDTypes) {
     const Program program(bound_device(), R"(
 KERNEL void scale(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a, int n)
 {
@@ -374,8 +370,23 @@ KERNEL void scale(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a, int n
             scale(queue(), {64}, std::nullopt, foreign, x, 2.0f, 64);
             queue().synchronize();
         }),
+        bad<ArgumentError>("a buffer of another context in a later position", "argument 1 ('x')", [&] {
+            const Context other = Context::from_devices(GetParam().device());
+            const Buffer foreign = Buffer::allocate(other.devices()[0], 64 * sizeof(float));
+            scale(queue(), {64}, std::nullopt, x, foreign, 2.0f, 64);
+            queue().synchronize();
+        }),
         bad<ArgumentError>("copying between arrays of other dtypes", "source", [&] { a.set(queue(), ints); }),
+        bad<ArgumentError>("copying from host data of another dtype", "source", [&] {
+            const std::vector<std::int32_t> host(24, 1);
+            a.set(queue(), std::span<const std::int32_t>(host));
+        }),
+        bad<ArgumentError>("copying into host data of another dtype", "dest", [&] {
+            std::vector<std::uint32_t> host(24);
+            a.get(queue(), std::span<std::uint32_t>(host));
+        }),
         bad<ArgumentError>("a scan axis past the last", "axis", [&] { cumsum(queue(), a, 2); }),
+        bad<ArgumentError>("a scan axis before the first", "axis", [&] { cumsum(queue(), a, -3); }),
     });
 }
 

@@ -28,9 +28,10 @@ struct KernelArg {
     std::size_t offset = 0;
     /// Buffer: context index of the device it was allocated on.
     std::size_t device_index = 0;
-    /// Shared pointer: the address, and the backend context it belongs to (checked against the
-    /// queue's). `size` is then the allocation's size.
+    /// Shared pointer: the address; `size` is then the allocation's size.
     void* pointer = nullptr;
+    /// Buffer and shared pointer: the backend context the memory belongs to, checked against the
+    /// queue's (a buffer of another context is meaningless to the kernel's driver context).
     const void* context = nullptr;
 };
 
