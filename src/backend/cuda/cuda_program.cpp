@@ -521,9 +521,14 @@ std::shared_ptr<Module> CudaContext::load(std::size_t device_index, std::span<co
     }
     // A copy: the driver may want the image aligned, and the span may point anywhere.
     const std::vector<std::byte> image(binary.begin(), binary.end());
-    return std::make_shared<CudaModule>(std::make_shared<LoadedModule>(
-        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, std::span<const std::byte>(image),
-        options));
+    auto self = std::static_pointer_cast<CudaContext>(shared_from_this());
+    // A cubin or fatbin without JIT options (every disk-cache hit) is loaded as the raw driver call
+    // would be: cuModuleLoadDataEx's error log is for PTX, which the driver compiles.
+    if (is_binary_image(image) && !options.jit_max_registers && !options.jit_optimization_level)
+        return std::make_shared<CudaModule>(
+            std::make_shared<LoadedModule>(std::move(self), device_index, std::span<const std::byte>(image)));
+    return std::make_shared<CudaModule>(
+        std::make_shared<LoadedModule>(std::move(self), device_index, std::span<const std::byte>(image), options));
 }
 
 std::string CudaContext::compiler_identity(std::size_t device_index) const {
