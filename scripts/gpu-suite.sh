@@ -10,10 +10,12 @@
 #                                           # the algorithm benchmarks and PyTorch/CuPy's same figures
 #   bash scripts/gpu-suite.sh --focus       # build the test binary only, run KJARNI_FOCUS_TESTS (a gtest
 #                                           # filter) through CUDA and NVIDIA's OpenCL: a short call
-#   bash scripts/gpu-suite.sh --multi-gpu   # on a machine with several GPUs: the multi-GPU and the
+#   bash scripts/gpu-suite.sh --multi-gpu [bench|suite]
+#                                           # on a machine with several GPUs: the multi-GPU and the
 #                                           # collectives benchmarks first (alone), then the whole
-#                                           # suite through CUDA and
-#                                           # through NVIDIA's OpenCL side by side, each with every GPU
+#                                           # suite through CUDA and through NVIDIA's OpenCL side by
+#                                           # side, each with every GPU; "bench" or "suite" runs one
+#                                           # half, so that each fits one device call
 # One device-tool call may run 10 minutes: the full run can exceed that (PoCL compiles the function
 # module sweep cold in about 4 minutes there), so use --quick and --bench in two calls.
 set -uo pipefail
@@ -86,6 +88,12 @@ if [ "$mode" = "--algorithms" ]; then
   exit 0
 fi
 if [ "$mode" = "--multi-gpu" ]; then
+  part=${2:-all}
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  gpus=$(nvidia-smi -L | wc -l)
+  mpi=(mpirun -np "$gpus" --oversubscribe --mca btl self,vader -x KJARNI_MASTER_PORT=29671)
+fi
+if [ "$mode" = "--multi-gpu" ] && [ "$part" != suite ]; then
   nvidia-smi topo -m >"$out/topology.txt" 2>&1
   timeout 150 "$build/bench/kjarni_bench_multi_gpu" --rounds 7 >"$out/multi-gpu.md" 2>&1
   echo "multi-gpu bench rc=$?" >>"$summary"
@@ -100,14 +108,17 @@ if [ "$mode" = "--multi-gpu" ]; then
   echo "collectives bench (1G) rc=$?" >>"$summary"
   # One process per GPU under mpirun (NCCL's usual deployment): the bench beside NCCL called
   # directly, then the collectives peer's checks and its dead-rank test through CUDA.
-  gpus=$(nvidia-smi -L | wc -l)
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  mpi=(mpirun -np "$gpus" --oversubscribe --mca btl self,vader -x KJARNI_MASTER_PORT=29671)
-  KJARNI_BENCH_DEVICES=cuda KJARNI_BENCH_COLL_MIN=1M KJARNI_BENCH_COLL_MAX=1G KJARNI_BENCH_COLL_FACTOR=32 \
+  KJARNI_BENCH_DEVICES=cuda KJARNI_BENCH_COLL_MIN=1M KJARNI_BENCH_COLL_MAX=1G KJARNI_BENCH_COLL_FACTOR=4 \
     KJARNI_BENCH_REPS=7 timeout 150 "${mpi[@]}" -x KJARNI_BENCH_DEVICES -x KJARNI_BENCH_COLL_MIN -x KJARNI_BENCH_COLL_MAX \
     -x KJARNI_BENCH_COLL_FACTOR -x KJARNI_BENCH_REPS "$build/bench/kjarni_bench_collectives_ranks" \
     --json="$out/collectives-ranks.json" >"$out/collectives-ranks.txt" 2>&1
   echo "collectives bench, one process per GPU rc=$?" >>"$summary"
+  cat "$summary" "$out/multi-gpu.md"
+  grep -E "^(all_reduce|all_gather|reduce_scatter|broadcast)/" "$out/collectives.txt"
+  cat "$out/collectives-ranks.txt"
+  [ "$part" = bench ] && exit 0
+fi
+if [ "$mode" = "--multi-gpu" ]; then
   for peer_mode in check exit_early; do
     KJARNI_TEST=cuda KJARNI_TEST_TIMEOUT_MS=20000 timeout 120 "${mpi[@]}" -x KJARNI_TEST -x KJARNI_TEST_TIMEOUT_MS \
       "$build/tests/kjarni_collectives_peer" "$peer_mode" >"$out/collectives-peer-$peer_mode.txt" 2>&1
@@ -124,9 +135,7 @@ if [ "$mode" = "--multi-gpu" ]; then
       "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')" >>"$summary"
     grep -E '^\[  FAILED  \]' "$log" | head -20 >>"$summary"
   done
-  cat "$summary" "$out/multi-gpu.md"
-  grep -E "^(all_reduce|all_gather|reduce_scatter|broadcast)/" "$out/collectives.txt"
-  cat "$out/collectives-ranks.txt" "$out"/collectives-peer-*.txt
+  cat "$summary" "$out"/collectives-peer-*.txt
   exit 0
 fi
 if [ "$mode" != "--bench" ]; then

@@ -44,6 +44,11 @@
 // default is ten minutes (PyTorch's for NCCL process groups): long enough for the initialization of
 // a large clique; a timeout of milliseconds::max() makes a blocking NCCL communicator, the only kind
 // NCCL older than 2.14 has. The fallback engine's waits are bounded by its rendezvous' timeout.
+// With NCCL 2.18 or newer the calls go through a blocking communicator split from the non-blocking
+// one (a non-blocking one starts a thread for every call): the calls cost what NCCL's own do, and
+// only a call that sets up new connections (the first of an algorithm, NCCL_RUNTIME_CONNECT) can
+// wait without a limit for a rank that is alive but stopped calling; a rank that died gives
+// PeerError there too. Destroying a communicator aborts it: wait for its work first.
 
 #include <array>
 #include <chrono>

@@ -88,20 +88,38 @@ bool settles(nccl::Comm comm, const char* call, std::chrono::milliseconds timeou
     }
 }
 
+/// Whether communicators made with `timeout` are split, once initialized, into blocking children that
+/// take the calls. A non-blocking NCCL communicator launches every call (every ncclGroupEnd) from a
+/// thread it creates for the purpose, which costs 15 us a call in one process per GPU and 70 us for
+/// a group over two GPUs from one thread (H200 pair, NCCL 2.2x): a quarter of a 64 MiB all_reduce.
+/// A blocking child made with ncclCommSplit of a parent that shares its resources costs little, its
+/// split is bounded by the non-blocking parent's timeout, and its calls run on the caller's thread.
+bool splits(const nccl::Library& f, std::chrono::milliseconds timeout) {
+    return !blocking(timeout) && f.CommInitRankConfig != nullptr && f.CommSplit != nullptr;
+}
+
 /// Communicators made together (one, or every rank of create_all), finalized together: finalizing
 /// waits until the whole clique is quiescent, so one thread finalizing its ranks one by one would
 /// wait for itself; its ranks are finalized in one group (NCCL's rule for several ranks per thread).
 /// An aborted communicator is gone already (ncclCommAbort frees it).
 class CommOwner {
 public:
-    CommOwner(const Queue& queue, std::vector<nccl::Comm> comms, std::vector<std::size_t> devices,
-              std::chrono::milliseconds timeout)
+    /// `children` (blocking, split from `comms`, sharing their resources) or empty.
+    CommOwner(const Queue& queue, std::vector<nccl::Comm> comms, std::vector<nccl::Comm> children,
+              std::vector<std::size_t> devices, std::chrono::milliseconds timeout)
         : f_(nccl::library()), owner_(queue.device().context().backend()), context_(require_cuda(queue)),
-          comms_(std::move(comms)), devices_(std::move(devices)),
+          comms_(std::move(comms)), children_(std::move(children)), devices_(std::move(devices)),
           aborted_(std::make_unique<std::atomic<bool>[]>(comms_.size())), timeout_(timeout) {}
 
     ~CommOwner() {
         // Errors here have nowhere to go; a communicator that does not finalize in time is aborted.
+        // A blocking child's finalization would wait without a limit for kernels that a dead rank
+        // leaves spinning, so split communicators are aborted (as PyTorch ends its communicators):
+        // the work on their queues is the caller's to wait for before.
+        if (!children_.empty()) {
+            for (std::size_t i = 0; i < comms_.size(); ++i) abort(i);
+            return;
+        }
         try {
             std::vector<std::size_t> live;
             for (std::size_t i = 0; i < comms_.size(); ++i)
@@ -127,11 +145,20 @@ public:
 
     backend::cuda::CudaContext& context() const noexcept { return context_; }
 
-    /// ncclCommAbort of communicator `index`, once.
-    void abort(std::size_t index) {
+    /// The communicator that takes rank `index`'s calls: its blocking child, or itself.
+    nccl::Comm caller(std::size_t index) const noexcept {
+        return children_.empty() ? comms_[index] : children_[index];
+    }
+
+    /// ncclCommAbort of communicator `index` (its child first), once.
+    void abort(std::size_t index) noexcept {
         if (aborted_[index].exchange(true)) return;
-        const auto current = make_current(index);
-        static_cast<void>(f_.CommAbort(comms_[index]));
+        try {
+            const auto current = make_current(index);
+            if (!children_.empty()) static_cast<void>(f_.CommAbort(children_[index]));
+            static_cast<void>(f_.CommAbort(comms_[index]));
+        } catch (...) {  // NOLINT: an abort cannot fail further; the context guard is all that throws
+        }
     }
 
 private:
@@ -143,6 +170,7 @@ private:
     std::shared_ptr<backend::Context> owner_;  // the CUDA contexts outlive the communicators
     backend::cuda::CudaContext& context_;
     std::vector<nccl::Comm> comms_;
+    std::vector<nccl::Comm> children_;
     std::vector<std::size_t> devices_;
     std::unique_ptr<std::atomic<bool>[]> aborted_;  // by rank threads of create_all at once
     std::chrono::milliseconds timeout_;
@@ -156,10 +184,10 @@ thread_local std::vector<NcclEngine*>* group_members = nullptr;
 
 class NcclEngine final : public CommEngine {
 public:
-    NcclEngine(std::shared_ptr<CommOwner> owner, std::size_t index, nccl::Comm comm, std::size_t device, int rank,
-               int count, std::chrono::milliseconds timeout)
-        : f_(nccl::library()), owner_(std::move(owner)), context_(owner_->context()), index_(index), comm_(comm),
-          device_(device), rank_(rank), count_(count), timeout_(timeout) {}
+    NcclEngine(std::shared_ptr<CommOwner> owner, std::size_t index, std::size_t device, int rank, int count,
+               std::chrono::milliseconds timeout)
+        : f_(nccl::library()), owner_(std::move(owner)), context_(owner_->context()), index_(index),
+          comm_(owner_->caller(index)), device_(device), rank_(rank), count_(count), timeout_(timeout) {}
 
     int rank() const noexcept override { return rank_; }
     int count() const noexcept override { return count_; }
@@ -299,7 +327,7 @@ private:
     std::shared_ptr<CommOwner> owner_;
     backend::cuda::CudaContext& context_;
     std::size_t index_;  // in owner_
-    nccl::Comm comm_;
+    nccl::Comm comm_;    // the one that takes the calls
     std::size_t device_;
     int rank_;
     int count_;
@@ -337,7 +365,52 @@ nccl::Result start_init(const nccl::Library& f, nccl::Comm* comm, int count, con
     if (blocking(timeout) || f.CommInitRankConfig == nullptr) return f.CommInitRank(comm, count, unique, rank);
     nccl::Config config;
     config.blocking = 0;
+    if (splits(f, timeout)) config.split_share = 1;
     return f.CommInitRankConfig(comm, count, unique, rank, &config);
+}
+
+/// The blocking children of initialized `parents` (rank `ranks[i]` on device `devices[i]`), split
+/// in one group and waited for within `timeout`; empty when they are not split. On failure every
+/// parent and child is aborted and PeerError names the ranks.
+std::vector<nccl::Comm> split_for_calls(const nccl::Library& f, backend::cuda::CudaContext& context,
+                                        const std::vector<nccl::Comm>& parents, const std::vector<std::size_t>& devices,
+                                        const std::vector<int>& ranks, int count, std::chrono::milliseconds timeout) {
+    if (!splits(f, timeout)) return {};
+    std::vector<nccl::Comm> children(parents.size(), nullptr);
+    const auto abort_all = [&] {
+        for (std::size_t i = 0; i < parents.size(); ++i) {
+            const backend::cuda::CurrentContext current(context.driver(), context.cu_context(devices[i]));
+            if (children[i] != nullptr) static_cast<void>(f.CommAbort(children[i]));
+            static_cast<void>(f.CommAbort(parents[i]));
+        }
+    };
+    nccl::check(f.GroupStart(), "ncclGroupStart");
+    nccl::Result failed = nccl::success;
+    for (std::size_t i = 0; i < parents.size() && failed == nccl::success; ++i) {
+        const backend::cuda::CurrentContext current(context.driver(), context.cu_context(devices[i]));
+        nccl::Config config;
+        config.blocking = 1;
+        const nccl::Result started = f.CommSplit(parents[i], 0, ranks[i], &children[i], &config);
+        if (started != nccl::success && started != nccl::in_progress) failed = started;
+    }
+    const nccl::Result ended = f.GroupEnd();
+    try {
+        if (failed != nccl::success) nccl::check(failed, "ncclCommSplit");
+        if (ended != nccl::in_progress) nccl::check(ended, "ncclGroupEnd");
+        for (std::size_t i = 0; i < parents.size(); ++i) {
+            const backend::cuda::CurrentContext current(context.driver(), context.cu_context(devices[i]));
+            nccl::check(nccl::in_progress, "ncclCommSplit", parents[i], timeout);
+        }
+    } catch (const nccl::TimedOut&) {
+        abort_all();
+        throw PeerError(-1, fmt::format("rank {} of {}: NCCL's split into a communicator for calls did not complete "
+                                        "within {} ms (a rank died or left); the communicator is aborted",
+                                        ranks.front(), count, timeout.count()));
+    } catch (...) {
+        abort_all();
+        throw;
+    }
+    return children;
 }
 
 }  // namespace
@@ -367,9 +440,10 @@ std::shared_ptr<CommEngine> make_nccl_engine(const Queue& queue, const CliqueId&
         finish_init(f, comm, started, timeout, rank, count);
     }
     const std::size_t device = queue.device().index();
-    const auto owner = std::make_shared<CommOwner>(queue, std::vector<nccl::Comm>{comm}, std::vector<std::size_t>{device},
-                                                   timeout);
-    return std::make_shared<NcclEngine>(owner, 0, comm, device, rank, count, timeout);
+    std::vector<nccl::Comm> children = split_for_calls(f, context, {comm}, {device}, {rank}, count, timeout);
+    const auto owner = std::make_shared<CommOwner>(queue, std::vector<nccl::Comm>{comm}, std::move(children),
+                                                   std::vector<std::size_t>{device}, timeout);
+    return std::make_shared<NcclEngine>(owner, 0, device, rank, count, timeout);
 }
 
 std::vector<std::shared_ptr<CommEngine>> make_all_nccl_engines(const MultiQueue& queues,
@@ -421,12 +495,16 @@ std::vector<std::shared_ptr<CommEngine>> make_all_nccl_engines(const MultiQueue&
         throw;
     }
     std::vector<std::size_t> devices;
-    for (const Queue& queue : list) devices.push_back(queue.device().index());
-    const auto owner = std::make_shared<CommOwner>(list[0], comms, devices, timeout);
+    std::vector<int> ranks;
+    for (const Queue& queue : list) {
+        devices.push_back(queue.device().index());
+        ranks.push_back(static_cast<int>(ranks.size()));
+    }
+    std::vector<nccl::Comm> children = split_for_calls(f, require_cuda(list[0]), comms, devices, ranks, count, timeout);
+    const auto owner = std::make_shared<CommOwner>(list[0], comms, std::move(children), devices, timeout);
     std::vector<std::shared_ptr<CommEngine>> engines;
     for (std::size_t i = 0; i < list.size(); ++i)
-        engines.push_back(
-            std::make_shared<NcclEngine>(owner, i, comms[i], devices[i], static_cast<int>(i), count, timeout));
+        engines.push_back(std::make_shared<NcclEngine>(owner, i, devices[i], static_cast<int>(i), count, timeout));
     return engines;
 }
 

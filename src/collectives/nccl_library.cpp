@@ -32,6 +32,7 @@ const Library* load(std::string* failure) {
         static_cast<void>(file->load(f.CommInitRankConfig, "ncclCommInitRankConfig"));
         f.name = file->name();
         if (f.GetVersion(&f.version) != success) f.version = 0;
+        if (f.version >= 21800) static_cast<void>(file->load(f.CommSplit, "ncclCommSplit"));
         return new Library(std::move(f));  // lives for the process, like the library
     }();
     if (instance == nullptr && failure != nullptr) *failure = why;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -18,13 +19,20 @@ using Stream = struct OpaqueStream*;  // cudaStream_t, which is CUstream
 
 enum Result : int { success = 0, in_progress = 7 };
 
-/// The head of ncclConfig_t, as far as `blocking` (NCCL >= 2.14). NCCL copies min(size, its own
-/// size) bytes of a config and gives every field past them, or newer than `version`, its default.
+/// The head of ncclConfig_t, as far as `splitShare` (NCCL >= 2.18). NCCL copies min(size, its own
+/// size) bytes of a config and gives every field past them, or newer than `version`, its default;
+/// an older NCCL ignores the fields it does not know.
 struct Config {
+    static constexpr int undefined = std::numeric_limits<int>::min();  // NCCL_CONFIG_UNDEF_INT
     std::size_t size = sizeof(Config);
     unsigned int magic = 0xcafebeef;  // NCCL_CONFIG_INITIALIZER's
-    unsigned int version = 21400;     // NCCL_VERSION(2, 14, 0): the fields up to `blocking`
+    unsigned int version = 21800;     // NCCL_VERSION(2, 18, 0): the fields up to `splitShare`
     int blocking = 1;
+    int cga_cluster_size = undefined;
+    int min_ctas = undefined;
+    int max_ctas = undefined;
+    const char* net_name = nullptr;
+    int split_share = undefined;  // a parent's 1: its children share its resources (a cheap split)
 };
 enum DataType : int { int8 = 0, uint8 = 1, int32 = 2, uint32 = 3, int64 = 4, uint64 = 5, float16 = 6, float32 = 7, float64 = 8 };
 enum RedOp : int { sum = 0, prod = 1, max = 2, min = 3, avg = 4 };
@@ -57,6 +65,9 @@ struct Library {
     /// ncclCommInitRankConfig (NCCL >= 2.14), nullptr when absent: without it a communicator is
     /// made blocking and its initialization cannot time out.
     Result (*CommInitRankConfig)(Comm*, int, UniqueId, int, Config*) = nullptr;
+    /// ncclCommSplit (NCCL >= 2.18 for a split that shares its parent's resources), nullptr when
+    /// absent or older.
+    Result (*CommSplit)(Comm, int, int, Comm*, Config*) = nullptr;
     std::string name;  // the file loaded
     int version = 0;   // ncclGetVersion's code
 };
