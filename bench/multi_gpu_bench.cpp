@@ -5,6 +5,8 @@
 //              every device's share shrinks as devices are added, as strong scaling does.
 //   peer copy  device 0 -> device 1 of one context through Buffer::set, against the raw call on the
 //              same buffers and queue (cuMemcpyPeerAsync / clEnqueueCopyBuffer), 64 MiB and 1 GiB.
+//   fresh copy the same after device 0 rewrote its buffer, directly and staged through page-locked
+//              host memory (add_fresh_copy_cases says why).
 // Every figure is the median of interleaved rounds: each round times every configuration once,
 // so that all of them see the same machine noise. KJARNI_BENCH_ANY_DEVICE=1 takes CPU devices too.
 // With one GPU the scaling rows still run (1 of 1)
@@ -153,6 +155,56 @@ void add_peer_cases(std::vector<Case>& cases, const std::string& platform_name,
     }
 }
 
+// Device 0 rewrites its buffer (a device-local copy, as a collective's kernels do) and device 1
+// then takes it: directly (Buffer::set between the devices, what the fallback collectives do) and
+// staged through page-locked host memory in two transfers; "local" is the rewrite alone. A driver
+// that keeps a buffer of a multi-device context valid on several devices (NVIDIA's OpenCL) shows its
+// real cross-device cost only with fresh data: the "peer copy" rows above copy unchanged data.
+void add_fresh_copy_cases(std::vector<Case>& cases, const std::string& platform_name,
+                          std::span<const kjarni::Device> devices) {
+    const kjarni::Context context = kjarni::Context::from_devices(devices.first(2));
+    const kjarni::Queue from_queue(context.devices()[0]);
+    const kjarni::Queue to_queue(context.devices()[1]);
+    const std::size_t size = std::size_t{64} << 20;
+    const auto origin = kjarni::Buffer::allocate(context.devices()[0], size);
+    const auto source = kjarni::Buffer::allocate(context.devices()[0], size);
+    const auto dest = kjarni::Buffer::allocate(context.devices()[1], size);
+    const auto host = kjarni::HostMemory::allocate(context, size);
+    const std::byte pattern[4] = {std::byte{5}, std::byte{6}, std::byte{7}, std::byte{8}};
+    origin.fill(from_queue, pattern);
+    const std::string label = fmt::format("fresh copy {} {} MiB", platform_name, size >> 20);
+    const auto rewrite = [=] { source.set(from_queue, origin, true); };
+    const auto wait = [=] {
+        from_queue.synchronize();
+        to_queue.synchronize();
+    };
+    Case local{label + " local", "", static_cast<double>(size), rewrite, wait, {}};
+    Case direct{label + " direct", label + " local", static_cast<double>(size),
+                [=] {
+                    from_queue.wait_for(to_queue.record_event());  // one step at a time, as a collective's
+                    rewrite();
+                    to_queue.wait_for(from_queue.record_event());
+                    dest.set(to_queue, source, true);
+                },
+                wait, {}};
+    Case staged{label + " staged", label + " local", static_cast<double>(size),
+                [=] {
+                    from_queue.wait_for(to_queue.record_event());
+                    rewrite();
+                    source.get(from_queue, host.bytes(), true);
+                    to_queue.wait_for(from_queue.record_event());
+                    dest.set(to_queue, std::span<const std::byte>(host.bytes()), true);
+                },
+                wait, {}};
+    for (Case* c : {&local, &direct, &staged}) {
+        c->step();
+        c->wait();
+    }
+    cases.push_back(std::move(local));
+    cases.push_back(std::move(direct));
+    cases.push_back(std::move(staged));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -177,7 +229,10 @@ int main(int argc, char** argv) {
             try {
                 cases.push_back(scaling_case(name, std::span(gpus).first(1), ""));
                 if (gpus.size() > 1) cases.push_back(scaling_case(name, gpus, cases.back().name));
-                if (gpus.size() > 1) add_peer_cases(cases, name, gpus);
+                if (gpus.size() > 1) {
+                    add_peer_cases(cases, name, gpus);
+                    add_fresh_copy_cases(cases, name, gpus);
+                }
             } catch (const kjarni::Error& e) {
                 fmt::print(stderr, "{}: skipped: {}\n", name, e.what());
             }
