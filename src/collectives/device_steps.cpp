@@ -1,6 +1,9 @@
 #include "collectives/device_steps.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <span>
 
 #include "kjarni/elementwise.hpp"
 #include "kjarni/expression.hpp"
@@ -80,6 +83,54 @@ void copy_after(const Queue& queue, const Buffer& target, const Queue& source_qu
     if (target.size() == 0) return;
     if (!(source_queue == queue)) queue.wait_for(source_queue.record_event());
     target.set(queue, source, true);
+}
+
+namespace {
+
+std::atomic<std::size_t> forced_slot_bytes{0};
+
+/// Whether a copy from `from` to `to` goes through the host (DeviceCopier says why).
+bool stages(const BoundDevice& from, const BoundDevice& to) {
+    if (from == to || from.context().api().id() != ApiId::opencl()) return false;
+    return !(from.device().properties().unified_memory && to.device().properties().unified_memory);
+}
+
+}  // namespace
+
+void stage_every_device_copy_for_testing(std::size_t slot_bytes) { forced_slot_bytes = slot_bytes; }
+
+DeviceCopier::DeviceCopier()
+    : stage_always_(forced_slot_bytes.load() != 0),
+      slot_bytes_(stage_always_ ? forced_slot_bytes.load() : std::size_t{4} << 20) {}
+
+DeviceCopier::Slot& DeviceCopier::next_slot(const Context& context) {
+    if (slots_.size() < slot_count) {
+        slots_.push_back({HostMemory::allocate(context, slot_bytes_), std::nullopt});
+        return slots_.back();
+    }
+    Slot& slot = slots_[next_];
+    next_ = (next_ + 1) % slot_count;
+    return slot;
+}
+
+void DeviceCopier::copy(const Queue& queue, const Buffer& target, const Queue& source_queue, const Buffer& source) {
+    if (target.size() == 0) return;
+    const bool different = !(source.device() == target.device());
+    if (!(stage_always_ && different) && !stages(source.device(), target.device())) {
+        copy_after(queue, target, source_queue, source);
+        return;
+    }
+    for (std::size_t done = 0; done < target.size(); done += slot_bytes_) {
+        const std::size_t bytes = std::min(slot_bytes_, target.size() - done);
+        Slot& slot = next_slot(queue.device().context());
+        // The slot is read into only after its last write to a device has taken it out.
+        if (slot.last_write) source_queue.wait_for(*slot.last_write);
+        const std::span<std::byte> host = slot.memory.bytes().first(bytes);
+        source.get_sub_region(done, bytes).get(source_queue, host, true);
+        queue.wait_for(source_queue.record_event());
+        target.get_sub_region(done, bytes).set(queue, std::span<const std::byte>(host), true);
+        slot.last_write = queue.record_event();
+    }
 }
 
 }  // namespace kjarni::detail

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "collectives/device_steps.hpp"
 #include "dtype/half.hpp"
 #include "kjarni/kjarni.hpp"
 #include "support/random_data.hpp"
@@ -286,6 +287,19 @@ TEST_F(CollectivesMulti, BroadcastAllGatherAllToAll) {
     check_moves<float>();
     check_moves<std::uint8_t>();  // byte offsets of one-byte elements
     check_moves<double>();
+}
+
+TEST_F(CollectivesMulti, CopiesStagedThroughTheHost) {
+    // The path NVIDIA's OpenCL takes between its devices (DeviceCopier), forced here with 64-byte
+    // slots: every copy is many chunks, and the four slots are reused under event ordering only.
+    detail::stage_every_device_copy_for_testing(64);
+    struct Restore {
+        ~Restore() { detail::stage_every_device_copy_for_testing(0); }
+    } restore;
+    check_reductions<float>(ReduceOp::sum);
+    check_reductions<std::int8_t>(ReduceOp::max);
+    check_moves<float>();
+    check_moves<std::uint8_t>();
 }
 
 TEST_F(CollectivesMulti, EngineAndRanks) {
