@@ -9,7 +9,9 @@
 //    defaults (only with KJARNI_BENCH_TUNE_STAGING=1). The counter GB/s is bytes / time; read it from the median aggregate;
 //  - a sweep of pageable transfers from 4 KiB to that size by factors of 4 ("h2d_sweep_<KiB>",
 //    "d2h_sweep_<KiB>"): kjarni beside the raw pageable call (the baseline) and raw pinned memory,
-//    to see where staging starts to pay (TransferStaging::threshold).
+//    to see where staging starts to pay (TransferStaging::threshold); with
+//    KJARNI_BENCH_SWEEP_STAGING=1 also staged at every size from 256 KiB under a few chunk sizes and
+//    thread counts ("staged_c<chunk MiB>_t<threads>").
 // Runs on the first device of every available API. Raw OpenCL baselines exist where the bench was
 // linked against libOpenCL, raw CUDA ones where libcuda can be dlopen'ed.
 //
@@ -25,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kjarni/kjarni.hpp"
@@ -117,6 +120,13 @@ void kjarni_buffer_transfer(benchmark::State& state, std::shared_ptr<Setup> s, D
                             std::optional<kjarni::TransferStaging> settings, std::size_t bytes) {
     const Staging staging(s->context, settings);
     const std::span<std::byte> host = (pinned ? s->pinned.bytes() : std::span<std::byte>(s->pageable)).first(bytes);
+    // One untimed transfer first: new staging settings allocate their page-locked slots on the
+    // first staged transfer (milliseconds), which is not what the figure is about.
+    if (direction == Direction::to_device) {
+        s->device.set(s->queue, std::span<const std::byte>(host));
+    } else {
+        s->device.get(s->queue, host);
+    }
     for (auto _ : state) {
         if (direction == Direction::to_device) {
             s->device.set(s->queue, std::span<const std::byte>(host));
@@ -294,6 +304,8 @@ int main(int argc, char** argv) {
                     }
                 }
             }
+            const char* sweep_env = std::getenv("KJARNI_BENCH_SWEEP_STAGING");
+            const bool sweep_staging = sweep_env != nullptr && *sweep_env != '\0' && *sweep_env != '0';
             // The sweep: kjarni's pageable transfer (staged from its threshold up, direct below) beside
             // the raw pageable and pinned calls, for every size from 4 KiB to the transfer size.
             for (std::size_t bytes = 4096; bytes <= n; bytes *= 4) {
@@ -303,6 +315,23 @@ int main(int argc, char** argv) {
                                              direction, false, std::nullopt, bytes)
                     ->UseRealTime();
                 add_raw(sweep, tag, setup, direction, bytes);
+                if (sweep_staging && bytes >= (std::size_t{256} << 10)) {
+                    // Staged at every size (threshold 0) under a few settings: where staging pays,
+                    // and what limits it at the sizes where it does not.
+                    static constexpr std::pair<std::size_t, unsigned> variants[] = {
+                        {16, 1}, {16, 4}, {16, 12}, {4, 12}, {1, 12}};
+                    for (const auto& [chunk_mib, threads] : variants) {
+                        const kjarni::TransferStaging settings{.threshold = 0,
+                                                               .chunk_size = chunk_mib << 20,
+                                                               .slots = 4,
+                                                               .threads = threads,
+                                                               .streaming_stores = true};
+                        benchmark::RegisterBenchmark(
+                            fmt::format("{}/staged_c{}_t{}/{}", sweep, chunk_mib, threads, tag).c_str(),
+                            kjarni_buffer_transfer, setup, direction, false, settings, bytes)
+                            ->UseRealTime();
+                    }
+                }
                 if (bytes > n / 4) break;
             }
         }
