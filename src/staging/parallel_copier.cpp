@@ -13,6 +13,8 @@ namespace {
 
 // Pieces smaller than this cost more in hand-over than another thread gains.
 constexpr std::size_t min_piece = std::size_t{256} << 10;
+// Pieces per thread of a copy big enough for them (see copy()).
+constexpr std::size_t pieces_per_thread = 4;
 // How long an idle worker watches for the next job before it sleeps.
 constexpr auto spin_time = std::chrono::microseconds(200);
 
@@ -77,8 +79,12 @@ void ParallelCopier::copy(void* destination, const void* source, std::size_t siz
     job.source = static_cast<const std::byte*>(source);
     job.size = size;
     job.streaming = streaming;
-    // Page-multiple pieces: no two threads write one cache line or one page.
-    job.piece_size = ((size + wanted - 1) / wanted + 4095) & ~std::size_t{4095};
+    // Several pieces per thread, claimed as threads come free: a thread that starts late (woken
+    // late, or slowed by the DMA it shares memory with) no longer holds up the whole copy, as one
+    // piece per thread did. Page-multiple pieces: no two threads write one cache line or one page.
+    const std::size_t pieces = wanted * pieces_per_thread;
+    const std::size_t target = std::max(min_piece, (size + pieces - 1) / pieces);
+    job.piece_size = (target + 4095) & ~std::size_t{4095};
     job.pieces = (size + job.piece_size - 1) / job.piece_size;
     {
         const std::lock_guard lock(mutex_);
