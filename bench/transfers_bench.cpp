@@ -290,8 +290,8 @@ int main(int argc, char** argv) {
             // The staging matrix that chose TransferStaging's defaults: only when asked for (it is long).
             const char* tune = std::getenv("KJARNI_BENCH_TUNE_STAGING");
             if (tune != nullptr && *tune != '\0' && *tune != '0') {
-                for (const std::size_t chunk_mib : {std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
-                    for (const unsigned threads : {4U, 8U, 12U}) {
+                for (const std::size_t chunk_mib : {std::size_t{2}, std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
+                    for (const unsigned threads : {8U, 12U, 16U}) {
                         for (const bool streaming : {true, false}) {
                             const kjarni::TransferStaging settings{.threshold = 0,
                                                                    .chunk_size = chunk_mib << 20,

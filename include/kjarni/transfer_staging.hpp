@@ -40,7 +40,10 @@ namespace kjarni {
 
 struct TransferStaging {
     /// Host transfers of fewer bytes go straight to the driver.
-    std::size_t threshold = std::size_t{4} << 20;
+    /// 1 MiB: on the H100 machine staging beats the driver's own pageable path from 1 MiB up in
+    /// both directions through CUDA and OpenCL (by 1.3-1.5x at 1 MiB) and ties or loses at
+    /// 256 KiB (bench/transfers_bench.cpp, KJARNI_BENCH_SWEEP_STAGING=1).
+    std::size_t threshold = std::size_t{1} << 20;
     /// Bytes of each page-locked slot, and the most one chunk carries. The first chunks of a
     /// transfer to the device (the last ones of a transfer from it) are smaller, so that the
     /// host copy nothing overlaps is short.

@@ -40,7 +40,7 @@ TEST_P(ContextLifetime, ContextIsFreedAfterReductionsScansAndStagedTransfers) {
             expected += host[i];
             ASSERT_EQ(running[i], expected) << i;
         }
-        // Above the staging threshold (4 MiB): goes through the context's page-locked slots.
+        // Above the staging threshold (1 MiB): goes through the context's page-locked slots.
         const std::vector<std::byte> big = random_bytes(std::size_t{6} << 20);
         Buffer buffer = Buffer::allocate(context.devices()[0], big.size());
         buffer.set(queue, std::span<const std::byte>(big));
