@@ -25,6 +25,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct Targets {
     std::vector<std::string> names;
     bool unpack = false;  // written as a tuple (`a, b` or `(a,)`)
+    // Instead of names: an item, `x[k]` (an Index expression), changed in place.
+    std::shared_ptr<const Expr> item;
 };
 
 // One `for ... in ... [if ...]` clause of a comprehension.
@@ -55,6 +57,8 @@ struct Expr {
         ListComp,       // children[0]: the item; comp: the clauses
         GeneratorComp,  // as ListComp (evaluated eagerly into a list)
         DictComp,       // children[0], children[1]: key and value; comp: the clauses
+        Set,            // children: the members
+        SetComp,        // as ListComp
     };
     Kind kind;
     std::uint32_t pos;  // offset of the construct in the template source
@@ -77,10 +81,10 @@ struct StmtBranch {
     std::vector<Stmt> body;
 };
 struct Stmt {
-    enum class Kind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Pass, Assert };
+    enum class Kind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Pass, Assert, Del };
     Kind kind;
     std::uint32_t pos;
-    std::vector<Targets> targets;  // Assign: one per '=' (a = b = 1); AugAssign, For: one
+    std::vector<Targets> targets;  // Assign: one per '=' (a = b = 1); AugAssign, For: one; Del: one per name or item
     ExprPtr expr;                  // Expr, Assign, AugAssign: the value; For: the iterable; While, Assert: the condition
     ExprPtr message;               // Assert: the message (may be null)
     BinOp op = BinOp::Add;         // AugAssign

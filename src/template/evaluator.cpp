@@ -12,6 +12,7 @@
 #include "errors.hpp"
 #include "limits.hpp"
 #include "operators.hpp"
+#include "ownership.hpp"
 #include "runtime_objects.hpp"
 
 #include <fmt/format.h>
@@ -209,7 +210,54 @@ private:
     // Statements of a <% %> block. Break and Continue travel up to the enclosing loop.
     enum class Flow { Normal, Break, Continue };
 
+    // A SharedMutationError on the container `target` evaluates to: named when it is a variable.
+    [[noreturn]] static void shared_mutation(const Expr& target, const SharedMutationError& err) {
+        if (target.kind == Expr::Kind::Name)
+            throw EvalError(fmt::format("cannot change '{}' in place: {}", target.name, err.what()));
+        throw EvalError(err.what());
+    }
+
+    // `x[k] = v`: Python evaluates v, then x, then k.
+    void assign_item(const Expr& item, const Value& v) {
+        Value container = eval(*item.children[0]);
+        Value key = eval(*item.children[1]);
+        set_item(item, container, key, v);
+    }
+
+    void set_item(const Expr& item, const Value& container, const Value& key, const Value& v) {
+        try {
+            switch (container.kind()) {
+            case K::List: {
+                auto& items = mutable_list(container);
+                if (key.kind() != K::Int && key.kind() != K::Bool)
+                    throw EvalError(fmt::format("list indices must be integers, not {}", key.type_name()));
+                check_no_cycle(container, v);
+                auto i = key.as_int();
+                const auto n = static_cast<std::int64_t>(items.size());
+                if (i < 0) i += n;
+                if (i < 0 || i >= n) throw EvalError("list assignment index out of range");
+                items[static_cast<std::size_t>(i)] = v;
+                return;
+            }
+            case K::Dict: {
+                auto& items = mutable_dict(container);
+                check_no_cycle(container, v);
+                items.set(key, v);
+                return;
+            }
+            default:
+                throw EvalError(fmt::format("'{}' object does not support item assignment", container.type_name()));
+            }
+        } catch (const SharedMutationError& err) {
+            shared_mutation(*item.children[0], err);
+        }
+    }
+
     void assign(const Targets& t, const Value& v) {
+        if (t.item) {
+            assign_item(*t.item, v);
+            return;
+        }
         if (!t.unpack) {
             locals_[t.names[0]] = v;
             return;
@@ -220,6 +268,32 @@ private:
                                 ? fmt::format("not enough values to unpack (expected {}, got {})", t.names.size(), parts.size())
                                 : fmt::format("too many values to unpack (expected {})", t.names.size()));
         for (std::size_t i = 0; i < parts.size(); ++i) locals_[t.names[i]] = parts[i];
+    }
+
+    // `current op= v`: in place for lists (`xs += ys` extends the list every alias sees) and sets
+    // (|=, &=, -=, ^=), as Python's; a new value otherwise.
+    Value augmented(BinOp op, const Value& current, const Value& v, const Expr& target) {
+        try {
+            if (current.kind() == K::List && op == BinOp::Add) {
+                mutable_list(current);
+                check_no_cycle(current, v);
+                std::vector<Value> more = iterate(v);
+                auto& items = mutable_list(current);
+                if (items.size() + more.size() > limits().max_items) throw EvalError("list too long (render limit)");
+                items.insert(items.end(), more.begin(), more.end());
+                return current;
+            }
+            if (current.kind() == K::Set && v.kind() == K::Set &&
+                (op == BinOp::BitOr || op == BinOp::BitAnd || op == BinOp::Sub || op == BinOp::BitXor)) {
+                Value result = binary(op, current, v);
+                attribute(current, "clear").as_function()(Args{});
+                attribute(current, "update").as_function()(Args{{result}, {}});
+                return current;
+            }
+        } catch (const SharedMutationError& err) {
+            shared_mutation(target, err);
+        }
+        return binary(op, current, v);
     }
 
     Flow exec(const std::vector<Stmt>& stmts) {
@@ -251,13 +325,56 @@ private:
             return Flow::Normal;
         }
         case Stmt::Kind::AugAssign: {
-            const std::string& name = st.targets[0].names[0];
+            const Targets& t = st.targets[0];
+            if (t.item) {
+                // `x[k] += v`: x and k evaluated once.
+                const Expr& item = *t.item;
+                Value container = eval(*item.children[0]);
+                Value key = eval(*item.children[1]);
+                Value current = index(container, key);
+                Value v = eval(*st.expr);
+                set_item(item, container, key, augmented(st.op, current, v, item));
+                return Flow::Normal;
+            }
+            const std::string& name = t.names[0];
             auto it = locals_.find(name);
             Value current = it != locals_.end() ? it->second : lookup(name);
             Value v = eval(*st.expr);
-            locals_[name] = binary(st.op, current, v);
+            Expr target(Expr::Kind::Name, st.pos);
+            target.name = name;
+            locals_[name] = augmented(st.op, current, v, target);
             return Flow::Normal;
         }
+        case Stmt::Kind::Del:
+            for (const Targets& t : st.targets) {
+                if (!t.item) {
+                    if (locals_.erase(t.names[0]) == 0)
+                        throw EvalError(fmt::format("name '{}' is not defined (or not a local variable)", t.names[0]));
+                    continue;
+                }
+                const Expr& item = *t.item;
+                Value container = eval(*item.children[0]);
+                Value key = eval(*item.children[1]);
+                try {
+                    if (container.kind() == K::List) {
+                        auto& items = mutable_list(container);
+                        if (key.kind() != K::Int && key.kind() != K::Bool)
+                            throw EvalError(fmt::format("list indices must be integers, not {}", key.type_name()));
+                        auto i = key.as_int();
+                        const auto n = static_cast<std::int64_t>(items.size());
+                        if (i < 0) i += n;
+                        if (i < 0 || i >= n) throw EvalError("list assignment index out of range");
+                        items.erase(items.begin() + i);
+                    } else if (container.kind() == K::Dict) {
+                        if (!mutable_dict(container).erase(key)) throw EvalError(fmt::format("KeyError: {}", key.repr()));
+                    } else {
+                        throw EvalError(fmt::format("'{}' object doesn't support item deletion", container.type_name()));
+                    }
+                } catch (const SharedMutationError& err) {
+                    shared_mutation(*item.children[0], err);
+                }
+            }
+            return Flow::Normal;
         case Stmt::Kind::If:
             for (const StmtBranch& b : st.branches)
                 if (!b.condition || eval(*b.condition).truthy()) return exec(b.body);
@@ -404,12 +521,19 @@ private:
             for (std::size_t i = 0; i < n_pos; ++i) args.positional.push_back(eval(*e.children[1 + i]));
             for (std::size_t i = 0; i < n_kw; ++i)
                 args.keyword.emplace_back(e.kw_names[i], eval(*e.children[1 + n_pos + i]));
-            switch (callee.kind()) {
-            case K::Callable: return callee.as_function()(args);
-            case K::Object: return callee.as_object()->call(args);
-            case K::Module:
-            case K::Snippet: unprocessed(callee);
-            default: throw EvalError(fmt::format("'{}' object is not callable", callee.type_name()));
+            try {
+                switch (callee.kind()) {
+                case K::Callable: return callee.as_function()(args);
+                case K::Object: return callee.as_object()->call(args);
+                case K::Module:
+                case K::Snippet: unprocessed(callee);
+                default: throw EvalError(fmt::format("'{}' object is not callable", callee.type_name()));
+                }
+            } catch (const SharedMutationError& err) {
+                // `x.append(...)` on a global: name x.
+                const Expr& f = *e.children[0];
+                if (f.kind == Expr::Kind::Attr) shared_mutation(*f.children[0], err);
+                throw EvalError(err.what());
             }
         }
         case Expr::Kind::Unary: return unary(e.un_op, eval(*e.children[0]));
@@ -451,13 +575,28 @@ private:
             DictItems items;
             for (std::size_t i = 0; i + 1 < e.children.size(); i += 2) {
                 Value k = eval(*e.children[i]);
-                if (k.kind() != K::String)
-                    throw PositionedError(fmt::format("dict keys must be strings, not {}", k.type_name()),
-                                          e.children[i]->pos);
-                items.set(k.as_string(), eval(*e.children[i + 1]));
+                Value v = eval(*e.children[i + 1]);
+                try {
+                    items.set(std::move(k), std::move(v));
+                } catch (const EvalError& err) {
+                    throw PositionedError(err.what(), e.children[i]->pos);
+                }
             }
             return Value::dict(std::move(items));
         }
+        case Expr::Kind::Set: {
+            std::vector<Value> items;
+            for (const auto& c : e.children) {
+                items.push_back(eval(*c));
+                try {
+                    check_hashable(items.back());
+                } catch (const EvalError& err) {
+                    throw PositionedError(err.what(), c->pos);
+                }
+            }
+            return Value::set(items);
+        }
+        case Expr::Kind::SetComp: return comprehension(e);
         }
         throw EvalError("unknown expression");
     }
@@ -478,6 +617,13 @@ private:
             else locals_.erase(it->first);
         }
         if (e.kind == Expr::Kind::DictComp) return Value::dict(std::move(dict));
+        if (e.kind == Expr::Kind::SetComp) {
+            try {
+                return Value::set(items);
+            } catch (const EvalError& err) {
+                throw PositionedError(err.what(), e.children[0]->pos);
+            }
+        }
         return Value::list(std::move(items));
     }
 
@@ -485,9 +631,12 @@ private:
         if (clause == e.comp.size()) {
             if (e.kind == Expr::Kind::DictComp) {
                 Value k = eval(*e.children[0]);
-                if (k.kind() != K::String)
-                    throw PositionedError(fmt::format("dict keys must be strings, not {}", k.type_name()), e.children[0]->pos);
-                dict.set(k.as_string(), eval(*e.children[1]));
+                Value v = eval(*e.children[1]);
+                try {
+                    dict.set(std::move(k), std::move(v));
+                } catch (const EvalError& err) {
+                    throw PositionedError(err.what(), e.children[0]->pos);
+                }
             } else {
                 if (items.size() >= limits().max_items) throw PositionedError("list too long (render limit)", e.pos);
                 items.push_back(eval(*e.children[0]));
@@ -621,6 +770,7 @@ std::string render_def(const TemplatePtr& t, const std::string& def_name, const 
     auto it = t->defs.find(def_name);
     if (it == t->defs.end()) throw Error(fmt::format("template '{}' has no def '{}'", t->name, def_name));
     auto g = std::make_shared<const Globals>(globals);
+    OwnerScope owner;  // containers made from here on belong to this render (ownership.hpp)
     try {
         return invoke_def(t, it->second, args, g);
     } catch (const RenderError&) {

@@ -117,14 +117,15 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
                 const std::string text = without_underscores(source.substr(i + 2, j - i - 2));
                 std::uint64_t v = 0;
                 auto r = std::from_chars(text.data(), text.data() + text.size(), v, base);
-                if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() ||
-                    v > static_cast<std::uint64_t>(INT64_MAX))
-                    throw PositionedError(r.ec == std::errc::result_out_of_range || v > static_cast<std::uint64_t>(INT64_MAX)
-                                              ? "integer literal too large (integers are 64-bit)"
-                                              : "bad number literal",
-                                          offset(i));
+                const bool big = r.ec == std::errc::result_out_of_range || v > static_cast<std::uint64_t>(INT64_MAX);
+                if (text.empty() || (r.ec != std::errc() && !big) || r.ptr != text.data() + text.size())
+                    throw PositionedError("bad number literal", offset(i));
                 t.kind = Token::Kind::Int;
                 t.int_value = static_cast<std::int64_t>(v);
+                if (big) {
+                    t.big_digits = text;
+                    t.big_base = base;
+                }
             } else {
                 digits(is_digit);
                 if (j < end && source[j] == '.') {
@@ -151,7 +152,14 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
                 } else {
                     t.kind = Token::Kind::Int;
                     auto r = std::from_chars(spelling.data(), spelling.data() + spelling.size(), t.int_value);
-                    if (r.ec != std::errc()) throw PositionedError("integer literal too large", offset(i));
+                    if (r.ec == std::errc::result_out_of_range) {
+                        if (spelling.size() > 4300)
+                            throw PositionedError("Exceeds the limit (4300 digits) for integer string conversion", offset(i));
+                        t.big_digits = spelling;
+                        t.big_base = 10;
+                    } else if (r.ec != std::errc()) {
+                        throw PositionedError("bad number literal", offset(i));
+                    }
                 }
             }
             if (j < end && is_name_char(source[j])) throw PositionedError("bad number literal", offset(i));

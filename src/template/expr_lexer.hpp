@@ -14,6 +14,9 @@ struct Token {
     std::uint32_t pos;  // offset in the whole template source
     std::string text;   // Name: the name; String: the decoded value; Op: the operator; numbers: spelling
     std::int64_t int_value = 0;
+    // An integer literal beyond 64 bits: its digits (no prefix, no underscores) and base.
+    std::string big_digits = {};
+    int big_base = 0;
     double float_value = 0.0;
 };
 

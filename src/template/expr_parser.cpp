@@ -5,6 +5,8 @@
 
 #include "expr_parser.hpp"
 
+#include "bigint.hpp"
+
 #include "errors.hpp"
 #include "limits.hpp"
 
@@ -397,7 +399,12 @@ ExprPtr ExprParser::parse_atom() {
     switch (t.kind) {
     case Token::Kind::Int: {
         auto e = make(Expr::Kind::Literal, pos);
-        e->literal = Value(next().int_value);
+        const Token tok = next();
+        try {
+            e->literal = tok.big_base ? make_int(mpz_class(tok.big_digits, tok.big_base)) : Value(tok.int_value);
+        } catch (const EvalError& err) {
+            throw PositionedError(err.what(), pos);
+        }
         return e;
     }
     case Token::Kind::Float: {
@@ -473,18 +480,40 @@ ExprPtr ExprParser::parse_atom() {
         if (t.text == "{") {
             next();
             auto dict = make(Expr::Kind::Dict, pos);
-            while (!at_op("}")) {
+            // `{a, b}` and `{x for ...}` are sets: known by the first item's lack of ':'.
+            if (!at_op("}")) {
+                ExprPtr first = parse_expression();
+                if (!at_op(":")) {
+                    dict->kind = Expr::Kind::Set;
+                    dict->children.push_back(std::move(first));
+                    if (at_name("for")) {
+                        dict->kind = Expr::Kind::SetComp;
+                        parse_comp_clauses(*dict);
+                    } else {
+                        while (at_op(",")) {
+                            next();
+                            if (at_op("}")) break;
+                            dict->children.push_back(parse_expression());
+                        }
+                    }
+                    expect_op("}");
+                    return dict;
+                }
+                dict->children.push_back(std::move(first));
+                expect_op(":");
                 dict->children.push_back(parse_expression());
-                if (!at_op(":")) fail("sets are not supported");
-                next();
-                dict->children.push_back(parse_expression());
-                if (dict->children.size() == 2 && at_name("for")) {
+                if (at_name("for")) {
                     dict->kind = Expr::Kind::DictComp;
                     parse_comp_clauses(*dict);
-                    break;
+                } else {
+                    while (at_op(",")) {
+                        next();
+                        if (at_op("}")) break;
+                        dict->children.push_back(parse_expression());
+                        expect_op(":");
+                        dict->children.push_back(parse_expression());
+                    }
                 }
-                if (!at_op(",")) break;
-                next();
             }
             expect_op("}");
             return dict;

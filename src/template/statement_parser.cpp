@@ -1,7 +1,7 @@
-// Statements: assignments (to names and tuples of names, chained), augmented assignments, expression
-// statements, if/elif/else, for, while, break, continue, pass, assert. Template values are
-// immutable, so assignments to items or attributes, del, and the mutating methods are refused;
-// def, class, import, return, try, with and the rest are refused by name.
+// Statements: assignments (to names, tuples of names and items `x[k]`, chained), augmented
+// assignments, expression statements, if/elif/else, for, while, break, continue, pass, assert, del.
+// Assignments to attributes are refused (template objects have no settable attributes); class,
+// import, return, try, with and the rest are refused by name.
 
 #include "statement_parser.hpp"
 
@@ -81,7 +81,7 @@ const std::map<std::string_view, BinOp>& augmented_ops() {
 
 bool is_unsupported_keyword(const std::string& w) {
     static const char* const words[] = {"def",    "class", "import", "from",   "return", "try",   "except", "finally",
-                                        "with",   "raise", "global", "nonlocal", "del",  "yield", "async",  "await",
+                                        "with",   "raise", "global", "nonlocal", "yield", "async",  "await",
                                         "lambda", "match"};
     for (const char* k : words)
         if (w == k) return true;
@@ -197,11 +197,17 @@ private:
         return t;
     }
 
-    // An assignment target from the expression parsed on its left.
-    static Targets to_targets(const Expr& e) {
+    // An assignment target from the expression parsed on its left (taken from `e` when it is an
+    // item, `x[k]`).
+    static Targets to_targets(ExprPtr& e_ptr) {
+        const Expr& e = *e_ptr;
         Targets t;
         if (e.kind == Expr::Kind::Name) {
             t.names.push_back(e.name);
+            return t;
+        }
+        if (e.kind == Expr::Kind::Index) {
+            t.item = std::shared_ptr<const Expr>(std::move(e_ptr));
             return t;
         }
         if (e.kind == Expr::Kind::Tuple || e.kind == Expr::Kind::List) {
@@ -213,8 +219,10 @@ private:
             }
             return t;
         }
-        if (e.kind == Expr::Kind::Index || e.kind == Expr::Kind::Slice || e.kind == Expr::Kind::Attr)
-            throw PositionedError("assignment to an item or an attribute is not supported (template values are immutable)",
+        if (e.kind == Expr::Kind::Slice) throw PositionedError("assignment to a slice is not supported", e.pos);
+        if (e.kind == Expr::Kind::Attr)
+            throw PositionedError("assignment to an attribute is not supported (template objects have no settable "
+                                  "attributes)",
                                   e.pos);
         throw PositionedError("cannot assign to this expression", e.pos);
     }
@@ -238,6 +246,22 @@ private:
                     s.message = p.parse_expression();
                 }
                 out.push_back(std::move(s));
+            } else if (first.kind == Token::Kind::Name && first.text == "del") {
+                p.next();
+                Stmt s(Stmt::Kind::Del, first.pos);
+                ExprPtr e = p.parse_expression_list();
+                std::vector<ExprPtr> parts;
+                if (e->kind == Expr::Kind::Tuple) {
+                    for (auto& c : e->children) parts.push_back(std::move(c));
+                } else {
+                    parts.push_back(std::move(e));
+                }
+                for (auto& part : parts) {
+                    if (part->kind != Expr::Kind::Name && part->kind != Expr::Kind::Index)
+                        throw PositionedError("del takes names and items (x[k]) only", part->pos);
+                    s.targets.push_back(to_targets(part));
+                }
+                out.push_back(std::move(s));
             } else if (first.kind == Token::Kind::Name && is_unsupported_keyword(first.text) &&
                        !(first.text == "lambda")) {
                 throw PositionedError(fmt::format("the '{}' statement is not supported in '<% %>' blocks", first.text),
@@ -250,11 +274,11 @@ private:
                 ExprPtr e = p.parse_expression_list();
                 if (p.at_op("=")) {
                     Stmt s(Stmt::Kind::Assign, first.pos);
-                    s.targets.push_back(to_targets(*e));
+                    s.targets.push_back(to_targets(e));
                     p.next();
                     ExprPtr value = p.parse_expression_list();
                     while (p.at_op("=")) {
-                        s.targets.push_back(to_targets(*value));
+                        s.targets.push_back(to_targets(value));
                         p.next();
                         value = p.parse_expression_list();
                     }
@@ -263,8 +287,9 @@ private:
                 } else if (p.peek().kind == Token::Kind::Op && augmented_ops().count(p.peek().text)) {
                     Stmt s(Stmt::Kind::AugAssign, first.pos);
                     s.op = augmented_ops().at(p.next().text);
-                    Targets t = to_targets(*e);
-                    if (t.unpack) throw PositionedError("illegal expression for augmented assignment", e->pos);
+                    const std::uint32_t at = e->pos;
+                    Targets t = to_targets(e);
+                    if (t.unpack) throw PositionedError("illegal expression for augmented assignment", at);
                     s.targets.push_back(std::move(t));
                     s.expr = p.parse_expression_list();
                     out.push_back(std::move(s));
