@@ -276,8 +276,8 @@ private:
         try {
             if (current.kind() == K::List && op == BinOp::Add) {
                 mutable_list(current);
-                check_no_cycle(current, v);
                 std::vector<Value> more = iterate(v);
+                for (const auto& item : more) check_no_cycle(current, item);
                 auto& items = mutable_list(current);
                 if (items.size() + more.size() > limits().max_items) throw EvalError("list too long (render limit)");
                 items.insert(items.end(), more.begin(), more.end());

@@ -616,8 +616,8 @@ Value sequence_method(const Value& self, const std::string& name) {
         return method([self](const Args& a) {
             expect_args(a, 1, 1, "extend");
             mutable_list(self);
-            check_no_cycle(self, a[0]);
             std::vector<Value> more = iterate(a[0]);  // before changing: `xs.extend(xs)` doubles xs
+            for (const auto& item : more) check_no_cycle(self, item);
             auto& items = mutable_list(self);
             if (items.size() + more.size() > limits().max_items) throw EvalError("list too long (render limit)");
             items.insert(items.end(), more.begin(), more.end());
