@@ -74,6 +74,11 @@ struct Expr {
     Expr(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };
 
+struct Param {
+    std::string name;
+    ExprPtr default_value;  // null when the argument is required
+};
+
 // A statement of a `<% %>` block.
 struct Stmt;
 struct StmtBranch {
@@ -81,7 +86,7 @@ struct StmtBranch {
     std::vector<Stmt> body;
 };
 struct Stmt {
-    enum class Kind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Pass, Assert, Del };
+    enum class Kind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Pass, Assert, Del, Def, Return };
     Kind kind;
     std::uint32_t pos;
     std::vector<Targets> targets;  // Assign: one per '=' (a = b = 1); AugAssign, For: one; Del: one per name or item
@@ -89,7 +94,9 @@ struct Stmt {
     ExprPtr message;               // Assert: the message (may be null)
     BinOp op = BinOp::Add;         // AugAssign
     std::vector<StmtBranch> branches;  // If
-    std::vector<Stmt> body;            // For, While
+    std::vector<Stmt> body;            // For, While, Def
+    std::string name;                  // Def: the function's name
+    std::vector<Param> params;         // Def (Return: expr, null for a bare `return`)
 
     Stmt(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };
@@ -116,11 +123,6 @@ struct Node {
     std::vector<Stmt> code;            // Code: the statements of a <% %> block
 
     Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}
-};
-
-struct Param {
-    std::string name;
-    ExprPtr default_value;  // null when the argument is required
 };
 
 struct Def {

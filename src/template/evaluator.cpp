@@ -65,8 +65,20 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
 
 class Evaluator {
 public:
-    Evaluator(const TemplatePtr& t, const GlobalsPtr& g, std::map<std::string, Value> locals)
-        : t_(t), globals_(g), locals_(std::move(locals)) {}
+    using Vars = std::map<std::string, Value>;
+
+    // `outer`: the scopes of the def statements around a function's body, innermost first.
+    Evaluator(const TemplatePtr& t, const GlobalsPtr& g, Vars locals, std::vector<std::weak_ptr<Vars>> outer = {})
+        : t_(t), globals_(g), scope_(std::make_shared<Vars>(std::move(locals))), locals_(*scope_),
+          outer_(std::move(outer)) {}
+
+    // Runs the body of a def statement's function: its return value (None without one).
+    Value call_body(const std::vector<Stmt>& body) {
+        const Flow f = exec(body);
+        if (f == Flow::Return) return std::move(return_value_);
+        if (f != Flow::Normal) throw EvalError("'break' or 'continue' outside a loop");
+        return Value();
+    }
 
     void render(const std::vector<Node>& nodes, std::string& out) {
         OutputGuard guard(out);
@@ -208,7 +220,7 @@ private:
     }
 
     // Statements of a <% %> block. Break and Continue travel up to the enclosing loop.
-    enum class Flow { Normal, Break, Continue };
+    enum class Flow { Normal, Break, Continue, Return };
 
     // A SharedMutationError on the container `target` evaluates to: named when it is a variable.
     [[noreturn]] static void shared_mutation(const Expr& target, const SharedMutationError& err) {
@@ -383,16 +395,24 @@ private:
             const std::vector<Value> items = iterate(eval(*st.expr));
             for (const Value& item : items) {
                 assign(st.targets[0], item);
-                if (exec(st.body) == Flow::Break) break;
+                const Flow f = exec(st.body);
+                if (f == Flow::Break) break;
+                if (f == Flow::Return) return f;
             }
             return Flow::Normal;
         }
         case Stmt::Kind::While:
             while (eval(*st.expr).truthy()) {
                 if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
-                if (exec(st.body) == Flow::Break) break;
+                const Flow f = exec(st.body);
+                if (f == Flow::Break) break;
+                if (f == Flow::Return) return f;
             }
             return Flow::Normal;
+        case Stmt::Kind::Def: locals_[st.name] = make_function(st); return Flow::Normal;
+        case Stmt::Kind::Return:
+            return_value_ = st.expr ? eval(*st.expr) : Value();
+            return Flow::Return;
         case Stmt::Kind::Break: return Flow::Break;
         case Stmt::Kind::Continue: return Flow::Continue;
         case Stmt::Kind::Pass: return Flow::Normal;
@@ -471,6 +491,11 @@ private:
 
     Value lookup(const std::string& name) {
         if (auto it = locals_.find(name); it != locals_.end()) return it->second;
+        for (const auto& weak : outer_) {
+            if (auto vars = weak.lock()) {
+                if (auto it = vars->find(name); it != vars->end()) return it->second;
+            }
+        }
         if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) {
             const Def* def = &it->second;
             TemplatePtr t = t_;
@@ -653,6 +678,56 @@ private:
         }
     }
 
+    // The function of a def statement. As in Python, its defaults are evaluated now and it sees
+    // the variables of the scopes around it as they are when it is called (so it may call itself).
+    // It holds those scopes weakly: the scope holds the function, and a strong reference would be
+    // a cycle that reference counting never frees. A call after its defining scope ended (a
+    // closure returned out of the function that made it) is refused rather than resolved wrongly.
+    Value make_function(const Stmt& st) {
+        std::vector<Value> defaults;
+        for (const auto& p : st.params)
+            if (p.default_value) defaults.push_back(eval(*p.default_value));
+        std::vector<std::weak_ptr<Vars>> chain{scope_};
+        chain.insert(chain.end(), outer_.begin(), outer_.end());
+        TemplatePtr t = t_;
+        GlobalsPtr g = globals_;
+        const Stmt* def = &st;
+        return Value(Function([t, g, def, defaults, chain](const Args& a) {
+            for (const auto& weak : chain)
+                if (weak.expired())
+                    throw EvalError(fmt::format("{}() was called after the scope that defined it ended (functions that "
+                                                "outlive their defining scope are not supported)",
+                                                def->name));
+            Vars locals;
+            const auto& params = def->params;
+            if (a.positional.size() > params.size())
+                throw EvalError(fmt::format("{}() takes {} positional arguments but {} were given", def->name, params.size(),
+                                            a.positional.size()));
+            for (std::size_t i = 0; i < a.positional.size(); ++i) locals[params[i].name] = a.positional[i];
+            for (const auto& [name, value] : a.keyword) {
+                auto it = std::find_if(params.begin(), params.end(), [&](const Param& p) { return p.name == name; });
+                if (it == params.end())
+                    throw EvalError(fmt::format("{}() got an unexpected keyword argument '{}'", def->name, name));
+                if (!locals.emplace(name, value).second)
+                    throw EvalError(fmt::format("{}() got multiple values for argument '{}'", def->name, name));
+            }
+            const std::size_t first_default = params.size() - defaults.size();
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                if (locals.count(params[i].name)) continue;
+                if (i < first_default)
+                    throw EvalError(fmt::format("{}() missing required argument '{}'", def->name, params[i].name));
+                locals[params[i].name] = defaults[i - first_default];
+            }
+            DepthGuard depth;
+            Evaluator ev(t, g, std::move(locals), chain);
+            try {
+                return ev.call_body(def->body);
+            } catch (const PositionedError& err) {
+                throw make_render_error(*t, err.offset(), err.what(), g.get());
+            }
+        }));
+    }
+
     // A lambda sees the variables of its scope as they are when it is made, and its defaults are
     // evaluated then (as Python's are).
     Value make_lambda(const Expr& e) {
@@ -663,7 +738,8 @@ private:
         GlobalsPtr g = globals_;
         const Expr* lambda = &e;
         auto scope = std::make_shared<const std::map<std::string, Value>>(locals_);
-        return Value(Function([t, g, lambda, scope, defaults](const Args& a) {
+        std::vector<std::weak_ptr<Vars>> outer = outer_;
+        return Value(Function([t, g, lambda, scope, defaults, outer](const Args& a) {
             const auto& params = lambda->kw_names;
             std::map<std::string, Value> locals = *scope;
             if (a.positional.size() > params.size())
@@ -689,7 +765,7 @@ private:
                 locals[params[i]] = defaults[i - first_default];
             }
             DepthGuard depth;
-            Evaluator ev(t, g, std::move(locals));
+            Evaluator ev(t, g, std::move(locals), outer);
             try {
                 return ev.eval(*lambda->children[0]);
             } catch (const PositionedError& err) {
@@ -700,7 +776,12 @@ private:
 
     const TemplatePtr& t_;
     const GlobalsPtr& globals_;
-    std::map<std::string, Value> locals_;
+    // The local variables, shared with the functions that def statements make here (which hold it
+    // weakly: see make_function).
+    std::shared_ptr<Vars> scope_;
+    Vars& locals_;
+    std::vector<std::weak_ptr<Vars>> outer_;
+    Value return_value_;  // set by `return` (Flow::Return)
 };
 
 std::string plural(std::size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }

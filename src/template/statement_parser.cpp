@@ -80,9 +80,9 @@ const std::map<std::string_view, BinOp>& augmented_ops() {
 }
 
 bool is_unsupported_keyword(const std::string& w) {
-    static const char* const words[] = {"def",    "class", "import", "from",   "return", "try",   "except", "finally",
-                                        "with",   "raise", "global", "nonlocal", "yield", "async",  "await",
-                                        "lambda", "match"};
+    static const char* const words[] = {"class", "import", "from",     "try",   "except", "finally", "with",
+                                        "raise", "global", "nonlocal", "yield", "async",  "await",   "lambda",
+                                        "match"};
     for (const char* k : words)
         if (w == k) return true;
     return false;
@@ -113,7 +113,10 @@ private:
         ExprParser p(tokenize(src_, line.begin, line.end));
         const Token first = p.peek();
         const std::string word = first.kind == Token::Kind::Name ? first.text : std::string();
-        if (word == "if" || word == "while" || word == "for") {
+        if (word == "def") {
+            p.next();
+            out.push_back(parse_def(p, first.pos, indent));
+        } else if (word == "if" || word == "while" || word == "for") {
             p.next();
             Stmt s(word == "if" ? Stmt::Kind::If : word == "while" ? Stmt::Kind::While : Stmt::Kind::For, first.pos);
             if (word == "for") {
@@ -138,6 +141,39 @@ private:
             parse_simple(p, out);
         }
         --depth_;
+    }
+
+    // `def name(a, b=1):` then its body. Defaults are evaluated when the def statement runs.
+    Stmt parse_def(ExprParser& p, std::uint32_t pos, std::size_t indent) {
+        Stmt s(Stmt::Kind::Def, pos);
+        if (p.peek().kind != Token::Kind::Name) p.fail_here("a function name");
+        s.name = p.next().text;
+        p.expect_op("(");
+        while (!p.at_op(")")) {
+            if (p.at_op("*") || p.at_op("**"))
+                throw PositionedError("*args and **kwargs parameters are not supported", p.peek().pos);
+            if (p.peek().kind != Token::Kind::Name) p.fail_here("a parameter name");
+            const Token name = p.next();
+            Param param;
+            param.name = name.text;
+            for (const auto& existing : s.params)
+                if (existing.name == param.name)
+                    throw PositionedError(fmt::format("duplicate argument '{}' in function definition", param.name), name.pos);
+            if (p.at_op("=")) {
+                p.next();
+                param.default_value = p.parse_expression();
+            } else if (!s.params.empty() && s.params.back().default_value) {
+                throw PositionedError("non-default argument follows default argument", name.pos);
+            }
+            s.params.push_back(std::move(param));
+            if (!p.at_op(",")) break;
+            p.next();
+        }
+        p.expect_op(")");
+        ++def_depth_;
+        s.body = parse_suite(p, indent);
+        --def_depth_;
+        return s;
     }
 
     void parse_elif_else(Stmt& s, std::size_t indent) {
@@ -246,6 +282,14 @@ private:
                     s.message = p.parse_expression();
                 }
                 out.push_back(std::move(s));
+            } else if (first.kind == Token::Kind::Name && first.text == "return") {
+                p.next();
+                if (def_depth_ == 0) throw PositionedError("'return' outside function", first.pos);
+                Stmt s(Stmt::Kind::Return, first.pos);
+                if (!p.at_end() && !p.at_op(";")) s.expr = p.parse_expression_list();
+                out.push_back(std::move(s));
+            } else if (first.kind == Token::Kind::Name && first.text == "def") {
+                throw PositionedError("'def' must start its own line", first.pos);
             } else if (first.kind == Token::Kind::Name && first.text == "del") {
                 p.next();
                 Stmt s(Stmt::Kind::Del, first.pos);
@@ -313,6 +357,7 @@ private:
     std::vector<Line> lines_;
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
+    std::size_t def_depth_ = 0;  // inside how many def statements (`return` needs one)
 };
 
 }  // namespace
