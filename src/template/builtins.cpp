@@ -10,6 +10,7 @@
 #include "formatting.hpp"
 #include "limits.hpp"
 #include "operators.hpp"
+#include "runtime_objects.hpp"
 #include "utf8.hpp"
 
 #include <fmt/format.h>
@@ -405,8 +406,67 @@ Value format_(const Args& a) {
 
 Value callable_(const Args& a) {
     expect_count(a, 1, 1, "callable");
+    if (a[0].kind() == K::Object) return dynamic_cast<const TypeObject*>(a[0].as_object().get()) != nullptr;
     return a[0].kind() == K::Callable || a[0].kind() == K::Module || a[0].kind() == K::Snippet;
 }
+
+Value type_(const Args& a) {
+    expect_count(a, 1, 1, "type");
+    const Value& v = a[0];
+    std::string name;
+    switch (v.kind()) {
+    case K::None: name = "NoneType"; break;
+    case K::Callable: name = "function"; break;
+    default: name = v.type_name();
+    }
+    // The builtin itself where there is one, so that `type(x) is int` holds.
+    if (const Value* b = find_builtin(name); b && b->kind() == K::Object) {
+        if (const auto* type = dynamic_cast<const TypeObject*>(b->as_object().get()); type && type->name() == name) return *b;
+    }
+    return Value(std::make_shared<TypeObject>(name, nullptr));
+}
+
+Value getattr_(const Args& a) {
+    expect_count(a, 2, 3, "getattr");
+    if (a[1].kind() != K::String) throw EvalError("getattr(): attribute name must be string");
+    try {
+        return attribute(a[0], a[1].as_string());
+    } catch (const kjarni::Error&) {
+        if (a.size() == 3) return a[2];
+        throw;
+    }
+}
+
+Value hasattr_(const Args& a) {
+    expect_count(a, 2, 2, "hasattr");
+    if (a[1].kind() != K::String) throw EvalError("hasattr(): attribute name must be string");
+    try {
+        attribute(a[0], a[1].as_string());
+        return true;
+    } catch (const kjarni::Error&) {
+        return false;
+    }
+}
+
+Value iter_(const Args& a) {
+    expect_count(a, 1, 1, "iter");
+    const Value& v = a[0];
+    if (v.kind() == K::Object && dynamic_cast<const IteratorObject*>(v.as_object().get())) return v;
+    if (v.kind() == K::List || v.kind() == K::Tuple) return Value(std::make_shared<IteratorObject>(v));
+    return Value(std::make_shared<IteratorObject>(Value::tuple(iterate(v))));
+}
+
+Value next_(const Args& a) {
+    expect_count(a, 1, 2, "next");
+    const auto* it = a[0].kind() == K::Object ? dynamic_cast<const IteratorObject*>(a[0].as_object().get()) : nullptr;
+    if (!it) throw EvalError(fmt::format("'{}' object is not an iterator", a[0].type_name()));
+    if (const Value* v = it->next()) return *v;
+    if (a.size() == 2) return a[1];
+    throw EvalError("StopIteration");
+}
+
+// The types that are also conversions (`int(x)`, `isinstance(x, int)`, `type(x) is int`).
+Value type_value(const char* name, Function make) { return Value(std::make_shared<TypeObject>(name, std::move(make))); }
 
 Value abs_(const Args& a) {
     expect_count(a, 1, 1, "abs");
@@ -484,14 +544,14 @@ const std::map<std::string, Value>& table() {
     static const std::map<std::string, Value> builtins = {
         {"range", Value(Function(range))},
         {"len", Value(Function(len))},
-        {"str", Value(Function(to_str))},
+        {"str", type_value("str", to_str)},
         {"repr", Value(Function(to_repr))},
-        {"int", Value(Function(to_int))},
-        {"float", Value(Function(to_float))},
-        {"bool", Value(Function(to_bool))},
-        {"list", Value(Function(to_list))},
-        {"tuple", Value(Function(to_tuple))},
-        {"set", Value(Function(to_set))},
+        {"int", type_value("int", to_int)},
+        {"float", type_value("float", to_float)},
+        {"bool", type_value("bool", to_bool)},
+        {"list", type_value("list", to_list)},
+        {"tuple", type_value("tuple", to_tuple)},
+        {"set", type_value("set", to_set)},
         {"min", Value(Function([](const Args& a) { return extremum(a, false); }))},
         {"max", Value(Function([](const Args& a) { return extremum(a, true); }))},
         {"abs", Value(Function(abs_))},
@@ -509,13 +569,18 @@ const std::map<std::string, Value>& table() {
         {"oct", Value(Function([](const Args& a) { return int_in_base(a, "oct", 8); }))},
         {"bin", Value(Function([](const Args& a) { return int_in_base(a, "bin", 2); }))},
         {"isinstance", Value(Function(isinstance_))},
-        {"dict", Value(Function(to_dict))},
+        {"dict", type_value("dict", to_dict)},
         {"map", Value(Function(map_))},
         {"filter", Value(Function(filter_))},
         {"ord", Value(Function(ord_))},
         {"chr", Value(Function(chr_))},
         {"format", Value(Function(format_))},
         {"callable", Value(Function(callable_))},
+        {"type", Value(Function(type_))},
+        {"getattr", Value(Function(getattr_))},
+        {"hasattr", Value(Function(hasattr_))},
+        {"iter", Value(Function(iter_))},
+        {"next", Value(Function(next_))},
     };
     return builtins;
 }

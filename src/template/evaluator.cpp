@@ -692,7 +692,7 @@ private:
         TemplatePtr t = t_;
         GlobalsPtr g = globals_;
         const Stmt* def = &st;
-        return Value(Function([t, g, def, defaults, chain](const Args& a) {
+        auto body = [t, g, def, defaults, chain](const Args& a) {
             for (const auto& weak : chain)
                 if (weak.expired())
                     throw EvalError(fmt::format("{}() was called after the scope that defined it ended (functions that "
@@ -725,7 +725,8 @@ private:
             } catch (const PositionedError& err) {
                 throw make_render_error(*t, err.offset(), err.what(), g.get());
             }
-        }));
+        };
+        return Value(Function(CapturingFunction{nullptr, defaults, std::move(body)}));
     }
 
     // A lambda sees the variables of its scope as they are when it is made, and its defaults are
@@ -739,7 +740,7 @@ private:
         const Expr* lambda = &e;
         auto scope = std::make_shared<const std::map<std::string, Value>>(locals_);
         std::vector<std::weak_ptr<Vars>> outer = outer_;
-        return Value(Function([t, g, lambda, scope, defaults, outer](const Args& a) {
+        auto body = [t, g, lambda, scope, defaults, outer](const Args& a) {
             const auto& params = lambda->kw_names;
             std::map<std::string, Value> locals = *scope;
             if (a.positional.size() > params.size())
@@ -771,7 +772,8 @@ private:
             } catch (const PositionedError& err) {
                 throw make_render_error(*t, err.offset(), err.what(), g.get());
             }
-        }));
+        };
+        return Value(Function(CapturingFunction{scope, defaults, std::move(body)}));
     }
 
     const TemplatePtr& t_;

@@ -9,6 +9,7 @@
 #include "builtins.hpp"
 #include "formatting.hpp"
 #include "ownership.hpp"
+#include "runtime_objects.hpp"
 #include "limits.hpp"
 #include "utf8.hpp"
 
@@ -1132,6 +1133,9 @@ std::vector<Value> iterate(const Value& v) {
             throw EvalError("iterating over a set of more than one member is not supported (Python iterates a set in "
                             "hash order, which kjarni does not reproduce): iterate over sorted(...) instead");
         return v.as_set();
+    case K::Object:
+        if (const auto* it = dynamic_cast<const IteratorObject*>(v.as_object().get())) return it->rest();
+        throw EvalError(fmt::format("'{}' object is not iterable", v.type_name()));
     default: throw EvalError(fmt::format("'{}' object is not iterable", v.type_name()));
     }
 }

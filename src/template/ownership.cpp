@@ -3,6 +3,7 @@
 #include "ownership.hpp"
 
 #include "errors.hpp"
+#include "runtime_objects.hpp"
 
 #include <fmt/format.h>
 
@@ -42,6 +43,27 @@ bool reaches(const Value& v, const void* target, std::unordered_set<const void*>
         if (p.get() == target) return true;
         if (!seen.insert(p.get()).second) return false;
         for (const auto& [k, item] : p->items)
+            if (reaches(item, target, seen)) return true;
+        return false;
+    }
+    case Value::Kind::Set: {
+        const auto& p = std::get<std::shared_ptr<const Value::SetData>>(v.storage());
+        if (!seen.insert(p.get()).second) return false;
+        for (const auto& item : p->items)
+            if (reaches(item, target, seen)) return true;
+        return false;
+    }
+    case Value::Kind::Object: {
+        const auto* it = dynamic_cast<const IteratorObject*>(v.as_object().get());
+        return it && reaches(it->source(), target, seen);
+    }
+    case Value::Kind::Callable: {
+        const auto* f = v.as_function().target<CapturingFunction>();
+        if (!f || !seen.insert(f).second) return false;
+        if (f->captured)
+            for (const auto& [name, item] : *f->captured)
+                if (reaches(item, target, seen)) return true;
+        for (const auto& item : f->defaults)
             if (reaches(item, target, seen)) return true;
         return false;
     }

@@ -22,6 +22,9 @@
 #include <kjarni/template/value.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +56,16 @@ public:
 std::vector<Value>& mutable_list(const Value& v);
 /// The same for dicts.
 DictItems& mutable_dict(const Value& v);
+
+/// The function object of a template's lambda or def statement, with the values it holds strongly
+/// (a lambda's captured variables, the defaults of either), so that check_no_cycle sees cycles
+/// through functions too (`xs.append(lambda: xs)`).
+struct CapturingFunction {
+    std::shared_ptr<const std::map<std::string, Value>> captured;
+    std::vector<Value> defaults;
+    std::function<Value(const Args&)> body;
+    Value operator()(const Args& a) const { return body(a); }
+};
 
 /// Throws EvalError when putting `item` into `container` would make a container hold itself:
 /// kjarni's containers are reference counted, so a cycle would never be freed (Python's garbage

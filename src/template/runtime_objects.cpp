@@ -158,4 +158,31 @@ const Function* find_escape_filter(const std::string& name) {
     return it == filters.end() ? nullptr : &it->second;
 }
 
+Value TypeObject::attribute(const std::string& name) const {
+    if (name == "__name__") return Value(name_);
+    return Object::attribute(name);
+}
+
+Value TypeObject::call(const Args& args) const {
+    if (!make_) throw EvalError(fmt::format("cannot create '{}' instances", name_));
+    return make_(args);
+}
+
+std::string IteratorObject::type_name() const {
+    return source_.kind() == Value::Kind::Tuple ? "tuple_iterator" : "list_iterator";
+}
+
+const Value* IteratorObject::next() const {
+    const auto& items = source_.as_list();
+    if (index_ >= items.size()) return nullptr;
+    return &items[index_++];
+}
+
+std::vector<Value> IteratorObject::rest() const {
+    const auto& items = source_.as_list();
+    std::vector<Value> out(items.begin() + static_cast<std::ptrdiff_t>(std::min(index_, items.size())), items.end());
+    index_ = items.size();
+    return out;
+}
+
 }  // namespace kjarni::tmpl
