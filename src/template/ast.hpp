@@ -36,6 +36,14 @@ struct CompFor {
     std::vector<ExprPtr> conditions;
 };
 
+// A piece of an f-string: literal text, or the field {children[child]!conv:spec}.
+struct FPart {
+    std::string text;
+    int child = -1;
+    char conv = 0;
+    std::string spec;
+};
+
 struct Expr {
     enum class Kind {
         Literal,  // literal
@@ -59,6 +67,7 @@ struct Expr {
         DictComp,       // children[0], children[1]: key and value; comp: the clauses
         Set,            // children: the members
         SetComp,        // as ListComp
+        FString,        // fparts: text, or a field formatting children[child]
     };
     Kind kind;
     std::uint32_t pos;  // offset of the construct in the template source
@@ -70,6 +79,7 @@ struct Expr {
     std::vector<ExprPtr> children;
     std::vector<std::string> kw_names;
     std::vector<CompFor> comp;
+    std::vector<FPart> fparts;
 
     Expr(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };

@@ -11,9 +11,11 @@
 #include "builtins.hpp"
 #include "errors.hpp"
 #include "limits.hpp"
+#include "formatting.hpp"
 #include "operators.hpp"
 #include "ownership.hpp"
 #include "runtime_objects.hpp"
+#include "utf8.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -622,6 +624,30 @@ private:
             return Value::set(items);
         }
         case Expr::Kind::SetComp: return comprehension(e);
+        case Expr::Kind::FString: {
+            std::string out;
+            for (const FPart& part : e.fparts) {
+                if (part.child < 0) {
+                    out += part.text;
+                    continue;
+                }
+                const Expr& field = *e.children[static_cast<std::size_t>(part.child)];
+                Value v = eval(field);
+                try {
+                    if (part.conv == 'r' || part.conv == 'a') {
+                        if (part.conv == 'a' && !is_ascii(v.repr())) throw EvalError("f-string !a of non-ASCII text is not supported");
+                        v = Value(v.repr());
+                    } else if (part.conv == 's') {
+                        v = Value(v.str());
+                    }
+                    out += format_value(v, part.spec);
+                } catch (const EvalError& err) {
+                    throw PositionedError(err.what(), field.pos);
+                }
+                if (out.size() > limits().max_string) throw EvalError("string too long (render limit)");
+            }
+            return Value(std::move(out));
+        }
         }
         throw EvalError("unknown expression");
     }

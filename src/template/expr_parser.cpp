@@ -413,11 +413,35 @@ ExprPtr ExprParser::parse_atom() {
         return e;
     }
     case Token::Kind::String: {
-        // Adjacent literals concatenate, as in Python.
-        std::string s;
-        while (peek().kind == Token::Kind::String) s += next().text;
+        // Adjacent literals concatenate, as in Python; with an f-string among them, the whole is one.
         auto e = make(Expr::Kind::Literal, pos);
-        e->literal = Value(std::move(s));
+        std::string s;
+        while (peek().kind == Token::Kind::String) {
+            Token tok = next();
+            if (!tok.fstring) {
+                s += tok.text;
+                continue;
+            }
+            e->kind = Expr::Kind::FString;
+            for (auto& part : tok.fparts) {
+                if (part.tokens.empty()) {
+                    s += part.text;
+                    continue;
+                }
+                if (!s.empty()) e->fparts.push_back(FPart{std::move(s), -1, 0, {}});
+                s.clear();
+                ExprParser field(std::move(part.tokens));
+                ExprPtr x = field.parse_expression_list();
+                field.expect_end();
+                e->fparts.push_back(FPart{{}, static_cast<int>(e->children.size()), part.conv, std::move(part.spec)});
+                e->children.push_back(std::move(x));
+            }
+        }
+        if (e->kind == Expr::Kind::FString) {
+            if (!s.empty()) e->fparts.push_back(FPart{std::move(s), -1, 0, {}});
+        } else {
+            e->literal = Value(std::move(s));
+        }
         return e;
     }
     case Token::Kind::Name: {

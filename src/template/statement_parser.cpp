@@ -51,9 +51,13 @@ std::vector<Line> logical_lines(std::string_view src, std::size_t begin, std::si
                 continue;
             }
             if (c == '\'' || c == '"') {
-                ++i;
-                while (i < end && src[i] != c && src[i] != '\n') i += src[i] == '\\' ? 2u : 1u;
-                ++i;
+                // A triple-quoted literal may span lines: they belong to this logical line.
+                const bool triple = i + 2 < end && src[i + 1] == c && src[i + 2] == c;
+                i += triple ? 3 : 1;
+                while (i < end && (triple ? !(src[i] == c && i + 2 < end && src[i + 1] == c && src[i + 2] == c)
+                                          : (src[i] != c && src[i] != '\n')))
+                    i += src[i] == '\\' ? 2u : 1u;
+                i += triple ? 3 : 1;
                 content = true;
                 continue;
             }
