@@ -96,7 +96,7 @@ struct StmtBranch {
     std::vector<Stmt> body;
 };
 struct Stmt {
-    enum class Kind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Pass, Assert, Del, Def, Return };
+    enum class Kind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Pass, Assert, Del, Def, Return, Import };
     Kind kind;
     std::uint32_t pos;
     std::vector<Targets> targets;  // Assign: one per '=' (a = b = 1); AugAssign, For: one; Del: one per name or item
@@ -105,7 +105,10 @@ struct Stmt {
     BinOp op = BinOp::Add;         // AugAssign
     std::vector<StmtBranch> branches;  // If
     std::vector<Stmt> body;            // For, While, Def
-    std::string name;                  // Def: the function's name
+    std::string name;                  // Def: the function's name; Import: the module's
+    // Import: the names bound, with what they are in the module ("" for the module itself):
+    // `import math as m` binds {m, ""}; `from math import pi` binds {pi, pi}.
+    std::vector<std::pair<std::string, std::string>> imports;
     std::vector<Param> params;         // Def (Return: expr, null for a bare `return`)
 
     Stmt(Kind k, std::uint32_t p) : kind(k), pos(p) {}
@@ -152,6 +155,9 @@ struct CompiledTemplate {
     tmpl::SourceMap source_map;
     std::map<std::string, tmpl::Def> defs;  // the <%def>s and, under main_def_name, the top level
     std::string main_def_name;
+    // The statements of the <%! %> blocks, in order: run once per render, before anything else
+    // reads their names (which come after the template's defs, before the render globals).
+    std::vector<tmpl::Stmt> module_code;
     // Lines added in front of the user's source (a DefTemplate's body is wrapped in newlines, as
     // grunnur wraps it in a <%def> tag): subtracted from the line numbers of errors.
     std::size_t line_shift = 0;

@@ -41,7 +41,26 @@ thread_local std::uint64_t steps = 0;
 thread_local std::string* current_output = nullptr;
 
 class Evaluator;
-// The `caller` of the <%call> tags being rendered, innermost last.
+// The module scopes (the names the <%! %> blocks bind) of the templates used by the render in
+// progress: made on first use, alive until the render ends (functions defined there hold them
+// weakly, as every def statement holds its scope).
+using ModuleScopes = std::map<const detail::CompiledTemplate*, std::shared_ptr<std::map<std::string, Value>>>;
+thread_local ModuleScopes* module_scopes = nullptr;
+
+struct ModuleScopesGuard {
+    ModuleScopesGuard() : outermost(module_scopes == nullptr) {
+        if (outermost) module_scopes = &scopes;
+    }
+    ~ModuleScopesGuard() {
+        if (outermost) module_scopes = nullptr;
+    }
+    ModuleScopesGuard(const ModuleScopesGuard&) = delete;
+    ModuleScopesGuard& operator=(const ModuleScopesGuard&) = delete;
+    ModuleScopes scopes;
+    bool outermost;
+};
+
+// The <%call> tags' `caller` of the render in progress, innermost last.
 thread_local std::vector<Value>* caller_stack = nullptr;
 
 struct OutputGuard {
@@ -412,6 +431,9 @@ private:
             }
             return Flow::Normal;
         case Stmt::Kind::Def: locals_[st.name] = make_function(st); return Flow::Normal;
+        case Stmt::Kind::Import:
+            for (const auto& [as, what] : st.imports) locals_[as] = what.empty() ? math_module() : attribute(math_module(), what);
+            return Flow::Normal;
         case Stmt::Kind::Return:
             return_value_ = st.expr ? eval(*st.expr) : Value();
             return Flow::Return;
@@ -491,6 +513,24 @@ private:
                                     v.repr()));
     }
 
+    // A name bound by the template's <%! %> blocks (run now when this render has not run them yet).
+    const Value* module_name(const std::string& name) {
+        if (t_->module_code.empty() || !module_scopes) return nullptr;
+        auto it = module_scopes->find(t_.get());
+        if (it == module_scopes->end()) {
+            // As in Mako, module-level code sees neither the render globals nor the template's names.
+            static const GlobalsPtr no_globals = std::make_shared<const Globals>();
+            Evaluator ev(t_, no_globals, {});
+            ev.in_module_ = true;
+            // Registered first: the block's names are the module scope while it runs, too.
+            it = module_scopes->emplace(t_.get(), ev.scope_).first;
+            if (ev.exec(t_->module_code) != Flow::Normal) throw EvalError("'break' or 'continue' outside a loop");
+        }
+        if (in_module_) return nullptr;
+        auto found = it->second->find(name);
+        return found == it->second->end() ? nullptr : &found->second;
+    }
+
     Value lookup(const std::string& name) {
         if (auto it = locals_.find(name); it != locals_.end()) return it->second;
         for (const auto& weak : outer_) {
@@ -511,6 +551,7 @@ private:
                 return Value(std::string());
             }));
         }
+        if (const Value* v = module_name(name)) return *v;
         if (auto it = globals_->find(name); it != globals_->end()) return it->second;
         if (name == "context") return make_context(globals_);
         if (name == "caller" && caller_stack && !caller_stack->empty()) return caller_stack->back();
@@ -810,6 +851,7 @@ private:
     Vars& locals_;
     std::vector<std::weak_ptr<Vars>> outer_;
     Value return_value_;  // set by `return` (Flow::Return)
+    bool in_module_ = false;  // running a <%! %> block
 };
 
 std::string plural(std::size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
@@ -880,6 +922,7 @@ std::string render_def(const TemplatePtr& t, const std::string& def_name, const 
     if (it == t->defs.end()) throw Error(fmt::format("template '{}' has no def '{}'", t->name, def_name));
     auto g = std::make_shared<const Globals>(globals);
     OwnerScope owner;  // containers made from here on belong to this render (ownership.hpp)
+    ModuleScopesGuard modules;
     try {
         return invoke_def(t, it->second, args, g);
     } catch (const RenderError&) {

@@ -54,6 +54,10 @@ private:
     mutable std::size_t index_ = 0;
 };
 
+/// Python's module math as a value (what `import math` binds): its constants and the functions
+/// kernel templates use, with Python's results (floor and ceil give ints; a domain error is an error).
+const Value& math_module();
+
 /// Mako's escape filter `name` (h, u, x, trim, str, unicode), or nullptr when `name` is not one.
 const Function* find_escape_filter(const std::string& name);
 

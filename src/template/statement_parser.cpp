@@ -84,9 +84,8 @@ const std::map<std::string_view, BinOp>& augmented_ops() {
 }
 
 bool is_unsupported_keyword(const std::string& w) {
-    static const char* const words[] = {"class", "import", "from",     "try",   "except", "finally", "with",
-                                        "raise", "global", "nonlocal", "yield", "async",  "await",   "lambda",
-                                        "match"};
+    static const char* const words[] = {"class", "try",   "except", "finally", "with",  "raise",
+                                        "global", "nonlocal", "yield", "async", "await", "lambda", "match"};
     for (const char* k : words)
         if (w == k) return true;
     return false;
@@ -145,6 +144,45 @@ private:
             parse_simple(p, out);
         }
         --depth_;
+    }
+
+    // `import math [as m]` or `from math import a [as b], ...`: only the module math is known.
+    static Stmt parse_import(ExprParser& p) {
+        const Token first = p.next();
+        Stmt s(Stmt::Kind::Import, first.pos);
+        auto name = [&](const char* what) {
+            if (p.peek().kind != Token::Kind::Name) p.fail_here(what);
+            return p.next();
+        };
+        const Token module = name("a module name");
+        if (p.at_op(".")) throw PositionedError("only the module 'math' can be imported", module.pos);
+        if (module.text != "math")
+            throw PositionedError(fmt::format("no module named '{}' (only the module 'math' can be imported)", module.text),
+                                  module.pos);
+        s.name = module.text;
+        if (first.text == "import") {
+            std::string as = module.text;
+            if (p.at_name("as")) {
+                p.next();
+                as = name("a name").text;
+            }
+            s.imports.emplace_back(as, "");
+            return s;
+        }
+        if (!p.at_name("import")) p.fail_here("'import'");
+        p.next();
+        while (true) {
+            const Token what = name("a name");
+            std::string as = what.text;
+            if (p.at_name("as")) {
+                p.next();
+                as = name("a name").text;
+            }
+            s.imports.emplace_back(as, what.text);
+            if (!p.at_op(",")) break;
+            p.next();
+        }
+        return s;
     }
 
     // `def name(a, b=1):` then its body. Defaults are evaluated when the def statement runs.
@@ -286,6 +324,8 @@ private:
                     s.message = p.parse_expression();
                 }
                 out.push_back(std::move(s));
+            } else if (first.kind == Token::Kind::Name && (first.text == "import" || first.text == "from")) {
+                out.push_back(parse_import(p));
             } else if (first.kind == Token::Kind::Name && first.text == "return") {
                 p.next();
                 if (def_depth_ == 0) throw PositionedError("'return' outside function", first.pos);

@@ -81,6 +81,18 @@ private:
                 i = e + 1;
                 continue;
             }
+            if (starts_with(src_, i, "<%!")) {
+                // A module-level block: its code runs before the template (once per render in
+                // kjarni, once per loaded module in Mako); the text after "%>" stays.
+                const std::size_t close = find_block_end(i + 3);
+                flush();
+                Chunk ch{Chunk::Kind::Module, off(i), {}};
+                ch.begin = off(i + 3);
+                ch.end = off(close);
+                chunks_.push_back(std::move(ch));
+                i = close + 2;
+                continue;
+            }
             if (starts_with(src_, i, "<%") && i + 2 < src_.size() &&
                 (src_[i + 2] == ' ' || src_[i + 2] == '\t' || src_[i + 2] == '\n' || src_[i + 2] == '\r')) {
                 // A Python block: its code runs where it stands; the text after "%>" stays (Mako).
@@ -141,7 +153,6 @@ private:
     // Mako's other tags and code blocks: refused by name rather than passed through as text.
     [[noreturn]] void unsupported_tag(std::size_t i) const {
         std::size_t k = i + (src_[i + 1] == '/' ? 3 : 2);
-        if (k < src_.size() && src_[k] == '!') throw PositionedError("'<%! %>' module-level blocks are not supported", off(i));
         std::size_t e = k;
         while (e < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[e])) || src_[e] == '_' || src_[e] == ':'))
             ++e;

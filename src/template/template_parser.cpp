@@ -77,6 +77,11 @@ private:
                 ++at_;
                 break;
             }
+            case Chunk::Kind::Module: {
+                for (auto& st : parse_code_block(t_.source, c.begin, c.end)) t_.module_code.push_back(std::move(st));
+                ++at_;
+                break;
+            }
             case Chunk::Kind::CallOpen: body.push_back(parse_call_tag()); break;
             case Chunk::Kind::CallClose: --depth_; return body;
             case Chunk::Kind::DefOpen: parse_def(); break;

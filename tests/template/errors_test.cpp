@@ -62,7 +62,13 @@ TEST(Errors, BadSyntax) {
     expect_render_error([] { Template::from_string("<% d.a = 1 %>"); }, 1, 5,
                         "assignment to an attribute is not supported");
     expect_render_error([] { Template::from_string("<% del d.a %>"); }, 1, 9, "del takes names and items");
-    expect_render_error([] { Template::from_string("<% import os %>"); }, 1, 4, "the 'import' statement is not supported");
+    expect_render_error([] { Template::from_string("<% import os %>"); }, 1, 11, "no module named 'os'");
+    expect_render_error([] { Template::from_string("<% class A: pass %>"); }, 1, 4, "the 'class' statement is not supported");
+    expect_render_error([] { Template::from_string("<%\nreturn 1\n%>"); }, 2, 1, "'return' outside function");
+    expect_render_error([] { Template::from_string("<%\ndef f(a, a):\n    pass\n%>"); }, 2, 10, "duplicate argument 'a'");
+    expect_render_error([] { Template::from_string("${f'{1 + }'}"); }, 1, 10, "invalid syntax");
+    expect_render_error([] { Template::from_string("${f'{x!z}'}"); }, 1, 7, "invalid conversion character");
+    expect_render_error([] { Template::from_string("${f'{'}"); }, 1, 5, "expecting '}'");
 }
 
 TEST(Errors, UnterminatedBlocks) {
