@@ -143,6 +143,7 @@ struct Def {
     std::uint32_t pos;
     std::vector<Param> params;
     std::vector<Node> body;
+    std::vector<ExprPtr> filters;  // <%def filter="trim, f">: applied to the def's whole output
 };
 
 }  // namespace kjarni::tmpl

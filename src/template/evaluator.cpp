@@ -209,6 +209,10 @@ private:
         }
     }
 
+public:
+    Value filter(const Expr& f, const Value& v) { return apply_filter(f, v); }
+
+private:
     // A filter of `${x | f}`: Mako's escapes by name (they win over globals, as in Mako), else a
     // callable from the template's names.
     Value apply_filter(const Expr& f, const Value& v) {
@@ -898,6 +902,8 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
     Evaluator ev(t, globals, std::move(locals));
     try {
         ev.render(def.body, out);
+        // <%def filter="...">: Mako filters the def's whole output, in order.
+        for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();
     } catch (const PositionedError& e) {
         throw make_render_error(*t, e.offset(), e.what(), globals.get());
     }

@@ -249,6 +249,9 @@ private:
                 have_name = true;
                 c.begin = off(v);
                 c.end = off(ve);
+            } else if (attr == "filter") {
+                c.args_begin = off(v);
+                c.args_end = off(ve);
             } else {
                 throw PositionedError(fmt::format("the attribute '{}' of '<%def>' is not supported", attr), off(a));
             }

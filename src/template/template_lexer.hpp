@@ -20,7 +20,7 @@ struct Chunk {
                               // quotes), or the Python code between "<%" (or "<%!") and "%>"
     bool self_closing = false;  // DefOpen written as <%def .../>
     std::uint32_t args_begin = 0;  // CallOpen: the range of its args="..." (empty when none); its
-    std::uint32_t args_end = 0;    // expr="..." is begin/end
+    std::uint32_t args_end = 0;    // expr="..." is begin/end. DefOpen: its filter="..." (or empty)
 };
 
 /// Throws PositionedError on an unterminated ${ or a malformed <%def> tag.

@@ -273,6 +273,15 @@ private:
         }
         p.expect_op(")");
         p.expect_end();
+        if (c.args_end > c.args_begin) {
+            ExprParser fp(tokenize(t_.source, c.args_begin, c.args_end));
+            while (!fp.at_end()) {
+                def.filters.push_back(fp.parse_expression());
+                if (!fp.at_op(",")) break;
+                fp.next();
+            }
+            fp.expect_end();
+        }
         if (!c.self_closing) {
             def.body = parse_body();
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::DefClose) {
