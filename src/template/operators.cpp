@@ -7,6 +7,7 @@
 #include "errors.hpp"
 #include "bigint.hpp"
 #include "builtins.hpp"
+#include "casemap.hpp"
 #include "formatting.hpp"
 #include "ownership.hpp"
 #include "runtime_objects.hpp"
@@ -555,11 +556,7 @@ Value string_method(const std::string& self, const std::string& name) {
     if (name == "upper" || name == "lower")
         return Value(Function([s, upper = name == "upper"](const Args& a) {
             expect_args(a, 0, 0, upper ? "upper" : "lower");
-            if (!is_ascii(*s)) throw EvalError("upper() and lower() of non-ASCII text are not supported");
-            std::string out = *s;
-            for (char& c : out) c = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c))
-                                                            : std::tolower(static_cast<unsigned char>(c)));
-            return Value(std::move(out));
+            return make_string(change_case(*s, upper));
         }));
     if (name == "format")
         return Value(Function([s](const Args& a) { return make_string(str_format(*s, a)); }));
