@@ -84,6 +84,37 @@ struct DepthGuard {
 
 std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals);
 
+// A <%def> as a value: calling it renders the def, writing into the output being rendered (as
+// Mako's defs do) and returning '' there, or returning the text outside a render's output.
+Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g) {
+    return Value(Function([t, def, g](const Args& a) {
+        std::string text = invoke_def(t, *def, a, g);
+        if (!current_output) return Value(std::move(text));
+        if (current_output->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
+        *current_output += text;
+        return Value(std::string());
+    }));
+}
+
+// Mako's `self` and `local`: the template's namespace, whose attributes are its <%def>s (kjarni
+// has no inheritance, so the two are the same).
+class Namespace final : public Object {
+public:
+    Namespace(TemplatePtr t, GlobalsPtr g) : t_(std::move(t)), g_(std::move(g)) {}
+    std::string type_name() const override { return "Namespace"; }
+    std::string to_string() const override { return "<mako.runtime.TemplateNamespace " + t_->name + ">"; }
+    Value attribute(const std::string& name) const override {
+        auto it = t_->defs.find(name);
+        if (it == t_->defs.end() || name == t_->main_def_name)
+            throw EvalError(fmt::format("'Namespace' object has no attribute '{}'", name));
+        return def_value(t_, &it->second, g_);
+    }
+
+private:
+    TemplatePtr t_;
+    GlobalsPtr g_;
+};
+
 class Evaluator {
 public:
     using Vars = std::map<std::string, Value>;
@@ -542,22 +573,12 @@ private:
                 if (auto it = vars->find(name); it != vars->end()) return it->second;
             }
         }
-        if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) {
-            const Def* def = &it->second;
-            TemplatePtr t = t_;
-            GlobalsPtr g = globals_;
-            return Value(Function([t, def, g](const Args& a) {
-                std::string text = invoke_def(t, *def, a, g);
-                if (!current_output) return Value(std::move(text));
-                if (current_output->size() + text.size() > limits().max_string)
-                    throw EvalError("output too long (render limit)");
-                *current_output += text;
-                return Value(std::string());
-            }));
-        }
+        if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name)
+            return def_value(t_, &it->second, globals_);
         if (const Value* v = module_name(name)) return *v;
         if (auto it = globals_->find(name); it != globals_->end()) return it->second;
         if (name == "context") return make_context(globals_);
+        if (name == "self" || name == "local") return Value(std::make_shared<Namespace>(t_, globals_));
         if (name == "caller" && caller_stack && !caller_stack->empty()) return caller_stack->back();
         if (name == "UNDEFINED") return undefined_value();
         if (const Value* b = find_builtin(name)) return *b;
