@@ -110,6 +110,12 @@ private:
                 i = scan_call_tag(i);
                 continue;
             }
+            if (starts_with(src_, i, "<%self:") || starts_with(src_, i, "</%self:") || starts_with(src_, i, "<%local:") ||
+                starts_with(src_, i, "</%local:")) {
+                flush();
+                i = scan_call_tag(i);
+                continue;
+            }
             if ((starts_with(src_, i, "<%") || starts_with(src_, i, "</%")) && !starts_with(src_, i, "<%def") &&
                 !starts_with(src_, i, "</%def"))
                 unsupported_tag(i);
@@ -161,17 +167,37 @@ private:
     }
 
     // `<%call expr="..." args="...">` or `</%call>` at i; returns the offset after its '>'.
+    // Also a custom tag, `<%self:name attr="..." args="...">`: a <%call> of the def `name` of the
+    // namespace with the attributes as keyword arguments.
     std::size_t scan_call_tag(std::size_t i) {
-        if (src_[i + 1] == '/') {
-            std::size_t k = i + 7;
+        const bool closing = src_[i + 1] == '/';
+        const std::size_t name_at = i + (closing ? 3 : 2);
+        std::size_t colon = name_at;
+        while (colon < src_.size() && std::isalnum(static_cast<unsigned char>(src_[colon]))) ++colon;
+        const bool custom = colon < src_.size() && src_[colon] == ':';
+        std::size_t k = custom ? colon + 1 : name_at + 4;
+        std::size_t def_end = k;
+        if (custom) {
+            while (def_end < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[def_end])) || src_[def_end] == '_'))
+                ++def_end;
+            if (def_end == k) throw PositionedError("malformed custom tag: expected '<%namespace:def'", off(i));
+        }
+        if (closing) {
+            k = custom ? def_end : k;
             while (k < src_.size() && is_space(src_[k])) ++k;
-            if (k >= src_.size() || src_[k] != '>') throw PositionedError("malformed '</%call>' tag", off(i));
+            if (k >= src_.size() || src_[k] != '>')
+                throw PositionedError(custom ? "malformed closing custom tag" : "malformed '</%call>' tag", off(i));
             chunks_.push_back(Chunk{Chunk::Kind::CallClose, off(i), {}});
             return k + 1;
         }
         Chunk c{Chunk::Kind::CallOpen, off(i), {}};
-        bool have_expr = false;
-        std::size_t k = i + 6;
+        bool have_expr = custom;
+        if (custom) {
+            c.tag_ns = std::string(src_.substr(name_at, colon - name_at));
+            c.tag_def = std::string(src_.substr(colon + 1, def_end - colon - 1));
+            c.tag_pos = off(colon + 1);
+            k = def_end;
+        }
         while (true) {
             while (k < src_.size() && (is_space(src_[k]) || src_[k] == '\n')) ++k;
             if (k >= src_.size()) throw PositionedError("unterminated '<%call' tag (no closing '>')", off(i));
@@ -193,13 +219,15 @@ private:
             const std::size_t v = k + 2;
             const std::size_t ve = src_.find(quote, v);
             if (ve == std::string_view::npos) throw PositionedError("unterminated attribute value", off(k + 1));
-            if (attr == "expr") {
+            if (attr == "expr" && !custom) {
                 have_expr = true;
                 c.begin = off(v);
                 c.end = off(ve);
             } else if (attr == "args") {
                 c.args_begin = off(v);
                 c.args_end = off(ve);
+            } else if (custom) {
+                c.tag_attrs.push_back({std::string(attr), {off(v), off(ve)}});
             } else {
                 throw PositionedError(fmt::format("the attribute '{}' of '<%call>' is not supported", attr), off(a));
             }
