@@ -796,11 +796,12 @@ private:
                 throw EvalError(fmt::format("{}() takes {} positional arguments but {} were given", def->name, params.size(),
                                             a.positional.size()));
             for (std::size_t i = 0; i < a.positional.size(); ++i) locals[params[i].name] = a.positional[i];
-            for (const auto& [name, value] : a.keyword) {
+            for (const auto& kw : a.keyword) {
+                const std::string& name = kw.first;  // not a structured binding: lambdas capture it
                 auto it = std::find_if(params.begin(), params.end(), [&](const Param& p) { return p.name == name; });
                 if (it == params.end())
                     throw EvalError(fmt::format("{}() got an unexpected keyword argument '{}'", def->name, name));
-                if (!locals.emplace(name, value).second)
+                if (!locals.emplace(name, kw.second).second)
                     throw EvalError(fmt::format("{}() got multiple values for argument '{}'", def->name, name));
             }
             const std::size_t first_default = params.size() - defaults.size();
