@@ -8,8 +8,24 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 
 namespace kjarni::tmpl {
+
+namespace {
+
+// The address of a value compared by identity (a function, an object...).
+template <class T>
+std::uintptr_t identity_of(const std::shared_ptr<T>& p) {
+    return reinterpret_cast<std::uintptr_t>(p.get());
+}
+template <class T>
+std::uintptr_t identity_of(const T&) {
+    return 0;
+}
+
+}  // namespace
 
 void int_too_large() {
     throw EvalError(fmt::format("integer too large (more than {} bits, a render limit)", max_int_bits));
@@ -71,6 +87,33 @@ Value int_of_double(double d) {
     const double t = std::trunc(d);
     if (t >= -9223372036854775808.0 && t < 9223372036854775808.0) return Value(static_cast<std::int64_t>(t));
     return make_int(mpz_class(t));  // exact: a double this large is an integer
+}
+
+std::size_t hash_value(const Value& v) {
+    switch (v.kind()) {
+    case Value::Kind::None: return 0x9e3779b97f4a7c15u;
+    case Value::Kind::Bool:
+    case Value::Kind::Int:
+        if (is_big(v)) return std::hash<std::string>{}(to_mpz(v).get_str(16));
+        return std::hash<std::int64_t>{}(v.as_int());
+    case Value::Kind::Float: {
+        const double d = v.as_float();
+        if (std::isfinite(d) && d == std::trunc(d)) {
+            if (d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+                return std::hash<std::int64_t>{}(static_cast<std::int64_t>(d));
+            return std::hash<std::string>{}(mpz_class(d).get_str(16));
+        }
+        return std::hash<double>{}(d);
+    }
+    case Value::Kind::String: return std::hash<std::string>{}(v.as_string());
+    case Value::Kind::Tuple: {
+        std::size_t h = 0x345678u;
+        for (const auto& item : v.as_list()) h = (h ^ hash_value(item)) * 1000003u;
+        return h;
+    }
+    default:  // compared by identity
+        return std::visit([](const auto& p) { return std::hash<std::uintptr_t>{}(identity_of(p)); }, v.storage());
+    }
 }
 
 }  // namespace kjarni::tmpl

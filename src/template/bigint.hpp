@@ -36,6 +36,10 @@ Value make_int(const mpz_class& x);
 std::string int_to_decimal(const mpz_class& x);
 /// Python's float(x): correctly rounded; throws EvalError when it overflows.
 double int_to_double(const mpz_class& x);
+/// A hash of a hashable value consistent with Python's == (1, 1.0 and True hash alike; 2**64 and
+/// 2.0**64 too): what sets use to find their members.
+std::size_t hash_value(const Value& v);
+
 /// Python's int(d) for a finite float (truncation towards zero).
 Value int_of_double(double d);
 

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <cctype>
 #include <cmath>
 
@@ -724,30 +725,50 @@ bool has_member(const std::vector<Value>& items, const Value& v) {
     return std::find(items.begin(), items.end(), v) != items.end();
 }
 
+// The members of a set, found by hash: for the operations between two sets.
+class MemberIndex {
+public:
+    explicit MemberIndex(const std::vector<Value>& items) : items_(items) {
+        for (std::size_t i = 0; i < items.size(); ++i) index_.emplace(hash_value(items[i]), i);
+    }
+    bool contains(const Value& v) const {
+        auto [b, e] = index_.equal_range(hash_value(v));
+        for (auto it = b; it != e; ++it)
+            if (items_[it->second] == v) return true;
+        return false;
+    }
+
+private:
+    const std::vector<Value>& items_;
+    std::unordered_multimap<std::size_t, std::size_t> index_;
+};
+
 // a | b, a & b, a - b, a ^ b on sets: the members in Python's insertion sense (a's, then b's).
 Value set_binary(BinOp op, const Value& a, const Value& b) {
-    const auto& x = members(a);
-    const auto& y = members(b);
+    const auto& x_items = members(a);
+    const auto& y_items = members(b);
+    const MemberIndex x(x_items), y(y_items);
+    auto has = [](const MemberIndex& m, const Value& v) { return m.contains(v); };
     std::vector<Value> out;
     switch (op) {
     case BinOp::BitOr:
-        out = x;
-        for (const auto& v : y)
-            if (!has_member(x, v)) out.push_back(v);
+        out = x_items;
+        for (const auto& v : y_items)
+            if (!has(x, v)) out.push_back(v);
         break;
     case BinOp::BitAnd:
-        for (const auto& v : x)
-            if (has_member(y, v)) out.push_back(v);
+        for (const auto& v : x_items)
+            if (has(y, v)) out.push_back(v);
         break;
     case BinOp::Sub:
-        for (const auto& v : x)
-            if (!has_member(y, v)) out.push_back(v);
+        for (const auto& v : x_items)
+            if (!has(y, v)) out.push_back(v);
         break;
     case BinOp::BitXor:
-        for (const auto& v : x)
-            if (!has_member(y, v)) out.push_back(v);
-        for (const auto& v : y)
-            if (!has_member(x, v)) out.push_back(v);
+        for (const auto& v : x_items)
+            if (!has(y, v)) out.push_back(v);
+        for (const auto& v : y_items)
+            if (!has(x, v)) out.push_back(v);
         break;
     default: unsupported(op, a, b);
     }

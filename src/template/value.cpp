@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <algorithm>
+#include <unordered_map>
 
 namespace kjarni {
 
@@ -132,9 +133,17 @@ Value Value::tuple(std::vector<Value> items) {
 }
 Value Value::set(const std::vector<Value>& items) {
     auto data = std::make_shared<SetData>(SetData{{}, tmpl::current_owner()});
+    // Members found by hash (a set of n members costs n lookups, not n^2 comparisons).
+    std::unordered_multimap<std::size_t, std::size_t> index;
     for (const auto& item : items) {
         check_hashable(item);
-        if (std::find(data->items.begin(), data->items.end(), item) == data->items.end()) data->items.push_back(item);
+        const std::size_t h = tmpl::hash_value(item);
+        auto [b, e] = index.equal_range(h);
+        bool found = false;
+        for (auto it = b; it != e && !found; ++it) found = data->items[it->second] == item;
+        if (found) continue;
+        index.emplace(h, data->items.size());
+        data->items.push_back(item);
     }
     return Value(Storage(std::shared_ptr<const SetData>(std::move(data))));
 }

@@ -98,6 +98,9 @@ TEST(Mutation, SetsRefuseWhatDependsOnPythonsHashOrder) {
     expect_render_error([] { render("${sorted({'a', 'b'}, key=len)}"); }, 1, 0, "hash order");
     expect_render_error([] { render("${ {[1]} }"); }, 1, 0, "unhashable type: 'list'");
     expect_render_error([] { render("<% d = {} %>${d.get([1])}"); }, 1, 0, "unhashable type: 'list'");
+    // Members are found by hash: large sets stay fast, and 1, 1.0 and True are one member.
+    EXPECT_EQ(render("${len(set(range(200000)))} ${len(set(range(100000)) & set(range(50000, 150000)))} ${len({1, 1.0, True, 2 ** 64, 2.0 ** 64})}"),
+              "200000 50000 2");
     EXPECT_EQ(render("${sorted({'b', 'a'})} ${len({1, 2, 2})} ${ {7} } ${set()} ${sum({1, 2})} ${min({3, 1})}"),
               "['a', 'b'] 2 {7} set() 3 1");
 }
