@@ -309,6 +309,7 @@ private:
             }
             case K::Dict: {
                 auto& items = mutable_dict(container);
+                check_no_cycle(container, key);
                 check_no_cycle(container, v);
                 items.set(key, v);
                 return;

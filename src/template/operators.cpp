@@ -703,6 +703,7 @@ void update_dict(const Value& self, const Args& a, const char* name) {
     }
     for (const auto& [k, v] : a.keyword) add.emplace_back(Value(k), v);
     for (auto& [k, v] : add) {
+        check_no_cycle(self, k);
         check_no_cycle(self, v);
         mutable_dict(self).set(k, std::move(v));
     }
@@ -785,6 +786,7 @@ Value set_method(const Value& self, const std::string& name) {
             expect_args(a, 1, 1, "add");
             auto& items = mutable_set(self);
             check_hashable(a[0]);
+            check_no_cycle(self, a[0]);  // a function holding the set
             if (!has_member(items, a[0])) {
                 if (items.size() >= limits().max_items) throw EvalError("set too large (render limit)");
                 items.push_back(a[0]);
@@ -807,6 +809,7 @@ Value set_method(const Value& self, const std::string& name) {
             mutable_set(self);
             for (const auto& arg : a.positional) {
                 Value all = Value::set(members_of(arg));
+                for (const auto& item : members(all)) check_no_cycle(self, item);
                 mutable_set(self) = members(set_binary(BinOp::BitOr, self, all));
             }
             return Value();
@@ -881,6 +884,7 @@ Value dict_method(const Value& self, const std::string& name) {
             auto& items = mutable_dict(self);
             if (const Value* found = items.find(a[0])) return *found;
             Value v = a.size() > 1 ? a[1] : Value();
+            check_no_cycle(self, a[0]);
             check_no_cycle(self, v);
             items.set(a[0], v);
             return v;

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <unordered_set>
+#include <vector>
 
 namespace kjarni::tmpl {
 
@@ -26,55 +27,66 @@ std::atomic<std::uint64_t> next_token{1};
         type));
 }
 
-// Whether `target` is reachable from `v` through lists, tuples and dicts.
-bool reaches(const Value& v, const void* target, std::unordered_set<const void*>& seen) {
-    switch (v.kind()) {
-    case Value::Kind::List:
-    case Value::Kind::Tuple: {
-        const auto& p = std::get<std::shared_ptr<const Value::ListData>>(v.storage());
-        if (p.get() == target) return true;
-        if (!seen.insert(p.get()).second) return false;
-        for (const auto& item : p->items)
-            if (reaches(item, target, seen)) return true;
-        return false;
+// Whether `target` is reachable from `v` through lists, tuples, dicts (keys and values), sets, the
+// values template functions hold and iterators. Iterative: a list nested a hundred thousand deep
+// must not exhaust the stack.
+bool reaches(const Value& start, const void* target) {
+    std::unordered_set<const void*> seen;
+    std::vector<const Value*> todo{&start};
+    auto visit = [&](const void* p) { return seen.insert(p).second; };
+    while (!todo.empty()) {
+        const Value& v = *todo.back();
+        todo.pop_back();
+        switch (v.kind()) {
+        case Value::Kind::List:
+        case Value::Kind::Tuple: {
+            const auto& p = std::get<std::shared_ptr<const Value::ListData>>(v.storage());
+            if (p.get() == target) return true;
+            if (visit(p.get()))
+                for (const auto& item : p->items) todo.push_back(&item);
+            break;
+        }
+        case Value::Kind::Dict: {
+            const auto& p = std::get<std::shared_ptr<const Value::DictData>>(v.storage());
+            if (p.get() == target) return true;
+            if (visit(p.get()))
+                for (const auto& [k, item] : p->items) {
+                    todo.push_back(&k);
+                    todo.push_back(&item);
+                }
+            break;
+        }
+        case Value::Kind::Set: {
+            const auto& p = std::get<std::shared_ptr<const Value::SetData>>(v.storage());
+            if (p.get() == target) return true;
+            if (visit(p.get()))
+                for (const auto& item : p->items) todo.push_back(&item);
+            break;
+        }
+        case Value::Kind::Object: {
+            const auto* it = dynamic_cast<const IteratorObject*>(v.as_object().get());
+            if (it && visit(it)) todo.push_back(&it->source());
+            break;
+        }
+        case Value::Kind::Callable: {
+            const auto* f = v.as_function().target<CapturingFunction>();
+            if (!f || !visit(f)) break;
+            if (f->captured)
+                for (const auto& [name, item] : *f->captured) todo.push_back(&item);
+            for (const auto& item : f->defaults) todo.push_back(&item);
+            break;
+        }
+        default: break;
+        }
     }
-    case Value::Kind::Dict: {
-        const auto& p = std::get<std::shared_ptr<const Value::DictData>>(v.storage());
-        if (p.get() == target) return true;
-        if (!seen.insert(p.get()).second) return false;
-        for (const auto& [k, item] : p->items)
-            if (reaches(item, target, seen)) return true;
-        return false;
-    }
-    case Value::Kind::Set: {
-        const auto& p = std::get<std::shared_ptr<const Value::SetData>>(v.storage());
-        if (!seen.insert(p.get()).second) return false;
-        for (const auto& item : p->items)
-            if (reaches(item, target, seen)) return true;
-        return false;
-    }
-    case Value::Kind::Object: {
-        const auto* it = dynamic_cast<const IteratorObject*>(v.as_object().get());
-        return it && reaches(it->source(), target, seen);
-    }
-    case Value::Kind::Callable: {
-        const auto* f = v.as_function().target<CapturingFunction>();
-        if (!f || !seen.insert(f).second) return false;
-        if (f->captured)
-            for (const auto& [name, item] : *f->captured)
-                if (reaches(item, target, seen)) return true;
-        for (const auto& item : f->defaults)
-            if (reaches(item, target, seen)) return true;
-        return false;
-    }
-    default: return false;
-    }
+    return false;
 }
 
 const void* identity(const Value& v) {
     return std::visit([](const auto& p) -> const void* {
         if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::shared_ptr<const Value::ListData>> ||
-                      std::is_same_v<std::decay_t<decltype(p)>, std::shared_ptr<const Value::DictData>>)
+                      std::is_same_v<std::decay_t<decltype(p)>, std::shared_ptr<const Value::DictData>> ||
+                      std::is_same_v<std::decay_t<decltype(p)>, std::shared_ptr<const Value::SetData>>)
             return p.get();
         else
             return nullptr;
@@ -111,8 +123,7 @@ DictItems& mutable_dict(const Value& v) {
 void check_no_cycle(const Value& container, const Value& item) {
     const void* target = identity(container);
     if (!target) return;
-    std::unordered_set<const void*> seen;
-    if (reaches(item, target, seen))
+    if (reaches(item, target))
         throw EvalError(fmt::format("a {} cannot contain itself (reference cycles are not supported)", container.type_name()));
 }
 

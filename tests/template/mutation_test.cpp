@@ -87,6 +87,15 @@ TEST(Mutation, ReferenceCyclesAreRefused) {
     expect_render_error([] { render("<%\nxs = []\nxs.append(xs)\n%>"); }, 3, 0, "cannot contain itself");
     expect_render_error([] { render("<%\na = []; b = [a]\na.append(b)\n%>"); }, 3, 0, "cannot contain itself");
     expect_render_error([] { render("<%\nd = {}\nd['me'] = [d]\n%>"); }, 3, 0, "cannot contain itself");
+    // Through functions, their defaults, dict keys, sets and iterators too.
+    expect_render_error([] { render("<%\nfs = []\nfs.append(lambda: fs)\n%>"); }, 3, 0, "cannot contain itself");
+    expect_render_error([] { render("<%\nd = {}\nd[lambda: d] = 1\n%>"); }, 3, 0, "cannot contain itself");
+    expect_render_error([] { render("<%\ns = set()\ns.add(lambda: s)\n%>"); }, 3, 0, "cannot contain itself");
+    expect_render_error([] { render("<%\nxs = [1]\nit = iter(xs)\nxs.append(it)\n%>"); }, 4, 0, "cannot contain itself");
+    expect_render_error([] { render("<%\nacc = []\ndef f(x=acc):\n    pass\nacc.append(f)\n%>"); }, 5, 0,
+                        "cannot contain itself");
+    // Deeply nested lists are walked without recursion.
+    EXPECT_EQ(render("<%\na = []\nfor i in range(200000):\n    a = [a]\nb = []\nb.append(a)\n%>${len(b)}"), "1");
     // A list holding another list twice is no cycle.
     EXPECT_EQ(render("<% a = [1]; b = []; b.append(a); b.append(a); b += [a] %>${b}"), "[[1], [1], [1]]");
 }
