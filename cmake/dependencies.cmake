@@ -39,3 +39,6 @@ endif()
 # xxhash (the compilation cache's keys and checksums). Newer releases ship a CMake config; Debian's
 # libxxhash-dev has only the header and the library, so make the imported target ourselves.
 include(${CMAKE_CURRENT_LIST_DIR}/kjarniXxhash.cmake)
+
+# GMP (the template language's integers beyond 64 bits).
+include(${CMAKE_CURRENT_LIST_DIR}/kjarniGmp.cmake)

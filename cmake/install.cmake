@@ -20,7 +20,7 @@ if(TARGET kjarni_tool)
 endif()
 
 # What a consumer must find again: Threads always; for a static libkjarni also what it links
-# privately (fmt, xxhash; dl is a plain library name).
+# privately (fmt, xxhash, GMP; dl is a plain library name).
 get_target_property(KJARNI_LIBRARY_TYPE kjarni TYPE)
 configure_package_config_file(cmake/kjarniConfig.cmake.in
   "${PROJECT_BINARY_DIR}/kjarniConfig.cmake"
@@ -32,12 +32,13 @@ install(FILES
   "${PROJECT_BINARY_DIR}/kjarniConfig.cmake"
   "${PROJECT_BINARY_DIR}/kjarniConfigVersion.cmake"
   cmake/kjarniXxhash.cmake
+  cmake/kjarniGmp.cmake
   DESTINATION ${KJARNI_CMAKE_INSTALL_DIR})
 
 # pkg-config: kjarni.pc. A static libkjarni lists its dependencies in Requires.private/Libs.private
 # (pkg-config --static).
 if(KJARNI_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
-  set(KJARNI_PC_REQUIRES_PRIVATE "fmt libxxhash")
+  set(KJARNI_PC_REQUIRES_PRIVATE "fmt libxxhash gmpxx")
   set(KJARNI_PC_LIBS_PRIVATE "-pthread")
   foreach(library IN LISTS CMAKE_DL_LIBS)
     string(APPEND KJARNI_PC_LIBS_PRIVATE " -l${library}")

@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   ca-certificates g++ cmake make ccache git
-  libfmt-dev libxxhash-dev libcli11-dev nlohmann-json3-dev
+  libfmt-dev libxxhash-dev libgmp-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
   libclblast-dev libclblast1

@@ -138,10 +138,7 @@ Value to_value(nb::handle object) {
     }
     if (PyDict_Check(object.ptr())) {
         DictItems items;
-        for (auto [k, v] : nb::borrow<nb::dict>(object)) {
-            if (!PyUnicode_Check(k.ptr())) throw ArgumentError("render value", "dict keys in templates must be strings");
-            items.set(text_of(k), to_value(v));
-        }
+        for (auto [k, v] : nb::borrow<nb::dict>(object)) items.set(to_value(k), to_value(v));
         return Value::dict(std::move(items));
     }
     if (is_numpy_dtype_like(object)) {
@@ -162,7 +159,13 @@ nb::object from_value(const Value& value) {
     switch (value.kind()) {
         case Value::Kind::None: return nb::none();
         case Value::Kind::Bool: return nb::bool_(value.as_bool());
-        case Value::Kind::Int: return nb::int_(value.as_int());
+        case Value::Kind::Int: {
+            // Beyond 64 bits (a template's big int): through its decimal digits.
+            const std::string digits = value.str();
+            PyObject* i = PyLong_FromString(digits.c_str(), nullptr, 10);
+            if (i == nullptr) throw nb::python_error();
+            return nb::steal(i);
+        }
         case Value::Kind::Float: return nb::float_(value.as_float());
         case Value::Kind::String: return nb::str(value.as_string().c_str(), value.as_string().size());
         case Value::Kind::List:
@@ -174,7 +177,12 @@ nb::object from_value(const Value& value) {
         }
         case Value::Kind::Dict: {
             nb::dict out;
-            for (const auto& [k, v] : value.as_dict()) out[k.c_str()] = from_value(v);
+            for (const auto& [k, v] : value.as_dict()) out[from_value(k)] = from_value(v);
+            return std::move(out);
+        }
+        case Value::Kind::Set: {
+            nb::set out;
+            for (const Value& v : value.as_set()) out.add(from_value(v));
             return std::move(out);
         }
         case Value::Kind::Callable: {

@@ -25,6 +25,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct Targets {
     std::vector<std::string> names;
     bool unpack = false;  // written as a tuple (`a, b` or `(a,)`)
+    // Instead of names: an item, `x[k]` (an Index expression), changed in place.
+    std::shared_ptr<const Expr> item;
 };
 
 // One `for ... in ... [if ...]` clause of a comprehension.
@@ -32,6 +34,14 @@ struct CompFor {
     Targets targets;
     ExprPtr iterable;
     std::vector<ExprPtr> conditions;
+};
+
+// A piece of an f-string: literal text, or the field {children[child]!conv:spec}.
+struct FPart {
+    std::string text;
+    int child = -1;
+    char conv = 0;
+    std::string spec;
 };
 
 struct Expr {
@@ -55,6 +65,9 @@ struct Expr {
         ListComp,       // children[0]: the item; comp: the clauses
         GeneratorComp,  // as ListComp (evaluated eagerly into a list)
         DictComp,       // children[0], children[1]: key and value; comp: the clauses
+        Set,            // children: the members
+        SetComp,        // as ListComp
+        FString,        // fparts: text, or a field formatting children[child]
     };
     Kind kind;
     std::uint32_t pos;  // offset of the construct in the template source
@@ -66,8 +79,14 @@ struct Expr {
     std::vector<ExprPtr> children;
     std::vector<std::string> kw_names;
     std::vector<CompFor> comp;
+    std::vector<FPart> fparts;
 
     Expr(Kind k, std::uint32_t p) : kind(k), pos(p) {}
+};
+
+struct Param {
+    std::string name;
+    ExprPtr default_value;  // null when the argument is required
 };
 
 // A statement of a `<% %>` block.
@@ -77,15 +96,20 @@ struct StmtBranch {
     std::vector<Stmt> body;
 };
 struct Stmt {
-    enum class Kind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Pass, Assert };
+    enum class Kind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Pass, Assert, Del, Def, Return, Import };
     Kind kind;
     std::uint32_t pos;
-    std::vector<Targets> targets;  // Assign: one per '=' (a = b = 1); AugAssign, For: one
+    std::vector<Targets> targets;  // Assign: one per '=' (a = b = 1); AugAssign, For: one; Del: one per name or item
     ExprPtr expr;                  // Expr, Assign, AugAssign: the value; For: the iterable; While, Assert: the condition
     ExprPtr message;               // Assert: the message (may be null)
     BinOp op = BinOp::Add;         // AugAssign
     std::vector<StmtBranch> branches;  // If
-    std::vector<Stmt> body;            // For, While
+    std::vector<Stmt> body;            // For, While, Def
+    std::string name;                  // Def: the function's name; Import: the module's
+    // Import: the names bound, with what they are in the module ("" for the module itself):
+    // `import math as m` binds {m, ""}; `from math import pi` binds {pi, pi}.
+    std::vector<std::pair<std::string, std::string>> imports;
+    std::vector<Param> params;         // Def (Return: expr, null for a bare `return`)
 
     Stmt(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };
@@ -114,16 +138,12 @@ struct Node {
     Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };
 
-struct Param {
-    std::string name;
-    ExprPtr default_value;  // null when the argument is required
-};
-
 struct Def {
     std::string name;
     std::uint32_t pos;
     std::vector<Param> params;
     std::vector<Node> body;
+    std::vector<ExprPtr> filters;  // <%def filter="trim, f">: applied to the def's whole output
 };
 
 }  // namespace kjarni::tmpl
@@ -136,6 +156,9 @@ struct CompiledTemplate {
     tmpl::SourceMap source_map;
     std::map<std::string, tmpl::Def> defs;  // the <%def>s and, under main_def_name, the top level
     std::string main_def_name;
+    // The statements of the <%! %> blocks, in order: run once per render, before anything else
+    // reads their names (which come after the template's defs, before the render globals).
+    std::vector<tmpl::Stmt> module_code;
     // Lines added in front of the user's source (a DefTemplate's body is wrapped in newlines, as
     // grunnur wraps it in a <%def> tag): subtracted from the line numbers of errors.
     std::size_t line_shift = 0;

@@ -4,15 +4,19 @@
 
 #include "builtins.hpp"
 
+#include "bigint.hpp"
+
 #include "errors.hpp"
 #include "formatting.hpp"
 #include "limits.hpp"
 #include "operators.hpp"
+#include "runtime_objects.hpp"
 #include "utf8.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -78,6 +82,7 @@ Value len(const Args& a) {
     case K::List:
     case K::Tuple: return v.as_list().size();
     case K::Dict: return v.as_dict().size();
+    case K::Set: return v.as_set().size();
     default: throw EvalError(fmt::format("object of type '{}' has no len()", v.type_name()));
     }
 }
@@ -105,20 +110,21 @@ Value to_int(const Args& a) {
         s.erase(s.find_last_not_of(" \t\n") + 1);
         bool neg = !s.empty() && s[0] == '-';
         if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.erase(0, 1);
-        std::uint64_t u = 0;
-        auto r = std::from_chars(s.data(), s.data() + s.size(), u, base);
-        if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
-            throw EvalError(fmt::format("invalid literal for int() with base {}: {}", base, v.repr()));
-        if (u > static_cast<std::uint64_t>(INT64_MAX) + (neg ? 1u : 0u)) throw EvalError("integer overflow (integers are 64-bit)");
-        return neg ? static_cast<std::int64_t>(0 - u) : static_cast<std::int64_t>(u);
+        // Digits only (GMP would also take inner spaces and its own prefixes), at most Python's
+        // 4300 of them in base 10.
+        bool ok = !s.empty() && (base != 10 || s.size() <= 4300);
+        for (char c : s) {
+            const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                          : std::isalpha(static_cast<unsigned char>(c)) ? std::tolower(static_cast<unsigned char>(c)) - 'a' + 10
+                                                                      : 99;
+            ok = ok && d < base;
+        }
+        if (!ok) throw EvalError(fmt::format("invalid literal for int() with base {}: {}", base, v.repr()));
+        mpz_class x(s, base);
+        return make_int(neg ? mpz_class(-x) : x);
     }
-    if (v.kind() == K::Int || v.kind() == K::Bool) return v.as_int();
-    if (v.kind() == K::Float) {
-        double d = std::trunc(v.as_float());
-        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
-            throw EvalError("cannot convert float to a 64-bit integer");
-        return static_cast<std::int64_t>(d);
-    }
+    if (v.kind() == K::Int || v.kind() == K::Bool) return is_big(v) ? v : Value(v.as_int());
+    if (v.kind() == K::Float) return int_of_double(v.as_float());
     throw EvalError(fmt::format("int() argument must be a string or a number, not '{}'", v.type_name()));
 }
 
@@ -153,10 +159,17 @@ Value to_list(const Args& a) {
     return Value::list(a.size() ? iterate(a[0]) : std::vector<Value>{});
 }
 
+Value to_set(const Args& a) {
+    expect_count(a, 0, 1, "set");
+    return Value::set(a.size() ? iterate_unordered(a[0]) : std::vector<Value>{});
+}
+
 Value to_tuple(const Args& a) {
     expect_count(a, 0, 1, "tuple");
     return Value::tuple(a.size() ? iterate(a[0]) : std::vector<Value>{});
 }
+
+}  // namespace
 
 Value call_value(const Value& f, const Args& args) {
     switch (f.kind()) {
@@ -165,6 +178,24 @@ Value call_value(const Value& f, const Args& args) {
     default: throw EvalError(fmt::format("'{}' object is not callable", f.type_name()));
     }
 }
+
+std::vector<Value> sort_values(std::vector<Value> items, const Value* key, bool descending) {
+    std::vector<std::pair<Value, Value>> keyed;
+    keyed.reserve(items.size());
+    for (auto& item : items)
+        keyed.emplace_back(key && !key->is_none() ? call_value(*key, Args{{item}, {}}) : item, item);
+    // A stable sort on Python's ordering (reverse keeps equal items in order, as Python's does);
+    // comparison errors propagate.
+    std::stable_sort(keyed.begin(), keyed.end(), [descending](const auto& x, const auto& y) {
+        return descending ? compare(CmpOp::Lt, y.first, x.first) : compare(CmpOp::Lt, x.first, y.first);
+    });
+    std::vector<Value> out;
+    out.reserve(keyed.size());
+    for (auto& kv : keyed) out.push_back(std::move(kv.second));
+    return out;
+}
+
+namespace {
 
 Value call1(const Value& f, const Value& x) { return call_value(f, Args{{x}, {}}); }
 
@@ -181,8 +212,10 @@ Value extremum(const Args& a, bool want_max) {
     const char* name = want_max ? "max" : "min";
     expect_keywords(a, {"key", "default"}, name);
     if (a.size() == 0) throw EvalError(fmt::format("{}() expected at least 1 argument, got 0", name));
-    std::vector<Value> items = a.size() == 1 ? iterate(a[0]) : a.positional;
     const Value* key = a.find_keyword("key");
+    // Without a key, the extremum of a set is one member whatever the order; with one, ties
+    // would depend on Python's hash order.
+    std::vector<Value> items = a.size() == 1 ? (key ? iterate(a[0]) : iterate_unordered(a[0])) : a.positional;
     if (items.empty()) {
         if (const Value* d = a.find_keyword("default")) return *d;
         throw EvalError(fmt::format("{}() arg is an empty sequence", name));
@@ -201,7 +234,7 @@ Value extremum(const Args& a, bool want_max) {
 
 Value any_all(const Args& a, bool all) {
     expect_count(a, 1, 1, all ? "all" : "any");
-    for (const auto& item : iterate(a[0]))
+    for (const auto& item : iterate_unordered(a[0]))
         if (item.truthy() != all) return !all;
     return all;
 }
@@ -213,15 +246,13 @@ Value round_(const Args& a) {
     const Value& v = a[0];
     if (v.kind() == K::Int || v.kind() == K::Bool) {
         if (nd && !nd->is_none() && int_arg(*nd, "round") < 0) throw EvalError("round() of an int to negative digits is not supported");
-        return v.as_int();
+        return is_big(v) ? v : Value(v.as_int());
     }
     if (v.kind() != K::Float) throw EvalError(fmt::format("type {} doesn't define __round__ method", v.type_name()));
     const double d = v.as_float();
     if (!nd || nd->is_none()) {
         // Round half to even, as Python does.
-        const double r = std::nearbyint(d);
-        if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0)) throw EvalError("cannot convert float to a 64-bit integer");
-        return static_cast<std::int64_t>(r);
+        return int_of_double(std::nearbyint(d));
     }
     const std::int64_t digits = int_arg(*nd, "round");
     if (digits < 0 || digits > 300 || !std::isfinite(d)) throw EvalError("round() with these digits is not supported");
@@ -237,6 +268,19 @@ Value divmod_(const Args& a) {
 Value pow_(const Args& a) {
     expect_count(a, 2, 3, "pow");
     if (a.size() == 2) return binary(BinOp::Pow, a[0], a[1]);
+    if (is_big(a[0]) || is_big(a[1]) || is_big(a[2])) {
+        for (std::size_t i = 0; i < 3; ++i)
+            if (a[i].kind() != K::Int && a[i].kind() != K::Bool) throw EvalError("pow() 3-argument form requires integers");
+        const mpz_class m = to_mpz(a[2]), e = to_mpz(a[1]);
+        if (m == 0) throw EvalError("pow() 3rd argument cannot be 0");
+        if (e < 0) throw EvalError("pow() with a negative exponent and a modulus is not supported");
+        mpz_class r;
+        mpz_class am = abs(m);
+        mpz_powm(r.get_mpz_t(), mpz_class(to_mpz(a[0])).get_mpz_t(), e.get_mpz_t(), am.get_mpz_t());
+        // Python's result has the sign of the modulus.
+        if (m < 0 && r != 0) r -= am;
+        return make_int(r);
+    }
     std::int64_t base = int_arg(a[0], "pow"), e = int_arg(a[1], "pow"), m = int_arg(a[2], "pow");
     if (m == 0) throw EvalError("pow() 3rd argument cannot be 0");
     if (e < 0) throw EvalError("pow() with a negative exponent and a modulus is not supported");
@@ -267,10 +311,11 @@ Value pow_(const Args& a) {
 
 Value int_in_base(const Args& a, const char* name, int base) {
     expect_count(a, 1, 1, name);
-    const std::int64_t v = int_arg(a[0], name);
-    const std::uint64_t mag = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
-    const std::string digits = base == 16 ? fmt::format("{:x}", mag) : base == 8 ? fmt::format("{:o}", mag) : fmt::format("{:b}", mag);
-    return std::string(v < 0 ? "-" : "") + (base == 16 ? "0x" : base == 8 ? "0o" : "0b") + digits;
+    if (a[0].kind() != K::Int && a[0].kind() != K::Bool)
+        throw EvalError(fmt::format("'{}' object cannot be interpreted as an integer", a[0].type_name()));
+    const mpz_class v = to_mpz(a[0]);
+    const std::string digits = mpz_class(abs(v)).get_str(base);
+    return make_string(std::string(v < 0 ? "-" : "") + (base == 16 ? "0x" : base == 8 ? "0o" : "0b") + digits);
 }
 
 Value isinstance_(const Args& a) {
@@ -286,8 +331,10 @@ Value isinstance_(const Args& a) {
         if (is("list") && kind == K::List) return true;
         if (is("tuple") && kind == K::Tuple) return true;
         if (is("dict") && kind == K::Dict) return true;
-        const bool known = is("int") || is("bool") || is("float") || is("str") || is("list") || is("tuple") || is("dict");
-        if (!known) throw EvalError("isinstance() arg 2 must be a type (int, bool, float, str, list, tuple or dict) or a tuple of them");
+        if (is("set") && kind == K::Set) return true;
+        const bool known = is("int") || is("bool") || is("float") || is("str") || is("list") || is("tuple") || is("dict") ||
+                           is("set");
+        if (!known) throw EvalError("isinstance() arg 2 must be a type (int, bool, float, str, list, tuple, dict or set) or a tuple of them");
     }
     return false;
 }
@@ -302,8 +349,7 @@ Value to_dict(const Args& a) {
             for (const auto& pair : iterate(a[0])) {
                 const auto kv = iterate(pair);
                 if (kv.size() != 2) throw EvalError("dictionary update sequence element has the wrong length; 2 is required");
-                if (kv[0].kind() != K::String) throw EvalError(fmt::format("dict keys must be strings, not {}", kv[0].type_name()));
-                items.set(kv[0].as_string(), kv[1]);
+                items.set(kv[0], kv[1]);
             }
         }
     }
@@ -360,16 +406,75 @@ Value format_(const Args& a) {
 
 Value callable_(const Args& a) {
     expect_count(a, 1, 1, "callable");
+    if (a[0].kind() == K::Object) return dynamic_cast<const TypeObject*>(a[0].as_object().get()) != nullptr;
     return a[0].kind() == K::Callable || a[0].kind() == K::Module || a[0].kind() == K::Snippet;
 }
+
+Value type_(const Args& a) {
+    expect_count(a, 1, 1, "type");
+    const Value& v = a[0];
+    std::string name;
+    switch (v.kind()) {
+    case K::None: name = "NoneType"; break;
+    case K::Callable: name = "function"; break;
+    default: name = v.type_name();
+    }
+    // The builtin itself where there is one, so that `type(x) is int` holds.
+    if (const Value* b = find_builtin(name); b && b->kind() == K::Object) {
+        if (const auto* type = dynamic_cast<const TypeObject*>(b->as_object().get()); type && type->name() == name) return *b;
+    }
+    return Value(std::make_shared<TypeObject>(name, nullptr));
+}
+
+Value getattr_(const Args& a) {
+    expect_count(a, 2, 3, "getattr");
+    if (a[1].kind() != K::String) throw EvalError("getattr(): attribute name must be string");
+    try {
+        return attribute(a[0], a[1].as_string());
+    } catch (const kjarni::Error&) {
+        if (a.size() == 3) return a[2];
+        throw;
+    }
+}
+
+Value hasattr_(const Args& a) {
+    expect_count(a, 2, 2, "hasattr");
+    if (a[1].kind() != K::String) throw EvalError("hasattr(): attribute name must be string");
+    try {
+        attribute(a[0], a[1].as_string());
+        return true;
+    } catch (const kjarni::Error&) {
+        return false;
+    }
+}
+
+Value iter_(const Args& a) {
+    expect_count(a, 1, 1, "iter");
+    const Value& v = a[0];
+    if (v.kind() == K::Object && dynamic_cast<const IteratorObject*>(v.as_object().get())) return v;
+    if (v.kind() == K::List || v.kind() == K::Tuple) return Value(std::make_shared<IteratorObject>(v));
+    return Value(std::make_shared<IteratorObject>(Value::tuple(iterate(v))));
+}
+
+Value next_(const Args& a) {
+    expect_count(a, 1, 2, "next");
+    const auto* it = a[0].kind() == K::Object ? dynamic_cast<const IteratorObject*>(a[0].as_object().get()) : nullptr;
+    if (!it) throw EvalError(fmt::format("'{}' object is not an iterator", a[0].type_name()));
+    if (const Value* v = it->next()) return *v;
+    if (a.size() == 2) return a[1];
+    throw EvalError("StopIteration");
+}
+
+// The types that are also conversions (`int(x)`, `isinstance(x, int)`, `type(x) is int`).
+Value type_value(const char* name, Function make) { return Value(std::make_shared<TypeObject>(name, std::move(make))); }
 
 Value abs_(const Args& a) {
     expect_count(a, 1, 1, "abs");
     const Value& v = a[0];
     if (v.kind() == K::Float) return std::fabs(v.as_float());
     if (v.kind() == K::Int || v.kind() == K::Bool) {
+        if (is_big(v) || v.as_int() == INT64_MIN) return make_int(abs(to_mpz(v)));
         std::int64_t i = v.as_int();
-        if (i == INT64_MIN) throw EvalError("integer overflow (integers are 64-bit)");
         return i < 0 ? -i : i;
     }
     throw EvalError(fmt::format("bad operand type for abs(): '{}'", v.type_name()));
@@ -383,7 +488,7 @@ Value enumerate(const Args& a) {
     std::vector<Value> out;
     for (auto& item : iterate(a[0])) {
         out.push_back(Value::tuple({Value(start), item}));
-        if (start == INT64_MAX) throw EvalError("integer overflow (integers are 64-bit)");
+        if (start == INT64_MAX) throw EvalError("enumerate() count beyond 64 bits is not supported");
         ++start;
     }
     return Value::list(std::move(out));
@@ -409,29 +514,23 @@ Value zip(const Args& a) {
 Value sum(const Args& a) {
     expect_count(a, 1, 2, "sum");
     Value total = a.size() == 2 ? a[1] : Value(0);
-    for (const auto& item : iterate(a[0])) total = binary(BinOp::Add, total, item);
+    // The sum of a set of ints is exact in any order; of floats it would depend on Python's order.
+    std::vector<Value> items = iterate_unordered(a[0]);
+    if (a[0].kind() == K::Set && items.size() > 1)
+        for (const auto& item : items)
+            if (item.kind() != K::Int && item.kind() != K::Bool) items = iterate(a[0]);  // refuses
+    for (const auto& item : items) total = binary(BinOp::Add, total, item);
     return total;
 }
 
 Value sorted(const Args& a) {
     expect_keywords(a, {"key", "reverse"}, "sorted");
     if (a.size() != 1) throw EvalError(fmt::format("sorted() takes exactly 1 positional argument ({} given)", a.size()));
-    std::vector<Value> items = iterate(a[0]);
-    const Value* key = a.find_keyword("key");
     const Value* reverse = a.find_keyword("reverse");
-    const bool descending = reverse && reverse->truthy();
-    std::vector<std::pair<Value, Value>> keyed;
-    keyed.reserve(items.size());
-    for (auto& item : items) keyed.emplace_back(key && !key->is_none() ? call1(*key, item) : item, item);
-    // A stable sort on Python's ordering (reverse keeps equal items in order, as Python's does);
-    // comparison errors propagate.
-    std::stable_sort(keyed.begin(), keyed.end(), [descending](const auto& x, const auto& y) {
-        return descending ? compare(CmpOp::Lt, y.first, x.first) : compare(CmpOp::Lt, x.first, y.first);
-    });
-    std::vector<Value> out;
-    out.reserve(keyed.size());
-    for (auto& kv : keyed) out.push_back(std::move(kv.second));
-    return Value::list(std::move(out));
+    const Value* key = a.find_keyword("key");
+    // With a key, ties between members of a set would keep Python's hash order: refused.
+    const bool ordered = key && !key->is_none();
+    return Value::list(sort_values(ordered ? iterate(a[0]) : iterate_unordered(a[0]), key, reverse && reverse->truthy()));
 }
 
 Value reversed(const Args& a) {
@@ -445,13 +544,14 @@ const std::map<std::string, Value>& table() {
     static const std::map<std::string, Value> builtins = {
         {"range", Value(Function(range))},
         {"len", Value(Function(len))},
-        {"str", Value(Function(to_str))},
+        {"str", type_value("str", to_str)},
         {"repr", Value(Function(to_repr))},
-        {"int", Value(Function(to_int))},
-        {"float", Value(Function(to_float))},
-        {"bool", Value(Function(to_bool))},
-        {"list", Value(Function(to_list))},
-        {"tuple", Value(Function(to_tuple))},
+        {"int", type_value("int", to_int)},
+        {"float", type_value("float", to_float)},
+        {"bool", type_value("bool", to_bool)},
+        {"list", type_value("list", to_list)},
+        {"tuple", type_value("tuple", to_tuple)},
+        {"set", type_value("set", to_set)},
         {"min", Value(Function([](const Args& a) { return extremum(a, false); }))},
         {"max", Value(Function([](const Args& a) { return extremum(a, true); }))},
         {"abs", Value(Function(abs_))},
@@ -469,13 +569,18 @@ const std::map<std::string, Value>& table() {
         {"oct", Value(Function([](const Args& a) { return int_in_base(a, "oct", 8); }))},
         {"bin", Value(Function([](const Args& a) { return int_in_base(a, "bin", 2); }))},
         {"isinstance", Value(Function(isinstance_))},
-        {"dict", Value(Function(to_dict))},
+        {"dict", type_value("dict", to_dict)},
         {"map", Value(Function(map_))},
         {"filter", Value(Function(filter_))},
         {"ord", Value(Function(ord_))},
         {"chr", Value(Function(chr_))},
         {"format", Value(Function(format_))},
         {"callable", Value(Function(callable_))},
+        {"type", Value(Function(type_))},
+        {"getattr", Value(Function(getattr_))},
+        {"hasattr", Value(Function(hasattr_))},
+        {"iter", Value(Function(iter_))},
+        {"next", Value(Function(next_))},
     };
     return builtins;
 }

@@ -11,8 +11,11 @@
 #include "builtins.hpp"
 #include "errors.hpp"
 #include "limits.hpp"
+#include "formatting.hpp"
 #include "operators.hpp"
+#include "ownership.hpp"
 #include "runtime_objects.hpp"
+#include "utf8.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -38,7 +41,26 @@ thread_local std::uint64_t steps = 0;
 thread_local std::string* current_output = nullptr;
 
 class Evaluator;
-// The `caller` of the <%call> tags being rendered, innermost last.
+// The module scopes (the names the <%! %> blocks bind) of the templates used by the render in
+// progress: made on first use, alive until the render ends (functions defined there hold them
+// weakly, as every def statement holds its scope).
+using ModuleScopes = std::map<const detail::CompiledTemplate*, std::shared_ptr<std::map<std::string, Value>>>;
+thread_local ModuleScopes* module_scopes = nullptr;
+
+struct ModuleScopesGuard {
+    ModuleScopesGuard() : outermost(module_scopes == nullptr) {
+        if (outermost) module_scopes = &scopes;
+    }
+    ~ModuleScopesGuard() {
+        if (outermost) module_scopes = nullptr;
+    }
+    ModuleScopesGuard(const ModuleScopesGuard&) = delete;
+    ModuleScopesGuard& operator=(const ModuleScopesGuard&) = delete;
+    ModuleScopes scopes;
+    bool outermost;
+};
+
+// The <%call> tags' `caller` of the render in progress, innermost last.
 thread_local std::vector<Value>* caller_stack = nullptr;
 
 struct OutputGuard {
@@ -62,10 +84,53 @@ struct DepthGuard {
 
 std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals);
 
+// A <%def> as a value: calling it renders the def, writing into the output being rendered (as
+// Mako's defs do) and returning '' there, or returning the text outside a render's output.
+Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g) {
+    return Value(Function([t, def, g](const Args& a) {
+        std::string text = invoke_def(t, *def, a, g);
+        if (!current_output) return Value(std::move(text));
+        if (current_output->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
+        *current_output += text;
+        return Value(std::string());
+    }));
+}
+
+// Mako's `self` and `local`: the template's namespace, whose attributes are its <%def>s (kjarni
+// has no inheritance, so the two are the same).
+class Namespace final : public Object {
+public:
+    Namespace(TemplatePtr t, GlobalsPtr g) : t_(std::move(t)), g_(std::move(g)) {}
+    std::string type_name() const override { return "Namespace"; }
+    std::string to_string() const override { return "<mako.runtime.TemplateNamespace " + t_->name + ">"; }
+    Value attribute(const std::string& name) const override {
+        auto it = t_->defs.find(name);
+        if (it == t_->defs.end() || name == t_->main_def_name)
+            throw EvalError(fmt::format("'Namespace' object has no attribute '{}'", name));
+        return def_value(t_, &it->second, g_);
+    }
+
+private:
+    TemplatePtr t_;
+    GlobalsPtr g_;
+};
+
 class Evaluator {
 public:
-    Evaluator(const TemplatePtr& t, const GlobalsPtr& g, std::map<std::string, Value> locals)
-        : t_(t), globals_(g), locals_(std::move(locals)) {}
+    using Vars = std::map<std::string, Value>;
+
+    // `outer`: the scopes of the def statements around a function's body, innermost first.
+    Evaluator(const TemplatePtr& t, const GlobalsPtr& g, Vars locals, std::vector<std::weak_ptr<Vars>> outer = {})
+        : t_(t), globals_(g), scope_(std::make_shared<Vars>(std::move(locals))), locals_(*scope_),
+          outer_(std::move(outer)) {}
+
+    // Runs the body of a def statement's function: its return value (None without one).
+    Value call_body(const std::vector<Stmt>& body) {
+        const Flow f = exec(body);
+        if (f == Flow::Return) return std::move(return_value_);
+        if (f != Flow::Normal) throw EvalError("'break' or 'continue' outside a loop");
+        return Value();
+    }
 
     void render(const std::vector<Node>& nodes, std::string& out) {
         OutputGuard guard(out);
@@ -175,6 +240,10 @@ private:
         }
     }
 
+public:
+    Value filter(const Expr& f, const Value& v) { return apply_filter(f, v); }
+
+private:
     // A filter of `${x | f}`: Mako's escapes by name (they win over globals, as in Mako), else a
     // callable from the template's names.
     Value apply_filter(const Expr& f, const Value& v) {
@@ -207,9 +276,57 @@ private:
     }
 
     // Statements of a <% %> block. Break and Continue travel up to the enclosing loop.
-    enum class Flow { Normal, Break, Continue };
+    enum class Flow { Normal, Break, Continue, Return };
+
+    // A SharedMutationError on the container `target` evaluates to: named when it is a variable.
+    [[noreturn]] static void shared_mutation(const Expr& target, const SharedMutationError& err) {
+        if (target.kind == Expr::Kind::Name)
+            throw EvalError(fmt::format("cannot change '{}' in place: {}", target.name, err.what()));
+        throw EvalError(err.what());
+    }
+
+    // `x[k] = v`: Python evaluates v, then x, then k.
+    void assign_item(const Expr& item, const Value& v) {
+        Value container = eval(*item.children[0]);
+        Value key = eval(*item.children[1]);
+        set_item(item, container, key, v);
+    }
+
+    void set_item(const Expr& item, const Value& container, const Value& key, const Value& v) {
+        try {
+            switch (container.kind()) {
+            case K::List: {
+                auto& items = mutable_list(container);
+                if (key.kind() != K::Int && key.kind() != K::Bool)
+                    throw EvalError(fmt::format("list indices must be integers, not {}", key.type_name()));
+                check_no_cycle(container, v);
+                auto i = key.as_int();
+                const auto n = static_cast<std::int64_t>(items.size());
+                if (i < 0) i += n;
+                if (i < 0 || i >= n) throw EvalError("list assignment index out of range");
+                items[static_cast<std::size_t>(i)] = v;
+                return;
+            }
+            case K::Dict: {
+                auto& items = mutable_dict(container);
+                check_no_cycle(container, key);
+                check_no_cycle(container, v);
+                items.set(key, v);
+                return;
+            }
+            default:
+                throw EvalError(fmt::format("'{}' object does not support item assignment", container.type_name()));
+            }
+        } catch (const SharedMutationError& err) {
+            shared_mutation(*item.children[0], err);
+        }
+    }
 
     void assign(const Targets& t, const Value& v) {
+        if (t.item) {
+            assign_item(*t.item, v);
+            return;
+        }
         if (!t.unpack) {
             locals_[t.names[0]] = v;
             return;
@@ -220,6 +337,32 @@ private:
                                 ? fmt::format("not enough values to unpack (expected {}, got {})", t.names.size(), parts.size())
                                 : fmt::format("too many values to unpack (expected {})", t.names.size()));
         for (std::size_t i = 0; i < parts.size(); ++i) locals_[t.names[i]] = parts[i];
+    }
+
+    // `current op= v`: in place for lists (`xs += ys` extends the list every alias sees) and sets
+    // (|=, &=, -=, ^=), as Python's; a new value otherwise.
+    Value augmented(BinOp op, const Value& current, const Value& v, const Expr& target) {
+        try {
+            if (current.kind() == K::List && op == BinOp::Add) {
+                mutable_list(current);
+                std::vector<Value> more = iterate(v);
+                for (const auto& item : more) check_no_cycle(current, item);
+                auto& items = mutable_list(current);
+                if (items.size() + more.size() > limits().max_items) throw EvalError("list too long (render limit)");
+                items.insert(items.end(), more.begin(), more.end());
+                return current;
+            }
+            if (current.kind() == K::Set && v.kind() == K::Set &&
+                (op == BinOp::BitOr || op == BinOp::BitAnd || op == BinOp::Sub || op == BinOp::BitXor)) {
+                Value result = binary(op, current, v);
+                attribute(current, "clear").as_function()(Args{});
+                attribute(current, "update").as_function()(Args{{result}, {}});
+                return current;
+            }
+        } catch (const SharedMutationError& err) {
+            shared_mutation(target, err);
+        }
+        return binary(op, current, v);
     }
 
     Flow exec(const std::vector<Stmt>& stmts) {
@@ -251,13 +394,56 @@ private:
             return Flow::Normal;
         }
         case Stmt::Kind::AugAssign: {
-            const std::string& name = st.targets[0].names[0];
+            const Targets& t = st.targets[0];
+            if (t.item) {
+                // `x[k] += v`: x and k evaluated once.
+                const Expr& item = *t.item;
+                Value container = eval(*item.children[0]);
+                Value key = eval(*item.children[1]);
+                Value current = index(container, key);
+                Value v = eval(*st.expr);
+                set_item(item, container, key, augmented(st.op, current, v, item));
+                return Flow::Normal;
+            }
+            const std::string& name = t.names[0];
             auto it = locals_.find(name);
             Value current = it != locals_.end() ? it->second : lookup(name);
             Value v = eval(*st.expr);
-            locals_[name] = binary(st.op, current, v);
+            Expr target(Expr::Kind::Name, st.pos);
+            target.name = name;
+            locals_[name] = augmented(st.op, current, v, target);
             return Flow::Normal;
         }
+        case Stmt::Kind::Del:
+            for (const Targets& t : st.targets) {
+                if (!t.item) {
+                    if (locals_.erase(t.names[0]) == 0)
+                        throw EvalError(fmt::format("name '{}' is not defined (or not a local variable)", t.names[0]));
+                    continue;
+                }
+                const Expr& item = *t.item;
+                Value container = eval(*item.children[0]);
+                Value key = eval(*item.children[1]);
+                try {
+                    if (container.kind() == K::List) {
+                        auto& items = mutable_list(container);
+                        if (key.kind() != K::Int && key.kind() != K::Bool)
+                            throw EvalError(fmt::format("list indices must be integers, not {}", key.type_name()));
+                        auto i = key.as_int();
+                        const auto n = static_cast<std::int64_t>(items.size());
+                        if (i < 0) i += n;
+                        if (i < 0 || i >= n) throw EvalError("list assignment index out of range");
+                        items.erase(items.begin() + i);
+                    } else if (container.kind() == K::Dict) {
+                        if (!mutable_dict(container).erase(key)) throw EvalError(fmt::format("KeyError: {}", key.repr()));
+                    } else {
+                        throw EvalError(fmt::format("'{}' object doesn't support item deletion", container.type_name()));
+                    }
+                } catch (const SharedMutationError& err) {
+                    shared_mutation(*item.children[0], err);
+                }
+            }
+            return Flow::Normal;
         case Stmt::Kind::If:
             for (const StmtBranch& b : st.branches)
                 if (!b.condition || eval(*b.condition).truthy()) return exec(b.body);
@@ -266,16 +452,27 @@ private:
             const std::vector<Value> items = iterate(eval(*st.expr));
             for (const Value& item : items) {
                 assign(st.targets[0], item);
-                if (exec(st.body) == Flow::Break) break;
+                const Flow f = exec(st.body);
+                if (f == Flow::Break) break;
+                if (f == Flow::Return) return f;
             }
             return Flow::Normal;
         }
         case Stmt::Kind::While:
             while (eval(*st.expr).truthy()) {
                 if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
-                if (exec(st.body) == Flow::Break) break;
+                const Flow f = exec(st.body);
+                if (f == Flow::Break) break;
+                if (f == Flow::Return) return f;
             }
             return Flow::Normal;
+        case Stmt::Kind::Def: locals_[st.name] = make_function(st); return Flow::Normal;
+        case Stmt::Kind::Import:
+            for (const auto& [as, what] : st.imports) locals_[as] = what.empty() ? math_module() : attribute(math_module(), what);
+            return Flow::Normal;
+        case Stmt::Kind::Return:
+            return_value_ = st.expr ? eval(*st.expr) : Value();
+            return Flow::Return;
         case Stmt::Kind::Break: return Flow::Break;
         case Stmt::Kind::Continue: return Flow::Continue;
         case Stmt::Kind::Pass: return Flow::Normal;
@@ -352,23 +549,37 @@ private:
                                     v.repr()));
     }
 
+    // A name bound by the template's <%! %> blocks (run now when this render has not run them yet).
+    const Value* module_name(const std::string& name) {
+        if (t_->module_code.empty() || !module_scopes) return nullptr;
+        auto it = module_scopes->find(t_.get());
+        if (it == module_scopes->end()) {
+            // As in Mako, module-level code sees neither the render globals nor the template's names.
+            static const GlobalsPtr no_globals = std::make_shared<const Globals>();
+            Evaluator ev(t_, no_globals, {});
+            ev.in_module_ = true;
+            // Registered first: the block's names are the module scope while it runs, too.
+            it = module_scopes->emplace(t_.get(), ev.scope_).first;
+            if (ev.exec(t_->module_code) != Flow::Normal) throw EvalError("'break' or 'continue' outside a loop");
+        }
+        if (in_module_) return nullptr;
+        auto found = it->second->find(name);
+        return found == it->second->end() ? nullptr : &found->second;
+    }
+
     Value lookup(const std::string& name) {
         if (auto it = locals_.find(name); it != locals_.end()) return it->second;
-        if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) {
-            const Def* def = &it->second;
-            TemplatePtr t = t_;
-            GlobalsPtr g = globals_;
-            return Value(Function([t, def, g](const Args& a) {
-                std::string text = invoke_def(t, *def, a, g);
-                if (!current_output) return Value(std::move(text));
-                if (current_output->size() + text.size() > limits().max_string)
-                    throw EvalError("output too long (render limit)");
-                *current_output += text;
-                return Value(std::string());
-            }));
+        for (const auto& weak : outer_) {
+            if (auto vars = weak.lock()) {
+                if (auto it = vars->find(name); it != vars->end()) return it->second;
+            }
         }
+        if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name)
+            return def_value(t_, &it->second, globals_);
+        if (const Value* v = module_name(name)) return *v;
         if (auto it = globals_->find(name); it != globals_->end()) return it->second;
         if (name == "context") return make_context(globals_);
+        if (name == "self" || name == "local") return Value(std::make_shared<Namespace>(t_, globals_));
         if (name == "caller" && caller_stack && !caller_stack->empty()) return caller_stack->back();
         if (name == "UNDEFINED") return undefined_value();
         if (const Value* b = find_builtin(name)) return *b;
@@ -404,12 +615,19 @@ private:
             for (std::size_t i = 0; i < n_pos; ++i) args.positional.push_back(eval(*e.children[1 + i]));
             for (std::size_t i = 0; i < n_kw; ++i)
                 args.keyword.emplace_back(e.kw_names[i], eval(*e.children[1 + n_pos + i]));
-            switch (callee.kind()) {
-            case K::Callable: return callee.as_function()(args);
-            case K::Object: return callee.as_object()->call(args);
-            case K::Module:
-            case K::Snippet: unprocessed(callee);
-            default: throw EvalError(fmt::format("'{}' object is not callable", callee.type_name()));
+            try {
+                switch (callee.kind()) {
+                case K::Callable: return callee.as_function()(args);
+                case K::Object: return callee.as_object()->call(args);
+                case K::Module:
+                case K::Snippet: unprocessed(callee);
+                default: throw EvalError(fmt::format("'{}' object is not callable", callee.type_name()));
+                }
+            } catch (const SharedMutationError& err) {
+                // `x.append(...)` on a global: name x.
+                const Expr& f = *e.children[0];
+                if (f.kind == Expr::Kind::Attr) shared_mutation(*f.children[0], err);
+                throw EvalError(err.what());
             }
         }
         case Expr::Kind::Unary: return unary(e.un_op, eval(*e.children[0]));
@@ -451,12 +669,51 @@ private:
             DictItems items;
             for (std::size_t i = 0; i + 1 < e.children.size(); i += 2) {
                 Value k = eval(*e.children[i]);
-                if (k.kind() != K::String)
-                    throw PositionedError(fmt::format("dict keys must be strings, not {}", k.type_name()),
-                                          e.children[i]->pos);
-                items.set(k.as_string(), eval(*e.children[i + 1]));
+                Value v = eval(*e.children[i + 1]);
+                try {
+                    items.set(std::move(k), std::move(v));
+                } catch (const EvalError& err) {
+                    throw PositionedError(err.what(), e.children[i]->pos);
+                }
             }
             return Value::dict(std::move(items));
+        }
+        case Expr::Kind::Set: {
+            std::vector<Value> items;
+            for (const auto& c : e.children) {
+                items.push_back(eval(*c));
+                try {
+                    check_hashable(items.back());
+                } catch (const EvalError& err) {
+                    throw PositionedError(err.what(), c->pos);
+                }
+            }
+            return Value::set(items);
+        }
+        case Expr::Kind::SetComp: return comprehension(e);
+        case Expr::Kind::FString: {
+            std::string out;
+            for (const FPart& part : e.fparts) {
+                if (part.child < 0) {
+                    out += part.text;
+                    continue;
+                }
+                const Expr& field = *e.children[static_cast<std::size_t>(part.child)];
+                Value v = eval(field);
+                try {
+                    if (part.conv == 'r' || part.conv == 'a') {
+                        if (part.conv == 'a' && !is_ascii(v.repr())) throw EvalError("f-string !a of non-ASCII text is not supported");
+                        v = Value(v.repr());
+                    } else if (part.conv == 's') {
+                        v = Value(v.str());
+                    }
+                    out += format_value(v, part.spec);
+                } catch (const EvalError& err) {
+                    throw PositionedError(err.what(), field.pos);
+                }
+                if (out.size() > limits().max_string) throw EvalError("string too long (render limit)");
+            }
+            return Value(std::move(out));
         }
         }
         throw EvalError("unknown expression");
@@ -478,6 +735,13 @@ private:
             else locals_.erase(it->first);
         }
         if (e.kind == Expr::Kind::DictComp) return Value::dict(std::move(dict));
+        if (e.kind == Expr::Kind::SetComp) {
+            try {
+                return Value::set(items);
+            } catch (const EvalError& err) {
+                throw PositionedError(err.what(), e.children[0]->pos);
+            }
+        }
         return Value::list(std::move(items));
     }
 
@@ -485,9 +749,12 @@ private:
         if (clause == e.comp.size()) {
             if (e.kind == Expr::Kind::DictComp) {
                 Value k = eval(*e.children[0]);
-                if (k.kind() != K::String)
-                    throw PositionedError(fmt::format("dict keys must be strings, not {}", k.type_name()), e.children[0]->pos);
-                dict.set(k.as_string(), eval(*e.children[1]));
+                Value v = eval(*e.children[1]);
+                try {
+                    dict.set(std::move(k), std::move(v));
+                } catch (const EvalError& err) {
+                    throw PositionedError(err.what(), e.children[0]->pos);
+                }
             } else {
                 if (items.size() >= limits().max_items) throw PositionedError("list too long (render limit)", e.pos);
                 items.push_back(eval(*e.children[0]));
@@ -504,6 +771,58 @@ private:
         }
     }
 
+    // The function of a def statement. As in Python, its defaults are evaluated now and it sees
+    // the variables of the scopes around it as they are when it is called (so it may call itself).
+    // It holds those scopes weakly: the scope holds the function, and a strong reference would be
+    // a cycle that reference counting never frees. A call after its defining scope ended (a
+    // closure returned out of the function that made it) is refused rather than resolved wrongly.
+    Value make_function(const Stmt& st) {
+        std::vector<Value> defaults;
+        for (const auto& p : st.params)
+            if (p.default_value) defaults.push_back(eval(*p.default_value));
+        std::vector<std::weak_ptr<Vars>> chain{scope_};
+        chain.insert(chain.end(), outer_.begin(), outer_.end());
+        TemplatePtr t = t_;
+        GlobalsPtr g = globals_;
+        const Stmt* def = &st;
+        auto body = [t, g, def, defaults, chain](const Args& a) {
+            for (const auto& weak : chain)
+                if (weak.expired())
+                    throw EvalError(fmt::format("{}() was called after the scope that defined it ended (functions that "
+                                                "outlive their defining scope are not supported)",
+                                                def->name));
+            Vars locals;
+            const auto& params = def->params;
+            if (a.positional.size() > params.size())
+                throw EvalError(fmt::format("{}() takes {} positional arguments but {} were given", def->name, params.size(),
+                                            a.positional.size()));
+            for (std::size_t i = 0; i < a.positional.size(); ++i) locals[params[i].name] = a.positional[i];
+            for (const auto& kw : a.keyword) {
+                const std::string& name = kw.first;  // not a structured binding: lambdas capture it
+                auto it = std::find_if(params.begin(), params.end(), [&](const Param& p) { return p.name == name; });
+                if (it == params.end())
+                    throw EvalError(fmt::format("{}() got an unexpected keyword argument '{}'", def->name, name));
+                if (!locals.emplace(name, kw.second).second)
+                    throw EvalError(fmt::format("{}() got multiple values for argument '{}'", def->name, name));
+            }
+            const std::size_t first_default = params.size() - defaults.size();
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                if (locals.count(params[i].name)) continue;
+                if (i < first_default)
+                    throw EvalError(fmt::format("{}() missing required argument '{}'", def->name, params[i].name));
+                locals[params[i].name] = defaults[i - first_default];
+            }
+            DepthGuard depth;
+            Evaluator ev(t, g, std::move(locals), chain);
+            try {
+                return ev.call_body(def->body);
+            } catch (const PositionedError& err) {
+                throw make_render_error(*t, err.offset(), err.what(), g.get());
+            }
+        };
+        return Value(Function(CapturingFunction{nullptr, defaults, std::move(body)}));
+    }
+
     // A lambda sees the variables of its scope as they are when it is made, and its defaults are
     // evaluated then (as Python's are).
     Value make_lambda(const Expr& e) {
@@ -514,7 +833,8 @@ private:
         GlobalsPtr g = globals_;
         const Expr* lambda = &e;
         auto scope = std::make_shared<const std::map<std::string, Value>>(locals_);
-        return Value(Function([t, g, lambda, scope, defaults](const Args& a) {
+        std::vector<std::weak_ptr<Vars>> outer = outer_;
+        auto body = [t, g, lambda, scope, defaults, outer](const Args& a) {
             const auto& params = lambda->kw_names;
             std::map<std::string, Value> locals = *scope;
             if (a.positional.size() > params.size())
@@ -540,18 +860,25 @@ private:
                 locals[params[i]] = defaults[i - first_default];
             }
             DepthGuard depth;
-            Evaluator ev(t, g, std::move(locals));
+            Evaluator ev(t, g, std::move(locals), outer);
             try {
                 return ev.eval(*lambda->children[0]);
             } catch (const PositionedError& err) {
                 throw make_render_error(*t, err.offset(), err.what(), g.get());
             }
-        }));
+        };
+        return Value(Function(CapturingFunction{scope, defaults, std::move(body)}));
     }
 
     const TemplatePtr& t_;
     const GlobalsPtr& globals_;
-    std::map<std::string, Value> locals_;
+    // The local variables, shared with the functions that def statements make here (which hold it
+    // weakly: see make_function).
+    std::shared_ptr<Vars> scope_;
+    Vars& locals_;
+    std::vector<std::weak_ptr<Vars>> outer_;
+    Value return_value_;  // set by `return` (Flow::Return)
+    bool in_module_ = false;  // running a <%! %> block
 };
 
 std::string plural(std::size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
@@ -598,6 +925,8 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
     Evaluator ev(t, globals, std::move(locals));
     try {
         ev.render(def.body, out);
+        // <%def filter="...">: Mako filters the def's whole output, in order.
+        for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();
     } catch (const PositionedError& e) {
         throw make_render_error(*t, e.offset(), e.what(), globals.get());
     }
@@ -621,6 +950,8 @@ std::string render_def(const TemplatePtr& t, const std::string& def_name, const 
     auto it = t->defs.find(def_name);
     if (it == t->defs.end()) throw Error(fmt::format("template '{}' has no def '{}'", t->name, def_name));
     auto g = std::make_shared<const Globals>(globals);
+    OwnerScope owner;  // containers made from here on belong to this render (ownership.hpp)
+    ModuleScopesGuard modules;
     try {
         return invoke_def(t, it->second, args, g);
     } catch (const RenderError&) {

@@ -33,24 +33,48 @@ int hex_value(char c) {
     return -1;
 }
 
-// Decodes a string literal starting at source[i] (the quote); returns the offset after it.
-std::size_t lex_string(std::string_view source, std::size_t i, std::size_t end, std::string& out) {
+// A string literal's extent: its body [body_begin, body_end) and the offset after its closing quote.
+struct Literal {
+    std::size_t body_begin;
+    std::size_t body_end;
+    std::size_t after;
+};
+
+// Scans the literal whose opening quote is source[i], single ('...') or triple ("""...""", which
+// may span lines). A backslash always takes the next character along (raw strings included, as in
+// Python).
+Literal scan_string(std::string_view source, std::size_t i, std::size_t end) {
     const char quote = source[i];
+    const bool triple = i + 2 < end && source[i + 1] == quote && source[i + 2] == quote;
     const std::size_t start = i;
-    ++i;
+    const std::size_t q = triple ? 3 : 1;
+    i += q;
+    const std::size_t body = i;
     while (true) {
-        if (i >= end || source[i] == '\n') throw PositionedError("unterminated string literal", offset(start));
-        char c = source[i];
-        if (c == quote) return i + 1;
-        if (c != '\\') {
+        if (i >= end || (!triple && source[i] == '\n')) throw PositionedError("unterminated string literal", offset(start));
+        if (source[i] == '\\') {
+            i += 2;
+            continue;
+        }
+        if (source[i] == quote && (!triple || (i + 2 < end && source[i + 1] == quote && source[i + 2] == quote)))
+            return Literal{body, i, i + q};
+        ++i;
+    }
+}
+
+// Appends source[b, e) to `out`, with its escapes decoded unless `raw`.
+void decode_body(std::string_view source, std::size_t b, std::size_t e, bool raw, std::string& out) {
+    std::size_t i = b;
+    while (i < e) {
+        const char c = source[i];
+        if (c != '\\' || raw || i + 1 >= e) {
             out += c;
             ++i;
             continue;
         }
-        if (i + 1 >= end) throw PositionedError("unterminated string literal", offset(start));
-        char e = source[i + 1];
+        const char esc = source[i + 1];
         i += 2;
-        switch (e) {
+        switch (esc) {
         case 'n': out += '\n'; break;
         case 't': out += '\t'; break;
         case 'r': out += '\r'; break;
@@ -60,8 +84,8 @@ std::size_t lex_string(std::string_view source, std::size_t i, std::size_t end, 
         case '"': out += '"'; break;
         case '\n': break;  // an escaped newline continues the literal
         case 'x': {
-            int hi = i < end ? hex_value(source[i]) : -1;
-            int lo = i + 1 < end ? hex_value(source[i + 1]) : -1;
+            int hi = i < e ? hex_value(source[i]) : -1;
+            int lo = i + 1 < e ? hex_value(source[i + 1]) : -1;
             if (hi < 0 || lo < 0) throw PositionedError("bad \\x escape in string literal", offset(i - 2));
             out += static_cast<char>(hi * 16 + lo);
             i += 2;
@@ -69,9 +93,89 @@ std::size_t lex_string(std::string_view source, std::size_t i, std::size_t end, 
         }
         default:  // Python keeps unknown escapes as written
             out += '\\';
-            out += e;
+            out += esc;
         }
     }
+}
+
+// Decodes a string literal starting at source[i] (the quote); returns the offset after it.
+std::size_t lex_string(std::string_view source, std::size_t i, std::size_t end, std::string& out, bool raw = false) {
+    const Literal lit = scan_string(source, i, end);
+    decode_body(source, lit.body_begin, lit.body_end, raw, out);
+    return lit.after;
+}
+
+// The pieces of an f-string's body source[b, e): text, and `{expr!conv:spec}` fields whose
+// expressions are tokenized in place (so that their errors point into the template).
+std::vector<FStringPart> split_fstring(std::string_view source, std::size_t b, std::size_t e, bool raw) {
+    std::vector<FStringPart> parts;
+    std::size_t text_from = b;
+    std::string text;
+    auto flush = [&](std::size_t upto) {
+        decode_body(source, text_from, upto, raw, text);
+    };
+    std::size_t k = b;
+    while (k < e) {
+        const char c = source[k];
+        if ((c == '{' || c == '}') && k + 1 < e && source[k + 1] == c) {
+            flush(k);
+            text += c;
+            k += 2;
+            text_from = k;
+            continue;
+        }
+        if (c == '}') throw PositionedError("f-string: single '}' is not allowed", offset(k));
+        if (c != '{') {
+            k += (c == '\\' && !raw) ? 2 : 1;
+            continue;
+        }
+        flush(k);
+        if (!text.empty()) parts.push_back(FStringPart{std::move(text), {}, 0, {}});
+        text.clear();
+        // The field's expression ends at '!', ':' or '}' outside brackets and strings.
+        std::size_t j = k + 1;
+        int depth = 0;
+        while (j < e) {
+            const char d = source[j];
+            if (d == '\'' || d == '"') {
+                const char q = d;
+                ++j;
+                while (j < e && source[j] != q) ++j;
+                ++j;
+                continue;
+            }
+            if (d == '(' || d == '[' || d == '{') ++depth;
+            else if ((d == ')' || d == ']' || d == '}') && depth > 0) --depth;
+            else if (depth == 0 && (d == '}' || d == ':' || (d == '!' && j + 1 < e && source[j + 1] != '='))) break;
+            ++j;
+        }
+        if (j >= e) throw PositionedError("f-string: expecting '}'", offset(k));
+        FStringPart field;
+        field.tokens = tokenize(source, k + 1, j);
+        if (field.tokens.size() == 1) throw PositionedError("f-string: empty expression not allowed", offset(k));
+        if (source[j] == '!') {
+            if (j + 1 >= e || (source[j + 1] != 'r' && source[j + 1] != 's' && source[j + 1] != 'a'))
+                throw PositionedError("f-string: invalid conversion character: expected 's', 'r', or 'a'", offset(j));
+            field.conv = source[j + 1];
+            j += 2;
+        }
+        if (j < e && source[j] == ':') {
+            const std::size_t spec_from = ++j;
+            while (j < e && source[j] != '}') {
+                if (source[j] == '{')
+                    throw PositionedError("f-string: nested replacement fields in a format spec are not supported", offset(j));
+                ++j;
+            }
+            decode_body(source, spec_from, j, raw, field.spec);
+        }
+        if (j >= e || source[j] != '}') throw PositionedError("f-string: expecting '}'", offset(j));
+        parts.push_back(std::move(field));
+        k = j + 1;
+        text_from = k;
+    }
+    flush(e);
+    if (!text.empty()) parts.push_back(FStringPart{std::move(text), {}, 0, {}});
+    return parts;
 }
 
 }  // namespace
@@ -91,7 +195,30 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
             while (j < end && is_name_char(source[j])) ++j;
             t.kind = Token::Kind::Name;
             t.text = std::string(source.substr(i, j - i));
-            i = j;
+            // A string prefix: f (formatted), r (raw) or both; b (bytes) is refused.
+            std::string prefix = t.text;
+            for (char& ch : prefix) ch = static_cast<char>(ch | 0x20);
+            const bool quoted = j < end && (source[j] == '\'' || source[j] == '"');
+            if (quoted && (prefix == "f" || prefix == "r" || prefix == "fr" || prefix == "rf")) {
+                const bool raw = prefix.find('r') != std::string::npos;
+                t.kind = Token::Kind::String;
+                t.text.clear();
+                if (prefix.find('f') != std::string::npos) {
+                    const Literal lit = scan_string(source, j, end);
+                    t.fstring = true;
+                    t.fparts = split_fstring(source, lit.body_begin, lit.body_end, raw);
+                    i = lit.after;
+                } else {
+                    i = lex_string(source, j, end, t.text, raw);
+                }
+            } else if (quoted && (prefix == "b" || prefix == "br" || prefix == "rb" || prefix == "u")) {
+                if (prefix != "u") throw PositionedError("bytes literals are not supported", offset(i));
+                t.kind = Token::Kind::String;
+                t.text.clear();
+                i = lex_string(source, j, end, t.text);
+            } else {
+                i = j;
+            }
         } else if (is_digit(c) || (c == '.' && i + 1 < end && is_digit(source[i + 1]))) {
             std::size_t j = i;
             bool is_float = false;
@@ -117,14 +244,15 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
                 const std::string text = without_underscores(source.substr(i + 2, j - i - 2));
                 std::uint64_t v = 0;
                 auto r = std::from_chars(text.data(), text.data() + text.size(), v, base);
-                if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() ||
-                    v > static_cast<std::uint64_t>(INT64_MAX))
-                    throw PositionedError(r.ec == std::errc::result_out_of_range || v > static_cast<std::uint64_t>(INT64_MAX)
-                                              ? "integer literal too large (integers are 64-bit)"
-                                              : "bad number literal",
-                                          offset(i));
+                const bool big = r.ec == std::errc::result_out_of_range || v > static_cast<std::uint64_t>(INT64_MAX);
+                if (text.empty() || (r.ec != std::errc() && !big) || r.ptr != text.data() + text.size())
+                    throw PositionedError("bad number literal", offset(i));
                 t.kind = Token::Kind::Int;
                 t.int_value = static_cast<std::int64_t>(v);
+                if (big) {
+                    t.big_digits = text;
+                    t.big_base = base;
+                }
             } else {
                 digits(is_digit);
                 if (j < end && source[j] == '.') {
@@ -151,7 +279,14 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
                 } else {
                     t.kind = Token::Kind::Int;
                     auto r = std::from_chars(spelling.data(), spelling.data() + spelling.size(), t.int_value);
-                    if (r.ec != std::errc()) throw PositionedError("integer literal too large", offset(i));
+                    if (r.ec == std::errc::result_out_of_range) {
+                        if (spelling.size() > 4300)
+                            throw PositionedError("Exceeds the limit (4300 digits) for integer string conversion", offset(i));
+                        t.big_digits = spelling;
+                        t.big_base = 10;
+                    } else if (r.ec != std::errc()) {
+                        throw PositionedError("bad number literal", offset(i));
+                    }
                 }
             }
             if (j < end && is_name_char(source[j])) throw PositionedError("bad number literal", offset(i));

@@ -8,12 +8,28 @@
 
 namespace kjarni::tmpl {
 
+struct Token;
+
+/// A piece of an f-string: literal text, or (with tokens) a replacement field `{expr!conv:spec}`.
+struct FStringPart {
+    std::string text;            // the literal text (escapes decoded)
+    std::vector<Token> tokens;   // the field's expression (ending with End); empty for text
+    char conv = 0;               // 'r', 's', 'a' or 0
+    std::string spec;            // the format spec (literal)
+};
+
 struct Token {
     enum class Kind { Name, Int, Float, String, Op, End };
     Kind kind;
     std::uint32_t pos;  // offset in the whole template source
     std::string text;   // Name: the name; String: the decoded value; Op: the operator; numbers: spelling
     std::int64_t int_value = 0;
+    // An integer literal beyond 64 bits: its digits (no prefix, no underscores) and base.
+    std::string big_digits = {};
+    int big_base = 0;
+    // A String token written as an f-string: its pieces (text holds nothing then).
+    bool fstring = false;
+    std::vector<FStringPart> fparts = {};
     double float_value = 0.0;
 };
 

@@ -5,6 +5,8 @@
 
 #include "expr_parser.hpp"
 
+#include "bigint.hpp"
+
 #include "errors.hpp"
 #include "limits.hpp"
 
@@ -397,7 +399,12 @@ ExprPtr ExprParser::parse_atom() {
     switch (t.kind) {
     case Token::Kind::Int: {
         auto e = make(Expr::Kind::Literal, pos);
-        e->literal = Value(next().int_value);
+        const Token tok = next();
+        try {
+            e->literal = tok.big_base ? make_int(mpz_class(tok.big_digits, tok.big_base)) : Value(tok.int_value);
+        } catch (const EvalError& err) {
+            throw PositionedError(err.what(), pos);
+        }
         return e;
     }
     case Token::Kind::Float: {
@@ -406,11 +413,35 @@ ExprPtr ExprParser::parse_atom() {
         return e;
     }
     case Token::Kind::String: {
-        // Adjacent literals concatenate, as in Python.
-        std::string s;
-        while (peek().kind == Token::Kind::String) s += next().text;
+        // Adjacent literals concatenate, as in Python; with an f-string among them, the whole is one.
         auto e = make(Expr::Kind::Literal, pos);
-        e->literal = Value(std::move(s));
+        std::string s;
+        while (peek().kind == Token::Kind::String) {
+            Token tok = next();
+            if (!tok.fstring) {
+                s += tok.text;
+                continue;
+            }
+            e->kind = Expr::Kind::FString;
+            for (auto& part : tok.fparts) {
+                if (part.tokens.empty()) {
+                    s += part.text;
+                    continue;
+                }
+                if (!s.empty()) e->fparts.push_back(FPart{std::move(s), -1, 0, {}});
+                s.clear();
+                ExprParser field(std::move(part.tokens));
+                ExprPtr x = field.parse_expression_list();
+                field.expect_end();
+                e->fparts.push_back(FPart{{}, static_cast<int>(e->children.size()), part.conv, std::move(part.spec)});
+                e->children.push_back(std::move(x));
+            }
+        }
+        if (e->kind == Expr::Kind::FString) {
+            if (!s.empty()) e->fparts.push_back(FPart{std::move(s), -1, 0, {}});
+        } else {
+            e->literal = Value(std::move(s));
+        }
         return e;
     }
     case Token::Kind::Name: {
@@ -473,18 +504,40 @@ ExprPtr ExprParser::parse_atom() {
         if (t.text == "{") {
             next();
             auto dict = make(Expr::Kind::Dict, pos);
-            while (!at_op("}")) {
+            // `{a, b}` and `{x for ...}` are sets: known by the first item's lack of ':'.
+            if (!at_op("}")) {
+                ExprPtr first = parse_expression();
+                if (!at_op(":")) {
+                    dict->kind = Expr::Kind::Set;
+                    dict->children.push_back(std::move(first));
+                    if (at_name("for")) {
+                        dict->kind = Expr::Kind::SetComp;
+                        parse_comp_clauses(*dict);
+                    } else {
+                        while (at_op(",")) {
+                            next();
+                            if (at_op("}")) break;
+                            dict->children.push_back(parse_expression());
+                        }
+                    }
+                    expect_op("}");
+                    return dict;
+                }
+                dict->children.push_back(std::move(first));
+                expect_op(":");
                 dict->children.push_back(parse_expression());
-                if (!at_op(":")) fail("sets are not supported");
-                next();
-                dict->children.push_back(parse_expression());
-                if (dict->children.size() == 2 && at_name("for")) {
+                if (at_name("for")) {
                     dict->kind = Expr::Kind::DictComp;
                     parse_comp_clauses(*dict);
-                    break;
+                } else {
+                    while (at_op(",")) {
+                        next();
+                        if (at_op("}")) break;
+                        dict->children.push_back(parse_expression());
+                        expect_op(":");
+                        dict->children.push_back(parse_expression());
+                    }
                 }
-                if (!at_op(",")) break;
-                next();
             }
             expect_op("}");
             return dict;

@@ -4,6 +4,8 @@
 
 #include "formatting.hpp"
 
+#include "bigint.hpp"
+
 #include "errors.hpp"
 #include "limits.hpp"
 #include "operators.hpp"
@@ -117,23 +119,27 @@ std::string sign_of(bool negative, char sign) {
     return "";
 }
 
-std::string format_int(std::int64_t v, const Spec& spec, int min_digits = -1) {
+std::string format_int(const mpz_class& v, const Spec& spec, int min_digits = -1) {
     const bool negative = v < 0;
-    const std::uint64_t mag = negative ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    const mpz_class mag = abs(v);
     std::string digits;
     std::string prefix;
     switch (spec.type) {
     case 0:
     case 'd':
-    case 'n': digits = fmt::format("{}", mag); break;
-    case 'x': digits = fmt::format("{:x}", mag); prefix = spec.alt ? "0x" : ""; break;
-    case 'X': digits = fmt::format("{:X}", mag); prefix = spec.alt ? "0X" : ""; break;
-    case 'o': digits = fmt::format("{:o}", mag); prefix = spec.alt ? "0o" : ""; break;
-    case 'b': digits = fmt::format("{:b}", mag); prefix = spec.alt ? "0b" : ""; break;
+    case 'n': digits = int_to_decimal(mag); break;
+    case 'x': digits = mag.get_str(16); prefix = spec.alt ? "0x" : ""; break;
+    case 'X':
+        digits = mag.get_str(16);
+        for (char& c : digits) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        prefix = spec.alt ? "0X" : "";
+        break;
+    case 'o': digits = mag.get_str(8); prefix = spec.alt ? "0o" : ""; break;
+    case 'b': digits = mag.get_str(2); prefix = spec.alt ? "0b" : ""; break;
     case 'c': {
         if (negative || mag > 0x10FFFF) throw EvalError("%c arg not in range(0x110000)");
         std::string out;
-        const auto cp = static_cast<std::uint32_t>(mag);
+        const auto cp = static_cast<std::uint32_t>(mag.get_ui());
         if (cp < 0x80) out += static_cast<char>(cp);
         else if (cp < 0x800) {
             out += static_cast<char>(0xC0 | (cp >> 6));
@@ -223,9 +229,9 @@ std::string format_with(const Value& v, const Spec& spec, const std::string& raw
     case K::Int:
         if (spec.type == 'e' || spec.type == 'E' || spec.type == 'f' || spec.type == 'F' || spec.type == 'g' ||
             spec.type == 'G' || spec.type == '%')
-            return format_double(static_cast<double>(v.as_int()), spec);
+            return format_double(v.as_float(), spec);
         if (spec.precision >= 0) throw EvalError("Precision not allowed in integer format specifier");
-        return format_int(v.as_int(), spec);
+        return format_int(to_mpz(v), spec);
     case K::Float: return format_double(v.as_float(), spec);
     case K::String: return format_string(v.as_string(), spec);
     default:
@@ -298,13 +304,11 @@ std::string percent_format(const std::string& format, const Value& args) {
         case 'd':
         case 'i':
         case 'u': {
-            std::int64_t n;
+            mpz_class n;
             if (v.kind() == K::Float) {
-                const double d = std::trunc(v.as_float());
-                if (!(d >= -9.2e18 && d <= 9.2e18)) throw EvalError("integer too large for %d");
-                n = static_cast<std::int64_t>(d);
+                n = to_mpz(int_of_double(v.as_float()));
             } else if (v.kind() == K::Int || v.kind() == K::Bool) {
-                n = v.as_int();
+                n = to_mpz(v);
             } else {
                 throw EvalError(fmt::format("%{} format: a real number is required, not {}", conv, v.type_name()));
             }
@@ -322,7 +326,7 @@ std::string percent_format(const std::string& format, const Value& args) {
             Spec s = spec;
             s.type = conv;
             if (s.align == '<') s.zero = false;
-            out += format_int(v.as_int(), s, spec.precision);
+            out += format_int(to_mpz(v), s, spec.precision);
             break;
         }
         case 'c': {
@@ -334,7 +338,7 @@ std::string percent_format(const std::string& format, const Value& args) {
             } else {
                 s.type = 'c';
                 if (!s.align) s.align = '>';
-                out += format_int(v.as_int(), s);
+                out += format_int(to_mpz(v), s);
             }
             break;
         }

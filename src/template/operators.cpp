@@ -5,7 +5,12 @@
 #include "operators.hpp"
 
 #include "errors.hpp"
+#include "bigint.hpp"
+#include "builtins.hpp"
+#include "casemap.hpp"
 #include "formatting.hpp"
+#include "ownership.hpp"
+#include "runtime_objects.hpp"
 #include "limits.hpp"
 #include "utf8.hpp"
 
@@ -14,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <cctype>
 #include <cmath>
 
@@ -50,31 +56,115 @@ const char* op_symbol(BinOp op) {
                                 b.type_name()));
 }
 
-[[noreturn]] void overflow() { throw EvalError("integer overflow (integers are 64-bit)"); }
+// Integers beyond 64 bits (GMP), with Python's rules: // and % round towards minus infinity,
+// bitwise operations act on the infinite two's complement, / rounds the exact quotient once.
+double true_divide(const mpz_class& x, const mpz_class& y) {
+    if (y == 0) throw EvalError("division by zero");
+    // q = x * 2^k / y with at least 55 significant bits, the remainder kept as a sticky bit, so
+    // that converting q (correctly rounded) and scaling by 2^-k rounds the exact quotient once.
+    const auto bx = static_cast<long>(mpz_sizeinbase(x.get_mpz_t(), 2));
+    const auto by = static_cast<long>(mpz_sizeinbase(y.get_mpz_t(), 2));
+    const long k = std::max(0L, 55 - (bx - by) + 1);
+    mpz_class num = abs(x);
+    num <<= static_cast<mp_bitcnt_t>(k);
+    mpz_class q, r;
+    mpz_tdiv_qr(q.get_mpz_t(), r.get_mpz_t(), num.get_mpz_t(), mpz_class(abs(y)).get_mpz_t());
+    q <<= 1;
+    if (r != 0) q += 1;
+    const double mag = std::ldexp(int_to_double(q), static_cast<int>(-(k + 1)));
+    if (std::isinf(mag)) throw EvalError("integer division result too large for a float");
+    return (x < 0) != (y < 0) ? -mag : mag;
+}
 
-// The checked operations, with the result read only after the overflow test ran.
-std::int64_t add(std::int64_t a, std::int64_t b) {
+Value big_binary(BinOp op, const Value& a, const Value& b) {
+    const mpz_class x = to_mpz(a), y = to_mpz(b);
+    auto bits = [](const mpz_class& v) { return mpz_sizeinbase(v.get_mpz_t(), 2); };
+    switch (op) {
+    case BinOp::Add: return make_int(x + y);
+    case BinOp::Sub: return make_int(x - y);
+    case BinOp::Mul:
+        if (x != 0 && y != 0 && bits(x) + bits(y) > max_int_bits + 1) int_too_large();
+        return make_int(x * y);
+    case BinOp::Div: return true_divide(x, y);
+    case BinOp::FloorDiv: {
+        if (y == 0) throw EvalError("integer division by zero");
+        mpz_class q;
+        mpz_fdiv_q(q.get_mpz_t(), x.get_mpz_t(), y.get_mpz_t());
+        return make_int(q);
+    }
+    case BinOp::Mod: {
+        if (y == 0) throw EvalError("integer modulo by zero");
+        mpz_class r;
+        mpz_fdiv_r(r.get_mpz_t(), x.get_mpz_t(), y.get_mpz_t());
+        return make_int(r);
+    }
+    case BinOp::Pow: {
+        if (y < 0) {
+            if (x == 0) throw EvalError("0 cannot be raised to a negative power");
+            return std::pow(a.as_float(), b.as_float());
+        }
+        if (x == 0 || x == 1) return make_int(x);
+        if (x == -1) return make_int(mpz_class(y % 2 == 0 ? 1 : -1));
+        // The result has more than (bits(x) - 1) * y bits: refuse before computing it.
+        if (y > static_cast<unsigned long>(max_int_bits) || (bits(x) - 1) * y.get_ui() > max_int_bits)
+            int_too_large();
+        mpz_class r;
+        mpz_pow_ui(r.get_mpz_t(), x.get_mpz_t(), y.get_ui());
+        return make_int(r);
+    }
+    case BinOp::BitOr: return make_int(x | y);
+    case BinOp::BitXor: return make_int(x ^ y);
+    case BinOp::BitAnd: return make_int(x & y);
+    case BinOp::Shl: {
+        if (y < 0) throw EvalError("negative shift count");
+        if (x == 0) return Value(std::int64_t{0});
+        if (y > static_cast<unsigned long>(max_int_bits)) int_too_large();
+        mpz_class r;
+        mpz_mul_2exp(r.get_mpz_t(), x.get_mpz_t(), y.get_ui());
+        return make_int(r);
+    }
+    case BinOp::Shr: {
+        if (y < 0) throw EvalError("negative shift count");
+        if (y > static_cast<unsigned long>(max_int_bits)) return Value(std::int64_t{x < 0 ? -1 : 0});
+        mpz_class r;
+        mpz_fdiv_q_2exp(r.get_mpz_t(), x.get_mpz_t(), y.get_ui());
+        return make_int(r);
+    }
+    }
+    return Value();
+}
+
+// The checked 64-bit operations: nullopt when the result does not fit (then GMP computes it).
+std::optional<std::int64_t> add(std::int64_t a, std::int64_t b) {
     std::int64_t r;
-    if (__builtin_add_overflow(a, b, &r)) overflow();
+    if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
     return r;
 }
-std::int64_t sub(std::int64_t a, std::int64_t b) {
+std::optional<std::int64_t> sub(std::int64_t a, std::int64_t b) {
     std::int64_t r;
-    if (__builtin_sub_overflow(a, b, &r)) overflow();
+    if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
     return r;
 }
-std::int64_t mul(std::int64_t a, std::int64_t b) {
+std::optional<std::int64_t> mul(std::int64_t a, std::int64_t b) {
     std::int64_t r;
-    if (__builtin_mul_overflow(a, b, &r)) overflow();
+    if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
     return r;
 }
 
-std::int64_t int_pow(std::int64_t base, std::int64_t exp) {
+std::optional<std::int64_t> int_pow(std::int64_t base, std::int64_t exp) {
     std::int64_t result = 1;
     while (exp > 0) {
-        if (exp & 1) result = mul(result, base);
+        if (exp & 1) {
+            auto r = mul(result, base);
+            if (!r) return std::nullopt;
+            result = *r;
+        }
         exp >>= 1;
-        if (exp > 0) base = mul(base, base);
+        if (exp > 0) {
+            auto b2 = mul(base, base);
+            if (!b2) return std::nullopt;
+            base = *b2;
+        }
     }
     return result;
 }
@@ -98,9 +188,9 @@ Value repeat(const std::string& s, std::int64_t n) {
     return Value(std::move(out));
 }
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+std::optional<std::int64_t> floor_div(std::int64_t a, std::int64_t b) {
     if (b == 0) throw EvalError("integer division by zero");
-    if (a == INT64_MIN && b == -1) overflow();
+    if (a == INT64_MIN && b == -1) return std::nullopt;
     std::int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
@@ -118,8 +208,21 @@ std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
 int order(const Value& a, const Value& b) {
     if (is_number(a) && is_number(b)) {
         if (is_int(a) && is_int(b)) {
+            if (is_big(a) || is_big(b)) {
+                const int c = cmp(to_mpz(a), to_mpz(b));
+                return c < 0 ? -1 : c > 0 ? 1 : 0;
+            }
             std::int64_t x = a.as_int(), y = b.as_int();
             return x < y ? -1 : x > y ? 1 : 0;
+        }
+        if (is_big(a) || is_big(b)) {
+            // Exactly, as Python compares a big int with a float.
+            const bool float_first = a.kind() == K::Float;
+            const double d = (float_first ? a : b).as_float();
+            if (std::isnan(d)) return 2;
+            int c = std::isinf(d) ? (d > 0 ? -1 : 1) : cmp(to_mpz(float_first ? b : a), d);
+            c = c < 0 ? -1 : c > 0 ? 1 : 0;
+            return float_first ? -c : c;
         }
         double x = a.as_float(), y = b.as_float();
         if (std::isnan(x) || std::isnan(y)) return 2;  // unordered: every comparison is false
@@ -150,7 +253,12 @@ bool contains(const Value& container, const Value& item) {
     case K::List:
     case K::Tuple:
         return std::find(container.as_list().begin(), container.as_list().end(), item) != container.as_list().end();
-    case K::Dict: return item.kind() == K::String && container.as_dict().count(item.as_string()) > 0;
+    case K::Dict: return container.as_dict().find(item) != nullptr;
+    case K::Set: {
+        check_hashable(item);
+        const auto& items = container.as_set();
+        return std::find(items.begin(), items.end(), item) != items.end();
+    }
     default: throw EvalError(fmt::format("argument of type '{}' is not iterable", container.type_name()));
     }
 }
@@ -449,11 +557,7 @@ Value string_method(const std::string& self, const std::string& name) {
     if (name == "upper" || name == "lower")
         return Value(Function([s, upper = name == "upper"](const Args& a) {
             expect_args(a, 0, 0, upper ? "upper" : "lower");
-            if (!is_ascii(*s)) throw EvalError("upper() and lower() of non-ASCII text are not supported");
-            std::string out = *s;
-            for (char& c : out) c = static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(c))
-                                                            : std::tolower(static_cast<unsigned char>(c)));
-            return Value(std::move(out));
+            return make_string(change_case(*s, upper));
         }));
     if (name == "format")
         return Value(Function([s](const Args& a) { return make_string(str_format(*s, a)); }));
@@ -461,9 +565,294 @@ Value string_method(const std::string& self, const std::string& name) {
     throw EvalError(fmt::format("'str' object has no attribute '{}'", name));
 }
 
+std::int64_t int_of(const Value& v, const char* what) {
+    if (!is_int(v)) throw EvalError(fmt::format("'{}' object cannot be interpreted as an integer ({})", v.type_name(), what));
+    return v.as_int();
+}
+
+// The methods of lists and tuples. Those that change the list go through mutable_list (which
+// refuses a list the render does not own) at call time, so `f = xs.append` still sees later changes.
+Value sequence_method(const Value& self, const std::string& name) {
+    auto method = [](auto f) { return Value(Function(std::move(f))); };
+    const bool tuple = self.kind() == K::Tuple;
+    if (name == "index")
+        return method([self](const Args& a) {
+            expect_args(a, 1, 3, "index");
+            const auto& items = self.as_list();
+            const auto n = static_cast<std::int64_t>(items.size());
+            auto bound = [&](std::size_t i, std::int64_t dflt) {
+                if (a.size() <= i) return dflt;
+                std::int64_t v = int_of(a[i], "index");
+                if (v < 0) v = std::max<std::int64_t>(v + n, 0);
+                return std::min(v, n);
+            };
+            for (std::int64_t i = bound(1, 0), e = bound(2, n); i < e; ++i)
+                if (items[static_cast<std::size_t>(i)] == a[0]) return Value(i);
+            throw EvalError(fmt::format("{} is not in {}", a[0].repr(), self.type_name()));
+        });
+    if (name == "count")
+        return method([self](const Args& a) {
+            expect_args(a, 1, 1, "count");
+            const auto& items = self.as_list();
+            return Value(static_cast<std::int64_t>(std::count(items.begin(), items.end(), a[0])));
+        });
+    if (tuple) throw EvalError(fmt::format("'tuple' object has no attribute '{}'", name));
+    if (name == "copy")
+        return method([self](const Args& a) {
+            expect_args(a, 0, 0, "copy");
+            return Value::list(self.as_list());
+        });
+    if (name == "append")
+        return method([self](const Args& a) {
+            expect_args(a, 1, 1, "append");
+            auto& items = mutable_list(self);
+            check_no_cycle(self, a[0]);
+            if (items.size() >= limits().max_items) throw EvalError("list too long (render limit)");
+            items.push_back(a[0]);
+            return Value();
+        });
+    if (name == "extend")
+        return method([self](const Args& a) {
+            expect_args(a, 1, 1, "extend");
+            mutable_list(self);
+            std::vector<Value> more = iterate(a[0]);  // before changing: `xs.extend(xs)` doubles xs
+            for (const auto& item : more) check_no_cycle(self, item);
+            auto& items = mutable_list(self);
+            if (items.size() + more.size() > limits().max_items) throw EvalError("list too long (render limit)");
+            items.insert(items.end(), more.begin(), more.end());
+            return Value();
+        });
+    if (name == "insert")
+        return method([self](const Args& a) {
+            expect_args(a, 2, 2, "insert");
+            auto& items = mutable_list(self);
+            check_no_cycle(self, a[1]);
+            const auto n = static_cast<std::int64_t>(items.size());
+            std::int64_t i = int_of(a[0], "insert");
+            if (i < 0) i = std::max<std::int64_t>(i + n, 0);
+            i = std::min(i, n);
+            if (items.size() >= limits().max_items) throw EvalError("list too long (render limit)");
+            items.insert(items.begin() + i, a[1]);
+            return Value();
+        });
+    if (name == "pop")
+        return method([self](const Args& a) {
+            expect_args(a, 0, 1, "pop");
+            auto& items = mutable_list(self);
+            if (items.empty()) throw EvalError("pop from empty list");
+            std::int64_t i = a.size() ? int_of(a[0], "pop") : -1;
+            const auto n = static_cast<std::int64_t>(items.size());
+            if (i < 0) i += n;
+            if (i < 0 || i >= n) throw EvalError("pop index out of range");
+            Value out = items[static_cast<std::size_t>(i)];
+            items.erase(items.begin() + i);
+            return out;
+        });
+    if (name == "remove")
+        return method([self](const Args& a) {
+            expect_args(a, 1, 1, "remove");
+            auto& items = mutable_list(self);
+            auto it = std::find(items.begin(), items.end(), a[0]);
+            if (it == items.end()) throw EvalError(fmt::format("list.remove(x): {} not in list", a[0].repr()));
+            items.erase(it);
+            return Value();
+        });
+    if (name == "clear")
+        return method([self](const Args& a) {
+            expect_args(a, 0, 0, "clear");
+            mutable_list(self).clear();
+            return Value();
+        });
+    if (name == "reverse")
+        return method([self](const Args& a) {
+            expect_args(a, 0, 0, "reverse");
+            auto& items = mutable_list(self);
+            std::reverse(items.begin(), items.end());
+            return Value();
+        });
+    if (name == "sort")
+        return method([self](const Args& a) {
+            if (a.size()) throw EvalError("sort() takes no positional arguments");
+            for (const auto& [k, v] : a.keyword)
+                if (k != "key" && k != "reverse") throw EvalError(fmt::format("sort() got an unexpected keyword argument '{}'", k));
+            mutable_list(self);
+            const Value* reverse = a.find_keyword("reverse");
+            // Sorted from a copy (the key may look at the list), then stored back.
+            std::vector<Value> out = sort_values(self.as_list(), a.find_keyword("key"), reverse && reverse->truthy());
+            mutable_list(self) = std::move(out);
+            return Value();
+        });
+    throw EvalError(fmt::format("'list' object has no attribute '{}'", name));
+}
+
+// Python's dict.update / dict(...) arguments: a dict, or pairs, then keywords.
+void update_dict(const Value& self, const Args& a, const char* name) {
+    if (a.size() > 1) throw EvalError(fmt::format("{} expected at most 1 argument, got {}", name, a.size()));
+    mutable_dict(self);
+    std::vector<std::pair<Value, Value>> add;
+    if (a.size() == 1) {
+        if (a[0].kind() == K::Dict) {
+            for (const auto& [k, v] : a[0].as_dict()) add.emplace_back(k, v);
+        } else {
+            for (const auto& pair : iterate(a[0])) {
+                const auto kv = iterate(pair);
+                if (kv.size() != 2) throw EvalError("dictionary update sequence element has the wrong length; 2 is required");
+                add.emplace_back(kv[0], kv[1]);
+            }
+        }
+    }
+    for (const auto& [k, v] : a.keyword) add.emplace_back(Value(k), v);
+    for (auto& [k, v] : add) {
+        check_no_cycle(self, k);
+        check_no_cycle(self, v);
+        mutable_dict(self).set(k, std::move(v));
+    }
+}
+
+// The members of a set for an operation whose result does not depend on their order.
+const std::vector<Value>& members(const Value& v) { return v.as_set(); }
+
+std::vector<Value>& mutable_set(const Value& v) {
+    if (v.kind() != K::Set) throw EvalError(fmt::format("expected set, got {}", v.type_name()));
+    const auto& p = std::get<std::shared_ptr<const Value::SetData>>(v.storage());
+    if (p->owner == 0 || p->owner != current_owner())
+        throw SharedMutationError("this set was not made by the template (it comes from the render globals or from "
+                                  "C++) and is shared between renders, so it cannot be changed in place: copy it "
+                                  "first, e.g. with set(...)");
+    return const_cast<Value::SetData&>(*p).items;  // made non-const by Value::set
+}
+
+bool has_member(const std::vector<Value>& items, const Value& v) {
+    return std::find(items.begin(), items.end(), v) != items.end();
+}
+
+// The members of a set, found by hash: for the operations between two sets.
+class MemberIndex {
+public:
+    explicit MemberIndex(const std::vector<Value>& items) : items_(items) {
+        for (std::size_t i = 0; i < items.size(); ++i) index_.emplace(hash_value(items[i]), i);
+    }
+    bool contains(const Value& v) const {
+        auto [b, e] = index_.equal_range(hash_value(v));
+        for (auto it = b; it != e; ++it)
+            if (items_[it->second] == v) return true;
+        return false;
+    }
+
+private:
+    const std::vector<Value>& items_;
+    std::unordered_multimap<std::size_t, std::size_t> index_;
+};
+
+// a | b, a & b, a - b, a ^ b on sets: the members in Python's insertion sense (a's, then b's).
+Value set_binary(BinOp op, const Value& a, const Value& b) {
+    const auto& x_items = members(a);
+    const auto& y_items = members(b);
+    const MemberIndex x(x_items), y(y_items);
+    auto has = [](const MemberIndex& m, const Value& v) { return m.contains(v); };
+    std::vector<Value> out;
+    switch (op) {
+    case BinOp::BitOr:
+        out = x_items;
+        for (const auto& v : y_items)
+            if (!has(x, v)) out.push_back(v);
+        break;
+    case BinOp::BitAnd:
+        for (const auto& v : x_items)
+            if (has(y, v)) out.push_back(v);
+        break;
+    case BinOp::Sub:
+        for (const auto& v : x_items)
+            if (!has(y, v)) out.push_back(v);
+        break;
+    case BinOp::BitXor:
+        for (const auto& v : x_items)
+            if (!has(y, v)) out.push_back(v);
+        for (const auto& v : y_items)
+            if (!has(x, v)) out.push_back(v);
+        break;
+    default: unsupported(op, a, b);
+    }
+    return Value::set(out);
+}
+
+// Sets' arguments to union(), update()...: any iterable (a set's members, in any order).
+std::vector<Value> members_of(const Value& v) { return v.kind() == K::Set ? v.as_set() : iterate(v); }
+
+Value set_method(const Value& self, const std::string& name) {
+    auto method = [](auto f) { return Value(Function(std::move(f))); };
+    if (name == "add")
+        return method([self](const Args& a) {
+            expect_args(a, 1, 1, "add");
+            auto& items = mutable_set(self);
+            check_hashable(a[0]);
+            check_no_cycle(self, a[0]);  // a function holding the set
+            if (!has_member(items, a[0])) {
+                if (items.size() >= limits().max_items) throw EvalError("set too large (render limit)");
+                items.push_back(a[0]);
+            }
+            return Value();
+        });
+    if (name == "discard" || name == "remove")
+        return method([self, name](const Args& a) {
+            expect_args(a, 1, 1, name.c_str());
+            auto& items = mutable_set(self);
+            check_hashable(a[0]);
+            auto it = std::find(items.begin(), items.end(), a[0]);
+            if (it != items.end()) items.erase(it);
+            else if (name == "remove") throw EvalError(fmt::format("KeyError: {}", a[0].repr()));
+            return Value();
+        });
+    if (name == "update")
+        return method([self](const Args& a) {
+            if (!a.keyword.empty()) throw EvalError("update() takes no keyword arguments");
+            mutable_set(self);
+            for (const auto& arg : a.positional) {
+                Value all = Value::set(members_of(arg));
+                for (const auto& item : members(all)) check_no_cycle(self, item);
+                mutable_set(self) = members(set_binary(BinOp::BitOr, self, all));
+            }
+            return Value();
+        });
+    if (name == "clear")
+        return method([self](const Args& a) {
+            expect_args(a, 0, 0, "clear");
+            mutable_set(self).clear();
+            return Value();
+        });
+    if (name == "copy")
+        return method([self](const Args& a) {
+            expect_args(a, 0, 0, "copy");
+            return Value::set(members(self));
+        });
+    if (name == "union" || name == "intersection" || name == "difference" || name == "symmetric_difference")
+        return method([self, name](const Args& a) {
+            if (!a.keyword.empty()) throw EvalError(fmt::format("{}() takes no keyword arguments", name));
+            const BinOp op = name == "union" ? BinOp::BitOr : name == "intersection" ? BinOp::BitAnd
+                             : name == "difference" ? BinOp::Sub : BinOp::BitXor;
+            if (op == BinOp::BitXor) expect_args(a, 1, 1, name.c_str());
+            Value out = Value::set(members(self));
+            for (const auto& arg : a.positional) out = set_binary(op, out, Value::set(members_of(arg)));
+            return out;
+        });
+    if (name == "issubset" || name == "issuperset" || name == "isdisjoint")
+        return method([self, name](const Args& a) {
+            expect_args(a, 1, 1, name.c_str());
+            const Value other = Value::set(members_of(a[0]));
+            const auto& x = members(self);
+            const auto& y = members(other);
+            if (name == "isdisjoint") return Value(std::none_of(x.begin(), x.end(), [&](const Value& v) { return has_member(y, v); }));
+            const auto& small = name == "issubset" ? x : y;
+            const auto& large = name == "issubset" ? y : x;
+            return Value(std::all_of(small.begin(), small.end(), [&](const Value& v) { return has_member(large, v); }));
+        });
+    throw EvalError(fmt::format("'set' object has no attribute '{}'", name));
+}
+
 Value dict_method(const Value& self, const std::string& name) {
+    auto method = [](auto f) { return Value(Function(std::move(f))); };
     if (name == "items" || name == "keys" || name == "values")
-        return Value(Function([self, name](const Args& a) {
+        return method([self, name](const Args& a) {
             expect_args(a, 0, 0, name.c_str());
             std::vector<Value> out;
             for (const auto& [k, v] : self.as_dict()) {
@@ -472,14 +861,62 @@ Value dict_method(const Value& self, const std::string& name) {
                 else out.push_back(v);
             }
             return Value::list(std::move(out));
-        }));
+        });
     if (name == "get")
-        return Value(Function([self](const Args& a) {
+        return method([self](const Args& a) {
             expect_args(a, 1, 2, "get");
-            const Value* found = a[0].kind() == K::String ? self.as_dict().find(a[0].as_string()) : nullptr;
-            if (found) return *found;
+            if (const Value* found = self.as_dict().find(a[0])) return *found;
             return a.size() > 1 ? a[1] : Value();
-        }));
+        });
+    if (name == "copy")
+        return method([self](const Args& a) {
+            expect_args(a, 0, 0, "copy");
+            return Value::dict(self.as_dict());
+        });
+    if (name == "update")
+        return method([self](const Args& a) {
+            update_dict(self, a, "update");
+            return Value();
+        });
+    if (name == "setdefault")
+        return method([self](const Args& a) {
+            expect_args(a, 1, 2, "setdefault");
+            auto& items = mutable_dict(self);
+            if (const Value* found = items.find(a[0])) return *found;
+            Value v = a.size() > 1 ? a[1] : Value();
+            check_no_cycle(self, a[0]);
+            check_no_cycle(self, v);
+            items.set(a[0], v);
+            return v;
+        });
+    if (name == "pop")
+        return method([self](const Args& a) {
+            expect_args(a, 1, 2, "pop");
+            auto& items = mutable_dict(self);
+            if (const Value* found = items.find(a[0])) {
+                Value out = *found;
+                items.erase(a[0]);
+                return out;
+            }
+            if (a.size() > 1) return a[1];
+            throw EvalError(fmt::format("KeyError: {}", a[0].repr()));
+        });
+    if (name == "popitem")
+        return method([self](const Args& a) {
+            expect_args(a, 0, 0, "popitem");
+            auto& items = mutable_dict(self);
+            if (items.empty()) throw EvalError("KeyError: 'popitem(): dictionary is empty'");
+            auto last = *(items.end() - 1);
+            Value k(last.first);
+            items.erase(last.first);
+            return Value::tuple({k, last.second});
+        });
+    if (name == "clear")
+        return method([self](const Args& a) {
+            expect_args(a, 0, 0, "clear");
+            mutable_dict(self) = DictItems();
+            return Value();
+        });
     throw EvalError(fmt::format("'dict' object has no attribute '{}'", name));
 }
 
@@ -492,36 +929,43 @@ Value make_string(std::string s) {
 
 Value binary(BinOp op, const Value& a, const Value& b) {
     if (is_int(a) && is_int(b)) {
+        if (is_big(a) || is_big(b)) return big_binary(op, a, b);
         std::int64_t x = a.as_int(), y = b.as_int();
+        std::optional<std::int64_t> r;
         switch (op) {
-        case BinOp::Add: return add(x, y);
-        case BinOp::Sub: return sub(x, y);
-        case BinOp::Mul: return mul(x, y);
+        case BinOp::Add: r = add(x, y); break;
+        case BinOp::Sub: r = sub(x, y); break;
+        case BinOp::Mul: r = mul(x, y); break;
         case BinOp::Div:
             if (y == 0) throw EvalError("division by zero");
-            return static_cast<double>(x) / static_cast<double>(y);
-        case BinOp::FloorDiv: return floor_div(x, y);
+            // Exact in doubles up to 2^53; beyond, rounded once from the exact quotient.
+            if (std::abs(x) < (std::int64_t{1} << 53) && std::abs(y) < (std::int64_t{1} << 53))
+                return static_cast<double>(x) / static_cast<double>(y);
+            return big_binary(op, a, b);
+        case BinOp::FloorDiv: r = floor_div(x, y); break;
         case BinOp::Mod: return floor_mod(x, y);
         case BinOp::Pow:
             if (y < 0) {
                 if (x == 0) throw EvalError("0 cannot be raised to a negative power");
                 return std::pow(static_cast<double>(x), static_cast<double>(y));
             }
-            return int_pow(x, y);
+            r = int_pow(x, y);
+            break;
         case BinOp::BitOr: return x | y;
         case BinOp::BitXor: return x ^ y;
         case BinOp::BitAnd: return x & y;
         case BinOp::Shl:
             if (y < 0) throw EvalError("negative shift count");
-            if (y >= 63 || (x != 0 && (x > (INT64_MAX >> y) || x < (INT64_MIN >> y)))) {
-                if (x == 0) return std::int64_t{0};
-                overflow();
-            }
-            return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) << y);
+            if (x == 0) return std::int64_t{0};
+            if (y < 63 && x <= (INT64_MAX >> y) && x >= (INT64_MIN >> y))
+                return static_cast<std::int64_t>(static_cast<std::uint64_t>(x) << y);
+            break;
         case BinOp::Shr:
             if (y < 0) throw EvalError("negative shift count");
             return y >= 63 ? (x < 0 ? std::int64_t{-1} : std::int64_t{0}) : x >> y;
         }
+        if (r) return *r;
+        return big_binary(op, a, b);
     }
     if (is_number(a) && is_number(b)) {
         double x = a.as_float(), y = b.as_float();
@@ -557,6 +1001,7 @@ Value binary(BinOp op, const Value& a, const Value& b) {
         }
     }
     if (op == BinOp::Mod && a.kind() == K::String) return make_string(percent_format(a.as_string(), b));
+    if (a.kind() == K::Set && b.kind() == K::Set) return set_binary(op, a, b);
     if (op == BinOp::Mul) {
         if (a.kind() == K::String && is_int(b)) return repeat(a.as_string(), b.as_int());
         if (is_int(a) && b.kind() == K::String) return repeat(b.as_string(), a.as_int());
@@ -568,11 +1013,17 @@ Value binary(BinOp op, const Value& a, const Value& b) {
 
 Value unary(UnOp op, const Value& a) {
     if (op == UnOp::Not) return !a.truthy();
+    if (is_big(a)) {
+        const mpz_class x = to_mpz(a);
+        if (op == UnOp::Neg) return make_int(-x);
+        if (op == UnOp::Pos) return a;
+        if (op == UnOp::Invert) return make_int(-x - 1);
+    }
     if (is_int(a)) {
         std::int64_t x = a.as_int();
         switch (op) {
         case UnOp::Neg:
-            if (x == INT64_MIN) overflow();
+            if (x == INT64_MIN) return make_int(-to_mpz(a));
             return -x;
         case UnOp::Pos: return x;
         case UnOp::Invert: return ~x;
@@ -629,8 +1080,7 @@ Value index(const Value& target, const Value& key) {
         return Value(std::string(points[static_cast<std::size_t>(normalize_index(key.as_int(), points.size()))]));
     }
     case K::Dict: {
-        if (key.kind() != K::String) throw EvalError(fmt::format("dict keys are strings, not {}", key.type_name()));
-        const Value* found = target.as_dict().find(key.as_string());
+        const Value* found = target.as_dict().find(key);
         if (!found) throw EvalError(fmt::format("key {} not found", key.repr()));
         return *found;
     }
@@ -679,6 +1129,9 @@ Value attribute(const Value& target, const std::string& name) {
     case K::Object: return target.as_object()->attribute(name);
     case K::String: return string_method(target.as_string(), name);
     case K::Dict: return dict_method(target, name);
+    case K::List:
+    case K::Tuple: return sequence_method(target, name);
+    case K::Set: return set_method(target, name);
     default: throw EvalError(fmt::format("'{}' object has no attribute '{}'", target.type_name(), name));
     }
 }
@@ -697,8 +1150,18 @@ std::vector<Value> iterate(const Value& v) {
         for (const auto& kv : v.as_dict()) out.emplace_back(kv.first);
         return out;
     }
+    case K::Set:
+        if (v.as_set().size() > 1)
+            throw EvalError("iterating over a set of more than one member is not supported (Python iterates a set in "
+                            "hash order, which kjarni does not reproduce): iterate over sorted(...) instead");
+        return v.as_set();
+    case K::Object:
+        if (const auto* it = dynamic_cast<const IteratorObject*>(v.as_object().get())) return it->rest();
+        throw EvalError(fmt::format("'{}' object is not iterable", v.type_name()));
     default: throw EvalError(fmt::format("'{}' object is not iterable", v.type_name()));
     }
 }
+
+std::vector<Value> iterate_unordered(const Value& v) { return v.kind() == K::Set ? v.as_set() : iterate(v); }
 
 }  // namespace kjarni::tmpl

@@ -3,10 +3,12 @@
 #include "runtime_objects.hpp"
 
 #include "errors.hpp"
+#include "bigint.hpp"
 #include "operators.hpp"
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 namespace kjarni::tmpl {
@@ -156,6 +158,170 @@ const Function* find_escape_filter(const std::string& name) {
     };
     auto it = filters.find(name);
     return it == filters.end() ? nullptr : &it->second;
+}
+
+Value TypeObject::attribute(const std::string& name) const {
+    if (name == "__name__") return Value(name_);
+    return Object::attribute(name);
+}
+
+Value TypeObject::call(const Args& args) const {
+    if (!make_) throw EvalError(fmt::format("cannot create '{}' instances", name_));
+    return make_(args);
+}
+
+std::string IteratorObject::type_name() const {
+    return source_.kind() == Value::Kind::Tuple ? "tuple_iterator" : "list_iterator";
+}
+
+const Value* IteratorObject::next() const {
+    const auto& items = source_.as_list();
+    if (index_ >= items.size()) return nullptr;
+    return &items[index_++];
+}
+
+std::vector<Value> IteratorObject::rest() const {
+    const auto& items = source_.as_list();
+    std::vector<Value> out(items.begin() + static_cast<std::ptrdiff_t>(std::min(index_, items.size())), items.end());
+    index_ = items.size();
+    return out;
+}
+
+namespace {
+
+double real(const Value& v, const char* fn) {
+    if (v.kind() != Value::Kind::Int && v.kind() != Value::Kind::Bool && v.kind() != Value::Kind::Float)
+        throw EvalError(fmt::format("math.{}(): must be real number, not {}", fn, v.type_name()));
+    return v.as_float();
+}
+
+void arity(const Args& a, std::size_t n, const char* fn) {
+    if (!a.keyword.empty() || a.size() != n)
+        throw EvalError(fmt::format("math.{}() takes exactly {} argument{} ({} given)", fn, n, n == 1 ? "" : "s", a.size()));
+}
+
+// A float result, checked as Python's math module checks it: NaN from a number is a domain error,
+// infinity from finite numbers an overflow.
+Value checked(double r, double x, double y = 0.0) {
+    if (std::isnan(r) && !std::isnan(x) && !std::isnan(y)) throw EvalError("math domain error");
+    if (std::isinf(r) && std::isfinite(x) && std::isfinite(y)) throw EvalError("math range error");
+    return Value(r);
+}
+
+class MathModule final : public Object {
+public:
+    std::string type_name() const override { return "module"; }
+    std::string to_string() const override { return "<module 'math' (built-in)>"; }
+    Value attribute(const std::string& name) const override {
+        if (name == "pi") return 3.141592653589793;
+        if (name == "e") return 2.718281828459045;
+        if (name == "tau") return 6.283185307179586;
+        if (name == "inf") return HUGE_VAL;
+        if (name == "nan") return std::nan("");
+        using F1 = double (*)(double);
+        static const std::map<std::string, F1> unary = {
+            {"sqrt", [](double x) { return std::sqrt(x); }},   {"exp", [](double x) { return std::exp(x); }},
+            {"log2", [](double x) { return std::log2(x); }},   {"log10", [](double x) { return std::log10(x); }},
+            {"sin", [](double x) { return std::sin(x); }},     {"cos", [](double x) { return std::cos(x); }},
+            {"tan", [](double x) { return std::tan(x); }},     {"asin", [](double x) { return std::asin(x); }},
+            {"acos", [](double x) { return std::acos(x); }},   {"atan", [](double x) { return std::atan(x); }},
+            {"sinh", [](double x) { return std::sinh(x); }},   {"cosh", [](double x) { return std::cosh(x); }},
+            {"tanh", [](double x) { return std::tanh(x); }},   {"fabs", [](double x) { return std::fabs(x); }},
+            {"log1p", [](double x) { return std::log1p(x); }}, {"expm1", [](double x) { return std::expm1(x); }},
+            {"radians", [](double x) { return x * (std::acos(-1.0) / 180.0); }},
+            {"degrees", [](double x) { return x * (180.0 / std::acos(-1.0)); }},
+        };
+        if (auto it = unary.find(name); it != unary.end()) {
+            const F1 f = it->second;
+            return Value(Function([f, name](const Args& a) {
+                arity(a, 1, name.c_str());
+                const double x = real(a[0], name.c_str());
+                if ((name == "log2" || name == "log10") && x <= 0) throw EvalError("math domain error");
+                return checked(f(x), x);
+            }));
+        }
+        if (name == "floor" || name == "ceil" || name == "trunc")
+            return Value(Function([name](const Args& a) {
+                arity(a, 1, name.c_str());
+                if (a[0].kind() == Value::Kind::Int || a[0].kind() == Value::Kind::Bool)
+                    return is_big(a[0]) ? a[0] : Value(a[0].as_int());
+                const double x = real(a[0], name.c_str());
+                return int_of_double(name == "floor" ? std::floor(x) : name == "ceil" ? std::ceil(x) : std::trunc(x));
+            }));
+        if (name == "log")
+            return Value(Function([](const Args& a) {
+                if (!a.keyword.empty() || a.size() < 1 || a.size() > 2) throw EvalError("math.log() takes 1 or 2 arguments");
+                const double x = real(a[0], "log");
+                if (x <= 0) throw EvalError("math domain error");
+                if (a.size() == 1) return Value(std::log(x));
+                const double b = real(a[1], "log");
+                if (b <= 0 || b == 1) throw EvalError(b == 1 ? "float division by zero" : "math domain error");
+                return Value(std::log(x) / std::log(b));
+            }));
+        if (name == "pow" || name == "atan2" || name == "hypot" || name == "fmod" || name == "copysign")
+            return Value(Function([name](const Args& a) {
+                arity(a, 2, name.c_str());
+                const double x = real(a[0], name.c_str()), y = real(a[1], name.c_str());
+                if (name == "pow") return checked(std::pow(x, y), x, y);
+                if (name == "atan2") return Value(std::atan2(x, y));
+                if (name == "hypot") return checked(std::hypot(x, y), x, y);
+                if (name == "fmod") {
+                    if (y == 0.0 || std::isinf(x)) throw EvalError("math domain error");
+                    return Value(std::fmod(x, y));
+                }
+                return Value(std::copysign(x, y));
+            }));
+        if (name == "isnan" || name == "isinf" || name == "isfinite")
+            return Value(Function([name](const Args& a) {
+                arity(a, 1, name.c_str());
+                const double x = real(a[0], name.c_str());
+                return Value(name == "isnan" ? std::isnan(x) : name == "isinf" ? std::isinf(x) : std::isfinite(x));
+            }));
+        if (name == "gcd" || name == "lcm")
+            return Value(Function([name](const Args& a) {
+                if (!a.keyword.empty()) throw EvalError(fmt::format("math.{}() takes no keyword arguments", name));
+                mpz_class r = name == "gcd" ? 0 : 1;
+                for (const auto& v : a.positional) {
+                    if (v.kind() != Value::Kind::Int && v.kind() != Value::Kind::Bool)
+                        throw EvalError(fmt::format("'{}' object cannot be interpreted as an integer", v.type_name()));
+                    const mpz_class x = to_mpz(v);
+                    if (name == "gcd") mpz_gcd(r.get_mpz_t(), r.get_mpz_t(), x.get_mpz_t());
+                    else mpz_lcm(r.get_mpz_t(), r.get_mpz_t(), x.get_mpz_t());
+                }
+                return make_int(r);
+            }));
+        if (name == "factorial")
+            return Value(Function([](const Args& a) {
+                arity(a, 1, "factorial");
+                if (a[0].kind() != Value::Kind::Int && a[0].kind() != Value::Kind::Bool)
+                    throw EvalError("factorial() only accepts integral values");
+                const std::int64_t n = a[0].as_int();
+                if (n < 0) throw EvalError("factorial() not defined for negative values");
+                if (n > 20000) throw EvalError("factorial() argument too large (render limit)");
+                mpz_class r;
+                mpz_fac_ui(r.get_mpz_t(), static_cast<unsigned long>(n));
+                return make_int(r);
+            }));
+        if (name == "isqrt")
+            return Value(Function([](const Args& a) {
+                arity(a, 1, "isqrt");
+                if (a[0].kind() != Value::Kind::Int && a[0].kind() != Value::Kind::Bool)
+                    throw EvalError(fmt::format("'{}' object cannot be interpreted as an integer", a[0].type_name()));
+                const mpz_class x = to_mpz(a[0]);
+                if (x < 0) throw EvalError("isqrt() argument must be nonnegative");
+                mpz_class r;
+                mpz_sqrt(r.get_mpz_t(), x.get_mpz_t());
+                return make_int(r);
+            }));
+        throw EvalError(fmt::format("module 'math' has no attribute '{}'", name));
+    }
+};
+
+}  // namespace
+
+const Value& math_module() {
+    static const Value m(std::make_shared<MathModule>());
+    return m;
 }
 
 }  // namespace kjarni::tmpl

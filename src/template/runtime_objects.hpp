@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kjarni::tmpl {
 
@@ -18,6 +19,44 @@ Value make_context(std::shared_ptr<const Globals> globals);
 
 /// Mako's UNDEFINED: one object (so `x is UNDEFINED` works); rendering it is an error, as in Mako.
 const Value& undefined_value();
+
+/// A Python type as a value (`int`, `str`, `list`..., and what `type(x)` returns): callable as the
+/// builtin conversion `make` (none: "cannot create instances"), with `__name__`; printed `<class 'int'>`.
+class TypeObject final : public Object {
+public:
+    TypeObject(std::string name, Function make) : name_(std::move(name)), make_(std::move(make)) {}
+    std::string type_name() const override { return "type"; }
+    std::string to_string() const override { return "<class '" + name_ + "'>"; }
+    Value attribute(const std::string& name) const override;
+    Value call(const Args& args) const override;
+    const std::string& name() const noexcept { return name_; }
+
+private:
+    std::string name_;
+    Function make_;
+};
+
+/// What iter(x) returns: next() walks a list or tuple live (items appended meanwhile come too, as
+/// in Python), anything else from the items it had when iter() was called.
+class IteratorObject final : public Object {
+public:
+    explicit IteratorObject(Value source) : source_(std::move(source)) {}
+    std::string type_name() const override;
+    std::string to_string() const override { return "<" + type_name() + " object>"; }
+    /// The next item, or nullptr when exhausted (the iterator belongs to one render: not thread-safe).
+    const Value* next() const;
+    /// The items not yet taken (taking them all).
+    std::vector<Value> rest() const;
+    const Value& source() const noexcept { return source_; }
+
+private:
+    Value source_;  // a list or tuple
+    mutable std::size_t index_ = 0;
+};
+
+/// Python's module math as a value (what `import math` binds): its constants and the functions
+/// kernel templates use, with Python's results (floor and ceil give ints; a domain error is an error).
+const Value& math_module();
 
 /// Mako's escape filter `name` (h, u, x, trim, str, unicode), or nullptr when `name` is not one.
 const Function* find_escape_filter(const std::string& name);

@@ -1,7 +1,7 @@
-// Statements: assignments (to names and tuples of names, chained), augmented assignments, expression
-// statements, if/elif/else, for, while, break, continue, pass, assert. Template values are
-// immutable, so assignments to items or attributes, del, and the mutating methods are refused;
-// def, class, import, return, try, with and the rest are refused by name.
+// Statements: assignments (to names, tuples of names and items `x[k]`, chained), augmented
+// assignments, expression statements, if/elif/else, for, while, break, continue, pass, assert, del.
+// Assignments to attributes are refused (template objects have no settable attributes); class,
+// import, return, try, with and the rest are refused by name.
 
 #include "statement_parser.hpp"
 
@@ -51,9 +51,13 @@ std::vector<Line> logical_lines(std::string_view src, std::size_t begin, std::si
                 continue;
             }
             if (c == '\'' || c == '"') {
-                ++i;
-                while (i < end && src[i] != c && src[i] != '\n') i += src[i] == '\\' ? 2u : 1u;
-                ++i;
+                // A triple-quoted literal may span lines: they belong to this logical line.
+                const bool triple = i + 2 < end && src[i + 1] == c && src[i + 2] == c;
+                i += triple ? 3 : 1;
+                while (i < end && (triple ? !(src[i] == c && i + 2 < end && src[i + 1] == c && src[i + 2] == c)
+                                          : (src[i] != c && src[i] != '\n')))
+                    i += src[i] == '\\' ? 2u : 1u;
+                i += triple ? 3 : 1;
                 content = true;
                 continue;
             }
@@ -80,9 +84,8 @@ const std::map<std::string_view, BinOp>& augmented_ops() {
 }
 
 bool is_unsupported_keyword(const std::string& w) {
-    static const char* const words[] = {"def",    "class", "import", "from",   "return", "try",   "except", "finally",
-                                        "with",   "raise", "global", "nonlocal", "del",  "yield", "async",  "await",
-                                        "lambda", "match"};
+    static const char* const words[] = {"class", "try",   "except", "finally", "with",  "raise",
+                                        "global", "nonlocal", "yield", "async", "await", "lambda", "match"};
     for (const char* k : words)
         if (w == k) return true;
     return false;
@@ -113,7 +116,10 @@ private:
         ExprParser p(tokenize(src_, line.begin, line.end));
         const Token first = p.peek();
         const std::string word = first.kind == Token::Kind::Name ? first.text : std::string();
-        if (word == "if" || word == "while" || word == "for") {
+        if (word == "def") {
+            p.next();
+            out.push_back(parse_def(p, first.pos, indent));
+        } else if (word == "if" || word == "while" || word == "for") {
             p.next();
             Stmt s(word == "if" ? Stmt::Kind::If : word == "while" ? Stmt::Kind::While : Stmt::Kind::For, first.pos);
             if (word == "for") {
@@ -138,6 +144,78 @@ private:
             parse_simple(p, out);
         }
         --depth_;
+    }
+
+    // `import math [as m]` or `from math import a [as b], ...`: only the module math is known.
+    static Stmt parse_import(ExprParser& p) {
+        const Token first = p.next();
+        Stmt s(Stmt::Kind::Import, first.pos);
+        auto name = [&](const char* what) {
+            if (p.peek().kind != Token::Kind::Name) p.fail_here(what);
+            return p.next();
+        };
+        const Token module = name("a module name");
+        if (p.at_op(".")) throw PositionedError("only the module 'math' can be imported", module.pos);
+        if (module.text != "math")
+            throw PositionedError(fmt::format("no module named '{}' (only the module 'math' can be imported)", module.text),
+                                  module.pos);
+        s.name = module.text;
+        if (first.text == "import") {
+            std::string as = module.text;
+            if (p.at_name("as")) {
+                p.next();
+                as = name("a name").text;
+            }
+            s.imports.emplace_back(as, "");
+            return s;
+        }
+        if (!p.at_name("import")) p.fail_here("'import'");
+        p.next();
+        while (true) {
+            const Token what = name("a name");
+            std::string as = what.text;
+            if (p.at_name("as")) {
+                p.next();
+                as = name("a name").text;
+            }
+            s.imports.emplace_back(as, what.text);
+            if (!p.at_op(",")) break;
+            p.next();
+        }
+        return s;
+    }
+
+    // `def name(a, b=1):` then its body. Defaults are evaluated when the def statement runs.
+    Stmt parse_def(ExprParser& p, std::uint32_t pos, std::size_t indent) {
+        Stmt s(Stmt::Kind::Def, pos);
+        if (p.peek().kind != Token::Kind::Name) p.fail_here("a function name");
+        s.name = p.next().text;
+        p.expect_op("(");
+        while (!p.at_op(")")) {
+            if (p.at_op("*") || p.at_op("**"))
+                throw PositionedError("*args and **kwargs parameters are not supported", p.peek().pos);
+            if (p.peek().kind != Token::Kind::Name) p.fail_here("a parameter name");
+            const Token name = p.next();
+            Param param;
+            param.name = name.text;
+            for (const auto& existing : s.params)
+                if (existing.name == param.name)
+                    throw PositionedError(fmt::format("duplicate argument '{}' in function definition", param.name), name.pos);
+            if (p.at_op("=")) {
+                p.next();
+                param.default_value = p.parse_expression();
+            } else if (!s.params.empty() && s.params.back().default_value) {
+                throw PositionedError("non-default argument follows default argument", name.pos);
+            }
+            s.params.push_back(std::move(param));
+            if (!p.at_op(",")) break;
+            p.next();
+        }
+        p.expect_op(")");
+        ++def_depth_;
+        s.body = parse_suite(p, indent);
+        --def_depth_;
+        return s;
     }
 
     void parse_elif_else(Stmt& s, std::size_t indent) {
@@ -197,11 +275,17 @@ private:
         return t;
     }
 
-    // An assignment target from the expression parsed on its left.
-    static Targets to_targets(const Expr& e) {
+    // An assignment target from the expression parsed on its left (taken from `e` when it is an
+    // item, `x[k]`).
+    static Targets to_targets(ExprPtr& e_ptr) {
+        const Expr& e = *e_ptr;
         Targets t;
         if (e.kind == Expr::Kind::Name) {
             t.names.push_back(e.name);
+            return t;
+        }
+        if (e.kind == Expr::Kind::Index) {
+            t.item = std::shared_ptr<const Expr>(std::move(e_ptr));
             return t;
         }
         if (e.kind == Expr::Kind::Tuple || e.kind == Expr::Kind::List) {
@@ -213,8 +297,10 @@ private:
             }
             return t;
         }
-        if (e.kind == Expr::Kind::Index || e.kind == Expr::Kind::Slice || e.kind == Expr::Kind::Attr)
-            throw PositionedError("assignment to an item or an attribute is not supported (template values are immutable)",
+        if (e.kind == Expr::Kind::Slice) throw PositionedError("assignment to a slice is not supported", e.pos);
+        if (e.kind == Expr::Kind::Attr)
+            throw PositionedError("assignment to an attribute is not supported (template objects have no settable "
+                                  "attributes)",
                                   e.pos);
         throw PositionedError("cannot assign to this expression", e.pos);
     }
@@ -238,6 +324,32 @@ private:
                     s.message = p.parse_expression();
                 }
                 out.push_back(std::move(s));
+            } else if (first.kind == Token::Kind::Name && (first.text == "import" || first.text == "from")) {
+                out.push_back(parse_import(p));
+            } else if (first.kind == Token::Kind::Name && first.text == "return") {
+                p.next();
+                if (def_depth_ == 0) throw PositionedError("'return' outside function", first.pos);
+                Stmt s(Stmt::Kind::Return, first.pos);
+                if (!p.at_end() && !p.at_op(";")) s.expr = p.parse_expression_list();
+                out.push_back(std::move(s));
+            } else if (first.kind == Token::Kind::Name && first.text == "def") {
+                throw PositionedError("'def' must start its own line", first.pos);
+            } else if (first.kind == Token::Kind::Name && first.text == "del") {
+                p.next();
+                Stmt s(Stmt::Kind::Del, first.pos);
+                ExprPtr e = p.parse_expression_list();
+                std::vector<ExprPtr> parts;
+                if (e->kind == Expr::Kind::Tuple) {
+                    for (auto& c : e->children) parts.push_back(std::move(c));
+                } else {
+                    parts.push_back(std::move(e));
+                }
+                for (auto& part : parts) {
+                    if (part->kind != Expr::Kind::Name && part->kind != Expr::Kind::Index)
+                        throw PositionedError("del takes names and items (x[k]) only", part->pos);
+                    s.targets.push_back(to_targets(part));
+                }
+                out.push_back(std::move(s));
             } else if (first.kind == Token::Kind::Name && is_unsupported_keyword(first.text) &&
                        !(first.text == "lambda")) {
                 throw PositionedError(fmt::format("the '{}' statement is not supported in '<% %>' blocks", first.text),
@@ -250,11 +362,11 @@ private:
                 ExprPtr e = p.parse_expression_list();
                 if (p.at_op("=")) {
                     Stmt s(Stmt::Kind::Assign, first.pos);
-                    s.targets.push_back(to_targets(*e));
+                    s.targets.push_back(to_targets(e));
                     p.next();
                     ExprPtr value = p.parse_expression_list();
                     while (p.at_op("=")) {
-                        s.targets.push_back(to_targets(*value));
+                        s.targets.push_back(to_targets(value));
                         p.next();
                         value = p.parse_expression_list();
                     }
@@ -263,8 +375,9 @@ private:
                 } else if (p.peek().kind == Token::Kind::Op && augmented_ops().count(p.peek().text)) {
                     Stmt s(Stmt::Kind::AugAssign, first.pos);
                     s.op = augmented_ops().at(p.next().text);
-                    Targets t = to_targets(*e);
-                    if (t.unpack) throw PositionedError("illegal expression for augmented assignment", e->pos);
+                    const std::uint32_t at = e->pos;
+                    Targets t = to_targets(e);
+                    if (t.unpack) throw PositionedError("illegal expression for augmented assignment", at);
                     s.targets.push_back(std::move(t));
                     s.expr = p.parse_expression_list();
                     out.push_back(std::move(s));
@@ -288,6 +401,7 @@ private:
     std::vector<Line> lines_;
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
+    std::size_t def_depth_ = 0;  // inside how many def statements (`return` needs one)
 };
 
 }  // namespace

@@ -90,6 +90,18 @@ private:
                 i = e + 1;
                 continue;
             }
+            if (starts_with(src_, i, "<%!")) {
+                // A module-level block: its code runs before the template (once per render in
+                // kjarni, once per loaded module in Mako); the text after "%>" stays.
+                const std::size_t close = find_block_end(i + 3);
+                flush();
+                Chunk ch{Chunk::Kind::Module, off(i), {}};
+                ch.begin = off(i + 3);
+                ch.end = off(close);
+                chunks_.push_back(std::move(ch));
+                i = close + 2;
+                continue;
+            }
             if (starts_with(src_, i, "<%") && i + 2 < src_.size() &&
                 (src_[i + 2] == ' ' || src_[i + 2] == '\t' || src_[i + 2] == '\n' || src_[i + 2] == '\r')) {
                 // A Python block: its code runs where it stands; the text after "%>" stays (Mako).
@@ -103,6 +115,12 @@ private:
                 continue;
             }
             if (starts_with(src_, i, "<%call") || starts_with(src_, i, "</%call")) {
+                flush();
+                i = scan_call_tag(i);
+                continue;
+            }
+            if (starts_with(src_, i, "<%self:") || starts_with(src_, i, "</%self:") || starts_with(src_, i, "<%local:") ||
+                starts_with(src_, i, "</%local:")) {
                 flush();
                 i = scan_call_tag(i);
                 continue;
@@ -150,7 +168,6 @@ private:
     // Mako's other tags and code blocks: refused by name rather than passed through as text.
     [[noreturn]] void unsupported_tag(std::size_t i) const {
         std::size_t k = i + (src_[i + 1] == '/' ? 3 : 2);
-        if (k < src_.size() && src_[k] == '!') throw PositionedError("'<%! %>' module-level blocks are not supported", off(i));
         std::size_t e = k;
         while (e < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[e])) || src_[e] == '_' || src_[e] == ':'))
             ++e;
@@ -159,17 +176,37 @@ private:
     }
 
     // `<%call expr="..." args="...">` or `</%call>` at i; returns the offset after its '>'.
+    // Also a custom tag, `<%self:name attr="..." args="...">`: a <%call> of the def `name` of the
+    // namespace with the attributes as keyword arguments.
     std::size_t scan_call_tag(std::size_t i) {
-        if (src_[i + 1] == '/') {
-            std::size_t k = i + 7;
+        const bool closing = src_[i + 1] == '/';
+        const std::size_t name_at = i + (closing ? 3 : 2);
+        std::size_t colon = name_at;
+        while (colon < src_.size() && std::isalnum(static_cast<unsigned char>(src_[colon]))) ++colon;
+        const bool custom = colon < src_.size() && src_[colon] == ':';
+        std::size_t k = custom ? colon + 1 : name_at + 4;
+        std::size_t def_end = k;
+        if (custom) {
+            while (def_end < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[def_end])) || src_[def_end] == '_'))
+                ++def_end;
+            if (def_end == k) throw PositionedError("malformed custom tag: expected '<%namespace:def'", off(i));
+        }
+        if (closing) {
+            k = custom ? def_end : k;
             while (k < src_.size() && is_space(src_[k])) ++k;
-            if (k >= src_.size() || src_[k] != '>') throw PositionedError("malformed '</%call>' tag", off(i));
+            if (k >= src_.size() || src_[k] != '>')
+                throw PositionedError(custom ? "malformed closing custom tag" : "malformed '</%call>' tag", off(i));
             chunks_.push_back(Chunk{Chunk::Kind::CallClose, off(i), {}});
             return k + 1;
         }
         Chunk c{Chunk::Kind::CallOpen, off(i), {}};
-        bool have_expr = false;
-        std::size_t k = i + 6;
+        bool have_expr = custom;
+        if (custom) {
+            c.tag_ns = std::string(src_.substr(name_at, colon - name_at));
+            c.tag_def = std::string(src_.substr(colon + 1, def_end - colon - 1));
+            c.tag_pos = off(colon + 1);
+            k = def_end;
+        }
         while (true) {
             while (k < src_.size() && (is_space(src_[k]) || src_[k] == '\n')) ++k;
             if (k >= src_.size()) throw PositionedError("unterminated '<%call' tag (no closing '>')", off(i));
@@ -191,13 +228,15 @@ private:
             const std::size_t v = k + 2;
             const std::size_t ve = src_.find(quote, v);
             if (ve == std::string_view::npos) throw PositionedError("unterminated attribute value", off(k + 1));
-            if (attr == "expr") {
+            if (attr == "expr" && !custom) {
                 have_expr = true;
                 c.begin = off(v);
                 c.end = off(ve);
             } else if (attr == "args") {
                 c.args_begin = off(v);
                 c.args_end = off(ve);
+            } else if (custom) {
+                c.tag_attrs.push_back({std::string(attr), {off(v), off(ve)}});
             } else {
                 throw PositionedError(fmt::format("the attribute '{}' of '<%call>' is not supported", attr), off(a));
             }
@@ -247,6 +286,9 @@ private:
                 have_name = true;
                 c.begin = off(v);
                 c.end = off(ve);
+            } else if (attr == "filter") {
+                c.args_begin = off(v);
+                c.args_end = off(ve);
             } else {
                 throw PositionedError(fmt::format("the attribute '{}' of '<%def>' is not supported", attr), off(a));
             }

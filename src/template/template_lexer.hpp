@@ -11,16 +11,23 @@
 namespace kjarni::tmpl {
 
 struct Chunk {
-    enum class Kind { Text, Expr, Control, DefOpen, DefClose, Code, CallOpen, CallClose };
+    enum class Kind { Text, Expr, Control, DefOpen, DefClose, Code, Module, CallOpen, CallClose };
     Kind kind;
     std::uint32_t pos;      // offset of the construct ("${", the '%', "<%def")
     std::string text;       // Text: the text
-    std::uint32_t begin = 0;  // Expr / Control / DefOpen / Code: the range of the expression, the
+    std::uint32_t begin = 0;  // Expr / Control / DefOpen / Code / Module: the range of the expression, the
     std::uint32_t end = 0;    // control line after '%', the def's signature (inside the name=""
-                              // quotes), or the Python code between "<%" and "%>"
+                              // quotes), or the Python code between "<%" (or "<%!") and "%>"
     bool self_closing = false;  // DefOpen written as <%def .../>
     std::uint32_t args_begin = 0;  // CallOpen: the range of its args="..." (empty when none); its
-    std::uint32_t args_end = 0;    // expr="..." is begin/end
+    std::uint32_t args_end = 0;    // expr="..." is begin/end. DefOpen: its filter="..." (or empty)
+    // CallOpen written as a custom tag, `<%self:name attr="value">`: the namespace and the def
+    // ("self", "name") at ns_pos, and its other attributes (their values' ranges), the def's
+    // keyword arguments.
+    std::string tag_ns = {};
+    std::string tag_def = {};
+    std::uint32_t tag_pos = 0;
+    std::vector<std::pair<std::string, std::pair<std::uint32_t, std::uint32_t>>> tag_attrs = {};
 };
 
 /// Throws PositionedError on an unterminated ${ or a malformed <%def> tag.

@@ -77,6 +77,11 @@ private:
                 ++at_;
                 break;
             }
+            case Chunk::Kind::Module: {
+                for (auto& st : parse_code_block(t_.source, c.begin, c.end)) t_.module_code.push_back(std::move(st));
+                ++at_;
+                break;
+            }
             case Chunk::Kind::CallOpen: body.push_back(parse_call_tag()); break;
             case Chunk::Kind::CallClose: --depth_; return body;
             case Chunk::Kind::DefOpen: parse_def(); break;
@@ -213,13 +218,81 @@ private:
 
     // <%call expr="f(...)" args="a, b"> body </%call>: calls f with `caller` whose body() renders
     // the body (with the arguments given to it).
+    // `<%ns:def a="${x}" b="text ${y}">` as the call `ns.def(a=x, b="text " + y)`: an attribute that
+    // is one ${...} passes the expression's value, any other its text and expressions joined with +,
+    // as Mako does.
+    ExprPtr custom_tag_call(const Chunk& c) {
+        auto call = std::make_unique<Expr>(Expr::Kind::Call, c.tag_pos);
+        auto ns = std::make_unique<Expr>(Expr::Kind::Name, c.pos);
+        ns->name = c.tag_ns;
+        auto callee = std::make_unique<Expr>(Expr::Kind::Attr, c.tag_pos);
+        callee->name = c.tag_def;
+        callee->children.push_back(std::move(ns));
+        call->children.push_back(std::move(callee));
+        for (const auto& [name, range] : c.tag_attrs) {
+            const std::string_view src(t_.source);
+            auto value = std::make_unique<Expr>(Expr::Kind::FString, range.first);
+            std::size_t k = range.first;
+            std::string text;
+            while (k < range.second) {
+                if (src.substr(k, 2) == "${") {
+                    const std::size_t e = find_expression_end(src, k + 2);
+                    if (e == std::string_view::npos || e >= range.second)
+                        throw PositionedError("unterminated '${' in a tag attribute", static_cast<std::uint32_t>(k));
+                    if (!text.empty()) value->fparts.push_back(FPart{std::move(text), -1, 0, {}});
+                    text.clear();
+                    ExprParser p(tokenize(t_.source, k + 2, e));
+                    if (p.at_end()) throw PositionedError("empty expression in '${}'", static_cast<std::uint32_t>(k));
+                    value->fparts.push_back(FPart{{}, static_cast<int>(value->children.size()), 0, {}});
+                    value->children.push_back(p.parse_expression_list());
+                    p.expect_end();
+                    k = e + 1;
+                } else {
+                    text += src[k++];
+                }
+            }
+            if (!text.empty()) value->fparts.push_back(FPart{std::move(text), -1, 0, {}});
+            // The pieces joined with +, as Mako's generated code does (so "a${1}" fails as in Python).
+            ExprPtr arg;
+            for (auto& part : value->fparts) {
+                ExprPtr piece;
+                if (part.child >= 0) {
+                    piece = std::move(value->children[static_cast<std::size_t>(part.child)]);
+                } else {
+                    piece = std::make_unique<Expr>(Expr::Kind::Literal, range.first);
+                    piece->literal = Value(std::move(part.text));
+                }
+                if (!arg) {
+                    arg = std::move(piece);
+                    continue;
+                }
+                auto sum = std::make_unique<Expr>(Expr::Kind::Binary, piece->pos);
+                sum->bin_op = BinOp::Add;
+                sum->children.push_back(std::move(arg));
+                sum->children.push_back(std::move(piece));
+                arg = std::move(sum);
+            }
+            if (!arg) {
+                arg = std::make_unique<Expr>(Expr::Kind::Literal, range.first);
+                arg->literal = Value(std::string());
+            }
+            call->kw_names.push_back(name);
+            call->children.push_back(std::move(arg));
+        }
+        return call;
+    }
+
     Node parse_call_tag() {
         const Chunk c = chunks_[at_];
         ++at_;
         Node n(Node::Kind::Call, c.pos);
-        ExprParser p(tokenize(t_.source, c.begin, c.end));
-        n.expr = p.parse_expression();
-        p.expect_end();
+        if (!c.tag_def.empty()) {
+            n.expr = custom_tag_call(c);
+        } else {
+            ExprParser p(tokenize(t_.source, c.begin, c.end));
+            n.expr = p.parse_expression();
+            p.expect_end();
+        }
         if (c.args_end > c.args_begin) {
             ExprParser a(tokenize(t_.source, c.args_begin, c.args_end));
             while (!a.at_end()) {
@@ -268,6 +341,15 @@ private:
         }
         p.expect_op(")");
         p.expect_end();
+        if (c.args_end > c.args_begin) {
+            ExprParser fp(tokenize(t_.source, c.args_begin, c.args_end));
+            while (!fp.at_end()) {
+                def.filters.push_back(fp.parse_expression());
+                if (!fp.at_op(",")) break;
+                fp.next();
+            }
+            fp.expect_end();
+        }
         if (!c.self_closing) {
             def.body = parse_body();
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::DefClose) {

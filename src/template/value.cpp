@@ -3,14 +3,18 @@
 #include <kjarni/template/module.hpp>
 #include <kjarni/template/value.hpp>
 
+#include "bigint.hpp"
 #include "errors.hpp"
 #include "limits.hpp"
+#include "ownership.hpp"
 
 #include <fmt/format.h>
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <algorithm>
+#include <unordered_map>
 
 namespace kjarni {
 
@@ -108,22 +112,49 @@ std::shared_ptr<const Object> Object::process_modules(const std::function<Value(
     return nullptr;
 }
 
-void Value::throw_int_overflow() { throw tmpl::EvalError("integer does not fit in 64 bits"); }
+Value::Storage Value::big_storage(std::uint64_t u) {
+    mpz_class x(static_cast<unsigned long>(u >> 32));
+    x <<= 32;
+    x += static_cast<unsigned long>(u & 0xffffffffu);
+    return tmpl::make_int(x).storage();
+}
 
 Value::Value(const Module& module) : storage_(module.impl()) {}
 Value::Value(const Snippet& snippet) : storage_(snippet.impl()) {}
 
+// The data are made non-const (and stored as pointers to const): the render that owns them may
+// change them in place (ownership.cpp), which is defined behaviour only for non-const objects.
 Value Value::list(std::vector<Value> items) {
-    return Value(Storage(std::make_shared<const ListData>(ListData{std::move(items), false})));
+    return Value(Storage(std::shared_ptr<const ListData>(
+        std::make_shared<ListData>(ListData{std::move(items), false, tmpl::current_owner()}))));
 }
 Value Value::tuple(std::vector<Value> items) {
-    return Value(Storage(std::make_shared<const ListData>(ListData{std::move(items), true})));
+    return Value(Storage(std::shared_ptr<const ListData>(std::make_shared<ListData>(ListData{std::move(items), true, 0}))));
 }
-Value Value::dict(DictItems items) { return Value(Storage(std::make_shared<const DictData>(DictData{std::move(items)}))); }
+Value Value::set(const std::vector<Value>& items) {
+    auto data = std::make_shared<SetData>(SetData{{}, tmpl::current_owner()});
+    // Members found by hash (a set of n members costs n lookups, not n^2 comparisons).
+    std::unordered_multimap<std::size_t, std::size_t> index;
+    for (const auto& item : items) {
+        check_hashable(item);
+        const std::size_t h = tmpl::hash_value(item);
+        auto [b, e] = index.equal_range(h);
+        bool found = false;
+        for (auto it = b; it != e && !found; ++it) found = data->items[it->second] == item;
+        if (found) continue;
+        index.emplace(h, data->items.size());
+        data->items.push_back(item);
+    }
+    return Value(Storage(std::shared_ptr<const SetData>(std::move(data))));
+}
+Value Value::dict(DictItems items) {
+    return Value(Storage(
+        std::shared_ptr<const DictData>(std::make_shared<DictData>(DictData{std::move(items), tmpl::current_owner()}))));
+}
 
 DictItems::DictItems(const Globals& globals) {
     items_.reserve(globals.size());
-    for (const auto& kv : globals) items_.emplace_back(kv.first, kv.second);
+    for (const auto& kv : globals) items_.emplace_back(Value(kv.first), kv.second);
 }
 
 DictItems::DictItems(std::initializer_list<value_type> items) {
@@ -132,21 +163,28 @@ DictItems::DictItems(std::initializer_list<value_type> items) {
 
 const Value* DictItems::find(std::string_view key) const noexcept {
     for (const auto& kv : items_)
+        if (kv.first.kind() == Value::Kind::String && kv.first.as_string() == key) return &kv.second;
+    return nullptr;
+}
+
+const Value* DictItems::find(const Value& key) const {
+    check_hashable(key);
+    if (key.kind() == Value::Kind::String) return find(std::string_view(key.as_string()));
+    for (const auto& kv : items_)
         if (kv.first == key) return &kv.second;
     return nullptr;
 }
 
-void DictItems::set(std::string key, Value value) {
-    for (auto& kv : items_) {
-        if (kv.first == key) {
-            kv.second = std::move(value);
-            return;
-        }
+void DictItems::set(Value key, Value value) {
+    if (Value* found = const_cast<Value*>(find(key))) {
+        *found = std::move(value);
+        return;
     }
     items_.emplace_back(std::move(key), std::move(value));
 }
 
-bool DictItems::erase(std::string_view key) {
+bool DictItems::erase(const Value& key) {
+    check_hashable(key);
     for (auto it = items_.begin(); it != items_.end(); ++it) {
         if (it->first == key) {
             items_.erase(it);
@@ -154,6 +192,18 @@ bool DictItems::erase(std::string_view key) {
         }
     }
     return false;
+}
+
+void check_hashable(const Value& v) {
+    switch (v.kind()) {
+    case Value::Kind::List:
+    case Value::Kind::Dict:
+    case Value::Kind::Set: throw tmpl::EvalError(fmt::format("unhashable type: '{}'", v.type_name()));
+    case Value::Kind::Tuple:
+        for (const auto& item : v.as_list()) check_hashable(item);
+        return;
+    default: return;
+    }
 }
 
 bool operator==(const DictItems& a, const DictItems& b) {
@@ -177,7 +227,9 @@ Value::Kind Value::kind() const noexcept {
     case 7: return Kind::Callable;
     case 8: return Kind::Object;
     case 9: return Kind::Module;
-    default: return Kind::Snippet;
+    case 10: return Kind::Snippet;
+    case 11: return Kind::Set;
+    default: return Kind::Int;  // a BigInt
     }
 }
 
@@ -195,6 +247,7 @@ std::string Value::type_name() const {
     case Kind::Object: return std::get<8>(storage_)->type_name();
     case Kind::Module: return "Module";
     case Kind::Snippet: return "Snippet";
+    case Kind::Set: return "set";
     }
     return "?";
 }
@@ -206,10 +259,12 @@ bool Value::as_bool() const {
 std::int64_t Value::as_int() const {
     if (kind() == Kind::Bool) return std::get<bool>(storage_) ? 1 : 0;
     if (kind() != Kind::Int) wrong_kind(*this, "int");
+    if (tmpl::is_big(*this)) throw tmpl::EvalError(fmt::format("integer {} does not fit in 64 bits", repr()));
     return std::get<std::int64_t>(storage_);
 }
 double Value::as_float() const {
     if (kind() == Kind::Float) return std::get<double>(storage_);
+    if (tmpl::is_big(*this)) return tmpl::int_to_double(tmpl::to_mpz(*this));
     if (kind() == Kind::Int || kind() == Kind::Bool) return static_cast<double>(as_int());
     wrong_kind(*this, "float");
 }
@@ -224,6 +279,10 @@ const std::vector<Value>& Value::as_list() const {
 const DictItems& Value::as_dict() const {
     if (kind() != Kind::Dict) wrong_kind(*this, "dict");
     return std::get<6>(storage_)->items;
+}
+const std::vector<Value>& Value::as_set() const {
+    if (kind() != Kind::Set) wrong_kind(*this, "set");
+    return std::get<11>(storage_)->items;
 }
 const Function& Value::as_function() const {
     if (kind() != Kind::Callable) wrong_kind(*this, "function");
@@ -246,12 +305,13 @@ bool Value::truthy() const {
     switch (kind()) {
     case Kind::None: return false;
     case Kind::Bool: return std::get<bool>(storage_);
-    case Kind::Int: return std::get<std::int64_t>(storage_) != 0;
+    case Kind::Int: return tmpl::is_big(*this) || std::get<std::int64_t>(storage_) != 0;
     case Kind::Float: return std::get<double>(storage_) != 0.0;
     case Kind::String: return !as_string().empty();
     case Kind::List:
     case Kind::Tuple: return !as_list().empty();
     case Kind::Dict: return !as_dict().empty();
+    case Kind::Set: return !as_set().empty();
     default: return true;
     }
 }
@@ -268,7 +328,9 @@ std::string Value::repr() const {
     switch (kind()) {
     case Kind::None: return "None";
     case Kind::Bool: return std::get<bool>(storage_) ? "True" : "False";
-    case Kind::Int: return fmt::format("{}", std::get<std::int64_t>(storage_));
+    case Kind::Int:
+        if (tmpl::is_big(*this)) return tmpl::int_to_decimal(tmpl::to_mpz(*this));
+        return fmt::format("{}", std::get<std::int64_t>(storage_));
     case Kind::Float: return format_float(std::get<double>(storage_));
     case Kind::String: return quote(as_string());
     case Kind::List:
@@ -291,10 +353,19 @@ std::string Value::repr() const {
         for (const auto& [k, v] : as_dict()) {
             if (!first) out += ", ";
             first = false;
-            out += quote(k) + ": " + v.repr();
+            out += k.repr() + ": " + v.repr();
             check_size(out);
         }
         return out + "}";
+    }
+    case Kind::Set: {
+        const auto& items = as_set();
+        if (items.empty()) return "set()";
+        // Python prints a set in hash order; kjarni has the insertion order only.
+        if (items.size() > 1)
+            throw tmpl::EvalError("printing a set of more than one member is not supported (Python prints it in hash "
+                                  "order, which kjarni does not reproduce): print sorted(...) instead");
+        return "{" + items[0].repr() + "}";
     }
     case Kind::Callable: return "<function>";
     case Kind::Object: return std::get<8>(storage_)->to_string();
@@ -310,7 +381,15 @@ bool operator==(const Value& a, const Value& b) {
     K kb = b.kind();
     auto numeric = [](K k) { return k == K::Bool || k == K::Int || k == K::Float; };
     if (numeric(ka) && numeric(kb)) {
-        if (ka == K::Float || kb == K::Float) return a.as_float() == b.as_float();
+        const bool big = tmpl::is_big(a) || tmpl::is_big(b);
+        if (ka == K::Float || kb == K::Float) {
+            if (!big) return a.as_float() == b.as_float();
+            // Exactly, as Python compares an int with a float.
+            const Value& i = ka == K::Float ? b : a;
+            const double d = (ka == K::Float ? a : b).as_float();
+            return std::isfinite(d) && cmp(tmpl::to_mpz(i), d) == 0;
+        }
+        if (big) return tmpl::to_mpz(a) == tmpl::to_mpz(b);
         return a.as_int() == b.as_int();
     }
     if (ka != kb) return false;
@@ -320,6 +399,14 @@ bool operator==(const Value& a, const Value& b) {
     case K::List:
     case K::Tuple: return a.as_list() == b.as_list();
     case K::Dict: return a.as_dict() == b.as_dict();
+    case K::Set: {
+        const auto& x = a.as_set();
+        const auto& y = b.as_set();
+        if (x.size() != y.size()) return false;
+        for (const auto& item : x)
+            if (std::find(y.begin(), y.end(), item) == y.end()) return false;
+        return true;
+    }
     default: return a.storage() == b.storage();  // identity of the shared object
     }
 }

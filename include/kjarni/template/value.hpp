@@ -1,8 +1,10 @@
 #pragma once
 // The one value type that crosses from C++ into templates. It mirrors the Python values a grunnur
 // template sees (None, bool, int, float, str, list, tuple, dict, callables, objects), so that
-// templates written for grunnur evaluate the same way. Aggregates are immutable and shared, which
-// makes copying a Value cheap and rules out reference cycles created from inside a template.
+// templates written for grunnur evaluate the same way. Copying a Value is cheap: aggregates are
+// shared, by reference, as Python's are. Those made from C++ are immutable (safe to share between
+// threads and renders); a template changes in place only the lists and dicts its own render made
+// (src/template/ownership.hpp tells why).
 
 #include <concepts>
 #include <cstdint>
@@ -27,6 +29,7 @@ class Snippet;
 namespace detail {
 struct ModuleImpl;
 struct SnippetImpl;
+struct BigInt;  // an integer beyond 64 bits (src/template/bigint.hpp)
 }  // namespace detail
 
 /// Render globals (and the items of a dict): names to values. Iteration order is the key order.
@@ -60,17 +63,30 @@ public:
 
 class Value {
 public:
-    enum class Kind { None, Bool, Int, Float, String, List, Tuple, Dict, Callable, Object, Module, Snippet };
+    /// Int covers every integer: those that fit in 64 bits are held as std::int64_t, larger ones
+    /// (made by template arithmetic, as Python's ints grow) as detail::BigInt.
+    enum class Kind { None, Bool, Int, Float, String, List, Tuple, Dict, Callable, Object, Module, Snippet, Set };
 
     struct ListData {
         std::vector<Value> items;
         bool tuple = false;
+        /// The render that may change the list in place (0: made by C++, immutable).
+        std::uint64_t owner = 0;
     };
     struct DictData;
+    /// A set's members in insertion order (Python iterates a set in hash order, which kjarni does
+    /// not reproduce: a template may iterate a set of more than one member only through sorted()
+    /// or an order-free builtin such as len, min, sum or any).
+    struct SetData {
+        std::vector<Value> items;
+        /// The render that may change the set in place (0: made by C++, immutable).
+        std::uint64_t owner = 0;
+    };
     using Storage = std::variant<std::monostate, bool, std::int64_t, double, std::shared_ptr<const std::string>,
                                  std::shared_ptr<const ListData>, std::shared_ptr<const DictData>,
                                  std::shared_ptr<const Function>, std::shared_ptr<const Object>,
-                                 std::shared_ptr<const detail::ModuleImpl>, std::shared_ptr<const detail::SnippetImpl>>;
+                                 std::shared_ptr<const detail::ModuleImpl>, std::shared_ptr<const detail::SnippetImpl>,
+                                 std::shared_ptr<const SetData>, std::shared_ptr<const detail::BigInt>>;
 
     /// None.
     Value() noexcept = default;
@@ -78,7 +94,7 @@ public:
     Value(bool b) noexcept : storage_(b) {}
     template <std::integral T>
         requires(!std::same_as<T, bool> && !std::same_as<T, char>)
-    Value(T i) : storage_(to_int64(i)) {}
+    Value(T i) : storage_(int_storage(i)) {}
     Value(double d) noexcept : storage_(d) {}
     Value(float f) noexcept : storage_(static_cast<double>(f)) {}
     Value(const char* s) : storage_(std::make_shared<const std::string>(s)) {}
@@ -112,6 +128,8 @@ public:
     static Value list(std::vector<Value> items);
     static Value tuple(std::vector<Value> items);
     static Value dict(DictItems items);
+    /// A set of `items` (duplicates, by Python's ==, dropped; each must be hashable).
+    static Value set(const std::vector<Value>& items);
     static Value function(Function f) { return Value(std::move(f)); }
 
     Kind kind() const noexcept;
@@ -121,11 +139,12 @@ public:
 
     // Accessors: throw kjarni::Error when the value is of another kind.
     bool as_bool() const;
-    std::int64_t as_int() const;
+    std::int64_t as_int() const;  // throws when the integer does not fit in 64 bits
     double as_float() const;  // ints convert
     const std::string& as_string() const;
     const std::vector<Value>& as_list() const;  // lists and tuples
     const DictItems& as_dict() const;
+    const std::vector<Value>& as_set() const;  // the members, in insertion order
     const Function& as_function() const;
     const std::shared_ptr<const Object>& as_object() const;
     Module as_module() const;
@@ -146,22 +165,25 @@ public:
 
 private:
     template <class T>
-    static std::int64_t to_int64(T i) {
+    static Storage int_storage(T i) {
         if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(std::int64_t)) {
-            if (i > static_cast<T>(INT64_MAX)) throw_int_overflow();
+            if (i > static_cast<T>(INT64_MAX)) return big_storage(static_cast<std::uint64_t>(i));
         }
-        return static_cast<std::int64_t>(i);
+        return Storage(static_cast<std::int64_t>(i));
     }
-    [[noreturn]] static void throw_int_overflow();
+    // An unsigned 64-bit integer beyond INT64_MAX (held as a detail::BigInt).
+    static Storage big_storage(std::uint64_t u);
 
     Storage storage_;
 };
 
 /// The items of a template dict, in insertion order (Python's dicts iterate in the order their keys
-/// were first inserted). Keys are strings. Lookups are linear: template dicts are small.
+/// were first inserted). Keys are hashable values as in Python: None, bools, numbers, strings and
+/// tuples of them, compared with Python's == (so 1, 1.0 and True are one key). Lookups are linear:
+/// template dicts are small.
 class DictItems {
 public:
-    using value_type = std::pair<std::string, Value>;
+    using value_type = std::pair<Value, Value>;
     using const_iterator = std::vector<value_type>::const_iterator;
 
     DictItems() = default;
@@ -169,13 +191,20 @@ public:
     DictItems(const Globals& globals);  // NOLINT(google-explicit-constructor): a map is a dict
     DictItems(std::initializer_list<value_type> items);
 
-    /// The value of `key`, or nullptr.
+    /// The value of the string key `key`, or nullptr.
     const Value* find(std::string_view key) const noexcept;
+    const Value* find(const char* key) const noexcept { return find(std::string_view(key)); }
+    const Value* find(const std::string& key) const noexcept { return find(std::string_view(key)); }
+    /// The value of `key`, or nullptr. Throws kjarni::Error when `key` is not hashable.
+    const Value* find(const Value& key) const;
     std::size_t count(std::string_view key) const noexcept { return find(key) ? 1 : 0; }
-    /// Sets `key`: in place when present (its position is kept), else at the end.
-    void set(std::string key, Value value);
+    std::size_t count(const char* key) const noexcept { return find(key) ? 1 : 0; }
+    std::size_t count(const std::string& key) const noexcept { return find(key) ? 1 : 0; }
+    /// Sets `key`: in place when present (its position and first spelling are kept, as Python
+    /// keeps them), else at the end. Throws kjarni::Error when `key` is not hashable.
+    void set(Value key, Value value);
     /// Removes `key`; false when absent.
-    bool erase(std::string_view key);
+    bool erase(const Value& key);
 
     std::size_t size() const noexcept { return items_.size(); }
     bool empty() const noexcept { return items_.empty(); }
@@ -189,8 +218,14 @@ private:
     std::vector<value_type> items_;
 };
 
+/// Throws kjarni::Error unless `v` may be a dict key or a set member in Python (not a list, dict,
+/// set, or a tuple holding one).
+void check_hashable(const Value& v);
+
 struct Value::DictData {
     DictItems items;
+    /// The render that may change the dict in place (0: made by C++, immutable).
+    std::uint64_t owner = 0;
 };
 
 template <class T>

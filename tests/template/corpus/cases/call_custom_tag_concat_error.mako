@@ -1,0 +1,2 @@
+<%def name="show(v)">${v}</%def>\
+<%self:show v="n=${n}"></%self:show>
