@@ -1,38 +1,38 @@
 #pragma once
-// Templates in the Mako-compatible subset kjarni understands (reference §3.3.10: Template,
-// DefTemplate, RenderError). A template is compiled once (lexed, parsed) when constructed and can be
-// rendered any number of times.
-//
-// The language is Mako's, as grunnur uses it (tests/template/corpus holds templates rendered by
-// Mako and by kjarni and compared byte for byte; refused.txt lists what kjarni refuses):
-//   ${expression | filters}             substitution: str() of the value, then Mako's escapes h, u, x,
-//                                       trim (n: no str first) or callables from the globals
-//   % if / % elif / % else / % endif, % for ... in ...: / % endfor
-//                                       control lines (the whole line vanishes); `loop` in a for
-//                                       (index, reverse_index, first, last, even, odd, parent, cycle)
-//   <%def name="f(a, b=1)"> ... </%def> a def; called in an expression it writes its text there and
-//                                       returns '' (as in Mako); the tags take no whitespace with them
-//   <% statements %>                    Python statements: assignments to names and tuples of names,
-//                                       augmented assignments, expression statements, if/elif/else,
-//                                       for, while, break, continue, pass, assert
-//   <%call expr="f(...)" args="a">      calls f with `caller`; caller.body(a=...) renders the body
-//   ## comment, \ at a line end (joins lines), %% at a line start (a literal %)
-// Expressions are Python's: literals (every int form, floats, strings), names, attributes,
-// indexing and slices, calls with keywords, arithmetic, bit operations, comparisons (chained),
-// in / is, and / or / not, conditional expressions, lambdas, list / tuple / dict literals, list,
-// dict and generator comprehensions, `%`-formatting and str.format with format specs; str methods
-// (join, split, rsplit, splitlines, strip, lstrip, rstrip, replace, find, rfind, index, count,
-// startswith, endswith, partition, upper, lower, title, ljust, rjust, center, zfill, is*, ...);
-// dict methods (items, keys, values, get); builtins (range, len, str, repr, int, float, bool,
-// list, tuple, dict, min, max, sum, any, all, abs, round, divmod, pow, enumerate, zip, map,
-// filter, sorted, reversed, isinstance, callable, hex, oct, bin, ord, chr, format); `context`
-// (get, keys, kwargs) and UNDEFINED. Strings count, index and slice in code points; dicts
-// iterate in insertion order.
-// Refused with an error naming the construct (never rendered differently): integers beyond 64
-// bits, sets, dict keys other than strings, mutation of lists and dicts (append, item
-// assignment, del), def / import / <%! %> in code blocks, <%namespace>, <%include>, <%inherit>,
-// custom tags, def attributes other than name, f-strings, complex numbers, case mapping of
-// non-ASCII text.
+/// Templates in the Mako-compatible subset kjarni understands (reference §3.3.10: Template,
+/// DefTemplate, RenderError). A template is compiled once (lexed, parsed) when constructed and can be
+/// rendered any number of times. The language is Mako's, as grunnur uses it (tests/template/corpus
+/// holds templates rendered by Mako and by kjarni and compared byte for byte; refused.txt lists what
+/// kjarni refuses):
+///
+///     ${expression | filters}             substitution: str() of the value, then Mako's escapes h, u, x,
+///                                         trim (n: no str first) or callables from the globals
+///     % if / % elif / % else / % endif, % for ... in ...: / % endfor
+///                                         control lines (the whole line vanishes); `loop` in a for
+///                                         (index, reverse_index, first, last, even, odd, parent, cycle)
+///     <%def name="f(a, b=1)"> ... </%def> a def; called in an expression it writes its text there and
+///                                         returns '' (as in Mako); the tags take no whitespace with them
+///     <% statements %>                    Python statements: assignments to names and tuples of names,
+///                                         augmented assignments, expression statements, if/elif/else,
+///                                         for, while, break, continue, pass, assert
+///     <%call expr="f(...)" args="a">      calls f with `caller`; caller.body(a=...) renders the body
+///     ## comment, \ at a line end (joins lines), %% at a line start (a literal %)
+/// Expressions are Python's: literals (every int form, floats, strings), names, attributes,
+/// indexing and slices, calls with keywords, arithmetic, bit operations, comparisons (chained),
+/// in / is, and / or / not, conditional expressions, lambdas, list / tuple / dict literals, list,
+/// dict and generator comprehensions, `%`-formatting and str.format with format specs; str methods
+/// (join, split, rsplit, splitlines, strip, lstrip, rstrip, replace, find, rfind, index, count,
+/// startswith, endswith, partition, upper, lower, title, ljust, rjust, center, zfill, is*, ...);
+/// dict methods (items, keys, values, get); builtins (range, len, str, repr, int, float, bool,
+/// list, tuple, dict, min, max, sum, any, all, abs, round, divmod, pow, enumerate, zip, map,
+/// filter, sorted, reversed, isinstance, callable, hex, oct, bin, ord, chr, format); `context`
+/// (get, keys, kwargs) and UNDEFINED. Strings count, index and slice in code points; dicts
+/// iterate in insertion order.
+/// Refused with an error naming the construct (never rendered differently): integers beyond 64
+/// bits, sets, dict keys other than strings, mutation of lists and dicts (append, item
+/// assignment, del), def / import / `<%! %>` in code blocks, `<%namespace>`, `<%include>`, `<%inherit>`,
+/// custom tags, def attributes other than name, f-strings, complex numbers, case mapping of
+/// non-ASCII text. \file
 
 #include <kjarni/error.hpp>
 #include <kjarni/template/value.hpp>
@@ -136,7 +136,7 @@ public:
     /// `Template::from_associated_file(__FILE__)`.
     static Template from_associated_file(const std::filesystem::path& filename);
 
-    /// The def `name` declared with <%def>; throws kjarni::Error when there is none.
+    /// The def `name` declared with `<%def>`; throws kjarni::Error when there is none.
     DefTemplate get_def(const std::string& name) const;
     /// Renders the top level of the template (defs are not called unless used).
     std::string render(const Globals& globals = {}) const;

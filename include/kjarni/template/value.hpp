@@ -1,8 +1,8 @@
 #pragma once
-// The one value type that crosses from C++ into templates. It mirrors the Python values a grunnur
-// template sees (None, bool, int, float, str, list, tuple, dict, callables, objects), so that
-// templates written for grunnur evaluate the same way. Aggregates are immutable and shared, which
-// makes copying a Value cheap and rules out reference cycles created from inside a template.
+/// The one value type that crosses from C++ into templates. It mirrors the Python values a grunnur
+/// template sees (None, bool, int, float, str, list, tuple, dict, callables, objects), so that
+/// templates written for grunnur evaluate the same way. Aggregates are immutable and shared, which
+/// makes copying a Value cheap and rules out reference cycles created from inside a template. \file
 
 #include <concepts>
 #include <cstdint>
