@@ -57,14 +57,19 @@ int run(const std::string& specifier) {
     //! [errors]
 
     //! [filters]
-    // Devices chosen by criteria: regexes on the platform and device names, one device per name.
+    // Devices chosen by criteria: regexes on the platform and device names (here: any platform but
+    // Mesa's Clover), devices whose work groups hold more than one work item, and every matching
+    // device of the first platform that has one (quantity 0), rather than just the first device.
     kjarni::SelectOptions options;
-    options.platform_filter.include_masks = {device.platform().name()};
-    options.device_filter.unique_only = true;
+    options.platform_filter.exclude_masks = {"^Clover$"};
+    options.device_filter.exclude_pure_parallel = true;
+    options.quantity = 0;
     const std::vector<kjarni::Device> selected = kjarni::select_devices(api, options);
     //! [filters]
-    if (selected.size() != 1) {
-        std::cerr << "select_devices gave " << selected.size() << " devices, 1 asked for\n";
+    bool one_platform = !selected.empty();
+    for (const kjarni::Device& d : selected) one_platform = one_platform && d.platform() == selected.front().platform();
+    if (!one_platform) {
+        std::cerr << "select_devices gave " << selected.size() << " devices, not all of one platform\n";
         return 1;
     }
 

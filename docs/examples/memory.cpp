@@ -119,7 +119,7 @@ int run(const kjarni::Context& context) {
     settings.threshold = std::size_t{16} << 10;
     settings.chunk_size = std::size_t{16} << 10;
     kjarni::set_transfer_staging(context, settings);
-    buffer.set(queue, std::span<const std::uint32_t>(data));  // 64 KiB from a std::vector: 4 chunks
+    buffer.set(queue, std::span<const std::uint32_t>(data));  // 64 KiB from a std::vector, in chunks of at most 16 KiB
     const kjarni::TransferStagingStatistics staged = kjarni::transfer_staging_statistics(context);
     std::cout << "staged: " << staged.staged_transfers << " transfers, " << staged.staged_chunks << " chunks\n";
     kjarni::reset_transfer_staging(context);
