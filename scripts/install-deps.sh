@@ -15,6 +15,7 @@ packages=(
   # Optional: kjarni_mpi (MpiRendezvous) and the mpirun tests of the rendezvous (about 25 s to install).
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev  # the fuzz targets (libFuzzer)
+  doxygen  # the API documentation and the guides (target kjarni_docs); no graphviz: HAVE_DOT=NO
 )
 
 missing=()

@@ -1,6 +1,6 @@
 #pragma once
-// API discovery (reference: grunnur API / APIID). An Api is a cheap handle; the backend behind it
-// is loaded with dlopen on first use, so a machine without a driver sees the API as unavailable.
+/// API discovery (reference: grunnur API / APIID). An Api is a cheap handle; the backend behind it
+/// is loaded with dlopen on first use, so a machine without a driver sees the API as unavailable. \file
 
 #include <memory>
 #include <string>

@@ -1,28 +1,28 @@
 #pragma once
-// Arrays on one device (reference 000 §3.3.7: grunnur Array; reference 001: pygpu's GpuArray and
-// its creation and layout functions), and HostArray, their host counterpart (kjarni has no numpy).
-//
-// An array is a dtype, a shape, strides in bytes (any sign) and the byte offset of its first
-// element (index 0 along every axis) in a base allocation shared by its views. Views (numpy's basic
-// indexing: integers, slices with any step, newaxis, ellipsis; reshape wherever numpy gives a view;
-// transpose) share the memory of the array they come from, numpy's way.
-//
-// Transfers between a device array and a host array of the same shape and dtype work for any
-// layouts on both sides: contiguous data moves in one transfer; a non-contiguous device side is
-// gathered into (or scattered from) a contiguous device temporary by a generated strided-copy
-// kernel, a non-contiguous host side is packed or unpacked on the host. `async = true` makes the
-// call return once the work is enqueued only when no temporary is involved (both sides
-// C-contiguous, or a device-to-device copy without packing); otherwise the call completes before it
-// returns. For asynchronous transfers the host array must stay alive and untouched until the
-// queue has passed that point. Large host transfers from pageable memory are staged through
-// page-locked memory (kjarni/transfer_staging.hpp), which changes those rules as Buffer's header says.
-//
-// As a kernel argument an Array passes the memory starting at its first element (a pointer to
-// element [0, 0, ...] in the kernel; the region extends to its last element); the kernel indexes
-// it with the strides it knows. Arrays with negative strides are refused (ArgumentError), and on
-// OpenCL the first element must lie at a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN in the
-// allocation (a sub-buffer rule; ArgumentError otherwise): for such views pass `array.base()` and
-// the offset and strides instead.
+/// Arrays on one device (reference 000 §3.3.7: grunnur Array; reference 001: pygpu's GpuArray and
+/// its creation and layout functions), and HostArray, their host counterpart (kjarni has no numpy).
+///
+/// An array is a dtype, a shape, strides in bytes (any sign) and the byte offset of its first
+/// element (index 0 along every axis) in a base allocation shared by its views. Views (numpy's basic
+/// indexing: integers, slices with any step, newaxis, ellipsis; reshape wherever numpy gives a view;
+/// transpose) share the memory of the array they come from, numpy's way.
+///
+/// Transfers between a device array and a host array of the same shape and dtype work for any
+/// layouts on both sides: contiguous data moves in one transfer; a non-contiguous device side is
+/// gathered into (or scattered from) a contiguous device temporary by a generated strided-copy
+/// kernel, a non-contiguous host side is packed or unpacked on the host. `async = true` makes the
+/// call return once the work is enqueued only when no temporary is involved (both sides
+/// C-contiguous, or a device-to-device copy without packing); otherwise the call completes before it
+/// returns. For asynchronous transfers the host array must stay alive and untouched until the
+/// queue has passed that point. Large host transfers from pageable memory are staged through
+/// page-locked memory (kjarni/transfer_staging.hpp), which changes those rules as Buffer's header says.
+///
+/// As a kernel argument an Array passes the memory starting at its first element (a pointer to
+/// element [0, 0, ...] in the kernel; the region extends to its last element); the kernel indexes
+/// it with the strides it knows. Arrays with negative strides are refused (ArgumentError), and on
+/// OpenCL the first element must lie at a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN in the
+/// allocation (a sub-buffer rule; ArgumentError otherwise): for such views pass `array.base()` and
+/// the offset and strides instead. \file
 
 #include <complex>
 #include <cstddef>

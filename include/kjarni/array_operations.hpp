@@ -1,21 +1,21 @@
 #pragma once
-// numpy's array operations on device Arrays of any layout (reference 001: pygpu's operations
-// module, take1, may_share_memory, transfer): joining (concatenate, stack, hstack, vstack, dstack),
-// splitting (split, array_split, hsplit, vsplit, dsplit), atleast_1d/2d/3d, take, reshape that
-// copies only when it must, ascontiguousarray, asfortranarray, asarray, and transfer to another
-// device or context.
-//
-// Semantics are numpy's, with these differences: inputs that are joined must have the same dtype
-// (no type promotion: convert with astype first); axes are std::ptrdiff_t, negative ones counted
-// from the end. Bad arguments are ArgumentErrors naming the culprit (which input, both shapes, the
-// axis, the dtypes, the device).
-//
-// Work is enqueued on the queue given and ordered with it; results are allocated on the queue's
-// device. Views (split, atleast_*, reshape without a copy) share memory with their source.
-// Joining arrays that are C-contiguous into a region of the output that is contiguous (always the
-// case along axis 0) is one device-to-device copy per input, enqueued without waiting; any other
-// input is moved by one strided-copy kernel per input, which waits for the queue (Array::set's
-// rules). Inputs may live on other devices of the queue's context (Array::set moves them).
+/// numpy's array operations on device Arrays of any layout (reference 001: pygpu's operations
+/// module, take1, may_share_memory, transfer): joining (concatenate, stack, hstack, vstack, dstack),
+/// splitting (split, array_split, hsplit, vsplit, dsplit), atleast_1d/2d/3d, take, reshape that
+/// copies only when it must, ascontiguousarray, asfortranarray, asarray, and transfer to another
+/// device or context.
+///
+/// Semantics are numpy's, with these differences: inputs that are joined must have the same dtype
+/// (no type promotion: convert with astype first); axes are std::ptrdiff_t, negative ones counted
+/// from the end. Bad arguments are ArgumentErrors naming the culprit (which input, both shapes, the
+/// axis, the dtypes, the device).
+///
+/// Work is enqueued on the queue given and ordered with it; results are allocated on the queue's
+/// device. Views (split, atleast_*, reshape without a copy) share memory with their source.
+/// Joining arrays that are C-contiguous into a region of the output that is contiguous (always the
+/// case along axis 0) is one device-to-device copy per input, enqueued without waiting; any other
+/// input is moved by one strided-copy kernel per input, which waits for the queue (Array::set's
+/// rules). Inputs may live on other devices of the queue's context (Array::set moves them). \file
 
 #include <cstddef>
 #include <initializer_list>

@@ -1,31 +1,31 @@
 #pragma once
-// Dense linear algebra on Arrays through the vendor BLAS of the queue's API: cuBLAS on CUDA
-// (libcublas.so.13, else libcublas.so.12), CLBlast on OpenCL (libclblast.so.1). Both are loaded at
-// run time on first use; a missing library is an UnsupportedError naming it.
-//
-// Every call enqueues its work on the given queue and returns without waiting (the results are
-// there once the queue has passed that point), except where a copy described below needs a
-// temporary: the call then keeps it alive by synchronizing the queue before it returns.
-//
-// Dtypes: float32, float64, complex64, complex128 everywhere; float16 for gemm and gemm_batched on
-// both APIs (cuBLAS accumulates in float32, CLBlast in float16), and for dot, gemv and ger on
-// OpenCL only (cuBLAS has no half-precision gemv or ger). Every array of a call must have the same
-// dtype (ArgumentError otherwise) and lie on the queue's device.
-//
-// Layouts: BLAS reads column-major matrices with a leading dimension, optionally transposed, so a
-// 2-d view is used in place when one of its axes has unit stride (one element) and the other a
-// positive stride that is a whole number of elements, at least the extent of the first: C-ordered
-// and Fortran-ordered arrays, their transposes, and views of rows or columns (a[:, 2:7],
-// a[1:5, :]) all qualify. A vector is used in place when its stride is a positive whole number of
-// elements (a[::3] qualifies). Anything else — negative strides, a zero stride (broadcast), a
-// matrix whose inner stride is not one element (a[:, ::2]), a first element not at a whole number
-// of elements from the allocation's start — is first copied into a contiguous temporary (and an
-// output written back from one). A conjugate transpose of a C-ordered operand can be expressed as
-// a BLAS operation only in half the cases; the other half copies that operand to Fortran order.
-//
-// Outputs must not overlap the inputs (BLAS's own rule; the result is undefined otherwise). With
-// beta = 0 the output's old contents are ignored by cuBLAS, while CLBlast computes beta * C, so NaN
-// or infinity in an OpenCL output carry through: zero it first (new outputs are made zeroed).
+/// Dense linear algebra on Arrays through the vendor BLAS of the queue's API: cuBLAS on CUDA
+/// (libcublas.so.13, else libcublas.so.12), CLBlast on OpenCL (libclblast.so.1). Both are loaded at
+/// run time on first use; a missing library is an UnsupportedError naming it.
+///
+/// Every call enqueues its work on the given queue and returns without waiting (the results are
+/// there once the queue has passed that point), except where a copy described below needs a
+/// temporary: the call then keeps it alive by synchronizing the queue before it returns.
+///
+/// Dtypes: float32, float64, complex64, complex128 everywhere; float16 for gemm and gemm_batched on
+/// both APIs (cuBLAS accumulates in float32, CLBlast in float16), and for dot, gemv and ger on
+/// OpenCL only (cuBLAS has no half-precision gemv or ger). Every array of a call must have the same
+/// dtype (ArgumentError otherwise) and lie on the queue's device.
+///
+/// Layouts: BLAS reads column-major matrices with a leading dimension, optionally transposed, so a
+/// 2-d view is used in place when one of its axes has unit stride (one element) and the other a
+/// positive stride that is a whole number of elements, at least the extent of the first: C-ordered
+/// and Fortran-ordered arrays, their transposes, and views of rows or columns (a[:, 2:7],
+/// a[1:5, :]) all qualify. A vector is used in place when its stride is a positive whole number of
+/// elements (a[::3] qualifies). Anything else — negative strides, a zero stride (broadcast), a
+/// matrix whose inner stride is not one element (a[:, ::2]), a first element not at a whole number
+/// of elements from the allocation's start — is first copied into a contiguous temporary (and an
+/// output written back from one). A conjugate transpose of a C-ordered operand can be expressed as
+/// a BLAS operation only in half the cases; the other half copies that operand to Fortran order.
+///
+/// Outputs must not overlap the inputs (BLAS's own rule; the result is undefined otherwise). With
+/// beta = 0 the output's old contents are ignored by cuBLAS, while CLBlast computes beta * C, so NaN
+/// or infinity in an OpenCL output carry through: zero it first (new outputs are made zeroed). \file
 
 #include <complex>
 #include <optional>

@@ -1,14 +1,14 @@
 #pragma once
-// Device memory (reference: grunnur Buffer). A Buffer is a handle: copies share the allocation,
-// which is freed when the last handle (sub-regions included) goes.
-//
-// Asynchronous host transfers (async = true) return once the copy is enqueued: the host memory must
-// stay alive and untouched until the queue has passed that point (synchronize it, or wait for an
-// event recorded after the copy).
-//
-// Large host transfers from pageable memory are staged through page-locked memory
-// (kjarni/transfer_staging.hpp has the rules): a staged asynchronous set() leaves the host memory
-// free to reuse when it returns, and a staged asynchronous get() is complete when it returns.
+/// Device memory (reference: grunnur Buffer). A Buffer is a handle: copies share the allocation,
+/// which is freed when the last handle (sub-regions included) goes.
+///
+/// Asynchronous host transfers (async = true) return once the copy is enqueued: the host memory must
+/// stay alive and untouched until the queue has passed that point (synchronize it, or wait for an
+/// event recorded after the copy).
+///
+/// Large host transfers from pageable memory are staged through page-locked memory
+/// (kjarni/transfer_staging.hpp has the rules): a staged asynchronous set() leaves the host memory
+/// free to reuse when it returns, and a staged asynchronous get() is complete when it returns. \file
 
 #include <cstddef>
 #include <cstdint>

@@ -1,54 +1,54 @@
 #pragma once
-// Collective communication between devices (pygpu's collectives: GpuCommCliqueId, GpuComm): a clique
-// of ranks, one per (device, queue), that reduce, broadcast, gather and scatter arrays together.
-//
-//     kjarni::CliqueId id = kjarni::CliqueId::create(queue);          // on one rank, sent as bytes()
-//     kjarni::Communicator comm(queue, id, count, rank);              // on every rank, collectively
-//     comm.all_reduce(x, x, kjarni::ReduceOp::sum);                   // in place
-//     kjarni::Array g = comm.all_gather(x);                           // shape (count, *x.shape)
-//
-// Engines. On CUDA devices with NCCL (libnccl.so.2, loaded at run time) the work is NCCL's,
-// enqueued on the queue and returning at once. Everywhere else (OpenCL devices, CUDA without NCCL)
-// the fallback engine does every collective with device copies and kjarni's own elementwise
-// kernels: between the devices of one process (a MultiArray call) by copies between the parts (peer
-// where the hardware has it), and between ranks of a Rendezvous by staging through page-locked host
-// memory and a ring over the rendezvous' byte streams. The fallback completes the collective before
-// it returns (it waits for the queue first, so earlier work on it is ordered before).
-// CollectiveEngine::nccl asks for NCCL explicitly (UnsupportedError naming libnccl.so.2 when it
-// cannot be loaded, or for a non-CUDA device); automatic takes NCCL where it can and falls back.
-//
-// Operands. Arrays must be C-contiguous, on the communicator's device, of a dtype NCCL has: int8,
-// uint8, int32, uint32, int64, uint64, float16, float32, float64 (ArgumentError naming the dtype
-// otherwise; also for mismatched shapes, dtypes or devices, naming the argument). Every rank passes
-// the same shapes and dtypes, and calls the collectives in the same order (as NCCL requires; a
-// mismatch between ranks is not detected and may hang, as NCCL's would). Results of reductions:
-//   - sum and prod wrap around for integers (two's complement), as NCCL does;
-//   - max and min; for floats a NaN on any rank may or may not propagate, as with NCCL;
-//   - avg: floats: the sum divided by the count; integers: the (wrapped) sum divided by the count,
-//     truncated toward zero (NCCL's SumPostDiv).
-// Floating-point sums are not summed in rank order (NCCL's ring and tree orders differ too): a
-// result differs from a sequential sum by rounding only.
-//
-// Work goes onto the communicator's queue, ordered with the rest of it; `on(queue)` gives the same
-// communicator with another queue of its device for the calls made through it. One communicator
-// takes one call at a time (as an NCCL communicator does): calls from several threads at once must
-// be serialized by the caller. kjarni has no bfloat16, so neither do its collectives.
-//
-// Failures. A rank that dies or stops calling leaves NCCL's other ranks waiting forever, in the
-// initialization or inside the kernels of a collective. So every communicator has a timeout: its
-// initialization gives PeerError when the clique is not complete within it, and `wait` (which
-// returns when the communicator's queue is done) gives PeerError when a rank reports an error or the
-// work is not done within it. Either way the communicator is aborted (ncclCommAbort, which also
-// stops its spinning kernels): every later call gives PeerError, and its arrays may hold partial
-// results. Waiting for the queue by other means (Queue::synchronize) waits without a limit. The
-// default is ten minutes (PyTorch's for NCCL process groups): long enough for the initialization of
-// a large clique; a timeout of milliseconds::max() makes a blocking NCCL communicator, the only kind
-// NCCL older than 2.14 has. The fallback engine's waits are bounded by its rendezvous' timeout.
-// With NCCL 2.18 or newer the calls go through a blocking communicator split from the non-blocking
-// one (a non-blocking one starts a thread for every call): the calls cost what NCCL's own do, and
-// only a call that sets up new connections (the first of an algorithm, NCCL_RUNTIME_CONNECT) can
-// wait without a limit for a rank that is alive but stopped calling; a rank that died gives
-// PeerError there too. Destroying a communicator aborts it: wait for its work first.
+/// Collective communication between devices (pygpu's collectives: GpuCommCliqueId, GpuComm): a clique
+/// of ranks, one per (device, queue), that reduce, broadcast, gather and scatter arrays together.
+///
+///     kjarni::CliqueId id = kjarni::CliqueId::create(queue);          // on one rank, sent as bytes()
+///     kjarni::Communicator comm(queue, id, count, rank);              // on every rank, collectively
+///     comm.all_reduce(x, x, kjarni::ReduceOp::sum);                   // in place
+///     kjarni::Array g = comm.all_gather(x);                           // shape (count, *x.shape)
+///
+/// Engines. On CUDA devices with NCCL (libnccl.so.2, loaded at run time) the work is NCCL's,
+/// enqueued on the queue and returning at once. Everywhere else (OpenCL devices, CUDA without NCCL)
+/// the fallback engine does every collective with device copies and kjarni's own elementwise
+/// kernels: between the devices of one process (a MultiArray call) by copies between the parts (peer
+/// where the hardware has it), and between ranks of a Rendezvous by staging through page-locked host
+/// memory and a ring over the rendezvous' byte streams. The fallback completes the collective before
+/// it returns (it waits for the queue first, so earlier work on it is ordered before).
+/// CollectiveEngine::nccl asks for NCCL explicitly (UnsupportedError naming libnccl.so.2 when it
+/// cannot be loaded, or for a non-CUDA device); automatic takes NCCL where it can and falls back.
+///
+/// Operands. Arrays must be C-contiguous, on the communicator's device, of a dtype NCCL has: int8,
+/// uint8, int32, uint32, int64, uint64, float16, float32, float64 (ArgumentError naming the dtype
+/// otherwise; also for mismatched shapes, dtypes or devices, naming the argument). Every rank passes
+/// the same shapes and dtypes, and calls the collectives in the same order (as NCCL requires; a
+/// mismatch between ranks is not detected and may hang, as NCCL's would). Results of reductions:
+///   - sum and prod wrap around for integers (two's complement), as NCCL does;
+///   - max and min; for floats a NaN on any rank may or may not propagate, as with NCCL;
+///   - avg: floats: the sum divided by the count; integers: the (wrapped) sum divided by the count,
+///     truncated toward zero (NCCL's SumPostDiv).
+/// Floating-point sums are not summed in rank order (NCCL's ring and tree orders differ too): a
+/// result differs from a sequential sum by rounding only.
+///
+/// Work goes onto the communicator's queue, ordered with the rest of it; `on(queue)` gives the same
+/// communicator with another queue of its device for the calls made through it. One communicator
+/// takes one call at a time (as an NCCL communicator does): calls from several threads at once must
+/// be serialized by the caller. kjarni has no bfloat16, so neither do its collectives.
+///
+/// Failures. A rank that dies or stops calling leaves NCCL's other ranks waiting forever, in the
+/// initialization or inside the kernels of a collective. So every communicator has a timeout: its
+/// initialization gives PeerError when the clique is not complete within it, and `wait` (which
+/// returns when the communicator's queue is done) gives PeerError when a rank reports an error or the
+/// work is not done within it. Either way the communicator is aborted (ncclCommAbort, which also
+/// stops its spinning kernels): every later call gives PeerError, and its arrays may hold partial
+/// results. Waiting for the queue by other means (Queue::synchronize) waits without a limit. The
+/// default is ten minutes (PyTorch's for NCCL process groups): long enough for the initialization of
+/// a large clique; a timeout of milliseconds::max() makes a blocking NCCL communicator, the only kind
+/// NCCL older than 2.14 has. The fallback engine's waits are bounded by its rendezvous' timeout.
+/// With NCCL 2.18 or newer the calls go through a blocking communicator split from the non-blocking
+/// one (a non-blocking one starts a thread for every call): the calls cost what NCCL's own do, and
+/// only a call that sets up new connections (the first of an algorithm, NCCL_RUNTIME_CONNECT) can
+/// wait without a limit for a rank that is alive but stopped calling; a rank that died gives
+/// PeerError there too. Destroying a communicator aborts it: wait for its work first. \file
 
 #include <array>
 #include <chrono>

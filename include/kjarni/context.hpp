@@ -1,8 +1,8 @@
 #pragma once
-// Contexts over one or several devices of one platform (reference: grunnur Context, BoundDevice,
-// BoundMultiDevice). On CUDA a context holds each device's primary context and makes it current
-// itself before every driver call, so a user never pushes or pops anything, and kjarni shares
-// memory and streams with the CUDA runtime, CuPy or PyTorch in the same process.
+/// Contexts over one or several devices of one platform (reference: grunnur Context, BoundDevice,
+/// BoundMultiDevice). On CUDA a context holds each device's primary context and makes it current
+/// itself before every driver call, so a user never pushes or pops anything, and kjarni shares
+/// memory and streams with the CUDA runtime, CuPy or PyTorch in the same process. \file
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Devices (reference: grunnur Device / DeviceFilter; PyCUDA Device attributes).
+/// Devices (reference: grunnur Device / DeviceFilter; PyCUDA Device attributes). \file
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
-// What a device can do, in the vocabulary of grunnur's DeviceParameters, plus the raw attributes a
-// PyCUDA or PyOpenCL user reads. Plain data: filled once by the backend when the device is found.
+/// What a device can do, in the vocabulary of grunnur's DeviceParameters, plus the raw attributes a
+/// PyCUDA or PyOpenCL user reads. Plain data: filled once by the backend when the device is found. \file
 
 #include <cstddef>
 #include <cstdint>

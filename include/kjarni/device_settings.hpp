@@ -1,11 +1,11 @@
 #pragma once
-// Context-wide knobs of a device (reference 002: PyCUDA's Context.set_limit / get_limit,
-// set_cache_config, and the profiler's start and stop). CUDA only: each is UnsupportedError naming
-// the backend on OpenCL, which has none of them.
-//
-// On CUDA they act on the CUcontext of the device, which for contexts made from devices is the
-// device's primary context: shared with every other user of it in the process (the CUDA runtime,
-// CuPy, PyTorch), so a limit set here holds for them too.
+/// Context-wide knobs of a device (reference 002: PyCUDA's Context.set_limit / get_limit,
+/// set_cache_config, and the profiler's start and stop). CUDA only: each is UnsupportedError naming
+/// the backend on OpenCL, which has none of them.
+///
+/// On CUDA they act on the CUcontext of the device, which for contexts made from devices is the
+/// device's primary context: shared with every other user of it in the process (the CUDA runtime,
+/// CuPy, PyTorch), so a limit set here holds for them too. \file
 
 #include <cstddef>
 #include <cstdint>

@@ -1,15 +1,15 @@
 #pragma once
-// Naming devices in text, wherever a device is chosen (KJARNI_TEST, the kjarni tool's --device), and
-// device capabilities checked before compiling (reference 001: pygpu's device strings and
-// have_double / have_complex / have_half).
-//
-// A specifier is one of
-//   - pygpu's: "cudaN" (CUDA device N) or "openclP:D" (device D of OpenCL platform P), indices
-//     from 0 in the order the driver lists them;
-//   - kjarni's: "api[:platform_regex[:device_regex]]", e.g. "opencl", "opencl:Portable",
-//     "cuda::H100" (ECMAScript regexes searched anywhere in the names; empty matches all);
-//   - "pci:<bus id>", the device at that PCI address ("pci:0000:65:00.0", or without the domain
-//     "pci:65:00.0"), on any available API (CUDA first).
+/// Naming devices in text, wherever a device is chosen (KJARNI_TEST, the kjarni tool's `--device`), and
+/// device capabilities checked before compiling (reference 001: pygpu's device strings and
+/// have_double / have_complex / have_half).
+///
+/// A specifier is one of
+///   - pygpu's: "cudaN" (CUDA device N) or "openclP:D" (device D of OpenCL platform P), indices
+///     from 0 in the order the driver lists them;
+///   - kjarni's: "api[:platform_regex[:device_regex]]", e.g. "opencl", "opencl:Portable",
+///     "cuda::H100" (ECMAScript regexes searched anywhere in the names; empty matches all);
+///   - `"pci:<bus id>"`, the device at that PCI address ("pci:0000:65:00.0", or without the domain
+///     "pci:65:00.0"), on any available API (CUDA first). \file
 
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Finding devices by criteria (reference: grunnur platforms_and_devices_by_mask / select_devices).
+/// Finding devices by criteria (reference: grunnur platforms_and_devices_by_mask / select_devices). \file
 
 #include <cstddef>
 #include <iosfwd>

@@ -1,7 +1,7 @@
 #pragma once
-// The on-disk cache of compiled programs seen from outside: where it is, what it holds, and
-// emptying it (the `kjarni cache` command). Programs use the cache on their own; the environment
-// configures it (KJARNI_CACHE, KJARNI_CACHE_DIR, KJARNI_CACHE_MAX_BYTES: see the README).
+/// The on-disk cache of compiled programs seen from outside: where it is, what it holds, and
+/// emptying it (the `kjarni cache` command). Programs use the cache on their own; the environment
+/// configures it (KJARNI_CACHE, KJARNI_CACHE_DIR, KJARNI_CACHE_MAX_BYTES: see the README). \file
 
 #include <chrono>
 #include <cstddef>

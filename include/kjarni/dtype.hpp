@@ -1,27 +1,27 @@
 #pragma once
-// Data types of array elements and kernel values (reference 000 §3.3.11: grunnur.dtypes; numpy's
-// dtype as far as GPUs need it).
-//
-// A DType is a value: cheap to copy (a kind and, for structs, a shared immutable description) and
-// compared structurally. The scalar types are the constants in kjarni::dtypes; C++ types map to them
-// with DType::of<T>(). Struct types have named fields at explicit byte offsets; a field may be a
-// scalar, a nested struct, or a fixed-size (possibly multi-dimensional) array of either.
-//
-// Struct layouts follow numpy's conventions:
-//   - DType::struct_(fields) without offsets packs the fields one after another (numpy's default,
-//     no padding, alignment 1, not an "aligned struct");
-//   - with StructOptions::aligned and no offsets the layout is what a C compiler chooses
-//     (numpy's align=True);
-//   - explicit offsets (and an explicit itemsize) are taken as given. An aligned struct with
-//     explicit offsets must be reproducible in C with alignment attributes only (ctype_struct()
-//     checks it), e.g. a float at offset 16 after a float at 0 is ALIGN(16).
-//   - align(dtype) recomputes the C layout, ignoring given offsets and itemsizes.
-//
-// Type promotion (result_type, min_scalar_type) follows numpy's rules for dtypes (NEP 50: no
-// value-based casting) and then applies the GPU rule of grunnur: integers narrower than 32 bits
-// become int32 / uint32 and float16 becomes float32 (what C's integer promotion and the GPUs'
-// arithmetic do anyway). No 128-bit types ever result: int64 + uint64 gives float64, as in numpy.
-// bool op bool stays bool.
+/// Data types of array elements and kernel values (reference 000 §3.3.11: grunnur.dtypes; numpy's
+/// dtype as far as GPUs need it).
+///
+/// A DType is a value: cheap to copy (a kind and, for structs, a shared immutable description) and
+/// compared structurally. The scalar types are the constants in kjarni::dtypes; C++ types map to them
+/// with `DType::of<T>()`. Struct types have named fields at explicit byte offsets; a field may be a
+/// scalar, a nested struct, or a fixed-size (possibly multi-dimensional) array of either.
+///
+/// Struct layouts follow numpy's conventions:
+///   - DType::struct_(fields) without offsets packs the fields one after another (numpy's default,
+///     no padding, alignment 1, not an "aligned struct");
+///   - with StructOptions::aligned and no offsets the layout is what a C compiler chooses
+///     (numpy's align=True);
+///   - explicit offsets (and an explicit itemsize) are taken as given. An aligned struct with
+///     explicit offsets must be reproducible in C with alignment attributes only (ctype_struct()
+///     checks it), e.g. a float at offset 16 after a float at 0 is ALIGN(16).
+///   - align(dtype) recomputes the C layout, ignoring given offsets and itemsizes.
+///
+/// Type promotion (result_type, min_scalar_type) follows numpy's rules for dtypes (NEP 50: no
+/// value-based casting) and then applies the GPU rule of grunnur: integers narrower than 32 bits
+/// become int32 / uint32 and float16 becomes float32 (what C's integer promotion and the GPUs'
+/// arithmetic do anyway). No 128-bit types ever result: int64 + uint64 gives float64, as in numpy.
+/// bool op bool stays bool. \file
 
 #include <complex>
 #include <cstddef>

@@ -1,24 +1,24 @@
 #pragma once
-// Elementwise kernels (PyOpenCL's ElementwiseKernel, pygpu's GpuElemwise): an operation written in
-// C over the element index `i`, run over arrays of any layout.
-//
-//     kjarni::ElementwiseKernel axpb("float *y, const float *x, float a, float b", "y[i] = a * x[i] + b");
-//     axpb(queue, y, x, 2.0f, 1.0f);
-//
-// Arrays may be contiguous, sliced with steps, negatively strided, transposed or broadcast by
-// numpy's rules (size-1 and missing leading axes stretch); `x[i]` always names the element of `x`
-// at broadcast position i, where `i` is the element's C-order index in the broadcast shape. Axes
-// that are contiguous together for every array are merged, so most layouts run as one flat loop;
-// offsets use 32-bit arithmetic whenever every offset fits. Arrays written by the operation (the
-// pointers not declared const) must have the whole broadcast shape.
-//
-// One compiled kernel per (argument types, layout class: number of merged axes, index width),
-// kept by the context: calls with other shapes or views of the same class reuse it.
-//
-// Types: the prelude's scalar types. `bool` arrays are stored as one byte per element (0 or 1) and
-// seen as `uint8_t` by the operation. `half` arrays cannot be dereferenced portably: read and
-// write them with `LOAD_HALF(x, i)` (a float) and `STORE_HALF(y, i, value)`; `half` scalars are
-// passed as `float`. Work is enqueued on the queue given to the call; nothing waits for it.
+/// Elementwise kernels (PyOpenCL's ElementwiseKernel, pygpu's GpuElemwise): an operation written in
+/// C over the element index `i`, run over arrays of any layout.
+///
+///     kjarni::ElementwiseKernel axpb("float *y, const float *x, float a, float b", "y[i] = a * x[i] + b");
+///     axpb(queue, y, x, 2.0f, 1.0f);
+///
+/// Arrays may be contiguous, sliced with steps, negatively strided, transposed or broadcast by
+/// numpy's rules (size-1 and missing leading axes stretch); `x[i]` always names the element of `x`
+/// at broadcast position i, where `i` is the element's C-order index in the broadcast shape. Axes
+/// that are contiguous together for every array are merged, so most layouts run as one flat loop;
+/// offsets use 32-bit arithmetic whenever every offset fits. Arrays written by the operation (the
+/// pointers not declared const) must have the whole broadcast shape.
+///
+/// One compiled kernel per (argument types, layout class: number of merged axes, index width),
+/// kept by the context: calls with other shapes or views of the same class reuse it.
+///
+/// Types: the prelude's scalar types. `bool` arrays are stored as one byte per element (0 or 1) and
+/// seen as `uint8_t` by the operation. `half` arrays cannot be dereferenced portably: read and
+/// write them with `LOAD_HALF(x, i)` (a float) and `STORE_HALF(y, i, value)`; `half` scalars are
+/// passed as `float`. Work is enqueued on the queue given to the call; nothing waits for it. \file
 
 #include <array>
 #include <complex>

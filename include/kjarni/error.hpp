@@ -1,6 +1,6 @@
 #pragma once
-// The one exception hierarchy of kjarni. Nothing in kjarni reports failure by a return code or by
-// printing: every failure is one of these, and each carries what a user needs to find the culprit.
+/// The one exception hierarchy of kjarni. Nothing in kjarni reports failure by a return code or by
+/// printing: every failure is one of these, and each carries what a user needs to find the culprit. \file
 
 #include <cstdint>
 #include <stdexcept>

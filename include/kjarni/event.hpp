@@ -1,5 +1,5 @@
 #pragma once
-// Events recorded on a queue (reference: PyCUDA Event): wait, query and timing.
+/// Events recorded on a queue (reference: PyCUDA Event): wait, query and timing. \file
 
 #include <memory>
 

@@ -1,32 +1,32 @@
 #pragma once
-// Array arithmetic as numpy spells it, fused: an expression of Arrays and scalars builds a tree,
-// and evaluating it runs ONE generated kernel that reads each array once and writes the result
-// once (`y = a * x + b` never stores `a * x`). Nothing runs until evaluate() or assign():
-//
-//     kjarni::Array y = kjarni::evaluate(queue, 2.0f * x + b);   // a new array
-//     kjarni::assign(queue, y, y + kjarni::sqrt(x));             // into y (in place: y is read too)
-//
-// Why a queue at evaluation and not in the arrays: an Array is memory, not a stream of work, and
-// kjarni enqueues all work on the queue the caller names (as kernels and copies do); the
-// expression is a value that can be built anywhere and evaluated on any queue of the arrays' device.
-//
-// Types follow numpy (not pygpu's get_common_dtype, so that results equal numpy's for the same
-// inputs): np.promote_types between arrays (int8 + int8 stays int8 and wraps as numpy does;
-// int64 + uint64 gives float64), and NEP 50 for C++ scalars written without a dtype: they are
-// "weak", like Python scalars, and take the array's type within its kind (`2.0 * float32_array`
-// is float32; `2.5 * int32_array` is float64). `scalar(value, dtype)` gives a scalar of a fixed
-// dtype. `/` of integers is true division (float64), `%` has the divisor's sign (Python's), and
-// integer `%` by 0 gives 0 as numpy does. float16 is stored in 16 bits and computed in float32;
-// a whole expression is computed before rounding once (numpy rounds after every operation, so
-// results may differ by an ulp of float16). Comparisons give bool. Math functions of integer
-// arrays compute in numpy's float type for them (float16 for 8-bit, float32 for 16-bit, float64
-// otherwise). minimum and maximum propagate NaN (numpy's, not fmin/fmax).
-//
-// Complex types (complex64, complex128) take + - * / == != abs exp log sqrt sin cos tanh pow where
-// astype, with numpy's principal values and branch cuts (sqrt and log: along the negative real axis,
-// the sign of a zero imaginary part choosing the side); minimum, maximum and the orderings are an
-// ArgumentError naming the operation, as are `-` of bool and `%` of complex values. Shapes broadcast by numpy's rules when the tree is built (ArgumentError with both
-// shapes otherwise); arrays of different contexts or devices are refused at evaluation.
+/// Array arithmetic as numpy spells it, fused: an expression of Arrays and scalars builds a tree,
+/// and evaluating it runs ONE generated kernel that reads each array once and writes the result
+/// once (`y = a * x + b` never stores `a * x`). Nothing runs until evaluate() or assign():
+///
+///     kjarni::Array y = kjarni::evaluate(queue, 2.0f * x + b);   // a new array
+///     kjarni::assign(queue, y, y + kjarni::sqrt(x));             // into y (in place: y is read too)
+///
+/// Why a queue at evaluation and not in the arrays: an Array is memory, not a stream of work, and
+/// kjarni enqueues all work on the queue the caller names (as kernels and copies do); the
+/// expression is a value that can be built anywhere and evaluated on any queue of the arrays' device.
+///
+/// Types follow numpy (not pygpu's get_common_dtype, so that results equal numpy's for the same
+/// inputs): np.promote_types between arrays (int8 + int8 stays int8 and wraps as numpy does;
+/// int64 + uint64 gives float64), and NEP 50 for C++ scalars written without a dtype: they are
+/// "weak", like Python scalars, and take the array's type within its kind (`2.0 * float32_array`
+/// is float32; `2.5 * int32_array` is float64). `scalar(value, dtype)` gives a scalar of a fixed
+/// dtype. `/` of integers is true division (float64), `%` has the divisor's sign (Python's), and
+/// integer `%` by 0 gives 0 as numpy does. float16 is stored in 16 bits and computed in float32;
+/// a whole expression is computed before rounding once (numpy rounds after every operation, so
+/// results may differ by an ulp of float16). Comparisons give bool. Math functions of integer
+/// arrays compute in numpy's float type for them (float16 for 8-bit, float32 for 16-bit, float64
+/// otherwise). minimum and maximum propagate NaN (numpy's, not fmin/fmax).
+///
+/// Complex types (complex64, complex128) take + - * / == != abs exp log sqrt sin cos tanh pow where
+/// astype, with numpy's principal values and branch cuts (sqrt and log: along the negative real axis,
+/// the sign of a zero imaginary part choosing the side); minimum, maximum and the orderings are an
+/// ArgumentError naming the operation, as are `-` of bool and `%` of complex values. Shapes broadcast by numpy's rules when the tree is built (ArgumentError with both
+/// shapes otherwise); arrays of different contexts or devices are refused at evaluation. \file
 
 #include <complex>
 #include <cstddef>

@@ -1,18 +1,18 @@
 #pragma once
-// Function modules (reference 000 §3.3.12: grunnur.functions): Modules rendering one C function
-// named by the module prefix, for arithmetic that C cannot spell for complex numbers (float2 /
-// double2 on both APIs). The factories run in C++; pass the module as a render global, e.g.
-// `{"mul", functions::mul({dtypes::complex64, dtypes::float32})}`, and call `${mul}(a, b)` in the
-// kernel.
-//
-// Types: bool, the integers, float32, float64, complex64 and complex128 (float16 is refused: GPUs
-// have no portable half arithmetic). When `out` is not given it is result_type(inputs). Every input
-// is converted to the output type first (cast()'s rules), so mixing real and complex values adds
-// the real value to the real part only -- the pitfall of `float2 + float` on OpenCL, which adds it
-// to both components, cannot happen. A complex input with a real output is an ArgumentError
-// (except in cast(), which takes the real part, as numpy's astype does).
-//
-// Integer arithmetic is C's: div() of integers truncates, and overflow wraps for unsigned types.
+/// Function modules (reference 000 §3.3.12: grunnur.functions): Modules rendering one C function
+/// named by the module prefix, for arithmetic that C cannot spell for complex numbers (float2 /
+/// double2 on both APIs). The factories run in C++; pass the module as a render global, e.g.
+/// `{"mul", functions::mul({dtypes::complex64, dtypes::float32})}`, and call `${mul}(a, b)` in the
+/// kernel.
+///
+/// Types: bool, the integers, float32, float64, complex64 and complex128 (float16 is refused: GPUs
+/// have no portable half arithmetic). When `out` is not given it is result_type(inputs). Every input
+/// is converted to the output type first (cast()'s rules), so mixing real and complex values adds
+/// the real value to the real part only -- the pitfall of `float2 + float` on OpenCL, which adds it
+/// to both components, cannot happen. A complex input with a real output is an ArgumentError
+/// (except in cast(), which takes the real part, as numpy's astype does).
+///
+/// Integer arithmetic is C's: div() of integers truncates, and overflow wraps for unsigned types. \file
 
 #include <optional>
 #include <vector>

@@ -1,30 +1,30 @@
 #pragma once
-// Page-locked (pinned) host memory (reference 002: PyCUDA's pagelocked_empty / HostAllocation and
-// host_alloc_flags; reference 003: PyOpenCL's pools).
-//
-// Transfers between a Buffer and page-locked memory run at the full speed of the bus, and
-// asynchronous ones (Buffer::set/get with async = true) truly overlap with other work; from
-// pageable memory the driver stages them.
-//
-// Flags:
-//  - portable: CUDA: page-locked for every CUDA context of the process, not only the one it was
-//    allocated in (device 0's context of the kjarni Context). OpenCL: accepted, and what every
-//    allocation is anyway (all devices of the context reach it).
-//  - mapped: kernels can address the memory: device_buffer() gives it as a Buffer. CUDA: the
-//    device address of the allocation (cuMemHostGetDevicePointer); a multi-device context needs
-//    `portable` too for devices other than the first. OpenCL: the CL_MEM_ALLOC_HOST_PTR buffer the
-//    memory belongs to; finish the work of kernels using it before touching the host side.
-//  - write_combined: CUDA only (UnsupportedError on OpenCL): faster for the host to write and the
-//    device to read over the bus, very slow for the host to read.
-//
-// HostMemory is a handle: copies share the allocation, which is freed (or returned to its pool)
-// when the last handle, and the last Buffer made by device_buffer(), goes.
-//
-// Existing host memory can be page-locked in place (register_memory; reference 002:
-// register_host_memory): CUDA cuMemHostRegister, OpenCL a CL_MEM_USE_HOST_PTR buffer over it. Buffer
-// transfers from and to it then go straight to the driver, unstaged, like those of allocated
-// page-locked memory. The memory stays the caller's: it is unregistered, not freed, when the last
-// handle goes, and must outlive that.
+/// Page-locked (pinned) host memory (reference 002: PyCUDA's pagelocked_empty / HostAllocation and
+/// host_alloc_flags; reference 003: PyOpenCL's pools).
+///
+/// Transfers between a Buffer and page-locked memory run at the full speed of the bus, and
+/// asynchronous ones (Buffer::set/get with async = true) truly overlap with other work; from
+/// pageable memory the driver stages them.
+///
+/// Flags:
+///  - portable: CUDA: page-locked for every CUDA context of the process, not only the one it was
+///    allocated in (device 0's context of the kjarni Context). OpenCL: accepted, and what every
+///    allocation is anyway (all devices of the context reach it).
+///  - mapped: kernels can address the memory: device_buffer() gives it as a Buffer. CUDA: the
+///    device address of the allocation (cuMemHostGetDevicePointer); a multi-device context needs
+///    `portable` too for devices other than the first. OpenCL: the CL_MEM_ALLOC_HOST_PTR buffer the
+///    memory belongs to; finish the work of kernels using it before touching the host side.
+///  - write_combined: CUDA only (UnsupportedError on OpenCL): faster for the host to write and the
+///    device to read over the bus, very slow for the host to read.
+///
+/// HostMemory is a handle: copies share the allocation, which is freed (or returned to its pool)
+/// when the last handle, and the last Buffer made by device_buffer(), goes.
+///
+/// Existing host memory can be page-locked in place (register_memory; reference 002:
+/// register_host_memory): CUDA cuMemHostRegister, OpenCL a CL_MEM_USE_HOST_PTR buffer over it. Buffer
+/// transfers from and to it then go straight to the driver, unstaged, like those of allocated
+/// page-locked memory. The memory stays the caller's: it is unregistered, not freed, when the last
+/// handle goes, and must outlive that. \file
 
 #include <cstddef>
 #include <memory>

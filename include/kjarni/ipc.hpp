@@ -1,18 +1,18 @@
 #pragma once
-// Sharing device memory and ordering work between processes on one machine (CUDA IPC; every call
-// gives UnsupportedError on OpenCL, which has no interprocess handles).
-//
-// Memory: Buffer::ipc_handle() in the process that allocated it, bytes sent over any channel (a
-// Rendezvous, a pipe, a file), Buffer::open_ipc(device, bytes) in the other. An Array goes the same
-// way through its base buffer: send `array.base().ipc_handle()` with the dtype and layout, and
-// rebuild it with `Array::from_buffer(Buffer::open_ipc(device, bytes), dtype, layout)`.
-//
-// Order: the producer records an IpcEvent on its queue after the work that writes the memory and
-// sends the event's handle (once; the event can be recorded again and again); the consumer opens
-// it and makes its queue wait for it (`queue.wait_for(event.event())`). As with CUDA's own
-// interprocess events, a wait sees the latest record() that the producer issued before the
-// consumer enqueued the wait: the two processes agree on the order by messages (e.g. the
-// producer's record, then a message, then the consumer's wait).
+/// Sharing device memory and ordering work between processes on one machine (CUDA IPC; every call
+/// gives UnsupportedError on OpenCL, which has no interprocess handles).
+///
+/// Memory: Buffer::ipc_handle() in the process that allocated it, bytes sent over any channel (a
+/// Rendezvous, a pipe, a file), Buffer::open_ipc(device, bytes) in the other. An Array goes the same
+/// way through its base buffer: send `array.base().ipc_handle()` with the dtype and layout, and
+/// rebuild it with `Array::from_buffer(Buffer::open_ipc(device, bytes), dtype, layout)`.
+///
+/// Order: the producer records an IpcEvent on its queue after the work that writes the memory and
+/// sends the event's handle (once; the event can be recorded again and again); the consumer opens
+/// it and makes its queue wait for it (`queue.wait_for(event.event())`). As with CUDA's own
+/// interprocess events, a wait sees the latest record() that the producer issued before the
+/// consumer enqueued the wait: the two processes agree on the order by messages (e.g. the
+/// producer's record, then a message, then the consumer's wait). \file
 
 #include <cstddef>
 #include <memory>

@@ -1,5 +1,5 @@
 #pragma once
-// The whole public API of kjarni.
+/// The whole public API of kjarni. \file
 
 #include "kjarni/api.hpp"
 #include "kjarni/array.hpp"

@@ -1,58 +1,58 @@
 #pragma once
-// Managed memory (CUDA cuMemAllocManaged) and shared virtual memory (OpenCL 2.0+ clSVMAlloc): one
-// allocation with one address that the host and the kernels of every device of a context use
-// (reference 002: PyCUDA's managed_empty / ManagedAllocation; PyOpenCL's SVMAllocation / SVMMap).
-//
-// Allocation:
-//  - Only on devices that can (managed_memory_capabilities(device).supported()): UnsupportedError
-//    naming the device and what it lacks otherwise.
-//  - Never more than the device has free: the request is compared, before anything is allocated,
-//    with CL_DEVICE_MAX_MEM_ALLOC_SIZE and the global memory size, and with the free memory where
-//    the API reports it (CUDA cuMemGetInfo; OpenCL CL_DEVICE_GLOBAL_FREE_MEMORY_AMD). A larger
-//    request throws OutOfMemoryError naming the bytes requested and available. (CUDA could
-//    oversubscribe managed memory on some systems; kjarni refuses instead.) allocate(context, ...)
-//    checks every device of the context, allocate(device, ...) that device only.
-//  - OpenCL: fine-grained SVM where every device concerned has it (CL_DEVICE_SVM_FINE_GRAIN_BUFFER,
-//    with CL_MEM_SVM_ATOMICS where they all have CL_DEVICE_SVM_ATOMICS), else coarse-grained;
-//    ManagedMemoryFlags::coarse_grain asks for coarse-grained anyway. fine_grained() says which.
-//
-// Concurrency rules: when the host may touch the memory.
-//  - CUDA, device without concurrentManagedAccess (Windows, pre-Pascal GPUs): never while any kernel
-//    of the context runs, whether it uses this memory or not (the driver then faults the host
-//    thread). Memory attached to the host (attach_host, attach(queue, Attach::host)) is exempt, and
-//    memory attached to one queue (Attach::single) is exempt from other queues' kernels.
-//  - CUDA, device with concurrentManagedAccess: at any time; accesses are coherent, but nothing
-//    orders the host's accesses against a kernel's unless you synchronize (a queue, an event).
-//  - OpenCL coarse-grained: only inside a host access scope (host_access(): clEnqueueSVMMap /
-//    clEnqueueSVMUnmap); data() outside one is undefined behaviour, and no kernel may use the
-//    memory while a scope is open.
-//  - OpenCL fine-grained: at any time, but the host's and the kernels' writes become visible to
-//    each other only at synchronization points (the end of a kernel that the host waited for, a
-//    map, an unmap). Concurrent access to the same bytes is a race unless both sides use atomics,
-//    which needs svm_atomics (CL_MEM_SVM_ATOMICS is set when the devices have it).
-// When several devices may use one allocation at the same time: CUDA with concurrentManagedAccess
-// and OpenCL fine-grained SVM allow it (on disjoint bytes, or with atomics); coarse-grained SVM
-// allows one device at a time, ordered by events. NVIDIA's OpenCL crashes when two GPUs of one
-// context use one allocation even so: there, ManagedMemory in a context of several devices throws
-// UnsupportedError (quirk nvidia_svm_several_devices).
-//
-// What kjarni does for you: host_access(queue) is the portable way to reach the memory from the
-// host. It waits for the queue's work (only that queue's: wait for other queues using the memory
-// first; CUDA without concurrentManagedAccess: every device of the context), maps where the memory is coarse-grained, and unmaps when the scope ends, waiting for
-// the unmap, so that work enqueued on any queue afterwards sees the host's writes. While a scope
-// is open on coarse-grained memory (or on CUDA without concurrentManagedAccess), launching a
-// kernel with the memory as an argument throws ArgumentError. kjarni cannot see kernels that
-// reach the memory otherwise (through a device_buffer(), a pointer stored in memory, other
-// libraries), and data() is a plain pointer: the rules above are yours to keep when you touch it
-// directly.
-//
-// Pointers stored inside the memory: portable code follows them only into the same allocation
-// (OpenCL kernels reach other SVM allocations only when told of them, which kjarni does not do;
-// CUDA kernels reach any managed allocation).
-//
-// ManagedMemory is a handle: copies share the allocation, which is freed when the last handle, and
-// the last Buffer made by device_buffer(), goes. Work still enqueued on it must have completed by
-// then (clSVMFree does not wait for it).
+/// Managed memory (CUDA cuMemAllocManaged) and shared virtual memory (OpenCL 2.0+ clSVMAlloc): one
+/// allocation with one address that the host and the kernels of every device of a context use
+/// (reference 002: PyCUDA's managed_empty / ManagedAllocation; PyOpenCL's SVMAllocation / SVMMap).
+///
+/// Allocation:
+///  - Only on devices that can (managed_memory_capabilities(device).supported()): UnsupportedError
+///    naming the device and what it lacks otherwise.
+///  - Never more than the device has free: the request is compared, before anything is allocated,
+///    with CL_DEVICE_MAX_MEM_ALLOC_SIZE and the global memory size, and with the free memory where
+///    the API reports it (CUDA cuMemGetInfo; OpenCL CL_DEVICE_GLOBAL_FREE_MEMORY_AMD). A larger
+///    request throws OutOfMemoryError naming the bytes requested and available. (CUDA could
+///    oversubscribe managed memory on some systems; kjarni refuses instead.) allocate(context, ...)
+///    checks every device of the context, allocate(device, ...) that device only.
+///  - OpenCL: fine-grained SVM where every device concerned has it (CL_DEVICE_SVM_FINE_GRAIN_BUFFER,
+///    with CL_MEM_SVM_ATOMICS where they all have CL_DEVICE_SVM_ATOMICS), else coarse-grained;
+///    ManagedMemoryFlags::coarse_grain asks for coarse-grained anyway. fine_grained() says which.
+///
+/// Concurrency rules: when the host may touch the memory.
+///  - CUDA, device without concurrentManagedAccess (Windows, pre-Pascal GPUs): never while any kernel
+///    of the context runs, whether it uses this memory or not (the driver then faults the host
+///    thread). Memory attached to the host (attach_host, attach(queue, Attach::host)) is exempt, and
+///    memory attached to one queue (Attach::single) is exempt from other queues' kernels.
+///  - CUDA, device with concurrentManagedAccess: at any time; accesses are coherent, but nothing
+///    orders the host's accesses against a kernel's unless you synchronize (a queue, an event).
+///  - OpenCL coarse-grained: only inside a host access scope (host_access(): clEnqueueSVMMap /
+///    clEnqueueSVMUnmap); data() outside one is undefined behaviour, and no kernel may use the
+///    memory while a scope is open.
+///  - OpenCL fine-grained: at any time, but the host's and the kernels' writes become visible to
+///    each other only at synchronization points (the end of a kernel that the host waited for, a
+///    map, an unmap). Concurrent access to the same bytes is a race unless both sides use atomics,
+///    which needs svm_atomics (CL_MEM_SVM_ATOMICS is set when the devices have it).
+/// When several devices may use one allocation at the same time: CUDA with concurrentManagedAccess
+/// and OpenCL fine-grained SVM allow it (on disjoint bytes, or with atomics); coarse-grained SVM
+/// allows one device at a time, ordered by events. NVIDIA's OpenCL crashes when two GPUs of one
+/// context use one allocation even so: there, ManagedMemory in a context of several devices throws
+/// UnsupportedError (quirk nvidia_svm_several_devices).
+///
+/// What kjarni does for you: host_access(queue) is the portable way to reach the memory from the
+/// host. It waits for the queue's work (only that queue's: wait for other queues using the memory
+/// first; CUDA without concurrentManagedAccess: every device of the context), maps where the memory is coarse-grained, and unmaps when the scope ends, waiting for
+/// the unmap, so that work enqueued on any queue afterwards sees the host's writes. While a scope
+/// is open on coarse-grained memory (or on CUDA without concurrentManagedAccess), launching a
+/// kernel with the memory as an argument throws ArgumentError. kjarni cannot see kernels that
+/// reach the memory otherwise (through a device_buffer(), a pointer stored in memory, other
+/// libraries), and data() is a plain pointer: the rules above are yours to keep when you touch it
+/// directly.
+///
+/// Pointers stored inside the memory: portable code follows them only into the same allocation
+/// (OpenCL kernels reach other SVM allocations only when told of them, which kjarni does not do;
+/// CUDA kernels reach any managed allocation).
+///
+/// ManagedMemory is a handle: copies share the allocation, which is freed when the last handle, and
+/// the last Buffer made by device_buffer(), goes. Work still enqueued on it must have completed by
+/// then (clSVMFree does not wait for it). \file
 
 #include <cstddef>
 #include <cstdint>

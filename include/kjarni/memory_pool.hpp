@@ -1,35 +1,35 @@
 #pragma once
-// Allocators and a memory pool for device buffers (reference 003: PyOpenCL's allocators and
-// MemoryPool).
-//
-// Anything that makes buffers is an Allocator: Buffer::allocate, DeferredAllocator,
-// ImmediateAllocator, a MemoryPool (copies of a MemoryPool share one pool).
-//
-// Bins. A freed block is held in a bin named by the leading bits of its size: the top set bit and
-// the `leading_bits_in_bin_id` bits after it. Every request is rounded up to the largest size with
-// the same leading bits (all lower bits set), so any block of a bin serves any request of that bin;
-// the rounding wastes less than 1 / 2^leading_bits_in_bin_id of a request. Sizes of fewer
-// significant bits are their own bins, unrounded.
-//
-// Queue-ordered reuse. A block allocated for a queue (allocate(queue, size)) may still be in use by
-// work enqueued on that queue when its last Buffer handle goes. Such a block is handed out again
-//  - at once to a request on the same queue: the queue runs in order, so the new user's work comes
-//    after the old user's;
-//  - to a request on any other queue only behind an event recorded on the old queue at that moment:
-//    the new queue waits for it (Queue::wait_for) before the block is returned, so nothing the new
-//    user enqueues can start before the old user's work has finished.
-// Blocks allocated without a queue (allocate(device, size), or the pool used as an Allocator) carry
-// no such guarantee, as with PyOpenCL: the caller must know the old work is done or on the queue
-// the next user uses.
-//
-// Returning. A block goes back to the pool when the last handle to it (copies and sub-regions
-// included) goes, even after every copy of the MemoryPool has gone (it is then freed). Handing out
-// a held block allocates nothing.
-//
-// Out of memory. When the allocator reports OutOfMemoryError, the pool frees every block it holds
-// and tries once more before letting the error through.
-//
-// All members are safe to call from several threads at once.
+/// Allocators and a memory pool for device buffers (reference 003: PyOpenCL's allocators and
+/// MemoryPool).
+///
+/// Anything that makes buffers is an Allocator: Buffer::allocate, DeferredAllocator,
+/// ImmediateAllocator, a MemoryPool (copies of a MemoryPool share one pool).
+///
+/// Bins. A freed block is held in a bin named by the leading bits of its size: the top set bit and
+/// the `leading_bits_in_bin_id` bits after it. Every request is rounded up to the largest size with
+/// the same leading bits (all lower bits set), so any block of a bin serves any request of that bin;
+/// the rounding wastes less than 1 / 2^leading_bits_in_bin_id of a request. Sizes of fewer
+/// significant bits are their own bins, unrounded.
+///
+/// Queue-ordered reuse. A block allocated for a queue (allocate(queue, size)) may still be in use by
+/// work enqueued on that queue when its last Buffer handle goes. Such a block is handed out again
+///  - at once to a request on the same queue: the queue runs in order, so the new user's work comes
+///    after the old user's;
+///  - to a request on any other queue only behind an event recorded on the old queue at that moment:
+///    the new queue waits for it (Queue::wait_for) before the block is returned, so nothing the new
+///    user enqueues can start before the old user's work has finished.
+/// Blocks allocated without a queue (allocate(device, size), or the pool used as an Allocator) carry
+/// no such guarantee, as with PyOpenCL: the caller must know the old work is done or on the queue
+/// the next user uses.
+///
+/// Returning. A block goes back to the pool when the last handle to it (copies and sub-regions
+/// included) goes, even after every copy of the MemoryPool has gone (it is then freed). Handing out
+/// a held block allocates nothing.
+///
+/// Out of memory. When the allocator reports OutOfMemoryError, the pool frees every block it holds
+/// and tries once more before letting the error through.
+///
+/// All members are safe to call from several threads at once. \file
 
 #include <cstddef>
 #include <functional>

@@ -1,10 +1,10 @@
 #pragma once
-// A Rendezvous over an MPI communicator, for jobs that mpirun (or srun) launches across hosts.
-//
-// This header includes <mpi.h>: include it only where MPI's headers are on the include path, and
-// link the kjarni_mpi target (built when CMake's find_package(MPI) finds MPI; Debian:
-// libopenmpi-dev). The rest of kjarni never needs MPI: rendezvous_from_environment reads the rank
-// and count that mpirun sets, without linking it.
+/// A Rendezvous over an MPI communicator, for jobs that mpirun (or srun) launches across hosts.
+///
+/// This header includes `<mpi.h>`: include it only where MPI's headers are on the include path, and
+/// link the kjarni_mpi target (built when CMake's find_package(MPI) finds MPI; Debian:
+/// libopenmpi-dev). The rest of kjarni never needs MPI: rendezvous_from_environment reads the rank
+/// and count that mpirun sets, without linking it. \file
 
 #include <mpi.h>
 

@@ -1,13 +1,13 @@
 #pragma once
-// Arrays over several devices (reference 000 §3.3.7: grunnur MultiArray and its splays). A
-// MultiArray holds one Array per device; a splay decides which part of the whole array each device
-// holds: CloneSplay gives every device a copy, EqualSplay splits the outermost dimension as evenly
-// as possible (the first `n % devices` parts get one more row), and a user-defined splay derives
-// from Splay. Each device's part is a C-contiguous Array.
-//
-// As an argument of a kernel launched on a MultiQueue, a MultiArray passes each device its own part
-// (as Array does: a pointer to the part's first element); on a single Queue, the part on that
-// queue's device.
+/// Arrays over several devices (reference 000 §3.3.7: grunnur MultiArray and its splays). A
+/// MultiArray holds one Array per device; a splay decides which part of the whole array each device
+/// holds: CloneSplay gives every device a copy, EqualSplay splits the outermost dimension as evenly
+/// as possible (the first `n % devices` parts get one more row), and a user-defined splay derives
+/// from Splay. Each device's part is a C-contiguous Array.
+///
+/// As an argument of a kernel launched on a MultiQueue, a MultiArray passes each device its own part
+/// (as Array does: a pointer to the part's first element); on a single Queue, the part on that
+/// queue's device. \file
 
 #include <memory>
 #include <vector>

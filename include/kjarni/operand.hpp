@@ -1,6 +1,6 @@
 #pragma once
-// What the algorithm kernels (ElementwiseKernel, ReductionKernel, ScanKernel) take at a call: an
-// Array for an argument declared as a pointer, a scalar with its dtype for the others.
+/// What the algorithm kernels (ElementwiseKernel, ReductionKernel, ScanKernel) take at a call: an
+/// Array for an argument declared as a pointer, a scalar with its dtype for the others. \file
 
 #include <array>
 #include <complex>

@@ -1,11 +1,11 @@
 #pragma once
-// Pitched memory, 2-D fills and 2-D/3-D copies (reference 002: PyCUDA's mem_alloc_pitch,
-// memset_d2d8/16/32[_async], Memcpy2D, Memcpy3D, Memcpy3DPeer; reference 003: PyOpenCL's
-// enqueue_copy with buffer/host origins, regions and pitches, i.e. clEnqueue{Read,Write,Copy}BufferRect).
-// kjarni/rect_layout.hpp says how a box lies in memory.
-//
-// Asynchronous transfers (async = true) follow Buffer's rules: the host memory must stay alive and
-// untouched until the queue has passed the copy. Rectangular host transfers are never staged.
+/// Pitched memory, 2-D fills and 2-D/3-D copies (reference 002: PyCUDA's mem_alloc_pitch,
+/// memset_d2d8/16/32[_async], Memcpy2D, Memcpy3D, Memcpy3DPeer; reference 003: PyOpenCL's
+/// enqueue_copy with buffer/host origins, regions and pitches, i.e. clEnqueue{Read,Write,Copy}BufferRect).
+/// kjarni/rect_layout.hpp says how a box lies in memory.
+///
+/// Asynchronous transfers (async = true) follow Buffer's rules: the host memory must stay alive and
+/// untouched until the queue has passed the copy. Rectangular host transfers are never staged. \file
 
 #include <cstddef>
 #include <cstdint>

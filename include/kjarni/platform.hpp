@@ -1,5 +1,5 @@
 #pragma once
-// Platforms (reference: grunnur Platform / PlatformFilter). CUDA has a single platform.
+/// Platforms (reference: grunnur Platform / PlatformFilter). CUDA has a single platform. \file
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
-// What an address is and how much memory a device has left (reference 002: PyCUDA's
-// pointer_attribute and mem_get_info).
+/// What an address is and how much memory a device has left (reference 002: PyCUDA's
+/// pointer_attribute and mem_get_info). \file
 
 #include <cstddef>
 #include <cstdint>

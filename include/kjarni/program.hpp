@@ -1,13 +1,13 @@
 #pragma once
-// Programs and kernels (reference: grunnur Program, Kernel, PreparedKernel; PyCUDA function
-// attributes). One kernel source, written against the prelude (KERNEL, GLOBAL_MEM, get_global_id,
-// ...), compiles for every device of a context: CUDA through NVRTC straight to a cubin, OpenCL
-// through clBuildProgram. Compiled programs are cached in memory per context and on disk per user
-// (see compilation_cache.hpp).
-//
-// Sizes are given per dimension with the first dimension varying fastest: global_size[0] is what
-// get_global_size(0) returns, on both APIs. A global size must be a multiple of the local size in
-// each dimension.
+/// Programs and kernels (reference: grunnur Program, Kernel, PreparedKernel; PyCUDA function
+/// attributes). One kernel source, written against the prelude (KERNEL, GLOBAL_MEM, get_global_id,
+/// ...), compiles for every device of a context: CUDA through NVRTC straight to a cubin, OpenCL
+/// through clBuildProgram. Compiled programs are cached in memory per context and on disk per user
+/// (see compilation_cache.hpp).
+///
+/// Sizes are given per dimension with the first dimension varying fastest: global_size[0] is what
+/// get_global_size(0) returns, on both APIs. A global size must be a multiple of the local size in
+/// each dimension. \file
 
 #include <array>
 #include <complex>

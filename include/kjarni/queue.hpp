@@ -1,6 +1,6 @@
 #pragma once
-// Queues (reference: grunnur Queue / MultiQueue). A Queue is an in-order stream of work on one
-// device: a CUDA stream, or an OpenCL command queue with profiling on (for Event timing).
+/// Queues (reference: grunnur Queue / MultiQueue). A Queue is an in-order stream of work on one
+/// device: a CUDA stream, or an OpenCL command queue with profiling on (for Event timing). \file
 
 #include <cstdint>
 #include <memory>

@@ -1,12 +1,12 @@
 #pragma once
-// How a box of bytes lies in linear memory, for 2-D and 3-D copies (reference 002: PyCUDA's
-// Memcpy2D/Memcpy3D; reference 003: PyOpenCL's enqueue_copy with origins, regions and pitches).
-//
-// Memory is seen as slices of rows: byte (x, y, z) of the layout is at
-//   offset + z * slice_pitch + y * pitch + x
-// from the start of the memory (a Buffer's start, or a host pointer). A copy moves a box of
-// `width` bytes by `height` rows by `depth` slices from the source's origin (x, y, z) to the
-// destination's.
+/// How a box of bytes lies in linear memory, for 2-D and 3-D copies (reference 002: PyCUDA's
+/// Memcpy2D/Memcpy3D; reference 003: PyOpenCL's enqueue_copy with origins, regions and pitches).
+///
+/// Memory is seen as slices of rows: byte (x, y, z) of the layout is at
+///   offset + z * slice_pitch + y * pitch + x
+/// from the start of the memory (a Buffer's start, or a host pointer). A copy moves a box of
+/// `width` bytes by `height` rows by `depth` slices from the source's origin (x, y, z) to the
+/// destination's. \file
 
 #include <cstddef>
 

@@ -1,19 +1,19 @@
 #pragma once
-// Reductions of arrays over any set of axes (PyOpenCL's and pygpu's ReductionKernel), and numpy's
-// reductions built on them: sum prod min max argmin argmax any all mean, and the vector dot.
-//
-// Every reduction is deterministic: the same input on the same device gives the same bits on every
-// run. Values are combined in an order fixed by the shape and the device (several independent
-// accumulators per work item, then a tree in local memory, then, when one output is split over
-// several work groups, a second kernel that combines the groups' partial results in order); no
-// atomics. The reduce expression must be associative and commutative (floating-point addition is
-// treated as such: the order differs from numpy's, so float results agree with numpy within the
-// rounding bound of the summation, not bit for bit).
-//
-// Work is enqueued on the caller's queue and not waited for; a result array is allocated on the
-// queue's device. An empty input launches nothing but the fill of the neutral element: the
-// reduction of an empty axis is the neutral element (min, max, argmin and argmax of an empty axis
-// raise ArgumentError, as numpy raises ValueError).
+/// Reductions of arrays over any set of axes (PyOpenCL's and pygpu's ReductionKernel), and numpy's
+/// reductions built on them: sum prod min max argmin argmax any all mean, and the vector dot.
+///
+/// Every reduction is deterministic: the same input on the same device gives the same bits on every
+/// run. Values are combined in an order fixed by the shape and the device (several independent
+/// accumulators per work item, then a tree in local memory, then, when one output is split over
+/// several work groups, a second kernel that combines the groups' partial results in order); no
+/// atomics. The reduce expression must be associative and commutative (floating-point addition is
+/// treated as such: the order differs from numpy's, so float results agree with numpy within the
+/// rounding bound of the summation, not bit for bit).
+///
+/// Work is enqueued on the caller's queue and not waited for; a result array is allocated on the
+/// queue's device. An empty input launches nothing but the fill of the neutral element: the
+/// reduction of an empty axis is the neutral element (min, max, argmin and argmax of an empty axis
+/// raise ArgumentError, as numpy raises ValueError). \file
 
 #include <complex>
 #include <cstddef>

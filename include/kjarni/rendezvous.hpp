@@ -1,9 +1,9 @@
 #pragma once
-// How the ranks of a job (processes, or threads of one process) find each other and exchange bytes:
-// the bootstrap of collectives and of anything else that needs a few bytes from every rank. One
-// rank is the root; every other rank connects to it, and every pair of ranks gets its own ordered
-// byte stream. Every blocking call honours the rendezvous' timeout and a dead or unreachable peer
-// gives a PeerError naming the peer, never a hang.
+/// How the ranks of a job (processes, or threads of one process) find each other and exchange bytes:
+/// the bootstrap of collectives and of anything else that needs a few bytes from every rank. One
+/// rank is the root; every other rank connects to it, and every pair of ranks gets its own ordered
+/// byte stream. Every blocking call honours the rendezvous' timeout and a dead or unreachable peer
+/// gives a PeerError naming the peer, never a hang. \file
 
 #include <chrono>
 #include <cstddef>

@@ -1,28 +1,28 @@
 #pragma once
-// Static kernels (reference 000 §3.3.9: grunnur's StaticKernel and VsizeModules): a kernel rendered,
-// compiled and prepared once for fixed sizes, then called with its arguments only.
-//
-// The sizes are virtual: any number of dimensions (1 to StaticKernel::max_dims), global sizes that
-// need not be multiples of the local sizes, and more groups than the device takes in one dimension.
-// The template receives a global `static` whose attributes are modules rendering the id and size
-// functions of the virtual grid, to be used instead of get_global_id() and friends:
-//
-//     KERNEL void fill(GLOBAL_MEM int* out)
-//     {
-//         if (${static.skip}()) return;  // a work item of the padding
-//         out[${static.global_flat_id}()] = (int)${static.global_id}(1);
-//     }
-//
-//   ${static.local_id}(dim), ${static.local_size}(dim), ${static.group_id}(dim),
-//   ${static.num_groups}(dim), ${static.global_id}(dim), ${static.global_size}(dim):
-//       VSIZE_T functions of `unsigned int dim`; past the virtual dimensions ids are 0, sizes 1.
-//   ${static.global_flat_id}(), ${static.global_flat_size}(): the global id and size with all
-//       dimensions flattened, dimension 0 fastest.
-//   ${static.skip}(): bool, true for the work items of the padding, which must do nothing.
-//
-// The virtual grid is mapped onto the device's real one of up to three dimensions (see
-// src/program/vsize.hpp); every virtual global id below the global size is visited by exactly one
-// work item that skip() lets through.
+/// Static kernels (reference 000 §3.3.9: grunnur's StaticKernel and VsizeModules): a kernel rendered,
+/// compiled and prepared once for fixed sizes, then called with its arguments only.
+///
+/// The sizes are virtual: any number of dimensions (1 to StaticKernel::max_dims), global sizes that
+/// need not be multiples of the local sizes, and more groups than the device takes in one dimension.
+/// The template receives a global `static` whose attributes are modules rendering the id and size
+/// functions of the virtual grid, to be used instead of get_global_id() and friends:
+///
+///     KERNEL void fill(GLOBAL_MEM int* out)
+///     {
+///         if (${static.skip}()) return;  // a work item of the padding
+///         out[${static.global_flat_id}()] = (int)${static.global_id}(1);
+///     }
+///
+///     ${static.local_id}(dim), ${static.local_size}(dim), ${static.group_id}(dim),
+///     ${static.num_groups}(dim), ${static.global_id}(dim), ${static.global_size}(dim):
+///         VSIZE_T functions of `unsigned int dim`; past the virtual dimensions ids are 0, sizes 1.
+///     ${static.global_flat_id}(), ${static.global_flat_size}(): the global id and size with all
+///         dimensions flattened, dimension 0 fastest.
+///     ${static.skip}(): bool, true for the work items of the padding, which must do nothing.
+///
+/// The virtual grid is mapped onto the device's real one of up to three dimensions (see
+/// src/program/vsize.hpp); every virtual global id below the global size is visited by exactly one
+/// work item that skip() lets through. \file
 
 #include <array>
 #include <map>

@@ -1,5 +1,5 @@
 #pragma once
-// The template language, Modules and Snippets (see kjarni/template/template.hpp for the language).
+/// The template language, Modules and Snippets (see kjarni/template/template.hpp for the language). \file
 
 #include <kjarni/template/module.hpp>
 #include <kjarni/template/template.hpp>

@@ -1,19 +1,19 @@
 #pragma once
-// GoogleTest helpers that run a test once per selected device (reference 003:
-// pytest_generate_tests_for_pyopencl and PYOPENCL_TEST; pytest-grunnur): the DeviceTest fixture,
-// KJARNI_INSTANTIATE_DEVICE_TESTS, and contexts shared by all tests of one process. Link the CMake
-// target kjarni::testing (built where GoogleTest is found), which brings GoogleTest with it:
-//
-//   class MyTest : public kjarni::test::DeviceTest {};
-//   TEST_P(MyTest, Scales) { kjarni::Buffer b = kjarni::Buffer::allocate(bound_device(), 64); ... }
-//   KJARNI_INSTANTIATE_DEVICE_TESTS(MyTest);
-//
-// KJARNI_TEST selects devices in the spirit of PYOPENCL_TEST: a comma-separated list of device
-// specifiers (kjarni/device_specifier.hpp):
-//   api[:platform_regex[:device_regex]], pygpu's cudaN / openclP:D, or pci:BUS_ID
-// e.g. "opencl", "cuda", "opencl:Portable", "opencl:NVIDIA:H100", "cuda,opencl:NVIDIA", "cuda0,opencl0:1".
-// Unset or empty: every device of every available API. A specifier naming an unavailable API or
-// matching no device is an error (the suite fails rather than silently testing nothing).
+/// GoogleTest helpers that run a test once per selected device (reference 003:
+/// pytest_generate_tests_for_pyopencl and PYOPENCL_TEST; pytest-grunnur): the DeviceTest fixture,
+/// KJARNI_INSTANTIATE_DEVICE_TESTS, and contexts shared by all tests of one process. Link the CMake
+/// target kjarni::testing (built where GoogleTest is found), which brings GoogleTest with it:
+///
+///   class MyTest : public kjarni::test::DeviceTest {};
+///   TEST_P(MyTest, Scales) { kjarni::Buffer b = kjarni::Buffer::allocate(bound_device(), 64); ... }
+///   KJARNI_INSTANTIATE_DEVICE_TESTS(MyTest);
+///
+/// KJARNI_TEST selects devices in the spirit of PYOPENCL_TEST: a comma-separated list of device
+/// specifiers (kjarni/device_specifier.hpp):
+///   api[:platform_regex[:device_regex]], pygpu's cudaN / openclP:D, or pci:BUS_ID
+/// e.g. "opencl", "cuda", "opencl:Portable", "opencl:NVIDIA:H100", "cuda,opencl:NVIDIA", "cuda0,opencl0:1".
+/// Unset or empty: every device of every available API. A specifier naming an unavailable API or
+/// matching no device is an error (the suite fails rather than silently testing nothing). \file
 
 #include <gtest/gtest.h>
 

@@ -1,46 +1,46 @@
 #pragma once
-// Virtual buffers (reference §3.3.13: grunnur's virtual_alloc).
-//
-// Temporaries used in one place but many times: instead of a real allocation each, a manager hands
-// out virtual allocations that may share real (physical) allocations. Two virtual allocations that
-// are declared dependent — used at the same time — never share memory.
-//
-//     ZeroOffsetManager manager(device);
-//     auto a = Array::empty(device, {n}, dtypes::float32, Order::C, manager.allocator());
-//     auto b = Array::empty(device, {n}, dtypes::float32, Order::C, manager.allocator(a));
-//     auto c = Array::empty(device, {n}, dtypes::float32, Order::C, manager.allocator({a, b}));
-//
-// A virtual allocation is a Buffer (the whole of what the allocator returns) aliasing the start of a
-// real allocation; it is alive while any handle to it (copies, sub-regions, arrays over it and their
-// views) is. The dependencies of a request are the virtual allocations alive at that moment that it
-// must not share memory with; dependency is symmetric, and the allocator holds only identifiers,
-// never the objects.
-//
-// Dependencies are given as a VirtualDependencies, made from
-//  - a Buffer or an Array (its base buffer): its virtual allocation; ignored when it is not virtual
-//    (a persistent allocation);
-//  - a range of valid values (vector, list, ... of Arrays, Buffers, or further ranges), processed
-//    recursively;
-//  - an initializer list of valid values: `manager.allocator({a, b, temps})`;
-//  - any object `x` for which `virtual_allocations(x)` — found by argument-dependent lookup —
-//    returns a valid value (the counterpart of grunnur's `__virtual_allocations__`), recursively.
-//
-// Managers.
-//  - TrivialManager: a separate real allocation per request, freed with its virtual allocation.
-//  - ZeroOffsetManager: every virtual allocation starts at offset 0 of a real allocation; a request
-//    takes the smallest real allocation large enough whose live users are none of its dependencies;
-//    failing that, an unused real allocation too small is replaced by one of the requested size, or
-//    else a new one is made. Real allocations left without users are kept for later requests until
-//    pack().
-//
-// pack(queue) — LIMITATION. A Buffer refers to its device memory directly (it cannot be re-pointed),
-// so live virtual allocations cannot be moved to a denser arrangement: pack() synchronizes `queue`
-// (work enqueued there on the memory must be done) and frees every real allocation that no live
-// virtual allocation uses. It never moves data. The memory of a real allocation pack() dropped while
-// a handle still existed is in any case kept alive by that handle.
-//
-// All members are safe to call from several threads at once. A manager's virtual allocations stay
-// valid after the manager is gone (they keep their real memory alive).
+/// Virtual buffers (reference §3.3.13: grunnur's virtual_alloc).
+///
+/// Temporaries used in one place but many times: instead of a real allocation each, a manager hands
+/// out virtual allocations that may share real (physical) allocations. Two virtual allocations that
+/// are declared dependent — used at the same time — never share memory.
+///
+///     ZeroOffsetManager manager(device);
+///     auto a = Array::empty(device, {n}, dtypes::float32, Order::C, manager.allocator());
+///     auto b = Array::empty(device, {n}, dtypes::float32, Order::C, manager.allocator(a));
+///     auto c = Array::empty(device, {n}, dtypes::float32, Order::C, manager.allocator({a, b}));
+///
+/// A virtual allocation is a Buffer (the whole of what the allocator returns) aliasing the start of a
+/// real allocation; it is alive while any handle to it (copies, sub-regions, arrays over it and their
+/// views) is. The dependencies of a request are the virtual allocations alive at that moment that it
+/// must not share memory with; dependency is symmetric, and the allocator holds only identifiers,
+/// never the objects.
+///
+/// Dependencies are given as a VirtualDependencies, made from
+///  - a Buffer or an Array (its base buffer): its virtual allocation; ignored when it is not virtual
+///    (a persistent allocation);
+///  - a range of valid values (vector, list, ... of Arrays, Buffers, or further ranges), processed
+///    recursively;
+///  - an initializer list of valid values: `manager.allocator({a, b, temps})`;
+///  - any object `x` for which `virtual_allocations(x)` — found by argument-dependent lookup —
+///    returns a valid value (the counterpart of grunnur's `__virtual_allocations__`), recursively.
+///
+/// Managers.
+///  - TrivialManager: a separate real allocation per request, freed with its virtual allocation.
+///  - ZeroOffsetManager: every virtual allocation starts at offset 0 of a real allocation; a request
+///    takes the smallest real allocation large enough whose live users are none of its dependencies;
+///    failing that, an unused real allocation too small is replaced by one of the requested size, or
+///    else a new one is made. Real allocations left without users are kept for later requests until
+///    pack().
+///
+/// pack(queue) — LIMITATION. A Buffer refers to its device memory directly (it cannot be re-pointed),
+/// so live virtual allocations cannot be moved to a denser arrangement: pack() synchronizes `queue`
+/// (work enqueued there on the memory must be done) and frees every real allocation that no live
+/// virtual allocation uses. It never moves data. The memory of a real allocation pack() dropped while
+/// a handle still existed is in any case kept alive by that handle.
+///
+/// All members are safe to call from several threads at once. A manager's virtual allocations stay
+/// valid after the manager is gone (they keep their real memory alive). \file
 
 #include <concepts>
 #include <cstddef>

@@ -1,6 +1,6 @@
 #pragma once
-// Snippets and Modules (reference §3.2 and §3.3.10), and render_with_modules(): the one function
-// Program and StaticKernel call to turn a template source into the code given to the compiler.
+/// Snippets and Modules (reference §3.2 and §3.3.10), and render_with_modules(): the one function
+/// Program and StaticKernel call to turn a template source into the code given to the compiler. \file
 
 #include <kjarni/template/template.hpp>
 #include <kjarni/template/value.hpp>

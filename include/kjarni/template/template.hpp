@@ -1,53 +1,54 @@
 #pragma once
-// Templates in the Mako-compatible subset kjarni understands (reference §3.3.10: Template,
-// DefTemplate, RenderError). A template is compiled once (lexed, parsed) when constructed and can be
-// rendered any number of times.
-//
-// The language is Mako's, as grunnur uses it (tests/template/corpus holds templates rendered by
-// Mako and by kjarni and compared byte for byte; refused.txt lists what kjarni refuses):
-//   ${expression | filters}             substitution: str() of the value, then Mako's escapes h, u, x,
-//                                       trim (n: no str first) or callables from the globals
-//   % if / % elif / % else / % endif, % for ... in ...: / % endfor
-//                                       control lines (the whole line vanishes); `loop` in a for
-//                                       (index, reverse_index, first, last, even, odd, parent, cycle)
-//   <%def name="f(a, b=1)" filter="trim"> ... </%def>
-//                                       a def; called in an expression it writes its text there and
-//                                       returns '' (as in Mako); the tags take no whitespace with
-//                                       them; filter= filters its whole output
-//   <% statements %>                    Python statements: assignments (to names, tuples of names and
-//                                       items x[k]), augmented assignments, expression statements,
-//                                       if/elif/else, for, while, break, continue, pass, assert, del,
-//                                       def/return (functions that see their enclosing scopes as they
-//                                       are when called), import math
-//   <%! statements %>                   module-level code: run once per render before anything reads
-//                                       its names, which come before the render globals (it sees
-//                                       neither the globals nor the template's names)
-//   <%call expr="f(...)" args="a">      calls f with `caller`; caller.body(a=...) renders the body
-//   <%self:f x="${v}" args="a">         the same as a custom tag (self and local: the template's defs)
-//   ## comment, \ at a line end (joins lines), %% at a line start (a literal %)
-// Expressions are Python's: literals (ints of any size, floats, strings: raw, triple-quoted,
-// f-strings), names, attributes, indexing and slices, calls with keywords, arithmetic, bit
-// operations, comparisons (chained), in / is, and / or / not, conditional expressions, lambdas,
-// list / tuple / dict / set literals, list, dict, set and generator comprehensions, `%`-formatting
-// and str.format with format specs; str methods (join, split, rsplit, splitlines, strip, lstrip,
-// rstrip, replace, find, rfind, index, count, startswith, endswith, partition, upper, lower, title,
-// ljust, rjust, center, zfill, is*, ...); list methods (append, extend, insert, pop, remove, sort
-// with key= and reverse=, reverse, index, count, copy, clear); dict methods (items, keys, values,
-// get, update, setdefault, pop, popitem, copy, clear); set methods and operators (| & - ^, add,
-// discard, update, union...); builtins (range, len, str, repr, int, float, bool, list, tuple, dict,
-// set, min, max, sum, any, all, abs, round, divmod, pow, enumerate, zip, map, filter, sorted,
-// reversed, isinstance, callable, type, getattr, hasattr, iter, next, hex, oct, bin, ord, chr,
-// format); `context` (get, keys, kwargs), `self`, `local` and UNDEFINED. Strings count, index and
-// slice in code points; dicts iterate in insertion order and take any hashable key.
-// Lists, dicts and sets change in place with Python's aliasing, for those the render made; values
-// from the globals or from C++ are shared between renders and threads and stay unchanged: changing
-// one is an error naming it (copy it first, e.g. list(x)). A container cannot be put inside itself
-// (no reference cycles).
-// Refused with an error naming the construct (never rendered differently): printing or iterating
-// a set of more than one member in Python's hash order (sorted(s), len, in, min, max, sum of ints,
-// any and all work), integers beyond 2^20 bits, <%namespace>, <%include>, <%inherit>, def attributes
-// other than name and filter, imports other than math, complex numbers, case mapping beyond Latin,
-// basic Greek and Cyrillic.
+/// Templates in the Mako-compatible subset kjarni understands (reference §3.3.10: Template,
+/// DefTemplate, RenderError). A template is compiled once (lexed, parsed) when constructed and can be
+/// rendered any number of times.
+///
+/// The language is Mako's, as grunnur uses it (tests/template/corpus holds templates rendered by
+/// Mako and by kjarni and compared byte for byte; refused.txt lists what kjarni refuses):
+///
+///      ${expression | filters}             substitution: str() of the value, then Mako's escapes h, u, x,
+///                                          trim (n: no str first) or callables from the globals
+///      % if / % elif / % else / % endif, % for ... in ...: / % endfor
+///                                          control lines (the whole line vanishes); `loop` in a for
+///                                          (index, reverse_index, first, last, even, odd, parent, cycle)
+///      <%def name="f(a, b=1)" filter="trim"> ... </%def>
+///                                          a def; called in an expression it writes its text there and
+///                                          returns '' (as in Mako); the tags take no whitespace with
+///                                          them; filter= filters its whole output
+///      <% statements %>                    Python statements: assignments (to names, tuples of names and
+///                                          items x[k]), augmented assignments, expression statements,
+///                                          if/elif/else, for, while, break, continue, pass, assert, del,
+///                                          def/return (functions that see their enclosing scopes as they
+///                                          are when called), import math
+///      <%! statements %>                   module-level code: run once per render before anything reads
+///                                          its names, which come before the render globals (it sees
+///                                          neither the globals nor the template's names)
+///      <%call expr="f(...)" args="a">      calls f with `caller`; caller.body(a=...) renders the body
+///      <%self:f x="${v}" args="a">         the same as a custom tag (self and local: the template's defs)
+///      ## comment, \ at a line end (joins lines), %% at a line start (a literal %)
+/// Expressions are Python's: literals (ints of any size, floats, strings: raw, triple-quoted,
+/// f-strings), names, attributes, indexing and slices, calls with keywords, arithmetic, bit
+/// operations, comparisons (chained), in / is, and / or / not, conditional expressions, lambdas,
+/// list / tuple / dict / set literals, list, dict, set and generator comprehensions, `%`-formatting
+/// and str.format with format specs; str methods (join, split, rsplit, splitlines, strip, lstrip,
+/// rstrip, replace, find, rfind, index, count, startswith, endswith, partition, upper, lower, title,
+/// ljust, rjust, center, zfill, is*, ...); list methods (append, extend, insert, pop, remove, sort
+/// with key= and reverse=, reverse, index, count, copy, clear); dict methods (items, keys, values,
+/// get, update, setdefault, pop, popitem, copy, clear); set methods and operators (| & - ^, add,
+/// discard, update, union...); builtins (range, len, str, repr, int, float, bool, list, tuple, dict,
+/// set, min, max, sum, any, all, abs, round, divmod, pow, enumerate, zip, map, filter, sorted,
+/// reversed, isinstance, callable, type, getattr, hasattr, iter, next, hex, oct, bin, ord, chr,
+/// format); `context` (get, keys, kwargs), `self`, `local` and UNDEFINED. Strings count, index and
+/// slice in code points; dicts iterate in insertion order and take any hashable key.
+/// Lists, dicts and sets change in place with Python's aliasing, for those the render made; values
+/// from the globals or from C++ are shared between renders and threads and stay unchanged: changing
+/// one is an error naming it (copy it first, e.g. list(x)). A container cannot be put inside itself
+/// (no reference cycles).
+/// Refused with an error naming the construct (never rendered differently): printing or iterating
+/// a set of more than one member in Python's hash order (sorted(s), len, in, min, max, sum of ints,
+/// any and all work), integers beyond 2^20 bits, <%namespace>, <%include>, <%inherit>, def attributes
+/// other than name and filter, imports other than math, complex numbers, case mapping beyond Latin,
+/// basic Greek and Cyrillic. \file
 
 #include <kjarni/error.hpp>
 #include <kjarni/template/value.hpp>
@@ -151,7 +152,7 @@ public:
     /// `Template::from_associated_file(__FILE__)`.
     static Template from_associated_file(const std::filesystem::path& filename);
 
-    /// The def `name` declared with <%def>; throws kjarni::Error when there is none.
+    /// The def `name` declared with `<%def>`; throws kjarni::Error when there is none.
     DefTemplate get_def(const std::string& name) const;
     /// Renders the top level of the template (defs are not called unless used).
     std::string render(const Globals& globals = {}) const;

@@ -1,10 +1,10 @@
 #pragma once
-// The one value type that crosses from C++ into templates. It mirrors the Python values a grunnur
-// template sees (None, bool, int, float, str, list, tuple, dict, callables, objects), so that
-// templates written for grunnur evaluate the same way. Copying a Value is cheap: aggregates are
-// shared, by reference, as Python's are. Those made from C++ are immutable (safe to share between
-// threads and renders); a template changes in place only the lists and dicts its own render made
-// (src/template/ownership.hpp tells why).
+/// The one value type that crosses from C++ into templates. It mirrors the Python values a grunnur
+/// template sees (None, bool, int, float, str, list, tuple, dict, callables, objects), so that
+/// templates written for grunnur evaluate the same way. Copying a Value is cheap: aggregates are
+/// shared, by reference, as Python's are. Those made from C++ are immutable (safe to share between
+/// threads and renders); a template changes in place only the lists and dicts its own render made
+/// (src/template/ownership.hpp tells why). \file
 
 #include <concepts>
 #include <cstdint>
