@@ -34,12 +34,11 @@ TEST(Mutation, GlobalsAreNotChangedAndTheErrorNamesThem) {
 }
 
 TEST(Mutation, ContainersMadeByARenderAreFreshEachRender) {
-    // A list literal (or a def's default) is made anew by each render, as Mako's body runs anew.
-    const Template t = Template::from_string(
-        "<%def name=\"f(acc=[])\"><% acc.append(1) %>${len(acc)}</%def>"
-        "<% xs = [] %><% xs.append(len(xs)) %>${xs} ${f()}");
-    EXPECT_EQ(t.render({}), "[0] 1");
-    EXPECT_EQ(t.render({}), "[0] 1");
+    // A list literal is made anew by each render, as Mako's body runs anew. (A <%def>'s default is
+    // made anew by each call in kjarni; Mako makes it once per loaded module: not compared here.)
+    const Template t = Template::from_string("<% xs = [] %><% xs.append(len(xs)) %>${xs}");
+    EXPECT_EQ(t.render({}), "[0]");
+    EXPECT_EQ(t.render({}), "[0]");
 }
 
 TEST(Mutation, ThreadsRenderingOneTemplateDoNotSeeEachOthersChanges) {
