@@ -236,7 +236,7 @@ int order(const Value& a, const Value& b) {
         const auto& x = a.as_list();
         const auto& y = b.as_list();
         for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
-            if (x[i] == y[i]) continue;
+            if (x[i] == y[i]) continue;  // (== stops at Python's recursion depth: so does this)
             return order(x[i], y[i]);
         }
         return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;

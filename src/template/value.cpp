@@ -122,6 +122,46 @@ Value::Storage Value::big_storage(std::uint64_t u) {
 Value::Value(const Module& module) : storage_(module.impl()) {}
 Value::Value(const Snippet& snippet) : storage_(snippet.impl()) {}
 
+namespace {
+
+// Values whose last reference is being dropped, freed one after another instead of recursively:
+// the first container destroyed on a thread drains the queue; those destroyed meanwhile only add
+// their items to it.
+thread_local std::vector<Value>* dying = nullptr;
+
+void free_iteratively(std::vector<Value>&& items) {
+    if (dying) {
+        for (auto& v : items) dying->push_back(std::move(v));
+        items.clear();
+        return;
+    }
+    std::vector<Value> queue = std::move(items);
+    dying = &queue;
+    while (!queue.empty()) {
+        Value v = std::move(queue.back());
+        queue.pop_back();
+        // v's destructor runs here: a container it frees appends its items to the queue.
+    }
+    dying = nullptr;
+}
+
+}  // namespace
+
+Value::ListData::~ListData() { free_iteratively(std::move(items)); }
+
+Value::SetData::~SetData() { free_iteratively(std::move(items)); }
+
+Value::DictData::~DictData() {
+    auto pairs = items.release();
+    std::vector<Value> flat;
+    flat.reserve(pairs.size() * 2);
+    for (auto& [k, v] : pairs) {
+        flat.push_back(std::move(k));
+        flat.push_back(std::move(v));
+    }
+    free_iteratively(std::move(flat));
+}
+
 // The data are made non-const (and stored as pointers to const): the render that owns them may
 // change them in place (ownership.cpp), which is defined behaviour only for non-const objects.
 Value Value::list(std::vector<Value> items) {
@@ -324,7 +364,28 @@ std::string Value::str() const {
     }
 }
 
+namespace {
+
+// Python's recursion limit (1000) stops repr and == of deeply nested containers; kjarni stops them
+// there too, with Python's message, rather than overflowing the stack.
+thread_local std::size_t nesting = 0;
+
+struct NestingGuard {
+    explicit NestingGuard(const char* what) {
+        if (++nesting > 1000) {
+            --nesting;
+            throw tmpl::EvalError(fmt::format("maximum recursion depth exceeded {}", what));
+        }
+    }
+    ~NestingGuard() { --nesting; }
+    NestingGuard(const NestingGuard&) = delete;
+    NestingGuard& operator=(const NestingGuard&) = delete;
+};
+
+}  // namespace
+
 std::string Value::repr() const {
+    NestingGuard guard("while getting the repr of an object");
     switch (kind()) {
     case Kind::None: return "None";
     case Kind::Bool: return std::get<bool>(storage_) ? "True" : "False";
@@ -377,6 +438,7 @@ std::string Value::repr() const {
 
 bool operator==(const Value& a, const Value& b) {
     using K = Value::Kind;
+    NestingGuard guard("in comparison");
     K ka = a.kind();
     K kb = b.kind();
     auto numeric = [](K k) { return k == K::Bool || k == K::Int || k == K::Float; };

@@ -34,12 +34,11 @@ TEST(Mutation, GlobalsAreNotChangedAndTheErrorNamesThem) {
 }
 
 TEST(Mutation, ContainersMadeByARenderAreFreshEachRender) {
-    // A list literal (or a def's default) is made anew by each render, as Mako's body runs anew.
-    const Template t = Template::from_string(
-        "<%def name=\"f(acc=[])\"><% acc.append(1) %>${len(acc)}</%def>"
-        "<% xs = [] %><% xs.append(len(xs)) %>${xs} ${f()}");
-    EXPECT_EQ(t.render({}), "[0] 1");
-    EXPECT_EQ(t.render({}), "[0] 1");
+    // A list literal is made anew by each render, as Mako's body runs anew. (A <%def>'s default is
+    // made anew by each call in kjarni; Mako makes it once per loaded module: not compared here.)
+    const Template t = Template::from_string("<% xs = [] %><% xs.append(len(xs)) %>${xs}");
+    EXPECT_EQ(t.render({}), "[0]");
+    EXPECT_EQ(t.render({}), "[0]");
 }
 
 TEST(Mutation, ThreadsRenderingOneTemplateDoNotSeeEachOthersChanges) {
@@ -95,7 +94,13 @@ TEST(Mutation, ReferenceCyclesAreRefused) {
     expect_render_error([] { render("<%\nacc = []\ndef f(x=acc):\n    pass\nacc.append(f)\n%>"); }, 5, 0,
                         "cannot contain itself");
     // Deeply nested lists are walked without recursion.
-    EXPECT_EQ(render("<%\na = []\nfor i in range(200000):\n    a = [a]\nb = []\nb.append(a)\n%>${len(b)}"), "1");
+    EXPECT_EQ(render("<%\na = []\nfor i in range(300000):\n    a = [a]\nb = []\nb.append(a)\n%>${len(b)}"), "1");
+    // Printing or comparing it stops at Python's recursion limit, as Python does.
+    expect_render_error([] { render("<%\na = []\nfor i in range(5000):\n    a = [a]\n%>${a}"); }, 5, 0,
+                        "maximum recursion depth exceeded");
+    expect_render_error([] { render("<%\na = []\nb = []\nfor i in range(5000):\n    a = [a]\n    b = [b]\n%>${a == b}"); },
+                        7, 0, "maximum recursion depth exceeded");
+    EXPECT_EQ(render("<%\na = []\nfor i in range(3):\n    a = [a]\n%>${a}"), "[[[[]]]]");
     // A list holding another list twice is no cycle.
     EXPECT_EQ(render("<% a = [1]; b = []; b.append(a); b.append(a); b += [a] %>${b}"), "[[1], [1], [1]]");
 }

@@ -72,6 +72,8 @@ public:
         bool tuple = false;
         /// The render that may change the list in place (0: made by C++, immutable).
         std::uint64_t owner = 0;
+        /// Frees the items iteratively: a list nested a million deep must not exhaust the stack.
+        ~ListData();
     };
     struct DictData;
     /// A set's members in insertion order (Python iterates a set in hash order, which kjarni does
@@ -81,6 +83,7 @@ public:
         std::vector<Value> items;
         /// The render that may change the set in place (0: made by C++, immutable).
         std::uint64_t owner = 0;
+        ~SetData();  // iteratively, as ~ListData
     };
     using Storage = std::variant<std::monostate, bool, std::int64_t, double, std::shared_ptr<const std::string>,
                                  std::shared_ptr<const ListData>, std::shared_ptr<const DictData>,
@@ -214,6 +217,9 @@ public:
     /// Python's == for dicts: the same keys with equal values, whatever the order.
     friend bool operator==(const DictItems& a, const DictItems& b);
 
+    /// Moves the items out (what ~DictData frees iteratively).
+    std::vector<value_type> release() noexcept { return std::move(items_); }
+
 private:
     std::vector<value_type> items_;
 };
@@ -226,6 +232,7 @@ struct Value::DictData {
     DictItems items;
     /// The render that may change the dict in place (0: made by C++, immutable).
     std::uint64_t owner = 0;
+    ~DictData();  // iteratively, as ~ListData
 };
 
 template <class T>
