@@ -96,6 +96,7 @@ std::string generate(const detail::ElementwiseState& state, const Plan& plan) {
     }
     params += fmt::format(", {} n", idx);
     std::string body;
+    std::string prologue;  // the layout table's values, when it has one
     if (plan.flat) {
         for (const auto& name : names) params += fmt::format(", {} {}_off, {} {}_step", idx, name, idx, name);
         for (std::size_t j = 0; j < names.size(); ++j) {
@@ -105,7 +106,10 @@ std::string generate(const detail::ElementwiseState& state, const Plan& plan) {
                                 a.is_const ? "const " : "", detail::storage_type(a.dtype), a.name, a.name, a.name, a.name);
         }
     } else {
-        params += detail::layout_parameters(plan.space.ndim(), names, idx);
+        const bool table = detail::layout_in_table(plan.space.ndim());
+        const std::vector<std::string> layout = detail::layout_names(plan.space.ndim(), names);
+        params += detail::index_parameters(layout, idx, table);
+        prologue = detail::index_prologue(layout, idx, table);
         body += detail::decode_offsets(plan.space.ndim(), names, idx, "i");
         for (std::size_t j = 0; j < names.size(); ++j) {
             const CArgument& a = plan.arguments[plan.arrays[j]];
@@ -117,7 +121,7 @@ std::string generate(const detail::ElementwiseState& state, const Plan& plan) {
 {preamble}
 KERNEL void {name}({params})
 {{
-{loop_prep}
+{prologue}{loop_prep}
     for ({idx} i = ({idx})get_global_id(0); i < n; i += ({idx})get_global_size(0)) {{
 {body}
         {operation};
@@ -126,7 +130,8 @@ KERNEL void {name}({params})
 }}
 )",
                        fmt::arg("preamble_api", detail::algorithm_preamble()), fmt::arg("preamble", state.preamble),
-                       fmt::arg("name", state.name), fmt::arg("params", params), fmt::arg("loop_prep", state.loop_prep),
+                       fmt::arg("name", state.name), fmt::arg("params", params), fmt::arg("prologue", prologue),
+                       fmt::arg("loop_prep", state.loop_prep),
                        fmt::arg("idx", idx), fmt::arg("body", body), fmt::arg("operation", state.operation),
                        fmt::arg("after_loop", state.after_loop));
 }
@@ -216,6 +221,7 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     // The order of the axes is kept: `i` is the C-order index the operation may use as a value.
     plan.space = detail::make_iteration_space(shape, std::move(strides), {}, true);
     detail::check_axis_count(plan.space, fmt::format("kernel '{}'", state.name));
+    detail::pad_table_axes(plan.space);
     plan.use_32_bits = detail::fits_32_bits(plan.space, plan.offsets);
     plan.flat = plan.space.ndim() == 0 ||
                 (plan.space.ndim() == 1 && std::all_of(plan.space.strides.begin(), plan.space.strides.end(),
@@ -241,13 +247,15 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
         }
     }
     detail::push_index(kernel_args, static_cast<std::int64_t>(n), plan.use_32_bits);
+    std::optional<Buffer> table;  // held until the launch is enqueued
     if (plan.flat) {
         for (std::size_t j = 0; j < plan.arrays.size(); ++j) {
             detail::push_index(kernel_args, plan.offsets[j], plan.use_32_bits);
             detail::push_index(kernel_args, plan.space.ndim() == 0 ? 1 : plan.space.strides[j][0], plan.use_32_bits);
         }
     } else {
-        detail::push_layout_arguments(kernel_args, plan.space, plan.offsets, plan.use_32_bits);
+        detail::push_index_values(kernel_args, detail::layout_values(plan.space, plan.offsets), plan.use_32_bits,
+                                  detail::layout_in_table(plan.space.ndim()), queue, table);
     }
     const detail::Grid grid = detail::grid_for(kernel, n);
     const std::size_t global[1] = {grid.global};

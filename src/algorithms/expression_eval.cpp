@@ -80,10 +80,13 @@ std::string generate(const Plan& plan) {
 
     std::string body;
     if (plan.layout == LayoutClass::strided) {
-        params += detail::layout_parameters(plan.space.ndim(), names, idx);
+        const bool table = detail::layout_in_table(plan.space.ndim());
+        const std::vector<std::string> layout = detail::layout_names(plan.space.ndim(), names);
+        params += detail::index_parameters(layout, idx, table);
         std::vector<std::string> at;
         for (const auto& name : names) at.push_back(name + "_o");
-        body = fmt::format("    for ({0} i = ({0})get_global_id(0); i < n; i += ({0})get_global_size(0)) {{\n{1}{2}    }}\n", idx,
+        body = detail::index_prologue(layout, idx, table) +
+               fmt::format("    for ({0} i = ({0})get_global_id(0); i < n; i += ({0})get_global_size(0)) {{\n{1}{2}    }}\n", idx,
                            detail::decode_offsets(plan.space.ndim(), names, idx, "i"), element_body(at));
     } else {
         for (const auto& name : names) params += fmt::format(", {} {}_off, {} {}_step", idx, name, idx, name);
@@ -183,6 +186,7 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     }
     plan.space = detail::make_iteration_space(shape, std::move(strides));
     detail::check_axis_count(plan.space, "expression");
+    detail::pad_table_axes(plan.space);
     plan.use_32_bits = detail::fits_32_bits(plan.space, plan.offsets);
     const bool flat = plan.space.ndim() == 0 ||
                       (plan.space.ndim() == 1 && plan.space.strides[0][0] == 1 &&
@@ -221,8 +225,10 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     }
     const std::size_t n = plan.space.size();
     detail::push_index(args, static_cast<std::int64_t>(n), plan.use_32_bits);
+    std::optional<Buffer> table;  // held until the launch is enqueued
     if (plan.layout == LayoutClass::strided) {
-        detail::push_layout_arguments(args, plan.space, plan.offsets, plan.use_32_bits);
+        detail::push_index_values(args, detail::layout_values(plan.space, plan.offsets), plan.use_32_bits,
+                                  detail::layout_in_table(plan.space.ndim()), queue, table);
     } else {
         for (std::size_t k = 0; k < plan.offsets.size(); ++k) {
             detail::push_index(args, plan.offsets[k], plan.use_32_bits);
