@@ -33,17 +33,19 @@ struct Stepped {
 };
 
 Stepped stepped(const Queue& queue, const DType& dtype, std::size_t ndim, bool reversed = false) {
-    std::vector<std::size_t> big_shape(ndim, 3);
-    big_shape.back() = 4;
+    std::vector<std::size_t> big_shape;
+    std::vector<Slice> slices;
+    for (std::size_t d = 0; d < ndim; ++d) {
+        const bool last = d + 1 == ndim;
+        big_shape.push_back(last ? 4 : 3);
+        if (last) slices.push_back(Slice{0, std::nullopt, 2});
+        else if (d == 1 && reversed) slices.push_back(Slice{1, std::nullopt, -1});
+        else slices.push_back(Slice{0, 2});
+    }
     const HostArray big = random_host(dtype, big_shape);
-    std::vector<Slice> slices(ndim, Slice{0, 2});
-    slices.back() = Slice{0, std::nullopt, 2};
-    if (reversed) slices[1] = Slice{1, std::nullopt, -1};
     const Array device = Array::from_host(queue, big).slice(slices);
     return Stepped{big.slice(slices).copy(), device};
 }
-
-std::vector<std::size_t> shape_of(std::size_t ndim) { return std::vector<std::size_t>(ndim, 2); }
 
 TEST_P(ManyAxes, ExpressionOverTenAndTwelveSteppedAxes) {
     for (const std::size_t ndim : {std::size_t{10}, std::size_t{12}})
@@ -116,6 +118,8 @@ TEST_P(ManyAxes, SumsLeavingMoreThanEightKeptOrReducedAxes) {
             // 9 or 10 kept axes (the result is C-contiguous, the input not: they stay apart);
             // 8 or 10 reduced ones; every axis; and a stepped `out` of 10 axes.
             for (const Axes& axes : {Axes{std::vector<int>{0, -1}}, Axes{std::vector<int>{0, 1}}, Axes{inner}, Axes{}}) {
+                // float32 once (the kernels are the integers' but for their types): compile time.
+                if (d == DType(Kind::float32) && axes) continue;
                 SCOPED_TRACE(::testing::Message() << d.name() << " " << ndim << " axes, reducing "
                                                   << (axes ? std::to_string(axes->size()) : "all"));
                 const Stepped x = stepped(queue(), d, ndim, true);
