@@ -13,7 +13,21 @@
 /// pointers not declared const) must have the whole broadcast shape.
 ///
 /// One compiled kernel per (argument types, layout class: number of merged axes, index width),
-/// kept by the context: calls with other shapes or views of the same class reuse it.
+/// kept by the context: calls with other shapes or views of the same class reuse it. Up to 32 axes
+/// may remain after merging (past 8 the layout reaches the kernel through a small device table).
+///
+/// Vector loads. When every array is contiguous or a single broadcast element and starts aligned to
+/// 16 bytes (fresh allocations do), and the operation uses every array only as `x[i]` -- read, or
+/// written as `x[i] = ...`, `x[i] += ...`, `++x[i]`... -- the kernel reads and writes 16-byte vectors
+/// (of the widest element; several elements per work item), as expressions do, and runs the
+/// operation once per element of each vector with `i` its index. An array written only by plain
+/// assignments is not read, unless the operation has a condition (if, ?:, &&, ||, a loop), in which
+/// case it is read first so that elements the operation skips keep their value. Not vectorised:
+/// half arrays (LOAD_HALF / STORE_HALF), an array used any other way (`x[i + 1]`, `&x[i]`, `x`
+/// passed on), an operation with return / break / continue / goto, or one calling a function-like
+/// macro of the preamble (it could write an element passed to it), and a written array whose
+/// allocation another argument shares (the same view passed twice). An element written any other
+/// way the scan cannot see (through a pointer kept in loop_prep, say) needs vector_loads = false.
 ///
 /// Types: the prelude's scalar types. `bool` arrays are stored as one byte per element (0 or 1) and
 /// seen as `uint8_t` by the operation. `half` arrays cannot be dereferenced portably: read and
@@ -51,6 +65,8 @@ struct ElementwiseOptions {
     /// Statements each work item runs once before its loop over elements, and after it.
     std::string loop_prep;
     std::string after_loop;
+    /// Allows vector loads (see the top of this file) where the layout and the operation permit.
+    bool vector_loads = true;
 };
 
 namespace detail {

@@ -115,11 +115,33 @@ Array dot(const Queue& queue, const Array& a, const Array& b, const std::optiona
 
 /// A MultiArray reduced part by part, each device on its own part: allowed when the reduced axes
 /// leave the axis the parts split (the outermost) untouched, with every part's result the part of
-/// a MultiArray of the same splay. UnsupportedError otherwise (a reduction across the parts).
+/// a MultiArray of the same splay. UnsupportedError otherwise (a reduction across the parts: see
+/// reduce_whole).
 /// `reduction` is any of the functions above, e.g. `[](auto& q, auto& a, auto& o) { return sum(q, a, o); }`;
 /// `options.out` must not be given.
 using PartReduction = std::function<Array(const Queue&, const Array&, const ReduceOptions&)>;
 MultiArray reduce_parts(const MultiQueue& queue, const MultiArray& array, const PartReduction& reduction,
                         const ReduceOptions& options = {});
+
+/// The built-in reductions, by name, for reduce_whole.
+enum class Reduction { sum, prod, min, max, argmin, argmax, any, all, mean };
+
+/// A reduction of a whole MultiArray over `options.axes`, which must include every axis its parts
+/// split (axis 0 for EqualSplay; any axes for CloneSplay, whose first part is reduced alone): the
+/// result, as the single-device function gives it (same dtype and shape, `dtype` as there: for
+/// sum, prod and mean only), is one Array on the array's first device (`options.out`, when given,
+/// must live there). Each device reduces its own part on its queue of `queue`; the partial results
+/// go to the first device (its queue waits for the others' events: no host wait), where the same
+/// reduction combines them along the parts in their order: sum and prod accumulate the partials in
+/// the accumulation type (float16 in float32), mean combines sums and divides by the whole count,
+/// argmin and argmax take the first occurrence over the whole array (parts' indices are mapped to
+/// the whole's on the host: a small read per part). Deterministic: the same parts give the same
+/// bits on every run (but not necessarily those of the single-device reduction of the whole,
+/// which adds in another order). Returns once the result is computed (the partials are freed).
+/// UnsupportedError when an axis the parts split is kept (reduce_parts keeps the parts apart);
+/// ArgumentError as for the single-device functions, and for a `dtype` given to min, max, argmin,
+/// argmax, any or all.
+Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction reduction,
+                   const ReduceOptions& options = {}, const std::optional<DType>& dtype = std::nullopt);
 
 }  // namespace kjarni

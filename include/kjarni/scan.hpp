@@ -58,8 +58,13 @@ Array cumsum(const Queue& queue, const Array& array, std::optional<int> axis = s
 Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis = std::nullopt,
               const std::optional<DType>& dtype = std::nullopt, const std::optional<Array>& out = std::nullopt);
 
-/// A MultiArray scanned part by part along an axis other than the one the parts split (axis 0);
-/// UnsupportedError when the scan would cross the parts.
+/// The cumsum of a MultiArray along `axis`, as a MultiArray of the same splay. Along an axis the
+/// parts do not split, each device scans its own part. Along the split axis (axis 0 of EqualSplay)
+/// each part scans its own rows too, then, in the order of the parts along the axis, adds the carry
+/// of the parts before it (the last position of its predecessor, copied to its device; queues wait
+/// on events, not the host): deterministic, and float16 is scanned and carried in float32. Returns
+/// once the scan is done. UnsupportedError when the splay's parts do not tile the scanned axis with
+/// unstepped slices; ArgumentError for an axis out of range.
 MultiArray cumsum_parts(const MultiQueue& queue, const MultiArray& array, int axis,
                         const std::optional<DType>& dtype = std::nullopt);
 

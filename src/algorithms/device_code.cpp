@@ -80,6 +80,59 @@ DType scalar_parameter_dtype(const DType& dtype) {
     return dtype;
 }
 
+const char* vector_type(std::size_t bytes) {
+    switch (bytes) {
+        case 1: return "uint8_t";
+        case 2: return "uint16_t";
+        case 4: return "uint32_t";
+        case 8: return "uint2";
+        default: return "uint4";
+    }
+}
+
+std::string vector_element(const VectorArray& array, std::size_t k, bool broadcast_possible) {
+    const std::string lane = fmt::format("kj_l{}[kj_u].e[kj_q]", k);
+    if (array.store || !broadcast_possible) return lane;
+    return fmt::format("({} != 0 ? {} : {}[{}])", array.step, lane, array.base, array.off);
+}
+
+std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, const char* idx, const std::string& element,
+                        const std::string& tail) {
+    std::string unions, loads, stores;
+    for (std::size_t k = 0; k < arrays.size(); ++k) {
+        const VectorArray& a = arrays[k];
+        const char* vt = vector_type(v * a.itemsize);
+        unions += fmt::format("    union {{ {} v; {} e[{}]; }} kj_l{}[KJ_UNROLL];\n", vt, a.ctype, v, k);
+        if (a.load)
+            loads += fmt::format("            if ({2} != 0) kj_l{0}[kj_u].v = ((GLOBAL_MEM const {1}*)({3} + {4}))[kj_j];\n",
+                                 k, vt, a.step, a.base, a.off);
+        if (a.store)
+            stores += fmt::format("            ((GLOBAL_MEM {}*)({} + {}))[kj_j] = kj_l{}[kj_u].v;\n", vt, a.base, a.off, k);
+    }
+    return fmt::format(R"(#define KJ_UNROLL {unroll}
+{unions}    const {idx} kj_vectors = n / {v};
+    const {idx} kj_stride = ({idx})get_global_size(0);
+    for ({idx} kj_first = ({idx})get_global_id(0); kj_first < kj_vectors; kj_first += KJ_UNROLL * kj_stride) {{
+        for (int kj_u = 0; kj_u < KJ_UNROLL; ++kj_u) {{
+            const {idx} kj_j = kj_first + kj_u * kj_stride;
+            if (kj_j < kj_vectors) {{
+{loads}            }}
+        }}
+        for (int kj_u = 0; kj_u < KJ_UNROLL; ++kj_u) {{
+            const {idx} kj_j = kj_first + kj_u * kj_stride;
+            if (kj_j >= kj_vectors) break;
+            for (int kj_q = 0; kj_q < {v}; ++kj_q) {{
+{element}            }}
+{stores}        }}
+    }}
+#undef KJ_UNROLL
+    const {idx} start = kj_vectors * {v} + ({idx})get_global_id(0);
+{tail})",
+                       fmt::arg("unroll", vector_unroll), fmt::arg("unions", unions), fmt::arg("v", v), fmt::arg("idx", idx),
+                       fmt::arg("loads", loads), fmt::arg("element", element), fmt::arg("stores", stores),
+                       fmt::arg("tail", tail));
+}
+
 Grid grid_for(const GeneratedKernel& kernel, std::size_t n) {
     std::size_t local = 256;
     while (local > 1 && local > kernel.max_local_size) local /= 2;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "algorithms/generated_kernel.hpp"
 #include "kjarni/dtype.hpp"
@@ -37,6 +38,41 @@ std::string compute_ctype(const DType& dtype);
 std::string scalar_parameter_type(const DType& dtype);
 /// The dtype a scalar parameter's bytes must be in (scalar_parameter_type's).
 DType scalar_parameter_dtype(const DType& dtype);
+
+/// The unsigned C type of `bytes` bytes (1, 2, 4, 8 or 16) that vector loads of that size use.
+const char* vector_type(std::size_t bytes);
+
+/// Vectors per work item per round in vector_loop.
+inline constexpr std::size_t vector_unroll = 4;
+
+/// One array of vector_loop: the kernel's `GLOBAL_MEM <ctype> *<base>` with its first element at
+/// element offset `<off>` and element step `<step>` (names of kernel values; the step is 1, or 0 for
+/// an array that is one broadcast element, which is read from memory once per use instead).
+struct VectorArray {
+    std::string base;
+    std::string off;
+    std::string step;
+    std::string ctype;
+    std::size_t itemsize = 0;
+    bool load = true;    // read as vectors before the elements are computed
+    bool store = false;  // written back as vectors after them (never a broadcast element)
+};
+
+/// The element of array `k` of vector_loop as the element code sees it: an lvalue of its ctype for
+/// arrays that are stored or always step (`broadcast_possible` false), else a value that reads a
+/// broadcast element from memory.
+std::string vector_element(const VectorArray& array, std::size_t k, bool broadcast_possible = true);
+
+/// The body of a kernel over `n` elements (its parameter `n`) in vectors of `v` elements: each
+/// work item takes vector_unroll vectors a grid apart per round and issues all their loads (one
+/// `v * itemsize`-byte load per array) before computing any element, which keeps enough bytes in
+/// flight to saturate memory (one vector a round reaches ~93% of a copy). `element` runs once per
+/// element with `kj_j` (the vector's index, type `idx`) and `kj_q` (the lane) defined; then stored
+/// arrays are written back as vectors. The n % v elements left over run `tail`, statements in which
+/// `start` (of type `idx`) is this work item's first leftover element (grid-stride from there).
+/// Every name the loop declares starts with kj_, so that user code in `element` sees its own.
+std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, const char* idx, const std::string& element,
+                        const std::string& tail);
 
 /// A 1-D grid for `n` items handled by a grid-stride loop: work groups of up to 256 items (within
 /// the kernel's limit), no more groups than the device keeps busy (8 per compute unit), at least one.

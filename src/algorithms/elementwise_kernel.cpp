@@ -3,6 +3,8 @@
 // that `x[i]` is the element of x at broadcast position i, whatever x's layout.
 
 #include <algorithm>
+#include <cctype>
+#include <functional>
 #include <ranges>
 
 #include <fmt/format.h>
@@ -31,6 +33,8 @@ struct ElementwiseState {
     std::string operation;
     std::string loop_prep;
     std::string after_loop;
+    // Whether the operation may run in vectors (see ElementwiseOptions::vector_loads).
+    bool vector_loads = true;
 };
 
 }  // namespace detail
@@ -65,7 +69,140 @@ std::shared_ptr<detail::ElementwiseState> make_state(std::vector<CArgument> argu
     state->operation = parts[1];
     state->loop_prep = parts[2];
     state->after_loop = parts[3];
+    state->vector_loads = options.vector_loads;
     return state;
+}
+
+// ---- Which arrays the operation touches only as x[i], and how ------------------------------------
+
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+/// How the operation uses one argument: every use `name[i]` (`indexed`), read, written by a plain
+/// `name[i] = ...`, or read and written (`+=`, `++`...).
+struct Use {
+    bool indexed = true;
+    bool read = false;
+    bool assigned = false;
+    bool updated = false;
+};
+
+struct Rewrite {
+    std::vector<Use> uses;  // per name
+    bool conditional = false;  // if, ?:, loops, && or ||: a plain write may not happen for every element
+    bool escapes = false;      // return, break, continue, goto: leaves an element's code early
+    std::string text;          // the operation with `name[i]` replaced by element(name index)
+};
+
+/// Scans the operation (skipping comments and literals) for the uses of `names`, and rewrites each
+/// `name[i]` with `element(k)` when given.
+Rewrite rewrite_uses(const std::string& op, const std::vector<std::string>& names, const std::vector<std::string>& macros,
+                     const std::function<std::string(std::size_t)>& element) {
+    Rewrite r;
+    r.uses.resize(names.size());
+    const std::size_t size = op.size();
+    const auto skip_spaces = [&](std::size_t p) {
+        while (p < size && std::isspace(static_cast<unsigned char>(op[p])) != 0) ++p;
+        return p;
+    };
+    const auto previous = [&](std::size_t p) -> std::pair<char, char> {  // the two non-space chars before p
+        char a = 0, b = 0;
+        while (p > 0 && std::isspace(static_cast<unsigned char>(op[p - 1])) != 0) --p;
+        if (p > 0) a = op[--p];
+        if (p > 0) b = op[p - 1];
+        return {a, b};
+    };
+    std::size_t p = 0;
+    while (p < size) {
+        const char c = op[p];
+        if (c == '/' && p + 1 < size && (op[p + 1] == '/' || op[p + 1] == '*')) {
+            const std::size_t end = op[p + 1] == '/' ? op.find('\n', p) : op.find("*/", p + 2);
+            const std::size_t stop = end == std::string::npos ? size : end + (op[p + 1] == '/' ? 0 : 2);
+            r.text.append(op, p, stop - p);
+            p = stop;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            std::size_t q = p + 1;
+            while (q < size && op[q] != c) q += op[q] == '\\' ? std::size_t{2} : std::size_t{1};
+            q = std::min(q + 1, size);
+            r.text.append(op, p, q - p);
+            p = q;
+            continue;
+        }
+        if (c == '?') r.conditional = true;
+        if ((c == '&' || c == '|') && p + 1 < size && op[p + 1] == c) r.conditional = true;
+        if (!identifier_char(c) || std::isdigit(static_cast<unsigned char>(c)) != 0 || (p > 0 && identifier_char(op[p - 1]))) {
+            r.text += c;
+            ++p;
+            continue;
+        }
+        std::size_t e = p;
+        while (e < size && identifier_char(op[e])) ++e;
+        const std::string word = op.substr(p, e - p);
+        if (word == "if" || word == "for" || word == "while" || word == "do" || word == "switch") r.conditional = true;
+        if (word == "return" || word == "break" || word == "continue" || word == "goto") r.escapes = true;
+        if (std::find(macros.begin(), macros.end(), word) != macros.end()) r.escapes = true;  // may write anything
+        const auto found = std::find(names.begin(), names.end(), word);
+        if (found == names.end()) {
+            r.text += word;
+            p = e;
+            continue;
+        }
+        const auto [before, before2] = previous(p);
+        if (before == '.' || (before == '>' && before2 == '-')) {  // a member of that name, not the array
+            r.text += word;
+            p = e;
+            continue;
+        }
+        Use& use = r.uses[static_cast<std::size_t>(found - names.begin())];
+        std::size_t q = skip_spaces(e);
+        // Not an address taken (&x[i]; && is a logical and).
+        const bool address = before == '&' && before2 != '&';
+        bool indexed = !address && q < size && op[q] == '[';
+        if (indexed) {
+            q = skip_spaces(q + 1);
+            indexed = q < size && op[q] == 'i' && (q + 1 >= size || !identifier_char(op[q + 1]));
+            if (indexed) q = skip_spaces(q + 1);
+            indexed = indexed && q < size && op[q] == ']';
+        }
+        if (!indexed) {
+            use.indexed = false;
+            r.text += word;
+            p = e;
+            continue;
+        }
+        const std::size_t after = skip_spaces(q + 1);
+        const std::string next = op.substr(after, 3);
+        const bool pre_step = (before == '+' && before2 == '+') || (before == '-' && before2 == '-');
+        // A member or part of the element (x[i].y = ...) may be written: read and written back.
+        const bool part = !next.empty() && (next[0] == '.' || next[0] == '[' || next.rfind("->", 0) == 0);
+        if (part || pre_step || next.rfind("++", 0) == 0 || next.rfind("--", 0) == 0 || next == "<<=" || next == ">>=" ||
+            (next.size() >= 2 && next[1] == '=' && std::string("+-*/%&|^").find(next[0]) != std::string::npos)) {
+            use.updated = true;
+        } else if (!next.empty() && next[0] == '=' && next.rfind("==", 0) != 0) {
+            use.assigned = true;
+        } else {
+            use.read = true;
+        }
+        const auto k = static_cast<std::size_t>(found - names.begin());
+        r.text += element ? element(k) : op.substr(p, q + 1 - p);
+        p = q + 1;
+    }
+    return r;
+}
+
+/// The names of function-like macros the preamble defines: a call may do anything with its
+/// arguments (write an element passed as `x[i]`), so an operation calling one is not vectorised.
+std::vector<std::string> function_macros(const std::string& preamble) {
+    std::vector<std::string> out{"LOAD_HALF", "STORE_HALF"};
+    for (std::size_t p = preamble.find("#define"); p != std::string::npos; p = preamble.find("#define", p + 7)) {
+        std::size_t b = p + 7;
+        while (b < preamble.size() && (preamble[b] == ' ' || preamble[b] == '\t')) ++b;
+        std::size_t e = b;
+        while (e < preamble.size() && identifier_char(preamble[e])) ++e;
+        if (e > b && e < preamble.size() && preamble[e] == '(') out.push_back(preamble.substr(b, e - b));
+    }
+    return out;
 }
 
 std::string declaration_of(const CArgument& a) {
@@ -80,7 +217,16 @@ struct Plan {
     std::vector<std::ptrdiff_t> offsets;  // per array, in elements
     bool use_32_bits = true;
     bool flat = true;  // one axis (or none) on which every array steps by 1 or 0
+    // Vector loads (flat, aligned, every array used as x[i]): elements per vector, else 0.
+    std::size_t vector_width = 0;
+    std::vector<Use> uses;      // per array (in `arrays` order), when vector_width > 0
+    bool conditional = false;   // the operation's plain writes may be skipped for some elements
 };
+
+/// Per array: loaded as vectors (read, updated, or assigned only under a condition), stored as
+/// vectors (written).
+bool loads(const Use& u, bool conditional) { return u.read || u.updated || (u.assigned && conditional); }
+bool stores(const Use& u) { return u.assigned || u.updated; }
 
 std::string generate(const detail::ElementwiseState& state, const Plan& plan) {
     const char* idx = detail::index_type(plan.use_32_bits);
@@ -96,6 +242,24 @@ std::string generate(const detail::ElementwiseState& state, const Plan& plan) {
     }
     params += fmt::format(", {} n", idx);
     std::string body;
+    std::string prologue;  // the layout table's values, when it has one
+    std::string vector_body;  // the vector loop, before the scalar loop that takes the leftovers
+    if (plan.vector_width > 0) {
+        // The leftovers run the flat loop below (the same parameters).
+        std::vector<detail::VectorArray> vectors;
+        for (std::size_t j = 0; j < names.size(); ++j) {
+            const CArgument& a = plan.arguments[plan.arrays[j]];
+            vectors.push_back(detail::VectorArray{names[j] + "_base", names[j] + "_off", names[j] + "_step",
+                                                  detail::storage_type(a.dtype), a.dtype.itemsize(),
+                                                  loads(plan.uses[j], plan.conditional), stores(plan.uses[j]) && !a.is_const});
+        }
+        const Rewrite r = rewrite_uses(state.operation, names, {}, [&](std::size_t j) {
+            return detail::vector_element(vectors[j], j);
+        });
+        const std::string element = fmt::format("                const {0} i = kj_j * {1} + kj_q;\n                {2};\n", idx,
+                                                plan.vector_width, r.text);
+        vector_body = detail::vector_loop(vectors, plan.vector_width, idx, element, "");
+    }
     if (plan.flat) {
         for (const auto& name : names) params += fmt::format(", {} {}_off, {} {}_step", idx, name, idx, name);
         for (std::size_t j = 0; j < names.size(); ++j) {
@@ -105,7 +269,10 @@ std::string generate(const detail::ElementwiseState& state, const Plan& plan) {
                                 a.is_const ? "const " : "", detail::storage_type(a.dtype), a.name, a.name, a.name, a.name);
         }
     } else {
-        params += detail::layout_parameters(plan.space.ndim(), names, idx);
+        const bool table = detail::layout_in_table(plan.space.ndim());
+        const std::vector<std::string> layout = detail::layout_names(plan.space.ndim(), names);
+        params += detail::index_parameters(layout, idx, table);
+        prologue = detail::index_prologue(layout, idx, table);
         body += detail::decode_offsets(plan.space.ndim(), names, idx, "i");
         for (std::size_t j = 0; j < names.size(); ++j) {
             const CArgument& a = plan.arguments[plan.arrays[j]];
@@ -117,8 +284,8 @@ std::string generate(const detail::ElementwiseState& state, const Plan& plan) {
 {preamble}
 KERNEL void {name}({params})
 {{
-{loop_prep}
-    for ({idx} i = ({idx})get_global_id(0); i < n; i += ({idx})get_global_size(0)) {{
+{prologue}{loop_prep}
+{vector_body}    for ({idx} i = {first}; i < n; i += ({idx})get_global_size(0)) {{
 {body}
         {operation};
     }}
@@ -126,7 +293,11 @@ KERNEL void {name}({params})
 }}
 )",
                        fmt::arg("preamble_api", detail::algorithm_preamble()), fmt::arg("preamble", state.preamble),
-                       fmt::arg("name", state.name), fmt::arg("params", params), fmt::arg("loop_prep", state.loop_prep),
+                       fmt::arg("name", state.name), fmt::arg("params", params), fmt::arg("prologue", prologue),
+                       fmt::arg("vector_body", vector_body),
+                       fmt::arg("first", plan.vector_width > 0 ? std::string("start")
+                                                               : fmt::format("({})get_global_id(0)", idx)),
+                       fmt::arg("loop_prep", state.loop_prep),
                        fmt::arg("idx", idx), fmt::arg("body", body), fmt::arg("operation", state.operation),
                        fmt::arg("after_loop", state.after_loop));
 }
@@ -216,13 +387,57 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     // The order of the axes is kept: `i` is the C-order index the operation may use as a value.
     plan.space = detail::make_iteration_space(shape, std::move(strides), {}, true);
     detail::check_axis_count(plan.space, fmt::format("kernel '{}'", state.name));
+    detail::pad_table_axes(plan.space);
     plan.use_32_bits = detail::fits_32_bits(plan.space, plan.offsets);
     plan.flat = plan.space.ndim() == 0 ||
                 (plan.space.ndim() == 1 && std::all_of(plan.space.strides.begin(), plan.space.strides.end(),
                                                        [](const auto& s) { return s[0] == 0 || s[0] == 1; }));
 
-    // The layout class: merged axes (or, when flat, which arrays step), index width, and types.
+    if (plan.flat && plan.space.ndim() == 1 && state.vector_loads) {
+        // Vectors of 16 bytes of the widest element, when the operation uses every array as x[i]
+        // only (and calls no macro that could write one), and every array that steps starts
+        // aligned to its vector (allocations are aligned far beyond 16 bytes).
+        std::vector<std::string> names;
+        std::size_t widest = 1;
+        bool possible = true;
+        for (const std::size_t k : plan.arrays) {
+            names.push_back(plan.arguments[k].name);
+            widest = std::max(widest, plan.arguments[k].dtype.itemsize());
+            possible = possible && plan.arguments[k].dtype.kind() != DType::Kind::float16;
+        }
+        const std::size_t v = 16 / widest;
+        const Rewrite r = rewrite_uses(state.operation, names, function_macros(state.preamble), {});
+        possible = possible && v > 1 && !r.escapes;
+        for (std::size_t j = 0; possible && j < plan.arrays.size(); ++j) {
+            const Use& u = r.uses[j];
+            const std::size_t itemsize = plan.arguments[plan.arrays[j]].dtype.itemsize();
+            possible = u.indexed && (plan.space.strides[j][0] == 0
+                                         ? !stores(u)
+                                         : (static_cast<std::size_t>(plan.offsets[j]) * itemsize) % (v * itemsize) == 0);
+        }
+        // A written array that is also another argument (the same view: other overlaps are refused
+        // above) would be read before the other's write lands, and written back over it.
+        for (std::size_t j = 0; possible && j < plan.arrays.size(); ++j) {
+            if (!stores(r.uses[j]) || plan.arguments[plan.arrays[j]].is_const) continue;
+            const Array& written = args[plan.arrays[j]].array();
+            for (std::size_t k = 0; possible && k < plan.arrays.size(); ++k)
+                possible = k == j || args[plan.arrays[k]].array().base().backend() != written.base().backend();
+        }
+        if (possible) {
+            plan.vector_width = v;
+            plan.uses = r.uses;
+            plan.conditional = r.conditional;
+        }
+    }
+
+    // The layout class: merged axes (or, when flat, which arrays step, or the vectors and how each
+    // array is used in them), index width, and types.
     std::string key = fmt::format("{}|{}|", plan.use_32_bits ? 32 : 64, plan.flat ? "flat" : std::to_string(plan.space.ndim()));
+    if (plan.vector_width > 0) {
+        key += fmt::format("vector {}{}:", plan.vector_width, plan.conditional ? " conditional" : "");
+        for (const Use& u : plan.uses) key += fmt::format("{}{}{}", u.read ? 'r' : '-', u.assigned ? 'a' : '-', u.updated ? 'u' : '-');
+        key += "|";
+    }
     for (const auto& a : plan.arguments) key += declaration_of(a) + ";";
     key += state.preamble + separator + state.operation + separator + state.loop_prep + separator + state.after_loop;
     const detail::GeneratedKernel kernel =
@@ -241,15 +456,19 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
         }
     }
     detail::push_index(kernel_args, static_cast<std::int64_t>(n), plan.use_32_bits);
+    std::optional<Buffer> table;  // held until the launch is enqueued
     if (plan.flat) {
         for (std::size_t j = 0; j < plan.arrays.size(); ++j) {
             detail::push_index(kernel_args, plan.offsets[j], plan.use_32_bits);
             detail::push_index(kernel_args, plan.space.ndim() == 0 ? 1 : plan.space.strides[j][0], plan.use_32_bits);
         }
     } else {
-        detail::push_layout_arguments(kernel_args, plan.space, plan.offsets, plan.use_32_bits);
+        detail::push_index_values(kernel_args, detail::layout_values(plan.space, plan.offsets), plan.use_32_bits,
+                                  detail::layout_in_table(plan.space.ndim()), queue, table);
     }
-    const detail::Grid grid = detail::grid_for(kernel, n);
+    const std::size_t items =
+        plan.vector_width > 0 ? std::max<std::size_t>(1, n / (plan.vector_width * detail::vector_unroll)) : n;
+    const detail::Grid grid = detail::grid_for(kernel, items);
     const std::size_t global[1] = {grid.global};
     const std::size_t local[1] = {grid.local};
     detail::launch(queue, kernel, global, local, kernel_args);

@@ -26,9 +26,6 @@ using detail::ExprCode;
 
 enum class LayoutClass { vector, flat, strided };
 
-// Vectors per work item per round in the vector class.
-constexpr std::size_t vector_unroll = 4;
-
 struct Plan {
     ExprCode code;
     Array out;
@@ -38,17 +35,6 @@ struct Plan {
     LayoutClass layout = LayoutClass::strided;
     std::size_t vector_width = 1;  // elements per vector in the vector class
 };
-
-// The unsigned type of `bytes` bytes that a vector load of that size uses.
-const char* vector_type(std::size_t bytes) {
-    switch (bytes) {
-        case 1: return "uint8_t";
-        case 2: return "uint16_t";
-        case 4: return "uint32_t";
-        case 8: return "uint2";
-        default: return "uint4";
-    }
-}
 
 // The kernel itself, without the shared preambles (so that it is a short cache key).
 std::string generate(const Plan& plan) {
@@ -80,10 +66,13 @@ std::string generate(const Plan& plan) {
 
     std::string body;
     if (plan.layout == LayoutClass::strided) {
-        params += detail::layout_parameters(plan.space.ndim(), names, idx);
+        const bool table = detail::layout_in_table(plan.space.ndim());
+        const std::vector<std::string> layout = detail::layout_names(plan.space.ndim(), names);
+        params += detail::index_parameters(layout, idx, table);
         std::vector<std::string> at;
         for (const auto& name : names) at.push_back(name + "_o");
-        body = fmt::format("    for ({0} i = ({0})get_global_id(0); i < n; i += ({0})get_global_size(0)) {{\n{1}{2}    }}\n", idx,
+        body = detail::index_prologue(layout, idx, table) +
+               fmt::format("    for ({0} i = ({0})get_global_id(0); i < n; i += ({0})get_global_size(0)) {{\n{1}{2}    }}\n", idx,
                            detail::decode_offsets(plan.space.ndim(), names, idx, "i"), element_body(at));
     } else {
         for (const auto& name : names) params += fmt::format(", {} {}_off, {} {}_step", idx, name, idx, name);
@@ -95,50 +84,25 @@ std::string generate(const Plan& plan) {
             body = fmt::format("    const {0} start = ({0})get_global_id(0);\n{1}", idx, scalar_loop);
         } else {
             // Vectors of V elements: array k loads V * itemsize bytes as one unsigned vector;
-            // arrays that are one broadcast element (step 0) are read once. Each work item takes
-            // `unroll` vectors a grid apart per round and issues all their loads before computing:
-            // enough bytes in flight to keep HBM busy (one vector a round reaches ~93% of a copy).
-            const std::size_t v = plan.vector_width;
-            std::string unions;
-            std::string loads;
-            std::string values;
+            // arrays that are one broadcast element (step 0) are read from memory where used.
+            std::vector<detail::VectorArray> vectors;
+            vectors.push_back(detail::VectorArray{"out_base", "out_off", "out_step", detail::storage_ctype(out_dtype),
+                                                  out_dtype.itemsize(), false, true});
             for (std::size_t k = 0; k < arrays; ++k) {
                 const DType& d = code.arrays[k].dtype();
-                unions += fmt::format("    union {{ {} v; {} e[{}]; }} l{}[KJ_UNROLL];\n", vector_type(v * d.itemsize()),
-                                      detail::storage_ctype(d), v, k);
-                loads += fmt::format("            if (in{0}_step != 0) l{0}[u].v = ((GLOBAL_MEM const {1}*)(in{0}_base + in{0}_off))[j];\n",
-                                     k, vector_type(v * d.itemsize()));
-                values += fmt::format("                const {} v{} = {};\n", detail::compute_ctype(d), k,
-                                      detail::load_value(fmt::format("(in{0}_step != 0 ? l{0}[u].e[q] : in{0}_base[in{0}_off])", k), d));
+                vectors.push_back(detail::VectorArray{fmt::format("in{}_base", k), fmt::format("in{}_off", k),
+                                                      fmt::format("in{}_step", k), detail::storage_ctype(d), d.itemsize(),
+                                                      true, false});
             }
-            body = fmt::format(R"(#define KJ_UNROLL {unroll}
-{unions}    union {{ {out_vt} v; {out_st} e[{v}]; }} r;
-    const {idx} vectors = n / {v};
-    const {idx} stride = ({idx})get_global_size(0);
-    for ({idx} first = ({idx})get_global_id(0); first < vectors; first += KJ_UNROLL * stride) {{
-        for (int u = 0; u < KJ_UNROLL; ++u) {{
-            const {idx} j = first + u * stride;
-            if (j < vectors) {{
-{loads}            }}
-        }}
-        for (int u = 0; u < KJ_UNROLL; ++u) {{
-            const {idx} j = first + u * stride;
-            if (j >= vectors) break;
-            for (int q = 0; q < {v}; ++q) {{
-{values}                r.e[q] = {store};
-            }}
-            ((GLOBAL_MEM {out_vt}*)(out_base + out_off))[j] = r.v;
-        }}
-    }}
-#undef KJ_UNROLL
-    const {idx} start = vectors * {v} + ({idx})get_global_id(0);
-{scalar_loop})",
-                               fmt::arg("unroll", vector_unroll), fmt::arg("unions", unions),
-                               fmt::arg("out_vt", vector_type(v * out_dtype.itemsize())),
-                               fmt::arg("out_st", detail::storage_ctype(out_dtype)), fmt::arg("v", v), fmt::arg("idx", idx),
-                               fmt::arg("loads", loads), fmt::arg("values", values),
-                               fmt::arg("store", detail::store_value(code.value, out_dtype)),
-                               fmt::arg("scalar_loop", scalar_loop));
+            std::string element;
+            for (std::size_t k = 0; k < arrays; ++k) {
+                const DType& d = code.arrays[k].dtype();
+                element += fmt::format("                const {} v{} = {};\n", detail::compute_ctype(d), k,
+                                       detail::load_value(detail::vector_element(vectors[k + 1], k + 1), d));
+            }
+            element += fmt::format("                {} = {};\n", detail::vector_element(vectors[0], 0),
+                                   detail::store_value(code.value, out_dtype));
+            body = detail::vector_loop(vectors, plan.vector_width, idx, element, scalar_loop);
         }
     }
     return fmt::format("KERNEL void kjarni_expression({})\n{{\n{}}}\n", params, body);
@@ -183,6 +147,7 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     }
     plan.space = detail::make_iteration_space(shape, std::move(strides));
     detail::check_axis_count(plan.space, "expression");
+    detail::pad_table_axes(plan.space);
     plan.use_32_bits = detail::fits_32_bits(plan.space, plan.offsets);
     const bool flat = plan.space.ndim() == 0 ||
                       (plan.space.ndim() == 1 && plan.space.strides[0][0] == 1 &&
@@ -221,8 +186,10 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     }
     const std::size_t n = plan.space.size();
     detail::push_index(args, static_cast<std::int64_t>(n), plan.use_32_bits);
+    std::optional<Buffer> table;  // held until the launch is enqueued
     if (plan.layout == LayoutClass::strided) {
-        detail::push_layout_arguments(args, plan.space, plan.offsets, plan.use_32_bits);
+        detail::push_index_values(args, detail::layout_values(plan.space, plan.offsets), plan.use_32_bits,
+                                  detail::layout_in_table(plan.space.ndim()), queue, table);
     } else {
         for (std::size_t k = 0; k < plan.offsets.size(); ++k) {
             detail::push_index(args, plan.offsets[k], plan.use_32_bits);
@@ -230,7 +197,7 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
         }
     }
     const std::size_t items =
-        plan.layout == LayoutClass::vector ? std::max<std::size_t>(1, n / (plan.vector_width * vector_unroll)) : n;
+        plan.layout == LayoutClass::vector ? std::max<std::size_t>(1, n / (plan.vector_width * detail::vector_unroll)) : n;
     const detail::Grid grid = detail::grid_for(kernel, items);
     const std::size_t global[1] = {grid.global};
     const std::size_t local[1] = {grid.local};

@@ -10,7 +10,9 @@
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/reduction_engine.hpp"
 #include "algorithms/reduction_types.hpp"
+#include "algorithms/multi_parts.hpp"
 #include "kjarni/error.hpp"
+#include "kjarni/expression.hpp"
 #include "kjarni/functions.hpp"
 
 namespace kjarni {
@@ -218,11 +220,15 @@ Array extremum(const Queue& queue, const Array& array, const ReduceOptions& opti
     return detail::run_reduction(queue, built, {array}, options);
 }
 
-Array arg_extremum(const Queue& queue, const Array& array, const ReduceOptions& options, bool maximum) {
+/// argmin / argmax; with `indices` (an int64 array of the values' shape) the position reported for
+/// each element is the index found there instead of its own (combining the parts of a MultiArray).
+Array arg_extremum(const Queue& queue, const Array& array, const ReduceOptions& options, bool maximum,
+                   const Array* indices = nullptr) {
     const char* what = maximum ? "argmax" : "argmin";
     const DType d = array.dtype();
-    const ReductionSpec& built = cached(fmt::format("{} {}", what, d.name()), [&] {
+    const ReductionSpec& built = cached(fmt::format("{} {}{}", what, d.name(), indices ? " indexed" : ""), [&] {
         ReductionSpec spec = one_array(what, array);
+        if (indices) spec.arguments.push_back(CArgument{"g", DType(Kind::int64), true, true, "int64_t"});
         const std::string v = detail::compute_ctype(d);
         spec.acc_ctype = "kjarni_arg_t";
         spec.acc_size = 32;  // at least sizeof(kjarni_arg_t) for every value type (complex128: 32)
@@ -245,10 +251,11 @@ Array arg_extremum(const Queue& queue, const Array& array, const ReduceOptions& 
         spec.code = detail::reduction_code(spec.arguments, preamble,
                                            fmt::format("kjarni_arg_make({}, (int64_t)0x7fffffffffffffffL)", extreme(d, !maximum)),
                                            "kjarni_arg_pick(a, b)",
-                                           fmt::format("kjarni_arg_make({}, (int64_t)i)", element_value(d)), "a.i",
-                                           DType(Kind::int64), {}, what);
+                                           fmt::format("kjarni_arg_make({}, {})", element_value(d), indices ? "g[i]" : "(int64_t)i"),
+                                           "a.i", DType(Kind::int64), {}, what);
         return spec;
     });
+    if (indices) return detail::run_reduction(queue, built, {array, *indices}, options);
     return detail::run_reduction(queue, built, {array}, options);
 }
 
@@ -343,7 +350,7 @@ MultiArray reduce_parts(const MultiQueue& queue, const MultiArray& array, const 
     const bool clone = dynamic_cast<const CloneSplay*>(array.splay().get()) != nullptr;
     if (!clone && (reduced.empty() || reduced[0]))
         throw UnsupportedError("reduce_parts: the reduction crosses the parts (it reduces the axis they split); "
-                               "reduce axis 0 of the parts' results instead");
+                               "reduce_whole combines the parts into one result");
     std::vector<std::size_t> result_shape;
     for (std::size_t d = 0; d < array.shape().size(); ++d) {
         if (!reduced[d]) result_shape.push_back(array.shape()[d]);
@@ -361,6 +368,185 @@ MultiArray reduce_parts(const MultiQueue& queue, const MultiArray& array, const 
     }
     q0.synchronize();  // `first` goes now
     return out;
+}
+
+namespace {
+
+const char* name_of(Reduction r) {
+    switch (r) {
+        case Reduction::sum: return "sum";
+        case Reduction::prod: return "prod";
+        case Reduction::min: return "min";
+        case Reduction::max: return "max";
+        case Reduction::argmin: return "argmin";
+        case Reduction::argmax: return "argmax";
+        case Reduction::any: return "any";
+        case Reduction::all: return "all";
+        case Reduction::mean: return "mean";
+    }
+    return "?";
+}
+
+Array reduce_one(Reduction r, const Queue& queue, const Array& array, const ReduceOptions& options,
+                 const std::optional<DType>& dtype) {
+    switch (r) {
+        case Reduction::sum: return sum(queue, array, options, dtype);
+        case Reduction::prod: return prod(queue, array, options, dtype);
+        case Reduction::min: return min(queue, array, options);
+        case Reduction::max: return max(queue, array, options);
+        case Reduction::argmin: return argmin(queue, array, options);
+        case Reduction::argmax: return argmax(queue, array, options);
+        case Reduction::any: return any(queue, array, options);
+        case Reduction::all: return all(queue, array, options);
+        case Reduction::mean: return mean(queue, array, options, dtype);
+    }
+    throw ArgumentError("reduction", "unknown");
+}
+
+/// The indices of argmin / argmax over a part's reduced axes (its flat C-order index over them)
+/// mapped to the whole array's: each coordinate c along reduced axis d becomes start + step * c.
+HostArray whole_indices(const HostArray& local, const detail::PartRegion& part, const std::vector<std::size_t>& shape,
+                        const std::vector<bool>& reduced) {
+    HostArray out(DType(Kind::int64), local.shape());
+    const auto in = local.to_vector<std::int64_t>();
+    std::vector<std::int64_t> mapped(in.size());
+    for (std::size_t o = 0; o < in.size(); ++o) {
+        auto rest = static_cast<std::size_t>(in[o]);
+        std::size_t global = 0, weight = 1;
+        for (std::size_t d = shape.size(); d-- > 0;) {
+            if (!reduced[d]) continue;
+            const std::size_t c = rest % part.extent[d];
+            rest /= part.extent[d];
+            global += (part.start[d] + part.step[d] * c) * weight;
+            weight *= shape[d];
+        }
+        mapped[o] = static_cast<std::int64_t>(global);
+    }
+    std::memcpy(out.data(), mapped.data(), mapped.size() * sizeof(std::int64_t));
+    return out;
+}
+
+}  // namespace
+
+Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction reduction, const ReduceOptions& options,
+                   const std::optional<DType>& dtype) {
+    const std::string what = fmt::format("reduce_whole ({})", name_of(reduction));
+    const bool takes_dtype = reduction == Reduction::sum || reduction == Reduction::prod || reduction == Reduction::mean;
+    if (dtype && !takes_dtype) throw ArgumentError("dtype", fmt::format("{}: takes no dtype", what));
+    const std::vector<std::size_t>& shape = array.shape();
+    const std::vector<bool> reduced = detail::reduced_axes(options.axes, shape.size(), what);
+    const detail::Partition partition = detail::partition_of(array);
+    bool crossing = false;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (!partition.split[d]) continue;
+        if (!reduced[d])
+            throw UnsupportedError(fmt::format("{}: the parts split axis {}, which is kept; reduce every split axis, or "
+                                               "keep the parts apart with reduce_parts",
+                                               what, d));
+        crossing = true;
+    }
+    const BoundMultiDevice& devices = array.devices();
+    const Queue& q0 = queue[devices[0]];
+    if (options.out) detail::check_device(q0, *options.out, "out");
+    // Clones (or a single part): the first part is the whole array.
+    if (!crossing) return reduce_one(reduction, q0, array.parts()[0], options, dtype);
+
+    // Every part's partial result keeps the reduced axes (extent 1), so that the parts' results
+    // stack along a new leading axis on the first device and one more reduction over it combines them.
+    const std::size_t part_count = array.parts().size();
+    std::vector<std::size_t> kept_shape, result_shape;
+    std::size_t count = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        kept_shape.push_back(reduced[d] ? 1 : shape[d]);
+        if (!reduced[d] || options.keepdims) result_shape.push_back(kept_shape.back());
+        if (reduced[d]) count *= shape[d];
+    }
+    std::vector<std::size_t> stack_shape{part_count};
+    stack_shape.insert(stack_shape.end(), kept_shape.begin(), kept_shape.end());
+    const ReduceOptions part_options{options.axes, true, std::nullopt};
+    std::vector<Array> keep;  // partial results, alive until the copies that read them are done
+    const auto stack = [&](const DType& partial_dtype, const std::function<Array(const Queue&, const Array&)>& partial) {
+        const Array stacked = Array::empty(devices[0], stack_shape, partial_dtype);
+        for (std::size_t k = 0; k < part_count; ++k) {
+            const Queue& qk = queue[devices[k]];
+            const Array p = partial(qk, array.parts()[k]);
+            keep.push_back(p);
+            if (p.size() == 0) continue;
+            if (!(qk == q0)) q0.wait_for(qk.record_event());
+            const auto at = static_cast<std::ptrdiff_t>(k);
+            stacked.slice(std::vector<Slice>{Slice{at, at + 1}}).data().set(q0, p.data(), true);
+        }
+        return stacked;
+    };
+    // The combination writes into `out` (seen with the reduced axes kept) or a new array.
+    std::vector<std::ptrdiff_t> kept_dims(kept_shape.begin(), kept_shape.end());
+    const std::optional<Array> final_out =
+        options.out ? std::optional<Array>(options.keepdims ? *options.out : options.out->reshape(kept_dims)) : std::nullopt;
+    const ReduceOptions combine{std::vector<int>{0}, false, final_out};
+    const DType input = array.dtype();
+    std::optional<Array> result;
+    switch (reduction) {
+        case Reduction::sum:
+        case Reduction::prod: {
+            const bool multiply = reduction == Reduction::prod;
+            const DType r = dtype ? *dtype : sum_dtype(input);
+            const DType acc = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
+            const Array s = stack(acc, [&](const Queue& q, const Array& a) {
+                return multiply ? prod(q, a, part_options, acc) : sum(q, a, part_options, acc);
+            });
+            result = multiply ? prod(q0, s, combine, r) : sum(q0, s, combine, r);
+            break;
+        }
+        case Reduction::mean: {
+            const DType r = dtype ? *dtype : (is_float(input) || is_complex(input) ? input : DType(Kind::float64));
+            if (r.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
+            const DType acc = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
+            const Array s = stack(acc, [&](const Queue& q, const Array& a) { return sum(q, a, part_options, acc); });
+            const Array total = sum(q0, s, ReduceOptions{std::vector<int>{0}, false, std::nullopt}, acc);
+            result = final_out ? *final_out : Array::empty(devices[0], kept_shape, r);
+            // The single-device mean divides the sum by the count in the accumulation type; this
+            // divides in the expression's promoted type (float64 for integer sums), then converts.
+            fill(q0, *result, Expr(total) / Expr(static_cast<std::int64_t>(count)));
+            keep.push_back(total);
+            break;
+        }
+        case Reduction::min:
+        case Reduction::max:
+        case Reduction::any:
+        case Reduction::all: {
+            const Array s = stack(reduction == Reduction::any || reduction == Reduction::all ? DType(Kind::bool_) : input,
+                                  [&](const Queue& q, const Array& a) { return reduce_one(reduction, q, a, part_options, std::nullopt); });
+            result = reduce_one(reduction, q0, s, combine, std::nullopt);
+            break;
+        }
+        case Reduction::argmin:
+        case Reduction::argmax: {
+            const bool maximum = reduction == Reduction::argmax;
+            // The parts' extreme values, and where they lie in the whole array: the first occurrence
+            // over the whole is the extreme value of the smallest whole index (NaN first, as numpy).
+            const Array values = stack(input, [&](const Queue& q, const Array& a) {
+                return maximum ? max(q, a, part_options) : min(q, a, part_options);
+            });
+            const Array indices = Array::empty(devices[0], stack_shape, Kind::int64);
+            std::vector<std::ptrdiff_t> row_dims{1};
+            row_dims.insert(row_dims.end(), kept_shape.begin(), kept_shape.end());
+            for (std::size_t k = 0; k < part_count; ++k) {
+                const Queue& qk = queue[devices[k]];
+                const Array local = maximum ? argmax(qk, array.parts()[k], part_options) : argmin(qk, array.parts()[k], part_options);
+                if (local.size() == 0) continue;
+                const auto at = static_cast<std::ptrdiff_t>(k);
+                indices.slice(std::vector<Slice>{Slice{at, at + 1}})
+                    .set(q0, whole_indices(local.get(qk), partition.parts[k], shape, reduced).reshape(row_dims));
+            }
+            result = arg_extremum(q0, values, combine, maximum, &indices);
+            keep.push_back(indices);
+            break;
+        }
+    }
+    // Nothing enqueued may outlive the partials it reads.
+    q0.synchronize();
+    if (options.out) return *options.out;
+    return options.keepdims ? *result : result->reshape(std::vector<std::ptrdiff_t>(result_shape.begin(), result_shape.end()));
 }
 
 }  // namespace kjarni

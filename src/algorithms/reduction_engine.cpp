@@ -68,7 +68,24 @@ struct KernelShape {
     std::size_t group = 256;
     bool final_pass = true;     // writes the result (else the partial results)
     bool from_partials = false; // reads the partial results (second pass)
+    bool table = false;         // the layout comes in a table (more than max_scalar_axes axes)
 };
+
+/// The names of the layout values a kernel takes, in order: the kept space's layout over the arrays
+/// (not in the second pass) and the result, then the reduced extents and each array's reduced strides.
+std::vector<std::string> layout_names_of(const KernelShape& k, std::size_t arrays) {
+    std::vector<std::string> kept_operands;
+    if (!k.from_partials)
+        for (std::size_t a = 0; a < arrays; ++a) kept_operands.push_back(fmt::format("a{}", a));
+    kept_operands.push_back("res");
+    std::vector<std::string> names = layout_names(k.kept_ndim, kept_operands);
+    if (!k.from_partials) {
+        for (std::size_t d = 0; d < k.reduced_ndim; ++d) names.push_back(fmt::format("rn{}", d));
+        for (std::size_t a = 0; a < arrays; ++a)
+            for (std::size_t d = 0; d < k.reduced_ndim; ++d) names.push_back(fmt::format("a{}_rs{}", a, d));
+    }
+    return names;
+}
 
 std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
     const char* idx = index_type(k.use_32_bits);
@@ -92,13 +109,10 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
             else s += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
         }
     }
-    s += layout_parameters(k.kept_ndim, kept_operands, idx);
-    if (!k.from_partials) {
-        for (std::size_t d = 0; d < k.reduced_ndim; ++d) s += fmt::format(", {} rn{}", idx, d);
-        for (std::size_t a = 0; a < arrays; ++a)
-            for (std::size_t d = 0; d < k.reduced_ndim; ++d) s += fmt::format(", {} a{}_rs{}", idx, a, d);
-    }
+    const std::vector<std::string> layout = layout_names_of(k, arrays);
+    s += index_parameters(layout, idx, k.table);
     s += ")\n{\n";
+    s += index_prologue(layout, idx, k.table);
     s += fmt::format("    const {} lid = ({})get_local_id(0);\n", idx, idx);
     s += fmt::format("    const {} lane = lid % lanes;\n", idx);
     s += fmt::format("    const {0} o = ({0})get_group_id(0) * ({1} / lanes) + lid / lanes;\n", idx, k.group);
@@ -180,8 +194,8 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
     std::string types;
     for (const CArgument& a : spec.arguments) types += fmt::format("{}{} {},", a.pointer ? "*" : "", a.dtype.name(), a.name);
-    return fmt::format("kept={} red={} idx={} group={} final={} partials={} acc={} result={} args={}\n{}",
-                       k.kept_ndim, k.reduced_ndim, k.use_32_bits, k.group, k.final_pass, k.from_partials,
+    return fmt::format("kept={} red={} idx={} group={} final={} partials={} table={} acc={} result={} args={}\n{}",
+                       k.kept_ndim, k.reduced_ndim, k.use_32_bits, k.group, k.final_pass, k.from_partials, k.table,
                        spec.acc_ctype, spec.result.name(), types, spec.code);
 }
 
@@ -287,7 +301,8 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                                limit;
     use_32 = use_32 && static_cast<std::size_t>(std::llabs(offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
 
-    KernelShape shape1{kept.ndim(), red.ndim(), use_32, group, pieces == 1, false};
+    KernelShape shape1{kept.ndim(), red.ndim(), use_32, group, pieces == 1, false,
+                       layout_in_table(std::max(kept.ndim(), red.ndim()))};
     const GeneratedKernel k1 = generated_kernel(queue.device(), kernel_key(spec, shape1), "kjarni_reduction",
                                                 [&] { return kernel_source(spec, shape1); });
     if (k1.max_local_size < group)
@@ -315,10 +330,12 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                 args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
             }
         }
-        push_layout_arguments(args, kept, offsets, use_32);
-        for (const std::size_t extent : red.shape) push_index(args, static_cast<std::int64_t>(extent), use_32);
+        std::vector<std::int64_t> layout = layout_values(kept, offsets);
+        for (const std::size_t extent : red.shape) layout.push_back(static_cast<std::int64_t>(extent));
         for (std::size_t a = 0; a < arrays.size(); ++a)
-            for (const std::ptrdiff_t st : red.strides[a]) push_index(args, st, use_32);
+            for (const std::ptrdiff_t st : red.strides[a]) layout.push_back(st);
+        std::optional<Buffer> table;  // held until the launch is enqueued
+        push_index_values(args, layout, use_32, shape1.table, queue, table);
         const std::size_t global[2] = {groups_x * group, pieces};
         const std::size_t local[2] = {group, 1};
         launch(queue, k1, global, local, args);
@@ -326,7 +343,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     if (pieces > 1) {
         // Combine the pieces in order: one output per work item, or all lanes on one output.
         const std::size_t lanes2 = n_out == 1 ? std::min(group, floor_pow2(pieces)) : 1;
-        KernelShape shape2{kept.ndim(), 0, use_32, group, true, true};
+        KernelShape shape2{kept.ndim(), 0, use_32, group, true, true, layout_in_table(kept.ndim())};
         const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
                                                     [&] { return kernel_source(spec, shape2); });
         IterationSpace out_space = kept;
@@ -339,7 +356,8 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
         push_index(args, static_cast<std::int64_t>(pieces), use_32);
         args.push_back(scalar_arg(&count, sizeof(count)));
         push_index(args, static_cast<std::int64_t>(lanes2), use_32);
-        push_layout_arguments(args, out_space, {offsets.back()}, use_32);
+        std::optional<Buffer> table;  // held until the launch is enqueued
+        push_index_values(args, layout_values(out_space, {offsets.back()}), use_32, shape2.table, queue, table);
         const std::size_t global[2] = {ceil_div(n_out, group / lanes2) * group, 1};
         const std::size_t local[2] = {group, 1};
         launch(queue, k2, global, local, args);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/device_code.hpp"
+#include "algorithms/indexing.hpp"
 #include "core/context_state.hpp"
 #include "kjarni/error.hpp"
 
@@ -85,6 +86,7 @@ Buffer temporary_buffer(const Queue& queue, std::size_t size) {
 
 void pad_axes(IterationSpace& space) {
     const std::size_t n = space.ndim();
+    if (layout_in_table(n)) return pad_table_axes(space);
     const std::size_t target = n <= 1 ? 1 : n <= 4 ? 4 : 8;
     const std::size_t extra = target - n;
     space.shape.insert(space.shape.begin(), extra, 1);

@@ -46,8 +46,9 @@ std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std:
 /// work using it is enqueued).
 Buffer temporary_buffer(const Queue& queue, std::size_t size);
 
-/// Pads a space with leading axes of extent 1 to 1, 4 or 8 axes, so that few compiled kernels
-/// serve every layout (most shapes merge to one axis and keep the cheapest decoding).
+/// Pads a space with leading axes of extent 1 to 1, 4 or 8 axes (16 or 32 past 8: pad_table_axes),
+/// so that few compiled kernels serve every layout (most shapes merge to one axis and keep the
+/// cheapest decoding).
 void pad_axes(IterationSpace& space);
 
 /// Power of two at most `value` (value >= 1).

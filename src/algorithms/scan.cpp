@@ -2,16 +2,20 @@
 
 #include "kjarni/scan.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numeric>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "algorithms/multi_parts.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/scan_engine.hpp"
 #include "kjarni/error.hpp"
+#include "kjarni/expression.hpp"
 #include "kjarni/functions.hpp"
 
 namespace kjarni {
@@ -154,14 +158,79 @@ Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis, c
 
 MultiArray cumsum_parts(const MultiQueue& queue, const MultiArray& array, int axis, const std::optional<DType>& dtype) {
     const std::vector<bool> scanned = detail::reduced_axes(std::vector<int>{axis}, array.shape().size(), "cumsum_parts", "axis");
-    const bool clone = dynamic_cast<const CloneSplay*>(array.splay().get()) != nullptr;
-    if (!clone && scanned[0])
-        throw UnsupportedError("cumsum_parts: the scan runs along the axis the parts split; it would cross the parts");
+    const auto a = static_cast<std::size_t>(std::find(scanned.begin(), scanned.end(), true) - scanned.begin());
+    const detail::Partition partition = detail::partition_of(array);
     const auto& devices = array.devices();
     const DType result = dtype ? *dtype : accumulate_dtype(array.dtype());
+    if (result.is_struct()) throw ArgumentError("dtype", "cumsum_parts: a struct dtype cannot accumulate");
     MultiArray out = MultiArray::empty(devices, array.shape(), result, {}, array.splay());
-    for (std::size_t k = 0; k < devices.size(); ++k)
-        cumsum(queue[devices[k]], array.parts()[k], axis, dtype, out.parts()[k]);
+    if (!partition.split[a]) {
+        for (std::size_t k = 0; k < devices.size(); ++k)
+            cumsum(queue[devices[k]], array.parts()[k], axis, dtype, out.parts()[k]);
+        return out;
+    }
+    // Along the split axis: every part scans its own rows, then, in the order of the parts along
+    // the axis, adds the carry of those before it: the last position of its predecessor (the part
+    // holding the positions just before its first, over the same region of the other axes), which
+    // is by then the whole prefix. float16 is scanned and carried in float32, stored at the end.
+    const std::size_t parts = devices.size();
+    for (const auto& p : partition.parts)
+        if (p.step[a] != 1)
+            throw UnsupportedError("cumsum_parts: the splay gives a part a stepped slice of the scanned axis");
+    const DType acc = result.kind() == Kind::float16 ? DType(Kind::float32) : result;
+    std::vector<Array> scans;
+    for (std::size_t k = 0; k < parts; ++k)
+        scans.push_back(acc == result ? out.parts()[k]
+                                      : Array::empty(devices[k], array.parts()[k].shape(), acc));
+    for (std::size_t k = 0; k < parts; ++k) cumsum(queue[devices[k]], array.parts()[k], axis, acc, scans[k]);
+    const auto same_rows = [&](std::size_t j, std::size_t k) {
+        for (std::size_t d = 0; d < array.shape().size(); ++d) {
+            if (d == a) continue;
+            const auto& pj = partition.parts[j];
+            const auto& pk = partition.parts[k];
+            if (pj.start[d] != pk.start[d] || pj.step[d] != pk.step[d] || pj.extent[d] != pk.extent[d]) return false;
+        }
+        return true;
+    };
+    std::vector<std::size_t> order(parts);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t j, std::size_t k) {
+        return partition.parts[j].start[a] < partition.parts[k].start[a];
+    });
+    std::vector<Array> keep;  // carries, alive until the work reading them is done
+    for (const std::size_t k : order) {
+        const auto& pk = partition.parts[k];
+        const Queue& qk = queue[devices[k]];
+        if (pk.start[a] != 0 && pk.extent[a] != 0) {
+            std::optional<std::size_t> before;
+            for (std::size_t j = 0; j < parts; ++j) {
+                const auto& pj = partition.parts[j];
+                if (j != k && pj.extent[a] != 0 && pj.start[a] + pj.extent[a] == pk.start[a] && same_rows(j, k)) before = j;
+            }
+            if (!before)
+                throw UnsupportedError(fmt::format("cumsum_parts: no part holds the positions just before part {}'s "
+                                                   "(the splay's parts do not tile the scanned axis)",
+                                                   k));
+            const Queue& qj = queue[devices[*before]];
+            // The predecessor's last position along the axis, contiguous, copied to this device.
+            std::vector<Slice> last(array.shape().size());
+            const auto end = static_cast<std::ptrdiff_t>(partition.parts[*before].extent[a]);
+            last[a] = Slice{end - 1, end};
+            const Array from = scans[*before].slice(last).ascontiguous(qj);
+            Array carry = from;
+            if (!(qj == qk)) {
+                carry = Array::empty(devices[k], from.shape(), acc);
+                qk.wait_for(qj.record_event());
+                carry.data().set(qk, from.data(), true);
+            }
+            keep.push_back(from);
+            keep.push_back(carry);
+            assign(qk, scans[k], Expr(scans[k]) + Expr(carry));
+        }
+        if (!(acc == result)) fill(qk, out.parts()[k], Expr(scans[k]));
+    }
+    // Nothing enqueued may outlive the carries it reads.
+    queue.synchronize();
     return out;
 }
 

@@ -70,6 +70,7 @@ struct ScanShape {
     std::size_t row_ndim = 0;
     bool use_32_bits = true;
     std::size_t group = 256;
+    bool table = false;  // the rows' layout comes in a table (more than max_scalar_axes axes)
 };
 
 std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
@@ -103,9 +104,11 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
             s += fmt::format(", GLOBAL_MEM {}{}* a{}_base", arg.is_const ? "const " : "", storage_ctype(arg.dtype), a++);
         else s += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
     }
-    s += layout_parameters(k.row_ndim, operands, idx);
+    const std::vector<std::string> layout = layout_names(k.row_ndim, operands);
+    s += index_parameters(layout, idx, k.table);
     for (std::size_t j = 0; j < arrays; ++j) s += fmt::format(", {} a{}_ls", idx, j);
     s += ")\n{\n";
+    s += index_prologue(layout, idx, k.table);
     // Calls with every array shifted to the element at position `e` of the row.
     const auto shifted = [&](const std::string& e) {
         std::string out;
@@ -200,8 +203,8 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
     std::string types;
     for (const CArgument& a : spec.arguments)
         types += fmt::format("{}{}{} {},", a.pointer ? "*" : "", a.is_const ? "const " : "", a.dtype.name(), a.name);
-    return fmt::format("scan mode={} rows={} idx={} group={} item={} args={}\n{}", static_cast<int>(k.mode), k.row_ndim,
-                       k.use_32_bits, k.group, spec.item_ctype, types, spec.code);
+    return fmt::format("scan mode={} rows={} idx={} group={} table={} item={} args={}\n{}", static_cast<int>(k.mode),
+                       k.row_ndim, k.use_32_bits, k.group, k.table, spec.item_ctype, types, spec.code);
 }
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
@@ -270,6 +273,8 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     const Buffer partial = sequential ? temporary_buffer(queue, 16) : temporary_buffer(queue, n_rows * pieces * spec.item_size);
     const Buffer totals = sequential ? partial : temporary_buffer(queue, n_rows * spec.item_size);
     std::vector<std::vector<std::byte>> scalars;
+    const bool table = layout_in_table(rows.ndim());
+    std::optional<Buffer> table_buffer;  // the last launch's layout table, held until it is enqueued
     const auto common = [&](std::vector<KernelArg>& args) {
         args.push_back(detail::pack(partial, LaunchTarget{}));
         args.push_back(detail::pack(totals, LaunchTarget{}));
@@ -288,11 +293,11 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
                 args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
             }
         }
-        push_layout_arguments(args, rows, offsets, use_32);
+        push_index_values(args, layout_values(rows, offsets), use_32, table, queue, table_buffer);
         for (const std::ptrdiff_t st : axis_strides) push_index(args, st, use_32);
     };
     const auto kernel = [&](Mode mode) {
-        const ScanShape k{mode, rows.ndim(), use_32, group};
+        const ScanShape k{mode, rows.ndim(), use_32, group, mode != Mode::carries && table};
         const GeneratedKernel g = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
                                                    [&] { return kernel_source(spec, k); });
         if (g.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)

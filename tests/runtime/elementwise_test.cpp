@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <random>
 
 #include "kjarni/elementwise.hpp"
 #include "kjarni/functions.hpp"
@@ -139,6 +141,111 @@ TEST_P(ElementwiseTest, ErrorsNameTheCulprit) {
     } catch (const ArgumentError& e) {
         EXPECT_NE(std::string(e.what()).find("takes 4 arguments"), std::string::npos) << e.what();
     }
+}
+
+/// The element k of a C-contiguous host array as a long double (real part).
+long double at(const HostArray& a, std::size_t k) { return broadcast_element(a, a.shape(), k).c.real(); }
+
+/// Random values small enough that x + 2 z fits every dtype (integers in [-20, 20], unsigned [0, 40]).
+HostArray small_values(const DType& d, std::size_t n) {
+    if (!is_integer(d)) return random_host_array(d, {n}, 20.0);
+    HostArray out(d, {n});
+    std::uniform_int_distribution<std::int64_t> values(is_signed(d) ? -20 : 0, is_signed(d) ? 20 : 40);
+    for (std::size_t k = 0; k < n; ++k) {
+        detail::ScalarValue v;
+        v.kind = detail::ScalarValue::Kind::signed_integer;
+        v.i = values(random_engine());
+        const auto bytes = v.write(d);
+        std::memcpy(out.data() + k * d.itemsize(), bytes.data(), d.itemsize());
+    }
+    return out;
+}
+
+TEST_P(ElementwiseTest, VectorLoadsKeepTheScalarLoopsResults) {
+    // Contiguous aligned arrays of every width take 16-byte vectors (the lengths leave leftovers
+    // for the scalar tail); offset views do not (misaligned); a broadcast element is read alone.
+    const ElementwiseKernel add = ElementwiseKernel::from_names({"y", "x", "z"}, "y[i] = x[i] + z[i] * 2");
+    for (const DType& d : {DType(int8), DType(uint16), DType(int64), DType(float32)})
+        for (const std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{1003}}) {
+            SCOPED_TRACE(::testing::Message() << d.name() << " n " << n);
+            const HostArray x = small_values(d, n + 1);
+            const HostArray z = small_values(d, n + 1);
+            const Array dx = Array::from_host(queue(), x), dz = Array::from_host(queue(), z);
+            const Array y = Array::empty(bound_device(), {n + 1}, d);
+            for (const std::ptrdiff_t first : {0, 1}) {
+                const Array yv = y[{Slice{first, first + static_cast<std::ptrdiff_t>(n)}}];
+                add(queue(), yv, dx[{Slice{first, first + static_cast<std::ptrdiff_t>(n)}}],
+                    dz[{Slice{first, first + static_cast<std::ptrdiff_t>(n)}}]);
+                const HostArray got = yv.copy(queue()).get(queue());
+                for (std::size_t k = 0; k < n; ++k) {
+                    const auto j = k + static_cast<std::size_t>(first);
+                    if (d.kind() == DType::Kind::float32) {
+                        const float e = static_cast<float>(at(x, j)) + static_cast<float>(at(z, j)) * 2.0f;
+                        ASSERT_EQ(static_cast<float>(at(got, k)), e) << "element " << k;
+                    } else if (d.kind() == DType::Kind::float64) {
+                        const double e = static_cast<double>(at(x, j)) + static_cast<double>(at(z, j)) * 2.0;
+                        ASSERT_EQ(static_cast<double>(at(got, k)), e) << "element " << k;
+                    } else {
+                        // Integers: exact (no value leaves the dtype's range).
+                        const auto e = static_cast<long long>(at(x, j)) + static_cast<long long>(at(z, j)) * 2;
+                        ASSERT_EQ(static_cast<long long>(at(got, k)), e) << "element " << k;
+                    }
+                }
+            }
+        }
+}
+
+TEST_P(ElementwiseTest, VectorLoadsReadWhatTheOperationMayKeep) {
+    const std::size_t n = 515;
+    const HostArray x = random_host_array(float32, {n}, 10.0);
+    const HostArray y0 = random_host_array(float32, {n}, 10.0);
+    const Array dx = Array::from_host(queue(), x);
+    const auto run = [&](const ElementwiseKernel& k, const auto&... scalars) {
+        const Array y = Array::from_host(queue(), y0);
+        k(queue(), y, dx, scalars...);
+        return y.get(queue());
+    };
+    // Updated in place, written under a condition, `i` as a value, a broadcast element.
+    const HostArray updated = run(ElementwiseKernel("float *y, const float *x", "y[i] += x[i]"));
+    const HostArray kept = run(ElementwiseKernel("float *y, const float *x", "if (x[i] > 0) y[i] = x[i]"));
+    const HostArray chosen = run(ElementwiseKernel("float *y, const float *x", "y[i] = x[i] > 0 && i % 2 ? x[i] : y[i]"));
+    const HostArray indexed = run(ElementwiseKernel("float *y, const float *x, float a", "y[i] = a * x[i] + (float)i"), 0.5f);
+    // A function-like macro of the preamble may write its argument: no vectors, same result.
+    ElementwiseOptions options;
+    options.preamble = "#define KJ_TEST_SET(a, v) ((a) = (v))\n";
+    const HostArray through_macro =
+        run(ElementwiseKernel("float *y, const float *x", "if (x[i] < 0) KJ_TEST_SET(y[i], x[i])", options));
+    for (std::size_t k = 0; k < n; ++k) {
+        const float xv = static_cast<float>(at(x, k)), yv = static_cast<float>(at(y0, k));
+        ASSERT_EQ(static_cast<float>(at(updated, k)), yv + xv) << k;
+        ASSERT_EQ(static_cast<float>(at(kept, k)), xv > 0 ? xv : yv) << k;
+        ASSERT_EQ(static_cast<float>(at(chosen, k)), xv > 0 && k % 2 ? xv : yv) << k;
+        ASSERT_EQ(static_cast<float>(at(indexed, k)), 0.5f * xv + static_cast<float>(k)) << k;
+        ASSERT_EQ(static_cast<float>(at(through_macro, k)), xv < 0 ? xv : yv) << k;
+    }
+    // A member written: the element is read first (only its imaginary part changes).
+    const HostArray c = random_host_array(complex64, {n}, 2.0);
+    const Array dc = Array::from_host(queue(), c);
+    const Array out = Array::from_host(queue(), c);
+    ElementwiseKernel("complex64_t *y, const complex64_t *x", "y[i].y = x[i].x")(queue(), out, dc);
+    const HostArray got = out.get(queue());
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto e = broadcast_element(c, {n}, k).c;
+        ASSERT_EQ(broadcast_element(got, {n}, k).c, std::complex<double>(e.real(), e.real())) << k;
+    }
+    // The same view twice (in place through two names): y[i] = 1 lands before x[i] is read.
+    const Array same = Array::from_host(queue(), x);
+    ElementwiseKernel::from_names({"y", "x"}, "y[i] = 1.0f; y[i] += x[i]")(queue(), same, same);
+    const HostArray twos = same.get(queue());
+    for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(static_cast<float>(at(twos, k)), 2.0f) << k;
+    // One broadcast element among vectors: y = x + b[0].
+    const HostArray b = random_host_array(float32, {1}, 10.0);
+    const Array y = Array::empty(bound_device(), {n}, float32);
+    ElementwiseKernel("float *y, const float *x, const float *b", "y[i] = x[i] + b[i]")(queue(), y, dx,
+                                                                                       Array::from_host(queue(), b));
+    const HostArray sums = y.get(queue());
+    for (std::size_t k = 0; k < n; ++k)
+        ASSERT_EQ(static_cast<float>(at(sums, k)), static_cast<float>(at(x, k)) + static_cast<float>(at(b, 0))) << k;
 }
 
 TEST(ElementwiseMultiDevice, MultiArraysPartByPart) {

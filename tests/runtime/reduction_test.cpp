@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include "kjarni/reduction.hpp"
 #include "runtime/algorithm_test_support.hpp"
@@ -399,6 +400,90 @@ TEST(MultiArrayReductions, PartByPart) {
     check(Op::sum, h, std::vector<int>{2}, r.get(mq));
     EXPECT_THROW(reduce_parts(mq, x, [](const Queue& q, const Array& a, const ReduceOptions& o) { return sum(q, a, o); }),
                  UnsupportedError);
+}
+
+/// Every other column on each device (a stepped slice of axis 1): a splay that splits an inner
+/// axis, for reduce_whole's index mapping.
+class ColumnSplay final : public Splay {
+public:
+    std::vector<std::vector<Slice>> operator()(const std::vector<std::size_t>&, std::size_t devices) const override {
+        std::vector<std::vector<Slice>> out;
+        for (std::size_t k = 0; k < devices; ++k)
+            out.push_back({Slice{}, Slice{static_cast<std::ptrdiff_t>(k), std::nullopt, static_cast<std::ptrdiff_t>(devices)}});
+        return out;
+    }
+};
+
+Reduction whole_of(Op op) {
+    switch (op) {
+        case Op::sum: return Reduction::sum;
+        case Op::prod: return Reduction::prod;
+        case Op::mean: return Reduction::mean;
+        case Op::min: return Reduction::min;
+        case Op::max: return Reduction::max;
+        case Op::argmin: return Reduction::argmin;
+        case Op::argmax: return Reduction::argmax;
+        case Op::any: return Reduction::any;
+        case Op::all: return Reduction::all;
+    }
+    throw std::logic_error("op");
+}
+
+TEST(MultiArrayReductions, WholeAcrossTheParts) {
+    Context* context = shared_multi_device_context();
+    if (context == nullptr) GTEST_SKIP() << "no platform with two selected devices";
+    const MultiQueue mq = MultiQueue::on_devices(context->devices());
+    const Queue& q0 = mq[context->devices()[0]];
+    using Axes = std::optional<std::vector<int>>;
+    // Every reduction, with dtypes spread over the cases (each new combination compiles kernels on
+    // both devices): integers exact, float16 accumulated in float32, complex ordering.
+    const std::vector<std::pair<Op, DType>> cases = {
+        {Op::sum, Kind::int16},    {Op::sum, Kind::float16}, {Op::sum, Kind::complex64}, {Op::prod, Kind::float32},
+        {Op::mean, Kind::int16},   {Op::mean, Kind::float16}, {Op::min, Kind::float32},  {Op::max, Kind::int16},
+        {Op::argmin, Kind::float32}, {Op::argmax, Kind::int16}, {Op::argmax, Kind::complex64}, {Op::any, Kind::int16},
+        {Op::all, Kind::float32}};
+    for (const auto& [op, d] : cases) {
+        const bool arg = op == Op::argmin || op == Op::argmax;
+        // EqualSplay (rows 4 + 3) over every axis and over axis 0 (and 2); ColumnSplay (a stepped
+        // inner axis) over axis 1.
+        for (const auto& [columns, axes, keepdims] :
+             {std::tuple{false, Axes{}, false}, std::tuple{false, Axes{arg ? std::vector<int>{0} : std::vector<int>{0, 2}}, true},
+              std::tuple{true, Axes{std::vector<int>{1}}, false}}) {
+            SCOPED_TRACE(::testing::Message() << op_name(op) << " " << d.name() << (columns ? " columns" : " rows") << " axes "
+                                              << axes_name(axes) << (keepdims ? " keepdims" : ""));
+            const HostArray h = random_host(d, {7, 9, 4}, values_for(op));
+            const MultiArray x =
+                MultiArray::from_host(mq, h, columns ? std::make_shared<ColumnSplay>() : std::shared_ptr<const Splay>());
+            const Array r = reduce_whole(mq, x, whole_of(op), ReduceOptions{axes, keepdims, std::nullopt});
+            ASSERT_EQ(r.device(), context->devices()[0]);
+            check(op, h, axes, r.get(q0));
+        }
+    }
+}
+
+TEST(MultiArrayReductions, WholeIntoOutSameBitsAndErrors) {
+    Context* context = shared_multi_device_context();
+    if (context == nullptr) GTEST_SKIP() << "no platform with two selected devices";
+    const MultiQueue mq = MultiQueue::on_devices(context->devices());
+    const Queue& q0 = mq[context->devices()[0]];
+    const HostArray h = random_host(Kind::float32, {9, 5});
+    const MultiArray x = MultiArray::from_host(mq, h);
+    // Into a stepped `out` on the first device.
+    const Array big = Array::zeros(q0, {10}, Kind::float32);
+    const Array out = big[{Slice{0, std::nullopt, 2}}];
+    EXPECT_EQ(reduce_whole(mq, x, Reduction::sum, {std::vector<int>{0}, false, out}).base().backend(), big.base().backend());
+    check(Op::sum, h, std::vector<int>{0}, out.copy(q0).get(q0));
+    const auto a = reduce_whole(mq, x, Reduction::sum).get(q0).to_vector<float>();
+    const auto b = reduce_whole(mq, x, Reduction::sum).get(q0).to_vector<float>();
+    EXPECT_EQ(a, b);
+    // A clone is reduced once.
+    const MultiArray c = MultiArray::from_host(mq, h, std::make_shared<CloneSplay>());
+    check(Op::sum, h, std::nullopt, reduce_whole(mq, c, Reduction::sum).get(q0));
+    EXPECT_THROW(reduce_whole(mq, x, Reduction::sum, {std::vector<int>{1}}), UnsupportedError);  // split axis kept
+    EXPECT_THROW(reduce_whole(mq, x, Reduction::min, {}, DType(Kind::float64)), ArgumentError);
+    EXPECT_THROW(reduce_whole(mq, x, Reduction::sum, {std::vector<int>{2}}), ArgumentError);
+    const Array elsewhere = Array::zeros(mq[context->devices()[1]], {5}, Kind::float32);
+    EXPECT_THROW(reduce_whole(mq, x, Reduction::sum, {std::vector<int>{0}, false, elsewhere}), ArgumentError);
 }
 
 }  // namespace

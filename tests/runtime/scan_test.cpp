@@ -170,7 +170,34 @@ TEST(MultiArrayScans, PartByPart) {
     const HostArray h = random_host(Kind::int16, {6, 40});
     const MultiArray x = MultiArray::from_host(mq, h);
     check_scan(h, 1, cumsum_parts(mq, x, 1).get(mq), false);
-    EXPECT_THROW(cumsum_parts(mq, x, 0), UnsupportedError);
+}
+
+/// Every other row on each device: parts that do not tile axis 0 with unstepped slices.
+class AlternateRows final : public Splay {
+public:
+    std::vector<std::vector<Slice>> operator()(const std::vector<std::size_t>&, std::size_t devices) const override {
+        std::vector<std::vector<Slice>> out;
+        for (std::size_t k = 0; k < devices; ++k)
+            out.push_back({Slice{static_cast<std::ptrdiff_t>(k), std::nullopt, static_cast<std::ptrdiff_t>(devices)}});
+        return out;
+    }
+};
+
+TEST(MultiArrayScans, AlongTheSplitAxisCarriesThePartsBefore) {
+    Context* context = shared_multi_device_context();
+    if (context == nullptr) GTEST_SKIP() << "no platform with two selected devices";
+    const MultiQueue mq = MultiQueue::on_devices(context->devices());
+    // Integers exact; float16 scanned and carried in float32; a 1-d array and rows of 3 x 4.
+    for (const DType& d : {DType(Kind::int16), DType(Kind::float16), DType(Kind::complex64)})
+        for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{9}, std::vector<std::size_t>{300, 3, 4}}) {
+            SCOPED_TRACE(::testing::Message() << d.name() << " " << shape.size() << "-d");
+            const HostArray h = random_host(d, shape);
+            const MultiArray x = MultiArray::from_host(mq, h);
+            check_scan(h, 0, cumsum_parts(mq, x, 0).get(mq), false);
+        }
+    const HostArray h = random_host(Kind::int32, {6, 4});
+    EXPECT_THROW(cumsum_parts(mq, MultiArray::from_host(mq, h, std::make_shared<AlternateRows>()), 0), UnsupportedError);
+    EXPECT_THROW(cumsum_parts(mq, MultiArray::from_host(mq, h), 2), ArgumentError);
 }
 
 }  // namespace
