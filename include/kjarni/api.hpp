@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kjarni/detail/backend_access.hpp"
+
 namespace kjarni {
 
 namespace backend {
@@ -60,10 +62,10 @@ public:
 
     friend bool operator==(const Api& a, const Api& b) { return a.impl_ == b.impl_; }
 
+private:
+    friend struct detail::BackendAccess;
     explicit Api(std::shared_ptr<backend::Api> impl);
     const std::shared_ptr<backend::Api>& backend() const noexcept { return impl_; }
-
-private:
     std::shared_ptr<backend::Api> impl_;
 };
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kjarni/context.hpp"
+#include "kjarni/detail/backend_access.hpp"
 #include "kjarni/queue.hpp"
 
 namespace kjarni {
@@ -90,9 +91,9 @@ public:
     /// that are no kjarni memory handle; UnsupportedError on OpenCL.
     static Buffer open_ipc(const BoundDevice& device, std::span<const std::byte> handle);
 
-    const std::shared_ptr<backend::Buffer>& backend() const noexcept { return impl_; }
-
 private:
+    friend struct detail::BackendAccess;
+    const std::shared_ptr<backend::Buffer>& backend() const noexcept { return impl_; }
     friend struct detail::BufferAccess;
     Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::size_t offset, std::size_t size,
            bool exportable = false);

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "kjarni/detail/backend_access.hpp"
 #include "kjarni/device.hpp"
 #include "kjarni/discovery.hpp"
 
@@ -49,12 +50,12 @@ public:
 
     friend bool operator==(const Context& a, const Context& b) { return a.state_ == b.state_; }
 
+private:
+    friend struct detail::BackendAccess;
     explicit Context(std::shared_ptr<backend::Context> impl);
     const std::shared_ptr<backend::Context>& backend() const noexcept;
     /// What the context keeps for kjarni's own use (the compiled-program cache).
     detail::ContextState& state() const noexcept { return *state_; }
-
-private:
     std::shared_ptr<detail::ContextState> state_;
 };
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kjarni/detail/backend_access.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/platform.hpp"
 
@@ -52,10 +53,10 @@ public:
 
     friend bool operator==(const Device& a, const Device& b) { return a.impl_ == b.impl_; }
 
+private:
+    friend struct detail::BackendAccess;
     explicit Device(std::shared_ptr<backend::Device> impl);
     const std::shared_ptr<backend::Device>& backend() const noexcept { return impl_; }
-
-private:
     std::shared_ptr<backend::Device> impl_;
 };
 

@@ -3,6 +3,8 @@
 
 #include <memory>
 
+#include "kjarni/detail/backend_access.hpp"
+
 namespace kjarni {
 
 namespace backend {
@@ -20,10 +22,10 @@ public:
     /// Milliseconds from this event to `later`.
     double time_till(const Event& later) const { return later.time_since(*this); }
 
+private:
+    friend struct detail::BackendAccess;
     explicit Event(std::shared_ptr<backend::Event> impl);
     const std::shared_ptr<backend::Event>& backend() const noexcept { return impl_; }
-
-private:
     std::shared_ptr<backend::Event> impl_;
 };
 

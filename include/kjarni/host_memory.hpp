@@ -33,6 +33,7 @@
 
 #include "kjarni/buffer.hpp"
 #include "kjarni/context.hpp"
+#include "kjarni/detail/backend_access.hpp"
 #include "kjarni/memory_pool.hpp"
 
 namespace kjarni {
@@ -81,9 +82,9 @@ public:
     /// allocated with `mapped`: UnsupportedError otherwise. `device` must be of context().
     Buffer device_buffer(const BoundDevice& device) const;
 
-    const std::shared_ptr<backend::HostAllocation>& backend() const noexcept { return impl_; }
-
 private:
+    friend struct detail::BackendAccess;
+    const std::shared_ptr<backend::HostAllocation>& backend() const noexcept { return impl_; }
     friend class HostMemoryPool;
     HostMemory(Context context, std::shared_ptr<backend::HostAllocation> impl, std::size_t size,
                HostMemoryFlags flags);

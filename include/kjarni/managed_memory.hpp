@@ -63,6 +63,7 @@
 
 #include "kjarni/buffer.hpp"
 #include "kjarni/context.hpp"
+#include "kjarni/detail/backend_access.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/device.hpp"
 #include "kjarni/program.hpp"
@@ -168,9 +169,9 @@ public:
     /// transfers, arrays, kernels. It keeps the memory alive.
     Buffer device_buffer(const BoundDevice& device) const;
 
-    const std::shared_ptr<backend::ManagedAllocation>& backend() const noexcept { return impl_; }
-
 private:
+    friend struct detail::BackendAccess;
+    const std::shared_ptr<backend::ManagedAllocation>& backend() const noexcept { return impl_; }
     ManagedMemory(Context context, std::shared_ptr<backend::ManagedAllocation> impl, std::size_t size,
                   ManagedMemoryFlags flags, bool fine_grained);
     void check_queue(const Queue& queue, const char* what) const;

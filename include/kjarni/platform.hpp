@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kjarni/api.hpp"
+#include "kjarni/detail/backend_access.hpp"
 
 namespace kjarni {
 
@@ -45,10 +46,10 @@ public:
 
     friend bool operator==(const Platform& a, const Platform& b) { return a.impl_ == b.impl_; }
 
+private:
+    friend struct detail::BackendAccess;
     explicit Platform(std::shared_ptr<backend::Platform> impl);
     const std::shared_ptr<backend::Platform>& backend() const noexcept { return impl_; }
-
-private:
     std::shared_ptr<backend::Platform> impl_;
 };
 

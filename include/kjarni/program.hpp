@@ -242,11 +242,11 @@ inline KernelArg pack(const StructArg& value, const LaunchTarget&) {
 inline KernelArg pack(const Buffer& buffer, const LaunchTarget&) {
     KernelArg arg;
     arg.kind = KernelArg::Kind::buffer;
-    arg.buffer = buffer.backend().get();
+    arg.buffer = backend_of(buffer).get();
     arg.offset = buffer.offset();
     arg.size = buffer.size();
     arg.device_index = buffer.device().index();
-    arg.context = buffer.device().context().backend().get();
+    arg.context = backend_of(buffer.device().context()).get();
     return arg;
 }
 
@@ -319,7 +319,7 @@ public:
     Event operator()(const Queue& queue, const Args&... args) const {
         [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
         const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
-        return Event(launch(queue, packed, true));
+        return detail::BackendAccess::make<Event>(launch(queue, packed, true));
     }
     /// Launches on every device of the multi-queue (each must be prepared); one event per device.
     template <detail::KernelArgument... Args>
@@ -328,7 +328,7 @@ public:
         for (std::size_t position = 0; position < queue.queues().size(); ++position) {
             [[maybe_unused]] const detail::LaunchTarget target{position, queue.queues()[position].device().index()};
             const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
-            events.emplace_back(launch(queue.queues()[position], packed, true));
+            events.push_back(detail::BackendAccess::make<Event>(launch(queue.queues()[position], packed, true)));
         }
         return events;
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kjarni/context.hpp"
+#include "kjarni/detail/backend_access.hpp"
 #include "kjarni/event.hpp"
 
 namespace kjarni {
@@ -57,9 +58,9 @@ public:
 
     friend bool operator==(const Queue& a, const Queue& b) { return a.impl_ == b.impl_; }
 
-    const std::shared_ptr<backend::Queue>& backend() const noexcept { return impl_; }
-
 private:
+    friend struct detail::BackendAccess;
+    const std::shared_ptr<backend::Queue>& backend() const noexcept { return impl_; }
     BoundDevice device_;
     std::shared_ptr<backend::Queue> impl_;
     int priority_ = 0;

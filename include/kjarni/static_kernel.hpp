@@ -80,7 +80,7 @@ public:
     Event operator()(const Queue& queue, const Args&... args) const {
         [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
         const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
-        return Event(prepared(queue).launch(queue, packed, true));
+        return detail::BackendAccess::make<Event>(prepared(queue).launch(queue, packed, true));
     }
     /// Launches on every device of the multi-queue; PerDevice arguments go by queue position.
     template <detail::KernelArgument... Args>
@@ -90,7 +90,7 @@ public:
             const Queue& q = queue.queues()[position];
             [[maybe_unused]] const detail::LaunchTarget target{position, q.device().index()};
             const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
-            events.emplace_back(prepared(q).launch(q, packed, true));
+            events.push_back(detail::BackendAccess::make<Event>(prepared(q).launch(q, packed, true)));
         }
         return events;
     }

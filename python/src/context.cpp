@@ -49,7 +49,7 @@ void bind_context(nb::module_& m) {
         }, "The one device of a single-device context.")
         .def("native_handle", &Context::native_handle, nb::arg("device_index") = 0)
         .def("__eq__", [](const Context& a, const Context& b) { return a == b; })
-        .def("__hash__", [](const Context& c) { return std::hash<const void*>{}(c.backend().get()); });
+        .def("__hash__", [](const Context& c) { return std::hash<const void*>{}(kjarni::detail::backend_of(c).get()); });
 
     nb::class_<BoundDevice>(m, "BoundDevice", "A device as a member of a context.")
         .def_prop_ro("context", &BoundDevice::context)
@@ -59,7 +59,7 @@ void bind_context(nb::module_& m) {
         .def_prop_ro("params", &BoundDevice::params, nb::rv_policy::copy)
         .def("__eq__", [](const BoundDevice& a, const BoundDevice& b) { return a == b; })
         .def("__hash__",
-             [](const BoundDevice& d) { return std::hash<const void*>{}(d.context().backend().get()) ^ d.index(); })
+             [](const BoundDevice& d) { return std::hash<const void*>{}(kjarni::detail::backend_of(d.context()).get()) ^ d.index(); })
         .def("__repr__", [](const BoundDevice& d) {
             return "<BoundDevice " + std::to_string(d.index()) + " '" + d.name() + "'>";
         });
@@ -96,7 +96,7 @@ void bind_context(nb::module_& m) {
         .def("wait_for", &Queue::wait_for, nb::arg("event"))
         .def_prop_ro("native_handle", &Queue::native_handle, "The CUstream / cl_command_queue, as an int.")
         .def("__eq__", [](const Queue& a, const Queue& b) { return a == b; })
-        .def("__hash__", [](const Queue& q) { return std::hash<const void*>{}(q.backend().get()); });
+        .def("__hash__", [](const Queue& q) { return std::hash<const void*>{}(kjarni::detail::backend_of(q).get()); });
 
     nb::class_<MultiQueue>(m, "MultiQueue", "One queue on each of several distinct devices of one context.")
         .def(nb::init<std::vector<Queue>>(), nb::arg("queues"))

@@ -107,7 +107,7 @@ void bind_program(nb::module_& m) {
             [](const PreparedKernel& k, const Queue& queue, nb::args args) {
                 PackedArgs packed;
                 pack_args(args, 0, detail::LaunchTarget{0, queue.device().index()}, packed);
-                return Event(k.launch_packed(queue, packed.span(), true));
+                return kjarni::detail::BackendAccess::make<Event>(k.launch_packed(queue, packed.span(), true));
             },
             nb::arg("queue"), nb::arg("args"), "Enqueues the kernel and returns an Event marking its end.")
         .def("global_size", &PreparedKernel::global_size, nb::arg("device_index"))

@@ -13,7 +13,7 @@ namespace {
 using K = DType::Kind;
 
 bool same_view(const Array& a, const Array& b) {
-    return a.base().backend() == b.base().backend() && a.base().offset() + a.offset() == b.base().offset() + b.offset() &&
+    return detail::backend_of(a.base()) == detail::backend_of(b.base()) && a.base().offset() + a.offset() == b.base().offset() + b.offset() &&
            a.dtype() == b.dtype() && a.shape() == b.shape() && a.strides() == b.strides();
 }
 

@@ -40,7 +40,7 @@ private:
 
 GeneratedKernel generated_kernel(const BoundDevice& device, const std::string& key, const std::string& name,
                                  const std::function<std::string()>& render) {
-    GeneratedKernelCache& cache = device.context().state().service<GeneratedKernelCache>();
+    GeneratedKernelCache& cache = detail::state_of(device.context()).service<GeneratedKernelCache>();
     const std::string full_key = fmt::format("{}/{}/{}", device.index(), name, key);
     std::shared_ptr<backend::Kernel> kernel = cache.find(full_key);
     if (!kernel) {
@@ -58,7 +58,7 @@ GeneratedKernel generated_kernel(const BoundDevice& device, const std::string& k
 
 void launch(const Queue& queue, const GeneratedKernel& kernel, std::span<const std::size_t> global,
             std::span<const std::size_t> local, std::span<const KernelArg> args, std::size_t local_mem) {
-    kernel.kernel->launch(*queue.backend(), static_cast<unsigned>(global.size()), global.data(), local.data(),
+    kernel.kernel->launch(*detail::backend_of(queue), static_cast<unsigned>(global.size()), global.data(), local.data(),
                           local_mem, args, false);
 }
 
@@ -66,11 +66,11 @@ KernelArg whole_allocation(const Array& array) {
     const Buffer& base = array.base();
     KernelArg arg;
     arg.kind = KernelArg::Kind::buffer;
-    arg.buffer = base.backend().get();
+    arg.buffer = detail::backend_of(base).get();
     arg.offset = 0;
-    arg.size = base.backend()->size();
+    arg.size = detail::backend_of(base)->size();
     arg.device_index = base.device().index();
-    arg.context = base.device().context().backend().get();
+    arg.context = detail::backend_of(base.device().context()).get();
     return arg;
 }
 

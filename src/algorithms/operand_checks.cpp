@@ -28,7 +28,7 @@ std::pair<std::ptrdiff_t, std::ptrdiff_t> byte_range(const Array& a) {
 
 void check_no_partial_overlap(const Array& output, const std::string& output_name, const Array& input,
                               const std::string& input_name) {
-    if (output.base().backend() != input.base().backend() || output.size() == 0 || input.size() == 0) return;
+    if (detail::backend_of(output.base()) != detail::backend_of(input.base()) || output.size() == 0 || input.size() == 0) return;
     const auto [a_low, a_high] = byte_range(output);
     const auto [b_low, b_high] = byte_range(input);
     if (a_high <= b_low || b_high <= a_low) return;

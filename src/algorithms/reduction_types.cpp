@@ -80,7 +80,7 @@ struct TemporaryPool {
 }  // namespace
 
 Buffer temporary_buffer(const Queue& queue, std::size_t size) {
-    const MemoryPool& pool = queue.device().context().state().service<TemporaryPool>().pool;
+    const MemoryPool& pool = detail::state_of(queue.device().context()).service<TemporaryPool>().pool;
     return pool.allocate(queue, std::max<std::size_t>(size, 16));
 }
 

@@ -140,7 +140,7 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
     lock.unlock();
     detail::run_scan(queue, spec, {input, y}, scan_axis);
     // A flattened copy was made: keep it alive until the scan has read it.
-    if (input.base().backend() != array.base().backend()) queue.synchronize();
+    if (detail::backend_of(input.base()) != detail::backend_of(array.base())) queue.synchronize();
     return y;
 }
 

@@ -26,7 +26,7 @@ KERNEL void astype(GLOBAL_MEM ${out_t}* out, GLOBAL_MEM const ${in_t}* in, uint6
         program.kernel("astype")(queue, {(size() + 63) / 64 * 64}, std::nullopt, converted.base(), source.base_,
                                  static_cast<std::uint64_t>(source.offset() / dtype_.itemsize()),
                                  static_cast<std::uint32_t>(size()));
-        if (source.base_.backend() != base_.backend()) queue.synchronize();  // the temporary goes now
+        if (detail::backend_of(source.base_) != detail::backend_of(base_)) queue.synchronize();  // the temporary goes now
     }
     if (order == Order::F && !converted.is_f_contiguous()) {
         const Array f = converted.copy(queue, Order::F);

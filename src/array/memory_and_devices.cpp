@@ -6,7 +6,7 @@ namespace kjarni {
 
 bool may_share_memory(const Array& a, const Array& b) {
     if (a.size() == 0 || b.size() == 0) return false;
-    if (a.base().backend() != b.base().backend()) return false;
+    if (detail::backend_of(a.base()) != detail::backend_of(b.base())) return false;
     // Byte ranges in the allocation: base() may itself be a region of it (Array::from_buffer).
     auto range = [](const Array& x) {
         const auto [low, high] = x.layout().extent(x.dtype().itemsize());

@@ -154,7 +154,7 @@ public:
     std::shared_ptr<Handle> handle_for(const Functions& f, const Queue& queue) {
         const std::lock_guard lock(mutex_);
         f_ = &f;
-        const backend::Queue* key = queue.backend().get();
+        const backend::Queue* key = kjarni::detail::backend_of(queue).get();
         auto found = handles_.find(key);
         if (found != handles_.end() && !found->second->queue.expired()) return found->second;
         // A new queue (or a new one at a dead one's address): first drop the handles of dead queues.
@@ -168,7 +168,7 @@ public:
         }
         auto handle = std::make_shared<Handle>();
         handle->context = reinterpret_cast<CUcontext>(queue.device().context().native_handle(queue.device().index()));
-        handle->queue = queue.backend();
+        handle->queue = kjarni::detail::backend_of(queue);
         {
             const Current current(f, handle->context);
             check(f.Create(&handle->handle), "cublasCreate_v2");
@@ -420,7 +420,7 @@ private:
     template <class Body>
     void call(const Queue& queue, Body&& body) {
         const std::shared_ptr<Handle> handle =
-            queue.device().context().state().service<ContextHandles>().handle_for(f_, queue);
+            kjarni::detail::state_of(queue.device().context()).service<ContextHandles>().handle_for(f_, queue);
         const std::lock_guard lock(handle->mutex);
         const Current current(f_, handle->context);
         body(handle->handle);

@@ -235,7 +235,7 @@ void Communicator::all_to_all(const Array& src, const Array& dest) const {
     if (src.size() % static_cast<std::size_t>(count()) != 0)
         throw ArgumentError("src", fmt::format("has {} elements, not a multiple of the count {}", src.size(), count()));
     check_size(dest, "dest", src.size(), "the size of src");
-    if (src.base().backend() == dest.base().backend() && src.offset() == dest.offset() && src.base().offset() == dest.base().offset())
+    if (detail::backend_of(src.base()) == detail::backend_of(dest.base()) && src.offset() == dest.offset() && src.base().offset() == dest.base().offset())
         throw ArgumentError("dest", "is src: all_to_all does not work in place");
     if (src.size() == 0) return;
     guarded(live(), [&](detail::CommEngine& engine) { engine.all_to_all(queue_, flat(src), flat(dest)); });

@@ -20,7 +20,7 @@ namespace kjarni::detail {
 namespace {
 
 bool same_region(const Buffer& a, const Buffer& b) {
-    return a.backend() == b.backend() && a.offset() == b.offset() && a.size() == b.size();
+    return detail::backend_of(a) == detail::backend_of(b) && a.offset() == b.offset() && a.size() == b.size();
 }
 
 /// Copies unless target and source are the same memory (in-place calls).

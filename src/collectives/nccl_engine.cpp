@@ -30,7 +30,7 @@ namespace {
 
 /// The CUDA side of a queue's device; nullptr when it is not a CUDA device.
 backend::cuda::CudaContext* cuda_context_of(const Queue& queue) {
-    return dynamic_cast<backend::cuda::CudaContext*>(queue.device().context().backend().get());
+    return dynamic_cast<backend::cuda::CudaContext*>(detail::backend_of(queue.device().context()).get());
 }
 
 backend::cuda::CudaContext& require_cuda(const Queue& queue) {
@@ -107,7 +107,7 @@ public:
     /// `children` (blocking, split from `comms`, sharing their resources) or empty.
     CommOwner(const Queue& queue, std::vector<nccl::Comm> comms, std::vector<nccl::Comm> children,
               std::vector<std::size_t> devices, std::chrono::milliseconds timeout)
-        : f_(nccl::library()), owner_(queue.device().context().backend()), context_(require_cuda(queue)),
+        : f_(nccl::library()), owner_(detail::backend_of(queue.device().context())), context_(require_cuda(queue)),
           comms_(std::move(comms)), children_(std::move(children)), devices_(std::move(devices)),
           aborted_(std::make_unique<std::atomic<bool>[]>(comms_.size())), timeout_(timeout) {}
 

@@ -27,7 +27,7 @@ Buffer::Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::s
     : device_(std::move(device)), impl_(std::move(impl)), offset_(offset), size_(size), exportable_(exportable) {}
 
 Buffer Buffer::allocate(const BoundDevice& device, std::size_t size) {
-    return Buffer(device, device.context().backend()->allocate(device.index(), size), 0, size, true);
+    return Buffer(device, detail::backend_of(device.context())->allocate(device.index(), size), 0, size, true);
 }
 
 Buffer Buffer::get_sub_region(std::size_t origin, std::size_t size) const {
@@ -57,8 +57,8 @@ void Buffer::set(const Queue& queue, std::span<const std::byte> host, bool async
     check_fits("host", host.size(), size_, "the buffer");
     if (host.empty()) return;
     const Context& context = device_.context();
-    if (context.state().staging.write(*context.backend(), *queue.backend(), *impl_, offset_, host, async)) return;
-    queue.backend()->write(*impl_, offset_, host.data(), host.size(), !async);
+    if (detail::state_of(context).staging.write(*detail::backend_of(context), *detail::backend_of(queue), *impl_, offset_, host, async)) return;
+    detail::backend_of(queue)->write(*impl_, offset_, host.data(), host.size(), !async);
 }
 
 void Buffer::get(const Queue& queue, std::span<std::byte> host, bool async) const {
@@ -66,8 +66,8 @@ void Buffer::get(const Queue& queue, std::span<std::byte> host, bool async) cons
     check_fits("host", host.size(), size_, "the buffer");
     if (host.empty()) return;
     const Context& context = device_.context();
-    if (context.state().staging.read(*context.backend(), *queue.backend(), host, *impl_, offset_)) return;
-    queue.backend()->read(host.data(), *impl_, offset_, host.size(), !async);
+    if (detail::state_of(context).staging.read(*detail::backend_of(context), *detail::backend_of(queue), host, *impl_, offset_)) return;
+    detail::backend_of(queue)->read(host.data(), *impl_, offset_, host.size(), !async);
 }
 
 void Buffer::set(const Queue& queue, const Buffer& source, bool async) const {
@@ -87,7 +87,7 @@ void Buffer::set(const Queue& queue, const Buffer& source, bool async) const {
     if (source.impl_ == impl_ && source.offset_ < offset_ + source.size_ && offset_ < source.offset_ + source.size_) {
         throw ArgumentError("source", "overlaps the destination region of the same allocation");
     }
-    queue.backend()->copy(*impl_, offset_, *source.impl_, source.offset_, source.size_, !async);
+    detail::backend_of(queue)->copy(*impl_, offset_, *source.impl_, source.offset_, source.size_, !async);
 }
 
 void Buffer::fill(const Queue& queue, std::span<const std::byte> pattern, bool async) const {
@@ -106,7 +106,7 @@ void Buffer::fill(const Queue& queue, std::span<const std::byte> pattern, bool a
                                                    pattern.size(), offset_));
     }
     if (size_ == 0) return;
-    queue.backend()->fill(*impl_, offset_, size_, pattern.data(), pattern.size(), !async);
+    detail::backend_of(queue)->fill(*impl_, offset_, size_, pattern.data(), pattern.size(), !async);
 }
 
 std::uintptr_t Buffer::native_handle() const { return impl_->native_handle(); }

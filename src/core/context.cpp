@@ -41,9 +41,9 @@ Context Context::from_devices(std::span<const Device> devices) {
                                                            describe(device)));
             }
         }
-        impls.push_back(device.backend());
+        impls.push_back(detail::backend_of(device));
     }
-    backend::Api& api = first.backend()->platform().api();
+    backend::Api& api = detail::backend_of(first)->platform().api();
     return Context(api.create_context(impls));
 }
 
@@ -62,7 +62,7 @@ Context Context::from_backend_devices(const Api& api, std::span<const std::uintp
 Context Context::from_backend_contexts(const Api& api, std::span<const std::uintptr_t> native_contexts,
                                        bool take_ownership) {
     if (native_contexts.empty()) throw ArgumentError("native_contexts", "at least one context is needed");
-    return Context(api.backend()->context_from_native(native_contexts, take_ownership));
+    return Context(detail::backend_of(api)->context_from_native(native_contexts, take_ownership));
 }
 
 Api Context::api() const { return detail::api_handle(backend()->api()); }
@@ -92,7 +92,9 @@ BoundDevice::BoundDevice(Context context, std::size_t index) : context_(std::mov
     }
 }
 
-Device BoundDevice::device() const { return Device(context_.backend()->devices()[index_]); }
+Device BoundDevice::device() const {
+    return detail::BackendAccess::make<Device>(detail::backend_of(context_)->devices()[index_]);
+}
 
 BoundMultiDevice::BoundMultiDevice(Context context, std::vector<std::size_t> indices)
     : context_(std::move(context)), indices_(std::move(indices)) {

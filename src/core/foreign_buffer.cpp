@@ -13,7 +13,7 @@ Buffer Buffer::from_backend_buffer(const BoundDevice& device, std::uintptr_t nat
                                           "itself");
     }
     std::shared_ptr<backend::Buffer> impl =
-        device.context().backend()->adopt_buffer(device.index(), native, size, take_ownership);
+        detail::backend_of(device.context())->adopt_buffer(device.index(), native, size, take_ownership);
     const std::size_t bytes = impl->size();
     if (keep_alive) {
         // The handle holds the user's object too, for as long as any Buffer shares it.

@@ -11,7 +11,7 @@ namespace kjarni::detail {
 /// Backend Api objects live for the whole process: a handle to one owns nothing (an aliasing
 /// shared_ptr with an empty owner).
 inline Api api_handle(backend::Api& api) {
-    return Api(std::shared_ptr<backend::Api>(std::shared_ptr<backend::Api>{}, &api));
+    return BackendAccess::make<Api>(std::shared_ptr<backend::Api>(std::shared_ptr<backend::Api>{}, &api));
 }
 
 }  // namespace kjarni::detail

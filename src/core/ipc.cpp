@@ -82,7 +82,7 @@ Buffer Buffer::open_ipc(const BoundDevice& device, std::span<const std::byte> ha
                                                   offset + size, allocation));
     }
     require_cuda(device, "opening interprocess memory");
-    auto impl = device.context().backend()->open_ipc_memory(device.index(), raw, allocation);
+    auto impl = detail::backend_of(device.context())->open_ipc_memory(device.index(), raw, allocation);
     return Buffer(device, std::move(impl), offset, size);
 }
 
@@ -91,13 +91,13 @@ IpcEvent::IpcEvent(BoundDevice device, std::shared_ptr<backend::Event> impl)
 
 IpcEvent IpcEvent::create(const BoundDevice& device) {
     require_cuda(device, "an interprocess event");
-    return IpcEvent(device, device.context().backend()->create_ipc_event(device.index()));
+    return IpcEvent(device, detail::backend_of(device.context())->create_ipc_event(device.index()));
 }
 
 IpcEvent IpcEvent::open(const BoundDevice& device, std::span<const std::byte> handle) {
     const auto raw = unframe(handle, event_magic, ipc_event_handle_bytes, "event");
     require_cuda(device, "opening an interprocess event");
-    return IpcEvent(device, device.context().backend()->open_ipc_event(device.index(), raw));
+    return IpcEvent(device, detail::backend_of(device.context())->open_ipc_event(device.index(), raw));
 }
 
 std::vector<std::byte> IpcEvent::handle() const {
@@ -114,9 +114,9 @@ void IpcEvent::record(const Queue& queue) const {
     if (!(queue.device() == device_)) {
         throw ArgumentError("queue", "is not on the interprocess event's device");
     }
-    queue.backend()->record(*impl_);
+    detail::backend_of(queue)->record(*impl_);
 }
 
-Event IpcEvent::event() const { return Event(impl_); }
+Event IpcEvent::event() const { return detail::BackendAccess::make<Event>(impl_); }
 
 }  // namespace kjarni

@@ -98,7 +98,7 @@ PitchedBuffer allocate_pitched(const BoundDevice& device, std::size_t width, std
     if (width == 0 || height == 0) return {Buffer::allocate(device, 0), width};
     checked_multiply(width, height, "height");
     backend::PitchedAllocation made =
-        device.context().backend()->allocate_pitched(device.index(), width, height, element_size);
+        detail::backend_of(device.context())->allocate_pitched(device.index(), width, height, element_size);
     const std::size_t size = made.buffer->size();
     return {detail::BufferAccess::make(device, std::move(made.buffer), 0, size), made.pitch};
 }
@@ -124,7 +124,7 @@ void fill_2d(const Queue& queue, const Buffer& buffer, std::size_t pitch, std::s
         throw ArgumentError("height", fmt::format("{} rows of pitch {} end at byte {}, past the buffer's {} bytes",
                                                   height, pitch, end, buffer.size()));
     }
-    queue.backend()->fill_2d(*buffer.backend(), buffer.offset(), pitch, width, height, pattern.data(), n, !async);
+    detail::backend_of(queue)->fill_2d(*detail::backend_of(buffer), buffer.offset(), pitch, width, height, pattern.data(), n, !async);
 }
 
 void fill_2d(const Queue& queue, const Buffer& buffer, std::size_t pitch, std::size_t width, std::size_t height,
@@ -158,14 +158,14 @@ void copy_rect(const Queue& queue, const Buffer& dst, const RectLayout& dst_layo
     const CheckedLayout to = check_layout(dst_layout, extent, dst.size(), "dst_layout");
     const CheckedLayout from = check_layout(src_layout, extent, src.size(), "src_layout");
     if (empty(extent)) return;
-    if (src.backend() == dst.backend()) {
+    if (detail::backend_of(src) == detail::backend_of(dst)) {
         const std::size_t to_first = to.first + dst.offset();
         const std::size_t from_first = from.first + src.offset();
         if (to_first < from.end + src.offset() && from_first < to.end + dst.offset()) {
             throw ArgumentError("src_layout", "spans bytes of the destination's span in the same allocation");
         }
     }
-    queue.backend()->copy_rect(*dst.backend(), in_allocation(to.layout, dst), *src.backend(),
+    detail::backend_of(queue)->copy_rect(*detail::backend_of(dst), in_allocation(to.layout, dst), *detail::backend_of(src),
                                in_allocation(from.layout, src), extent, !async);
 }
 
@@ -175,7 +175,7 @@ void copy_rect(const Queue& queue, const Buffer& dst, const RectLayout& dst_layo
     const CheckedLayout to = check_layout(dst_layout, extent, dst.size(), "dst_layout");
     const CheckedLayout from = check_layout(src_layout, extent, src.size(), "src_layout");
     if (empty(extent)) return;
-    queue.backend()->write_rect(*dst.backend(), in_allocation(to.layout, dst), src.data(), from.layout, extent,
+    detail::backend_of(queue)->write_rect(*detail::backend_of(dst), in_allocation(to.layout, dst), src.data(), from.layout, extent,
                                 !async);
 }
 
@@ -185,7 +185,7 @@ void copy_rect(const Queue& queue, std::span<std::byte> dst, const RectLayout& d
     const CheckedLayout to = check_layout(dst_layout, extent, dst.size(), "dst_layout");
     const CheckedLayout from = check_layout(src_layout, extent, src.size(), "src_layout");
     if (empty(extent)) return;
-    queue.backend()->read_rect(dst.data(), to.layout, *src.backend(), in_allocation(from.layout, src), extent,
+    detail::backend_of(queue)->read_rect(dst.data(), to.layout, *detail::backend_of(src), in_allocation(from.layout, src), extent,
                                !async);
 }
 

@@ -16,20 +16,20 @@ Platform::Platform(std::shared_ptr<backend::Platform> impl) : impl_(std::move(im
 
 std::vector<Platform> Platform::all(const Api& api) {
     std::vector<Platform> result;
-    for (const auto& p : api.backend()->platforms()) result.emplace_back(p);
+    for (const auto& p : detail::backend_of(api)->platforms()) result.push_back(Platform(p));
     return result;
 }
 
 std::vector<Platform> Platform::all_filtered(const Api& api, const PlatformFilter& filter) {
     std::vector<Platform> result;
-    for (const auto& p : api.backend()->platforms()) {
-        if (filter.matches(p->name())) result.emplace_back(p);
+    for (const auto& p : detail::backend_of(api)->platforms()) {
+        if (filter.matches(p->name())) result.push_back(Platform(p));
     }
     return result;
 }
 
 Platform Platform::from_index(const Api& api, std::size_t platform_idx) {
-    const auto& platforms = api.backend()->platforms();
+    const auto& platforms = detail::backend_of(api)->platforms();
     if (platform_idx >= platforms.size()) {
         throw ArgumentError("platform_idx", std::to_string(platform_idx) + " is out of range: " + api.shortcut() +
                                                 " has " + std::to_string(platforms.size()) + " platform(s)");
@@ -38,7 +38,7 @@ Platform Platform::from_index(const Api& api, std::size_t platform_idx) {
 }
 
 Platform Platform::from_backend_platform(const Api& api, std::uintptr_t native) {
-    for (const auto& p : api.backend()->platforms()) {
+    for (const auto& p : detail::backend_of(api)->platforms()) {
         if (p->native_handle() == native) return Platform(p);
     }
     throw NotFoundError("no " + api.shortcut() + " platform has the native handle " + std::to_string(native));

@@ -12,10 +12,10 @@ static_assert(static_cast<int>(PointerAttributes::MemoryType::device) ==
 static_assert(static_cast<int>(PointerAttributes::MemoryType::host) == static_cast<int>(backend::PointerInfo::Type::host));
 
 PointerAttributes pointer_attributes(const Context& context, std::uintptr_t pointer) {
-    const backend::PointerInfo info = context.backend()->pointer_info(pointer);
+    const backend::PointerInfo info = detail::backend_of(context)->pointer_info(pointer);
     PointerAttributes result;
     result.type = static_cast<PointerAttributes::MemoryType>(info.type);
-    if (info.device) result.device = Device(info.device);
+    if (info.device) result.device = detail::BackendAccess::make<Device>(info.device);
     result.device_index = info.device_index;
     result.device_pointer = info.device_pointer;
     result.host_pointer = info.host_pointer;
@@ -25,7 +25,7 @@ PointerAttributes pointer_attributes(const Context& context, std::uintptr_t poin
 }
 
 MemoryInfo memory_info(const BoundDevice& device) {
-    return {device.context().backend()->free_memory(device.index()), device.device().properties().total_memory};
+    return {detail::backend_of(device.context())->free_memory(device.index()), device.device().properties().total_memory};
 }
 
 }  // namespace kjarni

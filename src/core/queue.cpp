@@ -8,28 +8,29 @@
 namespace kjarni {
 
 Queue::Queue(const BoundDevice& device)
-    : device_(device), impl_(device.context().backend()->create_queue(device.index())) {}
+    : device_(device), impl_(detail::backend_of(device.context())->create_queue(device.index())) {}
 
 void Queue::synchronize() const { impl_->synchronize(); }
 
 Queue::Queue(const BoundDevice& device, const QueueOptions& options)
     : device_(device),
-      impl_(device.context().backend()->create_queue_with(device.index(), {.priority = options.priority})),
+      impl_(detail::backend_of(device.context())->create_queue_with(device.index(), {.priority = options.priority})),
       priority_(options.priority) {}
 
-Event Queue::record_event() const { return Event(impl_->record_event()); }
+Event Queue::record_event() const { return detail::BackendAccess::make<Event>(impl_->record_event()); }
 
 Event Queue::record_event(const EventFlags& flags) const {
-    return Event(impl_->record_event_with({.timing = flags.timing, .blocking_sync = flags.blocking_sync}));
+    return detail::BackendAccess::make<Event>(
+        impl_->record_event_with({.timing = flags.timing, .blocking_sync = flags.blocking_sync}));
 }
 
 bool Queue::is_done() const { return impl_->is_done(); }
 
 std::pair<int, int> queue_priority_range(const BoundDevice& device) {
-    return device.context().backend()->queue_priority_range(device.index());
+    return detail::backend_of(device.context())->queue_priority_range(device.index());
 }
 
-void Queue::wait_for(const Event& event) const { impl_->wait_for(*event.backend()); }
+void Queue::wait_for(const Event& event) const { impl_->wait_for(*detail::backend_of(event)); }
 
 std::uintptr_t Queue::native_handle() const { return impl_->native_handle(); }
 

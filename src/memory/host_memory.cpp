@@ -35,12 +35,12 @@ HostMemory HostMemory::allocate(const Context& context, std::size_t size, HostMe
         }
         return HostMemory(context, nullptr, 0, flags);
     }
-    return HostMemory(context, detail::allocate_page_locked(*context.backend(), size, to_backend(flags)), size, flags);
+    return HostMemory(context, detail::allocate_page_locked(*detail::backend_of(context), size, to_backend(flags)), size, flags);
 }
 
 HostMemory HostMemory::register_memory(const Context& context, std::span<std::byte> host, HostMemoryFlags flags) {
     if (host.empty()) throw ArgumentError("host", "is empty: there is nothing to page-lock");
-    return HostMemory(context, detail::register_page_locked(*context.backend(), host.data(), host.size(), to_backend(flags)),
+    return HostMemory(context, detail::register_page_locked(*detail::backend_of(context), host.data(), host.size(), to_backend(flags)),
                       host.size(), flags);
 }
 
@@ -92,16 +92,16 @@ struct HostPoolState {
 };
 
 std::shared_ptr<backend::HostAllocation> HostPoolState::take(const Context& context, std::size_t size) {
-    const backend::Context* key = context.backend().get();
+    const backend::Context* key = detail::backend_of(context).get();
     auto* block = static_cast<HostBlock*>(core->take(key, 0, size, AnyBlock{}));
     if (block == nullptr) {
         const std::size_t rounded = bin_allocation_size(size, core->leading_bits());
         std::shared_ptr<backend::HostAllocation> fresh;
         try {
-            fresh = detail::allocate_page_locked(*context.backend(), rounded, to_backend(flags));
+            fresh = detail::allocate_page_locked(*detail::backend_of(context), rounded, to_backend(flags));
         } catch (const OutOfMemoryError&) {
             core->free_held();  // what the pool holds may be what the host lacks
-            fresh = detail::allocate_page_locked(*context.backend(), rounded, to_backend(flags));
+            fresh = detail::allocate_page_locked(*detail::backend_of(context), rounded, to_backend(flags));
         }
         auto made = std::make_unique<HostBlock>(std::move(fresh));
         core->adopt(core, *made, key, 0, size);

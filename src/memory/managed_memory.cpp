@@ -38,7 +38,7 @@ void check_fits_on(const BoundDevice& device, std::size_t size) {
                                     "bytes",
                                     size, where(device), properties.max_allocation_size));
     }
-    if (const auto free = context.backend()->free_memory(device.index())) {
+    if (const auto free = detail::backend_of(context)->free_memory(device.index())) {
         if (size > *free) {
             refuse(context, fmt::format("{} bytes of managed memory requested, but {} has {} bytes free", size,
                                         where(device), *free));
@@ -99,7 +99,7 @@ Allocated allocate_for(const std::vector<BoundDevice>& concerned, const BoundDev
     const Plan plan = plan_for(concerned, flags);
     if (size == 0) return {nullptr, plan.fine_grained};
     for (const BoundDevice& device : concerned) check_fits_on(device, size);
-    return {home.context().backend()->allocate_managed(home.index(), size, plan.backend_flags), plan.fine_grained};
+    return {detail::backend_of(home.context())->allocate_managed(home.index(), size, plan.backend_flags), plan.fine_grained};
 }
 
 }  // namespace
@@ -146,7 +146,7 @@ ManagedHostAccess ManagedMemory::host_access(const Queue& queue, Access access, 
             whole_context = whole_context || !managed_memory_capabilities(device).concurrent_managed_access;
         }
     }
-    impl_->begin_host_access(*queue.backend(), offset, size, access != Access::write, access != Access::read,
+    impl_->begin_host_access(*detail::backend_of(queue), offset, size, access != Access::write, access != Access::read,
                              whole_context);
     scope.open_ = true;
     // Kernels may not use the memory during the scope where the host's access is exclusive.
@@ -162,7 +162,7 @@ void ManagedMemory::prefetch(const Queue& queue) const {
                                            "concurrentManagedAccess, OpenCL needs a 2.1 device with SVM)",
                                            where(queue.device())));
     }
-    if (size_ != 0) impl_->prefetch(*queue.backend(), 0, size_, false);
+    if (size_ != 0) impl_->prefetch(*detail::backend_of(queue), 0, size_, false);
 }
 
 void ManagedMemory::prefetch_to_host(const Queue& queue) const {
@@ -172,7 +172,7 @@ void ManagedMemory::prefetch_to_host(const Queue& queue) const {
                                            "concurrentManagedAccess, OpenCL needs a 2.1 device with SVM)",
                                            where(queue.device())));
     }
-    if (size_ != 0) impl_->prefetch(*queue.backend(), 0, size_, true);
+    if (size_ != 0) impl_->prefetch(*detail::backend_of(queue), 0, size_, true);
 }
 
 void ManagedMemory::attach(const Queue& queue, Attach attach) const {
@@ -181,7 +181,7 @@ void ManagedMemory::attach(const Queue& queue, Attach attach) const {
         throw UnsupportedError("OpenCL shared virtual memory has no stream attachment: every queue of the context "
                                "may use it (attach is CUDA's cuStreamAttachMemAsync)");
     }
-    if (impl_) impl_->attach(*queue.backend(), static_cast<int>(attach));
+    if (impl_) impl_->attach(*detail::backend_of(queue), static_cast<int>(attach));
 }
 
 void ManagedMemory::copy_from(const Queue& queue, const Buffer& source, std::size_t offset, bool async) const {
@@ -256,13 +256,13 @@ void ManagedHostAccess::end() {
     if (size_ == 0) return;
     // Counted down first: even if the unmap fails, the scope is over.
     if (std::exchange(exclusive_, false)) {
-        memory_.backend()->exclusive_host_scopes.fetch_sub(1, std::memory_order_acq_rel);
+        detail::backend_of(memory_)->exclusive_host_scopes.fetch_sub(1, std::memory_order_acq_rel);
     }
-    memory_.backend()->end_host_access(*queue_.backend(), offset_);
+    detail::backend_of(memory_)->end_host_access(*detail::backend_of(queue_), offset_);
 }
 
 detail::KernelArg pack_kernel_arg(const ManagedMemory& memory, const detail::LaunchTarget& target) {
-    if (memory.backend() && memory.backend()->exclusive_host_scopes.load(std::memory_order_acquire) != 0) {
+    if (detail::backend_of(memory) && detail::backend_of(memory)->exclusive_host_scopes.load(std::memory_order_acquire) != 0) {
         throw ArgumentError("ManagedMemory", "a host access scope is open on it (coarse-grained, or CUDA without "
                                              "concurrentManagedAccess): end the scope before kernels use the memory");
     }
@@ -270,7 +270,7 @@ detail::KernelArg pack_kernel_arg(const ManagedMemory& memory, const detail::Lau
     arg.kind = detail::KernelArg::Kind::shared_pointer;
     arg.pointer = memory.data();
     arg.size = memory.size();
-    arg.context = memory.context().backend().get();
+    arg.context = detail::backend_of(memory.context()).get();
     arg.device_index = target.device_index;
     return arg;
 }

@@ -54,7 +54,7 @@ std::string ManagedMemoryCapabilities::missing() const {
 
 ManagedMemoryCapabilities managed_memory_capabilities(const Device& device) {
     ManagedMemoryCapabilities caps;
-    if (device.backend()->platform().api().id() == ApiId::cuda()) {
+    if (detail::backend_of(device)->platform().api().id() == ApiId::cuda()) {
         caps.managed_memory = flag_attribute(device, "MANAGED_MEMORY");
         caps.concurrent_managed_access = caps.managed_memory && flag_attribute(device, "CONCURRENT_MANAGED_ACCESS");
         caps.pageable_memory_access = flag_attribute(device, "PAGEABLE_MEMORY_ACCESS");

@@ -20,7 +20,7 @@ namespace {
 // one pool per context) would then keep its own context alive for ever. The backend buffer holds
 // just the backend context, which outlives that state.
 struct DeviceBlock final : PooledBlock {
-    explicit DeviceBlock(const Buffer& b) : impl(b.backend()), offset(b.offset()) { bytes = b.size(); }
+    explicit DeviceBlock(const Buffer& b) : impl(detail::backend_of(b)), offset(b.offset()) { bytes = b.size(); }
     std::shared_ptr<backend::Buffer> impl;
     std::size_t offset;
     std::shared_ptr<backend::Queue> owner;  // the queue whose work may still use it; null: none
@@ -69,7 +69,7 @@ DeviceBlock* PoolState::allocate_new(const BoundDevice& device, std::size_t size
         throw ArgumentError("allocator", "returned a buffer of another device or smaller than requested");
     }
     auto block = std::make_unique<DeviceBlock>(fresh);
-    core->adopt(core, *block, device.context().backend().get(), device.index(), size);
+    core->adopt(core, *block, detail::backend_of(device.context()).get(), device.index(), size);
     return block.release();
 }
 
@@ -77,7 +77,7 @@ Buffer PoolState::allocate(const BoundDevice& device, const std::shared_ptr<back
                            std::size_t size) {
     const backend::Queue* queue_impl = queue != nullptr ? queue->get() : nullptr;
     auto* block = static_cast<DeviceBlock*>(
-        core->take(device.context().backend().get(), device.index(), size, RankForQueue{queue_impl}));
+        core->take(detail::backend_of(device.context()).get(), device.index(), size, RankForQueue{queue_impl}));
     if (block == nullptr) {
         block = allocate_new(device, size);
     } else if (block->owner.get() != queue_impl) {
@@ -120,7 +120,7 @@ MemoryPool::MemoryPool(Allocator allocator, unsigned leading_bits_in_bin_id) {
 }
 
 Buffer MemoryPool::allocate(const Queue& queue, std::size_t size) const {
-    return state_->allocate(queue.device(), &queue.backend(), size);
+    return state_->allocate(queue.device(), &detail::backend_of(queue), size);
 }
 
 Buffer MemoryPool::allocate(const BoundDevice& device, std::size_t size) const {

@@ -8,15 +8,15 @@
 namespace kjarni {
 
 void set_transfer_staging(const Context& context, const TransferStaging& settings) {
-    context.state().staging.set_settings(settings);
+    detail::state_of(context).staging.set_settings(settings);
 }
 
-void reset_transfer_staging(const Context& context) { context.state().staging.set_settings(std::nullopt); }
+void reset_transfer_staging(const Context& context) { detail::state_of(context).staging.set_settings(std::nullopt); }
 
-std::optional<TransferStaging> transfer_staging(const Context& context) { return context.state().staging.settings(); }
+std::optional<TransferStaging> transfer_staging(const Context& context) { return detail::state_of(context).staging.settings(); }
 
 TransferStagingStatistics transfer_staging_statistics(const Context& context) {
-    return context.state().staging.statistics();
+    return detail::state_of(context).staging.statistics();
 }
 
 bool is_kjarni_page_locked(const void* data, std::size_t size) {

@@ -101,7 +101,7 @@ Buffer VirtualState::allocate(std::size_t size, const VirtualDependencies& depen
     try {
         chosen->second.users.push_back(id);
         const Buffer& real = chosen->second.buffer;
-        std::shared_ptr<backend::Buffer> handle(real.backend().get(), VirtualReleaser{weak_from_this(), id, real});
+        std::shared_ptr<backend::Buffer> handle(detail::backend_of(real).get(), VirtualReleaser{weak_from_this(), id, real});
         return BufferAccess::make(real, std::move(handle), size);
     } catch (...) {
         virtuals.erase(id);
@@ -133,7 +133,7 @@ void VirtualState::release(VirtualAllocationId id) noexcept {
 }  // namespace detail
 
 std::optional<VirtualAllocationId> virtual_allocation_id(const Buffer& buffer) {
-    if (auto* releaser = std::get_deleter<detail::VirtualReleaser>(buffer.backend())) return releaser->id;
+    if (auto* releaser = std::get_deleter<detail::VirtualReleaser>(detail::backend_of(buffer))) return releaser->id;
     return std::nullopt;
 }
 

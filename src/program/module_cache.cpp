@@ -15,7 +15,7 @@ CacheKey cache_key(const BoundDevice& device, const std::string& source, const b
     CacheKeyBuilder builder;
     builder.add("kjarni", version())
         .add("api", device.context().api().shortcut())
-        .add("compiler", device.context().state().compiler_identity(device.index()))
+        .add("compiler", detail::state_of(device.context()).compiler_identity(device.index()))
         .add("fast_math", options.fast_math)
         .add("compiler_options", options.compiler_options)
         .add("include_dirs", options.include_dirs)
@@ -34,7 +34,7 @@ std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const 
 
 CompiledModule obtain_compiled_module(const BoundDevice& device, const std::string& source,
                                       const backend::BuildOptions& options) {
-    auto& backend = *device.context().backend();
+    auto& backend = *detail::backend_of(device.context());
     auto shared = [](std::vector<std::byte> binary) {
         return std::make_shared<const std::vector<std::byte>>(std::move(binary));
     };
@@ -46,7 +46,7 @@ CompiledModule obtain_compiled_module(const BoundDevice& device, const std::stri
         return {std::move(output.module), shared(std::move(output.binary))};
     }
 
-    ModuleCache& memory = device.context().state().service<ModuleCache>();
+    ModuleCache& memory = detail::state_of(device.context()).service<ModuleCache>();
     const CacheKey key = cache_key(device, source, options);
     // Modules belong to one device: identical devices (same compiler identity) share disk entries
     // but not modules.

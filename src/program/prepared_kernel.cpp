@@ -56,7 +56,7 @@ void check_args(std::string_view kernel, const std::vector<backend::ParamInfo>& 
         const bool is_buffer = arg.kind == detail::KernelArg::Kind::buffer || is_shared;
         // Memory of another context: its handle means nothing to the kernel's context (OpenCL
         // refuses it at the enqueue, CUDA would read another context's address space).
-        if (is_buffer && arg.context != nullptr && arg.context != queue.device().context().backend().get()) {
+        if (is_buffer && arg.context != nullptr && arg.context != detail::backend_of(queue.device().context()).get()) {
             throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe(i, params[i]),
                                 fmt::format("kernel '{}': the {} belongs to another context than the queue", kernel,
                                             is_shared ? "managed memory" : "buffer"));
@@ -93,7 +93,7 @@ std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::
                                                        bool want_event) const {
     const detail::PreparedState& state = *state_;
     const std::string& name = state.source->name;
-    if (queue.device().context().backend().get() != state.context) {
+    if (detail::backend_of(queue.device().context()).get() != state.context) {
         throw ArgumentError("queue", fmt::format("kernel '{}': the queue belongs to another context", name));
     }
     const detail::PreparedEntry* entry = nullptr;
@@ -105,7 +105,7 @@ std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::
                                                  queue.device().index(), queue.device().name()));
     }
     check_args(name, entry->kernel->params(), args, queue);
-    return entry->kernel->launch(*queue.backend(), entry->dims, entry->global.data(), entry->local.data(),
+    return entry->kernel->launch(*detail::backend_of(queue), entry->dims, entry->global.data(), entry->local.data(),
                                  state.local_mem, args, want_event);
 }
 

@@ -111,7 +111,7 @@ std::shared_ptr<const ProgramState> load_all(const BoundMultiDevice& devices, st
     const backend::BuildOptions build_options = backend_options(options);
     for (const BoundDevice& device : devices.to_vector()) {
         DeviceProgram program{device, std::string(), nullptr, std::nullopt, image};
-        program.module = device.context().backend()->load(device.index(), *image, build_options);
+        program.module = detail::backend_of(device.context())->load(device.index(), *image, build_options);
         state->programs.push_back(std::move(program));
     }
     return state;
@@ -172,7 +172,7 @@ std::string Program::ptx(const BoundDevice& device) const {
         const auto* text = reinterpret_cast<const char*>(program.binary->data());
         return std::string(text, strnlen(text, program.binary->size()));
     }
-    return device.context().backend()->ptx(device.index(), program.source, detail::backend_options(state_->options));
+    return detail::backend_of(device.context())->ptx(device.index(), program.source, detail::backend_options(state_->options));
 }
 
 GlobalVariable Program::global(const BoundDevice& device, std::string_view name) const {
@@ -243,7 +243,7 @@ const detail::DeviceProgram& constant_target(const detail::ProgramState& state, 
 
 void Program::set_constant_array(const Queue& queue, std::string_view name, std::span<const std::byte> host) const {
     const auto& program = constant_target(*state_, queue, name, host.size());
-    program.module->set_constant(*queue.backend(), std::string(name), host.data(), host.size());
+    program.module->set_constant(*detail::backend_of(queue), std::string(name), host.data(), host.size());
 }
 
 void Program::set_constant_array(const Queue& queue, std::string_view name, const Buffer& source) const {
@@ -251,7 +251,7 @@ void Program::set_constant_array(const Queue& queue, std::string_view name, cons
         throw ArgumentError("source", "the buffer is not on the queue's device");
     }
     const auto& program = constant_target(*state_, queue, name, source.size());
-    program.module->set_constant(*queue.backend(), std::string(name), *source.backend(), source.offset(),
+    program.module->set_constant(*detail::backend_of(queue), std::string(name), *detail::backend_of(source), source.offset(),
                                  source.size());
 }
 
@@ -274,7 +274,7 @@ PreparedKernel Kernel::prepare(const std::map<std::size_t, Sizes>& global_sizes,
     if (global_sizes.empty()) throw ArgumentError("global_sizes", "no device given");
     auto state = std::make_shared<detail::PreparedState>();
     state->source = state_;
-    state->context = state_->program->devices.context().backend().get();
+    state->context = detail::backend_of(state_->program->devices.context()).get();
     state->local_mem = local_mem;
     const auto& programs = state_->program->programs;
     for (const auto& [device_index, global] : global_sizes) {

@@ -221,7 +221,7 @@ TEST_P(ArrayOperations, AtLeastNdAreViewsOfNumpysShapes) {
         const auto results = n == 1 ? atleast_1d(arrays) : n == 2 ? atleast_2d(arrays) : atleast_3d(arrays);
         for (std::size_t d = 0; d < arrays.size(); ++d) {
             EXPECT_EQ(results[d].shape(), want.at({n, d})) << "atleast_" << n << "d of " << d << "-d";
-            EXPECT_EQ(results[d].base().backend(), v.device.base().backend());
+            EXPECT_EQ(detail::backend_of(results[d].base()), detail::backend_of(v.device.base()));
             // Same elements in the same C order.
             const auto got = reference_of(queue(), results[d]);
             const auto orig = reference_of(queue(), arrays[d]);
@@ -338,13 +338,13 @@ TEST_P(ArrayOperations, AsarrayAscontiguousAsfortranConvertOnlyWhenNeeded) {
     const auto data = random_vector<std::int32_t>(20, -(1 << 24), 1 << 24);  // exact in float32
     const Array c = Array::from_host(queue(), std::span<const std::int32_t>(data), {4, 5});
     const Array t = c.transpose();
-    EXPECT_EQ(ascontiguousarray(queue(), c).base().backend(), c.base().backend());
-    EXPECT_EQ(asfortranarray(queue(), t).base().backend(), c.base().backend());
-    EXPECT_EQ(asarray(queue(), t).base().backend(), c.base().backend());
-    EXPECT_EQ(asarray(queue(), c, DType(dtypes::int32), Order::C).base().backend(), c.base().backend());
+    EXPECT_EQ(detail::backend_of(ascontiguousarray(queue(), c).base()), detail::backend_of(c.base()));
+    EXPECT_EQ(detail::backend_of(asfortranarray(queue(), t).base()), detail::backend_of(c.base()));
+    EXPECT_EQ(detail::backend_of(asarray(queue(), t).base()), detail::backend_of(c.base()));
+    EXPECT_EQ(detail::backend_of(asarray(queue(), c, DType(dtypes::int32), Order::C).base()), detail::backend_of(c.base()));
     const Array tc = ascontiguousarray(queue(), t);
     EXPECT_TRUE(tc.is_c_contiguous());
-    EXPECT_NE(tc.base().backend(), c.base().backend());
+    EXPECT_NE(detail::backend_of(tc.base()), detail::backend_of(c.base()));
     const Array cf = asfortranarray(queue(), c, DType(dtypes::float32));
     EXPECT_TRUE(cf.is_f_contiguous());
     EXPECT_EQ(cf.dtype(), dtypes::float32);

@@ -24,7 +24,7 @@ TEST_P(ContextLifetime, ContextIsFreedAfterReductionsScansAndStagedTransfers) {
     std::weak_ptr<backend::Context> backend;
     {
         Context context = Context::from_devices(GetParam().device());
-        backend = context.backend();
+        backend = detail::backend_of(context);
         const Queue queue(context.devices()[0]);
         // Small integers: sums are exact whatever the order of additions.
         const std::vector<std::int32_t> host = random_vector<std::int32_t>(100000, -1000, 1000);

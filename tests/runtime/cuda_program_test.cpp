@@ -77,7 +77,7 @@ std::int64_t ulp_distance(float a, float b) {
 KernelArg buffer_arg(const Buffer& buffer) {
     KernelArg arg;
     arg.kind = KernelArg::Kind::buffer;
-    arg.buffer = buffer.backend().get();
+    arg.buffer = detail::backend_of(buffer).get();
     arg.offset = buffer.offset();
     arg.size = buffer.size();
     return arg;
@@ -118,10 +118,10 @@ protected:
         queue_.emplace(context_->devices()[0]);
     }
 
-    backend::Context& backend_context() { return *context_->backend(); }
+    backend::Context& backend_context() { return *detail::backend_of(*context_); }
     BoundDevice device() { return context_->devices()[0]; }
     const Queue& queue() { return *queue_; }
-    backend::Queue& backend_queue() { return *queue_->backend(); }
+    backend::Queue& backend_queue() { return *detail::backend_of(*queue_); }
 
     backend::BuildOutput build(const std::string& source, const backend::BuildOptions& options = {}) {
         return backend_context().build(0, source, options);
@@ -271,7 +271,7 @@ TEST_F(CudaPrograms, SetsConstantsFromHostAndFromBuffers) {
         auto source = Buffer::allocate(device(), (16 + 8) * sizeof(float));
         auto region = source.get_sub_region(8 * sizeof(float), 16 * sizeof(float));
         region.set(queue(), std::span<const float>(coeffs));
-        module.set_constant(backend_queue(), "coeffs", *source.backend(), region.offset(),
+        module.set_constant(backend_queue(), "coeffs", *detail::backend_of(source), region.offset(),
                             coeffs.size() * sizeof(float));
         run_and_check(coeffs);
     }

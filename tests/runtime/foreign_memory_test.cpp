@@ -107,7 +107,7 @@ TEST_P(ForeignMemory, OwnedMemoryIsReleasedOnce) {
     const auto data = random_bytes(size);
     if (is_cuda()) {
 #if KJARNI_WITH_CUDA
-        auto& cuda = static_cast<backend::cuda::CudaContext&>(*context().backend());
+        auto& cuda = static_cast<backend::cuda::CudaContext&>(*detail::backend_of(context()));
         CUdeviceptr pointer = 0;
         {
             backend::cuda::CurrentContext current(cuda.driver(), cuda.cu_context(0));

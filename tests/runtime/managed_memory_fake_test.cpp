@@ -113,7 +113,7 @@ TEST(ManagedMemoryFake, DeviceWithoutCapabilitiesIsRefusedByName) {
     EXPECT_FALSE(caps.prefetch);
     EXPECT_NE(caps.missing().find("CL_DEVICE_SVM_COARSE_GRAIN_BUFFER"), std::string::npos);
     auto fake = std::make_shared<FakeContext>(api, api.platforms()[0]->devices());
-    const Context context(fake);
+    const Context context = detail::BackendAccess::make<Context>(fake);
     for (const std::size_t size : {std::size_t{0}, std::size_t{4096}}) {
         try {
             ManagedMemory::allocate(context, size);
@@ -164,7 +164,7 @@ TEST(ManagedMemoryFake, FreeMemoryBoundsTheRequest) {
     auto device = std::make_shared<SvmFakeDevice>(platform, "svm device", coarse, 8 * gib, 4 * gib);
     const std::uint64_t free_bytes = 3 * gib + 12345;
     auto fake = std::make_shared<FakeContext>(api, std::vector<std::shared_ptr<backend::Device>>{device}, free_bytes);
-    const Context context(fake);
+    const Context context = detail::BackendAccess::make<Context>(fake);
     // More than is free (though within the largest allocation and the total): refused, naming both.
     try {
         ManagedMemory::allocate(context, static_cast<std::size_t>(free_bytes + 1));
@@ -186,7 +186,7 @@ TEST(ManagedMemoryFake, FreeMemoryBoundsTheRequest) {
     auto unknown = std::make_shared<FakeContext>(
         api, std::vector<std::shared_ptr<backend::Device>>{
                  std::make_shared<SvmFakeDevice>(platform, "big device", coarse, 8 * gib, 16 * gib)});
-    const Context unknown_context(unknown);
+    const Context unknown_context = detail::BackendAccess::make<Context>(unknown);
     try {
         ManagedMemory::allocate(unknown_context, static_cast<std::size_t>(8 * gib + 1));
         FAIL() << "allocated more than the device's memory";
@@ -204,9 +204,9 @@ TEST(ManagedMemoryFake, GrainFollowsTheDevicesConcerned) {
     auto fine_device = std::make_shared<SvmFakeDevice>(platform, "fine", coarse | fine | atomics, gib, gib);
     auto fine_no_atomics = std::make_shared<SvmFakeDevice>(platform, "fine, no atomics", coarse | fine, gib, gib);
     auto coarse_device = std::make_shared<SvmFakeDevice>(platform, "coarse", coarse, gib, gib);
-    const auto backend_flags = [](const ManagedMemory& memory) { return memory.backend()->flags(); };
+    const auto backend_flags = [](const ManagedMemory& memory) { return detail::backend_of(memory)->flags(); };
 
-    const Context both_fine(std::make_shared<FakeContext>(
+    const Context both_fine = detail::BackendAccess::make<Context>(std::make_shared<FakeContext>(
         api, std::vector<std::shared_ptr<backend::Device>>{fine_device, fine_no_atomics}));
     const ManagedMemory a = ManagedMemory::allocate(both_fine, 256);
     EXPECT_TRUE(a.fine_grained());
@@ -220,7 +220,7 @@ TEST(ManagedMemoryFake, GrainFollowsTheDevicesConcerned) {
     EXPECT_FALSE(backend_flags(c).fine_grain);
     EXPECT_FALSE(backend_flags(c).atomics);
 
-    const Context mixed(std::make_shared<FakeContext>(
+    const Context mixed = detail::BackendAccess::make<Context>(std::make_shared<FakeContext>(
         api, std::vector<std::shared_ptr<backend::Device>>{fine_device, coarse_device}));
     const ManagedMemory d = ManagedMemory::allocate(mixed, 256);
     EXPECT_FALSE(d.fine_grained());
@@ -228,7 +228,7 @@ TEST(ManagedMemoryFake, GrainFollowsTheDevicesConcerned) {
     EXPECT_TRUE(ManagedMemory::allocate(mixed.devices()[0], 256).fine_grained());
 
     // Capabilities as read from the attributes.
-    const ManagedMemoryCapabilities caps = managed_memory_capabilities(Device(fine_device));
+    const ManagedMemoryCapabilities caps = managed_memory_capabilities(detail::BackendAccess::make<Device>(fine_device));
     EXPECT_TRUE(caps.supported());
     EXPECT_TRUE(caps.svm_coarse_grain_buffer && caps.svm_fine_grain_buffer && caps.svm_atomics);
     EXPECT_FALSE(caps.svm_fine_grain_system);

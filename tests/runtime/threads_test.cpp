@@ -41,7 +41,7 @@ TEST_P(Threads, FreshThreadsUseAContextWithoutSetUp) {
 #ifdef KJARNI_WITH_CUDA
 TEST_P(Threads, CudaContextIsTheDevicesPrimaryContext) {
     if (GetParam().api != "cuda") GTEST_SKIP() << "CUDA only";
-    const auto& driver = static_cast<backend::cuda::CudaApi&>(*context().api().backend()).driver();
+    const auto& driver = static_cast<backend::cuda::CudaApi&>(*detail::backend_of(context().api())).driver();
     const auto ordinal = static_cast<CUdevice>(GetParam().device().native_handle());
     CUcontext primary = nullptr;
     ASSERT_EQ(driver.DevicePrimaryCtxRetain(&primary, ordinal), CUDA_SUCCESS);

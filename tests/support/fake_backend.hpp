@@ -194,7 +194,9 @@ public:
     }
 
     /// The fake device, as a public handle.
-    kjarni::Device device() const { return kjarni::Device(platforms_[0]->devices()[0]); }
+    kjarni::Device device() const {
+        return kjarni::detail::BackendAccess::make<kjarni::Device>(platforms_[0]->devices()[0]);
+    }
 
 private:
     std::string reason_;

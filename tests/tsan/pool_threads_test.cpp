@@ -31,8 +31,8 @@ FakeApi& fake_api() {
     return *api;
 }
 
-FakeContext& fake(const Context& context) { return static_cast<FakeContext&>(*context.backend()); }
-FakeQueue& fake(const Queue& queue) { return static_cast<FakeQueue&>(*queue.backend()); }
+FakeContext& fake(const Context& context) { return static_cast<FakeContext&>(*detail::backend_of(context)); }
+FakeQueue& fake(const Queue& queue) { return static_cast<FakeQueue&>(*detail::backend_of(queue)); }
 
 // Sizes over a few bins, so that threads compete for the same blocks.
 std::size_t random_size(std::mt19937& random) {
