@@ -16,6 +16,7 @@
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/operand_checks.hpp"
+#include "kjarni/detail/backend_access.hpp"
 #include "kjarni/elementwise.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template/module.hpp"
@@ -421,7 +422,7 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
             if (!stores(r.uses[j]) || plan.arguments[plan.arrays[j]].is_const) continue;
             const Array& written = args[plan.arrays[j]].array();
             for (std::size_t k = 0; possible && k < plan.arrays.size(); ++k)
-                possible = k == j || args[plan.arrays[k]].array().base().backend() != written.base().backend();
+                possible = k == j || detail::backend_of(args[plan.arrays[k]].array().base()) != detail::backend_of(written.base());
         }
         if (possible) {
             plan.vector_width = v;

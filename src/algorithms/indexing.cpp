@@ -11,6 +11,7 @@
 #include "algorithms/reduction_types.hpp"
 #include "backend/backend.hpp"
 #include "core/context_state.hpp"
+#include "kjarni/detail/backend_access.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::detail {
@@ -126,15 +127,16 @@ void push_index_values(std::vector<KernelArg>& args, const std::vector<std::int6
     // after the launch is enqueued, and the block serves the next table at once.
     holder = temporary_buffer(queue, bytes.size());
     const Buffer& buffer = *holder;
-    queue.device().context().state().service<PendingTableWrites>().write(*queue.backend(), *buffer.backend(),
-                                                                        buffer.offset(), std::move(bytes));
+    state_of(queue.device().context())
+        .service<PendingTableWrites>()
+        .write(*backend_of(queue), *backend_of(buffer), buffer.offset(), std::move(bytes));
     KernelArg arg;
     arg.kind = KernelArg::Kind::buffer;
-    arg.buffer = buffer.backend().get();
+    arg.buffer = backend_of(buffer).get();
     arg.offset = buffer.offset();
     arg.size = buffer.size();
     arg.device_index = buffer.device().index();
-    arg.context = buffer.device().context().backend().get();
+    arg.context = backend_of(buffer.device().context()).get();
     args.push_back(arg);
 }
 
