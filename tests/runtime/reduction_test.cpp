@@ -471,7 +471,7 @@ TEST(MultiArrayReductions, WholeIntoOutSameBitsAndErrors) {
     // Into a stepped `out` on the first device.
     const Array big = Array::zeros(q0, {10}, Kind::float32);
     const Array out = big[{Slice{0, std::nullopt, 2}}];
-    EXPECT_EQ(reduce_whole(mq, x, Reduction::sum, {std::vector<int>{0}, false, out}).base().backend(), big.base().backend());
+    EXPECT_EQ(reduce_whole(mq, x, Reduction::sum, {std::vector<int>{0}, false, out}).base().native_handle(), big.base().native_handle());
     check(Op::sum, h, std::vector<int>{0}, out.copy(q0).get(q0));
     const auto a = reduce_whole(mq, x, Reduction::sum).get(q0).to_vector<float>();
     const auto b = reduce_whole(mq, x, Reduction::sum).get(q0).to_vector<float>();
