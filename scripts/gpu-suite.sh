@@ -24,6 +24,10 @@ out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
 source .gpu-deps/unpack-on-gpu.sh
+# GMP (big template integers): libgmp-dev and libgmpxx4ldbl must be among the carried packages
+# (`apt-get download libgmp-dev libgmpxx4ldbl` into .gpu-deps); Debian puts gmp.h in the
+# multiarch include folder, which unpack-on-gpu.sh does not add.
+export CPATH=/tmp/deps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}
 
 build=build-gpu
 mode=${1:-}
