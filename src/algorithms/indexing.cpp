@@ -13,6 +13,7 @@
 #include "core/context_state.hpp"
 #include "kjarni/detail/backend_access.hpp"
 #include "kjarni/error.hpp"
+#include "kjarni/program.hpp"
 
 namespace kjarni::detail {
 
@@ -130,14 +131,7 @@ void push_index_values(std::vector<KernelArg>& args, const std::vector<std::int6
     state_of(queue.device().context())
         .service<PendingTableWrites>()
         .write(*backend_of(queue), *backend_of(buffer), buffer.offset(), std::move(bytes));
-    KernelArg arg;
-    arg.kind = KernelArg::Kind::buffer;
-    arg.buffer = backend_of(buffer).get();
-    arg.offset = buffer.offset();
-    arg.size = buffer.size();
-    arg.device_index = buffer.device().index();
-    arg.context = backend_of(buffer.device().context()).get();
-    args.push_back(arg);
+    args.push_back(pack(buffer, LaunchTarget{0, buffer.device().index()}));
 }
 
 const char* index_type(bool use_32_bits) { return use_32_bits ? "int32_t" : "int64_t"; }
