@@ -27,11 +27,18 @@ class Knobs : public DeviceTest {
 protected:
     bool is_cuda() { return context().api().id() == ApiId::cuda(); }
 
-    const Program& program() {
-        // One program per shared context, for the whole suite (never destroyed, like the contexts).
+    // One program per shared context, for the whole suite. Dropped when the suite ends: a Program
+    // holds its Context, and one kept to the process's end would keep the shared context (and what
+    // it holds: staging slots, pooled blocks) alive past the contexts' release, as leaks at exit.
+    static std::map<const Context*, Program>& programs() {
         static auto* programs = new std::map<const Context*, Program>;
-        auto found = programs->find(&context());
-        if (found == programs->end()) found = programs->emplace(&context(), Program(bound_device(), scale_source)).first;
+        return *programs;
+    }
+    static void TearDownTestSuite() { programs().clear(); }
+
+    const Program& program() {
+        auto found = programs().find(&context());
+        if (found == programs().end()) found = programs().emplace(&context(), Program(bound_device(), scale_source)).first;
         return found->second;
     }
 
