@@ -137,7 +137,8 @@ Grid grid_for(const GeneratedKernel& kernel, std::size_t n) {
     std::size_t local = 256;
     while (local > 1 && local > kernel.max_local_size) local /= 2;
     const std::size_t wanted = std::max<std::size_t>(1, (n + local - 1) / local);
-    const std::size_t most = std::max<std::size_t>(1, kernel.compute_units * 8);
+    const std::size_t most = kernel.gpu ? (std::size_t{1} << 30) / local
+                                        : std::max<std::size_t>(1, kernel.compute_units * 8);
     return Grid{std::min(wanted, most) * local, local};
 }
 

@@ -53,7 +53,8 @@ GeneratedKernel generated_kernel(const BoundDevice& device, const std::string& k
         notify_build_observer(source, options);
         cache.insert(full_key, kernel);
     }
-    return GeneratedKernel{kernel, kernel->attributes().max_total_local_size, device.params().compute_units};
+    return GeneratedKernel{kernel, kernel->attributes().max_total_local_size, device.params().compute_units,
+                           device.params().type == DeviceType::gpu};
 }
 
 void launch(const Queue& queue, const GeneratedKernel& kernel, std::span<const std::size_t> global,

@@ -25,6 +25,8 @@ struct GeneratedKernel {
     std::size_t max_local_size = 0;
     /// The device's compute units (to size grids to the machine).
     std::size_t compute_units = 0;
+    /// Whether the device is a GPU (grids are sized differently: see grid_for).
+    bool gpu = false;
 };
 
 /// The kernel `name` of the source `render()` makes, on `device`. `key` must identify that source
