@@ -1,0 +1,175 @@
+// The opt-in interoperation headers kjarni/cuda.hpp and kjarni/opencl.hpp: typed native handles
+// that the driver itself confirms (it is asked what each handle is), kjarni objects over native
+// handles, and the ArgumentError for an object of the other API.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kjarni/opencl.hpp"
+#include "kjarni/pointer_attributes.hpp"
+#include "support/random_data.hpp"
+#include "support/test_devices.hpp"
+
+#include "backend/opencl/opencl_library.hpp"
+#if KJARNI_WITH_CUDA
+#include "backend/cuda/cuda_context.hpp"
+#include "kjarni/cuda.hpp"
+#endif
+
+namespace kjarni::test {
+namespace {
+
+constexpr const char* negate_source = R"(
+KERNEL void negate(GLOBAL_MEM int32_t* y, unsigned int n)
+{
+    const SIZE_T i = get_global_id(0);
+    if (i < n) y[i] = -y[i];
+}
+)";
+
+class NativeInterop : public DeviceTest {
+protected:
+    bool is_cuda() { return context().api().id() == ApiId::cuda(); }
+
+    std::vector<std::byte> read(const Buffer& buffer) {
+        std::vector<std::byte> back(buffer.size());
+        buffer.get(queue(), std::span<std::byte>(back));
+        return back;
+    }
+
+    // The argument an ArgumentError names, or "" when `f` throws none.
+    template <class F>
+    static std::string culprit(F f) {
+        try {
+            f();
+        } catch (const ArgumentError& e) {
+            return e.argument();
+        }
+        return {};
+    }
+};
+
+TEST_P(NativeInterop, OpenClHandlesAreWhatTheDriverSays) {
+    if (is_cuda()) {
+        // Every OpenCL getter refuses a CUDA object, naming it.
+        const Buffer buffer = Buffer::allocate(bound_device(), 64);
+        EXPECT_EQ(culprit([&] { static_cast<void>(opencl::memory(buffer)); }), "buffer");
+        EXPECT_EQ(culprit([&] { static_cast<void>(opencl::command_queue(queue())); }), "queue");
+        EXPECT_EQ(culprit([&] { static_cast<void>(opencl::context(context())); }), "context");
+        EXPECT_EQ(culprit([&] { static_cast<void>(opencl::device(bound_device().device())); }), "device");
+        return;
+    }
+    const auto& cl = backend::opencl::cl();
+    const cl_context ctx = opencl::context(context());
+    const cl_device_id dev = opencl::device(bound_device().device());
+    const cl_platform_id plat = opencl::platform(bound_device().device().platform());
+
+    cl_platform_id device_platform = nullptr;
+    ASSERT_EQ(cl.clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof device_platform, &device_platform, nullptr), CL_SUCCESS);
+    EXPECT_EQ(device_platform, plat);
+
+    // (The command queue is checked by use: OpenClMemoryAndContextsAreWrapped reads through it.)
+    // A view's cl_mem is its allocation's; the allocation's size and context are the driver's.
+    const Buffer whole = Buffer::allocate(bound_device(), 4096);
+    const Buffer view = whole.get_sub_region(512, 1024);
+    EXPECT_EQ(opencl::memory(view), opencl::memory(whole));
+    std::size_t mem_size = 0;
+    cl_context mem_context = nullptr;
+    ASSERT_EQ(cl.clGetMemObjectInfo(opencl::memory(whole), CL_MEM_SIZE, sizeof mem_size, &mem_size, nullptr), CL_SUCCESS);
+    ASSERT_EQ(cl.clGetMemObjectInfo(opencl::memory(whole), CL_MEM_CONTEXT, sizeof mem_context, &mem_context, nullptr),
+              CL_SUCCESS);
+    EXPECT_GE(mem_size, 4096u);
+    EXPECT_EQ(mem_context, ctx);
+
+    const Program program(bound_device(), negate_source);
+    const Kernel negate = program.kernel("negate");
+    char name[64] = {};
+    ASSERT_EQ(cl.clGetKernelInfo(opencl::kernel(negate, bound_device()), CL_KERNEL_FUNCTION_NAME, sizeof name, name,
+                                 nullptr),
+              CL_SUCCESS);
+    EXPECT_STREQ(name, "negate");
+}
+
+TEST_P(NativeInterop, OpenClMemoryAndContextsAreWrapped) {
+    if (is_cuda()) GTEST_SKIP() << "OpenCL handles";
+    const auto& cl = backend::opencl::cl();
+    const std::size_t n = 3001;
+    const auto values = random_vector<std::int32_t>(n, -100000, 100000);
+    cl_int status = CL_SUCCESS;
+    cl_mem mem = cl.clCreateBuffer(opencl::context(context()), CL_MEM_READ_WRITE, n * 4, nullptr, &status);
+    ASSERT_EQ(status, CL_SUCCESS);
+    {
+        // Owned: released with the last handle. The kernel negates through kjarni; the raw API reads.
+        const Buffer wrapped = opencl::wrap_memory(bound_device(), mem, std::nullopt, true);
+        EXPECT_EQ(opencl::memory(wrapped), mem);
+        wrapped.set(queue(), std::span<const std::int32_t>(values));
+        const Program program(bound_device(), negate_source);
+        program.kernel("negate")(queue(), {n}, std::nullopt, wrapped, static_cast<unsigned>(n));
+        queue().synchronize();
+        std::vector<std::int32_t> back(n);
+        ASSERT_EQ(cl.clEnqueueReadBuffer(opencl::command_queue(queue()), mem, CL_TRUE, 0, n * 4, back.data(), 0, nullptr,
+                                         nullptr),
+                  CL_SUCCESS);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(back[i], -values[i]) << i;
+    }
+    // A context over the same cl_context: retained, so ours stays usable and theirs shares it.
+    const Context same = opencl::wrap_context(opencl::context(context()));
+    EXPECT_EQ(opencl::context(same), opencl::context(context()));
+    EXPECT_EQ(same.device_count(), context().device_count());
+    // The CUDA getters refuse OpenCL objects, naming them.
+#if KJARNI_WITH_CUDA
+    const Buffer buffer = Buffer::allocate(bound_device(), 64);
+    EXPECT_EQ(culprit([&] { static_cast<void>(cuda::device_pointer(buffer)); }), "buffer");
+    EXPECT_EQ(culprit([&] { static_cast<void>(cuda::stream(queue())); }), "queue");
+    EXPECT_EQ(culprit([&] { static_cast<void>(cuda::context(context())); }), "context");
+    EXPECT_EQ(culprit([&] { static_cast<void>(cuda::device(bound_device().device())); }), "device");
+    EXPECT_EQ(culprit([&] { static_cast<void>(cuda::wrap_device_pointer(bound_device(), 0)); }), "device");
+#endif
+}
+
+#if KJARNI_WITH_CUDA
+TEST_P(NativeInterop, CudaHandlesAreWhatTheDriverSays) {
+    if (!is_cuda()) GTEST_SKIP() << "CUDA handles";
+    auto& backend = static_cast<backend::cuda::CudaContext&>(*detail::backend_of(context()));
+    const auto& driver = backend.driver();
+    const CUcontext ctx = cuda::context(context());
+    EXPECT_EQ(ctx, backend.cu_context(0));
+    EXPECT_EQ(cuda::device(bound_device().device()), static_cast<CUdevice>(bound_device().device().native_handle()));
+
+    // A view's pointer is its allocation's plus its offset; the driver knows its context.
+    const Buffer whole = Buffer::allocate(bound_device(), 4096);
+    const Buffer view = whole.get_sub_region(512, 1024);
+    EXPECT_EQ(cuda::device_pointer(view), cuda::device_pointer(whole) + 512);
+    EXPECT_EQ(pointer_attributes(context(), cuda::device_pointer(view)).type, PointerAttributes::MemoryType::device);
+
+    // The stream belongs to the context: the raw API writes on it, kjarni reads after it.
+    const std::size_t n = 2049;
+    const auto values = random_vector<std::int32_t>(n, -100000, 100000);
+    {
+        backend::cuda::CurrentContext current(driver, ctx);
+        ASSERT_EQ(driver.MemcpyHtoDAsync(cuda::device_pointer(whole), values.data(), n * 4 / 2, cuda::stream(queue())),
+                  CUDA_SUCCESS);
+    }
+    // A borrowed wrap of the same memory sees the bytes; the kernel's function is the driver's.
+    const Buffer wrapped = cuda::wrap_device_pointer(bound_device(), cuda::device_pointer(whole));
+    const Program program(bound_device(), negate_source);
+    const Kernel negate = program.kernel("negate");
+    EXPECT_NE(cuda::function(negate, bound_device()), nullptr);
+    negate(queue(), {n / 2}, std::nullopt, wrapped, static_cast<unsigned>(n / 2));
+    std::vector<std::int32_t> back(n / 2);
+    wrapped.get_sub_region(0, back.size() * 4).get(queue(), std::span<std::int32_t>(back));
+    for (std::size_t i = 0; i < back.size(); ++i) ASSERT_EQ(back[i], -values[i]) << i;
+
+    // A context over the same CUcontext.
+    const CUcontext one[] = {ctx};
+    const Context same = cuda::wrap_contexts(one);
+    EXPECT_EQ(cuda::context(same), ctx);
+}
+#endif
+
+KJARNI_INSTANTIATE_DEVICE_TESTS(NativeInterop);
+
+}  // namespace
+}  // namespace kjarni::test
