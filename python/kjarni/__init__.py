@@ -11,7 +11,7 @@ from . import _kjarni
 from . import errors
 from .errors import (
     Error, BackendError, OutOfMemoryError, ApiUnavailableError, NotFoundError, UnsupportedError, CompileError,
-    ArgumentError, RenderError,
+    ArgumentError, RenderError, PeerError,
 )
 from ._kjarni import (
     APIID, API, Platform, PlatformFilter, Device, DeviceFilter, DeviceParameters, DeviceType,
@@ -22,8 +22,11 @@ from ._kjarni import (
     Kernel, PreparedKernel, Expr, ElementwiseKernel,
     assign, fill, sqrt, exp, log, sin, cos, tanh, absolute, minimum, maximum, where, clip,
     split, may_share_memory,
+    VirtualManager, TrivialManager, ZeroOffsetManager, VirtualAllocator, VirtualAllocationStatistics,
+    virtual_allocation_id,
 )
-from . import functions, blas
+from . import functions, blas, collectives
+from .collectives import ReduceOp, CollectiveEngine, CliqueId, Communicator
 from ._algorithms import (  # noqa: A004 (numpy's names)
     evaluate, sum, prod, mean, min, max, argmin, argmax, any, all, concatenate, stack, take,
 )

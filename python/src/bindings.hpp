@@ -18,5 +18,7 @@ void bind_functions(nb::module_& m);
 void bind_program(nb::module_& m);
 void bind_algorithms(nb::module_& m);
 void bind_dlpack(nb::module_& m);
+void bind_collectives(nb::module_& m);
+void bind_virtual_buffers(nb::module_& m);
 
 }  // namespace kjarni::python

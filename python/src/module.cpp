@@ -16,4 +16,6 @@ NB_MODULE(_kjarni, m) {
     bind_program(m);
     bind_algorithms(m);
     bind_dlpack(m);
+    bind_collectives(m);
+    bind_virtual_buffers(m);
 }
