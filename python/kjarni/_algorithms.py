@@ -142,11 +142,26 @@ def reshape(queue, array, shape, order="C", copy=None):
     return _remember(_kjarni._reshape(queue, array, shape, order, copy), queue)
 
 
+def _is_already(array, dtype, order):
+    """Whether `array` already has `dtype` and `order` (None: any), so that numpy's as*array
+    functions return the very object (the C++ call returns the same array in a new wrapper)."""
+    if not isinstance(array, _kjarni.Array):
+        return False
+    if dtype is not None and numpy.dtype(dtype) != array.dtype:
+        return False
+    return order is None or (array.is_c_contiguous if order == "C" else array.is_f_contiguous)
+
+
 def ascontiguousarray(queue, array, dtype=None):
+    """numpy.ascontiguousarray: the array itself when C-contiguous (and of ``dtype``), else a copy."""
+    if _is_already(array, dtype, "C"):
+        return array
     return _remember(_kjarni._ascontiguousarray(queue, array, _opt_d(dtype)), queue)
 
 
 def asfortranarray(queue, array, dtype=None):
+    if _is_already(array, dtype, "F"):
+        return array
     return _remember(_kjarni._asfortranarray(queue, array, _opt_d(dtype)), queue)
 
 
@@ -156,6 +171,8 @@ def asarray(queue, array, dtype=None, order=None):
     if not isinstance(array, _kjarni.Array):
         host = numpy.asarray(array, dtype=dtype, order=order or "C")
         return _kjarni.Array.from_host(queue, host)
+    if _is_already(array, dtype, order):
+        return array
     return _remember(_kjarni._asarray(queue, array, _opt_d(dtype), order), queue)
 
 

@@ -40,7 +40,8 @@ milliseconds to_timeout(const std::optional<double>& seconds, milliseconds fallb
 // An operation as a ReduceOp or by name: pygpu's ('+', '*', 'max', 'min') or kjarni's
 // ('sum', 'prod', 'max', 'min', 'avg').
 ReduceOp to_reduce_op(nb::handle op) {
-    if (ReduceOp value{}; nb::try_cast<ReduceOp>(op, value)) return value;
+    // Not converting: a plain integer is no operation (nanobind would take it as the enum's value).
+    if (ReduceOp value{}; nb::try_cast<ReduceOp>(op, value, false)) return value;
     if (PyUnicode_Check(op.ptr())) {
         const std::string name = text_of(op);
         if (name == "sum" || name == "+") return ReduceOp::sum;
