@@ -160,7 +160,20 @@ void bind_collectives(nb::module_& m) {
                 }
                 return to_bytes(out);
             },
-            nb::arg("peer"), nb::arg("size"), "Exactly `size` bytes that `peer` sent.");
+            nb::arg("peer"), nb::arg("size"), "Exactly `size` bytes that `peer` sent.")
+        .def(
+            "exchange",
+            [](Rendezvous& r, int send_peer, const nb::bytes& data, int recv_peer, std::size_t size) {
+                std::vector<std::byte> out(size);
+                {
+                    nb::gil_scoped_release release;
+                    r.exchange(send_peer, bytes_of(data), recv_peer, out);
+                }
+                return to_bytes(out);
+            },
+            nb::arg("send_peer"), nb::arg("data"), nb::arg("recv_peer"), nb::arg("size"),
+            "Sends `data` to one peer while receiving `size` bytes from another (or the same): no deadlock "
+            "when both sides send large messages at once.");
 
     nb::class_<LocalRendezvous, Rendezvous>(m, "LocalRendezvous", "The ranks of a job as threads of one process.")
         .def_static(

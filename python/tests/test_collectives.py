@@ -307,6 +307,7 @@ def test_rendezvous_and_communicator_from_it(multi_context, rng):
     group = kjarni.collectives.LocalRendezvous.create_group(2, timeout=TIMEOUT)
     values = [random_values(rng, numpy.int32, 64) for _ in range(2)]
     payloads = [rng.bytes(int(rng.integers(1, 100))) for _ in range(2)]
+    big = [rng.bytes(int(rng.integers(1 << 20, 2 << 20))) for _ in range(2)]  # both send at once
 
     def rank_body(rank):
         rendezvous = group[rank]
@@ -316,6 +317,7 @@ def test_rendezvous_and_communicator_from_it(multi_context, rng):
         peer = 1 - rank
         rendezvous.send(peer, payloads[rank])
         out["received"] = rendezvous.recv(peer, len(payloads[peer]))
+        out["exchanged"] = rendezvous.exchange(peer, big[rank], peer, len(big[peer]))
         queue = kjarni.Queue(devices[rank])
         comm = kjarni.Communicator.from_rendezvous(queue, rendezvous, kjarni.CollectiveEngine.fallback, TIMEOUT)
         assert comm.engine == "fallback"
@@ -326,6 +328,7 @@ def test_rendezvous_and_communicator_from_it(multi_context, rng):
         assert out["broadcast"] == payloads[1]
         assert out["gathered"] == payloads
         assert out["received"] == payloads[1 - rank]
+        assert out["exchanged"] == big[1 - rank]
         check_reduced(out["sum"], values, "sum", "from a rendezvous")
 
 
