@@ -117,6 +117,13 @@ def reduce_whole(mqueue, array, reduction, axis=None, keepdims=False, out=None, 
     return _remember(result, mqueue[array.devices[0]])
 
 
+def reduce_parts(mqueue, array, reduction, axis=None, keepdims=False, dtype=None):
+    """A reduction ("sum", ..., as reduce_whole's) of each part of a MultiArray on its own device,
+    over axes that leave the split axis alone: a MultiArray of the same splay (UnsupportedError for
+    a reduction across the parts: see reduce_whole)."""
+    return _remember(_kjarni._reduce_parts(mqueue, array, reduction, axis, keepdims, _opt_d(dtype)), mqueue)
+
+
 def concatenate(queue, arrays, axis=0, out=None):
     """numpy.concatenate: a new array, or into ``out``."""
     if out is not None:

@@ -82,6 +82,28 @@ Reduction to_reduction(const std::string& name) {
                                          "': sum, prod, min, max, argmin, argmax, any, all or mean");
 }
 
+// A built-in reduction, by name, as reduce_parts takes it; `dtype` only where the function has one.
+PartReduction part_reduction(Reduction reduction, std::optional<DType> dtype) {
+    if (dtype && reduction != Reduction::sum && reduction != Reduction::prod && reduction != Reduction::mean) {
+        throw ArgumentError("dtype", "only sum, prod and mean take a dtype");
+    }
+    using Q = const Queue&;
+    using A = const Array&;
+    using O = const ReduceOptions&;
+    switch (reduction) {
+    case Reduction::sum: return [dtype](Q q, A a, O o) { return sum(q, a, o, dtype); };
+    case Reduction::prod: return [dtype](Q q, A a, O o) { return prod(q, a, o, dtype); };
+    case Reduction::mean: return [dtype](Q q, A a, O o) { return mean(q, a, o, dtype); };
+    case Reduction::min: return [](Q q, A a, O o) { return min(q, a, o); };
+    case Reduction::max: return [](Q q, A a, O o) { return max(q, a, o); };
+    case Reduction::argmin: return [](Q q, A a, O o) { return argmin(q, a, o); };
+    case Reduction::argmax: return [](Q q, A a, O o) { return argmax(q, a, o); };
+    case Reduction::any: return [](Q q, A a, O o) { return any(q, a, o); };
+    case Reduction::all: return [](Q q, A a, O o) { return all(q, a, o); };
+    }
+    throw ArgumentError("reduction", "unknown");
+}
+
 // A split given as numpy takes it: a number of sections or a list of positions.
 using Sections = std::variant<std::size_t, std::vector<std::ptrdiff_t>>;
 
@@ -180,6 +202,18 @@ void bind_algorithms_extra(nb::module_& m) {
         nb::arg("queue"), nb::arg("array"), nb::arg("reduction"), nb::arg("axis") = nb::none(),
         nb::arg("keepdims") = false, nb::arg("out") = nb::none(), nb::arg("dtype") = nb::none(),
         "A reduction ('sum', 'max', ...) of a whole MultiArray across its parts: one Array on the first device.");
+
+    m.def(
+        "_reduce_parts",
+        [](const MultiQueue& queue, const MultiArray& array, const std::string& reduction, nb::handle axis,
+           bool keepdims, std::optional<DType> dtype) {
+            ReduceOptions options;
+            options.axes = to_axes(axis);
+            options.keepdims = keepdims;
+            return reduce_parts(queue, array, part_reduction(to_reduction(reduction), dtype), options);
+        },
+        nb::arg("queue"), nb::arg("array"), nb::arg("reduction"), nb::arg("axis") = nb::none(),
+        nb::arg("keepdims") = false, nb::arg("dtype") = nb::none());
 
     m.def("_hstack", &hstack, nb::arg("queue"), nb::arg("arrays"));
     m.def("_vstack", &vstack, nb::arg("queue"), nb::arg("arrays"));

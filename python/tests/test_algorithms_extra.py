@@ -63,6 +63,17 @@ def test_reduce_whole_and_cumsum_parts(multi_context, rng):
     with pytest.raises(kjarni.ArgumentError) as info:
         kjarni.reduce_whole(mqueue, array, "median")
     assert info.value.argument == "reduction"
+    rows = kjarni.reduce_parts(mqueue, array, "sum", axis=1, dtype=numpy.float64)
+    assert isinstance(rows, kjarni.MultiArray)
+    # Sums of 3 values in float64: within 3 eps64 sum|x| in any order.
+    assert numpy.all(numpy.abs(rows.get() - exact.sum(axis=1))
+                     <= 3 * numpy.finfo(numpy.float64).eps * numpy.abs(exact).sum(axis=1))
+    numpy.testing.assert_array_equal(kjarni.reduce_parts(mqueue, array, "argmin", axis=1).get(), host.argmin(axis=1))
+    with pytest.raises(kjarni.UnsupportedError):
+        kjarni.reduce_parts(mqueue, array, "sum", axis=0)  # across the parts
+    with pytest.raises(kjarni.ArgumentError) as info:
+        kjarni.reduce_parts(mqueue, array, "max", axis=1, dtype=numpy.float64)
+    assert info.value.argument == "dtype"
     ints = rng.integers(-50, 50, (23, 2)).astype(numpy.int32)
     scanned = kjarni.cumsum_parts(mqueue, kjarni.MultiArray.from_host(mqueue, ints, splay=kjarni.EqualSplay()), 0)
     numpy.testing.assert_array_equal(scanned.get(), numpy.cumsum(ints, axis=0, dtype=numpy.int64))
