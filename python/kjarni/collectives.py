@@ -36,6 +36,7 @@ Communicator = _kjarni.Communicator
 Rendezvous = _kjarni.Rendezvous
 LocalRendezvous = _kjarni.LocalRendezvous
 TcpRendezvous = _kjarni.TcpRendezvous
+PythonRendezvous = _kjarni.PythonRendezvous
 rendezvous_from_environment = _kjarni.rendezvous_from_environment
 
 
@@ -168,6 +169,6 @@ class GpuComm:
 
 __all__ = [
     "ReduceOp", "CollectiveEngine", "CliqueId", "Communicator", "Rendezvous", "LocalRendezvous", "TcpRendezvous",
-    "rendezvous_from_environment", "all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter",
-    "all_to_all", "GpuCommCliqueId", "GpuComm",
+    "PythonRendezvous", "rendezvous_from_environment", "all_reduce", "reduce", "broadcast", "all_gather",
+    "reduce_scatter", "all_to_all", "GpuCommCliqueId", "GpuComm",
 ]

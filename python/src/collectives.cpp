@@ -9,6 +9,7 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -80,6 +81,126 @@ std::span<const std::byte> bytes_of(const nb::bytes& data) {
 nb::bytes to_bytes(std::span<const std::byte> data) {
     return nb::bytes(reinterpret_cast<const char*>(data.data()), data.size());
 }
+
+// A Rendezvous whose operations are a Python object's methods (over mpi4py, a job scheduler's
+// key-value store, queues between threads...). kjarni calls it with the GIL released (from inside a
+// collective), so every call takes the GIL first. A Python exception becomes a PeerError carrying
+// its message, made while the GIL is held: the exception object must not cross kjarni's code
+// without it.
+class PythonRendezvous final : public Rendezvous {
+public:
+    explicit PythonRendezvous(nb::object impl) : impl_(std::move(impl)) {
+        rank_ = nb::cast<int>(attribute("rank"));
+        count_ = nb::cast<int>(attribute("count"));
+        if (count_ < 1 || rank_ < 0 || rank_ >= count_) {
+            throw ArgumentError("rendezvous", "rank " + std::to_string(rank_) + " of " + std::to_string(count_) +
+                                                  " is not a rank of a job");
+        }
+    }
+    ~PythonRendezvous() override {
+        nb::gil_scoped_acquire gil;
+        impl_.reset();
+    }
+    PythonRendezvous(const PythonRendezvous&) = delete;
+    PythonRendezvous& operator=(const PythonRendezvous&) = delete;
+
+    int rank() const noexcept override { return rank_; }
+    int count() const noexcept override { return count_; }
+    const nb::object& object() const noexcept { return impl_; }
+
+    std::vector<std::byte> broadcast(std::span<const std::byte> data, int root) override {
+        return call(root, [&] { return bytes_result(impl_.attr("broadcast")(to_bytes(data), root), "broadcast"); });
+    }
+    std::vector<std::vector<std::byte>> all_gather(std::span<const std::byte> data) override {
+        return call(-1, [&] {
+            std::vector<std::vector<std::byte>> out;
+            for (nb::handle item : impl_.attr("all_gather")(to_bytes(data))) out.push_back(bytes_result(item, "all_gather"));
+            if (out.size() != static_cast<std::size_t>(count_)) {
+                throw PeerError(-1, "the Python rendezvous' all_gather gave " + std::to_string(out.size()) +
+                                        " messages for " + std::to_string(count_) + " ranks");
+            }
+            return out;
+        });
+    }
+    void barrier() override {
+        call(-1, [&] {
+            impl_.attr("barrier")();
+            return 0;
+        });
+    }
+    void send(int peer, std::span<const std::byte> data) override {
+        call(peer, [&] {
+            impl_.attr("send")(peer, to_bytes(data));
+            return 0;
+        });
+    }
+    void recv(int peer, std::span<std::byte> data) override {
+        call(peer, [&] {
+            fill(data, impl_.attr("recv")(peer, data.size()), peer, "recv");
+            return 0;
+        });
+    }
+    /// The object's `exchange` when it has one; else its send, then its recv (enough where send does
+    /// not block, as with queues or MPI's buffered sends of small messages).
+    void exchange(int send_peer, std::span<const std::byte> send_data, int recv_peer,
+                  std::span<std::byte> recv_data) override {
+        call(recv_peer, [&] {
+            if (nb::hasattr(impl_, "exchange")) {
+                fill(recv_data, impl_.attr("exchange")(send_peer, to_bytes(send_data), recv_peer, recv_data.size()),
+                     recv_peer, "exchange");
+            } else {
+                impl_.attr("send")(send_peer, to_bytes(send_data));
+                fill(recv_data, impl_.attr("recv")(recv_peer, recv_data.size()), recv_peer, "recv");
+            }
+            return 0;
+        });
+    }
+
+private:
+    nb::object attribute(const char* name) const {
+        nb::object value = impl_.attr(name);
+        return PyCallable_Check(value.ptr()) ? value() : value;
+    }
+
+    template <class F>
+    auto call(int peer, F f) -> decltype(f()) {
+        nb::gil_scoped_acquire gil;
+        try {
+            return f();
+        } catch (nb::python_error& error) {
+            throw PeerError(peer, std::string("the Python rendezvous raised ") + error.what());
+        } catch (nb::cast_error&) {
+            throw PeerError(peer, "the Python rendezvous returned a value of the wrong type");
+        }
+    }
+
+    static std::vector<std::byte> bytes_result(nb::handle value, const char* what) {
+        nb::bytes data;
+        if (!nb::try_cast(value, data)) {
+            data = nb::bytes(nb::steal(PyBytes_FromObject(value.ptr())));  // bytearray, memoryview, numpy...
+            if (!data.is_valid()) {
+                PyErr_Clear();
+                throw PeerError(-1, std::string("the Python rendezvous' ") + what + " gave no bytes");
+            }
+        }
+        const auto* begin = static_cast<const std::byte*>(data.data());
+        return {begin, begin + data.size()};
+    }
+
+    static void fill(std::span<std::byte> out, nb::handle value, int peer, const char* what) {
+        const std::vector<std::byte> data = bytes_result(value, what);
+        if (data.size() != out.size()) {
+            throw PeerError(peer, std::string("the Python rendezvous' ") + what + " gave " +
+                                      std::to_string(data.size()) + " bytes, " + std::to_string(out.size()) +
+                                      " expected");
+        }
+        std::copy(data.begin(), data.end(), out.begin());
+    }
+
+    nb::object impl_;
+    int rank_ = 0;
+    int count_ = 0;
+};
 
 }  // namespace
 
@@ -186,6 +307,15 @@ void bind_collectives(nb::module_& m) {
             },
             nb::arg("count"), nb::arg("timeout") = nb::none(),
             "The `count` ranks at once, one object per thread (timeout in seconds; default 60).");
+
+    nb::class_<PythonRendezvous, Rendezvous>(
+        m, "PythonRendezvous",
+        "A Rendezvous over a Python object (mpi4py's communicator behind a few methods, or anything else) with "
+        "`rank` and `count`, and the methods broadcast(data, root) -> bytes, all_gather(data) -> [bytes], "
+        "barrier(), send(peer, data), recv(peer, size) -> bytes and, optionally, exchange(send_peer, data, "
+        "recv_peer, size) -> bytes. Its exceptions reach kjarni as PeerError with their message.")
+        .def(nb::init<nb::object>(), nb::arg("implementation"))
+        .def_prop_ro("implementation", &PythonRendezvous::object);
 
     nb::class_<TcpRendezvous, Rendezvous>(m, "TcpRendezvous", "The ranks of a job as processes, over TCP.")
         .def_static(

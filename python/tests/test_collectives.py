@@ -332,6 +332,82 @@ def test_rendezvous_and_communicator_from_it(multi_context, rng):
         check_reduced(out["sum"], values, "sum", "from a rendezvous")
 
 
+class QueueRendezvous:
+    """A rendezvous written in Python (as one over mpi4py would be): mailboxes between threads."""
+
+    def __init__(self, boxes, rank, count):
+        self.boxes, self.rank, self.count = boxes, rank, count
+
+    def send(self, peer, data):
+        self.boxes[self.rank, peer].put(bytes(data))
+
+    def recv(self, peer, size):
+        return self.boxes[peer, self.rank].get(timeout=TIMEOUT)  # kjarni checks the size
+
+    def broadcast(self, data, root):
+        if self.rank == root:
+            for peer in range(self.count):
+                if peer != root:
+                    self.send(peer, data)
+            return data
+        return self.boxes[root, self.rank].get(timeout=TIMEOUT)
+
+    def all_gather(self, data):
+        for peer in range(self.count):
+            if peer != self.rank:
+                self.send(peer, data)
+        return [bytes(data) if peer == self.rank else self.boxes[peer, self.rank].get(timeout=TIMEOUT)
+                for peer in range(self.count)]
+
+    def barrier(self):
+        self.all_gather(b"")
+
+
+def test_python_rendezvous(multi_context, rng):
+    import queue as queues
+    devices = multi_context.devices
+    boxes = {(i, j): queues.Queue() for i in range(2) for j in range(2)}
+    values = [random_values(rng, numpy.float32, (2 * 13, 3)) for _ in range(2)]
+    ints = [random_values(rng, numpy.int32, 50) for _ in range(2)]
+
+    def rank_body(rank):
+        rendezvous = kjarni.collectives.PythonRendezvous(QueueRendezvous(boxes, rank, 2))
+        assert (rendezvous.rank, rendezvous.count) == (rank, 2)
+        queue = kjarni.Queue(devices[rank])
+        comm = kjarni.Communicator.from_rendezvous(queue, rendezvous, kjarni.CollectiveEngine.fallback, TIMEOUT)
+        src = kjarni.Array.from_host(queue, values[rank])
+        return {"sum": comm.all_reduce(src).get(), "max": comm.all_reduce(kjarni.Array.from_host(queue, ints[rank]),
+                                                                          op="max").get(),
+                "scatter": comm.reduce_scatter(src, op="prod").get(), "gather": comm.all_gather(src).get()}
+
+    for rank, out in enumerate(run_ranks(2, rank_body)):
+        check_reduced(out["sum"], values, "sum", "over a Python rendezvous")
+        check_reduced(out["max"], ints, "max", "over a Python rendezvous")
+        check_reduced(out["scatter"], [v[rank * 13:(rank + 1) * 13] for v in values], "prod", "over a Python rendezvous")
+        numpy.testing.assert_array_equal(out["gather"], numpy.stack(values))
+
+
+def test_python_rendezvous_errors_are_peer_errors(queue):
+    class Broken(QueueRendezvous):
+        def recv(self, peer, size):
+            raise RuntimeError("the line is down")
+
+    import queue as queues
+    boxes = {(i, j): queues.Queue() for i in range(2) for j in range(2)}
+    rendezvous = kjarni.collectives.PythonRendezvous(Broken(boxes, 0, 2))
+    with pytest.raises(kjarni.PeerError) as info:
+        rendezvous.recv(1, 4)
+    assert info.value.peer == 1 and "the line is down" in str(info.value)
+    short = kjarni.collectives.PythonRendezvous(QueueRendezvous(boxes, 1, 2))
+    boxes[0, 1].put(b"abc")
+    with pytest.raises(kjarni.PeerError) as info:
+        short.exchange(0, b"x", 0, 4)  # no exchange method: send, then recv; 3 bytes for 4
+    assert info.value.peer == 0 and "3 bytes, 4 expected" in str(info.value)
+    with pytest.raises(kjarni.ArgumentError) as info:
+        kjarni.collectives.PythonRendezvous(QueueRendezvous(boxes, 2, 2))
+    assert info.value.argument == "rendezvous"
+
+
 def test_tcp_rendezvous_on_localhost(rng):
     port = random.randrange(20000, 60000)
     payloads = [rng.bytes(10), rng.bytes(20)]
