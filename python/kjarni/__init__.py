@@ -11,7 +11,7 @@ from . import _kjarni
 from . import errors
 from .errors import (
     Error, BackendError, OutOfMemoryError, ApiUnavailableError, NotFoundError, UnsupportedError, CompileError,
-    ArgumentError, RenderError,
+    ArgumentError, RenderError, PeerError,
 )
 from ._kjarni import (
     APIID, API, Platform, PlatformFilter, Device, DeviceFilter, DeviceParameters, DeviceType,
@@ -21,11 +21,16 @@ from ._kjarni import (
     Template, DefTemplate, Snippet, Module, render_with_modules,
     Kernel, PreparedKernel, Expr, ElementwiseKernel,
     assign, fill, sqrt, exp, log, sin, cos, tanh, absolute, minimum, maximum, where, clip,
-    split, may_share_memory,
+    may_share_memory, array_split, hsplit, vsplit, dsplit, atleast_1d, atleast_2d, atleast_3d,
+    VirtualManager, TrivialManager, ZeroOffsetManager, VirtualAllocator, VirtualAllocationStatistics,
+    virtual_allocation_id,
 )
-from . import functions, blas
+from . import functions, blas, collectives
+from .collectives import ReduceOp, CollectiveEngine, CliqueId, Communicator
 from ._algorithms import (  # noqa: A004 (numpy's names)
     evaluate, sum, prod, mean, min, max, argmin, argmax, any, all, concatenate, stack, take,
+    ReductionKernel, ScanKernel, cumsum, cumprod, cumsum_parts, dot, reduce_whole, reduce_parts, hstack, vstack, dstack, split,
+    reshape, ascontiguousarray, asfortranarray, asarray, transfer,
 )
 from . import dtypes
 from . import _array, _templates, _dlpack  # noqa: F401  (attach the Python-side methods)

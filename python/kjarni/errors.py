@@ -40,6 +40,16 @@ class UnsupportedError(Error):
     """The request is valid in general, but the device or API at hand cannot do it."""
 
 
+class PeerError(Error):
+    """A peer of a rendezvous did not answer in time, closed its connection or could not be reached,
+    or a communicator's collectives failed on some rank or did not finish in time (the communicator
+    is then aborted): ``peer`` is the rank at fault (-1 when no one rank is known to be)."""
+
+    def __init__(self, message, peer=-1):
+        super().__init__(message)
+        self.peer = peer
+
+
 class CompileError(Error):
     """A kernel source did not compile: ``log`` (the compiler's), ``options``, ``source``, ``api``,
     ``device``; ``numbered_source`` is the source with the line numbers the log refers to."""
@@ -84,5 +94,5 @@ class RenderError(Error):
 
 __all__ = [
     "Error", "BackendError", "OutOfMemoryError", "ApiUnavailableError", "NotFoundError",
-    "UnsupportedError", "CompileError", "ArgumentError", "RenderError",
+    "UnsupportedError", "PeerError", "CompileError", "ArgumentError", "RenderError",
 ]

@@ -17,6 +17,9 @@ void bind_templates(nb::module_& m);
 void bind_functions(nb::module_& m);
 void bind_program(nb::module_& m);
 void bind_algorithms(nb::module_& m);
+void bind_algorithms_extra(nb::module_& m);
 void bind_dlpack(nb::module_& m);
+void bind_collectives(nb::module_& m);
+void bind_virtual_buffers(nb::module_& m);
 
 }  // namespace kjarni::python

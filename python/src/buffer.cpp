@@ -5,6 +5,7 @@
 
 #include <kjarni/buffer.hpp>
 #include <kjarni/memory_pool.hpp>
+#include <kjarni/virtual_buffers.hpp>
 
 #include "allocator.hpp"
 #include "bindings.hpp"
@@ -16,8 +17,13 @@ Allocator to_allocator(const nb::object& allocator) {
     if (allocator.is_none()) return {};
     MemoryPool* pool = nullptr;
     if (nb::try_cast<MemoryPool*>(allocator, pool) && pool != nullptr) return *pool;
+    // A manager's allocator is called from C++ directly, without a round trip through Python.
+    if (VirtualAllocator* virtual_allocator = nullptr;
+        nb::try_cast<VirtualAllocator*>(allocator, virtual_allocator) && virtual_allocator != nullptr) {
+        return *virtual_allocator;
+    }
     if (!PyCallable_Check(allocator.ptr())) {
-        throw ArgumentError("allocator", "must be None, a MemoryPool or a callable (device, size) -> Buffer");
+        throw ArgumentError("allocator", "must be None, a MemoryPool, a VirtualAllocator or a callable (device, size) -> Buffer");
     }
     // Called from C++ with or without the GIL: take it for the call into Python.
     auto holder = std::make_shared<nb::object>(allocator);

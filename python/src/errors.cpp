@@ -4,6 +4,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <kjarni/error.hpp>
+#include <kjarni/rendezvous.hpp>
 #include <kjarni/template.hpp>
 
 #include "bindings.hpp"
@@ -45,6 +46,9 @@ void translate(const std::exception_ptr& p, void*) {
     } catch (const NotFoundError& e) {
         nb::object cls = error_class("NotFoundError");
         raise(cls, cls(e.what()));
+    } catch (const PeerError& e) {
+        nb::object cls = error_class("PeerError");
+        raise(cls, cls(e.what(), e.peer()));
     } catch (const UnsupportedError& e) {
         nb::object cls = error_class("UnsupportedError");
         raise(cls, cls(e.what()));

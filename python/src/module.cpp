@@ -15,5 +15,8 @@ NB_MODULE(_kjarni, m) {
     bind_functions(m);
     bind_program(m);
     bind_algorithms(m);
+    bind_algorithms_extra(m);
     bind_dlpack(m);
+    bind_collectives(m);
+    bind_virtual_buffers(m);
 }
