@@ -67,5 +67,9 @@ Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis = 
 /// unstepped slices; ArgumentError for an axis out of range.
 MultiArray cumsum_parts(const MultiQueue& queue, const MultiArray& array, int axis,
                         const std::optional<DType>& dtype = std::nullopt);
+/// The cumprod of a MultiArray along `axis`, as cumsum_parts does it: along the split axis each
+/// part's running product is multiplied by the last position of the part before it.
+MultiArray cumprod_parts(const MultiQueue& queue, const MultiArray& array, int axis,
+                         const std::optional<DType>& dtype = std::nullopt);
 
 }  // namespace kjarni

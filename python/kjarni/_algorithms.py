@@ -104,6 +104,11 @@ def cumsum_parts(mqueue, array, axis, dtype=None):
     return _remember(_kjarni._cumsum_parts(mqueue, array, axis, _opt_d(dtype)), mqueue)
 
 
+def cumprod_parts(mqueue, array, axis, dtype=None):
+    """The cumprod of a MultiArray along ``axis``, across its parts (a MultiArray of its splay)."""
+    return _remember(_kjarni._cumprod_parts(mqueue, array, axis, _opt_d(dtype)), mqueue)
+
+
 def dot(queue, a, b, out=None):
     """numpy's dot of two 1-d arrays (no conjugation): a 0-d array of sum()'s dtype."""
     return _remember(_kjarni._dot(queue, a, b, out), queue)

@@ -187,6 +187,8 @@ void bind_algorithms_extra(nb::module_& m) {
           nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
     m.def("_cumsum_parts", &cumsum_parts, nb::arg("queue"), nb::arg("array"), nb::arg("axis"),
           nb::arg("dtype") = nb::none(), "The cumsum of a MultiArray along `axis`, across its parts.");
+    m.def("_cumprod_parts", &cumprod_parts, nb::arg("queue"), nb::arg("array"), nb::arg("axis"),
+          nb::arg("dtype") = nb::none(), "The cumprod of a MultiArray along `axis`, across its parts.");
     m.def("_dot", &kjarni::dot, nb::arg("queue"), nb::arg("a"), nb::arg("b"), nb::arg("out") = nb::none(),
           "numpy's dot of two 1-d arrays (no conjugation), a 0-d array.");
     m.def(

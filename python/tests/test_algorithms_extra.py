@@ -77,6 +77,10 @@ def test_reduce_whole_and_cumsum_parts(multi_context, rng):
     ints = rng.integers(-50, 50, (23, 2)).astype(numpy.int32)
     scanned = kjarni.cumsum_parts(mqueue, kjarni.MultiArray.from_host(mqueue, ints, splay=kjarni.EqualSplay()), 0)
     numpy.testing.assert_array_equal(scanned.get(), numpy.cumsum(ints, axis=0, dtype=numpy.int64))
+    # Products of 13 integers in [-9, 9] fit int64: exact, against numpy.
+    small = rng.integers(-9, 10, (13, 2)).astype(numpy.int32)
+    products = kjarni.cumprod_parts(mqueue, kjarni.MultiArray.from_host(mqueue, small, splay=kjarni.EqualSplay()), 0)
+    numpy.testing.assert_array_equal(products.get(), numpy.cumprod(small, axis=0, dtype=numpy.int64))
 
 
 def test_array_operations(queue, rng):

@@ -156,33 +156,41 @@ Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis, c
     return cumulative(queue, array, axis, dtype, out, true);
 }
 
-MultiArray cumsum_parts(const MultiQueue& queue, const MultiArray& array, int axis, const std::optional<DType>& dtype) {
-    const std::vector<bool> scanned = detail::reduced_axes(std::vector<int>{axis}, array.shape().size(), "cumsum_parts", "axis");
+namespace {
+
+/// cumsum_parts (product false) and cumprod_parts (true); `what` names the function in errors.
+MultiArray cumulative_parts(const MultiQueue& queue, const MultiArray& array, int axis, const std::optional<DType>& dtype,
+                            bool product, const char* what) {
+    const auto scan = [product](const Queue& q, const Array& in, int ax, const std::optional<DType>& d,
+                                const Array& into) {
+        return product ? cumprod(q, in, ax, d, into) : cumsum(q, in, ax, d, into);
+    };
+    const std::vector<bool> scanned = detail::reduced_axes(std::vector<int>{axis}, array.shape().size(), what, "axis");
     const auto a = static_cast<std::size_t>(std::find(scanned.begin(), scanned.end(), true) - scanned.begin());
     const detail::Partition partition = detail::partition_of(array);
     const auto& devices = array.devices();
     const DType result = dtype ? *dtype : accumulate_dtype(array.dtype());
-    if (result.is_struct()) throw ArgumentError("dtype", "cumsum_parts: a struct dtype cannot accumulate");
+    if (result.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
     MultiArray out = MultiArray::empty(devices, array.shape(), result, {}, array.splay());
     if (!partition.split[a]) {
         for (std::size_t k = 0; k < devices.size(); ++k)
-            cumsum(queue[devices[k]], array.parts()[k], axis, dtype, out.parts()[k]);
+            scan(queue[devices[k]], array.parts()[k], axis, dtype, out.parts()[k]);
         return out;
     }
     // Along the split axis: every part scans its own rows, then, in the order of the parts along
-    // the axis, adds the carry of those before it: the last position of its predecessor (the part
+    // the axis, combines the carry of those before it: the last position of its predecessor (the part
     // holding the positions just before its first, over the same region of the other axes), which
     // is by then the whole prefix. float16 is scanned and carried in float32, stored at the end.
     const std::size_t parts = devices.size();
     for (const auto& p : partition.parts)
         if (p.step[a] != 1)
-            throw UnsupportedError("cumsum_parts: the splay gives a part a stepped slice of the scanned axis");
+            throw UnsupportedError(fmt::format("{}: the splay gives a part a stepped slice of the scanned axis", what));
     const DType acc = result.kind() == Kind::float16 ? DType(Kind::float32) : result;
     std::vector<Array> scans;
     for (std::size_t k = 0; k < parts; ++k)
         scans.push_back(acc == result ? out.parts()[k]
                                       : Array::empty(devices[k], array.parts()[k].shape(), acc));
-    for (std::size_t k = 0; k < parts; ++k) cumsum(queue[devices[k]], array.parts()[k], axis, acc, scans[k]);
+    for (std::size_t k = 0; k < parts; ++k) scan(queue[devices[k]], array.parts()[k], axis, acc, scans[k]);
     const auto same_rows = [&](std::size_t j, std::size_t k) {
         for (std::size_t d = 0; d < array.shape().size(); ++d) {
             if (d == a) continue;
@@ -208,9 +216,9 @@ MultiArray cumsum_parts(const MultiQueue& queue, const MultiArray& array, int ax
                 if (j != k && pj.extent[a] != 0 && pj.start[a] + pj.extent[a] == pk.start[a] && same_rows(j, k)) before = j;
             }
             if (!before)
-                throw UnsupportedError(fmt::format("cumsum_parts: no part holds the positions just before part {}'s "
+                throw UnsupportedError(fmt::format("{}: no part holds the positions just before part {}'s "
                                                    "(the splay's parts do not tile the scanned axis)",
-                                                   k));
+                                                   what, k));
             const Queue& qj = queue[devices[*before]];
             // The predecessor's last position along the axis, contiguous, copied to this device.
             std::vector<Slice> last(array.shape().size());
@@ -225,13 +233,23 @@ MultiArray cumsum_parts(const MultiQueue& queue, const MultiArray& array, int ax
             }
             keep.push_back(from);
             keep.push_back(carry);
-            assign(qk, scans[k], Expr(scans[k]) + Expr(carry));
+            assign(qk, scans[k], product ? Expr(scans[k]) * Expr(carry) : Expr(scans[k]) + Expr(carry));
         }
         if (!(acc == result)) fill(qk, out.parts()[k], Expr(scans[k]));
     }
     // Nothing enqueued may outlive the carries it reads.
     queue.synchronize();
     return out;
+}
+
+}  // namespace
+
+MultiArray cumsum_parts(const MultiQueue& queue, const MultiArray& array, int axis, const std::optional<DType>& dtype) {
+    return cumulative_parts(queue, array, axis, dtype, false, "cumsum_parts");
+}
+
+MultiArray cumprod_parts(const MultiQueue& queue, const MultiArray& array, int axis, const std::optional<DType>& dtype) {
+    return cumulative_parts(queue, array, axis, dtype, true, "cumprod_parts");
 }
 
 }  // namespace kjarni

@@ -195,8 +195,21 @@ TEST(MultiArrayScans, AlongTheSplitAxisCarriesThePartsBefore) {
             const MultiArray x = MultiArray::from_host(mq, h);
             check_scan(h, 0, cumsum_parts(mq, x, 0).get(mq), false);
         }
+    // cumprod_parts multiplies by the carry: values near one (integers from -20 to 2 and complex
+    // numbers of modulus up to 1.56 in rows short enough for int64 and float), real floats (0.9 to
+    // 1.1) in 300 rows.
+    for (const DType& d : {DType(Kind::int32), DType(Kind::float32), DType(Kind::complex64)})
+        for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{9}, std::vector<std::size_t>{12, 2},
+                                                      std::vector<std::size_t>{300, 3, 4}}) {
+            if (d.kind() != Kind::float32 && shape.size() == 3) continue;
+            SCOPED_TRACE(::testing::Message() << "cumprod_parts " << d.name() << " " << shape.size() << "-d");
+            const HostArray h = random_host(d, shape, Values::ones);
+            const MultiArray x = MultiArray::from_host(mq, h);
+            check_scan(h, 0, cumprod_parts(mq, x, 0).get(mq), true);
+        }
     const HostArray h = random_host(Kind::int32, {6, 4});
     EXPECT_THROW(cumsum_parts(mq, MultiArray::from_host(mq, h, std::make_shared<AlternateRows>()), 0), UnsupportedError);
+    EXPECT_THROW(cumprod_parts(mq, MultiArray::from_host(mq, h, std::make_shared<AlternateRows>()), 0), UnsupportedError);
     EXPECT_THROW(cumsum_parts(mq, MultiArray::from_host(mq, h), 2), ArgumentError);
 }
 
