@@ -1,7 +1,9 @@
 // Template, DefTemplate and RenderError: the public face of the compiler and the evaluator.
 
+#include <kjarni/template/lookup.hpp>
 #include <kjarni/template/template.hpp>
 
+#include "compile.hpp"
 #include "errors.hpp"
 #include "evaluator.hpp"
 #include "template_parser.hpp"
@@ -17,8 +19,6 @@ namespace kjarni {
 
 namespace {
 
-constexpr const char* top_level_name = "<top>";
-
 std::string describe(const std::string& template_name, std::size_t line, std::size_t column, const std::string& message,
                      const std::vector<std::string>& globals, const std::string& source_line) {
     std::string s = fmt::format("template '{}', line {}, column {}: {}", template_name, line, column, message);
@@ -29,18 +29,6 @@ std::string describe(const std::string& template_name, std::size_t line, std::si
     return s;
 }
 
-std::shared_ptr<const detail::CompiledTemplate> compile(std::string name, std::string source, const std::string& main_name,
-                                                        const std::vector<std::string>& params, std::size_t line_shift = 0) {
-    auto t = std::make_shared<detail::CompiledTemplate>(std::move(name), std::move(source));
-    t->line_shift = line_shift;
-    try {
-        tmpl::compile_template(*t, main_name, params);
-    } catch (const tmpl::PositionedError& e) {
-        throw tmpl::make_render_error(*t, e.offset(), e.what(), nullptr);
-    }
-    return t;
-}
-
 bool is_identifier(const std::string& s) {
     if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
     for (char c : s)
@@ -49,6 +37,29 @@ bool is_identifier(const std::string& s) {
 }
 
 }  // namespace
+
+namespace tmpl {
+
+std::shared_ptr<const detail::CompiledTemplate> compile(std::string name, std::string source, const std::string& main_name,
+                                                        const std::vector<std::string>& main_params, std::size_t line_shift,
+                                                        std::string uri, std::weak_ptr<const detail::LookupState> lookup) {
+    auto t = std::make_shared<detail::CompiledTemplate>(std::move(name), std::move(source));
+    t->line_shift = line_shift;
+    t->uri = std::move(uri);
+    t->has_lookup = !lookup.expired();
+    t->lookup = std::move(lookup);
+    try {
+        compile_template(*t, main_name, main_params);
+    } catch (const PositionedError& e) {
+        throw make_render_error(*t, e.offset(), e.what(), nullptr);
+    }
+    return t;
+}
+
+}  // namespace tmpl
+
+using tmpl::compile;
+using tmpl::top_level_name;
 
 RenderError::RenderError(std::string template_name, std::size_t line, std::size_t column, std::string message,
                          std::vector<std::string> global_names, std::string source_line)
@@ -109,18 +120,23 @@ Template Template::from_file(const std::filesystem::path& path) {
 Template Template::from_associated_file(const std::filesystem::path& filename) {
     std::filesystem::path p = filename;
     p.replace_extension(".mako");
-    return from_file(p);
+    // A lookup of the file's own directory, so that its tags find the files next to it.
+    const auto dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+    const TemplateLookup lookup({dir});
+    if (!lookup.has_template(p.filename().string()))
+        throw Error(fmt::format("cannot open template file '{}'", p.string()));
+    return lookup.get_template(p.filename().string());
 }
 
 DefTemplate Template::get_def(const std::string& name) const {
     if (name == top_level_name || !compiled_->defs.count(name))
         throw Error(fmt::format("template '{}' has no def '{}'", compiled_->name, name));
-    return DefTemplate(compiled_, name);
+    return DefTemplate(compiled_, name, lookup_);
 }
 
 std::string Template::render(const Globals& globals) const { return main_def().render(std::vector<Value>{}, globals); }
 
-DefTemplate Template::main_def() const { return DefTemplate(compiled_, top_level_name); }
+DefTemplate Template::main_def() const { return DefTemplate(compiled_, top_level_name, lookup_); }
 
 const std::string& Template::name() const { return compiled_->name; }
 const std::string& Template::source() const { return compiled_->source; }

@@ -122,11 +122,12 @@ struct Branch {
 };
 
 struct Node {
-    enum class Kind { Text, Expr, If, For, Code, Call };
+    enum class Kind { Text, Expr, If, For, Code, Call, Include };
     Kind kind;
     std::uint32_t pos;
-    std::string text;                  // Text
-    ExprPtr expr;                      // Expr; For: the iterable; Call: the call
+    std::string text;                  // Text; Include: the URI of the file
+    ExprPtr expr;                      // Expr; For: the iterable; Call: the call; Include: its args="..."
+                                       // as a Call of None (null without args)
     std::vector<Branch> branches;      // If
     std::vector<std::string> targets;  // For: the loop variables; Call: the body's arguments
     bool unpack = false;               // For: targets were written as a tuple (`a, b` or `(a,)`)
@@ -150,6 +151,17 @@ struct Def {
 
 namespace kjarni::detail {
 
+struct LookupState;
+
+// `<%namespace name="n" file="uri" import="a, b"/>`: `n` (when named) is the namespace of the
+// template `uri`, and the imported defs (or "*": all) are names of this template.
+struct NamespaceDecl {
+    std::string name;
+    std::string uri;
+    std::vector<std::string> imports;
+    std::uint32_t pos;
+};
+
 struct CompiledTemplate {
     std::string name;
     std::string source;
@@ -162,6 +174,20 @@ struct CompiledTemplate {
     // Lines added in front of the user's source (a DefTemplate's body is wrapped in newlines, as
     // grunnur wraps it in a <%def> tag): subtracted from the line numbers of errors.
     std::size_t line_shift = 0;
+
+    // The loader (lookup.hpp): the URI the lookup found it by ("" when made from a string), against
+    // which relative URIs of its tags resolve, and the lookup those tags load from. Held weakly: the
+    // lookup caches this template (the public Template handle keeps the lookup alive).
+    std::string uri;
+    std::weak_ptr<const LookupState> lookup;
+    bool has_lookup = false;  // made with a lookup (so an expired one is told apart from none)
+    std::string inherit_uri;  // <%inherit file="...">, or ""
+    std::uint32_t inherit_pos = 0;
+    std::vector<NamespaceDecl> namespaces;
+    // <%page args="...">: the top level takes these arguments, filled from the render globals
+    // (and from an include's args) as Mako does.
+    std::vector<tmpl::Param> page_params;
+    bool page_args = false;
 
     CompiledTemplate(std::string n, std::string s) : name(std::move(n)), source(std::move(s)), source_map(source) {}
 };

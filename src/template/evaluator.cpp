@@ -11,6 +11,7 @@
 #include "builtins.hpp"
 #include "errors.hpp"
 #include "limits.hpp"
+#include "loader_runtime.hpp"
 #include "formatting.hpp"
 #include "operators.hpp"
 #include "ownership.hpp"
@@ -30,7 +31,6 @@ namespace kjarni::tmpl {
 namespace {
 
 using K = Value::Kind;
-using TemplatePtr = std::shared_ptr<const detail::CompiledTemplate>;
 using GlobalsPtr = std::shared_ptr<const Globals>;
 
 // Per-thread accounting of the render in progress (renders nest through defs and snippets).
@@ -82,13 +82,30 @@ struct DepthGuard {
     DepthGuard& operator=(const DepthGuard&) = delete;
 };
 
-std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals);
+// Where in an inheritance chain the code being rendered is: Mako's `self` is (*chain)[0], `local`
+// (*chain)[index], `next` (*chain)[index - 1], `parent` (*chain)[index + 1]. A null chain: the
+// template alone (the common case, which needs no allocation).
+struct Frame {
+    std::shared_ptr<const Chain> chain;
+    std::size_t index = 0;
+};
 
-// A <%def> as a value: calling it renders the def, writing into the output being rendered (as
-// Mako's defs do) and returning '' there, or returning the text outside a render's output.
-Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g) {
-    return Value(Function([t, def, g](const Args& a) {
-        std::string text = invoke_def(t, *def, a, g);
+std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
+                       const Frame& frame = {});
+
+// Writes a def's text into the output being rendered (as Mako's defs do) and returns '' there, or
+// returns the text outside a render's output.
+Value write_out(std::string text) {
+    if (!current_output) return Value(std::move(text));
+    if (current_output->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
+    *current_output += text;
+    return Value(std::string());
+}
+
+// A <%def> as a value: calling it renders the def (see write_out).
+Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame = {}) {
+    return Value(Function([t, def, g, frame](const Args& a) {
+        std::string text = invoke_def(t, *def, a, g, frame);
         if (!current_output) return Value(std::move(text));
         if (current_output->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
         *current_output += text;
@@ -96,22 +113,48 @@ Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g) {
     }));
 }
 
-// Mako's `self` and `local`: the template's namespace, whose attributes are its <%def>s (kjarni
-// has no inheritance, so the two are the same).
+// A template's top level, called as `body()` of its namespace or by an <%include>: Mako's
+// render_body takes its <%page> arguments and ignores other keywords (its **pageargs).
+std::string invoke_body(const TemplatePtr& t, const Args& args, const GlobalsPtr& g, const Frame& frame) {
+    const Def& body = t->defs.at(t->main_def_name);
+    Args kept{args.positional, {}};
+    for (const auto& kw : args.keyword)
+        if (std::any_of(body.params.begin(), body.params.end(), [&](const Param& p) { return p.name == kw.first; }))
+            kept.keyword.push_back(kw);
+    return invoke_def(t, body, kept, g, frame);
+}
+
+// Mako's TemplateNamespace: `self`, `local`, `next`, `parent` and the namespaces of <%namespace>
+// tags. An attribute is a def of (*chain)[index], else of the templates it inherits from, in
+// order (so self.f finds the most derived f); `body` is the top level of (*chain)[index].
 class Namespace final : public Object {
 public:
-    Namespace(TemplatePtr t, GlobalsPtr g) : t_(std::move(t)), g_(std::move(g)) {}
+    Namespace(std::shared_ptr<const Chain> chain, std::size_t index, GlobalsPtr g)
+        : chain_(std::move(chain)), index_(index), g_(std::move(g)) {}
     std::string type_name() const override { return "Namespace"; }
-    std::string to_string() const override { return "<mako.runtime.TemplateNamespace " + t_->name + ">"; }
+    std::string to_string() const override {
+        return "<mako.runtime.TemplateNamespace " + (*chain_)[index_]->name + ">";
+    }
     Value attribute(const std::string& name) const override {
-        auto it = t_->defs.find(name);
-        if (it == t_->defs.end() || name == t_->main_def_name)
-            throw EvalError(fmt::format("'Namespace' object has no attribute '{}'", name));
-        return def_value(t_, &it->second, g_);
+        if (name == "body") {
+            auto chain = chain_;
+            const std::size_t index = index_;
+            GlobalsPtr g = g_;
+            return Value(Function([chain, index, g](const Args& a) {
+                return write_out(invoke_body((*chain)[index], a, g, Frame{chain, index}));
+            }));
+        }
+        for (std::size_t k = index_; k < chain_->size(); ++k) {
+            const TemplatePtr& t = (*chain_)[k];
+            auto it = t->defs.find(name);
+            if (it != t->defs.end() && name != t->main_def_name) return def_value(t, &it->second, g_, Frame{chain_, k});
+        }
+        throw EvalError(fmt::format("'Namespace' object has no attribute '{}'", name));
     }
 
 private:
-    TemplatePtr t_;
+    std::shared_ptr<const Chain> chain_;
+    std::size_t index_;
     GlobalsPtr g_;
 };
 
@@ -120,9 +163,10 @@ public:
     using Vars = std::map<std::string, Value>;
 
     // `outer`: the scopes of the def statements around a function's body, innermost first.
-    Evaluator(const TemplatePtr& t, const GlobalsPtr& g, Vars locals, std::vector<std::weak_ptr<Vars>> outer = {})
+    Evaluator(const TemplatePtr& t, const GlobalsPtr& g, Vars locals, std::vector<std::weak_ptr<Vars>> outer = {},
+              Frame frame = {})
         : t_(t), globals_(g), scope_(std::make_shared<Vars>(std::move(locals))), locals_(*scope_),
-          outer_(std::move(outer)) {}
+          outer_(std::move(outer)), frame_(std::move(frame)) {}
 
     // Runs the body of a def statement's function: its return value (None without one).
     Value call_body(const std::vector<Stmt>& body) {
@@ -190,6 +234,7 @@ private:
             }
             return;
         }
+        case Node::Kind::Include: render_include(n, out); return;
         case Node::Kind::Code:
             if (exec(n.code) != Flow::Normal) throw PositionedError("'break' or 'continue' outside a loop", n.pos);
             return;
@@ -567,6 +612,70 @@ private:
         return found == it->second->end() ? nullptr : &found->second;
     }
 
+    // `<%include file="uri" args="..."/>`: that template (the top of its inheritance chain) renders
+    // here with the render globals (not this template's locals), its <%page> arguments taken from
+    // args, then from the globals (Mako's _kwargs_for_include).
+    void render_include(const Node& n, std::string& out) {
+        Args args;
+        if (n.expr) {
+            const Expr& call = *n.expr;
+            const std::size_t n_kw = call.kw_names.size();
+            const std::size_t n_pos = call.children.size() - 1 - n_kw;
+            for (std::size_t i = 0; i < n_pos; ++i) args.positional.push_back(eval(*call.children[1 + i]));
+            for (std::size_t i = 0; i < n_kw; ++i)
+                args.keyword.emplace_back(call.kw_names[i], eval(*call.children[1 + n_pos + i]));
+        }
+        const TemplatePtr target = load_related(*t_, n.text);
+        auto chain = inheritance_chain(target, globals_.get());
+        const TemplatePtr top = chain ? chain->back() : target;
+        const Frame frame{chain, chain ? chain->size() - 1 : 0};
+        const Def& body = top->defs.at(top->main_def_name);
+        for (std::size_t i = args.positional.size(); i < body.params.size(); ++i) {
+            const std::string& p = body.params[i].name;
+            const bool given = std::any_of(args.keyword.begin(), args.keyword.end(), [&](const auto& kw) { return kw.first == p; });
+            if (auto it = globals_->find(p); !given && it != globals_->end()) args.keyword.emplace_back(p, it->second);
+        }
+        emit(out, invoke_body(top, args, globals_, frame));
+    }
+
+    std::shared_ptr<const Chain> chain() const {
+        return frame_.chain ? frame_.chain : std::make_shared<const Chain>(Chain{t_});
+    }
+
+    // The names a <%namespace> tag binds in this template: the namespace's own name, and the defs
+    // it imports (by name, or all of them with "*").
+    std::optional<Value> namespace_name(const std::string& name) {
+        for (const auto& decl : t_->namespaces) {
+            const bool named = decl.name == name;
+            const bool listed = std::find(decl.imports.begin(), decl.imports.end(), name) != decl.imports.end();
+            const bool star = std::find(decl.imports.begin(), decl.imports.end(), "*") != decl.imports.end();
+            if (!named && !listed && !star) continue;
+            TemplatePtr target;
+            std::shared_ptr<const Chain> ns_chain;
+            try {
+                target = load_related(*t_, decl.uri);
+                ns_chain = inheritance_chain(target, globals_.get());
+            } catch (const EvalError& e) {
+                throw PositionedError(e.what(), decl.pos);
+            }
+            if (!ns_chain) ns_chain = std::make_shared<const Chain>(Chain{target});
+            Namespace ns(ns_chain, 0, globals_);
+            if (named) return Value(std::make_shared<Namespace>(std::move(ns)));
+            if (!listed) {  // "*": only the defs the namespace has
+                bool found = false;
+                for (const auto& t : *ns_chain) found = found || (t->defs.count(name) && name != t->main_def_name);
+                if (!found) continue;
+            }
+            try {
+                return ns.attribute(name);
+            } catch (const EvalError&) {
+                throw PositionedError(fmt::format("'<%namespace file=\"{}\">' has no def '{}' to import", decl.uri, name),
+                                      decl.pos);
+            }
+        }
+        return std::nullopt;
+    }
+
     Value lookup(const std::string& name) {
         if (auto it = locals_.find(name); it != locals_.end()) return it->second;
         for (const auto& weak : outer_) {
@@ -575,11 +684,18 @@ private:
             }
         }
         if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name)
-            return def_value(t_, &it->second, globals_);
+            return def_value(t_, &it->second, globals_, frame_);
+        if (!t_->namespaces.empty())
+            if (auto v = namespace_name(name)) return *v;
         if (const Value* v = module_name(name)) return *v;
         if (auto it = globals_->find(name); it != globals_->end()) return it->second;
         if (name == "context") return make_context(globals_);
-        if (name == "self" || name == "local") return Value(std::make_shared<Namespace>(t_, globals_));
+        if (name == "self") return Value(std::make_shared<Namespace>(chain(), 0, globals_));
+        if (name == "local") return Value(std::make_shared<Namespace>(chain(), frame_.index, globals_));
+        if (name == "next" && frame_.chain && frame_.index > 0)
+            return Value(std::make_shared<Namespace>(frame_.chain, frame_.index - 1, globals_));
+        if (name == "parent" && frame_.chain && frame_.index + 1 < frame_.chain->size())
+            return Value(std::make_shared<Namespace>(frame_.chain, frame_.index + 1, globals_));
         if (name == "caller" && caller_stack && !caller_stack->empty()) return caller_stack->back();
         if (name == "UNDEFINED") return undefined_value();
         if (const Value* b = find_builtin(name)) return *b;
@@ -784,8 +900,9 @@ private:
         chain.insert(chain.end(), outer_.begin(), outer_.end());
         TemplatePtr t = t_;
         GlobalsPtr g = globals_;
+        Frame frame = frame_;
         const Stmt* def = &st;
-        auto body = [t, g, def, defaults, chain](const Args& a) {
+        auto body = [t, g, frame, def, defaults, chain](const Args& a) {
             for (const auto& weak : chain)
                 if (weak.expired())
                     throw EvalError(fmt::format("{}() was called after the scope that defined it ended (functions that "
@@ -813,7 +930,7 @@ private:
                 locals[params[i].name] = defaults[i - first_default];
             }
             DepthGuard depth;
-            Evaluator ev(t, g, std::move(locals), chain);
+            Evaluator ev(t, g, std::move(locals), chain, frame);
             try {
                 return ev.call_body(def->body);
             } catch (const PositionedError& err) {
@@ -831,10 +948,11 @@ private:
         for (std::size_t i = 0; i < n_defaults; ++i) defaults.push_back(eval(*e.children[1 + i]));
         TemplatePtr t = t_;
         GlobalsPtr g = globals_;
+        Frame frame = frame_;
         const Expr* lambda = &e;
         auto scope = std::make_shared<const std::map<std::string, Value>>(locals_);
         std::vector<std::weak_ptr<Vars>> outer = outer_;
-        auto body = [t, g, lambda, scope, defaults, outer](const Args& a) {
+        auto body = [t, g, frame, lambda, scope, defaults, outer](const Args& a) {
             const auto& params = lambda->kw_names;
             std::map<std::string, Value> locals = *scope;
             if (a.positional.size() > params.size())
@@ -860,7 +978,7 @@ private:
                 locals[params[i]] = defaults[i - first_default];
             }
             DepthGuard depth;
-            Evaluator ev(t, g, std::move(locals), outer);
+            Evaluator ev(t, g, std::move(locals), outer, frame);
             try {
                 return ev.eval(*lambda->children[0]);
             } catch (const PositionedError& err) {
@@ -877,6 +995,7 @@ private:
     std::shared_ptr<Vars> scope_;
     Vars& locals_;
     std::vector<std::weak_ptr<Vars>> outer_;
+    Frame frame_;         // where this code is in its template's inheritance chain
     Value return_value_;  // set by `return` (Flow::Return)
     bool in_module_ = false;  // running a <%! %> block
 };
@@ -885,7 +1004,8 @@ std::string plural(std::size_t n, const char* word) { return fmt::format("{} {}{
 
 // Python's argument binding: positionals fill the parameters in order, keywords by name, defaults
 // (evaluated in the def's template, at call time) fill the rest.
-std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals) {
+std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
+                                  const Frame& frame) {
     std::map<std::string, Value> locals;
     if (args.positional.size() > def.params.size())
         throw EvalError(fmt::format("{}() takes {} but {} given", def.name, plural(def.params.size(), "positional argument"),
@@ -905,7 +1025,7 @@ std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Ar
             missing.push_back("'" + p.name + "'");
             continue;
         }
-        Evaluator defaults(t, globals, {});
+        Evaluator defaults(t, globals, {}, {}, frame);
         try {
             locals[p.name] = defaults.eval(*p.default_value);
         } catch (const PositionedError& e) {
@@ -918,11 +1038,12 @@ std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Ar
     return locals;
 }
 
-std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals) {
+std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
+                       const Frame& frame) {
     DepthGuard depth;
-    std::map<std::string, Value> locals = bind(t, def, args, globals);
+    std::map<std::string, Value> locals = bind(t, def, args, globals, frame);
     std::string out;
-    Evaluator ev(t, globals, std::move(locals));
+    Evaluator ev(t, globals, std::move(locals), {}, frame);
     try {
         ev.render(def.body, out);
         // <%def filter="...">: Mako filters the def's whole output, in order.
@@ -953,7 +1074,24 @@ std::string render_def(const TemplatePtr& t, const std::string& def_name, const 
     OwnerScope owner;  // containers made from here on belong to this render (ownership.hpp)
     ModuleScopesGuard modules;
     try {
-        return invoke_def(t, it->second, args, g);
+        // With <%inherit>, the top of the chain renders (Mako's _render_context); a def of the
+        // template renders itself, with `self` the whole chain.
+        auto chain = inheritance_chain(t, g.get());
+        const bool top_level = def_name == t->main_def_name;
+        const TemplatePtr& target = chain && top_level ? chain->back() : t;
+        const Frame frame{chain, chain && top_level ? chain->size() - 1 : 0};
+        const Def& def = target->defs.at(top_level ? target->main_def_name : def_name);
+        Args full = args;
+        // <%page args>: Mako passes the render globals that the top level names as arguments.
+        if (top_level && target->page_args) {
+            for (std::size_t i = full.positional.size(); i < def.params.size(); ++i) {
+                const std::string& p = def.params[i].name;
+                const bool given = std::any_of(full.keyword.begin(), full.keyword.end(), [&](const auto& kw) { return kw.first == p; });
+                if (auto found = g->find(p); !given && found != g->end()) full.keyword.emplace_back(p, found->second);
+            }
+        }
+        if (top_level && chain) return invoke_body(target, full, g, frame);
+        return invoke_def(target, def, full, g, frame);
     } catch (const RenderError&) {
         throw;
     } catch (const PositionedError& e) {

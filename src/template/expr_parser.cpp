@@ -336,11 +336,11 @@ ExprPtr ExprParser::parse_postfix() {
     }
 }
 
-ExprPtr ExprParser::parse_call(ExprPtr callee, std::uint32_t pos) {
+ExprPtr ExprParser::parse_call(ExprPtr callee, std::uint32_t pos, bool parenthesized) {
     DepthGuard guard(*this);
     auto call = make(Expr::Kind::Call, pos);
     call->children.push_back(std::move(callee));
-    while (!at_op(")")) {
+    while (parenthesized ? !at_op(")") : !at_end()) {
         if (peek().kind == Token::Kind::Name && peek(1).kind == Token::Kind::Op && peek(1).text == "=") {
             std::string name = next().text;
             next();
@@ -363,7 +363,7 @@ ExprPtr ExprParser::parse_call(ExprPtr callee, std::uint32_t pos) {
         if (!at_op(",")) break;
         next();
     }
-    expect_op(")");
+    if (parenthesized) expect_op(")");
     return call;
 }
 

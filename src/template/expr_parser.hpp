@@ -19,6 +19,10 @@ public:
     /// One expression (a conditional expression at the top).
     ExprPtr parse_expression();
 
+    /// The arguments of a call up to the end of the tokens (an include's args="v=5, w=x"), as a
+    /// Call of `callee`.
+    ExprPtr parse_arguments(ExprPtr callee, std::uint32_t pos) { return parse_call(std::move(callee), pos, false); }
+
     const Token& peek(std::size_t ahead = 0) const;
     Token next();
     bool at_op(const char* op) const;
@@ -45,7 +49,7 @@ private:
     ExprPtr parse_power();
     ExprPtr parse_postfix();
     ExprPtr parse_atom();
-    ExprPtr parse_call(ExprPtr callee, std::uint32_t pos);
+    ExprPtr parse_call(ExprPtr callee, std::uint32_t pos, bool parenthesized = true);
     ExprPtr parse_subscript(ExprPtr target, std::uint32_t pos);
     ExprPtr parse_lambda();
     // The `for ... in ... if ...` clauses after a comprehension's item.

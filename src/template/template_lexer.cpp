@@ -125,6 +125,12 @@ private:
                 i = scan_call_tag(i);
                 continue;
             }
+            if (const std::size_t name_end = loader_tag_end(i); name_end != 0) {
+                // As a def tag, these take no whitespace with them.
+                flush();
+                i = scan_loader_tag(i, name_end);
+                continue;
+            }
             if ((starts_with(src_, i, "<%") || starts_with(src_, i, "</%")) && !starts_with(src_, i, "<%def") &&
                 !starts_with(src_, i, "</%def"))
                 unsupported_tag(i);
@@ -173,6 +179,52 @@ private:
             ++e;
         if (e == k) throw PositionedError("'<% %>' Python blocks are not supported", off(i));
         throw PositionedError(fmt::format("the '<%{}>' tag is not supported", src_.substr(k, e - k)), off(i));
+    }
+
+    // The end of the tag name when a tag that needs the template loader starts at i, else 0.
+    std::size_t loader_tag_end(std::size_t i) const {
+        for (std::string_view name : {"include", "inherit", "namespace", "page"}) {
+            const std::size_t e = i + 2 + name.size();
+            if (starts_with(src_, i, "<%") && src_.substr(i + 2, name.size()) == name && e < src_.size() &&
+                (is_space(src_[e]) || src_[e] == '\n' || src_[e] == '/' || src_[e] == '>'))
+                return e;
+        }
+        return 0;
+    }
+
+    // `<%include file="..." args="..."/>` and its kin: attributes only, and no body (Mako's
+    // namespace tag may hold defs, which kjarni refuses by name).
+    std::size_t scan_loader_tag(std::size_t i, std::size_t name_end) {
+        Chunk c{Chunk::Kind::Tag, off(i), {}};
+        c.tag_def = std::string(src_.substr(i + 2, name_end - i - 2));
+        std::size_t k = name_end;
+        while (true) {
+            while (k < src_.size() && (is_space(src_[k]) || src_[k] == '\n')) ++k;
+            if (k >= src_.size()) throw PositionedError(fmt::format("unterminated '<%{}' tag (no closing '/>')", c.tag_def), off(i));
+            if (starts_with(src_, k, "/>")) {
+                k += 2;
+                break;
+            }
+            if (src_[k] == '>')
+                throw PositionedError(fmt::format("'<%{}>' with a body is not supported (write '<%{} .../>')", c.tag_def,
+                                                  c.tag_def),
+                                      off(i));
+            const std::size_t a = k;
+            while (k < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[k])) || src_[k] == '_')) ++k;
+            if (k == a || k + 1 >= src_.size() || src_[k] != '=' || (src_[k + 1] != '"' && src_[k + 1] != '\''))
+                throw PositionedError(fmt::format("malformed '<%{}' tag: expected attribute=\"value\"", c.tag_def), off(a));
+            const char quote = src_[k + 1];
+            const std::size_t v = k + 2;
+            const std::size_t ve = src_.find(quote, v);
+            if (ve == std::string_view::npos) throw PositionedError("unterminated attribute value", off(k + 1));
+            for (const auto& seen : c.tag_attrs)
+                if (seen.first == src_.substr(a, k - a))
+                    throw PositionedError(fmt::format("attribute '{}' given twice", seen.first), off(a));
+            c.tag_attrs.push_back({std::string(src_.substr(a, k - a)), {off(v), off(ve)}});
+            k = ve + 1;
+        }
+        chunks_.push_back(std::move(c));
+        return k;
     }
 
     // `<%call expr="..." args="...">` or `</%call>` at i; returns the offset after its '>'.

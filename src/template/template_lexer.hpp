@@ -11,7 +11,7 @@
 namespace kjarni::tmpl {
 
 struct Chunk {
-    enum class Kind { Text, Expr, Control, DefOpen, DefClose, Code, Module, CallOpen, CallClose };
+    enum class Kind { Text, Expr, Control, DefOpen, DefClose, Code, Module, CallOpen, CallClose, Tag };
     Kind kind;
     std::uint32_t pos;      // offset of the construct ("${", the '%', "<%def")
     std::string text;       // Text: the text
@@ -21,6 +21,8 @@ struct Chunk {
     bool self_closing = false;  // DefOpen written as <%def .../>
     std::uint32_t args_begin = 0;  // CallOpen: the range of its args="..." (empty when none); its
     std::uint32_t args_end = 0;    // expr="..." is begin/end. DefOpen: its filter="..." (or empty)
+    // Tag: `<%include .../>`, `<%inherit .../>`, `<%namespace .../>` or `<%page .../>`: its name
+    // in tag_def, its attributes in tag_attrs.
     // CallOpen written as a custom tag, `<%self:name attr="value">`: the namespace and the def
     // ("self", "name") at ns_pos, and its other attributes (their values' ranges), the def's
     // keyword arguments.

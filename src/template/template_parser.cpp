@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <map>
 
 namespace kjarni::tmpl {
 
@@ -83,6 +84,7 @@ private:
                 break;
             }
             case Chunk::Kind::CallOpen: body.push_back(parse_call_tag()); break;
+            case Chunk::Kind::Tag: parse_loader_tag(body); break;
             case Chunk::Kind::CallClose: --depth_; return body;
             case Chunk::Kind::DefOpen: parse_def(); break;
             case Chunk::Kind::DefClose: --depth_; return body;
@@ -312,6 +314,116 @@ private:
         return n;
     }
 
+    // `a, b=1` (up to ')' when `parenthesized`, else to the end): a def's or a page's arguments.
+    static void parse_params(ExprParser& p, std::vector<Param>& params, bool parenthesized) {
+        while (parenthesized ? !p.at_op(")") : !p.at_end()) {
+            if (p.peek().kind != Token::Kind::Name) p.fail_here("an argument name");
+            Param param;
+            std::uint32_t ppos = p.peek().pos;
+            param.name = p.next().text;
+            for (const auto& existing : params)
+                if (existing.name == param.name)
+                    throw PositionedError(fmt::format("duplicate argument '{}' in def", param.name), ppos);
+            if (p.at_op("=")) {
+                p.next();
+                param.default_value = p.parse_expression();
+            } else if (!params.empty() && params.back().default_value) {
+                throw PositionedError("non-default argument follows default argument", ppos);
+            }
+            params.push_back(std::move(param));
+            if (!p.at_op(",")) break;
+            p.next();
+        }
+    }
+
+    // The value of a loader tag's attribute: its text, as written. An attribute holding ${...}
+    // (Mako evaluates it) is refused by name rather than taken literally.
+    std::string literal_attribute(const Chunk& c, const std::pair<std::uint32_t, std::uint32_t>& range,
+                                  const std::string& attr) const {
+        std::string v = t_.source.substr(range.first, range.second - range.first);
+        if (v.find("${") != std::string::npos)
+            throw PositionedError(fmt::format("an expression in the '{}' attribute of '<%{}>' is not supported",
+                                              attr, c.tag_def),
+                                  range.first);
+        return v;
+    }
+
+    // <%include>, <%inherit>, <%namespace>, <%page>: the tags of the template loader.
+    void parse_loader_tag(std::vector<Node>& body) {
+        const Chunk c = chunks_[at_];
+        ++at_;
+        std::map<std::string, std::pair<std::uint32_t, std::uint32_t>> attrs;
+        for (const auto& [name, range] : c.tag_attrs) attrs[name] = range;
+        auto allow = [&](std::initializer_list<const char*> known) {
+            for (const auto& [name, range] : attrs) {
+                bool ok = false;
+                for (const char* k : known) ok = ok || name == k;
+                if (!ok)
+                    throw PositionedError(fmt::format("the attribute '{}' of '<%{}>' is not supported", name, c.tag_def),
+                                          range.first);
+            }
+        };
+        auto file = [&]() {
+            auto it = attrs.find("file");
+            if (it == attrs.end()) throw PositionedError(fmt::format("'<%{}>' without a file attribute", c.tag_def), c.pos);
+            std::string uri = literal_attribute(c, it->second, "file");
+            if (uri.empty()) throw PositionedError(fmt::format("'<%{}>' with an empty file attribute", c.tag_def), c.pos);
+            return uri;
+        };
+        if (c.tag_def == "include") {
+            allow({"file", "args"});
+            Node n(Node::Kind::Include, c.pos);
+            n.text = file();
+            if (auto it = attrs.find("args"); it != attrs.end()) {
+                ExprParser p(tokenize(t_.source, it->second.first, it->second.second));
+                auto none = std::make_unique<Expr>(Expr::Kind::Literal, c.pos);
+                n.expr = p.parse_arguments(std::move(none), c.pos);
+                p.expect_end();
+            }
+            body.push_back(std::move(n));
+        } else if (c.tag_def == "inherit") {
+            allow({"file"});
+            if (!t_.inherit_uri.empty()) throw PositionedError("a template may inherit only once ('<%inherit>' twice)", c.pos);
+            t_.inherit_uri = file();
+            t_.inherit_pos = c.pos;
+        } else if (c.tag_def == "namespace") {
+            allow({"file", "name", "import"});
+            detail::NamespaceDecl ns;
+            ns.pos = c.pos;
+            ns.uri = file();
+            if (auto it = attrs.find("name"); it != attrs.end()) {
+                ns.name = literal_attribute(c, it->second, "name");
+                ExprParser p(tokenize(t_.source, it->second.first, it->second.second));
+                if (p.peek().kind != Token::Kind::Name) p.fail_here("a namespace name");
+                p.next();
+                p.expect_end();
+            }
+            if (auto it = attrs.find("import"); it != attrs.end()) {
+                ExprParser p(tokenize(t_.source, it->second.first, it->second.second));
+                while (!p.at_end()) {
+                    if (p.at_op("*")) ns.imports.push_back(p.next().text);
+                    else if (p.peek().kind == Token::Kind::Name) ns.imports.push_back(p.next().text);
+                    else p.fail_here("a def name or '*'");
+                    if (!p.at_op(",")) break;
+                    p.next();
+                }
+                p.expect_end();
+            }
+            if (ns.name.empty() && ns.imports.empty())
+                throw PositionedError("'<%namespace>' needs a name or an import attribute", c.pos);
+            t_.namespaces.push_back(std::move(ns));
+        } else {  // page
+            allow({"args"});
+            if (t_.page_args) throw PositionedError("'<%page>' given twice", c.pos);
+            t_.page_args = true;
+            if (auto it = attrs.find("args"); it != attrs.end()) {
+                ExprParser p(tokenize(t_.source, it->second.first, it->second.second));
+                parse_params(p, t_.page_params, false);
+                p.expect_end();
+            }
+        }
+    }
+
     void parse_def() {
         const Chunk c = chunks_[at_];
         ++at_;
@@ -321,24 +433,7 @@ private:
         if (p.peek().kind != Token::Kind::Name) p.fail_here("a def name");
         def.name = p.next().text;
         p.expect_op("(");
-        while (!p.at_op(")")) {
-            if (p.peek().kind != Token::Kind::Name) p.fail_here("an argument name");
-            Param param;
-            std::uint32_t ppos = p.peek().pos;
-            param.name = p.next().text;
-            for (const auto& existing : def.params)
-                if (existing.name == param.name)
-                    throw PositionedError(fmt::format("duplicate argument '{}' in def", param.name), ppos);
-            if (p.at_op("=")) {
-                p.next();
-                param.default_value = p.parse_expression();
-            } else if (!def.params.empty() && def.params.back().default_value) {
-                throw PositionedError("non-default argument follows default argument", ppos);
-            }
-            def.params.push_back(std::move(param));
-            if (!p.at_op(",")) break;
-            p.next();
-        }
+        parse_params(p, def.params, true);
         p.expect_op(")");
         p.expect_end();
         if (c.args_end > c.args_begin) {
@@ -386,6 +481,11 @@ void compile_template(detail::CompiledTemplate& out, const std::string& main_nam
     main.pos = 0;
     for (const auto& p : main_params) main.params.push_back(Param{p, nullptr});
     main.body = parser.parse_top();
+    if (out.page_args) {
+        if (!main.params.empty()) throw PositionedError("'<%page args>' in a def template (its arguments are given)", 0);
+        main.params = std::move(out.page_params);
+        out.page_params.clear();
+    }
     if (out.defs.count(main_name))
         throw PositionedError(fmt::format("def '{}' has the name of the template's main def", main_name),
                               out.defs.at(main_name).pos);

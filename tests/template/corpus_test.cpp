@@ -8,6 +8,8 @@
 
 #include "test_util.hpp"
 
+#include <kjarni/template/lookup.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -80,7 +82,9 @@ TEST_P(Corpus, RendersAsMako) {
     std::string rendered;
     std::string error;
     try {
-        rendered = kjarni::Template::from_string(source, name + ".mako").render(corpus_globals());
+        // As peer/mako_corpus.py: a lookup on corpus/lib for the loader tags.
+        static const kjarni::TemplateLookup lookup({corpus_dir / "lib"});
+        rendered = lookup.from_string(source, name + ".mako").render(corpus_globals());
     } catch (const kjarni::RenderError& e) {
         error = e.what();
     }

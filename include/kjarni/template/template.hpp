@@ -46,9 +46,18 @@
 /// (no reference cycles).
 /// Refused with an error naming the construct (never rendered differently): printing or iterating
 /// a set of more than one member in Python's hash order (sorted(s), len, in, min, max, sum of ints,
-/// any and all work), integers beyond 2^20 bits, <%namespace>, <%include>, <%inherit>, def attributes
-/// other than name and filter, imports other than math, complex numbers, case mapping beyond Latin,
-/// basic Greek and Cyrillic. \file
+/// any and all work), integers beyond 2^20 bits, def attributes other than name and filter, imports
+/// other than math, complex numbers, case mapping beyond Latin, basic Greek and Cyrillic, and
+/// ${...} inside the attributes of the loader's tags.
+/// With a template loader (lookup.hpp: TemplateLookup, or from_associated_file):
+///      <%include file="uri" args="v=5"/>   renders that template here, with the render globals and
+///                                          the args for its <%page args>
+///      <%inherit file="uri"/>              Mako's inheritance: the top of the chain renders, `next`,
+///                                          `parent`, `self` and `local` as Mako binds them
+///      <%namespace name="n" file="uri" import="f, *"/>
+///                                          n.f(...) calls that template's defs; import binds them
+///      <%page args="v, w=1"/>              the top level's arguments (from the globals or an include)
+/// \file
 
 #include <kjarni/error.hpp>
 #include <kjarni/template/value.hpp>
@@ -135,10 +144,12 @@ public:
 
 private:
     friend class Template;
-    DefTemplate(std::shared_ptr<const detail::CompiledTemplate> compiled, std::string name)
-        : compiled_(std::move(compiled)), name_(std::move(name)) {}
+    DefTemplate(std::shared_ptr<const detail::CompiledTemplate> compiled, std::string name,
+                std::shared_ptr<const void> lookup = {})
+        : compiled_(std::move(compiled)), name_(std::move(name)), lookup_(std::move(lookup)) {}
     std::shared_ptr<const detail::CompiledTemplate> compiled_;
     std::string name_;
+    std::shared_ptr<const void> lookup_;  // keeps the template's lookup (which holds it weakly) alive
 };
 
 /// A whole template: its top-level text and the defs declared in it.
@@ -149,7 +160,9 @@ public:
     /// Compiles the file at `path` (its path is the template's name).
     static Template from_file(const std::filesystem::path& path);
     /// The file with the same name as `filename` and the extension `.mako`; typically
-    /// `Template::from_associated_file(__FILE__)`.
+    /// `Template::from_associated_file(__FILE__)` (grunnur's Template.from_associated_file). Its
+    /// <%include>, <%inherit> and <%namespace> tags find files in its own directory (a
+    /// TemplateLookup of that directory).
     static Template from_associated_file(const std::filesystem::path& filename);
 
     /// The def `name` declared with `<%def>`; throws kjarni::Error when there is none.
@@ -163,8 +176,11 @@ public:
     const std::string& source() const;
 
 private:
-    explicit Template(std::shared_ptr<const detail::CompiledTemplate> compiled) : compiled_(std::move(compiled)) {}
+    friend class TemplateLookup;
+    explicit Template(std::shared_ptr<const detail::CompiledTemplate> compiled, std::shared_ptr<const void> lookup = {})
+        : compiled_(std::move(compiled)), lookup_(std::move(lookup)) {}
     std::shared_ptr<const detail::CompiledTemplate> compiled_;
+    std::shared_ptr<const void> lookup_;  // keeps the template's lookup (which holds it weakly) alive
 };
 
 }  // namespace kjarni
