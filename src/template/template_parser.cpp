@@ -379,6 +379,11 @@ private:
                 auto none = std::make_unique<Expr>(Expr::Kind::Literal, c.pos);
                 n.expr = p.parse_arguments(std::move(none), c.pos);
                 p.expect_end();
+                // Mako passes them to _include_file(context, uri, calling_uri, **kwargs): a
+                // positional one is a TypeError there.
+                if (n.expr->children.size() - 1 != n.expr->kw_names.size())
+                    throw PositionedError("the args of '<%include>' must be keyword arguments (name=value)",
+                                          it->second.first);
             }
             body.push_back(std::move(n));
         } else if (c.tag_def == "inherit") {

@@ -1,0 +1,6 @@
+<%def name="block(title)">
+[${title}]
+<%include file="common.mako"/>
+</%def>
+${block("one")}
+${block("two")}

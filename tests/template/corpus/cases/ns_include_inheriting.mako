@@ -1,0 +1,3 @@
+before
+<%include file="chain_mid.mako"/>
+after

@@ -1,0 +1,1 @@
+<%include file="no_such_file.mako"/>

@@ -1,0 +1,1 @@
+<%include file="page_defaults.mako" args="1, 2"/>

@@ -1,0 +1,2 @@
+<%include file="sub/inner.mako"/>
+done

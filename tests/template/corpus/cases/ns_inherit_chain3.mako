@@ -1,0 +1,3 @@
+<%inherit file="chain_mid.mako"/>
+child: ${self.who()} / ${parent.greet()} / ${local.who()}
+<%def name="who()">child</%def>

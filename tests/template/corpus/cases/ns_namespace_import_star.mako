@@ -1,0 +1,2 @@
+<%namespace file="util.mako" import="*"/>
+${decl("double", "c")} ${twice_str("ab")}

@@ -1,0 +1,2 @@
+<%page args="n, k=3, label='x'"/>
+${label}: n=${n} k=${k}

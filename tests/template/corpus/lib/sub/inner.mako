@@ -1,0 +1,4 @@
+inner {
+<%include file="leaf.mako"/>\
+<%include file="/common.mako"/>\
+} inner
