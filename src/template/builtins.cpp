@@ -5,6 +5,7 @@
 #include "builtins.hpp"
 
 #include "bigint.hpp"
+#include "complex.hpp"
 
 #include "errors.hpp"
 #include "formatting.hpp"
@@ -472,6 +473,7 @@ Value abs_(const Args& a) {
     expect_count(a, 1, 1, "abs");
     const Value& v = a[0];
     if (v.kind() == K::Float) return std::fabs(v.as_float());
+    if (const auto c = complex_parts(v)) return std::hypot(c->real, c->imag);
     if (v.kind() == K::Int || v.kind() == K::Bool) {
         if (is_big(v) || v.as_int() == INT64_MIN) return make_int(abs(to_mpz(v)));
         std::int64_t i = v.as_int();
@@ -555,6 +557,7 @@ const std::map<std::string, Value>& table() {
         {"min", Value(Function([](const Args& a) { return extremum(a, false); }))},
         {"max", Value(Function([](const Args& a) { return extremum(a, true); }))},
         {"abs", Value(Function(abs_))},
+        {"complex", Value(Function(complex_builtin))},
         {"enumerate", Value(Function(enumerate))},
         {"zip", Value(Function(zip))},
         {"sum", Value(Function(sum))},

@@ -270,7 +270,13 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
                     }
                 }
                 const std::string spelling = without_underscores(source.substr(i, j - i));
-                if (!is_float && spelling.size() > 1 && spelling[0] == '0' && spelling.find_first_not_of('0') != std::string::npos)
+                // `2j`, `1.5e3J`, `07j`: an imaginary literal (its digits may start with zeros).
+                if (j < end && (source[j] == 'j' || source[j] == 'J')) {
+                    ++j;
+                    is_float = true;
+                    t.imaginary = true;
+                }
+                if (!t.imaginary && !is_float && spelling.size() > 1 && spelling[0] == '0' && spelling.find_first_not_of('0') != std::string::npos)
                     throw PositionedError("leading zeros in decimal integer literals are not permitted", offset(i));
                 if (is_float) {
                     t.kind = Token::Kind::Float;

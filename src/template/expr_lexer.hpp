@@ -31,6 +31,7 @@ struct Token {
     bool fstring = false;
     std::vector<FStringPart> fparts = {};
     double float_value = 0.0;
+    bool imaginary = false;  // a Float written with a 'j' suffix (Python's imaginary literal)
 };
 
 /// Tokenizes source[begin, end). Throws PositionedError on a bad character, an unterminated string

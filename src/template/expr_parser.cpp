@@ -6,6 +6,7 @@
 #include "expr_parser.hpp"
 
 #include "bigint.hpp"
+#include "complex.hpp"
 
 #include "errors.hpp"
 #include "limits.hpp"
@@ -409,7 +410,8 @@ ExprPtr ExprParser::parse_atom() {
     }
     case Token::Kind::Float: {
         auto e = make(Expr::Kind::Literal, pos);
-        e->literal = Value(next().float_value);
+        const Token token = next();
+        e->literal = token.imaginary ? make_complex(0.0, token.float_value) : Value(token.float_value);
         return e;
     }
     case Token::Kind::String: {

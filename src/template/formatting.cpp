@@ -5,6 +5,7 @@
 #include "formatting.hpp"
 
 #include "bigint.hpp"
+#include "complex.hpp"
 
 #include "errors.hpp"
 #include "limits.hpp"
@@ -221,7 +222,51 @@ std::string format_string(const std::string& s, const Spec& spec) {
     return pad("", body, str_spec, '<');
 }
 
+// format(complex, spec) as CPython 3.11's format_complex_internal: each part formatted as a float
+// (the imaginary one always signed, unless the real one is left out), then padded as a whole. No
+// type: repr's digits (or 'g' with a precision), the real part left out when it is +0, else
+// parentheses around both.
+std::string format_complex(ComplexParts c, const Spec& spec) {
+    if (spec.align == '=') throw EvalError("Alignment flag '=' not allowed in complex format specifier");
+    if (spec.zero) throw EvalError("Zero padding is not allowed in complex format specifier");
+    Spec part = spec;
+    part.width = 0;
+    part.align = 0;
+    part.fill = " ";
+    bool skip_re = false;
+    bool parens = false;
+    bool repr_digits = false;
+    switch (spec.type) {
+    case 0:
+        skip_re = c.real == 0.0 && !std::signbit(c.real);
+        parens = !skip_re;
+        if (spec.precision < 0) repr_digits = true;
+        else part.type = 'g';
+        break;
+    case 'n': part.type = 'g'; break;
+    case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': break;
+    default: throw EvalError(fmt::format("Unknown format code '{}' for object of type 'complex'", spec.type));
+    }
+    auto one = [&](double d, char sign) {
+        if (!repr_digits) {
+            Spec p = part;
+            p.sign = sign;
+            return format_double(d, p);
+        }
+        std::string r = complex_repr(ComplexParts{0.0, d});
+        r.pop_back();  // the 'j'
+        if (r[0] != '-' && sign != '-') r = std::string(1, sign) + r;
+        return r;
+    };
+    std::string body;
+    if (!skip_re) body = one(c.real, spec.sign);
+    body += one(c.imag, skip_re ? spec.sign : '+') + "j";
+    if (parens) body = "(" + body + ")";
+    return pad("", body, spec, '>');
+}
+
 std::string format_with(const Value& v, const Spec& spec, const std::string& raw) {
+    if (const auto c = complex_parts(v)) return format_complex(*c, spec);
     switch (v.kind()) {
     case K::Bool:
         if (raw.empty()) return v.str();

@@ -8,6 +8,7 @@
 #include "bigint.hpp"
 #include "builtins.hpp"
 #include "casemap.hpp"
+#include "complex.hpp"
 #include "formatting.hpp"
 #include "ownership.hpp"
 #include "runtime_objects.hpp"
@@ -928,6 +929,8 @@ Value make_string(std::string s) {
 }
 
 Value binary(BinOp op, const Value& a, const Value& b) {
+    if (a.kind() == K::Object || b.kind() == K::Object)
+        if (auto c = complex_binary(op, a, b)) return *c;
     if (is_int(a) && is_int(b)) {
         if (is_big(a) || is_big(b)) return big_binary(op, a, b);
         std::int64_t x = a.as_int(), y = b.as_int();
@@ -1033,6 +1036,10 @@ Value unary(UnOp op, const Value& a) {
     if (a.kind() == K::Float) {
         if (op == UnOp::Neg) return -a.as_float();
         if (op == UnOp::Pos) return a.as_float();
+    }
+    if (const auto c = complex_parts(a)) {
+        if (op == UnOp::Neg) return make_complex(-c->real, -c->imag);
+        if (op == UnOp::Pos) return make_complex(c->real, c->imag);
     }
     const char* sym = op == UnOp::Neg ? "-" : op == UnOp::Pos ? "+" : "~";
     throw EvalError(fmt::format("bad operand type for unary {}: '{}'", sym, a.type_name()));

@@ -4,6 +4,7 @@
 #include <kjarni/template/value.hpp>
 
 #include "bigint.hpp"
+#include "complex.hpp"
 #include "errors.hpp"
 #include "limits.hpp"
 #include "ownership.hpp"
@@ -352,6 +353,9 @@ bool Value::truthy() const {
     case Kind::Tuple: return !as_list().empty();
     case Kind::Dict: return !as_dict().empty();
     case Kind::Set: return !as_set().empty();
+    case Kind::Object:
+        if (const auto c = tmpl::complex_parts(*this)) return c->real != 0.0 || c->imag != 0.0;
+        return true;
     default: return true;
     }
 }
@@ -454,6 +458,8 @@ bool operator==(const Value& a, const Value& b) {
         if (big) return tmpl::to_mpz(a) == tmpl::to_mpz(b);
         return a.as_int() == b.as_int();
     }
+    if (ka == K::Object || kb == K::Object)
+        if (const auto c = tmpl::complex_equal(a, b)) return *c;
     if (ka != kb) return false;
     switch (ka) {
     case K::None: return true;
