@@ -33,6 +33,7 @@ protected:
         write("b/only_b.mako", "only in b");
         write("a/cycle1.mako", "<%inherit file=\"cycle2.mako\"/>x");
         write("a/cycle2.mako", "<%inherit file=\"cycle1.mako\"/>y");
+        write("a/self.mako", "<%include file=\"self.mako\"/>");
         write("a/page.mako", "<%page args=\"n, k=2\"/>n=${n} k=${k}");
         write("a/base.mako", "[${self.f()}|${next.body()}]");
         write("a/child.mako", "<%inherit file=\"base.mako\"/><%def name=\"f()\">child f</%def>body");
@@ -101,6 +102,7 @@ TEST_F(Lookup, TagErrorsPointAtTheTag) {
     expect_render_error([&] { l.from_string("a\n  <%include file=\"gone.mako\"/>").render(); }, 2, 3,
                         "template 'gone.mako' not found");
     expect_render_error([&] { l.get_template("cycle1.mako").render(); }, 1, 1, "cycle of inheritance");
+    expect_render_error([&] { l.get_template("self.mako").render(); }, 1, 1, "maximum call depth");
     expect_render_error([&] { l.from_string("<%namespace name=\"u\" file=\"gone.mako\"/>${u.f()}").render(); }, 1, 1,
                         "not found");
     expect_render_error([&] { l.from_string("<%namespace file=\"leaf.mako\" import=\"nodef\"/>${nodef()}").render(); },
