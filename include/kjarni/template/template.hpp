@@ -157,7 +157,9 @@ class Template {
 public:
     /// Compiles `source`; `name` appears in error messages. Throws RenderError on bad syntax.
     static Template from_string(const std::string& source, std::string name = "<string>");
-    /// Compiles the file at `path` (its path is the template's name).
+    /// Compiles the file at `path` (its path is the template's name). As Mako's
+    /// Template(filename=...), it has no lookup: its loader tags fail when rendered (use
+    /// TemplateLookup::get_template or from_associated_file for those).
     static Template from_file(const std::filesystem::path& path);
     /// The file with the same name as `filename` and the extension `.mako`; typically
     /// `Template::from_associated_file(__FILE__)` (grunnur's Template.from_associated_file). Its
