@@ -78,7 +78,8 @@ public:
         d.Depth = shape.dimensions == 3 ? shape.depth : shape.layers;
         d.Format = cu_format(format.type);
         d.NumChannels = static_cast<unsigned int>(format.channels());
-        d.Flags = CUDA_ARRAY3D_SURFACE_LDST | (shape.layered() ? CUDA_ARRAY3D_LAYERED : 0u);
+        d.Flags = static_cast<unsigned int>(CUDA_ARRAY3D_SURFACE_LDST) |
+                  (shape.layered() ? static_cast<unsigned int>(CUDA_ARRAY3D_LAYERED) : 0u);
         KJARNI_CU(driver, Array3DCreate, &array_, &d);
         CUDA_RESOURCE_DESC resource = resource_desc();
         const CUresult made = driver.SurfObjectCreate(&surface_, &resource);
@@ -224,8 +225,9 @@ public:
         texture.filterMode = sampler.filter == FilterMode::linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
         const ImageFormat& format = image_->format();
         // Integer formats not normalised are read as integers; normalised ones (and floats) as floats.
-        texture.flags = (sampler.normalized_coordinates ? CU_TRSF_NORMALIZED_COORDINATES : 0u) |
-                        (format.reads_as_float() ? 0u : CU_TRSF_READ_AS_INTEGER);
+        const auto flag = [](bool on, int bit) { return on ? static_cast<unsigned int>(bit) : 0u; };
+        texture.flags = flag(sampler.normalized_coordinates, CU_TRSF_NORMALIZED_COORDINATES) |
+                        flag(!format.reads_as_float(), CU_TRSF_READ_AS_INTEGER);
         KJARNI_CU(driver, TexObjectCreate, &texture_, &resource, &texture, nullptr);
     }
     ~CudaImageSampler() override {

@@ -123,12 +123,12 @@ std::vector<ParamInfo> query_params(cl_kernel kernel) {
         p.name = text(CL_KERNEL_ARG_NAME);
         // Images are global memory objects to the driver (and samplers private values), but take
         // kjarni's image arguments, not buffers or scalars: told apart by their type names.
-        if (p.type_name.starts_with("image") && p.type_name.ends_with("_t")) {
+        if (p.type_name.find("image") != std::string::npos && p.type_name.ends_with("_t")) {
             p.kind = ParamInfo::Kind::image;
             p.size = sizeof(cl_mem);
             continue;
         }
-        if (p.type_name == "sampler_t") {
+        if (p.type_name.ends_with("sampler_t")) {
             p.kind = ParamInfo::Kind::sampler;
             p.size = sizeof(cl_sampler);
             continue;
