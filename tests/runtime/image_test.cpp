@@ -489,15 +489,18 @@ TEST_P(Images, BadInputIsATypedErrorNamingTheCulprit) {
     const Image integers = Image::allocate(device, ImageShape::d2(8, 4), {ChannelOrder::r, ChannelType::uint32, false});
     expect_argument("sampler", [&] { integers.sampled({AddressMode::clamp, FilterMode::linear, false}); });
 
-    // A sampled image where the kernel writes one: a texture is no surface argument on CUDA (8
-    // bytes, not 16), and a sampler fills no write-only image parameter on OpenCL.
-    Buffer coords = Buffer::allocate(device, 16);
-    Buffer out = Buffer::allocate(device, 16);
-    EXPECT_THROW(program().kernel("write_2d_f")(queue(), Sizes{1, 1}, std::nullopt, image.sampled({}), coords, 1),
-                 ArgumentError);
+    // Image arguments against what the kernel declares. OpenCL only: CUDA reports parameter sizes
+    // alone (where the driver has cuFuncGetParamInfo), and a texture object is as large as a pointer.
     if (device.context().api().id() == ApiId::opencl()) {
-        // A Buffer where the kernel declares an image (CUDA reports parameter sizes only, and a
-        // texture object is as large as a pointer).
+        Buffer coords = Buffer::allocate(device, 16);
+        Buffer out = Buffer::allocate(device, 16);
+        // A sampled image where the kernel writes one (a sampler fills no parameter there).
+        EXPECT_THROW(program().kernel("write_2d_f")(queue(), Sizes{1, 1}, std::nullopt, image.sampled({}), coords, 1),
+                     ArgumentError);
+        // An image to write where the kernel reads one (the sampler would be missing).
+        EXPECT_THROW(program().kernel("read_2d_f")(queue(), Sizes{1}, std::nullopt, image, coords, out, 1),
+                     ArgumentError);
+        // A Buffer where the kernel declares an image.
         EXPECT_THROW(program().kernel("read_2d_f")(queue(), Sizes{1}, std::nullopt, out, coords, out, 1), ArgumentError);
     }
 }
