@@ -23,6 +23,7 @@
 #include "kjarni/expression.hpp"
 #include "kjarni/functions.hpp"
 #include "kjarni/host_memory.hpp"
+#include "kjarni/image.hpp"
 #include "kjarni/ipc.hpp"
 #include "kjarni/multi_array.hpp"
 #include "kjarni/pitched_memory.hpp"

@@ -27,6 +27,7 @@
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/device_settings.hpp"
+#include "kjarni/image.hpp"
 #include "kjarni/kernel_attributes.hpp"
 #include "kjarni/rect_layout.hpp"
 
@@ -42,6 +43,8 @@ class Module;
 class Kernel;
 class HostAllocation;
 class ManagedAllocation;
+class Image;
+class ImageSampler;
 
 /// Page-locked host memory options (the public kjarni::HostMemoryFlags, repeated here so that the
 /// backends need not include the public header).
@@ -105,6 +108,8 @@ struct ParamInfo {
         local_pointer,   // OpenCL __local pointer (its size is given at launch)
         scalar,          // passed by value
         unknown,         // CUDA cannot tell a pointer from an 8-byte scalar: size only
+        image,           // OpenCL image*_t (an Image or the first half of a SampledImage)
+        sampler,         // OpenCL sampler_t (the second half of a SampledImage)
     };
     Kind kind = Kind::unknown;
     /// Bytes passed; 0 when the API does not say.
@@ -253,6 +258,18 @@ public:
     virtual PitchedAllocation allocate_pitched(std::size_t device_index, std::size_t width, std::size_t height,
                                                std::size_t element_size);
 
+    // Images (kjarni/image.hpp). The defaults (src/backend/image_backend.cpp) say the device has
+    // none and throw UnsupportedError naming the backend.
+
+    /// What images device `device_index` can hold.
+    virtual ImageLimits image_limits(std::size_t device_index) const;
+    /// Whether the device holds images of `format` (asked after image_limits says it has images).
+    virtual bool image_format_supported(std::size_t device_index, const ImageFormat& format) const;
+    /// An image of `shape` and `format` on device `device_index`; the public layer has checked both
+    /// against the two calls above. Its contents are undefined.
+    virtual std::shared_ptr<Image> create_image(std::size_t device_index, const ImageShape& shape,
+                                                const ImageFormat& format);
+
     /// Compiles a complete source for one device. Throws CompileError with the log on failure.
     virtual BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) = 0;
     /// Recreates a module from BuildOutput::binary (e.g. from the disk cache). Throws Error if the
@@ -320,6 +337,37 @@ public:
     /// The driver's interprocess handle of the whole allocation (CUDA: cuIpcGetMemHandle's 64
     /// bytes). The default throws UnsupportedError.
     virtual std::vector<std::byte> ipc_handle() const;
+};
+
+/// Image memory of one device (a CUDA array / an OpenCL image), holding its Context. Transfers move
+/// the whole image as packed pixels (rows, then slices or layers, without padding), in `queue`'s
+/// order, which is on the image's device; the public layer has checked sizes and devices.
+class Image {
+public:
+    virtual ~Image() = default;
+    virtual std::size_t device_index() const = 0;
+    /// CUarray / cl_mem.
+    virtual std::uintptr_t native_handle() const = 0;
+    virtual void write(Queue& queue, const void* host, bool blocking) = 0;
+    virtual void read(Queue& queue, void* host, bool blocking) = 0;
+    /// Packed pixels from / to bytes [offset, offset + size) of a buffer of the same device.
+    virtual void copy_from_buffer(Queue& queue, Buffer& source, std::size_t offset, bool blocking) = 0;
+    virtual void copy_to_buffer(Queue& queue, Buffer& destination, std::size_t offset, bool blocking) = 0;
+    /// From an image of the same shape and format on the same device.
+    virtual void copy_from_image(Queue& queue, Image& source, bool blocking) = 0;
+    /// The image read through `sampler` (checked against the format by the public layer).
+    virtual std::shared_ptr<ImageSampler> sampled(const Sampler& sampler) = 0;
+    /// The kernel argument of a WRITE parameter: kind image, the backend's bytes in `scalar`, and
+    /// device_index set (the public layer sets the context).
+    virtual KernelArg write_argument() = 0;
+};
+
+/// An image and a sampler together, as a kernel's READ parameter; keeps its image alive.
+class ImageSampler {
+public:
+    virtual ~ImageSampler() = default;
+    /// As Image::write_argument, for a READ parameter.
+    virtual KernelArg read_argument() const = 0;
 };
 
 /// Page-locked host memory, freed when the last reference goes (it holds its Context). Buffers

@@ -92,6 +92,7 @@ typedef double2 complex128_t;
 std::string prelude(const ApiId& api, bool fast_math) {
     std::string text = fast_math ? "#define KJARNI_FAST_MATH 1\n" : "";
     text += api == ApiId::cuda() ? cuda_prelude : opencl_prelude;
+    text += image_prelude(api);
     return text;
 }
 

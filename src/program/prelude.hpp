@@ -12,4 +12,7 @@ namespace kjarni::detail {
 /// The prelude for one API; `fast_math` adds the KJARNI_FAST_MATH definition.
 std::string prelude(const ApiId& api, bool fast_math);
 
+/// The image macros and helpers (image_prelude.cpp; kjarni/image.hpp lists them), part of prelude().
+const char* image_prelude(const ApiId& api);
+
 }  // namespace kjarni::detail

@@ -28,6 +28,10 @@ std::string declared(const backend::ParamInfo& param) {
             return type + "(a local memory pointer, which kjarni cannot pass)";
         case Kind::scalar:
             return param.size != 0 ? fmt::format("{}({} bytes by value)", type, param.size) : type + "(by value)";
+        case Kind::image:
+            return type + "(an image: pass an Image to write it, image.sampled(sampler) to read it)";
+        case Kind::sampler:
+            return type + "(a sampler: declare the image with KJARNI_IMAGE*_READ and pass image.sampled(sampler))";
         case Kind::unknown:
             break;
     }
@@ -38,49 +42,71 @@ std::string declared(const backend::ParamInfo& param) {
                            const detail::KernelArg& arg) {
     const std::string given = arg.kind == detail::KernelArg::Kind::buffer           ? std::string("a Buffer")
                               : arg.kind == detail::KernelArg::Kind::shared_pointer ? std::string("a ManagedMemory")
-                                                                                    : fmt::format("a scalar of {} bytes", arg.size);
+                              : arg.kind == detail::KernelArg::Kind::image
+                                  ? std::string(arg.param_count == 2 ? "a SampledImage" : "an Image")
+                                  : fmt::format("a scalar of {} bytes", arg.size);
     throw ArgumentError(describe(index, param),
                         fmt::format("kernel '{}' declares {}, {} was given", kernel, declared(param), given));
 }
 
+// Arguments fill parameters in order, most one each; an OpenCL SampledImage fills two (the image
+// and its sampler), so the parameters are walked with their own cursor.
+std::size_t params_given(std::span<const detail::KernelArg> args) {
+    std::size_t count = 0;
+    for (const detail::KernelArg& arg : args) count += arg.param_count;
+    return count;
+}
+
 void check_args(std::string_view kernel, const std::vector<backend::ParamInfo>& params,
                 std::span<const detail::KernelArg> args, const Queue& queue) {
-    if (!params.empty() && params.size() != args.size()) {
+    if (!params.empty() && params.size() != params_given(args)) {
         throw ArgumentError("args", fmt::format("kernel '{}' takes {} arguments, {} given", kernel, params.size(),
-                                                args.size()));
+                                                params_given(args)));
     }
-    for (std::size_t i = 0; i < args.size(); ++i) {
+    std::size_t p = 0;  // the parameter args[i] starts at
+    for (std::size_t i = 0; i < args.size(); p += args[i].param_count, ++i) {
         const detail::KernelArg& arg = args[i];
         // Managed memory is a pointer too, usable on every device of its context.
         const bool is_shared = arg.kind == detail::KernelArg::Kind::shared_pointer;
+        const bool is_image = arg.kind == detail::KernelArg::Kind::image;
         const bool is_buffer = arg.kind == detail::KernelArg::Kind::buffer || is_shared;
+        const bool has_memory = is_buffer || is_image;
         // Memory of another context: its handle means nothing to the kernel's context (OpenCL
         // refuses it at the enqueue, CUDA would read another context's address space).
-        if (is_buffer && arg.context != nullptr && arg.context != detail::backend_of(queue.device().context()).get()) {
-            throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe(i, params[i]),
+        if (has_memory && arg.context != nullptr && arg.context != detail::backend_of(queue.device().context()).get()) {
+            throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe(p, params[p]),
                                 fmt::format("kernel '{}': the {} belongs to another context than the queue", kernel,
-                                            is_shared ? "managed memory" : "buffer"));
+                                            is_shared ? "managed memory" : is_image ? "image" : "buffer"));
         }
-        if (!is_shared && is_buffer && arg.device_index != queue.device().index()) {
-            throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe(i, params[i]),
-                                fmt::format("kernel '{}': the buffer is on device {}, the launch on device {} ('{}')",
-                                            kernel, arg.device_index, queue.device().index(), queue.device().name()));
+        if (!is_shared && has_memory && arg.device_index != queue.device().index()) {
+            throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe(p, params[p]),
+                                fmt::format("kernel '{}': the {} is on device {}, the launch on device {} ('{}')",
+                                            kernel, is_image ? "image" : "buffer", arg.device_index,
+                                            queue.device().index(), queue.device().name()));
         }
         if (params.empty()) continue;
-        const backend::ParamInfo& param = params[i];
+        const backend::ParamInfo& param = params[p];
         switch (param.kind) {
             case Kind::global_pointer:
-                if (!is_buffer) mismatch(kernel, i, param, arg);
+                if (!is_buffer) mismatch(kernel, p, param, arg);
                 break;
             case Kind::local_pointer:
-                mismatch(kernel, i, param, arg);
+                mismatch(kernel, p, param, arg);
             case Kind::scalar:
-                if (is_buffer || (param.size != 0 && param.size != arg.size)) mismatch(kernel, i, param, arg);
+                if (has_memory || (param.size != 0 && param.size != arg.size)) mismatch(kernel, p, param, arg);
                 break;
+            case Kind::image:
+                // A SampledImage's second parameter must be the sampler, an Image's next one must not.
+                if (!is_image || (arg.param_count == 2) != (p + 1 < params.size() && params[p + 1].kind == Kind::sampler)) {
+                    mismatch(kernel, p, param, arg);
+                }
+                break;
+            case Kind::sampler:
+                mismatch(kernel, p, param, arg);
             case Kind::unknown:
                 // CUDA reports sizes only: a buffer is an 8-byte pointer.
                 if (param.size != 0 && param.size != (is_buffer ? sizeof(void*) : arg.size)) {
-                    mismatch(kernel, i, param, arg);
+                    mismatch(kernel, p, param, arg);
                 }
                 break;
         }

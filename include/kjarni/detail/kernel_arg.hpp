@@ -14,8 +14,13 @@ namespace kjarni::detail {
 struct KernelArg {
     /// shared_pointer: an address valid on every device of a context (managed memory / OpenCL
     /// SVM), passed as the pointer itself (clSetKernelArgSVMPointer on OpenCL).
-    enum class Kind : std::uint8_t { buffer, scalar, shared_pointer };
+    /// image: an image (kjarni/image.hpp) packed by its backend: the native handles are in
+    /// `scalar` (`size` bytes), and it fills `param_count` kernel parameters (OpenCL: a sampled
+    /// image is the image and its sampler; CUDA: one texture or surface argument by value).
+    enum class Kind : std::uint8_t { buffer, scalar, shared_pointer, image };
     Kind kind = Kind::scalar;
+    /// Kernel parameters this argument fills (2 only for an OpenCL sampled image).
+    std::uint8_t param_count = 1;
     /// Scalar: its bytes (up to 16: complex double), their count in `size`.
     alignas(16) std::byte scalar[16] = {};
     /// Scalar: bytes in `scalar`; buffer: bytes of the region the kernel sees.
@@ -26,11 +31,11 @@ struct KernelArg {
     /// Buffer: the allocation and the offset of the region [offset, offset + size) in it.
     backend::Buffer* buffer = nullptr;
     std::size_t offset = 0;
-    /// Buffer: context index of the device it was allocated on.
+    /// Buffer and image: context index of the device it was allocated on.
     std::size_t device_index = 0;
     /// Shared pointer: the address; `size` is then the allocation's size.
     void* pointer = nullptr;
-    /// Buffer and shared pointer: the backend context the memory belongs to, checked against the
+    /// Buffer, image and shared pointer: the backend context the memory belongs to, checked against the
     /// queue's (a buffer of another context is meaningless to the kernel's driver context).
     const void* context = nullptr;
 };

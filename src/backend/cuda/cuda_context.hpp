@@ -93,6 +93,12 @@ public:
     PitchedAllocation allocate_pitched(std::size_t device_index, std::size_t width, std::size_t height,
                                        std::size_t element_size) override;
 
+    // Images (cuda_image.cpp): CUDA arrays read through texture objects, written through surfaces.
+    ImageLimits image_limits(std::size_t device_index) const override;
+    bool image_format_supported(std::size_t device_index, const ImageFormat& format) const override;
+    std::shared_ptr<Image> create_image(std::size_t device_index, const ImageShape& shape,
+                                        const ImageFormat& format) override;
+
     // Programs (defined in cuda_program.cpp).
     BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
     std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,

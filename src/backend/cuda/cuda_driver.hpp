@@ -112,7 +112,14 @@ namespace kjarni::backend::cuda {
     X(CtxSetCacheConfig, 3020, "cuCtxSetCacheConfig")                    \
     X(FuncSetCacheConfig, 3000, "cuFuncSetCacheConfig")                  \
     X(ProfilerStart, 4000, "cuProfilerStart")                            \
-    X(ProfilerStop, 4000, "cuProfilerStop")
+    X(ProfilerStop, 4000, "cuProfilerStop")                              \
+    /* Images (cuda_image.cpp): arrays, texture and surface objects. */  \
+    X(Array3DCreate, 3020, "cuArray3DCreate_v2")                         \
+    X(ArrayDestroy, 2000, "cuArrayDestroy")                              \
+    X(TexObjectCreate, 5000, "cuTexObjectCreate")                        \
+    X(TexObjectDestroy, 5000, "cuTexObjectDestroy")                      \
+    X(SurfObjectCreate, 5000, "cuSurfObjectCreate")                      \
+    X(SurfObjectDestroy, 5000, "cuSurfObjectDestroy")
 
 /// The CUDA version every function above is requested with from cuGetProcAddress: the ABI of each
 /// table entry is the one current at CUDA 12.0 (e.g. cuCtxGetDevice without the context argument

@@ -41,6 +41,11 @@ public:
     /// An ordinary buffer with rows padded to the device's base address alignment.
     PitchedAllocation allocate_pitched(std::size_t device_index, std::size_t width, std::size_t height,
                                        std::size_t element_size) override;
+    // Images (opencl_image.cpp): clCreateImage, samplers, the device's image limits and formats.
+    ImageLimits image_limits(std::size_t device_index) const override;
+    bool image_format_supported(std::size_t device_index, const ImageFormat& format) const override;
+    std::shared_ptr<Image> create_image(std::size_t device_index, const ImageShape& shape,
+                                        const ImageFormat& format) override;
     /// Buffers belong to the whole context: every device reaches every buffer (the driver migrates).
     bool can_access_peer(std::size_t, std::size_t) const override { return true; }
 

@@ -28,6 +28,7 @@ KJARNI_OPENCL_HANDLE_TRAITS(cl_mem, clRetainMemObject, clReleaseMemObject)
 KJARNI_OPENCL_HANDLE_TRAITS(cl_program, clRetainProgram, clReleaseProgram)
 KJARNI_OPENCL_HANDLE_TRAITS(cl_kernel, clRetainKernel, clReleaseKernel)
 KJARNI_OPENCL_HANDLE_TRAITS(cl_event, clRetainEvent, clReleaseEvent)
+KJARNI_OPENCL_HANDLE_TRAITS(cl_sampler, clRetainSampler, clReleaseSampler)
 #undef KJARNI_OPENCL_HANDLE_TRAITS
 
 template <class T>

@@ -23,13 +23,16 @@ namespace kjarni::backend::opencl {
     X(clEnqueueNDRangeKernel) X(clGetKernelInfo) X(clRetainMemObject) X(clEnqueueMapBuffer)  \
     X(clEnqueueUnmapMemObject) X(clRetainCommandQueue) X(clRetainProgram) X(clRetainKernel)  \
     X(clRetainEvent) X(clGetMemObjectInfo) X(clEnqueueReadBufferRect) X(clEnqueueWriteBufferRect) \
-    X(clEnqueueCopyBufferRect)
+    X(clEnqueueCopyBufferRect)                                                               \
+    X(clCreateImage) X(clGetSupportedImageFormats) X(clEnqueueReadImage) X(clEnqueueWriteImage) \
+    X(clEnqueueCopyImage) X(clEnqueueCopyImageToBuffer) X(clEnqueueCopyBufferToImage)         \
+    X(clCreateSampler) X(clRetainSampler) X(clReleaseSampler)
 
 // Entry points that only OpenCL 2.0+ loaders have (clEnqueueSVMMigrateMem: 2.1+); null when missing.
 #define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X)                                                    \
     X(clCreateCommandQueueWithProperties)                                                      \
     X(clSVMAlloc) X(clSVMFree) X(clSetKernelArgSVMPointer) X(clEnqueueSVMMap) X(clEnqueueSVMUnmap) \
-    X(clEnqueueSVMMigrateMem) X(clCreateProgramWithIL)
+    X(clEnqueueSVMMigrateMem) X(clCreateProgramWithIL) X(clCreateSamplerWithProperties)
 
 struct OpenClLibrary {
 #define KJARNI_DECLARE_POINTER(name) decltype(&::name) name = nullptr;

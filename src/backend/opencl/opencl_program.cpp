@@ -121,6 +121,18 @@ std::vector<ParamInfo> query_params(cl_kernel kernel) {
         };
         p.type_name = text(CL_KERNEL_ARG_TYPE_NAME);
         p.name = text(CL_KERNEL_ARG_NAME);
+        // Images are global memory objects to the driver (and samplers private values), but take
+        // kjarni's image arguments, not buffers or scalars: told apart by their type names.
+        if (p.type_name.find("image") != std::string::npos && p.type_name.ends_with("_t")) {
+            p.kind = ParamInfo::Kind::image;
+            p.size = sizeof(cl_mem);
+            continue;
+        }
+        if (p.type_name.ends_with("sampler_t")) {
+            p.kind = ParamInfo::Kind::sampler;
+            p.size = sizeof(cl_sampler);
+            continue;
+        }
         switch (qualifier) {
             case CL_KERNEL_ARG_ADDRESS_GLOBAL:
             case CL_KERNEL_ARG_ADDRESS_CONSTANT:
@@ -347,10 +359,17 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
     }
     const std::lock_guard lock(launch_mutex_);
     cl_kernel kernel = kernel_for(args);
-    for (std::size_t i = 0; i < args.size(); ++i) {
+    cl_uint index = 0;  // the parameter args[i] starts at (an OpenCL sampled image fills two)
+    for (std::size_t i = 0; i < args.size(); index += args[i].param_count, ++i) {
         const KernelArg& arg = args[i];
-        const auto index = static_cast<cl_uint>(i);
-        if (arg.kind == KernelArg::Kind::buffer) {
+        if (arg.kind == KernelArg::Kind::image) {
+            // The cl_mem, and for a sampled image the cl_sampler after it (opencl_image.cpp).
+            check(cl().clSetKernelArg(kernel, index, sizeof(cl_mem), arg.scalar), "clSetKernelArg");
+            if (arg.param_count == 2) {
+                check(cl().clSetKernelArg(kernel, index + 1, sizeof(cl_sampler), arg.scalar + sizeof(cl_mem)),
+                      "clSetKernelArg");
+            }
+        } else if (arg.kind == KernelArg::Kind::buffer) {
             cl_mem mem = static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size);
             check(cl().clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
         } else if (arg.kind == KernelArg::Kind::shared_pointer) {

@@ -1,0 +1,220 @@
+#pragma once
+/// Images and textures (reference 002: PyCUDA's Array, ArrayDescriptor(3D), texture and surface
+/// references, Memcpy2D/3D to arrays; reference 003: PyOpenCL's Image, ImageFormat, Sampler,
+/// enqueue_copy between images, buffers and the host). One Image type over a CUDA array (read
+/// through texture objects, written through a surface object) and an OpenCL image (read through a
+/// sampler, written with write_image*).
+///
+/// Kernels take images through the prelude's macros, the same source on both backends:
+///
+///     KERNEL void k(KJARNI_IMAGE2D_READ(src), KJARNI_IMAGE2D_WRITE(dst), ...) {
+///         float4 v = KJARNI_READ_IMAGE2D_F(src, x + 0.5f, y + 0.5f);   // float coordinates
+///         KJARNI_WRITE_IMAGE2D_F(dst, x, y, v);                           // integer coordinates
+///     }
+///
+/// and the host passes `image.sampled(sampler)` for a READ parameter and the Image itself for a
+/// WRITE parameter. Reads and writes come in _F (float and normalised formats), _I (signed integer
+/// formats) and _UI (unsigned integer formats) forms, for 1D, 2D, 3D, 1D_ARRAY and 2D_ARRAY
+/// images (a layer index, an int, follows the coordinates of the layered forms). Reads return a
+/// float4 / int4 / uint4 whose first channels() components hold the pixel; the others are
+/// unspecified on CUDA (OpenCL gives 0, 0, 1). Writes take a float4 / int4 / uint4 and store the
+/// first channels() components, converted to the channel type as OpenCL does (normalised formats:
+/// clamped and rounded; integers: saturated). KJARNI_MAKE_FLOAT4(a, b, c, d) (and _INT4, _UINT4)
+/// build a value on both backends.
+///
+/// Transfers move the whole image, its pixels packed (no padding between rows or slices; layers
+/// follow each other like slices). Asynchronous transfers follow Buffer's rules: the host memory
+/// must stay alive and untouched until the queue has passed the copy. \file
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "kjarni/buffer.hpp"
+#include "kjarni/context.hpp"
+#include "kjarni/detail/kernel_arg.hpp"
+#include "kjarni/queue.hpp"
+
+namespace kjarni {
+
+namespace backend {
+class Image;
+class ImageSampler;
+}  // namespace backend
+
+namespace detail {
+struct LaunchTarget;
+}
+
+/// Channels of a pixel, in memory order. Three-channel formats are left out: CUDA arrays have none.
+enum class ChannelOrder : std::uint8_t { r, rg, rgba };
+
+/// The type of one channel. float16 is stored as IEEE half and read as float.
+enum class ChannelType : std::uint8_t { uint8, uint16, uint32, int8, int16, int32, float16, float32 };
+
+std::string to_string(ChannelOrder order);
+std::string to_string(ChannelType type);
+
+struct ImageFormat {
+    ChannelOrder order = ChannelOrder::rgba;
+    ChannelType type = ChannelType::float32;
+    /// 8- and 16-bit integer channels read as floats in [0, 1] (unsigned) / [-1, 1] (signed) and
+    /// written from them (OpenCL CL_UNORM_INT8 ..., CUDA's normalised-float read mode). Not allowed
+    /// with 32-bit or floating channels (ArgumentError).
+    bool normalized = false;
+
+    std::size_t channels() const noexcept;
+    std::size_t channel_size() const noexcept;
+    /// Bytes of one pixel: channels() * channel_size().
+    std::size_t pixel_size() const noexcept;
+    /// Whether kernels read it with the _F macros (floating or normalised channels).
+    bool reads_as_float() const noexcept;
+    friend bool operator==(const ImageFormat&, const ImageFormat&) = default;
+};
+
+std::string to_string(const ImageFormat& format);
+
+/// The extent of an image: 1, 2 or 3 dimensions; a layered image (1 or 2 dimensions) is an array
+/// of `layers` images of that extent. Unused extents are 1.
+struct ImageShape {
+    unsigned dimensions = 2;
+    std::size_t width = 1;
+    std::size_t height = 1;
+    std::size_t depth = 1;
+    /// 0: not layered; otherwise the number of layers (at least 1).
+    std::size_t layers = 0;
+
+    static ImageShape d1(std::size_t width) { return {1, width, 1, 1, 0}; }
+    static ImageShape d2(std::size_t width, std::size_t height) { return {2, width, height, 1, 0}; }
+    static ImageShape d3(std::size_t width, std::size_t height, std::size_t depth) {
+        return {3, width, height, depth, 0};
+    }
+    static ImageShape layered_1d(std::size_t width, std::size_t layers) { return {1, width, 1, 1, layers}; }
+    static ImageShape layered_2d(std::size_t width, std::size_t height, std::size_t layers) {
+        return {2, width, height, 1, layers};
+    }
+
+    bool layered() const noexcept { return layers != 0; }
+    /// width * height * depth * max(layers, 1).
+    std::size_t pixels() const noexcept;
+    friend bool operator==(const ImageShape&, const ImageShape&) = default;
+};
+
+std::string to_string(const ImageShape& shape);
+
+/// What coordinates outside the image read (OpenCL's CLK_ADDRESS_*, CUDA's address modes):
+/// none: unspecified (the fastest); clamp: the border colour, all zero (OpenCL: alpha 1 for
+/// formats without alpha); clamp_to_edge: the nearest edge pixel; repeat and mirrored_repeat
+/// (normalised coordinates only): the image tiled, or tiled with every other copy mirrored.
+enum class AddressMode : std::uint8_t { none, clamp, clamp_to_edge, repeat, mirrored_repeat };
+
+/// nearest: the pixel the coordinate falls in; linear: bilinear (trilinear in 3-D) interpolation
+/// between the pixel centres around it (float and normalised formats only). Hardware may compute
+/// the weights in low precision (CUDA: 9-bit fixed point with 8 fractional bits).
+enum class FilterMode : std::uint8_t { nearest, linear };
+
+struct Sampler {
+    AddressMode address = AddressMode::clamp_to_edge;
+    FilterMode filter = FilterMode::nearest;
+    /// Coordinates in [0, 1) across the image instead of [0, width): pixel i covers [i, i + 1),
+    /// its centre at i + 0.5, either way.
+    bool normalized_coordinates = false;
+    friend bool operator==(const Sampler&, const Sampler&) = default;
+};
+
+/// What images a device can hold. `supported` false: none at all (OpenCL CL_DEVICE_IMAGE_SUPPORT
+/// false), every other field 0.
+struct ImageLimits {
+    bool supported = false;
+    std::size_t max_width_1d = 0;
+    std::size_t max_width_2d = 0;
+    std::size_t max_height_2d = 0;
+    std::size_t max_width_3d = 0;
+    std::size_t max_height_3d = 0;
+    std::size_t max_depth_3d = 0;
+    std::size_t max_layers = 0;
+};
+
+ImageLimits image_limits(const BoundDevice& device);
+
+class Image;
+
+/// An Image with a Sampler, for a kernel's READ parameter (CUDA: a texture object, made once and
+/// destroyed with the last handle; OpenCL: the image and a sampler object). Keep it alive until
+/// the kernels using it have run.
+class SampledImage {
+public:
+    const Sampler& sampler() const noexcept { return sampler_; }
+
+private:
+    friend class Image;
+    friend detail::KernelArg pack_kernel_arg(const SampledImage& image, const detail::LaunchTarget& target);
+    SampledImage(BoundDevice device, std::shared_ptr<backend::ImageSampler> impl, Sampler sampler)
+        : device_(std::move(device)), impl_(std::move(impl)), sampler_(sampler) {}
+    BoundDevice device_;
+    std::shared_ptr<backend::ImageSampler> impl_;
+    Sampler sampler_;
+};
+
+/// Image memory of one device. A handle: copies share the image, which is freed when the last
+/// handle (SampledImages included) goes.
+class Image {
+public:
+    /// An image of `shape` and `format` on `device`, contents undefined. ArgumentError naming
+    /// "shape" for an empty or malformed shape or one beyond image_limits(device), naming "format"
+    /// for a format the device does not support; UnsupportedError naming the backend where the
+    /// device has no images.
+    static Image allocate(const BoundDevice& device, const ImageShape& shape, const ImageFormat& format);
+
+    const BoundDevice& device() const noexcept { return device_; }
+    const ImageShape& shape() const noexcept { return shape_; }
+    const ImageFormat& format() const noexcept { return format_; }
+    /// Bytes of the packed pixels: shape().pixels() * format().pixel_size().
+    std::size_t size_bytes() const noexcept { return shape_.pixels() * format_.pixel_size(); }
+
+    /// Copies the whole image from packed host pixels; `host` must hold exactly size_bytes().
+    void upload(const Queue& queue, std::span<const std::byte> host, bool async = false) const;
+    /// Copies the whole image to packed host pixels; `host` must hold exactly size_bytes().
+    void download(const Queue& queue, std::span<std::byte> host, bool async = false) const;
+    template <class T>
+    void upload(const Queue& queue, std::span<const T> host, bool async = false) const {
+        upload(queue, std::as_bytes(host), async);
+    }
+    template <class T>
+    void download(const Queue& queue, std::span<T> host, bool async = false) const {
+        download(queue, std::as_writable_bytes(host), async);
+    }
+    /// Copies packed pixels from the start of `buffer` (at least size_bytes() long, same device).
+    void copy_from(const Queue& queue, const Buffer& buffer, bool async = false) const;
+    /// Copies the packed pixels to the start of `buffer` (at least size_bytes() long, same device).
+    void copy_to(const Queue& queue, const Buffer& buffer, bool async = false) const;
+    /// Copies another image of the same device, shape and format.
+    void copy_from(const Queue& queue, const Image& source, bool async = false) const;
+
+    /// This image read through `sampler` (a READ parameter). ArgumentError naming "sampler" for
+    /// linear filtering of an integer format, or repeat / mirrored_repeat without normalised
+    /// coordinates.
+    SampledImage sampled(const Sampler& sampler) const;
+
+    /// CUarray / cl_mem.
+    std::uintptr_t native_handle() const;
+
+private:
+    friend detail::KernelArg pack_kernel_arg(const Image& image, const detail::LaunchTarget& target);
+    Image(BoundDevice device, std::shared_ptr<backend::Image> impl, ImageShape shape, ImageFormat format);
+    void check_queue(const Queue& queue) const;
+
+    BoundDevice device_;
+    std::shared_ptr<backend::Image> impl_;
+    ImageShape shape_;
+    ImageFormat format_;
+};
+
+/// An Image as a kernel's WRITE parameter (CUDA: its surface object and format; OpenCL: the image).
+detail::KernelArg pack_kernel_arg(const Image& image, const detail::LaunchTarget& target);
+/// A SampledImage as a kernel's READ parameter.
+detail::KernelArg pack_kernel_arg(const SampledImage& image, const detail::LaunchTarget& target);
+
+}  // namespace kjarni

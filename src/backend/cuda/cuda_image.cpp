@@ -1,0 +1,303 @@
+// Images on CUDA: a CUDA array (cuArray3DCreate, always with CUDA_ARRAY3D_SURFACE_LDST so that
+// kernels can write it), one surface object made with it for WRITE parameters, and a texture
+// object per SampledImage for READ parameters. Transfers are cuMemcpy3DAsync with an array side;
+// layers count as the depth of the copy (the third extent of a layered array).
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "backend/cuda/cuda_buffer.hpp"
+#include "backend/cuda/cuda_context.hpp"
+#include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/cuda_queue.hpp"
+
+namespace kjarni::backend::cuda {
+
+namespace {
+
+CUarray_format cu_format(ChannelType type) {
+    switch (type) {
+        case ChannelType::uint8:
+            return CU_AD_FORMAT_UNSIGNED_INT8;
+        case ChannelType::uint16:
+            return CU_AD_FORMAT_UNSIGNED_INT16;
+        case ChannelType::uint32:
+            return CU_AD_FORMAT_UNSIGNED_INT32;
+        case ChannelType::int8:
+            return CU_AD_FORMAT_SIGNED_INT8;
+        case ChannelType::int16:
+            return CU_AD_FORMAT_SIGNED_INT16;
+        case ChannelType::int32:
+            return CU_AD_FORMAT_SIGNED_INT32;
+        case ChannelType::float16:
+            return CU_AD_FORMAT_HALF;
+        case ChannelType::float32:
+            return CU_AD_FORMAT_FLOAT;
+    }
+    return CU_AD_FORMAT_FLOAT;
+}
+
+CUaddress_mode cu_address(AddressMode mode) {
+    switch (mode) {
+        case AddressMode::clamp:
+            return CU_TR_ADDRESS_MODE_BORDER;  // the border colour, all zero
+        case AddressMode::repeat:
+            return CU_TR_ADDRESS_MODE_WRAP;
+        case AddressMode::mirrored_repeat:
+            return CU_TR_ADDRESS_MODE_MIRROR;
+        case AddressMode::none:           // unspecified results: the cheapest defined mode
+        case AddressMode::clamp_to_edge:
+            break;
+    }
+    return CU_TR_ADDRESS_MODE_CLAMP;
+}
+
+/// The prelude's kjarni_image_surface (image_prelude.cpp), byte for byte.
+struct SurfaceArgument {
+    unsigned long long surface;
+    unsigned int format;  // channels | ChannelType << 4 | normalized << 8
+    unsigned int dims;    // 1, 2, 3; 4: 1-D array; 5: 2-D array
+};
+static_assert(sizeof(SurfaceArgument) == 16);
+
+class CudaImageSampler;
+
+class CudaImage final : public Image, public std::enable_shared_from_this<CudaImage> {
+public:
+    CudaImage(std::shared_ptr<CudaContext> context, std::size_t device_index, const ImageShape& shape,
+              const ImageFormat& format)
+        : context_(std::move(context)), device_index_(device_index), shape_(shape), format_(format) {
+        const Driver& driver = context_->driver();
+        CurrentContext current(driver, context_->cu_context(device_index_));
+        CUDA_ARRAY3D_DESCRIPTOR d{};
+        d.Width = shape.width;
+        // Unused extents are 0 to CUDA; a layered array's layers are its depth.
+        d.Height = shape.dimensions >= 2 ? shape.height : 0;
+        d.Depth = shape.dimensions == 3 ? shape.depth : shape.layers;
+        d.Format = cu_format(format.type);
+        d.NumChannels = static_cast<unsigned int>(format.channels());
+        d.Flags = static_cast<unsigned int>(CUDA_ARRAY3D_SURFACE_LDST) |
+                  (shape.layered() ? static_cast<unsigned int>(CUDA_ARRAY3D_LAYERED) : 0u);
+        KJARNI_CU(driver, Array3DCreate, &array_, &d);
+        CUDA_RESOURCE_DESC resource = resource_desc();
+        const CUresult made = driver.SurfObjectCreate(&surface_, &resource);
+        if (made != CUDA_SUCCESS) {
+            static_cast<void>(driver.ArrayDestroy(array_));
+            check(driver, made, "cuSurfObjectCreate");
+        }
+    }
+
+    ~CudaImage() override {
+        try {
+            CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+            // Errors (a driver already shut down at process exit) cannot be reported from here.
+            static_cast<void>(context_->driver().SurfObjectDestroy(surface_));
+            static_cast<void>(context_->driver().ArrayDestroy(array_));
+        } catch (...) {
+        }
+    }
+    CudaImage(const CudaImage&) = delete;
+    CudaImage& operator=(const CudaImage&) = delete;
+
+    std::size_t device_index() const override { return device_index_; }
+    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(array_); }
+    const std::shared_ptr<CudaContext>& context() const noexcept { return context_; }
+    CUDA_RESOURCE_DESC resource_desc() const {
+        CUDA_RESOURCE_DESC resource{};
+        resource.resType = CU_RESOURCE_TYPE_ARRAY;
+        resource.res.array.hArray = array_;
+        return resource;
+    }
+    const ImageFormat& format() const noexcept { return format_; }
+
+    void write(Queue& queue, const void* host, bool blocking) override {
+        CUDA_MEMCPY3D p = extent();
+        p.srcMemoryType = CU_MEMORYTYPE_HOST;
+        p.srcHost = host;
+        packed_source(p);
+        array_destination(p);
+        run(queue, p, blocking);
+    }
+
+    void read(Queue& queue, void* host, bool blocking) override {
+        CUDA_MEMCPY3D p = extent();
+        array_source(p);
+        p.dstMemoryType = CU_MEMORYTYPE_HOST;
+        p.dstHost = host;
+        packed_destination(p);
+        run(queue, p, blocking);
+    }
+
+    void copy_from_buffer(Queue& queue, Buffer& source, std::size_t offset, bool blocking) override {
+        CUDA_MEMCPY3D p = extent();
+        p.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        p.srcDevice = static_cast<CudaBuffer&>(source).at(offset);
+        packed_source(p);
+        array_destination(p);
+        run(queue, p, blocking);
+    }
+
+    void copy_to_buffer(Queue& queue, Buffer& destination, std::size_t offset, bool blocking) override {
+        CUDA_MEMCPY3D p = extent();
+        array_source(p);
+        p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        p.dstDevice = static_cast<CudaBuffer&>(destination).at(offset);
+        packed_destination(p);
+        run(queue, p, blocking);
+    }
+
+    void copy_from_image(Queue& queue, Image& source, bool blocking) override {
+        CUDA_MEMCPY3D p = extent();
+        p.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+        p.srcArray = static_cast<CudaImage&>(source).array_;
+        array_destination(p);
+        run(queue, p, blocking);
+    }
+
+    std::shared_ptr<ImageSampler> sampled(const Sampler& sampler) override;
+
+    KernelArg write_argument() override {
+        SurfaceArgument surface{};
+        surface.surface = surface_;
+        surface.format = static_cast<unsigned int>(format_.channels()) |
+                         static_cast<unsigned int>(format_.type) << 4 | (format_.normalized ? 1u << 8 : 0u);
+        surface.dims = shape_.layered() ? shape_.dimensions + 3 : shape_.dimensions;
+        KernelArg arg;
+        arg.kind = KernelArg::Kind::image;
+        std::memcpy(arg.scalar, &surface, sizeof surface);
+        arg.size = sizeof surface;
+        arg.device_index = device_index_;
+        return arg;
+    }
+
+private:
+    /// The whole image: rows of width pixels, `rows` per slice, `slices` slices (or layers).
+    CUDA_MEMCPY3D extent() const {
+        CUDA_MEMCPY3D p{};
+        p.WidthInBytes = shape_.width * format_.pixel_size();
+        p.Height = shape_.height;
+        p.Depth = shape_.dimensions == 3 ? shape_.depth : std::max<std::size_t>(shape_.layers, 1);
+        return p;
+    }
+    void array_source(CUDA_MEMCPY3D& p) const {
+        p.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+        p.srcArray = array_;
+    }
+    void array_destination(CUDA_MEMCPY3D& p) const {
+        p.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        p.dstArray = array_;
+    }
+    void packed_source(CUDA_MEMCPY3D& p) const {
+        p.srcPitch = p.WidthInBytes;
+        p.srcHeight = p.Height;
+    }
+    void packed_destination(CUDA_MEMCPY3D& p) const {
+        p.dstPitch = p.WidthInBytes;
+        p.dstHeight = p.Height;
+    }
+    void run(Queue& queue, const CUDA_MEMCPY3D& p, bool blocking) const {
+        auto& cuda_queue = static_cast<CudaQueue&>(queue);
+        const Driver& driver = context_->driver();
+        CurrentContext current(driver, context_->cu_context(device_index_));
+        KJARNI_CU(driver, Memcpy3DAsync, &p, cuda_queue.stream());
+        if (blocking) KJARNI_CU(driver, StreamSynchronize, cuda_queue.stream());
+    }
+
+    std::shared_ptr<CudaContext> context_;
+    std::size_t device_index_;
+    ImageShape shape_;
+    ImageFormat format_;
+    CUarray array_ = nullptr;
+    CUsurfObject surface_ = 0;
+};
+
+class CudaImageSampler final : public ImageSampler {
+public:
+    CudaImageSampler(std::shared_ptr<CudaImage> image, const Sampler& sampler) : image_(std::move(image)) {
+        const Driver& driver = image_->context()->driver();
+        CurrentContext current(driver, image_->context()->cu_context(image_->device_index()));
+        CUDA_RESOURCE_DESC resource = image_->resource_desc();
+        CUDA_TEXTURE_DESC texture{};
+        const CUaddress_mode address = cu_address(sampler.address);
+        for (auto& mode : texture.addressMode) mode = address;
+        texture.filterMode = sampler.filter == FilterMode::linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
+        const ImageFormat& format = image_->format();
+        // Integer formats not normalised are read as integers; normalised ones (and floats) as floats.
+        const auto flag = [](bool on, int bit) { return on ? static_cast<unsigned int>(bit) : 0u; };
+        texture.flags = flag(sampler.normalized_coordinates, CU_TRSF_NORMALIZED_COORDINATES) |
+                        flag(!format.reads_as_float(), CU_TRSF_READ_AS_INTEGER);
+        KJARNI_CU(driver, TexObjectCreate, &texture_, &resource, &texture, nullptr);
+    }
+    ~CudaImageSampler() override {
+        try {
+            CurrentContext current(image_->context()->driver(), image_->context()->cu_context(image_->device_index()));
+            static_cast<void>(image_->context()->driver().TexObjectDestroy(texture_));
+        } catch (...) {
+        }
+    }
+    CudaImageSampler(const CudaImageSampler&) = delete;
+    CudaImageSampler& operator=(const CudaImageSampler&) = delete;
+
+    KernelArg read_argument() const override {
+        KernelArg arg;
+        arg.kind = KernelArg::Kind::image;
+        std::memcpy(arg.scalar, &texture_, sizeof texture_);
+        arg.size = sizeof texture_;
+        arg.device_index = image_->device_index();
+        return arg;
+    }
+
+private:
+    std::shared_ptr<CudaImage> image_;
+    CUtexObject texture_ = 0;
+};
+
+std::shared_ptr<ImageSampler> CudaImage::sampled(const Sampler& sampler) {
+    return std::make_shared<CudaImageSampler>(shared_from_this(), sampler);
+}
+
+}  // namespace
+
+ImageLimits CudaContext::image_limits(std::size_t device_index) const {
+    const auto attribute = [&](CUdevice_attribute which) {
+        int value = 0;
+        KJARNI_CU(driver_, DeviceGetAttribute, &value, which, cu_devices_[device_index]);
+        return static_cast<std::size_t>(value);
+    };
+    // Arrays are made surface-capable: the smaller of the texture and the surface limits holds.
+    // One set of limits for layered and plain images: the layered ones, which are the smaller.
+    const auto both = [&](CUdevice_attribute texture, CUdevice_attribute surface) {
+        return std::min(attribute(texture), attribute(surface));
+    };
+    ImageLimits limits;
+    limits.supported = true;
+    limits.max_width_1d =
+        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH);
+    limits.max_width_2d =
+        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH);
+    limits.max_height_2d =
+        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT);
+    limits.max_width_3d = both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH);
+    limits.max_height_3d =
+        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT);
+    limits.max_depth_3d = both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH);
+    limits.max_layers = std::min(both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS,
+                                      CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS),
+                                 both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS,
+                                      CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS));
+    return limits;
+}
+
+bool CudaContext::image_format_supported(std::size_t, const ImageFormat&) const {
+    return true;  // every kjarni format (1, 2 or 4 channels of the eight types) is a CUDA array format
+}
+
+std::shared_ptr<Image> CudaContext::create_image(std::size_t device_index, const ImageShape& shape,
+                                                 const ImageFormat& format) {
+    return std::make_shared<CudaImage>(std::static_pointer_cast<CudaContext>(shared_from_this()), device_index,
+                                       shape, format);
+}
+
+}  // namespace kjarni::backend::cuda

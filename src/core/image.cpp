@@ -1,0 +1,263 @@
+// The public Image: shapes, formats and samplers checked here, once for both backends, so that a
+// backend only reports what its driver refuses.
+
+#include "kjarni/image.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "backend/backend.hpp"
+#include "kjarni/error.hpp"
+#include "kjarni/program.hpp"
+
+namespace kjarni {
+
+namespace {
+
+std::string where(const BoundDevice& device) { return fmt::format("device {} ('{}')", device.index(), device.name()); }
+
+std::string backend_name(const BoundDevice& device) { return device.context().api().id().shortcut(); }
+
+bool is_integer(ChannelType type) { return type != ChannelType::float16 && type != ChannelType::float32; }
+
+void check_shape(const ImageShape& shape) {
+    if (shape.dimensions < 1 || shape.dimensions > 3) {
+        throw ArgumentError("shape", fmt::format("has {} dimensions; an image has 1, 2 or 3", shape.dimensions));
+    }
+    if (shape.width == 0 || shape.height == 0 || shape.depth == 0) {
+        throw ArgumentError("shape", fmt::format("{} is empty", to_string(shape)));
+    }
+    if ((shape.dimensions < 2 && shape.height != 1) || (shape.dimensions < 3 && shape.depth != 1)) {
+        throw ArgumentError("shape", fmt::format("{} has extents past its {} dimensions (they must be 1)",
+                                                 to_string(shape), shape.dimensions));
+    }
+    if (shape.layered() && shape.dimensions == 3) {
+        throw ArgumentError("shape", "a 3-D image cannot be layered");
+    }
+}
+
+void check_limits(const ImageShape& shape, const ImageLimits& limits, const BoundDevice& device) {
+    const auto over = [&](const char* extent, std::size_t value, std::size_t limit) {
+        if (value > limit) {
+            throw ArgumentError("shape", fmt::format("{}: its {} of {} exceeds the {} of {} of {}", to_string(shape),
+                                                     extent, value, backend_name(device), limit, where(device)));
+        }
+    };
+    if (shape.dimensions == 1) over("width", shape.width, limits.max_width_1d);
+    if (shape.dimensions == 2) {
+        over("width", shape.width, limits.max_width_2d);
+        over("height", shape.height, limits.max_height_2d);
+    }
+    if (shape.dimensions == 3) {
+        over("width", shape.width, limits.max_width_3d);
+        over("height", shape.height, limits.max_height_3d);
+        over("depth", shape.depth, limits.max_depth_3d);
+    }
+    if (shape.layered()) over("layer count", shape.layers, limits.max_layers);
+}
+
+void check_format(const ImageFormat& format) {
+    const bool narrow = format.channel_size() <= 2 && is_integer(format.type);
+    if (format.normalized && !narrow) {
+        throw ArgumentError("format", fmt::format("{}: only 8- and 16-bit integer channels can be normalised",
+                                                  to_string(format)));
+    }
+}
+
+void check_sampler(const Sampler& sampler, const ImageFormat& format) {
+    if (sampler.filter == FilterMode::linear && !format.reads_as_float()) {
+        throw ArgumentError("sampler", fmt::format("linear filtering needs a float or normalised format, not {}",
+                                                   to_string(format)));
+    }
+    if ((sampler.address == AddressMode::repeat || sampler.address == AddressMode::mirrored_repeat) &&
+        !sampler.normalized_coordinates) {
+        throw ArgumentError("sampler", "repeat and mirrored_repeat addressing need normalised coordinates");
+    }
+}
+
+}  // namespace
+
+std::string to_string(ChannelOrder order) {
+    switch (order) {
+        case ChannelOrder::r:
+            return "r";
+        case ChannelOrder::rg:
+            return "rg";
+        case ChannelOrder::rgba:
+            return "rgba";
+    }
+    return "?";
+}
+
+std::string to_string(ChannelType type) {
+    switch (type) {
+        case ChannelType::uint8:
+            return "uint8";
+        case ChannelType::uint16:
+            return "uint16";
+        case ChannelType::uint32:
+            return "uint32";
+        case ChannelType::int8:
+            return "int8";
+        case ChannelType::int16:
+            return "int16";
+        case ChannelType::int32:
+            return "int32";
+        case ChannelType::float16:
+            return "float16";
+        case ChannelType::float32:
+            return "float32";
+    }
+    return "?";
+}
+
+std::size_t ImageFormat::channels() const noexcept {
+    return order == ChannelOrder::r ? 1 : order == ChannelOrder::rg ? 2 : 4;
+}
+
+std::size_t ImageFormat::channel_size() const noexcept {
+    switch (type) {
+        case ChannelType::uint8:
+        case ChannelType::int8:
+            return 1;
+        case ChannelType::uint16:
+        case ChannelType::int16:
+        case ChannelType::float16:
+            return 2;
+        case ChannelType::uint32:
+        case ChannelType::int32:
+        case ChannelType::float32:
+            return 4;
+    }
+    return 0;
+}
+
+std::size_t ImageFormat::pixel_size() const noexcept { return channels() * channel_size(); }
+
+bool ImageFormat::reads_as_float() const noexcept { return normalized || !is_integer(type); }
+
+std::string to_string(const ImageFormat& format) {
+    return fmt::format("{} {}{}", to_string(format.order), to_string(format.type),
+                       format.normalized ? " normalised" : "");
+}
+
+std::size_t ImageShape::pixels() const noexcept { return width * height * depth * std::max<std::size_t>(layers, 1); }
+
+std::string to_string(const ImageShape& shape) {
+    std::string text = fmt::format("{}-D {}", shape.dimensions, shape.width);
+    if (shape.dimensions >= 2) text += fmt::format(" x {}", shape.height);
+    if (shape.dimensions >= 3) text += fmt::format(" x {}", shape.depth);
+    if (shape.layered()) text += fmt::format(", {} layers", shape.layers);
+    return text;
+}
+
+ImageLimits image_limits(const BoundDevice& device) {
+    return detail::backend_of(device.context())->image_limits(device.index());
+}
+
+Image Image::allocate(const BoundDevice& device, const ImageShape& shape, const ImageFormat& format) {
+    check_shape(shape);
+    check_format(format);
+    backend::Context& context = *detail::backend_of(device.context());
+    const ImageLimits limits = context.image_limits(device.index());
+    if (!limits.supported) {
+        throw UnsupportedError(fmt::format("the {} backend has no images on {}", backend_name(device), where(device)));
+    }
+    check_limits(shape, limits, device);
+    if (!context.image_format_supported(device.index(), format)) {
+        throw ArgumentError("format", fmt::format("{} is not an image format {} supports on {}", to_string(format),
+                                                  backend_name(device), where(device)));
+    }
+    return Image(device, context.create_image(device.index(), shape, format), shape, format);
+}
+
+Image::Image(BoundDevice device, std::shared_ptr<backend::Image> impl, ImageShape shape, ImageFormat format)
+    : device_(std::move(device)), impl_(std::move(impl)), shape_(shape), format_(format) {}
+
+void Image::check_queue(const Queue& queue) const {
+    if (!(queue.device() == device_)) {
+        throw ArgumentError("queue", fmt::format("is on {} of {}, the image on {}", where(queue.device()),
+                                                 queue.device().context() == device_.context() ? "the same context"
+                                                                                               : "another context",
+                                                 where(device_)));
+    }
+}
+
+void Image::upload(const Queue& queue, std::span<const std::byte> host, bool async) const {
+    check_queue(queue);
+    if (host.size() != size_bytes()) {
+        throw ArgumentError("host", fmt::format("holds {} bytes; the {} image of {} needs {}", host.size(),
+                                                to_string(shape_), to_string(format_), size_bytes()));
+    }
+    impl_->write(*detail::backend_of(queue), host.data(), !async);
+}
+
+void Image::download(const Queue& queue, std::span<std::byte> host, bool async) const {
+    check_queue(queue);
+    if (host.size() != size_bytes()) {
+        throw ArgumentError("host", fmt::format("holds {} bytes; the {} image of {} needs {}", host.size(),
+                                                to_string(shape_), to_string(format_), size_bytes()));
+    }
+    impl_->read(*detail::backend_of(queue), host.data(), !async);
+}
+
+namespace {
+
+void check_buffer(const Buffer& buffer, const BoundDevice& device, std::size_t needed) {
+    if (!(buffer.device() == device)) {
+        throw ArgumentError("buffer", fmt::format("is on {}, the image on {}", where(buffer.device()), where(device)));
+    }
+    if (buffer.size() < needed) {
+        throw ArgumentError("buffer", fmt::format("holds {} bytes; the image needs {}", buffer.size(), needed));
+    }
+}
+
+}  // namespace
+
+void Image::copy_from(const Queue& queue, const Buffer& buffer, bool async) const {
+    check_queue(queue);
+    check_buffer(buffer, device_, size_bytes());
+    impl_->copy_from_buffer(*detail::backend_of(queue), *detail::backend_of(buffer), buffer.offset(), !async);
+}
+
+void Image::copy_to(const Queue& queue, const Buffer& buffer, bool async) const {
+    check_queue(queue);
+    check_buffer(buffer, device_, size_bytes());
+    impl_->copy_to_buffer(*detail::backend_of(queue), *detail::backend_of(buffer), buffer.offset(), !async);
+}
+
+void Image::copy_from(const Queue& queue, const Image& source, bool async) const {
+    check_queue(queue);
+    if (!(source.device_ == device_)) {
+        throw ArgumentError("source", fmt::format("is on {}, this image on {}", where(source.device_), where(device_)));
+    }
+    if (!(source.shape_ == shape_) || !(source.format_ == format_)) {
+        throw ArgumentError("source", fmt::format("is a {} image of {}; this one is a {} image of {}",
+                                                  to_string(source.shape_), to_string(source.format_),
+                                                  to_string(shape_), to_string(format_)));
+    }
+    if (source.impl_ == impl_) return;  // the same pixels
+    impl_->copy_from_image(*detail::backend_of(queue), *source.impl_, !async);
+}
+
+SampledImage Image::sampled(const Sampler& sampler) const {
+    check_sampler(sampler, format_);
+    return SampledImage(device_, impl_->sampled(sampler), sampler);
+}
+
+std::uintptr_t Image::native_handle() const { return impl_->native_handle(); }
+
+detail::KernelArg pack_kernel_arg(const Image& image, const detail::LaunchTarget&) {
+    detail::KernelArg arg = image.impl_->write_argument();
+    arg.context = detail::backend_of(image.device_.context()).get();
+    return arg;
+}
+
+detail::KernelArg pack_kernel_arg(const SampledImage& image, const detail::LaunchTarget&) {
+    detail::KernelArg arg = image.impl_->read_argument();
+    arg.context = detail::backend_of(image.device_.context()).get();
+    return arg;
+}
+
+}  // namespace kjarni
