@@ -71,7 +71,7 @@ PooledSVM SvmPoolState::allocate(const std::shared_ptr<backend::Queue>* queue, s
         auto made = std::make_unique<SvmBlock>(std::move(fresh));
         core->adopt(core, *made, key, 0, size);
         block = made.release();
-    } else if (block->owner.get() != queue_impl) {
+    } else if (block->owner && block->owner.get() != queue_impl) {
         // Another queue's work may still use the block: the new user waits for all of it, on its
         // queue, or on the host when it has none.
         try {

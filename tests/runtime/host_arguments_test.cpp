@@ -44,11 +44,12 @@ KERNEL void combine(GLOBAL_MEM float* out, GLOBAL_MEM int32_t* acc, GLOBAL_MEM c
 class HostArguments : public DeviceTest {
 protected:
     const Program& program() {
-        static std::map<const Context*, Program> programs;
-        const auto found = programs.find(&context());
-        if (found != programs.end()) return found->second;
+        // One program per shared context, never destroyed (like the contexts).
+        static auto* programs = new std::map<const Context*, Program>;
+        const auto found = programs->find(&context());
+        if (found != programs->end()) return found->second;
         const Program made(bound_device(), TemplateSource{combine_source}, {}, {{"T", pair_dtype()}});
-        return programs.emplace(&context(), made).first->second;
+        return programs->emplace(&context(), made).first->second;
     }
 
     static std::vector<Pair> random_pairs(std::size_t n) {

@@ -48,11 +48,12 @@ class ProgramLink : public DeviceTest {
 protected:
     // Linked once per device and shared by the tests (linking costs two compilations).
     const Program& linked() {
-        static std::map<const Context*, Program> programs;
-        const auto found = programs.find(&context());
-        if (found != programs.end()) return found->second;
+        // One program per shared context, never destroyed (like the contexts).
+        static auto* programs = new std::map<const Context*, Program>;
+        const auto found = programs->find(&context());
+        if (found != programs->end()) return found->second;
         return programs
-            .emplace(&context(), Program::link(bound_device(), {LinkInput::source(caller_unit),
+            ->emplace(&context(), Program::link(bound_device(), {LinkInput::source(caller_unit),
                                                                 LinkInput::source(callee_unit)}))
             .first->second;
     }

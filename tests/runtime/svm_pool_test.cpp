@@ -29,10 +29,11 @@ protected:
     }
 
     const Program& program() {
-        static std::map<const Context*, Program> programs;
-        const auto found = programs.find(&context());
-        if (found != programs.end()) return found->second;
-        return programs.emplace(&context(), Program(bound_device(), affine_source)).first->second;
+        // One program per shared context, never destroyed (like the contexts).
+        static auto* programs = new std::map<const Context*, Program>;
+        const auto found = programs->find(&context());
+        if (found != programs->end()) return found->second;
+        return programs->emplace(&context(), Program(bound_device(), affine_source)).first->second;
     }
 
     void write(const PooledSVM& memory, const std::vector<std::int32_t>& values) {
