@@ -89,8 +89,14 @@ TEST_P(ProgramLink, MissingFunctionIsLinkErrorWithLog) {
     } catch (const LinkError& error) {
         EXPECT_FALSE(error.log().empty());
         EXPECT_EQ(error.device(), bound_device().name());
-        // The drivers name the missing symbol in their logs.
-        EXPECT_NE(error.log().find("nowhere_defined_kjarni"), std::string::npos) << error.log();
+        // CUDA's linker names the missing symbol in its log. PoCL (3.1) fails clLinkProgram without
+        // a program to read a log from: the error says that the driver gave none.
+        const bool named = error.log().find("nowhere_defined_kjarni") != std::string::npos;
+        if (context().api().id() == ApiId::cuda()) {
+            EXPECT_TRUE(named) << error.log();
+        } else {
+            EXPECT_TRUE(named || error.log().find("the driver gave no log") != std::string::npos) << error.log();
+        }
     }
 }
 
