@@ -198,6 +198,20 @@ Value ctype(const DType& dtype);
 /// process, so a type renders with one prefix everywhere in a program.
 Module ctype_struct(const DType& dtype, bool ignore_alignment = false);
 
+/// pygpu's register_dtype: gives a struct dtype a C name of the user's. From then on the struct's
+/// module (ctype_struct, and `${dtype}` in templates) declares `typedef struct {...} c_name;`, so
+/// kernel code may write `c_name` itself; `${dtype}` still renders the module's prefix, which the
+/// module makes a typedef of `c_name`. Registration is process-wide and keyed by the dtype's layout
+/// (equal dtypes share it). Registering the same pair again does nothing. ArgumentError (naming
+/// `c_name` or `dtype`) when the dtype is not a struct, the name is not a C identifier or is one the
+/// kernel languages or the prelude reserve (a keyword, a built-in type, a name starting with two
+/// underscores or an underscore and a capital), the name belongs to another dtype, or the dtype
+/// already has another name. Register before the first program renders the dtype with a prefix of
+/// its own (a module made earlier keeps its name).
+void register_dtype(const DType& dtype, const std::string& c_name);
+/// The C name registered for a dtype, if any.
+std::optional<std::string> registered_dtype_name(const DType& dtype);
+
 /// The complex constructor macro: "COMPLEX64_CTR" / "COMPLEX128_CTR"; ArgumentError otherwise.
 std::string complex_ctr(const DType& dtype);
 

@@ -79,6 +79,22 @@ private:
     std::string source_;
 };
 
+/// Separately compiled units did not link (Program::link): an undefined or duplicate symbol, units
+/// for different targets. Carries the linker's log as the driver gave it.
+class LinkError : public Error {
+public:
+    LinkError(std::string api, std::string device, std::string log);
+
+    const std::string& api() const noexcept { return api_; }
+    const std::string& device() const noexcept { return device_; }
+    const std::string& log() const noexcept { return log_; }
+
+private:
+    std::string api_;
+    std::string device_;
+    std::string log_;
+};
+
 /// An argument is wrong: names the argument and says why.
 class ArgumentError : public Error {
 public:

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +32,7 @@
 #include "kjarni/dtype.hpp"
 #include "kjarni/event.hpp"
 #include "kjarni/kernel_attributes.hpp"
+#include "kjarni/memory_pool.hpp"
 #include "kjarni/queue.hpp"
 #include "kjarni/template/module.hpp"
 
@@ -84,6 +86,23 @@ struct GlobalVariable {
 };
 
 
+/// One separately compiled unit of Program::link: a kernel source or compiled code.
+struct LinkInput {
+    /// A source, rendered as a template with no arguments (as Program's is) and given the prelude
+    /// unless ProgramOptions::no_prelude; compiled on its own as relocatable device code. A function
+    /// of another unit is declared without a body (`FUNCTION float f(float x);`).
+    static LinkInput source(std::string_view text) { return LinkInput{true, std::string(text), {}}; }
+    /// Compiled code (CUDA: PTX text, a cubin compiled with relocatable device code, a fatbin).
+    /// OpenCL takes sources only (UnsupportedError at link time).
+    static LinkInput binary(std::span<const std::byte> code) {
+        return LinkInput{false, {}, std::vector<std::byte>(code.begin(), code.end())};
+    }
+
+    bool is_source = true;
+    std::string text;
+    std::vector<std::byte> code;
+};
+
 /// Up to three extents; {n}, {x, y}, {x, y, z}.
 using Sizes = std::vector<std::size_t>;
 
@@ -126,6 +145,20 @@ public:
                              const ProgramOptions& options = {});
     static Program from_file(const BoundDevice& device, const std::filesystem::path& path,
                              const ProgramOptions& options = {});
+
+    /// Links several separately compiled units into one program (PyCUDA's Linker / cuLink;
+    /// OpenCL's clCompileProgram + clLinkProgram), for every device of `devices`: a unit may call
+    /// a function that another unit defines. CUDA compiles source units to relocatable PTX and links
+    /// them with the code units through the driver's linker (binary() is the linked cubin); OpenCL
+    /// needs a device of OpenCL 1.2 or later (UnsupportedError naming the backend otherwise).
+    /// `options` apply as for a Program from source, except `keep` and `constant_arrays`
+    /// (ArgumentError: a constant declared in every unit would be defined twice). Linked programs
+    /// are not cached. CompileError when a unit does not compile; LinkError, with the linker's log,
+    /// when the units do not link (a function declared and defined nowhere, defined twice).
+    static Program link(const BoundMultiDevice& devices, const std::vector<LinkInput>& units,
+                        const ProgramOptions& options = {});
+    static Program link(const BoundDevice& device, const std::vector<LinkInput>& units,
+                        const ProgramOptions& options = {});
 
     const BoundMultiDevice& devices() const;
     /// The compiled code of a device, which from_binary takes back: a cubin (or PTX, for an
@@ -189,6 +222,67 @@ StructArg struct_arg(const T& value, const DType& dtype) {
     return StructArg(value, dtype);
 }
 
+/// Host memory passed straight to a launch (PyCUDA's In / Out / InOut): the launch allocates a
+/// temporary device buffer of the host range's size (from `pool` when one is given, for the
+/// launch's queue; else Buffer::allocate), copies the host data into it on the launch's queue before
+/// the kernel (In, InOut), passes the buffer in its place, and after the kernel copies the buffer
+/// back into the host range (Out, InOut), waiting for that copy. A launch given any of these returns
+/// only once the kernel has finished, so the host range needs to live only through the launch's
+/// full expression. Launches on a single Queue only (not on a MultiQueue). An empty range is
+/// ArgumentError at launch.
+class HostArgument {
+public:
+    enum class Direction : std::uint8_t { in, out, in_out };
+    Direction direction() const noexcept { return direction_; }
+    std::span<std::byte> bytes() const noexcept { return bytes_; }
+    const std::optional<MemoryPool>& pool() const noexcept { return pool_; }
+
+protected:
+    HostArgument(std::span<std::byte> bytes, Direction direction, std::optional<MemoryPool> pool)
+        : bytes_(bytes), direction_(direction), pool_(std::move(pool)) {}
+
+    template <class R>
+    static std::span<std::byte> bytes_of(R& range) {
+        using T = std::remove_cv_t<std::ranges::range_value_t<R>>;
+        static_assert(std::is_trivially_copyable_v<T>, "host arguments hold trivially copyable values");
+        // In only reads the bytes; the one span type keeps the three wrappers one class.
+        auto* data = const_cast<T*>(std::ranges::data(range));
+        return std::as_writable_bytes(std::span<T>(data, std::ranges::size(range)));
+    }
+
+private:
+    std::span<std::byte> bytes_;
+    Direction direction_;
+    std::optional<MemoryPool> pool_;
+};
+
+/// Host data copied to the device before the launch (read by the kernel).
+class In : public HostArgument {
+public:
+    template <std::ranges::contiguous_range R>
+        requires std::ranges::sized_range<R>
+    explicit In(const R& host, std::optional<MemoryPool> pool = std::nullopt)
+        : HostArgument(bytes_of(host), Direction::in, std::move(pool)) {}
+};
+
+/// A host range the kernel writes: copied back from the device after the launch.
+class Out : public HostArgument {
+public:
+    template <std::ranges::contiguous_range R>
+        requires std::ranges::sized_range<R> && (!std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>)
+    explicit Out(R&& host, std::optional<MemoryPool> pool = std::nullopt)
+        : HostArgument(bytes_of(host), Direction::out, std::move(pool)) {}
+};
+
+/// A host range copied in before the launch and back after it.
+class InOut : public HostArgument {
+public:
+    template <std::ranges::contiguous_range R>
+        requires std::ranges::sized_range<R> && (!std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>)
+    explicit InOut(R&& host, std::optional<MemoryPool> pool = std::nullopt)
+        : HostArgument(bytes_of(host), Direction::in_out, std::move(pool)) {}
+};
+
 /// A value given per device for a launch on a MultiQueue: values[i] goes to the i-th device of the
 /// queue's devices.
 template <class T>
@@ -225,8 +319,11 @@ concept PackableByAdl = requires(const T& value, const LaunchTarget& target) {
 };
 
 template <class T>
+concept HostArgumentType = std::derived_from<T, HostArgument>;
+
+template <class T>
 concept KernelArgument = KernelScalar<T> || std::same_as<T, Buffer> || std::same_as<T, StructArg> ||
-                         IsPerDevice<T>::value || PackableByAdl<T>;
+                         IsPerDevice<T>::value || PackableByAdl<T> || HostArgumentType<T>;
 
 inline KernelArg pack(const StructArg& value, const LaunchTarget&) {
     KernelArg arg;
@@ -274,6 +371,29 @@ KernelArg pack(const PerDevice<T>& values, const LaunchTarget& target) {
     return pack(values.values[position], target);
 }
 
+/// The temporary buffers of a launch's host arguments: copies in as each argument is packed, and
+/// copies out (or waits for the kernel) in finish().
+class HostArgumentStaging {
+public:
+    explicit HostArgumentStaging(const Queue& queue) : queue_(queue) {}
+    template <class T>
+    KernelArg pack_staged(const T& value, const LaunchTarget& target) {
+        if constexpr (HostArgumentType<T>) {
+            return pack(stage(value), target);
+        } else {
+            return pack(value, target);
+        }
+    }
+    /// Copies the Out and InOut buffers back, waiting for them; with none, waits for the queue
+    /// (the temporary buffers go when the staging does).
+    void finish();
+
+private:
+    const Buffer& stage(const HostArgument& argument);
+    const Queue& queue_;
+    std::vector<std::pair<Buffer, const HostArgument*>> staged_;
+};
+
 }  // namespace detail
 
 class Kernel {
@@ -315,15 +435,28 @@ private:
 class PreparedKernel {
 public:
     /// Launches on the queue's device; returns an event marking the launch's end.
+    /// Host arguments (In, Out, InOut) are copied in before and out after the launch, which then
+    /// returns once the kernel has finished.
     template <detail::KernelArgument... Args>
     Event operator()(const Queue& queue, const Args&... args) const {
         [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
-        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
-        return detail::BackendAccess::make<Event>(launch(queue, packed, true));
+        if constexpr ((detail::HostArgumentType<Args> || ...)) {
+            detail::HostArgumentStaging staging(queue);
+            // Braced initialisation packs (and stages) the arguments in order.
+            const std::array<detail::KernelArg, sizeof...(Args)> packed{staging.pack_staged(args, target)...};
+            Event event = detail::BackendAccess::make<Event>(launch(queue, packed, true));
+            staging.finish();
+            return event;
+        } else {
+            const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
+            return detail::BackendAccess::make<Event>(launch(queue, packed, true));
+        }
     }
     /// Launches on every device of the multi-queue (each must be prepared); one event per device.
     template <detail::KernelArgument... Args>
     std::vector<Event> operator()(const MultiQueue& queue, const Args&... args) const {
+        static_assert(!(detail::HostArgumentType<Args> || ...),
+                      "host arguments (In, Out, InOut) go to launches on a single Queue");
         std::vector<Event> events;
         for (std::size_t position = 0; position < queue.queues().size(); ++position) {
             [[maybe_unused]] const detail::LaunchTarget target{position, queue.queues()[position].device().index()};
@@ -346,9 +479,13 @@ public:
     /// by name).
     template <detail::KernelArgument... Args>
     void enqueue(const Queue& queue, const Args&... args) const {
-        [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
-        const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
-        launch(queue, packed, false);
+        if constexpr ((detail::HostArgumentType<Args> || ...)) {
+            (*this)(queue, args...);  // host arguments need the staged launch
+        } else {
+            [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
+            const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
+            launch(queue, packed, false);
+        }
     }
 
     /// Launches with arguments packed at run time (language bindings, where the count and the kinds

@@ -92,6 +92,15 @@ struct BuildOptions {
     std::optional<unsigned> jit_optimization_level;
 };
 
+/// One unit of Context::link: a complete source, compiled on its own as relocatable device code
+/// (CUDA: NVRTC -rdc=true to PTX; OpenCL: clCompileProgram), or compiled code (CUDA: PTX, a
+/// relocatable cubin, a fatbin).
+struct LinkUnit {
+    bool is_source = true;
+    std::string source;
+    std::vector<std::byte> code;
+};
+
 struct BuildOutput {
     std::shared_ptr<Module> module;
     /// What load() accepts to recreate the module without compiling (cubin / OpenCL program
@@ -276,6 +285,11 @@ public:
     /// binary is refused; the caller then compiles from source.
     virtual std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
                                          const BuildOptions& options) = 0;
+    /// Compiles the source units each on its own and links them with the code units into one
+    /// module (cuLink*, clCompileProgram + clLinkProgram). CompileError when a unit does not
+    /// compile, LinkError (with the linker's log) when they do not link. The default throws
+    /// UnsupportedError naming the backend.
+    virtual BuildOutput link(std::size_t device_index, std::span<const LinkUnit> units, const BuildOptions& options);
     /// The PTX of a complete source for one device (CUDA, through NVRTC, for the architecture build()
     /// would use). The default throws UnsupportedError naming the backend.
     virtual std::string ptx(std::size_t device_index, const std::string& source, const BuildOptions& options);

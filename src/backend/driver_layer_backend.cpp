@@ -28,6 +28,10 @@ std::shared_ptr<HostAllocation> Context::register_host(void*, std::size_t, HostA
 
 PointerInfo Context::pointer_info(std::uintptr_t) const { unsupported(api(), "report the attributes of a pointer"); }
 
+BuildOutput Context::link(std::size_t, std::span<const LinkUnit>, const BuildOptions&) {
+    unsupported(api(), "link separately compiled units");
+}
+
 PitchedAllocation Context::allocate_pitched(std::size_t, std::size_t, std::size_t, std::size_t) {
     unsupported(api(), "allocate pitched memory");
 }

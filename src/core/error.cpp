@@ -39,6 +39,12 @@ CompileError::CompileError(std::string api, std::string device, std::string log,
 
 std::string CompileError::numbered_source() const { return number_lines(source_); }
 
+LinkError::LinkError(std::string api, std::string device, std::string log)
+    : Error(fmt::format("{} linking for {} failed:\n{}", api, device, log)),
+      api_(std::move(api)),
+      device_(std::move(device)),
+      log_(std::move(log)) {}
+
 ArgumentError::ArgumentError(std::string argument, const std::string& reason)
     : Error(fmt::format("argument '{}': {}", argument, reason)), argument_(std::move(argument)) {}
 

@@ -38,6 +38,49 @@ std::string scalar_ctype(Kind kind) {
     return {};
 }
 
+// register_dtype's table: descr -> name and back.
+struct Registry {
+    std::mutex mutex;
+    std::map<std::string, std::string> names;   // descr -> C name
+    std::map<std::string, std::string> owners;   // C name -> descr
+};
+
+Registry& registry() {
+    static Registry instance;
+    return instance;
+}
+
+bool is_identifier(const std::string& name) {
+    if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+    for (const char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+// Names a struct must not take: C / C++ / OpenCL C keywords and built-in types, the prelude's
+// typedefs, and the macros of the prelude (a typedef named KERNEL would be rewritten by it).
+bool is_reserved(const std::string& name) {
+    if (name.starts_with("__") || (name.size() >= 2 && name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')) return true;
+    static const char* const reserved[] = {
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+        "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+        "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
+        "true", "false", "class", "namespace", "template", "typename", "operator", "new", "delete", "this",
+        "public", "private", "protected", "virtual", "friend", "using", "constexpr", "decltype", "nullptr",
+        "half", "uchar", "ushort", "uint", "ulong", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "kernel",
+        "global", "local", "constant", "private", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
+        "int64_t", "uint64_t", "complex64_t", "complex128_t", "float2", "double2", "KERNEL", "FUNCTION",
+        "GLOBAL_MEM", "LOCAL_MEM", "LOCAL_MEM_DECL", "LOCAL_MEM_DYNAMIC", "CONSTANT_MEM", "CONSTANT_MEM_DECL",
+        "INLINE", "SIZE_T", "VSIZE_T", "ALIGN", "LOCAL_BARRIER", "get_global_id", "get_local_id", "get_group_id",
+        "get_global_size", "get_local_size", "get_num_groups"};
+    for (const char* word : reserved) {
+        if (name == word) return true;
+    }
+    return false;
+}
+
 Module make_struct_module(const DType& dtype, bool ignore_alignment) {
     const auto& data = *dtype.struct_data();
     detail::CLayout layout;
@@ -67,7 +110,13 @@ Module make_struct_module(const DType& dtype, bool ignore_alignment) {
         if (!ignore_alignment && layout.field_alignments[i] != 0) body += fmt::format(" ALIGN({})", layout.field_alignments[i]);
         body += ";\n";
     }
-    body += "} ${prefix};\n";
+    const std::optional<std::string> name = registered_dtype_name(dtype);
+    if (name) {
+        // The user's name is the struct's; the prefix that templates see is an alias of it.
+        body += fmt::format("}} {};\ntypedef {} ${{prefix}};\n", *name, *name);
+    } else {
+        body += "} ${prefix};\n";
+    }
     return Module::from_string(body, "struct", std::move(globals));
 }
 
@@ -77,7 +126,9 @@ Module ctype_struct(const DType& dtype, bool ignore_alignment) {
     if (!dtype.is_struct()) throw ArgumentError("dtype", "ctype_struct: " + dtype.name() + " is not a struct type");
     static std::mutex mutex;
     static std::map<std::pair<std::string, bool>, Module> cache;
-    const auto key = std::make_pair(dtype.descr(), ignore_alignment);
+    // The registered name is part of the key: a registration made after a module of the anonymous
+    // struct gives a module of its own.
+    const auto key = std::make_pair(dtype.descr() + "|" + registered_dtype_name(dtype).value_or(""), ignore_alignment);
     {
         const std::lock_guard lock(mutex);
         if (auto it = cache.find(key); it != cache.end()) return it->second;
@@ -85,6 +136,37 @@ Module ctype_struct(const DType& dtype, bool ignore_alignment) {
     Module module = make_struct_module(dtype, ignore_alignment);  // may recurse into ctype_struct
     const std::lock_guard lock(mutex);
     return cache.emplace(key, module).first->second;
+}
+
+void register_dtype(const DType& dtype, const std::string& c_name) {
+    if (!dtype.is_struct()) {
+        throw ArgumentError("dtype", "register_dtype: " + dtype.name() + " is not a struct type (scalars have their C names)");
+    }
+    if (!is_identifier(c_name)) throw ArgumentError("c_name", "register_dtype: '" + c_name + "' is not a C identifier");
+    if (is_reserved(c_name)) {
+        throw ArgumentError("c_name", "register_dtype: '" + c_name + "' is reserved by the kernel languages or the prelude");
+    }
+    const std::string descr = dtype.descr();
+    Registry& table = registry();
+    const std::lock_guard lock(table.mutex);
+    if (const auto owner = table.owners.find(c_name); owner != table.owners.end() && owner->second != descr) {
+        throw ArgumentError("c_name", "register_dtype: '" + c_name + "' is already the name of another dtype (" +
+                                          owner->second + ")");
+    }
+    if (const auto named = table.names.find(descr); named != table.names.end() && named->second != c_name) {
+        throw ArgumentError("dtype", "register_dtype: the dtype is already registered as '" + named->second + "'");
+    }
+    table.names[descr] = c_name;
+    table.owners[c_name] = descr;
+}
+
+std::optional<std::string> registered_dtype_name(const DType& dtype) {
+    if (!dtype.is_struct()) return std::nullopt;
+    Registry& table = registry();
+    const std::lock_guard lock(table.mutex);
+    const auto found = table.names.find(dtype.descr());
+    if (found == table.names.end()) return std::nullopt;
+    return found->second;
 }
 
 Value ctype(const DType& dtype) {

@@ -130,8 +130,50 @@ std::vector<std::byte> read_file(const std::filesystem::path& path) {
     return bytes;
 }
 
+std::shared_ptr<const ProgramState> link_all(const BoundMultiDevice& devices, const std::vector<LinkInput>& units,
+                                             const ProgramOptions& options) {
+    if (devices.size() == 0) throw ArgumentError("devices", "a program needs at least one device");
+    if (units.empty()) throw ArgumentError("units", "linking needs at least one unit");
+    if (options.keep) throw ArgumentError("options", "ProgramOptions::keep does not apply to Program::link");
+    if (!options.constant_arrays.empty()) {
+        throw ArgumentError("options", "ProgramOptions::constant_arrays does not apply to Program::link: every unit "
+                                       "would define them");
+    }
+    refuse_cuda_only_options(devices, options);
+    const ApiId api = devices.context().api().id();
+    std::vector<backend::LinkUnit> backend_units;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        const LinkInput& unit = units[i];
+        if (unit.is_source) {
+            backend_units.push_back({true, full_source(api, render_with_modules(unit.text), options), {}});
+        } else {
+            if (unit.code.empty()) throw ArgumentError("units", fmt::format("unit {} is empty code", i));
+            backend_units.push_back({false, {}, unit.code});
+        }
+    }
+    auto state = std::make_shared<ProgramState>(ProgramState{devices, options, {}});
+    const backend::BuildOptions build_options = backend_options(options);
+    for (const BoundDevice& device : devices.to_vector()) {
+        backend::BuildOutput output =
+            detail::backend_of(device.context())->link(device.index(), backend_units, build_options);
+        auto binary = std::make_shared<std::vector<std::byte>>(std::move(output.binary));
+        state->programs.push_back(DeviceProgram{device, std::string(), std::move(output.module), std::nullopt,
+                                                std::move(binary)});
+    }
+    return state;
+}
+
 }  // namespace
 }  // namespace detail
+
+Program Program::link(const BoundMultiDevice& devices, const std::vector<LinkInput>& units,
+                      const ProgramOptions& options) {
+    return Program(detail::link_all(devices, units, options));
+}
+
+Program Program::link(const BoundDevice& device, const std::vector<LinkInput>& units, const ProgramOptions& options) {
+    return link(BoundMultiDevice(device.context(), {device.index()}), units, options);
+}
 
 Program Program::from_binary(const BoundMultiDevice& devices, std::span<const std::byte> code,
                              const ProgramOptions& options) {

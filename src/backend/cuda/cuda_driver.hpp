@@ -104,6 +104,10 @@ namespace kjarni::backend::cuda {
     X(Memcpy3DAsync, 3020, "cuMemcpy3DAsync_v2")                         \
     X(Memcpy3DPeerAsync, 4000, "cuMemcpy3DPeerAsync")                    \
     X(ModuleLoadDataEx, 2010, "cuModuleLoadDataEx")                      \
+    X(LinkCreate, 6050, "cuLinkCreate_v2")                               \
+    X(LinkAddData, 6050, "cuLinkAddData_v2")                             \
+    X(LinkComplete, 5050, "cuLinkComplete")                              \
+    X(LinkDestroy, 5050, "cuLinkDestroy")                                \
     X(StreamCreateWithPriority, 5050, "cuStreamCreateWithPriority")      \
     X(CtxGetStreamPriorityRange, 5050, "cuCtxGetStreamPriorityRange")    \
     X(StreamQuery, 2000, "cuStreamQuery")                                \

@@ -513,6 +513,122 @@ BuildOutput CudaContext::build(std::size_t device_index, const std::string& sour
     return result;
 }
 
+namespace {
+
+// The driver's linker, destroyed however the link ends (cuLinkComplete's cubin lives in it).
+class LinkState {
+public:
+    LinkState(const Driver& driver, std::vector<CUjit_option>& options, std::vector<void*>& values) : driver_(driver) {
+        KJARNI_CU(driver_, LinkCreate, static_cast<unsigned int>(options.size()), options.data(), values.data(),
+                  &state_);
+    }
+    ~LinkState() {
+        if (state_ != nullptr) driver_.LinkDestroy(state_);
+    }
+    LinkState(const LinkState&) = delete;
+    LinkState& operator=(const LinkState&) = delete;
+    CUlinkState get() const noexcept { return state_; }
+
+private:
+    const Driver& driver_;
+    CUlinkState state_ = nullptr;
+};
+
+CUjitInputType input_type(std::span<const std::byte> code) {
+    static constexpr std::array<unsigned char, 4> elf_magic = {0x7f, 'E', 'L', 'F'};
+    if (code.size() >= 4 && std::memcmp(code.data(), elf_magic.data(), 4) == 0) return CU_JIT_INPUT_CUBIN;
+    if (code.size() >= 4 && read_le<std::uint32_t>(code, 0) == fatbin_magic) return CU_JIT_INPUT_FATBINARY;
+    return CU_JIT_INPUT_PTX;
+}
+
+std::string log_text(const std::vector<char>& buffer) {
+    std::string text(buffer.data(), strnlen(buffer.data(), buffer.size()));
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text;
+}
+
+}  // namespace
+
+BuildOutput CudaContext::link(std::size_t device_index, std::span<const LinkUnit> units, const BuildOptions& options) {
+    const Device& device = *devices_[device_index];
+    // Source units become PTX for the virtual architecture (relocatable: -rdc=true), which the
+    // driver's linker compiles for this device together with the other units.
+    std::vector<std::vector<std::byte>> inputs;
+    std::vector<std::string> compile_log;
+    for (const LinkUnit& unit : units) {
+        if (!unit.is_source) {
+            std::vector<std::byte> code = unit.code;
+            if (input_type(code) == CU_JIT_INPUT_PTX && (code.empty() || code.back() != std::byte{0})) {
+                code.push_back(std::byte{0});
+            }
+            inputs.push_back(std::move(code));
+            continue;
+        }
+        const NvrtcLibrary& nvrtc = nvrtc_or_throw();
+        const Target target =
+            options.cuda_arch.empty() ? choose_target(nvrtc, device) : explicit_target(options.cuda_arch, device);
+        std::vector<std::string> compiler_options = nvrtc_options(target, options, true);
+        compiler_options.emplace_back("--relocatable-device-code=true");
+        NvrtcOutput output = nvrtc.compile(unit.source, "unit.cu", compiler_options, {}, true);
+        if (!output.compiled) throw CompileError("CUDA", device.name(), output.log, compiler_options, unit.source);
+        std::vector<std::byte> ptx(output.ptx.size() + 1);
+        std::memcpy(ptx.data(), output.ptx.c_str(), output.ptx.size() + 1);
+        inputs.push_back(std::move(ptx));
+    }
+
+    std::vector<char> error_log(16384, '\0');
+    std::vector<char> info_log(16384, '\0');
+    std::vector<CUjit_option> jit = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
+                                     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    // Option values travel as pointers holding the number itself.
+    std::vector<void*> values = {error_log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(error_log.size())),
+                                 info_log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(info_log.size()))};
+    if (options.jit_max_registers) {
+        jit.push_back(CU_JIT_MAX_REGISTERS);
+        values.push_back(reinterpret_cast<void*>(static_cast<std::uintptr_t>(*options.jit_max_registers)));
+    }
+    if (options.jit_optimization_level) {
+        jit.push_back(CU_JIT_OPTIMIZATION_LEVEL);
+        values.push_back(reinterpret_cast<void*>(static_cast<std::uintptr_t>(*options.jit_optimization_level)));
+    }
+    const Driver& driver = driver_;
+    CurrentContext current(driver, cu_context(device_index));
+    LinkState state(driver, jit, values);
+    auto fail = [&](CUresult result, const char* call) {
+        // A bad unit or an unresolved symbol is the user's: LinkError with the log (the driver
+        // writes one whatever code it returns). Anything else (out of memory, no context) is the
+        // driver's error as usual.
+        std::string log = log_text(error_log);
+        const bool bad_input = result == CUDA_ERROR_INVALID_IMAGE || result == CUDA_ERROR_INVALID_PTX ||
+                               result == CUDA_ERROR_NO_BINARY_FOR_GPU ||
+                               result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || result == CUDA_ERROR_NOT_FOUND;
+        if (!log.empty() || bad_input) {
+            if (log.empty()) log = fmt::format("{}: {}", call, error_description(driver, result));
+            throw LinkError("CUDA", device.name(), log);
+        }
+        throw_cuda_error(driver, result, call);
+    };
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const std::string name = fmt::format("unit{}", i);
+        const CUresult result = driver.LinkAddData(state.get(), input_type(inputs[i]), inputs[i].data(),
+                                                   inputs[i].size(), name.c_str(), 0, nullptr, nullptr);
+        if (result != CUDA_SUCCESS) fail(result, "cuLinkAddData");
+    }
+    void* cubin = nullptr;
+    std::size_t cubin_size = 0;
+    const CUresult result = driver.LinkComplete(state.get(), &cubin, &cubin_size);
+    if (result != CUDA_SUCCESS) fail(result, "cuLinkComplete");
+
+    BuildOutput output;
+    output.binary.resize(cubin_size);
+    std::memcpy(output.binary.data(), cubin, cubin_size);
+    output.log = log_text(info_log);
+    output.module = std::make_shared<CudaModule>(std::make_shared<LoadedModule>(
+        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index,
+        std::span<const std::byte>(output.binary)));
+    return output;
+}
+
 std::shared_ptr<Module> CudaContext::load(std::size_t device_index, std::span<const std::byte> binary,
                                           const BuildOptions& options) {
     if (!is_loadable_image(binary)) {

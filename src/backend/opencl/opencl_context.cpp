@@ -58,6 +58,10 @@ BuildOutput OpenClContext::build(std::size_t device_index, const std::string& so
     return build_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, source, options);
 }
 
+BuildOutput OpenClContext::link(std::size_t device_index, std::span<const LinkUnit> units, const BuildOptions& options) {
+    return link_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, units, options);
+}
+
 std::shared_ptr<Module> OpenClContext::load(std::size_t device_index, std::span<const std::byte> binary,
                                             const BuildOptions& options) {
     return load_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, binary, options);

@@ -29,6 +29,7 @@ public:
     /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD where the device has cl_amd_device_attribute_query.
     std::optional<std::uint64_t> free_memory(std::size_t device_index) const override;
     BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
+    BuildOutput link(std::size_t device_index, std::span<const LinkUnit> units, const BuildOptions& options) override;
     std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
                                  const BuildOptions& options) override;
     std::string compiler_identity(std::size_t device_index) const override;

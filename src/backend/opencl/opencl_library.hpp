@@ -28,11 +28,13 @@ namespace kjarni::backend::opencl {
     X(clEnqueueCopyImage) X(clEnqueueCopyImageToBuffer) X(clEnqueueCopyBufferToImage)         \
     X(clCreateSampler) X(clRetainSampler) X(clReleaseSampler)
 
-// Entry points that only OpenCL 2.0+ loaders have (clEnqueueSVMMigrateMem: 2.1+); null when missing.
+// Entry points that only OpenCL 2.0+ loaders have (clEnqueueSVMMigrateMem: 2.1+; clCompileProgram and
+// clLinkProgram: 1.2+); null when missing.
 #define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X)                                                    \
     X(clCreateCommandQueueWithProperties)                                                      \
     X(clSVMAlloc) X(clSVMFree) X(clSetKernelArgSVMPointer) X(clEnqueueSVMMap) X(clEnqueueSVMUnmap) \
-    X(clEnqueueSVMMigrateMem) X(clCreateProgramWithIL) X(clCreateSamplerWithProperties)
+    X(clEnqueueSVMMigrateMem) X(clCreateProgramWithIL) X(clCreateSamplerWithProperties)            \
+    X(clCompileProgram) X(clLinkProgram)
 
 struct OpenClLibrary {
 #define KJARNI_DECLARE_POINTER(name) decltype(&::name) name = nullptr;

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "backend/opencl/opencl_error.hpp"
+#include "backend/opencl/opencl_info.hpp"
 #include "backend/opencl/opencl_queue.hpp"
 #include "backend/opencl/opencl_quirks.hpp"
 #include "backend/opencl/opencl_svm.hpp"
@@ -257,6 +259,73 @@ std::shared_ptr<Module> load_program(const std::shared_ptr<OpenClContext>& conte
         build_or_throw(program.get(), context, device_index, option_list(options), "(program binary)");
     }
     return std::make_shared<OpenClModule>(context, device_index, std::move(program));
+}
+
+namespace {
+
+// "OpenCL X.Y ..." (CL_DEVICE_VERSION) as X * 10 + Y; 0 when it does not read so.
+int device_version(cl_device_id device) {
+    const std::string text = device_info_string(device, CL_DEVICE_VERSION);
+    int major = 0;
+    int minor = 0;
+    if (std::sscanf(text.c_str(), "OpenCL %d.%d", &major, &minor) != 2) return 0;
+    return major * 10 + minor;
+}
+
+}  // namespace
+
+BuildOutput link_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                         std::span<const LinkUnit> units, const BuildOptions& options) {
+    refuse_cuda_only_options(options);
+    const cl_device_id device = context->device_id(device_index);
+    const std::string& device_name = context->devices()[device_index]->name();
+    if (device_version(device) < 12 || cl().clCompileProgram == nullptr || cl().clLinkProgram == nullptr) {
+        throw UnsupportedError(fmt::format("the opencl backend links separately compiled units on OpenCL 1.2 and "
+                                           "later only; device '{}' reports '{}'",
+                                           device_name, device_info_string(device, CL_DEVICE_VERSION)));
+    }
+    // The compile step takes the build options; the link step only the linker's (the fast-math
+    // ones among them, which the specification lets both take).
+    const std::vector<std::string> compile_list = option_list(options);
+    const std::string compile_options = fmt::format("{}", fmt::join(compile_list, " "));
+    const std::string link_options = options.fast_math ? "-cl-fast-relaxed-math" : "";
+    std::vector<Handle<cl_program>> compiled;
+    for (const LinkUnit& unit : units) {
+        if (!unit.is_source) {
+            throw UnsupportedError("the opencl backend links units given as source only (compiled code is a CUDA "
+                                   "link unit)");
+        }
+        const char* text = unit.source.c_str();
+        const std::size_t length = unit.source.size();
+        cl_int status = CL_SUCCESS;
+        Handle<cl_program> program(cl().clCreateProgramWithSource(context->handle(), 1, &text, &length, &status));
+        check(status, "clCreateProgramWithSource");
+        status = cl().clCompileProgram(program.get(), 1, &device, compile_options.c_str(), 0, nullptr, nullptr, nullptr,
+                                       nullptr);
+        if (build_failed(status)) {
+            throw CompileError("OpenCL", device_name, build_log(program.get(), device), compile_list, unit.source);
+        }
+        check(status, "clCompileProgram");
+        compiled.push_back(std::move(program));
+    }
+    std::vector<cl_program> inputs;
+    for (const auto& program : compiled) inputs.push_back(program.get());
+    cl_int status = CL_SUCCESS;
+    Handle<cl_program> linked(cl().clLinkProgram(context->handle(), 1, &device, link_options.c_str(),
+                                                 static_cast<cl_uint>(inputs.size()), inputs.data(), nullptr, nullptr,
+                                                 &status));
+    if (status == CL_LINK_PROGRAM_FAILURE) {
+        // The specification returns the program when linking began, so that its log can be read.
+        std::string log = linked ? build_log(linked.get(), device) : std::string();
+        if (log.empty()) log = "clLinkProgram: CL_LINK_PROGRAM_FAILURE (the driver gave no log)";
+        throw LinkError("OpenCL", device_name, log);
+    }
+    check(status, "clLinkProgram");
+    BuildOutput output;
+    output.log = build_log(linked.get(), device);
+    output.binary = program_binary(linked.get(), device);
+    output.module = std::make_shared<OpenClModule>(context, device_index, std::move(linked));
+    return output;
 }
 
 OpenClModule::OpenClModule(std::shared_ptr<OpenClContext> context, std::size_t device_index,

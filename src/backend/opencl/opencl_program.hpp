@@ -18,6 +18,11 @@ BuildOutput build_program(const std::shared_ptr<OpenClContext>& context, std::si
 std::shared_ptr<Module> load_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
                                      std::span<const std::byte> binary, const BuildOptions& options);
 
+/// Compiles the source units with clCompileProgram and links them with clLinkProgram (OpenCL 1.2
+/// devices; UnsupportedError on older ones and for units of compiled code).
+BuildOutput link_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                         std::span<const LinkUnit> units, const BuildOptions& options);
+
 class OpenClModule final : public Module {
 public:
     OpenClModule(std::shared_ptr<OpenClContext> context, std::size_t device_index, Handle<cl_program> program);

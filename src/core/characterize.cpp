@@ -1,0 +1,342 @@
+// Device characterization: vendor documentation turned into rules over DeviceFacts.
+
+#include "kjarni/characterize.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <variant>
+
+#include "kjarni/api.hpp"
+#include "kjarni/error.hpp"
+#include "kjarni/platform.hpp"
+
+namespace kjarni::characterize {
+
+namespace {
+
+bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+std::optional<std::size_t> integer_attribute(const Device& device, std::string_view name) {
+    const auto value = device.attribute(name);
+    if (!value) return std::nullopt;
+    if (const auto* number = std::get_if<std::int64_t>(&*value); number != nullptr && *number > 0) {
+        return static_cast<std::size_t>(*number);
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Vendor vendor_of(std::string_view vendor) {
+    if (contains(vendor, "NVIDIA")) return Vendor::nvidia;
+    if (contains(vendor, "Advanced Micro Devices") || contains(vendor, "AMD")) return Vendor::amd;
+    if (contains(vendor, "Intel")) return Vendor::intel;
+    if (contains(vendor, "Apple")) return Vendor::apple;
+    if (contains(vendor, "ARM") || contains(vendor, "Arm")) return Vendor::arm;
+    if (contains(vendor, "Qualcomm")) return Vendor::qualcomm;
+    return Vendor::other;
+}
+
+DeviceFacts facts_of(const Device& device) {
+    DeviceFacts facts;
+    const Platform platform = device.platform();
+    facts.cuda = platform.api().id() == ApiId::cuda();
+    facts.vendor = device.properties().vendor;
+    facts.platform_name = platform.name();
+    facts.type = device.params().type;
+    facts.compute_capability = device.properties().compute_capability;
+    facts.warp_size = device.params().warp_size;
+    facts.local_mem_size = device.params().local_mem_size;
+    facts.unified_memory = device.properties().unified_memory;
+    facts.native_vector_width_1 = integer_attribute(device, "CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR");
+    facts.native_vector_width_2 = integer_attribute(device, "CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT");
+    facts.native_vector_width_4 = integer_attribute(device, "CL_DEVICE_NATIVE_VECTOR_WIDTH_INT");
+    facts.native_vector_width_8 = integer_attribute(device, "CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG");
+    return facts;
+}
+
+// ---- Local memory banks ------------------------------------------------------------------------
+
+std::optional<LocalMemoryBanks> local_memory_banks(const DeviceFacts& facts) {
+    if (facts.type == DeviceType::cpu) return std::nullopt;
+    switch (vendor_of(facts.vendor)) {
+    case Vendor::nvidia:
+        // CUDA C Programming Guide, "Shared Memory" per compute capability: 1.x 16 banks of 32 bits,
+        // conflicts within a half-warp; 2.0 and later 32 banks, conflicts within a warp (3.x in its
+        // default 4-byte bank mode).
+        if (!facts.compute_capability) return std::nullopt;
+        if (facts.compute_capability->major < 2) return LocalMemoryBanks{16, 4, 16};
+        return LocalMemoryBanks{32, 4, 32};
+    case Vendor::amd:
+        // AMD's GCN architecture and OpenCL optimization guides: the LDS has 32 banks of 4 bytes;
+        // bank conflicts are resolved among 32 lanes (half a wave64) at a time. RDNA keeps both.
+        if (facts.type != DeviceType::gpu) return std::nullopt;
+        return LocalMemoryBanks{32, 4, 32};
+    default:
+        return std::nullopt;
+    }
+}
+
+std::optional<LocalMemoryBanks> local_memory_banks(const Device& device) { return local_memory_banks(facts_of(device)); }
+
+std::string local_memory_banks_unknown_reason(const DeviceFacts& facts) {
+    if (local_memory_banks(facts)) return {};
+    if (facts.type == DeviceType::cpu) return "a CPU serves local memory from its caches: it has no banks";
+    const Vendor vendor = vendor_of(facts.vendor);
+    if (vendor == Vendor::nvidia) return "the device's compute capability is unknown";
+    return fmt::format("kjarni has no vendor data on the local memory banks of '{}' devices", facts.vendor);
+}
+
+std::optional<std::size_t> local_memory_bank_count(const Device& device) {
+    const auto banks = local_memory_banks(device);
+    return banks ? std::optional(banks->count) : std::nullopt;
+}
+
+std::optional<std::size_t> local_memory_access_granularity(const Device& device) {
+    const auto banks = local_memory_banks(device);
+    return banks ? std::optional(banks->granularity) : std::nullopt;
+}
+
+std::optional<std::size_t> simultaneous_work_items_on_local_access(const Device& device) {
+    const auto banks = local_memory_banks(device);
+    return banks ? std::optional(banks->simultaneous_work_items) : std::nullopt;
+}
+
+std::size_t usable_local_mem_size(const DeviceFacts& facts, std::optional<std::size_t> nargs) {
+    std::size_t usable = facts.local_mem_size;
+    // CUDA C Programming Guide (compute capability 1.x): kernel parameters are passed through
+    // shared memory, 256 bytes at most.
+    if (vendor_of(facts.vendor) == Vendor::nvidia && facts.compute_capability && facts.compute_capability->major < 2) {
+        const std::size_t taken = nargs ? std::min<std::size_t>(*nargs * 4, 256) : 256;
+        usable -= std::min(usable, taken);
+    }
+    return usable;
+}
+
+std::size_t usable_local_mem_size(const Device& device, std::optional<std::size_t> nargs) {
+    return usable_local_mem_size(facts_of(device), nargs);
+}
+
+std::optional<std::size_t> simd_group_size(const DeviceFacts& facts, std::size_t type_size) {
+    if (type_size != 1 && type_size != 2 && type_size != 4 && type_size != 8) {
+        throw ArgumentError("type_size", fmt::format("must be 1, 2, 4 or 8 bytes, got {}", type_size));
+    }
+    if (facts.type == DeviceType::gpu || facts.cuda) {
+        // The warp (NVIDIA) or wavefront (AMD) the API reported; 1 means it reported none.
+        if (facts.warp_size > 1) return facts.warp_size;
+        return std::nullopt;
+    }
+    if (facts.type == DeviceType::cpu) {
+        switch (type_size) {
+        case 1: return facts.native_vector_width_1;
+        case 2: return facts.native_vector_width_2;
+        case 4: return facts.native_vector_width_4;
+        default: return facts.native_vector_width_8;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::size_t> simd_group_size(const Device& device, std::size_t type_size) {
+    return simd_group_size(facts_of(device), type_size);
+}
+
+std::vector<std::string> fast_inaccurate_build_options(const DeviceFacts& facts) {
+    if (facts.cuda) {
+        // --use_fast_math is the other four together (NVRTC's documentation).
+        return {"--use_fast_math", "--ftz=true", "--prec-div=false", "--prec-sqrt=false", "--fmad=true"};
+    }
+    return {"-cl-mad-enable", "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations", "-cl-finite-math-only",
+            "-cl-fast-relaxed-math"};
+}
+
+std::vector<std::string> fast_inaccurate_build_options(const Device& device) {
+    return fast_inaccurate_build_options(facts_of(device));
+}
+
+// ---- Local access conflicts --------------------------------------------------------------------
+
+namespace {
+
+void check_banks(const LocalMemoryBanks& banks, std::size_t itemsize) {
+    if (banks.count == 0 || banks.granularity == 0 || banks.simultaneous_work_items == 0) {
+        throw ArgumentError("banks", "count, granularity and simultaneous_work_items must all be positive");
+    }
+    if (itemsize == 0) throw ArgumentError("itemsize", "must be positive");
+}
+
+}  // namespace
+
+LocalAccessConflict local_access_conflicts(const LocalMemoryBanks& banks, std::size_t itemsize,
+                                           std::span<const std::size_t> element_offsets) {
+    check_banks(banks, itemsize);
+    if (element_offsets.size() > banks.simultaneous_work_items) {
+        throw ArgumentError("element_offsets", fmt::format("{} work items, but only {} access local memory at once",
+                                                           element_offsets.size(), banks.simultaneous_work_items));
+    }
+    // Each bank serves its distinct words one per pass; work items reading the same word share it.
+    std::map<std::size_t, std::set<std::size_t>> words_of_bank;
+    std::map<std::size_t, std::vector<std::size_t>> items_of_bank;
+    std::set<std::size_t> all_words;
+    for (std::size_t w = 0; w < element_offsets.size(); ++w) {
+        const std::size_t first = element_offsets[w] * itemsize;
+        for (std::size_t word = first / banks.granularity; word <= (first + itemsize - 1) / banks.granularity; ++word) {
+            const std::size_t bank = word % banks.count;
+            words_of_bank[bank].insert(word);
+            auto& items = items_of_bank[bank];
+            if (items.empty() || items.back() != w) items.push_back(w);
+            all_words.insert(word);
+        }
+    }
+    LocalAccessConflict result;
+    result.minimum = std::max<std::size_t>(1, (all_words.size() + banks.count - 1) / banks.count);
+    std::size_t worst_bank = 0;
+    for (const auto& [bank, words] : words_of_bank) {
+        if (words.size() > result.multiplicity) {
+            result.multiplicity = words.size();
+            worst_bank = bank;
+        }
+    }
+    if (!result.conflict_free()) {
+        const auto& items = items_of_bank[worst_bank];
+        std::vector<std::string> shown;
+        for (std::size_t i = 0; i < items.size() && i < 8; ++i) {
+            shown.push_back(fmt::format("{} -> element {}", items[i], element_offsets[items[i]]));
+        }
+        result.explanation = fmt::format("{}-way conflict on bank {} (at best {} passes): work items {}{}",
+                                         result.multiplicity, worst_bank, result.minimum, fmt::join(shown, ", "),
+                                         items.size() > 8 ? ", ..." : "");
+    }
+    return result;
+}
+
+LocalAccessConflict why_not_local_access_conflict_free(const LocalMemoryBanks& banks, std::size_t itemsize,
+                                                       std::span<const std::size_t> array_shape,
+                                                       std::span<const std::size_t> stored_shape,
+                                                       std::optional<std::size_t> axis) {
+    check_banks(banks, itemsize);
+    if (array_shape.empty()) throw ArgumentError("array_shape", "is empty");
+    if (std::find(array_shape.begin(), array_shape.end(), std::size_t{0}) != array_shape.end()) {
+        throw ArgumentError("array_shape", "has an extent of 0");
+    }
+    const std::span<const std::size_t> stored = stored_shape.empty() ? array_shape : stored_shape;
+    if (stored.size() != array_shape.size()) {
+        throw ArgumentError("stored_shape", fmt::format("has rank {}, the array {}", stored.size(), array_shape.size()));
+    }
+    for (std::size_t d = 0; d < stored.size(); ++d) {
+        if (stored[d] < array_shape[d]) {
+            throw ArgumentError("stored_shape", fmt::format("axis {} stores {} of the array's {}", d, stored[d], array_shape[d]));
+        }
+    }
+    const std::size_t rank = array_shape.size();
+    if (axis && *axis >= rank) throw ArgumentError("axis", fmt::format("{} is not an axis of a rank-{} array", *axis, rank));
+
+    LocalAccessConflict worst;
+    const std::size_t first_axis = axis ? *axis : 0;
+    const std::size_t last_axis = axis ? *axis : rank - 1;
+    for (std::size_t a = first_axis; a <= last_axis; ++a) {
+        // Work item w's index: w in mixed radix over axes a, a-1, ..., 0 (a fastest), 0 after a.
+        std::vector<std::size_t> offsets(banks.simultaneous_work_items);
+        for (std::size_t w = 0; w < offsets.size(); ++w) {
+            std::size_t rest = w;
+            std::size_t offset = 0;
+            std::size_t stride = 1;
+            std::vector<std::size_t> index(rank, 0);
+            for (std::size_t d = rank; d-- > 0;) {
+                if (d <= a) {
+                    index[d] = rest % array_shape[d];
+                    rest /= array_shape[d];
+                }
+                offset += index[d] * stride;
+                stride *= stored[d];
+            }
+            offsets[w] = offset;
+        }
+        LocalAccessConflict found = local_access_conflicts(banks, itemsize, offsets);
+        if (!found.conflict_free()) found.explanation = fmt::format("stepping along axis {}: {}", a, found.explanation);
+        if (found.multiplicity * worst.minimum > worst.multiplicity * found.minimum || a == first_axis) {
+            worst = std::move(found);
+        }
+    }
+    return worst;
+}
+
+LocalAccessConflict why_not_local_access_conflict_free(const Device& device, std::size_t itemsize,
+                                                       std::span<const std::size_t> array_shape,
+                                                       std::span<const std::size_t> stored_shape,
+                                                       std::optional<std::size_t> axis) {
+    const DeviceFacts facts = facts_of(device);
+    const auto banks = local_memory_banks(facts);
+    if (!banks) {
+        throw UnsupportedError(fmt::format("device '{}': {}", device.name(), local_memory_banks_unknown_reason(facts)));
+    }
+    return why_not_local_access_conflict_free(*banks, itemsize, array_shape, stored_shape, axis);
+}
+
+// ---- Driver quirks -----------------------------------------------------------------------------
+
+const std::vector<DriverQuirk>& all_driver_quirks() {
+    static const std::vector<DriverQuirk> quirks = {
+        {"nvidia_arg_info_parameterless",
+         "NVIDIA's OpenCL (driver 580) turns a kernel without parameters, built with -cl-kernel-arg-info, into PTX "
+         "that its own ptxas rejects",
+         "a build that failed with -cl-kernel-arg-info is retried once without it"},
+        {"nvidia_svm_argument_sticks",
+         "NVIDIA's OpenCL refuses a launch (CL_INVALID_KERNEL_ARGS) once an argument set with "
+         "clSetKernelArgSVMPointer is set again with clSetKernelArg",
+         "launches with SVM arguments go through a second kernel object"},
+        {"nvidia_mapped_copy",
+         "on OpenCL devices that do not share memory with the host, the driver keeps a separate copy of a mapped "
+         "CL_MEM_ALLOC_HOST_PTR buffer, and kernel writes were seen not to reach the host pointer",
+         "mapped host memory is a kernel argument only on devices with unified memory"},
+        {"nvidia_late_allocation_failure",
+         "NVIDIA's clCreateBuffer accepts sizes beyond CL_DEVICE_MAX_MEM_ALLOC_SIZE and fails only at first use",
+         "such sizes are refused at allocation (OutOfMemoryError)"},
+        {"nvidia_svm_several_devices",
+         "NVIDIA's OpenCL crashes the process when two devices of one context use one coarse-grained SVM "
+         "allocation",
+         "shared virtual memory in an NVIDIA OpenCL context of several devices is UnsupportedError"},
+        {"pocl_local_size_beyond_3",
+         "PoCL 3.1 answers 0 for get_local_size(d) with d >= 3, where the specification says 1",
+         "none needed: kernels have at most 3 dimensions"},
+    };
+    return quirks;
+}
+
+std::vector<DriverQuirk> driver_quirks(const DeviceFacts& facts) {
+    std::vector<DriverQuirk> found;
+    if (facts.cuda) return found;  // every known quirk is of an OpenCL driver
+    const bool nvidia = vendor_of(facts.vendor) == Vendor::nvidia;
+    const bool pocl = contains(facts.platform_name, "Portable Computing Language");
+    for (const DriverQuirk& quirk : all_driver_quirks()) {
+        bool applies = false;
+        if (quirk.name == "nvidia_mapped_copy") {
+            applies = !facts.unified_memory;
+        } else if (quirk.name.starts_with("nvidia_")) {
+            applies = nvidia;
+        } else if (quirk.name.starts_with("pocl_")) {
+            applies = pocl;
+        }
+        if (applies) found.push_back(quirk);
+    }
+    return found;
+}
+
+std::vector<DriverQuirk> driver_quirks(const Device& device) { return driver_quirks(facts_of(device)); }
+
+bool has_driver_quirk(const DeviceFacts& facts, std::string_view name) {
+    const auto& all = all_driver_quirks();
+    if (std::none_of(all.begin(), all.end(), [&](const DriverQuirk& quirk) { return quirk.name == name; })) {
+        throw ArgumentError("name", fmt::format("'{}' is not a known driver quirk", name));
+    }
+    const auto found = driver_quirks(facts);
+    return std::any_of(found.begin(), found.end(), [&](const DriverQuirk& quirk) { return quirk.name == name; });
+}
+
+bool has_driver_quirk(const Device& device, std::string_view name) { return has_driver_quirk(facts_of(device), name); }
+
+}  // namespace kjarni::characterize
