@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "support/random_data.hpp"
+#include "support/suite_programs.hpp"
 #include "support/test_devices.hpp"
 
 namespace kjarni::test {
@@ -43,13 +43,15 @@ KERNEL void combine(GLOBAL_MEM float* out, GLOBAL_MEM int32_t* acc, GLOBAL_MEM c
 
 class HostArguments : public DeviceTest {
 protected:
+    static SuitePrograms& programs() {
+        static auto* programs = new SuitePrograms;
+        return *programs;
+    }
+    static void TearDownTestSuite() { programs().clear(); }
     const Program& program() {
-        // One program per shared context, never destroyed (like the contexts).
-        static auto* programs = new std::map<const Context*, Program>;
-        const auto found = programs->find(&context());
-        if (found != programs->end()) return found->second;
-        const Program made(bound_device(), TemplateSource{combine_source}, {}, {{"T", pair_dtype()}});
-        return programs->emplace(&context(), made).first->second;
+        return programs().get(context(), [&] {
+            return Program(bound_device(), TemplateSource{combine_source}, {}, {{"T", pair_dtype()}});
+        });
     }
 
     static std::vector<Pair> random_pairs(std::size_t n) {

@@ -5,11 +5,11 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <vector>
 
 #include "kjarni/device_settings.hpp"
 #include "support/random_data.hpp"
+#include "support/suite_programs.hpp"
 #include "support/test_devices.hpp"
 
 namespace kjarni::test {
@@ -27,19 +27,13 @@ class Knobs : public DeviceTest {
 protected:
     bool is_cuda() { return context().api().id() == ApiId::cuda(); }
 
-    // One program per shared context, for the whole suite. Dropped when the suite ends: a Program
-    // holds its Context, and one kept to the process's end would keep the shared context (and what
-    // it holds: staging slots, pooled blocks) alive past the contexts' release, as leaks at exit.
-    static std::map<const Context*, Program>& programs() {
-        static auto* programs = new std::map<const Context*, Program>;
+    static SuitePrograms& programs() {
+        static auto* programs = new SuitePrograms;
         return *programs;
     }
     static void TearDownTestSuite() { programs().clear(); }
-
     const Program& program() {
-        auto found = programs().find(&context());
-        if (found == programs().end()) found = programs().emplace(&context(), Program(bound_device(), scale_source)).first;
-        return found->second;
+        return programs().get(context(), [&] { return Program(bound_device(), scale_source); });
     }
 
     // Scales random data by a power of two on `queue` (exact in float) and checks it.

@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "support/random_data.hpp"
+#include "support/suite_programs.hpp"
 #include "support/test_devices.hpp"
 
 namespace kjarni::test {
@@ -47,15 +47,15 @@ KERNEL void orphan(GLOBAL_MEM int32_t* y)
 class ProgramLink : public DeviceTest {
 protected:
     // Linked once per device and shared by the tests (linking costs two compilations).
+    static SuitePrograms& programs() {
+        static auto* programs = new SuitePrograms;
+        return *programs;
+    }
+    static void TearDownTestSuite() { programs().clear(); }
     const Program& linked() {
-        // One program per shared context, never destroyed (like the contexts).
-        static auto* programs = new std::map<const Context*, Program>;
-        const auto found = programs->find(&context());
-        if (found != programs->end()) return found->second;
-        return programs
-            ->emplace(&context(), Program::link(bound_device(), {LinkInput::source(caller_unit),
-                                                                LinkInput::source(callee_unit)}))
-            .first->second;
+        return programs().get(context(), [&] {
+            return Program::link(bound_device(), {LinkInput::source(caller_unit), LinkInput::source(callee_unit)});
+        });
     }
 };
 

@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <vector>
 
 #include "support/random_data.hpp"
+#include "support/suite_programs.hpp"
 #include "support/test_devices.hpp"
 
 namespace kjarni::test {
@@ -28,12 +28,13 @@ protected:
         if (!caps.supported()) GTEST_SKIP() << GetParam().name << " has no managed memory: " << caps.missing();
     }
 
+    static SuitePrograms& programs() {
+        static auto* programs = new SuitePrograms;
+        return *programs;
+    }
+    static void TearDownTestSuite() { programs().clear(); }
     const Program& program() {
-        // One program per shared context, never destroyed (like the contexts).
-        static auto* programs = new std::map<const Context*, Program>;
-        const auto found = programs->find(&context());
-        if (found != programs->end()) return found->second;
-        return programs->emplace(&context(), Program(bound_device(), affine_source)).first->second;
+        return programs().get(context(), [&] { return Program(bound_device(), affine_source); });
     }
 
     void write(const PooledSVM& memory, const std::vector<std::int32_t>& values) {
