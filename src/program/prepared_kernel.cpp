@@ -92,9 +92,15 @@ void check_args(std::string_view kernel, const std::vector<backend::ParamInfo>& 
                 break;
             case Kind::local_pointer:
                 mismatch(kernel, p, param, arg);
-            case Kind::scalar:
-                if (has_memory || (param.size != 0 && param.size != arg.size)) mismatch(kernel, p, param, arg);
+            case Kind::scalar: {
+                // CUDA reports a written image's parameter (a 16-byte surface struct by value) as a
+                // scalar of its size; no OpenCL image argument is 16 bytes with one parameter.
+                const bool cuda_surface = is_image && arg.param_count == 1 && arg.size == 16;
+                if ((has_memory && !cuda_surface) || (param.size != 0 && param.size != arg.size)) {
+                    mismatch(kernel, p, param, arg);
+                }
                 break;
+            }
             case Kind::image:
                 // A SampledImage's second parameter must be the sampler, an Image's next one must not.
                 if (!is_image || (arg.param_count == 2) != (p + 1 < params.size() && params[p + 1].kind == Kind::sampler)) {

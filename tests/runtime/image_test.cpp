@@ -404,8 +404,9 @@ TEST_P(Images, KernelWritesConvertToTheChannelType) {
         image.download(queue(), std::span<std::uint8_t>(back));
         for (std::size_t i = 0; i < n * 4; ++i) {
             const float v = std::clamp(values[i], 0.0f, 1.0f) * 255.0f;
-            // OpenCL allows the conversion 0.6 ULP of slack: a value within that of a tie may round either way.
-            ASSERT_NEAR(static_cast<double>(back[i]), std::nearbyint(v), std::abs(v - std::floor(v) - 0.5f) < 0.01f ? 1.0 : 0.0)
+            // OpenCL allows the float to normalised-integer conversion 0.6 ULP of error (NVIDIA's
+            // hardware takes it: 65.55 becomes 65), so the stored integer is within 0.6 of v.
+            ASSERT_LE(std::abs(static_cast<double>(back[i]) - static_cast<double>(v)), 0.6)
                 << "value " << i << " from " << values[i];
         }
     }

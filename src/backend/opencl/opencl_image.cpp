@@ -139,19 +139,49 @@ public:
         flush_unless(queue, blocking);
     }
 
+    // NVIDIA's driver (580) answers CL_INVALID_VALUE to buffer copies of a 1-D image array with more
+    // than one layer (whole, or a layer at a time past the first), copies other drivers take and the
+    // specification prescribes. There, and only after the driver refused, the pixels go through the
+    // host: a blocking read and write, correct if slower.
+    bool through_host_after(cl_int status) const {
+        return status == CL_INVALID_VALUE && shape_.dimensions == 1 && shape_.layered() && shape_.layers > 1;
+    }
+
     void copy_from_buffer(Queue& queue, Buffer& source, std::size_t offset, bool blocking) override {
         const auto region = region_of(shape_);
-        check(cl().clEnqueueCopyBufferToImage(queue_of(queue), static_cast<OpenClBuffer&>(source).mem(), mem_.get(),
-                                              offset, zero_origin.data(), region.data(), 0, nullptr, nullptr),
-              "clEnqueueCopyBufferToImage");
+        const cl_mem from = static_cast<OpenClBuffer&>(source).mem();
+        const cl_int status = cl().clEnqueueCopyBufferToImage(queue_of(queue), from, mem_.get(), offset,
+                                                              zero_origin.data(), region.data(), 0, nullptr, nullptr);
+        if (through_host_after(status)) {
+            std::vector<std::byte> pixels(shape_.pixels() * format_.pixel_size());
+            check(cl().clEnqueueReadBuffer(queue_of(queue), from, CL_TRUE, offset, pixels.size(), pixels.data(), 0,
+                                           nullptr, nullptr),
+                  "clEnqueueReadBuffer");
+            check(cl().clEnqueueWriteImage(queue_of(queue), mem_.get(), CL_TRUE, zero_origin.data(), region.data(), 0, 0,
+                                           pixels.data(), 0, nullptr, nullptr),
+                  "clEnqueueWriteImage");
+        } else {
+            check(status, "clEnqueueCopyBufferToImage");
+        }
         finish(queue, blocking);
     }
 
     void copy_to_buffer(Queue& queue, Buffer& destination, std::size_t offset, bool blocking) override {
         const auto region = region_of(shape_);
-        check(cl().clEnqueueCopyImageToBuffer(queue_of(queue), mem_.get(), static_cast<OpenClBuffer&>(destination).mem(),
-                                              zero_origin.data(), region.data(), offset, 0, nullptr, nullptr),
-              "clEnqueueCopyImageToBuffer");
+        const cl_mem to = static_cast<OpenClBuffer&>(destination).mem();
+        const cl_int status = cl().clEnqueueCopyImageToBuffer(queue_of(queue), mem_.get(), to, zero_origin.data(),
+                                                              region.data(), offset, 0, nullptr, nullptr);
+        if (through_host_after(status)) {
+            std::vector<std::byte> pixels(shape_.pixels() * format_.pixel_size());
+            check(cl().clEnqueueReadImage(queue_of(queue), mem_.get(), CL_TRUE, zero_origin.data(), region.data(), 0, 0,
+                                          pixels.data(), 0, nullptr, nullptr),
+                  "clEnqueueReadImage");
+            check(cl().clEnqueueWriteBuffer(queue_of(queue), to, CL_TRUE, offset, pixels.size(), pixels.data(), 0,
+                                            nullptr, nullptr),
+                  "clEnqueueWriteBuffer");
+        } else {
+            check(status, "clEnqueueCopyImageToBuffer");
+        }
         finish(queue, blocking);
     }
 
