@@ -1,5 +1,5 @@
 #pragma once
-/// Arrays on one device (reference 000 §3.3.7: grunnur Array; reference 001: pygpu's GpuArray and
+/// Arrays on one device (grunnur Array; pygpu's GpuArray and
 /// its creation and layout functions), and HostArray, their host counterpart (kjarni has no numpy).
 ///
 /// An array is a dtype, a shape, strides in bytes (any sign) and the byte offset of its first

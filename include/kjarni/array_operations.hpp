@@ -1,5 +1,5 @@
 #pragma once
-/// numpy's array operations on device Arrays of any layout (reference 001: pygpu's operations
+/// numpy's array operations on device Arrays of any layout (pygpu's operations
 /// module, take1, may_share_memory, transfer): joining (concatenate, stack, hstack, vstack, dstack),
 /// splitting (split, array_split, hsplit, vsplit, dsplit), atleast_1d/2d/3d, take, reshape that
 /// copies only when it must, ascontiguousarray, asfortranarray, asarray, and transfer to another

@@ -1,5 +1,5 @@
 #pragma once
-/// Device characterization (reference 003: pyopencl.characterize): how local (CUDA: shared) memory
+/// Device characterization (pyopencl.characterize): how local (CUDA: shared) memory
 /// is banked, how many work items access it at once, how much of it a kernel may use, how wide the
 /// implicit SIMD groups are, which build options trade accuracy for speed, and the driver bugs
 /// kjarni knows of.

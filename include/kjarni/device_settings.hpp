@@ -1,5 +1,5 @@
 #pragma once
-/// Context-wide knobs of a device (reference 002: PyCUDA's Context.set_limit / get_limit,
+/// Context-wide knobs of a device (PyCUDA's Context.set_limit / get_limit,
 /// set_cache_config, and the profiler's start and stop). CUDA only: each is UnsupportedError naming
 /// the backend on OpenCL, which has none of them.
 ///

@@ -1,6 +1,6 @@
 #pragma once
 /// Naming devices in text, wherever a device is chosen (KJARNI_TEST, the kjarni tool's `--device`), and
-/// device capabilities checked before compiling (reference 001: pygpu's device strings and
+/// device capabilities checked before compiling (pygpu's device strings and
 /// have_double / have_complex / have_half).
 ///
 /// A specifier is one of

@@ -1,5 +1,5 @@
 #pragma once
-/// Data types of array elements and kernel values (reference 000 §3.3.11: grunnur.dtypes; numpy's
+/// Data types of array elements and kernel values (grunnur.dtypes; numpy's
 /// dtype as far as GPUs need it).
 ///
 /// A DType is a value: cheap to copy (a kind and, for structs, a shared immutable description) and
@@ -184,7 +184,7 @@ DType DType::of() {
     }
 }
 
-// --- C interop (reference §3.3.11) ---
+// --- C interop ---
 
 /// The C type of a dtype as a template global: a string for scalars ("int32_t", "float",
 /// "complex64_t", "half", "bool"), the ctype_struct() Module for structs.

@@ -1,5 +1,5 @@
 #pragma once
-/// Function modules (reference 000 §3.3.12: grunnur.functions): Modules rendering one C function
+/// Function modules (grunnur.functions): Modules rendering one C function
 /// named by the module prefix, for arithmetic that C cannot spell for complex numbers (float2 /
 /// double2 on both APIs). The factories run in C++; pass the module as a render global, e.g.
 /// `{"mul", functions::mul({dtypes::complex64, dtypes::float32})}`, and call `${mul}(a, b)` in the

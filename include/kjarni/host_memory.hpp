@@ -1,6 +1,6 @@
 #pragma once
-/// Page-locked (pinned) host memory (reference 002: PyCUDA's pagelocked_empty / HostAllocation and
-/// host_alloc_flags; reference 003: PyOpenCL's pools).
+/// Page-locked (pinned) host memory (PyCUDA's pagelocked_empty / HostAllocation and
+/// host_alloc_flags; PyOpenCL's pools).
 ///
 /// Transfers between a Buffer and page-locked memory run at the full speed of the bus, and
 /// asynchronous ones (Buffer::set/get with async = true) truly overlap with other work; from
@@ -20,7 +20,7 @@
 /// HostMemory is a handle: copies share the allocation, which is freed (or returned to its pool)
 /// when the last handle, and the last Buffer made by device_buffer(), goes.
 ///
-/// Existing host memory can be page-locked in place (register_memory; reference 002:
+/// Existing host memory can be page-locked in place (register_memory; PyCUDA's
 /// register_host_memory): CUDA cuMemHostRegister, OpenCL a CL_MEM_USE_HOST_PTR buffer over it. Buffer
 /// transfers from and to it then go straight to the driver, unstaged, like those of allocated
 /// page-locked memory. The memory stays the caller's: it is unregistered, not freed, when the last

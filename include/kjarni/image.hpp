@@ -1,9 +1,7 @@
 #pragma once
-/// Images and textures (reference 002: PyCUDA's Array, ArrayDescriptor(3D), texture and surface
-/// references, Memcpy2D/3D to arrays; reference 003: PyOpenCL's Image, ImageFormat, Sampler,
-/// enqueue_copy between images, buffers and the host). One Image type over a CUDA array (read
-/// through texture objects, written through a surface object) and an OpenCL image (read through a
-/// sampler, written with write_image*).
+/// Images and textures: one Image type over a CUDA array (read through texture objects, written
+/// through a surface object) and an OpenCL image (read through a sampler, written with
+/// write_image*), with copies between images, buffers and the host.
 ///
 /// Kernels take images through the prelude's macros, the same source on both backends:
 ///

@@ -1,7 +1,7 @@
 #pragma once
 /// Managed memory (CUDA cuMemAllocManaged) and shared virtual memory (OpenCL 2.0+ clSVMAlloc): one
 /// allocation with one address that the host and the kernels of every device of a context use
-/// (reference 002: PyCUDA's managed_empty / ManagedAllocation; PyOpenCL's SVMAllocation / SVMMap).
+/// (PyCUDA's managed_empty / ManagedAllocation; PyOpenCL's SVMAllocation / SVMMap).
 ///
 /// Allocation:
 ///  - Only on devices that can (managed_memory_capabilities(device).supported()): UnsupportedError
@@ -151,7 +151,7 @@ public:
     void prefetch_to_host(const Queue& queue) const;
 
     /// CUDA: which queues' kernels may use the memory (cuStreamAttachMemAsync, in the queue's
-    /// order; reference 002's ManagedAllocation.attach): every queue (global), none (host: the host
+    /// order; PyCUDA's ManagedAllocation.attach): every queue (global), none (host: the host
     /// may then touch it while kernels run, even without concurrentManagedAccess), or only this
     /// queue (single: the host may touch it while other queues' kernels run). UnsupportedError
     /// on OpenCL, whose SVM every queue of the context may use.

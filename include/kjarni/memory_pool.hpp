@@ -1,5 +1,5 @@
 #pragma once
-/// Allocators and a memory pool for device buffers (reference 003: PyOpenCL's allocators and
+/// Allocators and a memory pool for device buffers (PyOpenCL's allocators and
 /// MemoryPool).
 ///
 /// Anything that makes buffers is an Allocator: Buffer::allocate, DeferredAllocator,

@@ -1,5 +1,5 @@
 #pragma once
-/// Arrays over several devices (reference 000 §3.3.7: grunnur MultiArray and its splays). A
+/// Arrays over several devices (grunnur MultiArray and its splays). A
 /// MultiArray holds one Array per device; a splay decides which part of the whole array each device
 /// holds: CloneSplay gives every device a copy, EqualSplay splits the outermost dimension as evenly
 /// as possible (the first `n % devices` parts get one more row), and a user-defined splay derives

@@ -1,6 +1,6 @@
 #pragma once
-/// Pitched memory, 2-D fills and 2-D/3-D copies (reference 002: PyCUDA's mem_alloc_pitch,
-/// memset_d2d8/16/32[_async], Memcpy2D, Memcpy3D, Memcpy3DPeer; reference 003: PyOpenCL's
+/// Pitched memory, 2-D fills and 2-D/3-D copies (PyCUDA's mem_alloc_pitch,
+/// memset_d2d8/16/32[_async], Memcpy2D, Memcpy3D, Memcpy3DPeer; PyOpenCL's
 /// enqueue_copy with buffer/host origins, regions and pitches, i.e. clEnqueue{Read,Write,Copy}BufferRect).
 /// kjarni/rect_layout.hpp says how a box lies in memory.
 ///

@@ -1,5 +1,5 @@
 #pragma once
-/// What an address is and how much memory a device has left (reference 002: PyCUDA's
+/// What an address is and how much memory a device has left (PyCUDA's
 /// pointer_attribute and mem_get_info). \file
 
 #include <cstddef>

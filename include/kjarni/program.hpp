@@ -122,7 +122,7 @@ public:
     /// if it fails), then compiles it for every device in `devices` (CompileError on failure).
     Program(const BoundMultiDevice& devices, std::string_view source, const ProgramOptions& options = {});
     Program(const BoundDevice& device, std::string_view source, const ProgramOptions& options = {});
-    /// Renders a template first (reference 000 §3.2: a Mako-style string, a DefTemplate or a
+    /// Renders a template first (a Mako-style string, a DefTemplate or a
     /// Snippet; modules in the globals are rendered at the top), then compiles the result.
     /// RenderError if the template fails.
     Program(const BoundMultiDevice& devices, const TemplateSource& source, const std::vector<Value>& render_args,

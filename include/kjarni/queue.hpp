@@ -17,7 +17,7 @@ namespace backend {
 class Queue;
 }
 
-/// How a queue is made (reference 002: PyCUDA's Stream flags and priorities).
+/// How a queue is made (PyCUDA's Stream flags and priorities).
 struct QueueOptions {
     /// CUDA stream priority: lower numbers are more urgent; queue_priority_range() gives the
     /// device's range, and values outside it are clamped by the driver. Non-zero on OpenCL:
@@ -25,7 +25,7 @@ struct QueueOptions {
     int priority = 0;
 };
 
-/// How an event is recorded (reference 002: PyCUDA's event_flags).
+/// How an event is recorded (PyCUDA's event_flags).
 struct EventFlags {
     /// False: the event cannot be timed (CUDA CU_EVENT_DISABLE_TIMING, cheaper to record and wait
     /// for); Event::time_since on it throws.

@@ -1,6 +1,6 @@
 #pragma once
-/// How a box of bytes lies in linear memory, for 2-D and 3-D copies (reference 002: PyCUDA's
-/// Memcpy2D/Memcpy3D; reference 003: PyOpenCL's enqueue_copy with origins, regions and pitches).
+/// How a box of bytes lies in linear memory, for 2-D and 3-D copies (PyCUDA's
+/// Memcpy2D/Memcpy3D; PyOpenCL's enqueue_copy with origins, regions and pitches).
 ///
 /// Memory is seen as slices of rows: byte (x, y, z) of the layout is at
 ///   offset + z * slice_pitch + y * pitch + x

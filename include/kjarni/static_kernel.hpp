@@ -1,5 +1,5 @@
 #pragma once
-/// Static kernels (reference 000 §3.3.9: grunnur's StaticKernel and VsizeModules): a kernel rendered,
+/// Static kernels (grunnur's StaticKernel and VsizeModules): a kernel rendered,
 /// compiled and prepared once for fixed sizes, then called with its arguments only.
 ///
 /// The sizes are virtual: any number of dimensions (1 to StaticKernel::max_dims), global sizes that

@@ -1,5 +1,5 @@
 #pragma once
-/// A memory pool of managed / shared virtual memory (reference 003: PyOpenCL's SVMPool and
+/// A memory pool of managed / shared virtual memory (PyOpenCL's SVMPool and
 /// PooledSVM), over ManagedMemory (CUDA cuMemAllocManaged, OpenCL clSVMAlloc) and the bins of
 /// MemoryPool: a released block is held, in the bin of its rounded size, and handed out again to a
 /// later request of that bin without allocating.

@@ -1,5 +1,5 @@
 #pragma once
-/// GoogleTest helpers that run a test once per selected device (reference 003:
+/// GoogleTest helpers that run a test once per selected device (as PyOpenCL's
 /// pytest_generate_tests_for_pyopencl and PYOPENCL_TEST; pytest-grunnur): the DeviceTest fixture,
 /// KJARNI_INSTANTIATE_DEVICE_TESTS, and contexts shared by all tests of one process. Link the CMake
 /// target kjarni::testing (built where GoogleTest is found), which brings GoogleTest with it:

@@ -1,5 +1,5 @@
 #pragma once
-/// Host transfers from pageable memory, staged through page-locked memory (reference 002).
+/// Host transfers from pageable memory, staged through page-locked memory.
 ///
 /// A driver copies ordinary (pageable) host memory through its own small page-locked buffers, one
 /// thread, one chunk at a time: a fraction of what the bus carries from page-locked memory. So

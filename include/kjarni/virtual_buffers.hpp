@@ -1,5 +1,5 @@
 #pragma once
-/// Virtual buffers (reference §3.3.13: grunnur's virtual_alloc).
+/// Virtual buffers (grunnur's virtual_alloc).
 ///
 /// Temporaries used in one place but many times: instead of a real allocation each, a manager hands
 /// out virtual allocations that may share real (physical) allocations. Two virtual allocations that

@@ -1,5 +1,5 @@
 #pragma once
-/// Snippets and Modules (reference §3.2 and §3.3.10), and render_with_modules(): the one function
+/// Snippets and Modules as grunnur has them, and render_with_modules(): the one function
 /// Program and StaticKernel call to turn a template source into the code given to the compiler. \file
 
 #include <kjarni/template/template.hpp>
@@ -73,7 +73,8 @@ private:
 /// arguments), a DefTemplate, or a Snippet.
 using TemplateSource = std::variant<std::string, DefTemplate, Snippet>;
 
-/// Renders `source` the way reference §3.2.2 describes, and returns the code for the compiler.
+/// Renders `source` as grunnur renders a kernel template (modules first, each once), and returns
+/// the code for the compiler.
 ///
 /// Modules found in `render_globals` (and in a Snippet source's own globals; also inside lists,
 /// tuples, dicts and Objects through Object::process_modules) are replaced by objects that, when the

@@ -1,5 +1,5 @@
 #pragma once
-/// Templates in the Mako-compatible subset kjarni understands (reference §3.3.10: Template,
+/// Templates in the Mako-compatible subset kjarni understands (grunnur's Template,
 /// DefTemplate, RenderError). A template is compiled once (lexed, parsed) when constructed and can be
 /// rendered any number of times.
 ///
