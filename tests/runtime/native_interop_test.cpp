@@ -33,12 +33,6 @@ class NativeInterop : public DeviceTest {
 protected:
     bool is_cuda() { return context().api().id() == ApiId::cuda(); }
 
-    std::vector<std::byte> read(const Buffer& buffer) {
-        std::vector<std::byte> back(buffer.size());
-        buffer.get(queue(), std::span<std::byte>(back));
-        return back;
-    }
-
     // The argument an ArgumentError names, or "" when `f` throws none.
     template <class F>
     static std::string culprit(F f) {
