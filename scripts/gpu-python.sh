@@ -15,6 +15,10 @@ mkdir -p "$out"
 # shellcheck disable=SC1091
 source .gpu-deps/unpack-on-gpu.sh
 export CPATH=/tmp/deps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}  # gmp.h (Debian multiarch)
+# The carried libgmp-dev's libgmp.so points at a libgmp.so.10 that is not carried, so CMake would
+# take the non-PIC libgmp.a, which a shared module cannot link: point it at the machine's own.
+gmp_so=$(ls /usr/lib/x86_64-linux-gnu/libgmp.so.10* 2>/dev/null | head -1)
+[ -n "$gmp_so" ] && ln -sf "$gmp_so" /tmp/deps/usr/lib/x86_64-linux-gnu/libgmp.so
 python=$(command -v python3)
 "$python" -m pip install --no-index --no-deps --quiet --target /tmp/wheels .gpu-deps/wheels/*.whl || exit 1
 { cmake -S python -B build-gpu-python -DCMAKE_PREFIX_PATH="$KJARNI_DEPS" -DPython_EXECUTABLE="$python" \
