@@ -16,13 +16,15 @@ mkdir -p "$out"
 source .gpu-deps/unpack-on-gpu.sh
 export CPATH=/tmp/deps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}  # gmp.h (Debian multiarch)
 # The carried libgmp-dev's libgmp.so points at a libgmp.so.10 that is not carried, so CMake would
-# take the non-PIC libgmp.a, which a shared module cannot link: point it at the machine's own.
+# take the non-PIC libgmp.a, which a shared module cannot link: name the machine's own.
 gmp_so=$(ls /usr/lib/x86_64-linux-gnu/libgmp.so.10* 2>/dev/null | head -1)
-[ -n "$gmp_so" ] && ln -sf "$gmp_so" /tmp/deps/usr/lib/x86_64-linux-gnu/libgmp.so
+gmp_option=()
+[ -n "$gmp_so" ] && gmp_option=(-DKJARNI_GMP_LIBRARY="$gmp_so")
+echo "gpu-python: GMP ${gmp_so:-not found on the machine: the carried static library}"
 python=$(command -v python3)
-"$python" -m pip install --no-index --no-deps --quiet --target /tmp/wheels .gpu-deps/wheels/*.whl || exit 1
+"$python" -m pip install --no-index --no-deps --quiet --upgrade --target /tmp/wheels .gpu-deps/wheels/*.whl || exit 1
 { cmake -S python -B build-gpu-python -DCMAKE_PREFIX_PATH="$KJARNI_DEPS" -DPython_EXECUTABLE="$python" \
-    -DCMAKE_BUILD_TYPE=Release -Dnanobind_DIR="$("$python" -m nanobind --cmake_dir)" &&
+    -DCMAKE_BUILD_TYPE=Release "${gmp_option[@]}" -Dnanobind_DIR="$("$python" -m nanobind --cmake_dir)" &&
   cmake --build build-gpu-python -j "$(nproc)"; } >"$out/python-build.log" 2>&1 ||
   { tail -30 "$out/python-build.log"; exit 1; }
 mkdir -p /tmp/kjarni-package && cp -r python/kjarni /tmp/kjarni-package/ &&
