@@ -68,7 +68,8 @@ namespace kjarni {
 
 enum class ReduceOp { sum, prod, max, min, avg };
 
-/// Which engine runs the collectives (see the top of the file).
+/// Which engine runs the collectives (see the top of the file). NCCL takes one rank per device:
+/// a clique whose ranks share a device needs `fallback`.
 enum class CollectiveEngine { automatic, nccl, fallback };
 
 /// The identity of one clique, made by one rank and handed to the others as its bytes.

@@ -116,18 +116,20 @@ class GpuCommCliqueId:
 
 
 def _device_array(comm, value, name):
-    """An Array as is; a numpy array (or anything numpy takes) copied to the communicator's device."""
+    """An Array as is; a numpy array (or anything numpy takes) copied to the communicator's device.
+    Returns (array, whether it is a temporary made here)."""
     if isinstance(value, _kjarni.Array) or value is None:
-        return value
+        return value, False
     if isinstance(value, (numpy.ndarray, numpy.generic, list, tuple)):
-        return _kjarni.Array.from_host(comm.queue, numpy.asarray(value))
+        return _kjarni.Array.from_host(comm.queue, numpy.asarray(value)), True
     raise ArgumentError(f"must be a kjarni.Array or a numpy array, not {type(value).__name__}", name)
 
 
 class GpuComm:
     """pygpu's communicator: rank ``rank`` of ``ndev`` in the clique of ``cid``, on ``cid.queue``.
     Methods take pygpu's argument order (``op`` before ``dest``; ``root=-1`` is the calling rank);
-    sources may be numpy arrays (copied to the device first). ``comm`` is the kjarni Communicator."""
+    sources may be numpy arrays (copied to the device first, and then the call waits for the
+    collective: see ``_call``). ``comm`` is the kjarni Communicator."""
 
     def __init__(self, cid, ndev, rank, timeout=None):
         if not isinstance(cid, GpuCommCliqueId):
@@ -146,18 +148,30 @@ class GpuComm:
     def queue(self):
         return self.comm.queue
 
+    def _call(self, method, src, *args):
+        """``method(src, *args)`` with a numpy ``src`` copied to the device first. Such a copy is a
+        temporary: the call then waits for the collective (interpreter lock released) before the
+        copy is dropped, because freeing device memory waits for the device while holding the
+        interpreter lock, and the collective may be waiting for a rank on another thread of this
+        process that needs the lock to make its own call."""
+        array, temporary = _device_array(self, src, "src")
+        result = method(array, *args)
+        if temporary:
+            self.comm.wait()
+        return result
+
     def all_reduce(self, src, op, dest=None):
-        return self.comm.all_reduce(_device_array(self, src, "src"), dest, op)
+        return self._call(self.comm.all_reduce, src, dest, op)
 
     def reduce(self, src, op, dest=None, root=-1):
         """The result on the root (``root=-1``: this rank), None on the other ranks."""
-        return self.comm.reduce(_device_array(self, src, "src"), dest, op, root)
+        return self._call(self.comm.reduce, src, dest, op, root)
 
     def all_gather(self, src, dest=None, nd_up=1):
-        return self.comm.all_gather(_device_array(self, src, "src"), dest, nd_up)
+        return self._call(self.comm.all_gather, src, dest, nd_up)
 
     def reduce_scatter(self, src, op, dest=None):
-        return self.comm.reduce_scatter(_device_array(self, src, "src"), dest, op)
+        return self._call(self.comm.reduce_scatter, src, dest, op)
 
     def broadcast(self, array, root=-1):
         """In place: ``array`` must be a kjarni.Array (the root's is sent, the others' overwritten)."""

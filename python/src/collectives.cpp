@@ -345,7 +345,9 @@ void bind_collectives(nb::module_& m) {
         m, "Communicator",
         "One rank of a clique of devices that reduce, broadcast, gather and scatter Arrays together (NCCL on CUDA "
         "where available, kjarni's fallback engine elsewhere). Calls wait for the other ranks: ranks of one process "
-        "are threads (the GIL is released while a call waits).")
+        "are threads (the GIL is released while a call waits). With ranks as threads, keep the arrays of a "
+        "collective alive until it is done (`wait()`, or `get()` of its result): on CUDA, freeing device memory "
+        "waits for the device while holding the GIL, and the device may be waiting for a rank that needs the GIL.")
         .def(
             "__init__",
             [](Communicator* self, const Queue& queue, const CliqueId& id, int count, int rank,
