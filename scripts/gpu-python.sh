@@ -6,6 +6,8 @@
 #     --platform any -d .gpu-deps/wheels pytest Mako grunnur   (then remove the numpy wheel)
 # Then: the pytest suite through CUDA and NVIDIA's OpenCL, the DLPack round trip with CuPy and
 # PyTorch, and the Python-side launch benchmark against CuPy's RawKernel. Logs under $OUT.
+# KJARNI_GPU_PYTHON_SELECTORS (default "cuda opencl:NVIDIA") names the backends of the pytest runs;
+# KJARNI_GPU_PYTHON_QUICK=1 stops after them.
 #   bash scripts/gpu-python.sh      (run from the repository root, .gpu-deps carried)
 set -u
 cd "$(dirname "$0")/.."
@@ -31,12 +33,13 @@ mkdir -p /tmp/kjarni-package && cp -r python/kjarni /tmp/kjarni-package/ &&
   cp build-gpu-python/_kjarni*.so /tmp/kjarni-package/kjarni/ || exit 1
 export PYTHONPATH=/tmp/kjarni-package:/tmp/wheels
 cd /tmp
-for selector in cuda opencl:NVIDIA; do
+for selector in ${KJARNI_GPU_PYTHON_SELECTORS:-cuda opencl:NVIDIA}; do
   log="$out/pytest-${selector%%:*}.log"
   KJARNI_TEST=$selector timeout 240 "$python" -m pytest -q "$repo/python/tests" -p no:cacheprovider >"$log" 2>&1
   echo "pytest $selector rc=$? $(tail -1 "$log")"
   grep -E "^(FAILED|ERROR)" "$log" | head -10
 done
+[ "${KJARNI_GPU_PYTHON_QUICK:-0}" = 1 ] && exit 0  # the pytest runs only
 echo "== DLPack round trip"
 timeout 120 "$python" "$repo/bench/python/dlpack_round_trip.py" 2>&1 | tail -15
 echo "== launch overhead"
