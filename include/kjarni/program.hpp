@@ -95,7 +95,8 @@ struct LinkInput {
     /// Compiled code: what Program::compile_unit gives for a device of the same kind; besides, on
     /// CUDA, PTX text, a cubin compiled with relocatable device code, a fatbin; on OpenCL a program
     /// binary of a compiled object or a library (CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT / _LIBRARY;
-    /// another binary is ArgumentError at link time).
+    /// an executable binary, SPIR-V or bytes the driver does not take are ArgumentError naming the
+    /// unit at link time).
     static LinkInput binary(std::span<const std::byte> code) {
         return LinkInput{false, {}, std::vector<std::byte>(code.begin(), code.end())};
     }
