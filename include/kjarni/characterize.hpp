@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kjarni/device.hpp"
@@ -44,6 +45,15 @@ struct DeviceFacts {
     /// CL_DEVICE_NATIVE_VECTOR_WIDTH_{CHAR, SHORT, INT, LONG} where reported (OpenCL).
     std::optional<std::size_t> native_vector_width_1, native_vector_width_2, native_vector_width_4,
         native_vector_width_8;
+    /// The platform's version string (CL_PLATFORM_VERSION, "OpenCL 3.0 PoCL 3.1 ..."; CUDA's
+    /// driver version).
+    std::string platform_version;
+    /// The device's extensions, space-separated (CL_DEVICE_EXTENSIONS; empty on CUDA).
+    std::string extensions;
+    /// Whether the compiler counted a by-value struct of two longs as two kernel arguments, when
+    /// measured. facts_of measures it only where has_struct_arg_count_bug needs it (PoCL 0.14, or
+    /// a PoCL version string it cannot read), as PyOpenCL does.
+    std::optional<bool> struct_arg_counted_per_field;
 };
 
 DeviceFacts facts_of(const Device& device);
@@ -67,6 +77,13 @@ std::optional<LocalMemoryBanks> local_memory_banks(const DeviceFacts& facts);
 std::optional<LocalMemoryBanks> local_memory_banks(const Device& device);
 /// Why local_memory_banks has no answer ("" when it has).
 std::string local_memory_banks_unknown_reason(const DeviceFacts& facts);
+
+/// What DeviceParameters::local_mem_banks says for a device of these facts: local_memory_banks'
+/// count where the vendor's data gives one; 1 for CPUs (local memory served from caches has no
+/// banks to conflict on); otherwise 32, the documented default (what NVIDIA since compute
+/// capability 2.0 and AMD's GCN and RDNA have, so a safe guess for padding decisions, though not
+/// a documented fact for that device).
+std::size_t local_mem_banks_parameter(const DeviceFacts& facts);
 
 /// pyopencl.characterize's three numbers, one by one.
 std::optional<std::size_t> local_memory_bank_count(const Device& device);
@@ -129,6 +146,26 @@ LocalAccessConflict why_not_local_access_conflict_free(const Device& device, std
                                                        std::span<const std::size_t> array_shape,
                                                        std::span<const std::size_t> stored_shape = {},
                                                        std::optional<std::size_t> axis = std::nullopt);
+
+/// PoCL's version (major, minor) from a platform's name and version string, as PyOpenCL's
+/// get_pocl_version reads it: only for the platform named exactly "Portable Computing Language",
+/// from a version of the form "OpenCL <x.y> PoCL <major>.<minor>..." (PoCL in any of its
+/// spellings' cases); std::nullopt otherwise.
+std::optional<std::pair<int, int>> pocl_version(std::string_view platform_name, std::string_view platform_version);
+
+/// PyOpenCL's has_struct_arg_count_bug: which driver, if any, is expected to count a struct passed
+/// by value as several kernel arguments (PoCL issue 197): "apple" for devices of type CPU on the
+/// platform named "Apple"; "pocl" for PoCL up to 0.13, and for 0.14 (or an unreadable PoCL
+/// version, taken as 0.14) where facts.struct_arg_counted_per_field says the compiler does so;
+/// "" otherwise (and always on CUDA). The quirks apple_struct_arg_count / pocl_struct_arg_count.
+std::string has_struct_arg_count_bug(const DeviceFacts& facts);
+std::string has_struct_arg_count_bug(const Device& device);
+
+/// PyOpenCL's has_amd_double_support: whether the device offers AMD's double-precision extension
+/// cl_amd_fp64 (the incomplete support of AMD's low-end boards; whether cl_khr_fp64 is there too
+/// does not matter). The quirk amd_double_support. False on CUDA.
+bool has_amd_double_support(const DeviceFacts& facts);
+bool has_amd_double_support(const Device& device);
 
 /// A driver bug kjarni knows (the quirks of src/backend/opencl/opencl_quirks.hpp).
 struct DriverQuirk {

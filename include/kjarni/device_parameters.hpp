@@ -20,7 +20,9 @@ struct DeviceParameters {
     std::size_t compute_units = 0;
     /// Shared (CUDA) / local (OpenCL) memory per block, in bytes.
     std::size_t local_mem_size = 0;
-    /// Independent local-memory channels usable by one warp without serialization.
+    /// Independent local-memory channels usable by one warp without serialization: the count of
+    /// characterize::local_memory_banks where the vendor's data gives one, 1 on CPUs, else 32
+    /// (characterize::local_mem_banks_parameter says which).
     std::size_t local_mem_banks = 0;
     /// Maximum block / work-group extent in each dimension.
     std::vector<std::size_t> max_local_sizes;

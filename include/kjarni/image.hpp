@@ -20,10 +20,12 @@
 /// clamped and rounded; integers: saturated). KJARNI_MAKE_FLOAT4(a, b, c, d) (and _INT4, _UINT4)
 /// build a value on both backends.
 ///
-/// Transfers move the whole image, its pixels packed (no padding between rows or slices; layers
-/// follow each other like slices). Asynchronous transfers follow Buffer's rules: the host memory
-/// must stay alive and untouched until the queue has passed the copy. \file
+/// Transfers move the whole image, or a box of it (an ImageRegion), its pixels packed (no padding
+/// between rows or slices; layers follow each other like slices). Asynchronous transfers follow
+/// Buffer's rules: the host memory must stay alive and untouched until the queue has passed the
+/// copy. \file
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -101,6 +103,23 @@ struct ImageShape {
 };
 
 std::string to_string(const ImageShape& shape);
+
+/// A box of an image's pixels: `origin` and `extent` per coordinate (x, y, z), where a layered
+/// image's layer is the coordinate after its dimensions (y of a 1-D array, z of a 2-D array, as
+/// OpenCL counts them). Coordinates an image does not have take origin 0 and extent 1. Its
+/// pixels, packed, are extent[0] * extent[1] * extent[2] pixels: rows of extent[0], then slices.
+struct ImageRegion {
+    std::array<std::size_t, 3> origin{0, 0, 0};
+    std::array<std::size_t, 3> extent{1, 1, 1};
+
+    /// The whole of an image of `shape`.
+    static ImageRegion whole(const ImageShape& shape);
+    /// extent[0] * extent[1] * extent[2].
+    std::size_t pixels() const noexcept { return extent[0] * extent[1] * extent[2]; }
+    friend bool operator==(const ImageRegion&, const ImageRegion&) = default;
+};
+
+std::string to_string(const ImageRegion& region);
 
 /// What coordinates outside the image read (OpenCL's CLK_ADDRESS_*, CUDA's address modes):
 /// none: unspecified (the fastest); clamp: the border colour, all zero (OpenCL: alpha 1 for
@@ -190,6 +209,31 @@ public:
     void copy_to(const Queue& queue, const Buffer& buffer, bool async = false) const;
     /// Copies another image of the same device, shape and format.
     void copy_from(const Queue& queue, const Image& source, bool async = false) const;
+
+    /// Sub-region transfers. Each checks the region against the image (ArgumentError naming
+    /// "region": an empty extent, or a box reaching beyond the image or into coordinates it does
+    /// not have) and the other side's size, as the whole-image forms do.
+
+    /// Copies packed host pixels (exactly region.pixels() * pixel_size() bytes) into `region`.
+    void upload_region(const Queue& queue, const ImageRegion& region, std::span<const std::byte> host,
+                       bool async = false) const;
+    /// Copies `region` to packed host pixels (exactly region.pixels() * pixel_size() bytes).
+    void download_region(const Queue& queue, const ImageRegion& region, std::span<std::byte> host,
+                         bool async = false) const;
+    /// Copies packed pixels from `buffer` (same device), starting `offset` bytes into it, into
+    /// `region`; the buffer must hold them (ArgumentError naming "buffer" otherwise).
+    void copy_region_from(const Queue& queue, const ImageRegion& region, const Buffer& buffer, std::size_t offset = 0,
+                          bool async = false) const;
+    /// Copies `region` to packed pixels in `buffer` (same device), starting `offset` bytes into it.
+    void copy_region_to(const Queue& queue, const ImageRegion& region, const Buffer& buffer, std::size_t offset = 0,
+                        bool async = false) const;
+    /// Copies the box `source_region` of `source` (same device and format, any shape of the same
+    /// dimensions and layering) to the box of the same extent at `destination_origin` of this
+    /// image. ArgumentError naming "source" for another device, format or kind of image,
+    /// "source_region" / "destination_origin" for boxes that do not fit; a copy within one image
+    /// must not overlap itself (ArgumentError naming "source_region").
+    void copy_region_from(const Queue& queue, const Image& source, const ImageRegion& source_region,
+                          const std::array<std::size_t, 3>& destination_origin, bool async = false) const;
 
     /// This image read through `sampler` (a READ parameter). ArgumentError naming "sampler" for
     /// linear filtering of an integer format, or repeat / mirrored_repeat without normalised

@@ -92,8 +92,11 @@ struct LinkInput {
     /// unless ProgramOptions::no_prelude; compiled on its own as relocatable device code. A function
     /// of another unit is declared without a body (`FUNCTION float f(float x);`).
     static LinkInput source(std::string_view text) { return LinkInput{true, std::string(text), {}}; }
-    /// Compiled code (CUDA: PTX text, a cubin compiled with relocatable device code, a fatbin).
-    /// OpenCL takes sources only (UnsupportedError at link time).
+    /// Compiled code: what Program::compile_unit gives for a device of the same kind; besides, on
+    /// CUDA, PTX text, a cubin compiled with relocatable device code, a fatbin; on OpenCL a program
+    /// binary of a compiled object or a library (CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT / _LIBRARY;
+    /// an executable binary, SPIR-V or bytes the driver does not take are ArgumentError naming the
+    /// unit at link time).
     static LinkInput binary(std::span<const std::byte> code) {
         return LinkInput{false, {}, std::vector<std::byte>(code.begin(), code.end())};
     }
@@ -153,12 +156,27 @@ public:
     /// needs a device of OpenCL 1.2 or later (UnsupportedError naming the backend otherwise).
     /// `options` apply as for a Program from source, except `keep` and `constant_arrays`
     /// (ArgumentError: a constant declared in every unit would be defined twice). Linked programs
-    /// are not cached. CompileError when a unit does not compile; LinkError, with the linker's log,
-    /// when the units do not link (a function declared and defined nowhere, defined twice).
+    /// are cached like programs from source, in memory per context and on disk, keyed by every
+    /// unit's text or bytes in order, the options and the device's compiler identity (not when
+    /// `include_dirs` is given, as for sources). CompileError when a unit does not compile;
+    /// LinkError, with the linker's log, when the units do not link (a function declared and
+    /// defined nowhere, defined twice).
     static Program link(const BoundMultiDevice& devices, const std::vector<LinkInput>& units,
                         const ProgramOptions& options = {});
     static Program link(const BoundDevice& device, const std::vector<LinkInput>& units,
                         const ProgramOptions& options = {});
+
+    /// Compiles one source on its own into a relocatable object for `device`, for
+    /// LinkInput::binary of a later Program::link on that device (or one of the same architecture
+    /// and driver). The source is rendered and given the prelude as link's source units are. CUDA:
+    /// relocatable PTX text from NVRTC (-rdc=true, for the device's virtual architecture or
+    /// options.arch's), NUL-terminated; OpenCL: the program binary clCompileProgram leaves
+    /// (a compiled object; devices of OpenCL 1.2 or later, UnsupportedError naming the backend
+    /// otherwise). `options` apply as for link (ArgumentError for `keep`, `constant_arrays`). Not
+    /// cached. CompileError when the source does not compile; UnsupportedError naming the backend
+    /// where the backend cannot compile units on their own.
+    static std::vector<std::byte> compile_unit(const BoundDevice& device, std::string_view source,
+                                               const ProgramOptions& options = {});
 
     const BoundMultiDevice& devices() const;
     /// The compiled code of a device, which from_binary takes back: a cubin (or PTX, for an

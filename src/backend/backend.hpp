@@ -94,7 +94,7 @@ struct BuildOptions {
 
 /// One unit of Context::link: a complete source, compiled on its own as relocatable device code
 /// (CUDA: NVRTC -rdc=true to PTX; OpenCL: clCompileProgram), or compiled code (CUDA: PTX, a
-/// relocatable cubin, a fatbin).
+/// relocatable cubin, a fatbin; OpenCL: a compiled object or library binary, as compile_unit gives).
 struct LinkUnit {
     bool is_source = true;
     std::string source;
@@ -196,6 +196,10 @@ public:
     virtual const std::vector<DeviceAttribute>& attributes() const = 0;
     /// CUdevice ordinal / cl_device_id.
     virtual std::uintptr_t native_handle() const = 0;
+    /// How many arguments the device's compiler counts for a kernel whose one parameter is a struct
+    /// of two longs passed by value (PyOpenCL's check for PoCL's argument-counting bug), compiled
+    /// in a context of this device alone. std::nullopt where the backend cannot tell (the default).
+    virtual std::optional<std::size_t> struct_argument_count() const { return std::nullopt; }
 };
 
 class Context : public std::enable_shared_from_this<Context> {
@@ -290,6 +294,12 @@ public:
     /// compile, LinkError (with the linker's log) when they do not link. The default throws
     /// UnsupportedError naming the backend.
     virtual BuildOutput link(std::size_t device_index, std::span<const LinkUnit> units, const BuildOptions& options);
+    /// Compiles a complete source on its own into a relocatable object that link() takes back as a
+    /// code unit (CUDA: NVRTC -rdc=true to PTX, NUL-terminated; OpenCL: clCompileProgram's binary,
+    /// CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT). CompileError when it does not compile. The
+    /// default throws UnsupportedError naming the backend.
+    virtual std::vector<std::byte> compile_unit(std::size_t device_index, const std::string& source,
+                                                const BuildOptions& options);
     /// The PTX of a complete source for one device (CUDA, through NVRTC, for the architecture build()
     /// would use). The default throws UnsupportedError naming the backend.
     virtual std::string ptx(std::size_t device_index, const std::string& source, const BuildOptions& options);
@@ -354,21 +364,27 @@ public:
 };
 
 /// Image memory of one device (a CUDA array / an OpenCL image), holding its Context. Transfers move
-/// the whole image as packed pixels (rows, then slices or layers, without padding), in `queue`'s
-/// order, which is on the image's device; the public layer has checked sizes and devices.
+/// a box of the image (kjarni's coordinates: a layer is the coordinate after the image's
+/// dimensions) as packed pixels (rows, then slices or layers, without padding), in `queue`'s
+/// order, which is on the image's device; the public layer has checked boxes, sizes and devices.
 class Image {
 public:
     virtual ~Image() = default;
     virtual std::size_t device_index() const = 0;
     /// CUarray / cl_mem.
     virtual std::uintptr_t native_handle() const = 0;
-    virtual void write(Queue& queue, const void* host, bool blocking) = 0;
-    virtual void read(Queue& queue, void* host, bool blocking) = 0;
-    /// Packed pixels from / to bytes [offset, offset + size) of a buffer of the same device.
-    virtual void copy_from_buffer(Queue& queue, Buffer& source, std::size_t offset, bool blocking) = 0;
-    virtual void copy_to_buffer(Queue& queue, Buffer& destination, std::size_t offset, bool blocking) = 0;
-    /// From an image of the same shape and format on the same device.
-    virtual void copy_from_image(Queue& queue, Image& source, bool blocking) = 0;
+    /// Packed pixels of `region` (checked against the image) from / to the host.
+    virtual void write(Queue& queue, const ImageRegion& region, const void* host, bool blocking) = 0;
+    virtual void read(Queue& queue, const ImageRegion& region, void* host, bool blocking) = 0;
+    /// Packed pixels of `region` from / to a buffer of the same device, from byte `offset` on.
+    virtual void copy_from_buffer(Queue& queue, const ImageRegion& region, Buffer& source, std::size_t offset,
+                                  bool blocking) = 0;
+    virtual void copy_to_buffer(Queue& queue, const ImageRegion& region, Buffer& destination, std::size_t offset,
+                                bool blocking) = 0;
+    /// The box `source_region` of an image of the same format, dimensions and layering on the same
+    /// device, to the box of the same extent at `origin` of this one.
+    virtual void copy_from_image(Queue& queue, Image& source, const ImageRegion& source_region,
+                                 const std::array<std::size_t, 3>& origin, bool blocking) = 0;
     /// The image read through `sampler` (checked against the format by the public layer).
     virtual std::shared_ptr<ImageSampler> sampled(const Sampler& sampler) = 0;
     /// The kernel argument of a WRITE parameter: kind image, the backend's bytes in `scalar`, and

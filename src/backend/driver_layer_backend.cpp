@@ -32,6 +32,10 @@ BuildOutput Context::link(std::size_t, std::span<const LinkUnit>, const BuildOpt
     unsupported(api(), "link separately compiled units");
 }
 
+std::vector<std::byte> Context::compile_unit(std::size_t, const std::string&, const BuildOptions&) {
+    unsupported(api(), "compile a unit for linking");
+}
+
 PitchedAllocation Context::allocate_pitched(std::size_t, std::size_t, std::size_t, std::size_t) {
     unsupported(api(), "allocate pitched memory");
 }

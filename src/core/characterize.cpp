@@ -10,6 +10,7 @@
 #include <set>
 #include <variant>
 
+#include "backend/backend.hpp"
 #include "kjarni/api.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/platform.hpp"
@@ -41,6 +42,33 @@ Vendor vendor_of(std::string_view vendor) {
     return Vendor::other;
 }
 
+namespace {
+
+bool has_extension(std::string_view extensions, std::string_view name) {
+    // A space-separated list: whole words only (cl_amd_fp64 is not cl_amd_fp64_extra).
+    std::size_t pos = 0;
+    while ((pos = extensions.find(name, pos)) != std::string_view::npos) {
+        const std::size_t end = pos + name.size();
+        if ((pos == 0 || extensions[pos - 1] == ' ') && (end == extensions.size() || extensions[end] == ' ')) {
+            return true;
+        }
+        pos = end;
+    }
+    return false;
+}
+
+constexpr std::string_view pocl_platform = "Portable Computing Language";
+
+// PyOpenCL's _check_for_pocl_arg_count_bug: a kernel taking a struct of two longs by value,
+// counted as two arguments. Where the backend cannot compile one to ask, not measured.
+std::optional<bool> measure_struct_arg_count(const Device& device) {
+    const auto count = detail::backend_of(device)->struct_argument_count();
+    if (!count) return std::nullopt;
+    return *count == 2;
+}
+
+}  // namespace
+
 DeviceFacts facts_of(const Device& device) {
     DeviceFacts facts;
     const Platform platform = device.platform();
@@ -56,6 +84,17 @@ DeviceFacts facts_of(const Device& device) {
     facts.native_vector_width_2 = integer_attribute(device, "CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT");
     facts.native_vector_width_4 = integer_attribute(device, "CL_DEVICE_NATIVE_VECTOR_WIDTH_INT");
     facts.native_vector_width_8 = integer_attribute(device, "CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG");
+    facts.platform_version = platform.version();
+    if (!facts.cuda) {
+        if (const auto value = device.attribute("CL_DEVICE_EXTENSIONS")) {
+            if (const auto* text = std::get_if<std::string>(&*value)) facts.extensions = *text;
+        }
+        // Measured only where the rule needs it: PoCL 0.14, or a PoCL version not understood.
+        if (facts.platform_name == pocl_platform) {
+            const auto version = pocl_version(facts.platform_name, facts.platform_version);
+            if (!version || *version == std::pair{0, 14}) facts.struct_arg_counted_per_field = measure_struct_arg_count(device);
+        }
+    }
     return facts;
 }
 
@@ -89,6 +128,12 @@ std::string local_memory_banks_unknown_reason(const DeviceFacts& facts) {
     const Vendor vendor = vendor_of(facts.vendor);
     if (vendor == Vendor::nvidia) return "the device's compute capability is unknown";
     return fmt::format("kjarni has no vendor data on the local memory banks of '{}' devices", facts.vendor);
+}
+
+std::size_t local_mem_banks_parameter(const DeviceFacts& facts) {
+    if (const auto banks = local_memory_banks(facts)) return banks->count;
+    if (facts.type == DeviceType::cpu) return 1;
+    return 32;
 }
 
 std::optional<std::size_t> local_memory_bank_count(const Device& device) {
@@ -279,6 +324,56 @@ LocalAccessConflict why_not_local_access_conflict_free(const Device& device, std
 
 // ---- Driver quirks -----------------------------------------------------------------------------
 
+std::optional<std::pair<int, int>> pocl_version(std::string_view platform_name, std::string_view platform_version) {
+    if (platform_name != pocl_platform) return std::nullopt;
+    // "OpenCL <digits and dots> <PoCL, any case of P, C, L; o lower> <major>.<minor>"
+    std::string_view rest = platform_version;
+    if (!rest.starts_with("OpenCL ")) return std::nullopt;
+    rest.remove_prefix(7);
+    const std::size_t number = rest.find_first_not_of("0123456789.");
+    if (number == 0 || number == std::string_view::npos || rest[number] != ' ') return std::nullopt;
+    rest.remove_prefix(number + 1);
+    if (rest.size() < 5 || (rest[0] != 'P' && rest[0] != 'p') || rest[1] != 'o' || (rest[2] != 'C' && rest[2] != 'c') ||
+        (rest[3] != 'L' && rest[3] != 'l') || rest[4] != ' ') {
+        return std::nullopt;
+    }
+    rest.remove_prefix(5);
+    auto digits = [&rest]() -> std::optional<int> {
+        std::size_t n = 0;
+        int value = 0;
+        while (n < rest.size() && rest[n] >= '0' && rest[n] <= '9' && n < 9) value = value * 10 + (rest[n++] - '0');
+        if (n == 0) return std::nullopt;
+        rest.remove_prefix(n);
+        return value;
+    };
+    const auto major = digits();
+    if (!major || rest.empty() || rest[0] != '.') return std::nullopt;
+    rest.remove_prefix(1);
+    const auto minor = digits();
+    if (!minor) return std::nullopt;
+    return std::pair{*major, *minor};
+}
+
+std::string has_struct_arg_count_bug(const DeviceFacts& facts) {
+    if (facts.cuda) return {};
+    if (facts.platform_name == "Apple" && facts.type == DeviceType::cpu) return "apple";
+    if (facts.platform_name == pocl_platform) {
+        // PyOpenCL takes a version it cannot read for 0.14, where the bug is measured.
+        const auto version = pocl_version(facts.platform_name, facts.platform_version).value_or(std::pair{0, 14});
+        if (version <= std::pair{0, 13}) return "pocl";
+        if (version <= std::pair{0, 14} && facts.struct_arg_counted_per_field.value_or(false)) return "pocl";
+    }
+    return {};
+}
+
+std::string has_struct_arg_count_bug(const Device& device) { return has_struct_arg_count_bug(facts_of(device)); }
+
+bool has_amd_double_support(const DeviceFacts& facts) {
+    return !facts.cuda && has_extension(facts.extensions, "cl_amd_fp64");
+}
+
+bool has_amd_double_support(const Device& device) { return has_amd_double_support(facts_of(device)); }
+
 const std::vector<DriverQuirk>& all_driver_quirks() {
     static const std::vector<DriverQuirk> quirks = {
         {"nvidia_arg_info_parameterless",
@@ -303,6 +398,19 @@ const std::vector<DriverQuirk>& all_driver_quirks() {
         {"pocl_local_size_beyond_3",
          "PoCL 3.1 answers 0 for get_local_size(d) with d >= 3, where the specification says 1",
          "none needed: kernels have at most 3 dimensions"},
+        {"pocl_struct_arg_count",
+         "PoCL up to 0.13 (and 0.14 where measured so) counts a struct passed by value as several kernel arguments "
+         "(PoCL issue 197; PyOpenCL's has_struct_arg_count_bug)",
+         "none in kjarni: has_struct_arg_count_bug() tells, so that callers can pass the fields one by one"},
+        {"apple_struct_arg_count",
+         "Apple's OpenCL on CPUs counts a struct passed by value as several kernel arguments (PyOpenCL's "
+         "has_struct_arg_count_bug)",
+         "none in kjarni: has_struct_arg_count_bug() tells, so that callers can pass the fields one by one"},
+        {"amd_double_support",
+         "AMD's low-end boards offer double precision only through the incomplete cl_amd_fp64 extension (PyOpenCL's "
+         "has_amd_double_support)",
+         "none in kjarni: has_amd_double_support() tells; kernels needing doubles there enable cl_amd_fp64 "
+         "themselves"},
     };
     return quirks;
 }
@@ -314,7 +422,13 @@ std::vector<DriverQuirk> driver_quirks(const DeviceFacts& facts) {
     const bool pocl = contains(facts.platform_name, "Portable Computing Language");
     for (const DriverQuirk& quirk : all_driver_quirks()) {
         bool applies = false;
-        if (quirk.name == "nvidia_mapped_copy") {
+        if (quirk.name == "pocl_struct_arg_count") {
+            applies = has_struct_arg_count_bug(facts) == "pocl";
+        } else if (quirk.name == "apple_struct_arg_count") {
+            applies = has_struct_arg_count_bug(facts) == "apple";
+        } else if (quirk.name == "amd_double_support") {
+            applies = has_amd_double_support(facts);
+        } else if (quirk.name == "nvidia_mapped_copy") {
             applies = !facts.unified_memory;
         } else if (quirk.name.starts_with("nvidia_")) {
             applies = nvidia;

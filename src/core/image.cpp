@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "backend/backend.hpp"
 #include "kjarni/error.hpp"
@@ -73,6 +74,30 @@ void check_sampler(const Sampler& sampler, const ImageFormat& format) {
     if ((sampler.address == AddressMode::repeat || sampler.address == AddressMode::mirrored_repeat) &&
         !sampler.normalized_coordinates) {
         throw ArgumentError("sampler", "repeat and mirrored_repeat addressing need normalised coordinates");
+    }
+}
+
+// The extents of an image in kjarni's region coordinates (a layer after the dimensions).
+std::array<std::size_t, 3> region_limits(const ImageShape& shape) {
+    if (shape.dimensions == 1 && shape.layered()) return {shape.width, shape.layers, 1};
+    if (shape.dimensions == 2 && shape.layered()) return {shape.width, shape.height, shape.layers};
+    return {shape.width, shape.height, shape.depth};
+}
+
+void check_box(const char* argument, const std::array<std::size_t, 3>& origin, const std::array<std::size_t, 3>& extent,
+               const ImageShape& shape) {
+    const auto limits = region_limits(shape);
+    static constexpr const char* names[] = {"x", "y", "z"};
+    for (std::size_t c = 0; c < 3; ++c) {
+        if (extent[c] == 0) {
+            throw ArgumentError(argument, fmt::format("has extent 0 in {}: a region holds at least one pixel", names[c]));
+        }
+        // Unused coordinates have a limit of 1, so only origin 0 and extent 1 pass.
+        if (origin[c] >= limits[c] || extent[c] > limits[c] - origin[c]) {
+            throw ArgumentError(argument, fmt::format("reaches {} .. {} in {}, beyond the {} image (which has {} there)",
+                                                      origin[c], origin[c] + extent[c], names[c], to_string(shape),
+                                                      limits[c]));
+        }
     }
 }
 
@@ -172,6 +197,13 @@ Image Image::allocate(const BoundDevice& device, const ImageShape& shape, const 
     return Image(device, context.create_image(device.index(), shape, format), shape, format);
 }
 
+ImageRegion ImageRegion::whole(const ImageShape& shape) { return ImageRegion{{0, 0, 0}, region_limits(shape)}; }
+
+std::string to_string(const ImageRegion& region) {
+    return fmt::format("origin ({}, {}, {}), extent ({}, {}, {})", region.origin[0], region.origin[1], region.origin[2],
+                       region.extent[0], region.extent[1], region.extent[2]);
+}
+
 Image::Image(BoundDevice device, std::shared_ptr<backend::Image> impl, ImageShape shape, ImageFormat format)
     : device_(std::move(device)), impl_(std::move(impl)), shape_(shape), format_(format) {}
 
@@ -185,60 +217,120 @@ void Image::check_queue(const Queue& queue) const {
 }
 
 void Image::upload(const Queue& queue, std::span<const std::byte> host, bool async) const {
-    check_queue(queue);
-    if (host.size() != size_bytes()) {
-        throw ArgumentError("host", fmt::format("holds {} bytes; the {} image of {} needs {}", host.size(),
-                                                to_string(shape_), to_string(format_), size_bytes()));
-    }
-    impl_->write(*detail::backend_of(queue), host.data(), !async);
+    upload_region(queue, ImageRegion::whole(shape_), host, async);
 }
 
 void Image::download(const Queue& queue, std::span<std::byte> host, bool async) const {
+    download_region(queue, ImageRegion::whole(shape_), host, async);
+}
+
+void Image::upload_region(const Queue& queue, const ImageRegion& region, std::span<const std::byte> host,
+                          bool async) const {
     check_queue(queue);
-    if (host.size() != size_bytes()) {
-        throw ArgumentError("host", fmt::format("holds {} bytes; the {} image of {} needs {}", host.size(),
-                                                to_string(shape_), to_string(format_), size_bytes()));
+    check_box("region", region.origin, region.extent, shape_);
+    const std::size_t needed = region.pixels() * format_.pixel_size();
+    if (host.size() != needed) {
+        throw ArgumentError("host", fmt::format("holds {} bytes; {} of the {} image of {} needs {}", host.size(),
+                                                to_string(region), to_string(shape_), to_string(format_), needed));
     }
-    impl_->read(*detail::backend_of(queue), host.data(), !async);
+    impl_->write(*detail::backend_of(queue), region, host.data(), !async);
+}
+
+void Image::download_region(const Queue& queue, const ImageRegion& region, std::span<std::byte> host,
+                            bool async) const {
+    check_queue(queue);
+    check_box("region", region.origin, region.extent, shape_);
+    const std::size_t needed = region.pixels() * format_.pixel_size();
+    if (host.size() != needed) {
+        throw ArgumentError("host", fmt::format("holds {} bytes; {} of the {} image of {} needs {}", host.size(),
+                                                to_string(region), to_string(shape_), to_string(format_), needed));
+    }
+    impl_->read(*detail::backend_of(queue), region, host.data(), !async);
 }
 
 namespace {
 
-void check_buffer(const Buffer& buffer, const BoundDevice& device, std::size_t needed) {
+void check_buffer(const Buffer& buffer, const BoundDevice& device, std::size_t offset, std::size_t needed) {
     if (!(buffer.device() == device)) {
         throw ArgumentError("buffer", fmt::format("is on {}, the image on {}", where(buffer.device()), where(device)));
     }
-    if (buffer.size() < needed) {
-        throw ArgumentError("buffer", fmt::format("holds {} bytes; the image needs {}", buffer.size(), needed));
+    if (offset > buffer.size() || buffer.size() - offset < needed) {
+        throw ArgumentError("buffer", fmt::format("holds {} bytes; the pixels need {} from byte {} on", buffer.size(),
+                                                  needed, offset));
     }
 }
 
 }  // namespace
 
 void Image::copy_from(const Queue& queue, const Buffer& buffer, bool async) const {
-    check_queue(queue);
-    check_buffer(buffer, device_, size_bytes());
-    impl_->copy_from_buffer(*detail::backend_of(queue), *detail::backend_of(buffer), buffer.offset(), !async);
+    copy_region_from(queue, ImageRegion::whole(shape_), buffer, 0, async);
 }
 
 void Image::copy_to(const Queue& queue, const Buffer& buffer, bool async) const {
+    copy_region_to(queue, ImageRegion::whole(shape_), buffer, 0, async);
+}
+
+void Image::copy_region_from(const Queue& queue, const ImageRegion& region, const Buffer& buffer, std::size_t offset,
+                             bool async) const {
     check_queue(queue);
-    check_buffer(buffer, device_, size_bytes());
-    impl_->copy_to_buffer(*detail::backend_of(queue), *detail::backend_of(buffer), buffer.offset(), !async);
+    check_box("region", region.origin, region.extent, shape_);
+    check_buffer(buffer, device_, offset, region.pixels() * format_.pixel_size());
+    impl_->copy_from_buffer(*detail::backend_of(queue), region, *detail::backend_of(buffer), buffer.offset() + offset,
+                            !async);
+}
+
+void Image::copy_region_to(const Queue& queue, const ImageRegion& region, const Buffer& buffer, std::size_t offset,
+                           bool async) const {
+    check_queue(queue);
+    check_box("region", region.origin, region.extent, shape_);
+    check_buffer(buffer, device_, offset, region.pixels() * format_.pixel_size());
+    impl_->copy_to_buffer(*detail::backend_of(queue), region, *detail::backend_of(buffer), buffer.offset() + offset,
+                          !async);
 }
 
 void Image::copy_from(const Queue& queue, const Image& source, bool async) const {
-    check_queue(queue);
-    if (!(source.device_ == device_)) {
-        throw ArgumentError("source", fmt::format("is on {}, this image on {}", where(source.device_), where(device_)));
-    }
     if (!(source.shape_ == shape_) || !(source.format_ == format_)) {
         throw ArgumentError("source", fmt::format("is a {} image of {}; this one is a {} image of {}",
                                                   to_string(source.shape_), to_string(source.format_),
                                                   to_string(shape_), to_string(format_)));
     }
-    if (source.impl_ == impl_) return;  // the same pixels
-    impl_->copy_from_image(*detail::backend_of(queue), *source.impl_, !async);
+    if (source.impl_ == impl_) {  // the same pixels
+        check_queue(queue);
+        return;
+    }
+    copy_region_from(queue, source, ImageRegion::whole(shape_), {0, 0, 0}, async);
+}
+
+void Image::copy_region_from(const Queue& queue, const Image& source, const ImageRegion& source_region,
+                             const std::array<std::size_t, 3>& destination_origin, bool async) const {
+    check_queue(queue);
+    if (!(source.device_ == device_)) {
+        throw ArgumentError("source", fmt::format("is on {}, this image on {}", where(source.device_), where(device_)));
+    }
+    if (!(source.format_ == format_) || source.shape_.dimensions != shape_.dimensions ||
+        source.shape_.layered() != shape_.layered()) {
+        throw ArgumentError("source", fmt::format("is a {} image of {}; this one is a {} image of {} (copies need the "
+                                                  "same format, dimensions and layering)",
+                                                  to_string(source.shape_), to_string(source.format_),
+                                                  to_string(shape_), to_string(format_)));
+    }
+    check_box("source_region", source_region.origin, source_region.extent, source.shape_);
+    check_box("destination_origin", destination_origin, source_region.extent, shape_);
+    if (source.impl_ == impl_) {
+        bool overlap = true;
+        for (std::size_t c = 0; c < 3; ++c) {
+            const std::size_t a = source_region.origin[c];
+            const std::size_t b = destination_origin[c];
+            if (a + source_region.extent[c] <= b || b + source_region.extent[c] <= a) overlap = false;
+        }
+        if (overlap) {
+            throw ArgumentError("source_region", fmt::format("{} overlaps its destination at ({}, {}, {}) in the "
+                                                             "same image",
+                                                             to_string(source_region), destination_origin[0],
+                                                             destination_origin[1], destination_origin[2]));
+        }
+    }
+    impl_->copy_from_image(*detail::backend_of(queue), *source.impl_, source_region, destination_origin, !async);
 }
 
 SampledImage Image::sampled(const Sampler& sampler) const {

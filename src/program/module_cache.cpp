@@ -25,7 +25,72 @@ CacheKey cache_key(const BoundDevice& device, const std::string& source, const b
     return builder.key();
 }
 
+// The fields of cache_key that do not depend on the source.
+CacheKeyBuilder key_builder(const BoundDevice& device, const backend::BuildOptions& options) {
+    CacheKeyBuilder builder;
+    builder.add("kjarni", version())
+        .add("api", device.context().api().shortcut())
+        .add("compiler", detail::state_of(device.context()).compiler_identity(device.index()))
+        .add("fast_math", options.fast_math)
+        .add("compiler_options", options.compiler_options)
+        .add("include_dirs", options.include_dirs);
+    return builder;
+}
+
+// A linked program's key: every unit in order, each tagged as source or code (so that a source
+// and code of the same bytes differ), and the JIT options, which the driver's linker applies.
+CacheKey link_cache_key(const BoundDevice& device, std::span<const backend::LinkUnit> units,
+                        const backend::BuildOptions& options) {
+    CacheKeyBuilder builder = key_builder(device, options);
+    builder.add("link_units", units.size());
+    for (const backend::LinkUnit& unit : units) {
+        if (unit.is_source) {
+            builder.add("unit_source", unit.source);
+        } else {
+            builder.add("unit_code",
+                        std::string_view(reinterpret_cast<const char*>(unit.code.data()), unit.code.size()));
+        }
+    }
+    if (!options.cuda_arch.empty()) builder.add("arch", options.cuda_arch);
+    if (options.jit_max_registers) builder.add("jit_max_registers", *options.jit_max_registers);
+    if (options.jit_optimization_level) builder.add("jit_optimization_level", *options.jit_optimization_level);
+    return builder.key();
+}
+
 }  // namespace
+
+CompiledModule obtain_linked_module(const BoundDevice& device, std::span<const backend::LinkUnit> units,
+                                    const backend::BuildOptions& options) {
+    auto& backend = *detail::backend_of(device.context());
+    auto shared = [](std::vector<std::byte> binary) {
+        return std::make_shared<const std::vector<std::byte>>(std::move(binary));
+    };
+    // As for single sources: headers of include directories are not in the key.
+    if (!options.include_dirs.empty()) {
+        auto output = backend.link(device.index(), units, options);
+        return {std::move(output.module), shared(std::move(output.binary))};
+    }
+    ModuleCache& memory = detail::state_of(device.context()).service<ModuleCache>();
+    const CacheKey key = link_cache_key(device, units, options);
+    const std::string memory_key = key.hex() + "/" + std::to_string(device.index());
+    if (auto found = memory.find(memory_key)) return *found;
+
+    DiskCache& disk = DiskCache::instance();
+    if (auto binary = disk.load(key)) {
+        try {
+            CompiledModule loaded{backend.load(device.index(), *binary, options), shared(*binary)};
+            memory.insert(memory_key, loaded);
+            return loaded;
+        } catch (const Error&) {
+            // Refused by the driver: link again and overwrite the entry (see obtain_compiled_module).
+        }
+    }
+    auto output = backend.link(device.index(), units, options);
+    if (!output.binary.empty()) disk.store(key, output.binary);
+    CompiledModule linked{std::move(output.module), shared(std::move(output.binary))};
+    memory.insert(memory_key, linked);
+    return linked;
+}
 
 std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const std::string& source,
                                                const backend::BuildOptions& options) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,11 @@ private:
 /// The module of `source` for the device, from the caches or compiled, with its code.
 CompiledModule obtain_compiled_module(const BoundDevice& device, const std::string& source,
                                       const backend::BuildOptions& options);
+
+/// The module linking `units` gives on the device (Context::link), from the caches or linked; the
+/// key covers every unit's text or bytes, in order, the options and the compiler's identity.
+CompiledModule obtain_linked_module(const BoundDevice& device, std::span<const backend::LinkUnit> units,
+                                    const backend::BuildOptions& options);
 
 /// obtain_compiled_module's module alone.
 std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const std::string& source,

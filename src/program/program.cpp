@@ -154,17 +154,34 @@ std::shared_ptr<const ProgramState> link_all(const BoundMultiDevice& devices, co
     auto state = std::make_shared<ProgramState>(ProgramState{devices, options, {}});
     const backend::BuildOptions build_options = backend_options(options);
     for (const BoundDevice& device : devices.to_vector()) {
-        backend::BuildOutput output =
-            detail::backend_of(device.context())->link(device.index(), backend_units, build_options);
-        auto binary = std::make_shared<std::vector<std::byte>>(std::move(output.binary));
-        state->programs.push_back(DeviceProgram{device, std::string(), std::move(output.module), std::nullopt,
-                                                std::move(binary)});
+        CompiledModule linked = obtain_linked_module(device, backend_units, build_options);
+        state->programs.push_back(DeviceProgram{device, std::string(), std::move(linked.module), std::nullopt,
+                                                std::move(linked.binary)});
     }
     return state;
 }
 
+std::vector<std::byte> compile_one_unit(const BoundDevice& device, std::string_view source,
+                                        const ProgramOptions& options) {
+    if (options.keep) throw ArgumentError("options", "ProgramOptions::keep does not apply to Program::compile_unit");
+    if (!options.constant_arrays.empty()) {
+        throw ArgumentError("options", "ProgramOptions::constant_arrays does not apply to Program::compile_unit: "
+                                       "every unit would define them");
+    }
+    const BoundMultiDevice devices(device.context(), {device.index()});
+    refuse_cuda_only_options(devices, options);
+    const ApiId api = device.context().api().id();
+    const std::string full = full_source(api, render_with_modules(std::string(source)), options);
+    return detail::backend_of(device.context())->compile_unit(device.index(), full, backend_options(options));
+}
+
 }  // namespace
 }  // namespace detail
+
+std::vector<std::byte> Program::compile_unit(const BoundDevice& device, std::string_view source,
+                                             const ProgramOptions& options) {
+    return detail::compile_one_unit(device, source, options);
+}
 
 Program Program::link(const BoundMultiDevice& devices, const std::vector<LinkInput>& units,
                       const ProgramOptions& options) {

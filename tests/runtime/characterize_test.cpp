@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "backend/backend.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
@@ -128,6 +129,71 @@ TEST(Characterize, DriverQuirks) {
         EXPECT_FALSE(quirk.description.empty()) << quirk.name;
         EXPECT_FALSE(quirk.workaround.empty()) << quirk.name;
     }
+}
+
+// PyOpenCL's has_struct_arg_count_bug and get_pocl_version, rule by rule.
+TEST(Characterize, StructArgCountBug) {
+    const std::string pocl_name = "Portable Computing Language";
+    EXPECT_EQ(pocl_version(pocl_name, "OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts"), (std::pair{3, 1}));
+    EXPECT_EQ(pocl_version(pocl_name, "OpenCL 1.2 pocl 0.13-pre"), (std::pair{0, 13}));
+    EXPECT_EQ(pocl_version(pocl_name, "OpenCL 2.0 POCL 1.8"), std::nullopt);  // only P, C, L change case
+    EXPECT_EQ(pocl_version(pocl_name, "OpenCL PoCL 1.8"), std::nullopt);
+    EXPECT_EQ(pocl_version("Other Platform", "OpenCL 3.0 PoCL 3.1"), std::nullopt);
+
+    DeviceFacts pocl = opencl_device("GenuineIntel", DeviceType::cpu, 1);
+    pocl.platform_name = pocl_name;
+    pocl.platform_version = "OpenCL 1.2 pocl 0.13";
+    EXPECT_EQ(has_struct_arg_count_bug(pocl), "pocl");
+    EXPECT_TRUE(has_driver_quirk(pocl, "pocl_struct_arg_count"));
+    pocl.platform_version = "OpenCL 1.2 pocl 0.14";
+    EXPECT_EQ(has_struct_arg_count_bug(pocl), "");  // 0.14: only where measured
+    pocl.struct_arg_counted_per_field = true;
+    EXPECT_EQ(has_struct_arg_count_bug(pocl), "pocl");
+    pocl.platform_version = "something unreadable";  // taken as 0.14
+    EXPECT_EQ(has_struct_arg_count_bug(pocl), "pocl");
+    pocl.struct_arg_counted_per_field = false;
+    EXPECT_EQ(has_struct_arg_count_bug(pocl), "");
+    pocl.platform_version = "OpenCL 3.0 PoCL 3.1";
+    pocl.struct_arg_counted_per_field = true;  // later versions: fixed, whatever was measured
+    EXPECT_EQ(has_struct_arg_count_bug(pocl), "");
+    EXPECT_FALSE(has_driver_quirk(pocl, "pocl_struct_arg_count"));
+
+    DeviceFacts apple = opencl_device("Intel", DeviceType::cpu, 1);
+    apple.platform_name = "Apple";
+    EXPECT_EQ(has_struct_arg_count_bug(apple), "apple");
+    EXPECT_TRUE(has_driver_quirk(apple, "apple_struct_arg_count"));
+    apple.type = DeviceType::gpu;
+    EXPECT_EQ(has_struct_arg_count_bug(apple), "");
+    EXPECT_EQ(has_struct_arg_count_bug(nvidia(9, 0)), "");
+}
+
+// PyOpenCL's has_amd_double_support: cl_amd_fp64 among the extensions, as a whole word.
+TEST(Characterize, AmdDoubleSupport) {
+    DeviceFacts amd = opencl_device("Advanced Micro Devices, Inc.", DeviceType::gpu, 64);
+    amd.extensions = "cl_khr_global_int32_base_atomics cl_amd_fp64 cl_khr_byte_addressable_store";
+    EXPECT_TRUE(has_amd_double_support(amd));
+    EXPECT_TRUE(has_driver_quirk(amd, "amd_double_support"));
+    amd.extensions = "cl_khr_fp64 cl_amd_fp64";  // with the Khronos extension too: still true
+    EXPECT_TRUE(has_amd_double_support(amd));
+    amd.extensions = "cl_khr_fp64 cl_amd_fp64x";
+    EXPECT_FALSE(has_amd_double_support(amd));
+    amd.extensions = "";
+    EXPECT_FALSE(has_amd_double_support(amd));
+    EXPECT_FALSE(has_driver_quirk(amd, "amd_double_support"));
+}
+
+// DeviceParameters::local_mem_banks as characterize derives it: vendor data, else 1 on CPUs, else 32.
+TEST(Characterize, LocalMemBanksParameter) {
+    EXPECT_EQ(local_mem_banks_parameter(nvidia(9, 0)), 32u);
+    EXPECT_EQ(local_mem_banks_parameter(nvidia(1, 3)), 16u);
+    EXPECT_EQ(local_mem_banks_parameter(opencl_device("Advanced Micro Devices, Inc.", DeviceType::gpu, 64)), 32u);
+    EXPECT_EQ(local_mem_banks_parameter(opencl_device("GenuineIntel", DeviceType::cpu, 1)), 1u);
+    EXPECT_EQ(local_mem_banks_parameter(opencl_device("Advanced Micro Devices, Inc.", DeviceType::cpu, 1)), 1u);
+    // No vendor data: the documented default.
+    EXPECT_EQ(local_mem_banks_parameter(opencl_device("Intel(R) Corporation", DeviceType::gpu, 1)), 32u);
+    DeviceFacts unknown_nvidia = nvidia(9, 0);
+    unknown_nvidia.compute_capability.reset();
+    EXPECT_EQ(local_mem_banks_parameter(unknown_nvidia), 32u);
 }
 
 // Strided accesses of 32 work items on 32 banks of 4 bytes: stride s collides gcd(s, 32) ways.
@@ -262,6 +328,31 @@ TEST_P(CharacterizeDevice, QueriesFollowTheFacts) {
     }
     if (device.platform().name().find("Portable Computing Language") != std::string::npos) {
         EXPECT_TRUE(has_driver_quirk(device, "pocl_local_size_beyond_3"));
+    }
+    // The device's parameters agree with the rules (vendor data, else the documented default).
+    EXPECT_EQ(device.params().local_mem_banks, local_mem_banks_parameter(facts));
+    if (banks) {
+        EXPECT_EQ(device.params().local_mem_banks, banks->count);
+    }
+    // The quirk queries agree with the quirk table, and with the extensions the device reports.
+    const std::string struct_bug = has_struct_arg_count_bug(device);
+    EXPECT_EQ(has_driver_quirk(device, "pocl_struct_arg_count"), struct_bug == "pocl");
+    EXPECT_EQ(has_driver_quirk(device, "apple_struct_arg_count"), struct_bug == "apple");
+    EXPECT_EQ(has_driver_quirk(device, "amd_double_support"), has_amd_double_support(device));
+    if (context().api().id() == ApiId::cuda()) {
+        EXPECT_EQ(struct_bug, "");
+        EXPECT_FALSE(has_amd_double_support(device));
+        EXPECT_EQ(detail::backend_of(device)->struct_argument_count(), std::nullopt);
+    } else {
+        // The measurement PyOpenCL makes for PoCL 0.14, made here on any OpenCL device: a driver
+        // without the bug counts the struct as one argument.
+        const auto count = detail::backend_of(device)->struct_argument_count();
+        ASSERT_TRUE(count.has_value());
+        if (struct_bug.empty()) {
+            EXPECT_EQ(*count, 1u);
+        }
+        EXPECT_FALSE(facts.extensions.empty());
+        EXPECT_EQ(has_amd_double_support(device), (" " + facts.extensions + " ").find(" cl_amd_fp64 ") != std::string::npos);
     }
 }
 

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "support/random_data.hpp"
@@ -458,6 +460,153 @@ TEST_P(Images, CopiesBetweenImagesBuffersAndTheHost) {
         queue().synchronize();
         EXPECT_EQ(direct, contents) << to_string(shape);
     }
+}
+
+// A CPU model of an image's packed pixels, in region coordinates (a layer after the dimensions).
+struct PixelModel {
+    std::array<std::size_t, 3> size;
+    std::size_t pixel;
+    std::vector<std::byte> bytes;
+
+    std::size_t at(std::size_t x, std::size_t y, std::size_t z) const { return ((z * size[1] + y) * size[0] + x) * pixel; }
+    // The packed pixels of a box.
+    std::vector<std::byte> extract(const ImageRegion& r) const {
+        std::vector<std::byte> out;
+        for (std::size_t z = 0; z < r.extent[2]; ++z)
+            for (std::size_t y = 0; y < r.extent[1]; ++y) {
+                const auto first = bytes.begin() + static_cast<std::ptrdiff_t>(at(r.origin[0], r.origin[1] + y, r.origin[2] + z));
+                out.insert(out.end(), first, first + static_cast<std::ptrdiff_t>(r.extent[0] * pixel));
+            }
+        return out;
+    }
+    // Stores packed pixels into the box of `extent` at `origin`.
+    void store(const std::array<std::size_t, 3>& origin, const std::array<std::size_t, 3>& extent,
+               std::span<const std::byte> packed) {
+        std::size_t from = 0;
+        for (std::size_t z = 0; z < extent[2]; ++z)
+            for (std::size_t y = 0; y < extent[1]; ++y) {
+                const std::size_t row = extent[0] * pixel;
+                std::memcpy(bytes.data() + at(origin[0], origin[1] + y, origin[2] + z), packed.data() + from, row);
+                from += row;
+            }
+    }
+};
+
+// A random box inside `size` (at least one pixel in every coordinate).
+ImageRegion random_region(const std::array<std::size_t, 3>& size) {
+    ImageRegion region;
+    for (std::size_t c = 0; c < 3; ++c) {
+        region.extent[c] = static_cast<std::size_t>(random_vector<int>(1, 1, static_cast<int>(size[c]))[0]);
+        region.origin[c] = static_cast<std::size_t>(random_vector<int>(1, 0, static_cast<int>(size[c] - region.extent[c]))[0]);
+    }
+    return region;
+}
+
+// Sub-region copies image <-> host, image <-> buffer (at an offset) and image <-> image of another
+// size, each checked against the CPU model over random contents, with the pixels outside the box
+// left as they were.
+TEST_P(Images, SubRegionCopiesMatchTheHostModel) {
+    const ImageFormat format{ChannelOrder::rgba, ChannelType::int16, false};
+    const std::size_t pixel = format.pixel_size();
+    const std::array<std::pair<ImageShape, ImageShape>, 5> shapes{{
+        {ImageShape::d1(50), ImageShape::d1(23)},
+        {ImageShape::d2(33, 17), ImageShape::d2(20, 25)},
+        {ImageShape::d3(9, 7, 5), ImageShape::d3(6, 8, 4)},
+        {ImageShape::layered_1d(40, 4), ImageShape::layered_1d(31, 6)},
+        {ImageShape::layered_2d(12, 9, 3), ImageShape::layered_2d(10, 11, 2)},
+    }};
+    for (const auto& [shape, other_shape] : shapes) {
+        SCOPED_TRACE(to_string(shape));
+        PixelModel model{ImageRegion::whole(shape).extent, pixel, {}};
+        const Image image = upload_random(shape, format, model.bytes);
+        const auto check_whole = [&](const Image& which, const PixelModel& expected, const char* step) {
+            std::vector<std::byte> whole(expected.bytes.size());
+            which.download(queue(), std::span<std::byte>(whole));
+            EXPECT_EQ(whole, expected.bytes) << step;
+        };
+        // Image -> host.
+        const ImageRegion read_box = random_region(model.size);
+        std::vector<std::byte> part(read_box.pixels() * pixel);
+        image.download_region(queue(), read_box, std::span<std::byte>(part));
+        EXPECT_EQ(part, model.extract(read_box)) << to_string(read_box);
+        // Host -> image (asynchronously, then waited for).
+        const ImageRegion write_box = random_region(model.size);
+        const auto written = random_pixels(format, write_box.pixels());
+        image.upload_region(queue(), write_box, std::span<const std::byte>(written), true);
+        queue().synchronize();
+        model.store(write_box.origin, write_box.extent, written);
+        check_whole(image, model, "after upload_region");
+        // Image -> buffer, at an offset; the bytes around it untouched.
+        const ImageRegion out_box = random_region(model.size);
+        const std::size_t offset = 3 * pixel;
+        const std::size_t out_size = out_box.pixels() * pixel;
+        Buffer buffer = Buffer::allocate(bound_device(), offset + out_size + 64);
+        buffer.fill(queue(), std::as_bytes(std::span<const std::uint8_t>(std::array<std::uint8_t, 1>{0xEE})));
+        image.copy_region_to(queue(), out_box, buffer, offset);
+        std::vector<std::byte> back(buffer.size());
+        buffer.get(queue(), std::span<std::byte>(back));
+        const auto expected_out = model.extract(out_box);
+        EXPECT_TRUE(std::equal(expected_out.begin(), expected_out.end(), back.begin() + static_cast<std::ptrdiff_t>(offset)))
+            << to_string(out_box);
+        EXPECT_TRUE(std::all_of(back.begin(), back.begin() + static_cast<std::ptrdiff_t>(offset),
+                                [](std::byte b) { return b == std::byte{0xEE}; }));
+        EXPECT_TRUE(std::all_of(back.begin() + static_cast<std::ptrdiff_t>(offset + out_size), back.end(),
+                                [](std::byte b) { return b == std::byte{0xEE}; }));
+        // Buffer -> image, from an offset.
+        const ImageRegion in_box = random_region(model.size);
+        const auto incoming = random_pixels(format, in_box.pixels());
+        Buffer source = Buffer::allocate(bound_device(), offset + incoming.size());
+        source.get_sub_region(offset, incoming.size()).set(queue(), std::span<const std::byte>(incoming));
+        image.copy_region_from(queue(), in_box, source, offset);
+        model.store(in_box.origin, in_box.extent, incoming);
+        check_whole(image, model, "after copy_region_from(buffer)");
+        // Image -> image of another size: a box that fits both, at a random place in the other.
+        PixelModel other{ImageRegion::whole(other_shape).extent, pixel, {}};
+        const Image target = upload_random(other_shape, format, other.bytes);
+        std::array<std::size_t, 3> common{};
+        for (std::size_t c = 0; c < 3; ++c) common[c] = std::min(model.size[c], other.size[c]);
+        ImageRegion from = random_region(common);
+        from.origin = random_region(model.size).origin;
+        for (std::size_t c = 0; c < 3; ++c) from.origin[c] = std::min(from.origin[c], model.size[c] - from.extent[c]);
+        std::array<std::size_t, 3> to{};
+        for (std::size_t c = 0; c < 3; ++c) {
+            to[c] = static_cast<std::size_t>(random_vector<int>(1, 0, static_cast<int>(other.size[c] - from.extent[c]))[0]);
+        }
+        target.copy_region_from(queue(), image, from, to);
+        other.store(to, from.extent, model.extract(from));
+        check_whole(target, other, "after copy_region_from(image)");
+    }
+}
+
+TEST_P(Images, SubRegionBadInputIsTyped) {
+    const auto expect_argument = [](const char* argument, auto&& call) {
+        try {
+            call();
+            ADD_FAILURE() << "no error for " << argument;
+        } catch (const ArgumentError& error) {
+            EXPECT_EQ(error.argument(), argument) << error.what();
+        }
+    };
+    const Image image = Image::allocate(bound_device(), ImageShape::d2(8, 4), rgba_f32);
+    std::vector<std::byte> host(16 * 4);
+    const ImageRegion box{{2, 1, 0}, {4, 1, 1}};  // 4 pixels of 16 bytes
+    expect_argument("region", [&] { image.upload_region(queue(), {{5, 0, 0}, {4, 1, 1}}, std::span<const std::byte>(host)); });
+    expect_argument("region", [&] { image.download_region(queue(), {{0, 0, 0}, {0, 1, 1}}, std::span<std::byte>(host)); });
+    expect_argument("region", [&] { image.download_region(queue(), {{0, 0, 1}, {4, 1, 1}}, std::span<std::byte>(host)); });
+    expect_argument("region", [&] { image.download_region(queue(), {{0, 0, 0}, {4, 1, 2}}, std::span<std::byte>(host)); });
+    std::vector<std::byte> short_host(16 * 4 - 1);
+    expect_argument("host", [&] { image.upload_region(queue(), box, std::span<const std::byte>(short_host)); });
+    Buffer small = Buffer::allocate(bound_device(), 16 * 4);
+    expect_argument("buffer", [&] { image.copy_region_to(queue(), box, small, 1); });
+    expect_argument("buffer", [&] { image.copy_region_from(queue(), box, small, 16 * 4 + 1); });
+    const Image other = Image::allocate(bound_device(), ImageShape::d2(3, 3), rgba_f32);
+    expect_argument("destination_origin", [&] { other.copy_region_from(queue(), image, box, {0, 0, 0}); });
+    expect_argument("source_region", [&] { other.copy_region_from(queue(), image, {{0, 0, 0}, {9, 1, 1}}, {0, 0, 0}); });
+    expect_argument("source_region", [&] { image.copy_region_from(queue(), image, box, {3, 1, 0}); });  // overlaps
+    const Image layered = Image::allocate(bound_device(), ImageShape::layered_1d(8, 4), rgba_f32);
+    expect_argument("source", [&] { layered.copy_region_from(queue(), image, box, {0, 0, 0}); });
+    // Non-overlapping boxes of one image copy.
+    EXPECT_NO_THROW(image.copy_region_from(queue(), image, {{0, 0, 0}, {4, 2, 1}}, {4, 2, 0}));
 }
 
 TEST_P(Images, BadInputIsATypedErrorNamingTheCulprit) {

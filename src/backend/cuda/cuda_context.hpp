@@ -102,6 +102,8 @@ public:
     // Programs (defined in cuda_program.cpp).
     BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
     BuildOutput link(std::size_t device_index, std::span<const LinkUnit> units, const BuildOptions& options) override;
+    std::vector<std::byte> compile_unit(std::size_t device_index, const std::string& source,
+                                        const BuildOptions& options) override;
     std::shared_ptr<Module> load(std::size_t device_index, std::span<const std::byte> binary,
                                  const BuildOptions& options) override;
     std::string compiler_identity(std::size_t device_index) const override;

@@ -1,11 +1,12 @@
 // Images on CUDA: a CUDA array (cuArray3DCreate, always with CUDA_ARRAY3D_SURFACE_LDST so that
 // kernels can write it), one surface object made with it for WRITE parameters, and a texture
-// object per SampledImage for READ parameters. Transfers are cuMemcpy3DAsync with an array side;
-// layers count as the depth of the copy (the third extent of a layered array).
+// object per SampledImage for READ parameters. Transfers are cuMemcpy3DAsync of a box with an
+// array side; layers count as the depth of the copy (the third extent of a layered array).
 
 #include <cuda.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "backend/cuda/cuda_buffer.hpp"
@@ -112,47 +113,49 @@ public:
     }
     const ImageFormat& format() const noexcept { return format_; }
 
-    void write(Queue& queue, const void* host, bool blocking) override {
-        CUDA_MEMCPY3D p = extent();
+    void write(Queue& queue, const ImageRegion& region, const void* host, bool blocking) override {
+        CUDA_MEMCPY3D p = extent(region);
         p.srcMemoryType = CU_MEMORYTYPE_HOST;
         p.srcHost = host;
         packed_source(p);
-        array_destination(p);
+        array_destination(p, region.origin);
         run(queue, p, blocking);
     }
 
-    void read(Queue& queue, void* host, bool blocking) override {
-        CUDA_MEMCPY3D p = extent();
-        array_source(p);
+    void read(Queue& queue, const ImageRegion& region, void* host, bool blocking) override {
+        CUDA_MEMCPY3D p = extent(region);
+        array_source(p, region.origin);
         p.dstMemoryType = CU_MEMORYTYPE_HOST;
         p.dstHost = host;
         packed_destination(p);
         run(queue, p, blocking);
     }
 
-    void copy_from_buffer(Queue& queue, Buffer& source, std::size_t offset, bool blocking) override {
-        CUDA_MEMCPY3D p = extent();
+    void copy_from_buffer(Queue& queue, const ImageRegion& region, Buffer& source, std::size_t offset,
+                          bool blocking) override {
+        CUDA_MEMCPY3D p = extent(region);
         p.srcMemoryType = CU_MEMORYTYPE_DEVICE;
         p.srcDevice = static_cast<CudaBuffer&>(source).at(offset);
         packed_source(p);
-        array_destination(p);
+        array_destination(p, region.origin);
         run(queue, p, blocking);
     }
 
-    void copy_to_buffer(Queue& queue, Buffer& destination, std::size_t offset, bool blocking) override {
-        CUDA_MEMCPY3D p = extent();
-        array_source(p);
+    void copy_to_buffer(Queue& queue, const ImageRegion& region, Buffer& destination, std::size_t offset,
+                        bool blocking) override {
+        CUDA_MEMCPY3D p = extent(region);
+        array_source(p, region.origin);
         p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
         p.dstDevice = static_cast<CudaBuffer&>(destination).at(offset);
         packed_destination(p);
         run(queue, p, blocking);
     }
 
-    void copy_from_image(Queue& queue, Image& source, bool blocking) override {
-        CUDA_MEMCPY3D p = extent();
-        p.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-        p.srcArray = static_cast<CudaImage&>(source).array_;
-        array_destination(p);
+    void copy_from_image(Queue& queue, Image& source, const ImageRegion& source_region,
+                         const std::array<std::size_t, 3>& origin, bool blocking) override {
+        CUDA_MEMCPY3D p = extent(source_region);
+        static_cast<CudaImage&>(source).array_source(p, source_region.origin);
+        array_destination(p, origin);
         run(queue, p, blocking);
     }
 
@@ -173,21 +176,37 @@ public:
     }
 
 private:
-    /// The whole image: rows of width pixels, `rows` per slice, `slices` slices (or layers).
-    CUDA_MEMCPY3D extent() const {
+    /// kjarni's region coordinates as CUDA's (x, y, z): a 1-D array's layer (kjarni's y) is CUDA's
+    /// z, the depth of a layered array; the other kinds agree.
+    std::array<std::size_t, 3> cuda_coordinates(const std::array<std::size_t, 3>& c) const {
+        if (shape_.dimensions == 1 && shape_.layered()) return {c[0], 0, c[1]};
+        return c;
+    }
+    /// A box's extent: rows of extent-x pixels, `Height` rows per slice, `Depth` slices (or layers).
+    CUDA_MEMCPY3D extent(const ImageRegion& region) const {
+        std::array<std::size_t, 3> e = cuda_coordinates(region.extent);
+        if (shape_.dimensions == 1 && shape_.layered()) e[1] = 1;
         CUDA_MEMCPY3D p{};
-        p.WidthInBytes = shape_.width * format_.pixel_size();
-        p.Height = shape_.height;
-        p.Depth = shape_.dimensions == 3 ? shape_.depth : std::max<std::size_t>(shape_.layers, 1);
+        p.WidthInBytes = e[0] * format_.pixel_size();
+        p.Height = e[1];
+        p.Depth = e[2];
         return p;
     }
-    void array_source(CUDA_MEMCPY3D& p) const {
+    void array_source(CUDA_MEMCPY3D& p, const std::array<std::size_t, 3>& origin) const {
+        const auto o = cuda_coordinates(origin);
         p.srcMemoryType = CU_MEMORYTYPE_ARRAY;
         p.srcArray = array_;
+        p.srcXInBytes = o[0] * format_.pixel_size();
+        p.srcY = o[1];
+        p.srcZ = o[2];
     }
-    void array_destination(CUDA_MEMCPY3D& p) const {
+    void array_destination(CUDA_MEMCPY3D& p, const std::array<std::size_t, 3>& origin) const {
+        const auto o = cuda_coordinates(origin);
         p.dstMemoryType = CU_MEMORYTYPE_ARRAY;
         p.dstArray = array_;
+        p.dstXInBytes = o[0] * format_.pixel_size();
+        p.dstY = o[1];
+        p.dstZ = o[2];
     }
     void packed_source(CUDA_MEMCPY3D& p) const {
         p.srcPitch = p.WidthInBytes;

@@ -549,6 +549,23 @@ std::string log_text(const std::vector<char>& buffer) {
 
 }  // namespace
 
+std::vector<std::byte> CudaContext::compile_unit(std::size_t device_index, const std::string& source,
+                                                 const BuildOptions& options) {
+    // PTX for the virtual architecture, relocatable (-rdc=true): the driver's linker compiles it
+    // for the device together with the other units, and PTX stays valid for later devices.
+    const Device& device = *devices_[device_index];
+    const NvrtcLibrary& nvrtc = nvrtc_or_throw();
+    const Target target =
+        options.cuda_arch.empty() ? choose_target(nvrtc, device) : explicit_target(options.cuda_arch, device);
+    std::vector<std::string> compiler_options = nvrtc_options(target, options, true);
+    compiler_options.emplace_back("--relocatable-device-code=true");
+    NvrtcOutput output = nvrtc.compile(source, "unit.cu", compiler_options, {}, true);
+    if (!output.compiled) throw CompileError("CUDA", device.name(), output.log, compiler_options, source);
+    std::vector<std::byte> ptx(output.ptx.size() + 1);
+    std::memcpy(ptx.data(), output.ptx.c_str(), output.ptx.size() + 1);
+    return ptx;
+}
+
 BuildOutput CudaContext::link(std::size_t device_index, std::span<const LinkUnit> units, const BuildOptions& options) {
     const Device& device = *devices_[device_index];
     // Source units become PTX for the virtual architecture (relocatable: -rdc=true), which the
@@ -564,16 +581,7 @@ BuildOutput CudaContext::link(std::size_t device_index, std::span<const LinkUnit
             inputs.push_back(std::move(code));
             continue;
         }
-        const NvrtcLibrary& nvrtc = nvrtc_or_throw();
-        const Target target =
-            options.cuda_arch.empty() ? choose_target(nvrtc, device) : explicit_target(options.cuda_arch, device);
-        std::vector<std::string> compiler_options = nvrtc_options(target, options, true);
-        compiler_options.emplace_back("--relocatable-device-code=true");
-        NvrtcOutput output = nvrtc.compile(unit.source, "unit.cu", compiler_options, {}, true);
-        if (!output.compiled) throw CompileError("CUDA", device.name(), output.log, compiler_options, unit.source);
-        std::vector<std::byte> ptx(output.ptx.size() + 1);
-        std::memcpy(ptx.data(), output.ptx.c_str(), output.ptx.size() + 1);
-        inputs.push_back(std::move(ptx));
+        inputs.push_back(compile_unit(device_index, unit.source, options));
     }
 
     std::vector<char> error_log(16384, '\0');

@@ -62,6 +62,12 @@ BuildOutput OpenClContext::link(std::size_t device_index, std::span<const LinkUn
     return link_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, units, options);
 }
 
+std::vector<std::byte> OpenClContext::compile_unit(std::size_t device_index, const std::string& source,
+                                                   const BuildOptions& options) {
+    return compile_unit_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, source,
+                                options);
+}
+
 std::shared_ptr<Module> OpenClContext::load(std::size_t device_index, std::span<const std::byte> binary,
                                             const BuildOptions& options) {
     return load_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, binary, options);

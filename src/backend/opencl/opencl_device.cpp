@@ -8,8 +8,11 @@
 #include <cstring>
 
 #include "backend/opencl/opencl_device_attributes.hpp"
+#include "backend/opencl/opencl_error.hpp"
+#include "backend/opencl/opencl_handle.hpp"
 #include "backend/opencl/opencl_info.hpp"
 #include "backend/opencl/opencl_vendor_queries.hpp"
+#include "kjarni/characterize.hpp"
 
 namespace kjarni::backend::opencl {
 
@@ -56,9 +59,7 @@ OpenClDevice::OpenClDevice(Platform& platform, cl_device_id id)
         // No portable query exists; 1 is always true (nothing is promised to run in lockstep).
         params_.warp_size = 1;
     }
-    // Banks matter only where work items share local memory in lockstep; on GPUs of the last
-    // decade one warp sees 32 banks. A CPU serves local memory from its caches: no bank conflicts.
-    params_.local_mem_banks = params_.type == DeviceType::gpu ? 32 : 1;
+    // local_mem_banks is set below, once the vendor and compute capability are known.
 
     // OpenCL has no query for the grid's extent. NVIDIA's driver maps work groups onto CUDA's grid;
     // elsewhere the limit is the range of size_t work-item indices, which we cap at 2^31 - 1 per
@@ -99,6 +100,33 @@ OpenClDevice::OpenClDevice(Platform& platform, cl_device_id id)
         properties_.pci_bus_id = pci_address(info.pci_domain, info.pci_bus, info.pci_device, info.pci_function);
     }
     attributes_ = query_device_attributes(id);
+    // The bank count agrees with kjarni::characterize (the vendors' documentation), which reads
+    // the facts gathered above.
+    characterize::DeviceFacts facts;
+    facts.vendor = properties_.vendor;
+    facts.type = params_.type;
+    facts.compute_capability = properties_.compute_capability;
+    params_.local_mem_banks = characterize::local_mem_banks_parameter(facts);
+}
+
+std::optional<std::size_t> OpenClDevice::struct_argument_count() const {
+    // Raw OpenCL calls in a context of its own: the public layer's program machinery is above
+    // this one, and the answer is wanted only for a few old PoCL versions.
+    cl_int status = CL_SUCCESS;
+    cl_device_id device = id_;
+    Handle<cl_context> context(cl().clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status));
+    check(status, "clCreateContext");
+    const char* source = "struct two_things { long a; long b; };\n"
+                         "__kernel void test_knl(struct two_things x) { }\n";
+    const std::size_t length = std::char_traits<char>::length(source);
+    Handle<cl_program> program(cl().clCreateProgramWithSource(context.get(), 1, &source, &length, &status));
+    check(status, "clCreateProgramWithSource");
+    check(cl().clBuildProgram(program.get(), 1, &device, "", nullptr, nullptr), "clBuildProgram");
+    Handle<cl_kernel> kernel(cl().clCreateKernel(program.get(), "test_knl", &status));
+    check(status, "clCreateKernel");
+    cl_uint count = 0;
+    check(cl().clGetKernelInfo(kernel.get(), CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr), "clGetKernelInfo");
+    return count;
 }
 
 bool OpenClDevice::has_extension(const std::string& name) const {

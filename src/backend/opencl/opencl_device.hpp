@@ -18,6 +18,7 @@ public:
 
     cl_device_id id() const noexcept { return id_; }
     bool has_extension(const std::string& name) const;
+    std::optional<std::size_t> struct_argument_count() const override;
 
 private:
     Platform& platform_;

@@ -1,8 +1,8 @@
 // Images on OpenCL: clCreateImage with a cl_image_desc, samplers (clCreateSamplerWithProperties on
 // 2.0+ platforms, clCreateSampler before), and the image transfers clEnqueue{Read,Write,Copy}Image
-// and clEnqueueCopy{ImageToBuffer,BufferToImage}. Whole images only: the origin is always 0 and
-// the region the image's extent, with layers as OpenCL counts them (the second coordinate of a
-// 1-D array, the third of a 2-D array).
+// and clEnqueueCopy{ImageToBuffer,BufferToImage}, of boxes whose coordinates are kjarni's
+// ImageRegion's, which count layers as OpenCL does (the second coordinate of a 1-D array, the
+// third of a 2-D array): passed through as they are.
 
 #include <array>
 #include <cstring>
@@ -58,13 +58,6 @@ cl_mem_object_type cl_image_type(const ImageShape& shape) {
     return CL_MEM_OBJECT_IMAGE3D;
 }
 
-/// The whole image as an OpenCL region.
-std::array<std::size_t, 3> region_of(const ImageShape& shape) {
-    if (shape.dimensions == 1 && shape.layered()) return {shape.width, shape.layers, 1};
-    if (shape.dimensions == 2 && shape.layered()) return {shape.width, shape.height, shape.layers};
-    return {shape.width, shape.height, shape.depth};
-}
-
 cl_addressing_mode cl_address(AddressMode mode) {
     switch (mode) {
         case AddressMode::none:
@@ -87,8 +80,6 @@ bool platform_at_least_2(const Device& device) {
     const std::string& version = device.platform().version();
     return version.size() > 7 && version.compare(0, 7, "OpenCL ") == 0 && version[7] >= '2' && version[7] <= '9';
 }
-
-constexpr std::array<std::size_t, 3> zero_origin{0, 0, 0};
 
 class OpenClImage;
 
@@ -123,18 +114,16 @@ public:
     std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(mem_.get()); }
     cl_mem mem() const noexcept { return mem_.get(); }
 
-    void write(Queue& queue, const void* host, bool blocking) override {
-        const auto region = region_of(shape_);
-        check(cl().clEnqueueWriteImage(queue_of(queue), mem_.get(), blocking ? CL_TRUE : CL_FALSE, zero_origin.data(),
-                                       region.data(), 0, 0, host, 0, nullptr, nullptr),
+    void write(Queue& queue, const ImageRegion& region, const void* host, bool blocking) override {
+        check(cl().clEnqueueWriteImage(queue_of(queue), mem_.get(), blocking ? CL_TRUE : CL_FALSE,
+                                       region.origin.data(), region.extent.data(), 0, 0, host, 0, nullptr, nullptr),
               "clEnqueueWriteImage");
         flush_unless(queue, blocking);
     }
 
-    void read(Queue& queue, void* host, bool blocking) override {
-        const auto region = region_of(shape_);
-        check(cl().clEnqueueReadImage(queue_of(queue), mem_.get(), blocking ? CL_TRUE : CL_FALSE, zero_origin.data(),
-                                      region.data(), 0, 0, host, 0, nullptr, nullptr),
+    void read(Queue& queue, const ImageRegion& region, void* host, bool blocking) override {
+        check(cl().clEnqueueReadImage(queue_of(queue), mem_.get(), blocking ? CL_TRUE : CL_FALSE, region.origin.data(),
+                                      region.extent.data(), 0, 0, host, 0, nullptr, nullptr),
               "clEnqueueReadImage");
         flush_unless(queue, blocking);
     }
@@ -147,18 +136,19 @@ public:
         return status == CL_INVALID_VALUE && shape_.dimensions == 1 && shape_.layered() && shape_.layers > 1;
     }
 
-    void copy_from_buffer(Queue& queue, Buffer& source, std::size_t offset, bool blocking) override {
-        const auto region = region_of(shape_);
+    void copy_from_buffer(Queue& queue, const ImageRegion& region, Buffer& source, std::size_t offset,
+                          bool blocking) override {
         const cl_mem from = static_cast<OpenClBuffer&>(source).mem();
         const cl_int status = cl().clEnqueueCopyBufferToImage(queue_of(queue), from, mem_.get(), offset,
-                                                              zero_origin.data(), region.data(), 0, nullptr, nullptr);
+                                                              region.origin.data(), region.extent.data(), 0, nullptr,
+                                                              nullptr);
         if (through_host_after(status)) {
-            std::vector<std::byte> pixels(shape_.pixels() * format_.pixel_size());
+            std::vector<std::byte> pixels(region.pixels() * format_.pixel_size());
             check(cl().clEnqueueReadBuffer(queue_of(queue), from, CL_TRUE, offset, pixels.size(), pixels.data(), 0,
                                            nullptr, nullptr),
                   "clEnqueueReadBuffer");
-            check(cl().clEnqueueWriteImage(queue_of(queue), mem_.get(), CL_TRUE, zero_origin.data(), region.data(), 0, 0,
-                                           pixels.data(), 0, nullptr, nullptr),
+            check(cl().clEnqueueWriteImage(queue_of(queue), mem_.get(), CL_TRUE, region.origin.data(),
+                                           region.extent.data(), 0, 0, pixels.data(), 0, nullptr, nullptr),
                   "clEnqueueWriteImage");
         } else {
             check(status, "clEnqueueCopyBufferToImage");
@@ -166,15 +156,15 @@ public:
         finish(queue, blocking);
     }
 
-    void copy_to_buffer(Queue& queue, Buffer& destination, std::size_t offset, bool blocking) override {
-        const auto region = region_of(shape_);
+    void copy_to_buffer(Queue& queue, const ImageRegion& region, Buffer& destination, std::size_t offset,
+                        bool blocking) override {
         const cl_mem to = static_cast<OpenClBuffer&>(destination).mem();
-        const cl_int status = cl().clEnqueueCopyImageToBuffer(queue_of(queue), mem_.get(), to, zero_origin.data(),
-                                                              region.data(), offset, 0, nullptr, nullptr);
+        const cl_int status = cl().clEnqueueCopyImageToBuffer(queue_of(queue), mem_.get(), to, region.origin.data(),
+                                                              region.extent.data(), offset, 0, nullptr, nullptr);
         if (through_host_after(status)) {
-            std::vector<std::byte> pixels(shape_.pixels() * format_.pixel_size());
-            check(cl().clEnqueueReadImage(queue_of(queue), mem_.get(), CL_TRUE, zero_origin.data(), region.data(), 0, 0,
-                                          pixels.data(), 0, nullptr, nullptr),
+            std::vector<std::byte> pixels(region.pixels() * format_.pixel_size());
+            check(cl().clEnqueueReadImage(queue_of(queue), mem_.get(), CL_TRUE, region.origin.data(),
+                                          region.extent.data(), 0, 0, pixels.data(), 0, nullptr, nullptr),
                   "clEnqueueReadImage");
             check(cl().clEnqueueWriteBuffer(queue_of(queue), to, CL_TRUE, offset, pixels.size(), pixels.data(), 0,
                                             nullptr, nullptr),
@@ -185,10 +175,11 @@ public:
         finish(queue, blocking);
     }
 
-    void copy_from_image(Queue& queue, Image& source, bool blocking) override {
-        const auto region = region_of(shape_);
+    void copy_from_image(Queue& queue, Image& source, const ImageRegion& source_region,
+                         const std::array<std::size_t, 3>& origin, bool blocking) override {
         check(cl().clEnqueueCopyImage(queue_of(queue), static_cast<OpenClImage&>(source).mem(), mem_.get(),
-                                      zero_origin.data(), zero_origin.data(), region.data(), 0, nullptr, nullptr),
+                                      source_region.origin.data(), origin.data(), source_region.extent.data(), 0,
+                                      nullptr, nullptr),
               "clEnqueueCopyImage");
         finish(queue, blocking);
     }

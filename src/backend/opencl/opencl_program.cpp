@@ -274,39 +274,98 @@ int device_version(cl_device_id device) {
 
 }  // namespace
 
+namespace {
+
+void require_separate_compilation(const std::shared_ptr<OpenClContext>& context, std::size_t device_index) {
+    const cl_device_id device = context->device_id(device_index);
+    if (device_version(device) < 12 || cl().clCompileProgram == nullptr || cl().clLinkProgram == nullptr) {
+        throw UnsupportedError(fmt::format("the opencl backend compiles and links separate units on OpenCL 1.2 and "
+                                           "later only; device '{}' reports '{}'",
+                                           context->devices()[device_index]->name(),
+                                           device_info_string(device, CL_DEVICE_VERSION)));
+    }
+}
+
+// clCompileProgram of one source for one device: a program holding a compiled object.
+Handle<cl_program> compile_object(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                                  const std::string& source, const BuildOptions& options) {
+    const cl_device_id device = context->device_id(device_index);
+    const std::vector<std::string> compile_list = option_list(options);
+    const std::string compile_options = fmt::format("{}", fmt::join(compile_list, " "));
+    const char* text = source.c_str();
+    const std::size_t length = source.size();
+    cl_int status = CL_SUCCESS;
+    Handle<cl_program> program(cl().clCreateProgramWithSource(context->handle(), 1, &text, &length, &status));
+    check(status, "clCreateProgramWithSource");
+    status = cl().clCompileProgram(program.get(), 1, &device, compile_options.c_str(), 0, nullptr, nullptr, nullptr,
+                                   nullptr);
+    if (build_failed(status)) {
+        throw CompileError("OpenCL", context->devices()[device_index]->name(), build_log(program.get(), device),
+                           compile_list, source);
+    }
+    check(status, "clCompileProgram");
+    return program;
+}
+
+// A program over a compiled object or library binary, ready for clLinkProgram. A binary the
+// driver does not take, or one already linked (an executable cannot be linked again), is the
+// caller's: ArgumentError naming the unit.
+Handle<cl_program> object_from_binary(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                                      std::span<const std::byte> code, std::size_t unit) {
+    const cl_device_id device = context->device_id(device_index);
+    const std::string& device_name = context->devices()[device_index]->name();
+    const auto* bytes = reinterpret_cast<const unsigned char*>(code.data());
+    const std::size_t size = code.size();
+    cl_int binary_status = CL_SUCCESS;
+    cl_int status = CL_SUCCESS;
+    Handle<cl_program> program(
+        cl().clCreateProgramWithBinary(context->handle(), 1, &device, &size, &bytes, &binary_status, &status));
+    if (status == CL_INVALID_BINARY || binary_status == CL_INVALID_BINARY) {
+        throw ArgumentError("units", fmt::format("unit {} is not a program binary that the OpenCL driver of device "
+                                                 "'{}' takes",
+                                                 unit, device_name));
+    }
+    check(status, "clCreateProgramWithBinary");
+    check(binary_status, "clCreateProgramWithBinary");
+    cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_NONE;
+    check(cl().clGetProgramBuildInfo(program.get(), device, CL_PROGRAM_BINARY_TYPE, sizeof type, &type, nullptr),
+          "clGetProgramBuildInfo");
+    if (type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT && type != CL_PROGRAM_BINARY_TYPE_LIBRARY) {
+        throw ArgumentError("units", fmt::format("unit {} is an OpenCL program binary of type {} on device '{}'; "
+                                                 "linking takes compiled objects (Program::compile_unit) and "
+                                                 "libraries",
+                                                 unit,
+                                                 type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE ? "executable"
+                                                                                           : std::to_string(type),
+                                                 device_name));
+    }
+    return program;
+}
+
+}  // namespace
+
+std::vector<std::byte> compile_unit_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                                            const std::string& source, const BuildOptions& options) {
+    refuse_cuda_only_options(options);
+    require_separate_compilation(context, device_index);
+    const Handle<cl_program> program = compile_object(context, device_index, source, options);
+    return program_binary(program.get(), context->device_id(device_index));
+}
+
 BuildOutput link_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
                          std::span<const LinkUnit> units, const BuildOptions& options) {
     refuse_cuda_only_options(options);
+    require_separate_compilation(context, device_index);
     const cl_device_id device = context->device_id(device_index);
     const std::string& device_name = context->devices()[device_index]->name();
-    if (device_version(device) < 12 || cl().clCompileProgram == nullptr || cl().clLinkProgram == nullptr) {
-        throw UnsupportedError(fmt::format("the opencl backend links separately compiled units on OpenCL 1.2 and "
-                                           "later only; device '{}' reports '{}'",
-                                           device_name, device_info_string(device, CL_DEVICE_VERSION)));
-    }
     // The compile step takes the build options; the link step only the linker's (the fast-math
     // ones among them, which the specification lets both take).
-    const std::vector<std::string> compile_list = option_list(options);
-    const std::string compile_options = fmt::format("{}", fmt::join(compile_list, " "));
     const std::string link_options = options.fast_math ? "-cl-fast-relaxed-math" : "";
     std::vector<Handle<cl_program>> compiled;
-    for (const LinkUnit& unit : units) {
-        if (!unit.is_source) {
-            throw UnsupportedError("the opencl backend links units given as source only (compiled code is a CUDA "
-                                   "link unit)");
-        }
-        const char* text = unit.source.c_str();
-        const std::size_t length = unit.source.size();
-        cl_int status = CL_SUCCESS;
-        Handle<cl_program> program(cl().clCreateProgramWithSource(context->handle(), 1, &text, &length, &status));
-        check(status, "clCreateProgramWithSource");
-        status = cl().clCompileProgram(program.get(), 1, &device, compile_options.c_str(), 0, nullptr, nullptr, nullptr,
-                                       nullptr);
-        if (build_failed(status)) {
-            throw CompileError("OpenCL", device_name, build_log(program.get(), device), compile_list, unit.source);
-        }
-        check(status, "clCompileProgram");
-        compiled.push_back(std::move(program));
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        const LinkUnit& unit = units[i];
+        compiled.push_back(unit.is_source ? compile_object(context, device_index, unit.source, options)
+                                          : object_from_binary(context, device_index, unit.code, i));
     }
     std::vector<cl_program> inputs;
     for (const auto& program : compiled) inputs.push_back(program.get());

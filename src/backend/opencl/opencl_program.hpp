@@ -18,10 +18,16 @@ BuildOutput build_program(const std::shared_ptr<OpenClContext>& context, std::si
 std::shared_ptr<Module> load_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
                                      std::span<const std::byte> binary, const BuildOptions& options);
 
-/// Compiles the source units with clCompileProgram and links them with clLinkProgram (OpenCL 1.2
-/// devices; UnsupportedError on older ones and for units of compiled code).
+/// Compiles the source units with clCompileProgram and links them, with the units of compiled
+/// code (compiled objects or libraries), with clLinkProgram (OpenCL 1.2 devices; UnsupportedError
+/// on older ones).
 BuildOutput link_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
                          std::span<const LinkUnit> units, const BuildOptions& options);
+
+/// The binary of `source` compiled with clCompileProgram (a compiled object, which link_program
+/// takes back as a code unit). OpenCL 1.2 devices; UnsupportedError on older ones.
+std::vector<std::byte> compile_unit_program(const std::shared_ptr<OpenClContext>& context, std::size_t device_index,
+                                            const std::string& source, const BuildOptions& options);
 
 class OpenClModule final : public Module {
 public:
