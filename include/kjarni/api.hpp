@@ -43,6 +43,8 @@ struct ApiStatus {
     std::string reason;
 };
 
+/// One GPU API (CUDA or OpenCL): a cheap, copyable handle naming the backend, which is loaded on
+/// first use. Lists the API's platforms; equal handles name the same API.
 class Api {
 public:
     /// Every API whose backend loaded and reports at least one platform.

@@ -237,6 +237,8 @@ HostArray extract_field(const HostArray& array, const FieldPath& path);
 /// Makes the buffer of an array: (device, bytes) -> Buffer. Buffer::allocate when not given.
 using Allocator = std::function<Buffer(const BoundDevice&, std::size_t)>;
 
+/// An n-dimensional array on one device (numpy's ndarray on the GPU): a Buffer with a shape, a dtype,
+/// strides in bytes and an offset. Copies share the memory; views (slices, reshapes) share it too.
 class Array {
 public:
     /// An uninitialized array. Without strides it is C-contiguous. With strides, the allocation

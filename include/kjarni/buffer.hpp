@@ -30,6 +30,8 @@ namespace detail {
 struct BufferAccess;
 }
 
+/// Bytes of device memory on one device of a context, or a region of another buffer. Copies share
+/// the memory, which is freed when the last copy (and every region of it) goes.
 class Buffer {
 public:
     /// `size` bytes on `device`; size 0 gives a valid empty buffer. Throws OutOfMemoryError.

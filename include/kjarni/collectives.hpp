@@ -97,6 +97,9 @@ namespace detail {
 class CommEngine;
 }
 
+/// One rank of a clique: reduces, broadcasts, gathers and scatters arrays together with the other
+/// ranks on its queue (NCCL or the fallback engine, see the top of the file). Every collective call
+/// must be made by every rank, in the same order.
 class Communicator {
 public:
     static constexpr std::chrono::milliseconds default_timeout{std::chrono::minutes(10)};

@@ -25,6 +25,8 @@ struct ContextState;
 class BoundDevice;
 class BoundMultiDevice;
 
+/// A context over one or more devices of one platform: what memory, programs and queues belong to.
+/// Copies share the context, which is released when the last copy and everything made in it go.
 class Context {
 public:
     /// A context over the given devices, which must be distinct and of one platform.

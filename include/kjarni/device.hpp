@@ -19,6 +19,7 @@ namespace backend {
 class Device;
 }
 
+/// Which devices discovery keeps: by regexes on the name and by uniqueness of the name.
 struct DeviceFilter {
     /// If not empty, one of these regexes must match the device name.
     std::vector<std::string> include_masks;
@@ -32,6 +33,8 @@ struct DeviceFilter {
     bool matches_name(const std::string& name) const;
 };
 
+/// One device of a platform (a CUdevice ordinal, a cl_device_id): its name, parameters and API.
+/// A cheap handle; equal handles name the same device.
 class Device {
 public:
     static std::vector<Device> all(const Platform& platform);

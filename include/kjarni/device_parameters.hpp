@@ -15,6 +15,8 @@ enum class DeviceType { cpu = 1, gpu = 2, accelerator = 3, other = 4 };
 
 std::string to_string(DeviceType type);
 
+/// The limits and sizes of a device that kernels are planned with (work group sizes, local memory,
+/// warp size, ...), the same fields on every API.
 struct DeviceParameters {
     /// Multiprocessors (CUDA) / compute units (OpenCL).
     std::size_t compute_units = 0;
@@ -35,6 +37,7 @@ struct DeviceParameters {
     DeviceType type = DeviceType::other;
 };
 
+/// A CUDA compute capability (major.minor), ordered as versions are.
 struct ComputeCapability {
     int major = 0;
     int minor = 0;

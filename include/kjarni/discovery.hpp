@@ -15,6 +15,8 @@ std::vector<std::pair<Platform, std::vector<Device>>> platforms_and_devices_by_m
     const Api& api, std::size_t quantity = 1, const DeviceFilter& device_filter = {},
     const PlatformFilter& platform_filter = {});
 
+/// How select_devices() chooses: interactively or not, how many devices, and the filters on
+/// devices and platforms.
 struct SelectOptions {
     /// Ask the user on a terminal when several choices exist.
     bool interactive = false;

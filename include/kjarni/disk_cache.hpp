@@ -12,6 +12,7 @@
 
 namespace kjarni {
 
+/// One compiled binary in the on-disk cache: its key, file, size and last use.
 struct DiskCacheEntry {
     /// 32 hex digits: the hash of everything that changes the binary.
     std::string key;
@@ -22,6 +23,7 @@ struct DiskCacheEntry {
     std::chrono::system_clock::time_point last_used;
 };
 
+/// What the on-disk cache of compiled programs holds: its directory, settings and entries.
 struct DiskCacheContents {
     /// Empty when no directory could be found (neither KJARNI_CACHE_DIR, XDG_CACHE_HOME nor HOME).
     std::filesystem::path directory;

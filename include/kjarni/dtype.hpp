@@ -82,6 +82,7 @@ struct FieldSpec {
     FieldSpec(std::string name, const DType& dtype, Offset offset, std::vector<std::size_t> shape = {});
 };
 
+/// How a struct dtype is laid out: aligned as C lays it out, and an explicit itemsize.
 struct StructOptions {
     /// C layout (numpy's align=True): offsets computed by the C rules when not given, itemsize
     /// rounded up to the alignment, and the struct is an "aligned struct" for ctype_struct().
@@ -90,6 +91,8 @@ struct StructOptions {
     std::optional<std::size_t> itemsize = std::nullopt;
 };
 
+/// A data type as numpy describes one: a scalar kind (bool, integers, floats, complex) or a struct of
+/// named fields with offsets, with its size and alignment and the C type kernels spell it with.
 class DType {
 public:
     enum class Kind : std::uint8_t {

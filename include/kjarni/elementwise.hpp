@@ -54,6 +54,7 @@
 
 namespace kjarni {
 
+/// The name, preamble, render globals and compiler options of an ElementwiseKernel.
 struct ElementwiseOptions {
     /// The kernel's name (in compiler messages and profiles).
     std::string name = "kjarni_elementwise";
@@ -73,6 +74,8 @@ namespace detail {
 struct ElementwiseState;
 }
 
+/// A kernel that applies one operation to every index of its array arguments (PyCUDA's
+/// ElementwiseKernel), compiled per device on first use and reused.
 class ElementwiseKernel {
 public:
     /// Arguments as C declarations ("float *y, const float *x, float a"; see parse rules in the

@@ -11,6 +11,8 @@ namespace backend {
 class Event;
 }
 
+/// A point in a queue's work: wait for it, ask whether it is reached, time between two events, or
+/// make another queue wait for it. Copies share the event.
 class Event {
 public:
     /// Blocks until everything enqueued before the event is done.

@@ -50,6 +50,8 @@ template <class T>
 concept ExprScalar = std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> ||
                      std::is_same_v<T, std::complex<double>>;
 
+/// A node of an array expression (an Array, a MultiArray, a scalar, or an operation on those):
+/// a value that builds the tree; nothing runs until evaluate() or assign().
 class Expr {
 public:
     Expr(const Array& array);  // NOLINT: implicit on purpose, arrays are expressions

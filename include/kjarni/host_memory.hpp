@@ -45,6 +45,8 @@ namespace detail {
 struct HostPoolState;
 }
 
+/// How page-locked memory is made: portable to every context, mapped into the device's address
+/// space, write-combined (fast to write from the host, slow to read).
 struct HostMemoryFlags {
     bool portable = false;
     bool mapped = false;
@@ -52,6 +54,8 @@ struct HostMemoryFlags {
     friend bool operator==(const HostMemoryFlags&, const HostMemoryFlags&) = default;
 };
 
+/// Page-locked host memory for fast, asynchronous transfers with a context's devices: allocated, or
+/// registered host memory. Copies share the memory, which is freed (unlocked) when the last goes.
 class HostMemory {
 public:
     /// `size` bytes of page-locked memory for use with `context`; size 0 gives a valid empty

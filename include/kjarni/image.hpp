@@ -57,6 +57,8 @@ enum class ChannelType : std::uint8_t { uint8, uint16, uint32, int8, int16, int3
 std::string to_string(ChannelOrder order);
 std::string to_string(ChannelType type);
 
+/// The channels of an image's pixel: their order, their type and whether integers read as
+/// normalized floats.
 struct ImageFormat {
     ChannelOrder order = ChannelOrder::rgba;
     ChannelType type = ChannelType::float32;
@@ -132,6 +134,7 @@ enum class AddressMode : std::uint8_t { none, clamp, clamp_to_edge, repeat, mirr
 /// the weights in low precision (CUDA: 9-bit fixed point with 8 fractional bits).
 enum class FilterMode : std::uint8_t { nearest, linear };
 
+/// How a kernel reads an image: addressing outside it, filtering, and normalized coordinates.
 struct Sampler {
     AddressMode address = AddressMode::clamp_to_edge;
     FilterMode filter = FilterMode::nearest;

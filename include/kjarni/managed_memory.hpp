@@ -99,6 +99,7 @@ struct ManagedMemoryCapabilities {
 /// The capabilities of `device` (all false for APIs and devices without the attributes).
 ManagedMemoryCapabilities managed_memory_capabilities(const Device& device);
 
+/// How managed memory is allocated (see each field for the API it applies to).
 struct ManagedMemoryFlags {
     /// CUDA: CU_MEM_ATTACH_HOST instead of CU_MEM_ATTACH_GLOBAL: on devices without
     /// concurrentManagedAccess, kernels may not use the memory (until attached otherwise) and the
@@ -111,6 +112,8 @@ struct ManagedMemoryFlags {
 
 class ManagedHostAccess;
 
+/// Managed (unified) memory that the host and every device of a context address with one pointer
+/// (CUDA managed memory, OpenCL shared virtual memory). Copies share the memory.
 class ManagedMemory {
 public:
     /// `size` bytes usable by every device of `context` (CUDA: allocated in device 0's context).

@@ -61,6 +61,7 @@ private:
     Queue queue_;
 };
 
+/// What a MemoryPool holds and has handed out, in blocks and bytes.
 struct MemoryPoolStatistics {
     /// Unused blocks the pool holds.
     std::size_t held_blocks = 0;
@@ -76,6 +77,8 @@ namespace detail {
 struct PoolState;
 }
 
+/// A pool of device buffers that reuses freed blocks by size bin instead of allocating anew (see
+/// the top of the file for queue-ordered reuse). Copies share the pool; it is an Allocator.
 class MemoryPool {
 public:
     explicit MemoryPool(Allocator allocator = DeferredAllocator{}, unsigned leading_bits_in_bin_id = 4);

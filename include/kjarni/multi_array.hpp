@@ -39,6 +39,8 @@ public:
                                                std::size_t device_count) const override;
 };
 
+/// An array split over several devices along its first axis (a Splay decides the parts): one Array
+/// per device, worked on through a MultiQueue.
 class MultiArray {
 public:
     /// Uninitialized parts on every device (EqualSplay when no splay is given).

@@ -16,6 +16,7 @@
 
 namespace kjarni {
 
+/// A buffer for 2D data whose rows start at a pitch the device prefers.
 struct PitchedBuffer {
     /// pitch * height bytes.
     Buffer buffer;

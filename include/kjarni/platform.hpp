@@ -28,6 +28,8 @@ struct PlatformFilter {
     bool matches(const std::string& name) const;
 };
 
+/// One platform of an API (an OpenCL platform; CUDA has one): its name, vendor, version and devices.
+/// A cheap handle; equal handles name the same platform.
 class Platform {
 public:
     static std::vector<Platform> all(const Api& api);

@@ -11,6 +11,8 @@
 
 namespace kjarni {
 
+/// What the driver knows about an address: the kind of memory it points into and, where it is
+/// device or managed memory, the device and the allocation.
 struct PointerAttributes {
     enum class MemoryType : std::uint8_t {
         unregistered,  // ordinary host memory the driver does not know
@@ -39,6 +41,7 @@ inline PointerAttributes pointer_attributes(const Context& context, const void* 
     return pointer_attributes(context, reinterpret_cast<std::uintptr_t>(pointer));
 }
 
+/// The free and total global memory of a device.
 struct MemoryInfo {
     /// Bytes free now, where the API can tell (CUDA cuMemGetInfo; OpenCL devices with
     /// cl_amd_device_attribute_query); nullopt elsewhere.

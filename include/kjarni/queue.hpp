@@ -35,6 +35,8 @@ struct EventFlags {
     bool blocking_sync = false;
 };
 
+/// An in-order queue of work (copies, kernels, events) on one device (a CUstream, a
+/// cl_command_queue). Copies share the queue.
 class Queue {
 public:
     explicit Queue(const BoundDevice& device);

@@ -12,6 +12,8 @@
 
 namespace kjarni {
 
+/// Where a 3D region lies in linear memory: the offset of its first byte and the pitches of its
+/// rows and slices, for rectangular copies.
 struct RectLayout {
     /// Bytes from the start of the memory to byte (0, 0, 0) of the layout.
     std::size_t offset = 0;

@@ -31,6 +31,8 @@ private:
     int peer_;
 };
 
+/// The interface of a rendezvous: this rank, the number of ranks, and byte exchanges with the other
+/// ranks that honour the timeout (TcpRendezvous implements it; so may a user's MPI or launcher).
 class Rendezvous {
 public:
     virtual ~Rendezvous() = default;

@@ -84,6 +84,8 @@ private:
     std::optional<Context> context_;
 };
 
+/// A pool of managed (shared virtual) memory blocks of a context, reused by size bin as MemoryPool
+/// reuses device buffers. Copies share the pool.
 class SVMPool {
 public:
     /// A pool of managed memory of `context` (every device of it may use the blocks), allocated

@@ -38,6 +38,8 @@
 
 namespace kjarni {
 
+/// The settings of a context's staged host transfers (see the top of the file): the threshold below
+/// which transfers go straight to the driver, and the sizes and number of page-locked slots.
 struct TransferStaging {
     /// Host transfers of fewer bytes go straight to the driver.
     /// 1 MiB: on the H100 machine staging beats the driver's own pageable path from 1 MiB up in
