@@ -18,11 +18,11 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kjarni/buffer.hpp"
@@ -34,7 +34,7 @@
 #include "kjarni/kernel_attributes.hpp"
 #include "kjarni/memory_pool.hpp"
 #include "kjarni/queue.hpp"
-#include "kjarni/template/module.hpp"
+#include "kjarni/template_fwd.hpp"
 
 namespace kjarni {
 
@@ -52,6 +52,8 @@ struct ConstantArraySpec {
     std::size_t length = 0;
 };
 
+/// How a Program is compiled: prelude, fast math, compiler options, include directories, kept
+/// files, constant arrays and (CUDA) the target architecture and JIT options.
 struct ProgramOptions {
     /// Compile the source as it is, without the prelude.
     bool no_prelude = false;
@@ -119,6 +121,8 @@ struct KernelState;
 struct PreparedState;
 }  // namespace detail
 
+/// Kernel code compiled for every device of a context subset (see the top of the file): its kernels,
+/// binaries, globals and constants. Copies share the compiled program.
 class Program {
 public:
     /// Renders `source` as a template with no arguments and no globals (as grunnur does: RenderError
@@ -127,7 +131,8 @@ public:
     Program(const BoundDevice& device, std::string_view source, const ProgramOptions& options = {});
     /// Renders a template first (a Mako-style string, a DefTemplate or a
     /// Snippet; modules in the globals are rendered at the top), then compiles the result.
-    /// RenderError if the template fails.
+    /// RenderError if the template fails. The template types are only declared here: include
+    /// kjarni/program_templates.hpp (or kjarni.hpp) to call these.
     Program(const BoundMultiDevice& devices, const TemplateSource& source, const std::vector<Value>& render_args,
             const Globals& render_globals, const ProgramOptions& options = {});
     Program(const BoundDevice& device, const TemplateSource& source, const std::vector<Value>& render_args,
@@ -240,6 +245,21 @@ StructArg struct_arg(const T& value, const DType& dtype) {
     return StructArg(value, dtype);
 }
 
+namespace detail {
+/// Contiguous host memory of known size: what std::data and std::size take (containers with
+/// data(), arrays, spans). Spelled with <span>'s std::data / std::size rather than the range
+/// concepts of <ranges>, which would cost every includer of program.hpp that header.
+template <class R>
+concept HostRange = requires(R& range) {
+    { std::data(range) };
+    { std::size(range) } -> std::convertible_to<std::size_t>;
+} && std::is_pointer_v<decltype(std::data(std::declval<R&>()))>;
+/// A HostRange whose elements may be written.
+template <class R>
+concept WritableHostRange =
+    HostRange<R> && !std::is_const_v<std::remove_pointer_t<decltype(std::data(std::declval<R&>()))>>;
+}  // namespace detail
+
 /// Host memory passed straight to a launch (PyCUDA's In / Out / InOut): the launch allocates a
 /// temporary device buffer of the host range's size (from `pool` when one is given, for the
 /// launch's queue; else Buffer::allocate), copies the host data into it on the launch's queue before
@@ -261,11 +281,11 @@ protected:
 
     template <class R>
     static std::span<std::byte> bytes_of(R& range) {
-        using T = std::remove_cv_t<std::ranges::range_value_t<R>>;
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(std::data(range))>>;
         static_assert(std::is_trivially_copyable_v<T>, "host arguments hold trivially copyable values");
         // In only reads the bytes; the one span type keeps the three wrappers one class.
-        auto* data = const_cast<T*>(std::ranges::data(range));
-        return std::as_writable_bytes(std::span<T>(data, std::ranges::size(range)));
+        auto* data = const_cast<T*>(std::data(range));
+        return std::as_writable_bytes(std::span<T>(data, std::size(range)));
     }
 
 private:
@@ -277,8 +297,7 @@ private:
 /// Host data copied to the device before the launch (read by the kernel).
 class In : public HostArgument {
 public:
-    template <std::ranges::contiguous_range R>
-        requires std::ranges::sized_range<R>
+    template <detail::HostRange R>
     explicit In(const R& host, std::optional<MemoryPool> pool = std::nullopt)
         : HostArgument(bytes_of(host), Direction::in, std::move(pool)) {}
 };
@@ -286,8 +305,8 @@ public:
 /// A host range the kernel writes: copied back from the device after the launch.
 class Out : public HostArgument {
 public:
-    template <std::ranges::contiguous_range R>
-        requires std::ranges::sized_range<R> && (!std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>)
+    template <class R>
+        requires detail::WritableHostRange<std::remove_reference_t<R>>
     explicit Out(R&& host, std::optional<MemoryPool> pool = std::nullopt)
         : HostArgument(bytes_of(host), Direction::out, std::move(pool)) {}
 };
@@ -295,8 +314,8 @@ public:
 /// A host range copied in before the launch and back after it.
 class InOut : public HostArgument {
 public:
-    template <std::ranges::contiguous_range R>
-        requires std::ranges::sized_range<R> && (!std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>)
+    template <class R>
+        requires detail::WritableHostRange<std::remove_reference_t<R>>
     explicit InOut(R&& host, std::optional<MemoryPool> pool = std::nullopt)
         : HostArgument(bytes_of(host), Direction::in_out, std::move(pool)) {}
 };
@@ -414,6 +433,8 @@ private:
 
 }  // namespace detail
 
+/// One kernel of a Program, not yet given sizes: prepare() it for sizes, or launch it directly with
+/// its sizes and arguments. Copies share the kernel; it keeps its program alive.
 class Kernel {
 public:
     const std::string& name() const;

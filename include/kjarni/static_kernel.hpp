@@ -33,7 +33,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kjarni/program.hpp"
+#include "kjarni/program_templates.hpp"
 
 namespace kjarni {
 
@@ -53,6 +53,8 @@ namespace detail {
 struct StaticKernelState;
 }
 
+/// A kernel rendered, compiled and prepared once for fixed virtual sizes, then launched with its
+/// arguments only (see the top of the file). Copies share the kernel.
 class StaticKernel {
 public:
     /// The most virtual dimensions.

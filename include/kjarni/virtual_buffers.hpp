@@ -49,8 +49,8 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <ranges>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kjarni/array.hpp"
@@ -87,9 +87,13 @@ public:
     VirtualDependencies(const T& object) {  // NOLINT
         add(VirtualDependencies(virtual_allocations(object)));
     }
-    template <std::ranges::input_range R>
+    // A range spelled with std::begin / std::end (from <vector> and friends) rather than the
+    // concepts of <ranges>, so that this header does not cost its includers <ranges>.
+    template <class R>
         requires(!detail::HasVirtualAllocations<R> && !std::same_as<std::remove_cvref_t<R>, VirtualDependencies> &&
-                 std::constructible_from<VirtualDependencies, std::ranges::range_reference_t<const R>>)
+                 requires(const R& range) {
+                     std::begin(range) != std::end(range);
+                 } && std::constructible_from<VirtualDependencies, decltype(*std::begin(std::declval<const R&>()))>)
     VirtualDependencies(const R& range) {  // NOLINT
         for (auto&& element : range) add(VirtualDependencies(element));
     }
@@ -107,6 +111,8 @@ private:
     std::vector<VirtualAllocationId> ids_;
 };
 
+/// How many physical allocations a virtual buffer manager made, their sizes, and the virtual
+/// buffers placed in them.
 struct VirtualAllocationStatistics {
     /// The number of physical allocations.
     std::size_t real_num = 0;

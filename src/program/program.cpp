@@ -12,6 +12,7 @@
 #include "core/buffer_access.hpp"
 #include "core/context_state.hpp"
 #include "kjarni/error.hpp"
+#include "kjarni/template/module.hpp"  // render_with_modules: Program renders its source first
 #include "kjarni/version.hpp"
 #include "program/launch_geometry.hpp"
 #include "program/module_cache.hpp"

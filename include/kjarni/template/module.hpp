@@ -69,9 +69,8 @@ private:
     std::shared_ptr<const detail::ModuleImpl> impl_;
 };
 
-/// What Program and StaticKernel accept as their source: template text (the body of a def with no
-/// arguments), a DefTemplate, or a Snippet.
-using TemplateSource = std::variant<std::string, DefTemplate, Snippet>;
+// TemplateSource (a std::variant of template text, a DefTemplate or a Snippet) is declared in
+// kjarni/template_fwd.hpp, where program.hpp finds it without the template headers.
 
 /// Renders `source` as grunnur renders a kernel template (modules first, each once), and returns
 /// the code for the compiler.

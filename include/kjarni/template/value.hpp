@@ -19,6 +19,8 @@
 #include <variant>
 #include <vector>
 
+#include <kjarni/template_fwd.hpp>
+
 namespace kjarni {
 
 class Value;
@@ -32,8 +34,6 @@ struct SnippetImpl;
 struct BigInt;  // an integer beyond 64 bits (src/template/bigint.hpp)
 }  // namespace detail
 
-/// Render globals (and the items of a dict): names to values. Iteration order is the key order.
-using Globals = std::map<std::string, Value>;
 
 struct Args;
 
@@ -61,12 +61,15 @@ public:
         const std::function<Value(const Value&)>& process) const;
 };
 
+/// A value of the template language (None, bool, int, float, string, list, tuple, dict, set,
+/// callable, object, Module, Snippet), as Python has them. Copies are cheap (shared data).
 class Value {
 public:
     /// Int covers every integer: those that fit in 64 bits are held as std::int64_t, larger ones
     /// (made by template arithmetic, as Python's ints grow) as detail::BigInt.
     enum class Kind { None, Bool, Int, Float, String, List, Tuple, Dict, Callable, Object, Module, Snippet, Set };
 
+    /// The items of a list or tuple Value and the render allowed to change them.
     struct ListData {
         std::vector<Value> items;
         bool tuple = false;
@@ -228,6 +231,7 @@ private:
 /// set, or a tuple holding one).
 void check_hashable(const Value& v);
 
+/// The items of a dict Value and the render allowed to change them.
 struct Value::DictData {
     DictItems items;
     /// The render that may change the dict in place (0: made by C++, immutable).
