@@ -21,12 +21,15 @@
 #include <string>
 #include <vector>
 
+#include "kjarni/api.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/device.hpp"
 #include "kjarni/queue.hpp"
 
 namespace kjarni::test {
 
+/// A device the tests run on, named by API, platform and device index (KJARNI_TEST_DEVICES
+/// selects them).
 struct TestDevice {
     std::string api;
     std::size_t platform_index;
@@ -62,6 +65,8 @@ protected:
         if (!queue_) queue_.emplace(bound_device());
         return *queue_;
     }
+    /// True when the device is a CUDA device (for tests of what only one API has).
+    bool is_cuda() { return context().api().id() == ApiId::cuda(); }
 
 private:
     std::optional<Queue> queue_;

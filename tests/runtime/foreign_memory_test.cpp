@@ -45,8 +45,6 @@ struct AlignedBytes {
 
 class ForeignMemory : public DeviceTest {
 protected:
-    bool is_cuda() { return context().api().id() == ApiId::cuda(); }
-
     std::vector<std::byte> read(const Buffer& buffer) {
         std::vector<std::byte> back(buffer.size());
         buffer.get(queue(), std::span<std::byte>(back));

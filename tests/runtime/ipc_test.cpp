@@ -27,10 +27,7 @@ extern char** environ;
 namespace kjarni::test {
 namespace {
 
-class IpcTest : public DeviceTest {
-protected:
-    bool is_cuda() { return context().api().id() == ApiId::cuda(); }
-};
+class IpcTest : public DeviceTest {};
 
 template <class F>
 std::string unsupported_message(F&& call) {

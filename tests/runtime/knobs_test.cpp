@@ -25,8 +25,6 @@ KERNEL void scale(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a)
 
 class Knobs : public DeviceTest {
 protected:
-    bool is_cuda() { return context().api().id() == ApiId::cuda(); }
-
     static SuitePrograms& programs() {
         static auto* programs = new SuitePrograms;
         return *programs;

@@ -63,7 +63,6 @@ protected:
         if (!caps_.supported()) GTEST_SKIP() << GetParam().name << " has no managed memory: " << caps_.missing();
     }
 
-    bool is_cuda() { return context().api().id() == ApiId::cuda(); }
 
     Program& program() {
         if (!program_) program_.emplace(bound_device(), kernels_source);

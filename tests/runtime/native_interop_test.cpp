@@ -31,8 +31,6 @@ KERNEL void negate(GLOBAL_MEM int32_t* y, unsigned int n)
 
 class NativeInterop : public DeviceTest {
 protected:
-    bool is_cuda() { return context().api().id() == ApiId::cuda(); }
-
     // The argument an ArgumentError names, or "" when `f` throws none.
     template <class F>
     static std::string culprit(F f) {

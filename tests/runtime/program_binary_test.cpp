@@ -43,8 +43,6 @@ ProgramOptions with_jit(std::optional<unsigned> max_registers, std::optional<uns
 
 class ProgramBinary : public DeviceTest {
 protected:
-    bool is_cuda() { return context().api().id() == ApiId::cuda(); }
-
     // Runs `affine` of the program on fresh random data and checks it exactly (integers).
     void check_affine(const Program& program) {
         const std::size_t n = 1000;
