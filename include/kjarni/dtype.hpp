@@ -35,8 +35,9 @@
 #include <variant>
 #include <vector>
 
-#include "kjarni/template/module.hpp"
-#include "kjarni/template/value.hpp"
+// Value and Module are only declared: dtype.hpp is included nearly everywhere, and the template
+// language is not. Include kjarni/template.hpp to use ctype(), ctype_struct() or a DType as a Value.
+#include "kjarni/template_fwd.hpp"
 
 namespace kjarni {
 
@@ -136,6 +137,7 @@ public:
     /// `name`, `ctype` (same as `${dtype}`), `is_complex`, `is_real`, `is_integer`, `is_double`,
     /// `is_struct`, `is_signed`, `fields` (a dict of name to dtype), `offsets` (name to offset),
     /// `complex_ctr`, `real` (real_for) and `complex` (complex_for).
+    /// (Needs kjarni/template.hpp, where Value is defined.)
     operator Value() const;  // NOLINT: implicit on purpose, for render globals
 
     explicit DType(std::shared_ptr<const detail::StructData> data) noexcept
@@ -190,7 +192,8 @@ DType DType::of() {
 // --- C interop ---
 
 /// The C type of a dtype as a template global: a string for scalars ("int32_t", "float",
-/// "complex64_t", "half", "bool"), the ctype_struct() Module for structs.
+/// "complex64_t", "half", "bool"), the ctype_struct() Module for structs. (Needs
+/// kjarni/template.hpp, as ctype_struct() does.)
 Value ctype(const DType& dtype);
 
 /// The Module with `typedef struct {...} ${prefix};` for a struct dtype. Field alignments

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "kjarni/error.hpp"
+#include "kjarni/template/value.hpp"  // ctype() gives a Value
 
 namespace kjarni::detail {
 

@@ -10,6 +10,8 @@
 #include "dtype/dtype_impl.hpp"
 #include "kjarni/dtype.hpp"
 #include "kjarni/error.hpp"
+#include "kjarni/template/module.hpp"  // ctype_struct() makes Modules, ctype() Values
+#include "kjarni/template/value.hpp"
 
 namespace kjarni {
 

@@ -10,7 +10,7 @@
 
 #include "common.hpp"
 #include "kjarni/error.hpp"
-#include "kjarni/program.hpp"
+#include "kjarni/program_templates.hpp"  // renders templates: Program from a TemplateSource
 
 namespace kjarni::tool {
 
