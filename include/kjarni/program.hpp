@@ -30,6 +30,7 @@
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/device_settings.hpp"
 #include "kjarni/dtype.hpp"
+#include "kjarni/error.hpp"
 #include "kjarni/event.hpp"
 #include "kjarni/kernel_attributes.hpp"
 #include "kjarni/memory_pool.hpp"
