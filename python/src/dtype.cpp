@@ -9,6 +9,8 @@
 #include <nanobind/stl/vector.h>
 
 #include <kjarni/dtype.hpp>
+#include <kjarni/error.hpp>
+#include <kjarni/template.hpp>
 
 #include "bindings.hpp"
 #include "value_conversion.hpp"
