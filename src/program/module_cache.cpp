@@ -59,62 +59,20 @@ CacheKey link_cache_key(const BoundDevice& device, std::span<const backend::Link
 
 }  // namespace
 
-CompiledModule obtain_linked_module(const BoundDevice& device, std::span<const backend::LinkUnit> units,
-                                    const backend::BuildOptions& options) {
-    auto& backend = *detail::backend_of(device.context());
-    auto shared = [](std::vector<std::byte> binary) {
-        return std::make_shared<const std::vector<std::byte>>(std::move(binary));
-    };
-    // As for single sources: headers of include directories are not in the key.
-    if (!options.include_dirs.empty()) {
-        auto output = backend.link(device.index(), units, options);
-        return {std::move(output.module), shared(std::move(output.binary))};
-    }
-    ModuleCache& memory = detail::state_of(device.context()).service<ModuleCache>();
-    const CacheKey key = link_cache_key(device, units, options);
-    const std::string memory_key = key.hex() + "/" + std::to_string(device.index());
-    if (auto found = memory.find(memory_key)) return *found;
+namespace {
 
-    DiskCache& disk = DiskCache::instance();
-    if (auto binary = disk.load(key)) {
-        try {
-            CompiledModule loaded{backend.load(device.index(), *binary, options), shared(*binary)};
-            memory.insert(memory_key, loaded);
-            return loaded;
-        } catch (const Error&) {
-            // Refused by the driver: link again and overwrite the entry (see obtain_compiled_module).
-        }
-    }
-    auto output = backend.link(device.index(), units, options);
-    if (!output.binary.empty()) disk.store(key, output.binary);
-    CompiledModule linked{std::move(output.module), shared(std::move(output.binary))};
-    memory.insert(memory_key, linked);
-    return linked;
+std::shared_ptr<const std::vector<std::byte>> shared(std::vector<std::byte> binary) {
+    return std::make_shared<const std::vector<std::byte>>(std::move(binary));
 }
 
-std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const std::string& source,
-                                               const backend::BuildOptions& options) {
-    return obtain_compiled_module(device, source, options).module;
-}
-
-CompiledModule obtain_compiled_module(const BoundDevice& device, const std::string& source,
-                                      const backend::BuildOptions& options) {
+/// The module of `key` on `device`: from the context's memory cache, else from the disk cache,
+/// else made by `produce` (a backend::BuildOutput) and stored in both. Modules belong to one
+/// device: identical devices (same compiler identity) share disk entries but not modules.
+template <class Produce>
+CompiledModule cached_module(const BoundDevice& device, const CacheKey& key, const backend::BuildOptions& options,
+                             Produce produce) {
     auto& backend = *detail::backend_of(device.context());
-    auto shared = [](std::vector<std::byte> binary) {
-        return std::make_shared<const std::vector<std::byte>>(std::move(binary));
-    };
-    // Kept files are wanted: compile for real. And headers from include directories are not part
-    // of the key (which ones a source reads is the compiler's business), so a cached binary could
-    // come from older headers: compile those programs every time too.
-    if (options.keep_dir || !options.include_dirs.empty()) {
-        auto output = backend.build(device.index(), source, options);
-        return {std::move(output.module), shared(std::move(output.binary))};
-    }
-
     ModuleCache& memory = detail::state_of(device.context()).service<ModuleCache>();
-    const CacheKey key = cache_key(device, source, options);
-    // Modules belong to one device: identical devices (same compiler identity) share disk entries
-    // but not modules.
     const std::string memory_key = key.hex() + "/" + std::to_string(device.index());
     if (auto found = memory.find(memory_key)) return *found;
 
@@ -126,14 +84,47 @@ CompiledModule obtain_compiled_module(const BoundDevice& device, const std::stri
             return loaded;
         } catch (const Error&) {
             // The driver refused a binary that passed the cache's checks (e.g. after a driver
-            // change that kept the version string): compile it again and overwrite the entry.
+            // change that kept the version string): make it again and overwrite the entry.
         }
     }
-    auto output = backend.build(device.index(), source, options);
+    auto output = produce();
     if (!output.binary.empty()) disk.store(key, output.binary);
-    CompiledModule built{std::move(output.module), shared(std::move(output.binary))};
-    memory.insert(memory_key, built);
-    return built;
+    CompiledModule made{std::move(output.module), shared(std::move(output.binary))};
+    memory.insert(memory_key, made);
+    return made;
+}
+
+}  // namespace
+
+CompiledModule obtain_linked_module(const BoundDevice& device, std::span<const backend::LinkUnit> units,
+                                    const backend::BuildOptions& options) {
+    auto& backend = *detail::backend_of(device.context());
+    const auto link = [&] { return backend.link(device.index(), units, options); };
+    // As for single sources: headers of include directories are not in the key.
+    if (!options.include_dirs.empty()) {
+        auto output = link();
+        return {std::move(output.module), shared(std::move(output.binary))};
+    }
+    return cached_module(device, link_cache_key(device, units, options), options, link);
+}
+
+std::shared_ptr<backend::Module> obtain_module(const BoundDevice& device, const std::string& source,
+                                               const backend::BuildOptions& options) {
+    return obtain_compiled_module(device, source, options).module;
+}
+
+CompiledModule obtain_compiled_module(const BoundDevice& device, const std::string& source,
+                                      const backend::BuildOptions& options) {
+    auto& backend = *detail::backend_of(device.context());
+    const auto build = [&] { return backend.build(device.index(), source, options); };
+    // Kept files are wanted: compile for real. And headers from include directories are not part
+    // of the key (which ones a source reads is the compiler's business), so a cached binary could
+    // come from older headers: compile those programs every time too.
+    if (options.keep_dir || !options.include_dirs.empty()) {
+        auto output = build();
+        return {std::move(output.module), shared(std::move(output.binary))};
+    }
+    return cached_module(device, cache_key(device, source, options), options, build);
 }
 
 }  // namespace kjarni::detail
