@@ -101,6 +101,14 @@ void check_box(const char* argument, const std::array<std::size_t, 3>& origin, c
     }
 }
 
+/// ArgumentError naming "host" unless `bytes` is exactly the packed pixels of `region`.
+void check_host_size(std::size_t bytes, const ImageRegion& region, const ImageShape& shape, const ImageFormat& format) {
+    const std::size_t needed = region.pixels() * format.pixel_size();
+    if (bytes != needed)
+        throw ArgumentError("host", fmt::format("holds {} bytes; {} of the {} image of {} needs {}", bytes,
+                                                to_string(region), to_string(shape), to_string(format), needed));
+}
+
 }  // namespace
 
 std::string to_string(ChannelOrder order) {
@@ -228,11 +236,7 @@ void Image::upload_region(const Queue& queue, const ImageRegion& region, std::sp
                           bool async) const {
     check_queue(queue);
     check_box("region", region.origin, region.extent, shape_);
-    const std::size_t needed = region.pixels() * format_.pixel_size();
-    if (host.size() != needed) {
-        throw ArgumentError("host", fmt::format("holds {} bytes; {} of the {} image of {} needs {}", host.size(),
-                                                to_string(region), to_string(shape_), to_string(format_), needed));
-    }
+    check_host_size(host.size(), region, shape_, format_);
     impl_->write(*detail::backend_of(queue), region, host.data(), !async);
 }
 
@@ -240,11 +244,7 @@ void Image::download_region(const Queue& queue, const ImageRegion& region, std::
                             bool async) const {
     check_queue(queue);
     check_box("region", region.origin, region.extent, shape_);
-    const std::size_t needed = region.pixels() * format_.pixel_size();
-    if (host.size() != needed) {
-        throw ArgumentError("host", fmt::format("holds {} bytes; {} of the {} image of {} needs {}", host.size(),
-                                                to_string(region), to_string(shape_), to_string(format_), needed));
-    }
+    check_host_size(host.size(), region, shape_, format_);
     impl_->read(*detail::backend_of(queue), region, host.data(), !async);
 }
 
