@@ -20,6 +20,17 @@
 namespace kjarni::test {
 namespace {
 
+/// `call` throws an ArgumentError naming `argument`.
+template <class Call>
+void expect_argument(const char* argument, Call&& call) {
+    try {
+        call();
+        ADD_FAILURE() << "no error for " << argument;
+    } catch (const ArgumentError& error) {
+        EXPECT_EQ(error.argument(), argument) << error.what();
+    }
+}
+
 // Each read kernel samples the image at n points; coords holds 4 floats a point (x, y, z or
 // layer, unused) and out 4 values a point.
 constexpr const char* image_source = R"(
@@ -579,14 +590,6 @@ TEST_P(Images, SubRegionCopiesMatchTheHostModel) {
 }
 
 TEST_P(Images, SubRegionBadInputIsTyped) {
-    const auto expect_argument = [](const char* argument, auto&& call) {
-        try {
-            call();
-            ADD_FAILURE() << "no error for " << argument;
-        } catch (const ArgumentError& error) {
-            EXPECT_EQ(error.argument(), argument) << error.what();
-        }
-    };
     const Image image = Image::allocate(bound_device(), ImageShape::d2(8, 4), rgba_f32);
     std::vector<std::byte> host(16 * 4);
     const ImageRegion box{{2, 1, 0}, {4, 1, 1}};  // 4 pixels of 16 bytes
@@ -610,14 +613,6 @@ TEST_P(Images, SubRegionBadInputIsTyped) {
 }
 
 TEST_P(Images, BadInputIsATypedErrorNamingTheCulprit) {
-    const auto expect_argument = [](const char* argument, auto&& call) {
-        try {
-            call();
-            ADD_FAILURE() << "no error for " << argument;
-        } catch (const ArgumentError& error) {
-            EXPECT_EQ(error.argument(), argument) << error.what();
-        }
-    };
     const BoundDevice device = bound_device();
     expect_argument("shape", [&] { Image::allocate(device, ImageShape::d2(0, 5), rgba_f32); });
     expect_argument("shape", [&] { Image::allocate(device, ImageShape::d3(4, 4, 0), rgba_f32); });
