@@ -10,22 +10,7 @@ namespace kjarni::detail {
 
 namespace {
 
-// Everything that changes the binary: the inputs of the compiler and what compiles.
-CacheKey cache_key(const BoundDevice& device, const std::string& source, const backend::BuildOptions& options) {
-    CacheKeyBuilder builder;
-    builder.add("kjarni", version())
-        .add("api", device.context().api().shortcut())
-        .add("compiler", detail::state_of(device.context()).compiler_identity(device.index()))
-        .add("fast_math", options.fast_math)
-        .add("compiler_options", options.compiler_options)
-        .add("include_dirs", options.include_dirs)
-        .add("source", source);
-    // Only when given, so that the keys of programs without one stay what they were.
-    if (!options.cuda_arch.empty()) builder.add("arch", options.cuda_arch);
-    return builder.key();
-}
-
-// The fields of cache_key that do not depend on the source.
+// The fields of every key that do not depend on what is compiled: the compiler and its options.
 CacheKeyBuilder key_builder(const BoundDevice& device, const backend::BuildOptions& options) {
     CacheKeyBuilder builder;
     builder.add("kjarni", version())
@@ -35,6 +20,15 @@ CacheKeyBuilder key_builder(const BoundDevice& device, const backend::BuildOptio
         .add("compiler_options", options.compiler_options)
         .add("include_dirs", options.include_dirs);
     return builder;
+}
+
+// Everything that changes the binary: the inputs of the compiler and what compiles.
+CacheKey cache_key(const BoundDevice& device, const std::string& source, const backend::BuildOptions& options) {
+    CacheKeyBuilder builder = key_builder(device, options);
+    builder.add("source", source);
+    // Only when given, so that the keys of programs without one stay what they were.
+    if (!options.cuda_arch.empty()) builder.add("arch", options.cuda_arch);
+    return builder.key();
 }
 
 // A linked program's key: every unit in order, each tagged as source or code (so that a source
