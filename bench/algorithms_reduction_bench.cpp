@@ -2,7 +2,9 @@
 // (2^26, 8), along axis 0 of (8, 2^26), cumsum of 2^28 float32 and int32, each beside the
 // device-to-device copy of the same bytes in the same run, through the first device of every
 // available API. Reductions report bytes read / time (GB/s), the scans and the copies bytes read +
-// written / time. Every iteration waits for the queue.
+// written / time. An iteration makes `batch` calls, then waits for the queue: the peers' script
+// (bench/peers/algorithms_peers.py) times batches of 10 too, so neither side's figure includes a
+// host round trip per call.
 //
 //   kjarni_bench_algorithms_reduction --benchmark_repetitions=10
 //       --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true
@@ -35,6 +37,9 @@ struct Setup {
     kjarni::Array scan_f;   // 2^28 float32
     kjarni::Array scan_i;   // 2^28 int32
     kjarni::Array scan_out_f, scan_out_i;
+    // Results come from a pool, as PyTorch's and CuPy's caching allocators serve theirs: a 256 MiB
+    // result allocated and freed by the driver every call would be timed otherwise.
+    kjarni::MemoryPool pool{};
 };
 
 std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
@@ -55,11 +60,13 @@ std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
     auto out_f = kjarni::Array::empty(device, {m}, kjarni::dtypes::float32);
     auto out_i = kjarni::Array::empty(device, {m}, kjarni::dtypes::int32);
     queue.synchronize();
-    return std::make_shared<Setup>(Setup{context, queue, x, x_copy, scan_f, scan_i, out_f, out_i});
+    return std::make_shared<Setup>(Setup{context, queue, x, x_copy, scan_f, scan_i, out_f, out_i, kjarni::MemoryPool{}});
 }
 
+constexpr int batch = 10;
+
 void rate(benchmark::State& state, std::size_t bytes) {
-    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kIsIterationInvariantRate,
+    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(batch * bytes), benchmark::Counter::kIsIterationInvariantRate,
                                                 benchmark::Counter::kIs1000);
 }
 
@@ -67,19 +74,21 @@ void copy(benchmark::State& state, std::shared_ptr<Setup> s, std::size_t element
     const auto a = s->x[{kjarni::Slice{0, static_cast<std::ptrdiff_t>(elements)}}];
     const auto b = s->x_copy[{kjarni::Slice{0, static_cast<std::ptrdiff_t>(elements)}}];
     for (auto _ : state) {
-        b.set(s->queue, a, true);
+        for (int k = 0; k < batch; ++k) b.set(s->queue, a, true);
         s->queue.synchronize();
     }
     rate(state, 2 * elements * sizeof(float));
 }
 
-void reduce(benchmark::State& state, std::shared_ptr<Setup> s, std::vector<std::ptrdiff_t> shape, int axis) {
+void reduce(benchmark::State& state, std::shared_ptr<Setup> s, std::vector<std::ptrdiff_t> shape, int axis, bool pooled) {
     const auto x = shape.size() == 1 ? s->x : s->x.reshape(std::span<const std::ptrdiff_t>(shape));
-    const kjarni::ReduceOptions options{shape.size() == 1 ? std::nullopt : std::optional<std::vector<int>>(std::vector<int>{axis})};
+    kjarni::ReduceOptions options;
+    if (shape.size() > 1) options.axes = std::vector<int>{axis};
+    if (pooled) options.allocator = s->pool;
     kjarni::sum(s->queue, x, options);  // compiles outside the timing
     s->queue.synchronize();
     for (auto _ : state) {
-        benchmark::DoNotOptimize(kjarni::sum(s->queue, x, options));
+        for (int k = 0; k < batch; ++k) benchmark::DoNotOptimize(kjarni::sum(s->queue, x, options));
         s->queue.synchronize();
     }
     rate(state, x.nbytes());
@@ -92,7 +101,7 @@ void scan(benchmark::State& state, std::shared_ptr<Setup> s, bool integer) {
     kjarni::cumsum(s->queue, x, 0, dtype, y);
     s->queue.synchronize();
     for (auto _ : state) {
-        kjarni::cumsum(s->queue, x, 0, dtype, y);
+        for (int k = 0; k < batch; ++k) kjarni::cumsum(s->queue, x, 0, dtype, y);
         s->queue.synchronize();
     }
     rate(state, 2 * x.nbytes());
@@ -112,9 +121,11 @@ int main(int argc, char** argv) {
             benchmark::RegisterBenchmark((name + "/" + tag).c_str(), args...)->UseRealTime()->Unit(benchmark::kMicrosecond);
         };
         add("copy_x", copy, setup, n);
-        add("sum_full", reduce, setup, std::vector<std::ptrdiff_t>{static_cast<std::ptrdiff_t>(n)}, 0);
-        add("sum_axis1_(n/8,8)", reduce, setup, std::vector<std::ptrdiff_t>{rows, 8}, 1);
-        add("sum_axis0_(8,n/8)", reduce, setup, std::vector<std::ptrdiff_t>{8, rows}, 0);
+        add("sum_full", reduce, setup, std::vector<std::ptrdiff_t>{static_cast<std::ptrdiff_t>(n)}, 0, true);
+        add("sum_axis1_(n/8,8)", reduce, setup, std::vector<std::ptrdiff_t>{rows, 8}, 1, true);
+        add("sum_axis0_(8,n/8)", reduce, setup, std::vector<std::ptrdiff_t>{8, rows}, 0, true);
+        // The same without a pool: the driver allocates and frees the 256 MiB result every call.
+        add("sum_axis0_(8,n/8)_unpooled", reduce, setup, std::vector<std::ptrdiff_t>{8, rows}, 0, false);
         add("copy_half_x", copy, setup, m);
         add("cumsum_float32", scan, setup, false);
         add("cumsum_int32", scan, setup, true);

@@ -42,6 +42,9 @@ struct ReduceOptions {
     /// Write the result here (its shape and dtype must be the result's; any layout) instead of a
     /// new array.
     std::optional<Array> out = std::nullopt;
+    /// Makes the result's buffer when `out` is not given (a MemoryPool, so that repeated reductions
+    /// reuse memory as PyTorch's and CuPy's caching allocators do). Buffer::allocate when empty.
+    Allocator allocator = {};
 };
 
 /// A reduction over the broadcast shape of its array arguments:

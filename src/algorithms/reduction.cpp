@@ -482,7 +482,7 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
     std::vector<std::ptrdiff_t> kept_dims(kept_shape.begin(), kept_shape.end());
     const std::optional<Array> final_out =
         options.out ? std::optional<Array>(options.keepdims ? *options.out : options.out->reshape(kept_dims)) : std::nullopt;
-    const ReduceOptions combine{std::vector<int>{0}, false, final_out};
+    const ReduceOptions combine{std::vector<int>{0}, false, final_out, options.allocator};
     const DType input = array.dtype();
     std::optional<Array> result;
     switch (reduction) {
@@ -503,7 +503,7 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
             const DType acc = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
             const Array s = stack(acc, [&](const Queue& q, const Array& a) { return sum(q, a, part_options, acc); });
             const Array total = sum(q0, s, ReduceOptions{std::vector<int>{0}, false, std::nullopt}, acc);
-            result = final_out ? *final_out : Array::empty(devices[0], kept_shape, r);
+            result = final_out ? *final_out : Array::empty(devices[0], kept_shape, r, std::nullopt, 0, options.allocator);
             // The single-device mean divides the sum by the count in the accumulation type; this
             // divides in the expression's promoted type (float64 for integer sums), then converts.
             fill(q0, *result, Expr(total) / Expr(static_cast<std::int64_t>(count)));

@@ -228,7 +228,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     const std::size_t n_out = std::accumulate(kept_shape.begin(), kept_shape.end(), std::size_t{1}, std::multiplies<>());
 
     Array out = [&] {
-        if (!options.out) return Array::empty(queue.device(), result_shape, spec.result);
+        if (!options.out) return Array::empty(queue.device(), result_shape, spec.result, std::nullopt, 0, options.allocator);
         const Array& given = *options.out;
         check_device(queue, given, "out");
         if (given.shape() != result_shape)

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <tuple>
 
+#include "kjarni/memory_pool.hpp"
 #include "kjarni/reduction.hpp"
 #include "runtime/algorithm_test_support.hpp"
 #include "support/test_devices.hpp"
@@ -298,7 +299,7 @@ TEST_P(Reductions, NaNPropagatesAndComesFirst) {
     EXPECT_EQ(all_am[0], 57);
 }
 
-TEST_P(Reductions, DotAndGivenOutput) {
+TEST_P(Reductions, DotGivenOutputAndAllocator) {
     for (const DType& d : {DType(Kind::float32), DType(Kind::int16), DType(Kind::complex128)}) {
         SCOPED_TRACE(d.name());
         const HostArray a = random_host(d, {1000}), b = random_host(d, {2000});
@@ -327,6 +328,22 @@ TEST_P(Reductions, DotAndGivenOutput) {
         for (std::size_t i = 0; i < 20; ++i) ref += h.at<double>({i, j});
         EXPECT_NEAR(back[3 * j + 1], static_cast<double>(ref), 1e-13);
         EXPECT_EQ(back[3 * j], 0.0);
+    }
+    // Or into a buffer of the given allocator (a pool, as repeated reductions would use).
+    const MemoryPool pool;
+    ReduceOptions pooled{std::vector<int>{1}};
+    pooled.allocator = pool;
+    const Array by_row = sum(queue(), x, pooled);
+    EXPECT_EQ(pool.active_blocks(), 1u);
+    const auto rows = by_row.get(queue()).to_vector<double>();
+    for (std::size_t i = 0; i < 20; ++i) {
+        long double ref = 0, magnitude = 0;
+        for (std::size_t j = 0; j < 30; ++j) {
+            ref += h.at<double>({i, j});
+            magnitude += std::abs(h.at<double>({i, j}));
+        }
+        // 30 terms: at most 30 roundings of at most u = 2^-53 of the running magnitude each.
+        EXPECT_LE(std::abs(rows[i] - static_cast<double>(ref)), static_cast<double>(30 * magnitude) * 0x1p-53);
     }
 }
 
