@@ -19,6 +19,9 @@ struct ScanSpec {
     std::string code;
     /// output_statement uses last_item (the sequential strategy then reads each row twice).
     bool uses_last_item = false;
+    /// scan_expr is commutative (cumsum, cumprod): a chunk's total may then be summed in any fixed
+    /// order, so the first pass of the tiled strategy reads at memory speed instead of staging tiles.
+    bool commutative = false;
 };
 
 /// The device functions of a scan, rendered once: the preamble, then
