@@ -30,11 +30,13 @@ def _on_queue(f):
 def _typed(name):
     f = getattr(_kjarni, name)
 
-    def reduction(queue, array, axis=None, dtype=None, keepdims=False, out=None):
-        return _remember(f(queue, array, axis, None if dtype is None else _d(dtype), keepdims, out), queue)
+    def reduction(queue, array, axis=None, dtype=None, keepdims=False, out=None, allocator=None):
+        return _remember(f(queue, array, axis, None if dtype is None else _d(dtype), keepdims, out, allocator),
+                         queue)
     reduction.__name__ = name
     reduction.__doc__ = (f"numpy's {name} over `axis` (all axes when None), in `dtype` when given, "
-                         "enqueued on `queue`: a new Array (or `out`).")
+                         "enqueued on `queue`: a new Array (or `out`), made by `allocator` when given "
+                         "(a MemoryPool, a VirtualAllocator or a callable (device, size) -> Buffer).")
     return reduction
 
 

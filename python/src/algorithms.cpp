@@ -44,8 +44,9 @@ Expr to_expr(nb::handle h) {
                                        text_of(h.type().attr("__name__")));
 }
 
-ReduceOptions reduce_options(nb::handle axis, bool keepdims, std::optional<Array> out) {
+ReduceOptions reduce_options(nb::handle axis, bool keepdims, std::optional<Array> out, const nb::object& allocator) {
     ReduceOptions o;
+    o.allocator = to_allocator(allocator);
     if (!axis.is_none()) {
         if (PyLong_Check(axis.ptr())) o.axes = std::vector<int>{nb::cast<int>(axis)};
         else o.axes = nb::cast<std::vector<int>>(axis);
@@ -150,10 +151,11 @@ void bind_algorithms(nb::module_& m) {
         });
 
 #define KJARNI_REDUCTION(name)                                                                          \
-    m.def(#name, [](const Queue& q, const Array& a, nb::handle axis, bool keepdims, std::optional<Array> out) { \
-        return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out)));                    \
+    m.def(#name, [](const Queue& q, const Array& a, nb::handle axis, bool keepdims, std::optional<Array> out,  \
+                    const nb::object& allocator) {                                                       \
+        return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out), allocator));         \
     }, nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false,   \
-          nb::arg("out") = nb::none())
+          nb::arg("out") = nb::none(), nb::arg("allocator") = nb::none())
     KJARNI_REDUCTION(min);
     KJARNI_REDUCTION(max);
     KJARNI_REDUCTION(argmin);
@@ -163,10 +165,10 @@ void bind_algorithms(nb::module_& m) {
 #undef KJARNI_REDUCTION
 #define KJARNI_TYPED_REDUCTION(name)                                                                     \
     m.def(#name, [](const Queue& q, const Array& a, nb::handle axis, std::optional<DType> dtype, bool keepdims, \
-                    std::optional<Array> out) {                                                          \
-        return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out)), dtype);                \
+                    std::optional<Array> out, const nb::object& allocator) {                             \
+        return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out), allocator), dtype);     \
     }, nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), \
-          nb::arg("keepdims") = false, nb::arg("out") = nb::none())
+          nb::arg("keepdims") = false, nb::arg("out") = nb::none(), nb::arg("allocator") = nb::none())
     KJARNI_TYPED_REDUCTION(sum);
     KJARNI_TYPED_REDUCTION(prod);
     KJARNI_TYPED_REDUCTION(mean);

@@ -43,6 +43,13 @@ def test_reductions(queue, rng):
     numpy.testing.assert_array_equal(kjarni.argmin(queue, a, axis=0).get(queue), host.argmin(axis=0))
     mean64 = kjarni.mean(queue, a, axis=0, dtype=numpy.float64).get(queue)
     numpy.testing.assert_allclose(mean64, exact.mean(axis=0), rtol=1e-12)  # float64 sums of float32 values
+    # Results from a pool: the block is the pool's while the result lives.
+    pool = kjarni.MemoryPool()
+    pooled = kjarni.max(queue, a, axis=1, allocator=pool)
+    assert pool.active_blocks == 1
+    numpy.testing.assert_array_equal(pooled.get(queue), host.max(axis=1))
+    pooled_sum = kjarni.sum(queue, a, axis=0, allocator=pool).get(queue)
+    assert numpy.all(numpy.abs(pooled_sum - exact.sum(axis=0)) <= host.shape[0] * EPS32 * numpy.abs(exact).sum(axis=0))
 
 
 def test_gemm_and_dot(queue, rng):
