@@ -20,6 +20,7 @@
 #include "kjarni/rendezvous.hpp"
 #include "rendezvous/exercise.hpp"
 #include "rendezvous/rank_threads.hpp"
+#include "support/argument_errors.hpp"
 #include "support/random_data.hpp"
 
 namespace kjarni::test {
@@ -247,25 +248,17 @@ TEST(TcpRendezvous, MismatchesAreTypedErrors) {
 }
 
 TEST(TcpRendezvous, BadArgumentsAreNamed) {
-    auto argument = [](auto&& call) {
-        try {
-            call();
-        } catch (const ArgumentError& error) {
-            return error.argument();
-        }
-        return std::string("no error");
-    };
-    EXPECT_EQ(argument([] { TcpRendezvous::create("127.0.0.1", 1, 2, 2); }), "rank");
-    EXPECT_EQ(argument([] { TcpRendezvous::create("127.0.0.1", 1, 0, 0); }), "count");
-    EXPECT_EQ(argument([] { TcpRendezvous::create("127.0.0.1", 1, 0, 1, 0ms); }), "timeout");
-    EXPECT_EQ(argument([] { TcpRendezvous::create("no-such-host.invalid", 1, 1, 2, 1s); }), "address");
+    EXPECT_EQ(argument_named_by([] { TcpRendezvous::create("127.0.0.1", 1, 2, 2); }), "rank");
+    EXPECT_EQ(argument_named_by([] { TcpRendezvous::create("127.0.0.1", 1, 0, 0); }), "count");
+    EXPECT_EQ(argument_named_by([] { TcpRendezvous::create("127.0.0.1", 1, 0, 1, 0ms); }), "timeout");
+    EXPECT_EQ(argument_named_by([] { TcpRendezvous::create("no-such-host.invalid", 1, 1, 2, 1s); }), "address");
     auto group = tcp_group(1);
     std::vector<std::byte> data(4);
-    EXPECT_EQ(argument([&] { group[0]->send(1, data); }), "peer");
-    EXPECT_EQ(argument([&] { group[0]->recv(-1, data); }), "peer");
-    EXPECT_EQ(argument([&] { group[0]->broadcast(data, 1); }), "root");
-    EXPECT_EQ(argument([&] { group[0]->exchange(0, data, 3, data); }), "recv_peer");
-    EXPECT_EQ(argument([&] { group[0]->recv(0, data); }), "peer");  // nothing sent to itself
+    EXPECT_EQ(argument_named_by([&] { group[0]->send(1, data); }), "peer");
+    EXPECT_EQ(argument_named_by([&] { group[0]->recv(-1, data); }), "peer");
+    EXPECT_EQ(argument_named_by([&] { group[0]->broadcast(data, 1); }), "root");
+    EXPECT_EQ(argument_named_by([&] { group[0]->exchange(0, data, 3, data); }), "recv_peer");
+    EXPECT_EQ(argument_named_by([&] { group[0]->recv(0, data); }), "peer");  // nothing sent to itself
 }
 
 }  // namespace

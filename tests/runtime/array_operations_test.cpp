@@ -9,6 +9,7 @@
 #include <map>
 
 #include "kjarni/array_operations.hpp"
+#include "support/argument_errors.hpp"
 #include "support/array_reference.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
@@ -41,16 +42,6 @@ Reference with_shape(Reference r, Shape shape) {
     EXPECT_EQ(product(shape), product(r.shape));
     r.shape = std::move(shape);
     return r;
-}
-
-template <class F>
-std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const ArgumentError& e) {
-        return e.what();
-    }
-    return "(no ArgumentError)";
 }
 
 class ArrayOperations : public DeviceTest {};
@@ -139,26 +130,26 @@ TEST_P(ArrayOperations, JoiningErrorsNameTheCulprit) {
     const Array c = Array::zeros(queue(), {2, 3}, dtypes::float64);
     const Array d = Array::zeros(queue(), {2, 3, 1}, dtypes::float32);
     const Array scalar = Array::zeros(queue(), {}, dtypes::float32);
-    EXPECT_THAT(message_of([&] { concatenate(queue(), {a, b}, 0); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("(2, 4)"), HasSubstr("(2, 3)")));
+    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, b}, 0); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("(2, 4)"), HasSubstr("(2, 3)")));
     EXPECT_NO_THROW(concatenate(queue(), {a, b}, 1));
-    EXPECT_THAT(message_of([&] { concatenate(queue(), {a, c}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("float64")));
-    EXPECT_THAT(message_of([&] { concatenate(queue(), {a, d}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("3 dimensions")));
-    EXPECT_THAT(message_of([&] { concatenate(queue(), {a, a}, 2); }), AllOf(HasSubstr("axis"), HasSubstr("2 is out of range")));
-    EXPECT_THAT(message_of([&] { concatenate(queue(), {a, a}, -3); }), HasSubstr("-3 is out of range"));
-    EXPECT_THAT(message_of([&] { concatenate(queue(), {}); }), HasSubstr("empty"));
-    EXPECT_THAT(message_of([&] { concatenate(queue(), {scalar, scalar}); }), HasSubstr("zero-dimensional"));
-    EXPECT_THAT(message_of([&] { stack(queue(), {a, b}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("(2, 4)")));
-    EXPECT_THAT(message_of([&] { stack(queue(), {a, a}, 3); }), HasSubstr("out of range"));
+    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, c}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("float64")));
+    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, d}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("3 dimensions")));
+    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, a}, 2); }), AllOf(HasSubstr("axis"), HasSubstr("2 is out of range")));
+    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, a}, -3); }), HasSubstr("-3 is out of range"));
+    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {}); }), HasSubstr("empty"));
+    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {scalar, scalar}); }), HasSubstr("zero-dimensional"));
+    EXPECT_THAT(argument_error_message([&] { stack(queue(), {a, b}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("(2, 4)")));
+    EXPECT_THAT(argument_error_message([&] { stack(queue(), {a, a}, 3); }), HasSubstr("out of range"));
     const Array wrong = Array::zeros(queue(), {4, 4}, dtypes::float32);
-    EXPECT_THAT(message_of([&] { concatenate(queue(), {a, a}, wrong); }), AllOf(HasSubstr("out"), HasSubstr("(4, 4)"), HasSubstr("(4, 3)")));
+    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, a}, wrong); }), AllOf(HasSubstr("out"), HasSubstr("(4, 4)"), HasSubstr("(4, 3)")));
     const Array big = Array::zeros(queue(), {8, 3}, dtypes::float32);
-    EXPECT_THAT(message_of([&] { concatenate(queue(), {big[{Slice{0, 2}}], a}, big[{Slice{4, 8}}]); }), HasSubstr("no ArgumentError"));
-    EXPECT_THAT(message_of([&] { concatenate(queue(), {big[{Slice{0, 2}}], a}, big[{Slice{1, 5}}]); }),
+    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {big[{Slice{0, 2}}], a}, big[{Slice{4, 8}}]); }), HasSubstr("no ArgumentError"));
+    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {big[{Slice{0, 2}}], a}, big[{Slice{1, 5}}]); }),
                 AllOf(HasSubstr("out"), HasSubstr("arrays[0]")));
     if (Context* other = shared_multi_device_context(); other != nullptr && !(*other == context())) {
         const Queue q(other->devices()[0]);
         const Array elsewhere = Array::zeros(q, {2, 3}, dtypes::float32);
-        EXPECT_THAT(message_of([&] { concatenate(queue(), {a, elsewhere}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("context")));
+        EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, elsewhere}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("context")));
     }
 }
 
@@ -199,12 +190,12 @@ TEST_P(ArrayOperations, SplitsAreViewsWithNumpysBounds) {
     const Array flat = v.device[{Slice{}, 0, 0}];
     ASSERT_EQ(flat.ndim(), 1u);
     EXPECT_EQ(hsplit(flat, 5).size(), 5u);  // one-dimensional: along axis 0
-    EXPECT_THAT(message_of([&] { split(v.device, 3); }), AllOf(HasSubstr("3"), HasSubstr("extent 10")));
-    EXPECT_THAT(message_of([&] { split(v.device, 0); }), HasSubstr("sections"));
-    EXPECT_THAT(message_of([&] { split(v.device, 2, 3); }), HasSubstr("out of range"));
-    EXPECT_THAT(message_of([&] { vsplit(flat, 2); }), HasSubstr("vsplit"));
-    EXPECT_THAT(message_of([&] { dsplit(v.device[{Slice{}, Slice{}, 0}], 2); }), HasSubstr("dsplit"));
-    EXPECT_THAT(message_of([&] { hsplit(v.device[{0, 0, 0}], 2); }), HasSubstr("zero-dimensional"));
+    EXPECT_THAT(argument_error_message([&] { split(v.device, 3); }), AllOf(HasSubstr("3"), HasSubstr("extent 10")));
+    EXPECT_THAT(argument_error_message([&] { split(v.device, 0); }), HasSubstr("sections"));
+    EXPECT_THAT(argument_error_message([&] { split(v.device, 2, 3); }), HasSubstr("out of range"));
+    EXPECT_THAT(argument_error_message([&] { vsplit(flat, 2); }), HasSubstr("vsplit"));
+    EXPECT_THAT(argument_error_message([&] { dsplit(v.device[{Slice{}, Slice{}, 0}], 2); }), HasSubstr("dsplit"));
+    EXPECT_THAT(argument_error_message([&] { hsplit(v.device[{0, 0, 0}], 2); }), HasSubstr("zero-dimensional"));
 }
 
 TEST_P(ArrayOperations, AtLeastNdAreViewsOfNumpysShapes) {
@@ -321,15 +312,15 @@ TEST_P(ArrayOperations, TakeWithATransposedIndexArrayAndItsErrors) {
                               take_reference(reference_of(v.host), transposed, {4, 3}, 0, TakeMode::raise)));
     // Out of range under raise: the message names the index.
     const Array bad = Array::from_host(queue(), indices_of(dtypes::int32, {1, 2, 6, 0}, {4}));
-    EXPECT_THAT(message_of([&] { take(queue(), v.device, bad, 0); }), AllOf(HasSubstr("index 6"), HasSubstr("extent 6")));
+    EXPECT_THAT(argument_error_message([&] { take(queue(), v.device, bad, 0); }), AllOf(HasSubstr("index 6"), HasSubstr("extent 6")));
     const Array bad_negative = Array::from_host(queue(), indices_of(dtypes::int32, {-7}, {1}));
-    EXPECT_THAT(message_of([&] { take(queue(), v.device, bad_negative, 0); }), HasSubstr("index -7"));
+    EXPECT_THAT(argument_error_message([&] { take(queue(), v.device, bad_negative, 0); }), HasSubstr("index -7"));
     EXPECT_NO_THROW(take(queue(), v.device, bad, 0, TakeMode::wrap));
     const Array floats = Array::zeros(queue(), {3}, dtypes::float32);
-    EXPECT_THAT(message_of([&] { take(queue(), v.device, floats, 0); }), HasSubstr("integer"));
-    EXPECT_THAT(message_of([&] { take(queue(), v.device, bad, 2); }), HasSubstr("out of range"));
+    EXPECT_THAT(argument_error_message([&] { take(queue(), v.device, floats, 0); }), HasSubstr("integer"));
+    EXPECT_THAT(argument_error_message([&] { take(queue(), v.device, bad, 2); }), HasSubstr("out of range"));
     const Array empty_axis = Array::zeros(queue(), {0, 3}, dtypes::float32);
-    EXPECT_THAT(message_of([&] { take(queue(), empty_axis, bad, 0, TakeMode::clip); }), HasSubstr("empty"));
+    EXPECT_THAT(argument_error_message([&] { take(queue(), empty_axis, bad, 0, TakeMode::clip); }), HasSubstr("empty"));
     const Array no_indices = Array::zeros(queue(), {0}, dtypes::int32);
     EXPECT_EQ(take(queue(), empty_axis, no_indices, 0).shape(), (Shape{0, 3}));
 }

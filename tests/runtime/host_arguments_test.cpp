@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/argument_errors.hpp"
 #include "support/random_data.hpp"
 #include "support/suite_programs.hpp"
 #include "support/test_devices.hpp"
@@ -126,12 +127,7 @@ TEST(RegisterDType, BadNamesAndDuplicatesAreTyped) {
     EXPECT_EQ(registered_dtype_name(other), std::nullopt);
     EXPECT_EQ(registered_dtype_name(dtypes::float32), std::nullopt);
     auto argument_of = [](const DType& d, const std::string& name) {
-        try {
-            register_dtype(d, name);
-        } catch (const ArgumentError& error) {
-            return error.argument();
-        }
-        return std::string("(no error)");
+        return argument_named_by([&] { register_dtype(d, name); });
     };
     EXPECT_EQ(argument_of(other, "kjarni_test_pair"), "c_name");  // another dtype's name
     EXPECT_EQ(argument_of(dtype, "kjarni_other_name"), "dtype");   // a second name

@@ -14,22 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "support/argument_errors.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
 namespace kjarni::test {
 namespace {
-
-/// `call` throws an ArgumentError naming `argument`.
-template <class Call>
-void expect_argument(const char* argument, Call&& call) {
-    try {
-        call();
-        ADD_FAILURE() << "no error for " << argument;
-    } catch (const ArgumentError& error) {
-        EXPECT_EQ(error.argument(), argument) << error.what();
-    }
-}
 
 // Each read kernel samples the image at n points; coords holds 4 floats a point (x, y, z or
 // layer, unused) and out 4 values a point.
