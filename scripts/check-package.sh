@@ -42,6 +42,7 @@ echo "== check-package: add_subdirectory(kjarni), BUILD_SHARED_LIBS=ON"
 cmake -S tests/package/add-subdirectory -B "$work/add-subdirectory" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DKJARNI_SOURCE_DIR="$PWD" -DBUILD_SHARED_LIBS=ON -DKJARNI_WERROR=ON \
   -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON \
+  -DKJARNI_UNITY_BUILD="${KJARNI_UNITY_BUILD:-OFF}" \
   --no-warn-unused-cli "${launcher[@]}" >"$work/add-subdirectory.log"
 cmake --build "$work/add-subdirectory" -j "$jobs" >>"$work/add-subdirectory.log"
 "$work/add-subdirectory/consumer"

@@ -19,7 +19,14 @@ esac
 
 scripts/install-deps.sh
 jobs=$(nproc)
-cmake --preset "$preset" >/dev/null
+# KJARNI_UNITY_BUILD=ON in the environment (CI sets it) compiles the library and the tests as unity
+# batches: faster from scratch, slower to rebuild after an edit. Given every time, so that the build
+# directory follows the environment rather than an earlier run.
+configure=()
+if [ "$mode" != demo ]; then
+  configure=(-DKJARNI_UNITY_BUILD="${KJARNI_UNITY_BUILD:-OFF}")
+fi
+cmake --preset "$preset" "${configure[@]}" >/dev/null
 cmake --build --preset "$preset" -j "$jobs" "${targets[@]}"
 
 # Two PoCL devices: multi-device code runs on a CPU-only machine too. Harmless where PoCL is absent.

@@ -211,7 +211,7 @@ std::string declaration_of(const CArgument& a) {
     return fmt::format("{} {}", detail::scalar_parameter_type(a.dtype), a.name);
 }
 
-struct Plan {
+struct ElementwisePlan {
     std::vector<CArgument> arguments;  // with the call's types
     std::vector<std::size_t> arrays;   // indices of the array arguments
     detail::IterationSpace space;
@@ -229,7 +229,7 @@ struct Plan {
 bool loads(const Use& u, bool conditional) { return u.read || u.updated || (u.assigned && conditional); }
 bool stores(const Use& u) { return u.assigned || u.updated; }
 
-std::string generate(const detail::ElementwiseState& state, const Plan& plan) {
+std::string generate(const detail::ElementwiseState& state, const ElementwisePlan& plan) {
     const char* idx = detail::index_type(plan.use_32_bits);
     std::vector<std::string> names;
     for (const std::size_t k : plan.arrays) names.push_back(plan.arguments[k].name);
@@ -335,7 +335,7 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
                                                 state.arguments.size(),
                                                 fmt::join(state.arguments | std::views::transform(&CArgument::name), ", "),
                                                 args.size()));
-    Plan plan;
+    ElementwisePlan plan;
     plan.arguments = state.arguments;
     std::vector<std::vector<std::size_t>> shapes;
     for (std::size_t k = 0; k < args.size(); ++k) {

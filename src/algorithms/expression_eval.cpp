@@ -26,7 +26,7 @@ using detail::ExprCode;
 
 enum class LayoutClass { vector, flat, strided };
 
-struct Plan {
+struct ExpressionPlan {
     ExprCode code;
     Array out;
     detail::IterationSpace space;  // operand 0 is out, then code.arrays
@@ -37,7 +37,7 @@ struct Plan {
 };
 
 // The kernel itself, without the shared preambles (so that it is a short cache key).
-std::string generate(const Plan& plan) {
+std::string generate(const ExpressionPlan& plan) {
     const ExprCode& code = plan.code;
     const char* idx = detail::index_type(plan.use_32_bits);
     const DType& out_dtype = plan.out.dtype();
@@ -129,7 +129,7 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     const std::vector<std::vector<std::size_t>> shapes{out.shape(), expression.shape()};
     detail::check_output_shape(out, detail::broadcast_shapes(shapes, "out"), "out");
     if (out.dtype().is_struct()) throw ArgumentError("out", fmt::format("has struct dtype {}", out.dtype().name()));
-    Plan plan{detail::generate_expression(*expression.node()), out, {}, {}, true, LayoutClass::strided, 1};
+    ExpressionPlan plan{detail::generate_expression(*expression.node()), out, {}, {}, true, LayoutClass::strided, 1};
     for (std::size_t k = 0; k < plan.code.arrays.size(); ++k) {
         const Array& a = plan.code.arrays[k];
         const std::string name = fmt::format("operand {} of the expression (shape ({}), {})", k, fmt::join(a.shape(), ", "), a.dtype().name());

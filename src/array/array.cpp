@@ -5,15 +5,16 @@
 
 #include <algorithm>
 
+#include "array/signed_size.hpp"
 #include "kjarni/array.hpp"
 #include "kjarni/program.hpp"
 #include "kjarni/template.hpp"
 
 namespace kjarni {
 
-namespace {
+using detail::to_signed;
 
-std::ptrdiff_t to_signed(std::size_t v) { return static_cast<std::ptrdiff_t>(v); }
+namespace {
 
 // Copies move bytes: the dtypes must be equal, not merely of one item size (int32 bytes read as
 // float32 would be garbage). numpy's `a[...] = b` would convert, but a conversion is a kernel with

@@ -6,13 +6,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "array/signed_size.hpp"
 #include "kjarni/array.hpp"
 
 namespace kjarni {
 
-namespace {
-std::ptrdiff_t to_signed(std::size_t v) { return static_cast<std::ptrdiff_t>(v); }
-}  // namespace
+using detail::to_signed;
 
 Layout Layout::contiguous(std::vector<std::size_t> shape, std::size_t itemsize, Order order) {
     Layout l;

@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "array/signed_size.hpp"
 #include "kjarni/array.hpp"
 
 namespace kjarni {
 
-namespace {
+using detail::to_signed;
 
-std::ptrdiff_t to_signed(std::size_t v) { return static_cast<std::ptrdiff_t>(v); }
+namespace {
 
 // The strides of `new_shape` over the elements of `layout` (size > 0) read in `order`, or nullopt.
 //

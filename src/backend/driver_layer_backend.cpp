@@ -12,48 +12,48 @@ namespace kjarni::backend {
 
 namespace {
 
-[[noreturn]] void unsupported(const Api& api, const std::string& what) {
+[[noreturn]] void backend_cannot(const Api& api, const std::string& what) {
     throw UnsupportedError("the " + api.id().shortcut() + " backend cannot " + what);
 }
 
 }  // namespace
 
 std::shared_ptr<Buffer> Context::adopt_buffer(std::size_t, std::uintptr_t, std::optional<std::size_t>, bool) {
-    unsupported(api(), "wrap native device memory in a Buffer");
+    backend_cannot(api(), "wrap native device memory in a Buffer");
 }
 
 std::shared_ptr<HostAllocation> Context::register_host(void*, std::size_t, HostAllocationFlags) {
-    unsupported(api(), "page-lock existing host memory");
+    backend_cannot(api(), "page-lock existing host memory");
 }
 
-PointerInfo Context::pointer_info(std::uintptr_t) const { unsupported(api(), "report the attributes of a pointer"); }
+PointerInfo Context::pointer_info(std::uintptr_t) const { backend_cannot(api(), "report the attributes of a pointer"); }
 
 BuildOutput Context::link(std::size_t, std::span<const LinkUnit>, const BuildOptions&) {
-    unsupported(api(), "link separately compiled units");
+    backend_cannot(api(), "link separately compiled units");
 }
 
 std::vector<std::byte> Context::compile_unit(std::size_t, const std::string&, const BuildOptions&) {
-    unsupported(api(), "compile a unit for linking");
+    backend_cannot(api(), "compile a unit for linking");
 }
 
 PitchedAllocation Context::allocate_pitched(std::size_t, std::size_t, std::size_t, std::size_t) {
-    unsupported(api(), "allocate pitched memory");
+    backend_cannot(api(), "allocate pitched memory");
 }
 
 std::shared_ptr<Queue> Context::create_queue_with(std::size_t device_index, const QueueFlags& flags) {
-    if (flags.priority != 0) unsupported(api(), "give queues a priority");
+    if (flags.priority != 0) backend_cannot(api(), "give queues a priority");
     return create_queue(device_index);
 }
 
-void Context::set_limit(std::size_t, ContextLimit, std::size_t) { unsupported(api(), "set context limits"); }
+void Context::set_limit(std::size_t, ContextLimit, std::size_t) { backend_cannot(api(), "set context limits"); }
 
-std::size_t Context::limit(std::size_t, ContextLimit) const { unsupported(api(), "report context limits"); }
+std::size_t Context::limit(std::size_t, ContextLimit) const { backend_cannot(api(), "report context limits"); }
 
 void Context::set_cache_preference(std::size_t, CachePreference) {
-    unsupported(api(), "set a cache / shared memory preference");
+    backend_cannot(api(), "set a cache / shared memory preference");
 }
 
-void Context::profiler(std::size_t, bool) { unsupported(api(), "start or stop a profiler"); }
+void Context::profiler(std::size_t, bool) { backend_cannot(api(), "start or stop a profiler"); }
 
 void Kernel::set_cache_preference(CachePreference) {
     throw UnsupportedError("this backend cannot set a kernel's cache / shared memory preference");
@@ -72,7 +72,7 @@ std::shared_ptr<Event> Queue::record_event_with(const EventFlags& flags) {
 bool Queue::is_done() { return record_event()->is_complete(); }
 
 std::string Context::ptx(std::size_t, const std::string&, const BuildOptions&) {
-    unsupported(api(), "produce PTX");
+    backend_cannot(api(), "produce PTX");
 }
 
 std::shared_ptr<Buffer> Module::global_buffer(const std::string&) {

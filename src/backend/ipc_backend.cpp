@@ -7,7 +7,7 @@ namespace kjarni::backend {
 
 namespace {
 
-[[noreturn]] void unsupported(const Api& api, const char* what) {
+[[noreturn]] void no_ipc_handles(const Api& api, const char* what) {
     const std::string name = api.id() == ApiId::opencl() ? "OpenCL" : api.id().shortcut();
     throw UnsupportedError(std::string(what) + ": the " + name + " API has no interprocess handles (only CUDA has: cuIpcGetMemHandle, cuIpcGetEventHandle)");
 }
@@ -15,13 +15,13 @@ namespace {
 }  // namespace
 
 std::shared_ptr<Buffer> Context::open_ipc_memory(std::size_t, std::span<const std::byte>, std::size_t) {
-    unsupported(api(), "opening interprocess memory");
+    no_ipc_handles(api(), "opening interprocess memory");
 }
 
-std::shared_ptr<Event> Context::create_ipc_event(std::size_t) { unsupported(api(), "an interprocess event"); }
+std::shared_ptr<Event> Context::create_ipc_event(std::size_t) { no_ipc_handles(api(), "an interprocess event"); }
 
 std::shared_ptr<Event> Context::open_ipc_event(std::size_t, std::span<const std::byte>) {
-    unsupported(api(), "opening an interprocess event");
+    no_ipc_handles(api(), "opening an interprocess event");
 }
 
 std::vector<std::byte> Buffer::ipc_handle() const {

@@ -30,7 +30,7 @@ namespace {
     X(Sdot) X(Ddot) X(Cdotu) X(Zdotu) X(Cdotc) X(Zdotc) X(Hdot)                                          \
     X(OverrideParameters)
 
-struct Functions {
+struct ClblastFunctions {
 #define KJARNI_DECLARE(name) decltype(&CLBlast##name) name = nullptr;
     KJARNI_CLBLAST_FUNCTIONS(KJARNI_DECLARE)
 #undef KJARNI_DECLARE
@@ -111,7 +111,7 @@ cl_half to_half(Scalar s) { return kjarni::detail::float_to_half(static_cast<flo
 
 class Clblast final : public Vendor {
 public:
-    explicit Clblast(Functions f) : f_(f) {}
+    explicit Clblast(ClblastFunctions f) : f_(f) {}
 
     void gemm(const Queue& queue, DType::Kind kind, Op op_a, Op op_b, std::size_t m, std::size_t n, std::size_t k,
               Scalar alpha, const Matrix& a, const Matrix& b, Scalar beta, const Matrix& c) override {
@@ -268,7 +268,7 @@ private:
         return reinterpret_cast<cl_command_queue>(queue.native_handle());
     }
 
-    Functions f_;
+    ClblastFunctions f_;
 };
 
 }  // namespace
@@ -282,7 +282,7 @@ Vendor& clblast_vendor() {
             failure = "CLBlast (libclblast.so.1) is not available: " + error;
             return nullptr;
         }
-        Functions f;
+        ClblastFunctions f;
 #define KJARNI_LOAD(name) library->load(f.name, "CLBlast" #name);
         KJARNI_CLBLAST_FUNCTIONS(KJARNI_LOAD)
 #undef KJARNI_LOAD

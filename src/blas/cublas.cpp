@@ -42,7 +42,7 @@ namespace {
     X(Sdot, cublasSdot_v2) X(Ddot, cublasDdot_v2) X(Cdotu, cublasCdotu_v2) X(Cdotc, cublasCdotc_v2)        \
     X(Zdotu, cublasZdotu_v2) X(Zdotc, cublasZdotc_v2) X(DotEx, cublasDotEx)
 
-struct Functions {
+struct CublasFunctions {
 #define KJARNI_DECLARE(member, symbol) decltype(&::symbol) member = nullptr;
     KJARNI_CUBLAS_FUNCTIONS(KJARNI_DECLARE)
 #undef KJARNI_DECLARE
@@ -128,9 +128,9 @@ struct Handle {
 
 /// Makes `context` current for a scope, restoring the previous one after.
 struct Current {
-    const Functions& f;
+    const CublasFunctions& f;
     CUcontext previous = nullptr;
-    Current(const Functions& fn, CUcontext context) : f(fn) {
+    Current(const CublasFunctions& fn, CUcontext context) : f(fn) {
         check_cuda(f.CtxGetCurrent(&previous), "cuCtxGetCurrent");
         if (previous != context) check_cuda(f.CtxSetCurrent(context), "cuCtxSetCurrent");
     }
@@ -151,7 +151,7 @@ public:
     }
 
     /// The handle of `queue`, made on first use with the functions `f`.
-    std::shared_ptr<Handle> handle_for(const Functions& f, const Queue& queue) {
+    std::shared_ptr<Handle> handle_for(const CublasFunctions& f, const Queue& queue) {
         const std::lock_guard lock(mutex_);
         f_ = &f;
         const backend::Queue* key = kjarni::detail::backend_of(queue).get();
@@ -191,14 +191,14 @@ private:
         handle.handle = nullptr;
     }
 
-    const Functions* f_ = nullptr;
+    const CublasFunctions* f_ = nullptr;
     std::mutex mutex_;
     std::map<const backend::Queue*, std::shared_ptr<Handle>> handles_;
 };
 
 class Cublas final : public Vendor {
 public:
-    Cublas(Functions f, std::string library) : f_(f), library_(std::move(library)) {}
+    Cublas(CublasFunctions f, std::string library) : f_(f), library_(std::move(library)) {}
 
     void gemm(const Queue& queue, DType::Kind kind, Op op_a, Op op_b, std::size_t m, std::size_t n, std::size_t k,
               Scalar alpha, const Matrix& a, const Matrix& b, Scalar beta, const Matrix& c) override {
@@ -376,7 +376,7 @@ public:
             // call returns without waiting.
             check(f_.SetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode_v2");
             struct Restore {
-                const Functions& f;
+                const CublasFunctions& f;
                 cublasHandle_t h;
                 ~Restore() { static_cast<void>(f.SetPointerMode(h, CUBLAS_POINTER_MODE_HOST)); }
             } restore{f_, h};
@@ -426,7 +426,7 @@ private:
         body(handle->handle);
     }
 
-    Functions f_;
+    CublasFunctions f_;
     std::string library_;
 };
 
@@ -447,7 +447,7 @@ Vendor& cublas_vendor() {
             failure = "cuBLAS: libcuda.so.1 is not available: " + cuda_error;
             return nullptr;
         }
-        Functions f;
+        CublasFunctions f;
         std::string missing;
 #define KJARNI_LOAD(member, symbol) \
     if (!library->load(f.member, #symbol)) missing += " " #symbol;

@@ -19,20 +19,21 @@ namespace {
 
 std::atomic<VirtualAllocationId> next_virtual_id{1};
 
-struct RealAllocation {
-    Buffer buffer;
-    std::vector<VirtualAllocationId> users;  // live virtual allocations in it
-};
-
-struct VirtualRecord {
-    std::size_t size;
-    std::uint64_t real;
-};
-
 }  // namespace
 
 struct VirtualState : std::enable_shared_from_this<VirtualState> {
     enum class Kind { trivial, zero_offset };
+    // Nested rather than in the anonymous namespace: a type with external linkage (VirtualState,
+    // named by the public header) must not hold members of internal-linkage types (GCC's
+    // -Wsubobject-linkage, which fires once this file is part of a unity batch).
+    struct RealAllocation {
+        Buffer buffer;
+        std::vector<VirtualAllocationId> users;  // live virtual allocations in it
+    };
+    struct VirtualRecord {
+        std::size_t size;
+        std::uint64_t real;
+    };
 
     BoundDevice device;
     Kind kind;
@@ -192,7 +193,7 @@ void VirtualManager::pack(const Queue& queue) const {
         throw ArgumentError("queue", "must be on the manager's device");
     }
     queue.synchronize();
-    std::vector<detail::RealAllocation> dropped;  // freed after the lock is released
+    std::vector<detail::VirtualState::RealAllocation> dropped;  // freed after the lock is released
     const std::lock_guard lock(state_->mutex);
     for (auto it = state_->reals.begin(); it != state_->reals.end();) {
         if (it->second.users.empty()) {

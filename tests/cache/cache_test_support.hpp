@@ -1,6 +1,6 @@
 #pragma once
-// What the cache tests share: a fresh temporary directory per test, random bytes, and environment
-// variables set for a test and restored afterwards.
+// What the cache tests share: a fresh temporary directory per test, random bytes, whole files read
+// and written, and environment variables set for a test and restored afterwards.
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <random>
 #include <string>
@@ -48,6 +50,23 @@ inline std::vector<std::byte> random_payload(std::size_t count) {
 
 inline detail::CacheKey random_key() {
     return detail::CacheKeyBuilder().add("random", cache_random_engine()()).add("salt", cache_random_engine()()).key();
+}
+
+/// A size limit for a DiskCache that the tests' payloads never reach.
+inline constexpr std::uint64_t kLarge = std::uint64_t{64} << 20;
+/// The bytes of an entry file before its payload (the entry format of disk_cache.cpp).
+inline constexpr std::uint64_t kHeaderSize = 64;
+
+/// The whole file's bytes (none where it cannot be read).
+inline std::vector<char> read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Replaces the file's contents with `bytes`.
+inline void write_file(const std::filesystem::path& path, const std::vector<char>& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 /// A directory of its own under the system's temporary directory, removed with everything in it.

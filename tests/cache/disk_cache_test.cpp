@@ -20,18 +20,10 @@ using test::random_key;
 using test::random_payload;
 using test::TemporaryDirectory;
 
-constexpr std::uint64_t kLarge = std::uint64_t{64} << 20;
-constexpr std::uint64_t kHeaderSize = 64;
-
-std::vector<char> read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_file(const fs::path& path, const std::vector<char>& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using test::kHeaderSize;
+using test::kLarge;
+using test::read_file;
+using test::write_file;
 
 timespec modification_time(const fs::path& path) {
     struct stat info {};

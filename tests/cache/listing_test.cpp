@@ -18,8 +18,8 @@ using test::random_key;
 using test::random_payload;
 using test::TemporaryDirectory;
 
-constexpr std::uint64_t kLarge = std::uint64_t{64} << 20;
-constexpr std::uint64_t kHeaderSize = 64;
+using test::kHeaderSize;
+using test::kLarge;
 
 void set_time(const fs::path& path, long seconds) {
     const timespec times[2] = {{seconds, 0}, {seconds, 0}};

@@ -2,6 +2,7 @@
 // Host side of the reduction and scan tests: random arrays of every dtype, the layout classes
 // (views with the same logical contents), elements read back as exact integers or long doubles.
 
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <string>
@@ -23,6 +24,12 @@ inline bool is_int_kind(const DType& d) {
         case Kind::int32: case Kind::uint32: case Kind::int64: case Kind::uint64: return true;
         default: return false;
     }
+}
+
+/// The unit roundoff that the reduction and scan checks allow for: 2^-53 for float64 and complex128,
+/// float's 2^-24 for the other dtypes.
+inline long double unit_roundoff(const DType& d) {
+    return d.kind() == Kind::float64 || d.kind() == Kind::complex128 ? std::ldexp(1.0L, -53) : std::ldexp(1.0L, -24);
 }
 
 /// What random values to draw: `small` keeps integer sums and products meaningful, `ties` makes

@@ -78,10 +78,6 @@ DType expected_dtype(Op op, const DType& d) {
     return d;
 }
 
-long double unit_roundoff(const DType& d) {
-    return d.kind() == Kind::float64 || d.kind() == Kind::complex128 ? std::ldexp(1.0L, -53) : std::ldexp(1.0L, -24);
-}
-
 bool less(const Complex& a, const Complex& b) {
     return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
 }

@@ -26,10 +26,6 @@ DType scan_dtype(const DType& d) {
     return d;
 }
 
-long double unit_roundoff(const DType& d) {
-    return d.kind() == Kind::float64 || d.kind() == Kind::complex128 ? std::ldexp(1.0L, -53) : std::ldexp(1.0L, -24);
-}
-
 /// Checks `result` against the scan of `input` (both C-contiguous host arrays of one shape, or a
 /// flattened result when `axis` is not given).
 void check_scan(const HostArray& input, std::optional<int> axis, const HostArray& result, bool multiply) {

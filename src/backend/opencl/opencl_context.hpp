@@ -95,4 +95,8 @@ private:
     Handle<cl_mem> mem_;  // null for an empty buffer
 };
 
+/// The cl_mem of a backend buffer that an OpenCL context made (the queue's transfers and rectangular
+/// copies take their buffers as the interface type).
+inline cl_mem mem_of(Buffer& buffer) { return static_cast<OpenClBuffer&>(buffer).mem(); }
+
 }  // namespace kjarni::backend::opencl

@@ -8,12 +8,6 @@
 
 namespace kjarni::backend::opencl {
 
-namespace {
-
-cl_mem mem_of(Buffer& buffer) { return static_cast<OpenClBuffer&>(buffer).mem(); }
-
-}  // namespace
-
 OpenClEvent::OpenClEvent(std::shared_ptr<OpenClContext> context, Handle<cl_event> event)
     : context_(std::move(context)), event_(std::move(event)) {}
 

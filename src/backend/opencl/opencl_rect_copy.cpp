@@ -13,8 +13,6 @@ namespace kjarni::backend::opencl {
 
 namespace {
 
-cl_mem mem_of(Buffer& buffer) { return static_cast<OpenClBuffer&>(buffer).mem(); }
-
 struct Origin {
     std::size_t values[3];
 };
