@@ -8,6 +8,7 @@
 
 #include "kjarni/rendezvous.hpp"
 #include "rendezvous/rank_threads.hpp"
+#include "support/argument_errors.hpp"
 
 namespace kjarni::test {
 namespace {
@@ -32,14 +33,7 @@ protected:
         for (const char* name : all_variables) unsetenv(name);
         for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
     }
-    static std::string missing_argument() {
-        try {
-            rendezvous_from_environment(1s);
-        } catch (const ArgumentError& error) {
-            return error.argument();
-        }
-        return "no error";
-    }
+    static std::string missing_argument() { return argument_named_by([] { rendezvous_from_environment(1s); }); }
 
 private:
     std::vector<std::pair<std::string, std::string>> saved_;

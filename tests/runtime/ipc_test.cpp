@@ -19,6 +19,7 @@
 #include "kjarni/ipc.hpp"
 #include "kjarni/memory_pool.hpp"
 #include "kjarni/virtual_buffers.hpp"
+#include "support/argument_errors.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
@@ -31,12 +32,8 @@ class IpcTest : public DeviceTest {};
 
 template <class F>
 std::string unsupported_message(F&& call) {
-    try {
-        call();
-    } catch (const UnsupportedError& error) {
-        return error.what();
-    }
-    return "no UnsupportedError";
+    return read_thrown<UnsupportedError>(call, [](const UnsupportedError& e) { return std::string(e.what()); },
+                                         "no UnsupportedError");
 }
 
 TEST_P(IpcTest, OpenClHasNoHandles) {

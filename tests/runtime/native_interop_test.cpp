@@ -9,6 +9,7 @@
 
 #include "kjarni/opencl.hpp"
 #include "kjarni/pointer_attributes.hpp"
+#include "support/argument_errors.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
@@ -29,28 +30,16 @@ KERNEL void negate(GLOBAL_MEM int32_t* y, unsigned int n)
 }
 )";
 
-class NativeInterop : public DeviceTest {
-protected:
-    // The argument an ArgumentError names, or "" when `f` throws none.
-    template <class F>
-    static std::string culprit(F f) {
-        try {
-            f();
-        } catch (const ArgumentError& e) {
-            return e.argument();
-        }
-        return {};
-    }
-};
+class NativeInterop : public DeviceTest {};
 
 TEST_P(NativeInterop, OpenClHandlesAreWhatTheDriverSays) {
     if (is_cuda()) {
         // Every OpenCL getter refuses a CUDA object, naming it.
         const Buffer buffer = Buffer::allocate(bound_device(), 64);
-        EXPECT_EQ(culprit([&] { static_cast<void>(opencl::memory(buffer)); }), "buffer");
-        EXPECT_EQ(culprit([&] { static_cast<void>(opencl::command_queue(queue())); }), "queue");
-        EXPECT_EQ(culprit([&] { static_cast<void>(opencl::context(context())); }), "context");
-        EXPECT_EQ(culprit([&] { static_cast<void>(opencl::device(bound_device().device())); }), "device");
+        EXPECT_EQ(argument_named_by([&] { static_cast<void>(opencl::memory(buffer)); }), "buffer");
+        EXPECT_EQ(argument_named_by([&] { static_cast<void>(opencl::command_queue(queue())); }), "queue");
+        EXPECT_EQ(argument_named_by([&] { static_cast<void>(opencl::context(context())); }), "context");
+        EXPECT_EQ(argument_named_by([&] { static_cast<void>(opencl::device(bound_device().device())); }), "device");
         return;
     }
     const auto& cl = backend::opencl::cl();
@@ -113,11 +102,11 @@ TEST_P(NativeInterop, OpenClMemoryAndContextsAreWrapped) {
     // The CUDA getters refuse OpenCL objects, naming them.
 #if KJARNI_WITH_CUDA
     const Buffer buffer = Buffer::allocate(bound_device(), 64);
-    EXPECT_EQ(culprit([&] { static_cast<void>(cuda::device_pointer(buffer)); }), "buffer");
-    EXPECT_EQ(culprit([&] { static_cast<void>(cuda::stream(queue())); }), "queue");
-    EXPECT_EQ(culprit([&] { static_cast<void>(cuda::context(context())); }), "context");
-    EXPECT_EQ(culprit([&] { static_cast<void>(cuda::device(bound_device().device())); }), "device");
-    EXPECT_EQ(culprit([&] { static_cast<void>(cuda::wrap_device_pointer(bound_device(), 0)); }), "device");
+    EXPECT_EQ(argument_named_by([&] { static_cast<void>(cuda::device_pointer(buffer)); }), "buffer");
+    EXPECT_EQ(argument_named_by([&] { static_cast<void>(cuda::stream(queue())); }), "queue");
+    EXPECT_EQ(argument_named_by([&] { static_cast<void>(cuda::context(context())); }), "context");
+    EXPECT_EQ(argument_named_by([&] { static_cast<void>(cuda::device(bound_device().device())); }), "device");
+    EXPECT_EQ(argument_named_by([&] { static_cast<void>(cuda::wrap_device_pointer(bound_device(), 0)); }), "device");
 #endif
 }
 

@@ -13,26 +13,28 @@ namespace kjarni::test {
 
 inline const std::string no_argument_error = "(no ArgumentError)";
 
+/// `read` of the Error that `call` throws; `none` when it returns. Other exceptions pass through.
+template <class Error, class Call, class Read>
+std::string read_thrown(Call&& call, Read&& read, const std::string& none) {
+    try {
+        call();
+    } catch (const Error& error) {
+        return read(error);
+    }
+    return none;
+}
+
 /// The argument named by the ArgumentError that `call` throws; no_argument_error when it returns.
 template <class Call>
 std::string argument_named_by(Call&& call) {
-    try {
-        call();
-    } catch (const ArgumentError& error) {
-        return error.argument();
-    }
-    return no_argument_error;
+    return read_thrown<ArgumentError>(call, [](const ArgumentError& e) { return e.argument(); }, no_argument_error);
 }
 
 /// The message of the ArgumentError that `call` throws; no_argument_error when it returns.
 template <class Call>
 std::string argument_error_message(Call&& call) {
-    try {
-        call();
-    } catch (const ArgumentError& error) {
-        return error.what();
-    }
-    return no_argument_error;
+    return read_thrown<ArgumentError>(call, [](const ArgumentError& e) { return std::string(e.what()); },
+                                      no_argument_error);
 }
 
 /// Expects `call` to throw an ArgumentError naming `argument`.
