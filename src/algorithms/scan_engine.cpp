@@ -159,16 +159,23 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     const bool write = k.mode == Mode::chunk_scan;
     const std::size_t n = k.items;
     const std::size_t g = k.group;
+    // A work group's (row, piece), its arrays' offsets and the scratch of its work items' totals.
+    const auto group_of_chunk = [&] {
+        std::string out = fmt::format("    const {0} lid = ({0})get_local_id(0);\n", idx);
+        out += fmt::format("    const {0} row = ({0})get_group_id(0) / pieces;\n", idx);
+        out += fmt::format("    const {0} piece = ({0})get_group_id(0) % pieces;\n", idx);
+        out += decode_offsets(k.row_ndim, operands, idx, "row");
+        out += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM scratch[{}];\n", g);
+        return out;
+    };
+    const std::string chunk_bounds =
+        fmt::format("    const {0} begin = piece * chunk;\n    const {0} end = length - begin < chunk ? length : begin + chunk;\n",
+                    idx);
     if (!write && k.commutative) {
         // The chunk's total in a fixed order that reads coalesced: work item `lid` sums positions
         // lid, lid + GROUP, ... with 4 accumulators, then the group combines its sums in a tree.
-        s += fmt::format("    const {0} lid = ({0})get_local_id(0);\n", idx);
-        s += fmt::format("    const {0} row = ({0})get_group_id(0) / pieces;\n", idx);
-        s += fmt::format("    const {0} piece = ({0})get_group_id(0) % pieces;\n", idx);
-        s += decode_offsets(k.row_ndim, operands, idx, "row");
-        s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM scratch[{}];\n", g);
-        s += fmt::format("    const {} begin = piece * chunk;\n", idx);
-        s += fmt::format("    const {} end = length - begin < chunk ? length : begin + chunk;\n", idx);
+        s += group_of_chunk();
+        s += chunk_bounds;
         s += "    KJARNI_ITEM acc0 = kjarni_neutral(), acc1 = kjarni_neutral(), acc2 = kjarni_neutral(), "
              "acc3 = kjarni_neutral();\n";
         s += fmt::format("    {} e = begin + lid;\n", idx);
@@ -186,16 +193,11 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         return s;
     }
     s += fmt::format("#define KJARNI_PAD(q) ((q) + (q) / 32)\n");
-    s += fmt::format("    const {0} lid = ({0})get_local_id(0);\n", idx);
-    s += fmt::format("    const {0} row = ({0})get_group_id(0) / pieces;\n", idx);
-    s += fmt::format("    const {0} piece = ({0})get_group_id(0) % pieces;\n", idx);
-    s += decode_offsets(k.row_ndim, operands, idx, "row");
-    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM scratch[{}];\n", g);
+    s += group_of_chunk();
     s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", g * n + g * n / 32);
     s += fmt::format("    KJARNI_ITEM carry = {};\n", write ? "partial[row * pieces + piece]" : "kjarni_neutral()");
     if (write) s += "    const KJARNI_ITEM last = totals[row];\n";
-    s += fmt::format("    const {} begin = piece * chunk;\n", idx);
-    s += fmt::format("    const {} end = length - begin < chunk ? length : begin + chunk;\n", idx);
+    s += chunk_bounds;
     if (k.prefetch) {
         // The next tile's positions are read into registers while this tile is scanned, so that
         // a group's reads overlap its own work instead of waiting at the start of every tile.
