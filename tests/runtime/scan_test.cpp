@@ -110,6 +110,55 @@ TEST_P(Scans, LongRowsTakeTheTiledPath) {
         }
 }
 
+TEST_P(Scans, FourByteIntegerCumsumOfLongRows) {
+    // A 4-byte integer result (dtype given): through CUDA the single pass with look-back, whose
+    // grouping of additions depends on timing; exact arithmetic (mod 2^32) makes every grouping give
+    // the same bits. uint32 over its whole range wraps often; int32 stays small.
+    const std::vector<std::pair<std::vector<std::size_t>, int>> cases = {
+        {{(1 << 20) + 3}, 0}, {{3, 300001}, 1}, {{2, 5, 70001}, -1}, {{70001, 4}, 0}};
+    auto& rng = random_engine();
+    for (const Kind kind : {Kind::uint32, Kind::int32})
+        for (const auto& [shape, axis] : cases) {
+            SCOPED_TRACE(::testing::Message() << DType(kind).name() << " shape[0] " << shape[0] << " axis " << axis);
+            HostArray h = random_host(kind, shape);
+            if (kind == Kind::uint32) {
+                std::uniform_int_distribution<std::uint32_t> any;
+                for (std::size_t k = 0; k < h.size(); ++k) {
+                    const std::uint32_t v = any(rng);
+                    std::memcpy(h.data() + 4 * k, &v, 4);
+                }
+            }
+            const Array x = Array::from_host(queue(), h);
+            const HostArray got = cumsum(queue(), x, axis, DType(kind)).get(queue());
+            ASSERT_EQ(got.dtype(), DType(kind));
+            std::vector<bool> scanned(shape.size(), false);
+            scanned[static_cast<std::size_t>(axis < 0 ? axis + static_cast<int>(shape.size()) : axis)] = true;
+            for (const auto& row : reduction_groups(shape, scanned)) {
+                std::uint32_t acc = 0;
+                for (std::size_t j = 0; j < row.size(); ++j) {
+                    acc += static_cast<std::uint32_t>(int_at(h, row[j]));
+                    ASSERT_EQ(static_cast<std::uint32_t>(int_at(got, row[j])), acc) << "position " << j;
+                }
+            }
+            const HostArray again = cumsum(queue(), x, axis, DType(kind)).get(queue());
+            EXPECT_EQ(std::memcmp(got.data(), again.data(), 4 * got.size()), 0);
+        }
+    // cumprod of odd uint32 (products mod 2^32 stay odd, never 0).
+    HostArray odd(Kind::uint32, {2, 250001});
+    for (std::size_t k = 0; k < odd.size(); ++k) {
+        const std::uint32_t v = std::uniform_int_distribution<std::uint32_t>{}(rng) | 1u;
+        std::memcpy(odd.data() + 4 * k, &v, 4);
+    }
+    const HostArray prod = cumprod(queue(), Array::from_host(queue(), odd), 1, DType(Kind::uint32)).get(queue());
+    for (std::size_t r = 0; r < 2; ++r) {
+        std::uint32_t acc = 1;
+        for (std::size_t j = 0; j < 250001; ++j) {
+            acc *= static_cast<std::uint32_t>(int_at(odd, r * 250001 + j));
+            ASSERT_EQ(static_cast<std::uint32_t>(int_at(prod, r * 250001 + j)), acc) << "cumprod row " << r << " position " << j;
+        }
+    }
+}
+
 TEST_P(Scans, ExclusiveScanWithLastItemAndScalars) {
     // y = exclusive prefix of (x + a) along axis 1, z = the row total; int64 for exactness.
     const ScanKernel k(Kind::int64, "0", "a + b", "(int64_t)x[i] + a", "y[i] = prev_item; z[i] = last_item;",
