@@ -5,10 +5,8 @@
 //    staged by kjarni), raw pageable (CUDA: cuMemcpyHtoD/DtoH from malloc'ed memory; OpenCL:
 //    blocking clEnqueueWrite/ReadBuffer from it), raw pinned (CUDA: cuMemHostAlloc; OpenCL: a
 //    mapped CL_MEM_ALLOC_HOST_PTR buffer) and kjarni from HostMemory; then kjarni from pageable
-//    memory under a few explicit staging settings ("staged_c<chunk MiB>_t<threads>", "_nt": streaming
-//    stores; "_wc": CUDA uploads through write-combined slots), to tune the defaults (only with
-//    KJARNI_BENCH_TUNE_STAGING=1). CUDA uploads also from write-combined pinned memory
-//    ("raw_pinned_wc"). The counter GB/s is bytes / time; read it from the median aggregate;
+//    memory under a few explicit staging settings ("staged_c<chunk MiB>_t<threads>"), to tune the
+//    defaults (only with KJARNI_BENCH_TUNE_STAGING=1). The counter GB/s is bytes / time; read it from the median aggregate;
 //  - a sweep of pageable transfers from 4 KiB to that size by factors of 4 ("h2d_sweep_<KiB>",
 //    "d2h_sweep_<KiB>"): kjarni beside the raw pageable call (the baseline) and raw pinned memory,
 //    to see where staging starts to pay (TransferStaging::threshold); with
@@ -205,10 +203,8 @@ void raw_opencl_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Dire
 #endif
 
 #ifdef KJARNI_BENCH_RAW_CUDA
-// `host_alloc_flags`: cuMemHostAlloc's flags where pinned (CU_MEMHOSTALLOC_WRITECOMBINED: the
-// memory kjarni's write-combined upload slots are made of).
 void raw_cuda_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction, bool pinned,
-                       std::size_t n, unsigned host_alloc_flags) {
+                       std::size_t n) {
     const auto* table = kjarni_bench::raw_cuda();
     if (table == nullptr) {  // registered only where the table loaded; g++ 12 cannot see that
         state.SkipWithError("libcuda's functions are missing");
@@ -218,7 +214,7 @@ void raw_cuda_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direct
     cu.set_current(reinterpret_cast<CUcontext>(s->context.native_handle(0)));
     void* host = nullptr;
     if (pinned) {
-        if (cu.host_alloc(&host, n, host_alloc_flags) != CUDA_SUCCESS) {
+        if (cu.host_alloc(&host, n, 0) != CUDA_SUCCESS) {
             state.SkipWithError("cuMemHostAlloc failed");
             return;
         }
@@ -243,11 +239,9 @@ void raw_cuda_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direct
 }
 #endif
 
-/// The raw pageable and pinned transfers of `bytes` where this build has the API's raw calls; with
-/// `write_combined`, also from write-combined pinned memory to the device where there is such
-/// memory (CUDA: "raw_pinned_wc").
+/// The raw pageable and pinned transfers of `bytes` where this build has the API's raw calls.
 void add_raw(const std::string& name, const std::string& tag, const std::shared_ptr<Setup>& setup, Direction direction,
-             std::size_t bytes, [[maybe_unused]] bool write_combined = false) {
+             std::size_t bytes) {
     [[maybe_unused]] const auto add = [&](const std::string& variant, auto&&... args) {
         benchmark::RegisterBenchmark((name + "/" + variant + "/" + tag).c_str(), args...)->UseRealTime();
     };
@@ -260,12 +254,8 @@ void add_raw(const std::string& name, const std::string& tag, const std::shared_
 #endif
 #ifdef KJARNI_BENCH_RAW_CUDA
     if (api == kjarni::ApiId::cuda() && kjarni_bench::raw_cuda() != nullptr) {
-        add("raw_pageable", raw_cuda_transfer, setup, direction, false, bytes, 0U);
-        add("raw_pinned", raw_cuda_transfer, setup, direction, true, bytes, 0U);
-        if (write_combined && direction == Direction::to_device) {
-            add("raw_pinned_wc", raw_cuda_transfer, setup, direction, true, bytes,
-                static_cast<unsigned>(CU_MEMHOSTALLOC_WRITECOMBINED));
-        }
+        add("raw_pageable", raw_cuda_transfer, setup, direction, false, bytes);
+        add("raw_pinned", raw_cuda_transfer, setup, direction, true, bytes);
     }
 #endif
 }
@@ -296,7 +286,7 @@ int main(int argc, char** argv) {
             add("kjarni_pageable_buffer", kjarni_buffer_transfer, setup, direction, false, std::nullopt, n);
             add("kjarni_pageable_array", kjarni_array_transfer, setup, direction);
             add("kjarni_pinned_buffer", kjarni_buffer_transfer, setup, direction, true, std::nullopt, n);
-            add_raw(name, tag, setup, direction, n, true);
+            add_raw(name, tag, setup, direction, n);
             // The staging matrix that chose TransferStaging's defaults: only when asked for (it is long).
             const char* tune = std::getenv("KJARNI_BENCH_TUNE_STAGING");
             if (tune != nullptr && *tune != '\0' && *tune != '0') {
@@ -310,22 +300,6 @@ int main(int argc, char** argv) {
                                                                    .streaming_stores = streaming};
                             add(fmt::format("staged_c{}_t{}{}", chunk_mib, threads, streaming ? "_nt" : ""),
                                 kjarni_buffer_transfer, setup, direction, false, settings, n);
-                        }
-                    }
-                }
-                // Uploads through write-combined slots (TransferStaging::write_combined_uploads;
-                // CUDA only, OpenCL ignores it): the best chunk sizes above, streaming stores.
-                if (direction == Direction::to_device && api.id() == kjarni::ApiId::cuda()) {
-                    for (const std::size_t chunk_mib : {std::size_t{8}, std::size_t{16}}) {
-                        for (const unsigned threads : {8U, 12U, 16U}) {
-                            const kjarni::TransferStaging settings{.threshold = 0,
-                                                                   .chunk_size = chunk_mib << 20,
-                                                                   .slots = 4,
-                                                                   .threads = threads,
-                                                                   .streaming_stores = true,
-                                                                   .write_combined_uploads = true};
-                            add(fmt::format("staged_c{}_t{}_nt_wc", chunk_mib, threads), kjarni_buffer_transfer,
-                                setup, direction, false, settings, n);
                         }
                     }
                 }

@@ -62,15 +62,6 @@ struct TransferStaging {
     /// them (x86-64): they skip reading every destination line first, which leaves more of the
     /// host's memory bandwidth to the copy and the DMA.
     bool streaming_stores = true;
-    /// CUDA: transfers to the device go through slots of their own, allocated write-combined
-    /// (CU_MEMHOSTALLOC_WRITECOMBINED): the host only writes them, and the DMA engine reads
-    /// write-combined memory without snooping the CPU caches. Transfers from the device keep
-    /// ordinary cacheable slots (the host reads write-combined memory very slowly), so with this on
-    /// a device that transfers both ways holds two sets of `slots` slots. Turning it off frees the
-    /// write-combined set on the next staged transfer. OpenCL has no write-combined host memory:
-    /// there the setting is accepted and ignored (both directions share the ordinary slots).
-    /// Off until measured to pay (bench/transfers_bench.cpp, KJARNI_BENCH_TUNE_STAGING=1, "_wc").
-    bool write_combined_uploads = false;
 
     friend bool operator==(const TransferStaging&, const TransferStaging&) = default;
 };

@@ -53,76 +53,41 @@ struct TransferStager::Lane {
         }
     };
 
-    // Page-locked slots of one kind, all of `slot_size` bytes.
-    struct SlotSet {
-        std::vector<Slot> slots;
-        std::size_t slot_size = 0;
-
-        std::size_t size() const { return slots.size(); }
-        // Chunk i of a transfer goes through slot i % size().
-        Slot& operator[](std::size_t i) { return slots[i % slots.size()]; }
-
-        void wait_all() noexcept {
-            for (auto& slot : slots) {
-                try {
-                    slot.wait();
-                } catch (...) {  // a failed transfer has nothing left to wait for
-                }
-            }
-        }
-
-        // Frees the slots once no transfer uses them.
-        void release() noexcept {
-            wait_all();
-            slots.clear();
-            slot_size = 0;
-        }
-
-        // Slots as the settings ask, allocated with `flags`. False when the host cannot lock
-        // that much memory.
-        bool provide(backend::Context& context, const TransferStaging& settings, backend::HostAllocationFlags flags) {
-            if (slots.size() == settings.slots && slot_size == settings.chunk_size) return true;
-            release();
-            std::vector<Slot> made;
-            try {
-                for (unsigned i = 0; i < settings.slots; ++i) {
-                    made.push_back({allocate_page_locked(context, settings.chunk_size, flags), nullptr});
-                }
-            } catch (const OutOfMemoryError&) {
-                return false;
-            }
-            slots = std::move(made);
-            slot_size = settings.chunk_size;
-            return true;
-        }
-    };
-
     std::mutex mutex;  // held for a whole staged transfer
-    // Both directions, unless write-combined uploads are asked for: then downloads only.
-    SlotSet cacheable;
-    // Uploads only, where TransferStaging::write_combined_uploads asks for them (CUDA): the host
-    // reads write-combined memory very slowly, so downloads never go through these.
-    SlotSet write_combined;
+    std::vector<Slot> slots;
+    std::size_t slot_size = 0;
 
-    ~Lane() {
-        cacheable.wait_all();
-        write_combined.wait_all();
+    ~Lane() { wait_all(); }
+
+    void wait_all() noexcept {
+        for (auto& slot : slots) {
+            try {
+                slot.wait();
+            } catch (...) {  // a failed transfer has nothing left to wait for
+            }
+        }
     }
 
-    // The slots a transfer in this direction goes through, as the settings ask (lane mutex held).
-    // nullptr when the host cannot lock that much memory: the transfer then goes directly, blocking.
-    SlotSet* provide_slots(backend::Context& context, const TransferStaging& settings, bool upload) {
-        // OpenCL has no write-combined host memory (the setting is ignored there).
-        const bool wants_write_combined = settings.write_combined_uploads && context.api().id() == ApiId::cuda();
-        if (!wants_write_combined) write_combined.release();  // nothing to do unless just turned off
-        // Portable: the slots serve every device of the context (CUDA pins memory for one context
-        // otherwise).
-        if (upload && wants_write_combined) {
-            return write_combined.provide(context, settings, {.portable = true, .write_combined = true})
-                       ? &write_combined
-                       : nullptr;
+    // Slots as the settings ask (lane mutex held). False when the host cannot lock that much
+    // memory: the transfer then goes directly, blocking.
+    bool provide_slots(backend::Context& context, const TransferStaging& settings) {
+        if (slots.size() == settings.slots && slot_size == settings.chunk_size) return true;
+        wait_all();
+        slots.clear();
+        slot_size = 0;
+        std::vector<Slot> made;
+        try {
+            for (unsigned i = 0; i < settings.slots; ++i) {
+                // Portable: the slots serve every device of the context (CUDA pins memory for one
+                // context otherwise).
+                made.push_back({allocate_page_locked(context, settings.chunk_size, {.portable = true}), nullptr});
+            }
+        } catch (const OutOfMemoryError&) {
+            return false;
         }
-        return cacheable.provide(context, settings, {.portable = true}) ? &cacheable : nullptr;
+        slots = std::move(made);
+        slot_size = settings.chunk_size;
+        return true;
     }
 };
 
@@ -168,8 +133,7 @@ bool TransferStager::write(backend::Context& context, backend::Queue& queue, bac
     if (!use) return false;
     Lane& lane = *use->lane;
     const std::lock_guard lock(lane.mutex);
-    Lane::SlotSet* const slots = lane.provide_slots(context, use->settings, true);
-    if (slots == nullptr) {
+    if (!lane.provide_slots(context, use->settings)) {
         // Blocking, so that what the header promises of staged asynchronous writes holds.
         queue.write(destination, offset, host.data(), host.size(), true);
         return true;
@@ -178,7 +142,7 @@ bool TransferStager::write(backend::Context& context, backend::Queue& queue, bac
     try {
         std::size_t done = 0;
         for (std::size_t i = 0; i < chunks.size(); ++i) {
-            auto& slot = (*slots)[i];
+            auto& slot = lane.slots[i % lane.slots.size()];
             slot.wait();
             // Dropped first: if the write below fails, the slot is not left waiting on it.
             slot.last_use.reset();
@@ -187,7 +151,7 @@ bool TransferStager::write(backend::Context& context, backend::Queue& queue, bac
             slot.last_use = queue.record_event();
             done += chunks[i];
         }
-        if (!async) (*slots)[chunks.size() - 1].wait();
+        if (!async) lane.slots[(chunks.size() - 1) % lane.slots.size()].wait();
     } catch (...) {
         // A write may be in flight without its event: let it end before the slots are reused.
         try {
@@ -206,8 +170,7 @@ bool TransferStager::read(backend::Context& context, backend::Queue& queue, std:
     if (!use) return false;
     Lane& lane = *use->lane;
     const std::lock_guard lock(lane.mutex);
-    Lane::SlotSet* const slots = lane.provide_slots(context, use->settings, false);
-    if (slots == nullptr) {
+    if (!lane.provide_slots(context, use->settings)) {
         queue.read(host.data(), source, offset, host.size(), true);
         return true;
     }
@@ -215,11 +178,11 @@ bool TransferStager::read(backend::Context& context, backend::Queue& queue, std:
     std::reverse(chunks.begin(), chunks.end());
     std::vector<std::size_t> starts(chunks.size());
     for (std::size_t i = 1; i < chunks.size(); ++i) starts[i] = starts[i - 1] + chunks[i - 1];
-    const std::size_t slot_count = slots->size();
+    const std::size_t slot_count = lane.slots.size();
 
     // Chunk i goes through slot i % slot_count; once copied out, the slot takes chunk i + slot_count.
     auto enqueue = [&](std::size_t i) {
-        auto& slot = (*slots)[i];
+        auto& slot = lane.slots[i % slot_count];
         slot.wait();
         slot.last_use.reset();
         queue.read(slot.data(), source, offset + starts[i], chunks[i], false);
@@ -228,7 +191,7 @@ bool TransferStager::read(backend::Context& context, backend::Queue& queue, std:
     try {
         for (std::size_t i = 0; i < std::min(slot_count, chunks.size()); ++i) enqueue(i);
         for (std::size_t i = 0; i < chunks.size(); ++i) {
-            auto& slot = (*slots)[i];
+            auto& slot = lane.slots[i % slot_count];
             slot.wait();
             use->copier->copy(host.data() + starts[i], slot.data(), chunks[i], use->settings.streaming_stores);
             if (i + slot_count < chunks.size()) enqueue(i + slot_count);

@@ -4,9 +4,8 @@
 // (slots, threads) until the first transfer it stages.
 //
 // Per device a Lane: the device's slots, each with the event of the last transfer through it, and
-// a mutex held for a whole staged transfer (transfers to one device take turns). With
-// TransferStaging::write_combined_uploads on CUDA a lane has two sets of slots: write-combined ones
-// for uploads, cacheable ones for downloads. The worker threads are shared by the lanes.
+// a mutex held for a whole staged transfer (transfers to one device take turns). The worker
+// threads are shared by the lanes.
 
 #include <cstddef>
 #include <memory>

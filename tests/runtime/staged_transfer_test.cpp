@@ -2,18 +2,14 @@
 // the parallel host copy alone; then round trips through the staged path with ragged sizes,
 // sub-regions at odd offsets, asynchronous variants, several threads on one context (and on two
 // devices of one), Array transfers with contiguous and strided sides, the settings' checks, and
-// page-locked memory skipping the stager; write-combined upload slots (exact round trips on every
-// device; on the fake backend, that uploads and downloads go through different slots). Small
-// chunks make small data cross many chunks.
+// page-locked memory skipping the stager. Small chunks make small data cross many chunks.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <numeric>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "kjarni/array.hpp"
@@ -23,7 +19,6 @@
 #include "staging/parallel_copier.hpp"
 #include "staging/streaming_copy.hpp"
 #include "staging/transfer_stager.hpp"
-#include "support/fake_backend.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
@@ -209,32 +204,6 @@ TEST_P(StagedTransferTest, AsynchronousSetLeavesTheHostMemoryFreeAtOnce) {
     ASSERT_TRUE(back == second);
 }
 
-TEST_P(StagedTransferTest, WriteCombinedUploadsKeepRoundTripsExact) {
-    // CUDA: uploads through write-combined slots of their own, downloads through cacheable ones;
-    // OpenCL accepts the setting and ignores it.
-    TransferStaging small_wc = small_chunks;
-    small_wc.write_combined_uploads = true;
-    TransferStaging big_wc = big_chunks;
-    big_wc.write_combined_uploads = true;
-    EXPECT_NE(small_wc, small_chunks);
-    {
-        const StagingScope scope(context(), small_wc);
-        EXPECT_EQ(transfer_staging(context()), small_wc);
-        for (const std::size_t size : {std::size_t{1}, std::size_t{10008}, std::size_t{3 * 10007 + 17}, std::size_t{250001}}) {
-            round_trip(size, small_wc.chunk_size, false);
-            round_trip(size, small_wc.chunk_size, true);
-        }
-    }
-    {
-        const StagingScope scope(context(), big_wc);
-        round_trip((std::size_t{3} << 20) + 1, big_wc.chunk_size, true);
-    }
-    // Off again (the write-combined slots are freed on the next transfer): uploads share the
-    // cacheable slots, still exact.
-    const StagingScope scope(context(), small_chunks);
-    round_trip(3 * 10007 + 17, small_chunks.chunk_size, true);
-}
-
 TEST_P(StagedTransferTest, BelowTheThresholdNothingIsStaged) {
     const StagingScope scope(context(), TransferStaging{.threshold = 5000, .chunk_size = 1000, .slots = 2, .threads = 2});
     const auto data = random_bytes(4999);
@@ -383,127 +352,6 @@ TEST(StagedTransferMultiDevice, ThreadsOnTwoDevicesOfOneContext) {
     for (auto& worker : workers) worker.join();
     EXPECT_EQ(failures, std::vector<int>(4, 0));
     EXPECT_GT(transfer_staging_statistics(*context).staged_transfers, 0u);
-}
-
-// A stager on the fake backend (which accepts write-combined allocations, like CUDA), telling
-// which slots each transfer's host side lay in.
-struct FakeStagingRig {
-    struct SlotUse {
-        std::size_t uploads_write_combined = 0;
-        std::size_t uploads_cacheable = 0;
-        std::size_t downloads_write_combined = 0;
-        std::size_t downloads_cacheable = 0;
-        std::size_t outside_slots = 0;  // went directly, unstaged
-    };
-
-    explicit FakeStagingRig(ApiId id) : api(std::move(id)) {
-        fake->on_allocate_host = [this](const backend::HostAllocation& memory) {
-            made.push_back({static_cast<const std::byte*>(memory.host_pointer()), memory.size(),
-                                    memory.flags().write_combined});
-        };
-        queue.on_host_transfer = [this](const void* host, std::size_t size, bool to_device) {
-            const auto* start = static_cast<const std::byte*>(host);
-            // The newest allocation covering the bytes: a freed slot's address may come back.
-            const auto slot = std::find_if(made.rbegin(), made.rend(), [&](const Allocation& a) {
-                return start >= a.start && start + size <= a.start + a.size;
-            });
-            if (slot == made.rend()) {
-                ++use.outside_slots;
-            } else if (to_device) {
-                ++(slot->write_combined ? use.uploads_write_combined : use.uploads_cacheable);
-            } else {
-                ++(slot->write_combined ? use.downloads_write_combined : use.downloads_cacheable);
-            }
-        };
-    }
-
-    std::size_t allocations(bool write_combined) const {
-        return static_cast<std::size_t>(std::count_if(made.begin(), made.end(), [&](const Allocation& a) {
-            return a.write_combined == write_combined;
-        }));
-    }
-
-    // Fresh random data to the device and back through the stager; true if it came back exact.
-    bool round_trip(std::size_t size) {
-        const auto data = random_bytes(size);
-        const auto buffer = fake->allocate(0, size);
-        if (!stager->write(*fake, queue, *buffer, 0, std::span<const std::byte>(data), false)) return false;
-        std::vector<std::byte> back(size, std::byte{0xA5});
-        if (!stager->read(*fake, queue, std::span<std::byte>(back), *buffer, 0)) return false;
-        return back == data;
-    }
-
-    struct Allocation {
-        const std::byte* start;
-        std::size_t size;
-        bool write_combined;
-    };
-    // In this order: the stager frees its slots before the context goes.
-    FakeApi api;
-    std::vector<Allocation> made;  // every page-locked allocation made, in order
-    std::shared_ptr<FakeContext> fake = std::make_shared<FakeContext>(api, api.platforms()[0]->devices());
-    FakeQueue queue{0};
-    SlotUse use;
-    std::unique_ptr<detail::TransferStager> stager = std::make_unique<detail::TransferStager>();
-};
-
-constexpr TransferStaging fake_wc_staging{
-    .threshold = 1, .chunk_size = 1000, .slots = 3, .threads = 2, .write_combined_uploads = true};
-
-TEST(StagerSlotSets, WriteCombinedUploadsGoThroughSlotsOfTheirOwn) {
-    FakeStagingRig rig(ApiId::cuda());
-    rig.stager->set_settings(fake_wc_staging);
-    const std::size_t size = 5003;  // ragged: 125, 250, 500, 4 x 1000, 128
-    const std::size_t chunks = detail::chunk_plan(size, fake_wc_staging.chunk_size).size();
-    ASSERT_TRUE(rig.round_trip(size));
-    ASSERT_TRUE(rig.round_trip(size));  // the slots are reused, not made again
-    EXPECT_EQ(rig.use.uploads_write_combined, 2 * chunks);
-    EXPECT_EQ(rig.use.uploads_cacheable, 0u);
-    EXPECT_EQ(rig.use.downloads_cacheable, 2 * chunks);
-    EXPECT_EQ(rig.use.downloads_write_combined, 0u);
-    EXPECT_EQ(rig.use.outside_slots, 0u);
-    EXPECT_EQ(rig.allocations(true), 3u);
-    EXPECT_EQ(rig.allocations(false), 3u);
-    EXPECT_EQ(rig.fake->live_host_allocations, 6);
-
-    // Turned off: the next transfer frees the write-combined slots; uploads take the cacheable ones.
-    TransferStaging off = fake_wc_staging;
-    off.write_combined_uploads = false;
-    rig.stager->set_settings(off);
-    rig.use = {};
-    ASSERT_TRUE(rig.round_trip(size));
-    EXPECT_EQ(rig.use.uploads_cacheable, chunks);
-    EXPECT_EQ(rig.use.downloads_cacheable, chunks);
-    EXPECT_EQ(rig.use.uploads_write_combined + rig.use.downloads_write_combined + rig.use.outside_slots, 0u);
-    EXPECT_EQ(rig.fake->live_host_allocations, 3);
-
-    // On again, with another chunk size: both sets are made anew.
-    TransferStaging bigger = fake_wc_staging;
-    bigger.chunk_size = 2048;
-    rig.stager->set_settings(bigger);
-    rig.use = {};
-    ASSERT_TRUE(rig.round_trip(size));
-    EXPECT_EQ(rig.use.uploads_write_combined, detail::chunk_plan(size, bigger.chunk_size).size());
-    EXPECT_EQ(rig.use.downloads_cacheable, detail::chunk_plan(size, bigger.chunk_size).size());
-    EXPECT_EQ(rig.allocations(true), 6u);
-    EXPECT_EQ(rig.allocations(false), 6u);
-    EXPECT_EQ(rig.fake->live_host_allocations, 6);
-
-    rig.stager.reset();
-    EXPECT_EQ(rig.fake->live_host_allocations, 0);
-}
-
-TEST(StagerSlotSets, OpenClIgnoresWriteCombinedUploads) {
-    FakeStagingRig rig(ApiId::opencl());
-    rig.stager->set_settings(fake_wc_staging);
-    const std::size_t size = 4321;
-    const std::size_t chunks = detail::chunk_plan(size, fake_wc_staging.chunk_size).size();
-    ASSERT_TRUE(rig.round_trip(size));
-    EXPECT_EQ(rig.use.uploads_cacheable, chunks);
-    EXPECT_EQ(rig.use.downloads_cacheable, chunks);
-    EXPECT_EQ(rig.use.uploads_write_combined + rig.use.downloads_write_combined + rig.use.outside_slots, 0u);
-    EXPECT_EQ(rig.allocations(true), 0u);
-    EXPECT_EQ(rig.allocations(false), 3u);
 }
 
 }  // namespace

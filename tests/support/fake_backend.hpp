@@ -9,10 +9,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -98,11 +96,9 @@ public:
     }
     void wait_for(backend::Event&) override { ++waits; }
     void write(backend::Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool) override {
-        if (on_host_transfer) on_host_transfer(src, size, true);
         std::memcpy(bytes_of(dst) + dst_offset, src, size);
     }
     void read(void* dst, backend::Buffer& src, std::size_t src_offset, std::size_t size, bool) override {
-        if (on_host_transfer) on_host_transfer(dst, size, false);
         std::memcpy(dst, bytes_of(src) + src_offset, size);
     }
     void copy(backend::Buffer& dst, std::size_t dst_offset, backend::Buffer& src, std::size_t src_offset,
@@ -118,8 +114,6 @@ public:
     /// How often other work recorded an event on this queue / this queue waited for one.
     std::atomic<long> events_recorded{0};
     std::atomic<long> waits{0};
-    /// Called with the host side of every write (to_device true) and read, if set (before use).
-    std::function<void(const void* host, std::size_t size, bool to_device)> on_host_transfer;
 
 private:
     static std::byte* bytes_of(backend::Buffer& buffer) { return static_cast<FakeBuffer&>(buffer).bytes.data(); }
@@ -163,9 +157,7 @@ public:
         return std::make_shared<FakeBuffer>(device_index, size, live_buffers);
     }
     std::shared_ptr<backend::HostAllocation> allocate_host(std::size_t size, backend::HostAllocationFlags flags) override {
-        auto allocation = std::make_shared<FakeHostAllocation>(size, flags, live_host_allocations);
-        if (on_allocate_host) on_allocate_host(*allocation);
-        return allocation;
+        return std::make_shared<FakeHostAllocation>(size, flags, live_host_allocations);
     }
     bool can_access_peer(std::size_t, std::size_t) const override { return false; }
     backend::BuildOutput build(std::size_t, const std::string&, const backend::BuildOptions&) override {
@@ -178,9 +170,6 @@ public:
 
     std::atomic<long> live_buffers{0};
     std::atomic<long> live_host_allocations{0};
-    /// Called with every page-locked allocation made, if set (before use). Any flags are accepted
-    /// (write_combined too, as on CUDA).
-    std::function<void(const backend::HostAllocation&)> on_allocate_host;
 
 private:
     backend::Api& api_;
@@ -189,11 +178,8 @@ private:
 
 class FakeApi final : public backend::Api {
 public:
-    /// `id`: the API it claims to be, for code above the backend that asks (no other effect).
-    explicit FakeApi(ApiId id = ApiId::opencl()) : id_(std::move(id)) {
-        platforms_.push_back(std::make_shared<FakePlatform>(*this));
-    }
-    ApiId id() const override { return id_; }
+    FakeApi() { platforms_.push_back(std::make_shared<FakePlatform>(*this)); }
+    ApiId id() const override { return ApiId::opencl(); }
     const std::string& unavailable_reason() const override { return reason_; }
     std::string driver_version() const override { return "fake"; }
     const std::vector<std::shared_ptr<backend::Platform>>& platforms() const override { return platforms_; }
@@ -213,7 +199,6 @@ public:
     }
 
 private:
-    ApiId id_;
     std::string reason_;
     std::vector<std::shared_ptr<backend::Platform>> platforms_;
 };
