@@ -2,11 +2,14 @@
 /// Prefix scans along one axis (PyOpenCL's GenericScanKernel), and numpy's cumsum and cumprod.
 ///
 /// Deterministic: the same input gives the same bits on every run (values are combined in an order
-/// fixed by the shape and the device). No single-pass look-back (OpenCL gives no forward-progress
-/// guarantee): long rows are scanned in three kernels -- each work group reduces its chunk, one work
-/// item per row scans the chunk totals, each work group rescans its chunk from its carry and
-/// writes -- and short rows (or many rows) by one work item per row. Work is enqueued on the
-/// caller's queue and not waited for. \file
+/// fixed by the shape and the device). Long rows are scanned in three kernels -- each work group
+/// reduces its chunk, one work item per row scans the chunk totals, each work group rescans its
+/// chunk from its carry and writes -- and short rows (or many rows) by one work item per row.
+/// Through CUDA, cumsum and cumprod with a 4-byte integer result (dtype int32 or uint32) take one
+/// kernel that reads and writes each element once (tiles find their prefix by decoupled look-back):
+/// its grouping of additions depends on timing, which exact integer arithmetic makes harmless. On
+/// OpenCL, which gives no forward-progress guarantee between work groups, scans stay multi-pass.
+/// Work is enqueued on the caller's queue and not waited for. \file
 
 #include <optional>
 #include <string>
