@@ -236,6 +236,29 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     const std::string chunk_bounds =
         fmt::format("    const {0} begin = piece * chunk;\n    const {0} end = length - begin < chunk ? length : begin + chunk;\n",
                     idx);
+    // Pieces of a tile's code both tiled kernels share, at indentation `in`: reading the tile into
+    // the stage (coalesced), each work item's scan of its ITEMS positions in the stage, and adding
+    // `prefix` to them and writing them out through output_statement (coalesced).
+    const auto read_tile = [&](const std::string& in) {
+        return fmt::format("{0}for (int j = 0; j < {1}; ++j) {{\n{0}    const {2} q = j * {3} + lid;\n", in, n, idx, g) + in +
+               "    stage[KJARNI_PAD(q)] = tile + q < end ? " + input("tile + q") + " : kjarni_neutral();\n" + in + "}\n" + in +
+               "LOCAL_BARRIER;\n";
+    };
+    const auto scan_own_items = [&](const std::string& in, bool keep) {
+        return fmt::format("{0}KJARNI_ITEM run = kjarni_neutral();\n{0}for (int j = 0; j < {1}; ++j) {{\n"
+                           "{0}    const {2} q = lid * {1} + j;\n{0}    run = kjarni_scan_op(run, stage[KJARNI_PAD(q)]);\n",
+                           in, n, idx) +
+               (keep ? in + "    stage[KJARNI_PAD(q)] = run;\n" : std::string()) + in + "}\n";
+    };
+    const auto write_tile = [&](const std::string& in) {
+        return fmt::format("{0}for (int j = 0; j < {1}; ++j) {{\n{0}    const {2} q = lid * {1} + j;\n"
+                           "{0}    stage[KJARNI_PAD(q)] = kjarni_scan_op(prefix, stage[KJARNI_PAD(q)]);\n{0}}}\n{0}LOCAL_BARRIER;\n"
+                           "{0}for (int j = 0; j < {3}; ++j) {{\n{0}    const {2} q = j * {4} + lid;\n{0}    if (tile + q < end) {{\n"
+                           "{0}        const KJARNI_ITEM item = stage[KJARNI_PAD(q)];\n"
+                           "{0}        const KJARNI_ITEM prev = q > 0 ? stage[KJARNI_PAD(q - 1)] : carry;\n",
+                           in, n, idx, n, g) +
+               in + "        " + output("tile + q", "item", "prev", "last") + "\n" + in + "    }\n" + in + "}\n";
+    };
     if (!write && k.commutative) {
         // The chunk's total in a fixed order that reads coalesced: work item `lid` sums positions
         // lid, lid + GROUP, ... with 4 accumulators, then the group combines its sums in a tree.
@@ -270,15 +293,8 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += chunk_bounds;
         s += "    const KJARNI_ITEM last = kjarni_neutral();\n";
         s += fmt::format("    const {} tile = begin;\n", idx);
-        s += fmt::format("    for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("        const {} q = j * {} + lid;\n", idx, g);
-        s += "        stage[KJARNI_PAD(q)] = tile + q < end ? " + input("tile + q") + " : kjarni_neutral();\n";
-        s += "    }\n    LOCAL_BARRIER;\n";
-        s += "    KJARNI_ITEM run = kjarni_neutral();\n";
-        s += fmt::format("    for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("        const {} q = lid * {} + j;\n", idx, n);
-        s += "        run = kjarni_scan_op(run, stage[KJARNI_PAD(q)]);\n";
-        s += "        stage[KJARNI_PAD(q)] = run;\n    }\n";
+        s += read_tile("    ");
+        s += scan_own_items("    ", true);
         s += "    const int lane = (int)(lid & 31), warp = (int)(lid >> 5);\n";
         s += "    KJARNI_ITEM x = run;\n";
         s += "    for (int d = 1; d < 32; d <<= 1) {\n";
@@ -298,17 +314,8 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += "    KJARNI_ITEM carry = kjarni_neutral();\n";
         s += lookback_code(fmt::format("scratch[{}]", warps - 1));
         s += "    const KJARNI_ITEM prefix = kjarni_scan_op(carry, before);\n";
-        s += fmt::format("    for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("        const {} q = lid * {} + j;\n", idx, n);
-        s += "        stage[KJARNI_PAD(q)] = kjarni_scan_op(prefix, stage[KJARNI_PAD(q)]);\n    }\n";
-        s += "    LOCAL_BARRIER;\n";
-        s += fmt::format("    for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("        const {} q = j * {} + lid;\n", idx, g);
-        s += "        if (tile + q < end) {\n";
-        s += "            const KJARNI_ITEM item = stage[KJARNI_PAD(q)];\n";
-        s += "            const KJARNI_ITEM prev = q > 0 ? stage[KJARNI_PAD(q - 1)] : carry;\n";
-        s += "            " + output("tile + q", "item", "prev", "last") + "\n";
-        s += "        }\n    }\n}\n";
+        s += write_tile("    ");
+        s += "}\n";
         return s;
     }
     s += fmt::format("#define KJARNI_PAD(q) ((q) + (q) / 32)\n");
@@ -336,17 +343,9 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += "            ahead[j] = next < end && end - next > q ? " + input("next + q") + " : kjarni_neutral();\n";
         s += "          }\n        }\n";
     } else {
-        s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("            const {} q = j * {} + lid;\n", idx, g);
-        s += "            stage[KJARNI_PAD(q)] = tile + q < end ? " + input("tile + q") + " : kjarni_neutral();\n";
-        s += "        }\n        LOCAL_BARRIER;\n";
+        s += read_tile("        ");
     }
-    s += "        KJARNI_ITEM run = kjarni_neutral();\n";
-    s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
-    s += fmt::format("            const {} q = lid * {} + j;\n", idx, n);
-    s += "            run = kjarni_scan_op(run, stage[KJARNI_PAD(q)]);\n";
-    if (write) s += "            stage[KJARNI_PAD(q)] = run;\n";
-    s += "        }\n";
+    s += scan_own_items("        ", write);
     // Inclusive Hillis-Steele over the work items' totals, the left operand first.
     s += "        scratch[lid] = run;\n        LOCAL_BARRIER;\n";
     s += fmt::format("        for ({} offset = 1; offset < {}; offset <<= 1) {{\n", idx, g);
@@ -356,17 +355,7 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     s += "            LOCAL_BARRIER;\n        }\n";
     if (write) {
         s += "        const KJARNI_ITEM prefix = lid > 0 ? kjarni_scan_op(carry, scratch[lid - 1]) : carry;\n";
-        s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("            const {} q = lid * {} + j;\n", idx, n);
-        s += "            stage[KJARNI_PAD(q)] = kjarni_scan_op(prefix, stage[KJARNI_PAD(q)]);\n";
-        s += "        }\n        LOCAL_BARRIER;\n";
-        s += fmt::format("        for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("            const {} q = j * {} + lid;\n", idx, g);
-        s += "            if (tile + q < end) {\n";
-        s += "                const KJARNI_ITEM item = stage[KJARNI_PAD(q)];\n";
-        s += "                const KJARNI_ITEM prev = q > 0 ? stage[KJARNI_PAD(q - 1)] : carry;\n";
-        s += "                " + output("tile + q", "item", "prev", "last") + "\n";
-        s += "            }\n        }\n";
+        s += write_tile("        ");
     }
     s += fmt::format("        carry = kjarni_scan_op(carry, scratch[{}]);\n", g - 1);
     s += "        LOCAL_BARRIER;\n    }\n";
