@@ -109,17 +109,23 @@ std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, c
         if (a.store)
             stores += fmt::format("            ((GLOBAL_MEM {}*)({} + {}))[kj_j] = kj_l{}[kj_u].v;\n", vt, a.base, a.off, k);
     }
+    // A work group's round covers KJ_UNROLL * local size consecutive vectors (work item l takes
+    // vectors l, l + local size, ...): each warp load stays coalesced, and a group's loads stay
+    // within one stretch of memory instead of KJ_UNROLL stretches a whole grid apart (H100, 2 GiB
+    // float32: y = 2x 2.98 -> 3.02 TB/s, a + b 3.04 -> 3.07).
     return fmt::format(R"(#define KJ_UNROLL {unroll}
 {unions}    const {idx} kj_vectors = n / {v};
-    const {idx} kj_stride = ({idx})get_global_size(0);
-    for ({idx} kj_first = ({idx})get_global_id(0); kj_first < kj_vectors; kj_first += KJ_UNROLL * kj_stride) {{
+    const {idx} kj_local = ({idx})get_local_size(0);
+    const {idx} kj_round = ({idx})get_num_groups(0) * KJ_UNROLL * kj_local;
+    for ({idx} kj_first = ({idx})get_group_id(0) * KJ_UNROLL * kj_local + ({idx})get_local_id(0); kj_first < kj_vectors;
+         kj_first += kj_round) {{
         for (int kj_u = 0; kj_u < KJ_UNROLL; ++kj_u) {{
-            const {idx} kj_j = kj_first + kj_u * kj_stride;
+            const {idx} kj_j = kj_first + kj_u * kj_local;
             if (kj_j < kj_vectors) {{
 {loads}            }}
         }}
         for (int kj_u = 0; kj_u < KJ_UNROLL; ++kj_u) {{
-            const {idx} kj_j = kj_first + kj_u * kj_stride;
+            const {idx} kj_j = kj_first + kj_u * kj_local;
             if (kj_j >= kj_vectors) break;
             for (int kj_q = 0; kj_q < {v}; ++kj_q) {{
 {element}            }}

@@ -44,6 +44,10 @@ const char* vector_type(std::size_t bytes);
 
 /// Vectors per work item per round in vector_loop.
 inline constexpr std::size_t vector_unroll = 4;
+/// Names the way vector_loop assigns vectors to work items, for cache keys that do not hold the
+/// generated text (a kernel compiled with an earlier assignment computes the same values, but at
+/// its own speed).
+inline constexpr const char* vector_loop_version = "blocked";
 
 /// One array of vector_loop: the kernel's `GLOBAL_MEM <ctype> *<base>` with its first element at
 /// element offset `<off>` and element step `<step>` (names of kernel values; the step is 1, or 0 for
@@ -64,7 +68,8 @@ struct VectorArray {
 std::string vector_element(const VectorArray& array, std::size_t k, bool broadcast_possible = true);
 
 /// The body of a kernel over `n` elements (its parameter `n`) in vectors of `v` elements: each
-/// work item takes vector_unroll vectors a grid apart per round and issues all their loads (one
+/// work group takes vector_unroll * local size consecutive vectors per round, each work item every
+/// local-size-th of them, and a work item issues all its loads (one
 /// `v * itemsize`-byte load per array) before computing any element, which keeps enough bytes in
 /// flight to saturate memory (one vector a round reaches ~93% of a copy). `element` runs once per
 /// element with `kj_j` (the vector's index, type `idx`) and `kj_q` (the lane) defined; then stored

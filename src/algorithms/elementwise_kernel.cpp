@@ -435,7 +435,7 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     // array is used in them), index width, and types.
     std::string key = fmt::format("{}|{}|", plan.use_32_bits ? 32 : 64, plan.flat ? "flat" : std::to_string(plan.space.ndim()));
     if (plan.vector_width > 0) {
-        key += fmt::format("vector {}{}:", plan.vector_width, plan.conditional ? " conditional" : "");
+        key += fmt::format("vector {} {}{}:", detail::vector_loop_version, plan.vector_width, plan.conditional ? " conditional" : "");
         for (const Use& u : plan.uses) key += fmt::format("{}{}{}", u.read ? 'r' : '-', u.assigned ? 'a' : '-', u.updated ? 'u' : '-');
         key += "|";
     }
