@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/c_arguments.hpp"
+#include "algorithms/iteration_space.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::detail {
@@ -143,7 +144,7 @@ Grid grid_for(const GeneratedKernel& kernel, std::size_t n) {
     std::size_t local = 256;
     while (local > 1 && local > kernel.max_local_size) local /= 2;
     const std::size_t wanted = std::max<std::size_t>(1, (n + local - 1) / local);
-    const std::size_t most = kernel.gpu ? (std::size_t{1} << 30) / local
+    const std::size_t most = kernel.gpu ? most_grid_items / local
                                         : std::max<std::size_t>(1, kernel.compute_units * 8);
     return Grid{std::min(wanted, most) * local, local};
 }

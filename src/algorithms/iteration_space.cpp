@@ -106,7 +106,7 @@ IterationSpace make_iteration_space(std::vector<std::size_t> shape, std::vector<
 bool fits_32_bits(const IterationSpace& space, const std::vector<std::ptrdiff_t>& offsets) {
     constexpr std::size_t limit = std::size_t{1} << 31;
     // Grid-stride loops add the grid size to an index below the count: keep room for it.
-    if (space.size() >= limit - (std::size_t{1} << 26)) return false;
+    if (space.size() >= limit - most_grid_items) return false;
     for (std::size_t k = 0; k < space.strides.size(); ++k) {
         const auto& s = space.strides[k];
         std::size_t reach = static_cast<std::size_t>(std::llabs(offsets.at(k)));

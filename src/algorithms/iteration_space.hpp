@@ -45,9 +45,13 @@ struct IterationSpace {
 IterationSpace make_iteration_space(std::vector<std::size_t> shape, std::vector<std::vector<std::ptrdiff_t>> strides,
                                     std::vector<bool> reduced = {}, bool keep_order = false);
 
-/// Whether 32-bit index arithmetic is safe: the element count, and every element offset of every
-/// operand (its first element's offset `offsets[k]` from the start of its allocation plus what its
-/// strides reach), stay below 2^31.
+/// The most work items a grid-stride kernel's grid has (grid_for): such a loop adds it to an index
+/// below the element count, so 32-bit indices need that much room below 2^31.
+inline constexpr std::size_t most_grid_items = std::size_t{1} << 30;
+
+/// Whether 32-bit index arithmetic is safe: the element count plus most_grid_items, and every
+/// element offset of every operand (its first element's offset `offsets[k]` from the start of its
+/// allocation plus what its strides reach), stay below 2^31.
 bool fits_32_bits(const IterationSpace& space, const std::vector<std::ptrdiff_t>& offsets);
 
 }  // namespace kjarni::detail
