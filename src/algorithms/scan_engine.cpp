@@ -79,6 +79,9 @@ std::size_t items_per_thread(std::size_t item_size, std::size_t group, bool cuda
 /// Positions per work item of the single-pass scan (see run_scan).
 constexpr std::size_t lookback_items = 40;
 
+/// Items of a staged tile of `group` x `items` positions: a padding slot every 32 (KJARNI_PAD).
+std::size_t padded_stage_items(std::size_t group, std::size_t items) { return group * items + group * items / 32; }
+
 enum class Mode { sequential, chunk_totals, carries, chunk_scan, lookback };
 
 struct ScanShape {
@@ -93,8 +96,9 @@ struct ScanShape {
 };
 
 /// The single-pass scan's look-back (CUDA), run once the tile's own scan has given its total
-/// (`aggregate`, an expression every work item can read). Every tile has a status word in `partial` after the 16-byte ticket counter:
-/// the state (0: nothing yet, 1: the tile's aggregate, 2: its inclusive prefix) in the high half and
+/// (`aggregate`, an expression every work item can read). Every tile has a status word in `partial`
+/// after the 16-byte ticket counter: the state (0: nothing yet, 1: the tile's aggregate, 2: its
+/// inclusive prefix) in the high half and
 /// the 4-byte value in the low half, written and read as one 64-bit word, so a reader never sees a
 /// state without its value and no fence is needed. The tile publishes its aggregate at once; the
 /// first warp then reads its predecessors in the row 32 at a time, nearest first, waits until each
@@ -102,6 +106,14 @@ struct ScanShape {
 /// row's start); then the tile publishes its own inclusive prefix. A tile waits only for tiles with
 /// smaller tickets, whose groups are already running, so it cannot wait for a group that never
 /// starts. Only for exact scans (the grouping depends on timing) of 4-byte items.
+/// An inclusive scan of `var` across the 32 lanes of a warp (CUDA shuffles), at indentation `in`.
+std::string warp_inclusive_scan(const std::string& var, const std::string& in) {
+    return fmt::format("{0}for (int d = 1; d < 32; d <<= 1) {{\n"
+                       "{0}    const KJARNI_ITEM y = __shfl_up_sync(0xffffffffu, {1}, d);\n"
+                       "{0}    if (lane >= d) {1} = kjarni_scan_op(y, {1});\n{0}}}\n",
+                       in, var);
+}
+
 std::string lookback_code(const std::string& aggregate) {
     std::string s = "        {\n";
     s += "            volatile unsigned long long* kjarni_status = (volatile unsigned long long*)partial + 2;\n";
@@ -289,7 +301,7 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         const std::size_t warps = g / 32;
         s += "#define KJARNI_PAD(q) ((q) + (q) / 32)\n";
         s += group_of_chunk();
-        s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", g * n + g * n / 32);
+        s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", padded_stage_items(g, n));
         s += chunk_bounds;
         s += "    const KJARNI_ITEM last = kjarni_neutral();\n";
         s += fmt::format("    const {} tile = begin;\n", idx);
@@ -297,17 +309,13 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += scan_own_items("    ", true);
         s += "    const int lane = (int)(lid & 31), warp = (int)(lid >> 5);\n";
         s += "    KJARNI_ITEM x = run;\n";
-        s += "    for (int d = 1; d < 32; d <<= 1) {\n";
-        s += "        const KJARNI_ITEM y = __shfl_up_sync(0xffffffffu, x, d);\n";
-        s += "        if (lane >= d) x = kjarni_scan_op(y, x);\n    }\n";
+        s += warp_inclusive_scan("x", "    ");
         s += "    KJARNI_ITEM before = __shfl_up_sync(0xffffffffu, x, 1);\n";
         s += "    if (lane == 0) before = kjarni_neutral();\n";
         s += "    if (lane == 31) scratch[warp] = x;\n    LOCAL_BARRIER;\n";
         s += "    if (warp == 0) {\n";
         s += fmt::format("        KJARNI_ITEM t = lane < {} ? scratch[lane] : kjarni_neutral();\n", warps);
-        s += "        for (int d = 1; d < 32; d <<= 1) {\n";
-        s += "            const KJARNI_ITEM y = __shfl_up_sync(0xffffffffu, t, d);\n";
-        s += "            if (lane >= d) t = kjarni_scan_op(y, t);\n        }\n";
+        s += warp_inclusive_scan("t", "        ");
         s += fmt::format("        if (lane < {}) scratch[lane] = t;\n", warps);
         s += "    }\n    LOCAL_BARRIER;\n";
         s += "    if (warp > 0) before = kjarni_scan_op(scratch[warp - 1], before);\n";
@@ -320,7 +328,7 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     }
     s += fmt::format("#define KJARNI_PAD(q) ((q) + (q) / 32)\n");
     s += group_of_chunk();
-    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", g * n + g * n / 32);
+    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", padded_stage_items(g, n));
     s += fmt::format("    KJARNI_ITEM carry = {};\n", write ? "partial[row * pieces + piece]" : "kjarni_neutral()");
     if (write) s += "    const KJARNI_ITEM last = totals[row];\n";
     s += chunk_bounds;
@@ -417,11 +425,11 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     const bool cuda = queue.device().context().api().id() == ApiId::cuda();
     // The single pass (CUDA, exact scans of 4-byte items): 40 positions per work item, a tile of
     // 10240 int32 (41 KiB staged, within the 48 KiB every CUDA device gives a group). Measured on the
-    // H100 (cumsum int32 of 2^28): 16 / 32 / 40 / 48 / 64 positions 1.27 / 2.26 / 2.30 / 2.10 /
-    // 1.97 TB/s (small tiles wait on the look-back, big ones hold fewer groups per multiprocessor);
-    // the three kernels 1.81.
+    // H100 (cumsum int32 of 2^28): 32 / 40 / 48 / 64 positions 2.26 / 2.30 / 2.10 / 1.97 TB/s (small
+    // tiles wait on the look-back, big ones hold fewer groups per multiprocessor); the three kernels
+    // 1.81. The stage and the scratch of the group's totals must fit the group's local memory.
     const bool lookback = cuda && spec.exact && spec.commutative && spec.item_size == 4 && !spec.uses_last_item &&
-                          (group * lookback_items + group * lookback_items / 32 + group) * spec.item_size + 64 <=
+                          (padded_stage_items(group, lookback_items) + group) * spec.item_size + 64 <=
                               queue.device().params().local_mem_size;
     const std::size_t items = lookback ? lookback_items : items_per_thread(spec.item_size, group, cuda);
     const std::size_t tile = group * items;
