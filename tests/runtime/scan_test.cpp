@@ -12,9 +12,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <numeric>
 
 #include "kjarni/scan.hpp"
 #include "runtime/algorithm_test_support.hpp"
+#include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
 namespace kjarni::test {
@@ -116,18 +119,13 @@ TEST_P(Scans, FourByteIntegerCumsumOfLongRows) {
     // the same bits. uint32 over its whole range wraps often; int32 stays small.
     const std::vector<std::pair<std::vector<std::size_t>, int>> cases = {
         {{(1 << 20) + 3}, 0}, {{3, 300001}, 1}, {{2, 5, 70001}, -1}, {{70001, 4}, 0}};
-    auto& rng = random_engine();
+    constexpr std::uint32_t most = std::numeric_limits<std::uint32_t>::max();
     for (const Kind kind : {Kind::uint32, Kind::int32})
         for (const auto& [shape, axis] : cases) {
             SCOPED_TRACE(::testing::Message() << DType(kind).name() << " shape[0] " << shape[0] << " axis " << axis);
-            HostArray h = random_host(kind, shape);
-            if (kind == Kind::uint32) {
-                std::uniform_int_distribution<std::uint32_t> any;
-                for (std::size_t k = 0; k < h.size(); ++k) {
-                    const std::uint32_t v = any(rng);
-                    std::memcpy(h.data() + 4 * k, &v, 4);
-                }
-            }
+            const std::size_t size = std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
+            const HostArray h = kind == Kind::uint32 ? HostArray::from(random_vector<std::uint32_t>(size, 0, most), shape)
+                                                     : random_host(kind, shape);
             const Array x = Array::from_host(queue(), h);
             const HostArray got = cumsum(queue(), x, axis, DType(kind)).get(queue());
             ASSERT_EQ(got.dtype(), DType(kind));
@@ -144,11 +142,9 @@ TEST_P(Scans, FourByteIntegerCumsumOfLongRows) {
             EXPECT_EQ(std::memcmp(got.data(), again.data(), 4 * got.size()), 0);
         }
     // cumprod of odd uint32 (products mod 2^32 stay odd, never 0).
-    HostArray odd(Kind::uint32, {2, 250001});
-    for (std::size_t k = 0; k < odd.size(); ++k) {
-        const std::uint32_t v = std::uniform_int_distribution<std::uint32_t>{}(rng) | 1u;
-        std::memcpy(odd.data() + 4 * k, &v, 4);
-    }
+    std::vector<std::uint32_t> odd_values = random_vector<std::uint32_t>(2 * 250001, 0, most);
+    for (std::uint32_t& v : odd_values) v |= 1u;
+    const HostArray odd = HostArray::from(odd_values, {2, 250001});
     const HostArray prod = cumprod(queue(), Array::from_host(queue(), odd), 1, DType(Kind::uint32)).get(queue());
     for (std::size_t r = 0; r < 2; ++r) {
         std::uint32_t acc = 1;
