@@ -14,6 +14,7 @@
 #include <kjarni/template/module.hpp>
 
 #include "errors.hpp"
+#include "template/plain_text.hpp"
 
 #include <fmt/format.h>
 
@@ -158,6 +159,18 @@ Module Module::from_callable(std::vector<std::string> argnames, const std::funct
 
 std::string render_with_modules(const TemplateSource& source, const std::vector<Value>& render_args,
                                 const Globals& render_globals) {
+    // Plain code (no template markup, nothing to pass to it): the engine would give it back as it
+    // is between the def's newlines, so skip it (see plain_text.cpp) and return what the rendering
+    // below would return: no modules' sources, a newline, the rendered def.
+    if (const auto* s = std::get_if<std::string>(&source); s && render_args.empty() && render_globals.empty() &&
+                                                          detail::renders_as_itself(*s)) {
+        std::string out;
+        out.reserve(s->size() + 3);
+        out += "\n\n";
+        out += *s;
+        out += '\n';
+        return out;
+    }
     auto collector = std::make_shared<Collector>();
     std::optional<DefTemplate> def;
     Globals globals;
