@@ -2,12 +2,46 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
 #include "backend/backend.hpp"
 #include "core/context_state.hpp"
 #include "core/handles.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {
+
+namespace detail {
+
+std::string process_compiler_identity(backend::Context& impl, std::size_t device_index) {
+    // Keyed by the backend Device object (a platform's devices live as long as their platform, and
+    // every context over a device shares its object). The weak pointer tells a device that died
+    // from a new one at the same address, whose identity is asked afresh.
+    struct Known {
+        std::weak_ptr<const backend::Device> device;
+        std::string identity;
+    };
+    static std::mutex mutex;
+    // Never destroyed: contexts may still ask while static objects are destroyed at exit.
+    static auto& known = *new std::unordered_map<const backend::Device*, Known>();
+    const std::shared_ptr<backend::Device>& device = impl.devices().at(device_index);
+    {
+        const std::lock_guard lock(mutex);
+        if (const auto found = known.find(device.get()); found != known.end() && !found->second.device.expired()) {
+            return found->second.identity;
+        }
+    }
+    // Asked outside the lock: a driver call should not hold up other devices' lookups. Two threads
+    // may both ask; they get the same answer.
+    std::string identity = impl.compiler_identity(device_index);
+    const std::lock_guard lock(mutex);
+    known.insert_or_assign(device.get(), Known{device, identity});
+    return identity;
+}
+
+}  // namespace detail
 
 namespace {
 

@@ -20,6 +20,13 @@
 
 namespace kjarni::detail {
 
+/// impl.compiler_identity(device_index), asked once per process for each backend device: drivers
+/// answer it slowly (tens of microseconds of cold driver code), and every Program built in a new
+/// context needs it for its cache key. Sound because the identity depends on the device and the
+/// loaded driver only (device name and architecture, driver and platform versions), none of which
+/// changes while the process lives, whichever context asks. Thread-safe.
+std::string process_compiler_identity(backend::Context& impl, std::size_t device_index);
+
 struct ContextState {
     std::shared_ptr<backend::Context> impl;
     /// Large host transfers from pageable memory go through its page-locked slots.
@@ -35,13 +42,13 @@ struct ContextState {
         return *static_cast<Service*>(slot.get());
     }
 
-    /// The backend's compiler identity of a device, asked once (drivers answer it slowly, and
-    /// every Program construction needs it for its cache key).
+    /// The backend's compiler identity of a device, asked of the driver once per process (see
+    /// process_compiler_identity) and kept here too, so that the reference stays valid.
     const std::string& compiler_identity(std::size_t device_index) {
         const std::lock_guard lock(identities_mutex_);
         if (identities_.empty()) identities_.resize(impl->devices().size());
         auto& identity = identities_.at(device_index);
-        if (!identity) identity = impl->compiler_identity(device_index);
+        if (!identity) identity = process_compiler_identity(*impl, device_index);
         return *identity;
     }
 

@@ -166,8 +166,13 @@ public:
     std::shared_ptr<backend::Module> load(std::size_t, std::span<const std::byte>, const backend::BuildOptions&) override {
         throw UnsupportedError("the fake API compiles nothing");
     }
-    std::string compiler_identity(std::size_t) const override { return "fake"; }
+    std::string compiler_identity(std::size_t) const override {
+        ++identity_asks;
+        return "fake";
+    }
 
+    /// How often any fake context was asked its compiler identity.
+    inline static std::atomic<long> identity_asks{0};
     std::atomic<long> live_buffers{0};
     std::atomic<long> live_host_allocations{0};
 
