@@ -19,7 +19,8 @@ struct DiskCacheEntry {
     std::filesystem::path path;
     /// Bytes on disk (the binary and a small header).
     std::uint64_t size = 0;
-    /// When last stored or loaded: the least recently used entries are evicted first.
+    /// When last stored or loaded (to the hour: a load within an hour of the last one does not
+    /// change it): the least recently used entries are evicted first.
     std::chrono::system_clock::time_point last_used;
 };
 

@@ -129,6 +129,34 @@ TEST(DiskCache, HitMakesTheEntryMostRecentlyUsed) {
     EXPECT_TRUE(later(modification_time(path), before));
 }
 
+void set_modification_time(const fs::path& path, std::int64_t seconds, long nanoseconds = 0) {
+    const timespec times[2] = {{static_cast<time_t>(seconds), nanoseconds}, {static_cast<time_t>(seconds), nanoseconds}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
+std::int64_t seconds_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+TEST(DiskCache, HitOnAnEntryMarkedWithinTheHourWritesNothing) {
+    // Recency is kept coarsely: a hit marks the entry only when it was marked over an hour ago.
+    TemporaryDirectory dir;
+    DiskCache cache(dir.path(), kLarge);
+    const CacheKey key = random_key();
+    cache.store(key, random_payload(10));
+    const fs::path path = cache.entry_path(key);
+    set_modification_time(path, seconds_now() - 50 * 60, 123);
+    const timespec before = modification_time(path);
+    ASSERT_TRUE(cache.load(key));
+    const timespec after = modification_time(path);
+    EXPECT_EQ(after.tv_sec, before.tv_sec);
+    EXPECT_EQ(after.tv_nsec, before.tv_nsec);
+
+    set_modification_time(path, seconds_now() - 70 * 60);
+    ASSERT_TRUE(cache.load(key));
+    EXPECT_GE(modification_time(path).tv_sec, seconds_now() - 60);
+}
+
 // ---- Bad entries: each is a miss, is removed, is counted; a new store works again. -------------
 
 class BadEntry : public ::testing::Test {
@@ -271,6 +299,10 @@ TEST(DiskCacheEviction, LeastRecentlyUsedEntriesGoFirst) {
     for (int i = 0; i < 10; ++i) add();
     EXPECT_EQ(cache.statistics().evictions, 0U);
     for (std::size_t i = 0; i < 10; ++i) EXPECT_TRUE(fs::exists(cache.entry_path(keys[i]))) << i;
+    // Stored two hours ago, in this order: a hit marks an entry used only when it was marked over
+    // an hour ago (recency is kept coarsely).
+    const std::int64_t long_ago = seconds_now() - 2 * 3600;
+    for (std::size_t i = 0; i < 10; ++i) set_modification_time(cache.entry_path(keys[i]), long_ago + static_cast<std::int64_t>(i));
 
     // Use the three oldest: now 3 and 4 are the least recently used.
     for (std::size_t i = 0; i < 3; ++i) {

@@ -50,6 +50,13 @@ constexpr std::uint64_t kTargetPercent = 90;
 constexpr std::uint64_t kRescanEvery = 64;
 // Temporary files older than this were left by a writer that died: scans remove them.
 constexpr auto kStaleTemporaryAge = std::chrono::hours(1);
+// A hit marks its entry as used (its modification time, which eviction sorts by) only when it was
+// last marked longer ago than this. Marking is a metadata write (an inode update, a journal entry:
+// microseconds on every hit, more on network file systems), and LRU eviction needs only coarse
+// recency: the bound is reached after many stores, and an entry in use is then marked at most this
+// much too early, so it goes before entries stored or marked later within the interval, but never
+// before one unused for longer. A stored entry is marked when written.
+constexpr std::int64_t kTouchIntervalSeconds = 3600;
 
 constexpr std::string_view kEntrySuffix = ".bin";
 constexpr std::string_view kTemporaryMarker = ".tmp.";
@@ -152,6 +159,13 @@ void touch(int fd) noexcept {
         if (::futimens(fd, times.data()) == 0) return;
     }
     ::futimens(fd, nullptr);
+}
+
+// Whether a hit on an entry last marked used at `modified` marks it again (kTouchIntervalSeconds).
+bool due_for_touch(const timespec& modified) noexcept {
+    timespec now{};
+    if (::clock_gettime(CLOCK_REALTIME, &now) != 0) return true;
+    return std::int64_t{now.tv_sec} - std::int64_t{modified.tv_sec} > kTouchIntervalSeconds;
 }
 
 // A name no other writer (thread, process, or host sharing the directory) uses at the same time.
@@ -399,7 +413,7 @@ std::optional<std::vector<std::byte>> DiskCache::load(const CacheKey& key) noexc
         }
         if (checksum(payload) != get_u64(header.data() + 40)) return miss(true);
 
-        touch(fd);
+        if (due_for_touch(info.st_mtim)) touch(fd);
         ++hits_;
         return payload;
     } catch (...) {  // out of memory, most likely

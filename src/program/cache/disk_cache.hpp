@@ -39,7 +39,7 @@ struct DiskCacheEntryInfo {
     std::filesystem::path path;
     std::string key_hex;          ///< the 32 hex digits of the file's name
     std::uint64_t size = 0;       ///< of the file, header included
-    std::int64_t last_used_ns = 0;  ///< modification time (hits refresh it), since the epoch
+    std::int64_t last_used_ns = 0;  ///< modification time (stores set it, hits refresh it hourly), since the epoch
 };
 
 struct DiskCacheSettings {
@@ -75,7 +75,8 @@ public:
 
     /// The payload stored under `key`, or nothing: no entry, the cache disabled, or an entry found
     /// bad (wrong magic or version, another key, wrong size, wrong checksum, truncated), which is
-    /// removed. A hit makes the entry the most recently used.
+    /// removed. A hit makes the entry the most recently used if it was last marked so over an hour
+    /// ago (recency is kept to the hour: see kTouchIntervalSeconds).
     std::optional<std::vector<std::byte>> load(const CacheKey& key) noexcept;
 
     /// Stores `payload` under `key` (replacing any entry), then evicts least recently used entries
