@@ -55,8 +55,11 @@ CacheKey link_cache_key(const BoundDevice& device, std::span<const backend::Link
 
 namespace {
 
-std::shared_ptr<const std::vector<std::byte>> shared(std::vector<std::byte> binary) {
-    return std::make_shared<const std::vector<std::byte>>(std::move(binary));
+std::shared_ptr<const Bytes> shared(Bytes binary) { return std::make_shared<const Bytes>(std::move(binary)); }
+
+// A compiler's output (a copy: compiling took far longer).
+std::shared_ptr<const Bytes> shared(const std::vector<std::byte>& binary) {
+    return std::make_shared<const Bytes>(binary.begin(), binary.end());
 }
 
 /// The module of `key` on `device`: from the context's memory cache, else from the disk cache,
@@ -73,7 +76,8 @@ CompiledModule cached_module(const BoundDevice& device, const CacheKey& key, con
     DiskCache& disk = DiskCache::instance();
     if (auto binary = disk.load(key)) {
         try {
-            CompiledModule loaded{backend.load(device.index(), *binary, options), shared(*binary)};
+            // Braced initialisation runs in order: the payload moves only after the load.
+            CompiledModule loaded{backend.load(device.index(), *binary, options), shared(std::move(*binary))};
             memory.insert(memory_key, loaded);
             return loaded;
         } catch (const Error&) {
@@ -83,7 +87,7 @@ CompiledModule cached_module(const BoundDevice& device, const CacheKey& key, con
     }
     auto output = produce();
     if (!output.binary.empty()) disk.store(key, output.binary);
-    CompiledModule made{std::move(output.module), shared(std::move(output.binary))};
+    CompiledModule made{std::move(output.module), shared(output.binary)};
     memory.insert(memory_key, made);
     return made;
 }
@@ -97,7 +101,7 @@ CompiledModule obtain_linked_module(const BoundDevice& device, std::span<const b
     // As for single sources: headers of include directories are not in the key.
     if (!options.include_dirs.empty()) {
         auto output = link();
-        return {std::move(output.module), shared(std::move(output.binary))};
+        return {std::move(output.module), shared(output.binary)};
     }
     return cached_module(device, link_cache_key(device, units, options), options, link);
 }
@@ -116,7 +120,7 @@ CompiledModule obtain_compiled_module(const BoundDevice& device, const std::stri
     // come from older headers: compile those programs every time too.
     if (options.keep_dir || !options.include_dirs.empty()) {
         auto output = build();
-        return {std::move(output.module), shared(std::move(output.binary))};
+        return {std::move(output.module), shared(output.binary)};
     }
     return cached_module(device, cache_key(device, source, options), options, build);
 }

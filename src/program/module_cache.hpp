@@ -12,13 +12,14 @@
 
 #include "backend/backend.hpp"
 #include "kjarni/context.hpp"
+#include "program/cache/bytes.hpp"
 
 namespace kjarni::detail {
 
 /// A module with the compiled code it was made from (empty where the backend gives none).
 struct CompiledModule {
     std::shared_ptr<backend::Module> module;
-    std::shared_ptr<const std::vector<std::byte>> binary;
+    std::shared_ptr<const Bytes> binary;
 };
 
 /// Compiled modules by cache key (which names the device): the in-memory cache, one per context

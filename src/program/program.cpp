@@ -103,7 +103,7 @@ std::shared_ptr<const ProgramState> load_all(const BoundMultiDevice& devices, st
     if (devices.size() == 0) throw ArgumentError("devices", "a program needs at least one device");
     if (code.empty()) throw ArgumentError("code", "is empty");
     refuse_cuda_only_options(devices, options);
-    auto image = std::make_shared<std::vector<std::byte>>(code.begin(), code.end());
+    auto image = std::make_shared<Bytes>(code.begin(), code.end());
     // PTX is text the driver reads up to a NUL: add one where the file has none.
     if (devices.context().api().id() == ApiId::cuda() && is_ptx(code) && image->back() != std::byte{0}) {
         image->push_back(std::byte{0});
@@ -218,7 +218,7 @@ std::vector<std::byte> Program::binary(const BoundDevice& device) const {
         throw UnsupportedError(fmt::format("the {} backend gave no binary for device '{}'",
                                            device.context().api().shortcut(), device.name()));
     }
-    return *binary;
+    return std::vector<std::byte>(binary->begin(), binary->end());
 }
 
 std::string Program::ptx(const BoundDevice& device) const {

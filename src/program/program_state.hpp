@@ -10,6 +10,7 @@
 
 #include "backend/backend.hpp"
 #include "kjarni/program.hpp"
+#include "program/cache/bytes.hpp"
 
 namespace kjarni::detail {
 
@@ -19,7 +20,7 @@ struct DeviceProgram {
     std::shared_ptr<backend::Module> module;
     std::optional<std::filesystem::path> kept_files;
     /// The compiled code the module was loaded from (empty where the backend gives none).
-    std::shared_ptr<const std::vector<std::byte>> binary;
+    std::shared_ptr<const Bytes> binary;
 };
 
 struct ProgramState {

@@ -29,7 +29,7 @@ std::vector<std::byte> make_payload(std::uint64_t key_number, std::uint64_t seed
     return out;
 }
 
-bool check_payload(const std::vector<std::byte>& payload, std::uint64_t key_number) {
+bool check_payload(const Bytes& payload, std::uint64_t key_number) {
     if (payload.size() < 24) return false;
     std::uint64_t fields[3];
     std::memcpy(fields, payload.data(), sizeof fields);

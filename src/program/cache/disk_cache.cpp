@@ -346,7 +346,7 @@ void DiskCache::drop_corrupt(const fs::path& path, int fd) noexcept {
     }
 }
 
-std::optional<std::vector<std::byte>> DiskCache::load(const CacheKey& key) noexcept {
+std::optional<Bytes> DiskCache::load(const CacheKey& key) noexcept {
     if (!settings_.enabled) {
         ++misses_;
         return std::nullopt;
@@ -370,7 +370,7 @@ std::optional<std::vector<std::byte>> DiskCache::load(const CacheKey& key) noexc
             ++misses_;
             return std::nullopt;
         }
-        const auto miss = [&](bool corrupt) -> std::optional<std::vector<std::byte>> {
+        const auto miss = [&](bool corrupt) -> std::optional<Bytes> {
             if (corrupt) {
                 drop_corrupt(path, fd);
             } else {
@@ -405,7 +405,7 @@ std::optional<std::vector<std::byte>> DiskCache::load(const CacheKey& key) noexc
         const std::uint64_t payload_size = get_u64(header.data() + 32);
         if (file_size < kHeaderSize || file_size - kHeaderSize != payload_size) return miss(true);
 
-        std::vector<std::byte> payload(static_cast<std::size_t>(payload_size));
+        Bytes payload(static_cast<std::size_t>(payload_size));  // not zeroed: read over at once
         switch (read_exact(fd, payload.data(), payload.size(), kHeaderSize)) {
             case ReadResult::ok: break;
             case ReadResult::short_read: return miss(true);

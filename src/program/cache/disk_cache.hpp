@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "program/cache/bytes.hpp"
 #include "program/cache/cache_key.hpp"
 
 namespace kjarni::detail {
@@ -77,7 +78,7 @@ public:
     /// bad (wrong magic or version, another key, wrong size, wrong checksum, truncated), which is
     /// removed. A hit makes the entry the most recently used if it was last marked so over an hour
     /// ago (recency is kept to the hour: see kTouchIntervalSeconds).
-    std::optional<std::vector<std::byte>> load(const CacheKey& key) noexcept;
+    std::optional<Bytes> load(const CacheKey& key) noexcept;
 
     /// Stores `payload` under `key` (replacing any entry), then evicts least recently used entries
     /// if the cache may have grown past its bound. Does nothing if disabled, or if the entry alone
