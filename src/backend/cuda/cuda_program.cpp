@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 
@@ -643,16 +645,22 @@ std::shared_ptr<Module> CudaContext::load(std::size_t device_index, std::span<co
         throw BackendError("CUDA", "cuModuleLoadData", static_cast<std::int64_t>(CUDA_ERROR_INVALID_IMAGE),
                            "CUDA_ERROR_INVALID_IMAGE", "not a complete cubin or NUL-terminated PTX image");
     }
-    // A copy: the driver may want the image aligned, and the span may point anywhere.
-    const std::vector<std::byte> image(binary.begin(), binary.end());
+    // The driver reads ELF and fatbin headers in place, so it may want them aligned, and the span
+    // may point anywhere: an image not aligned as operator new aligns (what every vector and
+    // disk-cache payload has) is copied into memory that is. The driver does not keep the pointer
+    // (the copy used to die on return), so an aligned image is passed as it is.
+    std::vector<std::byte> aligned_copy;
+    std::span<const std::byte> image = binary;
+    if (reinterpret_cast<std::uintptr_t>(binary.data()) % alignof(std::max_align_t) != 0) {
+        aligned_copy.assign(binary.begin(), binary.end());
+        image = aligned_copy;
+    }
     auto self = std::static_pointer_cast<CudaContext>(shared_from_this());
     // A cubin or fatbin without JIT options (every disk-cache hit) is loaded as the raw driver call
     // would be: cuModuleLoadDataEx's error log is for PTX, which the driver compiles.
     if (is_binary_image(image) && !options.jit_max_registers && !options.jit_optimization_level)
-        return std::make_shared<CudaModule>(
-            std::make_shared<LoadedModule>(std::move(self), device_index, std::span<const std::byte>(image)));
-    return std::make_shared<CudaModule>(
-        std::make_shared<LoadedModule>(std::move(self), device_index, std::span<const std::byte>(image), options));
+        return std::make_shared<CudaModule>(std::make_shared<LoadedModule>(std::move(self), device_index, image));
+    return std::make_shared<CudaModule>(std::make_shared<LoadedModule>(std::move(self), device_index, image, options));
 }
 
 std::string CudaContext::compiler_identity(std::size_t device_index) const {
