@@ -1,5 +1,8 @@
 #include "program/prelude.hpp"
 
+#include <array>
+#include <string>
+
 namespace kjarni::detail {
 
 namespace {
@@ -89,11 +92,22 @@ typedef double2 complex128_t;
 
 }  // namespace
 
-std::string prelude(const ApiId& api, bool fast_math) {
-    std::string text = fast_math ? "#define KJARNI_FAST_MATH 1\n" : "";
-    text += api == ApiId::cuda() ? cuda_prelude : opencl_prelude;
-    text += image_prelude(api);
-    return text;
+std::string_view prelude(const ApiId& api, bool fast_math) {
+    // Assembled once per process: every program pays for one copy of it (in full_source), not for
+    // measuring and joining its parts again.
+    static const std::array<std::string, 4> texts = [] {
+        std::array<std::string, 4> made;
+        for (const bool cuda : {false, true}) {
+            for (const bool fast : {false, true}) {
+                std::string& text = made[(cuda ? 2U : 0U) + (fast ? 1U : 0U)];
+                if (fast) text = "#define KJARNI_FAST_MATH 1\n";
+                text += cuda ? cuda_prelude : opencl_prelude;
+                text += image_prelude(cuda ? ApiId::cuda() : ApiId::opencl());
+            }
+        }
+        return made;
+    }();
+    return texts[(api == ApiId::cuda() ? 2U : 0U) + (fast_math ? 1U : 0U)];
 }
 
 }  // namespace kjarni::detail

@@ -10,7 +10,10 @@
 namespace kjarni::detail {
 
 std::string full_source(const ApiId& api, std::string_view source, const ProgramOptions& options) {
-    std::string text = options.no_prelude ? std::string() : prelude(api, options.fast_math);
+    const std::string_view head = options.no_prelude ? std::string_view() : prelude(api, options.fast_math);
+    std::string text;
+    text.reserve(head.size() + source.size() + 1);  // all but the constant arrays' declarations
+    text += head;
     if (!options.constant_arrays.empty()) {
         if (api != ApiId::cuda()) {
             throw UnsupportedError("constant_arrays are CUDA only: OpenCL cannot fill a program-scope __constant "
