@@ -140,6 +140,16 @@ std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, c
                        fmt::arg("tail", tail));
 }
 
+Grid blocked_grid(const GeneratedKernel& kernel, std::size_t n, std::size_t unroll) {
+    std::size_t local = 256;
+    while (local > 1 && local > kernel.max_local_size) local /= 2;
+    const std::size_t round = local * unroll;
+    const std::size_t wanted = std::max<std::size_t>(1, (n + round - 1) / round);
+    const std::size_t most = kernel.gpu ? std::max<std::size_t>(1, most_grid_items / round)
+                                        : std::max<std::size_t>(1, kernel.compute_units * 8);
+    return Grid{std::min(wanted, most) * local, local};
+}
+
 Grid grid_for(const GeneratedKernel& kernel, std::size_t n) {
     std::size_t local = 256;
     while (local > 1 && local > kernel.max_local_size) local /= 2;

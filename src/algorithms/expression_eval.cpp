@@ -64,16 +64,54 @@ std::string generate(const ExpressionPlan& plan) {
         return body;
     };
 
+    // The scalar classes: `scalar_unroll` elements per work item and round, a group's round covering
+    // scalar_unroll x local size consecutive elements (work item l takes l, l + local, ...). In a
+    // full round every element's loads are issued before any store (the compiler may not move a
+    // load above a store through pointers that may alias); the last, partial round goes element by
+    // element. `offsets_at(i)` declares every operand's `<name>_o` for the element `i`.
+    const auto blocked_loop = [&](const auto& offsets_at) {
+        const std::size_t u_count = detail::scalar_unroll;
+        std::string out = fmt::format("    const {0} kj_l = ({0})get_local_size(0);\n", idx);
+        out += fmt::format("    for ({0} kj_b = ({0})get_group_id(0) * kj_l * {1}; kj_b < n;\n"
+                           "         kj_b += ({0})get_global_size(0) * {1}) {{\n",
+                           idx, u_count);
+        out += fmt::format("      const {0} kj_i = kj_b + ({0})get_local_id(0);\n", idx);
+        out += fmt::format("      if (n - kj_b >= kj_l * {}) {{\n", u_count);
+        for (std::size_t u = 0; u < u_count; ++u) {
+            for (const auto& name : names) out += fmt::format("      {} kj_{}_o{};\n", idx, name, u);
+            out += "      {\n" + offsets_at(fmt::format("kj_i + {} * kj_l", u));
+            for (const auto& name : names) out += fmt::format("      kj_{0}_o{1} = {0}_o;\n", name, u);
+            out += "      }\n";
+            for (std::size_t k = 0; k < arrays; ++k) {
+                const DType& d = code.arrays[k].dtype();
+                out += fmt::format("      const {} kj_v{}_{} = {};\n", detail::compute_ctype(d), k, u,
+                                   detail::load_value(fmt::format("in{}_base[kj_in{}_o{}]", k, k, u), d));
+            }
+        }
+        for (std::size_t u = 0; u < u_count; ++u) {
+            out += "      {\n";
+            for (std::size_t k = 0; k < arrays; ++k)
+                out += fmt::format("        const {0} v{1} = kj_v{1}_{2};\n", detail::compute_ctype(code.arrays[k].dtype()), k,
+                                   u);
+            out += fmt::format("        out_base[kj_out_o{}] = {};\n", u, detail::store_value(code.value, out_dtype));
+            out += "      }\n";
+        }
+        out += "      } else {\n";
+        out += fmt::format("        for ({} i = kj_i; i < n; i += kj_l) {{\n", idx);
+        std::vector<std::string> at;
+        for (const auto& name : names) at.push_back(name + "_o");
+        out += offsets_at("i") + element_body(at);
+        out += "        }\n      }\n    }\n";
+        return out;
+    };
+
     std::string body;
     if (plan.layout == LayoutClass::strided) {
         const bool table = detail::layout_in_table(plan.space.ndim());
         const std::vector<std::string> layout = detail::layout_names(plan.space.ndim(), names);
         params += detail::index_parameters(layout, idx, table);
-        std::vector<std::string> at;
-        for (const auto& name : names) at.push_back(name + "_o");
-        body = detail::index_prologue(layout, idx, table) +
-               fmt::format("    for ({0} i = ({0})get_global_id(0); i < n; i += ({0})get_global_size(0)) {{\n{1}{2}    }}\n", idx,
-                           detail::decode_offsets(plan.space.ndim(), names, idx, "i"), element_body(at));
+        const auto offsets_at = [&](const std::string& i) { return detail::decode_offsets(plan.space.ndim(), names, idx, i); };
+        body = detail::index_prologue(layout, idx, table) + blocked_loop(offsets_at);
     } else {
         for (const auto& name : names) params += fmt::format(", {} {}_off, {} {}_step", idx, name, idx, name);
         std::vector<std::string> at;
@@ -81,7 +119,12 @@ std::string generate(const ExpressionPlan& plan) {
         const std::string scalar_loop =
             fmt::format("    for ({0} i = start; i < n; i += ({0})get_global_size(0)) {{\n{1}    }}\n", idx, element_body(at));
         if (plan.layout == LayoutClass::flat) {
-            body = fmt::format("    const {0} start = ({0})get_global_id(0);\n{1}", idx, scalar_loop);
+            const auto offsets_at = [&](const std::string& i) {
+                std::string out;
+                for (const auto& name : names) out += fmt::format("    {0} {1}_o = {1}_off + {1}_step * ({2});\n", idx, name, i);
+                return out;
+            };
+            body = blocked_loop(offsets_at);
         } else {
             // Vectors of V elements: array k loads V * itemsize bytes as one unsigned vector;
             // arrays that are one broadcast element (step 0) are read from memory where used.
@@ -198,7 +241,8 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     }
     const std::size_t items =
         plan.layout == LayoutClass::vector ? std::max<std::size_t>(1, n / (plan.vector_width * detail::vector_unroll)) : n;
-    const detail::Grid grid = detail::grid_for(kernel, items);
+    const detail::Grid grid = plan.layout == LayoutClass::vector ? detail::grid_for(kernel, items)
+                                                                  : detail::blocked_grid(kernel, n, detail::scalar_unroll);
     const std::size_t global[1] = {grid.global};
     const std::size_t local[1] = {grid.local};
     detail::launch(queue, kernel, global, local, args);
