@@ -42,12 +42,17 @@ DType scalar_parameter_dtype(const DType& dtype);
 /// The unsigned C type of `bytes` bytes (1, 2, 4, 8 or 16) that vector loads of that size use.
 const char* vector_type(std::size_t bytes);
 
-/// Vectors per work item per round in vector_loop.
-inline constexpr std::size_t vector_unroll = 4;
+/// Vectors per work item per round in vector_loop. Measured (2 GiB float32, GB/s, medians of 3
+/// interleaved, the range over CUDA and NVIDIA OpenCL), 1 / 4 / 8 vectors: H100 y = 2x
+/// 3018-3025 / 3011-3020 / 3007-3015, a + b 3057-3066 / 3073-3077 / 3086-3087; H200 y = 2x
+/// 4238-4256 / 4091-4094 / 4109-4114, a + b 4381-4390 / 4373-4392 / 4430-4440. PyTorch in the
+/// same calls: H100 3011 and 3051, H200 4211 and 4389. More vectors help a + b a little and cost
+/// y = 2x 4% on the H200; one keeps both within 0.2% of PyTorch or above it on both machines.
+inline constexpr std::size_t vector_unroll = 1;
 /// Names the way vector_loop assigns vectors to work items, for cache keys that do not hold the
 /// generated text (a kernel compiled with an earlier assignment computes the same values, but at
 /// its own speed).
-inline constexpr const char* vector_loop_version = "blocked";
+inline constexpr const char* vector_loop_version = "blocked-1";
 
 /// One array of vector_loop: the kernel's `GLOBAL_MEM <ctype> *<base>` with its first element at
 /// element offset `<off>` and element step `<step>` (names of kernel values; the step is 1, or 0 for
@@ -70,8 +75,7 @@ std::string vector_element(const VectorArray& array, std::size_t k, bool broadca
 /// The body of a kernel over `n` elements (its parameter `n`) in vectors of `v` elements: each
 /// work group takes vector_unroll * local size consecutive vectors per round, each work item every
 /// local-size-th of them, and a work item issues all its loads (one
-/// `v * itemsize`-byte load per array) before computing any element, which keeps enough bytes in
-/// flight to saturate memory (one vector a round reaches ~93% of a copy). `element` runs once per
+/// `v * itemsize`-byte load per array) before computing any element. `element` runs once per
 /// element with `kj_j` (the vector's index, type `idx`) and `kj_q` (the lane) defined; then stored
 /// arrays are written back as vectors. The n % v elements left over run `tail`, statements in which
 /// `start` (of type `idx`) is this work item's first leftover element (grid-stride from there).
