@@ -23,12 +23,38 @@ bool starts_with(std::string_view s, std::size_t at, std::string_view prefix) {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+// The classes of Python's `re` on text, for the ASCII range: \s and \w. A byte past ASCII counts as
+// \w (the bytes of a UTF-8 letter, which Python's \w matches once decoded).
+bool is_python_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f'); }
+bool is_name_char(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x80 || std::isalnum(u) != 0 || c == '_' || c == '-' || c == '.';
+}
+
+// Mako skips a "magic encoding comment" at the very start of a template: a match of the Python
+// regex #.*coding[:=]\s*([-\w.]+).*\r?\n, where `.` is any character but '\n' and \s may cross
+// lines. Returns where the match ends, 0 when the source does not start with one. `.*` is greedy,
+// so the last "coding" of the first line is tried first.
+std::size_t encoding_comment_end(std::string_view s) {
+    if (s.empty() || s[0] != '#') return 0;
+    const std::size_t first_line_end = std::min(s.find('\n'), s.size());
+    for (std::size_t at = first_line_end; at-- > 1;) {
+        if (at + 7 > first_line_end || s.compare(at, 6, "coding") != 0 || (s[at + 6] != ':' && s[at + 6] != '=')) continue;
+        std::size_t k = at + 7;
+        while (k < s.size() && is_python_space(s[k])) ++k;
+        if (k == s.size() || !is_name_char(s[k])) continue;
+        const std::size_t newline = s.find('\n', k);
+        if (newline != std::string_view::npos) return newline + 1;
+    }
+    return 0;
+}
+
 class Lexer {
 public:
     explicit Lexer(std::string_view s) : src_(s) {}
 
     std::vector<Chunk> run() {
-        std::size_t i = 0;
+        std::size_t i = encoding_comment_end(src_);
         while (i < src_.size()) i = line(i);
         flush();
         return std::move(chunks_);

@@ -1,0 +1,3 @@
+# -*- coding: latin-1 -*-
+// ${ctype} kernel
+#define A 1

@@ -1,0 +1,2 @@
+#define ENCODING coding: utf-8
+int x = ${n};

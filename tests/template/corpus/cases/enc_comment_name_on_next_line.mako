@@ -1,0 +1,3 @@
+#coding:
+  utf8 rest of line
+body ${n}

@@ -1,0 +1,3 @@
+// first line
+# coding: utf-8
+int y = ${n};

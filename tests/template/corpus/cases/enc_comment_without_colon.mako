@@ -1,0 +1,2 @@
+#pragma once coding
+int z = ${n};
