@@ -113,6 +113,31 @@ TEST_P(ExpressionTest, AddIsExactForEveryDtypeInEveryLayout) {
     }
 }
 
+TEST_P(ExpressionTest, ScalarLoopsOverManyRoundsAndInPlace) {
+    // The strided and flat classes take two elements per work item in full rounds of 2 x 256
+    // consecutive elements (both loads before either store) and the rest one by one: 33 x 61 = 2013
+    // elements give full rounds and a partial one. Stepped, negative, transposed and offset views
+    // (the flat class: contiguous but not aligned for vectors), a 0-d operand broadcast, and an
+    // in-place update of a stepped view (read and written through the same view).
+    for (const DType& dtype : {DType(int8), DType(float16), DType(float32), DType(float64), DType(complex128), DType(bool_)}) {
+        SCOPED_TRACE(dtype.name());
+        for (const char* kind : {"stepped", "negative", "transposed", "offset"}) {
+            const ViewCase a = random_view(queue(), dtype, kind, 33, 61);
+            const ViewCase b = random_view(queue(), dtype, "contiguous", 33, 61);
+            expect_equal_bytes(evaluate(queue(), a.device + b.device).get(queue()),
+                               reference_add(a.host, b.host, {33, 61}, dtype), kind);
+        }
+        const ViewCase b = random_view(queue(), dtype, "offset", 33, 61);
+        const HostArray zero_d = random_host_array(dtype, {});
+        expect_equal_bytes(evaluate(queue(), Array::from_host(queue(), zero_d) + b.device).get(queue()),
+                           reference_add(zero_d, b.host, {33, 61}, dtype), "0-d + offset");
+        const ViewCase s = random_view(queue(), dtype, "stepped", 33, 61);
+        const ViewCase c = random_view(queue(), dtype, "contiguous", 33, 61);
+        assign(queue(), s.device, s.device + c.device);
+        expect_equal_bytes(s.device.get(queue()), reference_add(s.host, c.host, {33, 61}, dtype), "in place, stepped");
+    }
+}
+
 // |got - expected| <= tolerance * (1 + |expected|) elementwise.
 void expect_close(const std::vector<double>& got, const std::vector<double>& expected, double tolerance,
                   const std::string& what) {
