@@ -39,7 +39,8 @@ std::size_t encoding_comment_end(std::string_view s) {
     if (s.empty() || s[0] != '#') return 0;
     const std::size_t first_line_end = std::min(s.find('\n'), s.size());
     for (std::size_t at = first_line_end; at-- > 1;) {
-        if (at + 7 > first_line_end || s.compare(at, 6, "coding") != 0 || (s[at + 6] != ':' && s[at + 6] != '=')) continue;
+        if (at + 7 > first_line_end || s.compare(at, 6, "coding") != 0) continue;
+        if (s[at + 6] != ':' && s[at + 6] != '=') continue;
         std::size_t k = at + 7;
         while (k < s.size() && is_python_space(s[k])) ++k;
         if (k == s.size() || !is_name_char(s[k])) continue;
