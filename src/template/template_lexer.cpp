@@ -26,7 +26,7 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 // The classes of Python's `re` on text, for the ASCII range: \s and \w. A byte past ASCII counts as
 // \w (the bytes of a UTF-8 letter, which Python's \w matches once decoded).
 bool is_python_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f'); }
-bool is_name_char(char c) {
+bool is_encoding_name_char(char c) {
     const auto u = static_cast<unsigned char>(c);
     return u >= 0x80 || std::isalnum(u) != 0 || c == '_' || c == '-' || c == '.';
 }
@@ -43,7 +43,7 @@ std::size_t encoding_comment_end(std::string_view s) {
         if (s[at + 6] != ':' && s[at + 6] != '=') continue;
         std::size_t k = at + 7;
         while (k < s.size() && is_python_space(s[k])) ++k;
-        if (k == s.size() || !is_name_char(s[k])) continue;
+        if (k == s.size() || !is_encoding_name_char(s[k])) continue;
         const std::size_t newline = s.find('\n', k);
         if (newline != std::string_view::npos) return newline + 1;
     }

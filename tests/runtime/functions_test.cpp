@@ -120,7 +120,7 @@ LC convert(const LC& v, const DType& out) {
     return load(out, tmp.data());
 }
 
-struct Case {
+struct FunctionCase {
     std::string label;
     Module module;
     std::vector<const Column*> inputs;
@@ -131,7 +131,7 @@ struct Case {
 class Functions : public DeviceTest {
 protected:
     // Runs every case in one program and checks the results.
-    void check(const std::vector<Case>& cases) {
+    void check(const std::vector<FunctionCase>& cases) {
         std::string source;
         Globals globals;
         for (std::size_t k = 0; k < cases.size(); ++k) {
@@ -201,7 +201,7 @@ std::string label(const std::string& f, const std::vector<DType>& in, const DTyp
 
 TEST_P(Functions, AddAndMulForEveryTypePair) {
     const auto ints = columns(-40, 40);
-    std::vector<Case> cases;
+    std::vector<FunctionCase> cases;
     for (const auto& a : arithmetic_types) {
         for (const auto& b : arithmetic_types) {
             for (const bool explicit_out : {false, true}) {
@@ -228,7 +228,7 @@ TEST_P(Functions, AddAndMulForEveryTypePair) {
 TEST_P(Functions, DivForEveryTypePair) {
     const auto dividends = columns(-40, 40);
     const auto divisors = columns(-4, 4, 0.5);
-    std::vector<Case> cases;
+    std::vector<FunctionCase> cases;
     for (const auto& a : arithmetic_types) {
         for (const auto& b : arithmetic_types) {
             for (const bool explicit_out : {false, true}) {
@@ -256,7 +256,7 @@ TEST_P(Functions, DivForEveryTypePair) {
 
 TEST_P(Functions, UnaryFunctions) {
     const auto values = columns(-3, 3);
-    std::vector<Case> cases;
+    std::vector<FunctionCase> cases;
     for (const auto& d : arithmetic_types) {
         const auto* c = &values.at(d.kind());
         cases.push_back({label("conj", {d}, d), functions::conj(d), {c}, d, [](const std::vector<LC>& v) { return std::conj(v[0]); }});
@@ -294,7 +294,7 @@ TEST_P(Functions, PowForEveryBaseExponentAndOutput) {
     const auto int_exponents = columns(-5, 5);
     const auto small_exponents = columns(0, 7);
     const auto real_exponents = columns(-2.5, 2.5);
-    std::vector<Case> cases;
+    std::vector<FunctionCase> cases;
     for (const auto& base : arithmetic_types) {
         for (const auto& exponent : {DType(int32), DType(int64), DType(uint32), DType(float32), DType(float64)}) {
             for (const auto& out : arithmetic_types) {
