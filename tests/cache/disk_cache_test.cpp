@@ -35,6 +35,11 @@ bool later(const timespec& a, const timespec& b) {
     return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec;
 }
 
+void set_modification_time(const fs::path& path, std::int64_t seconds, long nanoseconds = 0) {
+    const timespec times[2] = {{static_cast<time_t>(seconds), nanoseconds}, {static_cast<time_t>(seconds), nanoseconds}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
 TEST(DiskCache, StoreThenLoadGivesTheSameBytes) {
     TemporaryDirectory dir;
     DiskCache cache(dir.path(), kLarge);
@@ -122,16 +127,10 @@ TEST(DiskCache, HitMakesTheEntryMostRecentlyUsed) {
     cache.store(key, random_payload(10));
     const fs::path path = cache.entry_path(key);
     // Make it look old, then use it.
-    const timespec old_times[2] = {{1000000000, 0}, {1000000000, 0}};
-    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), old_times, 0), 0);
+    set_modification_time(path, 1000000000);
     const timespec before = modification_time(path);
     ASSERT_TRUE(cache.load(key));
     EXPECT_TRUE(later(modification_time(path), before));
-}
-
-void set_modification_time(const fs::path& path, std::int64_t seconds, long nanoseconds = 0) {
-    const timespec times[2] = {{static_cast<time_t>(seconds), nanoseconds}, {static_cast<time_t>(seconds), nanoseconds}};
-    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
 }
 
 std::int64_t seconds_now() {
@@ -382,8 +381,7 @@ TEST(DiskCacheEviction, ScansTouchOnlyCacheFiles) {
     fs::create_directories(stale.parent_path());
     std::ofstream(stale) << "partial";
     std::ofstream(fresh) << "partial";
-    const timespec old_times[2] = {{1000000000, 0}, {1000000000, 0}};
-    ASSERT_EQ(::utimensat(AT_FDCWD, stale.c_str(), old_times, 0), 0);
+    set_modification_time(stale, 1000000000);
 
     DiskCache cache(dir.path(), bound);
     for (int i = 0; i < 20; ++i) cache.store(random_key(), random_payload(500));
