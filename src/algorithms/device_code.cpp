@@ -150,13 +150,6 @@ Grid blocked_grid(const GeneratedKernel& kernel, std::size_t n, std::size_t unro
     return Grid{std::min(wanted, most) * local, local};
 }
 
-Grid grid_for(const GeneratedKernel& kernel, std::size_t n) {
-    std::size_t local = 256;
-    while (local > 1 && local > kernel.max_local_size) local /= 2;
-    const std::size_t wanted = std::max<std::size_t>(1, (n + local - 1) / local);
-    const std::size_t most = kernel.gpu ? most_grid_items / local
-                                        : std::max<std::size_t>(1, kernel.compute_units * 8);
-    return Grid{std::min(wanted, most) * local, local};
-}
+Grid grid_for(const GeneratedKernel& kernel, std::size_t n) { return blocked_grid(kernel, n, 1); }
 
 }  // namespace kjarni::detail
