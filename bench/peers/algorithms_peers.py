@@ -34,6 +34,7 @@ def torch_cases():
         "sum": (lambda: x.sum(), 4 * n),
         "sum_axis1_short": (lambda: m1.sum(dim=1), 4 * m1.numel()),
         "sum_axis0_short": (lambda: m0.sum(dim=0), 4 * m0.numel()),
+        "cumsum_float32": (lambda: torch.cumsum(x, 0, out=y), 2 * 4 * n),
         "cumsum_int32": (lambda: torch.cumsum(ints, 0, dtype=torch.int32), 2 * 4 * n),
     }
     def timer(fn):
@@ -66,6 +67,7 @@ def cupy_cases():
         "sum": (lambda: x.sum(), 4 * n),
         "sum_axis1_short": (lambda: m1.sum(axis=1), 4 * m1.size),
         "sum_axis0_short": (lambda: m0.sum(axis=0), 4 * m0.size),
+        "cumsum_float32": (lambda: cp.cumsum(x, out=y), 2 * 4 * n),
         "cumsum_int32": (lambda: cp.cumsum(ints, dtype=cp.int32), 2 * 4 * n),
     }
     def timer(fn):

@@ -134,7 +134,6 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
         spec.item_ctype = detail::compute_ctype(item);
         spec.item_size = item.itemsize();
         spec.commutative = true;
-        spec.exact = is_integer(item);
         spec.code = detail::scan_code(spec.arguments, "", neutral, op, value, store, globals, what);
         slot = std::make_unique<const ScanSpec>(std::move(spec));
     }

@@ -16,12 +16,12 @@
 //   scans ITEMS consecutive positions in order, the work items' totals are scanned in local memory
 //   (Hillis-Steele, left operand first): the order of combination is fixed and scan_expr need
 //   not be commutative.
-// - single pass, through CUDA, for exact scans (integer cumsum / cumprod) of 4-byte items: one
-//   kernel, a tile per work group, each tile's prefix found by decoupled look-back over its
-//   predecessors' published aggregates (see lookback_code). It reads and writes every position
-//   once (the tiled strategy reads twice); the grouping of the combination depends on timing, which
-//   only exact arithmetic makes deterministic. OpenCL gives no forward-progress guarantee between
-//   work groups, so OpenCL devices keep the multi-pass strategies.
+// - single pass, for scans of 4-byte items: one kernel, a tile per work group in the order the
+//   groups start, each tile's prefix combined from its predecessors' published totals over a fixed
+//   hierarchy of blocks (see lookback_code), so the bits do not depend on timing, floats included.
+//   It reads and writes every position once (the tiled strategy reads twice). It needs only that a
+//   started group keeps running while others wait for it (see run_scan for the devices that give
+//   that), not forward progress for groups that have not started.
 
 #include "algorithms/scan_engine.hpp"
 
@@ -95,17 +95,6 @@ struct ScanShape {
     bool table = false;  // the rows' layout comes in a table (more than max_scalar_axes axes)
 };
 
-/// The single-pass scan's look-back (CUDA), run once the tile's own scan has given its total
-/// (`aggregate`, an expression every work item can read). Every tile has a status word in `partial`
-/// after the 16-byte ticket counter: the state (0: nothing yet, 1: the tile's aggregate, 2: its
-/// inclusive prefix) in the high half and
-/// the 4-byte value in the low half, written and read as one 64-bit word, so a reader never sees a
-/// state without its value and no fence is needed. The tile publishes its aggregate at once; the
-/// first warp then reads its predecessors in the row 32 at a time, nearest first, waits until each
-/// has published something, and combines the values up to the nearest inclusive prefix (or the
-/// row's start); then the tile publishes its own inclusive prefix. A tile waits only for tiles with
-/// smaller tickets, whose groups are already running, so it cannot wait for a group that never
-/// starts. Only for exact scans (the grouping depends on timing) of 4-byte items.
 /// An inclusive scan of `var` across the 32 lanes of a warp (CUDA shuffles), at indentation `in`.
 std::string warp_inclusive_scan(const std::string& var, const std::string& in) {
     return fmt::format("{0}for (int d = 1; d < 32; d <<= 1) {{\n"
@@ -114,36 +103,100 @@ std::string warp_inclusive_scan(const std::string& var, const std::string& in) {
                        in, var);
 }
 
-std::string lookback_code(const std::string& aggregate) {
-    std::string s = "        {\n";
-    s += "            volatile unsigned long long* kjarni_status = (volatile unsigned long long*)partial + 2;\n";
-    s += "            LOCAL_MEM_DECL KJARNI_ITEM kjarni_prefix;\n";
-    s += fmt::format("            const KJARNI_ITEM aggregate = {};\n", aggregate);
-    s += "            if (lid < 32) {\n";
-    s += "                if (lid == 0) kjarni_status[ticket] = kjarni_status_word(piece == 0 ? 2u : 1u, aggregate);\n";
-    s += "                KJARNI_ITEM found = kjarni_neutral();\n";
-    s += "                for (long long top = (long long)piece - 1; top >= 0; top -= 32) {\n";
-    s += "                    const long long pred = top - (long long)lid;\n";
-    s += "                    unsigned long long w = 2ull << 32;  // before the row's start: neutral, inclusive\n";
-    s += "                    if (pred >= 0) {\n";
-    s += "                        do w = kjarni_status[row * pieces + pred]; while ((w >> 32) == 0ull);\n";
-    s += "                    }\n";
-    s += "                    const unsigned int inclusive = __ballot_sync(0xffffffffu, (w >> 32) == 2ull);\n";
-    s += "                    const int nearest = inclusive != 0u ? __ffs((int)inclusive) - 1 : 31;\n";
-    s += "                    KJARNI_ITEM window = (int)lid <= nearest && pred >= 0 ? (KJARNI_ITEM)(unsigned int)w : kjarni_neutral();\n";
-    s += "                    for (int width = 16; width > 0; width >>= 1)\n";
-    s += "                        window = kjarni_scan_op(window, __shfl_xor_sync(0xffffffffu, window, width));\n";
-    s += "                    found = kjarni_scan_op(window, found);\n";
-    s += "                    if (inclusive != 0u) break;\n";
-    s += "                }\n";
-    s += "                if (lid == 0) {\n";
-    s += "                    kjarni_prefix = found;\n";
-    s += "                    if (piece != 0) kjarni_status[ticket] = kjarni_status_word(2u, kjarni_scan_op(found, aggregate));\n";
-    s += "                }\n";
-    s += "            }\n";
-    s += "            LOCAL_BARRIER;\n";
-    s += "            carry = kjarni_prefix;\n";
+/// Tiles per block and blocks per superblock of the single pass's look-back (see lookback_code).
+constexpr std::size_t lookback_fan_out = 32;
+
+/// Device functions of the single pass: a status word holds a published 4-byte value in its low
+/// half and 1 in its high half (0: nothing yet), written and read as one 64-bit word, so a reader
+/// never sees the state without its value and no fence is needed; the ticket that orders tiles.
+const char* lookback_functions() {
+    return R"(typedef union { KJARNI_ITEM item; uint32_t bits; } kjarni_item_bits;
+FUNCTION INLINE uint64_t kjarni_status_word(KJARNI_ITEM value) {
+    kjarni_item_bits u;
+    u.item = value;
+    return ((uint64_t)1 << 32) | (uint64_t)u.bits;
+}
+FUNCTION INLINE KJARNI_ITEM kjarni_wait_status(volatile GLOBAL_MEM uint64_t* word) {
+    uint64_t w;
+    do w = *word; while ((w >> 32) == 0);
+    kjarni_item_bits u;
+    u.bits = (uint32_t)w;
+    return u.item;
+}
+#ifdef KJARNI_CUDA_API
+#define KJARNI_TAKE_TICKET(p) atomicAdd((unsigned int*)(p), 1u)
+#else
+#define KJARNI_TAKE_TICKET(p) atomic_inc((volatile GLOBAL_MEM unsigned int*)(p))
+#endif
+)";
+}
+
+/// The single pass's look-back, run once the tile's own scan has given its total (`aggregate`, an
+/// expression every work item can read); it sets `carry` to the combination of every earlier tile
+/// of the row. The tiles of a row form blocks of F = 32 tiles and superblocks of F blocks. A tile
+/// publishes its aggregate at once; the last tile of a block publishes the block's total, the last
+/// tile of a superblock the prefix of the next superblock (everything before it). A tile's prefix
+/// is (superblock prefix + the earlier block totals of its superblock) + the earlier aggregates of
+/// its block, each sum over a fixed tree of F slots: every value is the same function of the input
+/// whoever computes it and whenever, so the result has the same bits on every run for any
+/// associative scan_expr, floats included (decoupled look-back's grouping depends on timing). Only
+/// the superblock prefixes form a chain (one link per 1024 tiles). A tile waits only for tiles of
+/// smaller tickets, whose groups have started.
+std::string lookback_code(const std::string& aggregate, const char* idx) {
+    std::string s;
+    s += fmt::format("    const {0} blocks = (pieces + {1}) / {2}, supers = (blocks + {1}) / {2};\n", idx,
+                     lookback_fan_out - 1, lookback_fan_out);
+    s += "    volatile GLOBAL_MEM uint64_t* kjarni_tile_total = (volatile GLOBAL_MEM uint64_t*)partial + 2 + row * pieces;\n";
+    s += "    volatile GLOBAL_MEM uint64_t* kjarni_block_total = (volatile GLOBAL_MEM uint64_t*)partial + 2 + n_rows * pieces"
+         " + row * blocks;\n";
+    s += "    volatile GLOBAL_MEM uint64_t* kjarni_super_prefix = (volatile GLOBAL_MEM uint64_t*)partial + 2 + n_rows * pieces"
+         " + n_rows * blocks + row * supers;\n";
+    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM kjarni_look[{}];\n", 2 * lookback_fan_out);
+    s += "    LOCAL_MEM_DECL KJARNI_ITEM kjarni_prefix;\n";
+    s += fmt::format("    const KJARNI_ITEM aggregate = {};\n", aggregate);
+    s += fmt::format("    const {0} block = piece / {1}, in_block = piece % {1}, super = block / {1}, in_super = block % {1};\n",
+                     idx, lookback_fan_out);
+    s += "    if (lid == 0) kjarni_tile_total[piece] = kjarni_status_word(aggregate);\n";
+    // The earlier aggregates of the block and block totals of the superblock, each summed over the
+    // same fixed tree of 32 slots (neighbours first, then pairs of pairs, ...; empty slots neutral):
+    // through CUDA in the first warp's registers, elsewhere in local memory.
+    const std::string tile_slot = "lid < in_block ? kjarni_wait_status(kjarni_tile_total + (piece - in_block + lid)) : kjarni_neutral()";
+    const std::string block_slot =
+        "lid < in_super ? kjarni_wait_status(kjarni_block_total + (block - in_super + lid)) : kjarni_neutral()";
+    s += "#ifdef KJARNI_CUDA_API\n";
+    s += "    if (lid < 32) {\n";
+    s += fmt::format("        KJARNI_ITEM from_tiles = {}, from_blocks = {};\n", tile_slot, block_slot);
+    s += "        for (int d = 1; d < 32; d <<= 1) {\n";
+    s += "            const KJARNI_ITEM t = __shfl_xor_sync(0xffffffffu, from_tiles, d), b = __shfl_xor_sync(0xffffffffu, from_blocks, d);\n";
+    s += "            from_tiles = (lid & d) != 0 ? kjarni_scan_op(t, from_tiles) : kjarni_scan_op(from_tiles, t);\n";
+    s += "            from_blocks = (lid & d) != 0 ? kjarni_scan_op(b, from_blocks) : kjarni_scan_op(from_blocks, b);\n";
     s += "        }\n";
+    s += fmt::format("        if (lid == 0) {{ kjarni_look[0] = from_tiles; kjarni_look[{}] = from_blocks; }}\n", lookback_fan_out);
+    s += "    }\n";
+    s += "#else\n";
+    s += fmt::format("    if (lid < {}) {{\n", lookback_fan_out);
+    s += fmt::format("        kjarni_look[lid] = {};\n", tile_slot);
+    s += fmt::format("        kjarni_look[{} + lid] = {};\n", lookback_fan_out, block_slot);
+    s += "    }\n    LOCAL_BARRIER;\n";
+    s += fmt::format("    for (int d = 1; d < {}; d <<= 1) {{\n", lookback_fan_out);
+    s += fmt::format("        if (lid < {} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], "
+                     "kjarni_look[lid + d]);\n",
+                     2 * lookback_fan_out);
+    s += "        LOCAL_BARRIER;\n    }\n";
+    s += "#endif\n";
+    s += "    if (lid == 0) {\n";
+    s += fmt::format("        if (in_block == {}) kjarni_block_total[block] = kjarni_status_word(kjarni_scan_op(kjarni_look[0], "
+                     "aggregate));\n",
+                     lookback_fan_out - 1);
+    s += "        const KJARNI_ITEM before_super = super > 0 ? kjarni_wait_status(kjarni_super_prefix + super) : kjarni_neutral();\n";
+    s += fmt::format("        const KJARNI_ITEM found = kjarni_scan_op(kjarni_scan_op(before_super, kjarni_look[{}]), kjarni_look[0]);\n",
+                     lookback_fan_out);
+    s += fmt::format("        if (in_block == {0} && in_super == {0} && super + 1 < supers)\n", lookback_fan_out - 1);
+    s += "            kjarni_super_prefix[super + 1] = kjarni_status_word(kjarni_scan_op(found, aggregate));\n";
+    s += "        kjarni_prefix = found;\n";
+    s += "    }\n";
+    s += "    LOCAL_BARRIER;\n";
+    s += "    carry = kjarni_prefix;\n";
     return s;
 }
 
@@ -156,9 +209,7 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     std::string s = algorithm_helpers();
     s += fmt::format("#define KJARNI_ITEM {}\n#define KJARNI_IDX {}\n", spec.item_ctype, idx);
     s += spec.code;
-    if (k.mode == Mode::lookback)
-        s += "FUNCTION INLINE unsigned long long kjarni_status_word(unsigned int state, KJARNI_ITEM value) {\n"
-             "    return ((unsigned long long)state << 32) | (unsigned long long)(unsigned int)value;\n}\n";
+    if (k.mode == Mode::lookback) s += lookback_functions();
     // Kernel parameters: rows, row length, pieces, chunk, the temporaries, the arguments, layouts.
     s += fmt::format("KERNEL void kjarni_scan(GLOBAL_MEM KJARNI_ITEM* partial, GLOBAL_MEM KJARNI_ITEM* totals, {0} n_rows, "
                      "{0} length, {0} pieces, {0} chunk",
@@ -234,7 +285,7 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         std::string tile_id = "get_group_id(0)";
         if (lookback) {
             out += "    LOCAL_MEM_DECL unsigned int kjarni_ticket;\n";
-            out += "    if (lid == 0) kjarni_ticket = atomicAdd((unsigned int*)partial, 1u);\n";
+            out += "    if (lid == 0) kjarni_ticket = KJARNI_TAKE_TICKET(partial);\n";
             out += "    LOCAL_BARRIER;\n";
             out += fmt::format("    const {0} ticket = ({0})kjarni_ticket;\n", idx);
             tile_id = "ticket";
@@ -293,11 +344,11 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         return s;
     }
     if (lookback) {
-        // The single pass (CUDA): one tile per group. The tile is staged so that reads and writes
-        // are coalesced; each work item scans its ITEMS positions in the stage, the group scans
-        // the work items' totals with warp shuffles (two barriers), the first warp looks back for
-        // the tile's prefix, and the positions go out through the stage again.
-        // (the single pass is not taken when output_statement reads last_item)
+        // The single pass: one tile per group. The tile is staged so that reads and writes are
+        // coalesced; each work item scans its ITEMS positions in the stage, the group scans the
+        // work items' totals (through CUDA with warp shuffles: two barriers; elsewhere
+        // Hillis-Steele in local memory), the look-back finds the tile's prefix, and the positions
+        // go out through the stage again. (Not taken when output_statement reads last_item.)
         const std::size_t warps = g / 32;
         s += "#define KJARNI_PAD(q) ((q) + (q) / 32)\n";
         s += group_of_chunk();
@@ -307,6 +358,7 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += fmt::format("    const {} tile = begin;\n", idx);
         s += read_tile("    ");
         s += scan_own_items("    ", true);
+        s += "#ifdef KJARNI_CUDA_API\n";
         s += "    const int lane = (int)(lid & 31), warp = (int)(lid >> 5);\n";
         s += "    KJARNI_ITEM x = run;\n";
         s += warp_inclusive_scan("x", "    ");
@@ -319,8 +371,19 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += fmt::format("        if (lane < {}) scratch[lane] = t;\n", warps);
         s += "    }\n    LOCAL_BARRIER;\n";
         s += "    if (warp > 0) before = kjarni_scan_op(scratch[warp - 1], before);\n";
+        s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", warps - 1);
+        s += "#else\n";
+        s += "    scratch[lid] = run;\n    LOCAL_BARRIER;\n";
+        s += fmt::format("    for ({} offset = 1; offset < {}; offset <<= 1) {{\n", idx, g);
+        s += "        const KJARNI_ITEM left = lid >= offset ? scratch[lid - offset] : kjarni_neutral();\n";
+        s += "        LOCAL_BARRIER;\n";
+        s += "        if (lid >= offset) scratch[lid] = kjarni_scan_op(left, scratch[lid]);\n";
+        s += "        LOCAL_BARRIER;\n    }\n";
+        s += "    const KJARNI_ITEM before = lid > 0 ? scratch[lid - 1] : kjarni_neutral();\n";
+        s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", g - 1);
+        s += "#endif\n";
         s += "    KJARNI_ITEM carry = kjarni_neutral();\n";
-        s += lookback_code(fmt::format("scratch[{}]", warps - 1));
+        s += lookback_code("tile_total", idx);
         s += "    const KJARNI_ITEM prefix = kjarni_scan_op(carry, before);\n";
         s += write_tile("    ");
         s += "}\n";
@@ -423,13 +486,20 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     // Through CUDA a tile's reads are issued while the previous tile is scanned (H100, cumsum of 2^28:
     // int32 1.70 -> 1.81 TB/s, float32 1.67 -> 1.78); NVIDIA's OpenCL lost about 1% with it.
     const bool cuda = queue.device().context().api().id() == ApiId::cuda();
-    // The single pass (CUDA, exact scans of 4-byte items): 40 positions per work item, a tile of
-    // 10240 int32 (41 KiB staged, within the 48 KiB every CUDA device gives a group). Measured on the
-    // H100 (cumsum int32 of 2^28): 32 / 40 / 48 / 64 positions 2.26 / 2.30 / 2.10 / 1.97 TB/s (small
-    // tiles wait on the look-back, big ones hold fewer groups per multiprocessor); the three kernels
-    // 1.81. The stage and the scratch of the group's totals must fit the group's local memory.
-    const bool lookback = cuda && spec.exact && spec.commutative && spec.item_size == 4 && !spec.uses_last_item &&
-                          (padded_stage_items(group, lookback_items) + group) * spec.item_size + 64 <=
+    // The single pass (scans of 4-byte items): 40 positions per work item, a tile of 10240 items
+    // (41 KiB staged, within the 48 KiB every CUDA device and NVIDIA's OpenCL give a group).
+    // Measured on the H100 (cumsum of 2^28, GB/s, int32 / float32): 32 positions 1993 / 1999 through
+    // CUDA, 2264 / 2268 through NVIDIA's OpenCL; 40 positions 2254 / 2258 and 2251 / 2251 (small
+    // tiles wait on the look-back; 48 would not fit 48 KiB); the three kernels 1849 / 1826 through
+    // OpenCL, 1776 for float32 through CUDA. The stage, the scratch of the group's totals and the
+    // look-back's slots must fit the group's local memory. A tile waits for tiles whose groups have started, so the
+    // device must keep a started group running while others wait: CUDA devices and OpenCL GPUs do
+    // (their multiprocessors interleave every resident group), OpenCL CPU devices do (a group runs
+    // on one thread from its start to its end); other OpenCL devices keep the three kernels.
+    const DeviceType type = queue.device().params().type;
+    const bool lookback = (cuda || type == DeviceType::gpu || type == DeviceType::cpu) && spec.item_size == 4 &&
+                          !spec.uses_last_item && group >= 2 * lookback_fan_out &&
+                          (padded_stage_items(group, lookback_items) + group + 2 * lookback_fan_out) * spec.item_size + 64 <=
                               queue.device().params().local_mem_size;
     const std::size_t items = lookback ? lookback_items : items_per_thread(spec.item_size, group, cuda);
     const std::size_t tile = group * items;
@@ -451,7 +521,8 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     pad_axes(rows);
 
     constexpr std::size_t limit = std::size_t{1} << 31;
-    bool use_32 = n_rows * pieces < limit && length + tile < limit && n_rows < limit;
+    // (2 * n_rows * pieces bounds the single pass's status words: tiles, blocks and superblocks)
+    bool use_32 = 2 * n_rows * pieces < limit && length + tile < limit && n_rows < limit;
     for (std::size_t a = 0; a < arrays.size(); ++a) {
         std::size_t reach = static_cast<std::size_t>(std::llabs(offsets[a])) +
                             static_cast<std::size_t>(std::llabs(axis_strides[a])) * (length + tile);
@@ -460,8 +531,10 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
         use_32 = use_32 && reach < limit;
     }
 
-    // The single pass's state: the ticket counter (16 bytes) and a status word per tile, zeroed.
-    const std::size_t state_bytes = 16 + 8 * n_rows * pieces;
+    // The single pass's state, zeroed: the ticket counter (16 bytes), then a status word per tile,
+    // per block of tiles and per superblock (see lookback_code).
+    const std::size_t blocks = ceil_div(pieces, lookback_fan_out);
+    const std::size_t state_bytes = 16 + 8 * n_rows * (pieces + blocks + ceil_div(blocks, lookback_fan_out));
     const Buffer partial = sequential    ? temporary_buffer(queue, 16)
                            : single_pass ? temporary_buffer(queue, state_bytes)
                                          : temporary_buffer(queue, n_rows * pieces * spec.item_size);

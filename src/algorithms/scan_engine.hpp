@@ -22,9 +22,6 @@ struct ScanSpec {
     /// scan_expr is commutative (cumsum, cumprod): a chunk's total may then be summed in any fixed
     /// order, so the first pass of the tiled strategy reads at memory speed instead of staging tiles.
     bool commutative = false;
-    /// The combination is exact (integer cumsum, cumprod): every grouping of it gives the same bits,
-    /// so a single-pass scan whose grouping depends on timing still gives the same result every run.
-    bool exact = false;
 };
 
 /// The device functions of a scan, rendered once: the preamble, then

@@ -155,6 +155,59 @@ TEST_P(Scans, FourByteIntegerCumsumOfLongRows) {
     }
 }
 
+TEST_P(Scans, FourByteScansOverManyTilesAreOrderedAndRepeatable) {
+    // Rows long enough for the single pass's whole look-back hierarchy (blocks of 32 tiles,
+    // superblocks of 32 blocks: 1024 tiles of 10240 positions, more than 10^7 positions) and rows
+    // of a few blocks. A float32 cumsum within the rounding bound and with the same bits twice; a
+    // scan_expr that is associative but not commutative (composing maps x -> m x + c mod 2^16,
+    // m in the low half of the item, c in the high half), exact, so that any combination out of
+    // order, at any level, shows.
+    const std::size_t long_row = 1027 * 10240 + 77;
+    const HostArray f = random_host(Kind::float32, {long_row});
+    const Array xf = Array::from_host(queue(), f);
+    const HostArray first = cumsum(queue(), xf).get(queue());
+    {
+        // check_scan's bound (k + 3) u sum|x| is loose this far along the row; every strategy combines
+        // a position's prefix in fewer than 1100 steps here (at most 40 in a work item's run, 10
+        // over a group's totals, 5 + 5 in the look-back's trees, one per earlier tile: 1028 tiles).
+        const std::vector<float> in = f.to_vector<float>(), out = first.to_vector<float>();
+        double acc = 0, magnitude = 0;
+        for (std::size_t j = 0; j < long_row; ++j) {
+            acc += in[j];
+            magnitude += std::abs(in[j]);
+            ASSERT_LE(std::abs(out[j] - acc), 1103 * 0x1p-24 * magnitude) << "position " << j;
+        }
+    }
+    const HostArray second = cumsum(queue(), xf).get(queue());
+    EXPECT_EQ(std::memcmp(first.data(), second.data(), 4 * long_row), 0);
+
+    const auto compose = [](std::uint32_t a, std::uint32_t b) {
+        const std::uint32_t m = (b & 0xffffu) * (a & 0xffffu) & 0xffffu;
+        const std::uint32_t c = ((b & 0xffffu) * (a >> 16) + (b >> 16)) & 0xffffu;
+        return m | (c << 16);
+    };
+    const ScanKernel k(Kind::uint32, "1u",
+                       "((b & 0xffffu) * (a & 0xffffu) & 0xffffu) | ((((b & 0xffffu) * (a >> 16) + (b >> 16)) & 0xffffu) << 16)",
+                       "x[i]", "y[i] = item;", "const uint32_t *x, uint32_t *y");
+    for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{long_row}, std::vector<std::size_t>{3, 70 * 10240 + 5}}) {
+        SCOPED_TRACE(::testing::Message() << "rows of " << shape.back());
+        const std::size_t size = std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
+        const std::vector<std::uint32_t> maps = random_vector<std::uint32_t>(size, 0, std::numeric_limits<std::uint32_t>::max());
+        const Array x = Array::from_host(queue(), HostArray::from(maps, shape));
+        const Array y = Array::empty(queue().device(), shape, Kind::uint32);
+        k(queue(), {x, y}, -1);
+        const std::vector<std::uint32_t> got = y.get(queue()).to_vector<std::uint32_t>();
+        const std::size_t length = shape.back();
+        for (std::size_t r = 0; r < size / length; ++r) {
+            std::uint32_t acc = 1;
+            for (std::size_t j = 0; j < length; ++j) {
+                acc = compose(acc, maps[r * length + j]);
+                ASSERT_EQ(got[r * length + j], acc) << "row " << r << " position " << j;
+            }
+        }
+    }
+}
+
 TEST_P(Scans, ExclusiveScanWithLastItemAndScalars) {
     // y = exclusive prefix of (x + a) along axis 1, z = the row total; int64 for exactness.
     const ScanKernel k(Kind::int64, "0", "a + b", "(int64_t)x[i] + a", "y[i] = prev_item; z[i] = last_item;",
