@@ -6,7 +6,9 @@
 //    blocking clEnqueueWrite/ReadBuffer from it), raw pinned (CUDA: cuMemHostAlloc; OpenCL: a
 //    mapped CL_MEM_ALLOC_HOST_PTR buffer) and kjarni from HostMemory; then kjarni from pageable
 //    memory under a few explicit staging settings ("staged_c<chunk MiB>_t<threads>"), to tune the
-//    defaults (only with KJARNI_BENCH_TUNE_STAGING=1). The counter GB/s is bytes / time; read it from the median aggregate;
+//    defaults (only with KJARNI_BENCH_TUNE_STAGING=1); and the bound of any staged path on this host
+//    ("host_copy_beside_dma_t<threads>": the host copy timed while a pinned DMA of the same size
+//    runs). The counter GB/s is bytes / time; read it from the median aggregate;
 //  - a sweep of pageable transfers from 4 KiB to that size by factors of 4 ("h2d_sweep_<KiB>",
 //    "d2h_sweep_<KiB>"): kjarni beside the raw pageable call (the baseline) and raw pinned memory,
 //    to see where staging starts to pay (TransferStaging::threshold); with
@@ -21,12 +23,15 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -147,6 +152,39 @@ void kjarni_array_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Di
         }
     }
     count_bandwidth(state, host.size());
+}
+
+/// The host half of a staged pageable transfer on its own: glibc's memcpy between pageable and
+/// page-locked memory split over `threads` threads, timed while the device moves the same number of
+/// bytes to or from other page-locked memory (the DMA half, which competes for the host's memory).
+/// What the staged path's copies can expect from this host when nothing is cache-resident (from
+/// the device, DMA writes may land in the last-level cache and the staged copy out runs faster).
+void host_copy_beside_dma(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction, unsigned threads) {
+    const std::size_t n = s->pageable.size();
+    const kjarni::HostMemory other = kjarni::HostMemory::allocate(s->context, n);
+    std::memset(other.data(), 1, n);
+    const auto copy_part = [&](std::size_t t) {
+        const std::size_t per = (n / threads + 4095) / 4096 * 4096;
+        const std::size_t begin = std::min(n, t * per), end = std::min(n, begin + per);
+        auto* slot = static_cast<std::byte*>(other.data());
+        if (direction == Direction::to_device) std::memcpy(slot + begin, s->pageable.data() + begin, end - begin);
+        else std::memcpy(s->pageable.data() + begin, slot + begin, end - begin);
+    };
+    for (auto _ : state) {
+        std::thread dma([&] {
+            if (direction == Direction::to_device) s->device.set(s->queue, std::span<const std::byte>(s->pinned.bytes()));
+            else s->device.get(s->queue, s->pinned.bytes());
+        });
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<std::thread> copiers;
+        for (unsigned t = 1; t < threads; ++t) copiers.emplace_back(copy_part, t);
+        copy_part(0);
+        for (std::thread& c : copiers) c.join();
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+        dma.join();
+        state.SetIterationTime(elapsed.count());
+    }
+    count_bandwidth(state, n);
 }
 
 #ifdef KJARNI_BENCH_RAW_OPENCL
@@ -287,10 +325,18 @@ int main(int argc, char** argv) {
             add("kjarni_pageable_array", kjarni_array_transfer, setup, direction);
             add("kjarni_pinned_buffer", kjarni_buffer_transfer, setup, direction, true, std::nullopt, n);
             add_raw(name, tag, setup, direction, n);
+            // The host copy beside a DMA, with the staging's default thread count and with every hardware thread.
+            const unsigned hardware = std::max(1U, std::thread::hardware_concurrency());
+            for (const unsigned threads : {std::min(hardware, 12U), hardware}) {
+                benchmark::RegisterBenchmark(fmt::format("{}/host_copy_beside_dma_t{}/{}", name, threads, tag).c_str(),
+                                             host_copy_beside_dma, setup, direction, threads)
+                    ->UseManualTime();
+                if (hardware <= 12) break;
+            }
             // The staging matrix that chose TransferStaging's defaults: only when asked for (it is long).
             const char* tune = std::getenv("KJARNI_BENCH_TUNE_STAGING");
             if (tune != nullptr && *tune != '\0' && *tune != '0') {
-                for (const std::size_t chunk_mib : {std::size_t{2}, std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
+                for (const std::size_t chunk_mib : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
                     for (const unsigned threads : {8U, 12U, 16U}) {
                         for (const bool streaming : {true, false}) {
                             const kjarni::TransferStaging settings{.threshold = 0,
