@@ -5,12 +5,18 @@
 // The raw CUDA baseline calls cuLaunchKernel through dlopen'ed libcuda; the raw OpenCL one sets
 // the arguments and calls clEnqueueNDRangeKernel each time, as kjarni does.
 //
+// "<case>_paired/kjarni_then_raw" runs both in one loop, alternating, and reports each one's mean and
+// their ratio (counters kjarni_us, raw_us, kjarni_over_raw): the steadiest comparison.
+//
 //   kjarni_bench_launch --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <memory>
+#include <string>
+#include <tuple>
 
 #include "kjarni/kjarni.hpp"
 
@@ -99,75 +105,159 @@ void kjarni_call_with_event_5(benchmark::State& state, std::shared_ptr<Setup> s)
     s->queue.synchronize();
 }
 
+/// kjarni's launch of the kernel with `arguments` (0, 5 or 8), with or without an event.
+void kjarni_launch(const Setup& s, int arguments, bool with_event) {
+    if (with_event) {
+        benchmark::DoNotOptimize(s.five(s.queue, s.a, s.b, 1.5f, 7, 9u));
+    } else if (arguments == 0) {
+        s.empty.enqueue(s.queue);
+    } else if (arguments == 5) {
+        s.five.enqueue(s.queue, s.a, s.b, 1.5f, 7, 9u);
+    } else {
+        s.eight.enqueue(s.queue, s.a, s.b, 1.5f, 7, 9u, s.a, 2.5f, 11);
+    }
+}
+
 #ifdef KJARNI_BENCH_RAW_CUDA
 using kjarni_bench::RawCuda;
 using kjarni_bench::raw_cuda;
 
-// arguments: 0, 5 or 8 (the kernels empty, five, eight); with_event: an event recorded after each
-// launch, as a kjarni launch that returns an Event does (the event made once, outside the loop).
-void raw_cuda_launch(benchmark::State& state, std::shared_ptr<Setup> s, int arguments, bool with_event) {
-    const auto* table = raw_cuda();
-    if (table == nullptr) {  // registered only where the table loaded; g++ 12 cannot see that
-        state.SkipWithError("libcuda's functions are missing");
-        return;
+/// The raw driver's launch of the same kernel on the same stream: 0, 5 or 8 arguments (the kernels
+/// empty, five, eight); with_event: an event recorded after each launch, as a kjarni launch that
+/// returns an Event does (the event made once). Holds the argument values the parameters point to.
+class RawCudaLaunch {
+public:
+    RawCudaLaunch(const Setup& s, int arguments, bool with_event)
+        : cu_(*raw_cuda()), arguments_(arguments), stream_(reinterpret_cast<CUstream>(s.queue.native_handle())),
+          a_(s.a.native_handle()), b_(s.b.native_handle()) {
+        const char* name = arguments == 0 ? "empty" : arguments == 5 ? "five" : "eight";
+        function_ = reinterpret_cast<CUfunction>(s.program.kernel(name).native_handle(s.queue.device()));
+        if (with_event) cu_.event_create(&event_, CU_EVENT_DEFAULT);
     }
-    const auto& cu = *table;
-    const auto device = s->queue.device();
-    const char* name = arguments == 0 ? "empty" : arguments == 5 ? "five" : "eight";
-    auto function = reinterpret_cast<CUfunction>(s->program.kernel(name).native_handle(device));
-    auto stream = reinterpret_cast<CUstream>(s->queue.native_handle());
-    CUdeviceptr a = s->a.native_handle(), b = s->b.native_handle();
-    float c = 1.5f, g = 2.5f;
-    int d = 7, h = 11;
-    unsigned e = 9;
-    void* params[] = {&a, &b, &c, &d, &e, &a, &g, &h};
-    CUevent event = nullptr;
-    if (with_event) cu.event_create(&event, CU_EVENT_DEFAULT);
-    int n = 0;
-    for (auto _ : state) {
-        cu.launch(function, 1, 1, 1, 32, 1, 1, 0, stream, arguments != 0 ? params : nullptr, nullptr);
-        if (with_event) cu.event_record(event, stream);
-        if (++n % sync_every == 0) cu.synchronize(stream);
+    ~RawCudaLaunch() {
+        if (event_ != nullptr) cu_.event_destroy(event_);
     }
-    cu.synchronize(stream);
-    if (with_event) cu.event_destroy(event);
-}
+    RawCudaLaunch(const RawCudaLaunch&) = delete;
+    RawCudaLaunch& operator=(const RawCudaLaunch&) = delete;
+    void operator()() {
+        cu_.launch(function_, 1, 1, 1, 32, 1, 1, 0, stream_, arguments_ != 0 ? params_ : nullptr, nullptr);
+        if (event_ != nullptr) cu_.event_record(event_, stream_);
+    }
+    void synchronize() { cu_.synchronize(stream_); }
+
+private:
+    const RawCuda& cu_;
+    int arguments_;
+    CUstream stream_;
+    CUfunction function_ = nullptr;
+    CUdeviceptr a_, b_;
+    float c_ = 1.5f, g_ = 2.5f;
+    int d_ = 7, h_ = 11;
+    unsigned e_ = 9;
+    void* params_[8] = {&a_, &b_, &c_, &d_, &e_, &a_, &g_, &h_};
+    CUevent event_ = nullptr;
+};
 #endif
 
 #ifdef KJARNI_BENCH_RAW_OPENCL
-// As raw_cuda_launch; with_event: the launch returns an event, released at once.
-void raw_opencl_launch(benchmark::State& state, std::shared_ptr<Setup> s, int arguments, bool with_event) {
-    const auto device = s->queue.device();
-    const char* name = arguments == 0 ? "empty" : arguments == 5 ? "five" : "eight";
-    auto kernel = reinterpret_cast<cl_kernel>(s->program.kernel(name).native_handle(device));
-    auto queue = reinterpret_cast<cl_command_queue>(s->queue.native_handle());
-    cl_mem a = reinterpret_cast<cl_mem>(s->a.native_handle()), b = reinterpret_cast<cl_mem>(s->b.native_handle());
-    float c = 1.5f, g = 2.5f;
-    int d = 7, h = 11;
-    unsigned e = 9;
-    const std::size_t global = 32, local = 32;
+/// As the CUDA one: the arguments set and clEnqueueNDRangeKernel called each time, as kjarni does;
+/// with_event: the launch returns an event, released at once.
+class RawOpenclLaunch {
+public:
+    RawOpenclLaunch(const Setup& s, int arguments, bool with_event)
+        : arguments_(arguments), with_event_(with_event), queue_(reinterpret_cast<cl_command_queue>(s.queue.native_handle())),
+          a_(reinterpret_cast<cl_mem>(s.a.native_handle())), b_(reinterpret_cast<cl_mem>(s.b.native_handle())) {
+        const char* name = arguments == 0 ? "empty" : arguments == 5 ? "five" : "eight";
+        kernel_ = reinterpret_cast<cl_kernel>(s.program.kernel(name).native_handle(s.queue.device()));
+    }
+    void operator()() {
+        if (arguments_ >= 5) {
+            clSetKernelArg(kernel_, 0, sizeof a_, &a_);
+            clSetKernelArg(kernel_, 1, sizeof b_, &b_);
+            clSetKernelArg(kernel_, 2, sizeof c_, &c_);
+            clSetKernelArg(kernel_, 3, sizeof d_, &d_);
+            clSetKernelArg(kernel_, 4, sizeof e_, &e_);
+        }
+        if (arguments_ == 8) {
+            clSetKernelArg(kernel_, 5, sizeof a_, &a_);
+            clSetKernelArg(kernel_, 6, sizeof g_, &g_);
+            clSetKernelArg(kernel_, 7, sizeof h_, &h_);
+        }
+        const std::size_t global = 32, local = 32;
+        cl_event event = nullptr;
+        clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global, &local, 0, nullptr, with_event_ ? &event : nullptr);
+        if (event != nullptr) clReleaseEvent(event);
+    }
+    void synchronize() { clFinish(queue_); }
+
+private:
+    int arguments_;
+    bool with_event_;
+    cl_command_queue queue_;
+    cl_kernel kernel_ = nullptr;
+    cl_mem a_, b_;
+    float c_ = 1.5f, g_ = 2.5f;
+    int d_ = 7, h_ = 11;
+    unsigned e_ = 9;
+};
+#endif
+
+template <class RawLaunch>
+void raw_launch(benchmark::State& state, std::shared_ptr<Setup> s, int arguments, bool with_event) {
+    RawLaunch raw(*s, arguments, with_event);
     int n = 0;
     for (auto _ : state) {
-        if (arguments >= 5) {
-            clSetKernelArg(kernel, 0, sizeof a, &a);
-            clSetKernelArg(kernel, 1, sizeof b, &b);
-            clSetKernelArg(kernel, 2, sizeof c, &c);
-            clSetKernelArg(kernel, 3, sizeof d, &d);
-            clSetKernelArg(kernel, 4, sizeof e, &e);
-        }
-        if (arguments == 8) {
-            clSetKernelArg(kernel, 5, sizeof a, &a);
-            clSetKernelArg(kernel, 6, sizeof g, &g);
-            clSetKernelArg(kernel, 7, sizeof h, &h);
-        }
-        cl_event event = nullptr;
-        clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, with_event ? &event : nullptr);
-        if (event != nullptr) clReleaseEvent(event);
-        if (++n % sync_every == 0) clFinish(queue);
+        raw();
+        if (++n % sync_every == 0) raw.synchronize();
     }
-    clFinish(queue);
+    raw.synchronize();
 }
-#endif
+
+/// kjarni's launch and the raw one, one after the other in every iteration (which goes first
+/// alternates), each timed on its own: both see the same moment of the machine, so their ratio
+/// (counter kjarni_over_raw) holds still where separate benchmarks drift by more than the
+/// difference. The iteration's time is the pair's.
+template <class RawLaunch>
+void paired_launch(benchmark::State& state, std::shared_ptr<Setup> s, int arguments, bool with_event) {
+    RawLaunch raw(*s, arguments, with_event);
+    using clock = std::chrono::steady_clock;
+    clock::duration kjarni_time{}, raw_time{};
+    long n = 0;
+    for (auto _ : state) {
+        const bool kjarni_first = (n & 1) == 0;
+        const auto t0 = clock::now();
+        if (kjarni_first) kjarni_launch(*s, arguments, with_event);
+        else raw();
+        const auto t1 = clock::now();
+        if (kjarni_first) raw();
+        else kjarni_launch(*s, arguments, with_event);
+        const auto t2 = clock::now();
+        (kjarni_first ? kjarni_time : raw_time) += t1 - t0;
+        (kjarni_first ? raw_time : kjarni_time) += t2 - t1;
+        state.SetIterationTime(std::chrono::duration<double>(t2 - t0).count());
+        if (++n % sync_every == 0) raw.synchronize();
+    }
+    raw.synchronize();
+    const double k = std::chrono::duration<double, std::micro>(kjarni_time).count() / static_cast<double>(n);
+    const double r = std::chrono::duration<double, std::micro>(raw_time).count() / static_cast<double>(n);
+    state.counters["kjarni_us"] = k;
+    state.counters["raw_us"] = r;
+    state.counters["kjarni_over_raw"] = k / r;
+}
+
+/// The raw launches, alone and paired with kjarni's.
+template <class RawLaunch>
+void register_raw(const std::string& tag, const std::shared_ptr<Setup>& setup) {
+    for (const auto& [name, arguments, with_event] :
+         {std::tuple{"launch_0_args", 0, false}, std::tuple{"launch_5_args", 5, false},
+          std::tuple{"launch_8_args", 8, false}, std::tuple{"launch_5_args_event", 5, true}}) {
+        benchmark::RegisterBenchmark(fmt::format("{}/{}/{}", name, with_event ? "raw_launch_and_event" : "raw", tag).c_str(),
+                                     raw_launch<RawLaunch>, setup, arguments, with_event);
+        benchmark::RegisterBenchmark(fmt::format("{}_paired/kjarni_then_raw/{}", name, tag).c_str(),
+                                     paired_launch<RawLaunch>, setup, arguments, with_event)
+            ->UseManualTime();
+    }
+}
 
 }  // namespace
 
@@ -190,21 +280,13 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark(("launch_8_args/kjarni_enqueue/" + tag).c_str(), kjarni_enqueue_8, setup);
         benchmark::RegisterBenchmark(("launch_5_args_event/kjarni_call/" + tag).c_str(), kjarni_call_with_event_5,
                                      setup);
-        // The raw launcher of this API, if the benchmark was built with it.
-        void (*raw)(benchmark::State&, std::shared_ptr<Setup>, int, bool) = nullptr;
+        // The raw launches where the benchmark was built with them (CUDA: where libcuda loads).
 #ifdef KJARNI_BENCH_RAW_CUDA
-        if (api.id() == kjarni::ApiId::cuda() && raw_cuda() != nullptr) raw = raw_cuda_launch;
+        if (api.id() == kjarni::ApiId::cuda() && raw_cuda() != nullptr) register_raw<RawCudaLaunch>(tag, setup);
 #endif
 #ifdef KJARNI_BENCH_RAW_OPENCL
-        if (api.id() == kjarni::ApiId::opencl()) raw = raw_opencl_launch;
+        if (api.id() == kjarni::ApiId::opencl()) register_raw<RawOpenclLaunch>(tag, setup);
 #endif
-        if (raw != nullptr) {
-            benchmark::RegisterBenchmark(("launch_0_args/raw/" + tag).c_str(), raw, setup, 0, false);
-            benchmark::RegisterBenchmark(("launch_5_args/raw/" + tag).c_str(), raw, setup, 5, false);
-            benchmark::RegisterBenchmark(("launch_8_args/raw/" + tag).c_str(), raw, setup, 8, false);
-            benchmark::RegisterBenchmark(("launch_5_args_event/raw_launch_and_event/" + tag).c_str(), raw, setup, 5,
-                                         true);
-        }
       }
     }
     benchmark::RunSpecifiedBenchmarks();
