@@ -322,6 +322,15 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
                            in, n, idx, n, g) +
                in + "        " + output("tile + q", "item", "prev", "last") + "\n" + in + "    }\n" + in + "}\n";
     };
+    // The work items' totals (`run`) scanned in `scratch`: inclusive Hillis-Steele, the left
+    // operand first.
+    const auto scan_totals = [&](const std::string& in) {
+        return fmt::format("{0}scratch[lid] = run;\n{0}LOCAL_BARRIER;\n{0}for ({1} offset = 1; offset < {2}; offset <<= 1) {{\n"
+                           "{0}    const KJARNI_ITEM left = lid >= offset ? scratch[lid - offset] : kjarni_neutral();\n"
+                           "{0}    LOCAL_BARRIER;\n{0}    if (lid >= offset) scratch[lid] = kjarni_scan_op(left, scratch[lid]);\n"
+                           "{0}    LOCAL_BARRIER;\n{0}}}\n",
+                           in, idx, g);
+    };
     if (!write && k.commutative) {
         // The chunk's total in a fixed order that reads coalesced: work item `lid` sums positions
         // lid, lid + GROUP, ... with 4 accumulators, then the group combines its sums in a tree.
@@ -373,12 +382,7 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += "    if (warp > 0) before = kjarni_scan_op(scratch[warp - 1], before);\n";
         s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", warps - 1);
         s += "#else\n";
-        s += "    scratch[lid] = run;\n    LOCAL_BARRIER;\n";
-        s += fmt::format("    for ({} offset = 1; offset < {}; offset <<= 1) {{\n", idx, g);
-        s += "        const KJARNI_ITEM left = lid >= offset ? scratch[lid - offset] : kjarni_neutral();\n";
-        s += "        LOCAL_BARRIER;\n";
-        s += "        if (lid >= offset) scratch[lid] = kjarni_scan_op(left, scratch[lid]);\n";
-        s += "        LOCAL_BARRIER;\n    }\n";
+        s += scan_totals("    ");
         s += "    const KJARNI_ITEM before = lid > 0 ? scratch[lid - 1] : kjarni_neutral();\n";
         s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", g - 1);
         s += "#endif\n";
@@ -417,13 +421,7 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += read_tile("        ");
     }
     s += scan_own_items("        ", write);
-    // Inclusive Hillis-Steele over the work items' totals, the left operand first.
-    s += "        scratch[lid] = run;\n        LOCAL_BARRIER;\n";
-    s += fmt::format("        for ({} offset = 1; offset < {}; offset <<= 1) {{\n", idx, g);
-    s += "            const KJARNI_ITEM left = lid >= offset ? scratch[lid - offset] : kjarni_neutral();\n";
-    s += "            LOCAL_BARRIER;\n";
-    s += "            if (lid >= offset) scratch[lid] = kjarni_scan_op(left, scratch[lid]);\n";
-    s += "            LOCAL_BARRIER;\n        }\n";
+    s += scan_totals("        ");
     if (write) {
         s += "        const KJARNI_ITEM prefix = lid > 0 ? kjarni_scan_op(carry, scratch[lid - 1]) : carry;\n";
         s += write_tile("        ");
