@@ -490,10 +490,11 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     // CUDA, 2264 / 2268 through NVIDIA's OpenCL; 40 positions 2254 / 2258 and 2251 / 2251 (small
     // tiles wait on the look-back; 48 would not fit 48 KiB); the three kernels 1849 / 1826 through
     // OpenCL, 1776 for float32 through CUDA. The stage, the scratch of the group's totals and the
-    // look-back's slots must fit the group's local memory. A tile waits for tiles whose groups have started, so the
-    // device must keep a started group running while others wait: CUDA devices and OpenCL GPUs do
-    // (their multiprocessors interleave every resident group), OpenCL CPU devices do (a group runs
-    // on one thread from its start to its end); other OpenCL devices keep the three kernels.
+    // look-back's slots must fit the group's local memory. A tile waits for tiles whose groups have
+    // started, so the device must keep a started group running while others wait: CUDA devices and
+    // OpenCL GPUs do (their multiprocessors interleave every resident group), OpenCL CPU devices do
+    // (a group runs on one thread from its start to its end); other OpenCL devices keep the three
+    // kernels.
     const DeviceType type = queue.device().params().type;
     const bool lookback = (cuda || type == DeviceType::gpu || type == DeviceType::cpu) && spec.item_size == 4 &&
                           !spec.uses_last_item && group >= 2 * lookback_fan_out &&
