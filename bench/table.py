@@ -7,7 +7,8 @@ library), or ends with "_direct" (a vendor library called directly), are baselin
 figure is the median of the repetitions (run with --benchmark_repetitions=N and interleaving, so
 that each variant sees the same machine noise); the ratio is the variant's median time over the
 baseline's (below 1: faster than the baseline), and throughput counters (GB/s, ...) are reported
-beside it.
+beside it. A benchmark that times kjarni and its baseline in one loop reports the ratio itself (a
+counter named "<x>_over_<baseline>"); the table shows that ratio for it.
 
     python3 bench/table.py --csv table.csv --markdown table.md run1.json run2.json ...
 """
@@ -15,6 +16,7 @@ beside it.
 import argparse
 import csv
 import json
+import re
 import statistics
 import sys
 
@@ -44,7 +46,9 @@ def medians(paths):
                 target = aggregates
             else:
                 target = runs
-            parts = b["run_name"].split("/")
+            # Google Benchmark appends settings ("iterations:20", "manual_time", ...) to the name.
+            parts = [part for part in b["run_name"].split("/") if part not in ("manual_time", "real_time") and
+                     not re.fullmatch(r"(iterations|repeats|min_time|threads):.*", part)]
             if len(parts) < 3:
                 continue
             key = (parts[0], parts[1], "/".join(parts[2:]))
@@ -52,7 +56,8 @@ def medians(paths):
             entry = target.setdefault(key, {"time": []})
             entry["time"].append(b["real_time"] * unit)
             for name, value in b.items():
-                if isinstance(value, (int, float)) and (name.endswith("/s") or name.endswith("per_second")):
+                if isinstance(value, (int, float)) and (name.endswith("/s") or name.endswith("per_second") or
+                                                        "_over_" in name):
                     entry.setdefault(name, []).append(value)
     merged = {**aggregates, **runs}
     return {key: {name: statistics.median(values) for name, values in entry.items()}
@@ -67,17 +72,24 @@ def rows(figures):
         baselines = [v for v in variants if is_baseline(v[0])]
         base = baselines[0] if baselines else None
         for variant, figure in sorted(variants, key=lambda v: (not is_baseline(v[0]), v[0])):
-            rate = "; ".join(f"{value:.4g} {name}" for name, value in figure.items() if name != "time")
-            ratio = ""
-            if base is not None and variant != base[0]:
-                ratio = f"{figure['time'] / base[1]['time']:.3f}"
+            rate = "; ".join(f"{value:.4g} {name}" for name, value in figure.items()
+                             if name != "time" and "_over_" not in name)
+            ratio, baseline = "", ""
+            # A ratio measured inside one loop ("kjarni_over_raw": both timed side by side) is
+            # steadier than one of two benchmarks: it takes precedence.
+            paired = [(name, value) for name, value in figure.items() if "_over_" in name]
+            if paired:
+                name, value = paired[0]
+                ratio, baseline = f"{value:.3f}", name.split("_over_", 1)[1] + " (same loop)"
+            elif base is not None and variant != base[0]:
+                ratio, baseline = f"{figure['time'] / base[1]['time']:.3f}", base[0]
             yield {
                 "case": case,
                 "device": tag,
                 "variant": variant,
                 "median_us": f"{figure['time'] * 1e6:.3f}",
                 "rate": rate,
-                "baseline": base[0] if base is not None and variant != base[0] else "",
+                "baseline": baseline,
                 "time_ratio": ratio,
             }
 
