@@ -1,5 +1,6 @@
 // Reductions and scans at memory speed: full sum of 2 GiB of float32, sum along axis 1 of
-// (2^26, 8), along axis 0 of (8, 2^26), cumsum of 2^28 float32 and int32, each beside the
+// (2^26, 8), along axis 0 of (8, 2^26), cumsum of 2^28 float32 and int32 (and of int32 into int64,
+// numpy's default for integers), each beside the
 // device-to-device copy of the same bytes in the same run, through the first device of every
 // available API. Reductions report bytes read / time (GB/s), the scans and the copies bytes read +
 // written / time. An iteration makes `batch` calls, then waits for the queue: the peers' script
@@ -37,6 +38,7 @@ struct Setup {
     kjarni::Array scan_f;   // 2^28 float32
     kjarni::Array scan_i;   // 2^28 int32
     kjarni::Array scan_out_f, scan_out_i;
+    kjarni::Array scan_out_wide;  // 2^28 int64
     // Results come from a pool, as PyTorch's and CuPy's caching allocators serve theirs: a 256 MiB
     // result allocated and freed by the driver every call would be timed otherwise.
     kjarni::MemoryPool pool{};
@@ -59,8 +61,10 @@ std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
     auto scan_i = kjarni::Array::from_host(queue, std::span<const std::int32_t>(ints), {m});
     auto out_f = kjarni::Array::empty(device, {m}, kjarni::dtypes::float32);
     auto out_i = kjarni::Array::empty(device, {m}, kjarni::dtypes::int32);
+    auto out_wide = kjarni::Array::empty(device, {m}, kjarni::dtypes::int64);
     queue.synchronize();
-    return std::make_shared<Setup>(Setup{context, queue, x, x_copy, scan_f, scan_i, out_f, out_i, kjarni::MemoryPool{}});
+    return std::make_shared<Setup>(
+        Setup{context, queue, x, x_copy, scan_f, scan_i, out_f, out_i, out_wide, kjarni::MemoryPool{}});
 }
 
 constexpr int batch = 10;
@@ -94,17 +98,15 @@ void reduce(benchmark::State& state, std::shared_ptr<Setup> s, std::vector<std::
     rate(state, x.nbytes());
 }
 
-void scan(benchmark::State& state, std::shared_ptr<Setup> s, bool integer) {
-    const auto& x = integer ? s->scan_i : s->scan_f;
-    const auto& y = integer ? s->scan_out_i : s->scan_out_f;
-    const auto dtype = integer ? kjarni::DType(kjarni::dtypes::int32) : kjarni::DType(kjarni::dtypes::float32);
-    kjarni::cumsum(s->queue, x, 0, dtype, y);
+/// cumsum of `x` into `y` (whose dtype is the scan's): bytes read + written per call.
+void scan(benchmark::State& state, std::shared_ptr<Setup> s, kjarni::Array x, kjarni::Array y) {
+    kjarni::cumsum(s->queue, x, 0, y.dtype(), y);
     s->queue.synchronize();
     for (auto _ : state) {
-        for (int k = 0; k < batch; ++k) kjarni::cumsum(s->queue, x, 0, dtype, y);
+        for (int k = 0; k < batch; ++k) kjarni::cumsum(s->queue, x, 0, y.dtype(), y);
         s->queue.synchronize();
     }
-    rate(state, 2 * x.nbytes());
+    rate(state, x.nbytes() + y.nbytes());
 }
 
 }  // namespace
@@ -127,8 +129,9 @@ int main(int argc, char** argv) {
         // The same without a pool: the driver allocates and frees the 256 MiB result every call.
         add("sum_axis0_(8,n/8)_unpooled", reduce, setup, std::vector<std::ptrdiff_t>{8, rows}, 0, false);
         add("copy_half_x", copy, setup, m);
-        add("cumsum_float32", scan, setup, false);
-        add("cumsum_int32", scan, setup, true);
+        add("cumsum_float32", scan, setup, setup->scan_f, setup->scan_out_f);
+        add("cumsum_int32", scan, setup, setup->scan_i, setup->scan_out_i);
+        add("cumsum_int32_to_int64", scan, setup, setup->scan_i, setup->scan_out_wide);
     }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -36,6 +36,7 @@ def torch_cases():
         "sum_axis0_short": (lambda: m0.sum(dim=0), 4 * m0.numel()),
         "cumsum_float32": (lambda: torch.cumsum(x, 0, out=y), 2 * 4 * n),
         "cumsum_int32": (lambda: torch.cumsum(ints, 0, dtype=torch.int32), 2 * 4 * n),
+        "cumsum_int32_to_int64": (lambda: torch.cumsum(ints, 0), (4 + 8) * n),
     }
     def timer(fn):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -69,6 +70,7 @@ def cupy_cases():
         "sum_axis0_short": (lambda: m0.sum(axis=0), 4 * m0.size),
         "cumsum_float32": (lambda: cp.cumsum(x, out=y), 2 * 4 * n),
         "cumsum_int32": (lambda: cp.cumsum(ints, dtype=cp.int32), 2 * 4 * n),
+        "cumsum_int32_to_int64": (lambda: cp.cumsum(ints), (4 + 8) * n),
     }
     def timer(fn):
         start, end = cp.cuda.Event(), cp.cuda.Event()

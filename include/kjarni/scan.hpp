@@ -5,12 +5,12 @@
 /// fixed by the shape and the device). Long rows are scanned in three kernels -- each work group
 /// reduces its chunk, one work item per row scans the chunk totals, each work group rescans its
 /// chunk from its carry and writes -- and short rows (or many rows) by one work item per row.
-/// Long rows of 4-byte items (float32, int32, uint32; float16 is scanned in float32) take one
-/// kernel that reads and writes each element once instead: each tile's prefix is combined from the
-/// totals its predecessors publish, over a fixed hierarchy (blocks of 32 tiles, superblocks of 32
-/// blocks), so the bits do not depend on timing. It needs a device that keeps a started work group
-/// running while others wait (CUDA devices, OpenCL GPUs and CPUs); other OpenCL devices, and items
-/// of 8 or 16 bytes, keep the three kernels.
+/// Long rows take one kernel that reads and writes each element once instead, when the items are
+/// of 4, 8 or 16 bytes (every numeric dtype but 1- and 2-byte ones; float16 is scanned in float32):
+/// each tile's prefix is combined from the totals its predecessors publish, over a fixed hierarchy
+/// (blocks of 32 tiles, superblocks of 32 blocks), so the bits do not depend on timing. It needs a
+/// device that keeps a started work group running while others wait (CUDA devices, OpenCL GPUs and
+/// CPUs); other OpenCL devices keep the three kernels, as do scans whose output reads last_item.
 /// Work is enqueued on the caller's queue and not waited for. \file
 
 #include <optional>

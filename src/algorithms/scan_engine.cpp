@@ -16,7 +16,7 @@
 //   scans ITEMS consecutive positions in order, the work items' totals are scanned in local memory
 //   (Hillis-Steele, left operand first): the order of combination is fixed and scan_expr need
 //   not be commutative.
-// - single pass, for scans of 4-byte items: one kernel, a tile per work group in the order the
+// - single pass, for scans of 4-, 8- and 16-byte items: one kernel, a tile per work group in the order the
 //   groups start, each tile's prefix combined from its predecessors' published totals over a fixed
 //   hierarchy of blocks (see lookback_code), so the bits do not depend on timing, floats included.
 //   It reads and writes every position once (the tiled strategy reads twice). It needs only that a
@@ -76,8 +76,9 @@ std::size_t items_per_thread(std::size_t item_size, std::size_t group, bool cuda
     return std::clamp<std::size_t>(16384 / (group * std::max<std::size_t>(item_size, 1)), 4, cuda ? 8 : 16);
 }
 
-/// Positions per work item of the single-pass scan (see run_scan).
-constexpr std::size_t lookback_items = 40;
+/// Positions per work item of the single-pass scan: 40 of 4 bytes (see run_scan), as many bytes
+/// for wider items (a tile of 40 KiB).
+std::size_t lookback_items(std::size_t item_size) { return 160 / item_size; }
 
 /// Items of a staged tile of `group` x `items` positions: a padding slot every 32 (KJARNI_PAD).
 std::size_t padded_stage_items(std::size_t group, std::size_t items) { return group * items + group * items / 32; }
@@ -93,6 +94,7 @@ struct ScanShape {
     bool use_32_bits = true;
     std::size_t group = 256;
     bool table = false;  // the rows' layout comes in a table (more than max_scalar_axes axes)
+    bool shuffles = false;  // CUDA warp shuffles can move an item (single pass)
 };
 
 /// An inclusive scan of `var` across the 32 lanes of a warp (CUDA shuffles), at indentation `in`.
@@ -106,23 +108,27 @@ std::string warp_inclusive_scan(const std::string& var, const std::string& in) {
 /// Tiles per block and blocks per superblock of the single pass's look-back (see lookback_code).
 constexpr std::size_t lookback_fan_out = 32;
 
-/// Device functions of the single pass: a status word holds a published 4-byte value in its low
-/// half and 1 in its high half (0: nothing yet), written and read as one 64-bit word, so a reader
-/// never sees the state without its value and no fence is needed; the ticket that orders tiles.
+/// Device functions of the single pass. A published item is KJARNI_STATUS_WORDS status words,
+/// each 4 bytes of the item in its low half and 1 in its high half (0: nothing yet), written and
+/// read as one 64-bit word, so a reader never sees a flag without its bytes and no fence is needed
+/// (each word is written once per launch); the ticket that orders tiles.
 const char* lookback_functions() {
-    return R"(typedef union { KJARNI_ITEM item; uint32_t bits; } kjarni_item_bits;
-FUNCTION INLINE uint64_t kjarni_status_word(KJARNI_ITEM value) {
+    return R"(typedef union { KJARNI_ITEM item; uint32_t bits[KJARNI_STATUS_WORDS]; } kjarni_item_bits;
+FUNCTION INLINE void kjarni_publish(volatile GLOBAL_MEM uint64_t* slot, KJARNI_ITEM value) {
     kjarni_item_bits u;
     u.item = value;
-    return ((uint64_t)1 << 32) | (uint64_t)u.bits;
+    for (int w = 0; w < KJARNI_STATUS_WORDS; ++w) slot[w] = ((uint64_t)1 << 32) | (uint64_t)u.bits[w];
 }
-FUNCTION INLINE KJARNI_ITEM kjarni_wait_status(volatile GLOBAL_MEM uint64_t* word) {
-    uint64_t w;
-    do w = *word; while ((w >> 32) == 0);
+FUNCTION INLINE KJARNI_ITEM kjarni_wait_status(volatile GLOBAL_MEM uint64_t* slot) {
     kjarni_item_bits u;
-    u.bits = (uint32_t)w;
+    for (int w = 0; w < KJARNI_STATUS_WORDS; ++w) {
+        uint64_t x;
+        do x = slot[w]; while ((x >> 32) == 0);
+        u.bits[w] = (uint32_t)x;
+    }
     return u.item;
 }
+#define KJARNI_SLOT(i) (kjarni_status + (i) * KJARNI_STATUS_WORDS)
 #ifdef KJARNI_CUDA_API
 #define KJARNI_TAKE_TICKET(p) atomicAdd((unsigned int*)(p), 1u)
 #else
@@ -142,57 +148,56 @@ FUNCTION INLINE KJARNI_ITEM kjarni_wait_status(volatile GLOBAL_MEM uint64_t* wor
 /// associative scan_expr, floats included (decoupled look-back's grouping depends on timing). Only
 /// the superblock prefixes form a chain (one link per 1024 tiles). A tile waits only for tiles of
 /// smaller tickets, whose groups have started.
-std::string lookback_code(const std::string& aggregate, const char* idx) {
+std::string lookback_code(const std::string& aggregate, const char* idx, bool shuffles) {
     std::string s;
     s += fmt::format("    const {0} blocks = (pieces + {1}) / {2}, supers = (blocks + {1}) / {2};\n", idx,
                      lookback_fan_out - 1, lookback_fan_out);
-    s += "    volatile GLOBAL_MEM uint64_t* kjarni_tile_total = (volatile GLOBAL_MEM uint64_t*)partial + 2 + row * pieces;\n";
-    s += "    volatile GLOBAL_MEM uint64_t* kjarni_block_total = (volatile GLOBAL_MEM uint64_t*)partial + 2 + n_rows * pieces"
-         " + row * blocks;\n";
-    s += "    volatile GLOBAL_MEM uint64_t* kjarni_super_prefix = (volatile GLOBAL_MEM uint64_t*)partial + 2 + n_rows * pieces"
-         " + n_rows * blocks + row * supers;\n";
+    // The status slots: every tile's total, then every block's, then every superblock's prefix.
+    s += "    volatile GLOBAL_MEM uint64_t* kjarni_status = (volatile GLOBAL_MEM uint64_t*)partial + 2;\n";
+    s += fmt::format("    const {0} tile_slots = row * pieces, block_slots = n_rows * pieces + row * blocks,\n"
+                     "        super_slots = n_rows * pieces + n_rows * blocks + row * supers;\n",
+                     idx);
     s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM kjarni_look[{}];\n", 2 * lookback_fan_out);
     s += "    LOCAL_MEM_DECL KJARNI_ITEM kjarni_prefix;\n";
     s += fmt::format("    const KJARNI_ITEM aggregate = {};\n", aggregate);
     s += fmt::format("    const {0} block = piece / {1}, in_block = piece % {1}, super = block / {1}, in_super = block % {1};\n",
                      idx, lookback_fan_out);
-    s += "    if (lid == 0) kjarni_tile_total[piece] = kjarni_status_word(aggregate);\n";
+    s += "    if (lid == 0) kjarni_publish(KJARNI_SLOT(tile_slots + piece), aggregate);\n";
     // The earlier aggregates of the block and block totals of the superblock, each summed over the
     // same fixed tree of 32 slots (neighbours first, then pairs of pairs, ...; empty slots neutral):
-    // through CUDA in the first warp's registers, elsewhere in local memory.
-    const std::string tile_slot = "lid < in_block ? kjarni_wait_status(kjarni_tile_total + (piece - in_block + lid)) : kjarni_neutral()";
+    // with shuffles in the first warp's registers, else in local memory.
+    const std::string tile_slot = "lid < in_block ? kjarni_wait_status(KJARNI_SLOT(tile_slots + piece - in_block + lid)) : kjarni_neutral()";
     const std::string block_slot =
-        "lid < in_super ? kjarni_wait_status(kjarni_block_total + (block - in_super + lid)) : kjarni_neutral()";
-    s += "#ifdef KJARNI_CUDA_API\n";
-    s += "    if (lid < 32) {\n";
-    s += fmt::format("        KJARNI_ITEM from_tiles = {}, from_blocks = {};\n", tile_slot, block_slot);
-    s += "        for (int d = 1; d < 32; d <<= 1) {\n";
-    s += "            const KJARNI_ITEM t = __shfl_xor_sync(0xffffffffu, from_tiles, d), b = __shfl_xor_sync(0xffffffffu, from_blocks, d);\n";
-    s += "            from_tiles = (lid & d) != 0 ? kjarni_scan_op(t, from_tiles) : kjarni_scan_op(from_tiles, t);\n";
-    s += "            from_blocks = (lid & d) != 0 ? kjarni_scan_op(b, from_blocks) : kjarni_scan_op(from_blocks, b);\n";
-    s += "        }\n";
-    s += fmt::format("        if (lid == 0) {{ kjarni_look[0] = from_tiles; kjarni_look[{}] = from_blocks; }}\n", lookback_fan_out);
-    s += "    }\n";
-    s += "#else\n";
-    s += fmt::format("    if (lid < {}) {{\n", lookback_fan_out);
-    s += fmt::format("        kjarni_look[lid] = {};\n", tile_slot);
-    s += fmt::format("        kjarni_look[{} + lid] = {};\n", lookback_fan_out, block_slot);
-    s += "    }\n    LOCAL_BARRIER;\n";
-    s += fmt::format("    for (int d = 1; d < {}; d <<= 1) {{\n", lookback_fan_out);
-    s += fmt::format("        if (lid < {} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], "
-                     "kjarni_look[lid + d]);\n",
-                     2 * lookback_fan_out);
-    s += "        LOCAL_BARRIER;\n    }\n";
-    s += "#endif\n";
+        "lid < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid)) : kjarni_neutral()";
+    if (shuffles) {
+        s += "    if (lid < 32) {\n";
+        s += fmt::format("        KJARNI_ITEM from_tiles = {}, from_blocks = {};\n", tile_slot, block_slot);
+        s += "        for (int d = 1; d < 32; d <<= 1) {\n";
+        s += "            const KJARNI_ITEM t = __shfl_xor_sync(0xffffffffu, from_tiles, d), b = __shfl_xor_sync(0xffffffffu, from_blocks, d);\n";
+        s += "            from_tiles = (lid & d) != 0 ? kjarni_scan_op(t, from_tiles) : kjarni_scan_op(from_tiles, t);\n";
+        s += "            from_blocks = (lid & d) != 0 ? kjarni_scan_op(b, from_blocks) : kjarni_scan_op(from_blocks, b);\n";
+        s += "        }\n";
+        s += fmt::format("        if (lid == 0) {{ kjarni_look[0] = from_tiles; kjarni_look[{}] = from_blocks; }}\n", lookback_fan_out);
+        s += "    }\n";
+    } else {
+        s += fmt::format("    if (lid < {}) {{\n", lookback_fan_out);
+        s += fmt::format("        kjarni_look[lid] = {};\n", tile_slot);
+        s += fmt::format("        kjarni_look[{} + lid] = {};\n", lookback_fan_out, block_slot);
+        s += "    }\n    LOCAL_BARRIER;\n";
+        s += fmt::format("    for (int d = 1; d < {}; d <<= 1) {{\n", lookback_fan_out);
+        s += fmt::format("        if (lid < {} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], "
+                         "kjarni_look[lid + d]);\n",
+                         2 * lookback_fan_out);
+        s += "        LOCAL_BARRIER;\n    }\n";
+    }
     s += "    if (lid == 0) {\n";
-    s += fmt::format("        if (in_block == {}) kjarni_block_total[block] = kjarni_status_word(kjarni_scan_op(kjarni_look[0], "
-                     "aggregate));\n",
+    s += fmt::format("        if (in_block == {}) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate));\n",
                      lookback_fan_out - 1);
-    s += "        const KJARNI_ITEM before_super = super > 0 ? kjarni_wait_status(kjarni_super_prefix + super) : kjarni_neutral();\n";
+    s += "        const KJARNI_ITEM before_super = super > 0 ? kjarni_wait_status(KJARNI_SLOT(super_slots + super)) : kjarni_neutral();\n";
     s += fmt::format("        const KJARNI_ITEM found = kjarni_scan_op(kjarni_scan_op(before_super, kjarni_look[{}]), kjarni_look[0]);\n",
                      lookback_fan_out);
     s += fmt::format("        if (in_block == {0} && in_super == {0} && super + 1 < supers)\n", lookback_fan_out - 1);
-    s += "            kjarni_super_prefix[super + 1] = kjarni_status_word(kjarni_scan_op(found, aggregate));\n";
+    s += "            kjarni_publish(KJARNI_SLOT(super_slots + super + 1), kjarni_scan_op(found, aggregate));\n";
     s += "        kjarni_prefix = found;\n";
     s += "    }\n";
     s += "    LOCAL_BARRIER;\n";
@@ -209,7 +214,10 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     std::string s = algorithm_helpers();
     s += fmt::format("#define KJARNI_ITEM {}\n#define KJARNI_IDX {}\n", spec.item_ctype, idx);
     s += spec.code;
-    if (k.mode == Mode::lookback) s += lookback_functions();
+    if (k.mode == Mode::lookback) {
+        s += fmt::format("#define KJARNI_STATUS_WORDS {}\n", spec.item_size / 4);
+        s += lookback_functions();
+    }
     // Kernel parameters: rows, row length, pieces, chunk, the temporaries, the arguments, layouts.
     s += fmt::format("KERNEL void kjarni_scan(GLOBAL_MEM KJARNI_ITEM* partial, GLOBAL_MEM KJARNI_ITEM* totals, {0} n_rows, "
                      "{0} length, {0} pieces, {0} chunk",
@@ -355,9 +363,10 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     if (lookback) {
         // The single pass: one tile per group. The tile is staged so that reads and writes are
         // coalesced; each work item scans its ITEMS positions in the stage, the group scans the
-        // work items' totals (through CUDA with warp shuffles: two barriers; elsewhere
-        // Hillis-Steele in local memory), the look-back finds the tile's prefix, and the positions
-        // go out through the stage again. (Not taken when output_statement reads last_item.)
+        // work items' totals (with CUDA's warp shuffles where they can move the item: two
+        // barriers; elsewhere Hillis-Steele in local memory), the look-back finds the tile's prefix,
+        // and the positions go out through the stage again. (Not taken when output_statement reads
+        // last_item.)
         const std::size_t warps = g / 32;
         s += "#define KJARNI_PAD(q) ((q) + (q) / 32)\n";
         s += group_of_chunk();
@@ -367,27 +376,27 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += fmt::format("    const {} tile = begin;\n", idx);
         s += read_tile("    ");
         s += scan_own_items("    ", true);
-        s += "#ifdef KJARNI_CUDA_API\n";
-        s += "    const int lane = (int)(lid & 31), warp = (int)(lid >> 5);\n";
-        s += "    KJARNI_ITEM x = run;\n";
-        s += warp_inclusive_scan("x", "    ");
-        s += "    KJARNI_ITEM before = __shfl_up_sync(0xffffffffu, x, 1);\n";
-        s += "    if (lane == 0) before = kjarni_neutral();\n";
-        s += "    if (lane == 31) scratch[warp] = x;\n    LOCAL_BARRIER;\n";
-        s += "    if (warp == 0) {\n";
-        s += fmt::format("        KJARNI_ITEM t = lane < {} ? scratch[lane] : kjarni_neutral();\n", warps);
-        s += warp_inclusive_scan("t", "        ");
-        s += fmt::format("        if (lane < {}) scratch[lane] = t;\n", warps);
-        s += "    }\n    LOCAL_BARRIER;\n";
-        s += "    if (warp > 0) before = kjarni_scan_op(scratch[warp - 1], before);\n";
-        s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", warps - 1);
-        s += "#else\n";
-        s += scan_totals("    ");
-        s += "    const KJARNI_ITEM before = lid > 0 ? scratch[lid - 1] : kjarni_neutral();\n";
-        s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", g - 1);
-        s += "#endif\n";
+        if (k.shuffles) {
+            s += "    const int lane = (int)(lid & 31), warp = (int)(lid >> 5);\n";
+            s += "    KJARNI_ITEM x = run;\n";
+            s += warp_inclusive_scan("x", "    ");
+            s += "    KJARNI_ITEM before = __shfl_up_sync(0xffffffffu, x, 1);\n";
+            s += "    if (lane == 0) before = kjarni_neutral();\n";
+            s += "    if (lane == 31) scratch[warp] = x;\n    LOCAL_BARRIER;\n";
+            s += "    if (warp == 0) {\n";
+            s += fmt::format("        KJARNI_ITEM t = lane < {} ? scratch[lane] : kjarni_neutral();\n", warps);
+            s += warp_inclusive_scan("t", "        ");
+            s += fmt::format("        if (lane < {}) scratch[lane] = t;\n", warps);
+            s += "    }\n    LOCAL_BARRIER;\n";
+            s += "    if (warp > 0) before = kjarni_scan_op(scratch[warp - 1], before);\n";
+            s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", warps - 1);
+        } else {
+            s += scan_totals("    ");
+            s += "    const KJARNI_ITEM before = lid > 0 ? scratch[lid - 1] : kjarni_neutral();\n";
+            s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", g - 1);
+        }
         s += "    KJARNI_ITEM carry = kjarni_neutral();\n";
-        s += lookback_code("tile_total", idx);
+        s += lookback_code("tile_total", idx, k.shuffles);
         s += "    const KJARNI_ITEM prefix = kjarni_scan_op(carry, before);\n";
         s += write_tile("    ");
         s += "}\n";
@@ -437,9 +446,10 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
     std::string types;
     for (const CArgument& a : spec.arguments)
         types += fmt::format("{}{}{} {},", a.pointer ? "*" : "", a.is_const ? "const " : "", a.dtype.name(), a.name);
-    return fmt::format("scan mode={} items={} commutative={} prefetch={} rows={} idx={} group={} table={} item={} args={}\n{}",
+    return fmt::format("scan mode={} items={} commutative={} prefetch={} rows={} idx={} group={} table={} shuffles={} item={} "
+                       "args={}\n{}",
                        static_cast<int>(k.mode), k.items, k.commutative, k.prefetch, k.row_ndim, k.use_32_bits, k.group, k.table,
-                       spec.item_ctype, types, spec.code);
+                       k.shuffles, spec.item_ctype, types, spec.code);
 }
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
@@ -484,23 +494,26 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     // Through CUDA a tile's reads are issued while the previous tile is scanned (H100, cumsum of 2^28:
     // int32 1.70 -> 1.81 TB/s, float32 1.67 -> 1.78); NVIDIA's OpenCL lost about 1% with it.
     const bool cuda = queue.device().context().api().id() == ApiId::cuda();
-    // The single pass (scans of 4-byte items): 40 positions per work item, a tile of 10240 items
-    // (41 KiB staged, within the 48 KiB every CUDA device and NVIDIA's OpenCL give a group).
-    // Measured on the H100 (cumsum of 2^28, GB/s, int32 / float32): 32 positions 1993 / 1999 through
-    // CUDA, 2264 / 2268 through NVIDIA's OpenCL; 40 positions 2254 / 2258 and 2251 / 2251 (small
-    // tiles wait on the look-back; 48 would not fit 48 KiB); the three kernels 1849 / 1826 through
-    // OpenCL, 1776 for float32 through CUDA. The stage, the scratch of the group's totals and the
-    // look-back's slots must fit the group's local memory. A tile waits for tiles whose groups have
-    // started, so the device must keep a started group running while others wait: CUDA devices and
-    // OpenCL GPUs do (their multiprocessors interleave every resident group), OpenCL CPU devices do
-    // (a group runs on one thread from its start to its end); other OpenCL devices keep the three
-    // kernels.
+    // The single pass (items of 4, 8 or 16 bytes): 40 positions of 4 bytes per work item, a tile of
+    // 10240 items (41 KiB staged, within the 48 KiB every CUDA device and NVIDIA's OpenCL give a
+    // group); wider items take as many bytes. Measured on the H100 (cumsum of 2^28, GB/s, int32 /
+    // float32): 32 positions 1993 / 1999 through CUDA, 2264 / 2268 through NVIDIA's OpenCL; 40
+    // positions 2254 / 2258 and 2251 / 2251 (small tiles wait on the look-back; 48 would not fit
+    // 48 KiB); the three kernels 1849 / 1826 through OpenCL, 1776 for float32 through CUDA. The
+    // stage, the scratch of the group's totals and the look-back's slots must fit the group's local
+    // memory. A tile waits for tiles whose groups have started, so the device must keep a started
+    // group running while others wait: CUDA devices and OpenCL GPUs do (their multiprocessors
+    // interleave every resident group), OpenCL CPU devices do (a group runs on one thread from its
+    // start to its end); other OpenCL devices keep the three kernels.
     const DeviceType type = queue.device().params().type;
-    const bool lookback = (cuda || type == DeviceType::gpu || type == DeviceType::cpu) && spec.item_size == 4 &&
+    const bool wide_enough = spec.item_size == 4 || spec.item_size == 8 || spec.item_size == 16;
+    const bool lookback = (cuda || type == DeviceType::gpu || type == DeviceType::cpu) && wide_enough &&
                           !spec.uses_last_item && group >= 2 * lookback_fan_out &&
-                          (padded_stage_items(group, lookback_items) + group + 2 * lookback_fan_out) * spec.item_size + 64 <=
+                          (padded_stage_items(group, lookback_items(spec.item_size)) + group + 2 * lookback_fan_out) *
+                                      spec.item_size +
+                                  64 <=
                               queue.device().params().local_mem_size;
-    const std::size_t items = lookback ? lookback_items : items_per_thread(spec.item_size, group, cuda);
+    const std::size_t items = lookback ? lookback_items(spec.item_size) : items_per_thread(spec.item_size, group, cuda);
     const std::size_t tile = group * items;
     const std::size_t target_groups = compute_units * 8;
     const std::ptrdiff_t row_inner = rows.ndim() > 0 ? std::llabs(rows.strides[0].back()) : 0;
@@ -520,8 +533,8 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     pad_axes(rows);
 
     constexpr std::size_t limit = std::size_t{1} << 31;
-    // (2 * n_rows * pieces bounds the single pass's status words: tiles, blocks and superblocks)
-    bool use_32 = 2 * n_rows * pieces < limit && length + tile < limit && n_rows < limit;
+    // (2 * n_rows * pieces slots of up to 4 words bound the single pass's status words)
+    bool use_32 = 8 * n_rows * pieces < limit && length + tile < limit && n_rows < limit;
     for (std::size_t a = 0; a < arrays.size(); ++a) {
         std::size_t reach = static_cast<std::size_t>(std::llabs(offsets[a])) +
                             static_cast<std::size_t>(std::llabs(axis_strides[a])) * (length + tile);
@@ -530,10 +543,11 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
         use_32 = use_32 && reach < limit;
     }
 
-    // The single pass's state, zeroed: the ticket counter (16 bytes), then a status word per tile,
-    // per block of tiles and per superblock (see lookback_code).
+    // The single pass's state, zeroed: the ticket counter (16 bytes), then a status slot (8 bytes
+    // for every 4 of the item) per tile, per block of tiles and per superblock (see lookback_code).
     const std::size_t blocks = ceil_div(pieces, lookback_fan_out);
-    const std::size_t state_bytes = 16 + 8 * n_rows * (pieces + blocks + ceil_div(blocks, lookback_fan_out));
+    const std::size_t state_bytes =
+        16 + 2 * spec.item_size * n_rows * (pieces + blocks + ceil_div(blocks, lookback_fan_out));
     const Buffer partial = sequential    ? temporary_buffer(queue, 16)
                            : single_pass ? temporary_buffer(queue, state_bytes)
                                          : temporary_buffer(queue, n_rows * pieces * spec.item_size);
@@ -564,7 +578,7 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     };
     const auto kernel = [&](Mode mode) {
         const ScanShape k{mode, items, spec.commutative, cuda && mode != Mode::lookback, rows.ndim(), use_32, group,
-                          mode != Mode::carries && table};
+                          mode != Mode::carries && table, cuda && mode == Mode::lookback && spec.scalar_item};
         const GeneratedKernel g = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
                                                    [&] { return kernel_source(spec, k); });
         if (g.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)

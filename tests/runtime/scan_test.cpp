@@ -208,6 +208,74 @@ TEST_P(Scans, FourByteScansOverManyTilesAreOrderedAndRepeatable) {
     }
 }
 
+TEST_P(Scans, WideItemScansOverManyTilesAreOrderedAndRepeatable) {
+    // The single pass with 8- and 16-byte items (a tile holds as many bytes as 10240 4-byte items:
+    // 5120 and 2560 items), over rows long enough for every level of its look-back: numpy's int64
+    // cumsum of int32 input (exact), a uint64 scan that is associative but not commutative
+    // (composing maps x -> m x + c mod 2^32, m in the low half, c in the high half), a complex128
+    // cumsum within its rounding bound and with the same bits twice.
+    const std::size_t long_row = 1027 * 5120 + 77;
+    {
+        const HostArray h = random_host(Kind::int32, {long_row});
+        const HostArray got = cumsum(queue(), Array::from_host(queue(), h)).get(queue());
+        ASSERT_EQ(got.dtype(), DType(Kind::int64));
+        const std::vector<std::int32_t> in = h.to_vector<std::int32_t>();
+        const std::vector<std::int64_t> out = got.to_vector<std::int64_t>();
+        std::int64_t acc = 0;
+        for (std::size_t j = 0; j < long_row; ++j) {
+            acc += in[j];
+            ASSERT_EQ(out[j], acc) << "int64 position " << j;
+        }
+    }
+    const auto compose = [](std::uint64_t a, std::uint64_t b) {
+        const std::uint64_t m = (b & 0xffffffffu) * (a & 0xffffffffu) & 0xffffffffu;
+        const std::uint64_t c = ((b & 0xffffffffu) * (a >> 32) + (b >> 32)) & 0xffffffffu;
+        return m | (c << 32);
+    };
+    const ScanKernel k(Kind::uint64, "(uint64_t)1",
+                       "((b & 0xffffffffu) * (a & 0xffffffffu) & 0xffffffffu) | "
+                       "((((b & 0xffffffffu) * (a >> 32) + (b >> 32)) & 0xffffffffu) << 32)",
+                       "x[i]", "y[i] = item;", "const uint64_t *x, uint64_t *y");
+    for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{long_row}, std::vector<std::size_t>{3, 70 * 5120 + 5}}) {
+        SCOPED_TRACE(::testing::Message() << "rows of " << shape.back());
+        const std::size_t size = std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
+        const std::vector<std::uint64_t> maps = random_vector<std::uint64_t>(size, 0, std::numeric_limits<std::uint64_t>::max());
+        const Array x = Array::from_host(queue(), HostArray::from(maps, shape));
+        const Array y = Array::empty(queue().device(), shape, Kind::uint64);
+        k(queue(), {x, y}, -1);
+        const std::vector<std::uint64_t> got = y.get(queue()).to_vector<std::uint64_t>();
+        const std::size_t length = shape.back();
+        for (std::size_t r = 0; r < size / length; ++r) {
+            std::uint64_t acc = 1;
+            for (std::size_t j = 0; j < length; ++j) {
+                acc = compose(acc, maps[r * length + j]);
+                ASSERT_EQ(got[r * length + j], acc) << "row " << r << " position " << j;
+            }
+        }
+    }
+    {
+        // Every strategy combines a position's prefix in fewer than 1100 steps here (10 positions
+        // in a work item, 10 over the group, 5 + 5 in the look-back's trees, one per earlier tile).
+        const std::size_t row = 1027 * 2560 + 77;
+        const HostArray h = random_host(Kind::complex128, {row});
+        const Array x = Array::from_host(queue(), h);
+        const HostArray first = cumsum(queue(), x).get(queue());
+        Complex acc = 0;
+        long double re = 0, im = 0;
+        for (std::size_t j = 0; j < row; ++j) {
+            const Complex v = value_at(h, j);
+            acc += v;
+            re += std::abs(v.real());
+            im += std::abs(v.imag());
+            const Complex got = value_at(first, j);
+            ASSERT_LE(std::abs(got.real() - acc.real()), 1103 * 0x1p-53L * re) << "complex128 position " << j;
+            ASSERT_LE(std::abs(got.imag() - acc.imag()), 1103 * 0x1p-53L * im) << "complex128 position " << j;
+        }
+        const HostArray second = cumsum(queue(), x).get(queue());
+        EXPECT_EQ(std::memcmp(first.data(), second.data(), 16 * row), 0);
+    }
+}
+
 TEST_P(Scans, ExclusiveScanWithLastItemAndScalars) {
     // y = exclusive prefix of (x + a) along axis 1, z = the row total; int64 for exactness.
     const ScanKernel k(Kind::int64, "0", "a + b", "(int64_t)x[i] + a", "y[i] = prev_item; z[i] = last_item;",
