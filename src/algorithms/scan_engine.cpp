@@ -26,6 +26,7 @@
 #include "algorithms/scan_engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <numeric>
@@ -454,7 +455,11 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
+std::atomic<bool> single_pass_allowed{true};
+
 }  // namespace
+
+void allow_single_pass_scans(bool allow) { single_pass_allowed.store(allow, std::memory_order_relaxed); }
 
 void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments, int axis) {
     const std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
@@ -507,7 +512,8 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     // start to its end); other OpenCL devices keep the three kernels.
     const DeviceType type = queue.device().params().type;
     const bool wide_enough = spec.item_size == 4 || spec.item_size == 8 || spec.item_size == 16;
-    const bool lookback = (cuda || type == DeviceType::gpu || type == DeviceType::cpu) && wide_enough &&
+    const bool lookback = single_pass_allowed.load(std::memory_order_relaxed) &&
+                          (cuda || type == DeviceType::gpu || type == DeviceType::cpu) && wide_enough &&
                           !spec.uses_last_item && group >= 2 * lookback_fan_out &&
                           (padded_stage_items(group, lookback_items(spec.item_size)) + group + 2 * lookback_fan_out) *
                                       spec.item_size +

@@ -37,4 +37,9 @@ std::string scan_code(const std::vector<CArgument>& arguments, const std::string
 
 void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments, int axis);
 
+/// Whether long rows may take the single pass where the device allows it (the default). With
+/// false every long row takes the three kernels that devices unable to run the single pass use:
+/// for tests of those kernels on devices that would not reach them. Process-wide.
+void allow_single_pass_scans(bool allow);
+
 }  // namespace kjarni::detail

@@ -1,6 +1,7 @@
 // Scans against host references on fresh random data: cumsum for every dtype x layout class x
-// axis (and flattened), cumprod, the tiled three-kernel path on long rows, ScanKernel's exclusive
-// scan and last_item, in place, determinism, MultiArray part by part, bad input.
+// axis (and flattened), cumprod, long rows through the single pass (every level of its look-back,
+// 4-, 8- and 16-byte items, a non-commutative scan) and through the three kernels, ScanKernel's
+// exclusive scan and last_item, in place, determinism, MultiArray part by part, bad input.
 //
 // Tolerances: position k of a float cumsum is a sum of k + 1 terms combined in some order of
 // additions, so it errs by at most k u sum_{j<=k} |x_j| (u: 2^-24 for float32 and float16, which
@@ -15,6 +16,7 @@
 #include <limits>
 #include <numeric>
 
+#include "algorithms/scan_engine.hpp"
 #include "kjarni/scan.hpp"
 #include "runtime/algorithm_test_support.hpp"
 #include "support/random_data.hpp"
@@ -101,16 +103,25 @@ TEST_P(Scans, CumprodAndEmpty) {
     }
 }
 
-TEST_P(Scans, LongRowsTakeTheTiledPath) {
+TEST_P(Scans, LongRowsThroughBothStrategies) {
+    // The single pass, and the three kernels that devices unable to run it take (forced here).
+    struct Restore {
+        ~Restore() { detail::allow_single_pass_scans(true); }
+    } restore;
     const std::vector<std::pair<std::vector<std::size_t>, int>> cases = {
         {{3, 100000}, 1}, {{1 << 18}, 0}, {{100000, 3}, 0}, {{5000, 70}, 0}, {{2, 3, 20000}, -1}};
-    for (const DType& d : {DType(Kind::int32), DType(Kind::float32)})
-        for (const auto& [shape, axis] : cases) {
-            SCOPED_TRACE(::testing::Message() << d.name() << " shape[0] " << shape[0] << " axis " << axis);
-            const HostArray h = random_host(d, shape);
-            const Array x = Array::from_host(queue(), h);
-            check_scan(h, axis, cumsum(queue(), x, axis).get(queue()), false);
-        }
+    for (const bool single_pass : {true, false}) {
+        detail::allow_single_pass_scans(single_pass);
+        for (const DType& d : {DType(Kind::int32), DType(Kind::float32)})
+            for (const auto& [shape, axis] : cases) {
+                if (!single_pass && shape[0] == 5000) continue;  // (one tile per row: nothing the others do not show)
+                SCOPED_TRACE(::testing::Message() << (single_pass ? "single pass " : "three kernels ") << d.name()
+                                                  << " shape[0] " << shape[0] << " axis " << axis);
+                const HostArray h = random_host(d, shape);
+                const Array x = Array::from_host(queue(), h);
+                check_scan(h, axis, cumsum(queue(), x, axis).get(queue()), false);
+            }
+    }
 }
 
 TEST_P(Scans, FourByteIntegerCumsumOfLongRows) {
