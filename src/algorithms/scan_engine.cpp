@@ -16,9 +16,10 @@
 //   scans ITEMS consecutive positions in order, the work items' totals are scanned in local memory
 //   (Hillis-Steele, left operand first): the order of combination is fixed and scan_expr need
 //   not be commutative.
-// - single pass, for scans of 4-, 8- and 16-byte items: one kernel, a tile per work group in the order the
-//   groups start, each tile's prefix combined from its predecessors' published totals over a fixed
-//   hierarchy of blocks (see lookback_code), so the bits do not depend on timing, floats included.
+// - single pass, for scans of 4-, 8- and 16-byte items: one kernel, a tile per work group in the
+//   order the groups start, each tile's prefix combined from its predecessors' published totals over
+//   a fixed hierarchy of blocks (see lookback_code), so the bits do not depend on timing, floats
+//   included.
 //   It reads and writes every position once (the tiled strategy reads twice). It needs only that a
 //   started group keeps running while others wait for it (see run_scan for the devices that give
 //   that), not forward progress for groups that have not started.
