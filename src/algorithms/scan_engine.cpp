@@ -512,9 +512,10 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     // interleave every resident group), OpenCL CPU devices do (a group runs on one thread from its
     // start to its end); other OpenCL devices keep the three kernels.
     const DeviceType type = queue.device().params().type;
-    const bool wide_enough = spec.item_size == 4 || spec.item_size == 8 || spec.item_size == 16;
+    // (a published item takes 1, 2 or 4 whole status words)
+    const bool in_status_words = spec.item_size == 4 || spec.item_size == 8 || spec.item_size == 16;
     const bool lookback = single_pass_allowed.load(std::memory_order_relaxed) &&
-                          (cuda || type == DeviceType::gpu || type == DeviceType::cpu) && wide_enough &&
+                          (cuda || type == DeviceType::gpu || type == DeviceType::cpu) && in_status_words &&
                           !spec.uses_last_item && group >= 2 * lookback_fan_out &&
                           (padded_stage_items(group, lookback_items(spec.item_size)) + group + 2 * lookback_fan_out) *
                                       spec.item_size +
