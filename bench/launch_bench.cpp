@@ -69,42 +69,6 @@ std::shared_ptr<Setup> make_setup(const kjarni::Device& first) {
                                          kjarni::Buffer::allocate(device, 64), kjarni::Buffer::allocate(device, 64)});
 }
 
-void kjarni_enqueue_0(benchmark::State& state, std::shared_ptr<Setup> s) {
-    int n = 0;
-    for (auto _ : state) {
-        s->empty.enqueue(s->queue);
-        if (++n % sync_every == 0) s->queue.synchronize();
-    }
-    s->queue.synchronize();
-}
-
-void kjarni_enqueue_5(benchmark::State& state, std::shared_ptr<Setup> s) {
-    int n = 0;
-    for (auto _ : state) {
-        s->five.enqueue(s->queue, s->a, s->b, 1.5f, 7, 9u);
-        if (++n % sync_every == 0) s->queue.synchronize();
-    }
-    s->queue.synchronize();
-}
-
-void kjarni_enqueue_8(benchmark::State& state, std::shared_ptr<Setup> s) {
-    int n = 0;
-    for (auto _ : state) {
-        s->eight.enqueue(s->queue, s->a, s->b, 1.5f, 7, 9u, s->a, 2.5f, 11);
-        if (++n % sync_every == 0) s->queue.synchronize();
-    }
-    s->queue.synchronize();
-}
-
-void kjarni_call_with_event_5(benchmark::State& state, std::shared_ptr<Setup> s) {
-    int n = 0;
-    for (auto _ : state) {
-        benchmark::DoNotOptimize(s->five(s->queue, s->a, s->b, 1.5f, 7, 9u));
-        if (++n % sync_every == 0) s->queue.synchronize();
-    }
-    s->queue.synchronize();
-}
-
 /// kjarni's launch of the kernel with `arguments` (0, 5 or 8), with or without an event.
 void kjarni_launch(const Setup& s, int arguments, bool with_event) {
     if (with_event) {
@@ -116,6 +80,15 @@ void kjarni_launch(const Setup& s, int arguments, bool with_event) {
     } else {
         s.eight.enqueue(s.queue, s.a, s.b, 1.5f, 7, 9u, s.a, 2.5f, 11);
     }
+}
+
+void kjarni_alone(benchmark::State& state, std::shared_ptr<Setup> s, int arguments, bool with_event) {
+    int n = 0;
+    for (auto _ : state) {
+        kjarni_launch(*s, arguments, with_event);
+        if (++n % sync_every == 0) s->queue.synchronize();
+    }
+    s->queue.synchronize();
 }
 
 #ifdef KJARNI_BENCH_RAW_CUDA
@@ -275,11 +248,10 @@ int main(int argc, char** argv) {
             continue;
         }
         const std::string tag = fmt::format("{}/{}", api.shortcut(), setup->queue.device().name());
-        benchmark::RegisterBenchmark(("launch_0_args/kjarni_enqueue/" + tag).c_str(), kjarni_enqueue_0, setup);
-        benchmark::RegisterBenchmark(("launch_5_args/kjarni_enqueue/" + tag).c_str(), kjarni_enqueue_5, setup);
-        benchmark::RegisterBenchmark(("launch_8_args/kjarni_enqueue/" + tag).c_str(), kjarni_enqueue_8, setup);
-        benchmark::RegisterBenchmark(("launch_5_args_event/kjarni_call/" + tag).c_str(), kjarni_call_with_event_5,
-                                     setup);
+        benchmark::RegisterBenchmark(("launch_0_args/kjarni_enqueue/" + tag).c_str(), kjarni_alone, setup, 0, false);
+        benchmark::RegisterBenchmark(("launch_5_args/kjarni_enqueue/" + tag).c_str(), kjarni_alone, setup, 5, false);
+        benchmark::RegisterBenchmark(("launch_8_args/kjarni_enqueue/" + tag).c_str(), kjarni_alone, setup, 8, false);
+        benchmark::RegisterBenchmark(("launch_5_args_event/kjarni_call/" + tag).c_str(), kjarni_alone, setup, 5, true);
         // The raw launches where the benchmark was built with them (CUDA: where libcuda loads).
 #ifdef KJARNI_BENCH_RAW_CUDA
         if (api.id() == kjarni::ApiId::cuda() && raw_cuda() != nullptr) register_raw<RawCudaLaunch>(tag, setup);
