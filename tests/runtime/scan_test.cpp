@@ -9,6 +9,7 @@
 // plus half a unit in the last place of a float16 result. cumprod alike with products. Integers
 // are exact.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -70,6 +71,45 @@ void check_scan(const HostArray& input, std::optional<int> axis, const HostArray
             const Complex got = value_at(result, k);
             ASSERT_LE(std::abs(got.real() - acc.real()), tol) << "got " << got << " expected " << acc;
             ASSERT_LE(std::abs(got.imag() - acc.imag()), tol) << "got " << got << " expected " << acc;
+        }
+    }
+}
+
+/// A scan that is exact and associative but not commutative, so that any combination out of order
+/// shows: composing maps x -> m x + c mod 2^h packed in an unsigned item of 2h bits (m in the low
+/// half, c in the high half). Checked position by position over one row of `long_row` positions and
+/// three rows of `short_row`.
+template <class U>
+void check_composed_maps(const Queue& queue, std::size_t long_row, std::size_t short_row) {
+    constexpr unsigned half = 4 * sizeof(U);
+    constexpr U low = static_cast<U>((U{1} << half) - 1);
+    const auto compose = [](U a, U b) {
+        const U m = static_cast<U>((b & low) * (a & low) & low);
+        const U c = static_cast<U>(((b & low) * (a >> half) + (b >> half)) & low);
+        return static_cast<U>(m | static_cast<U>(c << half));
+    };
+    const DType dtype = sizeof(U) == 4 ? DType(Kind::uint32) : DType(Kind::uint64);
+    const std::string ctype = sizeof(U) == 4 ? "uint32_t" : "uint64_t";
+    const std::string mask = fmt::format("{:#x}u", low);
+    const ScanKernel k(dtype, fmt::format("({})1", ctype),
+                       fmt::format("((b & {0}) * (a & {0}) & {0}) | ((((b & {0}) * (a >> {1}) + (b >> {1})) & {0}) << {1})",
+                                   mask, half),
+                       "x[i]", "y[i] = item;", fmt::format("const {0} *x, {0} *y", ctype));
+    for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{long_row}, std::vector<std::size_t>{3, short_row}}) {
+        SCOPED_TRACE(::testing::Message() << ctype << " rows of " << shape.back());
+        const std::size_t size = std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
+        const std::vector<U> maps = random_vector<U>(size, 0, std::numeric_limits<U>::max());
+        const Array x = Array::from_host(queue, HostArray::from(maps, shape));
+        const Array y = Array::empty(queue.device(), shape, dtype);
+        k(queue, {x, y}, -1);
+        const std::vector<U> got = y.get(queue).to_vector<U>();
+        const std::size_t length = shape.back();
+        for (std::size_t r = 0; r < size / length; ++r) {
+            U acc = 1;
+            for (std::size_t j = 0; j < length; ++j) {
+                acc = compose(acc, maps[r * length + j]);
+                ASSERT_EQ(got[r * length + j], acc) << "row " << r << " position " << j;
+            }
         }
     }
 }
@@ -192,31 +232,7 @@ TEST_P(Scans, FourByteScansOverManyTilesAreOrderedAndRepeatable) {
     const HostArray second = cumsum(queue(), xf).get(queue());
     EXPECT_EQ(std::memcmp(first.data(), second.data(), 4 * long_row), 0);
 
-    const auto compose = [](std::uint32_t a, std::uint32_t b) {
-        const std::uint32_t m = (b & 0xffffu) * (a & 0xffffu) & 0xffffu;
-        const std::uint32_t c = ((b & 0xffffu) * (a >> 16) + (b >> 16)) & 0xffffu;
-        return m | (c << 16);
-    };
-    const ScanKernel k(Kind::uint32, "1u",
-                       "((b & 0xffffu) * (a & 0xffffu) & 0xffffu) | ((((b & 0xffffu) * (a >> 16) + (b >> 16)) & 0xffffu) << 16)",
-                       "x[i]", "y[i] = item;", "const uint32_t *x, uint32_t *y");
-    for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{long_row}, std::vector<std::size_t>{3, 70 * 10240 + 5}}) {
-        SCOPED_TRACE(::testing::Message() << "rows of " << shape.back());
-        const std::size_t size = std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
-        const std::vector<std::uint32_t> maps = random_vector<std::uint32_t>(size, 0, std::numeric_limits<std::uint32_t>::max());
-        const Array x = Array::from_host(queue(), HostArray::from(maps, shape));
-        const Array y = Array::empty(queue().device(), shape, Kind::uint32);
-        k(queue(), {x, y}, -1);
-        const std::vector<std::uint32_t> got = y.get(queue()).to_vector<std::uint32_t>();
-        const std::size_t length = shape.back();
-        for (std::size_t r = 0; r < size / length; ++r) {
-            std::uint32_t acc = 1;
-            for (std::size_t j = 0; j < length; ++j) {
-                acc = compose(acc, maps[r * length + j]);
-                ASSERT_EQ(got[r * length + j], acc) << "row " << r << " position " << j;
-            }
-        }
-    }
+    check_composed_maps<std::uint32_t>(queue(), long_row, 70 * 10240 + 5);
 }
 
 TEST_P(Scans, WideItemScansOverManyTilesAreOrderedAndRepeatable) {
@@ -238,32 +254,7 @@ TEST_P(Scans, WideItemScansOverManyTilesAreOrderedAndRepeatable) {
             ASSERT_EQ(out[j], acc) << "int64 position " << j;
         }
     }
-    const auto compose = [](std::uint64_t a, std::uint64_t b) {
-        const std::uint64_t m = (b & 0xffffffffu) * (a & 0xffffffffu) & 0xffffffffu;
-        const std::uint64_t c = ((b & 0xffffffffu) * (a >> 32) + (b >> 32)) & 0xffffffffu;
-        return m | (c << 32);
-    };
-    const ScanKernel k(Kind::uint64, "(uint64_t)1",
-                       "((b & 0xffffffffu) * (a & 0xffffffffu) & 0xffffffffu) | "
-                       "((((b & 0xffffffffu) * (a >> 32) + (b >> 32)) & 0xffffffffu) << 32)",
-                       "x[i]", "y[i] = item;", "const uint64_t *x, uint64_t *y");
-    for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{long_row}, std::vector<std::size_t>{3, 70 * 5120 + 5}}) {
-        SCOPED_TRACE(::testing::Message() << "rows of " << shape.back());
-        const std::size_t size = std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
-        const std::vector<std::uint64_t> maps = random_vector<std::uint64_t>(size, 0, std::numeric_limits<std::uint64_t>::max());
-        const Array x = Array::from_host(queue(), HostArray::from(maps, shape));
-        const Array y = Array::empty(queue().device(), shape, Kind::uint64);
-        k(queue(), {x, y}, -1);
-        const std::vector<std::uint64_t> got = y.get(queue()).to_vector<std::uint64_t>();
-        const std::size_t length = shape.back();
-        for (std::size_t r = 0; r < size / length; ++r) {
-            std::uint64_t acc = 1;
-            for (std::size_t j = 0; j < length; ++j) {
-                acc = compose(acc, maps[r * length + j]);
-                ASSERT_EQ(got[r * length + j], acc) << "row " << r << " position " << j;
-            }
-        }
-    }
+    check_composed_maps<std::uint64_t>(queue(), long_row, 70 * 5120 + 5);
     {
         // Every strategy combines a position's prefix in fewer than 1100 steps here (10 positions
         // in a work item, 10 over the group, 5 + 5 in the look-back's trees, one per earlier tile).
