@@ -38,7 +38,6 @@ ScanKernel::ScanKernel(const DType& dtype, std::string neutral, std::string scan
     impl->spec.item_ctype = detail::compute_ctype(dtype);
     impl->spec.item_size = dtype.kind() == Kind::float16 ? 4 : dtype.itemsize();
     impl->spec.uses_last_item = output_statement.find("last_item") != std::string::npos;
-    impl->spec.scalar_item = !is_complex(dtype);
     impl->spec.code = detail::scan_code(impl->spec.arguments, preamble, neutral, scan_expr, input_expr,
                                         output_statement, render_globals, name);
     impl_ = std::move(impl);
@@ -135,7 +134,6 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
         spec.item_ctype = detail::compute_ctype(item);
         spec.item_size = item.itemsize();
         spec.commutative = true;
-        spec.scalar_item = !is_complex(item);
         spec.code = detail::scan_code(spec.arguments, "", neutral, op, value, store, globals, what);
         slot = std::make_unique<const ScanSpec>(std::move(spec));
     }

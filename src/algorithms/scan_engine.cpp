@@ -96,16 +96,7 @@ struct ScanShape {
     bool use_32_bits = true;
     std::size_t group = 256;
     bool table = false;  // the rows' layout comes in a table (more than max_scalar_axes axes)
-    bool shuffles = false;  // CUDA warp shuffles can move an item (single pass)
 };
-
-/// An inclusive scan of `var` across the 32 lanes of a warp (CUDA shuffles), at indentation `in`.
-std::string warp_inclusive_scan(const std::string& var, const std::string& in) {
-    return fmt::format("{0}for (int d = 1; d < 32; d <<= 1) {{\n"
-                       "{0}    const KJARNI_ITEM y = __shfl_up_sync(0xffffffffu, {1}, d);\n"
-                       "{0}    if (lane >= d) {1} = kjarni_scan_op(y, {1});\n{0}}}\n",
-                       in, var);
-}
 
 /// Tiles per block and blocks per superblock of the single pass's look-back (see lookback_code).
 constexpr std::size_t lookback_fan_out = 32;
@@ -150,7 +141,7 @@ FUNCTION INLINE KJARNI_ITEM kjarni_wait_status(volatile GLOBAL_MEM uint64_t* slo
 /// associative scan_expr, floats included (decoupled look-back's grouping depends on timing). Only
 /// the superblock prefixes form a chain (one link per 1024 tiles). A tile waits only for tiles of
 /// smaller tickets, whose groups have started.
-std::string lookback_code(const std::string& aggregate, const char* idx, bool shuffles) {
+std::string lookback_code(const std::string& aggregate, const char* idx) {
     std::string s;
     s += fmt::format("    const {0} blocks = (pieces + {1}) / {2}, supers = (blocks + {1}) / {2};\n", idx,
                      lookback_fan_out - 1, lookback_fan_out);
@@ -166,32 +157,22 @@ std::string lookback_code(const std::string& aggregate, const char* idx, bool sh
                      idx, lookback_fan_out);
     s += "    if (lid == 0) kjarni_publish(KJARNI_SLOT(tile_slots + piece), aggregate);\n";
     // The earlier aggregates of the block and block totals of the superblock, each summed over the
-    // same fixed tree of 32 slots (neighbours first, then pairs of pairs, ...; empty slots neutral):
-    // with shuffles in the first warp's registers, else in local memory.
+    // same fixed tree of 32 slots in local memory (neighbours first, then pairs of pairs, ...; empty
+    // slots neutral). (CUDA warp shuffles in place of local memory, here and for the work items'
+    // totals, were measured slower on the H100: cumsum of 2^28 int32 2253 against 2384 GB/s,
+    // int32 into int64 1145 against 1810.)
     const std::string tile_slot = "lid < in_block ? kjarni_wait_status(KJARNI_SLOT(tile_slots + piece - in_block + lid)) : kjarni_neutral()";
     const std::string block_slot =
         "lid < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid)) : kjarni_neutral()";
-    if (shuffles) {
-        s += "    if (lid < 32) {\n";
-        s += fmt::format("        KJARNI_ITEM from_tiles = {}, from_blocks = {};\n", tile_slot, block_slot);
-        s += "        for (int d = 1; d < 32; d <<= 1) {\n";
-        s += "            const KJARNI_ITEM t = __shfl_xor_sync(0xffffffffu, from_tiles, d), b = __shfl_xor_sync(0xffffffffu, from_blocks, d);\n";
-        s += "            from_tiles = (lid & d) != 0 ? kjarni_scan_op(t, from_tiles) : kjarni_scan_op(from_tiles, t);\n";
-        s += "            from_blocks = (lid & d) != 0 ? kjarni_scan_op(b, from_blocks) : kjarni_scan_op(from_blocks, b);\n";
-        s += "        }\n";
-        s += fmt::format("        if (lid == 0) {{ kjarni_look[0] = from_tiles; kjarni_look[{}] = from_blocks; }}\n", lookback_fan_out);
-        s += "    }\n";
-    } else {
-        s += fmt::format("    if (lid < {}) {{\n", lookback_fan_out);
-        s += fmt::format("        kjarni_look[lid] = {};\n", tile_slot);
-        s += fmt::format("        kjarni_look[{} + lid] = {};\n", lookback_fan_out, block_slot);
-        s += "    }\n    LOCAL_BARRIER;\n";
-        s += fmt::format("    for (int d = 1; d < {}; d <<= 1) {{\n", lookback_fan_out);
-        s += fmt::format("        if (lid < {} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], "
-                         "kjarni_look[lid + d]);\n",
-                         2 * lookback_fan_out);
-        s += "        LOCAL_BARRIER;\n    }\n";
-    }
+    s += fmt::format("    if (lid < {}) {{\n", lookback_fan_out);
+    s += fmt::format("        kjarni_look[lid] = {};\n", tile_slot);
+    s += fmt::format("        kjarni_look[{} + lid] = {};\n", lookback_fan_out, block_slot);
+    s += "    }\n    LOCAL_BARRIER;\n";
+    s += fmt::format("    for (int d = 1; d < {}; d <<= 1) {{\n", lookback_fan_out);
+    s += fmt::format("        if (lid < {} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], "
+                     "kjarni_look[lid + d]);\n",
+                     2 * lookback_fan_out);
+    s += "        LOCAL_BARRIER;\n    }\n";
     s += "    if (lid == 0) {\n";
     s += fmt::format("        if (in_block == {}) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate));\n",
                      lookback_fan_out - 1);
@@ -365,11 +346,9 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     if (lookback) {
         // The single pass: one tile per group. The tile is staged so that reads and writes are
         // coalesced; each work item scans its ITEMS positions in the stage, the group scans the
-        // work items' totals (with CUDA's warp shuffles where they can move the item: two
-        // barriers; elsewhere Hillis-Steele in local memory), the look-back finds the tile's prefix,
-        // and the positions go out through the stage again. (Not taken when output_statement reads
-        // last_item.)
-        const std::size_t warps = g / 32;
+        // work items' totals (Hillis-Steele in local memory), the look-back finds the tile's
+        // prefix, and the positions go out through the stage again. (Not taken when
+        // output_statement reads last_item.)
         s += "#define KJARNI_PAD(q) ((q) + (q) / 32)\n";
         s += group_of_chunk();
         s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", padded_stage_items(g, n));
@@ -378,27 +357,11 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         s += fmt::format("    const {} tile = begin;\n", idx);
         s += read_tile("    ");
         s += scan_own_items("    ", true);
-        if (k.shuffles) {
-            s += "    const int lane = (int)(lid & 31), warp = (int)(lid >> 5);\n";
-            s += "    KJARNI_ITEM x = run;\n";
-            s += warp_inclusive_scan("x", "    ");
-            s += "    KJARNI_ITEM before = __shfl_up_sync(0xffffffffu, x, 1);\n";
-            s += "    if (lane == 0) before = kjarni_neutral();\n";
-            s += "    if (lane == 31) scratch[warp] = x;\n    LOCAL_BARRIER;\n";
-            s += "    if (warp == 0) {\n";
-            s += fmt::format("        KJARNI_ITEM t = lane < {} ? scratch[lane] : kjarni_neutral();\n", warps);
-            s += warp_inclusive_scan("t", "        ");
-            s += fmt::format("        if (lane < {}) scratch[lane] = t;\n", warps);
-            s += "    }\n    LOCAL_BARRIER;\n";
-            s += "    if (warp > 0) before = kjarni_scan_op(scratch[warp - 1], before);\n";
-            s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", warps - 1);
-        } else {
-            s += scan_totals("    ");
-            s += "    const KJARNI_ITEM before = lid > 0 ? scratch[lid - 1] : kjarni_neutral();\n";
-            s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", g - 1);
-        }
+        s += scan_totals("    ");
+        s += "    const KJARNI_ITEM before = lid > 0 ? scratch[lid - 1] : kjarni_neutral();\n";
+        s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", g - 1);
         s += "    KJARNI_ITEM carry = kjarni_neutral();\n";
-        s += lookback_code("tile_total", idx, k.shuffles);
+        s += lookback_code("tile_total", idx);
         s += "    const KJARNI_ITEM prefix = kjarni_scan_op(carry, before);\n";
         s += write_tile("    ");
         s += "}\n";
@@ -448,10 +411,10 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
     std::string types;
     for (const CArgument& a : spec.arguments)
         types += fmt::format("{}{}{} {},", a.pointer ? "*" : "", a.is_const ? "const " : "", a.dtype.name(), a.name);
-    return fmt::format("scan mode={} items={} commutative={} prefetch={} rows={} idx={} group={} table={} shuffles={} item={} "
+    return fmt::format("scan mode={} items={} commutative={} prefetch={} rows={} idx={} group={} table={} item={} "
                        "args={}\n{}",
                        static_cast<int>(k.mode), k.items, k.commutative, k.prefetch, k.row_ndim, k.use_32_bits, k.group, k.table,
-                       k.shuffles, spec.item_ctype, types, spec.code);
+                       spec.item_ctype, types, spec.code);
 }
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
@@ -503,10 +466,11 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     // The single pass (items of 4, 8 or 16 bytes): 40 positions of 4 bytes per work item, a tile of
     // 10240 items (41 KiB staged, within the 48 KiB every CUDA device and NVIDIA's OpenCL give a
     // group); wider items take as many bytes. Measured on the H100 (cumsum of 2^28, GB/s, int32 /
-    // float32): 32 positions 1993 / 1999 through CUDA, 2264 / 2268 through NVIDIA's OpenCL; 40
-    // positions 2254 / 2258 and 2251 / 2251 (small tiles wait on the look-back; 48 would not fit
-    // 48 KiB); the three kernels 1849 / 1826 through OpenCL, 1776 for float32 through CUDA. The
-    // stage, the scratch of the group's totals and the look-back's slots must fit the group's local
+    // float32): 32 positions 2264 / 2268 through NVIDIA's OpenCL, 40 positions 2251 / 2251 (small
+    // tiles wait on the look-back; 48 would not fit 48 KiB); at 40, 2384 / 2382 through CUDA and
+    // 2401 / 2392 through OpenCL in a later run, against the three kernels' 1849 / 1826 through
+    // OpenCL and 1776 for float32 through CUDA. Items of 8 bytes (int32 into int64): 1810 through
+    // CUDA and 1761 through OpenCL, the three kernels 1849 and 1537. The stage, the scratch of the group's totals and the look-back's slots must fit the group's local
     // memory. A tile waits for tiles whose groups have started, so the device must keep a started
     // group running while others wait: CUDA devices and OpenCL GPUs do (their multiprocessors
     // interleave every resident group), OpenCL CPU devices do (a group runs on one thread from its
@@ -586,7 +550,7 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     };
     const auto kernel = [&](Mode mode) {
         const ScanShape k{mode, items, spec.commutative, cuda && mode != Mode::lookback, rows.ndim(), use_32, group,
-                          mode != Mode::carries && table, cuda && mode == Mode::lookback && spec.scalar_item};
+                          mode != Mode::carries && table};
         const GeneratedKernel g = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
                                                    [&] { return kernel_source(spec, k); });
         if (g.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)

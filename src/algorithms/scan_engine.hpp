@@ -22,8 +22,6 @@ struct ScanSpec {
     /// scan_expr is commutative (cumsum, cumprod): a chunk's total may then be summed in any fixed
     /// order, so the first pass of the tiled strategy reads at memory speed instead of staging tiles.
     bool commutative = false;
-    /// The item is one number (not complex): CUDA's warp shuffles can move it.
-    bool scalar_item = true;
 };
 
 /// The device functions of a scan, rendered once: the preamble, then
