@@ -30,8 +30,9 @@ class CudaContext;
 class LoadedModule {
 public:
     /// cuModuleLoadData of `image` (a cubin, a fatbin or NUL-terminated PTX) in the context of
-    /// device `device_index`; throws BackendError when the driver refuses it. Also reads from the
-    /// image how many parameters each kernel takes (kernel_param_counts.hpp).
+    /// device `device_index`; throws BackendError when the driver refuses it. Where the driver
+    /// cannot count a kernel's parameters (no cuFuncGetParamCount, before CUDA 12.4), also reads
+    /// from the image how many each kernel takes (kernel_param_counts.hpp).
     LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, std::span<const std::byte> image);
     /// cuModuleLoadDataEx with the JIT options of `jit`; the driver's error log is in the error.
     LoadedModule(std::shared_ptr<CudaContext> context, std::size_t device_index, std::span<const std::byte> image,
@@ -44,10 +45,13 @@ public:
     CUcontext cu_context() const noexcept { return cu_context_; }
     CUmodule module() const noexcept { return module_.get(); }
     /// How many parameters the kernel `name` takes as the image declares it, or nullopt when the
-    /// image does not tell (a fatbin, a record layout kjarni does not know).
+    /// image does not tell (a fatbin, a record layout kjarni does not know) or was not read (the
+    /// driver counts them).
     std::optional<std::size_t> param_count(std::string_view name) const;
 
 private:
+    void read_param_counts(std::span<const std::byte> image);
+
     std::shared_ptr<CudaContext> context_;
     std::size_t device_index_;
     CUcontext cu_context_;
