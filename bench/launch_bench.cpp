@@ -3,7 +3,10 @@
 // and a launch that returns an event against the raw launch plus the raw event (cuEventRecord of an
 // event made once; an OpenCL launch that returns its event, released at once).
 // The raw CUDA baseline calls cuLaunchKernel through dlopen'ed libcuda; the raw OpenCL one sets
-// the arguments and calls clEnqueueNDRangeKernel each time, as kjarni does.
+// every argument and calls clEnqueueNDRangeKernel each time, on a kernel object of its own built
+// from the same source (kjarni skips the arguments its kernel object already holds, which
+// someone else's clSetKernelArg on that object would defeat). "launch_8_args_changing" switches
+// every argument between two sets at every launch: the case where kjarni skips none.
 //
 // "<case>_paired/kjarni_then_raw" runs both in one loop, alternating, and reports each one's mean and
 // their ratio (counters kjarni_us, raw_us, kjarni_over_raw): the steadiest comparison.
@@ -13,10 +16,11 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <array>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <string>
-#include <tuple>
 
 #include "kjarni/kjarni.hpp"
 
@@ -69,23 +73,52 @@ std::shared_ptr<Setup> make_setup(const kjarni::Device& first) {
                                          kjarni::Buffer::allocate(device, 64), kjarni::Buffer::allocate(device, 64)});
 }
 
-/// kjarni's launch of the kernel with `arguments` (0, 5 or 8), with or without an event.
-void kjarni_launch(const Setup& s, int arguments, bool with_event) {
-    if (with_event) {
-        benchmark::DoNotOptimize(s.five(s.queue, s.a, s.b, 1.5f, 7, 9u));
-    } else if (arguments == 0) {
+/// What a benchmark launches: the kernel with `arguments` (0, 5 or 8), with or without an event;
+/// `changing`: every argument switches between two sets from one launch to the next.
+struct Case {
+    const char* name;
+    int arguments;
+    bool with_event;
+    bool changing;
+};
+
+constexpr Case cases[] = {{"launch_0_args", 0, false, false},
+                          {"launch_5_args", 5, false, false},
+                          {"launch_8_args", 8, false, false},
+                          {"launch_8_args_changing", 8, false, true},
+                          {"launch_5_args_event", 5, true, false}};
+
+/// The argument values of set 0 or 1 (the benchmarks' kernels never see them: their condition fails).
+struct Values {
+    float c, g;
+    int d, h;
+    unsigned e;
+};
+constexpr Values value_sets[2] = {{1.5f, 2.5f, 7, 11, 9u}, {3.5f, 4.5f, 8, 12, 10u}};
+
+/// kjarni's launch of `c`, with argument set `set`.
+void kjarni_launch(const Setup& s, const Case& c, int set) {
+    const Values& v = value_sets[set];
+    const kjarni::Buffer& a = set == 0 ? s.a : s.b;
+    const kjarni::Buffer& b = set == 0 ? s.b : s.a;
+    if (c.with_event) {
+        benchmark::DoNotOptimize(s.five(s.queue, a, b, v.c, v.d, v.e));
+    } else if (c.arguments == 0) {
         s.empty.enqueue(s.queue);
-    } else if (arguments == 5) {
-        s.five.enqueue(s.queue, s.a, s.b, 1.5f, 7, 9u);
+    } else if (c.arguments == 5) {
+        s.five.enqueue(s.queue, a, b, v.c, v.d, v.e);
     } else {
-        s.eight.enqueue(s.queue, s.a, s.b, 1.5f, 7, 9u, s.a, 2.5f, 11);
+        s.eight.enqueue(s.queue, a, b, v.c, v.d, v.e, a, v.g, v.h);
     }
 }
 
-void kjarni_alone(benchmark::State& state, std::shared_ptr<Setup> s, int arguments, bool with_event) {
-    int n = 0;
+/// The argument set of a case's n-th launch.
+int set_of(const Case& c, long n) { return c.changing ? static_cast<int>(n & 1) : 0; }
+
+void kjarni_alone(benchmark::State& state, std::shared_ptr<Setup> s, Case c) {
+    long n = 0;
     for (auto _ : state) {
-        kjarni_launch(*s, arguments, with_event);
+        kjarni_launch(*s, c, set_of(c, n));
         if (++n % sync_every == 0) s->queue.synchronize();
     }
     s->queue.synchronize();
@@ -100,20 +133,26 @@ using kjarni_bench::raw_cuda;
 /// returns an Event does (the event made once). Holds the argument values the parameters point to.
 class RawCudaLaunch {
 public:
-    RawCudaLaunch(const Setup& s, int arguments, bool with_event)
-        : cu_(*raw_cuda()), arguments_(arguments), stream_(reinterpret_cast<CUstream>(s.queue.native_handle())),
-          a_(s.a.native_handle()), b_(s.b.native_handle()) {
-        const char* name = arguments == 0 ? "empty" : arguments == 5 ? "five" : "eight";
+    RawCudaLaunch(const Setup& s, const Case& c)
+        : cu_(*raw_cuda()), arguments_(c.arguments), stream_(reinterpret_cast<CUstream>(s.queue.native_handle())) {
+        const char* name = c.arguments == 0 ? "empty" : c.arguments == 5 ? "five" : "eight";
         function_ = reinterpret_cast<CUfunction>(s.program.kernel(name).native_handle(s.queue.device()));
-        if (with_event) cu_.event_create(&event_, CU_EVENT_DEFAULT);
+        if (c.with_event) cu_.event_create(&event_, CU_EVENT_DEFAULT);
+        for (int set = 0; set < 2; ++set) {
+            Set& p = sets_[set];
+            p.v = value_sets[set];
+            p.a = (set == 0 ? s.a : s.b).native_handle();
+            p.b = (set == 0 ? s.b : s.a).native_handle();
+            p.params = {&p.a, &p.b, &p.v.c, &p.v.d, &p.v.e, &p.a, &p.v.g, &p.v.h};
+        }
     }
     ~RawCudaLaunch() {
         if (event_ != nullptr) cu_.event_destroy(event_);
     }
     RawCudaLaunch(const RawCudaLaunch&) = delete;
     RawCudaLaunch& operator=(const RawCudaLaunch&) = delete;
-    void operator()() {
-        cu_.launch(function_, 1, 1, 1, 32, 1, 1, 0, stream_, arguments_ != 0 ? params_ : nullptr, nullptr);
+    void operator()(int set) {
+        cu_.launch(function_, 1, 1, 1, 32, 1, 1, 0, stream_, arguments_ != 0 ? sets_[set].params.data() : nullptr, nullptr);
         if (event_ != nullptr) cu_.event_record(event_, stream_);
     }
     void synchronize() { cu_.synchronize(stream_); }
@@ -123,38 +162,56 @@ private:
     int arguments_;
     CUstream stream_;
     CUfunction function_ = nullptr;
-    CUdeviceptr a_, b_;
-    float c_ = 1.5f, g_ = 2.5f;
-    int d_ = 7, h_ = 11;
-    unsigned e_ = 9;
-    void* params_[8] = {&a_, &b_, &c_, &d_, &e_, &a_, &g_, &h_};
+    struct Set {
+        Values v;
+        CUdeviceptr a, b;
+        std::array<void*, 8> params;
+    };
+    Set sets_[2];  // pointed into: the object stays where it was made
     CUevent event_ = nullptr;
 };
 #endif
 
 #ifdef KJARNI_BENCH_RAW_OPENCL
-/// As the CUDA one: the arguments set and clEnqueueNDRangeKernel called each time, as kjarni does;
+/// As the CUDA one: every argument set and clEnqueueNDRangeKernel called each time, on a kernel
+/// object built here from the source kjarni compiled, as kjarni builds it (not kjarni's object);
 /// with_event: the launch returns an event, released at once.
 class RawOpenclLaunch {
 public:
-    RawOpenclLaunch(const Setup& s, int arguments, bool with_event)
-        : arguments_(arguments), with_event_(with_event), queue_(reinterpret_cast<cl_command_queue>(s.queue.native_handle())),
+    RawOpenclLaunch(const Setup& s, const Case& c)
+        : arguments_(c.arguments), with_event_(c.with_event), queue_(reinterpret_cast<cl_command_queue>(s.queue.native_handle())),
           a_(reinterpret_cast<cl_mem>(s.a.native_handle())), b_(reinterpret_cast<cl_mem>(s.b.native_handle())) {
-        const char* name = arguments == 0 ? "empty" : arguments == 5 ? "five" : "eight";
-        kernel_ = reinterpret_cast<cl_kernel>(s.program.kernel(name).native_handle(s.queue.device()));
+        const char* name = c.arguments == 0 ? "empty" : c.arguments == 5 ? "five" : "eight";
+        const std::string& text = s.program.source(s.queue.device());
+        const char* lines = text.c_str();
+        auto device = reinterpret_cast<cl_device_id>(s.queue.device().device().native_handle());
+        cl_int error = CL_SUCCESS;
+        program_ = clCreateProgramWithSource(reinterpret_cast<cl_context>(s.context.native_handle()), 1, &lines, nullptr, &error);
+        // With the option kjarni builds with (its launches check arguments against their info).
+        if (error == CL_SUCCESS) error = clBuildProgram(program_, 1, &device, "-cl-kernel-arg-info", nullptr, nullptr);
+        if (error == CL_SUCCESS) kernel_ = clCreateKernel(program_, name, &error);
+        if (error != CL_SUCCESS) throw std::runtime_error(fmt::format("the raw OpenCL kernel: error {}", error));
     }
-    void operator()() {
+    ~RawOpenclLaunch() {
+        if (kernel_ != nullptr) clReleaseKernel(kernel_);
+        if (program_ != nullptr) clReleaseProgram(program_);
+    }
+    RawOpenclLaunch(const RawOpenclLaunch&) = delete;
+    RawOpenclLaunch& operator=(const RawOpenclLaunch&) = delete;
+    void operator()(int set) {
+        const Values& v = value_sets[set];
+        const cl_mem a = set == 0 ? a_ : b_, b = set == 0 ? b_ : a_;
         if (arguments_ >= 5) {
-            clSetKernelArg(kernel_, 0, sizeof a_, &a_);
-            clSetKernelArg(kernel_, 1, sizeof b_, &b_);
-            clSetKernelArg(kernel_, 2, sizeof c_, &c_);
-            clSetKernelArg(kernel_, 3, sizeof d_, &d_);
-            clSetKernelArg(kernel_, 4, sizeof e_, &e_);
+            clSetKernelArg(kernel_, 0, sizeof a, &a);
+            clSetKernelArg(kernel_, 1, sizeof b, &b);
+            clSetKernelArg(kernel_, 2, sizeof v.c, &v.c);
+            clSetKernelArg(kernel_, 3, sizeof v.d, &v.d);
+            clSetKernelArg(kernel_, 4, sizeof v.e, &v.e);
         }
         if (arguments_ == 8) {
-            clSetKernelArg(kernel_, 5, sizeof a_, &a_);
-            clSetKernelArg(kernel_, 6, sizeof g_, &g_);
-            clSetKernelArg(kernel_, 7, sizeof h_, &h_);
+            clSetKernelArg(kernel_, 5, sizeof a, &a);
+            clSetKernelArg(kernel_, 6, sizeof v.g, &v.g);
+            clSetKernelArg(kernel_, 7, sizeof v.h, &v.h);
         }
         const std::size_t global = 32, local = 32;
         cl_event event = nullptr;
@@ -167,20 +224,18 @@ private:
     int arguments_;
     bool with_event_;
     cl_command_queue queue_;
+    cl_program program_ = nullptr;
     cl_kernel kernel_ = nullptr;
     cl_mem a_, b_;
-    float c_ = 1.5f, g_ = 2.5f;
-    int d_ = 7, h_ = 11;
-    unsigned e_ = 9;
 };
 #endif
 
 template <class RawLaunch>
-void raw_launch(benchmark::State& state, std::shared_ptr<Setup> s, int arguments, bool with_event) {
-    RawLaunch raw(*s, arguments, with_event);
-    int n = 0;
+void raw_launch(benchmark::State& state, std::shared_ptr<Setup> s, Case c) {
+    RawLaunch raw(*s, c);
+    long n = 0;
     for (auto _ : state) {
-        raw();
+        raw(set_of(c, n));
         if (++n % sync_every == 0) raw.synchronize();
     }
     raw.synchronize();
@@ -191,19 +246,20 @@ void raw_launch(benchmark::State& state, std::shared_ptr<Setup> s, int arguments
 /// (counter kjarni_over_raw) holds still where separate benchmarks drift by more than the
 /// difference. The iteration's time is the pair's.
 template <class RawLaunch>
-void paired_launch(benchmark::State& state, std::shared_ptr<Setup> s, int arguments, bool with_event) {
-    RawLaunch raw(*s, arguments, with_event);
+void paired_launch(benchmark::State& state, std::shared_ptr<Setup> s, Case c) {
+    RawLaunch raw(*s, c);
     using clock = std::chrono::steady_clock;
     clock::duration kjarni_time{}, raw_time{};
     long n = 0;
     for (auto _ : state) {
-        const bool kjarni_first = (n & 1) == 0;
+        const bool kjarni_first = (n & 2) == 0;  // set_of takes bit 0
+        const int set = set_of(c, n);
         const auto t0 = clock::now();
-        if (kjarni_first) kjarni_launch(*s, arguments, with_event);
-        else raw();
+        if (kjarni_first) kjarni_launch(*s, c, set);
+        else raw(set);
         const auto t1 = clock::now();
-        if (kjarni_first) raw();
-        else kjarni_launch(*s, arguments, with_event);
+        if (kjarni_first) raw(set);
+        else kjarni_launch(*s, c, set);
         const auto t2 = clock::now();
         (kjarni_first ? kjarni_time : raw_time) += t1 - t0;
         (kjarni_first ? raw_time : kjarni_time) += t2 - t1;
@@ -221,13 +277,11 @@ void paired_launch(benchmark::State& state, std::shared_ptr<Setup> s, int argume
 /// The raw launches, alone and paired with kjarni's.
 template <class RawLaunch>
 void register_raw(const std::string& tag, const std::shared_ptr<Setup>& setup) {
-    for (const auto& [name, arguments, with_event] :
-         {std::tuple{"launch_0_args", 0, false}, std::tuple{"launch_5_args", 5, false},
-          std::tuple{"launch_8_args", 8, false}, std::tuple{"launch_5_args_event", 5, true}}) {
-        benchmark::RegisterBenchmark(fmt::format("{}/{}/{}", name, with_event ? "raw_launch_and_event" : "raw", tag).c_str(),
-                                     raw_launch<RawLaunch>, setup, arguments, with_event);
-        benchmark::RegisterBenchmark(fmt::format("{}_paired/kjarni_then_raw/{}", name, tag).c_str(),
-                                     paired_launch<RawLaunch>, setup, arguments, with_event)
+    for (const Case& c : cases) {
+        benchmark::RegisterBenchmark(fmt::format("{}/{}/{}", c.name, c.with_event ? "raw_launch_and_event" : "raw", tag).c_str(),
+                                     raw_launch<RawLaunch>, setup, c);
+        benchmark::RegisterBenchmark(fmt::format("{}_paired/kjarni_then_raw/{}", c.name, tag).c_str(),
+                                     paired_launch<RawLaunch>, setup, c)
             ->UseManualTime();
     }
 }
@@ -248,10 +302,10 @@ int main(int argc, char** argv) {
             continue;
         }
         const std::string tag = fmt::format("{}/{}", api.shortcut(), setup->queue.device().name());
-        benchmark::RegisterBenchmark(("launch_0_args/kjarni_enqueue/" + tag).c_str(), kjarni_alone, setup, 0, false);
-        benchmark::RegisterBenchmark(("launch_5_args/kjarni_enqueue/" + tag).c_str(), kjarni_alone, setup, 5, false);
-        benchmark::RegisterBenchmark(("launch_8_args/kjarni_enqueue/" + tag).c_str(), kjarni_alone, setup, 8, false);
-        benchmark::RegisterBenchmark(("launch_5_args_event/kjarni_call/" + tag).c_str(), kjarni_alone, setup, 5, true);
+        for (const Case& c : cases) {
+            benchmark::RegisterBenchmark(fmt::format("{}/{}/{}", c.name, c.with_event ? "kjarni_call" : "kjarni_enqueue", tag).c_str(),
+                                         kjarni_alone, setup, c);
+        }
         // The raw launches where the benchmark was built with them (CUDA: where libcuda loads).
 #ifdef KJARNI_BENCH_RAW_CUDA
         if (api.id() == kjarni::ApiId::cuda() && raw_cuda() != nullptr) register_raw<RawCudaLaunch>(tag, setup);

@@ -110,6 +110,31 @@ TEST_P(NativeInterop, OpenClMemoryAndContextsAreWrapped) {
 #endif
 }
 
+// kjarni's launches skip arguments equal to those they last set, until the kernel's handle is
+// given out: arguments set through the handle are then overwritten by the next launch.
+TEST_P(NativeInterop, ArgumentsSetThroughTheKernelHandleDoNotLeakIntoLaunches) {
+    if (is_cuda()) GTEST_SKIP() << "OpenCL kernel arguments";
+    const auto& cl = backend::opencl::cl();
+    const std::size_t n = 1000;
+    const auto values = random_vector<std::int32_t>(n, -100000, 100000);
+    const Buffer y = Buffer::allocate(bound_device(), n * 4);
+    const Buffer decoy = Buffer::allocate(bound_device(), n * 4);
+    y.set(queue(), std::span<const std::int32_t>(values));
+    decoy.set(queue(), std::span<const std::int32_t>(values));
+    const Program program(bound_device(), negate_source);
+    const Kernel negate = program.kernel("negate");
+    const PreparedKernel prepared = negate.prepare({n});
+    prepared.enqueue(queue(), y, static_cast<unsigned>(n));  // y = -values
+    const cl_mem decoy_mem = opencl::memory(decoy);
+    ASSERT_EQ(cl.clSetKernelArg(opencl::kernel(negate, bound_device()), 0, sizeof decoy_mem, &decoy_mem), CL_SUCCESS);
+    prepared.enqueue(queue(), y, static_cast<unsigned>(n));  // the same arguments as kjarni's last launch
+    std::vector<std::int32_t> got_y(n), got_decoy(n);
+    y.get(queue(), std::span<std::int32_t>(got_y));
+    decoy.get(queue(), std::span<std::int32_t>(got_decoy));
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got_y[i], values[i]) << "y, twice negated, at " << i;
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got_decoy[i], values[i]) << "the decoy, untouched, at " << i;
+}
+
 #if KJARNI_WITH_CUDA
 TEST_P(NativeInterop, CudaHandlesAreWhatTheDriverSays) {
     if (!is_cuda()) GTEST_SKIP() << "CUDA handles";

@@ -73,6 +73,41 @@ TEST_P(Programs, PreparedKernelRunsManyTimesAndOnSubRegions) {
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], 2.0f * x[n + i]) << i;
 }
 
+// OpenCL launches set only the arguments that differ from the kernel's previous launch: every
+// change of a buffer, a region, a scalar, or a buffer made where a released one was, must reach
+// the kernel.
+TEST_P(Programs, RelaunchesSeeEveryChangedArgument) {
+    const std::size_t n = 1024;
+    const auto x = random_vector<float>(2 * n, -100.0f, 100.0f);
+    auto xb = Buffer::allocate(bound_device(), 2 * n * sizeof(float));
+    xb.set(queue(), std::span<const float>(x));
+    const Buffer first_half = xb.get_sub_region(0, n * sizeof(float));
+    const Buffer second_half = xb.get_sub_region(n * sizeof(float), n * sizeof(float));  // 4 KiB: aligned everywhere
+    auto y1 = Buffer::allocate(bound_device(), n * sizeof(float));
+    auto y2 = Buffer::allocate(bound_device(), n * sizeof(float));
+    const PreparedKernel prepared = scale_program().kernel("scale").prepare({n});
+    // Launches y = a * x (a power of two: exact), each checked against the host.
+    const auto launch_and_check = [&](const Buffer& y, const Buffer& from, std::size_t x_offset, float a, const char* what) {
+        const std::byte poison{0xFF};
+        y.fill(queue(), std::span(&poison, 1));
+        prepared.enqueue(queue(), y, from, a, static_cast<unsigned>(n));
+        std::vector<float> got(n);
+        y.get(queue(), std::span<float>(got));
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], a * x[x_offset + i]) << what << ", element " << i;
+    };
+    launch_and_check(y1, first_half, 0, 2.0f, "first launch");
+    launch_and_check(y1, first_half, 0, 2.0f, "the same arguments again");
+    launch_and_check(y1, first_half, 0, 0.25f, "another scalar");
+    launch_and_check(y2, first_half, 0, 0.25f, "another output buffer");
+    launch_and_check(y2, second_half, n, 0.25f, "another region of the input");
+    launch_and_check(y2, xb, 0, 0.25f, "the whole input (its first half read)");
+    for (int round = 0; round < 4; ++round) {
+        // A buffer made where a released one was may get the released one's handle.
+        auto made = Buffer::allocate(bound_device(), n * sizeof(float));
+        launch_and_check(made, second_half, n, 4.0f, "a buffer made after one was released");
+    }
+}
+
 TEST_P(Programs, OptionsAreCompiledIn) {
     auto out = Buffer::allocate(bound_device(), 64 * sizeof(std::int32_t));
     scale_program().kernel("fill_value")(queue(), {64}, std::nullopt, out);

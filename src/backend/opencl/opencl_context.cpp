@@ -103,6 +103,11 @@ OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t d
                            Handle<cl_mem> adopted)
     : context_(std::move(context)), device_index_(device_index), size_(size), mem_(std::move(adopted)) {}
 
+std::uint64_t OpenClBuffer::next_serial() noexcept {
+    static std::atomic<std::uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 OpenClBuffer::~OpenClBuffer() {
     regions_.clear();  // the sub-buffers go before their buffer
 }

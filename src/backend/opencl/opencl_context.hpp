@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <mutex>
 
@@ -81,6 +83,9 @@ public:
     std::size_t device_index() const override { return device_index_; }
     std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(mem_.get()); }
     cl_mem mem() const noexcept { return mem_.get(); }
+    /// A number no other buffer of the process has had: a kernel's memory of its arguments knows
+    /// a buffer by it, since the driver may give a released cl_mem's value to a new one.
+    std::uint64_t serial() const noexcept { return serial_; }
     /// The cl_mem a kernel sees for bytes [offset, offset + size): the buffer itself at offset 0,
     /// else a sub-buffer, made once and kept. The offset must be a multiple of the device's
     /// CL_DEVICE_MEM_BASE_ADDR_ALIGN (ArgumentError otherwise).
@@ -93,6 +98,8 @@ private:
     std::size_t device_index_;
     std::size_t size_;
     Handle<cl_mem> mem_;  // null for an empty buffer
+    std::uint64_t serial_ = next_serial();
+    static std::uint64_t next_serial() noexcept;
 };
 
 /// The cl_mem of a backend buffer that an OpenCL context made (the queue's transfers and rectangular

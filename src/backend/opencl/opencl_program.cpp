@@ -477,6 +477,53 @@ cl_kernel OpenClKernel::kernel_for(std::span<const KernelArg> args) {
     return svm_kernel_.get();
 }
 
+OpenClKernel::SetArgument OpenClKernel::remembered_as(const KernelArg& arg) noexcept {
+    SetArgument value;
+    if (arg.kind == KernelArg::Kind::buffer) {
+        value.kind = SetArgument::buffer;
+        value.first = arg.buffer != nullptr ? static_cast<OpenClBuffer*>(arg.buffer)->serial() : 0;
+        value.second = arg.offset;
+        value.size = arg.size;
+    } else if (arg.kind == KernelArg::Kind::scalar && arg.bytes == nullptr && arg.size <= sizeof arg.scalar) {
+        // All 16 bytes, whatever the size: bytes past it that differ only cost a needless set.
+        std::uint64_t words[2];
+        std::memcpy(words, arg.scalar, sizeof words);
+        value.kind = SetArgument::scalar;
+        value.first = words[0];
+        value.second = words[1];
+        value.size = arg.size;
+    }
+    return value;
+}
+
+void OpenClKernel::set_argument(cl_kernel kernel, cl_uint index, const KernelArg& arg, const SetArgument* value) {
+    SetArgument* slot = nullptr;
+    if (value != nullptr) {
+        const std::size_t needed = index + std::size_t{arg.param_count};
+        if (set_arguments_.size() < needed) set_arguments_.resize(needed);
+        slot = &set_arguments_[index];
+        // Forgotten first: a call that fails leaves the driver's argument unknown.
+        for (std::size_t p = 0; p < arg.param_count; ++p) set_arguments_[index + p] = SetArgument{};
+    }
+    if (arg.kind == KernelArg::Kind::image) {
+        // The cl_mem, and for a sampled image the cl_sampler after it (opencl_image.cpp).
+        check(cl().clSetKernelArg(kernel, index, sizeof(cl_mem), arg.scalar), "clSetKernelArg");
+        if (arg.param_count == 2) {
+            check(cl().clSetKernelArg(kernel, index + 1, sizeof(cl_sampler), arg.scalar + sizeof(cl_mem)),
+                  "clSetKernelArg");
+        }
+    } else if (arg.kind == KernelArg::Kind::buffer) {
+        cl_mem mem = arg.buffer != nullptr ? static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size) : nullptr;
+        check(cl().clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
+    } else if (arg.kind == KernelArg::Kind::shared_pointer) {
+        set_svm_argument(kernel, index, arg.pointer);
+    } else {
+        check(cl().clSetKernelArg(kernel, index, arg.size, arg.bytes != nullptr ? arg.bytes : arg.scalar),
+              "clSetKernelArg");
+    }
+    if (slot != nullptr) *slot = *value;
+}
+
 std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const std::size_t* global_size,
                                             const std::size_t* local_size, std::size_t dynamic_local_mem,
                                             std::span<const KernelArg> args, bool want_event) {
@@ -487,25 +534,18 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
     }
     const std::lock_guard lock(launch_mutex_);
     cl_kernel kernel = kernel_for(args);
+    // Only kernel_'s arguments are remembered (svm_kernel_ is made anew at times), and only while
+    // nobody else holds its handle.
+    const bool remembered = kernel == kernel_.get() && !handle_given_.load(std::memory_order_relaxed);
     cl_uint index = 0;  // the parameter args[i] starts at (an OpenCL sampled image fills two)
     for (std::size_t i = 0; i < args.size(); index += args[i].param_count, ++i) {
-        const KernelArg& arg = args[i];
-        if (arg.kind == KernelArg::Kind::image) {
-            // The cl_mem, and for a sampled image the cl_sampler after it (opencl_image.cpp).
-            check(cl().clSetKernelArg(kernel, index, sizeof(cl_mem), arg.scalar), "clSetKernelArg");
-            if (arg.param_count == 2) {
-                check(cl().clSetKernelArg(kernel, index + 1, sizeof(cl_sampler), arg.scalar + sizeof(cl_mem)),
-                      "clSetKernelArg");
-            }
-        } else if (arg.kind == KernelArg::Kind::buffer) {
-            cl_mem mem = static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size);
-            check(cl().clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
-        } else if (arg.kind == KernelArg::Kind::shared_pointer) {
-            set_svm_argument(kernel, index, arg.pointer);
-        } else {
-            check(cl().clSetKernelArg(kernel, index, arg.size, arg.bytes != nullptr ? arg.bytes : arg.scalar),
-                  "clSetKernelArg");
+        if (!remembered) {
+            set_argument(kernel, index, args[i], nullptr);
+            continue;
         }
+        const SetArgument value = remembered_as(args[i]);
+        if (value.kind != SetArgument::unknown && index < set_arguments_.size() && set_arguments_[index] == value) continue;
+        set_argument(kernel, index, args[i], &value);
     }
     cl_event event = nullptr;
     auto& cl_queue = static_cast<OpenClQueue&>(queue);

@@ -1,6 +1,9 @@
 #pragma once
 // Programs and kernels on OpenCL: clBuildProgram from source or from a cached binary.
 
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 
@@ -59,7 +62,13 @@ public:
 
     const KernelAttributes& attributes() const override { return attributes_; }
     const std::vector<ParamInfo>& params() const override { return params_; }
-    std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(kernel_.get()); }
+    /// The cl_kernel. Launches skip arguments that equal what they last set (see SetArgument);
+    /// once the handle is given out, whoever holds it may set arguments too, so from then on every
+    /// launch sets every argument.
+    std::uintptr_t native_handle() const override {
+        handle_given_.store(true, std::memory_order_relaxed);
+        return reinterpret_cast<std::uintptr_t>(kernel_.get());
+    }
     std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,
                                   const std::size_t* local_size, std::size_t dynamic_local_mem,
                                   std::span<const KernelArg> args, bool want_event) override;
@@ -79,6 +88,24 @@ private:
     std::vector<ParamInfo> params_;
     // clSetKernelArg changes the kernel object: launches from several threads take turns.
     std::mutex launch_mutex_;
+    // What each parameter of kernel_ was last set to by a launch, so that a launch passing the same
+    // value skips its clSetKernelArg (OpenCL keeps arguments between enqueues). Buffers are known
+    // by their serial, offset and size; scalars of up to 16 bytes by their bytes; anything else
+    // (images, larger structs, SVM pointers) is set every time. Four words, compared as such.
+    // Guarded by launch_mutex_.
+    struct SetArgument {
+        static constexpr std::uint64_t unknown = 0, buffer = 1, scalar = 2;
+        std::uint64_t kind = unknown;
+        std::uint64_t first = 0;   // buffer: its serial; scalar: bytes 0-7
+        std::uint64_t second = 0;  // buffer: its offset; scalar: bytes 8-15
+        std::uint64_t size = 0;    // bytes of the buffer's region, of the scalar
+        bool operator==(const SetArgument&) const = default;
+    };
+    static SetArgument remembered_as(const KernelArg& arg) noexcept;
+    // clSetKernelArg of `arg` at parameter `index`; `value`: what to remember it as (null: nothing).
+    void set_argument(cl_kernel kernel, cl_uint index, const KernelArg& arg, const SetArgument* value);
+    std::vector<SetArgument> set_arguments_;
+    mutable std::atomic<bool> handle_given_{false};
 };
 
 }  // namespace kjarni::backend::opencl
