@@ -57,12 +57,15 @@ std::size_t params_given(std::span<const detail::KernelArg> args) {
     return count;
 }
 
-void check_args(std::string_view kernel, const std::vector<backend::ParamInfo>& params,
-                std::span<const detail::KernelArg> args, const Queue& queue) {
-    if (!params.empty() && params.size() != params_given(args)) {
-        throw ArgumentError("args", fmt::format("kernel '{}' takes {} arguments, {} given", kernel, params.size(),
+void check_args(std::string_view kernel, const std::vector<detail::ParamCheck>& checks,
+                const std::vector<backend::ParamInfo>& params, std::span<const detail::KernelArg> args,
+                const Queue& queue) {
+    if (!checks.empty() && checks.size() != params_given(args)) {
+        throw ArgumentError("args", fmt::format("kernel '{}' takes {} arguments, {} given", kernel, checks.size(),
                                                 params_given(args)));
     }
+    const void* const context = detail::backend_of(queue.device().context()).get();
+    const std::size_t device_index = queue.device().index();
     std::size_t p = 0;  // the parameter args[i] starts at
     for (std::size_t i = 0; i < args.size(); p += args[i].param_count, ++i) {
         const detail::KernelArg& arg = args[i];
@@ -73,46 +76,44 @@ void check_args(std::string_view kernel, const std::vector<backend::ParamInfo>& 
         const bool has_memory = is_buffer || is_image;
         // Memory of another context: its handle means nothing to the kernel's context (OpenCL
         // refuses it at the enqueue, CUDA would read another context's address space).
-        if (has_memory && arg.context != nullptr && arg.context != detail::backend_of(queue.device().context()).get()) {
+        if (has_memory && arg.context != nullptr && arg.context != context) {
             throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe(p, params[p]),
                                 fmt::format("kernel '{}': the {} belongs to another context than the queue", kernel,
                                             is_shared ? "managed memory" : is_image ? "image" : "buffer"));
         }
-        if (!is_shared && has_memory && arg.device_index != queue.device().index()) {
+        if (!is_shared && has_memory && arg.device_index != device_index) {
             throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe(p, params[p]),
                                 fmt::format("kernel '{}': the {} is on device {}, the launch on device {} ('{}')",
                                             kernel, is_image ? "image" : "buffer", arg.device_index,
                                             queue.device().index(), queue.device().name()));
         }
-        if (params.empty()) continue;
-        const backend::ParamInfo& param = params[p];
+        if (checks.empty()) continue;
+        const detail::ParamCheck& param = checks[p];
         switch (param.kind) {
             case Kind::global_pointer:
-                if (!is_buffer) mismatch(kernel, p, param, arg);
+                if (!is_buffer) mismatch(kernel, p, params[p], arg);
                 break;
             case Kind::local_pointer:
-                mismatch(kernel, p, param, arg);
+                mismatch(kernel, p, params[p], arg);
             case Kind::scalar: {
                 // CUDA reports a written image's parameter (a 16-byte surface struct by value) as a
                 // scalar of its size; no OpenCL image argument is 16 bytes with one parameter.
                 const bool cuda_surface = is_image && arg.param_count == 1 && arg.size == 16;
                 if ((has_memory && !cuda_surface) || (param.size != 0 && param.size != arg.size)) {
-                    mismatch(kernel, p, param, arg);
+                    mismatch(kernel, p, params[p], arg);
                 }
                 break;
             }
             case Kind::image:
                 // A SampledImage's second parameter must be the sampler, an Image's next one must not.
-                if (!is_image || (arg.param_count == 2) != (p + 1 < params.size() && params[p + 1].kind == Kind::sampler)) {
-                    mismatch(kernel, p, param, arg);
-                }
+                if (!is_image || (arg.param_count == 2) != param.sampler_next) mismatch(kernel, p, params[p], arg);
                 break;
             case Kind::sampler:
-                mismatch(kernel, p, param, arg);
+                mismatch(kernel, p, params[p], arg);
             case Kind::unknown:
                 // CUDA reports sizes only: a buffer is an 8-byte pointer.
                 if (param.size != 0 && param.size != (is_buffer ? sizeof(void*) : arg.size)) {
-                    mismatch(kernel, p, param, arg);
+                    mismatch(kernel, p, params[p], arg);
                 }
                 break;
         }
@@ -120,6 +121,20 @@ void check_args(std::string_view kernel, const std::vector<backend::ParamInfo>& 
 }
 
 }  // namespace
+
+namespace detail {
+
+std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& params) {
+    std::vector<ParamCheck> checks;
+    checks.reserve(params.size());
+    for (std::size_t p = 0; p < params.size(); ++p) {
+        const bool sampler_next = p + 1 < params.size() && params[p + 1].kind == Kind::sampler;
+        checks.push_back(ParamCheck{params[p].kind, sampler_next, params[p].size});
+    }
+    return checks;
+}
+
+}  // namespace detail
 
 std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::span<const detail::KernelArg> args,
                                                        bool want_event) const {
@@ -136,7 +151,7 @@ std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::
         throw ArgumentError("queue", fmt::format("kernel '{}' was not prepared for device {} ('{}')", name,
                                                  queue.device().index(), queue.device().name()));
     }
-    check_args(name, entry->kernel->params(), args, queue);
+    check_args(name, entry->checks, entry->kernel->params(), args, queue);
     return entry->kernel->launch(*detail::backend_of(queue), entry->dims, entry->global.data(), entry->local.data(),
                                  state.local_mem, args, want_event);
 }

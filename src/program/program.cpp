@@ -360,6 +360,7 @@ PreparedKernel Kernel::prepare(const std::map<std::size_t, Sizes>& global_sizes,
         detail::PreparedEntry entry;
         entry.device_index = device_index;
         entry.kernel = kernel.get();
+        entry.checks = detail::param_checks(kernel->params());
         entry.dims = g.dims;
         entry.global = g.global;
         entry.local = g.local;

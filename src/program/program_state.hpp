@@ -37,9 +37,21 @@ struct KernelState {
     std::vector<std::shared_ptr<backend::Kernel>> kernels;  // in the order of program->programs
 };
 
+/// What a launch checks of a kernel parameter: ParamInfo without its names, so that the checks of
+/// a launch read a few words per argument (the names are read only to report a mismatch).
+struct ParamCheck {
+    backend::ParamInfo::Kind kind = backend::ParamInfo::Kind::unknown;
+    bool sampler_next = false;  // the next parameter is a sampler (an OpenCL sampled image's)
+    std::size_t size = 0;
+};
+
+/// The checks of `params`, in order.
+std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& params);
+
 struct PreparedEntry {
     std::size_t device_index = 0;
     backend::Kernel* kernel = nullptr;  // kept alive by PreparedState::source
+    std::vector<ParamCheck> checks;     // of kernel->params()
     unsigned dims = 1;
     std::array<std::size_t, 3> global{};
     std::array<std::size_t, 3> local{};
