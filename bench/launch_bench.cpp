@@ -3,8 +3,8 @@
 // and a launch that returns an event against the raw launch plus the raw event (cuEventRecord of an
 // event made once; an OpenCL launch that returns its event, released at once).
 // The raw CUDA baseline calls cuLaunchKernel through dlopen'ed libcuda; the raw OpenCL one sets
-// every argument and calls clEnqueueNDRangeKernel each time, on a kernel object of its own built
-// from the same source (kjarni skips the arguments its kernel object already holds, which
+// every argument and calls clEnqueueNDRangeKernel each time, on a kernel object of its own made
+// from the same binary (kjarni skips the arguments its kernel object already holds, which
 // someone else's clSetKernelArg on that object would defeat). "launch_8_args_changing" switches
 // every argument between two sets at every launch: the case where kjarni skips none.
 //
@@ -21,6 +21,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kjarni/kjarni.hpp"
 
@@ -174,7 +175,7 @@ private:
 
 #ifdef KJARNI_BENCH_RAW_OPENCL
 /// As the CUDA one: every argument set and clEnqueueNDRangeKernel called each time, on a kernel
-/// object built here from the source kjarni compiled, as kjarni builds it (not kjarni's object);
+/// object made here from kjarni's program binary, as kjarni makes it (not kjarni's object);
 /// with_event: the launch returns an event, released at once.
 class RawOpenclLaunch {
 public:
@@ -182,12 +183,15 @@ public:
         : arguments_(c.arguments), with_event_(c.with_event), queue_(reinterpret_cast<cl_command_queue>(s.queue.native_handle())),
           a_(reinterpret_cast<cl_mem>(s.a.native_handle())), b_(reinterpret_cast<cl_mem>(s.b.native_handle())) {
         const char* name = c.arguments == 0 ? "empty" : c.arguments == 5 ? "five" : "eight";
-        const std::string& text = s.program.source(s.queue.device());
-        const char* lines = text.c_str();
+        const std::vector<std::byte> binary = s.program.binary(s.queue.device());
+        const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+        const std::size_t size = binary.size();
         auto device = reinterpret_cast<cl_device_id>(s.queue.device().device().native_handle());
-        cl_int error = CL_SUCCESS;
-        program_ = clCreateProgramWithSource(reinterpret_cast<cl_context>(s.context.native_handle()), 1, &lines, nullptr, &error);
+        cl_int error = CL_SUCCESS, status = CL_SUCCESS;
+        program_ = clCreateProgramWithBinary(reinterpret_cast<cl_context>(s.context.native_handle()), 1, &device, &size,
+                                             &bytes, &status, &error);
         // With the option kjarni builds with (its launches check arguments against their info).
+        if (error == CL_SUCCESS) error = status;
         if (error == CL_SUCCESS) error = clBuildProgram(program_, 1, &device, "-cl-kernel-arg-info", nullptr, nullptr);
         if (error == CL_SUCCESS) kernel_ = clCreateKernel(program_, name, &error);
         if (error != CL_SUCCESS) throw std::runtime_error(fmt::format("the raw OpenCL kernel: error {}", error));
