@@ -449,7 +449,8 @@ public:
     /// The most threads / work items per block for this kernel, per program device (in order).
     std::vector<std::size_t> max_total_local_sizes() const;
     KernelAttributes attributes(const BoundDevice& device) const;
-    /// CUfunction / cl_kernel on a device, for interoperation with the raw API.
+    /// CUfunction / cl_kernel on a device, for interoperation with the raw API. (OpenCL: kjarni's
+    /// launches stop skipping arguments they set before, since the handle's holder may set others.)
     std::uintptr_t native_handle(const BoundDevice& device) const;
     /// The kernel's L1 / shared memory preference on a device (PyCUDA's Function.set_cache_config;
     /// CUDA cuFuncSetCacheConfig). UnsupportedError on OpenCL.
