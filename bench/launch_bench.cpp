@@ -56,6 +56,9 @@ struct Setup {
     kjarni::PreparedKernel eight;
     kjarni::Buffer a;
     kjarni::Buffer b;
+    // The same launches with their arguments bound once (set 0).
+    kjarni::BoundKernel five_bound;
+    kjarni::BoundKernel eight_bound;
 };
 
 // Launches pile up in the queue; synchronizing every so often keeps it from filling (a full queue
@@ -70,23 +73,29 @@ std::shared_ptr<Setup> make_setup(const kjarni::Device& first) {
     auto empty = program.kernel("empty").prepare({32}, kjarni::Sizes{32});
     auto five = program.kernel("five").prepare({32}, kjarni::Sizes{32});
     auto eight = program.kernel("eight").prepare({32}, kjarni::Sizes{32});
-    return std::make_shared<Setup>(Setup{context, queue, program, empty, five, eight,
-                                         kjarni::Buffer::allocate(device, 64), kjarni::Buffer::allocate(device, 64)});
+    auto a = kjarni::Buffer::allocate(device, 64), b = kjarni::Buffer::allocate(device, 64);
+    auto five_bound = five.bind(queue, a, b, 1.5f, 7, 9u);
+    auto eight_bound = eight.bind(queue, a, b, 1.5f, 7, 9u, a, 2.5f, 11);
+    return std::make_shared<Setup>(Setup{context, queue, program, empty, five, eight, a, b, five_bound, eight_bound});
 }
 
 /// What a benchmark launches: the kernel with `arguments` (0, 5 or 8), with or without an event;
-/// `changing`: every argument switches between two sets from one launch to the next.
+/// `changing`: every argument switches between two sets from one launch to the next; `bound`:
+/// kjarni launches a BoundKernel (arguments checked and packed once).
 struct Case {
     const char* name;
     int arguments;
     bool with_event;
     bool changing;
+    bool bound = false;
 };
 
 constexpr Case cases[] = {{"launch_0_args", 0, false, false},
                           {"launch_5_args", 5, false, false},
                           {"launch_8_args", 8, false, false},
                           {"launch_8_args_changing", 8, false, true},
+                          {"launch_5_args_bound", 5, false, false, true},
+                          {"launch_8_args_bound", 8, false, false, true},
                           {"launch_5_args_event", 5, true, false}};
 
 /// The argument values of set 0 or 1 (the benchmarks' kernels never see them: their condition fails).
@@ -102,7 +111,9 @@ void kjarni_launch(const Setup& s, const Case& c, int set) {
     const Values& v = value_sets[set];
     const kjarni::Buffer& a = set == 0 ? s.a : s.b;
     const kjarni::Buffer& b = set == 0 ? s.b : s.a;
-    if (c.with_event) {
+    if (c.bound) {
+        (c.arguments == 5 ? s.five_bound : s.eight_bound).enqueue();
+    } else if (c.with_event) {
         benchmark::DoNotOptimize(s.five(s.queue, a, b, v.c, v.d, v.e));
     } else if (c.arguments == 0) {
         s.empty.enqueue(s.queue);

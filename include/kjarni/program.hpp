@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -114,12 +115,14 @@ using Sizes = std::vector<std::size_t>;
 
 class Kernel;
 class PreparedKernel;
+class BoundKernel;
 class StaticKernel;
 
 namespace detail {
 struct ProgramState;
 struct KernelState;
 struct PreparedState;
+struct BoundState;
 }  // namespace detail
 
 /// Kernel code compiled for every device of a context subset (see the top of the file): its kernels,
@@ -536,6 +539,13 @@ public:
                                                   bool want_event) const {
         return launch(queue, args, want_event);
     }
+    /// The kernel with its queue and arguments fixed: they are checked and packed here, once, and
+    /// the BoundKernel launches them as often as asked (for loops that launch a kernel with the
+    /// same arguments, where packing and checking them would cost more than the launch's own
+    /// driver call: see BoundKernel). The arguments are copied (handles share their memory, so
+    /// buffers and arrays stay alive while the BoundKernel lives). No host arguments.
+    template <detail::KernelArgument... Args>
+    BoundKernel bind(const Queue& queue, const Args&... args) const;
     /// The sizes used on a device (context index).
     const Sizes& global_size(std::size_t device_index) const;
     const Sizes& local_size(std::size_t device_index) const;
@@ -546,8 +556,41 @@ private:
     explicit PreparedKernel(std::shared_ptr<const detail::PreparedState> state) : state_(std::move(state)) {}
     std::shared_ptr<backend::Event> launch(const Queue& queue, std::span<const detail::KernelArg> args,
                                            bool want_event) const;
+    /// Checks `args` as a launch would, and keeps them with `owner` (what keeps their memory).
+    BoundKernel bind_packed(const Queue& queue, std::vector<detail::KernelArg> args,
+                            std::shared_ptr<const void> owner) const;
     std::shared_ptr<const detail::PreparedState> state_;
 };
+
+/// A PreparedKernel bound to a queue and to arguments checked once (PreparedKernel::bind): a launch
+/// hands the packed arguments to the driver as they are, at the cost of the raw driver call plus
+/// a few nanoseconds. Copies share the binding.
+class BoundKernel {
+public:
+    /// Launches; returns an event marking the launch's end.
+    Event operator()() const;
+    /// Launches without making an event.
+    void enqueue() const;
+    const Queue& queue() const;
+
+private:
+    friend class PreparedKernel;
+    explicit BoundKernel(std::shared_ptr<const detail::BoundState> state) : state_(std::move(state)) {}
+    std::shared_ptr<const detail::BoundState> state_;
+};
+
+template <detail::KernelArgument... Args>
+BoundKernel PreparedKernel::bind(const Queue& queue, const Args&... args) const {
+    static_assert(!(detail::HostArgumentType<Args> || ...),
+                  "host arguments (In, Out, InOut) are staged per launch: use operator() or enqueue()");
+    // Packed from the kept copies, so that what the packed arguments point to (a struct's bytes)
+    // lives as long as they do.
+    auto kept = std::make_shared<const std::tuple<Args...>>(args...);
+    [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
+    std::vector<detail::KernelArg> packed = std::apply(
+        [&](const auto&... held) { return std::vector<detail::KernelArg>{detail::pack(held, target)...}; }, *kept);
+    return bind_packed(queue, std::move(packed), std::move(kept));
+}
 
 template <detail::KernelArgument... Args>
 Event Kernel::operator()(const Queue& queue, const Sizes& global_size, const std::optional<Sizes>& local_size,

@@ -136,9 +136,10 @@ std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& para
 
 }  // namespace detail
 
-std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::span<const detail::KernelArg> args,
-                                                       bool want_event) const {
-    const detail::PreparedState& state = *state_;
+namespace {
+
+/// The entry of the queue's device; ArgumentError for a queue of another context or device.
+const detail::PreparedEntry& entry_for(const detail::PreparedState& state, const Queue& queue) {
     const std::string& name = state.source->name;
     if (detail::backend_of(queue.device().context()).get() != state.context) {
         throw ArgumentError("queue", fmt::format("kernel '{}': the queue belongs to another context", name));
@@ -151,10 +152,43 @@ std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::
         throw ArgumentError("queue", fmt::format("kernel '{}' was not prepared for device {} ('{}')", name,
                                                  queue.device().index(), queue.device().name()));
     }
-    check_args(name, entry->checks, entry->kernel->params(), args, queue);
-    return entry->kernel->launch(*detail::backend_of(queue), entry->dims, entry->global.data(), entry->local.data(),
-                                 state.local_mem, args, want_event);
+    return *entry;
 }
+
+}  // namespace
+
+std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::span<const detail::KernelArg> args,
+                                                       bool want_event) const {
+    const detail::PreparedState& state = *state_;
+    const detail::PreparedEntry& entry = entry_for(state, queue);
+    check_args(state.source->name, entry.checks, entry.kernel->params(), args, queue);
+    return entry.kernel->launch(*detail::backend_of(queue), entry.dims, entry.global.data(), entry.local.data(),
+                                state.local_mem, args, want_event);
+}
+
+BoundKernel PreparedKernel::bind_packed(const Queue& queue, std::vector<detail::KernelArg> args,
+                                        std::shared_ptr<const void> owner) const {
+    const detail::PreparedEntry& entry = entry_for(*state_, queue);
+    check_args(state_->source->name, entry.checks, entry.kernel->params(), args, queue);
+    return BoundKernel(std::make_shared<const detail::BoundState>(
+        detail::BoundState{state_, queue, &entry, std::move(args), std::move(owner)}));
+}
+
+namespace {
+
+std::shared_ptr<backend::Event> launch_bound(const detail::BoundState& bound, bool want_event) {
+    const detail::PreparedEntry& entry = *bound.entry;
+    return entry.kernel->launch(*detail::backend_of(bound.queue), entry.dims, entry.global.data(), entry.local.data(),
+                                bound.prepared->local_mem, bound.args, want_event);
+}
+
+}  // namespace
+
+Event BoundKernel::operator()() const { return detail::BackendAccess::make<Event>(launch_bound(*state_, true)); }
+
+void BoundKernel::enqueue() const { launch_bound(*state_, false); }
+
+const Queue& BoundKernel::queue() const { return state_->queue; }
 
 const Sizes& PreparedKernel::global_size(std::size_t device_index) const {
     for (const auto& entry : state_->entries) {

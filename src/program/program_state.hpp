@@ -66,4 +66,13 @@ struct PreparedState {
     std::vector<PreparedEntry> entries;
 };
 
+/// A BoundKernel: the queue's entry of a prepared kernel and arguments checked for it.
+struct BoundState {
+    std::shared_ptr<const PreparedState> prepared;
+    Queue queue;
+    const PreparedEntry* entry = nullptr;  // in *prepared
+    std::vector<KernelArg> args;
+    std::shared_ptr<const void> owner;  // what keeps the arguments' memory
+};
+
 }  // namespace kjarni::detail

@@ -108,6 +108,29 @@ TEST_P(Programs, RelaunchesSeeEveryChangedArgument) {
     }
 }
 
+// A bound kernel launches the arguments it was given, checked once, as often as asked, reading
+// what the buffers hold at each launch.
+TEST_P(Programs, BoundKernelsLaunchTheirArgumentsAgain) {
+    const std::size_t n = 1024;
+    auto xb = Buffer::allocate(bound_device(), n * sizeof(float));
+    auto yb = Buffer::allocate(bound_device(), n * sizeof(float));
+    const PreparedKernel prepared = scale_program().kernel("scale").prepare({n});
+    const BoundKernel doubled = prepared.bind(queue(), yb, xb, 2.0f, static_cast<unsigned>(n));
+    for (int round = 0; round < 3; ++round) {
+        const auto x = random_vector<float>(n, -100.0f, 100.0f);
+        xb.set(queue(), std::span<const float>(x));
+        if (round == 1) doubled().wait();
+        else doubled.enqueue();
+        std::vector<float> y(n);
+        yb.get(queue(), std::span<float>(y));
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], 2.0f * x[i]) << "round " << round << ", element " << i;
+    }
+    EXPECT_EQ(doubled.queue().device().index(), queue().device().index());
+    // Checked when bound: a wrong argument never reaches a launch.
+    EXPECT_THROW(prepared.bind(queue(), yb, xb, 2.0, static_cast<unsigned>(n)), ArgumentError);  // a double for a float
+    EXPECT_THROW(prepared.bind(queue(), yb, xb, 2.0f), ArgumentError);                             // too few
+}
+
 TEST_P(Programs, OptionsAreCompiledIn) {
     auto out = Buffer::allocate(bound_device(), 64 * sizeof(std::int32_t));
     scale_program().kernel("fill_value")(queue(), {64}, std::nullopt, out);
