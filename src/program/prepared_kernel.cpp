@@ -1,6 +1,7 @@
 // The launch path: find the device's entry, check the arguments against what the kernel declares,
 // hand them to the backend. No allocation, no string work, no look-up by name on success; the
-// error paths format messages.
+// error paths format messages. A bound kernel is checked once and hands its arguments over as
+// they are.
 
 #include <fmt/format.h>
 
@@ -120,24 +121,6 @@ void check_args(std::string_view kernel, const std::vector<detail::ParamCheck>& 
     }
 }
 
-}  // namespace
-
-namespace detail {
-
-std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& params) {
-    std::vector<ParamCheck> checks;
-    checks.reserve(params.size());
-    for (std::size_t p = 0; p < params.size(); ++p) {
-        const bool sampler_next = p + 1 < params.size() && params[p + 1].kind == Kind::sampler;
-        checks.push_back(ParamCheck{params[p].kind, sampler_next, params[p].size});
-    }
-    return checks;
-}
-
-}  // namespace detail
-
-namespace {
-
 /// The entry of the queue's device; ArgumentError for a queue of another context or device.
 const detail::PreparedEntry& entry_for(const detail::PreparedState& state, const Queue& queue) {
     const std::string& name = state.source->name;
@@ -155,7 +138,28 @@ const detail::PreparedEntry& entry_for(const detail::PreparedState& state, const
     return *entry;
 }
 
+/// A bound kernel's launch: its packed arguments as they are.
+std::shared_ptr<backend::Event> launch_bound(const detail::BoundState& bound, bool want_event) {
+    const detail::PreparedEntry& entry = *bound.entry;
+    return entry.kernel->launch(*detail::backend_of(bound.queue), entry.dims, entry.global.data(), entry.local.data(),
+                                bound.prepared->local_mem, bound.args, want_event);
+}
+
 }  // namespace
+
+namespace detail {
+
+std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& params) {
+    std::vector<ParamCheck> checks;
+    checks.reserve(params.size());
+    for (std::size_t p = 0; p < params.size(); ++p) {
+        const bool sampler_next = p + 1 < params.size() && params[p + 1].kind == Kind::sampler;
+        checks.push_back(ParamCheck{params[p].kind, sampler_next, params[p].size});
+    }
+    return checks;
+}
+
+}  // namespace detail
 
 std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::span<const detail::KernelArg> args,
                                                        bool want_event) const {
@@ -173,16 +177,6 @@ BoundKernel PreparedKernel::bind_packed(const Queue& queue, std::vector<detail::
     return BoundKernel(std::make_shared<const detail::BoundState>(
         detail::BoundState{state_, queue, &entry, std::move(args), std::move(owner)}));
 }
-
-namespace {
-
-std::shared_ptr<backend::Event> launch_bound(const detail::BoundState& bound, bool want_event) {
-    const detail::PreparedEntry& entry = *bound.entry;
-    return entry.kernel->launch(*detail::backend_of(bound.queue), entry.dims, entry.global.data(), entry.local.data(),
-                                bound.prepared->local_mem, bound.args, want_event);
-}
-
-}  // namespace
 
 Event BoundKernel::operator()() const { return detail::BackendAccess::make<Event>(launch_bound(*state_, true)); }
 

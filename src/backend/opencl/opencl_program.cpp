@@ -513,7 +513,8 @@ void OpenClKernel::set_argument(cl_kernel kernel, cl_uint index, const KernelArg
                   "clSetKernelArg");
         }
     } else if (arg.kind == KernelArg::Kind::buffer) {
-        cl_mem mem = arg.buffer != nullptr ? static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size) : nullptr;
+        cl_mem mem =
+            arg.buffer != nullptr ? static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size) : nullptr;
         check(cl().clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
     } else if (arg.kind == KernelArg::Kind::shared_pointer) {
         set_svm_argument(kernel, index, arg.pointer);
@@ -544,8 +545,9 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
             continue;
         }
         const SetArgument value = remembered_as(args[i]);
-        if (value.kind != SetArgument::unknown && index < set_arguments_.size() && set_arguments_[index] == value) continue;
-        set_argument(kernel, index, args[i], &value);
+        const bool unchanged =
+            value.kind != SetArgument::unknown && index < set_arguments_.size() && set_arguments_[index] == value;
+        if (!unchanged) set_argument(kernel, index, args[i], &value);
     }
     cl_event event = nullptr;
     auto& cl_queue = static_cast<OpenClQueue&>(queue);
