@@ -98,7 +98,8 @@ constexpr Case cases[] = {{"launch_0_args", 0, false, false},
                           {"launch_8_args_bound", 8, false, false, true},
                           {"launch_5_args_event", 5, true, false}};
 
-/// The argument values of set 0 or 1 (the benchmarks' kernels never see them: their condition fails).
+/// The argument values of set 0 or 1 (the kernels compare them with values they never equal, so
+/// they write nothing).
 struct Values {
     float c, g;
     int d, h;
@@ -245,9 +246,23 @@ private:
 };
 #endif
 
+/// The raw launcher of case `c`, or none (the benchmark skipped, naming why) where the driver
+/// refused to make it.
+template <class RawLaunch>
+std::unique_ptr<RawLaunch> make_raw(benchmark::State& state, const Setup& s, const Case& c) {
+    try {
+        return std::make_unique<RawLaunch>(s, c);
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+        return nullptr;
+    }
+}
+
 template <class RawLaunch>
 void raw_launch(benchmark::State& state, std::shared_ptr<Setup> s, Case c) {
-    RawLaunch raw(*s, c);
+    const auto made = make_raw<RawLaunch>(state, *s, c);
+    if (!made) return;
+    RawLaunch& raw = *made;
     long n = 0;
     for (auto _ : state) {
         raw(set_of(c, n));
@@ -262,7 +277,9 @@ void raw_launch(benchmark::State& state, std::shared_ptr<Setup> s, Case c) {
 /// difference. The iteration's time is the pair's.
 template <class RawLaunch>
 void paired_launch(benchmark::State& state, std::shared_ptr<Setup> s, Case c) {
-    RawLaunch raw(*s, c);
+    const auto made = make_raw<RawLaunch>(state, *s, c);
+    if (!made) return;
+    RawLaunch& raw = *made;
     using clock = std::chrono::steady_clock;
     clock::duration kjarni_time{}, raw_time{};
     long n = 0;
