@@ -138,11 +138,17 @@ const detail::PreparedEntry& entry_for(const detail::PreparedState& state, const
     return *entry;
 }
 
+/// The backend's launch of `entry` on `queue` with arguments already checked.
+std::shared_ptr<backend::Event> launch_entry(const detail::PreparedEntry& entry, const Queue& queue,
+                                             std::size_t local_mem, std::span<const detail::KernelArg> args,
+                                             bool want_event) {
+    return entry.kernel->launch(*detail::backend_of(queue), entry.dims, entry.global.data(), entry.local.data(),
+                                local_mem, args, want_event);
+}
+
 /// A bound kernel's launch: its packed arguments as they are.
 std::shared_ptr<backend::Event> launch_bound(const detail::BoundState& bound, bool want_event) {
-    const detail::PreparedEntry& entry = *bound.entry;
-    return entry.kernel->launch(*detail::backend_of(bound.queue), entry.dims, entry.global.data(), entry.local.data(),
-                                bound.prepared->local_mem, bound.args, want_event);
+    return launch_entry(*bound.entry, bound.queue, bound.prepared->local_mem, bound.args, want_event);
 }
 
 }  // namespace
@@ -166,8 +172,7 @@ std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::
     const detail::PreparedState& state = *state_;
     const detail::PreparedEntry& entry = entry_for(state, queue);
     check_args(state.source->name, entry.checks, entry.kernel->params(), args, queue);
-    return entry.kernel->launch(*detail::backend_of(queue), entry.dims, entry.global.data(), entry.local.data(),
-                                state.local_mem, args, want_event);
+    return launch_entry(entry, queue, state.local_mem, args, want_event);
 }
 
 BoundKernel PreparedKernel::bind_packed(const Queue& queue, std::vector<detail::KernelArg> args,
