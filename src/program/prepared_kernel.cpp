@@ -58,9 +58,11 @@ std::size_t params_given(std::span<const detail::KernelArg> args) {
     return count;
 }
 
-void check_args(std::string_view kernel, const std::vector<detail::ParamCheck>& checks,
-                const std::vector<backend::ParamInfo>& params, std::span<const detail::KernelArg> args,
-                const Queue& queue) {
+/// Every check of a launch's arguments, each kind of argument against each kind of parameter;
+/// ArgumentError naming the first that does not fit.
+void check_args_fully(std::string_view kernel, const std::vector<detail::ParamCheck>& checks,
+                      const std::vector<backend::ParamInfo>& params, std::span<const detail::KernelArg> args,
+                      const Queue& queue) {
     if (!checks.empty() && checks.size() != params_given(args)) {
         throw ArgumentError("args", fmt::format("kernel '{}' takes {} arguments, {} given", kernel, checks.size(),
                                                 params_given(args)));
@@ -121,6 +123,38 @@ void check_args(std::string_view kernel, const std::vector<detail::ParamCheck>& 
     }
 }
 
+/// The checks of a launch's arguments. The first pass accepts the usual arguments in a few
+/// instructions each (a Buffer of the queue's context and device for a pointer parameter, a scalar
+/// of the parameter's size; a launch with 8 arguments takes this pass on every call); anything it
+/// does not accept at once, images and managed memory included, goes through the full checks,
+/// which also name what does not fit.
+void check_args(std::string_view kernel, const std::vector<detail::ParamCheck>& checks,
+                const std::vector<backend::ParamInfo>& params, std::span<const detail::KernelArg> args,
+                const Queue& queue) {
+    if (args.empty() && checks.empty()) return;
+    // Parameters are unknown where the driver cannot tell them (no checks): the full checks then
+    // look at the memory alone.
+    if (checks.size() == args.size()) {
+        const void* const context = detail::backend_of(queue.device().context()).get();
+        const std::size_t device_index = queue.device().index();
+        bool accepted = true;
+        for (std::size_t i = 0; i < args.size() && accepted; ++i) {
+            const detail::KernelArg& arg = args[i];
+            const detail::ParamCheck& param = checks[i];
+            if (arg.param_count != 1) {
+                accepted = false;
+            } else if (arg.kind == detail::KernelArg::Kind::scalar) {
+                accepted = param.takes_scalar && (param.size == 0 || param.size == arg.size);
+            } else {
+                accepted = arg.kind == detail::KernelArg::Kind::buffer && param.takes_buffer &&
+                           arg.device_index == device_index && (arg.context == nullptr || arg.context == context);
+            }
+        }
+        if (accepted) return;
+    }
+    check_args_fully(kernel, checks, params, args, queue);
+}
+
 /// The entry of the queue's device; ArgumentError for a queue of another context or device.
 const detail::PreparedEntry& entry_for(const detail::PreparedState& state, const Queue& queue) {
     const std::string& name = state.source->name;
@@ -160,7 +194,12 @@ std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& para
     checks.reserve(params.size());
     for (std::size_t p = 0; p < params.size(); ++p) {
         const bool sampler_next = p + 1 < params.size() && params[p + 1].kind == Kind::sampler;
-        checks.push_back(ParamCheck{params[p].kind, sampler_next, params[p].size});
+        const Kind kind = params[p].kind;
+        const std::size_t size = params[p].size;
+        const bool takes_buffer =
+            kind == Kind::global_pointer || (kind == Kind::unknown && (size == 0 || size == sizeof(void*)));
+        const bool takes_scalar = kind == Kind::scalar || kind == Kind::unknown;
+        checks.push_back(ParamCheck{kind, sampler_next, takes_buffer, takes_scalar, size});
     }
     return checks;
 }

@@ -42,6 +42,11 @@ struct KernelState {
 struct ParamCheck {
     backend::ParamInfo::Kind kind = backend::ParamInfo::Kind::unknown;
     bool sampler_next = false;  // the next parameter is a sampler (an OpenCL sampled image's)
+    /// Derived from kind and size for the launch's first, quick pass (see check_args): a Buffer
+    /// fits (a global pointer, or a parameter CUDA reports only as 8 bytes or no size), a scalar
+    /// of `size` bytes fits (any size where `size` is 0).
+    bool takes_buffer = false;
+    bool takes_scalar = false;
     std::size_t size = 0;
 };
 

@@ -533,8 +533,11 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
             "dynamic local memory (LOCAL_MEM_DYNAMIC) is CUDA only; on OpenCL declare LOCAL_MEM_DECL arrays of "
             "a size fixed when the program is rendered");
     }
-    const std::lock_guard lock(launch_mutex_);
-    cl_kernel kernel = kernel_for(args);
+    // The lock keeps another thread's arguments from landing between this launch's
+    // clSetKernelArg calls and its enqueue; a launch without arguments sets none.
+    std::unique_lock lock(launch_mutex_, std::defer_lock);
+    if (!args.empty()) lock.lock();
+    cl_kernel kernel = args.empty() ? kernel_.get() : kernel_for(args);
     // Only kernel_'s arguments are remembered (svm_kernel_ is made anew at times), and only while
     // nobody else holds its handle.
     const bool remembered = kernel == kernel_.get() && !handle_given_.load(std::memory_order_relaxed);
