@@ -1,7 +1,8 @@
-"""Python-side launch overhead: a prepared kjarni kernel with 0 and 5 arguments against CuPy's
-RawKernel with the same arguments, on the same GPU in one run (CuPy measured 5.65 and 9.40 us per
-launch on the H100). Each launch is enqueued without an event; the time per launch is the wall time
-of a batch (queue synchronized at both ends) divided by its size; the best of several batches.
+"""Python-side launch overhead: a prepared kjarni kernel with 0 and 5 arguments (and with the 5
+bound once: PreparedKernel.bind) against CuPy's RawKernel with the same arguments, on the same GPU
+in one run (CuPy measured 5.65 and 9.40 us per launch on the H100). Each launch is enqueued without
+an event; the time per launch is the wall time of a batch (queue synchronized at both ends) divided
+by its size; the best of several batches.
 
     python bench/python/launch_bench.py [--launches 20000] [--repeats 7] [--api cuda|opencl]
 (--api opencl measures kjarni alone, e.g. on NVIDIA's OpenCL or PoCL; CuPy needs CUDA.)
@@ -57,6 +58,8 @@ def main():
     results["kjarni, 0 args"] = best_per_launch(lambda: k0(queue), queue.synchronize, args.launches, args.repeats)
     results["kjarni, 5 args"] = best_per_launch(lambda: k5(queue, bufs[0], bufs[1], bufs[2], x, n),
                                                 queue.synchronize, args.launches, args.repeats)
+    bound = k5.bind(queue, bufs[0], bufs[1], bufs[2], x, n)
+    results["kjarni, 5 args bound"] = best_per_launch(bound, queue.synchronize, args.launches, args.repeats)
     cupy = None
     if args.api == "cuda":
         try:

@@ -19,7 +19,7 @@ from ._kjarni import (
     Context, BoundDevice, BoundMultiDevice, Queue, MultiQueue, Event,
     Buffer, MemoryPool, Array, MultiArray, Splay, CloneSplay, EqualSplay,
     Template, DefTemplate, Snippet, Module, render_with_modules,
-    Kernel, PreparedKernel, Expr, ElementwiseKernel,
+    Kernel, PreparedKernel, BoundKernel, Expr, ElementwiseKernel,
     assign, fill, sqrt, exp, log, sin, cos, tanh, absolute, minimum, maximum, where, clip,
     may_share_memory, array_split, hsplit, vsplit, dsplit, atleast_1d, atleast_2d, atleast_3d,
     VirtualManager, TrivialManager, ZeroOffsetManager, VirtualAllocator, VirtualAllocationStatistics,

@@ -76,8 +76,7 @@ void pack_args(const nb::args& args, std::size_t first, const detail::LaunchTarg
     if (n > max_kernel_args) {
         throw ArgumentError("args", "a launch takes at most " + std::to_string(max_kernel_args) + " arguments");
     }
-    for (std::size_t i = 0; i < n; ++i) out.args[i] = pack_one(args[first + i], i, target);
-    out.count = n;
+    for (std::size_t i = 0; i < n; ++i) out.add(pack_one(args[first + i], i, target));
 }
 
 }  // namespace kjarni::python

@@ -2,8 +2,10 @@
 // Python launch arguments packed as kjarni's KernelArg, on the caller's stack.
 #include <nanobind/nanobind.h>
 
-#include <array>
 #include <cstddef>
+#include <new>
+#include <span>
+#include <type_traits>
 
 #include <kjarni/program.hpp>
 
@@ -12,10 +14,26 @@ namespace kjarni::python {
 /// The most arguments a Python launch takes (kjarni's launch path needs no allocation up to this).
 inline constexpr std::size_t max_kernel_args = 64;
 
-struct PackedArgs {
-    std::array<detail::KernelArg, max_kernel_args> args;
-    std::size_t count = 0;
-    std::span<const detail::KernelArg> span() const noexcept { return {args.data(), count}; }
+/// Room for max_kernel_args arguments, filled from the front: the slots past `count` are left
+/// unmade (making all 64 would zero 5 KiB on every launch).
+class PackedArgs {
+public:
+    PackedArgs() noexcept {}  // the slots are made one by one, in add()
+    PackedArgs(const PackedArgs&) = delete;
+    PackedArgs& operator=(const PackedArgs&) = delete;
+    /// Appends `arg`; at most max_kernel_args in all (pack_args checks).
+    void add(const detail::KernelArg& arg) noexcept {
+        new (storage_ + count_ * sizeof(detail::KernelArg)) detail::KernelArg(arg);
+        ++count_;
+    }
+    std::span<const detail::KernelArg> span() const noexcept {
+        return {std::launder(reinterpret_cast<const detail::KernelArg*>(storage_)), count_};
+    }
+
+private:
+    static_assert(std::is_trivially_destructible_v<detail::KernelArg>);
+    alignas(detail::KernelArg) std::byte storage_[max_kernel_args * sizeof(detail::KernelArg)];
+    std::size_t count_ = 0;
 };
 
 /// Packs `args[first:]` for a launch on `target`: Array, MultiArray and Buffer objects, numpy

@@ -110,8 +110,32 @@ void bind_program(nb::module_& m) {
                 return kjarni::detail::BackendAccess::make<Event>(k.launch_packed(queue, packed.span(), true));
             },
             nb::arg("queue"), nb::arg("args"), "Enqueues the kernel and returns an Event marking its end.")
+        .def(
+            "bind",
+            [](const PreparedKernel& k, const Queue& queue, nb::args args) {
+                PackedArgs packed;
+                pack_args(args, 0, detail::LaunchTarget{0, queue.device().index()}, packed);
+                // The Python arguments keep alive the buffers the packed ones point to; they are
+                // let go of under the GIL, wherever the last copy of the binding goes.
+                std::shared_ptr<const void> owner(new nb::object(nb::borrow(args)), [](const nb::object* kept) {
+                    const nb::gil_scoped_acquire gil;
+                    delete kept;
+                });
+                const std::span<const detail::KernelArg> span = packed.span();
+                return k.bind_packed(queue, std::vector<detail::KernelArg>(span.begin(), span.end()), std::move(owner));
+            },
+            nb::arg("queue"), nb::arg("args"),
+            "The kernel with its queue and arguments fixed, checked and packed once: a BoundKernel, whose "
+            "launches skip the packing and checks of each call (for loops that launch the same arguments).")
         .def("global_size", &PreparedKernel::global_size, nb::arg("device_index"))
         .def("local_size", &PreparedKernel::local_size, nb::arg("device_index"));
+
+    nb::class_<BoundKernel>(m, "BoundKernel",
+                            "A PreparedKernel bound to a queue and arguments (PreparedKernel.bind); keeps the "
+                            "arguments alive.")
+        .def("__call__", [](const BoundKernel& k) { k.enqueue(); }, "Enqueues the kernel. Returns None.")
+        .def("launch", [](const BoundKernel& k) { return k(); }, "Enqueues the kernel and returns an Event marking its end.")
+        .def_prop_ro("queue", &BoundKernel::queue);
 
     nb::class_<Kernel>(m, "Kernel", "A kernel of a program, compiled for each of its devices.")
         .def_prop_ro("name", &Kernel::name)

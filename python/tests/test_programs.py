@@ -54,6 +54,22 @@ def test_prepared_kernel_scalars_and_errors(context, queue, rng):
         kernel(queue, y_dev, x_dev, 0.5, numpy.int32(3))
     assert info.value.argument == "argument 2"
 
+    # Bound: checked once, then launched as often as asked. The binding keeps its input alive (no
+    # other name holds it; memory freed early would be reused by the array allocated next).
+    x2 = rng.standard_normal(256).astype(numpy.float32)
+    y2 = kjarni.Array.empty(context.device, x2.shape, x2.dtype)
+    bound = kernel.bind(queue, y2, kjarni.Array.from_host(queue, x2), numpy.float32(2), numpy.int32(-1))
+    reuse = kjarni.Array.from_host(queue, numpy.full(256, 7, numpy.float32))
+    assert isinstance(bound, kjarni.BoundKernel) and bound.queue.device.index == queue.device.index
+    assert bound() is None
+    bound.launch().wait()
+    # 2 * x is exact; adding -1 rounds once.
+    numpy.testing.assert_array_equal(y2.get(queue), numpy.float32(2) * x2 + numpy.float32(-1))
+    del reuse
+    with pytest.raises(kjarni.ArgumentError) as info:
+        kernel.bind(queue, y_dev, x_dev, numpy.float64(2), numpy.int32(3))
+    assert info.value.argument == "argument 2 ('a')" and "8 bytes" in str(info.value)
+
 
 def test_snippets_and_modules_render_as_grunnur_says(context, queue, rng):
     add = kjarni.Snippet.from_callable(lambda varname: "${varname} + ${num}", render_globals=dict(num=1))
