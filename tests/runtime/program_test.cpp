@@ -131,6 +131,37 @@ TEST_P(Programs, BoundKernelsLaunchTheirArgumentsAgain) {
     EXPECT_THROW(prepared.bind(queue(), yb, xb, 2.0f), ArgumentError);                             // too few
 }
 
+// Launches that passed the checks do not vouch for the next: a buffer of another context or a
+// scalar of another type is refused however often the same kernel launched before.
+TEST_P(Programs, LaunchesAfterGoodOnesAreCheckedAsTheFirst) {
+    const std::size_t n = 256;
+    auto xb = Buffer::allocate(bound_device(), n * sizeof(float));
+    auto yb = Buffer::allocate(bound_device(), n * sizeof(float));
+    const PreparedKernel prepared = scale_program().kernel("scale").prepare({n});
+    for (int round = 0; round < 3; ++round) prepared.enqueue(queue(), yb, xb, 2.0f, static_cast<unsigned>(n));
+    const Context other = Context::from_devices(GetParam().device());
+    const Buffer foreign = Buffer::allocate(other.devices()[0], n * sizeof(float));
+    const auto refused_as = [&](auto&& launch) -> std::string {
+        try {
+            launch();
+        } catch (const ArgumentError& e) {
+            return e.argument();
+        }
+        return "launched";
+    };
+    EXPECT_EQ(refused_as([&] { prepared.enqueue(queue(), foreign, xb, 2.0f, static_cast<unsigned>(n)); }),
+              "argument 0 ('y')");
+    EXPECT_EQ(refused_as([&] { prepared(queue(), yb, foreign, 2.0f, static_cast<unsigned>(n)); }), "argument 1 ('x')");
+    EXPECT_EQ(refused_as([&] { prepared.enqueue(queue(), yb, xb, 2.0, static_cast<unsigned>(n)); }), "argument 2 ('a')");
+    // And right arguments still launch.
+    const auto x = random_vector<float>(n, -100.0f, 100.0f);
+    xb.set(queue(), std::span<const float>(x));
+    prepared.enqueue(queue(), yb, xb, 0.5f, static_cast<unsigned>(n));
+    std::vector<float> y(n);
+    yb.get(queue(), std::span<float>(y));
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], 0.5f * x[i]) << i;
+}
+
 TEST_P(Programs, OptionsAreCompiledIn) {
     auto out = Buffer::allocate(bound_device(), 64 * sizeof(std::int32_t));
     scale_program().kernel("fill_value")(queue(), {64}, std::nullopt, out);
@@ -327,6 +358,12 @@ TEST(MultiDevicePrograms, OneLaunchOnAMultiQueueWithPerDeviceArguments) {
     // A per-device argument without a value for every device is refused.
     PerDevice<Buffer> short_list{{ys.values[0]}};
     EXPECT_THROW(program.kernel("scale").prepare({n})(mq, short_list, xs, 1.0f, static_cast<unsigned>(n)),
+                 ArgumentError);
+    // Launched on the first device already, the same argument types with a buffer of the other
+    // device are still refused.
+    const PreparedKernel both = program.kernel("scale").prepare({n});
+    both.enqueue(mq.queues()[0], ys.values[0], xs.values[0], 1.0f, static_cast<unsigned>(n));
+    EXPECT_THROW(both.enqueue(mq.queues()[0], ys.values[0], xs.values[1], 1.0f, static_cast<unsigned>(n)),
                  ArgumentError);
     // Prepared for one device only: launching on the other is refused.
     const PreparedKernel only_first = program.kernel("scale").prepare({{devices[0].index(), Sizes{n}}});
