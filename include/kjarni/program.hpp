@@ -546,6 +546,11 @@ public:
     /// buffers and arrays stay alive while the BoundKernel lives). No host arguments.
     template <detail::KernelArgument... Args>
     BoundKernel bind(const Queue& queue, const Args&... args) const;
+    /// bind() with arguments packed at run time (language bindings): checks `args` as a launch
+    /// would, and keeps `owner`, which must keep alive whatever the packed arguments point to
+    /// (their buffers), as long as the BoundKernel and its copies live.
+    BoundKernel bind_packed(const Queue& queue, std::vector<detail::KernelArg> args,
+                            std::shared_ptr<const void> owner) const;
     /// The sizes used on a device (context index).
     const Sizes& global_size(std::size_t device_index) const;
     const Sizes& local_size(std::size_t device_index) const;
@@ -556,9 +561,6 @@ private:
     explicit PreparedKernel(std::shared_ptr<const detail::PreparedState> state) : state_(std::move(state)) {}
     std::shared_ptr<backend::Event> launch(const Queue& queue, std::span<const detail::KernelArg> args,
                                            bool want_event) const;
-    /// Checks `args` as a launch would, and keeps them with `owner` (what keeps their memory).
-    BoundKernel bind_packed(const Queue& queue, std::vector<detail::KernelArg> args,
-                            std::shared_ptr<const void> owner) const;
     std::shared_ptr<const detail::PreparedState> state_;
 };
 

@@ -123,11 +123,10 @@ void check_args_fully(std::string_view kernel, const std::vector<detail::ParamCh
     }
 }
 
-/// The checks of a launch's arguments. The first pass accepts the usual arguments in a few
+/// The checks of a launch's arguments. A first pass accepts the usual arguments in a few
 /// instructions each (a Buffer of the queue's context and device for a pointer parameter, a scalar
-/// of the parameter's size; a launch with 8 arguments takes this pass on every call); anything it
-/// does not accept at once, images and managed memory included, goes through the full checks,
-/// which also name what does not fit.
+/// of the parameter's size); anything it does not accept at once, images and managed memory
+/// included, goes through the full checks, which also name what does not fit.
 void check_args(std::string_view kernel, const std::vector<detail::ParamCheck>& checks,
                 const std::vector<backend::ParamInfo>& params, std::span<const detail::KernelArg> args,
                 const Queue& queue) {
