@@ -31,6 +31,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kjarni/program_templates.hpp"
@@ -104,6 +105,17 @@ public:
         prepared(queue).launch(queue, packed, false);
     }
 
+    /// The kernel on the queue's device with its arguments fixed, checked and packed once (see
+    /// PreparedKernel::bind): for loops that launch the same arguments.
+    template <detail::KernelArgument... Args>
+    BoundKernel bind(const Queue& queue, const Args&... args) const {
+        return prepared(queue).bind(queue, args...);
+    }
+    /// bind() with arguments packed at run time (see PreparedKernel::bind_packed).
+    BoundKernel bind_packed(const Queue& queue, std::vector<detail::KernelArg> args,
+                            std::shared_ptr<const void> owner) const {
+        return prepared(queue).bind_packed(queue, std::move(args), std::move(owner));
+    }
     /// Launches with arguments packed at run time (see PreparedKernel::launch_packed).
     std::shared_ptr<backend::Event> launch_packed(const Queue& queue, std::span<const detail::KernelArg> args,
                                                   bool want_event) const {

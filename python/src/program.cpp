@@ -32,6 +32,21 @@ ProgramOptions make_options(bool no_prelude, bool fast_math, std::vector<std::st
     return o;
 }
 
+// A PreparedKernel or StaticKernel bound to Python arguments. They keep alive the buffers the
+// packed arguments point to, and are let go of under the GIL, wherever the last copy of the
+// binding goes.
+template <class AnyKernel>
+BoundKernel bind_python(const AnyKernel& kernel, const Queue& queue, const nb::args& args) {
+    PackedArgs packed;
+    pack_args(args, 0, detail::LaunchTarget{0, queue.device().index()}, packed);
+    std::shared_ptr<const void> owner(new nb::object(nb::borrow(args)), [](const nb::object* kept) {
+        const nb::gil_scoped_acquire gil;
+        delete kept;
+    });
+    const std::span<const detail::KernelArg> span = packed.span();
+    return kernel.bind_packed(queue, std::vector<detail::KernelArg>(span.begin(), span.end()), std::move(owner));
+}
+
 using ConstantSpecs = std::map<std::string, std::tuple<std::string, std::size_t, std::size_t>>;
 
 // Launches on a Queue or on every queue of a MultiQueue; `launch(queue, packed)` does one.
@@ -111,19 +126,7 @@ void bind_program(nb::module_& m) {
             },
             nb::arg("queue"), nb::arg("args"), "Enqueues the kernel and returns an Event marking its end.")
         .def(
-            "bind",
-            [](const PreparedKernel& k, const Queue& queue, nb::args args) {
-                PackedArgs packed;
-                pack_args(args, 0, detail::LaunchTarget{0, queue.device().index()}, packed);
-                // The Python arguments keep alive the buffers the packed ones point to; they are
-                // let go of under the GIL, wherever the last copy of the binding goes.
-                std::shared_ptr<const void> owner(new nb::object(nb::borrow(args)), [](const nb::object* kept) {
-                    const nb::gil_scoped_acquire gil;
-                    delete kept;
-                });
-                const std::span<const detail::KernelArg> span = packed.span();
-                return k.bind_packed(queue, std::vector<detail::KernelArg>(span.begin(), span.end()), std::move(owner));
-            },
+            "bind", [](const PreparedKernel& k, const Queue& queue, nb::args args) { return bind_python(k, queue, args); },
             nb::arg("queue"), nb::arg("args"),
             "The kernel with its queue and arguments fixed, checked and packed once: a BoundKernel, whose "
             "launches skip the packing and checks of each call (for loops that launch the same arguments).")
@@ -203,6 +206,10 @@ void bind_program(nb::module_& m) {
                 });
             },
             "Enqueues the kernel: (queue, *args) on a Queue or a MultiQueue. Returns None.")
+        .def(
+            "bind", [](const StaticKernel& k, const Queue& queue, nb::args args) { return bind_python(k, queue, args); },
+            nb::arg("queue"), nb::arg("args"),
+            "The kernel on the queue's device with its arguments fixed, checked and packed once: a BoundKernel.")
         .def_prop_ro("devices", &StaticKernel::devices)
         .def_prop_ro("name", &StaticKernel::name)
         .def("source", &StaticKernel::source, nb::arg("device"))

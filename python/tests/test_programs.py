@@ -158,6 +158,11 @@ def test_static_kernel_virtual_sizes(context, queue):
     i, j, k = numpy.meshgrid(*[numpy.arange(s) for s in shape], indexing="ij")
     expected = (i + 10 * j + 100 * k).transpose(2, 1, 0).ravel()  # dimension 0 fastest
     numpy.testing.assert_array_equal(out.get(queue), expected)
+    # Bound once: the output is written again after being overwritten.
+    bound = kernel.bind(queue, out)
+    kjarni.fill(queue, out, numpy.int32(-1))
+    bound()
+    numpy.testing.assert_array_equal(out.get(queue), expected)
 
 
 def test_struct_dtype_in_a_kernel(context, queue, rng):

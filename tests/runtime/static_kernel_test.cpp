@@ -290,6 +290,16 @@ KERNEL void scale(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float factor)
     yb.get(queue(), std::span<float>(y));
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], -x[i]) << i;
     EXPECT_THROW(kernel(queue(), yb, xb), ArgumentError);  // too few arguments
+    // Bound once, launched twice on new input; a wrong argument is refused when bound.
+    const BoundKernel halved = kernel.bind(queue(), yb, xb, 0.5f);
+    for (int round = 0; round < 2; ++round) {
+        const auto fresh = random_vector<float>(n, -10.0f, 10.0f);
+        xb.set(queue(), std::span<const float>(fresh));
+        halved.enqueue();
+        yb.get(queue(), std::span<float>(y));
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], fresh[i] * 0.5f) << "round " << round << ", " << i;
+    }
+    EXPECT_THROW(kernel.bind(queue(), yb, xb, 0.5), ArgumentError);  // a double for a float
 }
 
 TEST_P(StaticKernels, LocalSizeBeyondTheDeviceLimitNamesBothLimits) {
