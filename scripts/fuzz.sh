@@ -22,7 +22,7 @@ targets=(template_fuzzer dtype_fuzzer selector_fuzzer cache_entry_fuzzer)
 
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DKJARNI_BUILD_FUZZ=ON -DKJARNI_BUILD_TESTS=OFF \
       -DKJARNI_BUILD_TOOLS=OFF -DKJARNI_BUILD_EXAMPLES=OFF -DKJARNI_BUILD_BENCH=OFF -DKJARNI_INSTALL=OFF \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJARNI_UNITY_BUILD="${KJARNI_UNITY_BUILD:-OFF}" >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}"
 
 # -timeout: one input taking longer is a hang; -rss_limit_mb: a runaway allocation.
