@@ -77,6 +77,20 @@ ReductionSpec one_array(const std::string& what, const Array& array) {
     return spec;
 }
 
+/// ReductionSpec::value_code for a one-array map that reads `x[i]` only: the map with the element's
+/// value `v` in its place, where the element is 4 or 8 bytes of a plain C type and the map needs no
+/// module (a conversion module would have to be rendered again); empty otherwise.
+std::string value_code(const DType& dtype, const std::string& map) {
+    const Kind kind = dtype.kind();
+    const bool plain = kind == Kind::float32 || kind == Kind::int32 || kind == Kind::uint32 || kind == Kind::float64 ||
+                       kind == Kind::int64 || kind == Kind::uint64;
+    if (!plain || map.find('$') != std::string::npos) return "";
+    std::string body = map;
+    for (std::size_t at = body.find("x[i]"); at != std::string::npos; at = body.find("x[i]", at + 1)) body.replace(at, 4, "v");
+    return fmt::format("FUNCTION INLINE KJARNI_ACC kjarni_map_value({} v) {{ return ({}); }}\n", detail::storage_ctype(dtype),
+                       body);
+}
+
 /// The expression reading element `element` (of `dtype`) converted to `to` (compute types), with
 /// the conversion module added to `globals` under `name`.
 std::string load_as(const DType& dtype, const std::string& element, const DType& to, const std::string& name,
@@ -144,6 +158,7 @@ Array arithmetic(const Queue& queue, const Array& array, const ReduceOptions& op
         spec.result = result;
         spec.code = detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce, map, finish, result,
                                            globals, what);
+        spec.value_code = value_code(array.dtype(), map);
         return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);
@@ -215,6 +230,7 @@ Array extremum(const Queue& queue, const Array& array, const ReduceOptions& opti
                                            : "kjarni_nan(a) ? a : (kjarni_nan(b) ? b : (kjarni_less(b, a) ? b : a))";
         spec.code = detail::reduction_code(spec.arguments, comparisons(d), extreme(d, !maximum), reduce, element_value(d),
                                            "a", d, {}, what);
+        spec.value_code = value_code(d, element_value(d));
         return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);

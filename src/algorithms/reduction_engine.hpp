@@ -26,6 +26,10 @@ struct ReductionSpec {
     std::string code;
     /// An empty reduced set is an ArgumentError (min, max, argmin, argmax: no identity).
     bool refuse_empty = false;
+    /// For a reduction of one array of 4- or 8-byte items whose map reads only the element (the
+    /// built-ins): `KJARNI_ACC kjarni_map_value(<storage type> v)`, the map of an element's value,
+    /// so that a reduction along contiguous memory may load 16 bytes at a time. Empty otherwise.
+    std::string value_code;
 };
 
 /// The device functions a reduction kernel calls, rendered once (a template with `render_globals`):

@@ -1,7 +1,7 @@
 // Reductions against host references on fresh random data: every dtype x layout class (contiguous,
 // stepped, negative-strided, transposed, broadcast, 0-d, empty) x axis set for sum, fewer layouts
 // for the other reductions; the shape-chosen strategies (short inner axis, outer axis, middle axis,
-// one huge output split over work groups); determinism; ReductionKernel with several arrays,
+// one huge output split over work groups); 16-byte loads of contiguous runs, aligned or not; determinism; ReductionKernel with several arrays,
 // broadcasting, scalars and a Module; MultiArray part by part; bad input.
 //
 // Tolerances. Integers are exact (wrapping as the device does). A float sum of m terms computed in
@@ -262,6 +262,37 @@ TEST_P(Reductions, StrategiesByShape) {
             check(Op::sum, h, axes, sum(queue(), x, {axes}).get(queue()));
             if (d.kind() == Kind::int32)
                 check(Op::argmax, h, std::vector<int>{axes[0]}, argmax(queue(), x, {std::vector<int>{axes[0]}}).get(queue()));
+        }
+}
+
+TEST_P(Reductions, ContiguousRunsAlignedOrNot) {
+    // Built-in reductions of 4- and 8-byte items along contiguous memory load 16 bytes at a time
+    // where every run starts 16-byte aligned and holds whole vectors, one at a time otherwise: views
+    // at aligned and unaligned offsets, runs of whole and of partial vectors, rows whose stride
+    // keeps or breaks the alignment, long enough to be split into pieces. The host reference reads
+    // the same view back.
+    using S = Slice;
+    const std::vector<std::pair<std::vector<std::size_t>, std::vector<S>>> views = {
+        {{(1 << 17) + 8}, {S{}}},          // whole vectors, split into pieces
+        {{(1 << 17) + 8}, {S{4, std::nullopt}}},  // aligned offset
+        {{(1 << 17) + 8}, {S{1, std::nullopt}}},  // unaligned offset
+        {{(1 << 17) + 3}, {S{}}},          // a partial vector at the end
+        {{37, 1024}, {S{}, S{}}},          // rows of whole vectors
+        {{37, 1024}, {S{}, S{4, std::nullopt}}},  // rows starting at an aligned offset
+        {{37, 1026}, {S{}, S{}}},          // rows whose stride breaks the alignment
+        {{37, 1024}, {S{}, S{2, 1022}}}};  // float64: aligned (2 items); float32: not
+    for (const DType& d : {DType(Kind::float32), DType(Kind::float64), DType(Kind::int64)})
+        for (const auto& [shape, slices] : views) {
+            SCOPED_TRACE(::testing::Message() << d.name() << " shape[0] " << shape[0] << " ndim " << shape.size()
+                                              << " view start " << slices.back().start.value_or(0));
+            const Array full = Array::from_host(queue(), random_host(d, shape, Values::ties));
+            const Array x = full.slice(slices);
+            const HostArray h = x.get(queue());
+            const std::vector<int> last{static_cast<int>(shape.size()) - 1};
+            check(Op::sum, h, last, sum(queue(), x, {last}).get(queue()));
+            if (d.kind() != Kind::float32) continue;  // the other built-ins: one dtype (compilations cost)
+            check(Op::max, h, last, max(queue(), x, {last}).get(queue()));
+            if (shape.size() == 1) check(Op::min, h, std::nullopt, min(queue(), x).get(queue()));
         }
 }
 
