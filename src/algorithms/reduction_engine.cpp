@@ -41,6 +41,8 @@
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
+#include "kjarni/api.hpp"
+#include "kjarni/context.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
 
@@ -176,7 +178,7 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
         // items go to the accumulators in turn; r, lanes and step count vectors here.
         const std::string item = storage_ctype(spec.arguments[0].dtype);
         s += fmt::format("        union {{ uint4 v; {} e[{}]; }} w;\n", item, k.vector);
-        s += fmt::format("        GLOBAL_MEM const uint4* const av = (GLOBAL_MEM const uint4*)(a0_base + a0_o);\n");
+        s += "        GLOBAL_MEM const uint4* const av = (GLOBAL_MEM const uint4*)(a0_base + a0_o);\n";
         s += fmt::format("        for (; r < n_red / {}; r += step) {{\n            w.v = av[r];\n", k.vector);
         for (std::size_t j = 0; j < k.vector; ++j) {
             const std::string target = j % accumulators == 0 ? "acc" : fmt::format("acc{}", j % accumulators);
@@ -186,23 +188,23 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
         s += "        acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));\n";
         s += "    }\n";
     } else {
-    s += fmt::format("        for (; n_red - r > {} * step; r += {} * step) {{\n", accumulators - 1, accumulators);
-    for (std::size_t j = 0; j < accumulators; ++j)
-        s += element(j == 0 ? "acc" : fmt::format("acc{}", j), fmt::format("r + {} * step", j));
-    s += "        }\n";
-    s += "        for (; r < n_red; r += step) {\n";
-    s += element("acc", "r");
-    s += "        }\n";
-    s += "        acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));\n";
-    s += "    }\n";
+        s += fmt::format("        for (; n_red - r > {} * step; r += {} * step) {{\n", accumulators - 1, accumulators);
+        for (std::size_t j = 0; j < accumulators; ++j)
+            s += element(j == 0 ? "acc" : fmt::format("acc{}", j), fmt::format("r + {} * step", j));
+        s += "        }\n";
+        s += "        for (; r < n_red; r += step) {\n";
+        s += element("acc", "r");
+        s += "        }\n";
+        s += "        acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));\n";
+        s += "    }\n";
     }
     // The lanes of an output combine in a fixed tree (lanes is the same for the whole launch, so
     // every work item reaches the same barriers).
     s += fmt::format("    LOCAL_MEM_DECL KJARNI_ACC scratch[{}];\n", k.group);
     s += "    if (lanes > 1) {\n";
     s += "        scratch[lid] = acc;\n        LOCAL_BARRIER;\n";
-    s += fmt::format("        for ({} step = lanes / 2; step > 0; step >>= 1) {{\n", idx);
-    s += "            if (lane < step) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + step]);\n";
+    s += fmt::format("        for ({} kj_half = lanes / 2; kj_half > 0; kj_half >>= 1) {{\n", idx);
+    s += "            if (lane < kj_half) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + kj_half]);\n";
     s += "            LOCAL_BARRIER;\n        }\n";
     s += "        acc = scratch[lid];\n    }\n";
     s += "    if (lane == 0 && o < n_out) {\n";
@@ -318,13 +320,17 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     const std::size_t step = pieces * lanes;
 
     // 16-byte loads where the one array's reduced run is contiguous, starts 16-byte aligned for
-    // every output and is a whole number of vectors (allocations start at least 16-byte aligned).
+    // every output and is a whole number of vectors. kjarni's allocations, and every OpenCL buffer
+    // (CL_DEVICE_MEM_BASE_ADDR_ALIGN), start at least 16-byte aligned; CUDA memory of another
+    // library (Buffer::from_backend_buffer) may start anywhere, so its address is looked at.
     std::size_t vector = 0;
     if (!spec.value_code.empty() && arguments.size() == 1 && arrays.size() == 1 && lanes > 1 && red.ndim() == 1 &&
         red.strides[0][0] == 1) {
         const auto v = static_cast<std::ptrdiff_t>(16 / arrays[0].array->dtype().itemsize());
         bool aligned = static_cast<std::ptrdiff_t>(n_red) % v == 0 && offsets[0] % v == 0;
         for (const std::ptrdiff_t stride : kept.strides[0]) aligned = aligned && stride % v == 0;
+        if (queue.device().context().api().id() == ApiId::cuda())
+            aligned = aligned && arrays[0].array->base().native_handle() % 16 == 0;
         if (aligned) vector = static_cast<std::size_t>(v);
     }
 
