@@ -1,8 +1,9 @@
 // Reductions against host references on fresh random data: every dtype x layout class (contiguous,
 // stepped, negative-strided, transposed, broadcast, 0-d, empty) x axis set for sum, fewer layouts
 // for the other reductions; the shape-chosen strategies (short inner axis, outer axis, middle axis,
-// one huge output split over work groups); 16-byte loads of contiguous runs, aligned or not; determinism; ReductionKernel with several arrays,
-// broadcasting, scalars and a Module; MultiArray part by part; bad input.
+// one huge output split over work groups); 16-byte loads of contiguous runs, aligned or not;
+// determinism; ReductionKernel with several arrays, broadcasting, scalars and a Module; MultiArray
+// part by part; bad input.
 //
 // Tolerances. Integers are exact (wrapping as the device does). A float sum of m terms computed in
 // any order of pairwise additions errs by at most (m - 1) u sum|x_i| (u the unit roundoff of the
