@@ -397,7 +397,7 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     if (plan.flat && plan.space.ndim() == 1 && state.vector_loads) {
         // Vectors of 16 bytes of the widest element, when the operation uses every array as x[i]
         // only (and calls no macro that could write one), and every array that steps starts
-        // aligned to its vector (allocations are aligned far beyond 16 bytes).
+        // aligned to its vector.
         std::vector<std::string> names;
         std::size_t widest = 1;
         bool possible = true;
@@ -414,7 +414,7 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
             const std::size_t itemsize = plan.arguments[plan.arrays[j]].dtype.itemsize();
             possible = u.indexed && (plan.space.strides[j][0] == 0
                                          ? !stores(u)
-                                         : (static_cast<std::size_t>(plan.offsets[j]) * itemsize) % (v * itemsize) == 0);
+                                         : detail::lies_aligned(args[plan.arrays[j]].array(), plan.offsets[j], v * itemsize));
         }
         // A written array that is also another argument (the same view: other overlaps are refused
         // above) would be read before the other's write lands, and written back over it.

@@ -198,14 +198,15 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     if (flat) {
         plan.layout = LayoutClass::flat;
         // Vectors of 16 bytes of the widest element, when every walking array starts aligned to
-        // its vector (allocations are aligned far beyond 16 bytes).
+        // its vector.
         std::size_t widest = out.dtype().itemsize();
         for (const Array& a : plan.code.arrays) widest = std::max(widest, a.dtype().itemsize());
         const std::size_t v = 16 / widest;
         bool aligned = v > 1 && plan.space.ndim() == 1;
         for (std::size_t k = 0; aligned && k < plan.offsets.size(); ++k) {
-            const std::size_t itemsize = k == 0 ? out.dtype().itemsize() : plan.code.arrays[k - 1].dtype().itemsize();
-            if (plan.space.strides[k][0] != 0 && (static_cast<std::size_t>(plan.offsets[k]) * itemsize) % (v * itemsize) != 0) aligned = false;
+            const Array& array = k == 0 ? out : plan.code.arrays[k - 1];
+            if (plan.space.strides[k][0] != 0 && !detail::lies_aligned(array, plan.offsets[k], v * array.dtype().itemsize()))
+                aligned = false;
         }
         if (aligned) {
             plan.layout = LayoutClass::vector;

@@ -85,6 +85,12 @@ std::ptrdiff_t element_offset(const Array& array, const std::string& name) {
     return static_cast<std::ptrdiff_t>(bytes / itemsize);
 }
 
+bool lies_aligned(const Array& array, std::ptrdiff_t offset, std::size_t bytes) {
+    std::uintptr_t address = static_cast<std::uintptr_t>(offset) * array.dtype().itemsize();
+    if (array.base().device().context().api().id() == ApiId::cuda()) address += array.base().native_handle();
+    return address % bytes == 0;
+}
+
 KernelArg scalar_arg(const void* value, std::size_t size) {
     KernelArg arg;
     arg.kind = KernelArg::Kind::scalar;

@@ -45,6 +45,12 @@ KernelArg whole_allocation(const Array& array);
 /// The offset of the array's first element in elements from the start of whole_allocation();
 /// ArgumentError naming the array when it is not a multiple of the itemsize.
 std::ptrdiff_t element_offset(const Array& array, const std::string& name);
+/// Whether the array's element at `offset` elements from the start of whole_allocation() lies on a
+/// multiple of `bytes` in device memory (`bytes` a power of two of at most 128). kjarni's
+/// allocations and every OpenCL buffer (CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128 bytes) start
+/// aligned, so there the offset decides; CUDA memory of another library
+/// (Buffer::from_backend_buffer) may start anywhere, so its address is looked at.
+bool lies_aligned(const Array& array, std::ptrdiff_t offset, std::size_t bytes);
 
 /// A scalar kernel argument of `size` bytes.
 KernelArg scalar_arg(const void* value, std::size_t size);

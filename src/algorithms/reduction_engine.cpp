@@ -320,17 +320,13 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     const std::size_t step = pieces * lanes;
 
     // 16-byte loads where the one array's reduced run is contiguous, starts 16-byte aligned for
-    // every output and is a whole number of vectors. kjarni's allocations, and every OpenCL buffer
-    // (CL_DEVICE_MEM_BASE_ADDR_ALIGN), start at least 16-byte aligned; CUDA memory of another
-    // library (Buffer::from_backend_buffer) may start anywhere, so its address is looked at.
+    // every output and is a whole number of vectors.
     std::size_t vector = 0;
     if (!spec.value_code.empty() && arguments.size() == 1 && arrays.size() == 1 && lanes > 1 && red.ndim() == 1 &&
         red.strides[0][0] == 1) {
         const auto v = static_cast<std::ptrdiff_t>(16 / arrays[0].array->dtype().itemsize());
-        bool aligned = static_cast<std::ptrdiff_t>(n_red) % v == 0 && offsets[0] % v == 0;
+        bool aligned = static_cast<std::ptrdiff_t>(n_red) % v == 0 && lies_aligned(*arrays[0].array, offsets[0], 16);
         for (const std::ptrdiff_t stride : kept.strides[0]) aligned = aligned && stride % v == 0;
-        if (queue.device().context().api().id() == ApiId::cuda())
-            aligned = aligned && arrays[0].array->base().native_handle() % 16 == 0;
         if (aligned) vector = static_cast<std::size_t>(v);
     }
 

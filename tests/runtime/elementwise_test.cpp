@@ -195,6 +195,24 @@ TEST_P(ElementwiseTest, VectorLoadsKeepTheScalarLoopsResults) {
         }
 }
 
+TEST_P(ElementwiseTest, VectorLoadsOnlyWhereTheAddressAllows) {
+    // CUDA memory of another library may start at any address: an input 4 bytes and an output 8
+    // bytes into their allocations (16-byte loads there fault), and an aligned one beside them.
+    if (context().api().id() != ApiId::cuda()) GTEST_SKIP() << "OpenCL buffers start aligned";
+    const ElementwiseKernel twice = ElementwiseKernel::from_names({"y", "x"}, "y[i] = 2 * x[i]");
+    const std::size_t n = 1003;
+    const HostArray x = random_host_array(float32, {n});
+    for (const auto& [x_skip, y_skip] : {std::pair<std::size_t, std::size_t>{4, 0}, {0, 8}, {16, 0}}) {
+        SCOPED_TRACE(::testing::Message() << "x " << x_skip << " bytes in, y " << y_skip);
+        const Array dx = foreign_array_at(bound_device(), float32, n, x_skip);
+        const Array dy = foreign_array_at(bound_device(), float32, n, y_skip);
+        dx.set(queue(), x);
+        twice(queue(), dy, dx);
+        const HostArray got = dy.get(queue());
+        for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(got.at<float>({k}), 2 * x.at<float>({k})) << "element " << k;
+    }
+}
+
 TEST_P(ElementwiseTest, VectorLoadsReadWhatTheOperationMayKeep) {
     const std::size_t n = 515;
     const HostArray x = random_host_array(float32, {n}, 10.0);

@@ -185,6 +185,28 @@ TEST_P(ExpressionTest, FusedAxpbInFloat32AndFloat64) {
     }
 }
 
+TEST_P(ExpressionTest, VectorLoadsOnlyWhereTheAddressAllows) {
+    // CUDA memory of another library may start at any address (16-byte loads there fault).
+    if (context().api().id() != ApiId::cuda()) GTEST_SKIP() << "OpenCL buffers start aligned";
+    const std::size_t n = 1003;
+    const HostArray x = random_host_array(float32, {n});
+    const HostArray b = random_host_array(float32, {n});
+    const Array db = Array::from_host(queue(), b);
+    for (const auto& [x_skip, y_skip] : {std::pair<std::size_t, std::size_t>{4, 0}, {0, 12}, {32, 0}}) {
+        SCOPED_TRACE(::testing::Message() << "x " << x_skip << " bytes in, y " << y_skip);
+        const Array dx = foreign_array_at(bound_device(), float32, n, x_skip);
+        const Array y = foreign_array_at(bound_device(), float32, n, y_skip);
+        dx.set(queue(), x);
+        assign(queue(), y, 2.5 * dx + db);
+        std::vector<double> expected;
+        const auto xs = as_doubles(x);
+        const auto bs = as_doubles(b);
+        for (std::size_t k = 0; k < n; ++k) expected.push_back(2.5 * xs[k] + bs[k]);
+        // Two roundings of terms of magnitude <= 250 + 100, as in the test above.
+        expect_close(as_doubles(y.get(queue())), expected, 2 * 0x1p-23 * 351, "float32");
+    }
+}
+
 TEST_P(ExpressionTest, MathFunctionsInFloat32) {
     const HostArray xh = random_host_array(float32, {513}, 3.0);
     const HostArray yh = random_host_array(float32, {513}, 3.0);

@@ -22,6 +22,7 @@
 #include "kjarni/memory_pool.hpp"
 #include "kjarni/reduction.hpp"
 #include "runtime/algorithm_test_support.hpp"
+#include "support/algorithm_data.hpp"
 #include "support/argument_errors.hpp"
 #include "support/test_devices.hpp"
 
@@ -299,10 +300,7 @@ TEST_P(Reductions, ContiguousRunsAlignedOrNot) {
     if (context().api().id() == ApiId::cuda()) {
         const std::size_t n = 1 << 12;
         const HostArray h = random_host(Kind::float32, {n});
-        const Buffer whole = Buffer::allocate(queue().device(), (n + 4) * 4);
-        const Buffer foreign = Buffer::from_backend_buffer(queue().device(), whole.native_handle() + 4, n * 4, false,
-                                                           std::make_shared<Buffer>(whole));
-        const Array x = Array::from_buffer(foreign, Kind::float32, Layout::contiguous({n}, 4));
+        const Array x = foreign_array_at(queue().device(), Kind::float32, n, 4);
         x.set(queue(), h);
         check(Op::sum, h, std::nullopt, sum(queue(), x).get(queue()));
     }

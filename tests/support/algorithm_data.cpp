@@ -73,4 +73,11 @@ ViewCase random_view(const Queue& queue, const DType& dtype, const std::string& 
     throw std::invalid_argument("no view kind " + kind);
 }
 
+Array foreign_array_at(const BoundDevice& device, const DType& dtype, std::size_t n, std::size_t skip) {
+    const Buffer whole = Buffer::allocate(device, n * dtype.itemsize() + skip);
+    const Buffer foreign = Buffer::from_backend_buffer(device, whole.native_handle() + skip, n * dtype.itemsize(),
+                                                       false, std::make_shared<Buffer>(whole));
+    return Array::from_buffer(foreign, dtype, Layout::contiguous({n}, dtype.itemsize()));
+}
+
 }  // namespace kjarni::test

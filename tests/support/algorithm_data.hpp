@@ -28,4 +28,10 @@ struct ViewCase {
 };
 ViewCase random_view(const Queue& queue, const DType& dtype, const std::string& kind, std::size_t rows, std::size_t columns);
 
+/// A contiguous 1-D array in memory kjarni did not allocate (Buffer::from_backend_buffer, as a
+/// view from another library would come), whose first element lies `skip` bytes into a fresh
+/// allocation: through CUDA, where such memory may start anywhere, 16-byte loads must not be taken.
+/// For CUDA contexts only (an OpenCL buffer cannot start at an arbitrary address).
+Array foreign_array_at(const BoundDevice& device, const DType& dtype, std::size_t n, std::size_t skip);
+
 }  // namespace kjarni::test
