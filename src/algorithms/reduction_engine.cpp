@@ -14,7 +14,8 @@
 // per compute unit): in a raw CUDA sweep on an H100, a whole sum of 2 GiB read 3107 GB/s with 8192
 // interleaved groups of 256, 3062 with 8448 (not a power of two) and 3009 with 1056 (one wave);
 // PyTorch's sum, 4096 groups of 512 over the same grid-stride pattern, 3097-3107 in that run.
-// kjarni's whole sum went from 3037-3059 GB/s (1024 contiguous pieces) to 3083-3094.
+// kjarni's whole sum went from 3037-3059 GB/s (1024 contiguous pieces) to 3083-3094. Groups are
+// 256 work items, 512 where long rows are split into pieces (below).
 //
 // A built-in reduction of one array of 4- or 8-byte items whose reduced run is contiguous, 16-byte
 // aligned and a whole number of vectors loads 16 bytes at a time (ReductionSpec::value_code): the
@@ -32,6 +33,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <numeric>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -238,6 +241,30 @@ std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
+/// How a launch covers the outputs and their reduced ranges.
+struct Strategy {
+    std::size_t group = 256;    // work items per group
+    std::size_t lanes = 1;      // work items per output
+    std::size_t groups_x = 1;   // groups along the outputs
+    std::size_t pieces = 1;     // interleaved pieces of each reduced range (grid dimension 1)
+    std::size_t step = 1;       // pieces * lanes
+};
+
+Strategy strategy(std::size_t group, bool lanes_along_reduced, std::size_t n_out, std::size_t n_red,
+                  std::size_t target_groups) {
+    Strategy st;
+    st.group = group;
+    st.lanes = lanes_along_reduced ? std::min(group, floor_pow2(std::max<std::size_t>(n_red / 8, 1))) : 1;
+    // About 64 groups per compute unit (target_groups; many waves, see the top of the file), at
+    // least 64 elements per work item, so that the partial results cost at most 1/64 of the
+    // input's traffic.
+    st.groups_x = ceil_div(n_out, group / st.lanes);
+    if (st.groups_x < target_groups && n_red >= st.lanes * 128)
+        st.pieces = floor_pow2(std::min(ceil_div(target_groups, st.groups_x), n_red / (st.lanes * 64)));
+    st.step = st.pieces * st.lanes;
+    return st;
+}
+
 }  // namespace
 
 Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
@@ -304,25 +331,23 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
 
     // Strategy (see the top of the file).
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
-    const std::size_t group = std::min<std::size_t>(256, floor_pow2(queue.device().params().max_total_local_size));
+    const std::size_t device_group = floor_pow2(queue.device().params().max_total_local_size);
     const std::ptrdiff_t red_inner = red.ndim() > 0 && !arrays.empty() ? std::llabs(red.strides[0].back()) : 0;
     const std::ptrdiff_t kept_inner = kept.ndim() > 0 ? std::llabs(kept.strides[0].back()) : 0;
     const bool lanes_along_reduced = kept.ndim() == 0 || (red.ndim() > 0 && red_inner != 0 && red_inner < kept_inner);
-    const std::size_t lanes = lanes_along_reduced ? std::min(group, floor_pow2(std::max<std::size_t>(n_red / 8, 1))) : 1;
-    // About 64 groups per compute unit (many waves; see the top of the file), at least 64 elements
-    // per work item, so that the partial results cost at most 1/64 of the input's traffic.
     const std::size_t target_groups = compute_units * 64;
-    const std::size_t groups_x = ceil_div(n_out, group / lanes);
-    std::size_t pieces = 1;
-    if (groups_x < target_groups && n_red >= lanes * 128) {
-        pieces = floor_pow2(std::min(ceil_div(target_groups, groups_x), n_red / (lanes * 64)));
-    }
-    const std::size_t step = pieces * lanes;
+    const Strategy narrow = strategy(std::min<std::size_t>(256, device_group), lanes_along_reduced, n_out, n_red, target_groups);
+    // Long reduced rows split into pieces take groups of 512 where the device allows: a whole sum
+    // of 2 GiB float32 on an H100 read 3075-3090 GB/s with 8192 groups of 256, 3105-3119 with
+    // 8192 of 512 (4096 of 512: 3096-3106; 16384 of 256: 3081-3092).
+    Strategy chosen = narrow;
+    if (narrow.lanes == narrow.group && narrow.pieces > 1 && device_group >= 512)
+        chosen = strategy(512, lanes_along_reduced, n_out, n_red, target_groups);
 
     // 16-byte loads where the one array's reduced run is contiguous, starts 16-byte aligned for
     // every output and is a whole number of vectors.
     std::size_t vector = 0;
-    if (!spec.value_code.empty() && arguments.size() == 1 && arrays.size() == 1 && lanes > 1 && red.ndim() == 1 &&
+    if (!spec.value_code.empty() && arguments.size() == 1 && arrays.size() == 1 && chosen.lanes > 1 && red.ndim() == 1 &&
         red.strides[0][0] == 1) {
         const auto v = static_cast<std::ptrdiff_t>(16 / arrays[0].array->dtype().itemsize());
         bool aligned = static_cast<std::ptrdiff_t>(n_red) % v == 0 && lies_aligned(*arrays[0].array, offsets[0], 16);
@@ -334,22 +359,34 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     pad_axes(red);
 
     // 32-bit indices when every offset, count and partial index fits.
-    constexpr std::size_t limit = std::size_t{1} << 31;
-    bool use_32 = n_out < limit && n_red + accumulators * step < limit && n_out * pieces < limit;
-    for (std::size_t a = 0; a < arrays.size(); ++a)
-        use_32 = use_32 && static_cast<std::size_t>(std::llabs(offsets[a])) + reach(kept.shape, kept.strides[a]) +
-                                   (red.ndim() ? reach(red.shape, red.strides[a]) : 0) + 4 * group <
-                               limit;
-    use_32 = use_32 && static_cast<std::size_t>(std::llabs(offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
-
-    KernelShape shape1{kept.ndim(), red.ndim(), use_32, group, pieces == 1, false,
-                       layout_in_table(std::max(kept.ndim(), red.ndim())), vector};
-    const GeneratedKernel k1 = generated_kernel(queue.device(), kernel_key(spec, shape1), "kjarni_reduction",
-                                                [&] { return kernel_source(spec, shape1); });
-    if (k1.max_local_size < group)
+    const auto fits_32_bits = [&](const Strategy& st) {
+        constexpr std::size_t limit = std::size_t{1} << 31;
+        bool fits = n_out < limit && n_red + accumulators * st.step < limit && n_out * st.pieces < limit;
+        for (std::size_t a = 0; a < arrays.size(); ++a)
+            fits = fits && static_cast<std::size_t>(std::llabs(offsets[a])) + reach(kept.shape, kept.strides[a]) +
+                               (red.ndim() ? reach(red.shape, red.strides[a]) : 0) + 4 * st.group <
+                           limit;
+        return fits && static_cast<std::size_t>(std::llabs(offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
+    };
+    const auto first_pass = [&](const Strategy& st) {
+        const KernelShape ks{kept.ndim(), red.ndim(), fits_32_bits(st), st.group, st.pieces == 1, false,
+                             layout_in_table(std::max(kept.ndim(), red.ndim())), st.lanes > 1 ? vector : 0};
+        return std::pair{ks, generated_kernel(queue.device(), kernel_key(spec, ks), "kjarni_reduction",
+                                              [&] { return kernel_source(spec, ks); })};
+    };
+    auto [shape1, k1] = first_pass(chosen);
+    // (a kernel may take fewer work items per group than the device: then the narrow groups)
+    if (k1.max_local_size < chosen.group && chosen.group > narrow.group) {
+        chosen = narrow;
+        std::tie(shape1, k1) = first_pass(chosen);
+    }
+    if (k1.max_local_size < chosen.group)
         throw UnsupportedError(fmt::format("{}: the device takes at most {} work items per group for this kernel, "
                                            "the reduction needs {}",
-                                           spec.what, k1.max_local_size, group));
+                                           spec.what, k1.max_local_size, chosen.group));
+    const bool use_32 = shape1.use_32_bits;
+    const std::size_t group = chosen.group, lanes = chosen.lanes, pieces = chosen.pieces, step = chosen.step;
+    const std::size_t groups_x = chosen.groups_x;
 
     const Buffer partials = pieces > 1 ? temporary_buffer(queue, pieces * n_out * spec.acc_size) : out.base();
     const auto count = static_cast<std::int64_t>(n_red);
