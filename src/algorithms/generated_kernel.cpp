@@ -8,6 +8,7 @@
 
 #include "backend/backend.hpp"
 #include "core/context_state.hpp"
+#include "kjarni/api.hpp"
 #include "kjarni/error.hpp"
 #include "program/module_cache.hpp"
 #include "program/program_source.hpp"

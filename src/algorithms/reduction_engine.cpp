@@ -44,7 +44,6 @@
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
-#include "kjarni/api.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
