@@ -2,7 +2,10 @@
 // fresh process (module load included), and a cold compile. On the first device of every platform.
 // A disk-cache hit in this process (a new Context each time, so that its memory cache is empty)
 // is set beside the raw load of the same binary in the same run: clCreateProgramWithBinary plus
-// clBuildProgram on OpenCL, cuModuleLoadData on CUDA (variant raw_load_binary, the baseline).
+// clBuildProgram on OpenCL, cuModuleLoadData on CUDA (variant raw_load_binary, the baseline), and
+// beside that load preceded by a plain read of the cache entry's file (raw_read_and_load_binary:
+// open, read, close; what any cache of binaries on disk pays), which tells kjarni's own work from
+// the file system's.
 //
 //   kjarni_bench_programs --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
@@ -12,9 +15,15 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -92,29 +101,67 @@ void disk_hit(benchmark::State& state, std::string api, std::size_t platform) {
     }
 }
 
-/// The raw driver's load of the binary a disk-cache hit loads, in a new Context each time as above.
-void raw_load_binary(benchmark::State& state, std::string api, std::size_t platform) {
+/// The disk-cache entry of `binary`: the most recently used entry of its size (a header of 64 bytes
+/// and the binary). Empty if there is none.
+std::filesystem::path entry_file_of(const std::vector<std::byte>& binary) {
+    for (const kjarni::DiskCacheEntry& entry : kjarni::disk_cache_contents().entries) {
+        if (entry.size == binary.size() + 64) return entry.path;
+    }
+    return {};
+}
+
+/// The whole file, read as a cache of binaries would: open, one read of its size, close.
+bool read_whole_file(const std::filesystem::path& path, std::vector<std::byte>& bytes) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const off_t size = ::lseek(fd, 0, SEEK_END);
+    bytes.resize(size > 0 ? static_cast<std::size_t>(size) : 0);
+    const bool ok = size > 0 && ::pread(fd, bytes.data(), bytes.size(), 0) == size;
+    ::close(fd);
+    return ok;
+}
+
+/// The raw driver's load of the binary a disk-cache hit loads, in a new Context each time as above;
+/// with `read_entry`, timed from a plain read of the cache entry's file (the payload after the
+/// header is what is loaded).
+void raw_load_binary(benchmark::State& state, std::string api, std::size_t platform, bool read_entry) {
     const kjarni::Device device = device_of(api, platform);
     std::vector<std::byte> binary;
     {
         const auto context = kjarni::Context::from_devices(device);
         binary = kjarni::Program(context.devices()[0], source).binary(context.devices()[0]);
     }
+    const std::filesystem::path entry = read_entry ? entry_file_of(binary) : std::filesystem::path();
+    if (read_entry && entry.empty()) {
+        state.SkipWithError("the program's disk-cache entry was not found");
+        return;
+    }
+    std::vector<std::byte> file;
     for (auto _ : state) {
         const auto context = kjarni::Context::from_devices(device);
         double seconds = 0;
+        const auto read_start = std::chrono::steady_clock::now();
+        std::span<const std::byte> image = binary;
+        if (read_entry) {
+            if (!read_whole_file(entry, file) || file.size() != binary.size() + 64) {
+                state.SkipWithError("the disk-cache entry could not be read");
+                break;
+            }
+            image = std::span<const std::byte>(file).subspan(64);  // as the cache does: no copy
+        }
+        const std::chrono::duration<double> read_time = std::chrono::steady_clock::now() - read_start;
 #ifdef KJARNI_BENCH_RAW_OPENCL
         if (context.api().id() == kjarni::ApiId::opencl()) {
             auto cl_ctx = reinterpret_cast<cl_context>(context.native_handle());
             auto cl_dev = reinterpret_cast<cl_device_id>(context.devices()[0].device().native_handle());
-            const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
-            const std::size_t size = binary.size();
+            const auto* bytes = reinterpret_cast<const unsigned char*>(image.data());
+            const std::size_t size = image.size();
             const auto start = std::chrono::steady_clock::now();
             cl_int status = CL_SUCCESS, error = CL_SUCCESS;
             cl_program program = clCreateProgramWithBinary(cl_ctx, 1, &cl_dev, &size, &bytes, &status, &error);
             if (error == CL_SUCCESS) error = clBuildProgram(program, 1, &cl_dev, "-cl-kernel-arg-info", nullptr, nullptr);
             const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-            seconds = elapsed.count();
+            seconds = elapsed.count() + read_time.count();
             if (program != nullptr) clReleaseProgram(program);
             if (error != CL_SUCCESS) state.SkipWithError(fmt::format("OpenCL error {}", error).c_str());
         }
@@ -129,9 +176,9 @@ void raw_load_binary(benchmark::State& state, std::string api, std::size_t platf
             cu->set_current(reinterpret_cast<CUcontext>(context.native_handle()));
             CUmodule module = nullptr;
             const auto start = std::chrono::steady_clock::now();
-            const CUresult result = cu->module_load_data(&module, binary.data());
+            const CUresult result = cu->module_load_data(&module, image.data());
             const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-            seconds = elapsed.count();
+            seconds = elapsed.count() + read_time.count();
             if (module != nullptr) cu->module_unload(module);
             if (result != CUDA_SUCCESS) state.SkipWithError(fmt::format("CUDA error {}", static_cast<int>(result)).c_str());
         }
@@ -175,11 +222,14 @@ int main(int argc, char** argv) {
                 ->UseManualTime()
                 ->Iterations(20)
                 ->Unit(benchmark::kMicrosecond);
-            benchmark::RegisterBenchmark(("program_disk_hit/raw_load_binary/" + tag).c_str(), raw_load_binary,
-                                         api.shortcut(), p)
-                ->UseManualTime()
-                ->Iterations(20)
-                ->Unit(benchmark::kMicrosecond);
+            for (const bool read_entry : {false, true}) {
+                const std::string variant = read_entry ? "raw_read_and_load_binary" : "raw_load_binary";
+                benchmark::RegisterBenchmark(("program_disk_hit/" + variant + "/" + tag).c_str(), raw_load_binary,
+                                             api.shortcut(), p, read_entry)
+                    ->UseManualTime()
+                    ->Iterations(20)
+                    ->Unit(benchmark::kMicrosecond);
+            }
             benchmark::RegisterBenchmark(("program/cold_compile/" + tag).c_str(), cold_compile, api.shortcut(), p)
                 ->Iterations(5)
                 ->Unit(benchmark::kMillisecond);
