@@ -143,7 +143,14 @@ void kjarni_buffer_transfer(benchmark::State& state, std::shared_ptr<Setup> s, D
 }
 
 void kjarni_array_transfer(benchmark::State& state, std::shared_ptr<Setup> s, Direction direction) {
+    // One untimed transfer first, as above: a staged variant run before this one leaves slots of
+    // its own size, which the defaults allocate anew.
     const std::span<std::uint8_t> host(reinterpret_cast<std::uint8_t*>(s->pageable.data()), s->pageable.size());
+    if (direction == Direction::to_device) {
+        s->device_array.set(s->queue, std::span<const std::uint8_t>(host));
+    } else {
+        s->device_array.get(s->queue, host);
+    }
     for (auto _ : state) {
         if (direction == Direction::to_device) {
             s->device_array.set(s->queue, std::span<const std::uint8_t>(host));
@@ -336,7 +343,7 @@ int main(int argc, char** argv) {
             // The staging matrix that chose TransferStaging's defaults: only when asked for (it is long).
             const char* tune = std::getenv("KJARNI_BENCH_TUNE_STAGING");
             if (tune != nullptr && *tune != '\0' && *tune != '0') {
-                for (const std::size_t chunk_mib : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
+                for (const std::size_t chunk_mib : {1U, 2U, 4U, 8U, 16U, 32U, 64U}) {
                     for (const unsigned threads : {8U, 12U, 16U}) {
                         for (const bool streaming : {true, false}) {
                             const kjarni::TransferStaging settings{.threshold = 0,
@@ -347,6 +354,16 @@ int main(int argc, char** argv) {
                             add(fmt::format("staged_c{}_t{}{}", chunk_mib, threads, streaming ? "_nt" : ""),
                                 kjarni_buffer_transfer, setup, direction, false, settings, n);
                         }
+                    }
+                }
+                // Slots other than the default's 4, at 8 and 16 MiB, 12 threads, streaming stores.
+                for (const std::size_t chunk_mib : {8U, 16U}) {
+                    for (const unsigned slots : {2U, 3U, 6U, 8U}) {
+                        const kjarni::TransferStaging settings{
+                            .threshold = 0, .chunk_size = chunk_mib << 20, .slots = slots, .threads = 12,
+                            .streaming_stores = true};
+                        add(fmt::format("staged_c{}_t12_nt_s{}", chunk_mib, slots), kjarni_buffer_transfer, setup,
+                            direction, false, settings, n);
                     }
                 }
             }
