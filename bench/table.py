@@ -3,11 +3,12 @@
 
 Every kjarni benchmark is named CASE/VARIANT/TAG (TAG: the API and the device). Within one
 (CASE, TAG) the variants whose name starts with "raw" (the raw API call) or "peer" (another
-library), or ends with "_direct" (a vendor library called directly), are baselines; every other variant is compared with the first baseline of its group. The
-figure is the median of the repetitions (run with --benchmark_repetitions=N and interleaving, so
-that each variant sees the same machine noise); the ratio is the variant's median time over the
-baseline's (below 1: faster than the baseline), and throughput counters (GB/s, ...) are reported
-beside it. A benchmark that times kjarni and its baseline in one loop reports the ratio itself (a
+library), or ends with "_direct" (a vendor library called directly), are baselines; every other
+variant is compared with the group's first baseline by name. The figure is the median of the
+repetitions (run with --benchmark_repetitions=N and interleaving, so that each variant sees the
+same machine noise); the ratio is the variant's median time over the baseline's (below 1: faster
+than the baseline), and throughput counters (GB/s, ...) are reported beside it. A benchmark that
+times kjarni and its baseline in one loop reports the ratio itself (a
 counter named "<x>_over_<baseline>"); the table shows that ratio for it.
 
     python3 bench/table.py --csv table.csv --markdown table.md run1.json run2.json ...
@@ -69,7 +70,9 @@ def rows(figures):
     for (case, variant, tag), figure in figures.items():
         groups.setdefault((case, tag), []).append((variant, figure))
     for (case, tag), variants in sorted(groups.items()):
-        baselines = [v for v in variants if is_baseline(v[0])]
+        # The first by name, not by order in the files: interleaved runs list variants in a random
+        # order (for transfers that makes raw_pageable the baseline, not raw_pinned).
+        baselines = sorted((v for v in variants if is_baseline(v[0])), key=lambda v: v[0])
         base = baselines[0] if baselines else None
         for variant, figure in sorted(variants, key=lambda v: (not is_baseline(v[0]), v[0])):
             rate = "; ".join(f"{value:.4g} {name}" for name, value in figure.items()
