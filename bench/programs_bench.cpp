@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -90,7 +89,7 @@ void disk_hit_fresh_process(benchmark::State& state, std::string api, std::size_
 /// iteration would make and destroy it, which takes far longer than what is timed.
 void disk_hit(benchmark::State& state, std::string api, std::size_t platform) {
     const kjarni::Device device = device_of(api, platform);
-    const auto kept = kjarni::Context::from_devices(device);  // keeps CUDA's primary context (see disk_hit)
+    const auto kept = kjarni::Context::from_devices(device);
     { const kjarni::Program populate(kept.devices()[0], source); }  // ensures the disk entry
     for (auto _ : state) {
         const auto context = kjarni::Context::from_devices(device);

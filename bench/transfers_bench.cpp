@@ -343,12 +343,13 @@ int main(int argc, char** argv) {
             // The staging matrix that chose TransferStaging's defaults: only when asked for (it is long).
             const char* tune = std::getenv("KJARNI_BENCH_TUNE_STAGING");
             if (tune != nullptr && *tune != '\0' && *tune != '0') {
+                const unsigned default_slots = kjarni::TransferStaging{}.slots;
                 for (const std::size_t chunk_mib : {1U, 2U, 4U, 8U, 16U, 32U, 64U}) {
                     for (const unsigned threads : {8U, 12U, 16U}) {
                         for (const bool streaming : {true, false}) {
                             const kjarni::TransferStaging settings{.threshold = 0,
                                                                    .chunk_size = chunk_mib << 20,
-                                                                   .slots = 4,
+                                                                   .slots = default_slots,
                                                                    .threads = threads,
                                                                    .streaming_stores = streaming};
                             add(fmt::format("staged_c{}_t{}{}", chunk_mib, threads, streaming ? "_nt" : ""),
@@ -356,9 +357,10 @@ int main(int argc, char** argv) {
                         }
                     }
                 }
-                // Slots other than the default's 4, at 8 and 16 MiB, 12 threads, streaming stores.
+                // Other slot counts than the default's, at 8 and 16 MiB, 12 threads, streaming stores.
                 for (const std::size_t chunk_mib : {8U, 16U}) {
-                    for (const unsigned slots : {2U, 3U, 6U, 8U}) {
+                    for (const unsigned slots : {2U, 3U, 4U, 6U, 8U}) {
+                        if (slots == default_slots) continue;
                         const kjarni::TransferStaging settings{
                             .threshold = 0, .chunk_size = chunk_mib << 20, .slots = slots, .threads = 12,
                             .streaming_stores = true};
