@@ -57,7 +57,7 @@ struct TransferStaging {
     /// 6: from the device, the host's copy out of a slot runs about as fast as the bus fills the
     /// next ones, so the bus idles whenever a copy runs late; two more slots than 4 absorb that
     /// (H100 machine, 256 MiB, 16 MiB chunks: 91% of pinned against 88% through CUDA and OpenCL
-    /// alike, in two runs; 2 and 3 slots are slower, 8 no better). To the device they change nothing.
+    /// alike, in two runs; 2, 3 and 8 slots were slower). To the device they change nothing.
     unsigned slots = 6;
     /// Threads copying each chunk on the host, the calling one included; 0: the number of
     /// hardware threads, at most 12. At most 256.
