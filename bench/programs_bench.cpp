@@ -100,11 +100,14 @@ void disk_hit(benchmark::State& state, std::string api, std::size_t platform) {
     }
 }
 
-/// The disk-cache entry of `binary`: the most recently used entry of its size (a header of 64 bytes
-/// and the binary). Empty if there is none.
+/// Bytes before the binary in a disk-cache entry (the cache's header).
+constexpr std::size_t entry_header_bytes = 64;
+
+/// The disk-cache entry of `binary`: the most recently used entry of its size (the header and the
+/// binary). Empty if there is none.
 std::filesystem::path entry_file_of(const std::vector<std::byte>& binary) {
     for (const kjarni::DiskCacheEntry& entry : kjarni::disk_cache_contents().entries) {
-        if (entry.size == binary.size() + 64) return entry.path;
+        if (entry.size == binary.size() + entry_header_bytes) return entry.path;
     }
     return {};
 }
@@ -139,11 +142,11 @@ void raw_load_binary(benchmark::State& state, std::string api, std::size_t platf
         const auto read_start = std::chrono::steady_clock::now();
         std::span<const std::byte> image = binary;
         if (read_entry) {
-            if (!read_whole_file(entry, file) || file.size() != binary.size() + 64) {
+            if (!read_whole_file(entry, file) || file.size() != binary.size() + entry_header_bytes) {
                 state.SkipWithError("the disk-cache entry could not be read");
                 break;
             }
-            image = std::span<const std::byte>(file).subspan(64);  // as the cache does: no copy
+            image = std::span<const std::byte>(file).subspan(entry_header_bytes);  // as the cache does: no copy
         }
         const std::chrono::duration<double> read_time = std::chrono::steady_clock::now() - read_start;
 #ifdef KJARNI_BENCH_RAW_OPENCL
