@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
   ca-certificates g++ cmake make ccache git
   libfmt-dev libxxhash-dev libgmp-dev libcli11-dev nlohmann-json3-dev
+  libssl-dev  # OpenSSL's headers: the TCP rendezvous' HMAC (libcrypto.so.3 itself is loaded at run time)
   libgtest-dev libgmock-dev libbenchmark-dev
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
   libclblast-dev libclblast1

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -57,20 +58,53 @@ public:
                           std::span<std::byte> recv_data) = 0;
 };
 
+/// How a TcpRendezvous authenticates, listens and bounds what it receives (docs/security.md).
+struct TcpRendezvousOptions {
+    /// Bounds every wait without progress (the same as TcpRendezvous::default_timeout).
+    std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+    /// The job's shared secret, the same on every rank (at least 16 bytes: e.g. the output of
+    /// `openssl rand -hex 32`). Unset: from the environment: KJARNI_JOB_SECRET, else the file that
+    /// KJARNI_JOB_SECRET_FILE names (a regular file of this user that neither group nor others may
+    /// read or write; a final newline is dropped). Set but empty: no secret. Without a secret the
+    /// rendezvous runs only where the master address is a loopback one (all ranks on one host),
+    /// and refuses, saying how to set one, otherwise.
+    std::optional<std::string> secret;
+    /// Where rank 0 listens. Empty: at the master address (so only on its interface; loopback when
+    /// it is local), and every other rank at the address it reaches rank 0 from. "any": on every
+    /// interface (rank 0 and the others). Any other address: rank 0 listens there (the others as
+    /// with empty), e.g. this host's own address behind a NAT.
+    std::string listen_address;
+    /// The largest message of a size the receiver does not know (broadcast, all_gather) this rank
+    /// accepts from a peer; a larger announcement is a PeerError naming the peer, before anything is
+    /// allocated. Messages of a known size (recv, exchange) are checked against that size instead.
+    std::size_t max_message_bytes = std::size_t{1} << 30;
+};
+
 /// The ranks of a job as processes on one or several hosts, over TCP (POSIX sockets, IPv4 or IPv6).
 ///
-/// Rank 0 listens at `port` on every interface; every other rank connects to `address:port`,
-/// retrying until `timeout` while rank 0 is not up yet, and says its rank, the count and the port it
-/// listens at itself. Once every rank has joined, rank 0 hands out the table of addresses and a
-/// random job nonce, every pair of ranks connects (a full mesh), and create() returns on every rank
-/// together. Each message carries a magic number and the job nonce: a stray connection (another
-/// program, a rank of another job) is dropped, never taken for a rank.
+/// Rank 0 listens at `port` on the interface of `address` (TcpRendezvousOptions::listen_address
+/// says otherwise); every other rank connects to `address:port`, retrying until `timeout` while rank
+/// 0 is not up yet, and says its rank, the count and the port it listens at itself. Once every rank
+/// has joined, rank 0 hands out the table of addresses and a random job nonce, every pair of ranks
+/// connects (a full mesh), and create() returns on every rank together.
+///
+/// Every connection opens with a mutual challenge-response (HMAC-SHA256 of the job's secret over
+/// fresh random challenges, from OpenSSL's libcrypto, loaded at run time): both sides prove that they
+/// know the secret before any job data flows, so a process that does not know it cannot join the
+/// job nor pose as a rank, and a recorded handshake does not pass again. A connection that fails the
+/// handshake (another program, a rank of another job, a wrong secret, silence) is dropped, never
+/// taken for a rank; a rank whose secret differs from rank 0's gets an ArgumentError naming
+/// "secret". The bytes after the handshake are neither encrypted nor authenticated: the rendezvous
+/// keeps out those who can reach its ports, not those who can read or rewrite the network's
+/// traffic (docs/security.md). Every size, count and rank read from the wire is checked before
+/// anything is allocated; a message of unknown size is bounded by max_message_bytes.
 ///
 /// `timeout` bounds every wait without progress, in create() and in every later call: a peer that
-/// does not answer in time, closes its connection (exits, crashes) or cannot be reached gives a
-/// PeerError naming it. A rank out of range, a count that differs from rank 0's, or two processes
-/// claiming one rank give an ArgumentError on every rank that rank 0 reaches. After any error the
-/// object is broken: every later call throws Error (a stream may be half read).
+/// does not answer in time, closes its connection (exits, crashes), cannot be reached, or sends
+/// bytes that are no message of the operation gives a PeerError naming it. A rank out of range, a
+/// count that differs from rank 0's, or two processes claiming one rank give an ArgumentError on
+/// every rank that rank 0 reaches. After any error the object is broken: every later call throws
+/// Error (a stream may be half read).
 ///
 /// Messages to oneself are allowed (kept in memory). Large messages go straight from and into the
 /// caller's memory; `exchange`, `all_gather` and `broadcast` progress all their sockets at once, so
@@ -83,9 +117,15 @@ public:
     /// Joins the job as `rank` of `count`; blocks until every rank has joined (see the class).
     /// ArgumentError for a rank outside [0, count), count < 1, an unknown address or a port rank 0
     /// cannot listen at; PeerError when a rank does not join within `timeout`.
+    /// ArgumentError naming "secret" when no secret is set and `address` is not a loopback one, or
+    /// the secret is too short or its file not private; UnsupportedError when libcrypto cannot be
+    /// loaded.
     static std::unique_ptr<TcpRendezvous> create(const std::string& address, std::uint16_t port, int rank,
                                                  int count,
                                                  std::chrono::milliseconds timeout = default_timeout);
+    /// The same with every option (the secret from the environment unless `options.secret` is set).
+    static std::unique_ptr<TcpRendezvous> create(const std::string& address, std::uint16_t port, int rank,
+                                                 int count, const TcpRendezvousOptions& options);
     ~TcpRendezvous() override;
     TcpRendezvous(const TcpRendezvous&) = delete;
     TcpRendezvous& operator=(const TcpRendezvous&) = delete;
@@ -93,6 +133,8 @@ public:
     int rank() const noexcept override;
     int count() const noexcept override;
     std::chrono::milliseconds timeout() const noexcept;
+    /// Whether the job runs with a secret (false: loopback only, without one).
+    bool authenticated() const noexcept;
     /// The job's nonce (rank 0's random number, the same on every rank).
     std::uint64_t job_nonce() const noexcept;
 
@@ -121,7 +163,11 @@ inline constexpr std::uint16_t default_rendezvous_port = 29571;
 ///   SLURM_NTASKS;
 /// - rank 0's address: KJARNI_MASTER_ADDR, else MASTER_ADDR, else 127.0.0.1 (one host: set it for
 ///   several);
-/// - its port: KJARNI_MASTER_PORT, else MASTER_PORT, else default_rendezvous_port.
+/// - its port: KJARNI_MASTER_PORT, else MASTER_PORT, else default_rendezvous_port;
+/// - the job's secret: KJARNI_JOB_SECRET, else the file KJARNI_JOB_SECRET_FILE (see
+///   TcpRendezvousOptions::secret; needed unless rank 0's address is a loopback one);
+/// - where rank 0 listens: KJARNI_LISTEN_ADDR (TcpRendezvousOptions::listen_address);
+/// - the cap of a message of unknown size: KJARNI_RENDEZVOUS_MAX_MESSAGE_BYTES.
 /// So `mpirun -np 4 program` works on one host without linking MPI. ArgumentError naming the
 /// variable when no rank or count is set, or one is not a number in range.
 std::unique_ptr<TcpRendezvous> rendezvous_from_environment(

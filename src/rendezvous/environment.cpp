@@ -1,11 +1,12 @@
 // rendezvous_from_environment: the variables of torch's env://, kjarni's own, and those MPI
-// launchers and Slurm set, read in a fixed order of preference.
+// launchers and Slurm set, read in a fixed order of preference (the job's secret: job_secret.cpp).
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,7 +63,13 @@ std::unique_ptr<TcpRendezvous> rendezvous_from_environment(std::chrono::millisec
     const auto address = first_set({"KJARNI_MASTER_ADDR", "MASTER_ADDR"});
     const auto port_found = first_set({"KJARNI_MASTER_PORT", "MASTER_PORT"});
     const auto port = port_found ? static_cast<std::uint16_t>(number(*port_found, 1, 65535)) : default_rendezvous_port;
-    return TcpRendezvous::create(address ? address->value : "127.0.0.1", port, rank, count, timeout);
+    TcpRendezvousOptions options;
+    options.timeout = timeout;  // the secret: create() reads KJARNI_JOB_SECRET(_FILE)
+    if (const auto listen = first_set({"KJARNI_LISTEN_ADDR"})) options.listen_address = listen->value;
+    if (const auto cap = first_set({"KJARNI_RENDEZVOUS_MAX_MESSAGE_BYTES"})) {
+        options.max_message_bytes = static_cast<std::size_t>(number(*cap, 1, std::numeric_limits<long long>::max()));
+    }
+    return TcpRendezvous::create(address ? address->value : "127.0.0.1", port, rank, count, options);
 }
 
 }  // namespace kjarni

@@ -132,12 +132,86 @@ int resolve_family(const std::string& address) {
     return list.head->ai_family;
 }
 
-Socket listen_at(int family, std::uint16_t port) {
-    Socket socket(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (!socket) throw Error(fmt::format("rendezvous: socket() failed: {}", error_text(errno)));
+namespace {
+
+// Binds and listens; the errno of the failing call, 0 on success.
+int bind_and_listen(const Socket& socket, const sockaddr* address, socklen_t length) {
     // A rendezvous run again at once must not wait for the last run's connections in TIME_WAIT.
     const int one = 1;
     setsockopt(socket.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (::bind(socket.fd(), address, length) != 0 || ::listen(socket.fd(), SOMAXCONN) != 0) return errno;
+    set_nonblocking(socket.fd());
+    return 0;
+}
+
+Socket new_socket(int family) {
+    Socket socket(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!socket) throw Error(fmt::format("rendezvous: socket() failed: {}", error_text(errno)));
+    return socket;
+}
+
+[[noreturn]] void throw_cannot_listen(const std::string& where, std::uint16_t port, int error) {
+    if (error == EADDRNOTAVAIL) {
+        throw ArgumentError("address", fmt::format("{} is no address of this host, so rank 0 cannot listen there "
+                                                   "(behind a NAT or a container's port mapping, set "
+                                                   "KJARNI_LISTEN_ADDR to this host's address, or to 'any' for "
+                                                   "every interface)",
+                                                   where));
+    }
+    throw ArgumentError("port", fmt::format("cannot listen at {} port {}: {}", where, port, error_text(error)));
+}
+
+bool loopback(const sockaddr* address) {
+    if (address->sa_family == AF_INET) {
+        const auto& v4 = *reinterpret_cast<const sockaddr_in*>(address);
+        return (ntohl(v4.sin_addr.s_addr) >> 24) == 127;
+    }
+    if (address->sa_family == AF_INET6) {
+        const auto& v6 = *reinterpret_cast<const sockaddr_in6*>(address);
+        if (IN6_IS_ADDR_LOOPBACK(&v6.sin6_addr)) return true;
+        return IN6_IS_ADDR_V4MAPPED(&v6.sin6_addr) && v6.sin6_addr.s6_addr[12] == 127;
+    }
+    return false;
+}
+
+}  // namespace
+
+bool is_loopback(const std::string& address) {
+    AddressList list;
+    resolve(address, 0, list);
+    for (const addrinfo* entry = list.head; entry != nullptr; entry = entry->ai_next) {
+        if (!loopback(entry->ai_addr)) return false;
+    }
+    return true;
+}
+
+Socket listen_at(const std::string& address, std::uint16_t port) {
+    AddressList list;
+    resolve(address, port, list);
+    int error = 0;
+    for (const addrinfo* entry = list.head; entry != nullptr; entry = entry->ai_next) {
+        Socket socket = new_socket(entry->ai_family);
+        error = bind_and_listen(socket, entry->ai_addr, entry->ai_addrlen);
+        if (error == 0) return socket;
+        if (error != EADDRNOTAVAIL) break;  // the address is ours, the port is not to be had
+    }
+    throw_cannot_listen(fmt::format("'{}'", address), port, error);
+}
+
+Socket listen_at(const Endpoint& endpoint, std::uint16_t port) {
+    Endpoint at = endpoint;
+    at.port = port;
+    sockaddr_storage address{};
+    const socklen_t length = at.to(address);
+    Socket socket = new_socket(address.ss_family);
+    if (const int error = bind_and_listen(socket, reinterpret_cast<const sockaddr*>(&address), length)) {
+        throw_cannot_listen(at.to_string(), port, error);
+    }
+    return socket;
+}
+
+Socket listen_everywhere(int family, std::uint16_t port) {
+    Socket socket = new_socket(family);
     sockaddr_storage address{};
     socklen_t length = 0;
     if (family == AF_INET6) {
@@ -155,13 +229,9 @@ Socket listen_at(int family, std::uint16_t port) {
         v4.sin_port = htons(port);
         length = sizeof(v4);
     }
-    if (::bind(socket.fd(), reinterpret_cast<const sockaddr*>(&address), length) != 0) {
-        throw ArgumentError("port", fmt::format("cannot listen at port {}: {}", port, error_text(errno)));
+    if (const int error = bind_and_listen(socket, reinterpret_cast<const sockaddr*>(&address), length)) {
+        throw_cannot_listen("every interface", port, error);
     }
-    if (::listen(socket.fd(), SOMAXCONN) != 0) {
-        throw ArgumentError("port", fmt::format("cannot listen at port {}: {}", port, error_text(errno)));
-    }
-    set_nonblocking(socket.fd());
     return socket;
 }
 
@@ -179,6 +249,15 @@ Endpoint peer_endpoint(const Socket& socket) {
     socklen_t length = sizeof(address);
     if (getpeername(socket.fd(), reinterpret_cast<sockaddr*>(&address), &length) != 0) {
         throw Error(fmt::format("rendezvous: getpeername failed: {}", error_text(errno)));
+    }
+    return Endpoint::from(address);
+}
+
+Endpoint local_endpoint(const Socket& socket) {
+    sockaddr_storage address{};
+    socklen_t length = sizeof(address);
+    if (getsockname(socket.fd(), reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+        throw Error(fmt::format("rendezvous: getsockname failed: {}", error_text(errno)));
     }
     return Endpoint::from(address);
 }

@@ -54,13 +54,24 @@ struct Endpoint {
 /// `address` when it does not resolve.
 int resolve_family(const std::string& address);
 
-/// A non-blocking socket listening at `port` (0: any free port) on every interface of `family`.
-/// Throws ArgumentError naming `port` when it cannot (in use, not allowed).
-Socket listen_at(int family, std::uint16_t port);
+/// Whether every address `address` resolves to is a loopback one (127.0.0.0/8, ::1, or an IPv4
+/// loopback mapped into IPv6); ArgumentError naming `address` when it does not resolve.
+bool is_loopback(const std::string& address);
+
+/// A non-blocking socket listening at `port` (0: any free port) on the interface of `address`: the
+/// first of its addresses this host can bind. Throws ArgumentError naming `address` when none is
+/// an address of this host, `port` when the port cannot be had (in use, not allowed).
+Socket listen_at(const std::string& address, std::uint16_t port);
+/// The same on every interface of `family` (AF_INET; AF_INET6 takes IPv4 too where the host allows).
+Socket listen_everywhere(int family, std::uint16_t port);
+/// The same at `endpoint`'s address (its port ignored).
+Socket listen_at(const Endpoint& endpoint, std::uint16_t port);
 /// The port a listening socket was given.
 std::uint16_t local_port(const Socket& socket);
 /// The address the other side of a connected socket has.
 Endpoint peer_endpoint(const Socket& socket);
+/// The address this side of a connected socket has (the interface it leaves by).
+Endpoint local_endpoint(const Socket& socket);
 
 /// Connects to `address:port`, retrying while nothing listens there yet, until `deadline`. The
 /// socket is non-blocking with TCP_NODELAY. PeerError naming `peer` when the deadline passes;

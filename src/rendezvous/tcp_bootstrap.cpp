@@ -1,8 +1,13 @@
 // The bootstrap of a TcpRendezvous: every rank joins rank 0, which hands out a table of endpoints
 // and the job's nonce; then each rank connects to every lower rank (but 0, already connected) and
-// admits every higher one. Connecting first and admitting second cannot deadlock: a connection
-// completes in the listener's backlog before anyone accepts it, and the handshake is small enough
-// to wait in the socket's buffer.
+// admits every higher one. Every connection opens with the handshake of handshake.hpp, in which
+// both sides prove that they know the job's secret; what fails it is dropped as a stray.
+//
+// Connecting first and admitting second cannot deadlock: a rank waits, while connecting, only for
+// lower ranks, and rank 1 connects to none. The admitting side reads its candidates' handshakes as
+// they come, all at once, so a silent or slow connection delays no one; the candidates waiting at
+// once are bounded (the oldest goes first), and so is all a candidate can make this side allocate:
+// each handshake message has a fixed size, checked from its header.
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -12,10 +17,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <functional>
-#include <random>
+#include <optional>
 
 #include "kjarni/error.hpp"
+#include "rendezvous/handshake.hpp"
 #include "rendezvous/tcp_state.hpp"
 #include "rendezvous/transfer.hpp"
 #include "rendezvous/wire.hpp"
@@ -27,99 +34,135 @@ namespace {
 constexpr std::size_t hello_bytes = 10;  // rank u32, count u32, listening port u16
 constexpr std::size_t mesh_bytes = 8;    // from u32, to u32
 constexpr std::size_t endpoint_bytes = 20;
-constexpr std::uint32_t refusal_argument = 1;
-constexpr std::uint32_t refusal_peer = 2;
+// Connections in their handshake at once; past this the oldest is dropped. A rank's handshake takes
+// a round trip, so strays flooding the port push out only one another.
+constexpr std::size_t max_candidates = 256;
 
-// A connection accepted but not yet known: its handshake is read as it comes.
+// A connection accepted but not yet known: its handshake, progressed as its bytes come.
 struct Candidate {
     Socket socket;
-    std::array<std::byte, Header::bytes> header{};
-    std::vector<std::byte> payload;
-    std::size_t got = 0;
+    AcceptorHandshake handshake;
 };
 
-enum class Verdict { drop, wait, done };
+enum class Verdict { wait, done };
+
+// What admit needs to know of the handshakes it runs.
+struct Admission {
+    const std::string& secret;
+    Purpose purpose;
+    std::uint64_t job_nonce;
+    Kind body_kind;
+    std::size_t body_bytes;
+};
+
+// Sends `bytes` at once or not at all: a handshake's few bytes fit any fresh socket's buffer, so a
+// connection that does not take them is no rank's.
+bool send_now(const Socket& socket, std::span<const std::byte> bytes) {
+    try {
+        return send_step(socket, bytes, {}, -1) == bytes.size();
+    } catch (const PeerError&) {
+        return false;
+    }
+}
+
+// Progresses a candidate with what it sent; true when it should stay (waiting or done).
+bool progress(Candidate& candidate, std::string& rejection) {
+    try {
+        for (std::size_t wanted; (wanted = candidate.handshake.wanted()) > 0;) {
+            std::byte buffer[256];
+            const std::size_t got =
+                receive_step(candidate.socket, std::span(buffer, std::min(wanted, sizeof buffer)), -1);
+            if (got == 0) break;
+            candidate.handshake.feed(std::span(buffer, got));
+            const auto output = candidate.handshake.take_output();
+            if (!output.empty() && !send_now(candidate.socket, output)) return false;
+        }
+        return true;
+    } catch (const Error& error) {
+        if (candidate.handshake.refused_proof()) {
+            // Perhaps a rank given another secret: it learns why at once instead of timing out.
+            std::string from = "a process";
+            try {
+                from = peer_endpoint(candidate.socket).to_string();
+            } catch (const Error&) {
+            }
+            const std::string reason = fmt::format(
+                "the proof of the job's secret from {} is wrong: the ranks were not given the same secret", from);
+            rejection = reason;
+            send_now(candidate.socket, frame(Kind::refusal, 0, encode_refusal(refusal_argument, -1, "secret", reason)));
+        }
+        return false;
+    }
+}
 
 // Accepts connections on `listener` until `on_handshake` says done (true) or `deadline` (false).
-// A connection whose header is no rendezvous' of `kind`, whose payload is not `payload_bytes` long,
-// or that closes or says nothing, is dropped: such is a stray, not a rank.
-bool admit(const Socket& listener, Kind kind, std::size_t payload_bytes, Clock::time_point deadline,
+// A connection that fails the handshake (bytes that are no handshake, a wrong proof, closing) is
+// dropped, and the last wrong proof's story kept in `rejection` for the timeout's message.
+bool admit(const Socket& listener, const Admission& admission, Clock::time_point deadline, std::string& rejection,
            const std::function<Verdict(Socket&, const Header&, std::span<const std::byte>)>& on_handshake) {
-    std::vector<Candidate> candidates;
+    std::deque<Candidate> candidates;
+    std::vector<pollfd> polls;
     for (;;) {
-        std::vector<pollfd> polls{{listener.fd(), POLLIN, 0}};
+        polls.assign(1, pollfd{listener.fd(), POLLIN, 0});
         for (const auto& candidate : candidates) polls.push_back({candidate.socket.fd(), POLLIN, 0});
         const int ready = ::poll(polls.data(), polls.size(), poll_milliseconds(deadline));
         if (ready == 0 && Clock::now() >= deadline) return false;
         if (ready <= 0) continue;
-        // Read what the known candidates sent (before the new ones join the list).
+        // The known candidates first (the new ones join the list below).
         for (std::size_t i = candidates.size(); i-- > 0;) {
             if (polls[i + 1].revents == 0) continue;
             Candidate& candidate = candidates[i];
-            const std::size_t total = Header::bytes + payload_bytes;
-            bool keep = true;
-            try {
-                while (keep && candidate.got < total) {
-                    std::span<std::byte> into =
-                        candidate.got < Header::bytes
-                            ? std::span(candidate.header).subspan(candidate.got)
-                            : std::span(candidate.payload).subspan(candidate.got - Header::bytes);
-                    const std::size_t got = receive_step(candidate.socket, into, -1);
-                    if (got == 0) break;
-                    candidate.got += got;
-                    if (candidate.got == Header::bytes) {
-                        const Header header = Header::decode(candidate.header);
-                        keep = header.magic == wire_magic && header.version == wire_version && header.kind == kind &&
-                               header.size == payload_bytes;
-                        candidate.payload.resize(payload_bytes);
-                    }
-                }
-            } catch (const PeerError&) {
-                keep = false;  // closed before saying who it is
+            const bool keep = progress(candidate, rejection);
+            if (keep && !candidate.handshake.done()) continue;
+            Candidate taken = std::move(candidate);
+            candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(i));
+            if (keep && on_handshake(taken.socket, taken.handshake.body_header(), taken.handshake.body()) ==
+                            Verdict::done) {
+                return true;
             }
-            if (keep && candidate.got == total) {
-                Socket socket = std::move(candidate.socket);
-                const Header header = Header::decode(candidate.header);
-                std::vector<std::byte> payload = std::move(candidate.payload);
-                candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(i));
-                const Verdict verdict = on_handshake(socket, header, payload);
-                if (verdict == Verdict::done) return true;
-                continue;
-            }
-            if (!keep) candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(i));
         }
         if (polls[0].revents != 0) {
             for (;;) {
                 Socket accepted(::accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC));
                 if (!accepted) break;
                 configure(accepted);
-                candidates.push_back(Candidate{std::move(accepted), {}, {}, 0});
+                if (candidates.size() == max_candidates) candidates.pop_front();
+                candidates.push_back(Candidate{std::move(accepted),
+                                               AcceptorHandshake(admission.secret, admission.purpose,
+                                                                 admission.job_nonce, admission.body_kind,
+                                                                 admission.body_bytes, fresh_challenge())});
             }
         }
     }
 }
 
-std::uint64_t fresh_nonce() {
-    std::random_device device;
-    std::uint64_t nonce = 0;
-    while (nonce == 0) {
-        nonce = (static_cast<std::uint64_t>(device()) << 32) ^ device() ^
-                static_cast<std::uint64_t>(Clock::now().time_since_epoch().count());
+// Runs the connecting side's handshake on `socket` until done or `deadline`.
+void connect_handshake(const Socket& socket, ConnectorHandshake& handshake, int peer, Clock::time_point deadline,
+                       std::chrono::milliseconds timeout) {
+    for (;;) {
+        const auto output = handshake.take_output();
+        for (std::size_t sent = 0; sent < output.size();) {
+            const std::size_t step = send_step(socket, std::span(output).subspan(sent), {}, peer);
+            sent += step;
+            if (step == 0 && !wait_for(socket, POLLOUT, deadline)) {
+                throw PeerError(peer, fmt::format("took nothing of the handshake for {} ms", timeout.count()));
+            }
+        }
+        if (handshake.done()) return;
+        std::byte buffer[256];
+        const std::size_t got =
+            receive_step(socket, std::span(buffer, std::min(handshake.wanted(), sizeof buffer)), peer);
+        if (got > 0) {
+            handshake.feed(std::span(buffer, got));
+        } else if (!wait_for(socket, POLLIN, deadline)) {
+            throw PeerError(peer, fmt::format("did not answer the handshake within {} ms (is it a rank of this job?)",
+                                              timeout.count()));
+        }
     }
-    return nonce;
-}
-
-std::vector<std::byte> refusal(std::uint32_t code, int peer, const std::string& argument, const std::string& reason) {
-    Writer writer;
-    writer.u32(code);
-    writer.u32(static_cast<std::uint32_t>(peer));
-    writer.text(argument);
-    writer.text(reason);
-    return std::move(writer.bytes());
 }
 
 // Tells every socket given why the job cannot start; best effort, briefly (they may be gone).
-void refuse(std::vector<const Socket*> sockets, const std::vector<std::byte>& why) {
+void refuse(const std::vector<const Socket*>& sockets, const std::vector<std::byte>& why) {
     std::vector<Outgoing> outgoing;
     for (const Socket* socket : sockets) {
         outgoing.emplace_back(*socket, -1, Header{.kind = Kind::refusal, .size = why.size()}, why);
@@ -132,25 +175,32 @@ void refuse(std::vector<const Socket*> sockets, const std::vector<std::byte>& wh
     }
 }
 
-[[noreturn]] void throw_refusal(std::span<const std::byte> payload) {
-    Reader reader(payload);
-    const std::uint32_t code = reader.u32();
-    const int peer = static_cast<int>(reader.u32());
-    const std::string argument = reader.text();
-    const std::string reason = reader.text();
-    if (!reader.ok()) throw PeerError(0, "refused this rank with a message that does not parse");
-    if (code == refusal_argument) throw ArgumentError(argument, fmt::format("rank 0 refused the job: {}", reason));
-    throw PeerError(peer, fmt::format("rank 0 could not start the job: {}", reason));
+std::uint64_t fresh_nonce() {
+    std::uint64_t nonce = 0;
+    while (nonce == 0) {
+        std::array<std::byte, 8> bytes{};
+        random_bytes(bytes);
+        for (std::size_t i = 0; i < bytes.size(); ++i) nonce |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
+    }
+    return nonce;
+}
+
+std::string rejection_note(const std::string& rejection) {
+    return rejection.empty() ? "" : fmt::format("; the last connection turned away: {}", rejection);
 }
 
 }  // namespace
 
 void bootstrap_root(TcpRendezvous::State& state, const std::string& address, std::uint16_t port) {
-    const Socket listener = listen_at(resolve_family(address), port);
+    const Socket listener = state.listen_address.empty() ? listen_at(address, port)
+                            : state.listen_address == "any" || state.listen_address == "*"
+                                ? listen_everywhere(resolve_family(address), port)
+                                : listen_at(state.listen_address, port);
     const auto deadline = Clock::now() + state.timeout;
     std::vector<Socket> joined(static_cast<std::size_t>(state.count));
     std::vector<Endpoint> endpoints(static_cast<std::size_t>(state.count));
     int missing = state.count - 1;
+    std::string rejection;
 
     auto fail = [&](Socket* offender, const std::string& argument, const std::string& reason) {
         std::vector<const Socket*> sockets;
@@ -158,35 +208,36 @@ void bootstrap_root(TcpRendezvous::State& state, const std::string& address, std
             if (socket) sockets.push_back(&socket);
         }
         if (offender != nullptr) sockets.push_back(offender);
-        refuse(sockets, refusal(refusal_argument, -1, argument, reason));
+        refuse(sockets, encode_refusal(refusal_argument, -1, argument, reason));
         throw ArgumentError(argument, reason);
     };
+    const Admission admission{state.secret, Purpose::join, 0, Kind::hello, hello_bytes};
     const bool complete = missing == 0 ||
-        admit(listener, Kind::hello, hello_bytes, deadline, [&](Socket& socket, const Header&, auto payload) {
+        admit(listener, admission, deadline, rejection, [&](Socket& socket, const Header&, auto payload) {
             Reader reader(payload);
-            const int rank = static_cast<int>(reader.u32());
-            const int count = static_cast<int>(reader.u32());
+            const std::uint32_t rank = reader.u32();
+            const std::uint32_t count = reader.u32();
             const std::uint16_t listening = reader.u16();
             const Endpoint seen = peer_endpoint(socket);
-            if (count != state.count) {
+            if (count != static_cast<std::uint32_t>(state.count)) {
                 fail(&socket, "count",
                      fmt::format("the process at {} joined as rank {} of {}, but rank 0 has a count of {}",
                                  seen.to_string(), rank, count, state.count));
             }
-            if (rank < 1 || rank >= state.count) {
+            if (rank < 1 || rank >= static_cast<std::uint32_t>(state.count)) {
                 fail(&socket, "rank",
                      fmt::format("the process at {} joined as rank {}, outside 1..{}", seen.to_string(), rank,
                                  state.count - 1));
             }
-            auto& slot = joined[static_cast<std::size_t>(rank)];
+            auto& slot = joined[rank];
             if (slot) {
                 fail(&socket, "rank",
                      fmt::format("rank {} is claimed by two processes: at {} and at {}", rank,
                                  peer_endpoint(slot).to_string(), seen.to_string()));
             }
             slot = std::move(socket);
-            endpoints[static_cast<std::size_t>(rank)] = seen;
-            endpoints[static_cast<std::size_t>(rank)].port = listening;
+            endpoints[rank] = seen;
+            endpoints[rank].port = listening;
             return --missing == 0 ? Verdict::done : Verdict::wait;
         });
     if (!complete) {
@@ -194,13 +245,13 @@ void bootstrap_root(TcpRendezvous::State& state, const std::string& address, std
         for (int r = 1; r < state.count; ++r) {
             if (!joined[static_cast<std::size_t>(r)]) absent.push_back(r);
         }
-        const std::string reason = fmt::format("did not join within {} ms (ranks {} are missing)",
-                                               state.timeout.count(), fmt::join(absent, ", "));
+        const std::string reason = fmt::format("did not join within {} ms (ranks {} are missing){}",
+                                               state.timeout.count(), fmt::join(absent, ", "), rejection_note(rejection));
         std::vector<const Socket*> sockets;
         for (const auto& socket : joined) {
             if (socket) sockets.push_back(&socket);
         }
-        refuse(sockets, refusal(refusal_peer, absent.front(), "", fmt::format("rank {} {}", absent.front(), reason)));
+        refuse(sockets, encode_refusal(refusal_peer, absent.front(), "", fmt::format("rank {} {}", absent.front(), reason)));
         throw PeerError(absent.front(), reason);
     }
 
@@ -225,47 +276,62 @@ void bootstrap_root(TcpRendezvous::State& state, const std::string& address, std
         for (int r = 1; r < state.count; ++r) {
             if (r != error.peer()) sockets.push_back(&joined[static_cast<std::size_t>(r)]);
         }
-        refuse(sockets, refusal(refusal_peer, error.peer(), "", fmt::format("rank {} left while the job started",
-                                                                             error.peer())));
+        refuse(sockets, encode_refusal(refusal_peer, error.peer(), "",
+                                       fmt::format("rank {} left while the job started", error.peer())));
         throw;
     }
     state.peers = std::move(joined);
 }
 
-void bootstrap_rank(TcpRendezvous::State& state, const std::string& address, std::uint16_t port) {
-    const int family = resolve_family(address);
-    const Socket listener = listen_at(family, 0);
-    std::vector<Socket> peers(static_cast<std::size_t>(state.count));
-    Socket& root = peers[0];
-    root = connect_until(address, port, 0, Clock::now() + state.timeout);
-
-    Writer hello;
-    hello.u32(static_cast<std::uint32_t>(state.rank));
-    hello.u32(static_cast<std::uint32_t>(state.count));
-    hello.u16(local_port(listener));
-    Outgoing say_hello(root, 0, Header{.kind = Kind::hello, .size = hello.bytes().size()}, hello.bytes());
-    // Rank 0 answers once every rank has joined, or refuses the job at its own deadline, which
-    // this rank (having joined after rank 0 started listening) should see before its own.
-    std::vector<std::byte> answer;
-    Incoming get_answer = Incoming::any(root, 0, answer);
-    transfer(std::span(&say_hello, 1), {}, state.timeout);
-    transfer({}, std::span(&get_answer, 1), state.timeout + state.timeout / 4 + std::chrono::milliseconds(200));
-    if (get_answer.header.kind == Kind::refusal) throw_refusal(answer);
-    if (get_answer.header.kind != Kind::table || answer.size() != endpoint_bytes * static_cast<std::size_t>(state.count)) {
-        throw PeerError(0, fmt::format("answered the join with a {} message of {} bytes instead of the table",
-                                       kind_name(get_answer.header.kind), answer.size()));
+std::vector<Endpoint> parse_table(std::span<const std::byte> table, int count) {
+    if (table.size() != endpoint_bytes * static_cast<std::size_t>(count)) {
+        throw PeerError(0, fmt::format("sent a table of {} bytes for {} ranks", table.size(), count));
     }
-    state.nonce = get_answer.header.nonce;
     std::vector<Endpoint> endpoints;
-    Reader reader(answer);
-    for (int r = 0; r < state.count; ++r) {
+    Reader reader(table);
+    for (int r = 0; r < count; ++r) {
         Endpoint endpoint;
         endpoint.family = reader.u16();
         endpoint.port = reader.u16();
         auto address_bytes = reader.raw(16);
         std::copy(address_bytes.begin(), address_bytes.end(), endpoint.address);
+        if (r > 0 && ((endpoint.family != AF_INET && endpoint.family != AF_INET6) || endpoint.port == 0)) {
+            throw PeerError(0, fmt::format("sent a table whose entry for rank {} is no address", r));
+        }
         endpoints.push_back(endpoint);
     }
+    return endpoints;
+}
+
+void bootstrap_rank(TcpRendezvous::State& state, const std::string& address, std::uint16_t port) {
+    std::vector<Socket> peers(static_cast<std::size_t>(state.count));
+    Socket& root = peers[0];
+    root = connect_until(address, port, 0, Clock::now() + state.timeout);
+    // The other ranks will connect where this rank reaches rank 0 from (rank 0 hands out the
+    // address it sees), so that is where it listens: not on every interface.
+    const bool everywhere = state.listen_address == "any" || state.listen_address == "*";
+    const Endpoint here = local_endpoint(root);
+    const Socket listener = everywhere ? listen_everywhere(here.family, 0) : listen_at(here, 0);
+
+    Writer hello;
+    hello.u32(static_cast<std::uint32_t>(state.rank));
+    hello.u32(static_cast<std::uint32_t>(state.count));
+    hello.u16(local_port(listener));
+    ConnectorHandshake join(state.secret, Purpose::join, 0, Kind::hello, hello.bytes(), fresh_challenge(), 0);
+    connect_handshake(root, join, 0, Clock::now() + state.timeout, state.timeout);
+    // Rank 0 answers once every rank has joined, or refuses the job at its own deadline, which
+    // this rank (having joined after rank 0 started listening) should see before its own.
+    std::vector<std::byte> answer;
+    const std::size_t table_bytes = endpoint_bytes * static_cast<std::size_t>(state.count);
+    Incoming get_answer = Incoming::any(root, 0, answer, std::max(table_bytes, max_refusal_bytes));
+    transfer({}, std::span(&get_answer, 1), state.timeout + state.timeout / 4 + std::chrono::milliseconds(200));
+    if (get_answer.header.kind == Kind::refusal) throw_refusal(answer, 0);
+    if (get_answer.header.kind != Kind::table || get_answer.header.nonce == 0) {
+        throw PeerError(0, fmt::format("answered the join with a {} message of {} bytes instead of the table",
+                                       kind_name(get_answer.header.kind), answer.size()));
+    }
+    state.nonce = get_answer.header.nonce;
+    const std::vector<Endpoint> endpoints = parse_table(answer, state.count);
 
     const auto deadline = Clock::now() + state.timeout;
     for (int r = 1; r < state.rank; ++r) {
@@ -274,30 +340,32 @@ void bootstrap_rank(TcpRendezvous::State& state, const std::string& address, std
         Writer mesh;
         mesh.u32(static_cast<std::uint32_t>(state.rank));
         mesh.u32(static_cast<std::uint32_t>(r));
-        Outgoing out(socket, r, Header{.kind = Kind::mesh, .nonce = state.nonce, .size = mesh.bytes().size()},
-                     mesh.bytes());
-        transfer(std::span(&out, 1), {}, state.timeout);
+        ConnectorHandshake handshake(state.secret, Purpose::mesh, state.nonce, Kind::mesh, mesh.bytes(),
+                                     fresh_challenge(), r);
+        connect_handshake(socket, handshake, r, deadline, state.timeout);
     }
     int missing = state.count - 1 - state.rank;
+    std::string rejection;
+    const Admission admission{state.secret, Purpose::mesh, state.nonce, Kind::mesh, mesh_bytes};
     const bool complete =
         missing == 0 ||
-        admit(listener, Kind::mesh, mesh_bytes, deadline, [&](Socket& socket, const Header& header, auto payload) {
+        admit(listener, admission, deadline, rejection, [&](Socket& socket, const Header&, auto payload) {
             Reader mesh(payload);
-            const int from = static_cast<int>(mesh.u32());
-            const int to = static_cast<int>(mesh.u32());
-            // Another job's rank, or a rank that is not ours to admit: a stray.
-            if (header.nonce != state.nonce || to != state.rank || from <= state.rank || from >= state.count ||
-                peers[static_cast<std::size_t>(from)]) {
+            const std::uint32_t from = mesh.u32();
+            const std::uint32_t to = mesh.u32();
+            // A proven rank of this job that says it is another, or one that is not ours to admit.
+            if (to != static_cast<std::uint32_t>(state.rank) || from <= static_cast<std::uint32_t>(state.rank) ||
+                from >= static_cast<std::uint32_t>(state.count) || peers[from]) {
                 return Verdict::wait;
             }
-            peers[static_cast<std::size_t>(from)] = std::move(socket);
+            peers[from] = std::move(socket);
             return --missing == 0 ? Verdict::done : Verdict::wait;
         });
     if (!complete) {
         for (int r = state.rank + 1; r < state.count; ++r) {
             if (!peers[static_cast<std::size_t>(r)]) {
-                throw PeerError(r, fmt::format("did not connect to rank {} within {} ms", state.rank,
-                                               state.timeout.count()));
+                throw PeerError(r, fmt::format("did not connect to rank {} within {} ms{}", state.rank,
+                                               state.timeout.count(), rejection_note(rejection)));
             }
         }
     }

@@ -6,6 +6,8 @@
 
 #include "kjarni/error.hpp"
 #include "kjarni/rendezvous.hpp"
+#include "rendezvous/crypto.hpp"
+#include "rendezvous/job_secret.hpp"
 #include "rendezvous/rank_checks.hpp"
 #include "rendezvous/tcp_state.hpp"
 #include "rendezvous/transfer.hpp"
@@ -52,13 +54,29 @@ TcpRendezvous::~TcpRendezvous() = default;
 
 std::unique_ptr<TcpRendezvous> TcpRendezvous::create(const std::string& address, std::uint16_t port, int rank,
                                                      int count, std::chrono::milliseconds timeout) {
+    TcpRendezvousOptions options;
+    options.timeout = timeout;
+    return create(address, port, rank, count, options);
+}
+
+std::unique_ptr<TcpRendezvous> TcpRendezvous::create(const std::string& address, std::uint16_t port, int rank,
+                                                     int count, const TcpRendezvousOptions& options) {
     rendezvous::check_group(rank, count);
+    const auto timeout = options.timeout;
     if (timeout.count() <= 0) throw ArgumentError("timeout", fmt::format("must be positive, got {} ms", timeout.count()));
     if (address.empty()) throw ArgumentError("address", "is empty");
+    if (options.max_message_bytes == 0) throw ArgumentError("max_message_bytes", "must be positive");
+    const rendezvous::JobSecret secret = rendezvous::find_job_secret(options.secret);
+    rendezvous::require_secret_off_loopback(secret, address, options.listen_address);
+    rendezvous::require_crypto();
     auto state = std::make_unique<State>();
     state->rank = rank;
     state->count = count;
     state->timeout = timeout;
+    state->secret = secret.key;
+    state->secret_source = secret.source;
+    state->listen_address = options.listen_address;
+    state->max_message_bytes = options.max_message_bytes;
     if (rank == 0) {
         rendezvous::bootstrap_root(*state, address, port);
     } else {
@@ -73,6 +91,7 @@ std::unique_ptr<TcpRendezvous> TcpRendezvous::create(const std::string& address,
 int TcpRendezvous::rank() const noexcept { return state_->rank; }
 int TcpRendezvous::count() const noexcept { return state_->count; }
 std::chrono::milliseconds TcpRendezvous::timeout() const noexcept { return state_->timeout; }
+bool TcpRendezvous::authenticated() const noexcept { return !state_->secret.empty(); }
 std::uint64_t TcpRendezvous::job_nonce() const noexcept { return state_->nonce; }
 
 std::vector<std::byte> TcpRendezvous::broadcast(std::span<const std::byte> data, int root) {
@@ -90,7 +109,7 @@ std::vector<std::byte> TcpRendezvous::broadcast(std::span<const std::byte> data,
             rendezvous::transfer(outgoing, {}, s.timeout);
             result.assign(data.begin(), data.end());
         } else {
-            Incoming incoming(s.peer(root), root, Kind::broadcast, s.nonce, result);
+            Incoming incoming(s.peer(root), root, Kind::broadcast, s.nonce, result, s.max_message_bytes);
             rendezvous::transfer({}, std::span(&incoming, 1), s.timeout);
         }
         return result;
@@ -99,7 +118,9 @@ std::vector<std::byte> TcpRendezvous::broadcast(std::span<const std::byte> data,
 
 namespace {
 
-std::vector<std::vector<std::byte>> gather(TcpRendezvous::State& s, std::span<const std::byte> data, Kind kind) {
+// Every rank's bytes; a peer's may have up to `limit` bytes (0 for a barrier).
+std::vector<std::vector<std::byte>> gather(TcpRendezvous::State& s, std::span<const std::byte> data, Kind kind,
+                                           std::size_t limit) {
     std::vector<std::vector<std::byte>> result(static_cast<std::size_t>(s.count));
     result[static_cast<std::size_t>(s.rank)].assign(data.begin(), data.end());
     std::vector<Outgoing> outgoing;
@@ -107,7 +128,7 @@ std::vector<std::vector<std::byte>> gather(TcpRendezvous::State& s, std::span<co
     for (int r = 0; r < s.count; ++r) {
         if (r == s.rank) continue;
         outgoing.emplace_back(s.peer(r), r, Header{.kind = kind, .nonce = s.nonce, .size = data.size()}, data);
-        incoming.emplace_back(s.peer(r), r, kind, s.nonce, result[static_cast<std::size_t>(r)]);
+        incoming.emplace_back(s.peer(r), r, kind, s.nonce, result[static_cast<std::size_t>(r)], limit);
     }
     rendezvous::transfer(outgoing, incoming, s.timeout);
     return result;
@@ -116,11 +137,11 @@ std::vector<std::vector<std::byte>> gather(TcpRendezvous::State& s, std::span<co
 }  // namespace
 
 std::vector<std::vector<std::byte>> TcpRendezvous::all_gather(std::span<const std::byte> data) {
-    return guarded(*state_, [&] { return gather(*state_, data, Kind::all_gather); });
+    return guarded(*state_, [&] { return gather(*state_, data, Kind::all_gather, state_->max_message_bytes); });
 }
 
 void TcpRendezvous::barrier() {
-    guarded(*state_, [&] { gather(*state_, {}, Kind::barrier); });
+    guarded(*state_, [&] { gather(*state_, {}, Kind::barrier, 0); });
 }
 
 void TcpRendezvous::send(int peer, std::span<const std::byte> data) {

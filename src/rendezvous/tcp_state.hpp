@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@ struct TcpRendezvous::State {
     int count = 1;
     std::chrono::milliseconds timeout{0};
     std::uint64_t nonce = 0;
+    /// The job's secret (empty: none, loopback only) and where it came from.
+    std::string secret;
+    std::string secret_source;
+    /// TcpRendezvousOptions::listen_address and max_message_bytes.
+    std::string listen_address;
+    std::size_t max_message_bytes = 0;
     /// The connection to each other rank (empty at this rank's own index).
     std::vector<rendezvous::Socket> peers;
     const rendezvous::Socket& peer(int rank_) const { return peers[static_cast<std::size_t>(rank_)]; }
@@ -34,5 +41,8 @@ namespace kjarni::rendezvous {
 void bootstrap_root(TcpRendezvous::State& state, const std::string& address, std::uint16_t port);
 /// Every other rank's part: joins rank 0, then connects to and admits the other ranks.
 void bootstrap_rank(TcpRendezvous::State& state, const std::string& address, std::uint16_t port);
+/// The endpoints of rank 0's table for `count` ranks; PeerError naming rank 0 when the table has
+/// another size or an entry of another rank is no address.
+std::vector<Endpoint> parse_table(std::span<const std::byte> table, int count);
 
 }  // namespace kjarni::rendezvous

@@ -18,11 +18,12 @@ Outgoing::Outgoing(const Socket& socket_, int peer_, Header header_, std::span<c
 Incoming::Incoming(const Socket& socket_, int peer_, Kind kind_, std::uint64_t nonce_, std::span<std::byte> into)
     : socket(&socket_), peer(peer_), kind(kind_), nonce(nonce_), fixed(into) {}
 
-Incoming::Incoming(const Socket& socket_, int peer_, Kind kind_, std::uint64_t nonce_, std::vector<std::byte>& grown_)
-    : socket(&socket_), peer(peer_), kind(kind_), nonce(nonce_), grown(&grown_) {}
+Incoming::Incoming(const Socket& socket_, int peer_, Kind kind_, std::uint64_t nonce_, std::vector<std::byte>& grown_,
+                   std::size_t limit_)
+    : socket(&socket_), peer(peer_), kind(kind_), nonce(nonce_), grown(&grown_), limit(limit_) {}
 
-Incoming Incoming::any(const Socket& socket, int peer, std::vector<std::byte>& grown) {
-    Incoming incoming(socket, peer, Kind::message, 0, grown);
+Incoming Incoming::any(const Socket& socket, int peer, std::vector<std::byte>& grown, std::size_t limit) {
+    Incoming incoming(socket, peer, Kind::message, 0, grown, limit);
     incoming.check = false;
     return incoming;
 }
@@ -44,7 +45,17 @@ void take_header(Incoming& in) {
         }
     }
     if (in.grown != nullptr) {
-        in.grown->resize(in.header.size);
+        // The peer's size is checked before anything is allocated for it.
+        if (in.header.size > in.limit) {
+            const bool capped = in.kind == Kind::broadcast || in.kind == Kind::all_gather;
+            throw PeerError(in.peer, fmt::format("announced a {} message of {} bytes, more than the {} this rank "
+                                                 "accepts{}",
+                                                 kind_name(in.header.kind), in.header.size, in.limit,
+                                                 capped ? " (TcpRendezvousOptions::max_message_bytes, "
+                                                          "KJARNI_RENDEZVOUS_MAX_MESSAGE_BYTES)"
+                                                        : ""));
+        }
+        in.grown->resize(static_cast<std::size_t>(in.header.size));
         in.target = std::span(*in.grown);
     } else {
         if (in.header.size != in.fixed.size()) {

@@ -32,10 +32,13 @@ struct Outgoing {
 struct Incoming {
     /// A message of exactly `into.size()` bytes into `into`.
     Incoming(const Socket& socket, int peer, Kind kind, std::uint64_t nonce, std::span<std::byte> into);
-    /// A message of any size into `grown` (resized to it).
-    Incoming(const Socket& socket, int peer, Kind kind, std::uint64_t nonce, std::vector<std::byte>& grown);
-    /// Any message (any kind, any nonce): the bootstrap, which checks the header itself.
-    static Incoming any(const Socket& socket, int peer, std::vector<std::byte>& grown);
+    /// A message of up to `limit` bytes into `grown` (resized to it once the header has announced a
+    /// size within the limit).
+    Incoming(const Socket& socket, int peer, Kind kind, std::uint64_t nonce, std::vector<std::byte>& grown,
+             std::size_t limit);
+    /// Any message of up to `limit` bytes (any kind, any nonce): the bootstrap, which checks the
+    /// header itself.
+    static Incoming any(const Socket& socket, int peer, std::vector<std::byte>& grown, std::size_t limit);
 
     const Socket* socket;
     int peer;
@@ -44,6 +47,7 @@ struct Incoming {
     bool check = true;
     std::span<std::byte> fixed;
     std::vector<std::byte>* grown = nullptr;
+    std::size_t limit = 0;
 
     std::array<std::byte, Header::bytes> raw_header{};
     std::size_t header_done = 0;
@@ -57,8 +61,9 @@ struct Incoming {
 
 /// Progresses every message until all are complete. A wait of `timeout` without a byte moving
 /// throws PeerError naming a peer still awaited; a closed connection, a stream that is no
-/// rendezvous', another job's nonce or another operation's message throws PeerError naming the
-/// sender; a fixed-size message of another size throws ArgumentError naming "data".
+/// rendezvous', another job's nonce, another operation's message or a message over its limit throws
+/// PeerError naming the sender, before any of its payload is read; a fixed-size message of another
+/// size throws ArgumentError naming "data".
 void transfer(std::span<Outgoing> outgoing, std::span<Incoming> incoming, std::chrono::milliseconds timeout);
 
 }  // namespace kjarni::rendezvous

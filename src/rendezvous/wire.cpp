@@ -14,6 +14,9 @@ std::string_view kind_name(Kind kind) {
         case Kind::broadcast: return "broadcast";
         case Kind::all_gather: return "all_gather";
         case Kind::barrier: return "barrier";
+        case Kind::greeting: return "greeting";
+        case Kind::challenge: return "challenge";
+        case Kind::proof: return "proof";
     }
     return "unknown";
 }

@@ -18,7 +18,8 @@ using namespace std::chrono_literals;
 const char* const all_variables[] = {"KJARNI_RANK", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
                                      "KJARNI_WORLD_SIZE", "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
                                      "SLURM_NTASKS", "KJARNI_MASTER_ADDR", "MASTER_ADDR", "KJARNI_MASTER_PORT",
-                                     "MASTER_PORT"};
+                                     "MASTER_PORT", "KJARNI_JOB_SECRET", "KJARNI_JOB_SECRET_FILE",
+                                     "KJARNI_LISTEN_ADDR", "KJARNI_RENDEZVOUS_MAX_MESSAGE_BYTES"};
 
 // Clears the launcher variables for one test and restores them after it.
 class RendezvousEnvironment : public ::testing::Test {
@@ -50,6 +51,19 @@ TEST_F(RendezvousEnvironment, NamesWhatIsMissingOrWrong) {
     setenv("RANK", "0", 1);
     setenv("MASTER_PORT", "70000", 1);
     EXPECT_EQ(missing_argument(), "MASTER_PORT");
+    setenv("MASTER_PORT", "29571", 1);
+    setenv("KJARNI_RENDEZVOUS_MAX_MESSAGE_BYTES", "lots", 1);
+    EXPECT_EQ(missing_argument(), "KJARNI_RENDEZVOUS_MAX_MESSAGE_BYTES");
+    unsetenv("KJARNI_RENDEZVOUS_MAX_MESSAGE_BYTES");
+    // Off loopback, a secret is needed; a short one is refused.
+    setenv("MASTER_ADDR", "192.0.2.1", 1);
+    EXPECT_EQ(missing_argument(), "secret");
+    setenv("KJARNI_JOB_SECRET", "too short", 1);
+    EXPECT_EQ(missing_argument(), "KJARNI_JOB_SECRET");
+    unsetenv("KJARNI_JOB_SECRET");
+    setenv("MASTER_ADDR", "127.0.0.1", 1);
+    setenv("KJARNI_LISTEN_ADDR", "any", 1);  // every interface: a secret again
+    EXPECT_EQ(missing_argument(), "secret");
     setenv("KJARNI_WORLD_SIZE", "0", 1);
     EXPECT_EQ(missing_argument(), "KJARNI_WORLD_SIZE");
 }

@@ -28,13 +28,18 @@ std::vector<int> run_peers(const std::string& mode, int count, const std::vector
                            std::chrono::seconds limit) {
     const std::string port = std::to_string(free_port());
     const std::string seed = std::to_string(random_engine()());
+    // The job's secret, as a launcher would set it: the processes authenticate each other.
+    const std::string secret = std::to_string(random_engine()()) + std::to_string(random_engine()());
     std::vector<pid_t> pids;
     for (int rank = 0; rank < count; ++rank) {
         std::vector<std::string> variables;
         for (char** entry = environ; *entry != nullptr; ++entry) {
             const std::string variable(*entry);
             // The parent's own launcher variables would be read before the test's.
-            if (variable.rfind("KJARNI_RANK=", 0) == 0 || variable.rfind("KJARNI_WORLD_SIZE=", 0) == 0) continue;
+            if (variable.rfind("KJARNI_RANK=", 0) == 0 || variable.rfind("KJARNI_WORLD_SIZE=", 0) == 0 ||
+                variable.rfind("KJARNI_JOB_SECRET", 0) == 0) {
+                continue;
+            }
             variables.push_back(variable);
         }
         variables.push_back("KJARNI_RANK=" + std::to_string(rank));
@@ -42,6 +47,7 @@ std::vector<int> run_peers(const std::string& mode, int count, const std::vector
         variables.push_back("KJARNI_MASTER_ADDR=127.0.0.1");
         variables.push_back("KJARNI_MASTER_PORT=" + port);
         variables.push_back("KJARNI_TEST_SEED=" + seed);
+        variables.push_back("KJARNI_JOB_SECRET=" + secret);
         for (const auto& variable : extra) variables.push_back(variable);
         std::vector<char*> envp;
         for (auto& variable : variables) envp.push_back(variable.data());
