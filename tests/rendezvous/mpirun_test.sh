@@ -8,6 +8,13 @@ mpirun=$1 peer=$2 mode=$3
 command -v "$mpirun" >/dev/null || { echo "mpirun not found: skipped"; exit 77; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# The job's secret as a file only this user may read (docs/security.md), as on a cluster: the TCP
+# rendezvous' ranks authenticate each other with it.
+secret_file=$(mktemp)
+trap 'rm -f "$secret_file"' EXIT
+chmod 600 "$secret_file"
+od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$secret_file"
 # Loopback and shared memory only: no network probing in a container.
-exec "$mpirun" -np 2 --oversubscribe --mca btl self,vader --mca btl_tcp_if_include lo \
-  -x KJARNI_MASTER_PORT="$port" -x KJARNI_TEST_TIMEOUT_MS=30000 "$peer" "$mode"
+"$mpirun" -np 2 --oversubscribe --mca btl self,vader --mca btl_tcp_if_include lo \
+  -x KJARNI_MASTER_PORT="$port" -x KJARNI_JOB_SECRET_FILE="$secret_file" -x KJARNI_TEST_TIMEOUT_MS=30000 \
+  "$peer" "$mode"

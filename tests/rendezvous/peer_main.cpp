@@ -98,6 +98,13 @@ int main(int argc, char** argv) {
 #endif
         }
         auto r = kjarni::rendezvous_from_environment(timeout);
+        // A secret in the environment must have been used: the ranks authenticated each other.
+        const bool secret_set = std::getenv("KJARNI_JOB_SECRET") != nullptr || std::getenv("KJARNI_JOB_SECRET_FILE") != nullptr;
+        if (secret_set && !r->authenticated()) {
+            std::printf("failed: a job secret is set but the rendezvous is not authenticated\n");
+            return 1;
+        }
+        if (r->rank() == 0) std::printf("rendezvous %s\n", r->authenticated() ? "authenticated" : "without a secret");
         return run(mode, *r, timeout);
     } catch (const std::exception& error) {
         std::printf("failed: %s\n", error.what());
