@@ -26,10 +26,16 @@ namespace kjarni {
 /// rank is late) and breaks the object. A dead process is MPI's to report; Open MPI usually
 /// ends the whole job. Messages to oneself are kept in memory, as with TcpRendezvous.
 /// One thread at a time per object (MPI_THREAD_SERIALIZED or better where threads share it).
+///
+/// The sizes of a broadcast and of an all_gather come from the other ranks: one over
+/// `max_message_bytes` (as TcpRendezvousOptions::max_message_bytes) is refused on every rank before
+/// anything is allocated for it: ArgumentError naming "data" on the rank that sends it, PeerError
+/// naming that rank on the others.
 class MpiRendezvous final : public Rendezvous {
 public:
     explicit MpiRendezvous(MPI_Comm communicator,
-                           std::chrono::milliseconds timeout = TcpRendezvous::default_timeout);
+                           std::chrono::milliseconds timeout = TcpRendezvous::default_timeout,
+                           std::size_t max_message_bytes = TcpRendezvousOptions{}.max_message_bytes);
     ~MpiRendezvous() override;
     MpiRendezvous(const MpiRendezvous&) = delete;
     MpiRendezvous& operator=(const MpiRendezvous&) = delete;
@@ -54,11 +60,13 @@ private:
     void post_recv(std::vector<MPI_Request>& requests, int peer, std::span<std::byte> data);
     void post_broadcast(std::vector<MPI_Request>& requests, int root, std::span<std::byte> data);
     void check_usable() const;
+    void check_announced(std::uint64_t size, int sender) const;
 
     MPI_Comm communicator_ = MPI_COMM_NULL;
     int rank_ = 0;
     int count_ = 1;
     std::chrono::milliseconds timeout_;
+    std::size_t max_message_bytes_;
     std::deque<std::vector<std::byte>> to_self_;
     bool broken_ = false;
 };

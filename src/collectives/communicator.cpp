@@ -28,6 +28,25 @@ void guarded(detail::CommEngine& engine, Call&& call) {
     }
 }
 
+/// What from_rendezvous gathers from every rank: whether it can run NCCL (0 or 1), then its device's
+/// PCI bus id (printable, as CUDA writes it: "0000:65:00.0"). PeerError naming a rank whose bytes
+/// are anything else: they came from another process and decide which engine every rank runs.
+void check_capabilities(const std::vector<std::vector<std::byte>>& all) {
+    constexpr std::size_t longest_bus_id = 64;
+    for (std::size_t r = 0; r < all.size(); ++r) {
+        const auto& v = all[r];
+        const bool flag = !v.empty() && (v[0] == std::byte{0} || v[0] == std::byte{1});
+        const bool printable = std::all_of(v.begin() + (v.empty() ? 0 : 1), v.end(), [](std::byte c) {
+            return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
+        });
+        if (!flag || !printable || v.size() > 1 + longest_bus_id) {
+            throw PeerError(static_cast<int>(r), fmt::format("sent {} bytes that are no engine capability (a flag and "
+                                                             "a PCI bus id of at most {} characters)",
+                                                             v.size(), longest_bus_id));
+        }
+    }
+}
+
 }  // namespace
 
 using detail::check_operand;
@@ -66,6 +85,7 @@ Communicator Communicator::from_rendezvous(const Queue& queue, Rendezvous& rende
         const std::string bus = queue.device().device().properties().pci_bus_id.value_or("");
         for (const char c : bus) mine.push_back(static_cast<std::byte>(c));
         const auto all = rendezvous.all_gather(mine);
+        check_capabilities(all);
         std::set<std::vector<std::byte>> buses;
         nccl = std::all_of(all.begin(), all.end(), [&](const std::vector<std::byte>& v) {
             return v.size() > 1 && v[0] == std::byte{1} && buses.emplace(v.begin() + 1, v.end()).second;
@@ -78,6 +98,9 @@ Communicator Communicator::from_rendezvous(const Queue& queue, Rendezvous& rende
         bytes = rendezvous.broadcast(id.bytes(), 0);
     } else {
         bytes = rendezvous.broadcast({}, 0);
+    }
+    if (bytes.size() != CliqueId::size) {
+        throw PeerError(0, fmt::format("sent a clique id of {} bytes; a clique id has {}", bytes.size(), CliqueId::size));
     }
     const CliqueId id = CliqueId::from_bytes(bytes);
     if (id.engine() == CollectiveEngine::nccl)

@@ -20,6 +20,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "kjarni/rendezvous.hpp"
 #include "rendezvous/exercise.hpp"
@@ -76,6 +77,35 @@ int run(const std::string& mode, kjarni::Rendezvous& r, std::chrono::millisecond
     return 0;
 }
 
+#ifdef KJARNI_PEER_WITH_MPI
+// A broadcast and an all_gather over MpiRendezvous' cap are refused on every rank before anything
+// is allocated (ArgumentError "data" on the sender, PeerError naming it elsewhere), and the object
+// stays usable: every rank saw the same sizes.
+int check_mpi_cap(std::chrono::milliseconds timeout) {
+    kjarni::MpiRendezvous r(MPI_COMM_WORLD, timeout, 100);
+    const std::vector<std::byte> large(101, std::byte{7});
+    const auto expect_refusal = [&](auto&& call, int sender, const char* what) {
+        try {
+            call();
+        } catch (const kjarni::ArgumentError& error) {
+            if (r.rank() == sender && error.argument() == "data") return true;
+        } catch (const kjarni::PeerError& error) {
+            if (r.rank() != sender && error.peer() == sender) return true;
+        }
+        std::printf("rank %d: %s over the cap was not refused as expected\n", r.rank(), what);
+        return false;
+    };
+    bool ok = expect_refusal([&] { r.broadcast(r.rank() == 0 ? large : std::vector<std::byte>{}, 0); }, 0, "a broadcast");
+    const int last = r.count() - 1;
+    ok = expect_refusal([&] { r.all_gather(r.rank() == last ? large : std::vector<std::byte>(3)); }, last,
+                        "an all_gather") && ok;
+    const auto small = r.broadcast(std::vector<std::byte>(100, std::byte{5}), 0);
+    ok = ok && small == std::vector<std::byte>(100, std::byte{5});
+    if (ok) std::printf("rank %d: the cap of MpiRendezvous holds\n", r.rank());
+    return ok ? 0 : 1;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,6 +120,7 @@ int main(int argc, char** argv) {
                 kjarni::MpiRendezvous r(MPI_COMM_WORLD, timeout);
                 status = run("check", r, timeout);
             }
+            if (status == 0) status = check_mpi_cap(timeout);
             MPI_Finalize();
             return status;
 #else

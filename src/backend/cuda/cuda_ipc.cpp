@@ -3,6 +3,7 @@
 // goes), and interprocess events (CU_EVENT_INTERPROCESS, cuIpcGetEventHandle/cuIpcOpenEventHandle).
 
 #include <cstring>
+#include <string>
 
 #include "backend/cuda/cuda_buffer.hpp"
 #include "backend/cuda/cuda_context.hpp"
@@ -65,6 +66,15 @@ std::shared_ptr<Buffer> CudaContext::open_ipc_memory(std::size_t device_index, s
         } catch (...) {
         }
     });
+    // `size` came from the other process with the handle: the mapping must really be that large,
+    // or kernels and copies over the buffer would reach past it.
+    CUdeviceptr base = 0;
+    std::size_t range = 0;
+    KJARNI_CU(driver(), MemGetAddressRange, &base, &range, pointer);
+    if (base != pointer || range < size) {
+        throw ArgumentError("handle", "names an allocation of " + std::to_string(size) + " bytes, but the memory it "
+                                      "opens has " + std::to_string(range) + " from its start");
+    }
     return std::make_shared<CudaBuffer>(std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, size,
                                         pointer, std::move(mapping));
 }

@@ -40,7 +40,8 @@ int chunk_count(std::size_t bytes, std::size_t at) { return static_cast<int>(std
 
 }  // namespace
 
-MpiRendezvous::MpiRendezvous(MPI_Comm communicator, std::chrono::milliseconds timeout) : timeout_(timeout) {
+MpiRendezvous::MpiRendezvous(MPI_Comm communicator, std::chrono::milliseconds timeout, std::size_t max_message_bytes)
+    : timeout_(timeout), max_message_bytes_(max_message_bytes) {
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (!initialized) throw ArgumentError("communicator", "MPI is not initialized (call MPI_Init first)");
@@ -56,6 +57,15 @@ MpiRendezvous::~MpiRendezvous() {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized && communicator_ != MPI_COMM_NULL) MPI_Comm_free(&communicator_);
+}
+
+// Every rank sees the same sizes, so every rank refuses the same one: no operation is left half done.
+void MpiRendezvous::check_announced(std::uint64_t size, int sender) const {
+    if (size <= max_message_bytes_) return;
+    const std::string reason =
+        fmt::format("a message of {} bytes, more than the {} of max_message_bytes", size, max_message_bytes_);
+    if (sender == rank_) throw ArgumentError("data", "has " + reason);
+    throw PeerError(sender, "announced " + reason);
 }
 
 void MpiRendezvous::check_usable() const {
@@ -142,6 +152,7 @@ std::vector<std::byte> MpiRendezvous::broadcast(std::span<const std::byte> data,
     std::vector<MPI_Request> requests(1);
     check(MPI_Ibcast(&size, 1, MPI_UINT64_T, root, communicator_, requests.data()), "MPI_Ibcast");
     wait(requests, -1, "a broadcast's size");
+    check_announced(size, root);
     std::vector<std::byte> result(static_cast<std::size_t>(size));
     if (rank_ == root && !data.empty()) std::memcpy(result.data(), data.data(), data.size());
     requests.clear();
@@ -158,6 +169,7 @@ std::vector<std::vector<std::byte>> MpiRendezvous::all_gather(std::span<const st
     check(MPI_Iallgather(&size, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, communicator_, requests.data()),
           "MPI_Iallgather");
     wait(requests, -1, "an all_gather's sizes");
+    for (int r = 0; r < count_; ++r) check_announced(sizes[static_cast<std::size_t>(r)], r);
     std::vector<std::vector<std::byte>> result(static_cast<std::size_t>(count_));
     requests.clear();
     // One broadcast per rank, all in flight at once (every rank posts them in the same order).
