@@ -95,21 +95,54 @@ bool progress(Candidate& candidate, std::string& rejection) {
     }
 }
 
-// Accepts connections on `listener` until `on_handshake` says done (true) or `deadline` (false).
-// A connection that fails the handshake (bytes that are no handshake, a wrong proof, closing) is
-// dropped, and the last wrong proof's story kept in `rejection` for the timeout's message.
-bool admit(const Socket& listener, const Admission& admission, Clock::time_point deadline, std::string& rejection,
-           const std::function<Verdict(Socket&, const Header&, std::span<const std::byte>)>& on_handshake) {
+// A connection this rank opened to a lower rank, whose handshake admit() progresses beside the
+// ones it accepts: every handshake of a rank runs at once, so no rank waits for another's.
+struct Dialing {
+    const Socket* socket;
+    ConnectorHandshake handshake;
+    int peer;
+};
+
+void progress(Dialing& dialing) {
+    for (std::size_t wanted; (wanted = dialing.handshake.wanted()) > 0;) {
+        std::byte buffer[256];
+        const std::size_t got =
+            receive_step(*dialing.socket, std::span(buffer, std::min(wanted, sizeof buffer)), dialing.peer);
+        if (got == 0) break;
+        dialing.handshake.feed(std::span(buffer, got));
+        const auto output = dialing.handshake.take_output();
+        if (!output.empty() && !send_now(*dialing.socket, output)) {
+            throw PeerError(dialing.peer, "took nothing of this rank's handshake");
+        }
+    }
+}
+
+// Accepts connections on `listener` while `admitting` and until `on_handshake` says done, and
+// progresses the `dialing` handshakes until all are done: true then, false at `deadline`. A
+// connection that fails its handshake (bytes that are no handshake, a wrong proof, closing) is
+// dropped, and the last wrong proof's story kept in `rejection` for the timeout's message; a
+// dialing handshake that fails throws.
+bool admit(const Socket& listener, const Admission& admission, bool admitting, Clock::time_point deadline,
+           std::string& rejection,
+           const std::function<Verdict(Socket&, const Header&, std::span<const std::byte>)>& on_handshake,
+           std::span<Dialing> dialing = {}) {
     std::deque<Candidate> candidates;
     std::vector<pollfd> polls;
     for (;;) {
-        polls.assign(1, pollfd{listener.fd(), POLLIN, 0});
-        for (const auto& candidate : candidates) polls.push_back({candidate.socket.fd(), POLLIN, 0});
+        const bool dialed = std::all_of(dialing.begin(), dialing.end(), [](const Dialing& d) { return d.handshake.done(); });
+        if (!admitting && dialed) return true;
+        // Entries: the listener, the candidates, the dialing connections (-1: not polled).
+        polls.assign(1, pollfd{admitting ? listener.fd() : -1, POLLIN, 0});
+        for (const auto& candidate : candidates) polls.push_back({admitting ? candidate.socket.fd() : -1, POLLIN, 0});
+        for (const auto& d : dialing) polls.push_back({d.handshake.done() ? -1 : d.socket->fd(), POLLIN, 0});
         const int ready = ::poll(polls.data(), polls.size(), poll_milliseconds(deadline));
         if (ready == 0 && Clock::now() >= deadline) return false;
         if (ready <= 0) continue;
+        for (std::size_t i = 0; i < dialing.size(); ++i) {
+            if (polls[1 + candidates.size() + i].revents != 0) progress(dialing[i]);
+        }
         // The known candidates first (the new ones join the list below).
-        for (std::size_t i = candidates.size(); i-- > 0;) {
+        for (std::size_t i = candidates.size(); admitting && i-- > 0;) {
             if (polls[i + 1].revents == 0) continue;
             Candidate& candidate = candidates[i];
             const bool keep = progress(candidate, rejection);
@@ -118,10 +151,10 @@ bool admit(const Socket& listener, const Admission& admission, Clock::time_point
             candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(i));
             if (keep && on_handshake(taken.socket, taken.handshake.body_header(), taken.handshake.body()) ==
                             Verdict::done) {
-                return true;
+                admitting = false;
             }
         }
-        if (polls[0].revents != 0) {
+        if (admitting && polls[0].revents != 0) {
             for (;;) {
                 Socket accepted(::accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC));
                 if (!accepted) break;
@@ -196,6 +229,9 @@ void bootstrap_root(TcpRendezvous::State& state, const std::string& address, std
                             : state.listen_address == "any" || state.listen_address == "*"
                                 ? listen_everywhere(resolve_family(address), port)
                                 : listen_at(state.listen_address, port);
+    // libcrypto is loaded once rank 0 listens, not before: the others connect meanwhile instead of
+    // finding no one there and retrying later.
+    require_crypto();
     const auto deadline = Clock::now() + state.timeout;
     std::vector<Socket> joined(static_cast<std::size_t>(state.count));
     std::vector<Endpoint> endpoints(static_cast<std::size_t>(state.count));
@@ -212,8 +248,8 @@ void bootstrap_root(TcpRendezvous::State& state, const std::string& address, std
         throw ArgumentError(argument, reason);
     };
     const Admission admission{state.secret, Purpose::join, 0, Kind::hello, hello_bytes};
-    const bool complete = missing == 0 ||
-        admit(listener, admission, deadline, rejection, [&](Socket& socket, const Header&, auto payload) {
+    const bool complete =
+        admit(listener, admission, missing > 0, deadline, rejection, [&](Socket& socket, const Header&, auto payload) {
             Reader reader(payload);
             const std::uint32_t rank = reader.u32();
             const std::uint32_t count = reader.u32();
@@ -304,6 +340,7 @@ std::vector<Endpoint> parse_table(std::span<const std::byte> table, int count) {
 }
 
 void bootstrap_rank(TcpRendezvous::State& state, const std::string& address, std::uint16_t port) {
+    require_crypto();
     std::vector<Socket> peers(static_cast<std::size_t>(state.count));
     Socket& root = peers[0];
     root = connect_until(address, port, 0, Clock::now() + state.timeout);
@@ -334,22 +371,29 @@ void bootstrap_rank(TcpRendezvous::State& state, const std::string& address, std
     const std::vector<Endpoint> endpoints = parse_table(answer, state.count);
 
     const auto deadline = Clock::now() + state.timeout;
+    // Connect to every lower rank (their listeners take the connection at once) and greet it; the
+    // handshakes then progress together with the admission of the higher ranks.
+    std::vector<Dialing> dialing;
+    dialing.reserve(static_cast<std::size_t>(state.rank));
     for (int r = 1; r < state.rank; ++r) {
         Socket& socket = peers[static_cast<std::size_t>(r)];
         socket = connect_until(endpoints[static_cast<std::size_t>(r)], r, deadline);
         Writer mesh;
         mesh.u32(static_cast<std::uint32_t>(state.rank));
         mesh.u32(static_cast<std::uint32_t>(r));
-        ConnectorHandshake handshake(state.secret, Purpose::mesh, state.nonce, Kind::mesh, mesh.bytes(),
-                                     fresh_challenge(), r);
-        connect_handshake(socket, handshake, r, deadline, state.timeout);
+        dialing.push_back(Dialing{&socket, ConnectorHandshake(state.secret, Purpose::mesh, state.nonce, Kind::mesh,
+                                                              mesh.bytes(), fresh_challenge(), r),
+                                  r});
+        if (!send_now(socket, dialing.back().handshake.take_output())) {
+            throw PeerError(r, "took nothing of this rank's handshake");
+        }
     }
     int missing = state.count - 1 - state.rank;
     std::string rejection;
     const Admission admission{state.secret, Purpose::mesh, state.nonce, Kind::mesh, mesh_bytes};
-    const bool complete =
-        missing == 0 ||
-        admit(listener, admission, deadline, rejection, [&](Socket& socket, const Header&, auto payload) {
+    const bool complete = admit(
+        listener, admission, missing > 0, deadline, rejection,
+        [&](Socket& socket, const Header&, auto payload) {
             Reader mesh(payload);
             const std::uint32_t from = mesh.u32();
             const std::uint32_t to = mesh.u32();
@@ -360,8 +404,15 @@ void bootstrap_rank(TcpRendezvous::State& state, const std::string& address, std
             }
             peers[from] = std::move(socket);
             return --missing == 0 ? Verdict::done : Verdict::wait;
-        });
+        },
+        dialing);
     if (!complete) {
+        for (const Dialing& d : dialing) {
+            if (!d.handshake.done()) {
+                throw PeerError(d.peer, fmt::format("did not answer rank {}'s handshake within {} ms", state.rank,
+                                                    state.timeout.count()));
+            }
+        }
         for (int r = state.rank + 1; r < state.count; ++r) {
             if (!peers[static_cast<std::size_t>(r)]) {
                 throw PeerError(r, fmt::format("did not connect to rank {} within {} ms{}", state.rank,

@@ -6,7 +6,6 @@
 
 #include "kjarni/error.hpp"
 #include "kjarni/rendezvous.hpp"
-#include "rendezvous/crypto.hpp"
 #include "rendezvous/job_secret.hpp"
 #include "rendezvous/rank_checks.hpp"
 #include "rendezvous/tcp_state.hpp"
@@ -68,7 +67,6 @@ std::unique_ptr<TcpRendezvous> TcpRendezvous::create(const std::string& address,
     if (options.max_message_bytes == 0) throw ArgumentError("max_message_bytes", "must be positive");
     const rendezvous::JobSecret secret = rendezvous::find_job_secret(options.secret);
     rendezvous::require_secret_off_loopback(secret, address, options.listen_address);
-    rendezvous::require_crypto();
     auto state = std::make_unique<State>();
     state->rank = rank;
     state->count = count;
