@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 seed=${KJARNI_FUZZ_SEED:-1}
 merge=${KJARNI_FUZZ_MERGE:-0}
-targets=(template_fuzzer dtype_fuzzer selector_fuzzer cache_entry_fuzzer)
+targets=(template_fuzzer dtype_fuzzer selector_fuzzer cache_entry_fuzzer rendezvous_wire_fuzzer)
 
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DKJARNI_BUILD_FUZZ=ON -DKJARNI_BUILD_TESTS=OFF \
       -DKJARNI_BUILD_TOOLS=OFF -DKJARNI_BUILD_EXAMPLES=OFF -DKJARNI_BUILD_BENCH=OFF -DKJARNI_INSTALL=OFF \
