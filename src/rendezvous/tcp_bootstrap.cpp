@@ -3,11 +3,13 @@
 // admits every higher one. Every connection opens with the handshake of handshake.hpp, in which
 // both sides prove that they know the job's secret; what fails it is dropped as a stray.
 //
-// Connecting first and admitting second cannot deadlock: a rank waits, while connecting, only for
-// lower ranks, and rank 1 connects to none. The admitting side reads its candidates' handshakes as
-// they come, all at once, so a silent or slow connection delays no one; the candidates waiting at
-// once are bounded (the oldest goes first), and so is all a candidate can make this side allocate:
-// each handshake message has a fixed size, checked from its header.
+// A rank connects to the lower ranks (their listeners take a connection before anyone accepts it),
+// greets them, and then progresses those handshakes and the admission of the higher ranks in one
+// poll loop: no rank waits for another to finish its own handshakes first. The admitting side
+// reads its candidates' handshakes as they come, all at once, so a silent or slow connection delays
+// no one; the candidates waiting at once are bounded (the oldest goes first), and so is all a
+// candidate can make this side allocate: each handshake message has a fixed size, checked from its
+// header.
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -19,7 +21,6 @@
 #include <chrono>
 #include <deque>
 #include <functional>
-#include <optional>
 
 #include "kjarni/error.hpp"
 #include "rendezvous/handshake.hpp"
