@@ -68,13 +68,14 @@ std::vector<std::byte> encode_refusal(std::uint32_t code, int peer, const std::s
     return std::move(writer.bytes());
 }
 
-void throw_refusal(std::span<const std::byte> payload, int sender) {
+void throw_refusal(std::span<const std::byte> payload, int sender, int count) {
     Reader reader(payload);
     const std::uint32_t code = reader.u32();
     const auto peer = static_cast<std::int32_t>(reader.u32());
     const std::string argument = printable(reader.text());
     const std::string reason = printable(reader.text());
-    if (!reader.ok() || (code != refusal_argument && code != refusal_peer)) {
+    const bool known_rank = peer >= -1 && (count < 0 || peer < count);
+    if (!reader.ok() || (code != refusal_argument && code != refusal_peer) || !known_rank) {
         throw PeerError(sender, "refused this rank with a message that does not parse");
     }
     if (code == refusal_argument) {

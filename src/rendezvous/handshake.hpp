@@ -46,9 +46,10 @@ inline constexpr std::uint32_t refusal_peer = 2;      // a rank failed: PeerErro
 std::vector<std::byte> encode_refusal(std::uint32_t code, int peer, const std::string& argument,
                                       const std::string& reason);
 /// Throws what a refusal from `sender` says: ArgumentError (the argument it names) or PeerError;
-/// PeerError naming `sender` when it does not parse. Its texts are the sender's: non-printable
-/// characters become '?'.
-[[noreturn]] void throw_refusal(std::span<const std::byte> payload, int sender);
+/// PeerError naming `sender` when it does not parse or names a rank outside -1..count-1 (`count`
+/// -1: not known yet, any rank from -1 up). Its texts are the sender's: non-printable characters
+/// become '?'.
+[[noreturn]] void throw_refusal(std::span<const std::byte> payload, int sender, int count = -1);
 
 /// One message read byte by byte: its header first, checked by the owner before any payload byte
 /// is read (`expect`), then exactly the payload the header announced.

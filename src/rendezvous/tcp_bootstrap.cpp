@@ -363,7 +363,7 @@ void bootstrap_rank(TcpRendezvous::State& state, const std::string& address, std
     const std::size_t table_bytes = endpoint_bytes * static_cast<std::size_t>(state.count);
     Incoming get_answer = Incoming::any(root, 0, answer, std::max(table_bytes, max_refusal_bytes));
     transfer({}, std::span(&get_answer, 1), state.timeout + state.timeout / 4 + std::chrono::milliseconds(200));
-    if (get_answer.header.kind == Kind::refusal) throw_refusal(answer, 0);
+    if (get_answer.header.kind == Kind::refusal) throw_refusal(answer, 0, state.count);
     if (get_answer.header.kind != Kind::table || get_answer.header.nonce == 0) {
         throw PeerError(0, fmt::format("answered the join with a {} message of {} bytes instead of the table",
                                        kind_name(get_answer.header.kind), answer.size()));

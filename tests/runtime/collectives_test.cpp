@@ -525,6 +525,58 @@ TEST_P(CollectivesDevice, BadInputNamesTheCulprit) {
     }
 }
 
+/// Rank 1 of 2 whose peer's bytes are given: what from_rendezvous gathers and broadcasts.
+class ScriptedRendezvous final : public Rendezvous {
+public:
+    ScriptedRendezvous(std::vector<std::byte> peer_capability, std::vector<std::byte> clique_id)
+        : peer_capability_(std::move(peer_capability)), clique_id_(std::move(clique_id)) {}
+    int rank() const noexcept override { return 1; }
+    int count() const noexcept override { return 2; }
+    std::vector<std::byte> broadcast(std::span<const std::byte>, int) override { return clique_id_; }
+    std::vector<std::vector<std::byte>> all_gather(std::span<const std::byte> data) override {
+        return {peer_capability_, std::vector<std::byte>(data.begin(), data.end())};
+    }
+    void barrier() override {}
+    void send(int, std::span<const std::byte>) override { throw Error("not scripted"); }
+    void recv(int, std::span<std::byte>) override { throw Error("not scripted"); }
+    void exchange(int, std::span<const std::byte>, int, std::span<std::byte>) override { throw Error("not scripted"); }
+
+private:
+    std::vector<std::byte> peer_capability_, clique_id_;
+};
+
+// What from_rendezvous receives from other processes decides the engine of every rank: bytes that
+// are no capability or no clique id give a PeerError naming the rank that sent them.
+TEST_P(CollectivesDevice, BytesFromOtherRanksAreChecked) {
+    const auto id = CliqueId::create(queue(), CollectiveEngine::fallback).bytes();
+    const std::vector<std::byte> fallback_id(id.begin(), id.end());
+    const auto peer_named = [&](std::vector<std::byte> capability, std::vector<std::byte> clique_id,
+                                CollectiveEngine engine) {
+        ScriptedRendezvous rendezvous(std::move(capability), std::move(clique_id));
+        try {
+            static_cast<void>(Communicator::from_rendezvous(queue(), rendezvous, engine));
+        } catch (const PeerError& error) {
+            return error.peer();
+        }
+        return -2;  // accepted
+    };
+    const auto text = [](const std::string& s) {
+        std::vector<std::byte> bytes{std::byte{0}};
+        for (const char c : s) bytes.push_back(static_cast<std::byte>(c));
+        return bytes;
+    };
+    const auto automatic = CollectiveEngine::automatic;
+    EXPECT_EQ(peer_named(text("0000:65:00.0"), fallback_id, automatic), -2);  // a well-formed peer
+    EXPECT_EQ(peer_named({}, fallback_id, automatic), 0);                     // no flag
+    EXPECT_EQ(peer_named({std::byte{7}}, fallback_id, automatic), 0);         // a flag of neither value
+    EXPECT_EQ(peer_named(text(std::string(65, '0')), fallback_id, automatic), 0);  // a bus id too long
+    EXPECT_EQ(peer_named(text("00\n0"), fallback_id, automatic), 0);          // not printable
+    // The clique id from rank 0: exactly CliqueId::size bytes, whatever the engine.
+    for (const std::size_t size : {std::size_t{0}, std::size_t{12}, CliqueId::size + 1}) {
+        EXPECT_EQ(peer_named(text(""), std::vector<std::byte>(size), CollectiveEngine::fallback), 0) << size;
+    }
+}
+
 TEST_P(CollectivesDevice, AbortEndsTheCommunicator) {
     const std::vector<Communicator> comms = Communicator::create_all(MultiQueue({queue()}));
     const Communicator& comm = comms[0];
