@@ -548,8 +548,8 @@ private:
 // What from_rendezvous receives from other processes decides the engine of every rank: bytes that
 // are no capability or no clique id give a PeerError naming the rank that sent them.
 TEST_P(CollectivesDevice, BytesFromOtherRanksAreChecked) {
-    const auto id = CliqueId::create(queue(), CollectiveEngine::fallback).bytes();
-    const std::vector<std::byte> fallback_id(id.begin(), id.end());
+    const CliqueId id = CliqueId::create(queue(), CollectiveEngine::fallback);
+    const std::vector<std::byte> fallback_id(id.bytes().begin(), id.bytes().end());
     const auto peer_named = [&](std::vector<std::byte> capability, std::vector<std::byte> clique_id,
                                 CollectiveEngine engine) {
         ScriptedRendezvous rendezvous(std::move(capability), std::move(clique_id));
