@@ -275,7 +275,11 @@ public:
     void set(const Queue& queue, const HostArray& source, bool async = false) const;
     /// From another array of the same shape and dtype (any layouts, any device of the context).
     /// A different dtype is an ArgumentError naming `source`, even of the same item size: a copy
-    /// never converts (astype does).
+    /// never converts (astype does); this is stricter than numpy's same_kind rule for `a[...] = b`
+    /// (kjarni::assign follows that one). Views of one allocation may overlap in any way
+    /// (`a.set(q, a.transpose())`, `a[1:]` from `a[:-1]`, a reversed view into its base): the
+    /// result is numpy's, as if the source were copied first, which it is when the two share bytes
+    /// (and are not the same view, which copies nothing). That copy makes the call synchronous.
     void set(const Queue& queue, const Array& source, bool async = false) const;
     template <class T>
     void set(const Queue& queue, std::span<const T> source, bool async = false) const {
@@ -328,8 +332,11 @@ public:
     Array ascontiguous(const Queue& queue) const;
     /// This array when Fortran-contiguous, else a Fortran-contiguous copy.
     Array asfortran(const Queue& queue) const;
-    /// A copy converted element by element to `dtype` (functions::cast's rules: a complex to a real
-    /// takes the real part). With copy = false the array itself when the dtype is already `dtype`.
+    /// A copy converted element by element to `dtype`, any dtypes but structs (numpy's astype with
+    /// its "unsafe" casting; the conversions of kjarni::astype in kjarni/expression.hpp: a complex
+    /// to a real takes the real part, float16 rounds to nearest even, a float to an integer gives
+    /// numpy's x86-64 result even for NaN, infinities and values out of range). With copy = false
+    /// the array itself when the dtype is already `dtype`.
     Array astype(const Queue& queue, const DType& dtype, Order order = Order::C, bool copy = true) const;
 
 private:

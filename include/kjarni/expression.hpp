@@ -117,7 +117,17 @@ Expr maximum(const Expr& a, const Expr& b);
 Expr where(const Expr& condition, const Expr& a, const Expr& b);
 /// minimum(maximum(a, low), high).
 Expr clip(const Expr& a, const Expr& low, const Expr& high);
-/// The value converted to `dtype` (numpy's astype: C conversions, complex to real takes the real part).
+/// The value converted to `dtype` (numpy's astype, "unsafe" casting: complex to real takes the real
+/// part, to bool is `!= 0`, to float16 rounds to nearest even). A float (or a complex's real part)
+/// to an integer gives numpy's x86-64 result on every device, where C and OpenCL C leave NaN,
+/// infinities and values out of range undefined: truncation toward zero in range; otherwise int32
+/// and int64 give their minimum (INT32_MIN, INT64_MIN: the "integer indefinite" of cvttsd2si);
+/// int8, uint8, int16 and uint16 the low bits of that 32-bit conversion (NaN gives 0, 300.5 to
+/// int8 gives 44, -1.5 to uint8 gives 255); uint32 the low 32 bits of the 64-bit conversion
+/// (-1.0 gives 4294967295, NaN 0: numpy's scalar and strided loops; its contiguous SIMD loop may
+/// give other values for out-of-range input); uint64 the 64-bit conversion for values below 2^63
+/// (negative ones wrap, NaN and -inf give 2^63) and x - 2^63 with the top bit set for larger ones
+/// (2^64 and inf give 0).
 Expr astype(const Expr& a, const DType& dtype);
 
 /// A new C-contiguous array holding the expression's value, made by `allocator` (a MemoryPool
@@ -125,8 +135,11 @@ Expr astype(const Expr& a, const DType& dtype);
 Array evaluate(const Queue& queue, const Expr& expression, const Allocator& allocator = {});
 /// Writes the expression into `out`, which must have its shape; the value is converted to
 /// out's dtype when numpy's "same_kind" casting allows it (ArgumentError otherwise, e.g. a float
-/// into an int array). `out` may be an operand of the expression when it is the same view (in-place
-/// work); another view of memory the expression reads is an ArgumentError.
+/// into an int array; int32 into uint32 too, as np.can_cast(int32, uint32, "same_kind") is false).
+/// `out` may share memory with the operands in any way, numpy's result being as if the operands
+/// were read whole first: the same view is in-place work (no copy); another view sharing bytes
+/// (`a[1:]` from `a[:-1]`, a transpose of itself) makes the value go through a temporary, and
+/// the call waits for it.
 void assign(const Queue& queue, const Array& out, const Expr& expression);
 /// Every element of `out` set to `value` (converted to out's dtype).
 void fill(const Queue& queue, const Array& out, const Expr& value);

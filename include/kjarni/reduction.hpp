@@ -40,7 +40,9 @@ struct ReduceOptions {
     /// Keep the reduced axes in the result with extent 1 (numpy's keepdims).
     bool keepdims = false;
     /// Write the result here (its shape and dtype must be the result's; any layout) instead of a
-    /// new array.
+    /// new array. Casting rule: "equal", stricter than numpy's same_kind for `out=` (another dtype is
+    /// an ArgumentError naming `out`, even one numpy would accept: give `dtype` to sum, prod and
+    /// mean, or convert afterwards with astype).
     std::optional<Array> out = std::nullopt;
     /// Makes the result's buffer when `out` is not given (a MemoryPool, so that repeated reductions
     /// reuse memory as PyTorch's and CuPy's caching allocators do). Buffer::allocate when empty.

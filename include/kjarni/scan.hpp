@@ -57,7 +57,8 @@ private:
 /// numpy's cumsum / cumprod: the running sum / product along `axis`; without an axis, over the
 /// array flattened in C order (a 1-d result). Result dtypes as sum()'s (int8 -> int64, bool ->
 /// int64, float16 accumulated in float32 and stored as float16); `dtype` overrides. `out` must
-/// have the result's shape and dtype (any layout; it may be the input itself when the dtypes agree).
+/// have the result's shape and dtype (any layout; it may be the input itself when the dtypes agree):
+/// casting rule "equal", stricter than numpy's same_kind (ArgumentError naming `out` otherwise).
 Array cumsum(const Queue& queue, const Array& array, std::optional<int> axis = std::nullopt,
              const std::optional<DType>& dtype = std::nullopt, const std::optional<Array>& out = std::nullopt);
 Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis = std::nullopt,

@@ -14,8 +14,23 @@ namespace {
 
 // One text for both APIs (the prelude defines KJARNI_CUDA_API or KJARNI_OPENCL_API), so that a
 // generated source is the same whichever API compiles it. PTX's conversions are exact IEEE ones
-// (cvt.rn rounds to nearest even); vload_half / vstore_half need no cl_khr_fp16. KJARNI_INF_F and
+// (cvt.rn rounds to nearest even); vload_half / vstore_half need no cl_khr_fp16. kj_d2h rounds a
+// double to float16 once (through float first, a value just beside a halfway point could round
+// twice, the wrong way): numpy's float64 -> float16. KJARNI_INF_F and
 // KJARNI_INF_D are the infinities (the neutral elements of min and max).
+//
+// kj_f2*: float -> integer conversions as numpy computes them on x86-64, where C and OpenCL C leave
+// them undefined (NaN, infinities, out of range) and devices differ: cvttss2si/cvttsd2si give the
+// "integer indefinite" INT_MIN (or INT64_MIN) for every value out of range and NaN; narrower
+// integers truncate the 32-bit result, uint32 the 64-bit one, and uint64 takes values from 2^63 up
+// through x - 2^63 with the top bit flipped (what compilers emit for a C cast to uint64_t).
+// kj_div_count_f: a float mean's division, correctly rounded: OpenCL C lets float division err by
+// 2.5 ulp (NVIDIA's OpenCL does, which put a float32 mean of 70000 elements just outside numpy's
+// bound), double division is exact to half an ulp, and rounding that to float is innocuous (the
+// count below 2^29: the quotient then never lies within 2^-53 of a float's halfway point without
+// being on it).
+// kj_order_i64_u64: the exact order of an int64 and a uint64 (numpy's ufunc loops compare those
+// exactly, although their promoted type is float64), -1, 0 or 1.
 constexpr const char* preamble_text = R"(#ifndef KJARNI_ALGORITHM_PREAMBLE
 #define KJARNI_ALGORITHM_PREAMBLE
 #ifdef KJARNI_CUDA_API
@@ -24,11 +39,16 @@ FUNCTION INLINE float kjarni_h2f(uint16_t h)
 { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 FUNCTION INLINE uint16_t kjarni_f2h(float f)
 { uint16_t h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+FUNCTION INLINE uint16_t kj_d2h(double d)
+{ uint16_t h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d)); return h; }
 #define LOAD_HALF(p, i) kjarni_h2f((p)[i].bits)
 #define STORE_HALF(p, i, v) ((p)[i].bits = kjarni_f2h(v))
 #else
 INLINE float kjarni_h2f(uint16_t h) { return vload_half(0, (const half*)&h); }
 INLINE uint16_t kjarni_f2h(float f) { uint16_t h; vstore_half_rte(f, 0, (half*)&h); return h; }
+#if defined(cl_khr_fp64)
+INLINE uint16_t kj_d2h(double d) { uint16_t h; vstore_half_rte(d, 0, (half*)&h); return h; }
+#endif
 #define LOAD_HALF(p, i) vload_half((i), (p))
 #define STORE_HALF(p, i, v) vstore_half_rte((v), (i), (p))
 #endif
@@ -39,6 +59,30 @@ INLINE uint16_t kjarni_f2h(float f) { uint16_t h; vstore_half_rte(f, 0, (half*)&
 #define KJARNI_INF_F INFINITY
 #define KJARNI_INF_D ((double)INFINITY)
 #endif
+FUNCTION INLINE int32_t kj_f2i32_f(float x)
+{ return (x >= -2147483648.0f && x < 2147483648.0f) ? (int32_t)x : (int32_t)0x80000000u; }
+FUNCTION INLINE int64_t kj_f2i64_f(float x)
+{ return (x >= -9223372036854775808.0f && x < 9223372036854775808.0f) ? (int64_t)x : (int64_t)0x8000000000000000UL; }
+FUNCTION INLINE uint64_t kj_f2u64_f(float x)
+{ return x >= 9223372036854775808.0f ? ((uint64_t)kj_f2i64_f(x - 9223372036854775808.0f) ^ 0x8000000000000000UL)
+                                     : (uint64_t)kj_f2i64_f(x); }
+FUNCTION INLINE int32_t kj_f2i32_d(double x)
+{ return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : (int32_t)0x80000000u; }
+FUNCTION INLINE int64_t kj_f2i64_d(double x)
+{ return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : (int64_t)0x8000000000000000UL; }
+FUNCTION INLINE uint64_t kj_f2u64_d(double x)
+{ return x >= 9223372036854775808.0 ? ((uint64_t)kj_f2i64_d(x - 9223372036854775808.0) ^ 0x8000000000000000UL)
+                                    : (uint64_t)kj_f2i64_d(x); }
+FUNCTION INLINE float kj_div_count_f(float a, int64_t count)
+{
+#if defined(KJARNI_CUDA_API) || defined(cl_khr_fp64)
+    return (float)((double)a / (double)count);
+#else
+    return a / (float)count;
+#endif
+}
+FUNCTION INLINE int kj_order_i64_u64(int64_t a, uint64_t b)
+{ return a < 0 ? -1 : ((uint64_t)a < b ? -1 : ((uint64_t)a > b ? 1 : 0)); }
 #endif
 )";
 

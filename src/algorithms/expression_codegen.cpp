@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+#include <optional>
+
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/device_code.hpp"
 #include "kjarni/error.hpp"
@@ -39,6 +42,10 @@ public:
                 const std::string condition = convert_value(emit(c, c.dtype), c.dtype, dtypes::bool_);
                 return fmt::format("({} ? {} : {})", condition, operand(node, 1), operand(node, 2));
             }
+            case ExprOp::equal: case ExprOp::not_equal: case ExprOp::less:
+            case ExprOp::less_equal: case ExprOp::greater: case ExprOp::greater_equal:
+                if (auto exact = exact_integer_comparison(node)) return *exact;
+                break;
             default: break;
         }
         const DType& t = node.compute;
@@ -100,6 +107,51 @@ public:
     }
 
 private:
+    static bool integral(const DType& d) { return is_integer(d) || d.kind() == K::bool_; }
+
+    // numpy's ufunc loops compare integers exactly even where the promoted type is float64 (int64
+    // with uint64) or a weak Python integer does not fit the array's type (uint8 == 300 is false,
+    // uint64 > -1 true): both sides as int64 or uint64, compared exactly. nullopt elsewhere.
+    std::optional<std::string> exact_integer_comparison(const ExprNode& node) {
+        const ExprNode& x = *node.children[0];
+        const ExprNode& y = *node.children[1];
+        const auto weak_integer = [](const ExprNode& n) { return n.weak == WeakKind::integer; };
+        const bool strong_pair = !x.weak && !y.weak && integral(x.dtype) && integral(y.dtype) && !integral(node.compute);
+        const bool weak_misfit = integral(node.compute) && ((weak_integer(x) && !y.weak && !fits(x.value, node.compute)) ||
+                                                            (weak_integer(y) && !x.weak && !fits(y.value, node.compute)));
+        if (!strong_pair && !weak_misfit) return std::nullopt;
+        // Each side as int64 (signed types and bool) or uint64, with the signedness it has.
+        const auto side = [&](const ExprNode& n) -> std::pair<std::string, bool> {
+            if (n.weak) {
+                const bool is_unsigned = n.value.kind == ScalarValue::Kind::unsigned_integer &&
+                                         n.value.u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+                const DType wide = is_unsigned ? DType(dtypes::uint64) : DType(dtypes::int64);
+                code.scalars.push_back(ExprScalarParameter{n.value, wide});
+                return {fmt::format("s{}", code.scalars.size() - 1), !is_unsigned};
+            }
+            const bool is_signed_side = n.dtype.kind() == K::bool_ || is_signed(n.dtype);
+            const DType wide = is_signed_side ? DType(dtypes::int64) : DType(dtypes::uint64);
+            return {convert_value(emit(n, n.dtype), n.dtype, wide), is_signed_side};
+        };
+        const auto [a, a_signed] = side(x);
+        const auto [b, b_signed] = side(y);
+        const char* op = node.op == ExprOp::equal ? "==" : node.op == ExprOp::not_equal ? "!=" : node.op == ExprOp::less ? "<"
+                       : node.op == ExprOp::less_equal ? "<=" : node.op == ExprOp::greater ? ">" : ">=";
+        if (a_signed == b_signed) return fmt::format("({} {} {})", a, op, b);
+        // a op b is order(a, b) op 0, and with the signed side second, 0 op order(b, a).
+        if (a_signed) return fmt::format("(kj_order_i64_u64({}, {}) {} 0)", a, b, op);
+        return fmt::format("(0 {} kj_order_i64_u64({}, {}))", op, b, a);
+    }
+
+    static bool fits(const ScalarValue& v, const DType& dtype) {
+        if (v.kind == ScalarValue::Kind::floating) return true;
+        const auto bytes = v.write(dtype);
+        const ScalarValue back = ScalarValue::read(std::span<const std::byte>(bytes.data(), dtype.itemsize()), dtype);
+        return back.kind == ScalarValue::Kind::signed_integer
+                   ? (v.kind == ScalarValue::Kind::signed_integer ? back.i == v.i : back.i >= 0 && static_cast<std::uint64_t>(back.i) == v.u)
+                   : (v.kind == ScalarValue::Kind::unsigned_integer ? back.u == v.u : v.i >= 0 && static_cast<std::uint64_t>(v.i) == back.u);
+    }
+
     // Child k converted to the node's compute type.
     std::string operand(const ExprNode& node, std::size_t k) {
         const ExprNode& child = *node.children[k];
@@ -126,17 +178,27 @@ private:
 
     static void check_fits(const ScalarValue& v, const DType& dtype) {
         // NEP 50: a Python integer that the array's integer type cannot hold is an error.
-        const auto bytes = v.write(dtype);
-        const ScalarValue back = ScalarValue::read(std::span<const std::byte>(bytes.data(), dtype.itemsize()), dtype);
-        const bool equal = back.kind == ScalarValue::Kind::signed_integer
-                               ? (v.kind == ScalarValue::Kind::signed_integer ? back.i == v.i : back.i >= 0 && static_cast<std::uint64_t>(back.i) == v.u)
-                               : (v.kind == ScalarValue::Kind::unsigned_integer ? back.u == v.u : v.i >= 0 && static_cast<std::uint64_t>(v.i) == back.u);
-        if (!equal)
+        if (!fits(v, dtype))
             throw ArgumentError("scalar", fmt::format("the integer {} is out of bounds for {}",
                                                       v.kind == ScalarValue::Kind::signed_integer ? std::to_string(v.i) : std::to_string(v.u),
                                                       dtype.name()));
     }
 };
+
+// numpy's x86-64 results (device_code.cpp's kj_f2*): int8 to int32 through the 32-bit conversion,
+// uint32 and int64 through the 64-bit one, uint64 through its own.
+std::string float_to_integer(const std::string& value, const DType& from, const DType& to) {
+    const char* suffix = from.kind() == K::float64 ? "d" : "f";  // float16 computes as float
+    const std::string ct = compute_ctype(to);
+    switch (to.kind()) {
+        case K::int8: case K::uint8: case K::int16: case K::uint16:
+            return fmt::format("(({})kj_f2i32_{}({}))", ct, suffix, value);
+        case K::int32: return fmt::format("kj_f2i32_{}({})", suffix, value);
+        case K::uint32: return fmt::format("(({})kj_f2i64_{}({}))", ct, suffix, value);
+        case K::int64: return fmt::format("kj_f2i64_{}({})", suffix, value);
+        default: return fmt::format("kj_f2u64_{}({})", suffix, value);
+    }
+}
 
 }  // namespace
 
@@ -152,8 +214,11 @@ std::string convert_value(const std::string& value, const DType& from, const DTy
         if (from_complex) return fmt::format("{}(({})({}).x, ({})({}).y)", complex_ctr(to), real, value, real, value);
         return fmt::format("{}(({})({}), ({})0)", complex_ctr(to), real, value, real);
     }
-    if (from_complex) return fmt::format("(({})({}).x)", compute_ctype(to), value);
-    return fmt::format("(({})({}))", compute_ctype(to), value);
+    const std::string real_value = from_complex ? fmt::format("({}).x", value) : value;
+    if (is_integer(to) && (from_complex || is_real(from))) return float_to_integer(real_value, real_for(from), to);
+    if (to.kind() == K::float16 && (from.kind() == K::float64 || from.kind() == K::complex128))
+        return fmt::format("kjarni_h2f(kj_d2h({}))", real_value);  // one rounding (float16 computes as float)
+    return fmt::format("(({})({}))", compute_ctype(to), real_value);
 }
 
 std::string load_value(const std::string& element, const DType& dtype) {

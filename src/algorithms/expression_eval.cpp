@@ -15,6 +15,7 @@
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/operand_checks.hpp"
+#include "array/overlap.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/expression.hpp"
 
@@ -151,7 +152,9 @@ std::string generate(const ExpressionPlan& plan) {
     return fmt::format("KERNEL void kjarni_expression({})\n{{\n{}}}\n", params, body);
 }
 
-// same_kind casting (numpy): within a kind or towards a "higher" one; bool goes anywhere.
+// same_kind casting (numpy): within a kind or towards a "higher" one in the order bool, unsigned,
+// signed, float, complex. Unsigned goes into signed (np.can_cast(uint64, int8, "same_kind") is
+// true), signed never into unsigned (int32 into uint32 is false).
 bool same_kind_castable(const DType& from, const DType& to) {
     auto rank = [](const DType& d) {
         if (d.kind() == DType::Kind::bool_) return 0;
@@ -161,8 +164,6 @@ bool same_kind_castable(const DType& from, const DType& to) {
     };
     const int f = rank(from);
     const int t = rank(to);
-    if (f == 1 && t == 2) return true;  // unsigned into signed: same kind ("i" and "u" are both integers)
-    if (f == 2 && t == 1) return true;
     return f <= t;
 }
 
@@ -173,13 +174,26 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     detail::check_output_shape(out, detail::broadcast_shapes(shapes, "out"), "out");
     if (out.dtype().is_struct()) throw ArgumentError("out", fmt::format("has struct dtype {}", out.dtype().name()));
     ExpressionPlan plan{detail::generate_expression(*expression.node()), out, {}, {}, true, LayoutClass::strided, 1};
+    bool overlapping = false;
     for (std::size_t k = 0; k < plan.code.arrays.size(); ++k) {
         const Array& a = plan.code.arrays[k];
         const std::string name = fmt::format("operand {} of the expression (shape ({}), {})", k, fmt::join(a.shape(), ", "), a.dtype().name());
         detail::check_on_queue_device(a, queue, name);
-        detail::check_no_partial_overlap(out, "out", a, name);
+        overlapping = overlapping || detail::memory_overlap(out, a) == detail::Overlap::partial;
     }
     if (out.size() == 0) return;
+    if (overlapping) {
+        // `out` shares bytes with an operand through another view (`a[1:] = a[:-1] + 1`): numpy's
+        // result is as if every operand were read before anything is written, which one kernel
+        // whose work items run in no fixed order cannot promise; the value goes through a
+        // temporary (the same view of an operand is fine: each element is read, then written, by
+        // one work item).
+        const Array staged = Array::empty(queue.device(), out.shape(), out.dtype());
+        run(queue, staged, expression);
+        out.set(queue, staged);
+        queue.synchronize();  // `staged` goes now
+        return;
+    }
 
     const std::vector<std::size_t>& shape = out.shape();
     std::vector<std::vector<std::ptrdiff_t>> strides{detail::element_strides(out.layout(), out.dtype().itemsize(), shape, "out")};

@@ -145,8 +145,14 @@ Array arithmetic(const Queue& queue, const Array& array, const ReduceOptions& op
         if (mean) {
             if (is_complex(acc)) {
                 const DType real = acc.kind() == Kind::complex64 ? DType(Kind::float32) : DType(Kind::float64);
-                globals["divide"] = functions::div(acc, real);
-                finish = fmt::format("${{divide}}(a, ({})count)", detail::c_type_name(real));
+                if (real.kind() == Kind::float32) {
+                    finish = "COMPLEX64_CTR(kj_div_count_f(a.x, count), kj_div_count_f(a.y, count))";
+                } else {
+                    globals["divide"] = functions::div(acc, real);
+                    finish = fmt::format("${{divide}}(a, ({})count)", detail::c_type_name(real));
+                }
+            } else if (acc.kind() == Kind::float32) {
+                finish = "kj_div_count_f(a, count)";  // correctly rounded (device_code.cpp)
             } else if (is_float(acc)) {
                 finish = fmt::format("a / ({})count", detail::compute_ctype(acc));
             } else {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "array/overlap.hpp"
 #include "array/signed_size.hpp"
 #include "kjarni/array.hpp"
 #include "kjarni/program.hpp"
@@ -165,6 +166,18 @@ void Array::set(const Queue& queue, const Array& source, bool async) const {
             .set(queue, packed.base_.get_sub_region(packed.layout_.offset, nbytes()), false);
         if (!is_c_contiguous()) detail::strided_copy(queue, base_, layout_, target.base_, target.layout_, dtype_.itemsize());
         return;
+    }
+    switch (detail::memory_overlap(*this, source)) {
+        case detail::Overlap::same_view: return;  // every element onto itself
+        case detail::Overlap::partial: {
+            // numpy's result is as if the source were read whole before any element is written;
+            // work items of one kernel run in no fixed order, so the source goes through a copy.
+            const Array staged = source.copy(queue);
+            set(queue, staged, false);
+            queue.synchronize();  // `staged` goes now
+            return;
+        }
+        case detail::Overlap::none: break;
     }
     if (is_c_contiguous() && source.is_c_contiguous()) {
         base_.get_sub_region(layout_.offset, nbytes())

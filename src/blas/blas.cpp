@@ -287,7 +287,9 @@ Array gemm_any(const Queue& queue, Scalar alpha, const Array& a_in, const Array&
     const Operand& second = out.flip ? oa : ob;
     const std::size_t rows = out.flip ? n : m;
     const std::size_t cols = out.flip ? m : n;
-    if (batched)
+    // A batch of one is one product: CLBlast's strided-batched routines refuse it (its batch
+    // strides are 0 then: CLBlastInvalidDimension), and the plain routine is the one tuned for it.
+    if (batched && batch > 1)
         vendor.gemm_strided_batched(queue, checks.kind, first.op, second.op, rows, cols, kk, alpha, first.matrix,
                                     first.batch_stride, second.matrix, second.batch_stride, beta, out.matrix,
                                     out.batch_stride, batch);
@@ -416,9 +418,10 @@ Array dot(const Queue& queue, const Array& x_in, const Array& y_in, const std::o
         temps.any = true;
         work = Array::zeros(queue, out.shape(), out.dtype());
     }
+    // The copies input_vector may make are read by the enqueued dot: they live until release().
+    Array x_keep = x_in;
+    Array y_keep = y_in;
     if (x_in.shape()[0] != 0) {
-        Array x_keep = x_in;
-        Array y_keep = y_in;
         const Vector xv = input_vector(x_in, temps, x_keep);
         const Vector yv = input_vector(y_in, temps, y_keep);
         detail::vendor_for(queue).dot(queue, checks.kind, conjugate_x && is_complex_kind(checks.kind), x_in.shape()[0],

@@ -13,13 +13,17 @@
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/nvrtc_library.hpp"
+#include "program/program_source.hpp"
 #include "kjarni/kjarni.hpp"
 #include "support/random_data.hpp"
 
@@ -437,6 +441,41 @@ TEST_F(CudaProgramsNvrtc, CompilesPtxForAVirtualArchitecture) {
     EXPECT_TRUE(backend::cuda::is_loadable_image(text));
     text.pop_back();  // without its NUL the driver would read past the end
     EXPECT_FALSE(backend::cuda::is_loadable_image(text));
+}
+
+TEST_F(CudaProgramsNvrtc, LogLineNumbersPointAtTheNumberedSource) {
+    // What a Program compiles through CUDA is the prelude followed by the source (full_source), and
+    // CompileError numbers that whole text: every "program.cu(N): error" of NVRTC's log must name
+    // the line N of numbered_source() that holds the mistake, with and without fast math.
+    const std::string source = "KERNEL void broken(GLOBAL_MEM float* x)\n{\n    x[0] = -INFINITY;\n"
+                               "    x[1] = first_undeclared_name;\n    x[2] = MAXFLOAT;\n    x[3] = second_undeclared_name;\n}\n";
+    for (const bool fast_math : {false, true}) {
+        ProgramOptions options;
+        options.fast_math = fast_math;
+        const std::string full = detail::full_source(ApiId::cuda(), source, options);
+        std::vector<std::string> nvrtc_options = {"--gpu-architecture=sm_90", "--std=c++17"};
+        if (fast_math) nvrtc_options.emplace_back("--use_fast_math");
+        const auto output = nvrtc_->compile(full, "program.cu", nvrtc_options);
+        ASSERT_FALSE(output.compiled);
+        const CompileError error("CUDA", "sm_90", output.log, nvrtc_options, full);
+        std::vector<std::string> numbered;
+        std::istringstream lines(error.numbered_source());
+        for (std::string line; std::getline(lines, line);) numbered.push_back(line);
+        std::size_t errors = 0;
+        for (std::size_t at = output.log.find("program.cu("); at != std::string::npos;
+             at = output.log.find("program.cu(", at + 1)) {
+            const std::size_t n = std::stoul(output.log.substr(at + 11));
+            const std::size_t end = output.log.find('\n', at);
+            const std::string message = output.log.substr(at, end - at);
+            const std::string name = message.find("first_undeclared_name") != std::string::npos ? "first_undeclared_name"
+                                                                                                : "second_undeclared_name";
+            ASSERT_LE(n, numbered.size()) << message;
+            EXPECT_NE(numbered[n - 1].find(name), std::string::npos) << message << " points at: " << numbered[n - 1];
+            EXPECT_EQ(numbered[n - 1].find(fmt::format("{:5} |", n)), 0u) << numbered[n - 1];
+            ++errors;
+        }
+        EXPECT_EQ(errors, 2u) << output.log;  // the OpenCL constants compile (the prelude defines them)
+    }
 }
 
 TEST_F(CudaProgramsNvrtc, PicksTheBestSupportedArchitecture) {

@@ -5,6 +5,10 @@
 #include "backend/opencl/opencl_error.hpp"
 #include "kjarni/error.hpp"
 
+#ifdef KJARNI_WITH_CUDA
+#include "backend/cuda/cuda_error.hpp"
+#endif
+
 namespace kjarni {
 namespace {
 
@@ -48,6 +52,32 @@ TEST(Errors, OpenClStatusesMapToTheirTypes) {
                  OutOfMemoryError);
     EXPECT_STREQ(backend::opencl::error_name(-9999), "CL_UNKNOWN_ERROR");
 }
+
+#ifdef KJARNI_WITH_CUDA
+TEST(Errors, CudaOutOfMemoryNamesTheBytesAskedFor) {
+    // A driver whose cuMemAlloc finds the device full (no GPU needed): the error says how much was
+    // asked for, as OpenCL's does.
+    backend::cuda::Driver driver;
+    driver.MemAlloc = [](CUdeviceptr*, std::size_t) { return CUDA_ERROR_OUT_OF_MEMORY; };
+    try {
+        (void)backend::cuda::allocate_device_memory(driver, 123456789012);
+        FAIL() << "no exception";
+    } catch (const OutOfMemoryError& e) {
+        EXPECT_EQ(e.api(), "CUDA");
+        EXPECT_EQ(e.call(), "cuMemAlloc");
+        EXPECT_NE(std::string(e.what()).find("123456789012 bytes requested"), std::string::npos) << e.what();
+    }
+    driver.MemAlloc = [](CUdeviceptr*, std::size_t) { return CUDA_ERROR_INVALID_VALUE; };
+    try {
+        (void)backend::cuda::allocate_device_memory(driver, 77);
+        FAIL() << "no exception";
+    } catch (const OutOfMemoryError&) {
+        FAIL() << "not an out-of-memory error";
+    } catch (const BackendError& e) {
+        EXPECT_NE(std::string(e.what()).find("77 bytes requested"), std::string::npos) << e.what();
+    }
+}
+#endif
 
 }  // namespace
 }  // namespace kjarni

@@ -448,12 +448,15 @@ TEST_P(ExpressionTest, ErrorsNameTheCulprit) {
     EXPECT_THROW((void)minimum(z, z), ArgumentError);
     EXPECT_THROW((void)(z % z), ArgumentError);
     EXPECT_THROW((void)(z < z), ArgumentError);
-    // Writing into a shifted view of an operand's memory.
+    // Writing into a shifted view of an operand's memory is numpy's `a[2:] = a[:8] + 1`: the
+    // operands are read first (overlap_assignment_test.cpp has the random cases).
     const Array whole = Array::zeros(queue(), {10}, float32);
     const Array head = whole[{Slice{0, 8}}];
     const Array tail = whole[{Slice{2, 10}}];
-    EXPECT_THROW(assign(queue(), tail, head + 1), ArgumentError);
+    assign(queue(), tail, head + 1);
+    EXPECT_EQ(whole.get(queue()).to_vector<float>(), (std::vector<float>{0, 0, 1, 1, 1, 1, 1, 1, 1, 1}));
     assign(queue(), head, head + 1);  // the same view is in-place work
+    EXPECT_EQ(whole.get(queue()).to_vector<float>(), (std::vector<float>{1, 1, 2, 2, 2, 2, 2, 2, 1, 1}));
 }
 
 TEST(ExpressionMultiDevice, ArraysOfAnotherDeviceAreRefused) {

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "support/random_data.hpp"
@@ -204,6 +206,59 @@ TEST_P(Dialect, FloatArithmeticWithinRounding) {
                              (std::abs(double{a} * x[i]) + std::abs(double{x[i]} * b) + double{b} * b);
         ASSERT_NEAR(y[i], expected, bound) << "element " << i;
     }
+}
+
+// OpenCL C's constants of <math.h>, <float.h> and <limits.h> through both APIs (NVRTC has no
+// standard headers: the CUDA prelude defines them; the cross-check compiles this for CUDA).
+constexpr const char* constants_source = R"(
+KERNEL void constants(GLOBAL_MEM float* f, GLOBAL_MEM int64_t* i)
+{
+    f[0] = INFINITY; f[1] = -INFINITY; f[2] = NAN; f[3] = HUGE_VALF; f[4] = MAXFLOAT; f[5] = FLT_MAX;
+    f[6] = FLT_MIN; f[7] = FLT_EPSILON; f[8] = M_PI_F; f[9] = M_E_F; f[10] = M_SQRT2_F; f[11] = (float)FLT_MANT_DIG;
+    i[0] = INT_MAX; i[1] = INT_MIN; i[2] = UINT_MAX; i[3] = SHRT_MIN; i[4] = UCHAR_MAX; i[5] = LONG_MAX; i[6] = LONG_MIN;
+    i[7] = CHAR_BIT;
+}
+)";
+
+TEST_P(Dialect, MathFloatAndLimitsConstantsOfOpenClC) {
+    Program program(bound_device(), constants_source);
+    auto f = Buffer::allocate(bound_device(), 12 * sizeof(float));
+    auto i = Buffer::allocate(bound_device(), 8 * sizeof(std::int64_t));
+    program.kernel("constants")(queue(), {1}, Sizes{1}, f, i);
+    std::vector<float> fv(12);
+    std::vector<std::int64_t> iv(8);
+    f.get(queue(), std::span<float>(fv));
+    i.get(queue(), std::span<std::int64_t>(iv));
+    const float inf = std::numeric_limits<float>::infinity();
+    EXPECT_EQ(fv[0], inf);
+    EXPECT_EQ(fv[1], -inf);
+    EXPECT_TRUE(std::isnan(fv[2]));
+    EXPECT_EQ(fv[3], inf);
+    EXPECT_EQ(fv[4], std::numeric_limits<float>::max());
+    EXPECT_EQ(fv[5], std::numeric_limits<float>::max());
+    EXPECT_EQ(fv[6], std::numeric_limits<float>::min());
+    EXPECT_EQ(fv[7], std::numeric_limits<float>::epsilon());
+    EXPECT_EQ(fv[8], static_cast<float>(M_PI));
+    EXPECT_EQ(fv[9], static_cast<float>(M_E));
+    EXPECT_EQ(fv[10], static_cast<float>(M_SQRT2));
+    EXPECT_EQ(fv[11], 24.0f);
+    EXPECT_EQ(iv[0], std::numeric_limits<std::int32_t>::max());
+    EXPECT_EQ(iv[1], std::numeric_limits<std::int32_t>::min());
+    EXPECT_EQ(iv[2], std::numeric_limits<std::uint32_t>::max());
+    EXPECT_EQ(iv[3], std::numeric_limits<std::int16_t>::min());
+    EXPECT_EQ(iv[4], 255);
+    EXPECT_EQ(iv[5], std::numeric_limits<std::int64_t>::max());
+    EXPECT_EQ(iv[6], std::numeric_limits<std::int64_t>::min());
+    EXPECT_EQ(iv[7], 8);
+}
+
+TEST_P(Dialect, ReductionKernelWithInfiniteNeutral) {
+    // The max of random floats with the neutral -INFINITY (written as OpenCL C spells it).
+    const auto values = random_vector<float>(1000, -50.0f, 50.0f);
+    const Array x = Array::from_host(queue(), std::span<const float>(values), {values.size()});
+    const ReductionKernel max_kernel(dtypes::float32, "-INFINITY", "fmax(a, b)", "x[i]", "const float *x");
+    const float got = max_kernel(queue(), {x}).get(queue()).to_vector<float>().at(0);
+    EXPECT_EQ(got, *std::max_element(values.begin(), values.end()));
 }
 
 KJARNI_INSTANTIATE_DEVICE_TESTS(Dialect);

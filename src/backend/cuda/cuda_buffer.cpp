@@ -11,7 +11,7 @@ CudaBuffer::CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_
     if (size_ == 0) return;
     // The allocation lands on the device of the context that is current.
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    KJARNI_CU(context_->driver(), MemAlloc, &pointer_, size_);
+    pointer_ = allocate_device_memory(context_->driver(), size_);
 }
 
 CudaBuffer::CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_index, std::size_t size,

@@ -32,4 +32,13 @@ void throw_cuda_error(const Driver& driver, CUresult result, const char* call, c
     throw BackendError("CUDA", call, static_cast<std::int64_t>(result), name, text);
 }
 
+CUdeviceptr allocate_device_memory(const Driver& driver, std::size_t bytes) {
+    CUdeviceptr pointer = 0;
+    const CUresult result = driver.MemAlloc(&pointer, bytes);
+    if (result != CUDA_SUCCESS)
+        throw_cuda_error(driver, result, "cuMemAlloc",
+                         fmt::format("{} bytes requested: {}", bytes, error_description(driver, result)));
+    return pointer;
+}
+
 }  // namespace kjarni::backend::cuda

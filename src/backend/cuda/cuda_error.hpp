@@ -4,6 +4,7 @@
 
 #include <cuda.h>
 
+#include <cstddef>
 #include <string>
 
 #include "backend/cuda/cuda_driver.hpp"
@@ -19,6 +20,10 @@ std::string error_description(const Driver& driver, CUresult result);
 /// `detail` defaults to the driver's description of the code.
 [[noreturn]] void throw_cuda_error(const Driver& driver, CUresult result, const char* call,
                                    const std::string& detail = {});
+
+/// cuMemAlloc of `bytes` (> 0). Its failures name the bytes asked for, as OpenCL's do
+/// ("1073741824 bytes requested: out of memory"): OutOfMemoryError when the device is full.
+CUdeviceptr allocate_device_memory(const Driver& driver, std::size_t bytes);
 
 inline void check(const Driver& driver, CUresult result, const char* call) {
     if (result != CUDA_SUCCESS) throw_cuda_error(driver, result, call);
