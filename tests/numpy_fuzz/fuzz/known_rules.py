@@ -1,0 +1,112 @@
+"""The rules of the known difference classes (known.py), one per entry of known_differences.json.
+Each looks at the operation where the two sides part (`c.op`), the arrays before it (`c.values`)
+and the difference (`c.diff`); each is as narrow as the class, so that a new difference of the same
+operation is not hidden by it."""
+
+import numpy as np
+
+from . import dtypes
+from .known import rule
+from .oracle import evaluate_tree
+
+ORDERINGS = {"less", "less_equal", "greater", "greater_equal", "minimum", "maximum", "clip"}
+
+
+def _kind(x):
+    return np.asarray(x).dtype.kind
+
+
+def _conversions(c, node=None):
+    """(source value, target dtype) of every conversion the operation makes: astype nodes of its
+    expression, its astype, its dtype= (reductions, scans), its assignment into `dst`."""
+    op = c.op
+    out = []
+    if node is None:
+        if op["op"] == "astype":
+            out.append((c.values[op["src"]].data, op["dtype"]))
+        if op["op"] in ("reduce", "scan") and op.get("dtype"):
+            out.append((c.values[op["src"]].data, op["dtype"]))
+        if op["op"] in ("reduce", "scan") and op.get("out_arg"):
+            out.append((c.values[op["src"]].data, str(c.values[op["out_arg"]].data.dtype)))
+        if op["op"] in ("assign", "fill"):
+            v, _ = evaluate_tree(op["expr"], c.values)
+            out.append((v, str(c.values[op["dst"]].data.dtype)))
+        node = op.get("expr")
+        if node is None:
+            return out
+    if "f" in node:
+        if node["f"] == "astype":
+            v, _ = evaluate_tree(node["args"][0], c.values)
+            out.append((v, node["dtype"]))
+        for a in node["args"]:
+            out += _conversions(c, a)
+    return out
+
+
+def _out_of_range(value, target):
+    """Whether converting `value` to the integer dtype `target` meets NaN, an infinity or a value
+    outside the target's range (undefined behaviour in C, which numpy's x86-64 build answers in its
+    own way)."""
+    v = np.asarray(value)
+    if v.dtype.kind not in "fc" or dtypes.kind(target) not in "iu":
+        return False
+    v = (v.real if v.dtype.kind == "c" else v).astype(np.float64)
+    info = np.iinfo(target)
+    with np.errstate(all="ignore"):
+        return bool((~np.isfinite(v) | (np.trunc(v) < info.min) | (np.trunc(v) > info.max)).any())
+
+
+@rule("overlapping-set")
+def _(c):
+    return c.op["op"] == "set" and c.overlaps(c.op["dst"], [c.op["src"]])
+
+
+@rule("overlapping-assign")
+def _(c):
+    if c.op["op"] != "assign" or c.diff.kind != "kjarni_error" or "overlap" not in c.kjarni_message:
+        return False
+    arrays = [leaf[2] for leaf in c.leaves() if leaf[0] == "array"]
+    return c.overlaps(c.op["dst"], arrays)
+
+
+@rule("complex-ordering")
+def _(c):
+    return (c.diff.kind == "kjarni_error" and "is not defined for complex" in c.kjarni_message
+            and any(f"'{n}'" in c.kjarni_message for n in ("<", "<=", ">", ">=", "minimum", "maximum")))
+
+
+@rule("float-to-int")
+def _(c):
+    return c.diff.kind == "values" and any(_out_of_range(v, t) for v, t in _conversions(c))
+
+
+@rule("float16-conversions")
+def _(c):
+    return c.diff.kind == "kjarni_error" and "float16 is not supported by function modules" in c.kjarni_message
+
+
+@rule("same-kind-casting")
+def _(c):
+    if c.diff.kind != "numpy_error" or "same_kind" not in c.numpy_message or c.op["op"] != "assign":
+        return False
+    v, _ = evaluate_tree(c.op["expr"], c.values)
+    return not np.can_cast(np.asarray(v).dtype, c.values[c.op["dst"]].data.dtype, "same_kind")
+
+
+@rule("device-capability")
+def _(c):
+    return (c.diff.kind == "kjarni_error" and c.diff.kjarni_error["type"] == "UnsupportedError"
+            and ("has no half precision" in c.kjarni_message or "double precision" in c.kjarni_message))
+
+
+@rule("dot-result-dtype")
+def _(c):
+    return c.op["op"] == "dot" and c.diff.kind == "dtype"
+
+
+@rule("empty-axis-empty-result")
+def _(c):
+    if c.op["op"] != "reduce" or c.diff.kind != "numpy_error" or c.op["fn"] not in ("min", "max", "argmin", "argmax"):
+        return False
+    x = c.values[c.op["src"]].data
+    return x.size == 0

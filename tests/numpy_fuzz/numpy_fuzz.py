@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""The differential fuzzer against numpy (README.md here): random array programs run by kjarni
+(the C++ runner, kjarni_numpy_runner) and by numpy, compared; every difference must be of a known
+class (known_differences.json, docs/numpy-differences.md). A new one is shrunk and printed as a
+reproduction, and fails the run.
+
+  numpy_fuzz.py --runner build-ci/tests/numpy_fuzz/kjarni_numpy_runner [--device SPEC]
+                [--seed S] [--seconds N] [--batch B] [--workdir DIR] [--report-known]
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from fuzz import known, render  # noqa: E402
+from fuzz.compare import Counts, compare  # noqa: E402
+from fuzz.generate import generate  # noqa: E402
+from fuzz.oracle import run_program  # noqa: E402
+from fuzz.runner import Runner  # noqa: E402
+from fuzz.shrink import shrink  # noqa: E402
+
+
+def _json_default(x):
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(type(x))
+
+
+def reproduction(program, data):
+    shown = {k: v for k, v in program.items()}
+    inputs = {k: {"dtype": str(v.dtype), "shape": list(v.shape), "values": [str(x) for x in v.reshape(-1)]}
+              for k, v in data.items() if any(i["name"] == k for i in program["inputs"])}
+    return (json.dumps({"program": shown, "data": inputs}, default=_json_default) + "\n" +
+            render.program(program, data))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runner", required=True, help="the kjarni_numpy_runner executable")
+    ap.add_argument("--device", default=os.environ.get("KJARNI_TEST", ""),
+                    help="device specifier (KJARNI_TEST's syntax; default $KJARNI_TEST, else the first device)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seconds", type=float, default=180, help="time budget (programs are generated until it is spent)")
+    ap.add_argument("--batch", type=int, default=20, help="programs per runner process")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                    help="runner processes side by side (compiling kernels is what takes the time on PoCL)")
+    ap.add_argument("--max-programs", type=int, default=0, help="stop after this many programs (0: no limit)")
+    ap.add_argument("--workdir", default=None)
+    ap.add_argument("--report-known", action="store_true",
+                    help="also shrink and print one reproduction per known class found")
+    ap.add_argument("--shrink-seconds", type=float, default=120, help="time for shrinking new differences")
+    args = ap.parse_args()
+
+    entries = known.load()
+    workdir = args.workdir or tempfile.mkdtemp(prefix="numpy-fuzz-")
+    runners = [Runner(os.path.abspath(args.runner), args.device, os.path.join(workdir, f"job{j}"))
+               for j in range(args.jobs)]
+    runner = runners[0]
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+    rng = np.random.default_rng(args.seed)
+    counts = Counts()
+    found = collections.Counter()
+    examples = {}
+    new = []
+    start = time.monotonic()
+    next_id = 0
+    while time.monotonic() - start < args.seconds and not (args.max_programs and next_id >= args.max_programs):
+        batch = [generate(rng, next_id + k) for k in range(args.batch * args.jobs)]
+        next_id += len(batch)
+        parts = [batch[j::args.jobs] for j in range(args.jobs)]
+        results = {}
+        for r in pool.map(lambda jp: jp[0].run([p for p, _ in jp[1]], [d for _, d in jp[1]]), zip(runners, parts)):
+            results.update(r)
+        for program, data in batch:
+            diff = compare(program, results[program["id"]], run_program(program, data), counts)
+            if diff is None:
+                continue
+            classes = known.classify(program, data, diff)
+            key = classes[0] if classes else "NEW"
+            found[key] += 1
+            if classes:
+                examples.setdefault(key, (program, data, diff))
+            else:
+                new.append((program, data, diff))
+    elapsed = time.monotonic() - start
+
+    print(f"numpy-fuzz: seed {args.seed}, {elapsed:.0f} s: {counts.programs} programs, {counts.operations} operations "
+          f"compared, {counts.arrays} arrays, {counts.elements} element checks ({counts.skipped} undecidable, "
+          f"skipped); {sum(found.values())} differences: "
+          + (", ".join(f"{k} x{v}" for k, v in sorted(found.items())) or "none"))
+
+    shrink_deadline = time.monotonic() + args.shrink_seconds
+    to_show = [(p, d, diff, None) for p, d, diff in new[:5]]
+    if args.report_known:
+        to_show += [(p, d, diff, cid) for cid, (p, d, diff) in sorted(examples.items())]
+    for program, data, diff, cid in to_show:
+        def same(p, d, df, cid=cid, diff=diff):
+            if df.kind != diff.kind:
+                return False
+            cls = known.classify(p, d, df)
+            return (cid in cls) if cid else not cls
+        if time.monotonic() < shrink_deadline:
+            program, data = shrink(program, data, runner, same)
+            res = runner.run([dict(program, id=0)], [data])
+            diff = compare(program, res[0], run_program(program, data), Counts()) or diff
+        title = f"known difference {cid}" if cid else "NEW DIFFERENCE (not in known_differences.json)"
+        print(f"\n==== {title}: {diff.summary()}\n{reproduction(program, data)}\n")
+
+    seen = set(found)
+    unseen = [e["id"] for e in entries if e["id"] not in seen]
+    if unseen:
+        print(f"numpy-fuzz: hint: listed classes not seen in this run (fixed? or rare): {', '.join(unseen)}")
+    if new:
+        print(f"numpy-fuzz: FAILED: {len(new)} programs show differences no known class claims")
+        return 1
+    print(f"{counts.programs} passed, 0 failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
