@@ -54,12 +54,12 @@ class Gen:
         shape = self.shape() if shape is None else tuple(shape)
         return self.input_from(random_values(self.rng, dtype, shape, finite=finite))
 
-    def vector(self, n, dtype, finite=False):
-        return self.input_from(random_values(self.rng, dtype, (n,), finite=finite))
+    def vector(self, n, dtype, finite=False, moderate=False):
+        return self.input_from(random_values(self.rng, dtype, (n,), finite=finite, moderate=moderate))
 
     def matrix(self, shape, dtype):
         """A BLAS operand: finite values, sometimes in a transposed, sliced or reversed layout."""
-        name = self.input_from(random_values(self.rng, dtype, shape, finite=True))
+        name = self.input_from(random_values(self.rng, dtype, shape, moderate=True))
         r = self.rng.random()
         if r < 0.2 and len(shape) >= 2:  # a Fortran-ordered copy's transpose view
             t = self.name("v")

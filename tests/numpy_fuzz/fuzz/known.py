@@ -12,6 +12,7 @@ from .oracle import run_program
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIST = os.path.join(os.path.dirname(HERE), "known_differences.json")
+DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "docs", "numpy-differences.md")
 
 RULES = {}
 
@@ -32,6 +33,11 @@ def load():
     if missing or extra:
         raise SystemExit(f"known_differences.json and fuzz/known.py disagree: no rule for {missing}, "
                          f"not listed: {extra}")
+    with open(DOCS) as f:
+        table = f.read()
+    undocumented = sorted(i for i in ids if f"| `{i}` |" not in table)
+    if undocumented:
+        raise SystemExit(f"docs/numpy-differences.md has no row for {undocumented}")
     return entries
 
 

@@ -110,3 +110,24 @@ def _(c):
         return False
     x = c.values[c.op["src"]].data
     return x.size == 0
+
+
+@rule("gemm-batched-one")
+def _(c):
+    return (c.op["op"] == "gemm_batched" and c.diff.kind == "kjarni_error"
+            and "InvalidDimension" in c.kjarni_message and c.values[c.op["a"]].data.shape[0] == 1)
+
+
+@rule("reduction-out-dtype")
+def _(c):
+    if c.op["op"] not in ("reduce", "scan") or not c.op.get("out_arg") or c.diff.kind != "kjarni_error":
+        return False
+    return "has dtype" in c.kjarni_message and c.diff.kjarni_error["type"] == "ArgumentError"
+
+
+@rule("weak-scalar-out-of-range")
+def _(c):
+    """numpy refuses a Python scalar that its array operand's dtype cannot hold (NEP 50)."""
+    if c.diff.kind != "numpy_error" or c.diff.numpy_error["type"] != "OverflowError":
+        return False
+    return any(leaf[0] == "weak" for leaf in c.leaves())

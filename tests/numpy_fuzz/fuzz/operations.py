@@ -565,20 +565,20 @@ def _gen_blas(kind):
         batch = int(gen.rng.choice([1, 2, 3]))
         op = {"op": kind, "out": gen.name("m"), "alpha": _blas_scalar(gen, dt), "beta": _blas_scalar(gen, dt)}
         if kind == "blas_dot":
-            op.update(x=gen.vector(n, dt, finite=True), y=gen.vector(n, dt, finite=True),
+            op.update(x=gen.vector(n, dt, moderate=True), y=gen.vector(n, dt, moderate=True),
                       conjugate_x=bool(gen.rng.random() < 0.5))
             del op["alpha"], op["beta"]
             return op
         if kind == "ger":
-            op.update(x=gen.vector(m, dt, finite=True), y=gen.vector(n, dt, finite=True),
+            op.update(x=gen.vector(m, dt, moderate=True), y=gen.vector(n, dt, moderate=True),
                       a=gen.matrix((m, n), dt) if gen.rng.random() < 0.5 else None)
             del op["beta"]
             return op
         op_a = str(gen.rng.choice(BLAS_OPS))
         a_shape = (m, k) if op_a == "none" else (k, m)
         if kind == "gemv":
-            op.update(a=gen.matrix(a_shape, dt), x=gen.vector(k, dt, finite=True),
-                      y=gen.vector(m, dt, finite=True) if gen.rng.random() < 0.5 else None, op_a=op_a)
+            op.update(a=gen.matrix(a_shape, dt), x=gen.vector(k, dt, moderate=True),
+                      y=gen.vector(m, dt, moderate=True) if gen.rng.random() < 0.5 else None, op_a=op_a)
             return op
         op_b = str(gen.rng.choice(BLAS_OPS))
         b_shape = (k, n) if op_b == "none" else (n, k)

@@ -30,13 +30,16 @@ def _integers(rng, dtype, n, special):
     return np.array(out, dtype=object).astype(dtype)
 
 
-def _reals(rng, dtype, n, special, finite):
+def _reals(rng, dtype, n, special, finite, moderate=False):
     dt = np.dtype(dtype)
     scale = rng.choice([1.0, 1.0, 4.0, 0.01, 100.0])
     x = rng.standard_normal(n) * scale
     ints = rng.random(n) < 0.2
     x[ints] = np.round(x[ints] * 3)
-    if special:
+    if special and moderate:
+        pick = rng.random(n) < 0.2
+        x[pick] = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 2.5, 1e3])[rng.integers(7, size=int(pick.sum()))]
+    elif special:
         info = np.finfo(dt)
         edges = [0.0, -0.0, 1.0, -1.0, float(info.max), -float(info.max), float(info.tiny), float(info.tiny) / 4,
                  0.5, 2.5, -2.5, 1e3, 3e4]
@@ -50,9 +53,11 @@ def _reals(rng, dtype, n, special, finite):
         return x.astype(dt)
 
 
-def random_values(rng, dtype, shape, special=None, finite=False):
+def random_values(rng, dtype, shape, special=None, finite=False, moderate=False):
     """An array of `dtype` and `shape` (C order); `special`: whether edge values appear (random
-    when not given); `finite`: no NaN or infinity."""
+    when not given); `finite`: no NaN or infinity; `moderate`: finite and far from overflow (BLAS
+    operands: where a product overflows inside a BLAS kernel depends on its order of operations)."""
+    finite = finite or moderate
     n = int(np.prod(shape, dtype=np.int64))
     if special is None:
         special = rng.random() < 0.5
@@ -62,10 +67,10 @@ def random_values(rng, dtype, shape, special=None, finite=False):
     elif k in "iu":
         out = _integers(rng, dtype, n, special)
     elif k == "f":
-        out = _reals(rng, dtype, n, special, finite)
+        out = _reals(rng, dtype, n, special, finite, moderate)
     else:
         r = dtypes.real_of(dtype)
         out = np.empty(n, dtype=dtype)
-        out.real = _reals(rng, r, n, special, finite)
-        out.imag = _reals(rng, r, n, special, finite)
+        out.real = _reals(rng, r, n, special, finite, moderate)
+        out.imag = _reals(rng, r, n, special, finite, moderate)
     return np.asarray(out, dtype=dtype).reshape(shape)
