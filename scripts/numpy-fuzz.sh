@@ -5,8 +5,9 @@
 # a class listed in tests/numpy_fuzz/known_differences.json (docs/numpy-differences.md); a new one is
 # shrunk, printed as a reproduction, and fails the run. Prints the programs, operations and element
 # checks it made.
-#   scripts/numpy-fuzz.sh                 CI: seed 1, 180 s, the default device (PoCL without a GPU)
-#   scripts/numpy-fuzz.sh --seconds 3600 --seed 7 --device cuda      a long run on the GPU machine
+#   scripts/numpy-fuzz.sh                 CI: seed 1's first 150 programs (about three minutes; at most
+#                                         240 s), on the default device (PoCL without a GPU)
+#   scripts/numpy-fuzz.sh --seconds 3600 --max-programs 0 --seed 7 --device cuda   a long run on a GPU
 # Options: --build DIR (default build-ci; configured with the ci preset when missing), and any of
 # numpy_fuzz.py's (--seconds, --seed, --device, --jobs, --report-known, ...). numpy comes from a venv
 # made here (PyPI, pinned) unless KJARNI_NUMPY_FUZZ_PYTHON names a Python that has it (the GPU
@@ -37,5 +38,10 @@ fi
 cmake --build "$build" --target kjarni_numpy_runner -j "$(nproc)"
 
 export POCL_DEVICES=${POCL_DEVICES:-"pthread pthread"}
-exec "$python" tests/numpy_fuzz/numpy_fuzz.py --runner "$build/tests/numpy_fuzz/kjarni_numpy_runner" \
-  --seconds 180 --seed 1 "${args[@]}"
+runner=(--runner "$build/tests/numpy_fuzz/kjarni_numpy_runner")
+# First the saved cases (tests/numpy_fuzz/cases/: one reproduction per class, informative: a case
+# whose class no longer shows says it is fixed), then the random programs. CI's run is a fixed
+# prefix of seed 1's sequence (--max-programs), checked green, cut short by --seconds on a slow
+# machine: so the same programs run everywhere, whatever the machine's speed.
+"$python" tests/numpy_fuzz/numpy_fuzz.py "${runner[@]}" --replay "${args[@]}"
+exec "$python" tests/numpy_fuzz/numpy_fuzz.py "${runner[@]}" --seed 1 --max-programs 150 --seconds 240 "${args[@]}"

@@ -10,6 +10,7 @@ reproduction, and fails the run.
 
 import argparse
 import collections
+import glob
 import concurrent.futures
 import json
 import os
@@ -35,12 +36,42 @@ def _json_default(x):
     raise TypeError(type(x))
 
 
-def reproduction(program, data):
-    shown = {k: v for k, v in program.items()}
-    inputs = {k: {"dtype": str(v.dtype), "shape": list(v.shape), "values": [str(x) for x in v.reshape(-1)]}
+def case_json(program, data):
+    """A reproduction as JSON: the program and its inputs (the bytes in hex, exact; the values for
+    reading), what --replay takes."""
+    inputs = {k: {"dtype": str(v.dtype), "shape": list(v.shape), "hex": np.ascontiguousarray(v).tobytes().hex(),
+                  "values": [str(x) for x in v.reshape(-1)]}
               for k, v in data.items() if any(i["name"] == k for i in program["inputs"])}
-    return (json.dumps({"program": shown, "data": inputs}, default=_json_default) + "\n" +
-            render.program(program, data))
+    return json.dumps({"program": program, "data": inputs}, default=_json_default)
+
+
+def load_case(path):
+    with open(path) as f:
+        case = json.load(f)
+    data = {k: np.frombuffer(bytes.fromhex(v["hex"]), dtype=v["dtype"]).reshape(v["shape"]).copy()
+            for k, v in case["data"].items()}
+    return case["program"], data, case.get("expect")
+
+
+def reproduction(program, data):
+    return case_json(program, data) + "\n" + render.program(program, data)
+
+
+def replay(paths, runner):
+    """Runs saved cases (tests/numpy_fuzz/cases/*.json: a reproduction and the class it shows,
+    "expect"); returns the number that no longer behave as expected."""
+    cases = [load_case(p) for p in paths]
+    results = runner.run([dict(p, id=k) for k, (p, _, _) in enumerate(cases)], [d for _, d, _ in cases])
+    changed = 0
+    for k, (path, (program, data, expect)) in enumerate(zip(paths, cases)):
+        diff = compare(dict(program, id=k), results[k], run_program(program, data), Counts())
+        got = (known.classify(program, data, diff) or ["NEW"]) if diff else []
+        ok = (expect in got) if expect else not got
+        changed += not ok
+        state = "as expected" if ok else "CHANGED"
+        print(f"numpy-fuzz: replay {os.path.basename(path)}: expected {expect or 'no difference'}, "
+              f"got {', '.join(got) or 'no difference'}{(': ' + diff.summary()[:300]) if diff else ''} ({state})")
+    return changed
 
 
 def main():
@@ -58,6 +89,11 @@ def main():
     ap.add_argument("--report-known", action="store_true",
                     help="also shrink and print one reproduction per known class found")
     ap.add_argument("--shrink-seconds", type=float, default=120, help="time for shrinking new differences")
+    ap.add_argument("--replay", nargs="*", default=None, metavar="CASE",
+                    help="run saved cases (JSON reproductions with the class they show) instead of random programs; "
+                         "none named: every tests/numpy_fuzz/cases/*.json")
+    ap.add_argument("--save-cases", default=None, metavar="DIR",
+                    help="write each shrunk reproduction there as a case file (--replay takes them)")
     args = ap.parse_args()
 
     entries = known.load()
@@ -66,6 +102,13 @@ def main():
                for j in range(args.jobs)]
     runner = runners[0]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+    if args.replay is not None:
+        here = os.path.dirname(os.path.abspath(__file__))
+        paths = args.replay or sorted(glob.glob(os.path.join(here, "cases", "*.json")))
+        changed = replay(paths, runner)
+        print(f"numpy-fuzz: {len(paths) - changed} of {len(paths)} cases as expected"
+              + (" (a case that changed: its class fixed? then remove it and its entry)" if changed else ""))
+        return 0
     rng = np.random.default_rng(args.seed)
     counts = Counts()
     found = collections.Counter()
@@ -113,6 +156,13 @@ def main():
             res = runner.run([dict(program, id=0)], [data])
             diff = compare(program, res[0], run_program(program, data), Counts()) or diff
         title = f"known difference {cid}" if cid else "NEW DIFFERENCE (not in known_differences.json)"
+        if args.save_cases:
+            os.makedirs(args.save_cases, exist_ok=True)
+            name = cid or f"new-{program['id']}"
+            with open(os.path.join(args.save_cases, f"{name}.json"), "w") as f:
+                case = json.loads(case_json(program, data))
+                case["expect"] = cid
+                json.dump(case, f, indent=1)
         print(f"\n==== {title}: {diff.summary()}\n{reproduction(program, data)}\n")
 
     seen = set(found)

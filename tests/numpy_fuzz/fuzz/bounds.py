@@ -91,7 +91,8 @@ def finish(result, err, input_errors):
         nan_err = np.isnan(err)
         if dtypes.is_inexact(result.dtype):
             nan_value = np.isnan(result)
-            err[nan_value & ~undecided] = np.where(carried[nan_value & ~undecided] > 0, INF, 0.0)
+            settle = nan_value & ~undecided
+            err[settle] = np.where((carried[settle] > 0) | np.isinf(err[settle]), INF, 0.0)
             nan_err &= ~nan_value
             top = dtypes.largest(result.dtype)
             m = magnitude(result)

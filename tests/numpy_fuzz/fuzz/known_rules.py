@@ -131,3 +131,32 @@ def _(c):
     if c.diff.kind != "numpy_error" or c.diff.numpy_error["type"] != "OverflowError":
         return False
     return any(leaf[0] == "weak" for leaf in c.leaves())
+
+
+@rule("fill-weak-complex")
+def _(c):
+    if c.op["op"] != "fill" or c.diff.kind != "numpy_error" or c.diff.numpy_error["type"] != "TypeError":
+        return False
+    leaves = c.leaves()
+    return (len(leaves) == 1 and leaves[0][:2] == ("weak", "complex")
+            and c.values[c.op["dst"]].data.dtype.kind != "c")
+
+
+@rule("int64-uint64-comparison")
+def _(c):
+    """Comparisons that mix int64 and uint64 (or a 64-bit integer with a float64): numpy's loops
+    compare exactly, kjarni through float64, which cannot tell integers apart past 2^53."""
+    comparisons = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "minimum", "maximum"}
+    if c.diff.kind != "values" or not (c.functions() & comparisons):
+        return False
+    kinds = {(t[1] if t[0] != "weak" else None) for t in c.leaves()}
+    return bool({"int64", "uint64"} <= kinds or ({"uint64"} <= kinds and any(k in kinds for k in SIGNED64)))
+
+
+SIGNED64 = ("int8", "int16", "int32", "int64")
+
+
+@rule("int-negative-power")
+def _(c):
+    return (c.diff.kind == "numpy_error" and "Integers to negative integer powers" in c.numpy_message
+            and "power" in c.functions())

@@ -371,6 +371,8 @@ def _eval_dot(values, op):
         e = np.sum(bounds.mul(magnitude(a.data), b.err) + bounds.mul(magnitude(b.data), a.err))
     if dtypes.is_inexact(r.dtype):
         err = e + (bounds.summation_ulps(a.data.size) + 1) * dtypes.eps(r.dtype) * s + bounds.rounding(r, r.dtype, "basic")
+        # Products or partial sums past the largest number: whether they overflow depends on the order.
+        err = np.where(~np.isfinite(s) | (s >= dtypes.largest(r.dtype) / 2), INF, err)
     else:
         err = np.where(e > 0, INF, 0.0)
     undecided = np.isinf(a.err).any() or np.isinf(b.err).any()
