@@ -17,6 +17,7 @@ import os
 import sys
 import tempfile
 import time
+import warnings
 
 import numpy as np
 
@@ -75,6 +76,8 @@ def replay(paths, runner):
 
 
 def main():
+    # numpy's warnings (casts of complex to real, overflow in casts) are the programs' business.
+    warnings.filterwarnings("ignore")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runner", required=True, help="the kjarni_numpy_runner executable")
     ap.add_argument("--device", default=os.environ.get("KJARNI_TEST", ""),
@@ -117,7 +120,10 @@ def main():
     start = time.monotonic()
     next_id = 0
     while time.monotonic() - start < args.seconds and not (args.max_programs and next_id >= args.max_programs):
-        batch = [generate(rng, next_id + k) for k in range(args.batch * args.jobs)]
+        count = args.batch * args.jobs
+        if args.max_programs:
+            count = min(count, args.max_programs - next_id)
+        batch = [generate(rng, next_id + k) for k in range(count)]
         next_id += len(batch)
         parts = [batch[j::args.jobs] for j in range(args.jobs)]
         results = {}

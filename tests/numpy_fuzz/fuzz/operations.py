@@ -540,6 +540,63 @@ def _eval_take(values, op):
     return [op["out"]]
 
 
+def _gen_stack_along(gen):
+    src = gen.pick()
+    if src is None:
+        return None
+    shape, dtype = gen.shape_of(src), gen.dtype_of(src)
+    fn = str(gen.rng.choice(["hstack", "vstack", "dstack"]))
+    srcs = [src]
+    for _ in range(int(gen.rng.integers(0, 3))):
+        s = list(shape)
+        axis = {"hstack": 1 if len(s) > 1 else 0, "vstack": 0, "dstack": 2}[fn]
+        if axis < len(s) and gen.rng.random() < 0.5:
+            s[axis] = int(gen.rng.choice([0, 1, 2]))
+        srcs.append(gen.new_input(dtype, tuple(s)))
+    return {"op": "stack_along", "fn": fn, "out": gen.name("j"), "srcs": srcs}
+
+
+def _eval_stack_along(values, op):
+    ts = [values[s] for s in op["srcs"]]
+    f = getattr(np, op["fn"])
+    values[op["out"]] = Tracked(f([t.data for t in ts]), f([t.err for t in ts]))
+    return [op["out"]]
+
+
+def _gen_atleast(gen):
+    src = gen.pick()
+    if src is None:
+        return None
+    return {"op": "atleast", "out": gen.name("v"), "src": src, "ndim": int(gen.rng.integers(1, 4))}
+
+
+def _eval_atleast(values, op):
+    t = values[op["src"]]
+    f = getattr(np, f"atleast_{op['ndim']}d")
+    return _set(values, op["out"], Tracked(f(t.data), f(t.err)))
+
+
+def _gen_ascontiguous(gen):
+    src = gen.pick()
+    if src is None:
+        return None
+    return {"op": "ascontiguous", "out": gen.name("c"), "src": src, "order": str(gen.rng.choice(["C", "F"])),
+            "dtype": gen.dtype() if gen.rng.random() < 0.3 else None}
+
+
+def _eval_ascontiguous(values, op):
+    t = values[op["src"]]
+    f = np.ascontiguousarray if op["order"] == "C" else np.asfortranarray
+    with np.errstate(all="ignore"):
+        data = f(t.data, dtype=op["dtype"])
+    if data.dtype == t.data.dtype:
+        # The array itself when it already is so (numpy's and kjarni's rule): a view, else a copy.
+        err = t.err if np.shares_memory(data, t.data) else f(t.err)
+        return _set(values, op["out"], Tracked(data, err))
+    err = bounds.finish(data, astype_bound(t.data, t.err, data, data.dtype), [t.err])
+    return _set(values, op["out"], Tracked(data, err_like(data, err)))
+
+
 # ---- BLAS --------------------------------------------------------------------------------------
 
 BLAS_OPS = ["none", "transpose", "adjoint"]
@@ -678,6 +735,9 @@ OPERATIONS = {o.name: o for o in [
     Operation("scan", 1.0, _gen_scan, _eval_scan, rnd.scan),
     Operation("concatenate", 0.5, _gen_join("concatenate"), _eval_join("concatenate"), rnd.join),
     Operation("stack", 0.4, _gen_join("stack"), _eval_join("stack"), rnd.join),
+    Operation("stack_along", 0.3, _gen_stack_along, _eval_stack_along, rnd.stack_along),
+    Operation("atleast", 0.2, _gen_atleast, _eval_atleast, rnd.atleast),
+    Operation("ascontiguous", 0.3, _gen_ascontiguous, _eval_ascontiguous, rnd.ascontiguous),
     Operation("split", 0.5, _gen_split, _eval_split, rnd.split),
     Operation("take", 0.5, _gen_take, _eval_take, rnd.take),
     Operation("blas_dot", 0.15, _gen_blas("blas_dot"), _eval_blas("blas_dot"), rnd.blas),

@@ -109,6 +109,20 @@ def join(op):
     return f"{op['out']} = np.{op['op']}([{', '.join(op['srcs'])}], axis={op['axis']})"
 
 
+def stack_along(op):
+    return f"{op['out']} = np.{op['fn']}([{', '.join(op['srcs'])}])"
+
+
+def atleast(op):
+    return f"{op['out']} = np.atleast_{op['ndim']}d({op['src']})"
+
+
+def ascontiguous(op):
+    f = "ascontiguousarray" if op["order"] == "C" else "asfortranarray"
+    dtype = f", dtype=np.{op['dtype']}" if op["dtype"] else ""
+    return f"{op['out']} = np.{f}({op['src']}{dtype})"
+
+
 def split(op):
     at = op.get("sections", op.get("indices"))
     return f"{', '.join(op['outs'])}, = np.{op['fn']}({op['src']}, {at}, axis={op['axis']})"

@@ -171,6 +171,28 @@ const std::map<std::string, Handler>& handlers() {
          [](ProgramState& s, const Json& op) {
              return made(s, op, stack(s.queue, arrays(s, op.at("srcs")), op.at("axis").get<std::ptrdiff_t>()));
          }},
+        {"stack_along",
+         [](ProgramState& s, const Json& op) {
+             const auto srcs = arrays(s, op.at("srcs"));
+             const std::string fn = str(op, "fn");
+             if (fn == "hstack") return made(s, op, hstack(s.queue, srcs));
+             if (fn == "vstack") return made(s, op, vstack(s.queue, srcs));
+             if (fn == "dstack") return made(s, op, dstack(s.queue, srcs));
+             throw ProgramError("unknown stacking " + fn);
+         }},
+        {"atleast",
+         [](ProgramState& s, const Json& op) {
+             const Array& src = s.at(str(op, "src"));
+             const int n = op.at("ndim").get<int>();
+             return made(s, op, n == 1 ? atleast_1d(src) : n == 2 ? atleast_2d(src) : atleast_3d(src));
+         }},
+        {"ascontiguous",
+         [](ProgramState& s, const Json& op) {
+             const Array& src = s.at(str(op, "src"));
+             const auto dtype = optional_dtype(op, "dtype");
+             return made(s, op, order_of(op) == Order::F ? asfortranarray(s.queue, src, dtype)
+                                                         : ascontiguousarray(s.queue, src, dtype));
+         }},
         {"split",
          [](ProgramState& s, const Json& op) {
              const Array& src = s.at(str(op, "src"));
