@@ -161,7 +161,3 @@ def _(c):
     return (c.diff.kind == "numpy_error" and "Integers to negative integer powers" in c.numpy_message
             and "power" in c.functions())
 
-
-@rule("ascontiguous-0d")
-def _(c):
-    return c.op["op"] == "ascontiguous" and c.diff.kind == "shape" and c.values[c.op["src"]].data.ndim == 0
