@@ -75,6 +75,39 @@ def replay(paths, runner):
     return changed
 
 
+def perturbed(program, kj, npy):
+    """kjarni's result with one decided element of its first non-empty snapshot moved just past
+    the bound (an integer by one, a float by twice its bound plus an ulp, a NaN made a number),
+    or None where nothing can be moved. The comparison must then find a difference: that proves
+    the checks can fail."""
+    for k, s in enumerate(kj.get("snapshots", [])):
+        ref = next((n for n in npy["snapshots"] if n["op"] == s["op"] and n["name"] == s["name"]), None)
+        if ref is None or s["value"].size == 0:
+            continue
+        err = np.broadcast_to(ref["value"].err, s["value"].shape)
+        decided = np.argwhere(~np.isinf(err))
+        if not len(decided):
+            continue
+        idx = tuple(decided[0])
+        v = s["value"].copy()
+        x = v[idx]
+        if v.dtype.kind == "b":
+            v[idx] = not x
+        elif v.dtype.kind in "iu":
+            v[idx] = x + 1 if x < np.iinfo(v.dtype).max else x - 1
+        else:
+            with np.errstate(all="ignore"):
+                mag = abs(x) if np.isfinite(x) else 1.0
+                step = 2 * float(err[idx]) + 4 * float(np.finfo(v.real.dtype).eps) * (mag + 1)
+                v[idx] = 1.0 if np.isnan(x) or np.isinf(x) else x + step
+                if v[idx] == x:
+                    continue
+        out = dict(kj, snapshots=list(kj["snapshots"]))
+        out["snapshots"][k] = dict(s, value=v)
+        return out
+    return None
+
+
 def main():
     # numpy's warnings (casts of complex to real, overflow in casts) are the programs' business.
     warnings.filterwarnings("ignore")
@@ -117,6 +150,7 @@ def main():
     found = collections.Counter()
     examples = {}
     new = []
+    self_checks = [0, 0]  # perturbed results compared, of which wrongly accepted
     start = time.monotonic()
     next_id = 0
     while time.monotonic() - start < args.seconds and not (args.max_programs and next_id >= args.max_programs):
@@ -130,8 +164,16 @@ def main():
         for r in pool.map(lambda jp: jp[0].run([p for p, _ in jp[1]], [d for _, d in jp[1]]), zip(runners, parts)):
             results.update(r)
         for program, data in batch:
-            diff = compare(program, results[program["id"]], run_program(program, data), counts)
+            npy = run_program(program, data)
+            diff = compare(program, results[program["id"]], npy, counts)
             if diff is None:
+                bad = perturbed(program, results[program["id"]], npy)
+                if bad is not None:
+                    self_checks[0] += 1
+                    if compare(program, bad, npy, Counts()) is None:
+                        self_checks[1] += 1
+                        print(f"numpy-fuzz: SELF-CHECK FAILED: a perturbed result of program {program['id']} "
+                              f"passed the comparison\n{reproduction(program, data)}")
                 continue
             classes = known.classify(program, data, diff)
             key = classes[0] if classes else "NEW"
@@ -146,6 +188,8 @@ def main():
           f"compared, {counts.arrays} arrays, {counts.elements} element checks ({counts.skipped} undecidable, "
           f"skipped); {sum(found.values())} differences: "
           + (", ".join(f"{k} x{v}" for k, v in sorted(found.items())) or "none"))
+    print(f"numpy-fuzz: self-check: {self_checks[0]} results perturbed just past their bound, "
+          f"{self_checks[0] - self_checks[1]} caught")
 
     shrink_deadline = time.monotonic() + args.shrink_seconds
     to_show = [(p, d, diff, None) for p, d, diff in new[:5]]
@@ -175,8 +219,9 @@ def main():
     unseen = [e["id"] for e in entries if e["id"] not in seen]
     if unseen:
         print(f"numpy-fuzz: hint: listed classes not seen in this run (fixed? or rare): {', '.join(unseen)}")
-    if new:
-        print(f"numpy-fuzz: FAILED: {len(new)} programs show differences no known class claims")
+    if new or self_checks[1]:
+        print(f"numpy-fuzz: FAILED: {len(new)} programs show differences no known class claims, "
+              f"{self_checks[1]} perturbed results were not caught")
         return 1
     print(f"{counts.programs} passed, 0 failed")
     return 0

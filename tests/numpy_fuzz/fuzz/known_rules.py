@@ -161,3 +161,40 @@ def _(c):
     return (c.diff.kind == "numpy_error" and "Integers to negative integer powers" in c.numpy_message
             and "power" in c.functions())
 
+
+
+COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+
+
+@rule("weak-int-comparison-out-of-range")
+def _(c):
+    """numpy 2 compares a Python int with an integer array exactly, even outside the array's range
+    (uint8_array >= -128 is all True); kjarni refuses the scalar as it does in arithmetic."""
+    return (c.diff.kind == "kjarni_error" and "is out of bounds for" in c.kjarni_message
+            and bool(c.functions() & set(COMPARISONS)) and any(leaf[0] == "weak" for leaf in c.leaves()))
+
+
+def _overflows(c, node):
+    """Whether a signed 32- or 64-bit +, -, *, unary - or abs of the expression overflows (numpy
+    wraps; kjarni's generated C has undefined behaviour there)."""
+    if "f" not in node:
+        return False
+    if node["f"] in ("add", "subtract", "multiply", "negative", "abs"):
+        try:
+            r = np.asarray(evaluate_tree(node, c.values)[0])
+            if r.dtype in (np.int32, np.int64):
+                args = [np.asarray(evaluate_tree(a, c.values)[0]) for a in node["args"]]
+                exact = [a.astype(r.dtype).astype(object) for a in args]
+                f = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b, "multiply": lambda a, b: a * b,
+                     "negative": lambda a: -a, "abs": lambda a: abs(a)}[node["f"]]
+                wide = np.asarray(f(*exact)) if exact else None
+                if wide is not None and (np.broadcast_to(wide, r.shape) != r.astype(object)).any():
+                    return True
+        except Exception:
+            pass
+    return any(_overflows(c, a) for a in node["args"])
+
+
+@rule("signed-overflow")
+def _(c):
+    return c.diff.kind == "values" and c.op.get("expr") is not None and _overflows(c, c.op["expr"])
