@@ -8,7 +8,8 @@ element then skipped). It grows in two ways at each operation:
   magnitudes of the operands: |b| e_a + |a| e_b for a product, e / |a| for a logarithm...);
 - the rounding of the result on each side: ulps of the result's dtype, from the accuracy each side
   promises. kjarni's side takes OpenCL C's table of maximum errors (OpenCL 1.2, section 7.4: 0.5 ulp
-  for + - *, 2.5 ulp for / and 3 for sqrt in single precision, 3 for exp and log, 4 for sin and cos,
+  for + - *, 2.5 ulp for / and 3 for sqrt in single precision, 3 for exp and log, 4 for sin, cos
+  and hypot,
   5 for tanh, 16 for pow; CUDA's documented errors lie within these), numpy's side 0.5 ulp for the
   basic operations and 4 for its SIMD transcendentals. Both sides also get the smallest normal
   number as absolute slack (a device may flush denormals).
@@ -31,6 +32,7 @@ ULPS = {
     "basic": (0.5, 0.5),
     "divide": (2.5, 0.5),
     "sqrt": (3.0, 0.5),
+    "hypot": (4.0, 1.0),
     "exp": (3.0, 4.0),
     "log": (3.0, 4.0),
     "sin": (4.0, 4.0),
