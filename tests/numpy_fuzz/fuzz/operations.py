@@ -169,7 +169,11 @@ def _eval_assign(values, op):
     dst = values[op["dst"]]
     r, err = evaluate_tree(op["expr"], values)
     # kjarni::assign is numpy's ufunc with out=: same_kind casting, the value computed first (as
-    # numpy copies inputs that overlap the output).
+    # numpy copies inputs that overlap the output), and the value's shape broadcast to out's (not
+    # copyto's looser rule, which also drops leading axes of extent 1).
+    if np.broadcast_shapes(np.shape(r), dst.data.shape) != dst.data.shape:
+        raise ValueError(f"non-broadcastable output operand with shape {dst.data.shape} doesn't match "
+                         f"the broadcast shape {np.shape(r)}")
     with np.errstate(all="ignore"):
         np.copyto(dst.data, r, casting="same_kind")
     dst.err[...] = _convert_into(dst, r, err)
