@@ -127,8 +127,11 @@ def _(c):
 
 @rule("weak-scalar-out-of-range")
 def _(c):
-    """numpy refuses a Python scalar that its array operand's dtype cannot hold (NEP 50)."""
-    if c.diff.kind != "numpy_error" or c.diff.numpy_error["type"] != "OverflowError":
+    """numpy refuses a Python scalar that its array operand's dtype cannot hold (NEP 50), NaN and
+    infinities into integers included."""
+    if c.diff.kind != "numpy_error" or c.op["op"] != "fill":
+        return False
+    if c.diff.numpy_error["type"] != "OverflowError" and "cannot convert float" not in c.numpy_message:
         return False
     return any(leaf[0] == "weak" for leaf in c.leaves())
 

@@ -670,7 +670,7 @@ def _blas_result(values, op, name_c, product, product_scale, product_err):
             exact = exact + cb * c.data.astype(np.complex128)
             scale = scale + abs(cb) * magnitude(c.data)
             err = err + abs(cb) * c.err
-        r = (exact if dt.kind == "c" else exact.real).astype(dt)
+        r = np.asarray((exact if dt.kind == "c" else exact.real).astype(dt))  # a 0-d array for dot, not a scalar
         err = err + 2 * dtypes.eps(dt) * (k + 3) * scale + bounds.rounding(r, dt, "basic")
         # Products or partial sums past the largest number: whether they overflow depends on the order.
         err = np.where(scale * (1 + 4 * dtypes.eps(dt) * (k + 3)) >= dtypes.largest(dt), INF, err)
