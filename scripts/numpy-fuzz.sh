@@ -5,7 +5,7 @@
 # a class listed in tests/numpy_fuzz/known_differences.json (docs/numpy-differences.md); a new one is
 # shrunk, printed as a reproduction, and fails the run. Prints the programs, operations and element
 # checks it made.
-#   scripts/numpy-fuzz.sh                 CI: seed 1's first 400 programs, at most 240 s (fewer
+#   scripts/numpy-fuzz.sh                 CI: seed 1's first 1200 programs, at most 240 s (fewer
 #                                         where kernels compile cold), on the default device (PoCL without a GPU)
 #   scripts/numpy-fuzz.sh --seconds 3600 --max-programs 0 --seed 7 --device cuda   a long run on a GPU
 # Options: --build DIR (default build-ci; configured with the ci preset when missing), and any of
@@ -44,4 +44,4 @@ runner=(--runner "$build/tests/numpy_fuzz/kjarni_numpy_runner")
 # prefix of seed 1's sequence (--max-programs), checked green, cut short by --seconds on a slow
 # machine: so the same programs run everywhere, whatever the machine's speed.
 "$python" tests/numpy_fuzz/numpy_fuzz.py "${runner[@]}" --replay "${args[@]}"
-exec "$python" tests/numpy_fuzz/numpy_fuzz.py "${runner[@]}" --seed 1 --max-programs 400 --seconds 240 "${args[@]}"
+exec "$python" tests/numpy_fuzz/numpy_fuzz.py "${runner[@]}" --seed 1 --max-programs 1200 --seconds 240 "${args[@]}"

@@ -131,10 +131,13 @@ class Gen:
         if kind == "bool":
             return {"weak": bool(self.rng.random() < 0.5), "kind": "bool"}
         if kind == "int":
-            v = int(self.rng.choice([0, 1, 2, 3, -1, -2, 5, 7, 100, 127, -128, 255, 300, -300, 65535, 2**31, 2**53 + 1, -(2**63)]))
-            return {"weak": v, "kind": "int"}
+            # Drawn by index: rng.choice of the list itself would go through an array (a float one
+            # where the values do not fit one integer type) and lose the large values' last digits.
+            ints = [0, 1, 2, 3, -1, -2, 5, 7, 100, 127, -128, 255, 300, -300, 65535, 2**31, 2**53 + 1, -(2**63)]
+            return {"weak": ints[int(self.rng.integers(len(ints)))], "kind": "int"}
         if kind == "uint":
-            return {"weak": int(self.rng.choice([0, 1, 2, 3, 200, 2**32 - 1, 2**64 - 1])), "kind": "uint"}
+            uints = [0, 1, 2, 3, 200, 2**32 - 1, 2**64 - 1]
+            return {"weak": uints[int(self.rng.integers(len(uints)))], "kind": "uint"}
         vals = [0.5, -1.5, 2.0, 3.0, 0.0, -0.0, 1e-3, 1e10, 1e40, "nan", "inf", "-inf", 0.1]
         v = vals[int(self.rng.integers(len(vals)))]
         if kind == "float":
