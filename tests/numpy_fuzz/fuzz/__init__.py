@@ -1,0 +1,1 @@
+"""The differential fuzzer against numpy (tests/numpy_fuzz/README.md)."""

@@ -1,0 +1,254 @@
+#include "interpreter.hpp"
+
+#include <functional>
+#include <optional>
+
+#include "kjarni/array_operations.hpp"
+#include "kjarni/blas.hpp"
+#include "kjarni/reduction.hpp"
+#include "kjarni/scan.hpp"
+
+namespace kjarni::numpy_fuzz {
+
+const Array& ProgramState::at(const std::string& name) const {
+    auto found = values.find(name);
+    if (found == values.end()) throw ProgramError("no array named " + name);
+    return found->second;
+}
+
+namespace {
+
+using Handler = std::function<std::vector<std::string>(ProgramState&, const Json&)>;
+
+std::string str(const Json& op, const char* key) { return op.at(key).get<std::string>(); }
+
+Order order_of(const Json& op) { return op.value("order", "C") == "F" ? Order::F : Order::C; }
+
+std::optional<DType> optional_dtype(const Json& op, const char* key) {
+    if (!op.contains(key) || op[key].is_null()) return std::nullopt;
+    return dtype_named(op[key].get<std::string>());
+}
+
+std::optional<Array> optional_array(const ProgramState& state, const Json& op, const char* key) {
+    if (!op.contains(key) || op[key].is_null()) return std::nullopt;
+    return state.at(op[key].get<std::string>());
+}
+
+std::vector<std::ptrdiff_t> integers(const Json& list) { return list.get<std::vector<std::ptrdiff_t>>(); }
+
+std::vector<Array> arrays(const ProgramState& state, const Json& names) {
+    std::vector<Array> out;
+    for (const Json& n : names) out.push_back(state.at(n.get<std::string>()));
+    return out;
+}
+
+Expr tree(const ProgramState& state, const Json& op) {
+    return expression(op.at("expr"), [&](const std::string& name) { return state.at(name); });
+}
+
+// Stores `result` under the op's "out" name.
+std::vector<std::string> made(ProgramState& state, const Json& op, const Array& result) {
+    const std::string name = str(op, "out");
+    state.values.insert_or_assign(name, result);
+    return {name};
+}
+
+std::vector<std::string> made_list(ProgramState& state, const Json& op, const std::vector<Array>& results) {
+    const auto names = op.at("outs").get<std::vector<std::string>>();
+    if (names.size() != results.size())
+        throw ProgramError("" + std::to_string(results.size()) + " parts for " +
+                                 std::to_string(names.size()) + " names");
+    for (std::size_t k = 0; k < names.size(); ++k) state.values.insert_or_assign(names[k], results[k]);
+    return names;
+}
+
+Array reduction(const ProgramState& state, const Json& op) {
+    const Queue& q = state.queue;
+    const Array& src = state.at(str(op, "src"));
+    ReduceOptions options;
+    if (!op.at("axes").is_null()) options.axes = op["axes"].get<std::vector<int>>();
+    options.keepdims = op.value("keepdims", false);
+    options.out = optional_array(state, op, "out_arg");
+    const auto dtype = optional_dtype(op, "dtype");
+    const std::string fn = str(op, "fn");
+    if (fn == "sum") return sum(q, src, options, dtype);
+    if (fn == "prod") return prod(q, src, options, dtype);
+    if (fn == "mean") return mean(q, src, options, dtype);
+    if (dtype) throw ProgramError("dtype= given to " + fn);
+    if (fn == "min") return min(q, src, options);
+    if (fn == "max") return max(q, src, options);
+    if (fn == "argmin") return argmin(q, src, options);
+    if (fn == "argmax") return argmax(q, src, options);
+    if (fn == "any") return any(q, src, options);
+    if (fn == "all") return all(q, src, options);
+    throw ProgramError("unknown reduction " + fn);
+}
+
+Array scan(const ProgramState& state, const Json& op) {
+    const Array& src = state.at(str(op, "src"));
+    std::optional<int> axis;
+    if (!op.at("axis").is_null()) axis = op["axis"].get<int>();
+    const auto dtype = optional_dtype(op, "dtype");
+    const auto out = optional_array(state, op, "out_arg");
+    const std::string fn = str(op, "fn");
+    if (fn == "cumsum") return cumsum(state.queue, src, axis, dtype, out);
+    if (fn == "cumprod") return cumprod(state.queue, src, axis, dtype, out);
+    throw ProgramError("unknown scan " + fn);
+}
+
+blas::Op blas_op(const Json& op, const char* key) {
+    const std::string v = op.value(key, "none");
+    if (v == "transpose") return blas::Op::transpose;
+    if (v == "adjoint") return blas::Op::adjoint;
+    return blas::Op::none;
+}
+
+CopyMode copy_mode(const Json& op) {
+    const std::string v = op.value("copy", "if_needed");
+    if (v == "always") return CopyMode::always;
+    if (v == "never") return CopyMode::never;
+    return CopyMode::if_needed;
+}
+
+TakeMode take_mode(const Json& op) {
+    const std::string v = op.value("mode", "raise");
+    if (v == "wrap") return TakeMode::wrap;
+    if (v == "clip") return TakeMode::clip;
+    return TakeMode::raise;
+}
+
+// One entry per operation (the generator's op table, tests/numpy_fuzz/fuzz/operations.py).
+const std::map<std::string, Handler>& handlers() {
+    static const std::map<std::string, Handler> table{
+        {"view",
+         [](ProgramState& s, const Json& op) {
+             std::vector<Index> index;
+             for (const Json& e : op.at("index")) index.push_back(index_entry(e));
+             return made(s, op, s.at(str(op, "src")).index(index));
+         }},
+        {"transpose",
+         [](ProgramState& s, const Json& op) {
+             std::vector<std::size_t> axes;
+             if (!op.at("axes").is_null()) axes = op["axes"].get<std::vector<std::size_t>>();
+             return made(s, op, s.at(str(op, "src")).transpose(axes));
+         }},
+        {"reshape",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, reshape(s.queue, s.at(str(op, "src")), integers(op.at("shape")), order_of(op), copy_mode(op)));
+         }},
+        {"expr", [](ProgramState& s, const Json& op) { return made(s, op, evaluate(s.queue, tree(s, op))); }},
+        {"assign",
+         [](ProgramState& s, const Json& op) {
+             assign(s.queue, s.at(str(op, "dst")), tree(s, op));
+             return std::vector<std::string>{str(op, "dst")};
+         }},
+        {"fill",
+         [](ProgramState& s, const Json& op) {
+             fill(s.queue, s.at(str(op, "dst")), tree(s, op));
+             return std::vector<std::string>{str(op, "dst")};
+         }},
+        {"set",
+         [](ProgramState& s, const Json& op) {
+             s.at(str(op, "dst")).set(s.queue, s.at(str(op, "src")));
+             return std::vector<std::string>{str(op, "dst")};
+         }},
+        {"astype",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, s.at(str(op, "src")).astype(s.queue, dtype_named(str(op, "dtype")), order_of(op)));
+         }},
+        {"copy", [](ProgramState& s, const Json& op) { return made(s, op, s.at(str(op, "src")).copy(s.queue, order_of(op))); }},
+        {"reduce", [](ProgramState& s, const Json& op) { return made(s, op, reduction(s, op)); }},
+        {"dot",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, dot(s.queue, s.at(str(op, "a")), s.at(str(op, "b")), optional_array(s, op, "out_arg")));
+         }},
+        {"scan", [](ProgramState& s, const Json& op) { return made(s, op, scan(s, op)); }},
+        {"concatenate",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, concatenate(s.queue, arrays(s, op.at("srcs")), op.at("axis").get<std::ptrdiff_t>()));
+         }},
+        {"stack",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, stack(s.queue, arrays(s, op.at("srcs")), op.at("axis").get<std::ptrdiff_t>()));
+         }},
+        {"stack_along",
+         [](ProgramState& s, const Json& op) {
+             const auto srcs = arrays(s, op.at("srcs"));
+             const std::string fn = str(op, "fn");
+             if (fn == "hstack") return made(s, op, hstack(s.queue, srcs));
+             if (fn == "vstack") return made(s, op, vstack(s.queue, srcs));
+             if (fn == "dstack") return made(s, op, dstack(s.queue, srcs));
+             throw ProgramError("unknown stacking " + fn);
+         }},
+        {"atleast",
+         [](ProgramState& s, const Json& op) {
+             const Array& src = s.at(str(op, "src"));
+             const int n = op.at("ndim").get<int>();
+             return made(s, op, n == 1 ? atleast_1d(src) : n == 2 ? atleast_2d(src) : atleast_3d(src));
+         }},
+        {"ascontiguous",
+         [](ProgramState& s, const Json& op) {
+             const Array& src = s.at(str(op, "src"));
+             const auto dtype = optional_dtype(op, "dtype");
+             return made(s, op, order_of(op) == Order::F ? asfortranarray(s.queue, src, dtype)
+                                                         : ascontiguousarray(s.queue, src, dtype));
+         }},
+        {"split",
+         [](ProgramState& s, const Json& op) {
+             const Array& src = s.at(str(op, "src"));
+             const auto axis = op.at("axis").get<std::ptrdiff_t>();
+             const bool equal = op.value("fn", "split") == "split";
+             if (op.contains("sections")) {
+                 const auto n = op["sections"].get<std::size_t>();
+                 return made_list(s, op, equal ? split(src, n, axis) : array_split(src, n, axis));
+             }
+             const auto at = integers(op.at("indices"));
+             return made_list(s, op, equal ? split(src, at, axis) : array_split(src, at, axis));
+         }},
+        {"take",
+         [](ProgramState& s, const Json& op) {
+             std::optional<std::ptrdiff_t> axis;
+             if (!op.at("axis").is_null()) axis = op["axis"].get<std::ptrdiff_t>();
+             return made(s, op, take(s.queue, s.at(str(op, "src")), s.at(str(op, "indices")), axis, take_mode(op)));
+         }},
+        {"blas_dot",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, blas::dot(s.queue, s.at(str(op, "x")), s.at(str(op, "y")), std::nullopt,
+                                          op.value("conjugate_x", false)));
+         }},
+        {"gemv",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, blas::gemv(s.queue, complex_value(op.at("alpha")), s.at(str(op, "a")), s.at(str(op, "x")),
+                                           complex_value(op.at("beta")), optional_array(s, op, "y"), blas_op(op, "op_a")));
+         }},
+        {"gemm",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, blas::gemm(s.queue, complex_value(op.at("alpha")), s.at(str(op, "a")), s.at(str(op, "b")),
+                                           complex_value(op.at("beta")), optional_array(s, op, "c"), blas_op(op, "op_a"),
+                                           blas_op(op, "op_b")));
+         }},
+        {"gemm_batched",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, blas::gemm_batched(s.queue, complex_value(op.at("alpha")), s.at(str(op, "a")),
+                                                   s.at(str(op, "b")), complex_value(op.at("beta")),
+                                                   optional_array(s, op, "c"), blas_op(op, "op_a"), blas_op(op, "op_b")));
+         }},
+        {"ger",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, blas::ger(s.queue, complex_value(op.at("alpha")), s.at(str(op, "x")), s.at(str(op, "y")),
+                                          optional_array(s, op, "a")));
+         }},
+    };
+    return table;
+}
+
+}  // namespace
+
+std::vector<std::string> run_operation(ProgramState& state, const Json& op) {
+    const std::string name = str(op, "op");
+    auto found = handlers().find(name);
+    if (found == handlers().end()) throw ProgramError("unknown operation " + name);
+    return found->second(state, op);
+}
+
+}  // namespace kjarni::numpy_fuzz
