@@ -11,6 +11,7 @@ from pathlib import Path
 here = Path(__file__).resolve().parent
 data = {
     "mako_corpus.py": here.parent / "corpus" / "expected",
+    "mako_line_ends.py": here.parent / "line_ends",
     "mako_embedded.py": here.parent / "embedded",
     "grunnur_cases.py": here.parent / "grunnur",
 }
