@@ -44,11 +44,15 @@
 /// from the globals or from C++ are shared between renders and threads and stay unchanged: changing
 /// one is an error naming it (copy it first, e.g. list(x)). A container cannot be put inside itself
 /// (no reference cycles).
+/// Line ends are Mako's: text keeps its bytes, CRLF line ends included; a control line or a ##
+/// comment ends at LF or CRLF (a line holding another CR is text); string literals in code read a
+/// CRLF or a lone CR inside them as "\n", as Python does.
 /// Refused with an error naming the construct (never rendered differently): printing or iterating
 /// a set of more than one member in Python's hash order (sorted(s), len, in, min, max, sum of ints,
 /// any and all work), integers beyond 2^20 bits, def attributes other than name and filter, imports
 /// other than math, complex numbers, case mapping beyond Latin, basic Greek and Cyrillic, and
-/// ${...} inside the attributes of the loader's tags.
+/// ${...} inside the attributes of the loader's tags, a lone CR (not before LF) inside the code of
+/// a <% %> block.
 /// With a template loader (lookup.hpp: TemplateLookup, or from_associated_file):
 ///      <%include file="uri" args="v=5"/>   renders that template here, with the render globals and
 ///                                          the args for its <%page args>
