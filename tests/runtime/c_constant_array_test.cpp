@@ -7,7 +7,11 @@
 
 #include "kjarni/dtype.hpp"
 #include "kjarni/error.hpp"
+#include "kjarni/template.hpp"
+#include "support/random_data.hpp"
+#include "support/test_devices.hpp"
 
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -165,6 +169,55 @@ TEST(CConstantArray, RefusesDataOfAnotherSize) {
     const std::vector<double> nan{std::numeric_limits<double>::quiet_NaN()};
     EXPECT_THROW((void)c_constant(std::span<const double>(nan), std::vector<std::size_t>{1}), ArgumentError);
 }
+
+// The initialisers compile as kernel code and hold the values (on every test device, and with NVRTC
+// through the suite's cross-check): a program-scope constant table of int32, a function-scope
+// float table and a function-scope complex one (CUDA's complex constructor is a function call,
+// which a __constant__ initialiser may not hold), all on fresh random data.
+class CConstantArrayKernel : public DeviceTest {};
+
+TEST_P(CConstantArrayKernel, InitialisersHoldTheValues) {
+    const std::vector<std::int32_t> ints = random_vector<std::int32_t>(12, -1000000, 1000000);
+    const std::vector<float> floats = random_vector<float>(6, -1000.0f, 1000.0f);
+    const std::vector<float> parts = random_vector<float>(4, -10.0f, 10.0f);
+    const std::vector<std::complex<float>> complexes{{parts[0], parts[1]}, {parts[2], parts[3]}};
+    const std::string source = R"SRC(
+CONSTANT_MEM_DECL int32_t table[3][4] = ${ints};
+KERNEL void read_tables(GLOBAL_MEM int32_t* out_i, GLOBAL_MEM float* out_f, GLOBAL_MEM ${c64}* out_c)
+{
+    const float ftable[2][3] = ${floats};
+    const ${c64} ctable[2] = ${complexes};
+    const SIZE_T i = get_global_id(0);
+    if (i < 12) out_i[i] = table[i / 4][i % 4];
+    if (i < 6) out_f[i] = ftable[i / 3][i % 3];
+    if (i < 2) out_c[i] = ctable[i];
+}
+)SRC";
+    const std::vector<std::size_t> s34{3, 4}, s23{2, 3}, s2{2};
+    const Program program(bound_device(), TemplateSource{source}, {},
+                          {{"ints", c_constant(std::span<const std::int32_t>(ints), s34)},
+                           {"floats", c_constant(std::span<const float>(floats), s23)},
+                           {"complexes", c_constant(std::span<const std::complex<float>>(complexes), s2)},
+                           {"c64", ctype(complex64)}});
+    const Buffer bi = Buffer::allocate(bound_device(), 12 * sizeof(std::int32_t));
+    const Buffer bf = Buffer::allocate(bound_device(), 6 * sizeof(float));
+    const Buffer bc = Buffer::allocate(bound_device(), 2 * sizeof(std::complex<float>));
+    const std::byte poison{0x7f};
+    for (const Buffer* b : {&bi, &bf, &bc}) b->fill(queue(), std::span(&poison, 1));
+    program.kernel("read_tables")(queue(), {12}, std::nullopt, bi, bf, bc);
+    std::vector<std::int32_t> got_i(12);
+    std::vector<float> got_f(6);
+    std::vector<std::complex<float>> got_c(2);
+    bi.get(queue(), std::span<std::int32_t>(got_i));
+    bf.get(queue(), std::span<float>(got_f));
+    bc.get(queue(), std::span<std::complex<float>>(got_c));
+    EXPECT_EQ(got_i, ints);
+    // Exact: the constants are the shortest digits that read back as the same float.
+    EXPECT_EQ(got_f, floats);
+    EXPECT_EQ(got_c, complexes);
+}
+
+KJARNI_INSTANTIATE_DEVICE_TESTS(CConstantArrayKernel);
 
 }  // namespace
 }  // namespace kjarni::test
