@@ -147,6 +147,17 @@ public:
         return wrap_bytes(const_cast<U*>(data.data()), data.size_bytes(), DType::of<U>(), std::move(shape));
     }
     static HostArray wrap_bytes(void* data, std::size_t size, const DType& dtype, std::vector<std::size_t> shape);
+    /// A contiguous array over memory it owns through `storage` (freed by storage's deleter when
+    /// the last copy or view goes); `size` bytes there, which the shape must fill exactly
+    /// (ArgumentError otherwise). How aligned_empty (aligned_host_array.hpp) makes its arrays.
+    static HostArray adopt(std::shared_ptr<std::byte> storage, std::size_t size, const DType& dtype,
+                           std::vector<std::size_t> shape, Order order = Order::C) {
+        Layout layout = Layout::contiguous(std::move(shape), dtype.itemsize(), order);
+        if (layout.size() * dtype.itemsize() != size)
+            throw ArgumentError("size", std::to_string(size) + " bytes for " + std::to_string(layout.size()) +
+                                            " elements of " + dtype.name());
+        return HostArray(dtype, std::move(layout), std::move(storage), size);
+    }
 
     const DType& dtype() const noexcept { return dtype_; }
     const std::vector<std::size_t>& shape() const noexcept { return layout_.shape; }

@@ -236,6 +236,19 @@ template <class T>
 std::string c_constant(const T& value) {
     return c_constant(std::as_bytes(std::span(&value, 1)), DType::of<T>());
 }
+/// An array as a C initialiser (grunnur's c_constant of a numpy array): `data` holds the elements
+/// of `dtype` in C order (last index fastest), `shape` their extents. Each dimension is one pair of
+/// braces, its items separated by ", " (`{{1, 2}, {3, 4}}` for a 2x2 array), each element as the
+/// one-element c_constant writes it (numbers, complex constructors, structs in braces). A dimension
+/// of extent 0 gives `{}`; an empty shape gives the one element itself, as a scalar. ArgumentError
+/// (naming `data`) unless data holds exactly the product of the extents times the itemsize.
+std::string c_constant(std::span<const std::byte> data, const DType& dtype, std::span<const std::size_t> shape);
+/// The same for C++ values of DType::of<T>().
+template <class T>
+    requires std::is_trivially_copyable_v<T>
+std::string c_constant(std::span<const T> values, std::span<const std::size_t> shape) {
+    return c_constant(std::as_bytes(values), DType::of<T>(), shape);
+}
 
 /// A struct with the offsets a C compiler uses without attributes (recursively for nested structs),
 /// ignoring given offsets and itemsizes; the result is an aligned struct. Scalars are returned as

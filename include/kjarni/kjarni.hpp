@@ -1,6 +1,7 @@
 #pragma once
 /// The whole public API of kjarni. \file
 
+#include "kjarni/aligned_host_array.hpp"
 #include "kjarni/api.hpp"
 #include "kjarni/array.hpp"
 #include "kjarni/array_operations.hpp"
@@ -9,6 +10,7 @@
 #include "kjarni/characterize.hpp"
 #include "kjarni/collectives.hpp"
 #include "kjarni/context.hpp"
+#include "kjarni/context_memo.hpp"
 #include "kjarni/device.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/device_specifier.hpp"

@@ -4,6 +4,7 @@
 #include "backend/unavailable_api.hpp"
 #ifdef KJARNI_WITH_CUDA
 #include "backend/cuda/cuda_api.hpp"
+#include "backend/cuda/nvrtc_library.hpp"
 #endif
 
 namespace kjarni::backend {
@@ -20,6 +21,14 @@ Api& api_for(const ApiId& id) {
     }
     static Api* const opencl = make_opencl_api().release();
     return *opencl;
+}
+
+std::optional<std::pair<int, int>> nvrtc_version() {
+#ifdef KJARNI_WITH_CUDA
+    if (const cuda::NvrtcLibrary* nvrtc = cuda::nvrtc_library(nullptr))
+        return std::pair{nvrtc->major_version(), nvrtc->minor_version()};
+#endif
+    return std::nullopt;
 }
 
 }  // namespace kjarni::backend

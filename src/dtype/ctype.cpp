@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -275,6 +277,43 @@ std::string c_constant(std::span<const std::byte> element, const DType& dtype) {
     }
     }
     return {};
+}
+
+namespace {
+
+// One dimension of an array initialiser and the ones inside it; `at` is the byte offset of its
+// first element, `block` the bytes one item of this dimension spans.
+void append_array(std::string& out, std::span<const std::byte> data, const DType& dtype,
+                  std::span<const std::size_t> shape, std::size_t at, std::size_t block) {
+    if (shape.empty()) {
+        out += c_constant(data.subspan(at, dtype.itemsize()), dtype);
+        return;
+    }
+    const std::size_t inner = shape[0] == 0 ? 0 : block / shape[0];
+    out += '{';
+    for (std::size_t i = 0; i < shape[0]; ++i) {
+        if (i != 0) out += ", ";
+        append_array(out, data, dtype, shape.subspan(1), at + i * inner, inner);
+    }
+    out += '}';
+}
+
+}  // namespace
+
+std::string c_constant(std::span<const std::byte> data, const DType& dtype, std::span<const std::size_t> shape) {
+    std::size_t count = 1;
+    for (const std::size_t extent : shape) {
+        if (extent != 0 && count > std::numeric_limits<std::size_t>::max() / extent / std::max<std::size_t>(dtype.itemsize(), 1))
+            throw ArgumentError("shape", "c_constant: the array's size overflows");
+        count *= extent;
+    }
+    const std::size_t bytes = count * dtype.itemsize();
+    if (data.size() != bytes)
+        throw ArgumentError("data", fmt::format("c_constant: {} bytes given for {} elements of {} ({} bytes)", data.size(),
+                                                count, dtype.name(), bytes));
+    std::string out;
+    append_array(out, data, dtype, shape, 0, bytes);
+    return out;
 }
 
 namespace {

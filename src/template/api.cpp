@@ -51,7 +51,7 @@ std::shared_ptr<const detail::CompiledTemplate> compile(std::string name, std::s
     try {
         compile_template(*t, main_name, main_params);
     } catch (const PositionedError& e) {
-        throw make_render_error(*t, e.offset(), e.what(), nullptr);
+        throw make_render_error(*t, e.offset(), e.what(), nullptr, e.cause());
     }
     return t;
 }
@@ -63,13 +63,16 @@ using tmpl::top_level_name;
 
 RenderError::RenderError(std::string template_name, std::size_t line, std::size_t column, std::string message,
                          std::vector<std::string> global_names, std::string source_line)
-    : Error(describe(template_name, line, column, message, global_names, source_line)),
-      template_name_(std::move(template_name)),
-      line_(line),
-      column_(column),
-      message_(std::move(message)),
-      global_names_(std::move(global_names)),
-      source_line_(std::move(source_line)) {}
+    : RenderError(Details{std::move(template_name), line, column, std::move(message), std::move(global_names),
+                          std::move(source_line), nullptr, {}, nullptr}) {}
+
+RenderError::RenderError(Details details)
+    : Error(describe(details.template_name, details.line, details.column, details.message, details.global_names,
+                     details.source_line)) {
+    if (!details.globals) details.globals = std::make_shared<const Globals>();
+    if (!details.exception) details.exception = std::make_exception_ptr(Error(details.message));
+    details_ = std::make_shared<const Details>(std::move(details));
+}
 
 // --- DefTemplate ---
 

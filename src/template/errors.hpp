@@ -7,6 +7,7 @@
 #include <kjarni/error.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <string>
 
 namespace kjarni::tmpl {
@@ -17,14 +18,19 @@ public:
     using Error::Error;
 };
 
-/// A failure at a known offset in the template source.
+/// A failure at a known offset in the template source. `cause` is the exception it was made from
+/// (a C++ callable's, an EvalError), kept for RenderError::exception(); null when the engine found
+/// the failure there itself.
 class PositionedError : public Error {
 public:
-    PositionedError(const std::string& message, std::uint32_t offset) : Error(message), offset_(offset) {}
+    PositionedError(const std::string& message, std::uint32_t offset, std::exception_ptr cause = {})
+        : Error(message), offset_(offset), cause_(std::move(cause)) {}
     std::uint32_t offset() const noexcept { return offset_; }
+    const std::exception_ptr& cause() const noexcept { return cause_; }
 
 private:
     std::uint32_t offset_;
+    std::exception_ptr cause_;
 };
 
 }  // namespace kjarni::tmpl

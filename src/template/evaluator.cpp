@@ -188,7 +188,7 @@ public:
             } catch (const std::bad_alloc&) {
                 throw;
             } catch (const std::exception& e) {
-                throw PositionedError(e.what(), n.pos);
+                throw PositionedError(e.what(), n.pos, std::current_exception());
             }
         }
     }
@@ -204,7 +204,7 @@ public:
         } catch (const std::bad_alloc&) {
             throw;
         } catch (const std::exception& ex) {
-            throw PositionedError(ex.what(), e.pos);
+            throw PositionedError(ex.what(), e.pos, std::current_exception());
         }
     }
 
@@ -297,7 +297,7 @@ private:
                 try {
                     return (*escape)(Args{{v}, {}});
                 } catch (const EvalError& e) {
-                    throw PositionedError(e.what(), f.pos);
+                    throw PositionedError(e.what(), f.pos, std::current_exception());
                 }
             }
         }
@@ -316,7 +316,7 @@ private:
         } catch (const std::bad_alloc&) {
             throw;
         } catch (const std::exception& e) {
-            throw PositionedError(e.what(), f.pos);
+            throw PositionedError(e.what(), f.pos, std::current_exception());
         }
     }
 
@@ -423,7 +423,7 @@ private:
             } catch (const std::bad_alloc&) {
                 throw;
             } catch (const std::exception& e) {
-                throw PositionedError(e.what(), st.pos);
+                throw PositionedError(e.what(), st.pos, std::current_exception());
             }
             if (f != Flow::Normal) return f;
         }
@@ -571,7 +571,7 @@ private:
         try {
             render(n.body, text);
         } catch (const PositionedError& e) {
-            throw make_render_error(*t_, e.offset(), e.what(), globals_.get());
+            throw make_render_error(*t_, e.offset(), e.what(), globals_.get(), e.cause());
         }
         for (auto& [name, value] : saved) {
             if (value) locals_[name] = *value;
@@ -656,7 +656,9 @@ private:
                 target = load_related(*t_, decl.uri);
                 ns_chain = inheritance_chain(target, globals_.get());
             } catch (const EvalError& e) {
-                throw PositionedError(e.what(), decl.pos);
+                throw PositionedError(e.what(), decl.pos, std::current_exception());
+            } catch (const TemplateNotFound& e) {
+                throw PositionedError(e.what(), decl.pos, std::current_exception());
             }
             if (!ns_chain) ns_chain = std::make_shared<const Chain>(Chain{target});
             Namespace ns(ns_chain, 0, globals_);
@@ -789,7 +791,7 @@ private:
                 try {
                     items.set(std::move(k), std::move(v));
                 } catch (const EvalError& err) {
-                    throw PositionedError(err.what(), e.children[i]->pos);
+                    throw PositionedError(err.what(), e.children[i]->pos, std::current_exception());
                 }
             }
             return Value::dict(std::move(items));
@@ -801,7 +803,7 @@ private:
                 try {
                     check_hashable(items.back());
                 } catch (const EvalError& err) {
-                    throw PositionedError(err.what(), c->pos);
+                    throw PositionedError(err.what(), c->pos, std::current_exception());
                 }
             }
             return Value::set(items);
@@ -825,7 +827,7 @@ private:
                     }
                     out += format_value(v, part.spec);
                 } catch (const EvalError& err) {
-                    throw PositionedError(err.what(), field.pos);
+                    throw PositionedError(err.what(), field.pos, std::current_exception());
                 }
                 if (out.size() > limits().max_string) throw EvalError("string too long (render limit)");
             }
@@ -855,7 +857,7 @@ private:
             try {
                 return Value::set(items);
             } catch (const EvalError& err) {
-                throw PositionedError(err.what(), e.children[0]->pos);
+                throw PositionedError(err.what(), e.children[0]->pos, std::current_exception());
             }
         }
         return Value::list(std::move(items));
@@ -869,7 +871,7 @@ private:
                 try {
                     dict.set(std::move(k), std::move(v));
                 } catch (const EvalError& err) {
-                    throw PositionedError(err.what(), e.children[0]->pos);
+                    throw PositionedError(err.what(), e.children[0]->pos, std::current_exception());
                 }
             } else {
                 if (items.size() >= limits().max_items) throw PositionedError("list too long (render limit)", e.pos);
@@ -934,7 +936,7 @@ private:
             try {
                 return ev.call_body(def->body);
             } catch (const PositionedError& err) {
-                throw make_render_error(*t, err.offset(), err.what(), g.get());
+                throw make_render_error(*t, err.offset(), err.what(), g.get(), err.cause());
             }
         };
         return Value(Function(CapturingFunction{nullptr, defaults, std::move(body)}));
@@ -982,7 +984,7 @@ private:
             try {
                 return ev.eval(*lambda->children[0]);
             } catch (const PositionedError& err) {
-                throw make_render_error(*t, err.offset(), err.what(), g.get());
+                throw make_render_error(*t, err.offset(), err.what(), g.get(), err.cause());
             }
         };
         return Value(Function(CapturingFunction{scope, defaults, std::move(body)}));
@@ -1029,7 +1031,7 @@ std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Ar
         try {
             locals[p.name] = defaults.eval(*p.default_value);
         } catch (const PositionedError& e) {
-            throw make_render_error(*t, e.offset(), e.what(), globals.get());
+            throw make_render_error(*t, e.offset(), e.what(), globals.get(), e.cause());
         }
     }
     if (!missing.empty())
@@ -1049,7 +1051,7 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
         // <%def filter="...">: Mako filters the def's whole output, in order.
         for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();
     } catch (const PositionedError& e) {
-        throw make_render_error(*t, e.offset(), e.what(), globals.get());
+        throw make_render_error(*t, e.offset(), e.what(), globals.get(), e.cause());
     }
     return out;
 }
@@ -1057,14 +1059,19 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
 }  // namespace
 
 RenderError make_render_error(const detail::CompiledTemplate& t, std::uint32_t offset, const std::string& message,
-                              const Globals* globals) {
+                              const Globals* globals, std::exception_ptr cause) {
     std::vector<std::string> names;
     if (globals)
         for (const auto& kv : *globals) names.push_back(kv.first);
     const std::size_t line = t.source_map.line(offset);
     const std::size_t user_line = line > t.line_shift ? line - t.line_shift : 1;
-    return RenderError(t.name, user_line, t.source_map.column(offset), message, std::move(names),
-                       t.source_map.line_text(t.source, line));
+    // The globals are copied (their values are shared handles, so this is cheap) because the
+    // render's own map dies with the render, while the error may be kept.
+    auto values = globals ? std::make_shared<const Globals>(*globals) : std::make_shared<const Globals>();
+    if (!cause) cause = std::make_exception_ptr(Error(message));
+    return RenderError(RenderError::Details{t.name, user_line, t.source_map.column(offset), message, std::move(names),
+                                            t.source_map.line_text(t.source, line), std::move(values), t.source,
+                                            std::move(cause)});
 }
 
 std::string render_def(const TemplatePtr& t, const std::string& def_name, const Args& args, const Globals& globals) {
@@ -1095,10 +1102,10 @@ std::string render_def(const TemplatePtr& t, const std::string& def_name, const 
     } catch (const RenderError&) {
         throw;
     } catch (const PositionedError& e) {
-        throw make_render_error(*t, e.offset(), e.what(), g.get());
+        throw make_render_error(*t, e.offset(), e.what(), g.get(), e.cause());
     } catch (const EvalError& e) {
         // Binding the top-level arguments failed: report it at the def.
-        throw make_render_error(*t, it->second.pos, e.what(), g.get());
+        throw make_render_error(*t, it->second.pos, e.what(), g.get(), std::current_exception());
     }
 }
 

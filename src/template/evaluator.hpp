@@ -7,6 +7,7 @@
 #include "ast.hpp"
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 
@@ -17,8 +18,9 @@ namespace kjarni::tmpl {
 std::string render_def(const std::shared_ptr<const detail::CompiledTemplate>& t, const std::string& def_name,
                        const Args& args, const Globals& globals);
 
-/// The public error for a failure at `offset` in `t`.
+/// The public error for a failure at `offset` in `t`, with the render's globals (null while
+/// compiling) and the exception it started as (`cause`; null: a kjarni::Error of `message`).
 RenderError make_render_error(const detail::CompiledTemplate& t, std::uint32_t offset, const std::string& message,
-                              const Globals* globals);
+                              const Globals* globals, std::exception_ptr cause = {});
 
 }  // namespace kjarni::tmpl

@@ -51,9 +51,11 @@ Literal scan_string(std::string_view source, std::size_t i, std::size_t end) {
     i += q;
     const std::size_t body = i;
     while (true) {
-        if (i >= end || (!triple && source[i] == '\n')) throw PositionedError("unterminated string literal", offset(start));
+        if (i >= end || (!triple && (source[i] == '\n' || source[i] == '\r')))
+            throw PositionedError("unterminated string literal", offset(start));
         if (source[i] == '\\') {
-            i += 2;
+            // An escaped "\r\n" is one escaped line end.
+            i += i + 2 < end && source[i + 1] == '\r' && source[i + 2] == '\n' ? 3u : 2u;
             continue;
         }
         if (source[i] == quote && (!triple || (i + 2 < end && source[i + 1] == quote && source[i + 2] == quote)))
@@ -67,6 +69,13 @@ void decode_body(std::string_view source, std::size_t b, std::size_t e, bool raw
     std::size_t i = b;
     while (i < e) {
         const char c = source[i];
+        if (c == '\r') {
+            // Python reads "\r\n" and a lone "\r" in its source as "\n" (universal newlines), in
+            // string literals too.
+            out += '\n';
+            i += i + 1 < e && source[i + 1] == '\n' ? 2u : 1u;
+            continue;
+        }
         if (c != '\\' || raw || i + 1 >= e) {
             out += c;
             ++i;
@@ -83,6 +92,9 @@ void decode_body(std::string_view source, std::size_t b, std::size_t e, bool raw
         case '\'': out += '\''; break;
         case '"': out += '"'; break;
         case '\n': break;  // an escaped newline continues the literal
+        case '\r':         // so does an escaped "\r\n" or lone "\r"
+            if (i < e && source[i] == '\n') ++i;
+            break;
         case 'x': {
             int hi = i < e ? hex_value(source[i]) : -1;
             int lo = i + 1 < e ? hex_value(source[i + 1]) : -1;
@@ -126,7 +138,7 @@ std::vector<FStringPart> split_fstring(std::string_view source, std::size_t b, s
         }
         if (c == '}') throw PositionedError("f-string: single '}' is not allowed", offset(k));
         if (c != '{') {
-            k += (c == '\\' && !raw) ? 2 : 1;
+            k += (c == '\\' && !raw) ? 2u : 1u;
             continue;
         }
         flush(k);
@@ -324,17 +336,37 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
     return tokens;
 }
 
+namespace {
+
+// The offset of the closing quote of the string literal whose opening quote is at `i` (as Mako's
+// lexer skips them: a triple-quoted one runs over lines, a single-quoted one stops at the line's
+// end), or `end` (or the line end) when it is not closed.
+std::size_t skip_string(std::string_view source, std::size_t i, std::size_t end) {
+    const char quote = source[i];
+    if (i + 2 < end && source[i + 1] == quote && source[i + 2] == quote) {
+        for (i += 3; i < end; ++i) {
+            if (source[i] == '\\') {
+                ++i;
+            } else if (source[i] == quote && i + 2 < end && source[i + 1] == quote && source[i + 2] == quote) {
+                return i + 2;
+            }
+        }
+        return end;
+    }
+    for (++i; i < end && source[i] != quote && source[i] != '\n'; ++i)
+        if (source[i] == '\\') ++i;
+    return i;
+}
+
+}  // namespace
+
 std::size_t find_expression_end(std::string_view source, std::size_t begin) {
     int depth = 0;
     for (std::size_t i = begin; i < source.size(); ++i) {
         char c = source[i];
         if (c == '\'' || c == '"') {
             // Skip the literal; an unterminated one is reported by the tokenizer later.
-            ++i;
-            while (i < source.size() && source[i] != c && source[i] != '\n') {
-                if (source[i] == '\\') ++i;
-                ++i;
-            }
+            i = skip_string(source, i, source.size());
             if (i >= source.size()) return std::string_view::npos;
         } else if (c == '{' || c == '(' || c == '[') {
             ++depth;
@@ -353,11 +385,7 @@ std::size_t find_filter_bar(std::string_view source, std::size_t begin, std::siz
     for (std::size_t i = begin; i < end; ++i) {
         char c = source[i];
         if (c == '\'' || c == '"') {
-            ++i;
-            while (i < end && source[i] != c) {
-                if (source[i] == '\\') ++i;
-                ++i;
-            }
+            i = skip_string(source, i, end);
         } else if (c == '{' || c == '(' || c == '[') {
             ++depth;
         } else if (c == '}' || c == ')' || c == ']') {

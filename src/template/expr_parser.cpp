@@ -404,7 +404,7 @@ ExprPtr ExprParser::parse_atom() {
         try {
             e->literal = tok.big_base ? make_int(mpz_class(tok.big_digits, tok.big_base)) : Value(tok.int_value);
         } catch (const EvalError& err) {
-            throw PositionedError(err.what(), pos);
+            throw PositionedError(err.what(), pos, std::current_exception());
         }
         return e;
     }

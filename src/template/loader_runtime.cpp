@@ -24,12 +24,9 @@ TemplatePtr load_related(const detail::CompiledTemplate& from, const std::string
                                     "kjarni::TemplateLookup or with Template::from_associated_file)",
                                     uri, from.name));
     }
-    try {
-        return lookup->get(detail::normalize_uri(uri, from.uri, lookup->directories));
-    } catch (const TemplateNotFound& e) {
-        // Reported at the tag (a RenderError), with the lookup's own message.
-        throw EvalError(e.what());
-    }
+    // A TemplateNotFound goes up as it is: the tag's evaluator reports it at the tag (a RenderError
+    // with the lookup's own message), keeping it as the RenderError's exception().
+    return lookup->get(detail::normalize_uri(uri, from.uri, lookup->directories));
 }
 
 std::shared_ptr<const Chain> inheritance_chain(const TemplatePtr& t, const Globals* globals) {
@@ -46,7 +43,9 @@ std::shared_ptr<const Chain> inheritance_chain(const TemplatePtr& t, const Globa
                 throw EvalError(fmt::format("'<%inherit file=\"{}\">' makes a cycle of inheritance", from.inherit_uri));
             if (chain->size() >= limits().max_call_depth) throw EvalError("inheritance chain too long");
         } catch (const EvalError& e) {
-            throw make_render_error(from, from.inherit_pos, e.what(), globals);
+            throw make_render_error(from, from.inherit_pos, e.what(), globals, std::current_exception());
+        } catch (const TemplateNotFound& e) {
+            throw make_render_error(from, from.inherit_pos, e.what(), globals, std::current_exception());
         }
         chain->push_back(std::move(next));
     }

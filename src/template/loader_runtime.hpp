@@ -4,6 +4,7 @@
 
 #include "ast.hpp"
 
+#include <kjarni/template/lookup.hpp>
 #include <kjarni/template/value.hpp>
 
 #include <memory>
@@ -17,8 +18,8 @@ using TemplatePtr = std::shared_ptr<const detail::CompiledTemplate>;
 using Chain = std::vector<TemplatePtr>;
 
 /// The template `uri` as named by a tag of `from` (relative to from's URI), through from's lookup.
-/// Throws EvalError (no lookup, not found, a URI leaving the directories) or RenderError (the file
-/// does not compile).
+/// Throws EvalError (no lookup), TemplateNotFound (not found, a URI leaving the directories) or
+/// RenderError (the file does not compile).
 TemplatePtr load_related(const detail::CompiledTemplate& from, const std::string& uri);
 
 /// `t` and the templates its <%inherit> tags lead to; null when `t` inherits nothing. Throws

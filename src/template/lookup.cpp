@@ -96,13 +96,35 @@ TemplateLookup::TemplateLookup(std::vector<std::filesystem::path> directories)
     state_->directories = std::move(directories);
 }
 
+TemplateLookup TemplateLookup::without_directories() {
+    // Made as a lookup of one directory, then given a state of none (every constructor but the
+    // public one would make `TemplateLookup({})` ambiguous).
+    TemplateLookup lookup({std::filesystem::path()});
+    lookup.state_ = std::make_shared<detail::LookupState>();
+    return lookup;
+}
+
+void TemplateLookup::put_string(const std::string& uri, const std::string& text) const {
+    const std::string normalized = detail::normalize_uri(uri, {}, state_->directories);
+    // Named by its URI, as Mako names a put_string template.
+    auto t = tmpl::compile(normalized, text, tmpl::top_level_name, {}, 0, normalized, state_);
+    const std::lock_guard lock(state_->mutex);
+    state_->cache.insert_or_assign(normalized, std::move(t));
+    state_->given.insert(normalized);
+}
+
 Template TemplateLookup::get_template(const std::string& uri) const {
     return Template(state_->get(detail::normalize_uri(uri, {}, state_->directories)), state_);
 }
 
 bool TemplateLookup::has_template(const std::string& uri) const {
     try {
-        return !state_->find(detail::normalize_uri(uri, {}, state_->directories)).empty();
+        const std::string normalized = detail::normalize_uri(uri, {}, state_->directories);
+        {
+            const std::lock_guard lock(state_->mutex);
+            if (state_->given.count(normalized)) return true;
+        }
+        return !state_->find(normalized).empty();
     } catch (const TemplateNotFound&) {
         return false;
     }

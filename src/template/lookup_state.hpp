@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct LookupState : std::enable_shared_from_this<LookupState> {
     std::vector<std::filesystem::path> directories;
     mutable std::mutex mutex;
     mutable std::map<std::string, std::shared_ptr<const CompiledTemplate>> cache;  // by normalised URI
+    std::set<std::string> given;  // the URIs of templates given as text (put_string), in the cache
 
     /// The compiled template at the normalised `uri` (see normalize_uri): from the cache, or found
     /// in the directories, compiled and cached. Throws TemplateNotFound or RenderError.

@@ -10,7 +10,8 @@
 //  - a line whose first characters after blanks are "##": a comment line, dropped;
 //  - a backslash before a newline: the two are dropped (the lines are joined); a backslash that
 //    ends the text counts, as the def that holds the text puts a newline after it;
-//  - '\r' anywhere: the output has "\n" where the text had "\r\n".
+//  - '\r' anywhere: text keeps it, but a CR decides whether a line is a control line or a
+//    comment (Mako's rules for them allow no CR but that of a "\r\n" line end).
 // It errs towards the engine: any '\r', and any blank (space, tab, form feed, vertical tab) before
 // a line's '%' or "##", send the text to the engine, which then gives its result or its error. tests/template/plain_text_test.cpp
 // checks the check against the engine on many texts made of exactly these characters.

@@ -64,26 +64,44 @@ public:
 private:
     // Handles the line starting at i; returns where the next line starts.
     std::size_t line(std::size_t i) {
+        // Mako's line constructs start after [ \t]* (a CR is no blank there).
         std::size_t j = i;
-        while (j < src_.size() && is_space(src_[j])) ++j;
+        while (j < src_.size() && (src_[j] == ' ' || src_[j] == '\t')) ++j;
         if (starts_with(src_, j, "%%")) {
             append(src_.substr(i, j - i), i);
             append("%", j);
             return inline_scan(j + 2);
         }
-        if (j < src_.size() && src_[j] == '%') {
+        // A control line or a comment ends at "\n" or "\r\n" (which it takes with it) or at the
+        // end of the text; a line with any other CR is no control line or comment in Mako (its
+        // regex allows no CR inside), but text.
+        const bool line_construct = (j < src_.size() && src_[j] == '%') || starts_with(src_, j, "##");
+        if (line_construct && i > 0 && has_lone_cr(j)) {
+            // Mako's lexer steps over the line's first character here (an empty match of its
+            // text rule, which stops before a would-be control line after a newline, advances
+            // one character), and the rest of the line is text.
+            return inline_scan(i + 1);
+        }
+        if (j < src_.size() && src_[j] == '%' && !has_lone_cr(j)) {
             std::size_t e = line_end(j);
             flush();
             Chunk c{Chunk::Kind::Control, off(j), {}};
             c.begin = off(j + 1);
-            c.end = off(e);
+            c.end = off(e > j && src_[e - 1] == '\r' ? e - 1 : e);
             chunks_.push_back(std::move(c));
             return after_newline(e);
         }
-        if (starts_with(src_, j, "##")) {
+        if (starts_with(src_, j, "##") && !has_lone_cr(j)) {
             return after_newline(line_end(j));
         }
         return inline_scan(i);
+    }
+
+    // Whether the line from i holds a CR that is not the CR of its "\r\n" line end.
+    bool has_lone_cr(std::size_t i) const {
+        const std::size_t e = line_end(i);
+        const std::size_t cr = src_.find('\r', i);
+        return cr < e && !(cr + 1 == e && e < src_.size());
     }
 
     // Scans text from i to the end of the line (a joined line continues it); returns the next line.
@@ -168,8 +186,8 @@ private:
                 i = scan_tag(i, /*emit=*/true);
                 continue;
             }
-            // Mako's output has "\n" where its text had "\r\n".
-            if (!(c == '\r' && i + 1 < src_.size() && src_[i + 1] == '\n')) append(std::string_view(&src_[i], 1), i);
+            // Text is copied as it is, CRs included (Mako keeps "\r\n" line ends).
+            append(std::string_view(&src_[i], 1), i);
             ++i;
         }
         return i;
@@ -178,6 +196,7 @@ private:
     // The "%>" closing the block whose code starts at i (strings skipped, as Mako does).
     std::size_t find_block_end(std::size_t i) const {
         const std::size_t open = i - 2;
+        std::size_t lone_cr = std::string_view::npos;
         while (i < src_.size()) {
             const char c = src_[i];
             if (c == '\'' || c == '"') {
@@ -192,10 +211,24 @@ private:
                 while (i < src_.size() && src_[i] != '\n') ++i;
                 continue;
             }
-            if (starts_with(src_, i, "%>")) return i;
+            if (c == '\r' && lone_cr == std::string_view::npos && (i + 1 == src_.size() || src_[i + 1] != '\n')) lone_cr = i;
+            if (starts_with(src_, i, "%>")) {
+                refuse_lone_cr(lone_cr, i);
+                return i;
+            }
             ++i;
         }
         throw PositionedError("'<%' block is not closed by '%>'", off(open));
+    }
+
+    // Mako splits a block's code into lines at "\n" and "\r\n" only and re-indents them, while
+    // Python reads a lone CR (outside string literals, where it is a "\n") as a line end too: what
+    // Mako then makes of the code is its own (mostly an IndentationError or a SyntaxError). kjarni
+    // refuses the first lone CR of a block's code rather than guess, unless nothing but blanks
+    // follow it up to the block's end (harmless in both).
+    void refuse_lone_cr(std::size_t lone_cr, std::size_t close) const {
+        if (lone_cr == std::string_view::npos || src_.find_first_not_of(" \t\r", lone_cr + 1) >= close) return;
+        throw PositionedError("a carriage return that ends no line (a lone CR) inside a '<% %>' block", off(lone_cr));
     }
 
     // Mako's other tags and code blocks: refused by name rather than passed through as text.

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 namespace {
@@ -132,6 +133,74 @@ TEST_F(Lookup, InheritanceRendersTheBaseAndDefsSeeTheChain) {
 TEST_F(Lookup, AssociatedFileFindsItsSiblings) {
     EXPECT_EQ(Template::from_associated_file(root_ / "a" / "assoc.cpp").render(), "assoc: root-leaf");
     EXPECT_THROW(Template::from_associated_file(root_ / "a" / "none.cpp"), kjarni::Error);
+}
+
+// Embedded templates (put_string) against Mako itself: embedded/cases.txt is written by
+// peer/mako_embedded.py with Mako's TemplateLookup.put_string (and checked in CI by the ctest
+// template_peers): the same texts under the same URIs, alone and beside corpus/lib.
+std::string from_hex(const std::string& hex) {
+    std::string out;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    return out;
+}
+
+TEST(EmbeddedTemplates, RenderAsMakosPutString) {
+    const fs::path data = fs::path(KJARNI_TEST_DATA_DIR).parent_path();
+    std::ifstream in(data / "embedded" / "cases.txt", std::ios::binary);
+    ASSERT_TRUE(in);
+    const std::map<std::string, TemplateLookup> lookups{
+        {"strings", TemplateLookup::without_directories()},
+        {"mixed", TemplateLookup({data / "corpus" / "lib"})}};
+    const Globals globals{{"n", 4}, {"ctype", "float"}, {"names", kjarni::Value{"x", "y", "z"}}};
+    std::size_t rendered = 0, refused = 0;
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> f;
+        std::size_t at = 0;
+        for (std::size_t tab; (tab = line.find('\t', at)) != std::string::npos; at = tab + 1) f.push_back(line.substr(at, tab - at));
+        f.push_back(line.substr(at));
+        ASSERT_EQ(f.size(), 4u) << line;
+        const TemplateLookup& lookup = lookups.at(f[1]);
+        if (f[0] == "put") {
+            lookup.put_string(f[2], from_hex(f[3]));
+            EXPECT_TRUE(lookup.has_template(f[2]));
+            continue;
+        }
+        if (f[3] == "MAKO-ERROR TopLevelLookupException") {  // get_template itself finds nothing
+            EXPECT_FALSE(lookup.has_template(f[2])) << f[2];
+            EXPECT_THROW(lookup.get_template(f[2]), TemplateNotFound) << f[2];
+            ++refused;
+        } else if (f[3].starts_with("MAKO-ERROR")) {
+            EXPECT_THROW(lookup.get_template(f[2]).render(globals), RenderError) << f[2] << ": " << f[3];
+            ++refused;
+        } else {
+            EXPECT_EQ(lookup.get_template(f[2]).render(globals), from_hex(f[3])) << f[1] << " " << f[2];
+            ++rendered;
+        }
+    }
+    EXPECT_EQ(rendered, 7u);
+    EXPECT_EQ(refused, 5u);
+}
+
+TEST(EmbeddedTemplates, PutStringReplacesNormalisesAndRefuses) {
+    const TemplateLookup lookup = TemplateLookup::without_directories();
+    EXPECT_FALSE(lookup.has_template("a.mako"));
+    EXPECT_THROW(lookup.get_template("a.mako"), TemplateNotFound);
+    lookup.put_string("/a.mako", "one");
+    const Template first = lookup.get_template("a.mako");
+    lookup.put_string("a.mako", "two");  // the same URI: replaced
+    EXPECT_EQ(lookup.get_template("/a.mako").render(), "two");
+    EXPECT_EQ(first.render(), "one");  // a template already got keeps what it was
+    // kjarni normalises URIs, embedded ones too (Mako looks those up by the exact string).
+    lookup.put_string("/lib/x.mako", "x");
+    lookup.put_string("/pages/p.mako", "<%include file=\"../lib/x.mako\"/>!");
+    EXPECT_EQ(lookup.get_template("pages/./p.mako").render(), "x!");
+    EXPECT_THROW(lookup.put_string("../up.mako", "no"), TemplateNotFound);
+    EXPECT_THROW(lookup.put_string("", "no"), TemplateNotFound);
+    expect_render_error([&] { lookup.put_string("/bad.mako", "${"); }, 1, 1, "unterminated");
+    // A copy of the lookup shares what was put.
+    const TemplateLookup copy = lookup;
+    copy.put_string("/c.mako", "c");
+    EXPECT_EQ(lookup.get_template("c.mako").render(), "c");
 }
 
 }  // namespace

@@ -44,11 +44,15 @@
 /// from the globals or from C++ are shared between renders and threads and stay unchanged: changing
 /// one is an error naming it (copy it first, e.g. list(x)). A container cannot be put inside itself
 /// (no reference cycles).
+/// Line ends are Mako's: text keeps its bytes, CRLF line ends included; a control line or a ##
+/// comment ends at LF or CRLF (a line holding another CR is text); string literals in code read a
+/// CRLF or a lone CR inside them as "\n", as Python does.
 /// Refused with an error naming the construct (never rendered differently): printing or iterating
 /// a set of more than one member in Python's hash order (sorted(s), len, in, min, max, sum of ints,
 /// any and all work), integers beyond 2^20 bits, def attributes other than name and filter, imports
 /// other than math, complex numbers, case mapping beyond Latin, basic Greek and Cyrillic, and
-/// ${...} inside the attributes of the loader's tags.
+/// ${...} inside the attributes of the loader's tags, a lone CR (not before LF) inside the code of
+/// a <% %> block.
 /// With a template loader (lookup.hpp: TemplateLookup, or from_associated_file):
 ///      <%include file="uri" args="v=5"/>   renders that template here, with the render globals and
 ///                                          the args for its <%page args>
@@ -64,6 +68,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -90,30 +95,53 @@ struct TemplateLimits {
 /// The process-wide limits.
 TemplateLimits& template_limits() noexcept;
 
-/// A template failed to compile or to render. Names the template, the 1-based line and column
-/// within its source, the message, and the names of the globals the render was given.
+/// A template failed to compile or to render (grunnur's RenderError). Names the template, the
+/// 1-based line and column within its source, the message, and the names of the globals the render
+/// was given; as grunnur's, it also carries the exception the failure started as, the globals'
+/// values and the template's whole source, for debugging.
 class RenderError : public Error {
 public:
+    /// Everything a RenderError carries (what the template engine fills in).
+    struct Details {
+        std::string template_name;
+        std::size_t line = 0;
+        std::size_t column = 0;
+        std::string message;
+        std::vector<std::string> global_names;
+        std::string source_line;
+        std::shared_ptr<const Globals> globals;  // null: none (an empty map is reported)
+        std::string source;
+        std::exception_ptr exception;  // null: a kjarni::Error of `message` is reported
+    };
+
     RenderError(std::string template_name, std::size_t line, std::size_t column, std::string message,
                 std::vector<std::string> global_names = {}, std::string source_line = {});
+    explicit RenderError(Details details);
 
-    const std::string& template_name() const noexcept { return template_name_; }
-    std::size_t line() const noexcept { return line_; }
-    std::size_t column() const noexcept { return column_; }
+    const std::string& template_name() const noexcept { return details_->template_name; }
+    std::size_t line() const noexcept { return details_->line; }
+    std::size_t column() const noexcept { return details_->column; }
     /// The message alone, without the position.
-    const std::string& message() const noexcept { return message_; }
+    const std::string& message() const noexcept { return details_->message; }
     /// Names of the render globals given (empty for errors found while compiling).
-    const std::vector<std::string>& global_names() const noexcept { return global_names_; }
+    const std::vector<std::string>& global_names() const noexcept { return details_->global_names; }
     /// The text of the offending source line (may be empty).
-    const std::string& source_line() const noexcept { return source_line_; }
+    const std::string& source_line() const noexcept { return details_->source_line; }
+    /// The values of the render globals given to the template that failed (grunnur's `globals`;
+    /// empty for errors found while compiling). For a failure inside an included or inherited
+    /// template, those that template was rendered with.
+    const Globals& globals() const noexcept { return *details_->globals; }
+    /// The whole source of the template that failed, as it was compiled (grunnur's `source`; a
+    /// DefTemplate's body has the newline before and after it that the def wraps it in).
+    const std::string& source() const noexcept { return details_->source; }
+    /// The exception the failure started as (grunnur's `exception`, Mako's own error): what a
+    /// C++ callable the template called threw (rethrow it to get its type), a TemplateNotFound of
+    /// a loader tag, or a kjarni::Error with message() for what the template engine found itself
+    /// (a syntax error, an unknown name, a bad operand...). Never null.
+    const std::exception_ptr& exception() const noexcept { return details_->exception; }
 
 private:
-    std::string template_name_;
-    std::size_t line_;
-    std::size_t column_;
-    std::string message_;
-    std::vector<std::string> global_names_;
-    std::string source_line_;
+    std::shared_ptr<const Details> details_;  // shared: copying the exception stays cheap and noexcept
 };
 
 /// A def of a template: a function of named arguments whose body is template text.

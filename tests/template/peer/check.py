@@ -1,6 +1,7 @@
 """The test data that comes from the peers (what Mako renders for the corpus, what grunnur renders
-for its tutorial) is committed, so that the C++ tests run without Python. This script re-makes it
-with the peers themselves and fails when it differs from what is committed; `--update` rewrites it."""
+for its tutorial and its c_constant of arrays) is committed, so that the C++ tests run without
+Python. This script re-makes it with the peers themselves and fails when it differs from what is
+committed; `--update` rewrites it."""
 
 import filecmp
 import subprocess
@@ -11,7 +12,10 @@ from pathlib import Path
 here = Path(__file__).resolve().parent
 data = {
     "mako_corpus.py": here.parent / "corpus" / "expected",
+    "mako_line_ends.py": here.parent / "line_ends",
+    "mako_embedded.py": here.parent / "embedded",
     "grunnur_cases.py": here.parent / "grunnur",
+    "grunnur_constants.py": here.parent.parent / "runtime" / "data" / "grunnur_c_constant",
 }
 
 update = "--update" in sys.argv
@@ -30,4 +34,4 @@ with tempfile.TemporaryDirectory() as tmp:
 if failed:
     print("differ from what the peers render now (re-make with check.py --update):", *failed, sep="\n  ")
     sys.exit(1)
-print("peer data matches:", ", ".join(str(p.relative_to(here.parent)) for p in data.values()))
+print("peer data matches:", ", ".join(str(p.relative_to(here.parent.parent)) for p in data.values()))

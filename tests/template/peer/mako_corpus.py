@@ -39,12 +39,13 @@ def main():
     out_dir.mkdir(parents=True, exist_ok=True)
     lookup = TemplateLookup(directories=[str(corpus / "lib")], strict_undefined=True)
     for case in sorted((corpus / "cases").glob("*.mako")):
-        source = case.read_text(encoding="utf-8")
+        # Bytes, not read_text: text mode would turn the cases' "\r\n" into "\n" before Mako sees it.
+        source = case.read_bytes().decode("utf-8")
         try:
             text = Template(source, strict_undefined=True, lookup=lookup).render(**globals_())
         except Exception as e:  # noqa: BLE001 -- any refusal of Mako's is the expected result
             text = f"MAKO-ERROR {type(e).__name__}\n"
-        (out_dir / (case.stem + ".txt")).write_text(text, encoding="utf-8")
+        (out_dir / (case.stem + ".txt")).write_bytes(text.encode("utf-8"))
 
 
 main()
