@@ -5,7 +5,7 @@ import numpy
 from . import _kjarni
 from ._templates import to_template_source
 from .dtypes import ctype as _ctype
-from .errors import ArgumentError
+from .errors import ArgumentError, VirtualSizeError
 
 
 def as_multi_device(devices):
@@ -77,9 +77,12 @@ class Program(_kjarni._Program):
     set_constant_array = _set_constant_array
 
 
-def _kernel_call(self, queue, global_size, local_size=None, *args, local_mem=0):
-    """Prepares the kernel for these sizes and enqueues it (grunnur's Kernel.__call__)."""
-    return self.prepare(global_size, local_size, local_mem)(queue, *args)
+def _kernel_call(self, queue, global_size, local_size=None, *args, local_mem=0, cu_dynamic_local_mem=0):
+    """Prepares the kernel for these sizes and enqueues it (grunnur's Kernel.__call__; sizes are
+    sequences or, for one dimension, integers). ``cu_dynamic_local_mem`` is grunnur's name for
+    ``local_mem``, the bytes of dynamic local memory. Returns None: ``prepare(...).launch(queue,
+    *args)`` returns an Event."""
+    return self.prepare(global_size, local_size, local_mem or cu_dynamic_local_mem)(queue, *args)
 
 
 _kjarni.Kernel.__call__ = _kernel_call
@@ -97,9 +100,15 @@ class StaticKernel(_kjarni._StaticKernel):
         if not isinstance(global_size, dict):
             global_size = list(global_size)
             local_size = None if local_size is None else list(local_size)
-        super().__init__(as_multi_device(devices), to_template_source(template_src), name, global_size, local_size,
-                         list(render_args), dict(render_globals or {}), False, fast_math,
-                         list(compiler_options or []), keep, _constant_specs(constant_arrays))
+        try:
+            super().__init__(as_multi_device(devices), to_template_source(template_src), name, global_size,
+                             local_size, list(render_args), dict(render_globals or {}), False, fast_math,
+                             list(compiler_options or []), keep, _constant_specs(constant_arrays))
+        except ArgumentError as e:
+            # The sizes were planned against the device's (and the compiled kernel's) limits.
+            if e.argument in ("global_size", "local_size"):
+                raise VirtualSizeError(str(e), e.argument) from None
+            raise
 
     @property
     def sources(self):

@@ -88,7 +88,8 @@ void bind_context(nb::module_& m) {
         .def("time_since", &Event::time_since, nb::arg("earlier"), "Milliseconds from `earlier` to this event.")
         .def("time_till", &Event::time_till, nb::arg("later"));
 
-    nb::class_<Queue>(m, "Queue", "An in-order stream of work on one device (a CUDA stream, an OpenCL queue).")
+    refuse_other_constructors(
+        nb::class_<Queue>(m, "Queue", "An in-order stream of work on one device (a CUDA stream, an OpenCL queue).")
         .def(nb::init<const BoundDevice&>(), nb::arg("device"))
         .def_prop_ro("device", &Queue::device)
         .def("synchronize", &Queue::synchronize, nb::call_guard<nb::gil_scoped_release>())
@@ -96,9 +97,10 @@ void bind_context(nb::module_& m) {
         .def("wait_for", &Queue::wait_for, nb::arg("event"))
         .def_prop_ro("native_handle", &Queue::native_handle, "The CUstream / cl_command_queue, as an int.")
         .def("__eq__", [](const Queue& a, const Queue& b) { return a == b; })
-        .def("__hash__", [](const Queue& q) { return std::hash<const void*>{}(kjarni::detail::backend_of(q).get()); });
+        .def("__hash__", [](const Queue& q) { return std::hash<const void*>{}(kjarni::detail::backend_of(q).get()); }));
 
-    nb::class_<MultiQueue>(m, "MultiQueue", "One queue on each of several distinct devices of one context.")
+    refuse_other_constructors(
+        nb::class_<MultiQueue>(m, "MultiQueue", "One queue on each of several distinct devices of one context.")
         .def(nb::init<std::vector<Queue>>(), nb::arg("queues"))
         .def_static("on_devices", &MultiQueue::on_devices, nb::arg("devices"))
         .def_prop_ro("devices", &MultiQueue::devices)
@@ -108,7 +110,7 @@ void bind_context(nb::module_& m) {
             return out;
         }, "Device -> its queue.")
         .def("__getitem__", [](const MultiQueue& q, const BoundDevice& d) { return q[d]; })
-        .def("synchronize", &MultiQueue::synchronize, nb::call_guard<nb::gil_scoped_release>());
+        .def("synchronize", &MultiQueue::synchronize, nb::call_guard<nb::gil_scoped_release>()));
 }
 
 }  // namespace kjarni::python

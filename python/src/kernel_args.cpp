@@ -35,11 +35,16 @@ detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail:
     if (PyDict_Check(value.ptr())) {
         nb::dict per_device = nb::borrow<nb::dict>(value);
         nb::int_ key(target.device_index);
-        if (!per_device.contains(key)) {
-            throw ArgumentError(position_name(position), "a per-device dict has no value for device " +
-                                                             std::to_string(target.device_index));
+        if (per_device.contains(key)) return pack_one(per_device[key], position, target);
+        // grunnur 0.6 keys per-device values by BoundDevice, 0.3 by the device's index.
+        for (auto [device, item] : per_device) {
+            if (BoundDevice* bound = nullptr; nb::try_cast<BoundDevice*>(device, bound) && bound != nullptr &&
+                                              bound->index() == target.device_index) {
+                return pack_one(item, position, target);
+            }
         }
-        return pack_one(per_device[key], position, target);
+        throw ArgumentError(position_name(position), "a per-device dict has no value for device " +
+                                                         std::to_string(target.device_index));
     }
     // Exactly Python's own numbers (numpy.float64 derives from float, and has a C type).
     if (PyBool_Check(value.ptr()) || PyLong_CheckExact(value.ptr()) || PyFloat_CheckExact(value.ptr()) ||

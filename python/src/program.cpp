@@ -73,9 +73,46 @@ nb::object launch_on(nb::handle queue_object, const nb::args& args, std::size_t 
     return nb::none();
 }
 
-std::optional<Sizes> optional_sizes(nb::handle h) {
+// grunnur's sizes: a sequence of extents, or one integer for a 1-tuple (`prepare(8)`, `local_size=4`).
+Sizes to_sizes(nb::handle h, const char* name) {
+    auto extent = [name](nb::handle item) {
+        if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr())) {
+            throw ArgumentError(name, "must be an integer or a sequence of integers, not one holding " +
+                                          text_of(item.type().attr("__name__")));
+        }
+        const nb::int_ value(item);
+        if (PyObject_RichCompareBool(value.ptr(), nb::int_(0).ptr(), Py_LT) == 1) {
+            throw ArgumentError(name, "has the negative extent " + text_of(nb::str(value)));
+        }
+        return nb::cast<std::size_t>(value);
+    };
+    Sizes out;
+    if (PyIndex_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+        out.push_back(extent(h));
+    } else if (PySequence_Check(h.ptr()) && !PyUnicode_Check(h.ptr())) {
+        for (nb::handle item : nb::borrow<nb::sequence>(h)) out.push_back(extent(item));
+    } else {
+        throw ArgumentError(name, "must be an integer or a sequence of integers, not " +
+                                      text_of(h.type().attr("__name__")));
+    }
+    return out;
+}
+
+std::optional<Sizes> optional_sizes(nb::handle h, const char* name = "local_size") {
     if (h.is_none()) return std::nullopt;
-    return nb::cast<Sizes>(h);
+    return to_sizes(h, name);
+}
+
+// A dict key naming a device of the context: its index (grunnur 0.3), or the BoundDevice (0.6).
+std::size_t device_key(nb::handle key, const char* name) {
+    if (BoundDevice* bound = nullptr; nb::try_cast<BoundDevice*>(key, bound) && bound != nullptr) {
+        return bound->index();
+    }
+    if (PyBool_Check(key.ptr()) || !PyIndex_Check(key.ptr())) {
+        throw ArgumentError(name, "a per-device dict's keys must be device indices (integers), not " +
+                                      text_of(key.type().attr("__name__")));
+    }
+    return to_sizes(key, name)[0];
 }
 
 }  // namespace
@@ -149,18 +186,18 @@ void bind_program(nb::module_& m) {
                     std::map<std::size_t, Sizes> global;
                     std::map<std::size_t, std::optional<Sizes>> local;
                     for (auto [key, value] : nb::borrow<nb::dict>(global_size)) {
-                        global[nb::cast<std::size_t>(key)] = nb::cast<Sizes>(value);
+                        global[device_key(key, "global_size")] = to_sizes(value, "global_size");
                     }
                     if (PyDict_Check(local_size.ptr())) {
                         for (auto [key, value] : nb::borrow<nb::dict>(local_size)) {
-                            local[nb::cast<std::size_t>(key)] = optional_sizes(value);
+                            local[device_key(key, "local_size")] = optional_sizes(value);
                         }
                     } else if (!local_size.is_none()) {
                         throw ArgumentError("local_size", "must be a dict like global_size, or None");
                     }
                     return k.prepare(global, local, local_mem);
                 }
-                return k.prepare(nb::cast<Sizes>(global_size), optional_sizes(local_size), local_mem);
+                return k.prepare(to_sizes(global_size, "global_size"), optional_sizes(local_size), local_mem);
             },
             nb::arg("global_size"), nb::arg("local_size") = nb::none(), nb::arg("local_mem") = 0,
             "Sizes (first dimension fastest), or dicts {device index: sizes} to prepare for those devices only.")
@@ -180,16 +217,16 @@ void bind_program(nb::module_& m) {
                  if (PyDict_Check(global_size.ptr())) {
                      PerDeviceSizes sizes;
                      for (auto [key, value] : nb::borrow<nb::dict>(global_size)) {
-                         const auto index = nb::cast<std::size_t>(key);
+                         const auto index = device_key(key, "global_size");
                          std::optional<Sizes> local;
                          if (PyDict_Check(local_size.ptr()) && nb::borrow<nb::dict>(local_size).contains(key)) {
                              local = optional_sizes(nb::borrow<nb::dict>(local_size)[key]);
                          }
-                         sizes.sizes[index] = StaticSizes{nb::cast<Sizes>(value), local};
+                         sizes.sizes[index] = StaticSizes{to_sizes(value, "global_size"), local};
                      }
                      new (self) StaticKernel(devices, source, name, sizes, render_args, globals, options);
                  } else {
-                     new (self) StaticKernel(devices, source, name, nb::cast<Sizes>(global_size),
+                     new (self) StaticKernel(devices, source, name, to_sizes(global_size, "global_size"),
                                              optional_sizes(local_size), render_args, globals, options);
                  }
              },
