@@ -3,6 +3,7 @@
 import numpy
 
 from . import _kjarni
+from ._kernel_parameters import kernel_parameters
 from ._templates import to_template_source
 from .dtypes import ctype as _ctype
 from .errors import ArgumentError, VirtualSizeError
@@ -48,6 +49,24 @@ class KernelHub:
         return self._program.get_kernel(name)
 
 
+# A kernel's pointer parameters of known element types (_kernel_parameters.py): the C++ launch reads
+# `_parameters` to refuse an Array of another dtype. None (the class default) checks nothing.
+_kjarni.Kernel._parameters = None
+_kjarni.PreparedKernel._parameters = None
+_kjarni._StaticKernel._parameters = None
+_cpp_prepare = _kjarni.Kernel.prepare
+
+
+def _prepare(self, global_size, local_size=None, local_mem=0):
+    prepared = _cpp_prepare(self, global_size, local_size, local_mem)
+    prepared._parameters = self._parameters
+    return prepared
+
+
+_prepare.__doc__ = _cpp_prepare.__doc__
+_kjarni.Kernel.prepare = _prepare
+
+
 def _set_constant_array(self, queue, name, arr):
     """Fills a constant array of the program (CUDA only) from a numpy array or a device Array."""
     if isinstance(arr, _kjarni.Array):
@@ -68,6 +87,13 @@ class Program(_kjarni._Program):
                          dict(render_globals or {}), no_prelude, fast_math, list(compiler_options or []), keep,
                          _constant_specs(constant_arrays))
         self.kernel = KernelHub(self)
+        self._kernel_parameters = kernel_parameters(self.source(self.devices[0]))
+
+    def get_kernel(self, name):
+        """The kernel of that name; ArgumentError listing the program's kernels if none."""
+        kernel = super().get_kernel(name)
+        kernel._parameters = self._kernel_parameters.get(name)
+        return kernel
 
     @property
     def sources(self):
@@ -109,6 +135,7 @@ class StaticKernel(_kjarni._StaticKernel):
             if e.argument in ("global_size", "local_size"):
                 raise VirtualSizeError(str(e), e.argument) from None
             raise
+        self._parameters = kernel_parameters(self.source(self.devices[0])).get(name)
 
     @property
     def sources(self):

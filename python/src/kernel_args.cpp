@@ -74,14 +74,39 @@ detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail:
                             text_of(value.type().attr("__name__")));
 }
 
+// An Array or MultiArray for a pointer parameter declared with a known element type must have it.
+void check_element_type(nb::handle value, nb::handle parameter, std::size_t position) {
+    if (!parameter.is_valid() || parameter.is_none()) return;
+    const DType* dtype = nullptr;
+    if (Array* array = nullptr; nb::try_cast<Array*>(value, array) && array != nullptr) {
+        dtype = &array->dtype();
+    } else if (MultiArray* multi = nullptr; nb::try_cast<MultiArray*>(value, multi) && multi != nullptr) {
+        dtype = &multi->dtype();
+    } else {
+        return;
+    }
+    const nb::tuple declared = nb::borrow<nb::tuple>(parameter);
+    const DType& expected = nb::cast<const DType&>(declared[0]);
+    if (*dtype == expected) return;
+    throw ArgumentError(position_name(position), "an array of " + dtype->name() + " for the parameter `" +
+                                                     text_of(declared[1]) + "`, whose elements are " +
+                                                     expected.name() + ": convert it first (astype)");
+}
+
 }  // namespace
 
-void pack_args(const nb::args& args, std::size_t first, const detail::LaunchTarget& target, PackedArgs& out) {
+void pack_args(const nb::args& args, std::size_t first, const detail::LaunchTarget& target, PackedArgs& out,
+               nb::handle parameters) {
     const std::size_t n = args.size() - first;
     if (n > max_kernel_args) {
         throw ArgumentError("args", "a launch takes at most " + std::to_string(max_kernel_args) + " arguments");
     }
-    for (std::size_t i = 0; i < n; ++i) out.add(pack_one(args[first + i], i, target));
+    const bool checked = parameters.is_valid() && !parameters.is_none();
+    const std::size_t declared = checked ? nb::len(parameters) : 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        out.add(pack_one(args[first + i], i, target));
+        if (i < declared) check_element_type(args[first + i], nb::borrow<nb::tuple>(parameters)[i], i);
+    }
 }
 
 }  // namespace kjarni::python

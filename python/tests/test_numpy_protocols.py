@@ -154,3 +154,39 @@ def test_wrong_calls_get_kjarnis_message(queue, xy, index):
     message = str(info.value)
     assert isinstance(info.value, TypeError) and name in message
     assert "incompatible function arguments" not in message and "kjarni._kjarni" not in message
+
+
+TYPED_KERNEL = """
+KERNEL void twice(GLOBAL_MEM float *dest, GLOBAL_MEM const ${ctype} *src, int n, GLOBAL_MEM void *untyped)
+{
+    const SIZE_T i = get_global_id(0);
+    if (i < n) dest[i] = 2 * src[i];
+}
+"""
+
+
+def test_an_array_of_another_dtype_is_refused_for_a_typed_pointer(queue, rng):
+    program = kjarni.Program(queue.device, TYPED_KERNEL, render_globals=dict(ctype=kjarni.dtypes.ctype(numpy.int32)))
+    host = rng.integers(-1000, 1000, 8, dtype=numpy.int32)
+    src = kjarni.Array.from_host(queue, host)
+    dest = kjarni.Array.empty(queue.device, 8, numpy.float32)
+    wrong = kjarni.Array.empty(queue.device, 8, numpy.float64)
+    n = numpy.int32(8)
+    program.kernel.twice(queue, 8, None, dest, src, n, wrong)  # `void *` is not checked
+    numpy.testing.assert_array_equal(dest.get(queue), 2 * host.astype(numpy.float32))
+    prepared = program.kernel.twice.prepare(8)
+    for launch in (lambda *a: program.kernel.twice(queue, 8, None, *a), lambda *a: prepared(queue, *a),
+                   lambda *a: prepared.launch(queue, *a), lambda *a: prepared.bind(queue, *a)):
+        with pytest.raises(kjarni.ArgumentError, match=r"float64 for the parameter `GLOBAL_MEM float \*dest`") as info:
+            launch(wrong, src, n, wrong)
+        assert info.value.argument == "argument 0"
+        with pytest.raises(kjarni.ArgumentError, match="float32 for the parameter .*int32") as info:
+            launch(dest, dest, n, wrong)
+        assert info.value.argument == "argument 1"
+    static = kjarni.StaticKernel(queue.device, """
+        KERNEL void negate(GLOBAL_MEM ${ctype} *a) { a[${static.global_id}(0)] = -a[${static.global_id}(0)]; }
+        """, "negate", 8, render_globals=dict(ctype=kjarni.dtypes.ctype(numpy.int32)))
+    static(queue, src)
+    numpy.testing.assert_array_equal(src.get(queue), -host)
+    with pytest.raises(kjarni.ArgumentError, match="float32 for the parameter"):
+        static(queue, dest)
