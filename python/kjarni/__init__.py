@@ -18,7 +18,7 @@ from .errors import (
 from ._kjarni import (
     APIID, API, Platform, PlatformFilter, Device, DeviceFilter, DeviceParameters, DeviceType,
     all_api_ids, cuda_api_id, opencl_api_id, platforms_and_devices_by_mask, select_devices,
-    Context, BoundDevice, BoundMultiDevice, Queue, MultiQueue, Event,
+    Context, BoundDevice, BoundMultiDevice, Queue, MultiQueue, Event, queue_priority_range,
     Buffer, MemoryPool, Array, MultiArray, Splay, CloneSplay, EqualSplay,
     Template, DefTemplate, Snippet, Module, render_with_modules,
     Kernel, PreparedKernel, BoundKernel, Expr, ElementwiseKernel,
@@ -36,7 +36,7 @@ from ._algorithms import (  # noqa: A004 (numpy's names)
 )
 from . import dtypes
 from . import _array, _templates, _dlpack, _grunnur, _numpy  # noqa: F401  (attach the Python-side methods)
-from ._program import Program, StaticKernel, KernelHub
+from ._program import Program, StaticKernel, KernelHub, In, Out, InOut
 from ._dlpack import from_dlpack
 from ._grunnur import ArrayMetadata
 from .errors import ArgumentTypeError, CompilationError, VirtualSizeError

@@ -103,12 +103,55 @@ class Program(_kjarni._Program):
     set_constant_array = _set_constant_array
 
 
-def _kernel_call(self, queue, global_size, local_size=None, *args, local_mem=0, cu_dynamic_local_mem=0):
+class _HostArgument:
+    def __init__(self, array):
+        self.array = numpy.asarray(array)
+
+
+class In(_HostArgument):
+    """A host array a launch copies to a device temporary first (PyCUDA's ``driver.In``)."""
+
+
+class Out(_HostArgument):
+    """A host array a launch fills from a device temporary afterwards (PyCUDA's ``driver.Out``);
+    it must be C-contiguous and writable."""
+
+
+class InOut(In, Out):
+    """Both: copied in before the launch and back after it (PyCUDA's ``driver.InOut``)."""
+
+
+def _kernel_call(self, queue, global_size, local_size=None, *args, local_mem=0, cu_dynamic_local_mem=0,
+                 time_kernel=False):
     """Prepares the kernel for these sizes and enqueues it (grunnur's Kernel.__call__; sizes are
     sequences or, for one dimension, integers). ``cu_dynamic_local_mem`` is grunnur's name for
-    ``local_mem``, the bytes of dynamic local memory. Returns None: ``prepare(...).launch(queue,
-    *args)`` returns an Event."""
-    return self.prepare(global_size, local_size, local_mem or cu_dynamic_local_mem)(queue, *args)
+    ``local_mem``, the bytes of dynamic local memory. Host arrays wrapped in In, Out or InOut are
+    copied in before and out after the launch, which then completes before the call returns (as in
+    PyCUDA). Returns None; with ``time_kernel=True`` (PyCUDA's), waits and returns the launch's
+    seconds measured by events around it. ``prepare(...).launch(queue, *args)`` returns an Event."""
+    prepared = self.prepare(global_size, local_size, local_mem or cu_dynamic_local_mem)
+    host = [a for a in args if isinstance(a, _HostArgument)]
+    if host:
+        if not isinstance(queue, _kjarni.Queue):
+            raise ArgumentError("In, Out and InOut arguments need a single Queue", "queue")
+        for a in host:
+            if isinstance(a, Out) and not (a.array.flags.c_contiguous and a.array.flags.writeable):
+                raise ArgumentError("an Out array must be C-contiguous and writable", "args")
+        temporaries = {id(a): _kjarni.Array.empty(queue.device, a.array.shape, a.array.dtype) for a in host}
+        for a in host:
+            if isinstance(a, In):
+                temporaries[id(a)].set(queue, a.array)
+        args = [temporaries[id(a)] if isinstance(a, _HostArgument) else a for a in args]
+    start = queue.record_event() if time_kernel else None
+    prepared(queue, *args)
+    for a in host:
+        if isinstance(a, Out):
+            temporaries[id(a)].get(queue, dest=a.array)
+    if time_kernel:
+        end = queue.record_event()
+        end.wait()
+        return end.time_since(start) / 1e3
+    return None
 
 
 _kjarni.Kernel.__call__ = _kernel_call
