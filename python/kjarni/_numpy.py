@@ -18,7 +18,6 @@ import builtins
 import numpy
 
 from . import _kjarni
-from .dtypes import dtype as _kdtype
 from .errors import ArgumentError, ArgumentTypeError
 
 Array = _kjarni.Array
@@ -84,7 +83,6 @@ _REDUCES = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max"
 
 
 def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
-    from . import _algorithms
     name = ufunc.__name__
     if method == "reduce" and name in _REDUCES and not kwargs.keys() - {"axis", "keepdims", "dtype"}:
         (array,) = inputs
@@ -122,7 +120,7 @@ def _reduction(name):
     return method
 
 
-def _with_queue(name, arrays_first=False):
+def _with_queue(name):
     """numpy's function `name` as kjarni's `name(queue, ...)` with the queue of its arrays."""
     def call(*args, **kwargs):
         from . import _algorithms
