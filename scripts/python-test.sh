@@ -4,7 +4,7 @@
 #     installed, in a temporary build folder outside the checkout), printing how long it took and the
 #     sizes of the extension and the wheel;
 #  2. installs the wheel into a fresh virtual environment that has never seen the checkout;
-#  3. runs the pytest suite (python/tests, with the tutorial
+#  3. runs `python -m kjarni.test` there, then the pytest suite (python/tests, with the tutorial
 #     scripts of examples/python and grunnur from PyPI as the peer) from a folder outside the
 #     checkout, on the devices KJARNI_TEST selects (all by default);
 #  4. prints what auditwheel (PyPI) says of the wheel (docs/python.md explains the report).
@@ -62,5 +62,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 "$root/$test_venv/bin/python" -c "import kjarni, sys; assert kjarni.__file__.startswith(sys.prefix), kjarni.__file__"
+"$root/$test_venv/bin/python" -m kjarni.test
 "$root/$test_venv/bin/python" -m pytest -q "$root/python/tests" -p no:cacheprovider --rootdir "$work" "$@"
 echo "python-test: done in $(( $(date +%s) - start )) s"
