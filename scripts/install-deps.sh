@@ -13,6 +13,7 @@ packages=(
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
   libclblast-dev libclblast1
   python3 python3-venv python3-dev
+  ninja-build  # the Python package's build (pip install .): every core busy, where Make would run one
   # Optional: kjarni_mpi (MpiRendezvous) and the mpirun tests of the rendezvous (about 25 s to install).
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev  # the fuzz targets (libFuzzer)

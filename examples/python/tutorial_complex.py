@@ -1,14 +1,16 @@
 """grunnur's introduction (reference 000, 3.1), second example, in kjarni: the same kernel made a
-template over the element type, multiplying complex arrays with the function module `mul`."""
+template over the element type, multiplying complex arrays with the function module `mul`.
+In grunnur 0.6's words (API.any(), a sequence of devices for Program): the same script runs on
+grunnur with only the imports changed (python/tests/test_grunnur_api.py runs both)."""
 
 import numpy
 from numpy.linalg import norm
 
 import kjarni.dtypes as dtypes
 import kjarni.functions as functions
-from kjarni import any_api, Context, Queue, Program, Array
+from kjarni import API, Context, Queue, Program, Array
 
-context = Context.from_devices([any_api.platforms[0].devices[0]])
+context = Context.from_devices([API.any().platforms[0].devices[0]])
 queue = Queue(context.device)
 
 N = 256

@@ -1,12 +1,15 @@
 """grunnur's tutorial on modules and snippets (reference 000, 3.2) in kjarni: a snippet rendered in
 place, a module rendered once at the top with a prefix, the constructors from strings and defs, and
-the source they produce. Prints True when every kernel computed what the tutorial says."""
+the source they produce. Prints True when every kernel computed what the tutorial says.
+In grunnur 0.6's words (API.any(), a sequence of devices for Program): the same script runs on
+grunnur with only the imports changed (python/tests/test_grunnur_api.py runs both)."""
 
 import numpy
 
-from kjarni import any_api, Context, Queue, Program, Array, Snippet, Module, DefTemplate, render_with_modules
+from kjarni import API, Context, Queue, Program, Array, Snippet, Module, DefTemplate
+from kjarni import render_with_modules  # grunnur 0.6: grunnur._modules
 
-context = Context.from_devices([any_api.platforms[0].devices[0]])
+context = Context.from_devices([API.any().platforms[0].devices[0]])
 queue = Queue(context.device)
 data = numpy.arange(16, dtype=numpy.int32)
 ok = True
@@ -26,7 +29,7 @@ kernel_source = """
         arr[idx] = ${add('x')};
     }
     """
-program = Program(context, kernel_source, render_globals=dict(add=add))
+program = Program(context.devices, kernel_source, render_globals=dict(add=add))
 arr = Array.from_host(queue, data)
 program.kernel.test(queue, [16], None, arr)
 ok &= bool((arr.get(queue) == data + 1).all())
@@ -51,7 +54,7 @@ module_source = """
     }
     """
 print(render_with_modules(module_source, render_globals=dict(add=add_module)))
-program = Program(context, module_source, render_globals=dict(add=add_module))
+program = Program(context.devices, module_source, render_globals=dict(add=add_module))
 arr = Array.from_host(queue, data)
 program.kernel.test(queue, [16], None, arr)
 ok &= bool((arr.get(queue) == data + 3).all())
@@ -65,7 +68,7 @@ add_string = Module.from_string("""
         return x + ${num};
     }
     """, render_globals=dict(num=1))
-program = Program(context, """
+program = Program(context.devices, """
     KERNEL void test(GLOBAL_MEM int *arr)
     {
         const SIZE_T idx = get_global_id(0);
@@ -90,7 +93,7 @@ class MyClass:
 
 scale = Module.from_string("FUNCTION int ${prefix}(int x, int c) { return x * c; }", name="scale")
 holder = MyClass(5, scale)
-program = Program(context, """
+program = Program(context.devices, """
     KERNEL void test(GLOBAL_MEM int *arr)
     {
         const SIZE_T idx = get_global_id(0);

@@ -1,13 +1,15 @@
 """grunnur's introduction (reference 000, 3.1), first example, in kjarni: a kernel multiplying two
-arrays, on the first device of any API. Prints True when the result equals numpy's."""
+arrays, on the first device of any API. Prints True when the result equals numpy's.
+In grunnur 0.6's words (API.any(), a sequence of devices for Program): the same script runs on
+grunnur with only the imports changed (python/tests/test_grunnur_api.py runs both)."""
 
 import numpy
 
-from kjarni import any_api, Context, Queue, Program, Array
+from kjarni import API, Context, Queue, Program, Array
 
 N = 256
 
-context = Context.from_devices([any_api.platforms[0].devices[0]])
+context = Context.from_devices([API.any().platforms[0].devices[0]])
 queue = Queue(context.device)
 
 program = Program(

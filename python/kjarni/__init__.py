@@ -9,6 +9,8 @@
 
 from . import _kjarni
 from . import errors
+from . import _signatures
+_signatures.wrap_module(_kjarni)  # before anything below takes a reference to a binding
 from .errors import (
     Error, BackendError, OutOfMemoryError, ApiUnavailableError, NotFoundError, UnsupportedError, CompileError,
     ArgumentError, RenderError, PeerError,
@@ -16,7 +18,7 @@ from .errors import (
 from ._kjarni import (
     APIID, API, Platform, PlatformFilter, Device, DeviceFilter, DeviceParameters, DeviceType,
     all_api_ids, cuda_api_id, opencl_api_id, platforms_and_devices_by_mask, select_devices,
-    Context, BoundDevice, BoundMultiDevice, Queue, MultiQueue, Event,
+    Context, BoundDevice, BoundMultiDevice, Queue, MultiQueue, Event, queue_priority_range,
     Buffer, MemoryPool, Array, MultiArray, Splay, CloneSplay, EqualSplay,
     Template, DefTemplate, Snippet, Module, render_with_modules,
     Kernel, PreparedKernel, BoundKernel, Expr, ElementwiseKernel,
@@ -33,11 +35,30 @@ from ._algorithms import (  # noqa: A004 (numpy's names)
     reshape, ascontiguousarray, asfortranarray, asarray, transfer,
 )
 from . import dtypes
-from . import _array, _templates, _dlpack  # noqa: F401  (attach the Python-side methods)
-from ._program import Program, StaticKernel, KernelHub
+from . import _array, _templates, _dlpack, _grunnur, _numpy  # noqa: F401  (attach the Python-side methods)
+from ._program import Program, StaticKernel, KernelHub, In, Out, InOut
 from ._dlpack import from_dlpack
+from ._grunnur import ArrayMetadata
+from .errors import ArgumentTypeError, CompilationError, VirtualSizeError
 
-__version__ = "0.1.0"
+_numpy.attach()
+
+__version__ = _kjarni.__version__
+
+
+def get_include():
+    """The folder holding kjarni's C++ headers (``#include <kjarni/kjarni.hpp>``), installed with the
+    package, for extensions written against the C++ API (pybind11's and nanobind's get_include)."""
+    import pathlib
+    return str(pathlib.Path(__file__).resolve().parent / "include")
+
+
+def get_cmake_dir():
+    """The folder of kjarni's CMake package for extensions written against the C++ API:
+    ``find_package(kjarni CONFIG PATHS <this>)`` gives the target ``kjarni::kjarni`` (the static
+    library built with this package, and its headers)."""
+    import pathlib
+    return str(pathlib.Path(__file__).resolve().parent / "lib" / "cmake" / "kjarni")
 
 
 def __getattr__(name):

@@ -3,9 +3,10 @@
 import numpy
 
 from . import _kjarni
+from ._kernel_parameters import kernel_parameters
 from ._templates import to_template_source
 from .dtypes import ctype as _ctype
-from .errors import ArgumentError
+from .errors import ArgumentError, VirtualSizeError
 
 
 def as_multi_device(devices):
@@ -48,6 +49,24 @@ class KernelHub:
         return self._program.get_kernel(name)
 
 
+# A kernel's pointer parameters of known element types (_kernel_parameters.py): the C++ launch reads
+# `_parameters` to refuse an Array of another dtype. None (the class default) checks nothing.
+_kjarni.Kernel._parameters = None
+_kjarni.PreparedKernel._parameters = None
+_kjarni._StaticKernel._parameters = None
+_cpp_prepare = _kjarni.Kernel.prepare
+
+
+def _prepare(self, global_size, local_size=None, local_mem=0):
+    prepared = _cpp_prepare(self, global_size, local_size, local_mem)
+    prepared._parameters = self._parameters
+    return prepared
+
+
+_prepare.__doc__ = _cpp_prepare.__doc__
+_kjarni.Kernel.prepare = _prepare
+
+
 def _set_constant_array(self, queue, name, arr):
     """Fills a constant array of the program (CUDA only) from a numpy array or a device Array."""
     if isinstance(arr, _kjarni.Array):
@@ -68,6 +87,13 @@ class Program(_kjarni._Program):
                          dict(render_globals or {}), no_prelude, fast_math, list(compiler_options or []), keep,
                          _constant_specs(constant_arrays))
         self.kernel = KernelHub(self)
+        self._kernel_parameters = kernel_parameters(self.source(self.devices[0]))
+
+    def get_kernel(self, name):
+        """The kernel of that name; ArgumentError listing the program's kernels if none."""
+        kernel = super().get_kernel(name)
+        kernel._parameters = self._kernel_parameters.get(name)
+        return kernel
 
     @property
     def sources(self):
@@ -77,9 +103,55 @@ class Program(_kjarni._Program):
     set_constant_array = _set_constant_array
 
 
-def _kernel_call(self, queue, global_size, local_size=None, *args, local_mem=0):
-    """Prepares the kernel for these sizes and enqueues it (grunnur's Kernel.__call__)."""
-    return self.prepare(global_size, local_size, local_mem)(queue, *args)
+class _HostArgument:
+    def __init__(self, array):
+        self.array = numpy.asarray(array)
+
+
+class In(_HostArgument):
+    """A host array a launch copies to a device temporary first (PyCUDA's ``driver.In``)."""
+
+
+class Out(_HostArgument):
+    """A host array a launch fills from a device temporary afterwards (PyCUDA's ``driver.Out``);
+    it must be C-contiguous and writable."""
+
+
+class InOut(In, Out):
+    """Both: copied in before the launch and back after it (PyCUDA's ``driver.InOut``)."""
+
+
+def _kernel_call(self, queue, global_size, local_size=None, *args, local_mem=0, cu_dynamic_local_mem=0,
+                 time_kernel=False):
+    """Prepares the kernel for these sizes and enqueues it (grunnur's Kernel.__call__; sizes are
+    sequences or, for one dimension, integers). ``cu_dynamic_local_mem`` is grunnur's name for
+    ``local_mem``, the bytes of dynamic local memory. Host arrays wrapped in In, Out or InOut are
+    copied in before and out after the launch, which then completes before the call returns (as in
+    PyCUDA). Returns None; with ``time_kernel=True`` (PyCUDA's), waits and returns the launch's
+    seconds measured by events around it. ``prepare(...).launch(queue, *args)`` returns an Event."""
+    prepared = self.prepare(global_size, local_size, local_mem or cu_dynamic_local_mem)
+    host = [a for a in args if isinstance(a, _HostArgument)]
+    if host:
+        if not isinstance(queue, _kjarni.Queue):
+            raise ArgumentError("In, Out and InOut arguments need a single Queue", "queue")
+        for a in host:
+            if isinstance(a, Out) and not (a.array.flags.c_contiguous and a.array.flags.writeable):
+                raise ArgumentError("an Out array must be C-contiguous and writable", "args")
+        temporaries = {id(a): _kjarni.Array.empty(queue.device, a.array.shape, a.array.dtype) for a in host}
+        for a in host:
+            if isinstance(a, In):
+                temporaries[id(a)].set(queue, a.array)
+        args = [temporaries[id(a)] if isinstance(a, _HostArgument) else a for a in args]
+    start = queue.record_event() if time_kernel else None
+    prepared(queue, *args)
+    for a in host:
+        if isinstance(a, Out):
+            temporaries[id(a)].get(queue, dest=a.array)
+    if time_kernel:
+        end = queue.record_event()
+        end.wait()
+        return end.time_since(start) / 1e3
+    return None
 
 
 _kjarni.Kernel.__call__ = _kernel_call
@@ -97,9 +169,16 @@ class StaticKernel(_kjarni._StaticKernel):
         if not isinstance(global_size, dict):
             global_size = list(global_size)
             local_size = None if local_size is None else list(local_size)
-        super().__init__(as_multi_device(devices), to_template_source(template_src), name, global_size, local_size,
-                         list(render_args), dict(render_globals or {}), False, fast_math,
-                         list(compiler_options or []), keep, _constant_specs(constant_arrays))
+        try:
+            super().__init__(as_multi_device(devices), to_template_source(template_src), name, global_size,
+                             local_size, list(render_args), dict(render_globals or {}), False, fast_math,
+                             list(compiler_options or []), keep, _constant_specs(constant_arrays))
+        except ArgumentError as e:
+            # The sizes were planned against the device's (and the compiled kernel's) limits.
+            if e.argument in ("global_size", "local_size"):
+                raise VirtualSizeError(str(e), e.argument) from None
+            raise
+        self._parameters = kernel_parameters(self.source(self.devices[0])).get(name)
 
     @property
     def sources(self):

@@ -50,7 +50,7 @@ class PeerError(Error):
         self.peer = peer
 
 
-class CompileError(Error):
+class CompileError(Error, RuntimeError):
     """A kernel source did not compile: ``log`` (the compiler's), ``options``, ``source``, ``api``,
     ``device``; ``numbered_source`` is the source with the line numbers the log refers to."""
 
@@ -70,11 +70,28 @@ class CompileError(Error):
 
 
 class ArgumentError(Error, ValueError):
-    """An argument is wrong: ``argument`` names it, the message says why."""
+    """An argument is wrong: ``argument`` names it, the message says why (after "argument 'name': ",
+    as the C++ library words it)."""
 
     def __init__(self, message, argument=""):
+        if argument and not message.startswith("argument '"):
+            message = f"argument '{argument}': {message}"
         super().__init__(message)
         self.argument = argument
+
+
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An argument of a type the call does not take (a TypeError too, as Python's own are): kjarni's
+    message in place of the binding layer's list of signatures."""
+
+
+class VirtualSizeError(ArgumentError):
+    """A static kernel's sizes do not fit the device (grunnur's VirtualSizeError): a local size
+    larger than the device or the kernel allows, or a grid too large for the virtual sizes."""
+
+
+# grunnur's name for a kernel that failed to compile (a RuntimeError there as here).
+CompilationError = CompileError
 
 
 class RenderError(Error):
@@ -94,5 +111,7 @@ class RenderError(Error):
 
 __all__ = [
     "Error", "BackendError", "OutOfMemoryError", "ApiUnavailableError", "NotFoundError",
-    "UnsupportedError", "PeerError", "CompileError", "ArgumentError", "RenderError",
+    "UnsupportedError", "PeerError", "CompileError", "CompilationError", "ArgumentError", "ArgumentTypeError",
+    "VirtualSizeError",
+    "RenderError",
 ]

@@ -3,7 +3,8 @@ its prefix, for arithmetic C cannot spell for complex numbers. Pass it as a rend
 ``${mul}(a, b)`` in the kernel. Dtypes are numpy's."""
 
 from . import _kjarni
-from .dtypes import dtype as _d
+from .dtypes import dtype as _d, to_numpy as _to_numpy
+from .errors import ArgumentError
 
 _f = _kjarni._functions
 
@@ -26,8 +27,13 @@ def div(dividend_dtype, divisor_dtype, out_dtype=None):
     return _f.div(_d(dividend_dtype), _d(divisor_dtype), _opt(out_dtype))
 
 
-def cast(out_dtype, in_dtype):
-    """grunnur's argument order: the output type first."""
+def cast(in_dtype, out_dtype):
+    """``out ${prefix}(in x)``: ``x`` converted to ``out_dtype`` (grunnur's order: the input type
+    first). A complex input with a real output is refused (ArgumentError, a ValueError), as grunnur
+    refuses it: the imaginary part would be lost silently."""
+    in_np, out_np = _to_numpy(in_dtype), _to_numpy(out_dtype)
+    if in_np.kind == "c" and out_np.kind != "c":
+        raise ArgumentError(f"a cast from {in_np} to {out_np} would drop the imaginary part", "out_dtype")
     return _f.cast(_d(in_dtype), _d(out_dtype))
 
 

@@ -32,7 +32,15 @@ Expr to_expr(nb::handle h) {
     if (PyLong_CheckExact(h.ptr())) return Expr(nb::cast<std::int64_t>(h));
     if (PyFloat_CheckExact(h.ptr())) return Expr(nb::cast<double>(h));
     if (PyComplex_CheckExact(h.ptr())) return Expr(nb::cast<std::complex<double>>(h));
-    if (nb::hasattr(h, "dtype") && nb::hasattr(h, "item")) {  // a numpy scalar: of its own dtype
+    // A host array of more than one element: kjarni never copies to the device behind the user's back
+    // (a hidden transfer per expression is the slowness users cannot see), so it says how to.
+    if (nb::hasattr(h, "__array_interface__") && nb::hasattr(h, "ndim") && nb::cast<std::size_t>(h.attr("ndim")) > 0) {
+        throw ArgumentError("operand", "a host array (" + text_of(h.type().attr("__name__")) + " of shape " +
+                                           text_of(nb::str(h.attr("shape"))) +
+                                           ") cannot be part of a device expression: upload it first with "
+                                           "kjarni.Array.from_host(queue, array)");
+    }
+    if (nb::hasattr(h, "dtype") && nb::hasattr(h, "item")) {  // a numpy scalar (or 0-d array): of its dtype
         nb::object kd = nb::module_::import_("kjarni.dtypes").attr("dtype")(h.attr("dtype"));
         const DType dtype = nb::cast<DType>(kd);
         nb::object item = h.attr("item")();
@@ -131,7 +139,8 @@ void bind_algorithms(nb::module_& m) {
     m.def("fill", [](const Queue& q, const Array& out, nb::handle v) { fill(q, out, to_expr(v)); },
           nb::arg("queue"), nb::arg("out"), nb::arg("value"));
 
-    nb::class_<ElementwiseKernel>(m, "ElementwiseKernel", "PyOpenCL's ElementwiseKernel: a C statement over `i`.")
+    refuse_other_constructors(
+        nb::class_<ElementwiseKernel>(m, "ElementwiseKernel", "PyOpenCL's ElementwiseKernel: a C statement over `i`.")
         .def(nb::init<const std::string&, std::string>(), nb::arg("arguments"), nb::arg("operation"))
         .def("__call__", [](const ElementwiseKernel& k, const Queue& q, nb::args args) {
             std::vector<Operand> operands;
@@ -148,7 +157,7 @@ void bind_algorithms(nb::module_& m) {
                 }
             }
             k(q, std::span<const Operand>(operands));
-        });
+        }));
 
 #define KJARNI_REDUCTION(name)                                                                          \
     m.def(#name, [](const Queue& q, const Array& a, nb::handle axis, bool keepdims, std::optional<Array> out,  \

@@ -131,7 +131,8 @@ std::vector<Array> split_by(nb::handle sections, BySections by_sections, ByPosit
 }  // namespace
 
 void bind_algorithms_extra(nb::module_& m) {
-    nb::class_<ReductionKernel>(m, "_ReductionKernel",
+    refuse_other_constructors(
+        nb::class_<ReductionKernel>(m, "_ReductionKernel",
                                 "PyOpenCL's ReductionKernel: map_expr over the (broadcast) arguments, combined by "
                                 "reduce_expr over the reduced axes. Deterministic.")
         .def(
@@ -156,9 +157,10 @@ void bind_algorithms_extra(nb::module_& m) {
                 options.out = std::move(out);
                 return k(queue, to_operands(args), options);
             },
-            nb::arg("queue"), nb::arg("axis").none(), nb::arg("keepdims"), nb::arg("out").none(), nb::arg("args"));
+            nb::arg("queue"), nb::arg("axis").none(), nb::arg("keepdims"), nb::arg("out").none(), nb::arg("args")));
 
-    nb::class_<ScanKernel>(m, "_ScanKernel",
+    refuse_other_constructors(
+        nb::class_<ScanKernel>(m, "_ScanKernel",
                            "PyOpenCL's GenericScanKernel along one axis: input_expr combined by scan_expr, "
                            "output_statement run with item / prev_item / last_item. Deterministic.")
         .def(
@@ -178,7 +180,7 @@ void bind_algorithms_extra(nb::module_& m) {
             [](const ScanKernel& k, const Queue& queue, int axis, nb::args args) {
                 k(queue, to_operands(args), axis);
             },
-            nb::arg("queue"), nb::arg("axis"), nb::arg("args"));
+            nb::arg("queue"), nb::arg("axis"), nb::arg("args")));
 
     m.def("_cumsum", &cumsum, nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(),
           nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),

@@ -84,13 +84,15 @@ void bind_array(nb::module_& m) {
             [](const BoundDevice& device, std::vector<std::size_t> shape, const DType& dtype, const std::string& order,
                const nb::object& allocator) {
                 return Array::empty(device, std::move(shape), dtype, to_order(order), to_allocator(allocator));
-            })
+            },
+            nb::arg("device"), nb::arg("shape"), nb::arg("dtype"), nb::arg("order"), nb::arg("allocator").none())
         .def_static(
             "_zeros",
             [](const Queue& queue, std::vector<std::size_t> shape, const DType& dtype, const std::string& order,
                const nb::object& allocator) {
                 return Array::zeros(queue, std::move(shape), dtype, to_order(order), to_allocator(allocator));
-            })
+            },
+            nb::arg("queue"), nb::arg("shape"), nb::arg("dtype"), nb::arg("order"), nb::arg("allocator").none())
         .def_static(
             "from_buffer",
             [](const Buffer& base, const DType& dtype, std::vector<std::size_t> shape,

@@ -7,6 +7,18 @@ namespace kjarni::python {
 
 namespace nb = nanobind;
 
+/// Raises kjarni.errors.ArgumentTypeError for a constructor call of `cls` that matched none of its
+/// forms (kjarni/_signatures.py words it, listing the forms), instead of nanobind's dump.
+[[noreturn]] void refuse_construction(nb::handle cls, const nb::args& args, const nb::kwargs& kwargs);
+
+/// The last constructor of `cls`: what matched none of the others is refused with kjarni's message.
+template <class T, class... Extra>
+void refuse_other_constructors(nb::class_<T, Extra...>& cls) {
+    cls.def("__init__", [](T*, nb::args args, nb::kwargs kwargs) {
+        refuse_construction(nb::type<T>(), args, kwargs);
+    });
+}
+
 void bind_errors(nb::module_& m);
 void bind_discovery(nb::module_& m);
 void bind_context(nb::module_& m);

@@ -80,7 +80,8 @@ void bind_buffer(nb::module_& m) {
             },
             nb::arg("queue"), nb::arg("pattern"));
 
-    nb::class_<MemoryPool>(m, "MemoryPool",
+    refuse_other_constructors(
+        nb::class_<MemoryPool>(m, "MemoryPool",
                            "A device memory pool with queue-ordered reuse; usable wherever an allocator is.")
         .def("__init__",
              [](MemoryPool* self, const nb::object& allocator, unsigned leading_bits) {
@@ -101,7 +102,7 @@ void bind_buffer(nb::module_& m) {
         .def("stop_holding", &MemoryPool::stop_holding)
         .def_prop_ro("leading_bits_in_bin_id", &MemoryPool::leading_bits_in_bin_id)
         .def_static("bin_number", &MemoryPool::bin_number)
-        .def_static("allocation_size", &MemoryPool::allocation_size);
+        .def_static("allocation_size", &MemoryPool::allocation_size));
 }
 
 }  // namespace kjarni::python

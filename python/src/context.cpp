@@ -1,5 +1,6 @@
 // Contexts, bound devices, queues and events (grunnur's Context, BoundDevice, BoundMultiDevice,
 // Queue, MultiQueue; PyCUDA's Event).
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -85,20 +86,42 @@ void bind_context(nb::module_& m) {
     nb::class_<Event>(m, "Event", "Marks everything enqueued on a queue before it.")
         .def("wait", &Event::wait, nb::call_guard<nb::gil_scoped_release>())
         .def_prop_ro("is_complete", &Event::is_complete)
+        .def("query", &Event::is_complete, "PyCUDA's name for is_complete.")
+        .def("synchronize", &Event::wait, nb::call_guard<nb::gil_scoped_release>(), "PyCUDA's name for wait().")
         .def("time_since", &Event::time_since, nb::arg("earlier"), "Milliseconds from `earlier` to this event.")
         .def("time_till", &Event::time_till, nb::arg("later"));
 
-    nb::class_<Queue>(m, "Queue", "An in-order stream of work on one device (a CUDA stream, an OpenCL queue).")
-        .def(nb::init<const BoundDevice&>(), nb::arg("device"))
+    refuse_other_constructors(
+        nb::class_<Queue>(m, "Queue", "An in-order stream of work on one device (a CUDA stream, an OpenCL queue).")
+        .def("__init__",
+             [](Queue* self, const BoundDevice& device, int priority) {
+                 new (self) Queue(device, QueueOptions{priority});
+             },
+             nb::arg("device"), nb::arg("priority") = 0,
+             "A queue on `device`; `priority` is a CUDA stream priority (lower is more urgent: "
+             "queue_priority_range(device)); non-zero on OpenCL is UnsupportedError.")
         .def_prop_ro("device", &Queue::device)
+        .def_prop_ro("priority", &Queue::priority)
         .def("synchronize", &Queue::synchronize, nb::call_guard<nb::gil_scoped_release>())
-        .def("record_event", nb::overload_cast<>(&Queue::record_event, nb::const_))
+        .def("is_done", &Queue::is_done, nb::call_guard<nb::gil_scoped_release>(),
+             "Whether everything enqueued so far is done, without waiting for it (PyCUDA's Stream.is_done).")
+        .def("record_event",
+             [](const Queue& q, bool timing, bool blocking_sync) {
+                 return q.record_event(EventFlags{timing, blocking_sync});
+             },
+             nb::arg("timing") = true, nb::arg("blocking_sync") = false,
+             "An event marking everything enqueued so far (PyCUDA's Event(flags).record(stream)): "
+             "timing=False cannot be timed but is cheaper; blocking_sync makes a waiting thread sleep (CUDA).")
         .def("wait_for", &Queue::wait_for, nb::arg("event"))
         .def_prop_ro("native_handle", &Queue::native_handle, "The CUstream / cl_command_queue, as an int.")
         .def("__eq__", [](const Queue& a, const Queue& b) { return a == b; })
-        .def("__hash__", [](const Queue& q) { return std::hash<const void*>{}(kjarni::detail::backend_of(q).get()); });
+        .def("__hash__", [](const Queue& q) { return std::hash<const void*>{}(kjarni::detail::backend_of(q).get()); }));
 
-    nb::class_<MultiQueue>(m, "MultiQueue", "One queue on each of several distinct devices of one context.")
+    m.def("queue_priority_range", &queue_priority_range, nb::arg("device"),
+          "(least urgent, most urgent) queue priorities of the device (CUDA); (0, 0) on OpenCL.");
+
+    refuse_other_constructors(
+        nb::class_<MultiQueue>(m, "MultiQueue", "One queue on each of several distinct devices of one context.")
         .def(nb::init<std::vector<Queue>>(), nb::arg("queues"))
         .def_static("on_devices", &MultiQueue::on_devices, nb::arg("devices"))
         .def_prop_ro("devices", &MultiQueue::devices)
@@ -108,7 +131,7 @@ void bind_context(nb::module_& m) {
             return out;
         }, "Device -> its queue.")
         .def("__getitem__", [](const MultiQueue& q, const BoundDevice& d) { return q[d]; })
-        .def("synchronize", &MultiQueue::synchronize, nb::call_guard<nb::gil_scoped_release>());
+        .def("synchronize", &MultiQueue::synchronize, nb::call_guard<nb::gil_scoped_release>()));
 }
 
 }  // namespace kjarni::python

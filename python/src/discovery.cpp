@@ -36,7 +36,8 @@ void bind_discovery(nb::module_& m) {
         .def("__hash__", [](const Api& a) { return std::hash<const void*>{}(kjarni::detail::backend_of(a).get()); })
         .def("__repr__", [](const Api& a) { return "<API " + a.shortcut() + ">"; });
 
-    nb::class_<PlatformFilter>(m, "PlatformFilter", "Regex masks on the platform name (searched, not anchored).")
+    refuse_other_constructors(
+        nb::class_<PlatformFilter>(m, "PlatformFilter", "Regex masks on the platform name (searched, not anchored).")
         .def(nb::init<>())
         .def("__init__",
              [](PlatformFilter* self, std::vector<std::string> include_masks, std::vector<std::string> exclude_masks) {
@@ -46,7 +47,7 @@ void bind_discovery(nb::module_& m) {
              nb::arg("exclude_masks") = std::vector<std::string>{})
         .def_rw("include_masks", &PlatformFilter::include_masks)
         .def_rw("exclude_masks", &PlatformFilter::exclude_masks)
-        .def("matches", &PlatformFilter::matches, nb::arg("name"));
+        .def("matches", &PlatformFilter::matches, nb::arg("name")));
 
     nb::class_<Platform>(m, "Platform", "A platform of an API (CUDA has one).")
         .def_static("all", &Platform::all, nb::arg("api"))
@@ -79,7 +80,8 @@ void bind_discovery(nb::module_& m) {
         .def_ro("warp_size", &DeviceParameters::warp_size)
         .def_ro("type", &DeviceParameters::type);
 
-    nb::class_<DeviceFilter>(m, "DeviceFilter", "Regex masks on the device name, and two more criteria.")
+    refuse_other_constructors(
+        nb::class_<DeviceFilter>(m, "DeviceFilter", "Regex masks on the device name, and two more criteria.")
         .def("__init__",
              [](DeviceFilter* self, std::vector<std::string> include_masks, std::vector<std::string> exclude_masks,
                 bool unique_only, bool exclude_pure_parallel) {
@@ -92,7 +94,7 @@ void bind_discovery(nb::module_& m) {
         .def_rw("include_masks", &DeviceFilter::include_masks)
         .def_rw("exclude_masks", &DeviceFilter::exclude_masks)
         .def_rw("unique_only", &DeviceFilter::unique_only)
-        .def_rw("exclude_pure_parallel", &DeviceFilter::exclude_pure_parallel);
+        .def_rw("exclude_pure_parallel", &DeviceFilter::exclude_pure_parallel));
 
     nb::class_<Device>(m, "Device", "A device of a platform.")
         .def_static("all", &Device::all, nb::arg("platform"))

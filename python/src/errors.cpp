@@ -3,6 +3,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <stdexcept>
+
 #include <kjarni/error.hpp>
 #include <kjarni/rendezvous.hpp>
 #include <kjarni/template.hpp>
@@ -59,6 +61,11 @@ void translate(const std::exception_ptr& p, void*) {
 }
 
 }  // namespace
+
+void refuse_construction(nb::handle cls, const nb::args& args, const nb::kwargs& kwargs) {
+    nb::module_::import_("kjarni._signatures").attr("refuse_construction")(cls, args, kwargs);
+    throw std::logic_error("kjarni._signatures.refuse_construction returned");  // it always raises
+}
 
 void bind_errors(nb::module_&) {
     nb::register_exception_translator(&translate);

@@ -40,6 +40,11 @@ private:
 /// scalars (their C type is their dtype's), and dicts {device index: value} for values that differ
 /// per device. ArgumentError (naming the argument's position) for anything else, Python numbers
 /// included: their C type would be a guess, so pass numpy.int32(3), numpy.float32(0.5)...
-void pack_args(const nanobind::args& args, std::size_t first, const detail::LaunchTarget& target, PackedArgs& out);
+/// `parameters`, when not None, is the kernel's parameter list as kjarni/_kernel_parameters.py reads
+/// it from the source: per parameter None (not checked) or (DType, declaration); an Array or
+/// MultiArray passed for a pointer parameter must then have that element type (ArgumentError naming
+/// the argument and the declaration otherwise: the kernel would read its bytes as another type).
+void pack_args(const nanobind::args& args, std::size_t first, const detail::LaunchTarget& target, PackedArgs& out,
+               nanobind::handle parameters = nanobind::handle());
 
 }  // namespace kjarni::python

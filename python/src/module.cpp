@@ -1,10 +1,13 @@
 // kjarni._kjarni: the C++ side of the kjarni Python package. The package (python/kjarni/) adds the
 // Python-only conveniences over it (grunnur's names, numpy conversions, kernel hubs).
+#include <kjarni/version.hpp>
+
 #include "bindings.hpp"
 
 NB_MODULE(_kjarni, m) {
     using namespace kjarni::python;
     m.doc() = "kjarni's C++ library (the kjarni package wraps it; import kjarni instead)";
+    m.attr("__version__") = kjarni::version();  // the library's, from its CMake project version
     bind_errors(m);
     bind_discovery(m);
     bind_context(m);

@@ -35,10 +35,19 @@ ProgramOptions make_options(bool no_prelude, bool fast_math, std::vector<std::st
 // A PreparedKernel or StaticKernel bound to Python arguments. They keep alive the buffers the
 // packed arguments point to, and are let go of under the GIL, wherever the last copy of the
 // binding goes.
+// The parameter list Python attached to a kernel object (`_parameters`: see pack_args), or None.
+nb::handle parameters_of(nb::handle kernel) {
+    static PyObject* const name = PyUnicode_InternFromString("_parameters");
+    PyObject* value = PyObject_GetAttr(kernel.ptr(), name);
+    if (value == nullptr) throw nb::python_error();
+    Py_DECREF(value);  // the instance's dict (or the class) keeps it alive for the launch
+    return value;
+}
+
 template <class AnyKernel>
-BoundKernel bind_python(const AnyKernel& kernel, const Queue& queue, const nb::args& args) {
+BoundKernel bind_python(const AnyKernel& kernel, nb::handle parameters, const Queue& queue, const nb::args& args) {
     PackedArgs packed;
-    pack_args(args, 0, detail::LaunchTarget{0, queue.device().index()}, packed);
+    pack_args(args, 0, detail::LaunchTarget{0, queue.device().index()}, packed, parameters);
     std::shared_ptr<const void> owner(new nb::object(nb::borrow(args)), [](const nb::object* kept) {
         const nb::gil_scoped_acquire gil;
         delete kept;
@@ -51,12 +60,13 @@ using ConstantSpecs = std::map<std::string, std::tuple<std::string, std::size_t,
 
 // Launches on a Queue or on every queue of a MultiQueue; `launch(queue, packed)` does one.
 template <class Launch>
-nb::object launch_on(nb::handle queue_object, const nb::args& args, std::size_t first, const Launch& launch) {
+nb::object launch_on(nb::handle queue_object, const nb::args& args, std::size_t first, nb::handle parameters,
+                     const Launch& launch) {
     static PyTypeObject* const queue_type = reinterpret_cast<PyTypeObject*>(nb::type<Queue>().ptr());
     Queue* queue = Py_TYPE(queue_object.ptr()) == queue_type ? nb::inst_ptr<Queue>(queue_object) : nullptr;
     if (queue != nullptr || (nb::try_cast<Queue*>(queue_object, queue) && queue != nullptr)) {
         PackedArgs packed;
-        pack_args(args, first, detail::LaunchTarget{0, queue->device().index()}, packed);
+        pack_args(args, first, detail::LaunchTarget{0, queue->device().index()}, packed, parameters);
         launch(*queue, packed.span());
         return nb::none();
     }
@@ -67,15 +77,52 @@ nb::object launch_on(nb::handle queue_object, const nb::args& args, std::size_t 
     for (std::size_t position = 0; position < multi->queues().size(); ++position) {
         const Queue& q = multi->queues()[position];
         PackedArgs packed;
-        pack_args(args, first, detail::LaunchTarget{position, q.device().index()}, packed);
+        pack_args(args, first, detail::LaunchTarget{position, q.device().index()}, packed, parameters);
         launch(q, packed.span());
     }
     return nb::none();
 }
 
-std::optional<Sizes> optional_sizes(nb::handle h) {
+// grunnur's sizes: a sequence of extents, or one integer for a 1-tuple (`prepare(8)`, `local_size=4`).
+Sizes to_sizes(nb::handle h, const char* name) {
+    auto extent = [name](nb::handle item) {
+        if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr())) {
+            throw ArgumentError(name, "must be an integer or a sequence of integers, not one holding " +
+                                          text_of(item.type().attr("__name__")));
+        }
+        const nb::int_ value(item);
+        if (PyObject_RichCompareBool(value.ptr(), nb::int_(0).ptr(), Py_LT) == 1) {
+            throw ArgumentError(name, "has the negative extent " + text_of(nb::str(value)));
+        }
+        return nb::cast<std::size_t>(value);
+    };
+    Sizes out;
+    if (PyIndex_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+        out.push_back(extent(h));
+    } else if (PySequence_Check(h.ptr()) && !PyUnicode_Check(h.ptr())) {
+        for (nb::handle item : nb::borrow<nb::sequence>(h)) out.push_back(extent(item));
+    } else {
+        throw ArgumentError(name, "must be an integer or a sequence of integers, not " +
+                                      text_of(h.type().attr("__name__")));
+    }
+    return out;
+}
+
+std::optional<Sizes> optional_sizes(nb::handle h, const char* name = "local_size") {
     if (h.is_none()) return std::nullopt;
-    return nb::cast<Sizes>(h);
+    return to_sizes(h, name);
+}
+
+// A dict key naming a device of the context: its index (grunnur 0.3), or the BoundDevice (0.6).
+std::size_t device_key(nb::handle key, const char* name) {
+    if (BoundDevice* bound = nullptr; nb::try_cast<BoundDevice*>(key, bound) && bound != nullptr) {
+        return bound->index();
+    }
+    if (PyBool_Check(key.ptr()) || !PyIndex_Check(key.ptr())) {
+        throw ArgumentError(name, "a per-device dict's keys must be device indices (integers), not " +
+                                      text_of(key.type().attr("__name__")));
+    }
+    return to_sizes(key, name)[0];
 }
 
 }  // namespace
@@ -105,28 +152,35 @@ void bind_program(nb::module_& m) {
             p.set_constant_array(q, name, b);
         });
 
-    nb::class_<PreparedKernel>(m, "PreparedKernel", "A kernel with its sizes fixed and checked: the fast launch.")
+    nb::class_<PreparedKernel>(m, "PreparedKernel", nb::dynamic_attr(),
+                               "A kernel with its sizes fixed and checked: the fast launch.")
         .def(
             "__call__",
-            [](const PreparedKernel& k, nb::args args) {
+            [](nb::pointer_and_handle<PreparedKernel> self, nb::args args) {
                 if (args.size() == 0) throw ArgumentError("queue", "a launch needs a queue first");
-                return launch_on(args[0], args, 1, [&k](const Queue& q, std::span<const detail::KernelArg> a) {
-                    k.launch_packed(q, a, false);
-                });
+                const PreparedKernel& k = *self.p;
+                return launch_on(args[0], args, 1, parameters_of(self.h),
+                                 [&k](const Queue& q, std::span<const detail::KernelArg> a) {
+                                     k.launch_packed(q, a, false);
+                                 });
             },
             "Enqueues the kernel: (queue, *args). On a MultiQueue, on every device (MultiArrays give each "
             "device its part, dicts {device index: value} per-device values). Returns None (no event: see "
             "launch()).")
         .def(
             "launch",
-            [](const PreparedKernel& k, const Queue& queue, nb::args args) {
+            [](nb::pointer_and_handle<PreparedKernel> self, const Queue& queue, nb::args args) {
+                const PreparedKernel& k = *self.p;
                 PackedArgs packed;
-                pack_args(args, 0, detail::LaunchTarget{0, queue.device().index()}, packed);
+                pack_args(args, 0, detail::LaunchTarget{0, queue.device().index()}, packed, parameters_of(self.h));
                 return kjarni::detail::BackendAccess::make<Event>(k.launch_packed(queue, packed.span(), true));
             },
             nb::arg("queue"), nb::arg("args"), "Enqueues the kernel and returns an Event marking its end.")
         .def(
-            "bind", [](const PreparedKernel& k, const Queue& queue, nb::args args) { return bind_python(k, queue, args); },
+            "bind",
+            [](nb::pointer_and_handle<PreparedKernel> self, const Queue& queue, nb::args args) {
+                return bind_python(*self.p, parameters_of(self.h), queue, args);
+            },
             nb::arg("queue"), nb::arg("args"),
             "The kernel with its queue and arguments fixed, checked and packed once: a BoundKernel, whose "
             "launches skip the packing and checks of each call (for loops that launch the same arguments).")
@@ -140,7 +194,7 @@ void bind_program(nb::module_& m) {
         .def("launch", [](const BoundKernel& k) { return k(); }, "Enqueues the kernel and returns an Event marking its end.")
         .def_prop_ro("queue", &BoundKernel::queue);
 
-    nb::class_<Kernel>(m, "Kernel", "A kernel of a program, compiled for each of its devices.")
+    nb::class_<Kernel>(m, "Kernel", nb::dynamic_attr(), "A kernel of a program, compiled for each of its devices.")
         .def_prop_ro("name", &Kernel::name)
         .def(
             "prepare",
@@ -149,18 +203,18 @@ void bind_program(nb::module_& m) {
                     std::map<std::size_t, Sizes> global;
                     std::map<std::size_t, std::optional<Sizes>> local;
                     for (auto [key, value] : nb::borrow<nb::dict>(global_size)) {
-                        global[nb::cast<std::size_t>(key)] = nb::cast<Sizes>(value);
+                        global[device_key(key, "global_size")] = to_sizes(value, "global_size");
                     }
                     if (PyDict_Check(local_size.ptr())) {
                         for (auto [key, value] : nb::borrow<nb::dict>(local_size)) {
-                            local[nb::cast<std::size_t>(key)] = optional_sizes(value);
+                            local[device_key(key, "local_size")] = optional_sizes(value);
                         }
                     } else if (!local_size.is_none()) {
                         throw ArgumentError("local_size", "must be a dict like global_size, or None");
                     }
                     return k.prepare(global, local, local_mem);
                 }
-                return k.prepare(nb::cast<Sizes>(global_size), optional_sizes(local_size), local_mem);
+                return k.prepare(to_sizes(global_size, "global_size"), optional_sizes(local_size), local_mem);
             },
             nb::arg("global_size"), nb::arg("local_size") = nb::none(), nb::arg("local_mem") = 0,
             "Sizes (first dimension fastest), or dicts {device index: sizes} to prepare for those devices only.")
@@ -180,16 +234,16 @@ void bind_program(nb::module_& m) {
                  if (PyDict_Check(global_size.ptr())) {
                      PerDeviceSizes sizes;
                      for (auto [key, value] : nb::borrow<nb::dict>(global_size)) {
-                         const auto index = nb::cast<std::size_t>(key);
+                         const auto index = device_key(key, "global_size");
                          std::optional<Sizes> local;
                          if (PyDict_Check(local_size.ptr()) && nb::borrow<nb::dict>(local_size).contains(key)) {
                              local = optional_sizes(nb::borrow<nb::dict>(local_size)[key]);
                          }
-                         sizes.sizes[index] = StaticSizes{nb::cast<Sizes>(value), local};
+                         sizes.sizes[index] = StaticSizes{to_sizes(value, "global_size"), local};
                      }
                      new (self) StaticKernel(devices, source, name, sizes, render_args, globals, options);
                  } else {
-                     new (self) StaticKernel(devices, source, name, nb::cast<Sizes>(global_size),
+                     new (self) StaticKernel(devices, source, name, to_sizes(global_size, "global_size"),
                                              optional_sizes(local_size), render_args, globals, options);
                  }
              },
@@ -199,15 +253,20 @@ void bind_program(nb::module_& m) {
              nb::arg("constant_arrays"))
         .def(
             "__call__",
-            [](const StaticKernel& k, nb::args args) {
+            [](nb::pointer_and_handle<StaticKernel> self, nb::args args) {
                 if (args.size() == 0) throw ArgumentError("queue", "a launch needs a queue first");
-                return launch_on(args[0], args, 1, [&k](const Queue& q, std::span<const detail::KernelArg> a) {
-                    k.launch_packed(q, a, false);
-                });
+                const StaticKernel& k = *self.p;
+                return launch_on(args[0], args, 1, parameters_of(self.h),
+                                 [&k](const Queue& q, std::span<const detail::KernelArg> a) {
+                                     k.launch_packed(q, a, false);
+                                 });
             },
             "Enqueues the kernel: (queue, *args) on a Queue or a MultiQueue. Returns None.")
         .def(
-            "bind", [](const StaticKernel& k, const Queue& queue, nb::args args) { return bind_python(k, queue, args); },
+            "bind",
+            [](nb::pointer_and_handle<StaticKernel> self, const Queue& queue, nb::args args) {
+                return bind_python(*self.p, parameters_of(self.h), queue, args);
+            },
             nb::arg("queue"), nb::arg("args"),
             "The kernel on the queue's device with its arguments fixed, checked and packed once: a BoundKernel.")
         .def_prop_ro("devices", &StaticKernel::devices)

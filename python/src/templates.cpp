@@ -78,7 +78,8 @@ void bind_templates(nb::module_& m) {
         .def_prop_ro("name", &Template::name)
         .def_prop_ro("source", &Template::source);
 
-    nb::class_<Snippet>(m, "Snippet", "A def with its own render globals, rendered in place where it is used.")
+    refuse_other_constructors(
+        nb::class_<Snippet>(m, "Snippet", "A def with its own render globals, rendered in place where it is used.")
         .def("__init__",
              [](Snippet* self, const DefTemplate& def, nb::handle render_globals) {
                  new (self) Snippet(def, to_globals(render_globals));
@@ -90,9 +91,10 @@ void bind_templates(nb::module_& m) {
                     },
                     nb::arg("source"), nb::arg("render_globals") = nb::none(), nb::arg("name") = "_snippet")
         .def_prop_ro("template_def", &Snippet::template_def)
-        .def_prop_ro("render_globals", [](const Snippet& s) { return s.render_globals(); });
+        .def_prop_ro("render_globals", [](const Snippet& s) { return s.render_globals(); }));
 
-    nb::class_<Module>(m, "Module",
+    refuse_other_constructors(
+        nb::class_<Module>(m, "Module",
                        "A def rendered once at the root of the source with a unique prefix as its first argument.")
         .def("__init__",
              [](Module* self, const DefTemplate& def, nb::handle render_globals) {
@@ -107,7 +109,7 @@ void bind_templates(nb::module_& m) {
         .def_prop_ro("template_def", &Module::template_def)
         .def_prop_ro("render_globals", [](const Module& s) { return s.render_globals(); })
         .def("__eq__", [](const Module& a, const Module& b) { return a.impl() == b.impl(); })
-        .def("__hash__", [](const Module& a) { return std::hash<const void*>{}(a.impl().get()); });
+        .def("__hash__", [](const Module& a) { return std::hash<const void*>{}(a.impl().get()); }));
 
     m.def(
         "render_with_modules",

@@ -133,13 +133,15 @@ void bind_virtual_buffers(nb::module_& m) {
              "data: live allocations keep their real ones (a Buffer cannot be re-pointed).")
         .def("statistics", &VirtualManager::statistics);
 
-    nb::class_<TrivialManager, VirtualManager>(m, "TrivialManager", "A separate real allocation per request.")
-        .def(nb::init<const BoundDevice&>(), nb::arg("device"));
-    nb::class_<ZeroOffsetManager, VirtualManager>(
+    refuse_other_constructors(
+        nb::class_<TrivialManager, VirtualManager>(m, "TrivialManager", "A separate real allocation per request.")
+        .def(nb::init<const BoundDevice&>(), nb::arg("device")));
+    refuse_other_constructors(
+        nb::class_<ZeroOffsetManager, VirtualManager>(
         m, "ZeroOffsetManager",
         "Virtual allocations share real ones, all at offset 0, where their dependencies allow; real allocations "
         "left unused are kept for later requests until pack().")
-        .def(nb::init<const BoundDevice&>(), nb::arg("device"));
+        .def(nb::init<const BoundDevice&>(), nb::arg("device")));
 }
 
 }  // namespace kjarni::python

@@ -1,0 +1,306 @@
+"""numpy's protocols on kjarni arrays, as CuPy's and PyOpenCL's arrays have them.
+
+- ``__array_ufunc__``: a numpy ufunc over kjarni arrays (``numpy.float32(2) * x``, ``numpy.sqrt(x)``)
+  builds the same device expression (``Expr``) as kjarni's operators; ``out=`` evaluates it there.
+- ``__array_function__``: numpy functions with a kjarni counterpart run it on the array's queue
+  (``numpy.sum(x)``, ``numpy.concatenate([x, y])``); the others are refused with a TypeError that
+  says so, instead of numpy quietly copying to the host.
+- ``__array__`` makes a host copy, and refuses ``copy=False`` as numpy 2 requires (a device array
+  cannot be seen as a numpy array without copying it).
+- ``==`` and ``!=`` compare elementwise (an Expr), as the other comparisons do.
+- The methods numpy users reach for: ``x.sum()``, ``x.max(axis=...)``, ``x.astype(dtype)``,
+  ``x.copy()``, ``x.fill(v)``..., on the array's own queue (``x.queue``; views keep it).
+
+Expressions are lazy: ``kjarni.evaluate(queue, e)`` (or ``e.get(queue)``) runs the one kernel."""
+
+import builtins
+
+import numpy
+
+from . import _kjarni
+from .errors import ArgumentError, ArgumentTypeError
+
+Array = _kjarni.Array
+Expr = _kjarni.Expr
+
+
+def _queue_of(*operands):
+    """The queue of the first operand (searched in nested lists too) that has one."""
+    for x in operands:
+        if isinstance(x, (list, tuple)):
+            q = _queue_of(*x)
+        else:
+            q = getattr(x, "queue", None) if isinstance(x, Array) else None
+        if q is not None:
+            return q
+    return None
+
+
+def _required_queue(what, *operands):
+    q = _queue_of(*operands)
+    if q is None:
+        raise ArgumentError(f"{what}: none of the arrays has a queue (array.queue): set one, or call the "
+                            "kjarni function with a queue", "queue")
+    return q
+
+
+# ---- ufuncs ----------------------------------------------------------------------------------------
+
+def _binary(op):
+    return lambda a, b: getattr(Expr(a), op)(b)
+
+
+_UFUNCS = {
+    "add": _binary("__add__"),
+    "subtract": _binary("__sub__"),
+    "multiply": _binary("__mul__"),
+    "divide": _binary("__truediv__"),
+    "true_divide": _binary("__truediv__"),
+    "remainder": _binary("__mod__"),
+    "power": _binary("__pow__"),
+    "less": _binary("__lt__"),
+    "less_equal": _binary("__le__"),
+    "greater": _binary("__gt__"),
+    "greater_equal": _binary("__ge__"),
+    "equal": _binary("__eq__"),
+    "not_equal": _binary("__ne__"),
+    "negative": lambda a: -Expr(a),
+    "positive": lambda a: Expr(a),
+    "absolute": _kjarni.absolute,
+    "sqrt": _kjarni.sqrt,
+    "exp": _kjarni.exp,
+    "log": _kjarni.log,
+    "sin": _kjarni.sin,
+    "cos": _kjarni.cos,
+    "tanh": _kjarni.tanh,
+    "minimum": _kjarni.minimum,
+    "maximum": _kjarni.maximum,
+}
+
+# ufunc.reduce over an axis: the reductions kjarni has.
+_REDUCES = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_or": "any",
+            "logical_and": "all"}
+
+
+def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
+    name = ufunc.__name__
+    if method == "reduce" and name in _REDUCES and not kwargs.keys() - {"axis", "keepdims", "dtype"}:
+        (array,) = inputs
+        out_array = None if out is None else out[0]
+        return _reduction(_REDUCES[name])(array, out=out_array, **kwargs)
+    if method != "__call__" or name not in _UFUNCS:
+        raise ArgumentTypeError(f"numpy.{name}{'' if method == '__call__' else '.' + method} has no device "
+                                "counterpart in kjarni: copy to the host first (x.get())", "ufunc")
+    if kwargs:
+        raise ArgumentTypeError(f"numpy.{name} on kjarni arrays takes no {sorted(kwargs)}: only out=", "ufunc")
+    expr = _UFUNCS[name](*inputs)
+    if out is None:
+        return expr
+    if len(out) != 1 or not isinstance(out[0], Array):
+        raise ArgumentTypeError(f"numpy.{name}: out= must be one kjarni Array", "out")
+    queue = _required_queue(f"numpy.{name}", out[0], *inputs)
+    _kjarni.assign(queue, out[0], expr)
+    return out[0]
+
+
+# ---- numpy functions -------------------------------------------------------------------------------
+
+def _reduction(name):
+    def method(self, axis=None, dtype=None, out=None, keepdims=False):
+        from . import _algorithms
+        queue = _required_queue(f"{name}()", self)
+        f = getattr(_algorithms, name)
+        if name in ("sum", "prod", "mean"):
+            return f(queue, self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+        if dtype is not None:
+            raise ArgumentError(f"{name}() takes no dtype", "dtype")
+        return f(queue, self, axis, keepdims, out)
+    method.__name__ = name
+    method.__doc__ = f"numpy's {name} on the array's queue (``x.queue``)."
+    return method
+
+
+def _with_queue(name):
+    """numpy's function `name` as kjarni's `name(queue, ...)` with the queue of its arrays."""
+    def call(*args, **kwargs):
+        from . import _algorithms
+        queue = _required_queue(f"numpy.{name}", *args)
+        return getattr(_algorithms, name)(queue, *args, **kwargs)
+    return call
+
+
+def _np_where(condition, x=None, y=None):
+    if x is None or y is None:
+        raise ArgumentTypeError("numpy.where(condition) (the indices) has no device counterpart in kjarni: "
+                                "give x and y", "x")
+    return _kjarni.where(condition, x, y)
+
+
+def _np_transpose(a, axes=None):
+    return _transpose(a, axes)
+
+
+def _np_copy(a, order="K", subok=False):
+    return _copy(a, order="F" if order == "F" else "C")
+
+
+def _np_shape(a):
+    return a.shape
+
+
+def _np_ndim(a):
+    return a.ndim
+
+
+def _np_size(a, axis=None):
+    return a.size if axis is None else a.shape[axis]
+
+
+def _np_clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    if kwargs or a_min is None or a_max is None:
+        raise ArgumentTypeError("numpy.clip on kjarni arrays takes both bounds and no other options", "a_min")
+    expr = _kjarni.clip(a, a_min, a_max)
+    if out is None:
+        return expr
+    _kjarni.assign(_required_queue("numpy.clip", out, a), out, expr)
+    return out
+
+
+def _np_reshape(a, *args, **kwargs):
+    shape = kwargs.pop("newshape", kwargs.pop("shape", None))
+    if shape is None:
+        shape, args = args[0], args[1:]
+    order = kwargs.pop("order", args[0] if args else "C")
+    from . import _algorithms
+    return _algorithms.reshape(_required_queue("numpy.reshape", a), a, shape, order=order, **kwargs)
+
+
+def _functions():
+    from . import _algorithms
+    table = {
+        numpy.sum: _reduction("sum"), numpy.prod: _reduction("prod"), numpy.mean: _reduction("mean"),
+        numpy.min: _reduction("min"), numpy.max: _reduction("max"), numpy.argmin: _reduction("argmin"),
+        numpy.argmax: _reduction("argmax"), numpy.any: _reduction("any"), numpy.all: _reduction("all"),
+        numpy.where: _np_where, numpy.clip: _np_clip, numpy.transpose: _np_transpose, numpy.copy: _np_copy,
+        numpy.shape: _np_shape, numpy.ndim: _np_ndim, numpy.size: _np_size, numpy.reshape: _np_reshape,
+        numpy.may_share_memory: _kjarni.may_share_memory,
+        numpy.split: lambda a, sections, axis=0: _algorithms.split(a, sections, axis),
+    }
+    for name in ("concatenate", "stack", "hstack", "vstack", "dstack", "cumsum", "cumprod", "dot", "take",
+                 "ascontiguousarray", "asfortranarray"):
+        table[getattr(numpy, name)] = _with_queue(name)
+    for name in ("amin", "amax"):
+        if hasattr(numpy, name):
+            table[getattr(numpy, name)] = _reduction(name[1:])
+    return table
+
+
+_FUNCTIONS = None
+
+
+def _array_function(self, func, types, args, kwargs):
+    global _FUNCTIONS
+    if _FUNCTIONS is None:
+        _FUNCTIONS = _functions()
+    implementation = _FUNCTIONS.get(func)
+    if implementation is None:
+        raise ArgumentTypeError(f"numpy.{func.__name__} has no device counterpart in kjarni: copy to the host "
+                                "first (x.get()), or use kjarni's functions", "func")
+    if not builtins.all(issubclass(t, (Array, numpy.ndarray, Expr)) for t in types):
+        return NotImplemented
+    return implementation(*args, **kwargs)
+
+
+def _array_interface(self, dtype=None, copy=None):
+    """A host copy (numpy.asarray(x), numpy.array(x)); ``copy=False`` raises ValueError, as numpy 2
+    requires of an object that cannot give its data without a copy."""
+    if copy is False:
+        raise ValueError("a kjarni array lives in device memory: numpy cannot see it without a copy "
+                         "(copy=False); use x.get() or numpy.asarray(x)")
+    out = self.get()
+    return out if dtype is None else out.astype(dtype, copy=False)
+
+
+# ---- methods ---------------------------------------------------------------------------------------
+
+def _keep_queue(view_of):
+    """A view-making method whose result keeps the array's queue."""
+    def method(self, *args, **kwargs):
+        view = view_of(self, *args, **kwargs)
+        queue = getattr(self, "queue", None)
+        if queue is not None and isinstance(view, Array):
+            view.queue = queue
+        return view
+    method.__name__ = getattr(view_of, "__name__", "view")
+    method.__doc__ = getattr(view_of, "__doc__", None)
+    return method
+
+
+_cpp_copy = Array.copy
+_cpp_astype = Array.astype
+_cpp_transpose = Array.transpose
+
+
+def _copy(self, queue=None, order="C"):
+    """A copy on ``queue`` (the array's own when None), C- or Fortran-ordered."""
+    queue = queue if queue is not None else _required_queue("copy()", self)
+    out = _cpp_copy(self, queue, order)
+    out.queue = queue
+    return out
+
+
+def _astype(self, *args, **kwargs):
+    """``x.astype(dtype)`` (numpy's) or ``x.astype(queue, dtype)`` (kjarni's): a converted copy, or
+    the array itself with ``copy=False`` when it has the dtype already."""
+    if args and isinstance(args[0], (_kjarni.Queue,)):
+        return _cpp_astype(self, *args, **kwargs)
+    queue = kwargs.pop("queue", None) or _required_queue("astype()", self)
+    return _cpp_astype(self, queue, *args, **kwargs)
+
+
+def _transpose(self, *axes):
+    if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
+        axes = () if axes[0] is None else tuple(axes[0])
+    return _cpp_transpose(self, list(axes))
+
+
+def _fill(self, value, queue=None):
+    """Sets every element to ``value`` (a number, numpy scalar or 0-d expression)."""
+    queue = queue if queue is not None else _required_queue("fill()", self)
+    _kjarni.fill(queue, self, value)
+
+
+def _expr_get(self, queue, dest=None):
+    """Evaluates the expression on ``queue`` and returns the result as a numpy array."""
+    from . import _algorithms
+    return _algorithms.evaluate(queue, self).get(queue, dest)
+
+
+def _eq(self, other):
+    return Expr(self) == other
+
+
+def _ne(self, other):
+    return Expr(self) != other
+
+
+def attach():
+    for cls in (Array, Expr):
+        cls.__array_ufunc__ = _array_ufunc
+        cls.__array_function__ = _array_function
+        cls.__array_priority__ = 100
+    Array.__array__ = _array_interface
+    Array.__eq__ = _eq
+    Array.__ne__ = _ne
+    Array.__hash__ = None  # compared elementwise, as numpy's arrays: not hashable
+    for name in ("sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all"):
+        setattr(Array, name, _reduction(name))
+    Array.copy = _copy
+    Array.astype = _astype
+    Array.fill = _fill
+    Array.__getitem__ = _keep_queue(Array.__getitem__)
+    Array.reshape = _keep_queue(Array.reshape)
+    Array.view = _keep_queue(Array.view)
+    Array.transpose = _keep_queue(_transpose)
+    Array.T = property(_keep_queue(lambda self: _cpp_transpose(self, [])), doc="The transpose (a view).")
+    Expr.get = _expr_get

@@ -1,0 +1,192 @@
+"""numpy's protocols on kjarni arrays: ufuncs and numpy functions run on the device (or are refused
+with a message), comparisons are elementwise, host conversions follow numpy 2's copy rules, the
+methods numpy users expect exist, and a wrong call gets kjarni's message, not the binding's."""
+
+import numpy
+import pytest
+
+import kjarni
+
+
+@pytest.fixture
+def xy(queue, rng):
+    x = rng.standard_normal((6, 5)).astype(numpy.float32)
+    y = rng.standard_normal((6, 5)).astype(numpy.float32)
+    return x, y, kjarni.Array.from_host(queue, x), kjarni.Array.from_host(queue, y)
+
+
+def test_numpy_scalar_times_array_runs_on_the_device(queue, xy):
+    x, _, dx, _ = xy
+    e = numpy.float32(2) * dx
+    assert isinstance(e, kjarni.Expr)  # not a host ndarray: numpy handed the operation to kjarni
+    assert e.dtype == numpy.float32
+    numpy.testing.assert_array_equal(e.get(queue), numpy.float32(2) * x)  # one rounding: exact
+    numpy.testing.assert_array_equal((dx * numpy.float32(2)).get(queue), x * numpy.float32(2))
+
+
+def test_ufuncs_build_expressions(queue, xy):
+    x, y, dx, dy = xy
+    ax, ay = numpy.abs(x) + 1, numpy.abs(y) + 1
+    dax, day = kjarni.evaluate(queue, abs(dx) + 1), kjarni.evaluate(queue, abs(dy) + 1)
+    # Transcendentals: the device's float32 functions differ from numpy's by a few ulp.
+    for ufunc in (numpy.sqrt, numpy.exp, numpy.log, numpy.sin, numpy.cos, numpy.tanh):
+        numpy.testing.assert_allclose(ufunc(dax).get(queue), ufunc(ax), rtol=4e-6, err_msg=ufunc.__name__)
+    for ufunc in (numpy.add, numpy.subtract, numpy.multiply, numpy.minimum, numpy.maximum, numpy.less,
+                  numpy.greater_equal, numpy.equal, numpy.not_equal):
+        numpy.testing.assert_array_equal(ufunc(dx, dy).get(queue), ufunc(x, y), err_msg=ufunc.__name__)
+    numpy.testing.assert_allclose(numpy.divide(dx, day).get(queue), x / ay, rtol=1e-6)
+    numpy.testing.assert_array_equal(numpy.negative(dx).get(queue), -x)
+
+
+def test_ufunc_out_and_reduce(queue, xy):
+    x, y, dx, dy = xy
+    out = kjarni.Array.empty(queue.device, x.shape, numpy.float32)
+    assert numpy.add(dx, dy, out=out) is out
+    numpy.testing.assert_array_equal(out.get(queue), x + y)
+    # float32 sums: kjarni accumulates in float64 (numpy pairwise in float32): a few ulp of the sum.
+    numpy.testing.assert_allclose(numpy.add.reduce(dx, axis=0).get(queue), x.sum(axis=0, dtype=numpy.float64),
+                                  rtol=0, atol=2e-7 * 6 * numpy.abs(x).max())
+    numpy.testing.assert_array_equal(numpy.maximum.reduce(dx, axis=1).get(queue), x.max(axis=1))
+
+
+def test_unsupported_ufunc_is_refused_with_a_message(xy):
+    _, _, dx, _ = xy
+    with pytest.raises(TypeError, match="arctan2 has no device counterpart"):
+        numpy.arctan2(dx, dx)
+    with pytest.raises(kjarni.ArgumentTypeError, match="accumulate"):
+        numpy.add.accumulate(dx)
+
+
+def test_equality_is_elementwise(queue, xy):
+    x, _, dx, _ = xy
+    other = x.copy()
+    other[::2] = 0
+    dother = kjarni.Array.from_host(queue, other)
+    numpy.testing.assert_array_equal((dx == dother).get(queue), x == other)
+    numpy.testing.assert_array_equal((dx != dother).get(queue), x != other)
+    picked = kjarni.evaluate(queue, kjarni.where(dx == dother, dx, numpy.float32(-7)))
+    numpy.testing.assert_array_equal(picked.get(queue), numpy.where(x == other, x, numpy.float32(-7)))
+    with pytest.raises(TypeError):
+        hash(dx)
+
+
+def test_numpy_functions_dispatch_or_refuse(queue, xy):
+    x, y, dx, dy = xy
+    # A float32 result: its rounding is relative to the terms (|x| summed), not to a sum that may cancel.
+    bound = 2e-7 * numpy.abs(x).sum()
+    numpy.testing.assert_allclose(numpy.sum(dx).get(queue), x.sum(dtype=numpy.float64), rtol=0, atol=bound)
+    numpy.testing.assert_array_equal(numpy.max(dx, axis=0).get(queue), x.max(axis=0))
+    numpy.testing.assert_array_equal(numpy.argmin(dx).get(queue), x.argmin())
+    numpy.testing.assert_array_equal(numpy.concatenate([dx, dy], axis=1).get(queue), numpy.concatenate([x, y], 1))
+    numpy.testing.assert_array_equal(numpy.transpose(dx).get(queue), x.T)
+    numpy.testing.assert_array_equal(numpy.reshape(dx, (5, 6)).get(queue), x.reshape(5, 6))
+    numpy.testing.assert_array_equal(numpy.where(dx > 0, dx, dy).get(queue), numpy.where(x > 0, x, y))
+    assert numpy.shape(dx) == x.shape and numpy.ndim(dx) == 2 and numpy.size(dx) == x.size
+    with pytest.raises(TypeError, match="numpy.fft.fft has no device counterpart|fft has no device"):
+        numpy.fft.fft(dx)
+    with pytest.raises(TypeError, match="has no device counterpart"):
+        numpy.median(dx)
+
+
+def test_methods_users_expect(queue, xy):
+    x, _, dx, _ = xy
+    bound = 2e-7 * numpy.abs(x).sum()  # the float32 result's rounding, relative to its terms
+    numpy.testing.assert_allclose(dx.sum().get(queue), x.sum(dtype=numpy.float64), rtol=0, atol=bound)
+    numpy.testing.assert_array_equal(dx.max(axis=1).get(queue), x.max(axis=1))
+    numpy.testing.assert_array_equal(dx.min(axis=0, keepdims=True).get(queue), x.min(axis=0, keepdims=True))
+    numpy.testing.assert_allclose(dx.mean(axis=1).get(queue), x.mean(axis=1, dtype=numpy.float64), rtol=0,
+                                  atol=2e-7 * numpy.abs(x).max())
+    numpy.testing.assert_array_equal(dx.get(), x)
+    numpy.testing.assert_array_equal(dx.astype(numpy.int32).get(), x.astype(numpy.int32))
+    numpy.testing.assert_array_equal(dx.astype(queue, numpy.float64).get(), x.astype(numpy.float64))
+    c = dx.copy()
+    assert c.base is not dx.base
+    numpy.testing.assert_array_equal(c.get(), x)
+    numpy.testing.assert_array_equal(dx.T.get(), x.T)  # views keep the queue: no queue argument needed
+    numpy.testing.assert_array_equal(dx.reshape(3, 10).get(), x.reshape(3, 10))
+    # 5 terms: float32 roundings differ in order (kjarni accumulates sums of float32 in float64).
+    numpy.testing.assert_allclose(dx[1:, ::2].sum(axis=0).get(), x[1:, ::2].sum(axis=0, dtype=numpy.float64),
+                                  rtol=0, atol=2e-7 * 5 * numpy.abs(x).max())
+    dx.fill(numpy.float32(1.5))
+    numpy.testing.assert_array_equal(dx.get(), numpy.full(x.shape, 1.5, numpy.float32))
+
+
+def test_zeros(queue):
+    z = kjarni.Array.zeros(queue, (3, 4), numpy.int16)
+    assert z.dtype == numpy.int16 and z.shape == (3, 4)
+    numpy.testing.assert_array_equal(z.get(), numpy.zeros((3, 4), numpy.int16))
+    assert kjarni.Array.zeros(queue, 5, numpy.float32, order="F").shape == (5,)
+
+
+def test_host_conversions_follow_numpy_2(queue, xy):
+    x, _, dx, _ = xy
+    numpy.testing.assert_array_equal(numpy.asarray(dx), x)
+    assert numpy.asarray(dx, dtype=numpy.float64).dtype == numpy.float64
+    with pytest.raises(ValueError, match="copy"):
+        numpy.asarray(dx, copy=False)
+    numpy.testing.assert_array_equal(numpy.array(dx, copy=True), x)
+
+
+def test_a_host_array_in_an_expression_is_refused_with_a_message(queue, xy):
+    x, _, dx, _ = xy
+    with pytest.raises(kjarni.ArgumentError, match="upload it first"):
+        dx + x
+    with pytest.raises(kjarni.ArgumentError, match="upload it first"):
+        x + dx  # numpy's ndarray.__add__ hands the operation to kjarni, which refuses it the same way
+    # A 0-d host array is a scalar of its dtype.
+    numpy.testing.assert_array_equal((dx + numpy.array(2, numpy.float32)).get(queue), x + numpy.float32(2))
+
+
+WRONG_CALLS = [
+    (lambda q, a: kjarni.Array.from_buffer("not a buffer", numpy.float32, [3]), "Array.from_buffer"),
+    (lambda q, a: kjarni.Queue("device"), "Queue"),
+    (lambda q, a: kjarni.Context.from_devices(3.5), "Context.from_devices"),
+    (lambda q, a: kjarni.concatenate(q, [a, 7]), "concatenate"),
+    (lambda q, a: kjarni.may_share_memory(a, "x"), "may_share_memory"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(WRONG_CALLS)))
+def test_wrong_calls_get_kjarnis_message(queue, xy, index):
+    call, name = WRONG_CALLS[index]
+    with pytest.raises(kjarni.ArgumentTypeError) as info:
+        call(queue, xy[2])
+    message = str(info.value)
+    assert isinstance(info.value, TypeError) and name in message
+    assert "incompatible function arguments" not in message and "kjarni._kjarni" not in message
+
+
+TYPED_KERNEL = """
+KERNEL void twice(GLOBAL_MEM float *dest, GLOBAL_MEM const ${ctype} *src, int n, GLOBAL_MEM void *untyped)
+{
+    const SIZE_T i = get_global_id(0);
+    if (i < n) dest[i] = 2 * src[i];
+}
+"""
+
+
+def test_an_array_of_another_dtype_is_refused_for_a_typed_pointer(queue, rng):
+    program = kjarni.Program(queue.device, TYPED_KERNEL, render_globals=dict(ctype=kjarni.dtypes.ctype(numpy.int32)))
+    host = rng.integers(-1000, 1000, 8, dtype=numpy.int32)
+    src = kjarni.Array.from_host(queue, host)
+    dest = kjarni.Array.empty(queue.device, 8, numpy.float32)
+    wrong = kjarni.Array.empty(queue.device, 8, numpy.float64)
+    n = numpy.int32(8)
+    program.kernel.twice(queue, 8, None, dest, src, n, wrong)  # `void *` is not checked
+    numpy.testing.assert_array_equal(dest.get(queue), 2 * host.astype(numpy.float32))
+    prepared = program.kernel.twice.prepare(8)
+    for launch in (lambda *a: program.kernel.twice(queue, 8, None, *a), lambda *a: prepared(queue, *a),
+                   lambda *a: prepared.launch(queue, *a), lambda *a: prepared.bind(queue, *a)):
+        with pytest.raises(kjarni.ArgumentError, match=r"float64 for the parameter `GLOBAL_MEM float \*dest`") as info:
+            launch(wrong, src, n, wrong)
+        assert info.value.argument == "argument 0"
+        with pytest.raises(kjarni.ArgumentError, match="float32 for the parameter .*int32") as info:
+            launch(dest, dest, n, wrong)
+        assert info.value.argument == "argument 1"
+    static = kjarni.StaticKernel(queue.device, """
+        KERNEL void negate(GLOBAL_MEM ${ctype} *a) { a[${static.global_id}(0)] = -a[${static.global_id}(0)]; }
+        """, "negate", 8, render_globals=dict(ctype=kjarni.dtypes.ctype(numpy.int32)))
+    static(queue, src)
+    numpy.testing.assert_array_equal(src.get(queue), -host)
+    with pytest.raises(kjarni.ArgumentError, match="float32 for the parameter"):
+        static(queue, dest)
