@@ -37,6 +37,7 @@
 #include "kjarni/rect_layout.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
+#include "kjarni/selection.hpp"
 #include "kjarni/sorting.hpp"
 #include "kjarni/static_kernel.hpp"
 #include "kjarni/svm_pool.hpp"
