@@ -60,7 +60,7 @@ def cupy_cases():
     import cupy as cp
     rs = cp.random.RandomState(12345)
     floats = rs.uniform(-1, 1, n, dtype=cp.float32)
-    uints = rs.randint(0, 2**32, n, dtype=cp.uint64).astype(cp.uint32)
+    uints = (rs.random_sample(n) * 2.0**32).astype(cp.uint64).astype(cp.uint32)  # every bit random
     mask = rs.uniform(0, 1, n, dtype=cp.float32) < 0.5
     cases = {
         "sort_float32": lambda: cp.sort(floats),
