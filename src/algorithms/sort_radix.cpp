@@ -141,10 +141,10 @@ struct RadixShape {
 
     std::size_t tile() const { return group * items; }
     std::size_t local_bytes() const {
-        return tile() * (key_bytes + value_bytes) + 16 * group * 4 + group * 4 + 16 * 8 + 16 * 4;
+        return tile() * (key_bytes + value_bytes) + (16 * group + 16 * group / 32) * 4 + group * 4 + 16 * 8 + 16 * 4;
     }
     std::string key() const {
-        return fmt::format("radix key={} value={} wide={} group={} items={}", key_bytes, value_bytes, wide, group, items);
+        return fmt::format("radix padded key={} value={} wide={} group={} items={}", key_bytes, value_bytes, wide, group, items);
     }
 };
 
@@ -153,6 +153,9 @@ std::string common_code(const RadixShape& r) {
     s += fmt::format("#define KJARNI_KEY {}\n#define KJARNI_IDX {}\n", key_ctype(r.key_bytes), r.wide ? "uint64_t" : "uint32_t");
     s += fmt::format("#define KJARNI_VALUE {}\n", r.value_bytes ? key_ctype(r.value_bytes) : "uint32_t");
     s += fmt::format("#define KJARNI_G {}\n#define KJARNI_ITEMS {}\n#define KJARNI_TILE {}\n", r.group, r.items, r.tile());
+    // A padding word every 32 counters: work item t scans counters 16t..16t+15, which without it
+    // fall in two of 32 banks across a warp (a 16-way conflict on GPUs).
+    s += "#define KJARNI_PAD(q) ((q) + (q) / 32)\n";
     // A digit of the key, or (by_row) of the row a value (the original position) belongs to.
     s += "FUNCTION INLINE uint32_t kjarni_key_digit(KJARNI_KEY key, uint32_t shift) { return (uint32_t)(key >> shift) & 15u; }\n";
     s += "FUNCTION INLINE uint32_t kjarni_row_digit(KJARNI_VALUE value, uint32_t shift, KJARNI_IDX row_length) {\n"
@@ -201,7 +204,7 @@ std::string scatter_source(const RadixShape& r) {
     LOCAL_MEM_DECL KJARNI_KEY skeys[KJARNI_TILE];
 )";
     s += if_values("    LOCAL_MEM_DECL KJARNI_VALUE svalues[KJARNI_TILE];\n");
-    s += R"(    LOCAL_MEM_DECL uint32_t counters[16 * KJARNI_G];
+    s += R"(    LOCAL_MEM_DECL uint32_t counters[KJARNI_PAD(16 * KJARNI_G)];
     LOCAL_MEM_DECL uint32_t totals[KJARNI_G];
     LOCAL_MEM_DECL KJARNI_IDX base[16];
     LOCAL_MEM_DECL uint32_t start[16];
@@ -217,7 +220,7 @@ std::string scatter_source(const RadixShape& r) {
     s += if_values("            svalues[q] = values[begin + q];\n");
     s += R"(        }
     }
-    for (int d = 0; d < 16; ++d) counters[d * KJARNI_G + lid] = 0;
+    for (int d = 0; d < 16; ++d) counters[KJARNI_PAD(d * KJARNI_G + lid)] = 0;
     if (lid < 16) base[lid] = offsets[(KJARNI_IDX)lid * tiles + tile];
     LOCAL_BARRIER;
     // This work item's run of ITEMS consecutive positions, kept in registers, its digits counted
@@ -236,14 +239,14 @@ std::string scatter_source(const RadixShape& r) {
     s += if_values("            my_values[k] = svalues[q];\n");
     s += v ? "            my_digits[k] = by_row ? kjarni_row_digit(my_values[k], shift, row_length) : kjarni_key_digit(my_keys[k], shift);\n"
            : "            my_digits[k] = kjarni_key_digit(my_keys[k], shift);\n";
-    s += R"(            counters[my_digits[k] * KJARNI_G + lid] += 1;
+    s += R"(            counters[KJARNI_PAD(my_digits[k] * KJARNI_G + lid)] += 1;
         }
     }
     LOCAL_BARRIER;
     // Exclusive scan of the table in (digit, work item) order: work item t sums 16 consecutive
     // entries, the sums are scanned across the group (Hillis-Steele), then each rescans its 16.
     uint32_t sum = 0;
-    for (int k = 0; k < 16; ++k) sum += counters[lid * 16 + k];
+    for (int k = 0; k < 16; ++k) sum += counters[KJARNI_PAD(lid * 16 + k)];
     totals[lid] = sum;
     LOCAL_BARRIER;
     for (uint32_t step = 1; step < KJARNI_G; step <<= 1) {
@@ -254,18 +257,18 @@ std::string scatter_source(const RadixShape& r) {
     }
     uint32_t running = lid > 0 ? totals[lid - 1] : 0u;
     for (int k = 0; k < 16; ++k) {
-        const uint32_t c = counters[lid * 16 + k];
-        counters[lid * 16 + k] = running;
+        const uint32_t c = counters[KJARNI_PAD(lid * 16 + k)];
+        counters[KJARNI_PAD(lid * 16 + k)] = running;
         running += c;
     }
     LOCAL_BARRIER;
-    if (lid < 16) start[lid] = counters[lid * KJARNI_G];
+    if (lid < 16) start[lid] = counters[KJARNI_PAD(lid * KJARNI_G)];
     LOCAL_BARRIER;
     // Each key to its rank in the tile sorted by the digit (stable: runs in order, a run in order).
     for (int k = 0; k < KJARNI_ITEMS; ++k) {
         const uint32_t q = lid * KJARNI_ITEMS + (uint32_t)k;
         if (q < count) {
-            const uint32_t slot = counters[my_digits[k] * KJARNI_G + lid]++;
+            const uint32_t slot = counters[KJARNI_PAD(my_digits[k] * KJARNI_G + lid)]++;
             skeys[slot] = my_keys[k];
 )";
     s += if_values("            svalues[slot] = my_values[k];\n");
