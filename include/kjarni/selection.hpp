@@ -55,8 +55,8 @@ Array integer_index(const Queue& queue, const Array& array, const Array& indices
 
 /// numpy's `array[indices] = values` along `axis` (`array[:, indices] = values` for axis 1): `values`
 /// (a scalar, or an array converted to the array's dtype as astype does) broadcast to the
-/// selection's shape, shape[:axis] + indices.shape + shape[axis+1:]. When an index repeats, one of
-/// its values is written (numpy: the last; kjarni: any one of them, decided by the device).
+/// selection's shape, shape[:axis] + indices.shape + shape[axis+1:]. When an index repeats, the
+/// value of its last occurrence is written, as numpy does (at most 2^31 - 1 indices).
 void integer_index_assign(const Queue& queue, const Array& array, const Array& indices, const Operand& values,
                           int axis = 0);
 

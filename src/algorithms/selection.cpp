@@ -139,7 +139,9 @@ std::size_t move_unit(std::size_t itemsize) {
 
 /// target[positions[f] (from the end when negative), r] = values[f, r] for f < positions.size() and r
 /// < the row size, target being C-contiguous (rows of `row` elements) and values C-contiguous of
-/// (positions.size(), row) elements. `positions` int64, contiguous, already checked in range.
+/// (positions.size(), row) elements. `positions` int64, contiguous, already checked in range. Where
+/// a position repeats, the last f holding it writes (numpy's result): a first kernel keeps the
+/// largest f per target row (atomic_max), the second writes only the rows' owners.
 void scatter_rows(const Queue& queue, const Array& target, const Array& positions, const Array& values, std::size_t extent,
                   std::size_t row) {
     const std::size_t m = positions.size();
@@ -148,34 +150,67 @@ void scatter_rows(const Queue& queue, const Array& target, const Array& position
     const std::size_t units = itemsize / unit;
     const std::size_t total = m * row * units;
     if (total == 0) return;
+    if (m >= (std::size_t{1} << 31))
+        throw UnsupportedError(fmt::format("assignment through {} indices: at most 2^31 - 1 are supported", m));
     const char* u = unit == 8 ? "uint64_t" : unit == 4 ? "uint32_t" : unit == 2 ? "uint16_t" : "uint8_t";
     const std::string source = fmt::format(R"({0}
+#ifdef KJARNI_CUDA_API
+#define KJARNI_ATOMIC_MAX(p, v) atomicMax((int*)(p), (v))
+#else
+#define KJARNI_ATOMIC_MAX(p, v) atomic_max((volatile GLOBAL_MEM int*)(p), (v))
+#endif
+KERNEL void kjarni_scatter_owners(GLOBAL_MEM int32_t* owner, GLOBAL_MEM const int64_t* positions, int64_t positions_offset,
+    int64_t extent, int64_t m)
+{{
+    for (int64_t f = (int64_t)get_global_id(0); f < m; f += (int64_t)get_global_size(0)) {{
+        int64_t t = positions[positions_offset + f];
+        if (t < 0) t += extent;
+        KJARNI_ATOMIC_MAX(owner + t, (int)f);
+    }}
+}}
 KERNEL void kjarni_scatter_rows(GLOBAL_MEM {1}* target, int64_t target_offset, GLOBAL_MEM const int64_t* positions,
     int64_t positions_offset, GLOBAL_MEM const {1}* values, int64_t values_offset, int64_t extent, int64_t row,
-    int64_t units, int64_t total)
+    int64_t units, int64_t total, GLOBAL_MEM const int32_t* owner)
 {{
     for (int64_t g = (int64_t)get_global_id(0); g < total; g += (int64_t)get_global_size(0)) {{
         const int64_t e = g / units, c = g % units;
         const int64_t f = e / row, r = e % row;
         int64_t t = positions[positions_offset + f];
         if (t < 0) t += extent;
+        if ((int64_t)owner[t] != f) continue;
         target[target_offset + (t * row + r) * units + c] = values[values_offset + g];
     }}
 }}
 )", detail::algorithm_helpers(), u);
+    const detail::GeneratedKernel owners = detail::generated_kernel(queue.device(), source, "kjarni_scatter_owners",
+                                                                    [&] { return source; });
     const detail::GeneratedKernel kernel = detail::generated_kernel(queue.device(), source, "kjarni_scatter_rows",
                                                                     [&] { return source; });
     const auto offset = [&](const Array& a) {
         return static_cast<std::int64_t>((a.base().offset() + a.offset()) / unit);
     };
+    // Every owner -1 (all bits set) to start with.
+    const Buffer owner = detail::temporary_buffer(queue, std::max<std::size_t>(extent, 1) * 4);
+    const std::byte ones[4] = {std::byte{0xff}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}};
+    owner.get_sub_region(0, std::max<std::size_t>(extent, 1) * 4).fill(queue, ones, true);
+    const auto positions_offset = static_cast<std::int64_t>(detail::element_offset(positions, "indices"));
+    {
+        const KernelArg args[] = {detail::pack(owner, LaunchTarget{}), detail::whole_allocation(positions),
+                                  detail::pack(positions_offset, LaunchTarget{}),
+                                  detail::pack(static_cast<std::int64_t>(extent), LaunchTarget{}),
+                                  detail::pack(static_cast<std::int64_t>(m), LaunchTarget{})};
+        const detail::Grid grid = detail::grid_for(owners, m);
+        const std::size_t global[1] = {grid.global};
+        const std::size_t local[1] = {grid.local};
+        detail::launch(queue, owners, global, local, args);
+    }
     const KernelArg args[] = {detail::whole_allocation(target), detail::pack(offset(target), LaunchTarget{}),
-                              detail::whole_allocation(positions),
-                              detail::pack(static_cast<std::int64_t>(detail::element_offset(positions, "indices")), LaunchTarget{}),
+                              detail::whole_allocation(positions), detail::pack(positions_offset, LaunchTarget{}),
                               detail::whole_allocation(values), detail::pack(offset(values), LaunchTarget{}),
                               detail::pack(static_cast<std::int64_t>(extent), LaunchTarget{}),
                               detail::pack(static_cast<std::int64_t>(row), LaunchTarget{}),
                               detail::pack(static_cast<std::int64_t>(units), LaunchTarget{}),
-                              detail::pack(static_cast<std::int64_t>(total), LaunchTarget{})};
+                              detail::pack(static_cast<std::int64_t>(total), LaunchTarget{}), detail::pack(owner, LaunchTarget{})};
     const detail::Grid grid = detail::grid_for(kernel, total);
     const std::size_t global[1] = {grid.global};
     const std::size_t local[1] = {grid.local};

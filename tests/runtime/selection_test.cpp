@@ -206,6 +206,15 @@ TEST_P(Selections, IntegerIndexReadAndAssign) {
                          Operand(-2.5), 1);
     for (std::size_t c = 0; c < 5; ++c) want.at<double>({1, c}) = want.at<double>({7, c}) = -2.5;
     expect_same(y.get(queue()), want);
+    // Repeated indices (-6 is 3 for an axis of 9): the last occurrence's values land, as numpy's.
+    const std::vector<std::int64_t> repeated{3, -6, 5, 3, 8, -6};
+    const HostArray rows_of_values = random_host(DType(Kind::float64), {6, 5});
+    integer_index_assign(queue(), y, Array::from_host(queue(), std::span<const std::int64_t>(repeated), {6}),
+                         Array::from_host(queue(), rows_of_values));
+    for (std::size_t k = 0; k < repeated.size(); ++k)  // in order: later writes win
+        for (std::size_t c = 0; c < 5; ++c)
+            want.at<double>({static_cast<std::size_t>((repeated[k] + 9) % 9), c}) = rows_of_values.at<double>({k, c});
+    expect_same(y.get(queue()), want);
     // Values broadcast along axis 1: a[:, [0, 2]] = column vector (9, 1).
     const HostArray column = random_host(DType(Kind::float64), {9, 1});
     const std::vector<std::int64_t> two{0, 2};
