@@ -39,6 +39,8 @@
 #include "kjarni/rect_layout.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
+#include "kjarni/selection.hpp"
+#include "kjarni/sorting.hpp"
 #include "kjarni/static_kernel.hpp"
 #include "kjarni/svm_pool.hpp"
 #include "kjarni/transfer_staging.hpp"

@@ -1,0 +1,110 @@
+// Sorting and selection beside the device-to-device copy of the same keys, in one run, on the
+// first device of every available API (the peers' script, bench/peers/sorting_peers.py, times the
+// same cases through PyTorch and CuPy):
+//   copy                   Buffer copy of the n float32 keys
+//   sort_float32           sort of n random float32 (NaN-free, both signs)
+//   sort_uint32            sort of n random uint32
+//   argsort_float32        stable argsort of the float32 keys (int64 positions)
+//   argsort_uint32         stable argsort of the uint32 keys
+//   boolean_index_float32  x[mask] with a random mask of 50% true (the count read back)
+// Gkeys/s = n / time for every case. n = 2^KJARNI_BENCH_SORT_LOG2 keys (default 28; give a small
+// value on CPU devices). Each iteration enqueues `batch` operations then waits.
+//
+//   kjarni_bench_sorting --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+//       --benchmark_report_aggregates_only=true
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kjarni/kjarni.hpp"
+
+namespace {
+
+constexpr int batch = 3;
+
+std::size_t elements() {
+    const char* log2 = std::getenv("KJARNI_BENCH_SORT_LOG2");
+    const int bits = log2 != nullptr && std::atoi(log2) > 0 ? std::atoi(log2) : 28;
+    return std::size_t{1} << bits;
+}
+
+/// splitmix64: fast, good enough for benchmark keys.
+std::uint64_t next(std::uint64_t& state) {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+struct Setup {
+    kjarni::Queue queue;
+    kjarni::Array floats, uints, mask, copy_target;
+};
+
+std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
+    auto context = kjarni::Context::from_criteria(api);
+    kjarni::Queue queue(context.devices()[0]);
+    const std::size_t n = elements();
+    std::vector<float> f(n);
+    std::vector<std::uint32_t> u(n);
+    std::vector<std::uint8_t> m(n);
+    std::uint64_t state = 12345;
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::uint64_t r = next(state);
+        u[k] = static_cast<std::uint32_t>(r);
+        // Uniform in (-1, 1): 24 random mantissa bits and a random sign.
+        f[k] = static_cast<float>(static_cast<std::uint32_t>(r >> 32) >> 8) * 0x1p-24f * ((r & 1) ? -1.0f : 1.0f);
+        m[k] = static_cast<std::uint8_t>((r >> 1) & 1);
+    }
+    auto setup = std::make_shared<Setup>(Setup{
+        queue, kjarni::Array::from_host(queue, std::span<const float>(f), {n}),
+        kjarni::Array::from_host(queue, std::span<const std::uint32_t>(u), {n}),
+        kjarni::Array::from_host(queue, kjarni::HostArray::wrap_bytes(m.data(), n, kjarni::dtypes::bool_, {n})),
+        kjarni::Array::empty(queue.device(), {n}, kjarni::dtypes::float32)});
+    queue.synchronize();
+    return setup;
+}
+
+template <class Work>
+void run(benchmark::State& state, const Setup& s, std::size_t keys, Work work) {
+    work();  // compiles and warms up outside the timing
+    s.queue.synchronize();
+    for (auto _ : state) {
+        for (int k = 0; k < batch; ++k) work();
+        s.queue.synchronize();
+    }
+    state.counters["Gkeys/s"] = benchmark::Counter(static_cast<double>(keys) * batch * 1e-9,
+                                                   benchmark::Counter::kIsIterationInvariantRate);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    const std::size_t n = elements();
+    for (const kjarni::Api& api : kjarni::Api::all_available()) {
+        const auto s = make_setup(api);
+        const std::string tag = fmt::format("{}/{}", api.shortcut(), s->queue.device().name());
+        auto add = [&](const std::string& name, auto work) {
+            benchmark::RegisterBenchmark((name + "/" + tag).c_str(), [s, n, work](benchmark::State& state) {
+                run(state, *s, n, work);
+            })->UseRealTime();
+        };
+        add("copy", [s] { s->copy_target.base().set(s->queue, s->floats.base(), true); });
+        add("sort_float32", [s] { kjarni::sort(s->queue, s->floats); });
+        add("sort_uint32", [s] { kjarni::sort(s->queue, s->uints); });
+        add("argsort_float32", [s] { kjarni::argsort(s->queue, s->floats); });
+        add("argsort_uint32", [s] { kjarni::argsort(s->queue, s->uints); });
+        add("boolean_index_float32", [s] { kjarni::boolean_index(s->queue, s->floats, s->mask); });
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,275 @@
+// sort, argsort, unique and searchsorted against a host reference on fresh random data: every
+// numeric dtype, with duplicates, NaNs of both signs, -0.0 and 0.0, infinities and the extremes of
+// the integer types; empty and one-element arrays, rows along the last axis and along another
+// axis, flattened, non-contiguous inputs, lengths of many tiles. The reference is std::stable_sort
+// with numpy's comparison (NaN after everything, -0.0 equal to 0.0), over the values as long
+// doubles (exact for every dtype, 64-bit integers included): a different road to the order than the
+// device's bit transforms. Results are exact (positions and values), no tolerance.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+
+#include "kjarni/sorting.hpp"
+#include "runtime/algorithm_test_support.hpp"
+#include "support/argument_errors.hpp"
+#include "support/random_data.hpp"
+#include "support/test_devices.hpp"
+
+namespace kjarni::test {
+namespace {
+
+std::vector<DType> sortable_dtypes() {
+    return {Kind::bool_,  Kind::int8,   Kind::uint8,  Kind::int16,   Kind::uint16,  Kind::int32,
+            Kind::uint32, Kind::int64,  Kind::uint64, Kind::float16, Kind::float32, Kind::float64};
+}
+
+/// An element as numpy orders it.
+struct Ordered {
+    bool nan = false;
+    long double value = 0;
+};
+
+bool numpy_less(const Ordered& a, const Ordered& b) {
+    if (a.nan) return false;
+    if (b.nan) return true;
+    return a.value < b.value;
+}
+bool numpy_equal(const Ordered& a, const Ordered& b) { return a.nan ? b.nan : !b.nan && a.value == b.value; }
+
+std::vector<Ordered> ordered(const HostArray& a) {
+    const HostArray c = a.copy();
+    std::vector<Ordered> out(c.size());
+    for (std::size_t k = 0; k < c.size(); ++k) {
+        const long double v = value_at(c, k).real();
+        out[k] = {std::isnan(v), v};
+    }
+    return out;
+}
+
+/// Random values of `dtype` drawn so that duplicates are common and the special values occur:
+/// for floats NaN, -NaN, +-0.0, +-inf and random finite values of both signs; for integers the
+/// type's extremes, small values and random bit patterns over the whole range.
+HostArray sort_data(const DType& dtype, std::vector<std::size_t> shape) {
+    HostArray a(dtype, std::move(shape));
+    auto& rng = random_engine();
+    std::uniform_int_distribution<int> pick(0, 9);
+    std::uniform_real_distribution<double> real(-100.0, 100.0);
+    std::uniform_int_distribution<std::uint64_t> bits;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        std::byte* p = a.data() + k * dtype.itemsize();
+        const int choice = pick(rng);
+        const std::uint64_t random_bits = bits(rng);
+        const auto put_float = [&](double v) {
+            switch (dtype.kind()) {
+                case Kind::float16: { const std::uint16_t h = detail::float_to_half(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
+                case Kind::float32: { const float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
+                default: std::memcpy(p, &v, 8); break;
+            }
+        };
+        if (is_real(dtype)) {
+            const double inf = std::numeric_limits<double>::infinity();
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            switch (choice) {
+                case 0: put_float(nan); break;
+                case 1: put_float(-nan); break;
+                case 2: put_float(0.0); break;
+                case 3: put_float(-0.0); break;
+                case 4: put_float(choice % 2 ? inf : -inf); break;
+                case 5: put_float(std::round(real(rng) / 10)); break;  // small integers: ties
+                default: put_float(real(rng)); break;
+            }
+            if (choice == 4 && (random_bits & 1)) put_float(inf);
+        } else if (dtype.kind() == Kind::bool_) {
+            const std::uint8_t b = random_bits & 1;
+            std::memcpy(p, &b, 1);
+        } else {
+            // Extremes (all ones / the sign bit alone / zero), small values, or random bits.
+            std::uint64_t v = random_bits;
+            if (choice == 0) v = ~std::uint64_t{0};
+            else if (choice == 1) v = std::uint64_t{1} << (8 * dtype.itemsize() - 1);
+            else if (choice == 2) v = 0;
+            else if (choice < 6) v = random_bits % 5;
+            std::memcpy(p, &v, dtype.itemsize());  // the low bytes (little-endian)
+        }
+    }
+    return a;
+}
+
+/// The stable argsort of `values` within consecutive rows of `row` elements.
+std::vector<std::int64_t> reference_argsort(const std::vector<Ordered>& values, std::size_t row) {
+    std::vector<std::int64_t> out(values.size());
+    for (std::size_t begin = 0; begin < values.size(); begin += row) {
+        std::vector<std::size_t> idx(row);
+        std::iota(idx.begin(), idx.end(), begin);
+        std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return numpy_less(values[x], values[y]); });
+        for (std::size_t k = 0; k < row; ++k) out[begin + k] = static_cast<std::int64_t>(idx[k] - begin);
+    }
+    return out;
+}
+
+class Sorts : public DeviceTest {
+protected:
+    /// Sorts and argsorts `host` (as the device array `x`, any view of the same contents) along the
+    /// last axis and flattened, against the reference.
+    void check(const HostArray& host, const Array& x) {
+        const std::vector<Ordered> values = ordered(host);
+        const std::size_t row = host.ndim() == 0 ? 1 : host.shape().back();
+        for (const bool flattened : {false, true}) {
+            SCOPED_TRACE(flattened ? "flattened" : "last axis");
+            if (!flattened && host.ndim() == 0) continue;
+            const std::size_t r = flattened ? host.size() : row;
+            const std::optional<int> axis = flattened ? std::nullopt : std::optional<int>(-1);
+            const std::vector<std::int64_t> expected = r == 0 ? std::vector<std::int64_t>{} : reference_argsort(values, r);
+            const HostArray got_positions = argsort(queue(), x, axis).get(queue());
+            ASSERT_EQ(got_positions.dtype(), DType(Kind::int64));
+            ASSERT_EQ(got_positions.shape(), flattened ? std::vector<std::size_t>{host.size()} : host.shape());
+            ASSERT_EQ(got_positions.to_vector<std::int64_t>(), expected);
+            const HostArray got_sorted = sort(queue(), x, axis).get(queue());
+            ASSERT_EQ(got_sorted.dtype(), host.dtype());
+            ASSERT_EQ(got_sorted.shape(), got_positions.shape());
+            const std::vector<Ordered> sorted = ordered(got_sorted);
+            for (std::size_t k = 0; k < sorted.size(); ++k) {
+                const std::size_t row_start = k / std::max<std::size_t>(r, 1) * r;
+                const Ordered& want = values[row_start + static_cast<std::size_t>(expected[k])];
+                ASSERT_TRUE(numpy_equal(sorted[k], want)) << "position " << k << ": got " << sorted[k].value << " want " << want.value;
+            }
+        }
+    }
+};
+
+TEST_P(Sorts, EveryDtypeFlatAndAlongRows) {
+    for (const DType& d : sortable_dtypes()) {
+        SCOPED_TRACE(d.name());
+        // Several tiles of the radix sort (2048 positions for 4-byte keys), short rows, one row.
+        for (const auto& shape : {std::vector<std::size_t>{5000}, std::vector<std::size_t>{7, 300},
+                                  std::vector<std::size_t>{150, 3}}) {
+            SCOPED_TRACE(::testing::Message() << "shape " << shape.size() << "-d, " << shape[0]);
+            const HostArray host = sort_data(d, shape);
+            check(host, Array::from_host(queue(), host));
+        }
+    }
+}
+
+TEST_P(Sorts, EmptyOneElementAndNonContiguous) {
+    for (const DType& d : {DType(Kind::float32), DType(Kind::int16), DType(Kind::uint64)}) {
+        SCOPED_TRACE(d.name());
+        for (const auto& shape : {std::vector<std::size_t>{0}, std::vector<std::size_t>{1}, std::vector<std::size_t>{3, 0},
+                                  std::vector<std::size_t>{0, 4}, std::vector<std::size_t>{4, 1}}) {
+            const HostArray host = sort_data(d, shape);
+            check(host, Array::from_host(queue(), host));
+        }
+        // A 0-d array flattened.
+        const HostArray scalar = sort_data(d, {});
+        const HostArray s = sort(queue(), Array::from_host(queue(), scalar), std::nullopt).get(queue());
+        ASSERT_EQ(s.shape(), std::vector<std::size_t>{1});
+        EXPECT_TRUE(numpy_equal(ordered(s)[0], ordered(scalar)[0]));
+        // Stepped and negatively strided views, and a transposed one.
+        HostArray big = sort_data(d, {6, 90});
+        const Array device_big = Array::from_host(queue(), big);
+        const Slice every_other{std::nullopt, std::nullopt, 2}, reversed{std::nullopt, std::nullopt, -1};
+        check(big[{every_other, reversed}].copy(), device_big[{every_other, reversed}]);
+        check(big.transpose().copy(), device_big.transpose());
+    }
+}
+
+TEST_P(Sorts, AlongAnotherAxis) {
+    const HostArray host = sort_data(DType(Kind::float32), {40, 3, 5});
+    const Array x = Array::from_host(queue(), host);
+    // Along axis 0: the reference sorts the transposed copy's last axis.
+    const std::size_t axes[] = {1, 2, 0};
+    const HostArray moved = host.transpose(axes).copy();
+    const std::vector<std::int64_t> expected = reference_argsort(ordered(moved), 40);
+    const HostArray got = argsort(queue(), x, 0).get(queue());
+    ASSERT_EQ(got.shape(), host.shape());
+    const std::size_t back[] = {1, 2, 0};
+    const HostArray got_moved = got.transpose(back).copy();
+    EXPECT_EQ(got_moved.to_vector<std::int64_t>(), expected);
+    const HostArray sorted = sort(queue(), x, 0).get(queue());
+    const std::vector<Ordered> sorted_moved = ordered(sorted.transpose(back).copy());
+    const std::vector<Ordered> values = ordered(moved);
+    for (std::size_t k = 0; k < values.size(); ++k)
+        ASSERT_TRUE(numpy_equal(sorted_moved[k], values[k / 40 * 40 + static_cast<std::size_t>(expected[k])])) << k;
+}
+
+TEST_P(Sorts, UniqueWithIndexInverseAndCounts) {
+    for (const DType& d : sortable_dtypes()) {
+        SCOPED_TRACE(d.name());
+        for (const auto& shape : {std::vector<std::size_t>{30, 70}, std::vector<std::size_t>{1}, std::vector<std::size_t>{0}}) {
+            const HostArray host = sort_data(d, shape);
+            const std::vector<Ordered> values = ordered(host);
+            const UniqueResult u = unique(queue(), Array::from_host(queue(), host), {true, true, true});
+            // Reference: the stable order, runs of numpy-equal values.
+            const std::vector<std::int64_t> order = values.empty() ? std::vector<std::int64_t>{} : reference_argsort(values, values.size());
+            std::vector<std::int64_t> index, counts, inverse(values.size());
+            for (std::size_t k = 0; k < order.size(); ++k) {
+                const auto p = static_cast<std::size_t>(order[k]);
+                if (k == 0 || !numpy_equal(values[p], values[static_cast<std::size_t>(order[k - 1])])) {
+                    index.push_back(order[k]);
+                    counts.push_back(0);
+                }
+                ++counts.back();
+                inverse[p] = static_cast<std::int64_t>(index.size()) - 1;
+            }
+            const HostArray got = u.values.get(queue());
+            ASSERT_EQ(got.size(), index.size());
+            const std::vector<Ordered> got_values = ordered(got);
+            for (std::size_t j = 0; j < index.size(); ++j)
+                ASSERT_TRUE(numpy_equal(got_values[j], values[static_cast<std::size_t>(index[j])])) << j;
+            EXPECT_EQ(u.index->get(queue()).to_vector<std::int64_t>(), index);
+            EXPECT_EQ(u.counts->get(queue()).to_vector<std::int64_t>(), counts);
+            ASSERT_EQ(u.inverse->shape(), host.shape());
+            EXPECT_EQ(u.inverse->get(queue()).to_vector<std::int64_t>(), inverse);
+        }
+    }
+}
+
+TEST_P(Sorts, SearchsortedLeftAndRight) {
+    for (const DType& d : sortable_dtypes()) {
+        SCOPED_TRACE(d.name());
+        const HostArray data = sort_data(d, {500});
+        const Array sorted = sort(queue(), Array::from_host(queue(), data), -1);
+        const std::vector<Ordered> s = ordered(sorted.get(queue()));
+        // Needles: some of the data (exact hits, NaN, -0.0) and fresh values, as a 2-d array.
+        const HostArray needles = sort_data(d, {20, 9});
+        const std::vector<Ordered> v = ordered(needles);
+        const Array device_needles = Array::from_host(queue(), needles);
+        for (const Side side : {Side::left, Side::right}) {
+            const HostArray got = searchsorted(queue(), sorted, device_needles, side).get(queue());
+            ASSERT_EQ(got.shape(), needles.shape());
+            const std::vector<std::int64_t> positions = got.to_vector<std::int64_t>();
+            for (std::size_t k = 0; k < v.size(); ++k) {
+                const auto it = side == Side::left ? std::lower_bound(s.begin(), s.end(), v[k], numpy_less)
+                                                   : std::upper_bound(s.begin(), s.end(), v[k], numpy_less);
+                ASSERT_EQ(positions[k], it - s.begin()) << "needle " << k << (side == Side::left ? " left" : " right");
+            }
+        }
+    }
+    // Mixed dtypes compare in the common one: int32 needles in a float64 array.
+    const std::vector<double> grid{-1.5, -0.5, 0.5, 1.5, 2.5};
+    const std::vector<std::int32_t> needles{-2, 0, 1, 3};
+    const Array got = searchsorted(queue(), Array::from_host(queue(), std::span<const double>(grid), {5}),
+                                   Array::from_host(queue(), std::span<const std::int32_t>(needles), {4}));
+    EXPECT_EQ(got.get(queue()).to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 2, 3, 5}));
+}
+
+TEST_P(Sorts, BadInput) {
+    const Array c = Array::zeros(queue(), {4}, DType(Kind::complex64));
+    EXPECT_THROW(sort(queue(), c), UnsupportedError);
+    EXPECT_THROW(argsort(queue(), c), UnsupportedError);
+    EXPECT_THROW(unique(queue(), c), UnsupportedError);
+    const Array x = Array::zeros(queue(), {4, 3}, DType(Kind::float32));
+    EXPECT_EQ(argument_named_by([&] { sort(queue(), x, 2); }), "axis");
+    EXPECT_EQ(argument_named_by([&] { argsort(queue(), x, -3); }), "axis");
+    EXPECT_EQ(argument_named_by([&] { sort(queue(), Array::zeros(queue(), {}, DType(Kind::int32)), -1); }), "axis");
+    EXPECT_EQ(argument_named_by([&] { searchsorted(queue(), x, x); }), "sorted");
+}
+
+KJARNI_INSTANTIATE_DEVICE_TESTS(Sorts);
+
+}  // namespace
+}  // namespace kjarni::test
