@@ -56,7 +56,7 @@ std::string float_literal(double v, const DType& t) {
     return single ? fmt::format("{:.9e}f", static_cast<float>(v)) : fmt::format("{:.17e}", v);
 }
 
-std::string integer_functions(const char* t, const char* ut, int bits, bool is_signed) {
+std::string ufunc_integer_functions(const char* t, const char* ut, int bits, bool is_signed) {
     const char* zero_reciprocal = bits == 32 && is_signed   ? "(int32_t)(-2147483647 - 1)"
                                   : bits == 64 && is_signed ? "((int64_t)(-0x7fffffffffffffffL) - 1)"
                                                             : "0";
@@ -83,7 +83,7 @@ FUNCTION INLINE {0} kj_recip_{0}({0} a) {{ return a == 0 ? ({0}){3} : a == 1 ? (
                        is_signed ? "a < 0 ? -1 : 0" : "0", is_signed ? fmt::format("a == -1 ? ({})-1 : ", t) : "");
 }
 
-std::string float_functions(const char* t) {
+std::string ufunc_float_functions(const char* t) {
     return fmt::format(R"(FUNCTION INLINE {0} kj_floordiv_{0}({0} a, {0} b)
 {{
     if (b == 0) return a / b;
@@ -102,7 +102,7 @@ FUNCTION INLINE {0} kj_fmax_{0}({0} a, {0} b) {{ return isnan(b) ? a : isnan(a) 
                        t);
 }
 
-std::string complex_functions(const char* c, const char* r, const char* ctr) {
+std::string ufunc_complex_functions(const char* c, const char* r, const char* ctr) {
     // numpy 2's sign of a complex value: z / |z| (0 for 0; NaN parts stay NaN).
     return fmt::format(R"(FUNCTION INLINE {0} kj_csign_{0}({0} a)
 {{
@@ -353,19 +353,19 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
 
 std::string numpy_ops_preamble() {
     std::string out;
-    out += integer_functions("int8_t", "uint8_t", 8, true);
-    out += integer_functions("int16_t", "uint16_t", 16, true);
-    out += integer_functions("int32_t", "uint32_t", 32, true);
-    out += integer_functions("int64_t", "uint64_t", 64, true);
-    out += integer_functions("uint8_t", "uint8_t", 8, false);
-    out += integer_functions("uint16_t", "uint16_t", 16, false);
-    out += integer_functions("uint32_t", "uint32_t", 32, false);
-    out += integer_functions("uint64_t", "uint64_t", 64, false);
-    out += float_functions("float");
-    out += complex_functions("complex64_t", "float", "COMPLEX64_CTR");
+    out += ufunc_integer_functions("int8_t", "uint8_t", 8, true);
+    out += ufunc_integer_functions("int16_t", "uint16_t", 16, true);
+    out += ufunc_integer_functions("int32_t", "uint32_t", 32, true);
+    out += ufunc_integer_functions("int64_t", "uint64_t", 64, true);
+    out += ufunc_integer_functions("uint8_t", "uint8_t", 8, false);
+    out += ufunc_integer_functions("uint16_t", "uint16_t", 16, false);
+    out += ufunc_integer_functions("uint32_t", "uint32_t", 32, false);
+    out += ufunc_integer_functions("uint64_t", "uint64_t", 64, false);
+    out += ufunc_float_functions("float");
+    out += ufunc_complex_functions("complex64_t", "float", "COMPLEX64_CTR");
     out += "#if defined(KJARNI_CUDA_API) || defined(cl_khr_fp64)\n";
-    out += float_functions("double");
-    out += complex_functions("complex128_t", "double", "COMPLEX128_CTR");
+    out += ufunc_float_functions("double");
+    out += ufunc_complex_functions("complex128_t", "double", "COMPLEX128_CTR");
     out += "#endif\n";
     return out;
 }

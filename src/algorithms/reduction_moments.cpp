@@ -19,20 +19,20 @@ using Kind = DType::Kind;
 
 namespace {
 
-bool has_nan(const DType& d) { return is_real(d) || is_complex(d); }
+bool holds_nan(const DType& d) { return is_real(d) || is_complex(d); }
 
 /// The dtype var computes in: `dtype` when given (a float or complex type), float64 for integers
 /// and bool, else the array's.
 DType moments_dtype(const DType& input, const std::optional<DType>& dtype, const char* what) {
-    if (!dtype) return has_nan(input) ? input : DType(Kind::float64);
-    if (!has_nan(*dtype) || (is_complex(input) && !is_complex(*dtype)))
+    if (!dtype) return holds_nan(input) ? input : DType(Kind::float64);
+    if (!holds_nan(*dtype) || (is_complex(input) && !is_complex(*dtype)))
         throw ArgumentError("dtype", fmt::format("{}: cannot compute a {} array in {} (a float or complex dtype, "
                                                  "complex for complex arrays)",
                                                  what, input.name(), dtype->name()));
     return *dtype;
 }
 
-std::string literal(double v, const DType& real) {
+std::string ddof_literal(double v, const DType& real) {
     return real.kind() == Kind::float64 ? fmt::format("{:.17e}", v) : fmt::format("{:.9e}f", v);
 }
 
@@ -45,7 +45,7 @@ Array variance(const Queue& queue, const Array& array, const ReduceOptions& opti
     const DType result = is_complex(computed) ? real_for(computed) : computed;
     const DType t = computed.kind() == Kind::float16 ? DType(Kind::float32) : computed;
     const DType r = is_complex(t) ? real_for(t) : t;
-    const std::string key = fmt::format("{} {} {} {}", what, d.name(), computed.name(), literal(ddof, DType(Kind::float64)));
+    const std::string key = fmt::format("{} {} {} {}", what, d.name(), computed.name(), ddof_literal(ddof, DType(Kind::float64)));
     const ReductionSpec& built = detail::cached_spec(key, [&] {
         ReductionSpec spec = detail::one_array_spec(what, d);
         const std::string tc = detail::compute_ctype(t);
@@ -83,7 +83,7 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
         const std::string map = skip_nan ? fmt::format("({} ? kj_moments_of({}, 0) : kj_moments_of({}, 1))", detail::nan_test(v, d), zero, value)
                                          : fmt::format("kj_moments_of({}, 1)", value);
         // numpy divides by max(n - ddof, 0): 0 / 0 is NaN, x / 0 infinite.
-        std::string finish = fmt::format("a.m2 / fmax(({0})a.n - {1}, ({0})0)", rc, literal(ddof, r));
+        std::string finish = fmt::format("a.m2 / fmax(({0})a.n - {1}, ({0})0)", rc, ddof_literal(ddof, r));
         if (root) finish = fmt::format("sqrt({})", finish);
         spec.acc_ctype = "kj_moments_t";
         spec.acc_size = 32;  // at least sizeof(kj_moments_t) for every type (complex128: 32)
@@ -105,16 +105,16 @@ Array std(const Queue& queue, const Array& array, const ReduceOptions& options, 
 }
 Array nanvar(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
              const std::optional<DType>& dtype) {
-    return variance(queue, array, options, ddof, dtype, false, has_nan(array.dtype()));
+    return variance(queue, array, options, ddof, dtype, false, holds_nan(array.dtype()));
 }
 Array nanstd(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
              const std::optional<DType>& dtype) {
-    return variance(queue, array, options, ddof, dtype, true, has_nan(array.dtype()));
+    return variance(queue, array, options, ddof, dtype, true, holds_nan(array.dtype()));
 }
 
 Array nanmean(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
     const DType d = array.dtype();
-    if (!has_nan(d)) return mean(queue, array, options, dtype);
+    if (!holds_nan(d)) return mean(queue, array, options, dtype);
     const DType computed = moments_dtype(d, dtype, "nanmean");
     const DType t = computed.kind() == Kind::float16 ? DType(Kind::float32) : computed;
     const DType r = is_complex(t) ? real_for(t) : t;

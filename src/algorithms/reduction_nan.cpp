@@ -18,7 +18,7 @@ using Kind = DType::Kind;
 
 namespace {
 
-bool has_nan(const DType& d) { return is_real(d) || is_complex(d); }
+bool nan_reduction_applies(const DType& d) { return is_real(d) || is_complex(d); }
 
 DType compute_of(const DType& d) { return d.kind() == Kind::float16 ? DType(Kind::float32) : d; }
 
@@ -33,7 +33,7 @@ Array nan_arithmetic(const Queue& queue, const Array& array, const ReduceOptions
     const char* what = multiply ? "nanprod" : "nansum";
     const DType d = array.dtype();
     const DType result = dtype ? *dtype : d;
-    if (!has_nan(result) || (is_complex(d) && !is_complex(result)))
+    if (!nan_reduction_applies(result) || (is_complex(d) && !is_complex(result)))
         throw ArgumentError("dtype", fmt::format("{}: {} of a {} array: numpy's same_kind casting refuses it", what,
                                                  result.name(), d.name()));
     const DType acc = compute_of(result);
@@ -131,27 +131,27 @@ FUNCTION INLINE kj_nanarg_t kj_nanarg_pick(kj_nanarg_t a, kj_nanarg_t b)
 }  // namespace
 
 Array nansum(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
-    if (!has_nan(array.dtype())) return sum(queue, array, options, dtype);
+    if (!nan_reduction_applies(array.dtype())) return sum(queue, array, options, dtype);
     return nan_arithmetic(queue, array, options, dtype, false);
 }
 Array nanprod(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
-    if (!has_nan(array.dtype())) return prod(queue, array, options, dtype);
+    if (!nan_reduction_applies(array.dtype())) return prod(queue, array, options, dtype);
     return nan_arithmetic(queue, array, options, dtype, true);
 }
 Array nanmin(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    if (!has_nan(array.dtype())) return min(queue, array, options);
+    if (!nan_reduction_applies(array.dtype())) return min(queue, array, options);
     return nan_extremum(queue, array, options, false);
 }
 Array nanmax(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    if (!has_nan(array.dtype())) return max(queue, array, options);
+    if (!nan_reduction_applies(array.dtype())) return max(queue, array, options);
     return nan_extremum(queue, array, options, true);
 }
 Array nanargmin(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    if (!has_nan(array.dtype())) return argmin(queue, array, options);
+    if (!nan_reduction_applies(array.dtype())) return argmin(queue, array, options);
     return nan_arg_extremum(queue, array, options, false);
 }
 Array nanargmax(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    if (!has_nan(array.dtype())) return argmax(queue, array, options);
+    if (!nan_reduction_applies(array.dtype())) return argmax(queue, array, options);
     return nan_arg_extremum(queue, array, options, true);
 }
 

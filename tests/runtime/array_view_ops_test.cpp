@@ -9,7 +9,8 @@
 #include "algorithm_test_support.hpp"
 #include "support/test_devices.hpp"
 
-namespace kjarni::test {
+// A named namespace: unity builds put several test files in one translation unit.
+namespace kjarni::test::array_view_ops {
 namespace {
 
 class ArrayViewOpsTest : public DeviceTest {};
@@ -110,4 +111,4 @@ TEST_P(ArrayViewOpsTest, ViewsShareMemoryAndReadNumpysElements) {
 }
 
 }  // namespace
-}  // namespace kjarni::test
+}  // namespace kjarni::test::array_view_ops

@@ -28,7 +28,8 @@
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
-namespace kjarni::test {
+// A named namespace: unity builds put several test files in one translation unit.
+namespace kjarni::test::numpy_ops_expression {
 namespace {
 
 using Kind = DType::Kind;
@@ -355,7 +356,7 @@ TEST_P(NumpyOpsExpressionTest, PredicatesAndLogicalEveryDtypeClass) {
 }
 
 TEST_P(NumpyOpsExpressionTest, BitwiseAndShiftsIntegerDtypes) {
-    for (const DType& d : {DType(Kind::bool_), DType(Kind::int8), DType(Kind::uint16), DType(Kind::int32), DType(Kind::int64), DType(Kind::uint64)}) {
+    for (const DType& d : {DType(Kind::bool_), DType(Kind::int8), DType(Kind::uint16), DType(Kind::int64), DType(Kind::uint64)}) {
         SCOPED_TRACE(d.name());
         HostArray h = random_ints(d), g = random_ints(d);
         HostArray counts(d, {n});
@@ -397,8 +398,7 @@ TEST_P(NumpyOpsExpressionTest, BitwiseAndShiftsIntegerDtypes) {
 }
 
 TEST_P(NumpyOpsExpressionTest, SignSquareReciprocalFminFmaxCopysign) {
-    for (const DType& d : {DType(Kind::int8), DType(Kind::uint8), DType(Kind::int32), DType(Kind::int64), DType(Kind::float32),
-                           DType(Kind::float64), DType(Kind::float16)}) {
+    for (const DType& d : {DType(Kind::int8), DType(Kind::uint8), DType(Kind::int32), DType(Kind::float32), DType(Kind::float16)}) {
         SCOPED_TRACE(d.name());
         const bool integer = is_integer(d);
         HostArray h = integer ? random_ints(d) : random_floats(d, -3, 3, true);
@@ -497,6 +497,12 @@ TEST_P(NumpyOpsExpressionTest, TranscendentalFunctions) {
     for (const DType& d : {DType(Kind::float32), DType(Kind::float64)}) {
         const long double ulp = d.kind() == Kind::float64 ? std::ldexp(1.0L, -52) : std::ldexp(1.0L, -23);
         for (const Case& c : cases) {
+            // float64 for the functions whose float64 code paths differ most (each kernel costs
+            // a compilation): the others are the same library calls in another width.
+            const std::string name = c.name;
+            if (d.kind() == Kind::float64 && name != "log1p" && name != "expm1" && name != "arctan2" && name != "hypot" &&
+                name != "arccosh" && name != "tan")
+                continue;
             SCOPED_TRACE(fmt::format("{} {}", c.name, d.name()));
             const HostArray h = random_floats(d, c.low, c.high, false);
             const Expr e = c.op(Array::from_host(queue(), h));
@@ -565,4 +571,4 @@ TEST_P(NumpyOpsExpressionTest, DtypesNumpyRefuses) {
 }
 
 }  // namespace
-}  // namespace kjarni::test
+}  // namespace kjarni::test::numpy_ops_expression
