@@ -114,6 +114,18 @@ struct Layout {
     /// whose strides chain in `order` merge and split freely, axes of extent 1 come and go.
     /// ArgumentError when the sizes differ or no view exists (then the elements must be copied).
     Layout reshape(std::span<const std::ptrdiff_t> new_shape, std::size_t itemsize, Order order = Order::C) const;
+    /// numpy's squeeze: the axes of extent 1 removed, all of them or those given (negative from the
+    /// end); ArgumentError naming the axis for one out of range, repeated, or of another extent.
+    Layout squeeze() const;
+    Layout squeeze(std::span<const int> axes) const;
+    /// numpy's expand_dims: axes of extent 1 inserted at the given positions of the result (each in
+    /// [-result ndim, result ndim), unrepeated; ArgumentError naming the axis otherwise).
+    Layout expand_dims(std::span<const int> axes) const;
+    /// numpy's moveaxis: axis source[k] moves to position destination[k], the others keep their
+    /// order; ArgumentError for lists of different lengths, an axis out of range or repeated.
+    Layout moveaxis(std::span<const int> source, std::span<const int> destination) const;
+    /// numpy's swapaxes: the two axes exchanged (negative from the end).
+    Layout swapaxes(int axis1, int axis2) const;
     /// As reshape, but nullopt where a copy would be needed (sizes that differ still throw).
     std::optional<Layout> try_reshape(std::span<const std::ptrdiff_t> new_shape, std::size_t itemsize,
                                       Order order = Order::C) const;
@@ -326,6 +338,18 @@ public:
     Array transpose(std::initializer_list<std::size_t> axes) const {
         return transpose(std::span<const std::size_t>(axes.begin(), axes.size()));
     }
+    /// numpy's squeeze, expand_dims, moveaxis and swapaxes (Layout's): views of the same memory,
+    /// never a copy; negative axes count from the end; an axis out of range, repeated, or (squeeze)
+    /// of an extent other than 1 is an ArgumentError naming it. transpose(axes) above is numpy's
+    /// transpose with axes (a permutation; none reverses the axes).
+    Array squeeze() const { return Array(base_, dtype_, layout_.squeeze()); }
+    Array squeeze(const std::vector<int>& axes) const { return Array(base_, dtype_, layout_.squeeze(axes)); }
+    Array expand_dims(const std::vector<int>& axes) const { return Array(base_, dtype_, layout_.expand_dims(axes)); }
+    Array moveaxis(int source, int destination) const { return moveaxis(std::vector<int>{source}, std::vector<int>{destination}); }
+    Array moveaxis(const std::vector<int>& source, const std::vector<int>& destination) const {
+        return Array(base_, dtype_, layout_.moveaxis(source, destination));
+    }
+    Array swapaxes(int axis1, int axis2) const { return Array(base_, dtype_, layout_.swapaxes(axis1, axis2)); }
     /// A view with another shape, the elements read in `order` (Layout::reshape: whenever numpy
     /// would give a view, of any strides); ArgumentError where a copy would be needed. The
     /// kjarni::reshape function (kjarni/array_operations.hpp) copies then, unless told not to.

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kjarni/array.hpp"
@@ -129,6 +130,87 @@ Expr clip(const Expr& a, const Expr& low, const Expr& high);
 /// (negative ones wrap, NaN and -inf give 2^63) and x - 2^63 with the top bit set for larger ones
 /// (2^64 and inf give 0).
 Expr astype(const Expr& a, const DType& dtype);
+
+// ---- numpy's rounding, division, predicates, further math and bitwise/logical ufuncs -------------
+//
+// Each takes the dtypes numpy's ufunc takes, gives numpy's result dtype (weak scalars by NEP 50 as
+// above), and refuses the others with an ArgumentError naming the operation and the dtype (numpy's
+// TypeError). Values at the edges are numpy's on x86-64:
+// - floor_divide (numpy's `//`; C++ has no such operator): integers round towards minus infinity
+//   (-7 // 2 == -4), x // 0 == 0, MIN // -1 == MIN (wraps); floats as numpy's npy_divmod (the
+//   quotient of a - fmod(a, b), snapped to an integer: 7.0 // 0.1 == 69), x // 0.0 is x / 0.0
+//   (inf, -inf, nan), a zero quotient takes the sign of a / b. bool gives int8; complex refused.
+// - fmod: C's remainder, with the dividend's sign (integer x fmod 0 == 0); remainder (== %): the
+//   divisor's sign, a zero remainder is +-0 with the divisor's sign.
+// - divmod: (floor_divide(a, b), remainder(a, b)) as two expressions: evaluating both runs two
+//   kernels (an expression has one result), each reading the operands once.
+// - floor, ceil, trunc: integers and bool are themselves in their dtype (numpy 2); complex refused.
+//   rint (ties to even): integers compute in numpy's float type for them (as sqrt), complex rounds
+//   both parts. round(decimals): floats compute rint(x * 10^d) / 10^d in their own type (d < 0:
+//   rint(x / 10^-d) * 10^-d), as numpy, so e.g. round(2.675, 2) == 2.67 or 2.68 as numpy's;
+//   integers are themselves for d >= 0, and go through float64 for d < 0 (round(15, -1) == 20,
+//   round(25, -1) == 20) back to their dtype; bool rounds to float16 with d == 0 only.
+// - isnan, isinf, isfinite: bool for every dtype (integers and bool: false, false, true; complex:
+//   either part NaN / infinite, both parts finite).
+// - sign (-1, 0, 1; NaN stays NaN; complex: z / |z|, numpy 2), square (bool gives int8), negative
+//   (== unary -), positive, reciprocal (integers: 1 / x truncated, so 1, -1 or 0, and 1 / 0 is
+//   numpy's INT_MIN for int32 and int64, 0 for the others; bool gives int8): bool refused by sign,
+//   negative and positive.
+// - log2 log10 log1p expm1 exp2 tan arcsin arccos arctan sinh cosh arcsinh arccosh arctanh:
+//   integers compute in numpy's float type for them; complex values (which numpy takes) are an
+//   UnsupportedError. arctan2 hypot copysign: the same, complex refused (ArgumentError).
+// - fmin, fmax: minimum / maximum that ignore a NaN operand (NaN only when both are); complex refused
+//   as by minimum.
+// - & | ^ ~ << >>: integers and bool (& | ^ ~ of bool are logical and give bool; << >> of bool give
+//   int8); floats and complex refused. A shift count past the width or negative gives 0, or -1 for
+//   a negative value shifted right (numpy's npy_lshift / npy_rshift).
+// - logical_and/or/xor/not: bool for every dtype (non-zero is true; NaN is true).
+Expr floor_divide(const Expr& a, const Expr& b);
+Expr fmod(const Expr& a, const Expr& b);
+Expr remainder(const Expr& a, const Expr& b);
+std::pair<Expr, Expr> divmod(const Expr& a, const Expr& b);
+Expr floor(const Expr& a);
+Expr ceil(const Expr& a);
+Expr trunc(const Expr& a);
+Expr rint(const Expr& a);
+Expr round(const Expr& a, int decimals = 0);
+Expr isnan(const Expr& a);
+Expr isinf(const Expr& a);
+Expr isfinite(const Expr& a);
+Expr sign(const Expr& a);
+Expr square(const Expr& a);
+Expr negative(const Expr& a);
+Expr positive(const Expr& a);
+Expr reciprocal(const Expr& a);
+Expr log2(const Expr& a);
+Expr log10(const Expr& a);
+Expr log1p(const Expr& a);
+Expr expm1(const Expr& a);
+Expr exp2(const Expr& a);
+Expr tan(const Expr& a);
+Expr arcsin(const Expr& a);
+Expr arccos(const Expr& a);
+Expr arctan(const Expr& a);
+Expr sinh(const Expr& a);
+Expr cosh(const Expr& a);
+Expr arcsinh(const Expr& a);
+Expr arccosh(const Expr& a);
+Expr arctanh(const Expr& a);
+Expr arctan2(const Expr& y, const Expr& x);
+Expr hypot(const Expr& a, const Expr& b);
+Expr copysign(const Expr& a, const Expr& b);
+Expr fmin(const Expr& a, const Expr& b);
+Expr fmax(const Expr& a, const Expr& b);
+Expr operator&(const Expr& a, const Expr& b);
+Expr operator|(const Expr& a, const Expr& b);
+Expr operator^(const Expr& a, const Expr& b);
+Expr operator~(const Expr& a);
+Expr operator<<(const Expr& a, const Expr& b);
+Expr operator>>(const Expr& a, const Expr& b);
+Expr logical_and(const Expr& a, const Expr& b);
+Expr logical_or(const Expr& a, const Expr& b);
+Expr logical_xor(const Expr& a, const Expr& b);
+Expr logical_not(const Expr& a);
 
 /// A new C-contiguous array holding the expression's value, made by `allocator` (a MemoryPool
 /// is one) or Buffer::allocate; one kernel, enqueued on `queue`.

@@ -113,6 +113,46 @@ Array any(const Queue& queue, const Array& array, const ReduceOptions& options =
 Array all(const Queue& queue, const Array& array, const ReduceOptions& options = {});
 Array mean(const Queue& queue, const Array& array, const ReduceOptions& options = {},
            const std::optional<DType>& dtype = std::nullopt);
+// ---- numpy's NaN-aware reductions and the moments ------------------------------------------------
+//
+// nansum, nanprod, nanmin, nanmax, nanargmin, nanargmax, nanmean: as the plain ones with the NaN
+// elements left out (complex: an element with a NaN part); integer and bool arrays, which hold no
+// NaN, give the plain reduction's result. nansum/nanprod of a slice of NaN only give 0 / 1. nanmin
+// and nanmax of a slice of NaN only give NaN (numpy warns "All-NaN slice encountered"; kjarni does
+// not warn); of an empty slice an ArgumentError (numpy's ValueError). nanargmin and nanargmax of a
+// slice of NaN only are an ArgumentError (numpy's ValueError): they wait for their result to check
+// it (the result is written, to `out` when given, before the error). nanmean of a slice of NaN only
+// is NaN (numpy warns). `dtype` (nansum, nanprod, nanmean): a float or complex type to accumulate
+// and return in (complex for complex arrays), else ArgumentError.
+//
+// var, std (numpy's, `ddof` the delta degrees of freedom: the sum of squared deviations from the
+// mean is divided by max(n - ddof, 0), so 0 / 0 gives NaN as numpy, whose warning kjarni leaves
+// out), nanvar, nanstd (the same over the non-NaN elements): one reduction each, by Chan, Golub and
+// LeVeque's pairwise update of (count, mean, squared deviations), as sound numerically as numpy's
+// two passes (never E[x^2] - E[x]^2). Computed in float64 for integers and bool, in float32 for
+// float16 (stored as float16: numpy computes partly in float16, so float16 results may differ by
+// an ulp of float16), else in the array's dtype or `dtype` (a float or complex type; complex for
+// complex arrays). The result is real: float64 for integers and bool, the real type of complex
+// values. Axes, keepdims, out and allocator as in ReduceOptions.
+Array nansum(const Queue& queue, const Array& array, const ReduceOptions& options = {},
+             const std::optional<DType>& dtype = std::nullopt);
+Array nanprod(const Queue& queue, const Array& array, const ReduceOptions& options = {},
+              const std::optional<DType>& dtype = std::nullopt);
+Array nanmin(const Queue& queue, const Array& array, const ReduceOptions& options = {});
+Array nanmax(const Queue& queue, const Array& array, const ReduceOptions& options = {});
+Array nanargmin(const Queue& queue, const Array& array, const ReduceOptions& options = {});
+Array nanargmax(const Queue& queue, const Array& array, const ReduceOptions& options = {});
+Array nanmean(const Queue& queue, const Array& array, const ReduceOptions& options = {},
+              const std::optional<DType>& dtype = std::nullopt);
+Array var(const Queue& queue, const Array& array, const ReduceOptions& options = {}, double ddof = 0,
+          const std::optional<DType>& dtype = std::nullopt);
+Array std(const Queue& queue, const Array& array, const ReduceOptions& options = {}, double ddof = 0,
+          const std::optional<DType>& dtype = std::nullopt);
+Array nanvar(const Queue& queue, const Array& array, const ReduceOptions& options = {}, double ddof = 0,
+             const std::optional<DType>& dtype = std::nullopt);
+Array nanstd(const Queue& queue, const Array& array, const ReduceOptions& options = {}, double ddof = 0,
+             const std::optional<DType>& dtype = std::nullopt);
+
 /// The dot product of two 1-d arrays of the same length, sum of a[i] * b[i] (no conjugation), as a
 /// 0-d array of sum()'s dtype for result_type(a, b) (kjarni's promotion, kjarni/dtype.hpp): the
 /// products are computed and accumulated in that dtype (int32 * int32 in int64, bool in int64).

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "algorithms/expression_node.hpp"
+#include "algorithms/expression_ops.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/expression.hpp"
@@ -40,8 +41,10 @@ const char* op_name(ExprOp op) {
         case ExprOp::maximum: return "maximum";
         case ExprOp::where: return "where";
         case ExprOp::cast: return "astype";
+        default: break;
     }
-    return "?";
+    const char* name = numpy_op_name(op);
+    return name != nullptr ? name : "?";
 }
 
 }  // namespace detail
@@ -84,9 +87,10 @@ std::vector<std::size_t> broadcast(const std::vector<NodePtr>& operands, ExprOp 
     return detail::broadcast_shapes(shapes, fmt::format("operation '{}'", detail::op_name(op)));
 }
 
-Expr make(ExprOp op, std::vector<NodePtr> children) {
+Expr make(ExprOp op, std::vector<NodePtr> children, int decimals = 0) {
     auto node = std::make_shared<ExprNode>();
     node->op = op;
+    node->decimals = decimals;
     node->shape = broadcast(children, op);
     const DType common = common_type(children);
     const bool complex = is_complex(common);
@@ -146,6 +150,9 @@ Expr make(ExprOp op, std::vector<NodePtr> children) {
         case ExprOp::array:
         case ExprOp::scalar:
         case ExprOp::cast:
+            break;
+        default:
+            detail::type_numpy_op(*node, common);
             break;
     }
     node->children = std::move(children);
@@ -251,6 +258,53 @@ Expr where(const Expr& condition, const Expr& a, const Expr& b) {
     return make(ExprOp::where, {condition.node(), a.node(), b.node()});
 }
 Expr clip(const Expr& a, const Expr& low, const Expr& high) { return minimum(maximum(a, low), high); }
+
+Expr floor_divide(const Expr& a, const Expr& b) { return make(ExprOp::floor_divide, {a.node(), b.node()}); }
+Expr fmod(const Expr& a, const Expr& b) { return make(ExprOp::fmod, {a.node(), b.node()}); }
+Expr remainder(const Expr& a, const Expr& b) { return a % b; }
+std::pair<Expr, Expr> divmod(const Expr& a, const Expr& b) { return {floor_divide(a, b), a % b}; }
+Expr floor(const Expr& a) { return make(ExprOp::floor, {a.node()}); }
+Expr ceil(const Expr& a) { return make(ExprOp::ceil, {a.node()}); }
+Expr trunc(const Expr& a) { return make(ExprOp::trunc, {a.node()}); }
+Expr rint(const Expr& a) { return make(ExprOp::rint, {a.node()}); }
+Expr round(const Expr& a, int decimals) { return make(ExprOp::round, {a.node()}, decimals); }
+Expr isnan(const Expr& a) { return make(ExprOp::isnan, {a.node()}); }
+Expr isinf(const Expr& a) { return make(ExprOp::isinf, {a.node()}); }
+Expr isfinite(const Expr& a) { return make(ExprOp::isfinite, {a.node()}); }
+Expr sign(const Expr& a) { return make(ExprOp::sign, {a.node()}); }
+Expr square(const Expr& a) { return make(ExprOp::square, {a.node()}); }
+Expr negative(const Expr& a) { return -a; }
+Expr positive(const Expr& a) { return make(ExprOp::positive, {a.node()}); }
+Expr reciprocal(const Expr& a) { return make(ExprOp::reciprocal, {a.node()}); }
+Expr log2(const Expr& a) { return make(ExprOp::log2, {a.node()}); }
+Expr log10(const Expr& a) { return make(ExprOp::log10, {a.node()}); }
+Expr log1p(const Expr& a) { return make(ExprOp::log1p, {a.node()}); }
+Expr expm1(const Expr& a) { return make(ExprOp::expm1, {a.node()}); }
+Expr exp2(const Expr& a) { return make(ExprOp::exp2, {a.node()}); }
+Expr tan(const Expr& a) { return make(ExprOp::tan, {a.node()}); }
+Expr arcsin(const Expr& a) { return make(ExprOp::arcsin, {a.node()}); }
+Expr arccos(const Expr& a) { return make(ExprOp::arccos, {a.node()}); }
+Expr arctan(const Expr& a) { return make(ExprOp::arctan, {a.node()}); }
+Expr sinh(const Expr& a) { return make(ExprOp::sinh, {a.node()}); }
+Expr cosh(const Expr& a) { return make(ExprOp::cosh, {a.node()}); }
+Expr arcsinh(const Expr& a) { return make(ExprOp::arcsinh, {a.node()}); }
+Expr arccosh(const Expr& a) { return make(ExprOp::arccosh, {a.node()}); }
+Expr arctanh(const Expr& a) { return make(ExprOp::arctanh, {a.node()}); }
+Expr arctan2(const Expr& y, const Expr& x) { return make(ExprOp::arctan2, {y.node(), x.node()}); }
+Expr hypot(const Expr& a, const Expr& b) { return make(ExprOp::hypot, {a.node(), b.node()}); }
+Expr copysign(const Expr& a, const Expr& b) { return make(ExprOp::copysign, {a.node(), b.node()}); }
+Expr fmin(const Expr& a, const Expr& b) { return make(ExprOp::fmin, {a.node(), b.node()}); }
+Expr fmax(const Expr& a, const Expr& b) { return make(ExprOp::fmax, {a.node(), b.node()}); }
+Expr operator&(const Expr& a, const Expr& b) { return make(ExprOp::bitwise_and, {a.node(), b.node()}); }
+Expr operator|(const Expr& a, const Expr& b) { return make(ExprOp::bitwise_or, {a.node(), b.node()}); }
+Expr operator^(const Expr& a, const Expr& b) { return make(ExprOp::bitwise_xor, {a.node(), b.node()}); }
+Expr operator~(const Expr& a) { return make(ExprOp::invert, {a.node()}); }
+Expr operator<<(const Expr& a, const Expr& b) { return make(ExprOp::left_shift, {a.node(), b.node()}); }
+Expr operator>>(const Expr& a, const Expr& b) { return make(ExprOp::right_shift, {a.node(), b.node()}); }
+Expr logical_and(const Expr& a, const Expr& b) { return make(ExprOp::logical_and, {a.node(), b.node()}); }
+Expr logical_or(const Expr& a, const Expr& b) { return make(ExprOp::logical_or, {a.node(), b.node()}); }
+Expr logical_xor(const Expr& a, const Expr& b) { return make(ExprOp::logical_xor, {a.node(), b.node()}); }
+Expr logical_not(const Expr& a) { return make(ExprOp::logical_not, {a.node()}); }
 
 Expr astype(const Expr& a, const DType& dtype) {
     if (dtype.is_struct()) throw ArgumentError("dtype", fmt::format("{} is not a scalar type", dtype.name()));

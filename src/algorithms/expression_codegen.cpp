@@ -7,6 +7,7 @@
 
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/device_code.hpp"
+#include "algorithms/expression_ops.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::detail {
@@ -101,9 +102,8 @@ public:
             case ExprOp::maximum:
                 if (floating) return fmt::format("kj_max_{}({}, {})", suffix, a, b);
                 return fmt::format("({1} > {0} ? {1} : {0})", a, b);
-            default: break;
+            default: return numpy_op_code(node, a, b);
         }
-        throw Error(fmt::format("expression operation '{}' has no code", op_name(node.op)));
     }
 
 private:

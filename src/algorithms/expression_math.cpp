@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/expression_ops.hpp"
+
 namespace kjarni::detail {
 
 namespace {
@@ -40,6 +42,8 @@ std::string float_functions(const char* t) {
 {{
     {0} r = fmod(a, b);
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    // numpy: a zero remainder takes the divisor's sign (-4.0 % 2.0 is +0.0).
+    if (r == 0) r = copysign(({0})0, b);
     return r;
 }}
 FUNCTION INLINE {0} kj_min_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }}
@@ -107,6 +111,7 @@ std::string make() {
     out += float_functions("double");
     out += complex_functions("complex128_t", "double", "COMPLEX128_CTR");
     out += double_guard_end;
+    out += numpy_ops_preamble();
     return out;
 }
 

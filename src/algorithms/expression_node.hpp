@@ -22,6 +22,15 @@ enum class ExprOp {
     equal, not_equal, less, less_equal, greater, greater_equal,
     absolute, sqrt, exp, log, sin, cos, tanh, power, minimum, maximum,
     where, cast,
+    // numpy's rounding and division (expression_rounding.cpp's rules), the predicates, the other
+    // math functions and the bitwise and logical operators.
+    floor_divide, fmod, floor, ceil, trunc, rint, round,
+    isnan, isinf, isfinite,
+    sign, square, positive, reciprocal,
+    log2, log10, log1p, expm1, exp2, tan, arcsin, arccos, arctan, sinh, cosh, arcsinh, arccosh, arctanh,
+    arctan2, hypot, copysign, fmin, fmax,
+    bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift,
+    logical_and, logical_or, logical_xor, logical_not,
 };
 
 const char* op_name(ExprOp op);
@@ -39,6 +48,8 @@ struct ExprNode {
     /// The type the operation computes in (its operands are converted to it); for comparisons the
     /// promoted operand type, else dtype.
     DType compute;
+    /// round's decimals (the other operations take none).
+    int decimals = 0;
 };
 
 }  // namespace kjarni::detail

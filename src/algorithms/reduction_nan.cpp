@@ -1,0 +1,158 @@
+// numpy's nansum, nanprod, nanmin, nanmax, nanargmin and nanargmax: the reductions with NaN
+// elements left out. Integer and bool arrays hold no NaN: they are the plain reductions.
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "algorithms/device_code.hpp"
+#include "algorithms/expression_codegen.hpp"
+#include "algorithms/reduction_nan_support.hpp"
+#include "kjarni/error.hpp"
+#include "kjarni/reduction.hpp"
+
+namespace kjarni {
+
+using detail::ReductionSpec;
+using Kind = DType::Kind;
+
+namespace {
+
+bool nan_reduction_applies(const DType& d) { return is_real(d) || is_complex(d); }
+
+DType compute_of(const DType& d) { return d.kind() == Kind::float16 ? DType(Kind::float32) : d; }
+
+std::string zero_or_one(const DType& acc, int value) {
+    if (is_complex(acc)) return fmt::format("{}({}, 0)", complex_ctr(acc), value);
+    return fmt::format("({}){}", detail::compute_ctype(acc), value);
+}
+
+/// nansum / nanprod of a float or complex array: NaN elements count as the neutral element.
+Array nan_arithmetic(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype,
+                     bool multiply) {
+    const char* what = multiply ? "nanprod" : "nansum";
+    const DType d = array.dtype();
+    const DType result = dtype ? *dtype : d;
+    if (!nan_reduction_applies(result) || (is_complex(d) && !is_complex(result)))
+        throw ArgumentError("dtype", fmt::format("{}: {} of a {} array: numpy's same_kind casting refuses it", what,
+                                                 result.name(), d.name()));
+    const DType acc = compute_of(result);
+    const ReductionSpec& built = detail::cached_spec(fmt::format("{} {} {}", what, d.name(), result.name()), [&] {
+        ReductionSpec spec = detail::one_array_spec(what, d);
+        const std::string v = detail::element_as(d, d);
+        const std::string map = fmt::format("({} ? {} : {})", detail::nan_test(v, d), zero_or_one(acc, multiply ? 1 : 0),
+                                            detail::convert_value(v, d, acc));
+        std::string reduce = multiply ? "a * b" : "a + b";
+        if (is_complex(acc))
+            reduce = multiply ? fmt::format("{}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)", complex_ctr(acc))
+                              : fmt::format("{}(a.x + b.x, a.y + b.y)", complex_ctr(acc));
+        spec.acc_ctype = detail::compute_ctype(acc);
+        spec.acc_size = acc.itemsize() < 4 ? 4 : acc.itemsize();
+        spec.result = result;
+        spec.code = detail::reduction_code(spec.arguments, "", zero_or_one(acc, multiply ? 1 : 0), reduce, map, "a", result,
+                                           {}, what);
+        return spec;
+    });
+    return detail::run_reduction(queue, built, {array}, options);
+}
+
+std::string less_code(const DType& d) {
+    const std::string t = detail::compute_ctype(d);
+    if (is_complex(d))
+        return fmt::format("FUNCTION INLINE bool kj_less({0} a, {0} b) {{ return a.x < b.x || (a.x == b.x && a.y < b.y); }}\n", t);
+    return fmt::format("FUNCTION INLINE bool kj_less({0} a, {0} b) {{ return a < b; }}\n", t);
+}
+
+/// nanmin / nanmax of a float or complex array: NaN never wins; a slice of NaN only gives NaN.
+Array nan_extremum(const Queue& queue, const Array& array, const ReduceOptions& options, bool maximum) {
+    const char* what = maximum ? "nanmax" : "nanmin";
+    const DType d = array.dtype();
+    const ReductionSpec& built = detail::cached_spec(fmt::format("{} {}", what, d.name()), [&] {
+        ReductionSpec spec = detail::one_array_spec(what, d);
+        spec.acc_ctype = detail::compute_ctype(d);
+        spec.acc_size = d.kind() == Kind::float16 ? 4 : d.itemsize();
+        spec.result = d;
+        spec.refuse_empty = true;
+        const std::string preamble = detail::nan_functions() + less_code(d);
+        // The neutral element is NaN: it loses to every number, and stays where nothing else came.
+        const std::string reduce = fmt::format("{} ? b : ({} ? a : (kj_less({}) ? b : a))", detail::nan_test("a", d),
+                                               detail::nan_test("b", d), maximum ? "a, b" : "b, a");
+        spec.code = detail::reduction_code(spec.arguments, preamble, detail::nan_literal(d), reduce, detail::element_as(d, d),
+                                           "a", d, {}, what);
+        return spec;
+    });
+    return detail::run_reduction(queue, built, {array}, options);
+}
+
+/// nanargmin / nanargmax of a float or complex array: NaN elements are never picked; a slice of
+/// NaN only gives -1, refused after the reduction as numpy raises.
+Array nan_arg_extremum(const Queue& queue, const Array& array, const ReduceOptions& options, bool maximum) {
+    const char* what = maximum ? "nanargmax" : "nanargmin";
+    const DType d = array.dtype();
+    const ReductionSpec& built = detail::cached_spec(fmt::format("{} {}", what, d.name()), [&] {
+        ReductionSpec spec = detail::one_array_spec(what, d);
+        const std::string v = detail::compute_ctype(d);
+        spec.acc_ctype = "kj_nanarg_t";
+        spec.acc_size = 32;  // at least sizeof(kj_nanarg_t) for every value type (complex128: 32)
+        spec.result = Kind::int64;
+        spec.refuse_empty = true;
+        const std::string preamble = detail::nan_functions() + less_code(d) +
+                                     fmt::format(R"(typedef struct {{ {0} v; int64_t i; }} kj_nanarg_t;
+FUNCTION INLINE kj_nanarg_t kj_nanarg_make({0} v, int64_t i) {{ kj_nanarg_t r; r.v = v; r.i = {1} ? (int64_t)-1 : i; return r; }}
+FUNCTION INLINE kj_nanarg_t kj_nanarg_pick(kj_nanarg_t a, kj_nanarg_t b)
+{{
+    if (a.i < 0) return b;
+    if (b.i < 0) return a;
+    if (kj_less({2})) return a;
+    if (kj_less({3})) return b;
+    return a.i <= b.i ? a : b;
+}}
+)",
+                                                 v, detail::nan_test("v", d), maximum ? "b.v, a.v" : "a.v, b.v",
+                                                 maximum ? "a.v, b.v" : "b.v, a.v");
+        spec.code = detail::reduction_code(spec.arguments, preamble, fmt::format("kj_nanarg_make({}, (int64_t)-1)", detail::nan_literal(d)),
+                                           "kj_nanarg_pick(a, b)",
+                                           fmt::format("kj_nanarg_make({}, (int64_t)i)", detail::element_as(d, d)), "a.i",
+                                           DType(Kind::int64), {}, what);
+        return spec;
+    });
+    Array result = detail::run_reduction(queue, built, {array}, options);
+    if (result.size() > 0) {
+        // numpy raises for a slice of NaN only: the smallest index found tells (a wait for one value).
+        const HostArray lowest = min(queue, result).get(queue);
+        std::int64_t value = 0;
+        std::memcpy(&value, lowest.data(), sizeof(value));
+        if (value < 0) throw ArgumentError("array", fmt::format("{}: an all-NaN slice has no {} (numpy's ValueError)", what,
+                                                                maximum ? "maximum" : "minimum"));
+    }
+    return result;
+}
+
+}  // namespace
+
+Array nansum(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
+    if (!nan_reduction_applies(array.dtype())) return sum(queue, array, options, dtype);
+    return nan_arithmetic(queue, array, options, dtype, false);
+}
+Array nanprod(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
+    if (!nan_reduction_applies(array.dtype())) return prod(queue, array, options, dtype);
+    return nan_arithmetic(queue, array, options, dtype, true);
+}
+Array nanmin(const Queue& queue, const Array& array, const ReduceOptions& options) {
+    if (!nan_reduction_applies(array.dtype())) return min(queue, array, options);
+    return nan_extremum(queue, array, options, false);
+}
+Array nanmax(const Queue& queue, const Array& array, const ReduceOptions& options) {
+    if (!nan_reduction_applies(array.dtype())) return max(queue, array, options);
+    return nan_extremum(queue, array, options, true);
+}
+Array nanargmin(const Queue& queue, const Array& array, const ReduceOptions& options) {
+    if (!nan_reduction_applies(array.dtype())) return argmin(queue, array, options);
+    return nan_arg_extremum(queue, array, options, false);
+}
+Array nanargmax(const Queue& queue, const Array& array, const ReduceOptions& options) {
+    if (!nan_reduction_applies(array.dtype())) return argmax(queue, array, options);
+    return nan_arg_extremum(queue, array, options, true);
+}
+
+}  // namespace kjarni
