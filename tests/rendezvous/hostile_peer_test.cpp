@@ -44,19 +44,6 @@ TcpRendezvousOptions with(const std::string& secret, std::chrono::milliseconds t
     return options;
 }
 
-std::string outcome(const std::exception_ptr& error) {
-    if (!error) return "ok";
-    try {
-        std::rethrow_exception(error);
-    } catch (const PeerError& e) {
-        return "PeerError " + std::to_string(e.peer());
-    } catch (const ArgumentError& e) {
-        return "ArgumentError " + e.argument();
-    } catch (const std::exception& e) {
-        return std::string("other: ") + e.what();
-    }
-}
-
 std::string message_of(const std::exception_ptr& error) {
     try {
         if (error) std::rethrow_exception(error);

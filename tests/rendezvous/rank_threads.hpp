@@ -9,9 +9,13 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <string>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include "kjarni/error.hpp"
+#include "kjarni/rendezvous.hpp"
 
 namespace kjarni::test {
 
@@ -30,6 +34,20 @@ inline std::vector<std::exception_ptr> on_rank_threads(int count, const std::fun
     }
     for (auto& thread : threads) thread.join();
     return errors;
+}
+
+/// What a rank's call threw, as "ok", "PeerError <peer>", "ArgumentError <argument>" or "other: <what>".
+inline std::string outcome(const std::exception_ptr& error) {
+    if (!error) return "ok";
+    try {
+        std::rethrow_exception(error);
+    } catch (const PeerError& e) {
+        return "PeerError " + std::to_string(e.peer());
+    } catch (const ArgumentError& e) {
+        return "ArgumentError " + e.argument();
+    } catch (const std::exception& e) {
+        return std::string("other: ") + e.what();
+    }
 }
 
 /// Rethrows the first rank's exception, if any.

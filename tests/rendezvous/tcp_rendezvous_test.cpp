@@ -45,20 +45,6 @@ std::vector<std::unique_ptr<TcpRendezvous>> tcp_group(int count, std::chrono::mi
     return group;
 }
 
-// What each rank's create threw, as (type, peer or argument).
-std::string outcome(const std::exception_ptr& error) {
-    if (!error) return "ok";
-    try {
-        std::rethrow_exception(error);
-    } catch (const PeerError& e) {
-        return "PeerError " + std::to_string(e.peer());
-    } catch (const ArgumentError& e) {
-        return "ArgumentError " + e.argument();
-    } catch (const std::exception& e) {
-        return std::string("other: ") + e.what();
-    }
-}
-
 TEST(TcpRendezvous, EveryMethodOnFourThreads) {
     auto group = tcp_group(4);
     const std::uint64_t nonce = group[0]->job_nonce();
