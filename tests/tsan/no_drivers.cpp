@@ -12,4 +12,7 @@ Api& api_for(const ApiId& id) {
     return id == ApiId::cuda() ? *cuda : *opencl;
 }
 
+// No CUDA backend here, so no NVRTC (core/version.cpp asks).
+std::optional<std::pair<int, int>> nvrtc_version() { return std::nullopt; }
+
 }  // namespace kjarni::backend
