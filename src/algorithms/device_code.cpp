@@ -29,6 +29,9 @@ namespace {
 // bound), double division is exact to half an ulp, and rounding that to float is innocuous (the
 // count below 2^29: the quotient then never lies within 2^-53 of a float's halfway point without
 // being on it).
+// kj_div_rn_f: a float division correctly rounded where the device has double (the same argument
+// for two floats: double's 53 bits make rounding the double quotient to float innocuous), for
+// results numpy gives exactly (round's scaling back).
 // kj_order_i64_u64: the exact order of an int64 and a uint64 (numpy's ufunc loops compare those
 // exactly, although their promoted type is float64), -1, 0 or 1.
 constexpr const char* preamble_text = R"(#ifndef KJARNI_ALGORITHM_PREAMBLE
@@ -79,6 +82,14 @@ FUNCTION INLINE float kj_div_count_f(float a, int64_t count)
     return (float)((double)a / (double)count);
 #else
     return a / (float)count;
+#endif
+}
+FUNCTION INLINE float kj_div_rn_f(float a, float b)
+{
+#if defined(KJARNI_CUDA_API) || defined(cl_khr_fp64)
+    return (float)((double)a / (double)b);
+#else
+    return a / b;
 #endif
 }
 FUNCTION INLINE int kj_order_i64_u64(int64_t a, uint64_t b)

@@ -288,7 +288,14 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
             const DType real = complex ? real_for(t) : t;
             const std::string f = float_literal(std::pow(10.0, d >= 0 ? d : -d), real);
             const auto one = [&](const std::string& v) {
-                return d >= 0 ? fmt::format("(rint(({}) * {}) / {})", v, f, f) : fmt::format("(rint(({}) / {}) * {})", v, f, f);
+                // float: the division correctly rounded (OpenCL C lets it err by 2.5 ulp: NVIDIA's
+                // OpenCL gave -31.929998f for round(-31.930613f, 2), numpy -31.93f).
+                const bool single = real.kind() != K::float64;
+                const auto div = [&](const std::string& x, const std::string& y) {
+                    return single ? fmt::format("kj_div_rn_f({}, {})", x, y) : fmt::format("({}) / {}", x, y);
+                };
+                return d >= 0 ? fmt::format("({})", div(fmt::format("rint(({}) * {})", v, f), f))
+                              : fmt::format("(rint({}) * {})", div(v, f), f);
             };
             if (complex) return fmt::format("{}({}, {})", complex_ctr(t), one(fmt::format("({}).x", a)), one(fmt::format("({}).y", a)));
             return one(a);
