@@ -191,10 +191,10 @@ TEST_P(NumpyFidelityTest, AssignFollowsNumpysSameKindRuleAndTheOthersEqualDtypes
         const DType from = dtype_named(row.at(0));
         const DType to = dtype_named(row.at(1));
         const bool castable = row.at(2) == "1";
-        const Array source = Array::empty(bound_device(), {0}, from);
+        const Array input = Array::empty(bound_device(), {0}, from);
         const Array out = Array::empty(bound_device(), {0}, to);
-        if (castable) EXPECT_NO_THROW(assign(queue(), out, source)) << from.name() << " into " << to.name();
-        else EXPECT_THROW(assign(queue(), out, source), ArgumentError) << from.name() << " into " << to.name();
+        if (castable) EXPECT_NO_THROW(assign(queue(), out, input)) << from.name() << " into " << to.name();
+        else EXPECT_THROW(assign(queue(), out, input), ArgumentError) << from.name() << " into " << to.name();
         ++checked;
     }
     EXPECT_EQ(checked, 14u * 14u);
@@ -296,15 +296,15 @@ void check_conversion_table(const Queue& queue, const BoundDevice& device, const
         const DType to = dtype_named(types.second);
         const std::string what = from.name() + " -> " + to.name();
         SCOPED_TRACE(what);
-        const Array source = Array::from_host(queue, from_bits(from, values.first));
-        expect_bits(source.astype(queue, to).get(queue), values.second, values.first, what + " (Array::astype)");
+        const Array input = Array::from_host(queue, from_bits(from, values.first));
+        expect_bits(input.astype(queue, to).get(queue), values.second, values.first, what + " (Array::astype)");
         const Array filled = Array::empty(device, {values.first.size()}, to);
-        fill(queue, filled, Expr(source));
+        fill(queue, filled, Expr(input));
         expect_bits(filled.get(queue), values.second, values.first, what + " (fill)");
         if (strided.count(types) != 0) {
             const Slice reverse{std::nullopt, std::nullopt, -1};
             const Array again = Array::empty(device, {values.first.size()}, to);
-            fill(queue, again[{reverse}], Expr(source[{reverse}]));
+            fill(queue, again[{reverse}], Expr(input[{reverse}]));
             expect_bits(again.get(queue), values.second, values.first, what + " (fill, reversed views)");
         }
     }

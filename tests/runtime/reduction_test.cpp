@@ -273,16 +273,16 @@ TEST_P(Reductions, ContiguousRunsAlignedOrNot) {
     // at aligned and unaligned offsets, runs of whole and of partial vectors, rows whose stride
     // keeps or breaks the alignment, long enough to be split into pieces. The host reference reads
     // the same view back.
-    using S = Slice;
-    const std::vector<std::pair<std::vector<std::size_t>, std::vector<S>>> views = {
-        {{(1 << 17) + 8}, {S{}}},          // whole vectors, split into pieces
-        {{(1 << 17) + 8}, {S{4, std::nullopt}}},  // aligned offset
-        {{(1 << 17) + 8}, {S{1, std::nullopt}}},  // unaligned offset
-        {{(1 << 17) + 3}, {S{}}},          // a partial vector at the end
-        {{37, 1024}, {S{}, S{}}},          // rows of whole vectors
-        {{37, 1024}, {S{}, S{4, std::nullopt}}},  // rows starting at an aligned offset
-        {{37, 1026}, {S{}, S{}}},          // rows whose stride breaks the alignment
-        {{37, 1024}, {S{}, S{2, 1022}}}};  // float64: aligned (2 items); float32: not
+    using Sl = Slice;
+    const std::vector<std::pair<std::vector<std::size_t>, std::vector<Sl>>> views = {
+        {{(1 << 17) + 8}, {Sl{}}},          // whole vectors, split into pieces
+        {{(1 << 17) + 8}, {Sl{4, std::nullopt}}},  // aligned offset
+        {{(1 << 17) + 8}, {Sl{1, std::nullopt}}},  // unaligned offset
+        {{(1 << 17) + 3}, {Sl{}}},          // a partial vector at the end
+        {{37, 1024}, {Sl{}, Sl{}}},          // rows of whole vectors
+        {{37, 1024}, {Sl{}, Sl{4, std::nullopt}}},  // rows starting at an aligned offset
+        {{37, 1026}, {Sl{}, Sl{}}},          // rows whose stride breaks the alignment
+        {{37, 1024}, {Sl{}, Sl{2, 1022}}}};  // float64: aligned (2 items); float32: not
     for (const DType& d : {DType(Kind::float32), DType(Kind::float64), DType(Kind::int64)})
         for (const auto& [shape, slices] : views) {
             SCOPED_TRACE(::testing::Message() << d.name() << " shape[0] " << shape[0] << " ndim " << shape.size()
