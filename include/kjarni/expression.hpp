@@ -24,8 +24,10 @@
 ///
 /// Complex types (complex64, complex128) take + - * / == != abs exp log sqrt sin cos tanh pow where
 /// astype, with numpy's principal values and branch cuts (sqrt and log: along the negative real axis,
-/// the sign of a zero imaginary part choosing the side); minimum, maximum and the orderings are an
-/// ArgumentError naming the operation, as are `-` of bool and `%` of complex values. Shapes broadcast by numpy's rules when the tree is built (ArgumentError with both
+/// the sign of a zero imaginary part choosing the side); < <= > >= minimum maximum clip in numpy's
+/// order (real parts, then imaginary parts; NaN as numpy's loops). `-` of bool and `%` of complex
+/// values are an ArgumentError naming the operation. Integer + - * (and negation, abs, square,
+/// pow, sums and products) wrap as numpy's do, never undefined signed overflow. Shapes broadcast by numpy's rules when the tree is built (ArgumentError with both
 /// shapes otherwise); arrays of different contexts or devices are refused at evaluation. \file
 
 #include <complex>
@@ -116,7 +118,8 @@ Expr minimum(const Expr& a, const Expr& b);
 Expr maximum(const Expr& a, const Expr& b);
 /// condition ? a : b, elementwise (the condition is taken as bool: nonzero is true).
 Expr where(const Expr& condition, const Expr& a, const Expr& b);
-/// minimum(maximum(a, low), high).
+/// minimum(maximum(a, low), high); complex values in np.clip's order (which, unlike np.minimum's,
+/// takes the real parts' order where a bound's imaginary part is NaN).
 Expr clip(const Expr& a, const Expr& low, const Expr& high);
 /// The value converted to `dtype` (numpy's astype, "unsafe" casting: complex to real takes the real
 /// part, to bool is `!= 0`, to float16 rounds to nearest even). A float (or a complex's real part)
@@ -223,7 +226,10 @@ Array evaluate(const Queue& queue, const Expr& expression, const Allocator& allo
 /// (`a[1:]` from `a[:-1]`, a transpose of itself) makes the value go through a temporary, and
 /// the call waits for it.
 void assign(const Queue& queue, const Array& out, const Expr& expression);
-/// Every element of `out` set to `value` (converted to out's dtype).
+/// Every element of `out` set to `value` (converted to out's dtype). A weak scalar (a C++ literal)
+/// converts as numpy's `a[...] = x` converts a Python scalar: ArgumentError for a complex into a
+/// real or integer array (numpy's TypeError), and into an integer array for NaN, infinities and
+/// values whose integer part the dtype cannot hold (numpy's OverflowError: 300 or -1.0 into uint8).
 void fill(const Queue& queue, const Array& out, const Expr& value);
 
 /// Part by part on every device of the multi-queue: each MultiArray of the expression gives its

@@ -22,7 +22,7 @@
 
 namespace kjarni::functions {
 
-/// `out ${prefix}(in0 a0, in1 a1, ...)`: the sum of the arguments.
+/// `out ${prefix}(in0 a0, in1 a1, ...)`: the sum of the arguments (integers wrap, as with mul).
 Module add(const std::vector<DType>& in, const std::optional<DType>& out = std::nullopt);
 /// `out ${prefix}(in a)`: the value converted (complex to real takes the real part; real to
 /// complex gives a zero imaginary part).
@@ -34,7 +34,8 @@ Module div(const DType& dividend, const DType& divisor, const std::optional<DTyp
 /// `T ${prefix}(T a)`: e^a, for real and complex types.
 Module exp(const DType& dtype);
 /// `out ${prefix}(in0 a0, in1 a1, ...)`: the product (a real factor scales both parts of a complex
-/// one, without a complex multiplication).
+/// one, without a complex multiplication). Integer results wrap (computed in an unsigned type:
+/// signed overflow would be undefined in C).
 Module mul(const std::vector<DType>& in, const std::optional<DType>& out = std::nullopt);
 /// `real ${prefix}(T a)`: |a|^2 (a times its conjugate for complex types, a * a otherwise).
 Module norm(const DType& dtype);

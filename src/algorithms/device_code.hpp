@@ -39,6 +39,14 @@ std::string scalar_parameter_type(const DType& dtype);
 /// The dtype a scalar parameter's bytes must be in (scalar_parameter_type's).
 DType scalar_parameter_dtype(const DType& dtype);
 
+/// `a op b` (op '+', '-' or '*') of two values of compute type `t`, wrapping for integers as
+/// numpy's loops do: signed overflow is undefined behaviour in C, OpenCL C and CUDA (a compiler may
+/// keep the wider value, or drop a check), and 8- and 16-bit operands promote to a signed int
+/// (uint16 65535 * 65535 overflows it). So integers compute in the unsigned type of their width, at
+/// least 32 bits, where C defines the wrap, and convert back (two's complement on every device
+/// kjarni runs on). Other types: the plain operator.
+std::string wrapping_arithmetic(const DType& t, char op, const std::string& a, const std::string& b);
+
 /// The unsigned C type of `bytes` bytes (1, 2, 4, 8 or 16) that vector loads of that size use.
 const char* vector_type(std::size_t bytes);
 

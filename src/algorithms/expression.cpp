@@ -116,7 +116,7 @@ Expr make(ExprOp op, std::vector<NodePtr> children, int decimals = 0) {
         case ExprOp::less_equal:
         case ExprOp::greater:
         case ExprOp::greater_equal:
-            if (complex) cannot_take(op, common);
+            // Complex values in numpy's lexicographic order (expression_codegen.cpp).
             node->dtype = dtypes::bool_;
             break;
         case ExprOp::equal:
@@ -139,7 +139,6 @@ Expr make(ExprOp op, std::vector<NodePtr> children, int decimals = 0) {
             break;
         case ExprOp::minimum:
         case ExprOp::maximum:
-            if (complex) cannot_take(op, common);
             break;
         case ExprOp::where: {
             // The condition does not take part in the promotion.
@@ -257,7 +256,15 @@ Expr maximum(const Expr& a, const Expr& b) { return make(ExprOp::maximum, {a.nod
 Expr where(const Expr& condition, const Expr& a, const Expr& b) {
     return make(ExprOp::where, {condition.node(), a.node(), b.node()});
 }
-Expr clip(const Expr& a, const Expr& low, const Expr& high) { return minimum(maximum(a, low), high); }
+Expr clip(const Expr& a, const Expr& low, const Expr& high) {
+    // np.clip's own order for complex values (ExprNode::clip_order): the nodes marked as clip's.
+    const auto clip_node = [](const Expr& e) {
+        auto node = std::make_shared<ExprNode>(*e.node());
+        node->clip_order = true;
+        return Expr(NodePtr(std::move(node)));
+    };
+    return clip_node(minimum(clip_node(maximum(a, low)), high));
+}
 
 Expr floor_divide(const Expr& a, const Expr& b) { return make(ExprOp::floor_divide, {a.node(), b.node()}); }
 Expr fmod(const Expr& a, const Expr& b) { return make(ExprOp::fmod, {a.node(), b.node()}); }

@@ -57,35 +57,44 @@ public:
         const std::string a = operand(node, 0);
         const std::string b = node.children.size() > 1 ? operand(node, 1) : std::string();
         const std::string suffix = c_type_name(t == DType(dtypes::float16) ? DType(dtypes::float32) : t);
-        // Results are converted to their C type at once, so that narrow integers wrap where numpy's do.
+        // Results are converted to their C type at once, so that narrow integers wrap where numpy's do;
+        // integer + - * compute in unsigned types (wrapping_arithmetic: signed overflow is undefined).
         auto typed = [&](const std::string& e) { return fmt::format("(({}){})", ct, e); };
         switch (node.op) {
             case ExprOp::add:
                 if (boolean) return fmt::format("({} || {})", a, b);
-                return complex ? fmt::format("kj_cadd_{}({}, {})", suffix, a, b) : typed(fmt::format("({} + {})", a, b));
+                return complex ? fmt::format("kj_cadd_{}({}, {})", suffix, a, b) : typed(wrapping_arithmetic(t, '+', a, b));
             case ExprOp::subtract:
-                return complex ? fmt::format("kj_csub_{}({}, {})", suffix, a, b) : typed(fmt::format("({} - {})", a, b));
+                return complex ? fmt::format("kj_csub_{}({}, {})", suffix, a, b) : typed(wrapping_arithmetic(t, '-', a, b));
             case ExprOp::multiply:
                 if (boolean) return fmt::format("({} && {})", a, b);
-                return complex ? fmt::format("kj_cmul_{}({}, {})", suffix, a, b) : typed(fmt::format("({} * {})", a, b));
+                return complex ? fmt::format("kj_cmul_{}({}, {})", suffix, a, b) : typed(wrapping_arithmetic(t, '*', a, b));
+            case ExprOp::square:
+                if (is_integer(t)) return wrapping_arithmetic(t, '*', a, a);  // the rest: numpy_op_code
+                break;
             case ExprOp::divide:
                 return complex ? fmt::format("kj_cdiv_{}({}, {})", suffix, a, b) : typed(fmt::format("({} / {})", a, b));
             case ExprOp::remainder: return fmt::format("kj_mod_{}({}, {})", suffix, a, b);
             case ExprOp::negate:
-                return complex ? fmt::format("{}(-({}).x, -({}).y)", complex_ctr(t), a, a) : typed(fmt::format("(-{})", a));
+                if (complex) return fmt::format("{}(-({}).x, -({}).y)", complex_ctr(t), a, a);
+                return is_integer(t) ? wrapping_arithmetic(t, '-', "0", a) : typed(fmt::format("(-{})", a));
             case ExprOp::equal:
                 return complex ? fmt::format("(({0}).x == ({1}).x && ({0}).y == ({1}).y)", a, b) : fmt::format("({} == {})", a, b);
             case ExprOp::not_equal:
                 return complex ? fmt::format("(({0}).x != ({1}).x || ({0}).y != ({1}).y)", a, b) : fmt::format("({} != {})", a, b);
-            case ExprOp::less: return fmt::format("({} < {})", a, b);
-            case ExprOp::less_equal: return fmt::format("({} <= {})", a, b);
-            case ExprOp::greater: return fmt::format("({} > {})", a, b);
-            case ExprOp::greater_equal: return fmt::format("({} >= {})", a, b);
+            // Complex values in numpy's order (expression_math.cpp's kj_clt...).
+            case ExprOp::less: return complex ? fmt::format("(kj_clt_{}({}, {}) != 0)", suffix, a, b) : fmt::format("({} < {})", a, b);
+            case ExprOp::less_equal:
+                return complex ? fmt::format("(kj_cle_{}({}, {}) != 0)", suffix, a, b) : fmt::format("({} <= {})", a, b);
+            case ExprOp::greater: return complex ? fmt::format("(kj_clt_{}({}, {}) != 0)", suffix, b, a) : fmt::format("({} > {})", a, b);
+            case ExprOp::greater_equal:
+                return complex ? fmt::format("(kj_cle_{}({}, {}) != 0)", suffix, b, a) : fmt::format("({} >= {})", a, b);
             case ExprOp::absolute:
                 if (complex) return fmt::format("hypot(({0}).x, ({0}).y)", a);
                 if (floating) return fmt::format("fabs({})", a);
                 if (boolean || !is_signed(t)) return a;
-                return typed(fmt::format("({0} < 0 ? -{0} : {0})", a));
+                // abs(MIN) wraps to MIN, as numpy's.
+                return fmt::format("({} < 0 ? {} : {})", a, wrapping_arithmetic(t, '-', "0", a), a);
             case ExprOp::sqrt: return complex ? fmt::format("kj_csqrt_{}({})", suffix, a) : fmt::format("sqrt({})", a);
             case ExprOp::exp: return complex ? fmt::format("kj_cexp_{}({})", suffix, a) : fmt::format("exp({})", a);
             case ExprOp::log: return complex ? fmt::format("kj_clog_{}({})", suffix, a) : fmt::format("log({})", a);
@@ -97,13 +106,16 @@ public:
                 if (floating) return fmt::format("pow({}, {})", a, b);
                 return fmt::format("kj_pow_{}({}, {})", suffix, a, b);
             case ExprOp::minimum:
+                if (complex) return fmt::format("kj_c{}min_{}({}, {})", node.clip_order ? "clip" : "", suffix, a, b);
                 if (floating) return fmt::format("kj_min_{}({}, {})", suffix, a, b);
                 return fmt::format("({1} < {0} ? {1} : {0})", a, b);
             case ExprOp::maximum:
+                if (complex) return fmt::format("kj_c{}max_{}({}, {})", node.clip_order ? "clip" : "", suffix, a, b);
                 if (floating) return fmt::format("kj_max_{}({}, {})", suffix, a, b);
                 return fmt::format("({1} > {0} ? {1} : {0})", a, b);
-            default: return numpy_op_code(node, a, b);
+            default: break;
         }
+        return numpy_op_code(node, a, b);
     }
 
 private:

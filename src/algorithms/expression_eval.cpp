@@ -4,6 +4,10 @@
 // elements), and a strided loop decoding coordinates over the merged axes.
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -11,6 +15,7 @@
 #include "algorithms/device_code.hpp"
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/expression_math.hpp"
+#include "algorithms/expression_node.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
@@ -263,6 +268,60 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     detail::launch(queue, kernel, global, local, args);
 }
 
+void check_weak_fill(const detail::ExprNode& node, const DType& dtype);
+
+// numpy 2's `a[...] = x` for a Python scalar x (kjarni's weak scalars) into an array of another
+// kind: a complex into a real or integer array is a TypeError; into an integer array, a float
+// goes through int(x) (NaN a ValueError, infinities an OverflowError), and the integer must fit
+// the dtype (OverflowError: "Python integer 300 out of bounds for int8"), not wrap. An integer
+// array's value is then converted on the host, exactly (a weak integer above int64's range reaches
+// uint64 intact, where the device conversion would go through int64).
+Expr fill_value(const Expr& value, const DType& dtype) {
+    const detail::ExprNode& node = *value.node();
+    if (node.op != detail::ExprOp::scalar || !node.weak) return astype(value, dtype);
+    check_weak_fill(node, dtype);
+    if (!is_integer(dtype)) return astype(value, dtype);  // float16: one rounding from the double on the device
+    auto typed = std::make_shared<detail::ExprNode>(node);
+    typed->weak.reset();
+    typed->dtype = typed->compute = dtype;
+    return Expr(std::shared_ptr<const detail::ExprNode>(std::move(typed)));
+}
+
+void check_weak_fill(const detail::ExprNode& node, const DType& dtype) {
+    if (dtype.kind() == DType::Kind::bool_) return;
+    const detail::ScalarValue& v = node.value;
+    if (*node.weak == detail::WeakKind::complex && !is_complex(dtype))
+        throw ArgumentError("value", fmt::format("fill: the complex value ({}, {}) does not convert to {} (numpy raises TypeError "
+                                                 "for a Python complex): take its real part first",
+                                                 v.c.real(), v.c.imag(), dtype.name()));
+    if (!is_integer(dtype)) return;
+    const int bits = static_cast<int>(dtype.itemsize() * 8);
+    const bool is_signed_type = is_signed(dtype);
+    const int value_bits = is_signed_type ? bits - 1 : bits;
+    const std::uint64_t max = value_bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << value_bits) - 1;
+    bool fits = true;
+    std::string shown;
+    if (v.kind == detail::ScalarValue::Kind::floating) {
+        const double x = v.c.real();
+        if (!std::isfinite(x))
+            throw ArgumentError("value", fmt::format("fill: {} does not convert to {} (numpy raises {})", x, dtype.name(),
+                                                     std::isnan(x) ? "ValueError" : "OverflowError"));
+        const double whole = std::trunc(x);  // Python's int(x); the bounds are powers of two, exact
+        fits = whole >= (is_signed_type ? -std::ldexp(1.0, value_bits) : 0.0) && whole < std::ldexp(1.0, value_bits);
+        shown = fmt::format("{} (the integer part of {})", whole, x);
+    } else if (v.kind == detail::ScalarValue::Kind::signed_integer) {
+        fits = v.i >= 0 ? static_cast<std::uint64_t>(v.i) <= max
+                        : is_signed_type && (bits == 64 || v.i >= -(std::int64_t{1} << value_bits));
+        shown = std::to_string(v.i);
+    } else {
+        fits = v.u <= max;
+        shown = std::to_string(v.u);
+    }
+    if (!fits)
+        throw ArgumentError("value", fmt::format("fill: the integer {} is out of bounds for {} (numpy 2 raises OverflowError)",
+                                                 shown, dtype.name()));
+}
+
 }  // namespace
 
 Array evaluate(const Queue& queue, const Expr& expression, const Allocator& allocator) {
@@ -280,8 +339,9 @@ void assign(const Queue& queue, const Array& out, const Expr& expression) {
 }
 
 void fill(const Queue& queue, const Array& out, const Expr& value) {
-    // The value is broadcast to out's shape and converted to its dtype, whatever its kind.
-    run(queue, out, astype(value, out.dtype()));
+    // The value is broadcast to out's shape and converted to its dtype, whatever its kind (a weak
+    // scalar: as numpy converts a Python scalar).
+    run(queue, out, fill_value(value, out.dtype()));
 }
 
 }  // namespace kjarni

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "algorithms/expression_ops.hpp"
 
 namespace kjarni::detail {
@@ -13,7 +15,10 @@ constexpr const char* double_guard_end = "#endif\n";
 
 std::string integer_functions(const char* t, bool is_signed) {
     // numpy: x % 0 == 0; the remainder takes the divisor's sign. Negative exponents give
-    // 1 / x^-e truncated (0 unless |x| == 1); numpy refuses them, a kernel cannot.
+    // 1 / x^-e truncated (0 unless |x| == 1); numpy refuses them, a kernel cannot. Powers wrap, as
+    // numpy's: the products are computed in an unsigned type of at least 32 bits (signed overflow
+    // is undefined, and narrow types promote to a signed int).
+    const char* wide = std::string_view(t).find("64") != std::string_view::npos ? "uint64_t" : "uint32_t";
     std::string sign_fix = is_signed ? "    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n" : "";
     std::string negative = is_signed ? fmt::format("    if (e < 0) return a == 1 ? ({0})1 : a == -1 ? ((e & 1) ? ({0})-1 : ({0})1) : ({0})0;\n", t)
                                      : "";
@@ -27,14 +32,14 @@ FUNCTION INLINE {0} kj_pow_{0}({0} a, {0} e)
 {{
 {3}    {0} result = 1;
     while (e != 0) {{
-        if (e & 1) result = ({0})(result * a);
+        if (e & 1) result = ({0})(({4})result * ({4})a);
         e = ({0})(e >> 1);
-        a = ({0})(a * a);
+        a = ({0})(({4})a * ({4})a);
     }}
     return result;
 }}
 )",
-                       t, is_signed ? "    if (b == -1) return 0;\n" : "", sign_fix, negative);
+                       t, is_signed ? "    if (b == -1) return 0;\n" : "", sign_fix, negative, wide);
 }
 
 std::string float_functions(const char* t) {
@@ -84,6 +89,18 @@ FUNCTION INLINE {0} kj_csqrt_{0}({0} a)
     return {2}(fabs(a.y) / (2 * t), copysign(t, a.y));
 }}
 FUNCTION INLINE {0} kj_clog_{0}({0} a) {{ return {2}(log(hypot(a.x, a.y)), atan2(a.y, a.x)); }}
+// numpy's order of complex values: by the real parts, then the imaginary parts; its comparison
+// loops take the real parts' order only where neither imaginary part is NaN.
+FUNCTION INLINE int kj_clt_{0}({0} a, {0} b) {{ return (a.x < b.x && !isnan(a.y) && !isnan(b.y)) || (a.x == b.x && a.y < b.y); }}
+FUNCTION INLINE int kj_cle_{0}({0} a, {0} b) {{ return (a.x < b.x && !isnan(a.y) && !isnan(b.y)) || (a.x == b.x && a.y <= b.y); }}
+FUNCTION INLINE int kj_cnan_{0}({0} a) {{ return isnan(a.x) || isnan(a.y); }}
+// minimum and maximum propagate NaN (a if either part of it is NaN, else b if either of its is).
+FUNCTION INLINE {0} kj_cmin_{0}({0} a, {0} b) {{ return (kj_cnan_{0}(a) || kj_cle_{0}(a, b)) ? a : b; }}
+FUNCTION INLINE {0} kj_cmax_{0}({0} a, {0} b) {{ return (kj_cnan_{0}(a) || kj_cle_{0}(b, a)) ? a : b; }}
+// np.clip's loop orders without the NaN rule (real parts unless equal, then imaginary parts) and
+// keeps a NaN value: clip(x, lo, hi) = kj_cclipmin(kj_cclipmax(x, lo), hi).
+FUNCTION INLINE {0} kj_cclipmax_{0}({0} a, {0} b) {{ return (kj_cnan_{0}(a) || (a.x == b.x ? a.y > b.y : a.x > b.x)) ? a : b; }}
+FUNCTION INLINE {0} kj_cclipmin_{0}({0} a, {0} b) {{ return (kj_cnan_{0}(a) || (a.x == b.x ? a.y < b.y : a.x < b.x)) ? a : b; }}
 FUNCTION INLINE {0} kj_csin_{0}({0} a) {{ return {2}(sin(a.x) * cosh(a.y), cos(a.x) * sinh(a.y)); }}
 FUNCTION INLINE {0} kj_ccos_{0}({0} a) {{ return {2}(cos(a.x) * cosh(a.y), -(sin(a.x) * sinh(a.y))); }}
 FUNCTION INLINE {0} kj_ctanh_{0}({0} a)

@@ -50,6 +50,9 @@ struct ExprNode {
     DType compute;
     /// round's decimals (the other operations take none).
     int decimals = 0;
+    /// minimum / maximum made by clip(): complex values in np.clip's order (which differs from
+    /// np.minimum's where a bound has a NaN part); the same for the other types.
+    bool clip_order = false;
 };
 
 }  // namespace kjarni::detail

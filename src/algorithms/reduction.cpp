@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/c_arguments.hpp"
+#include "algorithms/device_code.hpp"
 #include "algorithms/reduction_engine.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/multi_parts.hpp"
@@ -136,7 +137,8 @@ Array arithmetic(const Queue& queue, const Array& array, const ReduceOptions& op
         ReductionSpec spec = one_array(what, array);
         Globals globals;
         const std::string map = load_as(array.dtype(), "x[i]", acc, "load", globals);
-        std::string reduce = multiply ? "a * b" : "a + b";
+        // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
+        std::string reduce = detail::wrapping_arithmetic(acc, multiply ? '*' : '+', "a", "b");
         if (is_complex(acc)) {
             globals["op"] = multiply ? functions::mul({acc, acc}) : functions::add({acc, acc});
             reduce = "${op}(a, b)";
@@ -348,7 +350,7 @@ Array dot(const Queue& queue, const Array& a, const Array& b, const std::optiona
         const std::string ea = load_as(a.dtype(), "x[i]", acc, "load_x", globals);
         const std::string eb = load_as(b.dtype(), "y[i]", acc, "load_y", globals);
         globals["times"] = functions::mul({acc, acc});
-        std::string reduce = "a + b";
+        std::string reduce = detail::wrapping_arithmetic(acc, '+', "a", "b");
         if (is_complex(acc)) {
             globals["plus"] = functions::add({acc, acc});
             reduce = "${plus}(a, b)";

@@ -295,9 +295,11 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                                                    given.dtype().name(), spec.result.name()));
         return given;
     }();
-    if (n_out == 0) return out;  // nothing to compute, nothing launched
+    // numpy refuses an empty reduced axis whenever there is no identity, even where the result is
+    // empty too (min over axis 1 of shape (2, 0, 0)).
     if (n_red == 0 && spec.refuse_empty)
         throw ArgumentError("array", fmt::format("{}: the reduction of an empty set has no identity", spec.what));
+    if (n_out == 0) return out;  // nothing to compute, nothing launched
 
     // Strides in elements over the broadcast shape, split between kept and reduced axes.
     std::vector<std::vector<std::ptrdiff_t>> kept_strides, red_strides;

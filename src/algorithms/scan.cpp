@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "algorithms/device_code.hpp"
 #include "algorithms/multi_parts.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/scan_engine.hpp"
@@ -114,7 +115,8 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
             globals["load"] = functions::cast(array.dtype(), item);
             value = array.dtype().kind() == Kind::bool_ ? "${load}(x[i] != 0)" : "${load}(x[i])";
         }
-        std::string op = multiply ? "a * b" : "a + b";
+        // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
+        std::string op = detail::wrapping_arithmetic(item, multiply ? '*' : '+', "a", "b");
         if (is_complex(item)) {
             globals["op"] = multiply ? functions::mul({item, item}) : functions::add({item, item});
             op = "${op}(a, b)";

@@ -17,6 +17,14 @@ void check_supported(const DType& d, const char* what) {
         throw ArgumentError(what, d.name() + " is not supported by function modules");
 }
 
+// The unsigned type integer sums and products of `o` compute in: C defines its wrap, where signed
+// overflow is undefined and 8- and 16-bit operands promote to a signed int; numpy's results wrap.
+// Empty for other types.
+std::string wrapping_type(const DType& o) {
+    if (!is_integer(o)) return "";
+    return o.itemsize() == 8 ? "uint64_t" : "uint32_t";
+}
+
 // An expression converting `x` of type `in` to `out`.
 std::string convert(const std::string& x, const DType& in, const DType& out) {
     if (in == out) return x;
@@ -75,7 +83,11 @@ Module add(const std::vector<DType>& in, const std::optional<DType>& out) {
         body += fmt::format("    return {}({}, {});\n", complex_ctr(o), re, im);
     } else {
         std::string sum;
-        for (std::size_t i = 0; i < in.size(); ++i) sum += fmt::format("{}{}", i ? " + " : "", convert(fmt::format("a{}", i), in[i], o));
+        const std::string w = wrapping_type(o);
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            const std::string term = convert(fmt::format("a{}", i), in[i], o);
+            sum += fmt::format("{}{}", i ? " + " : "", w.empty() ? term : fmt::format("({}){}", w, term));
+        }
         body += fmt::format("    return ({})({});\n", ct(o), sum);
     }
     return make("add", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params(in), body));
@@ -87,7 +99,9 @@ Module mul(const std::vector<DType>& in, const std::optional<DType>& out) {
     for (std::size_t i = 1; i < in.size(); ++i) {
         const std::string a = fmt::format("a{}", i);
         if (!is_complex(o)) {
-            body += fmt::format("    r = ({})(r * {});\n", ct(o), convert(a, in[i], o));
+            const std::string w = wrapping_type(o);
+            if (w.empty()) body += fmt::format("    r = ({})(r * {});\n", ct(o), convert(a, in[i], o));
+            else body += fmt::format("    r = ({})(({})r * ({}){});\n", ct(o), w, w, convert(a, in[i], o));
         } else if (!is_complex(in[i])) {
             const std::string f = convert(a, in[i], real_for(o));
             body += fmt::format("    r = {}(r.x * {}, r.y * {});\n", complex_ctr(o), f, f);

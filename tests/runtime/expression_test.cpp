@@ -445,9 +445,7 @@ TEST_P(ExpressionTest, ErrorsNameTheCulprit) {
     const Array flags = Array::empty(bound_device(), {4}, bool_);
     EXPECT_THROW((void)(-flags), ArgumentError);
     const Array z = Array::empty(bound_device(), {4}, complex64);
-    EXPECT_THROW((void)minimum(z, z), ArgumentError);
-    EXPECT_THROW((void)(z % z), ArgumentError);
-    EXPECT_THROW((void)(z < z), ArgumentError);
+    EXPECT_THROW((void)(z % z), ArgumentError);  // (complex orderings: numpy_edge_semantics_test.cpp)
     // Writing into a shifted view of an operand's memory is numpy's `a[2:] = a[:8] + 1`: the
     // operands are read first (overlap_assignment_test.cpp has the random cases).
     const Array whole = Array::zeros(queue(), {10}, float32);

@@ -1,0 +1,373 @@
+// Classes of differences from numpy that the differential fuzzer (tests/numpy_fuzz/) found, each
+// checked on fresh random data against CPU references of numpy's rules (numpy 2.4's answers on
+// the edge values, found with numpy itself and written out as the reference functions below):
+// - integer arithmetic wraps (signed overflow is undefined behaviour in the generated C; a compiler
+//   may keep the wider value: int32 2147483646 + 2147483646 taken to int64 gave 4294967292);
+// - min / max / argmin / argmax (and the nan* ones) refuse an empty reduced axis even where the
+//   result is empty too;
+// - fill with a weak (Python-style) scalar: numpy's checks of a Python scalar set into an array;
+// - comparisons with a weak integer outside the array's range compare exactly;
+// - complex values in numpy's order for < <= > >= minimum maximum clip (with numpy's NaN rules).
+// Every integer and boolean result is exact; complex minimum / maximum / clip pick one operand,
+// compared bit for bit.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "algorithm_test_support.hpp"
+#include "kjarni/expression.hpp"
+#include "kjarni/reduction.hpp"
+#include "kjarni/scan.hpp"
+#include "support/random_data.hpp"
+#include "support/test_devices.hpp"
+
+namespace kjarni::test {
+namespace {
+
+class NumpyEdgeSemanticsTest : public DeviceTest {
+protected:
+    HostArray run(const Expr& e) { return evaluate(queue(), e).get(queue()).copy(); }
+};
+KJARNI_INSTANTIATE_DEVICE_TESTS(NumpyEdgeSemanticsTest);
+
+constexpr std::size_t n = 301;
+
+// Weak (Python-style) scalars of each kind.
+Expr weak_int(std::int64_t v) { return Expr(v); }
+Expr weak_uint(std::uint64_t v) { return Expr(v); }
+Expr weak_real(double v) { return Expr(v); }
+Expr weak_cplx(std::complex<double> v) { return Expr(v); }
+
+int bits_of(const DType& d) { return static_cast<int>(d.itemsize() * 8); }
+
+// A 64-bit pattern reduced to d's width, sign-extended for signed types (int_at's form): numpy's
+// wrapped result.
+std::uint64_t wrap(std::uint64_t v, const DType& d) {
+    const int bits = bits_of(d);
+    if (bits == 64) return v;
+    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+    v &= mask;
+    if (is_signed(d) && (v >> (bits - 1)) != 0) v |= ~mask;
+    return v;
+}
+
+void put_bits(HostArray& a, std::size_t k, std::uint64_t v) {
+    std::memcpy(a.data() + k * a.dtype().itemsize(), &v, a.dtype().itemsize());  // little-endian host
+}
+
+// Random integers of d near its extremes (where sums and products overflow) and small ones.
+HostArray overflowing_ints(const DType& d, std::size_t count = n) {
+    HostArray a(d, {count});
+    auto& rng = random_engine();
+    const int bits = bits_of(d);
+    const std::uint64_t min = is_signed(d) ? wrap(std::uint64_t{1} << (bits - 1), d) : 0;
+    const std::uint64_t max = is_signed(d) ? min - 1 : wrap(~std::uint64_t{0}, d);
+    std::uniform_int_distribution<std::uint64_t> any;
+    std::uniform_int_distribution<std::uint64_t> near(0, 1000);
+    std::uniform_int_distribution<int> pick(0, 3);
+    for (std::size_t k = 0; k < count; ++k) {
+        switch (pick(rng)) {
+            case 0: put_bits(a, k, max - near(rng)); break;
+            case 1: put_bits(a, k, min + near(rng)); break;
+            case 2: put_bits(a, k, near(rng) - 500); break;
+            default: put_bits(a, k, any(rng)); break;
+        }
+    }
+    return a;
+}
+
+constexpr Kind integer_kinds[] = {Kind::int8, Kind::uint8, Kind::int16, Kind::uint16,
+                                  Kind::int32, Kind::uint32, Kind::int64, Kind::uint64};
+
+TEST_P(NumpyEdgeSemanticsTest, IntegerArithmeticWrapsAsNumpy) {
+    // Each result is taken on to a 64-bit type in the same expression, so that a compiler that
+    // kept the wider value of an overflowing signed operation shows it.
+    for (const Kind kind : integer_kinds) {
+        const DType d = kind;
+        SCOPED_TRACE(d.name());
+        const DType wide = is_signed(d) ? DType(Kind::int64) : DType(Kind::uint64);
+        HostArray ha = overflowing_ints(d), hb = overflowing_ints(d);
+        const Array a = Array::from_host(queue(), ha), b = Array::from_host(queue(), hb);
+        const Expr e3 = scalar_integer(3, d);
+        const std::vector<std::pair<const char*, Expr>> ops{
+            {"a + b", a + b}, {"a - b", a - b}, {"a * b", a * b}, {"-a", -Expr(a)}, {"abs(a)", abs(a)},
+            {"square(a)", square(a)}, {"a ** 3", pow(a, e3)}, {"(a + b) * 3", (a + b) * e3}};
+        for (std::size_t op = 0; op < ops.size(); ++op) {
+            SCOPED_TRACE(ops[op].first);
+            const Expr value = ops[op].second;
+            ASSERT_EQ(value.dtype(), d);
+            const HostArray got = run(astype(value, wide));
+            for (std::size_t k = 0; k < n; ++k) {
+                const std::uint64_t x = int_at(ha, k), y = int_at(hb, k);
+                const bool negative = is_signed(d) && static_cast<std::int64_t>(x) < 0;
+                const std::uint64_t want = op == 0 ? x + y
+                                           : op == 1 ? x - y
+                                           : op == 2 ? x * y
+                                           : op == 3 ? 0 - x
+                                           : op == 4 ? (negative ? 0 - x : x)
+                                           : op == 5 ? x * x
+                                           : op == 6 ? x * x * x
+                                                     : (x + y) * 3;
+                ASSERT_EQ(int_at(got, k), wrap(want, d)) << "element " << k << ": " << static_cast<std::int64_t>(x) << ", "
+                                                         << static_cast<std::int64_t>(y);
+            }
+        }
+    }
+}
+
+TEST_P(NumpyEdgeSemanticsTest, IntegerSumsProductsAndScansWrapAsNumpy) {
+    for (const Kind kind : {Kind::int64, Kind::uint64, Kind::int32}) {
+        const DType d = kind;
+        SCOPED_TRACE(d.name());
+        const std::size_t count = 5000;
+        HostArray h = overflowing_ints(d, count);
+        const Array a = Array::from_host(queue(), h);
+        // int32 with dtype=int32: numpy accumulates in int32 and wraps.
+        const std::optional<DType> as = DType(kind);
+        const HostArray s = sum(queue(), a, {}, as).get(queue()).copy();
+        const HostArray c = cumsum(queue(), a, std::nullopt, as).get(queue()).copy();
+        std::uint64_t want_sum = 0, want_prod = 1;
+        for (std::size_t k = 0; k < count; ++k) {
+            want_sum += int_at(h, k);
+            want_prod *= int_at(h, k) | 1;  // odd factors: the product never becomes 0
+            ASSERT_EQ(int_at(c, k), wrap(want_sum, d)) << "cumsum at " << k;
+        }
+        EXPECT_EQ(int_at(s, 0), wrap(want_sum, d));
+        // prod of the odd values: the same elements with bit 0 set.
+        HostArray odd = h.copy();
+        for (std::size_t k = 0; k < count; ++k) put_bits(odd, k, int_at(h, k) | 1);
+        const HostArray po = prod(queue(), Array::from_host(queue(), odd), {}, as).get(queue()).copy();
+        EXPECT_EQ(int_at(po, 0), wrap(want_prod, d));
+        if (kind == Kind::int64) {
+            HostArray h2 = overflowing_ints(d, count);
+            const HostArray dt = dot(queue(), a, Array::from_host(queue(), h2)).get(queue()).copy();
+            std::uint64_t want = 0;
+            for (std::size_t k = 0; k < count; ++k) want += int_at(h, k) * int_at(h2, k);
+            EXPECT_EQ(int_at(dt, 0), want) << "dot";
+        }
+    }
+}
+
+TEST_P(NumpyEdgeSemanticsTest, ExtremaRefuseAnEmptyReducedAxisEvenWhenTheResultIsEmpty) {
+    using Reduce = std::function<Array(const Queue&, const Array&, const ReduceOptions&)>;
+    const std::vector<std::pair<const char*, Reduce>> reductions{
+        {"min", [](auto& q, auto& a, auto& o) { return min(q, a, o); }},
+        {"max", [](auto& q, auto& a, auto& o) { return max(q, a, o); }},
+        {"argmin", [](auto& q, auto& a, auto& o) { return argmin(q, a, o); }},
+        {"argmax", [](auto& q, auto& a, auto& o) { return argmax(q, a, o); }},
+        {"nanmin", [](auto& q, auto& a, auto& o) { return nanmin(q, a, o); }},
+        {"nanmax", [](auto& q, auto& a, auto& o) { return nanmax(q, a, o); }},
+        {"nanargmin", [](auto& q, auto& a, auto& o) { return nanargmin(q, a, o); }},
+        {"nanargmax", [](auto& q, auto& a, auto& o) { return nanargmax(q, a, o); }}};
+    // (shape, axes, numpy raises): numpy 2.4's answers.
+    struct Case {
+        std::vector<std::size_t> shape;
+        std::optional<std::vector<int>> axes;
+        bool raises;
+    };
+    const std::vector<Case> cases{{{2, 0, 0}, std::vector<int>{1}, true}, {{2, 0, 0}, std::vector<int>{2}, true},
+                                  {{2, 0, 0}, std::nullopt, true},        {{2, 0, 0}, std::vector<int>{0}, false},
+                                  {{0, 3}, std::vector<int>{1}, false},   {{0, 3}, std::vector<int>{0}, true},
+                                  {{3, 0}, std::vector<int>{1}, true}};
+    for (const auto& [name, reduce] : reductions) {
+        for (const Case& c : cases) {
+            SCOPED_TRACE(fmt::format("{} of shape ({}) over {}", name, fmt::join(c.shape, ", "),
+                                     c.axes ? fmt::format("axes {}", fmt::join(*c.axes, ", ")) : "every axis"));
+            const Array a = Array::empty(bound_device(), c.shape, Kind::float32);
+            for (const bool keepdims : {false, true}) {
+                ReduceOptions options;
+                options.axes = c.axes;
+                options.keepdims = keepdims;
+                if (c.raises) {
+                    EXPECT_THROW(reduce(queue(), a, options), ArgumentError);
+                } else {
+                    const Array r = reduce(queue(), a, options);
+                    EXPECT_EQ(r.size(), 0u);
+                }
+            }
+        }
+    }
+}
+
+// numpy 2's `a[...] = x` for a Python scalar x into an integer array: int(x) must fit.
+TEST_P(NumpyEdgeSemanticsTest, FillWithWeakScalarsChecksAsNumpy) {
+    auto& rng = random_engine();
+    const Array dst_bool = Array::empty(bound_device(), {7}, Kind::bool_);
+    for (const Kind kind : integer_kinds) {
+        const DType d = kind;
+        SCOPED_TRACE(d.name());
+        const int bits = bits_of(d);
+        const Array a = Array::empty(bound_device(), {7}, d);
+        // The range's ends as exact integers (128-bit arithmetic is not needed: compare in halves).
+        const std::int64_t low = is_signed(d) ? (bits == 64 ? std::numeric_limits<std::int64_t>::min() : -(std::int64_t{1} << (bits - 1))) : 0;
+        const std::uint64_t high = is_signed(d) ? (std::uint64_t{1} << (bits - 1)) - 1 : (bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1);
+        const auto check = [&](const Expr& value, std::uint64_t want) {
+            fill(queue(), a, value);
+            const HostArray got = a.get(queue()).copy();
+            for (std::size_t k = 0; k < 7; ++k) ASSERT_EQ(int_at(got, k), want);
+        };
+        // In range: the ends and random values, as integers and as floats with a fraction.
+        std::uniform_int_distribution<std::int64_t> inside(std::max<std::int64_t>(low, -(std::int64_t{1} << 40)),
+                                                           static_cast<std::int64_t>(std::min<std::uint64_t>(high, std::uint64_t{1} << 40)));
+        check(weak_int(low), static_cast<std::uint64_t>(low));
+        check(weak_uint(high), wrap(high, d));
+        for (int r = 0; r < 3; ++r) {
+            const std::int64_t v = inside(rng);
+            check(weak_int(v), static_cast<std::uint64_t>(v));
+            const double f = static_cast<double>(v) + (v >= 0 ? 0.75 : -0.75);  // numpy's int(f): toward zero
+            if (static_cast<double>(v) == f - (v >= 0 ? 0.75 : -0.75)) check(weak_real(f), static_cast<std::uint64_t>(v));
+        }
+        check(weak_real(-0.5), 0);  // int(-0.5) is 0, in every integer type
+        // Out of range: numpy's OverflowError (or ValueError for NaN, TypeError for complex).
+        if (bits < 64) {
+            EXPECT_THROW(fill(queue(), a, weak_uint(high + 1)), ArgumentError);
+            EXPECT_THROW(fill(queue(), a, weak_int(low - 1)), ArgumentError);
+            EXPECT_THROW(fill(queue(), a, weak_real(static_cast<double>(high) + 1)), ArgumentError);
+        } else {
+            EXPECT_THROW(fill(queue(), a, weak_real(std::ldexp(1.0, is_signed(d) ? 63 : 64))), ArgumentError);
+            if (is_signed(d)) {
+                EXPECT_THROW(fill(queue(), a, weak_uint(high + 1)), ArgumentError);
+            }
+        }
+        if (!is_signed(d)) {
+            EXPECT_THROW(fill(queue(), a, weak_int(-1)), ArgumentError);
+            EXPECT_THROW(fill(queue(), a, weak_real(-1.0)), ArgumentError);
+        }
+        EXPECT_THROW(fill(queue(), a, weak_real(1e30)), ArgumentError);
+        EXPECT_THROW(fill(queue(), a, weak_real(std::numeric_limits<double>::quiet_NaN())), ArgumentError);
+        EXPECT_THROW(fill(queue(), a, weak_real(-std::numeric_limits<double>::infinity())), ArgumentError);
+        EXPECT_THROW(fill(queue(), a, weak_cplx({1.0, 2.0})), ArgumentError);
+        EXPECT_THROW(fill(queue(), a, weak_cplx({1.0, 0.0})), ArgumentError);
+    }
+    // Real floats refuse a weak complex too; complex and bool arrays take it; bool takes anything.
+    for (const Kind kind : {Kind::float16, Kind::float32, Kind::float64})
+        EXPECT_THROW(fill(queue(), Array::empty(bound_device(), {3}, kind), weak_cplx({0.5, 0.0})), ArgumentError);
+    const Array c = Array::empty(bound_device(), {3}, Kind::complex64);
+    fill(queue(), c, weak_cplx({0.5, -2.0}));
+    EXPECT_EQ(value_at(c.get(queue()).copy(), 2), Complex(0.5L, -2.0L));
+    fill(queue(), dst_bool, weak_cplx({0.0, 1e-300}));
+    EXPECT_EQ(int_at(dst_bool.get(queue()).copy(), 0), 1u);
+    fill(queue(), dst_bool, weak_int(300));
+    EXPECT_EQ(int_at(dst_bool.get(queue()).copy(), 6), 1u);
+}
+
+TEST_P(NumpyEdgeSemanticsTest, ComparisonsWithWeakIntegersOutOfRangeAreExact) {
+    // numpy 2 compares a Python integer the array's type cannot hold exactly (uint8 >= -128 is
+    // true everywhere); arithmetic with it is an OverflowError (ArgumentError here).
+    for (const Kind kind : integer_kinds) {
+        const DType d = kind;
+        SCOPED_TRACE(d.name());
+        HostArray h = overflowing_ints(d);
+        const Array a = Array::from_host(queue(), h);
+        const int bits = bits_of(d);
+        std::vector<Expr> outside;
+        std::vector<long double> values;
+        if (!is_signed(d)) {
+            outside.push_back(weak_int(-1)), values.push_back(-1);
+            outside.push_back(weak_int(-128)), values.push_back(-128);
+        }
+        if (bits < 64) {
+            const long double beyond = std::ldexp(1.0L, is_signed(d) ? bits - 1 : bits);
+            outside.push_back(weak_int(static_cast<std::int64_t>(beyond))), values.push_back(beyond);
+            if (is_signed(d)) outside.push_back(weak_int(-static_cast<std::int64_t>(beyond) - 1)), values.push_back(-beyond - 1);
+        } else if (is_signed(d)) {
+            outside.push_back(weak_uint(std::uint64_t{1} << 63)), values.push_back(std::ldexp(1.0L, 63));
+        }
+        for (std::size_t j = 0; j < outside.size(); ++j) {
+            const Expr& s = outside[j];
+            const long double v = values[j];
+            EXPECT_THROW(run(a + s), ArgumentError);
+            Expr bits_of_all = astype(a < s, Kind::uint8) + astype(a <= s, Kind::uint8) * 2 + astype(a > s, Kind::uint8) * 4 +
+                               astype(a >= s, Kind::uint8) * 8 + astype(a == s, Kind::uint8) * 16 +
+                               astype(a != s, Kind::uint8) * 32 + astype(s < a, Kind::uint8) * 64;
+            const HostArray got = run(bits_of_all);
+            for (std::size_t k = 0; k < n; ++k) {
+                const long double x = value_at(h, k).real();  // exact: |x| < 2^64 fits long double's 64-bit mantissa
+                const auto want = static_cast<std::uint64_t>((x < v) + (x <= v) * 2 + (x > v) * 4 + (x >= v) * 8 + (x == v) * 16 +
+                                                            (x != v) * 32 + (v < x) * 64);
+                ASSERT_EQ(int_at(got, k), want) << "element " << k << " against " << static_cast<double>(v);
+            }
+        }
+    }
+}
+
+// numpy's complex order (umath's CLT/CLE and minimum/maximum loops, np.clip's own loop), checked
+// against numpy 2.4 on every pair of {0, -0, 1, -1, 2, inf, -inf, nan} parts.
+bool nan_part(Complex z) { return std::isnan(z.real()) || std::isnan(z.imag()); }
+bool c_less(Complex a, Complex b) {
+    return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) || (a.real() == b.real() && a.imag() < b.imag());
+}
+bool c_less_equal(Complex a, Complex b) {
+    return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) || (a.real() == b.real() && a.imag() <= b.imag());
+}
+Complex c_minimum(Complex a, Complex b) { return nan_part(a) || c_less_equal(a, b) ? a : b; }
+Complex c_maximum(Complex a, Complex b) { return nan_part(a) || c_less_equal(b, a) ? a : b; }
+Complex c_clip(Complex x, Complex low, Complex high) {
+    const auto above = [](Complex p, Complex q) { return p.real() == q.real() ? p.imag() > q.imag() : p.real() > q.real(); };
+    const auto below = [](Complex p, Complex q) { return p.real() == q.real() ? p.imag() < q.imag() : p.real() < q.real(); };
+    const Complex m = nan_part(x) || above(x, low) ? x : low;
+    return nan_part(m) || below(m, high) ? m : high;
+}
+
+bool same_bits(Complex got, Complex want) {
+    const auto same = [](long double g, long double w) {
+        return std::isnan(w) ? std::isnan(g) : g == w && std::signbit(g) == std::signbit(w);
+    };
+    return same(got.real(), want.real()) && same(got.imag(), want.imag());
+}
+
+// Complex values whose parts come from a small set with specials (so that equal real parts, NaN
+// and signed zeros are frequent), or random.
+HostArray ordering_values(const DType& d) {
+    HostArray a(d, {n});
+    auto& rng = random_engine();
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const double parts[] = {0.0, -0.0, 1.0, -1.0, 2.5, inf, -inf, nan};
+    std::uniform_int_distribution<int> pick(0, 9);
+    std::uniform_real_distribution<double> any(-3, 3);
+    const auto part = [&] { const int p = pick(rng); return p < 8 ? parts[p] : any(rng); };
+    for (std::size_t k = 0; k < n; ++k) {
+        const double re = part(), im = part();
+        if (d.kind() == Kind::complex64) {
+            const std::complex<float> v(static_cast<float>(re), static_cast<float>(im));
+            std::memcpy(a.data() + k * 8, &v, 8);
+        } else {
+            const std::complex<double> v(re, im);
+            std::memcpy(a.data() + k * 16, &v, 16);
+        }
+    }
+    return a;
+}
+
+TEST_P(NumpyEdgeSemanticsTest, ComplexValuesOrderAsNumpy) {
+    for (const Kind kind : {Kind::complex64, Kind::complex128}) {
+        const DType d = kind;
+        SCOPED_TRACE(d.name());
+        HostArray ha = ordering_values(d), hb = ordering_values(d), hc = ordering_values(d);
+        const Array a = Array::from_host(queue(), ha), b = Array::from_host(queue(), hb), c = Array::from_host(queue(), hc);
+        const HostArray order = run(astype(Expr(a) < b, Kind::uint8) + astype(Expr(a) <= b, Kind::uint8) * 2 +
+                                    astype(Expr(a) > b, Kind::uint8) * 4 + astype(Expr(a) >= b, Kind::uint8) * 8);
+        const HostArray lo = run(minimum(a, b)), hi = run(maximum(a, b)), clipped = run(clip(a, b, c));
+        // A weak real scalar promotes to the complex type (the fuzzer's case: maximum(a, 0.0)).
+        const HostArray with_zero = run(maximum(a, 0.0));
+        for (std::size_t k = 0; k < n; ++k) {
+            const Complex x = value_at(ha, k), y = value_at(hb, k), z = value_at(hc, k);
+            const auto want = static_cast<std::uint64_t>(c_less(x, y) + c_less_equal(x, y) * 2 + c_less(y, x) * 4 + c_less_equal(y, x) * 8);
+            ASSERT_EQ(int_at(order, k), want) << x << " against " << y;
+            ASSERT_TRUE(same_bits(value_at(lo, k), c_minimum(x, y))) << "minimum " << x << ", " << y;
+            ASSERT_TRUE(same_bits(value_at(hi, k), c_maximum(x, y))) << "maximum " << x << ", " << y;
+            ASSERT_TRUE(same_bits(value_at(clipped, k), c_clip(x, y, z))) << "clip " << x << ", " << y << ", " << z;
+            ASSERT_TRUE(same_bits(value_at(with_zero, k), c_maximum(x, Complex(0, 0)))) << "maximum " << x << ", 0";
+        }
+    }
+}
+
+}  // namespace
+}  // namespace kjarni::test
