@@ -9,8 +9,6 @@ from . import dtypes
 from .known import rule
 from .oracle import evaluate_tree
 
-ORDERINGS = {"less", "less_equal", "greater", "greater_equal", "minimum", "maximum", "clip"}
-
 
 def _kind(x):
     return np.asarray(x).dtype.kind
@@ -69,12 +67,6 @@ def _(c):
     return c.overlaps(c.op["dst"], arrays)
 
 
-@rule("complex-ordering")
-def _(c):
-    return (c.diff.kind == "kjarni_error" and "is not defined for complex" in c.kjarni_message
-            and any(f"'{n}'" in c.kjarni_message for n in ("<", "<=", ">", ">=", "minimum", "maximum")))
-
-
 @rule("float-to-int")
 def _(c):
     return c.diff.kind == "values" and any(_out_of_range(v, t) for v, t in _conversions(c))
@@ -104,14 +96,6 @@ def _(c):
     return c.op["op"] == "dot" and c.diff.kind == "dtype"
 
 
-@rule("empty-axis-empty-result")
-def _(c):
-    if c.op["op"] != "reduce" or c.diff.kind != "numpy_error" or c.op["fn"] not in ("min", "max", "argmin", "argmax"):
-        return False
-    x = c.values[c.op["src"]].data
-    return x.size == 0
-
-
 @rule("gemm-batched-one")
 def _(c):
     return (c.op["op"] == "gemm_batched" and c.diff.kind == "kjarni_error"
@@ -123,26 +107,6 @@ def _(c):
     if c.op["op"] not in ("reduce", "scan") or not c.op.get("out_arg") or c.diff.kind != "kjarni_error":
         return False
     return "has dtype" in c.kjarni_message and c.diff.kjarni_error["type"] == "ArgumentError"
-
-
-@rule("weak-scalar-out-of-range")
-def _(c):
-    """numpy refuses a Python scalar that its array operand's dtype cannot hold (NEP 50), NaN and
-    infinities into integers included."""
-    if c.diff.kind != "numpy_error" or c.op["op"] != "fill":
-        return False
-    if c.diff.numpy_error["type"] != "OverflowError" and "cannot convert float" not in c.numpy_message:
-        return False
-    return any(leaf[0] == "weak" for leaf in c.leaves())
-
-
-@rule("fill-weak-complex")
-def _(c):
-    if c.op["op"] != "fill" or c.diff.kind != "numpy_error" or c.diff.numpy_error["type"] != "TypeError":
-        return False
-    leaves = c.leaves()
-    return (len(leaves) == 1 and leaves[0][:2] == ("weak", "complex")
-            and c.values[c.op["dst"]].data.dtype.kind != "c")
 
 
 @rule("int64-uint64-comparison")
@@ -164,43 +128,6 @@ def _(c):
     return (c.diff.kind == "numpy_error" and "Integers to negative integer powers" in c.numpy_message
             and "power" in c.functions())
 
-
-
-COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
-
-
-@rule("weak-int-comparison-out-of-range")
-def _(c):
-    """numpy 2 compares a Python int with an integer array exactly, even outside the array's range
-    (uint8_array >= -128 is all True); kjarni refuses the scalar as it does in arithmetic."""
-    return (c.diff.kind == "kjarni_error" and "is out of bounds for" in c.kjarni_message
-            and bool(c.functions() & set(COMPARISONS)) and any(leaf[0] == "weak" for leaf in c.leaves()))
-
-
-def _overflows(c, node):
-    """Whether a signed 32- or 64-bit +, -, *, unary - or abs of the expression overflows (numpy
-    wraps; kjarni's generated C has undefined behaviour there)."""
-    if "f" not in node:
-        return False
-    if node["f"] in ("add", "subtract", "multiply", "negative", "abs"):
-        try:
-            r = np.asarray(evaluate_tree(node, c.values)[0])
-            if r.dtype in (np.int32, np.int64):
-                args = [np.asarray(evaluate_tree(a, c.values)[0]) for a in node["args"]]
-                exact = [a.astype(r.dtype).astype(object) for a in args]
-                f = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b, "multiply": lambda a, b: a * b,
-                     "negative": lambda a: -a, "abs": lambda a: abs(a)}[node["f"]]
-                wide = np.asarray(f(*exact)) if exact else None
-                if wide is not None and (np.broadcast_to(wide, r.shape) != r.astype(object)).any():
-                    return True
-        except Exception:
-            pass
-    return any(_overflows(c, a) for a in node["args"])
-
-
-@rule("signed-overflow")
-def _(c):
-    return c.diff.kind == "values" and c.op.get("expr") is not None and _overflows(c, c.op["expr"])
 
 
 COMPLEX_FUNCTIONS = {"tanh", "exp", "sin", "cos", "log", "sqrt", "power", "divide", "multiply"}
