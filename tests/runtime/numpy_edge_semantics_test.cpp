@@ -37,7 +37,7 @@ protected:
 };
 KJARNI_INSTANTIATE_DEVICE_TESTS(NumpyEdgeSemanticsTest);
 
-constexpr std::size_t n = 301;
+constexpr std::size_t edge_count = 301;
 
 // Weak (Python-style) scalars of each kind.
 Expr weak_int(std::int64_t v) { return Expr(v); }
@@ -63,7 +63,7 @@ void put_bits(HostArray& a, std::size_t k, std::uint64_t v) {
 }
 
 // Random integers of d near its extremes (where sums and products overflow) and small ones.
-HostArray overflowing_ints(const DType& d, std::size_t count = n) {
+HostArray overflowing_ints(const DType& d, std::size_t count = edge_count) {
     HostArray a(d, {count});
     auto& rng = random_engine();
     const int bits = bits_of(d);
@@ -104,7 +104,7 @@ TEST_P(NumpyEdgeSemanticsTest, IntegerArithmeticWrapsAsNumpy) {
             const Expr value = ops[op].second;
             ASSERT_EQ(value.dtype(), d);
             const HostArray got = run(astype(value, wide));
-            for (std::size_t k = 0; k < n; ++k) {
+            for (std::size_t k = 0; k < edge_count; ++k) {
                 const std::uint64_t x = int_at(ha, k), y = int_at(hb, k);
                 const bool negative = is_signed(d) && static_cast<std::int64_t>(x) < 0;
                 const std::uint64_t want = op == 0 ? x + y
@@ -288,7 +288,7 @@ TEST_P(NumpyEdgeSemanticsTest, ComparisonsWithWeakIntegersOutOfRangeAreExact) {
                                astype(a >= s, Kind::uint8) * 8 + astype(a == s, Kind::uint8) * 16 +
                                astype(a != s, Kind::uint8) * 32 + astype(s < a, Kind::uint8) * 64;
             const HostArray got = run(bits_of_all);
-            for (std::size_t k = 0; k < n; ++k) {
+            for (std::size_t k = 0; k < edge_count; ++k) {
                 const long double x = value_at(h, k).real();  // exact: |x| < 2^64 fits long double's 64-bit mantissa
                 const auto want = static_cast<std::uint64_t>((x < v) + (x <= v) * 2 + (x > v) * 4 + (x >= v) * 8 + (x == v) * 16 +
                                                             (x != v) * 32 + (v < x) * 64);
@@ -326,14 +326,14 @@ bool same_bits(Complex got, Complex want) {
 // Complex values whose parts come from a small set with specials (so that equal real parts, NaN
 // and signed zeros are frequent), or random.
 HostArray ordering_values(const DType& d) {
-    HostArray a(d, {n});
+    HostArray a(d, {edge_count});
     auto& rng = random_engine();
     const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
     const double parts[] = {0.0, -0.0, 1.0, -1.0, 2.5, inf, -inf, nan};
     std::uniform_int_distribution<int> pick(0, 9);
     std::uniform_real_distribution<double> any(-3, 3);
     const auto part = [&] { const int p = pick(rng); return p < 8 ? parts[p] : any(rng); };
-    for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t k = 0; k < edge_count; ++k) {
         const double re = part(), im = part();
         if (d.kind() == Kind::complex64) {
             const std::complex<float> v(static_cast<float>(re), static_cast<float>(im));
@@ -357,7 +357,7 @@ TEST_P(NumpyEdgeSemanticsTest, ComplexValuesOrderAsNumpy) {
         const HostArray lo = run(minimum(a, b)), hi = run(maximum(a, b)), clipped = run(clip(a, b, c));
         // A weak real scalar promotes to the complex type (the fuzzer's case: maximum(a, 0.0)).
         const HostArray with_zero = run(maximum(a, 0.0));
-        for (std::size_t k = 0; k < n; ++k) {
+        for (std::size_t k = 0; k < edge_count; ++k) {
             const Complex x = value_at(ha, k), y = value_at(hb, k), z = value_at(hc, k);
             const auto want = static_cast<std::uint64_t>(c_less(x, y) + c_less_equal(x, y) * 2 + c_less(y, x) * 4 + c_less_equal(y, x) * 8);
             ASSERT_EQ(int_at(order, k), want) << x << " against " << y;
