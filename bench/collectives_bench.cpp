@@ -31,7 +31,7 @@
 #include "kjarni/kjarni.hpp"
 
 #ifdef KJARNI_BENCH_RAW_CUDA
-#include "collectives/nccl_library.hpp"
+#include "vendor/nccl_library.hpp"
 #include "raw_cuda.hpp"
 #endif
 

@@ -2,7 +2,7 @@
 # Tunes CLBlast's kernels for one OpenCL device with CLBlast's own tuners (Debian clblast-utils)
 # and writes the best parameters as data/clblast/<device>.json, which kjarni compiles in and hands
 # to CLBlastOverrideParameters the first time a BLAS call runs on a device of that name
-# (src/blas/clblast_tuning.hpp). Rebuild kjarni afterwards, or point KJARNI_CLBLAST_PARAMETERS at
+# (src/vendor/clblast_tuning.hpp). Rebuild kjarni afterwards, or point KJARNI_CLBLAST_PARAMETERS at
 # the file to use it without rebuilding.
 #
 #   scripts/tune-clblast.sh [-p PLATFORM] [-d DEVICE] [-P "32 64"] [-k "xgemm copy"] [-f FRACTION] [-o DIR]

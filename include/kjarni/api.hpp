@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kjarni/api_id.hpp"
 #include "kjarni/detail/backend_access.hpp"
 
 namespace kjarni {
@@ -15,26 +16,6 @@ namespace backend {
 class Api;
 }
 class Platform;
-
-/// Identifies an API independently of whether it can be loaded here.
-class ApiId {
-public:
-    /// The short name used on command lines and in KJARNI_TEST: "cuda" or "opencl".
-    const std::string& shortcut() const noexcept { return shortcut_; }
-    friend bool operator==(const ApiId&, const ApiId&) = default;
-
-    static ApiId cuda();
-    static ApiId opencl();
-
-private:
-    explicit ApiId(std::string shortcut) : shortcut_(std::move(shortcut)) {}
-    std::string shortcut_;
-};
-
-/// Every API kjarni knows, available or not.
-std::vector<ApiId> all_api_ids();
-ApiId cuda_api_id();
-ApiId opencl_api_id();
 
 /// Why an API cannot be used here; empty when it can.
 struct ApiStatus {

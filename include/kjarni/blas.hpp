@@ -31,19 +31,10 @@
 #include <optional>
 
 #include "kjarni/array.hpp"
+#include "kjarni/blas_types.hpp"
 #include "kjarni/queue.hpp"
 
 namespace kjarni::blas {
-
-/// The operation applied to a matrix operand.
-enum class Op {
-    none,       // A
-    transpose,  // A^T
-    adjoint,    // A^H, the conjugate transpose (the same as transpose for real dtypes)
-};
-
-/// A scalar factor; for real dtypes the imaginary part must be zero (ArgumentError otherwise).
-using Scalar = std::complex<double>;
 
 /// x . y over two 1-d arrays of the same length (conjugating x first when `conjugate_x`: x^H y,
 /// numpy's vdot). The result goes into `out`, a 1-element array (any shape), or into a new 0-d

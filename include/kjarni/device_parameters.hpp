@@ -75,4 +75,11 @@ struct DeviceAttribute {
 
 std::string to_string(const DeviceAttribute::Value& value);
 
+// The knobs of a device's context, set through kjarni/device_settings.hpp.
+
+/// Per-thread stack, the printf FIFO and the device-side malloc heap, in bytes (CU_LIMIT_*).
+enum class ContextLimit : std::uint8_t { stack_size, printf_fifo_size, malloc_heap_size };
+/// What a device's L1 / shared memory split should favour (CU_FUNC_CACHE_PREFER_*).
+enum class CachePreference : std::uint8_t { none, shared, l1, equal };
+
 }  // namespace kjarni

@@ -10,14 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kjarni/device_parameters.hpp"
+
 namespace kjarni {
 
 class BoundDevice;
-
-/// Per-thread stack, the printf FIFO and the device-side malloc heap, in bytes (CU_LIMIT_*).
-enum class ContextLimit : std::uint8_t { stack_size, printf_fifo_size, malloc_heap_size };
-/// What a device's L1 / shared memory split should favour (CU_FUNC_CACHE_PREFER_*).
-enum class CachePreference : std::uint8_t { none, shared, l1, equal };
 
 void set_context_limit(const BoundDevice& device, ContextLimit limit, std::size_t bytes);
 std::size_t context_limit(const BoundDevice& device, ContextLimit limit);

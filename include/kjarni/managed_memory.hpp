@@ -66,7 +66,6 @@
 #include "kjarni/detail/backend_access.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/device.hpp"
-#include "kjarni/program.hpp"
 #include "kjarni/queue.hpp"
 
 namespace kjarni {

@@ -345,13 +345,6 @@ template <class T>
 concept KernelScalar = (std::is_arithmetic_v<T> || std::same_as<T, std::complex<float>> ||
                         std::same_as<T, std::complex<double>> || std::same_as<T, float16_t>) && sizeof(T) <= 16;
 
-/// Where a launch argument goes: the position in the MultiQueue (0 for a single queue) and the
-/// context index of the device there.
-struct LaunchTarget {
-    std::size_t position = 0;
-    std::size_t device_index = 0;
-};
-
 /// Other types (Array, MultiArray) become kernel arguments through a function
 /// `detail::KernelArg pack_kernel_arg(const T&, const detail::LaunchTarget&)` found by ADL.
 template <class T>

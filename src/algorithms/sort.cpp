@@ -56,7 +56,7 @@ Rows rows_of(const Queue& queue, const Array& array, std::optional<int> axis, co
         for (std::size_t k = 0; k < array.ndim(); ++k)
             if (k != a) perm.push_back(k);
         perm.push_back(a);
-        back.resize(perm.size());
+        back.assign(perm.size(), std::size_t{0});
         for (std::size_t k = 0; k < perm.size(); ++k) back[perm[k]] = k;
         return detail::contiguous_temporary(queue, array.transpose(perm));
     }();

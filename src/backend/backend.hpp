@@ -23,10 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include "kjarni/api.hpp"
+#include "kjarni/api_id.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/device_parameters.hpp"
-#include "kjarni/device_settings.hpp"
 #include "kjarni/image.hpp"
 #include "kjarni/kernel_attributes.hpp"
 #include "kjarni/rect_layout.hpp"

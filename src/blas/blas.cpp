@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "blas/vendor.hpp"
+#include "vendor/blas_vendor.hpp"
 
 namespace kjarni::blas {
 

@@ -14,7 +14,7 @@
 
 #include "collectives/comm_engine.hpp"
 #include "collectives/device_steps.hpp"
-#include "collectives/nccl_library.hpp"
+#include "vendor/nccl_library.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/rendezvous.hpp"
 

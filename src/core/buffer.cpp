@@ -6,13 +6,14 @@
 
 #include "backend/backend.hpp"
 #include "core/context_state.hpp"
+#include "core/device_label.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {
 
-namespace {
+using detail::device_label;
 
-std::string where(const BoundDevice& device) { return fmt::format("device {} ('{}')", device.index(), device.name()); }
+namespace {
 
 void check_fits(const char* argument, std::size_t size, std::size_t capacity, const char* what) {
     if (size > capacity) {
@@ -47,8 +48,8 @@ void Buffer::check_queue(const Queue& queue, const char* what) const {
         throw ArgumentError("queue", fmt::format("belongs to another context than the {}", what));
     }
     if (!(queue.device() == device_)) {
-        throw ArgumentError("queue", fmt::format("is on {} but the {} is on {}", where(queue.device()), what,
-                                                 where(device_)));
+        throw ArgumentError("queue", fmt::format("is on {} but the {} is on {}", device_label(queue.device()), what,
+                                                 device_label(device_)));
     }
 }
 
@@ -80,7 +81,7 @@ void Buffer::set(const Queue& queue, const Buffer& source, bool async) const {
     if (!(queue.device() == device_) && !(queue.device() == source.device_)) {
         throw ArgumentError("queue", fmt::format("is on {}, but the copy goes from {} to {}: use a queue of one "
                                                  "of them",
-                                                 where(queue.device()), where(source.device_), where(device_)));
+                                                 device_label(queue.device()), device_label(source.device_), device_label(device_)));
     }
     check_fits("source", source.size_, size_, "the destination buffer");
     if (source.size_ == 0) return;

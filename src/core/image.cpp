@@ -9,14 +9,14 @@
 #include <array>
 
 #include "backend/backend.hpp"
+#include "core/device_label.hpp"
 #include "kjarni/error.hpp"
-#include "kjarni/program.hpp"
 
 namespace kjarni {
 
-namespace {
+using detail::device_label;
 
-std::string where(const BoundDevice& device) { return fmt::format("device {} ('{}')", device.index(), device.name()); }
+namespace {
 
 std::string backend_name(const BoundDevice& device) { return device.context().api().id().shortcut(); }
 
@@ -42,7 +42,7 @@ void check_limits(const ImageShape& shape, const ImageLimits& limits, const Boun
     const auto over = [&](const char* extent, std::size_t value, std::size_t limit) {
         if (value > limit) {
             throw ArgumentError("shape", fmt::format("{}: its {} of {} exceeds the {} of {} of {}", to_string(shape),
-                                                     extent, value, backend_name(device), limit, where(device)));
+                                                     extent, value, backend_name(device), limit, device_label(device)));
         }
     };
     if (shape.dimensions == 1) over("width", shape.width, limits.max_width_1d);
@@ -195,12 +195,12 @@ Image Image::allocate(const BoundDevice& device, const ImageShape& shape, const 
     backend::Context& context = *detail::backend_of(device.context());
     const ImageLimits limits = context.image_limits(device.index());
     if (!limits.supported) {
-        throw UnsupportedError(fmt::format("the {} backend has no images on {}", backend_name(device), where(device)));
+        throw UnsupportedError(fmt::format("the {} backend has no images on {}", backend_name(device), device_label(device)));
     }
     check_limits(shape, limits, device);
     if (!context.image_format_supported(device.index(), format)) {
         throw ArgumentError("format", fmt::format("{} is not an image format {} supports on {}", to_string(format),
-                                                  backend_name(device), where(device)));
+                                                  backend_name(device), device_label(device)));
     }
     return Image(device, context.create_image(device.index(), shape, format), shape, format);
 }
@@ -217,10 +217,10 @@ Image::Image(BoundDevice device, std::shared_ptr<backend::Image> impl, ImageShap
 
 void Image::check_queue(const Queue& queue) const {
     if (!(queue.device() == device_)) {
-        throw ArgumentError("queue", fmt::format("is on {} of {}, the image on {}", where(queue.device()),
+        throw ArgumentError("queue", fmt::format("is on {} of {}, the image on {}", device_label(queue.device()),
                                                  queue.device().context() == device_.context() ? "the same context"
                                                                                                : "another context",
-                                                 where(device_)));
+                                                 device_label(device_)));
     }
 }
 
@@ -252,7 +252,7 @@ namespace {
 
 void check_buffer(const Buffer& buffer, const BoundDevice& device, std::size_t offset, std::size_t needed) {
     if (!(buffer.device() == device)) {
-        throw ArgumentError("buffer", fmt::format("is on {}, the image on {}", where(buffer.device()), where(device)));
+        throw ArgumentError("buffer", fmt::format("is on {}, the image on {}", device_label(buffer.device()), device_label(device)));
     }
     if (offset > buffer.size() || buffer.size() - offset < needed) {
         throw ArgumentError("buffer", fmt::format("holds {} bytes; the pixels need {} from byte {} on", buffer.size(),
@@ -305,7 +305,7 @@ void Image::copy_region_from(const Queue& queue, const Image& source, const Imag
                              const std::array<std::size_t, 3>& destination_origin, bool async) const {
     check_queue(queue);
     if (!(source.device_ == device_)) {
-        throw ArgumentError("source", fmt::format("is on {}, this image on {}", where(source.device_), where(device_)));
+        throw ArgumentError("source", fmt::format("is on {}, this image on {}", device_label(source.device_), device_label(device_)));
     }
     if (!(source.format_ == format_) || source.shape_.dimensions != shape_.dimensions ||
         source.shape_.layered() != shape_.layered()) {

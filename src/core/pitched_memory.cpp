@@ -6,21 +6,22 @@
 
 #include "backend/backend.hpp"
 #include "core/buffer_access.hpp"
+#include "core/device_label.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {
 
-namespace {
+using detail::device_label;
 
-std::string where(const BoundDevice& device) { return fmt::format("device {} ('{}')", device.index(), device.name()); }
+namespace {
 
 void check_queue_on(const Queue& queue, const Buffer& buffer, const char* what) {
     if (!(queue.device().context() == buffer.device().context())) {
         throw ArgumentError("queue", fmt::format("belongs to another context than the {}", what));
     }
     if (!(queue.device() == buffer.device())) {
-        throw ArgumentError("queue", fmt::format("is on {} but the {} is on {}", where(queue.device()), what,
-                                                 where(buffer.device())));
+        throw ArgumentError("queue", fmt::format("is on {} but the {} is on {}", device_label(queue.device()), what,
+                                                 device_label(buffer.device())));
     }
 }
 
@@ -153,7 +154,7 @@ void copy_rect(const Queue& queue, const Buffer& dst, const RectLayout& dst_layo
     if (!(queue.device() == dst.device()) && !(queue.device() == src.device())) {
         throw ArgumentError("queue", fmt::format("is on {}, but the copy goes from {} to {}: use a queue of one of "
                                                  "them",
-                                                 where(queue.device()), where(src.device()), where(dst.device())));
+                                                 device_label(queue.device()), device_label(src.device()), device_label(dst.device())));
     }
     const CheckedLayout to = check_layout(dst_layout, extent, dst.size(), "dst_layout");
     const CheckedLayout from = check_layout(src_layout, extent, src.size(), "src_layout");

@@ -11,13 +11,14 @@
 
 #include "backend/backend.hpp"
 #include "core/buffer_access.hpp"
+#include "core/device_label.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {
 
-namespace {
+using detail::device_label;
 
-std::string where(const BoundDevice& device) { return fmt::format("device {} ('{}')", device.index(), device.name()); }
+namespace {
 
 bool is_cuda(const Context& context) { return context.api().id() == ApiId::cuda(); }
 
@@ -36,16 +37,16 @@ void check_fits_on(const BoundDevice& device, std::size_t size) {
     if (properties.max_allocation_size != 0 && size > properties.max_allocation_size) {
         refuse(context, fmt::format("{} bytes of managed memory requested, but the largest allocation on {} is {} "
                                     "bytes",
-                                    size, where(device), properties.max_allocation_size));
+                                    size, device_label(device), properties.max_allocation_size));
     }
     if (const auto free = detail::backend_of(context)->free_memory(device.index())) {
         if (size > *free) {
             refuse(context, fmt::format("{} bytes of managed memory requested, but {} has {} bytes free", size,
-                                        where(device), *free));
+                                        device_label(device), *free));
         }
     } else if (properties.total_memory != 0 && size > properties.total_memory) {
         refuse(context, fmt::format("{} bytes of managed memory requested, but {} has {} bytes of memory in all",
-                                    size, where(device), properties.total_memory));
+                                    size, device_label(device), properties.total_memory));
     }
 }
 
@@ -73,7 +74,7 @@ Plan plan_for(const std::vector<BoundDevice>& concerned, ManagedMemoryFlags flag
     for (const BoundDevice& device : concerned) {
         const ManagedMemoryCapabilities caps = managed_memory_capabilities(device.device());
         if (!caps.supported()) {
-            throw UnsupportedError(fmt::format("managed memory on {}: the device lacks {}", where(device),
+            throw UnsupportedError(fmt::format("managed memory on {}: the device lacks {}", device_label(device),
                                                caps.missing()));
         }
         all_fine = all_fine && caps.svm_fine_grain_buffer;
@@ -160,7 +161,7 @@ void ManagedMemory::prefetch(const Queue& queue) const {
     if (!managed_memory_capabilities(queue.device().device()).prefetch) {
         throw UnsupportedError(fmt::format("{} cannot migrate managed memory on request (CUDA needs "
                                            "concurrentManagedAccess, OpenCL needs a 2.1 device with SVM)",
-                                           where(queue.device())));
+                                           device_label(queue.device())));
     }
     if (size_ != 0) impl_->prefetch(*detail::backend_of(queue), 0, size_, false);
 }
@@ -170,7 +171,7 @@ void ManagedMemory::prefetch_to_host(const Queue& queue) const {
     if (!managed_memory_capabilities(queue.device().device()).prefetch) {
         throw UnsupportedError(fmt::format("{} cannot migrate managed memory on request (CUDA needs "
                                            "concurrentManagedAccess, OpenCL needs a 2.1 device with SVM)",
-                                           where(queue.device())));
+                                           device_label(queue.device())));
     }
     if (size_ != 0) impl_->prefetch(*detail::backend_of(queue), 0, size_, true);
 }

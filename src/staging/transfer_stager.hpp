@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "kjarni/transfer_staging.hpp"
+#include "kjarni/transfer_staging_settings.hpp"
 
 namespace kjarni::detail {
 

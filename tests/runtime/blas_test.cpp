@@ -26,7 +26,7 @@
 #include <tuple>
 #include <vector>
 
-#include "blas/clblast_tuning.hpp"
+#include "vendor/clblast_tuning.hpp"
 #include "dtype/half.hpp"
 #include "kjarni/blas.hpp"
 #include "kjarni/kjarni.hpp"

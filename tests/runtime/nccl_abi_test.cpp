@@ -1,9 +1,9 @@
-// The NCCL types kjarni declares itself (collectives/nccl_library.hpp, so that no nccl.h is needed
+// The NCCL types kjarni declares itself (vendor/nccl_library.hpp, so that no nccl.h is needed
 // to build) checked against nccl.h where the CUDA toolkit has one.
 
 #include <gtest/gtest.h>
 
-#include "collectives/nccl_library.hpp"
+#include "vendor/nccl_library.hpp"
 
 namespace nccl = kjarni::detail::nccl;
 

@@ -44,4 +44,11 @@ struct KernelArg {
 };
 static_assert(sizeof(KernelArg) <= 80, "a larger KernelArg is zeroed with rep stos on every launch");
 
+/// Where a launch argument goes: the position in the MultiQueue (0 for a single queue) and the
+/// context index of the device there.
+struct LaunchTarget {
+    std::size_t position = 0;
+    std::size_t device_index = 0;
+};
+
 }  // namespace kjarni::detail

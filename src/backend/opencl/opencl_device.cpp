@@ -12,7 +12,7 @@
 #include "backend/opencl/opencl_handle.hpp"
 #include "backend/opencl/opencl_info.hpp"
 #include "backend/opencl/opencl_vendor_queries.hpp"
-#include "kjarni/characterize.hpp"
+#include "kjarni/device_facts.hpp"
 
 namespace kjarni::backend::opencl {
 

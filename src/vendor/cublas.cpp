@@ -8,7 +8,7 @@
 // gone are destroyed when the context's next handle is made, and all of them when the context
 // goes, while it still exists, so that their workspaces are freed with it and none is left at exit.
 
-#include "blas/vendor.hpp"
+#include "vendor/blas_vendor.hpp"
 
 #ifdef KJARNI_WITH_CUDA
 

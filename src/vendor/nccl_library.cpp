@@ -1,4 +1,4 @@
-#include "collectives/nccl_library.hpp"
+#include "vendor/nccl_library.hpp"
 
 #include <fmt/format.h>
 

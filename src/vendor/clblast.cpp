@@ -2,7 +2,7 @@
 // allocation's cl_mem plus an element offset, so views (sub-buffers included) need no sub-buffer
 // of their own. Calls go on the queue's cl_command_queue and return once enqueued.
 
-#include "blas/vendor.hpp"
+#include "vendor/blas_vendor.hpp"
 
 #if __has_include(<clblast_c.h>)
 
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backend/dynamic_library.hpp"
-#include "blas/clblast_tuning.hpp"
+#include "vendor/clblast_tuning.hpp"
 #include "dtype/half.hpp"
 #include "kjarni/error.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// The one interface the public BLAS layer (blas.cpp) calls, implemented once per vendor library
+// The one interface the public BLAS layer (src/blas/blas.cpp) calls, implemented once per vendor library
 // (cublas.cpp, clblast.cpp). Everything here is column-major BLAS: the public layer has already
 // turned the arrays' layouts into leading dimensions, transposes and offsets, checked the shapes,
 // and dropped empty problems, so a vendor only translates the call and reports its status.
@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kjarni/blas.hpp"
+#include "kjarni/blas_types.hpp"
 #include "kjarni/dtype.hpp"
 #include "kjarni/queue.hpp"
 

@@ -1,7 +1,7 @@
 // Loading tuned CLBlast parameters (clblast_tuning.hpp): parsing the files, finding those of a
 // device, and handing them to CLBlast once per device.
 
-#include "blas/clblast_tuning.hpp"
+#include "vendor/clblast_tuning.hpp"
 
 #include <fmt/format.h>
 
