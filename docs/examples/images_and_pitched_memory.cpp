@@ -65,11 +65,14 @@ bool images(const kjarni::Queue& queue) {
     const kjarni::Image src = kjarni::Image::allocate(device, kjarni::ImageShape::d2(width, height), format);
     src.upload(queue, std::span<const float>(pixels));
 
-    // The kernel reads src through a sampler and writes dst, one pixel narrower.
+    // The kernel reads src through a sampler and writes dst, one pixel narrower. The sampled
+    // image (a texture object on CUDA) must live until the kernel has run: here, to the end of
+    // the function, after the synchronous read below.
     const kjarni::Image dst = kjarni::Image::allocate(device, kjarni::ImageShape::d2(width - 1, height), format);
-    const kjarni::Sampler linear{kjarni::AddressMode::clamp_to_edge, kjarni::FilterMode::linear};
+    const kjarni::SampledImage src_linear =
+        src.sampled(kjarni::Sampler{kjarni::AddressMode::clamp_to_edge, kjarni::FilterMode::linear});
     const kjarni::Program program(device, pairs_source);
-    program.kernel("average_pairs")(queue, kjarni::Sizes{width - 1, height}, std::nullopt, src.sampled(linear), dst);
+    program.kernel("average_pairs")(queue, kjarni::Sizes{width - 1, height}, std::nullopt, src_linear, dst);
 
     // Image to buffer (packed pixels), then the buffer to the host.
     const kjarni::Buffer packed = kjarni::Buffer::allocate(device, dst.size_bytes());
