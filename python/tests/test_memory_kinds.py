@@ -114,21 +114,30 @@ def managed_or_skip(context):
 def test_managed_memory_as_numpy_and_kernel_argument(context, queue, rng):
     managed_or_skip(context)
     n = 777
-    memory = kjarni.ManagedMemory.allocate(context, 4 * n)
-    x = rng.standard_normal(n, dtype=numpy.float32)
-    with memory.host_access(queue) as scope:
-        kjarni.managed_host_view(scope, n, numpy.float32)[...] = x
     kernel = affine_kernel(queue)
-    # The allocation itself as the pointer: y = 2x - 1 in place.
-    kernel(queue, n, None, memory, memory, numpy.float32(2), numpy.float32(-1), numpy.uint32(n))
-    queue.synchronize()
-    with memory.host_access(queue, "read") as scope:
-        y = kjarni.managed_host_view(scope, n, numpy.float32).copy()
-    assert_affine(y, x, 2, -1)
-
+    # coarse_grain asks OpenCL for coarse-grained SVM even where the device has fine-grained (PoCL
+    # has both); CUDA ignores it.
+    for coarse_grain in (True, False):
+        memory = kjarni.ManagedMemory.allocate(context, 4 * n, coarse_grain=coarse_grain)
+        x = rng.standard_normal(n, dtype=numpy.float32)
+        with memory.host_access(queue) as scope:
+            kjarni.managed_host_view(scope, n, numpy.float32)[...] = x
+            if not memory.fine_grained:  # no kernel may use it while the host holds it
+                with pytest.raises(kjarni.ArgumentError, match="host access scope"):
+                    kernel(queue, n, None, memory, memory, numpy.float32(2), numpy.float32(-1), numpy.uint32(n))
+        assert not scope.is_open
+        # The allocation itself as the pointer: y = 2x - 1 in place.
+        kernel(queue, n, None, memory, memory, numpy.float32(2), numpy.float32(-1), numpy.uint32(n))
+        queue.synchronize()
+        with memory.host_access(queue, "read") as scope:
+            y = kjarni.managed_host_view(scope, n, numpy.float32).copy()
+        assert_affine(y, x, 2, -1)
+        if not memory.fine_grained:
+            with pytest.raises(BufferError, match="host access scope"):
+                numpy.frombuffer(memory, numpy.uint8)
+            with pytest.raises(kjarni.ArgumentError, match="coarse-grained"):
+                kjarni.managed_empty(context, n, numpy.float32, coarse_grain=True)
     if not memory.fine_grained:
-        with pytest.raises(kjarni.ArgumentError, match="coarse-grained"):
-            kjarni.managed_empty(context, n, numpy.float32)
         return
     # Fine-grained (CUDA managed, fine-grained SVM): numpy arrays over it, views included, are
     # kernel arguments as they are.
