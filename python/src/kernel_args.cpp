@@ -75,18 +75,21 @@ detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail:
     if (MultiArray* multi = nullptr; nb::try_cast<MultiArray*>(value, multi) && multi != nullptr) {
         return pack_kernel_arg(*multi, target);
     }
-    // The driver layer's kernel arguments (kjarni/_memory.py, kjarni/_images.py).
-    if (ManagedMemory* managed = nullptr; nb::try_cast<ManagedMemory*>(value, managed) && managed != nullptr) {
-        return pack_kernel_arg(*managed, target);
-    }
-    if (PooledSVM* pooled = nullptr; nb::try_cast<PooledSVM*>(value, pooled) && pooled != nullptr) {
-        return pack_kernel_arg(*pooled, target);
-    }
-    if (Image* image = nullptr; nb::try_cast<Image*>(value, image) && image != nullptr) {
-        return pack_kernel_arg(*image, target);
-    }
-    if (SampledImage* sampled = nullptr; nb::try_cast<SampledImage*>(value, sampled) && sampled != nullptr) {
-        return pack_kernel_arg(*sampled, target);
+    // The driver layer's kernel arguments (kjarni/_memory.py, kjarni/_images.py), looked for only
+    // among kjarni's own objects: numpy scalars, the common case here, skip the four lookups.
+    if (nb::inst_check(value)) {
+        if (ManagedMemory* managed = nullptr; nb::try_cast<ManagedMemory*>(value, managed) && managed != nullptr) {
+            return pack_kernel_arg(*managed, target);
+        }
+        if (PooledSVM* pooled = nullptr; nb::try_cast<PooledSVM*>(value, pooled) && pooled != nullptr) {
+            return pack_kernel_arg(*pooled, target);
+        }
+        if (Image* image = nullptr; nb::try_cast<Image*>(value, image) && image != nullptr) {
+            return pack_kernel_arg(*image, target);
+        }
+        if (SampledImage* sampled = nullptr; nb::try_cast<SampledImage*>(value, sampled) && sampled != nullptr) {
+            return pack_kernel_arg(*sampled, target);
+        }
     }
     if (PyDict_Check(value.ptr())) {
         nb::dict per_device = nb::borrow<nb::dict>(value);
