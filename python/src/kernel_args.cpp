@@ -129,10 +129,9 @@ detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail:
         }
         detail::KernelArg arg;
         const auto size = static_cast<std::size_t>(view.len);
-        // Larger than 16 bytes: a numpy scalar or 0-d array, or raw bytes (no dtype), not an array
-        // of several elements (which would go by value silently where a pointer was meant).
-        const bool by_value = size <= sizeof(arg.scalar) || view.ndim == 0 ||
-                              PyObject_HasAttrString(value.ptr(), "dtype") == 0;
+        // A numpy scalar or 0-d array, or raw bytes (no dtype); not a host array, even of one
+        // element, which would go by value silently where the kernel wants a pointer.
+        const bool by_value = view.ndim == 0 || PyObject_HasAttrString(value.ptr(), "dtype") == 0;
         const void* data = view.buf;
         PyBuffer_Release(&view);
         if (size == 0 || !by_value) {

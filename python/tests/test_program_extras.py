@@ -200,5 +200,6 @@ def test_structs_of_any_size_by_value(queue, rng):
     kjarni.fill(queue, ints, numpy.int32(0))
     bound()
     numpy.testing.assert_array_equal(ints.get(queue), [value["count"], value["flag"], pair["k"]])
-    with pytest.raises(kjarni.ArgumentError, match="host array"):
-        program.kernel.unpack(queue, 1, None, ints, doubles, floats, numpy.zeros(2, big), pair)
+    for host_array in (numpy.zeros(2, big), numpy.zeros(1, small), numpy.float32([1.5])):
+        with pytest.raises(kjarni.ArgumentError, match="host array"):
+            program.kernel.unpack(queue, 1, None, ints, doubles, floats, value, host_array)
