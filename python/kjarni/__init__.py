@@ -51,6 +51,7 @@ from ._images import (
     FilterMode, image_limits, image_format, image_from_array,
 )
 from . import characterize
+from ._device import DeviceProperties
 from ._grunnur import ArrayMetadata
 from .errors import ArgumentTypeError, CompilationError, VirtualSizeError
 

@@ -89,3 +89,24 @@ def test_why_not_local_access_conflict_free(queue):
     assert column == expected and (column == 1) == (why == "")
     padded, why = characterize.why_not_local_access_conflict_free(device, 4, (n, n), (n, n + 1), axis=0)
     assert padded == passes_needed(banks, 4, [w * (n + 1) for w in range(min(n, banks.simultaneous_work_items))])
+
+
+def test_device_properties_against_raw_attributes(queue):
+    device = queue.device.device
+    properties = device.properties
+    assert properties.total_memory == device.total_memory() > 0
+    assert properties.max_allocation_size > 0
+    attributes = device.get_attributes()
+    assert attributes and device.get_attribute("no such attribute") is None
+    if queue.device.context.api.id == kjarni.cuda_api_id():
+        major, minor = device.compute_capability()
+        assert (major, minor) == (attributes["COMPUTE_CAPABILITY_MAJOR"], attributes["COMPUTE_CAPABILITY_MINOR"])
+        assert properties.clock_rate_khz == attributes["CLOCK_RATE"]
+        assert device.pci_bus_id() is not None
+    else:
+        assert properties.total_memory == attributes["CL_DEVICE_GLOBAL_MEM_SIZE"]
+        assert properties.max_allocation_size == device.get_attribute("CL_DEVICE_MAX_MEM_ALLOC_SIZE")
+        assert properties.unified_memory == bool(attributes["CL_DEVICE_HOST_UNIFIED_MEMORY"])
+        if properties.compute_capability is None:
+            with pytest.raises(kjarni.UnsupportedError):
+                device.compute_capability()
