@@ -32,8 +32,12 @@ DeferredAllocator = _kjarni.DeferredAllocator
 ImmediateAllocator = _kjarni.ImmediateAllocator
 
 
-def _nbytes(shape, dtype):
+def _nbytes(shape, dtype, order="C"):
     shape = (shape,) if isinstance(shape, (int, numpy.integer)) else tuple(shape)
+    if any(int(extent) < 0 for extent in shape):
+        raise ArgumentError(f"a shape has no negative extents: {shape}", "shape")
+    if order not in ("C", "F"):
+        raise ArgumentError(f"order must be 'C' or 'F', not {order!r}", "order")
     dtype = numpy.dtype(dtype)
     return shape, dtype, int(numpy.prod(shape, dtype=numpy.int64)) * dtype.itemsize
 
@@ -41,8 +45,6 @@ def _nbytes(shape, dtype):
 def _view(memory, shape, dtype, order, nbytes):
     """A numpy array over the first `nbytes` of `memory` (anything with the buffer protocol), whose
     base chain keeps `memory` alive."""
-    if order not in ("C", "F"):
-        raise ArgumentError(f"order must be 'C' or 'F', not {order!r}", "order")
     flat = numpy.frombuffer(memory, dtype=numpy.uint8, count=nbytes)
     return flat.view(dtype).reshape(shape, order=order)
 
@@ -67,7 +69,7 @@ def pagelocked_empty(context, shape, dtype, order="C", *, portable=False, mapped
     """A numpy array in page-locked host memory of `context` (PyCUDA's ``pagelocked_empty``, whose
     ``mem_flags`` are the keyword arguments here). Transfers from and to it need no staging;
     with ``mapped=True`` kernels reach it through ``host_memory_of(a).device_buffer(device)``."""
-    shape, dtype, nbytes = _nbytes(shape, dtype)
+    shape, dtype, nbytes = _nbytes(shape, dtype, order)
     memory = HostMemory.allocate(context, nbytes, portable=portable, mapped=mapped, write_combined=write_combined)
     return _view(memory, shape, dtype, order, nbytes)
 
@@ -111,7 +113,7 @@ def managed_empty(where, shape, dtype, order="C", *, attach_host=False, coarse_g
     directly (within the rules of ManagedMemory: synchronize the queues that use it first), and a
     kernel takes the array itself as a pointer argument. Coarse-grained SVM has no host view
     outside a mapping: ``ManagedMemory.allocate`` and ``managed_host_view`` then."""
-    shape, dtype, nbytes = _nbytes(shape, dtype)
+    shape, dtype, nbytes = _nbytes(shape, dtype, order)
     memory = ManagedMemory.allocate(where, nbytes, attach_host=attach_host, coarse_grain=coarse_grain)
     if not memory.fine_grained:
         raise ArgumentError("this device gives coarse-grained shared virtual memory, which the host sees only "
@@ -129,7 +131,7 @@ def managed_zeros(where, shape, dtype, order="C", **flags):
 def managed_host_view(access, shape, dtype, order="C"):
     """A numpy array over an open host access scope (``memory.host_access(queue)``: PyOpenCL's
     ``SVM(...).map_rw(queue)``), valid until the scope ends."""
-    shape, dtype, nbytes = _nbytes(shape, dtype)
+    shape, dtype, nbytes = _nbytes(shape, dtype, order)
     if nbytes > access.size:
         raise ArgumentError(f"{nbytes} bytes do not fit the scope's {access.size}", "shape")
     return _view(access, shape, dtype, order, nbytes)
@@ -139,7 +141,7 @@ def svm_empty(pool_or_context, shape, dtype, order="C", queue=None):
     """A numpy array in shared virtual memory: from an SVMPool (PyOpenCL's ``SVMPool`` as an
     allocator) or a Context. Needs fine-grained memory for the host view."""
     if isinstance(pool_or_context, SVMPool):
-        shape, dtype, nbytes = _nbytes(shape, dtype)
+        shape, dtype, nbytes = _nbytes(shape, dtype, order)
         block = pool_or_context.allocate(queue, nbytes) if queue is not None else pool_or_context.allocate(nbytes)
         return _view(block, shape, dtype, order, nbytes)
     return managed_empty(pool_or_context, shape, dtype, order)

@@ -55,6 +55,12 @@ def test_pagelocked_arrays_round_trip(context, queue, rng):
     assert f.flags.f_contiguous and not f.flags.c_contiguous
     z = kjarni.pagelocked_zeros(context, 100, numpy.uint8, portable=True)
     assert z.shape == (100,) and not z.any() and kjarni.host_memory_of(z).portable
+    assert kjarni.pagelocked_empty(context, (0, 3), numpy.float32).shape == (0, 3)
+    with pytest.raises(kjarni.ArgumentError, match="negative"):
+        kjarni.pagelocked_empty(context, (4, -1), numpy.float32)
+    with pytest.raises(kjarni.ArgumentError, match="order"):
+        kjarni.pagelocked_empty(context, 4, numpy.float32, order="X")
+    assert kjarni.host_memory_of(numpy.zeros(3)) is None
 
 
 def test_mapped_pagelocked_memory_seen_by_kernels(context, queue, rng):
