@@ -13,7 +13,7 @@ from . import _signatures
 _signatures.wrap_module(_kjarni)  # before anything below takes a reference to a binding
 from .errors import (
     Error, BackendError, OutOfMemoryError, ApiUnavailableError, NotFoundError, UnsupportedError, CompileError,
-    ArgumentError, RenderError, PeerError,
+    ArgumentError, RenderError, PeerError, LinkError,
 )
 from ._kjarni import (
     APIID, API, Platform, PlatformFilter, Device, DeviceFilter, DeviceParameters, DeviceType,
@@ -38,6 +38,20 @@ from . import dtypes
 from . import _array, _templates, _dlpack, _grunnur, _numpy  # noqa: F401  (attach the Python-side methods)
 from ._program import Program, StaticKernel, KernelHub, In, Out, InOut
 from ._dlpack import from_dlpack
+from ._kjarni import KernelAttributes, CachePreference, GlobalVariable
+from ._memory import (
+    HostMemory, HostMemoryPool, ManagedMemory, ManagedHostAccess, ManagedAttach, SVMPool, PooledSVM, IpcEvent,
+    PitchedBuffer, PitchedArray, DeferredAllocator, ImmediateAllocator, MemoryType,
+    managed_memory_capabilities, allocate_pitched, fill_2d, copy_rect, pointer_attributes, mem_get_info,
+    host_memory_of, pagelocked_empty, pagelocked_zeros, pagelocked_empty_like, pagelocked_zeros_like,
+    register_host_memory, managed_empty, managed_zeros, managed_host_view, svm_empty,
+)
+from ._images import (
+    Image, ImageFormat, ImageShape, ImageRegion, Sampler, SampledImage, ChannelOrder, ChannelType, AddressMode,
+    FilterMode, image_limits, image_format, image_from_array,
+)
+from . import characterize
+from ._device import DeviceProperties
 from ._grunnur import ArrayMetadata
 from .errors import ArgumentTypeError, CompilationError, VirtualSizeError
 

@@ -102,6 +102,60 @@ class Program(_kjarni._Program):
 
     set_constant_array = _set_constant_array
 
+    # Programs from compiled code. `options` are ProgramOptions' fields as keywords: no_prelude,
+    # fast_math, compiler_options, include_dirs, keep, arch, jit_max_registers,
+    # jit_optimization_level (ArgumentError for another).
+
+    @classmethod
+    def _made(cls, origin, devices, payload, options):
+        self = cls.__new__(cls)
+        _kjarni._Program.__init__(self, origin, as_multi_device(devices), payload, dict(options))
+        self.kernel = KernelHub(self)
+        sources = [self.source(d) for d in self.devices]
+        self._kernel_parameters = kernel_parameters(sources[0]) if sources and sources[0] else {}
+        return self
+
+    @classmethod
+    def from_binary(cls, devices, binary, **options):
+        """A program from compiled code, the same for every device (PyCUDA's ``module_from_buffer``,
+        PyOpenCL's ``Program(context, devices, binaries)``): CUDA a cubin, a fatbin or PTX; OpenCL
+        what ``program.binary(device)`` gave, or SPIR-V. ``jit_max_registers`` and
+        ``jit_optimization_level`` are PyCUDA's ``jit_options`` for PTX."""
+        return cls._made("binary", devices, binary, options)
+
+    @classmethod
+    def from_file(cls, devices, path, **options):
+        """from_binary of a file's contents (PyCUDA's ``module_from_file``: .cubin, .ptx, .fatbin)."""
+        return cls._made("file", devices, str(path), options)
+
+    @classmethod
+    def link(cls, devices, units, **options):
+        """Links separately compiled units (PyCUDA's ``DynamicModule``/``Linker``; PyOpenCL's
+        ``link_program``): each unit a source (str, compiled as relocatable code) or compiled code
+        (bytes: ``Program.compile_unit``'s, or on CUDA PTX, a relocatable cubin or a fatbin)."""
+        return cls._made("link", devices, list(units), options)
+
+    @staticmethod
+    def compile_unit(device, source, **options):
+        """One source compiled on its own into relocatable code for ``link`` on `device` (PyOpenCL's
+        ``Program.compile``; CUDA: relocatable PTX)."""
+        return _kjarni._Program._compile_unit(device, source, dict(options))
+
+    def get_global(self, name, device=None):
+        """(Buffer, size in bytes) of a global variable (PyCUDA's ``module.get_global``; CUDA only);
+        on `device`, or the program's only device."""
+        if device is None:
+            if len(self.devices) != 1:
+                raise ArgumentError("the program has several devices: name one", "device")
+            device = self.devices[0]
+        g = self._global(device, name)
+        return g.buffer, g.size
+
+    @property
+    def binaries(self):
+        """Device -> its compiled code (PyOpenCL's ``Program.binaries``)."""
+        return {d: self.binary(d) for d in self.devices}
+
 
 class _HostArgument:
     def __init__(self, array):
@@ -186,3 +240,23 @@ class StaticKernel(_kjarni._StaticKernel):
 
     def set_constant_array(self, queue, name, arr):
         self._set_constant_host(queue, name, numpy.ascontiguousarray(arr).tobytes())
+
+
+# PyCUDA's Function attribute names and PyOpenCL's kernel_work_group_info names over kjarni's
+# KernelAttributes (kernel.attributes(device)).
+_ATTRIBUTE_ALIASES = {
+    "max_threads_per_block": "max_total_local_size",   # PyCUDA
+    "num_regs": "registers",
+    "shared_size_bytes": "shared_bytes",
+    "const_size_bytes": "const_bytes",
+    "local_size_bytes": "local_bytes",
+    "work_group_size": "max_total_local_size",          # PyOpenCL
+    "local_mem_size": "shared_bytes",
+    "private_mem_size": "local_bytes",
+    "preferred_work_group_size_multiple": "preferred_local_size_multiple",
+}
+for _alias, _name in _ATTRIBUTE_ALIASES.items():
+    setattr(_kjarni.KernelAttributes, _alias, property(lambda self, _name=_name: getattr(self, _name)))
+_kjarni.KernelAttributes.__repr__ = lambda self: "<KernelAttributes {}>".format(", ".join(
+    f"{n}={getattr(self, n)}" for n in ("max_total_local_size", "registers", "shared_bytes", "const_bytes",
+                                        "local_bytes", "max_dynamic_local_bytes", "preferred_local_size_multiple")))

@@ -69,6 +69,17 @@ class CompileError(Error, RuntimeError):
         return "\n".join(f"{i + 1:>{width}}: {line}" for i, line in enumerate(lines))
 
 
+class LinkError(Error, RuntimeError):
+    """Separately compiled units did not link (``Program.link``): ``log`` is the linker's, ``api``
+    and ``device`` say where (PyCUDA's LinkError is a RuntimeError too)."""
+
+    def __init__(self, message, api="", device="", log=""):
+        super().__init__(message)
+        self.api = api
+        self.device = device
+        self.log = log
+
+
 class ArgumentError(Error, ValueError):
     """An argument is wrong: ``argument`` names it, the message says why (after "argument 'name': ",
     as the C++ library words it)."""
@@ -111,7 +122,7 @@ class RenderError(Error):
 
 __all__ = [
     "Error", "BackendError", "OutOfMemoryError", "ApiUnavailableError", "NotFoundError",
-    "UnsupportedError", "PeerError", "CompileError", "CompilationError", "ArgumentError", "ArgumentTypeError",
+    "UnsupportedError", "PeerError", "CompileError", "LinkError", "CompilationError", "ArgumentError", "ArgumentTypeError",
     "VirtualSizeError",
     "RenderError",
 ]

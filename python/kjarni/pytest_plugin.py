@@ -7,6 +7,7 @@
 - the fixtures ``kjarni_device`` (a Device; a test using it runs once per selected device),
   ``kjarni_context`` (a one-device Context, shared by the tests of that device) and
   ``kjarni_queue`` (a new Queue on it);
+- ``selected_devices(config)`` and ``multi_device_context(config, count)`` for fixtures of one's own;
 - ``generate_tests_for_kjarni(metafunc)`` (PyOpenCL's ``pytest_generate_tests_for_pyopencl``), for a
   conftest.py that wants that style:
   it parametrizes the arguments named ``device``, ``context`` and ``queue``."""
@@ -43,9 +44,27 @@ def select_devices(spec):
     return devices
 
 
-def _devices(config):
+def selected_devices(config):
+    """The Devices this run selects (``--kjarni-devices``, else ``KJARNI_TEST``, else all)."""
     spec = config.getoption("kjarni_devices", default=None)
     return select_devices(spec if spec is not None else os.environ.get("KJARNI_TEST", "").strip())
+
+
+_devices = selected_devices
+
+
+def multi_device_context(config, count=2):
+    """A context over the first `count` selected devices of one platform (made once per run), or
+    None where no platform has that many selected."""
+    devices = selected_devices(config)
+    for device in devices:
+        same = [d for d in devices if d.platform == device.platform]
+        if len(same) >= count:
+            key = tuple(same[:count])
+            if key not in _contexts:
+                _contexts[key] = kjarni.Context.from_devices(list(key))
+            return _contexts[key]
+    return None
 
 
 def _ids(devices):

@@ -22,8 +22,14 @@ Allocator to_allocator(const nb::object& allocator) {
         nb::try_cast<VirtualAllocator*>(allocator, virtual_allocator) && virtual_allocator != nullptr) {
         return *virtual_allocator;
     }
+    if (DeferredAllocator* deferred = nullptr; nb::try_cast<DeferredAllocator*>(allocator, deferred) && deferred) {
+        return *deferred;
+    }
+    if (ImmediateAllocator* immediate = nullptr; nb::try_cast<ImmediateAllocator*>(allocator, immediate) && immediate) {
+        return *immediate;
+    }
     if (!PyCallable_Check(allocator.ptr())) {
-        throw ArgumentError("allocator", "must be None, a MemoryPool, a VirtualAllocator or a callable (device, size) -> Buffer");
+        throw ArgumentError("allocator", "must be None, a MemoryPool, a DeferredAllocator, an ImmediateAllocator, a VirtualAllocator or a callable (device, size) -> Buffer");
     }
     // Called from C++ with or without the GIL: take it for the call into Python.
     auto holder = std::make_shared<nb::object>(allocator);
@@ -79,6 +85,18 @@ void bind_buffer(nb::module_& m) {
                 self.fill(queue, std::span(static_cast<const std::byte*>(pattern.data()), pattern.size()));
             },
             nb::arg("queue"), nb::arg("pattern"));
+
+    nb::class_<DeferredAllocator>(m, "DeferredAllocator",
+                                  "Allocates device memory when called (PyOpenCL's DeferredAllocator; the default).")
+        .def(nb::init<>())
+        .def("__call__", [](const DeferredAllocator& a, const BoundDevice& d, std::size_t size) { return a(d, size); },
+             nb::arg("device"), nb::arg("size"));
+    nb::class_<ImmediateAllocator>(m, "ImmediateAllocator",
+                                   "Allocates device memory and touches it on a queue, so that an allocation the "
+                                   "device cannot hold fails at once (PyOpenCL's ImmediateAllocator).")
+        .def(nb::init<Queue>(), nb::arg("queue"))
+        .def("__call__", [](const ImmediateAllocator& a, const BoundDevice& d, std::size_t size) { return a(d, size); },
+             nb::arg("device"), nb::arg("size"));
 
     refuse_other_constructors(
         nb::class_<MemoryPool>(m, "MemoryPool",

@@ -96,6 +96,25 @@ void bind_discovery(nb::module_& m) {
         .def_rw("unique_only", &DeviceFilter::unique_only)
         .def_rw("exclude_pure_parallel", &DeviceFilter::exclude_pure_parallel));
 
+    nb::class_<DeviceProperties>(m, "DeviceProperties",
+                                 "What a device says of itself beyond kernel limits (PyCUDA's Device.total_memory(), "
+                                 "compute_capability(), pci_bus_id(); PyOpenCL's device.global_mem_size, ...).")
+        .def_ro("vendor", &DeviceProperties::vendor)
+        .def_ro("driver_version", &DeviceProperties::driver_version)
+        .def_ro("total_memory", &DeviceProperties::total_memory)
+        .def_ro("max_allocation_size", &DeviceProperties::max_allocation_size)
+        .def_ro("clock_rate_khz", &DeviceProperties::clock_rate_khz)
+        .def_ro("memory_clock_rate_khz", &DeviceProperties::memory_clock_rate_khz)
+        .def_ro("memory_bus_width_bits", &DeviceProperties::memory_bus_width_bits)
+        .def_ro("l2_cache_size", &DeviceProperties::l2_cache_size)
+        .def_prop_ro("compute_capability",
+                     [](const DeviceProperties& p) -> std::optional<std::pair<int, int>> {
+                         if (!p.compute_capability) return std::nullopt;
+                         return std::make_pair(p.compute_capability->major, p.compute_capability->minor);
+                     })
+        .def_ro("pci_bus_id", &DeviceProperties::pci_bus_id)
+        .def_ro("unified_memory", &DeviceProperties::unified_memory);
+
     nb::class_<Device>(m, "Device", "A device of a platform.")
         .def_static("all", &Device::all, nb::arg("platform"))
         .def_static("all_filtered", &Device::all_filtered, nb::arg("platform"), nb::arg("filter") = DeviceFilter{})
@@ -104,6 +123,7 @@ void bind_discovery(nb::module_& m) {
         .def_prop_ro("platform", &Device::platform)
         .def_prop_ro("name", &Device::name)
         .def_prop_ro("params", &Device::params, nb::rv_policy::copy)
+        .def_prop_ro("properties", &Device::properties, nb::rv_policy::copy)
         .def_prop_ro("native_handle", &Device::native_handle)
         .def("attribute", &Device::attribute, nb::arg("name"), "One raw attribute by the API's name, or None.")
         .def_prop_ro("attributes",

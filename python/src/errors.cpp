@@ -29,6 +29,9 @@ void translate(const std::exception_ptr& p, void*) {
     } catch (const CompileError& e) {
         nb::object cls = error_class("CompileError");
         raise(cls, cls(e.what(), e.api(), e.device(), e.log(), e.options(), e.source()));
+    } catch (const LinkError& e) {
+        nb::object cls = error_class("LinkError");
+        raise(cls, cls(e.what(), e.api(), e.device(), e.log()));
     } catch (const ArgumentError& e) {
         nb::object cls = error_class("ArgumentError");
         raise(cls, cls(e.what(), e.argument()));

@@ -4,10 +4,14 @@
 #include "value_conversion.hpp"
 
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include <kjarni/array.hpp>
+#include <kjarni/image.hpp>
+#include <kjarni/managed_memory.hpp>
 #include <kjarni/multi_array.hpp>
+#include <kjarni/svm_pool.hpp>
 
 namespace kjarni::python {
 
@@ -16,6 +20,45 @@ namespace nb = nanobind;
 namespace {
 
 std::string position_name(std::size_t i) { return "argument " + std::to_string(i); }
+
+// The managed memory (or pooled SVM block) an array's `base` chain leads to, packed as the
+// array's own address inside it (a view may start past the allocation's start); nullopt otherwise.
+std::optional<detail::KernelArg> pack_managed_view(nb::handle value, const void* data,
+                                                   const detail::LaunchTarget& target) {
+    static PyObject* const base_name = PyUnicode_InternFromString("base");
+    nb::object seen = nb::borrow(value);
+    for (int depth = 0; depth < 32; ++depth) {
+        PyObject* base = PyObject_GetAttr(seen.ptr(), base_name);
+        if (base == nullptr) {
+            PyErr_Clear();
+            return std::nullopt;
+        }
+        seen = nb::steal(base);
+        if (seen.is_none()) return std::nullopt;
+        if (PyMemoryView_Check(seen.ptr())) seen = nb::borrow(PyMemoryView_GET_BUFFER(seen.ptr())->obj);
+        if (!seen.is_valid()) return std::nullopt;
+        detail::KernelArg arg;
+        const std::byte* start = nullptr;
+        std::size_t size = 0;
+        if (ManagedMemory* managed = nullptr; nb::try_cast<ManagedMemory*>(seen, managed) && managed != nullptr) {
+            arg = pack_kernel_arg(*managed, target);
+            start = managed->data();
+            size = managed->size();
+        } else if (PooledSVM* pooled = nullptr; nb::try_cast<PooledSVM*>(seen, pooled) && pooled != nullptr) {
+            arg = pack_kernel_arg(*pooled, target);
+            start = pooled->data();
+            size = pooled->size();
+        } else {
+            continue;
+        }
+        const auto* address = static_cast<const std::byte*>(data);
+        if (address < start || address > start + size) return std::nullopt;
+        arg.pointer = const_cast<std::byte*>(address);
+        arg.size = size - static_cast<std::size_t>(address - start);
+        return arg;
+    }
+    return std::nullopt;
+}
 
 detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail::LaunchTarget& target) {
     // The hot path: an exact Array or Buffer is recognized by its type alone.
@@ -31,6 +74,22 @@ detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail:
     }
     if (MultiArray* multi = nullptr; nb::try_cast<MultiArray*>(value, multi) && multi != nullptr) {
         return pack_kernel_arg(*multi, target);
+    }
+    // The driver layer's kernel arguments (kjarni/_memory.py, kjarni/_images.py), looked for only
+    // among kjarni's own objects: numpy scalars, the common case here, skip the four lookups.
+    if (nb::inst_check(value)) {
+        if (ManagedMemory* managed = nullptr; nb::try_cast<ManagedMemory*>(value, managed) && managed != nullptr) {
+            return pack_kernel_arg(*managed, target);
+        }
+        if (PooledSVM* pooled = nullptr; nb::try_cast<PooledSVM*>(value, pooled) && pooled != nullptr) {
+            return pack_kernel_arg(*pooled, target);
+        }
+        if (Image* image = nullptr; nb::try_cast<Image*>(value, image) && image != nullptr) {
+            return pack_kernel_arg(*image, target);
+        }
+        if (SampledImage* sampled = nullptr; nb::try_cast<SampledImage*>(value, sampled) && sampled != nullptr) {
+            return pack_kernel_arg(*sampled, target);
+        }
     }
     if (PyDict_Check(value.ptr())) {
         nb::dict per_device = nb::borrow<nb::dict>(value);
@@ -53,17 +112,38 @@ detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail:
                             "a Python number has no C type: pass a numpy scalar (numpy.int32(3), numpy.float32(0.5), "
                             "...) of the type the kernel declares");
     }
-    // numpy scalars (and any other object exposing a small buffer): their bytes, by value.
+    // numpy scalars (structured ones, numpy.void, of any size: C structs) and 0-d numpy arrays:
+    // their bytes, by value. Up to 16 bytes they are copied into the argument; a larger struct's
+    // bytes are read where they lie, which stays valid while the launch's argument tuple (or a
+    // BoundKernel, which keeps its arguments) holds the object: a numpy scalar's or array's bytes do
+    // not move while it lives.
     Py_buffer view{};
-    if (PyObject_GetBuffer(value.ptr(), &view, PyBUF_SIMPLE) == 0) {
+    if (PyObject_GetBuffer(value.ptr(), &view, PyBUF_C_CONTIGUOUS) == 0) {
+        if (view.ndim > 0) {
+            // A numpy array over managed memory (kjarni.managed_empty, svm_empty): its address.
+            std::optional<detail::KernelArg> managed = pack_managed_view(value, view.buf, target);
+            if (managed) {
+                PyBuffer_Release(&view);
+                return *managed;
+            }
+        }
         detail::KernelArg arg;
         const auto size = static_cast<std::size_t>(view.len);
-        const bool fits = size > 0 && size <= sizeof(arg.scalar);
-        if (fits) std::memcpy(arg.scalar, view.buf, size);
+        // A numpy scalar or 0-d array, or raw bytes (no dtype); not a host array, even of one
+        // element, which would go by value silently where the kernel wants a pointer.
+        const bool by_value = view.ndim == 0 || PyObject_HasAttrString(value.ptr(), "dtype") == 0;
+        const void* data = view.buf;
         PyBuffer_Release(&view);
-        if (!fits) {
-            throw ArgumentError(position_name(position), "a value passed by value must have 1 to 16 bytes, this has " +
-                                                             std::to_string(size));
+        if (size == 0 || !by_value) {
+            throw ArgumentError(position_name(position),
+                                size == 0 ? std::string("a value passed by value must have at least 1 byte")
+                                          : "a host array cannot be passed to a kernel: upload it (Array.from_host) or "
+                                            "wrap it in In/Out/InOut; a struct goes as a numpy scalar (array[0])");
+        }
+        if (size <= sizeof(arg.scalar)) {
+            std::memcpy(arg.scalar, data, size);
+        } else {
+            arg.bytes = data;
         }
         arg.size = size;
         return arg;

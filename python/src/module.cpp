@@ -13,6 +13,9 @@ NB_MODULE(_kjarni, m) {
     bind_context(m);
     bind_dtype(m);
     bind_buffer(m);
+    bind_memory_kinds(m);
+    bind_images(m);
+    bind_characterize(m);
     bind_array(m);
     bind_templates(m);
     bind_functions(m);

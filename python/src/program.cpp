@@ -12,6 +12,7 @@
 #include <kjarni/static_kernel.hpp>
 
 #include "bindings.hpp"
+#include "host_memory.hpp"
 #include "kernel_args.hpp"
 #include "value_conversion.hpp"
 
@@ -30,6 +31,53 @@ ProgramOptions make_options(bool no_prelude, bool fast_math, std::vector<std::st
         o.constant_arrays[name] = ConstantArraySpec{std::get<0>(spec), std::get<1>(spec), std::get<2>(spec)};
     }
     return o;
+}
+
+// ProgramOptions from the keyword arguments of Program.from_binary / from_file / link /
+// compile_unit (kjarni/_program.py passes them as a dict): ArgumentError for an unknown one.
+ProgramOptions options_from_dict(const nb::dict& given) {
+    ProgramOptions o;
+    for (auto [key, value] : given) {
+        const std::string name = nb::cast<std::string>(key);
+        if (name == "no_prelude") {
+            o.no_prelude = nb::cast<bool>(value);
+        } else if (name == "fast_math") {
+            o.fast_math = nb::cast<bool>(value);
+        } else if (name == "compiler_options") {
+            o.compiler_options = nb::cast<std::vector<std::string>>(value);
+        } else if (name == "include_dirs") {
+            o.include_dirs = nb::cast<std::vector<std::string>>(value);
+        } else if (name == "keep") {
+            o.keep = nb::cast<bool>(value);
+        } else if (name == "arch") {
+            if (!value.is_none()) o.arch = nb::cast<std::string>(value);
+        } else if (name == "jit_max_registers") {
+            if (!value.is_none()) o.jit_max_registers = nb::cast<unsigned>(value);
+        } else if (name == "jit_optimization_level") {
+            if (!value.is_none()) o.jit_optimization_level = nb::cast<unsigned>(value);
+        } else {
+            throw ArgumentError(name, "is no program option (no_prelude, fast_math, compiler_options, include_dirs, "
+                                      "keep, arch, jit_max_registers, jit_optimization_level)");
+        }
+    }
+    return o;
+}
+
+std::vector<std::byte> code_bytes(nb::handle code, const char* name) {
+    const HostBytes host(code.ptr(), false, name);
+    return {host.data(), host.data() + host.size()};
+}
+
+nb::bytes to_python_bytes(const std::vector<std::byte>& bytes) {
+    return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+// A link unit: a str is a source, anything with the buffer protocol (bytes, numpy) compiled code.
+LinkInput link_input(nb::handle unit, std::size_t position) {
+    if (PyUnicode_Check(unit.ptr())) return LinkInput::source(nb::cast<std::string>(unit));
+    const std::string name = "units[" + std::to_string(position) + "]";
+    const HostBytes host(unit.ptr(), false, name.c_str());
+    return LinkInput::binary(std::span<const std::byte>(host.bytes()));
 }
 
 // A PreparedKernel or StaticKernel bound to Python arguments. They keep alive the buffers the
@@ -140,6 +188,46 @@ void bind_program(nb::module_& m) {
              nb::arg("devices"), nb::arg("source"), nb::arg("render_args"), nb::arg("render_globals").none(),
              nb::arg("no_prelude"), nb::arg("fast_math"), nb::arg("compiler_options"), nb::arg("keep"),
              nb::arg("constant_arrays"))
+        .def("__init__",
+             [](Program* self, const std::string& origin, const BoundMultiDevice& devices, nb::handle payload,
+                const nb::dict& options) {
+                 const ProgramOptions o = options_from_dict(options);
+                 if (origin == "binary") {
+                     new (self) Program(Program::from_binary(devices, code_bytes(payload, "binary"), o));
+                 } else if (origin == "file") {
+                     new (self) Program(Program::from_file(devices, nb::cast<std::string>(nb::str(payload)), o));
+                 } else if (origin == "link") {
+                     std::vector<LinkInput> units;
+                     for (nb::handle unit : nb::borrow<nb::sequence>(payload)) {
+                         units.push_back(link_input(unit, units.size()));
+                     }
+                     new (self) Program(Program::link(devices, units, o));
+                 } else {
+                     throw ArgumentError("origin", "must be 'binary', 'file' or 'link'");
+                 }
+             },
+             nb::arg("origin"), nb::arg("devices"), nb::arg("payload"), nb::arg("options"))
+        .def_static(
+            "_compile_unit",
+            [](const BoundDevice& device, const std::string& source, const nb::dict& options) {
+                return to_python_bytes(Program::compile_unit(device, source, options_from_dict(options)));
+            },
+            nb::arg("device"), nb::arg("source"), nb::arg("options"))
+        .def(
+            "binary", [](const Program& p, const BoundDevice& d) { return to_python_bytes(p.binary(d)); },
+            nb::arg("device"),
+            "The compiled code for a device, which Program.from_binary takes back: a cubin (or PTX) on CUDA, "
+            "the program binary on OpenCL (PyOpenCL's Program.binaries).")
+        .def("ptx", &Program::ptx, nb::arg("device"), "The PTX of a device's program (CUDA).")
+        .def("_global", &Program::global, nb::arg("device"), nb::arg("name"))
+        .def(
+            "kept_files",
+            [](const Program& p, const BoundDevice& d) -> std::optional<std::string> {
+                const auto path = p.kept_files(d);
+                if (!path) return std::nullopt;
+                return path->string();
+            },
+            nb::arg("device"))
         .def_prop_ro("devices", &Program::devices)
         .def("source", &Program::source, nb::arg("device"))
         .def("get_kernel", &Program::kernel, nb::arg("name"))
@@ -220,7 +308,36 @@ void bind_program(nb::module_& m) {
             "Sizes (first dimension fastest), or dicts {device index: sizes} to prepare for those devices only.")
         .def_prop_ro("max_total_local_sizes",
                      [](const Kernel& k) { return k.max_total_local_sizes(); })
-        .def("native_handle", &Kernel::native_handle, nb::arg("device"));
+        .def("native_handle", &Kernel::native_handle, nb::arg("device"))
+        .def("attributes", &Kernel::attributes, nb::arg("device"),
+             "What PyCUDA's Function attributes and PyOpenCL's kernel work-group info report, for a device.")
+        .def("set_cache_preference", &Kernel::set_cache_preference, nb::arg("device"), nb::arg("preference"),
+             "The kernel's L1 / shared memory preference (PyCUDA's set_cache_config; CUDA only).")
+        .def("set_shared_memory_carveout", &Kernel::set_shared_memory_carveout, nb::arg("device"),
+             nb::arg("percent"), "The share of L1 the kernel prefers as shared memory, 0..100 or -1 (CUDA only).");
+
+    nb::class_<GlobalVariable>(m, "GlobalVariable", "A program's global variable on a device (CUDA).")
+        .def_ro("address", &GlobalVariable::address)
+        .def_ro("size", &GlobalVariable::size)
+        .def_ro("buffer", &GlobalVariable::buffer)
+        .def("__iter__", [](const GlobalVariable& g) { return nb::iter(nb::make_tuple(g.buffer, g.size)); });
+
+    nb::class_<KernelAttributes>(m, "KernelAttributes",
+                                 "A kernel's figures on one device (PyCUDA's Function attributes, PyOpenCL's "
+                                 "kernel_work_group_info); 0 where the API has no such figure.")
+        .def_ro("max_total_local_size", &KernelAttributes::max_total_local_size)
+        .def_ro("registers", &KernelAttributes::registers)
+        .def_ro("shared_bytes", &KernelAttributes::shared_bytes)
+        .def_ro("const_bytes", &KernelAttributes::const_bytes)
+        .def_ro("local_bytes", &KernelAttributes::local_bytes)
+        .def_ro("max_dynamic_local_bytes", &KernelAttributes::max_dynamic_local_bytes)
+        .def_ro("preferred_local_size_multiple", &KernelAttributes::preferred_local_size_multiple);
+
+    nb::enum_<CachePreference>(m, "CachePreference", "A kernel's L1 / shared memory split (PyCUDA's func_cache).")
+        .value("none", CachePreference::none)
+        .value("shared", CachePreference::shared)
+        .value("l1", CachePreference::l1)
+        .value("equal", CachePreference::equal);
 
     nb::class_<StaticKernel>(m, "_StaticKernel")
         .def("__init__",

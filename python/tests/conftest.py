@@ -1,7 +1,9 @@
-"""Tests run once per device, chosen like the C++ suite's (and pytest-grunnur's, PYOPENCL_TEST's):
-KJARNI_TEST is a comma-separated list of api[:platform_regex[:device_regex]] (``cuda``,
-``opencl:Portable``); unset, every device of every available API. Random data is seeded afresh
-per run; the seed is printed, and KJARNI_TEST_SEED=<n> replays it."""
+"""Tests run once per device through the package's own pytest plugin (kjarni/pytest_plugin.py,
+which pytest loads through its entry point): devices are chosen by ``--kjarni-devices`` or
+KJARNI_TEST, a comma-separated list of api[:platform_regex[:device_regex]] (``cuda``,
+``opencl:Portable``); unset, every device of every available API. The fixtures ``context`` and
+``queue`` here are the plugin's ``kjarni_context`` and ``kjarni_queue`` under the names the tests
+use. Random data is seeded afresh per run; the seed is printed, and KJARNI_TEST_SEED=<n> replays it."""
 
 import os
 import random
@@ -11,69 +13,45 @@ import numpy
 import pytest
 
 import kjarni
+from kjarni import pytest_plugin
 
-
-def _selected_devices():
-    spec = os.environ.get("KJARNI_TEST", "").strip()
-    devices = []
-    if not spec:
-        for api in kjarni.API.all_available():
-            for platform in api.platforms:
-                devices.extend(platform.devices)
-        return devices
-    for entry in spec.split(","):
-        parts = entry.strip().split(":")
-        api = kjarni.API.all_by_shortcut(parts[0])[0]
-        pf = kjarni.PlatformFilter(include_masks=[parts[1]] if len(parts) > 1 and parts[1] else [])
-        df = kjarni.DeviceFilter(include_masks=[parts[2]] if len(parts) > 2 and parts[2] else [])
-        for platform in kjarni.Platform.all_filtered(api, pf):
-            devices.extend(kjarni.Device.all_filtered(platform, df))
-    return devices
-
-
-DEVICES = _selected_devices()
 SEED = int(os.environ.get("KJARNI_TEST_SEED", random.randrange(2**31)))
 
 
+def pytest_configure(config):
+    # The entry point registers the plugin where the package is installed (CI: a wheel in a fresh
+    # venv); a checkout on PYTHONPATH has no entry point, so register the module itself then.
+    if not config.pluginmanager.has_plugin("kjarni") and not config.pluginmanager.is_registered(pytest_plugin):
+        config.pluginmanager.register(pytest_plugin, "kjarni")
+
+
 def pytest_report_header(config):
-    names = ", ".join(f"{d.platform.api.shortcut}:{d.name}" for d in DEVICES) or "none"
+    devices = pytest_plugin.selected_devices(config)
+    names = ", ".join(f"{d.platform.api.shortcut}:{d.name}" for d in devices) or "none"
     return [f"kjarni devices: {names}", f"KJARNI_TEST_SEED={SEED}"]
 
 
-def _device_id(device):
-    return f"{device.platform.api.shortcut}-{DEVICES.index(device)}"
-
-
-_contexts = {}
-
-
-@pytest.fixture(params=DEVICES, ids=_device_id)
-def context(request):
+@pytest.fixture
+def context(kjarni_context):
     """A single-device context, shared by the tests of that device (contexts cache programs)."""
-    device = request.param
-    if device not in _contexts:
-        _contexts[device] = kjarni.Context.from_devices([device])
-    return _contexts[device]
+    return kjarni_context
 
 
 @pytest.fixture
-def queue(context):
-    return kjarni.Queue(context.device)
+def queue(kjarni_queue):
+    return kjarni_queue
 
 
 @pytest.fixture
-def multi_context():
+def multi_context(request):
     """A context over two devices of one platform (PoCL gives two with POCL_DEVICES="pthread pthread")."""
-    for device in DEVICES:
-        same = [d for d in DEVICES if d.platform == device.platform]
-        if len(same) >= 2:
-            key = tuple(same[:2])
-            if key not in _contexts:
-                _contexts[key] = kjarni.Context.from_devices(list(key))
-            return _contexts[key]
-    pytest.skip("no platform with two selected devices")
+    context = pytest_plugin.multi_device_context(request.config, 2)
+    if context is None:
+        pytest.skip("no platform with two selected devices")
+    return context
 
 
 @pytest.fixture
 def rng(request):
     return numpy.random.default_rng([SEED, zlib.crc32(request.node.nodeid.encode())])
+
