@@ -133,8 +133,10 @@ TEST_P(FusedReductionTest, ExtremaAndArgExtremaAreExact) {
 
 TEST_P(FusedReductionTest, NumpysDtypesMatchTheUnfusedReduction) {
     // The expression's dtype by promotion, then the reduction's rules for it; integers exact.
-    for (const DType& dtype : {DType(Kind::bool_), DType(Kind::int8), DType(Kind::uint16), DType(Kind::int32),
-                              DType(Kind::float16), DType(Kind::float32), DType(Kind::complex64)}) {
+    // (float32 and float64 are the other tests'; int8 and uint16 stand for the signed and unsigned
+    // integers, whose sums go to int64 and uint64)
+    for (const DType& dtype : {DType(Kind::bool_), DType(Kind::int8), DType(Kind::uint16), DType(Kind::float16),
+                               DType(Kind::complex64)}) {
         HostArray x = random_host(dtype, {9, 31}), y = random_host(dtype, {9, 31});
         const Array dx = Array::from_host(queue(), x), dy = Array::from_host(queue(), y);
         const Expr e = dx * dy + dx;
