@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -220,24 +221,39 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
                 out += fmt::format("        const {0} v{1} = kj_v{1}_{2};\n", compute_ctype(code.arrays[k].dtype()), k, j);
         return out + "        " + use + "\n    }\n";
     };
-    for (const std::size_t k : plan.order) {
-        const Accumulation& a = accs[k];
-        const ExprNode& child = *code.reductions[k]->children[0];
-        const std::string x = convert_value(plan.reduced_values[k], child.dtype, a.value);
-        b += fmt::format("    {} kj_acc{} = {};\n", a.type, k, a.neutral);
-        for (std::size_t j = 0; j < plan.per_item; ++j) {
-            const std::string map = fmt::format(fmt::runtime(a.map), "(" + x + ")");
-            const std::string step =
-                fmt::format("{{ const {0} a = kj_acc{1}; const {0} b = {2}; kj_acc{1} = {3}; }}", a.type, k, map, a.reduce);
-            b += at_element(j, x, step);
+    // Level by level (a level's reductions use only earlier levels' values): each work item
+    // accumulates its elements in order, then one tree over the group combines every reduction of
+    // the level, sharing its barriers.
+    for (const std::vector<std::size_t>& level : plan.levels) {
+        std::vector<std::string> values;
+        for (const std::size_t k : level) {
+            const ExprNode& child = *code.reductions[k]->children[0];
+            values.push_back(convert_value(plan.reduced_values[k], child.dtype, accs[k].value));
+            b += fmt::format("    {} kj_acc{} = {};\n", accs[k].type, k, accs[k].neutral);
         }
-        b += fmt::format("    kj_scratch{0}[lid] = kj_acc{0};\n    LOCAL_BARRIER;\n", k);
-        b += fmt::format("    for ({} kj_half = {}; kj_half > 0; kj_half >>= 1) {{\n", idx, g / 2);
-        b += fmt::format("        if (lid < kj_half) {{ const {0} a = kj_scratch{1}[lid]; const {0} b = kj_scratch{1}[lid + kj_half]; "
-                         "kj_scratch{1}[lid] = {2}; }}\n        LOCAL_BARRIER;\n    }}\n",
-                         a.type, k, a.reduce);
-        b += fmt::format("    {} r{};\n    {{ const {} a = kj_scratch{}[0]; r{} = {}; }}\n", compute_ctype(code.reductions[k]->dtype), k,
-                         a.type, k, k, a.finish);
+        std::string used;  // every value of the level, to find the arrays they read
+        for (const std::string& x : values) used += x + " ";
+        for (std::size_t j = 0; j < plan.per_item; ++j) {
+            std::string steps;
+            for (std::size_t q = 0; q < level.size(); ++q) {
+                const Accumulation& a = accs[level[q]];
+                const std::string map = fmt::format(fmt::runtime(a.map), "(" + values[q] + ")");
+                steps += fmt::format("{{ const {0} a = kj_acc{1}; const {0} b = {2}; kj_acc{1} = {3}; }} ", a.type, level[q], map,
+                                     a.reduce);
+            }
+            b += at_element(j, used, steps);
+        }
+        for (const std::size_t k : level) b += fmt::format("    kj_scratch{0}[lid] = kj_acc{0};\n", k);
+        b += "    LOCAL_BARRIER;\n";
+        b += fmt::format("    for ({} kj_half = {}; kj_half > 0; kj_half >>= 1) {{\n        if (lid < kj_half) {{\n", idx, g / 2);
+        for (const std::size_t k : level)
+            b += fmt::format("            {{ const {0} a = kj_scratch{1}[lid]; const {0} b = kj_scratch{1}[lid + kj_half]; "
+                             "kj_scratch{1}[lid] = {2}; }}\n",
+                             accs[k].type, k, accs[k].reduce);
+        b += "        }\n        LOCAL_BARRIER;\n    }\n";
+        for (const std::size_t k : level)
+            b += fmt::format("    {} r{};\n    {{ const {} a = kj_scratch{}[0]; r{} = {}; }}\n", compute_ctype(code.reductions[k]->dtype),
+                             k, accs[k].type, k, k, accs[k].finish);
     }
     for (std::size_t j = 0; j < plan.per_item; ++j)
         b += at_element(j, code.value, fmt::format("out_base[kj_out{}] = {};", j, store_value(code.value, out_dtype)));
@@ -355,17 +371,23 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
         plan.use_32_bits = fits;
     }
 
-    // Reductions in dependency order: one that uses r<m> after m.
+    // Reductions by level: one that uses r<m> comes a level after m (a tree: no cycles).
     {
-        std::vector<int> state(plan.code.reductions.size(), 0);
-        std::function<void(std::size_t)> visit = [&](std::size_t k) {
-            if (state[k] == 2) return;
-            state[k] = 2;
-            for (std::size_t m = 0; m < plan.code.reductions.size(); ++m)
-                if (m != k && names(plan.reduced_values[k], 'r', m)) visit(m);
-            plan.order.push_back(k);
+        const std::size_t count = plan.code.reductions.size();
+        std::vector<std::optional<std::size_t>> level(count);
+        std::function<std::size_t(std::size_t)> level_of = [&](std::size_t k) {
+            if (level[k]) return *level[k];
+            std::size_t l = 0;
+            for (std::size_t m = 0; m < count; ++m)
+                if (m != k && names(plan.reduced_values[k], 'r', m)) l = std::max(l, level_of(m) + 1);
+            level[k] = l;
+            return l;
         };
-        for (std::size_t k = 0; k < plan.code.reductions.size(); ++k) visit(k);
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::size_t l = level_of(k);
+            if (plan.levels.size() <= l) plan.levels.resize(l + 1);
+            plan.levels[l].push_back(k);
+        }
     }
 
     // G work items per row, per_item elements each (about target_per_item; at most most_per_item).

@@ -21,8 +21,9 @@ struct RowPlan {
     /// and the arrays `v<k>`, scalars `s<j>` shared).
     ExprCode code;
     std::vector<std::string> reduced_values;
-    /// Per reduction, the order in which the reductions are computed (dependencies first).
-    std::vector<std::size_t> order;
+    /// The reductions by level: those of a level use only the values of earlier levels, and are
+    /// combined over the work group together.
+    std::vector<std::vector<std::size_t>> levels;
     std::size_t rows = 0;
     std::size_t row_length = 0;
     std::size_t group = 0;
