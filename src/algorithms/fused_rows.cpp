@@ -35,9 +35,10 @@ using Kind = DType::Kind;
 
 // Elements per work item: as many as registers comfortably hold, so that a row takes few work
 // items and each reduction's tree in local memory few levels (a 4096-long row: 256 work items,
-// 8 levels). Not yet tuned on a GPU.
+// 8 levels). A work item holds per_item values of every array, so with many arrays fewer each
+// (about held_values in all). Not yet tuned on a GPU.
 constexpr std::size_t most_per_item = 16;
-constexpr std::size_t target_per_item = 16;
+constexpr std::size_t held_values = 48;
 
 bool is_float(const DType& d) { return d.kind() == Kind::float16 || d.kind() == Kind::float32 || d.kind() == Kind::float64; }
 
@@ -393,6 +394,8 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
     // G work items per row, per_item elements each (about target_per_item; at most most_per_item).
     const std::size_t device_group = std::min<std::size_t>(1024, floor_pow2(std::max<std::size_t>(queue.device().params().max_total_local_size, 1)));
     std::size_t group = 32;
+    const std::size_t target_per_item =
+        std::clamp<std::size_t>(held_values / std::max<std::size_t>(plan.code.arrays.size(), 1), 2, most_per_item);
     while (group < device_group && group * target_per_item < plan.row_length) group *= 2;
     group = std::min(group, device_group);
     while (true) {

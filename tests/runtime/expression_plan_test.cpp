@@ -231,6 +231,39 @@ TEST_P(ExpressionPlanTest, InPlaceStridedAndInsideAFusedReduction) {
         EXPECT_LE(std::fabs(value_at(ss, r).real() - squares[r]), 4 * (m + 4) * u * (magnitude + 1) * (magnitude + 1) * m) << r;
 }
 
+TEST_P(ExpressionPlanTest, ManyOperandsHoldFewerElementsEach) {
+    // Six arrays: a work item holds fewer of each row's elements (registers), the group grows.
+    const DType f32(Kind::float32);
+    const std::size_t rows = 8, m = 1000;
+    std::vector<HostArray> hosts;
+    std::vector<Array> arrays;
+    for (int k = 0; k < 6; ++k) {
+        hosts.push_back(random_host(f32, {rows, m}));
+        arrays.push_back(Array::from_host(queue(), hosts.back()));
+    }
+    const Expr total = arrays[0] + arrays[1] + arrays[2] + arrays[3] + arrays[4] + arrays[5];
+    const Expr centred = total - mean(total, -1, true);
+    const FusionPlan plan = fusion_plan(queue(), centred);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.describe();
+    EXPECT_LE(plan.per_item, 8u);
+    EXPECT_EQ(plan.kernels[0].bytes_read, 6 * rows * m * 4);
+    const HostArray got = evaluate(queue(), centred).get(queue());
+    std::vector<std::vector<double>> values;
+    for (const HostArray& h : hosts) values.push_back(doubles(h));
+    // Each element: five additions of values in [-1, 1] (|sum| <= 6, 5 roundings), then the mean.
+    const long double u = unit_roundoff(f32);
+    for (std::size_t r = 0; r < rows; ++r) {
+        std::vector<long double> row(m);
+        long double average = 0;
+        for (std::size_t k = 0; k < m; ++k) {
+            for (const auto& v : values) row[k] += v[r * m + k];
+            average += row[k] / m;
+        }
+        for (std::size_t k = 0; k < m; ++k)
+            ASSERT_LE(std::fabs(value_at(got, r * m + k).real() - (row[k] - average)), (m + 16) * u * 6) << r << ", " << k;
+    }
+}
+
 TEST_P(ExpressionPlanTest, BadInputIsATypedError) {
     const Array x = Array::zeros(queue(), {4, 5}, Kind::float32);
     EXPECT_EQ(argument_named_by([&] { (void)sum(x, 2); }), "axes");
