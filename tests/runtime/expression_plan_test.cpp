@@ -231,6 +231,61 @@ TEST_P(ExpressionPlanTest, InPlaceStridedAndInsideAFusedReduction) {
         EXPECT_LE(std::fabs(value_at(ss, r).real() - squares[r]), 4 * (m + 4) * u * (magnitude + 1) * (magnitude + 1) * m) << r;
 }
 
+TEST_P(ExpressionPlanTest, EveryRowReductionKindAndFloat16) {
+    // min, max, prod, std (ddof 1) and sum in one row kernel, float64; the exact min and max make
+    // (x - min) / (max - min) exact up to its two roundings.
+    const DType f64(Kind::float64);
+    const std::size_t rows = 21, m = 333;
+    HostArray x = random_host(f64, {rows, m});
+    const Array dx = Array::from_host(queue(), x);
+    const Expr low = min(dx, -1, true);
+    const Expr scaled = (dx - low) / (max(dx, -1, true) - low) + prod(1.0 + dx * 0.001, -1, true) +
+                        std(dx, -1, true, 1.0) * sum(dx, -1, true);
+    const FusionPlan plan = fusion_plan(queue(), scaled);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.describe();
+    const HostArray got = evaluate(queue(), scaled).get(queue());
+    const auto xs = doubles(x);
+    const long double u = unit_roundoff(f64);
+    for (std::size_t r = 0; r < rows; ++r) {
+        long double lo = INFINITY, hi = -INFINITY, product = 1, total = 0, magnitude = 0;
+        for (std::size_t k = 0; k < m; ++k) {
+            const long double v = xs[r * m + k];
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+            product *= 1 + v * 0.001L;
+            total += v;
+            magnitude += std::fabs(v);
+        }
+        long double squares = 0;
+        for (std::size_t k = 0; k < m; ++k) squares += (xs[r * m + k] - total / m) * (xs[r * m + k] - total / m);
+        const long double deviation = std::sqrt(squares / (m - 1));
+        // prod of m factors within (m + 2) u of its value (about 1); the std-times-sum term within
+        // (m + 8) u of |std| sum|x| (both factors' bounds); the scaled term within 4 u.
+        const long double bound = 4 * u + (m + 2) * u * 2 + 2 * (m + 8) * u * deviation * magnitude;
+        for (std::size_t k = 0; k < m; ++k) {
+            const long double expected = (xs[r * m + k] - lo) / (hi - lo) + product + deviation * total;
+            ASSERT_LE(std::fabs(value_at(got, r * m + k).real() - expected), bound) << r << ", " << k;
+        }
+    }
+    // float16 softmax: computed in float32, each value rounded once to float16 (half an ulp, 2^-11
+    // relative), the row's maximum exactly a float16 value; the sum's float32 bound is far below.
+    HostArray h = random_host(DType(Kind::float16), {5, 700});
+    const Array dh = Array::from_host(queue(), h);
+    const Expr e = exp(dh - max(dh, -1, true));
+    const Expr soft = e / sum(e, -1, true);
+    ASSERT_EQ(soft.dtype(), DType(Kind::float16));
+    ASSERT_EQ(fusion_plan(queue(), soft).kernels.size(), 1u);
+    const HostArray soft_got = evaluate(queue(), soft).get(queue());
+    const auto hs = doubles(h);
+    const auto expected = softmax_reference(hs, 5, 700);
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+        // The sum is rounded to float16 too (a reduction's value is its dtype's): 2^-11 relative
+        // each for the sum and the result, and the exponentials' float32 errors.
+        const long double bound = (2 * std::ldexp(1.0L, -11) + (700 + 16) * std::ldexp(1.0L, -24)) * expected[k] + 1e-7L;
+        ASSERT_LE(std::fabs(value_at(soft_got, k).real() - expected[k]), bound) << k;
+    }
+}
+
 TEST_P(ExpressionPlanTest, ManyOperandsHoldFewerElementsEach) {
     // Six arrays: a work item holds fewer of each row's elements (registers), the group grows.
     const DType f32(Kind::float32);
