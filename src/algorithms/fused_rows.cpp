@@ -136,15 +136,34 @@ FUNCTION INLINE kj_rowmom_{1} kj_rowmom_merge_{1}(kj_rowmom_{1} a, kj_rowmom_{1}
 }
 
 // Whether `code` names the variable `<prefix><k>` (not a longer name that starts so).
-bool names(const std::string& code, char prefix, std::size_t k) {
+bool part_of_name(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// Whether `code` names the variable `<prefix><k>` (not a longer name that starts so).
+bool names(const std::string& code, const std::string& prefix, std::size_t k) {
     const std::string name = fmt::format("{}{}", prefix, k);
-    const auto part_of_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
     for (std::size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + 1)) {
         const bool starts = at == 0 || !part_of_name(code[at - 1]);
         const bool ends = at + name.size() == code.size() || !part_of_name(code[at + name.size()]);
         if (starts && ends) return true;
     }
     return false;
+}
+
+// `code` with every occurrence of the C expression `sub` that stands as an expression of its own
+// (not the argument list of a call: no name just before it) replaced by `name`. The same text is
+// the same value: the code of a value is pure and reads the same variables everywhere.
+std::string reuse(std::string code, const std::string& sub, const std::string& name) {
+    for (std::size_t at = code.find(sub); at != std::string::npos; at = code.find(sub, at)) {
+        const bool starts = at == 0 || !part_of_name(code[at - 1]);
+        const bool ends = at + sub.size() == code.size() || !part_of_name(code[at + sub.size()]);
+        if (starts && ends) {
+            code.replace(at, sub.size(), name);
+            at += name.size();
+        } else {
+            ++at;
+        }
+    }
+    return code;
 }
 
 std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::ptrdiff_t>& strides) {
@@ -214,31 +233,64 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
                              load_value(fmt::format("in{0}_base[in{0}_o + in{0}_r]", k), code.arrays[k].dtype()));
         b += "    }\n";
     }
-    // A value at element j: the arrays it reads as v<k>.
+    // A reduction's per-element value used again later (softmax's exp(x - max) in the sum and in
+    // the result) is kept from its level as kj_c<k>_<j> (its child's compute type) rather than
+    // computed twice.
+    std::vector<std::pair<std::string, std::string>> kept;  // the value's code, the variable
+    const auto with_kept = [&](std::string code_text) {
+        for (const auto& [sub, name] : kept) code_text = reuse(std::move(code_text), sub, name);
+        return code_text;
+    };
+    // A value at element j: the arrays it reads as v<k>, the kept values as kj_c<k>.
     const auto at_element = [&](std::size_t j, const std::string& value, const std::string& use) {
         std::string out = fmt::format("    if (kj_ok{}) {{\n", j);
         for (std::size_t k = 0; k < arrays; ++k)
-            if (names(value, 'v', k))
+            if (names(value, "v", k))
                 out += fmt::format("        const {0} v{1} = kj_v{1}_{2};\n", compute_ctype(code.arrays[k].dtype()), k, j);
+        for (std::size_t k = 0; k < code.reductions.size(); ++k)
+            if (names(value, "kj_c", k))
+                out += fmt::format("        const {0} kj_c{1} = kj_c{1}_{2};\n",
+                                   compute_ctype(code.reductions[k]->children[0]->dtype), k, j);
         return out + "        " + use + "\n    }\n";
+    };
+    // Whether the code of reduction k's value appears in a later level's values or the result's.
+    const auto used_later = [&](std::size_t level_index, std::size_t k) {
+        const std::string& sub = plan.reduced_values[k];
+        if (sub.find('(') == std::string::npos) return false;  // a plain variable: nothing to keep
+        if (code.value.find(sub) != std::string::npos) return true;
+        for (std::size_t l = level_index + 1; l < plan.levels.size(); ++l)
+            for (const std::size_t m : plan.levels[l])
+                if (plan.reduced_values[m].find(sub) != std::string::npos) return true;
+        return false;
     };
     // Level by level (a level's reductions use only earlier levels' values): each work item
     // accumulates its elements in order, then one tree over the group combines every reduction of
     // the level, sharing its barriers.
-    for (const std::vector<std::size_t>& level : plan.levels) {
-        std::vector<std::string> values;
+    for (std::size_t level_index = 0; level_index < plan.levels.size(); ++level_index) {
+        const std::vector<std::size_t>& level = plan.levels[level_index];
+        std::vector<std::string> values, raw;
+        std::vector<bool> keep;
         for (const std::size_t k : level) {
             const ExprNode& child = *code.reductions[k]->children[0];
-            values.push_back(convert_value(plan.reduced_values[k], child.dtype, accs[k].value));
+            raw.push_back(with_kept(plan.reduced_values[k]));
+            keep.push_back(used_later(level_index, k));
+            values.push_back(convert_value(keep.back() ? fmt::format("kj_c{}_j", k) : raw.back(), child.dtype, accs[k].value));
             b += fmt::format("    {} kj_acc{} = {};\n", accs[k].type, k, accs[k].neutral);
+            if (keep.back())
+                for (std::size_t j = 0; j < plan.per_item; ++j)
+                    b += fmt::format("    {} kj_c{}_{} = 0;\n", compute_ctype(child.dtype), k, j);
         }
         std::string used;  // every value of the level, to find the arrays they read
-        for (const std::string& x : values) used += x + " ";
+        for (const std::string& x : raw) used += x + " ";
         for (std::size_t j = 0; j < plan.per_item; ++j) {
             std::string steps;
+            for (std::size_t q = 0; q < level.size(); ++q)
+                if (keep[q]) steps += fmt::format("kj_c{}_{} = {}; ", level[q], j, raw[q]);
             for (std::size_t q = 0; q < level.size(); ++q) {
                 const Accumulation& a = accs[level[q]];
-                const std::string map = fmt::format(fmt::runtime(a.map), "(" + values[q] + ")");
+                std::string value = values[q];
+                if (keep[q]) value = reuse(value, fmt::format("kj_c{}_j", level[q]), fmt::format("kj_c{}_{}", level[q], j));
+                const std::string map = fmt::format(fmt::runtime(a.map), "(" + value + ")");
                 steps += fmt::format("{{ const {0} a = kj_acc{1}; const {0} b = {2}; kj_acc{1} = {3}; }} ", a.type, level[q], map,
                                      a.reduce);
             }
@@ -255,9 +307,12 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
         for (const std::size_t k : level)
             b += fmt::format("    {} r{};\n    {{ const {} a = kj_scratch{}[0]; r{} = {}; }}\n", compute_ctype(code.reductions[k]->dtype),
                              k, accs[k].type, k, k, accs[k].finish);
+        for (std::size_t q = 0; q < level.size(); ++q)
+            if (keep[q]) kept.emplace_back(raw[q], fmt::format("kj_c{}", level[q]));
     }
+    const std::string result = with_kept(code.value);
     for (std::size_t j = 0; j < plan.per_item; ++j)
-        b += at_element(j, code.value, fmt::format("out_base[kj_out{}] = {};", j, store_value(code.value, out_dtype)));
+        b += at_element(j, result, fmt::format("out_base[kj_out{}] = {};", j, store_value(result, out_dtype)));
     b += "    LOCAL_BARRIER;  /* the scratch is written again for the next row */\n    }\n";
     return s + fmt::format("KERNEL void kjarni_fused_rows({})\n{{\n{}}}\n", params, b);
 }
@@ -380,7 +435,7 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
             if (level[k]) return *level[k];
             std::size_t l = 0;
             for (std::size_t m = 0; m < count; ++m)
-                if (m != k && names(plan.reduced_values[k], 'r', m)) l = std::max(l, level_of(m) + 1);
+                if (m != k && names(plan.reduced_values[k], "r", m)) l = std::max(l, level_of(m) + 1);
             level[k] = l;
             return l;
         };
