@@ -27,12 +27,15 @@
 ///
 /// evaluate() and assign() plan such an expression into the fewest kernels its data dependencies
 /// allow, chosen automatically (fusion_plan() shows the plan without running it):
-/// - **one kernel** when every reduction reduces the same trailing axes of the result's shape
-///   (a "row") and a row fits one work group (up to 16 elements per work item): each work group
+/// - **one kernel** on a GPU when every reduction reduces the same trailing axes of the result's
+///   shape (a "row") with keepdims and a row fits one work group (up to 16 elements per work item,
+///   fewer when many arrays are read; 1024 work items): each work group
 ///   reads its row of every array once into registers, computes the reductions in dependency
 ///   order (a max, then a sum of exp(x - max)) with a fixed tree in local memory, and writes the
 ///   row once. float16, float32 and float64 values reduced by sum, prod, mean, min, max, var and
-///   std;
+///   std. Not on CPU devices, where its barriers cost more than the temporaries (PoCL: 2-4x slower
+///   than the unfused kernels); the environment variable KJARNI_FUSION_ROWS=always runs it on any
+///   device, =never nowhere (gpu, the default: on GPUs), another value is an ArgumentError;
 /// - otherwise **one kernel per reduction** (each a fused reduction as above, inner reductions
 ///   first) into temporaries, then **one elementwise kernel** for the result.
 /// Both are deterministic. The one-kernel plan combines values in another order than the

@@ -446,6 +446,24 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
         }
     }
 
+    // Where the row kernel runs: on GPUs by default. On PoCL's CPU device its barriers (work-item
+    // loops around each level of the trees) cost more than the temporaries' traffic: (256, 4096)
+    // float32 softmax 2x, layer normalisation 4x slower than the unfused kernels (a loaded
+    // 2-core machine, bench/fusion_bench.cpp). KJARNI_FUSION_ROWS=always / never overrides.
+    {
+        const char* setting = std::getenv("KJARNI_FUSION_ROWS");
+        const std::string where = setting != nullptr ? setting : "gpu";
+        if (where != "gpu" && where != "always" && where != "never")
+            throw ArgumentError("KJARNI_FUSION_ROWS", fmt::format("is '{}': gpu (the default), always or never", where));
+        if (where == "never") {
+            plan.refused = "KJARNI_FUSION_ROWS=never";
+            return plan;
+        }
+        if (where == "gpu" && queue.device().params().type != DeviceType::gpu) {
+            plan.refused = "not a GPU (the row kernel runs on GPUs; KJARNI_FUSION_ROWS=always runs it anywhere)";
+            return plan;
+        }
+    }
     // G work items per row, per_item elements each (about target_per_item; at most most_per_item).
     const std::size_t device_group = std::min<std::size_t>(1024, floor_pow2(std::max<std::size_t>(queue.device().params().max_total_local_size, 1)));
     std::size_t group = 32;

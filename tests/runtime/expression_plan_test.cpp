@@ -17,7 +17,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "kjarni/fusion.hpp"
@@ -28,7 +31,22 @@
 namespace kjarni::test {
 namespace expression_plan_test {
 
-class ExpressionPlanTest : public DeviceTest {};
+// The row kernel runs on GPUs by default; these tests run it on every device (PoCL's CPU device
+// in CI) through KJARNI_FUSION_ROWS=always, restored afterwards.
+class ExpressionPlanTest : public DeviceTest {
+protected:
+    void SetUp() override {
+        if (const char* value = std::getenv("KJARNI_FUSION_ROWS")) previous_ = value;
+        ::setenv("KJARNI_FUSION_ROWS", "always", 1);
+    }
+    void TearDown() override {
+        if (previous_) ::setenv("KJARNI_FUSION_ROWS", previous_->c_str(), 1);
+        else ::unsetenv("KJARNI_FUSION_ROWS");
+    }
+
+private:
+    std::optional<std::string> previous_;
+};
 KJARNI_INSTANTIATE_DEVICE_TESTS(ExpressionPlanTest);
 
 std::vector<double> doubles(const HostArray& a) {
@@ -317,6 +335,29 @@ TEST_P(ExpressionPlanTest, ManyOperandsHoldFewerElementsEach) {
         for (std::size_t k = 0; k < m; ++k)
             ASSERT_LE(std::fabs(value_at(got, r * m + k).real() - (row[k] - average)), (m + 16) * u * 6) << r << ", " << k;
     }
+}
+
+TEST_P(ExpressionPlanTest, WhereTheRowKernelRuns) {
+    const Array x = Array::from_host(queue(), random_host(DType(Kind::float32), {4, 64}));
+    const Expr centred = x - mean(x, -1, true);
+    EXPECT_EQ(fusion_plan(queue(), centred).kernels.size(), 1u);  // always (the fixture's)
+    ::setenv("KJARNI_FUSION_ROWS", "gpu", 1);
+    const FusionPlan by_default = fusion_plan(queue(), centred);
+    const bool gpu = bound_device().params().type == DeviceType::gpu;
+    EXPECT_EQ(by_default.kernels.size(), gpu ? 1u : 2u) << by_default.describe();
+    if (!gpu) {
+        EXPECT_NE(by_default.reason.find("not a GPU"), std::string::npos) << by_default.reason;
+    }
+    ::setenv("KJARNI_FUSION_ROWS", "never", 1);
+    EXPECT_EQ(fusion_plan(queue(), centred).kernels.size(), 2u);
+    const HostArray unfused = evaluate(queue(), centred).get(queue());
+    ::setenv("KJARNI_FUSION_ROWS", "sometimes", 1);
+    EXPECT_EQ(argument_named_by([&] { evaluate(queue(), centred); }), "KJARNI_FUSION_ROWS");
+    ::setenv("KJARNI_FUSION_ROWS", "always", 1);
+    const HostArray fused = evaluate(queue(), centred).get(queue());
+    // Both within (64 + 4) u (1 + |x|) of the exact value: within twice that of each other.
+    for (std::size_t k = 0; k < fused.size(); ++k)
+        EXPECT_LE(std::fabs(value_at(fused, k).real() - value_at(unfused, k).real()), 2 * 68 * unit_roundoff(DType(Kind::float32)) * 2);
 }
 
 TEST_P(ExpressionPlanTest, BadInputIsATypedError) {
