@@ -1,5 +1,5 @@
 // The example of docs/fusion.md: a reduction of an expression in one kernel, and a softmax and a
-// layer normalisation written with kjarni's operations, planned into one kernel. Every result is
+// layer normalisation written with kjarni's operations, planned into one kernel on a GPU. Every result is
 // checked against the CPU; the first argument names the device (a device specifier), else the
 // first device is used.
 
@@ -49,7 +49,8 @@ int run(const kjarni::Queue& queue) {
                 "sum(3x + b) in one kernel") && ok;
 
     //! [softmax]
-    // Lazy reductions broadcast back along the rows: one kernel reads x once and writes y once.
+    // Lazy reductions broadcast back along the rows: on a GPU one kernel reads x once and writes y
+    // once (the plan printed says which kernels run on this device).
     const kjarni::Expr e = kjarni::exp(x - kjarni::max(x, -1, true));
     const kjarni::Expr softmax = e / kjarni::sum(e, -1, true);
     std::cout << kjarni::fusion_plan(queue, softmax).describe();
@@ -67,12 +68,12 @@ int run(const kjarni::Queue& queue) {
             softmax_ok = softmax_ok && std::fabs(y_host[r * cols + c] - expected) <= (cols + 16) * u * (expected + 1.0 / cols);
         }
     }
-    ok = report(softmax_ok, "softmax in one kernel") && ok;
+    ok = report(softmax_ok, "softmax (one kernel on a GPU)") && ok;
 
     //! [layer_norm]
     const kjarni::Expr centred = x - kjarni::mean(x, -1, true);
     const kjarni::Expr normalised = centred / kjarni::sqrt(kjarni::var(x, -1, true) + 1e-5f) * gamma + beta;
-    const kjarni::Array z = kjarni::evaluate(queue, normalised);  // one kernel: x, gamma, beta read once
+    const kjarni::Array z = kjarni::evaluate(queue, normalised);  // on a GPU one kernel: x, gamma, beta read once
     //! [layer_norm]
     const std::vector<float> z_host = z.get(queue).to_vector<float>();
     bool norm_ok = true;
@@ -87,7 +88,7 @@ int run(const kjarni::Queue& queue) {
             norm_ok = norm_ok && std::fabs(z_host[r * cols + c] - expected) <= (cols + 32) * u * 8;
         }
     }
-    ok = report(norm_ok, "layer normalisation in one kernel") && ok;
+    ok = report(norm_ok, "layer normalisation (one kernel on a GPU)") && ok;
     return ok ? 0 : 1;
 }
 
