@@ -34,6 +34,7 @@ public:
                     throw ArgumentError("expression", "holds a MultiArray: evaluate it on a MultiQueue");
                 return array_value(*node.array);
             case ExprOp::scalar: return scalar_value(node, context);
+            case ExprOp::reduction: return reduction_value(node);
             case ExprOp::cast: {
                 const ExprNode& child = *node.children[0];
                 return convert_value(emit(child, child.dtype), child.dtype, node.dtype);
@@ -179,6 +180,13 @@ private:
         return fmt::format("v{}", code.arrays.size() - 1);
     }
 
+    std::string reduction_value(const ExprNode& node) {
+        for (std::size_t k = 0; k < code.reductions.size(); ++k)
+            if (code.reductions[k] == &node) return fmt::format("r{}", k);
+        code.reductions.push_back(&node);
+        return fmt::format("r{}", code.reductions.size() - 1);
+    }
+
     std::string scalar_value(const ExprNode& node, const DType& context) {
         const DType dtype = node.weak ? context : node.dtype;
         if (node.weak && node.value.kind != ScalarValue::Kind::floating && is_integer(dtype)) check_fits(node.value, dtype);
@@ -249,6 +257,14 @@ ExprCode generate_expression(const ExprNode& root) {
     Generator g;
     g.code.value = g.emit(root, root.dtype);
     return std::move(g.code);
+}
+
+std::string generate_more(const ExprNode& root, ExprCode& code) {
+    Generator g;
+    g.code = std::move(code);
+    std::string value = g.emit(root, root.dtype);
+    code = std::move(g.code);
+    return value;
 }
 
 }  // namespace kjarni::detail

@@ -23,9 +23,15 @@ struct ExprCode {
     std::vector<ExprScalarParameter> scalars;
     /// The value of the element in the result's compute type.
     std::string value;
+    /// The reduction nodes the value uses (ExprOp::reduction, not entered), in order of first
+    /// appearance: reduction k's value (in its dtype's compute type) is the variable `r<k>`.
+    std::vector<const ExprNode*> reductions;
 };
 
 ExprCode generate_expression(const ExprNode& root);
+/// The value of `root` in its dtype's compute type, with its arrays, scalars and reductions added
+/// to `code` (those already there keep their names), for kernels computing several values.
+std::string generate_more(const ExprNode& root, ExprCode& code);
 
 /// Converts a value expression of one compute type to another (C's conversions; complex to real
 /// takes the real part; bool is != 0).

@@ -16,6 +16,7 @@
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/expression_math.hpp"
 #include "algorithms/expression_node.hpp"
+#include "algorithms/expression_plan.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
@@ -178,6 +179,8 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     const std::vector<std::vector<std::size_t>> shapes{out.shape(), expression.shape()};
     detail::check_output_shape(out, detail::broadcast_shapes(shapes, "out"), "out");
     if (out.dtype().is_struct()) throw ArgumentError("out", fmt::format("has struct dtype {}", out.dtype().name()));
+    // Reductions inside the expression: planned into the fewest kernels (expression_plan.cpp).
+    if (detail::holds_reduction(*expression.node())) return detail::evaluate_with_reductions(queue, out, expression);
     ExpressionPlan plan{detail::generate_expression(*expression.node()), out, {}, {}, true, LayoutClass::strided, 1};
     bool overlapping = false;
     for (std::size_t k = 0; k < plan.code.arrays.size(); ++k) {

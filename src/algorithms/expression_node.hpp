@@ -31,6 +31,23 @@ enum class ExprOp {
     arctan2, hypot, copysign, fmin, fmax,
     bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift,
     logical_and, logical_or, logical_xor, logical_not,
+    // A reduction of its one child (kjarni/fusion.hpp's lazy sum, mean, ...), broadcast where used:
+    // planned and evaluated by expression_plan.cpp, never by the elementwise kernel alone.
+    reduction,
+};
+
+/// The reductions an expression may hold (ExprOp::reduction).
+enum class ReductionKind { sum, prod, mean, min, max, argmin, argmax, any, all, var, std };
+
+struct ReductionNode {
+    ReductionKind kind = ReductionKind::sum;
+    /// Per axis of the child's shape, whether it is reduced.
+    std::vector<bool> reduced;
+    bool keepdims = false;
+    /// sum, prod and mean: the dtype asked for (numpy's dtype=).
+    std::optional<DType> dtype;
+    /// var and std: the delta degrees of freedom.
+    double ddof = 0;
 };
 
 const char* op_name(ExprOp op);
@@ -53,6 +70,8 @@ struct ExprNode {
     /// minimum / maximum made by clip(): complex values in np.clip's order (which differs from
     /// np.minimum's where a bound has a NaN part); the same for the other types.
     bool clip_order = false;
+    /// ExprOp::reduction: what it reduces and how.
+    std::shared_ptr<const ReductionNode> reduction;
 };
 
 }  // namespace kjarni::detail

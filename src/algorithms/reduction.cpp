@@ -10,6 +10,7 @@
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/reduction_engine.hpp"
+#include "algorithms/reduction_source.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/multi_parts.hpp"
 #include "kjarni/error.hpp"
@@ -69,13 +70,20 @@ bool is_signed_int(const DType& d) {
     return d.kind() == Kind::int8 || d.kind() == Kind::int16 || d.kind() == Kind::int32 || d.kind() == Kind::int64;
 }
 
-/// A one-array spec: "const T *x".
-ReductionSpec one_array(const std::string& what, const Array& array) {
-    if (array.dtype().is_struct()) throw ArgumentError("array", fmt::format("{}: struct arrays cannot be reduced", what));
+/// A spec reading the source's arguments.
+ReductionSpec one_array(const std::string& what, const detail::ReductionSource& source) {
     ReductionSpec spec;
     spec.what = what;
-    spec.arguments = {CArgument{"x", array.dtype(), true, true, detail::c_type_name(array.dtype())}};
+    spec.arguments = source.arguments;
     return spec;
+}
+
+/// `text` with every "x[i]" replaced by the source's element.
+std::string at_element(std::string text, const detail::ReductionSource& source) {
+    if (source.element == "x[i]") return text;
+    for (std::size_t at = text.find("x[i]"); at != std::string::npos; at = text.find("x[i]", at + source.element.size()))
+        text.replace(at, 4, source.element);
+    return text;
 }
 
 /// ReductionSpec::value_code for a one-array map that reads `x[i]` only: the map with the element's
@@ -126,17 +134,17 @@ DType sum_dtype(const DType& d) {
 }
 
 /// sum / prod / mean: `op` "add" or "mul"; `mean` divides by the count.
-Array arithmetic(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype,
-                 bool multiply, bool mean, const char* what) {
+Array arithmetic(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options,
+                 const std::optional<DType>& dtype, bool multiply, bool mean, const char* what) {
     DType result = dtype ? *dtype
-                         : (mean ? (is_float(array.dtype()) || is_complex(array.dtype()) ? array.dtype() : DType(Kind::float64))
-                                 : sum_dtype(array.dtype()));
+                         : (mean ? (is_float(source.dtype) || is_complex(source.dtype) ? source.dtype : DType(Kind::float64))
+                                 : sum_dtype(source.dtype));
     if (result.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
     const DType acc = result.kind() == Kind::float16 ? DType(Kind::float32) : result;
-    const ReductionSpec& built = cached(fmt::format("{} {} {}", what, array.dtype().name(), result.name()), [&] {
-        ReductionSpec spec = one_array(what, array);
+    const ReductionSpec& built = cached(fmt::format("{} {} {}{}", what, source.dtype.name(), result.name(), source.key), [&] {
+        ReductionSpec spec = one_array(what, source);
         Globals globals;
-        const std::string map = load_as(array.dtype(), "x[i]", acc, "load", globals);
+        const std::string map = load_as(source.dtype, source.element, acc, "load", globals);
         // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
         std::string reduce = detail::wrapping_arithmetic(acc, multiply ? '*' : '+', "a", "b");
         if (is_complex(acc)) {
@@ -164,12 +172,12 @@ Array arithmetic(const Queue& queue, const Array& array, const ReduceOptions& op
         spec.acc_ctype = detail::compute_ctype(acc);
         spec.acc_size = acc.itemsize();
         spec.result = result;
-        spec.code = detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce, map, finish, result,
-                                           globals, what);
-        spec.value_code = value_code(array.dtype(), map);
+        spec.code = source.code + detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce, map,
+                                                         finish, result, globals, what);
+        if (source.plain) spec.value_code = value_code(source.dtype, map);
         return spec;
     });
-    return detail::run_reduction(queue, built, {array}, options);
+    return detail::run_reduction(queue, built, source.operands, options);
 }
 
 std::string int_limit(const DType& d, bool maximum) {
@@ -224,11 +232,11 @@ std::string element_value(const DType& d) {
     return "x[i]";
 }
 
-Array extremum(const Queue& queue, const Array& array, const ReduceOptions& options, bool maximum) {
+Array extremum(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options, bool maximum) {
     const char* what = maximum ? "max" : "min";
-    const DType d = array.dtype();
-    const ReductionSpec& built = cached(fmt::format("{} {}", what, d.name()), [&] {
-        ReductionSpec spec = one_array(what, array);
+    const DType d = source.dtype;
+    const ReductionSpec& built = cached(fmt::format("{} {}{}", what, d.name(), source.key), [&] {
+        ReductionSpec spec = one_array(what, source);
         spec.acc_ctype = detail::compute_ctype(d);
         spec.acc_size = d.kind() == Kind::float16 ? 4 : d.itemsize();
         spec.result = d;
@@ -236,22 +244,22 @@ Array extremum(const Queue& queue, const Array& array, const ReduceOptions& opti
         // NaN propagates: a NaN operand wins (the left one when both are).
         const std::string reduce = maximum ? "kjarni_nan(a) ? a : (kjarni_nan(b) ? b : (kjarni_less(a, b) ? b : a))"
                                            : "kjarni_nan(a) ? a : (kjarni_nan(b) ? b : (kjarni_less(b, a) ? b : a))";
-        spec.code = detail::reduction_code(spec.arguments, comparisons(d), extreme(d, !maximum), reduce, element_value(d),
-                                           "a", d, {}, what);
-        spec.value_code = value_code(d, element_value(d));
+        spec.code = source.code + detail::reduction_code(spec.arguments, comparisons(d), extreme(d, !maximum), reduce,
+                                                         at_element(element_value(d), source), "a", d, {}, what);
+        if (source.plain) spec.value_code = value_code(d, element_value(d));
         return spec;
     });
-    return detail::run_reduction(queue, built, {array}, options);
+    return detail::run_reduction(queue, built, source.operands, options);
 }
 
 /// argmin / argmax; with `indices` (an int64 array of the values' shape) the position reported for
 /// each element is the index found there instead of its own (combining the parts of a MultiArray).
-Array arg_extremum(const Queue& queue, const Array& array, const ReduceOptions& options, bool maximum,
+Array arg_extremum(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options, bool maximum,
                    const Array* indices = nullptr) {
     const char* what = maximum ? "argmax" : "argmin";
-    const DType d = array.dtype();
-    const ReductionSpec& built = cached(fmt::format("{} {}{}", what, d.name(), indices ? " indexed" : ""), [&] {
-        ReductionSpec spec = one_array(what, array);
+    const DType d = source.dtype;
+    const ReductionSpec& built = cached(fmt::format("{} {}{}{}", what, d.name(), indices ? " indexed" : "", source.key), [&] {
+        ReductionSpec spec = one_array(what, source);
         if (indices) spec.arguments.push_back(CArgument{"g", DType(Kind::int64), true, true, "int64_t"});
         const std::string v = detail::compute_ctype(d);
         spec.acc_ctype = "kjarni_arg_t";
@@ -272,22 +280,28 @@ Array arg_extremum(const Queue& queue, const Array& array, const ReduceOptions& 
     }}
     )",
                         v, maximum ? "b.v" : "a.v", maximum ? "a.v" : "b.v");
-        spec.code = detail::reduction_code(spec.arguments, preamble,
-                                           fmt::format("kjarni_arg_make({}, (int64_t)0x7fffffffffffffffL)", extreme(d, !maximum)),
-                                           "kjarni_arg_pick(a, b)",
-                                           fmt::format("kjarni_arg_make({}, {})", element_value(d), indices ? "g[i]" : "(int64_t)i"),
-                                           "a.i", DType(Kind::int64), {}, what);
+        spec.code = source.code + detail::reduction_code(
+                                      spec.arguments, preamble,
+                                      fmt::format("kjarni_arg_make({}, (int64_t)0x7fffffffffffffffL)", extreme(d, !maximum)),
+                                      "kjarni_arg_pick(a, b)",
+                                      fmt::format("kjarni_arg_make({}, {})", at_element(element_value(d), source),
+                                                  indices ? "g[i]" : "(int64_t)i"),
+                                      "a.i", DType(Kind::int64), {}, what);
         return spec;
     });
-    if (indices) return detail::run_reduction(queue, built, {array, *indices}, options);
-    return detail::run_reduction(queue, built, {array}, options);
+    if (indices) {
+        std::vector<Operand> operands = source.operands;
+        operands.emplace_back(*indices);
+        return detail::run_reduction(queue, built, operands, options);
+    }
+    return detail::run_reduction(queue, built, source.operands, options);
 }
 
-Array logical(const Queue& queue, const Array& array, const ReduceOptions& options, bool all) {
+Array logical(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options, bool all) {
     const char* what = all ? "all" : "any";
-    const DType d = array.dtype();
-    const ReductionSpec& built = cached(fmt::format("{} {}", what, d.name()), [&] {
-        ReductionSpec spec = one_array(what, array);
+    const DType d = source.dtype;
+    const ReductionSpec& built = cached(fmt::format("{} {}{}", what, d.name(), source.key), [&] {
+        ReductionSpec spec = one_array(what, source);
         std::string truth;
         if (is_complex(d)) truth = "(x[i].x != 0 || x[i].y != 0)";
         else if (d.kind() == Kind::float16) truth = "((x[i] & 0x7fff) != 0)";
@@ -295,41 +309,42 @@ Array logical(const Queue& queue, const Array& array, const ReduceOptions& optio
         spec.acc_ctype = "uint8_t";
         spec.acc_size = 1;
         spec.result = Kind::bool_;
-        spec.code = detail::reduction_code(spec.arguments, "", all ? "(uint8_t)1" : "(uint8_t)0", all ? "a & b" : "a | b",
-                                           "(uint8_t)" + truth, "a", Kind::bool_, {}, what);
+        spec.code = source.code + detail::reduction_code(spec.arguments, "", all ? "(uint8_t)1" : "(uint8_t)0",
+                                                         all ? "a & b" : "a | b", "(uint8_t)" + at_element(truth, source), "a",
+                                                         Kind::bool_, {}, what);
         return spec;
     });
-    return detail::run_reduction(queue, built, {array}, options);
+    return detail::run_reduction(queue, built, source.operands, options);
 }
 
 }  // namespace
 
 Array sum(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
-    return arithmetic(queue, array, options, dtype, false, false, "sum");
+    return arithmetic(queue, detail::array_source("sum", array), options, dtype, false, false, "sum");
 }
 Array prod(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
-    return arithmetic(queue, array, options, dtype, true, false, "prod");
+    return arithmetic(queue, detail::array_source("prod", array), options, dtype, true, false, "prod");
 }
 Array mean(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
-    return arithmetic(queue, array, options, dtype, false, true, "mean");
+    return arithmetic(queue, detail::array_source("mean", array), options, dtype, false, true, "mean");
 }
 Array min(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return extremum(queue, array, options, false);
+    return extremum(queue, detail::array_source("min", array), options, false);
 }
 Array max(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return extremum(queue, array, options, true);
+    return extremum(queue, detail::array_source("max", array), options, true);
 }
 Array argmin(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return arg_extremum(queue, array, options, false);
+    return arg_extremum(queue, detail::array_source("argmin", array), options, false);
 }
 Array argmax(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return arg_extremum(queue, array, options, true);
+    return arg_extremum(queue, detail::array_source("argmax", array), options, true);
 }
 Array any(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return logical(queue, array, options, false);
+    return logical(queue, detail::array_source("any", array), options, false);
 }
 Array all(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return logical(queue, array, options, true);
+    return logical(queue, detail::array_source("all", array), options, true);
 }
 
 Array dot(const Queue& queue, const Array& a, const Array& b, const std::optional<Array>& out) {
@@ -562,7 +577,7 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
                 indices.slice(std::vector<Slice>{Slice{at, at + 1}})
                     .set(q0, whole_indices(local.get(qk), partition.parts[k], shape, reduced).reshape(row_dims));
             }
-            result = arg_extremum(q0, values, combine, maximum, &indices);
+            result = arg_extremum(q0, detail::array_source(maximum ? "argmax" : "argmin", values), combine, maximum, &indices);
             keep.push_back(indices);
             break;
         }
@@ -572,5 +587,32 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
     if (options.out) return *options.out;
     return options.keepdims ? *result : result->reshape(std::vector<std::ptrdiff_t>(result_shape.begin(), result_shape.end()));
 }
+
+namespace detail {
+
+ReductionSource array_source(const std::string& what, const Array& array) {
+    if (array.dtype().is_struct()) throw ArgumentError("array", fmt::format("{}: struct arrays cannot be reduced", what));
+    ReductionSource source;
+    source.dtype = array.dtype();
+    source.arguments = {CArgument{"x", array.dtype(), true, true, c_type_name(array.dtype())}};
+    source.operands = {array};
+    return source;
+}
+
+Array reduce_arithmetic(const Queue& queue, const ReductionSource& source, const ReduceOptions& options,
+                        const std::optional<DType>& dtype, bool multiply, bool mean, const char* what) {
+    return arithmetic(queue, source, options, dtype, multiply, mean, what);
+}
+Array reduce_extremum(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, bool maximum) {
+    return extremum(queue, source, options, maximum);
+}
+Array reduce_arg_extremum(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, bool maximum) {
+    return arg_extremum(queue, source, options, maximum);
+}
+Array reduce_logical(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, bool all) {
+    return logical(queue, source, options, all);
+}
+
+}  // namespace detail
 
 }  // namespace kjarni

@@ -9,6 +9,7 @@
 #include "algorithms/device_code.hpp"
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/reduction_nan_support.hpp"
+#include "algorithms/reduction_source.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/reduction.hpp"
 
@@ -37,17 +38,20 @@ std::string ddof_literal(double v, const DType& real) {
 }
 
 /// var / std / nanvar / nanstd.
-Array variance(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
+Array variance(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options, double ddof,
                const std::optional<DType>& dtype, bool root, bool skip_nan) {
     const std::string what = fmt::format("{}{}", skip_nan ? "nan" : "", root ? "std" : "var");
-    const DType d = array.dtype();
+    const DType d = source.dtype;
     const DType computed = moments_dtype(d, dtype, what.c_str());
     const DType result = is_complex(computed) ? real_for(computed) : computed;
     const DType t = computed.kind() == Kind::float16 ? DType(Kind::float32) : computed;
     const DType r = is_complex(t) ? real_for(t) : t;
-    const std::string key = fmt::format("{} {} {} {}", what, d.name(), computed.name(), ddof_literal(ddof, DType(Kind::float64)));
+    const std::string key =
+        fmt::format("{} {} {} {}{}", what, d.name(), computed.name(), ddof_literal(ddof, DType(Kind::float64)), source.key);
     const ReductionSpec& built = detail::cached_spec(key, [&] {
-        ReductionSpec spec = detail::one_array_spec(what, d);
+        ReductionSpec spec;
+        spec.what = what;
+        spec.arguments = source.arguments;
         const std::string tc = detail::compute_ctype(t);
         const std::string rc = detail::compute_ctype(r);
         std::string merge;
@@ -78,7 +82,7 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
 }}
 )",
                                                  tc, rc, merge);
-        const std::string v = detail::element_as(d, d);
+        const std::string v = detail::convert_value(detail::load_value(source.element, d), d, d);
         const std::string value = detail::convert_value(v, d, t);
         const std::string map = skip_nan ? fmt::format("({} ? kj_moments_of({}, 0) : kj_moments_of({}, 1))", detail::nan_test(v, d), zero, value)
                                          : fmt::format("kj_moments_of({}, 1)", value);
@@ -88,28 +92,28 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
         spec.acc_ctype = "kj_moments_t";
         spec.acc_size = 32;  // at least sizeof(kj_moments_t) for every type (complex128: 32)
         spec.result = result;
-        spec.code = detail::reduction_code(spec.arguments, preamble, fmt::format("kj_moments_of({}, 0)", zero),
-                                           "kj_moments_merge(a, b)", map, finish, result, {}, what);
+        spec.code = source.code + detail::reduction_code(spec.arguments, preamble, fmt::format("kj_moments_of({}, 0)", zero),
+                                                         "kj_moments_merge(a, b)", map, finish, result, {}, what);
         return spec;
     });
-    return detail::run_reduction(queue, built, {array}, options);
+    return detail::run_reduction(queue, built, source.operands, options);
 }
 
 }  // namespace
 
 Array var(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof, const std::optional<DType>& dtype) {
-    return variance(queue, array, options, ddof, dtype, false, false);
+    return variance(queue, detail::array_source("var", array), options, ddof, dtype, false, false);
 }
 Array std(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof, const std::optional<DType>& dtype) {
-    return variance(queue, array, options, ddof, dtype, true, false);
+    return variance(queue, detail::array_source("std", array), options, ddof, dtype, true, false);
 }
 Array nanvar(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
              const std::optional<DType>& dtype) {
-    return variance(queue, array, options, ddof, dtype, false, holds_nan(array.dtype()));
+    return variance(queue, detail::array_source("nanvar", array), options, ddof, dtype, false, holds_nan(array.dtype()));
 }
 Array nanstd(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
              const std::optional<DType>& dtype) {
-    return variance(queue, array, options, ddof, dtype, true, holds_nan(array.dtype()));
+    return variance(queue, detail::array_source("nanstd", array), options, ddof, dtype, true, holds_nan(array.dtype()));
 }
 
 Array nanmean(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
@@ -144,6 +148,11 @@ FUNCTION INLINE kj_nansum_t kj_nansum_add(kj_nansum_t a, kj_nansum_t b) {{ retur
         return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);
+}
+
+Array detail::reduce_variance(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, double ddof,
+                              const std::optional<DType>& dtype, bool root) {
+    return variance(queue, source, options, ddof, dtype, root, false);
 }
 
 }  // namespace kjarni

@@ -1,0 +1,120 @@
+// Reductions fused with expressions, and expressions that use reductions (kjarni/fusion.hpp), on
+// the first device of every available API, beside the same work unfused in kjarni (the peers'
+// figures come from bench/peers/fusion_peers.py, run in the same device call):
+//   sum_axpb_fused     sum(a * x + b), a scalar, x and b n float32: one kernel (reads x, b)
+//   sum_axpb_unfused   evaluate(a * x + b) then sum: two kernels (reads x, b, writes and reads y)
+//   softmax_fused      exp(x - max(x, -1, keepdims)) / sum(..., -1, keepdims) of (rows, cols)
+//                      float32 written with kjarni's operations: one kernel (reads x, writes y)
+//   softmax_unfused    the same with eager reductions: max, exp, sum, division (four kernels)
+//   layernorm_fused    (x - mean(x)) / sqrt(var(x) + 1e-5) * gamma + beta along the last axis:
+//                      one kernel (reads x, gamma, beta, writes y)
+//   layernorm_unfused  mean, var, then the expression (three kernels)
+// GB/s counts the useful bytes (each array read once, the result written once: for sum 8n, for
+// softmax and layer normalisation 8 rows cols), so the figures compare with a copy's bandwidth and
+// with the peers'. Sizes: n = 2^KJARNI_BENCH_FUSION_LOG2 (default 28), (rows, cols) =
+// (2^KJARNI_BENCH_FUSION_ROWS_LOG2 (default 16), 4096). Each iteration enqueues 10 operations,
+// then waits. On the GPU machine, beside PyTorch and CuPy:
+//
+//   build/bench/kjarni_bench_fusion --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true
+//       --benchmark_report_aggregates_only=true
+//   python3 bench/peers/fusion_peers.py --repetitions 7
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "kjarni/fusion.hpp"
+#include "kjarni/kjarni.hpp"
+
+namespace {
+
+constexpr int batch = 10;
+constexpr std::size_t cols = 4096;
+
+std::size_t from_env(const char* name, int fallback) {
+    const char* value = std::getenv(name);
+    const int log2 = value != nullptr && std::atoi(value) > 0 ? std::atoi(value) : fallback;
+    return std::size_t{1} << log2;
+}
+
+struct Setup {
+    kjarni::Queue queue;
+    kjarni::Array x, b;             // n
+    kjarni::Array m, out, gamma, beta;  // (rows, cols), cols
+};
+
+std::shared_ptr<Setup> make_setup(const kjarni::Api& api, std::size_t n, std::size_t rows) {
+    auto context = kjarni::Context::from_criteria(api);
+    kjarni::Queue queue(context.devices()[0]);
+    auto make = [&](std::vector<std::size_t> shape, double value) {
+        const kjarni::Array array = kjarni::Array::empty(queue.device(), shape, kjarni::dtypes::float32);
+        kjarni::fill(queue, array, value);
+        return array;
+    };
+    auto setup = std::make_shared<Setup>(Setup{queue, make({n}, 1.25), make({n}, 0.5), make({rows, cols}, 0.75),
+                                               make({rows, cols}, 0), make({cols}, 1.5), make({cols}, 0.25)});
+    queue.synchronize();
+    return setup;
+}
+
+template <class Work>
+void run(benchmark::State& state, const Setup& s, std::size_t useful_bytes, Work work) {
+    work();  // compiles and warms up outside the timing
+    s.queue.synchronize();
+    for (auto _ : state) {
+        for (int k = 0; k < batch; ++k) work();
+        s.queue.synchronize();
+    }
+    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(useful_bytes) * batch * 1e-9,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    const std::size_t n = from_env("KJARNI_BENCH_FUSION_LOG2", 28);
+    const std::size_t rows = from_env("KJARNI_BENCH_FUSION_ROWS_LOG2", 16);
+    const std::size_t matrix_bytes = rows * cols * sizeof(float);
+    for (const kjarni::Api& api : kjarni::Api::all_available()) {
+        const auto s = make_setup(api, n, rows);
+        const std::string tag = fmt::format("{}/{}", api.shortcut(), s->queue.device().name());
+        auto add = [&](const std::string& name, std::size_t useful, auto work) {
+            benchmark::RegisterBenchmark((name + "/" + tag).c_str(), [s, useful, work](benchmark::State& state) {
+                run(state, *s, useful, work);
+            })->UseRealTime();
+        };
+        kjarni::ReduceOptions each_row;
+        each_row.axes = std::vector<int>{-1};
+        each_row.keepdims = true;
+        add("sum_axpb_fused", 2 * n * sizeof(float), [s] { (void)kjarni::sum(s->queue, 3.0f * s->x + s->b); });
+        add("sum_axpb_unfused", 2 * n * sizeof(float),
+            [s] { (void)kjarni::sum(s->queue, kjarni::evaluate(s->queue, 3.0f * s->x + s->b)); });
+        add("softmax_fused", 2 * matrix_bytes, [s] {
+            const kjarni::Expr e = kjarni::exp(s->m - kjarni::max(s->m, -1, true));
+            kjarni::assign(s->queue, s->out, e / kjarni::sum(e, -1, true));
+        });
+        add("softmax_unfused", 2 * matrix_bytes, [s, each_row] {
+            const kjarni::Array e = kjarni::evaluate(s->queue, kjarni::exp(s->m - kjarni::max(s->queue, s->m, each_row)));
+            kjarni::assign(s->queue, s->out, e / kjarni::sum(s->queue, e, each_row));
+        });
+        add("layernorm_fused", 2 * matrix_bytes, [s] {
+            const kjarni::Expr centred = s->m - kjarni::mean(s->m, -1, true);
+            kjarni::assign(s->queue, s->out, centred / kjarni::sqrt(kjarni::var(s->m, -1, true) + 1e-5f) * s->gamma + s->beta);
+        });
+        add("layernorm_unfused", 2 * matrix_bytes, [s, each_row] {
+            const kjarni::Array mu = kjarni::mean(s->queue, s->m, each_row);
+            const kjarni::Array sigma2 = kjarni::var(s->queue, s->m, each_row);
+            kjarni::assign(s->queue, s->out, (s->m - mu) / kjarni::sqrt(sigma2 + 1e-5f) * s->gamma + s->beta);
+        });
+        const kjarni::Expr softmax_probe = kjarni::exp(s->m - kjarni::max(s->m, -1, true));
+        fmt::print("{}: softmax plan:\n{}", tag,
+                   kjarni::fusion_plan(s->queue, softmax_probe / kjarni::sum(softmax_probe, -1, true)).describe());
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
