@@ -42,6 +42,8 @@ namespace kjarni::detail {
 
 namespace {
 
+using Kind = DType::Kind;
+
 constexpr std::size_t group_size = 256;  // one work item per digit in the look-back
 constexpr std::size_t max_items = 15;    // odd: blocked reads (stride ITEMS words) hit distinct banks
 constexpr std::size_t max_count = (std::size_t{1} << 30) - 1;
@@ -50,10 +52,6 @@ struct OnesweepShape {
     std::size_t key_bytes = 4;
     std::size_t value_bytes = 0;  // 0: keys only
     std::size_t items = max_items;
-    // kjarni_to_key / kjarni_from_key for fused ends (key_functions()), and their key_class();
-    // empty: keys in, keys out.
-    std::string key_functions;
-    std::string key_class;
 
     std::size_t tile() const { return group_size * items; }
     std::size_t passes() const { return key_bytes; }
@@ -61,10 +59,56 @@ struct OnesweepShape {
         // staged tile, 16-bit counters (18 per work item with the padding), totals, hist/base/start.
         return tile() * (key_bytes + value_bytes) + 18 * group_size * 2 + group_size * 4 + 3 * 256 * 4 + 16;
     }
-    std::string key() const {
-        return fmt::format("onesweep key={} value={} items={} class={}", key_bytes, value_bytes, items, key_class);
-    }
+    std::string key() const { return fmt::format("onesweep key={} value={} items={}", key_bytes, value_bytes, items); }
 };
+
+// The element-to-key transforms (key_functions()) of every dtype of one width, chosen at run
+// time by a kind code that is the same for a whole launch: one kernel per key width and value
+// width rather than one per dtype and mode (each is a compilation, seconds on PoCL).
+enum KeyKindCode : std::uint32_t { keys_as_they_are = 0, bool_keys = 1, signed_keys = 2, float_exact = 3, float_canonical = 4 };
+
+std::string renamed(std::string code, std::uint32_t kind) {
+    for (const std::string name : {"kjarni_to_key(", "kjarni_from_key("}) {
+        const std::string to = name.substr(0, name.size() - 1) + fmt::format("_{}(", kind);
+        for (std::size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + to.size()))
+            code.replace(at, name.size(), to);
+    }
+    return code;
+}
+
+std::string key_transforms(std::size_t key_bytes) {
+    const DType signed_dtype = key_bytes == 1 ? DType(Kind::int8) : key_bytes == 2 ? DType(Kind::int16)
+                                              : key_bytes == 4 ? DType(Kind::int32) : DType(Kind::int64);
+    std::string s = renamed(key_functions(signed_dtype, FloatKeys::exact, "sort"), signed_keys);
+    std::string to = "        case 2: return kjarni_to_key_2(u);\n";
+    std::string from = "        case 2: return kjarni_from_key_2(k);\n";
+    if (key_bytes == 1) {
+        s += renamed(key_functions(DType(Kind::bool_), FloatKeys::exact, "sort"), bool_keys);
+        to += "        case 1: return kjarni_to_key_1(u);\n";
+    } else {
+        const DType float_dtype = key_bytes == 2 ? DType(Kind::float16) : key_bytes == 4 ? DType(Kind::float32) : DType(Kind::float64);
+        s += renamed(key_functions(float_dtype, FloatKeys::exact, "sort"), float_exact);
+        s += renamed(key_functions(float_dtype, FloatKeys::canonical, "sort"), float_canonical);
+        to += "        case 3: return kjarni_to_key_3(u);\n        case 4: return kjarni_to_key_4(u);\n";
+        from += "        case 3: return kjarni_from_key_3(k);\n";
+    }
+    s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u, uint32_t kind) {\n    switch (kind) {\n" + to +
+         "        default: return u;\n    }\n}\n";
+    s += "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k, uint32_t kind) {\n    switch (kind) {\n" + from +
+         "        default: return k;\n    }\n}\n";
+    return s;
+}
+
+/// The kind code of `dtype`'s keys (key_functions() first, for its errors on complex and struct dtypes).
+std::uint32_t key_kind_code(const DType& dtype, FloatKeys mode, const std::string& what) {
+    key_functions(dtype, mode, what);
+    switch (dtype.kind()) {
+        case Kind::bool_: return bool_keys;
+        case Kind::int8: case Kind::int16: case Kind::int32: case Kind::int64: return signed_keys;
+        case Kind::float16: case Kind::float32: case Kind::float64: return mode == FloatKeys::exact ? float_exact : float_canonical;
+        default: return keys_as_they_are;
+    }
+}
 
 std::string common_code(const OnesweepShape& r) {
     std::string s = algorithm_helpers();
@@ -72,9 +116,7 @@ std::string common_code(const OnesweepShape& r) {
                      r.value_bytes ? key_ctype(r.value_bytes) : "uint32_t");
     s += fmt::format("#define KJARNI_G {}\n#define KJARNI_ITEMS {}\n#define KJARNI_TILE {}\n#define KJARNI_PASSES {}\n",
                      group_size, r.items, r.tile(), r.passes());
-    s += r.key_functions.empty() ? "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) { return u; }\n"
-                                   "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k) { return k; }\n"
-                                 : r.key_functions;
+    s += key_transforms(r.key_bytes);
     s += R"(#define KJARNI_DIGIT(key, shift) ((uint32_t)((key) >> (shift)) & 255u)
 #ifdef KJARNI_CUDA_API
 #define KJARNI_LOCAL_INC(p) atomicAdd((unsigned int*)(p), 1u)
@@ -92,7 +134,7 @@ std::string common_code(const OnesweepShape& r) {
 std::string histogram_source(const OnesweepShape& r) {
     std::string s = common_code(r);
     s += R"(KERNEL void kjarni_onesweep_histogram(GLOBAL_MEM const KJARNI_KEY* keys, uint64_t keys_offset, GLOBAL_MEM uint32_t* hist,
-    uint32_t n)
+    uint32_t n, uint32_t key_kind)
 {
     LOCAL_MEM_DECL uint32_t h[KJARNI_PASSES * 256];
     const uint32_t lid = (uint32_t)get_local_id(0);
@@ -100,7 +142,7 @@ std::string histogram_source(const OnesweepShape& r) {
     LOCAL_BARRIER;
     const uint32_t stride = (uint32_t)get_num_groups(0) * KJARNI_G;
     for (uint32_t p = (uint32_t)get_group_id(0) * KJARNI_G + lid; p < n; p += stride) {
-        const KJARNI_KEY key = kjarni_to_key(keys[keys_offset + p]);
+        const KJARNI_KEY key = kjarni_to_key(keys[keys_offset + p], key_kind);
         for (uint32_t pass = 0; pass < KJARNI_PASSES; ++pass) KJARNI_LOCAL_INC(&h[pass * 256 + KJARNI_DIGIT(key, 8 * pass)]);
     }
     LOCAL_BARRIER;
@@ -123,9 +165,9 @@ std::string pass_source(const OnesweepShape& r) {
     s += R"(KERNEL void kjarni_onesweep_pass(GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM const KJARNI_VALUE* values,
     GLOBAL_MEM KJARNI_KEY* keys_out, GLOBAL_MEM KJARNI_VALUE* values_out, GLOBAL_MEM uint32_t* scratch,
     GLOBAL_MEM uint32_t* status, uint32_t n, uint32_t pass, uint64_t keys_offset, uint32_t first, uint32_t last,
-    GLOBAL_MEM int64_t* positions_out, uint64_t out_offset)
+    GLOBAL_MEM int64_t* positions_out, uint64_t out_offset, uint32_t key_kind)
 {
-    // first: `keys` are the elements from keys_offset on, made keys here, and the values are
+    // first: `keys` are the elements from keys_offset on, made keys here (key_kind), and the values are
     // their positions. last 1: keys_out gets the elements back (kjarni_from_key) from out_offset
     // on, no values; last 2: positions_out gets the values as int64 from out_offset on, no keys.
     LOCAL_MEM_DECL KJARNI_KEY skeys[KJARNI_TILE];
@@ -155,7 +197,7 @@ std::string pass_source(const OnesweepShape& r) {
 )";
     s += if_values("        KJARNI_VALUE value = 0;\n");
     s += R"(        if (q < count) {
-            key = first ? kjarni_to_key(keys[keys_offset + begin + q]) : keys[begin + q];
+            key = first ? kjarni_to_key(keys[keys_offset + begin + q], key_kind) : keys[begin + q];
 )";
     s += if_values("            value = first ? (KJARNI_VALUE)(begin + q) : values[begin + q];\n");
     s += R"(            KJARNI_LOCAL_INC(&hist[KJARNI_DIGIT(key, shift)]);
@@ -276,7 +318,7 @@ std::string pass_source(const OnesweepShape& r) {
                 values_out[to] = svalues[q];
             }
 )"
-           : R"(            if (last == 1) keys_out[out_offset + to] = kjarni_from_key(key);
+           : R"(            if (last == 1) keys_out[out_offset + to] = kjarni_from_key(key, key_kind);
             else keys_out[to] = key;
 )";
     s += "        }\n    }\n}\n";
@@ -320,12 +362,16 @@ struct Ends {
     std::uint32_t last = 0;          // 1: the elements from their keys into `out`; 2: the values as int64
     std::optional<KernelArg> out;
     std::uint64_t out_offset = 0;
+    std::uint32_t key_kind = keys_as_they_are;  // the elements' transform to keys and back
 };
 
 RadixResult run_onesweep(const Queue& queue, const OnesweepShape& r, const std::optional<Buffer>& keys,
                          const std::optional<Buffer>& values, std::size_t n, const Ends& ends) {
-    const GeneratedKernel histogram =
-        generated_kernel(queue.device(), r.key(), "kjarni_onesweep_histogram", [&] { return histogram_source(r); });
+    OnesweepShape keys_only = r;  // the histogram's kernel does not depend on the values
+    keys_only.value_bytes = 0;
+    keys_only.items = 1;
+    const GeneratedKernel histogram = generated_kernel(queue.device(), keys_only.key(), "kjarni_onesweep_histogram",
+                                                       [&] { return histogram_source(keys_only); });
     const GeneratedKernel pass =
         generated_kernel(queue.device(), r.key(), "kjarni_onesweep_pass", [&] { return pass_source(r); });
     for (const GeneratedKernel* k : {&histogram, &pass})
@@ -359,7 +405,7 @@ RadixResult run_onesweep(const Queue& queue, const OnesweepShape& r, const std::
         const std::size_t global[1] = {groups * group_size};
         const std::size_t local[1] = {group_size};
         const KernelArg args[] = {input_arg, pack(input_offset, LaunchTarget{}), pack(scratch, LaunchTarget{}),
-                                  pack(n32, LaunchTarget{})};
+                                  pack(n32, LaunchTarget{}), pack(ends.key_kind, LaunchTarget{})};
         launch(queue, histogram, global, local, args);
     }
     const std::size_t global[1] = {tiles * group_size};
@@ -385,7 +431,8 @@ RadixResult run_onesweep(const Queue& queue, const OnesweepShape& r, const std::
                                   pack(std::uint32_t{first}, LaunchTarget{}),
                                   pack(last, LaunchTarget{}),
                                   positions_out,
-                                  pack(ends.out_offset, LaunchTarget{})};
+                                  pack(ends.out_offset, LaunchTarget{}),
+                                  pack(ends.key_kind, LaunchTarget{})};
         launch(queue, pass, global, local, args);
         std::swap(current_keys, next_keys);
         if (r.value_bytes) std::swap(*current_values, *next_values);
@@ -407,10 +454,9 @@ void onesweep_sort_elements(const Queue& queue, const Array& input, const Array&
     const bool positions = output == OnesweepOutput::positions;
     const char* what = positions ? "argsort" : "sort";
     const FloatKeys mode = positions ? FloatKeys::canonical : FloatKeys::exact;
-    OnesweepShape r = shape_for(queue, input.dtype().itemsize(), positions ? 4 : 0);
-    r.key_functions = key_functions(input.dtype(), mode, what);
-    r.key_class = key_class(input.dtype(), mode);
+    const OnesweepShape r = shape_for(queue, input.dtype().itemsize(), positions ? 4 : 0);
     Ends ends;
+    ends.key_kind = key_kind_code(input.dtype(), mode, what);
     ends.input = whole_allocation(input);
     ends.input_offset = static_cast<std::uint64_t>(element_offset(input, "array"));
     ends.last = positions ? 2 : 1;

@@ -1,6 +1,7 @@
-// The multi-pass LSD radix sort. Keys are cut into 4-bit digits, least significant first; each
-// digit takes three launches, none of which waits for another work group (OpenCL gives no
-// forward-progress guarantee between groups):
+// The multi-pass LSD radix sort, and radix_sort's choice between it and the onesweep sort
+// (sort_onesweep.cpp, used where it is safe: see onesweep_supported()). Keys are cut into 4-bit
+// digits, least significant first; each digit takes three launches, none of which waits for
+// another work group (OpenCL gives no forward-progress guarantee between groups):
 //
 // - histogram: one work group per tile of G x ITEMS consecutive positions counts the tile's
 //   digits (local atomics) into counts[digit * tiles + tile] (digit-major, so that an exclusive
