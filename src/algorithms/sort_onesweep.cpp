@@ -340,7 +340,9 @@ OnesweepShape shape_for(const Queue& queue, std::size_t key_bytes, std::size_t v
     OnesweepShape r;
     r.key_bytes = key_bytes;
     r.value_bytes = value_bytes;
-    const std::size_t local = queue.device().params().local_mem_size;
+    // At most 48 KiB, CUDA's limit for static shared memory, also where the device has more (PoCL):
+    // a source generated for any device then compiles for every one (the suite's NVRTC cross-check).
+    const std::size_t local = std::min<std::size_t>(queue.device().params().local_mem_size, 48 * 1024);
     while (r.items > 1 && r.local_bytes() > local) r.items -= 2;  // odd counts only
     return r;
 }
