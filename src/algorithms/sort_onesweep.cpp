@@ -356,14 +356,34 @@ bool runs_groups_to_completion(const Queue& queue) {
     return device.params().type == DeviceType::cpu && device.platform().name() == "Portable Computing Language";
 }
 
+struct OnesweepKernels {
+    GeneratedKernel histogram;
+    GeneratedKernel pass;
+};
+
+/// The two kernels of a shape (compiled once per context); the histogram's does not depend on the
+/// values, so sort and argsort share it.
+OnesweepKernels kernels_for(const Queue& queue, const OnesweepShape& r) {
+    OnesweepShape keys_only = r;
+    keys_only.value_bytes = 0;
+    keys_only.items = 1;
+    return {generated_kernel(queue.device(), keys_only.key(), "kjarni_onesweep_histogram",
+                             [&] { return histogram_source(keys_only); }),
+            generated_kernel(queue.device(), r.key(), "kjarni_onesweep_pass", [&] { return pass_source(r); })};
+}
+
 }  // namespace
 
 bool onesweep_supported(const Queue& queue, std::size_t n, std::size_t key_bytes, std::size_t value_bytes) {
     if (n > max_count || (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)) return false;
+    if (key_bytes != 1 && key_bytes != 2 && key_bytes != 4 && key_bytes != 8) return false;  // complex128: refused later
     const DeviceParameters& params = queue.device().params();
     if (params.max_total_local_size < group_size) return false;
-    if (shape_for(queue, key_bytes, value_bytes).local_bytes() > params.local_mem_size) return false;
-    return runs_groups_to_completion(queue);
+    const OnesweepShape r = shape_for(queue, key_bytes, value_bytes);
+    if (r.local_bytes() > params.local_mem_size || !runs_groups_to_completion(queue)) return false;
+    // A device may take fewer work items per group for these kernels than for others (registers).
+    const OnesweepKernels k = kernels_for(queue, r);
+    return k.histogram.max_local_size >= group_size && k.pass.max_local_size >= group_size;
 }
 
 namespace {
@@ -380,13 +400,9 @@ struct Ends {
 
 RadixResult run_onesweep(const Queue& queue, const OnesweepShape& r, const std::optional<Buffer>& keys,
                          const std::optional<Buffer>& values, std::size_t n, const Ends& ends) {
-    OnesweepShape keys_only = r;  // the histogram's kernel does not depend on the values
-    keys_only.value_bytes = 0;
-    keys_only.items = 1;
-    const GeneratedKernel histogram = generated_kernel(queue.device(), keys_only.key(), "kjarni_onesweep_histogram",
-                                                       [&] { return histogram_source(keys_only); });
-    const GeneratedKernel pass =
-        generated_kernel(queue.device(), r.key(), "kjarni_onesweep_pass", [&] { return pass_source(r); });
+    const OnesweepKernels kernels = kernels_for(queue, r);
+    const GeneratedKernel& histogram = kernels.histogram;
+    const GeneratedKernel& pass = kernels.pass;
     for (const GeneratedKernel* k : {&histogram, &pass})
         if (k->max_local_size < group_size)
             throw UnsupportedError(fmt::format("sort: the device takes at most {} work items per group for the onesweep "

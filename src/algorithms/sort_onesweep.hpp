@@ -22,8 +22,8 @@ namespace kjarni::detail {
 /// every GPU (CUDA devices, OpenCL GPUs) and on PoCL's CPU devices (a work group is one call on a
 /// worker thread, run to its end). Elsewhere (other OpenCL CPU or accelerator implementations,
 /// whose scheduling of groups is not known) the multi-pass sort is used. Also needed: 256 work items
-/// per group, the tile in local memory, and n < 2^30 (a tile's status is a 2-bit flag and a 30-bit
-/// count in one 32-bit word).
+/// per group for both kernels (which this compiles, once per context, to ask), the tile in local
+/// memory, and n < 2^30 (a tile's status is a 2-bit flag and a 30-bit count in one 32-bit word).
 bool onesweep_supported(const Queue& queue, std::size_t n, std::size_t key_bytes, std::size_t value_bytes);
 
 /// Sorts `n` keys (unsigned integers of `key_bytes` bytes) stably, carrying `values` (4 or 8
