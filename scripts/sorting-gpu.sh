@@ -7,7 +7,7 @@
 # on the host before the timings (KJARNI_SORT_CHECK=0 skips it). With the check and 5 repetitions
 # the call takes about 5 minutes on an H200 (build 1, check 1, peers 0.5, benchmark 2.5).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
