@@ -7,8 +7,15 @@
 //   argsort_float32        stable argsort of the float32 keys (int64 positions)
 //   argsort_uint32         stable argsort of the uint32 keys
 //   boolean_index_float32  x[mask] with a random mask of 50% true (the count read back)
+//   overlap_set_float32    a[1:].set(a[:-1]) on n float32: overlapping views of one allocation, so
+//                          the source goes through a temporary (every byte moved twice; issue 38
+//                          asks for at least 45% of `copy`'s Gkeys/s)
+//   overlap_assign_float32 assign(a[1:], a[:-1]), the expression road to the same result
 // Gkeys/s = n / time for every case. n = 2^KJARNI_BENCH_SORT_LOG2 keys (default 28; give a small
-// value on CPU devices). Each iteration enqueues `batch` operations then waits.
+// value on CPU devices). Each iteration enqueues `batch` operations then waits. With
+// KJARNI_BENCH_SORT_CHECK=1 the sort and argsort results of both key sets are checked on the host
+// first, on every device (argsort a permutation that orders the keys, equal keys in their
+// original order; sort's values the keys in that order), and a failure ends the run with status 1.
 //
 //   kjarni_bench_sorting --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
 //       --benchmark_report_aggregates_only=true
@@ -45,7 +52,7 @@ std::uint64_t next(std::uint64_t& state) {
 
 struct Setup {
     kjarni::Queue queue;
-    kjarni::Array floats, uints, mask, copy_target;
+    kjarni::Array floats, uints, mask, copy_target, shifted;
 };
 
 std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
@@ -67,7 +74,9 @@ std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
         queue, kjarni::Array::from_host(queue, std::span<const float>(f), {n}),
         kjarni::Array::from_host(queue, std::span<const std::uint32_t>(u), {n}),
         kjarni::Array::from_host(queue, kjarni::HostArray::wrap_bytes(m.data(), n, kjarni::dtypes::bool_, {n})),
+        kjarni::Array::empty(queue.device(), {n}, kjarni::dtypes::float32),
         kjarni::Array::empty(queue.device(), {n}, kjarni::dtypes::float32)});
+    setup->shifted.set(queue, setup->floats);
     queue.synchronize();
     return setup;
 }
@@ -84,6 +93,34 @@ void run(benchmark::State& state, const Setup& s, std::size_t keys, Work work) {
                                                    benchmark::Counter::kIsIterationInvariantRate);
 }
 
+/// The check KJARNI_BENCH_SORT_CHECK asks for, of one key set (no NaNs: < and == are numpy's order).
+template <class T>
+bool check_sorts(const Setup& s, const kjarni::Array& x, const std::string& what) {
+    const std::size_t n = x.size();
+    const std::vector<T> keys = x.get(s.queue).to_vector<T>();
+    const std::vector<std::int64_t> positions = kjarni::argsort(s.queue, x).get(s.queue).to_vector<std::int64_t>();
+    const std::vector<T> sorted = kjarni::sort(s.queue, x).get(s.queue).to_vector<T>();
+    std::vector<bool> seen(n);
+    const auto fail = [&](std::size_t i, const char* why) {
+        fmt::print("check {}: FAILED at position {} of {}: {}\n", what, i, n, why);
+        return false;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t p = positions[i];
+        if (p < 0 || static_cast<std::size_t>(p) >= n || seen[static_cast<std::size_t>(p)]) return fail(i, "not a permutation");
+        seen[static_cast<std::size_t>(p)] = true;
+        const T key = keys[static_cast<std::size_t>(p)];
+        if (i > 0) {
+            const T before = keys[static_cast<std::size_t>(positions[i - 1])];
+            if (key < before) return fail(i, "argsort out of order");
+            if (key == before && positions[i - 1] > p) return fail(i, "argsort not stable");
+        }
+        if (!(sorted[i] == key)) return fail(i, "sort differs from the keys in argsort's order");
+    }
+    fmt::print("check {}: sort and argsort of {} keys ok\n", what, n);
+    return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -92,6 +129,9 @@ int main(int argc, char** argv) {
     for (const kjarni::Api& api : kjarni::Api::all_available()) {
         const auto s = make_setup(api);
         const std::string tag = fmt::format("{}/{}", api.shortcut(), s->queue.device().name());
+        if (std::getenv("KJARNI_BENCH_SORT_CHECK") != nullptr &&
+            !(check_sorts<float>(*s, s->floats, "float32/" + tag) && check_sorts<std::uint32_t>(*s, s->uints, "uint32/" + tag)))
+            return 1;
         auto add = [&](const std::string& name, auto work) {
             benchmark::RegisterBenchmark((name + "/" + tag).c_str(), [s, n, work](benchmark::State& state) {
                 run(state, *s, n, work);
@@ -103,6 +143,12 @@ int main(int argc, char** argv) {
         add("argsort_float32", [s] { kjarni::argsort(s->queue, s->floats); });
         add("argsort_uint32", [s] { kjarni::argsort(s->queue, s->uints); });
         add("boolean_index_float32", [s] { kjarni::boolean_index(s->queue, s->floats, s->mask); });
+        // a[1:] = a[:-1]: n - 1 elements, counted as n (the difference is below the noise).
+        const std::vector<kjarni::Slice> tail{kjarni::Slice{1, std::nullopt, 1}};
+        const std::vector<kjarni::Slice> head{kjarni::Slice{std::nullopt, -1, 1}};
+        add("overlap_set_float32", [s, tail, head] { s->shifted.slice(tail).set(s->queue, s->shifted.slice(head), true); });
+        add("overlap_assign_float32",
+            [s, tail, head] { kjarni::assign(s->queue, s->shifted.slice(tail), kjarni::Expr(s->shifted.slice(head))); });
     }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

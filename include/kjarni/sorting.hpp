@@ -8,11 +8,15 @@
 ///
 /// The sort is a least-significant-digit radix sort of the values' bits turned into unsigned
 /// integers of the same order (floats: the sign bit flipped for non-negative values, every bit for
-/// negative ones), one pass of three kernels per 4-bit digit (a histogram per tile, a scan of the
-/// counts, a stable scatter): 2 passes for 1-byte dtypes, 8 for 4-byte ones, 16 for 8-byte ones. No
-/// work group ever waits for another, so it runs on any OpenCL device as well as through CUDA. It is
-/// stable: argsort gives numpy's `kind="stable"` result exactly (equal values keep their order, -0.0
-/// and 0.0 and every NaN included). Along an axis each row is sorted on its own, by a sort by (row,
+/// negative ones). Flat sorts (and rows when there is one) of fewer than 2^30 elements run the
+/// onesweep sort on GPUs and on PoCL's CPU devices: one kernel per 8-bit digit (1 pass for 1-byte
+/// dtypes, 4 for 4-byte ones, 8 for 8-byte ones) after one kernel that counts every digit, work
+/// groups finding their tile's place by decoupled look-back (a group waits on groups that started
+/// before it, which these devices run to their end). Elsewhere, and for several rows, it is one pass
+/// of three kernels per 4-bit digit (a histogram per tile, a scan of the counts, a stable scatter)
+/// in which no work group ever waits for another, so it runs on any OpenCL device. It is stable:
+/// argsort gives numpy's `kind="stable"` result exactly (equal values keep their order, -0.0 and
+/// 0.0 and every NaN included). Along an axis each row is sorted on its own, by a sort by (row,
 /// value): the row's bits take extra passes (one per 4 bits of the row count).
 ///
 /// Inputs of any layout are accepted (non-contiguous ones are copied first). Results are new

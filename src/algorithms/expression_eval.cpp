@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/c_arguments.hpp"
+#include "algorithms/compaction.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/expression_math.hpp"
@@ -196,7 +197,8 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
         // whose work items run in no fixed order cannot promise; the value goes through a
         // temporary (the same view of an operand is fine: each element is read, then written, by
         // one work item).
-        const Array staged = Array::empty(queue.device(), out.shape(), out.dtype());
+        // (A block of the temporary pool: a fresh allocation of a large array costs more than the copy.)
+        const Array staged = Array::empty(queue.device(), out.shape(), out.dtype(), std::nullopt, 0, detail::temporary_allocator(queue));
         run(queue, staged, expression);
         out.set(queue, staged);
         queue.synchronize();  // `staged` goes now

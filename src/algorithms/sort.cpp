@@ -14,6 +14,7 @@
 #include "algorithms/device_code.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/reduction_types.hpp"
+#include "algorithms/sort_onesweep.hpp"
 #include "algorithms/sort_radix.hpp"
 #include "array/axis.hpp"
 #include "kjarni/array_operations.hpp"
@@ -132,6 +133,10 @@ Array sort(const Queue& queue, const Array& array, std::optional<int> axis) {
     if (r.n == 0) return restore(queue, r, out);
     const bool segmented = r.row_length < r.n;
     const std::size_t kb = r.input.dtype().itemsize();
+    if (!segmented && detail::onesweep_supported(queue, r.n, kb, 0)) {
+        detail::onesweep_sort_elements(queue, r.input, out, detail::OnesweepOutput::sorted);
+        return restore(queue, r, out);
+    }
     const bool wide = detail::needs_wide_indices(r.n);
     detail::RadixResult keys = make_keys(queue, r.input, FloatKeys::exact, segmented, "sort");
     keys = detail::radix_sort(queue, keys.keys, kb, keys.values, wide ? 8 : 4, r.n, r.row_length);
@@ -148,6 +153,10 @@ Array argsort(const Queue& queue, const Array& array, std::optional<int> axis) {
     const Array out = result_array(queue, r, DType(Kind::int64));
     if (r.n == 0) return restore(queue, r, out);
     const std::size_t kb = r.input.dtype().itemsize();
+    if (r.row_length >= r.n && detail::onesweep_supported(queue, r.n, kb, 4)) {
+        detail::onesweep_sort_elements(queue, r.input, out, detail::OnesweepOutput::positions);
+        return restore(queue, r, out);
+    }
     const bool wide = detail::needs_wide_indices(r.n);
     detail::RadixResult keys = make_keys(queue, r.input, FloatKeys::canonical, true, "argsort");
     keys = detail::radix_sort(queue, keys.keys, kb, keys.values, wide ? 8 : 4, r.n, r.row_length);

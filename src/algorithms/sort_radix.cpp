@@ -1,6 +1,7 @@
-// The multi-pass LSD radix sort. Keys are cut into 4-bit digits, least significant first; each
-// digit takes three launches, none of which waits for another work group (OpenCL gives no
-// forward-progress guarantee between groups):
+// The multi-pass LSD radix sort, and radix_sort's choice between it and the onesweep sort
+// (sort_onesweep.cpp, used where it is safe: see onesweep_supported()). Keys are cut into 4-bit
+// digits, least significant first; each digit takes three launches, none of which waits for
+// another work group (OpenCL gives no forward-progress guarantee between groups):
 //
 // - histogram: one work group per tile of G x ITEMS consecutive positions counts the tile's
 //   digits (local atomics) into counts[digit * tiles + tile] (digit-major, so that an exclusive
@@ -27,6 +28,7 @@
 #include "algorithms/device_code.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/reduction_types.hpp"
+#include "algorithms/sort_onesweep.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/program.hpp"
 #include "kjarni/scan.hpp"
@@ -312,11 +314,18 @@ const ScanKernel& count_scan(bool wide) {
 }  // namespace
 
 RadixResult radix_sort(const Queue& queue, const Buffer& keys, std::size_t key_bytes, const std::optional<Buffer>& values,
-                       std::size_t value_bytes, std::size_t n, std::size_t row_length) {
+                       std::size_t value_bytes, std::size_t n, std::size_t row_length, RadixMethod method) {
     RadixResult result{keys, values};
     if (n <= 1) return result;
     const bool segmented = row_length > 0 && row_length < n;
     if (segmented && !values) throw Error("radix_sort: a segmented sort needs the positions as values");
+    const std::size_t onesweep_value_bytes = values ? value_bytes : 0;
+    if (method == RadixMethod::onesweep && (segmented || !onesweep_supported(queue, n, key_bytes, onesweep_value_bytes)))
+        throw UnsupportedError(fmt::format("sort: the onesweep radix sort cannot sort {} keys of {} bytes{} on {}", n,
+                                           key_bytes, segmented ? " in rows" : "", queue.device().name()));
+    if (method == RadixMethod::onesweep ||
+        (method == RadixMethod::automatic && !segmented && onesweep_supported(queue, n, key_bytes, onesweep_value_bytes)))
+        return onesweep_sort(queue, keys, key_bytes, values, value_bytes, n);
 
     RadixShape r;
     r.key_bytes = key_bytes;

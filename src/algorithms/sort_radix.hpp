@@ -41,16 +41,30 @@ struct RadixResult {
     std::optional<Buffer> values;
 };
 
+/// Which radix sort radix_sort runs.
+enum class RadixMethod {
+    /// onesweep where onesweep_supported() (sort_onesweep.hpp) says it is safe and the sort is
+    /// not segmented, else multi_pass.
+    automatic,
+    /// One pass per 4-bit digit, each a histogram kernel (digit counts per tile), an exclusive
+    /// scan of the counts (the scan engine) and a scatter kernel. No work group waits for another,
+    /// so any OpenCL device runs it.
+    multi_pass,
+    /// 8-bit digits, one kernel per digit with decoupled look-back (UnsupportedError where it is
+    /// not supported, and for segmented sorts).
+    onesweep,
+};
+
 /// Sorts `n` keys of `key_bytes` bytes (unsigned integers in `keys`) stably, carrying `values`
-/// (`value_bytes` = 4 or 8 bytes each) along when given: one pass per 4-bit digit, least
-/// significant first, each pass a histogram kernel (digit counts per tile), an exclusive scan of
-/// the counts (the scan engine) and a scatter kernel. No work group waits for another, so any
-/// OpenCL device runs it. With `row_length` < n the values must be the flat positions 0..n-1 at the
-/// start, and the keys end sorted within each row of `row_length` consecutive positions (more
-/// passes sort by the row, value / row_length, after the keys: a stable sort by (row, key)).
-/// Enqueued on `queue`; the buffers may be dropped once the caller's last use is enqueued.
+/// (`value_bytes` = 4 or 8 bytes each) along when given, least significant digit first (see
+/// RadixMethod). With `row_length` < n the values must be the flat positions 0..n-1 at the start,
+/// and the keys end sorted within each row of `row_length` consecutive positions (more passes of
+/// the multi-pass sort sort by the row, value / row_length, after the keys: a stable sort by
+/// (row, key)). Enqueued on `queue`; the buffers may be dropped once the caller's last use is
+/// enqueued.
 RadixResult radix_sort(const Queue& queue, const Buffer& keys, std::size_t key_bytes, const std::optional<Buffer>& values,
-                       std::size_t value_bytes, std::size_t n, std::size_t row_length);
+                       std::size_t value_bytes, std::size_t n, std::size_t row_length,
+                       RadixMethod method = RadixMethod::automatic);
 
 /// Whether positions and values among `n` elements need 64-bit indices.
 inline bool needs_wide_indices(std::size_t n) { return n >= (std::size_t{1} << 31) - (std::size_t{1} << 16); }

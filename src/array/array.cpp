@@ -7,7 +7,9 @@
 
 #include "array/overlap.hpp"
 #include "array/signed_size.hpp"
+#include "core/context_state.hpp"
 #include "kjarni/array.hpp"
+#include "kjarni/memory_pool.hpp"
 #include "kjarni/program.hpp"
 #include "kjarni/template.hpp"
 
@@ -30,6 +32,11 @@ void check_same(const std::vector<std::size_t>& a_shape, const DType& a_dtype, c
         throw ArgumentError(what, fmt::format("has dtype {}, the array {}: copies do not convert (use astype)",
                                               b_dtype.name(), a_dtype.name()));
 }
+
+/// Where set() stages the source of an overlapping copy: one pool per context, freed with it.
+struct OverlapStagingPool {
+    MemoryPool pool;
+};
 
 }  // namespace
 
@@ -172,9 +179,16 @@ void Array::set(const Queue& queue, const Array& source, bool async) const {
         case detail::Overlap::partial: {
             // numpy's result is as if the source were read whole before any element is written;
             // work items of one kernel run in no fixed order, so the source goes through a copy.
-            const Array staged = source.copy(queue);
-            set(queue, staged, false);
-            queue.synchronize();  // `staged` goes now
+            // The copy is a block of the context's staging pool, reused in queue order: a fresh
+            // allocation and free of a large array cost more than both copies (a[1:] = a[:-1] on
+            // 2^28 float32 through an H200: 27% of a device copy's speed, 50% being the bound).
+            const MemoryPool& pool = detail::state_of(queue.device().context()).service<OverlapStagingPool>().pool;
+            const Array staged = empty(device(), source.shape(), dtype_, std::nullopt, 0, [&pool, &queue](const BoundDevice&, std::size_t bytes) {
+                return pool.allocate(queue, std::max<std::size_t>(bytes, 16));
+            });
+            staged.set(queue, source, true);
+            set(queue, staged, true);
+            queue.synchronize();  // as before: the call returns once the copy is done
             return;
         }
         case detail::Overlap::none: break;

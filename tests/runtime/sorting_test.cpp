@@ -14,6 +14,8 @@
 #include <limits>
 #include <numeric>
 
+#include "algorithms/sort_onesweep.hpp"
+#include "algorithms/sort_radix.hpp"
 #include "kjarni/sorting.hpp"
 #include "runtime/algorithm_test_support.hpp"
 #include "support/argument_errors.hpp"
@@ -267,6 +269,106 @@ TEST_P(Sorts, BadInput) {
     EXPECT_EQ(argument_named_by([&] { argsort(queue(), x, -3); }), "axis");
     EXPECT_EQ(argument_named_by([&] { sort(queue(), Array::zeros(queue(), {}, DType(Kind::int32)), -1); }), "axis");
     EXPECT_EQ(argument_named_by([&] { searchsorted(queue(), x, x); }), "sorted");
+}
+
+/// float32 data of `n` elements for the onesweep sort at many tiles: random (sort_data's NaNs of
+/// both signs, +-0.0, infinities, ties), all equal, already sorted, reversed, and only NaNs and
+/// zeros of both signs (every key one of four, runs that cross every tile).
+HostArray onesweep_float_pattern(int pattern, std::size_t n) {
+    if (pattern == 0) return sort_data(DType(Kind::float32), {n});
+    std::vector<float> v(n);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto& rng = random_engine();
+    for (std::size_t k = 0; k < n; ++k) {
+        switch (pattern) {
+            case 1: v[k] = -2.5f; break;
+            case 2: v[k] = static_cast<float>(k / 3) - 1000.0f; break;
+            case 3: v[k] = 1000.0f - static_cast<float>(k / 3); break;
+            default: {
+                const float choices[] = {nan, -nan, 0.0f, -0.0f};
+                v[k] = choices[rng() % 4];
+                break;
+            }
+        }
+    }
+    HostArray a(DType(Kind::float32), {n});
+    std::memcpy(a.data(), v.data(), n * 4);
+    return a;
+}
+
+TEST_P(Sorts, OnesweepManyTilesAgainstStableSort) {
+    // 2^20 keys: 273 tiles of 3840 (fewer keys per tile where local memory is short).
+    const std::size_t n = std::size_t{1} << 20;
+    if (!detail::onesweep_supported(queue(), n, 4, 4)) GTEST_SKIP() << "the onesweep sort is not used on this device";
+    const char* names[] = {"random", "all equal", "sorted", "reversed", "NaNs and zeros"};
+    for (int pattern = 0; pattern < 5; ++pattern) {
+        SCOPED_TRACE(names[pattern]);
+        const HostArray host = onesweep_float_pattern(pattern, n);
+        const Array x = Array::from_host(queue(), host);
+        const std::vector<Ordered> values = ordered(host);
+        const std::vector<std::int64_t> expected = reference_argsort(values, n);
+        ASSERT_EQ(argsort(queue(), x, std::nullopt).get(queue()).to_vector<std::int64_t>(), expected);
+        // sort's values bit for bit: the stably sorted input with -0.0 before 0.0 and NaNs positive.
+        std::vector<std::uint32_t> want(n);
+        for (std::size_t k = 0; k < n; ++k) std::memcpy(&want[k], host.data() + 4 * static_cast<std::size_t>(expected[k]), 4);
+        // Zeros are one run in that order: its negative ones first.
+        for (std::size_t k = 0; k < n;) {
+            std::size_t end = k;
+            while (end < n && (want[end] & 0x7FFFFFFFu) == 0) ++end;
+            const auto negative = static_cast<std::size_t>(std::count(want.begin() + static_cast<std::ptrdiff_t>(k),
+                                                                      want.begin() + static_cast<std::ptrdiff_t>(end), 0x80000000u));
+            for (std::size_t z = k; z < end; ++z) want[z] = z - k < negative ? 0x80000000u : 0u;
+            k = end == k ? k + 1 : end;
+        }
+        for (auto& w : want)
+            if ((w & 0x7FFFFFFFu) > 0x7F800000u) w &= 0x7FFFFFFFu;  // NaNs with the sign cleared
+        const HostArray got = sort(queue(), x, std::nullopt).get(queue());
+        std::vector<std::uint32_t> got_bits(n);
+        std::memcpy(got_bits.data(), got.data(), n * 4);
+        ASSERT_EQ(got_bits, want);
+    }
+}
+
+TEST_P(Sorts, OnesweepAndMultiPassKeysWithValues) {
+    // The radix sort itself on unsigned keys of every width with positions as values: onesweep
+    // (1, 2, 4 and 8 passes) and the multi-pass fallback, both against std::stable_sort by key.
+    const std::size_t n = 150000;
+    for (const std::size_t kb : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
+        SCOPED_TRACE(::testing::Message() << kb << "-byte keys");
+        std::vector<std::uint64_t> keys(n);
+        auto& rng = random_engine();
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::uint64_t r = rng();
+            // Random bits, or few distinct keys (long runs of equal ones).
+            keys[k] = (k / 4096) % 2 ? r % 7 : r;
+            if (kb < 8) keys[k] &= (std::uint64_t{1} << (8 * kb)) - 1;
+        }
+        std::vector<std::byte> key_bytes(n * kb);
+        for (std::size_t k = 0; k < n; ++k) std::memcpy(key_bytes.data() + k * kb, &keys[k], kb);
+        std::vector<std::uint32_t> positions(n);
+        std::iota(positions.begin(), positions.end(), 0u);
+        std::vector<std::uint32_t> expected = positions;
+        std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+        const DType key_dtype = kb == 1 ? DType(Kind::uint8) : kb == 2 ? DType(Kind::uint16) : kb == 4 ? DType(Kind::uint32) : DType(Kind::uint64);
+        for (const detail::RadixMethod method : {detail::RadixMethod::onesweep, detail::RadixMethod::multi_pass}) {
+            const bool onesweep = method == detail::RadixMethod::onesweep;
+            SCOPED_TRACE(onesweep ? "onesweep" : "multi-pass");
+            if (onesweep && !detail::onesweep_supported(queue(), n, kb, 4)) continue;
+            const Array device_keys = Array::from_host(queue(), HostArray::wrap_bytes(key_bytes.data(), n * kb, key_dtype, {n}));
+            const Array device_positions = Array::from_host(queue(), std::span<const std::uint32_t>(positions), {n});
+            const detail::RadixResult sorted =
+                detail::radix_sort(queue(), device_keys.base(), kb, device_positions.base(), 4, n, n, method);
+            const std::vector<std::uint32_t> got =
+                Array::from_buffer(*sorted.values, DType(Kind::uint32), Layout::contiguous({n}, 4)).get(queue()).to_vector<std::uint32_t>();
+            ASSERT_EQ(got, expected);
+            const HostArray got_keys = Array::from_buffer(sorted.keys, key_dtype, Layout::contiguous({n}, kb)).get(queue());
+            for (std::size_t k = 0; k < n; ++k) {
+                std::uint64_t key = 0;
+                std::memcpy(&key, got_keys.data() + k * kb, kb);
+                ASSERT_EQ(key, keys[expected[k]]) << "position " << k;
+            }
+        }
+    }
 }
 
 KJARNI_INSTANTIATE_DEVICE_TESTS(Sorts);
