@@ -167,6 +167,7 @@ Array arithmetic(const Queue& queue, const Array& array, const ReduceOptions& op
         spec.code = detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce, map, finish, result,
                                            globals, what);
         spec.value_code = value_code(array.dtype(), map);
+        if (acc.kind() == Kind::float32 || acc.kind() == Kind::float64) spec.float_operator = multiply ? '*' : '+';
         return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);

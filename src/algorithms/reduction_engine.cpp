@@ -42,6 +42,7 @@
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/indexing.hpp"
+#include "algorithms/reduction_cpu.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "kjarni/context.hpp"
@@ -329,6 +330,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     IterationSpace red = make_iteration_space(red_shape, red_strides, {}, true);
     check_axis_count(kept, spec.what);
     check_axis_count(red, spec.what);
+    if (run_cpu_reduction(queue, spec, arguments, CpuReductionSpace{kept, red, offsets, n_out, n_red}, out)) return out;
 
     // Strategy (see the top of the file).
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);

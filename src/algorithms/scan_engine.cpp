@@ -40,6 +40,7 @@
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
+#include "algorithms/scan_cpu.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
 
@@ -457,6 +458,7 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     }
     IterationSpace rows = make_iteration_space(row_shape, row_strides);
     check_axis_count(rows, spec.what);
+    if (run_cpu_scan(queue, spec, arguments, CpuScanSpace{rows, axis_strides, offsets, n_rows, length})) return;
 
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
     const std::size_t group = std::min<std::size_t>(256, floor_pow2(queue.device().params().max_total_local_size));
