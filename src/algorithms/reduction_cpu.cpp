@@ -27,7 +27,9 @@
 
 namespace kjarni::detail {
 
-namespace {
+// (a named namespace: in a unity batch beside reduction_engine.cpp / scan_engine.cpp, whose
+// anonymous namespaces have helpers of the same names)
+namespace reduction_cpu_kernels {
 
 constexpr std::size_t lanes = 16;
 constexpr std::size_t block = 128;  // lanes x 8 sequential additions
@@ -193,10 +195,13 @@ std::string kernel_key(const ReductionSpec& spec, const CpuShape& k) {
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-}  // namespace
+}  // namespace reduction_cpu_kernels
 
 bool run_cpu_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
                        const CpuReductionSpace& space, const Array& out) {
+    using reduction_cpu_kernels::block, reduction_cpu_kernels::ceil_div, reduction_cpu_kernels::CpuShape,
+        reduction_cpu_kernels::kernel_key, reduction_cpu_kernels::kernel_source, reduction_cpu_kernels::min_piece,
+        reduction_cpu_kernels::most_pieces;
     const IterationSpace& red = space.reduced;
     if (!cpu_code(queue.device()) || red.ndim() != 1 || space.n_red == 0) return false;
     for (const auto& strides : red.strides)

@@ -27,7 +27,9 @@
 
 namespace kjarni::detail {
 
-namespace {
+// (a named namespace: in a unity batch beside reduction_engine.cpp / scan_engine.cpp, whose
+// anonymous namespaces have helpers of the same names)
+namespace scan_cpu_kernels {
 
 enum class CpuScanMode { totals, carries, scan };
 
@@ -129,10 +131,12 @@ std::string kernel_key(const ScanSpec& spec, const CpuScanShape& k) {
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-}  // namespace
+}  // namespace scan_cpu_kernels
 
 bool run_cpu_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments,
                   const CpuScanSpace& space) {
+    using scan_cpu_kernels::ceil_div, scan_cpu_kernels::CpuScanMode, scan_cpu_kernels::CpuScanShape,
+        scan_cpu_kernels::kernel_key, scan_cpu_kernels::kernel_source, scan_cpu_kernels::min_piece;
     if (!cpu_code(queue.device())) return false;
     const std::size_t n_rows = space.n_rows, length = space.length;
     const std::size_t workers = cpu_grid(queue.device(), n_rows * length, min_piece).global;
