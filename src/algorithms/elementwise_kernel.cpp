@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "algorithms/c_arguments.hpp"
+#include "algorithms/cpu_code.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
@@ -222,6 +223,7 @@ struct ElementwisePlan {
     std::size_t vector_width = 0;
     std::vector<Use> uses;      // per array (in `arrays` order), when vector_width > 0
     bool conditional = false;   // the operation's plain writes may be skipped for some elements
+    bool cpu = false;           // the CPU form (cpu_code.hpp): a contiguous run per work item
 };
 
 /// Per array: loaded as vectors (read, updated, or assigned only under a condition), stored as
@@ -265,6 +267,14 @@ std::string generate(const detail::ElementwiseState& state, const ElementwisePla
         for (const auto& name : names) params += fmt::format(", {} {}_off, {} {}_step", idx, name, idx, name);
         for (std::size_t j = 0; j < names.size(); ++j) {
             const CArgument& a = plan.arguments[plan.arrays[j]];
+            if (plan.cpu) {
+                // The step is in the key: a pointer the compiler sees walk with i (vectorised), or
+                // one element.
+                const bool steps = plan.space.ndim() == 0 || plan.space.strides[j][0] != 0;
+                body += fmt::format("        GLOBAL_MEM {}{}* {} = {}_base + {}_off{};\n", a.is_const ? "const " : "",
+                                    detail::storage_type(a.dtype), a.name, a.name, a.name, steps ? "" : " - i");
+                continue;
+            }
             // step is 1 (walks the array) or 0 (a broadcast element: the pointer moves back with i).
             body += fmt::format("        GLOBAL_MEM {}{}* {} = {}_base + ({}_off + ({}_step - 1) * i);\n",
                                 a.is_const ? "const " : "", detail::storage_type(a.dtype), a.name, a.name, a.name, a.name);
@@ -281,12 +291,17 @@ std::string generate(const detail::ElementwiseState& state, const ElementwisePla
                                 detail::storage_type(a.dtype), a.name, a.name, a.name);
         }
     }
+    // The CPU form: this work item's contiguous run, in order.
+    const std::string loop = plan.cpu ? detail::cpu_run_bounds(idx, "n") + fmt::format("    for ({} i = kj_begin; i < kj_end; ++i) {{", idx)
+                                      : fmt::format("    for ({0} i = {1}; i < n; i += ({0})get_global_size(0)) {{", idx,
+                                                    plan.vector_width > 0 ? std::string("start")
+                                                                          : fmt::format("({})get_global_id(0)", idx));
     return fmt::format(R"({preamble_api}
 {preamble}
 KERNEL void {name}({params})
 {{
 {prologue}{loop_prep}
-{vector_body}    for ({idx} i = {first}; i < n; i += ({idx})get_global_size(0)) {{
+{vector_body}{loop}
 {body}
         {operation};
     }}
@@ -295,11 +310,8 @@ KERNEL void {name}({params})
 )",
                        fmt::arg("preamble_api", detail::algorithm_preamble()), fmt::arg("preamble", state.preamble),
                        fmt::arg("name", state.name), fmt::arg("params", params), fmt::arg("prologue", prologue),
-                       fmt::arg("vector_body", vector_body),
-                       fmt::arg("first", plan.vector_width > 0 ? std::string("start")
-                                                               : fmt::format("({})get_global_id(0)", idx)),
-                       fmt::arg("loop_prep", state.loop_prep),
-                       fmt::arg("idx", idx), fmt::arg("body", body), fmt::arg("operation", state.operation),
+                       fmt::arg("vector_body", vector_body), fmt::arg("loop", loop),
+                       fmt::arg("loop_prep", state.loop_prep), fmt::arg("body", body), fmt::arg("operation", state.operation),
                        fmt::arg("after_loop", state.after_loop));
 }
 
@@ -394,7 +406,8 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
                 (plan.space.ndim() == 1 && std::all_of(plan.space.strides.begin(), plan.space.strides.end(),
                                                        [](const auto& s) { return s[0] == 0 || s[0] == 1; }));
 
-    if (plan.flat && plan.space.ndim() == 1 && state.vector_loads) {
+    plan.cpu = detail::cpu_code(queue.device());
+    if (plan.flat && plan.space.ndim() == 1 && state.vector_loads && !plan.cpu) {
         // Vectors of 16 bytes of the widest element, when the operation uses every array as x[i]
         // only (and calls no macro that could write one), and every array that steps starts
         // aligned to its vector.
@@ -439,6 +452,12 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
         for (const Use& u : plan.uses) key += fmt::format("{}{}{}", u.read ? 'r' : '-', u.assigned ? 'a' : '-', u.updated ? 'u' : '-');
         key += "|";
     }
+    if (plan.cpu) {
+        key += "cpu ";
+        if (plan.flat && plan.space.ndim() == 1)
+            for (const auto& st : plan.space.strides) key += st[0] != 0 ? '1' : '0';
+        key += "|";
+    }
     for (const auto& a : plan.arguments) key += declaration_of(a) + ";";
     key += state.preamble + separator + state.operation + separator + state.loop_prep + separator + state.after_loop;
     const detail::GeneratedKernel kernel =
@@ -469,7 +488,8 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     }
     const std::size_t items =
         plan.vector_width > 0 ? std::max<std::size_t>(1, n / (plan.vector_width * detail::vector_unroll)) : n;
-    const detail::Grid grid = detail::grid_for(kernel, items);
+    const detail::Grid grid = plan.cpu ? detail::Grid{detail::cpu_grid(queue.device(), n, detail::cpu_min_run).global, 1}
+                                       : detail::grid_for(kernel, items);
     const std::size_t global[1] = {grid.global};
     const std::size_t local[1] = {grid.local};
     detail::launch(queue, kernel, global, local, kernel_args);

@@ -13,6 +13,7 @@
 
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/compaction.hpp"
+#include "algorithms/cpu_code.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/expression_math.hpp"
@@ -42,6 +43,7 @@ struct ExpressionPlan {
     bool use_32_bits = true;
     LayoutClass layout = LayoutClass::strided;
     std::size_t vector_width = 1;  // elements per vector in the vector class
+    bool cpu = false;              // the CPU form (cpu_code.hpp): a contiguous run per work item
 };
 
 // The kernel itself, without the shared preambles (so that it is a short cache key).
@@ -114,7 +116,27 @@ std::string generate(const ExpressionPlan& plan) {
     };
 
     std::string body;
-    if (plan.layout == LayoutClass::strided) {
+    if (plan.cpu) {
+        // This work item's contiguous run, in order: flat arrays at off + i (or their one element,
+        // a step the kernel text fixes), strided ones decoded element by element.
+        const std::string loop = detail::cpu_run_bounds(idx, "n") + fmt::format("    for ({} i = kj_begin; i < kj_end; ++i) {{\n", idx);
+        std::vector<std::string> at;
+        if (plan.layout == LayoutClass::strided) {
+            const bool table = detail::layout_in_table(plan.space.ndim());
+            const std::vector<std::string> layout = detail::layout_names(plan.space.ndim(), names);
+            params += detail::index_parameters(layout, idx, table);
+            for (const auto& name : names) at.push_back(name + "_o");
+            body = detail::index_prologue(layout, idx, table) + loop + detail::decode_offsets(plan.space.ndim(), names, idx, "i");
+        } else {
+            for (std::size_t k = 0; k < names.size(); ++k) {
+                params += fmt::format(", {0} {1}_off, {0} {1}_step", idx, names[k]);
+                const bool steps = plan.space.ndim() == 0 || plan.space.strides[k][0] != 0;
+                at.push_back(names[k] + (steps ? "_off + i" : "_off"));
+            }
+            body = loop;
+        }
+        body += element_body(at) + "    }\n";
+    } else if (plan.layout == LayoutClass::strided) {
         const bool table = detail::layout_in_table(plan.space.ndim());
         const std::vector<std::string> layout = detail::layout_names(plan.space.ndim(), names);
         params += detail::index_parameters(layout, idx, table);
@@ -182,7 +204,8 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     if (out.dtype().is_struct()) throw ArgumentError("out", fmt::format("has struct dtype {}", out.dtype().name()));
     // Reductions inside the expression: planned into the fewest kernels (expression_plan.cpp).
     if (detail::holds_reduction(*expression.node())) return detail::evaluate_with_reductions(queue, out, expression);
-    ExpressionPlan plan{detail::generate_expression(*expression.node()), out, {}, {}, true, LayoutClass::strided, 1};
+    ExpressionPlan plan{detail::generate_expression(*expression.node()), out, {}, {}, true, LayoutClass::strided, 1,
+                        detail::cpu_code(queue.device())};
     bool overlapping = false;
     for (std::size_t k = 0; k < plan.code.arrays.size(); ++k) {
         const Array& a = plan.code.arrays[k];
@@ -226,7 +249,7 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
         std::size_t widest = out.dtype().itemsize();
         for (const Array& a : plan.code.arrays) widest = std::max(widest, a.dtype().itemsize());
         const std::size_t v = 16 / widest;
-        bool aligned = v > 1 && plan.space.ndim() == 1;
+        bool aligned = v > 1 && plan.space.ndim() == 1 && !plan.cpu;
         for (std::size_t k = 0; aligned && k < plan.offsets.size(); ++k) {
             const Array& array = k == 0 ? out : plan.code.arrays[k - 1];
             if (plan.space.strides[k][0] != 0 && !detail::lies_aligned(array, plan.offsets[k], v * array.dtype().itemsize()))
@@ -266,8 +289,9 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     }
     const std::size_t items =
         plan.layout == LayoutClass::vector ? std::max<std::size_t>(1, n / (plan.vector_width * detail::vector_unroll)) : n;
-    const detail::Grid grid = plan.layout == LayoutClass::vector ? detail::grid_for(kernel, items)
-                                                                  : detail::blocked_grid(kernel, n, detail::scalar_unroll);
+    const detail::Grid grid = plan.cpu ? detail::Grid{detail::cpu_grid(queue.device(), n, detail::cpu_min_run).global, 1}
+                              : plan.layout == LayoutClass::vector ? detail::grid_for(kernel, items)
+                                                                   : detail::blocked_grid(kernel, n, detail::scalar_unroll);
     const std::size_t global[1] = {grid.global};
     const std::size_t local[1] = {grid.local};
     detail::launch(queue, kernel, global, local, args);

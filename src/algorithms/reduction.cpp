@@ -175,6 +175,7 @@ Array arithmetic(const Queue& queue, const detail::ReductionSource& source, cons
         spec.code = source.code + detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce, map,
                                                          finish, result, globals, what);
         if (source.plain) spec.value_code = value_code(source.dtype, map);
+        if (acc.kind() == Kind::float32 || acc.kind() == Kind::float64) spec.float_operator = multiply ? '*' : '+';
         return spec;
     });
     return detail::run_reduction(queue, built, source.operands, options);

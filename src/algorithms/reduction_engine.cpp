@@ -42,8 +42,10 @@
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/indexing.hpp"
+#include "algorithms/reduction_cpu.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
+#include "base/ceil_div.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
@@ -238,8 +240,6 @@ std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::
     return r;
 }
 
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
 /// How a launch covers the outputs and their reduced ranges.
 struct Strategy {
     std::size_t group = 256;    // work items per group
@@ -329,6 +329,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     IterationSpace red = make_iteration_space(red_shape, red_strides, {}, true);
     check_axis_count(kept, spec.what);
     check_axis_count(red, spec.what);
+    if (run_cpu_reduction(queue, spec, arguments, CpuReductionSpace{kept, red, offsets, n_out, n_red}, out)) return out;
 
     // Strategy (see the top of the file).
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);

@@ -40,6 +40,8 @@
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
+#include "algorithms/scan_cpu.hpp"
+#include "base/ceil_div.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
 
@@ -417,8 +419,6 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
                        spec.item_ctype, types, spec.code);
 }
 
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
 std::atomic<bool> single_pass_allowed{true};
 
 }  // namespace
@@ -457,6 +457,7 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     }
     IterationSpace rows = make_iteration_space(row_shape, row_strides);
     check_axis_count(rows, spec.what);
+    if (run_cpu_scan(queue, spec, arguments, CpuScanSpace{rows, axis_strides, offsets, n_rows, length})) return;
 
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
     const std::size_t group = std::min<std::size_t>(256, floor_pow2(queue.device().params().max_total_local_size));

@@ -1,0 +1,202 @@
+// The CPU form of a scan (cpu_code.hpp): the rows are cut into units (a row, or a piece of it when
+// the rows are fewer than the work items), each work item walks whole units in order.
+//   1. totals: each piece's total (a commutative scan_expr over 16 independent lanes, a loop the
+//      kernel compiler vectorises; otherwise in order);
+//   2. carries: per row, the pieces' totals turned into exclusive carries, in order, and the row's
+//      total (last_item);
+//   3. scan: each piece from its carry, position by position, through output_statement.
+// With one piece per row and no last_item, only the third kernel runs. Three passes over a long row
+// (two reads, one write) against the GPU forms' tiles staged in local memory, whose barriers a CPU
+// runtime turns into loops over the work items. Rounding: a position's value has gone through at
+// most (its piece's length) / 16 + 4 additions in its pieces' totals, one per earlier piece and
+// one per earlier position of its piece: within cumsum's bound (j + 8 + log2 n roundings at
+// position j). Deterministic: the same input gives the same bits every run.
+
+#include "algorithms/scan_cpu.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "algorithms/cpu_code.hpp"
+#include "algorithms/device_code.hpp"
+#include "algorithms/generated_kernel.hpp"
+#include "algorithms/indexing.hpp"
+#include "algorithms/reduction_types.hpp"
+#include "base/ceil_div.hpp"
+#include "kjarni/context.hpp"
+
+namespace kjarni::detail {
+
+// (a named namespace: in a unity batch beside reduction_engine.cpp / scan_engine.cpp, whose
+// anonymous namespaces have helpers of the same names)
+namespace scan_cpu_kernels {
+
+enum class CpuScanMode { totals, carries, scan };
+
+constexpr std::size_t lanes = 16;
+constexpr std::size_t min_piece = 16384;  // the fewest positions a piece of a row is cut to
+
+struct CpuScanShape {
+    CpuScanMode mode = CpuScanMode::scan;
+    std::size_t row_ndim = 0;
+    bool table = false;        // the rows' layout comes in a table
+    bool unit_stride = false;  // every array steps by one element along the scanned axis
+    bool carried = false;      // scan: starts from the carries and reads the row totals
+};
+
+std::string kernel_source(const ScanSpec& spec, const CpuScanShape& k) {
+    const char* idx = "int64_t";
+    std::string s = algorithm_helpers();
+    s += fmt::format("#define KJARNI_ITEM {}\n#define KJARNI_IDX int64_t\n", spec.item_ctype);
+    s += spec.code;
+    s += "KERNEL void kjarni_scan_cpu(GLOBAL_MEM KJARNI_ITEM* partial, GLOBAL_MEM KJARNI_ITEM* totals, int64_t n_rows, "
+         "int64_t length, int64_t pieces, int64_t chunk";
+    if (k.mode == CpuScanMode::carries) {
+        s += ")\n{\n" + cpu_run_bounds(idx, "n_rows", 1);
+        s += "    for (int64_t row = kj_begin; row < kj_end; ++row) {\n";
+        s += "        KJARNI_ITEM carry = kjarni_neutral();\n";
+        s += "        for (int64_t p = 0; p < pieces; ++p) {\n";
+        s += "            const KJARNI_ITEM t = partial[row * pieces + p];\n";
+        s += "            partial[row * pieces + p] = carry;\n";
+        s += "            carry = kjarni_scan_op(carry, t);\n        }\n";
+        s += "        totals[row] = carry;\n    }\n}\n";
+        return s;
+    }
+    std::vector<std::string> operands;
+    std::string shifted;  // every array shifted so that x[e] is the element at position e of the row
+    std::size_t a = 0;
+    for (const CArgument& arg : spec.arguments) {
+        if (arg.pointer) {
+            s += fmt::format(", GLOBAL_MEM {}{}* a{}_base", arg.is_const ? "const " : "", storage_ctype(arg.dtype), a);
+            shifted += k.unit_stride ? fmt::format(", a{0}_base + a{0}_o", a) : fmt::format(", a{0}_base + (a{0}_o + e * a{0}_ls - e)", a);
+            operands.push_back(fmt::format("a{}", a++));
+        } else {
+            s += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
+            shifted += ", " + arg.name;
+        }
+    }
+    const std::vector<std::string> layout = layout_names(k.row_ndim, operands);
+    s += index_parameters(layout, idx, k.table);
+    for (std::size_t j = 0; j < a; ++j) s += fmt::format(", int64_t a{}_ls", j);
+    s += ")\n{\n" + index_prologue(layout, idx, k.table);
+    s += cpu_run_bounds(idx, "n_rows * pieces", 1);
+    s += "    for (int64_t kj_unit = kj_begin; kj_unit < kj_end; ++kj_unit) {\n";
+    s += "        const int64_t row = kj_unit / pieces;\n";
+    s += decode_offsets(k.row_ndim, operands, idx, "row");
+    s += "        const int64_t begin = (kj_unit % pieces) * chunk;\n";
+    s += "        const int64_t end = begin + chunk < length ? begin + chunk : length;\n";
+    const std::string input = "kjarni_input(e" + shifted + ")";
+    if (k.mode == CpuScanMode::totals && spec.commutative) {
+        // Separate variables (a private array indexed in a loop is not vectorised): 16 independent
+        // chains of consecutive loads, which the SLP vectoriser packs.
+        const auto each_lane = [](const std::string& pattern) {  // `pattern` once per lane, its @ the lane
+            std::string out;
+            for (std::size_t q = 0; q < lanes; ++q)
+                for (const char c : pattern) out += c == '@' ? std::to_string(q) : std::string(1, c);
+            return out;
+        };
+        s += each_lane("        KJARNI_ITEM kj_l@ = kjarni_neutral();\n");
+        s += "        int64_t kj_e = begin;\n";
+        s += fmt::format("        for (; end - kj_e >= {0}; kj_e += {0}) {{\n", lanes);
+        s += each_lane("            { const int64_t e = kj_e + @; kj_l@ = kjarni_scan_op(kj_l@, " + input + "); }\n");
+        s += "        }\n";
+        s += "        for (int64_t e = kj_e; e < end; ++e) kj_l0 = kjarni_scan_op(kj_l0, " + input + ");\n";
+        for (std::size_t h = lanes / 2; h > 0; h /= 2)
+            for (std::size_t q = 0; q < h; ++q) s += fmt::format("        kj_l{0} = kjarni_scan_op(kj_l{0}, kj_l{1});\n", q, q + h);
+        s += "        partial[kj_unit] = kj_l0;\n";
+    } else if (k.mode == CpuScanMode::totals) {
+        s += "        KJARNI_ITEM acc = kjarni_neutral();\n";
+        s += "        for (int64_t e = begin; e < end; ++e) acc = kjarni_scan_op(acc, " + input + ");\n";
+        s += "        partial[kj_unit] = acc;\n";
+    } else {
+        s += fmt::format("        KJARNI_ITEM acc = {};\n", k.carried ? "partial[kj_unit]" : "kjarni_neutral()");
+        s += fmt::format("        const KJARNI_ITEM last = {};\n", k.carried ? "totals[row]" : "kjarni_neutral()");
+        s += "        for (int64_t e = begin; e < end; ++e) {\n";
+        s += "            const KJARNI_ITEM item = kjarni_scan_op(acc, " + input + ");\n";
+        s += "            kjarni_output(e, item, acc, last" + shifted + ");\n";
+        s += "            acc = item;\n        }\n";
+    }
+    s += "    }\n}\n";
+    return s;
+}
+
+std::string kernel_key(const ScanSpec& spec, const CpuScanShape& k) {
+    std::string types;
+    for (const CArgument& a : spec.arguments)
+        types += fmt::format("{}{}{} {},", a.pointer ? "*" : "", a.is_const ? "const " : "", a.dtype.name(), a.name);
+    return fmt::format("cpu scan mode={} rows={} table={} unit={} carried={} commutative={} item={} args={}\n{}",
+                       static_cast<int>(k.mode), k.row_ndim, k.table, k.unit_stride, k.carried, spec.commutative,
+                       spec.item_ctype, types, spec.code);
+}
+
+}  // namespace scan_cpu_kernels
+
+bool run_cpu_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments,
+                  const CpuScanSpace& space) {
+    using scan_cpu_kernels::CpuScanMode, scan_cpu_kernels::CpuScanShape,
+        scan_cpu_kernels::kernel_key, scan_cpu_kernels::kernel_source, scan_cpu_kernels::min_piece;
+    if (!cpu_code(queue.device())) return false;
+    const std::size_t n_rows = space.n_rows, length = space.length;
+    const std::size_t workers = cpu_grid(queue.device(), n_rows * length, min_piece).global;
+    std::size_t pieces = 1, chunk = length;
+    if (n_rows < workers) {
+        pieces = std::min(ceil_div(workers, n_rows), std::max<std::size_t>(length / min_piece, 1));
+        chunk = ceil_div(ceil_div(length, pieces), cpu_run_granule) * cpu_run_granule;
+        pieces = ceil_div(length, chunk);
+    }
+    const std::size_t units = n_rows * pieces;
+    const bool carried = pieces > 1 || spec.uses_last_item;
+
+    IterationSpace rows = space.rows;
+    pad_table_axes(rows);
+    const bool table = layout_in_table(rows.ndim());
+    const bool unit_stride =
+        std::all_of(space.axis_strides.begin(), space.axis_strides.end(), [](std::ptrdiff_t st) { return st == 1; });
+    const Buffer partial = temporary_buffer(queue, carried ? units * spec.item_size : 16);
+    const Buffer totals = temporary_buffer(queue, carried ? n_rows * spec.item_size : 16);
+
+    const auto kernel = [&](CpuScanMode mode) {
+        const CpuScanShape k{mode, rows.ndim(), table, unit_stride, carried};
+        return generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan_cpu", [&] { return kernel_source(spec, k); });
+    };
+    const auto common = [&](std::vector<KernelArg>& args) {
+        args.push_back(detail::pack(partial, LaunchTarget{}));
+        args.push_back(detail::pack(totals, LaunchTarget{}));
+        push_index(args, static_cast<std::int64_t>(n_rows), false);
+        push_index(args, static_cast<std::int64_t>(length), false);
+        push_index(args, static_cast<std::int64_t>(pieces), false);
+        push_index(args, static_cast<std::int64_t>(chunk), false);
+    };
+    std::vector<std::vector<std::byte>> scalars;
+    const auto launch_over_units = [&](CpuScanMode mode) {
+        std::vector<KernelArg> args;
+        common(args);
+        for (std::size_t k = 0; k < arguments.size(); ++k) {
+            if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
+                args.push_back(whole_allocation(*a));
+            } else {
+                scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
+                args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
+            }
+        }
+        std::optional<Buffer> table_buffer;  // held until the launch is enqueued
+        push_index_values(args, layout_values(rows, space.offsets), false, table, queue, table_buffer);
+        for (const std::ptrdiff_t st : space.axis_strides) push_index(args, st, false);
+        const std::size_t global[1] = {std::min(units, workers)};
+        const std::size_t local[1] = {1};
+        launch(queue, kernel(mode), global, local, args);
+    };
+    if (carried) {
+        launch_over_units(CpuScanMode::totals);
+        std::vector<KernelArg> args;
+        common(args);
+        const std::size_t global[1] = {cpu_grid(queue.device(), n_rows, 64).global};
+        const std::size_t local[1] = {1};
+        launch(queue, kernel(CpuScanMode::carries), global, local, args);
+    }
+    launch_over_units(CpuScanMode::scan);
+    return true;
+}
+
+}  // namespace kjarni::detail

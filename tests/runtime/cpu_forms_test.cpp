@@ -1,0 +1,180 @@
+// The CPU forms of the generated kernels (algorithms/cpu_code.hpp) and the GPU forms, both on every
+// device: on a CPU device (PoCL in CI) the suites elsewhere run the CPU forms, so the GPU forms are
+// forced here (detail::allow_cpu_code(false)) to keep them tested without a GPU; on a GPU both runs
+// take the GPU forms. Fresh random data, checked against the host:
+//   - y = a*x + b as an expression and as an ElementwiseKernel (flat, a broadcast element, a
+//     stepped view): each element a*x + b rounded once or twice (a contracted multiply-add);
+//   - sums at the lengths around the CPU form's blocks (16 lanes x 8, pieces of 16384), whole and
+//     along each axis of short and long rows: float32 within the promised pairwise-like bound
+//     ((16 + 2 ceil(log2 m)) u sum|x| for m terms, u = 2^-24: 16 + log2 m of numpy's pairwise sum
+//     and kjarni's trees), int32 exact, min and argmax exact;
+//   - cumsum: float32 at position k within (k + 8 + log2 m) u sum_{j<=k} |x_j| (the fuzzer's bound),
+//     int32 exact.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "algorithms/cpu_code.hpp"
+#include "support/random_data.hpp"
+#include "support/test_devices.hpp"
+
+namespace kjarni::test {
+namespace cpu_forms_test {
+
+class CpuForms : public DeviceTest {};
+
+/// Runs `body` with the CPU forms allowed, then with the GPU forms forced (restored after).
+template <class Body>
+void in_both_forms(Body body) {
+    struct Restore {
+        ~Restore() { detail::allow_cpu_code(true); }
+    } restore;
+    for (const bool cpu : {true, false}) {
+        SCOPED_TRACE(cpu ? "CPU forms allowed" : "GPU forms forced");
+        detail::allow_cpu_code(cpu);
+        body();
+    }
+}
+
+double roundings_bound(std::size_t m) {
+    return m <= 1 ? 0.0 : 16.0 + 2.0 * std::ceil(std::log2(static_cast<double>(m)));
+}
+
+constexpr double unit = 0x1p-24;
+
+TEST_P(CpuForms, AxpbAsExpressionAndKernel) {
+    const ElementwiseKernel kernel("float *y, const float *x, float a, const float *b", "y[i] = a * x[i] + b[i]");
+    const float a = 2.5f;
+    in_both_forms([&] {
+        for (const std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{3 * 16384 + 5}}) {
+            SCOPED_TRACE(::testing::Message() << "n " << n);
+            const auto x = random_vector<float>(2 * n, -1.0f, 1.0f), b = random_vector<float>(n, -1.0f, 1.0f);
+            const Array xd = Array::from_host(queue(), std::span<const float>(x), {2 * n});
+            const Array bd = Array::from_host(queue(), std::span<const float>(b), {n});
+            const Array one = Array::from_host(queue(), std::span<const float>(b.data(), 1), {1});
+            const Array flat = xd[{Slice{0, static_cast<std::ptrdiff_t>(n)}}];
+            const Array stepped = xd[{Slice{std::nullopt, std::nullopt, 2}}];
+            const Array y = Array::empty(queue().device(), {n}, dtypes::float32);
+            // (x of the element, b of the element) for each way in.
+            const auto check = [&](const std::string& what, auto x_at, auto b_at) {
+                std::vector<float> got(n);
+                y.get(queue(), std::span<float>(got));
+                for (std::size_t i = 0; i < n; ++i) {
+                    const float once = std::fma(a, x_at(i), b_at(i)), twice = a * x_at(i) + b_at(i);
+                    ASSERT_TRUE(got[i] == once || got[i] == twice) << what << " element " << i << ": " << got[i];
+                }
+            };
+            assign(queue(), y, a * Expr(flat) + bd);
+            check("expression, flat", [&](std::size_t i) { return x[i]; }, [&](std::size_t i) { return b[i]; });
+            assign(queue(), y, a * Expr(stepped) + one);
+            check("expression, stepped + one element", [&](std::size_t i) { return x[2 * i]; }, [&](std::size_t) { return b[0]; });
+            kernel(queue(), y, flat, a, bd);
+            check("kernel, flat", [&](std::size_t i) { return x[i]; }, [&](std::size_t i) { return b[i]; });
+            kernel(queue(), y, flat, a, one);
+            check("kernel, one element of b", [&](std::size_t i) { return x[i]; }, [&](std::size_t) { return b[0]; });
+            kernel(queue(), y, stepped, a, bd);
+            check("kernel, stepped", [&](std::size_t i) { return x[2 * i]; }, [&](std::size_t i) { return b[i]; });
+        }
+    });
+}
+
+TEST_P(CpuForms, SumsAroundTheBlocks) {
+    in_both_forms([&] {
+        for (const std::size_t n : {std::size_t{1}, std::size_t{15}, std::size_t{127}, std::size_t{128}, std::size_t{129},
+                                    std::size_t{16384 * 5 + 3}, (std::size_t{1} << 20) + 17}) {
+            SCOPED_TRACE(::testing::Message() << "n " << n);
+            const auto x = random_vector<float>(n, -1.0f, 1.0f);
+            const Array xd = Array::from_host(queue(), std::span<const float>(x), {n});
+            long double exact = 0, magnitude = 0;
+            for (const float v : x) {
+                exact += v;
+                magnitude += std::fabs(v);
+            }
+            float s32 = 0;
+            sum(queue(), xd).get(queue(), std::span<float>(&s32, 1));
+            EXPECT_LE(std::fabs(static_cast<long double>(s32) - exact), roundings_bound(n) * unit * magnitude + 1e-30L);
+            double s64 = 0;
+            sum(queue(), xd, {}, dtypes::float64).get(queue(), std::span<double>(&s64, 1));
+            EXPECT_LE(std::fabs(static_cast<long double>(s64) - exact), roundings_bound(n) * 0x1p-53 * magnitude + 1e-30L);
+            // min and argmax: exact, the first occurrence.
+            float least = 0;
+            min(queue(), xd).get(queue(), std::span<float>(&least, 1));
+            EXPECT_EQ(least, *std::min_element(x.begin(), x.end()));
+            std::int64_t at = -1;
+            argmax(queue(), xd).get(queue(), std::span<std::int64_t>(&at, 1));
+            EXPECT_EQ(at, std::max_element(x.begin(), x.end()) - x.begin());
+        }
+    });
+}
+
+TEST_P(CpuForms, SumsAlongEachAxis) {
+    in_both_forms([&] {
+        for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{3, 70001}, {70001, 3}, {257, 129}}) {
+            const auto xi = random_vector<std::int32_t>(rows * cols, -1000, 1000);
+            const auto xf = random_vector<float>(rows * cols, -1.0f, 1.0f);
+            const Array di = Array::from_host(queue(), std::span<const std::int32_t>(xi), {rows, cols});
+            const Array df = Array::from_host(queue(), std::span<const float>(xf), {rows, cols});
+            for (const int axis : {0, 1}) {
+                SCOPED_TRACE(::testing::Message() << rows << "x" << cols << " axis " << axis);
+                const std::size_t outs = axis == 0 ? cols : rows, m = axis == 0 ? rows : cols;
+                std::vector<std::int32_t> gi(outs);
+                sum(queue(), di, {std::vector<int>{axis}}, dtypes::int32).get(queue(), std::span<std::int32_t>(gi));
+                std::vector<float> gf(outs);
+                sum(queue(), df, {std::vector<int>{axis}}).get(queue(), std::span<float>(gf));
+                for (std::size_t o = 0; o < outs; ++o) {
+                    std::int64_t exact_i = 0;
+                    long double exact_f = 0, magnitude = 0;
+                    for (std::size_t j = 0; j < m; ++j) {
+                        const std::size_t k = axis == 0 ? j * cols + o : o * cols + j;
+                        exact_i += xi[k];
+                        exact_f += xf[k];
+                        magnitude += std::fabs(xf[k]);
+                    }
+                    ASSERT_EQ(gi[o], exact_i) << "output " << o;
+                    ASSERT_LE(std::fabs(static_cast<long double>(gf[o]) - exact_f), roundings_bound(m) * unit * magnitude)
+                        << "output " << o;
+                }
+            }
+        }
+    });
+}
+
+TEST_P(CpuForms, Cumsums) {
+    in_both_forms([&] {
+        for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{1, (std::size_t{1} << 18) + 7}, {3, 100003}, {5000, 7}}) {
+            SCOPED_TRACE(::testing::Message() << rows << "x" << cols);
+            const auto xi = random_vector<std::int32_t>(rows * cols, -1000, 1000);
+            const auto xf = random_vector<float>(rows * cols, -1.0f, 1.0f);
+            const Array di = Array::from_host(queue(), std::span<const std::int32_t>(xi), {rows, cols});
+            const Array df = Array::from_host(queue(), std::span<const float>(xf), {rows, cols});
+            std::vector<std::int32_t> gi(rows * cols);
+            cumsum(queue(), di, 1, dtypes::int32).get(queue(), std::span<std::int32_t>(gi));
+            std::vector<float> gf(rows * cols);
+            cumsum(queue(), df, 1).get(queue(), std::span<float>(gf));
+            const double lg = std::ceil(std::log2(static_cast<double>(cols)));
+            for (std::size_t r = 0; r < rows; ++r) {
+                std::int32_t run_i = 0;
+                long double run_f = 0, magnitude = 0;
+                for (std::size_t j = 0; j < cols; ++j) {
+                    const std::size_t k = r * cols + j;
+                    run_i += xi[k];
+                    run_f += xf[k];
+                    magnitude += std::fabs(xf[k]);
+                    ASSERT_EQ(gi[k], run_i) << "row " << r << " position " << j;
+                    ASSERT_LE(std::fabs(static_cast<long double>(gf[k]) - run_f),
+                              (static_cast<double>(j) + 8 + lg) * unit * magnitude)
+                        << "row " << r << " position " << j;
+                }
+            }
+        }
+    });
+}
+
+KJARNI_INSTANTIATE_DEVICE_TESTS(CpuForms);
+
+}  // namespace cpu_forms_test
+}  // namespace kjarni::test
