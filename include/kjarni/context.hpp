@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "kjarni/context_options.hpp"
 #include "kjarni/detail/backend_access.hpp"
 #include "kjarni/device.hpp"
 #include "kjarni/discovery.hpp"
@@ -32,6 +33,11 @@ public:
     /// A context over the given devices, which must be distinct and of one platform.
     static Context from_devices(std::span<const Device> devices);
     static Context from_devices(const Device& device);
+    /// The same, made as `options` say (kjarni/context_options.hpp): CUDA contexts of kjarni's own
+    /// with scheduling and other flags, one queue per device, a kernel cache and compiler options
+    /// of the context's own. UnsupportedError naming the backend for CUDA-only flags on OpenCL.
+    static Context from_devices(std::span<const Device> devices, const ContextOptions& options);
+    static Context from_devices(const Device& device, const ContextOptions& options);
     /// Devices chosen by select_devices(api, options).
     static Context from_criteria(const Api& api, const SelectOptions& options = {});
     /// Native devices: CUdevice ordinals, or cl_device_id values, all of one platform.
@@ -49,6 +55,12 @@ public:
     std::size_t device_count() const;
     /// The native context a device runs in (CUcontext of that device / the one cl_context).
     std::uintptr_t native_handle(std::size_t device_index = 0) const;
+    /// What the context was made with (the defaults for contexts made without options).
+    const ContextOptions& options() const noexcept;
+    /// Waits until all work on every device of the context is done (PyCUDA's Context.synchronize):
+    /// every queue kjarni made in it, and on CUDA whatever else runs in its CUcontexts
+    /// (cuCtxSynchronize: streams of the CUDA runtime or other libraries sharing a primary context).
+    void synchronize() const;
 
     friend bool operator==(const Context& a, const Context& b) { return a.state_ == b.state_; }
 

@@ -36,6 +36,7 @@
 #include "kjarni/context.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/queue.hpp"
+#include "kjarni/rect_layout.hpp"
 
 namespace kjarni {
 
@@ -48,8 +49,11 @@ namespace detail {
 struct LaunchTarget;
 }
 
-/// Channels of a pixel, in memory order. Three-channel formats are left out: CUDA arrays have none.
-enum class ChannelOrder : std::uint8_t { r, rg, rgba };
+/// Channels of a pixel, in memory order. rgb (three channels, PyCUDA's and PyOpenCL's 3-channel
+/// formats) only where the driver has it: CUDA arrays have 1, 2 or 4 channels (Image::allocate
+/// refuses rgb there, ArgumentError naming "format"), OpenCL drivers list which CL_RGB formats they
+/// hold (image_format_supported). Reads of rgb give alpha 1 on OpenCL.
+enum class ChannelOrder : std::uint8_t { r, rg, rgba, rgb };
 
 /// The type of one channel. float16 is stored as IEEE half and read as float.
 enum class ChannelType : std::uint8_t { uint8, uint16, uint32, int8, int16, int32, float16, float32 };
@@ -158,6 +162,9 @@ struct ImageLimits {
 };
 
 ImageLimits image_limits(const BoundDevice& device);
+/// Whether `device` holds images of `format` (false where it has no images at all): what
+/// Image::allocate checks.
+bool image_format_supported(const BoundDevice& device, const ImageFormat& format);
 
 class Image;
 
@@ -230,6 +237,19 @@ public:
     /// Copies `region` to packed pixels in `buffer` (same device), starting `offset` bytes into it.
     void copy_region_to(const Queue& queue, const ImageRegion& region, const Buffer& buffer, std::size_t offset = 0,
                         bool async = false) const;
+    /// Copies `region` from a buffer (same device) whose pixels lie as `layout` says: rows `pitch`
+    /// bytes apart, slices (or layers) `slice_pitch` apart, from byte `offset`, the box at byte x,
+    /// row y, slice z of that layout (PyCUDA's Memcpy2D / Memcpy3D to an array with a source
+    /// pitch). ArgumentError naming "region" as above, "buffer" for another device, and the
+    /// layout's side ("src") where the layout does not fit the buffer (as copy_rect checks it).
+    /// Packed layouts are copied directly; others through a packed temporary on the device.
+    void copy_region_from_pitched(const Queue& queue, const ImageRegion& region, const Buffer& buffer,
+                                  const RectLayout& layout, bool async = false) const;
+    /// Copies `region` into a buffer (same device) laid out as `layout` (PyCUDA's Memcpy2D /
+    /// Memcpy3D from an array to pitched memory); bytes of the buffer outside the box are left as
+    /// they are. Errors as copy_region_from_pitched, the layout's side being "dst".
+    void copy_region_to_pitched(const Queue& queue, const ImageRegion& region, const Buffer& buffer,
+                                const RectLayout& layout, bool async = false) const;
     /// Copies the box `source_region` of `source` (same device and format, any shape of the same
     /// dimensions and layering) to the box of the same extent at `destination_origin` of this
     /// image. ArgumentError naming "source" for another device, format or kind of image,

@@ -29,6 +29,7 @@
 #include "kjarni/image.hpp"
 #include "kjarni/ipc.hpp"
 #include "kjarni/multi_array.hpp"
+#include "kjarni/peer_access.hpp"
 #include "kjarni/pitched_memory.hpp"
 #include "kjarni/platform.hpp"
 #include "kjarni/pointer_attributes.hpp"

@@ -78,6 +78,18 @@ struct ProgramOptions {
     /// limit registers when compiling a source, pass "--maxrregcount=N" in compiler_options.)
     std::optional<unsigned> jit_max_registers;
     std::optional<unsigned> jit_optimization_level;
+    /// CUDA, for Program::from_binary of PTX: the rest of the JIT options (threads per block,
+    /// fallback strategy, cache mode, log sizes); what the JIT reported is Program::jit_report.
+    /// UnsupportedError on OpenCL.
+    JitOptions jit;
+
+    /// The on-disk compilation cache for this program (PyCUDA's SourceModule(cache_dir=...)):
+    /// false: neither read nor written (the in-memory cache of the context still is);
+    /// cache_dir: a directory of the program's own (created if needed), used even where
+    /// KJARNI_CACHE turns the process-wide cache off. Unset: the context's
+    /// (ContextOptions::kernel_cache_dir), else the environment's.
+    bool disk_cache = true;
+    std::optional<std::filesystem::path> cache_dir;
 };
 
 /// A program-scope variable (CUDA __device__ or __constant__; PyCUDA's Module.get_global): its
@@ -203,6 +215,9 @@ public:
     const std::string& source(const BoundDevice& device) const;
     /// Where the intermediate files of a device went, when compiled with `keep`.
     std::optional<std::filesystem::path> kept_files(const BoundDevice& device) const;
+    /// What the driver's JIT reported compiling a device's PTX (CUDA, a program from PTX with
+    /// ProgramOptions::jit options); nullopt otherwise.
+    std::optional<JitReport> jit_report(const BoundDevice& device) const;
     /// The kernel of that name; ArgumentError listing the kernels there are if none.
     Kernel kernel(std::string_view name) const;
     /// The names of the kernels the program defines (as compiled for the first of its devices).
@@ -456,6 +471,10 @@ public:
     /// on OpenCL. (The most dynamic shared memory needs no setting: a launch asking for more than
     /// 48 KiB raises the kernel's limit itself, up to max_dynamic_local_bytes.)
     void set_shared_memory_carveout(const BoundDevice& device, int percent) const;
+    /// Sets a kernel attribute on a device (PyCUDA's Function.set_attribute; cuFuncSetAttribute).
+    /// ArgumentError naming "value" for a value out of the attribute's range (negative sizes,
+    /// a carveout outside -1..100, a flag other than 0 or 1); UnsupportedError on OpenCL.
+    void set_attribute(const BoundDevice& device, KernelAttribute attribute, int value) const;
 
     /// Prepares and launches in one go (grunnur's Kernel.__call__).
     template <detail::KernelArgument... Args>

@@ -1,6 +1,7 @@
 // may_share_memory and transfer of an array to another device or context.
 
 #include "kjarni/array_operations.hpp"
+#include "kjarni/peer_access.hpp"
 
 namespace kjarni {
 
@@ -25,7 +26,15 @@ Array transfer(const Array& array, const Queue& queue) {
         out.set(queue, array);
         return out;
     }
-    // No copy between contexts: through the host, on a queue of the source's device.
+    // Between contexts of one API, a C-contiguous array goes device to device where the driver
+    // can (CUDA cuMemcpyPeerAsync; copy_between_contexts stages through the host elsewhere).
+    if (array.is_c_contiguous() && array.size() != 0 &&
+        array.device().context().api().id() == queue.device().context().api().id()) {
+        copy_between_contexts(queue, out.base().get_sub_region(out.offset(), out.nbytes()),
+                              array.base().get_sub_region(array.offset(), array.nbytes()));
+        return out;
+    }
+    // Otherwise through the host, on a queue of the source's device.
     const Queue source_queue(array.device());
     out.set(queue, array.get(source_queue));
     return out;

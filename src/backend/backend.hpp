@@ -25,6 +25,7 @@
 
 #include "kjarni/api_id.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
+#include "kjarni/context_options.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/image.hpp"
 #include "kjarni/kernel_attributes.hpp"
@@ -71,6 +72,28 @@ struct EventFlags {
     bool blocking_sync = false;  // CUDA: CU_EVENT_BLOCKING_SYNC (the waiting thread sleeps)
 };
 
+/// How an API's contexts are made (the CUDA part of the public ContextOptions; the rest is the
+/// public layer's). All false / default: what create_context makes.
+struct ContextFlags {
+    bool own_contexts = false;  // CUDA: cuCtxCreate instead of the primary contexts
+    Scheduling scheduling = Scheduling::automatic;
+    bool map_host = false;
+    bool lmem_resize_to_max = false;
+    SharedMemoryBanks shared_memory_banks = SharedMemoryBanks::default_size;
+
+    /// Whether any flag asks for more than create_context gives (own_contexts aside).
+    bool has_cuda_settings() const noexcept {
+        return scheduling != Scheduling::automatic || map_host || lmem_resize_to_max ||
+               shared_memory_banks != SharedMemoryBanks::default_size;
+    }
+};
+
+using JitReport = kjarni::JitReport;
+using JitOptions = kjarni::JitOptions;
+
+/// Settable kernel attributes (the public kjarni::KernelAttribute).
+using KernelAttributeId = kjarni::KernelAttribute;
+
 using ContextLimit = kjarni::ContextLimit;
 using CachePreference = kjarni::CachePreference;
 
@@ -89,6 +112,14 @@ struct BuildOptions {
     /// CU_JIT_OPTIMIZATION_LEVEL). UnsupportedError elsewhere.
     std::optional<unsigned> jit_max_registers;
     std::optional<unsigned> jit_optimization_level;
+    /// The rest of the JIT options (the public JitOptions; CUDA only).
+    JitOptions jit;
+
+    // For the program layer, not the backend: which on-disk cache a program uses.
+    /// false: the disk cache is neither read nor written.
+    bool disk_cache = true;
+    /// A cache directory of the program's own (nullopt: the context's, else the environment's).
+    std::optional<std::filesystem::path> cache_dir;
 };
 
 /// One unit of Context::link: a complete source, compiled on its own as relocatable device code
@@ -171,6 +202,10 @@ public:
     /// A context over native contexts (one CUcontext per device / one cl_context).
     virtual std::shared_ptr<Context> context_from_native(std::span<const std::uintptr_t> natives,
                                                          bool take_ownership) = 0;
+    /// A context made as `flags` say. The default (src/backend/context_backend.cpp) calls
+    /// create_context, and throws UnsupportedError naming the backend for CUDA settings.
+    virtual std::shared_ptr<Context> create_context_with(std::span<const std::shared_ptr<Device>> devices,
+                                                         const ContextFlags& flags);
 };
 
 class Platform {
@@ -218,6 +253,31 @@ public:
     virtual std::shared_ptr<HostAllocation> allocate_host(std::size_t size, HostAllocationFlags flags) = 0;
     /// Whether device `from` can read and write memory of device `to` directly (peer access).
     virtual bool can_access_peer(std::size_t from, std::size_t to) const = 0;
+
+    // Peer access across devices and contexts (src/backend/context_backend.cpp has the defaults:
+    // within one context devices share memory, across contexts nothing is possible).
+
+    /// Whether the driver allows device `from` of this context to use memory of device `to` of
+    /// `other` (which may be this context) once enabled.
+    virtual bool peer_access_possible(std::size_t from, const Context& other, std::size_t to) const;
+    /// Whether that access is enabled now.
+    virtual bool peer_access_enabled(std::size_t from, const Context& other, std::size_t to) const;
+    /// Enables or disables it (the public layer checked that it is possible and not from a device
+    /// to itself). The default does nothing within one context when enabling and throws
+    /// UnsupportedError naming the backend otherwise.
+    virtual void set_peer_access(std::size_t from, Context& other, std::size_t to, bool enable);
+    /// Waits for all work on every device of the context, the queues of others sharing the native
+    /// context included where the API can (CUDA cuCtxSynchronize). The default does nothing (the
+    /// public layer synchronizes kjarni's queues itself).
+    virtual void synchronize_devices() {}
+    /// Whether allocate() makes the memory at once (so that a probe that succeeds proves the memory
+    /// is there: largest_memblock). The default: false.
+    virtual bool allocates_eagerly() const { return false; }
+    /// The largest free block of a device's memory where the driver reports it (OpenCL
+    /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD); nullopt by default.
+    virtual std::optional<std::uint64_t> largest_free_block(std::size_t /*device_index*/) const {
+        return std::nullopt;
+    }
     /// Managed / shared virtual memory of `size` > 0 bytes, allocated for (CUDA: in the context of)
     /// device `device_index`; the public layer has checked the capabilities and the free memory.
     /// The default throws UnsupportedError (src/backend/managed_memory_backend.cpp).
@@ -326,6 +386,9 @@ public:
     /// A program-scope variable (CUDA __device__ / __constant__) as a buffer of its size that keeps
     /// the module loaded; nullptr if there is none of that name. The default throws UnsupportedError.
     virtual std::shared_ptr<Buffer> global_buffer(const std::string& name);
+    /// What the driver's JIT said when it compiled PTX into this module (CUDA, PTX loaded with
+    /// JitOptions asking for it); nullopt otherwise (the default).
+    virtual std::optional<JitReport> jit_report() const { return std::nullopt; }
 };
 
 /// A kernel of a module. Launching is the hot path: launch() must not allocate for up to 64
@@ -345,6 +408,9 @@ public:
     /// -1: the default). The defaults throw UnsupportedError.
     virtual void set_cache_preference(CachePreference preference);
     virtual void set_shared_memory_carveout(int percent);
+    /// cuFuncSetAttribute of a settable attribute (the public layer checked the value's range).
+    /// The default throws UnsupportedError.
+    virtual void set_attribute(KernelAttributeId attribute, int value);
     virtual std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,
                                           const std::size_t* local_size, std::size_t dynamic_local_mem,
                                           std::span<const KernelArg> args, bool want_event) = 0;
@@ -480,6 +546,14 @@ public:
     /// Buffers may be on different devices of the context (peer copy, or staged by the driver).
     virtual void copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset,
                       std::size_t size, bool blocking) = 0;
+    /// Copies from a buffer of another context of the same API, device to device, in this queue's
+    /// order (CUDA cuMemcpyPeerAsync); `dst` is of this queue's context. Returns false where the
+    /// API cannot (the default): the caller then stages through the host.
+    virtual bool copy_from_context(Buffer& /*dst*/, std::size_t /*dst_offset*/, Context& /*src_context*/,
+                                   Buffer& /*src*/, std::size_t /*src_offset*/, std::size_t /*size*/,
+                                   bool /*blocking*/) {
+        return false;
+    }
     /// `pattern_size` is a power of two <= 128 dividing `size` and `offset`.
     virtual void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern,
                       std::size_t pattern_size, bool blocking) = 0;

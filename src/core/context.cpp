@@ -58,7 +58,9 @@ Context::Context(std::shared_ptr<backend::Context> impl)
 
 const std::shared_ptr<backend::Context>& Context::backend() const noexcept { return state_->impl; }
 
-Context Context::from_devices(std::span<const Device> devices) {
+Context Context::from_devices(std::span<const Device> devices) { return from_devices(devices, ContextOptions{}); }
+
+Context Context::from_devices(std::span<const Device> devices, const ContextOptions& options) {
     if (devices.empty()) throw ArgumentError("devices", "a context needs at least one device");
     std::vector<std::shared_ptr<backend::Device>> impls;
     const Device& first = devices.front();
@@ -77,11 +79,36 @@ Context Context::from_devices(std::span<const Device> devices) {
         }
         impls.push_back(detail::backend_of(device));
     }
+    if (options.kernel_cache_dir && options.kernel_cache_dir->empty()) {
+        throw ArgumentError("options", "ContextOptions::kernel_cache_dir is an empty path");
+    }
+    if (options.kernel_cache_max_bytes && *options.kernel_cache_max_bytes == 0) {
+        throw ArgumentError("options", "ContextOptions::kernel_cache_max_bytes is 0: to use no disk cache, set "
+                                       "ProgramOptions::disk_cache to false");
+    }
     backend::Api& api = detail::backend_of(first)->platform().api();
-    return Context(api.create_context(impls));
+    const backend::ContextFlags flags{options.own_contexts, options.scheduling, options.map_host,
+                                      options.lmem_resize_to_max, options.shared_memory_banks};
+    Context context(flags.own_contexts || flags.has_cuda_settings() ? api.create_context_with(impls, flags)
+                                                                      : api.create_context(impls));
+    context.state_->options = options;
+    return context;
 }
 
 Context Context::from_devices(const Device& device) { return from_devices(std::span<const Device>(&device, 1)); }
+
+Context Context::from_devices(const Device& device, const ContextOptions& options) {
+    return from_devices(std::span<const Device>(&device, 1), options);
+}
+
+const ContextOptions& Context::options() const noexcept { return state_->options; }
+
+void Context::synchronize() const {
+    // kjarni's own queues first (on OpenCL the only way to wait for a context's work), then the
+    // driver's context-wide wait where there is one.
+    for (const auto& queue : state_->live_queues()) queue->synchronize();
+    backend()->synchronize_devices();
+}
 
 Context Context::from_criteria(const Api& api, const SelectOptions& options) {
     return from_devices(select_devices(api, options));

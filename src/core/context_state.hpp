@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "kjarni/context_options.hpp"
 #include "staging/transfer_stager.hpp"
 
 namespace kjarni::detail {
@@ -29,6 +30,8 @@ std::string process_compiler_identity(backend::Context& impl, std::size_t device
 
 struct ContextState {
     std::shared_ptr<backend::Context> impl;
+    /// What the context was made with.
+    ContextOptions options;
     /// Large host transfers from pageable memory go through its page-locked slots.
     TransferStager staging;
 
@@ -52,7 +55,38 @@ struct ContextState {
         return *identity;
     }
 
+    /// Notes a queue made in the context, for Context::synchronize (held weakly: a queue's life is
+    /// its handles').
+    void register_queue(const std::shared_ptr<backend::Queue>& queue) {
+        const std::lock_guard lock(queues_mutex_);
+        std::erase_if(queues_, [](const std::weak_ptr<backend::Queue>& q) { return q.expired(); });
+        queues_.push_back(queue);
+    }
+    /// The queues made in the context that are still alive.
+    std::vector<std::shared_ptr<backend::Queue>> live_queues() {
+        const std::lock_guard lock(queues_mutex_);
+        std::vector<std::shared_ptr<backend::Queue>> result;
+        for (const auto& weak : queues_) {
+            if (auto queue = weak.lock()) result.push_back(std::move(queue));
+        }
+        return result;
+    }
+    /// The one driver queue of a device of a single_stream context (made, and noted, on first use).
+    std::shared_ptr<backend::Queue> single_stream_queue(std::size_t device_index) {
+        const std::lock_guard lock(queues_mutex_);
+        if (single_streams_.empty()) single_streams_.resize(impl->devices().size());
+        auto& queue = single_streams_.at(device_index);
+        if (!queue) {
+            queue = impl->create_queue(device_index);
+            queues_.push_back(queue);
+        }
+        return queue;
+    }
+
 private:
+    std::mutex queues_mutex_;
+    std::vector<std::weak_ptr<backend::Queue>> queues_;
+    std::vector<std::shared_ptr<backend::Queue>> single_streams_;
     std::mutex identities_mutex_;
     std::vector<std::optional<std::string>> identities_;
     // Declared last: destroyed first, before the stager and the backend context.

@@ -11,6 +11,7 @@
 #include "backend/backend.hpp"
 #include "core/device_label.hpp"
 #include "kjarni/error.hpp"
+#include "kjarni/pitched_memory.hpp"
 
 namespace kjarni {
 
@@ -119,6 +120,8 @@ std::string to_string(ChannelOrder order) {
             return "rg";
         case ChannelOrder::rgba:
             return "rgba";
+        case ChannelOrder::rgb:
+            return "rgb";
     }
     return "?";
 }
@@ -146,7 +149,13 @@ std::string to_string(ChannelType type) {
 }
 
 std::size_t ImageFormat::channels() const noexcept {
-    return order == ChannelOrder::r ? 1 : order == ChannelOrder::rg ? 2 : 4;
+    switch (order) {
+        case ChannelOrder::r: return 1;
+        case ChannelOrder::rg: return 2;
+        case ChannelOrder::rgb: return 3;
+        case ChannelOrder::rgba: return 4;
+    }
+    return 4;
 }
 
 std::size_t ImageFormat::channel_size() const noexcept {
@@ -187,6 +196,12 @@ std::string to_string(const ImageShape& shape) {
 
 ImageLimits image_limits(const BoundDevice& device) {
     return detail::backend_of(device.context())->image_limits(device.index());
+}
+
+bool image_format_supported(const BoundDevice& device, const ImageFormat& format) {
+    check_format(format);
+    backend::Context& context = *detail::backend_of(device.context());
+    return context.image_limits(device.index()).supported && context.image_format_supported(device.index(), format);
 }
 
 Image Image::allocate(const BoundDevice& device, const ImageShape& shape, const ImageFormat& format) {
@@ -350,6 +365,72 @@ detail::KernelArg pack_kernel_arg(const SampledImage& image, const detail::Launc
     detail::KernelArg arg = image.impl_->read_argument();
     arg.context = detail::backend_of(image.device_.context()).get();
     return arg;
+}
+
+// Copies between an image and pitched memory (issue 43, item 12): the box of the image moves as
+// packed pixels (what both APIs copy between images and buffers), and a rectangular copy places
+// those rows and slices at the buffer's pitches. CUDA could do it in one cuMemcpy3D, OpenCL has no
+// pitch on the buffer side of clEnqueueCopyImageToBuffer: one path for both, at the cost of one
+// extra device-to-device copy of the box, and none where the layout is packed already.
+
+namespace {
+
+// The byte box of an image region.
+RectExtent image_region_bytes(const ImageRegion& region, const ImageFormat& format) {
+    return RectExtent{region.extent[0] * format.pixel_size(), region.extent[1], region.extent[2]};
+}
+
+// Whether `layout` puts the box's bytes one after the other from its offset (pitches of 0 meaning
+// packed, as copy_rect reads them): then no temporary is needed.
+bool layout_is_packed(const RectLayout& layout, const RectExtent& extent) {
+    if (layout.x != 0 || layout.y != 0 || layout.z != 0) return false;
+    const std::size_t pitch = layout.pitch == 0 ? extent.width : layout.pitch;
+    const std::size_t slice_pitch = layout.slice_pitch == 0 ? pitch * extent.height : layout.slice_pitch;
+    return (extent.height == 1 || pitch == extent.width) &&
+           (extent.depth == 1 || slice_pitch == extent.width * extent.height);
+}
+
+void check_same_device_buffer(const Buffer& buffer, const BoundDevice& device) {
+    if (!(buffer.device() == device)) {
+        throw ArgumentError("buffer", fmt::format("is on device {} ('{}'), the image on device {} ('{}')",
+                                                  buffer.device().index(), buffer.device().name(), device.index(),
+                                                  device.name()));
+    }
+}
+
+}  // namespace
+
+void Image::copy_region_from_pitched(const Queue& queue, const ImageRegion& region, const Buffer& buffer,
+                                     const RectLayout& layout, bool async) const {
+    check_same_device_buffer(buffer, device_);
+    const RectExtent extent = image_region_bytes(region, format_);
+    if (layout_is_packed(layout, extent)) {
+        copy_region_from(queue, region, buffer, layout.offset, async);
+        return;
+    }
+    // The queue and region are checked before anything is enqueued; a packed temporary of the box
+    // gathers the rows, then fills the image.
+    check_queue(queue);
+    check_box("region", region.origin, region.extent, shape_);
+    const Buffer staging = Buffer::allocate(device_, region.pixels() * format_.pixel_size());
+    copy_rect(queue, staging, RectLayout{}, buffer, layout, extent, async);
+    copy_region_from(queue, region, staging, 0, async);
+}
+
+void Image::copy_region_to_pitched(const Queue& queue, const ImageRegion& region, const Buffer& buffer,
+                                   const RectLayout& layout, bool async) const {
+    check_same_device_buffer(buffer, device_);
+    const RectExtent extent = image_region_bytes(region, format_);
+    if (layout_is_packed(layout, extent)) {
+        copy_region_to(queue, region, buffer, layout.offset, async);
+        return;
+    }
+    check_queue(queue);
+    check_box("region", region.origin, region.extent, shape_);
+    const Buffer staging = Buffer::allocate(device_, region.pixels() * format_.pixel_size());
+    // The rectangular copy checks the layout against the buffer.
+    copy_region_to(queue, region, staging, 0, async);
+    copy_rect(queue, buffer, layout, staging, RectLayout{}, extent, async);
 }
 
 }  // namespace kjarni

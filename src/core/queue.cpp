@@ -3,19 +3,39 @@
 #include <fmt/format.h>
 
 #include "backend/backend.hpp"
+#include "core/context_state.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {
 
-Queue::Queue(const BoundDevice& device)
-    : device_(device), impl_(detail::backend_of(device.context())->create_queue(device.index())) {}
+namespace {
+
+// A new driver queue, or the device's one in a single_stream context; noted for
+// Context::synchronize either way.
+std::shared_ptr<backend::Queue> make_queue(const BoundDevice& device) {
+    auto& state = detail::state_of(device.context());
+    if (state.options.single_stream) return state.single_stream_queue(device.index());
+    auto queue = detail::backend_of(device.context())->create_queue(device.index());
+    state.register_queue(queue);
+    return queue;
+}
+
+}  // namespace
+
+Queue::Queue(const BoundDevice& device) : device_(device), impl_(make_queue(device)) {}
 
 void Queue::synchronize() const { impl_->synchronize(); }
 
 Queue::Queue(const BoundDevice& device, const QueueOptions& options)
-    : device_(device),
-      impl_(detail::backend_of(device.context())->create_queue_with(device.index(), {.priority = options.priority})),
-      priority_(options.priority) {}
+    : device_(device), priority_(options.priority) {
+    auto& state = detail::state_of(device.context());
+    if (state.options.single_stream) {
+        throw ArgumentError("options", "the context was made with ContextOptions::single_stream: its devices have "
+                                       "one queue each, made with Queue(device), which takes no QueueOptions");
+    }
+    impl_ = detail::backend_of(device.context())->create_queue_with(device.index(), {.priority = options.priority});
+    state.register_queue(impl_);
+}
 
 Event Queue::record_event() const { return detail::BackendAccess::make<Event>(impl_->record_event()); }
 

@@ -73,7 +73,16 @@ CompiledModule cached_module(const BoundDevice& device, const CacheKey& key, con
     const std::string memory_key = key.hex() + "/" + std::to_string(device.index());
     if (auto found = memory.find(memory_key)) return *found;
 
-    DiskCache& disk = DiskCache::instance();
+    if (!options.disk_cache) {
+        auto output = produce();
+        CompiledModule made{std::move(output.module), shared(output.binary)};
+        memory.insert(memory_key, made);
+        return made;
+    }
+    // The program's cache, else the context's (its library kernels included), else the process's.
+    const ContextOptions& context_options = device.context().options();
+    DiskCache& disk = DiskCache::shared(options.cache_dir ? options.cache_dir : context_options.kernel_cache_dir,
+                                        context_options.kernel_cache_max_bytes);
     if (auto binary = disk.load(key)) {
         try {
             // Braced initialisation runs in order: the payload moves only after the load.

@@ -33,28 +33,57 @@ const DeviceProgram& ProgramState::on(const BoundDevice& device) const {
 
 namespace {
 
-backend::BuildOptions backend_options(const ProgramOptions& options) {
+backend::BuildOptions backend_options(const ProgramOptions& options, const Context& context) {
     backend::BuildOptions result;
     result.fast_math = options.fast_math;
-    result.compiler_options = options.compiler_options;
+    // The context's default options first, so that the program's own can override them.
+    const ContextOptions& defaults = context.options();
+    result.compiler_options = defaults.compiler_options;
+    result.compiler_options.insert(result.compiler_options.end(), options.compiler_options.begin(),
+                                   options.compiler_options.end());
     result.include_dirs = options.include_dirs;
     result.cuda_arch = options.arch;
     result.jit_max_registers = options.jit_max_registers;
     result.jit_optimization_level = options.jit_optimization_level;
+    result.jit = options.jit;
+    result.disk_cache = options.disk_cache;
+    // The context's kernel cache, where the program names none, is module_cache's to find: it
+    // serves kjarni's own kernels too.
+    result.cache_dir = options.cache_dir;
     return result;
+}
+
+// JIT options that cannot work together or are out of range (both APIs: bad input first).
+void check_jit_options(const ProgramOptions& options) {
+    constexpr std::size_t max_log = std::size_t{16} << 20;
+    if (options.jit.threads_per_block && *options.jit.threads_per_block == 0) {
+        throw ArgumentError("options", "JitOptions::threads_per_block is 0");
+    }
+    if (options.jit.threads_per_block && options.jit_max_registers) {
+        throw ArgumentError("options", "JitOptions::threads_per_block and ProgramOptions::jit_max_registers both "
+                                       "limit registers: give one");
+    }
+    if (options.jit.info_log_bytes > max_log || options.jit.error_log_bytes > max_log) {
+        throw ArgumentError("options", fmt::format("JitOptions' log sizes ({} and {} bytes) are at most {} bytes",
+                                                   options.jit.info_log_bytes, options.jit.error_log_bytes, max_log));
+    }
+    if (options.cache_dir && options.cache_dir->empty()) {
+        throw ArgumentError("options", "ProgramOptions::cache_dir is an empty path");
+    }
 }
 
 // Refused here as well as in the backend: a program found in a cache never reaches the backend.
 void refuse_cuda_only_options(const BoundMultiDevice& devices, const ProgramOptions& options) {
+    check_jit_options(options);
     if (devices.context().api().id() == ApiId::cuda()) return;
     if (!options.arch.empty()) {
         throw UnsupportedError(fmt::format("the {} backend compiles for the device itself: ProgramOptions::arch "
                                            "('{}') is for CUDA",
                                            devices.context().api().shortcut(), options.arch));
     }
-    if (options.jit_max_registers || options.jit_optimization_level) {
+    if (options.jit_max_registers || options.jit_optimization_level || options.jit.any()) {
         throw UnsupportedError(fmt::format("the {} backend has no JIT options (ProgramOptions::jit_max_registers, "
-                                           "jit_optimization_level are for CUDA's PTX)",
+                                           "jit_optimization_level, jit are for CUDA's PTX)",
                                            devices.context().api().shortcut()));
     }
 }
@@ -76,7 +105,7 @@ std::shared_ptr<const ProgramState> build_all(const BoundMultiDevice& devices, s
     const std::string full = full_source(api, source, options);
     for (const BoundDevice& device : devices.to_vector()) {
         DeviceProgram program{device, full, nullptr, std::nullopt, nullptr};
-        backend::BuildOptions build_options = backend_options(options);
+        backend::BuildOptions build_options = backend_options(options, devices.context());
         if (options.keep) {
             program.kept_files = fresh_keep_dir(device);
             build_options.keep_dir = program.kept_files;
@@ -109,7 +138,7 @@ std::shared_ptr<const ProgramState> load_all(const BoundMultiDevice& devices, st
         image->push_back(std::byte{0});
     }
     auto state = std::make_shared<ProgramState>(ProgramState{devices, options, {}});
-    const backend::BuildOptions build_options = backend_options(options);
+    const backend::BuildOptions build_options = backend_options(options, devices.context());
     for (const BoundDevice& device : devices.to_vector()) {
         DeviceProgram program{device, std::string(), nullptr, std::nullopt, image};
         program.module = detail::backend_of(device.context())->load(device.index(), *image, build_options);
@@ -153,7 +182,7 @@ std::shared_ptr<const ProgramState> link_all(const BoundMultiDevice& devices, co
         }
     }
     auto state = std::make_shared<ProgramState>(ProgramState{devices, options, {}});
-    const backend::BuildOptions build_options = backend_options(options);
+    const backend::BuildOptions build_options = backend_options(options, devices.context());
     for (const BoundDevice& device : devices.to_vector()) {
         CompiledModule linked = obtain_linked_module(device, backend_units, build_options);
         state->programs.push_back(DeviceProgram{device, std::string(), std::move(linked.module), std::nullopt,
@@ -173,7 +202,8 @@ std::vector<std::byte> compile_one_unit(const BoundDevice& device, std::string_v
     refuse_cuda_only_options(devices, options);
     const ApiId api = device.context().api().id();
     const std::string full = full_source(api, render_with_modules(std::string(source)), options);
-    return detail::backend_of(device.context())->compile_unit(device.index(), full, backend_options(options));
+    return detail::backend_of(device.context())
+        ->compile_unit(device.index(), full, backend_options(options, device.context()));
 }
 
 }  // namespace
@@ -232,7 +262,8 @@ std::string Program::ptx(const BoundDevice& device) const {
         const auto* text = reinterpret_cast<const char*>(program.binary->data());
         return std::string(text, strnlen(text, program.binary->size()));
     }
-    return detail::backend_of(device.context())->ptx(device.index(), program.source, detail::backend_options(state_->options));
+    return detail::backend_of(device.context())
+        ->ptx(device.index(), program.source, detail::backend_options(state_->options, state_->devices.context()));
 }
 
 GlobalVariable Program::global(const BoundDevice& device, std::string_view name) const {
@@ -265,6 +296,10 @@ const std::string& Program::source(const BoundDevice& device) const { return sta
 
 std::optional<std::filesystem::path> Program::kept_files(const BoundDevice& device) const {
     return state_->on(device).kept_files;
+}
+
+std::optional<JitReport> Program::jit_report(const BoundDevice& device) const {
+    return state_->on(device).module->jit_report();
 }
 
 std::vector<std::string> Program::kernel_names() const { return state_->programs.front().module->kernel_names(); }
@@ -408,6 +443,24 @@ void Kernel::set_shared_memory_carveout(const BoundDevice& device, int percent) 
         throw ArgumentError("percent", fmt::format("is {}; it must be in 0..100, or -1 for the default", percent));
     }
     kernel_on(*state_, device).set_shared_memory_carveout(percent);
+}
+
+void Kernel::set_attribute(const BoundDevice& device, KernelAttribute attribute, int value) const {
+    if (device.context().api().id() != ApiId::cuda()) {
+        throw UnsupportedError(fmt::format("the {} backend has no settable kernel attributes ({} is CUDA's)",
+                                           device.context().api().shortcut(), to_string(attribute)));
+    }
+    const auto require = [&](bool ok, std::string_view range) {
+        if (!ok) throw ArgumentError("value", fmt::format("{} for {}: it must be {}", value, to_string(attribute), range));
+    };
+    switch (attribute) {
+        case KernelAttribute::preferred_shared_memory_carveout:
+            require(value >= -1 && value <= 100, "in 0..100, or -1 for the default");
+            break;
+        case KernelAttribute::non_portable_cluster_size_allowed: require(value == 0 || value == 1, "0 or 1"); break;
+        default: require(value >= 0, "at least 0"); break;
+    }
+    kernel_on(*state_, device).set_attribute(attribute, value);
 }
 
 }  // namespace kjarni

@@ -35,6 +35,9 @@ public:
     std::shared_ptr<Context> create_context(std::span<const std::shared_ptr<Device>> devices) override;
     std::shared_ptr<Context> context_from_native(std::span<const std::uintptr_t> natives,
                                                  bool take_ownership) override;
+    /// Contexts of kjarni's own or primary contexts with flags (CudaContext::from_devices).
+    std::shared_ptr<Context> create_context_with(std::span<const std::shared_ptr<Device>> devices,
+                                                 const ContextFlags& flags) override;
 
     const Driver& driver() const noexcept { return *driver_; }
 

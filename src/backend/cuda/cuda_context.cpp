@@ -5,6 +5,7 @@
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/cuda_error.hpp"
 #include "backend/cuda/cuda_queue.hpp"
+#include "kjarni/error.hpp"
 
 namespace kjarni::backend::cuda {
 
@@ -41,6 +42,71 @@ std::shared_ptr<CudaContext> CudaContext::from_devices(CudaApi& api,
     }
     context->enable_peer_access();
     return context;
+}
+
+unsigned context_creation_flags(const ContextFlags& flags) noexcept {
+    CUctx_flags scheduling = CU_CTX_SCHED_AUTO;
+    switch (flags.scheduling) {
+        case Scheduling::automatic: scheduling = CU_CTX_SCHED_AUTO; break;
+        case Scheduling::spin: scheduling = CU_CTX_SCHED_SPIN; break;
+        case Scheduling::yield: scheduling = CU_CTX_SCHED_YIELD; break;
+        case Scheduling::blocking_sync: scheduling = CU_CTX_SCHED_BLOCKING_SYNC; break;
+    }
+    auto result = static_cast<unsigned>(scheduling);
+    if (flags.map_host) result |= static_cast<unsigned>(CU_CTX_MAP_HOST);
+    if (flags.lmem_resize_to_max) result |= static_cast<unsigned>(CU_CTX_LMEM_RESIZE_TO_MAX);
+    return result;
+}
+
+std::shared_ptr<CudaContext> CudaContext::from_devices(CudaApi& api, std::span<const std::shared_ptr<Device>> devices,
+                                                       const ContextFlags& flags) {
+    const Driver& driver = api.driver();
+    const unsigned cu_flags = context_creation_flags(flags);
+    if (flags.shared_memory_banks != SharedMemoryBanks::default_size && driver.CtxSetSharedMemConfig == nullptr) {
+        throw UnsupportedError("this CUDA driver has no cuCtxSetSharedMemConfig: ContextOptions::shared_memory_banks "
+                               "cannot be " + to_string(flags.shared_memory_banks));
+    }
+    std::shared_ptr<CudaContext> context(
+        new CudaContext(api, flags.own_contexts ? Ownership::owned : Ownership::primary));
+    for (const auto& device : devices) {
+        const CUdevice cu_device = static_cast<const CudaDevice&>(*device).cu_device();
+        CUcontext handle = nullptr;
+        if (flags.own_contexts) {
+            // cuCtxCreate pushes the new context onto the thread's stack; popping it leaves the
+            // thread's current context what it was (kjarni makes its contexts current per call).
+            KJARNI_CU(driver, CtxCreate, &handle, cu_flags, cu_device);
+            CUcontext popped = nullptr;
+            const CUresult pop = driver.CtxPopCurrent(&popped);
+            if (pop != CUDA_SUCCESS) {
+                static_cast<void>(driver.CtxDestroy(handle));
+                throw_cuda_error(driver, pop, "cuCtxPopCurrent");
+            }
+        } else {
+            // The primary context is the process's: its flags hold for every user of it (pygpu
+            // sets them the same way). Drivers since 11.1 take them while it is active too.
+            if (cu_flags != static_cast<unsigned>(CU_CTX_SCHED_AUTO)) KJARNI_CU(driver, DevicePrimaryCtxSetFlags, cu_device, cu_flags);
+            KJARNI_CU(driver, DevicePrimaryCtxRetain, &handle, cu_device);
+        }
+        context->add(device, cu_device, handle);
+    }
+    if (flags.shared_memory_banks != SharedMemoryBanks::default_size) {
+        const CUsharedconfig config = flags.shared_memory_banks == SharedMemoryBanks::four_bytes
+                                          ? CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE
+                                          : CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE;
+        for (std::size_t i = 0; i < context->contexts_.size(); ++i) {
+            CurrentContext current(driver, context->contexts_[i]);
+            KJARNI_CU(driver, CtxSetSharedMemConfig, config);
+        }
+    }
+    context->enable_peer_access();
+    return context;
+}
+
+void CudaContext::synchronize_devices() {
+    for (CUcontext handle : contexts_) {
+        CurrentContext current(driver_, handle);
+        KJARNI_CU(driver_, CtxSynchronize);
+    }
 }
 
 std::shared_ptr<CudaContext> CudaContext::from_native(CudaApi& api, std::span<const std::uintptr_t> natives,
@@ -92,7 +158,7 @@ Api& CudaContext::api() const { return api_; }
 
 void CudaContext::enable_peer_access() noexcept {
     const std::size_t n = contexts_.size();
-    peer_.assign(n * n, false);
+    peer_ = std::make_unique<std::atomic<bool>[]>(n * n);
     for (std::size_t from = 0; from < n; ++from) {
         peer_[from * n + from] = true;
         for (std::size_t to = 0; to < n; ++to) {
@@ -117,7 +183,7 @@ void CudaContext::enable_peer_access() noexcept {
 }
 
 bool CudaContext::can_access_peer(std::size_t from, std::size_t to) const {
-    return peer_[from * contexts_.size() + to];
+    return peer_[from * contexts_.size() + to].load(std::memory_order_relaxed);
 }
 
 std::shared_ptr<Queue> CudaContext::create_queue(std::size_t device_index) {

@@ -4,8 +4,12 @@
 
 #include <cuda.h>
 
+#include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -16,6 +20,10 @@
 namespace kjarni::backend::cuda {
 
 class CudaApi;
+
+/// The cuCtxCreate / cuDevicePrimaryCtxSetFlags flags of `flags` (CU_CTX_SCHED_*, CU_CTX_MAP_HOST,
+/// CU_CTX_LMEM_RESIZE_TO_MAX).
+unsigned context_creation_flags(const ContextFlags& flags) noexcept;
 
 /// Makes a context current on the calling thread for the lifetime of the object, cheaply: nothing
 /// is done when it is current already. When another context was current (the CUDA runtime's, a
@@ -47,6 +55,11 @@ public:
     /// Retains each device's primary context.
     static std::shared_ptr<CudaContext> from_devices(CudaApi& api,
                                                      std::span<const std::shared_ptr<Device>> devices);
+    /// With flags: contexts of kjarni's own (cuCtxCreate, destroyed with this object) or the primary
+    /// contexts with their flags set first (cuDevicePrimaryCtxSetFlags); then the shared memory
+    /// configuration on each (cuCtxSetSharedMemConfig).
+    static std::shared_ptr<CudaContext> from_devices(CudaApi& api, std::span<const std::shared_ptr<Device>> devices,
+                                                     const ContextFlags& flags);
     /// Wraps user contexts, one per device. On failure nothing is destroyed: the caller keeps them.
     static std::shared_ptr<CudaContext> from_native(CudaApi& api, std::span<const std::uintptr_t> natives,
                                                     bool take_ownership);
@@ -73,6 +86,14 @@ public:
     std::shared_ptr<Event> create_ipc_event(std::size_t device_index) override;
     std::shared_ptr<Event> open_ipc_event(std::size_t device_index, std::span<const std::byte> handle) override;
     bool can_access_peer(std::size_t from, std::size_t to) const override;
+    // Peer access between devices of this and other contexts (cuda_peer_access.cpp).
+    bool peer_access_possible(std::size_t from, const Context& other, std::size_t to) const override;
+    bool peer_access_enabled(std::size_t from, const Context& other, std::size_t to) const override;
+    void set_peer_access(std::size_t from, Context& other, std::size_t to, bool enable) override;
+    /// cuCtxSynchronize in each device's context.
+    void synchronize_devices() override;
+    /// cuMemAlloc makes the memory at once.
+    bool allocates_eagerly() const override { return true; }
 
     // Knobs (cuda_knobs.cpp).
     std::shared_ptr<Queue> create_queue_with(std::size_t device_index, const QueueFlags& flags) override;
@@ -128,8 +149,12 @@ private:
     std::vector<std::shared_ptr<Device>> devices_;
     std::vector<CUdevice> cu_devices_;
     std::vector<CUcontext> contexts_;
-    /// peer_[from * n + to]: whether peer access from `from` to `to` is enabled.
-    std::vector<bool> peer_;
+    /// peer_[from * n + to]: whether peer access from `from` to `to` is enabled (atomic: the
+    /// public toggle may change it while copies ask).
+    std::unique_ptr<std::atomic<bool>[]> peer_;
+    /// Peer access enabled from a device of this context to another context's CUcontext.
+    mutable std::mutex cross_peer_mutex_;
+    std::map<std::pair<std::size_t, CUcontext>, bool> cross_peer_;
     /// One per device; emptied before the contexts are released.
     std::vector<std::unique_ptr<CudaEventPool>> event_pools_;
 };

@@ -89,7 +89,9 @@ namespace kjarni::backend::cuda {
     X(ModuleGetFunctionCount, 12040, "cuModuleGetFunctionCount")         \
     X(ModuleEnumerateFunctions, 12040, "cuModuleEnumerateFunctions")     \
     /* The CUmemLocation form (12.2+), the only one CUDA 13's headers declare. */ \
-    X(MemPrefetchAsync, 12020, "cuMemPrefetchAsync_v2")
+    X(MemPrefetchAsync, 12020, "cuMemPrefetchAsync_v2")                 \
+    /* Deprecated (a no-op since Volta) and absent from future drivers. */ \
+    X(CtxSetSharedMemConfig, 4020, "cuCtxSetSharedMemConfig")
 
 // The driver layer's extras (foreign, page-locked and pitched memory, rectangular copies, modules
 // from files, knobs): required like the first table, kept apart to keep that table's history short.
@@ -123,7 +125,12 @@ namespace kjarni::backend::cuda {
     X(TexObjectCreate, 5000, "cuTexObjectCreate")                        \
     X(TexObjectDestroy, 5000, "cuTexObjectDestroy")                      \
     X(SurfObjectCreate, 5000, "cuSurfObjectCreate")                      \
-    X(SurfObjectDestroy, 5000, "cuSurfObjectDestroy")
+    X(SurfObjectDestroy, 5000, "cuSurfObjectDestroy")                   \
+    /* Contexts of kjarni's own, their flags, peer access (issue 43). */ \
+    X(CtxCreate, 3020, "cuCtxCreate_v2")                                 \
+    X(CtxPopCurrent, 4000, "cuCtxPopCurrent_v2")                         \
+    X(DevicePrimaryCtxSetFlags, 11000, "cuDevicePrimaryCtxSetFlags_v2")  \
+    X(CtxDisablePeerAccess, 4000, "cuCtxDisablePeerAccess")
 
 /// The CUDA version every function above is requested with from cuGetProcAddress: the ABI of each
 /// table entry is the one current at CUDA 12.0 (e.g. cuCtxGetDevice without the context argument

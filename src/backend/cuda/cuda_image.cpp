@@ -309,8 +309,9 @@ ImageLimits CudaContext::image_limits(std::size_t device_index) const {
     return limits;
 }
 
-bool CudaContext::image_format_supported(std::size_t, const ImageFormat&) const {
-    return true;  // every kjarni format (1, 2 or 4 channels of the eight types) is a CUDA array format
+bool CudaContext::image_format_supported(std::size_t, const ImageFormat& format) const {
+    // CUDA arrays have 1, 2 or 4 channels of each of the eight types: every kjarni format but rgb.
+    return format.order != ChannelOrder::rgb;
 }
 
 std::shared_ptr<Image> CudaContext::create_image(std::size_t device_index, const ImageShape& shape,

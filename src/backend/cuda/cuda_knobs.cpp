@@ -8,6 +8,7 @@
 #include "backend/cuda/cuda_context.hpp"
 #include "backend/cuda/cuda_error.hpp"
 #include "backend/cuda/cuda_program.hpp"
+#include "backend/cuda/cuda_jit_options.hpp"
 #include "backend/cuda/cuda_queue.hpp"
 
 namespace kjarni::backend::cuda {
@@ -84,6 +85,17 @@ void CudaKernel::set_cache_preference(CachePreference preference) {
 void CudaKernel::set_shared_memory_carveout(int percent) {
     CurrentContext current(driver_, cu_context_);
     KJARNI_CU(driver_, FuncSetAttribute, function_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent);
+}
+
+void CudaKernel::set_attribute(KernelAttributeId attribute, int value) {
+    CurrentContext current(driver_, cu_context_);
+    const std::lock_guard lock(attribute_mutex_);
+    KJARNI_CU(driver_, FuncSetAttribute, function_, driver_attribute(attribute), value);
+    // The launch path raises the limit itself when a launch needs more; it now knows the limit
+    // (lowering it makes a later larger launch raise it again).
+    if (attribute == KernelAttributeId::max_dynamic_shared_bytes) {
+        dynamic_shared_allowed_.store(static_cast<std::size_t>(value), std::memory_order_release);
+    }
 }
 
 }  // namespace kjarni::backend::cuda

@@ -1,4 +1,5 @@
 #include "backend/cuda/cuda_program.hpp"
+#include "backend/cuda/cuda_jit_options.hpp"
 
 #include <fmt/format.h>
 
@@ -191,29 +192,19 @@ LoadedModule::LoadedModule(std::shared_ptr<CudaContext> context, std::size_t dev
                            std::span<const std::byte> image, const BuildOptions& jit)
     : context_(std::move(context)), device_index_(device_index), cu_context_(context_->cu_context(device_index)) {
     // cuModuleLoadDataEx with the JIT options given and the driver's error log, which says why PTX
-    // did not compile. Option values travel as pointers holding the number itself.
-    std::array<char, 8192> error_log{};
-    std::vector<CUjit_option> options = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    std::vector<void*> values = {error_log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(error_log.size()))};
-    if (jit.jit_max_registers) {
-        options.push_back(CU_JIT_MAX_REGISTERS);
-        values.push_back(reinterpret_cast<void*>(static_cast<std::uintptr_t>(*jit.jit_max_registers)));
-    }
-    if (jit.jit_optimization_level) {
-        options.push_back(CU_JIT_OPTIMIZATION_LEVEL);
-        values.push_back(reinterpret_cast<void*>(static_cast<std::uintptr_t>(*jit.jit_optimization_level)));
-    }
+    // did not compile.
+    JitOptionList options(jit);
     const Driver& driver = context_->driver();
     CurrentContext current(driver, cu_context_);
     CUmodule module = nullptr;
-    const CUresult result = driver.ModuleLoadDataEx(&module, image.data(), static_cast<unsigned int>(options.size()),
-                                                    options.data(), values.data());
+    const CUresult result =
+        driver.ModuleLoadDataEx(&module, image.data(), options.size(), options.options(), options.values());
     if (result != CUDA_SUCCESS) {
-        error_log.back() = '\0';
-        const std::string log(error_log.data());
+        const std::string log = options.error_log();
         throw_cuda_error(driver, result, "cuModuleLoadDataEx",
                          log.empty() ? error_description(driver, result) : error_description(driver, result) + ": " + log);
     }
+    report_ = options.report();
     module_ = DriverHandle<CUmodule>(driver, cu_context_, module);
     read_param_counts(image);
 }
@@ -238,6 +229,9 @@ CudaKernel::CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function
     attributes_.shared_bytes = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
     attributes_.const_bytes = attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
     attributes_.local_bytes = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    attributes_.ptx_version = static_cast<int>(attribute(CU_FUNC_ATTRIBUTE_PTX_VERSION));
+    attributes_.binary_version = static_cast<int>(attribute(CU_FUNC_ATTRIBUTE_BINARY_VERSION));
+    attributes_.cache_mode_ca = attribute(CU_FUNC_ATTRIBUTE_CACHE_MODE_CA) != 0;
     int optin = 0;
     KJARNI_CU(driver_, DeviceGetAttribute, &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
               module_->context()->cu_device(module_->device_index()));
@@ -664,7 +658,7 @@ std::shared_ptr<Module> CudaContext::load(std::size_t device_index, std::span<co
     auto self = std::static_pointer_cast<CudaContext>(shared_from_this());
     // A cubin or fatbin without JIT options (every disk-cache hit) is loaded as the raw driver call
     // would be: cuModuleLoadDataEx's error log is for PTX, which the driver compiles.
-    if (is_binary_image(image) && !options.jit_max_registers && !options.jit_optimization_level)
+    if (is_binary_image(image) && !options.jit_max_registers && !options.jit_optimization_level && !options.jit.any())
         return std::make_shared<CudaModule>(std::make_shared<LoadedModule>(std::move(self), device_index, image));
     return std::make_shared<CudaModule>(std::make_shared<LoadedModule>(std::move(self), device_index, image, options));
 }

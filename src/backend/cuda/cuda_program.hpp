@@ -48,9 +48,12 @@ public:
     /// image does not tell (a fatbin, a record layout kjarni does not know) or was not read (the
     /// driver counts them).
     std::optional<std::size_t> param_count(std::string_view name) const;
+    /// What the JIT reported, for a module loaded with JIT options.
+    const std::optional<JitReport>& report() const noexcept { return report_; }
 
 private:
     void read_param_counts(std::span<const std::byte> image);
+    std::optional<JitReport> report_;
 
     std::shared_ptr<CudaContext> context_;
     std::size_t device_index_;
@@ -79,6 +82,9 @@ public:
     /// cuFuncSetCacheConfig / CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (cuda_knobs.cpp).
     void set_cache_preference(CachePreference preference) override;
     void set_shared_memory_carveout(int percent) override;
+    /// cuFuncSetAttribute (cuda_knobs.cpp); the dynamic shared memory limit is remembered, so that
+    /// launches do not raise it again.
+    void set_attribute(KernelAttributeId attribute, int value) override;
 
 private:
     /// Raises the function's dynamic shared memory limit to at least `bytes` (the context is
@@ -108,6 +114,7 @@ public:
     void set_constant(Queue& queue, const std::string& name, Buffer& source, std::size_t source_offset,
                       std::size_t size) override;
     std::shared_ptr<Buffer> global_buffer(const std::string& name) override;
+    std::optional<JitReport> jit_report() const override { return module_->report(); }
 
     const std::shared_ptr<LoadedModule>& loaded() const noexcept { return module_; }
 

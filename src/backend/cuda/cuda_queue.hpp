@@ -66,6 +66,9 @@ public:
     void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern, std::size_t pattern_size,
               bool blocking) override;
     std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(stream_.get()); }
+    /// cuMemcpyPeerAsync from another CUDA context's buffer (cuda_peer_access.cpp).
+    bool copy_from_context(Buffer& dst, std::size_t dst_offset, Context& src_context, Buffer& src,
+                           std::size_t src_offset, std::size_t size, bool blocking) override;
 
     // Pitched transfers (cuda_rect_copy.cpp): cuMemsetD2D*Async, cuMemcpy3DAsync / cuMemcpy3DPeerAsync.
     void fill_2d(Buffer& dst, std::size_t offset, std::size_t pitch, std::size_t width, std::size_t height,

@@ -30,6 +30,11 @@ public:
                                                         ManagedAllocationFlags flags) override;
     /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD where the device has cl_amd_device_attribute_query.
     std::optional<std::uint64_t> free_memory(std::size_t device_index) const override;
+    /// The same figure: what CL_DEVICE_GLOBAL_FREE_MEMORY_AMD reports (and free_memory passes on)
+    /// is the largest free block.
+    std::optional<std::uint64_t> largest_free_block(std::size_t device_index) const override {
+        return free_memory(device_index);
+    }
     BuildOutput build(std::size_t device_index, const std::string& source, const BuildOptions& options) override;
     BuildOutput link(std::size_t device_index, std::span<const LinkUnit> units, const BuildOptions& options) override;
     std::vector<std::byte> compile_unit(std::size_t device_index, const std::string& source,

@@ -21,7 +21,12 @@ namespace {
 
 cl_image_format cl_format(const ImageFormat& format) {
     cl_image_format out{};
-    out.image_channel_order = format.order == ChannelOrder::r ? CL_R : format.order == ChannelOrder::rg ? CL_RG : CL_RGBA;
+    switch (format.order) {
+        case ChannelOrder::r: out.image_channel_order = CL_R; break;
+        case ChannelOrder::rg: out.image_channel_order = CL_RG; break;
+        case ChannelOrder::rgb: out.image_channel_order = CL_RGB; break;
+        case ChannelOrder::rgba: out.image_channel_order = CL_RGBA; break;
+    }
     const bool n = format.normalized;
     switch (format.type) {
         case ChannelType::uint8:

@@ -16,6 +16,9 @@
 #include <cstring>
 #include <ctime>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <string_view>
 #include <system_error>
@@ -337,6 +340,26 @@ DiskCache::DiskCache(std::filesystem::path directory, std::uint64_t max_bytes, b
 DiskCache& DiskCache::instance() {
     static DiskCache cache(DiskCacheSettings::from_environment());
     return cache;
+}
+
+DiskCache& DiskCache::shared(const std::optional<fs::path>& directory, std::optional<std::uint64_t> max_bytes) {
+    if (!directory && !max_bytes) return instance();
+    DiskCacheSettings settings = instance().settings_;
+    if (directory) {
+        settings.directory = *directory;
+        // Asked for by the program itself: used whatever KJARNI_CACHE says.
+        settings.enabled = true;
+    }
+    if (max_bytes) settings.max_bytes = *max_bytes;
+    // One object per directory and bound, so that its statistics and eviction bookkeeping are
+    // shared by every program using it. Never destroyed: programs may store while static objects
+    // are destroyed at exit.
+    static std::mutex mutex;
+    static auto& caches = *new std::map<std::pair<fs::path, std::uint64_t>, std::unique_ptr<DiskCache>>();
+    const std::lock_guard lock(mutex);
+    auto& slot = caches[{settings.directory, settings.max_bytes}];
+    if (!slot) slot = std::make_unique<DiskCache>(settings);
+    return *slot;
 }
 
 fs::path DiskCache::entry_path(const CacheKey& key) const {

@@ -69,6 +69,12 @@ public:
 
     /// The process-wide cache, configured from the environment when first used.
     static DiskCache& instance();
+    /// The cache of another directory and / or size bound than the environment's (the rest as
+    /// instance()'s); instance() itself when neither is given. A directory given here is used even
+    /// where the environment turns the cache off. One object per directory and bound, for the
+    /// process's life. Thread-safe.
+    static DiskCache& shared(const std::optional<std::filesystem::path>& directory,
+                             std::optional<std::uint64_t> max_bytes);
 
     bool enabled() const noexcept { return settings_.enabled; }
     const std::filesystem::path& directory() const noexcept { return settings_.directory; }
