@@ -25,6 +25,7 @@
 /// the offset and strides instead. \file
 
 #include <complex>
+#include <concepts>
 #include <cstddef>
 #include <cstring>
 #include <functional>
@@ -79,8 +80,15 @@ private:
     std::variant<std::ptrdiff_t, Slice, NewAxis, Ellipsis> value_;
 };
 
-/// Memory order of a new contiguous array: C (last index fastest) or Fortran (first fastest).
-enum class Order { C, F };
+/// Memory order of a new contiguous array: C (last index fastest) or Fortran (first fastest), or
+/// A (numpy's and pygpu's 'A'ny): Fortran where the array it is taken from is Fortran-contiguous
+/// and not C-contiguous, else C. Where no array is involved (empty, zeros, Layout::contiguous,
+/// HostArray's constructor) A is C.
+enum class Order { C, F, A };
+
+struct Layout;
+/// C or F for `order` with respect to an existing layout (A resolved as above; C and F unchanged).
+Order resolve_order(Order order, const Layout& layout, std::size_t itemsize) noexcept;
 
 /// Shape, strides (bytes) and the offset (bytes) of the first element from the base allocation.
 struct Layout {
@@ -258,7 +266,67 @@ HostArray HostArray::from(std::span<const T> data, std::vector<std::size_t> shap
 HostArray extract_field(const HostArray& array, const FieldPath& path);
 
 /// Makes the buffer of an array: (device, bytes) -> Buffer. Buffer::allocate when not given.
+/// Every function that makes a new device array takes one, as its last parameter or in its options
+/// (kjarni/array_operations.hpp says which): the array's memory then comes from it (a MemoryPool's
+/// allocator(), a VirtualManager's, a counting one); temporaries a function needs on the way are
+/// not the result and may come from elsewhere.
 using Allocator = std::function<Buffer(const BoundDevice&, std::size_t)>;
+
+/// grunnur's ArrayMetadataLike: anything with a shape and a dtype (Array, HostArray, MultiArray's
+/// parts, ArrayMetadata, a user's type): usable wherever kjarni wants a description of an array
+/// (Array::empty_like, zeros_like, ArrayMetadata::of). Strides (in bytes) and an offset are taken
+/// too where the type has `strides()` (and `offset()`).
+template <class T>
+concept ArrayMetadataLike = requires(const T& a) {
+    { a.shape() } -> std::convertible_to<std::vector<std::size_t>>;
+    { a.dtype() } -> std::convertible_to<DType>;
+};
+
+/// grunnur's ArrayLike: ArrayMetadataLike with views by numpy's basic indexing (`a[{...}]`, as
+/// Array and HostArray give) of the same type.
+template <class T>
+concept ArrayLike = ArrayMetadataLike<T> && requires(const T& a, std::initializer_list<Index> indices) {
+    { a[indices] } -> std::convertible_to<T>;
+};
+
+/// grunnur's ArrayMetadata: a shape, a dtype and, optionally, strides in bytes and the offset of
+/// the first element; what a kernel template or an allocation needs to know of an array without
+/// the array. It is ArrayMetadataLike itself.
+class ArrayMetadata {
+public:
+    /// C-contiguous without strides. ArgumentError when strides and shape differ in length.
+    ArrayMetadata(const DType& dtype, std::vector<std::size_t> shape,
+                  std::optional<std::vector<std::ptrdiff_t>> strides = std::nullopt, std::size_t first_element_offset = 0);
+    /// The description of any ArrayMetadataLike object (its strides and offset where it has them).
+    template <ArrayMetadataLike T>
+    static ArrayMetadata of(const T& like) {
+        std::optional<std::vector<std::ptrdiff_t>> strides;
+        std::size_t offset = 0;
+        if constexpr (requires { std::vector<std::ptrdiff_t>(like.strides()); }) strides.emplace(like.strides());
+        if constexpr (requires { std::size_t(like.offset()); }) offset = like.offset();
+        return ArrayMetadata(DType(like.dtype()), std::vector<std::size_t>(like.shape()), std::move(strides), offset);
+    }
+
+    const DType& dtype() const noexcept { return dtype_; }
+    const std::vector<std::size_t>& shape() const noexcept { return layout_.shape; }
+    const std::vector<std::ptrdiff_t>& strides() const noexcept { return layout_.strides; }
+    /// The offset of the first element, bytes from the start of the allocation.
+    std::size_t offset() const noexcept { return layout_.offset; }
+    const Layout& layout() const noexcept { return layout_; }
+    std::size_t ndim() const noexcept { return layout_.ndim(); }
+    std::size_t size() const noexcept { return layout_.size(); }
+    /// Bytes an allocation needs to hold every element at these strides and offset (ArgumentError
+    /// when negative strides reach before the start of the allocation).
+    std::size_t buffer_size() const;
+    friend bool operator==(const ArrayMetadata& a, const ArrayMetadata& b) {
+        return a.dtype_ == b.dtype_ && a.layout_.shape == b.layout_.shape && a.layout_.strides == b.layout_.strides &&
+               a.layout_.offset == b.layout_.offset;
+    }
+
+private:
+    DType dtype_;
+    Layout layout_;
+};
 
 /// An n-dimensional array on one device (numpy's ndarray on the GPU): a Buffer with a shape, a dtype,
 /// strides in bytes and an offset. Copies share the memory; views (slices, reshapes) share it too.
@@ -277,13 +345,33 @@ public:
     static Array zeros(const Queue& queue, std::vector<std::size_t> shape, const DType& dtype,
                        Order order = Order::C, const Allocator& allocator = {});
     /// A C-contiguous device copy of a host array; the transfer is synchronous.
-    static Array from_host(const Queue& queue, const HostArray& host);
+    static Array from_host(const Queue& queue, const HostArray& host, const Allocator& allocator = {});
     template <class T>
     static Array from_host(const Queue& queue, std::span<const T> data, std::vector<std::size_t> shape) {
         return from_host(queue, HostArray::from(data, std::move(shape)));
     }
-    /// An array over an existing buffer (pygpu's from_gpudata); the layout must lie inside it.
-    static Array from_buffer(const Buffer& base, const DType& dtype, Layout layout);
+    /// The same on a device rather than a queue (grunnur's from_host(queue_or_device, ...)): the
+    /// transfer goes through a queue of the device's own, made for it and finished before this returns.
+    static Array from_host(const BoundDevice& device, const HostArray& host, const Allocator& allocator = {});
+    template <class T>
+    static Array from_host(const BoundDevice& device, std::span<const T> data, std::vector<std::size_t> shape) {
+        return from_host(device, HostArray::from(data, std::move(shape)));
+    }
+    /// An array over an existing buffer (pygpu's from_gpudata); the layout must lie inside it. With
+    /// `writeable` false the array (and its views) may not be written by kjarni (see writeable()).
+    static Array from_buffer(const Buffer& base, const DType& dtype, Layout layout, bool writeable = true);
+    /// An uninitialized array described by `like` (its dtype, shape and, where it has them, its
+    /// strides and offset: numpy's empty_like with the strides kept); zeros_like zeroes its bytes.
+    template <ArrayMetadataLike T>
+    static Array empty_like(const BoundDevice& device, const T& like, const Allocator& allocator = {}) {
+        return empty_like(device, ArrayMetadata::of(like), allocator);
+    }
+    static Array empty_like(const BoundDevice& device, const ArrayMetadata& like, const Allocator& allocator = {});
+    template <ArrayMetadataLike T>
+    static Array zeros_like(const Queue& queue, const T& like, const Allocator& allocator = {}) {
+        return zeros_like(queue, ArrayMetadata::of(like), allocator);
+    }
+    static Array zeros_like(const Queue& queue, const ArrayMetadata& like, const Allocator& allocator = {});
 
     /// A new C-contiguous host array with the contents.
     HostArray get(const Queue& queue, bool async = false) const;
@@ -323,6 +411,31 @@ public:
     bool is_f_contiguous() const noexcept { return layout_.is_f_contiguous(dtype_.itemsize()); }
     /// The whole allocation, shared by the views.
     const Buffer& base() const noexcept { return base_; }
+
+    /// Flags (numpy's and pygpu's `flags`).
+    /// writeable: kjarni may write the elements. False for read_only() views and their views, for
+    /// arrays from_buffer(..., false), and for arrays over memory kernels may only read
+    /// (KernelAccess::read_only, kjarni/buffer.hpp). Every kjarni function that writes an array
+    /// (set, fill, copies into it, evaluate's and assign's out, reductions', scans', BLAS's and
+    /// sorting's outputs, ...) refuses one that is not with an ArgumentError naming the argument.
+    bool writeable() const noexcept { return writeable_ && base_.kernel_access() != KernelAccess::read_only; }
+    /// aligned: the first element and every stride (of axes of more than one element) are
+    /// multiples of the dtype's alignment, counted from the start of the allocation (which the
+    /// drivers align to far more).
+    bool aligned() const noexcept;
+    /// owndata: the array made its allocation (empty, zeros, copies, from_host, results of
+    /// operations); false for views, for from_buffer and for read_only() views. (pygpu says
+    /// always True, its data being reference counted; kjarni answers numpy's question: whether
+    /// this array is a view of another's memory.)
+    bool owndata() const noexcept { return owndata_; }
+    /// A view of the same memory that kjarni may not write (numpy's `setflags(write=False)` on a
+    /// view; the array itself stays writeable).
+    Array read_only() const;
+    /// Throws ArgumentError naming `argument` when the array is not writeable(): what functions
+    /// that write an array call first.
+    void require_writeable(const char* argument) const;
+    /// pygpu's typecode: dtype_to_typecode(dtype()) (kjarni/dtype.hpp).
+    int typecode() const { return dtype_to_typecode(dtype_); }
     /// The region from the first element to the last (what a kernel gets); ArgumentError with
     /// negative strides.
     Buffer data() const;
@@ -342,14 +455,14 @@ public:
     /// never a copy; negative axes count from the end; an axis out of range, repeated, or (squeeze)
     /// of an extent other than 1 is an ArgumentError naming it. transpose(axes) above is numpy's
     /// transpose with axes (a permutation; none reverses the axes).
-    Array squeeze() const { return Array(base_, dtype_, layout_.squeeze()); }
-    Array squeeze(const std::vector<int>& axes) const { return Array(base_, dtype_, layout_.squeeze(axes)); }
-    Array expand_dims(const std::vector<int>& axes) const { return Array(base_, dtype_, layout_.expand_dims(axes)); }
+    Array squeeze() const { return view_with(dtype_, layout_.squeeze()); }
+    Array squeeze(const std::vector<int>& axes) const { return view_with(dtype_, layout_.squeeze(axes)); }
+    Array expand_dims(const std::vector<int>& axes) const { return view_with(dtype_, layout_.expand_dims(axes)); }
     Array moveaxis(int source, int destination) const { return moveaxis(std::vector<int>{source}, std::vector<int>{destination}); }
     Array moveaxis(const std::vector<int>& source, const std::vector<int>& destination) const {
-        return Array(base_, dtype_, layout_.moveaxis(source, destination));
+        return view_with(dtype_, layout_.moveaxis(source, destination));
     }
-    Array swapaxes(int axis1, int axis2) const { return Array(base_, dtype_, layout_.swapaxes(axis1, axis2)); }
+    Array swapaxes(int axis1, int axis2) const { return view_with(dtype_, layout_.swapaxes(axis1, axis2)); }
     /// A view with another shape, the elements read in `order` (Layout::reshape: whenever numpy
     /// would give a view, of any strides); ArgumentError where a copy would be needed. The
     /// kjarni::reshape function (kjarni/array_operations.hpp) copies then, unless told not to.
@@ -361,26 +474,35 @@ public:
     Array view(const DType& dtype) const;
 
     /// Copies (pygpu's copy, ascontiguousarray, asfortranarray, astype); all on `queue`'s device,
-    /// enqueued asynchronously.
-    Array copy(const Queue& queue, Order order = Order::C) const;
+    /// enqueued asynchronously; the new memory from `allocator` when given.
+    Array copy(const Queue& queue, Order order = Order::C, const Allocator& allocator = {}) const;
     /// This array when C-contiguous, else a C-contiguous copy.
-    Array ascontiguous(const Queue& queue) const;
+    Array ascontiguous(const Queue& queue, const Allocator& allocator = {}) const;
     /// This array when Fortran-contiguous, else a Fortran-contiguous copy.
-    Array asfortran(const Queue& queue) const;
+    Array asfortran(const Queue& queue, const Allocator& allocator = {}) const;
     /// A copy converted element by element to `dtype`, any dtypes but structs (numpy's astype with
     /// its "unsafe" casting; the conversions of kjarni::astype in kjarni/expression.hpp: a complex
     /// to a real takes the real part, float16 rounds to nearest even, a float to an integer gives
     /// numpy's x86-64 result even for NaN, infinities and values out of range). With copy = false
     /// the array itself when the dtype is already `dtype`.
-    Array astype(const Queue& queue, const DType& dtype, Order order = Order::C, bool copy = true) const;
+    Array astype(const Queue& queue, const DType& dtype, Order order = Order::C, bool copy = true,
+                 const Allocator& allocator = {}) const;
 
 private:
-    Array(Buffer base, DType dtype, Layout layout)
-        : base_(std::move(base)), dtype_(std::move(dtype)), layout_(std::move(layout)) {}
+    Array(Buffer base, DType dtype, Layout layout, bool owndata = false)
+        : base_(std::move(base)), dtype_(std::move(dtype)), layout_(std::move(layout)), owndata_(owndata) {}
+    /// A view of the same memory (not owning it) with this array's writeability.
+    Array view_with(const DType& dtype, Layout layout) const {
+        Array view(base_, dtype, std::move(layout));
+        view.writeable_ = writeable_;
+        return view;
+    }
 
     Buffer base_;
     DType dtype_;
     Layout layout_;
+    bool writeable_ = true;
+    bool owndata_ = false;
 };
 
 /// The kernel argument of an array (found by detail::pack through ADL).

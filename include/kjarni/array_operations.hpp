@@ -31,18 +31,19 @@ namespace kjarni {
 
 /// numpy.concatenate: the arrays (same dtype, same number of dimensions >= 1, same shape except
 /// along `axis`) one after the other along `axis`, into a new C-contiguous array.
-Array concatenate(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis = 0);
+Array concatenate(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis = 0,
+                  const Allocator& allocator = {});
 /// The same into `out` (on the queue's device, of the joined shape and the dtype; any layout; it
 /// must not share memory with an input).
 void concatenate(const Queue& queue, const std::vector<Array>& arrays, const Array& out, std::ptrdiff_t axis = 0);
 /// numpy.stack: arrays of one shape joined along a new axis at position `axis` (in [-ndim-1, ndim]).
-Array stack(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis = 0);
+Array stack(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis = 0, const Allocator& allocator = {});
 /// numpy.hstack: concatenate of atleast_1d along axis 1 (axis 0 for one-dimensional arrays).
-Array hstack(const Queue& queue, const std::vector<Array>& arrays);
+Array hstack(const Queue& queue, const std::vector<Array>& arrays, const Allocator& allocator = {});
 /// numpy.vstack: concatenate of atleast_2d along axis 0.
-Array vstack(const Queue& queue, const std::vector<Array>& arrays);
+Array vstack(const Queue& queue, const std::vector<Array>& arrays, const Allocator& allocator = {});
 /// numpy.dstack: concatenate of atleast_3d along axis 2.
-Array dstack(const Queue& queue, const std::vector<Array>& arrays);
+Array dstack(const Queue& queue, const std::vector<Array>& arrays, const Allocator& allocator = {});
 
 // --- Splitting (views) ---
 
@@ -103,7 +104,7 @@ enum class TakeMode {
 /// order). pygpu's `a.take1(idx)` is take(queue, a, idx, 0). Waits for the queue before it
 /// returns (its index table is a temporary).
 Array take(const Queue& queue, const Array& array, const Array& indices, std::optional<std::ptrdiff_t> axis = std::nullopt,
-           TakeMode mode = TakeMode::raise);
+           TakeMode mode = TakeMode::raise, const Allocator& allocator = {});
 
 // --- Reshaping and layouts ---
 
@@ -118,24 +119,26 @@ enum class CopyMode {
 /// view whenever Layout::reshape finds one (numpy's rule, views of any strides included); else a
 /// copy (contiguous in `order`), or ArgumentError with CopyMode::never.
 Array reshape(const Queue& queue, const Array& array, std::span<const std::ptrdiff_t> shape, Order order = Order::C,
-              CopyMode copy = CopyMode::if_needed);
+              CopyMode copy = CopyMode::if_needed, const Allocator& allocator = {});
 inline Array reshape(const Queue& queue, const Array& array, std::initializer_list<std::ptrdiff_t> shape,
-                     Order order = Order::C, CopyMode copy = CopyMode::if_needed) {
-    return reshape(queue, array, std::span<const std::ptrdiff_t>(shape.begin(), shape.size()), order, copy);
+                     Order order = Order::C, CopyMode copy = CopyMode::if_needed, const Allocator& allocator = {}) {
+    return reshape(queue, array, std::span<const std::ptrdiff_t>(shape.begin(), shape.size()), order, copy, allocator);
 }
 
 /// numpy.ascontiguousarray: the array itself when C-contiguous (and of `dtype`, when given), else a
 /// C-contiguous copy converted to `dtype`. A 0-d array stays 0-d.
-Array ascontiguousarray(const Queue& queue, const Array& array, const std::optional<DType>& dtype = std::nullopt);
+Array ascontiguousarray(const Queue& queue, const Array& array, const std::optional<DType>& dtype = std::nullopt,
+                        const Allocator& allocator = {});
 /// numpy.asfortranarray: the same with Fortran order.
-Array asfortranarray(const Queue& queue, const Array& array, const std::optional<DType>& dtype = std::nullopt);
+Array asfortranarray(const Queue& queue, const Array& array, const std::optional<DType>& dtype = std::nullopt,
+                     const Allocator& allocator = {});
 /// numpy.asarray: the array itself when it already has `dtype` and `order` (either when not given),
 /// else a copy converted to `dtype` in `order` (C when not given). Conversions follow Array::astype.
 Array asarray(const Queue& queue, const Array& array, const std::optional<DType>& dtype = std::nullopt,
-              const std::optional<Order>& order = std::nullopt);
+              const std::optional<Order>& order = std::nullopt, const Allocator& allocator = {});
 /// numpy.asarray of host data: a new device array, converted to `dtype` on the device when given.
 Array asarray(const Queue& queue, const HostArray& array, const std::optional<DType>& dtype = std::nullopt,
-              const std::optional<Order>& order = std::nullopt);
+              const std::optional<Order>& order = std::nullopt, const Allocator& allocator = {});
 
 // --- Memory and devices ---
 
@@ -147,6 +150,6 @@ bool may_share_memory(const Array& a, const Array& b);
 /// another context (or API). In the same context the bytes move device to device (a peer copy where
 /// the hardware has it); across contexts they are staged through host memory. Returns when the copy
 /// is complete.
-Array transfer(const Array& array, const Queue& queue);
+Array transfer(const Array& array, const Queue& queue, const Allocator& allocator = {});
 
 }  // namespace kjarni

@@ -36,32 +36,37 @@
 
 namespace kjarni::blas {
 
+/// A result the call makes (no `out`, `y`, `c` or `a` given) takes its memory from `allocator`
+/// (Buffer::allocate when empty); an output given must be writeable (Array::writeable).
+
 /// x . y over two 1-d arrays of the same length (conjugating x first when `conjugate_x`: x^H y,
 /// numpy's vdot). The result goes into `out`, a 1-element array (any shape), or into a new 0-d
 /// array, which is returned.
 Array dot(const Queue& queue, const Array& x, const Array& y, const std::optional<Array>& out = std::nullopt,
-          bool conjugate_x = false);
+          bool conjugate_x = false, const Allocator& allocator = {});
 
 /// y = alpha op(a) x + beta y, with a 2-d and x, y 1-d. Without `y` a new zeroed array of op(a)'s
 /// row count is made (beta is then irrelevant). Returns y.
 Array gemv(const Queue& queue, Scalar alpha, const Array& a, const Array& x, Scalar beta = 0.0,
-           const std::optional<Array>& y = std::nullopt, Op op_a = Op::none);
+           const std::optional<Array>& y = std::nullopt, Op op_a = Op::none, const Allocator& allocator = {});
 
 /// c = alpha op(a) op(b) + beta c, all 2-d: op(a) is M x K, op(b) K x N, c M x N. Without `c` a
 /// new zeroed C-ordered M x N array is made. Returns c.
 Array gemm(const Queue& queue, Scalar alpha, const Array& a, const Array& b, Scalar beta = 0.0,
-           const std::optional<Array>& c = std::nullopt, Op op_a = Op::none, Op op_b = Op::none);
+           const std::optional<Array>& c = std::nullopt, Op op_a = Op::none, Op op_b = Op::none,
+           const Allocator& allocator = {});
 
 /// a += alpha x y^T (no conjugation, numpy's outer), with x of length M, y of length N and a an
 /// M x N array; without `a` a new zeroed one is made. Returns a.
 Array ger(const Queue& queue, Scalar alpha, const Array& x, const Array& y,
-          const std::optional<Array>& a = std::nullopt);
+          const std::optional<Array>& a = std::nullopt, const Allocator& allocator = {});
 
 /// gemm on each of a batch of matrices: c[i] = alpha op(a[i]) op(b[i]) + beta c[i] for 3-d arrays
 /// whose first axis is the batch (the same length in all three). The batch stride may be any
 /// non-negative whole number of elements (0 repeats one matrix of an input); the last two axes
 /// follow gemm's layout rules. Without `c` a new zeroed C-ordered array is made. Returns c.
 Array gemm_batched(const Queue& queue, Scalar alpha, const Array& a, const Array& b, Scalar beta = 0.0,
-                   const std::optional<Array>& c = std::nullopt, Op op_a = Op::none, Op op_b = Op::none);
+                   const std::optional<Array>& c = std::nullopt, Op op_a = Op::none, Op op_b = Op::none,
+                   const Allocator& allocator = {});
 
 }  // namespace kjarni::blas

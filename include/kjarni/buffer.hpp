@@ -30,12 +30,41 @@ namespace detail {
 struct BufferAccess;
 }
 
+/// How kernels may use a buffer's memory (PyOpenCL's mem_flags READ_WRITE / READ_ONLY / WRITE_ONLY).
+enum class KernelAccess { read_write, read_only, write_only };
+
+/// Memory flags of Buffer::allocate (PyOpenCL's mem_flags), passed to the driver where it honours
+/// them. OpenCL: clCreateBuffer's CL_MEM_READ_ONLY / CL_MEM_WRITE_ONLY and CL_MEM_ALLOC_HOST_PTR
+/// (CL_MEM_COPY_HOST_PTR is Buffer::allocate_copy's; CL_MEM_USE_HOST_PTR is
+/// HostMemory::register_memory's device_buffer, kjarni/host_memory.hpp). CUDA has no such flags
+/// on device memory: cuMemAlloc is called as without them, and kjarni keeps the kernel access
+/// itself (what follows applies on both).
+///
+/// kjarni refuses to write a buffer kernels may only read wherever it knows it writes: arrays
+/// over it are not writeable (Array::writeable), so its own operations refuse them as outputs
+/// (ArgumentError naming the argument). Host transfers (set, fill, copies into it) are allowed,
+/// as OpenCL allows them: that is how read-only memory gets its contents. A user's kernel that
+/// writes a read-only buffer is undefined behaviour in OpenCL, which kjarni cannot see.
+struct BufferFlags {
+    KernelAccess kernel_access = KernelAccess::read_write;
+    /// CL_MEM_ALLOC_HOST_PTR: memory the host can reach (on a CPU device, the same memory;
+    /// elsewhere often page-locked host memory). CUDA: ignored (cuMemAllocHost memory is
+    /// HostMemory::allocate with mapped = true, kjarni/host_memory.hpp).
+    bool alloc_host_pointer = false;
+};
+
 /// Bytes of device memory on one device of a context, or a region of another buffer. Copies share
 /// the memory, which is freed when the last copy (and every region of it) goes.
 class Buffer {
 public:
     /// `size` bytes on `device`; size 0 gives a valid empty buffer. Throws OutOfMemoryError.
     static Buffer allocate(const BoundDevice& device, std::size_t size);
+    /// The same with memory flags (see BufferFlags).
+    static Buffer allocate(const BoundDevice& device, std::size_t size, const BufferFlags& flags);
+    /// A buffer holding a copy of `host` (OpenCL: CL_MEM_COPY_HOST_PTR, the copy made by the
+    /// driver as the buffer is made; CUDA: cuMemAlloc then a synchronous copy), with `flags`.
+    static Buffer allocate_copy(const BoundDevice& device, std::span<const std::byte> host,
+                                const BufferFlags& flags = {});
     /// Device memory another library allocated (CuPy, PyTorch, a user's cuMemAlloc / clCreateBuffer),
     /// used without a copy: a CUdeviceptr on CUDA, a cl_mem of the context on OpenCL. `size`:
     /// bytes from `native` on (default: to the end of its allocation). With `take_ownership` the
@@ -52,6 +81,8 @@ public:
     /// Offset in bytes from the start of the allocation this buffer lies in.
     std::size_t offset() const noexcept { return offset_; }
     const BoundDevice& device() const noexcept { return device_; }
+    /// How kernels may use the memory (BufferFlags; read_write for memory not made with flags).
+    KernelAccess kernel_access() const noexcept { return access_; }
     /// A view of bytes [origin, origin + size) of this buffer, sharing its memory.
     Buffer get_sub_region(std::size_t origin, std::size_t size) const;
 
@@ -95,10 +126,11 @@ public:
 
 private:
     friend struct detail::BackendAccess;
-    const std::shared_ptr<backend::Buffer>& backend() const noexcept { return impl_; }
+    /// The backend buffer the memory is in now (for memory that moves, the one its cell holds).
+    const std::shared_ptr<backend::Buffer>& backend() const noexcept { return target_ ? *target_ : impl_; }
     friend struct detail::BufferAccess;
     Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::size_t offset, std::size_t size,
-           bool exportable = false);
+           bool exportable = false, std::shared_ptr<std::shared_ptr<backend::Buffer>> target = {});
     void check_queue(const Queue& queue, const char* what) const;
 
     BoundDevice device_;
@@ -107,6 +139,12 @@ private:
     std::size_t size_;
     /// Whether the memory is an allocation of Buffer::allocate (which ipc_handle may export).
     bool exportable_;
+    /// Memory that can move (a virtual allocation, which VirtualManager::pack relocates): a cell
+    /// shared by every handle, holding the backend buffer the memory is in now; impl_ then only
+    /// names the allocation (its deleter tells the owner when the last handle goes). Null for
+    /// memory that stays where it is.
+    std::shared_ptr<std::shared_ptr<backend::Buffer>> target_;
+    KernelAccess access_ = KernelAccess::read_write;
 };
 
 }  // namespace kjarni

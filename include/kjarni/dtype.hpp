@@ -285,6 +285,15 @@ bool is_signed(const DType& dtype) noexcept;
 /// structs or no dtypes.
 DType result_type(std::span<const DType> dtypes);
 DType result_type(std::initializer_list<DType> dtypes);
+
+/// pygpu's dtype_to_typecode: libgpuarray's type code of a scalar dtype (numpy's type numbers on
+/// Linux x86-64: bool 0, int8 1, uint8 2, int16 3, uint16 4, int32 5, uint32 6, int64 7, uint64 8,
+/// float32 11, float64 12, complex64 14, complex128 15, float16 23). ArgumentError for a struct
+/// (pygpu's register_dtype gives those codes of its own from 512 on; kjarni names them with
+/// register_dtype and has no number for them).
+int dtype_to_typecode(const DType& dtype);
+/// The dtype of a typecode (the inverse); ArgumentError naming "typecode" for another number.
+DType typecode_to_dtype(int typecode);
 /// The smallest type holding the value (numpy.min_scalar_type), then the GPU rule: an integer
 /// gives uint32 / uint64 for non-negative values (int32 / int64 with force_signed or when
 /// negative), a float float32 if its magnitude fits float32 (precision is not considered, as in

@@ -232,6 +232,15 @@ void assign(const Queue& queue, const Array& out, const Expr& expression);
 /// values whose integer part the dtype cannot hold (numpy's OverflowError: 300 or -1.0 into uint8).
 void fill(const Queue& queue, const Array& out, const Expr& value);
 
+/// pygpu's get_common_dtype(obj1, obj2, allow_double): the dtype of `a + b` as numpy gives it
+/// (np.promote_types between dtypes; between expressions, weak scalars as above); where
+/// `allow_double` is false, float64 becomes float32 and complex128 complex64 (for devices without
+/// double precision). The overloads with a device ask have_double(device) (kjarni/device_specifier.hpp).
+DType get_common_dtype(const DType& a, const DType& b, bool allow_double = true);
+DType get_common_dtype(const Expr& a, const Expr& b, bool allow_double = true);
+DType get_common_dtype(const DType& a, const DType& b, const Device& device);
+DType get_common_dtype(const Expr& a, const Expr& b, const Device& device);
+
 /// Part by part on every device of the multi-queue: each MultiArray of the expression gives its
 /// part on that device. Every MultiArray of the expression (and `out`) must be split the same way
 /// (the same parts of the same shape); plain Arrays cannot take part (ArgumentError). The result of

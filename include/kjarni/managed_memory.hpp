@@ -106,6 +106,14 @@ struct ManagedMemoryFlags {
     bool attach_host = false;
     /// OpenCL: coarse-grained SVM even where the devices have fine-grained. Ignored on CUDA.
     bool coarse_grain = false;
+    /// The address's alignment in bytes, a power of two (PyOpenCL's SVMAllocation / svm_empty
+    /// alignment); 0: the driver's default, which suits any type. OpenCL: clSVMAlloc's alignment
+    /// argument, and where the driver refuses one that large (PoCL's limit is 128 bytes), an
+    /// allocation `alignment - 1` bytes larger with the address aligned inside it. CUDA: cuMemAllocManaged takes none; its addresses are checked, and an allocation
+    /// not aligned so is freed and refused (UnsupportedError: in practice they are aligned to far
+    /// more than any type needs). ArgumentError naming "flags.alignment" for a value that is not
+    /// a power of two.
+    std::size_t alignment = 0;
     friend bool operator==(const ManagedMemoryFlags&, const ManagedMemoryFlags&) = default;
 };
 
@@ -170,6 +178,16 @@ public:
     /// The memory as a Buffer of `device` (of context()), for everything that takes a Buffer:
     /// transfers, arrays, kernels. It keeps the memory alive.
     Buffer device_buffer(const BoundDevice& device) const;
+
+    /// PyOpenCL's SVMAllocation.enqueue_release (clEnqueueSVMFree), outside any SVMPool: the memory
+    /// is freed in `queue`'s order, once the work enqueued there so far is done, and this handle
+    /// becomes empty (data() null, size() 0) at once, without the host waiting. OpenCL:
+    /// clEnqueueSVMFree. CUDA has no queue-ordered free of managed memory: the host waits for the
+    /// queue, then frees it. This must be the last handle to the memory: ArgumentError naming
+    /// "memory" while copies of it, its device_buffer()s or a host access scope are alive (freeing
+    /// memory they use would leave them dangling). Work on other queues that uses the memory must
+    /// be ordered before it (an event the queue waits for). Does nothing on an empty handle.
+    void enqueue_release(const Queue& queue);
 
 private:
     friend struct detail::BackendAccess;

@@ -125,6 +125,15 @@ struct LinkInput {
 /// Up to three extents; {n}, {x, y}, {x, y, z}.
 using Sizes = std::vector<std::size_t>;
 
+/// pygpu's `GpuKernel(..., n=n)`: at least `n` work items in one dimension, the total padded up to
+/// a multiple of the work-group size kjarni picks per device (the largest multiple of the kernel's
+/// preferred_local_size_multiple within min(256, max_total_local_size), no larger than `n` padded
+/// to that multiple). The kernel runs a few more work items than `n` and must compare its index
+/// with `n`, as pygpu's must. ArgumentError for n = 0.
+struct TotalSize {
+    std::size_t n = 0;
+};
+
 class Kernel;
 class PreparedKernel;
 class BoundKernel;
@@ -457,6 +466,14 @@ public:
     PreparedKernel prepare(const std::map<std::size_t, Sizes>& global_sizes,
                            const std::map<std::size_t, std::optional<Sizes>>& local_sizes = {},
                            std::size_t local_mem = 0) const;
+    /// Sizes from a total (see TotalSize), on every device of the program.
+    /// (Named apart from prepare so that `prepare({n})` stays unambiguous.)
+    PreparedKernel prepare_total(TotalSize total, std::size_t local_mem = 0) const;
+    /// The global and local sizes TotalSize gives on a device (one extent each).
+    std::pair<std::size_t, std::size_t> padded_sizes(const BoundDevice& device, TotalSize total) const;
+    /// pygpu's GpuKernel.numargs: the parameters the kernel declares, as the driver reports them
+    /// (OpenCL CL_KERNEL_NUM_ARGS; CUDA cuFuncGetParamCount or, on older drivers, the module image).
+    std::size_t numargs() const;
     /// The most threads / work items per block for this kernel, per program device (in order).
     std::vector<std::size_t> max_total_local_sizes() const;
     KernelAttributes attributes(const BoundDevice& device) const;
@@ -480,6 +497,12 @@ public:
     template <detail::KernelArgument... Args>
     Event operator()(const Queue& queue, const Sizes& global_size, const std::optional<Sizes>& local_size,
                      const Args&... args) const;
+    /// pygpu's `k(args..., n=n)`: prepares with TotalSize and launches on the queue's device.
+    template <detail::KernelArgument... Args>
+    Event operator()(const Queue& queue, TotalSize total, const Args&... args) const {
+        const auto [global, local] = padded_sizes(queue.device(), total);
+        return (*this)(queue, Sizes{global}, Sizes{local}, args...);
+    }
 
 private:
     friend class Program;

@@ -59,10 +59,13 @@ private:
 /// int64, float16 accumulated in float32 and stored as float16); `dtype` overrides. `out` must
 /// have the result's shape and dtype (any layout; it may be the input itself when the dtypes agree):
 /// casting rule "equal", stricter than numpy's same_kind (ArgumentError naming `out` otherwise).
+/// Without `out` the result's memory comes from `allocator` (Buffer::allocate when empty).
 Array cumsum(const Queue& queue, const Array& array, std::optional<int> axis = std::nullopt,
-             const std::optional<DType>& dtype = std::nullopt, const std::optional<Array>& out = std::nullopt);
+             const std::optional<DType>& dtype = std::nullopt, const std::optional<Array>& out = std::nullopt,
+             const Allocator& allocator = {});
 Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis = std::nullopt,
-              const std::optional<DType>& dtype = std::nullopt, const std::optional<Array>& out = std::nullopt);
+              const std::optional<DType>& dtype = std::nullopt, const std::optional<Array>& out = std::nullopt,
+              const Allocator& allocator = {});
 
 /// The cumsum of a MultiArray along `axis`, as a MultiArray of the same splay. Along an axis the
 /// parts do not split, each device scans its own part. Along the split axis (axis 0 of EqualSplay)

@@ -12,7 +12,10 @@
 /// shape does not match the array's leading axes, an index array that is not of an integer dtype,
 /// an index out of [-n, n) for an axis of extent n (negative ones count from the end), an axis out
 /// of range, values that do not broadcast to the selection. Inputs may have any layout; arrays that
-/// are assigned to may be views (non-contiguous ones are written through a contiguous copy). \file
+/// are assigned to may be views (non-contiguous ones are written through a contiguous copy).
+/// The arrays returned (copy_if's `out`, boolean_index, integer_index, count_nonzero, nonzero's,
+/// argwhere) take their memory from `allocator` (Buffer::allocate when empty); arrays assigned to
+/// must be writeable (Array::writeable). \file
 
 #include <optional>
 #include <string>
@@ -38,12 +41,12 @@ struct CopyIfResult {
 /// of one element, and scalars), passed in `extra`. Enqueued; nothing waits.
 CopyIfResult copy_if(const Queue& queue, const Array& array, const std::string& predicate,
                      const std::string& extra_arguments = {}, const std::vector<Operand>& extra = {},
-                     const std::string& preamble = {});
+                     const std::string& preamble = {}, const Allocator& allocator = {});
 
 /// numpy's `array[mask]`: `mask` (bool) has the shape of the array's leading mask.ndim() axes; the
 /// result is (number of true elements, remaining axes...), the selected elements (or sub-arrays) in
 /// C order. A 0-d mask gives (1, shape...) when true, (0, shape...) when false.
-Array boolean_index(const Queue& queue, const Array& array, const Array& mask);
+Array boolean_index(const Queue& queue, const Array& array, const Array& mask, const Allocator& allocator = {});
 
 /// numpy's `array[mask] = value`: `value` is a scalar (converted to the array's dtype) or an array
 /// that broadcasts to the selection's shape (converted as astype does).
@@ -51,7 +54,8 @@ void boolean_index_assign(const Queue& queue, const Array& array, const Array& m
 
 /// numpy's `array[indices]` along `axis` (`array[:, indices]` for axis 1, ...): the result's shape
 /// is shape[:axis] + indices.shape + shape[axis+1:]. `indices` of any integer dtype.
-Array integer_index(const Queue& queue, const Array& array, const Array& indices, int axis = 0);
+Array integer_index(const Queue& queue, const Array& array, const Array& indices, int axis = 0,
+                    const Allocator& allocator = {});
 
 /// numpy's `array[indices] = values` along `axis` (`array[:, indices] = values` for axis 1): `values`
 /// (a scalar, or an array converted to the array's dtype as astype does) broadcast to the
@@ -62,14 +66,15 @@ void integer_index_assign(const Queue& queue, const Array& array, const Array& i
 
 /// numpy.count_nonzero: how many elements are not zero (NaN counts, -0.0 does not), over `axes`
 /// (all when not given) as int64 (0-d without axes).
-Array count_nonzero(const Queue& queue, const Array& array, const std::optional<std::vector<int>>& axes = std::nullopt);
+Array count_nonzero(const Queue& queue, const Array& array, const std::optional<std::vector<int>>& axes = std::nullopt,
+                    const Allocator& allocator = {});
 
 /// numpy.nonzero: one int64 array per axis, the indices of the non-zero elements in C order.
 /// ArgumentError for a 0-d array (as numpy).
-std::vector<Array> nonzero(const Queue& queue, const Array& array);
+std::vector<Array> nonzero(const Queue& queue, const Array& array, const Allocator& allocator = {});
 
 /// numpy.argwhere: (number of non-zero elements, ndim) int64, each row an element's index.
 /// ArgumentError for a 0-d array.
-Array argwhere(const Queue& queue, const Array& array);
+Array argwhere(const Queue& queue, const Array& array, const Allocator& allocator = {});
 
 }  // namespace kjarni

@@ -35,17 +35,21 @@ namespace kjarni {
 /// 1-d result). Where -0.0 and 0.0 meet, -0.0 comes first, and NaNs keep their payloads with the
 /// sign cleared (numpy's default sort promises no order between equal values either; argsort is
 /// the stable one). A 0-d array needs axis std::nullopt.
-Array sort(const Queue& queue, const Array& array, std::optional<int> axis = -1);
+/// The result's memory comes from `allocator` (Buffer::allocate when empty), as in argsort and
+/// searchsorted (unique: UniqueOptions::allocator).
+Array sort(const Queue& queue, const Array& array, std::optional<int> axis = -1, const Allocator& allocator = {});
 
 /// numpy.argsort(kind="stable"): int64 positions along `axis` (std::nullopt: into the flattened
 /// array) that sort the values, equal values in their original order.
-Array argsort(const Queue& queue, const Array& array, std::optional<int> axis = -1);
+Array argsort(const Queue& queue, const Array& array, std::optional<int> axis = -1, const Allocator& allocator = {});
 
 /// What unique returns besides the values.
 struct UniqueOptions {
     bool return_index = false;    ///< the flat position of each value's first occurrence
     bool return_inverse = false;  ///< for every element, the position of its value in the result
     bool return_counts = false;   ///< how often each value occurs
+    /// Where the returned arrays' memory comes from (Buffer::allocate when empty).
+    Allocator allocator = {};
 };
 
 /// unique's results: the values, and those asked for (int64 arrays).
@@ -69,6 +73,7 @@ enum class Side { left, right };
 /// (left: sorted[i-1] < v <= sorted[i]) or the last (right: sorted[i-1] <= v < sorted[i]). Both
 /// arrays are compared in their common dtype (numpy's result_type). int64, of values' shape.
 /// ArgumentError when `sorted` is not 1-d.
-Array searchsorted(const Queue& queue, const Array& sorted, const Array& values, Side side = Side::left);
+Array searchsorted(const Queue& queue, const Array& sorted, const Array& values, Side side = Side::left,
+                   const Allocator& allocator = {});
 
 }  // namespace kjarni

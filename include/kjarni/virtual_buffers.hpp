@@ -33,11 +33,21 @@
 ///    else a new one is made. Real allocations left without users are kept for later requests until
 ///    pack().
 ///
-/// pack(queue) — LIMITATION. A Buffer refers to its device memory directly (it cannot be re-pointed),
-/// so live virtual allocations cannot be moved to a denser arrangement: pack() synchronizes `queue`
-/// (work enqueued there on the memory must be done) and frees every real allocation that no live
-/// virtual allocation uses. It never moves data. The memory of a real allocation pack() dropped while
-/// a handle still existed is in any case kept alive by that handle.
+/// pack(queue) (grunnur's pack). Synchronizes `queue` (work enqueued there on the memory must be
+/// done), frees every real allocation that no live virtual allocation uses, and then, for a
+/// ZeroOffsetManager, places the live virtual allocations again from nothing, largest first, each in
+/// the smallest new real allocation that none of its dependencies uses (the assignment the manager
+/// makes for requests, without the history that fragments it). When that arrangement takes less
+/// memory (fewer bytes, or fewer real allocations), the contents are copied there on `queue`, every
+/// handle (copies, sub-regions, arrays over it and their views) is re-pointed at the new memory, the
+/// old real allocations are freed, and pack returns once the copies are done. A handle reads where
+/// its memory is when it is used: kernels launched after pack, transfers and kjarni's algorithms see
+/// the new memory; native_handle() values taken before it are stale, and so are the arguments a
+/// BoundKernel packed before it (PreparedKernel::bind packs addresses once): bind again after pack. The contents of a virtual
+/// allocation survive, except where it now shares memory with one it was not declared dependent on
+/// (which may overwrite it at any time anyway: then the larger one's bytes are what both hold).
+/// No other thread may use the manager's virtual allocations while pack runs. A TrivialManager
+/// only frees (each of its virtual allocations has a real one of its own, of its size).
 ///
 /// All members are safe to call from several threads at once. A manager's virtual allocations stay
 /// valid after the manager is gone (they keep their real memory alive). \file
@@ -158,8 +168,9 @@ public:
     VirtualAllocator allocator(VirtualDependencies dependencies = {}) const;
     /// One virtual allocation directly.
     Buffer allocate(std::size_t size, const VirtualDependencies& dependencies = {}) const;
-    /// Frees the real allocations no live virtual allocation uses (see LIMITATION above); synchronizes
-    /// `queue`.
+    /// Frees the real allocations no live virtual allocation uses and compacts the live ones into
+    /// fewer, smaller real allocations when it can (see pack(queue) above); synchronizes `queue`,
+    /// which must be on the manager's device (ArgumentError otherwise).
     void pack(const Queue& queue) const;
     VirtualAllocationStatistics statistics() const;
 

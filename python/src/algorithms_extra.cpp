@@ -182,10 +182,17 @@ void bind_algorithms_extra(nb::module_& m) {
             },
             nb::arg("queue"), nb::arg("axis"), nb::arg("args")));
 
-    m.def("_cumsum", &cumsum, nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(),
+    // Lambdas: the C++ functions take an Allocator last too (issue 43 item 18), which Python does not pass.
+    m.def("_cumsum",
+          [](const Queue& q, const Array& a, std::optional<int> axis, const std::optional<DType>& dtype,
+             const std::optional<Array>& out) { return cumsum(q, a, axis, dtype, out); },
+          nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(),
           nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
           "numpy's cumsum along `axis` (the flattened array when None).");
-    m.def("_cumprod", &cumprod, nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(),
+    m.def("_cumprod",
+          [](const Queue& q, const Array& a, std::optional<int> axis, const std::optional<DType>& dtype,
+             const std::optional<Array>& out) { return cumprod(q, a, axis, dtype, out); },
+          nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(),
           nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
     m.def("_cumsum_parts", &cumsum_parts, nb::arg("queue"), nb::arg("array"), nb::arg("axis"),
           nb::arg("dtype") = nb::none(), "The cumsum of a MultiArray along `axis`, across its parts.");
@@ -219,9 +226,12 @@ void bind_algorithms_extra(nb::module_& m) {
         nb::arg("queue"), nb::arg("array"), nb::arg("reduction"), nb::arg("axis") = nb::none(),
         nb::arg("keepdims") = false, nb::arg("dtype") = nb::none());
 
-    m.def("_hstack", &hstack, nb::arg("queue"), nb::arg("arrays"));
-    m.def("_vstack", &vstack, nb::arg("queue"), nb::arg("arrays"));
-    m.def("_dstack", &dstack, nb::arg("queue"), nb::arg("arrays"));
+    m.def("_hstack", [](const Queue& q, const std::vector<Array>& a) { return hstack(q, a); }, nb::arg("queue"),
+          nb::arg("arrays"));
+    m.def("_vstack", [](const Queue& q, const std::vector<Array>& a) { return vstack(q, a); }, nb::arg("queue"),
+          nb::arg("arrays"));
+    m.def("_dstack", [](const Queue& q, const std::vector<Array>& a) { return dstack(q, a); }, nb::arg("queue"),
+          nb::arg("arrays"));
     m.def(
         "_concatenate_into",
         [](const Queue& q, const std::vector<Array>& arrays, const Array& out, std::ptrdiff_t axis) {
@@ -283,10 +293,10 @@ void bind_algorithms_extra(nb::module_& m) {
         nb::arg("queue"), nb::arg("array"), nb::arg("shape"), nb::arg("order") = "C", nb::arg("copy") = nb::none(),
         "numpy.reshape: a view where one exists, else a copy (copy=False: ArgumentError instead).");
     m.def("_ascontiguousarray",
-          nb::overload_cast<const Queue&, const Array&, const std::optional<DType>&>(&ascontiguousarray),
+          [](const Queue& q, const Array& a, const std::optional<DType>& dtype) { return ascontiguousarray(q, a, dtype); },
           nb::arg("queue"), nb::arg("array"), nb::arg("dtype") = nb::none());
     m.def("_asfortranarray",
-          nb::overload_cast<const Queue&, const Array&, const std::optional<DType>&>(&asfortranarray),
+          [](const Queue& q, const Array& a, const std::optional<DType>& dtype) { return asfortranarray(q, a, dtype); },
           nb::arg("queue"), nb::arg("array"), nb::arg("dtype") = nb::none());
     m.def(
         "_asarray",
@@ -296,7 +306,7 @@ void bind_algorithms_extra(nb::module_& m) {
             return asarray(q, a, dtype, o);
         },
         nb::arg("queue"), nb::arg("array"), nb::arg("dtype").none(), nb::arg("order").none());
-    m.def("transfer", &transfer, nb::arg("array"), nb::arg("queue"),
+    m.def("transfer", [](const Array& a, const Queue& q) { return transfer(a, q); }, nb::arg("array"), nb::arg("queue"),
           "pygpu's transfer: a C-contiguous copy on the queue's device, which may be of another context or API.");
 }
 

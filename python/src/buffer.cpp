@@ -46,7 +46,8 @@ Allocator to_allocator(const nb::object& allocator) {
 
 void bind_buffer(nb::module_& m) {
     nb::class_<Buffer>(m, "Buffer", "Device memory; copies of the handle share the allocation.")
-        .def_static("allocate", &Buffer::allocate, nb::arg("device"), nb::arg("size"))
+        .def_static("allocate", nb::overload_cast<const BoundDevice&, std::size_t>(&Buffer::allocate), nb::arg("device"),
+                    nb::arg("size"))
         .def_prop_ro("size", &Buffer::size)
         .def_prop_ro("offset", &Buffer::offset)
         .def_prop_ro("device", &Buffer::device)

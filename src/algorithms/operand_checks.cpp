@@ -42,6 +42,7 @@ void check_no_partial_overlap(const Array& output, const std::string& output_nam
 }
 
 void check_output_shape(const Array& output, const std::vector<std::size_t>& shape, const std::string& name) {
+    output.require_writeable(name.c_str());  // every output an algorithm is given comes through here
     if (output.shape() != shape)
         throw ArgumentError(name, fmt::format("has shape ({}), the result has shape ({})", fmt::join(output.shape(), ", "),
                                               fmt::join(shape, ", ")));

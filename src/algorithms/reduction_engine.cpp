@@ -287,6 +287,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
         if (!options.out) return Array::empty(queue.device(), result_shape, spec.result, std::nullopt, 0, options.allocator);
         const Array& given = *options.out;
         check_device(queue, given, "out");
+        given.require_writeable("out");
         if (given.shape() != result_shape)
             throw ArgumentError("out", fmt::format("{}: has shape ({}), the result has shape ({})", spec.what,
                                                    fmt::join(given.shape(), ", "), fmt::join(result_shape, ", ")));

@@ -67,7 +67,7 @@ DType accumulate_dtype(const DType& d) {
 }
 
 Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis, const std::optional<DType>& dtype,
-                 const std::optional<Array>& out, bool multiply) {
+                 const std::optional<Array>& out, bool multiply, const Allocator& allocator) {
     const char* what = multiply ? "cumprod" : "cumsum";
     if (array.dtype().is_struct()) throw ArgumentError("array", fmt::format("{}: struct arrays cannot be scanned", what));
     detail::check_device(queue, array, "array");
@@ -85,8 +85,9 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
         input = array.ascontiguous(queue).reshape(std::span<const std::ptrdiff_t>(flat, 1));
     }
     Array y = [&] {
-        if (!out) return Array::empty(queue.device(), input.shape(), result);
+        if (!out) return Array::empty(queue.device(), input.shape(), result, std::nullopt, 0, allocator);
         detail::check_device(queue, *out, "out");
+        out->require_writeable("out");
         if (out->shape() != input.shape())
             throw ArgumentError("out", fmt::format("{}: has shape ({}), the result has shape ({})", what,
                                                    fmt::join(out->shape(), ", "), fmt::join(input.shape(), ", ")));
@@ -150,13 +151,13 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
 }  // namespace
 
 Array cumsum(const Queue& queue, const Array& array, std::optional<int> axis, const std::optional<DType>& dtype,
-             const std::optional<Array>& out) {
-    return cumulative(queue, array, axis, dtype, out, false);
+             const std::optional<Array>& out, const Allocator& allocator) {
+    return cumulative(queue, array, axis, dtype, out, false, allocator);
 }
 
 Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis, const std::optional<DType>& dtype,
-              const std::optional<Array>& out) {
-    return cumulative(queue, array, axis, dtype, out, true);
+              const std::optional<Array>& out, const Allocator& allocator) {
+    return cumulative(queue, array, axis, dtype, out, true, allocator);
 }
 
 namespace {

@@ -253,12 +253,13 @@ void check_indices(const Queue& queue, const Array& array, const Array& indices)
 }  // namespace
 
 CopyIfResult copy_if(const Queue& queue, const Array& array, const std::string& predicate, const std::string& extra_arguments,
-                     const std::vector<Operand>& extra, const std::string& preamble) {
+                     const std::vector<Operand>& extra, const std::string& preamble, const Allocator& allocator) {
     detail::check_device(queue, array, "array");
     if (array.dtype().is_struct()) throw ArgumentError("array", "copy_if: struct arrays are not supported");
     const Array x = flat(queue, array);
     const std::size_t n = x.size();
-    CopyIfResult result{Array::empty(queue.device(), {n}, array.dtype()), detail::compaction_count(queue)};
+    CopyIfResult result{Array::empty(queue.device(), {n}, array.dtype(), std::nullopt, 0, allocator),
+                        detail::compaction_count(queue)};
     detail::Compaction c;
     c.name = "copy_if";
     const std::string t = detail::c_type_name(array.dtype());
@@ -272,7 +273,7 @@ CopyIfResult copy_if(const Queue& queue, const Array& array, const std::string& 
     return result;
 }
 
-Array boolean_index(const Queue& queue, const Array& array, const Array& mask) {
+Array boolean_index(const Queue& queue, const Array& array, const Array& mask, const Allocator& allocator) {
     detail::check_device(queue, array, "array");
     check_mask(array, mask, "boolean_index");
     std::vector<std::size_t> rest(array.shape().begin() + static_cast<std::ptrdiff_t>(mask.ndim()), array.shape().end());
@@ -280,7 +281,7 @@ Array boolean_index(const Queue& queue, const Array& array, const Array& mask) {
         const bool on = mask.get(queue).data()[0] != std::byte{0};
         std::vector<std::size_t> shape{on ? 1u : 0u};
         shape.insert(shape.end(), rest.begin(), rest.end());
-        const Array out = Array::empty(queue.device(), shape, array.dtype());
+        const Array out = Array::empty(queue.device(), shape, array.dtype(), std::nullopt, 0, allocator);
         if (on && array.size() > 0) out.reshape(std::vector<std::ptrdiff_t>(array.shape().begin(), array.shape().end())).set(queue, array);
         return out;
     }
@@ -288,7 +289,8 @@ Array boolean_index(const Queue& queue, const Array& array, const Array& mask) {
         const Array m = flat(queue, mask);
         const Array x = flat(queue, array);
         const std::size_t n = x.size();
-        const Array out = Array::empty(queue.device(), {std::max<std::size_t>(n, 1)}, array.dtype());
+        const Array out =
+            Array::empty(queue.device(), {std::max<std::size_t>(n, 1)}, array.dtype(), std::nullopt, 0, allocator);
         const Array count = detail::compaction_count(queue);
         // Elements move as unsigned integers of their size: one kernel per size, not per dtype.
         const std::size_t size = array.dtype().itemsize();
@@ -306,10 +308,12 @@ Array boolean_index(const Queue& queue, const Array& array, const Array& mask) {
     const auto [positions, count] = nonzero_positions(queue, mask);
     std::vector<std::ptrdiff_t> rows{-1};
     rows.insert(rows.end(), rest.begin(), rest.end());
-    return take(queue, reshape(queue, array, std::span<const std::ptrdiff_t>(rows)), first(positions, count), 0);
+    return take(queue, reshape(queue, array, std::span<const std::ptrdiff_t>(rows)), first(positions, count), 0,
+                TakeMode::raise, allocator);
 }
 
 void boolean_index_assign(const Queue& queue, const Array& array, const Array& mask, const Operand& value) {
+    array.require_writeable("array");
     detail::check_device(queue, array, "array");
     check_mask(array, mask, "boolean_index_assign");
     if (!value.is_array()) {
@@ -344,13 +348,14 @@ void boolean_index_assign(const Queue& queue, const Array& array, const Array& m
     queue.synchronize();
 }
 
-Array integer_index(const Queue& queue, const Array& array, const Array& indices, int axis) {
+Array integer_index(const Queue& queue, const Array& array, const Array& indices, int axis, const Allocator& allocator) {
     check_indices(queue, array, indices);
     const std::size_t a = detail::normalize_axis(axis, array.ndim());
-    return take(queue, array, indices, static_cast<std::ptrdiff_t>(a), TakeMode::raise);
+    return take(queue, array, indices, static_cast<std::ptrdiff_t>(a), TakeMode::raise, allocator);
 }
 
 void integer_index_assign(const Queue& queue, const Array& array, const Array& indices, const Operand& values, int axis) {
+    array.require_writeable("array");
     check_indices(queue, array, indices);
     const std::size_t a = detail::normalize_axis(axis, array.ndim());
     const std::size_t extent = array.shape()[a];
@@ -380,20 +385,22 @@ void integer_index_assign(const Queue& queue, const Array& array, const Array& i
     queue.synchronize();
 }
 
-Array count_nonzero(const Queue& queue, const Array& array, const std::optional<std::vector<int>>& axes) {
+Array count_nonzero(const Queue& queue, const Array& array, const std::optional<std::vector<int>>& axes,
+                    const Allocator& allocator) {
     detail::check_device(queue, array, "array");
     const Array nonzero_mask = evaluate(queue, Expr(array) != Expr(0), detail::temporary_allocator(queue));
     ReduceOptions options;
     options.axes = axes;
+    options.allocator = allocator;
     return sum(queue, nonzero_mask, options, DType(Kind::int64));
 }
 
-Array argwhere(const Queue& queue, const Array& array) {
+Array argwhere(const Queue& queue, const Array& array, const Allocator& allocator) {
     detail::check_device(queue, array, "array");
     if (array.ndim() == 0) throw ArgumentError("array", "argwhere: a 0-d array has no indices (use atleast_1d first)");
     const auto [positions, count] = nonzero_positions(queue, array);
     const std::size_t nd = array.ndim();
-    const Array out = Array::empty(queue.device(), {count, nd}, DType(Kind::int64));
+    const Array out = Array::empty(queue.device(), {count, nd}, DType(Kind::int64), std::nullopt, 0, allocator);
     if (count == 0) return out;
     // Row k of the result is the C-order unravelling of positions[k]: divisors and extents per axis.
     std::vector<std::int64_t> table(2 * nd);
@@ -427,14 +434,14 @@ KERNEL void kjarni_unravel(GLOBAL_MEM int64_t* out, GLOBAL_MEM const int64_t* po
     return out;
 }
 
-std::vector<Array> nonzero(const Queue& queue, const Array& array) {
+std::vector<Array> nonzero(const Queue& queue, const Array& array, const Allocator& allocator) {
     detail::check_device(queue, array, "array");
     if (array.ndim() == 0)
         throw ArgumentError("array", "nonzero: not defined for a 0-d array (numpy refuses it too; use atleast_1d first)");
-    const Array rows = argwhere(queue, array);
+    const Array rows = argwhere(queue, array, detail::temporary_allocator(queue));
     std::vector<Array> result;
     for (std::size_t d = 0; d < array.ndim(); ++d)
-        result.push_back(rows[{Slice{}, static_cast<std::ptrdiff_t>(d)}].copy(queue));
+        result.push_back(rows[{Slice{}, static_cast<std::ptrdiff_t>(d)}].copy(queue, Order::C, allocator));
     return result;
 }
 

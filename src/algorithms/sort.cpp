@@ -66,13 +66,13 @@ Rows rows_of(const Queue& queue, const Array& array, std::optional<int> axis, co
 }
 
 /// A new array for a result of the rows' shape: a temporary when restore() will copy it.
-Array result_array(const Queue& queue, const Rows& r, const DType& dtype) {
-    return r.back.empty() ? Array::empty(queue.device(), r.input.shape(), dtype)
+Array result_array(const Queue& queue, const Rows& r, const DType& dtype, const Allocator& allocator) {
+    return r.back.empty() ? Array::empty(queue.device(), r.input.shape(), dtype, std::nullopt, 0, allocator)
                           : Array::empty(queue.device(), r.input.shape(), dtype, std::nullopt, 0, detail::temporary_allocator(queue));
 }
 
-Array restore(const Queue& queue, const Rows& r, const Array& result) {
-    return r.back.empty() ? result : result.transpose(r.back).copy(queue);
+Array restore(const Queue& queue, const Rows& r, const Array& result, const Allocator& allocator) {
+    return r.back.empty() ? result : result.transpose(r.back).copy(queue, Order::C, allocator);
 }
 
 const char* index_ctype(bool wide) { return wide ? "uint64_t" : "uint32_t"; }
@@ -127,10 +127,10 @@ detail::RadixResult make_keys(const Queue& queue, const Array& input, FloatKeys 
 
 }  // namespace
 
-Array sort(const Queue& queue, const Array& array, std::optional<int> axis) {
+Array sort(const Queue& queue, const Array& array, std::optional<int> axis, const Allocator& allocator) {
     const Rows r = rows_of(queue, array, axis, "sort");
-    const Array out = result_array(queue, r, r.input.dtype());
-    if (r.n == 0) return restore(queue, r, out);
+    const Array out = result_array(queue, r, r.input.dtype(), allocator);
+    if (r.n == 0) return restore(queue, r, out, allocator);
     const bool segmented = r.row_length < r.n;
     const std::size_t kb = r.input.dtype().itemsize();
     if (!segmented && detail::onesweep_supported(queue, r.n, kb, 0)) {
@@ -145,13 +145,13 @@ Array sort(const Queue& queue, const Array& array, std::optional<int> axis) {
     run_flat(queue, "sort values " + detail::key_class(r.input.dtype(), FloatKeys::exact), "kjarni_sort_values", head,
              "GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM KJARNI_KEY* y", "        y[i] = kjarni_from_key(keys[i]);\n", r.n,
              wide, {detail::pack(keys.keys, LaunchTarget{}), detail::whole_allocation(out)});
-    return restore(queue, r, out);
+    return restore(queue, r, out, allocator);
 }
 
-Array argsort(const Queue& queue, const Array& array, std::optional<int> axis) {
+Array argsort(const Queue& queue, const Array& array, std::optional<int> axis, const Allocator& allocator) {
     const Rows r = rows_of(queue, array, axis, "argsort");
-    const Array out = result_array(queue, r, DType(Kind::int64));
-    if (r.n == 0) return restore(queue, r, out);
+    const Array out = result_array(queue, r, DType(Kind::int64), allocator);
+    if (r.n == 0) return restore(queue, r, out, allocator);
     const std::size_t kb = r.input.dtype().itemsize();
     if (r.row_length >= r.n && detail::onesweep_supported(queue, r.n, kb, 4)) {
         detail::onesweep_sort_elements(queue, r.input, out, detail::OnesweepOutput::positions);
@@ -164,7 +164,7 @@ Array argsort(const Queue& queue, const Array& array, std::optional<int> axis) {
              "GLOBAL_MEM const KJARNI_VALUE* values, GLOBAL_MEM int64_t* y, KJARNI_IDX row_length",
              "        y[i] = (int64_t)(values[i] % row_length);\n", r.n, wide,
              {detail::pack(*keys.values, LaunchTarget{}), detail::whole_allocation(out), index_arg(r.row_length, wide)});
-    return restore(queue, r, out);
+    return restore(queue, r, out, allocator);
 }
 
 UniqueResult unique(const Queue& queue, const Array& array, const UniqueOptions& options) {
@@ -174,10 +174,16 @@ UniqueResult unique(const Queue& queue, const Array& array, const UniqueOptions&
     const bool wide = detail::needs_wide_indices(n);
     const DType index_dtype = wide ? DType(Kind::uint64) : DType(Kind::uint32);
     const std::size_t ib = index_dtype.itemsize();
-    UniqueResult result{Array::empty(queue.device(), {0}, r.input.dtype()), std::nullopt, std::nullopt, std::nullopt};
-    const Array inverse = Array::empty(queue.device(), array.shape(), DType(Kind::int64));
+    // What is returned comes from options.allocator; what is not is a temporary.
+    const Allocator& allocator = options.allocator;
+    const auto for_result = [&](bool returned) { return returned ? allocator : Allocator{}; };
+    UniqueResult result{Array::empty(queue.device(), {0}, r.input.dtype(), std::nullopt, 0, allocator), std::nullopt,
+                        std::nullopt, std::nullopt};
+    const Array inverse = Array::empty(queue.device(), array.shape(), DType(Kind::int64), std::nullopt, 0,
+                                       for_result(options.return_inverse));
     if (n == 0) {
-        const Array none = Array::empty(queue.device(), {0}, DType(Kind::int64));
+        const Array none = Array::empty(queue.device(), {0}, DType(Kind::int64), std::nullopt, 0,
+                                        for_result(options.return_index || options.return_counts));
         if (options.return_index) result.index = none;
         if (options.return_inverse) result.inverse = inverse;
         if (options.return_counts) result.counts = none;
@@ -200,9 +206,10 @@ UniqueResult unique(const Queue& queue, const Array& array, const UniqueOptions&
     detail::run_compaction(queue, runs, {sorted_keys, positions, starts, reshape(queue, inverse, {-1})}, n, count);
     const std::size_t m = detail::read_count(queue, count);
 
-    result.values = Array::empty(queue.device(), {m}, r.input.dtype());
-    const Array index = Array::empty(queue.device(), {m}, DType(Kind::int64));
-    const Array counts = Array::empty(queue.device(), {m}, DType(Kind::int64));
+    result.values = Array::empty(queue.device(), {m}, r.input.dtype(), std::nullopt, 0, allocator);
+    const Array index = Array::empty(queue.device(), {m}, DType(Kind::int64), std::nullopt, 0, for_result(options.return_index));
+    const Array counts = Array::empty(queue.device(), {m}, DType(Kind::int64), std::nullopt, 0,
+                                      for_result(options.return_counts));
     // Each run's value is its first element's (the first occurrence: the sort is stable).
     run_flat(queue, "unique values", "kjarni_unique_values",
              fmt::format("#define KJARNI_KEY {}\n#define KJARNI_VALUE {}\n", k, v),
@@ -223,7 +230,7 @@ UniqueResult unique(const Queue& queue, const Array& array, const UniqueOptions&
     return result;
 }
 
-Array searchsorted(const Queue& queue, const Array& sorted, const Array& values, Side side) {
+Array searchsorted(const Queue& queue, const Array& sorted, const Array& values, Side side, const Allocator& allocator) {
     detail::check_device(queue, sorted, "sorted");
     detail::check_device(queue, values, "values");
     if (sorted.ndim() != 1)
@@ -237,7 +244,7 @@ Array searchsorted(const Queue& queue, const Array& sorted, const Array& values,
     };
     const Array a = converted(sorted);
     const Array v = converted(values);
-    const Array out = Array::empty(queue.device(), values.shape(), DType(Kind::int64));
+    const Array out = Array::empty(queue.device(), values.shape(), DType(Kind::int64), std::nullopt, 0, allocator);
     const std::size_t n = a.size(), m = v.size();
     const bool wide = detail::needs_wide_indices(std::max(n, m) + 1);
     const std::size_t kb = common.itemsize();

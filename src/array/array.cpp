@@ -59,7 +59,7 @@ Array Array::empty(const BoundDevice& device, std::vector<std::size_t> shape, co
     Buffer base = allocator ? allocator(device, bytes) : Buffer::allocate(device, bytes);
     if (base.size() < bytes)
         throw ArgumentError("allocator", fmt::format("returned {} bytes, {} are needed", base.size(), bytes));
-    return Array(std::move(base), dtype, std::move(layout));
+    return Array(std::move(base), dtype, std::move(layout), true);
 }
 
 Array Array::empty(const BoundDevice& device, std::vector<std::size_t> shape, const DType& dtype, Order order,
@@ -78,19 +78,89 @@ Array Array::zeros(const Queue& queue, std::vector<std::size_t> shape, const DTy
     return a;
 }
 
-Array Array::from_host(const Queue& queue, const HostArray& host) {
-    Array a = empty(queue.device(), host.shape(), host.dtype());
+Array Array::from_host(const Queue& queue, const HostArray& host, const Allocator& allocator) {
+    Array a = empty(queue.device(), host.shape(), host.dtype(), Order::C, allocator);
     a.set(queue, host);
     return a;
 }
 
-Array Array::from_buffer(const Buffer& base, const DType& dtype, Layout layout) {
+Array Array::from_host(const BoundDevice& device, const HostArray& host, const Allocator& allocator) {
+    const Queue queue(device);
+    Array a = from_host(queue, host, allocator);
+    queue.synchronize();
+    return a;
+}
+
+Array Array::empty_like(const BoundDevice& device, const ArrayMetadata& like, const Allocator& allocator) {
+    return empty(device, like.shape(), like.dtype(), like.strides(), like.offset(), allocator);
+}
+
+Array Array::zeros_like(const Queue& queue, const ArrayMetadata& like, const Allocator& allocator) {
+    Array a = empty_like(queue.device(), like, allocator);
+    if (a.base_.size() != 0) {
+        const std::byte zero{0};
+        a.base_.fill(queue, std::span(&zero, 1), true);
+    }
+    return a;
+}
+
+ArrayMetadata::ArrayMetadata(const DType& dtype, std::vector<std::size_t> shape,
+                             std::optional<std::vector<std::ptrdiff_t>> strides, std::size_t first_element_offset)
+    : dtype_(dtype), layout_(Layout::contiguous(std::move(shape), dtype.itemsize())) {
+    if (strides) {
+        if (strides->size() != layout_.shape.size())
+            throw ArgumentError("strides", fmt::format("{} strides for {} dimensions", strides->size(), layout_.shape.size()));
+        layout_.strides = std::move(*strides);
+    }
+    layout_.offset = first_element_offset;
+}
+
+std::size_t ArrayMetadata::buffer_size() const {
+    const auto [low, high] = layout_.extent(dtype_.itemsize());
+    if (to_signed(layout_.offset) + low < 0)
+        throw ArgumentError("first_element_offset",
+                            fmt::format("{} bytes leave no room for the {} bytes negative strides reach before the first element",
+                                        layout_.offset, -low));
+    return layout_.offset + static_cast<std::size_t>(high);
+}
+
+Order resolve_order(Order order, const Layout& layout, std::size_t itemsize) noexcept {
+    if (order != Order::A) return order;
+    return layout.is_f_contiguous(itemsize) && !layout.is_c_contiguous(itemsize) ? Order::F : Order::C;
+}
+
+bool Array::aligned() const noexcept {
+    const std::size_t alignment = dtype_.alignment();
+    if (alignment <= 1) return true;
+    if ((base_.offset() + layout_.offset) % alignment != 0) return false;
+    for (std::size_t k = 0; k < layout_.ndim(); ++k) {
+        if (layout_.shape[k] > 1 && layout_.strides[k] % static_cast<std::ptrdiff_t>(alignment) != 0) return false;
+    }
+    return true;
+}
+
+Array Array::read_only() const {
+    Array view(base_, dtype_, layout_);
+    view.writeable_ = false;
+    return view;
+}
+
+void Array::require_writeable(const char* argument) const {
+    if (writeable()) return;
+    throw ArgumentError(argument, base_.kernel_access() == KernelAccess::read_only
+                                      ? "is over memory kernels may only read (KernelAccess::read_only): it cannot be written"
+                                      : "is read-only (not writeable): it cannot be written");
+}
+
+Array Array::from_buffer(const Buffer& base, const DType& dtype, Layout layout, bool writeable) {
     if (layout.strides.size() != layout.shape.size()) throw ArgumentError("layout", "strides and shape differ in length");
     const auto [low, high] = layout.extent(dtype.itemsize());
     const auto o = to_signed(layout.offset);
     if (layout.size() != 0 && (o + low < 0 || o + high > to_signed(base.size())))
         throw ArgumentError("layout", "reaches outside the buffer");
-    return Array(base, dtype, std::move(layout));
+    Array a(base, dtype, std::move(layout));
+    a.writeable_ = writeable;
+    return a;
 }
 
 Buffer Array::data() const {
@@ -108,16 +178,16 @@ detail::KernelArg pack_kernel_arg(const Array& array, const detail::LaunchTarget
 
 // --- Views ---
 
-Array Array::slice(std::span<const Slice> slices) const { return Array(base_, dtype_, layout_.slice(slices)); }
-Array Array::transpose(std::span<const std::size_t> axes) const { return Array(base_, dtype_, layout_.transpose(axes)); }
-Array Array::index(std::span<const Index> indices) const { return Array(base_, dtype_, layout_.index(indices)); }
+Array Array::slice(std::span<const Slice> slices) const { return view_with(dtype_, layout_.slice(slices)); }
+Array Array::transpose(std::span<const std::size_t> axes) const { return view_with(dtype_, layout_.transpose(axes)); }
+Array Array::index(std::span<const Index> indices) const { return view_with(dtype_, layout_.index(indices)); }
 Array Array::reshape(std::span<const std::ptrdiff_t> shape, Order order) const {
-    return Array(base_, dtype_, layout_.reshape(shape, dtype_.itemsize(), order));
+    return view_with(dtype_, layout_.reshape(shape, dtype_.itemsize(), order));
 }
 Array Array::view(const DType& dtype) const {
     if (dtype.itemsize() != dtype_.itemsize())
         throw ArgumentError("dtype", fmt::format("{} has another itemsize than {}", dtype.name(), dtype_.name()));
-    return Array(base_, dtype, layout_);
+    return view_with(dtype, layout_);
 }
 
 // --- Transfers ---
@@ -144,6 +214,7 @@ void Array::get(const Queue& queue, const HostArray& dest, bool async) const {
 }
 
 void Array::set(const Queue& queue, const HostArray& source, bool async) const {
+    require_writeable("array");
     check_same(shape(), dtype_, source.shape(), source.dtype(), "source");
     if (size() == 0) return;
     if (is_c_contiguous() && source.is_c_contiguous()) {
@@ -161,6 +232,7 @@ void Array::set(const Queue& queue, const HostArray& source, bool async) const {
 }
 
 void Array::set(const Queue& queue, const Array& source, bool async) const {
+    require_writeable("array");
     check_same(shape(), dtype_, source.shape(), source.dtype(), "source");
     if (size() == 0) return;
     if (!(source.device() == device())) {
@@ -203,14 +275,18 @@ void Array::set(const Queue& queue, const Array& source, bool async) const {
 
 // --- Copies ---
 
-Array Array::copy(const Queue& queue, Order order) const {
-    Array out = empty(queue.device(), shape(), dtype_, order);
+Array Array::copy(const Queue& queue, Order order, const Allocator& allocator) const {
+    Array out = empty(queue.device(), shape(), dtype_, resolve_order(order, layout_, dtype_.itemsize()), allocator);
     out.set(queue, *this);
     return out;
 }
 
-Array Array::ascontiguous(const Queue& queue) const { return is_c_contiguous() ? *this : copy(queue, Order::C); }
-Array Array::asfortran(const Queue& queue) const { return is_f_contiguous() ? *this : copy(queue, Order::F); }
+Array Array::ascontiguous(const Queue& queue, const Allocator& allocator) const {
+    return is_c_contiguous() ? *this : copy(queue, Order::C, allocator);
+}
+Array Array::asfortran(const Queue& queue, const Allocator& allocator) const {
+    return is_f_contiguous() ? *this : copy(queue, Order::F, allocator);
+}
 
 // --- The strided-copy kernel ---
 

@@ -63,6 +63,7 @@ void copy_parts(const Queue& queue, const std::vector<Array>& arrays, const Arra
 }  // namespace
 
 void concatenate(const Queue& queue, const std::vector<Array>& arrays, const Array& out, std::ptrdiff_t axis) {
+    out.require_writeable("out");
     const std::size_t ax = joining_axis(arrays, axis);
     const std::vector<std::size_t> shape = joined_shape(queue, arrays, ax);
     if (!(out.device() == queue.device()))
@@ -77,14 +78,15 @@ void concatenate(const Queue& queue, const std::vector<Array>& arrays, const Arr
     copy_parts(queue, arrays, out, ax);
 }
 
-Array concatenate(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis) {
+Array concatenate(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis, const Allocator& allocator) {
     const std::size_t ax = joining_axis(arrays, axis);
-    const Array out = Array::empty(queue.device(), joined_shape(queue, arrays, ax), arrays[0].dtype());
+    const Array out = Array::empty(queue.device(), joined_shape(queue, arrays, ax), arrays[0].dtype(), std::nullopt, 0,
+                                   allocator);
     copy_parts(queue, arrays, out, ax);
     return out;
 }
 
-Array stack(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis) {
+Array stack(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis, const Allocator& allocator) {
     if (arrays.empty()) throw ArgumentError("arrays", "is empty: at least one array is needed");
     const std::size_t ax = detail::normalize_axis(axis, arrays[0].ndim() + 1);
     std::vector<Array> expanded;
@@ -99,15 +101,19 @@ Array stack(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t
                                                                           shape_text(arrays[i].shape()), shape_text(arrays[0].shape())));
         expanded.push_back(arrays[i].index(where));
     }
-    return concatenate(queue, expanded, static_cast<std::ptrdiff_t>(ax));
+    return concatenate(queue, expanded, static_cast<std::ptrdiff_t>(ax), allocator);
 }
 
-Array hstack(const Queue& queue, const std::vector<Array>& arrays) {
+Array hstack(const Queue& queue, const std::vector<Array>& arrays, const Allocator& allocator) {
     const std::vector<Array> a = atleast_1d(arrays);
-    return concatenate(queue, a, !a.empty() && a[0].ndim() == 1 ? 0 : 1);
+    return concatenate(queue, a, !a.empty() && a[0].ndim() == 1 ? 0 : 1, allocator);
 }
 
-Array vstack(const Queue& queue, const std::vector<Array>& arrays) { return concatenate(queue, atleast_2d(arrays), 0); }
-Array dstack(const Queue& queue, const std::vector<Array>& arrays) { return concatenate(queue, atleast_3d(arrays), 2); }
+Array vstack(const Queue& queue, const std::vector<Array>& arrays, const Allocator& allocator) {
+    return concatenate(queue, atleast_2d(arrays), 0, allocator);
+}
+Array dstack(const Queue& queue, const std::vector<Array>& arrays, const Allocator& allocator) {
+    return concatenate(queue, atleast_3d(arrays), 2, allocator);
+}
 
 }  // namespace kjarni

@@ -14,6 +14,7 @@ namespace kjarni {
 using detail::to_signed;
 
 Layout Layout::contiguous(std::vector<std::size_t> shape, std::size_t itemsize, Order order) {
+    if (order == Order::A) order = Order::C;  // no array to follow: A is C
     Layout l;
     // Built by push_back: g++ 12 at -O2 sees a null pointer in a resize() of it inlined here.
     l.strides.reserve(shape.size());
@@ -256,7 +257,7 @@ void HostArray::assign(const HostArray& source) const {
 }
 
 HostArray HostArray::copy(Order order) const {
-    HostArray out(dtype_, shape(), order);
+    HostArray out(dtype_, shape(), resolve_order(order, layout_, dtype_.itemsize()));
     out.assign(*this);
     return out;
 }

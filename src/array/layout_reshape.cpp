@@ -98,6 +98,7 @@ std::vector<std::size_t> Layout::resolve_shape(std::span<const std::ptrdiff_t> n
 
 std::optional<Layout> Layout::try_reshape(std::span<const std::ptrdiff_t> new_shape, std::size_t itemsize,
                                           Order order) const {
+    order = resolve_order(order, *this, itemsize);  // numpy's reshape(order='A')
     std::vector<std::size_t> resolved = resolve_shape(new_shape);
     const bool contiguous = order == Order::C ? is_c_contiguous(itemsize) : is_f_contiguous(itemsize);
     if (contiguous || size() == 0) {
@@ -115,6 +116,7 @@ std::optional<Layout> Layout::try_reshape(std::span<const std::ptrdiff_t> new_sh
 }
 
 Layout Layout::reshape(std::span<const std::ptrdiff_t> new_shape, std::size_t itemsize, Order order) const {
+    order = resolve_order(order, *this, itemsize);
     auto out = try_reshape(new_shape, itemsize, order);
     if (!out)
         throw ArgumentError("shape", fmt::format("a view of shape ({}) and strides ({}) cannot be reshaped into ({}) in {} "

@@ -19,8 +19,8 @@ bool may_share_memory(const Array& a, const Array& b) {
     return a_low < b_high && b_low < a_high;
 }
 
-Array transfer(const Array& array, const Queue& queue) {
-    const Array out = Array::empty(queue.device(), array.shape(), array.dtype());
+Array transfer(const Array& array, const Queue& queue, const Allocator& allocator) {
+    const Array out = Array::empty(queue.device(), array.shape(), array.dtype(), std::nullopt, 0, allocator);
     if (array.device().context() == queue.device().context()) {
         // Device to device within the context (Array::set: a peer copy between devices).
         out.set(queue, array);

@@ -75,7 +75,8 @@ std::string first_bad_index(const Queue& queue, const Array& indices, std::int64
 
 }  // namespace
 
-Array take(const Queue& queue, const Array& array, const Array& indices, std::optional<std::ptrdiff_t> axis, TakeMode mode) {
+Array take(const Queue& queue, const Array& array, const Array& indices, std::optional<std::ptrdiff_t> axis, TakeMode mode,
+           const Allocator& allocator) {
     if (!is_integer(indices.dtype()))
         throw ArgumentError("indices", fmt::format("has dtype {}: take needs an integer dtype", indices.dtype().name()));
     for (const auto& [a, name] : {std::pair{&array, "array"}, std::pair{&indices, "indices"}}) {
@@ -91,7 +92,7 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
     std::vector<std::size_t> shape(source.shape().begin(), source.shape().begin() + static_cast<std::ptrdiff_t>(ax));
     shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
     shape.insert(shape.end(), source.shape().begin() + static_cast<std::ptrdiff_t>(ax) + 1, source.shape().end());
-    const Array out = Array::empty(queue.device(), shape, source.dtype());
+    const Array out = Array::empty(queue.device(), shape, source.dtype(), std::nullopt, 0, allocator);
     if (out.size() == 0) return out;
     if (extent == 0) throw ArgumentError("indices", fmt::format("are not empty, but axis {} of the array is (shape ({}))", ax,
                                                                 fmt::join(source.shape(), ", ")));

@@ -54,12 +54,27 @@ struct HostAllocationFlags {
     bool write_combined = false;  // CUDA: CU_MEMHOSTALLOC_WRITECOMBINED; UnsupportedError on OpenCL
 };
 
+/// Memory flags of a device buffer (the public kjarni::BufferFlags, and the initial contents of
+/// Buffer::allocate_copy).
+struct BufferAllocationFlags {
+    bool read_only = false;           // OpenCL CL_MEM_READ_ONLY
+    bool write_only = false;          // OpenCL CL_MEM_WRITE_ONLY
+    bool alloc_host_pointer = false;  // OpenCL CL_MEM_ALLOC_HOST_PTR
+    const void* copy_from = nullptr;  // OpenCL CL_MEM_COPY_HOST_PTR: `size` bytes to start with
+};
+/// What allocate_flagged made: the buffer, and whether it already holds copy_from's bytes.
+struct FlaggedAllocation {
+    std::shared_ptr<Buffer> buffer;
+    bool copied = false;
+};
+
 /// Managed memory (CUDA) / shared virtual memory (OpenCL) options, decided by the public layer
 /// from the devices' capabilities (kjarni/managed_memory.hpp).
 struct ManagedAllocationFlags {
     bool attach_host = false;  // CUDA: CU_MEM_ATTACH_HOST instead of CU_MEM_ATTACH_GLOBAL
     bool fine_grain = false;   // OpenCL: CL_MEM_SVM_FINE_GRAIN_BUFFER (else coarse-grained)
     bool atomics = false;      // OpenCL: CL_MEM_SVM_ATOMICS (fine-grained only)
+    std::size_t alignment = 0;  // OpenCL: clSVMAlloc's alignment (0: the default); CUDA: ignored
 };
 
 /// How to compile a program for one device. The source is complete (prelude included).
@@ -248,6 +263,10 @@ public:
     /// `size` may be 0: the result is then a valid buffer whose native handle is 0.
     /// Throws OutOfMemoryError when the driver reports that.
     virtual std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) = 0;
+    /// With memory flags where the driver honours them. The default (CUDA, whose device memory has
+    /// no such flags) is allocate(), ignoring them, with `copied` false: the public layer copies.
+    virtual FlaggedAllocation allocate_flagged(std::size_t device_index, std::size_t size,
+                                               const BufferAllocationFlags& flags);
     /// Page-locked host memory of `size` > 0 bytes. Throws UnsupportedError for flags the API cannot
     /// express, OutOfMemoryError when the driver reports that.
     virtual std::shared_ptr<HostAllocation> allocate_host(std::size_t size, HostAllocationFlags flags) = 0;
@@ -500,6 +519,10 @@ public:
     /// CUDA: cuStreamAttachMemAsync on the queue's stream with CU_MEM_ATTACH_GLOBAL / HOST /
     /// SINGLE (attach: 0, 1, 2). UnsupportedError where the API has no such notion (OpenCL).
     virtual void attach(Queue& queue, int attach) = 0;
+    /// Frees the memory once the work enqueued on `queue` so far is done (OpenCL clEnqueueSVMFree);
+    /// the destructor then frees nothing. The default (CUDA, whose managed memory has no
+    /// stream-ordered free) waits for the queue, then lets the destructor free it.
+    virtual void enqueue_free(Queue& queue);
     /// The memory as a Buffer of device `device_index` (CUDA: the managed address; OpenCL: a
     /// CL_MEM_USE_HOST_PTR buffer over the SVM allocation). The caller keeps this allocation alive
     /// as long as the buffer.

@@ -18,6 +18,10 @@ namespace {
 
 }  // namespace
 
+FlaggedAllocation Context::allocate_flagged(std::size_t device_index, std::size_t size, const BufferAllocationFlags&) {
+    return {allocate(device_index, size), false};
+}
+
 std::shared_ptr<Buffer> Context::adopt_buffer(std::size_t, std::uintptr_t, std::optional<std::size_t>, bool) {
     backend_cannot(api(), "wrap native device memory in a Buffer");
 }

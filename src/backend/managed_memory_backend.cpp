@@ -11,4 +11,6 @@ std::shared_ptr<ManagedAllocation> Context::allocate_managed(std::size_t device_
                            "': this backend cannot allocate managed / shared virtual memory");
 }
 
+void ManagedAllocation::enqueue_free(Queue& queue) { queue.synchronize(); }
+
 }  // namespace kjarni::backend

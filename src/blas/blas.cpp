@@ -231,7 +231,7 @@ std::pair<std::size_t, std::size_t> op_shape(const Array& a, Op op) {
 }
 
 Array gemm_any(const Queue& queue, Scalar alpha, const Array& a_in, const Array& b_in, Scalar beta,
-               const std::optional<Array>& c_in, Op op_a, Op op_b, bool batched) {
+               const std::optional<Array>& c_in, Op op_a, Op op_b, bool batched, const Allocator& allocator) {
     const std::size_t nd = batched ? 3 : 2;
     const Checks checks(queue, "a", a_in);
     checks.array("b", b_in);
@@ -249,12 +249,13 @@ Array gemm_any(const Queue& queue, Scalar alpha, const Array& a_in, const Array&
     if (batched) c_shape.insert(c_shape.begin(), batch);
     if (c_in) {
         checks.array("c", *c_in);
+        c_in->require_writeable("c");
         if (c_in->shape() != c_shape)
             throw ArgumentError("c", fmt::format("has shape {}, the product of {} and {} has shape {}",
                                                  shape_string(c_in->shape()), shape_string(a_in.shape()),
                                                  shape_string(b_in.shape()), shape_string(c_shape)));
     }
-    const Array c = c_in ? *c_in : Array::zeros(queue, c_shape, a_in.dtype());
+    const Array c = c_in ? *c_in : Array::zeros(queue, c_shape, a_in.dtype(), Order::C, allocator);
     if (!c_in) beta = 0.0;
     if (m == 0 || n == 0 || batch == 0) return c;
 
@@ -304,17 +305,17 @@ Array gemm_any(const Queue& queue, Scalar alpha, const Array& a_in, const Array&
 }  // namespace
 
 Array gemm(const Queue& queue, Scalar alpha, const Array& a, const Array& b, Scalar beta,
-           const std::optional<Array>& c, Op op_a, Op op_b) {
-    return gemm_any(queue, alpha, a, b, beta, c, op_a, op_b, false);
+           const std::optional<Array>& c, Op op_a, Op op_b, const Allocator& allocator) {
+    return gemm_any(queue, alpha, a, b, beta, c, op_a, op_b, false, allocator);
 }
 
 Array gemm_batched(const Queue& queue, Scalar alpha, const Array& a, const Array& b, Scalar beta,
-                   const std::optional<Array>& c, Op op_a, Op op_b) {
-    return gemm_any(queue, alpha, a, b, beta, c, op_a, op_b, true);
+                   const std::optional<Array>& c, Op op_a, Op op_b, const Allocator& allocator) {
+    return gemm_any(queue, alpha, a, b, beta, c, op_a, op_b, true, allocator);
 }
 
 Array gemv(const Queue& queue, Scalar alpha, const Array& a_in, const Array& x_in, Scalar beta,
-           const std::optional<Array>& y_in, Op op_a) {
+           const std::optional<Array>& y_in, Op op_a, const Allocator& allocator) {
     const Checks checks(queue, "a", a_in);
     checks.array("x", x_in);
     checks.ndim("a", a_in, 2);
@@ -327,11 +328,12 @@ Array gemv(const Queue& queue, Scalar alpha, const Array& a_in, const Array& x_i
                                              shape_string(a_in.shape()), shape_string(x_in.shape()), m, n));
     if (y_in) {
         checks.array("y", *y_in);
+        y_in->require_writeable("y");
         if (y_in->shape() != std::vector<std::size_t>{m})
             throw ArgumentError("y", fmt::format("has shape {}, op(a) {} x {} times x of shape {} has shape ({},)",
                                                  shape_string(y_in->shape()), m, n, shape_string(x_in.shape()), m));
     }
-    const Array y = y_in ? *y_in : Array::zeros(queue, {m}, a_in.dtype());
+    const Array y = y_in ? *y_in : Array::zeros(queue, {m}, a_in.dtype(), Order::C, allocator);
     if (!y_in) beta = 0.0;
     if (m == 0) return y;
 
@@ -361,7 +363,8 @@ Array gemv(const Queue& queue, Scalar alpha, const Array& a_in, const Array& x_i
     return y;
 }
 
-Array ger(const Queue& queue, Scalar alpha, const Array& x_in, const Array& y_in, const std::optional<Array>& a_in) {
+Array ger(const Queue& queue, Scalar alpha, const Array& x_in, const Array& y_in, const std::optional<Array>& a_in,
+          const Allocator& allocator) {
     const Checks checks(queue, "x", x_in);
     checks.array("y", y_in);
     checks.ndim("x", x_in, 1);
@@ -370,12 +373,13 @@ Array ger(const Queue& queue, Scalar alpha, const Array& x_in, const Array& y_in
     const std::vector<std::size_t> shape{x_in.shape()[0], y_in.shape()[0]};
     if (a_in) {
         checks.array("a", *a_in);
+        a_in->require_writeable("a");
         if (a_in->shape() != shape)
             throw ArgumentError("a", fmt::format("has shape {}, the outer product of x {} and y {} has shape {}",
                                                  shape_string(a_in->shape()), shape_string(x_in.shape()),
                                                  shape_string(y_in.shape()), shape_string(shape)));
     }
-    const Array a = a_in ? *a_in : Array::zeros(queue, shape, x_in.dtype());
+    const Array a = a_in ? *a_in : Array::zeros(queue, shape, x_in.dtype(), Order::C, allocator);
     if (shape[0] == 0 || shape[1] == 0) return a;
 
     Temporaries temps{queue};
@@ -395,7 +399,7 @@ Array ger(const Queue& queue, Scalar alpha, const Array& x_in, const Array& y_in
 }
 
 Array dot(const Queue& queue, const Array& x_in, const Array& y_in, const std::optional<Array>& out_in,
-          bool conjugate_x) {
+          bool conjugate_x, const Allocator& allocator) {
     const Checks checks(queue, "x", x_in);
     checks.array("y", y_in);
     checks.ndim("x", x_in, 1);
@@ -405,10 +409,11 @@ Array dot(const Queue& queue, const Array& x_in, const Array& y_in, const std::o
                                              shape_string(x_in.shape())));
     if (out_in) {
         checks.array("out", *out_in);
+        out_in->require_writeable("out");
         if (out_in->size() != 1)
             throw ArgumentError("out", fmt::format("must have one element, has shape {}", shape_string(out_in->shape())));
     }
-    const Array out = out_in ? *out_in : Array::zeros(queue, std::vector<std::size_t>{}, x_in.dtype());
+    const Array out = out_in ? *out_in : Array::zeros(queue, std::vector<std::size_t>{}, x_in.dtype(), Order::C, allocator);
     Temporaries temps{queue};
     // A one-element array is a "vector" of length one whatever its strides; only its offset matters.
     // An empty sum is zero: a zeroed temporary copied into `out`.

@@ -156,6 +156,7 @@ Communicator Communicator::on(const Queue& queue) const {
 }
 
 void Communicator::all_reduce(const Array& src, const Array& dest, ReduceOp op) const {
+    dest.require_writeable("dest");
     check_operand(src, "src", queue_.device());
     check_operand(dest, "dest", queue_.device());
     check_same_dtype(dest, "dest", src, "src");
@@ -172,6 +173,7 @@ Array Communicator::all_reduce(const Array& src, ReduceOp op) const {
 }
 
 void Communicator::reduce(const Array& src, const Array& dest, ReduceOp op, int root) const {
+    dest.require_writeable("dest");
     check_operand(src, "src", queue_.device());
     check_rank(root, "root", count());
     if (rank() == root) {
@@ -197,6 +199,7 @@ std::optional<Array> Communicator::reduce(const Array& src, ReduceOp op, int roo
 }
 
 void Communicator::broadcast(const Array& array, int root) const {
+    array.require_writeable("array");
     check_operand(array, "array", queue_.device());
     check_rank(root, "root", count());
     if (array.size() == 0) return;

@@ -24,11 +24,40 @@ void check_fits(const char* argument, std::size_t size, std::size_t capacity, co
 }  // namespace
 
 Buffer::Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::size_t offset, std::size_t size,
-               bool exportable)
-    : device_(std::move(device)), impl_(std::move(impl)), offset_(offset), size_(size), exportable_(exportable) {}
+               bool exportable, std::shared_ptr<std::shared_ptr<backend::Buffer>> target)
+    : device_(std::move(device)),
+      impl_(std::move(impl)),
+      offset_(offset),
+      size_(size),
+      exportable_(exportable),
+      target_(std::move(target)) {}
 
 Buffer Buffer::allocate(const BoundDevice& device, std::size_t size) {
     return Buffer(device, detail::backend_of(device.context())->allocate(device.index(), size), 0, size, true);
+}
+
+Buffer Buffer::allocate(const BoundDevice& device, std::size_t size, const BufferFlags& flags) {
+    backend::BufferAllocationFlags raw;
+    raw.read_only = flags.kernel_access == KernelAccess::read_only;
+    raw.write_only = flags.kernel_access == KernelAccess::write_only;
+    raw.alloc_host_pointer = flags.alloc_host_pointer;
+    Buffer made(device, detail::backend_of(device.context())->allocate_flagged(device.index(), size, raw).buffer, 0, size,
+                true);
+    made.access_ = flags.kernel_access;
+    return made;
+}
+
+Buffer Buffer::allocate_copy(const BoundDevice& device, std::span<const std::byte> host, const BufferFlags& flags) {
+    backend::BufferAllocationFlags raw;
+    raw.read_only = flags.kernel_access == KernelAccess::read_only;
+    raw.write_only = flags.kernel_access == KernelAccess::write_only;
+    raw.alloc_host_pointer = flags.alloc_host_pointer;
+    raw.copy_from = host.data();
+    auto made = detail::backend_of(device.context())->allocate_flagged(device.index(), host.size(), raw);
+    Buffer buffer(device, std::move(made.buffer), 0, host.size(), true);
+    buffer.access_ = flags.kernel_access;
+    if (!made.copied && !host.empty()) buffer.set(Queue(device), host);  // synchronous: `host` may go after
+    return buffer;
 }
 
 Buffer Buffer::get_sub_region(std::size_t origin, std::size_t size) const {
@@ -40,7 +69,9 @@ Buffer Buffer::get_sub_region(std::size_t origin, std::size_t size) const {
                                                 "bytes",
                                                 size, origin, size_));
     }
-    return Buffer(device_, impl_, offset_ + origin, size, exportable_);
+    Buffer region(device_, impl_, offset_ + origin, size, exportable_, target_);
+    region.access_ = access_;
+    return region;
 }
 
 void Buffer::check_queue(const Queue& queue, const char* what) const {
@@ -58,8 +89,8 @@ void Buffer::set(const Queue& queue, std::span<const std::byte> host, bool async
     check_fits("host", host.size(), size_, "the buffer");
     if (host.empty()) return;
     const Context& context = device_.context();
-    if (detail::state_of(context).staging.write(*detail::backend_of(context), *detail::backend_of(queue), *impl_, offset_, host, async)) return;
-    detail::backend_of(queue)->write(*impl_, offset_, host.data(), host.size(), !async);
+    if (detail::state_of(context).staging.write(*detail::backend_of(context), *detail::backend_of(queue), *backend(), offset_, host, async)) return;
+    detail::backend_of(queue)->write(*backend(), offset_, host.data(), host.size(), !async);
 }
 
 void Buffer::get(const Queue& queue, std::span<std::byte> host, bool async) const {
@@ -67,8 +98,8 @@ void Buffer::get(const Queue& queue, std::span<std::byte> host, bool async) cons
     check_fits("host", host.size(), size_, "the buffer");
     if (host.empty()) return;
     const Context& context = device_.context();
-    if (detail::state_of(context).staging.read(*detail::backend_of(context), *detail::backend_of(queue), host, *impl_, offset_)) return;
-    detail::backend_of(queue)->read(host.data(), *impl_, offset_, host.size(), !async);
+    if (detail::state_of(context).staging.read(*detail::backend_of(context), *detail::backend_of(queue), host, *backend(), offset_)) return;
+    detail::backend_of(queue)->read(host.data(), *backend(), offset_, host.size(), !async);
 }
 
 void Buffer::set(const Queue& queue, const Buffer& source, bool async) const {
@@ -85,10 +116,10 @@ void Buffer::set(const Queue& queue, const Buffer& source, bool async) const {
     }
     check_fits("source", source.size_, size_, "the destination buffer");
     if (source.size_ == 0) return;
-    if (source.impl_ == impl_ && source.offset_ < offset_ + source.size_ && offset_ < source.offset_ + source.size_) {
+    if (source.backend() == backend() && source.offset_ < offset_ + source.size_ && offset_ < source.offset_ + source.size_) {
         throw ArgumentError("source", "overlaps the destination region of the same allocation");
     }
-    detail::backend_of(queue)->copy(*impl_, offset_, *source.impl_, source.offset_, source.size_, !async);
+    detail::backend_of(queue)->copy(*backend(), offset_, *source.backend(), source.offset_, source.size_, !async);
 }
 
 void Buffer::fill(const Queue& queue, std::span<const std::byte> pattern, bool async) const {
@@ -107,9 +138,9 @@ void Buffer::fill(const Queue& queue, std::span<const std::byte> pattern, bool a
                                                    pattern.size(), offset_));
     }
     if (size_ == 0) return;
-    detail::backend_of(queue)->fill(*impl_, offset_, size_, pattern.data(), pattern.size(), !async);
+    detail::backend_of(queue)->fill(*backend(), offset_, size_, pattern.data(), pattern.size(), !async);
 }
 
-std::uintptr_t Buffer::native_handle() const { return impl_->native_handle(); }
+std::uintptr_t Buffer::native_handle() const { return backend()->native_handle(); }
 
 }  // namespace kjarni

@@ -68,7 +68,11 @@ struct Plan {
 };
 
 Plan plan_for(const std::vector<BoundDevice>& concerned, ManagedMemoryFlags flags) {
+    if (flags.alignment != 0 && (flags.alignment & (flags.alignment - 1)) != 0) {
+        throw ArgumentError("flags.alignment", fmt::format("is {}; it must be a power of two (or 0)", flags.alignment));
+    }
     Plan plan;
+    plan.backend_flags.alignment = flags.alignment;
     bool all_fine = true;
     bool all_atomics = true;
     for (const BoundDevice& device : concerned) {
@@ -100,7 +104,14 @@ Allocated allocate_for(const std::vector<BoundDevice>& concerned, const BoundDev
     const Plan plan = plan_for(concerned, flags);
     if (size == 0) return {nullptr, plan.fine_grained};
     for (const BoundDevice& device : concerned) check_fits_on(device, size);
-    return {detail::backend_of(home.context())->allocate_managed(home.index(), size, plan.backend_flags), plan.fine_grained};
+    auto impl = detail::backend_of(home.context())->allocate_managed(home.index(), size, plan.backend_flags);
+    // CUDA takes no alignment: its address is checked (OpenCL's clSVMAlloc was given it).
+    if (flags.alignment != 0 && reinterpret_cast<std::uintptr_t>(impl->pointer()) % flags.alignment != 0) {
+        throw UnsupportedError(fmt::format("managed memory on {}: the driver's address is not aligned to {} bytes, and "
+                                           "this API takes no alignment",
+                                           where(home), flags.alignment));
+    }
+    return {std::move(impl), plan.fine_grained};
 }
 
 }  // namespace
@@ -115,6 +126,20 @@ ManagedMemory ManagedMemory::allocate(const Context& context, std::size_t size, 
 ManagedMemory ManagedMemory::allocate(const BoundDevice& device, std::size_t size, ManagedMemoryFlags flags) {
     Allocated allocated = allocate_for({device}, device, size, flags);
     return ManagedMemory(device.context(), std::move(allocated.impl), size, flags, allocated.fine_grained);
+}
+
+void ManagedMemory::enqueue_release(const Queue& queue) {
+    check_queue(queue, "enqueue_release");
+    if (!impl_) return;
+    if (impl_.use_count() > 1) {
+        throw ArgumentError("memory", fmt::format("enqueue_release: {} other handles use this memory (copies, "
+                                                  "device buffers, host access scopes); it must be the last",
+                                                  impl_.use_count() - 1));
+    }
+    impl_->enqueue_free(*detail::backend_of(queue));
+    impl_.reset();
+    data_ = nullptr;
+    size_ = 0;
 }
 
 void ManagedMemory::check_queue(const Queue& queue, const char* what) const {

@@ -33,6 +33,11 @@ struct VirtualState : std::enable_shared_from_this<VirtualState> {
     struct VirtualRecord {
         std::size_t size;
         std::uint64_t real;
+        // The live allocations it was declared dependent on when it was made (dependency is
+        // symmetric: pack() checks both records of a pair).
+        std::vector<VirtualAllocationId> dependencies;
+        // The cell every handle of it reads its backend buffer from; pack() re-points it.
+        std::weak_ptr<std::shared_ptr<backend::Buffer>> target;
     };
 
     BoundDevice device;
@@ -46,16 +51,22 @@ struct VirtualState : std::enable_shared_from_this<VirtualState> {
 
     Buffer allocate(std::size_t size, const VirtualDependencies& dependencies);
     void release(VirtualAllocationId id) noexcept;
+    /// pack(): frees the unused real allocations, then moves the live virtual allocations to a
+    /// denser arrangement when that takes less memory. Called with the mutex held.
+    void free_unused(std::vector<RealAllocation>& dropped);
+    void relocate(const Queue& queue, std::vector<RealAllocation>& dropped);
+    bool dependent(const VirtualRecord& a, VirtualAllocationId a_id, const VirtualRecord& b,
+                   VirtualAllocationId b_id) const;
 };
 
 namespace {
 
-// Held as the deleter of a virtual allocation's handle: tells the manager when the last handle goes,
-// keeps the real memory alive meanwhile, and names the allocation (std::get_deleter).
+// Held as the deleter of a virtual allocation's identity handle: tells the manager when the last
+// handle goes and names the allocation (std::get_deleter). The real memory is kept alive by the
+// handles' shared target cell, which pack() re-points.
 struct VirtualReleaser {
     std::weak_ptr<VirtualState> state;
     VirtualAllocationId id;
-    Buffer real;
     void operator()(backend::Buffer*) const noexcept {
         if (auto s = state.lock()) s->release(id);
     }
@@ -98,12 +109,19 @@ Buffer VirtualState::allocate(std::size_t size, const VirtualDependencies& depen
         chosen = reals.emplace(next_real++, RealAllocation{Buffer::allocate(device, size), {}}).first;
     }
     const VirtualAllocationId id = next_virtual_id.fetch_add(1);
-    virtuals.emplace(id, VirtualRecord{size, chosen->first});
+    std::vector<VirtualAllocationId> live_dependencies;
+    for (VirtualAllocationId d : dependencies.ids()) {
+        if (virtuals.count(d) != 0) live_dependencies.push_back(d);
+    }
+    const Buffer& real = chosen->second.buffer;
+    auto target = std::make_shared<std::shared_ptr<backend::Buffer>>(detail::backend_of(real));
+    virtuals.emplace(id, VirtualRecord{size, chosen->first, std::move(live_dependencies), target});
     try {
         chosen->second.users.push_back(id);
-        const Buffer& real = chosen->second.buffer;
-        std::shared_ptr<backend::Buffer> handle(detail::backend_of(real).get(), VirtualReleaser{weak_from_this(), id, real});
-        return BufferAccess::make(real, std::move(handle), size);
+        // The identity handle owns no pointer: every use goes through the target cell.
+        std::shared_ptr<backend::Buffer> identity(nullptr, VirtualReleaser{weak_from_this(), id});
+        return BufferAccess::make_relocatable(real.device(), std::move(identity), std::move(target), real.offset(),
+                                              size);
     } catch (...) {
         virtuals.erase(id);
         auto& users = chosen->second.users;
@@ -133,8 +151,105 @@ void VirtualState::release(VirtualAllocationId id) noexcept {
 
 }  // namespace detail
 
+namespace detail {
+
+bool VirtualState::dependent(const VirtualRecord& a, VirtualAllocationId a_id, const VirtualRecord& b,
+                             VirtualAllocationId b_id) const {
+    return std::binary_search(a.dependencies.begin(), a.dependencies.end(), b_id) ||
+           std::binary_search(b.dependencies.begin(), b.dependencies.end(), a_id);
+}
+
+void VirtualState::free_unused(std::vector<RealAllocation>& dropped) {
+    for (auto it = reals.begin(); it != reals.end();) {
+        if (it->second.users.empty()) {
+            dropped.push_back(std::move(it->second));
+            it = reals.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+// The live virtual allocations placed again from nothing, largest first, each in the smallest new
+// real allocation (sized by its first, largest, user) that none of its dependencies uses: the
+// assignment ZeroOffsetManager makes for requests, without the history that fragments it. The
+// contents move with a device-to-device copy of each virtual allocation's bytes.
+void VirtualState::relocate(const Queue& queue, std::vector<RealAllocation>& dropped) {
+    struct Live {
+        VirtualAllocationId id;
+        const VirtualRecord* record;
+        std::shared_ptr<std::shared_ptr<backend::Buffer>> target;
+    };
+    std::vector<Live> live;
+    for (const auto& [id, record] : virtuals) {
+        auto target = record.target.lock();
+        if (!target) return;  // a handle going away at this moment: leave the arrangement as it is
+        live.push_back({id, &record, std::move(target)});
+    }
+    std::sort(live.begin(), live.end(), [](const Live& a, const Live& b) {
+        return a.record->size != b.record->size ? a.record->size > b.record->size : a.id < b.id;
+    });
+    struct Planned {
+        std::size_t size;
+        std::vector<std::size_t> users;  // indices into live
+    };
+    std::vector<Planned> planned;
+    std::vector<std::size_t> placement(live.size());
+    for (std::size_t i = 0; i < live.size(); ++i) {
+        std::optional<std::size_t> best;
+        for (std::size_t r = 0; r < planned.size(); ++r) {
+            const bool usable = std::none_of(planned[r].users.begin(), planned[r].users.end(), [&](std::size_t u) {
+                return dependent(*live[i].record, live[i].id, *live[u].record, live[u].id);
+            });
+            if (usable && (!best || planned[r].size < planned[*best].size)) best = r;
+        }
+        if (!best) {
+            best = planned.size();
+            planned.push_back({live[i].record->size, {}});
+        }
+        planned[*best].users.push_back(i);
+        placement[i] = *best;
+    }
+    std::size_t old_total = 0;
+    for (const auto& [id, real] : reals) old_total += real.buffer.size();
+    std::size_t new_total = 0;
+    for (const auto& p : planned) new_total += p.size;
+    if (new_total >= old_total && planned.size() >= reals.size()) return;  // nothing to gain
+
+    std::vector<Buffer> fresh;
+    fresh.reserve(planned.size());
+    for (const auto& p : planned) fresh.push_back(Buffer::allocate(device, p.size));
+    // Copied smallest first, so that where allocations not declared dependent now share memory the
+    // largest one's bytes (covering the others') are those that stay: any order is allowed, since
+    // such allocations may overwrite one another at any time.
+    for (std::size_t k = live.size(); k-- > 0;) {
+        const VirtualRecord& record = *live[k].record;
+        if (record.size == 0) continue;
+        const Buffer& old_real = reals.at(record.real).buffer;
+        fresh[placement[k]].get_sub_region(0, record.size).set(queue, old_real.get_sub_region(0, record.size), true);
+    }
+    queue.synchronize();  // the old memory is read before it is freed
+    for (auto& [id, real] : reals) dropped.push_back(std::move(real));
+    reals.clear();
+    std::vector<std::uint64_t> real_ids;
+    for (std::size_t r = 0; r < planned.size(); ++r) {
+        real_ids.push_back(next_real);
+        reals.emplace(next_real++, RealAllocation{fresh[r], {}});
+    }
+    for (std::size_t i = 0; i < live.size(); ++i) {
+        const std::uint64_t real_id = real_ids[placement[i]];
+        reals.at(real_id).users.push_back(live[i].id);
+        virtuals.at(live[i].id).real = real_id;
+        *live[i].target = detail::backend_of(reals.at(real_id).buffer);
+    }
+}
+
+}  // namespace detail
+
 std::optional<VirtualAllocationId> virtual_allocation_id(const Buffer& buffer) {
-    if (auto* releaser = std::get_deleter<detail::VirtualReleaser>(detail::backend_of(buffer))) return releaser->id;
+    if (auto* releaser = std::get_deleter<detail::VirtualReleaser>(detail::BufferAccess::identity(buffer))) {
+        return releaser->id;
+    }
     return std::nullopt;
 }
 
@@ -195,14 +310,8 @@ void VirtualManager::pack(const Queue& queue) const {
     queue.synchronize();
     std::vector<detail::VirtualState::RealAllocation> dropped;  // freed after the lock is released
     const std::lock_guard lock(state_->mutex);
-    for (auto it = state_->reals.begin(); it != state_->reals.end();) {
-        if (it->second.users.empty()) {
-            dropped.push_back(std::move(it->second));
-            it = state_->reals.erase(it);
-        } else {
-            ++it;
-        }
-    }
+    state_->free_unused(dropped);
+    if (state_->kind == detail::VirtualState::Kind::zero_offset) state_->relocate(queue, dropped);
 }
 
 VirtualAllocationStatistics VirtualManager::statistics() const {

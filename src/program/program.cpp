@@ -406,6 +406,36 @@ PreparedKernel Kernel::prepare(const std::map<std::size_t, Sizes>& global_sizes,
     return PreparedKernel(std::move(state));
 }
 
+std::pair<std::size_t, std::size_t> Kernel::padded_sizes(const BoundDevice& device, TotalSize total) const {
+    if (total.n == 0) throw ArgumentError("n", "a launch of at least 0 work items: n must be positive");
+    const auto& programs = state_->program->programs;
+    for (std::size_t i = 0; i < programs.size(); ++i) {
+        if (!(programs[i].device == device)) continue;
+        const KernelAttributes& a = state_->kernels[i]->attributes();
+        const std::size_t multiple = std::max<std::size_t>(a.preferred_local_size_multiple, 1);
+        const std::size_t limit = std::max<std::size_t>(std::min<std::size_t>(256, a.max_total_local_size), 1);
+        std::size_t local = multiple <= limit ? limit / multiple * multiple : limit;
+        const std::size_t n_padded = (total.n + multiple - 1) / multiple * multiple;
+        local = std::max<std::size_t>(std::min(local, n_padded), 1);
+        return {(total.n + local - 1) / local * local, local};
+    }
+    throw ArgumentError("device", fmt::format("kernel '{}' was not compiled for device {} ('{}')", state_->name,
+                                              device.index(), device.name()));
+}
+
+PreparedKernel Kernel::prepare_total(TotalSize total, std::size_t local_mem) const {
+    std::map<std::size_t, Sizes> globals;
+    std::map<std::size_t, std::optional<Sizes>> locals;
+    for (const auto& program : state_->program->programs) {
+        const auto [global, local] = padded_sizes(program.device, total);
+        globals[program.device.index()] = Sizes{global};
+        locals[program.device.index()] = Sizes{local};
+    }
+    return prepare(globals, locals, local_mem);
+}
+
+std::size_t Kernel::numargs() const { return state_->kernels.front()->params().size(); }
+
 std::vector<std::size_t> Kernel::max_total_local_sizes() const {
     std::vector<std::size_t> sizes;
     for (const auto& kernel : state_->kernels) sizes.push_back(kernel->attributes().max_total_local_size);

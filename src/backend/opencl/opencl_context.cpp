@@ -54,6 +54,17 @@ std::shared_ptr<Buffer> OpenClContext::allocate(std::size_t device_index, std::s
                                           device_index, size);
 }
 
+FlaggedAllocation OpenClContext::allocate_flagged(std::size_t device_index, std::size_t size,
+                                                  const BufferAllocationFlags& flags) {
+    cl_mem_flags mem_flags = flags.read_only ? CL_MEM_READ_ONLY : flags.write_only ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
+    if (flags.alloc_host_pointer) mem_flags |= CL_MEM_ALLOC_HOST_PTR;
+    const bool copy = flags.copy_from != nullptr && size != 0;
+    if (copy) mem_flags |= CL_MEM_COPY_HOST_PTR;
+    return {std::make_shared<OpenClBuffer>(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index,
+                                           size, mem_flags, copy ? flags.copy_from : nullptr),
+            copy};
+}
+
 BuildOutput OpenClContext::build(std::size_t device_index, const std::string& source, const BuildOptions& options) {
     return build_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, source, options);
 }
@@ -80,7 +91,8 @@ std::string OpenClContext::compiler_identity(std::size_t device_index) const {
            device_info_string(id, CL_DEVICE_VERSION) + "|" + device_info_string(id, CL_DRIVER_VERSION);
 }
 
-OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size)
+OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size,
+                           cl_mem_flags flags, const void* host)
     : context_(std::move(context)), device_index_(device_index), size_(size) {
     if (size == 0) return;  // OpenCL forbids empty buffers; an empty kjarni buffer has no cl_mem
     const std::uint64_t limit = context_->devices()[device_index]->properties().max_allocation_size;
@@ -90,7 +102,7 @@ OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t d
                                    std::to_string(limit));
     }
     cl_int status = CL_SUCCESS;
-    mem_.reset(cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE, size, nullptr, &status));
+    mem_.reset(cl().clCreateBuffer(context_->handle(), flags, size, const_cast<void*>(host), &status));
     // CL_INVALID_BUFFER_SIZE is what drivers answer for sizes beyond CL_DEVICE_MAX_MEM_ALLOC_SIZE.
     if (status == CL_INVALID_BUFFER_SIZE || status == CL_OUT_OF_RESOURCES) {
         throw OutOfMemoryError("OpenCL", "clCreateBuffer", status, error_name(status),
@@ -129,7 +141,9 @@ cl_mem OpenClBuffer::region(std::size_t offset, std::size_t size) {
     const cl_buffer_region bounds{offset, size};
     cl_int status = CL_SUCCESS;
     Handle<cl_mem> sub(
-        cl().clCreateSubBuffer(mem_.get(), CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &bounds, &status));
+        // Flags 0: the region inherits the buffer's (a READ_WRITE region of a READ_ONLY buffer is
+        // CL_INVALID_VALUE).
+        cl().clCreateSubBuffer(mem_.get(), 0, CL_BUFFER_CREATE_TYPE_REGION, &bounds, &status));
     check(status, "clCreateSubBuffer");
     const cl_mem raw = sub.get();
     regions_.emplace(std::pair{offset, size}, std::move(sub));

@@ -23,6 +23,8 @@ public:
     std::uintptr_t native_handle(std::size_t) const override { return reinterpret_cast<std::uintptr_t>(context_.get()); }
     std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
+    FlaggedAllocation allocate_flagged(std::size_t device_index, std::size_t size,
+                                       const BufferAllocationFlags& flags) override;
     /// A CL_MEM_ALLOC_HOST_PTR buffer kept mapped (opencl_host_memory.cpp).
     std::shared_ptr<HostAllocation> allocate_host(std::size_t size, HostAllocationFlags flags) override;
     /// Shared virtual memory from clSVMAlloc (opencl_managed_memory.cpp).
@@ -76,7 +78,8 @@ public:
     /// OpenCL allocates lazily, at first use: a size within CL_DEVICE_MAX_MEM_ALLOC_SIZE that the
     /// device cannot hold fails later, at the first transfer or launch (as OutOfMemoryError).
     /// Sizes beyond that limit fail here, since some drivers (NVIDIA's) accept them at creation.
-    OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size);
+    OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size,
+                 cl_mem_flags flags = CL_MEM_READ_WRITE, const void* host = nullptr);
     /// Takes over a reference to an existing cl_mem of `size` bytes.
     OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t device_index, std::size_t size,
                  Handle<cl_mem> adopted);

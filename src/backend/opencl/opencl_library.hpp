@@ -32,7 +32,7 @@ namespace kjarni::backend::opencl {
 // clLinkProgram: 1.2+); null when missing.
 #define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X)                                                    \
     X(clCreateCommandQueueWithProperties)                                                      \
-    X(clSVMAlloc) X(clSVMFree) X(clSetKernelArgSVMPointer) X(clEnqueueSVMMap) X(clEnqueueSVMUnmap) \
+    X(clSVMAlloc) X(clSVMFree) X(clEnqueueSVMFree) X(clSetKernelArgSVMPointer) X(clEnqueueSVMMap) X(clEnqueueSVMUnmap) \
     X(clEnqueueSVMMigrateMem) X(clCreateProgramWithIL) X(clCreateSamplerWithProperties)            \
     X(clCompileProgram) X(clLinkProgram)
 

@@ -10,6 +10,8 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -47,8 +49,21 @@ public:
         if (flags.fine_grain) cl_flags |= CL_MEM_SVM_FINE_GRAIN_BUFFER;
         if (flags.atomics) cl_flags |= CL_MEM_SVM_ATOMICS;
         // Alignment 0: the platform's default, which suits any data type.
-        pointer_ = require(cl().clSVMAlloc, "clSVMAlloc")(context_->handle(), cl_flags, size, 0);
-        if (pointer_ == nullptr) {
+        const auto alloc = require(cl().clSVMAlloc, "clSVMAlloc");
+        base_ = alloc(context_->handle(), cl_flags, size, static_cast<cl_uint>(flags.alignment));
+        pointer_ = base_;
+        if (base_ == nullptr && flags.alignment > 1) {
+            // Drivers support alignments only up to a limit of theirs (PoCL: 128 bytes) and say
+            // nothing but NULL beyond it: then a larger allocation, the address aligned inside it
+            // (kernels may take any address inside an SVM allocation).
+            base_ = alloc(context_->handle(), cl_flags, size + flags.alignment - 1, 0);
+            if (base_ != nullptr) {
+                const auto raw = reinterpret_cast<std::uintptr_t>(base_);
+                const std::uintptr_t aligned = (raw + flags.alignment - 1) / flags.alignment * flags.alignment;
+                pointer_ = static_cast<std::byte*>(base_) + (aligned - raw);
+            }
+        }
+        if (base_ == nullptr) {
             // clSVMAlloc gives no reason; the public layer has ruled out sizes beyond the limits.
             throw OutOfMemoryError("OpenCL", "clSVMAlloc", CL_MEM_OBJECT_ALLOCATION_FAILURE,
                                    error_name(CL_MEM_OBJECT_ALLOCATION_FAILURE),
@@ -61,7 +76,15 @@ public:
         // clSVMFree does not wait for commands using the memory; the handles that enqueued them
         // are gone, and kjarni's transfers and scopes are blocking, so only the user's own
         // asynchronous work could still run: it must have been waited for (as for any memory).
-        cl().clSVMFree(context_->handle(), pointer_);
+        if (base_ != nullptr) cl().clSVMFree(context_->handle(), base_);
+    }
+
+    void enqueue_free(Queue& queue) override {
+        void* pointers[1] = {base_};
+        check(require(cl().clEnqueueSVMFree, "clEnqueueSVMFree")(handle_of(queue), 1, pointers, nullptr, nullptr, 0,
+                                                                 nullptr, nullptr),
+              "clEnqueueSVMFree");
+        base_ = nullptr;  // the queue frees it
     }
 
     OpenClSvmAllocation(const OpenClSvmAllocation&) = delete;
@@ -117,7 +140,8 @@ private:
     std::shared_ptr<OpenClContext> context_;
     std::size_t size_;
     ManagedAllocationFlags flags_;
-    void* pointer_ = nullptr;
+    void* base_ = nullptr;     // what clSVMAlloc gave (and clSVMFree takes)
+    void* pointer_ = nullptr;  // the memory's start: base_, or inside it where aligned by kjarni
 };
 
 }  // namespace
