@@ -135,7 +135,7 @@ Array sort(const Queue& queue, const Array& array, std::optional<int> axis, cons
     const std::size_t kb = r.input.dtype().itemsize();
     if (!segmented && detail::onesweep_supported(queue, r.n, kb, 0)) {
         detail::onesweep_sort_elements(queue, r.input, out, detail::OnesweepOutput::sorted);
-        return restore(queue, r, out);
+        return restore(queue, r, out, allocator);
     }
     const bool wide = detail::needs_wide_indices(r.n);
     detail::RadixResult keys = make_keys(queue, r.input, FloatKeys::exact, segmented, "sort");
@@ -155,7 +155,7 @@ Array argsort(const Queue& queue, const Array& array, std::optional<int> axis, c
     const std::size_t kb = r.input.dtype().itemsize();
     if (r.row_length >= r.n && detail::onesweep_supported(queue, r.n, kb, 4)) {
         detail::onesweep_sort_elements(queue, r.input, out, detail::OnesweepOutput::positions);
-        return restore(queue, r, out);
+        return restore(queue, r, out, allocator);
     }
     const bool wide = detail::needs_wide_indices(r.n);
     detail::RadixResult keys = make_keys(queue, r.input, FloatKeys::canonical, true, "argsort");

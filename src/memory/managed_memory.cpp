@@ -109,7 +109,7 @@ Allocated allocate_for(const std::vector<BoundDevice>& concerned, const BoundDev
     if (flags.alignment != 0 && reinterpret_cast<std::uintptr_t>(impl->pointer()) % flags.alignment != 0) {
         throw UnsupportedError(fmt::format("managed memory on {}: the driver's address is not aligned to {} bytes, and "
                                            "this API takes no alignment",
-                                           where(home), flags.alignment));
+                                           device_label(home), flags.alignment));
     }
     return {std::move(impl), plan.fine_grained};
 }
