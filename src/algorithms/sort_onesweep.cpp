@@ -10,11 +10,10 @@
 //      prefix (flag 2: the scanned global histogram plus its counts), each a flag and a 30-bit count
 //      packed into one 32-bit word so that a reader never sees a flag without its count;
 //   3. sorts the tile stably by the digit in local memory: two rounds of 4 bits (low nibble, then
-//      high), each a counting sort where work item t counts the nibbles of its ITEMS consecutive
-//      keys in registers (16 4-bit fields of one 64-bit word), the counts of all work items are
-//      scanned across the group (16-bit fields, 4 words each) and every key goes to its rank; 8
-//      bits at once would need 256 counts per work item, a 256 x G table of more than 48 KiB
-//      without warp-level instructions, which OpenCL C lacks);
+//      high), each a counting sort where work item t counts its ITEMS consecutive keys in its own
+//      column of a 16 x G table of 16-bit counters, the table is scanned in (nibble, work item)
+//      order and every key goes to its rank (the multi-pass sort's scatter, done twice in local
+//      memory; 8 bits at once would need a 256 x G table, more than 48 KiB);
 //   4. looks back, one work item per digit, over the tiles before it: adds aggregates until it
 //      meets an inclusive prefix (spinning while a tile has published nothing), then publishes its
 //      own inclusive prefix; every tile's is published early, so chains are short;
@@ -57,8 +56,8 @@ struct OnesweepShape {
     std::size_t tile() const { return group_size * items; }
     std::size_t passes() const { return key_bytes; }
     std::size_t local_bytes() const {
-        // staged tile, the nibble counts' scan (4 words per work item), totals, hist/base/start.
-        return tile() * (key_bytes + value_bytes) + 4 * group_size * 8 + group_size * 4 + 3 * 256 * 4 + 16;
+        // staged tile, 16-bit counters (18 per work item with the padding), totals, hist/base/start.
+        return tile() * (key_bytes + value_bytes) + 18 * group_size * 2 + group_size * 4 + 3 * 256 * 4 + 16;
     }
     std::string key() const { return fmt::format("onesweep key={} value={} items={}", key_bytes, value_bytes, items); }
 };
@@ -158,6 +157,9 @@ std::string pass_source(const OnesweepShape& r) {
     const bool v = r.value_bytes != 0;
     const auto if_values = [v](const char* text) { return v ? std::string(text) : std::string(); };
     std::string s = common_code(r);
+    // 16-bit counters, one padding word after every 16: work item t scans counters 16t..16t+15,
+    // which then start at word 9t (distinct banks across a warp) instead of 8t.
+    s += "#define KJARNI_CPAD(q) ((q) + 2u * ((q) >> 4))\n";
     s += "#define KJARNI_FLAG_AGGREGATE 0x40000000u\n#define KJARNI_FLAG_INCLUSIVE 0x80000000u\n"
          "#define KJARNI_COUNT_MASK 0x3FFFFFFFu\n";
     s += R"(KERNEL void kjarni_onesweep_pass(GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM const KJARNI_VALUE* values,
@@ -171,7 +173,7 @@ std::string pass_source(const OnesweepShape& r) {
     LOCAL_MEM_DECL KJARNI_KEY skeys[KJARNI_TILE];
 )";
     s += if_values("    LOCAL_MEM_DECL KJARNI_VALUE svalues[KJARNI_TILE];\n");
-    s += R"(    LOCAL_MEM_DECL uint64_t scan[4 * KJARNI_G];
+    s += R"(    LOCAL_MEM_DECL uint16_t counters[18 * KJARNI_G];
     LOCAL_MEM_DECL uint32_t totals[KJARNI_G];
     LOCAL_MEM_DECL uint32_t hist[256];
     LOCAL_MEM_DECL uint32_t base[256];
@@ -223,58 +225,45 @@ std::string pass_source(const OnesweepShape& r) {
     } else {
         KJARNI_GLOBAL_XCHG(&status[tile * 256 + lid], KJARNI_FLAG_AGGREGATE | my_count);
     }
-    // 3. Stable local sort by the digit: by its low 4 bits, then by its high 4 bits. Work item t
-    // holds ITEMS consecutive keys; a key's place is the count of the tile's keys of smaller
-    // nibbles, plus those of its nibble that work items before t hold, plus those before it in t's
-    // run. t's 16 counts fit the 4-bit fields of one 64-bit word (ITEMS <= 15); widened to 16-bit
-    // fields (4 words; a count of the tile fits), all 16 are scanned across the group at once.
+    // 3. Stable local sort by the digit: by its low 4 bits, then by its high 4 bits.
     for (uint32_t round = 0; round < 2; ++round) {
         const uint32_t nibble_shift = shift + 4u * round;
         KJARNI_KEY my_keys[KJARNI_ITEMS];
 )";
     s += if_values("        KJARNI_VALUE my_values[KJARNI_ITEMS];\n");
-    s += R"(        uint64_t counts = 0;
+    s += R"(        for (uint32_t c = 0; c < 16; ++c) counters[KJARNI_CPAD(c * KJARNI_G + lid)] = 0;
         for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
             const uint32_t q = lid * KJARNI_ITEMS + k;
             my_keys[k] = skeys[q];
 )";
     s += if_values("            my_values[k] = svalues[q];\n");
-    s += R"(            counts += (uint64_t)1 << (4u * ((uint32_t)(my_keys[k] >> nibble_shift) & 15u));
-        }
-        uint64_t mine[4];
-        for (uint32_t w = 0; w < 4; ++w) {
-            uint64_t word = 0;
-            for (uint32_t f = 0; f < 4; ++f) word |= ((counts >> (16u * w + 4u * f)) & 15u) << (16u * f);
-            mine[w] = word;
-            scan[w * KJARNI_G + lid] = word;
+    s += R"(            counters[KJARNI_CPAD(((uint32_t)(my_keys[k] >> nibble_shift) & 15u) * KJARNI_G + lid)] += 1;
         }
         LOCAL_BARRIER;
+        // Exclusive scan of the table in (nibble, work item) order: work item t sums its 16
+        // consecutive counters, the sums are scanned across the group, then it rescans its 16.
+        uint32_t sum = 0;
+        for (uint32_t c = 0; c < 16; ++c) sum += counters[KJARNI_CPAD(lid * 16 + c)];
+        totals[lid] = sum;
+        LOCAL_BARRIER;
         for (uint32_t step = 1; step < KJARNI_G; step <<= 1) {
-            uint64_t add[4];
-            for (uint32_t w = 0; w < 4; ++w) add[w] = lid >= step ? scan[w * KJARNI_G + lid - step] : (uint64_t)0;
+            const uint32_t add = lid >= step ? totals[lid - step] : 0u;
             LOCAL_BARRIER;
-            for (uint32_t w = 0; w < 4; ++w) scan[w * KJARNI_G + lid] += add[w];
+            totals[lid] += add;
             LOCAL_BARRIER;
         }
-        // place[w]'s fields: where nibble 4w + f starts in the sorted tile, plus the keys of that
-        // nibble held by work items before this one (fields never carry: all stay below 2^16).
-        uint64_t place[4];
-        uint32_t nibble_start = 0;
-        for (uint32_t w = 0; w < 4; ++w) {
-            const uint64_t total = scan[w * KJARNI_G + KJARNI_G - 1];
-            uint64_t starts = 0;
-            for (uint32_t f = 0; f < 4; ++f) {
-                starts |= (uint64_t)nibble_start << (16u * f);
-                nibble_start += (uint32_t)(total >> (16u * f)) & 0xFFFFu;
-            }
-            place[w] = starts + scan[w * KJARNI_G + lid] - mine[w];
+        uint32_t running = totals[lid] - sum;
+        for (uint32_t c = 0; c < 16; ++c) {
+            const uint32_t here = counters[KJARNI_CPAD(lid * 16 + c)];
+            counters[KJARNI_CPAD(lid * 16 + c)] = (uint16_t)running;
+            running += here;
         }
-        uint64_t seen = 0;  // 4-bit counts of this work item's keys placed so far, by nibble
+        LOCAL_BARRIER;
         for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
-            const uint32_t c = (uint32_t)(my_keys[k] >> nibble_shift) & 15u;
-            const uint64_t w = c < 4u ? place[0] : c < 8u ? place[1] : c < 12u ? place[2] : place[3];
-            const uint32_t slot = ((uint32_t)(w >> (16u * (c & 3u))) & 0xFFFFu) + ((uint32_t)(seen >> (4u * c)) & 15u);
-            seen += (uint64_t)1 << (4u * c);
+            // The nibble again rather than kept: ITEMS fewer registers.
+            const uint32_t at = KJARNI_CPAD(((uint32_t)(my_keys[k] >> nibble_shift) & 15u) * KJARNI_G + lid);
+            const uint32_t slot = counters[at];
+            counters[at] = (uint16_t)(slot + 1);
             skeys[slot] = my_keys[k];
 )";
     s += if_values("            svalues[slot] = my_values[k];\n");
