@@ -28,23 +28,6 @@ std::size_t bytes_of(const std::vector<std::size_t>& shape, const DType& dtype) 
     return std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>()) * dtype.itemsize();
 }
 
-const char* kind_name(ReductionKind kind) {
-    switch (kind) {
-        case ReductionKind::sum: return "sum";
-        case ReductionKind::prod: return "prod";
-        case ReductionKind::mean: return "mean";
-        case ReductionKind::min: return "min";
-        case ReductionKind::max: return "max";
-        case ReductionKind::argmin: return "argmin";
-        case ReductionKind::argmax: return "argmax";
-        case ReductionKind::any: return "any";
-        case ReductionKind::all: return "all";
-        case ReductionKind::var: return "var";
-        case ReductionKind::std: return "std";
-    }
-    return "?";
-}
-
 std::vector<int> axes_of(const ReductionNode& r) {
     std::vector<int> axes;
     for (std::size_t d = 0; d < r.reduced.size(); ++d)
@@ -103,7 +86,7 @@ void plan_reductions(const ExprNode& node, std::map<const ExprNode*, bool>& plan
         plan_reductions(child, planned, plan);
         const std::vector<int> axes = axes_of(*node.reduction);
         plan.kernels.push_back(FusionPlan::Kernel{
-            fmt::format("{} over axes ({}) of {} values{}", kind_name(node.reduction->kind), fmt::join(axes, ", "),
+            fmt::format("{} over axes ({}) of {} values{}", reduction_kind_name(node.reduction->kind), fmt::join(axes, ", "),
                         child.dtype.name(), child.op == ExprOp::array ? "" : ", the expression computed in its loads"),
             bytes_read(child), bytes_of(node.shape, node.dtype)});
         return;

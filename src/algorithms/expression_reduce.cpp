@@ -16,23 +16,6 @@ using detail::ExprNode;
 using detail::ReductionKind;
 using Kind = DType::Kind;
 
-const char* name_of(ReductionKind kind) {
-    switch (kind) {
-        case ReductionKind::sum: return "sum";
-        case ReductionKind::prod: return "prod";
-        case ReductionKind::mean: return "mean";
-        case ReductionKind::min: return "min";
-        case ReductionKind::max: return "max";
-        case ReductionKind::argmin: return "argmin";
-        case ReductionKind::argmax: return "argmax";
-        case ReductionKind::any: return "any";
-        case ReductionKind::all: return "all";
-        case ReductionKind::var: return "var";
-        case ReductionKind::std: return "std";
-    }
-    return "?";
-}
-
 bool holds_multi_array(const ExprNode& node) {
     if (node.multi_array) return true;
     for (const auto& child : node.children)
@@ -74,7 +57,7 @@ DType result_dtype(ReductionKind kind, const DType& d, const std::optional<DType
 
 Expr reduction(ReductionKind kind, const Expr& expression, const Axes& axes, bool keepdims,
                const std::optional<DType>& dtype, double ddof) {
-    const char* what = name_of(kind);
+    const char* what = reduction_kind_name(kind);
     const ExprNode& child = *expression.node();
     if (holds_multi_array(child))
         throw UnsupportedError(fmt::format("{}: a lazy reduction of MultiArrays (reduce_parts and reduce_whole reduce them)", what));

@@ -174,11 +174,7 @@ std::string kernel_source(const ReductionSpec& spec, const CpuShape& k) {
         s += pairwise_fold(true, "kj_from", "kj_to", call, vectors ? &*vectors : nullptr);
     }
     if (k.final_pass) {
-        const std::string value = "kjarni_finish(acc, count)";
-        if (spec.result.kind() == DType::Kind::float16)
-            s += fmt::format("        res_base[res_o] = kjarni_f2h({});\n", value);
-        else
-            s += fmt::format("        res_base[res_o] = ({})({});\n", storage_ctype(spec.result), value);
+        s += store_result_code(spec);
     } else {
         s += "        partial[kj_unit] = acc;\n";
     }

@@ -213,11 +213,7 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
     s += "        acc = scratch[lid];\n    }\n";
     s += "    if (lane == 0 && o < n_out) {\n";
     if (k.final_pass) {
-        const std::string value = "kjarni_finish(acc, count)";
-        if (spec.result.kind() == DType::Kind::float16)
-            s += fmt::format("        res_base[res_o] = kjarni_f2h({});\n", value);
-        else
-            s += fmt::format("        res_base[res_o] = ({})({});\n", storage_ctype(spec.result), value);
+        s += store_result_code(spec);
     } else {
         s += "        partial[p * n_out + o] = acc;\n";
     }
@@ -265,6 +261,12 @@ Strategy strategy(std::size_t group, bool lanes_along_reduced, std::size_t n_out
 }
 
 }  // namespace
+
+std::string store_result_code(const ReductionSpec& spec) {
+    const std::string value = "kjarni_finish(acc, count)";
+    if (spec.result.kind() == DType::Kind::float16) return fmt::format("        res_base[res_o] = kjarni_f2h({});\n", value);
+    return fmt::format("        res_base[res_o] = ({})({});\n", storage_ctype(spec.result), value);
+}
 
 Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
                     const ReduceOptions& options) {

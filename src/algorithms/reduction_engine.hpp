@@ -49,6 +49,10 @@ std::string reduction_code(const std::vector<CArgument>& arguments, const std::s
                            const std::string& finish_expr, const DType& result, const Globals& render_globals,
                            const std::string& what);
 
+/// The kernel line that stores a finished result, `kjarni_finish(acc, count)`, at res_base[res_o]
+/// (float16 results encoded from float): the same in every kernel form.
+std::string store_result_code(const ReductionSpec& spec);
+
 /// Runs the reduction over the broadcast shape of the array arguments (see ReductionKernel).
 Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
                     const ReduceOptions& options);
