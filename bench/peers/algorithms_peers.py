@@ -7,7 +7,8 @@ repetitions. Sizes follow kjarni's bench: n float32 of KJARNI_BENCH_ALGO_MIB MiB
 """
 import argparse
 import os
-import statistics
+
+from peer_timing import cupy_timer, each_peer, interleaved_medians, torch_timer
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--repetitions", type=int, default=7)
@@ -38,17 +39,7 @@ def torch_cases():
         "cumsum_int32": (lambda: torch.cumsum(ints, 0, dtype=torch.int32), 2 * 4 * n),
         "cumsum_int32_to_int64": (lambda: torch.cumsum(ints, 0), (4 + 8) * n),
     }
-    def timer(fn):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        fn()
-        torch.cuda.synchronize()
-        start.record()
-        for _ in range(batch):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3 / batch
-    return cases, timer
+    return cases, torch_timer(batch)
 
 
 def cupy_cases():
@@ -72,30 +63,11 @@ def cupy_cases():
         "cumsum_int32": (lambda: cp.cumsum(ints, dtype=cp.int32), 2 * 4 * n),
         "cumsum_int32_to_int64": (lambda: cp.cumsum(ints), (4 + 8) * n),
     }
-    def timer(fn):
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        fn()
-        cp.cuda.runtime.deviceSynchronize()
-        start.record()
-        for _ in range(batch):
-            fn()
-        end.record()
-        end.synchronize()
-        return cp.cuda.get_elapsed_time(start, end) / 1e3 / batch
-    return cases, timer
+    return cases, cupy_timer(batch)
 
 
-for peer, make in (("torch", torch_cases), ("cupy", cupy_cases)):
-    try:
-        cases, timer = make()
-    except Exception as error:  # a peer missing on this machine
-        print(f"{peer}: unavailable ({error})")
-        continue
-    samples = {name: [] for name in cases}
-    for _ in range(args.repetitions):
-        for name, (fn, _) in cases.items():  # interleaved: every case once per round
-            samples[name].append(timer(fn))
+for peer, cases, timer in each_peer((("torch", torch_cases), ("cupy", cupy_cases))):
+    medians = interleaved_medians({name: fn for name, (fn, _) in cases.items()}, timer, args.repetitions)
     for name, (_, useful) in cases.items():
-        median = statistics.median(samples[name])
-        print(f"{peer:6s} {name:18s} {useful / median / 1e9:8.1f} GB/s  ({median * 1e3:.3f} ms)")
+        print(f"{peer:6s} {name:18s} {useful / medians[name] / 1e9:8.1f} GB/s  ({medians[name] * 1e3:.3f} ms)")
     del cases

@@ -11,7 +11,8 @@ keys-and-values sort); torch.argsort(stable=True) is the stable argsort.
 """
 import argparse
 import os
-import statistics
+
+from peer_timing import cupy_timer, each_peer, interleaved_medians, torch_timer
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--repetitions", type=int, default=5)
@@ -43,17 +44,7 @@ def torch_cases():
         "boolean_index_float32": lambda: floats[mask],
     }
 
-    def timer(fn):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        fn()
-        torch.cuda.synchronize()
-        start.record()
-        for _ in range(batch):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3 / batch
-    return cases, timer
+    return cases, torch_timer(batch)
 
 
 def cupy_cases():
@@ -70,30 +61,10 @@ def cupy_cases():
         "boolean_index_float32": lambda: floats[mask],
     }
 
-    def timer(fn):
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        fn()
-        cp.cuda.runtime.deviceSynchronize()
-        start.record()
-        for _ in range(batch):
-            fn()
-        end.record()
-        end.synchronize()
-        return cp.cuda.get_elapsed_time(start, end) / 1e3 / batch
-    return cases, timer
+    return cases, cupy_timer(batch)
 
 
-for peer, make in (("torch", torch_cases), ("cupy", cupy_cases)):
-    try:
-        cases, timer = make()
-    except Exception as error:  # a peer missing on this machine
-        print(f"{peer}: unavailable ({error})")
-        continue
-    samples = {name: [] for name in cases}
-    for _ in range(args.repetitions):
-        for name, fn in cases.items():  # interleaved: every case once per round
-            samples[name].append(timer(fn))
-    for name in cases:
-        median = statistics.median(samples[name])
+for peer, cases, timer in each_peer((("torch", torch_cases), ("cupy", cupy_cases))):
+    for name, median in interleaved_medians(cases, timer, args.repetitions).items():
         print(f"{peer:6s} {name:22s} {n / median / 1e9:8.2f} Gkeys/s  ({median * 1e3:.3f} ms)")
     del cases
