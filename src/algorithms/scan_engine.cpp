@@ -18,8 +18,8 @@
 //   not be commutative.
 // - single pass, for scans of 4-, 8- and 16-byte items: one kernel, a tile per work group in the
 //   order the groups start, each tile's prefix combined from its predecessors' published totals over
-//   a fixed hierarchy of blocks (see lookback_code), so the bits do not depend on timing, floats
-//   included.
+//   a fixed hierarchy of blocks (see data/kernels/scan.mako's lookback), so the bits do not depend
+//   on timing, floats included.
 //   It reads and writes every position once (the tiled strategy reads twice). It needs only that a
 //   started group keeps running while others wait for it (see run_scan for the devices that give
 //   that), not forward progress for groups that have not started.
@@ -39,6 +39,7 @@
 #include "algorithms/device_code.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
+#include "algorithms/kernel_templates.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/scan_cpu.hpp"
 #include "base/ceil_div.hpp"
@@ -100,313 +101,59 @@ struct ScanShape {
     bool table = false;  // the rows' layout comes in a table (more than max_scalar_axes axes)
 };
 
-/// Tiles per block and blocks per superblock of the single pass's look-back (see lookback_code).
+/// Tiles per block and blocks per superblock of the single pass's look-back (data/kernels/scan.mako).
 constexpr std::size_t lookback_fan_out = 32;
 
-/// Device functions of the single pass. A published item is KJARNI_STATUS_WORDS status words,
-/// each 4 bytes of the item in its low half and 1 in its high half (0: nothing yet), written and
-/// read as one 64-bit word, so a reader never sees a flag without its bytes and no fence is needed
-/// (each word is written once per launch); the ticket that orders tiles.
-const char* lookback_functions() {
-    return R"(typedef union { KJARNI_ITEM item; uint32_t bits[KJARNI_STATUS_WORDS]; } kjarni_item_bits;
-FUNCTION INLINE void kjarni_publish(volatile GLOBAL_MEM uint64_t* slot, KJARNI_ITEM value) {
-    kjarni_item_bits u;
-    u.item = value;
-    for (int w = 0; w < KJARNI_STATUS_WORDS; ++w) slot[w] = ((uint64_t)1 << 32) | (uint64_t)u.bits[w];
-}
-FUNCTION INLINE KJARNI_ITEM kjarni_wait_status(volatile GLOBAL_MEM uint64_t* slot) {
-    kjarni_item_bits u;
-    for (int w = 0; w < KJARNI_STATUS_WORDS; ++w) {
-        uint64_t x;
-        do x = slot[w]; while ((x >> 32) == 0);
-        u.bits[w] = (uint32_t)x;
+/// The mode as scan.mako names it.
+const char* scan_mode_name(Mode mode) {
+    switch (mode) {
+        case Mode::sequential: return "sequential";
+        case Mode::chunk_totals: return "chunk_totals";
+        case Mode::carries: return "carries";
+        case Mode::chunk_scan: return "chunk_scan";
+        case Mode::lookback: return "lookback";
     }
-    return u.item;
-}
-#define KJARNI_SLOT(i) (kjarni_status + (i) * KJARNI_STATUS_WORDS)
-#ifdef KJARNI_CUDA_API
-#define KJARNI_TAKE_TICKET(p) atomicAdd((unsigned int*)(p), 1u)
-#else
-#define KJARNI_TAKE_TICKET(p) atomic_inc((volatile GLOBAL_MEM unsigned int*)(p))
-#endif
-)";
+    return "";
 }
 
-/// The single pass's look-back, run once the tile's own scan has given its total (`aggregate`, an
-/// expression every work item can read); it sets `carry` to the combination of every earlier tile
-/// of the row. The tiles of a row form blocks of F = 32 tiles and superblocks of F blocks. A tile
-/// publishes its aggregate at once; the last tile of a block publishes the block's total, the last
-/// tile of a superblock the prefix of the next superblock (everything before it). A tile's prefix
-/// is (superblock prefix + the earlier block totals of its superblock) + the earlier aggregates of
-/// its block, each sum over a fixed tree of F slots: every value is the same function of the input
-/// whoever computes it and whenever, so the result has the same bits on every run for any
-/// associative scan_expr, floats included (decoupled look-back's grouping depends on timing). Only
-/// the superblock prefixes form a chain (one link per 1024 tiles). A tile waits only for tiles of
-/// smaller tickets, whose groups have started.
-std::string lookback_code(const std::string& aggregate, const char* idx) {
-    std::string s;
-    s += fmt::format("    const {0} blocks = (pieces + {1}) / {2}, supers = (blocks + {1}) / {2};\n", idx,
-                     lookback_fan_out - 1, lookback_fan_out);
-    // The status slots: every tile's total, then every block's, then every superblock's prefix.
-    s += "    volatile GLOBAL_MEM uint64_t* kjarni_status = (volatile GLOBAL_MEM uint64_t*)partial + 2;\n";
-    s += fmt::format("    const {0} tile_slots = row * pieces, block_slots = n_rows * pieces + row * blocks,\n"
-                     "        super_slots = n_rows * pieces + n_rows * blocks + row * supers;\n",
-                     idx);
-    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM kjarni_look[{}];\n", 2 * lookback_fan_out);
-    s += "    LOCAL_MEM_DECL KJARNI_ITEM kjarni_prefix;\n";
-    s += fmt::format("    const KJARNI_ITEM aggregate = {};\n", aggregate);
-    s += fmt::format("    const {0} block = piece / {1}, in_block = piece % {1}, super = block / {1}, in_super = block % {1};\n",
-                     idx, lookback_fan_out);
-    s += "    if (lid == 0) kjarni_publish(KJARNI_SLOT(tile_slots + piece), aggregate);\n";
-    // The earlier aggregates of the block and block totals of the superblock, each summed over the
-    // same fixed tree of 32 slots in local memory (neighbours first, then pairs of pairs, ...; empty
-    // slots neutral). (CUDA warp shuffles in place of local memory, here and for the work items'
-    // totals, were measured slower on the H100: cumsum of 2^28 int32 2253 against 2384 GB/s,
-    // int32 into int64 1145 against 1810.)
-    const std::string tile_slot = "lid < in_block ? kjarni_wait_status(KJARNI_SLOT(tile_slots + piece - in_block + lid)) : kjarni_neutral()";
-    const std::string block_slot =
-        "lid < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid)) : kjarni_neutral()";
-    s += fmt::format("    if (lid < {}) {{\n", lookback_fan_out);
-    s += fmt::format("        kjarni_look[lid] = {};\n", tile_slot);
-    s += fmt::format("        kjarni_look[{} + lid] = {};\n", lookback_fan_out, block_slot);
-    s += "    }\n    LOCAL_BARRIER;\n";
-    s += fmt::format("    for (int d = 1; d < {}; d <<= 1) {{\n", lookback_fan_out);
-    s += fmt::format("        if (lid < {} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], "
-                     "kjarni_look[lid + d]);\n",
-                     2 * lookback_fan_out);
-    s += "        LOCAL_BARRIER;\n    }\n";
-    s += "    if (lid == 0) {\n";
-    s += fmt::format("        if (in_block == {}) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate));\n",
-                     lookback_fan_out - 1);
-    s += "        const KJARNI_ITEM before_super = super > 0 ? kjarni_wait_status(KJARNI_SLOT(super_slots + super)) : kjarni_neutral();\n";
-    s += fmt::format("        const KJARNI_ITEM found = kjarni_scan_op(kjarni_scan_op(before_super, kjarni_look[{}]), kjarni_look[0]);\n",
-                     lookback_fan_out);
-    s += fmt::format("        if (in_block == {0} && in_super == {0} && super + 1 < supers)\n", lookback_fan_out - 1);
-    s += "            kjarni_publish(KJARNI_SLOT(super_slots + super + 1), kjarni_scan_op(found, aggregate));\n";
-    s += "        kjarni_prefix = found;\n";
-    s += "    }\n";
-    s += "    LOCAL_BARRIER;\n";
-    s += "    carry = kjarni_prefix;\n";
-    return s;
-}
-
+/// The kernel of one mode: data/kernels/scan.mako, given the pieces of this scan (its functions,
+/// the arguments' parameters and their shifts along the row, the rows' layout).
 std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     const char* idx = index_type(k.use_32_bits);
-    std::vector<std::string> operands;
-    std::size_t arrays = 0;
-    for (const CArgument& a : spec.arguments)
-        if (a.pointer) operands.push_back(fmt::format("a{}", arrays++));
-    std::string s = algorithm_helpers();
-    s += fmt::format("#define KJARNI_ITEM {}\n#define KJARNI_IDX {}\n", spec.item_ctype, idx);
-    s += spec.code;
-    if (k.mode == Mode::lookback) {
-        s += fmt::format("#define KJARNI_STATUS_WORDS {}\n", spec.item_size / 4);
-        s += lookback_functions();
-    }
-    // Kernel parameters: rows, row length, pieces, chunk, the temporaries, the arguments, layouts.
-    s += fmt::format("KERNEL void kjarni_scan(GLOBAL_MEM KJARNI_ITEM* partial, GLOBAL_MEM KJARNI_ITEM* totals, {0} n_rows, "
-                     "{0} length, {0} pieces, {0} chunk",
-                     idx);
-    if (k.mode == Mode::carries) {
-        s += ")\n{\n";
-        s += fmt::format("    const {0} row = ({0})get_global_id(0);\n", idx);
-        s += "    if (row >= n_rows) return;\n";
-        s += "    KJARNI_ITEM carry = kjarni_neutral();\n";
-        s += fmt::format("    for ({} p = 0; p < pieces; ++p) {{\n", idx);
-        s += "        const KJARNI_ITEM t = partial[row * pieces + p];\n";
-        s += "        partial[row * pieces + p] = carry;\n";
-        s += "        carry = kjarni_scan_op(carry, t);\n    }\n";
-        s += "    totals[row] = carry;\n}\n";
-        return s;
-    }
-    std::size_t a = 0;
-    for (const CArgument& arg : spec.arguments) {
-        if (arg.pointer)
-            s += fmt::format(", GLOBAL_MEM {}{}* a{}_base", arg.is_const ? "const " : "", storage_ctype(arg.dtype), a++);
-        else s += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
+    std::vector<std::string> operands;  // the arrays' names in the kernel: a0, a1, ...
+    std::vector<Value> args;            // every argument as [is an array, its name]
+    std::string params;
+    for (const CArgument& a : spec.arguments) {
+        if (a.pointer) {
+            const std::string name = fmt::format("a{}", operands.size());
+            params += fmt::format(", GLOBAL_MEM {}{}* {}_base", a.is_const ? "const " : "", storage_ctype(a.dtype), name);
+            args.push_back(Value::list({Value(true), Value(name)}));
+            operands.push_back(name);
+        } else {
+            params += fmt::format(", {} {}", storage_ctype(a.dtype), a.name);
+            args.push_back(Value::list({Value(false), Value(a.name)}));
+        }
     }
     const std::vector<std::string> layout = layout_names(k.row_ndim, operands);
-    s += index_parameters(layout, idx, k.table);
-    for (std::size_t j = 0; j < arrays; ++j) s += fmt::format(", {} a{}_ls", idx, j);
-    s += ")\n{\n";
-    s += index_prologue(layout, idx, k.table);
-    // Calls with every array shifted to the element at position `e` of the row.
-    const auto shifted = [&](const std::string& e) {
-        std::string out;
-        std::size_t j = 0;
-        for (const CArgument& arg : spec.arguments) {
-            if (arg.pointer) {
-                out += fmt::format(", a{0}_base + (a{0}_o + ({1}) * a{0}_ls - ({1}))", j, e);
-                ++j;
-            } else {
-                out += ", " + arg.name;
-            }
-        }
-        return out;
-    };
-    const auto input = [&](const std::string& e) { return fmt::format("kjarni_input({}{})", e, shifted(e)); };
-    const auto output = [&](const std::string& e, const std::string& item, const std::string& prev,
-                            const std::string& last) {
-        return fmt::format("kjarni_output({}, {}, {}, {}{});", e, item, prev, last, shifted(e));
-    };
-    if (k.mode == Mode::sequential) {
-        s += fmt::format("    const {0} row = ({0})get_global_id(0);\n", idx);
-        s += "    if (row >= n_rows) return;\n";
-        s += decode_offsets(k.row_ndim, operands, idx, "row");
-        s += "    KJARNI_ITEM last = kjarni_neutral();\n";
-        if (spec.uses_last_item)
-            s += fmt::format("    for ({} e = 0; e < length; ++e) last = kjarni_scan_op(last, {});\n", idx, input("e"));
-        s += "    KJARNI_ITEM acc = kjarni_neutral();\n";
-        s += fmt::format("    for ({} e = 0; e < length; ++e) {{\n", idx);
-        s += fmt::format("        const KJARNI_ITEM item = kjarni_scan_op(acc, {});\n", input("e"));
-        s += "        " + output("e", "item", "acc", "last") + "\n";
-        s += "        acc = item;\n    }\n}\n";
-        return s;
-    }
-    // chunk_totals / chunk_scan: one work group per (row, piece). A tile is staged through local
-    // memory so that global reads and writes are coalesced (position q of the tile is read by work
-    // item q % GROUP) while each work item scans ITEMS consecutive positions; a padding slot every
-    // 32 keeps those strided local accesses free of bank conflicts.
-    const bool lookback = k.mode == Mode::lookback;
-    const bool write = k.mode == Mode::chunk_scan || lookback;
-    const std::size_t n = k.items;
-    const std::size_t g = k.group;
-    // A work group's (row, piece), its arrays' offsets and the scratch of its work items' totals.
-    // The single pass takes tiles in the order groups start (a ticket), not by group id.
-    const auto group_of_chunk = [&] {
-        std::string out = fmt::format("    const {0} lid = ({0})get_local_id(0);\n", idx);
-        std::string tile_id = "get_group_id(0)";
-        if (lookback) {
-            out += "    LOCAL_MEM_DECL unsigned int kjarni_ticket;\n";
-            out += "    if (lid == 0) kjarni_ticket = KJARNI_TAKE_TICKET(partial);\n";
-            out += "    LOCAL_BARRIER;\n";
-            out += fmt::format("    const {0} ticket = ({0})kjarni_ticket;\n", idx);
-            tile_id = "ticket";
-        }
-        out += fmt::format("    const {0} row = ({0}){1} / pieces;\n", idx, tile_id);
-        out += fmt::format("    const {0} piece = ({0}){1} % pieces;\n", idx, tile_id);
-        out += decode_offsets(k.row_ndim, operands, idx, "row");
-        out += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM scratch[{}];\n", g);
-        return out;
-    };
-    const std::string chunk_bounds =
-        fmt::format("    const {0} begin = piece * chunk;\n    const {0} end = length - begin < chunk ? length : begin + chunk;\n",
-                    idx);
-    // Pieces of a tile's code both tiled kernels share, at indentation `in`: reading the tile into
-    // the stage (coalesced), each work item's scan of its ITEMS positions in the stage, and adding
-    // `prefix` to them and writing them out through output_statement (coalesced).
-    const auto read_tile = [&](const std::string& in) {
-        return fmt::format("{0}for (int j = 0; j < {1}; ++j) {{\n{0}    const {2} q = j * {3} + lid;\n", in, n, idx, g) + in +
-               "    stage[KJARNI_PAD(q)] = tile + q < end ? " + input("tile + q") + " : kjarni_neutral();\n" + in + "}\n" + in +
-               "LOCAL_BARRIER;\n";
-    };
-    const auto scan_own_items = [&](const std::string& in, bool keep) {
-        return fmt::format("{0}KJARNI_ITEM run = kjarni_neutral();\n{0}for (int j = 0; j < {1}; ++j) {{\n"
-                           "{0}    const {2} q = lid * {1} + j;\n{0}    run = kjarni_scan_op(run, stage[KJARNI_PAD(q)]);\n",
-                           in, n, idx) +
-               (keep ? in + "    stage[KJARNI_PAD(q)] = run;\n" : std::string()) + in + "}\n";
-    };
-    const auto write_tile = [&](const std::string& in) {
-        return fmt::format("{0}for (int j = 0; j < {1}; ++j) {{\n{0}    const {2} q = lid * {1} + j;\n"
-                           "{0}    stage[KJARNI_PAD(q)] = kjarni_scan_op(prefix, stage[KJARNI_PAD(q)]);\n{0}}}\n{0}LOCAL_BARRIER;\n"
-                           "{0}for (int j = 0; j < {3}; ++j) {{\n{0}    const {2} q = j * {4} + lid;\n{0}    if (tile + q < end) {{\n"
-                           "{0}        const KJARNI_ITEM item = stage[KJARNI_PAD(q)];\n"
-                           "{0}        const KJARNI_ITEM prev = q > 0 ? stage[KJARNI_PAD(q - 1)] : carry;\n",
-                           in, n, idx, n, g) +
-               in + "        " + output("tile + q", "item", "prev", "last") + "\n" + in + "    }\n" + in + "}\n";
-    };
-    // The work items' totals (`run`) scanned in `scratch`: inclusive Hillis-Steele, the left
-    // operand first.
-    const auto scan_totals = [&](const std::string& in) {
-        return fmt::format("{0}scratch[lid] = run;\n{0}LOCAL_BARRIER;\n{0}for ({1} offset = 1; offset < {2}; offset <<= 1) {{\n"
-                           "{0}    const KJARNI_ITEM left = lid >= offset ? scratch[lid - offset] : kjarni_neutral();\n"
-                           "{0}    LOCAL_BARRIER;\n{0}    if (lid >= offset) scratch[lid] = kjarni_scan_op(left, scratch[lid]);\n"
-                           "{0}    LOCAL_BARRIER;\n{0}}}\n",
-                           in, idx, g);
-    };
-    if (!write && k.commutative) {
-        // The chunk's total in a fixed order that reads coalesced: work item `lid` sums positions
-        // lid, lid + GROUP, ... with 4 accumulators, then the group combines its sums in a tree.
-        s += group_of_chunk();
-        s += chunk_bounds;
-        s += "    KJARNI_ITEM acc0 = kjarni_neutral(), acc1 = kjarni_neutral(), acc2 = kjarni_neutral(), "
-             "acc3 = kjarni_neutral();\n";
-        s += fmt::format("    {} e = begin + lid;\n", idx);
-        s += fmt::format("    for (; end - e > 3 * {0}; e += 4 * {0}) {{\n", g);
-        for (std::size_t j = 0; j < 4; ++j)
-            s += fmt::format("        acc{0} = kjarni_scan_op(acc{0}, {1});\n", j, input(fmt::format("e + {} * {}", j, g)));
-        s += "    }\n";
-        s += fmt::format("    for (; e < end; e += {}) acc0 = kjarni_scan_op(acc0, {});\n", g, input("e"));
-        s += "    scratch[lid] = kjarni_scan_op(kjarni_scan_op(acc0, acc1), kjarni_scan_op(acc2, acc3));\n";
-        s += "    LOCAL_BARRIER;\n";
-        s += fmt::format("    for ({} step = {} / 2; step > 0; step >>= 1) {{\n", idx, g);
-        s += "        if (lid < step) scratch[lid] = kjarni_scan_op(scratch[lid], scratch[lid + step]);\n";
-        s += "        LOCAL_BARRIER;\n    }\n";
-        s += "    if (lid == 0) partial[row * pieces + piece] = scratch[0];\n}\n";
-        return s;
-    }
-    if (lookback) {
-        // The single pass: one tile per group. The tile is staged so that reads and writes are
-        // coalesced; each work item scans its ITEMS positions in the stage, the group scans the
-        // work items' totals (Hillis-Steele in local memory), the look-back finds the tile's
-        // prefix, and the positions go out through the stage again. (Not taken when
-        // output_statement reads last_item.)
-        s += "#define KJARNI_PAD(q) ((q) + (q) / 32)\n";
-        s += group_of_chunk();
-        s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", padded_stage_items(g, n));
-        s += chunk_bounds;
-        s += "    const KJARNI_ITEM last = kjarni_neutral();\n";
-        s += fmt::format("    const {} tile = begin;\n", idx);
-        s += read_tile("    ");
-        s += scan_own_items("    ", true);
-        s += scan_totals("    ");
-        s += "    const KJARNI_ITEM before = lid > 0 ? scratch[lid - 1] : kjarni_neutral();\n";
-        s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", g - 1);
-        s += "    KJARNI_ITEM carry = kjarni_neutral();\n";
-        s += lookback_code("tile_total", idx);
-        s += "    const KJARNI_ITEM prefix = kjarni_scan_op(carry, before);\n";
-        s += write_tile("    ");
-        s += "}\n";
-        return s;
-    }
-    s += fmt::format("#define KJARNI_PAD(q) ((q) + (q) / 32)\n");
-    s += group_of_chunk();
-    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", padded_stage_items(g, n));
-    s += fmt::format("    KJARNI_ITEM carry = {};\n", write ? "partial[row * pieces + piece]" : "kjarni_neutral()");
-    if (write) s += "    const KJARNI_ITEM last = totals[row];\n";
-    s += chunk_bounds;
-    if (k.prefetch) {
-        // The next tile's positions are read into registers while this tile is scanned, so that
-        // a group's reads overlap its own work instead of waiting at the start of every tile.
-        s += fmt::format("    KJARNI_ITEM ahead[{}];\n", n);
-        s += fmt::format("    for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("        const {} q = j * {} + lid;\n", idx, g);
-        s += "        ahead[j] = begin + q < end ? " + input("begin + q") + " : kjarni_neutral();\n";
-        s += "    }\n";
-    }
-    s += fmt::format("    for ({} tile = begin; tile < end; tile += {}) {{\n", idx, g * n);
-    if (k.prefetch) {
-        s += fmt::format("        for (int j = 0; j < {}; ++j) stage[KJARNI_PAD(j * {} + lid)] = ahead[j];\n", n, g);
-        s += "        LOCAL_BARRIER;\n";
-        s += fmt::format("        {{ const {} next = tile + {};\n", idx, g * n);
-        s += fmt::format("          for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("            const {} q = j * {} + lid;\n", idx, g);
-        s += "            ahead[j] = next < end && end - next > q ? " + input("next + q") + " : kjarni_neutral();\n";
-        s += "          }\n        }\n";
-    } else {
-        s += read_tile("        ");
-    }
-    s += scan_own_items("        ", write);
-    s += scan_totals("        ");
-    if (write) {
-        s += "        const KJARNI_ITEM prefix = lid > 0 ? kjarni_scan_op(carry, scratch[lid - 1]) : carry;\n";
-        s += write_tile("        ");
-    }
-    s += fmt::format("        carry = kjarni_scan_op(carry, scratch[{}]);\n", g - 1);
-    s += "        LOCAL_BARRIER;\n    }\n";
-    if (!write) s += "    if (lid == 0) partial[row * pieces + piece] = carry;\n";
-    s += "}\n";
-    return s;
+    return render_kernel_template(
+        "scan.mako", {{"helpers", algorithm_helpers()},
+                      {"item", spec.item_ctype},
+                      {"idx", idx},
+                      {"code", spec.code},
+                      {"mode", scan_mode_name(k.mode)},
+                      {"status_words", spec.item_size / 4},
+                      {"fan", lookback_fan_out},
+                      {"params", params},
+                      {"index_params", index_parameters(layout, idx, k.table)},
+                      {"prologue", index_prologue(layout, idx, k.table)},
+                      {"decode", decode_offsets(k.row_ndim, operands, idx, "row")},
+                      {"arrays", operands.size()},
+                      {"args", Value::list(std::move(args))},
+                      {"items", k.items},
+                      {"group", k.group},
+                      {"commutative", k.commutative},
+                      {"prefetch", k.prefetch},
+                      {"uses_last_item", spec.uses_last_item}});
 }
 
 std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
@@ -517,7 +264,8 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     }
 
     // The single pass's state, zeroed: the ticket counter (16 bytes), then a status slot (8 bytes
-    // for every 4 of the item) per tile, per block of tiles and per superblock (see lookback_code).
+    // for every 4 of the item) per tile, per block of tiles and per superblock (see
+    // data/kernels/scan.mako's lookback).
     const std::size_t blocks = ceil_div(pieces, lookback_fan_out);
     const std::size_t state_bytes =
         16 + 2 * spec.item_size * n_rows * (pieces + blocks + ceil_div(blocks, lookback_fan_out));
