@@ -42,6 +42,7 @@
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/indexing.hpp"
+#include "algorithms/kernel_templates.hpp"
 #include "algorithms/reduction_cpu.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
@@ -105,120 +106,51 @@ std::vector<std::string> layout_names_of(const KernelShape& k, std::size_t array
     return names;
 }
 
+/// The kernel: data/kernels/reduction.mako, given the pieces of this reduction (its functions, the
+/// arguments' parameters, the layouts, the result's store).
 std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
     const char* idx = index_type(k.use_32_bits);
-    const std::size_t arrays = static_cast<std::size_t>(
-        std::count_if(spec.arguments.begin(), spec.arguments.end(), [](const CArgument& a) { return a.pointer; }));
-    std::vector<std::string> kept_operands;
-    if (!k.from_partials)
-        for (std::size_t a = 0; a < arrays; ++a) kept_operands.push_back(fmt::format("a{}", a));
+    std::vector<std::string> kept_operands;  // the arrays' names in the kernel (a0, a1, ...), then res
+    std::vector<Value> args;                 // every argument as [is an array, its name]
+    std::string params;
+    for (const CArgument& arg : spec.arguments) {
+        if (arg.pointer) {
+            const std::string name = fmt::format("a{}", kept_operands.size());
+            params += fmt::format(", GLOBAL_MEM const {}* {}_base", storage_ctype(arg.dtype), name);
+            args.push_back(Value::list({Value(true), Value(name)}));
+            kept_operands.push_back(name);
+        } else {
+            params += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
+            args.push_back(Value::list({Value(false), Value(arg.name)}));
+        }
+    }
+    const std::size_t arrays = kept_operands.size();
+    if (k.from_partials) {
+        kept_operands.clear();
+        params.clear();
+    }
     kept_operands.push_back("res");
-
-    std::string s = algorithm_helpers();
-    s += fmt::format("#define KJARNI_ACC {}\n#define KJARNI_IDX {}\n", spec.acc_ctype, idx);
-    s += spec.code;
-    if (k.vector != 0) s += spec.value_code;
-    s += fmt::format("KERNEL void kjarni_reduction(GLOBAL_MEM {0}* res_base, GLOBAL_MEM KJARNI_ACC* partial, {1} n_out, {1} "
-                     "n_red, {1} step, int64_t count, {1} lanes",
-                     storage_ctype(spec.result), idx);
-    if (!k.from_partials) {
-        std::size_t a = 0;
-        for (const CArgument& arg : spec.arguments) {
-            if (arg.pointer) s += fmt::format(", GLOBAL_MEM const {}* a{}_base", storage_ctype(arg.dtype), a++);
-            else s += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
-        }
-    }
     const std::vector<std::string> layout = layout_names_of(k, arrays);
-    s += index_parameters(layout, idx, k.table);
-    s += ")\n{\n";
-    s += index_prologue(layout, idx, k.table);
-    s += fmt::format("    const {} lid = ({})get_local_id(0);\n", idx, idx);
-    s += fmt::format("    const {} lane = lid % lanes;\n", idx);
-    s += fmt::format("    const {0} o = ({0})get_group_id(0) * ({1} / lanes) + lid / lanes;\n", idx, k.group);
-    s += fmt::format("    const {} p = ({})get_group_id(1);\n", idx, idx);
-    s += "    KJARNI_ACC acc = kjarni_neutral();\n";
-    // (decoded for every work item: those past n_out compute offsets they never use)
-    s += decode_offsets(k.kept_ndim, kept_operands, idx, "o");
-    s += "    if (o < n_out) {\n";
-    for (std::size_t j = 1; j < accumulators; ++j) s += fmt::format("        KJARNI_ACC acc{} = kjarni_neutral();\n", j);
-    // Piece p's runs of `lanes` elements are p, p + pieces, ...: step = pieces * lanes.
-    s += fmt::format("        {} r = p * lanes + lane;\n", idx);
-    // One element into accumulator `target` at reduced position `e`.
-    const auto element = [&](const std::string& target, const std::string& e) {
-        std::string out = fmt::format("        {{ const {} e = {};\n", idx, e);
-        if (k.from_partials) {
-            out += fmt::format("          {} = kjarni_reduce({}, partial[e * n_out + o]); }}\n", target, target);
-            return out;
-        }
-        for (std::size_t a = 0; a < arrays; ++a) out += fmt::format("          {} a{}_r = 0;\n", idx, a);
-        {
-            out += fmt::format("          {} rest = e;\n", idx);
-            for (std::size_t d = k.reduced_ndim; d-- > 0;) {
-                if (d == 0) {
-                    for (std::size_t a = 0; a < arrays; ++a) out += fmt::format("          a{}_r += rest * a{}_rs0;\n", a, a);
-                } else {
-                    out += fmt::format("          {{ const {} c = rest % rn{}; rest /= rn{};\n", idx, d, d);
-                    for (std::size_t a = 0; a < arrays; ++a)
-                        out += fmt::format("            a{}_r += c * a{}_rs{};\n", a, a, d);
-                    out += "          }\n";
-                }
-            }
-        }
-        std::string call = "kjarni_map(e";
-        std::size_t a = 0;
-        for (const CArgument& arg : spec.arguments) {
-            if (arg.pointer) {
-                call += fmt::format(", a{}_base + (a{}_o + a{}_r - e)", a, a, a);
-                ++a;
-            } else {
-                call += ", " + arg.name;
-            }
-        }
-        out += fmt::format("          {} = kjarni_reduce({}, {})); }}\n", target, target, call);
-        return out;
-    };
-    if (k.vector != 0) {
-        // One 16-byte load per step (the run of elements is contiguous and 16-byte aligned): its
-        // items go to the accumulators in turn; r, lanes and step count vectors here.
-        const std::string item = storage_ctype(spec.arguments[0].dtype);
-        s += fmt::format("        union {{ uint4 v; {} e[{}]; }} w;\n", item, k.vector);
-        s += "        GLOBAL_MEM const uint4* const av = (GLOBAL_MEM const uint4*)(a0_base + a0_o);\n";
-        s += fmt::format("        for (; r < n_red / {}; r += step) {{\n            w.v = av[r];\n", k.vector);
-        for (std::size_t j = 0; j < k.vector; ++j) {
-            const std::string target = j % accumulators == 0 ? "acc" : fmt::format("acc{}", j % accumulators);
-            s += fmt::format("            {0} = kjarni_reduce({0}, kjarni_map_value(w.e[{1}]));\n", target, j);
-        }
-        s += "        }\n";
-        s += "        acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));\n";
-        s += "    }\n";
-    } else {
-        s += fmt::format("        for (; n_red - r > {} * step; r += {} * step) {{\n", accumulators - 1, accumulators);
-        for (std::size_t j = 0; j < accumulators; ++j)
-            s += element(j == 0 ? "acc" : fmt::format("acc{}", j), fmt::format("r + {} * step", j));
-        s += "        }\n";
-        s += "        for (; r < n_red; r += step) {\n";
-        s += element("acc", "r");
-        s += "        }\n";
-        s += "        acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));\n";
-        s += "    }\n";
-    }
-    // The lanes of an output combine in a fixed tree (lanes is the same for the whole launch, so
-    // every work item reaches the same barriers).
-    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ACC scratch[{}];\n", k.group);
-    s += "    if (lanes > 1) {\n";
-    s += "        scratch[lid] = acc;\n        LOCAL_BARRIER;\n";
-    s += fmt::format("        for ({} kj_half = lanes / 2; kj_half > 0; kj_half >>= 1) {{\n", idx);
-    s += "            if (lane < kj_half) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + kj_half]);\n";
-    s += "            LOCAL_BARRIER;\n        }\n";
-    s += "        acc = scratch[lid];\n    }\n";
-    s += "    if (lane == 0 && o < n_out) {\n";
-    if (k.final_pass) {
-        s += store_result_code(spec);
-    } else {
-        s += "        partial[p * n_out + o] = acc;\n";
-    }
-    s += "    }\n}\n";
-    return s;
+    return render_kernel_template(
+        "reduction.mako",
+        {{"helpers", algorithm_helpers()},
+         {"acc", spec.acc_ctype},
+         {"idx", idx},
+         {"result", storage_ctype(spec.result)},
+         {"code", spec.code},
+         {"value_code", spec.value_code},
+         {"params", params},
+         {"index_params", index_parameters(layout, idx, k.table)},
+         {"prologue", index_prologue(layout, idx, k.table)},
+         {"decode", decode_offsets(k.kept_ndim, kept_operands, idx, "o")},
+         {"arrays", arrays},
+         {"args", Value::list(std::move(args))},
+         {"reduced_ndim", k.reduced_ndim},
+         {"group", k.group},
+         {"vector", k.vector},
+         {"vector_item", k.vector != 0 ? storage_ctype(spec.arguments[0].dtype) : std::string()},
+         {"from_partials", k.from_partials},
+         {"store", k.final_pass ? Value(store_result_code(spec)) : Value()}});
 }
 
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
