@@ -192,61 +192,52 @@ Strategy strategy(std::size_t group, bool lanes_along_reduced, std::size_t n_out
     return st;
 }
 
-}  // namespace
-
-std::string store_result_code(const ReductionSpec& spec) {
-    const std::string value = "kjarni_finish(acc, count)";
-    if (spec.result.kind() == DType::Kind::float16) return fmt::format("        res_base[res_o] = kjarni_f2h({});\n", value);
-    return fmt::format("        res_base[res_o] = ({})({});\n", storage_ctype(spec.result), value);
+/// The result array: options.out checked against the result's shape and dtype (ArgumentError
+/// naming "out"), or a new array.
+Array reduction_output(const Queue& queue, const ReductionSpec& spec, const ReduceOptions& options,
+                       const std::vector<std::size_t>& result_shape) {
+    if (!options.out) return Array::empty(queue.device(), result_shape, spec.result, std::nullopt, 0, options.allocator);
+    const Array& given = *options.out;
+    check_device(queue, given, "out");
+    given.require_writeable("out");
+    if (given.shape() != result_shape)
+        throw ArgumentError("out", fmt::format("{}: has shape ({}), the result has shape ({})", spec.what,
+                                               fmt::join(given.shape(), ", "), fmt::join(result_shape, ", ")));
+    if (!(given.dtype() == spec.result))
+        throw ArgumentError("out", fmt::format("{}: has dtype {}, the result has dtype {}", spec.what, given.dtype().name(),
+                                               spec.result.name()));
+    return given;
 }
 
-Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
-                    const ReduceOptions& options) {
-    const std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
-    std::vector<std::vector<std::size_t>> shapes;
-    for (const auto& a : arrays) shapes.push_back(a.array->shape());
-    const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
-    const std::vector<bool> reduced = reduced_axes(options.axes, shape.size(), spec.what);
+/// The kept axes (the outputs: one stride list per array, then the result's) and the reduced axes
+/// (one stride list per array), each array's offset and the result's last.
+struct ReductionGeometry {
+    std::vector<ArrayOperand> arrays;
+    IterationSpace kept;
+    IterationSpace red;
+    std::vector<std::ptrdiff_t> offsets;
+    std::size_t n_out = 0;
+    std::size_t n_red = 0;
+};
 
-    std::vector<std::size_t> kept_shape, red_shape, result_shape;
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        (reduced[d] ? red_shape : kept_shape).push_back(shape[d]);
-        if (!reduced[d]) result_shape.push_back(shape[d]);
-        else if (options.keepdims) result_shape.push_back(1);
-    }
-    const std::size_t n_red = std::accumulate(red_shape.begin(), red_shape.end(), std::size_t{1}, std::multiplies<>());
-    const std::size_t n_out = std::accumulate(kept_shape.begin(), kept_shape.end(), std::size_t{1}, std::multiplies<>());
-
-    Array out = [&] {
-        if (!options.out) return Array::empty(queue.device(), result_shape, spec.result, std::nullopt, 0, options.allocator);
-        const Array& given = *options.out;
-        check_device(queue, given, "out");
-        given.require_writeable("out");
-        if (given.shape() != result_shape)
-            throw ArgumentError("out", fmt::format("{}: has shape ({}), the result has shape ({})", spec.what,
-                                                   fmt::join(given.shape(), ", "), fmt::join(result_shape, ", ")));
-        if (!(given.dtype() == spec.result))
-            throw ArgumentError("out", fmt::format("{}: has dtype {}, the result has dtype {}", spec.what,
-                                                   given.dtype().name(), spec.result.name()));
-        return given;
-    }();
-    // numpy refuses an empty reduced axis whenever there is no identity, even where the result is
-    // empty too (min over axis 1 of shape (2, 0, 0)).
-    if (n_red == 0 && spec.refuse_empty)
-        throw ArgumentError("array", fmt::format("{}: the reduction of an empty set has no identity", spec.what));
-    if (n_out == 0) return out;  // nothing to compute, nothing launched
-
+ReductionGeometry reduction_geometry(const ReductionSpec& spec, const ReduceOptions& options, std::vector<ArrayOperand> arrays,
+                                     const std::vector<std::size_t>& shape, const std::vector<bool>& reduced, const Array& out) {
+    ReductionGeometry g;
+    g.arrays = std::move(arrays);
+    std::vector<std::size_t> kept_shape, red_shape;
+    for (std::size_t d = 0; d < shape.size(); ++d) (reduced[d] ? red_shape : kept_shape).push_back(shape[d]);
+    g.n_red = std::accumulate(red_shape.begin(), red_shape.end(), std::size_t{1}, std::multiplies<>());
+    g.n_out = std::accumulate(kept_shape.begin(), kept_shape.end(), std::size_t{1}, std::multiplies<>());
     // Strides in elements over the broadcast shape, split between kept and reduced axes.
     std::vector<std::vector<std::ptrdiff_t>> kept_strides, red_strides;
-    std::vector<std::ptrdiff_t> offsets;
-    for (const auto& a : arrays) {
+    for (const auto& a : g.arrays) {
         const std::string& name = spec.arguments[a.argument].name;
         const auto strides = element_strides(a.array->layout(), a.array->dtype().itemsize(), shape, name);
         std::vector<std::ptrdiff_t> ks, rs;
         for (std::size_t d = 0; d < shape.size(); ++d) (reduced[d] ? rs : ks).push_back(strides[d]);
         kept_strides.push_back(std::move(ks));
         red_strides.push_back(std::move(rs));
-        offsets.push_back(element_offset(*a.array, name));
+        g.offsets.push_back(element_offset(*a.array, name));
     }
     {
         const auto strides = element_strides(out.layout(), out.dtype().itemsize(), out.shape(), "out");
@@ -258,127 +249,187 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
             ks = strides;
         }
         kept_strides.push_back(std::move(ks));
-        offsets.push_back(element_offset(out, "out"));
+        g.offsets.push_back(element_offset(out, "out"));
     }
-    IterationSpace kept = make_iteration_space(kept_shape, kept_strides);
-    IterationSpace red = make_iteration_space(red_shape, red_strides, {}, true);
-    check_axis_count(kept, spec.what);
-    check_axis_count(red, spec.what);
-    if (run_cpu_reduction(queue, spec, arguments, CpuReductionSpace{kept, red, offsets, n_out, n_red}, out)) return out;
+    g.kept = make_iteration_space(kept_shape, kept_strides);
+    g.red = make_iteration_space(red_shape, red_strides, {}, true);
+    check_axis_count(g.kept, spec.what);
+    check_axis_count(g.red, spec.what);
+    return g;
+}
 
-    // Strategy (see the top of the file).
+/// The first pass's strategy (see the top of the file) and its 16-byte loads, before pad_axes.
+struct ReductionPlan {
+    Strategy narrow;  // groups of at most 256
+    Strategy chosen;  // groups of 512 where long rows are split into pieces and the device allows
+    bool lanes_along_reduced = false;
+    std::size_t vector = 0;
+};
+
+ReductionPlan plan_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
+                             const ReductionGeometry& g) {
+    ReductionPlan plan;
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
     const std::size_t device_group = floor_pow2(queue.device().params().max_total_local_size);
-    const std::ptrdiff_t red_inner = red.ndim() > 0 && !arrays.empty() ? std::llabs(red.strides[0].back()) : 0;
+    const IterationSpace& kept = g.kept;
+    const IterationSpace& red = g.red;
+    const std::ptrdiff_t red_inner = red.ndim() > 0 && !g.arrays.empty() ? std::llabs(red.strides[0].back()) : 0;
     const std::ptrdiff_t kept_inner = kept.ndim() > 0 ? std::llabs(kept.strides[0].back()) : 0;
-    const bool lanes_along_reduced = kept.ndim() == 0 || (red.ndim() > 0 && red_inner != 0 && red_inner < kept_inner);
+    plan.lanes_along_reduced = kept.ndim() == 0 || (red.ndim() > 0 && red_inner != 0 && red_inner < kept_inner);
     const std::size_t target_groups = compute_units * 64;
-    const Strategy narrow = strategy(std::min<std::size_t>(256, device_group), lanes_along_reduced, n_out, n_red, target_groups);
+    plan.narrow = strategy(std::min<std::size_t>(256, device_group), plan.lanes_along_reduced, g.n_out, g.n_red, target_groups);
     // Long reduced rows split into pieces take groups of 512 where the device allows: a whole sum
     // of 2 GiB float32 on an H100 read 3075-3090 GB/s with 8192 groups of 256, 3105-3119 with
     // 8192 of 512 (4096 of 512: 3096-3106; 16384 of 256: 3081-3092).
-    Strategy chosen = narrow;
-    if (narrow.lanes == narrow.group && narrow.pieces > 1 && device_group >= 512)
-        chosen = strategy(512, lanes_along_reduced, n_out, n_red, target_groups);
+    plan.chosen = plan.narrow;
+    if (plan.narrow.lanes == plan.narrow.group && plan.narrow.pieces > 1 && device_group >= 512)
+        plan.chosen = strategy(512, plan.lanes_along_reduced, g.n_out, g.n_red, target_groups);
 
     // 16-byte loads where the one array's reduced run is contiguous, starts 16-byte aligned for
     // every output and is a whole number of vectors.
-    std::size_t vector = 0;
-    if (!spec.value_code.empty() && arguments.size() == 1 && arrays.size() == 1 && chosen.lanes > 1 && red.ndim() == 1 &&
+    if (!spec.value_code.empty() && arguments.size() == 1 && g.arrays.size() == 1 && plan.chosen.lanes > 1 && red.ndim() == 1 &&
         red.strides[0][0] == 1) {
-        const auto v = static_cast<std::ptrdiff_t>(16 / arrays[0].array->dtype().itemsize());
-        bool aligned = static_cast<std::ptrdiff_t>(n_red) % v == 0 && lies_aligned(*arrays[0].array, offsets[0], 16);
+        const auto v = static_cast<std::ptrdiff_t>(16 / g.arrays[0].array->dtype().itemsize());
+        bool aligned = static_cast<std::ptrdiff_t>(g.n_red) % v == 0 && lies_aligned(*g.arrays[0].array, g.offsets[0], 16);
         for (const std::ptrdiff_t stride : kept.strides[0]) aligned = aligned && stride % v == 0;
-        if (aligned) vector = static_cast<std::size_t>(v);
+        if (aligned) plan.vector = static_cast<std::size_t>(v);
     }
+    return plan;
+}
 
-    pad_axes(kept);
-    pad_axes(red);
+/// 32-bit indices when every offset, count and partial index of `st` fits (after pad_axes).
+bool reduction_fits_32_bits(const ReductionGeometry& g, const Strategy& st) {
+    constexpr std::size_t limit = std::size_t{1} << 31;
+    const IterationSpace& kept = g.kept;
+    const IterationSpace& red = g.red;
+    bool fits = g.n_out < limit && g.n_red + accumulators * st.step < limit && g.n_out * st.pieces < limit;
+    for (std::size_t a = 0; a < g.arrays.size(); ++a)
+        fits = fits && static_cast<std::size_t>(std::llabs(g.offsets[a])) + reach(kept.shape, kept.strides[a]) +
+                           (red.ndim() ? reach(red.shape, red.strides[a]) : 0) + 4 * st.group <
+                       limit;
+    return fits && static_cast<std::size_t>(std::llabs(g.offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
+}
 
-    // 32-bit indices when every offset, count and partial index fits.
-    const auto fits_32_bits = [&](const Strategy& st) {
-        constexpr std::size_t limit = std::size_t{1} << 31;
-        bool fits = n_out < limit && n_red + accumulators * st.step < limit && n_out * st.pieces < limit;
-        for (std::size_t a = 0; a < arrays.size(); ++a)
-            fits = fits && static_cast<std::size_t>(std::llabs(offsets[a])) + reach(kept.shape, kept.strides[a]) +
-                               (red.ndim() ? reach(red.shape, red.strides[a]) : 0) + 4 * st.group <
-                           limit;
-        return fits && static_cast<std::size_t>(std::llabs(offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
-    };
+/// The first pass: every output's reduced range (or, with pieces, each piece's partial result into
+/// `partials`).
+void launch_first_pass(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
+                       const ReductionGeometry& g, const Strategy& st, const KernelShape& shape, const GeneratedKernel& kernel,
+                       const Array& out, const Buffer& partials) {
+    const bool use_32 = shape.use_32_bits;
+    const auto count = static_cast<std::int64_t>(g.n_red);
+    std::vector<KernelArg> args;
+    args.push_back(whole_allocation(out));
+    args.push_back(detail::pack(partials, LaunchTarget{}));
+    push_index(args, static_cast<std::int64_t>(g.n_out), use_32);
+    push_index(args, static_cast<std::int64_t>(g.n_red), use_32);
+    push_index(args, static_cast<std::int64_t>(st.step), use_32);
+    args.push_back(scalar_arg(&count, sizeof(count)));
+    push_index(args, static_cast<std::int64_t>(st.lanes), use_32);
+    std::vector<std::vector<std::byte>> scalars;
+    for (std::size_t k = 0; k < arguments.size(); ++k) {
+        if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
+            args.push_back(whole_allocation(*a));
+        } else {
+            scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
+            args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
+        }
+    }
+    std::vector<std::int64_t> layout = layout_values(g.kept, g.offsets);
+    for (const std::size_t extent : g.red.shape) layout.push_back(static_cast<std::int64_t>(extent));
+    for (std::size_t a = 0; a < g.arrays.size(); ++a)
+        for (const std::ptrdiff_t stride : g.red.strides[a]) layout.push_back(stride);
+    std::optional<Buffer> table;  // held until the launch is enqueued
+    push_index_values(args, layout, use_32, shape.table, queue, table);
+    const std::size_t global[2] = {st.groups_x * st.group, st.pieces};
+    const std::size_t local[2] = {st.group, 1};
+    launch(queue, kernel, global, local, args);
+}
+
+/// The second pass: the pieces' partial results combined in order, one output per work item, or
+/// all lanes on one output.
+void launch_combine_pass(const Queue& queue, const ReductionSpec& spec, const ReductionGeometry& g, const Strategy& st,
+                         bool use_32, const Array& out, const Buffer& partials) {
+    const std::size_t n_out = g.n_out, group = st.group;
+    const auto count = static_cast<std::int64_t>(g.n_red);
+    const std::size_t lanes2 = n_out == 1 ? std::min(group, floor_pow2(st.pieces)) : 1;
+    KernelShape shape2{g.kept.ndim(), 0, use_32, group, true, true, layout_in_table(g.kept.ndim())};
+    const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
+                                                [&] { return kernel_source(spec, shape2); });
+    IterationSpace out_space = g.kept;
+    out_space.strides = {g.kept.strides.back()};
+    std::vector<KernelArg> args;
+    args.push_back(whole_allocation(out));
+    args.push_back(detail::pack(partials, LaunchTarget{}));
+    push_index(args, static_cast<std::int64_t>(n_out), use_32);
+    push_index(args, static_cast<std::int64_t>(st.pieces), use_32);
+    push_index(args, static_cast<std::int64_t>(lanes2), use_32);  // one piece: step = lanes
+    args.push_back(scalar_arg(&count, sizeof(count)));
+    push_index(args, static_cast<std::int64_t>(lanes2), use_32);
+    std::optional<Buffer> table;  // held until the launch is enqueued
+    push_index_values(args, layout_values(out_space, {g.offsets.back()}), use_32, shape2.table, queue, table);
+    const std::size_t global[2] = {ceil_div(n_out, group / lanes2) * group, 1};
+    const std::size_t local[2] = {group, 1};
+    launch(queue, k2, global, local, args);
+}
+
+}  // namespace
+
+std::string store_result_code(const ReductionSpec& spec) {
+    const std::string value = "kjarni_finish(acc, count)";
+    if (spec.result.kind() == DType::Kind::float16) return fmt::format("        res_base[res_o] = kjarni_f2h({});\n", value);
+    return fmt::format("        res_base[res_o] = ({})({});\n", storage_ctype(spec.result), value);
+}
+
+Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
+                    const ReduceOptions& options) {
+    std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
+    std::vector<std::vector<std::size_t>> shapes;
+    for (const auto& a : arrays) shapes.push_back(a.array->shape());
+    const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
+    const std::vector<bool> reduced = reduced_axes(options.axes, shape.size(), spec.what);
+    std::vector<std::size_t> result_shape;
+    std::size_t n_red = 1, n_out = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        (reduced[d] ? n_red : n_out) *= shape[d];
+        if (!reduced[d]) result_shape.push_back(shape[d]);
+        else if (options.keepdims) result_shape.push_back(1);
+    }
+    Array out = reduction_output(queue, spec, options, result_shape);
+    // numpy refuses an empty reduced axis whenever there is no identity, even where the result is
+    // empty too (min over axis 1 of shape (2, 0, 0)).
+    if (n_red == 0 && spec.refuse_empty)
+        throw ArgumentError("array", fmt::format("{}: the reduction of an empty set has no identity", spec.what));
+    if (n_out == 0) return out;  // nothing to compute, nothing launched
+
+    ReductionGeometry g = reduction_geometry(spec, options, std::move(arrays), shape, reduced, out);
+    if (run_cpu_reduction(queue, spec, arguments, CpuReductionSpace{g.kept, g.red, g.offsets, g.n_out, g.n_red}, out))
+        return out;
+    const ReductionPlan plan = plan_reduction(queue, spec, arguments, g);
+    pad_axes(g.kept);
+    pad_axes(g.red);
+
     const auto first_pass = [&](const Strategy& st) {
-        const KernelShape ks{kept.ndim(), red.ndim(), fits_32_bits(st), st.group, st.pieces == 1, false,
-                             layout_in_table(std::max(kept.ndim(), red.ndim())), st.lanes > 1 ? vector : 0};
+        const KernelShape ks{g.kept.ndim(), g.red.ndim(), reduction_fits_32_bits(g, st), st.group, st.pieces == 1, false,
+                             layout_in_table(std::max(g.kept.ndim(), g.red.ndim())), st.lanes > 1 ? plan.vector : 0};
         return std::pair{ks, generated_kernel(queue.device(), kernel_key(spec, ks), "kjarni_reduction",
                                               [&] { return kernel_source(spec, ks); })};
     };
+    Strategy chosen = plan.chosen;
     auto [shape1, k1] = first_pass(chosen);
     // A kernel may take fewer work items per group than the device: NVIDIA's OpenCL gives these
     // kernels at most 256 of its 1024 on an H100, even with reqd_work_group_size(512, 1, 1)
     // (tried); then the narrow groups.
-    if (k1.max_local_size < chosen.group && chosen.group > narrow.group) {
-        chosen = narrow;
+    if (k1.max_local_size < chosen.group && chosen.group > plan.narrow.group) {
+        chosen = plan.narrow;
         std::tie(shape1, k1) = first_pass(chosen);
     }
     if (k1.max_local_size < chosen.group)
         throw UnsupportedError(fmt::format("{}: the device takes at most {} work items per group for this kernel, "
                                            "the reduction needs {}",
                                            spec.what, k1.max_local_size, chosen.group));
-    const bool use_32 = shape1.use_32_bits;
-    const std::size_t group = chosen.group, lanes = chosen.lanes, pieces = chosen.pieces, step = chosen.step;
-    const std::size_t groups_x = chosen.groups_x;
-
-    const Buffer partials = pieces > 1 ? temporary_buffer(queue, pieces * n_out * spec.acc_size) : out.base();
-    const auto count = static_cast<std::int64_t>(n_red);
-    {
-        std::vector<KernelArg> args;
-        args.push_back(whole_allocation(out));
-        args.push_back(detail::pack(partials, LaunchTarget{}));
-        push_index(args, static_cast<std::int64_t>(n_out), use_32);
-        push_index(args, static_cast<std::int64_t>(n_red), use_32);
-        push_index(args, static_cast<std::int64_t>(step), use_32);
-        args.push_back(scalar_arg(&count, sizeof(count)));
-        push_index(args, static_cast<std::int64_t>(lanes), use_32);
-        std::vector<std::vector<std::byte>> scalars;
-        for (std::size_t k = 0; k < arguments.size(); ++k) {
-            if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
-                args.push_back(whole_allocation(*a));
-            } else {
-                scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
-                args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
-            }
-        }
-        std::vector<std::int64_t> layout = layout_values(kept, offsets);
-        for (const std::size_t extent : red.shape) layout.push_back(static_cast<std::int64_t>(extent));
-        for (std::size_t a = 0; a < arrays.size(); ++a)
-            for (const std::ptrdiff_t st : red.strides[a]) layout.push_back(st);
-        std::optional<Buffer> table;  // held until the launch is enqueued
-        push_index_values(args, layout, use_32, shape1.table, queue, table);
-        const std::size_t global[2] = {groups_x * group, pieces};
-        const std::size_t local[2] = {group, 1};
-        launch(queue, k1, global, local, args);
-    }
-    if (pieces > 1) {
-        // Combine the pieces in order: one output per work item, or all lanes on one output.
-        const std::size_t lanes2 = n_out == 1 ? std::min(group, floor_pow2(pieces)) : 1;
-        KernelShape shape2{kept.ndim(), 0, use_32, group, true, true, layout_in_table(kept.ndim())};
-        const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
-                                                    [&] { return kernel_source(spec, shape2); });
-        IterationSpace out_space = kept;
-        out_space.strides = {kept.strides.back()};
-        std::vector<KernelArg> args;
-        args.push_back(whole_allocation(out));
-        args.push_back(detail::pack(partials, LaunchTarget{}));
-        push_index(args, static_cast<std::int64_t>(n_out), use_32);
-        push_index(args, static_cast<std::int64_t>(pieces), use_32);
-        push_index(args, static_cast<std::int64_t>(lanes2), use_32);  // one piece: step = lanes
-        args.push_back(scalar_arg(&count, sizeof(count)));
-        push_index(args, static_cast<std::int64_t>(lanes2), use_32);
-        std::optional<Buffer> table;  // held until the launch is enqueued
-        push_index_values(args, layout_values(out_space, {offsets.back()}), use_32, shape2.table, queue, table);
-        const std::size_t global[2] = {ceil_div(n_out, group / lanes2) * group, 1};
-        const std::size_t local[2] = {group, 1};
-        launch(queue, k2, global, local, args);
-    }
+    const Buffer partials = chosen.pieces > 1 ? temporary_buffer(queue, chosen.pieces * g.n_out * spec.acc_size) : out.base();
+    launch_first_pass(queue, spec, arguments, g, chosen, shape1, k1, out, partials);
+    if (chosen.pieces > 1) launch_combine_pass(queue, spec, g, chosen, shape1.use_32_bits, out, partials);
     return out;
 }
 

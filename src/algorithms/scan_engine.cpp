@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -168,49 +169,74 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
 
 std::atomic<bool> single_pass_allowed{true};
 
-}  // namespace
+/// The broadcast shape split into rows (every axis but the scanned one: an iteration space over the
+/// arrays) and the scanned axis (each array's stride along it), with each array's offset.
+struct ScanGeometry {
+    std::vector<ArrayOperand> arrays;
+    IterationSpace rows;
+    std::vector<std::ptrdiff_t> axis_strides;
+    std::vector<std::ptrdiff_t> offsets;
+    std::size_t n_rows = 0;
+    std::size_t length = 0;
+};
 
-void allow_single_pass_scans(bool allow) { single_pass_allowed.store(allow, std::memory_order_relaxed); }
-
-void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments, int axis) {
-    const std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
-    if (arrays.empty()) throw ArgumentError("arguments", fmt::format("{}: a scan needs at least one array", spec.what));
+/// Checks the arguments and the axis (ArgumentError naming the culprit) and splits the shape;
+/// nullopt when there is nothing to scan (no rows, or rows of length 0).
+std::optional<ScanGeometry> scan_geometry(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments,
+                                          int axis) {
+    ScanGeometry g;
+    g.arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
+    if (g.arrays.empty()) throw ArgumentError("arguments", fmt::format("{}: a scan needs at least one array", spec.what));
     std::vector<std::vector<std::size_t>> shapes;
-    for (const auto& a : arrays) shapes.push_back(a.array->shape());
+    for (const auto& a : g.arrays) shapes.push_back(a.array->shape());
     const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
     if (shape.empty()) throw ArgumentError("axis", fmt::format("{}: a 0-d array has no axis to scan", spec.what));
     const std::vector<bool> scanned = reduced_axes(std::vector<int>{axis}, shape.size(), spec.what, "axis");
     const std::size_t axis_index = static_cast<std::size_t>(std::find(scanned.begin(), scanned.end(), true) - scanned.begin());
-    const std::size_t length = shape[axis_index];
+    g.length = shape[axis_index];
     std::vector<std::size_t> row_shape;
     for (std::size_t d = 0; d < shape.size(); ++d)
         if (d != axis_index) row_shape.push_back(shape[d]);
-    const std::size_t n_rows = std::accumulate(row_shape.begin(), row_shape.end(), std::size_t{1}, std::multiplies<>());
-    if (n_rows == 0 || length == 0) return;  // nothing to scan, nothing launched
+    g.n_rows = std::accumulate(row_shape.begin(), row_shape.end(), std::size_t{1}, std::multiplies<>());
+    if (g.n_rows == 0 || g.length == 0) return std::nullopt;  // nothing to scan, nothing launched
 
     std::vector<std::vector<std::ptrdiff_t>> row_strides;
-    std::vector<std::ptrdiff_t> axis_strides, offsets;
-    for (const auto& a : arrays) {
+    for (const auto& a : g.arrays) {
         const CArgument& d = spec.arguments[a.argument];
         const auto strides = element_strides(a.array->layout(), a.array->dtype().itemsize(), shape, d.name);
-        if (!d.is_const && strides[axis_index] == 0 && length > 1)
+        if (!d.is_const && strides[axis_index] == 0 && g.length > 1)
             throw ArgumentError(d.name, fmt::format("{}: a written array is broadcast along the scanned axis", spec.what));
         std::vector<std::ptrdiff_t> rs;
         for (std::size_t k = 0; k < shape.size(); ++k)
             if (k != axis_index) rs.push_back(strides[k]);
         row_strides.push_back(std::move(rs));
-        axis_strides.push_back(strides[axis_index]);
-        offsets.push_back(element_offset(*a.array, d.name));
+        g.axis_strides.push_back(strides[axis_index]);
+        g.offsets.push_back(element_offset(*a.array, d.name));
     }
-    IterationSpace rows = make_iteration_space(row_shape, row_strides);
-    check_axis_count(rows, spec.what);
-    if (run_cpu_scan(queue, spec, arguments, CpuScanSpace{rows, axis_strides, offsets, n_rows, length})) return;
+    g.rows = make_iteration_space(row_shape, row_strides);
+    check_axis_count(g.rows, spec.what);
+    return g;
+}
 
+/// How the launches cover the rows: the strategy (see the top of the file) and its sizes.
+struct ScanPlan {
+    bool sequential = true;
+    bool single_pass = false;
+    bool cuda = false;
+    std::size_t group = 256;  // work items per group of the tiled kernels
+    std::size_t items = 8;    // positions per work item in a tile
+    std::size_t tile = 0;     // group * items
+    std::size_t pieces = 1;   // chunks per row
+    std::size_t chunk = 0;    // positions per chunk
+};
+
+ScanPlan plan_scan(const Queue& queue, const ScanSpec& spec, const ScanGeometry& g) {
+    ScanPlan plan;
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
-    const std::size_t group = std::min<std::size_t>(256, floor_pow2(queue.device().params().max_total_local_size));
+    plan.group = std::min<std::size_t>(256, floor_pow2(queue.device().params().max_total_local_size));
     // Through CUDA a tile's reads are issued while the previous tile is scanned (H100, cumsum of 2^28:
     // int32 1.70 -> 1.81 TB/s, float32 1.67 -> 1.78); NVIDIA's OpenCL lost about 1% with it.
-    const bool cuda = queue.device().context().api().id() == ApiId::cuda();
+    plan.cuda = queue.device().context().api().id() == ApiId::cuda();
     // The single pass (items of 4, 8 or 16 bytes): 40 positions of 4 bytes per work item, a tile of
     // 10240 items (41 KiB staged, within the 48 KiB every CUDA device and NVIDIA's OpenCL give a
     // group); wider items take as many bytes. Measured on the H100 (cumsum of 2^28, GB/s, int32 /
@@ -227,62 +253,73 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     // (a published item takes 1, 2 or 4 whole status words)
     const bool in_status_words = spec.item_size == 4 || spec.item_size == 8 || spec.item_size == 16;
     const bool lookback = single_pass_allowed.load(std::memory_order_relaxed) &&
-                          (cuda || type == DeviceType::gpu || type == DeviceType::cpu) && in_status_words &&
-                          !spec.uses_last_item && group >= 2 * lookback_fan_out &&
-                          (padded_stage_items(group, lookback_items(spec.item_size)) + group + 2 * lookback_fan_out) *
+                          (plan.cuda || type == DeviceType::gpu || type == DeviceType::cpu) && in_status_words &&
+                          !spec.uses_last_item && plan.group >= 2 * lookback_fan_out &&
+                          (padded_stage_items(plan.group, lookback_items(spec.item_size)) + plan.group + 2 * lookback_fan_out) *
                                       spec.item_size +
                                   64 <=
                               queue.device().params().local_mem_size;
-    const std::size_t items = lookback ? lookback_items(spec.item_size) : items_per_thread(spec.item_size, group, cuda);
-    const std::size_t tile = group * items;
+    plan.items = lookback ? lookback_items(spec.item_size) : items_per_thread(spec.item_size, plan.group, plan.cuda);
+    plan.tile = plan.group * plan.items;
     const std::size_t target_groups = compute_units * 8;
+    const IterationSpace& rows = g.rows;
     const std::ptrdiff_t row_inner = rows.ndim() > 0 ? std::llabs(rows.strides[0].back()) : 0;
-    const bool rows_contiguous = rows.ndim() > 0 && row_inner != 0 && row_inner < std::llabs(axis_strides[0]);
-    const bool sequential = length <= 64 || (n_rows >= target_groups * group && rows_contiguous);
-    std::size_t pieces = 1, chunk = length;
-    const bool single_pass = lookback && !sequential;
-    if (single_pass) {
-        pieces = ceil_div(length, tile);  // a tile per work group
-        chunk = tile;
-    } else if (!sequential) {
-        pieces = std::clamp<std::size_t>(ceil_div(target_groups, n_rows), 1, ceil_div(length, tile));
-        chunk = ceil_div(ceil_div(length, pieces), tile) * tile;
-        pieces = ceil_div(length, chunk);
+    const bool rows_contiguous = rows.ndim() > 0 && row_inner != 0 && row_inner < std::llabs(g.axis_strides[0]);
+    plan.sequential = g.length <= 64 || (g.n_rows >= target_groups * plan.group && rows_contiguous);
+    plan.chunk = g.length;
+    plan.single_pass = lookback && !plan.sequential;
+    if (plan.single_pass) {
+        plan.pieces = ceil_div(g.length, plan.tile);  // a tile per work group
+        plan.chunk = plan.tile;
+    } else if (!plan.sequential) {
+        plan.pieces = std::clamp<std::size_t>(ceil_div(target_groups, g.n_rows), 1, ceil_div(g.length, plan.tile));
+        plan.chunk = ceil_div(ceil_div(g.length, plan.pieces), plan.tile) * plan.tile;
+        plan.pieces = ceil_div(g.length, plan.chunk);
     }
+    return plan;
+}
 
-    pad_axes(rows);
-
+/// Whether every index of the launches fits 32 bits (after pad_axes).
+bool scan_fits_32_bits(const ScanGeometry& g, const ScanPlan& plan) {
     constexpr std::size_t limit = std::size_t{1} << 31;
     // (2 * n_rows * pieces slots of up to 4 words bound the single pass's status words)
-    bool use_32 = 8 * n_rows * pieces < limit && length + tile < limit && n_rows < limit;
-    for (std::size_t a = 0; a < arrays.size(); ++a) {
-        std::size_t reach = static_cast<std::size_t>(std::llabs(offsets[a])) +
-                            static_cast<std::size_t>(std::llabs(axis_strides[a])) * (length + tile);
-        for (std::size_t d = 0; d < rows.ndim(); ++d)
-            reach += static_cast<std::size_t>(std::llabs(rows.strides[a][d])) * (rows.shape[d] - 1);
-        use_32 = use_32 && reach < limit;
+    bool fits = 8 * g.n_rows * plan.pieces < limit && g.length + plan.tile < limit && g.n_rows < limit;
+    for (std::size_t a = 0; a < g.arrays.size(); ++a) {
+        std::size_t reach = static_cast<std::size_t>(std::llabs(g.offsets[a])) +
+                            static_cast<std::size_t>(std::llabs(g.axis_strides[a])) * (g.length + plan.tile);
+        for (std::size_t d = 0; d < g.rows.ndim(); ++d)
+            reach += static_cast<std::size_t>(std::llabs(g.rows.strides[a][d])) * (g.rows.shape[d] - 1);
+        fits = fits && reach < limit;
     }
+    return fits;
+}
 
+/// Launches the plan's kernels: one (sequential, single pass) or three (chunk totals, carries,
+/// chunk scan).
+void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments, const ScanGeometry& g,
+                 const ScanPlan& plan) {
+    const bool use_32 = scan_fits_32_bits(g, plan);
+    const std::size_t n_rows = g.n_rows, pieces = plan.pieces, group = plan.group;
     // The single pass's state, zeroed: the ticket counter (16 bytes), then a status slot (8 bytes
     // for every 4 of the item) per tile, per block of tiles and per superblock (see
     // data/kernels/scan.mako's lookback).
     const std::size_t blocks = ceil_div(pieces, lookback_fan_out);
     const std::size_t state_bytes =
         16 + 2 * spec.item_size * n_rows * (pieces + blocks + ceil_div(blocks, lookback_fan_out));
-    const Buffer partial = sequential    ? temporary_buffer(queue, 16)
-                           : single_pass ? temporary_buffer(queue, state_bytes)
-                                         : temporary_buffer(queue, n_rows * pieces * spec.item_size);
-    const Buffer totals = sequential || single_pass ? partial : temporary_buffer(queue, n_rows * spec.item_size);
+    const Buffer partial = plan.sequential    ? temporary_buffer(queue, 16)
+                           : plan.single_pass ? temporary_buffer(queue, state_bytes)
+                                              : temporary_buffer(queue, n_rows * pieces * spec.item_size);
+    const Buffer totals = plan.sequential || plan.single_pass ? partial : temporary_buffer(queue, n_rows * spec.item_size);
     std::vector<std::vector<std::byte>> scalars;
-    const bool table = layout_in_table(rows.ndim());
+    const bool table = layout_in_table(g.rows.ndim());
     std::optional<Buffer> table_buffer;  // the last launch's layout table, held until it is enqueued
     const auto common = [&](std::vector<KernelArg>& args) {
         args.push_back(detail::pack(partial, LaunchTarget{}));
         args.push_back(detail::pack(totals, LaunchTarget{}));
         push_index(args, static_cast<std::int64_t>(n_rows), use_32);
-        push_index(args, static_cast<std::int64_t>(length), use_32);
+        push_index(args, static_cast<std::int64_t>(g.length), use_32);
         push_index(args, static_cast<std::int64_t>(pieces), use_32);
-        push_index(args, static_cast<std::int64_t>(chunk), use_32);
+        push_index(args, static_cast<std::int64_t>(plan.chunk), use_32);
     };
     const auto with_arrays = [&](std::vector<KernelArg>& args) {
         common(args);
@@ -294,22 +331,22 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
                 args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
             }
         }
-        push_index_values(args, layout_values(rows, offsets), use_32, table, queue, table_buffer);
-        for (const std::ptrdiff_t st : axis_strides) push_index(args, st, use_32);
+        push_index_values(args, layout_values(g.rows, g.offsets), use_32, table, queue, table_buffer);
+        for (const std::ptrdiff_t st : g.axis_strides) push_index(args, st, use_32);
     };
     const auto kernel = [&](Mode mode) {
-        const ScanShape k{mode, items, spec.commutative, cuda && mode != Mode::lookback, rows.ndim(), use_32, group,
+        const ScanShape k{mode, plan.items, spec.commutative, plan.cuda && mode != Mode::lookback, g.rows.ndim(), use_32, group,
                           mode != Mode::carries && table};
-        const GeneratedKernel g = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
-                                                   [&] { return kernel_source(spec, k); });
-        if (g.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)
+        const GeneratedKernel gk = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
+                                                    [&] { return kernel_source(spec, k); });
+        if (gk.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)
             throw UnsupportedError(fmt::format("{}: the device takes at most {} work items per group for this kernel, "
                                                "the scan needs {}",
-                                               spec.what, g.max_local_size, group));
-        return g;
+                                               spec.what, gk.max_local_size, group));
+        return gk;
     };
     const std::size_t local_1d[1] = {std::min<std::size_t>(group, 128)};
-    if (sequential) {
+    if (plan.sequential) {
         std::vector<KernelArg> args;
         with_arrays(args);
         const std::size_t global[1] = {ceil_div(n_rows, local_1d[0]) * local_1d[0]};
@@ -318,7 +355,7 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     }
     const std::size_t global_chunks[1] = {n_rows * pieces * group};
     const std::size_t local_chunks[1] = {group};
-    if (single_pass) {
+    if (plan.single_pass) {
         const std::byte zero[4] = {};
         partial.get_sub_region(0, state_bytes).fill(queue, zero, true);
         std::vector<KernelArg> args;
@@ -342,6 +379,20 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
         with_arrays(args);
         launch(queue, kernel(Mode::chunk_scan), global_chunks, local_chunks, args);
     }
+}
+
+}  // namespace
+
+void allow_single_pass_scans(bool allow) { single_pass_allowed.store(allow, std::memory_order_relaxed); }
+
+void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments, int axis) {
+    std::optional<ScanGeometry> geometry = scan_geometry(queue, spec, arguments, axis);
+    if (!geometry) return;
+    ScanGeometry& g = *geometry;
+    if (run_cpu_scan(queue, spec, arguments, CpuScanSpace{g.rows, g.axis_strides, g.offsets, g.n_rows, g.length})) return;
+    const ScanPlan plan = plan_scan(queue, spec, g);
+    pad_axes(g.rows);
+    launch_scan(queue, spec, arguments, g, plan);
 }
 
 }  // namespace kjarni::detail
