@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "kjarni/kjarni.hpp"
 
@@ -23,6 +24,8 @@ constexpr int batch = 100;
 constexpr std::size_t n = 64;
 
 struct Setup {
+    Setup(kjarni::Queue q, kjarni::Array x_, kjarni::Array b_, kjarni::Array y_)
+        : queue(std::move(q)), x(std::move(x_)), b(std::move(b_)), y(std::move(y_)) {}
     kjarni::Queue queue;
     kjarni::Array x, b, y;
     kjarni::ElementwiseKernel axpb{"float *y, const float *x, float a, const float *b", "y[i] = a * x[i] + b[i]"};
@@ -44,7 +47,7 @@ KERNEL void axpb(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a, GLOBAL
     if (i < n) y[i] = a * x[i] + b[i];
 }
 )");
-    auto setup = std::make_shared<Setup>(Setup{queue, make(), make(), make(), {}, std::nullopt});
+    auto setup = std::make_shared<Setup>(queue, make(), make(), make());
     setup->raw = program.kernel("axpb").prepare(kjarni::Sizes{n});
     queue.synchronize();
     return setup;
