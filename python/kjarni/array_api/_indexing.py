@@ -23,7 +23,8 @@ def _normalized(key, ndim):
             raise IndexError(f"kjarni.array_api supports basic and boolean array indexing, not {type(k).__name__}")
     if builtins.sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can have at most one ellipsis")
-    axes = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
+    # A boolean array index takes as many axes as it has dimensions (a 0-d one: none).
+    axes = builtins.sum(k.ndim if isinstance(k, Array) else 1 for k in key if k is not None and k is not Ellipsis)
     if axes > ndim:
         raise IndexError(f"too many indices ({axes}) for an array of {ndim} dimensions")
     return key

@@ -80,7 +80,7 @@ def concat(arrays, /, *, axis=0):
     return wrap(_kjarni.concatenate(queue, [a._data for a in nonempty], axis), arrays[0].device)
 
 
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis):
     axis = operator.index(axis)
     if not -x.ndim - 1 <= axis <= x.ndim:
         raise IndexError(f"axis {axis} is out of range for expand_dims of {x.ndim} dimensions")
