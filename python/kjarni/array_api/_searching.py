@@ -1,13 +1,12 @@
 """The standard's searching, sorting and set functions on kjarni's argmin/argmax reductions, its
 radix sort (sort, argsort: stable), unique, searchsorted, nonzero and where."""
 
-import builtins
 import operator
 
 import numpy
 
 from .. import _kjarni
-from ._array_object import Array, device_of_operands, empty_on, operand, upload, wrap
+from ._array_object import Array, device_of_operands, empty_on, operand, wrap
 from ._statistical import _reduce
 
 _work = _kjarni._array_api
