@@ -48,12 +48,10 @@ def _reduce(x, axis, keepdims, run, dtype, empty_value):
         if out.size:
             _kjarni.fill(x.device.queue, out._data, numpy.asarray(empty_value, dtype=dtype)[()])
         return out
-    if x.ndim == 0:
-        # A 0-d array: the value itself in the result's dtype.
-        from ._dtypes import astype
-        out = astype(x, dtype)
-        return out
-    if axes is not None and len(axes) == 0:
+    if x.ndim == 0 or (axes is not None and len(axes) == 0):
+        # Nothing reduced: the values themselves in the result's dtype (truth values for all/any).
+        if numpy.dtype(dtype) == numpy.bool_ and x.dtype.kind != "b":
+            return wrap(_kjarni.evaluate(x.device.queue, _work.binary("not_equal", x._data, 0), None), x.device)
         from ._dtypes import astype
         return astype(x, dtype)
     return wrap(run(x.device.queue, x._data, axes), x.device)
