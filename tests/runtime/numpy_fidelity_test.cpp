@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -19,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/expression_codegen.hpp"
+#include "algorithms/expression_node.hpp"
 #include "dtype/half.hpp"
 #include "kjarni/expression.hpp"
 #include "kjarni/reduction.hpp"
@@ -428,6 +431,121 @@ TEST_P(NumpyFidelityTest, Float32SumAndMeanStayWithinNumpysPairwiseBound) {
             // The mean is the sum divided once, correctly rounded.
             EXPECT_EQ(m, static_cast<float>(static_cast<double>(s) / static_cast<double>(n)));
         }
+    }
+}
+
+// ---- clip ---------------------------------------------------------------------------------------
+
+// An operand of numpy_clip.txt: an array of the dtype named, or a weak scalar (a C++ literal, as
+// numpy's Python scalar) written weak:<Python literal>.
+Expr clip_table_operand(const std::string& spec, const std::map<std::string, Array>& arrays) {
+    if (spec.rfind("weak:", 0) != 0) return arrays.at(spec);
+    const std::string v = spec.substr(5);
+    if (v == "True") return Expr(true);
+    if (v == "1j") return Expr(std::complex<double>(0, 1));
+    if (v.find('.') != std::string::npos) return Expr(std::stod(v));
+    if (v[0] == '-') return Expr(static_cast<std::int64_t>(std::stoll(v)));
+    const std::uint64_t u = std::stoull(v);
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return Expr(u);
+    return Expr(static_cast<std::int64_t>(u));
+}
+
+TEST_P(NumpyFidelityTest, ClipPromotesItsThreeOperandsAsNumpysClip) {
+    // numpy's table (data/make_numpy_clip.py): the result dtype, or an error (a Python integer the
+    // result type cannot hold), for arrays and weak scalars in each of the three places. kjarni
+    // refuses at the latest when the kernel's code is generated (no compilation needed here).
+    const auto rows = table_rows("numpy_clip.txt");
+    std::ifstream header(std::string(KJARNI_RUNTIME_DATA_DIR) + "/numpy_clip.txt");
+    std::vector<std::string> highs;
+    for (std::string line; std::getline(header, line);) {
+        if (line.rfind("# high: ", 0) != 0) continue;
+        std::istringstream words(line.substr(8));
+        for (std::string w; words >> w;) highs.push_back(w);
+    }
+    ASSERT_EQ(highs.size(), 16u);
+    std::map<std::string, Array> arrays;
+    for (const std::string& spec : highs)
+        if (spec.rfind("weak:", 0) != 0) arrays.emplace(spec, Array::empty(bound_device(), {2}, dtype_named(spec)));
+    std::size_t checked = 0;
+    for (const auto& row : rows) {
+        ASSERT_EQ(row.size(), 2 + highs.size());
+        for (std::size_t h = 0; h < highs.size(); ++h) {
+            const std::string& want = row[2 + h];
+            SCOPED_TRACE(fmt::format("clip({}, {}, {}): numpy {}", row[0], row[1], highs[h], want));
+            const auto made = [&] {
+                const Expr e = clip(clip_table_operand(row[0], arrays), clip_table_operand(row[1], arrays),
+                                    clip_table_operand(highs[h], arrays));
+                (void)detail::generate_expression(*e.node());
+                return e;
+            };
+            if (want == "error") {
+                EXPECT_THROW((void)made(), ArgumentError);
+            } else {
+                EXPECT_EQ(made().dtype().name(), want);
+            }
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 13u * 16u * 16u);
+}
+
+TEST_P(NumpyFidelityTest, ClipValuesLeaveOutBoundsPastTheRangeAsNumpy) {
+    constexpr std::size_t n = 400;
+    auto& rng = random_engine();
+    std::uniform_int_distribution<int> small(-1000, 1000);
+    std::vector<std::int8_t> x8(n);
+    std::vector<std::int16_t> lo16(n);
+    std::vector<std::uint8_t> u8(n);
+    std::vector<float> lo_f(n), hi_f(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        x8[k] = static_cast<std::int8_t>(small(rng));
+        lo16[k] = static_cast<std::int16_t>(small(rng));
+        u8[k] = static_cast<std::uint8_t>(small(rng));
+        lo_f[k] = static_cast<float>(small(rng)) / 4;  // quarters: exact in float16
+        hi_f[k] = static_cast<float>(small(rng)) / 4;
+    }
+    x8[0] = -128;
+    x8[1] = 127;
+    const Array x = Array::from_host(queue(), std::span<const std::int8_t>(x8), {n});
+    const Array lo = Array::from_host(queue(), std::span<const std::int16_t>(lo16), {n});
+    const Array u = Array::from_host(queue(), std::span<const std::uint8_t>(u8), {n});
+    const Array lo_h = Array::from_host(queue(), std::span<const float>(lo_f), {n}).astype(queue(), float16);
+    const Array hi_h = Array::from_host(queue(), std::span<const float>(hi_f), {n}).astype(queue(), float16);
+    const Array hi32 = Array::from_host(queue(), std::span<const float>(hi_f), {n});
+    std::vector<std::uint8_t> bits(n);
+    for (std::size_t k = 0; k < n; ++k) bits[k] = u8[k] & 1;
+    const Array flags = Array::from_host(queue(), std::span<const std::uint8_t>(bits), {n}).view(DType(bool_));
+    const auto doubles = [&](const Expr& e) { return evaluate(queue(), astype(e, float64)).get(queue()).to_vector<double>(); };
+
+    // A weak 255 past int8's range: np.clip(x, lo, 255) is np.maximum(x, lo) (int16), not clipped to 255.
+    const Expr dropped_high = clip(x, lo, 255);
+    EXPECT_EQ(dropped_high.dtype(), DType(int16));
+    // A weak -5 below uint8's least value: np.minimum(u, 200), uint8.
+    const Expr dropped_low = clip(u, -5, 200);
+    EXPECT_EQ(dropped_low.dtype(), DType(uint8));
+    // Both past the range: the values themselves (np.positive).
+    const Expr dropped_both = clip(x, -128, 127);
+    EXPECT_EQ(dropped_both.dtype(), DType(int8));
+    // One promotion over bool, a weak 3 and float16: float16 (maximum, then minimum: float64).
+    const Expr one_promotion = clip(flags, 3, hi_h);
+    EXPECT_EQ(one_promotion.dtype(), DType(float16));
+    // A weak first operand is numpy's np.asarray: int64, strong, so float64 with float16 bounds.
+    const Expr weak_first = clip(-128, lo_h, hi_h);
+    EXPECT_EQ(weak_first.dtype(), DType(float64));
+    // A typed int16 scalar, a weak float and float32: float32 (maximum first would give float64).
+    const Expr typed_first = clip(scalar_integer(2, int16), -0.0, hi32);
+    EXPECT_EQ(typed_first.dtype(), DType(float32));
+
+    const auto a = doubles(dropped_high), b = doubles(dropped_low), c = doubles(dropped_both), d = doubles(one_promotion),
+               e = doubles(weak_first), f = doubles(typed_first);
+    for (std::size_t k = 0; k < n; ++k) {
+        SCOPED_TRACE(k);
+        ASSERT_EQ(a[k], std::max<double>(x8[k], lo16[k]));
+        ASSERT_EQ(b[k], std::min<double>(u8[k], 200));
+        ASSERT_EQ(c[k], x8[k]);
+        ASSERT_EQ(d[k], std::min<double>(3, hi_f[k]));
+        ASSERT_EQ(e[k], std::min<double>(std::max<double>(-128, lo_f[k]), hi_f[k]));
+        ASSERT_EQ(f[k], std::min<double>(2, hi_f[k]));
     }
 }
 
