@@ -22,6 +22,7 @@
 
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/expression_node.hpp"
+#include "algorithms/scalar_value.hpp"
 #include "dtype/half.hpp"
 #include "kjarni/expression.hpp"
 #include "kjarni/reduction.hpp"
@@ -547,6 +548,83 @@ TEST_P(NumpyFidelityTest, ClipValuesLeaveOutBoundsPastTheRangeAsNumpy) {
         ASSERT_EQ(e[k], std::min<double>(std::max<double>(-128, lo_f[k]), hi_f[k]));
         ASSERT_EQ(f[k], std::min<double>(2, hi_f[k]));
     }
+}
+
+// ---- Scalars written into arrays ------------------------------------------------------------------
+
+// A source of numpy_setitem.txt: weak:<Python literal> (a weak C++ literal) or <dtype>:<literal>
+// (kjarni::scalar, numpy's np.int16(300)).
+Expr setitem_source(const std::string& spec) {
+    const auto colon = spec.find(':');
+    const std::string kind = spec.substr(0, colon);
+    const std::string text = spec.substr(colon + 1);
+    const auto real = [](const std::string& t) {
+        if (t == "float('nan')") return std::numeric_limits<double>::quiet_NaN();
+        if (t == "float('inf')") return std::numeric_limits<double>::infinity();
+        return std::stod(t);
+    };
+    const bool floating = text.find_first_of(".e(") != std::string::npos;
+    if (kind == "weak") {
+        if (text == "True") return Expr(true);
+        if (text == "1j") return Expr(std::complex<double>(0, 1));
+        if (floating) return Expr(real(text));
+        if (text[0] == '-') return Expr(static_cast<std::int64_t>(std::stoll(text)));
+        const std::uint64_t u = std::stoull(text);
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return Expr(u);
+        return Expr(static_cast<std::int64_t>(u));
+    }
+    const DType d = dtype_named(kind);
+    if (text == "3+4j") return scalar(std::complex<double>(3, 4), d);
+    if (floating) return scalar(real(text), d);
+    if (text[0] == '-') return scalar_integer(std::stoll(text), d);
+    return scalar_integer(static_cast<std::int64_t>(std::stoull(text)), d);  // uint64's 2^64 - 1 as -1: its bits
+}
+
+TEST_P(NumpyFidelityTest, FillAndAssignCheckScalarsAsNumpyEvenForEmptyArrays) {
+    // numpy's table (data/make_numpy_setitem.py): a[...] = x (fill) and np.copyto(a, x, "same_kind")
+    // (assign) for weak and typed scalars into every real dtype, the element written or an error.
+    // An error comes for an empty array too (it is the value's, not the elements').
+    std::size_t checked = 0;
+    for (const auto& row : table_rows("numpy_setitem.txt")) {
+        const std::string& op = row.at(0);
+        const DType target = dtype_named(row.at(2));
+        const std::string& want = row.at(3);
+        SCOPED_TRACE(fmt::format("{} {} into {}: numpy {}", op, row.at(1), row.at(2), want));
+        const Expr source = setitem_source(row.at(1));
+        const auto write = [&](const Array& out) { op == "fill" ? fill(queue(), out, source) : assign(queue(), out, source); };
+        const Array empty = Array::empty(bound_device(), {0, 2}, target);
+        const Array one = Array::zeros(queue(), {1}, target);
+        ++checked;
+        if (want == "error") {
+            EXPECT_THROW(write(empty), ArgumentError);
+            EXPECT_THROW(write(one), ArgumentError);
+            continue;
+        }
+        EXPECT_NO_THROW(write(empty));
+        // The element itself where kjarni converts on the host (integers, and whatever goes into a
+        // signed type): one kernel per target dtype. Floats into other types are astype's
+        // conversions (a kernel per pair of dtypes), which the conversion tables above check.
+        const std::string source_kind = row.at(1).substr(0, row.at(1).find(':'));
+        const std::string source_text = row.at(1).substr(row.at(1).find(':') + 1);
+        const bool float_source = source_kind == "weak" ? source_text != "True" && source_text.find_first_of(".e(j") != std::string::npos
+                                                        : !is_integer(dtype_named(source_kind)) && source_kind != "bool";
+        if (float_source && !(is_integer(target) && is_signed(target))) continue;
+        ASSERT_NO_THROW(write(one));
+        const HostArray h = one.get(queue());
+        const detail::ScalarValue got = detail::ScalarValue::read(std::span<const std::byte>(h.data(), target.itemsize()), target);
+        if (target.kind() == DType::Kind::bool_) {
+            EXPECT_EQ(got.u != 0 ? "True" : "False", want);
+        } else if (is_integer(target)) {
+            EXPECT_EQ(is_signed(target) ? std::to_string(got.i) : std::to_string(got.u), want);
+        } else {
+            const double w = std::stod(want);
+            const double expected = target.kind() == DType::Kind::float16 ? detail::half_to_double(detail::double_to_half(w))
+                                                                          : static_cast<double>(static_cast<float>(w));
+            const double g = got.c.real();
+            EXPECT_TRUE(g == expected || (std::isnan(g) && std::isnan(expected))) << g;
+        }
+    }
+    EXPECT_EQ(checked, 2u * 27u * 11u);
 }
 
 }  // namespace
