@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/device_code.hpp"
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/expression_node.hpp"
 #include "algorithms/scalar_value.hpp"
@@ -548,6 +549,92 @@ TEST_P(NumpyFidelityTest, ClipValuesLeaveOutBoundsPastTheRangeAsNumpy) {
         ASSERT_EQ(e[k], std::min<double>(std::max<double>(-128, lo_f[k]), hi_f[k]));
         ASSERT_EQ(f[k], std::min<double>(2, hi_f[k]));
     }
+}
+
+// ---- Correctly rounded float division (round's scaling back) -------------------------------------
+
+// kj_div_rn_from_f (device_code.cpp) corrects a quotient within a few ulps to the correctly rounded
+// one, which OpenCL's a / b need not be (2.5 ulp; NVIDIA's OpenCL was one ulp low for
+// round(29.4339f, 2)). A device that divides correctly never shows the correction at work, so the
+// quotients are moved off by up to 5 ulps first; each must come back to the host's IEEE quotient.
+constexpr const char* division_source = R"(
+KERNEL void corrected(GLOBAL_MEM float* out, GLOBAL_MEM float* plain, GLOBAL_MEM const float* a,
+                      GLOBAL_MEM const float* b, GLOBAL_MEM const int* steps, unsigned int n)
+{
+    const SIZE_T i = get_global_id(0);
+    if (i >= n) return;
+    float q = a[i] / b[i];
+    const int s = steps[i];
+    for (int k = 0; k < (s < 0 ? -s : s); ++k) q = nextafter(q, s < 0 ? -INFINITY : INFINITY);
+    out[i] = kj_div_rn_from_f(a[i], b[i], q);
+    plain[i] = kj_div_rn_f(a[i], b[i]);
+}
+)";
+
+TEST_P(NumpyFidelityTest, FloatDivisionForRoundIsCorrectlyRoundedFromAnyNearbyQuotient) {
+    if (context().api().id() == ApiId::cuda()) GTEST_SKIP() << "CUDA divides with __fdiv_rn (correctly rounded by definition)";
+    auto& rng = random_engine();
+    std::vector<float> a, b;
+    std::vector<int> steps;
+    std::uniform_int_distribution<int> step(-5, 5);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    std::uniform_real_distribution<float> significand(1.0f, 2.0f);
+    std::uniform_int_distribution<int> exponent(-60, 60);  // normal quotients (their residuals are exact)
+    const auto any_float = [&] { return std::ldexp(rng() % 2 == 0 ? significand(rng) : -significand(rng), exponent(rng)); };
+    std::uniform_int_distribution<int> decimals(0, 6);
+    for (int k = 0; k < 6000; ++k) {
+        if (k % 2 == 0) {
+            // round()'s case: an integer (rint(x * 10^d)) over a power of ten.
+            const float d = std::pow(10.0f, static_cast<float>(decimals(rng)));
+            a.push_back(std::nearbyint(unit(rng) * 1e6f));
+            b.push_back(d);
+        } else {
+            a.push_back(any_float());
+            b.push_back(any_float());
+        }
+        steps.push_back(step(rng));
+    }
+    // Quotients beside powers of two (the ulp halves below them) and exact ones.
+    for (const float q : {1.0f, 2.0f, 0.5f, 1024.0f})
+        for (const float d : {3.0f, 7.0f, 10.0f, 100.0f}) {
+            for (const int s : {-5, -1, 0, 1, 5}) {
+                a.push_back(q * d);
+                b.push_back(d);
+                steps.push_back(s);
+                a.push_back(std::nextafter(q * d, 0.0f));
+                b.push_back(d);
+                steps.push_back(s);
+            }
+        }
+    // Zeros, infinities and NaN: the quotient stands.
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (const auto& [x, y] : std::vector<std::pair<float, float>>{{0.0f, 3.0f}, {-0.0f, 3.0f}, {1.0f, 0.0f}, {-1.0f, 0.0f}, {0.0f, 0.0f},
+                                                                  {inf, 2.0f}, {2.0f, inf}, {inf, inf}, {nan, 1.0f}, {1.0f, nan}}) {
+        a.push_back(x);
+        b.push_back(y);
+        steps.push_back(0);
+    }
+    const std::size_t n = a.size();
+    const Program program(bound_device(), detail::algorithm_preamble() + division_source);
+    const Array da = Array::from_host(queue(), std::span<const float>(a), {n});
+    const Array db = Array::from_host(queue(), std::span<const float>(b), {n});
+    const Array ds = Array::from_host(queue(), std::span<const int>(steps), {n});
+    const Array out = Array::empty(bound_device(), {n}, float32);
+    const Array plain = Array::empty(bound_device(), {n}, float32);
+    program.kernel("corrected")(queue(), {n}, std::nullopt, out.base(), plain.base(), da.base(), db.base(), ds.base(),
+                                static_cast<unsigned>(n));
+    const auto got = out.get(queue()).to_vector<float>();
+    const auto direct = plain.get(queue()).to_vector<float>();
+    std::size_t bad = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        const float want = a[k] / b[k];  // IEEE division on the host: correctly rounded
+        const auto same = [&](float g) { return g == want ? std::signbit(g) == std::signbit(want) : std::isnan(g) && std::isnan(want); };
+        if ((!same(got[k]) || !same(direct[k])) && ++bad <= 5)
+            ADD_FAILURE() << a[k] << " / " << b[k] << " from " << steps[k] << " ulps off: " << got[k] << ", directly "
+                          << direct[k] << ", IEEE " << want;
+    }
+    EXPECT_EQ(bad, 0u);
 }
 
 // ---- Scalars written into arrays ------------------------------------------------------------------
