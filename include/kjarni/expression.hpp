@@ -224,12 +224,18 @@ Array evaluate(const Queue& queue, const Expr& expression, const Allocator& allo
 /// `out` may share memory with the operands in any way, numpy's result being as if the operands
 /// were read whole first: the same view is in-place work (no copy); another view sharing bytes
 /// (`a[1:]` from `a[:-1]`, a transpose of itself) makes the value go through a temporary, and
-/// the call waits for it.
+/// the call waits for it. A bare weak scalar is numpy's np.copyto(out, x) of a Python scalar: an
+/// integer goes into any integer type (unsigned too) whose range holds it, ArgumentError otherwise
+/// (numpy's OverflowError), checked before anything runs (an empty `out` too).
 void assign(const Queue& queue, const Array& out, const Expr& expression);
 /// Every element of `out` set to `value` (converted to out's dtype). A weak scalar (a C++ literal)
 /// converts as numpy's `a[...] = x` converts a Python scalar: ArgumentError for a complex into a
 /// real or integer array (numpy's TypeError), and into an integer array for NaN, infinities and
 /// values whose integer part the dtype cannot hold (numpy's OverflowError: 300 or -1.0 into uint8).
+/// A typed scalar (kjarni::scalar) into an integer array converts as numpy's `a[...] = np.int64(x)`:
+/// into a signed type its integer part must fit (ArgumentError otherwise, numpy's OverflowError;
+/// NaN and infinities too), into other types it converts as astype. The checks come before
+/// anything runs (an empty `out` too).
 void fill(const Queue& queue, const Array& out, const Expr& value);
 
 /// pygpu's get_common_dtype(obj1, obj2, allow_double): the dtype of `a + b` as numpy gives it

@@ -31,9 +31,21 @@ namespace {
 // bound), double division is exact to half an ulp, and rounding that to float is innocuous (the
 // count below 2^29: the quotient then never lies within 2^-53 of a float's halfway point without
 // being on it).
-// kj_div_rn_f: a float division correctly rounded where the device has double (the same argument
-// for two floats: double's 53 bits make rounding the double quotient to float innocuous), for
-// results numpy gives exactly (round's scaling back).
+// kj_div_rn_f: a float division correctly rounded on any conforming device, for results numpy
+// gives exactly (round's scaling back). CUDA has it (__fdiv_rn, whatever --prec-div says). OpenCL C
+// lets a / b err by 2.5 ulp without -cl-fp32-correctly-rounded-divide-sqrt, and dividing in double
+// does not help: LLVM-based compilers (NVIDIA's among them) fold (float)((double)a / (double)b)
+// back into a float division, since the double rounding is innocuous (InstCombine's visitFPTrunc),
+// and that division is again the approximate one (NVIDIA's OpenCL gave 29.429998f, one ulp low, for
+// round(29.4339f, 2)). So the approximate quotient is corrected with residuals a - q b, which fma
+// (correctly rounded in OpenCL C) gives exactly once q is within an ulp of a / b: step towards the
+// quotient (the residual's sign, with b's, says which side it lies on) until the residual changes
+// sign, then keep the neighbour with the smaller residual (a quotient of two floats is never a
+// halfway point, so there is no tie). 2.5 ulp is at most 3 steps (6 where the quotient lies just
+// past a power of two and q below it); 8 bound the loop. NaN, infinite or zero operands and an overflowed q give a residual that is
+// NaN, infinite or zero: q stands. Exact for normal quotients (residuals of subnormal ones may round).
+// kj_div_rn_from_f(a, b, q) is that correction of any q within a few ulps (tests give it q off by
+// up to 5 ulps, which a device that divides correctly never shows them).
 // kj_order_i64_u64: the exact order of an int64 and a uint64 (numpy's ufunc loops compare those
 // exactly, although their promoted type is float64), -1, 0 or 1.
 constexpr const char* preamble_text = R"(#ifndef KJARNI_ALGORITHM_PREAMBLE
@@ -86,14 +98,26 @@ FUNCTION INLINE float kj_div_count_f(float a, int64_t count)
     return a / (float)count;
 #endif
 }
-FUNCTION INLINE float kj_div_rn_f(float a, float b)
-{
-#if defined(KJARNI_CUDA_API) || defined(cl_khr_fp64)
-    return (float)((double)a / (double)b);
+#ifdef KJARNI_CUDA_API
+FUNCTION INLINE float kj_div_rn_f(float a, float b) { return __fdiv_rn(a, b); }
 #else
-    return a / b;
-#endif
+INLINE float kj_div_rn_from_f(float a, float b, float q)
+{
+    float r = fma(-q, b, a);
+    if (r == 0.0f || !isfinite(r)) return q;
+    const float toward = (r > 0.0f) == (b > 0.0f) ? KJARNI_INF_F : -KJARNI_INF_F;
+    for (int k = 0; k < 8; ++k) {
+        const float next = nextafter(q, toward);
+        const float rn = fma(-next, b, a);
+        if (rn == 0.0f) return next;
+        if ((rn > 0.0f) != (r > 0.0f)) return fabs(rn) < fabs(r) ? next : q;
+        q = next;
+        r = rn;
+    }
+    return q;
 }
+INLINE float kj_div_rn_f(float a, float b) { return kj_div_rn_from_f(a, b, a / b); }
+#endif
 FUNCTION INLINE int kj_order_i64_u64(int64_t a, uint64_t b)
 { return a < 0 ? -1 : ((uint64_t)a < b ? -1 : ((uint64_t)a > b ? 1 : 0)); }
 #endif

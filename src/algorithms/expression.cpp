@@ -1,5 +1,8 @@
 // Building expression trees: numpy's promotion and broadcasting at each node.
 
+#include <cstdint>
+#include <limits>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -65,17 +68,18 @@ bool is_bool(const DType& d) { return d.kind() == DType::Kind::bool_; }
 // The common type of the operands: arrays and fixed scalars promote by numpy's table, then the
 // weak scalars apply NEP 50 to the result; only weak scalars: the widest kind's default.
 DType common_type(const std::vector<NodePtr>& operands) {
-    std::optional<DType> strong;
+    std::vector<DType> strong;
     std::optional<detail::WeakKind> widest_weak;
     for (const auto& n : operands) {
         if (n->weak) {
             if (!widest_weak || *n->weak > *widest_weak) widest_weak = n->weak;
         } else {
-            strong = strong ? detail::promote_types(*strong, n->dtype) : n->dtype;
+            strong.push_back(n->dtype);
         }
     }
-    if (!strong) return detail::default_dtype(*widest_weak);
-    DType result = *strong;
+    if (strong.empty()) return detail::default_dtype(*widest_weak);
+    // numpy.result_type of the three of clip (not a left fold: see promote_types_sequence).
+    DType result = detail::promote_types_sequence(strong);
     for (const auto& n : operands)
         if (n->weak) result = detail::promote_weak(result, *n->weak);
     return result;
@@ -165,6 +169,37 @@ Expr make_scalar(detail::ScalarValue value, const DType& dtype, std::optional<de
     node->value = value;
     node->weak = weak;
     return Expr(NodePtr(std::move(node)));
+}
+
+// np.clip's first operand as np.asarray makes it: a weak scalar takes its default dtype, strong
+// (np.asarray(2**64 - 1) is uint64).
+NodePtr clip_operand(const NodePtr& n) {
+    if (!n->weak) return n;
+    auto node = std::make_shared<ExprNode>(*n);
+    node->weak.reset();
+    const bool past_int64 = n->value.kind == detail::ScalarValue::Kind::unsigned_integer &&
+                            n->value.u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    node->dtype = node->compute = past_int64 && *n->weak == detail::WeakKind::integer ? DType(dtypes::uint64) : detail::default_dtype(*n->weak);
+    return NodePtr(std::move(node));
+}
+
+// Whether `bound` is a weak integer (a Python int, not a bool) at or below the integer `dtype`'s
+// least value (`low`) or at or above its greatest: numpy's _clip then leaves it out.
+bool clips_nothing(const ExprNode& bound, const DType& dtype, bool low) {
+    if (bound.weak != detail::WeakKind::integer || !is_integer(dtype)) return false;
+    const detail::ScalarValue& v = bound.value;
+    const bool negative = v.kind == detail::ScalarValue::Kind::signed_integer && v.i < 0;
+    const std::uint64_t magnitude = v.kind == detail::ScalarValue::Kind::signed_integer
+                                        ? (negative ? 0 - static_cast<std::uint64_t>(v.i) : static_cast<std::uint64_t>(v.i))
+                                        : v.u;
+    const int value_bits = static_cast<int>(dtype.itemsize() * 8) - (is_signed(dtype) ? 1 : 0);
+    if (low) {
+        // The least value: 0, or -2^value_bits.
+        if (!is_signed(dtype)) return negative || magnitude == 0;
+        return negative && magnitude >= (std::uint64_t{1} << value_bits);
+    }
+    const std::uint64_t greatest = value_bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << value_bits) - 1;
+    return !negative && magnitude >= greatest;
 }
 
 detail::ScalarValue signed_value(std::int64_t v) {
@@ -257,13 +292,27 @@ Expr where(const Expr& condition, const Expr& a, const Expr& b) {
     return make(ExprOp::where, {condition.node(), a.node(), b.node()});
 }
 Expr clip(const Expr& a, const Expr& low, const Expr& high) {
-    // np.clip's own order for complex values (ExprNode::clip_order): the nodes marked as clip's.
-    const auto clip_node = [](const Expr& e) {
+    // np.clip's first operand goes through np.asarray: a weak scalar there is strong.
+    const NodePtr x = clip_operand(a.node());
+    // numpy's _clip: a Python integer bound at or past an integer operand's range clips nothing and
+    // is left out (np.clip(int8_array, 0, 255) is np.maximum(int8_array, 0)); what is left is
+    // np.minimum, np.maximum or the operand itself (np.positive).
+    const bool keep_low = !clips_nothing(*low.node(), x->dtype, true);
+    const bool keep_high = !clips_nothing(*high.node(), x->dtype, false);
+    if (!keep_low && !keep_high) return Expr(x);
+    if (!keep_low) return minimum(Expr(x), high);
+    if (!keep_high) return maximum(Expr(x), low);
+    // np.clip is one ufunc: one promotion over the three operands (NEP 50's weak scalars against
+    // all of them: clip(bool_array, 3, float16_array) is float16 where maximum then minimum would
+    // give int64, then float64), and np.clip's own order for complex values (ExprNode::clip_order).
+    const DType common = common_type({x, low.node(), high.node()});
+    const auto clip_node = [&common](const Expr& e) {
         auto node = std::make_shared<ExprNode>(*e.node());
         node->clip_order = true;
+        node->dtype = node->compute = common;
         return Expr(NodePtr(std::move(node)));
     };
-    return clip_node(minimum(clip_node(maximum(a, low)), high));
+    return clip_node(minimum(clip_node(maximum(Expr(x), low)), high));
 }
 
 Expr floor_divide(const Expr& a, const Expr& b) { return make(ExprOp::floor_divide, {a.node(), b.node()}); }

@@ -257,22 +257,76 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
 }
 
 void check_weak_fill(const detail::ExprNode& node, const DType& dtype);
+Expr typed_fill_value(const Expr& value, const DType& dtype);
 
 // numpy 2's `a[...] = x` for a Python scalar x (kjarni's weak scalars) into an array of another
 // kind: a complex into a real or integer array is a TypeError; into an integer array, a float
 // goes through int(x) (NaN a ValueError, infinities an OverflowError), and the integer must fit
 // the dtype (OverflowError: "Python integer 300 out of bounds for int8"), not wrap. An integer
 // array's value is then converted on the host, exactly (a weak integer above int64's range reaches
-// uint64 intact, where the device conversion would go through int64).
+// uint64 intact, where the device conversion would go through int64), and so is an integer's
+// into any type.
 Expr fill_value(const Expr& value, const DType& dtype) {
     const detail::ExprNode& node = *value.node();
-    if (node.op != detail::ExprOp::scalar || !node.weak) return astype(value, dtype);
+    if (node.op != detail::ExprOp::scalar) return astype(value, dtype);
+    if (!node.weak) return typed_fill_value(value, dtype);
     check_weak_fill(node, dtype);
-    if (!is_integer(dtype)) return astype(value, dtype);  // float16: one rounding from the double on the device
+    // A float into a float type: one rounding from the double on the device (float16 too). The rest
+    // converts on the host, from the exact value (2**64 - 1 into float32 or bool, past int64's range).
+    if (!is_integer(dtype) && node.value.kind == detail::ScalarValue::Kind::floating) return astype(value, dtype);
     auto typed = std::make_shared<detail::ExprNode>(node);
     typed->weak.reset();
     typed->dtype = typed->compute = dtype;
+    // The value in the target's type (a bool travels as uint8_t: -2**63 must arrive as true).
+    const auto bytes = node.value.write(dtype);
+    typed->value = detail::ScalarValue::read(std::span<const std::byte>(bytes.data(), dtype.itemsize()), dtype);
     return Expr(std::shared_ptr<const detail::ExprNode>(std::move(typed)));
+}
+
+// numpy 2's `a[...] = x` for a numpy scalar x (kjarni::scalar) into a signed integer array goes
+// through Python's int(x) (a float's integer part, a complex's real part's), which must fit
+// (OverflowError: np.int64(300) into int8; NaN a ValueError, infinities an OverflowError); into
+// the other types it is the C conversion, astype's (np.int64(300) into uint8 is 44,
+// np.float64(1e10) into uint16 0, numpy's x86-64 results). The integer that fits is made on the host.
+Expr typed_fill_value(const Expr& value, const DType& dtype) {
+    const detail::ExprNode& node = *value.node();
+    using Kind = detail::ScalarValue::Kind;
+    if (!is_integer(dtype) || !is_signed(dtype) || node.dtype.kind() == DType::Kind::bool_) return astype(value, dtype);
+    // The scalar's value in its own dtype (scalar_integer(-1, uint64) is np.uint64(2**64 - 1)).
+    const auto own = node.value.write(node.dtype);
+    const detail::ScalarValue v = detail::ScalarValue::read(std::span<const std::byte>(own.data(), node.dtype.itemsize()), node.dtype);
+    const std::uint64_t limit = std::uint64_t{1} << (dtype.itemsize() * 8 - 1);  // |least value|; greatest + 1
+    bool fits = false;
+    std::string shown;
+    detail::ScalarValue converted;
+    converted.kind = Kind::signed_integer;
+    if (v.kind == Kind::floating) {
+        const double x = v.c.real();
+        if (!std::isfinite(x))
+            throw ArgumentError("value", fmt::format("fill: {} does not convert to {} (numpy raises {})", x, dtype.name(),
+                                                     std::isnan(x) ? "ValueError" : "OverflowError"));
+        const double whole = std::trunc(x);  // the bounds are powers of two: exact
+        const double bound = static_cast<double>(limit);
+        fits = whole >= -bound && whole < bound;
+        if (fits) converted.i = static_cast<std::int64_t>(whole);
+        shown = fmt::format("{} (the integer part of {})", whole, x);
+    } else if (v.kind == Kind::signed_integer) {
+        fits = v.i < 0 ? 0 - static_cast<std::uint64_t>(v.i) <= limit : static_cast<std::uint64_t>(v.i) < limit;
+        converted.i = v.i;
+        shown = std::to_string(v.i);
+    } else {
+        fits = v.u < limit;
+        converted.i = static_cast<std::int64_t>(v.u);
+        shown = std::to_string(v.u);
+    }
+    if (!fits)
+        throw ArgumentError("value", fmt::format("fill: the integer {} is out of bounds for {} (numpy 2 raises OverflowError for "
+                                                 "a numpy scalar too)",
+                                                 shown, dtype.name()));
+    auto node_out = std::make_shared<detail::ExprNode>(node);
+    node_out->value = converted;
+    node_out->dtype = node_out->compute = dtype;
+    return Expr(std::shared_ptr<const detail::ExprNode>(std::move(node_out)));
 }
 
 void check_weak_fill(const detail::ExprNode& node, const DType& dtype) {
@@ -319,6 +373,20 @@ Array evaluate(const Queue& queue, const Expr& expression, const Allocator& allo
 }
 
 void assign(const Queue& queue, const Array& out, const Expr& expression) {
+    const detail::ExprNode& node = *expression.node();
+    if (node.op == detail::ExprOp::scalar && node.weak) {
+        // A bare weak scalar (np.copyto(out, 300, casting="same_kind")): same_kind by its kind (a
+        // Python int goes into unsigned types too, bool only into bool), then the value checked
+        // against out's dtype as fill() checks it (NEP 50's OverflowError), before anything runs,
+        // so that an empty out refuses it too.
+        const DType kind_dtype = *node.weak == detail::WeakKind::integer ? DType(dtypes::uint8) : node.dtype;
+        if (!same_kind_castable(kind_dtype, out.dtype()))
+            throw ArgumentError("out", fmt::format("has dtype {}; a weak {} scalar does not cast to it within its kind "
+                                                   "(numpy's same_kind): use astype()",
+                                                   out.dtype().name(), node.dtype.name()));
+        run(queue, out, fill_value(expression, out.dtype()));
+        return;
+    }
     if (!same_kind_castable(expression.dtype(), out.dtype()))
         throw ArgumentError("out", fmt::format("has dtype {}; the expression's {} does not cast to it within its kind "
                                                "(numpy's same_kind): use astype()",

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -19,6 +20,10 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/device_code.hpp"
+#include "algorithms/expression_codegen.hpp"
+#include "algorithms/expression_node.hpp"
+#include "algorithms/scalar_value.hpp"
 #include "dtype/half.hpp"
 #include "kjarni/expression.hpp"
 #include "kjarni/reduction.hpp"
@@ -429,6 +434,284 @@ TEST_P(NumpyFidelityTest, Float32SumAndMeanStayWithinNumpysPairwiseBound) {
             EXPECT_EQ(m, static_cast<float>(static_cast<double>(s) / static_cast<double>(n)));
         }
     }
+}
+
+// ---- clip ---------------------------------------------------------------------------------------
+
+// An operand of numpy_clip.txt: an array of the dtype named, or a weak scalar (a C++ literal, as
+// numpy's Python scalar) written weak:<Python literal>.
+Expr clip_table_operand(const std::string& spec, const std::map<std::string, Array>& arrays) {
+    if (spec.rfind("weak:", 0) != 0) return arrays.at(spec);
+    const std::string v = spec.substr(5);
+    if (v == "True") return Expr(true);
+    if (v == "1j") return Expr(std::complex<double>(0, 1));
+    if (v.find('.') != std::string::npos) return Expr(std::stod(v));
+    if (v[0] == '-') return Expr(static_cast<std::int64_t>(std::stoll(v)));
+    const std::uint64_t u = std::stoull(v);
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return Expr(u);
+    return Expr(static_cast<std::int64_t>(u));
+}
+
+TEST_P(NumpyFidelityTest, ClipPromotesItsThreeOperandsAsNumpysClip) {
+    // numpy's table (data/make_numpy_clip.py): the result dtype, or an error (a Python integer the
+    // result type cannot hold), for arrays and weak scalars in each of the three places. kjarni
+    // refuses at the latest when the kernel's code is generated (no compilation needed here).
+    const auto rows = table_rows("numpy_clip.txt");
+    std::ifstream header(std::string(KJARNI_RUNTIME_DATA_DIR) + "/numpy_clip.txt");
+    std::vector<std::string> highs;
+    for (std::string line; std::getline(header, line);) {
+        if (line.rfind("# high: ", 0) != 0) continue;
+        std::istringstream words(line.substr(8));
+        for (std::string w; words >> w;) highs.push_back(w);
+    }
+    ASSERT_EQ(highs.size(), 16u);
+    std::map<std::string, Array> arrays;
+    for (const std::string& spec : highs)
+        if (spec.rfind("weak:", 0) != 0) arrays.emplace(spec, Array::empty(bound_device(), {2}, dtype_named(spec)));
+    std::size_t checked = 0;
+    for (const auto& row : rows) {
+        ASSERT_EQ(row.size(), 2 + highs.size());
+        for (std::size_t h = 0; h < highs.size(); ++h) {
+            const std::string& want = row[2 + h];
+            SCOPED_TRACE(fmt::format("clip({}, {}, {}): numpy {}", row[0], row[1], highs[h], want));
+            const auto made = [&] {
+                const Expr e = clip(clip_table_operand(row[0], arrays), clip_table_operand(row[1], arrays),
+                                    clip_table_operand(highs[h], arrays));
+                (void)detail::generate_expression(*e.node());
+                return e;
+            };
+            if (want == "error") {
+                EXPECT_THROW((void)made(), ArgumentError);
+            } else {
+                EXPECT_EQ(made().dtype().name(), want);
+            }
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 13u * 16u * 16u);
+}
+
+TEST_P(NumpyFidelityTest, ClipValuesLeaveOutBoundsPastTheRangeAsNumpy) {
+    constexpr std::size_t n = 400;
+    auto& rng = random_engine();
+    std::uniform_int_distribution<int> small(-1000, 1000);
+    std::vector<std::int8_t> x8(n);
+    std::vector<std::int16_t> lo16(n);
+    std::vector<std::uint8_t> u8(n);
+    std::vector<float> lo_f(n), hi_f(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        x8[k] = static_cast<std::int8_t>(small(rng));
+        lo16[k] = static_cast<std::int16_t>(small(rng));
+        u8[k] = static_cast<std::uint8_t>(small(rng));
+        lo_f[k] = static_cast<float>(small(rng)) / 4;  // quarters: exact in float16
+        hi_f[k] = static_cast<float>(small(rng)) / 4;
+    }
+    x8[0] = -128;
+    x8[1] = 127;
+    const Array x = Array::from_host(queue(), std::span<const std::int8_t>(x8), {n});
+    const Array lo = Array::from_host(queue(), std::span<const std::int16_t>(lo16), {n});
+    const Array u = Array::from_host(queue(), std::span<const std::uint8_t>(u8), {n});
+    const Array lo_h = Array::from_host(queue(), std::span<const float>(lo_f), {n}).astype(queue(), float16);
+    const Array hi_h = Array::from_host(queue(), std::span<const float>(hi_f), {n}).astype(queue(), float16);
+    const Array hi32 = Array::from_host(queue(), std::span<const float>(hi_f), {n});
+    std::vector<std::uint8_t> bits(n);
+    for (std::size_t k = 0; k < n; ++k) bits[k] = u8[k] & 1;
+    const Array flags = Array::from_host(queue(), std::span<const std::uint8_t>(bits), {n}).view(DType(bool_));
+    const auto doubles = [&](const Expr& e) { return evaluate(queue(), astype(e, float64)).get(queue()).to_vector<double>(); };
+
+    // A weak 255 past int8's range: np.clip(x, lo, 255) is np.maximum(x, lo) (int16), not clipped to 255.
+    const Expr dropped_high = clip(x, lo, 255);
+    EXPECT_EQ(dropped_high.dtype(), DType(int16));
+    // A weak -5 below uint8's least value: np.minimum(u, 200), uint8.
+    const Expr dropped_low = clip(u, -5, 200);
+    EXPECT_EQ(dropped_low.dtype(), DType(uint8));
+    // Both past the range: the values themselves (np.positive).
+    const Expr dropped_both = clip(x, -128, 127);
+    EXPECT_EQ(dropped_both.dtype(), DType(int8));
+    // One promotion over bool, a weak 3 and float16: float16 (maximum, then minimum: float64).
+    const Expr one_promotion = clip(flags, 3, hi_h);
+    EXPECT_EQ(one_promotion.dtype(), DType(float16));
+    // A weak first operand is numpy's np.asarray: int64, strong, so float64 with float16 bounds.
+    const Expr weak_first = clip(-128, lo_h, hi_h);
+    EXPECT_EQ(weak_first.dtype(), DType(float64));
+    // A typed int16 scalar, a weak float and float32: float32 (maximum first would give float64).
+    const Expr typed_first = clip(scalar_integer(2, int16), -0.0, hi32);
+    EXPECT_EQ(typed_first.dtype(), DType(float32));
+
+    const auto a = doubles(dropped_high), b = doubles(dropped_low), c = doubles(dropped_both), d = doubles(one_promotion),
+               e = doubles(weak_first), f = doubles(typed_first);
+    for (std::size_t k = 0; k < n; ++k) {
+        SCOPED_TRACE(k);
+        ASSERT_EQ(a[k], std::max<double>(x8[k], lo16[k]));
+        ASSERT_EQ(b[k], std::min<double>(u8[k], 200));
+        ASSERT_EQ(c[k], x8[k]);
+        ASSERT_EQ(d[k], std::min<double>(3, hi_f[k]));
+        ASSERT_EQ(e[k], std::min<double>(std::max<double>(-128, lo_f[k]), hi_f[k]));
+        ASSERT_EQ(f[k], std::min<double>(2, hi_f[k]));
+    }
+}
+
+// ---- Correctly rounded float division (round's scaling back) -------------------------------------
+
+// kj_div_rn_from_f (device_code.cpp) corrects a quotient within a few ulps to the correctly rounded
+// one, which OpenCL's a / b need not be (2.5 ulp; NVIDIA's OpenCL was one ulp low for
+// round(29.4339f, 2)). A device that divides correctly never shows the correction at work, so the
+// quotients are moved off by up to 5 ulps first; each must come back to the host's IEEE quotient.
+constexpr const char* division_source = R"(
+KERNEL void corrected(GLOBAL_MEM float* out, GLOBAL_MEM float* plain, GLOBAL_MEM const float* a,
+                      GLOBAL_MEM const float* b, GLOBAL_MEM const int* steps, unsigned int n)
+{
+    const SIZE_T i = get_global_id(0);
+    if (i >= n) return;
+    float q = a[i] / b[i];
+    const int s = steps[i];
+    for (int k = 0; k < (s < 0 ? -s : s); ++k) q = nextafter(q, s < 0 ? -INFINITY : INFINITY);
+    out[i] = kj_div_rn_from_f(a[i], b[i], q);
+    plain[i] = kj_div_rn_f(a[i], b[i]);
+}
+)";
+
+TEST_P(NumpyFidelityTest, FloatDivisionForRoundIsCorrectlyRoundedFromAnyNearbyQuotient) {
+    if (context().api().id() == ApiId::cuda()) GTEST_SKIP() << "CUDA divides with __fdiv_rn (correctly rounded by definition)";
+    auto& rng = random_engine();
+    std::vector<float> a, b;
+    std::vector<int> steps;
+    std::uniform_int_distribution<int> step(-5, 5);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    std::uniform_real_distribution<float> significand(1.0f, 2.0f);
+    std::uniform_int_distribution<int> exponent(-60, 60);  // normal quotients (their residuals are exact)
+    const auto any_float = [&] { return std::ldexp(rng() % 2 == 0 ? significand(rng) : -significand(rng), exponent(rng)); };
+    std::uniform_int_distribution<int> decimals(0, 6);
+    for (int k = 0; k < 6000; ++k) {
+        if (k % 2 == 0) {
+            // round()'s case: an integer (rint(x * 10^d)) over a power of ten.
+            const float d = std::pow(10.0f, static_cast<float>(decimals(rng)));
+            a.push_back(std::nearbyint(unit(rng) * 1e6f));
+            b.push_back(d);
+        } else {
+            a.push_back(any_float());
+            b.push_back(any_float());
+        }
+        steps.push_back(step(rng));
+    }
+    // Quotients beside powers of two (the ulp halves below them) and exact ones.
+    for (const float q : {1.0f, 2.0f, 0.5f, 1024.0f})
+        for (const float d : {3.0f, 7.0f, 10.0f, 100.0f}) {
+            for (const int s : {-5, -1, 0, 1, 5}) {
+                a.push_back(q * d);
+                b.push_back(d);
+                steps.push_back(s);
+                a.push_back(std::nextafter(q * d, 0.0f));
+                b.push_back(d);
+                steps.push_back(s);
+            }
+        }
+    // Zeros, infinities and NaN: the quotient stands.
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (const auto& [x, y] : std::vector<std::pair<float, float>>{{0.0f, 3.0f}, {-0.0f, 3.0f}, {1.0f, 0.0f}, {-1.0f, 0.0f}, {0.0f, 0.0f},
+                                                                  {inf, 2.0f}, {2.0f, inf}, {inf, inf}, {nan, 1.0f}, {1.0f, nan}}) {
+        a.push_back(x);
+        b.push_back(y);
+        steps.push_back(0);
+    }
+    const std::size_t n = a.size();
+    const Program program(bound_device(), detail::algorithm_preamble() + division_source);
+    const Array da = Array::from_host(queue(), std::span<const float>(a), {n});
+    const Array db = Array::from_host(queue(), std::span<const float>(b), {n});
+    const Array ds = Array::from_host(queue(), std::span<const int>(steps), {n});
+    const Array out = Array::empty(bound_device(), {n}, float32);
+    const Array plain = Array::empty(bound_device(), {n}, float32);
+    program.kernel("corrected")(queue(), {n}, std::nullopt, out.base(), plain.base(), da.base(), db.base(), ds.base(),
+                                static_cast<unsigned>(n));
+    const auto got = out.get(queue()).to_vector<float>();
+    const auto direct = plain.get(queue()).to_vector<float>();
+    std::size_t bad = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        const float want = a[k] / b[k];  // IEEE division on the host: correctly rounded
+        const auto same = [&](float g) { return g == want ? std::signbit(g) == std::signbit(want) : std::isnan(g) && std::isnan(want); };
+        if ((!same(got[k]) || !same(direct[k])) && ++bad <= 5)
+            ADD_FAILURE() << a[k] << " / " << b[k] << " from " << steps[k] << " ulps off: " << got[k] << ", directly "
+                          << direct[k] << ", IEEE " << want;
+    }
+    EXPECT_EQ(bad, 0u);
+}
+
+// ---- Scalars written into arrays ------------------------------------------------------------------
+
+// A source of numpy_setitem.txt: weak:<Python literal> (a weak C++ literal) or <dtype>:<literal>
+// (kjarni::scalar, numpy's np.int16(300)).
+Expr setitem_source(const std::string& spec) {
+    const auto colon = spec.find(':');
+    const std::string kind = spec.substr(0, colon);
+    const std::string text = spec.substr(colon + 1);
+    const auto real = [](const std::string& t) {
+        if (t == "float('nan')") return std::numeric_limits<double>::quiet_NaN();
+        if (t == "float('inf')") return std::numeric_limits<double>::infinity();
+        return std::stod(t);
+    };
+    const bool floating = text.find_first_of(".e(") != std::string::npos;
+    if (kind == "weak") {
+        if (text == "True") return Expr(true);
+        if (text == "1j") return Expr(std::complex<double>(0, 1));
+        if (floating) return Expr(real(text));
+        if (text[0] == '-') return Expr(static_cast<std::int64_t>(std::stoll(text)));
+        const std::uint64_t u = std::stoull(text);
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return Expr(u);
+        return Expr(static_cast<std::int64_t>(u));
+    }
+    const DType d = dtype_named(kind);
+    if (text == "3+4j") return scalar(std::complex<double>(3, 4), d);
+    if (floating) return scalar(real(text), d);
+    if (text[0] == '-') return scalar_integer(std::stoll(text), d);
+    return scalar_integer(static_cast<std::int64_t>(std::stoull(text)), d);  // uint64's 2^64 - 1 as -1: its bits
+}
+
+TEST_P(NumpyFidelityTest, FillAndAssignCheckScalarsAsNumpyEvenForEmptyArrays) {
+    // numpy's table (data/make_numpy_setitem.py): a[...] = x (fill) and np.copyto(a, x, "same_kind")
+    // (assign) for weak and typed scalars into every real dtype, the element written or an error.
+    // An error comes for an empty array too (it is the value's, not the elements').
+    std::size_t checked = 0;
+    for (const auto& row : table_rows("numpy_setitem.txt")) {
+        const std::string& op = row.at(0);
+        const DType target = dtype_named(row.at(2));
+        const std::string& want = row.at(3);
+        SCOPED_TRACE(fmt::format("{} {} into {}: numpy {}", op, row.at(1), row.at(2), want));
+        const Expr source = setitem_source(row.at(1));
+        const auto write = [&](const Array& out) { op == "fill" ? fill(queue(), out, source) : assign(queue(), out, source); };
+        const Array empty = Array::empty(bound_device(), {0, 2}, target);
+        const Array one = Array::zeros(queue(), {1}, target);
+        ++checked;
+        if (want == "error") {
+            EXPECT_THROW(write(empty), ArgumentError);
+            EXPECT_THROW(write(one), ArgumentError);
+            continue;
+        }
+        EXPECT_NO_THROW(write(empty));
+        // The element itself where kjarni converts on the host (integers, and whatever goes into a
+        // signed type): one kernel per target dtype. Floats into other types are astype's
+        // conversions (a kernel per pair of dtypes), which the conversion tables above check.
+        const std::string source_kind = row.at(1).substr(0, row.at(1).find(':'));
+        const std::string source_text = row.at(1).substr(row.at(1).find(':') + 1);
+        const bool float_source = source_kind == "weak" ? source_text != "True" && source_text.find_first_of(".e(j") != std::string::npos
+                                                        : !is_integer(dtype_named(source_kind)) && source_kind != "bool";
+        if (float_source && !(is_integer(target) && is_signed(target))) continue;
+        ASSERT_NO_THROW(write(one));
+        const HostArray h = one.get(queue());
+        const detail::ScalarValue got = detail::ScalarValue::read(std::span<const std::byte>(h.data(), target.itemsize()), target);
+        if (target.kind() == DType::Kind::bool_) {
+            EXPECT_EQ(got.u != 0 ? "True" : "False", want);
+        } else if (is_integer(target)) {
+            EXPECT_EQ(is_signed(target) ? std::to_string(got.i) : std::to_string(got.u), want);
+        } else {
+            const double w = std::stod(want);
+            const double expected = target.kind() == DType::Kind::float16 ? detail::half_to_double(detail::double_to_half(w))
+                                                                          : static_cast<double>(static_cast<float>(w));
+            const double g = got.c.real();
+            EXPECT_TRUE(g == expected || (std::isnan(g) && std::isnan(expected))) << g;
+        }
+    }
+    EXPECT_EQ(checked, 2u * 27u * 11u);
 }
 
 }  // namespace
