@@ -12,7 +12,7 @@ namespace kjarni::detail {
 
 namespace {
 
-using Kind = backend::ParamInfo::Kind;
+using ParamKind = backend::ParamInfo::Kind;
 
 std::string describe_param(std::size_t index, const backend::ParamInfo& param) {
     if (param.name.empty()) return fmt::format("argument {}", index);
@@ -22,17 +22,17 @@ std::string describe_param(std::size_t index, const backend::ParamInfo& param) {
 std::string declared_param(const backend::ParamInfo& param) {
     const std::string type = param.type_name.empty() ? "" : "'" + param.type_name + "' ";
     switch (param.kind) {
-        case Kind::global_pointer:
+        case ParamKind::global_pointer:
             return type + "(a global memory pointer: pass a Buffer or ManagedMemory)";
-        case Kind::local_pointer:
+        case ParamKind::local_pointer:
             return type + "(a local memory pointer, which kjarni cannot pass)";
-        case Kind::scalar:
+        case ParamKind::scalar:
             return param.size != 0 ? fmt::format("{}({} bytes by value)", type, param.size) : type + "(by value)";
-        case Kind::image:
+        case ParamKind::image:
             return type + "(an image: pass an Image to write it, image.sampled(sampler) to read it)";
-        case Kind::sampler:
+        case ParamKind::sampler:
             return type + "(a sampler: declare the image with KJARNI_IMAGE*_READ and pass image.sampled(sampler))";
-        case Kind::unknown:
+        case ParamKind::unknown:
             break;
     }
     return fmt::format("{} bytes", param.size);
@@ -92,12 +92,12 @@ void check_args_fully(std::string_view kernel, const std::vector<ParamCheck>& ch
         if (checks.empty()) continue;
         const ParamCheck& param = checks[p];
         switch (param.kind) {
-            case Kind::global_pointer:
+            case ParamKind::global_pointer:
                 if (!is_buffer) param_mismatch(kernel, p, params[p], arg);
                 break;
-            case Kind::local_pointer:
+            case ParamKind::local_pointer:
                 param_mismatch(kernel, p, params[p], arg);
-            case Kind::scalar: {
+            case ParamKind::scalar: {
                 // CUDA reports a written image's parameter (a 16-byte surface struct by value) as a
                 // scalar of its size; no OpenCL image argument is 16 bytes with one parameter.
                 const bool cuda_surface = is_image && arg.param_count == 1 && arg.size == 16;
@@ -106,13 +106,13 @@ void check_args_fully(std::string_view kernel, const std::vector<ParamCheck>& ch
                 }
                 break;
             }
-            case Kind::image:
+            case ParamKind::image:
                 // A SampledImage's second parameter must be the sampler, an Image's next one must not.
                 if (!is_image || (arg.param_count == 2) != param.sampler_next) param_mismatch(kernel, p, params[p], arg);
                 break;
-            case Kind::sampler:
+            case ParamKind::sampler:
                 param_mismatch(kernel, p, params[p], arg);
-            case Kind::unknown:
+            case ParamKind::unknown:
                 // CUDA reports sizes only: a buffer is an 8-byte pointer.
                 if (param.size != 0 && param.size != (is_buffer ? sizeof(void*) : arg.size)) {
                     param_mismatch(kernel, p, params[p], arg);
@@ -159,12 +159,12 @@ std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& para
     std::vector<ParamCheck> checks;
     checks.reserve(params.size());
     for (std::size_t p = 0; p < params.size(); ++p) {
-        const bool sampler_next = p + 1 < params.size() && params[p + 1].kind == Kind::sampler;
-        const Kind kind = params[p].kind;
+        const bool sampler_next = p + 1 < params.size() && params[p + 1].kind == ParamKind::sampler;
+        const ParamKind kind = params[p].kind;
         const std::size_t size = params[p].size;
         const bool takes_buffer =
-            kind == Kind::global_pointer || (kind == Kind::unknown && (size == 0 || size == sizeof(void*)));
-        const bool takes_scalar = kind == Kind::scalar || kind == Kind::unknown;
+            kind == ParamKind::global_pointer || (kind == ParamKind::unknown && (size == 0 || size == sizeof(void*)));
+        const bool takes_scalar = kind == ParamKind::scalar || kind == ParamKind::unknown;
         checks.push_back(ParamCheck{kind, sampler_next, takes_buffer, takes_scalar, size});
     }
     return checks;
