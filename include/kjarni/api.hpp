@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kjarni/api_id.hpp"
-#include "kjarni/detail/backend_access.hpp"
+#include "kjarni/detail/handle.hpp"
 
 namespace kjarni {
 
@@ -26,7 +26,7 @@ struct ApiStatus {
 
 /// One GPU API (CUDA or OpenCL): a cheap, copyable handle naming the backend, which is loaded on
 /// first use. Lists the API's platforms; equal handles name the same API.
-class Api {
+class Api : public detail::Handle<backend::Api> {
 public:
     /// Every API whose backend loaded and reports at least one platform.
     static std::vector<Api> all_available();
@@ -43,13 +43,12 @@ public:
     std::string driver_version() const;
     std::vector<Platform> platforms() const;
 
-    friend bool operator==(const Api& a, const Api& b) { return a.impl_ == b.impl_; }
-
 private:
     friend struct detail::BackendAccess;
     explicit Api(std::shared_ptr<backend::Api> impl);
-    const std::shared_ptr<backend::Api>& backend() const noexcept { return impl_; }
-    std::shared_ptr<backend::Api> impl_;
 };
 
 }  // namespace kjarni
+
+template <>
+struct std::hash<kjarni::Api> : kjarni::detail::HandleHash<kjarni::Api> {};

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -119,3 +120,20 @@ private:
 };
 
 }  // namespace kjarni
+
+/// Equal contexts hash equal (the address of what they share).
+template <>
+struct std::hash<kjarni::Context> {
+    std::size_t operator()(const kjarni::Context& context) const noexcept {
+        return std::hash<const void*>{}(&kjarni::detail::state_of(context));
+    }
+};
+
+/// Equal bound devices (the same context, the same index) hash equal.
+template <>
+struct std::hash<kjarni::BoundDevice> {
+    std::size_t operator()(const kjarni::BoundDevice& device) const noexcept {
+        const std::size_t context = std::hash<kjarni::Context>{}(device.context());
+        return context ^ (device.index() + 0x9e3779b97f4a7c15ULL + (context << 6) + (context >> 2));
+    }
+};

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kjarni/detail/backend_access.hpp"
+#include "kjarni/detail/handle.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/platform.hpp"
 
@@ -35,7 +35,7 @@ struct DeviceFilter {
 
 /// One device of a platform (a CUdevice ordinal, a cl_device_id): its name, parameters and API.
 /// A cheap handle; equal handles name the same device.
-class Device {
+class Device : public detail::Handle<backend::Device> {
 public:
     static std::vector<Device> all(const Platform& platform);
     static std::vector<Device> all_filtered(const Platform& platform, const DeviceFilter& filter = {});
@@ -54,13 +54,12 @@ public:
     std::optional<DeviceAttribute::Value> attribute(std::string_view name) const;
     std::uintptr_t native_handle() const;
 
-    friend bool operator==(const Device& a, const Device& b) { return a.impl_ == b.impl_; }
-
 private:
     friend struct detail::BackendAccess;
     explicit Device(std::shared_ptr<backend::Device> impl);
-    const std::shared_ptr<backend::Device>& backend() const noexcept { return impl_; }
-    std::shared_ptr<backend::Device> impl_;
 };
 
 }  // namespace kjarni
+
+template <>
+struct std::hash<kjarni::Device> : kjarni::detail::HandleHash<kjarni::Device> {};

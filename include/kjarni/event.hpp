@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "kjarni/detail/backend_access.hpp"
+#include "kjarni/detail/handle.hpp"
 
 namespace kjarni {
 
@@ -13,7 +13,7 @@ class Event;
 
 /// A point in a queue's work: wait for it, ask whether it is reached, time between two events, or
 /// make another queue wait for it. Copies share the event.
-class Event {
+class Event : public detail::Handle<backend::Event> {
 public:
     /// Blocks until everything enqueued before the event is done.
     void wait() const;
@@ -27,8 +27,9 @@ public:
 private:
     friend struct detail::BackendAccess;
     explicit Event(std::shared_ptr<backend::Event> impl);
-    const std::shared_ptr<backend::Event>& backend() const noexcept { return impl_; }
-    std::shared_ptr<backend::Event> impl_;
 };
 
 }  // namespace kjarni
+
+template <>
+struct std::hash<kjarni::Event> : kjarni::detail::HandleHash<kjarni::Event> {};

@@ -105,7 +105,7 @@ private:
 /// it goes; there is no queue ordering: the caller makes sure asynchronous transfers from or to a
 /// block are finished before dropping it. Copies share one pool; all members are thread safe.
 /// When an allocation fails with OutOfMemoryError the pool frees what it holds and tries once more.
-class HostMemoryPool {
+class HostMemoryPool : public detail::PoolCounters<HostMemoryPool> {
 public:
     explicit HostMemoryPool(HostMemoryFlags flags = {}, unsigned leading_bits_in_bin_id = 4);
 
@@ -115,10 +115,6 @@ public:
     HostMemoryFlags flags() const;
     unsigned leading_bits_in_bin_id() const;
 
-    std::size_t held_blocks() const { return statistics().held_blocks; }
-    std::size_t active_blocks() const { return statistics().active_blocks; }
-    std::size_t managed_bytes() const { return statistics().managed_bytes; }
-    std::size_t active_bytes() const { return statistics().active_bytes; }
     MemoryPoolStatistics statistics() const;
 
     /// Frees every block the pool holds.

@@ -37,6 +37,7 @@
 
 #include "kjarni/buffer.hpp"
 #include "kjarni/context.hpp"
+#include "kjarni/pool_statistics.hpp"
 #include "kjarni/queue.hpp"
 
 namespace kjarni {
@@ -61,25 +62,13 @@ private:
     Queue queue_;
 };
 
-/// What a MemoryPool holds and has handed out, in blocks and bytes.
-struct MemoryPoolStatistics {
-    /// Unused blocks the pool holds.
-    std::size_t held_blocks = 0;
-    /// Blocks handed out and not yet returned.
-    std::size_t active_blocks = 0;
-    /// Bytes of all blocks, held and active (their rounded sizes).
-    std::size_t managed_bytes = 0;
-    /// Bytes the application asked for in the active blocks.
-    std::size_t active_bytes = 0;
-};
-
 namespace detail {
 struct PoolState;
 }
 
 /// A pool of device buffers that reuses freed blocks by size bin instead of allocating anew (see
 /// the top of the file for queue-ordered reuse). Copies share the pool; it is an Allocator.
-class MemoryPool {
+class MemoryPool : public detail::PoolCounters<MemoryPool> {
 public:
     explicit MemoryPool(Allocator allocator = DeferredAllocator{}, unsigned leading_bits_in_bin_id = 4);
 
@@ -90,10 +79,6 @@ public:
     /// As allocate(device, size): a MemoryPool is an Allocator.
     Buffer operator()(const BoundDevice& device, std::size_t size) const { return allocate(device, size); }
 
-    std::size_t held_blocks() const { return statistics().held_blocks; }
-    std::size_t active_blocks() const { return statistics().active_blocks; }
-    std::size_t managed_bytes() const { return statistics().managed_bytes; }
-    std::size_t active_bytes() const { return statistics().active_bytes; }
     MemoryPoolStatistics statistics() const;
 
     /// Frees every block the pool holds.

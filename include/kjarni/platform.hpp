@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kjarni/api.hpp"
-#include "kjarni/detail/backend_access.hpp"
+#include "kjarni/detail/handle.hpp"
 
 namespace kjarni {
 
@@ -30,7 +30,7 @@ struct PlatformFilter {
 
 /// One platform of an API (an OpenCL platform; CUDA has one): its name, vendor, version and devices.
 /// A cheap handle; equal handles name the same platform.
-class Platform {
+class Platform : public detail::Handle<backend::Platform> {
 public:
     static std::vector<Platform> all(const Api& api);
     static std::vector<Platform> all_filtered(const Api& api, const PlatformFilter& filter = {});
@@ -46,13 +46,12 @@ public:
     std::vector<Device> devices() const;
     std::uintptr_t native_handle() const;
 
-    friend bool operator==(const Platform& a, const Platform& b) { return a.impl_ == b.impl_; }
-
 private:
     friend struct detail::BackendAccess;
     explicit Platform(std::shared_ptr<backend::Platform> impl);
-    const std::shared_ptr<backend::Platform>& backend() const noexcept { return impl_; }
-    std::shared_ptr<backend::Platform> impl_;
 };
 
 }  // namespace kjarni
+
+template <>
+struct std::hash<kjarni::Platform> : kjarni::detail::HandleHash<kjarni::Platform> {};

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kjarni/context.hpp"
-#include "kjarni/detail/backend_access.hpp"
+#include "kjarni/detail/handle.hpp"
 #include "kjarni/event.hpp"
 
 namespace kjarni {
@@ -37,7 +37,7 @@ struct EventFlags {
 
 /// An in-order queue of work (copies, kernels, events) on one device (a CUstream, a
 /// cl_command_queue). Copies share the queue.
-class Queue {
+class Queue : public detail::Handle<backend::Queue> {
 public:
     explicit Queue(const BoundDevice& device);
     Queue(const BoundDevice& device, const QueueOptions& options);
@@ -58,13 +58,9 @@ public:
     /// CUstream / cl_command_queue.
     std::uintptr_t native_handle() const;
 
-    friend bool operator==(const Queue& a, const Queue& b) { return a.impl_ == b.impl_; }
-
 private:
     friend struct detail::BackendAccess;
-    const std::shared_ptr<backend::Queue>& backend() const noexcept { return impl_; }
     BoundDevice device_;
-    std::shared_ptr<backend::Queue> impl_;
     int priority_ = 0;
 };
 
@@ -91,3 +87,6 @@ private:
 };
 
 }  // namespace kjarni
+
+template <>
+struct std::hash<kjarni::Queue> : kjarni::detail::HandleHash<kjarni::Queue> {};

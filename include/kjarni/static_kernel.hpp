@@ -52,7 +52,8 @@ struct PerDeviceSizes {
 
 namespace detail {
 struct StaticKernelState;
-}
+struct PackedLaunch;
+}  // namespace detail
 
 /// A kernel rendered, compiled and prepared once for fixed virtual sizes, then launched with its
 /// arguments only (see the top of the file). Copies share the kernel.
@@ -111,16 +112,6 @@ public:
     BoundKernel bind(const Queue& queue, const Args&... args) const {
         return prepared(queue).bind(queue, args...);
     }
-    /// bind() with arguments packed at run time (see PreparedKernel::bind_packed).
-    BoundKernel bind_packed(const Queue& queue, std::vector<detail::KernelArg> args,
-                            std::shared_ptr<const void> owner) const {
-        return prepared(queue).bind_packed(queue, std::move(args), std::move(owner));
-    }
-    /// Launches with arguments packed at run time (see PreparedKernel::launch_packed).
-    std::shared_ptr<backend::Event> launch_packed(const Queue& queue, std::span<const detail::KernelArg> args,
-                                                  bool want_event) const {
-        return prepared(queue).launch_packed(queue, args, want_event);
-    }
     /// Fills a constant array of the program on the queue's device (CUDA only; see Program).
     void set_constant_array(const Queue& queue, std::string_view name, std::span<const std::byte> host) const;
     void set_constant_array(const Queue& queue, std::string_view name, const Buffer& source) const;
@@ -146,6 +137,7 @@ public:
     explicit StaticKernel(std::shared_ptr<const detail::StaticKernelState> state) : state_(std::move(state)) {}
 
 private:
+    friend struct detail::PackedLaunch;  // launches with arguments packed at run time (bindings)
     const PreparedKernel& prepared(const Queue& queue) const;
     std::shared_ptr<const detail::StaticKernelState> state_;
 };

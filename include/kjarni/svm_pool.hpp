@@ -86,7 +86,7 @@ private:
 
 /// A pool of managed (shared virtual) memory blocks of a context, reused by size bin as MemoryPool
 /// reuses device buffers. Copies share the pool.
-class SVMPool {
+class SVMPool : public detail::PoolCounters<SVMPool> {
 public:
     /// A pool of managed memory of `context` (every device of it may use the blocks), allocated
     /// with `flags`. UnsupportedError, when the first block is allocated, where a device of the
@@ -99,10 +99,6 @@ public:
     PooledSVM allocate(const Queue& queue, std::size_t size) const;
     PooledSVM operator()(std::size_t size) const { return allocate(size); }
 
-    std::size_t held_blocks() const { return statistics().held_blocks; }
-    std::size_t active_blocks() const { return statistics().active_blocks; }
-    std::size_t managed_bytes() const { return statistics().managed_bytes; }
-    std::size_t active_bytes() const { return statistics().active_bytes; }
     MemoryPoolStatistics statistics() const;
     /// Frees every block the pool holds.
     void free_held() const;

@@ -50,7 +50,7 @@ void bind_context(nb::module_& m) {
         }, "The one device of a single-device context.")
         .def("native_handle", &Context::native_handle, nb::arg("device_index") = 0)
         .def("__eq__", [](const Context& a, const Context& b) { return a == b; })
-        .def("__hash__", [](const Context& c) { return std::hash<const void*>{}(kjarni::detail::backend_of(c).get()); });
+        .def("__hash__", [](const Context& c) { return std::hash<Context>{}(c); });
 
     nb::class_<BoundDevice>(m, "BoundDevice", "A device as a member of a context.")
         .def_prop_ro("context", &BoundDevice::context)
@@ -59,8 +59,7 @@ void bind_context(nb::module_& m) {
         .def_prop_ro("name", &BoundDevice::name)
         .def_prop_ro("params", &BoundDevice::params, nb::rv_policy::copy)
         .def("__eq__", [](const BoundDevice& a, const BoundDevice& b) { return a == b; })
-        .def("__hash__",
-             [](const BoundDevice& d) { return std::hash<const void*>{}(kjarni::detail::backend_of(d.context()).get()) ^ d.index(); })
+        .def("__hash__", [](const BoundDevice& d) { return std::hash<BoundDevice>{}(d); })
         .def("__repr__", [](const BoundDevice& d) {
             return "<BoundDevice " + std::to_string(d.index()) + " '" + d.name() + "'>";
         });
@@ -115,7 +114,7 @@ void bind_context(nb::module_& m) {
         .def("wait_for", &Queue::wait_for, nb::arg("event"))
         .def_prop_ro("native_handle", &Queue::native_handle, "The CUstream / cl_command_queue, as an int.")
         .def("__eq__", [](const Queue& a, const Queue& b) { return a == b; })
-        .def("__hash__", [](const Queue& q) { return std::hash<const void*>{}(kjarni::detail::backend_of(q).get()); }));
+        .def("__hash__", [](const Queue& q) { return std::hash<Queue>{}(q); }));
 
     m.def("queue_priority_range", &queue_priority_range, nb::arg("device"),
           "(least urgent, most urgent) queue priorities of the device (CUDA); (0, 0) on OpenCL.");

@@ -33,7 +33,7 @@ void bind_discovery(nb::module_& m) {
         .def_prop_ro("driver_version", &Api::driver_version)
         .def_prop_ro("platforms", &Api::platforms)
         .def("__eq__", [](const Api& a, const Api& b) { return a == b; })
-        .def("__hash__", [](const Api& a) { return std::hash<const void*>{}(kjarni::detail::backend_of(a).get()); })
+        .def("__hash__", [](const Api& a) { return std::hash<Api>{}(a); })
         .def("__repr__", [](const Api& a) { return "<API " + a.shortcut() + ">"; });
 
     refuse_other_constructors(
@@ -61,7 +61,7 @@ void bind_discovery(nb::module_& m) {
         .def_prop_ro("devices", &Platform::devices)
         .def_prop_ro("native_handle", &Platform::native_handle)
         .def("__eq__", [](const Platform& a, const Platform& b) { return a == b; })
-        .def("__hash__", [](const Platform& a) { return std::hash<const void*>{}(kjarni::detail::backend_of(a).get()); })
+        .def("__hash__", [](const Platform& a) { return std::hash<Platform>{}(a); })
         .def("__repr__", [](const Platform& p) { return "<Platform '" + p.name() + "'>"; });
 
     nb::enum_<DeviceType>(m, "DeviceType")
@@ -133,7 +133,7 @@ void bind_discovery(nb::module_& m) {
                          return out;
                      })
         .def("__eq__", [](const Device& a, const Device& b) { return a == b; })
-        .def("__hash__", [](const Device& a) { return std::hash<const void*>{}(kjarni::detail::backend_of(a).get()); })
+        .def("__hash__", [](const Device& a) { return std::hash<Device>{}(a); })
         .def("__repr__", [](const Device& d) { return "<Device '" + d.name() + "'>"; });
 
     m.def("platforms_and_devices_by_mask", &platforms_and_devices_by_mask, nb::arg("api"), nb::arg("quantity") = 1,

@@ -8,6 +8,7 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <kjarni/detail/packed_launch.hpp>
 #include <kjarni/program.hpp>
 #include <kjarni/static_kernel.hpp>
 
@@ -101,7 +102,8 @@ BoundKernel bind_python(const AnyKernel& kernel, nb::handle parameters, const Qu
         delete kept;
     });
     const std::span<const detail::KernelArg> span = packed.span();
-    return kernel.bind_packed(queue, std::vector<detail::KernelArg>(span.begin(), span.end()), std::move(owner));
+    return detail::bind_packed(kernel, queue, std::vector<detail::KernelArg>(span.begin(), span.end()),
+                               std::move(owner));
 }
 
 using ConstantSpecs = std::map<std::string, std::tuple<std::string, std::size_t, std::size_t>>;
@@ -249,7 +251,7 @@ void bind_program(nb::module_& m) {
                 const PreparedKernel& k = *self.p;
                 return launch_on(args[0], args, 1, parameters_of(self.h),
                                  [&k](const Queue& q, std::span<const detail::KernelArg> a) {
-                                     k.launch_packed(q, a, false);
+                                     detail::enqueue_packed(k, q, a);
                                  });
             },
             "Enqueues the kernel: (queue, *args). On a MultiQueue, on every device (MultiArrays give each "
@@ -261,7 +263,7 @@ void bind_program(nb::module_& m) {
                 const PreparedKernel& k = *self.p;
                 PackedArgs packed;
                 pack_args(args, 0, detail::LaunchTarget{0, queue.device().index()}, packed, parameters_of(self.h));
-                return kjarni::detail::BackendAccess::make<Event>(k.launch_packed(queue, packed.span(), true));
+                return detail::launch_packed(k, queue, packed.span());
             },
             nb::arg("queue"), nb::arg("args"), "Enqueues the kernel and returns an Event marking its end.")
         .def(
@@ -375,7 +377,7 @@ void bind_program(nb::module_& m) {
                 const StaticKernel& k = *self.p;
                 return launch_on(args[0], args, 1, parameters_of(self.h),
                                  [&k](const Queue& q, std::span<const detail::KernelArg> a) {
-                                     k.launch_packed(q, a, false);
+                                     detail::enqueue_packed(k, q, a);
                                  });
             },
             "Enqueues the kernel: (queue, *args) on a Queue or a MultiQueue. Returns None.")

@@ -1,6 +1,8 @@
 #pragma once
 // Kernels the algorithm layer generates: compiled once per (context, device, key) and kept by the
-// context, launched without the public Program machinery (no look-up by name, no re-rendering).
+// context (program/kernel_cache.hpp), launched through the one checked launch path that
+// PreparedKernel uses (program/checked_launch.hpp) with arguments packed as PreparedKernel's
+// are (kjarni/detail/kernel_packing.hpp).
 
 #include <cstddef>
 #include <functional>
@@ -13,14 +15,13 @@
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/queue.hpp"
 
-namespace kjarni::backend {
-class Kernel;
-}
-
 namespace kjarni::detail {
 
+struct CachedKernel;
+
 struct GeneratedKernel {
-    std::shared_ptr<backend::Kernel> kernel;
+    /// The kernel and its launch checks, kept by the context's cache.
+    std::shared_ptr<const CachedKernel> kernel;
     /// The most work items per group this kernel can take on its device.
     std::size_t max_local_size = 0;
     /// The device's compute units (to size grids to the machine).
@@ -35,7 +36,9 @@ struct GeneratedKernel {
 GeneratedKernel generated_kernel(const BoundDevice& device, const std::string& key, const std::string& name,
                                  const std::function<std::string()>& render);
 
-/// Launches with OpenCL sizes (global = total work items, a multiple of local), 1 to 3 dimensions.
+/// Launches with OpenCL sizes (global = total work items, a multiple of local), 1 to 3 dimensions,
+/// through the checked launch path: ArgumentError when the sizes, the dynamic local memory, the
+/// queue or an argument do not fit the kernel.
 void launch(const Queue& queue, const GeneratedKernel& kernel, std::span<const std::size_t> global,
             std::span<const std::size_t> local, std::span<const KernelArg> args, std::size_t local_mem = 0);
 
@@ -52,7 +55,7 @@ std::ptrdiff_t element_offset(const Array& array, const std::string& name);
 /// (Buffer::from_backend_buffer) may start anywhere, so its address is looked at.
 bool lies_aligned(const Array& array, std::ptrdiff_t offset, std::size_t bytes);
 
-/// A scalar kernel argument of `size` bytes.
+/// A scalar kernel argument of `size` bytes (detail::pack_bytes).
 KernelArg scalar_arg(const void* value, std::size_t size);
 
 }  // namespace kjarni::detail

@@ -7,7 +7,7 @@
 
 namespace kjarni {
 
-Api::Api(std::shared_ptr<backend::Api> impl) : impl_(std::move(impl)) {}
+Api::Api(std::shared_ptr<backend::Api> impl) : Handle(std::move(impl)) {}
 
 std::vector<Api> Api::all_available() {
     std::vector<Api> result;

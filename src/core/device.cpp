@@ -12,7 +12,7 @@ bool DeviceFilter::matches_name(const std::string& name) const {
     return detail::passes_masks(name, include_masks, exclude_masks);
 }
 
-Device::Device(std::shared_ptr<backend::Device> impl) : impl_(std::move(impl)) {}
+Device::Device(std::shared_ptr<backend::Device> impl) : Handle(std::move(impl)) {}
 
 std::vector<Device> Device::all(const Platform& platform) {
     std::vector<Device> result;

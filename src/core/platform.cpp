@@ -12,7 +12,7 @@ bool PlatformFilter::matches(const std::string& name) const {
     return detail::passes_masks(name, include_masks, exclude_masks);
 }
 
-Platform::Platform(std::shared_ptr<backend::Platform> impl) : impl_(std::move(impl)) {}
+Platform::Platform(std::shared_ptr<backend::Platform> impl) : Handle(std::move(impl)) {}
 
 std::vector<Platform> Platform::all(const Api& api) {
     std::vector<Platform> result;

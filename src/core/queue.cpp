@@ -22,7 +22,7 @@ std::shared_ptr<backend::Queue> make_queue(const BoundDevice& device) {
 
 }  // namespace
 
-Queue::Queue(const BoundDevice& device) : device_(device), impl_(make_queue(device)) {}
+Queue::Queue(const BoundDevice& device) : Handle(make_queue(device)), device_(device) {}
 
 void Queue::synchronize() const { impl_->synchronize(); }
 
@@ -85,7 +85,7 @@ void MultiQueue::synchronize() const {
     for (const Queue& queue : queues_) queue.synchronize();
 }
 
-Event::Event(std::shared_ptr<backend::Event> impl) : impl_(std::move(impl)) {}
+Event::Event(std::shared_ptr<backend::Event> impl) : Handle(std::move(impl)) {}
 
 void Event::wait() const { impl_->wait(); }
 

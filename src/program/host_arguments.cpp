@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "kjarni/error.hpp"
-#include "kjarni/program.hpp"
+#include "kjarni/detail/kernel_packing.hpp"
 
 namespace kjarni::detail {
 

@@ -369,7 +369,6 @@ PreparedKernel Kernel::prepare(const std::map<std::size_t, Sizes>& global_sizes,
     if (global_sizes.empty()) throw ArgumentError("global_sizes", "no device given");
     auto state = std::make_shared<detail::PreparedState>();
     state->source = state_;
-    state->context = detail::backend_of(state_->program->devices.context()).get();
     state->local_mem = local_mem;
     const auto& programs = state_->program->programs;
     for (const auto& [device_index, global] : global_sizes) {
@@ -383,19 +382,11 @@ PreparedKernel Kernel::prepare(const std::map<std::size_t, Sizes>& global_sizes,
         const auto local_entry = local_sizes.find(device_index);
         const std::optional<Sizes> local = local_entry == local_sizes.end() ? std::nullopt : local_entry->second;
         const auto& params = program->device.params();
-        const std::size_t available = kernel->attributes().max_dynamic_local_bytes;
-        if (local_mem > available) {
-            throw ArgumentError("local_mem", fmt::format("kernel '{}': {} bytes of dynamic local memory requested, "
-                                                         "{} are left on device {} ('{}')",
-                                                         state_->name, local_mem, available, device_index,
-                                                         program->device.name()));
-        }
+        detail::PreparedEntry entry;
+        entry.checked = detail::checked_kernel(*kernel, program->device, state_->name);
+        detail::check_local_mem(entry.checked, program->device, local_mem);
         const auto g = detail::plan_launch(global, local, params, kernel->attributes().max_total_local_size,
                                            state_->name);
-        detail::PreparedEntry entry;
-        entry.device_index = device_index;
-        entry.kernel = kernel.get();
-        entry.checks = detail::param_checks(kernel->params());
         entry.dims = g.dims;
         entry.global = g.global;
         entry.local = g.local;

@@ -11,6 +11,7 @@
 #include "backend/backend.hpp"
 #include "kjarni/program.hpp"
 #include "program/cache/bytes.hpp"
+#include "program/checked_launch.hpp"
 
 namespace kjarni::detail {
 
@@ -37,26 +38,10 @@ struct KernelState {
     std::vector<std::shared_ptr<backend::Kernel>> kernels;  // in the order of program->programs
 };
 
-/// What a launch checks of a kernel parameter: ParamInfo without its names, so that the checks of
-/// a launch read a few words per argument (the names are read only to report a mismatch).
-struct ParamCheck {
-    backend::ParamInfo::Kind kind = backend::ParamInfo::Kind::unknown;
-    bool sampler_next = false;  // the next parameter is a sampler (an OpenCL sampled image's)
-    /// Derived from kind and size for the launch's first, quick pass (see check_args): a Buffer
-    /// fits (a global pointer, or a parameter CUDA reports only as 8 bytes or no size), a scalar
-    /// of `size` bytes fits (any size where `size` is 0).
-    bool takes_buffer = false;
-    bool takes_scalar = false;
-    std::size_t size = 0;
-};
-
-/// The checks of `params`, in order.
-std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& params);
-
+/// A PreparedKernel on one device: the kernel checked by every launch (its backend kernel kept
+/// alive by PreparedState::source) and the sizes checked when prepared.
 struct PreparedEntry {
-    std::size_t device_index = 0;
-    backend::Kernel* kernel = nullptr;  // kept alive by PreparedState::source
-    std::vector<ParamCheck> checks;     // of kernel->params()
+    CheckedKernel checked;
     unsigned dims = 1;
     std::array<std::size_t, 3> global{};
     std::array<std::size_t, 3> local{};
@@ -66,7 +51,6 @@ struct PreparedEntry {
 
 struct PreparedState {
     std::shared_ptr<const KernelState> source;
-    const backend::Context* context = nullptr;
     std::size_t local_mem = 0;
     std::vector<PreparedEntry> entries;
 };

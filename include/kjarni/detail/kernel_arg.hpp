@@ -1,6 +1,7 @@
 #pragma once
 // One kernel launch argument, packed on the caller's stack by the variadic launch templates of
-// kjarni/program.hpp and handed to the backend as is. Not part of the user-facing API.
+// kjarni/prepared_kernel.hpp and kjarni/static_kernel.hpp (kjarni/detail/kernel_packing.hpp packs
+// them) and handed to the backend as is. Not part of the user-facing API.
 
 #include <cstddef>
 #include <cstdint>

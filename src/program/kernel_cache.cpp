@@ -1,0 +1,59 @@
+#include "program/kernel_cache.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+
+#include "core/context_state.hpp"
+#include "kjarni/api.hpp"
+#include "kjarni/error.hpp"
+#include "program/module_cache.hpp"
+#include "program/program_source.hpp"
+
+namespace kjarni::detail {
+
+namespace {
+
+/// Generated kernels per context (a service of its state), by a key that names the device and
+/// identifies the source. Backend kernels, not public Programs: a Program holds its Context, and
+/// the context's state holding one would keep the context alive forever.
+class GeneratedKernelCache {
+public:
+    std::shared_ptr<const CachedKernel> find(const std::string& key) const {
+        const std::lock_guard lock(mutex_);
+        auto found = kernels_.find(key);
+        return found == kernels_.end() ? nullptr : found->second;
+    }
+    /// The kernel kept under `key`: `kernel`, or the one another thread kept first.
+    std::shared_ptr<const CachedKernel> insert(const std::string& key, std::shared_ptr<const CachedKernel> kernel) {
+        const std::lock_guard lock(mutex_);
+        return kernels_.emplace(key, std::move(kernel)).first->second;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, std::shared_ptr<const CachedKernel>, std::less<>> kernels_;
+};
+
+}  // namespace
+
+std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, const std::string& key,
+                                                  const std::string& name, const std::function<std::string()>& render) {
+    GeneratedKernelCache& cache = state_of(device.context()).service<GeneratedKernelCache>();
+    const std::string full_key = fmt::format("{}/{}/{}", device.index(), name, key);
+    if (auto found = cache.find(full_key)) return found;
+    const std::string source = render();
+    const ProgramOptions options;
+    const std::string full = full_source(device.context().api().id(), source, options);
+    auto module = obtain_module(device, full, backend::BuildOptions{});
+    std::shared_ptr<backend::Kernel> kernel = module->kernel(name);
+    if (!kernel) throw Error(fmt::format("generated program has no kernel '{}'", name));
+    notify_build_observer(source, options);
+    auto cached = std::make_shared<CachedKernel>();
+    cached->checked = checked_kernel(*kernel, device, name);
+    cached->owner = std::move(kernel);
+    return cache.insert(full_key, std::move(cached));
+}
+
+}  // namespace kjarni::detail
