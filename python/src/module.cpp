@@ -25,4 +25,5 @@ NB_MODULE(_kjarni, m) {
     bind_dlpack(m);
     bind_collectives(m);
     bind_virtual_buffers(m);
+    bind_recording(m);
 }

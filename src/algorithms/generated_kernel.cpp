@@ -8,6 +8,7 @@
 
 #include "backend/backend.hpp"
 #include "core/context_state.hpp"
+#include "core/recording_registry.hpp"
 #include "kjarni/api.hpp"
 #include "kjarni/error.hpp"
 #include "program/module_cache.hpp"
@@ -60,6 +61,11 @@ GeneratedKernel generated_kernel(const BoundDevice& device, const std::string& k
 
 void launch(const Queue& queue, const GeneratedKernel& kernel, std::span<const std::size_t> global,
             std::span<const std::size_t> local, std::span<const KernelArg> args, std::size_t local_mem) {
+    if (auto* recording = recording_on(detail::backend_of(queue).get())) {
+        recording->launch(*kernel.kernel, kernel.kernel, "a kernel of kjarni's algorithms",
+                          static_cast<unsigned>(global.size()), global.data(), local.data(), local_mem, args);
+        return;
+    }
     kernel.kernel->launch(*detail::backend_of(queue), static_cast<unsigned>(global.size()), global.data(), local.data(),
                           local_mem, args, false);
 }

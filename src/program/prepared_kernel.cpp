@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/recording_registry.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/program.hpp"
 #include "program/program_state.hpp"
@@ -171,17 +172,24 @@ const detail::PreparedEntry& entry_for(const detail::PreparedState& state, const
     return *entry;
 }
 
-/// The backend's launch of `entry` on `queue` with arguments already checked.
+/// The backend's launch of `entry` on `queue` with arguments already checked; on a recording
+/// queue, the recording's (kept alive there by `owner`).
 std::shared_ptr<backend::Event> launch_entry(const detail::PreparedEntry& entry, const Queue& queue,
                                              std::size_t local_mem, std::span<const detail::KernelArg> args,
-                                             bool want_event) {
+                                             bool want_event, const std::shared_ptr<const detail::PreparedState>& owner) {
+    if (auto* recording = detail::recording_on(detail::backend_of(queue).get())) {
+        if (want_event) detail::refuse_recording_call("a launch that returns an Event (use enqueue)");
+        recording->launch(*entry.kernel, owner, owner->source->name, entry.dims, entry.global.data(),
+                          entry.local.data(), local_mem, args);
+        return nullptr;
+    }
     return entry.kernel->launch(*detail::backend_of(queue), entry.dims, entry.global.data(), entry.local.data(),
                                 local_mem, args, want_event);
 }
 
 /// A bound kernel's launch: its packed arguments as they are.
 std::shared_ptr<backend::Event> launch_bound(const detail::BoundState& bound, bool want_event) {
-    return launch_entry(*bound.entry, bound.queue, bound.prepared->local_mem, bound.args, want_event);
+    return launch_entry(*bound.entry, bound.queue, bound.prepared->local_mem, bound.args, want_event, bound.prepared);
 }
 
 }  // namespace
@@ -210,7 +218,7 @@ std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::
     const detail::PreparedState& state = *state_;
     const detail::PreparedEntry& entry = entry_for(state, queue);
     check_args(state.source->name, entry.checks, entry.kernel->params(), args, queue);
-    return launch_entry(entry, queue, state.local_mem, args, want_event);
+    return launch_entry(entry, queue, state.local_mem, args, want_event, state_);
 }
 
 BoundKernel PreparedKernel::bind_packed(const Queue& queue, std::vector<detail::KernelArg> args,
