@@ -42,7 +42,7 @@
 namespace {
 
 constexpr const char* bench_source = R"(
-KERNEL void step(GLOBAL_MEM float* x, float a, float b, unsigned int n)
+KERNEL void advance(GLOBAL_MEM float* x, float a, float b, unsigned int n)
 {
     const SIZE_T i = get_global_id(0);
     if (i < n) x[i] = x[i] * a + b;
@@ -85,7 +85,7 @@ class RawCudaSequence {
 public:
     RawCudaSequence(const kjarni::Queue& queue, const kjarni::Program& program, const kjarni::Buffer& x)
         : cu_(*kjarni_bench::raw_cuda()), stream_(reinterpret_cast<CUstream>(queue.native_handle())) {
-        function_ = reinterpret_cast<CUfunction>(program.kernel("step").native_handle(queue.device()));
+        function_ = reinterpret_cast<CUfunction>(program.kernel("advance").native_handle(queue.device()));
         pointer_ = x.native_handle();
         params_ = {&pointer_, &a_, &b_, &n_};
         void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -141,7 +141,7 @@ public:
                                              &bytes, &status, &error);
         if (error == CL_SUCCESS) error = status;
         if (error == CL_SUCCESS) error = clBuildProgram(program_, 1, &device, "-cl-kernel-arg-info", nullptr, nullptr);
-        if (error == CL_SUCCESS) kernel_ = clCreateKernel(program_, "step", &error);
+        if (error == CL_SUCCESS) kernel_ = clCreateKernel(program_, "advance", &error);
         if (error != CL_SUCCESS) throw std::runtime_error(fmt::format("the raw OpenCL kernel: error {}", error));
         cl_mem mem = reinterpret_cast<cl_mem>(x.native_handle());
         const float a = step_a, b = step_b;
@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
     const kjarni::BoundDevice device = context.devices()[0];
     const kjarni::Queue queue(device);
     const kjarni::Program program(device, bench_source);
-    const kjarni::PreparedKernel step = program.kernel("step").prepare({bench_n});
+    const kjarni::PreparedKernel step = program.kernel("advance").prepare({bench_n});
     const kjarni::Buffer x = kjarni::Buffer::allocate(device, bench_n * sizeof(float));
     const std::vector<float> ones(bench_n, 1.0f);
     x.set(queue, std::span<const float>(ones));

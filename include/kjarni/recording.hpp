@@ -125,13 +125,16 @@ public:
 
     /// The recorded argument becomes `value` for the replays from now on (a scalar of the same
     /// size, or a Buffer / Array of the queue's context and device where a buffer was recorded;
-    /// RecordingError naming the argument otherwise). `value` is copied and kept.
+    /// RecordingError naming the argument otherwise). A copy of `value` is kept (so a Buffer's
+    /// memory lives as long as the recording).
     template <detail::KernelArgument T>
     void set(RecordedArgument slot, const T& value) const {
         static_assert(!detail::HostArgumentType<T>, "host arguments (In, Out, InOut) cannot be recorded");
-        auto kept = std::make_shared<const T>(value);
+        // Packed from `value`: a copy shares its memory (what the packed argument points to), and
+        // a struct's bytes are copied by set_packed.
         const detail::LaunchTarget target{0, queue().device().index()};
-        set_packed(slot, detail::pack(*kept, target), std::move(kept));
+        const detail::KernelArg packed = detail::pack(value, target);
+        set_packed(slot, packed, std::make_shared<const T>(value));
     }
     /// set() with an argument packed at run time (language bindings); `owner` keeps what it points to.
     void set_packed(RecordedArgument slot, const detail::KernelArg& value, std::shared_ptr<const void> owner) const;

@@ -35,7 +35,7 @@ const char* recorded_kind_name(const detail::KernelArg& arg) {
     return "a scalar";
 }
 
-std::string describe_value(const detail::KernelArg& arg) {
+std::string describe_recorded_value(const detail::KernelArg& arg) {
     if (arg.kind == detail::KernelArg::Kind::scalar) return fmt::format("a scalar of {} bytes", arg.size);
     return recorded_kind_name(arg);
 }
@@ -157,8 +157,8 @@ public:
             throw RecordingError(culprit, "images cannot be changed in a recording: record again");
         }
         if (value.kind != recorded.kind || (value.kind == KernelArg::Kind::scalar && value.size != recorded.size)) {
-            throw RecordingError(culprit, fmt::format("was recorded as {}, {} was given", describe_value(recorded),
-                                                      describe_value(value)));
+            throw RecordingError(culprit, fmt::format("was recorded as {}, {} was given", describe_recorded_value(recorded),
+                                                      describe_recorded_value(value)));
         }
         const void* context = backend_of(queue_.device().context()).get();
         if (value.kind != KernelArg::Kind::scalar && value.context != nullptr && value.context != context) {

@@ -23,7 +23,7 @@ KERNEL void axpb(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a, float 
     const SIZE_T i = get_global_id(0);
     if (i < n) y[i] = a * x[i] + b;
 }
-KERNEL void step(GLOBAL_MEM float* x, float a, float b, unsigned int n)
+KERNEL void advance(GLOBAL_MEM float* x, float a, float b, unsigned int n)
 {
     const SIZE_T i = get_global_id(0);
     if (i < n) x[i] = x[i] * a + b;
@@ -39,7 +39,7 @@ protected:
         return *program_;
     }
     PreparedKernel axpb() { return program().kernel("axpb").prepare({recording_n}); }
-    PreparedKernel step() { return program().kernel("step").prepare({recording_n}); }
+    PreparedKernel step() { return program().kernel("advance").prepare({recording_n}); }
     Buffer upload(const std::vector<float>& host) {
         Buffer buffer = Buffer::allocate(bound_device(), host.size() * sizeof(float));
         buffer.set(queue(), std::span<const float>(host));

@@ -1,9 +1,11 @@
 // A recorded sequence as an OpenCL command buffer (cl_khr_command_buffer, provisional 0.9.x).
 //
-// Each recorded launch sets its arguments on a kernel object of the recording's own (made from the
-// same program and name), never on the kernel eager launches use: those remember what they last
-// set (OpenClKernel::SetArgument) and must not be changed behind their back. A command captures
-// its kernel's arguments when it is recorded, so one such kernel per kernel recorded suffices.
+// Each recorded launch sets its arguments on a kernel object of its own (made from the same program
+// and name), never on the kernel eager launches use: those remember what they last set
+// (OpenClKernel::SetArgument) and must not be changed behind their back. One per launch, not per
+// kernel: the extension says a command captures its kernel's arguments when it is recorded, but
+// PoCL 3.1 reads them when the buffer runs (two launches of one kernel object both ran with the
+// second's arguments).
 // Commands are chained by sync points, which keeps the queue's in-order semantics.
 //
 // A changed argument re-records the whole buffer before the next replay (mutable dispatch,
@@ -20,7 +22,6 @@
 
 #include <array>
 #include <cstring>
-#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -135,28 +136,28 @@ CommandBufferFunctions command_buffer_functions(cl_platform_id platform, cl_devi
     return f;
 }
 
-struct BufferLaunch {
+struct CommandLaunch {
     Kernel* kernel = nullptr;
     unsigned dims = 1;
     std::array<std::size_t, 3> global{1, 1, 1};
     std::array<std::size_t, 3> local{1, 1, 1};
     std::vector<KernelArg> args;
 };
-struct BufferCopy {
+struct CommandCopy {
     Buffer* dst = nullptr;
     std::size_t dst_offset = 0;
     Buffer* src = nullptr;
     std::size_t src_offset = 0;
     std::size_t size = 0;
 };
-struct BufferFill {
+struct CommandFill {
     Buffer* dst = nullptr;
     std::size_t offset = 0;
     std::size_t size = 0;
     std::array<std::byte, 128> pattern{};
     std::size_t pattern_size = 0;
 };
-using BufferStep = std::variant<BufferLaunch, BufferCopy, BufferFill>;
+using CommandStep = std::variant<CommandLaunch, CommandCopy, CommandFill>;
 
 class CommandBufferSequence final : public RecordedSequence {
 public:
@@ -175,7 +176,7 @@ public:
         if (dynamic_local_mem != 0) {
             throw UnsupportedError("dynamic local memory (LOCAL_MEM_DYNAMIC) is CUDA only");
         }
-        BufferLaunch step{&kernel, dims, {1, 1, 1}, {1, 1, 1}, std::vector<KernelArg>(args.begin(), args.end())};
+        CommandLaunch step{&kernel, dims, {1, 1, 1}, {1, 1, 1}, std::vector<KernelArg>(args.begin(), args.end())};
         for (unsigned d = 0; d < dims && d < 3; ++d) {
             step.global[d] = global_size[d];
             step.local[d] = local_size[d];
@@ -186,14 +187,14 @@ public:
     }
 
     void copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset, std::size_t size) override {
-        const BufferCopy step{&dst, dst_offset, &src, src_offset, size};
+        const CommandCopy step{&dst, dst_offset, &src, src_offset, size};
         record(step);
         steps_.emplace_back(step);
     }
 
     void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern,
               std::size_t pattern_size) override {
-        BufferFill step{&dst, offset, size, {}, pattern_size};
+        CommandFill step{&dst, offset, size, {}, pattern_size};
         std::memcpy(step.pattern.data(), pattern, pattern_size);
         record(step);
         steps_.emplace_back(step);
@@ -203,7 +204,7 @@ public:
     void abandon() noexcept override {}
 
     void set_argument(std::size_t launch, std::size_t argument, const KernelArg& value) override {
-        std::get<BufferLaunch>(steps_.at(launches_.at(launch))).args.at(argument) = value;
+        std::get<CommandLaunch>(steps_.at(launches_.at(launch))).args.at(argument) = value;
         stale_ = true;
     }
 
@@ -241,8 +242,9 @@ private:
     void rerecord() {
         wait_last();  // a pending buffer may not be released under the work that uses it
         drop();
+        kernels_.clear();
         create();
-        for (const BufferStep& step : steps_) std::visit([this](const auto& s) { record(s); }, step);
+        for (const CommandStep& step : steps_) std::visit([this](const auto& s) { record(s); }, step);
         check(f_.finalize(buffer_), "clFinalizeCommandBufferKHR");
         stale_ = false;
     }
@@ -251,10 +253,8 @@ private:
     cl_uint waits() const { return has_sync_point_ ? 1 : 0; }
     const cl_sync_point_khr* wait_list() const { return has_sync_point_ ? &sync_point_ : nullptr; }
 
-    /// The recording's own kernel object for `kernel` (see the top of the file).
+    /// A kernel object of the recording's own for one launch of `kernel` (see the top of the file).
     cl_kernel own_kernel(Kernel& kernel) {
-        auto found = kernels_.find(&kernel);
-        if (found != kernels_.end()) return found->second.get();
         cl_kernel original = static_cast<OpenClKernel&>(kernel).recording_source();
         cl_program program = nullptr;
         check(cl().clGetKernelInfo(original, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr), "clGetKernelInfo");
@@ -267,11 +267,11 @@ private:
         Handle<cl_kernel> made(cl().clCreateKernel(program, name.c_str(), &status));
         check(status, "clCreateKernel");
         cl_kernel result = made.get();
-        kernels_.emplace(&kernel, std::move(made));
+        kernels_.push_back(std::move(made));
         return result;
     }
 
-    void record(const BufferLaunch& step) {
+    void record(const CommandLaunch& step) {
         cl_kernel kernel = own_kernel(*step.kernel);
         cl_uint index = 0;
         for (std::size_t i = 0; i < step.args.size(); index += step.args[i].param_count, ++i) {
@@ -301,7 +301,7 @@ private:
         advance(point);
     }
 
-    void record(const BufferCopy& step) {
+    void record(const CommandCopy& step) {
         cl_mem src = static_cast<OpenClBuffer*>(step.src)->mem();
         cl_mem dst = static_cast<OpenClBuffer*>(step.dst)->mem();
         cl_sync_point_khr point = 0;
@@ -317,7 +317,7 @@ private:
         advance(point);
     }
 
-    void record(const BufferFill& step) {
+    void record(const CommandFill& step) {
         cl_mem dst = static_cast<OpenClBuffer*>(step.dst)->mem();
         cl_sync_point_khr point = 0;
         const cl_int status =
@@ -344,8 +344,8 @@ private:
     bool has_sync_point_ = false;
     bool stale_ = false;
     cl_event last_ = nullptr;
-    std::map<Kernel*, Handle<cl_kernel>> kernels_;
-    std::vector<BufferStep> steps_;
+    std::vector<Handle<cl_kernel>> kernels_;  // one per recorded launch, in the buffer now
+    std::vector<CommandStep> steps_;
     std::vector<std::size_t> launches_;
 };
 
