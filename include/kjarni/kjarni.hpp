@@ -34,6 +34,7 @@
 #include "kjarni/platform.hpp"
 #include "kjarni/pointer_attributes.hpp"
 #include "kjarni/program.hpp"
+#include "kjarni/recording.hpp"
 #include "kjarni/program_templates.hpp"
 #include "kjarni/queue.hpp"
 #include "kjarni/rendezvous.hpp"

@@ -13,9 +13,10 @@
 /// recording.set(scale, 0.25f);                  // later replays pass 0.25f
 /// \endcode
 ///
-/// **What is recorded.** While a Recorder lives, every kernel launch on its queue (PreparedKernel,
-/// BoundKernel, StaticKernel, Kernel::operator() made with enqueue-style launches, and the kernels
-/// of kjarni's own algorithms: expressions, reductions, scans, ...), every copy between buffers
+/// **What is recorded.** While a Recorder lives, every kernel launch on its queue that returns no
+/// Event (PreparedKernel::enqueue, BoundKernel::enqueue, StaticKernel launches, launches from
+/// Python, and the kernels of kjarni's own algorithms: expressions, reductions, scans, ...), every
+/// copy between buffers
 /// (Buffer::set from a Buffer) and every fill (Buffer::fill) is recorded instead of run. Nothing of
 /// it runs until the first replay; each replay runs all of it in recording order on the queue, as
 /// eager calls would have (the same kernels, sizes and arguments). Argument checks and packing
@@ -43,10 +44,12 @@
 ///
 /// **Mechanisms.** CUDA: a graph captured from the stream (cuStreamBeginCapture in relaxed mode),
 /// instantiated once, launched with cuGraphLaunch; a changed argument is
-/// cuGraphExecKernelNodeSetParams. OpenCL with cl_khr_command_buffer 0.9.x: a command buffer
-/// enqueued with clEnqueueCommandBufferKHR; a changed argument re-records it before the next
-/// replay. Elsewhere (and with RecordingOptions::native false) a list replayed by calling the
-/// driver's launch for each step with its arguments as checked while recording.
+/// cuGraphExecKernelNodeSetParams. OpenCL with cl_khr_command_buffer 0.9.x (queues needing no
+/// properties besides profiling): a command buffer enqueued with clEnqueueCommandBufferKHR; a
+/// changed argument re-records it before the next replay (mutable dispatch is not used). Elsewhere
+/// (and with RecordingOptions::native false) a list replayed by calling the driver's launch for
+/// each step with its arguments as checked while recording. What a replay saves depends on the
+/// driver: PoCL 3.1 runs a command buffer command by command, no faster than eager launches.
 ///
 /// **Errors.** RecordingError (kjarni/recording_error.hpp), naming the culprit: a second Recorder
 /// on a queue that records; a call that cannot be recorded; a replay on another queue than the
