@@ -356,7 +356,11 @@ std::unique_ptr<RecordedSequence> make_command_buffer(Context& context, OpenClQu
     const auto platform = reinterpret_cast<cl_platform_id>(device.platform().native_handle());
     const CommandBufferFunctions f = command_buffer_functions(platform, device.id());
     if (f.create == nullptr) return nullptr;
-    return std::make_unique<CommandBufferSequence>(queue, f);
+    try {
+        return std::make_unique<CommandBufferSequence>(queue, f);
+    } catch (const BackendError&) {
+        return nullptr;  // a driver that lists the extension but refuses this queue: the list then
+    }
 }
 
 }  // namespace kjarni::backend::opencl
