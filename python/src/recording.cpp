@@ -5,6 +5,7 @@
 // of kjarni.errors.Error with the culprit as `culprit`.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 
 #include <memory>
 #include <optional>
@@ -65,6 +66,7 @@ std::pair<std::size_t, std::size_t> slot_tuple(RecordedArgument slot) { return {
 
 void bind_recording(nb::module_& m) {
     nb::register_exception_translator(&translate_recording_error);
+    m.attr("RecordingError") = nb::handle(recording_error_class());
 
     nb::class_<Recording>(m, "Recording",
                           "Work recorded on a queue, replayed with replay() (see kjarni/recording.hpp).")
@@ -107,15 +109,18 @@ void bind_recording(nb::module_& m) {
         .def("finish", &PyRecorder::finish)
         .def_prop_ro("recording", [](const PyRecorder& r) { return r.recording; })
         .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-        .def("__exit__", [](PyRecorder& r, nb::handle type, nb::handle, nb::handle) {
-            if (!r.recorder) return false;
-            if (type.is_none()) {
-                r.finish();
-            } else {
-                r.recorder.reset();  // abandoned: the queue runs eagerly again
-            }
-            return false;
-        });
+        .def(
+            "__exit__",
+            [](PyRecorder& r, nb::handle type, nb::handle, nb::handle) {
+                if (!r.recorder) return false;
+                if (type.is_none()) {
+                    r.finish();
+                } else {
+                    r.recorder.reset();  // abandoned: the queue runs eagerly again
+                }
+                return false;
+            },
+            nb::arg("type").none(), nb::arg("value").none(), nb::arg("traceback").none());
 }
 
 }  // namespace kjarni::python
