@@ -41,6 +41,7 @@
 #include "kjarni/prepared_kernel.hpp"
 #include "kjarni/program.hpp"
 #include "kjarni/program_options.hpp"
+#include "kjarni/recording.hpp"
 #include "kjarni/program_templates.hpp"
 #include "kjarni/queue.hpp"
 #include "kjarni/rendezvous.hpp"

@@ -37,5 +37,6 @@ void bind_dlpack(nb::module_& m);
 void bind_collectives(nb::module_& m);
 void bind_virtual_buffers(nb::module_& m);
 void bind_array_api(nb::module_& m);
+void bind_recording(nb::module_& m);  // recording.cpp
 
 }  // namespace kjarni::python

@@ -26,4 +26,5 @@ NB_MODULE(_kjarni, m) {
     bind_collectives(m);
     bind_virtual_buffers(m);
     bind_array_api(m);
+    bind_recording(m);
 }

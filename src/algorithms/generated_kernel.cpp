@@ -29,7 +29,7 @@ void launch(const Queue& queue, const GeneratedKernel& kernel, std::span<const s
     check_sizes(checked, global.size(), global.data(), local.data());
     if (local_mem != 0) check_local_mem(checked, queue.device(), local_mem);
     launch_checked(checked, queue, static_cast<unsigned>(global.size()), global.data(), local.data(), local_mem, args,
-                   false);
+                   false, kernel.kernel);
 }
 
 KernelArg whole_allocation(const Array& array) {

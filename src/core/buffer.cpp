@@ -7,6 +7,7 @@
 #include "backend/backend.hpp"
 #include "core/context_state.hpp"
 #include "core/device_label.hpp"
+#include "core/recording_registry.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {
@@ -30,7 +31,9 @@ Buffer::Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::s
       offset_(offset),
       size_(size),
       exportable_(exportable),
-      target_(std::move(target)) {}
+      target_(std::move(target)) {
+    detail::note_new_buffer(*this);  // kept by a recording begun on this thread
+}
 
 Buffer Buffer::allocate(const BoundDevice& device, std::size_t size) {
     return Buffer(device, detail::backend_of(device.context())->allocate(device.index(), size), 0, size, true);
@@ -86,6 +89,7 @@ void Buffer::check_queue(const Queue& queue, const char* what) const {
 
 void Buffer::set(const Queue& queue, std::span<const std::byte> host, bool async) const {
     check_queue(queue, "buffer");
+    detail::refuse_while_recording(detail::backend_of(queue).get(), "Buffer::set (from the host)");
     check_fits("host", host.size(), size_, "the buffer");
     if (host.empty()) return;
     const Context& context = device_.context();
@@ -95,6 +99,7 @@ void Buffer::set(const Queue& queue, std::span<const std::byte> host, bool async
 
 void Buffer::get(const Queue& queue, std::span<std::byte> host, bool async) const {
     check_queue(queue, "buffer");
+    detail::refuse_while_recording(detail::backend_of(queue).get(), "Buffer::get");
     check_fits("host", host.size(), size_, "the buffer");
     if (host.empty()) return;
     const Context& context = device_.context();
@@ -119,6 +124,10 @@ void Buffer::set(const Queue& queue, const Buffer& source, bool async) const {
     if (source.backend() == backend() && source.offset_ < offset_ + source.size_ && offset_ < source.offset_ + source.size_) {
         throw ArgumentError("source", "overlaps the destination region of the same allocation");
     }
+    if (auto* recording = detail::recording_on(detail::backend_of(queue).get())) {
+        recording->copy(*this, source);
+        return;
+    }
     detail::backend_of(queue)->copy(*backend(), offset_, *source.backend(), source.offset_, source.size_, !async);
 }
 
@@ -138,6 +147,10 @@ void Buffer::fill(const Queue& queue, std::span<const std::byte> pattern, bool a
                                                    pattern.size(), offset_));
     }
     if (size_ == 0) return;
+    if (auto* recording = detail::recording_on(detail::backend_of(queue).get())) {
+        recording->fill(*this, pattern);
+        return;
+    }
     detail::backend_of(queue)->fill(*backend(), offset_, size_, pattern.data(), pattern.size(), !async);
 }
 

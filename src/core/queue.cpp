@@ -4,6 +4,7 @@
 
 #include "backend/backend.hpp"
 #include "core/context_state.hpp"
+#include "core/recording_registry.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {
@@ -24,7 +25,10 @@ std::shared_ptr<backend::Queue> make_queue(const BoundDevice& device) {
 
 Queue::Queue(const BoundDevice& device) : Handle(make_queue(device)), device_(device) {}
 
-void Queue::synchronize() const { impl_->synchronize(); }
+void Queue::synchronize() const {
+    detail::refuse_while_recording(impl_.get(), "Queue::synchronize");
+    impl_->synchronize();
+}
 
 Queue::Queue(const BoundDevice& device, const QueueOptions& options)
     : device_(device), priority_(options.priority) {
@@ -37,22 +41,42 @@ Queue::Queue(const BoundDevice& device, const QueueOptions& options)
     state.register_queue(impl_);
 }
 
-Event Queue::record_event() const { return detail::BackendAccess::make<Event>(impl_->record_event()); }
+Event Queue::record_event() const {
+    detail::refuse_while_recording(impl_.get(), "Queue::record_event");
+    return detail::BackendAccess::make<Event>(impl_->record_event());
+}
 
 Event Queue::record_event(const EventFlags& flags) const {
+    detail::refuse_while_recording(impl_.get(), "Queue::record_event");
     return detail::BackendAccess::make<Event>(
         impl_->record_event_with({.timing = flags.timing, .blocking_sync = flags.blocking_sync}));
 }
 
-bool Queue::is_done() const { return impl_->is_done(); }
+bool Queue::is_done() const {
+    detail::refuse_while_recording(impl_.get(), "Queue::is_done");
+    return impl_->is_done();
+}
 
 std::pair<int, int> queue_priority_range(const BoundDevice& device) {
     return detail::backend_of(device.context())->queue_priority_range(device.index());
 }
 
-void Queue::wait_for(const Event& event) const { impl_->wait_for(*detail::backend_of(event)); }
+void Queue::wait_for(const Event& event) const {
+    // While recording, the event's work is waited for now: it is then done before any replay
+    // starts, which is what the dependency asks for.
+    if (detail::recording_on(impl_.get()) != nullptr) {
+        detail::backend_of(event)->wait();
+        return;
+    }
+    impl_->wait_for(*detail::backend_of(event));
+}
 
-std::uintptr_t Queue::native_handle() const { return impl_->native_handle(); }
+std::uintptr_t Queue::native_handle() const {
+    // Work enqueued through the native queue would bypass the recording (or, on CUDA, be captured
+    // unseen by it).
+    detail::refuse_while_recording(impl_.get(), "Queue::native_handle");
+    return impl_->native_handle();
+}
 
 namespace {
 

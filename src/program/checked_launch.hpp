@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "core/recording_registry.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/queue.hpp"
@@ -79,17 +80,33 @@ inline std::shared_ptr<backend::Event> launch_prechecked(const CheckedKernel& ke
     return kernel.kernel->launch(*backend_of(queue), dims, global, local, local_mem, args, want_event);
 }
 
-/// The checked launch: check_queue, check_args, then the backend's launch. Sizes are OpenCL's
-/// (global = the total work items, a multiple of local), `dims` of them, checked by the caller
-/// (PreparedKernel when it is prepared, check_sizes for a generated kernel); `local_mem` checked
-/// by the caller with check_local_mem. With `want_event` the event marks the launch's end.
+/// launch_prechecked, unless the queue is recording (kjarni::Recorder): then the recording takes
+/// the launch, `owner` keeping the backend kernel alive in it, and nothing runs now. A launch that
+/// wants an Event cannot be recorded (RecordingError).
+inline std::shared_ptr<backend::Event> launch_or_record(const CheckedKernel& kernel, const Queue& queue, unsigned dims,
+                                                        const std::size_t* global, const std::size_t* local,
+                                                        std::size_t local_mem, std::span<const KernelArg> args,
+                                                        bool want_event, const std::shared_ptr<const void>& owner) {
+    if (ActiveRecording* recording = recording_on(backend_of(queue).get())) {
+        if (want_event) refuse_recording_call("a launch that returns an Event (use enqueue)");
+        recording->launch(*kernel.kernel, owner, kernel.name, dims, global, local, local_mem, args);
+        return nullptr;
+    }
+    return launch_prechecked(kernel, queue, dims, global, local, local_mem, args, want_event);
+}
+
+/// The checked launch: check_queue, check_args, then the backend's launch (or the recording's:
+/// launch_or_record). Sizes are OpenCL's (global = the total work items, a multiple of local),
+/// `dims` of them, checked by the caller (PreparedKernel when it is prepared, check_sizes for a
+/// generated kernel); `local_mem` checked by the caller with check_local_mem. With `want_event`
+/// the event marks the launch's end.
 inline std::shared_ptr<backend::Event> launch_checked(const CheckedKernel& kernel, const Queue& queue, unsigned dims,
                                                       const std::size_t* global, const std::size_t* local,
                                                       std::size_t local_mem, std::span<const KernelArg> args,
-                                                      bool want_event) {
+                                                      bool want_event, const std::shared_ptr<const void>& owner) {
     check_queue(kernel, queue);
     check_args(kernel, args, queue);
-    return launch_prechecked(kernel, queue, dims, global, local, local_mem, args, want_event);
+    return launch_or_record(kernel, queue, dims, global, local, local_mem, args, want_event, owner);
 }
 
 }  // namespace kjarni::detail

@@ -24,8 +24,8 @@ const detail::PreparedEntry& entry_for(const detail::PreparedState& state, const
 /// A bound kernel's launch: its packed arguments as they are, checked when bound.
 std::shared_ptr<backend::Event> launch_bound(const detail::BoundState& bound, bool want_event) {
     const detail::PreparedEntry& entry = *bound.entry;
-    return detail::launch_prechecked(entry.checked, bound.queue, entry.dims, entry.global.data(), entry.local.data(),
-                                     bound.prepared->local_mem, bound.args, want_event);
+    return detail::launch_or_record(entry.checked, bound.queue, entry.dims, entry.global.data(), entry.local.data(),
+                                    bound.prepared->local_mem, bound.args, want_event, bound.prepared);
 }
 
 }  // namespace
@@ -35,7 +35,7 @@ std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::
     const detail::PreparedState& state = *state_;
     const detail::PreparedEntry& entry = entry_for(state, queue);
     return detail::launch_checked(entry.checked, queue, entry.dims, entry.global.data(), entry.local.data(),
-                                  state.local_mem, args, want_event);
+                                  state.local_mem, args, want_event, state_);
 }
 
 BoundKernel PreparedKernel::bind_args(const Queue& queue, std::vector<detail::KernelArg> args,

@@ -72,6 +72,9 @@ public:
     std::shared_ptr<Event> launch(Queue& queue, unsigned dims, const std::size_t* global_size,
                                   const std::size_t* local_size, std::size_t dynamic_local_mem,
                                   std::span<const KernelArg> args, bool want_event) override;
+    /// The cl_kernel, for a command buffer to make a kernel of its own from (its program and
+    /// name) without giving the handle out: eager launches keep skipping unchanged arguments.
+    cl_kernel recording_source() const noexcept { return kernel_.get(); }
 
 private:
     std::shared_ptr<OpenClContext> context_;
