@@ -27,7 +27,7 @@ namespace {
 /// compiler_identity, so that cached binaries of an older kjarni are not reused.
 constexpr int build_recipe_version = 1;
 
-void write_file(const std::filesystem::path& path, std::string_view contents) {
+void write_kept_file(const std::filesystem::path& path, std::string_view contents) {
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file.write(contents.data(), static_cast<std::streamsize>(contents.size()));
     file.close();
@@ -117,7 +117,7 @@ BuildOutput CudaContext::build(std::size_t device_index, const std::string& sour
         options.cuda_arch.empty() ? choose_target(nvrtc, device) : explicit_target(options.cuda_arch, device);
     const std::vector<std::string> compiler_options = nvrtc_options(target, options, false);
 
-    if (options.keep_dir) write_file(*options.keep_dir / "program.cu", source);
+    if (options.keep_dir) write_kept_file(*options.keep_dir / "program.cu", source);
     // PTX is needed when it is what gets loaded, and to keep it.
     const bool want_ptx = !target.cubin || options.keep_dir.has_value();
     NvrtcOutput output = nvrtc.compile(source, "program.cu", compiler_options, {}, want_ptx);
@@ -135,10 +135,10 @@ BuildOutput CudaContext::build(std::size_t device_index, const std::string& sour
 
     if (options.keep_dir) {
         const std::filesystem::path& dir = *options.keep_dir;
-        write_file(dir / "build.log", log);
+        write_kept_file(dir / "build.log", log);
         if (output.compiled) {
             if (!output.cubin.empty()) {
-                write_file(dir / "program.cubin", std::string_view(output.cubin.data(), output.cubin.size()));
+                write_kept_file(dir / "program.cubin", std::string_view(output.cubin.data(), output.cubin.size()));
             }
             if (output.ptx.empty()) {
                 // This NVRTC gave no PTX alongside the cubin: compile again for the virtual architecture.
@@ -146,7 +146,7 @@ BuildOutput CudaContext::build(std::size_t device_index, const std::string& sour
                 ptx_options[0] = fmt::format("--gpu-architecture=compute_{}", target.architecture);
                 output.ptx = nvrtc.compile(source, "program.cu", ptx_options, {}, true).ptx;
             }
-            write_file(dir / "program.ptx", output.ptx);
+            write_kept_file(dir / "program.ptx", output.ptx);
         }
     }
     if (!output.compiled) throw CompileError("CUDA", device.name(), log, compiler_options, source);
