@@ -135,5 +135,8 @@ bool is_loadable_image(std::span<const std::byte> image) noexcept;
 
 /// Whether `image` starts like a cubin (ELF) or a fatbin, as opposed to PTX text.
 bool is_binary_image(std::span<const std::byte> image) noexcept;
+/// Whether `image` starts like a cubin (ELF) / like a fatbin.
+bool is_elf_image(std::span<const std::byte> image) noexcept;
+bool is_fatbin_image(std::span<const std::byte> image) noexcept;
 
 }  // namespace kjarni::backend::cuda

@@ -1,6 +1,10 @@
-// The defaults of the interprocess (IPC) calls of the backend interface, for backends without them.
+// The defaults of the interprocess (IPC) calls of the backend interface (ContextIpc, and the
+// handles of buffers and events), for backends without them.
 
-#include "backend/backend.hpp"
+#include "backend/api.hpp"
+#include "backend/ipc_service.hpp"
+#include "backend/memory_objects.hpp"
+#include "backend/queue_objects.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::backend {
@@ -14,13 +18,13 @@ namespace {
 
 }  // namespace
 
-std::shared_ptr<Buffer> Context::open_ipc_memory(std::size_t, std::span<const std::byte>, std::size_t) {
+std::shared_ptr<Buffer> ContextIpc::open_ipc_memory(std::size_t, std::span<const std::byte>, std::size_t) {
     no_ipc_handles(api(), "opening interprocess memory");
 }
 
-std::shared_ptr<Event> Context::create_ipc_event(std::size_t) { no_ipc_handles(api(), "an interprocess event"); }
+std::shared_ptr<Event> ContextIpc::create_ipc_event(std::size_t) { no_ipc_handles(api(), "an interprocess event"); }
 
-std::shared_ptr<Event> Context::open_ipc_event(std::size_t, std::span<const std::byte>) {
+std::shared_ptr<Event> ContextIpc::open_ipc_event(std::size_t, std::span<const std::byte>) {
     no_ipc_handles(api(), "opening an interprocess event");
 }
 

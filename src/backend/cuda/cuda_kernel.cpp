@@ -1,0 +1,151 @@
+// CudaKernel: a function of a loaded module, its attributes, and its launch (the hot path).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "backend/cuda/cuda_program.hpp"
+#include "backend/cuda/cuda_buffer.hpp"
+#include "backend/cuda/cuda_context.hpp"
+#include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/cuda_queue.hpp"
+#include "kjarni/error.hpp"
+
+namespace kjarni::backend::cuda {
+
+namespace {
+
+/// Launches with more arguments than this use the heap for their parameter arrays.
+constexpr std::size_t inline_args = 64;
+/// The dynamic shared memory every function may use without opting in.
+constexpr std::size_t default_dynamic_shared = 48 * 1024;
+
+std::size_t attribute_size(int value) { return value > 0 ? static_cast<std::size_t>(value) : 0; }
+
+}  // namespace
+
+CudaKernel::CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function,
+                       std::optional<std::size_t> image_param_count)
+    : module_(std::move(module)),
+      driver_(module_->context()->driver()),
+      cu_context_(module_->cu_context()),
+      function_(function),
+      dynamic_shared_allowed_(default_dynamic_shared) {
+    CurrentContext current(driver_, cu_context_);
+    const auto attribute = [this](CUfunction_attribute which) {
+        int value = 0;
+        KJARNI_CU(driver_, FuncGetAttribute, &value, which, function_);
+        return attribute_size(value);
+    };
+    attributes_.max_total_local_size = attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    attributes_.registers = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS);
+    attributes_.shared_bytes = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    attributes_.const_bytes = attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+    attributes_.local_bytes = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    attributes_.ptx_version = static_cast<int>(attribute(CU_FUNC_ATTRIBUTE_PTX_VERSION));
+    attributes_.binary_version = static_cast<int>(attribute(CU_FUNC_ATTRIBUTE_BINARY_VERSION));
+    attributes_.cache_mode_ca = attribute(CU_FUNC_ATTRIBUTE_CACHE_MODE_CA) != 0;
+    int optin = 0;
+    KJARNI_CU(driver_, DeviceGetAttribute, &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+              module_->context()->cu_device(module_->device_index()));
+    attributes_.max_dynamic_local_bytes = attribute_size(optin) - std::min(attribute_size(optin), attributes_.shared_bytes);
+    attributes_.preferred_local_size_multiple =
+        module_->context()->devices()[module_->device_index()]->params().warp_size;
+
+    // How many parameters there are: cuFuncGetParamInfo answers CUDA_ERROR_INVALID_VALUE past the
+    // last one, and an error provoked in normal operation is one a user's compute-sanitizer run
+    // would report, so the count comes first, from the driver or else from the image.
+    std::optional<std::size_t> count;
+    if (driver_.FuncGetParamCount != nullptr) {
+        std::size_t driver_count = 0;
+        if (driver_.FuncGetParamCount(function_, &driver_count) == CUDA_SUCCESS) count = driver_count;
+    }
+    if (!count) count = image_param_count;
+    if (count && driver_.FuncGetParamInfo != nullptr) {
+        params_.reserve(*count);
+        for (std::size_t index = 0; index < *count; ++index) {
+            std::size_t offset = 0;
+            std::size_t size = 0;
+            if (driver_.FuncGetParamInfo(function_, index, &offset, &size) != CUDA_SUCCESS) {
+                // A refusal within the count: the list would be incomplete, so report none.
+                params_.clear();
+                break;
+            }
+            ParamInfo param;
+            // A pointer and an 8-byte scalar look the same from here.
+            param.kind = size == 8 ? ParamInfo::Kind::unknown : ParamInfo::Kind::scalar;
+            param.size = size;
+            params_.push_back(std::move(param));
+        }
+    }
+}
+
+void CudaKernel::allow_dynamic_shared(std::size_t bytes) {
+    std::lock_guard lock(attribute_mutex_);
+    if (bytes <= dynamic_shared_allowed_.load(std::memory_order_relaxed)) return;
+    // The limit only grows: a launch with less keeps working.
+    KJARNI_CU(driver_, FuncSetAttribute, function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              static_cast<int>(bytes));
+    dynamic_shared_allowed_.store(bytes, std::memory_order_release);
+}
+
+std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std::size_t* global_size,
+                                          const std::size_t* local_size, std::size_t dynamic_local_mem,
+                                          std::span<const KernelArg> args, bool want_event) {
+    // The hot path: no allocation for up to inline_args arguments, no look-up, no string.
+    auto& cuda_queue = static_cast<CudaQueue&>(queue);
+    std::array<unsigned int, 3> grid = {1, 1, 1};
+    std::array<unsigned int, 3> block = {1, 1, 1};
+    for (unsigned d = 0; d < dims && d < 3; ++d) {
+        block[d] = static_cast<unsigned int>(local_size[d]);
+        grid[d] = static_cast<unsigned int>(global_size[d] / local_size[d]);
+    }
+
+    // The kernel parameters: a pointer to each argument's value. Buffer arguments become device
+    // addresses, kept in `pointers` for the duration of the call (cuLaunchKernel copies them).
+    std::array<void*, inline_args> inline_params;
+    std::array<CUdeviceptr, inline_args> inline_pointers;
+    std::vector<void*> heap_params;
+    std::vector<CUdeviceptr> heap_pointers;
+    void** params = inline_params.data();
+    CUdeviceptr* pointers = inline_pointers.data();
+    if (args.size() > inline_args) {
+        heap_params.resize(args.size());
+        heap_pointers.resize(args.size());
+        params = heap_params.data();
+        pointers = heap_pointers.data();
+    }
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const KernelArg& arg = args[i];
+        if (arg.kind == KernelArg::Kind::buffer) {
+            pointers[i] = arg.buffer != nullptr ? static_cast<CudaBuffer*>(arg.buffer)->at(arg.offset) : 0;
+            params[i] = &pointers[i];
+        } else if (arg.kind == KernelArg::Kind::shared_pointer) {
+            // Managed memory: the host address is the device address (unified addressing).
+            pointers[i] = reinterpret_cast<CUdeviceptr>(arg.pointer);
+            params[i] = &pointers[i];
+        } else {
+            // The driver only reads it: a struct's bytes where they are the caller's, else the copy.
+            const void* value = arg.bytes != nullptr ? arg.bytes : static_cast<const void*>(arg.scalar);
+            params[i] = const_cast<void*>(value);
+        }
+    }
+
+    CurrentContext current(driver_, cu_context_);
+    if (dynamic_local_mem > dynamic_shared_allowed_.load(std::memory_order_acquire)) {
+        allow_dynamic_shared(dynamic_local_mem);
+    }
+    KJARNI_CU(driver_, LaunchKernel, function_, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+              static_cast<unsigned int>(dynamic_local_mem), cuda_queue.stream(), args.empty() ? nullptr : params,
+              nullptr);
+    if (!want_event) return nullptr;
+    auto event = std::make_shared<CudaEvent>(cuda_queue.context(), cuda_queue.device_index());
+    KJARNI_CU(driver_, EventRecord, event->event(), cuda_queue.stream());
+    return event;
+}
+
+}  // namespace kjarni::backend::cuda

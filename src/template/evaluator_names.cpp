@@ -1,0 +1,115 @@
+// The Evaluator's name resolution: locals, the scopes of enclosing def statements, the template's
+// defs, its <%! %> module names and <%namespace> names, the inheritance chain, globals and builtins.
+
+#include "evaluator_internals.hpp"
+
+#include "builtins.hpp"
+#include "errors.hpp"
+#include "limits.hpp"
+#include "loader_runtime.hpp"
+#include "formatting.hpp"
+#include "operators.hpp"
+#include "ownership.hpp"
+#include "runtime_objects.hpp"
+#include "utf8.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <new>
+#include <optional>
+
+namespace kjarni::tmpl::evaluation {
+
+Value Evaluator::lookup_def(const std::string& name) {
+    if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) return lookup(name);
+    throw EvalError(fmt::format("'Caller' object has no attribute '{}'", name));
+}
+
+// A name bound by the template's <%! %> blocks (run now when this render has not run them yet).
+const Value* Evaluator::module_name(const std::string& name) {
+    if (t_->module_code.empty() || !module_scopes) return nullptr;
+    auto it = module_scopes->find(t_.get());
+    if (it == module_scopes->end()) {
+        // As in Mako, module-level code sees neither the render globals nor the template's names.
+        static const GlobalsPtr no_globals = std::make_shared<const Globals>();
+        Evaluator ev(t_, no_globals, {});
+        ev.in_module_ = true;
+        // Registered first: the block's names are the module scope while it runs, too.
+        it = module_scopes->emplace(t_.get(), ev.scope_).first;
+        if (ev.exec(t_->module_code) != Flow::Normal) throw EvalError("'break' or 'continue' outside a loop");
+    }
+    if (in_module_) return nullptr;
+    auto found = it->second->find(name);
+    return found == it->second->end() ? nullptr : &found->second;
+}
+
+std::shared_ptr<const Chain> Evaluator::chain() const {
+    return frame_.chain ? frame_.chain : std::make_shared<const Chain>(Chain{t_});
+}
+
+// The names a <%namespace> tag binds in this template: the namespace's own name, and the defs
+// it imports (by name, or all of them with "*").
+std::optional<Value> Evaluator::namespace_name(const std::string& name) {
+    for (const auto& decl : t_->namespaces) {
+        const bool named = decl.name == name;
+        const bool listed = std::find(decl.imports.begin(), decl.imports.end(), name) != decl.imports.end();
+        const bool star = std::find(decl.imports.begin(), decl.imports.end(), "*") != decl.imports.end();
+        if (!named && !listed && !star) continue;
+        TemplatePtr target;
+        std::shared_ptr<const Chain> ns_chain;
+        try {
+            target = load_related(*t_, decl.uri);
+            ns_chain = inheritance_chain(target, globals_.get());
+        } catch (const EvalError& e) {
+            throw PositionedError(e.what(), decl.pos, std::current_exception());
+        } catch (const TemplateNotFound& e) {
+            throw PositionedError(e.what(), decl.pos, std::current_exception());
+        }
+        if (!ns_chain) ns_chain = std::make_shared<const Chain>(Chain{target});
+        Namespace ns(ns_chain, 0, globals_);
+        if (named) return Value(std::make_shared<Namespace>(std::move(ns)));
+        if (!listed) {  // "*": only the defs the namespace has
+            bool found = false;
+            for (const auto& t : *ns_chain) found = found || (t->defs.count(name) && name != t->main_def_name);
+            if (!found) continue;
+        }
+        try {
+            return ns.attribute(name);
+        } catch (const EvalError&) {
+            throw PositionedError(fmt::format("'<%namespace file=\"{}\">' has no def '{}' to import", decl.uri, name),
+                                  decl.pos);
+        }
+    }
+    return std::nullopt;
+}
+
+Value Evaluator::lookup(const std::string& name) {
+    if (auto it = locals_.find(name); it != locals_.end()) return it->second;
+    for (const auto& weak : outer_) {
+        if (auto vars = weak.lock()) {
+            if (auto it = vars->find(name); it != vars->end()) return it->second;
+        }
+    }
+    if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name)
+        return def_value(t_, &it->second, globals_, frame_);
+    if (!t_->namespaces.empty())
+        if (auto v = namespace_name(name)) return *v;
+    if (const Value* v = module_name(name)) return *v;
+    if (auto it = globals_->find(name); it != globals_->end()) return it->second;
+    if (name == "context") return make_context(globals_);
+    if (name == "self") return Value(std::make_shared<Namespace>(chain(), 0, globals_));
+    if (name == "local") return Value(std::make_shared<Namespace>(chain(), frame_.index, globals_));
+    if (name == "next" && frame_.chain && frame_.index > 0)
+        return Value(std::make_shared<Namespace>(frame_.chain, frame_.index - 1, globals_));
+    if (name == "parent" && frame_.chain && frame_.index + 1 < frame_.chain->size())
+        return Value(std::make_shared<Namespace>(frame_.chain, frame_.index + 1, globals_));
+    if (name == "caller" && caller_stack && !caller_stack->empty()) return caller_stack->back();
+    if (name == "UNDEFINED") return undefined_value();
+    if (const Value* b = find_builtin(name)) return *b;
+    throw EvalError(fmt::format("name '{}' is not defined", name));
+}
+
+}  // namespace kjarni::tmpl::evaluation

@@ -1,0 +1,212 @@
+// The Evaluator's walk over a template's nodes: text, expressions with their filters, control
+// structures, <%call> bodies and <%include>s, written into the output being rendered.
+
+#include "evaluator_internals.hpp"
+
+#include "builtins.hpp"
+#include "errors.hpp"
+#include "limits.hpp"
+#include "loader_runtime.hpp"
+#include "formatting.hpp"
+#include "operators.hpp"
+#include "ownership.hpp"
+#include "runtime_objects.hpp"
+#include "utf8.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <new>
+#include <optional>
+
+namespace kjarni::tmpl::evaluation {
+
+void Evaluator::render(const std::vector<Node>& nodes, std::string& out) {
+    OutputGuard guard(out);
+    for (const Node& n : nodes) {
+        try {
+            render_node(n, out);
+        } catch (const RenderError&) {
+            throw;
+        } catch (const PositionedError&) {
+            throw;
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw PositionedError(e.what(), n.pos, std::current_exception());
+        }
+    }
+}
+
+void Evaluator::emit(std::string& out, const std::string& s) {
+    if (out.size() + s.size() > limits().max_string) throw EvalError("output too long (render limit)");
+    out += s;
+}
+
+void Evaluator::render_node(const Node& n, std::string& out) {
+    switch (n.kind) {
+    case Node::Kind::Text: emit(out, n.text); return;
+    case Node::Kind::Call: {
+        std::vector<Value> stack;
+        std::vector<Value>* saved = caller_stack;
+        if (!caller_stack) caller_stack = &stack;
+        caller_stack->push_back(make_caller(n));
+        try {
+            Value v = eval(*n.expr);
+            caller_stack->pop_back();
+            caller_stack = saved;
+            emit(out, v.str());
+        } catch (...) {
+            caller_stack->pop_back();
+            caller_stack = saved;
+            throw;
+        }
+        return;
+    }
+    case Node::Kind::Include: render_include(n, out); return;
+    case Node::Kind::Code:
+        if (exec(n.code) != Flow::Normal) throw PositionedError("'break' or 'continue' outside a loop", n.pos);
+        return;
+    case Node::Kind::Expr: {
+        Value v = eval(*n.expr);
+        if (v.kind() == K::Module || v.kind() == K::Snippet) unprocessed(v);
+        if (!n.raw) v = Value(v.str());  // Mako's default filter, first
+        for (const auto& f : n.filters) v = apply_filter(*f, v);
+        emit(out, v.str());
+        return;
+    }
+    case Node::Kind::If:
+        for (const Branch& b : n.branches) {
+            if (!b.condition || eval(*b.condition).truthy()) {
+                render(b.body, out);
+                return;
+            }
+        }
+        return;
+    case Node::Kind::For: {
+        Value seq = eval(*n.expr);
+        const std::vector<Value> items = iterate(seq);
+        // Mako's `loop`: this loop's context, its parent the enclosing loop's (restored after).
+        auto saved = locals_.find("loop");
+        const Value parent_loop = saved != locals_.end() ? saved->second : Value();
+        const bool had_loop = saved != locals_.end();
+        for (std::size_t index = 0; index < items.size(); ++index) {
+            const Value& item = items[index];
+            if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
+            locals_["loop"] = make_loop_context(index, items.size(), parent_loop);
+            if (!n.unpack) {
+                locals_[n.targets[0]] = item;
+            } else {
+                if (item.kind() != K::List && item.kind() != K::Tuple)
+                    throw EvalError(fmt::format("cannot unpack non-sequence {}", item.type_name()));
+                const auto& parts = item.as_list();
+                if (parts.size() != n.targets.size())
+                    throw EvalError(fmt::format("cannot unpack {} values into {} loop variables", parts.size(),
+                                                n.targets.size()));
+                for (std::size_t i = 0; i < parts.size(); ++i) locals_[n.targets[i]] = parts[i];
+            }
+            render(n.body, out);
+        }
+        if (had_loop) locals_["loop"] = parent_loop;
+        else locals_.erase("loop");
+        return;
+    }
+    }
+}
+
+// A filter of `${x | f}`: Mako's escapes by name (they win over globals, as in Mako), else a
+// callable from the template's names.
+Value Evaluator::apply_filter(const Expr& f, const Value& v) {
+    if (f.kind == Expr::Kind::Name) {
+        if (const Function* escape = find_escape_filter(f.name)) {
+            try {
+                return (*escape)(Args{{v}, {}});
+            } catch (const EvalError& e) {
+                throw PositionedError(e.what(), f.pos, std::current_exception());
+            }
+        }
+    }
+    Value callee = eval(f);
+    Args args{{v}, {}};
+    try {
+        switch (callee.kind()) {
+        case K::Callable: return callee.as_function()(args);
+        case K::Object: return callee.as_object()->call(args);
+        default: throw EvalError(fmt::format("'{}' object is not callable (used as a filter)", callee.type_name()));
+        }
+    } catch (const RenderError&) {
+        throw;
+    } catch (const PositionedError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw PositionedError(e.what(), f.pos, std::current_exception());
+    }
+}
+
+Value Evaluator::render_caller_body(const Node& n, const Args& a) {
+    std::vector<std::pair<std::string, std::optional<Value>>> saved;
+    for (const auto& name : n.targets) {
+        auto it = locals_.find(name);
+        saved.emplace_back(name, it == locals_.end() ? std::nullopt : std::optional<Value>(it->second));
+    }
+    if (a.positional.size() > n.targets.size()) throw EvalError("body() takes fewer positional arguments");
+    for (std::size_t i = 0; i < a.positional.size(); ++i) locals_[n.targets[i]] = a.positional[i];
+    for (const auto& [name, value] : a.keyword) {
+        if (std::find(n.targets.begin(), n.targets.end(), name) == n.targets.end())
+            throw EvalError(fmt::format("body() got an unexpected keyword argument '{}'", name));
+        locals_[name] = value;
+    }
+    std::string text;
+    std::string* target = current_output;
+    try {
+        render(n.body, text);
+    } catch (const PositionedError& e) {
+        throw make_render_error(*t_, e.offset(), e.what(), globals_.get(), e.cause());
+    }
+    for (auto& [name, value] : saved) {
+        if (value) locals_[name] = *value;
+        else locals_.erase(name);
+    }
+    if (!target) return Value(std::move(text));
+    if (target->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
+    *target += text;
+    return Value(std::string());
+}
+
+// `<%include file="uri" args="..."/>`: that template (the top of its inheritance chain) renders
+// here with the render globals (not this template's locals), its <%page> arguments taken from
+// args, then from the globals (Mako's _kwargs_for_include).
+void Evaluator::render_include(const Node& n, std::string& out) {
+    Args args;
+    if (n.expr) {
+        const Expr& call = *n.expr;
+        const std::size_t n_kw = call.kw_names.size();
+        const std::size_t n_pos = call.children.size() - 1 - n_kw;
+        for (std::size_t i = 0; i < n_pos; ++i) args.positional.push_back(eval(*call.children[1 + i]));
+        for (std::size_t i = 0; i < n_kw; ++i)
+            args.keyword.emplace_back(call.kw_names[i], eval(*call.children[1 + n_pos + i]));
+    }
+    const TemplatePtr target = load_related(*t_, n.text);
+    auto chain = inheritance_chain(target, globals_.get());
+    const TemplatePtr top = chain ? chain->back() : target;
+    const Frame frame{chain, chain ? chain->size() - 1 : 0};
+    const Def& body = top->defs.at(top->main_def_name);
+    for (std::size_t i = args.positional.size(); i < body.params.size(); ++i) {
+        const std::string& p = body.params[i].name;
+        const bool given = std::any_of(args.keyword.begin(), args.keyword.end(), [&](const auto& kw) { return kw.first == p; });
+        if (auto it = globals_->find(p); !given && it != globals_->end()) args.keyword.emplace_back(p, it->second);
+    }
+    emit(out, invoke_body(top, args, globals_, frame));
+}
+
+void Evaluator::unprocessed(const Value& v) {
+    throw EvalError(fmt::format("{} used in a template rendered without module processing "
+                                "(render it with kjarni::render_with_modules)",
+                                v.repr()));
+}
+
+}  // namespace kjarni::tmpl::evaluation
