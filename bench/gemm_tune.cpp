@@ -6,7 +6,8 @@
 //     interleaved rounds before anything is overridden in CLBlast.
 //  2. Search, within a time budget (--budget seconds in all, 480 by default): per precision, kjarni's
 //     kernel over its tile space (bench/gemm_tune_space.cpp's candidates, the known-good ones first)
-//     and CLBlast's Xgemm over large-tile parameters (CLBlastOverrideParameters), each timed at the
+//     and CLBlast's Xgemm over large-tile parameters (CLBlastOverrideParameters; those shipped in
+//     data/clblast/ for other devices first), half of the precision's share each, timed at the
 //     search size (4096^3 on GPUs). A candidate that becomes the best is checked against a CPU
 //     reference on sampled elements first; a wrong result disqualifies it.
 //  3. The results, kjarni's winning tiles with PREFERRED = 1 where kjarni's kernel beat tuned
@@ -445,12 +446,12 @@ int main(int argc, char** argv) try {
         Operands& o = cl_operands.at(p.name);
         best_tiles[precision] = kjarni::blas::detail::default_gemm_tiles();
         if (!search) continue;
-        // kjarni's tiles: 60% of this precision's share; CLBlast: the rest.
+        // kjarni's tiles: half of this precision's share; CLBlast: the rest.
         double best = 0;
         std::size_t tried = 0, wrong = 0;
         const auto phase = Clock::now();
         for (const GemmTiles& tiles : gemm_tune::kjarni_candidates(p.kind, device->params(), seed)) {
-            if (seconds_since(phase) > 0.6 * share || seconds_since(start) > budget) break;
+            if (seconds_since(phase) > 0.5 * share || seconds_since(start) > budget) break;
             double s = 0;
             try {
                 s = time_once(queue, [&] { run_kjarni(o, tiles); });
@@ -479,7 +480,14 @@ int main(int argc, char** argv) try {
         best = 0;
         tried = 0;
         const auto clblast_phase = Clock::now();
-        for (const auto& config : gemm_tune::clblast_candidates(precision, device->params().local_mem_size, seed)) {
+        // The parameters shipped for other devices first (the H100's for an H200), then the space.
+        std::vector<gemm_tune::ClblastConfig> configs;
+        for (const auto& [file, text] : kjarni::blas::detail::embedded_tuned_parameters())
+            for (const auto& k : kjarni::blas::detail::parse_tuned_parameters(text, std::string(file)).kernels)
+                if (k.kernel == "Xgemm" && k.precision == precision) configs.push_back(k.parameters);
+        for (auto& config : gemm_tune::clblast_candidates(precision, device->params().local_mem_size, seed))
+            configs.push_back(std::move(config));
+        for (const auto& config : configs) {
             if (seconds_since(phase) > share || seconds_since(start) > budget) break;
             if (!clblast.apply(*device, config, precision)) continue;
             bool ok = true;

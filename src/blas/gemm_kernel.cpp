@@ -121,6 +121,9 @@ std::string gemm_kernel_source(const GemmTiles& t, DType::Kind kind, bool transp
     std::string s;
     s += fmt::format("// kjarni GEMM: {} {}{} {}\n", real, transpose_a ? "T" : "N", transpose_b ? "T" : "N",
                      aligned ? "aligned" : "bounds-checked");
+    // OpenCL's fma is overloaded; CUDA's C fma takes doubles, fmaf floats.
+    s += fmt::format("#ifdef KJARNI_CUDA_API\n#define KJARNI_GEMM_FMA {}\n#else\n#define KJARNI_GEMM_FMA fma\n#endif\n",
+                     real == "double" ? "fma" : "fmaf");
     s += "KERNEL void kjarni_gemm(\n";
     s += fmt::format("    GLOBAL_MEM const {0}* A, int64_t a_offset, int64_t lda, int64_t a_stride,\n"
                      "    GLOBAL_MEM const {0}* B, int64_t b_offset, int64_t ldb, int64_t b_stride,\n"
@@ -161,7 +164,7 @@ std::string gemm_kernel_source(const GemmTiles& t, DType::Kind kind, bool transp
         const std::string a = gemm_component(fmt::format("av{}", i / t.vwm), t.vwm, i % t.vwm);
         for (std::size_t j = 0; j < tn; ++j) {
             const std::string b = gemm_component(fmt::format("bv{}", j / t.vwn), t.vwn, j % t.vwn);
-            s += fmt::format("        c_{0}_{1} = fma({2}, {3}, c_{0}_{1});\n", i, j, a, b);
+            s += fmt::format("        c_{0}_{1} = KJARNI_GEMM_FMA({2}, {3}, c_{0}_{1});\n", i, j, a, b);
         }
     }
     s += "    }\n    LOCAL_BARRIER;\n    }\n";
