@@ -16,9 +16,9 @@
 //     with --out also to a file to ship in data/clblast/.
 //  4. Tuned table: cuBLAS, CLBlast tuned, kjarni tuned, and what kjarni::blas now runs, interleaved.
 //
-// Problems: SGEMM and DGEMM at 8192^3 and 4096^3, and batches of 512^3 (column-major, no
+// Problems: SGEMM and DGEMM at 8192^3 and 4096^3, and batches of 256 products of 512^3 (column-major, no
 // transposes: what kjarni::blas runs for C-ordered arrays). On a CPU device (PoCL) the sizes are
-// 512, 256 and batches of 64^3, the search budget applies the same way. Figures: TFLOP/s of the
+// 512, 256 and batches of 16 of 64^3 (figures in GFLOP/s). Figures: TFLOP/s of the
 // median of the rounds; each round times one call after one untimed call on every engine in turn.
 //
 //   kjarni_gemm_tune [--platform WORD] [--budget SECONDS] [--precisions 32,64] [--rounds N]
@@ -59,6 +59,10 @@ namespace {
 using kjarni::blas::detail::GemmMatrix;
 using kjarni::blas::detail::GemmTiles;
 using Clock = std::chrono::steady_clock;
+
+/// Figures in TFLOP/s on GPUs, GFLOP/s on CPUs (set in main).
+double flop_unit = 1e12;
+std::string unit_name = "TFLOP/s";
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -253,7 +257,7 @@ void table(const std::string& title, const std::vector<Problem>& problems,
     for (const Problem& p : problems) {
         std::vector<Engine> engines = engines_for(p);
         if (!header) {
-            fmt::print("{:<24}", "problem (TFLOP/s)");
+            fmt::print("{:<24}", fmt::format("problem ({})", unit_name));
             for (const Engine& e : engines) fmt::print(" {:>18}", e.name);
             fmt::print("\n");
             header = true;
@@ -280,13 +284,13 @@ void table(const std::string& title, const std::vector<Problem>& problems,
         std::optional<std::size_t> reference_engine;
         for (std::size_t e = 0; e < engines.size() && !reference_engine; ++e)
             if (available[e]) reference_engine = e;
-        const double reference = reference_engine ? p.flop() / median(seconds[*reference_engine]) / 1e12 : 0;
+        const double reference = reference_engine ? p.flop() / median(seconds[*reference_engine]) / flop_unit : 0;
         for (std::size_t e = 0; e < engines.size(); ++e) {
             if (!available[e]) {
                 fmt::print(" {:>18}", "-");
                 continue;
             }
-            const double tflops = p.flop() / median(seconds[e]) / 1e12;
+            const double tflops = p.flop() / median(seconds[e]) / flop_unit;
             if (e != reference_engine && reference > 0)
                 fmt::print(" {:>10.2f} ({:>4.0f}%)", tflops, 100 * tflops / reference);
             else
@@ -356,6 +360,10 @@ int main(int argc, char** argv) try {
     const kjarni::Queue queue(context.devices()[0]);
     const std::string driver = device->properties().driver_version;
     const bool gpu = device->params().type == kjarni::DeviceType::gpu;
+    if (!gpu) {
+        flop_unit = 1e9;
+        unit_name = "GFLOP/s";
+    }
     fmt::print("device: {} (driver {}, {}), search budget {} s\n", device->name(), driver,
                device->platform().name(), search ? budget : 0.0);
 
@@ -460,7 +468,7 @@ int main(int argc, char** argv) try {
                 continue;
             }
             ++tried;
-            const double tflops = p.flop() / s / 1e12;
+            const double tflops = p.flop() / s / flop_unit;
             if (tflops > best) {
                 if (!spot_check(o)) {
                     ++wrong;
@@ -469,12 +477,12 @@ int main(int argc, char** argv) try {
                 }
                 best = tflops;
                 best_tiles[precision] = tiles;
-                fmt::print("  kjarni {:7.2f} TFLOP/s  {}\n", tflops, tiles.describe());
+                fmt::print("  kjarni {:7.2f} {}  {}\n", tflops, unit_name, tiles.describe());
                 std::fflush(stdout);
             }
         }
-        fmt::print("{}: kjarni tiles: {} tried in {:.0f} s ({} wrong), best {:.2f} TFLOP/s: {}\n", p.name, tried,
-                   seconds_since(phase), wrong, best, best_tiles[precision].describe());
+        fmt::print("{}: kjarni tiles: {} tried in {:.0f} s ({} wrong), best {:.2f} {}: {}\n", p.name, tried,
+                   seconds_since(phase), wrong, best, unit_name, best_tiles[precision].describe());
 #ifdef KJARNI_BENCH_RAW_CLBLAST
         if (!clblast.ok()) continue;
         best = 0;
@@ -494,16 +502,16 @@ int main(int argc, char** argv) try {
             const double s = time_once(queue, [&] { ok = clblast.run(o); });
             if (!ok) continue;
             ++tried;
-            const double tflops = p.flop() / s / 1e12;
+            const double tflops = p.flop() / s / flop_unit;
             if (tflops > best && spot_check(o)) {
                 best = tflops;
                 best_clblast[precision] = config;
-                fmt::print("  CLBlast {:7.2f} TFLOP/s  {}\n", tflops, gemm_tune::describe(config));
+                fmt::print("  CLBlast {:7.2f} {}  {}\n", tflops, unit_name, gemm_tune::describe(config));
                 std::fflush(stdout);
             }
         }
-        fmt::print("{}: CLBlast Xgemm: {} tried in {:.0f} s, best {:.2f} TFLOP/s\n", p.name, tried,
-                   seconds_since(clblast_phase), best);
+        fmt::print("{}: CLBlast Xgemm: {} tried in {:.0f} s, best {:.2f} {}\n", p.name, tried,
+                   seconds_since(clblast_phase), best, unit_name);
         if (best_clblast.count(precision) != 0) clblast.apply(*device, best_clblast[precision], precision);
 #endif
     }
@@ -524,8 +532,8 @@ int main(int argc, char** argv) try {
 #endif
         }
         prefer_kjarni[p.precision()] = !clblast_ok || median(ours) < median(theirs);
-        fmt::print("{}: kjarni {:.2f}, CLBlast {:.2f} TFLOP/s: kjarni::blas will run {}\n", p.name,
-                   p.flop() / median(ours) / 1e12, clblast_ok ? p.flop() / median(theirs) / 1e12 : 0.0,
+        fmt::print("{}: kjarni {:.2f}, CLBlast {:.2f} {}: kjarni::blas will run {}\n", p.name,
+                   p.flop() / median(ours) / flop_unit, clblast_ok ? p.flop() / median(theirs) / flop_unit : 0.0, unit_name,
                    prefer_kjarni[p.precision()] ? "kjarni's kernel" : "CLBlast");
     }
     const std::time_t now = std::time(nullptr);
