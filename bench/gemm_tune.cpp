@@ -4,7 +4,7 @@
 //  1. Untuned table: cuBLAS (through CUDA, on the CUDA device of the same name, where present),
 //     CLBlast with its built-in parameters, and kjarni's kernel with default tiles, measured in
 //     interleaved rounds before anything is overridden in CLBlast.
-//  2. Search, within a time budget (--budget seconds in all, 480 by default): per precision, kjarni's
+//  2. Search, within a time budget (--budget seconds in all, 360 by default): per precision, kjarni's
 //     kernel over its tile space (bench/gemm_tune_space.cpp's candidates, the known-good ones first)
 //     and CLBlast's Xgemm over large-tile parameters (CLBlastOverrideParameters; those shipped in
 //     data/clblast/ for other devices first), half of the precision's share each, timed at the
@@ -310,7 +310,7 @@ std::string arg_value(int& i, int argc, char** argv) {
 
 int main(int argc, char** argv) try {
     std::string platform_word;
-    double budget = 480;
+    double budget = 360;
     std::vector<int> precisions{32, 64};
     int rounds = 7;
     std::string out_file;
