@@ -22,7 +22,9 @@ std::vector<kjarni::blas::detail::GemmTiles> kjarni_candidates(kjarni::DType::Ki
     const bool single = kind == kjarni::DType::Kind::float32;
     const std::size_t v = single ? 4 : 2;  // the widest vector: 16 bytes
     // {MWG, NWG, KWG, MDIMC, NDIMC, VWM, VWN, VWG}
+    // The defaults first: the mark to beat.
     const std::vector<GemmTiles> first{
+        kjarni::blas::detail::default_gemm_tiles(),
         {128, 128, 16, 16, 16, v, v, v}, {128, 128, 8, 16, 16, v, v, v},  {128, 64, 16, 16, 16, v, v, v},
         {64, 128, 16, 16, 16, v, v, v},  {128, 128, 32, 16, 16, v, v, v}, {128, 64, 32, 16, 16, v, v, v},
         {64, 64, 16, 16, 16, v, v, v},   {128, 128, 16, 32, 8, v, v, v},  {128, 128, 16, 8, 32, v, v, v},

@@ -14,9 +14,9 @@ namespace gemm_tune {
 /// CLBlast parameters by name, in the order its Xgemm kernel lists them.
 using ClblastConfig = std::vector<std::pair<std::string, std::size_t>>;
 
-/// kjarni's tiles for `kind` that are valid on a device with `limits`: first the shapes that
-/// register-tiled SIMT GEMMs run well with on today's GPUs (CUTLASS's SIMT tiles and CLBlast's
-/// tuned Xgemm parameters: 128 x 128 or 128 x 64 work-group tiles of 8 x 8 or 8 x 4 micro-tiles,
+/// kjarni's tiles for `kind` that are valid on a device with `limits`: first the defaults, then the
+/// shapes that register-tiled SIMT GEMMs run well with on today's GPUs (CUTLASS's SIMT tiles and
+/// CLBlast's tuned Xgemm parameters: 128 x 128 or 128 x 64 work-group tiles of 8 x 8 or 8 x 4 micro-tiles,
 /// 256 work items, K slices of 8 to 32), then the rest of the space in an order shuffled by `seed`.
 std::vector<kjarni::blas::detail::GemmTiles> kjarni_candidates(kjarni::DType::Kind kind,
                                                                const kjarni::DeviceParameters& limits, unsigned seed);
