@@ -26,13 +26,13 @@
 
 #include <fmt/format.h>
 
+#include <dlfcn.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -78,7 +78,10 @@ struct Problem {
     kjarni::DType::Kind kind;
     std::size_t n;  // m = n = k
     std::size_t batch;
-    double flop() const { return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(batch); }
+    double flop() const {
+        return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) *
+               static_cast<double>(batch);
+    }
     int precision() const { return kind == kjarni::DType::Kind::float64 ? 64 : 32; }
 };
 
@@ -95,8 +98,13 @@ Operands make_operands(const kjarni::Queue& queue, const Problem& p, bool keep_h
     const kjarni::DType dtype(p.kind);
     std::mt19937 engine(7);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    Operands out{queue, p, kjarni::Array::zeros(queue, {count}, dtype), kjarni::Array::zeros(queue, {count}, dtype),
-                 kjarni::Array::zeros(queue, {count}, dtype), {}, {}};
+    Operands out{queue,
+                 p,
+                 kjarni::Array::zeros(queue, {count}, dtype),
+                 kjarni::Array::zeros(queue, {count}, dtype),
+                 kjarni::Array::zeros(queue, {count}, dtype),
+                 {},
+                 {}};
     for (auto* target : {&out.a, &out.b}) {
         kjarni::HostArray host(dtype, {count});
         std::vector<double> values(count);
@@ -169,9 +177,14 @@ void run_kjarni(Operands& o, const GemmTiles& tiles) {
 void run_public(Operands& o) {
     const std::size_t n = o.problem.n, batch = o.problem.batch;
     if (batch > 1) {
-        kjarni::blas::gemm_batched(o.queue, 1.0, o.b.reshape({static_cast<std::ptrdiff_t>(batch), static_cast<std::ptrdiff_t>(n), static_cast<std::ptrdiff_t>(n)}),
-                                   o.a.reshape({static_cast<std::ptrdiff_t>(batch), static_cast<std::ptrdiff_t>(n), static_cast<std::ptrdiff_t>(n)}), 0.0,
-                                   o.c.reshape({static_cast<std::ptrdiff_t>(batch), static_cast<std::ptrdiff_t>(n), static_cast<std::ptrdiff_t>(n)}));
+        kjarni::blas::gemm_batched(o.queue, 1.0,
+                                   o.b.reshape({static_cast<std::ptrdiff_t>(batch), static_cast<std::ptrdiff_t>(n),
+                                                static_cast<std::ptrdiff_t>(n)}),
+                                   o.a.reshape({static_cast<std::ptrdiff_t>(batch), static_cast<std::ptrdiff_t>(n),
+                                                static_cast<std::ptrdiff_t>(n)}),
+                                   0.0,
+                                   o.c.reshape({static_cast<std::ptrdiff_t>(batch), static_cast<std::ptrdiff_t>(n),
+                                                static_cast<std::ptrdiff_t>(n)}));
     } else {
         const auto sn = static_cast<std::ptrdiff_t>(n);
         kjarni::blas::gemm(o.queue, 1.0, o.b.reshape({sn, sn}), o.a.reshape({sn, sn}), 0.0, o.c.reshape({sn, sn}));
@@ -194,7 +207,9 @@ struct ClblastCalls {
         ClblastCalls f;
         void* library = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
         if (library == nullptr) return f;
-        const auto get = [&](auto& fn, const char* name) { fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, name)); };
+        const auto get = [&](auto& fn, const char* name) {
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, name));
+        };
         get(f.sgemm, "CLBlastSgemm");
         get(f.dgemm, "CLBlastDgemm");
         get(f.sgemm_batched, "CLBlastSgemmStridedBatched");
@@ -213,8 +228,8 @@ struct ClblastCalls {
         const auto L = CLBlastLayoutColMajor;
         CLBlastStatusCode status = CLBlastSuccess;
         if (o.problem.kind == kjarni::DType::Kind::float32) {
-            status = batch > 1 ? sgemm_batched(L, N, N, n, n, n, 1.0F, mem(o.a), 0, n, n * n, mem(o.b), 0, n, n * n, 0.0F,
-                                               mem(o.c), 0, n, n * n, batch, &q, nullptr)
+            status = batch > 1 ? sgemm_batched(L, N, N, n, n, n, 1.0F, mem(o.a), 0, n, n * n, mem(o.b), 0, n, n * n,
+                                               0.0F, mem(o.c), 0, n, n * n, batch, &q, nullptr)
                                : sgemm(L, N, N, n, n, n, 1.0F, mem(o.a), 0, n, mem(o.b), 0, n, 0.0F, mem(o.c), 0, n, &q,
                                        nullptr);
         } else {
@@ -233,9 +248,9 @@ struct ClblastCalls {
             names.push_back(name.c_str());
             values.push_back(value);
         }
-        const auto status = override_parameters(reinterpret_cast<cl_device_id>(device.native_handle()), "Xgemm",
-                                                static_cast<CLBlastPrecision>(precision), names.size(), names.data(),
-                                                values.data());
+        const auto status =
+            override_parameters(reinterpret_cast<cl_device_id>(device.native_handle()), "Xgemm",
+                                static_cast<CLBlastPrecision>(precision), names.size(), names.data(), values.data());
         clear();
         return status == CLBlastSuccess;
     }
@@ -249,9 +264,12 @@ struct Engine {
 };
 
 /// Interleaved rounds over the engines of each problem; prints the table with ratios to the first
-/// engine (cuBLAS where present).
-void table(const std::string& title, const std::vector<Problem>& problems,
-           const std::function<std::vector<Engine>(const Problem&)>& engines_for, int rounds) {
+/// engine (cuBLAS where present). Returns the median seconds by problem and engine name (those that
+/// ran).
+std::map<std::pair<std::string, std::string>, double> table(
+    const std::string& title, const std::vector<Problem>& problems,
+    const std::function<std::vector<Engine>(const Problem&)>& engines_for, int rounds) {
+    std::map<std::pair<std::string, std::string>, double> medians;
     fmt::print("\n{}\n", title);
     bool header = false;
     for (const Problem& p : problems) {
@@ -290,15 +308,16 @@ void table(const std::string& title, const std::vector<Problem>& problems,
                 fmt::print(" {:>18}", "-");
                 continue;
             }
+            medians[{p.name, engines[e].name}] = median(seconds[e]);
             const double tflops = p.flop() / median(seconds[e]) / flop_unit;
             if (e != reference_engine && reference > 0)
                 fmt::print(" {:>10.2f} ({:>4.0f}%)", tflops, 100 * tflops / reference);
-            else
-                fmt::print(" {:>18.2f}", tflops);
+            else fmt::print(" {:>18.2f}", tflops);
         }
         fmt::print("\n");
         std::fflush(stdout);
     }
+    return medians;
 }
 
 std::string arg_value(int& i, int argc, char** argv) {
@@ -364,8 +383,8 @@ int main(int argc, char** argv) try {
         flop_unit = 1e9;
         unit_name = "GFLOP/s";
     }
-    fmt::print("device: {} (driver {}, {}), search budget {} s\n", device->name(), driver,
-               device->platform().name(), search ? budget : 0.0);
+    fmt::print("device: {} (driver {}, {}), search budget {} s\n", device->name(), driver, device->platform().name(),
+               search ? budget : 0.0);
 
     // cuBLAS: the CUDA device of the same name (else the first), where CUDA works.
     std::optional<kjarni::Queue> cuda_queue;
@@ -413,7 +432,8 @@ int main(int argc, char** argv) try {
     if (!clblast.ok()) fmt::print("CLBlast (libclblast.so.1) not found: its columns are empty\n");
 #endif
     const auto cublas_engine = [&](const Problem& p) {
-        return Engine{"cuBLAS", [&](Operands& o) {
+        return Engine{"cuBLAS",
+                      [&](Operands& o) {
                           if (!cuda_queue) return false;
                           run_public(o);
                           return true;
@@ -428,7 +448,8 @@ int main(int argc, char** argv) try {
 #endif
     };
     const auto kjarni_engine = [&](const Problem& p, const std::string& name, const GemmTiles& tiles) {
-        return Engine{name, [tiles](Operands& o) {
+        return Engine{name,
+                      [tiles](Operands& o) {
                           run_kjarni(o, tiles);
                           return true;
                       },
@@ -436,12 +457,13 @@ int main(int argc, char** argv) try {
     };
 
     // 1. Before anything is overridden in CLBlast.
-    table("untuned (medians of interleaved rounds; % of the first column that ran)", problems,
-          [&](const Problem& p) {
-              return std::vector<Engine>{cublas_engine(p), clblast_engine(p, "CLBlast untuned"),
-                                         kjarni_engine(p, "kjarni default", kjarni::blas::detail::default_gemm_tiles())};
-          },
-          rounds);
+    const auto untuned_medians = table(
+        "untuned (medians of interleaved rounds; % of the first column that ran)", problems,
+        [&](const Problem& p) {
+            return std::vector<Engine>{cublas_engine(p), clblast_engine(p, "CLBlast untuned"),
+                                       kjarni_engine(p, "kjarni default", kjarni::blas::detail::default_gemm_tiles())};
+        },
+        rounds);
 
     // 2. The search, per precision: kjarni's tiles, then CLBlast's Xgemm, at the medium size.
     std::map<int, GemmTiles> best_tiles;
@@ -536,9 +558,18 @@ int main(int argc, char** argv) try {
 #endif
         }
         prefer_kjarni[p.precision()] = !clblast_ok || median(ours) < median(theirs);
+        // Parameters searched at the medium size that lose to CLBlast's own at the large one are
+        // not written (CLBlast keeps them in this process: the tuned table shows what they give).
+        const auto own = untuned_medians.find({p.name, "CLBlast untuned"});
+        if (clblast_ok && own != untuned_medians.end() && best_clblast.count(p.precision()) != 0 &&
+            own->second < median(theirs)) {
+            fmt::print("{}: the searched CLBlast parameters ({:.2f}) lose to CLBlast's own ({:.2f}): not written\n",
+                       p.name, p.flop() / median(theirs) / flop_unit, p.flop() / own->second / flop_unit);
+            best_clblast.erase(p.precision());
+        }
         fmt::print("{}: kjarni {:.2f}, CLBlast {:.2f} {}: kjarni::blas will run {}\n", p.name,
-                   p.flop() / median(ours) / flop_unit, clblast_ok ? p.flop() / median(theirs) / flop_unit : 0.0, unit_name,
-                   prefer_kjarni[p.precision()] ? "kjarni's kernel" : "CLBlast");
+                   p.flop() / median(ours) / flop_unit, clblast_ok ? p.flop() / median(theirs) / flop_unit : 0.0,
+                   unit_name, prefer_kjarni[p.precision()] ? "kjarni's kernel" : "CLBlast");
     }
     const std::time_t now = std::time(nullptr);
     char date[16];
@@ -550,19 +581,20 @@ int main(int argc, char** argv) try {
         for (std::size_t i = 0; i < parameters.size(); ++i)
             fields += fmt::format("        \"{}\": {}{}\n", parameters[i].first, parameters[i].second,
                                   i + 1 < parameters.size() ? "," : "");
-        kernels += fmt::format("{}    {{\n      \"kernel\": \"{}\",\n      \"precision\": {},\n      \"parameters\": {{\n{}"
-                               "      }}\n    }}",
-                               kernels.empty() ? "" : ",\n", kernel, precision, fields);
+        kernels +=
+            fmt::format("{}    {{\n      \"kernel\": \"{}\",\n      \"precision\": {},\n      \"parameters\": {{\n{}"
+                        "      }}\n    }}",
+                        kernels.empty() ? "" : ",\n", kernel, precision, fields);
     };
     for (const auto& [precision, config] : best_clblast) add_entry("Xgemm", precision, config);
     for (const auto& [precision, tiles] : best_tiles) {
         const auto entry = kjarni::blas::detail::gemm_entry_of(tiles, precision, prefer_kjarni[precision]);
         add_entry(entry.kernel, precision, entry.parameters);
     }
-    const std::string json = fmt::format(
-        "{{\n  \"device\": \"{}\",\n  \"driver\": \"{}\",\n  \"tuned\": \"{}\",\n  \"tool\": \"kjarni_gemm_tune --budget "
-        "{} (bench/gemm_tune.cpp)\",\n  \"kernels\": [\n{}\n  ]\n}}\n",
-        device->name(), driver, date, budget, kernels);
+    const std::string json = fmt::format("{{\n  \"device\": \"{}\",\n  \"driver\": \"{}\",\n  \"tuned\": \"{}\",\n  "
+                                         "\"tool\": \"kjarni_gemm_tune --budget "
+                                         "{} (bench/gemm_tune.cpp)\",\n  \"kernels\": [\n{}\n  ]\n}}\n",
+                                         device->name(), driver, date, budget, kernels);
     std::vector<std::filesystem::path> targets;
     if (search) {
         const auto directory = kjarni::blas::detail::tuning_cache_directory();
@@ -580,19 +612,22 @@ int main(int argc, char** argv) try {
 
     // 4. Tuned: CLBlast now holds the best parameters (applied above); kjarni::blas reads the file
     //    just written at its first call on this device.
-    table("tuned (medians of interleaved rounds; % of the first column that ran)", problems,
-          [&](const Problem& p) {
-              return std::vector<Engine>{
-                  cublas_engine(p), clblast_engine(p, "CLBlast tuned"),
-                  kjarni_engine(p, "kjarni tuned", best_tiles.count(p.precision()) ? best_tiles[p.precision()]
-                                                                                    : kjarni::blas::detail::default_gemm_tiles()),
-                  Engine{"kjarni::blas", [](Operands& o) {
-                             run_public(o);
-                             return true;
-                         },
-                         &cl_operands.at(p.name)}};
-          },
-          rounds);
+    table(
+        "tuned (medians of interleaved rounds; % of the first column that ran)", problems,
+        [&](const Problem& p) {
+            return std::vector<Engine>{cublas_engine(p), clblast_engine(p, "CLBlast tuned"),
+                                       kjarni_engine(p, "kjarni tuned",
+                                                     best_tiles.count(p.precision())
+                                                         ? best_tiles[p.precision()]
+                                                         : kjarni::blas::detail::default_gemm_tiles()),
+                                       Engine{"kjarni::blas",
+                                              [](Operands& o) {
+                                                  run_public(o);
+                                                  return true;
+                                              },
+                                              &cl_operands.at(p.name)}};
+        },
+        rounds);
     return 0;
 } catch (const std::exception& e) {
     fmt::print(stderr, "kjarni_gemm_tune: {}\n", e.what());

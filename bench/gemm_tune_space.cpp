@@ -25,10 +25,18 @@ std::vector<kjarni::blas::detail::GemmTiles> kjarni_candidates(kjarni::DType::Ki
     // The defaults first: the mark to beat.
     const std::vector<GemmTiles> first{
         kjarni::blas::detail::default_gemm_tiles(),
-        {128, 128, 16, 16, 16, v, v, v}, {128, 128, 8, 16, 16, v, v, v},  {128, 64, 16, 16, 16, v, v, v},
-        {64, 128, 16, 16, 16, v, v, v},  {128, 128, 32, 16, 16, v, v, v}, {128, 64, 32, 16, 16, v, v, v},
-        {64, 64, 16, 16, 16, v, v, v},   {128, 128, 16, 32, 8, v, v, v},  {128, 128, 16, 8, 32, v, v, v},
-        {64, 64, 32, 16, 16, 2, 2, 2},   {64, 64, 16, 8, 8, v, v, v},     {32, 32, 16, 8, 8, 2, 2, 2},
+        {128, 128, 16, 16, 16, v, v, v},
+        {128, 128, 8, 16, 16, v, v, v},
+        {128, 64, 16, 16, 16, v, v, v},
+        {64, 128, 16, 16, 16, v, v, v},
+        {128, 128, 32, 16, 16, v, v, v},
+        {128, 64, 32, 16, 16, v, v, v},
+        {64, 64, 16, 16, 16, v, v, v},
+        {128, 128, 16, 32, 8, v, v, v},
+        {128, 128, 16, 8, 32, v, v, v},
+        {64, 64, 32, 16, 16, 2, 2, 2},
+        {64, 64, 16, 8, 8, v, v, v},
+        {32, 32, 16, 8, 8, 2, 2, 2},
     };
     std::vector<GemmTiles> rest;
     for (const std::size_t mwg : {32UL, 64UL, 128UL, 256UL})
@@ -85,13 +93,24 @@ std::vector<ClblastConfig> clblast_candidates(int precision, std::size_t local_m
                                                         threads % ndimb != 0)
                                                         continue;
                                                     if (size * (kwg * mwg + kwg * nwg) > local_mem_size) continue;
-                                                    if ((mwg / mdimc) * (nwg / ndimc) > (size == 8 ? 32U : 64U)) continue;
-                                                    out.push_back(ClblastConfig{
-                                                        {"GEMMK", 0}, {"KREG", 1}, {"KWG", kwg}, {"KWI", kwi},
-                                                        {"MDIMA", mdima}, {"MDIMC", mdimc}, {"MWG", mwg},
-                                                        {"NDIMB", ndimb}, {"NDIMC", ndimc}, {"NWG", nwg}, {"SA", 1},
-                                                        {"SB", 1}, {"STRM", strm}, {"STRN", strn}, {"VWM", vwm},
-                                                        {"VWN", vwn}});
+                                                    if ((mwg / mdimc) * (nwg / ndimc) > (size == 8 ? 32U : 64U))
+                                                        continue;
+                                                    out.push_back(ClblastConfig{{"GEMMK", 0},
+                                                                                {"KREG", 1},
+                                                                                {"KWG", kwg},
+                                                                                {"KWI", kwi},
+                                                                                {"MDIMA", mdima},
+                                                                                {"MDIMC", mdimc},
+                                                                                {"MWG", mwg},
+                                                                                {"NDIMB", ndimb},
+                                                                                {"NDIMC", ndimc},
+                                                                                {"NWG", nwg},
+                                                                                {"SA", 1},
+                                                                                {"SB", 1},
+                                                                                {"STRM", strm},
+                                                                                {"STRN", strn},
+                                                                                {"VWM", vwm},
+                                                                                {"VWN", vwn}});
                                                 }
     std::shuffle(out.begin(), out.end(), std::mt19937(seed));
     return out;

@@ -116,7 +116,8 @@ void kjarni_gemm(const Queue& queue, DType::Kind kind, const GemmTiles& tiles, b
     if (const std::string problem = gemm_tiles_problem(tiles, kind, device.params()); !problem.empty())
         throw ArgumentError("tiles", fmt::format("{}: {}", tiles.describe(), problem));
     if (std::max({m, n, k}) > static_cast<std::size_t>(INT_MAX))
-        throw ArgumentError("m, n, k", fmt::format("{} x {} x {} exceeds kjarni's GEMM kernel's 32-bit extents", m, n, k));
+        throw ArgumentError("m, n, k",
+                            fmt::format("{} x {} x {} exceeds kjarni's GEMM kernel's 32-bit extents", m, n, k));
     const bool cuda = device.context().api().id() == ApiId::cuda();
     const bool aligned = m % tiles.mwg == 0 && n % tiles.nwg == 0 && k % tiles.kwg == 0 &&
                          gemm_operand_aligned(a, tiles.vwg, cuda) && gemm_operand_aligned(b, tiles.vwg, cuda);
@@ -134,11 +135,23 @@ void kjarni_gemm(const Queue& queue, DType::Kind kind, const GemmTiles& tiles, b
     constexpr std::size_t max_batch_chunk = 65535;
     for (std::size_t first = 0; first < batch; first += max_batch_chunk) {
         const std::size_t chunk = std::min(max_batch_chunk, batch - first);
-        const std::array<kjarni::detail::KernelArg, 17> args{
-            gemm_buffer_arg(a.array), i64(a.offset + first * a.stride), i64(a.ld), i64(a.stride),
-            gemm_buffer_arg(b.array), i64(b.offset + first * b.stride), i64(b.ld), i64(b.stride),
-            gemm_buffer_arg(c.array), i64(c.offset + first * c.stride), i64(c.ld), i64(c.stride),
-            i32(m), i32(n), i32(k), real(alpha), real(beta)};
+        const std::array<kjarni::detail::KernelArg, 17> args{gemm_buffer_arg(a.array),
+                                                             i64(a.offset + first * a.stride),
+                                                             i64(a.ld),
+                                                             i64(a.stride),
+                                                             gemm_buffer_arg(b.array),
+                                                             i64(b.offset + first * b.stride),
+                                                             i64(b.ld),
+                                                             i64(b.stride),
+                                                             gemm_buffer_arg(c.array),
+                                                             i64(c.offset + first * c.stride),
+                                                             i64(c.ld),
+                                                             i64(c.stride),
+                                                             i32(m),
+                                                             i32(n),
+                                                             i32(k),
+                                                             real(alpha),
+                                                             real(beta)};
         const std::array<std::size_t, 3> global{groups_m * tiles.mdimc, groups_n * tiles.ndimc, chunk};
         const std::array<std::size_t, 3> local{tiles.mdimc, tiles.ndimc, 1};
         kernel->launch(*kjarni::detail::backend_of(queue), 3, global.data(), local.data(), 0, args, false);

@@ -58,8 +58,8 @@ std::string gemm_load_code(const GemmTiles& t, const std::string& real, bool ali
                                                  : fmt::format("(k0 + p) + (int64_t)({} + r) * {}", origin, ld);
         if (aligned) {
             const std::string vtype = gemm_vector_type(real, width);
-            code += fmt::format("        const {} v = *(const GLOBAL_MEM {}*)({} + {});\n", vtype, vtype, pointer,
-                                address);
+            code +=
+                fmt::format("        const {} v = *(const GLOBAL_MEM {}*)({} + {});\n", vtype, vtype, pointer, address);
             for (std::size_t w = 0; w < width; ++w) {
                 const std::string slot = contiguous_r ? fmt::format("p * {} + r + {}", ld_local, w)
                                                       : fmt::format("(p + {}) * {} + r", w, ld_local);
@@ -97,15 +97,15 @@ std::string gemm_tiles_problem(const GemmTiles& t, DType::Kind kind, const Devic
         return "the slices of A and B do not share evenly among the work items";
     if ((t.mwg / t.mdimc) * (t.nwg / t.ndimc) > 256) return "more than 256 accumulators per work item";
     if (threads > limits.max_total_local_size) return "more work items than the device's work-group";
-    if (limits.max_local_sizes.size() >= 2 && (t.mdimc > limits.max_local_sizes[0] || t.ndimc > limits.max_local_sizes[1]))
+    if (limits.max_local_sizes.size() >= 2 &&
+        (t.mdimc > limits.max_local_sizes[0] || t.ndimc > limits.max_local_sizes[1]))
         return "MDIMC or NDIMC beyond the device's local size";
     const std::size_t local = (t.kwg * (t.mwg + t.vwm) + t.kwg * (t.nwg + t.vwn)) * size + 32;
     if (local > limits.local_mem_size) return "more local memory than the device has";
     return "";
 }
 
-std::string gemm_kernel_source(const GemmTiles& t, DType::Kind kind, bool transpose_a, bool transpose_b,
-                               bool aligned) {
+std::string gemm_kernel_source(const GemmTiles& t, DType::Kind kind, bool transpose_a, bool transpose_b, bool aligned) {
     const std::string real = kind == DType::Kind::float64 ? "double" : "float";
     const std::size_t tm = t.mwg / t.mdimc;  // the micro-tile: rows
     const std::size_t tn = t.nwg / t.ndimc;  // and columns
@@ -131,16 +131,17 @@ std::string gemm_kernel_source(const GemmTiles& t, DType::Kind kind, bool transp
                      "    int m, int n, int k, {0} alpha, {0} beta)\n{{\n",
                      real);
     // Local memory declared as 16-byte vectors: aligned for the vector reads.
-    s += fmt::format("    LOCAL_MEM_DECL {} a_words[{}];\n    LOCAL_MEM_DECL {} b_words[{}];\n", vec16, a_words,
-                     vec16, b_words);
+    s += fmt::format("    LOCAL_MEM_DECL {} a_words[{}];\n    LOCAL_MEM_DECL {} b_words[{}];\n", vec16, a_words, vec16,
+                     b_words);
     s += fmt::format("    LOCAL_MEM {0}* a_local = (LOCAL_MEM {0}*)a_words;\n"
                      "    LOCAL_MEM {0}* b_local = (LOCAL_MEM {0}*)b_words;\n",
                      real);
-    s += fmt::format("    const int tx = (int)get_local_id(0);\n    const int ty = (int)get_local_id(1);\n"
-                     "    const int tid = tx + ty * {};\n"
-                     "    const int row0 = (int)get_group_id(0) * {};\n    const int col0 = (int)get_group_id(1) * {};\n"
-                     "    const int64_t batch = (int64_t)get_group_id(2);\n",
-                     t.mdimc, t.mwg, t.nwg);
+    s +=
+        fmt::format("    const int tx = (int)get_local_id(0);\n    const int ty = (int)get_local_id(1);\n"
+                    "    const int tid = tx + ty * {};\n"
+                    "    const int row0 = (int)get_group_id(0) * {};\n    const int col0 = (int)get_group_id(1) * {};\n"
+                    "    const int64_t batch = (int64_t)get_group_id(2);\n",
+                    t.mdimc, t.mwg, t.nwg);
     s += "    A += a_offset + batch * a_stride;\n    B += b_offset + batch * b_stride;\n"
          "    C += c_offset + batch * c_stride;\n";
     for (std::size_t i = 0; i < tm; ++i)
@@ -155,11 +156,13 @@ std::string gemm_kernel_source(const GemmTiles& t, DType::Kind kind, bool transp
     const std::string vm = gemm_vector_type(real, t.vwm);
     const std::string vn = gemm_vector_type(real, t.vwn);
     for (std::size_t c = 0; c < tm / t.vwm; ++c)
-        s += fmt::format("        const {0} av{1} = *(LOCAL_MEM const {0}*)(a_local + p * {2} + ({1} * {3} + tx) * {4});\n",
-                         vm, c, lda_local, t.mdimc, t.vwm);
+        s += fmt::format(
+            "        const {0} av{1} = *(LOCAL_MEM const {0}*)(a_local + p * {2} + ({1} * {3} + tx) * {4});\n", vm, c,
+            lda_local, t.mdimc, t.vwm);
     for (std::size_t d = 0; d < tn / t.vwn; ++d)
-        s += fmt::format("        const {0} bv{1} = *(LOCAL_MEM const {0}*)(b_local + p * {2} + ({1} * {3} + ty) * {4});\n",
-                         vn, d, ldb_local, t.ndimc, t.vwn);
+        s += fmt::format(
+            "        const {0} bv{1} = *(LOCAL_MEM const {0}*)(b_local + p * {2} + ({1} * {3} + ty) * {4});\n", vn, d,
+            ldb_local, t.ndimc, t.vwn);
     for (std::size_t i = 0; i < tm; ++i) {
         const std::string a = gemm_component(fmt::format("av{}", i / t.vwm), t.vwm, i % t.vwm);
         for (std::size_t j = 0; j < tn; ++j) {
@@ -183,10 +186,8 @@ std::string gemm_kernel_source(const GemmTiles& t, DType::Kind kind, bool transp
                 const std::string target = fmt::format("C[out_row{} + (int64_t)out_col{} * ldc]", i, j);
                 const std::string value = read_c ? fmt::format("alpha * c_{}_{} + beta * {}", i, j, target)
                                                  : fmt::format("alpha * c_{}_{}", i, j);
-                if (aligned)
-                    s += fmt::format("        {} = {};\n", target, value);
-                else
-                    s += fmt::format("        if (out_row{} < m && out_col{} < n) {} = {};\n", i, j, target, value);
+                if (aligned) s += fmt::format("        {} = {};\n", target, value);
+                else s += fmt::format("        if (out_row{} < m && out_col{} < n) {} = {};\n", i, j, target, value);
             }
         }
     }

@@ -27,9 +27,9 @@ namespace kjarni::blas::detail {
 
 struct GemmTiles {
     std::size_t mwg = 64, nwg = 64, kwg = 16;  // the work-group's tile of C, and the K slice
-    std::size_t mdimc = 16, ndimc = 16;       // the work-group's shape
-    std::size_t vwm = 2, vwn = 2;             // vector widths of the local-memory reads
-    std::size_t vwg = 2;                      // vector width of the global loads (aligned problems)
+    std::size_t mdimc = 16, ndimc = 16;        // the work-group's shape
+    std::size_t vwm = 2, vwn = 2;              // vector widths of the local-memory reads
+    std::size_t vwg = 2;                       // vector width of the global loads (aligned problems)
 
     friend bool operator==(const GemmTiles&, const GemmTiles&) = default;
     friend auto operator<=>(const GemmTiles&, const GemmTiles&) = default;

@@ -43,10 +43,8 @@ Array gemm_device_array(const Queue& q, DType::Kind kind, const std::vector<doub
     if (shape.empty()) shape = {values.size()};
     HostArray h(DType(kind), std::move(shape));
     for (std::size_t i = 0; i < values.size(); ++i) {
-        if (kind == DType::Kind::float32)
-            reinterpret_cast<float*>(h.data())[i] = static_cast<float>(values[i]);
-        else
-            reinterpret_cast<double*>(h.data())[i] = values[i];
+        if (kind == DType::Kind::float32) reinterpret_cast<float*>(h.data())[i] = static_cast<float>(values[i]);
+        else reinterpret_cast<double*>(h.data())[i] = values[i];
     }
     return Array::from_host(q, h);
 }
@@ -276,8 +274,8 @@ TEST(BlasGemmTuning, TilesRoundTripThroughTheParameterFile) {
     blas::detail::TunedKernel bad = entry;
     bad.parameters.emplace_back("XYZ", 1);
     EXPECT_THROW(blas::detail::gemm_tiles_of(bad, "test"), ArgumentError);
-    const auto parsed = blas::detail::parse_tuned_parameters(
-        R"({"device": "Some GPU", "driver": "550.1", "kernels": []})", "test");
+    const auto parsed =
+        blas::detail::parse_tuned_parameters(R"({"device": "Some GPU", "driver": "550.1", "kernels": []})", "test");
     EXPECT_EQ(parsed.driver, "550.1");
     EXPECT_THROW(blas::detail::parse_tuned_parameters(R"({"device": "x", "driver": 3, "kernels": []})", "test"),
                  ArgumentError);
