@@ -13,7 +13,15 @@
 /// and the host passes `image.sampled(sampler)` for a READ parameter and the Image itself for a
 /// WRITE parameter. Reads and writes come in _F (float and normalised formats), _I (signed integer
 /// formats) and _UI (unsigned integer formats) forms, for 1D, 2D, 3D, 1D_ARRAY and 2D_ARRAY
-/// images (a layer index, an int, follows the coordinates of the layered forms). Reads return a
+/// images (a layer index, an int, follows the coordinates of the layered forms), and reads of
+/// cube maps: KJARNI_IMAGECUBE_READ(name) / KJARNI_IMAGECUBE_ARRAY_READ(name) parameters,
+/// KJARNI_READ_IMAGECUBE_F(img, x, y, z) at the direction (x, y, z) and
+/// KJARNI_READ_IMAGECUBE_ARRAY_F(img, x, y, z, cube) (their samplers use normalised coordinates;
+/// a cube map is written as the 2D_ARRAY it is, the face as the layer).
+/// KJARNI_READ_IMAGE1D_LOD_F(img, x, lod), KJARNI_READ_IMAGE2D_LOD_F(img, x, y, lod),
+/// KJARNI_READ_IMAGE3D_LOD_F(img, x, y, z, lod) and KJARNI_READ_IMAGECUBE_LOD_F(img, x, y, z, lod)
+/// (and _I, _UI) read at a mipmap level of detail (a float: 0 is level 0); on an image of one level
+/// they read it as the plain forms do. Reads return a
 /// float4 / int4 / uint4 whose first channels() components hold the pixel; the others are
 /// unspecified on CUDA (OpenCL gives 0, 0, 1). Writes take a float4 / int4 / uint4 and store the
 /// first channels() components, converted to the channel type as OpenCL does (normalised formats:
@@ -82,8 +90,19 @@ struct ImageFormat {
 
 std::string to_string(const ImageFormat& format);
 
+/// What the layers of a 2-D layered image are: plain layers, the six faces of one cube map, or
+/// the faces of an array of cube maps (six per cube, cube c's face f at layer 6 * c + f).
+enum class ImageKind : std::uint8_t { plain, cube_map, cube_map_array };
+
 /// The extent of an image: 1, 2 or 3 dimensions; a layered image (1 or 2 dimensions) is an array
 /// of `layers` images of that extent. Unused extents are 1.
+///
+/// A cube map is a square layered 2-D image of six faces, in the order +x, -x, +y, -y, +z, -z;
+/// kernels read it by a direction (KJARNI_READ_IMAGECUBE_*) and write it by face (the layered
+/// 2-D write with the face as the layer). Transfers see its faces as layers. CUDA reads it through
+/// the texture hardware (a CUDA_ARRAY3D_CUBEMAP array); OpenCL, which has no cube maps, holds a
+/// 2-D image array and selects the face and its coordinates in the kernel by the same rule
+/// (major axis, then the face's s and t as CUDA's and OpenGL's cube map tables give them).
 struct ImageShape {
     unsigned dimensions = 2;
     std::size_t width = 1;
@@ -91,6 +110,11 @@ struct ImageShape {
     std::size_t depth = 1;
     /// 0: not layered; otherwise the number of layers (at least 1).
     std::size_t layers = 0;
+    ImageKind kind = ImageKind::plain;
+    /// Mipmap levels: level l has each extent (not the layers) halved l times, rounded down, at
+    /// least 1; at most max_levels(). Images of more than one level exist where
+    /// ImageLimits::mipmaps says so (CUDA's mipmapped arrays).
+    std::size_t levels = 1;
 
     static ImageShape d1(std::size_t width) { return {1, width, 1, 1, 0}; }
     static ImageShape d2(std::size_t width, std::size_t height) { return {2, width, height, 1, 0}; }
@@ -101,10 +125,28 @@ struct ImageShape {
     static ImageShape layered_2d(std::size_t width, std::size_t height, std::size_t layers) {
         return {2, width, height, 1, layers};
     }
+    /// A cube map of six `size` x `size` faces.
+    static ImageShape cube_map(std::size_t size) { return {2, size, size, 1, 6, ImageKind::cube_map}; }
+    /// An array of `cubes` cube maps (6 * cubes layers).
+    static ImageShape cube_map_array(std::size_t size, std::size_t cubes) {
+        return {2, size, size, 1, 6 * cubes, ImageKind::cube_map_array};
+    }
+
+    /// This shape with `count` mipmap levels.
+    ImageShape with_levels(std::size_t count) const {
+        ImageShape shape = *this;
+        shape.levels = count;
+        return shape;
+    }
 
     bool layered() const noexcept { return layers != 0; }
-    /// width * height * depth * max(layers, 1).
+    bool cube() const noexcept { return kind != ImageKind::plain; }
+    /// width * height * depth * max(layers, 1): the pixels of level 0.
     std::size_t pixels() const noexcept;
+    /// The most levels its extents allow: 1 + log2 of the largest, rounded down.
+    std::size_t max_levels() const noexcept;
+    /// The shape of level `level` (one level of it).
+    ImageShape level_shape(std::size_t level) const noexcept;
     friend bool operator==(const ImageShape&, const ImageShape&) = default;
 };
 
@@ -145,6 +187,9 @@ struct Sampler {
     /// Coordinates in [0, 1) across the image instead of [0, width): pixel i covers [i, i + 1),
     /// its centre at i + 0.5, either way.
     bool normalized_coordinates = false;
+    /// Between mipmap levels, for the _LOD reads of an image of several levels: nearest takes the
+    /// level nearest the level of detail, linear blends the two around it.
+    FilterMode mipmap_filter = FilterMode::nearest;
     friend bool operator==(const Sampler&, const Sampler&) = default;
 };
 
@@ -159,6 +204,12 @@ struct ImageLimits {
     std::size_t max_height_3d = 0;
     std::size_t max_depth_3d = 0;
     std::size_t max_layers = 0;
+    /// The largest face of a cube map, and the most cube maps in an array of them (0: none).
+    std::size_t max_cube_map_size = 0;
+    std::size_t max_cube_maps = 0;
+    /// Whether images of more than one mipmap level can be made (CUDA: yes; OpenCL: no, kjarni
+    /// does not use cl_khr_mipmap_image).
+    bool mipmaps = false;
 };
 
 ImageLimits image_limits(const BoundDevice& device);
@@ -198,8 +249,15 @@ public:
     const BoundDevice& device() const noexcept { return device_; }
     const ImageShape& shape() const noexcept { return shape_; }
     const ImageFormat& format() const noexcept { return format_; }
-    /// Bytes of the packed pixels: shape().pixels() * format().pixel_size().
+    /// Bytes of the packed pixels: shape().pixels() * format().pixel_size() (of level 0).
     std::size_t size_bytes() const noexcept { return shape_.pixels() * format_.pixel_size(); }
+
+    /// Level `level` of a mipmapped image, as an image of one level (it keeps this one alive):
+    /// its transfers and kernel writes reach that level. An image is its own level 0: the
+    /// transfers and WRITE parameter of an image of several levels act on level 0, and a READ
+    /// parameter (sampled()) sees every level (the prelude's _LOD reads pick one). ArgumentError
+    /// naming "level" past shape().levels.
+    Image level(std::size_t level) const;
 
     /// Copies the whole image from packed host pixels; `host` must hold exactly size_bytes().
     void upload(const Queue& queue, std::span<const std::byte> host, bool async = false) const;
@@ -260,7 +318,9 @@ public:
 
     /// This image read through `sampler` (a READ parameter). ArgumentError naming "sampler" for
     /// linear filtering of an integer format, or repeat / mirrored_repeat without normalised
-    /// coordinates.
+    /// coordinates; for a cube map, a sampler without normalised coordinates or with an address
+    /// mode other than clamp_to_edge (what both backends do alike at a face's edge: linear
+    /// filtering does not blend across faces).
     SampledImage sampled(const Sampler& sampler) const;
 
     /// CUarray / cl_mem.

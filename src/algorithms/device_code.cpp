@@ -1,11 +1,13 @@
 #include "algorithms/device_code.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/iteration_space.hpp"
+#include "algorithms/kernel_templates.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::detail {
@@ -158,47 +160,27 @@ std::string vector_element(const VectorArray& array, std::size_t k, bool broadca
     return fmt::format("({} != 0 ? {} : {}[{}])", array.step, lane, array.base, array.off);
 }
 
+Value vector_loop_arrays(const std::vector<VectorArray>& arrays, std::size_t v) {
+    std::vector<Value> out;
+    for (const VectorArray& a : arrays)
+        out.push_back(Value(std::map<std::string, Value>{{"base", Value(a.base)},
+                                                         {"off", Value(a.off)},
+                                                         {"step", Value(a.step)},
+                                                         {"ctype", Value(a.ctype)},
+                                                         {"vtype", Value(vector_type(v * a.itemsize))},
+                                                         {"load", Value(a.load)},
+                                                         {"store", Value(a.store)}}));
+    return Value::list(std::move(out));
+}
+
 std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, const char* idx, const std::string& element,
                         const std::string& tail) {
-    std::string unions, loads, stores;
-    for (std::size_t k = 0; k < arrays.size(); ++k) {
-        const VectorArray& a = arrays[k];
-        const char* vt = vector_type(v * a.itemsize);
-        unions += fmt::format("    union {{ {} v; {} e[{}]; }} kj_l{}[KJ_UNROLL];\n", vt, a.ctype, v, k);
-        if (a.load)
-            loads += fmt::format("            if ({2} != 0) kj_l{0}[kj_u].v = ((GLOBAL_MEM const {1}*)({3} + {4}))[kj_j];\n",
-                                 k, vt, a.step, a.base, a.off);
-        if (a.store)
-            stores += fmt::format("            ((GLOBAL_MEM {}*)({} + {}))[kj_j] = kj_l{}[kj_u].v;\n", vt, a.base, a.off, k);
-    }
-    // A work group's round covers KJ_UNROLL * local size consecutive vectors (work item l takes
-    // vectors l, l + local size, ...): each warp load stays coalesced, and a group's loads stay
-    // within one stretch of memory instead of KJ_UNROLL stretches a whole grid apart (H100, 2 GiB
-    // float32, 4 vectors a round: y = 2x 2.98 -> 3.02 TB/s, a + b 3.04 -> 3.07).
-    return fmt::format(R"(#define KJ_UNROLL {unroll}
-{unions}    const {idx} kj_vectors = n / {v};
-    const {idx} kj_local = ({idx})get_local_size(0);
-    const {idx} kj_round = ({idx})get_num_groups(0) * KJ_UNROLL * kj_local;
-    for ({idx} kj_first = ({idx})get_group_id(0) * KJ_UNROLL * kj_local + ({idx})get_local_id(0); kj_first < kj_vectors;
-         kj_first += kj_round) {{
-        for (int kj_u = 0; kj_u < KJ_UNROLL; ++kj_u) {{
-            const {idx} kj_j = kj_first + kj_u * kj_local;
-            if (kj_j < kj_vectors) {{
-{loads}            }}
-        }}
-        for (int kj_u = 0; kj_u < KJ_UNROLL; ++kj_u) {{
-            const {idx} kj_j = kj_first + kj_u * kj_local;
-            if (kj_j >= kj_vectors) break;
-            for (int kj_q = 0; kj_q < {v}; ++kj_q) {{
-{element}            }}
-{stores}        }}
-    }}
-#undef KJ_UNROLL
-    const {idx} start = kj_vectors * {v} + ({idx})get_global_id(0);
-{tail})",
-                       fmt::arg("unroll", vector_unroll), fmt::arg("unions", unions), fmt::arg("v", v), fmt::arg("idx", idx),
-                       fmt::arg("loads", loads), fmt::arg("element", element), fmt::arg("stores", stores),
-                       fmt::arg("tail", tail));
+    return render_kernel_template("vector_loop.mako", {{"arrays", vector_loop_arrays(arrays, v)},
+                                                       {"v", v},
+                                                       {"idx", idx},
+                                                       {"unroll", vector_unroll},
+                                                       {"element", element},
+                                                       {"tail", tail}});
 }
 
 Grid blocked_grid(const GeneratedKernel& kernel, std::size_t n, std::size_t unroll) {

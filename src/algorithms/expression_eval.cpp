@@ -22,10 +22,12 @@
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
+#include "algorithms/kernel_templates.hpp"
 #include "algorithms/operand_checks.hpp"
 #include "array/overlap.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/expression.hpp"
+#include "kjarni/template.hpp"
 
 namespace kjarni {
 
@@ -46,139 +48,98 @@ struct ExpressionPlan {
     bool cpu = false;              // the CPU form (cpu_code.hpp): a contiguous run per work item
 };
 
-// The kernel itself, without the shared preambles (so that it is a short cache key).
+// The kernel itself, without the shared preambles: data/kernels/expression.mako, given the pieces
+// of this expression (the value's store, each array's load, the layout's parameters).
 std::string generate(const ExpressionPlan& plan) {
     const ExprCode& code = plan.code;
     const char* idx = detail::index_type(plan.use_32_bits);
     const DType& out_dtype = plan.out.dtype();
-    const std::size_t arrays = code.arrays.size();
     std::vector<std::string> names{"out"};
-    for (std::size_t k = 0; k < arrays; ++k) names.push_back(fmt::format("in{}", k));
-
-    std::string params = fmt::format("GLOBAL_MEM {} *out_base", detail::storage_ctype(out_dtype));
-    for (std::size_t k = 0; k < arrays; ++k)
-        params += fmt::format(", GLOBAL_MEM const {} *in{}_base", detail::storage_ctype(code.arrays[k].dtype()), k);
-    for (std::size_t j = 0; j < code.scalars.size(); ++j)
-        params += fmt::format(", {} s{}", detail::scalar_parameter_type(code.scalars[j].dtype), j);
-    params += fmt::format(", {} n", idx);
-
-    // Loads of every array's element at an element expression, then the store of the value.
-    auto element_body = [&](const std::vector<std::string>& at) {
-        std::string body;
-        for (std::size_t k = 0; k < arrays; ++k) {
-            const DType& d = code.arrays[k].dtype();
-            body += fmt::format("        const {} v{} = {};\n", detail::compute_ctype(d), k,
-                                detail::load_value(fmt::format("in{}_base[{}]", k, at[k + 1]), d));
-        }
-        body += fmt::format("        out_base[{}] = {};\n", at[0], detail::store_value(code.value, out_dtype));
-        return body;
-    };
-
-    // The scalar classes: `scalar_unroll` elements per work item and round, a group's round covering
-    // scalar_unroll x local size consecutive elements (work item l takes l, l + local, ...). In a
-    // full round every element's loads are issued before any store (the compiler may not move a
-    // load above a store through pointers that may alias); the last, partial round goes element by
-    // element. `offsets_at(i)` declares every operand's `<name>_o` for the element `i`.
-    const auto blocked_loop = [&](const auto& offsets_at) {
-        const std::size_t u_count = detail::scalar_unroll;
-        std::string out = fmt::format("    const {0} kj_l = ({0})get_local_size(0);\n", idx);
-        out += fmt::format("    for ({0} kj_b = ({0})get_group_id(0) * kj_l * {1}; kj_b < n;\n"
-                           "         kj_b += ({0})get_global_size(0) * {1}) {{\n",
-                           idx, u_count);
-        out += fmt::format("      const {0} kj_i = kj_b + ({0})get_local_id(0);\n", idx);
-        out += fmt::format("      if (n - kj_b >= kj_l * {}) {{\n", u_count);
-        for (std::size_t u = 0; u < u_count; ++u) {
-            for (const auto& name : names) out += fmt::format("      {} kj_{}_o{};\n", idx, name, u);
-            out += "      {\n" + offsets_at(fmt::format("kj_i + {} * kj_l", u));
-            for (const auto& name : names) out += fmt::format("      kj_{0}_o{1} = {0}_o;\n", name, u);
-            out += "      }\n";
-            for (std::size_t k = 0; k < arrays; ++k) {
-                const DType& d = code.arrays[k].dtype();
-                out += fmt::format("      const {} kj_v{}_{} = {};\n", detail::compute_ctype(d), k, u,
-                                   detail::load_value(fmt::format("in{}_base[kj_in{}_o{}]", k, k, u), d));
-            }
-        }
-        for (std::size_t u = 0; u < u_count; ++u) {
-            out += "      {\n";
-            for (std::size_t k = 0; k < arrays; ++k)
-                out += fmt::format("        const {0} v{1} = kj_v{1}_{2};\n", detail::compute_ctype(code.arrays[k].dtype()), k,
-                                   u);
-            out += fmt::format("        out_base[kj_out_o{}] = {};\n", u, detail::store_value(code.value, out_dtype));
-            out += "      }\n";
-        }
-        out += "      } else {\n";
-        out += fmt::format("        for ({} i = kj_i; i < n; i += kj_l) {{\n", idx);
-        std::vector<std::string> at;
-        for (const auto& name : names) at.push_back(name + "_o");
-        out += offsets_at("i") + element_body(at);
-        out += "        }\n      }\n    }\n";
-        return out;
-    };
-
-    std::string body;
-    if (plan.cpu) {
-        // This work item's contiguous run, in order: flat arrays at off + i (or their one element,
-        // a step the kernel text fixes), strided ones decoded element by element.
-        const std::string loop = detail::cpu_run_bounds(idx, "n") + fmt::format("    for ({} i = kj_begin; i < kj_end; ++i) {{\n", idx);
-        std::vector<std::string> at;
-        if (plan.layout == LayoutClass::strided) {
-            const bool table = detail::layout_in_table(plan.space.ndim());
-            const std::vector<std::string> layout = detail::layout_names(plan.space.ndim(), names);
-            params += detail::index_parameters(layout, idx, table);
-            for (const auto& name : names) at.push_back(name + "_o");
-            body = detail::index_prologue(layout, idx, table) + loop + detail::decode_offsets(plan.space.ndim(), names, idx, "i");
-        } else {
-            for (std::size_t k = 0; k < names.size(); ++k) {
-                params += fmt::format(", {0} {1}_off, {0} {1}_step", idx, names[k]);
-                const bool steps = plan.space.ndim() == 0 || plan.space.strides[k][0] != 0;
-                at.push_back(names[k] + (steps ? "_off + i" : "_off"));
-            }
-            body = loop;
-        }
-        body += element_body(at) + "    }\n";
-    } else if (plan.layout == LayoutClass::strided) {
-        const bool table = detail::layout_in_table(plan.space.ndim());
-        const std::vector<std::string> layout = detail::layout_names(plan.space.ndim(), names);
-        params += detail::index_parameters(layout, idx, table);
-        const auto offsets_at = [&](const std::string& i) { return detail::decode_offsets(plan.space.ndim(), names, idx, i); };
-        body = detail::index_prologue(layout, idx, table) + blocked_loop(offsets_at);
+    std::vector<Value> arrays, scalars;
+    for (std::size_t k = 0; k < code.arrays.size(); ++k) {
+        names.push_back(fmt::format("in{}", k));
+        const DType& d = code.arrays[k].dtype();
+        arrays.push_back(Value::list({Value(detail::storage_ctype(d)), Value(detail::compute_ctype(d))}));
+    }
+    for (const auto& s : code.scalars) scalars.push_back(Value(detail::scalar_parameter_type(s.dtype)));
+    const std::size_t ndim = plan.space.ndim();
+    const bool strided = plan.layout == LayoutClass::strided;
+    const bool table = detail::layout_in_table(ndim);
+    const std::vector<std::string> layout = detail::layout_names(ndim, names);
+    std::string layout_params;
+    if (strided) {
+        layout_params = detail::index_parameters(layout, idx, table);
     } else {
-        for (const auto& name : names) params += fmt::format(", {} {}_off, {} {}_step", idx, name, idx, name);
-        std::vector<std::string> at;
-        for (const auto& name : names) at.push_back(fmt::format("{0}_off + {0}_step * i", name));
-        const std::string scalar_loop =
-            fmt::format("    for ({0} i = start; i < n; i += ({0})get_global_size(0)) {{\n{1}    }}\n", idx, element_body(at));
-        if (plan.layout == LayoutClass::flat) {
-            const auto offsets_at = [&](const std::string& i) {
-                std::string out;
-                for (const auto& name : names) out += fmt::format("    {0} {1}_o = {1}_off + {1}_step * ({2});\n", idx, name, i);
-                return out;
-            };
-            body = blocked_loop(offsets_at);
-        } else {
-            // Vectors of V elements: array k loads V * itemsize bytes as one unsigned vector;
-            // arrays that are one broadcast element (step 0) are read from memory where used.
-            std::vector<detail::VectorArray> vectors;
-            vectors.push_back(detail::VectorArray{"out_base", "out_off", "out_step", detail::storage_ctype(out_dtype),
-                                                  out_dtype.itemsize(), false, true});
-            for (std::size_t k = 0; k < arrays; ++k) {
-                const DType& d = code.arrays[k].dtype();
-                vectors.push_back(detail::VectorArray{fmt::format("in{}_base", k), fmt::format("in{}_off", k),
-                                                      fmt::format("in{}_step", k), detail::storage_ctype(d), d.itemsize(),
-                                                      true, false});
-            }
-            std::string element;
-            for (std::size_t k = 0; k < arrays; ++k) {
-                const DType& d = code.arrays[k].dtype();
-                element += fmt::format("                const {} v{} = {};\n", detail::compute_ctype(d), k,
-                                       detail::load_value(detail::vector_element(vectors[k + 1], k + 1), d));
-            }
-            element += fmt::format("                {} = {};\n", detail::vector_element(vectors[0], 0),
-                                   detail::store_value(code.value, out_dtype));
-            body = detail::vector_loop(vectors, plan.vector_width, idx, element, scalar_loop);
+        for (const auto& name : names) layout_params += fmt::format(", {0} {1}_off, {0} {1}_step", idx, name);
+    }
+    std::vector<Value> steps;  // (the CPU form's flat loop: operands broadcast from one element stay put)
+    for (std::size_t k = 0; k < names.size(); ++k) steps.push_back(Value(ndim == 0 || plan.space.strides[k][0] != 0));
+    // The vector form: array k loads V * itemsize bytes as one unsigned vector; arrays that are one
+    // broadcast element (step 0) are read from memory where used.
+    std::vector<detail::VectorArray> vectors;
+    if (plan.layout == LayoutClass::vector) {
+        vectors.push_back(detail::VectorArray{"out_base", "out_off", "out_step", detail::storage_ctype(out_dtype),
+                                              out_dtype.itemsize(), false, true});
+        for (std::size_t k = 0; k < code.arrays.size(); ++k) {
+            const DType& d = code.arrays[k].dtype();
+            vectors.push_back(detail::VectorArray{fmt::format("in{}_base", k), fmt::format("in{}_off", k),
+                                                  fmt::format("in{}_step", k), detail::storage_ctype(d), d.itemsize(), true,
+                                                  false});
         }
     }
-    return fmt::format("KERNEL void kjarni_expression({})\n{{\n{}}}\n", params, body);
+    std::vector<Value> vector_elements;
+    for (std::size_t k = 0; k < vectors.size(); ++k) vector_elements.push_back(Value(detail::vector_element(vectors[k], k)));
+    const char* form = plan.cpu ? (strided ? "cpu_strided" : "cpu_flat")
+                       : strided ? "strided"
+                       : plan.layout == LayoutClass::flat ? "flat"
+                                                          : "vector";
+    const Function load = [&code](const Args& args) {
+        return Value(detail::load_value(args[1].as_string(), code.arrays[static_cast<std::size_t>(args[0].as_int())].dtype()));
+    };
+    const Function decode = [&](const Args& args) {
+        return Value(detail::decode_offsets(ndim, names, idx, args[0].as_string()));
+    };
+    std::vector<Value> name_values(names.begin(), names.end());
+    return detail::render_kernel_template("expression.mako",
+                                          {{"form", form},
+                                           {"idx", idx},
+                                           {"out_ctype", detail::storage_ctype(out_dtype)},
+                                           {"arrays", Value::list(std::move(arrays))},
+                                           {"scalars", Value::list(std::move(scalars))},
+                                           {"names", Value::list(std::move(name_values))},
+                                           {"store", detail::store_value(code.value, out_dtype)},
+                                           {"load", load},
+                                           {"decode", decode},
+                                           {"layout_params", layout_params},
+                                           {"prologue", strided ? detail::index_prologue(layout, idx, table) : std::string()},
+                                           {"cpu_bounds", plan.cpu ? detail::cpu_run_bounds(idx, "n") : std::string()},
+                                           {"steps", Value::list(std::move(steps))},
+                                           {"unroll", detail::scalar_unroll},
+                                           {"width", plan.vector_width},
+                                           {"vector_unroll", detail::vector_unroll},
+                                           {"vectors", detail::vector_loop_arrays(vectors, plan.vector_width)},
+                                           {"vector_elements", Value::list(std::move(vector_elements))}});
+}
+
+// Everything generate() reads from the plan, compactly: the kernel is rendered only when its key
+// is new. The value's C expression stands for the tree (generate_expression gives it on every call
+// anyway, with the arrays and scalars the launch passes).
+std::string kernel_key(const ExpressionPlan& plan) {
+    const ExprCode& code = plan.code;
+    std::string key = fmt::format("expression layout={} vector={} idx32={} ndim={} cpu={} out={} in=", static_cast<int>(plan.layout),
+                                  plan.vector_width, plan.use_32_bits, plan.space.ndim(), plan.cpu, plan.out.dtype().name());
+    for (const Array& a : code.arrays) key += fmt::format("{},", a.dtype().name());
+    key += " scalars=";
+    for (const auto& s : code.scalars) key += fmt::format("{},", s.dtype.name());
+    if (plan.cpu && plan.layout != LayoutClass::strided) {
+        // the CPU form's flat loop fixes which operands step (those broadcast from one element do not)
+        key += " steps=";
+        for (std::size_t k = 0; k < code.arrays.size() + 1; ++k)
+            key += plan.space.ndim() == 0 || plan.space.strides[k][0] != 0 ? '1' : '0';
+    }
+    key += "\n";
+    key += code.value;
+    return key;
 }
 
 // same_kind casting (numpy): within a kind or towards a "higher" one in the order bool, unsigned,
@@ -261,11 +222,9 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
         }
     }
 
-    const std::string kernel_text = generate(plan);
-    const detail::GeneratedKernel kernel =
-        detail::generated_kernel(queue.device(), kernel_text, "kjarni_expression", [&] {
-            return detail::algorithm_preamble() + detail::expression_math_preamble() + "\n" + kernel_text;
-        });
+    const detail::GeneratedKernel kernel = detail::generated_kernel(queue.device(), kernel_key(plan), "kjarni_expression", [&] {
+        return detail::algorithm_preamble() + detail::expression_math_preamble() + "\n" + generate(plan);
+    });
 
     std::vector<detail::KernelArg> args;
     args.push_back(detail::whole_allocation(out));

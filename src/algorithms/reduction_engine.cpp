@@ -42,6 +42,7 @@
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/indexing.hpp"
+#include "algorithms/kernel_templates.hpp"
 #include "algorithms/reduction_cpu.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
@@ -105,120 +106,51 @@ std::vector<std::string> layout_names_of(const KernelShape& k, std::size_t array
     return names;
 }
 
+/// The kernel: data/kernels/reduction.mako, given the pieces of this reduction (its functions, the
+/// arguments' parameters, the layouts, the result's store).
 std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
     const char* idx = index_type(k.use_32_bits);
-    const std::size_t arrays = static_cast<std::size_t>(
-        std::count_if(spec.arguments.begin(), spec.arguments.end(), [](const CArgument& a) { return a.pointer; }));
-    std::vector<std::string> kept_operands;
-    if (!k.from_partials)
-        for (std::size_t a = 0; a < arrays; ++a) kept_operands.push_back(fmt::format("a{}", a));
+    std::vector<std::string> kept_operands;  // the arrays' names in the kernel (a0, a1, ...), then res
+    std::vector<Value> args;                 // every argument as [is an array, its name]
+    std::string params;
+    for (const CArgument& arg : spec.arguments) {
+        if (arg.pointer) {
+            const std::string name = fmt::format("a{}", kept_operands.size());
+            params += fmt::format(", GLOBAL_MEM const {}* {}_base", storage_ctype(arg.dtype), name);
+            args.push_back(Value::list({Value(true), Value(name)}));
+            kept_operands.push_back(name);
+        } else {
+            params += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
+            args.push_back(Value::list({Value(false), Value(arg.name)}));
+        }
+    }
+    const std::size_t arrays = kept_operands.size();
+    if (k.from_partials) {
+        kept_operands.clear();
+        params.clear();
+    }
     kept_operands.push_back("res");
-
-    std::string s = algorithm_helpers();
-    s += fmt::format("#define KJARNI_ACC {}\n#define KJARNI_IDX {}\n", spec.acc_ctype, idx);
-    s += spec.code;
-    if (k.vector != 0) s += spec.value_code;
-    s += fmt::format("KERNEL void kjarni_reduction(GLOBAL_MEM {0}* res_base, GLOBAL_MEM KJARNI_ACC* partial, {1} n_out, {1} "
-                     "n_red, {1} step, int64_t count, {1} lanes",
-                     storage_ctype(spec.result), idx);
-    if (!k.from_partials) {
-        std::size_t a = 0;
-        for (const CArgument& arg : spec.arguments) {
-            if (arg.pointer) s += fmt::format(", GLOBAL_MEM const {}* a{}_base", storage_ctype(arg.dtype), a++);
-            else s += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
-        }
-    }
     const std::vector<std::string> layout = layout_names_of(k, arrays);
-    s += index_parameters(layout, idx, k.table);
-    s += ")\n{\n";
-    s += index_prologue(layout, idx, k.table);
-    s += fmt::format("    const {} lid = ({})get_local_id(0);\n", idx, idx);
-    s += fmt::format("    const {} lane = lid % lanes;\n", idx);
-    s += fmt::format("    const {0} o = ({0})get_group_id(0) * ({1} / lanes) + lid / lanes;\n", idx, k.group);
-    s += fmt::format("    const {} p = ({})get_group_id(1);\n", idx, idx);
-    s += "    KJARNI_ACC acc = kjarni_neutral();\n";
-    // (decoded for every work item: those past n_out compute offsets they never use)
-    s += decode_offsets(k.kept_ndim, kept_operands, idx, "o");
-    s += "    if (o < n_out) {\n";
-    for (std::size_t j = 1; j < accumulators; ++j) s += fmt::format("        KJARNI_ACC acc{} = kjarni_neutral();\n", j);
-    // Piece p's runs of `lanes` elements are p, p + pieces, ...: step = pieces * lanes.
-    s += fmt::format("        {} r = p * lanes + lane;\n", idx);
-    // One element into accumulator `target` at reduced position `e`.
-    const auto element = [&](const std::string& target, const std::string& e) {
-        std::string out = fmt::format("        {{ const {} e = {};\n", idx, e);
-        if (k.from_partials) {
-            out += fmt::format("          {} = kjarni_reduce({}, partial[e * n_out + o]); }}\n", target, target);
-            return out;
-        }
-        for (std::size_t a = 0; a < arrays; ++a) out += fmt::format("          {} a{}_r = 0;\n", idx, a);
-        {
-            out += fmt::format("          {} rest = e;\n", idx);
-            for (std::size_t d = k.reduced_ndim; d-- > 0;) {
-                if (d == 0) {
-                    for (std::size_t a = 0; a < arrays; ++a) out += fmt::format("          a{}_r += rest * a{}_rs0;\n", a, a);
-                } else {
-                    out += fmt::format("          {{ const {} c = rest % rn{}; rest /= rn{};\n", idx, d, d);
-                    for (std::size_t a = 0; a < arrays; ++a)
-                        out += fmt::format("            a{}_r += c * a{}_rs{};\n", a, a, d);
-                    out += "          }\n";
-                }
-            }
-        }
-        std::string call = "kjarni_map(e";
-        std::size_t a = 0;
-        for (const CArgument& arg : spec.arguments) {
-            if (arg.pointer) {
-                call += fmt::format(", a{}_base + (a{}_o + a{}_r - e)", a, a, a);
-                ++a;
-            } else {
-                call += ", " + arg.name;
-            }
-        }
-        out += fmt::format("          {} = kjarni_reduce({}, {})); }}\n", target, target, call);
-        return out;
-    };
-    if (k.vector != 0) {
-        // One 16-byte load per step (the run of elements is contiguous and 16-byte aligned): its
-        // items go to the accumulators in turn; r, lanes and step count vectors here.
-        const std::string item = storage_ctype(spec.arguments[0].dtype);
-        s += fmt::format("        union {{ uint4 v; {} e[{}]; }} w;\n", item, k.vector);
-        s += "        GLOBAL_MEM const uint4* const av = (GLOBAL_MEM const uint4*)(a0_base + a0_o);\n";
-        s += fmt::format("        for (; r < n_red / {}; r += step) {{\n            w.v = av[r];\n", k.vector);
-        for (std::size_t j = 0; j < k.vector; ++j) {
-            const std::string target = j % accumulators == 0 ? "acc" : fmt::format("acc{}", j % accumulators);
-            s += fmt::format("            {0} = kjarni_reduce({0}, kjarni_map_value(w.e[{1}]));\n", target, j);
-        }
-        s += "        }\n";
-        s += "        acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));\n";
-        s += "    }\n";
-    } else {
-        s += fmt::format("        for (; n_red - r > {} * step; r += {} * step) {{\n", accumulators - 1, accumulators);
-        for (std::size_t j = 0; j < accumulators; ++j)
-            s += element(j == 0 ? "acc" : fmt::format("acc{}", j), fmt::format("r + {} * step", j));
-        s += "        }\n";
-        s += "        for (; r < n_red; r += step) {\n";
-        s += element("acc", "r");
-        s += "        }\n";
-        s += "        acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));\n";
-        s += "    }\n";
-    }
-    // The lanes of an output combine in a fixed tree (lanes is the same for the whole launch, so
-    // every work item reaches the same barriers).
-    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ACC scratch[{}];\n", k.group);
-    s += "    if (lanes > 1) {\n";
-    s += "        scratch[lid] = acc;\n        LOCAL_BARRIER;\n";
-    s += fmt::format("        for ({} kj_half = lanes / 2; kj_half > 0; kj_half >>= 1) {{\n", idx);
-    s += "            if (lane < kj_half) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + kj_half]);\n";
-    s += "            LOCAL_BARRIER;\n        }\n";
-    s += "        acc = scratch[lid];\n    }\n";
-    s += "    if (lane == 0 && o < n_out) {\n";
-    if (k.final_pass) {
-        s += store_result_code(spec);
-    } else {
-        s += "        partial[p * n_out + o] = acc;\n";
-    }
-    s += "    }\n}\n";
-    return s;
+    return render_kernel_template(
+        "reduction.mako",
+        {{"helpers", algorithm_helpers()},
+         {"acc", spec.acc_ctype},
+         {"idx", idx},
+         {"result", storage_ctype(spec.result)},
+         {"code", spec.code},
+         {"value_code", spec.value_code},
+         {"params", params},
+         {"index_params", index_parameters(layout, idx, k.table)},
+         {"prologue", index_prologue(layout, idx, k.table)},
+         {"decode", decode_offsets(k.kept_ndim, kept_operands, idx, "o")},
+         {"arrays", arrays},
+         {"args", Value::list(std::move(args))},
+         {"reduced_ndim", k.reduced_ndim},
+         {"group", k.group},
+         {"vector", k.vector},
+         {"vector_item", k.vector != 0 ? storage_ctype(spec.arguments[0].dtype) : std::string()},
+         {"from_partials", k.from_partials},
+         {"store", k.final_pass ? Value(store_result_code(spec)) : Value()}});
 }
 
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
@@ -260,61 +192,52 @@ Strategy strategy(std::size_t group, bool lanes_along_reduced, std::size_t n_out
     return st;
 }
 
-}  // namespace
-
-std::string store_result_code(const ReductionSpec& spec) {
-    const std::string value = "kjarni_finish(acc, count)";
-    if (spec.result.kind() == DType::Kind::float16) return fmt::format("        res_base[res_o] = kjarni_f2h({});\n", value);
-    return fmt::format("        res_base[res_o] = ({})({});\n", storage_ctype(spec.result), value);
+/// The result array: options.out checked against the result's shape and dtype (ArgumentError
+/// naming "out"), or a new array.
+Array reduction_output(const Queue& queue, const ReductionSpec& spec, const ReduceOptions& options,
+                       const std::vector<std::size_t>& result_shape) {
+    if (!options.out) return Array::empty(queue.device(), result_shape, spec.result, std::nullopt, 0, options.allocator);
+    const Array& given = *options.out;
+    check_device(queue, given, "out");
+    given.require_writeable("out");
+    if (given.shape() != result_shape)
+        throw ArgumentError("out", fmt::format("{}: has shape ({}), the result has shape ({})", spec.what,
+                                               fmt::join(given.shape(), ", "), fmt::join(result_shape, ", ")));
+    if (!(given.dtype() == spec.result))
+        throw ArgumentError("out", fmt::format("{}: has dtype {}, the result has dtype {}", spec.what, given.dtype().name(),
+                                               spec.result.name()));
+    return given;
 }
 
-Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
-                    const ReduceOptions& options) {
-    const std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
-    std::vector<std::vector<std::size_t>> shapes;
-    for (const auto& a : arrays) shapes.push_back(a.array->shape());
-    const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
-    const std::vector<bool> reduced = reduced_axes(options.axes, shape.size(), spec.what);
+/// The kept axes (the outputs: one stride list per array, then the result's) and the reduced axes
+/// (one stride list per array), each array's offset and the result's last.
+struct ReductionGeometry {
+    std::vector<ArrayOperand> arrays;
+    IterationSpace kept;
+    IterationSpace red;
+    std::vector<std::ptrdiff_t> offsets;
+    std::size_t n_out = 0;
+    std::size_t n_red = 0;
+};
 
-    std::vector<std::size_t> kept_shape, red_shape, result_shape;
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        (reduced[d] ? red_shape : kept_shape).push_back(shape[d]);
-        if (!reduced[d]) result_shape.push_back(shape[d]);
-        else if (options.keepdims) result_shape.push_back(1);
-    }
-    const std::size_t n_red = std::accumulate(red_shape.begin(), red_shape.end(), std::size_t{1}, std::multiplies<>());
-    const std::size_t n_out = std::accumulate(kept_shape.begin(), kept_shape.end(), std::size_t{1}, std::multiplies<>());
-
-    Array out = [&] {
-        if (!options.out) return Array::empty(queue.device(), result_shape, spec.result, std::nullopt, 0, options.allocator);
-        const Array& given = *options.out;
-        check_device(queue, given, "out");
-        given.require_writeable("out");
-        if (given.shape() != result_shape)
-            throw ArgumentError("out", fmt::format("{}: has shape ({}), the result has shape ({})", spec.what,
-                                                   fmt::join(given.shape(), ", "), fmt::join(result_shape, ", ")));
-        if (!(given.dtype() == spec.result))
-            throw ArgumentError("out", fmt::format("{}: has dtype {}, the result has dtype {}", spec.what,
-                                                   given.dtype().name(), spec.result.name()));
-        return given;
-    }();
-    // numpy refuses an empty reduced axis whenever there is no identity, even where the result is
-    // empty too (min over axis 1 of shape (2, 0, 0)).
-    if (n_red == 0 && spec.refuse_empty)
-        throw ArgumentError("array", fmt::format("{}: the reduction of an empty set has no identity", spec.what));
-    if (n_out == 0) return out;  // nothing to compute, nothing launched
-
+ReductionGeometry reduction_geometry(const ReductionSpec& spec, const ReduceOptions& options, std::vector<ArrayOperand> arrays,
+                                     const std::vector<std::size_t>& shape, const std::vector<bool>& reduced, const Array& out) {
+    ReductionGeometry g;
+    g.arrays = std::move(arrays);
+    std::vector<std::size_t> kept_shape, red_shape;
+    for (std::size_t d = 0; d < shape.size(); ++d) (reduced[d] ? red_shape : kept_shape).push_back(shape[d]);
+    g.n_red = std::accumulate(red_shape.begin(), red_shape.end(), std::size_t{1}, std::multiplies<>());
+    g.n_out = std::accumulate(kept_shape.begin(), kept_shape.end(), std::size_t{1}, std::multiplies<>());
     // Strides in elements over the broadcast shape, split between kept and reduced axes.
     std::vector<std::vector<std::ptrdiff_t>> kept_strides, red_strides;
-    std::vector<std::ptrdiff_t> offsets;
-    for (const auto& a : arrays) {
+    for (const auto& a : g.arrays) {
         const std::string& name = spec.arguments[a.argument].name;
         const auto strides = element_strides(a.array->layout(), a.array->dtype().itemsize(), shape, name);
         std::vector<std::ptrdiff_t> ks, rs;
         for (std::size_t d = 0; d < shape.size(); ++d) (reduced[d] ? rs : ks).push_back(strides[d]);
         kept_strides.push_back(std::move(ks));
         red_strides.push_back(std::move(rs));
-        offsets.push_back(element_offset(*a.array, name));
+        g.offsets.push_back(element_offset(*a.array, name));
     }
     {
         const auto strides = element_strides(out.layout(), out.dtype().itemsize(), out.shape(), "out");
@@ -326,127 +249,187 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
             ks = strides;
         }
         kept_strides.push_back(std::move(ks));
-        offsets.push_back(element_offset(out, "out"));
+        g.offsets.push_back(element_offset(out, "out"));
     }
-    IterationSpace kept = make_iteration_space(kept_shape, kept_strides);
-    IterationSpace red = make_iteration_space(red_shape, red_strides, {}, true);
-    check_axis_count(kept, spec.what);
-    check_axis_count(red, spec.what);
-    if (run_cpu_reduction(queue, spec, arguments, CpuReductionSpace{kept, red, offsets, n_out, n_red}, out)) return out;
+    g.kept = make_iteration_space(kept_shape, kept_strides);
+    g.red = make_iteration_space(red_shape, red_strides, {}, true);
+    check_axis_count(g.kept, spec.what);
+    check_axis_count(g.red, spec.what);
+    return g;
+}
 
-    // Strategy (see the top of the file).
+/// The first pass's strategy (see the top of the file) and its 16-byte loads, before pad_axes.
+struct ReductionPlan {
+    Strategy narrow;  // groups of at most 256
+    Strategy chosen;  // groups of 512 where long rows are split into pieces and the device allows
+    bool lanes_along_reduced = false;
+    std::size_t vector = 0;
+};
+
+ReductionPlan plan_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
+                             const ReductionGeometry& g) {
+    ReductionPlan plan;
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
     const std::size_t device_group = floor_pow2(queue.device().params().max_total_local_size);
-    const std::ptrdiff_t red_inner = red.ndim() > 0 && !arrays.empty() ? std::llabs(red.strides[0].back()) : 0;
+    const IterationSpace& kept = g.kept;
+    const IterationSpace& red = g.red;
+    const std::ptrdiff_t red_inner = red.ndim() > 0 && !g.arrays.empty() ? std::llabs(red.strides[0].back()) : 0;
     const std::ptrdiff_t kept_inner = kept.ndim() > 0 ? std::llabs(kept.strides[0].back()) : 0;
-    const bool lanes_along_reduced = kept.ndim() == 0 || (red.ndim() > 0 && red_inner != 0 && red_inner < kept_inner);
+    plan.lanes_along_reduced = kept.ndim() == 0 || (red.ndim() > 0 && red_inner != 0 && red_inner < kept_inner);
     const std::size_t target_groups = compute_units * 64;
-    const Strategy narrow = strategy(std::min<std::size_t>(256, device_group), lanes_along_reduced, n_out, n_red, target_groups);
+    plan.narrow = strategy(std::min<std::size_t>(256, device_group), plan.lanes_along_reduced, g.n_out, g.n_red, target_groups);
     // Long reduced rows split into pieces take groups of 512 where the device allows: a whole sum
     // of 2 GiB float32 on an H100 read 3075-3090 GB/s with 8192 groups of 256, 3105-3119 with
     // 8192 of 512 (4096 of 512: 3096-3106; 16384 of 256: 3081-3092).
-    Strategy chosen = narrow;
-    if (narrow.lanes == narrow.group && narrow.pieces > 1 && device_group >= 512)
-        chosen = strategy(512, lanes_along_reduced, n_out, n_red, target_groups);
+    plan.chosen = plan.narrow;
+    if (plan.narrow.lanes == plan.narrow.group && plan.narrow.pieces > 1 && device_group >= 512)
+        plan.chosen = strategy(512, plan.lanes_along_reduced, g.n_out, g.n_red, target_groups);
 
     // 16-byte loads where the one array's reduced run is contiguous, starts 16-byte aligned for
     // every output and is a whole number of vectors.
-    std::size_t vector = 0;
-    if (!spec.value_code.empty() && arguments.size() == 1 && arrays.size() == 1 && chosen.lanes > 1 && red.ndim() == 1 &&
+    if (!spec.value_code.empty() && arguments.size() == 1 && g.arrays.size() == 1 && plan.chosen.lanes > 1 && red.ndim() == 1 &&
         red.strides[0][0] == 1) {
-        const auto v = static_cast<std::ptrdiff_t>(16 / arrays[0].array->dtype().itemsize());
-        bool aligned = static_cast<std::ptrdiff_t>(n_red) % v == 0 && lies_aligned(*arrays[0].array, offsets[0], 16);
+        const auto v = static_cast<std::ptrdiff_t>(16 / g.arrays[0].array->dtype().itemsize());
+        bool aligned = static_cast<std::ptrdiff_t>(g.n_red) % v == 0 && lies_aligned(*g.arrays[0].array, g.offsets[0], 16);
         for (const std::ptrdiff_t stride : kept.strides[0]) aligned = aligned && stride % v == 0;
-        if (aligned) vector = static_cast<std::size_t>(v);
+        if (aligned) plan.vector = static_cast<std::size_t>(v);
     }
+    return plan;
+}
 
-    pad_axes(kept);
-    pad_axes(red);
+/// 32-bit indices when every offset, count and partial index of `st` fits (after pad_axes).
+bool reduction_fits_32_bits(const ReductionGeometry& g, const Strategy& st) {
+    constexpr std::size_t limit = std::size_t{1} << 31;
+    const IterationSpace& kept = g.kept;
+    const IterationSpace& red = g.red;
+    bool fits = g.n_out < limit && g.n_red + accumulators * st.step < limit && g.n_out * st.pieces < limit;
+    for (std::size_t a = 0; a < g.arrays.size(); ++a)
+        fits = fits && static_cast<std::size_t>(std::llabs(g.offsets[a])) + reach(kept.shape, kept.strides[a]) +
+                           (red.ndim() ? reach(red.shape, red.strides[a]) : 0) + 4 * st.group <
+                       limit;
+    return fits && static_cast<std::size_t>(std::llabs(g.offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
+}
 
-    // 32-bit indices when every offset, count and partial index fits.
-    const auto fits_32_bits = [&](const Strategy& st) {
-        constexpr std::size_t limit = std::size_t{1} << 31;
-        bool fits = n_out < limit && n_red + accumulators * st.step < limit && n_out * st.pieces < limit;
-        for (std::size_t a = 0; a < arrays.size(); ++a)
-            fits = fits && static_cast<std::size_t>(std::llabs(offsets[a])) + reach(kept.shape, kept.strides[a]) +
-                               (red.ndim() ? reach(red.shape, red.strides[a]) : 0) + 4 * st.group <
-                           limit;
-        return fits && static_cast<std::size_t>(std::llabs(offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
-    };
+/// The first pass: every output's reduced range (or, with pieces, each piece's partial result into
+/// `partials`).
+void launch_first_pass(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
+                       const ReductionGeometry& g, const Strategy& st, const KernelShape& shape, const GeneratedKernel& kernel,
+                       const Array& out, const Buffer& partials) {
+    const bool use_32 = shape.use_32_bits;
+    const auto count = static_cast<std::int64_t>(g.n_red);
+    std::vector<KernelArg> args;
+    args.push_back(whole_allocation(out));
+    args.push_back(detail::pack(partials, LaunchTarget{}));
+    push_index(args, static_cast<std::int64_t>(g.n_out), use_32);
+    push_index(args, static_cast<std::int64_t>(g.n_red), use_32);
+    push_index(args, static_cast<std::int64_t>(st.step), use_32);
+    args.push_back(scalar_arg(&count, sizeof(count)));
+    push_index(args, static_cast<std::int64_t>(st.lanes), use_32);
+    std::vector<std::vector<std::byte>> scalars;
+    for (std::size_t k = 0; k < arguments.size(); ++k) {
+        if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
+            args.push_back(whole_allocation(*a));
+        } else {
+            scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
+            args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
+        }
+    }
+    std::vector<std::int64_t> layout = layout_values(g.kept, g.offsets);
+    for (const std::size_t extent : g.red.shape) layout.push_back(static_cast<std::int64_t>(extent));
+    for (std::size_t a = 0; a < g.arrays.size(); ++a)
+        for (const std::ptrdiff_t stride : g.red.strides[a]) layout.push_back(stride);
+    std::optional<Buffer> table;  // held until the launch is enqueued
+    push_index_values(args, layout, use_32, shape.table, queue, table);
+    const std::size_t global[2] = {st.groups_x * st.group, st.pieces};
+    const std::size_t local[2] = {st.group, 1};
+    launch(queue, kernel, global, local, args);
+}
+
+/// The second pass: the pieces' partial results combined in order, one output per work item, or
+/// all lanes on one output.
+void launch_combine_pass(const Queue& queue, const ReductionSpec& spec, const ReductionGeometry& g, const Strategy& st,
+                         bool use_32, const Array& out, const Buffer& partials) {
+    const std::size_t n_out = g.n_out, group = st.group;
+    const auto count = static_cast<std::int64_t>(g.n_red);
+    const std::size_t lanes2 = n_out == 1 ? std::min(group, floor_pow2(st.pieces)) : 1;
+    KernelShape shape2{g.kept.ndim(), 0, use_32, group, true, true, layout_in_table(g.kept.ndim())};
+    const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
+                                                [&] { return kernel_source(spec, shape2); });
+    IterationSpace out_space = g.kept;
+    out_space.strides = {g.kept.strides.back()};
+    std::vector<KernelArg> args;
+    args.push_back(whole_allocation(out));
+    args.push_back(detail::pack(partials, LaunchTarget{}));
+    push_index(args, static_cast<std::int64_t>(n_out), use_32);
+    push_index(args, static_cast<std::int64_t>(st.pieces), use_32);
+    push_index(args, static_cast<std::int64_t>(lanes2), use_32);  // one piece: step = lanes
+    args.push_back(scalar_arg(&count, sizeof(count)));
+    push_index(args, static_cast<std::int64_t>(lanes2), use_32);
+    std::optional<Buffer> table;  // held until the launch is enqueued
+    push_index_values(args, layout_values(out_space, {g.offsets.back()}), use_32, shape2.table, queue, table);
+    const std::size_t global[2] = {ceil_div(n_out, group / lanes2) * group, 1};
+    const std::size_t local[2] = {group, 1};
+    launch(queue, k2, global, local, args);
+}
+
+}  // namespace
+
+std::string store_result_code(const ReductionSpec& spec) {
+    const std::string value = "kjarni_finish(acc, count)";
+    if (spec.result.kind() == DType::Kind::float16) return fmt::format("        res_base[res_o] = kjarni_f2h({});\n", value);
+    return fmt::format("        res_base[res_o] = ({})({});\n", storage_ctype(spec.result), value);
+}
+
+Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
+                    const ReduceOptions& options) {
+    std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
+    std::vector<std::vector<std::size_t>> shapes;
+    for (const auto& a : arrays) shapes.push_back(a.array->shape());
+    const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
+    const std::vector<bool> reduced = reduced_axes(options.axes, shape.size(), spec.what);
+    std::vector<std::size_t> result_shape;
+    std::size_t n_red = 1, n_out = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        (reduced[d] ? n_red : n_out) *= shape[d];
+        if (!reduced[d]) result_shape.push_back(shape[d]);
+        else if (options.keepdims) result_shape.push_back(1);
+    }
+    Array out = reduction_output(queue, spec, options, result_shape);
+    // numpy refuses an empty reduced axis whenever there is no identity, even where the result is
+    // empty too (min over axis 1 of shape (2, 0, 0)).
+    if (n_red == 0 && spec.refuse_empty)
+        throw ArgumentError("array", fmt::format("{}: the reduction of an empty set has no identity", spec.what));
+    if (n_out == 0) return out;  // nothing to compute, nothing launched
+
+    ReductionGeometry g = reduction_geometry(spec, options, std::move(arrays), shape, reduced, out);
+    if (run_cpu_reduction(queue, spec, arguments, CpuReductionSpace{g.kept, g.red, g.offsets, g.n_out, g.n_red}, out))
+        return out;
+    const ReductionPlan plan = plan_reduction(queue, spec, arguments, g);
+    pad_axes(g.kept);
+    pad_axes(g.red);
+
     const auto first_pass = [&](const Strategy& st) {
-        const KernelShape ks{kept.ndim(), red.ndim(), fits_32_bits(st), st.group, st.pieces == 1, false,
-                             layout_in_table(std::max(kept.ndim(), red.ndim())), st.lanes > 1 ? vector : 0};
+        const KernelShape ks{g.kept.ndim(), g.red.ndim(), reduction_fits_32_bits(g, st), st.group, st.pieces == 1, false,
+                             layout_in_table(std::max(g.kept.ndim(), g.red.ndim())), st.lanes > 1 ? plan.vector : 0};
         return std::pair{ks, generated_kernel(queue.device(), kernel_key(spec, ks), "kjarni_reduction",
                                               [&] { return kernel_source(spec, ks); })};
     };
+    Strategy chosen = plan.chosen;
     auto [shape1, k1] = first_pass(chosen);
     // A kernel may take fewer work items per group than the device: NVIDIA's OpenCL gives these
     // kernels at most 256 of its 1024 on an H100, even with reqd_work_group_size(512, 1, 1)
     // (tried); then the narrow groups.
-    if (k1.max_local_size < chosen.group && chosen.group > narrow.group) {
-        chosen = narrow;
+    if (k1.max_local_size < chosen.group && chosen.group > plan.narrow.group) {
+        chosen = plan.narrow;
         std::tie(shape1, k1) = first_pass(chosen);
     }
     if (k1.max_local_size < chosen.group)
         throw UnsupportedError(fmt::format("{}: the device takes at most {} work items per group for this kernel, "
                                            "the reduction needs {}",
                                            spec.what, k1.max_local_size, chosen.group));
-    const bool use_32 = shape1.use_32_bits;
-    const std::size_t group = chosen.group, lanes = chosen.lanes, pieces = chosen.pieces, step = chosen.step;
-    const std::size_t groups_x = chosen.groups_x;
-
-    const Buffer partials = pieces > 1 ? temporary_buffer(queue, pieces * n_out * spec.acc_size) : out.base();
-    const auto count = static_cast<std::int64_t>(n_red);
-    {
-        std::vector<KernelArg> args;
-        args.push_back(whole_allocation(out));
-        args.push_back(detail::pack(partials, LaunchTarget{}));
-        push_index(args, static_cast<std::int64_t>(n_out), use_32);
-        push_index(args, static_cast<std::int64_t>(n_red), use_32);
-        push_index(args, static_cast<std::int64_t>(step), use_32);
-        args.push_back(scalar_arg(&count, sizeof(count)));
-        push_index(args, static_cast<std::int64_t>(lanes), use_32);
-        std::vector<std::vector<std::byte>> scalars;
-        for (std::size_t k = 0; k < arguments.size(); ++k) {
-            if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
-                args.push_back(whole_allocation(*a));
-            } else {
-                scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
-                args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
-            }
-        }
-        std::vector<std::int64_t> layout = layout_values(kept, offsets);
-        for (const std::size_t extent : red.shape) layout.push_back(static_cast<std::int64_t>(extent));
-        for (std::size_t a = 0; a < arrays.size(); ++a)
-            for (const std::ptrdiff_t st : red.strides[a]) layout.push_back(st);
-        std::optional<Buffer> table;  // held until the launch is enqueued
-        push_index_values(args, layout, use_32, shape1.table, queue, table);
-        const std::size_t global[2] = {groups_x * group, pieces};
-        const std::size_t local[2] = {group, 1};
-        launch(queue, k1, global, local, args);
-    }
-    if (pieces > 1) {
-        // Combine the pieces in order: one output per work item, or all lanes on one output.
-        const std::size_t lanes2 = n_out == 1 ? std::min(group, floor_pow2(pieces)) : 1;
-        KernelShape shape2{kept.ndim(), 0, use_32, group, true, true, layout_in_table(kept.ndim())};
-        const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
-                                                    [&] { return kernel_source(spec, shape2); });
-        IterationSpace out_space = kept;
-        out_space.strides = {kept.strides.back()};
-        std::vector<KernelArg> args;
-        args.push_back(whole_allocation(out));
-        args.push_back(detail::pack(partials, LaunchTarget{}));
-        push_index(args, static_cast<std::int64_t>(n_out), use_32);
-        push_index(args, static_cast<std::int64_t>(pieces), use_32);
-        push_index(args, static_cast<std::int64_t>(lanes2), use_32);  // one piece: step = lanes
-        args.push_back(scalar_arg(&count, sizeof(count)));
-        push_index(args, static_cast<std::int64_t>(lanes2), use_32);
-        std::optional<Buffer> table;  // held until the launch is enqueued
-        push_index_values(args, layout_values(out_space, {offsets.back()}), use_32, shape2.table, queue, table);
-        const std::size_t global[2] = {ceil_div(n_out, group / lanes2) * group, 1};
-        const std::size_t local[2] = {group, 1};
-        launch(queue, k2, global, local, args);
-    }
+    const Buffer partials = chosen.pieces > 1 ? temporary_buffer(queue, chosen.pieces * g.n_out * spec.acc_size) : out.base();
+    launch_first_pass(queue, spec, arguments, g, chosen, shape1, k1, out, partials);
+    if (chosen.pieces > 1) launch_combine_pass(queue, spec, g, chosen, shape1.use_32_bits, out, partials);
     return out;
 }
 

@@ -22,6 +22,7 @@
 #include "algorithms/device_code.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
+#include "algorithms/kernel_templates.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "base/ceil_div.hpp"
 #include "kjarni/context.hpp"
@@ -45,80 +46,49 @@ struct CpuScanShape {
     bool carried = false;      // scan: starts from the carries and reads the row totals
 };
 
+const char* cpu_scan_mode_name(CpuScanMode mode) {
+    switch (mode) {
+        case CpuScanMode::totals: return "totals";
+        case CpuScanMode::carries: return "carries";
+        case CpuScanMode::scan: return "scan";
+    }
+    return "";
+}
+
+/// The kernel of one mode: data/kernels/scan_cpu.mako, given the pieces of this scan (its
+/// functions, the arguments' parameters and their shifts along the row, the rows' layout).
 std::string kernel_source(const ScanSpec& spec, const CpuScanShape& k) {
     const char* idx = "int64_t";
-    std::string s = algorithm_helpers();
-    s += fmt::format("#define KJARNI_ITEM {}\n#define KJARNI_IDX int64_t\n", spec.item_ctype);
-    s += spec.code;
-    s += "KERNEL void kjarni_scan_cpu(GLOBAL_MEM KJARNI_ITEM* partial, GLOBAL_MEM KJARNI_ITEM* totals, int64_t n_rows, "
-         "int64_t length, int64_t pieces, int64_t chunk";
-    if (k.mode == CpuScanMode::carries) {
-        s += ")\n{\n" + cpu_run_bounds(idx, "n_rows", 1);
-        s += "    for (int64_t row = kj_begin; row < kj_end; ++row) {\n";
-        s += "        KJARNI_ITEM carry = kjarni_neutral();\n";
-        s += "        for (int64_t p = 0; p < pieces; ++p) {\n";
-        s += "            const KJARNI_ITEM t = partial[row * pieces + p];\n";
-        s += "            partial[row * pieces + p] = carry;\n";
-        s += "            carry = kjarni_scan_op(carry, t);\n        }\n";
-        s += "        totals[row] = carry;\n    }\n}\n";
-        return s;
-    }
     std::vector<std::string> operands;
+    std::string params;
     std::string shifted;  // every array shifted so that x[e] is the element at position e of the row
-    std::size_t a = 0;
     for (const CArgument& arg : spec.arguments) {
         if (arg.pointer) {
-            s += fmt::format(", GLOBAL_MEM {}{}* a{}_base", arg.is_const ? "const " : "", storage_ctype(arg.dtype), a);
+            const std::size_t a = operands.size();
+            params += fmt::format(", GLOBAL_MEM {}{}* a{}_base", arg.is_const ? "const " : "", storage_ctype(arg.dtype), a);
             shifted += k.unit_stride ? fmt::format(", a{0}_base + a{0}_o", a) : fmt::format(", a{0}_base + (a{0}_o + e * a{0}_ls - e)", a);
-            operands.push_back(fmt::format("a{}", a++));
+            operands.push_back(fmt::format("a{}", a));
         } else {
-            s += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
+            params += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
             shifted += ", " + arg.name;
         }
     }
     const std::vector<std::string> layout = layout_names(k.row_ndim, operands);
-    s += index_parameters(layout, idx, k.table);
-    for (std::size_t j = 0; j < a; ++j) s += fmt::format(", int64_t a{}_ls", j);
-    s += ")\n{\n" + index_prologue(layout, idx, k.table);
-    s += cpu_run_bounds(idx, "n_rows * pieces", 1);
-    s += "    for (int64_t kj_unit = kj_begin; kj_unit < kj_end; ++kj_unit) {\n";
-    s += "        const int64_t row = kj_unit / pieces;\n";
-    s += decode_offsets(k.row_ndim, operands, idx, "row");
-    s += "        const int64_t begin = (kj_unit % pieces) * chunk;\n";
-    s += "        const int64_t end = begin + chunk < length ? begin + chunk : length;\n";
-    const std::string input = "kjarni_input(e" + shifted + ")";
-    if (k.mode == CpuScanMode::totals && spec.commutative) {
-        // Separate variables (a private array indexed in a loop is not vectorised): 16 independent
-        // chains of consecutive loads, which the SLP vectoriser packs.
-        const auto each_lane = [](const std::string& pattern) {  // `pattern` once per lane, its @ the lane
-            std::string out;
-            for (std::size_t q = 0; q < lanes; ++q)
-                for (const char c : pattern) out += c == '@' ? std::to_string(q) : std::string(1, c);
-            return out;
-        };
-        s += each_lane("        KJARNI_ITEM kj_l@ = kjarni_neutral();\n");
-        s += "        int64_t kj_e = begin;\n";
-        s += fmt::format("        for (; end - kj_e >= {0}; kj_e += {0}) {{\n", lanes);
-        s += each_lane("            { const int64_t e = kj_e + @; kj_l@ = kjarni_scan_op(kj_l@, " + input + "); }\n");
-        s += "        }\n";
-        s += "        for (int64_t e = kj_e; e < end; ++e) kj_l0 = kjarni_scan_op(kj_l0, " + input + ");\n";
-        for (std::size_t h = lanes / 2; h > 0; h /= 2)
-            for (std::size_t q = 0; q < h; ++q) s += fmt::format("        kj_l{0} = kjarni_scan_op(kj_l{0}, kj_l{1});\n", q, q + h);
-        s += "        partial[kj_unit] = kj_l0;\n";
-    } else if (k.mode == CpuScanMode::totals) {
-        s += "        KJARNI_ITEM acc = kjarni_neutral();\n";
-        s += "        for (int64_t e = begin; e < end; ++e) acc = kjarni_scan_op(acc, " + input + ");\n";
-        s += "        partial[kj_unit] = acc;\n";
-    } else {
-        s += fmt::format("        KJARNI_ITEM acc = {};\n", k.carried ? "partial[kj_unit]" : "kjarni_neutral()");
-        s += fmt::format("        const KJARNI_ITEM last = {};\n", k.carried ? "totals[row]" : "kjarni_neutral()");
-        s += "        for (int64_t e = begin; e < end; ++e) {\n";
-        s += "            const KJARNI_ITEM item = kjarni_scan_op(acc, " + input + ");\n";
-        s += "            kjarni_output(e, item, acc, last" + shifted + ");\n";
-        s += "            acc = item;\n        }\n";
-    }
-    s += "    }\n}\n";
-    return s;
+    return render_kernel_template("scan_cpu.mako", {{"helpers", algorithm_helpers()},
+                                                    {"item", spec.item_ctype},
+                                                    {"code", spec.code},
+                                                    {"mode", cpu_scan_mode_name(k.mode)},
+                                                    {"commutative", spec.commutative},
+                                                    {"carried", k.carried},
+                                                    {"lanes", lanes},
+                                                    {"params", params},
+                                                    {"index_params", index_parameters(layout, idx, k.table)},
+                                                    {"prologue", index_prologue(layout, idx, k.table)},
+                                                    {"decode", decode_offsets(k.row_ndim, operands, idx, "row")},
+                                                    {"arrays", operands.size()},
+                                                    {"shifted", shifted},
+                                                    {"bounds_rows", cpu_run_bounds(idx, "n_rows", 1)},
+                                                    {"bounds_units", cpu_run_bounds(idx, "n_rows * pieces", 1)}});
 }
 
 std::string kernel_key(const ScanSpec& spec, const CpuScanShape& k) {

@@ -18,8 +18,8 @@
 //   not be commutative.
 // - single pass, for scans of 4-, 8- and 16-byte items: one kernel, a tile per work group in the
 //   order the groups start, each tile's prefix combined from its predecessors' published totals over
-//   a fixed hierarchy of blocks (see lookback_code), so the bits do not depend on timing, floats
-//   included.
+//   a fixed hierarchy of blocks (see data/kernels/scan.mako's lookback), so the bits do not depend
+//   on timing, floats included.
 //   It reads and writes every position once (the tiled strategy reads twice). It needs only that a
 //   started group keeps running while others wait for it (see run_scan for the devices that give
 //   that), not forward progress for groups that have not started.
@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -39,6 +40,7 @@
 #include "algorithms/device_code.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
+#include "algorithms/kernel_templates.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/scan_cpu.hpp"
 #include "base/ceil_div.hpp"
@@ -100,313 +102,59 @@ struct ScanShape {
     bool table = false;  // the rows' layout comes in a table (more than max_scalar_axes axes)
 };
 
-/// Tiles per block and blocks per superblock of the single pass's look-back (see lookback_code).
+/// Tiles per block and blocks per superblock of the single pass's look-back (data/kernels/scan.mako).
 constexpr std::size_t lookback_fan_out = 32;
 
-/// Device functions of the single pass. A published item is KJARNI_STATUS_WORDS status words,
-/// each 4 bytes of the item in its low half and 1 in its high half (0: nothing yet), written and
-/// read as one 64-bit word, so a reader never sees a flag without its bytes and no fence is needed
-/// (each word is written once per launch); the ticket that orders tiles.
-const char* lookback_functions() {
-    return R"(typedef union { KJARNI_ITEM item; uint32_t bits[KJARNI_STATUS_WORDS]; } kjarni_item_bits;
-FUNCTION INLINE void kjarni_publish(volatile GLOBAL_MEM uint64_t* slot, KJARNI_ITEM value) {
-    kjarni_item_bits u;
-    u.item = value;
-    for (int w = 0; w < KJARNI_STATUS_WORDS; ++w) slot[w] = ((uint64_t)1 << 32) | (uint64_t)u.bits[w];
-}
-FUNCTION INLINE KJARNI_ITEM kjarni_wait_status(volatile GLOBAL_MEM uint64_t* slot) {
-    kjarni_item_bits u;
-    for (int w = 0; w < KJARNI_STATUS_WORDS; ++w) {
-        uint64_t x;
-        do x = slot[w]; while ((x >> 32) == 0);
-        u.bits[w] = (uint32_t)x;
+/// The mode as scan.mako names it.
+const char* scan_mode_name(Mode mode) {
+    switch (mode) {
+        case Mode::sequential: return "sequential";
+        case Mode::chunk_totals: return "chunk_totals";
+        case Mode::carries: return "carries";
+        case Mode::chunk_scan: return "chunk_scan";
+        case Mode::lookback: return "lookback";
     }
-    return u.item;
-}
-#define KJARNI_SLOT(i) (kjarni_status + (i) * KJARNI_STATUS_WORDS)
-#ifdef KJARNI_CUDA_API
-#define KJARNI_TAKE_TICKET(p) atomicAdd((unsigned int*)(p), 1u)
-#else
-#define KJARNI_TAKE_TICKET(p) atomic_inc((volatile GLOBAL_MEM unsigned int*)(p))
-#endif
-)";
+    return "";
 }
 
-/// The single pass's look-back, run once the tile's own scan has given its total (`aggregate`, an
-/// expression every work item can read); it sets `carry` to the combination of every earlier tile
-/// of the row. The tiles of a row form blocks of F = 32 tiles and superblocks of F blocks. A tile
-/// publishes its aggregate at once; the last tile of a block publishes the block's total, the last
-/// tile of a superblock the prefix of the next superblock (everything before it). A tile's prefix
-/// is (superblock prefix + the earlier block totals of its superblock) + the earlier aggregates of
-/// its block, each sum over a fixed tree of F slots: every value is the same function of the input
-/// whoever computes it and whenever, so the result has the same bits on every run for any
-/// associative scan_expr, floats included (decoupled look-back's grouping depends on timing). Only
-/// the superblock prefixes form a chain (one link per 1024 tiles). A tile waits only for tiles of
-/// smaller tickets, whose groups have started.
-std::string lookback_code(const std::string& aggregate, const char* idx) {
-    std::string s;
-    s += fmt::format("    const {0} blocks = (pieces + {1}) / {2}, supers = (blocks + {1}) / {2};\n", idx,
-                     lookback_fan_out - 1, lookback_fan_out);
-    // The status slots: every tile's total, then every block's, then every superblock's prefix.
-    s += "    volatile GLOBAL_MEM uint64_t* kjarni_status = (volatile GLOBAL_MEM uint64_t*)partial + 2;\n";
-    s += fmt::format("    const {0} tile_slots = row * pieces, block_slots = n_rows * pieces + row * blocks,\n"
-                     "        super_slots = n_rows * pieces + n_rows * blocks + row * supers;\n",
-                     idx);
-    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM kjarni_look[{}];\n", 2 * lookback_fan_out);
-    s += "    LOCAL_MEM_DECL KJARNI_ITEM kjarni_prefix;\n";
-    s += fmt::format("    const KJARNI_ITEM aggregate = {};\n", aggregate);
-    s += fmt::format("    const {0} block = piece / {1}, in_block = piece % {1}, super = block / {1}, in_super = block % {1};\n",
-                     idx, lookback_fan_out);
-    s += "    if (lid == 0) kjarni_publish(KJARNI_SLOT(tile_slots + piece), aggregate);\n";
-    // The earlier aggregates of the block and block totals of the superblock, each summed over the
-    // same fixed tree of 32 slots in local memory (neighbours first, then pairs of pairs, ...; empty
-    // slots neutral). (CUDA warp shuffles in place of local memory, here and for the work items'
-    // totals, were measured slower on the H100: cumsum of 2^28 int32 2253 against 2384 GB/s,
-    // int32 into int64 1145 against 1810.)
-    const std::string tile_slot = "lid < in_block ? kjarni_wait_status(KJARNI_SLOT(tile_slots + piece - in_block + lid)) : kjarni_neutral()";
-    const std::string block_slot =
-        "lid < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid)) : kjarni_neutral()";
-    s += fmt::format("    if (lid < {}) {{\n", lookback_fan_out);
-    s += fmt::format("        kjarni_look[lid] = {};\n", tile_slot);
-    s += fmt::format("        kjarni_look[{} + lid] = {};\n", lookback_fan_out, block_slot);
-    s += "    }\n    LOCAL_BARRIER;\n";
-    s += fmt::format("    for (int d = 1; d < {}; d <<= 1) {{\n", lookback_fan_out);
-    s += fmt::format("        if (lid < {} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], "
-                     "kjarni_look[lid + d]);\n",
-                     2 * lookback_fan_out);
-    s += "        LOCAL_BARRIER;\n    }\n";
-    s += "    if (lid == 0) {\n";
-    s += fmt::format("        if (in_block == {}) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate));\n",
-                     lookback_fan_out - 1);
-    s += "        const KJARNI_ITEM before_super = super > 0 ? kjarni_wait_status(KJARNI_SLOT(super_slots + super)) : kjarni_neutral();\n";
-    s += fmt::format("        const KJARNI_ITEM found = kjarni_scan_op(kjarni_scan_op(before_super, kjarni_look[{}]), kjarni_look[0]);\n",
-                     lookback_fan_out);
-    s += fmt::format("        if (in_block == {0} && in_super == {0} && super + 1 < supers)\n", lookback_fan_out - 1);
-    s += "            kjarni_publish(KJARNI_SLOT(super_slots + super + 1), kjarni_scan_op(found, aggregate));\n";
-    s += "        kjarni_prefix = found;\n";
-    s += "    }\n";
-    s += "    LOCAL_BARRIER;\n";
-    s += "    carry = kjarni_prefix;\n";
-    return s;
-}
-
+/// The kernel of one mode: data/kernels/scan.mako, given the pieces of this scan (its functions,
+/// the arguments' parameters and their shifts along the row, the rows' layout).
 std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     const char* idx = index_type(k.use_32_bits);
-    std::vector<std::string> operands;
-    std::size_t arrays = 0;
-    for (const CArgument& a : spec.arguments)
-        if (a.pointer) operands.push_back(fmt::format("a{}", arrays++));
-    std::string s = algorithm_helpers();
-    s += fmt::format("#define KJARNI_ITEM {}\n#define KJARNI_IDX {}\n", spec.item_ctype, idx);
-    s += spec.code;
-    if (k.mode == Mode::lookback) {
-        s += fmt::format("#define KJARNI_STATUS_WORDS {}\n", spec.item_size / 4);
-        s += lookback_functions();
-    }
-    // Kernel parameters: rows, row length, pieces, chunk, the temporaries, the arguments, layouts.
-    s += fmt::format("KERNEL void kjarni_scan(GLOBAL_MEM KJARNI_ITEM* partial, GLOBAL_MEM KJARNI_ITEM* totals, {0} n_rows, "
-                     "{0} length, {0} pieces, {0} chunk",
-                     idx);
-    if (k.mode == Mode::carries) {
-        s += ")\n{\n";
-        s += fmt::format("    const {0} row = ({0})get_global_id(0);\n", idx);
-        s += "    if (row >= n_rows) return;\n";
-        s += "    KJARNI_ITEM carry = kjarni_neutral();\n";
-        s += fmt::format("    for ({} p = 0; p < pieces; ++p) {{\n", idx);
-        s += "        const KJARNI_ITEM t = partial[row * pieces + p];\n";
-        s += "        partial[row * pieces + p] = carry;\n";
-        s += "        carry = kjarni_scan_op(carry, t);\n    }\n";
-        s += "    totals[row] = carry;\n}\n";
-        return s;
-    }
-    std::size_t a = 0;
-    for (const CArgument& arg : spec.arguments) {
-        if (arg.pointer)
-            s += fmt::format(", GLOBAL_MEM {}{}* a{}_base", arg.is_const ? "const " : "", storage_ctype(arg.dtype), a++);
-        else s += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
+    std::vector<std::string> operands;  // the arrays' names in the kernel: a0, a1, ...
+    std::vector<Value> args;            // every argument as [is an array, its name]
+    std::string params;
+    for (const CArgument& a : spec.arguments) {
+        if (a.pointer) {
+            const std::string name = fmt::format("a{}", operands.size());
+            params += fmt::format(", GLOBAL_MEM {}{}* {}_base", a.is_const ? "const " : "", storage_ctype(a.dtype), name);
+            args.push_back(Value::list({Value(true), Value(name)}));
+            operands.push_back(name);
+        } else {
+            params += fmt::format(", {} {}", storage_ctype(a.dtype), a.name);
+            args.push_back(Value::list({Value(false), Value(a.name)}));
+        }
     }
     const std::vector<std::string> layout = layout_names(k.row_ndim, operands);
-    s += index_parameters(layout, idx, k.table);
-    for (std::size_t j = 0; j < arrays; ++j) s += fmt::format(", {} a{}_ls", idx, j);
-    s += ")\n{\n";
-    s += index_prologue(layout, idx, k.table);
-    // Calls with every array shifted to the element at position `e` of the row.
-    const auto shifted = [&](const std::string& e) {
-        std::string out;
-        std::size_t j = 0;
-        for (const CArgument& arg : spec.arguments) {
-            if (arg.pointer) {
-                out += fmt::format(", a{0}_base + (a{0}_o + ({1}) * a{0}_ls - ({1}))", j, e);
-                ++j;
-            } else {
-                out += ", " + arg.name;
-            }
-        }
-        return out;
-    };
-    const auto input = [&](const std::string& e) { return fmt::format("kjarni_input({}{})", e, shifted(e)); };
-    const auto output = [&](const std::string& e, const std::string& item, const std::string& prev,
-                            const std::string& last) {
-        return fmt::format("kjarni_output({}, {}, {}, {}{});", e, item, prev, last, shifted(e));
-    };
-    if (k.mode == Mode::sequential) {
-        s += fmt::format("    const {0} row = ({0})get_global_id(0);\n", idx);
-        s += "    if (row >= n_rows) return;\n";
-        s += decode_offsets(k.row_ndim, operands, idx, "row");
-        s += "    KJARNI_ITEM last = kjarni_neutral();\n";
-        if (spec.uses_last_item)
-            s += fmt::format("    for ({} e = 0; e < length; ++e) last = kjarni_scan_op(last, {});\n", idx, input("e"));
-        s += "    KJARNI_ITEM acc = kjarni_neutral();\n";
-        s += fmt::format("    for ({} e = 0; e < length; ++e) {{\n", idx);
-        s += fmt::format("        const KJARNI_ITEM item = kjarni_scan_op(acc, {});\n", input("e"));
-        s += "        " + output("e", "item", "acc", "last") + "\n";
-        s += "        acc = item;\n    }\n}\n";
-        return s;
-    }
-    // chunk_totals / chunk_scan: one work group per (row, piece). A tile is staged through local
-    // memory so that global reads and writes are coalesced (position q of the tile is read by work
-    // item q % GROUP) while each work item scans ITEMS consecutive positions; a padding slot every
-    // 32 keeps those strided local accesses free of bank conflicts.
-    const bool lookback = k.mode == Mode::lookback;
-    const bool write = k.mode == Mode::chunk_scan || lookback;
-    const std::size_t n = k.items;
-    const std::size_t g = k.group;
-    // A work group's (row, piece), its arrays' offsets and the scratch of its work items' totals.
-    // The single pass takes tiles in the order groups start (a ticket), not by group id.
-    const auto group_of_chunk = [&] {
-        std::string out = fmt::format("    const {0} lid = ({0})get_local_id(0);\n", idx);
-        std::string tile_id = "get_group_id(0)";
-        if (lookback) {
-            out += "    LOCAL_MEM_DECL unsigned int kjarni_ticket;\n";
-            out += "    if (lid == 0) kjarni_ticket = KJARNI_TAKE_TICKET(partial);\n";
-            out += "    LOCAL_BARRIER;\n";
-            out += fmt::format("    const {0} ticket = ({0})kjarni_ticket;\n", idx);
-            tile_id = "ticket";
-        }
-        out += fmt::format("    const {0} row = ({0}){1} / pieces;\n", idx, tile_id);
-        out += fmt::format("    const {0} piece = ({0}){1} % pieces;\n", idx, tile_id);
-        out += decode_offsets(k.row_ndim, operands, idx, "row");
-        out += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM scratch[{}];\n", g);
-        return out;
-    };
-    const std::string chunk_bounds =
-        fmt::format("    const {0} begin = piece * chunk;\n    const {0} end = length - begin < chunk ? length : begin + chunk;\n",
-                    idx);
-    // Pieces of a tile's code both tiled kernels share, at indentation `in`: reading the tile into
-    // the stage (coalesced), each work item's scan of its ITEMS positions in the stage, and adding
-    // `prefix` to them and writing them out through output_statement (coalesced).
-    const auto read_tile = [&](const std::string& in) {
-        return fmt::format("{0}for (int j = 0; j < {1}; ++j) {{\n{0}    const {2} q = j * {3} + lid;\n", in, n, idx, g) + in +
-               "    stage[KJARNI_PAD(q)] = tile + q < end ? " + input("tile + q") + " : kjarni_neutral();\n" + in + "}\n" + in +
-               "LOCAL_BARRIER;\n";
-    };
-    const auto scan_own_items = [&](const std::string& in, bool keep) {
-        return fmt::format("{0}KJARNI_ITEM run = kjarni_neutral();\n{0}for (int j = 0; j < {1}; ++j) {{\n"
-                           "{0}    const {2} q = lid * {1} + j;\n{0}    run = kjarni_scan_op(run, stage[KJARNI_PAD(q)]);\n",
-                           in, n, idx) +
-               (keep ? in + "    stage[KJARNI_PAD(q)] = run;\n" : std::string()) + in + "}\n";
-    };
-    const auto write_tile = [&](const std::string& in) {
-        return fmt::format("{0}for (int j = 0; j < {1}; ++j) {{\n{0}    const {2} q = lid * {1} + j;\n"
-                           "{0}    stage[KJARNI_PAD(q)] = kjarni_scan_op(prefix, stage[KJARNI_PAD(q)]);\n{0}}}\n{0}LOCAL_BARRIER;\n"
-                           "{0}for (int j = 0; j < {3}; ++j) {{\n{0}    const {2} q = j * {4} + lid;\n{0}    if (tile + q < end) {{\n"
-                           "{0}        const KJARNI_ITEM item = stage[KJARNI_PAD(q)];\n"
-                           "{0}        const KJARNI_ITEM prev = q > 0 ? stage[KJARNI_PAD(q - 1)] : carry;\n",
-                           in, n, idx, n, g) +
-               in + "        " + output("tile + q", "item", "prev", "last") + "\n" + in + "    }\n" + in + "}\n";
-    };
-    // The work items' totals (`run`) scanned in `scratch`: inclusive Hillis-Steele, the left
-    // operand first.
-    const auto scan_totals = [&](const std::string& in) {
-        return fmt::format("{0}scratch[lid] = run;\n{0}LOCAL_BARRIER;\n{0}for ({1} offset = 1; offset < {2}; offset <<= 1) {{\n"
-                           "{0}    const KJARNI_ITEM left = lid >= offset ? scratch[lid - offset] : kjarni_neutral();\n"
-                           "{0}    LOCAL_BARRIER;\n{0}    if (lid >= offset) scratch[lid] = kjarni_scan_op(left, scratch[lid]);\n"
-                           "{0}    LOCAL_BARRIER;\n{0}}}\n",
-                           in, idx, g);
-    };
-    if (!write && k.commutative) {
-        // The chunk's total in a fixed order that reads coalesced: work item `lid` sums positions
-        // lid, lid + GROUP, ... with 4 accumulators, then the group combines its sums in a tree.
-        s += group_of_chunk();
-        s += chunk_bounds;
-        s += "    KJARNI_ITEM acc0 = kjarni_neutral(), acc1 = kjarni_neutral(), acc2 = kjarni_neutral(), "
-             "acc3 = kjarni_neutral();\n";
-        s += fmt::format("    {} e = begin + lid;\n", idx);
-        s += fmt::format("    for (; end - e > 3 * {0}; e += 4 * {0}) {{\n", g);
-        for (std::size_t j = 0; j < 4; ++j)
-            s += fmt::format("        acc{0} = kjarni_scan_op(acc{0}, {1});\n", j, input(fmt::format("e + {} * {}", j, g)));
-        s += "    }\n";
-        s += fmt::format("    for (; e < end; e += {}) acc0 = kjarni_scan_op(acc0, {});\n", g, input("e"));
-        s += "    scratch[lid] = kjarni_scan_op(kjarni_scan_op(acc0, acc1), kjarni_scan_op(acc2, acc3));\n";
-        s += "    LOCAL_BARRIER;\n";
-        s += fmt::format("    for ({} step = {} / 2; step > 0; step >>= 1) {{\n", idx, g);
-        s += "        if (lid < step) scratch[lid] = kjarni_scan_op(scratch[lid], scratch[lid + step]);\n";
-        s += "        LOCAL_BARRIER;\n    }\n";
-        s += "    if (lid == 0) partial[row * pieces + piece] = scratch[0];\n}\n";
-        return s;
-    }
-    if (lookback) {
-        // The single pass: one tile per group. The tile is staged so that reads and writes are
-        // coalesced; each work item scans its ITEMS positions in the stage, the group scans the
-        // work items' totals (Hillis-Steele in local memory), the look-back finds the tile's
-        // prefix, and the positions go out through the stage again. (Not taken when
-        // output_statement reads last_item.)
-        s += "#define KJARNI_PAD(q) ((q) + (q) / 32)\n";
-        s += group_of_chunk();
-        s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", padded_stage_items(g, n));
-        s += chunk_bounds;
-        s += "    const KJARNI_ITEM last = kjarni_neutral();\n";
-        s += fmt::format("    const {} tile = begin;\n", idx);
-        s += read_tile("    ");
-        s += scan_own_items("    ", true);
-        s += scan_totals("    ");
-        s += "    const KJARNI_ITEM before = lid > 0 ? scratch[lid - 1] : kjarni_neutral();\n";
-        s += fmt::format("    const KJARNI_ITEM tile_total = scratch[{}];\n", g - 1);
-        s += "    KJARNI_ITEM carry = kjarni_neutral();\n";
-        s += lookback_code("tile_total", idx);
-        s += "    const KJARNI_ITEM prefix = kjarni_scan_op(carry, before);\n";
-        s += write_tile("    ");
-        s += "}\n";
-        return s;
-    }
-    s += fmt::format("#define KJARNI_PAD(q) ((q) + (q) / 32)\n");
-    s += group_of_chunk();
-    s += fmt::format("    LOCAL_MEM_DECL KJARNI_ITEM stage[{}];\n", padded_stage_items(g, n));
-    s += fmt::format("    KJARNI_ITEM carry = {};\n", write ? "partial[row * pieces + piece]" : "kjarni_neutral()");
-    if (write) s += "    const KJARNI_ITEM last = totals[row];\n";
-    s += chunk_bounds;
-    if (k.prefetch) {
-        // The next tile's positions are read into registers while this tile is scanned, so that
-        // a group's reads overlap its own work instead of waiting at the start of every tile.
-        s += fmt::format("    KJARNI_ITEM ahead[{}];\n", n);
-        s += fmt::format("    for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("        const {} q = j * {} + lid;\n", idx, g);
-        s += "        ahead[j] = begin + q < end ? " + input("begin + q") + " : kjarni_neutral();\n";
-        s += "    }\n";
-    }
-    s += fmt::format("    for ({} tile = begin; tile < end; tile += {}) {{\n", idx, g * n);
-    if (k.prefetch) {
-        s += fmt::format("        for (int j = 0; j < {}; ++j) stage[KJARNI_PAD(j * {} + lid)] = ahead[j];\n", n, g);
-        s += "        LOCAL_BARRIER;\n";
-        s += fmt::format("        {{ const {} next = tile + {};\n", idx, g * n);
-        s += fmt::format("          for (int j = 0; j < {}; ++j) {{\n", n);
-        s += fmt::format("            const {} q = j * {} + lid;\n", idx, g);
-        s += "            ahead[j] = next < end && end - next > q ? " + input("next + q") + " : kjarni_neutral();\n";
-        s += "          }\n        }\n";
-    } else {
-        s += read_tile("        ");
-    }
-    s += scan_own_items("        ", write);
-    s += scan_totals("        ");
-    if (write) {
-        s += "        const KJARNI_ITEM prefix = lid > 0 ? kjarni_scan_op(carry, scratch[lid - 1]) : carry;\n";
-        s += write_tile("        ");
-    }
-    s += fmt::format("        carry = kjarni_scan_op(carry, scratch[{}]);\n", g - 1);
-    s += "        LOCAL_BARRIER;\n    }\n";
-    if (!write) s += "    if (lid == 0) partial[row * pieces + piece] = carry;\n";
-    s += "}\n";
-    return s;
+    return render_kernel_template(
+        "scan.mako", {{"helpers", algorithm_helpers()},
+                      {"item", spec.item_ctype},
+                      {"idx", idx},
+                      {"code", spec.code},
+                      {"mode", scan_mode_name(k.mode)},
+                      {"status_words", spec.item_size / 4},
+                      {"fan", lookback_fan_out},
+                      {"params", params},
+                      {"index_params", index_parameters(layout, idx, k.table)},
+                      {"prologue", index_prologue(layout, idx, k.table)},
+                      {"decode", decode_offsets(k.row_ndim, operands, idx, "row")},
+                      {"arrays", operands.size()},
+                      {"args", Value::list(std::move(args))},
+                      {"items", k.items},
+                      {"group", k.group},
+                      {"commutative", k.commutative},
+                      {"prefetch", k.prefetch},
+                      {"uses_last_item", spec.uses_last_item}});
 }
 
 std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
@@ -421,49 +169,74 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
 
 std::atomic<bool> single_pass_allowed{true};
 
-}  // namespace
+/// The broadcast shape split into rows (every axis but the scanned one: an iteration space over the
+/// arrays) and the scanned axis (each array's stride along it), with each array's offset.
+struct ScanGeometry {
+    std::vector<ArrayOperand> arrays;
+    IterationSpace rows;
+    std::vector<std::ptrdiff_t> axis_strides;
+    std::vector<std::ptrdiff_t> offsets;
+    std::size_t n_rows = 0;
+    std::size_t length = 0;
+};
 
-void allow_single_pass_scans(bool allow) { single_pass_allowed.store(allow, std::memory_order_relaxed); }
-
-void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments, int axis) {
-    const std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
-    if (arrays.empty()) throw ArgumentError("arguments", fmt::format("{}: a scan needs at least one array", spec.what));
+/// Checks the arguments and the axis (ArgumentError naming the culprit) and splits the shape;
+/// nullopt when there is nothing to scan (no rows, or rows of length 0).
+std::optional<ScanGeometry> scan_geometry(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments,
+                                          int axis) {
+    ScanGeometry g;
+    g.arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
+    if (g.arrays.empty()) throw ArgumentError("arguments", fmt::format("{}: a scan needs at least one array", spec.what));
     std::vector<std::vector<std::size_t>> shapes;
-    for (const auto& a : arrays) shapes.push_back(a.array->shape());
+    for (const auto& a : g.arrays) shapes.push_back(a.array->shape());
     const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
     if (shape.empty()) throw ArgumentError("axis", fmt::format("{}: a 0-d array has no axis to scan", spec.what));
     const std::vector<bool> scanned = reduced_axes(std::vector<int>{axis}, shape.size(), spec.what, "axis");
     const std::size_t axis_index = static_cast<std::size_t>(std::find(scanned.begin(), scanned.end(), true) - scanned.begin());
-    const std::size_t length = shape[axis_index];
+    g.length = shape[axis_index];
     std::vector<std::size_t> row_shape;
     for (std::size_t d = 0; d < shape.size(); ++d)
         if (d != axis_index) row_shape.push_back(shape[d]);
-    const std::size_t n_rows = std::accumulate(row_shape.begin(), row_shape.end(), std::size_t{1}, std::multiplies<>());
-    if (n_rows == 0 || length == 0) return;  // nothing to scan, nothing launched
+    g.n_rows = std::accumulate(row_shape.begin(), row_shape.end(), std::size_t{1}, std::multiplies<>());
+    if (g.n_rows == 0 || g.length == 0) return std::nullopt;  // nothing to scan, nothing launched
 
     std::vector<std::vector<std::ptrdiff_t>> row_strides;
-    std::vector<std::ptrdiff_t> axis_strides, offsets;
-    for (const auto& a : arrays) {
+    for (const auto& a : g.arrays) {
         const CArgument& d = spec.arguments[a.argument];
         const auto strides = element_strides(a.array->layout(), a.array->dtype().itemsize(), shape, d.name);
-        if (!d.is_const && strides[axis_index] == 0 && length > 1)
+        if (!d.is_const && strides[axis_index] == 0 && g.length > 1)
             throw ArgumentError(d.name, fmt::format("{}: a written array is broadcast along the scanned axis", spec.what));
         std::vector<std::ptrdiff_t> rs;
         for (std::size_t k = 0; k < shape.size(); ++k)
             if (k != axis_index) rs.push_back(strides[k]);
         row_strides.push_back(std::move(rs));
-        axis_strides.push_back(strides[axis_index]);
-        offsets.push_back(element_offset(*a.array, d.name));
+        g.axis_strides.push_back(strides[axis_index]);
+        g.offsets.push_back(element_offset(*a.array, d.name));
     }
-    IterationSpace rows = make_iteration_space(row_shape, row_strides);
-    check_axis_count(rows, spec.what);
-    if (run_cpu_scan(queue, spec, arguments, CpuScanSpace{rows, axis_strides, offsets, n_rows, length})) return;
+    g.rows = make_iteration_space(row_shape, row_strides);
+    check_axis_count(g.rows, spec.what);
+    return g;
+}
 
+/// How the launches cover the rows: the strategy (see the top of the file) and its sizes.
+struct ScanPlan {
+    bool sequential = true;
+    bool single_pass = false;
+    bool cuda = false;
+    std::size_t group = 256;  // work items per group of the tiled kernels
+    std::size_t items = 8;    // positions per work item in a tile
+    std::size_t tile = 0;     // group * items
+    std::size_t pieces = 1;   // chunks per row
+    std::size_t chunk = 0;    // positions per chunk
+};
+
+ScanPlan plan_scan(const Queue& queue, const ScanSpec& spec, const ScanGeometry& g) {
+    ScanPlan plan;
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
-    const std::size_t group = std::min<std::size_t>(256, floor_pow2(queue.device().params().max_total_local_size));
+    plan.group = std::min<std::size_t>(256, floor_pow2(queue.device().params().max_total_local_size));
     // Through CUDA a tile's reads are issued while the previous tile is scanned (H100, cumsum of 2^28:
     // int32 1.70 -> 1.81 TB/s, float32 1.67 -> 1.78); NVIDIA's OpenCL lost about 1% with it.
-    const bool cuda = queue.device().context().api().id() == ApiId::cuda();
+    plan.cuda = queue.device().context().api().id() == ApiId::cuda();
     // The single pass (items of 4, 8 or 16 bytes): 40 positions of 4 bytes per work item, a tile of
     // 10240 items (41 KiB staged, within the 48 KiB every CUDA device and NVIDIA's OpenCL give a
     // group); wider items take as many bytes. Measured on the H100 (cumsum of 2^28, GB/s, int32 /
@@ -480,61 +253,73 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     // (a published item takes 1, 2 or 4 whole status words)
     const bool in_status_words = spec.item_size == 4 || spec.item_size == 8 || spec.item_size == 16;
     const bool lookback = single_pass_allowed.load(std::memory_order_relaxed) &&
-                          (cuda || type == DeviceType::gpu || type == DeviceType::cpu) && in_status_words &&
-                          !spec.uses_last_item && group >= 2 * lookback_fan_out &&
-                          (padded_stage_items(group, lookback_items(spec.item_size)) + group + 2 * lookback_fan_out) *
+                          (plan.cuda || type == DeviceType::gpu || type == DeviceType::cpu) && in_status_words &&
+                          !spec.uses_last_item && plan.group >= 2 * lookback_fan_out &&
+                          (padded_stage_items(plan.group, lookback_items(spec.item_size)) + plan.group + 2 * lookback_fan_out) *
                                       spec.item_size +
                                   64 <=
                               queue.device().params().local_mem_size;
-    const std::size_t items = lookback ? lookback_items(spec.item_size) : items_per_thread(spec.item_size, group, cuda);
-    const std::size_t tile = group * items;
+    plan.items = lookback ? lookback_items(spec.item_size) : items_per_thread(spec.item_size, plan.group, plan.cuda);
+    plan.tile = plan.group * plan.items;
     const std::size_t target_groups = compute_units * 8;
+    const IterationSpace& rows = g.rows;
     const std::ptrdiff_t row_inner = rows.ndim() > 0 ? std::llabs(rows.strides[0].back()) : 0;
-    const bool rows_contiguous = rows.ndim() > 0 && row_inner != 0 && row_inner < std::llabs(axis_strides[0]);
-    const bool sequential = length <= 64 || (n_rows >= target_groups * group && rows_contiguous);
-    std::size_t pieces = 1, chunk = length;
-    const bool single_pass = lookback && !sequential;
-    if (single_pass) {
-        pieces = ceil_div(length, tile);  // a tile per work group
-        chunk = tile;
-    } else if (!sequential) {
-        pieces = std::clamp<std::size_t>(ceil_div(target_groups, n_rows), 1, ceil_div(length, tile));
-        chunk = ceil_div(ceil_div(length, pieces), tile) * tile;
-        pieces = ceil_div(length, chunk);
+    const bool rows_contiguous = rows.ndim() > 0 && row_inner != 0 && row_inner < std::llabs(g.axis_strides[0]);
+    plan.sequential = g.length <= 64 || (g.n_rows >= target_groups * plan.group && rows_contiguous);
+    plan.chunk = g.length;
+    plan.single_pass = lookback && !plan.sequential;
+    if (plan.single_pass) {
+        plan.pieces = ceil_div(g.length, plan.tile);  // a tile per work group
+        plan.chunk = plan.tile;
+    } else if (!plan.sequential) {
+        plan.pieces = std::clamp<std::size_t>(ceil_div(target_groups, g.n_rows), 1, ceil_div(g.length, plan.tile));
+        plan.chunk = ceil_div(ceil_div(g.length, plan.pieces), plan.tile) * plan.tile;
+        plan.pieces = ceil_div(g.length, plan.chunk);
     }
+    return plan;
+}
 
-    pad_axes(rows);
-
+/// Whether every index of the launches fits 32 bits (after pad_axes).
+bool scan_fits_32_bits(const ScanGeometry& g, const ScanPlan& plan) {
     constexpr std::size_t limit = std::size_t{1} << 31;
     // (2 * n_rows * pieces slots of up to 4 words bound the single pass's status words)
-    bool use_32 = 8 * n_rows * pieces < limit && length + tile < limit && n_rows < limit;
-    for (std::size_t a = 0; a < arrays.size(); ++a) {
-        std::size_t reach = static_cast<std::size_t>(std::llabs(offsets[a])) +
-                            static_cast<std::size_t>(std::llabs(axis_strides[a])) * (length + tile);
-        for (std::size_t d = 0; d < rows.ndim(); ++d)
-            reach += static_cast<std::size_t>(std::llabs(rows.strides[a][d])) * (rows.shape[d] - 1);
-        use_32 = use_32 && reach < limit;
+    bool fits = 8 * g.n_rows * plan.pieces < limit && g.length + plan.tile < limit && g.n_rows < limit;
+    for (std::size_t a = 0; a < g.arrays.size(); ++a) {
+        std::size_t reach = static_cast<std::size_t>(std::llabs(g.offsets[a])) +
+                            static_cast<std::size_t>(std::llabs(g.axis_strides[a])) * (g.length + plan.tile);
+        for (std::size_t d = 0; d < g.rows.ndim(); ++d)
+            reach += static_cast<std::size_t>(std::llabs(g.rows.strides[a][d])) * (g.rows.shape[d] - 1);
+        fits = fits && reach < limit;
     }
+    return fits;
+}
 
+/// Launches the plan's kernels: one (sequential, single pass) or three (chunk totals, carries,
+/// chunk scan).
+void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments, const ScanGeometry& g,
+                 const ScanPlan& plan) {
+    const bool use_32 = scan_fits_32_bits(g, plan);
+    const std::size_t n_rows = g.n_rows, pieces = plan.pieces, group = plan.group;
     // The single pass's state, zeroed: the ticket counter (16 bytes), then a status slot (8 bytes
-    // for every 4 of the item) per tile, per block of tiles and per superblock (see lookback_code).
+    // for every 4 of the item) per tile, per block of tiles and per superblock (see
+    // data/kernels/scan.mako's lookback).
     const std::size_t blocks = ceil_div(pieces, lookback_fan_out);
     const std::size_t state_bytes =
         16 + 2 * spec.item_size * n_rows * (pieces + blocks + ceil_div(blocks, lookback_fan_out));
-    const Buffer partial = sequential    ? temporary_buffer(queue, 16)
-                           : single_pass ? temporary_buffer(queue, state_bytes)
-                                         : temporary_buffer(queue, n_rows * pieces * spec.item_size);
-    const Buffer totals = sequential || single_pass ? partial : temporary_buffer(queue, n_rows * spec.item_size);
+    const Buffer partial = plan.sequential    ? temporary_buffer(queue, 16)
+                           : plan.single_pass ? temporary_buffer(queue, state_bytes)
+                                              : temporary_buffer(queue, n_rows * pieces * spec.item_size);
+    const Buffer totals = plan.sequential || plan.single_pass ? partial : temporary_buffer(queue, n_rows * spec.item_size);
     std::vector<std::vector<std::byte>> scalars;
-    const bool table = layout_in_table(rows.ndim());
+    const bool table = layout_in_table(g.rows.ndim());
     std::optional<Buffer> table_buffer;  // the last launch's layout table, held until it is enqueued
     const auto common = [&](std::vector<KernelArg>& args) {
         args.push_back(detail::pack(partial, LaunchTarget{}));
         args.push_back(detail::pack(totals, LaunchTarget{}));
         push_index(args, static_cast<std::int64_t>(n_rows), use_32);
-        push_index(args, static_cast<std::int64_t>(length), use_32);
+        push_index(args, static_cast<std::int64_t>(g.length), use_32);
         push_index(args, static_cast<std::int64_t>(pieces), use_32);
-        push_index(args, static_cast<std::int64_t>(chunk), use_32);
+        push_index(args, static_cast<std::int64_t>(plan.chunk), use_32);
     };
     const auto with_arrays = [&](std::vector<KernelArg>& args) {
         common(args);
@@ -546,22 +331,22 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
                 args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
             }
         }
-        push_index_values(args, layout_values(rows, offsets), use_32, table, queue, table_buffer);
-        for (const std::ptrdiff_t st : axis_strides) push_index(args, st, use_32);
+        push_index_values(args, layout_values(g.rows, g.offsets), use_32, table, queue, table_buffer);
+        for (const std::ptrdiff_t st : g.axis_strides) push_index(args, st, use_32);
     };
     const auto kernel = [&](Mode mode) {
-        const ScanShape k{mode, items, spec.commutative, cuda && mode != Mode::lookback, rows.ndim(), use_32, group,
+        const ScanShape k{mode, plan.items, spec.commutative, plan.cuda && mode != Mode::lookback, g.rows.ndim(), use_32, group,
                           mode != Mode::carries && table};
-        const GeneratedKernel g = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
-                                                   [&] { return kernel_source(spec, k); });
-        if (g.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)
+        const GeneratedKernel gk = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
+                                                    [&] { return kernel_source(spec, k); });
+        if (gk.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)
             throw UnsupportedError(fmt::format("{}: the device takes at most {} work items per group for this kernel, "
                                                "the scan needs {}",
-                                               spec.what, g.max_local_size, group));
-        return g;
+                                               spec.what, gk.max_local_size, group));
+        return gk;
     };
     const std::size_t local_1d[1] = {std::min<std::size_t>(group, 128)};
-    if (sequential) {
+    if (plan.sequential) {
         std::vector<KernelArg> args;
         with_arrays(args);
         const std::size_t global[1] = {ceil_div(n_rows, local_1d[0]) * local_1d[0]};
@@ -570,7 +355,7 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     }
     const std::size_t global_chunks[1] = {n_rows * pieces * group};
     const std::size_t local_chunks[1] = {group};
-    if (single_pass) {
+    if (plan.single_pass) {
         const std::byte zero[4] = {};
         partial.get_sub_region(0, state_bytes).fill(queue, zero, true);
         std::vector<KernelArg> args;
@@ -594,6 +379,20 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
         with_arrays(args);
         launch(queue, kernel(Mode::chunk_scan), global_chunks, local_chunks, args);
     }
+}
+
+}  // namespace
+
+void allow_single_pass_scans(bool allow) { single_pass_allowed.store(allow, std::memory_order_relaxed); }
+
+void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments, int axis) {
+    std::optional<ScanGeometry> geometry = scan_geometry(queue, spec, arguments, axis);
+    if (!geometry) return;
+    ScanGeometry& g = *geometry;
+    if (run_cpu_scan(queue, spec, arguments, CpuScanSpace{g.rows, g.axis_strides, g.offsets, g.n_rows, g.length})) return;
+    const ScanPlan plan = plan_scan(queue, spec, g);
+    pad_axes(g.rows);
+    launch_scan(queue, spec, arguments, g, plan);
 }
 
 }  // namespace kjarni::detail

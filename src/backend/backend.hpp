@@ -471,6 +471,9 @@ public:
                                  const std::array<std::size_t, 3>& origin, bool blocking) = 0;
     /// The image read through `sampler` (checked against the format by the public layer).
     virtual std::shared_ptr<ImageSampler> sampled(const Sampler& sampler) = 0;
+    /// Level `level` (at least 1, below the image's levels: checked by the public layer) of an
+    /// image of several mipmap levels, of `shape`, keeping this image alive.
+    virtual std::shared_ptr<Image> level(std::size_t level, const ImageShape& shape) = 0;
     /// The kernel argument of a WRITE parameter: kind image, the backend's bytes in `scalar`, and
     /// device_index set (the public layer sets the context).
     virtual KernelArg write_argument() = 0;

@@ -37,6 +37,20 @@ void check_shape(const ImageShape& shape) {
     if (shape.layered() && shape.dimensions == 3) {
         throw ArgumentError("shape", "a 3-D image cannot be layered");
     }
+    if (shape.levels < 1 || shape.levels > shape.max_levels()) {
+        throw ArgumentError("shape", fmt::format("{}: {} mipmap levels; its extents allow 1 to {}", to_string(shape),
+                                                 shape.levels, shape.max_levels()));
+    }
+    if (shape.cube()) {
+        if (shape.dimensions != 2 || shape.width != shape.height) {
+            throw ArgumentError("shape", fmt::format("{}: a cube map's faces are square 2-D images", to_string(shape)));
+        }
+        const bool six = shape.kind == ImageKind::cube_map ? shape.layers == 6 : shape.layers % 6 == 0 && shape.layers > 0;
+        if (!six) {
+            throw ArgumentError("shape", fmt::format("{}: a cube map has 6 layers, an array of them 6 per cube",
+                                                     to_string(shape)));
+        }
+    }
 }
 
 void check_limits(const ImageShape& shape, const ImageLimits& limits, const BoundDevice& device) {
@@ -56,7 +70,16 @@ void check_limits(const ImageShape& shape, const ImageLimits& limits, const Boun
         over("height", shape.height, limits.max_height_3d);
         over("depth", shape.depth, limits.max_depth_3d);
     }
-    if (shape.layered()) over("layer count", shape.layers, limits.max_layers);
+    if (shape.levels > 1 && !limits.mipmaps) {
+        throw UnsupportedError(fmt::format("{}: the {} backend has no images of several mipmap levels on {}",
+                                           to_string(shape), backend_name(device), device_label(device)));
+    }
+    if (shape.cube()) {
+        over("face size", shape.width, limits.max_cube_map_size);
+        if (shape.kind == ImageKind::cube_map_array) over("cube count", shape.layers / 6, limits.max_cube_maps);
+    } else if (shape.layered()) {
+        over("layer count", shape.layers, limits.max_layers);
+    }
 }
 
 void check_format(const ImageFormat& format) {
@@ -67,7 +90,10 @@ void check_format(const ImageFormat& format) {
     }
 }
 
-void check_sampler(const Sampler& sampler, const ImageFormat& format) {
+void check_sampler(const Sampler& sampler, const ImageFormat& format, const ImageShape& shape) {
+    if (shape.cube() && (!sampler.normalized_coordinates || sampler.address != AddressMode::clamp_to_edge)) {
+        throw ArgumentError("sampler", "a cube map is read with normalised coordinates and clamp_to_edge addressing");
+    }
     if (sampler.filter == FilterMode::linear && !format.reads_as_float()) {
         throw ArgumentError("sampler", fmt::format("linear filtering needs a float or normalised format, not {}",
                                                    to_string(format)));
@@ -186,10 +212,37 @@ std::string to_string(const ImageFormat& format) {
 
 std::size_t ImageShape::pixels() const noexcept { return width * height * depth * std::max<std::size_t>(layers, 1); }
 
+std::size_t ImageShape::max_levels() const noexcept {
+    std::size_t largest = std::max({width, dimensions >= 2 ? height : 1, dimensions >= 3 ? depth : 1});
+    std::size_t count = 1;
+    while (largest > 1) {
+        largest /= 2;
+        ++count;
+    }
+    return count;
+}
+
+ImageShape ImageShape::level_shape(std::size_t level) const noexcept {
+    const auto halved = [level](std::size_t extent) {
+        return level >= 64 ? std::size_t{1} : std::max<std::size_t>(extent >> level, 1);
+    };
+    ImageShape shape = *this;
+    shape.width = halved(width);
+    if (dimensions >= 2) shape.height = halved(height);
+    if (dimensions >= 3) shape.depth = halved(depth);
+    shape.levels = 1;
+    return shape;
+}
+
 std::string to_string(const ImageShape& shape) {
     std::string text = fmt::format("{}-D {}", shape.dimensions, shape.width);
     if (shape.dimensions >= 2) text += fmt::format(" x {}", shape.height);
     if (shape.dimensions >= 3) text += fmt::format(" x {}", shape.depth);
+    if (shape.levels != 1) text += fmt::format(", {} mipmap levels", shape.levels);
+    if (shape.kind == ImageKind::cube_map) return text + ", a cube map (6 faces)";
+    if (shape.kind == ImageKind::cube_map_array) {
+        return text + fmt::format(", {} layers: an array of {} cube maps", shape.layers, shape.layers / 6);
+    }
     if (shape.layered()) text += fmt::format(", {} layers", shape.layers);
     return text;
 }
@@ -229,6 +282,16 @@ std::string to_string(const ImageRegion& region) {
 
 Image::Image(BoundDevice device, std::shared_ptr<backend::Image> impl, ImageShape shape, ImageFormat format)
     : device_(std::move(device)), impl_(std::move(impl)), shape_(shape), format_(format) {}
+
+Image Image::level(std::size_t level) const {
+    if (level >= shape_.levels) {
+        throw ArgumentError("level", fmt::format("is {}; {} has levels 0 to {}", level, to_string(shape_),
+                                                 shape_.levels - 1));
+    }
+    if (shape_.levels == 1) return *this;
+    const ImageShape shape = shape_.level_shape(level);
+    return Image(device_, impl_->level(level, shape), shape, format_);
+}
 
 void Image::check_queue(const Queue& queue) const {
     if (!(queue.device() == device_)) {
@@ -349,7 +412,7 @@ void Image::copy_region_from(const Queue& queue, const Image& source, const Imag
 }
 
 SampledImage Image::sampled(const Sampler& sampler) const {
-    check_sampler(sampler, format_);
+    check_sampler(sampler, format_, shape_);
     return SampledImage(device_, impl_->sampled(sampler), sampler);
 }
 

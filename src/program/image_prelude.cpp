@@ -20,6 +20,8 @@ constexpr const char* cuda_image_prelude = R"(
 #define KJARNI_IMAGE3D_READ(name) cudaTextureObject_t name
 #define KJARNI_IMAGE1D_ARRAY_READ(name) cudaTextureObject_t name
 #define KJARNI_IMAGE2D_ARRAY_READ(name) cudaTextureObject_t name
+#define KJARNI_IMAGECUBE_READ(name) cudaTextureObject_t name
+#define KJARNI_IMAGECUBE_ARRAY_READ(name) cudaTextureObject_t name
 #define KJARNI_IMAGE1D_WRITE(name) kjarni_image_surface name
 #define KJARNI_IMAGE2D_WRITE(name) kjarni_image_surface name
 #define KJARNI_IMAGE3D_WRITE(name) kjarni_image_surface name
@@ -41,8 +43,26 @@ constexpr const char* cuda_image_prelude = R"(
 #define KJARNI_READ_IMAGE2D_ARRAY_F(img, x, y, layer) tex2DLayered<float4>((img), (float)(x), (float)(y), (int)(layer))
 #define KJARNI_READ_IMAGE2D_ARRAY_I(img, x, y, layer) tex2DLayered<int4>((img), (float)(x), (float)(y), (int)(layer))
 #define KJARNI_READ_IMAGE2D_ARRAY_UI(img, x, y, layer) tex2DLayered<uint4>((img), (float)(x), (float)(y), (int)(layer))
+#define KJARNI_READ_IMAGECUBE_F(img, x, y, z) texCubemap<float4>((img), (float)(x), (float)(y), (float)(z))
+#define KJARNI_READ_IMAGECUBE_I(img, x, y, z) texCubemap<int4>((img), (float)(x), (float)(y), (float)(z))
+#define KJARNI_READ_IMAGECUBE_UI(img, x, y, z) texCubemap<uint4>((img), (float)(x), (float)(y), (float)(z))
+#define KJARNI_READ_IMAGECUBE_ARRAY_F(img, x, y, z, cube) texCubemapLayered<float4>((img), (float)(x), (float)(y), (float)(z), (int)(cube))
+#define KJARNI_READ_IMAGECUBE_ARRAY_I(img, x, y, z, cube) texCubemapLayered<int4>((img), (float)(x), (float)(y), (float)(z), (int)(cube))
+#define KJARNI_READ_IMAGECUBE_ARRAY_UI(img, x, y, z, cube) texCubemapLayered<uint4>((img), (float)(x), (float)(y), (float)(z), (int)(cube))
+#define KJARNI_READ_IMAGE1D_LOD_F(img, x, lod) tex1DLod<float4>((img), (float)(x), (float)(lod))
+#define KJARNI_READ_IMAGE1D_LOD_I(img, x, lod) tex1DLod<int4>((img), (float)(x), (float)(lod))
+#define KJARNI_READ_IMAGE1D_LOD_UI(img, x, lod) tex1DLod<uint4>((img), (float)(x), (float)(lod))
+#define KJARNI_READ_IMAGE2D_LOD_F(img, x, y, lod) tex2DLod<float4>((img), (float)(x), (float)(y), (float)(lod))
+#define KJARNI_READ_IMAGE2D_LOD_I(img, x, y, lod) tex2DLod<int4>((img), (float)(x), (float)(y), (float)(lod))
+#define KJARNI_READ_IMAGE2D_LOD_UI(img, x, y, lod) tex2DLod<uint4>((img), (float)(x), (float)(y), (float)(lod))
+#define KJARNI_READ_IMAGE3D_LOD_F(img, x, y, z, lod) tex3DLod<float4>((img), (float)(x), (float)(y), (float)(z), (float)(lod))
+#define KJARNI_READ_IMAGE3D_LOD_I(img, x, y, z, lod) tex3DLod<int4>((img), (float)(x), (float)(y), (float)(z), (float)(lod))
+#define KJARNI_READ_IMAGE3D_LOD_UI(img, x, y, z, lod) tex3DLod<uint4>((img), (float)(x), (float)(y), (float)(z), (float)(lod))
+#define KJARNI_READ_IMAGECUBE_LOD_F(img, x, y, z, lod) texCubemapLod<float4>((img), (float)(x), (float)(y), (float)(z), (float)(lod))
+#define KJARNI_READ_IMAGECUBE_LOD_I(img, x, y, z, lod) texCubemapLod<int4>((img), (float)(x), (float)(y), (float)(z), (float)(lod))
+#define KJARNI_READ_IMAGECUBE_LOD_UI(img, x, y, z, lod) texCubemapLod<uint4>((img), (float)(x), (float)(y), (float)(z), (float)(lod))
 
-// The layer of a 1-D array travels as y, of a 2-D array as z (kjarni_surface_put).
+// The layer of a 1-D array travels as y, of a 2-D array (or a cube map's face) as z (kjarni_surface_put).
 #define KJARNI_WRITE_IMAGE1D_F(img, x, v) kjarni_write_image_f((img), (v), (int)(x), 0, 0)
 #define KJARNI_WRITE_IMAGE1D_I(img, x, v) kjarni_write_image_i((img), (v), (int)(x), 0, 0)
 #define KJARNI_WRITE_IMAGE1D_UI(img, x, v) kjarni_write_image_ui((img), (v), (int)(x), 0, 0)
@@ -60,7 +80,7 @@ constexpr const char* cuda_image_prelude = R"(
 #define KJARNI_WRITE_IMAGE2D_ARRAY_UI(img, x, y, layer, v) kjarni_write_image_ui((img), (v), (int)(x), (int)(y), (int)(layer))
 
 // format: channels in bits 0-3, kjarni::ChannelType in bits 4-7, normalised in bit 8.
-// dims: 1, 2, 3; 4 a 1-D array, 5 a 2-D array.
+// dims: 1, 2, 3; 4 a 1-D array, 5 a 2-D array, 6 a cube map, 7 an array of cube maps.
 struct kjarni_image_surface {
     unsigned long long surface;
     unsigned int format;
@@ -76,6 +96,8 @@ __device__ __forceinline__ void kjarni_surface_put(const kjarni_image_surface& s
         case 2: surf2Dwrite(v, s.surface, bx, y); break;
         case 3: surf3Dwrite(v, s.surface, bx, y, z); break;
         case 4: surf1DLayeredwrite(v, s.surface, bx, y); break;
+        case 6: surfCubemapwrite(v, s.surface, bx, y, z); break;
+        case 7: surfCubemapLayeredwrite(v, s.surface, bx, y, z); break;
         default: surf2DLayeredwrite(v, s.surface, bx, y, z); break;
     }
 }
@@ -187,6 +209,9 @@ constexpr const char* opencl_image_prelude = R"(
 #define KJARNI_IMAGE3D_READ(name) read_only image3d_t name, sampler_t name##_kjarni_sampler
 #define KJARNI_IMAGE1D_ARRAY_READ(name) read_only image1d_array_t name, sampler_t name##_kjarni_sampler
 #define KJARNI_IMAGE2D_ARRAY_READ(name) read_only image2d_array_t name, sampler_t name##_kjarni_sampler
+// A cube map is a 2-D image array of its faces (OpenCL has no cube maps).
+#define KJARNI_IMAGECUBE_READ(name) read_only image2d_array_t name, sampler_t name##_kjarni_sampler
+#define KJARNI_IMAGECUBE_ARRAY_READ(name) read_only image2d_array_t name, sampler_t name##_kjarni_sampler
 #define KJARNI_IMAGE1D_WRITE(name) write_only image1d_t name
 #define KJARNI_IMAGE2D_WRITE(name) write_only image2d_t name
 #define KJARNI_IMAGE3D_WRITE(name) write_only image3d_t name
@@ -211,6 +236,47 @@ constexpr const char* opencl_image_prelude = R"(
 #define KJARNI_READ_IMAGE2D_ARRAY_F(img, x, y, layer) read_imagef((img), img##_kjarni_sampler, KJARNI_COORD4_(x, y, layer))
 #define KJARNI_READ_IMAGE2D_ARRAY_I(img, x, y, layer) read_imagei((img), img##_kjarni_sampler, KJARNI_COORD4_(x, y, layer))
 #define KJARNI_READ_IMAGE2D_ARRAY_UI(img, x, y, layer) read_imageui((img), img##_kjarni_sampler, KJARNI_COORD4_(x, y, layer))
+
+// The face a direction points at and the normalised coordinates within it, as CUDA's and OpenGL's
+// cube map tables give them: the axis of the largest magnitude (x before y before z on a tie)
+// picks the face (+x 0, -x 1, +y 2, -y 3, +z 4, -z 5); two other components, signed per face,
+// divided by that magnitude and mapped from [-1, 1] to [0, 1], are its s and t, scaled to pixels
+// (the backend reads cube maps with unnormalised coordinates). The layer is 6 * cube + face.
+inline float4 kjarni_cube_coordinates(float x, float y, float z, int cube, float size)
+{
+    const float ax = fabs(x), ay = fabs(y), az = fabs(z);
+    float sc, tc, ma;
+    int face;
+    if (ax >= ay && ax >= az) {
+        ma = ax; face = x >= 0.0f ? 0 : 1; sc = x >= 0.0f ? -z : z; tc = -y;
+    } else if (ay >= az) {
+        ma = ay; face = y >= 0.0f ? 2 : 3; sc = x; tc = y >= 0.0f ? z : -z;
+    } else {
+        ma = az; face = z >= 0.0f ? 4 : 5; sc = z >= 0.0f ? x : -x; tc = -y;
+    }
+    return (float4)(0.5f * (sc / ma + 1.0f) * size, 0.5f * (tc / ma + 1.0f) * size, (float)(6 * cube + face), 0.0f);
+}
+#define KJARNI_READ_IMAGECUBE_F(img, x, y, z) read_imagef((img), img##_kjarni_sampler, kjarni_cube_coordinates((x), (y), (z), 0, (float)get_image_width(img)))
+#define KJARNI_READ_IMAGECUBE_I(img, x, y, z) read_imagei((img), img##_kjarni_sampler, kjarni_cube_coordinates((x), (y), (z), 0, (float)get_image_width(img)))
+#define KJARNI_READ_IMAGECUBE_UI(img, x, y, z) read_imageui((img), img##_kjarni_sampler, kjarni_cube_coordinates((x), (y), (z), 0, (float)get_image_width(img)))
+#define KJARNI_READ_IMAGECUBE_ARRAY_F(img, x, y, z, cube) read_imagef((img), img##_kjarni_sampler, kjarni_cube_coordinates((x), (y), (z), (cube), (float)get_image_width(img)))
+#define KJARNI_READ_IMAGECUBE_ARRAY_I(img, x, y, z, cube) read_imagei((img), img##_kjarni_sampler, kjarni_cube_coordinates((x), (y), (z), (cube), (float)get_image_width(img)))
+#define KJARNI_READ_IMAGECUBE_ARRAY_UI(img, x, y, z, cube) read_imageui((img), img##_kjarni_sampler, kjarni_cube_coordinates((x), (y), (z), (cube), (float)get_image_width(img)))
+
+// kjarni's OpenCL images have one mipmap level (ImageLimits::mipmaps is false there), which a
+// read at any level of detail reads, as CUDA's clamp to the last level does.
+#define KJARNI_READ_IMAGE1D_LOD_F(img, x, lod) ((void)(lod), KJARNI_READ_IMAGE1D_F(img, x))
+#define KJARNI_READ_IMAGE1D_LOD_I(img, x, lod) ((void)(lod), KJARNI_READ_IMAGE1D_I(img, x))
+#define KJARNI_READ_IMAGE1D_LOD_UI(img, x, lod) ((void)(lod), KJARNI_READ_IMAGE1D_UI(img, x))
+#define KJARNI_READ_IMAGE2D_LOD_F(img, x, y, lod) ((void)(lod), KJARNI_READ_IMAGE2D_F(img, x, y))
+#define KJARNI_READ_IMAGE2D_LOD_I(img, x, y, lod) ((void)(lod), KJARNI_READ_IMAGE2D_I(img, x, y))
+#define KJARNI_READ_IMAGE2D_LOD_UI(img, x, y, lod) ((void)(lod), KJARNI_READ_IMAGE2D_UI(img, x, y))
+#define KJARNI_READ_IMAGE3D_LOD_F(img, x, y, z, lod) ((void)(lod), KJARNI_READ_IMAGE3D_F(img, x, y, z))
+#define KJARNI_READ_IMAGE3D_LOD_I(img, x, y, z, lod) ((void)(lod), KJARNI_READ_IMAGE3D_I(img, x, y, z))
+#define KJARNI_READ_IMAGE3D_LOD_UI(img, x, y, z, lod) ((void)(lod), KJARNI_READ_IMAGE3D_UI(img, x, y, z))
+#define KJARNI_READ_IMAGECUBE_LOD_F(img, x, y, z, lod) ((void)(lod), KJARNI_READ_IMAGECUBE_F(img, x, y, z))
+#define KJARNI_READ_IMAGECUBE_LOD_I(img, x, y, z, lod) ((void)(lod), KJARNI_READ_IMAGECUBE_I(img, x, y, z))
+#define KJARNI_READ_IMAGECUBE_LOD_UI(img, x, y, z, lod) ((void)(lod), KJARNI_READ_IMAGECUBE_UI(img, x, y, z))
 
 #define KJARNI_WRITE_IMAGE1D_F(img, x, v) write_imagef((img), (int)(x), (v))
 #define KJARNI_WRITE_IMAGE1D_I(img, x, v) write_imagei((img), (int)(x), (v))

@@ -2,12 +2,16 @@
 // sm_90, so that the CUDA side of the dialect and of every module is checked on machines without
 // a GPU (CI has NVRTC but no driver). A source that compiles on the device but not with NVRTC is a
 // test failure. Each distinct source is compiled once. Set KJARNI_TEST_NVRTC=0 to skip.
+// With KJARNI_TEST_DUMP_SOURCES=<folder>, every distinct source built is also written there (named
+// by its hash), so that two builds of the suite can be compared for the code they generate.
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <unordered_set>
@@ -57,21 +61,40 @@ void compile_with_nvrtc(std::string_view source, const ProgramOptions& options) 
 }
 #endif
 
+/// The folder of KJARNI_TEST_DUMP_SOURCES, or empty.
+std::string dump_folder() {
+    const char* folder = std::getenv("KJARNI_TEST_DUMP_SOURCES");
+    return folder == nullptr ? std::string() : std::string(folder);
+}
+
+void dump_source(std::string_view source) {
+    const std::string folder = dump_folder();
+    if (folder.empty()) return;
+    std::ofstream(folder + "/" + std::to_string(std::hash<std::string_view>{}(source)) + ".src", std::ios::binary)
+        << source;
+}
+
 class NvrtcCrossCheck : public ::testing::Environment {
 public:
     void SetUp() override {
 #ifdef KJARNI_WITH_CUDA
         const char* off = std::getenv("KJARNI_TEST_NVRTC");
-        if (off != nullptr && std::strcmp(off, "0") == 0) return;
         std::string why;
-        if (backend::cuda::nvrtc_library(&why) == nullptr) {
-            std::printf("NVRTC cross-check off: %s\n", why.c_str());
+        if (off != nullptr && std::strcmp(off, "0") == 0) {
+            why = "KJARNI_TEST_NVRTC=0";
+        } else if (backend::cuda::nvrtc_library(&why) != nullptr) {
+            detail::set_build_observer([](std::string_view source, const ProgramOptions& options) {
+                dump_source(source);
+                compile_with_nvrtc(source, options);
+            });
             return;
         }
-        detail::set_build_observer(compile_with_nvrtc);
+        std::printf("NVRTC cross-check off: %s\n", why.c_str());
 #else
         std::printf("NVRTC cross-check off: built without the CUDA backend\n");
 #endif
+        if (!dump_folder().empty())
+            detail::set_build_observer([](std::string_view source, const ProgramOptions&) { dump_source(source); });
     }
     void TearDown() override {
         detail::set_build_observer({});

@@ -126,6 +126,9 @@ namespace kjarni::backend::cuda {
     X(TexObjectDestroy, 5000, "cuTexObjectDestroy")                      \
     X(SurfObjectCreate, 5000, "cuSurfObjectCreate")                      \
     X(SurfObjectDestroy, 5000, "cuSurfObjectDestroy")                   \
+    X(MipmappedArrayCreate, 5000, "cuMipmappedArrayCreate")             \
+    X(MipmappedArrayGetLevel, 5000, "cuMipmappedArrayGetLevel")         \
+    X(MipmappedArrayDestroy, 5000, "cuMipmappedArrayDestroy")           \
     /* Contexts of kjarni's own, their flags, peer access (issue 43). */ \
     X(CtxCreate, 3020, "cuCtxCreate_v2")                                 \
     X(CtxPopCurrent, 4000, "cuCtxPopCurrent_v2")                         \

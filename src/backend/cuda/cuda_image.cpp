@@ -1,7 +1,8 @@
 // Images on CUDA: a CUDA array (cuArray3DCreate, always with CUDA_ARRAY3D_SURFACE_LDST so that
-// kernels can write it), one surface object made with it for WRITE parameters, and a texture
-// object per SampledImage for READ parameters. Transfers are cuMemcpy3DAsync of a box with an
-// array side; layers count as the depth of the copy (the third extent of a layered array).
+// kernels can write it; a mipmapped array for several levels, CUBEMAP for cube maps), one surface
+// object made with it for WRITE parameters, and a texture object per SampledImage for READ
+// parameters. Transfers are cuMemcpy3DAsync of a box with an array side; layers count as the
+// depth of the copy (the third extent of a layered array).
 
 #include <cuda.h>
 
@@ -59,7 +60,7 @@ CUaddress_mode cu_address(AddressMode mode) {
 struct SurfaceArgument {
     unsigned long long surface;
     unsigned int format;  // channels | ChannelType << 4 | normalized << 8
-    unsigned int dims;    // 1, 2, 3; 4: 1-D array; 5: 2-D array
+    unsigned int dims;    // 1, 2, 3; 4: 1-D array; 5: 2-D array; 6: cube map; 7: cube map array
 };
 static_assert(sizeof(SurfaceArgument) == 16);
 
@@ -67,6 +68,7 @@ class CudaImageSampler;
 
 class CudaImage final : public Image, public std::enable_shared_from_this<CudaImage> {
 public:
+    /// A new image: a CUDA array, or a mipmapped array whose level 0 is this image's array.
     CudaImage(std::shared_ptr<CudaContext> context, std::size_t device_index, const ImageShape& shape,
               const ImageFormat& format)
         : context_(std::move(context)), device_index_(device_index), shape_(shape), format_(format) {
@@ -79,15 +81,35 @@ public:
         d.Depth = shape.dimensions == 3 ? shape.depth : shape.layers;
         d.Format = cu_format(format.type);
         d.NumChannels = static_cast<unsigned int>(format.channels());
+        // A cube map is an array of six layers with the CUBEMAP flag (and LAYERED too for an array
+        // of cube maps); its faces are copied as layers.
+        const auto flag = [](bool on, unsigned int bit) { return on ? bit : 0u; };
         d.Flags = static_cast<unsigned int>(CUDA_ARRAY3D_SURFACE_LDST) |
-                  (shape.layered() ? static_cast<unsigned int>(CUDA_ARRAY3D_LAYERED) : 0u);
-        KJARNI_CU(driver, Array3DCreate, &array_, &d);
-        CUDA_RESOURCE_DESC resource = resource_desc();
-        const CUresult made = driver.SurfObjectCreate(&surface_, &resource);
-        if (made != CUDA_SUCCESS) {
-            static_cast<void>(driver.ArrayDestroy(array_));
-            check(driver, made, "cuSurfObjectCreate");
+                  flag(shape.layered() && shape.kind != ImageKind::cube_map, CUDA_ARRAY3D_LAYERED) |
+                  flag(shape.cube(), CUDA_ARRAY3D_CUBEMAP);
+        if (shape.levels > 1) {
+            KJARNI_CU(driver, MipmappedArrayCreate, &mipmap_, &d, static_cast<unsigned int>(shape.levels));
+            const CUresult got = driver.MipmappedArrayGetLevel(&array_, mipmap_, 0);
+            if (got != CUDA_SUCCESS) {
+                release_arrays();
+                check(driver, got, "cuMipmappedArrayGetLevel");
+            }
+        } else {
+            KJARNI_CU(driver, Array3DCreate, &array_, &d);
         }
+        make_surface();
+    }
+
+    /// Level `array` (of `shape`) of `parent`'s mipmapped array, which owns it.
+    CudaImage(std::shared_ptr<CudaImage> parent, CUarray array, const ImageShape& shape)
+        : context_(parent->context_),
+          device_index_(parent->device_index_),
+          shape_(shape),
+          format_(parent->format_),
+          parent_(std::move(parent)),
+          array_(array) {
+        CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+        make_surface();
     }
 
     ~CudaImage() override {
@@ -95,7 +117,7 @@ public:
             CurrentContext current(context_->driver(), context_->cu_context(device_index_));
             // Errors (a driver already shut down at process exit) cannot be reported from here.
             static_cast<void>(context_->driver().SurfObjectDestroy(surface_));
-            static_cast<void>(context_->driver().ArrayDestroy(array_));
+            release_arrays();
         } catch (...) {
         }
     }
@@ -105,13 +127,20 @@ public:
     std::size_t device_index() const override { return device_index_; }
     std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(array_); }
     const std::shared_ptr<CudaContext>& context() const noexcept { return context_; }
+    /// What a texture reads: every level of a mipmapped image, else the array.
     CUDA_RESOURCE_DESC resource_desc() const {
         CUDA_RESOURCE_DESC resource{};
-        resource.resType = CU_RESOURCE_TYPE_ARRAY;
-        resource.res.array.hArray = array_;
+        if (mipmap_ != nullptr) {
+            resource.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+            resource.res.mipmap.hMipmappedArray = mipmap_;
+        } else {
+            resource.resType = CU_RESOURCE_TYPE_ARRAY;
+            resource.res.array.hArray = array_;
+        }
         return resource;
     }
     const ImageFormat& format() const noexcept { return format_; }
+    const ImageShape& shape() const noexcept { return shape_; }
 
     void write(Queue& queue, const ImageRegion& region, const void* host, bool blocking) override {
         CUDA_MEMCPY3D p = extent(region);
@@ -161,12 +190,23 @@ public:
 
     std::shared_ptr<ImageSampler> sampled(const Sampler& sampler) override;
 
+    std::shared_ptr<Image> level(std::size_t level, const ImageShape& shape) override {
+        const Driver& driver = context_->driver();
+        CurrentContext current(driver, context_->cu_context(device_index_));
+        CUarray array = nullptr;
+        KJARNI_CU(driver, MipmappedArrayGetLevel, &array, mipmap_, static_cast<unsigned int>(level));
+        return std::make_shared<CudaImage>(shared_from_this(), array, shape);
+    }
+
     KernelArg write_argument() override {
         SurfaceArgument surface{};
         surface.surface = surface_;
         surface.format = static_cast<unsigned int>(format_.channels()) |
                          static_cast<unsigned int>(format_.type) << 4 | (format_.normalized ? 1u << 8 : 0u);
-        surface.dims = shape_.layered() ? shape_.dimensions + 3 : shape_.dimensions;
+        surface.dims = shape_.kind == ImageKind::cube_map         ? 6u
+                       : shape_.kind == ImageKind::cube_map_array ? 7u
+                       : shape_.layered()                         ? shape_.dimensions + 3
+                                                                  : shape_.dimensions;
         KernelArg arg;
         arg.kind = KernelArg::Kind::image;
         std::memcpy(arg.scalar, &surface, sizeof surface);
@@ -176,6 +216,26 @@ public:
     }
 
 private:
+    // Called with the context current. A surface over the array (every level's array may have one).
+    void make_surface() {
+        CUDA_RESOURCE_DESC resource{};
+        resource.resType = CU_RESOURCE_TYPE_ARRAY;
+        resource.res.array.hArray = array_;
+        const CUresult made = context_->driver().SurfObjectCreate(&surface_, &resource);
+        if (made != CUDA_SUCCESS) {
+            release_arrays();
+            check(context_->driver(), made, "cuSurfObjectCreate");
+        }
+    }
+    // A level's array belongs to its mipmapped array, which belongs to the image that made it.
+    void release_arrays() noexcept {
+        if (mipmap_ != nullptr) {
+            static_cast<void>(context_->driver().MipmappedArrayDestroy(mipmap_));
+        } else if (parent_ == nullptr && array_ != nullptr) {
+            static_cast<void>(context_->driver().ArrayDestroy(array_));
+        }
+    }
+
     /// kjarni's region coordinates as CUDA's (x, y, z): a 1-D array's layer (kjarni's y) is CUDA's
     /// z, the depth of a layered array; the other kinds agree.
     std::array<std::size_t, 3> cuda_coordinates(const std::array<std::size_t, 3>& c) const {
@@ -228,7 +288,9 @@ private:
     std::size_t device_index_;
     ImageShape shape_;
     ImageFormat format_;
-    CUarray array_ = nullptr;
+    std::shared_ptr<CudaImage> parent_;  // the image whose mipmapped array holds this level
+    CUmipmappedArray mipmap_ = nullptr;  // an image of several levels: all of them
+    CUarray array_ = nullptr;            // level 0, or the level this image is
     CUsurfObject surface_ = 0;
 };
 
@@ -247,6 +309,13 @@ public:
         const auto flag = [](bool on, int bit) { return on ? static_cast<unsigned int>(bit) : 0u; };
         texture.flags = flag(sampler.normalized_coordinates, CU_TRSF_NORMALIZED_COORDINATES) |
                         flag(!format.reads_as_float(), CU_TRSF_READ_AS_INTEGER);
+        // Not CU_TRSF_SEAMLESS_CUBEMAP: filtering stops at a face's edge, as OpenCL's cube maps
+        // (a 2-D image array read face by face) do.
+        if (image_->shape().levels > 1) {
+            texture.mipmapFilterMode =
+                sampler.mipmap_filter == FilterMode::linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
+            texture.maxMipmapLevelClamp = static_cast<float>(image_->shape().levels - 1);
+        }
         KJARNI_CU(driver, TexObjectCreate, &texture_, &resource, &texture, nullptr);
     }
     ~CudaImageSampler() override {
@@ -292,6 +361,7 @@ ImageLimits CudaContext::image_limits(std::size_t device_index) const {
     };
     ImageLimits limits;
     limits.supported = true;
+    limits.mipmaps = true;
     limits.max_width_1d =
         both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH);
     limits.max_width_2d =
@@ -306,6 +376,13 @@ ImageLimits CudaContext::image_limits(std::size_t device_index) const {
                                       CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS),
                                  both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS,
                                       CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS));
+    // As above, the layered limits, which are the smaller; the layer limit counts faces.
+    limits.max_cube_map_size = std::min(
+        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH),
+        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH,
+             CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH));
+    limits.max_cube_maps = both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS,
+                                CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS) / 6;
     return limits;
 }
 

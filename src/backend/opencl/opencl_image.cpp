@@ -4,6 +4,7 @@
 // ImageRegion's, which count layers as OpenCL does (the second coordinate of a 1-D array, the
 // third of a 2-D array): passed through as they are.
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <vector>
@@ -189,8 +190,17 @@ public:
         finish(queue, blocking);
     }
 
+    std::shared_ptr<Image> level(std::size_t, const ImageShape&) override {
+        // image_limits says mipmaps false: the public layer never makes an OpenCL image of levels.
+        throw UnsupportedError("OpenCL images of several mipmap levels (cl_khr_mipmap_image) are not supported");
+    }
+
     std::shared_ptr<ImageSampler> sampled(const Sampler& sampler) override {
-        const cl_bool normalized = sampler.normalized_coordinates ? CL_TRUE : CL_FALSE;
+        // A cube map (a 2-D image array here) is read at the pixel coordinates that the prelude's
+        // kjarni_cube_coordinates computes from the normalised ones: the layer index stays out of
+        // any scaling (PoCL 3.1 scales it too under normalised coordinates, against the spec).
+        const bool normalized_coordinates = sampler.normalized_coordinates && !shape_.cube();
+        const cl_bool normalized = normalized_coordinates ? CL_TRUE : CL_FALSE;
         const cl_addressing_mode address = cl_address(sampler.address);
         const cl_filter_mode filter = sampler.filter == FilterMode::linear ? CL_FILTER_LINEAR : CL_FILTER_NEAREST;
         cl_int status = CL_SUCCESS;
@@ -269,6 +279,9 @@ ImageLimits OpenClContext::image_limits(std::size_t device_index) const {
     limits.max_height_3d = device_info<std::size_t>(device, CL_DEVICE_IMAGE3D_MAX_HEIGHT);
     limits.max_depth_3d = device_info<std::size_t>(device, CL_DEVICE_IMAGE3D_MAX_DEPTH);
     limits.max_layers = device_info<std::size_t>(device, CL_DEVICE_IMAGE_MAX_ARRAY_SIZE);
+    // OpenCL has no cube maps: kjarni holds one as a 2-D image array of its faces.
+    limits.max_cube_map_size = std::min(limits.max_width_2d, limits.max_height_2d);
+    limits.max_cube_maps = limits.max_layers / 6;
     return limits;
 }
 

@@ -1,0 +1,101 @@
+## The kernel of the reduction engine (src/algorithms/reduction_engine.cpp explains the strategy;
+## its kernel_source gives the globals). Work item -> (output o, lane): `lanes` work items share an
+## output and stride over its reduced elements with 4 accumulators each, then combine through local
+## memory in a fixed tree; grid dimension 1 takes interleaved pieces of the reduced range, whose
+## partial results a second pass (from_partials) combines.
+## Globals: helpers (the algorithm prelude), acc, idx, result (C types), code (reduction_code's
+## functions), value_code (kjarni_map_value, for vector loads), params (the kernel parameters of
+## the arguments), index_params, prologue and decode (the kept axes' layout: indexing.hpp), arrays
+## (how many array arguments), args (each argument as [is an array, name]), reduced_ndim, group,
+## vector (items per 16-byte load, 0: none), vector_item (their C type), from_partials, store (the
+## result's store line, or none for the partial results).
+##
+## One element into accumulator `target` at reduced position `e`: its position decoded over the
+## reduced axes (rn<d>: their extents, a<k>_rs<d>: array k's strides), then mapped and reduced.
+<%def name="element(target, e)">\
+        { const ${idx} e = ${e};
+% if from_partials:
+          ${target} = kjarni_reduce(${target}, partial[e * n_out + o]); }
+% else:
+%   for a in range(arrays):
+          ${idx} a${a}_r = 0;
+%   endfor
+          ${idx} rest = e;
+%   for d in reversed(range(reduced_ndim)):
+%     if d == 0:
+%       for a in range(arrays):
+          a${a}_r += rest * a${a}_rs0;
+%       endfor
+%     else:
+          { const ${idx} c = rest % rn${d}; rest /= rn${d};
+%       for a in range(arrays):
+            a${a}_r += c * a${a}_rs${d};
+%       endfor
+          }
+%     endif
+%   endfor
+          ${target} = kjarni_reduce(${target}, kjarni_map(e${''.join(', %s_base + (%s_o + %s_r - e)' % (a, a, a) if p else ', ' + a for p, a in args)})); }
+% endif
+</%def>\
+${helpers}#define KJARNI_ACC ${acc}
+#define KJARNI_IDX ${idx}
+${code}${value_code if vector else ''}KERNEL void kjarni_reduction(GLOBAL_MEM ${result}* res_base, GLOBAL_MEM KJARNI_ACC* partial, ${idx} n_out, ${idx} n_red, ${idx} step, int64_t count, ${idx} lanes${params}${index_params})
+{
+${prologue}\
+    const ${idx} lid = (${idx})get_local_id(0);
+    const ${idx} lane = lid % lanes;
+    const ${idx} o = (${idx})get_group_id(0) * (${group} / lanes) + lid / lanes;
+    const ${idx} p = (${idx})get_group_id(1);
+    KJARNI_ACC acc = kjarni_neutral();
+## (decoded for every work item: those past n_out compute offsets they never use)
+${decode}\
+    if (o < n_out) {
+% for j in range(1, 4):
+        KJARNI_ACC acc${j} = kjarni_neutral();
+% endfor
+## Piece p's runs of `lanes` elements are p, p + pieces, ...: step = pieces * lanes.
+        ${idx} r = p * lanes + lane;
+% if vector:
+## One 16-byte load per step (the run of elements is contiguous and 16-byte aligned): its items go
+## to the accumulators in turn; r, lanes and step count vectors here.
+        union { uint4 v; ${vector_item} e[${vector}]; } w;
+        GLOBAL_MEM const uint4* const av = (GLOBAL_MEM const uint4*)(a0_base + a0_o);
+        for (; r < n_red / ${vector}; r += step) {
+            w.v = av[r];
+%   for j in range(vector):
+<% target = 'acc' if j % 4 == 0 else 'acc%d' % (j % 4) %>\
+            ${target} = kjarni_reduce(${target}, kjarni_map_value(w.e[${j}]));
+%   endfor
+        }
+% else:
+        for (; n_red - r > 3 * step; r += 4 * step) {
+%   for j in range(4):
+${element('acc' if j == 0 else 'acc%d' % j, 'r + %d * step' % j)}\
+%   endfor
+        }
+        for (; r < n_red; r += step) {
+${element('acc', 'r')}\
+        }
+% endif
+        acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));
+    }
+## The lanes of an output combine in a fixed tree (lanes is the same for the whole launch, so every
+## work item reaches the same barriers).
+    LOCAL_MEM_DECL KJARNI_ACC scratch[${group}];
+    if (lanes > 1) {
+        scratch[lid] = acc;
+        LOCAL_BARRIER;
+        for (${idx} kj_half = lanes / 2; kj_half > 0; kj_half >>= 1) {
+            if (lane < kj_half) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + kj_half]);
+            LOCAL_BARRIER;
+        }
+        acc = scratch[lid];
+    }
+    if (lane == 0 && o < n_out) {
+% if store is None:
+        partial[p * n_out + o] = acc;
+% else:
+${store}\
+% endif
+    }
+}
