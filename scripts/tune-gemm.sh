@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/kjarni-gemm-out}
 mkdir -p "$out"
-if [ -f .gpu-deps/unpack-on-gpu.sh ] && command -v nvidia-smi >/dev/null; then
+if [ -f .gpu-deps/unpack-on-gpu.sh ] && { command -v nvidia-smi >/dev/null || [ -e /dev/nvidiactl ]; }; then
   # shellcheck disable=SC1091
   source .gpu-deps/unpack-on-gpu.sh
   export CPATH=/tmp/deps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -303,7 +305,9 @@ Array gemm_any(const Queue& queue, Scalar alpha, const Array& a_in, const Array&
     const Operand& second = out.flip ? oa : ob;
     const std::size_t rows = out.flip ? n : m;
     const std::size_t cols = out.flip ? m : n;
-    if (const auto tiles = own_gemm_tiles(queue, checks.kind)) {
+    // kjarni's kernel takes 32-bit extents; larger products stay with the vendor.
+    const bool fits_32_bits = std::max({rows, cols, kk}) <= static_cast<std::size_t>(INT_MAX);
+    if (const auto tiles = fits_32_bits ? own_gemm_tiles(queue, checks.kind) : std::nullopt) {
         const std::size_t e = a.dtype().itemsize();
         const auto matrix = [&](const Array& array, const Matrix& mat, std::size_t stride) {
             return detail::GemmMatrix{array, mat.memory.offset / e, mat.ld, stride};
