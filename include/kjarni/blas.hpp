@@ -23,9 +23,14 @@
 /// output written back from one). A conjugate transpose of a C-ordered operand can be expressed as
 /// a BLAS operation only in half the cases; the other half copies that operand to Fortran order.
 ///
+/// On OpenCL, float32 and float64 gemm and gemm_batched run kjarni's own GEMM kernel instead of
+/// CLBlast where the device's tuning found it faster, or where CLBlast is missing
+/// (KJARNI_GEMM=kjarni|clblast forces one; docs/blas.md, scripts/tune-gemm.sh).
+///
 /// Outputs must not overlap the inputs (BLAS's own rule; the result is undefined otherwise). With
-/// beta = 0 the output's old contents are ignored by cuBLAS, while CLBlast computes beta * C, so NaN
-/// or infinity in an OpenCL output carry through: zero it first (new outputs are made zeroed). \file
+/// beta = 0 the output's old contents are ignored by cuBLAS and kjarni's kernel, while CLBlast
+/// computes beta * C, so NaN or infinity in an output CLBlast writes carry through: zero it first
+/// (new outputs are made zeroed). \file
 
 #include <complex>
 #include <optional>

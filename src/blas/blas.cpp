@@ -12,9 +12,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <string>
 #include <vector>
 
+#include "blas/gemm_choice.hpp"
+#include "blas/gemm_engine.hpp"
 #include "vendor/blas_vendor.hpp"
 
 namespace kjarni::blas {
@@ -223,6 +227,20 @@ Vector input_vector(const Array& v, Temporaries& temps, Array& keep) {
     return *vector_of(keep);
 }
 
+/// The tiles of kjarni's own GEMM kernel where it runs this product (OpenCL, float32 or float64,
+/// chosen by gemm_choice.hpp), nullopt for the vendor library.
+std::optional<detail::GemmTiles> own_gemm_tiles(const Queue& queue, DType::Kind kind) {
+    if (queue.device().context().api().id() != ApiId::opencl()) return std::nullopt;
+    if (kind != DType::Kind::float32 && kind != DType::Kind::float64) return std::nullopt;
+    bool vendor_available = true;
+    try {
+        detail::vendor_for(queue);
+    } catch (const UnsupportedError&) {
+        vendor_available = false;
+    }
+    return detail::kjarni_gemm_choice(queue, kind, vendor_available);
+}
+
 std::pair<std::size_t, std::size_t> op_shape(const Array& a, Op op) {
     const std::size_t nd = a.ndim();
     const std::size_t r = a.shape()[nd - 2];
@@ -282,12 +300,27 @@ Array gemm_any(const Queue& queue, Scalar alpha, const Array& a_in, const Array&
     const Output out = output_matrix(c, beta != 0.0, temps);
     const Operand oa = input_operand(a, op_a, out.flip, temps);
     const Operand ob = input_operand(b, op_b, out.flip, temps);
-    detail::Vendor& vendor = detail::vendor_for(queue);
     // Stored transposed, the output is C^T = op(B)^T op(A)^T: the operands swap.
     const Operand& first = out.flip ? ob : oa;
     const Operand& second = out.flip ? oa : ob;
     const std::size_t rows = out.flip ? n : m;
     const std::size_t cols = out.flip ? m : n;
+    // kjarni's kernel takes 32-bit extents; larger products stay with the vendor.
+    const bool fits_32_bits = std::max({rows, cols, kk}) <= static_cast<std::size_t>(INT_MAX);
+    if (const auto tiles = fits_32_bits ? own_gemm_tiles(queue, checks.kind) : std::nullopt) {
+        const std::size_t e = a.dtype().itemsize();
+        const auto matrix = [&](const Array& array, const Matrix& mat, std::size_t stride) {
+            return detail::GemmMatrix{array, mat.memory.offset / e, mat.ld, stride};
+        };
+        detail::kjarni_gemm(queue, checks.kind, *tiles, first.op != Op::none, second.op != Op::none, rows, cols, kk,
+                            alpha.real(), matrix(first.array, first.matrix, first.batch_stride),
+                            matrix(second.array, second.matrix, second.batch_stride), beta.real(),
+                            matrix(out.work, out.matrix, out.batch_stride), batched ? batch : 1);
+        out.finish(queue);
+        temps.release();
+        return c;
+    }
+    detail::Vendor& vendor = detail::vendor_for(queue);
     // A batch of one is one product: CLBlast's strided-batched routines refuse it (its batch
     // strides are 0 then: CLBlastInvalidDimension), and the plain routine is the one tuned for it.
     if (batched && batch > 1)

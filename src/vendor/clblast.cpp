@@ -250,7 +250,7 @@ private:
     /// The queue's cl_command_queue, after loading the tuned parameters for its device (once).
     cl_command_queue prepare(const Queue& queue) {
         const auto device = static_cast<std::uintptr_t>(queue.device().device().native_handle());
-        apply_tuned_parameters_once(device, queue.device().name(), [&](const TunedKernel& kernel) {
+        apply_tuned_parameters_once(device, queue.device().name(), queue.device().device().properties().driver_version, [&](const TunedKernel& kernel) {
             std::vector<const char*> names;
             std::vector<std::size_t> values;
             for (const auto& [name, value] : kernel.parameters) {

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <filesystem>
 #include <algorithm>
 #include <fstream>
@@ -15,6 +17,7 @@
 #include <sstream>
 
 #include "kjarni/error.hpp"
+#include "program/cache/disk_cache.hpp"
 
 namespace kjarni::blas::detail {
 
@@ -33,6 +36,10 @@ TunedDevice parse_tuned_parameters(std::string_view json, const std::string& ori
     if (!doc.contains("kernels") || !doc["kernels"].is_array()) throw bad("has no \"kernels\" array");
     TunedDevice out;
     out.device = doc["device"].get<std::string>();
+    if (doc.contains("driver")) {
+        if (!doc["driver"].is_string()) throw bad("has a \"driver\" that is not a string");
+        out.driver = doc["driver"].get<std::string>();
+    }
     for (const auto& k : doc["kernels"]) {
         if (!k.is_object() || !k.contains("kernel") || !k["kernel"].is_string() || !k.contains("precision") ||
             !k["precision"].is_number_integer() || !k.contains("parameters") || !k["parameters"].is_object())
@@ -52,9 +59,9 @@ TunedDevice parse_tuned_parameters(std::string_view json, const std::string& ori
 
 namespace {
 
-std::string read_file(const std::filesystem::path& path) {
+std::string read_file(const std::filesystem::path& path, const char* origin = "KJARNI_CLBLAST_PARAMETERS") {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw ArgumentError("KJARNI_CLBLAST_PARAMETERS", "names " + path.string() + ", which cannot be read");
+    if (!in) throw ArgumentError(origin, "names " + path.string() + ", which cannot be read");
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
@@ -83,9 +90,34 @@ std::vector<TunedDevice> user_parameters() {
     return out;
 }
 
+/// The tuner's file for this device and driver in the cache directory, if there is one.
+std::optional<TunedDevice> cached_parameters(const std::string& device_name, const std::string& driver) {
+    const std::filesystem::path directory = tuning_cache_directory();
+    if (directory.empty()) return std::nullopt;
+    const std::filesystem::path file = directory / tuning_cache_file_name(device_name, driver);
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(file, error)) return std::nullopt;
+    TunedDevice device = parse_tuned_parameters(read_file(file, "the GEMM tuning cache"), file.string());
+    if (device.device != device_name || device.driver != driver) return std::nullopt;
+    return device;
+}
+
 }  // namespace
 
-std::vector<TunedKernel> tuned_parameters_for(const std::string& device_name) {
+std::filesystem::path tuning_cache_directory() {
+    const auto settings = kjarni::detail::DiskCacheSettings::from_environment();
+    if (settings.directory.empty()) return {};
+    return settings.directory / "gemm-tuning";
+}
+
+std::string tuning_cache_file_name(const std::string& device_name, const std::string& driver) {
+    std::string name = device_name + "--" + driver;
+    for (char& ch : name)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-') ch = '_';
+    return name + ".json";
+}
+
+std::vector<TunedKernel> tuned_parameters_for(const std::string& device_name, const std::string& driver) {
     std::vector<TunedKernel> out;
     // "none" leaves CLBlast with its own database (for comparisons).
     if (const char* env = std::getenv("KJARNI_CLBLAST_PARAMETERS"); env != nullptr && std::string(env) == "none")
@@ -95,18 +127,20 @@ std::vector<TunedKernel> tuned_parameters_for(const std::string& device_name) {
     };
     for (const auto& [name, text] : embedded_tuned_parameters())
         take(parse_tuned_parameters(text, "data/clblast/" + std::string(name)));
+    if (const auto cached = cached_parameters(device_name, driver)) take(*cached);
     for (const auto& d : user_parameters()) take(d);
     return out;
 }
 
-void apply_tuned_parameters_once(std::uintptr_t device, const std::string& device_name,
+void apply_tuned_parameters_once(std::uintptr_t device, const std::string& device_name, const std::string& driver,
                                  const std::function<void(const TunedKernel&)>& apply) {
     static std::mutex mutex;
     static std::set<std::uintptr_t> done;
     const std::lock_guard lock(mutex);
     if (done.count(device) != 0) return;
     done.insert(device);  // once, even when it fails: the error is reported once, not on every call
-    for (const auto& kernel : tuned_parameters_for(device_name)) apply(kernel);
+    for (const auto& kernel : tuned_parameters_for(device_name, driver))
+        if (kernel.kernel != kjarni_gemm_entry) apply(kernel);
 }
 
 }  // namespace kjarni::blas::detail

@@ -1,0 +1,125 @@
+// The tuner's search spaces (gemm_tune_space.hpp).
+
+#include "gemm_tune_space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+namespace gemm_tune {
+
+namespace {
+
+bool tune_divides(std::size_t x, std::size_t y) { return y != 0 && x % y == 0; }
+
+}  // namespace
+
+std::vector<kjarni::blas::detail::GemmTiles> kjarni_candidates(kjarni::DType::Kind kind,
+                                                               const kjarni::DeviceParameters& limits, unsigned seed) {
+    using kjarni::blas::detail::GemmTiles;
+    const bool single = kind == kjarni::DType::Kind::float32;
+    const std::size_t v = single ? 4 : 2;  // the widest vector: 16 bytes
+    // {MWG, NWG, KWG, MDIMC, NDIMC, VWM, VWN, VWG}
+    // The defaults first: the mark to beat.
+    const std::vector<GemmTiles> first{
+        kjarni::blas::detail::default_gemm_tiles(),
+        {128, 128, 16, 16, 16, v, v, v},
+        {128, 128, 8, 16, 16, v, v, v},
+        {128, 64, 16, 16, 16, v, v, v},
+        {64, 128, 16, 16, 16, v, v, v},
+        {128, 128, 32, 16, 16, v, v, v},
+        {128, 64, 32, 16, 16, v, v, v},
+        {64, 64, 16, 16, 16, v, v, v},
+        {128, 128, 16, 32, 8, v, v, v},
+        {128, 128, 16, 8, 32, v, v, v},
+        {64, 64, 32, 16, 16, 2, 2, 2},
+        {64, 64, 16, 8, 8, v, v, v},
+        {32, 32, 16, 8, 8, 2, 2, 2},
+    };
+    std::vector<GemmTiles> rest;
+    for (const std::size_t mwg : {32UL, 64UL, 128UL, 256UL})
+        for (const std::size_t nwg : {32UL, 64UL, 128UL, 256UL})
+            for (const std::size_t kwg : {8UL, 16UL, 32UL})
+                for (const std::size_t mdimc : {8UL, 16UL, 32UL})
+                    for (const std::size_t ndimc : {8UL, 16UL, 32UL})
+                        for (const std::size_t vwm : {1UL, 2UL, 4UL})
+                            for (const std::size_t vwn : {1UL, 2UL, 4UL})
+                                for (const std::size_t vwg : {1UL, 2UL, 4UL}) {
+                                    const GemmTiles t{mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, vwg};
+                                    const std::size_t threads = mdimc * ndimc;
+                                    const std::size_t accumulators = (mwg / mdimc) * (nwg / ndimc);
+                                    // Enough work items to hide latency, registers to spare.
+                                    if (threads < 64 || threads > 256) continue;
+                                    if (accumulators < 8 || accumulators > (single ? 128U : 64U)) continue;
+                                    if (!kjarni::blas::detail::gemm_tiles_problem(t, kind, limits).empty()) continue;
+                                    rest.push_back(t);
+                                }
+    std::shuffle(rest.begin(), rest.end(), std::mt19937(seed));
+    std::vector<GemmTiles> out;
+    std::set<GemmTiles> seen;
+    for (const auto& list : {first, rest})
+        for (const GemmTiles& t : list)
+            if (kjarni::blas::detail::gemm_tiles_problem(t, kind, limits).empty() && seen.insert(t).second)
+                out.push_back(t);
+    return out;
+}
+
+std::vector<ClblastConfig> clblast_candidates(int precision, std::size_t local_mem_size, unsigned seed) {
+    const std::size_t size = precision == 64 ? 8 : 4;
+    std::vector<ClblastConfig> out;
+    for (const std::size_t mwg : {64UL, 128UL})
+        for (const std::size_t nwg : {64UL, 128UL})
+            for (const std::size_t kwg : {16UL, 32UL})
+                for (const std::size_t mdimc : {8UL, 16UL, 32UL})
+                    for (const std::size_t ndimc : {8UL, 16UL, 32UL})
+                        for (const std::size_t mdima : {8UL, 16UL, 32UL})
+                            for (const std::size_t ndimb : {8UL, 16UL, 32UL})
+                                for (const std::size_t vwm : {2UL, 4UL, 8UL})
+                                    for (const std::size_t vwn : {2UL, 4UL, 8UL})
+                                        for (const std::size_t kwi : {2UL, 8UL})
+                                            for (const std::size_t strm : {0UL, 1UL})
+                                                for (const std::size_t strn : {0UL, 1UL}) {
+                                                    // CLBlast's constraints on Xgemm (its kernel's header).
+                                                    const std::size_t threads = mdimc * ndimc;
+                                                    if (threads < 128 || threads > 256) continue;
+                                                    if (!tune_divides(kwg, kwi) || !tune_divides(mwg, mdimc * vwm) ||
+                                                        !tune_divides(nwg, ndimc * vwn) ||
+                                                        !tune_divides(mwg, mdima * vwm) ||
+                                                        !tune_divides(nwg, ndimb * vwn) ||
+                                                        !tune_divides(kwg, threads / mdima) ||
+                                                        !tune_divides(kwg, threads / ndimb) || threads % mdima != 0 ||
+                                                        threads % ndimb != 0)
+                                                        continue;
+                                                    if (size * (kwg * mwg + kwg * nwg) > local_mem_size) continue;
+                                                    if ((mwg / mdimc) * (nwg / ndimc) > (size == 8 ? 32U : 64U))
+                                                        continue;
+                                                    out.push_back(ClblastConfig{{"GEMMK", 0},
+                                                                                {"KREG", 1},
+                                                                                {"KWG", kwg},
+                                                                                {"KWI", kwi},
+                                                                                {"MDIMA", mdima},
+                                                                                {"MDIMC", mdimc},
+                                                                                {"MWG", mwg},
+                                                                                {"NDIMB", ndimb},
+                                                                                {"NDIMC", ndimc},
+                                                                                {"NWG", nwg},
+                                                                                {"SA", 1},
+                                                                                {"SB", 1},
+                                                                                {"STRM", strm},
+                                                                                {"STRN", strn},
+                                                                                {"VWM", vwm},
+                                                                                {"VWN", vwn}});
+                                                }
+    std::shuffle(out.begin(), out.end(), std::mt19937(seed));
+    return out;
+}
+
+std::string describe(const ClblastConfig& config) {
+    std::string out;
+    for (const auto& [name, value] : config) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
+    return out;
+}
+
+}  // namespace gemm_tune

@@ -1,0 +1,31 @@
+#pragma once
+// The search spaces of kjarni_gemm_tune (bench/gemm_tune.cpp): kjarni's own GEMM tiles and
+// CLBlast's Xgemm parameters, each valid for the device, in the order to try them.
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "blas/gemm_kernel.hpp"
+
+namespace gemm_tune {
+
+/// CLBlast parameters by name, in the order its Xgemm kernel lists them.
+using ClblastConfig = std::vector<std::pair<std::string, std::size_t>>;
+
+/// kjarni's tiles for `kind` that are valid on a device with `limits`: first the defaults, then the
+/// shapes that register-tiled SIMT GEMMs run well with on today's GPUs (CUTLASS's SIMT tiles and
+/// CLBlast's tuned Xgemm parameters: 128 x 128 or 128 x 64 work-group tiles of 8 x 8 or 8 x 4 micro-tiles,
+/// 256 work items, K slices of 8 to 32), then the rest of the space in an order shuffled by `seed`.
+std::vector<kjarni::blas::detail::GemmTiles> kjarni_candidates(kjarni::DType::Kind kind,
+                                                               const kjarni::DeviceParameters& limits, unsigned seed);
+
+/// CLBlast Xgemm (GEMMK 0) configurations that its constraints allow with large work-group tiles,
+/// within `local_mem_size` bytes, shuffled by `seed`.
+std::vector<ClblastConfig> clblast_candidates(int precision, std::size_t local_mem_size, unsigned seed);
+
+/// "KWG=32 MWG=64 ..."
+std::string describe(const ClblastConfig& config);
+
+}  // namespace gemm_tune

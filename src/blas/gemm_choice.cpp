@@ -1,0 +1,88 @@
+// Choosing between kjarni's GEMM kernel and CLBlast per device (gemm_choice.hpp).
+
+#include "blas/gemm_choice.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "blas/gemm_engine.hpp"
+#include "kjarni/error.hpp"
+
+namespace kjarni::blas::detail {
+
+namespace {
+
+/// The tuned entry of a device and precision, read once per device and precision.
+std::optional<std::pair<GemmTiles, bool>> tuned_gemm_entry(const Queue& queue, int precision) {
+    static std::mutex mutex;
+    static std::map<std::pair<std::uintptr_t, int>, std::optional<std::pair<GemmTiles, bool>>> known;
+    const Device device = queue.device().device();
+    const std::pair key{device.native_handle(), precision};
+    const std::lock_guard lock(mutex);
+    if (auto found = known.find(key); found != known.end()) return found->second;
+    std::optional<std::pair<GemmTiles, bool>> result;
+    for (const TunedKernel& entry : tuned_parameters_for(device.name(), device.properties().driver_version))
+        if (entry.kernel == kjarni_gemm_entry && entry.precision == precision)
+            result = gemm_tiles_of(entry, "for " + device.name());  // the last one wins
+    known.emplace(key, result);
+    return result;
+}
+
+}  // namespace
+
+std::pair<GemmTiles, bool> gemm_tiles_of(const TunedKernel& entry, const std::string& origin) {
+    GemmTiles tiles = default_gemm_tiles();
+    bool preferred = false;
+    const std::map<std::string, std::size_t*> fields{{"MWG", &tiles.mwg},     {"NWG", &tiles.nwg},
+                                                     {"KWG", &tiles.kwg},     {"MDIMC", &tiles.mdimc},
+                                                     {"NDIMC", &tiles.ndimc}, {"VWM", &tiles.vwm},
+                                                     {"VWN", &tiles.vwn},     {"VWG", &tiles.vwg}};
+    for (const auto& [name, value] : entry.parameters) {
+        if (name == "PREFERRED") {
+            preferred = value != 0;
+        } else if (auto field = fields.find(name); field != fields.end()) {
+            *field->second = value;
+        } else {
+            throw ArgumentError("CLBlast parameters " + origin,
+                                fmt::format("give kjarni_gemm an unknown parameter {}", name));
+        }
+    }
+    return {tiles, preferred};
+}
+
+TunedKernel gemm_entry_of(const GemmTiles& tiles, int precision, bool preferred) {
+    return TunedKernel{kjarni_gemm_entry,
+                       precision,
+                       {{"MWG", tiles.mwg},
+                        {"NWG", tiles.nwg},
+                        {"KWG", tiles.kwg},
+                        {"MDIMC", tiles.mdimc},
+                        {"NDIMC", tiles.ndimc},
+                        {"VWM", tiles.vwm},
+                        {"VWN", tiles.vwn},
+                        {"VWG", tiles.vwg},
+                        {"PREFERRED", preferred ? 1U : 0U}}};
+}
+
+std::optional<GemmTiles> kjarni_gemm_choice(const Queue& queue, DType::Kind kind, bool vendor_available) {
+    if (kind != DType::Kind::float32 && kind != DType::Kind::float64) return std::nullopt;
+    const char* env = std::getenv("KJARNI_GEMM");
+    const std::string mode = env == nullptr ? "auto" : env;
+    if (mode != "auto" && mode != "kjarni" && mode != "clblast" && !mode.empty())
+        throw ArgumentError("KJARNI_GEMM", fmt::format("is '{}'; it takes kjarni, clblast or auto", mode));
+    if (mode == "clblast" || !kjarni_gemm_supports(queue, kind)) return std::nullopt;
+    const auto tuned = tuned_gemm_entry(queue, kind == DType::Kind::float64 ? 64 : 32);
+    GemmTiles tiles = tuned ? tuned->first : default_gemm_tiles();
+    // Tiles tuned elsewhere may not fit this device (a file named for it, but edited): defaults then.
+    if (!gemm_tiles_problem(tiles, kind, queue.device().params()).empty()) tiles = default_gemm_tiles();
+    if (!gemm_tiles_problem(tiles, kind, queue.device().params()).empty()) return std::nullopt;
+    if (mode == "kjarni" || !vendor_available || (tuned && tuned->second)) return tiles;
+    return std::nullopt;
+}
+
+}  // namespace kjarni::blas::detail
