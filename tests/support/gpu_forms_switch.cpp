@@ -22,7 +22,7 @@ public:
     }
 };
 
-[[maybe_unused]] const auto* const registered = ::testing::AddGlobalTestEnvironment(new GpuFormsSwitch);
+[[maybe_unused]] const auto* const gpu_forms_registered = ::testing::AddGlobalTestEnvironment(new GpuFormsSwitch);
 
 }  // namespace
 }  // namespace kjarni::test
