@@ -99,23 +99,32 @@ FUNCTION INLINE float kj_div_count_f(float a, int64_t count)
 #endif
 }
 #ifdef KJARNI_CUDA_API
-FUNCTION INLINE float kj_div_rn_f(float a, float b) { return __fdiv_rn(a, b); }
+#define KJ_FMA_F fmaf
+#define KJ_NEXTAFTER_F nextafterf
+#define KJ_FABS_F fabsf
 #else
-INLINE float kj_div_rn_from_f(float a, float b, float q)
+#define KJ_FMA_F fma
+#define KJ_NEXTAFTER_F nextafter
+#define KJ_FABS_F fabs
+#endif
+FUNCTION INLINE float kj_div_rn_from_f(float a, float b, float q)
 {
-    float r = fma(-q, b, a);
+    float r = KJ_FMA_F(-q, b, a);
     if (r == 0.0f || !isfinite(r)) return q;
     const float toward = (r > 0.0f) == (b > 0.0f) ? KJARNI_INF_F : -KJARNI_INF_F;
     for (int k = 0; k < 8; ++k) {
-        const float next = nextafter(q, toward);
-        const float rn = fma(-next, b, a);
+        const float next = KJ_NEXTAFTER_F(q, toward);
+        const float rn = KJ_FMA_F(-next, b, a);
         if (rn == 0.0f) return next;
-        if ((rn > 0.0f) != (r > 0.0f)) return fabs(rn) < fabs(r) ? next : q;
+        if ((rn > 0.0f) != (r > 0.0f)) return KJ_FABS_F(rn) < KJ_FABS_F(r) ? next : q;
         q = next;
         r = rn;
     }
     return q;
 }
+#ifdef KJARNI_CUDA_API
+FUNCTION INLINE float kj_div_rn_f(float a, float b) { return __fdiv_rn(a, b); }
+#else
 INLINE float kj_div_rn_f(float a, float b) { return kj_div_rn_from_f(a, b, a / b); }
 #endif
 FUNCTION INLINE int kj_order_i64_u64(int64_t a, uint64_t b)

@@ -242,7 +242,9 @@ constexpr const char* opencl_image_prelude = R"(
 // picks the face (+x 0, -x 1, +y 2, -y 3, +z 4, -z 5); two other components, signed per face,
 // divided by that magnitude and mapped from [-1, 1] to [0, 1], are its s and t, scaled to pixels
 // (the backend reads cube maps with unnormalised coordinates). The layer is 6 * cube + face.
-inline float4 kjarni_cube_coordinates(float x, float y, float z, int cube, float size)
+// static: every unit of a linked program holds the prelude, and a plain inline definition in each
+// makes PoCL's clLinkProgram fail.
+static inline float4 kjarni_cube_coordinates(float x, float y, float z, int cube, float size)
 {
     const float ax = fabs(x), ay = fabs(y), az = fabs(z);
     float sc, tc, ma;
