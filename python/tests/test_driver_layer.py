@@ -22,7 +22,9 @@ def test_queue_priority_and_is_done(context):
     a = kjarni.Array.zeros(queue, 1 << 16, numpy.float32)
     kjarni.fill(queue, a, numpy.float32(3))
     queue.synchronize()
-    assert queue.is_done()
+    # OpenCL answers by a marker watched for at most 2 ms (Queue::is_done's promise), which a
+    # loaded CPU device may not complete in time: an idle queue says so within a few tries.
+    assert any(queue.is_done() for _ in range(100))
     untimed = queue.record_event(timing=False)
     untimed.synchronize()
     assert untimed.query() and untimed.is_complete
