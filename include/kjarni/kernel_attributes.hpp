@@ -30,7 +30,8 @@ struct KernelAttributes {
     int ptx_version = 0;
     int binary_version = 0;
     /// CUDA (CACHE_MODE_CA): whether global loads were compiled to be cached in L1 as well
-    /// (-Xptxas -dlcm=ca). false on OpenCL.
+    /// (-Xptxas -dlcm=ca), as the driver reports it: drivers for GPUs that cache global loads in L1
+    /// by default may answer false even for JitCacheMode::global_l1. false on OpenCL.
     bool cache_mode_ca = false;
 };
 

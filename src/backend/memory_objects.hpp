@@ -41,7 +41,7 @@ struct ManagedAllocationFlags {
     bool attach_host = false;  // CUDA: CU_MEM_ATTACH_HOST instead of CU_MEM_ATTACH_GLOBAL
     bool fine_grain = false;   // OpenCL: CL_MEM_SVM_FINE_GRAIN_BUFFER (else coarse-grained)
     bool atomics = false;      // OpenCL: CL_MEM_SVM_ATOMICS (fine-grained only)
-    std::size_t alignment = 0;  // OpenCL: clSVMAlloc's alignment (0: the default); CUDA: ignored
+    std::size_t alignment = 0;  // 0: the driver's; OpenCL: clSVMAlloc's; CUDA: by over-allocating
 };
 
 /// What the driver says about an address (CUDA cuPointerGetAttributes).

@@ -105,10 +105,11 @@ Allocated allocate_for(const std::vector<BoundDevice>& concerned, const BoundDev
     if (size == 0) return {nullptr, plan.fine_grained};
     for (const BoundDevice& device : concerned) check_fits_on(device, size);
     auto impl = detail::backend_of(home.context())->allocate_managed(home.index(), size, plan.backend_flags);
-    // CUDA takes no alignment: its address is checked (OpenCL's clSVMAlloc was given it).
+    // Both backends were given the alignment (clSVMAlloc takes it, CUDA over-allocates): the
+    // address is still checked, since a driver that ignores clSVMAlloc's would go unnoticed.
     if (flags.alignment != 0 && reinterpret_cast<std::uintptr_t>(impl->pointer()) % flags.alignment != 0) {
-        throw UnsupportedError(fmt::format("managed memory on {}: the driver's address is not aligned to {} bytes, and "
-                                           "this API takes no alignment",
+        throw UnsupportedError(fmt::format("managed memory on {}: the driver's address is not aligned to {} bytes as "
+                                           "asked",
                                            device_label(home), flags.alignment));
     }
     return {std::move(impl), plan.fine_grained};

@@ -12,9 +12,11 @@ using GetProcAddressFn = PFN_cuGetProcAddress_v12000;
 
 // Resolves one entry: through cuGetProcAddress when the driver has it (so that we get exactly the
 // ABI we were compiled against, whatever later versions renamed), else by its exported name.
-// `cuda_version` is the ABI requested: requested_cuda_version for the required functions, the
-// function's own version for optional ones (a request for a function newer than the version asked
-// for is refused).
+// `cuda_version` is the ABI requested: the version of the entry's PFN_ type, so that a later
+// variant of the function with another signature is never handed out (asking cuCtxCreate for
+// 12.0 gives cuCtxCreate_v3, which takes execution-affinity parameters before the flags: the
+// driver then read the device ordinal from the wrong argument and refused it).
+// A request for a function newer than the version asked for is refused.
 template <class Fn>
 bool resolve(const DynamicLibrary& library, GetProcAddressFn get_proc_address, Fn& fn, const char* base_name,
              const char* exported_name, int cuda_version) {
@@ -56,8 +58,7 @@ std::unique_ptr<Driver> Driver::load(std::string& why_not) {
 
     std::string missing;
 #define KJARNI_CUDA_RESOLVE(member, abi, exported)                                              \
-    if (!resolve(*library, get_proc_address, driver->member, "cu" #member, exported,            \
-                 requested_cuda_version)) {                                                     \
+    if (!resolve(*library, get_proc_address, driver->member, "cu" #member, exported, abi)) {    \
         missing += missing.empty() ? "" : ", ";                                                 \
         missing += exported;                                                                    \
     }

@@ -135,10 +135,9 @@ namespace kjarni::backend::cuda {
     X(DevicePrimaryCtxSetFlags, 11000, "cuDevicePrimaryCtxSetFlags_v2")  \
     X(CtxDisablePeerAccess, 4000, "cuCtxDisablePeerAccess")
 
-/// The CUDA version every function above is requested with from cuGetProcAddress: the ABI of each
-/// table entry is the one current at CUDA 12.0 (e.g. cuCtxGetDevice without the context argument
-/// that 13.0 added as _v2). It must not exceed the driver's version, or the request is refused.
-inline constexpr int requested_cuda_version = 12000;
+// Each function above is requested from cuGetProcAddress with the version in its entry, the one
+// its PFN_ type is named for (e.g. cuCtxGetDevice without the context argument that 13.0 added as
+// _v2); the required ones are all older than 12.0, the oldest driver kjarni resolves this way.
 
 /// cuFuncGetParamCount(function, &count): newer than the CUDA 13.0 headers kjarni is built against,
 /// which therefore declare no PFN_ for it; this is its signature as NVIDIA publishes it.

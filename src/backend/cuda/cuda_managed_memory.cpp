@@ -24,16 +24,21 @@ public:
                           ManagedAllocationFlags flags)
         : context_(std::move(context)), device_index_(device_index), size_(size), flags_(flags) {
         CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-        KJARNI_CU(context_->driver(), MemAllocManaged, &pointer_, size_,
+        // cuMemAllocManaged takes no alignment and gives at least 256 bytes' (CUDA's promise for
+        // every allocation): a larger one is had by allocating alignment - 1 bytes more and
+        // handing out the first aligned address inside; the base is what is freed and attached.
+        const std::size_t extra = flags.alignment > natural_alignment ? flags.alignment - 1 : 0;
+        KJARNI_CU(context_->driver(), MemAllocManaged, &base_, size_ + extra,
                   flags.attach_host ? CU_MEM_ATTACH_HOST : CU_MEM_ATTACH_GLOBAL);
+        pointer_ = extra == 0 ? base_ : (base_ + extra) / flags.alignment * flags.alignment;
     }
 
     ~CudaManagedAllocation() override {
-        if (pointer_ == 0) return;
+        if (base_ == 0) return;
         try {
             CurrentContext current(context_->driver(), context_->cu_context(device_index_));
             // Errors (a driver shut down at process exit) cannot be reported from a destructor.
-            static_cast<void>(context_->driver().MemFree(pointer_));
+            static_cast<void>(context_->driver().MemFree(base_));
         } catch (...) {
         }
     }
@@ -85,7 +90,7 @@ public:
         auto& cuda_queue = static_cast<CudaQueue&>(queue);
         CurrentContext current(context_->driver(), context_->cu_context(cuda_queue.device_index()));
         // Length 0: the whole allocation (the only length managed memory accepts).
-        KJARNI_CU(context_->driver(), StreamAttachMemAsync, cuda_queue.stream(), pointer_, 0,
+        KJARNI_CU(context_->driver(), StreamAttachMemAsync, cuda_queue.stream(), base_, 0,
                   flags[static_cast<std::size_t>(attach)]);
     }
 
@@ -99,7 +104,9 @@ private:
     std::size_t device_index_;
     std::size_t size_;
     ManagedAllocationFlags flags_;
-    CUdeviceptr pointer_ = 0;
+    static constexpr std::size_t natural_alignment = 256;
+    CUdeviceptr base_ = 0;     // what the driver gave
+    CUdeviceptr pointer_ = 0;  // base_, or the first address inside aligned as flags_.alignment asks
 };
 
 }  // namespace
