@@ -18,24 +18,13 @@
 
 #include <algorithm>
 #include <map>
-#include <new>
 #include <optional>
 
 namespace kjarni::tmpl::evaluation {
 
 Value Evaluator::eval(const Expr& e) {
     if (++steps > limits().max_steps) throw PositionedError("render step limit exceeded", e.pos);
-    try {
-        return eval_inner(e);
-    } catch (const RenderError&) {
-        throw;
-    } catch (const PositionedError&) {
-        throw;
-    } catch (const std::bad_alloc&) {
-        throw;
-    } catch (const std::exception& ex) {
-        throw PositionedError(ex.what(), e.pos, std::current_exception());
-    }
+    return positioned_at(e.pos, [&] { return eval_inner(e); });
 }
 
 std::optional<std::int64_t> Evaluator::slice_bound(const ExprPtr& e) {

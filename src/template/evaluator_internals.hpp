@@ -18,8 +18,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -36,6 +38,25 @@ extern constinit thread_local std::uint64_t steps;
 // The output of the template text being rendered now: as in Mako, a def called from an expression
 // writes its text there (before the expression's own value) and returns an empty string.
 extern constinit thread_local std::string* current_output;
+
+// Runs `body` and gives an error that has no position yet the one of the construct being rendered:
+// any std::exception except those that already carry a place (RenderError, PositionedError) and
+// bad_alloc becomes a PositionedError at `pos`, with the original as its cause. One ladder for the
+// expression, node, filter and statement walks, so that they cannot drift apart.
+template <class Body>
+decltype(auto) positioned_at(std::uint32_t pos, Body&& body) {
+    try {
+        return std::forward<Body>(body)();
+    } catch (const RenderError&) {
+        throw;
+    } catch (const PositionedError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw PositionedError(e.what(), pos, std::current_exception());
+    }
+}
 
 class Evaluator;
 // The module scopes (the names the <%! %> blocks bind) of the templates used by the render in

@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <map>
-#include <new>
 #include <optional>
 
 namespace kjarni::tmpl::evaluation {
@@ -26,17 +25,7 @@ namespace kjarni::tmpl::evaluation {
 void Evaluator::render(const std::vector<Node>& nodes, std::string& out) {
     OutputGuard guard(out);
     for (const Node& n : nodes) {
-        try {
-            render_node(n, out);
-        } catch (const RenderError&) {
-            throw;
-        } catch (const PositionedError&) {
-            throw;
-        } catch (const std::bad_alloc&) {
-            throw;
-        } catch (const std::exception& e) {
-            throw PositionedError(e.what(), n.pos, std::current_exception());
-        }
+        positioned_at(n.pos, [&] { render_node(n, out); });
     }
 }
 
@@ -130,21 +119,13 @@ Value Evaluator::apply_filter(const Expr& f, const Value& v) {
     }
     Value callee = eval(f);
     Args args{{v}, {}};
-    try {
+    return positioned_at(f.pos, [&]() -> Value {
         switch (callee.kind()) {
         case K::Callable: return callee.as_function()(args);
         case K::Object: return callee.as_object()->call(args);
         default: throw EvalError(fmt::format("'{}' object is not callable (used as a filter)", callee.type_name()));
         }
-    } catch (const RenderError&) {
-        throw;
-    } catch (const PositionedError&) {
-        throw;
-    } catch (const std::bad_alloc&) {
-        throw;
-    } catch (const std::exception& e) {
-        throw PositionedError(e.what(), f.pos, std::current_exception());
-    }
+    });
 }
 
 Value Evaluator::render_caller_body(const Node& n, const Args& a) {

@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <map>
-#include <new>
 #include <optional>
 
 namespace kjarni::tmpl::evaluation {
@@ -121,18 +120,7 @@ Value Evaluator::augmented(BinOp op, const Value& current, const Value& v, const
 Evaluator::Flow Evaluator::exec(const std::vector<Stmt>& stmts) {
     for (const Stmt& st : stmts) {
         if (++steps > limits().max_steps) throw PositionedError("render step limit exceeded", st.pos);
-        Flow f;
-        try {
-            f = exec_one(st);
-        } catch (const RenderError&) {
-            throw;
-        } catch (const PositionedError&) {
-            throw;
-        } catch (const std::bad_alloc&) {
-            throw;
-        } catch (const std::exception& e) {
-            throw PositionedError(e.what(), st.pos, std::current_exception());
-        }
+        const Flow f = positioned_at(st.pos, [&] { return exec_one(st); });
         if (f != Flow::Normal) return f;
     }
     return Flow::Normal;
