@@ -24,6 +24,7 @@
 //   kjarni_gemm_tune [--platform WORD] [--budget SECONDS] [--precisions 32,64] [--rounds N]
 //                    [--out FILE] [--no-search] [--seed N]
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <dlfcn.h>
@@ -320,11 +321,6 @@ std::map<std::pair<std::string, std::string>, double> table(
     return medians;
 }
 
-std::string arg_value(int& i, int argc, char** argv) {
-    if (i + 1 >= argc) throw std::runtime_error(fmt::format("{} needs a value", argv[i]));
-    return argv[++i];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -335,28 +331,17 @@ int main(int argc, char** argv) try {
     std::string out_file;
     bool search = true;
     unsigned seed = 1;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--platform") platform_word = arg_value(i, argc, argv);
-        else if (a == "--budget") budget = std::stod(arg_value(i, argc, argv));
-        else if (a == "--rounds") rounds = std::stoi(arg_value(i, argc, argv));
-        else if (a == "--out") out_file = arg_value(i, argc, argv);
-        else if (a == "--no-search") search = false;
-        else if (a == "--seed") seed = static_cast<unsigned>(std::stoul(arg_value(i, argc, argv)));
-        else if (a == "--precisions") {
-            precisions.clear();
-            const std::string list = arg_value(i, argc, argv);
-            for (std::size_t at = 0; at < list.size();) {
-                const std::size_t comma = list.find(',', at);
-                precisions.push_back(std::stoi(list.substr(at, comma - at)));
-                at = comma == std::string::npos ? list.size() : comma + 1;
-            }
-        } else {
-            fmt::print(stderr, "usage: kjarni_gemm_tune [--platform WORD] [--budget SECONDS] [--precisions 32,64] "
-                               "[--rounds N] [--out FILE] [--no-search] [--seed N]\n");
-            return 2;
-        }
-    }
+    CLI::App app("Tunes GEMM for the OpenCL device at hand and compares it with cuBLAS", "kjarni_gemm_tune");
+    app.add_option("--platform", platform_word, "the first device of the platform whose name contains this word");
+    app.add_option("--budget", budget, "seconds of search in all")->check(CLI::PositiveNumber);
+    app.add_option("--precisions", precisions, "32, 64 or both")
+        ->delimiter(',')
+        ->check(CLI::IsMember(std::vector<int>{32, 64}));
+    app.add_option("--rounds", rounds, "interleaved rounds per table")->check(CLI::PositiveNumber);
+    app.add_option("--out", out_file, "also write the parameter file here (to ship in data/clblast/)");
+    app.add_flag("--search,!--no-search", search, "search (default), or only the untuned table");
+    app.add_option("--seed", seed, "of the search's random candidates");
+    CLI11_PARSE(app, argc, argv);
 
     // The OpenCL device: the first of the named platform, else the first GPU, else the first.
     std::optional<kjarni::Device> device;

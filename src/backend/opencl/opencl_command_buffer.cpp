@@ -20,10 +20,8 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
-#include <array>
 #include <cstring>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "backend/dynamic_library.hpp"
@@ -34,6 +32,7 @@
 #include "backend/opencl/opencl_library.hpp"
 #include "backend/opencl/opencl_program.hpp"
 #include "backend/opencl/opencl_queue.hpp"
+#include "backend/recorded_steps.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::backend::opencl {
@@ -136,29 +135,6 @@ CommandBufferFunctions command_buffer_functions(cl_platform_id platform, cl_devi
     return f;
 }
 
-struct CommandLaunch {
-    Kernel* kernel = nullptr;
-    unsigned dims = 1;
-    std::array<std::size_t, 3> global{1, 1, 1};
-    std::array<std::size_t, 3> local{1, 1, 1};
-    std::vector<KernelArg> args;
-};
-struct CommandCopy {
-    Buffer* dst = nullptr;
-    std::size_t dst_offset = 0;
-    Buffer* src = nullptr;
-    std::size_t src_offset = 0;
-    std::size_t size = 0;
-};
-struct CommandFill {
-    Buffer* dst = nullptr;
-    std::size_t offset = 0;
-    std::size_t size = 0;
-    std::array<std::byte, 128> pattern{};
-    std::size_t pattern_size = 0;
-};
-using CommandStep = std::variant<CommandLaunch, CommandCopy, CommandFill>;
-
 class CommandBufferSequence final : public RecordedSequence {
 public:
     CommandBufferSequence(OpenClQueue& queue, const CommandBufferFunctions& f) : queue_(queue), f_(f) { create(); }
@@ -176,35 +152,23 @@ public:
         if (dynamic_local_mem != 0) {
             throw UnsupportedError("dynamic local memory (LOCAL_MEM_DYNAMIC) is CUDA only");
         }
-        CommandLaunch step{&kernel, dims, {1, 1, 1}, {1, 1, 1}, std::vector<KernelArg>(args.begin(), args.end())};
-        for (unsigned d = 0; d < dims && d < 3; ++d) {
-            step.global[d] = global_size[d];
-            step.local[d] = local_size[d];
-        }
-        record(step);
-        launches_.push_back(steps_.size());
-        steps_.emplace_back(std::move(step));
+        record(steps_.add_launch(kernel, dims, global_size, local_size, dynamic_local_mem, args));
     }
 
     void copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset, std::size_t size) override {
-        const CommandCopy step{&dst, dst_offset, &src, src_offset, size};
-        record(step);
-        steps_.emplace_back(step);
+        record(steps_.add_copy(dst, dst_offset, src, src_offset, size));
     }
 
     void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern,
               std::size_t pattern_size) override {
-        CommandFill step{&dst, offset, size, {}, pattern_size};
-        std::memcpy(step.pattern.data(), pattern, pattern_size);
-        record(step);
-        steps_.emplace_back(step);
+        record(steps_.add_fill(dst, offset, size, pattern, pattern_size));
     }
 
     void finish() override { check(f_.finalize(buffer_), "clFinalizeCommandBufferKHR"); }
     void abandon() noexcept override {}
 
     void set_argument(std::size_t launch, std::size_t argument, const KernelArg& value) override {
-        std::get<CommandLaunch>(steps_.at(launches_.at(launch))).args.at(argument) = value;
+        steps_.set_argument(launch, argument, value);
         stale_ = true;
     }
 
@@ -244,7 +208,7 @@ private:
         drop();
         kernels_.clear();
         create();
-        for (const CommandStep& step : steps_) std::visit([this](const auto& s) { record(s); }, step);
+        steps_.for_each([this](const auto& step) { record(step); });
         check(f_.finalize(buffer_), "clFinalizeCommandBufferKHR");
         stale_ = false;
     }
@@ -271,7 +235,7 @@ private:
         return result;
     }
 
-    void record(const CommandLaunch& step) {
+    void record(const RecordedLaunch& step) {
         cl_kernel kernel = own_kernel(*step.kernel);
         cl_uint index = 0;
         for (std::size_t i = 0; i < step.args.size(); index += step.args[i].param_count, ++i) {
@@ -301,7 +265,7 @@ private:
         advance(point);
     }
 
-    void record(const CommandCopy& step) {
+    void record(const RecordedCopy& step) {
         cl_mem src = static_cast<OpenClBuffer*>(step.src)->mem();
         cl_mem dst = static_cast<OpenClBuffer*>(step.dst)->mem();
         cl_sync_point_khr point = 0;
@@ -317,7 +281,7 @@ private:
         advance(point);
     }
 
-    void record(const CommandFill& step) {
+    void record(const RecordedFill& step) {
         cl_mem dst = static_cast<OpenClBuffer*>(step.dst)->mem();
         cl_sync_point_khr point = 0;
         const cl_int status =
@@ -345,8 +309,7 @@ private:
     bool stale_ = false;
     cl_event last_ = nullptr;
     std::vector<Handle<cl_kernel>> kernels_;  // one per recorded launch, in the buffer now
-    std::vector<CommandStep> steps_;
-    std::vector<std::size_t> launches_;
+    RecordedSteps steps_;
 };
 
 }  // namespace
