@@ -23,6 +23,32 @@
 
 namespace kjarni::tmpl::evaluation {
 
+namespace {
+
+// Mako's capture(callable, *args, **kwargs): calls it with its output going to a string of its
+// own, and gives that string (the callable's return value is dropped, as Mako drops it). What a
+// def writes while called from an expression lands in current_output, so redirecting that is enough.
+Value capture_function() {
+    return Value(Function([](const Args& a) {
+        if (a.positional.empty() ||
+            (a.positional[0].kind() != K::Callable && a.positional[0].kind() != K::Object)) {
+            throw EvalError("capture() function expects a callable as its argument "
+                            "(i.e. capture(func, *args, **kwargs))");
+        }
+        const Args rest{{a.positional.begin() + 1, a.positional.end()}, a.keyword};
+        std::string text;
+        {
+            OutputGuard guard(text);
+            const Value& callee = a.positional[0];
+            if (callee.kind() == K::Callable) static_cast<void>(callee.as_function()(rest));
+            else static_cast<void>(callee.as_object()->call(rest));
+        }
+        return Value(std::move(text));
+    }));
+}
+
+}  // namespace
+
 Value Evaluator::lookup_def(const std::string& name) {
     if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) return lookup(name);
     throw EvalError(fmt::format("'Caller' object has no attribute '{}'", name));
@@ -98,6 +124,8 @@ Value Evaluator::lookup(const std::string& name) {
     if (!t_->namespaces.empty())
         if (auto v = namespace_name(name)) return *v;
     if (const Value* v = module_name(name)) return *v;
+    // Mako's runtime function, which a global of the same name does not hide.
+    if (name == "capture") return capture_function();
     if (auto it = globals_->find(name); it != globals_->end()) return it->second;
     if (name == "context") return make_context(globals_);
     if (name == "self") return Value(std::make_shared<Namespace>(chain(), 0, globals_));
