@@ -3,7 +3,7 @@ beside PyTorch and CuPy on the same GPU, GB/s of useful bytes (medians of interl
 and kjarni's ratio to the best peer at each size. Run on the GPU machine from the repository root:
 
     python3 bench/size_sweep.py BUILD/bench/kjarni_bench_size_sweep [--sizes 1,16,64,256,2048]
-        [--repetitions 5] [--filter REGEX] [--markdown FILE]
+        [--repetitions 5] [--filter REGEX] [--min-time SECONDS] [--markdown FILE]
 
 --filter is kjarni's --benchmark_filter (e.g. 'cuda|NVIDIA' where PoCL is registered too).
 """
@@ -19,6 +19,7 @@ parser.add_argument("bench")
 parser.add_argument("--sizes", default="1,16,64,256,2048")
 parser.add_argument("--repetitions", type=int, default=5)
 parser.add_argument("--filter", default=".")
+parser.add_argument("--min-time", default="0.2", help="Google Benchmark's seconds per repetition")
 parser.add_argument("--markdown")
 args = parser.parse_args()
 
@@ -26,7 +27,8 @@ figures = collections.defaultdict(dict)  # (op, MiB) -> {column: GB/s}
 environment = dict(os.environ, KJARNI_BENCH_SWEEP_MIB=args.sizes)
 kjarni = subprocess.run(
     [args.bench, f"--benchmark_repetitions={args.repetitions}", "--benchmark_enable_random_interleaving=true",
-     "--benchmark_report_aggregates_only=true", "--benchmark_format=json", f"--benchmark_filter={args.filter}"],
+     "--benchmark_report_aggregates_only=true", "--benchmark_format=json", f"--benchmark_filter={args.filter}",
+     f"--benchmark_min_time={args.min_time}"],
     env=environment, check=True, capture_output=True, text=True)
 for run in json.loads(kjarni.stdout)["benchmarks"]:
     if run.get("aggregate_name") != "median":
