@@ -92,3 +92,42 @@ def test_inspection():
     x = xp.asarray([1, 2])
     assert x.__array_namespace__() is xp
     assert x.device == info.default_device()
+
+
+def test_clip_bounds_broadcast_beyond_x(rng):
+    # The result takes the shape of x and the array bounds broadcast together, as numpy's clip
+    # (the standard's suite drew a 0-d x with a bound of shape (0,)).
+    for x_shape, low_shape, high_shape in [((), (3,), None), ((3, 1), (4,), (3, 4)), ((), (0,), None),
+                                           ((2, 1), None, (1, 5))]:
+        a = rng.standard_normal(x_shape)
+        low = None if low_shape is None else rng.standard_normal(low_shape) - 1
+        high = None if high_shape is None else rng.standard_normal(high_shape) + 1
+        got = xp.clip(xp.asarray(a), min=None if low is None else xp.asarray(low),
+                      max=None if high is None else xp.asarray(high))
+        want = numpy.clip(a, low, high)
+        assert got.shape == want.shape and got.dtype == xp.float64
+        assert numpy.array_equal(numpy.asarray(got), want)
+    assert numpy.array_equal(numpy.asarray(xp.clip(xp.asarray(numpy.uint8(5)), min=xp.asarray(numpy.uint8([1, 7])))),
+                             numpy.clip(numpy.uint8(5), numpy.uint8([1, 7]), None))
+
+
+def test_boolean_masks_with_empty_axes(rng):
+    # numpy takes a mask axis of length 0 against an axis of any length (nothing is selected);
+    # any other length that differs is an IndexError.
+    a = rng.standard_normal((2, 3))
+    for key_shape in [(0,), (0, 0), (2, 0), (0, 3), (2,), (2, 3)]:
+        key = rng.integers(0, 2, size=key_shape).astype(bool)
+        x = xp.asarray(a)
+        got = x[xp.asarray(key)]
+        assert got.shape == a[key].shape
+        assert numpy.array_equal(numpy.asarray(got), a[key])
+        x[xp.asarray(key)] = 7.0
+        want = a.copy()
+        want[key] = 7.0
+        assert numpy.array_equal(numpy.asarray(x), want)
+    for key_shape in [(3,), (1, 3), (2, 4), (0, 4), (5, 0), (2, 3, 1)]:
+        key = xp.asarray(numpy.zeros(key_shape, dtype=bool))
+        with pytest.raises(IndexError):
+            xp.asarray(a)[key]
+        with pytest.raises(IndexError):
+            xp.asarray(a)[key] = 1.0
