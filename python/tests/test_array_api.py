@@ -131,3 +131,42 @@ def test_boolean_masks_with_empty_axes(rng):
             xp.asarray(a)[key]
         with pytest.raises(IndexError):
             xp.asarray(a)[key] = 1.0
+
+
+_MATMUL_SHAPES = [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)), ((2, 3, 4), (4,)), ((4,), (4,)),
+                  ((2, 1, 3, 4), (5, 4, 2)), ((1, 3, 4), (6, 4, 2)), ((7, 2, 3), (7, 3, 1)), ((3, 0), (0, 2)),
+                  ((0, 3, 4), (4, 2))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_matmul_through_blas(rng, dtype, monkeypatch):
+    from kjarni.array_api import _linalg
+
+    def refused(*args):
+        raise AssertionError("a BLAS dtype went through the broadcast-and-sum path")
+    monkeypatch.setattr(_linalg, "_sum_products", refused)
+    for s1, s2 in _MATMUL_SHAPES:
+        a, b = rng.standard_normal(s1), rng.standard_normal(s2)
+        if dtype.startswith("complex"):
+            a, b = a + 1j * rng.standard_normal(s1), b + 1j * rng.standard_normal(s2)
+        a, b = a.astype(dtype), b.astype(dtype)
+        got = numpy.asarray(xp.matmul(xp.asarray(a), xp.asarray(b)))
+        want = numpy.matmul(a.astype(numpy.complex128), b.astype(numpy.complex128))
+        assert got.shape == want.shape and got.dtype == numpy.dtype(dtype)
+        # A k-term dot product in any order is within k * eps * sum |a_i| |b_i| of the exact one
+        # (twice that for complex products, whose parts take two terms each); numpy's in float64
+        # and complex128 is rounded by the same bound, so twice it covers both.
+        k = a.shape[-1]
+        bound = 4 * (k + 1) * numpy.finfo(dtype).eps * numpy.matmul(numpy.abs(a).astype(float),
+                                                                    numpy.abs(b).astype(float))
+        assert numpy.all(numpy.abs(got - want) <= bound), (s1, s2)
+    # Mixed dtypes promote first (float32 @ float64 is float64, as the standard's tables say).
+    a, b = rng.standard_normal((3, 4)).astype(numpy.float32), rng.standard_normal((2, 4, 2))
+    got = xp.asarray(a) @ xp.asarray(b)
+    assert got.dtype == xp.float64
+    numpy.testing.assert_allclose(numpy.asarray(got), a.astype(numpy.float64) @ b, rtol=1e-12, atol=1e-14)
+    # A view BLAS cannot read in place (negative strides) and a transposed one.
+    c = rng.standard_normal((4, 6))
+    x = xp.flip(xp.asarray(c), axis=1)
+    numpy.testing.assert_allclose(numpy.asarray(x @ xp.matrix_transpose(x)), c[:, ::-1] @ c[:, ::-1].T,
+                                  rtol=1e-12, atol=1e-13)
