@@ -7,8 +7,9 @@ import math
 import numpy
 
 from .. import _kjarni
+from . import _complex_math
 from ..dtypes import dtype as _kdtype
-from ._array_object import Array, device_of_operands, empty_on, evaluate, operand, upload, wrap
+from ._array_object import Array, device_of_operands, empty_on, evaluate, operand, wrap
 
 _work = _kjarni._array_api
 _FLOATS = "fc"
@@ -33,18 +34,19 @@ def _check_array(x, name):
         raise TypeError(f"{name} takes a kjarni.array_api array, not {type(x).__name__}")
 
 
-# kjarni's expressions have no complex forms of these (an UnsupportedError): complex arrays go
-# through numpy on the host, whose values the standard's are (numpy's name where it differs).
-_COMPLEX_ON_HOST = {
-    "acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh", "atan": "arctan",
-    "atanh": "arctanh", "cosh": "cosh", "expm1": "expm1", "log1p": "log1p", "log2": "log2", "log10": "log10",
-    "sinh": "sinh", "tan": "tan",
-}
-
-
-def _on_host(numpy_name, x):
-    with numpy.errstate(all="ignore"):
-        return upload(getattr(numpy, numpy_name)(x._host()), x.device)
+def _complex_on_device(name, x):
+    """One of _complex_math's functions of a complex array: the result's real and imaginary parts,
+    each a real expression of x's parts, evaluated into the halves of a new complex array."""
+    out = empty_on(x.shape, x.dtype, x.device)
+    if x.size == 0:
+        return out
+    re, im = _parts(_contiguous(x))
+    out_re, out_im = _parts(out)
+    value_re, value_im = _complex_math.FORMULAS[name](_kjarni.Expr(re), _kjarni.Expr(im), _parts_dtype(x))
+    queue = x.device.queue
+    _kjarni.assign(queue, out_re, value_re)
+    _kjarni.assign(queue, out_im, value_im)
+    return out
 
 
 def _unary(name, kinds="biufc"):
@@ -52,8 +54,9 @@ def _unary(name, kinds="biufc"):
         _check_array(x, name)
         if x.dtype.kind not in kinds:
             raise TypeError(f"{name} is not defined for {x.dtype}")
-        if x.dtype.kind == "c" and name in _COMPLEX_ON_HOST:
-            return _on_host(_COMPLEX_ON_HOST[name], x)
+        if x.dtype.kind == "c" and name in _complex_math.FORMULAS:
+            # kjarni's expressions have these for real arrays only.
+            return _complex_on_device(name, x)
         return _run(_work.unary(name, x._data), x.device, x.shape)
     f.__name__ = name
     f.__doc__ = f"The standard's {name}, on the array's device."
