@@ -2,6 +2,8 @@
 one kernel per call, on the operands' device. The semantics are numpy's (kjarni follows numpy),
 which the standard's are for every case it defines."""
 
+import builtins
+import inspect
 import math
 
 import numpy
@@ -49,37 +51,53 @@ def _complex_on_device(name, x):
     return out
 
 
-def _unary(name, kinds="biufc"):
-    def f(x, /):
-        _check_array(x, name)
-        if x.dtype.kind not in kinds:
-            raise TypeError(f"{name} is not defined for {x.dtype}")
-        if x.dtype.kind == "c" and name in _complex_math.FORMULAS:
-            # kjarni's expressions have these for real arrays only.
-            return _complex_on_device(name, x)
-        return _run(_work.unary(name, x._data), x.device, x.shape)
-    f.__name__ = name
-    f.__doc__ = f"The standard's {name}, on the array's device."
-    return f
-
-
 def _shape_of(x):
     return x.shape if isinstance(x, Array) else ()
 
 
-def _binary(name, kinds="biufc"):
-    def f(x1, x2, /):
-        if not isinstance(x1, Array) and not isinstance(x2, Array):
-            raise TypeError(f"{name} needs at least one array")
-        for x in (x1, x2):
-            if isinstance(x, Array) and x.dtype.kind not in kinds:
-                raise TypeError(f"{name} is not defined for {x.dtype}")
-        a, b = operand(x1, x2), operand(x2, x1)
-        shape = _broadcast_shape(_shape_of(x1), _shape_of(x2))
-        return _run(_work.binary(name, a, b), device_of_operands(x1, x2), shape)
-    f.__name__ = name
-    f.__doc__ = f"The standard's {name}, on the operands' device."
+def _check_operands(name, kinds, operands):
+    """The standard's rules for an elementwise function's operands: a unary function takes an
+    array, a binary one at least one array beside a Python scalar; every array of a dtype kind
+    (numpy's letters) in `kinds`."""
+    if len(operands) == 1:
+        _check_array(operands[0], name)
+    elif not builtins.any(isinstance(x, Array) for x in operands):
+        raise TypeError(f"{name} needs at least one array")
+    for x in operands:
+        if isinstance(x, Array) and x.dtype.kind not in kinds:
+            raise TypeError(f"{name} is not defined for {x.dtype}")
+
+
+def _elementwise(name, kinds="biufc", parameters=("x",)):
+    """The standard's elementwise function `name` of one operand (parameters ("x",)) or two
+    (("x1", "x2")): kjarni's expression of that name evaluated on the operands' device, the
+    complex forms kjarni's expressions lack through _complex_math."""
+    build = _work.unary if len(parameters) == 1 else _work.binary
+
+    def f(*operands):
+        if len(operands) != len(parameters):
+            raise TypeError(f"{name}() takes {len(parameters)} positional argument{'s' * (len(parameters) > 1)}"
+                            f" but {len(operands)} were given")
+        _check_operands(name, kinds, operands)
+        if len(operands) == 1 and operands[0].dtype.kind == "c" and name in _complex_math.FORMULAS:
+            return _complex_on_device(name, operands[0])
+        # A Python scalar beside an array is checked against it (operand) and stays weak.
+        exprs = [operand(x, operands[1 - i] if len(operands) == 2 else None) for i, x in enumerate(operands)]
+        shape = _broadcast_shape(*(_shape_of(x) for x in operands))
+        return _run(build(name, *exprs), device_of_operands(*operands), shape)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"The standard's {name}, on the {'array' if len(parameters) == 1 else 'operands'} device."
+    # Positional-only, as the standard's signatures (which its test suite inspects) have them.
+    f.__signature__ = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_ONLY) for p in parameters])
     return f
+
+
+def _unary(name, kinds="biufc"):
+    return _elementwise(name, kinds, ("x",))
+
+
+def _binary(name, kinds="biufc"):
+    return _elementwise(name, kinds, ("x1", "x2"))
 
 
 abs = _unary("abs", "iufc")  # noqa: A001 (the standard's names)
@@ -153,9 +171,7 @@ def round(x, /):  # noqa: A001
 
 def signbit(x, /):
     """Whether the sign bit is set (-0.0 and NaNs with the bit included): copysign(1, x) < 0."""
-    _check_array(x, "signbit")
-    if x.dtype.kind != "f":
-        raise TypeError(f"signbit is not defined for {x.dtype}")
+    _check_operands("signbit", "f", (x,))
     one = _work.binary("copysign", 1.0, x._data)
     return _run(_work.binary("less", one, 0), x.device, x.shape)
 
@@ -163,9 +179,7 @@ def signbit(x, /):
 def logaddexp(x1, x2, /):
     """log(exp(x1) + exp(x2)) without overflow: max + log1p(exp(-|x1 - x2|)); equal operands (the
     infinities included) give x + log(2), a NaN operand gives NaN."""
-    for x in (x1, x2):
-        if isinstance(x, Array) and x.dtype.kind != "f":
-            raise TypeError(f"logaddexp is not defined for {x.dtype}")
+    _check_operands("logaddexp", "f", (x1, x2))
     a, b = operand(x1, x2), operand(x2, x1)
     shape = _broadcast_shape(_shape_of(x1), _shape_of(x2))
     u, bin_ = _work.unary, _work.binary
