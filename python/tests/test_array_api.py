@@ -231,3 +231,21 @@ def test_complex_functions_on_the_device(rng, name, dtype, monkeypatch):
         assert numpy.array_equal(g[numpy.isinf(w)], w[numpy.isinf(w)])
         ok = numpy.isfinite(w)
         assert numpy.all(numpy.abs(g[ok] - w[ok]) <= 16 * numpy.finfo(dtype).eps * numpy.maximum(numpy.abs(w[ok]), 1.0))
+
+
+def test_matmul_without_a_vendor_blas(rng, monkeypatch):
+    # cuBLAS and CLBlast are loaded at run time: where one is missing (UnsupportedError), matmul
+    # gives the same values through the broadcast-and-sum path.
+    import kjarni
+
+    def missing(*args):
+        raise kjarni.errors.UnsupportedError("libclblast.so.1 is not installed")
+    monkeypatch.setattr(kjarni._kjarni.blas, "gemm", missing)
+    monkeypatch.setattr(kjarni._kjarni.blas, "gemm_batched", missing)
+    a = (rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))).astype(numpy.complex64)
+    b = (rng.standard_normal((4, 5)) + 1j * rng.standard_normal((4, 5))).astype(numpy.complex64)
+    for x, y in ((a, b), (a[0], b)):
+        got = numpy.asarray(xp.asarray(x) @ xp.asarray(y))
+        assert got.dtype == numpy.complex64
+        # 4 products of parts of magnitude ~1 in float32: a few 1e-7 of rounding.
+        numpy.testing.assert_allclose(got, x.astype(numpy.complex128) @ y, rtol=1e-5, atol=1e-5)

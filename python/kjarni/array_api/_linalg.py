@@ -10,6 +10,7 @@ import numpy
 
 from .. import _kjarni
 from ..dtypes import dtype as _kdtype
+from ..errors import UnsupportedError
 from ._array_object import Array, empty_on, wrap
 
 
@@ -92,14 +93,21 @@ def matmul(x1, x2, /):
         out = empty_on(shape, dtype, x1.device)
         if out.size:
             _kjarni.fill(x1.device.queue, out._data, numpy.zeros((), dtype=dtype)[()])
-    elif numpy.dtype(dtype) in _BLAS_DTYPES:
-        out = _blas_matmul(a, b, dtype, batch)
     else:
-        # Integers: BLAS has no integer gemm, so the (..., m, k, n) products are formed in one
-        # kernel and summed over k by the reduction (m*k*n elements of temporary memory).
-        a3 = reshape(a, a.shape[:-2] + (m, k, 1))
-        b3 = reshape(b, b.shape[:-2] + (1, k, n))
-        out = _sum_products(a3, b3, -2, dtype, shape)
+        out = None
+        if numpy.dtype(dtype) in _BLAS_DTYPES:
+            try:
+                out = _blas_matmul(a, b, dtype, batch)
+            except UnsupportedError:
+                # The vendor BLAS is missing (cuBLAS or CLBlast are loaded at run time): the path
+                # below gives the same values without it.
+                out = None
+        if out is None:
+            # Integers (BLAS has no integer gemm), or no BLAS: the (..., m, k, n) products are
+            # formed in one kernel and summed over k by the reduction (an m*k*n temporary).
+            a3 = reshape(a, a.shape[:-2] + (m, k, 1))
+            b3 = reshape(b, b.shape[:-2] + (1, k, n))
+            out = _sum_products(a3, b3, -2, dtype, shape)
     if x1.ndim == 1:
         out = reshape(out, out.shape[:-2] + out.shape[-1:])
     if x2.ndim == 1:
