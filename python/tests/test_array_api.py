@@ -178,7 +178,7 @@ _COMPLEX_ON_DEVICE = ["acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh",
 
 def _complex_sample(rng, n, dtype):
     """Magnitudes from 1e-6 to 1e6 in all four quadrants, with a share near the unit circle, near
-    the branch points +-1 (and +-i: the same circle), and on both axes."""
+    the branch points +-1 (and +-i: the same circle), on both axes, and where cosh overflows."""
     def signed_magnitudes(size):
         return numpy.exp(rng.uniform(numpy.log(1e-6), numpy.log(1e6), size)) * rng.choice([-1, 1], size)
     z = signed_magnitudes(n) + 1j * signed_magnitudes(n)
@@ -187,6 +187,11 @@ def _complex_sample(rng, n, dtype):
     z[q:2 * q] = rng.choice([-1, 1], q) + 1e-4 * (rng.standard_normal(q) + 1j * rng.standard_normal(q))
     z[2 * q:3 * q] = z[2 * q:3 * q].real
     z[3 * q:4 * q] = 1j * z[3 * q:4 * q].imag
+    # Where cosh and sinh of the real part overflow (float32 past 89.4, float64 past 710.5) while
+    # their products with cos and sin of the imaginary part need not.
+    band = rng.choice([-1, 1], q) * numpy.where(rng.integers(0, 2, q) == 1, rng.uniform(85, 95, q),
+                                                  rng.uniform(705, 715, q))
+    z[4 * q:5 * q] = band + 1j * rng.uniform(-1e3, 1e3, q)
     return z.astype(dtype)
 
 

@@ -143,22 +143,35 @@ def atan(x, y, dtype):
     return im, -re
 
 
+def _hyperbolic_products(x, c, s):
+    """(cosh(x) * c, sinh(x) * s) without the overflow of cosh(x) where the product is finite:
+    past |x| = 20, cosh x = |sinh x| = e^|x| / 2 to within every type's precision, computed as
+    (h/2 * c) * h with h = e^(|x|/2) (float32's cosh overflows past 89.4, its products up to 178)."""
+    h = _u("exp", _u("abs", x) * 0.5)
+    big = _u("abs", x) > 20.0
+    cosh_c = _where(big, (h * 0.5 * c) * h, _u("cosh", x) * c)
+    sinh_s = _where(big, _b("copysign", 1.0, x) * ((h * 0.5 * s) * h), _u("sinh", x) * s)
+    return cosh_c, sinh_s
+
+
 def sinh(x, y, dtype):
     # A zero part stays where the product would be inf * 0 or 0 * NaN: Im is y where y = 0, Re is x
     # where x = 0 and y is not finite (C99: sinh(inf + 0i) = inf + 0i, sinh(0 + i inf) = 0 + i NaN).
-    re = _where(_and(x == 0.0, _not_finite(y)), x, _u("sinh", x) * _u("cos", y))
+    im, re = _hyperbolic_products(x, _u("sin", y), _u("cos", y))
+    re = _where(_and(x == 0.0, _not_finite(y)), x, re)
     # An infinite x with a y not finite: inf + i NaN (C99 leaves the sign; numpy's is +), where
     # cos(y) would make the inf NaN.
     re = _where(_and(_u("isinf", x), _not_finite(y)), _u("abs", x), re)
-    return re, _where(y == 0.0, y, _u("cosh", x) * _u("sin", y))
+    return re, _where(y == 0.0, y, im)
 
 
 def cosh(x, y, dtype):
     # Where y = 0 the imaginary part is the zero sinh(x) * y has, also for infinite x; where x = 0
     # and y is not finite, a zero too (C99: cosh(0 + i inf) = NaN + 0i).
+    re, im = _hyperbolic_products(x, _u("cos", y), _u("sin", y))
     zero = _b("copysign", 0.0, x) * y
-    im = _where(_and(x == 0.0, _not_finite(y)), x, _u("sinh", x) * _u("sin", y))
-    re = _where(_and(_u("isinf", x), _not_finite(y)), _u("abs", x), _u("cosh", x) * _u("cos", y))
+    im = _where(_and(x == 0.0, _not_finite(y)), x, im)
+    re = _where(_and(_u("isinf", x), _not_finite(y)), _u("abs", x), re)
     return re, _where(y == 0.0, zero, im)
 
 
