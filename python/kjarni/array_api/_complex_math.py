@@ -23,8 +23,9 @@ from .. import _kjarni
 _work = _kjarni._array_api
 _LN2 = math.log(2.0)
 _HALF_PI = math.pi / 2
-# Below this |x| (x = Re z, y = Im z), asin's real part is asin(|x| / A) directly; above, the
-# arctangent forms of Hull et al., which do not lose the digits asin loses near 1.
+# Below this B = |x| / A (x = Re z, y = Im z, A = (|z + 1| + |z - 1|) / 2), asin's real part is
+# asin(B) directly; above, the arctangent forms of Hull et al., which do not lose the digits asin
+# loses near 1.
 _B_CROSS = 0.6417
 
 
@@ -122,7 +123,7 @@ def atanh(x, y, dtype):
     # Re atanh z = log(|1 + z|^2 / |1 - z|^2) / 4 = log1p(4|x| / |1 - |x| + iy|^2) / 4 with x's sign
     # (atanh is odd): the argument of log1p is never near -1. Im = arg((1 + z)(1 - conj z)) / 2.
     re = _u("log1p", 4.0 * ax / ((1.0 - ax) * (1.0 - ax) + y * y)) * 0.25
-    # Near 1 (|1 - |z|| < 1/2) the same as log|1 + z| - log|1 - z| over 2, whose hypot keeps a
+    # Within 1/2 of 1 (of |x| + iy) the same as (log|1 + z| - log|1 - z|) / 2, whose hypot keeps a
     # |1 - z| that the square above would underflow.
     gap = _b("hypot", 1.0 - ax, y)
     re = _b("copysign", _where(gap < 0.5, (_u("log", _b("hypot", 1.0 + ax, y)) - _u("log", gap)) * 0.5, re), x)
