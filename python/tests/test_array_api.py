@@ -92,3 +92,165 @@ def test_inspection():
     x = xp.asarray([1, 2])
     assert x.__array_namespace__() is xp
     assert x.device == info.default_device()
+
+
+def test_clip_bounds_broadcast_beyond_x(rng):
+    # The result takes the shape of x and the array bounds broadcast together, as numpy's clip
+    # (the standard's suite drew a 0-d x with a bound of shape (0,)).
+    for x_shape, low_shape, high_shape in [((), (3,), None), ((3, 1), (4,), (3, 4)), ((), (0,), None),
+                                           ((2, 1), None, (1, 5))]:
+        a = rng.standard_normal(x_shape)
+        low = None if low_shape is None else rng.standard_normal(low_shape) - 1
+        high = None if high_shape is None else rng.standard_normal(high_shape) + 1
+        got = xp.clip(xp.asarray(a), min=None if low is None else xp.asarray(low),
+                      max=None if high is None else xp.asarray(high))
+        want = numpy.clip(a, low, high)
+        assert got.shape == want.shape and got.dtype == xp.float64
+        assert numpy.array_equal(numpy.asarray(got), want)
+    assert numpy.array_equal(numpy.asarray(xp.clip(xp.asarray(numpy.uint8(5)), min=xp.asarray(numpy.uint8([1, 7])))),
+                             numpy.clip(numpy.uint8(5), numpy.uint8([1, 7]), None))
+
+
+def test_boolean_masks_with_empty_axes(rng):
+    # numpy takes a mask axis of length 0 against an axis of any length (nothing is selected);
+    # any other length that differs is an IndexError.
+    a = rng.standard_normal((2, 3))
+    for key_shape in [(0,), (0, 0), (2, 0), (0, 3), (2,), (2, 3)]:
+        key = rng.integers(0, 2, size=key_shape).astype(bool)
+        x = xp.asarray(a)
+        got = x[xp.asarray(key)]
+        assert got.shape == a[key].shape
+        assert numpy.array_equal(numpy.asarray(got), a[key])
+        x[xp.asarray(key)] = 7.0
+        want = a.copy()
+        want[key] = 7.0
+        assert numpy.array_equal(numpy.asarray(x), want)
+    for key_shape in [(3,), (1, 3), (2, 4), (0, 4), (5, 0), (2, 3, 1)]:
+        key = xp.asarray(numpy.zeros(key_shape, dtype=bool))
+        with pytest.raises(IndexError):
+            xp.asarray(a)[key]
+        with pytest.raises(IndexError):
+            xp.asarray(a)[key] = 1.0
+
+
+_MATMUL_SHAPES = [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)), ((2, 3, 4), (4,)), ((4,), (4,)),
+                  ((2, 1, 3, 4), (5, 4, 2)), ((1, 3, 4), (6, 4, 2)), ((7, 2, 3), (7, 3, 1)), ((3, 0), (0, 2)),
+                  ((0, 3, 4), (4, 2))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_matmul_through_blas(rng, dtype, monkeypatch):
+    from kjarni.array_api import _linalg
+
+    def refused(*args):
+        raise AssertionError("a BLAS dtype went through the broadcast-and-sum path")
+    monkeypatch.setattr(_linalg, "_sum_products", refused)
+    for s1, s2 in _MATMUL_SHAPES:
+        a, b = rng.standard_normal(s1), rng.standard_normal(s2)
+        if dtype.startswith("complex"):
+            a, b = a + 1j * rng.standard_normal(s1), b + 1j * rng.standard_normal(s2)
+        a, b = a.astype(dtype), b.astype(dtype)
+        got = numpy.asarray(xp.matmul(xp.asarray(a), xp.asarray(b)))
+        want = numpy.matmul(a.astype(numpy.complex128), b.astype(numpy.complex128))
+        assert got.shape == want.shape and got.dtype == numpy.dtype(dtype)
+        # A k-term dot product in any order is within k * eps * sum |a_i| |b_i| of the exact one
+        # (twice that for complex products, whose parts take two terms each); numpy's in float64
+        # and complex128 is rounded by the same bound, so twice it covers both.
+        k = a.shape[-1]
+        bound = 4 * (k + 1) * numpy.finfo(dtype).eps * numpy.matmul(numpy.abs(a).astype(float),
+                                                                    numpy.abs(b).astype(float))
+        assert numpy.all(numpy.abs(got - want) <= bound), (s1, s2)
+    # Mixed dtypes promote first (float32 @ float64 is float64, as the standard's tables say).
+    a, b = rng.standard_normal((3, 4)).astype(numpy.float32), rng.standard_normal((2, 4, 2))
+    got = xp.asarray(a) @ xp.asarray(b)
+    assert got.dtype == xp.float64
+    numpy.testing.assert_allclose(numpy.asarray(got), a.astype(numpy.float64) @ b, rtol=1e-12, atol=1e-14)
+    # A view BLAS cannot read in place (negative strides) and a transposed one.
+    c = rng.standard_normal((4, 6))
+    x = xp.flip(xp.asarray(c), axis=1)
+    numpy.testing.assert_allclose(numpy.asarray(x @ xp.matrix_transpose(x)), c[:, ::-1] @ c[:, ::-1].T,
+                                  rtol=1e-12, atol=1e-13)
+
+
+_COMPLEX_ON_DEVICE = ["acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh", "tan", "expm1", "log1p",
+                      "log2", "log10"]
+
+
+def _complex_sample(rng, n, dtype):
+    """Magnitudes from 1e-6 to 1e6 in all four quadrants, with a share near the unit circle, near
+    the branch points +-1 (and +-i: the same circle), on both axes, and where cosh overflows."""
+    def signed_magnitudes(size):
+        return numpy.exp(rng.uniform(numpy.log(1e-6), numpy.log(1e6), size)) * rng.choice([-1, 1], size)
+    z = signed_magnitudes(n) + 1j * signed_magnitudes(n)
+    q = n // 8
+    z[:q] = numpy.exp(1j * rng.uniform(-numpy.pi, numpy.pi, q)) * (1 + 1e-3 * rng.standard_normal(q))
+    z[q:2 * q] = rng.choice([-1, 1], q) + 1e-4 * (rng.standard_normal(q) + 1j * rng.standard_normal(q))
+    z[2 * q:3 * q] = z[2 * q:3 * q].real
+    z[3 * q:4 * q] = 1j * z[3 * q:4 * q].imag
+    # Where cosh and sinh of the real part overflow (float32 past 89.4, float64 past 710.5) while
+    # their products with cos and sin of the imaginary part need not.
+    band = rng.choice([-1, 1], q) * numpy.where(rng.integers(0, 2, q) == 1, rng.uniform(85, 95, q),
+                                                  rng.uniform(705, 715, q))
+    z[4 * q:5 * q] = band + 1j * rng.uniform(-1e3, 1e3, q)
+    return z.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", _COMPLEX_ON_DEVICE)
+def test_complex_functions_on_the_device(rng, name, dtype, monkeypatch):
+    def on_device(z):
+        # numpy on the host would show as a read of the argument.
+        with monkeypatch.context() as m:
+            m.setattr(xp.Array, "_host", lambda self: pytest.fail(f"{name} read its argument to the host"))
+            result = getattr(xp, name)(xp.asarray(z))
+        return numpy.asarray(result)
+    numpy_function = getattr(numpy, {"acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh",
+                                     "atan": "arctan", "atanh": "arctanh"}.get(name, name))
+    z = _complex_sample(rng, 4000, dtype)
+    with numpy.errstate(all="ignore"):
+        want = numpy_function(z)
+    got = on_device(z)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    # Each part is a composition of a dozen operations that do not cancel (Hull et al. bound their
+    # inverse sine at a few ulp; numpy's libm is within 1-2): 16 eps of |f(z)| covers both with the
+    # 2-5 ulp OpenCL allows its builtins. expm1, log1p, log2 and log10 are numpy's formulas, whose
+    # real part keeps an absolute eps where it is near 0: their scale is at least 1.
+    scale = numpy.abs(want)
+    if name in ("expm1", "log1p", "log2", "log10"):
+        scale = numpy.maximum(scale, 1.0)
+    finite = numpy.isfinite(want)
+    assert numpy.array_equal(numpy.isfinite(got), finite)
+    err = numpy.abs(got[finite] - want[finite])
+    assert numpy.all(err <= 16 * numpy.finfo(dtype).eps * scale[finite]), z[finite][numpy.argmax(err / scale[finite])]
+    # C99's special values (numpy's): zeros, +-1, +-2, infinities and NaN in either part.
+    special = numpy.array([0.0, -0.0, 0.5, -1.0, 1.0, 2.0, -2.0, numpy.inf, -numpy.inf, numpy.nan])
+    z = numpy.empty((special.size, special.size), dtype=dtype)
+    z.real, z.imag = special[:, None], special[None, :]
+    z = z.ravel()
+    with numpy.errstate(all="ignore"):
+        want = numpy_function(z)
+    got = on_device(z)
+    for part in (numpy.real, numpy.imag):
+        g, w = part(got), part(want)
+        assert numpy.array_equal(numpy.isnan(g), numpy.isnan(w)), z[numpy.isnan(g) != numpy.isnan(w)]
+        assert numpy.array_equal(g[numpy.isinf(w)], w[numpy.isinf(w)])
+        ok = numpy.isfinite(w)
+        assert numpy.all(numpy.abs(g[ok] - w[ok]) <= 16 * numpy.finfo(dtype).eps * numpy.maximum(numpy.abs(w[ok]), 1.0))
+
+
+def test_matmul_without_a_vendor_blas(rng, monkeypatch):
+    # cuBLAS and CLBlast are loaded at run time: where one is missing (UnsupportedError), matmul
+    # gives the same values through the broadcast-and-sum path.
+    import kjarni
+
+    def missing(*args):
+        raise kjarni.errors.UnsupportedError("libclblast.so.1 is not installed")
+    monkeypatch.setattr(kjarni._kjarni.blas, "gemm", missing)
+    monkeypatch.setattr(kjarni._kjarni.blas, "gemm_batched", missing)
+    a = (rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))).astype(numpy.complex64)
+    b = (rng.standard_normal((4, 5)) + 1j * rng.standard_normal((4, 5))).astype(numpy.complex64)
+    for x, y in ((a, b), (a[0], b)):
+        got = numpy.asarray(xp.asarray(x) @ xp.asarray(y))
+        assert got.dtype == numpy.complex64
+        # 4 products of parts of magnitude ~1 in float32: a few 1e-7 of rounding.
+        numpy.testing.assert_allclose(got, x.astype(numpy.complex128) @ y, rtol=1e-5, atol=1e-5)

@@ -63,17 +63,27 @@ def getitem(x, key):
     return wrap(view, x.device)
 
 
+def _check_mask_shape(mask_shape, shape):
+    """A boolean index covers the array's leading axes, each of the same length or, as numpy
+    allows, of length 0 (an empty mask: nothing is selected); anything else is an IndexError."""
+    if len(mask_shape) > len(shape):
+        raise IndexError(f"a boolean index of {len(mask_shape)} dimensions for an array of {len(shape)}")
+    for axis, (m, n) in enumerate(zip(mask_shape, shape)):
+        if m not in (n, 0):
+            raise IndexError(f"a boolean index of shape {mask_shape} does not match the array's {shape}"
+                             f" (axis {axis}: {m} for {n})")
+
+
 def _boolean_getitem(x, key):
     if len(key) != 1 or key[0].dtype != numpy.dtype("bool"):
         raise IndexError("kjarni.array_api takes a boolean array only as the whole index (x[mask])")
     mask = key[0]
-    if mask.shape != x.shape[:mask.ndim]:
-        raise IndexError(f"a boolean index of shape {mask.shape} does not match the array's {x.shape}")
+    _check_mask_shape(mask.shape, x.shape)
     if mask.ndim == 0:
         from ._manipulation import expand_dims
         expanded = expand_dims(x, axis=0)
         return expanded if builtins.bool(mask) else empty_on((0,) + x.shape, x.dtype, x.device)
-    if x.size == 0:
+    if x.size == 0 or mask.size == 0:
         return empty_on((0,) + x.shape[mask.ndim:], x.dtype, x.device)
     out = _work.boolean_index(x.device.queue, x._data, mask._data)
     if out.size == 0:
@@ -87,11 +97,12 @@ def setitem(x, key, value):
         operand(value, x)
     queue = x.device.queue
     if builtins.any(isinstance(k, Array) for k in key):
-        if len(key) != 1 or key[0].dtype != numpy.dtype("bool") or key[0].shape != x.shape[:key[0].ndim]:
+        if len(key) != 1 or key[0].dtype != numpy.dtype("bool"):
             raise IndexError("kjarni.array_api assigns through a boolean array only as the whole index")
-        if x.size == 0:
-            return
         mask = key[0]
+        _check_mask_shape(mask.shape, x.shape)
+        if x.size == 0 or mask.size == 0:
+            return
         if mask.ndim == 0:
             if builtins.bool(mask):
                 setitem(x, Ellipsis, value)

@@ -1,6 +1,8 @@
 """The standard's linear algebra functions in the main namespace: matmul, tensordot, vecdot and
-matrix_transpose. Products are formed elementwise by broadcasting and summed by kjarni's reduction
-on the device, which serves every numeric dtype (integers included, which BLAS does not)."""
+matrix_transpose. matmul (and tensordot, which is one matmul) runs through kjarni's BLAS (gemm,
+gemm_batched) for the dtypes BLAS has: float32, float64, complex64, complex128. Integer dtypes,
+which BLAS lacks, and vecdot form the products elementwise by broadcasting and sum them with
+kjarni's reduction on the device."""
 
 import operator
 
@@ -8,6 +10,7 @@ import numpy
 
 from .. import _kjarni
 from ..dtypes import dtype as _kdtype
+from ..errors import UnsupportedError
 from ._array_object import Array, empty_on, wrap
 
 
@@ -45,6 +48,30 @@ def _check_numeric(*xs):
             raise TypeError("linear algebra takes numeric kjarni.array_api arrays")
 
 
+_BLAS_DTYPES = frozenset(numpy.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
+
+
+def _blas_matmul(a, b, dtype, batch):
+    """a @ b for a (..., m, k) and b (..., k, n), both at least 2-d, through gemm (no batch) or
+    gemm_batched over the broadcast batch axes flattened into one. An operand without a batch of
+    its own is repeated by a batch stride of 0 (broadcast_to's view), not copied; BLAS copies an
+    operand whose layout it cannot read (a flipped view, for one) into a temporary itself."""
+    from ._dtypes import astype
+    from ._manipulation import broadcast_to, reshape
+    device = a.device
+    queue = device.queue
+    a, b = astype(a, dtype, copy=False), astype(b, dtype, copy=False)
+    if not batch:
+        return wrap(_kjarni.blas.gemm(queue, 1.0, a._data, b._data, 0.0, None, "N", "N"), device)
+    count = int(numpy.prod(batch, dtype=numpy.int64))
+
+    def stacked(x):
+        return reshape(broadcast_to(x, batch + x.shape[-2:]), (count,) + x.shape[-2:])._data
+
+    c = _kjarni.blas.gemm_batched(queue, 1.0, stacked(a), stacked(b), 0.0, None, "N", "N")
+    return reshape(wrap(c, device), batch + (a.shape[-2], b.shape[-1]))
+
+
 def matmul(x1, x2, /):
     _check_numeric(x1, x2)
     if x1.ndim == 0 or x2.ndim == 0:
@@ -59,18 +86,28 @@ def matmul(x1, x2, /):
         b = expand_dims(b, axis=1)
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(f"matmul: {x1.shape} and {x2.shape} do not match in the contracted dimension")
-    batch = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = tuple(numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-    shape = tuple(batch) + (m, n)
-    # (..., m, k, 1) * (..., 1, k, n) summed over k.
-    a3 = reshape(a, a.shape[:-2] + (m, k, 1))
-    b3 = reshape(b, b.shape[:-2] + (1, k, n))
-    if k == 0:
+    shape = batch + (m, n)
+    if k == 0 or 0 in shape:
         out = empty_on(shape, dtype, x1.device)
         if out.size:
             _kjarni.fill(x1.device.queue, out._data, numpy.zeros((), dtype=dtype)[()])
     else:
-        out = _sum_products(a3, b3, -2, dtype, shape)
+        out = None
+        if numpy.dtype(dtype) in _BLAS_DTYPES:
+            try:
+                out = _blas_matmul(a, b, dtype, batch)
+            except UnsupportedError:
+                # The vendor BLAS is missing (cuBLAS or CLBlast are loaded at run time): the path
+                # below gives the same values without it.
+                out = None
+        if out is None:
+            # Integers (BLAS has no integer gemm), or no BLAS: the (..., m, k, n) products are
+            # formed in one kernel and summed over k by the reduction (an m*k*n temporary).
+            a3 = reshape(a, a.shape[:-2] + (m, k, 1))
+            b3 = reshape(b, b.shape[:-2] + (1, k, n))
+            out = _sum_products(a3, b3, -2, dtype, shape)
     if x1.ndim == 1:
         out = reshape(out, out.shape[:-2] + out.shape[-1:])
     if x2.ndim == 1:
