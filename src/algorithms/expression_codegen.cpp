@@ -37,7 +37,8 @@ public:
             case ExprOp::reduction: return reduction_value(node);
             case ExprOp::cast: {
                 const ExprNode& child = *node.children[0];
-                return convert_value(emit(child, child.dtype), child.dtype, node.dtype);
+                const std::string value = convert_value(emit(child, child.dtype), child.dtype, node.dtype);
+                return node.statement_value ? statement_value(value, node.dtype) : value;
             }
             case ExprOp::where: {
                 const ExprNode& c = *node.children[0];
@@ -178,6 +179,30 @@ private:
             if (same_view(code.arrays[k], array)) return fmt::format("v{}", k);
         code.arrays.push_back(array);
         return fmt::format("v{}", code.arrays.size() - 1);
+    }
+
+    // A statement's value as its eager evaluation stores it: float16 rounded to 16 bits, and every
+    // floating value passed through KJ_KEEP (device_code.cpp) with a parameter the compiler cannot
+    // see to be 0, so that it cannot contract a multiply inside the statement with an add outside
+    // it into one fused multiply-add (eager evaluation rounds the product when it stores it).
+    std::string statement_value(const std::string& value, const DType& dtype) {
+        if (!is_real(dtype) && !is_complex(dtype)) return value;  // integers and bool are exact
+        code.scalars.push_back(ExprScalarParameter{ScalarValue{ScalarValue::Kind::unsigned_integer, 0, 0, {}}, dtypes::uint32});
+        const std::string zero = fmt::format("s{}", code.scalars.size() - 1);
+        const auto keep = [&](const std::string& v, bool wide) {
+            return fmt::format("{}({}, {})", wide ? "KJ_KEEP_D" : "KJ_KEEP_F", v, zero);
+        };
+        switch (dtype.kind()) {
+            case K::float16: return fmt::format("kjarni_h2f(kjarni_f2h({}))", keep(value, false));
+            case K::float32: return keep(value, false);
+            case K::float64: return keep(value, true);
+            default: {
+                const bool wide = dtype.kind() == K::complex128;
+                const std::string part_x = keep(fmt::format("({}).x", value), wide);
+                const std::string part_y = keep(fmt::format("({}).y", value), wide);
+                return fmt::format("{}({}, {})", complex_ctr(dtype), part_x, part_y);
+            }
+        }
     }
 
     std::string reduction_value(const ExprNode& node) {
