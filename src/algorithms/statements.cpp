@@ -242,7 +242,8 @@ Statements::Statements(Statements&&) noexcept = default;
 Expr Statements::let(const Expr& expression) {
     State& s = *state_;
     const Expr fused = s.substitute(expression);
-    if (fused.dtype().is_struct()) throw ArgumentError("expression", fmt::format("let: struct values ({})", fused.dtype().name()));
+    // (evaluate()'s own message: its result array would have the struct dtype)
+    if (fused.dtype().is_struct()) throw ArgumentError("out", fmt::format("has struct dtype {}", fused.dtype().name()));
     s.check_operands(expression, fused, std::nullopt);
     auto marker = std::make_shared<ExprNode>();
     marker->op = ExprOp::cast;
