@@ -284,7 +284,11 @@ FusionPlan Statements::plan() const {
         FusionPlan one = fusion_plan(s.queue, statement.expression);
         // The root reduction written into out directly: the plan's last kernel (the copy of the
         // reduction's result into out) does not run.
-        if (direct_reduction(s.queue, statement.out, statement.expression) != nullptr) one.kernels.pop_back();
+        // (Why the row kernel was not taken does not matter then.)
+        if (direct_reduction(s.queue, statement.out, statement.expression) != nullptr) {
+            one.kernels.pop_back();
+            one.reason.clear();
+        }
         for (FusionPlan::Kernel& kernel : one.kernels) {
             kernel.what = fmt::format("{}: {}", statement.what, kernel.what);
             plan.kernels.push_back(std::move(kernel));
