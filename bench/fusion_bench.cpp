@@ -65,8 +65,8 @@ std::shared_ptr<Setup> make_setup(const kjarni::Api& api, std::size_t n, std::si
         return array;
     };
     auto setup = std::make_shared<Setup>(Setup{queue, make({n}, 1.25), make({n}, 0.5), make({rows, cols}, 0.75),
-                                               make({rows, cols}, 0), make({cols}, 1.5), make({cols}, 0.25), make({m3}, 0.5),
-                                               make({m3}, 1.25), make({m3}, -0.75)});
+                                               make({rows, cols}, 0), make({cols}, 1.5), make({cols}, 0.25),
+                                               make({m3}, 0.5), make({m3}, 1.25), make({m3}, -0.75)});
     queue.synchronize();
     return setup;
 }

@@ -110,7 +110,8 @@ int run(const kjarni::Queue& queue) {
         rounding += 5 * u * std::fabs(v) * (std::fabs(3.0 * x_host[i]) + std::fabs(b_host[i])) + u * v * v;
     }
     // the sum of n values adds at most (n - 1) u sum |z| (z = v^2 nearly)
-    ok = report(std::fabs(s.get(queue).to_vector<float>()[0] - expected_s) <= (rows * cols + 4) * u * expected_s + 2 * rounding,
+    const double bound = (rows * cols + 4) * u * expected_s + 2 * rounding;
+    ok = report(std::fabs(s.get(queue).to_vector<float>()[0] - expected_s) <= bound,
                 "y = 3x + b; z = y*y; s = sum(z) in one kernel") && ok;
     return ok ? 0 : 1;
 }

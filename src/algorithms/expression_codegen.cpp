@@ -187,7 +187,8 @@ private:
     // it into one fused multiply-add (eager evaluation rounds the product when it stores it).
     std::string statement_value(const std::string& value, const DType& dtype) {
         if (!is_real(dtype) && !is_complex(dtype)) return value;  // integers and bool are exact
-        code.scalars.push_back(ExprScalarParameter{ScalarValue{ScalarValue::Kind::unsigned_integer, 0, 0, {}}, dtypes::uint32});
+        const ScalarValue zero_value{ScalarValue::Kind::unsigned_integer, 0, 0, {}};
+        code.scalars.push_back(ExprScalarParameter{zero_value, dtypes::uint32});
         const std::string zero = fmt::format("s{}", code.scalars.size() - 1);
         const auto keep = [&](const std::string& v, bool wide) {
             return fmt::format("{}({}, {})", wide ? "KJ_KEEP_D" : "KJ_KEEP_F", v, zero);

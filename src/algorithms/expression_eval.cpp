@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/assignment.hpp"
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/compaction.hpp"
 #include "algorithms/cpu_code.hpp"
@@ -18,7 +19,6 @@
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/expression_math.hpp"
 #include "algorithms/expression_node.hpp"
-#include "algorithms/assignment.hpp"
 #include "algorithms/expression_plan.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"

@@ -87,7 +87,7 @@ struct Statements::State {
     std::vector<PendingStatement> pending;
     std::vector<LetValue> lets;
     std::map<const ExprNode*, std::size_t> let_of;  // marker -> index in lets
-    std::size_t statements = 0;                      // let(), assign() and evaluate() calls so far
+    std::size_t statements = 0;                     // let(), assign() and evaluate() calls so far
 
     // The block's own lazy value that `node` is, or nullptr (an address of an expired value may
     // have been reused by another node).
@@ -107,8 +107,9 @@ struct Statements::State {
             result = std::make_shared<const ExprNode>(*marker);
         } else {
             if (node->statement_value)
-                throw ArgumentError("expression", "uses a lazy value of another Statements block (run that block and store "
-                                                  "the value with its evaluate())");
+                throw ArgumentError("expression",
+                                    "uses a lazy value of another Statements block (run that block and store "
+                                    "the value with its evaluate())");
             std::vector<NodePtr> children;
             bool changed = false;
             for (const NodePtr& child : node->children) {
@@ -200,13 +201,15 @@ struct Statements::State {
             const std::shared_ptr<ExprNode> marker = let.marker.lock();
             if (!marker) continue;
             bool overwritten = false;
-            for (const Array& a : let.reads) overwritten = overwritten || detail::memory_overlap(out, a) != detail::Overlap::none;
+            for (const Array& a : let.reads)
+                overwritten = overwritten || detail::memory_overlap(out, a) != detail::Overlap::none;
             if (!overwritten) continue;
             const Array stored = Array::empty(queue.device(), marker->shape, marker->dtype, Order::C, allocator);
-            pending.push_back(PendingStatement{stored, Expr(marker->children[0]),
-                                               fmt::format("the value of statement {} stored before statement {} overwrites "
-                                                           "what it reads",
-                                                           let.statement, statements)});
+            pending.push_back(
+                PendingStatement{stored, Expr(marker->children[0]),
+                                 fmt::format("the value of statement {} stored before statement {} overwrites "
+                                             "what it reads",
+                                             let.statement, statements)});
             marker->children[0] = Expr(stored).node();
             let.reads = {stored};
         }
@@ -227,7 +230,8 @@ struct Statements::State {
     }
 };
 
-Statements::Statements(const Queue& queue, const Allocator& allocator) : state_(std::make_unique<State>(queue, allocator)) {}
+Statements::Statements(const Queue& queue, const Allocator& allocator)
+    : state_(std::make_unique<State>(queue, allocator)) {}
 
 Statements::~Statements() {
     if (!state_) return;

@@ -43,8 +43,9 @@ std::string first_difference(const HostArray& got, const HostArray& want) {
     const std::size_t item = got.dtype().itemsize();
     for (std::size_t k = 0; k < got.size(); ++k)
         if (std::memcmp(got.data() + k * item, want.data() + k * item, item) != 0)
-            return "element " + std::to_string(k) + ": " + std::to_string(static_cast<double>(value_at(got, k).real())) +
-                   " vs " + std::to_string(static_cast<double>(value_at(want, k).real()));
+            return "element " + std::to_string(k) + ": " +
+                   std::to_string(static_cast<double>(value_at(got, k).real())) + " vs " +
+                   std::to_string(static_cast<double>(value_at(want, k).real()));
     return "";
 }
 
@@ -97,8 +98,8 @@ TEST_P(StatementsTest, IssueExampleIsOneKernelAndEqualsEager) {
 
 // Chains of elementwise statements: each lazy value is the array its eager statement stores.
 TEST_P(StatementsTest, ElementwiseChainsEqualEagerBitForBit) {
-    const DType types[] = {DType(Kind::float16), DType(Kind::float32), DType(Kind::float64), DType(Kind::int32),
-                           DType(Kind::uint8), DType(Kind::int64), DType(Kind::complex64)};
+    const DType types[] = {DType(Kind::float16), DType(Kind::float32), DType(Kind::float64),  DType(Kind::int32),
+                           DType(Kind::uint8),   DType(Kind::int64),   DType(Kind::complex64)};
     for (const DType& dtype : types) {
         const std::vector<std::size_t> shape{5, 333};
         const Array a = Array::from_host(queue(), random_host(dtype, shape));
@@ -140,7 +141,9 @@ TEST_P(StatementsTest, ReductionsOfLazyValuesEqualEager) {
         const Array row_sums = block.evaluate(sum(y, 1, true));
         const Array centred = block.evaluate(y - min(y, 0, true));
         block.run();
-        EXPECT_EQ(first_difference(max_rows.get(queue()), max(queue(), y_e, {.axes = std::vector<int>{1}}).get(queue())), "");
+        EXPECT_EQ(first_difference(max_rows.get(queue()),
+                                   max(queue(), y_e, {.axes = std::vector<int>{1}}).get(queue())),
+                  "");
         EXPECT_EQ(first_difference(argmin_all.get(queue()), argmin(queue(), y_e).get(queue())), "");
         EXPECT_EQ(first_difference(centred.get(queue()), evaluate(queue(), y_e - min(y_e, 0, true)).get(queue())), "");
         const HostArray sums = row_sums.get(queue());
@@ -151,7 +154,8 @@ TEST_P(StatementsTest, ReductionsOfLazyValuesEqualEager) {
             const HostArray y_host = y_e.get(queue());
             for (std::size_t r = 0; r < shape[0]; ++r) {
                 long double magnitude = 0;
-                for (std::size_t c = 0; c < shape[1]; ++c) magnitude += std::fabs(value_at(y_host, r * shape[1] + c).real());
+                for (std::size_t c = 0; c < shape[1]; ++c)
+                    magnitude += std::fabs(value_at(y_host, r * shape[1] + c).real());
                 const long double bound = 2 * static_cast<long double>(shape[1] - 1) * unit_roundoff(dtype) * magnitude;
                 EXPECT_LE(std::fabs(value_at(sums, r).real() - value_at(sums_e, r).real()), bound) << "row " << r;
             }
@@ -179,7 +183,8 @@ TEST_P(StatementsTest, SoftmaxAcrossStatementsWithinBound) {
     const long double u = unit_roundoff(DType(Kind::float32));
     for (std::size_t k = 0; k < g.size(); ++k) {
         const long double w = value_at(want, k).real();
-        EXPECT_LE(std::fabs(value_at(g, k).real() - w), (static_cast<long double>(shape[1]) + 8) * u * std::fabs(w)) << k;
+        EXPECT_LE(std::fabs(value_at(g, k).real() - w), (static_cast<long double>(shape[1]) + 8) * u * std::fabs(w))
+            << k;
     }
 }
 
@@ -194,11 +199,12 @@ TEST_P(StatementsTest, AliasingFollowsEagerOrder) {
     // eager
     const Array x_e = Array::from_host(queue(), x_host), a_e = Array::from_host(queue(), a_host);
     const Array l_e = evaluate(queue(), x_e * 3 + a_e);
-    assign(queue(), x_e, x_e * 2 + 1);                               // overwrites what l reads
-    const Array w_e = evaluate(queue(), x_e + a_e);                  // reads the new x
-    assign(queue(), x_e[{S{1, std::nullopt}}], x_e[{S{std::nullopt, -1}}] + l_e[{S{1, std::nullopt}}]);  // a view of an input
+    assign(queue(), x_e, x_e * 2 + 1);               // overwrites what l reads
+    const Array w_e = evaluate(queue(), x_e + a_e);  // reads the new x
+    assign(queue(), x_e[{S{1, std::nullopt}}],
+           x_e[{S{std::nullopt, -1}}] + l_e[{S{1, std::nullopt}}]);  // a view of an input
     const Array out_e = evaluate(queue(), l_e * x_e - w_e);
-    assign(queue(), a_e, a_e * a_e);                                  // in place
+    assign(queue(), a_e, a_e * a_e);  // in place
 
     // lazily
     const Array x = Array::from_host(queue(), x_host), a = Array::from_host(queue(), a_host);
@@ -261,9 +267,11 @@ TEST_P(StatementsTest, ErrorsAtTheSameStatementAsEager) {
     const Case cases[] = {
         {"float into int32 (same_kind)", [&] { assign(queue(), ints, y_e * 2); }, [&] { block.assign(ints, y * 2); }},
         {"shape of out", [&] { assign(queue(), wrong, y_e); }, [&] { block.assign(wrong, y); }},
-        {"weak integer out of range", [&] { (void)evaluate(queue(), small + 300); }, [&] { (void)block.let(small + 300); }},
+        {"weak integer out of range", [&] { (void)evaluate(queue(), small + 300); },
+         [&] { (void)block.let(small + 300); }},
         {"weak integer into out", [&] { assign(queue(), small, 300); }, [&] { block.assign(small, 300); }},
-        {"max of an empty axis", [&] { (void)evaluate(queue(), max(empty_rows, 1)); }, [&] { (void)block.evaluate(max(empty_rows, 1)); }},
+        {"max of an empty axis", [&] { (void)evaluate(queue(), max(empty_rows, 1)); },
+         [&] { (void)block.evaluate(max(empty_rows, 1)); }},
         {"argmin of an empty axis in a let", [&] { (void)evaluate(queue(), argmin(empty_rows, 1) + 1); },
          [&] { (void)block.let(argmin(empty_rows, 1) + 1); }},
     };
