@@ -112,7 +112,8 @@ int run(const kjarni::Queue& queue) {
     // the sum of n values adds at most (n - 1) u sum |z| (z = v^2 nearly)
     const double bound = (rows * cols + 4) * u * expected_s + 2 * rounding;
     ok = report(std::fabs(s.get(queue).to_vector<float>()[0] - expected_s) <= bound,
-                "y = 3x + b; z = y*y; s = sum(z) in one kernel") && ok;
+                "y = 3x + b; z = y*y; s = sum(z) in one kernel") &&
+         ok;
     return ok ? 0 : 1;
 }
 

@@ -396,16 +396,19 @@ Expr checked_assignment(const Queue& queue, const Array& out, const Expr& expres
         converted = ::kjarni::fill_value(expression, out.dtype());
     } else {
         if (!::kjarni::same_kind_castable(expression.dtype(), out.dtype()))
-            throw ArgumentError("out", fmt::format("has dtype {}; the expression's {} does not cast to it within its kind "
-                                                   "(numpy's same_kind): use astype()",
-                                                   out.dtype().name(), expression.dtype().name()));
+            throw ArgumentError("out",
+                                fmt::format("has dtype {}; the expression's {} does not cast to it within its kind "
+                                            "(numpy's same_kind): use astype()",
+                                            out.dtype().name(), expression.dtype().name()));
         if (!(expression.dtype() == out.dtype())) converted = ::kjarni::astype(expression, out.dtype());
     }
     ::kjarni::check_out(queue, out, converted);
     return converted;
 }
 
-void run_assignment(const Queue& queue, const Array& out, const Expr& expression) { ::kjarni::run(queue, out, expression); }
+void run_assignment(const Queue& queue, const Array& out, const Expr& expression) {
+    ::kjarni::run(queue, out, expression);
+}
 
 }  // namespace detail
 
