@@ -44,7 +44,9 @@
 /// is the caller's error, as it would be with eager work still in flight. A let() value may be used
 /// only by statements of its own block. A block is used by one thread at a time.
 ///
-/// The destructor runs what is pending; errors it meets then are lost (a destructor cannot throw):
+/// run() stops at the first statement that fails and drops the rest; the block's lazy values are
+/// then not to be used (one may have been meant to be stored by a dropped statement). The
+/// destructor runs what is pending; errors it meets then are lost (a destructor cannot throw):
 /// call run() to see them. \file
 
 #include <cstddef>
