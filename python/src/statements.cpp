@@ -40,7 +40,8 @@ void bind_statements(nb::module_& m) {
             "plan",
             [](const Statements& s) {
                 std::vector<std::tuple<std::string, std::size_t, std::size_t>> kernels;
-                for (const FusionPlan::Kernel& k : s.plan().kernels) kernels.emplace_back(k.what, k.bytes_read, k.bytes_written);
+                for (const FusionPlan::Kernel& k : s.plan().kernels)
+                    kernels.emplace_back(k.what, k.bytes_read, k.bytes_written);
                 return kernels;
             },
             "The kernels run() would run: (what, bytes read, bytes written) each.")

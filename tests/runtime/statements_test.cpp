@@ -68,8 +68,8 @@ TEST_P(StatementsTest, IssueExampleIsOneKernelAndEqualsEager) {
         const Array s = block.evaluate(sum(z));
         const FusionPlan plan = block.plan();
         // Eagerly: one kernel per statement (each evaluate() one elementwise kernel, the sum one reduction).
-        const std::size_t eager_kernels = fusion_plan(queue(), a * x + b).kernels.size() +
-                                          fusion_plan(queue(), y_eager * y_eager).kernels.size() + 1;
+        const std::size_t eager_kernels =
+            fusion_plan(queue(), a * x + b).kernels.size() + fusion_plan(queue(), y_eager * y_eager).kernels.size() + 1;
         EXPECT_EQ(eager_kernels, 3u);
         EXPECT_EQ(plan.kernels.size(), 1u) << plan.describe();
         EXPECT_LT(plan.kernels.size(), eager_kernels);
