@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <map>
 #include <optional>
 
 #include "algorithms/c_arguments.hpp"
@@ -37,8 +38,12 @@ public:
             case ExprOp::reduction: return reduction_value(node);
             case ExprOp::cast: {
                 const ExprNode& child = *node.children[0];
+                if (!node.statement_value) return convert_value(emit(child, child.dtype), child.dtype, node.dtype);
+                // A statement's value used again in this kernel: the same text, so that the compiler
+                // computes it once per element (its own dtype is its context: no weak scalar).
+                if (const auto found = statement_values_.find(&node); found != statement_values_.end()) return found->second;
                 const std::string value = convert_value(emit(child, child.dtype), child.dtype, node.dtype);
-                return node.statement_value ? statement_value(value, node.dtype) : value;
+                return statement_values_.emplace(&node, statement_value(value, node.dtype)).first->second;
             }
             case ExprOp::where: {
                 const ExprNode& c = *node.children[0];
@@ -121,6 +126,8 @@ public:
     }
 
 private:
+    std::map<const ExprNode*, std::string> statement_values_;
+
     static bool integral(const DType& d) { return is_integer(d) || d.kind() == K::bool_; }
 
     // numpy's ufunc loops compare integers exactly even where the promoted type is float64 (int64
