@@ -41,7 +41,8 @@ public:
                 if (!node.statement_value) return convert_value(emit(child, child.dtype), child.dtype, node.dtype);
                 // A statement's value used again in this kernel: the same text, so that the compiler
                 // computes it once per element (its own dtype is its context: no weak scalar).
-                if (const auto found = statement_values_.find(&node); found != statement_values_.end()) return found->second;
+                if (const auto found = statement_values_.find(&node); found != statement_values_.end())
+                    return found->second;
                 const std::string value = convert_value(emit(child, child.dtype), child.dtype, node.dtype);
                 return statement_values_.emplace(&node, statement_value(value, node.dtype)).first->second;
             }
