@@ -31,18 +31,6 @@ using detail::ExprNode;
 using detail::ExprOp;
 using NodePtr = std::shared_ptr<const ExprNode>;
 
-struct PendingStatement {
-    Array out;
-    Expr expression;  // lazy values substituted, converted to out's dtype
-    std::string what;
-};
-
-struct LetValue {
-    std::weak_ptr<ExprNode> marker;  // the user's node; expired once nothing can use the value
-    std::vector<Array> reads;        // the arrays its current definition reads
-    std::size_t statement = 0;
-};
-
 void collect_arrays(const ExprNode& node, std::vector<Array>& arrays) {
     if (node.array) arrays.push_back(*node.array);
     for (const auto& child : node.children) collect_arrays(*child, arrays);
@@ -58,16 +46,16 @@ const ExprNode* direct_reduction(const Queue& queue, const Array& out, const Exp
     return &root;
 }
 
-void run_statement(const Queue& queue, const PendingStatement& statement) {
-    const ExprNode* reduction = direct_reduction(queue, statement.out, statement.expression);
-    if (reduction == nullptr) return detail::run_assignment(queue, statement.out, statement.expression);
+void run_statement(const Queue& queue, const Array& out, const Expr& expression) {
+    const ExprNode* reduction = direct_reduction(queue, out, expression);
+    if (reduction == nullptr) return detail::run_assignment(queue, out, expression);
     const detail::ReductionNode& r = *reduction->reduction;
     ReduceOptions options;
     options.axes.emplace();
     for (std::size_t d = 0; d < r.reduced.size(); ++d)
         if (r.reduced[d]) options.axes->push_back(static_cast<int>(d));
     options.keepdims = r.keepdims;
-    options.out = statement.out;
+    options.out = out;
     detail::reduce_expression(queue, r.kind, Expr(reduction->children[0]), options, r.dtype, r.ddof);
 }
 
@@ -81,6 +69,20 @@ bool refuses_empty(detail::ReductionKind kind) {
 
 struct Statements::State {
     State(const Queue& q, const Allocator& a) : queue(q), allocator(a) {}
+
+    // (Nested: members of a class of the library's linkage may not have types of an anonymous
+    // namespace, which unity batches would make them.)
+    struct PendingStatement {
+        Array out;
+        Expr expression;  // lazy values substituted, converted to out's dtype
+        std::string what;
+    };
+
+    struct LetValue {
+        std::weak_ptr<ExprNode> marker;  // the user's node; expired once nothing can use the value
+        std::vector<Array> reads;        // the arrays its current definition reads
+        std::size_t statement = 0;
+    };
 
     Queue queue;
     Allocator allocator;
@@ -255,7 +257,7 @@ Expr Statements::let(const Expr& expression) {
     marker->shape = fused.shape();
     marker->children = {fused.node()};
     marker->statement_value = true;
-    LetValue value;
+    State::LetValue value;
     value.marker = marker;
     collect_arrays(*fused.node(), value.reads);
     value.statement = ++s.statements;
@@ -276,15 +278,15 @@ Array Statements::evaluate(const Expr& expression) {
 void Statements::run() {
     State& s = *state_;
     // Taken out first: a statement that fails drops those after it, never runs one twice.
-    const std::vector<PendingStatement> work = std::move(s.pending);
+    const std::vector<State::PendingStatement> work = std::move(s.pending);
     s.pending.clear();
-    for (const PendingStatement& statement : work) run_statement(s.queue, statement);
+    for (const State::PendingStatement& statement : work) run_statement(s.queue, statement.out, statement.expression);
 }
 
 FusionPlan Statements::plan() const {
     const State& s = *state_;
     FusionPlan plan;
-    for (const PendingStatement& statement : s.pending) {
+    for (const State::PendingStatement& statement : s.pending) {
         FusionPlan one = fusion_plan(s.queue, statement.expression);
         // The root reduction written into out directly: the plan's last kernel (the copy of the
         // reduction's result into out) does not run.
