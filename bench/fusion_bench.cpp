@@ -9,10 +9,16 @@
 //   layernorm_fused    (x - mean(x)) / sqrt(var(x) + 1e-5) * gamma + beta along the last axis:
 //                      one kernel (reads x, gamma, beta, writes y)
 //   layernorm_unfused  mean, var, then the expression (three kernels)
+//   statements_lazy    the three statements y = a*x + b; z = y*y; s = sum(z) on m float32
+//                      (a, x, b arrays) in a kjarni::Statements block, y and z let() values: one
+//                      kernel (reads a, x, b)
+//   statements_eager   the same statements one by one: evaluate, evaluate, sum (three kernels:
+//                      y and z written and read back); temporaries from a MemoryPool in both
 // GB/s counts the useful bytes (each array read once, the result written once: for sum 8n, for
 // softmax and layer normalisation 8 rows cols), so the figures compare with a copy's bandwidth and
-// with the peers'. Sizes: n = 2^KJARNI_BENCH_FUSION_LOG2 (default 28), (rows, cols) =
-// (2^KJARNI_BENCH_FUSION_ROWS_LOG2 (default 16), 4096). Each iteration enqueues 10 operations,
+// with the peers'; for the statements 12m. Sizes: n = 2^KJARNI_BENCH_FUSION_LOG2 (default 28),
+// (rows, cols) = (2^KJARNI_BENCH_FUSION_ROWS_LOG2 (default 16), 4096), m =
+// 2^KJARNI_BENCH_STATEMENTS_LOG2 (default 26). Each iteration enqueues 10 operations,
 // then waits. On the GPU machine, beside PyTorch and CuPy:
 //
 //   build/bench/kjarni_bench_fusion --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true
@@ -28,6 +34,7 @@
 
 #include "kjarni/fusion.hpp"
 #include "kjarni/kjarni.hpp"
+#include "kjarni/statements.hpp"
 
 namespace {
 
@@ -44,9 +51,12 @@ struct Setup {
     kjarni::Queue queue;
     kjarni::Array x, b;             // n
     kjarni::Array m, out, gamma, beta;  // (rows, cols), cols
+    kjarni::Array sa, sx, sb;           // the statements' a, x, b: m3 each
+    // Results and temporaries from a pool, as PyTorch's and CuPy's caching allocators serve theirs.
+    kjarni::MemoryPool pool{};
 };
 
-std::shared_ptr<Setup> make_setup(const kjarni::Api& api, std::size_t n, std::size_t rows) {
+std::shared_ptr<Setup> make_setup(const kjarni::Api& api, std::size_t n, std::size_t rows, std::size_t m3) {
     auto context = kjarni::Context::from_criteria(api);
     kjarni::Queue queue(context.devices()[0]);
     auto make = [&](std::vector<std::size_t> shape, double value) {
@@ -55,7 +65,8 @@ std::shared_ptr<Setup> make_setup(const kjarni::Api& api, std::size_t n, std::si
         return array;
     };
     auto setup = std::make_shared<Setup>(Setup{queue, make({n}, 1.25), make({n}, 0.5), make({rows, cols}, 0.75),
-                                               make({rows, cols}, 0), make({cols}, 1.5), make({cols}, 0.25)});
+                                               make({rows, cols}, 0), make({cols}, 1.5), make({cols}, 0.25),
+                                               make({m3}, 0.5), make({m3}, 1.25), make({m3}, -0.75)});
     queue.synchronize();
     return setup;
 }
@@ -79,8 +90,9 @@ int main(int argc, char** argv) {
     const std::size_t n = from_env("KJARNI_BENCH_FUSION_LOG2", 28);
     const std::size_t rows = from_env("KJARNI_BENCH_FUSION_ROWS_LOG2", 16);
     const std::size_t matrix_bytes = rows * cols * sizeof(float);
+    const std::size_t m3 = from_env("KJARNI_BENCH_STATEMENTS_LOG2", 26);
     for (const kjarni::Api& api : kjarni::Api::all_available()) {
-        const auto s = make_setup(api, n, rows);
+        const auto s = make_setup(api, n, rows, m3);
         const std::string tag = fmt::format("{}/{}", api.shortcut(), s->queue.device().name());
         auto add = [&](const std::string& name, std::size_t useful, auto work) {
             benchmark::RegisterBenchmark((name + "/" + tag).c_str(), [s, useful, work](benchmark::State& state) {
@@ -110,6 +122,27 @@ int main(int argc, char** argv) {
             const kjarni::Array sigma2 = kjarni::var(s->queue, s->m, each_row);
             kjarni::assign(s->queue, s->out, (s->m - mu) / kjarni::sqrt(sigma2 + 1e-5f) * s->gamma + s->beta);
         });
+        add("statements_lazy", 3 * m3 * sizeof(float), [s] {
+            kjarni::Statements block(s->queue, s->pool);
+            const kjarni::Expr y = block.let(s->sa * s->sx + s->sb);
+            const kjarni::Expr z = block.let(y * y);
+            (void)block.evaluate(kjarni::sum(z));
+            block.run();
+        });
+        add("statements_eager", 3 * m3 * sizeof(float), [s] {
+            const kjarni::Array y = kjarni::evaluate(s->queue, s->sa * s->sx + s->sb, s->pool);
+            const kjarni::Array z = kjarni::evaluate(s->queue, y * y, s->pool);
+            kjarni::ReduceOptions options;
+            options.allocator = s->pool;
+            (void)kjarni::sum(s->queue, z, options);
+        });
+        {
+            kjarni::Statements probe(s->queue, s->pool);
+            const kjarni::Expr y = probe.let(s->sa * s->sx + s->sb);
+            const kjarni::Expr z = probe.let(y * y);
+            (void)probe.evaluate(kjarni::sum(z));
+            fmt::print("{}: statements plan:\n{}", tag, probe.plan().describe());
+        }
         const kjarni::Expr softmax_probe = kjarni::exp(s->m - kjarni::max(s->m, -1, true));
         fmt::print("{}: softmax plan:\n{}", tag,
                    kjarni::fusion_plan(s->queue, softmax_probe / kjarni::sum(softmax_probe, -1, true)).describe());

@@ -1,10 +1,12 @@
-// The example of docs/fusion.md: a reduction of an expression in one kernel, and a softmax and a
-// layer normalisation written with kjarni's operations, planned into one kernel on a GPU. Every result is
+// The example of docs/fusion.md: a reduction of an expression in one kernel, a softmax and a
+// layer normalisation written with kjarni's operations, planned into one kernel on a GPU, and three
+// statements evaluated lazily in one kernel. Every result is
 // checked against the CPU; the first argument names the device (a device specifier), else the
 // first device is used.
 
 #include <kjarni/fusion.hpp>
 #include <kjarni/kjarni.hpp>
+#include <kjarni/statements.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -89,6 +91,29 @@ int run(const kjarni::Queue& queue) {
         }
     }
     ok = report(norm_ok, "layer normalisation (one kernel on a GPU)") && ok;
+
+    //! [statements]
+    // y = 3x + b; z = y*y; s = sum(z): nothing runs until run(), then one kernel; y and z are
+    // never stored, and s is the value the three statements give one by one.
+    kjarni::Statements block(queue);
+    const kjarni::Expr y_value = block.let(3.0f * x + b);
+    const kjarni::Expr z_value = block.let(y_value * y_value);
+    const kjarni::Array s = block.evaluate(kjarni::sum(z_value));
+    std::cout << block.plan().describe();  // kernel 1: statement 3: sum over axes (0, 1) ...
+    block.run();
+    //! [statements]
+    double expected_s = 0, rounding = 0;
+    for (std::size_t i = 0; i < rows * cols; ++i) {
+        const double v = 3.0 * x_host[i] + b_host[i];
+        expected_s += v * v;
+        // y within 2u(|3x| + |b|) of v, so y*y within 5u |v| (|3x| + |b|) (and its own rounding) of v^2
+        rounding += 5 * u * std::fabs(v) * (std::fabs(3.0 * x_host[i]) + std::fabs(b_host[i])) + u * v * v;
+    }
+    // the sum of n values adds at most (n - 1) u sum |z| (z = v^2 nearly)
+    const double bound = (rows * cols + 4) * u * expected_s + 2 * rounding;
+    ok = report(std::fabs(s.get(queue).to_vector<float>()[0] - expected_s) <= bound,
+                "y = 3x + b; z = y*y; s = sum(z) in one kernel") &&
+         ok;
     return ok ? 0 : 1;
 }
 

@@ -21,7 +21,7 @@ from ._kjarni import (
     Context, BoundDevice, BoundMultiDevice, Queue, MultiQueue, Event, queue_priority_range,
     Buffer, MemoryPool, Array, MultiArray, Splay, CloneSplay, EqualSplay,
     Template, DefTemplate, Snippet, Module, render_with_modules,
-    Kernel, PreparedKernel, BoundKernel, Expr, ElementwiseKernel,
+    Kernel, PreparedKernel, BoundKernel, Expr, ElementwiseKernel, Statements,
     assign, fill, sqrt, exp, log, sin, cos, tanh, absolute, minimum, maximum, where, clip,
     may_share_memory, array_split, hsplit, vsplit, dsplit, atleast_1d, atleast_2d, atleast_3d,
     VirtualManager, TrivialManager, ZeroOffsetManager, VirtualAllocator, VirtualAllocationStatistics,

@@ -38,5 +38,6 @@ void bind_collectives(nb::module_& m);
 void bind_virtual_buffers(nb::module_& m);
 void bind_array_api(nb::module_& m);
 void bind_recording(nb::module_& m);  // recording.cpp
+void bind_statements(nb::module_& m);  // statements.cpp
 
 }  // namespace kjarni::python

@@ -27,4 +27,5 @@ NB_MODULE(_kjarni, m) {
     bind_virtual_buffers(m);
     bind_array_api(m);
     bind_recording(m);
+    bind_statements(m);
 }

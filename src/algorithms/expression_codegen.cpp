@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <map>
 #include <optional>
 
 #include "algorithms/c_arguments.hpp"
@@ -37,7 +38,13 @@ public:
             case ExprOp::reduction: return reduction_value(node);
             case ExprOp::cast: {
                 const ExprNode& child = *node.children[0];
-                return convert_value(emit(child, child.dtype), child.dtype, node.dtype);
+                if (!node.statement_value) return convert_value(emit(child, child.dtype), child.dtype, node.dtype);
+                // A statement's value used again in this kernel: the same text, so that the compiler
+                // computes it once per element (its own dtype is its context: no weak scalar).
+                if (const auto found = statement_values_.find(&node); found != statement_values_.end())
+                    return found->second;
+                const std::string value = convert_value(emit(child, child.dtype), child.dtype, node.dtype);
+                return statement_values_.emplace(&node, statement_value(value, node.dtype)).first->second;
             }
             case ExprOp::where: {
                 const ExprNode& c = *node.children[0];
@@ -120,6 +127,8 @@ public:
     }
 
 private:
+    std::map<const ExprNode*, std::string> statement_values_;
+
     static bool integral(const DType& d) { return is_integer(d) || d.kind() == K::bool_; }
 
     // numpy's ufunc loops compare integers exactly even where the promoted type is float64 (int64
@@ -178,6 +187,31 @@ private:
             if (same_view(code.arrays[k], array)) return fmt::format("v{}", k);
         code.arrays.push_back(array);
         return fmt::format("v{}", code.arrays.size() - 1);
+    }
+
+    // A statement's value as its eager evaluation stores it: float16 rounded to 16 bits, and every
+    // floating value passed through KJ_KEEP (device_code.cpp) with a parameter the compiler cannot
+    // see to be 0, so that it cannot contract a multiply inside the statement with an add outside
+    // it into one fused multiply-add (eager evaluation rounds the product when it stores it).
+    std::string statement_value(const std::string& value, const DType& dtype) {
+        if (!is_real(dtype) && !is_complex(dtype)) return value;  // integers and bool are exact
+        const ScalarValue zero_value{ScalarValue::Kind::unsigned_integer, 0, 0, {}};
+        code.scalars.push_back(ExprScalarParameter{zero_value, dtypes::uint32});
+        const std::string zero = fmt::format("s{}", code.scalars.size() - 1);
+        const auto keep = [&](const std::string& v, bool wide) {
+            return fmt::format("{}({}, {})", wide ? "KJ_KEEP_D" : "KJ_KEEP_F", v, zero);
+        };
+        switch (dtype.kind()) {
+            case K::float16: return fmt::format("kjarni_h2f(kjarni_f2h({}))", keep(value, false));
+            case K::float32: return keep(value, false);
+            case K::float64: return keep(value, true);
+            default: {
+                const bool wide = dtype.kind() == K::complex128;
+                const std::string part_x = keep(fmt::format("({}).x", value), wide);
+                const std::string part_y = keep(fmt::format("({}).y", value), wide);
+                return fmt::format("{}({}, {})", complex_ctr(dtype), part_x, part_y);
+            }
+        }
     }
 
     std::string reduction_value(const ExprNode& node) {

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/assignment.hpp"
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/compaction.hpp"
 #include "algorithms/cpu_code.hpp"
@@ -157,12 +158,17 @@ bool same_kind_castable(const DType& from, const DType& to) {
     return f <= t;
 }
 
-void run(const Queue& queue, const Array& out, const Expr& expression) {
+// out's device, shape and dtype, the first checks of every evaluation.
+void check_out(const Queue& queue, const Array& out, const Expr& expression) {
     detail::check_on_queue_device(out, queue, "out");
     // numpy broadcasts the operands to the output's shape; the output itself never stretches.
     const std::vector<std::vector<std::size_t>> shapes{out.shape(), expression.shape()};
     detail::check_output_shape(out, detail::broadcast_shapes(shapes, "out"), "out");
     if (out.dtype().is_struct()) throw ArgumentError("out", fmt::format("has struct dtype {}", out.dtype().name()));
+}
+
+void run(const Queue& queue, const Array& out, const Expr& expression) {
+    check_out(queue, out, expression);
     // Reductions inside the expression: planned into the fewest kernels (expression_plan.cpp).
     if (detail::holds_reduction(*expression.node())) return detail::evaluate_with_reductions(queue, out, expression);
     ExpressionPlan plan{detail::generate_expression(*expression.node()), out, {}, {}, true, LayoutClass::strided, 1,
@@ -372,26 +378,42 @@ Array evaluate(const Queue& queue, const Expr& expression, const Allocator& allo
     return out;
 }
 
-void assign(const Queue& queue, const Array& out, const Expr& expression) {
-    const detail::ExprNode& node = *expression.node();
-    if (node.op == detail::ExprOp::scalar && node.weak) {
+namespace detail {
+
+Expr checked_assignment(const Queue& queue, const Array& out, const Expr& expression) {
+    const ExprNode& node = *expression.node();
+    Expr converted = expression;
+    if (node.op == ExprOp::scalar && node.weak) {
         // A bare weak scalar (np.copyto(out, 300, casting="same_kind")): same_kind by its kind (a
         // Python int goes into unsigned types too, bool only into bool), then the value checked
         // against out's dtype as fill() checks it (NEP 50's OverflowError), before anything runs,
         // so that an empty out refuses it too.
-        const DType kind_dtype = *node.weak == detail::WeakKind::integer ? DType(dtypes::uint8) : node.dtype;
-        if (!same_kind_castable(kind_dtype, out.dtype()))
+        const DType kind_dtype = *node.weak == WeakKind::integer ? DType(dtypes::uint8) : node.dtype;
+        if (!::kjarni::same_kind_castable(kind_dtype, out.dtype()))
             throw ArgumentError("out", fmt::format("has dtype {}; a weak {} scalar does not cast to it within its kind "
                                                    "(numpy's same_kind): use astype()",
                                                    out.dtype().name(), node.dtype.name()));
-        run(queue, out, fill_value(expression, out.dtype()));
-        return;
+        converted = ::kjarni::fill_value(expression, out.dtype());
+    } else {
+        if (!::kjarni::same_kind_castable(expression.dtype(), out.dtype()))
+            throw ArgumentError("out",
+                                fmt::format("has dtype {}; the expression's {} does not cast to it within its kind "
+                                            "(numpy's same_kind): use astype()",
+                                            out.dtype().name(), expression.dtype().name()));
+        if (!(expression.dtype() == out.dtype())) converted = ::kjarni::astype(expression, out.dtype());
     }
-    if (!same_kind_castable(expression.dtype(), out.dtype()))
-        throw ArgumentError("out", fmt::format("has dtype {}; the expression's {} does not cast to it within its kind "
-                                               "(numpy's same_kind): use astype()",
-                                               out.dtype().name(), expression.dtype().name()));
-    run(queue, out, expression.dtype() == out.dtype() ? expression : astype(expression, out.dtype()));
+    ::kjarni::check_out(queue, out, converted);
+    return converted;
+}
+
+void run_assignment(const Queue& queue, const Array& out, const Expr& expression) {
+    ::kjarni::run(queue, out, expression);
+}
+
+}  // namespace detail
+
+void assign(const Queue& queue, const Array& out, const Expr& expression) {
+    detail::run_assignment(queue, out, detail::checked_assignment(queue, out, expression));
 }
 
 void fill(const Queue& queue, const Array& out, const Expr& value) {

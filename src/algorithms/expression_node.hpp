@@ -90,6 +90,10 @@ struct ExprNode {
     bool clip_order = false;
     /// ExprOp::reduction: what it reduces and how.
     std::shared_ptr<const ReductionNode> reduction;
+    /// ExprOp::cast of a statement's value (kjarni/statements.hpp's let): the value as eager
+    /// evaluation would have stored it, float16 rounded to 16 bits, and no fused multiply-add
+    /// joining work before it with work after it (expression_codegen.cpp).
+    bool statement_value = false;
 };
 
 }  // namespace kjarni::detail
