@@ -89,20 +89,23 @@ def setitem(x, key, value):
     if builtins.any(isinstance(k, Array) for k in key):
         if len(key) != 1 or key[0].dtype != numpy.dtype("bool") or key[0].shape != x.shape[:key[0].ndim]:
             raise IndexError("kjarni.array_api assigns through a boolean array only as the whole index")
-        if x.size == 0:
-            return
         mask = key[0]
-        if mask.ndim == 0:
-            if builtins.bool(mask):
-                setitem(x, Ellipsis, value)
+        if mask.ndim == 0 and builtins.bool(mask):
+            setitem(x, Ellipsis, value)
             return
+        # Empty selections included: numpy checks the value against them too (the library does).
         source = value._data if isinstance(value, Array) else _scalar_array(value, x)
         _work.boolean_index_assign(queue, x._data, mask._data, source)
         return
     _check_integers(key, x.shape)
     if x.size == 0:
+        # numpy checks the value against an empty selection too.
+        if isinstance(value, Array):
+            _check_assignable(numpy.empty(x.shape, dtype=bool)[key].shape, value.shape)
         return
     view = x._data[key]
+    if isinstance(value, Array):
+        _check_assignable(tuple(view.shape), value.shape)
     if view.size == 0:
         return
     if isinstance(value, Array):
@@ -110,10 +113,19 @@ def setitem(x, key, value):
             value_expr = _kjarni._expr_astype(value._data, _kdtype(x.dtype))
         else:
             value_expr = value._data
-        numpy.broadcast_shapes(tuple(view.shape), value.shape)
         _kjarni.assign(queue, view, value_expr)
     else:
         _kjarni.fill(queue, view, numpy.asarray(value, dtype=x.dtype)[()])
+
+
+def _check_assignable(selection, shape):
+    """numpy's rule for values of `shape` assigned to a selection: axes aligned at the end, extent-1
+    axes stretch, leading extent-1 axes beyond the selection's are dropped; ValueError otherwise."""
+    extra = len(shape) - len(selection)
+    fits = builtins.all(s == 1 for s in shape[:builtins.max(extra, 0)]) and builtins.all(
+        v in (1, s) for v, s in zip(reversed(shape), reversed(selection)))
+    if not fits:
+        raise ValueError(f"values of shape {tuple(shape)} do not broadcast to the selection's {tuple(selection)}")
 
 
 def _scalar_array(value, x):
