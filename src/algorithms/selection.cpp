@@ -359,11 +359,13 @@ void boolean_index_assign(const Queue& queue, const Array& array, const Array& m
     check_value_array(queue, value, array.dtype());
     const bool whole = mask.ndim() == array.ndim();  // numpy's boolean assignment, which does not broadcast
     if (whole) check_whole_mask_values(value, std::nullopt);
-    std::vector<std::size_t> rest(array.shape().begin() + static_cast<std::ptrdiff_t>(mask.ndim()), array.shape().end());
+    std::vector<std::size_t> rest(array.shape().begin() + static_cast<std::ptrdiff_t>(mask.ndim()),
+                                  array.shape().end());
     if (!whole && value.is_array()) {
         // The selection's leading extent (the count) is not known yet: the value's own stands in.
         const Array& given = value.array();
-        std::vector<std::size_t> any_count{rest.size() < given.ndim() ? given.shape()[given.ndim() - rest.size() - 1] : 1};
+        std::vector<std::size_t> any_count{rest.size() < given.ndim() ? given.shape()[given.ndim() - rest.size() - 1]
+                                                                      : 1};
         any_count.insert(any_count.end(), rest.begin(), rest.end());
         check_broadcast(given.shape(), any_count);
     }
@@ -390,7 +392,8 @@ void boolean_index_assign(const Queue& queue, const Array& array, const Array& m
         return;
     }
     // An empty mask selects nothing: known without counting.
-    const auto [positions, count] = mask.size() == 0 ? std::pair<Array, std::size_t>{mask, 0} : nonzero_positions(queue, mask);
+    const auto [positions, count] =
+        mask.size() == 0 ? std::pair<Array, std::size_t>{mask, 0} : nonzero_positions(queue, mask);
     std::vector<std::size_t> selection{count};
     selection.insert(selection.end(), rest.begin(), rest.end());
     if (whole) check_whole_mask_values(value, count);

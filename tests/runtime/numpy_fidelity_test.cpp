@@ -740,7 +740,8 @@ TEST_P(NumpyFidelityTest, ComplexExpAndPowerAtInfinityAsNumpy) {
         const auto operand = [&](std::size_t at) {
             const std::complex<double> z(std::stod(row.at(at)), std::stod(row.at(at + 1)));
             return dtype == DType(complex64)
-                       ? Array::from_host(queue(), HostArray::from(std::vector<std::complex<float>>{std::complex<float>(z)}))
+                       ? Array::from_host(queue(),
+                                          HostArray::from(std::vector<std::complex<float>>{std::complex<float>(z)}))
                        : Array::from_host(queue(), HostArray::from(std::vector<std::complex<double>>{z}));
         };
         const Array a = operand(2);
