@@ -281,8 +281,10 @@ bool is_integer(const DType& dtype) noexcept;
 bool is_real(const DType& dtype) noexcept;
 bool is_signed(const DType& dtype) noexcept;
 
-/// numpy.result_type of the dtypes, then the GPU rule (see the top of the file). ArgumentError for
-/// structs or no dtypes.
+/// numpy.result_type of the dtypes, then the GPU rule (see the top of the file). Of three or more,
+/// numpy's own algorithm, which is not a left fold of the pairwise rule: int8, uint16, float32 gives
+/// float32 (numpy's), where promoting int8 with uint16 first would give int32, then float64.
+/// ArgumentError for structs or no dtypes.
 DType result_type(std::span<const DType> dtypes);
 DType result_type(std::initializer_list<DType> dtypes);
 

@@ -88,7 +88,9 @@ private:
     std::shared_ptr<const detail::ExprNode> node_;
 };
 
-/// A scalar of a fixed dtype (it takes part in promotion like a 0-d array).
+/// A scalar of a fixed dtype (it takes part in promotion like a 0-d array). Its value is the
+/// dtype's (numpy's np.float16(x)): rounded to float16 or float32 in whatever type it meets, so
+/// int32 - scalar(0.001, float16) subtracts 0.0010004044 in float64, as numpy does.
 Expr scalar(double value, const DType& dtype);
 Expr scalar(std::complex<double> value, const DType& dtype);
 Expr scalar_integer(std::int64_t value, const DType& dtype);

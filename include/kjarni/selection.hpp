@@ -11,7 +11,9 @@
 /// numpy's IndexErrors are ArgumentErrors naming the culprit: a mask that is not bool or whose
 /// shape does not match the array's leading axes, an index array that is not of an integer dtype,
 /// an index out of [-n, n) for an axis of extent n (negative ones count from the end), an axis out
-/// of range, values that do not broadcast to the selection. Inputs may have any layout; arrays that
+/// of range, values that do not broadcast to the selection (checked as numpy checks them, also where
+/// nothing is selected, before anything is launched; a mask over every axis takes 0-d or 1-d values
+/// of one element or of the count, numpy's TypeError). Inputs may have any layout; arrays that
 /// are assigned to may be views (non-contiguous ones are written through a contiguous copy).
 /// The arrays returned (copy_if's `out`, boolean_index, integer_index, count_nonzero, nonzero's,
 /// argwhere) take their memory from `allocator` (Buffer::allocate when empty); arrays assigned to

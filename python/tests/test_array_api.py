@@ -254,3 +254,48 @@ def test_matmul_without_a_vendor_blas(rng, monkeypatch):
         assert got.dtype == numpy.complex64
         # 4 products of parts of magnitude ~1 in float32: a few 1e-7 of rounding.
         numpy.testing.assert_allclose(got, x.astype(numpy.complex128) @ y, rtol=1e-5, atol=1e-5)
+
+
+def test_result_type_and_concat_of_several_dtypes(rng):
+    # numpy's algorithm for several dtypes at once is not a left fold of promote_types (int8, uint16,
+    # float32 is float32, the fold float64): result_type and concat (np.concatenate's promotion) give
+    # numpy's answer for every triple.
+    import itertools
+    names = [n for n in xp.__array_namespace_info__().dtypes()]
+    for triple in itertools.product(names, repeat=3):
+        assert xp.result_type(*(getattr(xp, n) for n in triple)) == numpy.result_type(*triple), triple
+    parts = [rng.integers(-100, 100, 3).astype(numpy.int8), rng.integers(0, 60000, 2).astype(numpy.uint16),
+             rng.standard_normal(4).astype(numpy.float32)]
+    got = numpy.asarray(xp.concat([xp.asarray(p) for p in parts]))
+    want = numpy.concatenate(parts)
+    assert got.dtype == want.dtype == numpy.float32
+    assert numpy.array_equal(got, want)
+
+
+def test_assignment_to_empty_selections_checks_the_value_as_numpy(rng):
+    # numpy checks the value against the selection even when nothing is selected: a value that does
+    # not broadcast to it is a ValueError (a mask over every axis takes 0-d or 1-d values only: a
+    # TypeError), and the array is left as it was.
+    shapes = [(3,), (2, 3), (0,), (0, 3)]
+    values = [(), (0,), (1,), (2,), (3,), (1, 1), (2, 1), (1, 3), (0, 3)]
+    for shape in shapes:
+        keys = [numpy.zeros(shape, dtype=bool), numpy.zeros(shape[:1], dtype=bool), numpy.False_, slice(0, 0)]
+        for key in keys:
+            for vshape in values:
+                a = rng.standard_normal(shape).astype(numpy.float32)
+                v = rng.standard_normal(vshape).astype(numpy.float32)
+                want = a.copy()
+                try:
+                    want[key] = v
+                    numpy_raised = None
+                except (ValueError, TypeError) as e:
+                    numpy_raised = e
+                x = xp.asarray(a)
+                k = xp.asarray(key) if not isinstance(key, slice) else key
+                try:
+                    x[k] = xp.asarray(v)
+                    raised = None
+                except (ValueError, TypeError) as e:
+                    raised = e
+                assert (raised is None) == (numpy_raised is None), (shape, key, vshape, raised, numpy_raised)
+                assert numpy.array_equal(numpy.asarray(x), want if numpy_raised is None else a)

@@ -35,6 +35,23 @@ def test_dtype_helpers_match_numpy():
     assert dtypes.c_path(["b", 1]) == "b[1]"
 
 
+def test_result_type_of_several_dtypes_is_numpys():
+    # numpy's algorithm for several dtypes at once, which is not a left fold of promote_types (int8,
+    # uint16, float32 is float32 in numpy, the fold float64), then the GPU rule (narrow integers and
+    # float16 widen to 32 bits).
+    import itertools
+
+    def gpu_rule(d):
+        if d.kind in "iu" and d.itemsize < 4:
+            return numpy.dtype(d.kind + "4")
+        return numpy.dtype(numpy.float32) if d == numpy.float16 else d
+
+    names = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32",
+             "float64", "complex64", "complex128"]
+    for triple in itertools.product(names, repeat=3):
+        assert dtypes.result_type(*triple) == gpu_rule(numpy.result_type(*triple)), triple
+
+
 def test_discovery_and_filters():
     api = kjarni.any_api
     assert api in kjarni.API.all_available()

@@ -237,7 +237,7 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     for (const Array& a : plan.code.arrays) args.push_back(detail::whole_allocation(a));
     for (const auto& s : plan.code.scalars) {
         const DType passed = detail::scalar_parameter_dtype(s.dtype);
-        const auto bytes = s.value.write(passed);
+        const auto bytes = s.value.write_parameter(s.dtype, passed);
         args.push_back(detail::scalar_arg(bytes.data(), passed.itemsize()));
     }
     const std::size_t n = plan.space.size();

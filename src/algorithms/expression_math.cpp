@@ -71,7 +71,19 @@ FUNCTION INLINE {0} kj_cdiv_{0}({0} a, {0} b)
     const {1} q = b.x / b.y, d = b.x * q + b.y;
     return {2}((a.x * q + a.y) / d, (a.y * q - a.x) / d);
 }}
-FUNCTION INLINE {0} kj_cexp_{0}({0} a) {{ const {1} m = exp(a.x); return {2}(m * cos(a.y), m * sin(a.y)); }}
+FUNCTION INLINE {0} kj_cexp_{0}({0} a)
+{{
+    // C99 Annex G's values (numpy's) where m * cos(y) would be 0 * inf or inf * 0: exp(-inf + iy) is
+    // +0 cis(y), +0 +-i0 for an infinite y (so an infinite base to a power of negative real part
+    // gives 0, as numpy's pow does); exp(x +- i0) is exp(x) +- i0. A NaN y stays NaN: numpy's pow by
+    // a negative integer (its own loop, 1 / (a * a)) is NaN for an infinite base, and kjarni's
+    // exp(log(a) b) meets exp(-inf + i NaN) there.
+    if (isinf(a.x) && a.x < 0 && !isnan(a.y))
+        return isfinite(a.y) ? {2}(copysign(({1})0, cos(a.y)), copysign(({1})0, sin(a.y))) : {2}(0, copysign(({1})0, a.y));
+    if (a.y == 0) return {2}(exp(a.x), a.y);
+    const {1} m = exp(a.x);
+    return {2}(m * cos(a.y), m * sin(a.y));
+}}
 FUNCTION INLINE {0} kj_cpow_{0}({0} a, {0} b)
 {{
     if (a.x == 0 && a.y == 0) return (b.x == 0 && b.y == 0) ? {2}(1, 0) : {2}(0, 0);

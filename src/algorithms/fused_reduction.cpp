@@ -56,7 +56,7 @@ ReductionSource expression_source(const Queue& queue, const Expr& expression, co
     }
     for (std::size_t j = 0; j < code.scalars.size(); ++j) {
         const DType passed = scalar_parameter_dtype(code.scalars[j].dtype);
-        const auto bytes = code.scalars[j].value.write(passed);
+        const auto bytes = code.scalars[j].value.write_parameter(code.scalars[j].dtype, passed);
         const std::string name = fmt::format("s{}", j);
         source.arguments.push_back(CArgument{name, passed, false, false, c_type_name(passed)});
         source.operands.emplace_back(std::span<const std::byte>(bytes.data(), passed.itemsize()), passed);

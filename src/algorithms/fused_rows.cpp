@@ -498,7 +498,7 @@ void run_rows(const Queue& queue, const Array& out, const RowPlan& plan) {
     std::vector<std::vector<std::byte>> scalars;
     for (const auto& s : plan.code.scalars) {
         const DType passed = scalar_parameter_dtype(s.dtype);
-        const auto bytes = s.value.write(passed);
+        const auto bytes = s.value.write_parameter(s.dtype, passed);
         scalars.emplace_back(bytes.begin(), bytes.end());
         args.push_back(scalar_arg(scalars.back().data(), passed.itemsize()));
     }

@@ -1,12 +1,11 @@
 #include "algorithms/promotion.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <utility>
-#include <vector>
 
 #include <fmt/format.h>
 
+#include "dtype/numpy_promotion.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::detail {
@@ -109,48 +108,10 @@ DType promote_types(const DType& a, const DType& b) {
     return *y;
 }
 
-namespace {
-
-// numpy's __common_dtype__ of two builtin DType classes: the one of the larger type number decides
-// (float16's, 23, is the largest); nullopt is its NotImplemented, the other's turn.
-std::optional<DType> class_common_dtype(const DType& a, const DType& b) {
-    if (a == b) return a;
-    if (dtype_to_typecode(b) > dtype_to_typecode(a)) return std::nullopt;
-    return promote_types(a, b);
-}
-
-// numpy's reduce_dtypes_to_most_knowledgeable over the first n entries: pairs from both ends, the
-// more knowledgeable moved to the front, entries that cannot change the result cleared; the last
-// pair's common DType (nullopt: NotImplemented).
-std::optional<DType> most_knowledgeable(std::vector<std::optional<DType>>& d, std::size_t n) {
-    const std::size_t half = n / 2;
-    std::optional<DType> res;
-    for (std::size_t low = 0; low < half; ++low) {
-        const std::size_t high = n - 1 - low;
-        res = *d[high] == *d[low] ? d[low] : class_common_dtype(*d[low], *d[high]);
-        if (!res) std::swap(d[low], d[high]);
-        else if (*res == *d[low]) d[high].reset();
-    }
-    if (n == 2) return res;
-    return most_knowledgeable(d, n - half);
-}
-
-}  // namespace
-
 DType promote_types_sequence(std::span<const DType> dtypes) {
     if (dtypes.empty()) throw ArgumentError("dtypes", "no dtypes to promote");
     for (const DType& d : dtypes) (void)category(d);  // ArgumentError for a struct
-    if (dtypes.size() == 1) return dtypes[0];
-    std::vector<std::optional<DType>> d(dtypes.begin(), dtypes.end());
-    std::optional<DType> result = most_knowledgeable(d, d.size());
-    // d[0] is the main DType: every other one promoted with it, the results with each other.
-    const DType main = *d[0];
-    for (std::size_t i = result ? 2 : 1; i < d.size(); ++i) {
-        if (!d[i]) continue;
-        const DType promotion = class_common_dtype(main, *d[i]).value_or(promote_types(main, *d[i]));
-        result = result ? promote_types(*result, promotion) : promotion;
-    }
-    return *result;
+    return numpy_result_type(dtypes);
 }
 
 DType default_dtype(WeakKind weak) {

@@ -11,9 +11,9 @@ namespace kjarni::detail {
 /// numpy.promote_types for scalar dtypes (int64 with uint64 gives float64).
 DType promote_types(const DType& a, const DType& b);
 
-/// numpy.result_type of several dtypes (PyArray_PromoteDTypeSequence): not a left fold of
-/// promote_types, which depends on the order (int8, uint8, float16 is float16 in numpy; int8 with
-/// uint8 first would give int16, then float32). ArgumentError for structs or none.
+/// numpy.result_type of several dtypes (detail::numpy_result_type, dtype/numpy_promotion.hpp): not a
+/// left fold of promote_types, which depends on the order (int8, uint8, float16 is float16 in numpy;
+/// int8 with uint8 first would give int16, then float32). ArgumentError for structs or none.
 DType promote_types_sequence(std::span<const DType> dtypes);
 
 /// The kind of a C++ scalar written without a dtype: like a Python scalar it is "weak" (NEP 50)

@@ -118,4 +118,15 @@ std::array<std::byte, 16> ScalarValue::write(const DType& dtype) const {
     throw ArgumentError("dtype", fmt::format("{} is not a scalar type", dtype.name()));
 }
 
+std::array<std::byte, 16> ScalarValue::write_parameter(const DType& dtype, const DType& passed) const {
+    if (dtype.kind() != DType::Kind::float16) return write(passed);
+    const auto half = write(dtype);
+    std::uint16_t bits = 0;
+    std::memcpy(&bits, half.data(), sizeof(bits));
+    ScalarValue rounded;
+    rounded.kind = Kind::floating;
+    rounded.c = half_to_double(bits);
+    return rounded.write(passed);
+}
+
 }  // namespace kjarni::detail

@@ -29,6 +29,10 @@ struct ScalarValue {
     static ScalarValue read(std::span<const std::byte> element, const DType& dtype);
     /// The bytes of the value converted to `dtype` (C's conversions; bool is value != 0).
     std::array<std::byte, 16> write(const DType& dtype) const;
+    /// The bytes of a kernel's scalar parameter for a value of `dtype` passed as `passed`
+    /// (scalar_parameter_dtype): as write(passed), but a float16 value is rounded to float16 first,
+    /// then passed as float, so that it is the value numpy's np.float16(x) holds.
+    std::array<std::byte, 16> write_parameter(const DType& dtype, const DType& passed) const;
 };
 
 }  // namespace kjarni::detail

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -90,9 +91,59 @@ void with_contiguous(const Queue& queue, const Array& array, const std::vector<s
     array.set(queue, copy);
 }
 
+/// ArgumentError unless an array of `given` shape broadcasts to `shape` by numpy's rule for
+/// assignment through an index array: axes aligned at the end, extent-1 axes stretch; axes beyond
+/// the selection's are dropped where that leaves the number of elements as it is (extent-1 ones,
+/// or any in front of an empty rest: numpy takes values of (2, 0) for a selection of (0,)).
+void check_broadcast(const std::vector<std::size_t>& given, const std::vector<std::size_t>& shape) {
+    bool fits = true;
+    if (given.size() > shape.size()) {
+        const std::size_t leading = given.size() - shape.size();
+        std::size_t lead = 1, rest = 1;
+        for (std::size_t k = 0; k < given.size(); ++k) (k < leading ? lead : rest) *= given[k];
+        fits = lead == 1 || rest == 0;
+    }
+    for (std::size_t k = 0; k < std::min(given.size(), shape.size()); ++k) {
+        const std::size_t g = given[given.size() - 1 - k], s = shape[shape.size() - 1 - k];
+        fits = fits && (g == s || g == 1);
+    }
+    if (!fits)
+        throw ArgumentError("values", fmt::format("have shape ({}), which does not broadcast to the selection's ({})",
+                                                  fmt::join(given, ", "), fmt::join(shape, ", ")));
+}
+
+/// What can be checked of array values before anything runs: their device, and that their dtype
+/// converts to the array's (complex into a real array is refused, where numpy drops the imaginary
+/// part with a ComplexWarning).
+void check_value_array(const Queue& queue, const Operand& values, const DType& dtype) {
+    if (!values.is_array()) return;
+    const Array& given = values.array();
+    if (!(given.device() == queue.device())) throw ArgumentError("values", "is on another device than the array");
+    if (is_complex(given.dtype()) && !is_complex(dtype))
+        throw ArgumentError("values", fmt::format("has dtype {}: complex values cannot be assigned to a {} array",
+                                                  given.dtype().name(), dtype.name()));
+}
+
+/// numpy's rule for a mask over every axis of the array (its boolean assignment, which does not
+/// broadcast): values 0-d, or 1-d of one element or of `count` (the true elements; nullopt while
+/// not counted yet, when only the number of axes is checked). numpy's TypeError and ValueError.
+void check_whole_mask_values(const Operand& values, std::optional<std::size_t> count) {
+    if (!values.is_array()) return;
+    const Array& given = values.array();
+    if (given.ndim() > 1)
+        throw ArgumentError("values", fmt::format("have shape ({}): assignment through a mask over every axis takes "
+                                                  "0-d or 1-d values (numpy raises TypeError)",
+                                                  fmt::join(given.shape(), ", ")));
+    if (count && given.ndim() == 1 && given.size() != 1 && given.size() != *count)
+        throw ArgumentError("values", fmt::format("cannot assign {} values to the {} elements where the mask is true",
+                                                  given.size(), *count));
+}
+
 /// `values` (scalar or array) as an array of the dtype broadcast to `shape` (a view with stride-0
-/// axes; ArgumentError when it does not broadcast).
+/// axes; ArgumentError, before anything is launched, when it does not broadcast).
 Array broadcast_values(const Queue& queue, const Operand& values, const DType& dtype, const std::vector<std::size_t>& shape) {
+    check_value_array(queue, values, dtype);
+    if (values.is_array()) check_broadcast(values.array().shape(), shape);
     const Array v = [&] {
         if (!values.is_array()) {
             const auto bytes = values.converted(dtype);
@@ -101,32 +152,19 @@ Array broadcast_values(const Queue& queue, const Operand& values, const DType& d
             return Array::from_host(queue, h);
         }
         const Array& given = values.array();
-        if (!(given.device() == queue.device())) throw ArgumentError("values", "is on another device than the array");
         if (given.dtype() == dtype) return given;
-        if (is_complex(given.dtype()) && !is_complex(dtype))
-            throw ArgumentError("values", fmt::format("has dtype {}: complex values cannot be assigned to a {} array",
-                                                      given.dtype().name(), dtype.name()));
         const Array converted = Array::empty(queue.device(), given.shape(), dtype, std::nullopt, 0, detail::temporary_allocator(queue));
         fill(queue, converted, astype(Expr(given), dtype));
         return converted;
     }();
-    // numpy's broadcasting: axes aligned at the end; missing and extent-1 axes stretch.
+    // Stride-0 axes where the values stretch (check_broadcast has vouched for the shapes).
     Layout layout;
     layout.offset = v.offset();
     layout.shape = shape;
     layout.strides.assign(shape.size(), 0);
-    if (v.ndim() > shape.size()) {
-        for (std::size_t k = 0; k + shape.size() < v.ndim(); ++k)
-            if (v.shape()[k] != 1)
-                throw ArgumentError("values", fmt::format("have shape ({}), which does not broadcast to the selection's ({})",
-                                                          fmt::join(v.shape(), ", "), fmt::join(shape, ", ")));
-    }
     for (std::size_t k = 0; k < std::min(v.ndim(), shape.size()); ++k) {
         const std::size_t vk = v.ndim() - 1 - k, sk = shape.size() - 1 - k;
         if (v.shape()[vk] == shape[sk]) layout.strides[sk] = v.strides()[vk];
-        else if (v.shape()[vk] != 1)
-            throw ArgumentError("values", fmt::format("have shape ({}), which does not broadcast to the selection's ({})",
-                                                      fmt::join(v.shape(), ", "), fmt::join(shape, ", ")));
     }
     return Array::from_buffer(v.base(), dtype, layout);
 }
@@ -316,30 +354,52 @@ void boolean_index_assign(const Queue& queue, const Array& array, const Array& m
     array.require_writeable("array");
     detail::check_device(queue, array, "array");
     check_mask(array, mask, "boolean_index_assign");
+    // numpy checks the value against the selection even when nothing is selected: everything the
+    // shapes decide is checked before anything is launched (numpy_index_assign.txt).
+    check_value_array(queue, value, array.dtype());
+    const bool whole = mask.ndim() == array.ndim();  // numpy's boolean assignment, which does not broadcast
+    if (whole) check_whole_mask_values(value, std::nullopt);
+    std::vector<std::size_t> rest(array.shape().begin() + static_cast<std::ptrdiff_t>(mask.ndim()),
+                                  array.shape().end());
+    if (!whole && value.is_array()) {
+        // The selection's leading extent (the count) is not known yet: the value's own stands in.
+        const Array& given = value.array();
+        std::vector<std::size_t> any_count{rest.size() < given.ndim() ? given.shape()[given.ndim() - rest.size() - 1]
+                                                                      : 1};
+        any_count.insert(any_count.end(), rest.begin(), rest.end());
+        check_broadcast(given.shape(), any_count);
+    }
     if (!value.is_array()) {
         // A scalar: where(mask, value, array) in place, the mask broadcast over the remaining axes.
         std::vector<std::ptrdiff_t> shape(mask.shape().begin(), mask.shape().end());
         shape.resize(array.ndim(), 1);
         const Array m = mask.reshape(std::span<const std::ptrdiff_t>(shape));
         const Array v = broadcast_values(queue, value, array.dtype(), {});
+        if (array.size() == 0) return;
         assign(queue, array, where(Expr(m), Expr(v), Expr(array)));
         queue.synchronize();  // v is a device copy of the scalar
         return;
     }
     if (mask.ndim() == 0) {
         const bool on = mask.get(queue).data()[0] != std::byte{0};
-        if (!on) return;
-        std::vector<std::size_t> shape{1};
+        std::vector<std::size_t> shape{on ? 1u : 0u};
         shape.insert(shape.end(), array.shape().begin(), array.shape().end());
+        if (whole) check_whole_mask_values(value, shape[0]);
+        else check_broadcast(value.array().shape(), shape);
+        if (!on || array.size() == 0) return;
         const Array v = broadcast_values(queue, value, array.dtype(), shape);
         array.set(queue, detail::contiguous_temporary(queue, v).reshape(std::vector<std::ptrdiff_t>(array.shape().begin(), array.shape().end())));
         return;
     }
-    const auto [positions, count] = nonzero_positions(queue, mask);
-    const std::size_t rows = product(array.shape(), 0, mask.ndim());
-    std::vector<std::size_t> rest(array.shape().begin() + static_cast<std::ptrdiff_t>(mask.ndim()), array.shape().end());
+    // An empty mask selects nothing: known without counting.
+    const auto [positions, count] =
+        mask.size() == 0 ? std::pair<Array, std::size_t>{mask, 0} : nonzero_positions(queue, mask);
     std::vector<std::size_t> selection{count};
     selection.insert(selection.end(), rest.begin(), rest.end());
+    if (whole) check_whole_mask_values(value, count);
+    else check_broadcast(value.array().shape(), selection);
+    if (count == 0 || array.size() == 0) return;
+    const std::size_t rows = product(array.shape(), 0, mask.ndim());
     const Array v = detail::contiguous_temporary(queue, broadcast_values(queue, value, array.dtype(), selection));
     const std::size_t row = product(rest);
     with_contiguous(queue, array, {rows, row}, [&](const Array& target) {
@@ -359,12 +419,18 @@ void integer_index_assign(const Queue& queue, const Array& array, const Array& i
     check_indices(queue, array, indices);
     const std::size_t a = detail::normalize_axis(axis, array.ndim());
     const std::size_t extent = array.shape()[a];
-    check_index_range(queue, indices, extent, a);
     // The selection in numpy's order, shape[:a] + indices.shape + shape[a+1:], and in the order the
     // scatter takes it: the index positions first, then the array's other axes in order.
     std::vector<std::size_t> selection(array.shape().begin(), array.shape().begin() + static_cast<std::ptrdiff_t>(a));
     selection.insert(selection.end(), indices.shape().begin(), indices.shape().end());
     selection.insert(selection.end(), array.shape().begin() + static_cast<std::ptrdiff_t>(a) + 1, array.shape().end());
+    // numpy checks the values against the selection even when nothing is selected, before anything
+    // is launched (numpy_index_assign.txt); no indices: nothing more to check or do.
+    check_value_array(queue, values, array.dtype());
+    if (values.is_array()) check_broadcast(values.array().shape(), selection);
+    if (indices.size() == 0) return;
+    check_index_range(queue, indices, extent, a);
+    if (array.size() == 0) return;  // indices in range of an array with an empty axis elsewhere
     std::vector<std::size_t> order;
     for (std::size_t k = 0; k < indices.ndim(); ++k) order.push_back(a + k);
     for (std::size_t k = 0; k < a; ++k) order.push_back(k);
@@ -378,7 +444,6 @@ void integer_index_assign(const Queue& queue, const Array& array, const Array& i
         if (k != a) to_front.push_back(k);
     const Array moved = array.transpose(to_front);
     const std::size_t row = array.size() / std::max<std::size_t>(extent, 1);
-    if (array.size() == 0) return;
     with_contiguous(queue, moved, {extent, row}, [&](const Array& target) {
         scatter_rows(queue, target, positions.reshape({-1}), v, extent, row);
     });

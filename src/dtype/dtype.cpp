@@ -10,6 +10,7 @@
 #include <set>
 
 #include "dtype/dtype_impl.hpp"
+#include "dtype/numpy_promotion.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni {
@@ -327,45 +328,8 @@ DType real_for(const DType& d) {
 
 namespace {
 
-DType int_of(bool is_signed_, std::size_t size) {
-    switch (size) {
-    case 1: return is_signed_ ? dtypes::int8 : dtypes::uint8;
-    case 2: return is_signed_ ? dtypes::int16 : dtypes::uint16;
-    case 4: return is_signed_ ? dtypes::int32 : dtypes::uint32;
-    default: return is_signed_ ? dtypes::int64 : dtypes::uint64;
-    }
-}
-
-DType float_of(std::size_t size) {
-    return size <= 2 ? DType(dtypes::float16) : size <= 4 ? DType(dtypes::float32) : DType(dtypes::float64);
-}
-
-// numpy's promotion of two dtypes (no value-based casting).
-DType promote(const DType& a, const DType& b) {
-    if (a.kind() == Kind::bool_) return b;
-    if (b.kind() == Kind::bool_) return a;
-    const bool ai = is_integer(a), bi = is_integer(b);
-    if (ai && bi) {
-        const bool as = is_signed(a), bs = is_signed(b);
-        if (as == bs) return int_of(as, std::max(a.itemsize(), b.itemsize()));
-        const DType& s = as ? a : b;
-        const DType& u = as ? b : a;
-        if (u.itemsize() < s.itemsize()) return s;
-        if (u.itemsize() == 8) return dtypes::float64;
-        return int_of(true, u.itemsize() * 2);
-    }
-    // The float size that holds an integer: 1 byte -> float16, 2 -> float32, 4 and 8 -> float64.
-    auto float_size_for = [](const DType& d) -> std::size_t {
-        if (is_integer(d)) return d.itemsize() == 1 ? 2 : d.itemsize() == 2 ? 4 : 8;
-        return is_complex(d) ? d.itemsize() / 2 : d.itemsize();
-    };
-    const std::size_t size = std::max(float_size_for(a), float_size_for(b));
-    if (is_complex(a) || is_complex(b)) return size <= 4 ? DType(dtypes::complex64) : DType(dtypes::complex128);
-    return float_of(size);
-}
-
 DType gpu_rule(const DType& d) {
-    if (is_integer(d) && d.itemsize() < 4) return int_of(is_signed(d), 4);
+    if (is_integer(d) && d.itemsize() < 4) return is_signed(d) ? DType(dtypes::int32) : DType(dtypes::uint32);
     if (d.kind() == Kind::float16) return dtypes::float32;
     return d;
 }
@@ -373,13 +337,9 @@ DType gpu_rule(const DType& d) {
 }  // namespace
 
 DType result_type(std::span<const DType> dtypes_) {
-    if (dtypes_.empty()) throw ArgumentError("dtypes", "result_type needs at least one dtype");
-    for (const auto& d : dtypes_) {
-        if (d.is_struct()) throw ArgumentError("dtypes", "result_type: struct types do not promote");
-    }
-    DType r = dtypes_[0];
-    for (std::size_t i = 1; i < dtypes_.size(); ++i) r = promote(r, dtypes_[i]);
-    return gpu_rule(r);
+    // numpy's algorithm for several dtypes, not a left fold of the pairwise table (see
+    // numpy_promotion.hpp): int8, uint16, float32 is float32.
+    return gpu_rule(detail::numpy_result_type(dtypes_));
 }
 
 DType result_type(std::initializer_list<DType> dtypes_) {

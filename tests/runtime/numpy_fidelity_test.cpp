@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -19,12 +20,14 @@
 #include <variant>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "algorithms/device_code.hpp"
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/expression_node.hpp"
 #include "algorithms/scalar_value.hpp"
 #include "dtype/half.hpp"
+#include "kjarni/device_specifier.hpp"
 #include "kjarni/expression.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
@@ -712,6 +715,99 @@ TEST_P(NumpyFidelityTest, FillAndAssignCheckScalarsAsNumpyEvenForEmptyArrays) {
         }
     }
     EXPECT_EQ(checked, 2u * 27u * 11u);
+}
+
+// ---- Complex exp and power where C99's Annex G decides ---------------------------------------
+
+// numpy's part against kjarni's: both NaN, or equal with the sign of a zero, or finite within
+// `ulps` of the part (the device's exp: OpenCL C allows 3 ulp, CUDA 2).
+bool same_part(double got, double want, double eps, double ulps) {
+    if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+    if (want == 0 || std::isinf(want)) return got == want && std::signbit(got) == std::signbit(want);
+    return std::abs(got - want) <= ulps * eps * std::abs(want);
+}
+
+TEST_P(NumpyFidelityTest, ComplexExpAndPowerAtInfinityAsNumpy) {
+    // numpy's table (data/make_numpy_complex_special.py): exp(-inf + iy) is +0 cis(y), exp(x + i0)
+    // is exp(x) + i0, an infinite base to a power of negative real part is 0 (the fuzzer's seed 11
+    // found np.power(inf+0j, -7.3-0.0098j): numpy 0, kjarni NaN).
+    std::size_t checked = 0;
+    for (const auto& row : table_rows("numpy_complex_special.txt")) {
+        SCOPED_TRACE(fmt::format("{}", fmt::join(row, " ")));
+        const bool power = row.at(0) == "power";
+        const DType dtype = dtype_named(row.at(1));
+        if (dtype == DType(complex128) && !have_double(bound_device().device())) continue;
+        const auto operand = [&](std::size_t at) {
+            const std::complex<double> z(std::stod(row.at(at)), std::stod(row.at(at + 1)));
+            return dtype == DType(complex64)
+                       ? Array::from_host(queue(),
+                                          HostArray::from(std::vector<std::complex<float>>{std::complex<float>(z)}))
+                       : Array::from_host(queue(), HostArray::from(std::vector<std::complex<double>>{z}));
+        };
+        const Array a = operand(2);
+        const Array r = power ? evaluate(queue(), pow(Expr(a), Expr(operand(4)))) : evaluate(queue(), exp(Expr(a)));
+        const std::size_t at = power ? 6 : 4;
+        const std::complex<double> want(std::stod(row.at(at)), std::stod(row.at(at + 1)));
+        const HostArray result = r.get(queue());
+        ASSERT_EQ(result.size(), 1u);
+        double got_re = 0, got_im = 0;
+        if (dtype == DType(complex64)) {
+            const std::complex<float> z = result.span<std::complex<float>>().front();
+            got_re = z.real(), got_im = z.imag();
+        } else {
+            const std::complex<double> z = result.span<std::complex<double>>().front();
+            got_re = z.real(), got_im = z.imag();
+        }
+        const std::complex<double> got(got_re, got_im);
+        const double eps = dtype == DType(complex64) ? std::ldexp(1.0, -23) : std::ldexp(1.0, -52);
+        EXPECT_TRUE(same_part(got.real(), want.real(), eps, 4) && same_part(got.imag(), want.imag(), eps, 4))
+            << "kjarni " << got << ", numpy " << want;
+        ++checked;
+    }
+    EXPECT_GE(checked, 23u);
+}
+
+// ---- float16 scalars ------------------------------------------------------------------------
+
+TEST_P(NumpyFidelityTest, Float16ScalarsHoldTheirFloat16ValueAsNumpy) {
+    // numpy's table (data/make_numpy_float16_scalar.py): a typed float16 scalar holds its value
+    // rounded to float16 in every context (the fuzzer's seed 12 found np.int32(917132486) -
+    // np.float16(0.001): numpy 917132485.9989996, kjarni 917132485.999), and a weak float meeting a
+    // float16 array is rounded to float16 first. Each result is one correctly rounded operation of
+    // the same operands on both sides: compared exactly.
+    std::size_t checked = 0;
+    for (const auto& row : table_rows("numpy_float16_scalar.txt")) {
+        SCOPED_TRACE(fmt::format("{}", fmt::join(row, " ")));
+        const std::string& which = row.at(0);
+        const double x = std::stod(row.at(1));
+        const double want = std::stod(row.at(2));
+        if (which == "float64_times" && !have_double(bound_device().device())) continue;
+        const Array result = [&] {
+            if (which == "int32_minus") {
+                const Array a = Array::from_host(queue(), HostArray::from(std::vector<std::int32_t>{917132486}));
+                return evaluate(queue(), Expr(a) - scalar(x, float16));
+            }
+            if (which == "float64_times") {
+                const Array a = Array::from_host(queue(), HostArray::from(std::vector<double>{1.0}));
+                return evaluate(queue(), Expr(a) * scalar(x, float16));
+            }
+            if (which == "float32_plus") {
+                const Array a = Array::from_host(queue(), HostArray::from(std::vector<float>{1.0f}));
+                return evaluate(queue(), Expr(a) + scalar(x, float16));
+            }
+            EXPECT_EQ(which, "float16_weak");
+            HostArray h(float16, {1});
+            h.span<std::uint16_t>()[0] = detail::double_to_half(x);
+            return evaluate(queue(), Expr(Array::from_host(queue(), h)) - x);
+        }();
+        const HostArray r = result.get(queue());
+        const double got = r.dtype() == DType(float64)   ? r.span<double>().front()
+                           : r.dtype() == DType(float32) ? double(r.span<float>().front())
+                                                         : detail::half_to_double(r.span<std::uint16_t>().front());
+        EXPECT_TRUE(got == want || (std::isnan(got) && std::isnan(want))) << "kjarni " << got << ", numpy " << want;
+        ++checked;
+    }
+    EXPECT_GE(checked, 24u);
 }
 
 }  // namespace

@@ -117,9 +117,10 @@ def result_type(*arrays_and_dtypes):
             dtypes.append(check(a))
     if not dtypes:
         raise ValueError("result_type needs at least one array or dtype beside Python scalars")
-    result = dtypes[0].dtype
-    for d in dtypes[1:]:
-        result = numpy.promote_types(result, d.dtype)
+    # numpy's algorithm for several dtypes at once, not a left fold of promote_types (int8, uint16,
+    # float32 is float32 in numpy, the fold float64): concat promotes its arrays through this, as
+    # np.concatenate does.
+    result = numpy.result_type(*(d.dtype for d in dtypes))
     for s in scalars:
         result = numpy.result_type(result, s)
     return dtype_of(result)

@@ -101,19 +101,28 @@ def setitem(x, key, value):
             raise IndexError("kjarni.array_api assigns through a boolean array only as the whole index")
         mask = key[0]
         _check_mask_shape(mask.shape, x.shape)
-        if x.size == 0 or mask.size == 0:
+        if mask.ndim == 0 and builtins.bool(mask):
+            setitem(x, Ellipsis, value)
             return
-        if mask.ndim == 0:
-            if builtins.bool(mask):
-                setitem(x, Ellipsis, value)
+        if mask.shape != tuple(x.shape[:mask.ndim]):
+            # An axis of length 0 against a longer one (numpy allows it): nothing is selected, and
+            # the value is still checked against that empty selection.
+            if isinstance(value, Array):
+                _check_assignable((0,) + tuple(x.shape[mask.ndim:]), value.shape)
             return
+        # Empty selections included: numpy checks the value against them too (the library does).
         source = value._data if isinstance(value, Array) else _scalar_array(value, x)
         _work.boolean_index_assign(queue, x._data, mask._data, source)
         return
     _check_integers(key, x.shape)
     if x.size == 0:
+        # numpy checks the value against an empty selection too.
+        if isinstance(value, Array):
+            _check_assignable(numpy.empty(x.shape, dtype=bool)[key].shape, value.shape)
         return
     view = x._data[key]
+    if isinstance(value, Array):
+        _check_assignable(tuple(view.shape), value.shape)
     if view.size == 0:
         return
     if isinstance(value, Array):
@@ -121,10 +130,19 @@ def setitem(x, key, value):
             value_expr = _kjarni._expr_astype(value._data, _kdtype(x.dtype))
         else:
             value_expr = value._data
-        numpy.broadcast_shapes(tuple(view.shape), value.shape)
         _kjarni.assign(queue, view, value_expr)
     else:
         _kjarni.fill(queue, view, numpy.asarray(value, dtype=x.dtype)[()])
+
+
+def _check_assignable(selection, shape):
+    """numpy's rule for values of `shape` assigned to a selection: axes aligned at the end, extent-1
+    axes stretch, leading extent-1 axes beyond the selection's are dropped; ValueError otherwise."""
+    extra = len(shape) - len(selection)
+    fits = builtins.all(s == 1 for s in shape[:builtins.max(extra, 0)]) and builtins.all(
+        v in (1, s) for v, s in zip(reversed(shape), reversed(selection)))
+    if not fits:
+        raise ValueError(f"values of shape {tuple(shape)} do not broadcast to the selection's {tuple(selection)}")
 
 
 def _scalar_array(value, x):

@@ -1,0 +1,37 @@
+"""Writes numpy_complex_special.txt: numpy's complex exp and power where C99's Annex G decides the
+value (an exponent of real part -inf, an imaginary part of zero), which the fidelity tests
+(numpy_fidelity_test.cpp) compare kjarni's expressions with. Found by the differential fuzzer
+(seed 11): np.power(inf+0j, -7.3-0.0098j) is 0 in numpy, and was NaN in kjarni.
+
+One line per case: 'exp DTYPE A RESULT' or 'power DTYPE A B RESULT', each complex value written as
+its real and imaginary parts (Python's repr: inf, -inf, nan, -0.0). Run with numpy >= 2:
+python make_numpy_complex_special.py
+"""
+import warnings
+
+import numpy as np
+
+warnings.simplefilter("ignore")
+inf = float("inf")
+
+exp_args = [complex(-inf, y) for y in (0.0, -0.0, 1.5, -2.5, inf, -inf)]
+exp_args += [complex(x, y) for x in (inf, 3.0, -3.0, 0.0) for y in (0.0, -0.0)]
+bases = [complex(inf, 0.0), complex(-inf, 0.0), complex(0.0, inf)]
+exponents = [complex(-7.3, -0.0098), complex(-1.0, 2.0), complex(-2.5, 0.001)]
+
+
+def parts(z):
+    return f"{repr(float(z.real))} {repr(float(z.imag))}"
+
+
+with open(__file__.replace("make_numpy_complex_special.py", "numpy_complex_special.txt"), "w") as out:
+    out.write(f"# numpy {np.__version__}: 'exp DTYPE A RESULT' or 'power DTYPE A B RESULT' (real and imaginary parts)\n")
+    for dtype in (np.complex64, np.complex128):
+        name = np.dtype(dtype).name
+        for a in exp_args:
+            r = np.exp(np.array([a], dtype=dtype))[0]
+            out.write(f"exp {name} {parts(a)} {parts(r)}\n")
+        for a in bases:
+            for b in exponents:
+                r = np.power(np.array([a], dtype=dtype), np.array([b], dtype=dtype))[0]
+                out.write(f"power {name} {parts(a)} {parts(b)} {parts(r)}\n")
