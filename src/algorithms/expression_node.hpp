@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "algorithms/promotion.hpp"
@@ -95,5 +96,22 @@ struct ExprNode {
     /// joining work before it with work after it (expression_codegen.cpp).
     bool statement_value = false;
 };
+
+/// `node` with each child replaced by `map(child)`: `node` itself when no child changed, else a copy
+/// holding the new children, so that a rewritten tree shares every subtree the rewrite left alone.
+template <class Map>
+std::shared_ptr<const ExprNode> with_mapped_children(const std::shared_ptr<const ExprNode>& node, Map&& map) {
+    std::vector<std::shared_ptr<const ExprNode>> children;
+    children.reserve(node->children.size());
+    bool changed = false;
+    for (const auto& child : node->children) {
+        children.push_back(map(child));
+        changed = changed || children.back() != child;
+    }
+    if (!changed) return node;
+    auto copy = std::make_shared<ExprNode>(*node);
+    copy->children = std::move(children);
+    return copy;
+}
 
 }  // namespace kjarni::detail

@@ -47,17 +47,7 @@ NodePtr resolve(const Queue& queue, const NodePtr& node, std::map<const ExprNode
         options.allocator = [queue](const BoundDevice&, std::size_t size) { return temporary_buffer(queue, size); };
         result = Expr(reduce_expression(queue, r.kind, child, options, r.dtype, r.ddof)).node();
     } else if (!node->children.empty()) {
-        std::vector<NodePtr> children;
-        bool changed = false;
-        for (const NodePtr& child : node->children) {
-            children.push_back(resolve(queue, child, done));
-            changed = changed || children.back() != child;
-        }
-        if (changed) {
-            auto copy = std::make_shared<ExprNode>(*node);
-            copy->children = std::move(children);
-            result = copy;
-        }
+        result = with_mapped_children(node, [&](const NodePtr& child) { return resolve(queue, child, done); });
     }
     done.emplace(node.get(), result);
     return result;

@@ -112,17 +112,7 @@ struct Statements::State {
                 throw ArgumentError("expression",
                                     "uses a lazy value of another Statements block (run that block and store "
                                     "the value with its evaluate())");
-            std::vector<NodePtr> children;
-            bool changed = false;
-            for (const NodePtr& child : node->children) {
-                children.push_back(substitute(child, done));
-                changed = changed || children.back() != child;
-            }
-            if (changed) {
-                auto copy = std::make_shared<ExprNode>(*node);
-                copy->children = std::move(children);
-                result = copy;
-            }
+            result = with_mapped_children(node, [&](const NodePtr& child) { return substitute(child, done); });
         }
         done.emplace(node.get(), result);
         return result;
