@@ -33,6 +33,7 @@
 #include <string>
 
 #include "kjarni/fusion.hpp"
+#include "batched_run.hpp"
 #include "kjarni/kjarni.hpp"
 #include "kjarni/statements.hpp"
 
@@ -71,18 +72,6 @@ std::shared_ptr<Setup> make_setup(const kjarni::Api& api, std::size_t n, std::si
     return setup;
 }
 
-template <class Work>
-void run(benchmark::State& state, const Setup& s, std::size_t useful_bytes, Work work) {
-    work();  // compiles and warms up outside the timing
-    s.queue.synchronize();
-    for (auto _ : state) {
-        for (int k = 0; k < batch; ++k) work();
-        s.queue.synchronize();
-    }
-    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(useful_bytes) * batch * 1e-9,
-                                                benchmark::Counter::kIsIterationInvariantRate);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,7 +85,7 @@ int main(int argc, char** argv) {
         const std::string tag = fmt::format("{}/{}", api.shortcut(), s->queue.device().name());
         auto add = [&](const std::string& name, std::size_t useful, auto work) {
             benchmark::RegisterBenchmark((name + "/" + tag).c_str(), [s, useful, work](benchmark::State& state) {
-                run(state, *s, useful, work);
+                kjarni::bench::run_batched(state, s->queue, useful, batch, work);
             })->UseRealTime();
         };
         kjarni::ReduceOptions each_row;

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "batched_run.hpp"
 #include "kjarni/kjarni.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
@@ -69,19 +70,6 @@ private:
     std::unique_ptr<Arrays> arrays_;
 };
 
-template <class Work>
-void run(benchmark::State& state, Setup& s, std::size_t useful_bytes, Work work) {
-    Arrays& arrays = s.arrays();
-    work(s.queue, arrays);  // compiles and warms up outside the timing
-    s.queue.synchronize();
-    for (auto _ : state) {
-        for (int k = 0; k < batch; ++k) work(s.queue, arrays);
-        s.queue.synchronize();
-    }
-    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(useful_bytes) * batch * 1e-9,
-                                                benchmark::Counter::kIsIterationInvariantRate);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,7 +84,8 @@ int main(int argc, char** argv) {
             const std::string tag = fmt::format("{}MiB/{}/{}", mib, api.shortcut(), queue.device().name());
             auto add = [&](const std::string& name, std::size_t useful, auto work) {
                 benchmark::RegisterBenchmark((name + "/" + tag).c_str(), [s, useful, work](benchmark::State& state) {
-                    run(state, *s, useful, work);
+                    Arrays& arrays = s->arrays();
+                    kjarni::bench::run_batched(state, s->queue, useful, batch, [&] { work(s->queue, arrays); });
                 })->UseRealTime();
             };
             using Q = const kjarni::Queue&;
