@@ -461,7 +461,8 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     for (const auto& a : plan.arguments) key += declaration_of(a) + ";";
     key += state.preamble + separator + state.operation + separator + state.loop_prep + separator + state.after_loop;
     const detail::GeneratedKernel kernel =
-        detail::generated_kernel(queue.device(), key, state.name, [&] { return generate(state, plan); });
+        detail::generated_kernel(queue.device(), key, state.name, [&] { return generate(state, plan); },
+                                 /*allow_contraction=*/true);  // users' code compiles as a Program's
 
     std::vector<detail::KernelArg> kernel_args;
     kernel_args.reserve(args.size() + 2 + plan.arrays.size() * (2 + plan.space.ndim()) + plan.space.ndim());

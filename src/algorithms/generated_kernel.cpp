@@ -12,8 +12,9 @@
 namespace kjarni::detail {
 
 GeneratedKernel generated_kernel(const BoundDevice& device, const std::string& key, const std::string& name,
-                                 const std::function<std::string()>& render) {
-    std::shared_ptr<const CachedKernel> kernel = cached_kernel(device, key, name, render);
+                                 const std::function<std::string()>& render, bool allow_contraction) {
+    std::shared_ptr<const CachedKernel> kernel =
+        cached_kernel(device, key, name, render, allow_contraction ? Contraction::allowed : Contraction::off);
     const std::size_t max_local_size = kernel->checked.kernel->attributes().max_total_local_size;
     return GeneratedKernel{std::move(kernel), max_local_size, device.params().compute_units,
                            device.params().type == DeviceType::gpu};

@@ -39,14 +39,24 @@ private:
 }  // namespace
 
 std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, const std::string& key,
-                                                  const std::string& name, const std::function<std::string()>& render) {
+                                                  const std::string& name, const std::function<std::string()>& render,
+                                                  Contraction contraction) {
     GeneratedKernelCache& cache = state_of(device.context()).service<GeneratedKernelCache>();
-    const std::string full_key = fmt::format("{}/{}/{}", device.index(), name, key);
+    const bool exact = contraction == Contraction::off;
+    const std::string full_key = fmt::format("{}/{}/{}/{}", device.index(), name, exact ? "exact" : "fma", key);
     if (auto found = cache.find(full_key)) return found;
-    const std::string source = render();
+    const bool cuda = device.context().api().id() == ApiId::cuda();
+    // No contraction: each multiplication and addition rounded on its own, as numpy's separate
+    // ufuncs round them, so that a value is the same whichever kernel computes it (an expression's
+    // own, a reduction's loads, a fused row). NVRTC contracts unless told --fmad=false; OpenCL C's
+    // FP_CONTRACT is on by default, switched off for the whole source by the pragma.
+    const std::string source =
+        (exact ? "#ifndef KJARNI_CUDA_API\n#pragma OPENCL FP_CONTRACT OFF\n#endif\n" : "") + render();
     const ProgramOptions options;
     const std::string full = full_source(device.context().api().id(), source, options);
-    auto module = obtain_module(device, full, backend::BuildOptions{});
+    backend::BuildOptions build;
+    if (exact && cuda) build.compiler_options.push_back("--fmad=false");
+    auto module = obtain_module(device, full, build);
     std::shared_ptr<backend::Kernel> kernel = module->kernel(name);
     if (!kernel) throw Error(fmt::format("generated program has no kernel '{}'", name));
     notify_build_observer(source, options);

@@ -13,6 +13,11 @@
 
 namespace kjarni::detail {
 
+/// Whether the compiler may join a multiplication and an addition into one fused multiply-add.
+/// kjarni's own kernels say `off` (numpy rounds each operation); users' kernel code (ElementwiseKernel)
+/// `allowed`, as a Program's.
+enum class Contraction { off, allowed };
+
 /// A generated kernel on one device: the backend kernel, kept alive here, and its checks.
 struct CachedKernel {
     std::shared_ptr<backend::Kernel> owner;
@@ -24,6 +29,7 @@ struct CachedKernel {
 /// only); the source is compiled as a Program's (prelude, default options) through the module
 /// caches in memory and on disk, and the build observer sees it as any Program's.
 std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, const std::string& key,
-                                                  const std::string& name, const std::function<std::string()>& render);
+                                                  const std::string& name, const std::function<std::string()>& render,
+                                                  Contraction contraction = Contraction::off);
 
 }  // namespace kjarni::detail
