@@ -2,11 +2,13 @@
 // the same trailing axes (a "row") of the result's shape. Work group g takes rows g, g + groups,
 // ...; its G work items load the row's elements of every array once into registers (work item l
 // holds elements l, l + G, ..., per_item of them: consecutive work items read consecutive
-// elements), then compute the reductions in dependency order (each: per work item in order, then
-// a fixed tree over the group in local memory, its value seen by every work item), then write the
-// row. One read of each array and one write of the result, no temporaries; the same order of
-// combination on every run (deterministic). Only where a row fits: G * per_item >= the row's
-// length with per_item <= 16 (16 values per array per work item stay in registers).
+// elements; where every row is contiguous and aligned, `vector` consecutive elements at a time,
+// 16 bytes per load), then compute the reductions in dependency order (each: pairwise over the
+// work item's elements, then over the group in two stages through local memory, its value seen
+// by every work item; var and std a second round for the squared deviations from the mean), then
+// write the row. One read of each array and one write of the result, no temporaries; the same
+// order of combination on every run (deterministic). Only where a row fits: G * per_item >= the
+// row's length with per_item <= 16 (16 values per array per work item stay in registers).
 
 #include "algorithms/fused_rows.hpp"
 
@@ -65,6 +67,8 @@ struct Accumulation {
     std::string map;     // of the value, a format string: {} is the value
     std::string finish;  // of `a` and `count`
     DType value;         // the type `x` is converted to
+    bool moments = false;        // var / std: `finish` gives the mean, a second round the result
+    std::string squares_finish;  // var / std: of `a` (the squared deviations' sum) and `count`
 };
 
 Accumulation accumulation_of(const ExprNode& node) {
@@ -100,15 +104,17 @@ Accumulation accumulation_of(const ExprNode& node) {
         }
         case ReductionKind::var:
         case ReductionKind::std: {
-            // (count, mean, squared deviations), merged by Chan, Golub and LeVeque's update as the
-            // eager var (reduction_moments.cpp).
-            a.type = "kj_rowmom_" + suffix;
-            a.neutral = fmt::format("kj_rowmom_of_{}(({})0, 0)", suffix, t);
-            a.reduce = fmt::format("kj_rowmom_merge_{}(a, b)", suffix);
-            a.map = fmt::format("kj_rowmom_of_{}({{}}, 1)", suffix);
-            std::string v = fmt::format("a.m2 / fmax(({0})a.n - {1}, ({0})0)", t, literal(r.ddof, acc));
+            // Two rounds over the row held in registers: the sum (the mean), then the sum of the
+            // squared deviations from that mean (`squares`, finished with `count` and ddof). No
+            // division per element (as updating moments one value at a time needs), and the
+            // textbook two-pass accuracy.
+            a.moments = true;
+            a.neutral = fmt::format("({})0", t);
+            a.reduce = "a + b";
+            a.finish = acc.kind() == Kind::float32 ? "kj_div_count_f(a, count)" : fmt::format("a / ({})count", t);
+            std::string v = fmt::format("a / fmax(({0})count - {1}, ({0})0)", t, literal(r.ddof, acc));
             if (r.kind == ReductionKind::std) v = fmt::format("sqrt({})", v);
-            a.finish = rounded(v, acc, node.dtype);
+            a.squares_finish = rounded(v, acc, node.dtype);
             break;
         }
         default: throw ArgumentError("reduction", "not computed by the row kernel");
@@ -116,26 +122,7 @@ Accumulation accumulation_of(const ExprNode& node) {
     return a;
 }
 
-std::string moments_code(const std::string& t, const std::string& suffix) {
-    return fmt::format(R"(typedef struct {{ {0} mean; {0} m2; int64_t n; }} kj_rowmom_{1};
-FUNCTION INLINE kj_rowmom_{1} kj_rowmom_of_{1}({0} mean, int64_t n) {{ kj_rowmom_{1} r; r.mean = mean; r.m2 = ({0})0; r.n = n; return r; }}
-FUNCTION INLINE kj_rowmom_{1} kj_rowmom_merge_{1}(kj_rowmom_{1} a, kj_rowmom_{1} b)
-{{
-    if (a.n == 0) return b;
-    if (b.n == 0) return a;
-    kj_rowmom_{1} r;
-    r.n = a.n + b.n;
-    const {0} fb = ({0})b.n / ({0})r.n;
-    const {0} dm = b.mean - a.mean;
-    r.mean = a.mean + dm * fb;
-    r.m2 = a.m2 + b.m2 + dm * dm * (({0})a.n * fb);
-    return r;
-}}
-)",
-                       t, suffix);
-}
-
-// Whether `code` names the variable `<prefix><k>` (not a longer name that starts so).
+// Whether `c` may be part of a name in C.
 bool part_of_name(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 // Whether `code` names the variable `<prefix><k>` (not a longer name that starts so).
@@ -173,6 +160,40 @@ std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::
     return r;
 }
 
+// Code combining `count` values in one fixed pairwise order: the values are taken in order and two
+// partial results that each combine the same number of values are merged at once (a binary counter),
+// so no partial combines more than twice its neighbour's and at most log2(count) + 1 of them are
+// live. `value(i)` is the code of value i, `reduce` that of the merge of `a` (the earlier values)
+// and `b`; returns the variable that holds the result.
+std::string pairwise(std::string& b, const std::string& indent, const std::string& type, const std::string& prefix,
+                     std::size_t count, const std::function<std::string(std::size_t)>& value, const std::string& reduce) {
+    std::vector<std::pair<std::size_t, std::string>> partials;  // (values combined, variable)
+    std::size_t fresh = 0;
+    const auto merge = [&](const std::string& first, const std::string& second) {
+        std::string merged = fmt::format("{}{}", prefix, fresh++);
+        b += fmt::format("{0}{1} {2}; {{ const {1} a = {3}; const {1} b = {4}; {2} = {5}; }}\n", indent, type, merged, first,
+                         second, reduce);
+        return merged;
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+        std::string name = fmt::format("{}{}", prefix, fresh++);
+        b += fmt::format("{}const {} {} = {};\n", indent, type, name, value(i));
+        std::size_t size = 1;
+        while (!partials.empty() && partials.back().first == size) {
+            name = merge(partials.back().second, name);
+            size *= 2;
+            partials.pop_back();
+        }
+        partials.emplace_back(size, name);
+    }
+    while (partials.size() > 1) {
+        const auto last = partials.back();
+        partials.pop_back();
+        partials.back() = {partials.back().first + last.first, merge(partials.back().second, last.second)};
+    }
+    return partials.back().second;
+}
+
 std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
     const ExprCode& code = plan.code;
     const char* idx = index_type(plan.use_32_bits);
@@ -181,15 +202,8 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
     for (std::size_t k = 0; k < arrays; ++k) operands.push_back(fmt::format("in{}", k));
 
     std::string s;
-    bool moments_f = false, moments_d = false;
     std::vector<Accumulation> accs;
-    for (const ExprNode* node : code.reductions) {
-        accs.push_back(accumulation_of(*node));
-        moments_f = moments_f || accs.back().type == "kj_rowmom_f";
-        moments_d = moments_d || accs.back().type == "kj_rowmom_d";
-    }
-    if (moments_f) s += moments_code("float", "f");
-    if (moments_d) s += moments_code("double", "d");
+    for (const ExprNode* node : code.reductions) accs.push_back(accumulation_of(*node));
 
     std::string params = fmt::format("GLOBAL_MEM {} *out_base", storage_ctype(out_dtype));
     for (std::size_t k = 0; k < arrays; ++k)
@@ -203,35 +217,100 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
         for (std::size_t d = 0; d < plan.reduced.ndim(); ++d) params += fmt::format(", {} {}_rs{}", idx, name, d);
 
     const std::size_t g = plan.group;
+    const std::size_t vec = plan.vector;
+    // Work items per stage of the combination over the group: the first `lanes` work items each
+    // combine group / lanes partials, then every work item combines those `lanes` (two barriers a
+    // level, where a tree over local memory takes log2(group) + 1).
+    const std::size_t lanes = std::min<std::size_t>(32, g);
+    const std::size_t per_lane = g / lanes;
     std::string b;
     b += fmt::format("    const {0} lid = ({0})get_local_id(0);\n", idx);
     b += "    const int64_t count = (int64_t)n_red;\n";
-    for (std::size_t k = 0; k < accs.size(); ++k) b += fmt::format("    LOCAL_MEM_DECL {} kj_scratch{}[{}];\n", accs[k].type, k, g);
+    for (std::size_t k = 0; k < accs.size(); ++k) {
+        b += fmt::format("    LOCAL_MEM_DECL {} kj_scratch{}[{}];\n", accs[k].type, k, g);
+        if (accs[k].moments) b += fmt::format("    LOCAL_MEM_DECL {} kj_squares{}[{}];\n", accs[k].type, k, g);
+    }
+    // Combines every work item's partial `<partial><k>` of the reductions `ks` over the group
+    // through `<scratch><k>`: the first `lanes` work items each combine group / lanes of them
+    // pairwise, then every work item combines those `lanes` pairwise into `<total><k>`. Two
+    // barriers for any number of reductions.
+    const auto combine_group = [&](std::string& c, const std::vector<std::size_t>& ks, const std::string& partial,
+                                   const std::string& scratch, const std::string& total) {
+        for (const std::size_t k : ks) c += fmt::format("    {1}{0}[lid] = {2}{0};\n", k, scratch, partial);
+        c += "    LOCAL_BARRIER;\n";
+        if (per_lane > 1) {
+            c += fmt::format("    if (lid < {}) {{\n", lanes);
+            for (const std::size_t k : ks) {
+                c += "        {\n";
+                const std::string lane_total = pairwise(
+                    c, "        ", accs[k].type, fmt::format("kj_l{}_", k), per_lane,
+                    [&](std::size_t m) { return fmt::format("{}{}[lid + {}]", scratch, k, m * lanes); }, accs[k].reduce);
+                c += fmt::format("        {}{}[lid] = {};\n        }}\n", scratch, k, lane_total);
+            }
+            c += "    }\n    LOCAL_BARRIER;\n";
+        }
+        for (const std::size_t k : ks) {
+            c += fmt::format("    {} {}{};\n    {{\n", accs[k].type, total, k);
+            const std::string all = pairwise(c, "    ", accs[k].type, fmt::format("kj_w{}_", k), lanes,
+                                             [&](std::size_t w) { return fmt::format("{}{}[{}]", scratch, k, w); }, accs[k].reduce);
+            c += fmt::format("    {}{} = {};\n    }}\n", total, k, all);
+        }
+    };
     b += fmt::format("    for ({0} row = ({0})get_group_id(0); row < n_rows; row += ({0})get_num_groups(0)) {{\n", idx);
     b += decode_offsets(plan.kept.ndim(), operands, idx, "row");
-    // Every array's element j of this work item, and the result's offset.
-    for (std::size_t j = 0; j < plan.per_item; ++j) {
-        b += fmt::format("    const {0} kj_e{1} = ({0}){1} * {2} + lid;\n    const bool kj_ok{1} = kj_e{1} < n_red;\n", idx, j, g);
-        b += fmt::format("    {} kj_out{} = 0;\n", idx, j);
-        for (std::size_t k = 0; k < arrays; ++k)
-            b += fmt::format("    {} kj_v{}_{} = 0;\n", compute_ctype(code.arrays[k].dtype()), k, j);
-        b += fmt::format("    if (kj_ok{}) {{\n", j);
-        for (const auto& name : operands) b += fmt::format("        {} {}_r = 0;\n", idx, name);
-        b += fmt::format("        {} rest = kj_e{};\n", idx, j);
-        for (std::size_t d = plan.reduced.ndim(); d-- > 0;) {
-            if (d == 0) {
-                for (const auto& name : operands) b += fmt::format("        {0}_r += rest * {0}_rs0;\n", name);
-            } else {
-                b += fmt::format("        {{ const {} c = rest % rn{}; rest /= rn{};\n", idx, d, d);
-                for (const auto& name : operands) b += fmt::format("          {0}_r += c * {0}_rs{1};\n", name, d);
-                b += "        }\n";
-            }
+    // Vector reads of array k's elements q * vec ... q * vec + vec - 1 of this work item.
+    const auto vector_load = [&](std::size_t q, std::size_t k) {
+        const DType& d = code.arrays[k].dtype();
+        std::string l;
+        for (std::size_t c = 0; c < vec; ++c) l += fmt::format("    {} kj_v{}_{} = 0;\n", compute_ctype(d), k, q * vec + c);
+        l += fmt::format("    if (kj_ok{0}) {{\n        union {{ {1} v; {2} e[{3}]; }} kj_u;\n"
+                         "        kj_u.v = *(GLOBAL_MEM const {1}*)(in{4}_base + in{4}_o + kj_q{5});\n",
+                         q * vec, vector_type(vec * d.itemsize()), storage_ctype(d), vec, k, q);
+        for (std::size_t c = 0; c < vec; ++c)
+            l += fmt::format("        kj_v{}_{} = {};\n", k, q * vec + c, load_value(fmt::format("kj_u.e[{}]", c), d));
+        return l + "    }\n";
+    };
+    // Arrays only the result reads (layer normalisation's scale and shift) are read where the
+    // result is computed, not held in registers through the reductions (fewer registers, more
+    // work groups per compute unit).
+    std::vector<bool> late(arrays, vec > 1);
+    for (std::size_t k = 0; k < arrays; ++k)
+        for (const std::string& value : plan.reduced_values) late[k] = late[k] && !names(value, "v", k);
+    if (vec > 1) {
+        // Every array's element j = q * vec + c of this work item: element (q * G + lid) * vec + c
+        // of the row, read vec at a time (the rows are contiguous and aligned: plan_rows checked).
+        for (std::size_t q = 0; q < plan.per_item / vec; ++q) {
+            b += fmt::format("    const {0} kj_q{1} = (({0}){1} * {2} + lid) * {3};\n", idx, q, g, vec);
+            for (std::size_t c = 0; c < vec; ++c) b += fmt::format("    const bool kj_ok{} = kj_q{} < n_red;\n", q * vec + c, q);
+            for (std::size_t k = 0; k < arrays; ++k)
+                if (!late[k]) b += vector_load(q, k);
         }
-        b += fmt::format("        kj_out{} = out_o + out_r;\n", j);
-        for (std::size_t k = 0; k < arrays; ++k)
-            b += fmt::format("        kj_v{0}_{1} = {2};\n", k, j,
-                             load_value(fmt::format("in{0}_base[in{0}_o + in{0}_r]", k), code.arrays[k].dtype()));
-        b += "    }\n";
+    } else {
+        // Every array's element j of this work item (element j * G + lid of the row), and the
+        // result's offset.
+        for (std::size_t j = 0; j < plan.per_item; ++j) {
+            b += fmt::format("    const {0} kj_e{1} = ({0}){1} * {2} + lid;\n    const bool kj_ok{1} = kj_e{1} < n_red;\n", idx, j, g);
+            b += fmt::format("    {} kj_out{} = 0;\n", idx, j);
+            for (std::size_t k = 0; k < arrays; ++k)
+                b += fmt::format("    {} kj_v{}_{} = 0;\n", compute_ctype(code.arrays[k].dtype()), k, j);
+            b += fmt::format("    if (kj_ok{}) {{\n", j);
+            for (const auto& name : operands) b += fmt::format("        {} {}_r = 0;\n", idx, name);
+            b += fmt::format("        {} rest = kj_e{};\n", idx, j);
+            for (std::size_t d = plan.reduced.ndim(); d-- > 0;) {
+                if (d == 0) {
+                    for (const auto& name : operands) b += fmt::format("        {0}_r += rest * {0}_rs0;\n", name);
+                } else {
+                    b += fmt::format("        {{ const {} c = rest % rn{}; rest /= rn{};\n", idx, d, d);
+                    for (const auto& name : operands) b += fmt::format("          {0}_r += c * {0}_rs{1};\n", name, d);
+                    b += "        }\n";
+                }
+            }
+            b += fmt::format("        kj_out{} = out_o + out_r;\n", j);
+            for (std::size_t k = 0; k < arrays; ++k)
+                b += fmt::format("        kj_v{0}_{1} = {2};\n", k, j,
+                                 load_value(fmt::format("in{0}_base[in{0}_o + in{0}_r]", k), code.arrays[k].dtype()));
+            b += "    }\n";
+        }
     }
     // A reduction's per-element value used again later (softmax's exp(x - max) in the sum and in
     // the result) is kept from its level as kj_c<k>_<j> (its child's compute type) rather than
@@ -264,8 +343,9 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
         return false;
     };
     // Level by level (a level's reductions use only earlier levels' values): each work item
-    // accumulates its elements in order, then one tree over the group combines every reduction of
-    // the level, sharing its barriers.
+    // combines its elements pairwise, then the group's partials are combined in two stages that
+    // share the level's barriers (var and std: a second round for the squared deviations). One
+    // fixed order for every row and run: deterministic, with the depth of a pairwise sum.
     for (std::size_t level_index = 0; level_index < plan.levels.size(); ++level_index) {
         const std::vector<std::size_t>& level = plan.levels[level_index];
         std::vector<std::string> values, raw;
@@ -275,46 +355,129 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
             raw.push_back(with_kept(plan.reduced_values[k]));
             keep.push_back(used_later(level_index, k));
             values.push_back(convert_value(keep.back() ? fmt::format("kj_c{}_j", k) : raw.back(), child.dtype, accs[k].value));
-            b += fmt::format("    {} kj_acc{} = {};\n", accs[k].type, k, accs[k].neutral);
             if (keep.back())
                 for (std::size_t j = 0; j < plan.per_item; ++j)
                     b += fmt::format("    {} kj_c{}_{} = 0;\n", compute_ctype(child.dtype), k, j);
         }
+        const auto value_at = [&](std::size_t q, std::size_t j) {
+            return keep[q] ? reuse(values[q], fmt::format("kj_c{}_j", level[q]), fmt::format("kj_c{}_{}", level[q], j)) : values[q];
+        };
         std::string used;  // every value of the level, to find the arrays they read
         for (const std::string& x : raw) used += x + " ";
+        // Sums of the same values (layer normalisation's mean and the mean inside its var) are
+        // computed once: source[q] is the first reduction of the level with reduction q's sum.
+        std::vector<std::size_t> source(level.size());
+        for (std::size_t q = 0; q < level.size(); ++q) {
+            source[q] = q;
+            const auto plain_sum = [&](std::size_t i) { return accs[level[i]].reduce == "a + b" && accs[level[i]].map == "{}"; };
+            for (std::size_t p = 0; p < q && plain_sum(q); ++p)
+                if (plain_sum(p) && source[p] == p && raw[p] == raw[q] && accs[level[p]].type == accs[level[q]].type) {
+                    source[q] = p;
+                    break;
+                }
+        }
+        std::vector<std::size_t> computed;  // the reductions whose sums are computed
+        for (std::size_t q = 0; q < level.size(); ++q)
+            if (source[q] == q) computed.push_back(level[q]);
+        // Each element's value mapped into its accumulator type (the neutral where the element
+        // lies past the row's end): kj_t<k>_<j>.
         for (std::size_t j = 0; j < plan.per_item; ++j) {
             std::string steps;
-            for (std::size_t q = 0; q < level.size(); ++q)
-                if (keep[q]) steps += fmt::format("kj_c{}_{} = {}; ", level[q], j, raw[q]);
             for (std::size_t q = 0; q < level.size(); ++q) {
                 const Accumulation& a = accs[level[q]];
-                std::string value = values[q];
-                if (keep[q]) value = reuse(value, fmt::format("kj_c{}_j", level[q]), fmt::format("kj_c{}_{}", level[q], j));
-                const std::string map = fmt::format(fmt::runtime(a.map), "(" + value + ")");
-                steps += fmt::format("{{ const {0} a = kj_acc{1}; const {0} b = {2}; kj_acc{1} = {3}; }} ", a.type, level[q], map,
-                                     a.reduce);
+                if (source[q] == q) b += fmt::format("    {} kj_t{}_{} = {};\n", a.type, level[q], j, a.neutral);
+                if (keep[q]) steps += fmt::format("kj_c{}_{} = {}; ", level[q], j, raw[q]);
+            }
+            for (std::size_t q = 0; q < level.size(); ++q) {
+                if (source[q] != q) continue;
+                const Accumulation& a = accs[level[q]];
+                const std::string value = "(" + value_at(q, j) + ")";
+                steps += fmt::format("kj_t{}_{} = {}; ", level[q], j, fmt::format(fmt::runtime(a.map), value));
             }
             b += at_element(j, used, steps);
         }
-        for (const std::size_t k : level) b += fmt::format("    kj_scratch{0}[lid] = kj_acc{0};\n", k);
-        b += "    LOCAL_BARRIER;\n";
-        b += fmt::format("    for ({} kj_half = {}; kj_half > 0; kj_half >>= 1) {{\n        if (lid < kj_half) {{\n", idx, g / 2);
-        for (const std::size_t k : level)
-            b += fmt::format("            {{ const {0} a = kj_scratch{1}[lid]; const {0} b = kj_scratch{1}[lid + kj_half]; "
-                             "kj_scratch{1}[lid] = {2}; }}\n",
-                             accs[k].type, k, accs[k].reduce);
-        b += "        }\n        LOCAL_BARRIER;\n    }\n";
-        for (const std::size_t k : level)
-            b += fmt::format("    {} r{};\n    {{ const {} a = kj_scratch{}[0]; r{} = {}; }}\n", compute_ctype(code.reductions[k]->dtype),
-                             k, accs[k].type, k, k, accs[k].finish);
+        for (const std::size_t k : computed) {
+            b += fmt::format("    {} kj_acc{};\n    {{\n", accs[k].type, k);
+            const std::string total = pairwise(b, "    ", accs[k].type, fmt::format("kj_p{}_", k), plan.per_item,
+                                               [&](std::size_t j) { return fmt::format("kj_t{}_{}", k, j); }, accs[k].reduce);
+            b += fmt::format("    kj_acc{} = {};\n    }}\n", k, total);
+        }
+        combine_group(b, computed, "kj_acc", "kj_scratch", "kj_total");
+        std::vector<std::size_t> moments;
+        std::map<std::size_t, std::size_t> values_of;  // a var or std reduction: whose kj_t values it takes
+        for (std::size_t q = 0; q < level.size(); ++q) {
+            const std::size_t k = level[q];
+            b += fmt::format("    {} {}{};\n", compute_ctype(accs[k].moments ? accs[k].value : code.reductions[k]->dtype),
+                             accs[k].moments ? "kj_mean" : "r", k);
+            b += fmt::format("    {{ const {} a = kj_total{}; {}{} = {}; }}\n", accs[k].type, level[source[q]],
+                             accs[k].moments ? "kj_mean" : "r", k, accs[k].finish);
+            if (accs[k].moments) {
+                moments.push_back(k);
+                values_of[k] = level[source[q]];
+            }
+        }
+        if (!moments.empty()) {
+            // var and std: the squared deviations from the row's mean, a second round.
+            for (const std::size_t k : moments) {
+                const std::string& t = accs[k].type;
+                b += fmt::format("    {} kj_sq{};\n    {{\n", t, k);
+                for (std::size_t j = 0; j < plan.per_item; ++j)
+                    b += fmt::format("    {0} kj_d{1} = ({0})0;\n    if (kj_ok{1}) {{ const {0} d = kj_t{3}_{1} - kj_mean{2}; kj_d{1} = d * d; }}\n",
+                                     t, j, k, values_of[k]);
+                const std::string total = pairwise(b, "    ", t, fmt::format("kj_s{}_", k), plan.per_item,
+                                                   [&](std::size_t j) { return fmt::format("kj_d{}", j); }, "a + b");
+                b += fmt::format("    kj_sq{} = {};\n    }}\n", k, total);
+            }
+            combine_group(b, moments, "kj_sq", "kj_squares", "kj_squares_total");
+            for (const std::size_t k : moments)
+                b += fmt::format("    {} r{};\n    {{ const {} a = kj_squares_total{}; r{} = {}; }}\n",
+                                 compute_ctype(code.reductions[k]->dtype), k, accs[k].type, k, k, accs[k].squares_finish);
+        }
         for (std::size_t q = 0; q < level.size(); ++q)
             if (keep[q]) kept.emplace_back(raw[q], fmt::format("kj_c{}", level[q]));
     }
     const std::string result = with_kept(code.value);
-    for (std::size_t j = 0; j < plan.per_item; ++j)
-        b += at_element(j, result, fmt::format("out_base[kj_out{}] = {};", j, store_value(result, out_dtype)));
+    if (vec > 1) {
+        for (std::size_t q = 0; q < plan.per_item / vec; ++q) {
+            b += "    {\n";
+            for (std::size_t k = 0; k < arrays; ++k)
+                if (late[k]) b += vector_load(q, k);
+            b += fmt::format("    union {{ {} v; {} e[{}]; }} kj_w;\n", vector_type(vec * out_dtype.itemsize()),
+                             storage_ctype(out_dtype), vec);
+            for (std::size_t c = 0; c < vec; ++c)
+                b += at_element(q * vec + c, result, fmt::format("kj_w.e[{}] = {};", c, store_value(result, out_dtype)));
+            b += fmt::format("    if (kj_ok{}) *(GLOBAL_MEM {}*)(out_base + out_o + kj_q{}) = kj_w.v;\n    }}\n", q * vec,
+                             vector_type(vec * out_dtype.itemsize()), q);
+        }
+    } else {
+        for (std::size_t j = 0; j < plan.per_item; ++j)
+            b += at_element(j, result, fmt::format("out_base[kj_out{}] = {};", j, store_value(result, out_dtype)));
+    }
     b += "    LOCAL_BARRIER;  /* the scratch is written again for the next row */\n    }\n";
     return s + fmt::format("KERNEL void kjarni_fused_rows({})\n{{\n{}}}\n", params, b);
+}
+
+// Elements a work item reads at once (16 bytes of the widest dtype): more than 1 where every
+// operand's row is contiguous (one reduced axis after merging, stride 1), the row's length a
+// multiple of it, and every row of every operand starts on a multiple of its bytes.
+// KJARNI_FUSION_ROW_VECTOR=0 reads one element at a time.
+std::size_t vector_width(const RowPlan& plan, const Array* out, const DType& out_dtype) {
+    if (const char* setting = std::getenv("KJARNI_FUSION_ROW_VECTOR"); setting != nullptr && std::string(setting) == "0") return 1;
+    if (plan.reduced.ndim() != 1) return 1;
+    std::size_t widest = out_dtype.itemsize();
+    for (const Array& a : plan.code.arrays) widest = std::max(widest, a.dtype().itemsize());
+    const std::size_t vec = 16 / widest;
+    if (vec < 2 || plan.row_length % vec != 0) return 1;
+    for (std::size_t k = 0; k < plan.offsets.size(); ++k) {
+        if (plan.reduced.strides[k][0] != 1) return 1;
+        for (const std::ptrdiff_t stride : plan.kept.strides[k])
+            if (stride % static_cast<std::ptrdiff_t>(vec) != 0) return 1;
+        const Array* array = k == 0 ? out : &plan.code.arrays[k - 1];
+        const std::size_t bytes = vec * (k == 0 ? out_dtype.itemsize() : array->dtype().itemsize());
+        // A new result (out == nullptr) starts its own allocation: aligned.
+        if (array != nullptr && !lies_aligned(*array, plan.offsets[k], bytes)) return 1;
+    }
+    return vec;
 }
 
 }  // namespace
@@ -465,18 +628,43 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
         }
     }
     // G work items per row, per_item elements each (about target_per_item; at most most_per_item).
+    // KJARNI_FUSION_ROW_GROUP sets G (a power of two; then per_item up to 2 * most_per_item), to
+    // measure the choice on a device.
     const std::size_t device_group = std::min<std::size_t>(1024, floor_pow2(std::max<std::size_t>(queue.device().params().max_total_local_size, 1)));
     std::size_t group = 32;
-    const std::size_t target_per_item =
-        std::clamp<std::size_t>(held_values / std::max<std::size_t>(plan.code.arrays.size(), 1), 2, most_per_item);
-    while (group < device_group && group * target_per_item < plan.row_length) group *= 2;
-    group = std::min(group, device_group);
+    std::size_t per_item_limit = most_per_item;
+    if (const char* forced = std::getenv("KJARNI_FUSION_ROW_GROUP")) {
+        const long value = std::strtol(forced, nullptr, 10);
+        if (value < 1 || value > 1024 || (value & (value - 1)) != 0)
+            throw ArgumentError("KJARNI_FUSION_ROW_GROUP", fmt::format("is '{}': a power of two from 1 to 1024", forced));
+        group = std::min(static_cast<std::size_t>(value), device_group);
+        per_item_limit = 2 * most_per_item;
+    } else {
+        const std::size_t target_per_item =
+            std::clamp<std::size_t>(held_values / std::max<std::size_t>(plan.code.arrays.size(), 1), 2, most_per_item);
+        while (group < device_group && group * target_per_item < plan.row_length) group *= 2;
+        group = std::min(group, device_group);
+    }
+    plan.vector = vector_width(plan, out, out_dtype);
+    // Each reduction keeps one partial per work item in local memory (var and std two: the sum
+    // and the squares), a float or a double; CUDA's static local memory stops at 48 KiB.
+    std::size_t scratch_per_item = 0;
+    for (const ExprNode* node : plan.code.reductions) {
+        const bool wide = accumulation(node->dtype).kind() == Kind::float64;
+        const ReductionKind kind = node->reduction->kind;
+        scratch_per_item += (kind == ReductionKind::var || kind == ReductionKind::std ? 2u : 1u) * (wide ? 8u : 4u);
+    }
+    const std::size_t local_limit = std::min<std::size_t>(queue.device().params().local_mem_size, 48 * 1024);
     while (true) {
+        if (group > 1 && scratch_per_item * group > local_limit) {
+            group /= 2;
+            continue;
+        }
         plan.group = group;
-        plan.per_item = (plan.row_length + group - 1) / group;
-        if (plan.per_item > most_per_item) {
+        plan.per_item = (plan.row_length + group * plan.vector - 1) / (group * plan.vector) * plan.vector;
+        if (plan.per_item > per_item_limit) {
             plan.refused = fmt::format("a row of {} elements is longer than {} work items x {} elements", plan.row_length, group,
-                                       most_per_item);
+                                       per_item_limit);
             return plan;
         }
         const std::string text = kernel_text(plan, out_dtype);

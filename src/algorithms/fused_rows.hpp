@@ -28,6 +28,8 @@ struct RowPlan {
     std::size_t row_length = 0;
     std::size_t group = 0;
     std::size_t per_item = 0;
+    /// Elements a work item reads and writes at once (1: one at a time, any strides).
+    std::size_t vector = 1;
     IterationSpace kept;     // operand 0 is out, then code.arrays
     IterationSpace reduced;  // the same operands
     std::vector<std::ptrdiff_t> offsets;
