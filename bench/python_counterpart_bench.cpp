@@ -64,6 +64,8 @@ int main(int argc, char** argv) {
             benchmark::RegisterBenchmark((name + "/" + tag).c_str(),
                                          [s, useful, batch, work](benchmark::State& state) {
                                              kjarni::bench::run_batched(state, s->queue, useful, batch, work);
+                                             // Calls per iteration: cupy_compare.py --cpp-json divides by it.
+                                             state.counters["batch"] = batch;
                                          })
                 ->UseRealTime()
                 ->Unit(benchmark::kMicrosecond);

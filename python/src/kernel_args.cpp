@@ -239,7 +239,7 @@ void pack_args(const nb::args& args, std::size_t first, const detail::LaunchTarg
     }
     PyObject* const declared = parameters.is_valid() && PyTuple_Check(parameters.ptr()) ? parameters.ptr() : nullptr;
     for (std::size_t i = 0; i < n; ++i) {
-        out.add(pack_one(args[first + i], i, target, declared_at(declared, i)));
+        out.emplace([&] { return pack_one(args[first + i], i, target, declared_at(declared, i)); });
     }
 }
 
