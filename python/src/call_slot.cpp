@@ -24,9 +24,17 @@ PyObject* raise_current_exception() noexcept {
     // A nanobind function that rethrows it: nanobind translates it as for any bound function, and
     // the call returns nullptr with the Python error set. (Looked up on each error rather than kept:
     // a reference held for the process would show in nanobind's leak report at exit.)
+    // (The nanobind function itself, not kjarni._signatures' wrapper of it, whose frame would only
+    // add a confusing line to the traceback.)
     PyObject* module = PyImport_ImportModule("kjarni._kjarni");
-    PyObject* result = module != nullptr ? PyObject_CallMethod(module, "_rethrow_pending", nullptr) : nullptr;
+    PyObject* function = module != nullptr ? PyObject_GetAttrString(module, "_rethrow_pending") : nullptr;
+    if (function != nullptr && PyObject_HasAttrString(function, "__wrapped__") == 1) {
+        PyObject* wrapped = PyObject_GetAttrString(function, "__wrapped__");
+        Py_SETREF(function, wrapped);
+    }
+    PyObject* result = function != nullptr ? PyObject_CallNoArgs(function) : nullptr;
     Py_XDECREF(result);
+    Py_XDECREF(function);
     Py_XDECREF(module);
     pending = nullptr;
     return nullptr;
