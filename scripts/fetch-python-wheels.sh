@@ -11,7 +11,11 @@ cd "$(dirname "$0")/.."
 dir=.gpu-deps/wheels
 pins=(grunnur==0.6.0 Mako==1.3.10 pyopencl==2026.1.4 pytools==2026.1.1 platformdirs==4.14.8 siphash24==1.9)
 mkdir -p "$dir"
-rm -f "$dir"/*.whl
+# One version of each (two stop the installation there); other packages' wheels stay.
+for pin in "${pins[@]}"; do
+  name=${pin%%==*}
+  find "$dir" -maxdepth 1 -iname "${name}-*.whl" -delete
+done
 python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
   --platform manylinux2014_x86_64 --platform any -d "$dir" "${pins[@]}"
