@@ -92,13 +92,15 @@ for define in "${defines[@]}"; do settings+=(--config-settings=cmake.define."${d
 [ -n "$prebuilt" ] && settings+=(--config-settings=cmake.define.KJARNI_PYTHON_PREBUILT="$prebuilt")
 build_start=$SECONDS
 if ! "${pip[@]}" install --no-index --no-deps --no-build-isolation "${settings[@]}" "$repo" >"$out/python-build.log" 2>&1; then
-  # (An old scikit-build-core, say.) The module by CMake itself, copied into the venv: the tests of
-  # the installed metadata (the version, the pytest entry point) will fail, the rest runs.
-  stamp "pip install failed (its log's end below); the module built by CMake instead"
+  # (An old scikit-build-core, or a libkjarni.a the linker refuses in a shared module, say.) The
+  # module by CMake itself, with the library from source as the previous version of this script
+  # built it there (a few minutes more), copied into the venv: the tests of the installed metadata
+  # (the version, the pytest entry point) will fail, the rest runs.
+  stamp "pip install failed (its log's end below); the module and its library built by CMake instead"
   tail -15 "$out/python-build.log"
   site=$("$venv/bin/python" -c "import site; print(site.getsitepackages()[0])")
   { cmake -S python -B build-gpu-python/cmake -DPython_EXECUTABLE="$venv/bin/python" -DCMAKE_BUILD_TYPE=Release \
-      "${defines[@]}" ${prebuilt:+-DKJARNI_PYTHON_PREBUILT="$prebuilt"} &&
+      "${defines[@]}" &&
     cmake --build build-gpu-python/cmake -j "$jobs" && cp -r python/kjarni "$site/" &&
     cp build-gpu-python/cmake/_kjarni*.so "$site/kjarni/"; } >>"$out/python-build.log" 2>&1 ||
     { stamp "the CMake build failed too"; tail -30 "$out/python-build.log"; exit 1; }
