@@ -231,3 +231,19 @@ def test_more_methods_users_expect(queue, xy, rng):
     # set without a queue: the array's own (CuPy's and PyOpenCL's form).
     dx.set(y)
     numpy.testing.assert_array_equal(dx.get(), y)
+
+
+def test_numpy_scalars_keep_their_dtype_every_time(queue, xy):
+    """numpy scalars are strong operands of their own dtype (numpy 2's rules), the first time a type
+    is met and afterwards (kjarni remembers each numpy scalar type's dtype); 0-d arrays, whose dtype
+    varies, are looked at each time."""
+    x, _, dx, _ = xy
+    # Powers of two: the products are exact, so each result rounds once (the sum), fused or not.
+    cases = [numpy.float64(2), numpy.float16(0.5), numpy.int8(4), numpy.uint16(8), numpy.bool_(True),
+             numpy.complex64(2 + 2j), numpy.array(2.0), numpy.array(4, numpy.int16)]
+    for _ in range(2):
+        for scalar in cases:
+            e = scalar * dx + scalar
+            expected = scalar * x + scalar
+            assert e.dtype == expected.dtype, (type(scalar), e.dtype, expected.dtype)
+            numpy.testing.assert_array_equal(e.get(queue), expected)
