@@ -85,8 +85,9 @@ void learn_scalar_layout(PyObject* value, const Py_buffer& view) noexcept {
     PyTypeObject* type = Py_TYPE(value);
     if (scalar_layout_count == max_scalar_layouts || view.ndim != 0 || view.len <= 0 ||
         (type->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0 || type->tp_itemsize != 0 ||
-        std::strncmp(type->tp_name, "numpy.", 6) != 0 || known_scalar_layout(type) != nullptr) {
-        return;
+        std::strncmp(type->tp_name, "numpy.", 6) != 0 || std::strcmp(type->tp_name, "numpy.ndarray") == 0 ||
+        std::strcmp(type->tp_name, "numpy.void") == 0 || known_scalar_layout(type) != nullptr) {
+        return;  // (0-d arrays and structured scalars: their bytes lie outside the object, their sizes vary)
     }
     const auto offset = static_cast<const char*>(view.buf) - reinterpret_cast<const char*>(value);
     if (offset < static_cast<Py_ssize_t>(sizeof(PyObject)) || offset + view.len > type->tp_basicsize) return;
