@@ -25,7 +25,9 @@ step() {  # name, seconds, command...: runs it, logs it, prints its last lines
   echo "== $name rc=$?"
   tail -"${TAIL:-6}" "$out/$name.log"
 }
-KJARNI_GPU_PYTHON_SELECTORS=cuda KJARNI_GPU_PYTHON_QUICK=1 TAIL=4 step python 170 bash scripts/gpu-python.sh
+# The package builds its own library (KJARNI_GPU_PYTHON_FROM_SOURCE): build-gpu is being built beside it.
+KJARNI_GPU_PYTHON_SELECTORS=cuda KJARNI_GPU_PYTHON_QUICK=1 KJARNI_GPU_PYTHON_FROM_SOURCE=1 TAIL=4 step python 170 \
+  bash scripts/gpu-python.sh
 wait "$builder" || { echo "build failed"; tail -30 "$out/build.log"; exit 1; }
 focus() {  # selector
   KJARNI_TEST=$1 TAIL=3 step "focus-${1%%:*}" 60 build-gpu/tests/kjarni_tests --gtest_filter="${KJARNI_FOCUS_TESTS:-*}"

@@ -1,23 +1,33 @@
 """kjarni from Python against CuPy on the same GPU, in one run, for the lead's GPU check (issue 39):
 
 - the Python-side launch of an empty kernel with 0, 5 and 8 arguments: kjarni's prepared kernel
-  (and bound once, PreparedKernel.bind) against CuPy's RawKernel (goal: at or below CuPy);
-- ``y = a*x + b`` on 2^28 float32 (default): kjarni's fused expression assigned into a preallocated
-  ``y`` and evaluated into a new array, against CuPy's ElementwiseKernel into ``y`` and CuPy's plain
-  ``a*x + b`` (goal: at or above CuPy);
-- ``x.sum()`` on the same ``x``: kjarni's method against CuPy's.
+  (and bound once, PreparedKernel.bind) against CuPy's RawKernel (goal: at or below CuPy). Each call
+  is written out as a user writes it (``k(queue, a, b, c, x, n)``, CuPy's ``f(grid, block, args)``);
+- ``y = a*x + b`` on 2^28 float32 (default), ``a`` and ``b`` float32 scalars: kjarni's fused
+  expression assigned into a preallocated ``y`` and evaluated into a new array (from the driver,
+  and from a MemoryPool as CuPy's caching allocator serves CuPy's new arrays), against CuPy's
+  ElementwiseKernel into ``y`` and CuPy's plain ``a*x + b`` (goal: at or above CuPy);
+- ``x.sum()`` on the same ``x``: kjarni's method (its 0-d result from the driver) and kjarni.sum
+  with a MemoryPool, against CuPy's.
 
 Every variant of a group runs once per repetition, in turn (interleaved, so that clocks and
-neighbours weigh on all alike); a repetition times a batch of calls between two synchronizations;
+neighbours weigh on all alike); a repetition times a batch of calls between two synchronizations
+(``--calls`` array operations, default 10: bench/batched_run.hpp's batch, which the C++ side uses);
 the figure is the median over repetitions, and the ratio is kjarni's time over CuPy's (below 1:
-kjarni is faster). Results are checked against CuPy's (sum: within float32 summation error).
+kjarni is faster). Results are checked against numpy (sum: within float32 summation error).
 
-    python bench/python/cupy_compare.py [--log2n 28] [--repeats 15] [--launches 20000] [--calls 20]
+``--cpp-json FILE`` takes the Google Benchmark JSON of kjarni_bench_python_counterpart (the same
+calls from C++, same sizes and batch: bench/python_counterpart_bench.cpp) and prints each Python
+figure over its C++ median (goal: at most 1.02).
+
+    python bench/python/cupy_compare.py [--log2n 28] [--repeats 15] [--launches 20000] [--calls 10]
+                                        [--cpp-json counterpart.json]
 
 Without CuPy (or CUDA) it measures kjarni alone (``--api opencl`` for NVIDIA's OpenCL or PoCL) and says so.
 """
 
 import argparse
+import json
 import statistics
 import time
 
@@ -67,13 +77,43 @@ def report(title, medians, unit, scale, pairs):
             print(f"  ratio {mine} / {peer}: {medians[mine] / medians[peer]:.3f}")
 
 
+# Python variant -> the C++ benchmark (bench/python_counterpart_bench.cpp) making the same call.
+CPP_COUNTERPARTS = {
+    "kjarni assign(y, a*x + b)": "axpb_assign",
+    "kjarni evaluate(a*x + b), pool": "axpb_evaluate_pooled",
+    "kjarni x.sum()": "sum",
+    "kjarni sum(x), pool": "sum_pooled",
+}
+
+
+def against_cpp(path, api, medians):
+    """Prints each Python median over the C++ median of the same call (its benchmark's median
+    aggregate, or the median of its repetitions), for the benchmarks of `api`."""
+    with open(path) as f:
+        runs = json.load(f)["benchmarks"]
+    cpp = {}
+    for run in runs:
+        name, _, tag = run["run_name"].partition("/")
+        if not tag.startswith(api + "/") or run.get("aggregate_name", "median") != "median":
+            continue
+        seconds = run["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[run["time_unit"]]
+        cpp.setdefault(name, []).append(seconds / run.get("batch", 1))  # an iteration is a batch of calls
+    print(f"\nPython against C++ (kjarni_bench_python_counterpart, {api}; goal: at most 1.02)")
+    for python_name, cpp_name in CPP_COUNTERPARTS.items():
+        if python_name in medians and cpp_name in cpp:
+            c = statistics.median(cpp[cpp_name])
+            print(f"  {python_name:40s} {medians[python_name] * 1e3:9.3f} ms  C++ {c * 1e3:9.3f} ms"
+                  f"  ratio {medians[python_name] / c:.3f}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--api", default="cuda", choices=["cuda", "opencl"])
     parser.add_argument("--log2n", type=int, default=28)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--launches", type=int, default=20000, help="launches per batch")
-    parser.add_argument("--calls", type=int, default=20, help="array operations per batch")
+    parser.add_argument("--calls", type=int, default=10, help="array operations per batch")
+    parser.add_argument("--cpp-json", help="kjarni_bench_python_counterpart's JSON output, for Python / C++ ratios")
     args = parser.parse_args()
 
     api = kjarni.API.all_by_shortcut(args.api)[0]
@@ -96,24 +136,27 @@ def main():
     args5 = (bufs[0], bufs[1], bufs[2], x32, n32)
     args8 = (bufs[0], bufs[1], bufs[2], bufs[3], x32, y32, n32, m32)
     sync = queue.synchronize
+    k0, k5, k8 = k[0], k[5], k[8]
+    b0, b1, b2, b3 = bufs
     variants = {
-        "kjarni, 0 args": (lambda: k[0](queue), sync),
-        "kjarni, 5 args": (lambda: k[5](queue, *args5), sync),
-        "kjarni, 8 args": (lambda: k[8](queue, *args8), sync),
-        "kjarni, 5 args bound": (k[5].bind(queue, *args5), sync),
-        "kjarni, 8 args bound": (k[8].bind(queue, *args8), sync),
+        "kjarni, 0 args": (lambda: k0(queue), sync),
+        "kjarni, 5 args": (lambda: k5(queue, b0, b1, b2, x32, n32), sync),
+        "kjarni, 8 args": (lambda: k8(queue, b0, b1, b2, b3, x32, y32, n32, m32), sync),
+        "kjarni, 5 args bound": (k5.bind(queue, *args5), sync),
+        "kjarni, 8 args bound": (k8.bind(queue, *args8), sync),
     }
     if cupy is not None:
         stream = cupy.cuda.Stream(non_blocking=True)
         module = cupy.RawModule(code=CUPY_SOURCE)
         c = {n: module.get_function(f"empty{n}") for n in (0, 5, 8)}
         arrays = [cupy.empty(16, cupy.float32) for _ in range(4)]
-        cargs5 = (arrays[0], arrays[1], arrays[2], x32, n32)
-        cargs8 = (arrays[0], arrays[1], arrays[2], arrays[3], x32, y32, n32, m32)
         csync = stream.synchronize
-        variants["CuPy RawKernel, 0 args"] = (lambda: c[0]((1,), (1,), (), stream=stream), csync)
-        variants["CuPy RawKernel, 5 args"] = (lambda: c[5]((1,), (1,), cargs5, stream=stream), csync)
-        variants["CuPy RawKernel, 8 args"] = (lambda: c[8]((1,), (1,), cargs8, stream=stream), csync)
+        c0, c5, c8 = c[0], c[5], c[8]
+        a0, a1, a2, a3 = arrays
+        variants["CuPy RawKernel, 0 args"] = (lambda: c0((1,), (1,), (), stream=stream), csync)
+        variants["CuPy RawKernel, 5 args"] = (lambda: c5((1,), (1,), (a0, a1, a2, x32, n32), stream=stream), csync)
+        variants["CuPy RawKernel, 8 args"] = (
+            lambda: c8((1,), (1,), (a0, a1, a2, a3, x32, y32, n32, m32), stream=stream), csync)
     medians = interleaved_medians(variants, args.repeats, args.launches)
     report("Python-side launch (median per launch)", medians, "us", 1e6,
            [(f"kjarni, {n} args", f"CuPy RawKernel, {n} args") for n in (0, 5, 8)] +
@@ -134,12 +177,22 @@ def main():
     def kjarni_evaluate():
         results["kjarni new"] = kjarni.evaluate(queue, a * x + b)
 
+    pool = kjarni.MemoryPool()
+
+    def kjarni_evaluate_pooled():
+        results["kjarni new pooled"] = kjarni.evaluate(queue, a * x + b, allocator=pool)
+
     def kjarni_sum():
         results["kjarni sum"] = x.sum()
 
+    def kjarni_sum_pooled():
+        results["kjarni sum pooled"] = kjarni.sum(queue, x, allocator=pool)
+
     variants = {"kjarni assign(y, a*x + b)": (kjarni_assign, sync),
-                "kjarni evaluate(a*x + b)": (kjarni_evaluate, sync)}
-    sum_variants = {"kjarni x.sum()": (kjarni_sum, sync)}
+                "kjarni evaluate(a*x + b)": (kjarni_evaluate, sync),
+                "kjarni evaluate(a*x + b), pool": (kjarni_evaluate_pooled, sync)}
+    sum_variants = {"kjarni x.sum()": (kjarni_sum, sync),
+                    "kjarni sum(x), pool": (kjarni_sum_pooled, sync)}
     if cupy is not None:
         with stream:
             cx = cupy.asarray(host)
@@ -165,23 +218,32 @@ def main():
     bytes_moved = 2 * 4 * n
     report(f"y = a*x + b, n = 2^{args.log2n} float32 (median per call; GB/s = 8n bytes / time)", medians, "ms", 1e3,
            [("kjarni assign(y, a*x + b)", "CuPy ElementwiseKernel into y"),
-            ("kjarni evaluate(a*x + b)", "CuPy a*x + b (new array)")])
+            ("kjarni evaluate(a*x + b)", "CuPy a*x + b (new array)"),
+            ("kjarni evaluate(a*x + b), pool", "CuPy a*x + b (new array)")])
     for name, seconds in medians.items():
         print(f"  {name:40s} {bytes_moved / seconds / 1e9:10.1f} GB/s")
-    medians = interleaved_medians(sum_variants, args.repeats, args.calls)
-    report(f"x.sum(), n = 2^{args.log2n} float32 (median per call)", medians, "ms", 1e3,
-           [("kjarni x.sum()", "CuPy x.sum()")])
+    sum_medians = interleaved_medians(sum_variants, args.repeats, args.calls)
+    report(f"x.sum(), n = 2^{args.log2n} float32 (median per call; GB/s = 4n bytes / time)", sum_medians, "ms", 1e3,
+           [("kjarni x.sum()", "CuPy x.sum()"), ("kjarni sum(x), pool", "CuPy x.sum()")])
+    for name, seconds in sum_medians.items():
+        print(f"  {name:40s} {bytes_moved / 2 / seconds / 1e9:10.1f} GB/s")
+    if args.cpp_json:
+        against_cpp(args.cpp_json, args.api, {**medians, **sum_medians})
 
     # ---- the results agree ----
     expected = (a.astype(numpy.float64) * host + b).astype(numpy.float32)
     numpy.testing.assert_allclose(y.get(queue), expected, rtol=0,
                                   atol=float(numpy.finfo(numpy.float32).eps) * (abs(a) * 6 + abs(b)))
-    total = results["kjarni sum"]
-    total = float(total.get(queue) if hasattr(total, "get") else total)
     exact = float(host.astype(numpy.float64).sum())
     # Pairwise/tree float32 summation errs by about eps * log2(n) * sum|x|.
     bound = float(numpy.finfo(numpy.float32).eps) * args.log2n * float(numpy.abs(host).astype(numpy.float64).sum())
-    assert abs(total - exact) <= bound, (total, exact, bound)
+    for name in ("kjarni sum", "kjarni sum pooled"):
+        total = results[name]
+        total = float(total.get(queue) if hasattr(total, "get") else total)
+        assert abs(total - exact) <= bound, (name, total, exact, bound)
+    for name in ("kjarni new", "kjarni new pooled"):
+        numpy.testing.assert_allclose(results[name].get(queue), expected, rtol=0,
+                                      atol=float(numpy.finfo(numpy.float32).eps) * (abs(a) * 6 + abs(b)))
     if cupy is not None:
         numpy.testing.assert_allclose(cupy.asnumpy(cy), expected, rtol=0,
                                       atol=float(numpy.finfo(numpy.float32).eps) * (abs(a) * 6 + abs(b)))

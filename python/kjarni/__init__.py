@@ -35,7 +35,7 @@ from ._algorithms import (  # noqa: A004 (numpy's names)
     reshape, ascontiguousarray, asfortranarray, asarray, transfer,
 )
 from . import dtypes
-from . import _array, _templates, _dlpack, _grunnur, _numpy  # noqa: F401  (attach the Python-side methods)
+from . import _array, _templates, _dlpack, _grunnur, _numpy, _methods  # noqa: F401  (attach the Python-side methods)
 from ._program import Program, StaticKernel, KernelHub, In, Out, InOut
 from ._dlpack import from_dlpack
 from ._kjarni import KernelAttributes, CachePreference, GlobalVariable

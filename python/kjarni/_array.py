@@ -123,6 +123,17 @@ Array.reshape = _reshape
 Array.view = _view
 Array.astype = _astype
 Array.__repr__ = _repr
+
+
+def _array_namespace(self, *, api_version=None):
+    """The array API standard's namespace for this array (2023.12): kjarni.array_api's functions,
+    taking kjarni arrays as their own arrays (no copy, on the array's queue) and returning the
+    standard's arrays (kjarni/array_api/_kjarni_arrays.py)."""
+    from .array_api import _kjarni_arrays
+    return _kjarni_arrays.array_namespace(self, api_version=api_version)
+
+
+Array.__array_namespace__ = _array_namespace
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
               "__rtruediv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__neg__", "__abs__",
               "__lt__", "__le__", "__gt__", "__ge__"):

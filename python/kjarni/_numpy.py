@@ -75,6 +75,7 @@ _UFUNCS = {
     "tanh": _kjarni.tanh,
     "minimum": _kjarni.minimum,
     "maximum": _kjarni.maximum,
+    "matmul": lambda a, b: a @ b,  # kjarni/_methods.py (both must be kjarni arrays)
 }
 
 # ufunc.reduce over an axis: the reductions kjarni has.
@@ -175,6 +176,18 @@ def _np_reshape(a, *args, **kwargs):
     return _algorithms.reshape(_required_queue("numpy.reshape", a), a, shape, order=order, **kwargs)
 
 
+def _np_dot(a, b, out=None):
+    """numpy.dot: the inner product of two vectors (kjarni's BLAS dot), else matrix products (a @ b)."""
+    if out is not None:
+        raise ArgumentError("numpy.dot on kjarni arrays takes no out", "out")
+    if getattr(a, "ndim", 0) == 1 and getattr(b, "ndim", 0) == 1:
+        return _with_queue("dot")(a, b)
+    if not (isinstance(a, Array) and isinstance(b, Array) and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
+        raise ArgumentTypeError("numpy.dot on kjarni arrays takes two arrays of 1 or 2 dimensions (numpy.matmul "
+                                "or @ for stacks of matrices)", "a")
+    return a @ b
+
+
 def _functions():
     from . import _algorithms
     table = {
@@ -186,9 +199,14 @@ def _functions():
         numpy.may_share_memory: _kjarni.may_share_memory,
         numpy.split: lambda a, sections, axis=0: _algorithms.split(a, sections, axis),
     }
-    for name in ("concatenate", "stack", "hstack", "vstack", "dstack", "cumsum", "cumprod", "dot", "take",
+    for name in ("concatenate", "stack", "hstack", "vstack", "dstack", "cumsum", "cumprod", "take",
                  "ascontiguousarray", "asfortranarray"):
         table[getattr(numpy, name)] = _with_queue(name)
+    table[numpy.dot] = _np_dot
+    # The array methods of kjarni/_methods.py, as numpy's functions of the same names.
+    for name in ("std", "var", "ravel", "squeeze", "swapaxes"):
+        table[getattr(numpy, name)] = (lambda name: lambda a, *args, **kwargs: getattr(a, name)(*args, **kwargs))(name)
+    table[numpy.round] = lambda a, decimals=0, out=None: a.round(decimals, out)
     for name in ("amin", "amax"):
         if hasattr(numpy, name):
             table[getattr(numpy, name)] = _reduction(name[1:])

@@ -7,6 +7,10 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include <kjarni/array_operations.hpp>
 #include <kjarni/blas.hpp>
 #include <kjarni/elementwise.hpp>
@@ -21,6 +25,44 @@ namespace kjarni::python {
 
 namespace {
 
+// A numpy scalar (strong: of its dtype) as an Expr, its dtype `dtype`.
+Expr numpy_scalar_expr(nb::handle h, const DType& dtype) {
+    nb::object item = h.attr("item")();
+    if (PyComplex_Check(item.ptr())) return scalar(nb::cast<std::complex<double>>(item), dtype);
+    if (PyFloat_Check(item.ptr())) return scalar(nb::cast<double>(item), dtype);
+    return scalar_integer(nb::cast<std::int64_t>(nb::int_(item)), dtype);
+}
+
+// numpy's numeric scalar types met so far, with their kjarni dtype: finding it through
+// kjarni.dtypes costs about 5 us, which made most of the host time of `a * x + b` with a numpy
+// scalar `a`. Types whose dtype is fixed only (numpy's bool, integer, floating and complex
+// scalars; not numpy.void, datetime64 or 0-d arrays, whose dtypes vary from object to object).
+struct NumpyScalarType {
+    PyTypeObject* type;
+    DType dtype;
+};
+std::vector<NumpyScalarType>& numpy_scalar_types() {  // touched under the GIL only
+    static std::vector<NumpyScalarType> types;
+    return types;
+}
+
+const DType* known_numpy_scalar_type(PyTypeObject* type) {
+    for (const NumpyScalarType& known : numpy_scalar_types()) {
+        if (known.type == type) return &known.dtype;
+    }
+    return nullptr;
+}
+
+void learn_numpy_scalar_type(nb::handle h, const DType& dtype) {
+    PyTypeObject* type = Py_TYPE(h.ptr());
+    if ((type->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0 || std::strncmp(type->tp_name, "numpy.", 6) != 0 ||
+        std::strcmp(type->tp_name, "numpy.ndarray") == 0 || numpy_scalar_types().size() >= 32) {
+        return;
+    }
+    const std::string kind = nb::cast<std::string>(h.attr("dtype").attr("kind"));
+    if (kind.size() == 1 && std::strchr("biufc", kind[0]) != nullptr) numpy_scalar_types().push_back({type, dtype});
+}
+
 // A Python operand of an expression: an Expr, an Array, a MultiArray or a Python number (weak,
 // like numpy 2's Python scalars), or a numpy scalar (strong: of its dtype).
 Expr to_expr(nb::handle h) {
@@ -32,6 +74,7 @@ Expr to_expr(nb::handle h) {
     if (PyLong_CheckExact(h.ptr())) return Expr(nb::cast<std::int64_t>(h));
     if (PyFloat_CheckExact(h.ptr())) return Expr(nb::cast<double>(h));
     if (PyComplex_CheckExact(h.ptr())) return Expr(nb::cast<std::complex<double>>(h));
+    if (const DType* dtype = known_numpy_scalar_type(Py_TYPE(h.ptr()))) return numpy_scalar_expr(h, *dtype);
     // A host array of more than one element: kjarni never copies to the device behind the user's back
     // (a hidden transfer per expression is the slowness users cannot see), so it says how to.
     if (nb::hasattr(h, "__array_interface__") && nb::hasattr(h, "ndim") && nb::cast<std::size_t>(h.attr("ndim")) > 0) {
@@ -43,10 +86,9 @@ Expr to_expr(nb::handle h) {
     if (nb::hasattr(h, "dtype") && nb::hasattr(h, "item")) {  // a numpy scalar (or 0-d array): of its dtype
         nb::object kd = nb::module_::import_("kjarni.dtypes").attr("dtype")(h.attr("dtype"));
         const DType dtype = nb::cast<DType>(kd);
-        nb::object item = h.attr("item")();
-        if (PyComplex_Check(item.ptr())) return scalar(nb::cast<std::complex<double>>(item), dtype);
-        if (PyFloat_Check(item.ptr())) return scalar(nb::cast<double>(item), dtype);
-        return scalar_integer(nb::cast<std::int64_t>(nb::int_(item)), dtype);
+        Expr e = numpy_scalar_expr(h, dtype);
+        learn_numpy_scalar_type(h, dtype);
+        return e;
     }
     throw ArgumentError("operand", "cannot be part of an expression: " +
                                        text_of(h.type().attr("__name__")));

@@ -21,9 +21,11 @@ public:
     PackedArgs() noexcept {}  // the slots are made one by one, in add()
     PackedArgs(const PackedArgs&) = delete;
     PackedArgs& operator=(const PackedArgs&) = delete;
-    /// Appends `arg`; at most max_kernel_args in all (pack_args checks).
-    void add(const detail::KernelArg& arg) noexcept {
-        new (storage_ + count_ * sizeof(detail::KernelArg)) detail::KernelArg(arg);
+    /// Appends the argument `make()` returns, made in its slot (no copy: a copy read back at once
+    /// stalled on the store of the bytes just written); at most max_kernel_args in all (pack_args checks).
+    template <class Make>
+    void emplace(Make&& make) {
+        new (storage_ + count_ * sizeof(detail::KernelArg)) detail::KernelArg(make());
         ++count_;
     }
     std::span<const detail::KernelArg> span() const noexcept {

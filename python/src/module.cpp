@@ -3,12 +3,14 @@
 #include <kjarni/version.hpp>
 
 #include "bindings.hpp"
+#include "call_slot.hpp"
 
 NB_MODULE(_kjarni, m) {
     using namespace kjarni::python;
     m.doc() = "kjarni's C++ library (the kjarni package wraps it; import kjarni instead)";
     m.attr("__version__") = kjarni::version();  // the library's, from its CMake project version
     bind_errors(m);
+    bind_call_slot(m);
     bind_discovery(m);
     bind_context(m);
     bind_dtype(m);

@@ -13,6 +13,7 @@
 #include <kjarni/static_kernel.hpp>
 
 #include "bindings.hpp"
+#include "call_slot.hpp"
 #include "host_memory.hpp"
 #include "kernel_args.hpp"
 #include "value_conversion.hpp"
@@ -175,6 +176,41 @@ std::size_t device_key(nb::handle key, const char* name) {
     return to_sizes(key, name)[0];
 }
 
+// The launches' tp_call slots (call_slot.hpp): kernel(queue, *args) on a Queue or a MultiQueue.
+template <class AnyKernel>
+PyObject* kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+    try {
+        if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) {
+            throw ArgumentError("kwargs", "a launch takes no keyword arguments: kernel(queue, *args)");
+        }
+        const nb::args& positional = nb::borrow<nb::args>(args);
+        if (positional.size() == 0) throw ArgumentError("queue", "a launch needs a queue first");
+        const AnyKernel& k = slot_self<AnyKernel>(self);
+        launch_on(positional[0], positional, 1, parameters_of(self),
+                  [&k](const Queue& q, std::span<const detail::KernelArg> a) { detail::enqueue_packed(k, q, a); });
+        Py_RETURN_NONE;
+    } catch (...) {
+        return raise_current_exception();
+    }
+}
+
+PyObject* bound_kernel_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+    try {
+        if (PyTuple_GET_SIZE(args) != 0 || (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0)) {
+            throw ArgumentError("args", "a BoundKernel launches the arguments it was bound to: call it with none");
+        }
+        slot_self<BoundKernel>(self).enqueue();
+        Py_RETURN_NONE;
+    } catch (...) {
+        return raise_current_exception();
+    }
+}
+
+PyType_Slot prepared_kernel_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&kernel_call<PreparedKernel>)},
+                                       {0, nullptr}};
+PyType_Slot static_kernel_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&kernel_call<StaticKernel>)}, {0, nullptr}};
+PyType_Slot bound_kernel_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&bound_kernel_call)}, {0, nullptr}};
+
 }  // namespace
 
 void bind_program(nb::module_& m) {
@@ -242,21 +278,11 @@ void bind_program(nb::module_& m) {
             p.set_constant_array(q, name, b);
         });
 
-    nb::class_<PreparedKernel>(m, "PreparedKernel", nb::dynamic_attr(),
-                               "A kernel with its sizes fixed and checked: the fast launch.")
-        .def(
-            "__call__",
-            [](nb::pointer_and_handle<PreparedKernel> self, nb::args args) {
-                if (args.size() == 0) throw ArgumentError("queue", "a launch needs a queue first");
-                const PreparedKernel& k = *self.p;
-                return launch_on(args[0], args, 1, parameters_of(self.h),
-                                 [&k](const Queue& q, std::span<const detail::KernelArg> a) {
-                                     detail::enqueue_packed(k, q, a);
-                                 });
-            },
-            "Enqueues the kernel: (queue, *args). On a MultiQueue, on every device (MultiArrays give each "
-            "device its part, dicts {device index: value} per-device values). Returns None (no event: see "
-            "launch()).")
+    nb::class_<PreparedKernel>(m, "PreparedKernel", nb::dynamic_attr(), nb::type_slots(prepared_kernel_slots),
+                               "A kernel with its sizes fixed and checked: the fast launch. Calling it, "
+                               "kernel(queue, *args), enqueues it: on a MultiQueue, on every device (MultiArrays "
+                               "give each device its part, dicts {device index: value} per-device values); it "
+                               "returns None (no event: see launch()).")
         .def(
             "launch",
             [](nb::pointer_and_handle<PreparedKernel> self, const Queue& queue, nb::args args) {
@@ -277,11 +303,12 @@ void bind_program(nb::module_& m) {
         .def("global_size", &PreparedKernel::global_size, nb::arg("device_index"))
         .def("local_size", &PreparedKernel::local_size, nb::arg("device_index"));
 
-    nb::class_<BoundKernel>(m, "BoundKernel",
+    nb::class_<BoundKernel>(m, "BoundKernel", nb::type_slots(bound_kernel_slots),
                             "A PreparedKernel bound to a queue and arguments (PreparedKernel.bind); keeps the "
-                            "arguments alive.")
-        .def("__call__", [](const BoundKernel& k) { k.enqueue(); }, "Enqueues the kernel. Returns None.")
-        .def("launch", [](const BoundKernel& k) { return k(); }, "Enqueues the kernel and returns an Event marking its end.")
+                            "arguments alive. Calling it, with no arguments, enqueues the kernel and returns None.")
+        .def(
+            "launch", [](const BoundKernel& k) { return k(); },
+            "Enqueues the kernel and returns an Event marking its end.")
         .def_prop_ro("queue", &BoundKernel::queue);
 
     nb::class_<Kernel>(m, "Kernel", nb::dynamic_attr(), "A kernel of a program, compiled for each of its devices.")
@@ -341,46 +368,38 @@ void bind_program(nb::module_& m) {
         .value("l1", CachePreference::l1)
         .value("equal", CachePreference::equal);
 
-    nb::class_<StaticKernel>(m, "_StaticKernel")
-        .def("__init__",
-             [](StaticKernel* self, const BoundMultiDevice& devices, const TemplateSource& source,
-                const std::string& name, nb::handle global_size, nb::handle local_size,
-                const std::vector<Value>& render_args, nb::handle render_globals, bool no_prelude, bool fast_math,
-                std::vector<std::string> compiler_options, bool keep, const ConstantSpecs& constants) {
-                 const Globals globals = globals_from_python(render_globals);
-                 const ProgramOptions options =
-                     make_options(no_prelude, fast_math, std::move(compiler_options), keep, constants);
-                 if (PyDict_Check(global_size.ptr())) {
-                     PerDeviceSizes sizes;
-                     for (auto [key, value] : nb::borrow<nb::dict>(global_size)) {
-                         const auto index = device_key(key, "global_size");
-                         std::optional<Sizes> local;
-                         if (PyDict_Check(local_size.ptr()) && nb::borrow<nb::dict>(local_size).contains(key)) {
-                             local = optional_sizes(nb::borrow<nb::dict>(local_size)[key]);
-                         }
-                         sizes.sizes[index] = StaticSizes{to_sizes(value, "global_size"), local};
-                     }
-                     new (self) StaticKernel(devices, source, name, sizes, render_args, globals, options);
-                 } else {
-                     new (self) StaticKernel(devices, source, name, to_sizes(global_size, "global_size"),
-                                             optional_sizes(local_size), render_args, globals, options);
-                 }
-             },
-             nb::arg("devices"), nb::arg("source"), nb::arg("name"), nb::arg("global_size"),
-             nb::arg("local_size").none(), nb::arg("render_args"), nb::arg("render_globals").none(),
-             nb::arg("no_prelude"), nb::arg("fast_math"), nb::arg("compiler_options"), nb::arg("keep"),
-             nb::arg("constant_arrays"))
+    nb::class_<StaticKernel>(
+        m, "_StaticKernel", nb::type_slots(static_kernel_slots),
+        "Calling it, kernel(queue, *args), enqueues it on a Queue or a MultiQueue; it returns None.")
         .def(
-            "__call__",
-            [](nb::pointer_and_handle<StaticKernel> self, nb::args args) {
-                if (args.size() == 0) throw ArgumentError("queue", "a launch needs a queue first");
-                const StaticKernel& k = *self.p;
-                return launch_on(args[0], args, 1, parameters_of(self.h),
-                                 [&k](const Queue& q, std::span<const detail::KernelArg> a) {
-                                     detail::enqueue_packed(k, q, a);
-                                 });
+            "__init__",
+            [](StaticKernel* self, const BoundMultiDevice& devices, const TemplateSource& source,
+               const std::string& name, nb::handle global_size, nb::handle local_size,
+               const std::vector<Value>& render_args, nb::handle render_globals, bool no_prelude, bool fast_math,
+               std::vector<std::string> compiler_options, bool keep, const ConstantSpecs& constants) {
+                const Globals globals = globals_from_python(render_globals);
+                const ProgramOptions options =
+                    make_options(no_prelude, fast_math, std::move(compiler_options), keep, constants);
+                if (PyDict_Check(global_size.ptr())) {
+                    PerDeviceSizes sizes;
+                    for (auto [key, value] : nb::borrow<nb::dict>(global_size)) {
+                        const auto index = device_key(key, "global_size");
+                        std::optional<Sizes> local;
+                        if (PyDict_Check(local_size.ptr()) && nb::borrow<nb::dict>(local_size).contains(key)) {
+                            local = optional_sizes(nb::borrow<nb::dict>(local_size)[key]);
+                        }
+                        sizes.sizes[index] = StaticSizes{to_sizes(value, "global_size"), local};
+                    }
+                    new (self) StaticKernel(devices, source, name, sizes, render_args, globals, options);
+                } else {
+                    new (self) StaticKernel(devices, source, name, to_sizes(global_size, "global_size"),
+                                            optional_sizes(local_size), render_args, globals, options);
+                }
             },
-            "Enqueues the kernel: (queue, *args) on a Queue or a MultiQueue. Returns None.")
+            nb::arg("devices"), nb::arg("source"), nb::arg("name"), nb::arg("global_size"),
+            nb::arg("local_size").none(), nb::arg("render_args"), nb::arg("render_globals").none(),
+            nb::arg("no_prelude"), nb::arg("fast_math"), nb::arg("compiler_options"), nb::arg("keep"),
+            nb::arg("constant_arrays"))
         .def(
             "bind",
             [](nb::pointer_and_handle<StaticKernel> self, const Queue& queue, nb::args args) {

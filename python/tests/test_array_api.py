@@ -299,3 +299,32 @@ def test_assignment_to_empty_selections_checks_the_value_as_numpy(rng):
                     raised = e
                 assert (raised is None) == (numpy_raised is None), (shape, key, vshape, raised, numpy_raised)
                 assert numpy.array_equal(numpy.asarray(x), want if numpy_raised is None else a)
+
+
+def test_kjarni_arrays_namespace(queue, rng):
+    """kjarni.Array.__array_namespace__: the namespace takes kjarni's arrays as its own, on their
+    queue, without a copy, and returns the standard's arrays."""
+    import kjarni
+    host = rng.standard_normal((5, 7)).astype(numpy.float32)
+    x = kjarni.Array.from_host(queue, host)
+    ns = x.__array_namespace__()
+    assert ns is x.__array_namespace__(api_version="2023.12") and ns.__array_api_version__ == "2023.12"
+    with pytest.raises(ValueError):
+        x.__array_namespace__(api_version="2099.12")
+    s = ns.sum(ns.sin(x) ** 2, axis=1)
+    assert isinstance(s, xp.Array) and s.shape == (5,) and s.dtype == ns.float32
+    # float32 sin and the square differ from float64's by a few ulp; 7 terms summed add a few more.
+    numpy.testing.assert_allclose(numpy.asarray(s), (numpy.sin(host.astype(numpy.float64)) ** 2).sum(axis=1),
+                                  rtol=1e-5)
+    # The same memory: a write through the standard's array shows in the kjarni array.
+    y = xp.asarray(x)
+    y[0, 0] = 4.0
+    assert x.get(queue)[0, 0] == 4.0
+    back = y.to_kjarni()
+    assert back.shape == (5, 7) and back.queue == queue
+    # Creation on the kjarni array's device (a BoundDevice) and arrays of both kinds together.
+    z = ns.ones((5, 7), dtype=ns.float32, device=queue.device)
+    numpy.testing.assert_array_equal(numpy.asarray(ns.add(z.to_device(y.device), x)), host * 0 + 1 + x.get(queue))
+    bare = kjarni.Array.empty(queue.device, (3,), numpy.float32)
+    with pytest.raises(kjarni.ArgumentError):
+        ns.sum(bare)  # no queue to order the work after

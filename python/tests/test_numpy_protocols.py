@@ -190,3 +190,60 @@ def test_an_array_of_another_dtype_is_refused_for_a_typed_pointer(queue, rng):
     numpy.testing.assert_array_equal(src.get(queue), -host)
     with pytest.raises(kjarni.ArgumentError, match="float32 for the parameter"):
         static(queue, dest)
+
+
+def test_more_methods_users_expect(queue, xy, rng):
+    """Scalars and lists, shapes, matmul, statistics, rounding, cumsum and clip, against numpy."""
+    x, y, dx, dy = xy
+    total = dx.sum()
+    # float32 summation in another order than numpy's: within 30 terms' rounding of the magnitudes.
+    assert abs(float(total) - float(x.astype(numpy.float64).sum())) <= 30 * 2**-23 * float(abs(x).sum())
+    assert isinstance(float(total), float) and int(dx[2, 3]) == int(x[2, 3]) and complex(dx[0, 0]) == complex(x[0, 0])
+    assert bool(dx[1, 1]) == bool(x[1, 1]) and dx.item(7) == x.item(7) and dx.tolist() == x.tolist()
+    with pytest.raises(ValueError):
+        bool(dx)  # more than one element: ambiguous, as numpy says
+    # Shapes: views where numpy makes them, copies where it must.
+    numpy.testing.assert_array_equal(dx.ravel().get(), x.ravel())
+    numpy.testing.assert_array_equal(dx.T.ravel().get(), x.T.ravel())  # not contiguous: a copy
+    numpy.testing.assert_array_equal(dx.flatten().get(), x.flatten())
+    numpy.testing.assert_array_equal(dx.reshape(6, 1, 5).squeeze().get(), x)
+    numpy.testing.assert_array_equal(dx.reshape(1, 6, 5).squeeze(axis=0).get(), x)
+    with pytest.raises(kjarni.ArgumentError):
+        dx.squeeze(axis=1)
+    numpy.testing.assert_array_equal(numpy.swapaxes(dx, 0, 1).get(), x.T)
+    # matmul: float32 products of 5 terms (the BLAS may fuse or reorder them): a few ulp of the magnitudes.
+    expected = x.astype(numpy.float64) @ y.T.astype(numpy.float64)
+    bound = 8 * 2**-23 * (abs(x).astype(numpy.float64) @ abs(y).T.astype(numpy.float64))
+    for got in (dx @ dy.T, numpy.matmul(dx, dy.T), numpy.dot(dx, dy.T)):
+        assert isinstance(got, kjarni.Array) and got.shape == (6, 6)
+        assert (abs(got.get() - expected) <= bound).all()
+    # Statistics (numpy's ddof), rounding half to even, cumsum, clip.
+    numpy.testing.assert_allclose(dx.std(axis=0).get(), x.astype(numpy.float64).std(axis=0), rtol=1e-5)
+    numpy.testing.assert_allclose(numpy.var(dx, ddof=1).get(), x.astype(numpy.float64).var(ddof=1), rtol=1e-5)
+    halves = numpy.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999997], numpy.float32)
+    numpy.testing.assert_array_equal(kjarni.Array.from_host(queue, halves).round().get(), numpy.round(halves))
+    with pytest.raises(kjarni.ArgumentError):
+        dx.round(2)
+    # cumsum in float32: each partial sum within its terms' rounding.
+    partial = numpy.cumsum(x.astype(numpy.float64), axis=1)
+    assert (abs(dx.cumsum(axis=1).get() - partial) <= 5 * 2**-23 * numpy.cumsum(abs(x), axis=1)).all()
+    numpy.testing.assert_array_equal(kjarni.evaluate(queue, dx.clip(-0.5, 0.5)).get(), x.clip(-0.5, 0.5))
+    # set without a queue: the array's own (CuPy's and PyOpenCL's form).
+    dx.set(y)
+    numpy.testing.assert_array_equal(dx.get(), y)
+
+
+def test_numpy_scalars_keep_their_dtype_every_time(queue, xy):
+    """numpy scalars are strong operands of their own dtype (numpy 2's rules), the first time a type
+    is met and afterwards (kjarni remembers each numpy scalar type's dtype); 0-d arrays, whose dtype
+    varies, are looked at each time."""
+    x, _, dx, _ = xy
+    # Powers of two: the products are exact, so each result rounds once (the sum), fused or not.
+    cases = [numpy.float64(2), numpy.float16(0.5), numpy.int8(4), numpy.uint16(8), numpy.bool_(True),
+             numpy.complex64(2 + 2j), numpy.array(2.0), numpy.array(4, numpy.int16)]
+    for _ in range(2):
+        for scalar in cases:
+            e = scalar * dx + scalar
+            expected = scalar * x + scalar
+            assert e.dtype == expected.dtype, (type(scalar), e.dtype, expected.dtype)
+            numpy.testing.assert_array_equal(e.get(queue), expected)

@@ -72,6 +72,57 @@ def test_prepared_kernel_scalars_and_errors(context, queue, rng):
     assert info.value.argument.startswith("argument 2") and "8 bytes" in str(info.value)
 
 
+def test_launch_call_path(context, queue, rng):
+    """The launch's fast path (the kernels' call slot, numpy scalars read where numpy keeps them,
+    arrays packed as their element region) gives what the general path gave, and refuses the same."""
+    program = kjarni.Program(context.device, """
+    KERNEL void axpb(GLOBAL_MEM float *y, GLOBAL_MEM const float *x, float a, int b)
+    {
+        const SIZE_T i = get_global_id(0);
+        y[i] = a * x[i] + (float)b;
+    }
+    """)
+    x = rng.standard_normal(300).astype(numpy.float32)
+    x_dev = kjarni.Array.from_host(queue, x)
+    y_dev = kjarni.Array.empty(context.device, (256,), numpy.float32)
+    kernel = program.kernel.axpb.prepare([256])
+    # Scalars of one type, launch after launch: each launch reads its own object's value.
+    for a, b in ((0.5, 3), (2.0, -1), (-4.0, 7)):
+        kernel(queue, y_dev, x_dev, numpy.float32(a), numpy.int32(b))
+        # a * x is exact for these powers of two; adding b rounds once.
+        numpy.testing.assert_array_equal(y_dev.get(queue), numpy.float32(a) * x[:256] + numpy.float32(b))
+    # A view starting past its buffer's start (at 128 bytes, which OpenCL's base address alignment
+    # allows everywhere): the kernel sees its first element at index 0.
+    kernel(queue, y_dev, x_dev[32:], numpy.float32(1), numpy.int32(0))
+    numpy.testing.assert_array_equal(y_dev.get(queue), x[32:288])
+    with pytest.raises(kjarni.ArgumentError) as info:
+        kernel(queue, y_dev, x_dev[::-1], numpy.float32(1), numpy.int32(0))
+    assert info.value.argument == "array" and "negative strides" in str(info.value)
+    with pytest.raises(kjarni.ArgumentError) as info:
+        kernel(queue, y_dev, x_dev.astype(queue, numpy.float64), numpy.float32(1), numpy.int32(0))
+    assert info.value.argument == "argument 1" and "float64" in str(info.value)
+    with pytest.raises(kjarni.ArgumentError) as info:
+        kernel(queue, y_dev, x_dev, numpy.float32(1), b=numpy.int32(0))
+    assert info.value.argument == "kwargs"
+    with pytest.raises(kjarni.ArgumentError) as info:
+        kernel()
+    assert info.value.argument == "queue"
+    with pytest.raises(kjarni.ArgumentError) as info:
+        kernel("a queue", y_dev, x_dev, numpy.float32(1), numpy.int32(0))
+    assert info.value.argument == "queue"
+    bound = kernel.bind(queue, y_dev, x_dev, numpy.float32(1), numpy.int32(0))
+    with pytest.raises(kjarni.ArgumentError) as info:
+        bound(queue)
+    assert info.value.argument == "args"
+    # A Python subclass of a kernel type whose constructor never ran is refused, not read.
+    class Unmade(kjarni.StaticKernel):
+        def __init__(self):
+            pass
+    with pytest.raises(kjarni.ArgumentError) as info:
+        Unmade()(queue)
+    assert info.value.argument == "self"
+
+
 def test_snippets_and_modules_render_as_grunnur_says(context, queue, rng):
     add = kjarni.Snippet.from_callable(lambda varname: "${varname} + ${num}", render_globals=dict(num=1))
     module = kjarni.Module.from_callable(

@@ -163,17 +163,36 @@ Array Array::from_buffer(const Buffer& base, const DType& dtype, Layout layout, 
     return a;
 }
 
-Buffer Array::data() const {
-    for (auto s : layout_.strides) {
+namespace {
+
+// The bytes [first, first + size) of its base buffer that an array's elements span (data()'s
+// region), with get_sub_region's checks.
+std::pair<std::size_t, std::size_t> array_element_region(const Buffer& base, const Layout& layout,
+                                                         std::size_t itemsize) {
+    for (auto s : layout.strides) {
         if (s < 0)
             throw ArgumentError("array", "has negative strides: pass array.base() and the offsets to a kernel instead");
     }
-    const auto high = static_cast<std::size_t>(layout_.extent(dtype_.itemsize()).second);
-    return base_.get_sub_region(layout_.offset, high);
+    const auto size = static_cast<std::size_t>(layout.extent(itemsize).second);
+    if (layout.offset > base.size() || size > base.size() - layout.offset) {
+        throw ArgumentError("array", fmt::format("spans {} bytes at {}, past the end of its buffer of {} bytes", size,
+                                                 layout.offset, base.size()));
+    }
+    return {layout.offset, size};
 }
 
-detail::KernelArg pack_kernel_arg(const Array& array, const detail::LaunchTarget& target) {
-    return detail::pack(array.data(), target);
+}  // namespace
+
+Buffer Array::data() const {
+    const auto [first, size] = array_element_region(base_, layout_, dtype_.itemsize());
+    return base_.get_sub_region(first, size);
+}
+
+detail::KernelArg pack_kernel_arg(const Array& array, const detail::LaunchTarget&) {
+    // data()'s region, packed without making that Buffer: one per argument per launch cost more
+    // than the launch's own checks (its shared owner counted up and down, the recorder's hook).
+    const auto [first, size] = array_element_region(array.base(), array.layout(), array.dtype().itemsize());
+    return detail::pack_buffer_region(array.base(), array.base().offset() + first, size);
 }
 
 // --- Views ---

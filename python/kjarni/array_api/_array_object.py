@@ -208,6 +208,12 @@ class Array:
     def __repr__(self):
         return f"kjarni.array_api.Array({self._host()!r}, device={self._device!r})"
 
+    def to_kjarni(self):
+        """The kjarni ``Array`` this array holds (the same memory; it remembers the device's queue,
+        ``.queue``): kjarni's own functions and lazy operators from here (not the standard's)."""
+        self._data.queue = self._device.queue
+        return self._data
+
     # ---- the host -----------------------------------------------------------------------------------
     def _host(self):
         out = numpy.empty(self.shape, self.dtype.dtype)

@@ -61,6 +61,9 @@ def _infer(obj):
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if dtype is not None:
         _dtypes.check(dtype)
+    if isinstance(obj, _kjarni.Array):  # kjarni's own array: the same memory, on its queue
+        from ._kjarni_arrays import _array
+        obj = _array(obj)
     if isinstance(obj, Array):
         if device is not None and device_of(device) is not obj.device:
             if copy is False:

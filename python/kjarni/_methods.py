@@ -1,0 +1,189 @@
+"""The rest of the array methods numpy's and CuPy's users reach for, on kjarni arrays (issue 39
+item 4), on the array's own queue (``x.queue``):
+
+- Python scalars and lists: ``float(x)``, ``int(x)``, ``complex(x)``, ``bool(x)``, ``x.item()``,
+  ``x.tolist()`` read the array back (and so wait for its queue) and follow numpy's rules for the
+  result, errors included (``bool`` of more than one element is ambiguous: ValueError);
+- shapes: ``x.ravel()`` (a view where the layout allows, else a copy), ``x.flatten()`` (a copy),
+  ``x.squeeze(axis=None)`` and ``x.swapaxes(a, b)`` (views);
+- computations: ``x @ y`` (matmul: kjarni's BLAS for floating types, through kjarni.array_api),
+  ``x.std()``, ``x.var()`` (numpy's ddof), ``x.round()`` (to integers, half to even), ``x.cumsum()``
+  (new arrays on the queue), ``x.clip(lo, hi)`` (an expression, as numpy's ufuncs give);
+- ``x.set(host)`` without a queue (CuPy's and PyOpenCL's form; grunnur's ``x.set(queue, host)``
+  stays)."""
+
+import numpy
+
+from . import _kjarni
+from ._array import _set as _grunnur_set
+from .errors import ArgumentError
+
+Array = _kjarni.Array
+
+
+def _queue(self, what):
+    queue = getattr(self, "queue", None)
+    if queue is None:
+        raise ArgumentError(f"{what} needs the array's queue (array.queue): set it, or use the kjarni function "
+                            "with a queue", "queue")
+    return queue
+
+
+def _standard(self):
+    """The namespace of the array API standard over kjarni arrays (array_api/_kjarni_arrays.py)."""
+    from .array_api import _kjarni_arrays
+    return _kjarni_arrays.namespace()
+
+
+def _float(self):
+    return float(self.get())
+
+
+def _int(self):
+    return int(self.get())
+
+
+def _complex(self):
+    return complex(self.get())
+
+
+def _bool(self):
+    return bool(self.get())
+
+
+def _item(self, *args):
+    return self.get().item(*args)
+
+
+def _tolist(self):
+    return self.get().tolist()
+
+
+def _ravel(self, order="C"):
+    """The elements in one dimension: a view where the layout allows one, else a copy."""
+    try:
+        return self.reshape(-1, order=order)
+    except ArgumentError:
+        return self.copy(_queue(self, "ravel()"), order).reshape(-1, order=order)
+
+
+def _flatten(self, order="C"):
+    """A copy of the elements in one dimension."""
+    return self.copy(_queue(self, "flatten()"), order).reshape(-1, order=order)
+
+
+def _squeeze(self, axis=None):
+    """A view without the axes of extent 1 (those of ``axis`` only, when given; another extent
+    there is an ArgumentError, numpy's ValueError)."""
+    shape = self.shape
+    if axis is None:
+        axes = {i for i, n in enumerate(shape) if n == 1}
+    else:
+        axes = set()
+        for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
+            if not -len(shape) <= a < len(shape):
+                raise ArgumentError(f"axis {a} is out of bounds for an array of {len(shape)} dimensions", "axis")
+            a %= len(shape)
+            if shape[a] != 1:
+                raise ArgumentError(f"cannot squeeze axis {a}, of extent {shape[a]}", "axis")
+            axes.add(a)
+    return self.reshape(tuple(n for i, n in enumerate(shape) if i not in axes))
+
+
+def _swapaxes(self, axis1, axis2):
+    """A view with the two axes exchanged."""
+    axes = list(range(self.ndim))
+    for a in (axis1, axis2):
+        if not -self.ndim <= a < self.ndim:
+            raise ArgumentError(f"axis {a} is out of bounds for an array of {self.ndim} dimensions", "axis")
+    a, b = axis1 % self.ndim, axis2 % self.ndim
+    axes[a], axes[b] = axes[b], axes[a]
+    return self.transpose(axes)
+
+
+def _matmul(self, other):
+    if not isinstance(other, Array):
+        return NotImplemented
+    _queue(self, "x @ y")
+    return _standard(self).matmul(self, other).to_kjarni()
+
+
+def _rmatmul(self, other):
+    if not isinstance(other, Array):
+        return NotImplemented
+    return _standard(self).matmul(other, self).to_kjarni()
+
+
+def _std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _statistic(self, "std", axis, dtype, out, ddof, keepdims)
+
+
+def _var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _statistic(self, "var", axis, dtype, out, ddof, keepdims)
+
+
+def _statistic(self, name, axis, dtype, out, ddof, keepdims):
+    if dtype is not None or out is not None:
+        raise ArgumentError(f"{name}() takes no dtype or out here (convert with astype first)",
+                            "dtype" if dtype is not None else "out")
+    _queue(self, f"{name}()")
+    xp = _standard(self)
+    axis = tuple(axis) if isinstance(axis, list) else axis
+    return getattr(xp, name)(self, axis=axis, correction=ddof, keepdims=keepdims).to_kjarni()
+
+
+def _round(self, decimals=0, out=None):
+    if decimals != 0 or out is not None:
+        raise ArgumentError("round() rounds to integers only here (decimals=0, no out)",
+                            "decimals" if decimals != 0 else "out")
+    _queue(self, "round()")
+    return _standard(self).round(self).to_kjarni()
+
+
+def _cumsum(self, axis=None, dtype=None, out=None):
+    from . import _algorithms
+    return _algorithms.cumsum(_queue(self, "cumsum()"), self, axis=axis, dtype=dtype, out=out)
+
+
+def _clip(self, min=None, max=None):  # noqa: A002 (numpy's names)
+    if min is None and max is None:
+        raise ArgumentError("clip() needs min or max", "min")
+    e = _kjarni.Expr(self)
+    if min is not None:
+        e = _kjarni.maximum(e, min)
+    if max is not None:
+        e = _kjarni.minimum(e, max)
+    return e
+
+
+def _set(self, *args, **kwargs):
+    """``x.set(queue, host)`` (grunnur's) or ``x.set(host)`` on the array's queue (CuPy's,
+    PyOpenCL's): copies a numpy array (synchronously) or another Array (in queue order) into x."""
+    if args and not isinstance(args[0], _kjarni.Queue) and "array" not in kwargs:
+        queue = kwargs.pop("queue", None) or _queue(self, "set()")
+        return _grunnur_set(self, queue, *args, **kwargs)
+    return _grunnur_set(self, *args, **kwargs)
+
+
+def attach():
+    Array.__float__ = _float
+    Array.__int__ = _int
+    Array.__complex__ = _complex
+    Array.__bool__ = _bool
+    Array.item = _item
+    Array.tolist = _tolist
+    Array.ravel = _ravel
+    Array.flatten = _flatten
+    Array.squeeze = _squeeze
+    Array.swapaxes = _swapaxes
+    Array.__matmul__ = _matmul
+    Array.__rmatmul__ = _rmatmul
+    Array.std = _std
+    Array.var = _var
+    Array.round = _round
+    Array.cumsum = _cumsum
+    Array.clip = _clip
+    Array.set = _set
+
+
+attach()
