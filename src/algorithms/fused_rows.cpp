@@ -438,11 +438,13 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
     }
     const std::string result = with_kept(code.value);
     if (vec > 1) {
-        for (std::size_t q = 0; q < plan.per_item / vec; ++q) {
-            b += "    {\n";
+        // Every late read before the first store: the compiler may not move a read past a store
+        // to another array it cannot prove distinct, and reads issued together wait once.
+        for (std::size_t q = 0; q < plan.per_item / vec; ++q)
             for (std::size_t k = 0; k < arrays; ++k)
                 if (late[k]) b += vector_load(q, k);
-            b += fmt::format("    union {{ {} v; {} e[{}]; }} kj_w;\n", vector_type(vec * out_dtype.itemsize()),
+        for (std::size_t q = 0; q < plan.per_item / vec; ++q) {
+            b += fmt::format("    {{\n    union {{ {} v; {} e[{}]; }} kj_w;\n", vector_type(vec * out_dtype.itemsize()),
                              storage_ctype(out_dtype), vec);
             for (std::size_t c = 0; c < vec; ++c)
                 b += at_element(q * vec + c, result, fmt::format("kj_w.e[{}] = {};", c, store_value(result, out_dtype)));
@@ -454,7 +456,12 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
             b += at_element(j, result, fmt::format("out_base[kj_out{}] = {};", j, store_value(result, out_dtype)));
     }
     b += "    LOCAL_BARRIER;  /* the scratch is written again for the next row */\n    }\n";
-    return s + fmt::format("KERNEL void kjarni_fused_rows({})\n{{\n{}}}\n", params, b);
+    // Through CUDA, optionally at least 1024 work items per multiprocessor (at most 64 registers
+    // each): KJARNI_FUSION_ROW_BOUNDS=1, to measure against the compiler's own choice.
+    std::string bounds;
+    if (const char* setting = std::getenv("KJARNI_FUSION_ROW_BOUNDS"); setting != nullptr && std::string(setting) == "1")
+        bounds = fmt::format("\n#ifdef KJARNI_CUDA_API\n__launch_bounds__({}, {})\n#endif\n", g, std::max<std::size_t>(1, 1024 / g));
+    return s + fmt::format("KERNEL void {}kjarni_fused_rows({})\n{{\n{}}}\n", bounds, params, b);
 }
 
 // Elements a work item reads at once (16 bytes of the widest dtype): more than 1 where every
