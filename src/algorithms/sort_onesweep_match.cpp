@@ -174,10 +174,10 @@ std::string match_pass_source(const Shape& r) {
     const auto if_values = [v](const char* text) { return v ? std::string(text) : std::string(); };
     std::string s = common_code(r);
     s += warp_code(r);
-    const std::size_t staged = (r.tile() * r.key_bytes + 7) / 8 * 8 + r.tile() * r.value_bytes;
+    const bool apart = v && r.values_apart;
     const std::size_t histograms = r.group / 32 * 256 * 4;
     s += fmt::format("#define KJARNI_WARPS {}\n#define KJARNI_SMEM_WORDS {}\n#define KJARNI_VALUES_AT {}\n", r.group / 32,
-                     (std::max(staged, histograms) + 7) / 8, (r.tile() * r.key_bytes + 7) / 8 * 8);
+                     (std::max(r.staged_bytes(), histograms) + 7) / 8, apart ? 0 : (r.tile() * r.key_bytes + 7) / 8 * 8);
     s += "#define KJARNI_FLAG_AGGREGATE 0x40000000u\n#define KJARNI_FLAG_INCLUSIVE 0x80000000u\n"
          "#define KJARNI_COUNT_MASK 0x3FFFFFFFu\n";
     s += R"(KERNEL void kjarni_onesweep_pass(GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM const KJARNI_VALUE* values,
@@ -277,7 +277,7 @@ std::string match_pass_source(const Shape& r) {
     for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
         skeys[my_ranks[k]] = my_keys[k];
 )";
-    s += if_values("        svalues[my_ranks[k]] = my_values[k];\n");
+    if (!apart) s += if_values("        svalues[my_ranks[k]] = my_values[k];\n");
     s += R"(    }
     // 4. Decoupled look-back for digit lid: aggregates of the tiles before this one are added
     // until an inclusive prefix is met (tile 0 publishes only that). Flag and count share a word;
@@ -304,7 +304,37 @@ std::string match_pass_source(const Shape& r) {
         base[lid] = prefix - run_start;
     }
     LOCAL_BARRIER;
-    // 5. Out: position q of the sorted tile goes to its digit's base plus q.
+)";
+    if (apart) {
+        s += R"(    // 5. Out: position q of the sorted tile goes to its digit's base plus q; the keys first (kept
+    // where they go), then the values through the same local memory.
+    uint32_t my_to[KJARNI_ITEMS];
+#pragma unroll
+    for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
+        const uint32_t q = j * KJARNI_G + lid;
+        if (q < count) {
+            const KJARNI_KEY key = skeys[q];
+            my_to[j] = base[KJARNI_DIGIT(key, shift)] + q;
+            if (last != 2) keys_out[my_to[j]] = key;
+        }
+    }
+    LOCAL_BARRIER;
+#pragma unroll
+    for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) svalues[my_ranks[k]] = my_values[k];
+    LOCAL_BARRIER;
+#pragma unroll
+    for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
+        const uint32_t q = j * KJARNI_G + lid;
+        if (q < count) {
+            if (last == 2) positions_out[out_offset + my_to[j]] = (int64_t)svalues[q];
+            else values_out[my_to[j]] = svalues[q];
+        }
+    }
+}
+)";
+        return s;
+    }
+    s += R"(    // 5. Out: position q of the sorted tile goes to its digit's base plus q.
 #pragma unroll
     for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
         const uint32_t q = j * KJARNI_G + lid;

@@ -61,17 +61,22 @@ std::size_t Shape::local_bytes() const {
     if (rank == Rank::match) {
         // The staged tile (values 8-byte aligned) shares its memory with the warps' histograms;
         // digit bases, warp sums, the tile slot, and the emulated warps' exchange words.
-        const std::size_t staged = (tile() * key_bytes + 7) / 8 * 8 + tile() * value_bytes;
         const std::size_t histograms = group / 32 * 256 * 4;
-        return std::max(staged, histograms) + 256 * 4 + 32 * 4 + 16 + (warp == Warp::emulated ? group * 4 : 0);
+        return std::max(staged_bytes(), histograms) + 256 * 4 + 16 * 4 + 16 + (warp == Warp::emulated ? group * 4 : 0);
     }
     // staged tile, 16-bit counters (18 per work item with the padding), totals, hist/base/start.
     return tile() * (key_bytes + value_bytes) + 18 * group * 2 + group * 4 + 3 * 256 * 4 + 16;
 }
 
+std::size_t Shape::staged_bytes() const {
+    const std::size_t keys = (tile() * key_bytes + 7) / 8 * 8;
+    return values_apart ? std::max(keys, tile() * value_bytes) : keys + tile() * value_bytes;
+}
+
 std::string Shape::key() const {
-    return fmt::format("onesweep key={} value={} items={} group={} rank={} warp={} ptx={}", key_bytes, value_bytes, items, group,
-                       rank == Rank::match ? "match" : "nibble", warp == Warp::native ? "native" : "emulated", ptx);
+    return fmt::format("onesweep key={} value={} items={} group={} rank={} warp={} ptx={} apart={}", key_bytes, value_bytes, items,
+                       group, rank == Rank::match ? "match" : "nibble", warp == Warp::native ? "native" : "emulated", ptx,
+                       values_apart);
 }
 
 std::string common_code(const Shape& r) {

@@ -37,11 +37,17 @@ struct Shape {
     Rank rank = Rank::nibble;
     Warp warp = Warp::native;
     bool ptx = false;  // native warps through NVIDIA's OpenCL: inline PTX (CUDA takes its intrinsics regardless)
+    /// match with values: the sorted tile's keys go out, then its values through the same local
+    /// memory (half the staging of keys and values together: larger tiles or more groups per
+    /// compute unit, for a barrier and a register per key more).
+    bool values_apart = false;
 
     std::size_t tile() const { return group * items; }
     std::size_t passes() const { return key_bytes; }
     /// Bytes of local memory the pass kernel declares.
     std::size_t local_bytes() const;
+    /// match: bytes of the staged tile (keys, then values 8-byte aligned, unless values_apart).
+    std::size_t staged_bytes() const;
     /// The kernel cache key.
     std::string key() const;
 };

@@ -27,11 +27,13 @@ TEST(OnesweepSortNvrtc, MatchPassWithNativeWarpsCompilesForSm90) {
     if (std::find(archs.begin(), archs.end(), 90) == archs.end()) GTEST_SKIP() << "this NVRTC lacks sm_90";
     const std::vector<std::string> options = {"--gpu-architecture=sm_90", "--std=c++17"};
     // The widths sort and argsort take (1-8 byte keys, 4-byte positions), and the radix sort's
-    // 8-byte values; a group larger than 256 once.
+    // 8-byte values; a group larger than 256, values staged apart.
     struct Case {
         std::size_t key_bytes, value_bytes, group;
+        bool apart;
     };
-    for (const Case c : {Case{1, 0, 256}, Case{2, 4, 256}, Case{4, 0, 256}, Case{4, 4, 256}, Case{4, 4, 512}, Case{8, 8, 256}}) {
+    for (const Case c : {Case{1, 0, 256, false}, Case{2, 4, 256, false}, Case{4, 0, 256, false}, Case{4, 4, 256, false},
+                         Case{4, 4, 512, true}, Case{8, 8, 256, true}}) {
         for (const bool ptx : {false, true}) {
             detail::onesweep::Shape shape;
             shape.key_bytes = c.key_bytes;
@@ -41,6 +43,7 @@ TEST(OnesweepSortNvrtc, MatchPassWithNativeWarpsCompilesForSm90) {
             shape.rank = detail::onesweep::Rank::match;
             shape.warp = detail::onesweep::Warp::native;
             shape.ptx = ptx;
+            shape.values_apart = c.apart;
             SCOPED_TRACE(shape.key());
             const std::string full = detail::full_source(ApiId::cuda(), detail::onesweep::pass_source(shape), ProgramOptions{});
             const auto output = nvrtc->compile(full, "onesweep.cu", options, {}, true);

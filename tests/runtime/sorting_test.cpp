@@ -416,12 +416,14 @@ TEST_P(Sorts, OnesweepMatchRanking) {
     // device has no native warps), which the device's default may not take, at one tile shape (few
     // keys per work item, so that the keys span many tiles, and a group of more than 256 work
     // items, where only the first 256 handle digits) on data that is not a whole number of tiles:
-    // sort and argsort of float32, the radix sort of 1- to 8-byte keys with values. One shape:
-    // each is a compilation per key width (seconds on PoCL); other shapes through the settings.
+    // sort and argsort of float32, the radix sort of 1- to 8-byte keys with values (those staged
+    // apart from the keys). One shape: each is a compilation per key width (seconds on PoCL);
+    // other shapes through the settings.
     const std::size_t n = (std::size_t{1} << 17) + 12345;
     if (!detail::onesweep_supported(queue(), n, 4, 4)) GTEST_SKIP() << "the onesweep sort is not used on this device";
     const ScopedSettings settings({{"KJARNI_SORT_RANK", "match"}, {"KJARNI_SORT_ITEMS", "5"}, {"KJARNI_SORT_GROUP", "384"}});
     check_float_sorts(queue(), n, 5);
+    const ScopedSettings apart(std::vector<std::pair<std::string, std::string>>{{"KJARNI_SORT_VALUES", "apart"}});
     check_keys_with_values(queue(), 40000, {detail::RadixMethod::onesweep});
 }
 
@@ -430,7 +432,8 @@ TEST_P(Sorts, OnesweepSettingsAreChecked) {
     if (!detail::onesweep_supported(queue(), 1000, 4, 0)) GTEST_SKIP() << "the onesweep sort is not used on this device";
     const Array x = Array::from_host(queue(), sort_data(DType(Kind::float32), {1000}));
     for (const auto& [name, value] : {std::pair{"KJARNI_SORT_RANK", "fast"}, std::pair{"KJARNI_SORT_ITEMS", "0"},
-                                      std::pair{"KJARNI_SORT_ITEMS", "12x"}, std::pair{"KJARNI_SORT_WARP", "none"}}) {
+                                      std::pair{"KJARNI_SORT_ITEMS", "12x"}, std::pair{"KJARNI_SORT_WARP", "none"},
+                                      std::pair{"KJARNI_SORT_VALUES", "split"}}) {
         const ScopedSettings settings({{name, value}, {"KJARNI_SORT_RANK", std::string(name) == "KJARNI_SORT_RANK" ? value : "match"}});
         EXPECT_EQ(argument_named_by([&] { sort(queue(), x); }), name) << value;
     }
