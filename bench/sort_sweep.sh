@@ -1,37 +1,41 @@
 #!/bin/bash
 # A sweep of the onesweep sort's settings (src/algorithms/sort_onesweep.cpp: KJARNI_SORT_RANK,
-# _ITEMS, _GROUP) on the GPU machine: Gkeys/s of sort and argsort of 2^28 float32 and uint32 keys
+# _ITEMS, _GROUP, _VALUES) on the GPU machine: Gkeys/s of sort and argsort of 2^28 float32 and uint32 keys
 # through CUDA, then through NVIDIA's OpenCL, each configuration first checked on the host at 2^22
-# (random keys and keys with ties). About 100 s for the default list once built.
+# (random keys and keys with ties). About 100 s for the default list once built (estimated: not
+# yet run on a GPU).
 #
-#   bash bench/sort_sweep.sh [--build]     # repository root; --build: configure and build first
-#                                          # (.gpu-deps carried, as scripts/sorting-gpu.sh)
+#   bash bench/sort_sweep.sh [--build]     # repository root, .gpu-deps carried (as for
+#                                          # scripts/sorting-gpu.sh); --build, or no
+#                                          # build-gpu/bench/kjarni_bench_sorting yet: build first
 # KJARNI_SWEEP_CONFIGS replaces the list (KJARNI_BENCH_SORT_CONFIGS's syntax, see
 # bench/sorting_bench.cpp); results under $OUT (or ./gpu-out): sweep-cuda.txt, sweep-opencl.txt,
-# and a table of medians on stdout.
+# and a table of each configuration's Gkeys/s on stdout (one timing each: the sweep picks, the
+# benchmark with repetitions confirms).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
-if [ "${1:-}" = "--build" ]; then
-  # shellcheck disable=SC1091
-  source .gpu-deps/unpack-on-gpu.sh
-  export CPATH=/tmp/deps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}
+# shellcheck disable=SC1091
+source .gpu-deps/unpack-on-gpu.sh
+export CPATH=/tmp/deps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}
+if [ "${1:-}" = "--build" ] || [ ! -x build-gpu/bench/kjarni_bench_sorting ]; then
   start=$SECONDS
   { cmake --preset gpu -DCMAKE_PREFIX_PATH="$KJARNI_DEPS" && cmake --build --preset gpu -j "$(nproc)" --target kjarni_bench_sorting; } \
     >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
   echo "build: $((SECONDS - start)) s"
 fi
 # nibble: the form measured so far (two 4-bit rounds); match: one round with warp instructions
-# (CUDA intrinsics; inline PTX through NVIDIA's OpenCL), at several tile shapes. Items beyond what
-# 48 KiB of local memory holds are lowered (argsort: at most 23 at 256 work items).
-configs=${KJARNI_SWEEP_CONFIGS:-"RANK=nibble;RANK=match,ITEMS=8;RANK=match,ITEMS=12;RANK=match,ITEMS=16;RANK=match,ITEMS=20;RANK=match,ITEMS=23;RANK=match,ITEMS=32;RANK=match,ITEMS=12,GROUP=512;RANK=match,ITEMS=16,GROUP=384;RANK=match,ITEMS=16,GROUP=512"}
+# (CUDA intrinsics; inline PTX through NVIDIA's OpenCL), at several tile shapes, argsort's values
+# staged with the keys (together, the default) or after them (apart). Items beyond what 48 KiB of
+# local memory holds are lowered (argsort with values together: at most 23 at 256 work items).
+configs=${KJARNI_SWEEP_CONFIGS:-"RANK=nibble;RANK=match,ITEMS=8;RANK=match,ITEMS=12;RANK=match,ITEMS=16;RANK=match,ITEMS=20;RANK=match,ITEMS=24;RANK=match,ITEMS=16,VALUES=apart;RANK=match,ITEMS=24,VALUES=apart;RANK=match,ITEMS=32,VALUES=apart;RANK=match,ITEMS=16,GROUP=512;RANK=match,ITEMS=12,GROUP=512,VALUES=apart"}
 status=0
 for api in cuda/ opencl/; do
   name=${api%/}
   log="$out/sweep-$name.txt"
   KJARNI_BENCH_SORT_API=$api KJARNI_BENCH_SORT_CONFIGS="$configs" timeout 150 build-gpu/bench/kjarni_bench_sorting \
-    --benchmark_min_time=0.2 --benchmark_counters_tabular=true \
+    --benchmark_min_time=0.1 --benchmark_counters_tabular=true \
     --benchmark_out="$out/sweep-$name.json" --benchmark_out_format=json >"$log" 2>&1
   rc=$?
   echo "$name: rc=$rc"
