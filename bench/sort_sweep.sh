@@ -1,6 +1,6 @@
 #!/bin/bash
 # A sweep of the onesweep sort's settings (src/algorithms/sort_onesweep.cpp: KJARNI_SORT_RANK,
-# _ITEMS, _GROUP, _VALUES) on the GPU machine: Gkeys/s of sort and argsort of 2^28 float32 and uint32 keys
+# _ITEMS, _GROUP, _VALUES, _MATCH) on the GPU machine: Gkeys/s of sort and argsort of 2^28 float32 and uint32 keys
 # through CUDA, then through NVIDIA's OpenCL, each configuration first checked on the host at 2^22
 # (random keys and keys with ties). About 100 s for the default list once built (estimated: not
 # yet run on a GPU).
@@ -27,9 +27,10 @@ if [ "${1:-}" = "--build" ] || [ ! -x build-gpu/bench/kjarni_bench_sorting ]; th
 fi
 # nibble: the form measured so far (two 4-bit rounds); match: one round with warp instructions
 # (CUDA intrinsics; inline PTX through NVIDIA's OpenCL), at several tile shapes, argsort's values
-# staged with the keys (together, the default) or after them (apart). Items beyond what 48 KiB of
+# staged with the keys (together, the default) or after them (apart), lanes matched by match.any
+# (the default) or through mask words (MATCH=or). Items beyond what 48 KiB of
 # local memory holds are lowered (argsort with values together: at most 23 at 256 work items).
-configs=${KJARNI_SWEEP_CONFIGS:-"RANK=nibble;RANK=match,ITEMS=8;RANK=match,ITEMS=12;RANK=match,ITEMS=16;RANK=match,ITEMS=20;RANK=match,ITEMS=24;RANK=match,ITEMS=16,VALUES=apart;RANK=match,ITEMS=24,VALUES=apart;RANK=match,ITEMS=32,VALUES=apart;RANK=match,ITEMS=16,GROUP=512;RANK=match,ITEMS=12,GROUP=512,VALUES=apart"}
+configs=${KJARNI_SWEEP_CONFIGS:-"RANK=nibble;RANK=match,ITEMS=12;RANK=match,ITEMS=16;RANK=match,ITEMS=20;RANK=match,ITEMS=24;RANK=match,ITEMS=16,VALUES=apart;RANK=match,ITEMS=24,VALUES=apart;RANK=match,ITEMS=32,VALUES=apart;RANK=match,ITEMS=16,GROUP=512;RANK=match,ITEMS=16,MATCH=or;RANK=match,ITEMS=24,MATCH=or,VALUES=apart"}
 status=0
 for api in cuda/ opencl/; do
   name=${api%/}

@@ -26,7 +26,9 @@
 // default_items(); lowered to what local memory holds); KJARNI_SORT_GROUP = work items per group
 // for match (a multiple of 32 from 256 to 1024; nibble always takes 256); KJARNI_SORT_VALUES =
 // together (the default) | apart (match with values: the sorted tile's keys go out, then its
-// values through the same local memory). An invalid value is an ArgumentError naming the variable.
+// values through the same local memory); KJARNI_SORT_MATCH = any (the default: match.any) | or
+// (match: lanes of equal digit found through mask words in local memory). An invalid value is an
+// ArgumentError naming the variable.
 
 #include "algorithms/sort_onesweep.hpp"
 
@@ -163,6 +165,10 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
     if (values != "together" && values != "apart")
         throw ArgumentError("KJARNI_SORT_VALUES", fmt::format("is '{}': together (the default) or apart", values));
     r.values_apart = values == "apart" && value_bytes != 0 && r.rank == Rank::match;
+    const std::string match = setting("KJARNI_SORT_MATCH", "any");
+    if (match != "any" && match != "or")
+        throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any (the default) or or", match));
+    r.or_masks = match == "or" && r.rank == Rank::match;
     const std::size_t asked = count_setting("KJARNI_SORT_ITEMS", 64);
     r.items = asked != 0 ? asked : default_items(r.rank, key_bytes, value_bytes);
     // At most 48 KiB, CUDA's limit for static shared memory, also where the device has more (PoCL):

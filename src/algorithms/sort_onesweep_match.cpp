@@ -19,6 +19,10 @@
 //   4. work item d looks back over the earlier tiles for digit d, as in the nibble form;
 //   5. the sorted tile goes out as in the nibble form, consecutive work items to consecutive
 //      positions of a digit's run.
+// With or_masks (KJARNI_SORT_MATCH=or), step 1 finds the lanes of equal digit through a mask word
+// per digit and warp in local memory (each lane ORs its bit in; warp synchronizations around the
+// read and the leader's clearing), which trades match.any for a local atomic and three warp
+// synchronizations per key: which is faster on a GPU is for the sweep to say.
 // Stable: ranks follow (digit, warp, item, lane), the tile's order within a digit. The loops over
 // a work item's keys are unrolled so that its keys, values and ranks stay in registers (an array
 // indexed in a loop that is not unrolled goes to local memory through CUDA).
@@ -43,8 +47,8 @@ namespace {
 /// (the index of the highest set bit). The emulated ones take `lid` and `kjarni_wx` from the
 /// caller's scope and contain group barriers.
 std::string warp_code(const Shape& r) {
-    std::string s = fmt::format("#define KJARNI_SORT_PTX {}\n#define KJARNI_SORT_EMULATED {}\n", r.ptx ? 1 : 0,
-                                r.warp == Warp::emulated ? 1 : 0);
+    std::string s = fmt::format("#define KJARNI_SORT_PTX {}\n#define KJARNI_SORT_EMULATED {}\n#define KJARNI_SORT_OR {}\n",
+                                r.ptx ? 1 : 0, r.warp == Warp::emulated ? 1 : 0, r.or_masks ? 1 : 0);
     s += R"(#if KJARNI_SORT_PTX && !KJARNI_SORT_EMULATED
 FUNCTION INLINE uint32_t kjarni_match(uint32_t v) {
     uint32_t m;
@@ -71,6 +75,8 @@ FUNCTION INLINE uint32_t kjarni_highest(uint32_t x) {
     asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(x));
     return r;
 }
+FUNCTION INLINE void kjarni_warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
+#define KJARNI_WARP_SYNC() kjarni_warp_sync()
 #define KJARNI_MATCH(v) kjarni_match(v)
 #define KJARNI_SHFL(v, l) kjarni_shfl((v), (l))
 #define KJARNI_SHFL_UP(v, d) kjarni_shfl_up((v), (d))
@@ -79,6 +85,7 @@ FUNCTION INLINE uint32_t kjarni_highest(uint32_t x) {
 #define KJARNI_WX_PARAM
 #define KJARNI_WX_ARG
 #elif defined(KJARNI_CUDA_API) && !KJARNI_SORT_EMULATED
+#define KJARNI_WARP_SYNC() __syncwarp()
 #define KJARNI_MATCH(v) __match_any_sync(0xFFFFFFFFu, (v))
 #define KJARNI_SHFL(v, l) __shfl_sync(0xFFFFFFFFu, (v), (l))
 #define KJARNI_SHFL_UP(v, d) __shfl_up_sync(0xFFFFFFFFu, (v), (d))
@@ -124,6 +131,7 @@ FUNCTION INLINE uint32_t kjarni_popc_emulated(uint32_t x) {
     for (uint32_t b = 0; b < 32; ++b) c += (x >> b) & 1u;
     return c;
 }
+#define KJARNI_WARP_SYNC() LOCAL_BARRIER
 #define KJARNI_MATCH(v) kjarni_match_emulated((v), lid, kjarni_wx)
 #define KJARNI_SHFL(v, l) kjarni_shfl_emulated((v), (l), lid, kjarni_wx)
 #define KJARNI_SHFL_UP(v, d) kjarni_shfl_up_emulated((v), (d), lid, kjarni_wx)
@@ -132,6 +140,12 @@ FUNCTION INLINE uint32_t kjarni_popc_emulated(uint32_t x) {
 #define KJARNI_WX_PARAM , LOCAL_MEM uint32_t* kjarni_wx
 #define KJARNI_WX_ARG , kjarni_wx
 #define KJARNI_WX_DECL 1
+#endif
+
+#ifdef KJARNI_CUDA_API
+#define KJARNI_LOCAL_OR(p, v) atomicOr((unsigned int*)(p), (v))
+#else
+#define KJARNI_LOCAL_OR(p, v) atomic_or((volatile LOCAL_MEM unsigned int*)(p), (v))
 #endif
 
 // Exclusive scans of two values of work items 0..255 at once (work items past 255 give 0 and get
@@ -175,9 +189,8 @@ std::string match_pass_source(const Shape& r) {
     std::string s = common_code(r);
     s += warp_code(r);
     const bool apart = v && r.values_apart;
-    const std::size_t histograms = r.group / 32 * 256 * 4;
     s += fmt::format("#define KJARNI_WARPS {}\n#define KJARNI_SMEM_WORDS {}\n#define KJARNI_VALUES_AT {}\n", r.group / 32,
-                     (std::max(r.staged_bytes(), histograms) + 7) / 8, apart ? 0 : (r.tile() * r.key_bytes + 7) / 8 * 8);
+                     (std::max(r.staged_bytes(), r.histogram_bytes()) + 7) / 8, apart ? 0 : (r.tile() * r.key_bytes + 7) / 8 * 8);
     s += "#define KJARNI_FLAG_AGGREGATE 0x40000000u\n#define KJARNI_FLAG_INCLUSIVE 0x80000000u\n"
          "#define KJARNI_COUNT_MASK 0x3FFFFFFFu\n";
     s += R"(KERNEL void kjarni_onesweep_pass(GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM const KJARNI_VALUE* values,
@@ -206,7 +219,7 @@ std::string match_pass_source(const Shape& r) {
     const uint32_t shift = 8u * pass;
     // scratch: the histogram of every pass, then one tile counter per pass.
     if (lid == 0) tile_slot = KJARNI_GLOBAL_ADD(&scratch[KJARNI_PASSES * 256 + pass], 1u);
-    for (uint32_t k = lid; k < KJARNI_WARPS * 256; k += KJARNI_G) whist[k] = 0;
+    for (uint32_t k = lid; k < (KJARNI_SORT_OR ? 2 : 1) * KJARNI_WARPS * 256; k += KJARNI_G) whist[k] = 0;
     LOCAL_BARRIER;
     const uint32_t tile = tile_slot;
     const uint32_t begin = tile * KJARNI_TILE;
@@ -235,15 +248,37 @@ std::string match_pass_source(const Shape& r) {
     s += R"(    }
     // Rank in the warp, item by item.
     LOCAL_MEM uint32_t* my_hist = whist + warp * 256u;
+#if KJARNI_SORT_OR
+    LOCAL_MEM uint32_t* my_masks = whist + (KJARNI_WARPS + warp) * 256u;
+#endif
     const uint32_t lanes_below = (1u << lane) - 1u;
     #pragma unroll
     for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
         const uint32_t d = KJARNI_DIGIT(my_keys[k], shift);
+#if KJARNI_SORT_OR
+        // Each lane's bit into its digit's mask; after the warp synchronizes, the mask holds the
+        // lanes of that digit; the highest of them counts them and clears the mask, and the warp
+        // synchronizes again before the next item's bits go in.
+        KJARNI_LOCAL_OR(&my_masks[d], 1u << lane);
+        KJARNI_WARP_SYNC();
+        const uint32_t peers = my_masks[d];
+        const uint32_t leader = KJARNI_HIGHEST(peers);
+        KJARNI_WARP_SYNC();
+        uint32_t old = 0;
+        if (lane == leader) {
+            old = my_hist[d];
+            my_hist[d] = old + KJARNI_POPC(peers);
+            my_masks[d] = 0;
+        }
+        old = KJARNI_SHFL(old, leader);
+        KJARNI_WARP_SYNC();
+#else
         const uint32_t peers = KJARNI_MATCH(d);
         const uint32_t leader = KJARNI_HIGHEST(peers);
         uint32_t old = 0;
         if (lane == leader) old = KJARNI_LOCAL_ADD(&my_hist[d], KJARNI_POPC(peers));
         old = KJARNI_SHFL(old, leader);
+#endif
         my_ranks[k] = old + KJARNI_POPC(peers & lanes_below);
     }
     LOCAL_BARRIER;

@@ -61,8 +61,7 @@ std::size_t Shape::local_bytes() const {
     if (rank == Rank::match) {
         // The staged tile (values 8-byte aligned) shares its memory with the warps' histograms;
         // digit bases, warp sums, the tile slot, and the emulated warps' exchange words.
-        const std::size_t histograms = group / 32 * 256 * 4;
-        return std::max(staged_bytes(), histograms) + 256 * 4 + 16 * 4 + 16 + (warp == Warp::emulated ? group * 4 : 0);
+        return std::max(staged_bytes(), histogram_bytes()) + 256 * 4 + 16 * 4 + 16 + (warp == Warp::emulated ? group * 4 : 0);
     }
     // staged tile, 16-bit counters (18 per work item with the padding), totals, hist/base/start.
     return tile() * (key_bytes + value_bytes) + 18 * group * 2 + group * 4 + 3 * 256 * 4 + 16;
@@ -74,9 +73,9 @@ std::size_t Shape::staged_bytes() const {
 }
 
 std::string Shape::key() const {
-    return fmt::format("onesweep key={} value={} items={} group={} rank={} warp={} ptx={} apart={}", key_bytes, value_bytes, items,
-                       group, rank == Rank::match ? "match" : "nibble", warp == Warp::native ? "native" : "emulated", ptx,
-                       values_apart);
+    return fmt::format("onesweep key={} value={} items={} group={} rank={} warp={} ptx={} apart={} or={}", key_bytes, value_bytes,
+                       items, group, rank == Rank::match ? "match" : "nibble", warp == Warp::native ? "native" : "emulated", ptx,
+                       values_apart, or_masks);
 }
 
 std::string common_code(const Shape& r) {

@@ -41,6 +41,9 @@ struct Shape {
     /// memory (half the staging of keys and values together: larger tiles or more groups per
     /// compute unit, for a barrier and a register per key more).
     bool values_apart = false;
+    /// match: the lanes of equal digit found through a mask word per digit and warp in local
+    /// memory (each lane ORs its bit in, the warp synchronizes and reads) instead of match.any.
+    bool or_masks = false;
 
     std::size_t tile() const { return group * items; }
     std::size_t passes() const { return key_bytes; }
@@ -48,6 +51,9 @@ struct Shape {
     std::size_t local_bytes() const;
     /// match: bytes of the staged tile (keys, then values 8-byte aligned, unless values_apart).
     std::size_t staged_bytes() const;
+    /// match: bytes of the warps' histograms (and their masks with or_masks), where the tile is
+    /// staged later.
+    std::size_t histogram_bytes() const { return group / 32 * 256 * 4 * (or_masks ? 2 : 1); }
     /// The kernel cache key.
     std::string key() const;
 };

@@ -27,13 +27,14 @@ TEST(OnesweepSortNvrtc, MatchPassWithNativeWarpsCompilesForSm90) {
     if (std::find(archs.begin(), archs.end(), 90) == archs.end()) GTEST_SKIP() << "this NVRTC lacks sm_90";
     const std::vector<std::string> options = {"--gpu-architecture=sm_90", "--std=c++17"};
     // The widths sort and argsort take (1-8 byte keys, 4-byte positions), and the radix sort's
-    // 8-byte values; a group larger than 256, values staged apart.
+    // 8-byte values; a group larger than 256, values staged apart, lanes matched through masks.
     struct Case {
         std::size_t key_bytes, value_bytes, group;
-        bool apart;
+        bool apart, or_masks;
     };
-    for (const Case c : {Case{1, 0, 256, false}, Case{2, 4, 256, false}, Case{4, 0, 256, false}, Case{4, 4, 256, false},
-                         Case{4, 4, 512, true}, Case{8, 8, 256, true}}) {
+    for (const Case c : {Case{1, 0, 256, false, false}, Case{2, 4, 256, false, true}, Case{4, 0, 256, false, false},
+                         Case{4, 0, 256, false, true}, Case{4, 4, 256, false, false}, Case{4, 4, 512, true, true},
+                         Case{8, 8, 256, true, false}}) {
         for (const bool ptx : {false, true}) {
             detail::onesweep::Shape shape;
             shape.key_bytes = c.key_bytes;
@@ -44,12 +45,14 @@ TEST(OnesweepSortNvrtc, MatchPassWithNativeWarpsCompilesForSm90) {
             shape.warp = detail::onesweep::Warp::native;
             shape.ptx = ptx;
             shape.values_apart = c.apart;
+            shape.or_masks = c.or_masks;
             SCOPED_TRACE(shape.key());
             const std::string full = detail::full_source(ApiId::cuda(), detail::onesweep::pass_source(shape), ProgramOptions{});
             const auto output = nvrtc->compile(full, "onesweep.cu", options, {}, true);
             ASSERT_TRUE(output.compiled) << output.log;
-            // The warps' match instruction is in the code (and not an emulation of it).
-            EXPECT_NE(output.ptx.find("match.any.sync"), std::string::npos);
+            // The warps' instructions are in the code (and not an emulation of them).
+            EXPECT_NE(output.ptx.find(c.or_masks ? "bar.warp.sync" : "match.any.sync"), std::string::npos);
+            EXPECT_NE(output.ptx.find("shfl.sync"), std::string::npos);
         }
     }
 }

@@ -433,7 +433,7 @@ TEST_P(Sorts, OnesweepSettingsAreChecked) {
     const Array x = Array::from_host(queue(), sort_data(DType(Kind::float32), {1000}));
     for (const auto& [name, value] : {std::pair{"KJARNI_SORT_RANK", "fast"}, std::pair{"KJARNI_SORT_ITEMS", "0"},
                                       std::pair{"KJARNI_SORT_ITEMS", "12x"}, std::pair{"KJARNI_SORT_WARP", "none"},
-                                      std::pair{"KJARNI_SORT_VALUES", "split"}}) {
+                                      std::pair{"KJARNI_SORT_VALUES", "split"}, std::pair{"KJARNI_SORT_MATCH", "all"}}) {
         const ScopedSettings settings({{name, value}, {"KJARNI_SORT_RANK", std::string(name) == "KJARNI_SORT_RANK" ? value : "match"}});
         EXPECT_EQ(argument_named_by([&] { sort(queue(), x); }), name) << value;
     }
