@@ -35,13 +35,15 @@ status=0
 for api in cuda/ opencl/; do
   name=${api%/}
   log="$out/sweep-$name.txt"
-  KJARNI_BENCH_SORT_API=$api KJARNI_BENCH_SORT_CONFIGS="$configs" timeout 150 build-gpu/bench/kjarni_bench_sorting \
+  KJARNI_SORT_VERBOSE=1 KJARNI_BENCH_SORT_API=$api KJARNI_BENCH_SORT_CONFIGS="$configs" timeout 150 build-gpu/bench/kjarni_bench_sorting \
     --benchmark_min_time=0.1 --benchmark_counters_tabular=true \
     --benchmark_out="$out/sweep-$name.json" --benchmark_out_format=json >"$log" 2>&1
   rc=$?
   echo "$name: rc=$rc"
   [ $rc = 0 ] || status=1
   grep -E 'FAILED' "$log" | head -20
+  # The shapes the sorts ran (KJARNI_SORT_VERBOSE), where a configuration fell back to multi-pass.
+  grep -E '^kjarni sort' "$log" | grep -E 'multi-pass' | head -10
 done
 # One line per configuration and device: Gkeys/s of the four cases.
 python3 - "$out"/sweep-cuda.json "$out"/sweep-opencl.json <<'EOF'

@@ -26,7 +26,8 @@
 // default_items(); lowered to what local memory holds); KJARNI_SORT_GROUP = work items per group
 // for match (a multiple of 32 from 256 to 1024; nibble always takes 256); KJARNI_SORT_VALUES =
 // together (the default) | apart (match with values: the sorted tile's keys go out, then its
-// values through the same local memory); KJARNI_SORT_MATCH = any (the default: match.any) | or
+// values through the same local memory); KJARNI_SORT_VERBOSE = 1: the shape each sort takes (or
+// why it takes the multi-pass sort) on stderr, once per shape; KJARNI_SORT_MATCH = any (the default: match.any) | or
 // (match: lanes of equal digit found through mask words in local memory). An invalid value is an
 // ArgumentError naming the variable.
 
@@ -231,16 +232,49 @@ Shape shape_for(const Queue& queue, std::size_t key_bytes, std::size_t value_byt
 
 }  // namespace
 
+namespace {
+
+/// With KJARNI_SORT_VERBOSE=1, says on stderr (once per device and shape) which shape the sort
+/// runs, or why it falls back to the multi-pass sort: a sweep's figures then name what they timed.
+void report(const Queue& queue, const Shape& r, const std::string& outcome) {
+    if (setting("KJARNI_SORT_VERBOSE", "0") != "1") return;
+    static std::mutex mutex;
+    static std::set<std::string> said;
+    const Device device = queue.device().device();
+    const std::string line = fmt::format("kjarni sort on {} ({}): {}: {}", device.name(), queue.device().context().api().shortcut(),
+                                         r.key(), outcome);
+    const std::lock_guard lock(mutex);
+    if (said.insert(line).second) fmt::print(stderr, "{}\n", line);
+}
+
+}  // namespace
+
 bool onesweep_supported(const Queue& queue, std::size_t n, std::size_t key_bytes, std::size_t value_bytes) {
     if (n > max_count || (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)) return false;
     if (key_bytes != 1 && key_bytes != 2 && key_bytes != 4 && key_bytes != 8) return false;  // complex128: refused later
     const DeviceParameters& params = queue.device().params();
     const Shape r = shape_for(queue, key_bytes, value_bytes);
-    if (params.max_total_local_size < r.group) return false;
-    if (r.local_bytes() > params.local_mem_size || !runs_groups_to_completion(queue)) return false;
+    if (params.max_total_local_size < r.group) {
+        report(queue, r, fmt::format("multi-pass: the device takes {} work items per group", params.max_total_local_size));
+        return false;
+    }
+    if (r.local_bytes() > params.local_mem_size) {
+        report(queue, r, fmt::format("multi-pass: {} bytes of local memory, the device has {}", r.local_bytes(), params.local_mem_size));
+        return false;
+    }
+    if (!runs_groups_to_completion(queue)) {
+        report(queue, r, "multi-pass: the device's scheduling of work groups is not known");
+        return false;
+    }
     // A device may take fewer work items per group for these kernels than for others (registers).
     const OnesweepKernels k = kernels_for(queue, r);
-    return k.histogram.max_local_size >= histogram_group && k.pass.max_local_size >= r.group;
+    if (k.histogram.max_local_size < histogram_group || k.pass.max_local_size < r.group) {
+        report(queue, r, fmt::format("multi-pass: the kernels take {} and {} work items per group", k.histogram.max_local_size,
+                                     k.pass.max_local_size));
+        return false;
+    }
+    report(queue, r, fmt::format("onesweep, {} bytes of local memory", r.local_bytes()));
+    return true;
 }
 
 namespace {
