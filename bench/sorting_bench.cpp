@@ -147,7 +147,7 @@ std::vector<Config> configs() {
     const auto split = [](const std::string& text, char by) {
         std::vector<std::string> parts;
         std::size_t from = 0;
-        for (std::size_t at = text.find(by); ; at = text.find(by, from)) {
+        for (std::size_t at = text.find(by);; at = text.find(by, from)) {
             const std::string part = text.substr(from, at == std::string::npos ? std::string::npos : at - from);
             if (!part.empty()) parts.push_back(part);
             if (at == std::string::npos) break;
@@ -236,7 +236,8 @@ int main(int argc, char** argv) {
                 // the driver refuses) is left out of the timings; the run goes on, ending with status 1.
                 bool ok = false;
                 try {
-                    ok = check_sorts<float>(*s, small.floats, "float32" + at) && check_sorts<std::uint32_t>(*s, small.uints, "uint32" + at) &&
+                    ok = check_sorts<float>(*s, small.floats, "float32" + at) &&
+                         check_sorts<std::uint32_t>(*s, small.uints, "uint32" + at) &&
                          check_sorts<std::uint32_t>(*s, small.few, "uint32 of 1000 values" + at);
                 } catch (const std::exception& e) {
                     fmt::print("check {}: FAILED: {}\n", at, e.what());
@@ -246,10 +247,12 @@ int main(int argc, char** argv) {
                     continue;
                 }
                 const auto add_config = [&](const std::string& name, auto work) {
-                    benchmark::RegisterBenchmark((name + "[" + c.text + "]/" + tag).c_str(), [s, n, work, c, sweep](benchmark::State& state) {
-                        apply(c, sweep);
-                        run(state, *s, n, work);
-                    })->UseRealTime();
+                    benchmark::RegisterBenchmark((name + "[" + c.text + "]/" + tag).c_str(),
+                                                 [s, n, work, c, sweep](benchmark::State& state) {
+                                                     apply(c, sweep);
+                                                     run(state, *s, n, work);
+                                                 })
+                        ->UseRealTime();
                 };
                 add_config("sort_float32", [s] { kjarni::sort(s->queue, s->floats); });
                 add_config("sort_uint32", [s] { kjarni::sort(s->queue, s->uints); });

@@ -63,8 +63,8 @@ using Kind = DType::Kind;
 constexpr std::size_t max_count = (std::size_t{1} << 30) - 1;
 constexpr std::size_t histogram_group = 256;  // the counting kernel's work items per group
 
-using onesweep::Shape;
 using onesweep::Rank;
+using onesweep::Shape;
 using onesweep::Warp;
 using namespace onesweep;  // the key kind codes
 
@@ -113,7 +113,8 @@ bool native_warps(const Queue& queue, bool& ptx) {
         return true;
     }
     ptx = true;
-    return device.params().type == DeviceType::gpu && characterize::vendor_of(device.properties().vendor) == characterize::Vendor::nvidia;
+    return device.params().type == DeviceType::gpu &&
+           characterize::vendor_of(device.properties().vendor) == characterize::Vendor::nvidia;
 }
 
 /// Keys per work item where KJARNI_SORT_ITEMS does not say. The nibble form's 15 (odd: its
@@ -143,8 +144,9 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
     const std::string warp = setting("KJARNI_SORT_WARP", native ? "native" : "emulated");
     if (warp == "native") {
         if (!native && r.rank == Rank::match)
-            throw ArgumentError("KJARNI_SORT_WARP", "is 'native': the device has no native warps for the match ranking "
-                                                    "(CUDA or NVIDIA's OpenCL, compute capability 7.0 or later); use emulated");
+            throw ArgumentError("KJARNI_SORT_WARP",
+                                "is 'native': the device has no native warps for the match ranking "
+                                "(CUDA or NVIDIA's OpenCL, compute capability 7.0 or later); use emulated");
         r.warp = Warp::native;
         r.ptx = ptx;
     } else if (warp == "emulated") {
@@ -241,8 +243,8 @@ void report(const Queue& queue, const Shape& r, const std::string& outcome) {
     static std::mutex mutex;
     static std::set<std::string> said;
     const Device device = queue.device().device();
-    const std::string line = fmt::format("kjarni sort on {} ({}): {}: {}", device.name(), queue.device().context().api().shortcut(),
-                                         r.key(), outcome);
+    const std::string line = fmt::format("kjarni sort on {} ({}): {}: {}", device.name(),
+                                         queue.device().context().api().shortcut(), r.key(), outcome);
     const std::lock_guard lock(mutex);
     if (said.insert(line).second) fmt::print(stderr, "{}\n", line);
 }
@@ -255,11 +257,14 @@ bool onesweep_supported(const Queue& queue, std::size_t n, std::size_t key_bytes
     const DeviceParameters& params = queue.device().params();
     const Shape r = shape_for(queue, key_bytes, value_bytes);
     if (params.max_total_local_size < r.group) {
-        report(queue, r, fmt::format("multi-pass: the device takes {} work items per group", params.max_total_local_size));
+        report(queue, r,
+               fmt::format("multi-pass: the device takes {} work items per group", params.max_total_local_size));
         return false;
     }
     if (r.local_bytes() > params.local_mem_size) {
-        report(queue, r, fmt::format("multi-pass: {} bytes of local memory, the device has {}", r.local_bytes(), params.local_mem_size));
+        report(queue, r,
+               fmt::format("multi-pass: {} bytes of local memory, the device has {}", r.local_bytes(),
+                           params.local_mem_size));
         return false;
     }
     if (!runs_groups_to_completion(queue)) {
@@ -269,8 +274,9 @@ bool onesweep_supported(const Queue& queue, std::size_t n, std::size_t key_bytes
     // A device may take fewer work items per group for these kernels than for others (registers).
     const OnesweepKernels k = kernels_for(queue, r);
     if (k.histogram.max_local_size < histogram_group || k.pass.max_local_size < r.group) {
-        report(queue, r, fmt::format("multi-pass: the kernels take {} and {} work items per group", k.histogram.max_local_size,
-                                     k.pass.max_local_size));
+        report(queue, r,
+               fmt::format("multi-pass: the kernels take {} and {} work items per group", k.histogram.max_local_size,
+                           k.pass.max_local_size));
         return false;
     }
     report(queue, r, fmt::format("onesweep, {} bytes of local memory", r.local_bytes()));
@@ -296,9 +302,10 @@ RadixResult run_onesweep(const Queue& queue, const Shape& r, const std::optional
     const GeneratedKernel& pass = kernels.pass;
     for (const auto& [k, wanted] : {std::pair{&histogram, histogram_group}, std::pair{&pass, r.group}})
         if (k->max_local_size < wanted)
-            throw UnsupportedError(fmt::format("sort: the device takes at most {} work items per group for the onesweep "
-                                               "sort's kernels, it needs {}",
-                                               k->max_local_size, wanted));
+            throw UnsupportedError(
+                fmt::format("sort: the device takes at most {} work items per group for the onesweep "
+                            "sort's kernels, it needs {}",
+                            k->max_local_size, wanted));
 
     const std::size_t tiles = (n + r.tile() - 1) / r.tile();
     const std::byte zero[4] = {};
@@ -321,7 +328,8 @@ RadixResult run_onesweep(const Queue& queue, const Shape& r, const std::optional
     const std::uint64_t input_offset = fused_input ? ends.input_offset : 0;
     {
         // A few groups per compute unit, each striding over the keys.
-        const std::size_t groups = std::clamp<std::size_t>(histogram.compute_units * 4, 1, (n + histogram_group - 1) / histogram_group);
+        const std::size_t groups =
+            std::clamp<std::size_t>(histogram.compute_units * 4, 1, (n + histogram_group - 1) / histogram_group);
         const std::size_t global[1] = {groups * histogram_group};
         const std::size_t local[1] = {histogram_group};
         const KernelArg args[] = {input_arg, pack(input_offset, LaunchTarget{}), pack(scratch, LaunchTarget{}),

@@ -47,8 +47,9 @@ namespace {
 /// (the index of the highest set bit). The emulated ones take `lid` and `kjarni_wx` from the
 /// caller's scope and contain group barriers.
 std::string warp_code(const Shape& r) {
-    std::string s = fmt::format("#define KJARNI_SORT_PTX {}\n#define KJARNI_SORT_EMULATED {}\n#define KJARNI_SORT_OR {}\n",
-                                r.ptx ? 1 : 0, r.warp == Warp::emulated ? 1 : 0, r.or_masks ? 1 : 0);
+    std::string s =
+        fmt::format("#define KJARNI_SORT_PTX {}\n#define KJARNI_SORT_EMULATED {}\n#define KJARNI_SORT_OR {}\n",
+                    r.ptx ? 1 : 0, r.warp == Warp::emulated ? 1 : 0, r.or_masks ? 1 : 0);
     s += R"(#if KJARNI_SORT_PTX && !KJARNI_SORT_EMULATED
 FUNCTION INLINE uint32_t kjarni_match(uint32_t v) {
     uint32_t m;
@@ -189,8 +190,9 @@ std::string match_pass_source(const Shape& r) {
     std::string s = common_code(r);
     s += warp_code(r);
     const bool apart = v && r.values_apart;
-    s += fmt::format("#define KJARNI_WARPS {}\n#define KJARNI_SMEM_WORDS {}\n#define KJARNI_VALUES_AT {}\n", r.group / 32,
-                     (std::max(r.staged_bytes(), r.histogram_bytes()) + 7) / 8, apart ? 0 : (r.tile() * r.key_bytes + 7) / 8 * 8);
+    s += fmt::format("#define KJARNI_WARPS {}\n#define KJARNI_SMEM_WORDS {}\n#define KJARNI_VALUES_AT {}\n",
+                     r.group / 32, (std::max(r.staged_bytes(), r.histogram_bytes()) + 7) / 8,
+                     apart ? 0 : (r.tile() * r.key_bytes + 7) / 8 * 8);
     s += "#define KJARNI_FLAG_AGGREGATE 0x40000000u\n#define KJARNI_FLAG_INCLUSIVE 0x80000000u\n"
          "#define KJARNI_COUNT_MASK 0x3FFFFFFFu\n";
     s += R"(KERNEL void kjarni_onesweep_pass(GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM const KJARNI_VALUE* values,
@@ -212,7 +214,8 @@ std::string match_pass_source(const Shape& r) {
     LOCAL_MEM uint32_t* whist = (LOCAL_MEM uint32_t*)smem;
     LOCAL_MEM KJARNI_KEY* skeys = (LOCAL_MEM KJARNI_KEY*)smem;
 )";
-    s += if_values("    LOCAL_MEM KJARNI_VALUE* svalues = (LOCAL_MEM KJARNI_VALUE*)((LOCAL_MEM uint8_t*)smem + KJARNI_VALUES_AT);\n");
+    s += if_values("    LOCAL_MEM KJARNI_VALUE* svalues = (LOCAL_MEM KJARNI_VALUE*)((LOCAL_MEM uint8_t*)smem + "
+                   "KJARNI_VALUES_AT);\n");
     s += R"(    const uint32_t lid = (uint32_t)get_local_id(0);
     const uint32_t lane = lid & 31u;
     const uint32_t warp = lid >> 5;

@@ -33,8 +33,10 @@ std::string renamed(std::string code, std::uint32_t kind) {
 }
 
 std::string key_transforms(std::size_t key_bytes) {
-    const DType signed_dtype = key_bytes == 1 ? DType(Kind::int8) : key_bytes == 2 ? DType(Kind::int16)
-                                              : key_bytes == 4 ? DType(Kind::int32) : DType(Kind::int64);
+    const DType signed_dtype = key_bytes == 1   ? DType(Kind::int8)
+                               : key_bytes == 2 ? DType(Kind::int16)
+                               : key_bytes == 4 ? DType(Kind::int32)
+                                                : DType(Kind::int64);
     std::string s = renamed(key_functions(signed_dtype, FloatKeys::exact, "sort"), signed_keys);
     std::string to = "        case 2: return kjarni_to_key_2(u);\n";
     std::string from = "        case 2: return kjarni_from_key_2(k);\n";
@@ -42,7 +44,9 @@ std::string key_transforms(std::size_t key_bytes) {
         s += renamed(key_functions(DType(Kind::bool_), FloatKeys::exact, "sort"), bool_keys);
         to += "        case 1: return kjarni_to_key_1(u);\n";
     } else {
-        const DType float_dtype = key_bytes == 2 ? DType(Kind::float16) : key_bytes == 4 ? DType(Kind::float32) : DType(Kind::float64);
+        const DType float_dtype = key_bytes == 2   ? DType(Kind::float16)
+                                  : key_bytes == 4 ? DType(Kind::float32)
+                                                   : DType(Kind::float64);
         s += renamed(key_functions(float_dtype, FloatKeys::exact, "sort"), float_exact);
         s += renamed(key_functions(float_dtype, FloatKeys::canonical, "sort"), float_canonical);
         to += "        case 3: return kjarni_to_key_3(u);\n        case 4: return kjarni_to_key_4(u);\n";
@@ -61,7 +65,8 @@ std::size_t Shape::local_bytes() const {
     if (rank == Rank::match) {
         // The staged tile (values 8-byte aligned) shares its memory with the warps' histograms;
         // digit bases, warp sums, the tile slot, and the emulated warps' exchange words.
-        return std::max(staged_bytes(), histogram_bytes()) + 256 * 4 + 16 * 4 + 16 + (warp == Warp::emulated ? group * 4 : 0);
+        return std::max(staged_bytes(), histogram_bytes()) + 256 * 4 + 16 * 4 + 16 +
+               (warp == Warp::emulated ? group * 4 : 0);
     }
     // staged tile, 16-bit counters (18 per work item with the padding), totals, hist/base/start.
     return tile() * (key_bytes + value_bytes) + 18 * group * 2 + group * 4 + 3 * 256 * 4 + 16;
@@ -73,9 +78,9 @@ std::size_t Shape::staged_bytes() const {
 }
 
 std::string Shape::key() const {
-    return fmt::format("onesweep key={} value={} items={} group={} rank={} warp={} ptx={} apart={} or={}", key_bytes, value_bytes,
-                       items, group, rank == Rank::match ? "match" : "nibble", warp == Warp::native ? "native" : "emulated", ptx,
-                       values_apart, or_masks);
+    return fmt::format("onesweep key={} value={} items={} group={} rank={} warp={} ptx={} apart={} or={}", key_bytes,
+                       value_bytes, items, group, rank == Rank::match ? "match" : "nibble",
+                       warp == Warp::native ? "native" : "emulated", ptx, values_apart, or_masks);
 }
 
 std::string common_code(const Shape& r) {
@@ -103,7 +108,8 @@ std::string common_code(const Shape& r) {
 
 std::string histogram_source(const Shape& r) {
     std::string s = common_code(r);
-    s += R"(KERNEL void kjarni_onesweep_histogram(GLOBAL_MEM const KJARNI_KEY* keys, uint64_t keys_offset, GLOBAL_MEM uint32_t* hist,
+    s +=
+        R"(KERNEL void kjarni_onesweep_histogram(GLOBAL_MEM const KJARNI_KEY* keys, uint64_t keys_offset, GLOBAL_MEM uint32_t* hist,
     uint32_t n, uint32_t key_kind)
 {
     LOCAL_MEM_DECL uint32_t h[KJARNI_PASSES * 256];

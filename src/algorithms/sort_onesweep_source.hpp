@@ -73,6 +73,12 @@ std::string common_code(const Shape& shape);
 std::string match_pass_source(const Shape& shape);
 
 /// The element-to-key transforms' kind codes, the same for a whole launch.
-enum KeyKindCode : unsigned { keys_as_they_are = 0, bool_keys = 1, signed_keys = 2, float_exact = 3, float_canonical = 4 };
+enum KeyKindCode : unsigned {
+    keys_as_they_are = 0,
+    bool_keys = 1,
+    signed_keys = 2,
+    float_exact = 3,
+    float_canonical = 4
+};
 
 }  // namespace kjarni::detail::onesweep

@@ -47,7 +47,8 @@ TEST(OnesweepSortNvrtc, MatchPassWithNativeWarpsCompilesForSm90) {
             shape.values_apart = c.apart;
             shape.or_masks = c.or_masks;
             SCOPED_TRACE(shape.key());
-            const std::string full = detail::full_source(ApiId::cuda(), detail::onesweep::pass_source(shape), ProgramOptions{});
+            const std::string full =
+                detail::full_source(ApiId::cuda(), detail::onesweep::pass_source(shape), ProgramOptions{});
             const auto output = nvrtc->compile(full, "onesweep.cu", options, {}, true);
             ASSERT_TRUE(output.compiled) << output.log;
             // The warps' instructions are in the code (and not an emulation of them).

@@ -364,12 +364,15 @@ void check_keys_with_values(const Queue& q, std::size_t n, std::initializer_list
             const bool onesweep = method == detail::RadixMethod::onesweep;
             SCOPED_TRACE(onesweep ? "onesweep" : "multi-pass");
             if (onesweep && !detail::onesweep_supported(q, n, kb, 4)) continue;
-            const Array device_keys = Array::from_host(q, HostArray::wrap_bytes(key_bytes.data(), n * kb, key_dtype, {n}));
+            const Array device_keys =
+                Array::from_host(q, HostArray::wrap_bytes(key_bytes.data(), n * kb, key_dtype, {n}));
             const Array device_positions = Array::from_host(q, std::span<const std::uint32_t>(positions), {n});
             const detail::RadixResult sorted =
                 detail::radix_sort(q, device_keys.base(), kb, device_positions.base(), 4, n, n, method);
             const std::vector<std::uint32_t> got =
-                Array::from_buffer(*sorted.values, DType(Kind::uint32), Layout::contiguous({n}, 4)).get(q).to_vector<std::uint32_t>();
+                Array::from_buffer(*sorted.values, DType(Kind::uint32), Layout::contiguous({n}, 4))
+                    .get(q)
+                    .to_vector<std::uint32_t>();
             ASSERT_EQ(got, expected);
             const HostArray got_keys = Array::from_buffer(sorted.keys, key_dtype, Layout::contiguous({n}, kb)).get(q);
             for (std::size_t k = 0; k < n; ++k) {
@@ -421,7 +424,8 @@ TEST_P(Sorts, OnesweepMatchRanking) {
     // other shapes through the settings.
     const std::size_t n = (std::size_t{1} << 17) + 12345;
     if (!detail::onesweep_supported(queue(), n, 4, 4)) GTEST_SKIP() << "the onesweep sort is not used on this device";
-    const ScopedSettings settings({{"KJARNI_SORT_RANK", "match"}, {"KJARNI_SORT_ITEMS", "5"}, {"KJARNI_SORT_GROUP", "384"}});
+    const ScopedSettings settings(
+        {{"KJARNI_SORT_RANK", "match"}, {"KJARNI_SORT_ITEMS", "5"}, {"KJARNI_SORT_GROUP", "384"}});
     check_float_sorts(queue(), n, 5);
     const ScopedSettings apart(std::vector<std::pair<std::string, std::string>>{{"KJARNI_SORT_VALUES", "apart"}});
     check_keys_with_values(queue(), 40000, {detail::RadixMethod::onesweep});
@@ -429,12 +433,15 @@ TEST_P(Sorts, OnesweepMatchRanking) {
 
 TEST_P(Sorts, OnesweepSettingsAreChecked) {
     // A setting the sort does not know is an ArgumentError naming it.
-    if (!detail::onesweep_supported(queue(), 1000, 4, 0)) GTEST_SKIP() << "the onesweep sort is not used on this device";
+    if (!detail::onesweep_supported(queue(), 1000, 4, 0))
+        GTEST_SKIP() << "the onesweep sort is not used on this device";
     const Array x = Array::from_host(queue(), sort_data(DType(Kind::float32), {1000}));
-    for (const auto& [name, value] : {std::pair{"KJARNI_SORT_RANK", "fast"}, std::pair{"KJARNI_SORT_ITEMS", "0"},
-                                      std::pair{"KJARNI_SORT_ITEMS", "12x"}, std::pair{"KJARNI_SORT_WARP", "none"},
-                                      std::pair{"KJARNI_SORT_VALUES", "split"}, std::pair{"KJARNI_SORT_MATCH", "all"}}) {
-        const ScopedSettings settings({{name, value}, {"KJARNI_SORT_RANK", std::string(name) == "KJARNI_SORT_RANK" ? value : "match"}});
+    for (const auto& [name, value] :
+         {std::pair{"KJARNI_SORT_RANK", "fast"}, std::pair{"KJARNI_SORT_ITEMS", "0"},
+          std::pair{"KJARNI_SORT_ITEMS", "12x"}, std::pair{"KJARNI_SORT_WARP", "none"},
+          std::pair{"KJARNI_SORT_VALUES", "split"}, std::pair{"KJARNI_SORT_MATCH", "all"}}) {
+        const ScopedSettings settings(
+            {{name, value}, {"KJARNI_SORT_RANK", std::string(name) == "KJARNI_SORT_RANK" ? value : "match"}});
         EXPECT_EQ(argument_named_by([&] { sort(queue(), x); }), name) << value;
     }
     const ScopedSettings group({{"KJARNI_SORT_RANK", "match"}, {"KJARNI_SORT_GROUP", "300"}});
