@@ -17,6 +17,16 @@
 // first, on every device (argsort a permutation that orders the keys, equal keys in their
 // original order; sort's values the keys in that order), and a failure ends the run with status 1.
 //
+// Sweeps of the sort's settings (sort_onesweep.cpp: KJARNI_SORT_RANK, _WARP, _ITEMS, _GROUP) in one
+// run: KJARNI_BENCH_SORT_CONFIGS lists configurations separated by ';', each settings separated by
+// ',' (a name without the KJARNI_ prefix gets KJARNI_SORT_), e.g.
+//   KJARNI_BENCH_SORT_CONFIGS='RANK=nibble;RANK=match,ITEMS=12;RANK=match,ITEMS=20'
+// Every configuration then has its own sort and argsort cases, named with it in brackets, which set
+// exactly its settings (the others unset) before they run; each configuration's results are first
+// checked on the host (as KJARNI_BENCH_SORT_CHECK does, on 2^22 random float32, random uint32 and
+// uint32 of 1000 values, for ties), a failure ending the run with status 1. KJARNI_BENCH_SORT_API,
+// where set, keeps only the devices whose "api/device" tag contains it (e.g. "cuda", "NVIDIA").
+//
 //   kjarni_bench_sorting --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
 //       --benchmark_report_aggregates_only=true
 
@@ -26,7 +36,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -121,12 +134,88 @@ bool check_sorts(const Setup& s, const kjarni::Array& x, const std::string& what
     return true;
 }
 
+/// One configuration of KJARNI_BENCH_SORT_CONFIGS: its text and its settings.
+struct Config {
+    std::string text;
+    std::map<std::string, std::string> settings;
+};
+
+std::vector<Config> configs() {
+    std::vector<Config> all;
+    const char* list = std::getenv("KJARNI_BENCH_SORT_CONFIGS");
+    if (list == nullptr) return all;
+    const auto split = [](const std::string& text, char by) {
+        std::vector<std::string> parts;
+        std::size_t from = 0;
+        for (std::size_t at = text.find(by);; at = text.find(by, from)) {
+            const std::string part = text.substr(from, at == std::string::npos ? std::string::npos : at - from);
+            if (!part.empty()) parts.push_back(part);
+            if (at == std::string::npos) break;
+            from = at + 1;
+        }
+        return parts;
+    };
+    for (const std::string& text : split(list, ';')) {
+        Config c{text, {}};
+        for (const std::string& setting : split(text, ',')) {
+            const std::size_t eq = setting.find('=');
+            if (eq == std::string::npos) {
+                fmt::print(stderr, "KJARNI_BENCH_SORT_CONFIGS: '{}' is not NAME=VALUE\n", setting);
+                std::exit(2);
+            }
+            std::string name = setting.substr(0, eq);
+            if (name.rfind("KJARNI_", 0) != 0) name = "KJARNI_SORT_" + name;
+            c.settings[name] = setting.substr(eq + 1);
+        }
+        all.push_back(c);
+    }
+    return all;
+}
+
+/// Sets `c`'s settings, unsetting the other names any configuration sets.
+void apply(const Config& c, const std::vector<Config>& all) {
+    std::set<std::string> names;
+    for (const Config& other : all)
+        for (const auto& [name, value] : other.settings) names.insert(name);
+    for (const std::string& name : names) unsetenv(name.c_str());
+    for (const auto& [name, value] : c.settings) setenv(name.c_str(), value.c_str(), 1);
+}
+
+/// Arrays for the per-configuration checks (2^22 keys).
+struct CheckArrays {
+    kjarni::Array floats, uints, few;
+};
+
+CheckArrays check_arrays(const kjarni::Queue& queue) {
+    const std::size_t n = std::size_t{1} << 22;
+    std::vector<float> f(n);
+    std::vector<std::uint32_t> u(n), few(n);
+    std::uint64_t state = 777;
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::uint64_t r = next(state);
+        u[k] = static_cast<std::uint32_t>(r);
+        few[k] = static_cast<std::uint32_t>((r >> 32) % 1000);
+        f[k] = static_cast<float>(static_cast<std::uint32_t>(r >> 32) >> 8) * 0x1p-24f * ((r & 1) ? -1.0f : 1.0f);
+    }
+    return {kjarni::Array::from_host(queue, std::span<const float>(f), {n}),
+            kjarni::Array::from_host(queue, std::span<const std::uint32_t>(u), {n}),
+            kjarni::Array::from_host(queue, std::span<const std::uint32_t>(few), {n})};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     const std::size_t n = elements();
+    const std::vector<Config> sweep = configs();
+    const char* only = std::getenv("KJARNI_BENCH_SORT_API");
+    bool failed = false;
     for (const kjarni::Api& api : kjarni::Api::all_available()) {
+        if (only != nullptr) {
+            const auto context = kjarni::Context::from_criteria(api);
+            const std::string tag = fmt::format("{}/{}", api.shortcut(), context.devices()[0].name());
+            if (tag.find(only) == std::string::npos) continue;
+        }
         const auto s = make_setup(api);
         const std::string tag = fmt::format("{}/{}", api.shortcut(), s->queue.device().name());
         if (std::getenv("KJARNI_BENCH_SORT_CHECK") != nullptr &&
@@ -137,6 +226,41 @@ int main(int argc, char** argv) {
                 run(state, *s, n, work);
             })->UseRealTime();
         };
+        if (!sweep.empty()) {
+            // Each configuration checked at 2^22, then its cases; the other cases are left out.
+            const CheckArrays small = check_arrays(s->queue);
+            for (const Config& c : sweep) {
+                apply(c, sweep);
+                const std::string at = fmt::format("[{}]/{}", c.text, tag);
+                // A configuration that fails (wrong results, or an error such as a compilation that
+                // the driver refuses) is left out of the timings; the run goes on, ending with status 1.
+                bool ok = false;
+                try {
+                    ok = check_sorts<float>(*s, small.floats, "float32" + at) &&
+                         check_sorts<std::uint32_t>(*s, small.uints, "uint32" + at) &&
+                         check_sorts<std::uint32_t>(*s, small.few, "uint32 of 1000 values" + at);
+                } catch (const std::exception& e) {
+                    fmt::print("check {}: FAILED: {}\n", at, e.what());
+                }
+                if (!ok) {
+                    failed = true;
+                    continue;
+                }
+                const auto add_config = [&](const std::string& name, auto work) {
+                    benchmark::RegisterBenchmark((name + "[" + c.text + "]/" + tag).c_str(),
+                                                 [s, n, work, c, sweep](benchmark::State& state) {
+                                                     apply(c, sweep);
+                                                     run(state, *s, n, work);
+                                                 })
+                        ->UseRealTime();
+                };
+                add_config("sort_float32", [s] { kjarni::sort(s->queue, s->floats); });
+                add_config("sort_uint32", [s] { kjarni::sort(s->queue, s->uints); });
+                add_config("argsort_float32", [s] { kjarni::argsort(s->queue, s->floats); });
+                add_config("argsort_uint32", [s] { kjarni::argsort(s->queue, s->uints); });
+            }
+            continue;
+        }
         add("copy", [s] { s->copy_target.base().set(s->queue, s->floats.base(), true); });
         add("sort_float32", [s] { kjarni::sort(s->queue, s->floats); });
         add("sort_uint32", [s] { kjarni::sort(s->queue, s->uints); });
@@ -152,5 +276,5 @@ int main(int argc, char** argv) {
     }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
-    return 0;
+    return failed ? 1 : 0;
 }

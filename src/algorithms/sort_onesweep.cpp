@@ -1,39 +1,55 @@
-// The onesweep LSD radix sort: 8-bit digits, key_bytes passes after one counting kernel.
+// The onesweep LSD radix sort: 8-bit digits, key_bytes passes after one counting kernel
+// (the kernels' sources: sort_onesweep_source.cpp and sort_onesweep_match.cpp).
 //
 // - kjarni_onesweep_histogram reads the keys once and counts the digits of every pass (local
 //   atomics per work group, then global atomics): hist[pass * 256 + digit].
 // - kjarni_onesweep_pass, once per digit. A work group takes the next tile (G x ITEMS consecutive
 //   positions) from an atomic counter, so tiles are handed out in the order groups start and a
 //   group only ever waits on a group that is already running. It
-//   1. loads the tile into local memory and counts its digits (local atomics);
-//   2. publishes those counts at once as the tile's aggregate (flag 1), or, tile 0, its inclusive
-//      prefix (flag 2: the scanned global histogram plus its counts), each a flag and a 30-bit count
-//      packed into one 32-bit word so that a reader never sees a flag without its count;
-//   3. sorts the tile stably by the digit in local memory: two rounds of 4 bits (low nibble, then
-//      high), each a counting sort where work item t counts its ITEMS consecutive keys in its own
-//      column of a 16 x G table of 16-bit counters, the table is scanned in (nibble, work item)
-//      order and every key goes to its rank (the multi-pass sort's scatter, done twice in local
-//      memory; 8 bits at once would need a 256 x G table, more than 48 KiB);
-//   4. looks back, one work item per digit, over the tiles before it: adds aggregates until it
+//   1. counts the tile's digits and publishes those counts at once as the tile's aggregate (flag
+//      1), or, tile 0, its inclusive prefix (flag 2: the scanned global histogram plus its counts),
+//      each a flag and a 30-bit count packed into one 32-bit word so that a reader never sees a
+//      flag without its count;
+//   2. sorts the tile stably by the digit in local memory: two 4-bit counting sorts (Rank::nibble,
+//      any device) or one ranking with warp instructions (Rank::match, NVIDIA's GPUs);
+//   3. looks back, one work item per digit, over the tiles before it: adds aggregates until it
 //      meets an inclusive prefix (spinning while a tile has published nothing), then publishes its
 //      own inclusive prefix; every tile's is published early, so chains are short;
-//   5. writes the sorted tile out, consecutive work items to consecutive positions of a digit's run.
+//   4. writes the sorted tile out, consecutive work items to consecutive positions of a digit's run.
 // Every pass's status words are cleared before it (a fill); the tile counters and the histogram
 // once per sort.
+//
+// Settings read from the environment at each sort (for sweeps on the GPU; the defaults are the
+// best measured): KJARNI_SORT_RANK = auto (match where the warps are native, else nibble) | match
+// | nibble; KJARNI_SORT_WARP = native (the default where available) | emulated (match through
+// local memory: slow, for tests); KJARNI_SORT_ITEMS = keys per work item (default: see
+// default_items(); lowered to what local memory holds); KJARNI_SORT_GROUP = work items per group
+// for match (a multiple of 32 from 256 to 1024; nibble always takes 256); KJARNI_SORT_VALUES =
+// together (the default) | apart (match with values: the sorted tile's keys go out, then its
+// values through the same local memory); KJARNI_SORT_VERBOSE = 1: the shape each sort takes (or
+// why it takes the multi-pass sort) on stderr, once per shape; KJARNI_SORT_MATCH = any (the default: match.any) | or
+// (match: lanes of equal digit found through mask words in local memory). An invalid value is an
+// ArgumentError naming the variable.
 
 #include "algorithms/sort_onesweep.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "algorithms/device_code.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/reduction_types.hpp"
+#include "algorithms/sort_onesweep_source.hpp"
 #include "kjarni/api.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/device.hpp"
+#include "kjarni/device_facts.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/platform.hpp"
 #include "kjarni/program.hpp"
@@ -44,60 +60,13 @@ namespace {
 
 using Kind = DType::Kind;
 
-constexpr std::size_t group_size = 256;  // one work item per digit in the look-back
-constexpr std::size_t max_items = 15;    // odd: blocked reads (stride ITEMS words) hit distinct banks
 constexpr std::size_t max_count = (std::size_t{1} << 30) - 1;
+constexpr std::size_t histogram_group = 256;  // the counting kernel's work items per group
 
-struct OnesweepShape {
-    std::size_t key_bytes = 4;
-    std::size_t value_bytes = 0;  // 0: keys only
-    std::size_t items = max_items;
-
-    std::size_t tile() const { return group_size * items; }
-    std::size_t passes() const { return key_bytes; }
-    std::size_t local_bytes() const {
-        // staged tile, 16-bit counters (18 per work item with the padding), totals, hist/base/start.
-        return tile() * (key_bytes + value_bytes) + 18 * group_size * 2 + group_size * 4 + 3 * 256 * 4 + 16;
-    }
-    std::string key() const { return fmt::format("onesweep key={} value={} items={}", key_bytes, value_bytes, items); }
-};
-
-// The element-to-key transforms (key_functions()) of every dtype of one width, chosen at run
-// time by a kind code that is the same for a whole launch: one kernel per key width and value
-// width rather than one per dtype and mode (each is a compilation, seconds on PoCL).
-enum KeyKindCode : std::uint32_t { keys_as_they_are = 0, bool_keys = 1, signed_keys = 2, float_exact = 3, float_canonical = 4 };
-
-std::string renamed(std::string code, std::uint32_t kind) {
-    for (const std::string name : {"kjarni_to_key(", "kjarni_from_key("}) {
-        const std::string to = name.substr(0, name.size() - 1) + fmt::format("_{}(", kind);
-        for (std::size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + to.size()))
-            code.replace(at, name.size(), to);
-    }
-    return code;
-}
-
-std::string key_transforms(std::size_t key_bytes) {
-    const DType signed_dtype = key_bytes == 1 ? DType(Kind::int8) : key_bytes == 2 ? DType(Kind::int16)
-                                              : key_bytes == 4 ? DType(Kind::int32) : DType(Kind::int64);
-    std::string s = renamed(key_functions(signed_dtype, FloatKeys::exact, "sort"), signed_keys);
-    std::string to = "        case 2: return kjarni_to_key_2(u);\n";
-    std::string from = "        case 2: return kjarni_from_key_2(k);\n";
-    if (key_bytes == 1) {
-        s += renamed(key_functions(DType(Kind::bool_), FloatKeys::exact, "sort"), bool_keys);
-        to += "        case 1: return kjarni_to_key_1(u);\n";
-    } else {
-        const DType float_dtype = key_bytes == 2 ? DType(Kind::float16) : key_bytes == 4 ? DType(Kind::float32) : DType(Kind::float64);
-        s += renamed(key_functions(float_dtype, FloatKeys::exact, "sort"), float_exact);
-        s += renamed(key_functions(float_dtype, FloatKeys::canonical, "sort"), float_canonical);
-        to += "        case 3: return kjarni_to_key_3(u);\n        case 4: return kjarni_to_key_4(u);\n";
-        from += "        case 3: return kjarni_from_key_3(k);\n";
-    }
-    s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u, uint32_t kind) {\n    switch (kind) {\n" + to +
-         "        default: return u;\n    }\n}\n";
-    s += "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k, uint32_t kind) {\n    switch (kind) {\n" + from +
-         "        default: return k;\n    }\n}\n";
-    return s;
-}
+using onesweep::Rank;
+using onesweep::Shape;
+using onesweep::Warp;
+using namespace onesweep;  // the key kind codes
 
 /// The kind code of `dtype`'s keys (key_functions() first, for its errors on complex and struct dtypes).
 std::uint32_t key_kind_code(const DType& dtype, FloatKeys mode, const std::string& what) {
@@ -110,229 +79,107 @@ std::uint32_t key_kind_code(const DType& dtype, FloatKeys mode, const std::strin
     }
 }
 
-std::string common_code(const OnesweepShape& r) {
-    std::string s = algorithm_helpers();
-    s += fmt::format("#define KJARNI_KEY {}\n#define KJARNI_VALUE {}\n", key_ctype(r.key_bytes),
-                     r.value_bytes ? key_ctype(r.value_bytes) : "uint32_t");
-    s += fmt::format("#define KJARNI_G {}\n#define KJARNI_ITEMS {}\n#define KJARNI_TILE {}\n#define KJARNI_PASSES {}\n",
-                     group_size, r.items, r.tile(), r.passes());
-    s += key_transforms(r.key_bytes);
-    s += R"(#define KJARNI_DIGIT(key, shift) ((uint32_t)((key) >> (shift)) & 255u)
-#ifdef KJARNI_CUDA_API
-#define KJARNI_LOCAL_INC(p) atomicAdd((unsigned int*)(p), 1u)
-#define KJARNI_GLOBAL_ADD(p, v) atomicAdd((unsigned int*)(p), (v))
-#define KJARNI_GLOBAL_XCHG(p, v) atomicExch((unsigned int*)(p), (v))
-#else
-#define KJARNI_LOCAL_INC(p) atomic_inc((volatile LOCAL_MEM unsigned int*)(p))
-#define KJARNI_GLOBAL_ADD(p, v) atomic_add((volatile GLOBAL_MEM unsigned int*)(p), (v))
-#define KJARNI_GLOBAL_XCHG(p, v) atomic_xchg((volatile GLOBAL_MEM unsigned int*)(p), (v))
-#endif
-)";
-    return s;
+/// An environment setting, or `fallback` where it is not set (or empty).
+std::string setting(const char* name, const char* fallback) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' ? std::string(value) : std::string(fallback);
 }
 
-std::string histogram_source(const OnesweepShape& r) {
-    std::string s = common_code(r);
-    s += R"(KERNEL void kjarni_onesweep_histogram(GLOBAL_MEM const KJARNI_KEY* keys, uint64_t keys_offset, GLOBAL_MEM uint32_t* hist,
-    uint32_t n, uint32_t key_kind)
-{
-    LOCAL_MEM_DECL uint32_t h[KJARNI_PASSES * 256];
-    const uint32_t lid = (uint32_t)get_local_id(0);
-    for (uint32_t k = lid; k < KJARNI_PASSES * 256; k += KJARNI_G) h[k] = 0;
-    LOCAL_BARRIER;
-    const uint32_t stride = (uint32_t)get_num_groups(0) * KJARNI_G;
-    for (uint32_t p = (uint32_t)get_group_id(0) * KJARNI_G + lid; p < n; p += stride) {
-        const KJARNI_KEY key = kjarni_to_key(keys[keys_offset + p], key_kind);
-        for (uint32_t pass = 0; pass < KJARNI_PASSES; ++pass) KJARNI_LOCAL_INC(&h[pass * 256 + KJARNI_DIGIT(key, 8 * pass)]);
+/// A positive integer setting, 0 where it is not set.
+std::size_t count_setting(const char* name, std::size_t most) {
+    const std::string text = setting(name, "");
+    if (text.empty()) return 0;
+    std::size_t used = 0;
+    unsigned long value = 0;
+    try {
+        value = std::stoul(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
     }
-    LOCAL_BARRIER;
-    for (uint32_t k = lid; k < KJARNI_PASSES * 256; k += KJARNI_G)
-        if (h[k] != 0) KJARNI_GLOBAL_ADD(&hist[k], h[k]);
-}
-)";
-    return s;
+    if (used != text.size() || value == 0 || value > most)
+        throw ArgumentError(name, fmt::format("is '{}': a whole number from 1 to {}", text, most));
+    return static_cast<std::size_t>(value);
 }
 
-std::string pass_source(const OnesweepShape& r) {
-    const bool v = r.value_bytes != 0;
-    const auto if_values = [v](const char* text) { return v ? std::string(text) : std::string(); };
-    std::string s = common_code(r);
-    // 16-bit counters, one padding word after every 16: work item t scans counters 16t..16t+15,
-    // which then start at word 9t (distinct banks across a warp) instead of 8t.
-    s += "#define KJARNI_CPAD(q) ((q) + 2u * ((q) >> 4))\n";
-    s += "#define KJARNI_FLAG_AGGREGATE 0x40000000u\n#define KJARNI_FLAG_INCLUSIVE 0x80000000u\n"
-         "#define KJARNI_COUNT_MASK 0x3FFFFFFFu\n";
-    s += R"(KERNEL void kjarni_onesweep_pass(GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM const KJARNI_VALUE* values,
-    GLOBAL_MEM KJARNI_KEY* keys_out, GLOBAL_MEM KJARNI_VALUE* values_out, GLOBAL_MEM uint32_t* scratch,
-    GLOBAL_MEM uint32_t* status, uint32_t n, uint32_t pass, uint64_t keys_offset, uint32_t first, uint32_t last,
-    GLOBAL_MEM int64_t* positions_out, uint64_t out_offset, uint32_t key_kind)
-{
-    // first: `keys` are the elements from keys_offset on, made keys here (key_kind), and the values are
-    // their positions. last 1: keys_out gets the elements back (kjarni_from_key) from out_offset
-    // on, no values; last 2: positions_out gets the values as int64 from out_offset on, no keys.
-    LOCAL_MEM_DECL KJARNI_KEY skeys[KJARNI_TILE];
-)";
-    s += if_values("    LOCAL_MEM_DECL KJARNI_VALUE svalues[KJARNI_TILE];\n");
-    s += R"(    LOCAL_MEM_DECL uint16_t counters[18 * KJARNI_G];
-    LOCAL_MEM_DECL uint32_t totals[KJARNI_G];
-    LOCAL_MEM_DECL uint32_t hist[256];
-    LOCAL_MEM_DECL uint32_t base[256];
-    LOCAL_MEM_DECL uint32_t start[256];
-    LOCAL_MEM_DECL uint32_t tile_slot;
-    const uint32_t lid = (uint32_t)get_local_id(0);
-    const uint32_t shift = 8u * pass;
-    // scratch: the histogram of every pass, then one tile counter per pass.
-    if (lid == 0) tile_slot = KJARNI_GLOBAL_ADD(&scratch[KJARNI_PASSES * 256 + pass], 1u);
-    hist[lid] = 0;
-    start[lid] = 0;
-    LOCAL_BARRIER;
-    const uint32_t tile = tile_slot;
-    const uint32_t begin = tile * KJARNI_TILE;
-    const uint32_t count = n - begin < KJARNI_TILE ? n - begin : KJARNI_TILE;
-    // 1. The tile, striped (coalesced), into local memory; positions past the end get the largest
-    // key, which the stable local sort keeps after every real one.
-    for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
-        const uint32_t q = j * KJARNI_G + lid;
-        KJARNI_KEY key = (KJARNI_KEY)~(KJARNI_KEY)0;
-)";
-    s += if_values("        KJARNI_VALUE value = 0;\n");
-    s += R"(        if (q < count) {
-            key = first ? kjarni_to_key(keys[keys_offset + begin + q], key_kind) : keys[begin + q];
-)";
-    s += if_values("            value = first ? (KJARNI_VALUE)(begin + q) : values[begin + q];\n");
-    s += R"(            KJARNI_LOCAL_INC(&hist[KJARNI_DIGIT(key, shift)]);
-        }
-        skeys[q] = key;
-)";
-    s += if_values("        svalues[q] = value;\n");
-    s += R"(    }
-    LOCAL_BARRIER;
-    // 2. This tile's counts for the tiles after it: work item d for digit d.
-    const uint32_t my_count = hist[lid];
-    if (tile == 0) {
-        // The first tile starts each digit where the global histogram's exclusive scan says.
-        const uint32_t total = scratch[pass * 256 + lid];
-        totals[lid] = total;
-        LOCAL_BARRIER;
-        for (uint32_t step = 1; step < KJARNI_G; step <<= 1) {
-            const uint32_t add = lid >= step ? totals[lid - step] : 0u;
-            LOCAL_BARRIER;
-            totals[lid] += add;
-            LOCAL_BARRIER;
-        }
-        base[lid] = totals[lid] - total;
-        KJARNI_GLOBAL_XCHG(&status[lid], KJARNI_FLAG_INCLUSIVE | (base[lid] + my_count));
-    } else {
-        KJARNI_GLOBAL_XCHG(&status[tile * 256 + lid], KJARNI_FLAG_AGGREGATE | my_count);
+/// Whether the device runs warp instructions natively: 32-lane warps with match.any.sync
+/// (compute capability 7.0 or later), through CUDA, or through NVIDIA's OpenCL with inline PTX
+/// (`ptx` set).
+bool native_warps(const Queue& queue, bool& ptx) {
+    const Device device = queue.device().device();
+    const auto& cc = device.properties().compute_capability;
+    if (!cc || cc->major < 7 || device.params().warp_size != 32) return false;
+    if (queue.device().context().api().id() == ApiId::cuda()) {
+        ptx = false;
+        return true;
     }
-    // 3. Stable local sort by the digit: by its low 4 bits, then by its high 4 bits.
-    for (uint32_t round = 0; round < 2; ++round) {
-        const uint32_t nibble_shift = shift + 4u * round;
-        KJARNI_KEY my_keys[KJARNI_ITEMS];
-)";
-    s += if_values("        KJARNI_VALUE my_values[KJARNI_ITEMS];\n");
-    s += R"(        for (uint32_t c = 0; c < 16; ++c) counters[KJARNI_CPAD(c * KJARNI_G + lid)] = 0;
-        for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
-            const uint32_t q = lid * KJARNI_ITEMS + k;
-            my_keys[k] = skeys[q];
-)";
-    s += if_values("            my_values[k] = svalues[q];\n");
-    s += R"(            counters[KJARNI_CPAD(((uint32_t)(my_keys[k] >> nibble_shift) & 15u) * KJARNI_G + lid)] += 1;
-        }
-        LOCAL_BARRIER;
-        // Exclusive scan of the table in (nibble, work item) order: work item t sums its 16
-        // consecutive counters, the sums are scanned across the group, then it rescans its 16.
-        uint32_t sum = 0;
-        for (uint32_t c = 0; c < 16; ++c) sum += counters[KJARNI_CPAD(lid * 16 + c)];
-        totals[lid] = sum;
-        LOCAL_BARRIER;
-        for (uint32_t step = 1; step < KJARNI_G; step <<= 1) {
-            const uint32_t add = lid >= step ? totals[lid - step] : 0u;
-            LOCAL_BARRIER;
-            totals[lid] += add;
-            LOCAL_BARRIER;
-        }
-        uint32_t running = totals[lid] - sum;
-        for (uint32_t c = 0; c < 16; ++c) {
-            const uint32_t here = counters[KJARNI_CPAD(lid * 16 + c)];
-            counters[KJARNI_CPAD(lid * 16 + c)] = (uint16_t)running;
-            running += here;
-        }
-        LOCAL_BARRIER;
-        for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
-            // The nibble again rather than kept: ITEMS fewer registers.
-            const uint32_t at = KJARNI_CPAD(((uint32_t)(my_keys[k] >> nibble_shift) & 15u) * KJARNI_G + lid);
-            const uint32_t slot = counters[at];
-            counters[at] = (uint16_t)(slot + 1);
-            skeys[slot] = my_keys[k];
-)";
-    s += if_values("            svalues[slot] = my_values[k];\n");
-    s += R"(        }
-        LOCAL_BARRIER;
-    }
-    // Where each digit's run starts in the sorted tile.
-    for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
-        const uint32_t q = j * KJARNI_G + lid;
-        if (q < count) {
-            const uint32_t d = KJARNI_DIGIT(skeys[q], shift);
-            if (q == 0 || KJARNI_DIGIT(skeys[q - 1], shift) != d) start[d] = q;
-        }
-    }
-    // 4. Decoupled look-back for digit lid: aggregates of the tiles before this one are added
-    // until an inclusive prefix is met. Tile 0 publishes only an inclusive prefix, so the walk
-    // ends there at the latest. The status word holds flag and count together, so no fence is
-    // needed between them; volatile loads keep the spin reading memory.
-    if (tile != 0) {
-        uint32_t prefix = 0;
-        uint32_t t = tile - 1;
-        for (;;) {
-            const uint32_t word = ((volatile GLOBAL_MEM uint32_t*)status)[t * 256 + lid];
-            if (word & KJARNI_FLAG_INCLUSIVE) {
-                prefix += word & KJARNI_COUNT_MASK;
-                break;
-            }
-            if (word & KJARNI_FLAG_AGGREGATE) {
-                prefix += word & KJARNI_COUNT_MASK;
-                --t;
-            }
-        }
-        KJARNI_GLOBAL_XCHG(&status[tile * 256 + lid], KJARNI_FLAG_INCLUSIVE | (prefix + my_count));
-        base[lid] = prefix;
-    }
-    LOCAL_BARRIER;
-    // The digit's destination less its run's start in the tile (wrapping), so that the scatter
-    // reads one table.
-    base[lid] -= start[lid];
-    LOCAL_BARRIER;
-    // 5. Out: position q of the sorted tile goes to its digit's base plus its place in the run.
-    for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
-        const uint32_t q = j * KJARNI_G + lid;
-        if (q < count) {
-            const KJARNI_KEY key = skeys[q];
-            const uint32_t d = KJARNI_DIGIT(key, shift);
-            const uint32_t to = base[d] + q;
-)";
-    s += v ? R"(            if (last == 2) positions_out[out_offset + to] = (int64_t)svalues[q];
-            else {
-                keys_out[to] = key;
-                values_out[to] = svalues[q];
-            }
-)"
-           : R"(            if (last == 1) keys_out[out_offset + to] = kjarni_from_key(key, key_kind);
-            else keys_out[to] = key;
-)";
-    s += "        }\n    }\n}\n";
-    return s;
+    ptx = true;
+    return device.params().type == DeviceType::gpu &&
+           characterize::vendor_of(device.properties().vendor) == characterize::Vendor::nvidia;
 }
 
-OnesweepShape shape_for(const Queue& queue, std::size_t key_bytes, std::size_t value_bytes) {
-    OnesweepShape r;
+/// Keys per work item where KJARNI_SORT_ITEMS does not say. The nibble form's 15 (odd: its
+/// blocked reads, stride ITEMS words, hit distinct banks) was the best of that form measured on
+/// an H200. The match form's 16 is a first guess between CUB's tiles for 32-bit keys (256 work
+/// items, 15 to 23 keys each) and the registers a key and its rank take; the sweep
+/// (bench/sort_sweep.sh) decides.
+std::size_t default_items(Rank rank, std::size_t key_bytes, std::size_t value_bytes) {
+    if (rank == Rank::nibble) return 15;
+    return key_bytes + value_bytes > 8 ? 9 : 16;
+}
+
+/// The pass kernel's shape on the queue's device, from the settings (see the top of the file);
+/// `nibble` forces that form.
+Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t value_bytes, bool nibble = false) {
+    Shape r;
     r.key_bytes = key_bytes;
     r.value_bytes = value_bytes;
+    bool ptx = false;
+    const bool native = native_warps(queue, ptx);
+    const std::string rank = setting("KJARNI_SORT_RANK", "auto");
+    if (rank == "auto") r.rank = native ? Rank::match : Rank::nibble;
+    else if (rank == "match") r.rank = Rank::match;
+    else if (rank == "nibble") r.rank = Rank::nibble;
+    else throw ArgumentError("KJARNI_SORT_RANK", fmt::format("is '{}': auto (the default), match or nibble", rank));
+    if (nibble) r.rank = Rank::nibble;
+    const std::string warp = setting("KJARNI_SORT_WARP", native ? "native" : "emulated");
+    if (warp == "native") {
+        if (!native && r.rank == Rank::match)
+            throw ArgumentError("KJARNI_SORT_WARP",
+                                "is 'native': the device has no native warps for the match ranking "
+                                "(CUDA or NVIDIA's OpenCL, compute capability 7.0 or later); use emulated");
+        r.warp = Warp::native;
+        r.ptx = ptx;
+    } else if (warp == "emulated") {
+        r.warp = Warp::emulated;
+    } else {
+        throw ArgumentError("KJARNI_SORT_WARP", fmt::format("is '{}': native or emulated", warp));
+    }
+    if (r.rank == Rank::nibble) {
+        // The nibble form's source does not depend on the warps; one kernel whatever they are.
+        r.warp = Warp::native;
+        r.ptx = false;
+    }
+    if (const std::size_t group = count_setting("KJARNI_SORT_GROUP", 1024); group != 0 && r.rank == Rank::match) {
+        if (group % 32 != 0 || group < 256)
+            throw ArgumentError("KJARNI_SORT_GROUP", fmt::format("is {}: a multiple of 32 from 256 to 1024", group));
+        r.group = group;
+    }
+    const std::string values = setting("KJARNI_SORT_VALUES", "together");
+    if (values != "together" && values != "apart")
+        throw ArgumentError("KJARNI_SORT_VALUES", fmt::format("is '{}': together (the default) or apart", values));
+    r.values_apart = values == "apart" && value_bytes != 0 && r.rank == Rank::match;
+    const std::string match = setting("KJARNI_SORT_MATCH", "any");
+    if (match != "any" && match != "or")
+        throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any (the default) or or", match));
+    r.or_masks = match == "or" && r.rank == Rank::match;
+    const std::size_t asked = count_setting("KJARNI_SORT_ITEMS", 64);
+    r.items = asked != 0 ? asked : default_items(r.rank, key_bytes, value_bytes);
     // At most 48 KiB, CUDA's limit for static shared memory, also where the device has more (PoCL):
     // a source generated for any device then compiles for every one (the suite's NVRTC cross-check).
     const std::size_t local = std::min<std::size_t>(queue.device().params().local_mem_size, 48 * 1024);
-    while (r.items > 1 && r.local_bytes() > local) r.items -= 2;  // odd counts only
+    // The nibble form keeps ITEMS odd (its bank spread); the match form takes any count.
+    const std::size_t step = r.rank == Rank::nibble && r.items % 2 == 1 ? 2 : 1;
+    while (r.items > step && r.local_bytes() > local) r.items -= step;
     return r;
 }
 
@@ -352,13 +199,54 @@ struct OnesweepKernels {
 
 /// The two kernels of a shape (compiled once per context); the histogram's does not depend on the
 /// values, so sort and argsort share it.
-OnesweepKernels kernels_for(const Queue& queue, const OnesweepShape& r) {
-    OnesweepShape keys_only = r;
-    keys_only.value_bytes = 0;
+OnesweepKernels kernels_for(const Queue& queue, const Shape& r) {
+    Shape keys_only;
+    keys_only.key_bytes = r.key_bytes;
     keys_only.items = 1;
     return {generated_kernel(queue.device(), keys_only.key(), "kjarni_onesweep_histogram",
                              [&] { return histogram_source(keys_only); }),
             generated_kernel(queue.device(), r.key(), "kjarni_onesweep_pass", [&] { return pass_source(r); })};
+}
+
+/// configured_shape(), except that where the match form was chosen by default (KJARNI_SORT_RANK
+/// unset or auto) through NVIDIA's OpenCL, a failure to compile its inline PTX (a driver that
+/// would refuse asm statements) falls back to the nibble form, remembered per device and shape.
+Shape shape_for(const Queue& queue, std::size_t key_bytes, std::size_t value_bytes) {
+    const Shape r = configured_shape(queue, key_bytes, value_bytes);
+    if (r.rank != Rank::match || !r.ptx || setting("KJARNI_SORT_RANK", "auto") != "auto") return r;
+    static std::mutex mutex;
+    static std::set<std::string> refused;
+    const Device device = queue.device().device();
+    const std::string key = fmt::format("{}/{}/{}", device.platform().name(), device.name(), r.key());
+    {
+        const std::lock_guard lock(mutex);
+        if (refused.count(key) != 0) return configured_shape(queue, key_bytes, value_bytes, true);
+    }
+    try {
+        kernels_for(queue, r);
+        return r;
+    } catch (const CompileError&) {
+        const std::lock_guard lock(mutex);
+        refused.insert(key);
+    }
+    return configured_shape(queue, key_bytes, value_bytes, true);
+}
+
+}  // namespace
+
+namespace {
+
+/// With KJARNI_SORT_VERBOSE=1, says on stderr (once per device and shape) which shape the sort
+/// runs, or why it falls back to the multi-pass sort: a sweep's figures then name what they timed.
+void report(const Queue& queue, const Shape& r, const std::string& outcome) {
+    if (setting("KJARNI_SORT_VERBOSE", "0") != "1") return;
+    static std::mutex mutex;
+    static std::set<std::string> said;
+    const Device device = queue.device().device();
+    const std::string line = fmt::format("kjarni sort on {} ({}): {}: {}", device.name(),
+                                         queue.device().context().api().shortcut(), r.key(), outcome);
+    const std::lock_guard lock(mutex);
+    if (said.insert(line).second) fmt::print(stderr, "{}\n", line);
 }
 
 }  // namespace
@@ -367,12 +255,32 @@ bool onesweep_supported(const Queue& queue, std::size_t n, std::size_t key_bytes
     if (n > max_count || (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)) return false;
     if (key_bytes != 1 && key_bytes != 2 && key_bytes != 4 && key_bytes != 8) return false;  // complex128: refused later
     const DeviceParameters& params = queue.device().params();
-    if (params.max_total_local_size < group_size) return false;
-    const OnesweepShape r = shape_for(queue, key_bytes, value_bytes);
-    if (r.local_bytes() > params.local_mem_size || !runs_groups_to_completion(queue)) return false;
+    const Shape r = shape_for(queue, key_bytes, value_bytes);
+    if (params.max_total_local_size < r.group) {
+        report(queue, r,
+               fmt::format("multi-pass: the device takes {} work items per group", params.max_total_local_size));
+        return false;
+    }
+    if (r.local_bytes() > params.local_mem_size) {
+        report(queue, r,
+               fmt::format("multi-pass: {} bytes of local memory, the device has {}", r.local_bytes(),
+                           params.local_mem_size));
+        return false;
+    }
+    if (!runs_groups_to_completion(queue)) {
+        report(queue, r, "multi-pass: the device's scheduling of work groups is not known");
+        return false;
+    }
     // A device may take fewer work items per group for these kernels than for others (registers).
     const OnesweepKernels k = kernels_for(queue, r);
-    return k.histogram.max_local_size >= group_size && k.pass.max_local_size >= group_size;
+    if (k.histogram.max_local_size < histogram_group || k.pass.max_local_size < r.group) {
+        report(queue, r,
+               fmt::format("multi-pass: the kernels take {} and {} work items per group", k.histogram.max_local_size,
+                           k.pass.max_local_size));
+        return false;
+    }
+    report(queue, r, fmt::format("onesweep, {} bytes of local memory", r.local_bytes()));
+    return true;
 }
 
 namespace {
@@ -387,16 +295,17 @@ struct Ends {
     std::uint32_t key_kind = keys_as_they_are;  // the elements' transform to keys and back
 };
 
-RadixResult run_onesweep(const Queue& queue, const OnesweepShape& r, const std::optional<Buffer>& keys,
+RadixResult run_onesweep(const Queue& queue, const Shape& r, const std::optional<Buffer>& keys,
                          const std::optional<Buffer>& values, std::size_t n, const Ends& ends) {
     const OnesweepKernels kernels = kernels_for(queue, r);
     const GeneratedKernel& histogram = kernels.histogram;
     const GeneratedKernel& pass = kernels.pass;
-    for (const GeneratedKernel* k : {&histogram, &pass})
-        if (k->max_local_size < group_size)
-            throw UnsupportedError(fmt::format("sort: the device takes at most {} work items per group for the onesweep "
-                                               "sort's kernels, it needs {}",
-                                               k->max_local_size, group_size));
+    for (const auto& [k, wanted] : {std::pair{&histogram, histogram_group}, std::pair{&pass, r.group}})
+        if (k->max_local_size < wanted)
+            throw UnsupportedError(
+                fmt::format("sort: the device takes at most {} work items per group for the onesweep "
+                            "sort's kernels, it needs {}",
+                            k->max_local_size, wanted));
 
     const std::size_t tiles = (n + r.tile() - 1) / r.tile();
     const std::byte zero[4] = {};
@@ -419,15 +328,16 @@ RadixResult run_onesweep(const Queue& queue, const OnesweepShape& r, const std::
     const std::uint64_t input_offset = fused_input ? ends.input_offset : 0;
     {
         // A few groups per compute unit, each striding over the keys.
-        const std::size_t groups = std::clamp<std::size_t>(histogram.compute_units * 4, 1, (n + group_size - 1) / group_size);
-        const std::size_t global[1] = {groups * group_size};
-        const std::size_t local[1] = {group_size};
+        const std::size_t groups =
+            std::clamp<std::size_t>(histogram.compute_units * 4, 1, (n + histogram_group - 1) / histogram_group);
+        const std::size_t global[1] = {groups * histogram_group};
+        const std::size_t local[1] = {histogram_group};
         const KernelArg args[] = {input_arg, pack(input_offset, LaunchTarget{}), pack(scratch, LaunchTarget{}),
                                   pack(n32, LaunchTarget{}), pack(ends.key_kind, LaunchTarget{})};
         launch(queue, histogram, global, local, args);
     }
-    const std::size_t global[1] = {tiles * group_size};
-    const std::size_t local[1] = {group_size};
+    const std::size_t global[1] = {tiles * r.group};
+    const std::size_t local[1] = {r.group};
     for (std::uint32_t p = 0; p < r.passes(); ++p) {
         status.fill(queue, zero, true);
         const bool first = p == 0 && fused_input;
@@ -472,7 +382,7 @@ void onesweep_sort_elements(const Queue& queue, const Array& input, const Array&
     const bool positions = output == OnesweepOutput::positions;
     const char* what = positions ? "argsort" : "sort";
     const FloatKeys mode = positions ? FloatKeys::canonical : FloatKeys::exact;
-    const OnesweepShape r = shape_for(queue, input.dtype().itemsize(), positions ? 4 : 0);
+    const Shape r = shape_for(queue, input.dtype().itemsize(), positions ? 4 : 0);
     Ends ends;
     ends.key_kind = key_kind_code(input.dtype(), mode, what);
     ends.input = whole_allocation(input);

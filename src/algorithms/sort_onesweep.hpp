@@ -2,8 +2,9 @@
 // The onesweep LSD radix sort (after Adinets and Merrill, "Onesweep: a faster least significant
 // digit radix sort for GPUs", 2022, the design behind CUB's DeviceRadixSort): 8-bit digits, one
 // kernel that counts the digits of every pass in a single read of the keys, then one kernel per
-// digit that ranks a tile in local memory and finds where its keys go by decoupled look-back over
-// the tiles before it. See sort_onesweep.cpp.
+// digit that ranks a tile in local memory (with warp instructions on NVIDIA's GPUs, two 4-bit
+// counting sorts elsewhere) and finds where its keys go by decoupled look-back over the tiles
+// before it. See sort_onesweep.cpp (and its KJARNI_SORT_* settings).
 
 #include <cstddef>
 #include <optional>
@@ -21,9 +22,10 @@ namespace kjarni::detail {
 /// that is already running. That is safe where a running group keeps running until it ends: on
 /// every GPU (CUDA devices, OpenCL GPUs) and on PoCL's CPU devices (a work group is one call on a
 /// worker thread, run to its end). Elsewhere (other OpenCL CPU or accelerator implementations,
-/// whose scheduling of groups is not known) the multi-pass sort is used. Also needed: 256 work items
-/// per group for both kernels (which this compiles, once per context, to ask), the tile in local
-/// memory, and n < 2^30 (a tile's status is a 2-bit flag and a 30-bit count in one 32-bit word).
+/// whose scheduling of groups is not known) the multi-pass sort is used. Also needed: the work
+/// items per group of both kernels (256, or KJARNI_SORT_GROUP; this compiles them, once per context,
+/// to ask), the tile in local memory, and n < 2^30 (a tile's status is a 2-bit flag and a 30-bit
+/// count in one 32-bit word). ArgumentError for an invalid KJARNI_SORT_* setting.
 bool onesweep_supported(const Queue& queue, std::size_t n, std::size_t key_bytes, std::size_t value_bytes);
 
 /// Sorts `n` keys (unsigned integers of `key_bytes` bytes) stably, carrying `values` (4 or 8

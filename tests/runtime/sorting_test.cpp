@@ -10,9 +10,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "algorithms/sort_onesweep.hpp"
 #include "algorithms/sort_radix.hpp"
@@ -296,18 +301,17 @@ HostArray onesweep_float_pattern(int pattern, std::size_t n) {
     return a;
 }
 
-TEST_P(Sorts, OnesweepManyTilesAgainstStableSort) {
-    // 2^20 keys: 273 tiles of 3840 (fewer keys per tile where local memory is short).
-    const std::size_t n = std::size_t{1} << 20;
-    if (!detail::onesweep_supported(queue(), n, 4, 4)) GTEST_SKIP() << "the onesweep sort is not used on this device";
+/// argsort and sort of float32 data of `n` elements in the patterns of onesweep_float_pattern
+/// (`patterns` of them) against std::stable_sort, bit for bit.
+void check_float_sorts(const Queue& q, std::size_t n, int patterns) {
     const char* names[] = {"random", "all equal", "sorted", "reversed", "NaNs and zeros"};
-    for (int pattern = 0; pattern < 5; ++pattern) {
+    for (int pattern = 0; pattern < patterns; ++pattern) {
         SCOPED_TRACE(names[pattern]);
         const HostArray host = onesweep_float_pattern(pattern, n);
-        const Array x = Array::from_host(queue(), host);
+        const Array x = Array::from_host(q, host);
         const std::vector<Ordered> values = ordered(host);
         const std::vector<std::int64_t> expected = reference_argsort(values, n);
-        ASSERT_EQ(argsort(queue(), x, std::nullopt).get(queue()).to_vector<std::int64_t>(), expected);
+        ASSERT_EQ(argsort(q, x, std::nullopt).get(q).to_vector<std::int64_t>(), expected);
         // sort's values bit for bit: the stably sorted input with -0.0 before 0.0 and NaNs positive.
         std::vector<std::uint32_t> want(n);
         for (std::size_t k = 0; k < n; ++k) std::memcpy(&want[k], host.data() + 4 * static_cast<std::size_t>(expected[k]), 4);
@@ -322,17 +326,23 @@ TEST_P(Sorts, OnesweepManyTilesAgainstStableSort) {
         }
         for (auto& w : want)
             if ((w & 0x7FFFFFFFu) > 0x7F800000u) w &= 0x7FFFFFFFu;  // NaNs with the sign cleared
-        const HostArray got = sort(queue(), x, std::nullopt).get(queue());
+        const HostArray got = sort(q, x, std::nullopt).get(q);
         std::vector<std::uint32_t> got_bits(n);
         std::memcpy(got_bits.data(), got.data(), n * 4);
         ASSERT_EQ(got_bits, want);
     }
 }
 
-TEST_P(Sorts, OnesweepAndMultiPassKeysWithValues) {
-    // The radix sort itself on unsigned keys of every width with positions as values: onesweep
-    // (1, 2, 4 and 8 passes) and the multi-pass fallback, both against std::stable_sort by key.
-    const std::size_t n = 150000;
+TEST_P(Sorts, OnesweepManyTilesAgainstStableSort) {
+    // 2^20 keys: 273 tiles of 3840 (fewer keys per tile where local memory is short).
+    const std::size_t n = std::size_t{1} << 20;
+    if (!detail::onesweep_supported(queue(), n, 4, 4)) GTEST_SKIP() << "the onesweep sort is not used on this device";
+    check_float_sorts(queue(), n, 5);
+}
+
+/// The radix sort itself on `n` unsigned keys of every width with positions as values, by each of
+/// `methods`, against std::stable_sort by key.
+void check_keys_with_values(const Queue& q, std::size_t n, std::initializer_list<detail::RadixMethod> methods) {
     for (const std::size_t kb : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
         SCOPED_TRACE(::testing::Message() << kb << "-byte keys");
         std::vector<std::uint64_t> keys(n);
@@ -350,18 +360,21 @@ TEST_P(Sorts, OnesweepAndMultiPassKeysWithValues) {
         std::vector<std::uint32_t> expected = positions;
         std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
         const DType key_dtype = kb == 1 ? DType(Kind::uint8) : kb == 2 ? DType(Kind::uint16) : kb == 4 ? DType(Kind::uint32) : DType(Kind::uint64);
-        for (const detail::RadixMethod method : {detail::RadixMethod::onesweep, detail::RadixMethod::multi_pass}) {
+        for (const detail::RadixMethod method : methods) {
             const bool onesweep = method == detail::RadixMethod::onesweep;
             SCOPED_TRACE(onesweep ? "onesweep" : "multi-pass");
-            if (onesweep && !detail::onesweep_supported(queue(), n, kb, 4)) continue;
-            const Array device_keys = Array::from_host(queue(), HostArray::wrap_bytes(key_bytes.data(), n * kb, key_dtype, {n}));
-            const Array device_positions = Array::from_host(queue(), std::span<const std::uint32_t>(positions), {n});
+            if (onesweep && !detail::onesweep_supported(q, n, kb, 4)) continue;
+            const Array device_keys =
+                Array::from_host(q, HostArray::wrap_bytes(key_bytes.data(), n * kb, key_dtype, {n}));
+            const Array device_positions = Array::from_host(q, std::span<const std::uint32_t>(positions), {n});
             const detail::RadixResult sorted =
-                detail::radix_sort(queue(), device_keys.base(), kb, device_positions.base(), 4, n, n, method);
+                detail::radix_sort(q, device_keys.base(), kb, device_positions.base(), 4, n, n, method);
             const std::vector<std::uint32_t> got =
-                Array::from_buffer(*sorted.values, DType(Kind::uint32), Layout::contiguous({n}, 4)).get(queue()).to_vector<std::uint32_t>();
+                Array::from_buffer(*sorted.values, DType(Kind::uint32), Layout::contiguous({n}, 4))
+                    .get(q)
+                    .to_vector<std::uint32_t>();
             ASSERT_EQ(got, expected);
-            const HostArray got_keys = Array::from_buffer(sorted.keys, key_dtype, Layout::contiguous({n}, kb)).get(queue());
+            const HostArray got_keys = Array::from_buffer(sorted.keys, key_dtype, Layout::contiguous({n}, kb)).get(q);
             for (std::size_t k = 0; k < n; ++k) {
                 std::uint64_t key = 0;
                 std::memcpy(&key, got_keys.data() + k * kb, kb);
@@ -369,6 +382,70 @@ TEST_P(Sorts, OnesweepAndMultiPassKeysWithValues) {
             }
         }
     }
+}
+
+TEST_P(Sorts, OnesweepAndMultiPassKeysWithValues) {
+    // onesweep (1, 2, 4 and 8 passes) and the multi-pass fallback.
+    check_keys_with_values(queue(), 150000, {detail::RadixMethod::onesweep, detail::RadixMethod::multi_pass});
+}
+
+/// Environment settings for a scope (the sort's KJARNI_SORT_*), the previous values restored after.
+class ScopedSettings {
+public:
+    explicit ScopedSettings(std::vector<std::pair<std::string, std::string>> settings) {
+        for (auto& [name, value] : settings) {
+            const char* old = std::getenv(name.c_str());
+            saved_.emplace_back(name, old != nullptr ? std::optional<std::string>(old) : std::nullopt);
+            setenv(name.c_str(), value.c_str(), 1);
+        }
+    }
+    ~ScopedSettings() {
+        // Last set, first restored: a name given twice gets its value from before the scope.
+        for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+            const auto& [name, old] = *it;
+            if (old) setenv(name.c_str(), old->c_str(), 1);
+            else unsetenv(name.c_str());
+        }
+    }
+    ScopedSettings(const ScopedSettings&) = delete;
+    ScopedSettings& operator=(const ScopedSettings&) = delete;
+
+private:
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+TEST_P(Sorts, OnesweepMatchRanking) {
+    // The match form of the onesweep pass (warp ranking; emulated through local memory where the
+    // device has no native warps), which the device's default may not take, at one tile shape (few
+    // keys per work item, so that the keys span many tiles, and a group of more than 256 work
+    // items, where only the first 256 handle digits) on data that is not a whole number of tiles:
+    // sort and argsort of float32, the radix sort of 1- to 8-byte keys with values (those staged
+    // apart from the keys). One shape: each is a compilation per key width (seconds on PoCL);
+    // other shapes through the settings.
+    const std::size_t n = (std::size_t{1} << 17) + 12345;
+    if (!detail::onesweep_supported(queue(), n, 4, 4)) GTEST_SKIP() << "the onesweep sort is not used on this device";
+    const ScopedSettings settings(
+        {{"KJARNI_SORT_RANK", "match"}, {"KJARNI_SORT_ITEMS", "5"}, {"KJARNI_SORT_GROUP", "384"}});
+    check_float_sorts(queue(), n, 5);
+    const ScopedSettings apart(std::vector<std::pair<std::string, std::string>>{{"KJARNI_SORT_VALUES", "apart"}});
+    check_keys_with_values(queue(), 40000, {detail::RadixMethod::onesweep});
+}
+
+TEST_P(Sorts, OnesweepSettingsAreChecked) {
+    // A setting the sort does not know is an ArgumentError naming it.
+    if (!detail::onesweep_supported(queue(), 1000, 4, 0))
+        GTEST_SKIP() << "the onesweep sort is not used on this device";
+    const Array x = Array::from_host(queue(), sort_data(DType(Kind::float32), {1000}));
+    for (const auto& [name, value] :
+         {std::pair{"KJARNI_SORT_RANK", "fast"}, std::pair{"KJARNI_SORT_ITEMS", "0"},
+          std::pair{"KJARNI_SORT_ITEMS", "12x"}, std::pair{"KJARNI_SORT_WARP", "none"},
+          std::pair{"KJARNI_SORT_VALUES", "split"}, std::pair{"KJARNI_SORT_MATCH", "all"}}) {
+        const ScopedSettings settings(
+            {{name, value}, {"KJARNI_SORT_RANK", std::string(name) == "KJARNI_SORT_RANK" ? value : "match"}});
+        EXPECT_EQ(argument_named_by([&] { sort(queue(), x); }), name) << value;
+    }
+    const ScopedSettings group({{"KJARNI_SORT_RANK", "match"}, {"KJARNI_SORT_GROUP", "300"}});
+    EXPECT_EQ(argument_named_by([&] { sort(queue(), x); }), "KJARNI_SORT_GROUP");
 }
 
 KJARNI_INSTANTIATE_DEVICE_TESTS(Sorts);
