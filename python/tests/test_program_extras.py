@@ -133,7 +133,7 @@ def test_kernel_attributes(queue):
     program = kjarni.Program(queue.device, """
     KERNEL void staged(GLOBAL_MEM float *y)
     {
-        LOCAL_MEM float stage[256];
+        LOCAL_MEM_DECL float stage[256];
         const SIZE_T i = get_local_id(0);
         stage[i] = (float)i;
         LOCAL_BARRIER;

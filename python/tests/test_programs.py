@@ -82,7 +82,7 @@ def test_launch_call_path(context, queue, rng):
         y[i] = a * x[i] + (float)b;
     }
     """)
-    x = rng.standard_normal(300).astype(numpy.float32)
+    x = rng.standard_normal(1536).astype(numpy.float32)
     x_dev = kjarni.Array.from_host(queue, x)
     y_dev = kjarni.Array.empty(context.device, (256,), numpy.float32)
     kernel = program.kernel.axpb.prepare([256])
@@ -91,10 +91,10 @@ def test_launch_call_path(context, queue, rng):
         kernel(queue, y_dev, x_dev, numpy.float32(a), numpy.int32(b))
         # a * x is exact for these powers of two; adding b rounds once.
         numpy.testing.assert_array_equal(y_dev.get(queue), numpy.float32(a) * x[:256] + numpy.float32(b))
-    # A view starting past its buffer's start (at 128 bytes, which OpenCL's base address alignment
-    # allows everywhere): the kernel sees its first element at index 0.
-    kernel(queue, y_dev, x_dev[32:], numpy.float32(1), numpy.int32(0))
-    numpy.testing.assert_array_equal(y_dev.get(queue), x[32:288])
+    # A view starting past its buffer's start (at 4096 bytes, a multiple of any OpenCL device's
+    # base address alignment: NVIDIA's is 512 bytes): the kernel sees its first element at index 0.
+    kernel(queue, y_dev, x_dev[1024:], numpy.float32(1), numpy.int32(0))
+    numpy.testing.assert_array_equal(y_dev.get(queue), x[1024:1280])
     with pytest.raises(kjarni.ArgumentError) as info:
         kernel(queue, y_dev, x_dev[::-1], numpy.float32(1), numpy.int32(0))
     assert info.value.argument == "array" and "negative strides" in str(info.value)
