@@ -25,11 +25,11 @@
 // local memory: slow, for tests); KJARNI_SORT_ITEMS = keys per work item (default: see
 // default_items(); lowered to what local memory holds); KJARNI_SORT_GROUP = work items per group
 // for match (a multiple of 32 from 256 to 1024; nibble always takes 256); KJARNI_SORT_VALUES =
-// together (the default) | apart (match with values: the sorted tile's keys go out, then its
-// values through the same local memory); KJARNI_SORT_VERBOSE = 1: the shape each sort takes (or
-// why it takes the multi-pass sort) on stderr, once per shape; KJARNI_SORT_MATCH = any (the default: match.any) | or
-// (match: lanes of equal digit found through mask words in local memory). An invalid value is an
-// ArgumentError naming the variable.
+// together | apart (match with values: the sorted tile's keys go out, then its values through the
+// same local memory; the default through CUDA); KJARNI_SORT_VERBOSE = 1: the shape each sort takes
+// (or why it takes the multi-pass sort) on stderr, once per shape; KJARNI_SORT_MATCH = any
+// (match.any) | or (the default: lanes of equal digit found through mask words in local memory).
+// An invalid value is an ArgumentError naming the variable.
 
 #include "algorithms/sort_onesweep.hpp"
 
@@ -119,12 +119,16 @@ bool native_warps(const Queue& queue, bool& ptx) {
 
 /// Keys per work item where KJARNI_SORT_ITEMS does not say. The nibble form's 15 (odd: its
 /// blocked reads, stride ITEMS words, hit distinct banks) was the best of that form measured on
-/// an H200. The match form's 16 is a first guess between CUB's tiles for 32-bit keys (256 work
-/// items, 15 to 23 keys each) and the registers a key and its rank take; the sweep
-/// (bench/sort_sweep.sh) decides.
-std::size_t default_items(Rank rank, std::size_t key_bytes, std::size_t value_bytes) {
+/// an H200. The match form's, from bench/sort_sweep.sh on an H200 (2^28 float32 and uint32 keys,
+/// lanes matched through mask words): sort 16 through CUDA (29.1 Gkeys/s; 24: 27.7) and 24 through
+/// NVIDIA's OpenCL (26.4; 16: 22.9); argsort 24 with the values staged apart through CUDA (22.4;
+/// 16 together: 20.6) and 16 with them together through OpenCL (19.9; 24 apart: 14.5). Wider
+/// keys, not measured: 9.
+std::size_t default_items(Rank rank, std::size_t key_bytes, std::size_t value_bytes, bool ptx) {
     if (rank == Rank::nibble) return 15;
-    return key_bytes + value_bytes > 8 ? 9 : 16;
+    if (key_bytes + value_bytes > 8) return 9;
+    if (value_bytes == 0) return ptx ? 24 : 16;
+    return ptx ? 16 : 24;
 }
 
 /// The pass kernel's shape on the queue's device, from the settings (see the top of the file);
@@ -164,16 +168,19 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
             throw ArgumentError("KJARNI_SORT_GROUP", fmt::format("is {}: a multiple of 32 from 256 to 1024", group));
         r.group = group;
     }
-    const std::string values = setting("KJARNI_SORT_VALUES", "together");
+    // Values apart by default through CUDA, together through NVIDIA's OpenCL (default_items()).
+    const std::string values = setting("KJARNI_SORT_VALUES", r.ptx ? "together" : "apart");
     if (values != "together" && values != "apart")
-        throw ArgumentError("KJARNI_SORT_VALUES", fmt::format("is '{}': together (the default) or apart", values));
+        throw ArgumentError("KJARNI_SORT_VALUES", fmt::format("is '{}': together or apart", values));
     r.values_apart = values == "apart" && value_bytes != 0 && r.rank == Rank::match;
-    const std::string match = setting("KJARNI_SORT_MATCH", "any");
+    // Mask words (or) by default: 29.1 against match.any's 22.0 Gkeys/s for float32 keys through
+    // CUDA on an H200, 22.9 against 20.5 through NVIDIA's OpenCL (16 keys per work item).
+    const std::string match = setting("KJARNI_SORT_MATCH", "or");
     if (match != "any" && match != "or")
-        throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any (the default) or or", match));
+        throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any or or (the default)", match));
     r.or_masks = match == "or" && r.rank == Rank::match;
     const std::size_t asked = count_setting("KJARNI_SORT_ITEMS", 64);
-    r.items = asked != 0 ? asked : default_items(r.rank, key_bytes, value_bytes);
+    r.items = asked != 0 ? asked : default_items(r.rank, key_bytes, value_bytes, r.ptx);
     // At most 48 KiB, CUDA's limit for static shared memory, also where the device has more (PoCL):
     // a source generated for any device then compiles for every one (the suite's NVRTC cross-check).
     const std::size_t local = std::min<std::size_t>(queue.device().params().local_mem_size, 48 * 1024);
