@@ -20,6 +20,7 @@
 namespace kjarni::backend::cuda {
 
 // X(member, ABI version, exported symbol with that ABI)
+// clang-format off
 #define KJARNI_CUDA_DRIVER_FUNCTIONS(X)                                  \
     X(Init, 2000, "cuInit")                                              \
     X(DriverGetVersion, 2020, "cuDriverGetVersion")                      \
@@ -149,6 +150,7 @@ namespace kjarni::backend::cuda {
     X(CtxPopCurrent, 4000, "cuCtxPopCurrent_v2")                         \
     X(DevicePrimaryCtxSetFlags, 11000, "cuDevicePrimaryCtxSetFlags_v2")  \
     X(CtxDisablePeerAccess, 4000, "cuCtxDisablePeerAccess")
+// clang-format on
 
 // Each function above is requested from cuGetProcAddress with the version in its entry, the one
 // its PFN_ type is named for (e.g. cuCtxGetDevice without the context argument that 13.0 added as
