@@ -32,7 +32,7 @@ std::string missing_graph_functions(const Driver& driver) {
 #define KJARNI_CUDA_GRAPH_MISSING(member, abi, exported)        \
     if (driver.member == nullptr) {                             \
         missing += missing.empty() ? "" : ", ";                 \
-        missing += exported;                                    \
+        missing += (exported);                                  \
     }
     KJARNI_CUDA_GRAPH_DRIVER_FUNCTIONS(KJARNI_CUDA_GRAPH_MISSING)
 #undef KJARNI_CUDA_GRAPH_MISSING
