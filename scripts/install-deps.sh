@@ -18,6 +18,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev  # the fuzz targets (libFuzzer)
   doxygen  # the API documentation and the guides (target kjarni_docs); no graphviz: HAVE_DOT=NO
+  clang-format-15 clang-tidy  # scripts/check-format.sh and scripts/check-tidy.sh (.ci/run)
 )
 
 missing=()
