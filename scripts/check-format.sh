@@ -46,7 +46,7 @@ cxx_filter() { grep -E '\.(cpp|hpp|h|cu|inc)$' | grep -v '^third_party/' || true
 if [ "$mode" = lines ]; then
     # git clang-format formats only the lines that differ from $base.
     if [ "$fix" = 1 ]; then
-        git clang-format --binary "$(command -v "$clang_format")" --quiet --extensions cpp,hpp,h,cu,inc "$base" -- . ':!third_party' || true
+        git clang-format --binary "$(command -v "$clang_format")" --force --quiet --extensions cpp,hpp,h,cu,inc "$base" -- . ':!third_party' || true
         exit 0
     fi
     out=$(git clang-format --binary "$(command -v "$clang_format")" --diff --extensions cpp,hpp,h,cu,inc "$base" -- . ':!third_party' || true)
