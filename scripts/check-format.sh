@@ -1,5 +1,6 @@
 #!/bin/bash
-# Checks that C++ changes follow .clang-format (clang-format 14, Debian 12's `clang-format`).
+# Checks that C++ changes follow .clang-format (clang-format 15: Debian 12's `clang-format-15`; another
+# binary with CLANG_FORMAT=..., but other versions lay out some constructs differently).
 #
 # What "changed" means, on any clone: the lines that differ from a base commit, by default the one
 # scripts/format-base.txt records (the last commit whose tree the project accepted as it stands;
@@ -14,7 +15,8 @@
 #   scripts/check-format.sh --fix [...] # rewrite instead of checking (with any of the above)
 #
 # A shallow clone lacking the base commit fails with a message saying so (fetch with --depth 0 or
-# --unshallow); it does not silently check nothing.
+# --unshallow); it does not silently check nothing. scripts/format-tree.sh formats the whole tree
+# once and moves the base to that commit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,14 +26,15 @@ for arg in "$@"; do
         --fix) fix=1 ;;
         --files) mode=files ;;
         --all) mode=all ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         -*) echo "check-format: unknown option $arg" >&2; exit 2 ;;
         *) base="$arg" ;;
     esac
 done
 [ -n "$base" ] || base=$(grep -v '^#' scripts/format-base.txt | head -n 1)
 
-command -v clang-format >/dev/null || { echo "check-format: clang-format not found (apt-get install clang-format)" >&2; exit 2; }
+clang_format=${CLANG_FORMAT:-clang-format-15}
+command -v "$clang_format" >/dev/null || { echo "check-format: $clang_format not found (apt-get install clang-format-15)" >&2; exit 2; }
 if ! git cat-file -e "${base}^{commit}" 2>/dev/null; then
     echo "check-format: base commit $base is not in this clone (shallow clone? git fetch --unshallow)" >&2
     exit 2
@@ -43,10 +46,10 @@ cxx_filter() { grep -E '\.(cpp|hpp|h|cu|inc)$' | grep -v '^third_party/' || true
 if [ "$mode" = lines ]; then
     # git clang-format formats only the lines that differ from $base.
     if [ "$fix" = 1 ]; then
-        git clang-format --quiet --extensions cpp,hpp,h,cu,inc "$base" -- . ':!third_party' || true
+        git clang-format --binary "$(command -v "$clang_format")" --force --quiet --extensions cpp,hpp,h,cu,inc "$base" -- . ':!third_party' || true
         exit 0
     fi
-    out=$(git clang-format --diff --extensions cpp,hpp,h,cu,inc "$base" -- . ':!third_party' || true)
+    out=$(git clang-format --binary "$(command -v "$clang_format")" --diff --extensions cpp,hpp,h,cu,inc "$base" -- . ':!third_party' || true)
     if [ -z "$out" ] || echo "$out" | grep -qE '^(no modified files to format|clang-format did not modify any files)$'; then
         echo "check-format: the lines changed since $base follow .clang-format"
         exit 0
@@ -64,13 +67,13 @@ fi
 [ "${#files[@]}" -gt 0 ] || { echo "check-format: no C++ files to check"; exit 0; }
 
 if [ "$fix" = 1 ]; then
-    clang-format -i --style=file "${files[@]}"
+    "$clang_format" -i --style=file "${files[@]}"
     exit 0
 fi
 bad=0
 for f in "${files[@]}"; do
     [ -f "$f" ] || continue
-    if ! clang-format --style=file "$f" | diff -u --label "$f" --label "$f (clang-format)" "$f" -; then bad=1; fi
+    if ! "$clang_format" --style=file "$f" | diff -u --label "$f" --label "$f (clang-format)" "$f" -; then bad=1; fi
 done
 if [ "$bad" = 1 ]; then
     echo "check-format: the files above differ from .clang-format (scripts/check-format.sh --fix rewrites them)" >&2

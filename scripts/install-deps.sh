@@ -2,7 +2,8 @@
 # Installs, from Debian 12's packages, everything kjarni needs to build and to run on the CPU
 # (PoCL). Vendor GPU drivers are not installed: kjarni finds them at run time where they exist.
 # The CUDA backend is built when a CUDA >= 12 toolkit's headers are present (/usr/local/cuda or
-# $CUDA_HOME); nothing of CUDA is needed to build or run otherwise.
+# $CUDA_HOME); nothing of CUDA is needed to build or run otherwise. `--lint` adds the tools of
+# CI's format and clang-tidy checks.
 set -euo pipefail
 
 packages=(
@@ -19,6 +20,10 @@ packages=(
   clang libclang-rt-14-dev  # the fuzz targets (libFuzzer)
   doxygen  # the API documentation and the guides (target kjarni_docs); no graphviz: HAVE_DOT=NO
 )
+
+# With --lint (CI's checks, not needed to build or test): scripts/check-format.sh and
+# scripts/check-tidy.sh's tools.
+[ "${1:-}" = --lint ] && packages+=(clang-format-15 clang-tidy)
 
 missing=()
 for p in "${packages[@]}"; do

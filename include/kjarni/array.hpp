@@ -276,18 +276,22 @@ using Allocator = std::function<Buffer(const BoundDevice&, std::size_t)>;
 /// parts, ArrayMetadata, a user's type): usable wherever kjarni wants a description of an array
 /// (Array::empty_like, zeros_like, ArrayMetadata::of). Strides (in bytes) and an offset are taken
 /// too where the type has `strides()` (and `offset()`).
+// clang-format off
 template <class T>
 concept ArrayMetadataLike = requires(const T& a) {
     { a.shape() } -> std::convertible_to<std::vector<std::size_t>>;
     { a.dtype() } -> std::convertible_to<DType>;
 };
+// clang-format on
 
 /// grunnur's ArrayLike: ArrayMetadataLike with views by numpy's basic indexing (`a[{...}]`, as
 /// Array and HostArray give) of the same type.
+// clang-format off
 template <class T>
 concept ArrayLike = ArrayMetadataLike<T> && requires(const T& a, std::initializer_list<Index> indices) {
     { a[indices] } -> std::convertible_to<T>;
 };
+// clang-format on
 
 /// grunnur's ArrayMetadata: a shape, a dtype and, optionally, strides in bytes and the offset of
 /// the first element; what a kernel template or an allocation needs to know of an array without

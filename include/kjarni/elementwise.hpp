@@ -60,7 +60,9 @@ struct ElementwiseOptions {
     std::string name = "kjarni_elementwise";
     /// Code placed before the kernel, rendered as a template with `globals`: Modules and Snippets
     /// among the globals are rendered once at the top and callable as `${name}(...)`, also from
-    /// the operation.
+    /// the operation. The preamble, the operation, loop_prep and after_loop are rendered each on
+    /// its own, as parts of one template (render_parts_with_modules): a `<%def>` or a `<%! %>`
+    /// name of one part serves them all; a `<% %>` block's names stay in its part.
     std::string preamble;
     Globals globals;
     /// Statements each work item runs once before its loop over elements, and after it.

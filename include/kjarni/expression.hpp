@@ -49,9 +49,11 @@ namespace detail {
 struct ExprNode;
 }
 
+// clang-format off
 template <class T>
 concept ExprScalar = std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> ||
                      std::is_same_v<T, std::complex<double>>;
+// clang-format on
 
 /// A node of an array expression (an Array, a MultiArray, a scalar, or an operation on those):
 /// a value that builds the tree; nothing runs until evaluate() or assign().

@@ -17,15 +17,19 @@ namespace detail {
 /// Contiguous host memory of known size: what std::data and std::size take (containers with
 /// data(), arrays, spans). Spelled with <span>'s std::data / std::size rather than the range
 /// concepts of <ranges>, which would cost every includer of program.hpp that header.
+// clang-format off
 template <class R>
 concept HostRange = requires(R& range) {
     { std::data(range) };
     { std::size(range) } -> std::convertible_to<std::size_t>;
 } && std::is_pointer_v<decltype(std::data(std::declval<R&>()))>;
+// clang-format on
 /// A HostRange whose elements may be written.
+// clang-format off
 template <class R>
 concept WritableHostRange =
     HostRange<R> && !std::is_const_v<std::remove_pointer_t<decltype(std::data(std::declval<R&>()))>>;
+// clang-format on
 }  // namespace detail
 
 /// Host memory passed straight to a launch (PyCUDA's In / Out / InOut): the launch allocates a

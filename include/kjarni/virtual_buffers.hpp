@@ -79,8 +79,10 @@ std::optional<VirtualAllocationId> virtual_allocation_id(const Buffer& buffer);
 class VirtualDependencies;
 
 namespace detail {
+// clang-format off
 template <class T>
 concept HasVirtualAllocations = requires(const T& x) { virtual_allocations(x); };
+// clang-format on
 }  // namespace detail
 
 /// A set of virtual allocation identifiers (see the header's comment for what makes one).

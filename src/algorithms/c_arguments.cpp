@@ -18,6 +18,7 @@ using Kind = DType::Kind;
 
 // Every spelling of a scalar type an argument list may use.
 const std::map<std::string, Kind>& type_names() {
+    // clang-format off
     static const std::map<std::string, Kind> names = {
         {"bool", Kind::bool_},
         {"int8_t", Kind::int8}, {"int8", Kind::int8}, {"char", Kind::int8}, {"signed char", Kind::int8},
@@ -38,6 +39,7 @@ const std::map<std::string, Kind>& type_names() {
         {"complex64_t", Kind::complex64}, {"complex64", Kind::complex64}, {"float2", Kind::complex64},
         {"complex128_t", Kind::complex128}, {"complex128", Kind::complex128}, {"double2", Kind::complex128},
     };
+    // clang-format on
     return names;
 }
 

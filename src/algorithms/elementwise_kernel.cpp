@@ -45,8 +45,6 @@ namespace {
 
 using detail::CArgument;
 
-constexpr const char* separator = "\n/*KJARNI-ELEMENTWISE-PART*/\n";
-
 std::shared_ptr<detail::ElementwiseState> make_state(std::vector<CArgument> arguments, bool typed,
                                                      std::string operation, ElementwiseOptions options) {
     if (operation.find_first_not_of(" \t\n") == std::string::npos)
@@ -55,22 +53,16 @@ std::shared_ptr<detail::ElementwiseState> make_state(std::vector<CArgument> argu
     state->typed = typed;
     state->arguments = std::move(arguments);
     state->name = options.name;
-    // One rendering of all parts: the modules they use land once, at the top of the preamble.
-    const std::string all = options.preamble + separator + operation + separator + options.loop_prep + separator +
-                            options.after_loop;
-    const std::string rendered = render_with_modules(TemplateSource{all}, {}, options.globals);
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    for (std::size_t found; (found = rendered.find(separator, start)) != std::string::npos;) {
-        parts.push_back(rendered.substr(start, found - start));
-        start = found + std::char_traits<char>::length(separator);
-    }
-    parts.push_back(rendered.substr(start));
-    if (parts.size() != 4) throw ArgumentError("operation", "rendering lost a part of the kernel (a template comment?)");
-    state->preamble = parts[0];
-    state->operation = parts[1];
-    state->loop_prep = parts[2];
-    state->after_loop = parts[3];
+    // The parts render separately, as one template: defs and <%! %> blocks of any part serve all,
+    // and the modules they use land once, at the top of the preamble.
+    RenderedParts rendered = render_parts_with_modules({options.preamble, operation, options.loop_prep, options.after_loop},
+                                                       options.globals, options.name);
+    // The layout a single render_with_modules() of the parts between a def's newlines gave (kept so
+    // that the kernels' sources, and so their cache entries, stay as they were).
+    state->preamble = rendered.modules + "\n\n" + rendered.parts[0];
+    state->operation = std::move(rendered.parts[1]);
+    state->loop_prep = std::move(rendered.parts[2]);
+    state->after_loop = std::move(rendered.parts[3]) + "\n";
     state->vector_loads = options.vector_loads;
     return state;
 }
@@ -459,7 +451,9 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
         key += "|";
     }
     for (const auto& a : plan.arguments) key += declaration_of(a) + ";";
-    key += state.preamble + separator + state.operation + separator + state.loop_prep + separator + state.after_loop;
+    // Each part with its length first: no text of one can pass for a boundary between two.
+    for (const std::string* part : {&state.preamble, &state.operation, &state.loop_prep, &state.after_loop})
+        key += fmt::format("{}:{}", part->size(), *part);
     const detail::GeneratedKernel kernel =
         detail::generated_kernel(queue.device(), key, state.name, [&] { return generate(state, plan); },
                                  /*allow_contraction=*/true);  // users' code compiles as a Program's

@@ -17,6 +17,7 @@
 
 namespace kjarni::detail {
 
+// clang-format off
 enum class ExprOp {
     array, scalar,
     add, subtract, multiply, divide, remainder, negate,
@@ -36,6 +37,7 @@ enum class ExprOp {
     // planned and evaluated by expression_plan.cpp, never by the elementwise kernel alone.
     reduction,
 };
+// clang-format on
 
 /// The reductions an expression may hold (ExprOp::reduction).
 enum class ReductionKind { sum, prod, mean, min, max, argmin, argmax, any, all, var, std };

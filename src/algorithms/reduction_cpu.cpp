@@ -149,14 +149,7 @@ bool run_cpu_reduction(const Queue& queue, const ReductionSpec& spec, const std:
         std::vector<KernelArg> args;
         common(args, pieces);
         std::vector<std::vector<std::byte>> scalars;
-        for (std::size_t k = 0; k < arguments.size(); ++k) {
-            if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
-                args.push_back(whole_allocation(*a));
-            } else {
-                scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
-                args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
-            }
-        }
+        push_operands(args, spec.arguments, arguments, scalars);
         std::optional<Buffer> table;  // held until the launch is enqueued
         push_index_values(args, layout_values(kept, space.offsets), false, layout_in_table(kept.ndim()), queue, table);
         const std::size_t global[1] = {std::min(units, workers)};

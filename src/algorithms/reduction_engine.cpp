@@ -326,14 +326,7 @@ void launch_first_pass(const Queue& queue, const ReductionSpec& spec, const std:
     args.push_back(scalar_arg(&count, sizeof(count)));
     push_index(args, static_cast<std::int64_t>(st.lanes), use_32);
     std::vector<std::vector<std::byte>> scalars;
-    for (std::size_t k = 0; k < arguments.size(); ++k) {
-        if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
-            args.push_back(whole_allocation(*a));
-        } else {
-            scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
-            args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
-        }
-    }
+    push_operands(args, spec.arguments, arguments, scalars);
     std::vector<std::int64_t> layout = layout_values(g.kept, g.offsets);
     for (const std::size_t extent : g.red.shape) layout.push_back(static_cast<std::int64_t>(extent));
     for (std::size_t a = 0; a < g.arrays.size(); ++a)

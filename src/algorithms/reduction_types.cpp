@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/device_code.hpp"
+#include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
 #include "core/context_state.hpp"
 #include "kjarni/error.hpp"
@@ -20,6 +21,18 @@ using Kind = DType::Kind;
 std::vector<std::byte> convert_scalar(const Operand& scalar, const DType& dtype) {
     const auto bytes = scalar.converted(dtype);
     return {bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(dtype.itemsize())};
+}
+
+void push_operands(std::vector<KernelArg>& args, const std::vector<CArgument>& declarations,
+                   const std::vector<Operand>& arguments, std::vector<std::vector<std::byte>>& scalars) {
+    for (std::size_t k = 0; k < arguments.size(); ++k) {
+        if (arguments[k].is_array()) {
+            args.push_back(whole_allocation(arguments[k].array()));
+        } else {
+            scalars.push_back(convert_scalar(arguments[k], declarations[k].dtype));
+            args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
+        }
+    }
 }
 
 void check_device(const Queue& queue, const Array& array, const std::string& name) {

@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "algorithms/c_arguments.hpp"
-#include "algorithms/iteration_space.hpp"
 #include "algorithms/device_code.hpp"
+#include "algorithms/iteration_space.hpp"
 #include "kjarni/array.hpp"
+#include "kjarni/detail/kernel_arg.hpp"
 #include "kjarni/memory_pool.hpp"
 #include "kjarni/reduction.hpp"
 
@@ -21,6 +22,12 @@ namespace kjarni::detail {
 /// The bytes of a scalar converted to `dtype` (numpy's casting; complex to real takes the real
 /// part), at most 16.
 std::vector<std::byte> convert_scalar(const Operand& scalar, const DType& dtype);
+
+/// Appends the kernel arguments of the user's operands, in order: each array as its whole
+/// allocation (the generated code shifts its pointer), each scalar as its bytes converted to its
+/// declared type (convert_scalar), kept in `scalars`, which must live until the launch is enqueued.
+void push_operands(std::vector<KernelArg>& args, const std::vector<CArgument>& declarations,
+                   const std::vector<Operand>& arguments, std::vector<std::vector<std::byte>>& scalars);
 
 /// The arrays among checked arguments, with their declaration.
 struct ArrayOperand {

@@ -142,14 +142,7 @@ bool run_cpu_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Op
     const auto launch_over_units = [&](CpuScanMode mode) {
         std::vector<KernelArg> args;
         common(args);
-        for (std::size_t k = 0; k < arguments.size(); ++k) {
-            if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
-                args.push_back(whole_allocation(*a));
-            } else {
-                scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
-                args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
-            }
-        }
+        push_operands(args, spec.arguments, arguments, scalars);
         std::optional<Buffer> table_buffer;  // held until the launch is enqueued
         push_index_values(args, layout_values(rows, space.offsets), false, table, queue, table_buffer);
         for (const std::ptrdiff_t st : space.axis_strides) push_index(args, st, false);

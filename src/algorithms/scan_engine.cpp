@@ -323,14 +323,7 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
     };
     const auto with_arrays = [&](std::vector<KernelArg>& args) {
         common(args);
-        for (std::size_t k = 0; k < arguments.size(); ++k) {
-            if (const Array* a = arguments[k].is_array() ? &arguments[k].array() : nullptr) {
-                args.push_back(whole_allocation(*a));
-            } else {
-                scalars.push_back(convert_scalar(arguments[k], spec.arguments[k].dtype));
-                args.push_back(scalar_arg(scalars.back().data(), scalars.back().size()));
-            }
-        }
+        push_operands(args, spec.arguments, arguments, scalars);
         push_index_values(args, layout_values(g.rows, g.offsets), use_32, table, queue, table_buffer);
         for (const std::ptrdiff_t st : g.axis_strides) push_index(args, st, use_32);
     };

@@ -67,6 +67,7 @@ bool is_identifier(const std::string& name) {
 // typedefs, and the macros of the prelude (a typedef named KERNEL would be rewritten by it).
 bool is_reserved(const std::string& name) {
     if (name.starts_with("__") || (name.size() >= 2 && name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')) return true;
+    // clang-format off
     static const char* const reserved[] = {
         "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
         "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
@@ -79,6 +80,7 @@ bool is_reserved(const std::string& name) {
         "GLOBAL_MEM", "LOCAL_MEM", "LOCAL_MEM_DECL", "LOCAL_MEM_DYNAMIC", "CONSTANT_MEM", "CONSTANT_MEM_DECL",
         "INLINE", "SIZE_T", "VSIZE_T", "ALIGN", "LOCAL_BARRIER", "get_global_id", "get_local_id", "get_group_id",
         "get_global_size", "get_local_size", "get_num_groups"};
+    // clang-format on
     for (const char* word : reserved) {
         if (name == word) return true;
     }

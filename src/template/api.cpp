@@ -56,6 +56,27 @@ std::shared_ptr<const detail::CompiledTemplate> compile(std::string name, std::s
     return t;
 }
 
+std::string part_name(std::size_t k) { return fmt::format("<part {}>", k); }
+
+std::shared_ptr<const detail::CompiledTemplate> compile_parts(std::string name, const std::vector<std::string>& parts) {
+    std::string source;
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+    std::vector<std::string> names;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (k > 0) source += '\n';
+        ranges.emplace_back(source.size(), source.size() + parts[k].size());
+        source += parts[k];
+        names.push_back(part_name(k));
+    }
+    auto t = std::make_shared<detail::CompiledTemplate>(std::move(name), std::move(source));
+    try {
+        compile_template_parts(*t, ranges, names);
+    } catch (const PositionedError& e) {
+        throw make_render_error(*t, e.offset(), e.what(), nullptr, e.cause());
+    }
+    return t;
+}
+
 }  // namespace tmpl
 
 using tmpl::compile;

@@ -21,4 +21,12 @@ std::shared_ptr<const detail::CompiledTemplate> compile(std::string name, std::s
                                                         std::size_t line_shift = 0, std::string uri = {},
                                                         std::weak_ptr<const detail::LookupState> lookup = {});
 
+/// Compiles `parts` as one template `name` whose source is the parts joined by newlines (for the
+/// line numbers of errors); part k, lexed and parsed on its own, is the def part_name(k) (see
+/// compile_template_parts). Throws RenderError on bad syntax.
+std::shared_ptr<const detail::CompiledTemplate> compile_parts(std::string name, const std::vector<std::string>& parts);
+
+/// The def that holds part k of a template made by compile_parts (not a name a template can write).
+std::string part_name(std::size_t k);
+
 }  // namespace kjarni::tmpl

@@ -13,11 +13,14 @@
 
 #include <kjarni/template/module.hpp>
 
+#include "compile.hpp"
 #include "errors.hpp"
+#include "evaluator.hpp"
 #include "template/plain_text.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -128,6 +131,17 @@ Value process(const Value& v, const CollectorPtr& c) {
     }
 }
 
+// The collected modules' sources joined by newlines (grunnur puts a newline and the main code after
+// them).
+std::string modules_text(const Collector& c) {
+    std::string out;
+    for (std::size_t i = 0; i < c.sources.size(); ++i) {
+        if (i > 0) out += "\n";
+        out += c.sources[i];
+    }
+    return out;
+}
+
 }  // namespace
 
 Snippet::Snippet(DefTemplate def, Globals render_globals)
@@ -193,13 +207,30 @@ std::string render_with_modules(const TemplateSource& source, const std::vector<
     }
     std::string main = def->render(render_args, process_globals(globals, collector));
     // As grunnur: the modules' sources joined by newlines, a newline, then the main code.
-    std::string out;
-    for (std::size_t i = 0; i < collector->sources.size(); ++i) {
-        if (i > 0) out += "\n";
-        out += collector->sources[i];
-    }
+    std::string out = modules_text(*collector);
     out += "\n";
     out += main;
+    return out;
+}
+
+RenderedParts render_parts_with_modules(const std::vector<std::string>& parts, const Globals& render_globals,
+                                        std::string name) {
+    if (parts.empty()) throw Error(fmt::format("render_parts_with_modules: template '{}' has no parts", name));
+    RenderedParts out;
+    // Plain code in every part, and no globals: each part renders as itself (see plain_text.cpp;
+    // a part's top level gets no newlines around it, and the check counts a trailing backslash,
+    // which here stays as it is, as markup: it errs towards the engine).
+    if (render_globals.empty() &&
+        std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return detail::renders_as_itself(p); })) {
+        out.parts = parts;
+        return out;
+    }
+    const auto compiled = tmpl::compile_parts(std::move(name), parts);
+    auto collector = std::make_shared<Collector>();
+    const Globals globals = process_globals(render_globals, collector);
+    for (std::size_t k = 0; k < parts.size(); ++k)
+        out.parts.push_back(tmpl::render_def(compiled, tmpl::part_name(k), Args{}, globals));
+    out.modules = modules_text(*collector);
     return out;
 }
 

@@ -252,6 +252,46 @@ private:
         return 0;
     }
 
+    // One attribute="value" (or 'value') of the tag `<%tag`, at k: its name, where it starts, and
+    // the range of its value; k moves past the closing quote.
+    struct Attribute {
+        std::string_view name;
+        std::size_t at;
+        std::size_t value;
+        std::size_t value_end;
+    };
+    Attribute scan_attribute(std::size_t& k, std::string_view tag) const {
+        const std::size_t a = k;
+        while (k < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[k])) || src_[k] == '_')) ++k;
+        if (k == a || k + 1 >= src_.size() || src_[k] != '=' || (src_[k + 1] != '"' && src_[k + 1] != '\''))
+            throw PositionedError(fmt::format("malformed '<%{}' tag: expected attribute=\"value\"", tag), off(a));
+        const char quote = src_[k + 1];
+        const std::size_t v = k + 2;
+        const std::size_t ve = src_.find(quote, v);
+        if (ve == std::string_view::npos) throw PositionedError("unterminated attribute value", off(k + 1));
+        const std::string_view name = src_.substr(a, k - a);
+        k = ve + 1;
+        return {name, a, v, ve};
+    }
+
+    // Skips the blanks before the next attribute of the tag `<%tag` opened at i. At the tag's end
+    // ('>', or '/>', which makes `c` self-closing) moves k past it and returns true.
+    bool at_tag_end(std::size_t& k, std::size_t i, std::string_view tag, Chunk& c) const {
+        while (k < src_.size() && (is_space(src_[k]) || src_[k] == '\n')) ++k;
+        if (k >= src_.size())
+            throw PositionedError(fmt::format("unterminated '<%{}' tag (no closing '>')", tag), off(i));
+        if (src_[k] == '>') {
+            ++k;
+            return true;
+        }
+        if (starts_with(src_, k, "/>")) {
+            c.self_closing = true;
+            k += 2;
+            return true;
+        }
+        return false;
+    }
+
     // `<%include file="..." args="..."/>` and its kin: attributes only, and no body (Mako's
     // namespace tag may hold defs, which kjarni refuses by name).
     std::size_t scan_loader_tag(std::size_t i, std::size_t name_end) {
@@ -269,19 +309,11 @@ private:
                 throw PositionedError(fmt::format("'<%{}>' with a body is not supported (write '<%{} .../>')", c.tag_def,
                                                   c.tag_def),
                                       off(i));
-            const std::size_t a = k;
-            while (k < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[k])) || src_[k] == '_')) ++k;
-            if (k == a || k + 1 >= src_.size() || src_[k] != '=' || (src_[k + 1] != '"' && src_[k + 1] != '\''))
-                throw PositionedError(fmt::format("malformed '<%{}' tag: expected attribute=\"value\"", c.tag_def), off(a));
-            const char quote = src_[k + 1];
-            const std::size_t v = k + 2;
-            const std::size_t ve = src_.find(quote, v);
-            if (ve == std::string_view::npos) throw PositionedError("unterminated attribute value", off(k + 1));
+            const Attribute attr = scan_attribute(k, c.tag_def);
             for (const auto& seen : c.tag_attrs)
-                if (seen.first == src_.substr(a, k - a))
-                    throw PositionedError(fmt::format("attribute '{}' given twice", seen.first), off(a));
-            c.tag_attrs.push_back({std::string(src_.substr(a, k - a)), {off(v), off(ve)}});
-            k = ve + 1;
+                if (seen.first == attr.name)
+                    throw PositionedError(fmt::format("attribute '{}' given twice", seen.first), off(attr.at));
+            c.tag_attrs.push_back({std::string(attr.name), {off(attr.value), off(attr.value_end)}});
         }
         chunks_.push_back(std::move(c));
         return k;
@@ -319,27 +351,10 @@ private:
             c.tag_pos = off(colon + 1);
             k = def_end;
         }
-        while (true) {
-            while (k < src_.size() && (is_space(src_[k]) || src_[k] == '\n')) ++k;
-            if (k >= src_.size()) throw PositionedError("unterminated '<%call' tag (no closing '>')", off(i));
-            if (src_[k] == '>') {
-                ++k;
-                break;
-            }
-            if (starts_with(src_, k, "/>")) {
-                c.self_closing = true;
-                k += 2;
-                break;
-            }
-            std::size_t a = k;
-            while (k < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[k])) || src_[k] == '_')) ++k;
-            std::string_view attr = src_.substr(a, k - a);
-            if (attr.empty() || k + 1 >= src_.size() || src_[k] != '=' || (src_[k + 1] != '"' && src_[k + 1] != '\''))
-                throw PositionedError("malformed '<%call' tag: expected attribute=\"value\"", off(a));
-            const char quote = src_[k + 1];
-            const std::size_t v = k + 2;
-            const std::size_t ve = src_.find(quote, v);
-            if (ve == std::string_view::npos) throw PositionedError("unterminated attribute value", off(k + 1));
+        while (!at_tag_end(k, i, "call", c)) {
+            const Attribute a = scan_attribute(k, "call");
+            const std::string_view attr = a.name;
+            const std::size_t v = a.value, ve = a.value_end;
             if (attr == "expr" && !custom) {
                 have_expr = true;
                 c.begin = off(v);
@@ -350,9 +365,8 @@ private:
             } else if (custom) {
                 c.tag_attrs.push_back({std::string(attr), {off(v), off(ve)}});
             } else {
-                throw PositionedError(fmt::format("the attribute '{}' of '<%call>' is not supported", attr), off(a));
+                throw PositionedError(fmt::format("the attribute '{}' of '<%call>' is not supported", attr), off(a.at));
             }
-            k = ve + 1;
         }
         if (!have_expr) throw PositionedError("'<%call' tag without an expr attribute", off(i));
         chunks_.push_back(std::move(c));
@@ -371,29 +385,10 @@ private:
         Chunk c{Chunk::Kind::DefOpen, off(i), {}};
         bool have_name = false;
         std::size_t k = i + 5;
-        while (true) {
-            while (k < src_.size() && (is_space(src_[k]) || src_[k] == '\n')) ++k;
-            if (k >= src_.size()) throw PositionedError("unterminated '<%def' tag (no closing '>')", off(i));
-            if (src_[k] == '>') {
-                ++k;
-                break;
-            }
-            if (starts_with(src_, k, "/>")) {
-                c.self_closing = true;
-                k += 2;
-                break;
-            }
-            // attribute="value"
-            std::size_t a = k;
-            while (k < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[k])) || src_[k] == '_')) ++k;
-            std::string_view attr = src_.substr(a, k - a);
-            if (attr.empty() || k >= src_.size() || src_[k] != '=' || k + 1 >= src_.size() ||
-                (src_[k + 1] != '"' && src_[k + 1] != '\''))
-                throw PositionedError("malformed '<%def' tag: expected attribute=\"value\"", off(a));
-            char quote = src_[k + 1];
-            std::size_t v = k + 2;
-            std::size_t ve = src_.find(quote, v);
-            if (ve == std::string_view::npos) throw PositionedError("unterminated attribute value", off(k + 1));
+        while (!at_tag_end(k, i, "def", c)) {
+            const Attribute a = scan_attribute(k, "def");
+            const std::string_view attr = a.name;
+            const std::size_t v = a.value, ve = a.value_end;
             if (attr == "name") {
                 have_name = true;
                 c.begin = off(v);
@@ -402,9 +397,8 @@ private:
                 c.args_begin = off(v);
                 c.args_end = off(ve);
             } else {
-                throw PositionedError(fmt::format("the attribute '{}' of '<%def>' is not supported", attr), off(a));
+                throw PositionedError(fmt::format("the attribute '{}' of '<%def>' is not supported", attr), off(a.at));
             }
-            k = ve + 1;
         }
         if (!have_name) throw PositionedError("'<%def' tag without a name attribute", off(i));
         if (emit) chunks_.push_back(std::move(c));

@@ -13,6 +13,7 @@
 
 #include <cctype>
 #include <map>
+#include <string_view>
 
 namespace kjarni::tmpl {
 
@@ -475,6 +476,60 @@ private:
 };
 
 }  // namespace
+
+namespace {
+
+// The chunks of the part [begin, end) of `source`, lexed on their own, with their offsets (and
+// those of a lexing error) counted from the start of `source`.
+std::vector<Chunk> lex_part(std::string_view source, std::size_t begin, std::size_t end) {
+    const auto base = static_cast<std::uint32_t>(begin);
+    std::vector<Chunk> chunks;
+    try {
+        chunks = lex_template(source.substr(begin, end - begin));
+    } catch (const PositionedError& e) {
+        throw PositionedError(e.what(), e.offset() + base, e.cause());
+    }
+    for (Chunk& c : chunks) {
+        c.pos += base;
+        c.begin += base;
+        c.end += base;
+        c.args_begin += base;
+        c.args_end += base;
+        c.tag_pos += base;
+        for (auto& attr : c.tag_attrs) {
+            attr.second.first += base;
+            attr.second.second += base;
+        }
+    }
+    return chunks;
+}
+
+}  // namespace
+
+void compile_template_parts(detail::CompiledTemplate& out, const std::vector<std::pair<std::size_t, std::size_t>>& ranges,
+                            const std::vector<std::string>& names) {
+    if (out.source.size() >= UINT32_MAX) throw PositionedError("template too large", 0);
+    out.main_def_name = names.at(0);
+    std::vector<Def> tops;
+    for (std::size_t k = 0; k < ranges.size(); ++k) {
+        // Each part has its own parser: a block or a def left open at its end is an error there.
+        Parser parser(out, lex_part(out.source, ranges[k].first, ranges[k].second));
+        Def top;
+        top.name = names.at(k);
+        top.pos = static_cast<std::uint32_t>(ranges[k].first);
+        top.body = parser.parse_top();
+        tops.push_back(std::move(top));
+    }
+    // A part is no file: nothing can include it or be its parent, and it takes no arguments.
+    if (!out.inherit_uri.empty()) throw PositionedError("'<%inherit>' in a part of a kernel", out.inherit_pos);
+    if (out.page_args) throw PositionedError("'<%page>' in a part of a kernel (a part takes no arguments)", 0);
+    for (Def& top : tops) {
+        if (out.defs.count(top.name))
+            throw PositionedError(fmt::format("def '{}' has the name of a part", top.name), out.defs.at(top.name).pos);
+        std::string name = top.name;
+        out.defs.emplace(std::move(name), std::move(top));
+    }
+}
 
 void compile_template(detail::CompiledTemplate& out, const std::string& main_name,
                       const std::vector<std::string>& main_params) {

@@ -21,6 +21,7 @@ namespace kjarni::blas::detail {
 
 namespace {
 
+// clang-format off
 #define KJARNI_CLBLAST_FUNCTIONS(X)                                                                      \
     X(Sgemm) X(Dgemm) X(Cgemm) X(Zgemm) X(Hgemm)                                                         \
     X(SgemmStridedBatched) X(DgemmStridedBatched) X(CgemmStridedBatched) X(ZgemmStridedBatched)          \
@@ -29,6 +30,7 @@ namespace {
     X(Sger) X(Dger) X(Cgeru) X(Zgeru) X(Hger)                                                            \
     X(Sdot) X(Ddot) X(Cdotu) X(Zdotu) X(Cdotc) X(Zdotc) X(Hdot)                                          \
     X(OverrideParameters)
+// clang-format on
 
 struct ClblastFunctions {
 #define KJARNI_DECLARE(name) decltype(&CLBlast##name) name = nullptr;

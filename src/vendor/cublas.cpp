@@ -31,6 +31,7 @@ namespace kjarni::blas::detail {
 
 namespace {
 
+// clang-format off
 #define KJARNI_CUBLAS_FUNCTIONS(X)                                                                         \
     X(Create, cublasCreate_v2) X(Destroy, cublasDestroy_v2) X(SetStream, cublasSetStream_v2)                \
     X(SetPointerMode, cublasSetPointerMode_v2)                                                             \
@@ -41,6 +42,7 @@ namespace {
     X(Sger, cublasSger_v2) X(Dger, cublasDger_v2) X(Cgeru, cublasCgeru_v2) X(Zgeru, cublasZgeru_v2)        \
     X(Sdot, cublasSdot_v2) X(Ddot, cublasDdot_v2) X(Cdotu, cublasCdotu_v2) X(Cdotc, cublasCdotc_v2)        \
     X(Zdotu, cublasZdotu_v2) X(Zdotc, cublasZdotc_v2) X(DotEx, cublasDotEx)
+// clang-format on
 
 struct CublasFunctions {
 #define KJARNI_DECLARE(member, symbol) decltype(&::symbol) member = nullptr;

@@ -37,6 +37,7 @@ struct Config {
 enum DataType : int { int8 = 0, uint8 = 1, int32 = 2, uint32 = 3, int64 = 4, uint64 = 5, float16 = 6, float32 = 7, float64 = 8 };
 enum RedOp : int { sum = 0, prod = 1, max = 2, min = 3, avg = 4 };
 
+// clang-format off
 #define KJARNI_NCCL_FUNCTIONS(X)                                                                                     \
     X(GetVersion, ncclGetVersion, Result (*)(int*))                                                                   \
     X(GetUniqueId, ncclGetUniqueId, Result (*)(UniqueId*))                                                            \
@@ -55,6 +56,7 @@ enum RedOp : int { sum = 0, prod = 1, max = 2, min = 3, avg = 4 };
     X(Recv, ncclRecv, Result (*)(void*, std::size_t, DataType, int, Comm, Stream))                                    \
     X(GroupStart, ncclGroupStart, Result (*)())                                                                       \
     X(GroupEnd, ncclGroupEnd, Result (*)())
+// clang-format on
 
 struct Library {
 #define KJARNI_DECLARE(member, symbol, type) std::type_identity_t<type> member = nullptr;

@@ -15,11 +15,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// clang-format off
 const char* const all_variables[] = {"KJARNI_RANK", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
                                      "KJARNI_WORLD_SIZE", "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
                                      "SLURM_NTASKS", "KJARNI_MASTER_ADDR", "MASTER_ADDR", "KJARNI_MASTER_PORT",
                                      "MASTER_PORT", "KJARNI_JOB_SECRET", "KJARNI_JOB_SECRET_FILE",
                                      "KJARNI_LISTEN_ADDR", "KJARNI_RENDEZVOUS_MAX_MESSAGE_BYTES"};
+// clang-format on
 
 // Clears the launcher variables for one test and restores them after it.
 class RendezvousEnvironment : public ::testing::Test {

@@ -120,6 +120,21 @@ TEST_P(ElementwiseTest, PreambleModulesAndLoopHooks) {
     }
 }
 
+TEST_P(ElementwiseTest, DefsOfThePreambleServeTheOperation) {
+    // The parts render separately (elementwise_kernel.cpp), as one template: a <%def> of the
+    // preamble is called from the operation, a <%! %> name of the loop hook is used there too.
+    ElementwiseOptions options;
+    options.preamble = "<%def name=\"twice(v)\">(2 * ${v})</%def>#define KJ_TEST_ONE 1\n";
+    options.loop_prep = "<%! offset = 3 %>";
+    const ElementwiseKernel k("int *y, const int *x", "y[i] = ${twice('x[i]')} + ${offset} * KJ_TEST_ONE", options);
+    const std::vector<std::int32_t> x{1, -2, 30, 7, 0};
+    const Array y = Array::empty(bound_device(), {5}, int32);
+    k(queue(), y, Array::from_host(queue(), HostArray::from(x)));
+    const HostArray got = y.get(queue());
+    // Exact: small integers.
+    for (std::size_t j = 0; j < x.size(); ++j) EXPECT_EQ(broadcast_element(got, {5}, j).i, 2 * x[j] + 3) << j;
+}
+
 TEST_P(ElementwiseTest, ErrorsNameTheCulprit) {
     const Array y = Array::empty(bound_device(), {4, 5}, float32);
     const Array x = Array::empty(bound_device(), {4, 5}, float32);

@@ -53,6 +53,7 @@ CUcontext primary(CUdevice device) {
     return reinterpret_cast<CUcontext>(std::uintptr_t{0x100} + static_cast<std::uintptr_t>(device));
 }
 
+// clang-format off
 std::unique_ptr<backend::cuda::Driver> fake_driver() {
     auto d = std::make_unique<backend::cuda::Driver>();
     d->DriverGetVersion = [](int* v) { *v = 13000; return CUDA_SUCCESS; };
@@ -133,6 +134,7 @@ std::unique_ptr<backend::cuda::Driver> fake_driver() {
     d->MemFree = [](CUdeviceptr) { ++record.frees; return CUDA_SUCCESS; };
     return d;
 }
+// clang-format on
 
 class Parity43FakeCuda : public ::testing::Test {
 protected:

@@ -36,23 +36,29 @@ struct IsPerDevice<PerDevice<T>> : std::true_type {};
 /// What may be passed to a kernel by value: arithmetic types, std::complex of float/double, and
 /// float16_t (its 16 bits: the kernel declares it `half` on CUDA, and on OpenCL `half` where the
 /// device has cl_khr_fp16, else a 16-bit integer type to read with vload_half).
+// clang-format off
 template <class T>
 concept KernelScalar = (std::is_arithmetic_v<T> || std::same_as<T, std::complex<float>> ||
                         std::same_as<T, std::complex<double>> || std::same_as<T, float16_t>) && sizeof(T) <= 16;
+// clang-format on
 
 /// Other types (Array, MultiArray) become kernel arguments through a function
 /// `detail::KernelArg pack_kernel_arg(const T&, const detail::LaunchTarget&)` found by ADL.
+// clang-format off
 template <class T>
 concept PackableByAdl = requires(const T& value, const LaunchTarget& target) {
     { pack_kernel_arg(value, target) } -> std::same_as<KernelArg>;
 };
+// clang-format on
 
 template <class T>
 concept HostArgumentType = std::derived_from<T, HostArgument>;
 
+// clang-format off
 template <class T>
 concept KernelArgument = KernelScalar<T> || std::same_as<T, Buffer> || std::same_as<T, StructArg> ||
                          IsPerDevice<T>::value || PackableByAdl<T> || HostArgumentType<T>;
+// clang-format on
 
 /// A by-value argument of `size` bytes: copied into the argument where it fits (16 bytes), else
 /// pointed to (the bytes must then live through the launch call).

@@ -91,4 +91,25 @@ private:
 std::string render_with_modules(const TemplateSource& source, const std::vector<Value>& render_args = {},
                                 const Globals& render_globals = {});
 
+/// What render_parts_with_modules() gives: the modules' sources, and each part's code.
+struct RenderedParts {
+    /// The sources of the modules the parts used, in the order their rendering finished, joined
+    /// by newlines ("" when none): render_with_modules() puts this and a newline before its main code.
+    std::string modules;
+    /// Each part rendered, in the order given.
+    std::vector<std::string> parts;
+};
+
+/// Renders `parts`, the pieces of one template (e.g. a kernel's preamble and its operation, which
+/// land in different places of the kernel), each on its own: a part is lexed, parsed and rendered
+/// as a template's top level (no newlines added around it), so no line, tag or block runs from one
+/// part into the next, and the names a `<% %>` block assigns stay in its part. What Mako makes
+/// module-level is shared: the `<%def>`s, `<%! %>` blocks and `<%namespace>` tags of any part
+/// serve every part. The Modules and Snippets in `render_globals` are processed once for all the
+/// parts, as render_with_modules() processes them: a module used in several parts is rendered
+/// once. `name` names the template in errors, whose lines count through the parts joined by
+/// newlines. `<%inherit>` and `<%page>` are refused. Throws RenderError, and Error for no parts.
+RenderedParts render_parts_with_modules(const std::vector<std::string>& parts, const Globals& render_globals = {},
+                                        std::string name = "_parts_");
+
 }  // namespace kjarni

@@ -79,6 +79,7 @@ std::unique_ptr<Driver> Driver::load(std::string& why_not) {
         library->load(driver->member, exported);                                                    \
     }
     KJARNI_CUDA_OPTIONAL_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE_OPTIONAL)
+    KJARNI_CUDA_GRAPH_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE_OPTIONAL)
 #undef KJARNI_CUDA_RESOLVE_OPTIONAL
     library->load(driver->FuncGetParamCount, "cuFuncGetParamCount");
 

@@ -20,6 +20,7 @@
 namespace kjarni::backend::cuda {
 
 // X(member, ABI version, exported symbol with that ABI)
+// clang-format off
 #define KJARNI_CUDA_DRIVER_FUNCTIONS(X)                                  \
     X(Init, 2000, "cuInit")                                              \
     X(DriverGetVersion, 2020, "cuDriverGetVersion")                      \
@@ -82,7 +83,8 @@ namespace kjarni::backend::cuda {
     X(LaunchKernel, 4000, "cuLaunchKernel")
 
 // Functions newer than CUDA 12.0 that kjarni can do without: each is requested with its own ABI
-// version, and stays null when the driver is older (callers check). Same columns as above.
+// version, and stays null when the driver is older (callers check). Same columns as above. (So
+// are the graph entries further down, which are older but serve one feature only.)
 #define KJARNI_CUDA_OPTIONAL_DRIVER_FUNCTIONS(X)                         \
     X(FuncGetName, 12030, "cuFuncGetName")                               \
     X(FuncGetParamInfo, 12040, "cuFuncGetParamInfo")                     \
@@ -92,6 +94,20 @@ namespace kjarni::backend::cuda {
     X(MemPrefetchAsync, 12020, "cuMemPrefetchAsync_v2")                 \
     /* Deprecated (a no-op since Volta) and absent from future drivers. */ \
     X(CtxSetSharedMemConfig, 4020, "cuCtxSetSharedMemConfig")
+
+// The graph entries (cuda_graph.cpp): optional as the table above (a driver without them loses
+// only recordings, UnsupportedError, not the backend), with the same columns. The kernel-node
+// parameters are the CUDA_KERNEL_NODE_PARAMS_v2 form of 12.0.
+#define KJARNI_CUDA_GRAPH_DRIVER_FUNCTIONS(X)                            \
+    X(StreamBeginCapture, 10010, "cuStreamBeginCapture_v2")              \
+    X(StreamEndCapture, 10000, "cuStreamEndCapture")                     \
+    X(StreamGetCaptureInfo, 11030, "cuStreamGetCaptureInfo_v2")          \
+    X(GraphInstantiateWithFlags, 11040, "cuGraphInstantiateWithFlags")   \
+    X(GraphLaunch, 10000, "cuGraphLaunch")                               \
+    X(GraphKernelNodeGetParams, 12000, "cuGraphKernelNodeGetParams_v2")  \
+    X(GraphExecKernelNodeSetParams, 12000, "cuGraphExecKernelNodeSetParams_v2") \
+    X(GraphExecDestroy, 10000, "cuGraphExecDestroy")                     \
+    X(GraphDestroy, 10000, "cuGraphDestroy")
 
 // The driver layer's extras (foreign, page-locked and pitched memory, rectangular copies, modules
 // from files, knobs): required like the first table, kept apart to keep that table's history short.
@@ -134,6 +150,7 @@ namespace kjarni::backend::cuda {
     X(CtxPopCurrent, 4000, "cuCtxPopCurrent_v2")                         \
     X(DevicePrimaryCtxSetFlags, 11000, "cuDevicePrimaryCtxSetFlags_v2")  \
     X(CtxDisablePeerAccess, 4000, "cuCtxDisablePeerAccess")
+// clang-format on
 
 // Each function above is requested from cuGetProcAddress with the version in its entry, the one
 // its PFN_ type is named for (e.g. cuCtxGetDevice without the context argument that 13.0 added as
@@ -148,6 +165,7 @@ struct Driver {
     KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
     KJARNI_CUDA_DRIVER_LAYER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
     KJARNI_CUDA_OPTIONAL_DRIVER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
+    KJARNI_CUDA_GRAPH_DRIVER_FUNCTIONS(KJARNI_CUDA_DRIVER_MEMBER)
 #undef KJARNI_CUDA_DRIVER_MEMBER
     /// Optional, found by its exported name only: asking cuGetProcAddress for a version the driver
     /// does not have is an error the driver reports (and compute-sanitizer shows the user).

@@ -11,6 +11,7 @@
 #include "backend/cuda/cuda_buffer.hpp"
 #include "backend/cuda/cuda_context.hpp"
 #include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/cuda_page_locked.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::backend::cuda {
@@ -27,13 +28,13 @@ const char* type_name(PointerInfo::Type type) {
     return "unknown memory";
 }
 
-class CudaRegisteredHostMemory final : public HostAllocation {
+class CudaRegisteredHostMemory final : public CudaPageLockedMemory {
 public:
     // Registered with device 0's context current; without `portable`, CUDA treats the memory as
     // page-locked (and mapped) in that context only, as for cuMemHostAlloc.
     CudaRegisteredHostMemory(std::shared_ptr<CudaContext> context, void* data, std::size_t size,
                              HostAllocationFlags flags)
-        : context_(std::move(context)), pointer_(data), size_(size), flags_(flags) {
+        : CudaPageLockedMemory(std::move(context), data, size, flags) {
         unsigned int cu_flags = 0;
         if (flags.portable) cu_flags |= CU_MEMHOSTREGISTER_PORTABLE;
         if (flags.mapped) cu_flags |= CU_MEMHOSTREGISTER_DEVICEMAP;
@@ -48,36 +49,7 @@ public:
         check(driver, result, "cuMemHostRegister");
     }
 
-    ~CudaRegisteredHostMemory() override {
-        try {
-            CurrentContext current(context_->driver(), context_->cu_context(0));
-            // Errors (a driver shut down at process exit) cannot be reported from a destructor.
-            static_cast<void>(context_->driver().MemHostUnregister(pointer_));
-        } catch (...) {
-        }
-    }
-
-    CudaRegisteredHostMemory(const CudaRegisteredHostMemory&) = delete;
-    CudaRegisteredHostMemory& operator=(const CudaRegisteredHostMemory&) = delete;
-
-    void* host_pointer() const override { return pointer_; }
-    std::size_t size() const override { return size_; }
-    HostAllocationFlags flags() const override { return flags_; }
-
-    std::shared_ptr<Buffer> device_buffer(std::size_t device_index) override {
-        CUdeviceptr device_pointer = 0;
-        {
-            CurrentContext current(context_->driver(), context_->cu_context(device_index));
-            KJARNI_CU(context_->driver(), MemHostGetDevicePointer, &device_pointer, pointer_, 0);
-        }
-        return std::make_shared<CudaBuffer>(context_, device_index, size_, device_pointer, shared_from_this());
-    }
-
-private:
-    std::shared_ptr<CudaContext> context_;
-    void* pointer_;
-    std::size_t size_;
-    HostAllocationFlags flags_;
+    ~CudaRegisteredHostMemory() override { release(context_->driver().MemHostUnregister); }
 };
 
 }  // namespace

@@ -4,18 +4,14 @@
 // that its arguments can be changed later with cuGraphExecKernelNodeSetParams. finish() ends the
 // capture and instantiates the graph once; a replay is one cuGraphLaunch.
 //
-// The graph entry points are resolved here, from the driver already loaded, rather than in the
-// driver table (cuda_driver.hpp): only recordings use them, and a driver without them only loses
-// recordings (UnsupportedError), not the backend.
+// The graph entry points are optional entries of the driver table (cuda_driver.hpp): a driver
+// without them only loses recordings (UnsupportedError), not the backend.
 
 #include "backend/cuda/cuda_graph.hpp"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
-#include <array>
-#include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,74 +19,24 @@
 #include "backend/cuda/cuda_context.hpp"
 #include "backend/cuda/cuda_error.hpp"
 #include "backend/cuda/cuda_queue.hpp"
-#include "backend/dynamic_library.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::backend::cuda {
 
 namespace {
 
-/// The graph entry points, with the ABI current at CUDA 12.0 (as the driver table asks for its own).
-struct GraphFunctions {
-    PFN_cuStreamBeginCapture_v10010 StreamBeginCapture = nullptr;
-    PFN_cuStreamEndCapture_v10000 StreamEndCapture = nullptr;
-    PFN_cuStreamGetCaptureInfo_v11030 StreamGetCaptureInfo = nullptr;
-    PFN_cuGraphInstantiateWithFlags_v11040 GraphInstantiateWithFlags = nullptr;
-    PFN_cuGraphLaunch_v10000 GraphLaunch = nullptr;
-    PFN_cuGraphKernelNodeGetParams_v12000 GraphKernelNodeGetParams = nullptr;
-    PFN_cuGraphExecKernelNodeSetParams_v12000 GraphExecKernelNodeSetParams = nullptr;
-    PFN_cuGraphExecDestroy_v10000 GraphExecDestroy = nullptr;
-    PFN_cuGraphDestroy_v10000 GraphDestroy = nullptr;
-    std::string missing;  // why the table is incomplete; empty when complete
-};
-
-template <class Fn>
-void resolve_graph_function(const DynamicLibrary& library, PFN_cuGetProcAddress_v12000 get_proc_address, Fn& fn,
-                            const char* name, std::string& missing) {
-    void* address = nullptr;
-    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    if (get_proc_address != nullptr &&
-        get_proc_address(name, &address, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status) == CUDA_SUCCESS &&
-        status == CU_GET_PROC_ADDRESS_SUCCESS && address != nullptr) {
-        fn = reinterpret_cast<Fn>(address);
-        return;
+/// The graph entries (optional in the driver table) this driver lacks, by exported name; empty
+/// when it has them all.
+std::string missing_graph_functions(const Driver& driver) {
+    std::string missing;
+#define KJARNI_CUDA_GRAPH_MISSING(member, abi, exported)        \
+    if (driver.member == nullptr) {                             \
+        missing += missing.empty() ? "" : ", ";                 \
+        missing += (exported);                                  \
     }
-    (void)library;
-    missing += missing.empty() ? name : std::string(", ") + name;
-}
-
-const GraphFunctions& graph_functions() {
-    static const GraphFunctions table = [] {
-        GraphFunctions f;
-        std::string error;
-        // Already loaded by the backend: this only finds it again.
-        auto library = DynamicLibrary::open({"libcuda.so.1"}, error);
-        if (!library) {
-            f.missing = "libcuda.so.1: " + error;
-            return f;
-        }
-        PFN_cuGetProcAddress_v12000 get_proc_address = nullptr;
-        library->load(get_proc_address, "cuGetProcAddress_v2");
-        if (get_proc_address == nullptr) {
-            f.missing = "cuGetProcAddress_v2 (a driver of CUDA 12.0 or later)";
-            return f;
-        }
-        resolve_graph_function(*library, get_proc_address, f.StreamBeginCapture, "cuStreamBeginCapture", f.missing);
-        resolve_graph_function(*library, get_proc_address, f.StreamEndCapture, "cuStreamEndCapture", f.missing);
-        resolve_graph_function(*library, get_proc_address, f.StreamGetCaptureInfo, "cuStreamGetCaptureInfo",
-                               f.missing);
-        resolve_graph_function(*library, get_proc_address, f.GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags",
-                               f.missing);
-        resolve_graph_function(*library, get_proc_address, f.GraphLaunch, "cuGraphLaunch", f.missing);
-        resolve_graph_function(*library, get_proc_address, f.GraphKernelNodeGetParams, "cuGraphKernelNodeGetParams",
-                               f.missing);
-        resolve_graph_function(*library, get_proc_address, f.GraphExecKernelNodeSetParams,
-                               "cuGraphExecKernelNodeSetParams", f.missing);
-        resolve_graph_function(*library, get_proc_address, f.GraphExecDestroy, "cuGraphExecDestroy", f.missing);
-        resolve_graph_function(*library, get_proc_address, f.GraphDestroy, "cuGraphDestroy", f.missing);
-        return f;
-    }();
-    return table;
+    KJARNI_CUDA_GRAPH_DRIVER_FUNCTIONS(KJARNI_CUDA_GRAPH_MISSING)
+#undef KJARNI_CUDA_GRAPH_MISSING
+    return missing;
 }
 
 /// One recorded launch: its node in the captured graph and the arguments it was given, kept to
@@ -102,22 +48,22 @@ struct GraphLaunchRecord {
 
 class CudaGraphSequence final : public RecordedSequence {
 public:
-    explicit CudaGraphSequence(CudaQueue& queue) : queue_(queue), f_(graph_functions()) {
-        if (!f_.missing.empty()) {
-            throw UnsupportedError("recording on CUDA needs the driver's graph entry points; missing: " + f_.missing);
+    explicit CudaGraphSequence(CudaQueue& queue) : queue_(queue) {
+        if (const std::string missing = missing_graph_functions(driver()); !missing.empty()) {
+            throw UnsupportedError("recording on CUDA needs the driver's graph entry points; missing: " + missing);
         }
         const CurrentContext current(driver(), cu_context());
         // Relaxed: kjarni's own allocations (cuMemAlloc for outputs and temporaries) may happen
         // while recording; what is enqueued on the stream is what gets captured.
-        check(driver(), f_.StreamBeginCapture(queue_.stream(), CU_STREAM_CAPTURE_MODE_RELAXED), "cuStreamBeginCapture");
+        check(driver(), driver().StreamBeginCapture(queue_.stream(), CU_STREAM_CAPTURE_MODE_RELAXED), "cuStreamBeginCapture");
         capturing_ = true;
     }
     CudaGraphSequence(const CudaGraphSequence&) = delete;
     CudaGraphSequence& operator=(const CudaGraphSequence&) = delete;
     ~CudaGraphSequence() override {
         abandon();
-        if (exec_ != nullptr) f_.GraphExecDestroy(exec_);
-        if (graph_ != nullptr) f_.GraphDestroy(graph_);
+        if (exec_ != nullptr) driver().GraphExecDestroy(exec_);
+        if (graph_ != nullptr) driver().GraphDestroy(graph_);
     }
 
     const char* mechanism() const noexcept override { return "CUDA graph"; }
@@ -130,7 +76,7 @@ public:
         CUgraph graph = nullptr;
         const CUgraphNode* dependencies = nullptr;
         std::size_t count = 0;
-        check(driver(), f_.StreamGetCaptureInfo(queue_.stream(), &status, &id, &graph, &dependencies, &count),
+        check(driver(), driver().StreamGetCaptureInfo(queue_.stream(), &status, &id, &graph, &dependencies, &count),
               "cuStreamGetCaptureInfo");
         if (status != CU_STREAM_CAPTURE_STATUS_ACTIVE || count != 1) {
             throw BackendError("CUDA", "cuStreamGetCaptureInfo", 0, "",
@@ -152,16 +98,16 @@ public:
     void finish() override {
         const CurrentContext current(driver(), cu_context());
         capturing_ = false;
-        check(driver(), f_.StreamEndCapture(queue_.stream(), &graph_), "cuStreamEndCapture");
-        check(driver(), f_.GraphInstantiateWithFlags(&exec_, graph_, 0), "cuGraphInstantiateWithFlags");
+        check(driver(), driver().StreamEndCapture(queue_.stream(), &graph_), "cuStreamEndCapture");
+        check(driver(), driver().GraphInstantiateWithFlags(&exec_, graph_, 0), "cuGraphInstantiateWithFlags");
     }
 
     void abandon() noexcept override {
         if (!capturing_) return;
         capturing_ = false;
         CUgraph partial = nullptr;
-        if (f_.StreamEndCapture(queue_.stream(), &partial) == CUDA_SUCCESS && partial != nullptr) {
-            f_.GraphDestroy(partial);
+        if (driver().StreamEndCapture(queue_.stream(), &partial) == CUDA_SUCCESS && partial != nullptr) {
+            driver().GraphDestroy(partial);
         }
     }
 
@@ -169,7 +115,7 @@ public:
         GraphLaunchRecord& record = launches_.at(launch);
         record.args.at(argument) = value;
         CUDA_KERNEL_NODE_PARAMS_v2 params{};
-        check(driver(), f_.GraphKernelNodeGetParams(record.node, &params), "cuGraphKernelNodeGetParams");
+        check(driver(), driver().GraphKernelNodeGetParams(record.node, &params), "cuGraphKernelNodeGetParams");
         // The values as CudaKernel::launch passes them: device addresses for memory, bytes else.
         std::vector<CUdeviceptr> pointers(record.args.size());
         std::vector<void*> values(record.args.size());
@@ -189,13 +135,13 @@ public:
         params.extra = nullptr;
         const CurrentContext current(driver(), cu_context());
         // The driver copies the values: `pointers` and `values` may go afterwards.
-        check(driver(), f_.GraphExecKernelNodeSetParams(exec_, record.node, &params), "cuGraphExecKernelNodeSetParams");
+        check(driver(), driver().GraphExecKernelNodeSetParams(exec_, record.node, &params), "cuGraphExecKernelNodeSetParams");
     }
 
     void replay(Queue& queue) override {
         auto& cuda_queue = static_cast<CudaQueue&>(queue);
         const CurrentContext current(driver(), cu_context());
-        check(driver(), f_.GraphLaunch(exec_, cuda_queue.stream()), "cuGraphLaunch");
+        check(driver(), driver().GraphLaunch(exec_, cuda_queue.stream()), "cuGraphLaunch");
     }
 
 private:
@@ -203,7 +149,6 @@ private:
     CUcontext cu_context() const { return queue_.context()->cu_context(queue_.device_index()); }
 
     CudaQueue& queue_;  // kept alive by the public layer
-    const GraphFunctions& f_;
     bool capturing_ = false;
     CUgraph graph_ = nullptr;
     CUgraphExec exec_ = nullptr;

@@ -9,6 +9,7 @@
 namespace kjarni::backend::cuda {
 
 // X(function): NVRTC does not version its symbols, so the declarations in nvrtc.h give the types.
+// clang-format off
 #define KJARNI_NVRTC_FUNCTIONS(X) \
     X(nvrtcVersion)               \
     X(nvrtcGetErrorString)        \
@@ -25,6 +26,7 @@ namespace kjarni::backend::cuda {
     X(nvrtcGetPTX)                \
     X(nvrtcAddNameExpression)     \
     X(nvrtcGetLoweredName)
+// clang-format on
 
 struct NvrtcFunctions {
 #define KJARNI_NVRTC_MEMBER(function) decltype(&::function) function = nullptr;

@@ -25,7 +25,9 @@ struct AttributeSpec {
 
 using namespace vendor;
 
+// clang-format off
 #define KJARNI_ATTR(code, kind) {code, #code, Kind::kind}
+// clang-format on
 constexpr AttributeSpec standard_attributes[] = {
     KJARNI_ATTR(CL_DEVICE_TYPE, u64),
     KJARNI_ATTR(CL_DEVICE_VENDOR_ID, u32),

@@ -207,9 +207,11 @@ public:
         Handle<cl_sampler> made;
         if (cl().clCreateSamplerWithProperties != nullptr &&
             platform_at_least_2(*context_->devices()[device_index_])) {
+            // clang-format off
             const cl_sampler_properties properties[] = {CL_SAMPLER_NORMALIZED_COORDS, normalized,
                                                         CL_SAMPLER_ADDRESSING_MODE, address,
                                                         CL_SAMPLER_FILTER_MODE, filter, 0};
+            // clang-format on
             made.reset(cl().clCreateSamplerWithProperties(context_->handle(), properties, &status));
             check(status, "clCreateSamplerWithProperties");
         } else {

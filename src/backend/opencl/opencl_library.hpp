@@ -9,6 +9,7 @@
 
 namespace kjarni::backend::opencl {
 
+// clang-format off
 #define KJARNI_OPENCL_FUNCTIONS(X)                                                           \
     X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clGetDeviceInfo)            \
     X(clCreateContext) X(clRetainContext) X(clReleaseContext) X(clGetContextInfo)            \
@@ -27,14 +28,17 @@ namespace kjarni::backend::opencl {
     X(clCreateImage) X(clGetSupportedImageFormats) X(clEnqueueReadImage) X(clEnqueueWriteImage) \
     X(clEnqueueCopyImage) X(clEnqueueCopyImageToBuffer) X(clEnqueueCopyBufferToImage)         \
     X(clCreateSampler) X(clRetainSampler) X(clReleaseSampler)
+// clang-format on
 
 // Entry points that only OpenCL 2.0+ loaders have (clEnqueueSVMMigrateMem: 2.1+; clCompileProgram and
 // clLinkProgram: 1.2+); null when missing.
+// clang-format off
 #define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X)                                                    \
     X(clCreateCommandQueueWithProperties)                                                      \
     X(clSVMAlloc) X(clSVMFree) X(clEnqueueSVMFree) X(clSetKernelArgSVMPointer) X(clEnqueueSVMMap) X(clEnqueueSVMUnmap) \
     X(clEnqueueSVMMigrateMem) X(clCreateProgramWithIL) X(clCreateSamplerWithProperties)            \
     X(clCompileProgram) X(clLinkProgram)
+// clang-format on
 
 struct OpenClLibrary {
 #define KJARNI_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
