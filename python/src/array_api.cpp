@@ -28,6 +28,7 @@ using ArrayApiUnary = Expr (*)(const Expr&);
 using ArrayApiBinary = Expr (*)(const Expr&, const Expr&);
 
 const std::map<std::string, ArrayApiUnary, std::less<>>& array_api_unary_table() {
+    // clang-format off
     static const std::map<std::string, ArrayApiUnary, std::less<>> table = {
         {"abs", &kjarni::abs},         {"sqrt", &kjarni::sqrt},       {"exp", &kjarni::exp},
         {"log", &kjarni::log},         {"sin", &kjarni::sin},         {"cos", &kjarni::cos},
@@ -43,6 +44,7 @@ const std::map<std::string, ArrayApiUnary, std::less<>>& array_api_unary_table()
         {"logical_not", &kjarni::logical_not},
         {"bitwise_invert", [](const Expr& a) { return ~a; }},
     };
+    // clang-format on
     return table;
 }
 
