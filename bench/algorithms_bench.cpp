@@ -30,7 +30,8 @@ constexpr int batch = 10;
 
 std::size_t elements() {
     const char* mib = std::getenv("KJARNI_BENCH_ALGO_MIB");
-    const std::size_t bytes = (mib != nullptr && std::atoi(mib) > 0 ? static_cast<std::size_t>(std::atoi(mib)) : 2048) << 20;
+    const std::size_t bytes = (mib != nullptr && std::atoi(mib) > 0 ? static_cast<std::size_t>(std::atoi(mib)) : 2048)
+                              << 20;
     return bytes / sizeof(float);
 }
 

@@ -33,10 +33,10 @@ std::size_t scale() {
 struct Setup {
     kjarni::Context context;
     kjarni::Queue queue;
-    kjarni::Array x;        // 2^29 float32 (2 GiB)
-    kjarni::Array x_copy;   // same size: the copy target
-    kjarni::Array scan_f;   // 2^28 float32
-    kjarni::Array scan_i;   // 2^28 int32
+    kjarni::Array x;       // 2^29 float32 (2 GiB)
+    kjarni::Array x_copy;  // same size: the copy target
+    kjarni::Array scan_f;  // 2^28 float32
+    kjarni::Array scan_i;  // 2^28 int32
     kjarni::Array scan_out_f, scan_out_i;
     kjarni::Array scan_out_wide;  // 2^28 int64
     // Results come from a pool, as PyTorch's and CuPy's caching allocators serve theirs: a 256 MiB
@@ -70,8 +70,9 @@ std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
 constexpr int batch = 10;
 
 void rate(benchmark::State& state, std::size_t bytes) {
-    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(batch * bytes), benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+    state.counters["GB/s"] =
+        benchmark::Counter(static_cast<double>(batch * bytes), benchmark::Counter::kIsIterationInvariantRate,
+                           benchmark::Counter::kIs1000);
 }
 
 void copy(benchmark::State& state, std::shared_ptr<Setup> s, std::size_t elements) {
@@ -84,7 +85,8 @@ void copy(benchmark::State& state, std::shared_ptr<Setup> s, std::size_t element
     rate(state, 2 * elements * sizeof(float));
 }
 
-void reduce(benchmark::State& state, std::shared_ptr<Setup> s, std::vector<std::ptrdiff_t> shape, int axis, bool pooled) {
+void reduce(benchmark::State& state, std::shared_ptr<Setup> s, std::vector<std::ptrdiff_t> shape, int axis,
+            bool pooled) {
     const auto x = shape.size() == 1 ? s->x : s->x.reshape(std::span<const std::ptrdiff_t>(shape));
     kjarni::ReduceOptions options;
     if (shape.size() > 1) options.axes = std::vector<int>{axis};
@@ -120,7 +122,9 @@ int main(int argc, char** argv) {
         auto setup = make_setup(api);
         const std::string tag = fmt::format("{}/{}", api.shortcut(), setup->queue.device().name());
         const auto add = [&](const std::string& name, auto&&... args) {
-            benchmark::RegisterBenchmark((name + "/" + tag).c_str(), args...)->UseRealTime()->Unit(benchmark::kMicrosecond);
+            benchmark::RegisterBenchmark((name + "/" + tag).c_str(), args...)
+                ->UseRealTime()
+                ->Unit(benchmark::kMicrosecond);
         };
         add("copy_x", copy, setup, n);
         add("sum_full", reduce, setup, std::vector<std::ptrdiff_t>{static_cast<std::ptrdiff_t>(n)}, 0, true);

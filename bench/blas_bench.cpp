@@ -149,7 +149,8 @@ void raw_cublas_gemm(benchmark::State& state, std::shared_ptr<Setup> s) {
                              &beta_f, c, CUDA_R_16F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
             break;
         }
-        if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(fmt::format("cuBLAS status {}", static_cast<int>(status)));
+        if (status != CUBLAS_STATUS_SUCCESS)
+            throw std::runtime_error(fmt::format("cuBLAS status {}", static_cast<int>(status)));
     });
     // The handle is left to the process's end (destroying it would need the context current again).
 }
@@ -174,10 +175,11 @@ void raw_clblast_sgemm(benchmark::State& state, std::shared_ptr<Setup> s) {
     const auto offset = [](const kjarni::Array& x) { return (x.base().offset() + x.offset()) / x.dtype().itemsize(); };
     const std::size_t n = s->n;
     run_gemm(state, s, [&] {
-        const auto status = sgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, 1.0F,
-                                  mem(s->b), offset(s->b), n, mem(s->a), offset(s->a), n, 0.0F, mem(s->c), offset(s->c),
-                                  n, &queue, nullptr);
-        if (status != CLBlastSuccess) throw std::runtime_error(fmt::format("CLBlast status {}", static_cast<int>(status)));
+        const auto status =
+            sgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, 1.0F, mem(s->b), offset(s->b),
+                  n, mem(s->a), offset(s->a), n, 0.0F, mem(s->c), offset(s->c), n, &queue, nullptr);
+        if (status != CLBlastSuccess)
+            throw std::runtime_error(fmt::format("CLBlast status {}", static_cast<int>(status)));
     });
 }
 
@@ -207,11 +209,13 @@ int main(int argc, char** argv) {
                                                      std::pair{"hgemm", kjarni::DType::Kind::float16}}) {
                         const auto setup = make_setup(queue, n, kind);
                         benchmark::RegisterBenchmark(fmt::format("{}/kjarni/{}", name, tag).c_str(), kjarni_gemm, setup)
-                            ->UseRealTime()->Unit(benchmark::kMillisecond);
+                            ->UseRealTime()
+                            ->Unit(benchmark::kMillisecond);
 #ifdef KJARNI_BENCH_RAW_CUDA
                         benchmark::RegisterBenchmark(fmt::format("{}/cublas_direct/{}", name, tag).c_str(),
                                                      raw_cublas_gemm, setup)
-                            ->UseRealTime()->Unit(benchmark::kMillisecond);
+                            ->UseRealTime()
+                            ->Unit(benchmark::kMillisecond);
 #endif
                     }
                 } else {
@@ -219,13 +223,16 @@ int main(int argc, char** argv) {
 #ifdef KJARNI_BENCH_RAW_CLBLAST
                     benchmark::RegisterBenchmark(fmt::format("sgemm/clblast_direct_untuned/{}", tag).c_str(),
                                                  raw_clblast_sgemm, setup)
-                        ->UseRealTime()->Unit(benchmark::kMillisecond);
+                        ->UseRealTime()
+                        ->Unit(benchmark::kMillisecond);
                     benchmark::RegisterBenchmark(fmt::format("sgemm/kjarni_tuned/{}", tag).c_str(),
                                                  kjarni_sgemm_after_clearing, setup)
-                        ->UseRealTime()->Unit(benchmark::kMillisecond);
+                        ->UseRealTime()
+                        ->Unit(benchmark::kMillisecond);
 #else
                     benchmark::RegisterBenchmark(fmt::format("sgemm/kjarni/{}", tag).c_str(), kjarni_gemm, setup)
-                        ->UseRealTime()->Unit(benchmark::kMillisecond);
+                        ->UseRealTime()
+                        ->Unit(benchmark::kMillisecond);
 #endif
                 }
             } catch (const kjarni::Error& e) {

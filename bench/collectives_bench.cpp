@@ -31,8 +31,8 @@
 #include "kjarni/kjarni.hpp"
 
 #ifdef KJARNI_BENCH_RAW_CUDA
-#include "vendor/nccl_library.hpp"
 #include "raw_cuda.hpp"
+#include "vendor/nccl_library.hpp"
 #endif
 
 namespace {
@@ -66,9 +66,12 @@ std::size_t parse_bytes(const char* text) {
     std::size_t value = std::stoull(s, &pos);
     if (pos < s.size()) {
         switch (s[pos]) {
-        case 'K': case 'k': value <<= 10; break;
-        case 'M': case 'm': value <<= 20; break;
-        case 'G': case 'g': value <<= 30; break;
+        case 'K':
+        case 'k': value <<= 10; break;
+        case 'M':
+        case 'm': value <<= 20; break;
+        case 'G':
+        case 'g': value <<= 30; break;
         default: break;
         }
     }
@@ -102,9 +105,11 @@ struct Setup {
     std::size_t count;  // elements NCCL's call takes per rank (send count; recv count for reduce_scatter)
 };
 
-kjarni::MultiArray zeros(const kjarni::MultiQueue& queues, std::size_t size, std::shared_ptr<const kjarni::Splay> splay) {
+kjarni::MultiArray zeros(const kjarni::MultiQueue& queues, std::size_t size,
+                         std::shared_ptr<const kjarni::Splay> splay) {
     const kjarni::MultiArray array =
-        kjarni::MultiArray::empty(queues.devices(), {size}, kjarni::DType(kjarni::DType::Kind::float32), {}, std::move(splay));
+        kjarni::MultiArray::empty(queues.devices(), {size}, kjarni::DType(kjarni::DType::Kind::float32), {},
+                                  std::move(splay));
     const std::byte zero[4]{};
     for (std::size_t i = 0; i < array.parts().size(); ++i)
         array.parts()[i].base().fill(queues[array.devices()[i]], zero);
@@ -121,7 +126,8 @@ std::shared_ptr<Setup> make_setup(Op op, std::size_t bytes, const kjarni::MultiQ
     if (op == Op::all_gather || op == Op::reduce_scatter) total = std::max(total / n, std::size_t{1}) * n;
     switch (op) {
     case Op::all_reduce:
-        return std::make_shared<Setup>(Setup{op, total * 4, queues, comms, zeros(queues, total, clone), zeros(queues, total, clone), total});
+        return std::make_shared<Setup>(
+            Setup{op, total * 4, queues, comms, zeros(queues, total, clone), zeros(queues, total, clone), total});
     case Op::broadcast: {
         const auto array = zeros(queues, total, clone);
         return std::make_shared<Setup>(Setup{op, total * 4, queues, comms, array, array, total});
@@ -150,7 +156,8 @@ void kjarni_call(const Setup& s) {
 void run(benchmark::State& state, const std::shared_ptr<Setup>& s, const std::function<void()>& call) {
     call();
     s->queues.synchronize();
-    const std::size_t batch = std::clamp<std::size_t>((std::size_t{1} << 22) / std::max<std::size_t>(s->bytes, 1), 1, 50);
+    const std::size_t batch =
+        std::clamp<std::size_t>((std::size_t{1} << 22) / std::max<std::size_t>(s->bytes, 1), 1, 50);
     for (auto _ : state) {
         const auto start = std::chrono::steady_clock::now();
         for (std::size_t i = 0; i < batch; ++i) call();
@@ -208,12 +215,18 @@ void raw_call(const Setup& s, const RawComms& raw) {
         const kjarni::Array& src = s.src.part(queues[i].device());
         const kjarni::Array& dst = s.dst.part(queues[i].device());
         switch (s.op) {
-        case Op::all_reduce: f.AllReduce(address(src), address(dst), s.count, nccl::float32, nccl::sum, raw.comms[i], stream); break;
-        case Op::all_gather: f.AllGather(address(src), address(dst), s.count, nccl::float32, raw.comms[i], stream); break;
+        case Op::all_reduce:
+            f.AllReduce(address(src), address(dst), s.count, nccl::float32, nccl::sum, raw.comms[i], stream);
+            break;
+        case Op::all_gather:
+            f.AllGather(address(src), address(dst), s.count, nccl::float32, raw.comms[i], stream);
+            break;
         case Op::reduce_scatter:
             f.ReduceScatter(address(src), address(dst), s.count, nccl::float32, nccl::sum, raw.comms[i], stream);
             break;
-        case Op::broadcast: f.Broadcast(address(src), address(dst), s.count, nccl::float32, 0, raw.comms[i], stream); break;
+        case Op::broadcast:
+            f.Broadcast(address(src), address(dst), s.count, nccl::float32, 0, raw.comms[i], stream);
+            break;
         }
     }
     f.GroupEnd();
@@ -235,14 +248,16 @@ int main(int argc, char** argv) {
                 const kjarni::MultiQueue queues = kjarni::MultiQueue::on_devices(context.devices());
                 const std::vector<kjarni::Communicator> comms = kjarni::Communicator::create_all(queues);
                 const std::size_t min = env_bytes("KJARNI_BENCH_COLL_MIN", 8);
-                const std::size_t max = env_bytes("KJARNI_BENCH_COLL_MAX", cuda ? std::size_t{1} << 30 : std::size_t{16} << 20);
+                const std::size_t max =
+                    env_bytes("KJARNI_BENCH_COLL_MAX", cuda ? std::size_t{1} << 30 : std::size_t{16} << 20);
                 const std::size_t factor = std::max<std::size_t>(env_bytes("KJARNI_BENCH_COLL_FACTOR", 4), 2);
                 const std::string where = fmt::format("{}/{}x{}/{}", api.shortcut(), comms.size(),
                                                       context.devices()[0].name(), comms[0].engine());
                 fmt::print(stderr, "{}: {} ranks, engine {}\n", platform.name(), comms.size(), comms[0].engine());
 #ifdef KJARNI_BENCH_RAW_CUDA
                 const std::shared_ptr<RawComms> raw = cuda ? raw_comms(queues) : nullptr;
-                if (cuda && raw == nullptr) fmt::print(stderr, "no direct NCCL baseline: libnccl.so.2 or libcuda missing\n");
+                if (cuda && raw == nullptr)
+                    fmt::print(stderr, "no direct NCCL baseline: libnccl.so.2 or libcuda missing\n");
 #endif
                 for (Op op : ops) {
                     for (std::size_t bytes = min; bytes <= max; bytes *= factor) {
@@ -254,7 +269,8 @@ int main(int argc, char** argv) {
                                                          const auto setup = make_setup(op, bytes, queues, comms);
                                                          run(state, setup, [&] { kjarni_call(*setup); });
                                                      })
-                            ->UseManualTime()->Unit(benchmark::kMicrosecond);
+                            ->UseManualTime()
+                            ->Unit(benchmark::kMicrosecond);
 #ifdef KJARNI_BENCH_RAW_CUDA
                         if (raw != nullptr)
                             benchmark::RegisterBenchmark(fmt::format("{}/nccl_direct/{}", op_name(op), tag).c_str(),
@@ -262,7 +278,8 @@ int main(int argc, char** argv) {
                                                              const auto setup = make_setup(op, bytes, queues, comms);
                                                              run(state, setup, [&] { raw_call(*setup, *raw); });
                                                          })
-                                ->UseManualTime()->Unit(benchmark::kMicrosecond);
+                                ->UseManualTime()
+                                ->Unit(benchmark::kMicrosecond);
 #endif
                         if (bytes > max / factor) break;  // no overflow past max
                     }

@@ -33,8 +33,8 @@
 #include "kjarni/kjarni.hpp"
 
 #ifdef KJARNI_BENCH_RAW_CUDA
-#include "vendor/nccl_library.hpp"
 #include "raw_cuda.hpp"
+#include "vendor/nccl_library.hpp"
 #endif
 
 namespace {
@@ -70,9 +70,12 @@ std::size_t env_bytes(const char* name, std::size_t fallback) {
     std::size_t value = std::stoull(s, &pos);
     if (pos < s.size()) {
         switch (s[pos]) {
-        case 'K': case 'k': value <<= 10; break;
-        case 'M': case 'm': value <<= 20; break;
-        case 'G': case 'g': value <<= 30; break;
+        case 'K':
+        case 'k': value <<= 10; break;
+        case 'M':
+        case 'm': value <<= 20; break;
+        case 'G':
+        case 'g': value <<= 30; break;
         default: break;
         }
     }
@@ -154,7 +157,9 @@ void raw_call(Op op, nccl::Comm comm, const kjarni::Queue& queue, const Operands
     const nccl::Library& f = *nccl::load();
     const auto stream = reinterpret_cast<nccl::Stream>(queue.native_handle());
     switch (op) {
-    case Op::all_reduce: f.AllReduce(address(o.src), address(o.dst), o.count, nccl::float32, nccl::sum, comm, stream); break;
+    case Op::all_reduce:
+        f.AllReduce(address(o.src), address(o.dst), o.count, nccl::float32, nccl::sum, comm, stream);
+        break;
     case Op::all_gather: f.AllGather(address(o.src), address(o.dst), o.count, nccl::float32, comm, stream); break;
     case Op::reduce_scatter:
         f.ReduceScatter(address(o.src), address(o.dst), o.count, nccl::float32, nccl::sum, comm, stream);
@@ -195,25 +200,29 @@ int main(int argc, char** argv) {
         const int rank = rendezvous->rank();
         const auto n = static_cast<std::size_t>(rendezvous->count());
         const char* selection = std::getenv("KJARNI_BENCH_DEVICES");
-        const std::vector<kjarni::Device> devices = kjarni::devices_from_specifiers(selection != nullptr ? selection : "");
+        const std::vector<kjarni::Device> devices =
+            kjarni::devices_from_specifiers(selection != nullptr ? selection : "");
         if (devices.empty()) throw kjarni::NotFoundError("no device for the benchmark");
         const kjarni::Device& device = devices[static_cast<std::size_t>(rank) % devices.size()];
         const kjarni::Context context = kjarni::Context::from_devices(device);
         const kjarni::Queue queue(context.devices()[0]);
         const kjarni::Communicator comm = kjarni::Communicator::from_rendezvous(queue, *rendezvous);
         const bool cuda = context.api().id() == kjarni::ApiId::cuda();
-        const std::string tag = fmt::format("{}/{}x{}/{}/processes", context.api().shortcut(), n, device.name(), comm.engine());
+        const std::string tag =
+            fmt::format("{}/{}x{}/{}/processes", context.api().shortcut(), n, device.name(), comm.engine());
         fmt::print(stderr, "rank {} of {}: {} on {}\n", rank, n, comm.engine(), device.name());
 
         std::vector<Variant> variants{{"kjarni", [&](Op op, const Operands& o) { kjarni_call(op, comm, o); }}};
 #ifdef KJARNI_BENCH_RAW_CUDA
         const nccl::Comm raw = raw_comm(*rendezvous, queue, comm.engine() == "NCCL");
-        if (raw != nullptr) variants.push_back({"nccl_direct", [&](Op op, const Operands& o) { raw_call(op, raw, queue, o); }});
+        if (raw != nullptr)
+            variants.push_back({"nccl_direct", [&](Op op, const Operands& o) { raw_call(op, raw, queue, o); }});
 #endif
         const std::size_t min = env_bytes("KJARNI_BENCH_COLL_MIN", 8);
         const std::size_t max = env_bytes("KJARNI_BENCH_COLL_MAX", cuda ? std::size_t{1} << 30 : std::size_t{16} << 20);
         const std::size_t factor = std::max<std::size_t>(env_bytes("KJARNI_BENCH_COLL_FACTOR", 4), 2);
-        const auto reps = static_cast<std::size_t>(std::max(1LL, static_cast<long long>(env_bytes("KJARNI_BENCH_REPS", 9))));
+        const auto reps =
+            static_cast<std::size_t>(std::max(1LL, static_cast<long long>(env_bytes("KJARNI_BENCH_REPS", 9))));
 
         std::vector<Result> results;
         for (const Op op : selected_ops()) {
@@ -223,8 +232,10 @@ int main(int argc, char** argv) {
                     std::clamp<std::size_t>((std::size_t{1} << 22) / std::max<std::size_t>(operands.bytes, 1), 1, 50);
                 std::vector<Result> these;
                 for (const Variant& variant : variants) {
-                    these.push_back({fmt::format("{}/{}/{}/{}", op_name(op), variant.name, tag, operands.bytes), op,
-                                     operands.bytes, {}});
+                    these.push_back({fmt::format("{}/{}/{}/{}", op_name(op), variant.name, tag, operands.bytes),
+                                     op,
+                                     operands.bytes,
+                                     {}});
                     variant.call(op, operands);  // connections and kernels: not timed
                 }
                 comm.wait();
@@ -245,7 +256,8 @@ int main(int argc, char** argv) {
         rendezvous->barrier();
         if (rank != 0) return 0;
 
-        fmt::print("{:<72} {:>12} {:>10} {:>10} {:>8}\n", "case/variant/tag/bytes", "time_us", "algbw", "busbw", "ratio");
+        fmt::print("{:<72} {:>12} {:>10} {:>10} {:>8}\n", "case/variant/tag/bytes", "time_us", "algbw", "busbw",
+                   "ratio");
         for (std::size_t i = 0; i < results.size(); ++i) {
             const Result& r = results[i];
             const double t = median(r.seconds);
@@ -253,8 +265,8 @@ int main(int argc, char** argv) {
             const bool baseline = variants.size() > 1 && i % variants.size() != 0;
             const std::string ratio =
                 variants.size() > 1 && !baseline ? fmt::format("{:.3f}", t / median(results[i + 1].seconds)) : "";
-            fmt::print("{:<72} {:>12.2f} {:>10.2f} {:>10.2f} {:>8}\n", r.name, t * 1e6, algbw, algbw * bus_factor(r.op, n),
-                       ratio);
+            fmt::print("{:<72} {:>12.2f} {:>10.2f} {:>10.2f} {:>8}\n", r.name, t * 1e6, algbw,
+                       algbw * bus_factor(r.op, n), ratio);
         }
         if (!json_path.empty()) {
             std::ofstream out(json_path);

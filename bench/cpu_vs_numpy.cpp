@@ -65,7 +65,9 @@ private:
         auto found = arrays_.find(n);
         if (found != arrays_.end()) return found->second;
         std::mt19937 engine(static_cast<unsigned>(n));
-        Arrays s{random_array(queue_, n, engine), random_array(queue_, n, engine), random_array(queue_, n, engine),
+        Arrays s{random_array(queue_, n, engine),
+                 random_array(queue_, n, engine),
+                 random_array(queue_, n, engine),
                  kjarni::Array::empty(queue_.device(), {n}, kjarni::dtypes::float32),
                  kjarni::Array::empty(queue_.device(), {}, kjarni::dtypes::float64),
                  kjarni::Array::empty(queue_.device(), {}, kjarni::dtypes::float32)};

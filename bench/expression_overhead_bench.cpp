@@ -79,12 +79,11 @@ int main(int argc, char** argv) {
         }
         const std::string tag = fmt::format("{}/{}", api.shortcut(), s->queue.device().name());
         const auto add = [&](const std::string& name, auto work) {
-            benchmark::RegisterBenchmark((name + "/" + tag).c_str(), [s, work](benchmark::State& state) { run(state, *s, work); })
-                ->UseRealTime();
+            benchmark::RegisterBenchmark((name + "/" + tag).c_str(), [s, work](benchmark::State& state) {
+                run(state, *s, work);
+            })->UseRealTime();
         };
-        add("raw_program_launch", [s] {
-            (*s->raw)(s->queue, s->y, s->x, 3.0f, s->b, static_cast<int>(n));
-        });
+        add("raw_program_launch", [s] { (*s->raw)(s->queue, s->y, s->x, 3.0f, s->b, static_cast<int>(n)); });
         add("elementwise_kernel", [s] { s->axpb(s->queue, s->y, s->x, 3.0f, s->b); });
         add("expression_assign", [s] { kjarni::assign(s->queue, s->y, 3.0f * s->x + s->b); });
         add("sum", [s] { (void)kjarni::sum(s->queue, s->x); });

@@ -32,8 +32,8 @@
 #include <memory>
 #include <string>
 
-#include "kjarni/fusion.hpp"
 #include "batched_run.hpp"
+#include "kjarni/fusion.hpp"
 #include "kjarni/kjarni.hpp"
 #include "kjarni/statements.hpp"
 
@@ -50,7 +50,7 @@ std::size_t from_env(const char* name, int fallback) {
 
 struct Setup {
     kjarni::Queue queue;
-    kjarni::Array x, b;             // n
+    kjarni::Array x, b;                 // n
     kjarni::Array m, out, gamma, beta;  // (rows, cols), cols
     kjarni::Array sa, sx, sb;           // the statements' a, x, b: m3 each
     // Results and temporaries from a pool, as PyTorch's and CuPy's caching allocators serve theirs.
@@ -99,12 +99,14 @@ int main(int argc, char** argv) {
             kjarni::assign(s->queue, s->out, e / kjarni::sum(e, -1, true));
         });
         add("softmax_unfused", 2 * matrix_bytes, [s, each_row] {
-            const kjarni::Array e = kjarni::evaluate(s->queue, kjarni::exp(s->m - kjarni::max(s->queue, s->m, each_row)));
+            const kjarni::Array e =
+                kjarni::evaluate(s->queue, kjarni::exp(s->m - kjarni::max(s->queue, s->m, each_row)));
             kjarni::assign(s->queue, s->out, e / kjarni::sum(s->queue, e, each_row));
         });
         add("layernorm_fused", 2 * matrix_bytes, [s] {
             const kjarni::Expr centred = s->m - kjarni::mean(s->m, -1, true);
-            kjarni::assign(s->queue, s->out, centred / kjarni::sqrt(kjarni::var(s->m, -1, true) + 1e-5f) * s->gamma + s->beta);
+            kjarni::assign(s->queue, s->out,
+                           centred / kjarni::sqrt(kjarni::var(s->m, -1, true) + 1e-5f) * s->gamma + s->beta);
         });
         add("layernorm_unfused", 2 * matrix_bytes, [s, each_row] {
             const kjarni::Array mu = kjarni::mean(s->queue, s->m, each_row);

@@ -24,8 +24,8 @@
 //   kjarni_gemm_tune [--platform WORD] [--budget SECONDS] [--precisions 32,64] [--rounds N]
 //                    [--out FILE] [--no-search] [--seed N]
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <dlfcn.h>
 #include <algorithm>

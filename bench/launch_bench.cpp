@@ -138,8 +138,8 @@ void kjarni_alone(benchmark::State& state, std::shared_ptr<Setup> s, Case c) {
 }
 
 #ifdef KJARNI_BENCH_RAW_CUDA
-using kjarni_bench::RawCuda;
 using kjarni_bench::raw_cuda;
+using kjarni_bench::RawCuda;
 
 /// The raw driver's launch of the same kernel on the same stream: 0, 5 or 8 arguments (the kernels
 /// empty, five, eight); with_event: an event recorded after each launch, as a kjarni launch that
@@ -165,7 +165,8 @@ public:
     RawCudaLaunch(const RawCudaLaunch&) = delete;
     RawCudaLaunch& operator=(const RawCudaLaunch&) = delete;
     void operator()(int set) {
-        cu_.launch(function_, 1, 1, 1, 32, 1, 1, 0, stream_, arguments_ != 0 ? sets_[set].params.data() : nullptr, nullptr);
+        cu_.launch(function_, 1, 1, 1, 32, 1, 1, 0, stream_, arguments_ != 0 ? sets_[set].params.data() : nullptr,
+                   nullptr);
         if (event_ != nullptr) cu_.event_record(event_, stream_);
     }
     void synchronize() { cu_.synchronize(stream_); }
@@ -192,7 +193,8 @@ private:
 class RawOpenclLaunch {
 public:
     RawOpenclLaunch(const Setup& s, const Case& c)
-        : arguments_(c.arguments), with_event_(c.with_event), queue_(reinterpret_cast<cl_command_queue>(s.queue.native_handle())),
+        : arguments_(c.arguments), with_event_(c.with_event),
+          queue_(reinterpret_cast<cl_command_queue>(s.queue.native_handle())),
           a_(reinterpret_cast<cl_mem>(s.a.native_handle())), b_(reinterpret_cast<cl_mem>(s.b.native_handle())) {
         const char* name = c.arguments == 0 ? "empty" : c.arguments == 5 ? "five" : "eight";
         const std::vector<std::byte> binary = s.program.binary(s.queue.device());
@@ -231,7 +233,8 @@ public:
         }
         const std::size_t global = 32, local = 32;
         cl_event event = nullptr;
-        clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global, &local, 0, nullptr, with_event_ ? &event : nullptr);
+        clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global, &local, 0, nullptr,
+                               with_event_ ? &event : nullptr);
         if (event != nullptr) clReleaseEvent(event);
     }
     void synchronize() { clFinish(queue_); }
@@ -310,7 +313,8 @@ void paired_launch(benchmark::State& state, std::shared_ptr<Setup> s, Case c) {
 template <class RawLaunch>
 void register_raw(const std::string& tag, const std::shared_ptr<Setup>& setup) {
     for (const Case& c : cases) {
-        benchmark::RegisterBenchmark(fmt::format("{}/{}/{}", c.name, c.with_event ? "raw_launch_and_event" : "raw", tag).c_str(),
+        benchmark::RegisterBenchmark(fmt::format("{}/{}/{}", c.name, c.with_event ? "raw_launch_and_event" : "raw", tag)
+                                         .c_str(),
                                      raw_launch<RawLaunch>, setup, c);
         benchmark::RegisterBenchmark(fmt::format("{}_paired/kjarni_then_raw/{}", c.name, tag).c_str(),
                                      paired_launch<RawLaunch>, setup, c)
@@ -324,28 +328,29 @@ int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     // The first device of every platform of every API.
     for (const kjarni::Api& api : kjarni::Api::all_available()) {
-      for (const kjarni::Platform& platform : api.platforms()) {
-        if (platform.devices().empty()) continue;
-        std::shared_ptr<Setup> setup;
-        try {
-            setup = make_setup(platform.devices()[0]);
-        } catch (const kjarni::Error& e) {
-            fmt::print(stderr, "skipping {}: {}\n", platform.name(), e.what());
-            continue;
-        }
-        const std::string tag = fmt::format("{}/{}", api.shortcut(), setup->queue.device().name());
-        for (const Case& c : cases) {
-            benchmark::RegisterBenchmark(fmt::format("{}/{}/{}", c.name, c.with_event ? "kjarni_call" : "kjarni_enqueue", tag).c_str(),
-                                         kjarni_alone, setup, c);
-        }
-        // The raw launches where the benchmark was built with them (CUDA: where libcuda loads).
+        for (const kjarni::Platform& platform : api.platforms()) {
+            if (platform.devices().empty()) continue;
+            std::shared_ptr<Setup> setup;
+            try {
+                setup = make_setup(platform.devices()[0]);
+            } catch (const kjarni::Error& e) {
+                fmt::print(stderr, "skipping {}: {}\n", platform.name(), e.what());
+                continue;
+            }
+            const std::string tag = fmt::format("{}/{}", api.shortcut(), setup->queue.device().name());
+            for (const Case& c : cases) {
+                benchmark::RegisterBenchmark(
+                    fmt::format("{}/{}/{}", c.name, c.with_event ? "kjarni_call" : "kjarni_enqueue", tag).c_str(),
+                    kjarni_alone, setup, c);
+            }
+            // The raw launches where the benchmark was built with them (CUDA: where libcuda loads).
 #ifdef KJARNI_BENCH_RAW_CUDA
-        if (api.id() == kjarni::ApiId::cuda() && raw_cuda() != nullptr) register_raw<RawCudaLaunch>(tag, setup);
+            if (api.id() == kjarni::ApiId::cuda() && raw_cuda() != nullptr) register_raw<RawCudaLaunch>(tag, setup);
 #endif
 #ifdef KJARNI_BENCH_RAW_OPENCL
-        if (api.id() == kjarni::ApiId::opencl()) register_raw<RawOpenclLaunch>(tag, setup);
+            if (api.id() == kjarni::ApiId::opencl()) register_raw<RawOpenclLaunch>(tag, setup);
 #endif
-      }
+        }
     }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

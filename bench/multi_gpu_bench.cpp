@@ -179,15 +179,20 @@ void add_fresh_copy_cases(std::vector<Case>& cases, const std::string& platform_
         to_queue.synchronize();
     };
     Case local{label + " local", "", static_cast<double>(size), rewrite, wait, {}};
-    Case direct{label + " direct", label + " local", static_cast<double>(size),
+    Case direct{label + " direct",
+                label + " local",
+                static_cast<double>(size),
                 [=] {
                     from_queue.wait_for(to_queue.record_event());  // one step at a time, as a collective's
                     rewrite();
                     to_queue.wait_for(from_queue.record_event());
                     dest.set(to_queue, source, true);
                 },
-                wait, {}};
-    Case staged{label + " staged", label + " local", static_cast<double>(size),
+                wait,
+                {}};
+    Case staged{label + " staged",
+                label + " local",
+                static_cast<double>(size),
                 [=] {
                     from_queue.wait_for(to_queue.record_event());
                     rewrite();
@@ -195,7 +200,8 @@ void add_fresh_copy_cases(std::vector<Case>& cases, const std::string& platform_
                     to_queue.wait_for(from_queue.record_event());
                     dest.set(to_queue, std::span<const std::byte>(host.bytes()), true);
                 },
-                wait, {}};
+                wait,
+                {}};
     for (Case* c : {&local, &direct, &staged}) {
         c->step();
         c->wait();

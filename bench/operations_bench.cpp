@@ -136,7 +136,8 @@ int main(int argc, char** argv) {
             benchmark::RegisterBenchmark(("device_copy/" + tag).c_str(), device_copy, setup)->UseRealTime();
             // The strided kernel moves element by element: tens of seconds per iteration on a CPU device.
             if (device.params().type != kjarni::DeviceType::cpu)
-                benchmark::RegisterBenchmark(("concatenate_axis1/" + tag).c_str(), concatenate_axis1, setup)->UseRealTime();
+                benchmark::RegisterBenchmark(("concatenate_axis1/" + tag).c_str(), concatenate_axis1, setup)
+                    ->UseRealTime();
         }
     }
     benchmark::RunSpecifiedBenchmarks();

@@ -42,8 +42,8 @@ void buffer_allocate_pair(benchmark::State& state, std::shared_ptr<Setup> s) {
 }
 
 #ifdef KJARNI_BENCH_RAW_CUDA
-using kjarni_bench::RawCuda;
 using kjarni_bench::raw_cuda;
+using kjarni_bench::RawCuda;
 
 void raw_cuda_pair(benchmark::State& state, std::shared_ptr<Setup> s) {
     const auto* table = raw_cuda();

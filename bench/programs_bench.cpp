@@ -158,7 +158,8 @@ void raw_load_binary(benchmark::State& state, std::string api, std::size_t platf
             const auto start = std::chrono::steady_clock::now();
             cl_int status = CL_SUCCESS, error = CL_SUCCESS;
             cl_program program = clCreateProgramWithBinary(cl_ctx, 1, &cl_dev, &size, &bytes, &status, &error);
-            if (error == CL_SUCCESS) error = clBuildProgram(program, 1, &cl_dev, "-cl-kernel-arg-info", nullptr, nullptr);
+            if (error == CL_SUCCESS)
+                error = clBuildProgram(program, 1, &cl_dev, "-cl-kernel-arg-info", nullptr, nullptr);
             const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
             seconds = elapsed.count() + read_time.count();
             if (program != nullptr) clReleaseProgram(program);
@@ -179,7 +180,8 @@ void raw_load_binary(benchmark::State& state, std::string api, std::size_t platf
             const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
             seconds = elapsed.count() + read_time.count();
             if (module != nullptr) cu->module_unload(module);
-            if (result != CUDA_SUCCESS) state.SkipWithError(fmt::format("CUDA error {}", static_cast<int>(result)).c_str());
+            if (result != CUDA_SUCCESS)
+                state.SkipWithError(fmt::format("CUDA error {}", static_cast<int>(result)).c_str());
         }
 #endif
         if (seconds == 0) {
@@ -211,8 +213,8 @@ int main(int argc, char** argv) {
             if (platforms[p].devices().empty()) continue;
             const std::string tag = fmt::format("{}/{}", api.shortcut(), platforms[p].devices()[0].name());
             benchmark::RegisterBenchmark(("program/memory_cache_hit/" + tag).c_str(), memory_hit, api.shortcut(), p);
-            benchmark::RegisterBenchmark(("program/disk_cache_hit_new_process/" + tag).c_str(),
-                                         disk_hit_fresh_process, api.shortcut(), p)
+            benchmark::RegisterBenchmark(("program/disk_cache_hit_new_process/" + tag).c_str(), disk_hit_fresh_process,
+                                         api.shortcut(), p)
                 ->UseManualTime()
                 ->Iterations(5)
                 ->Unit(benchmark::kMicrosecond);

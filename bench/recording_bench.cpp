@@ -91,7 +91,8 @@ public:
         void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
         begin_ = reinterpret_cast<PFN_cuStreamBeginCapture_v10010>(dlsym(lib, "cuStreamBeginCapture_v2"));
         end_ = reinterpret_cast<PFN_cuStreamEndCapture_v10000>(dlsym(lib, "cuStreamEndCapture"));
-        instantiate_ = reinterpret_cast<PFN_cuGraphInstantiateWithFlags_v11040>(dlsym(lib, "cuGraphInstantiateWithFlags"));
+        instantiate_ =
+            reinterpret_cast<PFN_cuGraphInstantiateWithFlags_v11040>(dlsym(lib, "cuGraphInstantiateWithFlags"));
         graph_launch_ = reinterpret_cast<PFN_cuGraphLaunch_v10000>(dlsym(lib, "cuGraphLaunch"));
         if (begin_ && end_ && instantiate_ && graph_launch_ &&
             begin_(stream_, CU_STREAM_CAPTURE_MODE_RELAXED) == CUDA_SUCCESS) {
@@ -198,8 +199,14 @@ int main(int argc, char** argv) {
     auto sync = [&] { queue.synchronize(); };
 
     std::vector<std::pair<std::string, std::function<void()>>> variants = {
-        {"eager", [&] { for (int k = 0; k < sequence_length; ++k) step.enqueue(queue, x, step_a, step_b, bench_n); }},
-        {"bound", [&] { for (int k = 0; k < sequence_length; ++k) bound.enqueue(); }},
+        {"eager",
+         [&] {
+             for (int k = 0; k < sequence_length; ++k) step.enqueue(queue, x, step_a, step_b, bench_n);
+         }},
+        {"bound",
+         [&] {
+             for (int k = 0; k < sequence_length; ++k) bound.enqueue();
+         }},
         {"replay", [&] { native.replay(); }},
         {"list", [&] { listed.replay(); }},
     };
@@ -214,7 +221,8 @@ int main(int argc, char** argv) {
 #ifdef KJARNI_BENCH_RAW_OPENCL
     std::unique_ptr<RawOpenclSequence> raw_opencl;
     if (context.api().id() == kjarni::ApiId::opencl()) {
-        raw_opencl = std::make_unique<RawOpenclSequence>(context, queue, program, x, step.local_size(device.index())[0]);
+        raw_opencl =
+            std::make_unique<RawOpenclSequence>(context, queue, program, x, step.local_size(device.index())[0]);
         variants.emplace_back("raw", [&] { raw_opencl->launch_all(); });
     }
 #endif
@@ -227,8 +235,8 @@ int main(int argc, char** argv) {
 
     fmt::print("device: {} ({}); {} dependent launches of {} floats; replay mechanism: {}; medians of {} "
                "interleaved repetitions\n",
-               device.name(), context.api().id() == kjarni::ApiId::cuda() ? "CUDA" : "OpenCL", sequence_length,
-               bench_n, native.mechanism(), repetitions);
+               device.name(), context.api().id() == kjarni::ApiId::cuda() ? "CUDA" : "OpenCL", sequence_length, bench_n,
+               native.mechanism(), repetitions);
     fmt::print("{:<10} {:>14} {:>18} {:>16}\n", "variant", "sequence_us", "host_us_per_kernel", "eager_over_this");
     const double eager = median(timings["eager"].total);
     for (auto& [name, run] : variants) {

@@ -79,8 +79,7 @@ double start_job(int ranks, bool with_secret) {
     bool failed = false;
     for (int rank = 0; rank < ranks; ++rank) {
         double elapsed_us = -1;
-        if (::read(pipe_fds[0], &elapsed_us, sizeof elapsed_us) != sizeof elapsed_us || elapsed_us < 0)
-            failed = true;
+        if (::read(pipe_fds[0], &elapsed_us, sizeof elapsed_us) != sizeof elapsed_us || elapsed_us < 0) failed = true;
         latest = std::max(latest, elapsed_us);
     }
     ::close(pipe_fds[0]);
@@ -128,7 +127,7 @@ int main(int argc, char** argv) {
                quantile(plain, 0.25), quantile(plain, 0.75));
     fmt::print("  with secret:    median {:8.0f}  quartiles {:8.0f} {:8.0f}\n", quantile(secret, 0.5),
                quantile(secret, 0.25), quantile(secret, 0.75));
-    fmt::print("  handshake added (median of paired differences): {:.0f} us = {:.2f} ms\n",
-               quantile(added, 0.5), quantile(added, 0.5) / 1000.0);
+    fmt::print("  handshake added (median of paired differences): {:.0f} us = {:.2f} ms\n", quantile(added, 0.5),
+               quantile(added, 0.5) / 1000.0);
     return 0;
 }

@@ -20,8 +20,8 @@
 #include <cstdlib>
 #include <memory>
 #include <sstream>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "batched_run.hpp"

@@ -83,12 +83,12 @@ std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
         f[k] = static_cast<float>(static_cast<std::uint32_t>(r >> 32) >> 8) * 0x1p-24f * ((r & 1) ? -1.0f : 1.0f);
         m[k] = static_cast<std::uint8_t>((r >> 1) & 1);
     }
-    auto setup = std::make_shared<Setup>(Setup{
-        queue, kjarni::Array::from_host(queue, std::span<const float>(f), {n}),
-        kjarni::Array::from_host(queue, std::span<const std::uint32_t>(u), {n}),
-        kjarni::Array::from_host(queue, kjarni::HostArray::wrap_bytes(m.data(), n, kjarni::dtypes::bool_, {n})),
-        kjarni::Array::empty(queue.device(), {n}, kjarni::dtypes::float32),
-        kjarni::Array::empty(queue.device(), {n}, kjarni::dtypes::float32)});
+    auto setup = std::make_shared<Setup>(
+        Setup{queue, kjarni::Array::from_host(queue, std::span<const float>(f), {n}),
+              kjarni::Array::from_host(queue, std::span<const std::uint32_t>(u), {n}),
+              kjarni::Array::from_host(queue, kjarni::HostArray::wrap_bytes(m.data(), n, kjarni::dtypes::bool_, {n})),
+              kjarni::Array::empty(queue.device(), {n}, kjarni::dtypes::float32),
+              kjarni::Array::empty(queue.device(), {n}, kjarni::dtypes::float32)});
     setup->shifted.set(queue, setup->floats);
     queue.synchronize();
     return setup;
@@ -102,8 +102,8 @@ void run(benchmark::State& state, const Setup& s, std::size_t keys, Work work) {
         for (int k = 0; k < batch; ++k) work();
         s.queue.synchronize();
     }
-    state.counters["Gkeys/s"] = benchmark::Counter(static_cast<double>(keys) * batch * 1e-9,
-                                                   benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["Gkeys/s"] =
+        benchmark::Counter(static_cast<double>(keys) * batch * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 /// The check KJARNI_BENCH_SORT_CHECK asks for, of one key set (no NaNs: < and == are numpy's order).
@@ -120,7 +120,8 @@ bool check_sorts(const Setup& s, const kjarni::Array& x, const std::string& what
     };
     for (std::size_t i = 0; i < n; ++i) {
         const std::int64_t p = positions[i];
-        if (p < 0 || static_cast<std::size_t>(p) >= n || seen[static_cast<std::size_t>(p)]) return fail(i, "not a permutation");
+        if (p < 0 || static_cast<std::size_t>(p) >= n || seen[static_cast<std::size_t>(p)])
+            return fail(i, "not a permutation");
         seen[static_cast<std::size_t>(p)] = true;
         const T key = keys[static_cast<std::size_t>(p)];
         if (i > 0) {
@@ -219,7 +220,8 @@ int main(int argc, char** argv) {
         const auto s = make_setup(api);
         const std::string tag = fmt::format("{}/{}", api.shortcut(), s->queue.device().name());
         if (std::getenv("KJARNI_BENCH_SORT_CHECK") != nullptr &&
-            !(check_sorts<float>(*s, s->floats, "float32/" + tag) && check_sorts<std::uint32_t>(*s, s->uints, "uint32/" + tag)))
+            !(check_sorts<float>(*s, s->floats, "float32/" + tag) &&
+              check_sorts<std::uint32_t>(*s, s->uints, "uint32/" + tag)))
             return 1;
         auto add = [&](const std::string& name, auto work) {
             benchmark::RegisterBenchmark((name + "/" + tag).c_str(), [s, n, work](benchmark::State& state) {
@@ -270,9 +272,11 @@ int main(int argc, char** argv) {
         // a[1:] = a[:-1]: n - 1 elements, counted as n (the difference is below the noise).
         const std::vector<kjarni::Slice> tail{kjarni::Slice{1, std::nullopt, 1}};
         const std::vector<kjarni::Slice> head{kjarni::Slice{std::nullopt, -1, 1}};
-        add("overlap_set_float32", [s, tail, head] { s->shifted.slice(tail).set(s->queue, s->shifted.slice(head), true); });
-        add("overlap_assign_float32",
-            [s, tail, head] { kjarni::assign(s->queue, s->shifted.slice(tail), kjarni::Expr(s->shifted.slice(head))); });
+        add("overlap_set_float32",
+            [s, tail, head] { s->shifted.slice(tail).set(s->queue, s->shifted.slice(head), true); });
+        add("overlap_assign_float32", [s, tail, head] {
+            kjarni::assign(s->queue, s->shifted.slice(tail), kjarni::Expr(s->shifted.slice(head)));
+        });
     }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

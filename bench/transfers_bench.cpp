@@ -82,18 +82,17 @@ std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
     for (std::size_t i = 0; i < n; ++i) pageable[i] = static_cast<std::byte>(i * 2654435761U >> 13);
     auto pinned = kjarni::HostMemory::allocate(context, n);
     std::memcpy(pinned.data(), pageable.data(), n);
-    auto setup = std::make_shared<Setup>(Setup{context, queue, kjarni::Buffer::allocate(device, small_bytes),
-                                               kjarni::Buffer::allocate(device, big_bytes),
-                                               kjarni::Buffer::allocate(device, big_bytes),
-                                               std::vector<std::byte>(small_bytes, std::byte{7}), transfer_buffer,
-                                               array, std::move(pageable), pinned});
+    auto setup = std::make_shared<Setup>(
+        Setup{context, queue, kjarni::Buffer::allocate(device, small_bytes),
+              kjarni::Buffer::allocate(device, big_bytes), kjarni::Buffer::allocate(device, big_bytes),
+              std::vector<std::byte>(small_bytes, std::byte{7}), transfer_buffer, array, std::move(pageable), pinned});
     setup->big_a.fill(queue, std::as_bytes(std::span("kjarni!", 8)));
     return setup;
 }
 
 void count_bandwidth(benchmark::State& state, std::size_t bytes) {
-    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes) * 1e-9,
-                                                benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GB/s"] =
+        benchmark::Counter(static_cast<double>(bytes) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void kjarni_small_write(benchmark::State& state, std::shared_ptr<Setup> s) {
@@ -179,7 +178,8 @@ void host_copy_beside_dma(benchmark::State& state, std::shared_ptr<Setup> s, Dir
     };
     for (auto _ : state) {
         std::thread dma([&] {
-            if (direction == Direction::to_device) s->device.set(s->queue, std::span<const std::byte>(s->pinned.bytes()));
+            if (direction == Direction::to_device)
+                s->device.set(s->queue, std::span<const std::byte>(s->pinned.bytes()));
             else s->device.get(s->queue, s->pinned.bytes());
         });
         const auto start = std::chrono::steady_clock::now();
@@ -317,8 +317,7 @@ int main(int argc, char** argv) {
 #ifdef KJARNI_BENCH_RAW_OPENCL
         if (api.id() == kjarni::ApiId::opencl()) {
             benchmark::RegisterBenchmark(("write_4KiB/raw/" + tag).c_str(), raw_opencl_small_write, setup);
-            benchmark::RegisterBenchmark(("copy_64MiB/raw/" + tag).c_str(), raw_opencl_big_copy, setup)
-                ->UseRealTime();
+            benchmark::RegisterBenchmark(("copy_64MiB/raw/" + tag).c_str(), raw_opencl_big_copy, setup)->UseRealTime();
         }
 #endif
         const std::string size = fmt::format("{}MiB", transfer_bytes() >> 20);
@@ -361,9 +360,11 @@ int main(int argc, char** argv) {
                 for (const std::size_t chunk_mib : {8U, 16U}) {
                     for (const unsigned slots : {2U, 3U, 4U, 6U, 8U}) {
                         if (slots == default_slots) continue;
-                        const kjarni::TransferStaging settings{
-                            .threshold = 0, .chunk_size = chunk_mib << 20, .slots = slots, .threads = 12,
-                            .streaming_stores = true};
+                        const kjarni::TransferStaging settings{.threshold = 0,
+                                                               .chunk_size = chunk_mib << 20,
+                                                               .slots = slots,
+                                                               .threads = 12,
+                                                               .streaming_stores = true};
                         add(fmt::format("staged_c{}_t12_nt_s{}", chunk_mib, slots), kjarni_buffer_transfer, setup,
                             direction, false, settings, n);
                     }
@@ -374,8 +375,8 @@ int main(int argc, char** argv) {
             // The sweep: kjarni's pageable transfer (staged from its threshold up, direct below) beside
             // the raw pageable and pinned calls, for every size from 4 KiB to the transfer size.
             for (std::size_t bytes = 4096; bytes <= n; bytes *= 4) {
-                const std::string sweep = fmt::format("{}_sweep_{}KiB", direction == Direction::to_device ? "h2d" : "d2h",
-                                                      bytes >> 10);
+                const std::string sweep =
+                    fmt::format("{}_sweep_{}KiB", direction == Direction::to_device ? "h2d" : "d2h", bytes >> 10);
                 benchmark::RegisterBenchmark((sweep + "/kjarni_pageable/" + tag).c_str(), kjarni_buffer_transfer, setup,
                                              direction, false, std::nullopt, bytes)
                     ->UseRealTime();
@@ -383,17 +384,20 @@ int main(int argc, char** argv) {
                 if (sweep_staging && bytes >= (std::size_t{256} << 10)) {
                     // Staged at every size (threshold 0) under a few settings: where staging pays,
                     // and what limits it at the sizes where it does not.
-                    static constexpr std::pair<std::size_t, unsigned> variants[] = {
-                        {16, 1}, {16, 4}, {16, 12}, {4, 12}, {1, 12}};
+                    static constexpr std::pair<std::size_t, unsigned> variants[] = {{16, 1},
+                                                                                    {16, 4},
+                                                                                    {16, 12},
+                                                                                    {4, 12},
+                                                                                    {1, 12}};
                     for (const auto& [chunk_mib, threads] : variants) {
                         const kjarni::TransferStaging settings{.threshold = 0,
                                                                .chunk_size = chunk_mib << 20,
                                                                .slots = 4,
                                                                .threads = threads,
                                                                .streaming_stores = true};
-                        benchmark::RegisterBenchmark(
-                            fmt::format("{}/staged_c{}_t{}/{}", sweep, chunk_mib, threads, tag).c_str(),
-                            kjarni_buffer_transfer, setup, direction, false, settings, bytes)
+                        benchmark::RegisterBenchmark(fmt::format("{}/staged_c{}_t{}/{}", sweep, chunk_mib, threads, tag)
+                                                         .c_str(),
+                                                     kjarni_buffer_transfer, setup, direction, false, settings, bytes)
                             ->UseRealTime();
                     }
                 }

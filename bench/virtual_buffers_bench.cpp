@@ -43,8 +43,8 @@ std::vector<Op> fft_convolution(std::size_t n, std::size_t batch) {
         }
         return current;
     };
-    const int signal = add(padded * batch * complex64, {});  // padded copy of the input
-    const int kernel = add(padded * complex64, {});          // padded kernel (one for the batch)
+    const int signal = add(padded * batch * complex64, {});          // padded copy of the input
+    const int kernel = add(padded * complex64, {});                  // padded kernel (one for the batch)
     const int kernel_b = add(padded * batch * complex64, {kernel});  // broadcast over the batch
     const int fs = fft(signal, false);
     const int fk = fft(kernel_b, false);
@@ -56,9 +56,9 @@ std::vector<Op> fft_convolution(std::size_t n, std::size_t batch) {
 }
 
 struct Figures {
-    std::size_t lower_bound = 0;   // the largest live total
-    std::size_t persistent = 0;    // one buffer per temporary
-    std::size_t real_bytes = 0;    // the manager's real allocations after the run
+    std::size_t lower_bound = 0;  // the largest live total
+    std::size_t persistent = 0;   // one buffer per temporary
+    std::size_t real_bytes = 0;   // the manager's real allocations after the run
     std::size_t real_num = 0;
     std::size_t peak_real_bytes = 0;
 };
@@ -115,8 +115,8 @@ int main() {
     const kjarni::BoundDevice bound = context->devices()[0];
     fmt::print("{:>9} {:>6} {:>4} | {:>11} {:>11} {:>11} {:>9} | {:>11} {:>9} | {:>13}\n", "N", "batch", "ops",
                "persist MiB", "lower MiB", "zero-off MiB", "zero/low", "trivial pk", "triv/low", "zero reals");
-    for (auto [n, batch] : {std::pair<std::size_t, std::size_t>{1 << 10, 64}, {1 << 14, 16}, {1 << 16, 4},
-                            {1 << 18, 1}}) {
+    for (auto [n, batch] :
+         {std::pair<std::size_t, std::size_t>{1 << 10, 64}, {1 << 14, 16}, {1 << 16, 4}, {1 << 18, 1}}) {
         const auto ops = fft_convolution(n, batch);
         kjarni::ZeroOffsetManager zero(bound);
         kjarni::TrivialManager trivial(bound);

@@ -15,8 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -70,7 +70,9 @@ KERNEL void multiply_them(GLOBAL_MEM ${ctype} *dest, GLOBAL_MEM ${ctype} *a, GLO
     const SIZE_T i = get_global_id(0);
     dest[i] = ${mul}(a[i], b[i]);
 }
-)"), {}, {{"ctype", kjarni::ctype(dtype)}, {"mul", kjarni::functions::mul({dtype, dtype})}});
+)"),
+                                  {},
+                                  {{"ctype", kjarni::ctype(dtype)}, {"mul", kjarni::functions::mul({dtype, dtype})}});
     const auto r1 = random_floats(n), r2 = random_floats(n);
     std::vector<std::complex<float>> a(n), b(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -96,15 +98,18 @@ KERNEL void multiply_them(GLOBAL_MEM ${ctype} *dest, GLOBAL_MEM ${ctype} *a, GLO
 // 3. The tutorial's snippet (x + num) and module (a function x + num + arg, under a fresh prefix).
 bool snippets_and_modules(const kjarni::Queue& queue) {
     constexpr std::size_t n = 64;
-    const kjarni::Snippet add_snippet = kjarni::Snippet::from_callable(
-        {"varname"}, [] { return "${varname} + ${num}"; }, "add", {{"num", 1}});
-    const kjarni::Module add_module = kjarni::Module::from_callable(
-        {"prefix", "arg"}, [] { return R"(
+    const kjarni::Snippet add_snippet =
+        kjarni::Snippet::from_callable({"varname"}, [] { return "${varname} + ${num}"; }, "add", {{"num", 1}});
+    const kjarni::Module add_module = kjarni::Module::from_callable({"prefix", "arg"},
+                                                                    [] {
+                                                                        return R"(
 FUNCTION int ${prefix}(int x)
 {
     return x + ${num} + ${arg};
 }
-)"; }, "foobar", {{"num", 1}});
+)";
+                                                                    },
+                                                                    "foobar", {{"num", 1}});
     const kjarni::Program program(queue.device(), std::string(R"(
 KERNEL void test(GLOBAL_MEM int *arr)
 {
@@ -112,7 +117,8 @@ KERNEL void test(GLOBAL_MEM int *arr)
     int x = arr[idx];
     arr[idx] = ${add_module(2)}(${add_snippet('x')});
 }
-)"), {}, {{"add_snippet", add_snippet}, {"add_module", add_module}});
+)"),
+                                  {}, {{"add_snippet", add_snippet}, {"add_module", add_module}});
     std::uniform_int_distribution<std::int32_t> uniform(-1000000, 1000000);
     std::vector<std::int32_t> values(n);
     for (auto& v : values) v = uniform(random_engine);
@@ -136,7 +142,8 @@ KERNEL void index_grid(GLOBAL_MEM int *out)
     const VSIZE_T col = ${static.global_id}(1);
     out[row * ${cols} + col] = (int)(row * 1000 + col);
 }
-)"), "index_grid", {rows, cols}, std::nullopt, {}, {{"cols", static_cast<int>(cols)}});
+)"),
+                                      "index_grid", {rows, cols}, std::nullopt, {}, {{"cols", static_cast<int>(cols)}});
     const auto out = kjarni::Array::empty(queue.device(), {rows, cols}, kjarni::dtypes::int32);
     kernel(queue, out);
     std::vector<std::int32_t> result(rows * cols);
@@ -217,8 +224,8 @@ int run(const char* specifier) {
         fmt::print("no GPU API is available\n");
         return 1;
     }
-    const kjarni::Context context = specifier != nullptr ? kjarni::context_from_specifier(specifier)
-                                                         : kjarni::Context::from_criteria(apis.front());
+    const kjarni::Context context =
+        specifier != nullptr ? kjarni::context_from_specifier(specifier) : kjarni::Context::from_criteria(apis.front());
     const kjarni::Api api = context.api();
     const kjarni::BoundDevice device = context.devices()[0];
     const auto& params = device.params();

@@ -6,7 +6,7 @@
 #include <vector>
 
 int main() {
-    kjarni::Api api = kjarni::Api::all_available().at(0);      // CUDA if present, else OpenCL
+    kjarni::Api api = kjarni::Api::all_available().at(0);  // CUDA if present, else OpenCL
     kjarni::Context context = kjarni::Context::from_criteria(api);
     kjarni::BoundDevice device = context.devices()[0];
     kjarni::Queue queue(device);

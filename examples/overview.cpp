@@ -18,7 +18,7 @@ int main() {
     for (float& v : host_x) v = std::uniform_real_distribution<float>(0.0f, 4.0f)(random);
 
     kjarni::Array x = kjarni::Array::from_host(queue, std::span<const float>(host_x), {host_x.size()});
-    kjarni::Array y = kjarni::evaluate(queue, 2.0f * x + kjarni::sqrt(x));      // one fused kernel
+    kjarni::Array y = kjarni::evaluate(queue, 2.0f * x + kjarni::sqrt(x));     // one fused kernel
     kjarni::Array total = kjarni::sum(queue, y, {}, kjarni::dtypes::float64);  // deterministic
 
     kjarni::Program program(queue.device(), R"(
@@ -40,10 +40,9 @@ KERNEL void scale(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a)
         const float expected_y = 2.0f * host_x[i] + std::sqrt(host_x[i]);
         // Two roundings of float32 arithmetic and sqrt's (correctly rounded on CUDA, 3 ulp in
         // OpenCL C): a relative 1e-6 covers them for values in [0, 12].
-        if (std::fabs(got_y[i] - expected_y) > 1e-6f * std::fabs(expected_y) + 1e-6f ||
-            got_z[i] != 3.0f * host_x[i]) {
-            std::printf("mismatch at %zu: y %g (expected %g), z %g (expected %g)\n", i, got_y[i], expected_y,
-                        got_z[i], 3.0f * host_x[i]);
+        if (std::fabs(got_y[i] - expected_y) > 1e-6f * std::fabs(expected_y) + 1e-6f || got_z[i] != 3.0f * host_x[i]) {
+            std::printf("mismatch at %zu: y %g (expected %g), z %g (expected %g)\n", i, got_y[i], expected_y, got_z[i],
+                        3.0f * host_x[i]);
             return 1;
         }
         expected_total += got_y[i];

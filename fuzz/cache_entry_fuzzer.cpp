@@ -42,7 +42,10 @@ struct Setup {
         std::ifstream in(cache->entry_path(key), std::ios::binary);
         valid_header.resize(64);
         in.read(valid_header.data(), static_cast<std::streamsize>(valid_header.size()));
-        std::atexit([] { std::error_code ignored; fs::remove_all(setup().directory, ignored); });
+        std::atexit([] {
+            std::error_code ignored;
+            fs::remove_all(setup().directory, ignored);
+        });
     }
     static Setup& setup();
 };

@@ -146,11 +146,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto input = std::as_bytes(std::span(data + 1, size - 1));
     try {
         switch (data[0] % 5) {
-            case 0: acceptor(input); break;
-            case 1: connector(input); break;
-            case 2: tampered(input); break;
-            case 3: transfer(input); break;
-            default: parse(input); break;
+        case 0: acceptor(input); break;
+        case 1: connector(input); break;
+        case 2: tampered(input); break;
+        case 3: transfer(input); break;
+        default: parse(input); break;
         }
     } catch (const kjarni::Error&) {
         // The expected way for a reader to turn bytes down.

@@ -7,12 +7,12 @@
 
 #include <kjarni/template.hpp>
 
+#include <unistd.h>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 namespace {
 
@@ -21,7 +21,8 @@ const kjarni::Globals& globals() {
         using kjarni::Value;
         auto mod = kjarni::Module::from_string("int ${prefix}(int x) { return x + ${n}; }\n", "m", {{"n", 3}});
         auto snip = kjarni::Snippet::from_callable({"a"}, [] { return "${a} + ${mod}(1)"; }, "s", {{"mod", mod}});
-        auto argmod = kjarni::Module::from_callable({"prefix", "k"}, [] { return "#define ${prefix} ${k}\n"; }, "am");
+        auto argmod = kjarni::Module::from_callable(
+            {"prefix", "k"}, [] { return "#define ${prefix} ${k}\n"; }, "am");
         return kjarni::Globals{
             {"n", 4},
             {"x", 1.5},
@@ -46,7 +47,8 @@ const kjarni::TemplateLookup& lookup() {
         const fs::path dir = fs::temp_directory_path() / ("kjarni-fuzz-lookup-" + std::to_string(::getpid()));
         fs::create_directories(dir / "sub");
         const std::pair<const char*, const char*> files[] = {
-            {"base.mako", "[${self.who() if hasattr(self, 'who') else ''}${next.body()}]<%def name=\"f(a=1)\">f${a}</%def>"},
+            {"base.mako",
+             "[${self.who() if hasattr(self, 'who') else ''}${next.body()}]<%def name=\"f(a=1)\">f${a}</%def>"},
             {"page.mako", "<%page args=\"n, k=2\"/>${n}${k}"},
             {"lib.mako", "<%namespace name=\"b\" file=\"base.mako\"/><%def name=\"g(x)\">g${x}${b.f(x)}</%def>"},
             {"self.mako", "<%include file=\"self.mako\"/>"},

@@ -22,8 +22,8 @@ std::vector<TestDevice> find_devices() {
     for (const Device& device : devices_from_specifiers(raw == nullptr ? "" : raw)) {
         const Platform platform = device.platform();
         const auto platforms = Platform::all(platform.api());
-        const auto p = static_cast<std::size_t>(std::find(platforms.begin(), platforms.end(), platform) -
-                                                platforms.begin());
+        const auto p =
+            static_cast<std::size_t>(std::find(platforms.begin(), platforms.end(), platform) - platforms.begin());
         const auto platform_devices = Device::all(platform);
         const auto d = static_cast<std::size_t>(std::find(platform_devices.begin(), platform_devices.end(), device) -
                                                 platform_devices.begin());

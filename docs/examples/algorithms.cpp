@@ -45,10 +45,10 @@ int run(const kjarni::Queue& queue) {
 
     //! [expressions]
     // One kernel per evaluation, whatever the number of operations: y is read and written once.
-    kjarni::Array y = kjarni::evaluate(queue, 2.0f * x + b);             // float32 (2.0f is weak)
+    kjarni::Array y = kjarni::evaluate(queue, 2.0f * x + b);              // float32 (2.0f is weak)
     kjarni::assign(queue, y, kjarni::where(y > 0, kjarni::sqrt(y), -y));  // in place
-    const kjarni::Array row_sums = kjarni::evaluate(queue, x + b[{0}]);  // b's row 0 broadcast
-    const kjarni::Array halves = kjarni::evaluate(queue, k / 2);           // true division: float64
+    const kjarni::Array row_sums = kjarni::evaluate(queue, x + b[{0}]);   // b's row 0 broadcast
+    const kjarni::Array halves = kjarni::evaluate(queue, k / 2);          // true division: float64
     //! [expressions]
     const std::vector<float> y_values = y.get(queue).to_vector<float>();
     const std::vector<float> row_values = row_sums.get(queue).to_vector<float>();
@@ -63,8 +63,7 @@ int run(const kjarni::Queue& queue) {
 
     //! [elementwise]
     // PyOpenCL's ElementwiseKernel: C over the element index i, for arrays of any layout.
-    const kjarni::ElementwiseKernel axpb("float *z, const float *x, float a, const float *b",
-                                         "z[i] = a * x[i] + b[i]");
+    const kjarni::ElementwiseKernel axpb("float *z, const float *x, float a, const float *b", "z[i] = a * x[i] + b[i]");
     const kjarni::Array z = kjarni::Array::empty(queue.device(), {cols, rows}, kjarni::dtypes::float32);
     axpb(queue, z, x.transpose(), 3.0f, b.transpose());  // transposed views: no copy
     //! [elementwise]
@@ -72,15 +71,16 @@ int run(const kjarni::Queue& queue) {
     bool elementwise_ok = true;
     for (std::size_t c = 0; c < cols; ++c) {
         for (std::size_t r = 0; r < rows; ++r) {
-            elementwise_ok = elementwise_ok && within_roundings(z_values[c * rows + r], 3.0 * x_host[r * cols + c] + b_host[r * cols + c]);
+            elementwise_ok = elementwise_ok && within_roundings(z_values[c * rows + r],
+                                                                3.0 * x_host[r * cols + c] + b_host[r * cols + c]);
         }
     }
     ok = report(elementwise_ok, "ElementwiseKernel over transposed views") && ok;
 
     //! [reductions]
     // numpy's reductions, enqueued on the queue; the result is a new (0-d or smaller) array.
-    const kjarni::Array total = kjarni::sum(queue, k);                    // int32 sums in int64
-    const kjarni::Array column_max = kjarni::max(queue, k, {.axes = std::vector<int>{0}});  // {cols}
+    const kjarni::Array total = kjarni::sum(queue, k);                                         // int32 sums in int64
+    const kjarni::Array column_max = kjarni::max(queue, k, {.axes = std::vector<int>{0}});     // {cols}
     const kjarni::Array row_argmin = kjarni::argmin(queue, x, {.axes = std::vector<int>{1}});  // int64, {rows}
     const kjarni::Array row_means = kjarni::mean(queue, x, {.axes = std::vector<int>{1}, .keepdims = true},
                                                  kjarni::dtypes::float64);  // {rows, 1}, in float64
@@ -110,19 +110,20 @@ int run(const kjarni::Queue& queue) {
         // 2 * cols * 2^-53 * sum |x|; the mean divides that by cols, and rounds once more.
         const double expected_mean = row_sum / static_cast<double>(cols);
         const double bound = 2 * std::ldexp(1.0, -53) * magnitude + std::ldexp(1.0, -52) * std::fabs(expected_mean);
-        reductions_ok = reductions_ok && argmin_values[r] == lowest - first &&
-                        std::fabs(mean_values[r] - expected_mean) <= bound;
+        reductions_ok =
+            reductions_ok && argmin_values[r] == lowest - first && std::fabs(mean_values[r] - expected_mean) <= bound;
     }
     ok = report(reductions_ok, "sum, max over axis 0, argmin and mean over axis 1") && ok;
 
     //! [reduction_kernel]
     // A reduction of one's own: the largest |x - b| (map, then reduce, from the neutral element).
-    const kjarni::ReductionKernel max_distance(kjarni::dtypes::float32, "0.0f", "fmax(a, b)",
-                                               "fabs(x[i] - y[i])", "const float *x, const float *y");
+    const kjarni::ReductionKernel max_distance(kjarni::dtypes::float32, "0.0f", "fmax(a, b)", "fabs(x[i] - y[i])",
+                                               "const float *x, const float *y");
     const float distance = max_distance(queue, {x, b}).get(queue).to_vector<float>().at(0);
     //! [reduction_kernel]
     float expected_distance = 0;
-    for (std::size_t i = 0; i < n; ++i) expected_distance = std::max(expected_distance, std::fabs(x_host[i] - b_host[i]));
+    for (std::size_t i = 0; i < n; ++i)
+        expected_distance = std::max(expected_distance, std::fabs(x_host[i] - b_host[i]));
     ok = report(distance == expected_distance, "ReductionKernel: max |x - b|") && ok;
 
     //! [scans]
@@ -166,9 +167,8 @@ KERNEL void scatter(GLOBAL_MEM int* positions, GLOBAL_MEM const int* k, GLOBAL_M
         if (k_host[i] > 0) expected_positions.push_back(static_cast<std::int32_t>(i));
     }
     const std::vector<std::int32_t> position_values = positions.get(queue).to_vector<std::int32_t>();
-    const bool compact_ok =
-        found == expected_positions.size() &&
-        std::equal(expected_positions.begin(), expected_positions.end(), position_values.begin());
+    const bool compact_ok = found == expected_positions.size() &&
+                            std::equal(expected_positions.begin(), expected_positions.end(), position_values.begin());
     ok = report(compact_ok, "ScanKernel: the positions of the positive elements") && ok;
     return ok ? 0 : 1;
 }

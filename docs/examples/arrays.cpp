@@ -39,33 +39,36 @@ int run(const kjarni::Context& context) {
               << a.nbytes() << " bytes\n";
     //! [create]
     ok = report(empty.shape() == std::vector<std::size_t>{rows, cols} && zeros.is_f_contiguous(),
-                "empty and zeros: shapes and layouts") && ok;
+                "empty and zeros: shapes and layouts") &&
+         ok;
 
     //! [views]
     using kjarni::Slice;
-    const kjarni::Array row = a[{2}];                                      // a[2]: shape {8}
-    const kjarni::Array block = a[{Slice{1, 5}, Slice{std::nullopt, std::nullopt, 2}}];  // a[1:5, ::2]: {4, 4}
+    const kjarni::Array row = a[{2}];                                                             // a[2]: shape {8}
+    const kjarni::Array block = a[{Slice{1, 5}, Slice{std::nullopt, std::nullopt, 2}}];           // a[1:5, ::2]: {4, 4}
     const kjarni::Array mirrored = a[{kjarni::ellipsis, Slice{std::nullopt, std::nullopt, -1}}];  // a[..., ::-1]
-    const kjarni::Array column = a[{Slice{}, 3, kjarni::newaxis}];         // a[:, 3, np.newaxis]: {6, 1}
-    const kjarni::Array transposed = a.transpose();                        // a.T: {8, 6}
-    const kjarni::Array flat = a.reshape({-1});                            // a view: {48}
-    const kjarni::Array cube = a.reshape({2, 3, -1});                      // a view: {2, 3, 8}
+    const kjarni::Array column = a[{Slice{}, 3, kjarni::newaxis}];  // a[:, 3, np.newaxis]: {6, 1}
+    const kjarni::Array transposed = a.transpose();                 // a.T: {8, 6}
+    const kjarni::Array flat = a.reshape({-1});                     // a view: {48}
+    const kjarni::Array cube = a.reshape({2, 3, -1});               // a view: {2, 3, 8}
     //! [views]
 
     //! [get]
     // A view comes back as a new C-contiguous host array, whatever its strides.
     const kjarni::HostArray block_host = block.get(queue);
-    const std::int32_t corner = block_host.at<std::int32_t>({3, 3});       // a[4, 6]
+    const std::int32_t corner = block_host.at<std::int32_t>({3, 3});  // a[4, 6]
     const std::vector<std::int32_t> mirrored_values = mirrored.get(queue).to_vector<std::int32_t>();
     //! [get]
     bool views_ok = corner == at(4, 6) && row.shape() == std::vector<std::size_t>{cols} &&
                     column.shape() == std::vector<std::size_t>{rows, 1} && cube.shape()[2] == cols &&
                     flat.shape() == std::vector<std::size_t>{rows * cols};
     for (std::size_t r = 0; r < 4; ++r) {
-        for (std::size_t c = 0; c < 4; ++c) views_ok = views_ok && block_host.at<std::int32_t>({r, c}) == at(1 + r, 2 * c);
+        for (std::size_t c = 0; c < 4; ++c)
+            views_ok = views_ok && block_host.at<std::int32_t>({r, c}) == at(1 + r, 2 * c);
     }
     for (std::size_t r = 0; r < rows; ++r) {
-        for (std::size_t c = 0; c < cols; ++c) views_ok = views_ok && mirrored_values[r * cols + c] == at(r, cols - 1 - c);
+        for (std::size_t c = 0; c < cols; ++c)
+            views_ok = views_ok && mirrored_values[r * cols + c] == at(r, cols - 1 - c);
     }
     const std::vector<std::int32_t> transposed_values = transposed.get(queue).to_vector<std::int32_t>();
     for (std::size_t c = 0; c < cols; ++c) {
@@ -85,17 +88,17 @@ int run(const kjarni::Context& context) {
     ok = report(after == host, "set through the view a[1:5, ::2]") && ok;
 
     //! [copies]
-    const kjarni::Array t_copy = transposed.copy(queue);                   // C-contiguous {8, 6}
+    const kjarni::Array t_copy = transposed.copy(queue);  // C-contiguous {8, 6}
     const kjarni::Array halves = kjarni::evaluate(queue, kjarni::astype(a, kjarni::dtypes::float64) / 2);
     const kjarni::Array as_float = a.astype(queue, kjarni::dtypes::float32);
     const kjarni::Array wide = kjarni::concatenate(queue, {a, mirrored}, 1);  // {6, 16}: a new array
-    const std::vector<kjarni::Array> parts = kjarni::split(wide, 2, 1);     // two {6, 8} views of wide
+    const std::vector<kjarni::Array> parts = kjarni::split(wide, 2, 1);       // two {6, 8} views of wide
     //! [copies]
     const std::vector<double> halves_values = halves.get(queue).to_vector<double>();
     const std::vector<float> float_values = as_float.get(queue).to_vector<float>();
     const std::vector<std::int32_t> wide_values = wide.get(queue).to_vector<std::int32_t>();
-    bool copies_ok = t_copy.is_c_contiguous() && parts.size() == 2 && parts[1].get(queue).to_vector<std::int32_t>() ==
-                                                                          mirrored.get(queue).to_vector<std::int32_t>();
+    bool copies_ok = t_copy.is_c_contiguous() && parts.size() == 2 &&
+                     parts[1].get(queue).to_vector<std::int32_t>() == mirrored.get(queue).to_vector<std::int32_t>();
     for (std::size_t r = 0; r < rows; ++r) {
         for (std::size_t c = 0; c < cols; ++c) {
             copies_ok = copies_ok && halves_values[r * cols + c] == at(r, c) / 2.0 &&
@@ -133,7 +136,8 @@ KERNEL void add_one(GLOBAL_MEM int* out, GLOBAL_MEM const int* in, int stride0, 
 )");
     const kjarni::Array out = kjarni::Array::empty(queue.device(), transposed.shape(), transposed.dtype());
     const auto stride = [&](std::size_t axis) {
-        return static_cast<int>(transposed.strides()[axis] / static_cast<std::ptrdiff_t>(transposed.dtype().itemsize()));
+        return static_cast<int>(transposed.strides()[axis] /
+                                static_cast<std::ptrdiff_t>(transposed.dtype().itemsize()));
     };
     const kjarni::Sizes global{transposed.shape()[1], transposed.shape()[0]};
     program.kernel("add_one")(queue, global, std::nullopt, out, transposed, stride(0), stride(1));
@@ -149,7 +153,8 @@ KERNEL void add_one(GLOBAL_MEM int* out, GLOBAL_MEM const int* in, int stride0, 
     // The rows split over every device of the context (one part per device), each part computed
     // where it lives, the whole gathered back.
     const kjarni::MultiQueue queues = kjarni::MultiQueue::on_devices(context.devices());
-    const kjarni::MultiArray spread = kjarni::MultiArray::from_host(queues, kjarni::HostArray::from(host, {rows, cols}));
+    const kjarni::MultiArray spread =
+        kjarni::MultiArray::from_host(queues, kjarni::HostArray::from(host, {rows, cols}));
     const kjarni::MultiArray doubled = kjarni::evaluate(queues, 2 * kjarni::Expr(spread));
     const std::vector<std::int32_t> gathered = doubled.get(queues).to_vector<std::int32_t>();
     //! [multi]

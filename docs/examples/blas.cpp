@@ -23,7 +23,8 @@ std::vector<T> random_values(std::size_t n) {
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     std::vector<T> values(n);
     for (auto& v : values) {
-        if constexpr (std::is_same_v<T, std::complex<float>>) v = T(static_cast<float>(uniform(engine)), static_cast<float>(uniform(engine)));
+        if constexpr (std::is_same_v<T, std::complex<float>>)
+            v = T(static_cast<float>(uniform(engine)), static_cast<float>(uniform(engine)));
         else v = static_cast<T>(uniform(engine));
     }
     return values;
@@ -74,8 +75,9 @@ int run(const kjarni::Queue& queue) {
                     magnitude += std::abs(a_at(i, l) * b_at(l, j));
                 }
                 const double c_old = c_host[i * n + j];
-                gemm_ok = gemm_ok && close(got[i * n + j], exact, magnitude, k) &&
-                          close(got_c[i * n + j], 2 * exact + 0.5 * c_old, 2 * magnitude + 0.5 * std::abs(c_old), k + 1);
+                gemm_ok =
+                    gemm_ok && close(got[i * n + j], exact, magnitude, k) &&
+                    close(got_c[i * n + j], 2 * exact + 0.5 * c_old, 2 * magnitude + 0.5 * std::abs(c_old), k + 1);
             }
         }
         ok = report(gemm_ok, "gemm: a b^T by a view and by Op::transpose, alpha and beta") && ok;
@@ -126,7 +128,8 @@ int run(const kjarni::Queue& queue) {
     const std::vector<complex> p_host = random_values<complex>(300), q_host = random_values<complex>(300);
     const kjarni::Array p = kjarni::Array::from_host(queue, std::span<const complex>(p_host), {300});
     const kjarni::Array q = kjarni::Array::from_host(queue, std::span<const complex>(q_host), {300});
-    const complex pq = kjarni::blas::dot(queue, p, q, std::nullopt, /*conjugate_x=*/true).get(queue).to_vector<complex>()[0];
+    const complex pq =
+        kjarni::blas::dot(queue, p, q, std::nullopt, /*conjugate_x=*/true).get(queue).to_vector<complex>()[0];
     //! [dot]
     {
         double exact = 0, magnitude = 0;
@@ -139,7 +142,8 @@ int run(const kjarni::Queue& queue) {
         std::complex<double> exact_c = 0;
         double magnitude_c = 0;
         for (std::size_t i = 0; i < 300; ++i) {
-            const std::complex<double> term = std::conj(std::complex<double>(p_host[i])) * std::complex<double>(q_host[i]);
+            const std::complex<double> term =
+                std::conj(std::complex<double>(p_host[i])) * std::complex<double>(q_host[i]);
             exact_c += term;
             magnitude_c += std::abs(term);
         }
@@ -152,7 +156,8 @@ int run(const kjarni::Queue& queue) {
     //! [batched]
     // Four independent products a[i] b[i] of 8 x 5 by 5 x 6 matrices in one call.
     constexpr std::size_t batch = 4, bm = 8, bk = 5, bn = 6;
-    const std::vector<float> ba_host = random_values<float>(batch * bm * bk), bb_host = random_values<float>(batch * bk * bn);
+    const std::vector<float> ba_host = random_values<float>(batch * bm * bk),
+                             bb_host = random_values<float>(batch * bk * bn);
     const kjarni::Array ba = kjarni::Array::from_host(queue, std::span<const float>(ba_host), {batch, bm, bk});
     const kjarni::Array bb = kjarni::Array::from_host(queue, std::span<const float>(bb_host), {batch, bk, bn});
     const kjarni::Array bc = kjarni::blas::gemm_batched(queue, 1.0, ba, bb);  // shape {4, 8, 6}
@@ -165,7 +170,8 @@ int run(const kjarni::Queue& queue) {
                 for (std::size_t j = 0; j < bn; ++j) {
                     double exact = 0, magnitude = 0;
                     for (std::size_t l = 0; l < bk; ++l) {
-                        const double t = static_cast<double>(ba_host[(b * bm + i) * bk + l]) * bb_host[(b * bk + l) * bn + j];
+                        const double t =
+                            static_cast<double>(ba_host[(b * bm + i) * bk + l]) * bb_host[(b * bk + l) * bn + j];
                         exact += t;
                         magnitude += std::abs(t);
                     }

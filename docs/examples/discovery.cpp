@@ -103,8 +103,8 @@ int run(const std::string& specifier) {
         std::vector<std::int32_t> back(host.size());
         buffer.get(queue, std::span<std::int32_t>(back));  // synchronous: waits for the queue
         end.wait();
-        std::cout << "device " << member.index() << " (" << member.name() << "): upload took "
-                  << end.time_since(start) << " ms\n";
+        std::cout << "device " << member.index() << " (" << member.name() << "): upload took " << end.time_since(start)
+                  << " ms\n";
         if (back != host) {
             std::cerr << "device " << member.index() << ": the data came back changed\n";
             return 1;

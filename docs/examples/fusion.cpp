@@ -48,7 +48,8 @@ int run(const kjarni::Queue& queue) {
         magnitude += std::fabs(3.0 * x_host[i]) + std::fabs(b_host[i]);
     }
     ok = report(std::fabs(total.get(queue).to_vector<float>()[0] - expected_total) <= (rows * cols + 4) * u * magnitude,
-                "sum(3x + b) in one kernel") && ok;
+                "sum(3x + b) in one kernel") &&
+         ok;
 
     //! [softmax]
     // Lazy reductions broadcast back along the rows: on a GPU one kernel reads x once and writes y
@@ -67,7 +68,8 @@ int run(const kjarni::Queue& queue) {
         for (std::size_t c = 0; c < cols; ++c) denominator += std::exp(x_host[r * cols + c] - top);
         for (std::size_t c = 0; c < cols; ++c) {
             const double expected = std::exp(x_host[r * cols + c] - top) / denominator;
-            softmax_ok = softmax_ok && std::fabs(y_host[r * cols + c] - expected) <= (cols + 16) * u * (expected + 1.0 / cols);
+            softmax_ok =
+                softmax_ok && std::fabs(y_host[r * cols + c] - expected) <= (cols + 16) * u * (expected + 1.0 / cols);
         }
     }
     ok = report(softmax_ok, "softmax (one kernel on a GPU)") && ok;
@@ -83,7 +85,8 @@ int run(const kjarni::Queue& queue) {
         double average = 0, squares = 0;
         for (std::size_t c = 0; c < cols; ++c) average += x_host[r * cols + c];
         average /= cols;
-        for (std::size_t c = 0; c < cols; ++c) squares += (x_host[r * cols + c] - average) * (x_host[r * cols + c] - average);
+        for (std::size_t c = 0; c < cols; ++c)
+            squares += (x_host[r * cols + c] - average) * (x_host[r * cols + c] - average);
         const double scale = 1 / std::sqrt(squares / cols + 1e-5);
         for (std::size_t c = 0; c < cols; ++c) {
             const double expected = (x_host[r * cols + c] - average) * scale * gamma_host[c] + beta_host[c];

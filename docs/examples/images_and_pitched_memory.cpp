@@ -135,8 +135,8 @@ bool pitched(const kjarni::Queue& queue) {
     kjarni::fill_2d(queue, image.buffer, image.pitch, row_bytes, rows, std::uint8_t{0x2a});
     const std::vector<std::byte> host = random_bytes(80 * 9);
     const kjarni::RectLayout rows_2_to_10{.pitch = image.pitch, .slice_pitch = image.pitch * rows, .x = 12, .y = 2};
-    kjarni::copy_rect(queue, image.buffer, rows_2_to_10,
-                      std::span<const std::byte>(host), kjarni::RectLayout{}, kjarni::RectExtent{80, 9});
+    kjarni::copy_rect(queue, image.buffer, rows_2_to_10, std::span<const std::byte>(host), kjarni::RectLayout{},
+                      kjarni::RectExtent{80, 9});
 
     // The whole 100 x 13 bytes back into packed host rows.
     std::vector<std::byte> back(row_bytes * rows);
@@ -161,8 +161,11 @@ bool pitched(const kjarni::Queue& queue) {
     from.set(queue, std::span<const float>(volume));
     const kjarni::Buffer to = kjarni::Buffer::allocate(device, 6 * 4 * 6 * sizeof(float));
     to.fill(queue, std::as_bytes(std::span<const float>(volume.data(), 1)));
-    const kjarni::RectLayout from_layout{.pitch = 10 * sizeof(float), .slice_pitch = 10 * 8 * sizeof(float),
-                                         .x = 1 * sizeof(float), .y = 2, .z = 1};
+    const kjarni::RectLayout from_layout{.pitch = 10 * sizeof(float),
+                                         .slice_pitch = 10 * 8 * sizeof(float),
+                                         .x = 1 * sizeof(float),
+                                         .y = 2,
+                                         .z = 1};
     const kjarni::RectLayout to_layout{.pitch = 6 * sizeof(float), .slice_pitch = 6 * 4 * sizeof(float), .z = 2};
     kjarni::copy_rect(queue, to, to_layout, from, from_layout, kjarni::RectExtent{6 * sizeof(float), 4, 3});
     std::vector<float> result(6 * 4 * 6);

@@ -69,7 +69,8 @@ int run(const kjarni::Context& context) {
     const kjarni::Array y = kjarni::evaluate(queue, kjarni::Expr(x) + 1u, pool);
     //! [pool]
     const std::vector<std::uint32_t> y_values = y.get(queue).to_vector<std::uint32_t>();
-    bool pool_ok = statistics.active_blocks == 1 && statistics.held_blocks == 0 && reused.size() == 1000 * sizeof(float);
+    bool pool_ok =
+        statistics.active_blocks == 1 && statistics.held_blocks == 0 && reused.size() == 1000 * sizeof(float);
     for (std::size_t i = 0; i < n; ++i) pool_ok = pool_ok && y_values[i] == data[i] + 1u;  // wraps as in C
     ok = report(pool_ok, "memory pool: reuse, arrays and an expression from it") && ok;
 
@@ -96,7 +97,8 @@ int run(const kjarni::Context& context) {
     const kjarni::HostMemory again = host_pool.allocate(context, std::size_t{64} << 10);
     //! [host_pool]
     ok = report(host_pool.held_blocks() == 0 && host_pool.active_blocks() == 1 && again.size() == std::size_t{64} << 10,
-                "page-locked pool: a block reused") && ok;
+                "page-locked pool: a block reused") &&
+         ok;
 
     //! [register]
     // The caller's memory page-locked in place (cuMemHostRegister, CL_MEM_USE_HOST_PTR): transfers

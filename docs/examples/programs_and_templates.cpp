@@ -59,7 +59,7 @@ KERNEL void scale(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a, unsig
     const std::size_t local = 64;
     const std::size_t global = (n + local - 1) / local * local;
     const kjarni::PreparedKernel scale = kernel.prepare({global}, kjarni::Sizes{local});
-    scale(queue, y, x, 2.0f, static_cast<unsigned>(n));  // arguments checked against the kernel
+    scale(queue, y, x, 2.0f, static_cast<unsigned>(n));          // arguments checked against the kernel
     scale.enqueue(queue, y, y, 1.5f, static_cast<unsigned>(n));  // no event: the cheapest launch
 
     std::vector<float> y_host(n);
@@ -121,17 +121,20 @@ bool snippets_and_modules(const kjarni::Queue& queue) {
     const std::vector<std::int32_t> x_host = random_ints(n);
     //! [modules]
     // A Module: its def's first argument is a unique prefix, the name the template calls it by.
-    const kjarni::Module clamp = kjarni::Module::from_callable({"prefix", "low", "high"}, [] {
-        return R"(
+    const kjarni::Module clamp = kjarni::Module::from_callable(
+        {"prefix", "low", "high"},
+        [] {
+            return R"(
 FUNCTION int ${prefix}(int v)
 {
     return v < ${low} ? ${low} : (v > ${high} ? ${high} : v);
 }
 )";
-    }, "clamp");
+        },
+        "clamp");
     // A Snippet: rendered in place with its arguments, with globals of its own (`scale`).
-    const kjarni::Snippet scaled = kjarni::Snippet::from_callable(
-        {"value"}, [] { return "(${value} * ${scale})"; }, "scaled", {{"scale", 3}});
+    const kjarni::Snippet scaled =
+        kjarni::Snippet::from_callable({"value"}, [] { return "(${value} * ${scale})"; }, "scaled", {{"scale", 3}});
 
     const kjarni::Program program(queue.device(), std::string(R"(
 KERNEL void transform(GLOBAL_MEM int* y, GLOBAL_MEM const int* x)
@@ -139,7 +142,8 @@ KERNEL void transform(GLOBAL_MEM int* y, GLOBAL_MEM const int* x)
     const SIZE_T i = get_global_id(0);
     y[i] = ${clamp(-1000, 1000)}(${scaled('x[i]')});
 }
-)"), {}, {{"clamp", clamp}, {"scaled", scaled}});
+)"),
+                                  {}, {{"clamp", clamp}, {"scaled", scaled}});
     //! [modules]
     const auto x = kjarni::Array::from_host(queue, std::span<const std::int32_t>(x_host), {n});
     const auto y = kjarni::Array::empty(queue.device(), {n}, kjarni::dtypes::int32);
@@ -163,7 +167,8 @@ KERNEL void table(GLOBAL_MEM int* out)
     const VSIZE_T row = ${static.global_id}(1);
     out[row * ${cols} + col] = (int)(row * col);
 }
-)"), "table", {cols, rows}, std::nullopt, {}, {{"cols", static_cast<int>(cols)}});
+)"),
+                                     "table", {cols, rows}, std::nullopt, {}, {{"cols", static_cast<int>(cols)}});
     const auto out = kjarni::Array::empty(queue.device(), {rows, cols}, kjarni::dtypes::int32);
     table(queue, out);
     //! [static]

@@ -70,9 +70,9 @@ public:
     template <class I>
         requires std::is_integral_v<I> && (!std::is_same_v<I, bool>)
     Index(I position) : value_(static_cast<std::ptrdiff_t>(position)) {}  // NOLINT: implicit, as in numpy
-    Index(Slice slice) : value_(slice) {}                                   // NOLINT
-    Index(NewAxis axis) : value_(axis) {}                                   // NOLINT
-    Index(Ellipsis dots) : value_(dots) {}                                  // NOLINT
+    Index(Slice slice) : value_(slice) {}                                 // NOLINT
+    Index(NewAxis axis) : value_(axis) {}                                 // NOLINT
+    Index(Ellipsis dots) : value_(dots) {}                                // NOLINT
 
     const std::variant<std::ptrdiff_t, Slice, NewAxis, Ellipsis>& value() const noexcept { return value_; }
 
@@ -255,8 +255,8 @@ template <class T>
 HostArray HostArray::from(std::span<const T> data, std::vector<std::size_t> shape) {
     HostArray a(DType::of<T>(), std::move(shape));
     if (a.size() != data.size())
-        throw ArgumentError("data", "has " + std::to_string(data.size()) + " elements, the shape " +
-                                        std::to_string(a.size()));
+        throw ArgumentError("data",
+                            "has " + std::to_string(data.size()) + " elements, the shape " + std::to_string(a.size()));
     if (!data.empty()) std::memcpy(a.data(), data.data(), data.size_bytes());
     return a;
 }
@@ -300,7 +300,8 @@ class ArrayMetadata {
 public:
     /// C-contiguous without strides. ArgumentError when strides and shape differ in length.
     ArrayMetadata(const DType& dtype, std::vector<std::size_t> shape,
-                  std::optional<std::vector<std::ptrdiff_t>> strides = std::nullopt, std::size_t first_element_offset = 0);
+                  std::optional<std::vector<std::ptrdiff_t>> strides = std::nullopt,
+                  std::size_t first_element_offset = 0);
     /// The description of any ArrayMetadataLike object (its strides and offset where it has them).
     template <ArrayMetadataLike T>
     static ArrayMetadata of(const T& like) {
@@ -346,8 +347,8 @@ public:
     static Array empty(const BoundDevice& device, std::vector<std::size_t> shape, const DType& dtype, Order order,
                        const Allocator& allocator = {});
     /// Zero bytes everywhere (pygpu's zeros).
-    static Array zeros(const Queue& queue, std::vector<std::size_t> shape, const DType& dtype,
-                       Order order = Order::C, const Allocator& allocator = {});
+    static Array zeros(const Queue& queue, std::vector<std::size_t> shape, const DType& dtype, Order order = Order::C,
+                       const Allocator& allocator = {});
     /// A C-contiguous device copy of a host array; the transfer is synchronous.
     static Array from_host(const Queue& queue, const HostArray& host, const Allocator& allocator = {});
     template <class T>
@@ -462,7 +463,9 @@ public:
     Array squeeze() const { return view_with(dtype_, layout_.squeeze()); }
     Array squeeze(const std::vector<int>& axes) const { return view_with(dtype_, layout_.squeeze(axes)); }
     Array expand_dims(const std::vector<int>& axes) const { return view_with(dtype_, layout_.expand_dims(axes)); }
-    Array moveaxis(int source, int destination) const { return moveaxis(std::vector<int>{source}, std::vector<int>{destination}); }
+    Array moveaxis(int source, int destination) const {
+        return moveaxis(std::vector<int>{source}, std::vector<int>{destination});
+    }
     Array moveaxis(const std::vector<int>& source, const std::vector<int>& destination) const {
         return view_with(dtype_, layout_.moveaxis(source, destination));
     }

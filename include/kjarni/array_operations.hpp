@@ -37,7 +37,8 @@ Array concatenate(const Queue& queue, const std::vector<Array>& arrays, std::ptr
 /// must not share memory with an input).
 void concatenate(const Queue& queue, const std::vector<Array>& arrays, const Array& out, std::ptrdiff_t axis = 0);
 /// numpy.stack: arrays of one shape joined along a new axis at position `axis` (in [-ndim-1, ndim]).
-Array stack(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis = 0, const Allocator& allocator = {});
+Array stack(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis = 0,
+            const Allocator& allocator = {});
 /// numpy.hstack: concatenate of atleast_1d along axis 1 (axis 0 for one-dimensional arrays).
 Array hstack(const Queue& queue, const std::vector<Array>& arrays, const Allocator& allocator = {});
 /// numpy.vstack: concatenate of atleast_2d along axis 0.
@@ -52,7 +53,8 @@ std::vector<Array> split(const Array& array, std::size_t sections, std::ptrdiff_
 /// numpy.split at the given positions along `axis`: parts [0, i0), [i0, i1), ..., [ik, end), each
 /// bound taken as a Python slice bound (negative counted from the end, clamped), so parts may be empty.
 std::vector<Array> split(const Array& array, std::span<const std::ptrdiff_t> indices, std::ptrdiff_t axis = 0);
-inline std::vector<Array> split(const Array& array, std::initializer_list<std::ptrdiff_t> indices, std::ptrdiff_t axis = 0) {
+inline std::vector<Array> split(const Array& array, std::initializer_list<std::ptrdiff_t> indices,
+                                std::ptrdiff_t axis = 0) {
     return split(array, std::span<const std::ptrdiff_t>(indices.begin(), indices.size()), axis);
 }
 /// numpy.array_split: `sections` parts that may differ by one (the first ones are longer).
@@ -103,8 +105,9 @@ enum class TakeMode {
 /// indices.shape + shape[axis+1:], C-contiguous. Without an axis the array is taken flattened (C
 /// order). pygpu's `a.take1(idx)` is take(queue, a, idx, 0). Waits for the queue before it
 /// returns (its index table is a temporary).
-Array take(const Queue& queue, const Array& array, const Array& indices, std::optional<std::ptrdiff_t> axis = std::nullopt,
-           TakeMode mode = TakeMode::raise, const Allocator& allocator = {});
+Array take(const Queue& queue, const Array& array, const Array& indices,
+           std::optional<std::ptrdiff_t> axis = std::nullopt, TakeMode mode = TakeMode::raise,
+           const Allocator& allocator = {});
 
 // --- Reshaping and layouts ---
 

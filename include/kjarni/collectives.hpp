@@ -187,8 +187,7 @@ void all_reduce(std::span<const Communicator> comms, const MultiArray& src, cons
                 ReduceOp op = ReduceOp::sum);
 MultiArray all_reduce(std::span<const Communicator> comms, const MultiArray& src, ReduceOp op = ReduceOp::sum);
 /// Every part combined into the part of `dest` on rank `root`'s device.
-void reduce(std::span<const Communicator> comms, const MultiArray& src, const MultiArray& dest, ReduceOp op,
-            int root);
+void reduce(std::span<const Communicator> comms, const MultiArray& src, const MultiArray& dest, ReduceOp op, int root);
 /// The part on rank `root`'s device copied into every other part (in place).
 void broadcast(std::span<const Communicator> comms, const MultiArray& array, int root);
 /// The parts of `src` (equal shapes, e.g. an EqualSplay array whose extent divides evenly) joined

@@ -30,7 +30,7 @@ struct SelectOptions {
 std::vector<Device> select_devices(const Api& api, const SelectOptions& options = {});
 
 /// The interactive selection, on explicit streams (select_devices uses stdin/stdout).
-std::vector<Device> select_devices_interactively(const Api& api, const SelectOptions& options,
-                                                 std::istream& in, std::ostream& out);
+std::vector<Device> select_devices_interactively(const Api& api, const SelectOptions& options, std::istream& in,
+                                                 std::ostream& out);
 
 }  // namespace kjarni

@@ -97,8 +97,21 @@ struct StructOptions {
 class DType {
 public:
     enum class Kind : std::uint8_t {
-        bool_, int8, uint8, int16, uint16, int32, uint32, int64, uint64,
-        float16, float32, float64, complex64, complex128, struct_
+        bool_,
+        int8,
+        uint8,
+        int16,
+        uint16,
+        int32,
+        uint32,
+        int64,
+        uint64,
+        float16,
+        float32,
+        float64,
+        complex64,
+        complex128,
+        struct_
     };
 
     /// float32 (numpy's default would be float64; the GPU default is float32).

@@ -76,7 +76,8 @@ private:
     template <class T>
     static Expr make_weak(T value) {
         if constexpr (std::is_same_v<T, bool>) return weak_bool(value);
-        else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return weak_integer(static_cast<std::int64_t>(value));
+        else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+            return weak_integer(static_cast<std::int64_t>(value));
         else if constexpr (std::is_integral_v<T>) return weak_unsigned(static_cast<std::uint64_t>(value));
         else if constexpr (std::is_floating_point_v<T>) return weak_float(static_cast<double>(value));
         else return weak_complex(std::complex<double>(value));

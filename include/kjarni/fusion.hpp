@@ -97,9 +97,12 @@ struct Axes {
     std::optional<std::vector<int>> axes;
 };
 
-Expr sum(const Expr& expression, Axes axes = {}, bool keepdims = false, const std::optional<DType>& dtype = std::nullopt);
-Expr prod(const Expr& expression, Axes axes = {}, bool keepdims = false, const std::optional<DType>& dtype = std::nullopt);
-Expr mean(const Expr& expression, Axes axes = {}, bool keepdims = false, const std::optional<DType>& dtype = std::nullopt);
+Expr sum(const Expr& expression, Axes axes = {}, bool keepdims = false,
+         const std::optional<DType>& dtype = std::nullopt);
+Expr prod(const Expr& expression, Axes axes = {}, bool keepdims = false,
+          const std::optional<DType>& dtype = std::nullopt);
+Expr mean(const Expr& expression, Axes axes = {}, bool keepdims = false,
+          const std::optional<DType>& dtype = std::nullopt);
 Expr min(const Expr& expression, Axes axes = {}, bool keepdims = false);
 Expr max(const Expr& expression, Axes axes = {}, bool keepdims = false);
 /// argmin / argmax of one axis or all (then the flat C-order index), as numpy's.

@@ -1,9 +1,9 @@
 #pragma once
 /// Host memory passed straight to a launch (In, Out, InOut; PyCUDA's driver.In / Out / InOut). \file
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <concepts>
 #include <optional>
 #include <span>
 #include <type_traits>

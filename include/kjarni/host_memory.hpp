@@ -90,8 +90,7 @@ private:
     friend struct detail::BackendAccess;
     const std::shared_ptr<backend::HostAllocation>& backend() const noexcept { return impl_; }
     friend class HostMemoryPool;
-    HostMemory(Context context, std::shared_ptr<backend::HostAllocation> impl, std::size_t size,
-               HostMemoryFlags flags);
+    HostMemory(Context context, std::shared_ptr<backend::HostAllocation> impl, std::size_t size, HostMemoryFlags flags);
 
     Context context_;
     std::shared_ptr<backend::HostAllocation> impl_;

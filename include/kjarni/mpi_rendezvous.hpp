@@ -33,8 +33,7 @@ namespace kjarni {
 /// naming that rank on the others.
 class MpiRendezvous final : public Rendezvous {
 public:
-    explicit MpiRendezvous(MPI_Comm communicator,
-                           std::chrono::milliseconds timeout = TcpRendezvous::default_timeout,
+    explicit MpiRendezvous(MPI_Comm communicator, std::chrono::milliseconds timeout = TcpRendezvous::default_timeout,
                            std::size_t max_message_bytes = TcpRendezvousOptions{}.max_message_bytes);
     ~MpiRendezvous() override;
     MpiRendezvous(const MpiRendezvous&) = delete;

@@ -47,7 +47,8 @@ public:
     static MultiArray empty(const BoundMultiDevice& devices, std::vector<std::size_t> shape, const DType& dtype,
                             const Allocator& allocator = {}, std::shared_ptr<const Splay> splay = nullptr);
     /// Parts filled from a host array through the queues (synchronously).
-    static MultiArray from_host(const MultiQueue& queue, const HostArray& host, std::shared_ptr<const Splay> splay = nullptr);
+    static MultiArray from_host(const MultiQueue& queue, const HostArray& host,
+                                std::shared_ptr<const Splay> splay = nullptr);
 
     /// The whole array assembled on the host.
     HostArray get(const MultiQueue& queue, bool async = false) const;

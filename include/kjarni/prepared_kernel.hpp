@@ -142,8 +142,9 @@ BoundKernel PreparedKernel::bind(const Queue& queue, const Args&... args) const 
     // lives as long as they do.
     auto kept = std::make_shared<const std::tuple<Args...>>(args...);
     [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
-    std::vector<detail::KernelArg> packed = std::apply(
-        [&](const auto&... held) { return std::vector<detail::KernelArg>{detail::pack(held, target)...}; }, *kept);
+    std::vector<detail::KernelArg> packed =
+        std::apply([&](const auto&... held) { return std::vector<detail::KernelArg>{detail::pack(held, target)...}; },
+                   *kept);
     return bind_args(queue, std::move(packed), std::move(kept));
 }
 

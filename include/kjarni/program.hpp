@@ -10,8 +10,8 @@
 /// (program_options.hpp), Sizes and TotalSize (launch_sizes.hpp), StructArg (struct_arg.hpp), In,
 /// Out and InOut (host_argument.hpp) and PerDevice (per_device.hpp). \file
 
-#include <cstddef>
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -59,7 +59,6 @@ struct GlobalVariable {
     std::size_t size = 0;
     Buffer buffer;
 };
-
 
 /// Kernel code compiled for every device of a context subset (see the top of the file): its kernels,
 /// binaries, globals and constants. Copies share the compiled program.
@@ -159,6 +158,5 @@ private:
     explicit Program(std::shared_ptr<const detail::ProgramState> state) : state_(std::move(state)) {}
     std::shared_ptr<const detail::ProgramState> state_;
 };
-
 
 }  // namespace kjarni

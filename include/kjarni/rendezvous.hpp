@@ -120,12 +120,11 @@ public:
     /// ArgumentError naming "secret" when no secret is set and `address` is not a loopback one, or
     /// the secret is too short or its file not private; UnsupportedError when libcrypto cannot be
     /// loaded.
-    static std::unique_ptr<TcpRendezvous> create(const std::string& address, std::uint16_t port, int rank,
-                                                 int count,
+    static std::unique_ptr<TcpRendezvous> create(const std::string& address, std::uint16_t port, int rank, int count,
                                                  std::chrono::milliseconds timeout = default_timeout);
     /// The same with every option (the secret from the environment unless `options.secret` is set).
-    static std::unique_ptr<TcpRendezvous> create(const std::string& address, std::uint16_t port, int rank,
-                                                 int count, const TcpRendezvousOptions& options);
+    static std::unique_ptr<TcpRendezvous> create(const std::string& address, std::uint16_t port, int rank, int count,
+                                                 const TcpRendezvousOptions& options);
     ~TcpRendezvous() override;
     TcpRendezvous(const TcpRendezvous&) = delete;
     TcpRendezvous& operator=(const TcpRendezvous&) = delete;

@@ -75,7 +75,7 @@ private:
 }  // namespace kjarni::test
 
 /// Instantiates a DeviceTest-derived suite once per selected device.
-#define KJARNI_INSTANTIATE_DEVICE_TESTS(suite)                                                   \
+#define KJARNI_INSTANTIATE_DEVICE_TESTS(suite)                                                    \
     INSTANTIATE_TEST_SUITE_P(Devices, suite, ::testing::ValuesIn(::kjarni::test::test_devices()), \
                              ::kjarni::test::test_device_name);                                   \
     GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(suite)

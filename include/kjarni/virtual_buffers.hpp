@@ -89,8 +89,8 @@ concept HasVirtualAllocations = requires(const T& x) { virtual_allocations(x); }
 class VirtualDependencies {
 public:
     VirtualDependencies() = default;
-    VirtualDependencies(const Buffer& buffer) { add(buffer); }               // NOLINT: implicit on purpose
-    VirtualDependencies(const Array& array) { add(array.base()); }           // NOLINT
+    VirtualDependencies(const Buffer& buffer) { add(buffer); }                // NOLINT: implicit on purpose
+    VirtualDependencies(const Array& array) { add(array.base()); }            // NOLINT
     VirtualDependencies(std::initializer_list<VirtualDependencies> values) {  // NOLINT
         for (const auto& v : values) add(v);
     }
@@ -103,9 +103,8 @@ public:
     // concepts of <ranges>, so that this header does not cost its includers <ranges>.
     template <class R>
         requires(!detail::HasVirtualAllocations<R> && !std::same_as<std::remove_cvref_t<R>, VirtualDependencies> &&
-                 requires(const R& range) {
-                     std::begin(range) != std::end(range);
-                 } && std::constructible_from<VirtualDependencies, decltype(*std::begin(std::declval<const R&>()))>)
+                 requires(const R& range) { std::begin(range) != std::end(range); } &&
+                 std::constructible_from<VirtualDependencies, decltype(*std::begin(std::declval<const R&>()))>)
     VirtualDependencies(const R& range) {  // NOLINT
         for (auto&& element : range) add(VirtualDependencies(element));
     }

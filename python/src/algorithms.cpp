@@ -90,8 +90,7 @@ Expr to_expr(nb::handle h) {
         learn_numpy_scalar_type(h, dtype);
         return e;
     }
-    throw ArgumentError("operand", "cannot be part of an expression: " +
-                                       text_of(h.type().attr("__name__")));
+    throw ArgumentError("operand", "cannot be part of an expression: " + text_of(h.type().attr("__name__")));
 }
 
 ReduceOptions reduce_options(nb::handle axis, bool keepdims, std::optional<Array> out, const nb::object& allocator) {
@@ -115,9 +114,11 @@ blas::Op to_op(const std::string& op) {
 
 template <class F>
 void binary(nb::class_<Expr>& cls, const char* name, const char* rname, F f) {
-    cls.def(name, [f](nb::handle a, nb::handle b) { return f(to_expr(a), to_expr(b)); }, nb::is_operator());
+    cls.def(
+        name, [f](nb::handle a, nb::handle b) { return f(to_expr(a), to_expr(b)); }, nb::is_operator());
     if (rname != nullptr) {
-        cls.def(rname, [f](nb::handle a, nb::handle b) { return f(to_expr(b), to_expr(a)); }, nb::is_operator());
+        cls.def(
+            rname, [f](nb::handle a, nb::handle b) { return f(to_expr(b), to_expr(a)); }, nb::is_operator());
     }
 }
 
@@ -148,7 +149,8 @@ void bind_algorithms(nb::module_& m) {
     expr.def("__abs__", [](const Expr& a) { return kjarni::abs(a); });
 
     auto unary = [&m](const char* name, Expr (*f)(const Expr&)) {
-        m.def(name, [f](nb::handle a) { return f(to_expr(a)); }, nb::arg("x"));
+        m.def(
+            name, [f](nb::handle a) { return f(to_expr(a)); }, nb::arg("x"));
     };
     unary("sqrt", &kjarni::sqrt);
     unary("exp", &kjarni::exp);
@@ -159,54 +161,66 @@ void bind_algorithms(nb::module_& m) {
     unary("absolute", &kjarni::abs);
     m.def("minimum", [](nb::handle a, nb::handle b) { return kjarni::minimum(to_expr(a), to_expr(b)); });
     m.def("maximum", [](nb::handle a, nb::handle b) { return kjarni::maximum(to_expr(a), to_expr(b)); });
-    m.def("where", [](nb::handle c, nb::handle a, nb::handle b) {
-        return kjarni::where(to_expr(c), to_expr(a), to_expr(b));
-    });
+    m.def("where",
+          [](nb::handle c, nb::handle a, nb::handle b) { return kjarni::where(to_expr(c), to_expr(a), to_expr(b)); });
     m.def("clip", [](nb::handle a, nb::handle lo, nb::handle hi) {
         return kjarni::clip(to_expr(a), to_expr(lo), to_expr(hi));
     });
     m.def("_expr_astype", [](nb::handle a, const DType& d) { return kjarni::astype(to_expr(a), d); });
 
-    m.def("evaluate", [](const Queue& q, nb::handle e, const nb::object& allocator) {
-        return evaluate(q, to_expr(e), to_allocator(allocator));
-    }, nb::arg("queue"), nb::arg("expression"), nb::arg("allocator") = nb::none(),
-          "Evaluates an expression into a new array (one kernel).");
-    m.def("evaluate", [](const MultiQueue& q, nb::handle e, const nb::object& allocator) {
-        return evaluate(q, to_expr(e), to_allocator(allocator));
-    }, nb::arg("queue"), nb::arg("expression"), nb::arg("allocator") = nb::none());
-    m.def("assign", [](const Queue& q, const Array& out, nb::handle e) { assign(q, out, to_expr(e)); },
-          nb::arg("queue"), nb::arg("out"), nb::arg("expression"), "Evaluates an expression into `out` (any layout).");
-    m.def("assign", [](const MultiQueue& q, const MultiArray& out, nb::handle e) { assign(q, out, to_expr(e)); },
-          nb::arg("queue"), nb::arg("out"), nb::arg("expression"));
-    m.def("fill", [](const Queue& q, const Array& out, nb::handle v) { fill(q, out, to_expr(v)); },
-          nb::arg("queue"), nb::arg("out"), nb::arg("value"));
+    m.def(
+        "evaluate",
+        [](const Queue& q, nb::handle e, const nb::object& allocator) {
+            return evaluate(q, to_expr(e), to_allocator(allocator));
+        },
+        nb::arg("queue"), nb::arg("expression"), nb::arg("allocator") = nb::none(),
+        "Evaluates an expression into a new array (one kernel).");
+    m.def(
+        "evaluate",
+        [](const MultiQueue& q, nb::handle e, const nb::object& allocator) {
+            return evaluate(q, to_expr(e), to_allocator(allocator));
+        },
+        nb::arg("queue"), nb::arg("expression"), nb::arg("allocator") = nb::none());
+    m.def(
+        "assign", [](const Queue& q, const Array& out, nb::handle e) { assign(q, out, to_expr(e)); }, nb::arg("queue"),
+        nb::arg("out"), nb::arg("expression"), "Evaluates an expression into `out` (any layout).");
+    m.def(
+        "assign", [](const MultiQueue& q, const MultiArray& out, nb::handle e) { assign(q, out, to_expr(e)); },
+        nb::arg("queue"), nb::arg("out"), nb::arg("expression"));
+    m.def(
+        "fill", [](const Queue& q, const Array& out, nb::handle v) { fill(q, out, to_expr(v)); }, nb::arg("queue"),
+        nb::arg("out"), nb::arg("value"));
 
     refuse_other_constructors(
         nb::class_<ElementwiseKernel>(m, "ElementwiseKernel", "PyOpenCL's ElementwiseKernel: a C statement over `i`.")
-        .def(nb::init<const std::string&, std::string>(), nb::arg("arguments"), nb::arg("operation"))
-        .def("__call__", [](const ElementwiseKernel& k, const Queue& q, nb::args args) {
-            std::vector<Operand> operands;
-            for (nb::handle a : args) {
-                if (Array* arr = nullptr; nb::try_cast<Array*>(a, arr) && arr != nullptr) operands.emplace_back(*arr);
-                else if (nb::hasattr(a, "dtype") && nb::hasattr(a, "tobytes")) {  // a numpy scalar
-                    const DType dtype =
-                        nb::cast<DType>(nb::module_::import_("kjarni.dtypes").attr("dtype")(a.attr("dtype")));
-                    nb::bytes raw = nb::borrow<nb::bytes>(a.attr("tobytes")());
-                    operands.emplace_back(std::span(static_cast<const std::byte*>(raw.data()), raw.size()), dtype);
-                } else {
-                    throw ArgumentError("args", "an ElementwiseKernel takes Arrays and numpy scalars "
-                                                "(numpy.float32(2), ...)");
+            .def(nb::init<const std::string&, std::string>(), nb::arg("arguments"), nb::arg("operation"))
+            .def("__call__", [](const ElementwiseKernel& k, const Queue& q, nb::args args) {
+                std::vector<Operand> operands;
+                for (nb::handle a : args) {
+                    if (Array* arr = nullptr; nb::try_cast<Array*>(a, arr) && arr != nullptr)
+                        operands.emplace_back(*arr);
+                    else if (nb::hasattr(a, "dtype") && nb::hasattr(a, "tobytes")) {  // a numpy scalar
+                        const DType dtype =
+                            nb::cast<DType>(nb::module_::import_("kjarni.dtypes").attr("dtype")(a.attr("dtype")));
+                        nb::bytes raw = nb::borrow<nb::bytes>(a.attr("tobytes")());
+                        operands.emplace_back(std::span(static_cast<const std::byte*>(raw.data()), raw.size()), dtype);
+                    } else {
+                        throw ArgumentError("args", "an ElementwiseKernel takes Arrays and numpy scalars "
+                                                    "(numpy.float32(2), ...)");
+                    }
                 }
-            }
-            k(q, std::span<const Operand>(operands));
-        }));
+                k(q, std::span<const Operand>(operands));
+            }));
 
-#define KJARNI_REDUCTION(name)                                                                          \
-    m.def(#name, [](const Queue& q, const Array& a, nb::handle axis, bool keepdims, std::optional<Array> out,  \
-                    const nb::object& allocator) {                                                       \
-        return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out), allocator));         \
-    }, nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false,   \
-          nb::arg("out") = nb::none(), nb::arg("allocator") = nb::none())
+#define KJARNI_REDUCTION(name)                                                                         \
+    m.def(                                                                                             \
+        #name,                                                                                         \
+        [](const Queue& q, const Array& a, nb::handle axis, bool keepdims, std::optional<Array> out,   \
+           const nb::object& allocator) {                                                              \
+            return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out), allocator));      \
+        },                                                                                             \
+        nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false, \
+        nb::arg("out") = nb::none(), nb::arg("allocator") = nb::none())
     KJARNI_REDUCTION(min);
     KJARNI_REDUCTION(max);
     KJARNI_REDUCTION(argmin);
@@ -215,52 +229,72 @@ void bind_algorithms(nb::module_& m) {
     KJARNI_REDUCTION(all);
 #undef KJARNI_REDUCTION
 #define KJARNI_TYPED_REDUCTION(name)                                                                     \
-    m.def(#name, [](const Queue& q, const Array& a, nb::handle axis, std::optional<DType> dtype, bool keepdims, \
-                    std::optional<Array> out, const nb::object& allocator) {                             \
-        return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out), allocator), dtype);     \
-    }, nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), \
-          nb::arg("keepdims") = false, nb::arg("out") = nb::none(), nb::arg("allocator") = nb::none())
+    m.def(                                                                                               \
+        #name,                                                                                           \
+        [](const Queue& q, const Array& a, nb::handle axis, std::optional<DType> dtype, bool keepdims,   \
+           std::optional<Array> out, const nb::object& allocator) {                                      \
+            return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out), allocator), dtype); \
+        },                                                                                               \
+        nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), \
+        nb::arg("keepdims") = false, nb::arg("out") = nb::none(), nb::arg("allocator") = nb::none())
     KJARNI_TYPED_REDUCTION(sum);
     KJARNI_TYPED_REDUCTION(prod);
     KJARNI_TYPED_REDUCTION(mean);
 #undef KJARNI_TYPED_REDUCTION
 
     nb::module_ b = m.def_submodule("blas", "BLAS on Arrays through cuBLAS (CUDA) or CLBlast (OpenCL).");
-    b.def("dot", [](const Queue& q, const Array& x, const Array& y, std::optional<Array> out, bool conjugate_x) {
-        return blas::dot(q, x, y, out, conjugate_x);
-    }, nb::arg("queue"), nb::arg("x"), nb::arg("y"), nb::arg("out") = nb::none(), nb::arg("conjugate_x") = false);
-    b.def("gemv", [](const Queue& q, std::complex<double> alpha, const Array& a, const Array& x,
-                     std::complex<double> beta, std::optional<Array> y, const std::string& op) {
-        return blas::gemv(q, alpha, a, x, beta, y, to_op(op));
-    }, nb::arg("queue"), nb::arg("alpha"), nb::arg("a"), nb::arg("x"), nb::arg("beta") = 0.0,
-          nb::arg("y") = nb::none(), nb::arg("op_a") = "N");
-    b.def("gemm", [](const Queue& q, std::complex<double> alpha, const Array& a, const Array& bm,
-                     std::complex<double> beta, std::optional<Array> c, const std::string& op_a,
-                     const std::string& op_b) {
-        return blas::gemm(q, alpha, a, bm, beta, c, to_op(op_a), to_op(op_b));
-    }, nb::arg("queue"), nb::arg("alpha"), nb::arg("a"), nb::arg("b"), nb::arg("beta") = 0.0,
-          nb::arg("c") = nb::none(), nb::arg("op_a") = "N", nb::arg("op_b") = "N");
-    b.def("ger", [](const Queue& q, std::complex<double> alpha, const Array& x, const Array& y, std::optional<Array> a) {
-        return blas::ger(q, alpha, x, y, a);
-    }, nb::arg("queue"), nb::arg("alpha"), nb::arg("x"), nb::arg("y"), nb::arg("a") = nb::none());
-    b.def("gemm_batched", [](const Queue& q, std::complex<double> alpha, const Array& a, const Array& bm,
-                             std::complex<double> beta, std::optional<Array> c, const std::string& op_a,
-                             const std::string& op_b) {
-        return blas::gemm_batched(q, alpha, a, bm, beta, c, to_op(op_a), to_op(op_b));
-    }, nb::arg("queue"), nb::arg("alpha"), nb::arg("a"), nb::arg("b"), nb::arg("beta") = 0.0,
-          nb::arg("c") = nb::none(), nb::arg("op_a") = "N", nb::arg("op_b") = "N");
+    b.def(
+        "dot",
+        [](const Queue& q, const Array& x, const Array& y, std::optional<Array> out, bool conjugate_x) {
+            return blas::dot(q, x, y, out, conjugate_x);
+        },
+        nb::arg("queue"), nb::arg("x"), nb::arg("y"), nb::arg("out") = nb::none(), nb::arg("conjugate_x") = false);
+    b.def(
+        "gemv",
+        [](const Queue& q, std::complex<double> alpha, const Array& a, const Array& x, std::complex<double> beta,
+           std::optional<Array> y, const std::string& op) { return blas::gemv(q, alpha, a, x, beta, y, to_op(op)); },
+        nb::arg("queue"), nb::arg("alpha"), nb::arg("a"), nb::arg("x"), nb::arg("beta") = 0.0,
+        nb::arg("y") = nb::none(), nb::arg("op_a") = "N");
+    b.def(
+        "gemm",
+        [](const Queue& q, std::complex<double> alpha, const Array& a, const Array& bm, std::complex<double> beta,
+           std::optional<Array> c, const std::string& op_a,
+           const std::string& op_b) { return blas::gemm(q, alpha, a, bm, beta, c, to_op(op_a), to_op(op_b)); },
+        nb::arg("queue"), nb::arg("alpha"), nb::arg("a"), nb::arg("b"), nb::arg("beta") = 0.0,
+        nb::arg("c") = nb::none(), nb::arg("op_a") = "N", nb::arg("op_b") = "N");
+    b.def(
+        "ger",
+        [](const Queue& q, std::complex<double> alpha, const Array& x, const Array& y, std::optional<Array> a) {
+            return blas::ger(q, alpha, x, y, a);
+        },
+        nb::arg("queue"), nb::arg("alpha"), nb::arg("x"), nb::arg("y"), nb::arg("a") = nb::none());
+    b.def(
+        "gemm_batched",
+        [](const Queue& q, std::complex<double> alpha, const Array& a, const Array& bm, std::complex<double> beta,
+           std::optional<Array> c, const std::string& op_a,
+           const std::string& op_b) { return blas::gemm_batched(q, alpha, a, bm, beta, c, to_op(op_a), to_op(op_b)); },
+        nb::arg("queue"), nb::arg("alpha"), nb::arg("a"), nb::arg("b"), nb::arg("beta") = 0.0,
+        nb::arg("c") = nb::none(), nb::arg("op_a") = "N", nb::arg("op_b") = "N");
 
-    m.def("concatenate", [](const Queue& q, const std::vector<Array>& arrays, std::ptrdiff_t axis) {
-        return concatenate(q, arrays, axis);
-    }, nb::arg("queue"), nb::arg("arrays"), nb::arg("axis") = 0);
-    m.def("stack", [](const Queue& q, const std::vector<Array>& arrays, std::ptrdiff_t axis) {
-        return stack(q, arrays, axis);
-    }, nb::arg("queue"), nb::arg("arrays"), nb::arg("axis") = 0);
-    m.def("split", [](const Array& a, std::size_t sections, std::ptrdiff_t axis) { return split(a, sections, axis); },
-          nb::arg("array"), nb::arg("sections"), nb::arg("axis") = 0);
-    m.def("take", [](const Queue& q, const Array& a, const Array& indices, std::optional<std::ptrdiff_t> axis) {
-        return take(q, a, indices, axis);
-    }, nb::arg("queue"), nb::arg("array"), nb::arg("indices"), nb::arg("axis") = nb::none());
+    m.def(
+        "concatenate",
+        [](const Queue& q, const std::vector<Array>& arrays, std::ptrdiff_t axis) {
+            return concatenate(q, arrays, axis);
+        },
+        nb::arg("queue"), nb::arg("arrays"), nb::arg("axis") = 0);
+    m.def(
+        "stack",
+        [](const Queue& q, const std::vector<Array>& arrays, std::ptrdiff_t axis) { return stack(q, arrays, axis); },
+        nb::arg("queue"), nb::arg("arrays"), nb::arg("axis") = 0);
+    m.def(
+        "split", [](const Array& a, std::size_t sections, std::ptrdiff_t axis) { return split(a, sections, axis); },
+        nb::arg("array"), nb::arg("sections"), nb::arg("axis") = 0);
+    m.def(
+        "take",
+        [](const Queue& q, const Array& a, const Array& indices, std::optional<std::ptrdiff_t> axis) {
+            return take(q, a, indices, axis);
+        },
+        nb::arg("queue"), nb::arg("array"), nb::arg("indices"), nb::arg("axis") = nb::none());
     m.def("may_share_memory", &may_share_memory, nb::arg("a"), nb::arg("b"));
 }
 

@@ -72,14 +72,14 @@ TakeMode to_take_mode(const std::string& mode) {
 }
 
 Reduction to_reduction(const std::string& name) {
-    static const std::pair<const char*, Reduction> names[] = {
-        {"sum", Reduction::sum},       {"prod", Reduction::prod},     {"min", Reduction::min},
-        {"max", Reduction::max},       {"argmin", Reduction::argmin}, {"argmax", Reduction::argmax},
-        {"any", Reduction::any},       {"all", Reduction::all},       {"mean", Reduction::mean}};
+    static const std::pair<const char*, Reduction> names[] =
+        {{"sum", Reduction::sum}, {"prod", Reduction::prod},     {"min", Reduction::min},
+         {"max", Reduction::max}, {"argmin", Reduction::argmin}, {"argmax", Reduction::argmax},
+         {"any", Reduction::any}, {"all", Reduction::all},       {"mean", Reduction::mean}};
     for (const auto& [n, r] : names)
         if (name == n) return r;
-    throw ArgumentError("reduction", "unknown reduction '" + name +
-                                         "': sum, prod, min, max, argmin, argmax, any, all or mean");
+    throw ArgumentError("reduction",
+                        "unknown reduction '" + name + "': sum, prod, min, max, argmin, argmax, any, all or mean");
 }
 
 // A built-in reduction, by name, as reduce_parts takes it; `dtype` only where the function has one.
@@ -133,67 +133,68 @@ std::vector<Array> split_by(nb::handle sections, BySections by_sections, ByPosit
 void bind_algorithms_extra(nb::module_& m) {
     refuse_other_constructors(
         nb::class_<ReductionKernel>(m, "_ReductionKernel",
-                                "PyOpenCL's ReductionKernel: map_expr over the (broadcast) arguments, combined by "
-                                "reduce_expr over the reduced axes. Deterministic.")
-        .def(
-            "__init__",
-            [](ReductionKernel* self, const DType& dtype_out, std::string neutral, std::string reduce_expr,
-               std::string map_expr, const std::string& arguments, std::string preamble, nb::handle render_globals,
-               std::string name) {
-                new (self) ReductionKernel(dtype_out, std::move(neutral), std::move(reduce_expr), std::move(map_expr),
-                                           arguments, std::move(preamble), globals_from_python(render_globals),
-                                           std::move(name));
-            },
-            nb::arg("dtype_out"), nb::arg("neutral"), nb::arg("reduce_expr"), nb::arg("map_expr"),
-            nb::arg("arguments"), nb::arg("preamble") = "", nb::arg("render_globals") = nb::none(),
-            nb::arg("name") = "reduction")
-        .def(
-            "_call",
-            [](const ReductionKernel& k, const Queue& queue, nb::handle axis, bool keepdims, std::optional<Array> out,
-               nb::args args) {
-                ReduceOptions options;
-                options.axes = to_axes(axis);
-                options.keepdims = keepdims;
-                options.out = std::move(out);
-                return k(queue, to_operands(args), options);
-            },
-            nb::arg("queue"), nb::arg("axis").none(), nb::arg("keepdims"), nb::arg("out").none(), nb::arg("args")));
+                                    "PyOpenCL's ReductionKernel: map_expr over the (broadcast) arguments, combined by "
+                                    "reduce_expr over the reduced axes. Deterministic.")
+            .def(
+                "__init__",
+                [](ReductionKernel* self, const DType& dtype_out, std::string neutral, std::string reduce_expr,
+                   std::string map_expr, const std::string& arguments, std::string preamble, nb::handle render_globals,
+                   std::string name) {
+                    new (self) ReductionKernel(dtype_out, std::move(neutral), std::move(reduce_expr),
+                                               std::move(map_expr), arguments, std::move(preamble),
+                                               globals_from_python(render_globals), std::move(name));
+                },
+                nb::arg("dtype_out"), nb::arg("neutral"), nb::arg("reduce_expr"), nb::arg("map_expr"),
+                nb::arg("arguments"), nb::arg("preamble") = "", nb::arg("render_globals") = nb::none(),
+                nb::arg("name") = "reduction")
+            .def(
+                "_call",
+                [](const ReductionKernel& k, const Queue& queue, nb::handle axis, bool keepdims,
+                   std::optional<Array> out, nb::args args) {
+                    ReduceOptions options;
+                    options.axes = to_axes(axis);
+                    options.keepdims = keepdims;
+                    options.out = std::move(out);
+                    return k(queue, to_operands(args), options);
+                },
+                nb::arg("queue"), nb::arg("axis").none(), nb::arg("keepdims"), nb::arg("out").none(), nb::arg("args")));
 
     refuse_other_constructors(
         nb::class_<ScanKernel>(m, "_ScanKernel",
-                           "PyOpenCL's GenericScanKernel along one axis: input_expr combined by scan_expr, "
-                           "output_statement run with item / prev_item / last_item. Deterministic.")
-        .def(
-            "__init__",
-            [](ScanKernel* self, const DType& dtype, std::string neutral, std::string scan_expr,
-               std::string input_expr, std::string output_statement, const std::string& arguments,
-               std::string preamble, nb::handle render_globals, std::string name) {
-                new (self) ScanKernel(dtype, std::move(neutral), std::move(scan_expr), std::move(input_expr),
-                                      std::move(output_statement), arguments, std::move(preamble),
-                                      globals_from_python(render_globals), std::move(name));
-            },
-            nb::arg("dtype"), nb::arg("neutral"), nb::arg("scan_expr"), nb::arg("input_expr"),
-            nb::arg("output_statement"), nb::arg("arguments"), nb::arg("preamble") = "",
-            nb::arg("render_globals") = nb::none(), nb::arg("name") = "scan")
-        .def(
-            "_call",
-            [](const ScanKernel& k, const Queue& queue, int axis, nb::args args) {
-                k(queue, to_operands(args), axis);
-            },
-            nb::arg("queue"), nb::arg("axis"), nb::arg("args")));
+                               "PyOpenCL's GenericScanKernel along one axis: input_expr combined by scan_expr, "
+                               "output_statement run with item / prev_item / last_item. Deterministic.")
+            .def(
+                "__init__",
+                [](ScanKernel* self, const DType& dtype, std::string neutral, std::string scan_expr,
+                   std::string input_expr, std::string output_statement, const std::string& arguments,
+                   std::string preamble, nb::handle render_globals, std::string name) {
+                    new (self) ScanKernel(dtype, std::move(neutral), std::move(scan_expr), std::move(input_expr),
+                                          std::move(output_statement), arguments, std::move(preamble),
+                                          globals_from_python(render_globals), std::move(name));
+                },
+                nb::arg("dtype"), nb::arg("neutral"), nb::arg("scan_expr"), nb::arg("input_expr"),
+                nb::arg("output_statement"), nb::arg("arguments"), nb::arg("preamble") = "",
+                nb::arg("render_globals") = nb::none(), nb::arg("name") = "scan")
+            .def(
+                "_call",
+                [](const ScanKernel& k, const Queue& queue, int axis, nb::args args) {
+                    k(queue, to_operands(args), axis);
+                },
+                nb::arg("queue"), nb::arg("axis"), nb::arg("args")));
 
     // Lambdas: the C++ functions take an Allocator last too (issue 43 item 18), which Python does not pass.
-    m.def("_cumsum",
-          [](const Queue& q, const Array& a, std::optional<int> axis, const std::optional<DType>& dtype,
-             const std::optional<Array>& out) { return cumsum(q, a, axis, dtype, out); },
-          nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(),
-          nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
-          "numpy's cumsum along `axis` (the flattened array when None).");
-    m.def("_cumprod",
-          [](const Queue& q, const Array& a, std::optional<int> axis, const std::optional<DType>& dtype,
-             const std::optional<Array>& out) { return cumprod(q, a, axis, dtype, out); },
-          nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(),
-          nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
+    m.def(
+        "_cumsum",
+        [](const Queue& q, const Array& a, std::optional<int> axis, const std::optional<DType>& dtype,
+           const std::optional<Array>& out) { return cumsum(q, a, axis, dtype, out); },
+        nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),
+        nb::arg("out") = nb::none(), "numpy's cumsum along `axis` (the flattened array when None).");
+    m.def(
+        "_cumprod",
+        [](const Queue& q, const Array& a, std::optional<int> axis, const std::optional<DType>& dtype,
+           const std::optional<Array>& out) { return cumprod(q, a, axis, dtype, out); },
+        nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),
+        nb::arg("out") = nb::none());
     m.def("_cumsum_parts", &cumsum_parts, nb::arg("queue"), nb::arg("array"), nb::arg("axis"),
           nb::arg("dtype") = nb::none(), "The cumsum of a MultiArray along `axis`, across its parts.");
     m.def("_cumprod_parts", &cumprod_parts, nb::arg("queue"), nb::arg("array"), nb::arg("axis"),
@@ -226,12 +227,15 @@ void bind_algorithms_extra(nb::module_& m) {
         nb::arg("queue"), nb::arg("array"), nb::arg("reduction"), nb::arg("axis") = nb::none(),
         nb::arg("keepdims") = false, nb::arg("dtype") = nb::none());
 
-    m.def("_hstack", [](const Queue& q, const std::vector<Array>& a) { return hstack(q, a); }, nb::arg("queue"),
-          nb::arg("arrays"));
-    m.def("_vstack", [](const Queue& q, const std::vector<Array>& a) { return vstack(q, a); }, nb::arg("queue"),
-          nb::arg("arrays"));
-    m.def("_dstack", [](const Queue& q, const std::vector<Array>& a) { return dstack(q, a); }, nb::arg("queue"),
-          nb::arg("arrays"));
+    m.def(
+        "_hstack", [](const Queue& q, const std::vector<Array>& a) { return hstack(q, a); }, nb::arg("queue"),
+        nb::arg("arrays"));
+    m.def(
+        "_vstack", [](const Queue& q, const std::vector<Array>& a) { return vstack(q, a); }, nb::arg("queue"),
+        nb::arg("arrays"));
+    m.def(
+        "_dstack", [](const Queue& q, const std::vector<Array>& a) { return dstack(q, a); }, nb::arg("queue"),
+        nb::arg("arrays"));
     m.def(
         "_concatenate_into",
         [](const Queue& q, const std::vector<Array>& arrays, const Array& out, std::ptrdiff_t axis) {
@@ -292,12 +296,16 @@ void bind_algorithms_extra(nb::module_& m) {
            nb::handle copy) { return reshape(q, a, std::span(shape), to_order(order), to_copy_mode(copy)); },
         nb::arg("queue"), nb::arg("array"), nb::arg("shape"), nb::arg("order") = "C", nb::arg("copy") = nb::none(),
         "numpy.reshape: a view where one exists, else a copy (copy=False: ArgumentError instead).");
-    m.def("_ascontiguousarray",
-          [](const Queue& q, const Array& a, const std::optional<DType>& dtype) { return ascontiguousarray(q, a, dtype); },
-          nb::arg("queue"), nb::arg("array"), nb::arg("dtype") = nb::none());
-    m.def("_asfortranarray",
-          [](const Queue& q, const Array& a, const std::optional<DType>& dtype) { return asfortranarray(q, a, dtype); },
-          nb::arg("queue"), nb::arg("array"), nb::arg("dtype") = nb::none());
+    m.def(
+        "_ascontiguousarray",
+        [](const Queue& q, const Array& a, const std::optional<DType>& dtype) {
+            return ascontiguousarray(q, a, dtype);
+        },
+        nb::arg("queue"), nb::arg("array"), nb::arg("dtype") = nb::none());
+    m.def(
+        "_asfortranarray",
+        [](const Queue& q, const Array& a, const std::optional<DType>& dtype) { return asfortranarray(q, a, dtype); },
+        nb::arg("queue"), nb::arg("array"), nb::arg("dtype") = nb::none());
     m.def(
         "_asarray",
         [](const Queue& q, const Array& a, std::optional<DType> dtype, std::optional<std::string> order) {
@@ -306,8 +314,9 @@ void bind_algorithms_extra(nb::module_& m) {
             return asarray(q, a, dtype, o);
         },
         nb::arg("queue"), nb::arg("array"), nb::arg("dtype").none(), nb::arg("order").none());
-    m.def("transfer", [](const Array& a, const Queue& q) { return transfer(a, q); }, nb::arg("array"), nb::arg("queue"),
-          "pygpu's transfer: a C-contiguous copy on the queue's device, which may be of another context or API.");
+    m.def(
+        "transfer", [](const Array& a, const Queue& q) { return transfer(a, q); }, nb::arg("array"), nb::arg("queue"),
+        "pygpu's transfer: a C-contiguous copy on the queue's device, which may be of another context or API.");
 }
 
 }  // namespace kjarni::python

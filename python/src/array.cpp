@@ -11,8 +11,8 @@
 
 #include "allocator.hpp"
 #include "bindings.hpp"
-#include "value_conversion.hpp"
 #include "host_memory.hpp"
+#include "value_conversion.hpp"
 
 namespace kjarni::python {
 
@@ -102,27 +102,24 @@ void bind_array(nb::module_& m) {
                 layout.offset = offset;
                 return Array::from_buffer(base, dtype, layout);
             },
-            nb::arg("base"), nb::arg("dtype"), nb::arg("shape"), nb::arg("strides") = nb::none(),
-            nb::arg("offset") = 0, "An array over an existing buffer (the layout must lie inside it).")
-        .def(
-            "_set_host",
-            [](const Array& self, const Queue& queue, nb::object host) {
-                HostBytes bytes(host.ptr(), false, "array");
-                const HostArray h = wrap_host(bytes, self.dtype(), self.shape());
-                nb::gil_scoped_release release;
-                self.set(queue, h, false);
-            })
-        .def(
-            "_get_host",
-            [](const Array& self, const Queue& queue, nb::object dest) {
-                HostBytes bytes(dest.ptr(), true, "dest");
-                const HostArray h = wrap_host(bytes, self.dtype(), self.shape());
-                nb::gil_scoped_release release;
-                self.get(queue, h, false);
-            })
-        .def("_set_array", [](const Array& self, const Queue& queue, const Array& source, bool async_) {
-            self.set(queue, source, async_);
-        })
+            nb::arg("base"), nb::arg("dtype"), nb::arg("shape"), nb::arg("strides") = nb::none(), nb::arg("offset") = 0,
+            "An array over an existing buffer (the layout must lie inside it).")
+        .def("_set_host",
+             [](const Array& self, const Queue& queue, nb::object host) {
+                 HostBytes bytes(host.ptr(), false, "array");
+                 const HostArray h = wrap_host(bytes, self.dtype(), self.shape());
+                 nb::gil_scoped_release release;
+                 self.set(queue, h, false);
+             })
+        .def("_get_host",
+             [](const Array& self, const Queue& queue, nb::object dest) {
+                 HostBytes bytes(dest.ptr(), true, "dest");
+                 const HostArray h = wrap_host(bytes, self.dtype(), self.shape());
+                 nb::gil_scoped_release release;
+                 self.get(queue, h, false);
+             })
+        .def("_set_array", [](const Array& self, const Queue& queue, const Array& source,
+                              bool async_) { self.set(queue, source, async_); })
         .def_prop_ro("device", &Array::device)
         .def_prop_ro("_dtype", &Array::dtype)
         .def_prop_ro("shape", [](const Array& a) { return as_tuple(a.shape()); })
@@ -135,27 +132,28 @@ void bind_array(nb::module_& m) {
         .def_prop_ro("is_c_contiguous", &Array::is_c_contiguous)
         .def_prop_ro("is_f_contiguous", &Array::is_f_contiguous)
         .def_prop_ro("data", &Array::data, "The region from the first element to the last (what a kernel gets).")
-        .def("__getitem__", [](const Array& a, nb::handle key) { return a.index(to_indices(key)); },
-             "A view by numpy's basic indexing: integers, slices of any step, None (a new axis), Ellipsis.")
-        .def("__len__", [](const Array& a) {
-            if (a.ndim() == 0) throw nb::type_error("len() of a 0-d array");
-            return a.shape()[0];
-        })
-        .def("transpose",
-             [](const Array& a, const std::vector<std::size_t>& axes) { return a.transpose(std::span(axes)); },
-             nb::arg("axes") = std::vector<std::size_t>{})
-        .def_prop_ro("T", [](const Array& a) { return a.transpose(); })
-        .def("_reshape",
-             [](const Array& a, const std::vector<std::ptrdiff_t>& shape, const std::string& order) {
-                 return a.reshape(std::span(shape), to_order(order));
+        .def(
+            "__getitem__", [](const Array& a, nb::handle key) { return a.index(to_indices(key)); },
+            "A view by numpy's basic indexing: integers, slices of any step, None (a new axis), Ellipsis.")
+        .def("__len__",
+             [](const Array& a) {
+                 if (a.ndim() == 0) throw nb::type_error("len() of a 0-d array");
+                 return a.shape()[0];
              })
+        .def(
+            "transpose",
+            [](const Array& a, const std::vector<std::size_t>& axes) { return a.transpose(std::span(axes)); },
+            nb::arg("axes") = std::vector<std::size_t>{})
+        .def_prop_ro("T", [](const Array& a) { return a.transpose(); })
+        .def("_reshape", [](const Array& a, const std::vector<std::ptrdiff_t>& shape,
+                            const std::string& order) { return a.reshape(std::span(shape), to_order(order)); })
         .def("_view", &Array::view)
-        .def("copy", [](const Array& a, const Queue& queue, const std::string& order) {
-            return a.copy(queue, to_order(order));
-        }, nb::arg("queue"), nb::arg("order") = "C")
-        .def("_astype", [](const Array& a, const Queue& queue, const DType& dtype, const std::string& order, bool copy) {
-            return a.astype(queue, dtype, to_order(order), copy);
-        });
+        .def(
+            "copy",
+            [](const Array& a, const Queue& queue, const std::string& order) { return a.copy(queue, to_order(order)); },
+            nb::arg("queue"), nb::arg("order") = "C")
+        .def("_astype", [](const Array& a, const Queue& queue, const DType& dtype, const std::string& order,
+                           bool copy) { return a.astype(queue, dtype, to_order(order), copy); });
 
     nb::class_<Splay>(m, "Splay", "Which part of an array each device of a MultiArray holds.");
     nb::class_<CloneSplay, Splay>(m, "CloneSplay", "The whole array on every device.").def(nb::init<>());
@@ -189,23 +187,29 @@ void bind_array(nb::module_& m) {
                  HostBytes bytes(host.ptr(), false, "array");
                  self.set(queue, wrap_host(bytes, self.dtype(), self.shape()), false);
              })
-        .def("_set_multi", [](const MultiArray& self, const MultiQueue& queue, const MultiArray& source) {
-            self.set(queue, source, false);
-        })
+        .def("_set_multi", [](const MultiArray& self, const MultiQueue& queue,
+                              const MultiArray& source) { self.set(queue, source, false); })
         .def_prop_ro("devices", &MultiArray::devices)
         .def_prop_ro("_dtype", &MultiArray::dtype)
         .def_prop_ro("shape", [](const MultiArray& a) { return as_tuple(a.shape()); })
-        .def_prop_ro("shapes", [](const MultiArray& a) {
-            nb::dict out;
-            const auto shapes = a.shapes();
-            for (std::size_t i = 0; i < shapes.size(); ++i) out[nb::cast(a.devices()[i])] = as_tuple(shapes[i]);
-            return out;
-        }, "Device -> the shape of its part.")
-        .def_prop_ro("subarrays", [](const MultiArray& a) {
-            nb::dict out;
-            for (std::size_t i = 0; i < a.parts().size(); ++i) out[nb::cast(a.devices()[i])] = nb::cast(a.parts()[i]);
-            return out;
-        }, "Device -> its part (an Array).")
+        .def_prop_ro(
+            "shapes",
+            [](const MultiArray& a) {
+                nb::dict out;
+                const auto shapes = a.shapes();
+                for (std::size_t i = 0; i < shapes.size(); ++i) out[nb::cast(a.devices()[i])] = as_tuple(shapes[i]);
+                return out;
+            },
+            "Device -> the shape of its part.")
+        .def_prop_ro(
+            "subarrays",
+            [](const MultiArray& a) {
+                nb::dict out;
+                for (std::size_t i = 0; i < a.parts().size(); ++i)
+                    out[nb::cast(a.devices()[i])] = nb::cast(a.parts()[i]);
+                return out;
+            },
+            "Device -> its part (an Array).")
         .def("part", &MultiArray::part, nb::arg("device"));
 }
 

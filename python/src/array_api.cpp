@@ -94,64 +94,93 @@ void bind_array_api(nb::module_& m) {
         for (const auto& [name, f] : array_api_binary_table()) names.push_back(name);
         return names;
     });
-    x.def("unary", [](const std::string& name, nb::handle a) {
-        const auto& table = array_api_unary_table();
-        const auto it = table.find(name);
-        if (it == table.end()) throw ArgumentError("name", "no elementwise function '" + name + "'");
-        return it->second(expr_from_python(a));
-    }, nb::arg("name"), nb::arg("x"));
-    x.def("binary", [](const std::string& name, nb::handle a, nb::handle b) {
-        const auto& table = array_api_binary_table();
-        const auto it = table.find(name);
-        if (it == table.end()) throw ArgumentError("name", "no elementwise function '" + name + "'");
-        return it->second(expr_from_python(a), expr_from_python(b));
-    }, nb::arg("name"), nb::arg("x1"), nb::arg("x2"));
-    x.def("round", [](nb::handle a) { return kjarni::round(expr_from_python(a), 0); }, nb::arg("x"));
+    x.def(
+        "unary",
+        [](const std::string& name, nb::handle a) {
+            const auto& table = array_api_unary_table();
+            const auto it = table.find(name);
+            if (it == table.end()) throw ArgumentError("name", "no elementwise function '" + name + "'");
+            return it->second(expr_from_python(a));
+        },
+        nb::arg("name"), nb::arg("x"));
+    x.def(
+        "binary",
+        [](const std::string& name, nb::handle a, nb::handle b) {
+            const auto& table = array_api_binary_table();
+            const auto it = table.find(name);
+            if (it == table.end()) throw ArgumentError("name", "no elementwise function '" + name + "'");
+            return it->second(expr_from_python(a), expr_from_python(b));
+        },
+        nb::arg("name"), nb::arg("x1"), nb::arg("x2"));
+    x.def(
+        "round", [](nb::handle a) { return kjarni::round(expr_from_python(a), 0); }, nb::arg("x"));
 
     // var and std with the standard's `correction` (numpy's ddof), over `axes` (all when None).
-    x.def("var", [](const Queue& q, const Array& a, std::optional<std::vector<int>> axes, bool keepdims,
-                    double correction) {
-        ReduceOptions o;
-        o.axes = std::move(axes);
-        o.keepdims = keepdims;
-        return var(q, a, o, correction);
-    }, nb::arg("queue"), nb::arg("array"), nb::arg("axes").none(), nb::arg("keepdims"), nb::arg("correction"));
-    x.def("std", [](const Queue& q, const Array& a, std::optional<std::vector<int>> axes, bool keepdims,
-                    double correction) {
-        ReduceOptions o;
-        o.axes = std::move(axes);
-        o.keepdims = keepdims;
-        return kjarni::std(q, a, o, correction);
-    }, nb::arg("queue"), nb::arg("array"), nb::arg("axes").none(), nb::arg("keepdims"), nb::arg("correction"));
+    x.def(
+        "var",
+        [](const Queue& q, const Array& a, std::optional<std::vector<int>> axes, bool keepdims, double correction) {
+            ReduceOptions o;
+            o.axes = std::move(axes);
+            o.keepdims = keepdims;
+            return var(q, a, o, correction);
+        },
+        nb::arg("queue"), nb::arg("array"), nb::arg("axes").none(), nb::arg("keepdims"), nb::arg("correction"));
+    x.def(
+        "std",
+        [](const Queue& q, const Array& a, std::optional<std::vector<int>> axes, bool keepdims, double correction) {
+            ReduceOptions o;
+            o.axes = std::move(axes);
+            o.keepdims = keepdims;
+            return kjarni::std(q, a, o, correction);
+        },
+        nb::arg("queue"), nb::arg("array"), nb::arg("axes").none(), nb::arg("keepdims"), nb::arg("correction"));
 
-    x.def("sort", [](const Queue& q, const Array& a, std::optional<int> axis) { return sort(q, a, axis); },
-          nb::arg("queue"), nb::arg("array"), nb::arg("axis").none());
-    x.def("argsort", [](const Queue& q, const Array& a, std::optional<int> axis) { return argsort(q, a, axis); },
-          nb::arg("queue"), nb::arg("array"), nb::arg("axis").none());
-    x.def("unique", [](const Queue& q, const Array& a, bool index, bool inverse, bool counts) {
-        UniqueOptions o;
-        o.return_index = index;
-        o.return_inverse = inverse;
-        o.return_counts = counts;
-        UniqueResult r = unique(q, a, o);
-        return nb::make_tuple(r.values, r.index ? nb::cast(*r.index) : nb::none(),
-                              r.inverse ? nb::cast(*r.inverse) : nb::none(), r.counts ? nb::cast(*r.counts) : nb::none());
-    }, nb::arg("queue"), nb::arg("array"), nb::arg("index"), nb::arg("inverse"), nb::arg("counts"));
-    x.def("searchsorted", [](const Queue& q, const Array& sorted, const Array& values, bool right) {
-        return searchsorted(q, sorted, values, right ? Side::right : Side::left);
-    }, nb::arg("queue"), nb::arg("sorted"), nb::arg("values"), nb::arg("right"));
-    x.def("nonzero", [](const Queue& q, const Array& a) { return nonzero(q, a); }, nb::arg("queue"), nb::arg("array"));
-    x.def("count_nonzero", [](const Queue& q, const Array& a, std::optional<std::vector<int>> axes) {
-        return count_nonzero(q, a, axes);
-    }, nb::arg("queue"), nb::arg("array"), nb::arg("axes").none());
-    x.def("boolean_index", [](const Queue& q, const Array& a, const Array& mask) { return boolean_index(q, a, mask); },
-          nb::arg("queue"), nb::arg("array"), nb::arg("mask"));
-    x.def("boolean_index_assign", [](const Queue& q, const Array& a, const Array& mask, const Array& value) {
-        boolean_index_assign(q, a, mask, Operand(value));
-    }, nb::arg("queue"), nb::arg("array"), nb::arg("mask"), nb::arg("value"));
-    x.def("integer_index", [](const Queue& q, const Array& a, const Array& indices, int axis) {
-        return integer_index(q, a, indices, axis);
-    }, nb::arg("queue"), nb::arg("array"), nb::arg("indices"), nb::arg("axis"));
+    x.def(
+        "sort", [](const Queue& q, const Array& a, std::optional<int> axis) { return sort(q, a, axis); },
+        nb::arg("queue"), nb::arg("array"), nb::arg("axis").none());
+    x.def(
+        "argsort", [](const Queue& q, const Array& a, std::optional<int> axis) { return argsort(q, a, axis); },
+        nb::arg("queue"), nb::arg("array"), nb::arg("axis").none());
+    x.def(
+        "unique",
+        [](const Queue& q, const Array& a, bool index, bool inverse, bool counts) {
+            UniqueOptions o;
+            o.return_index = index;
+            o.return_inverse = inverse;
+            o.return_counts = counts;
+            UniqueResult r = unique(q, a, o);
+            return nb::make_tuple(r.values, r.index ? nb::cast(*r.index) : nb::none(),
+                                  r.inverse ? nb::cast(*r.inverse) : nb::none(),
+                                  r.counts ? nb::cast(*r.counts) : nb::none());
+        },
+        nb::arg("queue"), nb::arg("array"), nb::arg("index"), nb::arg("inverse"), nb::arg("counts"));
+    x.def(
+        "searchsorted",
+        [](const Queue& q, const Array& sorted, const Array& values, bool right) {
+            return searchsorted(q, sorted, values, right ? Side::right : Side::left);
+        },
+        nb::arg("queue"), nb::arg("sorted"), nb::arg("values"), nb::arg("right"));
+    x.def(
+        "nonzero", [](const Queue& q, const Array& a) { return nonzero(q, a); }, nb::arg("queue"), nb::arg("array"));
+    x.def(
+        "count_nonzero",
+        [](const Queue& q, const Array& a, std::optional<std::vector<int>> axes) { return count_nonzero(q, a, axes); },
+        nb::arg("queue"), nb::arg("array"), nb::arg("axes").none());
+    x.def(
+        "boolean_index", [](const Queue& q, const Array& a, const Array& mask) { return boolean_index(q, a, mask); },
+        nb::arg("queue"), nb::arg("array"), nb::arg("mask"));
+    x.def(
+        "boolean_index_assign",
+        [](const Queue& q, const Array& a, const Array& mask, const Array& value) {
+            boolean_index_assign(q, a, mask, Operand(value));
+        },
+        nb::arg("queue"), nb::arg("array"), nb::arg("mask"), nb::arg("value"));
+    x.def(
+        "integer_index",
+        [](const Queue& q, const Array& a, const Array& indices, int axis) {
+            return integer_index(q, a, indices, axis);
+        },
+        nb::arg("queue"), nb::arg("array"), nb::arg("indices"), nb::arg("axis"));
 }
 
 }  // namespace kjarni::python

@@ -14,9 +14,7 @@ namespace nb = nanobind;
 /// The last constructor of `cls`: what matched none of the others is refused with kjarni's message.
 template <class T, class... Extra>
 void refuse_other_constructors(nb::class_<T, Extra...>& cls) {
-    cls.def("__init__", [](T*, nb::args args, nb::kwargs kwargs) {
-        refuse_construction(nb::type<T>(), args, kwargs);
-    });
+    cls.def("__init__", [](T*, nb::args args, nb::kwargs kwargs) { refuse_construction(nb::type<T>(), args, kwargs); });
 }
 
 void bind_errors(nb::module_& m);
@@ -37,7 +35,7 @@ void bind_dlpack(nb::module_& m);
 void bind_collectives(nb::module_& m);
 void bind_virtual_buffers(nb::module_& m);
 void bind_array_api(nb::module_& m);
-void bind_recording(nb::module_& m);  // recording.cpp
+void bind_recording(nb::module_& m);   // recording.cpp
 void bind_statements(nb::module_& m);  // statements.cpp
 
 }  // namespace kjarni::python

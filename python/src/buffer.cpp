@@ -29,7 +29,8 @@ Allocator to_allocator(const nb::object& allocator) {
         return *immediate;
     }
     if (!PyCallable_Check(allocator.ptr())) {
-        throw ArgumentError("allocator", "must be None, a MemoryPool, a DeferredAllocator, an ImmediateAllocator, a VirtualAllocator or a callable (device, size) -> Buffer");
+        throw ArgumentError("allocator", "must be None, a MemoryPool, a DeferredAllocator, an ImmediateAllocator, a "
+                                         "VirtualAllocator or a callable (device, size) -> Buffer");
     }
     // Called from C++ with or without the GIL: take it for the call into Python.
     auto holder = std::make_shared<nb::object>(allocator);
@@ -46,8 +47,8 @@ Allocator to_allocator(const nb::object& allocator) {
 
 void bind_buffer(nb::module_& m) {
     nb::class_<Buffer>(m, "Buffer", "Device memory; copies of the handle share the allocation.")
-        .def_static("allocate", nb::overload_cast<const BoundDevice&, std::size_t>(&Buffer::allocate), nb::arg("device"),
-                    nb::arg("size"))
+        .def_static("allocate", nb::overload_cast<const BoundDevice&, std::size_t>(&Buffer::allocate),
+                    nb::arg("device"), nb::arg("size"))
         .def_prop_ro("size", &Buffer::size)
         .def_prop_ro("offset", &Buffer::offset)
         .def_prop_ro("device", &Buffer::device)
@@ -90,38 +91,41 @@ void bind_buffer(nb::module_& m) {
     nb::class_<DeferredAllocator>(m, "DeferredAllocator",
                                   "Allocates device memory when called (PyOpenCL's DeferredAllocator; the default).")
         .def(nb::init<>())
-        .def("__call__", [](const DeferredAllocator& a, const BoundDevice& d, std::size_t size) { return a(d, size); },
-             nb::arg("device"), nb::arg("size"));
+        .def(
+            "__call__", [](const DeferredAllocator& a, const BoundDevice& d, std::size_t size) { return a(d, size); },
+            nb::arg("device"), nb::arg("size"));
     nb::class_<ImmediateAllocator>(m, "ImmediateAllocator",
                                    "Allocates device memory and touches it on a queue, so that an allocation the "
                                    "device cannot hold fails at once (PyOpenCL's ImmediateAllocator).")
         .def(nb::init<Queue>(), nb::arg("queue"))
-        .def("__call__", [](const ImmediateAllocator& a, const BoundDevice& d, std::size_t size) { return a(d, size); },
-             nb::arg("device"), nb::arg("size"));
+        .def(
+            "__call__", [](const ImmediateAllocator& a, const BoundDevice& d, std::size_t size) { return a(d, size); },
+            nb::arg("device"), nb::arg("size"));
 
     refuse_other_constructors(
         nb::class_<MemoryPool>(m, "MemoryPool",
-                           "A device memory pool with queue-ordered reuse; usable wherever an allocator is.")
-        .def("__init__",
-             [](MemoryPool* self, const nb::object& allocator, unsigned leading_bits) {
-                 Allocator a = to_allocator(allocator);
-                 new (self) MemoryPool(a ? a : Allocator(DeferredAllocator{}), leading_bits);
-             },
-             nb::arg("allocator") = nb::none(), nb::arg("leading_bits_in_bin_id") = 4)
-        .def("allocate", nb::overload_cast<const Queue&, std::size_t>(&MemoryPool::allocate, nb::const_),
-             nb::arg("queue"), nb::arg("size"))
-        .def("allocate", nb::overload_cast<const BoundDevice&, std::size_t>(&MemoryPool::allocate, nb::const_),
-             nb::arg("device"), nb::arg("size"))
-        .def("__call__", [](const MemoryPool& p, const BoundDevice& d, std::size_t size) { return p(d, size); })
-        .def_prop_ro("held_blocks", &MemoryPool::held_blocks)
-        .def_prop_ro("active_blocks", &MemoryPool::active_blocks)
-        .def_prop_ro("managed_bytes", &MemoryPool::managed_bytes)
-        .def_prop_ro("active_bytes", &MemoryPool::active_bytes)
-        .def("free_held", &MemoryPool::free_held)
-        .def("stop_holding", &MemoryPool::stop_holding)
-        .def_prop_ro("leading_bits_in_bin_id", &MemoryPool::leading_bits_in_bin_id)
-        .def_static("bin_number", &MemoryPool::bin_number)
-        .def_static("allocation_size", &MemoryPool::allocation_size));
+                               "A device memory pool with queue-ordered reuse; usable wherever an allocator is.")
+            .def(
+                "__init__",
+                [](MemoryPool* self, const nb::object& allocator, unsigned leading_bits) {
+                    Allocator a = to_allocator(allocator);
+                    new (self) MemoryPool(a ? a : Allocator(DeferredAllocator{}), leading_bits);
+                },
+                nb::arg("allocator") = nb::none(), nb::arg("leading_bits_in_bin_id") = 4)
+            .def("allocate", nb::overload_cast<const Queue&, std::size_t>(&MemoryPool::allocate, nb::const_),
+                 nb::arg("queue"), nb::arg("size"))
+            .def("allocate", nb::overload_cast<const BoundDevice&, std::size_t>(&MemoryPool::allocate, nb::const_),
+                 nb::arg("device"), nb::arg("size"))
+            .def("__call__", [](const MemoryPool& p, const BoundDevice& d, std::size_t size) { return p(d, size); })
+            .def_prop_ro("held_blocks", &MemoryPool::held_blocks)
+            .def_prop_ro("active_blocks", &MemoryPool::active_blocks)
+            .def_prop_ro("managed_bytes", &MemoryPool::managed_bytes)
+            .def_prop_ro("active_bytes", &MemoryPool::active_bytes)
+            .def("free_held", &MemoryPool::free_held)
+            .def("stop_holding", &MemoryPool::stop_holding)
+            .def_prop_ro("leading_bits_in_bin_id", &MemoryPool::leading_bits_in_bin_id)
+            .def_static("bin_number", &MemoryPool::bin_number)
+            .def_static("allocation_size", &MemoryPool::allocation_size));
 }
 
 }  // namespace kjarni::python

@@ -42,13 +42,15 @@ void bind_characterize(nb::module_& top) {
         .def_ro("extensions", &ch::DeviceFacts::extensions);
     m.def("facts_of", &ch::facts_of, nb::arg("device"));
 
-    nb::class_<ch::LocalMemoryBanks>(m, "LocalMemoryBanks", "Local memory's banks: how many, bytes per bank word, "
-                                                            "work items served at once.")
-        .def("__init__",
-             [](ch::LocalMemoryBanks* self, std::size_t count, std::size_t granularity, std::size_t simultaneous) {
-                 new (self) ch::LocalMemoryBanks{count, granularity, simultaneous};
-             },
-             nb::arg("count"), nb::arg("granularity"), nb::arg("simultaneous_work_items"))
+    nb::class_<ch::LocalMemoryBanks>(m, "LocalMemoryBanks",
+                                     "Local memory's banks: how many, bytes per bank word, "
+                                     "work items served at once.")
+        .def(
+            "__init__",
+            [](ch::LocalMemoryBanks* self, std::size_t count, std::size_t granularity, std::size_t simultaneous) {
+                new (self) ch::LocalMemoryBanks{count, granularity, simultaneous};
+            },
+            nb::arg("count"), nb::arg("granularity"), nb::arg("simultaneous_work_items"))
         .def_rw("count", &ch::LocalMemoryBanks::count)
         .def_rw("granularity", &ch::LocalMemoryBanks::granularity)
         .def_rw("simultaneous_work_items", &ch::LocalMemoryBanks::simultaneous_work_items);

@@ -114,7 +114,8 @@ public:
     std::vector<std::vector<std::byte>> all_gather(std::span<const std::byte> data) override {
         return call(-1, [&] {
             std::vector<std::vector<std::byte>> out;
-            for (nb::handle item : impl_.attr("all_gather")(to_bytes(data))) out.push_back(bytes_result(item, "all_gather"));
+            for (nb::handle item : impl_.attr("all_gather")(to_bytes(data)))
+                out.push_back(bytes_result(item, "all_gather"));
             if (out.size() != static_cast<std::size_t>(count_)) {
                 throw PeerError(-1, "the Python rendezvous' all_gather gave " + std::to_string(out.size()) +
                                         " messages for " + std::to_string(count_) + " ranks");
@@ -224,15 +225,13 @@ void bind_collectives(nb::module_& m) {
         .def_static("create", &CliqueId::create, nb::arg("queue"), nb::arg("engine") = CollectiveEngine::automatic,
                     "A new clique for the queue's kind of device (NCCL's id on CUDA with NCCL, else the fallback's).")
         .def_static(
-            "from_bytes", [](const nb::bytes& data) { return CliqueId::from_bytes(bytes_of(data)); },
-            nb::arg("data"), "From another rank's bytes; ArgumentError unless exactly CliqueId.size of them.")
+            "from_bytes", [](const nb::bytes& data) { return CliqueId::from_bytes(bytes_of(data)); }, nb::arg("data"),
+            "From another rank's bytes; ArgumentError unless exactly CliqueId.size of them.")
         .def_ro_static("size", &CliqueId::size)
         .def("bytes", [](const CliqueId& id) { return to_bytes(id.bytes()); })
         .def_prop_ro("engine", &CliqueId::engine)
         .def("__eq__", [](const CliqueId& a, const CliqueId& b) { return a == b; })
-        .def("__hash__", [](const CliqueId& id) {
-            return nb::hash(to_bytes(id.bytes()));
-        });
+        .def("__hash__", [](const CliqueId& id) { return nb::hash(to_bytes(id.bytes())); });
 
     nb::class_<Rendezvous>(m, "Rendezvous",
                            "How the ranks of a job find each other and exchange bytes (every wait bounded by a "
@@ -327,7 +326,8 @@ void bind_collectives(nb::module_& m) {
             },
             nb::arg("address"), nb::arg("port"), nb::arg("rank"), nb::arg("count"), nb::arg("timeout") = nb::none(),
             "Joins the job as `rank` of `count` (rank 0 listens at `port`); returns once every rank has joined.")
-        .def_prop_ro("timeout", [](const TcpRendezvous& r) { return static_cast<double>(r.timeout().count()) / 1000.0; })
+        .def_prop_ro("timeout",
+                     [](const TcpRendezvous& r) { return static_cast<double>(r.timeout().count()) / 1000.0; })
         .def_prop_ro("job_nonce", &TcpRendezvous::job_nonce);
 
     m.def(
@@ -509,8 +509,8 @@ void bind_collectives(nb::module_& m) {
         .def("send", &Communicator::send, nb::arg("src"), nb::arg("peer"), nb::call_guard<nb::gil_scoped_release>())
         .def("recv", &Communicator::recv, nb::arg("dest"), nb::arg("peer"), nb::call_guard<nb::gil_scoped_release>())
         .def("__repr__", [](const Communicator& c) {
-            return "<kjarni.Communicator rank " + std::to_string(c.rank()) + " of " + std::to_string(c.count()) +
-                   " (" + c.engine() + ")>";
+            return "<kjarni.Communicator rank " + std::to_string(c.rank()) + " of " + std::to_string(c.count()) + " (" +
+                   c.engine() + ")>";
         });
 
     // Over every part of a MultiArray, all ranks driven by this thread (one call, no Python threads).
@@ -552,7 +552,8 @@ void bind_collectives(nb::module_& m) {
         nb::arg("comms"), nb::arg("array"), nb::arg("root"));
     m.def(
         "_multi_all_gather",
-        [](const std::vector<Communicator>& comms, const MultiArray& src, std::optional<MultiArray> dest) -> nb::object {
+        [](const std::vector<Communicator>& comms, const MultiArray& src,
+           std::optional<MultiArray> dest) -> nb::object {
             if (dest) {
                 {
                     nb::gil_scoped_release release;

@@ -35,7 +35,8 @@ void load(void* library, F& f, const char* name) {
 const Driver& driver() {
     static const Driver d = [] {
         void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (library == nullptr) throw ApiUnavailableError("libcuda.so.1 could not be loaded for DLPack's stream ordering");
+        if (library == nullptr)
+            throw ApiUnavailableError("libcuda.so.1 could not be loaded for DLPack's stream ordering");
         Driver out;
         load(library, out.ctx_push, "cuCtxPushCurrent_v2");
         load(library, out.ctx_pop, "cuCtxPopCurrent_v2");

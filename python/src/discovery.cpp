@@ -38,16 +38,18 @@ void bind_discovery(nb::module_& m) {
 
     refuse_other_constructors(
         nb::class_<PlatformFilter>(m, "PlatformFilter", "Regex masks on the platform name (searched, not anchored).")
-        .def(nb::init<>())
-        .def("__init__",
-             [](PlatformFilter* self, std::vector<std::string> include_masks, std::vector<std::string> exclude_masks) {
-                 new (self) PlatformFilter{std::move(include_masks), std::move(exclude_masks)};
-             },
-             nb::arg("include_masks") = std::vector<std::string>{},
-             nb::arg("exclude_masks") = std::vector<std::string>{})
-        .def_rw("include_masks", &PlatformFilter::include_masks)
-        .def_rw("exclude_masks", &PlatformFilter::exclude_masks)
-        .def("matches", &PlatformFilter::matches, nb::arg("name")));
+            .def(nb::init<>())
+            .def(
+                "__init__",
+                [](PlatformFilter* self, std::vector<std::string> include_masks,
+                   std::vector<std::string> exclude_masks) {
+                    new (self) PlatformFilter{std::move(include_masks), std::move(exclude_masks)};
+                },
+                nb::arg("include_masks") = std::vector<std::string>{},
+                nb::arg("exclude_masks") = std::vector<std::string>{})
+            .def_rw("include_masks", &PlatformFilter::include_masks)
+            .def_rw("exclude_masks", &PlatformFilter::exclude_masks)
+            .def("matches", &PlatformFilter::matches, nb::arg("name")));
 
     nb::class_<Platform>(m, "Platform", "A platform of an API (CUDA has one).")
         .def_static("all", &Platform::all, nb::arg("api"))
@@ -74,7 +76,8 @@ void bind_discovery(nb::module_& m) {
         .def_ro("compute_units", &DeviceParameters::compute_units)
         .def_ro("local_mem_size", &DeviceParameters::local_mem_size)
         .def_ro("local_mem_banks", &DeviceParameters::local_mem_banks)
-        .def_prop_ro("max_local_sizes", [](const DeviceParameters& p) { return nb::tuple(nb::cast(p.max_local_sizes)); })
+        .def_prop_ro("max_local_sizes",
+                     [](const DeviceParameters& p) { return nb::tuple(nb::cast(p.max_local_sizes)); })
         .def_prop_ro("max_num_groups", [](const DeviceParameters& p) { return nb::tuple(nb::cast(p.max_num_groups)); })
         .def_ro("max_total_local_size", &DeviceParameters::max_total_local_size)
         .def_ro("warp_size", &DeviceParameters::warp_size)
@@ -82,19 +85,20 @@ void bind_discovery(nb::module_& m) {
 
     refuse_other_constructors(
         nb::class_<DeviceFilter>(m, "DeviceFilter", "Regex masks on the device name, and two more criteria.")
-        .def("__init__",
-             [](DeviceFilter* self, std::vector<std::string> include_masks, std::vector<std::string> exclude_masks,
-                bool unique_only, bool exclude_pure_parallel) {
-                 new (self) DeviceFilter{std::move(include_masks), std::move(exclude_masks), unique_only,
-                                         exclude_pure_parallel};
-             },
-             nb::arg("include_masks") = std::vector<std::string>{},
-             nb::arg("exclude_masks") = std::vector<std::string>{}, nb::arg("unique_only") = false,
-             nb::arg("exclude_pure_parallel") = false)
-        .def_rw("include_masks", &DeviceFilter::include_masks)
-        .def_rw("exclude_masks", &DeviceFilter::exclude_masks)
-        .def_rw("unique_only", &DeviceFilter::unique_only)
-        .def_rw("exclude_pure_parallel", &DeviceFilter::exclude_pure_parallel));
+            .def(
+                "__init__",
+                [](DeviceFilter* self, std::vector<std::string> include_masks, std::vector<std::string> exclude_masks,
+                   bool unique_only, bool exclude_pure_parallel) {
+                    new (self) DeviceFilter{std::move(include_masks), std::move(exclude_masks), unique_only,
+                                            exclude_pure_parallel};
+                },
+                nb::arg("include_masks") = std::vector<std::string>{},
+                nb::arg("exclude_masks") = std::vector<std::string>{}, nb::arg("unique_only") = false,
+                nb::arg("exclude_pure_parallel") = false)
+            .def_rw("include_masks", &DeviceFilter::include_masks)
+            .def_rw("exclude_masks", &DeviceFilter::exclude_masks)
+            .def_rw("unique_only", &DeviceFilter::unique_only)
+            .def_rw("exclude_pure_parallel", &DeviceFilter::exclude_pure_parallel));
 
     nb::class_<DeviceProperties>(m, "DeviceProperties",
                                  "What a device says of itself beyond kernel limits (PyCUDA's Device.total_memory(), "

@@ -21,15 +21,21 @@ namespace {
 dlpack::DataType to_dl(const DType& dtype) {
     const auto bits = static_cast<std::uint8_t>(dtype.itemsize() * 8);
     switch (dtype.kind()) {
-        case DType::Kind::bool_: return {dlpack::kDLBool, 8, 1};
-        case DType::Kind::int8: case DType::Kind::int16: case DType::Kind::int32: case DType::Kind::int64:
-            return {dlpack::kDLInt, bits, 1};
-        case DType::Kind::uint8: case DType::Kind::uint16: case DType::Kind::uint32: case DType::Kind::uint64:
-            return {dlpack::kDLUInt, bits, 1};
-        case DType::Kind::float16: case DType::Kind::float32: case DType::Kind::float64:
-            return {dlpack::kDLFloat, bits, 1};
-        case DType::Kind::complex64: case DType::Kind::complex128: return {dlpack::kDLComplex, bits, 1};
-        case DType::Kind::struct_: break;
+    case DType::Kind::bool_: return {dlpack::kDLBool, 8, 1};
+    case DType::Kind::int8:
+    case DType::Kind::int16:
+    case DType::Kind::int32:
+    case DType::Kind::int64: return {dlpack::kDLInt, bits, 1};
+    case DType::Kind::uint8:
+    case DType::Kind::uint16:
+    case DType::Kind::uint32:
+    case DType::Kind::uint64: return {dlpack::kDLUInt, bits, 1};
+    case DType::Kind::float16:
+    case DType::Kind::float32:
+    case DType::Kind::float64: return {dlpack::kDLFloat, bits, 1};
+    case DType::Kind::complex64:
+    case DType::Kind::complex128: return {dlpack::kDLComplex, bits, 1};
+    case DType::Kind::struct_: break;
     }
     throw UnsupportedError("DLPack has no struct dtypes: " + dtype.name());
 }
@@ -200,7 +206,8 @@ void bind_dlpack(nb::module_& m) {
     m.def("_dlpack_export_cuda", &export_cuda, nb::arg("array"), nb::arg("queue"), nb::arg("stream").none(),
           nb::arg("versioned"), nb::arg("read_only"));
     m.def("_dlpack_import_cuda", &import_cuda, nb::arg("capsule"), nb::arg("queue"));
-    m.def("_order_queue_after_stream", [](const Queue& q, std::uintptr_t stream) { cuda::order_queue_after(q, stream); });
+    m.def("_order_queue_after_stream",
+          [](const Queue& q, std::uintptr_t stream) { cuda::order_queue_after(q, stream); });
     m.def("_dlpack_dtype_code", [](const DType& d) {
         const auto t = to_dl(d);
         return std::make_pair(t.code, t.bits);

@@ -23,8 +23,9 @@ DType scalar_by_name(const std::string& name) {
     for (const DType& d : dtypes::all_scalars()) {
         if (d.name() == name) return d;
     }
-    throw ArgumentError("dtype", "'" + name + "' is not a dtype kjarni has (bool, int8..uint64, float16..float64, "
-                                 "complex64, complex128, or a struct of those)");
+    throw ArgumentError("dtype", "'" + name +
+                                     "' is not a dtype kjarni has (bool, int8..uint64, float16..float64, "
+                                     "complex64, complex128, or a struct of those)");
 }
 
 using FieldTuple = std::tuple<std::string, DType, std::optional<std::size_t>, std::vector<std::size_t>>;
@@ -48,13 +49,14 @@ void bind_dtype(nb::module_& m) {
         .def_prop_ro("alignment", &DType::alignment)
         .def_prop_ro("is_struct", &DType::is_struct)
         .def_prop_ro("is_aligned_struct", &DType::is_aligned_struct)
-        .def_prop_ro("fields",
-                     [](const DType& d) {
-                         std::vector<std::tuple<std::string, DType, std::size_t, std::vector<std::size_t>>> out;
-                         for (const Field& f : d.fields()) out.emplace_back(f.name, f.dtype(), f.offset, f.shape);
-                         return out;
-                     },
-                     "(name, dtype, offset, shape) of each field, in the order of offsets.")
+        .def_prop_ro(
+            "fields",
+            [](const DType& d) {
+                std::vector<std::tuple<std::string, DType, std::size_t, std::vector<std::size_t>>> out;
+                for (const Field& f : d.fields()) out.emplace_back(f.name, f.dtype(), f.offset, f.shape);
+                return out;
+            },
+            "(name, dtype, offset, shape) of each field, in the order of offsets.")
         .def("__eq__", [](const DType& a, const DType& b) { return a == b; })
         .def("__hash__", [](const DType& d) { return std::hash<std::string>{}(d.descr()); })
         .def("__repr__", [](const DType& d) { return "<kjarni DType " + d.name() + ">"; });
@@ -66,10 +68,14 @@ void bind_dtype(nb::module_& m) {
     m.def("_ctype_struct", &ctype_struct, nb::arg("dtype"), nb::arg("ignore_alignment") = false);
     m.def("_complex_ctr", &complex_ctr, nb::arg("dtype"));
     m.def("_align", &align, nb::arg("dtype"));
-    m.def("_c_constant_bytes", [](const nb::bytes& element, const DType& dtype) {
-        return c_constant(std::span(static_cast<const std::byte*>(element.data()), element.size()), dtype);
-    }, nb::arg("element"), nb::arg("dtype"));
-    m.def("_result_type", [](const std::vector<DType>& ds) { return result_type(ds); }, nb::arg("dtypes"));
+    m.def(
+        "_c_constant_bytes",
+        [](const nb::bytes& element, const DType& dtype) {
+            return c_constant(std::span(static_cast<const std::byte*>(element.data()), element.size()), dtype);
+        },
+        nb::arg("element"), nb::arg("dtype"));
+    m.def(
+        "_result_type", [](const std::vector<DType>& ds) { return result_type(ds); }, nb::arg("dtypes"));
     m.def("_min_scalar_type_int", [](std::int64_t v, bool s) { return min_scalar_type(v, s); });
     m.def("_min_scalar_type_uint", [](std::uint64_t v, bool s) { return min_scalar_type(v, s); });
     m.def("_min_scalar_type_float", [](double v, bool s) { return min_scalar_type(v, s); });

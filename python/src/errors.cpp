@@ -37,8 +37,8 @@ void translate(const std::exception_ptr& p, void*) {
         raise(cls, cls(e.what(), e.argument()));
     } catch (const RenderError& e) {
         nb::object cls = error_class("RenderError");
-        raise(cls, cls(e.what(), e.template_name(), e.line(), e.column(), e.message(), e.global_names(),
-                       e.source_line()));
+        raise(cls,
+              cls(e.what(), e.template_name(), e.line(), e.column(), e.message(), e.global_names(), e.source_line()));
     } catch (const OutOfMemoryError& e) {
         nb::object cls = error_class("OutOfMemoryError");
         raise(cls, cls(e.what(), e.api(), e.call(), e.code(), e.code_name()));
@@ -70,8 +70,6 @@ void refuse_construction(nb::handle cls, const nb::args& args, const nb::kwargs&
     throw std::logic_error("kjarni._signatures.refuse_construction returned");  // it always raises
 }
 
-void bind_errors(nb::module_&) {
-    nb::register_exception_translator(&translate);
-}
+void bind_errors(nb::module_&) { nb::register_exception_translator(&translate); }
 
 }  // namespace kjarni::python

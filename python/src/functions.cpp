@@ -12,7 +12,8 @@ void bind_functions(nb::module_& m) {
     nb::module_ f = m.def_submodule("_functions", "Modules rendering one C function named by the prefix.");
     f.def("add", &functions::add, nb::arg("in_dtypes"), nb::arg("out_dtype") = nb::none());
     f.def("mul", &functions::mul, nb::arg("in_dtypes"), nb::arg("out_dtype") = nb::none());
-    f.def("div", &functions::div, nb::arg("dividend_dtype"), nb::arg("divisor_dtype"), nb::arg("out_dtype") = nb::none());
+    f.def("div", &functions::div, nb::arg("dividend_dtype"), nb::arg("divisor_dtype"),
+          nb::arg("out_dtype") = nb::none());
     f.def("cast", &functions::cast, nb::arg("in_dtype"), nb::arg("out_dtype"));
     f.def("conj", &functions::conj, nb::arg("dtype"));
     f.def("exp", &functions::exp, nb::arg("dtype"));

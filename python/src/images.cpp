@@ -70,11 +70,12 @@ void bind_images(nb::module_& m) {
 
     nb::class_<ImageRegion>(m, "ImageRegion", "A box of pixels: origin and extent (x, y, z / layer).")
         .def(nb::init<>())
-        .def("__init__",
-             [](ImageRegion* self, const std::array<std::size_t, 3>& origin, const std::array<std::size_t, 3>& extent) {
-                 new (self) ImageRegion{origin, extent};
-             },
-             nb::arg("origin"), nb::arg("extent"))
+        .def(
+            "__init__",
+            [](ImageRegion* self, const std::array<std::size_t, 3>& origin, const std::array<std::size_t, 3>& extent) {
+                new (self) ImageRegion{origin, extent};
+            },
+            nb::arg("origin"), nb::arg("extent"))
         .def_static("whole", &ImageRegion::whole, nb::arg("shape"))
         .def_rw("origin", &ImageRegion::origin)
         .def_rw("extent", &ImageRegion::extent)
@@ -98,7 +99,8 @@ void bind_images(nb::module_& m) {
         .def_ro("max_layers", &ImageLimits::max_layers);
     m.def("image_limits", &image_limits, nb::arg("device"));
 
-    nb::class_<SampledImage>(m, "SampledImage", "An image with a sampler: a kernel argument (read through the sampler).")
+    nb::class_<SampledImage>(m, "SampledImage",
+                             "An image with a sampler: a kernel argument (read through the sampler).")
         .def_prop_ro("sampler", &SampledImage::sampler);
 
     nb::class_<Image>(m, "Image", "A device image (PyOpenCL's Image; a CUDA array with texture and surface objects).")

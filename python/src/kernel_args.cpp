@@ -177,8 +177,8 @@ detail::KernelArg pack_one(nb::handle value, std::size_t position, const detail:
                 return pack_one(item, position, target, declared);
             }
         }
-        throw ArgumentError(position_name(position), "a per-device dict has no value for device " +
-                                                         std::to_string(target.device_index));
+        throw ArgumentError(position_name(position),
+                            "a per-device dict has no value for device " + std::to_string(target.device_index));
     }
     // Exactly Python's own numbers (numpy.float64 derives from float, and has a C type).
     if (PyBool_Check(value.ptr()) || PyLong_CheckExact(value.ptr()) || PyFloat_CheckExact(value.ptr()) ||

@@ -30,8 +30,7 @@ namespace {
 // The buffer protocol over `size` bytes at `data`, owned by `exporter` (the view keeps it alive).
 int fill_view(PyObject* exporter, Py_buffer* view, void* data, std::size_t size, int flags) {
     static char empty = 0;
-    return PyBuffer_FillInfo(view, exporter, data != nullptr ? data : &empty, static_cast<Py_ssize_t>(size), 0,
-                             flags);
+    return PyBuffer_FillInfo(view, exporter, data != nullptr ? data : &empty, static_cast<Py_ssize_t>(size), 0, flags);
 }
 
 int host_memory_getbuffer(PyObject* exporter, Py_buffer* view, int flags) {
@@ -133,8 +132,8 @@ void bind_host_memory(nb::module_& m) {
             [](const Context& context, std::size_t size, bool portable, bool mapped, bool write_combined) {
                 return HostMemory::allocate(context, size, host_flags(portable, mapped, write_combined));
             },
-            nb::arg("context"), nb::arg("size"), nb::kw_only(), nb::arg("portable") = false,
-            nb::arg("mapped") = false, nb::arg("write_combined") = false)
+            nb::arg("context"), nb::arg("size"), nb::kw_only(), nb::arg("portable") = false, nb::arg("mapped") = false,
+            nb::arg("write_combined") = false)
         .def_static(
             "_register",
             [](const Context& context, nb::handle host, bool portable, bool mapped) {
@@ -156,12 +155,13 @@ void bind_host_memory(nb::module_& m) {
     refuse_other_constructors(
         nb::class_<HostMemoryPool>(m, "HostMemoryPool",
                                    "A pool of page-locked host memory (PyCUDA's PageLockedMemoryPool).")
-            .def("__init__",
-                 [](HostMemoryPool* self, bool portable, bool mapped, bool write_combined, unsigned leading_bits) {
-                     new (self) HostMemoryPool(host_flags(portable, mapped, write_combined), leading_bits);
-                 },
-                 nb::kw_only(), nb::arg("portable") = false, nb::arg("mapped") = false,
-                 nb::arg("write_combined") = false, nb::arg("leading_bits_in_bin_id") = 4)
+            .def(
+                "__init__",
+                [](HostMemoryPool* self, bool portable, bool mapped, bool write_combined, unsigned leading_bits) {
+                    new (self) HostMemoryPool(host_flags(portable, mapped, write_combined), leading_bits);
+                },
+                nb::kw_only(), nb::arg("portable") = false, nb::arg("mapped") = false,
+                nb::arg("write_combined") = false, nb::arg("leading_bits_in_bin_id") = 4)
             .def("allocate", &HostMemoryPool::allocate, nb::arg("context"), nb::arg("size"))
             .def_prop_ro("held_blocks", &HostMemoryPool::held_blocks)
             .def_prop_ro("active_blocks", &HostMemoryPool::active_blocks)
@@ -266,16 +266,18 @@ void bind_managed_memory(nb::module_& m) {
 
     refuse_other_constructors(
         nb::class_<SVMPool>(m, "SVMPool", "A pool of shared virtual / managed memory (PyOpenCL's SVMPool).")
-            .def("__init__",
-                 [](SVMPool* self, const Context& context, bool attach_host, bool coarse_grain, unsigned bits) {
-                     new (self) SVMPool(context, ManagedMemoryFlags{attach_host, coarse_grain}, bits);
-                 },
-                 nb::arg("context"), nb::kw_only(), nb::arg("attach_host") = false, nb::arg("coarse_grain") = false,
-                 nb::arg("leading_bits_in_bin_id") = 4)
+            .def(
+                "__init__",
+                [](SVMPool* self, const Context& context, bool attach_host, bool coarse_grain, unsigned bits) {
+                    new (self) SVMPool(context, ManagedMemoryFlags{attach_host, coarse_grain}, bits);
+                },
+                nb::arg("context"), nb::kw_only(), nb::arg("attach_host") = false, nb::arg("coarse_grain") = false,
+                nb::arg("leading_bits_in_bin_id") = 4)
             .def("allocate", nb::overload_cast<std::size_t>(&SVMPool::allocate, nb::const_), nb::arg("size"))
             .def("allocate", nb::overload_cast<const Queue&, std::size_t>(&SVMPool::allocate, nb::const_),
                  nb::arg("queue"), nb::arg("size"))
-            .def("__call__", [](const SVMPool& p, std::size_t size) { return p.allocate(size); }, nb::arg("size"))
+            .def(
+                "__call__", [](const SVMPool& p, std::size_t size) { return p.allocate(size); }, nb::arg("size"))
             .def_prop_ro("held_blocks", &SVMPool::held_blocks)
             .def_prop_ro("active_blocks", &SVMPool::active_blocks)
             .def_prop_ro("managed_bytes", &SVMPool::managed_bytes)
@@ -288,17 +290,22 @@ void bind_managed_memory(nb::module_& m) {
 void bind_ipc_and_pitched(nb::module_& m) {
     m.attr("ipc_memory_handle_bytes") = ipc_memory_handle_bytes;
     m.attr("ipc_event_handle_bytes") = ipc_event_handle_bytes;
-    m.def("_buffer_ipc_handle", [](const Buffer& b) { return to_bytes(b.ipc_handle()); }, nb::arg("buffer"));
+    m.def(
+        "_buffer_ipc_handle", [](const Buffer& b) { return to_bytes(b.ipc_handle()); }, nb::arg("buffer"));
     m.def(
         "_buffer_open_ipc",
-        [](const BoundDevice& device, const nb::bytes& handle) { return Buffer::open_ipc(device, handle_bytes(handle)); },
+        [](const BoundDevice& device, const nb::bytes& handle) {
+            return Buffer::open_ipc(device, handle_bytes(handle));
+        },
         nb::arg("device"), nb::arg("handle"));
 
     nb::class_<IpcEvent>(m, "IpcEvent", "An event another process can wait for (PyCUDA's Event(INTERPROCESS)).")
         .def_static("create", &IpcEvent::create, nb::arg("device"))
         .def_static(
             "open",
-            [](const BoundDevice& device, const nb::bytes& handle) { return IpcEvent::open(device, handle_bytes(handle)); },
+            [](const BoundDevice& device, const nb::bytes& handle) {
+                return IpcEvent::open(device, handle_bytes(handle));
+            },
             nb::arg("device"), nb::arg("handle"))
         .def("handle", [](const IpcEvent& e) { return to_bytes(e.handle()); })
         .def("record", &IpcEvent::record, nb::arg("queue"))
@@ -308,9 +315,7 @@ void bind_ipc_and_pitched(nb::module_& m) {
     nb::class_<PitchedBuffer>(m, "PitchedBuffer", "A 2D allocation whose rows start `pitch` bytes apart.")
         .def_ro("buffer", &PitchedBuffer::buffer)
         .def_ro("pitch", &PitchedBuffer::pitch)
-        .def("__iter__", [](const PitchedBuffer& p) {
-            return nb::iter(nb::make_tuple(p.buffer, p.pitch));
-        });
+        .def("__iter__", [](const PitchedBuffer& p) { return nb::iter(nb::make_tuple(p.buffer, p.pitch)); });
     m.def("allocate_pitched", &allocate_pitched, nb::arg("device"), nb::arg("width"), nb::arg("height"),
           nb::arg("element_size") = 4,
           "`height` rows of `width` bytes, each row aligned for the device (PyCUDA's mem_alloc_pitch): "
@@ -328,23 +333,22 @@ void bind_ipc_and_pitched(nb::module_& m) {
             }
             HostBytes bytes(value.ptr(), false, "value");
             switch (bytes.size()) {
-                case 1: {
-                    std::uint8_t v;
-                    std::memcpy(&v, bytes.data(), 1);
-                    return fill_2d(queue, buffer, pitch, width * 1, height, v);
-                }
-                case 2: {
-                    std::uint16_t v;
-                    std::memcpy(&v, bytes.data(), 2);
-                    return fill_2d(queue, buffer, pitch, width * 2, height, v);
-                }
-                case 4: {
-                    std::uint32_t v;
-                    std::memcpy(&v, bytes.data(), 4);
-                    return fill_2d(queue, buffer, pitch, width * 4, height, v);
-                }
-                default:
-                    throw ArgumentError("value", "must be a numpy scalar of 1, 2 or 4 bytes, or a bytes pattern");
+            case 1: {
+                std::uint8_t v;
+                std::memcpy(&v, bytes.data(), 1);
+                return fill_2d(queue, buffer, pitch, width * 1, height, v);
+            }
+            case 2: {
+                std::uint16_t v;
+                std::memcpy(&v, bytes.data(), 2);
+                return fill_2d(queue, buffer, pitch, width * 2, height, v);
+            }
+            case 4: {
+                std::uint32_t v;
+                std::memcpy(&v, bytes.data(), 4);
+                return fill_2d(queue, buffer, pitch, width * 4, height, v);
+            }
+            default: throw ArgumentError("value", "must be a numpy scalar of 1, 2 or 4 bytes, or a bytes pattern");
             }
         },
         nb::arg("queue"), nb::arg("buffer"), nb::arg("pitch"), nb::arg("width"), nb::arg("height"), nb::arg("value"),
@@ -353,9 +357,9 @@ void bind_ipc_and_pitched(nb::module_& m) {
     m.def(
         "_copy_rect",
         [](const Queue& queue, nb::handle dst, const std::vector<std::size_t>& dst_origin, std::size_t dst_offset,
-           std::size_t dst_pitch, std::size_t dst_slice_pitch, nb::handle src, const std::vector<std::size_t>& src_origin,
-           std::size_t src_offset, std::size_t src_pitch, std::size_t src_slice_pitch,
-           const std::vector<std::size_t>& region) {
+           std::size_t dst_pitch, std::size_t dst_slice_pitch, nb::handle src,
+           const std::vector<std::size_t>& src_origin, std::size_t src_offset, std::size_t src_pitch,
+           std::size_t src_slice_pitch, const std::vector<std::size_t>& region) {
             const RectLayout dst_layout = to_layout(dst_origin, dst_offset, dst_pitch, dst_slice_pitch, "dst_origin");
             const RectLayout src_layout = to_layout(src_origin, src_offset, src_pitch, src_slice_pitch, "src_origin");
             const RectExtent extent = to_extent(region);
@@ -369,14 +373,14 @@ void bind_ipc_and_pitched(nb::module_& m) {
             } else if (dst_device) {
                 HostBytes host(src.ptr(), false, "src");
                 nb::gil_scoped_release release;
-                copy_rect(queue, *dst_buffer, dst_layout, std::span<const std::byte>(host.bytes()), src_layout,
-                          extent);
+                copy_rect(queue, *dst_buffer, dst_layout, std::span<const std::byte>(host.bytes()), src_layout, extent);
             } else if (src_device) {
                 HostBytes host(dst.ptr(), true, "dst");
                 nb::gil_scoped_release release;
                 copy_rect(queue, host.bytes(), dst_layout, *src_buffer, src_layout, extent);
             } else {
-                throw ArgumentError("dst", "a rectangular copy needs a Buffer on at least one side (host to host: numpy)");
+                throw ArgumentError("dst",
+                                    "a rectangular copy needs a Buffer on at least one side (host to host: numpy)");
             }
         },
         nb::arg("queue"), nb::arg("dst"), nb::arg("dst_origin"), nb::arg("dst_offset"), nb::arg("dst_pitch"),
@@ -388,7 +392,8 @@ void bind_ipc_and_pitched(nb::module_& m) {
         .value("host", PointerAttributes::MemoryType::host)
         .value("device", PointerAttributes::MemoryType::device)
         .value("managed", PointerAttributes::MemoryType::managed);
-    nb::class_<PointerAttributes>(m, "PointerAttributes", "What the driver knows of an address (cuPointerGetAttributes).")
+    nb::class_<PointerAttributes>(m, "PointerAttributes",
+                                  "What the driver knows of an address (cuPointerGetAttributes).")
         .def_ro("type", &PointerAttributes::type)
         .def_ro("device", &PointerAttributes::device)
         .def_ro("device_index", &PointerAttributes::device_index)
@@ -396,9 +401,10 @@ void bind_ipc_and_pitched(nb::module_& m) {
         .def_ro("host_pointer", &PointerAttributes::host_pointer)
         .def_ro("range_start", &PointerAttributes::range_start)
         .def_ro("range_size", &PointerAttributes::range_size);
-    m.def("pointer_attributes",
-          [](const Context& context, std::uintptr_t pointer) { return pointer_attributes(context, pointer); },
-          nb::arg("context"), nb::arg("pointer"));
+    m.def(
+        "pointer_attributes",
+        [](const Context& context, std::uintptr_t pointer) { return pointer_attributes(context, pointer); },
+        nb::arg("context"), nb::arg("pointer"));
     m.def(
         "mem_get_info",
         [](const BoundDevice& device) {

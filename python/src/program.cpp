@@ -153,8 +153,8 @@ Sizes to_sizes(nb::handle h, const char* name) {
     } else if (PySequence_Check(h.ptr()) && !PyUnicode_Check(h.ptr())) {
         for (nb::handle item : nb::borrow<nb::sequence>(h)) out.push_back(extent(item));
     } else {
-        throw ArgumentError(name, "must be an integer or a sequence of integers, not " +
-                                      text_of(h.type().attr("__name__")));
+        throw ArgumentError(name,
+                            "must be an integer or a sequence of integers, not " + text_of(h.type().attr("__name__")));
     }
     return out;
 }
@@ -215,36 +215,38 @@ PyType_Slot bound_kernel_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&bound_
 
 void bind_program(nb::module_& m) {
     nb::class_<Program>(m, "_Program")
-        .def("__init__",
-             [](Program* self, const BoundMultiDevice& devices, const TemplateSource& source,
-                const std::vector<Value>& render_args, nb::handle render_globals, bool no_prelude, bool fast_math,
-                std::vector<std::string> compiler_options, bool keep, const ConstantSpecs& constants) {
-                 const Globals globals = globals_from_python(render_globals);
-                 new (self) Program(devices, source, render_args, globals,
-                                    make_options(no_prelude, fast_math, std::move(compiler_options), keep, constants));
-             },
-             nb::arg("devices"), nb::arg("source"), nb::arg("render_args"), nb::arg("render_globals").none(),
-             nb::arg("no_prelude"), nb::arg("fast_math"), nb::arg("compiler_options"), nb::arg("keep"),
-             nb::arg("constant_arrays"))
-        .def("__init__",
-             [](Program* self, const std::string& origin, const BoundMultiDevice& devices, nb::handle payload,
-                const nb::dict& options) {
-                 const ProgramOptions o = options_from_dict(options);
-                 if (origin == "binary") {
-                     new (self) Program(Program::from_binary(devices, code_bytes(payload, "binary"), o));
-                 } else if (origin == "file") {
-                     new (self) Program(Program::from_file(devices, nb::cast<std::string>(nb::str(payload)), o));
-                 } else if (origin == "link") {
-                     std::vector<LinkInput> units;
-                     for (nb::handle unit : nb::borrow<nb::sequence>(payload)) {
-                         units.push_back(link_input(unit, units.size()));
-                     }
-                     new (self) Program(Program::link(devices, units, o));
-                 } else {
-                     throw ArgumentError("origin", "must be 'binary', 'file' or 'link'");
-                 }
-             },
-             nb::arg("origin"), nb::arg("devices"), nb::arg("payload"), nb::arg("options"))
+        .def(
+            "__init__",
+            [](Program* self, const BoundMultiDevice& devices, const TemplateSource& source,
+               const std::vector<Value>& render_args, nb::handle render_globals, bool no_prelude, bool fast_math,
+               std::vector<std::string> compiler_options, bool keep, const ConstantSpecs& constants) {
+                const Globals globals = globals_from_python(render_globals);
+                new (self) Program(devices, source, render_args, globals,
+                                   make_options(no_prelude, fast_math, std::move(compiler_options), keep, constants));
+            },
+            nb::arg("devices"), nb::arg("source"), nb::arg("render_args"), nb::arg("render_globals").none(),
+            nb::arg("no_prelude"), nb::arg("fast_math"), nb::arg("compiler_options"), nb::arg("keep"),
+            nb::arg("constant_arrays"))
+        .def(
+            "__init__",
+            [](Program* self, const std::string& origin, const BoundMultiDevice& devices, nb::handle payload,
+               const nb::dict& options) {
+                const ProgramOptions o = options_from_dict(options);
+                if (origin == "binary") {
+                    new (self) Program(Program::from_binary(devices, code_bytes(payload, "binary"), o));
+                } else if (origin == "file") {
+                    new (self) Program(Program::from_file(devices, nb::cast<std::string>(nb::str(payload)), o));
+                } else if (origin == "link") {
+                    std::vector<LinkInput> units;
+                    for (nb::handle unit : nb::borrow<nb::sequence>(payload)) {
+                        units.push_back(link_input(unit, units.size()));
+                    }
+                    new (self) Program(Program::link(devices, units, o));
+                } else {
+                    throw ArgumentError("origin", "must be 'binary', 'file' or 'link'");
+                }
+            },
+            nb::arg("origin"), nb::arg("devices"), nb::arg("payload"), nb::arg("options"))
         .def_static(
             "_compile_unit",
             [](const BoundDevice& device, const std::string& source, const nb::dict& options) {
@@ -335,15 +337,14 @@ void bind_program(nb::module_& m) {
             },
             nb::arg("global_size"), nb::arg("local_size") = nb::none(), nb::arg("local_mem") = 0,
             "Sizes (first dimension fastest), or dicts {device index: sizes} to prepare for those devices only.")
-        .def_prop_ro("max_total_local_sizes",
-                     [](const Kernel& k) { return k.max_total_local_sizes(); })
+        .def_prop_ro("max_total_local_sizes", [](const Kernel& k) { return k.max_total_local_sizes(); })
         .def("native_handle", &Kernel::native_handle, nb::arg("device"))
         .def("attributes", &Kernel::attributes, nb::arg("device"),
              "What PyCUDA's Function attributes and PyOpenCL's kernel work-group info report, for a device.")
         .def("set_cache_preference", &Kernel::set_cache_preference, nb::arg("device"), nb::arg("preference"),
              "The kernel's L1 / shared memory preference (PyCUDA's set_cache_config; CUDA only).")
-        .def("set_shared_memory_carveout", &Kernel::set_shared_memory_carveout, nb::arg("device"),
-             nb::arg("percent"), "The share of L1 the kernel prefers as shared memory, 0..100 or -1 (CUDA only).");
+        .def("set_shared_memory_carveout", &Kernel::set_shared_memory_carveout, nb::arg("device"), nb::arg("percent"),
+             "The share of L1 the kernel prefers as shared memory, 0..100 or -1 (CUDA only).");
 
     nb::class_<GlobalVariable>(m, "GlobalVariable", "A program's global variable on a device (CUDA).")
         .def_ro("address", &GlobalVariable::address)

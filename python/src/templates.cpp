@@ -46,23 +46,25 @@ Globals globals_from_python(const nb::handle& mapping) { return to_globals(mappi
 void bind_templates(nb::module_& m) {
     nb::class_<ObjectHandle>(m, "TemplateObject", "A C++ template object (e.g. a dtype as templates see it).")
         .def("__str__", [](const ObjectHandle& h) { return h.object->to_string(); })
-        .def("__getattr__", [](const ObjectHandle& h, const std::string& name) {
-            if (name.starts_with("__")) throw nb::attribute_error(name.c_str());
-            return from_value(h.object->attribute(name));
-        })
+        .def("__getattr__",
+             [](const ObjectHandle& h, const std::string& name) {
+                 if (name.starts_with("__")) throw nb::attribute_error(name.c_str());
+                 return from_value(h.object->attribute(name));
+             })
         .def("__call__", [](const ObjectHandle& h, nb::args args, nb::kwargs kwargs) {
             return from_value(h.object->call(to_args(args, kwargs)));
         });
 
     nb::class_<DefTemplate>(m, "DefTemplate", "A def of a template: a function of named arguments over template text.")
         .def_static("from_string", &DefTemplate::from_string, nb::arg("name"), nb::arg("argnames"), nb::arg("source"))
-        .def("render",
-             [](const DefTemplate& d, nb::args args, nb::kwargs globals) {
-                 Args a;
-                 for (nb::handle x : args) a.positional.push_back(to_value(x));
-                 return d.render(a, to_globals(globals));
-             },
-             "Renders with positional arguments; keyword arguments are render globals.")
+        .def(
+            "render",
+            [](const DefTemplate& d, nb::args args, nb::kwargs globals) {
+                Args a;
+                for (nb::handle x : args) a.positional.push_back(to_value(x));
+                return d.render(a, to_globals(globals));
+            },
+            "Renders with positional arguments; keyword arguments are render globals.")
         .def_prop_ro("name", &DefTemplate::name)
         .def_prop_ro("argnames", &DefTemplate::argnames)
         .def_prop_ro("source", &DefTemplate::source);
@@ -80,36 +82,40 @@ void bind_templates(nb::module_& m) {
 
     refuse_other_constructors(
         nb::class_<Snippet>(m, "Snippet", "A def with its own render globals, rendered in place where it is used.")
-        .def("__init__",
-             [](Snippet* self, const DefTemplate& def, nb::handle render_globals) {
-                 new (self) Snippet(def, to_globals(render_globals));
-             },
-             nb::arg("template_src"), nb::arg("render_globals") = nb::none())
-        .def_static("from_string",
-                    [](const std::string& source, nb::handle render_globals, std::string name) {
-                        return Snippet::from_string(source, std::move(name), to_globals(render_globals));
-                    },
-                    nb::arg("source"), nb::arg("render_globals") = nb::none(), nb::arg("name") = "_snippet")
-        .def_prop_ro("template_def", &Snippet::template_def)
-        .def_prop_ro("render_globals", [](const Snippet& s) { return s.render_globals(); }));
+            .def(
+                "__init__",
+                [](Snippet* self, const DefTemplate& def, nb::handle render_globals) {
+                    new (self) Snippet(def, to_globals(render_globals));
+                },
+                nb::arg("template_src"), nb::arg("render_globals") = nb::none())
+            .def_static(
+                "from_string",
+                [](const std::string& source, nb::handle render_globals, std::string name) {
+                    return Snippet::from_string(source, std::move(name), to_globals(render_globals));
+                },
+                nb::arg("source"), nb::arg("render_globals") = nb::none(), nb::arg("name") = "_snippet")
+            .def_prop_ro("template_def", &Snippet::template_def)
+            .def_prop_ro("render_globals", [](const Snippet& s) { return s.render_globals(); }));
 
     refuse_other_constructors(
         nb::class_<Module>(m, "Module",
-                       "A def rendered once at the root of the source with a unique prefix as its first argument.")
-        .def("__init__",
-             [](Module* self, const DefTemplate& def, nb::handle render_globals) {
-                 new (self) Module(def, to_globals(render_globals));
-             },
-             nb::arg("template_src"), nb::arg("render_globals") = nb::none())
-        .def_static("from_string",
-                    [](const std::string& source, nb::handle render_globals, std::string name) {
-                        return Module::from_string(source, std::move(name), to_globals(render_globals));
-                    },
-                    nb::arg("source"), nb::arg("render_globals") = nb::none(), nb::arg("name") = "_module")
-        .def_prop_ro("template_def", &Module::template_def)
-        .def_prop_ro("render_globals", [](const Module& s) { return s.render_globals(); })
-        .def("__eq__", [](const Module& a, const Module& b) { return a.impl() == b.impl(); })
-        .def("__hash__", [](const Module& a) { return std::hash<const void*>{}(a.impl().get()); }));
+                           "A def rendered once at the root of the source with a unique prefix as its first argument.")
+            .def(
+                "__init__",
+                [](Module* self, const DefTemplate& def, nb::handle render_globals) {
+                    new (self) Module(def, to_globals(render_globals));
+                },
+                nb::arg("template_src"), nb::arg("render_globals") = nb::none())
+            .def_static(
+                "from_string",
+                [](const std::string& source, nb::handle render_globals, std::string name) {
+                    return Module::from_string(source, std::move(name), to_globals(render_globals));
+                },
+                nb::arg("source"), nb::arg("render_globals") = nb::none(), nb::arg("name") = "_module")
+            .def_prop_ro("template_def", &Module::template_def)
+            .def_prop_ro("render_globals", [](const Module& s) { return s.render_globals(); })
+            .def("__eq__", [](const Module& a, const Module& b) { return a.impl() == b.impl(); })
+            .def("__hash__", [](const Module& a) { return std::hash<const void*>{}(a.impl().get()); }));
 
     m.def(
         "render_with_modules",

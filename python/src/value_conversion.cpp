@@ -49,7 +49,8 @@ public:
         nb::gil_scoped_acquire gil;
         if (!nb::hasattr(object_, "__process_modules__")) return nullptr;
         nb::object py_process = nb::cpp_function([process](nb::handle x) { return from_value(process(to_value(x))); });
-        return guarded([&] { return std::make_shared<const PythonObject>(object_.attr("__process_modules__")(py_process)); });
+        return guarded(
+            [&] { return std::make_shared<const PythonObject>(object_.attr("__process_modules__")(py_process)); });
     }
     const nb::object& object() const noexcept { return object_; }
 
@@ -157,49 +158,49 @@ Value to_value(nb::handle object) {
 
 nb::object from_value(const Value& value) {
     switch (value.kind()) {
-        case Value::Kind::None: return nb::none();
-        case Value::Kind::Bool: return nb::bool_(value.as_bool());
-        case Value::Kind::Int: {
-            // Beyond 64 bits (a template's big int): through its decimal digits.
-            const std::string digits = value.str();
-            PyObject* i = PyLong_FromString(digits.c_str(), nullptr, 10);
-            if (i == nullptr) throw nb::python_error();
-            return nb::steal(i);
-        }
-        case Value::Kind::Float: return nb::float_(value.as_float());
-        case Value::Kind::String: return nb::str(value.as_string().c_str(), value.as_string().size());
-        case Value::Kind::List:
-        case Value::Kind::Tuple: {
-            nb::list out;
-            for (const Value& v : value.as_list()) out.append(from_value(v));
-            if (value.kind() == Value::Kind::Tuple) return nb::tuple(out);
-            return std::move(out);
-        }
-        case Value::Kind::Dict: {
-            nb::dict out;
-            for (const auto& [k, v] : value.as_dict()) out[from_value(k)] = from_value(v);
-            return std::move(out);
-        }
-        case Value::Kind::Set: {
-            nb::set out;
-            for (const Value& v : value.as_set()) out.add(from_value(v));
-            return std::move(out);
-        }
-        case Value::Kind::Callable: {
-            const Function f = value.as_function();
-            return nb::cpp_function([f](nb::args args, nb::kwargs kwargs) {
-                Args a;
-                for (nb::handle x : args) a.positional.push_back(to_value(x));
-                for (auto [k, v] : kwargs) a.keyword.emplace_back(text_of(k), to_value(v));
-                return from_value(f(a));
-            });
-        }
-        case Value::Kind::Object: {
-            if (auto p = std::dynamic_pointer_cast<const PythonObject>(value.as_object())) return p->object();
-            return nb::cast(ObjectHandle{value.as_object()});
-        }
-        case Value::Kind::Module: return nb::cast(value.as_module());
-        case Value::Kind::Snippet: return nb::cast(value.as_snippet());
+    case Value::Kind::None: return nb::none();
+    case Value::Kind::Bool: return nb::bool_(value.as_bool());
+    case Value::Kind::Int: {
+        // Beyond 64 bits (a template's big int): through its decimal digits.
+        const std::string digits = value.str();
+        PyObject* i = PyLong_FromString(digits.c_str(), nullptr, 10);
+        if (i == nullptr) throw nb::python_error();
+        return nb::steal(i);
+    }
+    case Value::Kind::Float: return nb::float_(value.as_float());
+    case Value::Kind::String: return nb::str(value.as_string().c_str(), value.as_string().size());
+    case Value::Kind::List:
+    case Value::Kind::Tuple: {
+        nb::list out;
+        for (const Value& v : value.as_list()) out.append(from_value(v));
+        if (value.kind() == Value::Kind::Tuple) return nb::tuple(out);
+        return std::move(out);
+    }
+    case Value::Kind::Dict: {
+        nb::dict out;
+        for (const auto& [k, v] : value.as_dict()) out[from_value(k)] = from_value(v);
+        return std::move(out);
+    }
+    case Value::Kind::Set: {
+        nb::set out;
+        for (const Value& v : value.as_set()) out.add(from_value(v));
+        return std::move(out);
+    }
+    case Value::Kind::Callable: {
+        const Function f = value.as_function();
+        return nb::cpp_function([f](nb::args args, nb::kwargs kwargs) {
+            Args a;
+            for (nb::handle x : args) a.positional.push_back(to_value(x));
+            for (auto [k, v] : kwargs) a.keyword.emplace_back(text_of(k), to_value(v));
+            return from_value(f(a));
+        });
+    }
+    case Value::Kind::Object: {
+        if (auto p = std::dynamic_pointer_cast<const PythonObject>(value.as_object())) return p->object();
+        return nb::cast(ObjectHandle{value.as_object()});
+    }
+    case Value::Kind::Module: return nb::cast(value.as_module());
+    case Value::Kind::Snippet: return nb::cast(value.as_snippet());
     }
     return nb::none();
 }

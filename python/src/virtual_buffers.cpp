@@ -39,7 +39,8 @@ void add_dependencies(VirtualDependencies& out, nb::handle value, int depth) {
         for (const Array& part : multi->parts()) out.add(part.base());
         return;
     }
-    if (VirtualAllocator* allocator = nullptr; nb::try_cast<VirtualAllocator*>(value, allocator) && allocator != nullptr) {
+    if (VirtualAllocator* allocator = nullptr;
+        nb::try_cast<VirtualAllocator*>(value, allocator) && allocator != nullptr) {
         out.add(allocator->dependencies());
         return;
     }
@@ -96,7 +97,8 @@ void bind_virtual_buffers(nb::module_& m) {
         .def_ro("virtual_num", &VirtualAllocationStatistics::virtual_num)
         .def_ro("virtual_size_total", &VirtualAllocationStatistics::virtual_size_total)
         .def_prop_ro("virtual_sizes", [](const VirtualAllocationStatistics& s) { return as_dict(s.virtual_sizes); })
-        .def("__eq__", [](const VirtualAllocationStatistics& a, const VirtualAllocationStatistics& b) { return a == b; })
+        .def("__eq__",
+             [](const VirtualAllocationStatistics& a, const VirtualAllocationStatistics& b) { return a == b; })
         .def("__repr__", [](const VirtualAllocationStatistics& s) {
             return "<VirtualAllocationStatistics real: " + std::to_string(s.real_num) + " allocations, " +
                    std::to_string(s.real_size_total) + " bytes; virtual: " + std::to_string(s.virtual_num) +
@@ -107,8 +109,9 @@ void bind_virtual_buffers(nb::module_& m) {
                                  "An allocator (pass it as `allocator=` of Array.empty, MultiArray.empty, evaluate...) "
                                  "whose buffers share no memory with its dependencies. Holds only their identifiers.")
         .def("__call__", &VirtualAllocator::operator(), nb::arg("device"), nb::arg("size"))
-        .def_prop_ro("dependencies", [](const VirtualAllocator& a) { return a.dependencies().ids(); },
-                     "The identifiers of the virtual allocations it keeps apart from (sorted).");
+        .def_prop_ro(
+            "dependencies", [](const VirtualAllocator& a) { return a.dependencies().ids(); },
+            "The identifiers of the virtual allocations it keeps apart from (sorted).");
 
     nb::class_<VirtualManager>(m, "VirtualManager",
                                "Hands out virtual allocations that share real ones unless declared dependent (used at "
@@ -135,13 +138,13 @@ void bind_virtual_buffers(nb::module_& m) {
 
     refuse_other_constructors(
         nb::class_<TrivialManager, VirtualManager>(m, "TrivialManager", "A separate real allocation per request.")
-        .def(nb::init<const BoundDevice&>(), nb::arg("device")));
+            .def(nb::init<const BoundDevice&>(), nb::arg("device")));
     refuse_other_constructors(
         nb::class_<ZeroOffsetManager, VirtualManager>(
-        m, "ZeroOffsetManager",
-        "Virtual allocations share real ones, all at offset 0, where their dependencies allow; real allocations "
-        "left unused are kept for later requests until pack().")
-        .def(nb::init<const BoundDevice&>(), nb::arg("device")));
+            m, "ZeroOffsetManager",
+            "Virtual allocations share real ones, all at offset 0, where their dependencies allow; real allocations "
+            "left unused are kept for later requests until pack().")
+            .def(nb::init<const BoundDevice&>(), nb::arg("device")));
 }
 
 }  // namespace kjarni::python

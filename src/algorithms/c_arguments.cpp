@@ -52,7 +52,8 @@ std::string trim(const std::string& s) {
 
 bool is_identifier(const std::string& s) {
     if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 CArgument parse_one(const std::string& declaration, const std::string& what) {
@@ -71,7 +72,8 @@ CArgument parse_one(const std::string& declaration, const std::string& what) {
         const std::string& t = tokens[k];
         if (t == "const") arg.is_const = true;
         else if (t == "*") {
-            if (arg.pointer) throw ArgumentError(what, fmt::format("'{}': pointers to pointers are not arguments", declaration));
+            if (arg.pointer)
+                throw ArgumentError(what, fmt::format("'{}': pointers to pointers are not arguments", declaration));
             arg.pointer = true;
         } else if (t == "GLOBAL_MEM" || t == "__global" || t == "global" || t == "restrict" || t == "__restrict__" ||
                    t == "volatile") {
@@ -87,9 +89,10 @@ CArgument parse_one(const std::string& declaration, const std::string& what) {
     for (const auto& w : type_words) type += (type.empty() ? "" : " ") + w;
     const auto found = type_names().find(type);
     if (found == type_names().end())
-        throw ArgumentError(what, fmt::format("'{}': unknown type '{}' (scalar types only: bool, int8_t ... uint64_t, half, "
-                                              "float, double, complex64_t, complex128_t)",
-                                              declaration, type));
+        throw ArgumentError(what,
+                            fmt::format("'{}': unknown type '{}' (scalar types only: bool, int8_t ... uint64_t, half, "
+                                        "float, double, complex64_t, complex128_t)",
+                                        declaration, type));
     arg.dtype = found->second;
     arg.ctype = c_type_name(arg.dtype);
     return arg;

@@ -41,8 +41,8 @@ void run_compaction(const Queue& queue, const Compaction& c, const std::vector<O
         const std::lock_guard lock(mutex);
         auto& slot = kernels[key];
         if (!slot)
-            slot = std::make_unique<const ScanKernel>(wide ? DType(Kind::uint64) : DType(Kind::uint32), "0", "a + b", input,
-                                                      output, arguments, c.preamble, c.globals, c.name);
+            slot = std::make_unique<const ScanKernel>(wide ? DType(Kind::uint64) : DType(Kind::uint32), "0", "a + b",
+                                                      input, output, arguments, c.preamble, c.globals, c.name);
         kernel = slot.get();
     }
     std::vector<Operand> all = operands;
@@ -70,18 +70,19 @@ Allocator temporary_allocator(const Queue& queue) {
 
 Array contiguous_temporary(const Queue& queue, const Array& array) {
     if (array.is_c_contiguous()) return array;
-    const Array copy = Array::empty(queue.device(), array.shape(), array.dtype(), std::nullopt, 0, temporary_allocator(queue));
+    const Array copy =
+        Array::empty(queue.device(), array.shape(), array.dtype(), std::nullopt, 0, temporary_allocator(queue));
     copy.set(queue, array, true);
     return copy;
 }
 
 std::string nonzero_condition(const DType& dtype, const std::string& x) {
     switch (dtype.kind()) {
-        case Kind::float16: return fmt::format("(({}[i] & 0x7fff) != 0)", x);
-        case Kind::complex64:
-        case Kind::complex128: return fmt::format("({0}[i].x != 0 || {0}[i].y != 0)", x);
-        case Kind::struct_: throw UnsupportedError("nonzero: struct arrays have no zero");
-        default: return fmt::format("({}[i] != 0)", x);
+    case Kind::float16: return fmt::format("(({}[i] & 0x7fff) != 0)", x);
+    case Kind::complex64:
+    case Kind::complex128: return fmt::format("({0}[i].x != 0 || {0}[i].y != 0)", x);
+    case Kind::struct_: throw UnsupportedError("nonzero: struct arrays have no zero");
+    default: return fmt::format("({}[i] != 0)", x);
     }
 }
 

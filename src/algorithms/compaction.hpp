@@ -32,8 +32,8 @@ struct Compaction {
 
 /// Runs the compaction over `n` positions (`operands` match its arguments) and writes the number of
 /// selected positions into `count`, a 1-element uint64 array (zero when n is 0). Enqueued on `queue`.
-void run_compaction(const Queue& queue, const Compaction& compaction, const std::vector<Operand>& operands, std::size_t n,
-                    const Array& count);
+void run_compaction(const Queue& queue, const Compaction& compaction, const std::vector<Operand>& operands,
+                    std::size_t n, const Array& count);
 
 /// A 1-element uint64 device array for run_compaction's count, zeroed on `queue`.
 Array compaction_count(const Queue& queue);

@@ -34,7 +34,8 @@ std::string cpu_run_bounds(const char* idx, const std::string& n, std::size_t gr
         "    const int64_t kj_run_whole = (kj_run + {2}) / {3} * {3};\n"
         "    const int64_t kj_first = (int64_t)get_global_id(0) * kj_run_whole;\n"
         "    const {0} kj_begin = ({0})(kj_first < (int64_t)({1}) ? kj_first : (int64_t)({1}));\n"
-        "    const {0} kj_end = ({0})(kj_first + kj_run_whole < (int64_t)({1}) ? kj_first + kj_run_whole : (int64_t)({1}));\n",
+        "    const {0} kj_end = ({0})(kj_first + kj_run_whole < (int64_t)({1}) ? kj_first + kj_run_whole : "
+        "(int64_t)({1}));\n",
         idx, n, granule - 1, granule);
 }
 

@@ -153,8 +153,8 @@ std::string render_user_code(const std::string& text, const Globals& globals, co
     try {
         return render_with_modules(TemplateSource{text}, {}, globals);
     } catch (const Error& e) {
-        throw ArgumentError("expressions", fmt::format("{}: the preamble or an expression does not render: {}", what,
-                                                       e.what()));
+        throw ArgumentError("expressions",
+                            fmt::format("{}: the preamble or an expression does not render: {}", what, e.what()));
     }
 }
 
@@ -189,11 +189,11 @@ DType scalar_parameter_dtype(const DType& dtype) {
 
 const char* vector_type(std::size_t bytes) {
     switch (bytes) {
-        case 1: return "uint8_t";
-        case 2: return "uint16_t";
-        case 4: return "uint32_t";
-        case 8: return "uint2";
-        default: return "uint4";
+    case 1: return "uint8_t";
+    case 2: return "uint16_t";
+    case 4: return "uint32_t";
+    case 8: return "uint2";
+    default: return "uint4";
     }
 }
 
@@ -216,8 +216,8 @@ Value vector_loop_arrays(const std::vector<VectorArray>& arrays, std::size_t v) 
     return Value::list(std::move(out));
 }
 
-std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, const char* idx, const std::string& element,
-                        const std::string& tail) {
+std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, const char* idx,
+                        const std::string& element, const std::string& tail) {
     return render_kernel_template("vector_loop.mako", {{"arrays", vector_loop_arrays(arrays, v)},
                                                        {"v", v},
                                                        {"idx", idx},

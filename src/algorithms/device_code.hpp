@@ -88,8 +88,8 @@ std::string vector_element(const VectorArray& array, std::size_t k, bool broadca
 /// arrays are written back as vectors. The n % v elements left over run `tail`, statements in which
 /// `start` (of type `idx`) is this work item's first leftover element (grid-stride from there).
 /// Every name the loop declares starts with kj_, so that user code in `element` sees its own.
-std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, const char* idx, const std::string& element,
-                        const std::string& tail);
+std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, const char* idx,
+                        const std::string& element, const std::string& tail);
 
 /// A 1-D grid for `n` items handled by a grid-stride loop: work groups of up to 256 items (within
 /// the kernel's limit), at least one. On a GPU one item per work item (as many groups as that takes,

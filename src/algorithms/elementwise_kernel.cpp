@@ -47,16 +47,16 @@ using detail::CArgument;
 
 std::shared_ptr<detail::ElementwiseState> make_state(std::vector<CArgument> arguments, bool typed,
                                                      std::string operation, ElementwiseOptions options) {
-    if (operation.find_first_not_of(" \t\n") == std::string::npos)
-        throw ArgumentError("operation", "is empty");
+    if (operation.find_first_not_of(" \t\n") == std::string::npos) throw ArgumentError("operation", "is empty");
     auto state = std::make_shared<detail::ElementwiseState>();
     state->typed = typed;
     state->arguments = std::move(arguments);
     state->name = options.name;
     // The parts render separately, as one template: defs and <%! %> blocks of any part serve all,
     // and the modules they use land once, at the top of the preamble.
-    RenderedParts rendered = render_parts_with_modules({options.preamble, operation, options.loop_prep, options.after_loop},
-                                                       options.globals, options.name);
+    RenderedParts rendered =
+        render_parts_with_modules({options.preamble, operation, options.loop_prep, options.after_loop}, options.globals,
+                                  options.name);
     // The layout a single render_with_modules() of the parts between a def's newlines gave (kept so
     // that the kernels' sources, and so their cache entries, stay as they were).
     state->preamble = rendered.modules + "\n\n" + rendered.parts[0];
@@ -81,7 +81,7 @@ struct Use {
 };
 
 struct Rewrite {
-    std::vector<Use> uses;  // per name
+    std::vector<Use> uses;     // per name
     bool conditional = false;  // if, ?:, loops, && or ||: a plain write may not happen for every element
     bool escapes = false;      // return, break, continue, goto: leaves an element's code early
     std::string text;          // the operation with `name[i]` replaced by element(name index)
@@ -89,8 +89,8 @@ struct Rewrite {
 
 /// Scans the operation (skipping comments and literals) for the uses of `names`, and rewrites each
 /// `name[i]` with `element(k)` when given.
-Rewrite rewrite_uses(const std::string& op, const std::vector<std::string>& names, const std::vector<std::string>& macros,
-                     const std::function<std::string(std::size_t)>& element) {
+Rewrite rewrite_uses(const std::string& op, const std::vector<std::string>& names,
+                     const std::vector<std::string>& macros, const std::function<std::string(std::size_t)>& element) {
     Rewrite r;
     r.uses.resize(names.size());
     const std::size_t size = op.size();
@@ -125,7 +125,8 @@ Rewrite rewrite_uses(const std::string& op, const std::vector<std::string>& name
         }
         if (c == '?') r.conditional = true;
         if ((c == '&' || c == '|') && p + 1 < size && op[p + 1] == c) r.conditional = true;
-        if (!identifier_char(c) || std::isdigit(static_cast<unsigned char>(c)) != 0 || (p > 0 && identifier_char(op[p - 1]))) {
+        if (!identifier_char(c) || std::isdigit(static_cast<unsigned char>(c)) != 0 ||
+            (p > 0 && identifier_char(op[p - 1]))) {
             r.text += c;
             ++p;
             continue;
@@ -170,7 +171,8 @@ Rewrite rewrite_uses(const std::string& op, const std::vector<std::string>& name
         const bool pre_step = (before == '+' && before2 == '+') || (before == '-' && before2 == '-');
         // A member or part of the element (x[i].y = ...) may be written: read and written back.
         const bool part = !next.empty() && (next[0] == '.' || next[0] == '[' || next.rfind("->", 0) == 0);
-        if (part || pre_step || next.rfind("++", 0) == 0 || next.rfind("--", 0) == 0 || next == "<<=" || next == ">>=" ||
+        if (part || pre_step || next.rfind("++", 0) == 0 || next.rfind("--", 0) == 0 || next == "<<=" ||
+            next == ">>=" ||
             (next.size() >= 2 && next[1] == '=' && std::string("+-*/%&|^").find(next[0]) != std::string::npos)) {
             use.updated = true;
         } else if (!next.empty() && next[0] == '=' && next.rfind("==", 0) != 0) {
@@ -213,9 +215,9 @@ struct ElementwisePlan {
     bool flat = true;  // one axis (or none) on which every array steps by 1 or 0
     // Vector loads (flat, aligned, every array used as x[i]): elements per vector, else 0.
     std::size_t vector_width = 0;
-    std::vector<Use> uses;      // per array (in `arrays` order), when vector_width > 0
-    bool conditional = false;   // the operation's plain writes may be skipped for some elements
-    bool cpu = false;           // the CPU form (cpu_code.hpp): a contiguous run per work item
+    std::vector<Use> uses;     // per array (in `arrays` order), when vector_width > 0
+    bool conditional = false;  // the operation's plain writes may be skipped for some elements
+    bool cpu = false;          // the CPU form (cpu_code.hpp): a contiguous run per work item
 };
 
 /// Per array: loaded as vectors (read, updated, or assigned only under a condition), stored as
@@ -231,13 +233,13 @@ std::string generate(const detail::ElementwiseState& state, const ElementwisePla
     for (const auto& a : plan.arguments) {
         if (!params.empty()) params += ", ";
         if (a.pointer)
-            params += fmt::format("GLOBAL_MEM {}{} *{}_base", a.is_const ? "const " : "", detail::storage_type(a.dtype), a.name);
-        else
-            params += declaration_of(a);
+            params += fmt::format("GLOBAL_MEM {}{} *{}_base", a.is_const ? "const " : "", detail::storage_type(a.dtype),
+                                  a.name);
+        else params += declaration_of(a);
     }
     params += fmt::format(", {} n", idx);
     std::string body;
-    std::string prologue;  // the layout table's values, when it has one
+    std::string prologue;     // the layout table's values, when it has one
     std::string vector_body;  // the vector loop, before the scalar loop that takes the leftovers
     if (plan.vector_width > 0) {
         // The leftovers run the flat loop below (the same parameters).
@@ -246,13 +248,14 @@ std::string generate(const detail::ElementwiseState& state, const ElementwisePla
             const CArgument& a = plan.arguments[plan.arrays[j]];
             vectors.push_back(detail::VectorArray{names[j] + "_base", names[j] + "_off", names[j] + "_step",
                                                   detail::storage_type(a.dtype), a.dtype.itemsize(),
-                                                  loads(plan.uses[j], plan.conditional), stores(plan.uses[j]) && !a.is_const});
+                                                  loads(plan.uses[j], plan.conditional),
+                                                  stores(plan.uses[j]) && !a.is_const});
         }
-        const Rewrite r = rewrite_uses(state.operation, names, {}, [&](std::size_t j) {
-            return detail::vector_element(vectors[j], j);
-        });
-        const std::string element = fmt::format("                const {0} i = kj_j * {1} + kj_q;\n                {2};\n", idx,
-                                                plan.vector_width, r.text);
+        const Rewrite r = rewrite_uses(state.operation, names, {},
+                                       [&](std::size_t j) { return detail::vector_element(vectors[j], j); });
+        const std::string element =
+            fmt::format("                const {0} i = kj_j * {1} + kj_q;\n                {2};\n", idx,
+                        plan.vector_width, r.text);
         vector_body = detail::vector_loop(vectors, plan.vector_width, idx, element, "");
     }
     if (plan.flat) {
@@ -268,8 +271,9 @@ std::string generate(const detail::ElementwiseState& state, const ElementwisePla
                 continue;
             }
             // step is 1 (walks the array) or 0 (a broadcast element: the pointer moves back with i).
-            body += fmt::format("        GLOBAL_MEM {}{}* {} = {}_base + ({}_off + ({}_step - 1) * i);\n",
-                                a.is_const ? "const " : "", detail::storage_type(a.dtype), a.name, a.name, a.name, a.name);
+            body +=
+                fmt::format("        GLOBAL_MEM {}{}* {} = {}_base + ({}_off + ({}_step - 1) * i);\n",
+                            a.is_const ? "const " : "", detail::storage_type(a.dtype), a.name, a.name, a.name, a.name);
         }
     } else {
         const bool table = detail::layout_in_table(plan.space.ndim());
@@ -284,10 +288,10 @@ std::string generate(const detail::ElementwiseState& state, const ElementwisePla
         }
     }
     // The CPU form: this work item's contiguous run, in order.
-    const std::string loop = plan.cpu ? detail::cpu_run_bounds(idx, "n") + fmt::format("    for ({} i = kj_begin; i < kj_end; ++i) {{", idx)
-                                      : fmt::format("    for ({0} i = {1}; i < n; i += ({0})get_global_size(0)) {{", idx,
-                                                    plan.vector_width > 0 ? std::string("start")
-                                                                          : fmt::format("({})get_global_id(0)", idx));
+    const std::string loop =
+        plan.cpu ? detail::cpu_run_bounds(idx, "n") + fmt::format("    for ({} i = kj_begin; i < kj_end; ++i) {{", idx)
+                 : fmt::format("    for ({0} i = {1}; i < n; i += ({0})get_global_size(0)) {{", idx,
+                               plan.vector_width > 0 ? std::string("start") : fmt::format("({})get_global_id(0)", idx));
     return fmt::format(R"({preamble_api}
 {preamble}
 KERNEL void {name}({params})
@@ -303,8 +307,8 @@ KERNEL void {name}({params})
                        fmt::arg("preamble_api", detail::algorithm_preamble()), fmt::arg("preamble", state.preamble),
                        fmt::arg("name", state.name), fmt::arg("params", params), fmt::arg("prologue", prologue),
                        fmt::arg("vector_body", vector_body), fmt::arg("loop", loop),
-                       fmt::arg("loop_prep", state.loop_prep), fmt::arg("body", body), fmt::arg("operation", state.operation),
-                       fmt::arg("after_loop", state.after_loop));
+                       fmt::arg("loop_prep", state.loop_prep), fmt::arg("body", body),
+                       fmt::arg("operation", state.operation), fmt::arg("after_loop", state.after_loop));
 }
 
 std::string argument_label(const CArgument& a, std::size_t index) {
@@ -335,10 +339,11 @@ ElementwiseKernel ElementwiseKernel::from_names(const std::vector<std::string>& 
 void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> args) const {
     const detail::ElementwiseState& state = *state_;
     if (args.size() != state.arguments.size())
-        throw ArgumentError("args", fmt::format("kernel '{}' takes {} arguments ({}), {} given", state.name,
-                                                state.arguments.size(),
-                                                fmt::join(state.arguments | std::views::transform(&CArgument::name), ", "),
-                                                args.size()));
+        throw ArgumentError("args",
+                            fmt::format("kernel '{}' takes {} arguments ({}), {} given", state.name,
+                                        state.arguments.size(),
+                                        fmt::join(state.arguments | std::views::transform(&CArgument::name), ", "),
+                                        args.size()));
     ElementwisePlan plan;
     plan.arguments = state.arguments;
     std::vector<std::vector<std::size_t>> shapes;
@@ -352,8 +357,8 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
         }
         if (a.pointer) {
             if (!given.is_array())
-                throw ArgumentError(argument_label(a, k), fmt::format("is declared as an array ({}), a scalar was given",
-                                                                      declaration_of(a)));
+                throw ArgumentError(argument_label(a, k),
+                                    fmt::format("is declared as an array ({}), a scalar was given", declaration_of(a)));
             if (!(given.dtype() == a.dtype))
                 throw ArgumentError(argument_label(a, k), fmt::format("is declared {}, an array of {} was given",
                                                                       declaration_of(a), given.dtype().name()));
@@ -361,8 +366,8 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
             plan.arrays.push_back(k);
             shapes.push_back(given.array().shape());
         } else if (given.is_array()) {
-            throw ArgumentError(argument_label(a, k), fmt::format("is declared as a scalar ({}), an array was given",
-                                                                  declaration_of(a)));
+            throw ArgumentError(argument_label(a, k),
+                                fmt::format("is declared as a scalar ({}), an array was given", declaration_of(a)));
         }
     }
     const std::vector<std::size_t> shape = detail::broadcast_shapes(shapes, fmt::format("kernel '{}'", state.name));
@@ -374,8 +379,9 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
         const Array& out = args[k].array();
         detail::check_output_shape(out, shape, argument_label(a, k));
         for (const std::size_t j : plan.arrays) {
-            if (j != k) detail::check_no_partial_overlap(out, argument_label(a, k), args[j].array(),
-                                                         argument_label(plan.arguments[j], j));
+            if (j != k)
+                detail::check_no_partial_overlap(out, argument_label(a, k), args[j].array(),
+                                                 argument_label(plan.arguments[j], j));
         }
     }
     std::size_t n = 1;
@@ -417,9 +423,10 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
         for (std::size_t j = 0; possible && j < plan.arrays.size(); ++j) {
             const Use& u = r.uses[j];
             const std::size_t itemsize = plan.arguments[plan.arrays[j]].dtype.itemsize();
-            possible = u.indexed && (plan.space.strides[j][0] == 0
-                                         ? !stores(u)
-                                         : detail::lies_aligned(args[plan.arrays[j]].array(), plan.offsets[j], v * itemsize));
+            possible =
+                u.indexed && (plan.space.strides[j][0] == 0
+                                  ? !stores(u)
+                                  : detail::lies_aligned(args[plan.arrays[j]].array(), plan.offsets[j], v * itemsize));
         }
         // A written array that is also another argument (the same view: other overlaps are refused
         // above) would be read before the other's write lands, and written back over it.
@@ -427,7 +434,8 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
             if (!stores(r.uses[j]) || plan.arguments[plan.arrays[j]].is_const) continue;
             const Array& written = args[plan.arrays[j]].array();
             for (std::size_t k = 0; possible && k < plan.arrays.size(); ++k)
-                possible = k == j || detail::backend_of(args[plan.arrays[k]].array().base()) != detail::backend_of(written.base());
+                possible = k == j || detail::backend_of(args[plan.arrays[k]].array().base()) !=
+                                         detail::backend_of(written.base());
         }
         if (possible) {
             plan.vector_width = v;
@@ -438,10 +446,13 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
 
     // The layout class: merged axes (or, when flat, which arrays step, or the vectors and how each
     // array is used in them), index width, and types.
-    std::string key = fmt::format("{}|{}|", plan.use_32_bits ? 32 : 64, plan.flat ? "flat" : std::to_string(plan.space.ndim()));
+    std::string key =
+        fmt::format("{}|{}|", plan.use_32_bits ? 32 : 64, plan.flat ? "flat" : std::to_string(plan.space.ndim()));
     if (plan.vector_width > 0) {
-        key += fmt::format("vector {} {}{}:", detail::vector_loop_version, plan.vector_width, plan.conditional ? " conditional" : "");
-        for (const Use& u : plan.uses) key += fmt::format("{}{}{}", u.read ? 'r' : '-', u.assigned ? 'a' : '-', u.updated ? 'u' : '-');
+        key += fmt::format("vector {} {}{}:", detail::vector_loop_version, plan.vector_width,
+                           plan.conditional ? " conditional" : "");
+        for (const Use& u : plan.uses)
+            key += fmt::format("{}{}{}", u.read ? 'r' : '-', u.assigned ? 'a' : '-', u.updated ? 'u' : '-');
         key += "|";
     }
     if (plan.cpu) {
@@ -454,9 +465,9 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     // Each part with its length first: no text of one can pass for a boundary between two.
     for (const std::string* part : {&state.preamble, &state.operation, &state.loop_prep, &state.after_loop})
         key += fmt::format("{}:{}", part->size(), *part);
-    const detail::GeneratedKernel kernel =
-        detail::generated_kernel(queue.device(), key, state.name, [&] { return generate(state, plan); },
-                                 /*allow_contraction=*/true);  // users' code compiles as a Program's
+    const detail::GeneratedKernel kernel = detail::generated_kernel(
+        queue.device(), key, state.name, [&] { return generate(state, plan); },
+        /*allow_contraction=*/true);  // users' code compiles as a Program's
 
     std::vector<detail::KernelArg> kernel_args;
     kernel_args.reserve(args.size() + 2 + plan.arrays.size() * (2 + plan.space.ndim()) + plan.space.ndim());
@@ -483,8 +494,9 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     }
     const std::size_t items =
         plan.vector_width > 0 ? std::max<std::size_t>(1, n / (plan.vector_width * detail::vector_unroll)) : n;
-    const detail::Grid grid = plan.cpu ? detail::Grid{detail::cpu_grid(queue.device(), n, detail::cpu_min_run).global, 1}
-                                       : detail::grid_for(kernel, items);
+    const detail::Grid grid = plan.cpu
+                                  ? detail::Grid{detail::cpu_grid(queue.device(), n, detail::cpu_min_run).global, 1}
+                                  : detail::grid_for(kernel, items);
     const std::size_t global[1] = {grid.global};
     const std::size_t local[1] = {grid.local};
     detail::launch(queue, kernel, global, local, kernel_args);

@@ -18,33 +18,33 @@ namespace detail {
 
 const char* op_name(ExprOp op) {
     switch (op) {
-        case ExprOp::array: return "array";
-        case ExprOp::scalar: return "scalar";
-        case ExprOp::add: return "+";
-        case ExprOp::subtract: return "-";
-        case ExprOp::multiply: return "*";
-        case ExprOp::divide: return "/";
-        case ExprOp::remainder: return "%";
-        case ExprOp::negate: return "unary -";
-        case ExprOp::equal: return "==";
-        case ExprOp::not_equal: return "!=";
-        case ExprOp::less: return "<";
-        case ExprOp::less_equal: return "<=";
-        case ExprOp::greater: return ">";
-        case ExprOp::greater_equal: return ">=";
-        case ExprOp::absolute: return "abs";
-        case ExprOp::sqrt: return "sqrt";
-        case ExprOp::exp: return "exp";
-        case ExprOp::log: return "log";
-        case ExprOp::sin: return "sin";
-        case ExprOp::cos: return "cos";
-        case ExprOp::tanh: return "tanh";
-        case ExprOp::power: return "pow";
-        case ExprOp::minimum: return "minimum";
-        case ExprOp::maximum: return "maximum";
-        case ExprOp::where: return "where";
-        case ExprOp::cast: return "astype";
-        default: break;
+    case ExprOp::array: return "array";
+    case ExprOp::scalar: return "scalar";
+    case ExprOp::add: return "+";
+    case ExprOp::subtract: return "-";
+    case ExprOp::multiply: return "*";
+    case ExprOp::divide: return "/";
+    case ExprOp::remainder: return "%";
+    case ExprOp::negate: return "unary -";
+    case ExprOp::equal: return "==";
+    case ExprOp::not_equal: return "!=";
+    case ExprOp::less: return "<";
+    case ExprOp::less_equal: return "<=";
+    case ExprOp::greater: return ">";
+    case ExprOp::greater_equal: return ">=";
+    case ExprOp::absolute: return "abs";
+    case ExprOp::sqrt: return "sqrt";
+    case ExprOp::exp: return "exp";
+    case ExprOp::log: return "log";
+    case ExprOp::sin: return "sin";
+    case ExprOp::cos: return "cos";
+    case ExprOp::tanh: return "tanh";
+    case ExprOp::power: return "pow";
+    case ExprOp::minimum: return "minimum";
+    case ExprOp::maximum: return "maximum";
+    case ExprOp::where: return "where";
+    case ExprOp::cast: return "astype";
+    default: break;
     }
     const char* name = numpy_op_name(op);
     return name != nullptr ? name : "?";
@@ -101,62 +101,53 @@ Expr make(ExprOp op, std::vector<NodePtr> children, int decimals = 0) {
     node->compute = common;
     node->dtype = common;
     switch (op) {
-        case ExprOp::add:
-        case ExprOp::multiply:
-            break;
-        case ExprOp::subtract:
-        case ExprOp::negate:
-            if (is_bool(common)) cannot_take(op, common);
-            break;
-        case ExprOp::divide:
-            // True division: integers and bool divide as float64.
-            if (!complex && !is_real(common)) node->compute = node->dtype = dtypes::float64;
-            break;
-        case ExprOp::remainder:
-            if (complex) cannot_take(op, common);
-            if (is_bool(common)) node->compute = node->dtype = dtypes::int8;
-            break;
-        case ExprOp::less:
-        case ExprOp::less_equal:
-        case ExprOp::greater:
-        case ExprOp::greater_equal:
-            // Complex values in numpy's lexicographic order (expression_codegen.cpp).
-            node->dtype = dtypes::bool_;
-            break;
-        case ExprOp::equal:
-        case ExprOp::not_equal:
-            node->dtype = dtypes::bool_;
-            break;
-        case ExprOp::absolute:
-            if (complex) node->dtype = real_for(common);
-            break;
-        case ExprOp::exp:
-        case ExprOp::sqrt:
-        case ExprOp::log:
-        case ExprOp::sin:
-        case ExprOp::cos:
-        case ExprOp::tanh:
-            node->compute = node->dtype = detail::float_type_for(common);
-            break;
-        case ExprOp::power:
-            if (is_bool(common)) node->compute = node->dtype = dtypes::int8;
-            break;
-        case ExprOp::minimum:
-        case ExprOp::maximum:
-            break;
-        case ExprOp::where: {
-            // The condition does not take part in the promotion.
-            const std::vector<NodePtr> values(children.begin() + 1, children.end());
-            node->compute = node->dtype = common_type(values);
-            break;
-        }
-        case ExprOp::array:
-        case ExprOp::scalar:
-        case ExprOp::cast:
-            break;
-        default:
-            detail::type_numpy_op(*node, common);
-            break;
+    case ExprOp::add:
+    case ExprOp::multiply: break;
+    case ExprOp::subtract:
+    case ExprOp::negate:
+        if (is_bool(common)) cannot_take(op, common);
+        break;
+    case ExprOp::divide:
+        // True division: integers and bool divide as float64.
+        if (!complex && !is_real(common)) node->compute = node->dtype = dtypes::float64;
+        break;
+    case ExprOp::remainder:
+        if (complex) cannot_take(op, common);
+        if (is_bool(common)) node->compute = node->dtype = dtypes::int8;
+        break;
+    case ExprOp::less:
+    case ExprOp::less_equal:
+    case ExprOp::greater:
+    case ExprOp::greater_equal:
+        // Complex values in numpy's lexicographic order (expression_codegen.cpp).
+        node->dtype = dtypes::bool_;
+        break;
+    case ExprOp::equal:
+    case ExprOp::not_equal: node->dtype = dtypes::bool_; break;
+    case ExprOp::absolute:
+        if (complex) node->dtype = real_for(common);
+        break;
+    case ExprOp::exp:
+    case ExprOp::sqrt:
+    case ExprOp::log:
+    case ExprOp::sin:
+    case ExprOp::cos:
+    case ExprOp::tanh: node->compute = node->dtype = detail::float_type_for(common); break;
+    case ExprOp::power:
+        if (is_bool(common)) node->compute = node->dtype = dtypes::int8;
+        break;
+    case ExprOp::minimum:
+    case ExprOp::maximum: break;
+    case ExprOp::where: {
+        // The condition does not take part in the promotion.
+        const std::vector<NodePtr> values(children.begin() + 1, children.end());
+        node->compute = node->dtype = common_type(values);
+        break;
+    }
+    case ExprOp::array:
+    case ExprOp::scalar:
+    case ExprOp::cast: break;
+    default: detail::type_numpy_op(*node, common); break;
     }
     node->children = std::move(children);
     return Expr(NodePtr(std::move(node)));
@@ -179,7 +170,8 @@ NodePtr clip_operand(const NodePtr& n) {
     node->weak.reset();
     const bool past_int64 = n->value.kind == detail::ScalarValue::Kind::unsigned_integer &&
                             n->value.u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-    node->dtype = node->compute = past_int64 && *n->weak == detail::WeakKind::integer ? DType(dtypes::uint64) : detail::default_dtype(*n->weak);
+    node->dtype = node->compute =
+        past_int64 && *n->weak == detail::WeakKind::integer ? DType(dtypes::uint64) : detail::default_dtype(*n->weak);
     return NodePtr(std::move(node));
 }
 
@@ -189,9 +181,10 @@ bool clips_nothing(const ExprNode& bound, const DType& dtype, bool low) {
     if (bound.weak != detail::WeakKind::integer || !is_integer(dtype)) return false;
     const detail::ScalarValue& v = bound.value;
     const bool negative = v.kind == detail::ScalarValue::Kind::signed_integer && v.i < 0;
-    const std::uint64_t magnitude = v.kind == detail::ScalarValue::Kind::signed_integer
-                                        ? (negative ? 0 - static_cast<std::uint64_t>(v.i) : static_cast<std::uint64_t>(v.i))
-                                        : v.u;
+    const std::uint64_t magnitude =
+        v.kind == detail::ScalarValue::Kind::signed_integer
+            ? (negative ? 0 - static_cast<std::uint64_t>(v.i) : static_cast<std::uint64_t>(v.i))
+            : v.u;
     const int value_bits = static_cast<int>(dtype.itemsize() * 8) - (is_signed(dtype) ? 1 : 0);
     if (low) {
         // The least value: 0, or -2^value_bits.
@@ -220,7 +213,8 @@ detail::ScalarValue float_value(std::complex<double> v) {
 
 Expr::Expr(const Array& array) {
     if (array.dtype().is_struct())
-        throw ArgumentError("array", fmt::format("of struct dtype {} takes no part in arithmetic", array.dtype().name()));
+        throw ArgumentError("array",
+                            fmt::format("of struct dtype {} takes no part in arithmetic", array.dtype().name()));
     auto node = std::make_shared<ExprNode>();
     node->op = ExprOp::array;
     node->dtype = node->compute = array.dtype();
@@ -231,7 +225,8 @@ Expr::Expr(const Array& array) {
 
 Expr::Expr(const MultiArray& array) {
     if (array.dtype().is_struct())
-        throw ArgumentError("array", fmt::format("of struct dtype {} takes no part in arithmetic", array.dtype().name()));
+        throw ArgumentError("array",
+                            fmt::format("of struct dtype {} takes no part in arithmetic", array.dtype().name()));
     auto node = std::make_shared<ExprNode>();
     node->op = ExprOp::array;
     node->dtype = node->compute = array.dtype();
@@ -249,21 +244,29 @@ Expr Expr::weak_bool(bool value) {
     s.u = value ? 1 : 0;
     return make_scalar(s, dtypes::bool_, detail::WeakKind::boolean);
 }
-Expr Expr::weak_integer(std::int64_t value) { return make_scalar(signed_value(value), dtypes::int64, detail::WeakKind::integer); }
+Expr Expr::weak_integer(std::int64_t value) {
+    return make_scalar(signed_value(value), dtypes::int64, detail::WeakKind::integer);
+}
 Expr Expr::weak_unsigned(std::uint64_t value) {
     detail::ScalarValue s;
     s.kind = detail::ScalarValue::Kind::unsigned_integer;
     s.u = value;
     return make_scalar(s, dtypes::int64, detail::WeakKind::integer);
 }
-Expr Expr::weak_float(double value) { return make_scalar(float_value(value), dtypes::float64, detail::WeakKind::floating); }
+Expr Expr::weak_float(double value) {
+    return make_scalar(float_value(value), dtypes::float64, detail::WeakKind::floating);
+}
 Expr Expr::weak_complex(std::complex<double> value) {
     return make_scalar(float_value(value), dtypes::complex128, detail::WeakKind::complex);
 }
 
 Expr scalar(double value, const DType& dtype) { return make_scalar(float_value(value), dtype, std::nullopt); }
-Expr scalar(std::complex<double> value, const DType& dtype) { return make_scalar(float_value(value), dtype, std::nullopt); }
-Expr scalar_integer(std::int64_t value, const DType& dtype) { return make_scalar(signed_value(value), dtype, std::nullopt); }
+Expr scalar(std::complex<double> value, const DType& dtype) {
+    return make_scalar(float_value(value), dtype, std::nullopt);
+}
+Expr scalar_integer(std::int64_t value, const DType& dtype) {
+    return make_scalar(signed_value(value), dtype, std::nullopt);
+}
 
 Expr operator+(const Expr& a, const Expr& b) { return make(ExprOp::add, {a.node(), b.node()}); }
 Expr operator-(const Expr& a, const Expr& b) { return make(ExprOp::subtract, {a.node(), b.node()}); }

@@ -18,10 +18,10 @@ namespace {
 using K = DType::Kind;
 
 bool same_view(const Array& a, const Array& b) {
-    return detail::backend_of(a.base()) == detail::backend_of(b.base()) && a.base().offset() + a.offset() == b.base().offset() + b.offset() &&
-           a.dtype() == b.dtype() && a.shape() == b.shape() && a.strides() == b.strides();
+    return detail::backend_of(a.base()) == detail::backend_of(b.base()) &&
+           a.base().offset() + a.offset() == b.base().offset() + b.offset() && a.dtype() == b.dtype() &&
+           a.shape() == b.shape() && a.strides() == b.strides();
 }
-
 
 class Generator {
 public:
@@ -30,32 +30,35 @@ public:
     // The value of `node` in its dtype's compute type; `context` is the type a weak scalar takes.
     std::string emit(const ExprNode& node, const DType& context) {
         switch (node.op) {
-            case ExprOp::array:
-                if (!node.array)
-                    throw ArgumentError("expression", "holds a MultiArray: evaluate it on a MultiQueue");
-                return array_value(*node.array);
-            case ExprOp::scalar: return scalar_value(node, context);
-            case ExprOp::reduction: return reduction_value(node);
-            case ExprOp::cast: {
-                const ExprNode& child = *node.children[0];
-                if (!node.statement_value) return convert_value(emit(child, child.dtype), child.dtype, node.dtype);
-                // A statement's value used again in this kernel: the same text, so that the compiler
-                // computes it once per element (its own dtype is its context: no weak scalar).
-                if (const auto found = statement_values_.find(&node); found != statement_values_.end())
-                    return found->second;
-                const std::string value = convert_value(emit(child, child.dtype), child.dtype, node.dtype);
-                return statement_values_.emplace(&node, statement_value(value, node.dtype)).first->second;
-            }
-            case ExprOp::where: {
-                const ExprNode& c = *node.children[0];
-                const std::string condition = convert_value(emit(c, c.dtype), c.dtype, dtypes::bool_);
-                return fmt::format("({} ? {} : {})", condition, operand(node, 1), operand(node, 2));
-            }
-            case ExprOp::equal: case ExprOp::not_equal: case ExprOp::less:
-            case ExprOp::less_equal: case ExprOp::greater: case ExprOp::greater_equal:
-                if (auto exact = exact_integer_comparison(node)) return *exact;
-                break;
-            default: break;
+        case ExprOp::array:
+            if (!node.array) throw ArgumentError("expression", "holds a MultiArray: evaluate it on a MultiQueue");
+            return array_value(*node.array);
+        case ExprOp::scalar: return scalar_value(node, context);
+        case ExprOp::reduction: return reduction_value(node);
+        case ExprOp::cast: {
+            const ExprNode& child = *node.children[0];
+            if (!node.statement_value) return convert_value(emit(child, child.dtype), child.dtype, node.dtype);
+            // A statement's value used again in this kernel: the same text, so that the compiler
+            // computes it once per element (its own dtype is its context: no weak scalar).
+            if (const auto found = statement_values_.find(&node); found != statement_values_.end())
+                return found->second;
+            const std::string value = convert_value(emit(child, child.dtype), child.dtype, node.dtype);
+            return statement_values_.emplace(&node, statement_value(value, node.dtype)).first->second;
+        }
+        case ExprOp::where: {
+            const ExprNode& c = *node.children[0];
+            const std::string condition = convert_value(emit(c, c.dtype), c.dtype, dtypes::bool_);
+            return fmt::format("({} ? {} : {})", condition, operand(node, 1), operand(node, 2));
+        }
+        case ExprOp::equal:
+        case ExprOp::not_equal:
+        case ExprOp::less:
+        case ExprOp::less_equal:
+        case ExprOp::greater:
+        case ExprOp::greater_equal:
+            if (auto exact = exact_integer_comparison(node)) return *exact;
+            break;
+        default: break;
         }
         const DType& t = node.compute;
         const std::string ct = compute_ctype(t);
@@ -69,59 +72,63 @@ public:
         // integer + - * compute in unsigned types (wrapping_arithmetic: signed overflow is undefined).
         auto typed = [&](const std::string& e) { return fmt::format("(({}){})", ct, e); };
         switch (node.op) {
-            case ExprOp::add:
-                if (boolean) return fmt::format("({} || {})", a, b);
-                return complex ? fmt::format("kj_cadd_{}({}, {})", suffix, a, b) : typed(wrapping_arithmetic(t, '+', a, b));
-            case ExprOp::subtract:
-                return complex ? fmt::format("kj_csub_{}({}, {})", suffix, a, b) : typed(wrapping_arithmetic(t, '-', a, b));
-            case ExprOp::multiply:
-                if (boolean) return fmt::format("({} && {})", a, b);
-                return complex ? fmt::format("kj_cmul_{}({}, {})", suffix, a, b) : typed(wrapping_arithmetic(t, '*', a, b));
-            case ExprOp::square:
-                if (is_integer(t)) return wrapping_arithmetic(t, '*', a, a);  // the rest: numpy_op_code
-                break;
-            case ExprOp::divide:
-                return complex ? fmt::format("kj_cdiv_{}({}, {})", suffix, a, b) : typed(fmt::format("({} / {})", a, b));
-            case ExprOp::remainder: return fmt::format("kj_mod_{}({}, {})", suffix, a, b);
-            case ExprOp::negate:
-                if (complex) return fmt::format("{}(-({}).x, -({}).y)", complex_ctr(t), a, a);
-                return is_integer(t) ? wrapping_arithmetic(t, '-', "0", a) : typed(fmt::format("(-{})", a));
-            case ExprOp::equal:
-                return complex ? fmt::format("(({0}).x == ({1}).x && ({0}).y == ({1}).y)", a, b) : fmt::format("({} == {})", a, b);
-            case ExprOp::not_equal:
-                return complex ? fmt::format("(({0}).x != ({1}).x || ({0}).y != ({1}).y)", a, b) : fmt::format("({} != {})", a, b);
-            // Complex values in numpy's order (expression_math.cpp's kj_clt...).
-            case ExprOp::less: return complex ? fmt::format("(kj_clt_{}({}, {}) != 0)", suffix, a, b) : fmt::format("({} < {})", a, b);
-            case ExprOp::less_equal:
-                return complex ? fmt::format("(kj_cle_{}({}, {}) != 0)", suffix, a, b) : fmt::format("({} <= {})", a, b);
-            case ExprOp::greater: return complex ? fmt::format("(kj_clt_{}({}, {}) != 0)", suffix, b, a) : fmt::format("({} > {})", a, b);
-            case ExprOp::greater_equal:
-                return complex ? fmt::format("(kj_cle_{}({}, {}) != 0)", suffix, b, a) : fmt::format("({} >= {})", a, b);
-            case ExprOp::absolute:
-                if (complex) return fmt::format("hypot(({0}).x, ({0}).y)", a);
-                if (floating) return fmt::format("fabs({})", a);
-                if (boolean || !is_signed(t)) return a;
-                // abs(MIN) wraps to MIN, as numpy's.
-                return fmt::format("({} < 0 ? {} : {})", a, wrapping_arithmetic(t, '-', "0", a), a);
-            case ExprOp::sqrt: return complex ? fmt::format("kj_csqrt_{}({})", suffix, a) : fmt::format("sqrt({})", a);
-            case ExprOp::exp: return complex ? fmt::format("kj_cexp_{}({})", suffix, a) : fmt::format("exp({})", a);
-            case ExprOp::log: return complex ? fmt::format("kj_clog_{}({})", suffix, a) : fmt::format("log({})", a);
-            case ExprOp::sin: return complex ? fmt::format("kj_csin_{}({})", suffix, a) : fmt::format("sin({})", a);
-            case ExprOp::cos: return complex ? fmt::format("kj_ccos_{}({})", suffix, a) : fmt::format("cos({})", a);
-            case ExprOp::tanh: return complex ? fmt::format("kj_ctanh_{}({})", suffix, a) : fmt::format("tanh({})", a);
-            case ExprOp::power:
-                if (complex) return fmt::format("kj_cpow_{}({}, {})", suffix, a, b);
-                if (floating) return fmt::format("pow({}, {})", a, b);
-                return fmt::format("kj_pow_{}({}, {})", suffix, a, b);
-            case ExprOp::minimum:
-                if (complex) return fmt::format("kj_c{}min_{}({}, {})", node.clip_order ? "clip" : "", suffix, a, b);
-                if (floating) return fmt::format("kj_min_{}({}, {})", suffix, a, b);
-                return fmt::format("({1} < {0} ? {1} : {0})", a, b);
-            case ExprOp::maximum:
-                if (complex) return fmt::format("kj_c{}max_{}({}, {})", node.clip_order ? "clip" : "", suffix, a, b);
-                if (floating) return fmt::format("kj_max_{}({}, {})", suffix, a, b);
-                return fmt::format("({1} > {0} ? {1} : {0})", a, b);
-            default: break;
+        case ExprOp::add:
+            if (boolean) return fmt::format("({} || {})", a, b);
+            return complex ? fmt::format("kj_cadd_{}({}, {})", suffix, a, b) : typed(wrapping_arithmetic(t, '+', a, b));
+        case ExprOp::subtract:
+            return complex ? fmt::format("kj_csub_{}({}, {})", suffix, a, b) : typed(wrapping_arithmetic(t, '-', a, b));
+        case ExprOp::multiply:
+            if (boolean) return fmt::format("({} && {})", a, b);
+            return complex ? fmt::format("kj_cmul_{}({}, {})", suffix, a, b) : typed(wrapping_arithmetic(t, '*', a, b));
+        case ExprOp::square:
+            if (is_integer(t)) return wrapping_arithmetic(t, '*', a, a);  // the rest: numpy_op_code
+            break;
+        case ExprOp::divide:
+            return complex ? fmt::format("kj_cdiv_{}({}, {})", suffix, a, b) : typed(fmt::format("({} / {})", a, b));
+        case ExprOp::remainder: return fmt::format("kj_mod_{}({}, {})", suffix, a, b);
+        case ExprOp::negate:
+            if (complex) return fmt::format("{}(-({}).x, -({}).y)", complex_ctr(t), a, a);
+            return is_integer(t) ? wrapping_arithmetic(t, '-', "0", a) : typed(fmt::format("(-{})", a));
+        case ExprOp::equal:
+            return complex ? fmt::format("(({0}).x == ({1}).x && ({0}).y == ({1}).y)", a, b)
+                           : fmt::format("({} == {})", a, b);
+        case ExprOp::not_equal:
+            return complex ? fmt::format("(({0}).x != ({1}).x || ({0}).y != ({1}).y)", a, b)
+                           : fmt::format("({} != {})", a, b);
+        // Complex values in numpy's order (expression_math.cpp's kj_clt...).
+        case ExprOp::less:
+            return complex ? fmt::format("(kj_clt_{}({}, {}) != 0)", suffix, a, b) : fmt::format("({} < {})", a, b);
+        case ExprOp::less_equal:
+            return complex ? fmt::format("(kj_cle_{}({}, {}) != 0)", suffix, a, b) : fmt::format("({} <= {})", a, b);
+        case ExprOp::greater:
+            return complex ? fmt::format("(kj_clt_{}({}, {}) != 0)", suffix, b, a) : fmt::format("({} > {})", a, b);
+        case ExprOp::greater_equal:
+            return complex ? fmt::format("(kj_cle_{}({}, {}) != 0)", suffix, b, a) : fmt::format("({} >= {})", a, b);
+        case ExprOp::absolute:
+            if (complex) return fmt::format("hypot(({0}).x, ({0}).y)", a);
+            if (floating) return fmt::format("fabs({})", a);
+            if (boolean || !is_signed(t)) return a;
+            // abs(MIN) wraps to MIN, as numpy's.
+            return fmt::format("({} < 0 ? {} : {})", a, wrapping_arithmetic(t, '-', "0", a), a);
+        case ExprOp::sqrt: return complex ? fmt::format("kj_csqrt_{}({})", suffix, a) : fmt::format("sqrt({})", a);
+        case ExprOp::exp: return complex ? fmt::format("kj_cexp_{}({})", suffix, a) : fmt::format("exp({})", a);
+        case ExprOp::log: return complex ? fmt::format("kj_clog_{}({})", suffix, a) : fmt::format("log({})", a);
+        case ExprOp::sin: return complex ? fmt::format("kj_csin_{}({})", suffix, a) : fmt::format("sin({})", a);
+        case ExprOp::cos: return complex ? fmt::format("kj_ccos_{}({})", suffix, a) : fmt::format("cos({})", a);
+        case ExprOp::tanh: return complex ? fmt::format("kj_ctanh_{}({})", suffix, a) : fmt::format("tanh({})", a);
+        case ExprOp::power:
+            if (complex) return fmt::format("kj_cpow_{}({}, {})", suffix, a, b);
+            if (floating) return fmt::format("pow({}, {})", a, b);
+            return fmt::format("kj_pow_{}({}, {})", suffix, a, b);
+        case ExprOp::minimum:
+            if (complex) return fmt::format("kj_c{}min_{}({}, {})", node.clip_order ? "clip" : "", suffix, a, b);
+            if (floating) return fmt::format("kj_min_{}({}, {})", suffix, a, b);
+            return fmt::format("({1} < {0} ? {1} : {0})", a, b);
+        case ExprOp::maximum:
+            if (complex) return fmt::format("kj_c{}max_{}({}, {})", node.clip_order ? "clip" : "", suffix, a, b);
+            if (floating) return fmt::format("kj_max_{}({}, {})", suffix, a, b);
+            return fmt::format("({1} > {0} ? {1} : {0})", a, b);
+        default: break;
         }
         return numpy_op_code(node, a, b);
     }
@@ -138,15 +145,18 @@ private:
         const ExprNode& x = *node.children[0];
         const ExprNode& y = *node.children[1];
         const auto weak_integer = [](const ExprNode& n) { return n.weak == WeakKind::integer; };
-        const bool strong_pair = !x.weak && !y.weak && integral(x.dtype) && integral(y.dtype) && !integral(node.compute);
-        const bool weak_misfit = integral(node.compute) && ((weak_integer(x) && !y.weak && !fits(x.value, node.compute)) ||
-                                                            (weak_integer(y) && !x.weak && !fits(y.value, node.compute)));
+        const bool strong_pair =
+            !x.weak && !y.weak && integral(x.dtype) && integral(y.dtype) && !integral(node.compute);
+        const bool weak_misfit =
+            integral(node.compute) && ((weak_integer(x) && !y.weak && !fits(x.value, node.compute)) ||
+                                       (weak_integer(y) && !x.weak && !fits(y.value, node.compute)));
         if (!strong_pair && !weak_misfit) return std::nullopt;
         // Each side as int64 (signed types and bool) or uint64, with the signedness it has.
         const auto side = [&](const ExprNode& n) -> std::pair<std::string, bool> {
             if (n.weak) {
-                const bool is_unsigned = n.value.kind == ScalarValue::Kind::unsigned_integer &&
-                                         n.value.u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+                const bool is_unsigned =
+                    n.value.kind == ScalarValue::Kind::unsigned_integer &&
+                    n.value.u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
                 const DType wide = is_unsigned ? DType(dtypes::uint64) : DType(dtypes::int64);
                 code.scalars.push_back(ExprScalarParameter{n.value, wide});
                 return {fmt::format("s{}", code.scalars.size() - 1), !is_unsigned};
@@ -157,8 +167,12 @@ private:
         };
         const auto [a, a_signed] = side(x);
         const auto [b, b_signed] = side(y);
-        const char* op = node.op == ExprOp::equal ? "==" : node.op == ExprOp::not_equal ? "!=" : node.op == ExprOp::less ? "<"
-                       : node.op == ExprOp::less_equal ? "<=" : node.op == ExprOp::greater ? ">" : ">=";
+        const char* op = node.op == ExprOp::equal        ? "=="
+                         : node.op == ExprOp::not_equal  ? "!="
+                         : node.op == ExprOp::less       ? "<"
+                         : node.op == ExprOp::less_equal ? "<="
+                         : node.op == ExprOp::greater    ? ">"
+                                                         : ">=";
         if (a_signed == b_signed) return fmt::format("({} {} {})", a, op, b);
         // a op b is order(a, b) op 0, and with the signed side second, 0 op order(b, a).
         if (a_signed) return fmt::format("(kj_order_i64_u64({}, {}) {} 0)", a, b, op);
@@ -170,8 +184,12 @@ private:
         const auto bytes = v.write(dtype);
         const ScalarValue back = ScalarValue::read(std::span<const std::byte>(bytes.data(), dtype.itemsize()), dtype);
         return back.kind == ScalarValue::Kind::signed_integer
-                   ? (v.kind == ScalarValue::Kind::signed_integer ? back.i == v.i : back.i >= 0 && static_cast<std::uint64_t>(back.i) == v.u)
-                   : (v.kind == ScalarValue::Kind::unsigned_integer ? back.u == v.u : v.i >= 0 && static_cast<std::uint64_t>(v.i) == back.u);
+                   ? (v.kind == ScalarValue::Kind::signed_integer
+                          ? back.i == v.i
+                          : back.i >= 0 && static_cast<std::uint64_t>(back.i) == v.u)
+                   : (v.kind == ScalarValue::Kind::unsigned_integer
+                          ? back.u == v.u
+                          : v.i >= 0 && static_cast<std::uint64_t>(v.i) == back.u);
     }
 
     // Child k converted to the node's compute type.
@@ -202,15 +220,15 @@ private:
             return fmt::format("{}({}, {})", wide ? "KJ_KEEP_D" : "KJ_KEEP_F", v, zero);
         };
         switch (dtype.kind()) {
-            case K::float16: return fmt::format("kjarni_h2f(kjarni_f2h({}))", keep(value, false));
-            case K::float32: return keep(value, false);
-            case K::float64: return keep(value, true);
-            default: {
-                const bool wide = dtype.kind() == K::complex128;
-                const std::string part_x = keep(fmt::format("({}).x", value), wide);
-                const std::string part_y = keep(fmt::format("({}).y", value), wide);
-                return fmt::format("{}({}, {})", complex_ctr(dtype), part_x, part_y);
-            }
+        case K::float16: return fmt::format("kjarni_h2f(kjarni_f2h({}))", keep(value, false));
+        case K::float32: return keep(value, false);
+        case K::float64: return keep(value, true);
+        default: {
+            const bool wide = dtype.kind() == K::complex128;
+            const std::string part_x = keep(fmt::format("({}).x", value), wide);
+            const std::string part_y = keep(fmt::format("({}).y", value), wide);
+            return fmt::format("{}({}, {})", complex_ctr(dtype), part_x, part_y);
+        }
         }
     }
 
@@ -223,7 +241,8 @@ private:
 
     std::string scalar_value(const ExprNode& node, const DType& context) {
         const DType dtype = node.weak ? context : node.dtype;
-        if (node.weak && node.value.kind != ScalarValue::Kind::floating && is_integer(dtype)) check_fits(node.value, dtype);
+        if (node.weak && node.value.kind != ScalarValue::Kind::floating && is_integer(dtype))
+            check_fits(node.value, dtype);
         code.scalars.push_back(ExprScalarParameter{node.value, dtype});
         const std::string name = fmt::format("s{}", code.scalars.size() - 1);
         // bool travels as uint8_t, float16 as float: both give the compute value directly.
@@ -234,7 +253,8 @@ private:
         // NEP 50: a Python integer that the array's integer type cannot hold is an error.
         if (!fits(v, dtype))
             throw ArgumentError("scalar", fmt::format("the integer {} is out of bounds for {}",
-                                                      v.kind == ScalarValue::Kind::signed_integer ? std::to_string(v.i) : std::to_string(v.u),
+                                                      v.kind == ScalarValue::Kind::signed_integer ? std::to_string(v.i)
+                                                                                                  : std::to_string(v.u),
                                                       dtype.name()));
     }
 };
@@ -245,12 +265,14 @@ std::string float_to_integer(const std::string& value, const DType& from, const 
     const char* suffix = from.kind() == K::float64 ? "d" : "f";  // float16 computes as float
     const std::string ct = compute_ctype(to);
     switch (to.kind()) {
-        case K::int8: case K::uint8: case K::int16: case K::uint16:
-            return fmt::format("(({})kj_f2i32_{}({}))", ct, suffix, value);
-        case K::int32: return fmt::format("kj_f2i32_{}({})", suffix, value);
-        case K::uint32: return fmt::format("(({})kj_f2i64_{}({}))", ct, suffix, value);
-        case K::int64: return fmt::format("kj_f2i64_{}({})", suffix, value);
-        default: return fmt::format("kj_f2u64_{}({})", suffix, value);
+    case K::int8:
+    case K::uint8:
+    case K::int16:
+    case K::uint16: return fmt::format("(({})kj_f2i32_{}({}))", ct, suffix, value);
+    case K::int32: return fmt::format("kj_f2i32_{}({})", suffix, value);
+    case K::uint32: return fmt::format("(({})kj_f2i64_{}({}))", ct, suffix, value);
+    case K::int64: return fmt::format("kj_f2i64_{}({})", suffix, value);
+    default: return fmt::format("kj_f2u64_{}({})", suffix, value);
     }
 }
 

@@ -84,18 +84,20 @@ std::string generate(const ExpressionPlan& plan) {
         for (std::size_t k = 0; k < code.arrays.size(); ++k) {
             const DType& d = code.arrays[k].dtype();
             vectors.push_back(detail::VectorArray{fmt::format("in{}_base", k), fmt::format("in{}_off", k),
-                                                  fmt::format("in{}_step", k), detail::storage_ctype(d), d.itemsize(), true,
-                                                  false});
+                                                  fmt::format("in{}_step", k), detail::storage_ctype(d), d.itemsize(),
+                                                  true, false});
         }
     }
     std::vector<Value> vector_elements;
-    for (std::size_t k = 0; k < vectors.size(); ++k) vector_elements.push_back(Value(detail::vector_element(vectors[k], k)));
-    const char* form = plan.cpu ? (strided ? "cpu_strided" : "cpu_flat")
-                       : strided ? "strided"
+    for (std::size_t k = 0; k < vectors.size(); ++k)
+        vector_elements.push_back(Value(detail::vector_element(vectors[k], k)));
+    const char* form = plan.cpu                           ? (strided ? "cpu_strided" : "cpu_flat")
+                       : strided                          ? "strided"
                        : plan.layout == LayoutClass::flat ? "flat"
                                                           : "vector";
     const Function load = [&code](const Args& args) {
-        return Value(detail::load_value(args[1].as_string(), code.arrays[static_cast<std::size_t>(args[0].as_int())].dtype()));
+        return Value(
+            detail::load_value(args[1].as_string(), code.arrays[static_cast<std::size_t>(args[0].as_int())].dtype()));
     };
     const Function decode = [&](const Args& args) {
         return Value(detail::decode_offsets(ndim, names, idx, args[0].as_string()));
@@ -112,7 +114,8 @@ std::string generate(const ExpressionPlan& plan) {
                                            {"load", load},
                                            {"decode", decode},
                                            {"layout_params", layout_params},
-                                           {"prologue", strided ? detail::index_prologue(layout, idx, table) : std::string()},
+                                           {"prologue",
+                                            strided ? detail::index_prologue(layout, idx, table) : std::string()},
                                            {"cpu_bounds", plan.cpu ? detail::cpu_run_bounds(idx, "n") : std::string()},
                                            {"steps", Value::list(std::move(steps))},
                                            {"unroll", detail::scalar_unroll},
@@ -127,8 +130,9 @@ std::string generate(const ExpressionPlan& plan) {
 // anyway, with the arrays and scalars the launch passes).
 std::string kernel_key(const ExpressionPlan& plan) {
     const ExprCode& code = plan.code;
-    std::string key = fmt::format("expression layout={} vector={} idx32={} ndim={} cpu={} out={} in=", static_cast<int>(plan.layout),
-                                  plan.vector_width, plan.use_32_bits, plan.space.ndim(), plan.cpu, plan.out.dtype().name());
+    std::string key =
+        fmt::format("expression layout={} vector={} idx32={} ndim={} cpu={} out={} in=", static_cast<int>(plan.layout),
+                    plan.vector_width, plan.use_32_bits, plan.space.ndim(), plan.cpu, plan.out.dtype().name());
     for (const Array& a : code.arrays) key += fmt::format("{},", a.dtype().name());
     key += " scalars=";
     for (const auto& s : code.scalars) key += fmt::format("{},", s.dtype.name());
@@ -171,12 +175,19 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     check_out(queue, out, expression);
     // Reductions inside the expression: planned into the fewest kernels (expression_plan.cpp).
     if (detail::holds_reduction(*expression.node())) return detail::evaluate_with_reductions(queue, out, expression);
-    ExpressionPlan plan{detail::generate_expression(*expression.node()), out, {}, {}, true, LayoutClass::strided, 1,
+    ExpressionPlan plan{detail::generate_expression(*expression.node()),
+                        out,
+                        {},
+                        {},
+                        true,
+                        LayoutClass::strided,
+                        1,
                         detail::cpu_code(queue.device())};
     bool overlapping = false;
     for (std::size_t k = 0; k < plan.code.arrays.size(); ++k) {
         const Array& a = plan.code.arrays[k];
-        const std::string name = fmt::format("operand {} of the expression (shape ({}), {})", k, fmt::join(a.shape(), ", "), a.dtype().name());
+        const std::string name = fmt::format("operand {} of the expression (shape ({}), {})", k,
+                                             fmt::join(a.shape(), ", "), a.dtype().name());
         detail::check_on_queue_device(a, queue, name);
         overlapping = overlapping || detail::memory_overlap(out, a) == detail::Overlap::partial;
     }
@@ -188,7 +199,8 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
         // temporary (the same view of an operand is fine: each element is read, then written, by
         // one work item).
         // (A block of the temporary pool: a fresh allocation of a large array costs more than the copy.)
-        const Array staged = Array::empty(queue.device(), out.shape(), out.dtype(), std::nullopt, 0, detail::temporary_allocator(queue));
+        const Array staged =
+            Array::empty(queue.device(), out.shape(), out.dtype(), std::nullopt, 0, detail::temporary_allocator(queue));
         run(queue, staged, expression);
         out.set(queue, staged);
         queue.synchronize();  // `staged` goes now
@@ -196,7 +208,8 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     }
 
     const std::vector<std::size_t>& shape = out.shape();
-    std::vector<std::vector<std::ptrdiff_t>> strides{detail::element_strides(out.layout(), out.dtype().itemsize(), shape, "out")};
+    std::vector<std::vector<std::ptrdiff_t>> strides{
+        detail::element_strides(out.layout(), out.dtype().itemsize(), shape, "out")};
     plan.offsets.push_back(detail::element_offset(out, "out"));
     for (const Array& a : plan.code.arrays) {
         strides.push_back(detail::element_strides(a.layout(), a.dtype().itemsize(), shape, "operand"));
@@ -206,9 +219,9 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     detail::check_axis_count(plan.space, "expression");
     detail::pad_table_axes(plan.space);
     plan.use_32_bits = detail::fits_32_bits(plan.space, plan.offsets);
-    const bool flat = plan.space.ndim() == 0 ||
-                      (plan.space.ndim() == 1 && plan.space.strides[0][0] == 1 &&
-                       std::all_of(plan.space.strides.begin(), plan.space.strides.end(), [](const auto& s) { return s[0] == 0 || s[0] == 1; }));
+    const bool flat = plan.space.ndim() == 0 || (plan.space.ndim() == 1 && plan.space.strides[0][0] == 1 &&
+                                                 std::all_of(plan.space.strides.begin(), plan.space.strides.end(),
+                                                             [](const auto& s) { return s[0] == 0 || s[0] == 1; }));
     if (flat) {
         plan.layout = LayoutClass::flat;
         // Vectors of 16 bytes of the widest element, when every walking array starts aligned to
@@ -219,7 +232,8 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
         bool aligned = v > 1 && plan.space.ndim() == 1 && !plan.cpu;
         for (std::size_t k = 0; aligned && k < plan.offsets.size(); ++k) {
             const Array& array = k == 0 ? out : plan.code.arrays[k - 1];
-            if (plan.space.strides[k][0] != 0 && !detail::lies_aligned(array, plan.offsets[k], v * array.dtype().itemsize()))
+            if (plan.space.strides[k][0] != 0 &&
+                !detail::lies_aligned(array, plan.offsets[k], v * array.dtype().itemsize()))
                 aligned = false;
         }
         if (aligned) {
@@ -228,9 +242,10 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
         }
     }
 
-    const detail::GeneratedKernel kernel = detail::generated_kernel(queue.device(), kernel_key(plan), "kjarni_expression", [&] {
-        return detail::algorithm_preamble() + detail::expression_math_preamble() + "\n" + generate(plan);
-    });
+    const detail::GeneratedKernel kernel =
+        detail::generated_kernel(queue.device(), kernel_key(plan), "kjarni_expression", [&] {
+            return detail::algorithm_preamble() + detail::expression_math_preamble() + "\n" + generate(plan);
+        });
 
     std::vector<detail::KernelArg> args;
     args.push_back(detail::whole_allocation(out));
@@ -252,11 +267,13 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
             detail::push_index(args, plan.space.ndim() == 0 ? 1 : plan.space.strides[k][0], plan.use_32_bits);
         }
     }
-    const std::size_t items =
-        plan.layout == LayoutClass::vector ? std::max<std::size_t>(1, n / (plan.vector_width * detail::vector_unroll)) : n;
-    const detail::Grid grid = plan.cpu ? detail::Grid{detail::cpu_grid(queue.device(), n, detail::cpu_min_run).global, 1}
-                              : plan.layout == LayoutClass::vector ? detail::grid_for(kernel, items)
-                                                                   : detail::blocked_grid(kernel, n, detail::scalar_unroll);
+    const std::size_t items = plan.layout == LayoutClass::vector
+                                  ? std::max<std::size_t>(1, n / (plan.vector_width * detail::vector_unroll))
+                                  : n;
+    const detail::Grid grid =
+        plan.cpu ? detail::Grid{detail::cpu_grid(queue.device(), n, detail::cpu_min_run).global, 1}
+        : plan.layout == LayoutClass::vector ? detail::grid_for(kernel, items)
+                                             : detail::blocked_grid(kernel, n, detail::scalar_unroll);
     const std::size_t global[1] = {grid.global};
     const std::size_t local[1] = {grid.local};
     detail::launch(queue, kernel, global, local, args);
@@ -300,7 +317,8 @@ Expr typed_fill_value(const Expr& value, const DType& dtype) {
     if (!is_integer(dtype) || !is_signed(dtype) || node.dtype.kind() == DType::Kind::bool_) return astype(value, dtype);
     // The scalar's value in its own dtype (scalar_integer(-1, uint64) is np.uint64(2**64 - 1)).
     const auto own = node.value.write(node.dtype);
-    const detail::ScalarValue v = detail::ScalarValue::read(std::span<const std::byte>(own.data(), node.dtype.itemsize()), node.dtype);
+    const detail::ScalarValue v =
+        detail::ScalarValue::read(std::span<const std::byte>(own.data(), node.dtype.itemsize()), node.dtype);
     const std::uint64_t limit = std::uint64_t{1} << (dtype.itemsize() * 8 - 1);  // |least value|; greatest + 1
     bool fits = false;
     std::string shown;
@@ -309,8 +327,8 @@ Expr typed_fill_value(const Expr& value, const DType& dtype) {
     if (v.kind == Kind::floating) {
         const double x = v.c.real();
         if (!std::isfinite(x))
-            throw ArgumentError("value", fmt::format("fill: {} does not convert to {} (numpy raises {})", x, dtype.name(),
-                                                     std::isnan(x) ? "ValueError" : "OverflowError"));
+            throw ArgumentError("value", fmt::format("fill: {} does not convert to {} (numpy raises {})", x,
+                                                     dtype.name(), std::isnan(x) ? "ValueError" : "OverflowError"));
         const double whole = std::trunc(x);  // the bounds are powers of two: exact
         const double bound = static_cast<double>(limit);
         fits = whole >= -bound && whole < bound;
@@ -326,9 +344,10 @@ Expr typed_fill_value(const Expr& value, const DType& dtype) {
         shown = std::to_string(v.u);
     }
     if (!fits)
-        throw ArgumentError("value", fmt::format("fill: the integer {} is out of bounds for {} (numpy 2 raises OverflowError for "
-                                                 "a numpy scalar too)",
-                                                 shown, dtype.name()));
+        throw ArgumentError(
+            "value", fmt::format("fill: the integer {} is out of bounds for {} (numpy 2 raises OverflowError for "
+                                 "a numpy scalar too)",
+                                 shown, dtype.name()));
     auto node_out = std::make_shared<detail::ExprNode>(node);
     node_out->value = converted;
     node_out->dtype = node_out->compute = dtype;
@@ -339,9 +358,10 @@ void check_weak_fill(const detail::ExprNode& node, const DType& dtype) {
     if (dtype.kind() == DType::Kind::bool_) return;
     const detail::ScalarValue& v = node.value;
     if (*node.weak == detail::WeakKind::complex && !is_complex(dtype))
-        throw ArgumentError("value", fmt::format("fill: the complex value ({}, {}) does not convert to {} (numpy raises TypeError "
-                                                 "for a Python complex): take its real part first",
-                                                 v.c.real(), v.c.imag(), dtype.name()));
+        throw ArgumentError(
+            "value", fmt::format("fill: the complex value ({}, {}) does not convert to {} (numpy raises TypeError "
+                                 "for a Python complex): take its real part first",
+                                 v.c.real(), v.c.imag(), dtype.name()));
     if (!is_integer(dtype)) return;
     const int bits = static_cast<int>(dtype.itemsize() * 8);
     const bool is_signed_type = is_signed(dtype);
@@ -352,8 +372,8 @@ void check_weak_fill(const detail::ExprNode& node, const DType& dtype) {
     if (v.kind == detail::ScalarValue::Kind::floating) {
         const double x = v.c.real();
         if (!std::isfinite(x))
-            throw ArgumentError("value", fmt::format("fill: {} does not convert to {} (numpy raises {})", x, dtype.name(),
-                                                     std::isnan(x) ? "ValueError" : "OverflowError"));
+            throw ArgumentError("value", fmt::format("fill: {} does not convert to {} (numpy raises {})", x,
+                                                     dtype.name(), std::isnan(x) ? "ValueError" : "OverflowError"));
         const double whole = std::trunc(x);  // Python's int(x); the bounds are powers of two, exact
         fits = whole >= (is_signed_type ? -std::ldexp(1.0, value_bits) : 0.0) && whole < std::ldexp(1.0, value_bits);
         shown = fmt::format("{} (the integer part of {})", whole, x);
@@ -366,8 +386,9 @@ void check_weak_fill(const detail::ExprNode& node, const DType& dtype) {
         shown = std::to_string(v.u);
     }
     if (!fits)
-        throw ArgumentError("value", fmt::format("fill: the integer {} is out of bounds for {} (numpy 2 raises OverflowError)",
-                                                 shown, dtype.name()));
+        throw ArgumentError("value",
+                            fmt::format("fill: the integer {} is out of bounds for {} (numpy 2 raises OverflowError)",
+                                        shown, dtype.name()));
 }
 
 }  // namespace

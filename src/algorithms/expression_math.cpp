@@ -20,8 +20,11 @@ std::string integer_functions(const char* t, bool is_signed) {
     // is undefined, and narrow types promote to a signed int).
     const char* wide = std::string_view(t).find("64") != std::string_view::npos ? "uint64_t" : "uint32_t";
     std::string sign_fix = is_signed ? "    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n" : "";
-    std::string negative = is_signed ? fmt::format("    if (e < 0) return a == 1 ? ({0})1 : a == -1 ? ((e & 1) ? ({0})-1 : ({0})1) : ({0})0;\n", t)
-                                     : "";
+    std::string negative =
+        is_signed
+            ? fmt::format("    if (e < 0) return a == 1 ? ({0})1 : a == -1 ? ((e & 1) ? ({0})-1 : ({0})1) : ({0})0;\n",
+                          t)
+            : "";
     return fmt::format(R"(FUNCTION INLINE {0} kj_mod_{0}({0} a, {0} b)
 {{
     if (b == 0) return 0;

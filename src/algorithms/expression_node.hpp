@@ -45,17 +45,17 @@ enum class ReductionKind { sum, prod, mean, min, max, argmin, argmax, any, all, 
 /// The name numpy gives each kind ("argmax"), for messages and plans.
 inline const char* reduction_kind_name(ReductionKind kind) {
     switch (kind) {
-        case ReductionKind::sum: return "sum";
-        case ReductionKind::prod: return "prod";
-        case ReductionKind::mean: return "mean";
-        case ReductionKind::min: return "min";
-        case ReductionKind::max: return "max";
-        case ReductionKind::argmin: return "argmin";
-        case ReductionKind::argmax: return "argmax";
-        case ReductionKind::any: return "any";
-        case ReductionKind::all: return "all";
-        case ReductionKind::var: return "var";
-        case ReductionKind::std: return "std";
+    case ReductionKind::sum: return "sum";
+    case ReductionKind::prod: return "prod";
+    case ReductionKind::mean: return "mean";
+    case ReductionKind::min: return "min";
+    case ReductionKind::max: return "max";
+    case ReductionKind::argmin: return "argmin";
+    case ReductionKind::argmax: return "argmax";
+    case ReductionKind::any: return "any";
+    case ReductionKind::all: return "all";
+    case ReductionKind::var: return "var";
+    case ReductionKind::std: return "std";
     }
     return "?";
 }

@@ -78,7 +78,10 @@ FUNCTION INLINE {0} kj_recip_{0}({0} a) {{ return a == 0 ? ({0}){3} : a == 1 ? (
                        t, ut, bits, zero_reciprocal,
                        // MIN // -1 wraps to MIN, as numpy's does (C's division would trap).
                        is_signed ? fmt::format("    if (b == -1) return ({0})(({1})0 - ({1})a);\n", t, ut) : "",
-                       is_signed ? fmt::format("    if (({0})(a - q * b) != 0 && ((a < 0) != (b < 0))) q = ({0})(q - 1);\n", t) : "",
+                       is_signed
+                           ? fmt::format("    if (({0})(a - q * b) != 0 && ((a < 0) != (b < 0))) q = ({0})(q - 1);\n",
+                                         t)
+                           : "",
                        is_signed ? "    if (b == -1) return 0;\n" : "", is_signed ? "b < 0 || " : "",
                        is_signed ? "a < 0 ? -1 : 0" : "0", is_signed ? fmt::format("a == -1 ? ({})-1 : ", t) : "");
 }
@@ -126,50 +129,50 @@ std::string truth(const std::string& v, const DType& t) {
 
 const char* numpy_op_name(ExprOp op) {
     switch (op) {
-        case ExprOp::floor_divide: return "floor_divide";
-        case ExprOp::fmod: return "fmod";
-        case ExprOp::floor: return "floor";
-        case ExprOp::ceil: return "ceil";
-        case ExprOp::trunc: return "trunc";
-        case ExprOp::rint: return "rint";
-        case ExprOp::round: return "round";
-        case ExprOp::isnan: return "isnan";
-        case ExprOp::isinf: return "isinf";
-        case ExprOp::isfinite: return "isfinite";
-        case ExprOp::sign: return "sign";
-        case ExprOp::square: return "square";
-        case ExprOp::positive: return "positive";
-        case ExprOp::reciprocal: return "reciprocal";
-        case ExprOp::log2: return "log2";
-        case ExprOp::log10: return "log10";
-        case ExprOp::log1p: return "log1p";
-        case ExprOp::expm1: return "expm1";
-        case ExprOp::exp2: return "exp2";
-        case ExprOp::tan: return "tan";
-        case ExprOp::arcsin: return "arcsin";
-        case ExprOp::arccos: return "arccos";
-        case ExprOp::arctan: return "arctan";
-        case ExprOp::sinh: return "sinh";
-        case ExprOp::cosh: return "cosh";
-        case ExprOp::arcsinh: return "arcsinh";
-        case ExprOp::arccosh: return "arccosh";
-        case ExprOp::arctanh: return "arctanh";
-        case ExprOp::arctan2: return "arctan2";
-        case ExprOp::hypot: return "hypot";
-        case ExprOp::copysign: return "copysign";
-        case ExprOp::fmin: return "fmin";
-        case ExprOp::fmax: return "fmax";
-        case ExprOp::bitwise_and: return "&";
-        case ExprOp::bitwise_or: return "|";
-        case ExprOp::bitwise_xor: return "^";
-        case ExprOp::invert: return "~";
-        case ExprOp::left_shift: return "<<";
-        case ExprOp::right_shift: return ">>";
-        case ExprOp::logical_and: return "logical_and";
-        case ExprOp::logical_or: return "logical_or";
-        case ExprOp::logical_xor: return "logical_xor";
-        case ExprOp::logical_not: return "logical_not";
-        default: return nullptr;
+    case ExprOp::floor_divide: return "floor_divide";
+    case ExprOp::fmod: return "fmod";
+    case ExprOp::floor: return "floor";
+    case ExprOp::ceil: return "ceil";
+    case ExprOp::trunc: return "trunc";
+    case ExprOp::rint: return "rint";
+    case ExprOp::round: return "round";
+    case ExprOp::isnan: return "isnan";
+    case ExprOp::isinf: return "isinf";
+    case ExprOp::isfinite: return "isfinite";
+    case ExprOp::sign: return "sign";
+    case ExprOp::square: return "square";
+    case ExprOp::positive: return "positive";
+    case ExprOp::reciprocal: return "reciprocal";
+    case ExprOp::log2: return "log2";
+    case ExprOp::log10: return "log10";
+    case ExprOp::log1p: return "log1p";
+    case ExprOp::expm1: return "expm1";
+    case ExprOp::exp2: return "exp2";
+    case ExprOp::tan: return "tan";
+    case ExprOp::arcsin: return "arcsin";
+    case ExprOp::arccos: return "arccos";
+    case ExprOp::arctan: return "arctan";
+    case ExprOp::sinh: return "sinh";
+    case ExprOp::cosh: return "cosh";
+    case ExprOp::arcsinh: return "arcsinh";
+    case ExprOp::arccosh: return "arccosh";
+    case ExprOp::arctanh: return "arctanh";
+    case ExprOp::arctan2: return "arctan2";
+    case ExprOp::hypot: return "hypot";
+    case ExprOp::copysign: return "copysign";
+    case ExprOp::fmin: return "fmin";
+    case ExprOp::fmax: return "fmax";
+    case ExprOp::bitwise_and: return "&";
+    case ExprOp::bitwise_or: return "|";
+    case ExprOp::bitwise_xor: return "^";
+    case ExprOp::invert: return "~";
+    case ExprOp::left_shift: return "<<";
+    case ExprOp::right_shift: return ">>";
+    case ExprOp::logical_and: return "logical_and";
+    case ExprOp::logical_or: return "logical_or";
+    case ExprOp::logical_xor: return "logical_xor";
+    case ExprOp::logical_not: return "logical_not";
+    default: return nullptr;
     }
 }
 
@@ -180,80 +183,80 @@ void type_numpy_op(ExprNode& node, const DType& common) {
     const bool boolean = is_bool(common);
     DType result = common;
     switch (op) {
-        case ExprOp::floor_divide:
-        case ExprOp::fmod:
-            if (complex) refuse(op, common);
-            result = bool_to_int8(common);
-            break;
-        case ExprOp::floor:
-        case ExprOp::ceil:
-        case ExprOp::trunc:
-            if (complex) refuse(op, common);
-            break;
-        case ExprOp::rint: result = float_type_for(common); break;
-        case ExprOp::round:
-            // numpy: bool rounds through rint (float16) and refuses a scaling back into bool.
-            if (boolean) {
-                if (node.decimals != 0) refuse(op, common);
-                result = dtypes::float16;
-            }
-            break;
-        case ExprOp::isnan:
-        case ExprOp::isinf:
-        case ExprOp::isfinite:
-        case ExprOp::logical_and:
-        case ExprOp::logical_or:
-        case ExprOp::logical_xor:
-        case ExprOp::logical_not:
-            node.compute = common;
-            node.dtype = dtypes::bool_;
-            return;
-        case ExprOp::sign:
-        case ExprOp::positive:
-            if (boolean) refuse(op, common);
-            break;
-        case ExprOp::square:
-        case ExprOp::reciprocal: result = bool_to_int8(common); break;
-        case ExprOp::log2:
-        case ExprOp::log10:
-        case ExprOp::exp2:
-        case ExprOp::tan:
-        case ExprOp::sinh:
-        case ExprOp::cosh:
-        case ExprOp::log1p:
-        case ExprOp::expm1:
-        case ExprOp::arcsin:
-        case ExprOp::arccos:
-        case ExprOp::arctan:
-        case ExprOp::arcsinh:
-        case ExprOp::arccosh:
-        case ExprOp::arctanh:
-            if (complex) not_computed(op, common);
-            result = float_type_for(common);
-            break;
-        case ExprOp::arctan2:
-        case ExprOp::hypot:
-        case ExprOp::copysign:
-            if (complex) refuse(op, common);
-            result = float_type_for(common);
-            break;
-        case ExprOp::fmin:
-        case ExprOp::fmax:
-            // As minimum and maximum: kjarni orders no complex values.
-            if (complex) refuse(op, common);
-            break;
-        case ExprOp::bitwise_and:
-        case ExprOp::bitwise_or:
-        case ExprOp::bitwise_xor:
-        case ExprOp::invert:
-            if (complex || floating) refuse(op, common);
-            break;
-        case ExprOp::left_shift:
-        case ExprOp::right_shift:
-            if (complex || floating) refuse(op, common);
-            result = bool_to_int8(common);
-            break;
-        default: throw Error(fmt::format("expression operation {} has no type rule", static_cast<int>(op)));
+    case ExprOp::floor_divide:
+    case ExprOp::fmod:
+        if (complex) refuse(op, common);
+        result = bool_to_int8(common);
+        break;
+    case ExprOp::floor:
+    case ExprOp::ceil:
+    case ExprOp::trunc:
+        if (complex) refuse(op, common);
+        break;
+    case ExprOp::rint: result = float_type_for(common); break;
+    case ExprOp::round:
+        // numpy: bool rounds through rint (float16) and refuses a scaling back into bool.
+        if (boolean) {
+            if (node.decimals != 0) refuse(op, common);
+            result = dtypes::float16;
+        }
+        break;
+    case ExprOp::isnan:
+    case ExprOp::isinf:
+    case ExprOp::isfinite:
+    case ExprOp::logical_and:
+    case ExprOp::logical_or:
+    case ExprOp::logical_xor:
+    case ExprOp::logical_not:
+        node.compute = common;
+        node.dtype = dtypes::bool_;
+        return;
+    case ExprOp::sign:
+    case ExprOp::positive:
+        if (boolean) refuse(op, common);
+        break;
+    case ExprOp::square:
+    case ExprOp::reciprocal: result = bool_to_int8(common); break;
+    case ExprOp::log2:
+    case ExprOp::log10:
+    case ExprOp::exp2:
+    case ExprOp::tan:
+    case ExprOp::sinh:
+    case ExprOp::cosh:
+    case ExprOp::log1p:
+    case ExprOp::expm1:
+    case ExprOp::arcsin:
+    case ExprOp::arccos:
+    case ExprOp::arctan:
+    case ExprOp::arcsinh:
+    case ExprOp::arccosh:
+    case ExprOp::arctanh:
+        if (complex) not_computed(op, common);
+        result = float_type_for(common);
+        break;
+    case ExprOp::arctan2:
+    case ExprOp::hypot:
+    case ExprOp::copysign:
+        if (complex) refuse(op, common);
+        result = float_type_for(common);
+        break;
+    case ExprOp::fmin:
+    case ExprOp::fmax:
+        // As minimum and maximum: kjarni orders no complex values.
+        if (complex) refuse(op, common);
+        break;
+    case ExprOp::bitwise_and:
+    case ExprOp::bitwise_or:
+    case ExprOp::bitwise_xor:
+    case ExprOp::invert:
+        if (complex || floating) refuse(op, common);
+        break;
+    case ExprOp::left_shift:
+    case ExprOp::right_shift:
+        if (complex || floating) refuse(op, common);
+        result = bool_to_int8(common);
+        break;
+    default: throw Error(fmt::format("expression operation {} has no type rule", static_cast<int>(op)));
     }
     node.compute = node.dtype = result;
 }
@@ -270,90 +273,95 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
         return fmt::format("{0}({1}(({2}).x), {1}(({2}).y))", complex_ctr(t), f, a);
     };
     switch (node.op) {
-        case ExprOp::floor_divide: return fmt::format("kj_floordiv_{}({}, {})", sfx, a, b);
-        case ExprOp::fmod: return floating ? fmt::format("fmod({}, {})", a, b) : fmt::format("kj_fmod_{}({}, {})", sfx, a, b);
-        case ExprOp::floor: return floating ? fmt::format("floor({})", a) : a;
-        case ExprOp::ceil: return floating ? fmt::format("ceil({})", a) : a;
-        case ExprOp::trunc: return floating ? fmt::format("trunc({})", a) : a;
-        case ExprOp::rint: return complex ? both_parts("rint") : fmt::format("rint({})", a);
-        case ExprOp::round: {
-            const int d = node.decimals;
-            if (is_integer(t) || boolean) {
-                if (d >= 0) return a;
-                // numpy's path for integers: float64 arithmetic, converted back (through int64).
-                const std::string f = float_literal(std::pow(10.0, -d), dtypes::float64);
-                const std::string through = t.kind() == K::uint64 ? "uint64_t" : "int64_t";
-                return fmt::format("(({})({})(rint((double)({}) / {}) * {}))", ct, through, a, f, f);
-            }
-            const DType real = complex ? real_for(t) : t;
-            const std::string f = float_literal(std::pow(10.0, d >= 0 ? d : -d), real);
-            const auto one = [&](const std::string& v) {
-                // float: the division correctly rounded (OpenCL C lets it err by 2.5 ulp: NVIDIA's
-                // OpenCL gave -31.929998f for round(-31.930613f, 2), numpy -31.93f).
-                const bool single = real.kind() != K::float64;
-                const auto div = [&](const std::string& x, const std::string& y) {
-                    return single ? fmt::format("kj_div_rn_f({}, {})", x, y) : fmt::format("({}) / {}", x, y);
-                };
-                return d >= 0 ? fmt::format("({})", div(fmt::format("rint(({}) * {})", v, f), f))
-                              : fmt::format("(rint({}) * {})", div(v, f), f);
-            };
-            if (complex) return fmt::format("{}({}, {})", complex_ctr(t), one(fmt::format("({}).x", a)), one(fmt::format("({}).y", a)));
-            return one(a);
+    case ExprOp::floor_divide: return fmt::format("kj_floordiv_{}({}, {})", sfx, a, b);
+    case ExprOp::fmod:
+        return floating ? fmt::format("fmod({}, {})", a, b) : fmt::format("kj_fmod_{}({}, {})", sfx, a, b);
+    case ExprOp::floor: return floating ? fmt::format("floor({})", a) : a;
+    case ExprOp::ceil: return floating ? fmt::format("ceil({})", a) : a;
+    case ExprOp::trunc: return floating ? fmt::format("trunc({})", a) : a;
+    case ExprOp::rint: return complex ? both_parts("rint") : fmt::format("rint({})", a);
+    case ExprOp::round: {
+        const int d = node.decimals;
+        if (is_integer(t) || boolean) {
+            if (d >= 0) return a;
+            // numpy's path for integers: float64 arithmetic, converted back (through int64).
+            const std::string f = float_literal(std::pow(10.0, -d), dtypes::float64);
+            const std::string through = t.kind() == K::uint64 ? "uint64_t" : "int64_t";
+            return fmt::format("(({})({})(rint((double)({}) / {}) * {}))", ct, through, a, f, f);
         }
-        case ExprOp::isnan:
-            if (complex) return fmt::format("(isnan(({0}).x) || isnan(({0}).y))", a);
-            return floating ? fmt::format("isnan({})", a) : fmt::format("(({0}) != ({0}))", a);
-        case ExprOp::isinf:
-            if (complex) return fmt::format("(isinf(({0}).x) || isinf(({0}).y))", a);
-            return floating ? fmt::format("isinf({})", a) : fmt::format("(({0}) != ({0}))", a);
-        case ExprOp::isfinite:
-            if (complex) return fmt::format("(isfinite(({0}).x) && isfinite(({0}).y))", a);
-            return floating ? fmt::format("isfinite({})", a) : fmt::format("(({0}) == ({0}))", a);
-        case ExprOp::sign:
-            if (complex) return fmt::format("kj_csign_{}({})", sfx, a);
-            if (floating) return fmt::format("kj_sign_{}({})", sfx, a);
-            return is_signed(t) ? typed(fmt::format("((({0}) > 0) - (({0}) < 0))", a)) : typed(fmt::format("(({}) > 0)", a));
-        case ExprOp::square:
-            return complex ? fmt::format("kj_cmul_{}({}, {})", sfx, a, a) : typed(fmt::format("(({0}) * ({0}))", a));
-        case ExprOp::positive: return a;
-        case ExprOp::reciprocal:
-            if (complex) return fmt::format("kj_cdiv_{}({}(1, 0), {})", sfx, complex_ctr(t), a);
-            if (floating) return typed(fmt::format("(1 / ({}))", a));
-            return fmt::format("kj_recip_{}({})", sfx, a);
-        case ExprOp::log2: return fmt::format("log2({})", a);
-        case ExprOp::log10: return fmt::format("log10({})", a);
-        case ExprOp::log1p: return fmt::format("log1p({})", a);
-        case ExprOp::expm1: return fmt::format("expm1({})", a);
-        case ExprOp::exp2: return fmt::format("exp2({})", a);
-        case ExprOp::tan: return fmt::format("tan({})", a);
-        case ExprOp::arcsin: return fmt::format("asin({})", a);
-        case ExprOp::arccos: return fmt::format("acos({})", a);
-        case ExprOp::arctan: return fmt::format("atan({})", a);
-        case ExprOp::sinh: return fmt::format("sinh({})", a);
-        case ExprOp::cosh: return fmt::format("cosh({})", a);
-        case ExprOp::arcsinh: return fmt::format("asinh({})", a);
-        case ExprOp::arccosh: return fmt::format("acosh({})", a);
-        case ExprOp::arctanh: return fmt::format("atanh({})", a);
-        case ExprOp::arctan2: return fmt::format("atan2({}, {})", a, b);
-        case ExprOp::hypot: return fmt::format("hypot({}, {})", a, b);
-        case ExprOp::copysign: return fmt::format("copysign({}, {})", a, b);
-        case ExprOp::fmin:
-            if (floating) return fmt::format("kj_fmin_{}({}, {})", sfx, a, b);
-            return fmt::format("({1} < {0} ? {1} : {0})", a, b);
-        case ExprOp::fmax:
-            if (floating) return fmt::format("kj_fmax_{}({}, {})", sfx, a, b);
-            return fmt::format("({1} > {0} ? {1} : {0})", a, b);
-        case ExprOp::bitwise_and: return boolean ? fmt::format("({} && {})", a, b) : typed(fmt::format("({} & {})", a, b));
-        case ExprOp::bitwise_or: return boolean ? fmt::format("({} || {})", a, b) : typed(fmt::format("({} | {})", a, b));
-        case ExprOp::bitwise_xor: return boolean ? fmt::format("(({}) != ({}))", a, b) : typed(fmt::format("({} ^ {})", a, b));
-        case ExprOp::invert: return boolean ? fmt::format("(!({}))", a) : typed(fmt::format("(~({}))", a));
-        case ExprOp::left_shift: return fmt::format("kj_shl_{}({}, {})", sfx, a, b);
-        case ExprOp::right_shift: return fmt::format("kj_shr_{}({}, {})", sfx, a, b);
-        case ExprOp::logical_and: return fmt::format("({} && {})", truth(a, t), truth(b, t));
-        case ExprOp::logical_or: return fmt::format("({} || {})", truth(a, t), truth(b, t));
-        case ExprOp::logical_xor: return fmt::format("({} != {})", truth(a, t), truth(b, t));
-        case ExprOp::logical_not: return fmt::format("(!{})", truth(a, t));
-        default: break;
+        const DType real = complex ? real_for(t) : t;
+        const std::string f = float_literal(std::pow(10.0, d >= 0 ? d : -d), real);
+        const auto one = [&](const std::string& v) {
+            // float: the division correctly rounded (OpenCL C lets it err by 2.5 ulp: NVIDIA's
+            // OpenCL gave -31.929998f for round(-31.930613f, 2), numpy -31.93f).
+            const bool single = real.kind() != K::float64;
+            const auto div = [&](const std::string& x, const std::string& y) {
+                return single ? fmt::format("kj_div_rn_f({}, {})", x, y) : fmt::format("({}) / {}", x, y);
+            };
+            return d >= 0 ? fmt::format("({})", div(fmt::format("rint(({}) * {})", v, f), f))
+                          : fmt::format("(rint({}) * {})", div(v, f), f);
+        };
+        if (complex)
+            return fmt::format("{}({}, {})", complex_ctr(t), one(fmt::format("({}).x", a)),
+                               one(fmt::format("({}).y", a)));
+        return one(a);
+    }
+    case ExprOp::isnan:
+        if (complex) return fmt::format("(isnan(({0}).x) || isnan(({0}).y))", a);
+        return floating ? fmt::format("isnan({})", a) : fmt::format("(({0}) != ({0}))", a);
+    case ExprOp::isinf:
+        if (complex) return fmt::format("(isinf(({0}).x) || isinf(({0}).y))", a);
+        return floating ? fmt::format("isinf({})", a) : fmt::format("(({0}) != ({0}))", a);
+    case ExprOp::isfinite:
+        if (complex) return fmt::format("(isfinite(({0}).x) && isfinite(({0}).y))", a);
+        return floating ? fmt::format("isfinite({})", a) : fmt::format("(({0}) == ({0}))", a);
+    case ExprOp::sign:
+        if (complex) return fmt::format("kj_csign_{}({})", sfx, a);
+        if (floating) return fmt::format("kj_sign_{}({})", sfx, a);
+        return is_signed(t) ? typed(fmt::format("((({0}) > 0) - (({0}) < 0))", a))
+                            : typed(fmt::format("(({}) > 0)", a));
+    case ExprOp::square:
+        return complex ? fmt::format("kj_cmul_{}({}, {})", sfx, a, a) : typed(fmt::format("(({0}) * ({0}))", a));
+    case ExprOp::positive: return a;
+    case ExprOp::reciprocal:
+        if (complex) return fmt::format("kj_cdiv_{}({}(1, 0), {})", sfx, complex_ctr(t), a);
+        if (floating) return typed(fmt::format("(1 / ({}))", a));
+        return fmt::format("kj_recip_{}({})", sfx, a);
+    case ExprOp::log2: return fmt::format("log2({})", a);
+    case ExprOp::log10: return fmt::format("log10({})", a);
+    case ExprOp::log1p: return fmt::format("log1p({})", a);
+    case ExprOp::expm1: return fmt::format("expm1({})", a);
+    case ExprOp::exp2: return fmt::format("exp2({})", a);
+    case ExprOp::tan: return fmt::format("tan({})", a);
+    case ExprOp::arcsin: return fmt::format("asin({})", a);
+    case ExprOp::arccos: return fmt::format("acos({})", a);
+    case ExprOp::arctan: return fmt::format("atan({})", a);
+    case ExprOp::sinh: return fmt::format("sinh({})", a);
+    case ExprOp::cosh: return fmt::format("cosh({})", a);
+    case ExprOp::arcsinh: return fmt::format("asinh({})", a);
+    case ExprOp::arccosh: return fmt::format("acosh({})", a);
+    case ExprOp::arctanh: return fmt::format("atanh({})", a);
+    case ExprOp::arctan2: return fmt::format("atan2({}, {})", a, b);
+    case ExprOp::hypot: return fmt::format("hypot({}, {})", a, b);
+    case ExprOp::copysign: return fmt::format("copysign({}, {})", a, b);
+    case ExprOp::fmin:
+        if (floating) return fmt::format("kj_fmin_{}({}, {})", sfx, a, b);
+        return fmt::format("({1} < {0} ? {1} : {0})", a, b);
+    case ExprOp::fmax:
+        if (floating) return fmt::format("kj_fmax_{}({}, {})", sfx, a, b);
+        return fmt::format("({1} > {0} ? {1} : {0})", a, b);
+    case ExprOp::bitwise_and: return boolean ? fmt::format("({} && {})", a, b) : typed(fmt::format("({} & {})", a, b));
+    case ExprOp::bitwise_or: return boolean ? fmt::format("({} || {})", a, b) : typed(fmt::format("({} | {})", a, b));
+    case ExprOp::bitwise_xor:
+        return boolean ? fmt::format("(({}) != ({}))", a, b) : typed(fmt::format("({} ^ {})", a, b));
+    case ExprOp::invert: return boolean ? fmt::format("(!({}))", a) : typed(fmt::format("(~({}))", a));
+    case ExprOp::left_shift: return fmt::format("kj_shl_{}({}, {})", sfx, a, b);
+    case ExprOp::right_shift: return fmt::format("kj_shr_{}({}, {})", sfx, a, b);
+    case ExprOp::logical_and: return fmt::format("({} && {})", truth(a, t), truth(b, t));
+    case ExprOp::logical_or: return fmt::format("({} || {})", truth(a, t), truth(b, t));
+    case ExprOp::logical_xor: return fmt::format("({} != {})", truth(a, t), truth(b, t));
+    case ExprOp::logical_not: return fmt::format("(!{})", truth(a, t));
+    default: break;
     }
     throw Error(fmt::format("expression operation '{}' has no code", op_name(node.op)));
 }

@@ -41,7 +41,8 @@ void check_split(const MultiArray& a, const MultiArray& reference, const std::st
 
 NodePtr on_device(const NodePtr& node, const BoundDevice& device, const MultiArray& reference) {
     if (node->array)
-        throw ArgumentError("expression", "mixes a plain Array with MultiArrays: evaluate it on one queue, or make it a MultiArray");
+        throw ArgumentError("expression",
+                            "mixes a plain Array with MultiArrays: evaluate it on one queue, or make it a MultiArray");
     if (node->multi_array) {
         check_split(*node->multi_array, reference, "a MultiArray of the expression");
         return Expr(node->multi_array->part(device)).node();

@@ -75,10 +75,12 @@ void plan_reductions(const ExprNode& node, std::map<const ExprNode*, bool>& plan
         const ExprNode& child = *node.children[0];
         plan_reductions(child, planned, plan);
         const std::vector<int> axes = axes_of(*node.reduction);
-        plan.kernels.push_back(FusionPlan::Kernel{
-            fmt::format("{} over axes ({}) of {} values{}", reduction_kind_name(node.reduction->kind), fmt::join(axes, ", "),
-                        child.dtype.name(), child.op == ExprOp::array ? "" : ", the expression computed in its loads"),
-            bytes_read(child), bytes_of(node.shape, node.dtype)});
+        plan.kernels.push_back(
+            FusionPlan::Kernel{fmt::format("{} over axes ({}) of {} values{}",
+                                           reduction_kind_name(node.reduction->kind), fmt::join(axes, ", "),
+                                           child.dtype.name(),
+                                           child.op == ExprOp::array ? "" : ", the expression computed in its loads"),
+                               bytes_read(child), bytes_of(node.shape, node.dtype)});
         return;
     }
     for (const auto& child : node.children) plan_reductions(*child, planned, plan);
@@ -123,8 +125,8 @@ void evaluate_with_reductions(const Queue& queue, const Array& out, const Expr& 
 std::string FusionPlan::describe() const {
     std::string text;
     for (std::size_t k = 0; k < kernels.size(); ++k)
-        text += fmt::format("kernel {}: {}; reads {} bytes, writes {} bytes\n", k + 1, kernels[k].what, kernels[k].bytes_read,
-                            kernels[k].bytes_written);
+        text += fmt::format("kernel {}: {}; reads {} bytes, writes {} bytes\n", k + 1, kernels[k].what,
+                            kernels[k].bytes_read, kernels[k].bytes_written);
     if (!reason.empty()) text += fmt::format("not one kernel: {}\n", reason);
     return text;
 }
@@ -141,10 +143,11 @@ FusionPlan fusion_plan(const Queue& queue, const Expr& expression) {
     if (rows.refused.empty()) {
         std::size_t read = 0;
         for (const Array& a : rows.code.arrays) read += a.size() * a.dtype().itemsize();
-        plan.kernels.push_back(FusionPlan::Kernel{
-            fmt::format("rows: {} reduction{} and the result, {} rows of {} elements", rows.code.reductions.size(),
-                        rows.code.reductions.size() == 1 ? "" : "s", rows.rows, rows.row_length),
-            read, written});
+        plan.kernels.push_back(
+            FusionPlan::Kernel{fmt::format("rows: {} reduction{} and the result, {} rows of {} elements",
+                                           rows.code.reductions.size(), rows.code.reductions.size() == 1 ? "" : "s",
+                                           rows.rows, rows.row_length),
+                               read, written});
         plan.group = rows.group;
         plan.per_item = rows.per_item;
         return plan;
@@ -152,7 +155,8 @@ FusionPlan fusion_plan(const Queue& queue, const Expr& expression) {
     plan.reason = rows.refused;
     std::map<const detail::ExprNode*, bool> planned;
     detail::plan_reductions(root, planned, plan);
-    plan.kernels.push_back(FusionPlan::Kernel{"elementwise, the reductions' results broadcast", detail::bytes_read(root), written});
+    plan.kernels.push_back(
+        FusionPlan::Kernel{"elementwise, the reductions' results broadcast", detail::bytes_read(root), written});
     return plan;
 }
 

@@ -23,34 +23,37 @@ bool holds_multi_array(const ExprNode& node) {
     return false;
 }
 
-bool is_float(const DType& d) { return d.kind() == Kind::float16 || d.kind() == Kind::float32 || d.kind() == Kind::float64; }
+bool is_float(const DType& d) {
+    return d.kind() == Kind::float16 || d.kind() == Kind::float32 || d.kind() == Kind::float64;
+}
 
 // The eager function's result dtype for values of `d` (kjarni/reduction.hpp).
 DType result_dtype(ReductionKind kind, const DType& d, const std::optional<DType>& dtype) {
     switch (kind) {
-        case ReductionKind::sum:
-        case ReductionKind::prod:
-            if (dtype) return *dtype;
-            if (d.kind() == Kind::bool_ || (is_integer(d) && is_signed(d))) return Kind::int64;
-            if (is_integer(d)) return Kind::uint64;
-            return d;
-        case ReductionKind::mean:
-            if (dtype) return *dtype;
-            return is_float(d) || is_complex(d) ? d : DType(Kind::float64);
-        case ReductionKind::min:
-        case ReductionKind::max: return d;
-        case ReductionKind::argmin:
-        case ReductionKind::argmax: return Kind::int64;
-        case ReductionKind::any:
-        case ReductionKind::all: return Kind::bool_;
-        case ReductionKind::var:
-        case ReductionKind::std: {
-            const char* what = kind == ReductionKind::var ? "var" : "std";
-            if (dtype && (!(is_float(*dtype) || is_complex(*dtype)) || (is_complex(d) && !is_complex(*dtype))))
-                throw ArgumentError("dtype", fmt::format("{}: cannot compute {} values in {}", what, d.name(), dtype->name()));
-            const DType computed = dtype ? *dtype : (is_float(d) || is_complex(d) ? d : DType(Kind::float64));
-            return is_complex(computed) ? real_for(computed) : computed;
-        }
+    case ReductionKind::sum:
+    case ReductionKind::prod:
+        if (dtype) return *dtype;
+        if (d.kind() == Kind::bool_ || (is_integer(d) && is_signed(d))) return Kind::int64;
+        if (is_integer(d)) return Kind::uint64;
+        return d;
+    case ReductionKind::mean:
+        if (dtype) return *dtype;
+        return is_float(d) || is_complex(d) ? d : DType(Kind::float64);
+    case ReductionKind::min:
+    case ReductionKind::max: return d;
+    case ReductionKind::argmin:
+    case ReductionKind::argmax: return Kind::int64;
+    case ReductionKind::any:
+    case ReductionKind::all: return Kind::bool_;
+    case ReductionKind::var:
+    case ReductionKind::std: {
+        const char* what = kind == ReductionKind::var ? "var" : "std";
+        if (dtype && (!(is_float(*dtype) || is_complex(*dtype)) || (is_complex(d) && !is_complex(*dtype))))
+            throw ArgumentError("dtype",
+                                fmt::format("{}: cannot compute {} values in {}", what, d.name(), dtype->name()));
+        const DType computed = dtype ? *dtype : (is_float(d) || is_complex(d) ? d : DType(Kind::float64));
+        return is_complex(computed) ? real_for(computed) : computed;
+    }
     }
     return d;
 }
@@ -60,9 +63,12 @@ Expr reduction(ReductionKind kind, const Expr& expression, const Axes& axes, boo
     const char* what = reduction_kind_name(kind);
     const ExprNode& child = *expression.node();
     if (holds_multi_array(child))
-        throw UnsupportedError(fmt::format("{}: a lazy reduction of MultiArrays (reduce_parts and reduce_whole reduce them)", what));
-    if (child.dtype.is_struct()) throw ArgumentError("expression", fmt::format("{}: struct values cannot be reduced", what));
-    if (dtype && dtype->is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
+        throw UnsupportedError(
+            fmt::format("{}: a lazy reduction of MultiArrays (reduce_parts and reduce_whole reduce them)", what));
+    if (child.dtype.is_struct())
+        throw ArgumentError("expression", fmt::format("{}: struct values cannot be reduced", what));
+    if (dtype && dtype->is_struct())
+        throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
     auto info = std::make_shared<detail::ReductionNode>();
     info->kind = kind;
     info->reduced = detail::reduced_axes(axes.axes, child.shape.size(), what);

@@ -14,8 +14,8 @@
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/expression_math.hpp"
 #include "algorithms/expression_plan.hpp"
-#include "algorithms/promotion.hpp"
 #include "algorithms/operand_checks.hpp"
+#include "algorithms/promotion.hpp"
 #include "array/overlap.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/fusion.hpp"
@@ -26,14 +26,16 @@ namespace detail {
 
 ReductionSource expression_source(const Queue& queue, const Expr& expression, const std::string& what) {
     const ExprNode& root = *expression.node();
-    if (root.dtype.is_struct()) throw ArgumentError("expression", fmt::format("{}: struct values cannot be reduced", what));
+    if (root.dtype.is_struct())
+        throw ArgumentError("expression", fmt::format("{}: struct values cannot be reduced", what));
     const ExprCode code = generate_expression(root);
-    if (!code.reductions.empty()) throw ArgumentError("expression", fmt::format("{}: holds unresolved reductions", what));
+    if (!code.reductions.empty())
+        throw ArgumentError("expression", fmt::format("{}: holds unresolved reductions", what));
     for (std::size_t k = 0; k < code.arrays.size(); ++k) {
         const Array& a = code.arrays[k];
         check_on_queue_device(a, queue,
-                              fmt::format("{}: operand {} of the expression (shape ({}), {})", what, k, fmt::join(a.shape(), ", "),
-                                          a.dtype().name()));
+                              fmt::format("{}: operand {} of the expression (shape ({}), {})", what, k,
+                                          fmt::join(a.shape(), ", "), a.dtype().name()));
     }
     // The largest array first: the reduction engine takes the first array's strides to choose
     // whether work items run along the reduced axes (a broadcast operand would mislead it).
@@ -68,9 +70,9 @@ ReductionSource expression_source(const Queue& queue, const Expr& expression, co
         const DType& d = code.arrays[k].dtype();
         body += fmt::format("    const {} v{} = {};\n", compute_ctype(d), k, load_value(fmt::format("in{}[i]", k), d));
     }
-    const std::string function = fmt::format(
-        "FUNCTION INLINE {0} kjarni_fused_element(KJARNI_IDX i{1})\n{{\n{2}    return {3};\n}}\n", storage_ctype(root.dtype),
-        params, body, store_value(code.value, root.dtype));
+    const std::string function =
+        fmt::format("FUNCTION INLINE {0} kjarni_fused_element(KJARNI_IDX i{1})\n{{\n{2}    return {3};\n}}\n",
+                    storage_ctype(root.dtype), params, body, store_value(code.value, root.dtype));
     source.element = fmt::format("kjarni_fused_element(i{})", args);
     source.code = expression_math_preamble() + "\n" + function;
     source.key = " fused " + function;
@@ -100,17 +102,17 @@ Array reduce_expression(const Queue& queue, ReductionKind kind, const Expr& expr
     }
     const auto source = [&](const char* what) { return expression_source(queue, resolved, what); };
     switch (kind) {
-        case ReductionKind::sum: return reduce_arithmetic(queue, source("sum"), options, dtype, false, false, "sum");
-        case ReductionKind::prod: return reduce_arithmetic(queue, source("prod"), options, dtype, true, false, "prod");
-        case ReductionKind::mean: return reduce_arithmetic(queue, source("mean"), options, dtype, false, true, "mean");
-        case ReductionKind::min: return reduce_extremum(queue, source("min"), options, false);
-        case ReductionKind::max: return reduce_extremum(queue, source("max"), options, true);
-        case ReductionKind::argmin: return reduce_arg_extremum(queue, source("argmin"), options, false);
-        case ReductionKind::argmax: return reduce_arg_extremum(queue, source("argmax"), options, true);
-        case ReductionKind::any: return reduce_logical(queue, source("any"), options, false);
-        case ReductionKind::all: return reduce_logical(queue, source("all"), options, true);
-        case ReductionKind::var: return reduce_variance(queue, source("var"), options, ddof, dtype, false);
-        case ReductionKind::std: return reduce_variance(queue, source("std"), options, ddof, dtype, true);
+    case ReductionKind::sum: return reduce_arithmetic(queue, source("sum"), options, dtype, false, false, "sum");
+    case ReductionKind::prod: return reduce_arithmetic(queue, source("prod"), options, dtype, true, false, "prod");
+    case ReductionKind::mean: return reduce_arithmetic(queue, source("mean"), options, dtype, false, true, "mean");
+    case ReductionKind::min: return reduce_extremum(queue, source("min"), options, false);
+    case ReductionKind::max: return reduce_extremum(queue, source("max"), options, true);
+    case ReductionKind::argmin: return reduce_arg_extremum(queue, source("argmin"), options, false);
+    case ReductionKind::argmax: return reduce_arg_extremum(queue, source("argmax"), options, true);
+    case ReductionKind::any: return reduce_logical(queue, source("any"), options, false);
+    case ReductionKind::all: return reduce_logical(queue, source("all"), options, true);
+    case ReductionKind::var: return reduce_variance(queue, source("var"), options, ddof, dtype, false);
+    case ReductionKind::std: return reduce_variance(queue, source("std"), options, ddof, dtype, true);
     }
     throw ArgumentError("reduction", "unknown kind");
 }
@@ -122,10 +124,12 @@ using detail::ReductionKind;
 Array sum(const Queue& queue, const Expr& expression, const ReduceOptions& options, const std::optional<DType>& dtype) {
     return detail::reduce_expression(queue, ReductionKind::sum, expression, options, dtype, 0);
 }
-Array prod(const Queue& queue, const Expr& expression, const ReduceOptions& options, const std::optional<DType>& dtype) {
+Array prod(const Queue& queue, const Expr& expression, const ReduceOptions& options,
+           const std::optional<DType>& dtype) {
     return detail::reduce_expression(queue, ReductionKind::prod, expression, options, dtype, 0);
 }
-Array mean(const Queue& queue, const Expr& expression, const ReduceOptions& options, const std::optional<DType>& dtype) {
+Array mean(const Queue& queue, const Expr& expression, const ReduceOptions& options,
+           const std::optional<DType>& dtype) {
     return detail::reduce_expression(queue, ReductionKind::mean, expression, options, dtype, 0);
 }
 Array min(const Queue& queue, const Expr& expression, const ReduceOptions& options) {

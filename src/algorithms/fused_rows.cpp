@@ -13,12 +13,12 @@
 #include "algorithms/fused_rows.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
-#include <cctype>
 
 #include <fmt/format.h>
 
@@ -42,7 +42,9 @@ using Kind = DType::Kind;
 constexpr std::size_t most_per_item = 16;
 constexpr std::size_t held_values = 48;
 
-bool is_float(const DType& d) { return d.kind() == Kind::float16 || d.kind() == Kind::float32 || d.kind() == Kind::float64; }
+bool is_float(const DType& d) {
+    return d.kind() == Kind::float16 || d.kind() == Kind::float32 || d.kind() == Kind::float64;
+}
 
 // The accumulation type of a float dtype (float16 accumulates in float32).
 DType accumulation(const DType& d) { return d.kind() == Kind::float16 ? DType(Kind::float32) : d; }
@@ -63,10 +65,10 @@ std::string literal(double v, const DType& real) {
 struct Accumulation {
     std::string type;
     std::string neutral;
-    std::string reduce;  // of `a` and `b`
-    std::string map;     // of the value, a format string: {} is the value
-    std::string finish;  // of `a` and `count`
-    DType value;         // the type `x` is converted to
+    std::string reduce;          // of `a` and `b`
+    std::string map;             // of the value, a format string: {} is the value
+    std::string finish;          // of `a` and `count`
+    DType value;                 // the type `x` is converted to
     bool moments = false;        // var / std: `finish` gives the mean, a second round the result
     std::string squares_finish;  // var / std: of `a` (the squared deviations' sum) and `count`
 };
@@ -82,42 +84,43 @@ Accumulation accumulation_of(const ExprNode& node) {
     a.map = "{}";
     a.finish = rounded("a", acc, node.dtype);
     switch (r.kind) {
-        case ReductionKind::sum:
-        case ReductionKind::mean:
-            a.neutral = fmt::format("({})0", t);
-            a.reduce = "a + b";
-            if (r.kind == ReductionKind::mean)
-                a.finish = rounded(acc.kind() == Kind::float32 ? "kj_div_count_f(a, count)" : fmt::format("a / ({})count", t), acc,
-                                   node.dtype);
-            break;
-        case ReductionKind::prod:
-            a.neutral = fmt::format("({})1", t);
-            a.reduce = "a * b";
-            break;
-        case ReductionKind::min:
-        case ReductionKind::max: {
-            // NaN propagates (the left one when both are), as the eager min and max.
-            const bool maximum = r.kind == ReductionKind::max;
-            a.neutral = fmt::format("{}KJARNI_INF_{}", maximum ? "-" : "", acc.kind() == Kind::float64 ? "D" : "F");
-            a.reduce = fmt::format("(a != a) ? a : ((b != b) ? b : ({} ? b : a))", maximum ? "a < b" : "b < a");
-            break;
-        }
-        case ReductionKind::var:
-        case ReductionKind::std: {
-            // Two rounds over the row held in registers: the sum (the mean), then the sum of the
-            // squared deviations from that mean (`squares`, finished with `count` and ddof). No
-            // division per element (as updating moments one value at a time needs), and the
-            // textbook two-pass accuracy.
-            a.moments = true;
-            a.neutral = fmt::format("({})0", t);
-            a.reduce = "a + b";
-            a.finish = acc.kind() == Kind::float32 ? "kj_div_count_f(a, count)" : fmt::format("a / ({})count", t);
-            std::string v = fmt::format("a / fmax(({0})count - {1}, ({0})0)", t, literal(r.ddof, acc));
-            if (r.kind == ReductionKind::std) v = fmt::format("sqrt({})", v);
-            a.squares_finish = rounded(v, acc, node.dtype);
-            break;
-        }
-        default: throw ArgumentError("reduction", "not computed by the row kernel");
+    case ReductionKind::sum:
+    case ReductionKind::mean:
+        a.neutral = fmt::format("({})0", t);
+        a.reduce = "a + b";
+        if (r.kind == ReductionKind::mean)
+            a.finish =
+                rounded(acc.kind() == Kind::float32 ? "kj_div_count_f(a, count)" : fmt::format("a / ({})count", t), acc,
+                        node.dtype);
+        break;
+    case ReductionKind::prod:
+        a.neutral = fmt::format("({})1", t);
+        a.reduce = "a * b";
+        break;
+    case ReductionKind::min:
+    case ReductionKind::max: {
+        // NaN propagates (the left one when both are), as the eager min and max.
+        const bool maximum = r.kind == ReductionKind::max;
+        a.neutral = fmt::format("{}KJARNI_INF_{}", maximum ? "-" : "", acc.kind() == Kind::float64 ? "D" : "F");
+        a.reduce = fmt::format("(a != a) ? a : ((b != b) ? b : ({} ? b : a))", maximum ? "a < b" : "b < a");
+        break;
+    }
+    case ReductionKind::var:
+    case ReductionKind::std: {
+        // Two rounds over the row held in registers: the sum (the mean), then the sum of the
+        // squared deviations from that mean (`squares`, finished with `count` and ddof). No
+        // division per element (as updating moments one value at a time needs), and the
+        // textbook two-pass accuracy.
+        a.moments = true;
+        a.neutral = fmt::format("({})0", t);
+        a.reduce = "a + b";
+        a.finish = acc.kind() == Kind::float32 ? "kj_div_count_f(a, count)" : fmt::format("a / ({})count", t);
+        std::string v = fmt::format("a / fmax(({0})count - {1}, ({0})0)", t, literal(r.ddof, acc));
+        if (r.kind == ReductionKind::std) v = fmt::format("sqrt({})", v);
+        a.squares_finish = rounded(v, acc, node.dtype);
+        break;
+    }
+    default: throw ArgumentError("reduction", "not computed by the row kernel");
     }
     return a;
 }
@@ -166,13 +169,14 @@ std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::
 // live. `value(i)` is the code of value i, `reduce` that of the merge of `a` (the earlier values)
 // and `b`; returns the variable that holds the result.
 std::string pairwise(std::string& b, const std::string& indent, const std::string& type, const std::string& prefix,
-                     std::size_t count, const std::function<std::string(std::size_t)>& value, const std::string& reduce) {
+                     std::size_t count, const std::function<std::string(std::size_t)>& value,
+                     const std::string& reduce) {
     std::vector<std::pair<std::size_t, std::string>> partials;  // (values combined, variable)
     std::size_t fresh = 0;
     const auto merge = [&](const std::string& first, const std::string& second) {
         std::string merged = fmt::format("{}{}", prefix, fresh++);
-        b += fmt::format("{0}{1} {2}; {{ const {1} a = {3}; const {1} b = {4}; {2} = {5}; }}\n", indent, type, merged, first,
-                         second, reduce);
+        b += fmt::format("{0}{1} {2}; {{ const {1} a = {3}; const {1} b = {4}; {2} = {5}; }}\n", indent, type, merged,
+                         first, second, reduce);
         return merged;
     };
     for (std::size_t i = 0; i < count; ++i) {
@@ -244,15 +248,17 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
                 c += "        {\n";
                 const std::string lane_total = pairwise(
                     c, "        ", accs[k].type, fmt::format("kj_l{}_", k), per_lane,
-                    [&](std::size_t m) { return fmt::format("{}{}[lid + {}]", scratch, k, m * lanes); }, accs[k].reduce);
+                    [&](std::size_t m) { return fmt::format("{}{}[lid + {}]", scratch, k, m * lanes); },
+                    accs[k].reduce);
                 c += fmt::format("        {}{}[lid] = {};\n        }}\n", scratch, k, lane_total);
             }
             c += "    }\n    LOCAL_BARRIER;\n";
         }
         for (const std::size_t k : ks) {
             c += fmt::format("    {} {}{};\n    {{\n", accs[k].type, total, k);
-            const std::string all = pairwise(c, "    ", accs[k].type, fmt::format("kj_w{}_", k), lanes,
-                                             [&](std::size_t w) { return fmt::format("{}{}[{}]", scratch, k, w); }, accs[k].reduce);
+            const std::string all = pairwise(
+                c, "    ", accs[k].type, fmt::format("kj_w{}_", k), lanes,
+                [&](std::size_t w) { return fmt::format("{}{}[{}]", scratch, k, w); }, accs[k].reduce);
             c += fmt::format("    {}{} = {};\n    }}\n", total, k, all);
         }
     };
@@ -262,7 +268,8 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
     const auto vector_load = [&](std::size_t q, std::size_t k) {
         const DType& d = code.arrays[k].dtype();
         std::string l;
-        for (std::size_t c = 0; c < vec; ++c) l += fmt::format("    {} kj_v{}_{} = 0;\n", compute_ctype(d), k, q * vec + c);
+        for (std::size_t c = 0; c < vec; ++c)
+            l += fmt::format("    {} kj_v{}_{} = 0;\n", compute_ctype(d), k, q * vec + c);
         l += fmt::format("    if (kj_ok{0}) {{\n        union {{ {1} v; {2} e[{3}]; }} kj_u;\n"
                          "        kj_u.v = *(GLOBAL_MEM const {1}*)(in{4}_base + in{4}_o + kj_q{5});\n",
                          q * vec, vector_type(vec * d.itemsize()), storage_ctype(d), vec, k, q);
@@ -281,7 +288,8 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
         // of the row, read vec at a time (the rows are contiguous and aligned: plan_rows checked).
         for (std::size_t q = 0; q < plan.per_item / vec; ++q) {
             b += fmt::format("    const {0} kj_q{1} = (({0}){1} * {2} + lid) * {3};\n", idx, q, g, vec);
-            for (std::size_t c = 0; c < vec; ++c) b += fmt::format("    const bool kj_ok{} = kj_q{} < n_red;\n", q * vec + c, q);
+            for (std::size_t c = 0; c < vec; ++c)
+                b += fmt::format("    const bool kj_ok{} = kj_q{} < n_red;\n", q * vec + c, q);
             for (std::size_t k = 0; k < arrays; ++k)
                 if (!late[k]) b += vector_load(q, k);
         }
@@ -289,7 +297,9 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
         // Every array's element j of this work item (element j * G + lid of the row), and the
         // result's offset.
         for (std::size_t j = 0; j < plan.per_item; ++j) {
-            b += fmt::format("    const {0} kj_e{1} = ({0}){1} * {2} + lid;\n    const bool kj_ok{1} = kj_e{1} < n_red;\n", idx, j, g);
+            b += fmt::format(
+                "    const {0} kj_e{1} = ({0}){1} * {2} + lid;\n    const bool kj_ok{1} = kj_e{1} < n_red;\n", idx, j,
+                g);
             b += fmt::format("    {} kj_out{} = 0;\n", idx, j);
             for (std::size_t k = 0; k < arrays; ++k)
                 b += fmt::format("    {} kj_v{}_{} = 0;\n", compute_ctype(code.arrays[k].dtype()), k, j);
@@ -325,7 +335,8 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
         std::string out = fmt::format("    if (kj_ok{}) {{\n", j);
         for (std::size_t k = 0; k < arrays; ++k)
             if (names(value, "v", k))
-                out += fmt::format("        const {0} v{1} = kj_v{1}_{2};\n", compute_ctype(code.arrays[k].dtype()), k, j);
+                out +=
+                    fmt::format("        const {0} v{1} = kj_v{1}_{2};\n", compute_ctype(code.arrays[k].dtype()), k, j);
         for (std::size_t k = 0; k < code.reductions.size(); ++k)
             if (names(value, "kj_c", k))
                 out += fmt::format("        const {0} kj_c{1} = kj_c{1}_{2};\n",
@@ -354,13 +365,15 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
             const ExprNode& child = *code.reductions[k]->children[0];
             raw.push_back(with_kept(plan.reduced_values[k]));
             keep.push_back(used_later(level_index, k));
-            values.push_back(convert_value(keep.back() ? fmt::format("kj_c{}_j", k) : raw.back(), child.dtype, accs[k].value));
+            values.push_back(
+                convert_value(keep.back() ? fmt::format("kj_c{}_j", k) : raw.back(), child.dtype, accs[k].value));
             if (keep.back())
                 for (std::size_t j = 0; j < plan.per_item; ++j)
                     b += fmt::format("    {} kj_c{}_{} = 0;\n", compute_ctype(child.dtype), k, j);
         }
         const auto value_at = [&](std::size_t q, std::size_t j) {
-            return keep[q] ? reuse(values[q], fmt::format("kj_c{}_j", level[q]), fmt::format("kj_c{}_{}", level[q], j)) : values[q];
+            return keep[q] ? reuse(values[q], fmt::format("kj_c{}_j", level[q]), fmt::format("kj_c{}_{}", level[q], j))
+                           : values[q];
         };
         std::string used;  // every value of the level, to find the arrays they read
         for (const std::string& x : raw) used += x + " ";
@@ -369,7 +382,9 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
         std::vector<std::size_t> source(level.size());
         for (std::size_t q = 0; q < level.size(); ++q) {
             source[q] = q;
-            const auto plain_sum = [&](std::size_t i) { return accs[level[i]].reduce == "a + b" && accs[level[i]].map == "{}"; };
+            const auto plain_sum = [&](std::size_t i) {
+                return accs[level[i]].reduce == "a + b" && accs[level[i]].map == "{}";
+            };
             for (std::size_t p = 0; p < q && plain_sum(q); ++p)
                 if (plain_sum(p) && source[p] == p && raw[p] == raw[q] && accs[level[p]].type == accs[level[q]].type) {
                     source[q] = p;
@@ -398,8 +413,9 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
         }
         for (const std::size_t k : computed) {
             b += fmt::format("    {} kj_acc{};\n    {{\n", accs[k].type, k);
-            const std::string total = pairwise(b, "    ", accs[k].type, fmt::format("kj_p{}_", k), plan.per_item,
-                                               [&](std::size_t j) { return fmt::format("kj_t{}_{}", k, j); }, accs[k].reduce);
+            const std::string total = pairwise(
+                b, "    ", accs[k].type, fmt::format("kj_p{}_", k), plan.per_item,
+                [&](std::size_t j) { return fmt::format("kj_t{}_{}", k, j); }, accs[k].reduce);
             b += fmt::format("    kj_acc{} = {};\n    }}\n", k, total);
         }
         combine_group(b, computed, "kj_acc", "kj_scratch", "kj_total");
@@ -407,7 +423,8 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
         std::map<std::size_t, std::size_t> values_of;  // a var or std reduction: whose kj_t values it takes
         for (std::size_t q = 0; q < level.size(); ++q) {
             const std::size_t k = level[q];
-            b += fmt::format("    {} {}{};\n", compute_ctype(accs[k].moments ? accs[k].value : code.reductions[k]->dtype),
+            b += fmt::format("    {} {}{};\n",
+                             compute_ctype(accs[k].moments ? accs[k].value : code.reductions[k]->dtype),
                              accs[k].moments ? "kj_mean" : "r", k);
             b += fmt::format("    {{ const {} a = kj_total{}; {}{} = {}; }}\n", accs[k].type, level[source[q]],
                              accs[k].moments ? "kj_mean" : "r", k, accs[k].finish);
@@ -422,16 +439,19 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
                 const std::string& t = accs[k].type;
                 b += fmt::format("    {} kj_sq{};\n    {{\n", t, k);
                 for (std::size_t j = 0; j < plan.per_item; ++j)
-                    b += fmt::format("    {0} kj_d{1} = ({0})0;\n    if (kj_ok{1}) {{ const {0} d = kj_t{3}_{1} - kj_mean{2}; kj_d{1} = d * d; }}\n",
+                    b += fmt::format("    {0} kj_d{1} = ({0})0;\n    if (kj_ok{1}) {{ const {0} d = kj_t{3}_{1} - "
+                                     "kj_mean{2}; kj_d{1} = d * d; }}\n",
                                      t, j, k, values_of[k]);
-                const std::string total = pairwise(b, "    ", t, fmt::format("kj_s{}_", k), plan.per_item,
-                                                   [&](std::size_t j) { return fmt::format("kj_d{}", j); }, "a + b");
+                const std::string total = pairwise(
+                    b, "    ", t, fmt::format("kj_s{}_", k), plan.per_item,
+                    [&](std::size_t j) { return fmt::format("kj_d{}", j); }, "a + b");
                 b += fmt::format("    kj_sq{} = {};\n    }}\n", k, total);
             }
             combine_group(b, moments, "kj_sq", "kj_squares", "kj_squares_total");
             for (const std::size_t k : moments)
                 b += fmt::format("    {} r{};\n    {{ const {} a = kj_squares_total{}; r{} = {}; }}\n",
-                                 compute_ctype(code.reductions[k]->dtype), k, accs[k].type, k, k, accs[k].squares_finish);
+                                 compute_ctype(code.reductions[k]->dtype), k, accs[k].type, k, k,
+                                 accs[k].squares_finish);
         }
         for (std::size_t q = 0; q < level.size(); ++q)
             if (keep[q]) kept.emplace_back(raw[q], fmt::format("kj_c{}", level[q]));
@@ -447,9 +467,10 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
             b += fmt::format("    {{\n    union {{ {} v; {} e[{}]; }} kj_w;\n", vector_type(vec * out_dtype.itemsize()),
                              storage_ctype(out_dtype), vec);
             for (std::size_t c = 0; c < vec; ++c)
-                b += at_element(q * vec + c, result, fmt::format("kj_w.e[{}] = {};", c, store_value(result, out_dtype)));
-            b += fmt::format("    if (kj_ok{}) *(GLOBAL_MEM {}*)(out_base + out_o + kj_q{}) = kj_w.v;\n    }}\n", q * vec,
-                             vector_type(vec * out_dtype.itemsize()), q);
+                b +=
+                    at_element(q * vec + c, result, fmt::format("kj_w.e[{}] = {};", c, store_value(result, out_dtype)));
+            b += fmt::format("    if (kj_ok{}) *(GLOBAL_MEM {}*)(out_base + out_o + kj_q{}) = kj_w.v;\n    }}\n",
+                             q * vec, vector_type(vec * out_dtype.itemsize()), q);
         }
     } else {
         for (std::size_t j = 0; j < plan.per_item; ++j)
@@ -464,7 +485,8 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
     const bool bounded = setting != nullptr ? std::string(setting) == "1" : arrays > 1;
     std::string bounds;
     if (bounded)
-        bounds = fmt::format("\n#ifdef KJARNI_CUDA_API\n__launch_bounds__({}, {})\n#endif\n", g, std::max<std::size_t>(1, 1024 / g));
+        bounds = fmt::format("\n#ifdef KJARNI_CUDA_API\n__launch_bounds__({}, {})\n#endif\n", g,
+                             std::max<std::size_t>(1, 1024 / g));
     return s + fmt::format("KERNEL void {}kjarni_fused_rows({})\n{{\n{}}}\n", bounds, params, b);
 }
 
@@ -473,7 +495,9 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
 // multiple of it, and every row of every operand starts on a multiple of its bytes.
 // KJARNI_FUSION_ROW_VECTOR=0 reads one element at a time.
 std::size_t vector_width(const RowPlan& plan, const Array* out, const DType& out_dtype) {
-    if (const char* setting = std::getenv("KJARNI_FUSION_ROW_VECTOR"); setting != nullptr && std::string(setting) == "0") return 1;
+    if (const char* setting = std::getenv("KJARNI_FUSION_ROW_VECTOR");
+        setting != nullptr && std::string(setting) == "0")
+        return 1;
     if (plan.reduced.ndim() != 1) return 1;
     std::size_t widest = out_dtype.itemsize();
     for (const Array& a : plan.code.arrays) widest = std::max(widest, a.dtype().itemsize());
@@ -515,8 +539,8 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
             return plan;
         }
         if (!is_float(child.dtype) || !is_float(node->dtype)) {
-            plan.refused = fmt::format("a reduction of {} values into {} (float16, float32 and float64 only)", child.dtype.name(),
-                                       node->dtype.name());
+            plan.refused = fmt::format("a reduction of {} values into {} (float16, float32 and float64 only)",
+                                       child.dtype.name(), node->dtype.name());
             return plan;
         }
         if (child.shape != shape) {
@@ -595,7 +619,8 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
         constexpr std::size_t limit = std::size_t{1} << 31;
         bool fits = plan.rows < limit / 2 && plan.row_length < limit / 2;
         for (std::size_t k = 0; k < strides.size(); ++k)
-            fits = fits && static_cast<std::size_t>(std::llabs(plan.offsets[k])) + reach(plan.kept.shape, plan.kept.strides[k]) +
+            fits = fits && static_cast<std::size_t>(std::llabs(plan.offsets[k])) +
+                                   reach(plan.kept.shape, plan.kept.strides[k]) +
                                    reach(plan.reduced.shape, plan.reduced.strides[k]) <
                                limit;
         plan.use_32_bits = fits;
@@ -628,7 +653,8 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
         const char* setting = std::getenv("KJARNI_FUSION_ROWS");
         const std::string where = setting != nullptr ? setting : "gpu";
         if (where != "gpu" && where != "always" && where != "never")
-            throw ArgumentError("KJARNI_FUSION_ROWS", fmt::format("is '{}': gpu (the default), always or never", where));
+            throw ArgumentError("KJARNI_FUSION_ROWS",
+                                fmt::format("is '{}': gpu (the default), always or never", where));
         if (where == "never") {
             plan.refused = "KJARNI_FUSION_ROWS=never";
             return plan;
@@ -641,13 +667,15 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
     // G work items per row, per_item elements each (about target_per_item; at most most_per_item).
     // KJARNI_FUSION_ROW_GROUP sets G (a power of two; then per_item up to 2 * most_per_item), to
     // measure the choice on a device.
-    const std::size_t device_group = std::min<std::size_t>(1024, floor_pow2(std::max<std::size_t>(queue.device().params().max_total_local_size, 1)));
+    const std::size_t device_group =
+        std::min<std::size_t>(1024, floor_pow2(std::max<std::size_t>(queue.device().params().max_total_local_size, 1)));
     std::size_t group = 32;
     std::size_t per_item_limit = most_per_item;
     if (const char* forced = std::getenv("KJARNI_FUSION_ROW_GROUP")) {
         const long value = std::strtol(forced, nullptr, 10);
         if (value < 1 || value > 1024 || (value & (value - 1)) != 0)
-            throw ArgumentError("KJARNI_FUSION_ROW_GROUP", fmt::format("is '{}': a power of two from 1 to 1024", forced));
+            throw ArgumentError("KJARNI_FUSION_ROW_GROUP",
+                                fmt::format("is '{}': a power of two from 1 to 1024", forced));
         group = std::min(static_cast<std::size_t>(value), device_group);
         per_item_limit = 2 * most_per_item;
     } else {
@@ -674,14 +702,13 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
         plan.group = group;
         plan.per_item = (plan.row_length + group * plan.vector - 1) / (group * plan.vector) * plan.vector;
         if (plan.per_item > per_item_limit) {
-            plan.refused = fmt::format("a row of {} elements is longer than {} work items x {} elements", plan.row_length, group,
-                                       per_item_limit);
+            plan.refused = fmt::format("a row of {} elements is longer than {} work items x {} elements",
+                                       plan.row_length, group, per_item_limit);
             return plan;
         }
         const std::string text = kernel_text(plan, out_dtype);
-        plan.kernel = generated_kernel(queue.device(), text, "kjarni_fused_rows", [&] {
-            return algorithm_preamble() + expression_math_preamble() + "\n" + text;
-        });
+        plan.kernel = generated_kernel(queue.device(), text, "kjarni_fused_rows",
+                                       [&] { return algorithm_preamble() + expression_math_preamble() + "\n" + text; });
         if (plan.kernel.max_local_size >= group) return plan;
         if (group == 1) break;
         group /= 2;  // the kernel takes fewer work items per group than the device

@@ -36,7 +36,8 @@ std::vector<std::size_t> broadcast_shapes(std::span<const std::vector<std::size_
 std::vector<std::ptrdiff_t> element_strides(const Layout& layout, std::size_t itemsize,
                                             const std::vector<std::size_t>& shape, const std::string& name) {
     if (layout.ndim() > shape.size())
-        throw ArgumentError(name, fmt::format("has {} axes, more than the {} of the result", layout.ndim(), shape.size()));
+        throw ArgumentError(name,
+                            fmt::format("has {} axes, more than the {} of the result", layout.ndim(), shape.size()));
     const std::size_t lead = shape.size() - layout.ndim();
     const auto size = static_cast<std::ptrdiff_t>(itemsize);
     std::vector<std::ptrdiff_t> out(shape.size(), 0);
@@ -47,8 +48,8 @@ std::vector<std::ptrdiff_t> element_strides(const Layout& layout, std::size_t it
                                                       layout.strides[k], k, itemsize));
             out[lead + k] = layout.shape[k] == 1 ? 0 : layout.strides[k] / size;
         } else if (layout.shape[k] != 1) {
-            throw ArgumentError(name, fmt::format("shape ({}) does not broadcast to ({})", fmt::join(layout.shape, ", "),
-                                                  fmt::join(shape, ", ")));
+            throw ArgumentError(name, fmt::format("shape ({}) does not broadcast to ({})",
+                                                  fmt::join(layout.shape, ", "), fmt::join(shape, ", ")));
         }
     }
     return out;

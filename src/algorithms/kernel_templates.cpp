@@ -8,7 +8,8 @@ namespace {
 const TemplateLookup& kernel_template_lookup() {
     static const TemplateLookup lookup = [] {
         TemplateLookup made = TemplateLookup::without_directories();
-        for (const auto& [name, text] : embedded_kernel_templates()) made.put_string(std::string(name), std::string(text));
+        for (const auto& [name, text] : embedded_kernel_templates())
+            made.put_string(std::string(name), std::string(text));
         return made;
     }();
     return lookup;

@@ -8,7 +8,8 @@ namespace kjarni {
 
 Operand::Operand(std::span<const std::byte> element, const DType& dtype) : dtype_(dtype) {
     if (dtype.is_struct() || element.size() != dtype.itemsize())
-        throw ArgumentError("element", fmt::format("{} bytes of {} are not one scalar element", element.size(), dtype.name()));
+        throw ArgumentError("element",
+                            fmt::format("{} bytes of {} are not one scalar element", element.size(), dtype.name()));
     std::memcpy(bytes_.data(), element.data(), element.size());
 }
 

@@ -9,10 +9,10 @@
 
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/device_code.hpp"
+#include "algorithms/multi_parts.hpp"
 #include "algorithms/reduction_engine.hpp"
 #include "algorithms/reduction_source.hpp"
 #include "algorithms/reduction_types.hpp"
-#include "algorithms/multi_parts.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/expression.hpp"
 #include "kjarni/functions.hpp"
@@ -81,7 +81,8 @@ ReductionSpec one_array(const std::string& what, const detail::ReductionSource& 
 /// `text` with every "x[i]" replaced by the source's element.
 std::string at_element(std::string text, const detail::ReductionSource& source) {
     if (source.element == "x[i]") return text;
-    for (std::size_t at = text.find("x[i]"); at != std::string::npos; at = text.find("x[i]", at + source.element.size()))
+    for (std::size_t at = text.find("x[i]"); at != std::string::npos;
+         at = text.find("x[i]", at + source.element.size()))
         text.replace(at, 4, source.element);
     return text;
 }
@@ -95,9 +96,10 @@ std::string value_code(const DType& dtype, const std::string& map) {
                        kind == Kind::int64 || kind == Kind::uint64;
     if (!plain || map.find('$') != std::string::npos) return "";
     std::string body = map;
-    for (std::size_t at = body.find("x[i]"); at != std::string::npos; at = body.find("x[i]", at + 1)) body.replace(at, 4, "v");
-    return fmt::format("FUNCTION INLINE KJARNI_ACC kjarni_map_value({} v) {{ return ({}); }}\n", detail::storage_ctype(dtype),
-                       body);
+    for (std::size_t at = body.find("x[i]"); at != std::string::npos; at = body.find("x[i]", at + 1))
+        body.replace(at, 4, "v");
+    return fmt::format("FUNCTION INLINE KJARNI_ACC kjarni_map_value({} v) {{ return ({}); }}\n",
+                       detail::storage_ctype(dtype), body);
 }
 
 /// The expression reading element `element` (of `dtype`) converted to `to` (compute types), with
@@ -136,63 +138,66 @@ DType sum_dtype(const DType& d) {
 /// sum / prod / mean: `op` "add" or "mul"; `mean` divides by the count.
 Array arithmetic(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options,
                  const std::optional<DType>& dtype, bool multiply, bool mean, const char* what) {
-    DType result = dtype ? *dtype
-                         : (mean ? (is_float(source.dtype) || is_complex(source.dtype) ? source.dtype : DType(Kind::float64))
-                                 : sum_dtype(source.dtype));
+    DType result =
+        dtype ? *dtype
+              : (mean ? (is_float(source.dtype) || is_complex(source.dtype) ? source.dtype : DType(Kind::float64))
+                      : sum_dtype(source.dtype));
     if (result.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
     const DType acc = result.kind() == Kind::float16 ? DType(Kind::float32) : result;
-    const ReductionSpec& built = cached(fmt::format("{} {} {}{}", what, source.dtype.name(), result.name(), source.key), [&] {
-        ReductionSpec spec = one_array(what, source);
-        Globals globals;
-        const std::string map = load_as(source.dtype, source.element, acc, "load", globals);
-        // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
-        std::string reduce = detail::wrapping_arithmetic(acc, multiply ? '*' : '+', "a", "b");
-        if (is_complex(acc)) {
-            globals["op"] = multiply ? functions::mul({acc, acc}) : functions::add({acc, acc});
-            reduce = "${op}(a, b)";
-        }
-        std::string finish = "a";
-        if (mean) {
+    const ReductionSpec& built =
+        cached(fmt::format("{} {} {}{}", what, source.dtype.name(), result.name(), source.key), [&] {
+            ReductionSpec spec = one_array(what, source);
+            Globals globals;
+            const std::string map = load_as(source.dtype, source.element, acc, "load", globals);
+            // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
+            std::string reduce = detail::wrapping_arithmetic(acc, multiply ? '*' : '+', "a", "b");
             if (is_complex(acc)) {
-                const DType real = acc.kind() == Kind::complex64 ? DType(Kind::float32) : DType(Kind::float64);
-                if (real.kind() == Kind::float32) {
-                    finish = "COMPLEX64_CTR(kj_div_count_f(a.x, count), kj_div_count_f(a.y, count))";
-                } else {
-                    globals["divide"] = functions::div(acc, real);
-                    finish = fmt::format("${{divide}}(a, ({})count)", detail::c_type_name(real));
-                }
-            } else if (acc.kind() == Kind::float32) {
-                finish = "kj_div_count_f(a, count)";  // correctly rounded (device_code.cpp)
-            } else if (is_float(acc)) {
-                finish = fmt::format("a / ({})count", detail::compute_ctype(acc));
-            } else {
-                finish = "a / count";  // an integer dtype asked for: C's division, as numpy's mean(dtype=int) truncates
+                globals["op"] = multiply ? functions::mul({acc, acc}) : functions::add({acc, acc});
+                reduce = "${op}(a, b)";
             }
-        }
-        spec.acc_ctype = detail::compute_ctype(acc);
-        spec.acc_size = acc.itemsize();
-        spec.result = result;
-        spec.code = source.code + detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce, map,
-                                                         finish, result, globals, what);
-        if (source.plain) spec.value_code = value_code(source.dtype, map);
-        if (acc.kind() == Kind::float32 || acc.kind() == Kind::float64) spec.float_operator = multiply ? '*' : '+';
-        return spec;
-    });
+            std::string finish = "a";
+            if (mean) {
+                if (is_complex(acc)) {
+                    const DType real = acc.kind() == Kind::complex64 ? DType(Kind::float32) : DType(Kind::float64);
+                    if (real.kind() == Kind::float32) {
+                        finish = "COMPLEX64_CTR(kj_div_count_f(a.x, count), kj_div_count_f(a.y, count))";
+                    } else {
+                        globals["divide"] = functions::div(acc, real);
+                        finish = fmt::format("${{divide}}(a, ({})count)", detail::c_type_name(real));
+                    }
+                } else if (acc.kind() == Kind::float32) {
+                    finish = "kj_div_count_f(a, count)";  // correctly rounded (device_code.cpp)
+                } else if (is_float(acc)) {
+                    finish = fmt::format("a / ({})count", detail::compute_ctype(acc));
+                } else {
+                    finish =
+                        "a / count";  // an integer dtype asked for: C's division, as numpy's mean(dtype=int) truncates
+                }
+            }
+            spec.acc_ctype = detail::compute_ctype(acc);
+            spec.acc_size = acc.itemsize();
+            spec.result = result;
+            spec.code = source.code + detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce,
+                                                             map, finish, result, globals, what);
+            if (source.plain) spec.value_code = value_code(source.dtype, map);
+            if (acc.kind() == Kind::float32 || acc.kind() == Kind::float64) spec.float_operator = multiply ? '*' : '+';
+            return spec;
+        });
     return detail::run_reduction(queue, built, source.operands, options);
 }
 
 std::string int_limit(const DType& d, bool maximum) {
     switch (d.kind()) {
-        case Kind::bool_: return maximum ? "(uint8_t)1" : "(uint8_t)0";
-        case Kind::int8: return maximum ? "(int8_t)127" : "(int8_t)(-128)";
-        case Kind::uint8: return maximum ? "(uint8_t)255" : "(uint8_t)0";
-        case Kind::int16: return maximum ? "(int16_t)32767" : "(int16_t)(-32768)";
-        case Kind::uint16: return maximum ? "(uint16_t)65535" : "(uint16_t)0";
-        case Kind::int32: return maximum ? "(int32_t)2147483647" : "(int32_t)(-2147483647 - 1)";
-        case Kind::uint32: return maximum ? "(uint32_t)4294967295u" : "(uint32_t)0";
-        case Kind::int64: return maximum ? "(int64_t)0x7fffffffffffffffL" : "((int64_t)(-0x7fffffffffffffffL) - 1)";
-        case Kind::uint64: return maximum ? "(uint64_t)0xffffffffffffffffUL" : "(uint64_t)0";
-        default: break;
+    case Kind::bool_: return maximum ? "(uint8_t)1" : "(uint8_t)0";
+    case Kind::int8: return maximum ? "(int8_t)127" : "(int8_t)(-128)";
+    case Kind::uint8: return maximum ? "(uint8_t)255" : "(uint8_t)0";
+    case Kind::int16: return maximum ? "(int16_t)32767" : "(int16_t)(-32768)";
+    case Kind::uint16: return maximum ? "(uint16_t)65535" : "(uint16_t)0";
+    case Kind::int32: return maximum ? "(int32_t)2147483647" : "(int32_t)(-2147483647 - 1)";
+    case Kind::uint32: return maximum ? "(uint32_t)4294967295u" : "(uint32_t)0";
+    case Kind::int64: return maximum ? "(int64_t)0x7fffffffffffffffL" : "((int64_t)(-0x7fffffffffffffffL) - 1)";
+    case Kind::uint64: return maximum ? "(uint64_t)0xffffffffffffffffUL" : "(uint64_t)0";
+    default: break;
     }
     throw ArgumentError("dtype", "not an integer type");
 }
@@ -201,12 +206,12 @@ std::string int_limit(const DType& d, bool maximum) {
 std::string extreme(const DType& d, bool maximum) {
     const char* sign = maximum ? "" : "-";
     switch (d.kind()) {
-        case Kind::float16:
-        case Kind::float32: return fmt::format("{}KJARNI_INF_F", sign);
-        case Kind::float64: return fmt::format("{}KJARNI_INF_D", sign);
-        case Kind::complex64: return fmt::format("COMPLEX64_CTR({0}KJARNI_INF_F, {0}KJARNI_INF_F)", sign);
-        case Kind::complex128: return fmt::format("COMPLEX128_CTR({0}KJARNI_INF_D, {0}KJARNI_INF_D)", sign);
-        default: return int_limit(d, maximum);
+    case Kind::float16:
+    case Kind::float32: return fmt::format("{}KJARNI_INF_F", sign);
+    case Kind::float64: return fmt::format("{}KJARNI_INF_D", sign);
+    case Kind::complex64: return fmt::format("COMPLEX64_CTR({0}KJARNI_INF_F, {0}KJARNI_INF_F)", sign);
+    case Kind::complex128: return fmt::format("COMPLEX128_CTR({0}KJARNI_INF_D, {0}KJARNI_INF_D)", sign);
+    default: return int_limit(d, maximum);
     }
 }
 
@@ -215,9 +220,10 @@ std::string extreme(const DType& d, bool maximum) {
 std::string comparisons(const DType& d) {
     const std::string t = detail::compute_ctype(d);
     if (is_complex(d))
-        return fmt::format("FUNCTION INLINE bool kjarni_nan({0} v) {{ return v.x != v.x || v.y != v.y; }}\n"
-                           "FUNCTION INLINE bool kjarni_less({0} a, {0} b) {{ return a.x < b.x || (a.x == b.x && a.y < b.y); }}\n",
-                           t);
+        return fmt::format(
+            "FUNCTION INLINE bool kjarni_nan({0} v) {{ return v.x != v.x || v.y != v.y; }}\n"
+            "FUNCTION INLINE bool kjarni_less({0} a, {0} b) {{ return a.x < b.x || (a.x == b.x && a.y < b.y); }}\n",
+            t);
     if (is_float(d))
         return fmt::format("FUNCTION INLINE bool kjarni_nan({0} v) {{ return v != v; }}\n"
                            "FUNCTION INLINE bool kjarni_less({0} a, {0} b) {{ return a < b; }}\n",
@@ -255,21 +261,21 @@ Array extremum(const Queue& queue, const detail::ReductionSource& source, const 
 
 /// argmin / argmax; with `indices` (an int64 array of the values' shape) the position reported for
 /// each element is the index found there instead of its own (combining the parts of a MultiArray).
-Array arg_extremum(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options, bool maximum,
-                   const Array* indices = nullptr) {
+Array arg_extremum(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options,
+                   bool maximum, const Array* indices = nullptr) {
     const char* what = maximum ? "argmax" : "argmin";
     const DType d = source.dtype;
-    const ReductionSpec& built = cached(fmt::format("{} {}{}{}", what, d.name(), indices ? " indexed" : "", source.key), [&] {
-        ReductionSpec spec = one_array(what, source);
-        if (indices) spec.arguments.push_back(CArgument{"g", DType(Kind::int64), true, true, "int64_t"});
-        const std::string v = detail::compute_ctype(d);
-        spec.acc_ctype = "kjarni_arg_t";
-        spec.acc_size = 32;  // at least sizeof(kjarni_arg_t) for every value type (complex128: 32)
-        spec.result = Kind::int64;
-        spec.refuse_empty = true;
-        const std::string preamble =
-            comparisons(d) +
-            fmt::format(R"(typedef struct {{ {0} v; int64_t i; }} kjarni_arg_t;
+    const ReductionSpec& built =
+        cached(fmt::format("{} {}{}{}", what, d.name(), indices ? " indexed" : "", source.key), [&] {
+            ReductionSpec spec = one_array(what, source);
+            if (indices) spec.arguments.push_back(CArgument{"g", DType(Kind::int64), true, true, "int64_t"});
+            const std::string v = detail::compute_ctype(d);
+            spec.acc_ctype = "kjarni_arg_t";
+            spec.acc_size = 32;  // at least sizeof(kjarni_arg_t) for every value type (complex128: 32)
+            spec.result = Kind::int64;
+            spec.refuse_empty = true;
+            const std::string preamble =
+                comparisons(d) + fmt::format(R"(typedef struct {{ {0} v; int64_t i; }} kjarni_arg_t;
     FUNCTION INLINE kjarni_arg_t kjarni_arg_make({0} v, int64_t i) {{ kjarni_arg_t r; r.v = v; r.i = i; return r; }}
     FUNCTION INLINE kjarni_arg_t kjarni_arg_pick(kjarni_arg_t a, kjarni_arg_t b)
     {{
@@ -280,16 +286,18 @@ Array arg_extremum(const Queue& queue, const detail::ReductionSource& source, co
         return a.i <= b.i ? a : b;
     }}
     )",
-                        v, maximum ? "b.v" : "a.v", maximum ? "a.v" : "b.v");
-        spec.code = source.code + detail::reduction_code(
-                                      spec.arguments, preamble,
-                                      fmt::format("kjarni_arg_make({}, (int64_t)0x7fffffffffffffffL)", extreme(d, !maximum)),
-                                      "kjarni_arg_pick(a, b)",
-                                      fmt::format("kjarni_arg_make({}, {})", at_element(element_value(d), source),
-                                                  indices ? "g[i]" : "(int64_t)i"),
-                                      "a.i", DType(Kind::int64), {}, what);
-        return spec;
-    });
+                                             v, maximum ? "b.v" : "a.v", maximum ? "a.v" : "b.v");
+            spec.code =
+                source.code +
+                detail::reduction_code(spec.arguments, preamble,
+                                       fmt::format("kjarni_arg_make({}, (int64_t)0x7fffffffffffffffL)",
+                                                   extreme(d, !maximum)),
+                                       "kjarni_arg_pick(a, b)",
+                                       fmt::format("kjarni_arg_make({}, {})", at_element(element_value(d), source),
+                                                   indices ? "g[i]" : "(int64_t)i"),
+                                       "a.i", DType(Kind::int64), {}, what);
+            return spec;
+        });
     if (indices) {
         std::vector<Operand> operands = source.operands;
         operands.emplace_back(*indices);
@@ -310,9 +318,10 @@ Array logical(const Queue& queue, const detail::ReductionSource& source, const R
         spec.acc_ctype = "uint8_t";
         spec.acc_size = 1;
         spec.result = Kind::bool_;
-        spec.code = source.code + detail::reduction_code(spec.arguments, "", all ? "(uint8_t)1" : "(uint8_t)0",
-                                                         all ? "a & b" : "a | b", "(uint8_t)" + at_element(truth, source), "a",
-                                                         Kind::bool_, {}, what);
+        spec.code =
+            source.code + detail::reduction_code(spec.arguments, "", all ? "(uint8_t)1" : "(uint8_t)0",
+                                                 all ? "a & b" : "a | b", "(uint8_t)" + at_element(truth, source), "a",
+                                                 Kind::bool_, {}, what);
         return spec;
     });
     return detail::run_reduction(queue, built, source.operands, options);
@@ -349,8 +358,10 @@ Array all(const Queue& queue, const Array& array, const ReduceOptions& options) 
 }
 
 Array dot(const Queue& queue, const Array& a, const Array& b, const std::optional<Array>& out) {
-    if (a.ndim() != 1) throw ArgumentError("a", fmt::format("dot: a 1-d array is needed, given {} dimensions", a.ndim()));
-    if (b.ndim() != 1) throw ArgumentError("b", fmt::format("dot: a 1-d array is needed, given {} dimensions", b.ndim()));
+    if (a.ndim() != 1)
+        throw ArgumentError("a", fmt::format("dot: a 1-d array is needed, given {} dimensions", a.ndim()));
+    if (b.ndim() != 1)
+        throw ArgumentError("b", fmt::format("dot: a 1-d array is needed, given {} dimensions", b.ndim()));
     if (a.shape() != b.shape())
         throw ArgumentError("b", fmt::format("dot: lengths differ ({} and {})", a.shape()[0], b.shape()[0]));
     if (a.dtype().is_struct()) throw ArgumentError("a", "dot: struct arrays cannot be multiplied");
@@ -414,15 +425,15 @@ namespace {
 
 const char* name_of(Reduction r) {
     switch (r) {
-        case Reduction::sum: return "sum";
-        case Reduction::prod: return "prod";
-        case Reduction::min: return "min";
-        case Reduction::max: return "max";
-        case Reduction::argmin: return "argmin";
-        case Reduction::argmax: return "argmax";
-        case Reduction::any: return "any";
-        case Reduction::all: return "all";
-        case Reduction::mean: return "mean";
+    case Reduction::sum: return "sum";
+    case Reduction::prod: return "prod";
+    case Reduction::min: return "min";
+    case Reduction::max: return "max";
+    case Reduction::argmin: return "argmin";
+    case Reduction::argmax: return "argmax";
+    case Reduction::any: return "any";
+    case Reduction::all: return "all";
+    case Reduction::mean: return "mean";
     }
     return "?";
 }
@@ -430,15 +441,15 @@ const char* name_of(Reduction r) {
 Array reduce_one(Reduction r, const Queue& queue, const Array& array, const ReduceOptions& options,
                  const std::optional<DType>& dtype) {
     switch (r) {
-        case Reduction::sum: return sum(queue, array, options, dtype);
-        case Reduction::prod: return prod(queue, array, options, dtype);
-        case Reduction::min: return min(queue, array, options);
-        case Reduction::max: return max(queue, array, options);
-        case Reduction::argmin: return argmin(queue, array, options);
-        case Reduction::argmax: return argmax(queue, array, options);
-        case Reduction::any: return any(queue, array, options);
-        case Reduction::all: return all(queue, array, options);
-        case Reduction::mean: return mean(queue, array, options, dtype);
+    case Reduction::sum: return sum(queue, array, options, dtype);
+    case Reduction::prod: return prod(queue, array, options, dtype);
+    case Reduction::min: return min(queue, array, options);
+    case Reduction::max: return max(queue, array, options);
+    case Reduction::argmin: return argmin(queue, array, options);
+    case Reduction::argmax: return argmax(queue, array, options);
+    case Reduction::any: return any(queue, array, options);
+    case Reduction::all: return all(queue, array, options);
+    case Reduction::mean: return mean(queue, array, options, dtype);
     }
     throw ArgumentError("reduction", "unknown");
 }
@@ -471,7 +482,8 @@ HostArray whole_indices(const HostArray& local, const detail::PartRegion& part, 
 Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction reduction, const ReduceOptions& options,
                    const std::optional<DType>& dtype) {
     const std::string what = fmt::format("reduce_whole ({})", name_of(reduction));
-    const bool takes_dtype = reduction == Reduction::sum || reduction == Reduction::prod || reduction == Reduction::mean;
+    const bool takes_dtype =
+        reduction == Reduction::sum || reduction == Reduction::prod || reduction == Reduction::mean;
     if (dtype && !takes_dtype) throw ArgumentError("dtype", fmt::format("{}: takes no dtype", what));
     const std::vector<std::size_t>& shape = array.shape();
     const std::vector<bool> reduced = detail::reduced_axes(options.axes, shape.size(), what);
@@ -480,9 +492,10 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
     for (std::size_t d = 0; d < shape.size(); ++d) {
         if (!partition.split[d]) continue;
         if (!reduced[d])
-            throw UnsupportedError(fmt::format("{}: the parts split axis {}, which is kept; reduce every split axis, or "
-                                               "keep the parts apart with reduce_parts",
-                                               what, d));
+            throw UnsupportedError(
+                fmt::format("{}: the parts split axis {}, which is kept; reduce every split axis, or "
+                            "keep the parts apart with reduce_parts",
+                            what, d));
         crossing = true;
     }
     const BoundMultiDevice& devices = array.devices();
@@ -505,7 +518,8 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
     stack_shape.insert(stack_shape.end(), kept_shape.begin(), kept_shape.end());
     const ReduceOptions part_options{options.axes, true, std::nullopt};
     std::vector<Array> keep;  // partial results, alive until the copies that read them are done
-    const auto stack = [&](const DType& partial_dtype, const std::function<Array(const Queue&, const Array&)>& partial) {
+    const auto stack = [&](const DType& partial_dtype,
+                           const std::function<Array(const Queue&, const Array&)>& partial) {
         const Array stacked = Array::empty(devices[0], stack_shape, partial_dtype);
         for (std::size_t k = 0; k < part_count; ++k) {
             const Queue& qk = queue[devices[k]];
@@ -521,78 +535,85 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
     // The combination writes into `out` (seen with the reduced axes kept) or a new array.
     std::vector<std::ptrdiff_t> kept_dims(kept_shape.begin(), kept_shape.end());
     const std::optional<Array> final_out =
-        options.out ? std::optional<Array>(options.keepdims ? *options.out : options.out->reshape(kept_dims)) : std::nullopt;
+        options.out ? std::optional<Array>(options.keepdims ? *options.out : options.out->reshape(kept_dims))
+                    : std::nullopt;
     const ReduceOptions combine{std::vector<int>{0}, false, final_out, options.allocator};
     const DType input = array.dtype();
     std::optional<Array> result;
     switch (reduction) {
-        case Reduction::sum:
-        case Reduction::prod: {
-            const bool multiply = reduction == Reduction::prod;
-            const DType r = dtype ? *dtype : sum_dtype(input);
-            const DType acc = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
-            const Array s = stack(acc, [&](const Queue& q, const Array& a) {
-                return multiply ? prod(q, a, part_options, acc) : sum(q, a, part_options, acc);
-            });
-            result = multiply ? prod(q0, s, combine, r) : sum(q0, s, combine, r);
-            break;
+    case Reduction::sum:
+    case Reduction::prod: {
+        const bool multiply = reduction == Reduction::prod;
+        const DType r = dtype ? *dtype : sum_dtype(input);
+        const DType acc = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
+        const Array s = stack(acc, [&](const Queue& q, const Array& a) {
+            return multiply ? prod(q, a, part_options, acc) : sum(q, a, part_options, acc);
+        });
+        result = multiply ? prod(q0, s, combine, r) : sum(q0, s, combine, r);
+        break;
+    }
+    case Reduction::mean: {
+        const DType r = dtype ? *dtype : (is_float(input) || is_complex(input) ? input : DType(Kind::float64));
+        if (r.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
+        const DType acc = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
+        const Array s = stack(acc, [&](const Queue& q, const Array& a) { return sum(q, a, part_options, acc); });
+        const Array total = sum(q0, s, ReduceOptions{std::vector<int>{0}, false, std::nullopt}, acc);
+        result = final_out ? *final_out : Array::empty(devices[0], kept_shape, r, std::nullopt, 0, options.allocator);
+        // The single-device mean divides the sum by the count in the accumulation type; this
+        // divides in the expression's promoted type (float64 for integer sums), then converts.
+        fill(q0, *result, Expr(total) / Expr(static_cast<std::int64_t>(count)));
+        keep.push_back(total);
+        break;
+    }
+    case Reduction::min:
+    case Reduction::max:
+    case Reduction::any:
+    case Reduction::all: {
+        const Array s = stack(reduction == Reduction::any || reduction == Reduction::all ? DType(Kind::bool_) : input,
+                              [&](const Queue& q, const Array& a) {
+                                  return reduce_one(reduction, q, a, part_options, std::nullopt);
+                              });
+        result = reduce_one(reduction, q0, s, combine, std::nullopt);
+        break;
+    }
+    case Reduction::argmin:
+    case Reduction::argmax: {
+        const bool maximum = reduction == Reduction::argmax;
+        // The parts' extreme values, and where they lie in the whole array: the first occurrence
+        // over the whole is the extreme value of the smallest whole index (NaN first, as numpy).
+        const Array values = stack(input, [&](const Queue& q, const Array& a) {
+            return maximum ? max(q, a, part_options) : min(q, a, part_options);
+        });
+        const Array indices = Array::empty(devices[0], stack_shape, Kind::int64);
+        std::vector<std::ptrdiff_t> row_dims{1};
+        row_dims.insert(row_dims.end(), kept_shape.begin(), kept_shape.end());
+        for (std::size_t k = 0; k < part_count; ++k) {
+            const Queue& qk = queue[devices[k]];
+            const Array local =
+                maximum ? argmax(qk, array.parts()[k], part_options) : argmin(qk, array.parts()[k], part_options);
+            if (local.size() == 0) continue;
+            const auto at = static_cast<std::ptrdiff_t>(k);
+            indices.slice(std::vector<Slice>{Slice{at, at + 1}})
+                .set(q0, whole_indices(local.get(qk), partition.parts[k], shape, reduced).reshape(row_dims));
         }
-        case Reduction::mean: {
-            const DType r = dtype ? *dtype : (is_float(input) || is_complex(input) ? input : DType(Kind::float64));
-            if (r.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
-            const DType acc = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
-            const Array s = stack(acc, [&](const Queue& q, const Array& a) { return sum(q, a, part_options, acc); });
-            const Array total = sum(q0, s, ReduceOptions{std::vector<int>{0}, false, std::nullopt}, acc);
-            result = final_out ? *final_out : Array::empty(devices[0], kept_shape, r, std::nullopt, 0, options.allocator);
-            // The single-device mean divides the sum by the count in the accumulation type; this
-            // divides in the expression's promoted type (float64 for integer sums), then converts.
-            fill(q0, *result, Expr(total) / Expr(static_cast<std::int64_t>(count)));
-            keep.push_back(total);
-            break;
-        }
-        case Reduction::min:
-        case Reduction::max:
-        case Reduction::any:
-        case Reduction::all: {
-            const Array s = stack(reduction == Reduction::any || reduction == Reduction::all ? DType(Kind::bool_) : input,
-                                  [&](const Queue& q, const Array& a) { return reduce_one(reduction, q, a, part_options, std::nullopt); });
-            result = reduce_one(reduction, q0, s, combine, std::nullopt);
-            break;
-        }
-        case Reduction::argmin:
-        case Reduction::argmax: {
-            const bool maximum = reduction == Reduction::argmax;
-            // The parts' extreme values, and where they lie in the whole array: the first occurrence
-            // over the whole is the extreme value of the smallest whole index (NaN first, as numpy).
-            const Array values = stack(input, [&](const Queue& q, const Array& a) {
-                return maximum ? max(q, a, part_options) : min(q, a, part_options);
-            });
-            const Array indices = Array::empty(devices[0], stack_shape, Kind::int64);
-            std::vector<std::ptrdiff_t> row_dims{1};
-            row_dims.insert(row_dims.end(), kept_shape.begin(), kept_shape.end());
-            for (std::size_t k = 0; k < part_count; ++k) {
-                const Queue& qk = queue[devices[k]];
-                const Array local = maximum ? argmax(qk, array.parts()[k], part_options) : argmin(qk, array.parts()[k], part_options);
-                if (local.size() == 0) continue;
-                const auto at = static_cast<std::ptrdiff_t>(k);
-                indices.slice(std::vector<Slice>{Slice{at, at + 1}})
-                    .set(q0, whole_indices(local.get(qk), partition.parts[k], shape, reduced).reshape(row_dims));
-            }
-            result = arg_extremum(q0, detail::array_source(maximum ? "argmax" : "argmin", values), combine, maximum, &indices);
-            keep.push_back(indices);
-            break;
-        }
+        result =
+            arg_extremum(q0, detail::array_source(maximum ? "argmax" : "argmin", values), combine, maximum, &indices);
+        keep.push_back(indices);
+        break;
+    }
     }
     // Nothing enqueued may outlive the partials it reads.
     q0.synchronize();
     if (options.out) return *options.out;
-    return options.keepdims ? *result : result->reshape(std::vector<std::ptrdiff_t>(result_shape.begin(), result_shape.end()));
+    return options.keepdims ? *result
+                            : result->reshape(std::vector<std::ptrdiff_t>(result_shape.begin(), result_shape.end()));
 }
 
 namespace detail {
 
 ReductionSource array_source(const std::string& what, const Array& array) {
-    if (array.dtype().is_struct()) throw ArgumentError("array", fmt::format("{}: struct arrays cannot be reduced", what));
+    if (array.dtype().is_struct())
+        throw ArgumentError("array", fmt::format("{}: struct arrays cannot be reduced", what));
     ReductionSource source;
     source.dtype = array.dtype();
     source.arguments = {CArgument{"x", array.dtype(), true, true, c_type_name(array.dtype())}};
@@ -607,7 +628,8 @@ Array reduce_arithmetic(const Queue& queue, const ReductionSource& source, const
 Array reduce_extremum(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, bool maximum) {
     return extremum(queue, source, options, maximum);
 }
-Array reduce_arg_extremum(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, bool maximum) {
+Array reduce_arg_extremum(const Queue& queue, const ReductionSource& source, const ReduceOptions& options,
+                          bool maximum) {
     return arg_extremum(queue, source, options, maximum);
 }
 Array reduce_logical(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, bool all) {

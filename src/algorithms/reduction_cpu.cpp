@@ -77,42 +77,41 @@ std::string kernel_source(const ReductionSpec& spec, const CpuShape& k) {
                          spec.arguments[0].pointer &&
                          (spec.arguments[0].dtype.kind() == DType::Kind::float32 ||
                           spec.arguments[0].dtype.kind() == DType::Kind::float64);
-    return render_kernel_template(
-        "reduction_cpu.mako",
-        {{"helpers", algorithm_helpers()},
-         {"acc", spec.acc_ctype},
-         {"result", storage_ctype(spec.result)},
-         {"code", spec.code},
-         {"params", params},
-         {"index_params", index_parameters(layout, idx, table)},
-         {"prologue", index_prologue(layout, idx, table)},
-         {"decode", decode_offsets(k.kept_ndim, operands, idx, "o")},
-         {"bounds", cpu_run_bounds(idx, k.from_partials ? "n_out" : "n_out * pieces", 1)},
-         {"call", call},
-         {"lanes", lanes},
-         {"block", block},
-         {"stack_levels", stack_levels},
-         {"vector_op", vectors ? Value(std::string(1, spec.float_operator)) : Value()},
-         {"vector_row", "(a0_base + a0_o)"},
-         {"from_partials", k.from_partials},
-         {"store", k.final_pass ? Value(store_result_code(spec)) : Value()}});
+    return render_kernel_template("reduction_cpu.mako",
+                                  {{"helpers", algorithm_helpers()},
+                                   {"acc", spec.acc_ctype},
+                                   {"result", storage_ctype(spec.result)},
+                                   {"code", spec.code},
+                                   {"params", params},
+                                   {"index_params", index_parameters(layout, idx, table)},
+                                   {"prologue", index_prologue(layout, idx, table)},
+                                   {"decode", decode_offsets(k.kept_ndim, operands, idx, "o")},
+                                   {"bounds", cpu_run_bounds(idx, k.from_partials ? "n_out" : "n_out * pieces", 1)},
+                                   {"call", call},
+                                   {"lanes", lanes},
+                                   {"block", block},
+                                   {"stack_levels", stack_levels},
+                                   {"vector_op", vectors ? Value(std::string(1, spec.float_operator)) : Value()},
+                                   {"vector_row", "(a0_base + a0_o)"},
+                                   {"from_partials", k.from_partials},
+                                   {"store", k.final_pass ? Value(store_result_code(spec)) : Value()}});
 }
 
 std::string kernel_key(const ReductionSpec& spec, const CpuShape& k) {
     std::string types;
-    for (const CArgument& a : spec.arguments) types += fmt::format("{}{} {},", a.pointer ? "*" : "", a.dtype.name(), a.name);
+    for (const CArgument& a : spec.arguments)
+        types += fmt::format("{}{} {},", a.pointer ? "*" : "", a.dtype.name(), a.name);
     return fmt::format("cpu kept={} partials={} final={} acc={} result={} float_operator={} args={}\n{}", k.kept_ndim,
-                       k.from_partials, k.final_pass, spec.acc_ctype, spec.result.name(), static_cast<int>(spec.float_operator),
-                       types, spec.code);
+                       k.from_partials, k.final_pass, spec.acc_ctype, spec.result.name(),
+                       static_cast<int>(spec.float_operator), types, spec.code);
 }
 
 }  // namespace reduction_cpu_kernels
 
 bool run_cpu_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
                        const CpuReductionSpace& space, const Array& out) {
-    using reduction_cpu_kernels::block, reduction_cpu_kernels::CpuShape,
-        reduction_cpu_kernels::kernel_key, reduction_cpu_kernels::kernel_source, reduction_cpu_kernels::min_piece,
-        reduction_cpu_kernels::most_pieces;
+    using reduction_cpu_kernels::block, reduction_cpu_kernels::CpuShape, reduction_cpu_kernels::kernel_key,
+        reduction_cpu_kernels::kernel_source, reduction_cpu_kernels::min_piece, reduction_cpu_kernels::most_pieces;
     const IterationSpace& red = space.reduced;
     if (!cpu_code(queue.device()) || red.ndim() != 1 || space.n_red == 0) return false;
     for (const auto& strides : red.strides)
@@ -165,8 +164,8 @@ bool run_cpu_reduction(const Queue& queue, const ReductionSpec& spec, const std:
         std::vector<KernelArg> args;
         common(args, pieces);
         std::optional<Buffer> table;
-        push_index_values(args, layout_values(out_space, {space.offsets.back()}), false, layout_in_table(kept.ndim()), queue,
-                          table);
+        push_index_values(args, layout_values(out_space, {space.offsets.back()}), false, layout_in_table(kept.ndim()),
+                          queue, table);
         const std::size_t global[1] = {cpu_grid(queue.device(), n_out, 64).global};
         const std::size_t local[1] = {1};
         launch(queue, kernel, global, local, args);

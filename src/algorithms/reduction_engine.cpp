@@ -39,12 +39,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "algorithms/generated_kernel.hpp"
 #include "algorithms/device_code.hpp"
+#include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
+#include "algorithms/iteration_space.hpp"
 #include "algorithms/kernel_templates.hpp"
 #include "algorithms/reduction_cpu.hpp"
-#include "algorithms/iteration_space.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "base/ceil_div.hpp"
 #include "kjarni/context.hpp"
@@ -64,14 +64,14 @@ std::string reduction_code(const std::vector<CArgument>& arguments, const std::s
         params += a.pointer ? fmt::format(", GLOBAL_MEM const {}* {}", storage_ctype(a.dtype), a.name)
                             : fmt::format(", {} {}", storage_ctype(a.dtype), a.name);
     }
-    const std::string text = fmt::format(R"({}
+    const std::string text =
+        fmt::format(R"({}
 FUNCTION INLINE KJARNI_ACC kjarni_neutral() {{ return ({}); }}
 FUNCTION INLINE KJARNI_ACC kjarni_reduce(KJARNI_ACC a, KJARNI_ACC b) {{ return ({}); }}
 FUNCTION INLINE KJARNI_ACC kjarni_map(KJARNI_IDX i{}) {{ return ({}); }}
 FUNCTION INLINE {} kjarni_finish(KJARNI_ACC a, int64_t count) {{ return ({}); }}
 )",
-                                         preamble, neutral, reduce_expr, params, map_expr, compute_ctype(result),
-                                         finish_expr);
+                    preamble, neutral, reduce_expr, params, map_expr, compute_ctype(result), finish_expr);
     return render_user_code(text, render_globals, what);
 }
 
@@ -84,10 +84,10 @@ struct KernelShape {
     std::size_t reduced_ndim = 0;
     bool use_32_bits = true;
     std::size_t group = 256;
-    bool final_pass = true;     // writes the result (else the partial results)
-    bool from_partials = false; // reads the partial results (second pass)
-    bool table = false;         // the layout comes in a table (more than max_scalar_axes axes)
-    std::size_t vector = 0;     // items per 16-byte load along contiguous memory (0: one item at a time)
+    bool final_pass = true;      // writes the result (else the partial results)
+    bool from_partials = false;  // reads the partial results (second pass)
+    bool table = false;          // the layout comes in a table (more than max_scalar_axes axes)
+    std::size_t vector = 0;      // items per 16-byte load along contiguous memory (0: one item at a time)
 };
 
 /// The names of the layout values a kernel takes, in order: the kept space's layout over the arrays
@@ -131,34 +131,36 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
     }
     kept_operands.push_back("res");
     const std::vector<std::string> layout = layout_names_of(k, arrays);
-    return render_kernel_template(
-        "reduction.mako",
-        {{"helpers", algorithm_helpers()},
-         {"acc", spec.acc_ctype},
-         {"idx", idx},
-         {"result", storage_ctype(spec.result)},
-         {"code", spec.code},
-         {"value_code", spec.value_code},
-         {"params", params},
-         {"index_params", index_parameters(layout, idx, k.table)},
-         {"prologue", index_prologue(layout, idx, k.table)},
-         {"decode", decode_offsets(k.kept_ndim, kept_operands, idx, "o")},
-         {"arrays", arrays},
-         {"args", Value::list(std::move(args))},
-         {"reduced_ndim", k.reduced_ndim},
-         {"group", k.group},
-         {"vector", k.vector},
-         {"vector_item", k.vector != 0 ? storage_ctype(spec.arguments[0].dtype) : std::string()},
-         {"from_partials", k.from_partials},
-         {"store", k.final_pass ? Value(store_result_code(spec)) : Value()}});
+    return render_kernel_template("reduction.mako",
+                                  {{"helpers", algorithm_helpers()},
+                                   {"acc", spec.acc_ctype},
+                                   {"idx", idx},
+                                   {"result", storage_ctype(spec.result)},
+                                   {"code", spec.code},
+                                   {"value_code", spec.value_code},
+                                   {"params", params},
+                                   {"index_params", index_parameters(layout, idx, k.table)},
+                                   {"prologue", index_prologue(layout, idx, k.table)},
+                                   {"decode", decode_offsets(k.kept_ndim, kept_operands, idx, "o")},
+                                   {"arrays", arrays},
+                                   {"args", Value::list(std::move(args))},
+                                   {"reduced_ndim", k.reduced_ndim},
+                                   {"group", k.group},
+                                   {"vector", k.vector},
+                                   {"vector_item",
+                                    k.vector != 0 ? storage_ctype(spec.arguments[0].dtype) : std::string()},
+                                   {"from_partials", k.from_partials},
+                                   {"store", k.final_pass ? Value(store_result_code(spec)) : Value()}});
 }
 
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
     std::string types;
-    for (const CArgument& a : spec.arguments) types += fmt::format("{}{} {},", a.pointer ? "*" : "", a.dtype.name(), a.name);
-    return fmt::format("kept={} red={} idx={} group={} final={} partials={} table={} vector={} acc={} result={} args={}\n{}",
-                       k.kept_ndim, k.reduced_ndim, k.use_32_bits, k.group, k.final_pass, k.from_partials, k.table,
-                       k.vector, spec.acc_ctype, spec.result.name(), types, spec.code);
+    for (const CArgument& a : spec.arguments)
+        types += fmt::format("{}{} {},", a.pointer ? "*" : "", a.dtype.name(), a.name);
+    return fmt::format(
+        "kept={} red={} idx={} group={} final={} partials={} table={} vector={} acc={} result={} args={}\n{}",
+        k.kept_ndim, k.reduced_ndim, k.use_32_bits, k.group, k.final_pass, k.from_partials, k.table, k.vector,
+        spec.acc_ctype, spec.result.name(), types, spec.code);
 }
 
 std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::ptrdiff_t>& strides) {
@@ -170,11 +172,11 @@ std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::
 
 /// How a launch covers the outputs and their reduced ranges.
 struct Strategy {
-    std::size_t group = 256;    // work items per group
-    std::size_t lanes = 1;      // work items per output
-    std::size_t groups_x = 1;   // groups along the outputs
-    std::size_t pieces = 1;     // interleaved pieces of each reduced range (grid dimension 1)
-    std::size_t step = 1;       // pieces * lanes
+    std::size_t group = 256;   // work items per group
+    std::size_t lanes = 1;     // work items per output
+    std::size_t groups_x = 1;  // groups along the outputs
+    std::size_t pieces = 1;    // interleaved pieces of each reduced range (grid dimension 1)
+    std::size_t step = 1;      // pieces * lanes
 };
 
 Strategy strategy(std::size_t group, bool lanes_along_reduced, std::size_t n_out, std::size_t n_red,
@@ -196,7 +198,8 @@ Strategy strategy(std::size_t group, bool lanes_along_reduced, std::size_t n_out
 /// naming "out"), or a new array.
 Array reduction_output(const Queue& queue, const ReductionSpec& spec, const ReduceOptions& options,
                        const std::vector<std::size_t>& result_shape) {
-    if (!options.out) return Array::empty(queue.device(), result_shape, spec.result, std::nullopt, 0, options.allocator);
+    if (!options.out)
+        return Array::empty(queue.device(), result_shape, spec.result, std::nullopt, 0, options.allocator);
     const Array& given = *options.out;
     check_device(queue, given, "out");
     given.require_writeable("out");
@@ -204,8 +207,8 @@ Array reduction_output(const Queue& queue, const ReductionSpec& spec, const Redu
         throw ArgumentError("out", fmt::format("{}: has shape ({}), the result has shape ({})", spec.what,
                                                fmt::join(given.shape(), ", "), fmt::join(result_shape, ", ")));
     if (!(given.dtype() == spec.result))
-        throw ArgumentError("out", fmt::format("{}: has dtype {}, the result has dtype {}", spec.what, given.dtype().name(),
-                                               spec.result.name()));
+        throw ArgumentError("out", fmt::format("{}: has dtype {}, the result has dtype {}", spec.what,
+                                               given.dtype().name(), spec.result.name()));
     return given;
 }
 
@@ -220,8 +223,9 @@ struct ReductionGeometry {
     std::size_t n_red = 0;
 };
 
-ReductionGeometry reduction_geometry(const ReductionSpec& spec, const ReduceOptions& options, std::vector<ArrayOperand> arrays,
-                                     const std::vector<std::size_t>& shape, const std::vector<bool>& reduced, const Array& out) {
+ReductionGeometry reduction_geometry(const ReductionSpec& spec, const ReduceOptions& options,
+                                     std::vector<ArrayOperand> arrays, const std::vector<std::size_t>& shape,
+                                     const std::vector<bool>& reduced, const Array& out) {
     ReductionGeometry g;
     g.arrays = std::move(arrays);
     std::vector<std::size_t> kept_shape, red_shape;
@@ -277,7 +281,8 @@ ReductionPlan plan_reduction(const Queue& queue, const ReductionSpec& spec, cons
     const std::ptrdiff_t kept_inner = kept.ndim() > 0 ? std::llabs(kept.strides[0].back()) : 0;
     plan.lanes_along_reduced = kept.ndim() == 0 || (red.ndim() > 0 && red_inner != 0 && red_inner < kept_inner);
     const std::size_t target_groups = compute_units * 64;
-    plan.narrow = strategy(std::min<std::size_t>(256, device_group), plan.lanes_along_reduced, g.n_out, g.n_red, target_groups);
+    plan.narrow =
+        strategy(std::min<std::size_t>(256, device_group), plan.lanes_along_reduced, g.n_out, g.n_red, target_groups);
     // Long reduced rows split into pieces take groups of 512 where the device allows: a whole sum
     // of 2 GiB float32 on an H100 read 3075-3090 GB/s with 8192 groups of 256, 3105-3119 with
     // 8192 of 512 (4096 of 512: 3096-3106; 16384 of 256: 3081-3092).
@@ -287,10 +292,11 @@ ReductionPlan plan_reduction(const Queue& queue, const ReductionSpec& spec, cons
 
     // 16-byte loads where the one array's reduced run is contiguous, starts 16-byte aligned for
     // every output and is a whole number of vectors.
-    if (!spec.value_code.empty() && arguments.size() == 1 && g.arrays.size() == 1 && plan.chosen.lanes > 1 && red.ndim() == 1 &&
-        red.strides[0][0] == 1) {
+    if (!spec.value_code.empty() && arguments.size() == 1 && g.arrays.size() == 1 && plan.chosen.lanes > 1 &&
+        red.ndim() == 1 && red.strides[0][0] == 1) {
         const auto v = static_cast<std::ptrdiff_t>(16 / g.arrays[0].array->dtype().itemsize());
-        bool aligned = static_cast<std::ptrdiff_t>(g.n_red) % v == 0 && lies_aligned(*g.arrays[0].array, g.offsets[0], 16);
+        bool aligned =
+            static_cast<std::ptrdiff_t>(g.n_red) % v == 0 && lies_aligned(*g.arrays[0].array, g.offsets[0], 16);
         for (const std::ptrdiff_t stride : kept.strides[0]) aligned = aligned && stride % v == 0;
         if (aligned) plan.vector = static_cast<std::size_t>(v);
     }
@@ -305,16 +311,17 @@ bool reduction_fits_32_bits(const ReductionGeometry& g, const Strategy& st) {
     bool fits = g.n_out < limit && g.n_red + accumulators * st.step < limit && g.n_out * st.pieces < limit;
     for (std::size_t a = 0; a < g.arrays.size(); ++a)
         fits = fits && static_cast<std::size_t>(std::llabs(g.offsets[a])) + reach(kept.shape, kept.strides[a]) +
-                           (red.ndim() ? reach(red.shape, red.strides[a]) : 0) + 4 * st.group <
-                       limit;
-    return fits && static_cast<std::size_t>(std::llabs(g.offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
+                               (red.ndim() ? reach(red.shape, red.strides[a]) : 0) + 4 * st.group <
+                           limit;
+    return fits &&
+           static_cast<std::size_t>(std::llabs(g.offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
 }
 
 /// The first pass: every output's reduced range (or, with pieces, each piece's partial result into
 /// `partials`).
 void launch_first_pass(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
-                       const ReductionGeometry& g, const Strategy& st, const KernelShape& shape, const GeneratedKernel& kernel,
-                       const Array& out, const Buffer& partials) {
+                       const ReductionGeometry& g, const Strategy& st, const KernelShape& shape,
+                       const GeneratedKernel& kernel, const Array& out, const Buffer& partials) {
     const bool use_32 = shape.use_32_bits;
     const auto count = static_cast<std::int64_t>(g.n_red);
     std::vector<KernelArg> args;
@@ -369,7 +376,8 @@ void launch_combine_pass(const Queue& queue, const ReductionSpec& spec, const Re
 
 std::string store_result_code(const ReductionSpec& spec) {
     const std::string value = "kjarni_finish(acc, count)";
-    if (spec.result.kind() == DType::Kind::float16) return fmt::format("        res_base[res_o] = kjarni_f2h({});\n", value);
+    if (spec.result.kind() == DType::Kind::float16)
+        return fmt::format("        res_base[res_o] = kjarni_f2h({});\n", value);
     return fmt::format("        res_base[res_o] = ({})({});\n", storage_ctype(spec.result), value);
 }
 
@@ -402,8 +410,14 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     pad_axes(g.red);
 
     const auto first_pass = [&](const Strategy& st) {
-        const KernelShape ks{g.kept.ndim(), g.red.ndim(), reduction_fits_32_bits(g, st), st.group, st.pieces == 1, false,
-                             layout_in_table(std::max(g.kept.ndim(), g.red.ndim())), st.lanes > 1 ? plan.vector : 0};
+        const KernelShape ks{g.kept.ndim(),
+                             g.red.ndim(),
+                             reduction_fits_32_bits(g, st),
+                             st.group,
+                             st.pieces == 1,
+                             false,
+                             layout_in_table(std::max(g.kept.ndim(), g.red.ndim())),
+                             st.lanes > 1 ? plan.vector : 0};
         return std::pair{ks, generated_kernel(queue.device(), kernel_key(spec, ks), "kjarni_reduction",
                                               [&] { return kernel_source(spec, ks); })};
     };
@@ -420,7 +434,8 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
         throw UnsupportedError(fmt::format("{}: the device takes at most {} work items per group for this kernel, "
                                            "the reduction needs {}",
                                            spec.what, k1.max_local_size, chosen.group));
-    const Buffer partials = chosen.pieces > 1 ? temporary_buffer(queue, chosen.pieces * g.n_out * spec.acc_size) : out.base();
+    const Buffer partials =
+        chosen.pieces > 1 ? temporary_buffer(queue, chosen.pieces * g.n_out * spec.acc_size) : out.base();
     launch_first_pass(queue, spec, arguments, g, chosen, shape1, k1, out, partials);
     if (chosen.pieces > 1) launch_combine_pass(queue, spec, g, chosen, shape1.use_32_bits, out, partials);
     return out;

@@ -46,8 +46,8 @@ Array variance(const Queue& queue, const detail::ReductionSource& source, const 
     const DType result = is_complex(computed) ? real_for(computed) : computed;
     const DType t = computed.kind() == Kind::float16 ? DType(Kind::float32) : computed;
     const DType r = is_complex(t) ? real_for(t) : t;
-    const std::string key =
-        fmt::format("{} {} {} {}{}", what, d.name(), computed.name(), ddof_literal(ddof, DType(Kind::float64)), source.key);
+    const std::string key = fmt::format("{} {} {} {}{}", what, d.name(), computed.name(),
+                                        ddof_literal(ddof, DType(Kind::float64)), source.key);
     const ReductionSpec& built = detail::cached_spec(key, [&] {
         ReductionSpec spec;
         spec.what = what;
@@ -84,7 +84,8 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
                                                  tc, rc, merge);
         const std::string v = detail::convert_value(detail::load_value(source.element, d), d, d);
         const std::string value = detail::convert_value(v, d, t);
-        const std::string map = skip_nan ? fmt::format("({} ? kj_moments_of({}, 0) : kj_moments_of({}, 1))", detail::nan_test(v, d), zero, value)
+        const std::string map = skip_nan ? fmt::format("({} ? kj_moments_of({}, 0) : kj_moments_of({}, 1))",
+                                                       detail::nan_test(v, d), zero, value)
                                          : fmt::format("kj_moments_of({}, 1)", value);
         // numpy divides by max(n - ddof, 0): 0 / 0 is NaN, x / 0 infinite.
         std::string finish = fmt::format("a.m2 / fmax(({0})a.n - {1}, ({0})0)", rc, ddof_literal(ddof, r));
@@ -92,8 +93,9 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
         spec.acc_ctype = "kj_moments_t";
         spec.acc_size = 32;  // at least sizeof(kj_moments_t) for every type (complex128: 32)
         spec.result = result;
-        spec.code = source.code + detail::reduction_code(spec.arguments, preamble, fmt::format("kj_moments_of({}, 0)", zero),
-                                                         "kj_moments_merge(a, b)", map, finish, result, {}, what);
+        spec.code =
+            source.code + detail::reduction_code(spec.arguments, preamble, fmt::format("kj_moments_of({}, 0)", zero),
+                                                 "kj_moments_merge(a, b)", map, finish, result, {}, what);
         return spec;
     });
     return detail::run_reduction(queue, built, source.operands, options);
@@ -101,15 +103,18 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
 
 }  // namespace
 
-Array var(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof, const std::optional<DType>& dtype) {
+Array var(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
+          const std::optional<DType>& dtype) {
     return variance(queue, detail::array_source("var", array), options, ddof, dtype, false, false);
 }
-Array std(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof, const std::optional<DType>& dtype) {
+Array std(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
+          const std::optional<DType>& dtype) {
     return variance(queue, detail::array_source("std", array), options, ddof, dtype, true, false);
 }
 Array nanvar(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
              const std::optional<DType>& dtype) {
-    return variance(queue, detail::array_source("nanvar", array), options, ddof, dtype, false, holds_nan(array.dtype()));
+    return variance(queue, detail::array_source("nanvar", array), options, ddof, dtype, false,
+                    holds_nan(array.dtype()));
 }
 Array nanstd(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
              const std::optional<DType>& dtype) {
@@ -135,8 +140,8 @@ FUNCTION INLINE kj_nansum_t kj_nansum_add(kj_nansum_t a, kj_nansum_t b) {{ retur
 )",
                                                  tc, add);
         const std::string v = detail::element_as(d, d);
-        const std::string map = fmt::format("({} ? kj_nansum_of({}, 0) : kj_nansum_of({}, 1))", detail::nan_test(v, d), zero,
-                                            detail::convert_value(v, d, t));
+        const std::string map = fmt::format("({} ? kj_nansum_of({}, 0) : kj_nansum_of({}, 1))", detail::nan_test(v, d),
+                                            zero, detail::convert_value(v, d, t));
         // numpy: the sum over the count in the sum's type; a slice of NaN only gives 0 / 0 = NaN.
         const std::string finish = complex ? fmt::format("{0}(a.s.x / ({1})a.n, a.s.y / ({1})a.n)", complex_ctr(t), rc)
                                            : fmt::format("a.s / ({})a.n", rc);
@@ -150,8 +155,8 @@ FUNCTION INLINE kj_nansum_t kj_nansum_add(kj_nansum_t a, kj_nansum_t b) {{ retur
     return detail::run_reduction(queue, built, {array}, options);
 }
 
-Array detail::reduce_variance(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, double ddof,
-                              const std::optional<DType>& dtype, bool root) {
+Array detail::reduce_variance(const Queue& queue, const ReductionSource& source, const ReduceOptions& options,
+                              double ddof, const std::optional<DType>& dtype, bool root) {
     return variance(queue, source, options, ddof, dtype, root, false);
 }
 

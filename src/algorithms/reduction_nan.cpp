@@ -28,8 +28,8 @@ std::string zero_or_one(const DType& acc, int value) {
 }
 
 /// nansum / nanprod of a float or complex array: NaN elements count as the neutral element.
-Array nan_arithmetic(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype,
-                     bool multiply) {
+Array nan_arithmetic(const Queue& queue, const Array& array, const ReduceOptions& options,
+                     const std::optional<DType>& dtype, bool multiply) {
     const char* what = multiply ? "nanprod" : "nansum";
     const DType d = array.dtype();
     const DType result = dtype ? *dtype : d;
@@ -40,8 +40,8 @@ Array nan_arithmetic(const Queue& queue, const Array& array, const ReduceOptions
     const ReductionSpec& built = detail::cached_spec(fmt::format("{} {} {}", what, d.name(), result.name()), [&] {
         ReductionSpec spec = detail::one_array_spec(what, d);
         const std::string v = detail::element_as(d, d);
-        const std::string map = fmt::format("({} ? {} : {})", detail::nan_test(v, d), zero_or_one(acc, multiply ? 1 : 0),
-                                            detail::convert_value(v, d, acc));
+        const std::string map = fmt::format("({} ? {} : {})", detail::nan_test(v, d),
+                                            zero_or_one(acc, multiply ? 1 : 0), detail::convert_value(v, d, acc));
         std::string reduce = multiply ? "a * b" : "a + b";
         if (is_complex(acc))
             reduce = multiply ? fmt::format("{}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)", complex_ctr(acc))
@@ -49,8 +49,8 @@ Array nan_arithmetic(const Queue& queue, const Array& array, const ReduceOptions
         spec.acc_ctype = detail::compute_ctype(acc);
         spec.acc_size = acc.itemsize() < 4 ? 4 : acc.itemsize();
         spec.result = result;
-        spec.code = detail::reduction_code(spec.arguments, "", zero_or_one(acc, multiply ? 1 : 0), reduce, map, "a", result,
-                                           {}, what);
+        spec.code = detail::reduction_code(spec.arguments, "", zero_or_one(acc, multiply ? 1 : 0), reduce, map, "a",
+                                           result, {}, what);
         return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);
@@ -59,7 +59,8 @@ Array nan_arithmetic(const Queue& queue, const Array& array, const ReduceOptions
 std::string less_code(const DType& d) {
     const std::string t = detail::compute_ctype(d);
     if (is_complex(d))
-        return fmt::format("FUNCTION INLINE bool kj_less({0} a, {0} b) {{ return a.x < b.x || (a.x == b.x && a.y < b.y); }}\n", t);
+        return fmt::format(
+            "FUNCTION INLINE bool kj_less({0} a, {0} b) {{ return a.x < b.x || (a.x == b.x && a.y < b.y); }}\n", t);
     return fmt::format("FUNCTION INLINE bool kj_less({0} a, {0} b) {{ return a < b; }}\n", t);
 }
 
@@ -77,8 +78,8 @@ Array nan_extremum(const Queue& queue, const Array& array, const ReduceOptions& 
         // The neutral element is NaN: it loses to every number, and stays where nothing else came.
         const std::string reduce = fmt::format("{} ? b : ({} ? a : (kj_less({}) ? b : a))", detail::nan_test("a", d),
                                                detail::nan_test("b", d), maximum ? "a, b" : "b, a");
-        spec.code = detail::reduction_code(spec.arguments, preamble, detail::nan_literal(d), reduce, detail::element_as(d, d),
-                                           "a", d, {}, what);
+        spec.code = detail::reduction_code(spec.arguments, preamble, detail::nan_literal(d), reduce,
+                                           detail::element_as(d, d), "a", d, {}, what);
         return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);
@@ -110,10 +111,11 @@ FUNCTION INLINE kj_nanarg_t kj_nanarg_pick(kj_nanarg_t a, kj_nanarg_t b)
 )",
                                                  v, detail::nan_test("v", d), maximum ? "b.v, a.v" : "a.v, b.v",
                                                  maximum ? "a.v, b.v" : "b.v, a.v");
-        spec.code = detail::reduction_code(spec.arguments, preamble, fmt::format("kj_nanarg_make({}, (int64_t)-1)", detail::nan_literal(d)),
+        spec.code = detail::reduction_code(spec.arguments, preamble,
+                                           fmt::format("kj_nanarg_make({}, (int64_t)-1)", detail::nan_literal(d)),
                                            "kj_nanarg_pick(a, b)",
-                                           fmt::format("kj_nanarg_make({}, (int64_t)i)", detail::element_as(d, d)), "a.i",
-                                           DType(Kind::int64), {}, what);
+                                           fmt::format("kj_nanarg_make({}, (int64_t)i)", detail::element_as(d, d)),
+                                           "a.i", DType(Kind::int64), {}, what);
         return spec;
     });
     Array result = detail::run_reduction(queue, built, {array}, options);
@@ -122,8 +124,9 @@ FUNCTION INLINE kj_nanarg_t kj_nanarg_pick(kj_nanarg_t a, kj_nanarg_t b)
         const HostArray lowest = min(queue, result).get(queue);
         std::int64_t value = 0;
         std::memcpy(&value, lowest.data(), sizeof(value));
-        if (value < 0) throw ArgumentError("array", fmt::format("{}: an all-NaN slice has no {} (numpy's ValueError)", what,
-                                                                maximum ? "maximum" : "minimum"));
+        if (value < 0)
+            throw ArgumentError("array", fmt::format("{}: an all-NaN slice has no {} (numpy's ValueError)", what,
+                                                     maximum ? "maximum" : "minimum"));
     }
     return result;
 }

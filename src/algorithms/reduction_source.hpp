@@ -42,7 +42,8 @@ ReductionSource array_source(const std::string& what, const Array& array);
 Array reduce_arithmetic(const Queue& queue, const ReductionSource& source, const ReduceOptions& options,
                         const std::optional<DType>& dtype, bool multiply, bool mean, const char* what);
 Array reduce_extremum(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, bool maximum);
-Array reduce_arg_extremum(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, bool maximum);
+Array reduce_arg_extremum(const Queue& queue, const ReductionSource& source, const ReduceOptions& options,
+                          bool maximum);
 Array reduce_logical(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, bool all);
 Array reduce_variance(const Queue& queue, const ReductionSource& source, const ReduceOptions& options, double ddof,
                       const std::optional<DType>& dtype, bool root);

@@ -53,8 +53,9 @@ std::vector<ArrayOperand> check_arguments(const Queue& queue, const std::vector<
         const CArgument& d = declarations[k];
         const Array* array = arguments[k].is_array() ? &arguments[k].array() : nullptr;
         if (d.pointer != (array != nullptr))
-            throw ArgumentError(d.name, fmt::format("{}: declared as {}, given {}", what, d.pointer ? "an array" : "a scalar",
-                                                    array ? "an array" : "a scalar"));
+            throw ArgumentError(d.name,
+                                fmt::format("{}: declared as {}, given {}", what, d.pointer ? "an array" : "a scalar",
+                                            array ? "an array" : "a scalar"));
         if (!array) continue;
         check_device(queue, *array, d.name);
         if (!(array->dtype() == d.dtype))
@@ -73,7 +74,7 @@ std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std:
         const long long n = static_cast<long long>(ndim);
         if (axis < -n || axis >= n)
             throw ArgumentError(argument, fmt::format("{}: axis {} is out of range for an array of {} dimensions", what,
-                                                    axis, ndim));
+                                                      axis, ndim));
         const auto a = static_cast<std::size_t>(axis < 0 ? axis + n : axis);
         if (reduced[a]) throw ArgumentError(argument, fmt::format("{}: axis {} is repeated", what, axis));
         reduced[a] = true;

@@ -59,25 +59,34 @@ std::array<std::byte, 16> store(T value) {
 ScalarValue ScalarValue::read(std::span<const std::byte> element, const DType& dtype) {
     using K = DType::Kind;
     ScalarValue v;
-    auto set_signed = [&](std::int64_t x) { v.kind = Kind::signed_integer; v.i = x; };
-    auto set_unsigned = [&](std::uint64_t x) { v.kind = Kind::unsigned_integer; v.u = x; };
-    auto set_float = [&](std::complex<double> x) { v.kind = Kind::floating; v.c = x; };
+    auto set_signed = [&](std::int64_t x) {
+        v.kind = Kind::signed_integer;
+        v.i = x;
+    };
+    auto set_unsigned = [&](std::uint64_t x) {
+        v.kind = Kind::unsigned_integer;
+        v.u = x;
+    };
+    auto set_float = [&](std::complex<double> x) {
+        v.kind = Kind::floating;
+        v.c = x;
+    };
     switch (dtype.kind()) {
-        case K::bool_: set_unsigned(load<std::uint8_t>(element) != 0 ? 1 : 0); break;
-        case K::int8: set_signed(load<std::int8_t>(element)); break;
-        case K::uint8: set_unsigned(load<std::uint8_t>(element)); break;
-        case K::int16: set_signed(load<std::int16_t>(element)); break;
-        case K::uint16: set_unsigned(load<std::uint16_t>(element)); break;
-        case K::int32: set_signed(load<std::int32_t>(element)); break;
-        case K::uint32: set_unsigned(load<std::uint32_t>(element)); break;
-        case K::int64: set_signed(load<std::int64_t>(element)); break;
-        case K::uint64: set_unsigned(load<std::uint64_t>(element)); break;
-        case K::float16: set_float(half_to_double(load<std::uint16_t>(element))); break;
-        case K::float32: set_float(load<float>(element)); break;
-        case K::float64: set_float(load<double>(element)); break;
-        case K::complex64: set_float(std::complex<double>(load<std::complex<float>>(element))); break;
-        case K::complex128: set_float(load<std::complex<double>>(element)); break;
-        case K::struct_: throw ArgumentError("dtype", fmt::format("{} is not a scalar type", dtype.name()));
+    case K::bool_: set_unsigned(load<std::uint8_t>(element) != 0 ? 1 : 0); break;
+    case K::int8: set_signed(load<std::int8_t>(element)); break;
+    case K::uint8: set_unsigned(load<std::uint8_t>(element)); break;
+    case K::int16: set_signed(load<std::int16_t>(element)); break;
+    case K::uint16: set_unsigned(load<std::uint16_t>(element)); break;
+    case K::int32: set_signed(load<std::int32_t>(element)); break;
+    case K::uint32: set_unsigned(load<std::uint32_t>(element)); break;
+    case K::int64: set_signed(load<std::int64_t>(element)); break;
+    case K::uint64: set_unsigned(load<std::uint64_t>(element)); break;
+    case K::float16: set_float(half_to_double(load<std::uint16_t>(element))); break;
+    case K::float32: set_float(load<float>(element)); break;
+    case K::float64: set_float(load<double>(element)); break;
+    case K::complex64: set_float(std::complex<double>(load<std::complex<float>>(element))); break;
+    case K::complex128: set_float(load<std::complex<double>>(element)); break;
+    case K::struct_: throw ArgumentError("dtype", fmt::format("{} is not a scalar type", dtype.name()));
     }
     return v;
 }
@@ -87,33 +96,34 @@ std::array<std::byte, 16> ScalarValue::write(const DType& dtype) const {
     // Integers convert from the exact integer; floats from the real part.
     auto as = [&]<class T>(T*) -> T {
         switch (kind) {
-            case Kind::signed_integer: return static_cast<T>(i);
-            case Kind::unsigned_integer: return static_cast<T>(u);
-            case Kind::floating: return static_cast<T>(c.real());
+        case Kind::signed_integer: return static_cast<T>(i);
+        case Kind::unsigned_integer: return static_cast<T>(u);
+        case Kind::floating: return static_cast<T>(c.real());
         }
         return T{};
     };
     switch (dtype.kind()) {
-        case K::bool_: {
-            const bool nonzero = kind == Kind::floating ? c != std::complex<double>{} : (i != 0 || u != 0);
-            return store<std::uint8_t>(nonzero ? 1 : 0);
-        }
-        case K::int8: return store(as(static_cast<std::int8_t*>(nullptr)));
-        case K::uint8: return store(as(static_cast<std::uint8_t*>(nullptr)));
-        case K::int16: return store(as(static_cast<std::int16_t*>(nullptr)));
-        case K::uint16: return store(as(static_cast<std::uint16_t*>(nullptr)));
-        case K::int32: return store(as(static_cast<std::int32_t*>(nullptr)));
-        case K::uint32: return store(as(static_cast<std::uint32_t*>(nullptr)));
-        case K::int64: return store(as(static_cast<std::int64_t*>(nullptr)));
-        case K::uint64: return store(as(static_cast<std::uint64_t*>(nullptr)));
-        case K::float16: return store(double_to_half(as(static_cast<double*>(nullptr))));
-        case K::float32: return store(as(static_cast<float*>(nullptr)));
-        case K::float64: return store(as(static_cast<double*>(nullptr)));
-        case K::complex64:
-            return store(kind == Kind::floating ? std::complex<float>(c) : std::complex<float>(as(static_cast<float*>(nullptr))));
-        case K::complex128:
-            return store(kind == Kind::floating ? c : std::complex<double>(as(static_cast<double*>(nullptr))));
-        case K::struct_: break;
+    case K::bool_: {
+        const bool nonzero = kind == Kind::floating ? c != std::complex<double>{} : (i != 0 || u != 0);
+        return store<std::uint8_t>(nonzero ? 1 : 0);
+    }
+    case K::int8: return store(as(static_cast<std::int8_t*>(nullptr)));
+    case K::uint8: return store(as(static_cast<std::uint8_t*>(nullptr)));
+    case K::int16: return store(as(static_cast<std::int16_t*>(nullptr)));
+    case K::uint16: return store(as(static_cast<std::uint16_t*>(nullptr)));
+    case K::int32: return store(as(static_cast<std::int32_t*>(nullptr)));
+    case K::uint32: return store(as(static_cast<std::uint32_t*>(nullptr)));
+    case K::int64: return store(as(static_cast<std::int64_t*>(nullptr)));
+    case K::uint64: return store(as(static_cast<std::uint64_t*>(nullptr)));
+    case K::float16: return store(double_to_half(as(static_cast<double*>(nullptr))));
+    case K::float32: return store(as(static_cast<float*>(nullptr)));
+    case K::float64: return store(as(static_cast<double*>(nullptr)));
+    case K::complex64:
+        return store(kind == Kind::floating ? std::complex<float>(c)
+                                            : std::complex<float>(as(static_cast<float*>(nullptr))));
+    case K::complex128:
+        return store(kind == Kind::floating ? c : std::complex<double>(as(static_cast<double*>(nullptr))));
+    case K::struct_: break;
     }
     throw ArgumentError("dtype", fmt::format("{} is not a scalar type", dtype.name()));
 }

@@ -50,26 +50,26 @@ void ScanKernel::operator()(const Queue& queue, const std::vector<Operand>& argu
 
 namespace {
 
-
 DType accumulate_dtype(const DType& d) {
     switch (d.kind()) {
-        case Kind::bool_:
-        case Kind::int8:
-        case Kind::int16:
-        case Kind::int32:
-        case Kind::int64: return Kind::int64;
-        case Kind::uint8:
-        case Kind::uint16:
-        case Kind::uint32:
-        case Kind::uint64: return Kind::uint64;
-        default: return d;
+    case Kind::bool_:
+    case Kind::int8:
+    case Kind::int16:
+    case Kind::int32:
+    case Kind::int64: return Kind::int64;
+    case Kind::uint8:
+    case Kind::uint16:
+    case Kind::uint32:
+    case Kind::uint64: return Kind::uint64;
+    default: return d;
     }
 }
 
 Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis, const std::optional<DType>& dtype,
                  const std::optional<Array>& out, bool multiply, const Allocator& allocator) {
     const char* what = multiply ? "cumprod" : "cumsum";
-    if (array.dtype().is_struct()) throw ArgumentError("array", fmt::format("{}: struct arrays cannot be scanned", what));
+    if (array.dtype().is_struct())
+        throw ArgumentError("array", fmt::format("{}: struct arrays cannot be scanned", what));
     detail::check_device(queue, array, "array");
     const DType result = dtype ? *dtype : accumulate_dtype(array.dtype());
     if (result.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
@@ -92,8 +92,8 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
             throw ArgumentError("out", fmt::format("{}: has shape ({}), the result has shape ({})", what,
                                                    fmt::join(out->shape(), ", "), fmt::join(input.shape(), ", ")));
         if (!(out->dtype() == result))
-            throw ArgumentError("out", fmt::format("{}: has dtype {}, the result has dtype {}", what, out->dtype().name(),
-                                                   result.name()));
+            throw ArgumentError("out", fmt::format("{}: has dtype {}, the result has dtype {}", what,
+                                                   out->dtype().name(), result.name()));
         return *out;
     }();
     if (input.ndim() == 0) throw ArgumentError("array", fmt::format("{}: a 0-d array has no axis to scan", what));
@@ -123,8 +123,10 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
             op = "${op}(a, b)";
         }
         std::string neutral;
-        if (item.kind() == Kind::complex64) neutral = multiply ? "COMPLEX64_CTR(1.0f, 0.0f)" : "COMPLEX64_CTR(0.0f, 0.0f)";
-        else if (item.kind() == Kind::complex128) neutral = multiply ? "COMPLEX128_CTR(1.0, 0.0)" : "COMPLEX128_CTR(0.0, 0.0)";
+        if (item.kind() == Kind::complex64)
+            neutral = multiply ? "COMPLEX64_CTR(1.0f, 0.0f)" : "COMPLEX64_CTR(0.0f, 0.0f)";
+        else if (item.kind() == Kind::complex128)
+            neutral = multiply ? "COMPLEX128_CTR(1.0, 0.0)" : "COMPLEX128_CTR(0.0, 0.0)";
         else neutral = fmt::format("({}){}", detail::compute_ctype(item), multiply ? 1 : 0);
         std::string store = "y[i] = item;";
         if (result.kind() == Kind::float16) store = "y[i] = kjarni_f2h(item);";
@@ -163,8 +165,8 @@ Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis, c
 namespace {
 
 /// cumsum_parts (product false) and cumprod_parts (true); `what` names the function in errors.
-MultiArray cumulative_parts(const MultiQueue& queue, const MultiArray& array, int axis, const std::optional<DType>& dtype,
-                            bool product, const char* what) {
+MultiArray cumulative_parts(const MultiQueue& queue, const MultiArray& array, int axis,
+                            const std::optional<DType>& dtype, bool product, const char* what) {
     const auto scan = [product](const Queue& q, const Array& in, int ax, const std::optional<DType>& d,
                                 const Array& into) {
         return product ? cumprod(q, in, ax, d, into) : cumsum(q, in, ax, d, into);
@@ -192,8 +194,7 @@ MultiArray cumulative_parts(const MultiQueue& queue, const MultiArray& array, in
     const DType acc = result.kind() == Kind::float16 ? DType(Kind::float32) : result;
     std::vector<Array> scans;
     for (std::size_t k = 0; k < parts; ++k)
-        scans.push_back(acc == result ? out.parts()[k]
-                                      : Array::empty(devices[k], array.parts()[k].shape(), acc));
+        scans.push_back(acc == result ? out.parts()[k] : Array::empty(devices[k], array.parts()[k].shape(), acc));
     for (std::size_t k = 0; k < parts; ++k) scan(queue[devices[k]], array.parts()[k], axis, acc, scans[k]);
     const auto same_rows = [&](std::size_t j, std::size_t k) {
         for (std::size_t d = 0; d < array.shape().size(); ++d) {
@@ -217,7 +218,8 @@ MultiArray cumulative_parts(const MultiQueue& queue, const MultiArray& array, in
             std::optional<std::size_t> before;
             for (std::size_t j = 0; j < parts; ++j) {
                 const auto& pj = partition.parts[j];
-                if (j != k && pj.extent[a] != 0 && pj.start[a] + pj.extent[a] == pk.start[a] && same_rows(j, k)) before = j;
+                if (j != k && pj.extent[a] != 0 && pj.start[a] + pj.extent[a] == pk.start[a] && same_rows(j, k))
+                    before = j;
             }
             if (!before)
                 throw UnsupportedError(fmt::format("{}: no part holds the positions just before part {}'s "
@@ -252,7 +254,8 @@ MultiArray cumsum_parts(const MultiQueue& queue, const MultiArray& array, int ax
     return cumulative_parts(queue, array, axis, dtype, false, "cumsum_parts");
 }
 
-MultiArray cumprod_parts(const MultiQueue& queue, const MultiArray& array, int axis, const std::optional<DType>& dtype) {
+MultiArray cumprod_parts(const MultiQueue& queue, const MultiArray& array, int axis,
+                         const std::optional<DType>& dtype) {
     return cumulative_parts(queue, array, axis, dtype, true, "cumprod_parts");
 }
 

@@ -48,9 +48,9 @@ struct CpuScanShape {
 
 const char* cpu_scan_mode_name(CpuScanMode mode) {
     switch (mode) {
-        case CpuScanMode::totals: return "totals";
-        case CpuScanMode::carries: return "carries";
-        case CpuScanMode::scan: return "scan";
+    case CpuScanMode::totals: return "totals";
+    case CpuScanMode::carries: return "carries";
+    case CpuScanMode::scan: return "scan";
     }
     return "";
 }
@@ -65,8 +65,10 @@ std::string kernel_source(const ScanSpec& spec, const CpuScanShape& k) {
     for (const CArgument& arg : spec.arguments) {
         if (arg.pointer) {
             const std::size_t a = operands.size();
-            params += fmt::format(", GLOBAL_MEM {}{}* a{}_base", arg.is_const ? "const " : "", storage_ctype(arg.dtype), a);
-            shifted += k.unit_stride ? fmt::format(", a{0}_base + a{0}_o", a) : fmt::format(", a{0}_base + (a{0}_o + e * a{0}_ls - e)", a);
+            params +=
+                fmt::format(", GLOBAL_MEM {}{}* a{}_base", arg.is_const ? "const " : "", storage_ctype(arg.dtype), a);
+            shifted += k.unit_stride ? fmt::format(", a{0}_base + a{0}_o", a)
+                                     : fmt::format(", a{0}_base + (a{0}_o + e * a{0}_ls - e)", a);
             operands.push_back(fmt::format("a{}", a));
         } else {
             params += fmt::format(", {} {}", storage_ctype(arg.dtype), arg.name);
@@ -104,8 +106,8 @@ std::string kernel_key(const ScanSpec& spec, const CpuScanShape& k) {
 
 bool run_cpu_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments,
                   const CpuScanSpace& space) {
-    using scan_cpu_kernels::CpuScanMode, scan_cpu_kernels::CpuScanShape,
-        scan_cpu_kernels::kernel_key, scan_cpu_kernels::kernel_source, scan_cpu_kernels::min_piece;
+    using scan_cpu_kernels::CpuScanMode, scan_cpu_kernels::CpuScanShape, scan_cpu_kernels::kernel_key,
+        scan_cpu_kernels::kernel_source, scan_cpu_kernels::min_piece;
     if (!cpu_code(queue.device())) return false;
     const std::size_t n_rows = space.n_rows, length = space.length;
     const std::size_t workers = cpu_grid(queue.device(), n_rows * length, min_piece).global;
@@ -128,7 +130,8 @@ bool run_cpu_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Op
 
     const auto kernel = [&](CpuScanMode mode) {
         const CpuScanShape k{mode, rows.ndim(), table, unit_stride, carried};
-        return generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan_cpu", [&] { return kernel_source(spec, k); });
+        return generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan_cpu",
+                                [&] { return kernel_source(spec, k); });
     };
     const auto common = [&](std::vector<KernelArg>& args) {
         args.push_back(detail::pack(partial, LaunchTarget{}));

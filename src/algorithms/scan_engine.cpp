@@ -36,8 +36,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "algorithms/generated_kernel.hpp"
 #include "algorithms/device_code.hpp"
+#include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/kernel_templates.hpp"
@@ -57,8 +57,9 @@ std::string scan_code(const std::vector<CArgument>& arguments, const std::string
         if (a.name == "i" || a.name == "item" || a.name == "prev_item" || a.name == "last_item" ||
             a.name.rfind("kjarni_", 0) == 0)
             throw ArgumentError(a.name, fmt::format("{}: the argument name '{}' is reserved", what, a.name));
-        params += a.pointer ? fmt::format(", GLOBAL_MEM {}{}* {}", a.is_const ? "const " : "", storage_ctype(a.dtype), a.name)
-                            : fmt::format(", {} {}", storage_ctype(a.dtype), a.name);
+        params += a.pointer
+                      ? fmt::format(", GLOBAL_MEM {}{}* {}", a.is_const ? "const " : "", storage_ctype(a.dtype), a.name)
+                      : fmt::format(", {} {}", storage_ctype(a.dtype), a.name);
     }
     const std::string text = fmt::format(R"({}
 FUNCTION INLINE KJARNI_ITEM kjarni_neutral() {{ return ({}); }}
@@ -93,9 +94,9 @@ enum class Mode { sequential, chunk_totals, carries, chunk_scan, lookback };
 
 struct ScanShape {
     Mode mode = Mode::sequential;
-    std::size_t items = 8;       // positions per work item in a tile
-    bool commutative = false;    // chunk_totals may sum in any fixed order
-    bool prefetch = false;       // a tile's reads are issued while the previous tile is scanned
+    std::size_t items = 8;     // positions per work item in a tile
+    bool commutative = false;  // chunk_totals may sum in any fixed order
+    bool prefetch = false;     // a tile's reads are issued while the previous tile is scanned
     std::size_t row_ndim = 0;
     bool use_32_bits = true;
     std::size_t group = 256;
@@ -108,11 +109,11 @@ constexpr std::size_t lookback_fan_out = 32;
 /// The mode as scan.mako names it.
 const char* scan_mode_name(Mode mode) {
     switch (mode) {
-        case Mode::sequential: return "sequential";
-        case Mode::chunk_totals: return "chunk_totals";
-        case Mode::carries: return "carries";
-        case Mode::chunk_scan: return "chunk_scan";
-        case Mode::lookback: return "lookback";
+    case Mode::sequential: return "sequential";
+    case Mode::chunk_totals: return "chunk_totals";
+    case Mode::carries: return "carries";
+    case Mode::chunk_scan: return "chunk_scan";
+    case Mode::lookback: return "lookback";
     }
     return "";
 }
@@ -127,7 +128,8 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
     for (const CArgument& a : spec.arguments) {
         if (a.pointer) {
             const std::string name = fmt::format("a{}", operands.size());
-            params += fmt::format(", GLOBAL_MEM {}{}* {}_base", a.is_const ? "const " : "", storage_ctype(a.dtype), name);
+            params +=
+                fmt::format(", GLOBAL_MEM {}{}* {}_base", a.is_const ? "const " : "", storage_ctype(a.dtype), name);
             args.push_back(Value::list({Value(true), Value(name)}));
             operands.push_back(name);
         } else {
@@ -136,25 +138,24 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
         }
     }
     const std::vector<std::string> layout = layout_names(k.row_ndim, operands);
-    return render_kernel_template(
-        "scan.mako", {{"helpers", algorithm_helpers()},
-                      {"item", spec.item_ctype},
-                      {"idx", idx},
-                      {"code", spec.code},
-                      {"mode", scan_mode_name(k.mode)},
-                      {"status_words", spec.item_size / 4},
-                      {"fan", lookback_fan_out},
-                      {"params", params},
-                      {"index_params", index_parameters(layout, idx, k.table)},
-                      {"prologue", index_prologue(layout, idx, k.table)},
-                      {"decode", decode_offsets(k.row_ndim, operands, idx, "row")},
-                      {"arrays", operands.size()},
-                      {"args", Value::list(std::move(args))},
-                      {"items", k.items},
-                      {"group", k.group},
-                      {"commutative", k.commutative},
-                      {"prefetch", k.prefetch},
-                      {"uses_last_item", spec.uses_last_item}});
+    return render_kernel_template("scan.mako", {{"helpers", algorithm_helpers()},
+                                                {"item", spec.item_ctype},
+                                                {"idx", idx},
+                                                {"code", spec.code},
+                                                {"mode", scan_mode_name(k.mode)},
+                                                {"status_words", spec.item_size / 4},
+                                                {"fan", lookback_fan_out},
+                                                {"params", params},
+                                                {"index_params", index_parameters(layout, idx, k.table)},
+                                                {"prologue", index_prologue(layout, idx, k.table)},
+                                                {"decode", decode_offsets(k.row_ndim, operands, idx, "row")},
+                                                {"arrays", operands.size()},
+                                                {"args", Value::list(std::move(args))},
+                                                {"items", k.items},
+                                                {"group", k.group},
+                                                {"commutative", k.commutative},
+                                                {"prefetch", k.prefetch},
+                                                {"uses_last_item", spec.uses_last_item}});
 }
 
 std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
@@ -163,8 +164,8 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
         types += fmt::format("{}{}{} {},", a.pointer ? "*" : "", a.is_const ? "const " : "", a.dtype.name(), a.name);
     return fmt::format("scan mode={} items={} commutative={} prefetch={} rows={} idx={} group={} table={} item={} "
                        "args={}\n{}",
-                       static_cast<int>(k.mode), k.items, k.commutative, k.prefetch, k.row_ndim, k.use_32_bits, k.group, k.table,
-                       spec.item_ctype, types, spec.code);
+                       static_cast<int>(k.mode), k.items, k.commutative, k.prefetch, k.row_ndim, k.use_32_bits, k.group,
+                       k.table, spec.item_ctype, types, spec.code);
 }
 
 std::atomic<bool> single_pass_allowed{true};
@@ -182,17 +183,19 @@ struct ScanGeometry {
 
 /// Checks the arguments and the axis (ArgumentError naming the culprit) and splits the shape;
 /// nullopt when there is nothing to scan (no rows, or rows of length 0).
-std::optional<ScanGeometry> scan_geometry(const Queue& queue, const ScanSpec& spec, const std::vector<Operand>& arguments,
-                                          int axis) {
+std::optional<ScanGeometry> scan_geometry(const Queue& queue, const ScanSpec& spec,
+                                          const std::vector<Operand>& arguments, int axis) {
     ScanGeometry g;
     g.arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
-    if (g.arrays.empty()) throw ArgumentError("arguments", fmt::format("{}: a scan needs at least one array", spec.what));
+    if (g.arrays.empty())
+        throw ArgumentError("arguments", fmt::format("{}: a scan needs at least one array", spec.what));
     std::vector<std::vector<std::size_t>> shapes;
     for (const auto& a : g.arrays) shapes.push_back(a.array->shape());
     const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
     if (shape.empty()) throw ArgumentError("axis", fmt::format("{}: a 0-d array has no axis to scan", spec.what));
     const std::vector<bool> scanned = reduced_axes(std::vector<int>{axis}, shape.size(), spec.what, "axis");
-    const std::size_t axis_index = static_cast<std::size_t>(std::find(scanned.begin(), scanned.end(), true) - scanned.begin());
+    const std::size_t axis_index =
+        static_cast<std::size_t>(std::find(scanned.begin(), scanned.end(), true) - scanned.begin());
     g.length = shape[axis_index];
     std::vector<std::size_t> row_shape;
     for (std::size_t d = 0; d < shape.size(); ++d)
@@ -205,7 +208,8 @@ std::optional<ScanGeometry> scan_geometry(const Queue& queue, const ScanSpec& sp
         const CArgument& d = spec.arguments[a.argument];
         const auto strides = element_strides(a.array->layout(), a.array->dtype().itemsize(), shape, d.name);
         if (!d.is_const && strides[axis_index] == 0 && g.length > 1)
-            throw ArgumentError(d.name, fmt::format("{}: a written array is broadcast along the scanned axis", spec.what));
+            throw ArgumentError(d.name,
+                                fmt::format("{}: a written array is broadcast along the scanned axis", spec.what));
         std::vector<std::ptrdiff_t> rs;
         for (std::size_t k = 0; k < shape.size(); ++k)
             if (k != axis_index) rs.push_back(strides[k]);
@@ -252,13 +256,14 @@ ScanPlan plan_scan(const Queue& queue, const ScanSpec& spec, const ScanGeometry&
     const DeviceType type = queue.device().params().type;
     // (a published item takes 1, 2 or 4 whole status words)
     const bool in_status_words = spec.item_size == 4 || spec.item_size == 8 || spec.item_size == 16;
-    const bool lookback = single_pass_allowed.load(std::memory_order_relaxed) &&
-                          (plan.cuda || type == DeviceType::gpu || type == DeviceType::cpu) && in_status_words &&
-                          !spec.uses_last_item && plan.group >= 2 * lookback_fan_out &&
-                          (padded_stage_items(plan.group, lookback_items(spec.item_size)) + plan.group + 2 * lookback_fan_out) *
-                                      spec.item_size +
-                                  64 <=
-                              queue.device().params().local_mem_size;
+    const bool lookback =
+        single_pass_allowed.load(std::memory_order_relaxed) &&
+        (plan.cuda || type == DeviceType::gpu || type == DeviceType::cpu) && in_status_words && !spec.uses_last_item &&
+        plan.group >= 2 * lookback_fan_out &&
+        (padded_stage_items(plan.group, lookback_items(spec.item_size)) + plan.group + 2 * lookback_fan_out) *
+                    spec.item_size +
+                64 <=
+            queue.device().params().local_mem_size;
     plan.items = lookback ? lookback_items(spec.item_size) : items_per_thread(spec.item_size, plan.group, plan.cuda);
     plan.tile = plan.group * plan.items;
     const std::size_t target_groups = compute_units * 8;
@@ -309,7 +314,8 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
     const Buffer partial = plan.sequential    ? temporary_buffer(queue, 16)
                            : plan.single_pass ? temporary_buffer(queue, state_bytes)
                                               : temporary_buffer(queue, n_rows * pieces * spec.item_size);
-    const Buffer totals = plan.sequential || plan.single_pass ? partial : temporary_buffer(queue, n_rows * spec.item_size);
+    const Buffer totals =
+        plan.sequential || plan.single_pass ? partial : temporary_buffer(queue, n_rows * spec.item_size);
     std::vector<std::vector<std::byte>> scalars;
     const bool table = layout_in_table(g.rows.ndim());
     std::optional<Buffer> table_buffer;  // the last launch's layout table, held until it is enqueued
@@ -328,7 +334,13 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
         for (const std::ptrdiff_t st : g.axis_strides) push_index(args, st, use_32);
     };
     const auto kernel = [&](Mode mode) {
-        const ScanShape k{mode, plan.items, spec.commutative, plan.cuda && mode != Mode::lookback, g.rows.ndim(), use_32, group,
+        const ScanShape k{mode,
+                          plan.items,
+                          spec.commutative,
+                          plan.cuda && mode != Mode::lookback,
+                          g.rows.ndim(),
+                          use_32,
+                          group,
                           mode != Mode::carries && table};
         const GeneratedKernel gk = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
                                                     [&] { return kernel_source(spec, k); });
@@ -382,7 +394,8 @@ void run_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Operan
     std::optional<ScanGeometry> geometry = scan_geometry(queue, spec, arguments, axis);
     if (!geometry) return;
     ScanGeometry& g = *geometry;
-    if (run_cpu_scan(queue, spec, arguments, CpuScanSpace{g.rows, g.axis_strides, g.offsets, g.n_rows, g.length})) return;
+    if (run_cpu_scan(queue, spec, arguments, CpuScanSpace{g.rows, g.axis_strides, g.offsets, g.n_rows, g.length}))
+        return;
     const ScanPlan plan = plan_scan(queue, spec, g);
     pad_axes(g.rows);
     launch_scan(queue, spec, arguments, g, plan);

@@ -47,7 +47,8 @@ void check_mask(const Array& array, const Array& mask, const char* what) {
         throw ArgumentError("mask", fmt::format("{}: has dtype {}, a boolean index must be bool (integer arrays index "
                                                 "through integer_index)",
                                                 what, mask.dtype().name()));
-    if (!(mask.device() == array.device())) throw ArgumentError("mask", fmt::format("{}: is on another device than the array", what));
+    if (!(mask.device() == array.device()))
+        throw ArgumentError("mask", fmt::format("{}: is on another device than the array", what));
     bool fits = mask.ndim() <= array.ndim();
     for (std::size_t k = 0; fits && k < mask.ndim(); ++k) fits = mask.shape()[k] == array.shape()[k];
     if (!fits)
@@ -72,9 +73,7 @@ std::pair<Array, std::size_t> nonzero_positions(const Queue& queue, const Array&
     return {positions, detail::read_count(queue, count)};
 }
 
-Array first(const Array& array, std::size_t count) {
-    return array[{Slice{0, static_cast<std::ptrdiff_t>(count)}}];
-}
+Array first(const Array& array, std::size_t count) { return array[{Slice{0, static_cast<std::ptrdiff_t>(count)}}]; }
 
 /// Calls `work` with a C-contiguous array of `shape` whose elements are `array`'s in C order and
 /// whose writes reach `array`: a view where one exists, else a temporary copy written back.
@@ -85,7 +84,8 @@ void with_contiguous(const Queue& queue, const Array& array, const std::vector<s
         work(array.reshape(std::span<const std::ptrdiff_t>(s)));
         return;
     }
-    const Array copy = Array::empty(queue.device(), array.shape(), array.dtype(), std::nullopt, 0, detail::temporary_allocator(queue));
+    const Array copy =
+        Array::empty(queue.device(), array.shape(), array.dtype(), std::nullopt, 0, detail::temporary_allocator(queue));
     copy.set(queue, array, true);
     work(copy.reshape(std::span<const std::ptrdiff_t>(s)));
     array.set(queue, copy);
@@ -141,7 +141,8 @@ void check_whole_mask_values(const Operand& values, std::optional<std::size_t> c
 
 /// `values` (scalar or array) as an array of the dtype broadcast to `shape` (a view with stride-0
 /// axes; ArgumentError, before anything is launched, when it does not broadcast).
-Array broadcast_values(const Queue& queue, const Operand& values, const DType& dtype, const std::vector<std::size_t>& shape) {
+Array broadcast_values(const Queue& queue, const Operand& values, const DType& dtype,
+                       const std::vector<std::size_t>& shape) {
     check_value_array(queue, values, dtype);
     if (values.is_array()) check_broadcast(values.array().shape(), shape);
     const Array v = [&] {
@@ -153,7 +154,8 @@ Array broadcast_values(const Queue& queue, const Operand& values, const DType& d
         }
         const Array& given = values.array();
         if (given.dtype() == dtype) return given;
-        const Array converted = Array::empty(queue.device(), given.shape(), dtype, std::nullopt, 0, detail::temporary_allocator(queue));
+        const Array converted =
+            Array::empty(queue.device(), given.shape(), dtype, std::nullopt, 0, detail::temporary_allocator(queue));
         fill(queue, converted, astype(Expr(given), dtype));
         return converted;
     }();
@@ -171,7 +173,8 @@ Array broadcast_values(const Queue& queue, const Operand& values, const DType& d
 
 /// The unsigned C type elements move in (the widest of 8, 4, 2, 1 bytes dividing the itemsize).
 std::size_t move_unit(std::size_t itemsize) {
-    for (const std::size_t u : {std::size_t{8}, std::size_t{4}, std::size_t{2}}) if (itemsize % u == 0) return u;
+    for (const std::size_t u : {std::size_t{8}, std::size_t{4}, std::size_t{2}})
+        if (itemsize % u == 0) return u;
     return 1;
 }
 
@@ -180,8 +183,8 @@ std::size_t move_unit(std::size_t itemsize) {
 /// (positions.size(), row) elements. `positions` int64, contiguous, already checked in range. Where
 /// a position repeats, the last f holding it writes (numpy's result): a first kernel keeps the
 /// largest f per target row (atomic_max), the second writes only the rows' owners.
-void scatter_rows(const Queue& queue, const Array& target, const Array& positions, const Array& values, std::size_t extent,
-                  std::size_t row) {
+void scatter_rows(const Queue& queue, const Array& target, const Array& positions, const Array& values,
+                  std::size_t extent, std::size_t row) {
     const std::size_t m = positions.size();
     const std::size_t itemsize = target.dtype().itemsize();
     const std::size_t unit = move_unit(itemsize);
@@ -219,11 +222,12 @@ KERNEL void kjarni_scatter_rows(GLOBAL_MEM {1}* target, int64_t target_offset, G
         target[target_offset + (t * row + r) * units + c] = values[values_offset + g];
     }}
 }}
-)", detail::algorithm_helpers(), u);
-    const detail::GeneratedKernel owners = detail::generated_kernel(queue.device(), source, "kjarni_scatter_owners",
-                                                                    [&] { return source; });
-    const detail::GeneratedKernel kernel = detail::generated_kernel(queue.device(), source, "kjarni_scatter_rows",
-                                                                    [&] { return source; });
+)",
+                                           detail::algorithm_helpers(), u);
+    const detail::GeneratedKernel owners =
+        detail::generated_kernel(queue.device(), source, "kjarni_scatter_owners", [&] { return source; });
+    const detail::GeneratedKernel kernel =
+        detail::generated_kernel(queue.device(), source, "kjarni_scatter_rows", [&] { return source; });
     const auto offset = [&](const Array& a) {
         return static_cast<std::int64_t>((a.base().offset() + a.offset()) / unit);
     };
@@ -242,13 +246,17 @@ KERNEL void kjarni_scatter_rows(GLOBAL_MEM {1}* target, int64_t target_offset, G
         const std::size_t local[1] = {grid.local};
         detail::launch(queue, owners, global, local, args);
     }
-    const KernelArg args[] = {detail::whole_allocation(target), detail::pack(offset(target), LaunchTarget{}),
-                              detail::whole_allocation(positions), detail::pack(positions_offset, LaunchTarget{}),
-                              detail::whole_allocation(values), detail::pack(offset(values), LaunchTarget{}),
+    const KernelArg args[] = {detail::whole_allocation(target),
+                              detail::pack(offset(target), LaunchTarget{}),
+                              detail::whole_allocation(positions),
+                              detail::pack(positions_offset, LaunchTarget{}),
+                              detail::whole_allocation(values),
+                              detail::pack(offset(values), LaunchTarget{}),
                               detail::pack(static_cast<std::int64_t>(extent), LaunchTarget{}),
                               detail::pack(static_cast<std::int64_t>(row), LaunchTarget{}),
                               detail::pack(static_cast<std::int64_t>(units), LaunchTarget{}),
-                              detail::pack(static_cast<std::int64_t>(total), LaunchTarget{}), detail::pack(owner, LaunchTarget{})};
+                              detail::pack(static_cast<std::int64_t>(total), LaunchTarget{}),
+                              detail::pack(owner, LaunchTarget{})};
     const detail::Grid grid = detail::grid_for(kernel, total);
     const std::size_t global[1] = {grid.global};
     const std::size_t local[1] = {grid.local};
@@ -269,12 +277,14 @@ void check_index_range(const Queue& queue, const Array& indices, std::size_t ext
         std::uint64_t h = 0;
         max(queue, indices).get(queue, std::span<std::uint64_t>(&h, 1));
         if (h >= extent)
-            throw ArgumentError("indices", fmt::format("index {} is out of bounds for axis {} with size {}", h, axis, extent));
+            throw ArgumentError("indices",
+                                fmt::format("index {} is out of bounds for axis {} with size {}", h, axis, extent));
         return;
     }
     for (const std::int64_t v : {low, high})
         if (v < -e || v >= e)
-            throw ArgumentError("indices", fmt::format("index {} is out of bounds for axis {} with size {}", v, axis, extent));
+            throw ArgumentError("indices",
+                                fmt::format("index {} is out of bounds for axis {} with size {}", v, axis, extent));
 }
 
 void check_indices(const Queue& queue, const Array& array, const Array& indices) {
@@ -290,8 +300,9 @@ void check_indices(const Queue& queue, const Array& array, const Array& indices)
 
 }  // namespace
 
-CopyIfResult copy_if(const Queue& queue, const Array& array, const std::string& predicate, const std::string& extra_arguments,
-                     const std::vector<Operand>& extra, const std::string& preamble, const Allocator& allocator) {
+CopyIfResult copy_if(const Queue& queue, const Array& array, const std::string& predicate,
+                     const std::string& extra_arguments, const std::vector<Operand>& extra, const std::string& preamble,
+                     const Allocator& allocator) {
     detail::check_device(queue, array, "array");
     if (array.dtype().is_struct()) throw ArgumentError("array", "copy_if: struct arrays are not supported");
     const Array x = flat(queue, array);
@@ -314,13 +325,15 @@ CopyIfResult copy_if(const Queue& queue, const Array& array, const std::string& 
 Array boolean_index(const Queue& queue, const Array& array, const Array& mask, const Allocator& allocator) {
     detail::check_device(queue, array, "array");
     check_mask(array, mask, "boolean_index");
-    std::vector<std::size_t> rest(array.shape().begin() + static_cast<std::ptrdiff_t>(mask.ndim()), array.shape().end());
+    std::vector<std::size_t> rest(array.shape().begin() + static_cast<std::ptrdiff_t>(mask.ndim()),
+                                  array.shape().end());
     if (mask.ndim() == 0) {
         const bool on = mask.get(queue).data()[0] != std::byte{0};
         std::vector<std::size_t> shape{on ? 1u : 0u};
         shape.insert(shape.end(), rest.begin(), rest.end());
         const Array out = Array::empty(queue.device(), shape, array.dtype(), std::nullopt, 0, allocator);
-        if (on && array.size() > 0) out.reshape(std::vector<std::ptrdiff_t>(array.shape().begin(), array.shape().end())).set(queue, array);
+        if (on && array.size() > 0)
+            out.reshape(std::vector<std::ptrdiff_t>(array.shape().begin(), array.shape().end())).set(queue, array);
         return out;
     }
     if (mask.ndim() == array.ndim()) {
@@ -332,8 +345,11 @@ Array boolean_index(const Queue& queue, const Array& array, const Array& mask, c
         const Array count = detail::compaction_count(queue);
         // Elements move as unsigned integers of their size: one kernel per size, not per dtype.
         const std::size_t size = array.dtype().itemsize();
-        const DType moved = size == 1 ? DType(Kind::uint8) : size == 2 ? DType(Kind::uint16) : size == 4 ? DType(Kind::uint32)
-                            : size == 8 ? DType(Kind::uint64) : array.dtype();
+        const DType moved = size == 1   ? DType(Kind::uint8)
+                            : size == 2 ? DType(Kind::uint16)
+                            : size == 4 ? DType(Kind::uint32)
+                            : size == 8 ? DType(Kind::uint64)
+                                        : array.dtype();
         detail::Compaction c;
         c.name = "boolean_index";
         const std::string t = detail::c_type_name(moved);
@@ -388,7 +404,8 @@ void boolean_index_assign(const Queue& queue, const Array& array, const Array& m
         else check_broadcast(value.array().shape(), shape);
         if (!on || array.size() == 0) return;
         const Array v = broadcast_values(queue, value, array.dtype(), shape);
-        array.set(queue, detail::contiguous_temporary(queue, v).reshape(std::vector<std::ptrdiff_t>(array.shape().begin(), array.shape().end())));
+        array.set(queue, detail::contiguous_temporary(queue, v).reshape(
+                             std::vector<std::ptrdiff_t>(array.shape().begin(), array.shape().end())));
         return;
     }
     // An empty mask selects nothing: known without counting.
@@ -402,19 +419,20 @@ void boolean_index_assign(const Queue& queue, const Array& array, const Array& m
     const std::size_t rows = product(array.shape(), 0, mask.ndim());
     const Array v = detail::contiguous_temporary(queue, broadcast_values(queue, value, array.dtype(), selection));
     const std::size_t row = product(rest);
-    with_contiguous(queue, array, {rows, row}, [&](const Array& target) {
-        scatter_rows(queue, target, first(positions, count), v, rows, row);
-    });
+    with_contiguous(queue, array, {rows, row},
+                    [&](const Array& target) { scatter_rows(queue, target, first(positions, count), v, rows, row); });
     queue.synchronize();
 }
 
-Array integer_index(const Queue& queue, const Array& array, const Array& indices, int axis, const Allocator& allocator) {
+Array integer_index(const Queue& queue, const Array& array, const Array& indices, int axis,
+                    const Allocator& allocator) {
     check_indices(queue, array, indices);
     const std::size_t a = detail::normalize_axis(axis, array.ndim());
     return take(queue, array, indices, static_cast<std::ptrdiff_t>(a), TakeMode::raise, allocator);
 }
 
-void integer_index_assign(const Queue& queue, const Array& array, const Array& indices, const Operand& values, int axis) {
+void integer_index_assign(const Queue& queue, const Array& array, const Array& indices, const Operand& values,
+                          int axis) {
     array.require_writeable("array");
     check_indices(queue, array, indices);
     const std::size_t a = detail::normalize_axis(axis, array.ndim());
@@ -435,18 +453,18 @@ void integer_index_assign(const Queue& queue, const Array& array, const Array& i
     for (std::size_t k = 0; k < indices.ndim(); ++k) order.push_back(a + k);
     for (std::size_t k = 0; k < a; ++k) order.push_back(k);
     for (std::size_t k = a + indices.ndim(); k < selection.size(); ++k) order.push_back(k);
-    const Array v = detail::contiguous_temporary(queue, broadcast_values(queue, values, array.dtype(), selection).transpose(order));
-    const Array positions = detail::contiguous_temporary(
-        queue, indices.dtype().kind() == Kind::int64 ? indices
-                                                       : indices.astype(queue, DType(Kind::int64)));
+    const Array v =
+        detail::contiguous_temporary(queue, broadcast_values(queue, values, array.dtype(), selection).transpose(order));
+    const Array positions = detail::contiguous_temporary(queue, indices.dtype().kind() == Kind::int64
+                                                                    ? indices
+                                                                    : indices.astype(queue, DType(Kind::int64)));
     std::vector<std::size_t> to_front{a};
     for (std::size_t k = 0; k < array.ndim(); ++k)
         if (k != a) to_front.push_back(k);
     const Array moved = array.transpose(to_front);
     const std::size_t row = array.size() / std::max<std::size_t>(extent, 1);
-    with_contiguous(queue, moved, {extent, row}, [&](const Array& target) {
-        scatter_rows(queue, target, positions.reshape({-1}), v, extent, row);
-    });
+    with_contiguous(queue, moved, {extent, row},
+                    [&](const Array& target) { scatter_rows(queue, target, positions.reshape({-1}), v, extent, row); });
     queue.synchronize();
 }
 
@@ -485,11 +503,13 @@ KERNEL void kjarni_unravel(GLOBAL_MEM int64_t* out, GLOBAL_MEM const int64_t* po
         out[g] = (positions[k] / table[d]) % table[ndim + d];
     }}
 }}
-)", detail::algorithm_helpers());
-    const detail::GeneratedKernel kernel = detail::generated_kernel(queue.device(), source, "kjarni_unravel", [&] { return source; });
+)",
+                                           detail::algorithm_helpers());
+    const detail::GeneratedKernel kernel =
+        detail::generated_kernel(queue.device(), source, "kjarni_unravel", [&] { return source; });
     const std::size_t total = count * nd;
-    const KernelArg args[] = {detail::whole_allocation(out), detail::whole_allocation(positions), detail::whole_allocation(t),
-                              detail::pack(static_cast<std::int64_t>(nd), LaunchTarget{}),
+    const KernelArg args[] = {detail::whole_allocation(out), detail::whole_allocation(positions),
+                              detail::whole_allocation(t), detail::pack(static_cast<std::int64_t>(nd), LaunchTarget{}),
                               detail::pack(static_cast<std::int64_t>(total), LaunchTarget{})};
     const detail::Grid grid = detail::grid_for(kernel, total);
     const std::size_t global[1] = {grid.global};
@@ -502,7 +522,8 @@ KERNEL void kjarni_unravel(GLOBAL_MEM int64_t* out, GLOBAL_MEM const int64_t* po
 std::vector<Array> nonzero(const Queue& queue, const Array& array, const Allocator& allocator) {
     detail::check_device(queue, array, "array");
     if (array.ndim() == 0)
-        throw ArgumentError("array", "nonzero: not defined for a 0-d array (numpy refuses it too; use atleast_1d first)");
+        throw ArgumentError("array",
+                            "nonzero: not defined for a 0-d array (numpy refuses it too; use atleast_1d first)");
     const Array rows = argwhere(queue, array, detail::temporary_allocator(queue));
     std::vector<Array> result;
     for (std::size_t d = 0; d < array.ndim(); ++d)

@@ -34,14 +34,17 @@ namespace {
 /// The values to sort as a C-contiguous array with the sorted axis last, and how to put a result
 /// of that shape back.
 struct Rows {
-    Array input;                         // C-contiguous, the sorted axis last (1-d when flattened)
-    std::vector<std::size_t> back;       // the axes permutation that restores the caller's order (empty: none)
+    Array input;                    // C-contiguous, the sorted axis last (1-d when flattened)
+    std::vector<std::size_t> back;  // the axes permutation that restores the caller's order (empty: none)
     std::size_t n = 0;
     std::size_t row_length = 0;
 };
 
 DType unsigned_dtype(std::size_t bytes) {
-    return bytes == 1 ? DType(Kind::uint8) : bytes == 2 ? DType(Kind::uint16) : bytes == 4 ? DType(Kind::uint32) : DType(Kind::uint64);
+    return bytes == 1   ? DType(Kind::uint8)
+           : bytes == 2 ? DType(Kind::uint16)
+           : bytes == 4 ? DType(Kind::uint32)
+                        : DType(Kind::uint64);
 }
 
 Rows rows_of(const Queue& queue, const Array& array, std::optional<int> axis, const char* what) {
@@ -50,7 +53,8 @@ Rows rows_of(const Queue& queue, const Array& array, std::optional<int> axis, co
     const Array input = [&] {
         if (!axis) return detail::contiguous_temporary(queue, array).reshape({-1});
         if (array.ndim() == 0)
-            throw ArgumentError("axis", fmt::format("{}: a 0-d array has no axis {} (sort it with axis = std::nullopt)", what, *axis));
+            throw ArgumentError("axis", fmt::format("{}: a 0-d array has no axis {} (sort it with axis = std::nullopt)",
+                                                    what, *axis));
         const std::size_t a = detail::normalize_axis(*axis, array.ndim());
         if (a + 1 == array.ndim()) return detail::contiguous_temporary(queue, array);
         std::vector<std::size_t> perm;
@@ -68,7 +72,8 @@ Rows rows_of(const Queue& queue, const Array& array, std::optional<int> axis, co
 /// A new array for a result of the rows' shape: a temporary when restore() will copy it.
 Array result_array(const Queue& queue, const Rows& r, const DType& dtype, const Allocator& allocator) {
     return r.back.empty() ? Array::empty(queue.device(), r.input.shape(), dtype, std::nullopt, 0, allocator)
-                          : Array::empty(queue.device(), r.input.shape(), dtype, std::nullopt, 0, detail::temporary_allocator(queue));
+                          : Array::empty(queue.device(), r.input.shape(), dtype, std::nullopt, 0,
+                                         detail::temporary_allocator(queue));
 }
 
 Array restore(const Queue& queue, const Rows& r, const Array& result, const Allocator& allocator) {
@@ -79,7 +84,8 @@ const char* index_ctype(bool wide) { return wide ? "uint64_t" : "uint32_t"; }
 
 /// A kernel over n positions (a grid-stride loop with `i` of type KJARNI_IDX), compiled once per key.
 void run_flat(const Queue& queue, const std::string& key, const std::string& name, const std::string& head,
-              const std::string& params, const std::string& body, std::size_t n, bool wide, std::vector<KernelArg> args) {
+              const std::string& params, const std::string& body, std::size_t n, bool wide,
+              std::vector<KernelArg> args) {
     if (n == 0) return;
     const std::string full_key = fmt::format("{} wide={}\n{}\n{}\n{}", key, wide, head, params, body);
     const detail::GeneratedKernel kernel = detail::generated_kernel(queue.device(), full_key, name, [&] {
@@ -106,7 +112,8 @@ KernelArg index_arg(std::size_t value, bool wide) {
 }
 
 /// Keys (and, with `positions`, the positions 0..n-1 as values) of a C-contiguous array.
-detail::RadixResult make_keys(const Queue& queue, const Array& input, FloatKeys mode, bool positions, const char* what) {
+detail::RadixResult make_keys(const Queue& queue, const Array& input, FloatKeys mode, bool positions,
+                              const char* what) {
     const std::size_t n = input.size();
     const std::size_t kb = input.dtype().itemsize();
     const bool wide = detail::needs_wide_indices(n);
@@ -119,9 +126,12 @@ detail::RadixResult make_keys(const Queue& queue, const Array& input, FloatKeys 
                                "GLOBAL_MEM KJARNI_VALUE* values";
     std::string body = "        keys[i] = kjarni_to_key(x[x_offset + i]);\n";
     if (positions) body += "        values[i] = (KJARNI_VALUE)i;\n";
-    run_flat(queue, "sort keys " + detail::key_class(input.dtype(), mode), "kjarni_sort_keys", head, params, body, n, wide,
-             {detail::whole_allocation(input), index_arg(static_cast<std::size_t>(detail::element_offset(input, "array")), wide),
-              detail::pack(keys.keys, LaunchTarget{}), detail::pack(positions ? *keys.values : keys.keys, LaunchTarget{})});
+    run_flat(queue, "sort keys " + detail::key_class(input.dtype(), mode), "kjarni_sort_keys", head, params, body, n,
+             wide,
+             {detail::whole_allocation(input),
+              index_arg(static_cast<std::size_t>(detail::element_offset(input, "array")), wide),
+              detail::pack(keys.keys, LaunchTarget{}),
+              detail::pack(positions ? *keys.values : keys.keys, LaunchTarget{})});
     return keys;
 }
 
@@ -143,8 +153,9 @@ Array sort(const Queue& queue, const Array& array, std::optional<int> axis, cons
     const std::string head = fmt::format("#define KJARNI_KEY {}\n{}", detail::key_ctype(kb),
                                          detail::key_functions(r.input.dtype(), FloatKeys::exact, "sort"));
     run_flat(queue, "sort values " + detail::key_class(r.input.dtype(), FloatKeys::exact), "kjarni_sort_values", head,
-             "GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM KJARNI_KEY* y", "        y[i] = kjarni_from_key(keys[i]);\n", r.n,
-             wide, {detail::pack(keys.keys, LaunchTarget{}), detail::whole_allocation(out)});
+             "GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM KJARNI_KEY* y",
+             "        y[i] = kjarni_from_key(keys[i]);\n", r.n, wide,
+             {detail::pack(keys.keys, LaunchTarget{}), detail::whole_allocation(out)});
     return restore(queue, r, out, allocator);
 }
 
@@ -160,10 +171,12 @@ Array argsort(const Queue& queue, const Array& array, std::optional<int> axis, c
     const bool wide = detail::needs_wide_indices(r.n);
     detail::RadixResult keys = make_keys(queue, r.input, FloatKeys::canonical, true, "argsort");
     keys = detail::radix_sort(queue, keys.keys, kb, keys.values, wide ? 8 : 4, r.n, r.row_length);
-    run_flat(queue, "argsort positions", "kjarni_argsort_positions", fmt::format("#define KJARNI_VALUE {}\n", index_ctype(wide)),
+    run_flat(queue, "argsort positions", "kjarni_argsort_positions",
+             fmt::format("#define KJARNI_VALUE {}\n", index_ctype(wide)),
              "GLOBAL_MEM const KJARNI_VALUE* values, GLOBAL_MEM int64_t* y, KJARNI_IDX row_length",
              "        y[i] = (int64_t)(values[i] % row_length);\n", r.n, wide,
-             {detail::pack(*keys.values, LaunchTarget{}), detail::whole_allocation(out), index_arg(r.row_length, wide)});
+             {detail::pack(*keys.values, LaunchTarget{}), detail::whole_allocation(out),
+              index_arg(r.row_length, wide)});
     return restore(queue, r, out, allocator);
 }
 
@@ -194,7 +207,8 @@ UniqueResult unique(const Queue& queue, const Array& array, const UniqueOptions&
     const Array sorted_keys = Array::from_buffer(keys.keys, unsigned_dtype(kb), Layout::contiguous({n}, kb));
     const Array positions = Array::from_buffer(*keys.values, index_dtype, Layout::contiguous({n}, ib));
     // Where each run of equal keys starts (in the sorted order), and each element's run.
-    const Array starts = Array::from_buffer(detail::temporary_buffer(queue, n * ib), index_dtype, Layout::contiguous({n}, ib));
+    const Array starts =
+        Array::from_buffer(detail::temporary_buffer(queue, n * ib), index_dtype, Layout::contiguous({n}, ib));
     const std::string k = detail::key_ctype(kb), v = index_ctype(wide);
     detail::Compaction runs;
     runs.name = "unique_runs";
@@ -207,9 +221,10 @@ UniqueResult unique(const Queue& queue, const Array& array, const UniqueOptions&
     const std::size_t m = detail::read_count(queue, count);
 
     result.values = Array::empty(queue.device(), {m}, r.input.dtype(), std::nullopt, 0, allocator);
-    const Array index = Array::empty(queue.device(), {m}, DType(Kind::int64), std::nullopt, 0, for_result(options.return_index));
-    const Array counts = Array::empty(queue.device(), {m}, DType(Kind::int64), std::nullopt, 0,
-                                      for_result(options.return_counts));
+    const Array index =
+        Array::empty(queue.device(), {m}, DType(Kind::int64), std::nullopt, 0, for_result(options.return_index));
+    const Array counts =
+        Array::empty(queue.device(), {m}, DType(Kind::int64), std::nullopt, 0, for_result(options.return_counts));
     // Each run's value is its first element's (the first occurrence: the sort is stable).
     run_flat(queue, "unique values", "kjarni_unique_values",
              fmt::format("#define KJARNI_KEY {}\n#define KJARNI_VALUE {}\n", k, v),
@@ -221,16 +236,19 @@ UniqueResult unique(const Queue& queue, const Array& array, const UniqueOptions&
              "        index[i] = (int64_t)p;\n"
              "        counts[i] = (int64_t)((i + 1 < runs ? starts[i + 1] : total) - starts[i]);\n",
              m, wide,
-             {detail::whole_allocation(r.input), index_arg(static_cast<std::size_t>(detail::element_offset(r.input, "array")), wide),
-              detail::whole_allocation(positions), detail::whole_allocation(starts), detail::whole_allocation(result.values),
-              detail::whole_allocation(index), detail::whole_allocation(counts), index_arg(n, wide), index_arg(m, wide)});
+             {detail::whole_allocation(r.input),
+              index_arg(static_cast<std::size_t>(detail::element_offset(r.input, "array")), wide),
+              detail::whole_allocation(positions), detail::whole_allocation(starts),
+              detail::whole_allocation(result.values), detail::whole_allocation(index),
+              detail::whole_allocation(counts), index_arg(n, wide), index_arg(m, wide)});
     if (options.return_index) result.index = index;
     if (options.return_inverse) result.inverse = inverse;
     if (options.return_counts) result.counts = counts;
     return result;
 }
 
-Array searchsorted(const Queue& queue, const Array& sorted, const Array& values, Side side, const Allocator& allocator) {
+Array searchsorted(const Queue& queue, const Array& sorted, const Array& values, Side side,
+                   const Allocator& allocator) {
     detail::check_device(queue, sorted, "sorted");
     detail::check_device(queue, values, "values");
     if (sorted.ndim() != 1)
@@ -238,7 +256,8 @@ Array searchsorted(const Queue& queue, const Array& sorted, const Array& values,
     const DType common = result_type({sorted.dtype(), values.dtype()});
     const auto converted = [&](const Array& x) {
         if (x.dtype() == common) return detail::contiguous_temporary(queue, x);
-        const Array c = Array::empty(queue.device(), x.shape(), common, std::nullopt, 0, detail::temporary_allocator(queue));
+        const Array c =
+            Array::empty(queue.device(), x.shape(), common, std::nullopt, 0, detail::temporary_allocator(queue));
         assign(queue, c, Expr(x));
         return c;
     };
@@ -265,10 +284,11 @@ Array searchsorted(const Queue& queue, const Array& sorted, const Array& values,
              "        }\n"
              "        y[i] = (int64_t)low;\n",
              m, wide,
-             {detail::whole_allocation(a), index_arg(static_cast<std::size_t>(detail::element_offset(a, "sorted")), wide),
-              index_arg(n, wide), detail::whole_allocation(v),
-              index_arg(static_cast<std::size_t>(detail::element_offset(v, "values")), wide), detail::whole_allocation(out),
-              detail::pack(right, LaunchTarget{})});
+             {detail::whole_allocation(a),
+              index_arg(static_cast<std::size_t>(detail::element_offset(a, "sorted")), wide), index_arg(n, wide),
+              detail::whole_allocation(v),
+              index_arg(static_cast<std::size_t>(detail::element_offset(v, "values")), wide),
+              detail::whole_allocation(out), detail::pack(right, LaunchTarget{})});
     return out;
 }
 

@@ -72,10 +72,15 @@ using namespace onesweep;  // the key kind codes
 std::uint32_t key_kind_code(const DType& dtype, FloatKeys mode, const std::string& what) {
     key_functions(dtype, mode, what);
     switch (dtype.kind()) {
-        case Kind::bool_: return bool_keys;
-        case Kind::int8: case Kind::int16: case Kind::int32: case Kind::int64: return signed_keys;
-        case Kind::float16: case Kind::float32: case Kind::float64: return mode == FloatKeys::exact ? float_exact : float_canonical;
-        default: return keys_as_they_are;
+    case Kind::bool_: return bool_keys;
+    case Kind::int8:
+    case Kind::int16:
+    case Kind::int32:
+    case Kind::int64: return signed_keys;
+    case Kind::float16:
+    case Kind::float32:
+    case Kind::float64: return mode == FloatKeys::exact ? float_exact : float_canonical;
+    default: return keys_as_they_are;
     }
 }
 
@@ -260,7 +265,8 @@ void report(const Queue& queue, const Shape& r, const std::string& outcome) {
 
 bool onesweep_supported(const Queue& queue, std::size_t n, std::size_t key_bytes, std::size_t value_bytes) {
     if (n > max_count || (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)) return false;
-    if (key_bytes != 1 && key_bytes != 2 && key_bytes != 4 && key_bytes != 8) return false;  // complex128: refused later
+    if (key_bytes != 1 && key_bytes != 2 && key_bytes != 4 && key_bytes != 8)
+        return false;  // complex128: refused later
     const DeviceParameters& params = queue.device().params();
     const Shape r = shape_for(queue, key_bytes, value_bytes);
     if (params.max_total_local_size < r.group) {
@@ -296,7 +302,7 @@ namespace {
 struct Ends {
     std::optional<KernelArg> input;  // the first pass makes keys of these elements, positions as values
     std::uint64_t input_offset = 0;
-    std::uint32_t last = 0;          // 1: the elements from their keys into `out`; 2: the values as int64
+    std::uint32_t last = 0;  // 1: the elements from their keys into `out`; 2: the values as int64
     std::optional<KernelArg> out;
     std::uint64_t out_offset = 0;
     std::uint32_t key_kind = keys_as_they_are;  // the elements' transform to keys and back
@@ -377,8 +383,8 @@ RadixResult run_onesweep(const Queue& queue, const Shape& r, const std::optional
 
 }  // namespace
 
-RadixResult onesweep_sort(const Queue& queue, const Buffer& keys, std::size_t key_bytes, const std::optional<Buffer>& values,
-                          std::size_t value_bytes, std::size_t n) {
+RadixResult onesweep_sort(const Queue& queue, const Buffer& keys, std::size_t key_bytes,
+                          const std::optional<Buffer>& values, std::size_t value_bytes, std::size_t n) {
     if (n <= 1) return RadixResult{keys, values};
     return run_onesweep(queue, shape_for(queue, key_bytes, values ? value_bytes : 0), keys, values, n, Ends{});
 }

@@ -32,8 +32,8 @@ bool onesweep_supported(const Queue& queue, std::size_t n, std::size_t key_bytes
 /// bytes each) along when given: 8-bit digits, least significant first, key_bytes passes. The
 /// result lies in the given buffers or in temporaries of the same sizes. Requires
 /// onesweep_supported().
-RadixResult onesweep_sort(const Queue& queue, const Buffer& keys, std::size_t key_bytes, const std::optional<Buffer>& values,
-                          std::size_t value_bytes, std::size_t n);
+RadixResult onesweep_sort(const Queue& queue, const Buffer& keys, std::size_t key_bytes,
+                          const std::optional<Buffer>& values, std::size_t value_bytes, std::size_t n);
 
 /// What sort and argsort ask of onesweep_sort_elements: the sorted elements, or their positions.
 enum class OnesweepOutput { sorted, positions };

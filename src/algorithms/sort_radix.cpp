@@ -39,11 +39,11 @@ using Kind = DType::Kind;
 
 const char* key_ctype(std::size_t bytes) {
     switch (bytes) {
-        case 1: return "uint8_t";
-        case 2: return "uint16_t";
-        case 4: return "uint32_t";
-        case 8: return "uint64_t";
-        default: break;
+    case 1: return "uint8_t";
+    case 2: return "uint16_t";
+    case 4: return "uint32_t";
+    case 8: return "uint64_t";
+    default: break;
     }
     throw UnsupportedError(fmt::format("radix sort: no key type of {} bytes", bytes));
 }
@@ -54,16 +54,24 @@ enum class KeyKind { boolean, unsigned_integer, signed_integer, floating };
 
 KeyKind key_kind(const DType& dtype, const std::string& what) {
     switch (dtype.kind()) {
-        case Kind::bool_: return KeyKind::boolean;
-        case Kind::uint8: case Kind::uint16: case Kind::uint32: case Kind::uint64: return KeyKind::unsigned_integer;
-        case Kind::int8: case Kind::int16: case Kind::int32: case Kind::int64: return KeyKind::signed_integer;
-        case Kind::float16: case Kind::float32: case Kind::float64: return KeyKind::floating;
-        case Kind::complex64:
-        case Kind::complex128:
-            throw UnsupportedError(fmt::format("{}: complex arrays are not sorted (numpy orders them lexicographically "
-                                               "by real, then imaginary part; sort the parts instead)",
-                                               what));
-        case Kind::struct_: break;
+    case Kind::bool_: return KeyKind::boolean;
+    case Kind::uint8:
+    case Kind::uint16:
+    case Kind::uint32:
+    case Kind::uint64: return KeyKind::unsigned_integer;
+    case Kind::int8:
+    case Kind::int16:
+    case Kind::int32:
+    case Kind::int64: return KeyKind::signed_integer;
+    case Kind::float16:
+    case Kind::float32:
+    case Kind::float64: return KeyKind::floating;
+    case Kind::complex64:
+    case Kind::complex128:
+        throw UnsupportedError(fmt::format("{}: complex arrays are not sorted (numpy orders them lexicographically "
+                                           "by real, then imaginary part; sort the parts instead)",
+                                           what));
+    case Kind::struct_: break;
     }
     throw UnsupportedError(fmt::format("{}: struct arrays are not sorted", what));
 }
@@ -71,9 +79,9 @@ KeyKind key_kind(const DType& dtype, const std::string& what) {
 /// The exponent mask of a float of `bytes` bytes, as C text of type KJARNI_KEY.
 const char* exponent_mask(std::size_t bytes) {
     switch (bytes) {
-        case 2: return "((KJARNI_KEY)0x7C00)";
-        case 4: return "((KJARNI_KEY)0x7F800000)";
-        default: return "((KJARNI_KEY)0x7FF00000 << 32)";
+    case 2: return "((KJARNI_KEY)0x7C00)";
+    case 4: return "((KJARNI_KEY)0x7F800000)";
+    default: return "((KJARNI_KEY)0x7FF00000 << 32)";
     }
 }
 
@@ -90,43 +98,44 @@ std::string key_functions(const DType& dtype, FloatKeys mode, const std::string&
     // Casts back to KJARNI_KEY everywhere: 1- and 2-byte keys are promoted to int by C's operators.
     std::string s = "#define KJARNI_KEY_SIGN ((KJARNI_KEY)((KJARNI_KEY)1 << (8 * sizeof(KJARNI_KEY) - 1)))\n";
     switch (kind) {
-        case KeyKind::boolean:
-            // numpy's bool is one byte, 0 or 1; any other byte is true.
-            s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) { return (KJARNI_KEY)(u != 0 ? 1 : 0); }\n"
-                 "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k) { return k; }\n";
-            break;
-        case KeyKind::unsigned_integer:
-            s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) { return u; }\n"
-                 "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k) { return k; }\n";
-            break;
-        case KeyKind::signed_integer:
-            // Two's complement with the sign bit flipped orders as unsigned.
-            s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) { return (KJARNI_KEY)(u ^ KJARNI_KEY_SIGN); }\n"
-                 "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k) { return (KJARNI_KEY)(k ^ KJARNI_KEY_SIGN); }\n";
-            break;
-        case KeyKind::floating: {
-            // Non-negative floats order as their bits with the sign bit set; negative ones as their
-            // bits inverted (larger magnitudes first). NaNs (exponent all ones, mantissa not 0) go last.
-            const char* exp = exponent_mask(dtype.itemsize());
-            s += fmt::format("#define KJARNI_KEY_EXP {}\n", exp);
-            if (mode == FloatKeys::canonical) {
-                s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) {\n"
-                     "    const KJARNI_KEY m = (KJARNI_KEY)(u & (KJARNI_KEY)~KJARNI_KEY_SIGN);\n"
-                     "    if (m > KJARNI_KEY_EXP) return (KJARNI_KEY)~(KJARNI_KEY)0;\n"
-                     "    if (m == 0) return KJARNI_KEY_SIGN;\n"
-                     "    return (u & KJARNI_KEY_SIGN) ? (KJARNI_KEY)~u : (KJARNI_KEY)(u | KJARNI_KEY_SIGN);\n"
-                     "}\n";
-            } else {
-                s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) {\n"
-                     "    if ((KJARNI_KEY)(u & (KJARNI_KEY)~KJARNI_KEY_SIGN) > KJARNI_KEY_EXP) u = (KJARNI_KEY)(u & (KJARNI_KEY)~KJARNI_KEY_SIGN);\n"
-                     "    return (u & KJARNI_KEY_SIGN) ? (KJARNI_KEY)~u : (KJARNI_KEY)(u | KJARNI_KEY_SIGN);\n"
-                     "}\n"
-                     "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k) {\n"
-                     "    return (k & KJARNI_KEY_SIGN) ? (KJARNI_KEY)(k & (KJARNI_KEY)~KJARNI_KEY_SIGN) : (KJARNI_KEY)~k;\n"
-                     "}\n";
-            }
-            break;
+    case KeyKind::boolean:
+        // numpy's bool is one byte, 0 or 1; any other byte is true.
+        s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) { return (KJARNI_KEY)(u != 0 ? 1 : 0); }\n"
+             "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k) { return k; }\n";
+        break;
+    case KeyKind::unsigned_integer:
+        s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) { return u; }\n"
+             "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k) { return k; }\n";
+        break;
+    case KeyKind::signed_integer:
+        // Two's complement with the sign bit flipped orders as unsigned.
+        s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) { return (KJARNI_KEY)(u ^ KJARNI_KEY_SIGN); }\n"
+             "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k) { return (KJARNI_KEY)(k ^ KJARNI_KEY_SIGN); }\n";
+        break;
+    case KeyKind::floating: {
+        // Non-negative floats order as their bits with the sign bit set; negative ones as their
+        // bits inverted (larger magnitudes first). NaNs (exponent all ones, mantissa not 0) go last.
+        const char* exp = exponent_mask(dtype.itemsize());
+        s += fmt::format("#define KJARNI_KEY_EXP {}\n", exp);
+        if (mode == FloatKeys::canonical) {
+            s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) {\n"
+                 "    const KJARNI_KEY m = (KJARNI_KEY)(u & (KJARNI_KEY)~KJARNI_KEY_SIGN);\n"
+                 "    if (m > KJARNI_KEY_EXP) return (KJARNI_KEY)~(KJARNI_KEY)0;\n"
+                 "    if (m == 0) return KJARNI_KEY_SIGN;\n"
+                 "    return (u & KJARNI_KEY_SIGN) ? (KJARNI_KEY)~u : (KJARNI_KEY)(u | KJARNI_KEY_SIGN);\n"
+                 "}\n";
+        } else {
+            s += "FUNCTION INLINE KJARNI_KEY kjarni_to_key(KJARNI_KEY u) {\n"
+                 "    if ((KJARNI_KEY)(u & (KJARNI_KEY)~KJARNI_KEY_SIGN) > KJARNI_KEY_EXP) u = (KJARNI_KEY)(u & "
+                 "(KJARNI_KEY)~KJARNI_KEY_SIGN);\n"
+                 "    return (u & KJARNI_KEY_SIGN) ? (KJARNI_KEY)~u : (KJARNI_KEY)(u | KJARNI_KEY_SIGN);\n"
+                 "}\n"
+                 "FUNCTION INLINE KJARNI_KEY kjarni_from_key(KJARNI_KEY k) {\n"
+                 "    return (k & KJARNI_KEY_SIGN) ? (KJARNI_KEY)(k & (KJARNI_KEY)~KJARNI_KEY_SIGN) : (KJARNI_KEY)~k;\n"
+                 "}\n";
         }
+        break;
+    }
     }
     return s;
 }
@@ -146,20 +155,24 @@ struct RadixShape {
         return tile() * (key_bytes + value_bytes) + (16 * group + 16 * group / 32) * 4 + group * 4 + 16 * 8 + 16 * 4;
     }
     std::string key() const {
-        return fmt::format("radix padded key={} value={} wide={} group={} items={}", key_bytes, value_bytes, wide, group, items);
+        return fmt::format("radix padded key={} value={} wide={} group={} items={}", key_bytes, value_bytes, wide,
+                           group, items);
     }
 };
 
 std::string common_code(const RadixShape& r) {
     std::string s = algorithm_helpers();
-    s += fmt::format("#define KJARNI_KEY {}\n#define KJARNI_IDX {}\n", key_ctype(r.key_bytes), r.wide ? "uint64_t" : "uint32_t");
+    s += fmt::format("#define KJARNI_KEY {}\n#define KJARNI_IDX {}\n", key_ctype(r.key_bytes),
+                     r.wide ? "uint64_t" : "uint32_t");
     s += fmt::format("#define KJARNI_VALUE {}\n", r.value_bytes ? key_ctype(r.value_bytes) : "uint32_t");
-    s += fmt::format("#define KJARNI_G {}\n#define KJARNI_ITEMS {}\n#define KJARNI_TILE {}\n", r.group, r.items, r.tile());
+    s += fmt::format("#define KJARNI_G {}\n#define KJARNI_ITEMS {}\n#define KJARNI_TILE {}\n", r.group, r.items,
+                     r.tile());
     // A padding word every 32 counters: work item t scans counters 16t..16t+15, which without it
     // fall in two of 32 banks across a warp (a 16-way conflict on GPUs).
     s += "#define KJARNI_PAD(q) ((q) + (q) / 32)\n";
     // A digit of the key, or (by_row) of the row a value (the original position) belongs to.
-    s += "FUNCTION INLINE uint32_t kjarni_key_digit(KJARNI_KEY key, uint32_t shift) { return (uint32_t)(key >> shift) & 15u; }\n";
+    s += "FUNCTION INLINE uint32_t kjarni_key_digit(KJARNI_KEY key, uint32_t shift) { return (uint32_t)(key >> shift) "
+         "& 15u; }\n";
     s += "FUNCTION INLINE uint32_t kjarni_row_digit(KJARNI_VALUE value, uint32_t shift, KJARNI_IDX row_length) {\n"
          "    return (uint32_t)(((KJARNI_IDX)value / row_length) >> shift) & 15u;\n}\n";
     return s;
@@ -239,7 +252,8 @@ std::string scatter_source(const RadixShape& r) {
             my_keys[k] = skeys[q];
 )";
     s += if_values("            my_values[k] = svalues[q];\n");
-    s += v ? "            my_digits[k] = by_row ? kjarni_row_digit(my_values[k], shift, row_length) : kjarni_key_digit(my_keys[k], shift);\n"
+    s += v ? "            my_digits[k] = by_row ? kjarni_row_digit(my_values[k], shift, row_length) : "
+             "kjarni_key_digit(my_keys[k], shift);\n"
            : "            my_digits[k] = kjarni_key_digit(my_keys[k], shift);\n";
     s += R"(            counters[KJARNI_PAD(my_digits[k] * KJARNI_G + lid)] += 1;
         }
@@ -304,34 +318,37 @@ const ScanKernel& count_scan(bool wide) {
     auto& slot = kernels[wide];
     if (!slot) {
         const char* t = wide ? "uint64_t" : "uint32_t";
-        slot = std::make_unique<const ScanKernel>(wide ? DType(Kind::uint64) : DType(Kind::uint32), "0", "a + b", "x[i]",
-                                                  "y[i] = prev_item;", fmt::format("const {0}* x, {0}* y", t), "", Globals{},
-                                                  "radix_sort_offsets");
+        slot = std::make_unique<const ScanKernel>(wide ? DType(Kind::uint64) : DType(Kind::uint32), "0", "a + b",
+                                                  "x[i]", "y[i] = prev_item;", fmt::format("const {0}* x, {0}* y", t),
+                                                  "", Globals{}, "radix_sort_offsets");
     }
     return *slot;
 }
 
 }  // namespace
 
-RadixResult radix_sort(const Queue& queue, const Buffer& keys, std::size_t key_bytes, const std::optional<Buffer>& values,
-                       std::size_t value_bytes, std::size_t n, std::size_t row_length, RadixMethod method) {
+RadixResult radix_sort(const Queue& queue, const Buffer& keys, std::size_t key_bytes,
+                       const std::optional<Buffer>& values, std::size_t value_bytes, std::size_t n,
+                       std::size_t row_length, RadixMethod method) {
     RadixResult result{keys, values};
     if (n <= 1) return result;
     const bool segmented = row_length > 0 && row_length < n;
     if (segmented && !values) throw Error("radix_sort: a segmented sort needs the positions as values");
     const std::size_t onesweep_value_bytes = values ? value_bytes : 0;
-    if (method == RadixMethod::onesweep && (segmented || !onesweep_supported(queue, n, key_bytes, onesweep_value_bytes)))
+    if (method == RadixMethod::onesweep &&
+        (segmented || !onesweep_supported(queue, n, key_bytes, onesweep_value_bytes)))
         throw UnsupportedError(fmt::format("sort: the onesweep radix sort cannot sort {} keys of {} bytes{} on {}", n,
                                            key_bytes, segmented ? " in rows" : "", queue.device().name()));
-    if (method == RadixMethod::onesweep ||
-        (method == RadixMethod::automatic && !segmented && onesweep_supported(queue, n, key_bytes, onesweep_value_bytes)))
+    if (method == RadixMethod::onesweep || (method == RadixMethod::automatic && !segmented &&
+                                            onesweep_supported(queue, n, key_bytes, onesweep_value_bytes)))
         return onesweep_sort(queue, keys, key_bytes, values, value_bytes, n);
 
     RadixShape r;
     r.key_bytes = key_bytes;
     r.value_bytes = values ? value_bytes : 0;
     r.wide = needs_wide_indices(n);
-    if (values && r.wide != (value_bytes == 8)) throw Error("radix_sort: the values' width does not match the positions'");
+    if (values && r.wide != (value_bytes == 8))
+        throw Error("radix_sort: the values' width does not match the positions'");
     const DeviceParameters& params = queue.device().params();
     r.group = std::min<std::size_t>(256, floor_pow2(params.max_total_local_size));
     // Positions per work item: the staged tile within 16 KiB.
@@ -378,16 +395,27 @@ RadixResult radix_sort(const Queue& queue, const Buffer& keys, std::size_t key_b
         const Buffer& value_in = result.values ? *result.values : result.keys;
         const Buffer& value_out = other_values ? *other_values : other_keys;
         {
-            const KernelArg args[] = {pack(result.keys, LaunchTarget{}), pack(value_in, LaunchTarget{}), pack(counts, LaunchTarget{}),
-                                      index_arg(n), index_arg(tiles), pack(shift, LaunchTarget{}),
-                                      pack(std::uint32_t{by_row}, LaunchTarget{}), index_arg(row_length)};
+            const KernelArg args[] = {pack(result.keys, LaunchTarget{}),
+                                      pack(value_in, LaunchTarget{}),
+                                      pack(counts, LaunchTarget{}),
+                                      index_arg(n),
+                                      index_arg(tiles),
+                                      pack(shift, LaunchTarget{}),
+                                      pack(std::uint32_t{by_row}, LaunchTarget{}),
+                                      index_arg(row_length)};
             launch(queue, histogram, global, local, args);
         }
         count_scan(r.wide)(queue, {counts_array, offsets_array});
         {
-            const KernelArg args[] = {pack(result.keys, LaunchTarget{}), pack(value_in, LaunchTarget{}), pack(other_keys, LaunchTarget{}),
-                                      pack(value_out, LaunchTarget{}), pack(offsets, LaunchTarget{}), index_arg(n),
-                                      index_arg(tiles), pack(shift, LaunchTarget{}), pack(std::uint32_t{by_row}, LaunchTarget{}),
+            const KernelArg args[] = {pack(result.keys, LaunchTarget{}),
+                                      pack(value_in, LaunchTarget{}),
+                                      pack(other_keys, LaunchTarget{}),
+                                      pack(value_out, LaunchTarget{}),
+                                      pack(offsets, LaunchTarget{}),
+                                      index_arg(n),
+                                      index_arg(tiles),
+                                      pack(shift, LaunchTarget{}),
+                                      pack(std::uint32_t{by_row}, LaunchTarget{}),
                                       index_arg(row_length)};
             launch(queue, scatter, global, local, args);
         }

@@ -62,9 +62,9 @@ enum class RadixMethod {
 /// the multi-pass sort sort by the row, value / row_length, after the keys: a stable sort by
 /// (row, key)). Enqueued on `queue`; the buffers may be dropped once the caller's last use is
 /// enqueued.
-RadixResult radix_sort(const Queue& queue, const Buffer& keys, std::size_t key_bytes, const std::optional<Buffer>& values,
-                       std::size_t value_bytes, std::size_t n, std::size_t row_length,
-                       RadixMethod method = RadixMethod::automatic);
+RadixResult radix_sort(const Queue& queue, const Buffer& keys, std::size_t key_bytes,
+                       const std::optional<Buffer>& values, std::size_t value_bytes, std::size_t n,
+                       std::size_t row_length, RadixMethod method = RadixMethod::automatic);
 
 /// Whether positions and values among `n` elements need 64-bit indices.
 inline bool needs_wide_indices(std::size_t n) { return n >= (std::size_t{1} << 31) - (std::size_t{1} << 16); }

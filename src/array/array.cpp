@@ -46,15 +46,17 @@ Array Array::empty(const BoundDevice& device, std::vector<std::size_t> shape, co
     Layout layout = Layout::contiguous(std::move(shape), dtype.itemsize());
     if (strides) {
         if (strides->size() != layout.shape.size())
-            throw ArgumentError("strides", fmt::format("{} strides for {} dimensions", strides->size(), layout.shape.size()));
+            throw ArgumentError("strides",
+                                fmt::format("{} strides for {} dimensions", strides->size(), layout.shape.size()));
         layout.strides = *strides;
     }
     layout.offset = first_element_offset;
     const auto [low, high] = layout.extent(dtype.itemsize());
     if (to_signed(first_element_offset) + low < 0)
-        throw ArgumentError("first_element_offset",
-                            fmt::format("{} bytes leave no room for the {} bytes negative strides reach before the first element",
-                                        first_element_offset, -low));
+        throw ArgumentError(
+            "first_element_offset",
+            fmt::format("{} bytes leave no room for the {} bytes negative strides reach before the first element",
+                        first_element_offset, -low));
     const std::size_t bytes = first_element_offset + static_cast<std::size_t>(high);
     Buffer base = allocator ? allocator(device, bytes) : Buffer::allocate(device, bytes);
     if (base.size() < bytes)
@@ -109,7 +111,8 @@ ArrayMetadata::ArrayMetadata(const DType& dtype, std::vector<std::size_t> shape,
     : dtype_(dtype), layout_(Layout::contiguous(std::move(shape), dtype.itemsize())) {
     if (strides) {
         if (strides->size() != layout_.shape.size())
-            throw ArgumentError("strides", fmt::format("{} strides for {} dimensions", strides->size(), layout_.shape.size()));
+            throw ArgumentError("strides",
+                                fmt::format("{} strides for {} dimensions", strides->size(), layout_.shape.size()));
         layout_.strides = std::move(*strides);
     }
     layout_.offset = first_element_offset;
@@ -118,9 +121,10 @@ ArrayMetadata::ArrayMetadata(const DType& dtype, std::vector<std::size_t> shape,
 std::size_t ArrayMetadata::buffer_size() const {
     const auto [low, high] = layout_.extent(dtype_.itemsize());
     if (to_signed(layout_.offset) + low < 0)
-        throw ArgumentError("first_element_offset",
-                            fmt::format("{} bytes leave no room for the {} bytes negative strides reach before the first element",
-                                        layout_.offset, -low));
+        throw ArgumentError(
+            "first_element_offset",
+            fmt::format("{} bytes leave no room for the {} bytes negative strides reach before the first element",
+                        layout_.offset, -low));
     return layout_.offset + static_cast<std::size_t>(high);
 }
 
@@ -147,13 +151,15 @@ Array Array::read_only() const {
 
 void Array::require_writeable(const char* argument) const {
     if (writeable()) return;
-    throw ArgumentError(argument, base_.kernel_access() == KernelAccess::read_only
-                                      ? "is over memory kernels may only read (KernelAccess::read_only): it cannot be written"
-                                      : "is read-only (not writeable): it cannot be written");
+    throw ArgumentError(argument,
+                        base_.kernel_access() == KernelAccess::read_only
+                            ? "is over memory kernels may only read (KernelAccess::read_only): it cannot be written"
+                            : "is read-only (not writeable): it cannot be written");
 }
 
 Array Array::from_buffer(const Buffer& base, const DType& dtype, Layout layout, bool writeable) {
-    if (layout.strides.size() != layout.shape.size()) throw ArgumentError("layout", "strides and shape differ in length");
+    if (layout.strides.size() != layout.shape.size())
+        throw ArgumentError("layout", "strides and shape differ in length");
     const auto [low, high] = layout.extent(dtype.itemsize());
     const auto o = to_signed(layout.offset);
     if (layout.size() != 0 && (o + low < 0 || o + high > to_signed(base.size())))
@@ -237,12 +243,14 @@ void Array::set(const Queue& queue, const HostArray& source, bool async) const {
     check_same(shape(), dtype_, source.shape(), source.dtype(), "source");
     if (size() == 0) return;
     if (is_c_contiguous() && source.is_c_contiguous()) {
-        base_.get_sub_region(layout_.offset, nbytes()).set(queue, std::span<const std::byte>(source.data(), nbytes()), async);
+        base_.get_sub_region(layout_.offset, nbytes())
+            .set(queue, std::span<const std::byte>(source.data(), nbytes()), async);
         return;
     }
     const HostArray packed = source.is_c_contiguous() ? source : source.copy();
     if (is_c_contiguous()) {
-        base_.get_sub_region(layout_.offset, nbytes()).set(queue, std::span<const std::byte>(packed.data(), nbytes()), false);
+        base_.get_sub_region(layout_.offset, nbytes())
+            .set(queue, std::span<const std::byte>(packed.data(), nbytes()), false);
         return;
     }
     Array staging = empty(device(), shape(), dtype_);
@@ -262,27 +270,29 @@ void Array::set(const Queue& queue, const Array& source, bool async) const {
         const Array target = is_c_contiguous() ? *this : empty(device(), shape(), dtype_);
         target.base_.get_sub_region(target.layout_.offset, nbytes())
             .set(queue, packed.base_.get_sub_region(packed.layout_.offset, nbytes()), false);
-        if (!is_c_contiguous()) detail::strided_copy(queue, base_, layout_, target.base_, target.layout_, dtype_.itemsize());
+        if (!is_c_contiguous())
+            detail::strided_copy(queue, base_, layout_, target.base_, target.layout_, dtype_.itemsize());
         return;
     }
     switch (detail::memory_overlap(*this, source)) {
-        case detail::Overlap::same_view: return;  // every element onto itself
-        case detail::Overlap::partial: {
-            // numpy's result is as if the source were read whole before any element is written;
-            // work items of one kernel run in no fixed order, so the source goes through a copy.
-            // The copy is a block of the context's staging pool, reused in queue order: a fresh
-            // allocation and free of a large array cost more than both copies (a[1:] = a[:-1] on
-            // 2^28 float32 through an H200: 27% of a device copy's speed, 50% being the bound).
-            const MemoryPool& pool = detail::state_of(queue.device().context()).service<OverlapStagingPool>().pool;
-            const Array staged = empty(device(), source.shape(), dtype_, std::nullopt, 0, [&pool, &queue](const BoundDevice&, std::size_t bytes) {
-                return pool.allocate(queue, std::max<std::size_t>(bytes, 16));
-            });
-            staged.set(queue, source, true);
-            set(queue, staged, true);
-            queue.synchronize();  // as before: the call returns once the copy is done
-            return;
-        }
-        case detail::Overlap::none: break;
+    case detail::Overlap::same_view: return;  // every element onto itself
+    case detail::Overlap::partial: {
+        // numpy's result is as if the source were read whole before any element is written;
+        // work items of one kernel run in no fixed order, so the source goes through a copy.
+        // The copy is a block of the context's staging pool, reused in queue order: a fresh
+        // allocation and free of a large array cost more than both copies (a[1:] = a[:-1] on
+        // 2^28 float32 through an H200: 27% of a device copy's speed, 50% being the bound).
+        const MemoryPool& pool = detail::state_of(queue.device().context()).service<OverlapStagingPool>().pool;
+        const Array staged = empty(device(), source.shape(), dtype_, std::nullopt, 0,
+                                   [&pool, &queue](const BoundDevice&, std::size_t bytes) {
+                                       return pool.allocate(queue, std::max<std::size_t>(bytes, 16));
+                                   });
+        staged.set(queue, source, true);
+        set(queue, staged, true);
+        queue.synchronize();  // as before: the call returns once the copy is done
+        return;
+    }
+    case detail::Overlap::none: break;
     }
     if (is_c_contiguous() && source.is_c_contiguous()) {
         base_.get_sub_region(layout_.offset, nbytes())
@@ -345,7 +355,8 @@ void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst,
     auto divides = [&](std::size_t c) {
         if (itemsize % c != 0 || dst.offset % c != 0 || src.offset % c != 0) return false;
         for (std::size_t k = 0; k < dst.ndim(); ++k) {
-            if (dst.strides[k] % static_cast<std::ptrdiff_t>(c) != 0 || src.strides[k] % static_cast<std::ptrdiff_t>(c) != 0)
+            if (dst.strides[k] % static_cast<std::ptrdiff_t>(c) != 0 ||
+                src.strides[k] % static_cast<std::ptrdiff_t>(c) != 0)
                 return false;
         }
         return true;
@@ -354,7 +365,8 @@ void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst,
     const char* type = chunk == 8 ? "uint64_t" : chunk == 4 ? "uint32_t" : chunk == 2 ? "uint16_t" : "uint8_t";
     const auto c = static_cast<std::int64_t>(chunk);
     const std::size_t ndim = dst.ndim();
-    std::vector<std::int64_t> table{static_cast<std::int64_t>(dst.offset) / c, static_cast<std::int64_t>(src.offset) / c};
+    std::vector<std::int64_t> table{static_cast<std::int64_t>(dst.offset) / c,
+                                    static_cast<std::int64_t>(src.offset) / c};
     for (auto e : dst.shape) table.push_back(static_cast<std::int64_t>(e));
     for (auto s : dst.strides) table.push_back(s / c);
     for (auto s : src.strides) table.push_back(s / c);

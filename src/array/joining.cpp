@@ -23,16 +23,17 @@ std::vector<std::size_t> joined_shape(const Queue& queue, const std::vector<Arra
         if (!(a.device().context() == queue.device().context()))
             throw ArgumentError(name, "belongs to another context than the queue (transfer() it first)");
         if (a.dtype() != first.dtype())
-            throw ArgumentError(name, fmt::format("has dtype {}, arrays[0] has {} (convert with astype first)", a.dtype().name(),
-                                                  first.dtype().name()));
+            throw ArgumentError(name, fmt::format("has dtype {}, arrays[0] has {} (convert with astype first)",
+                                                  a.dtype().name(), first.dtype().name()));
         if (a.ndim() != first.ndim())
             throw ArgumentError(name, fmt::format("has {} dimensions (shape {}), arrays[0] has {} (shape {})", a.ndim(),
                                                   shape_text(a.shape()), first.ndim(), shape_text(first.shape())));
         for (std::size_t d = 0; d < a.ndim(); ++d) {
             if (d != axis && a.shape()[d] != first.shape()[d])
-                throw ArgumentError(name, fmt::format("has shape {}, arrays[0] has {}: they differ along axis {}, not only "
-                                                      "along the joining axis {}",
-                                                      shape_text(a.shape()), shape_text(first.shape()), d, axis));
+                throw ArgumentError(name,
+                                    fmt::format("has shape {}, arrays[0] has {}: they differ along axis {}, not only "
+                                                "along the joining axis {}",
+                                                shape_text(a.shape()), shape_text(first.shape()), d, axis));
         }
         shape[axis] += a.shape()[axis];
     }
@@ -41,7 +42,8 @@ std::vector<std::size_t> joined_shape(const Queue& queue, const std::vector<Arra
 
 std::size_t joining_axis(const std::vector<Array>& arrays, std::ptrdiff_t axis) {
     if (arrays.empty()) throw ArgumentError("arrays", "is empty: at least one array is needed");
-    if (arrays[0].ndim() == 0) throw ArgumentError("arrays", "arrays[0] is zero-dimensional: 0-d arrays cannot be concatenated");
+    if (arrays[0].ndim() == 0)
+        throw ArgumentError("arrays", "arrays[0] is zero-dimensional: 0-d arrays cannot be concatenated");
     return detail::normalize_axis(axis, arrays[0].ndim());
 }
 
@@ -67,21 +69,24 @@ void concatenate(const Queue& queue, const std::vector<Array>& arrays, const Arr
     const std::size_t ax = joining_axis(arrays, axis);
     const std::vector<std::size_t> shape = joined_shape(queue, arrays, ax);
     if (!(out.device() == queue.device()))
-        throw ArgumentError("out", fmt::format("is on device {} of its context, the queue on device {}", out.device().index(),
-                                               queue.device().index()));
+        throw ArgumentError("out", fmt::format("is on device {} of its context, the queue on device {}",
+                                               out.device().index(), queue.device().index()));
     if (out.shape() != shape || out.dtype() != arrays[0].dtype())
-        throw ArgumentError("out", fmt::format("has shape {} and dtype {}; the joined arrays have {} and {}", shape_text(out.shape()),
-                                               out.dtype().name(), shape_text(shape), arrays[0].dtype().name()));
+        throw ArgumentError("out", fmt::format("has shape {} and dtype {}; the joined arrays have {} and {}",
+                                               shape_text(out.shape()), out.dtype().name(), shape_text(shape),
+                                               arrays[0].dtype().name()));
     for (std::size_t i = 0; i < arrays.size(); ++i) {
-        if (may_share_memory(out, arrays[i])) throw ArgumentError("out", fmt::format("shares memory with arrays[{}]", i));
+        if (may_share_memory(out, arrays[i]))
+            throw ArgumentError("out", fmt::format("shares memory with arrays[{}]", i));
     }
     copy_parts(queue, arrays, out, ax);
 }
 
-Array concatenate(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis, const Allocator& allocator) {
+Array concatenate(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t axis,
+                  const Allocator& allocator) {
     const std::size_t ax = joining_axis(arrays, axis);
-    const Array out = Array::empty(queue.device(), joined_shape(queue, arrays, ax), arrays[0].dtype(), std::nullopt, 0,
-                                   allocator);
+    const Array out =
+        Array::empty(queue.device(), joined_shape(queue, arrays, ax), arrays[0].dtype(), std::nullopt, 0, allocator);
     copy_parts(queue, arrays, out, ax);
     return out;
 }
@@ -96,9 +101,10 @@ Array stack(const Queue& queue, const std::vector<Array>& arrays, std::ptrdiff_t
     where.emplace_back(ellipsis);
     for (std::size_t i = 0; i < arrays.size(); ++i) {
         if (arrays[i].shape() != arrays[0].shape())
-            throw ArgumentError(fmt::format("arrays[{}]", i), fmt::format("has shape {}, arrays[0] has {}: stacked arrays must have one "
-                                                                          "shape",
-                                                                          shape_text(arrays[i].shape()), shape_text(arrays[0].shape())));
+            throw ArgumentError(fmt::format("arrays[{}]", i),
+                                fmt::format("has shape {}, arrays[0] has {}: stacked arrays must have one "
+                                            "shape",
+                                            shape_text(arrays[i].shape()), shape_text(arrays[0].shape())));
         expanded.push_back(arrays[i].index(where));
     }
     return concatenate(queue, expanded, static_cast<std::ptrdiff_t>(ax), allocator);

@@ -69,7 +69,8 @@ std::ptrdiff_t Layout::offset_of(std::span<const std::size_t> index) const {
     std::ptrdiff_t o = to_signed(offset);
     for (std::size_t d = 0; d < shape.size(); ++d) {
         if (index[d] >= shape[d])
-            throw ArgumentError("index", fmt::format("{} out of range for axis {} of extent {}", index[d], d, shape[d]));
+            throw ArgumentError("index",
+                                fmt::format("{} out of range for axis {} of extent {}", index[d], d, shape[d]));
         o += to_signed(index[d]) * strides[d];
     }
     return o;
@@ -146,8 +147,9 @@ Layout Layout::index(std::span<const Index> indices) const {
             const std::ptrdiff_t i = std::get<std::ptrdiff_t>(v);
             const std::ptrdiff_t n = to_signed(shape[axis]);
             if (i < -n || i >= n)
-                throw ArgumentError("indices", fmt::format("index {} (entry {}) is out of range for axis {} of extent {}", i,
-                                                           position, axis, n));
+                throw ArgumentError("indices",
+                                    fmt::format("index {} (entry {}) is out of range for axis {} of extent {}", i,
+                                                position, axis, n));
             new_offset += (i < 0 ? i + n : i) * strides[axis];
             ++axis;
         }
@@ -167,7 +169,8 @@ Layout Layout::transpose(std::span<const std::size_t> axes) const {
             throw ArgumentError("axes", fmt::format("{} axes for {} dimensions", axes.size(), shape.size()));
         std::vector<bool> seen(shape.size(), false);
         for (std::size_t i = 0; i < axes.size(); ++i) {
-            if (axes[i] >= shape.size() || seen[axes[i]]) throw ArgumentError("axes", fmt::format("not a permutation: {}", fmt::join(axes, ", ")));
+            if (axes[i] >= shape.size() || seen[axes[i]])
+                throw ArgumentError("axes", fmt::format("not a permutation: {}", fmt::join(axes, ", ")));
             seen[axes[i]] = true;
             order[i] = axes[i];
         }
@@ -184,19 +187,22 @@ Layout Layout::transpose(std::span<const std::size_t> axes) const {
 
 HostArray::HostArray(const DType& dtype, std::vector<std::size_t> shape, Order order)
     : dtype_(dtype), layout_(Layout::contiguous(std::move(shape), dtype.itemsize(), order)),
-      storage_(new std::byte[std::max<std::size_t>(layout_.size() * dtype.itemsize(), 1)](), std::default_delete<std::byte[]>()),
+      storage_(new std::byte[std::max<std::size_t>(layout_.size() * dtype.itemsize(), 1)](),
+               std::default_delete<std::byte[]>()),
       capacity_(layout_.size() * dtype.itemsize()) {}
 
 HostArray HostArray::wrap_bytes(void* data, std::size_t size, const DType& dtype, std::vector<std::size_t> shape) {
     Layout layout = Layout::contiguous(std::move(shape), dtype.itemsize());
     if (layout.size() * dtype.itemsize() != size)
         throw ArgumentError("data", fmt::format("{} bytes for {} elements of {}", size, layout.size(), dtype.name()));
-    return HostArray(dtype, std::move(layout), std::shared_ptr<std::byte>(static_cast<std::byte*>(data), [](std::byte*) {}), size);
+    return HostArray(dtype, std::move(layout),
+                     std::shared_ptr<std::byte>(static_cast<std::byte*>(data), [](std::byte*) {}), size);
 }
 
 void HostArray::check_type(std::size_t size) const {
     if (size != dtype_.itemsize())
-        throw ArgumentError("T", fmt::format("a {}-byte type for elements of {} ({} bytes)", size, dtype_.name(), dtype_.itemsize()));
+        throw ArgumentError("T", fmt::format("a {}-byte type for elements of {} ({} bytes)", size, dtype_.name(),
+                                             dtype_.itemsize()));
 }
 
 std::span<std::byte> HostArray::bytes() const {
@@ -213,7 +219,9 @@ HostArray HostArray::view(const DType& dtype, const Layout& layout) const {
 }
 
 HostArray HostArray::slice(std::span<const Slice> slices) const { return view(dtype_, layout_.slice(slices)); }
-HostArray HostArray::transpose(std::span<const std::size_t> axes) const { return view(dtype_, layout_.transpose(axes)); }
+HostArray HostArray::transpose(std::span<const std::size_t> axes) const {
+    return view(dtype_, layout_.transpose(axes));
+}
 HostArray HostArray::index(std::span<const Index> indices) const { return view(dtype_, layout_.index(indices)); }
 HostArray HostArray::reshape(std::span<const std::ptrdiff_t> shape, Order order) const {
     return view(dtype_, layout_.reshape(shape, dtype_.itemsize(), order));
@@ -243,8 +251,9 @@ void for_each_element(const Layout& a, const Layout& b, F&& f) {
 
 void HostArray::assign(const HostArray& source) const {
     if (source.shape() != shape() || source.dtype().itemsize() != dtype_.itemsize())
-        throw ArgumentError("source", fmt::format("shape ({}) and {} do not match ({}) and {}", fmt::join(source.shape(), ", "),
-                                                  source.dtype().name(), fmt::join(shape(), ", "), dtype_.name()));
+        throw ArgumentError("source",
+                            fmt::format("shape ({}) and {} do not match ({}) and {}", fmt::join(source.shape(), ", "),
+                                        source.dtype().name(), fmt::join(shape(), ", "), dtype_.name()));
     const std::size_t item = dtype_.itemsize();
     if (is_c_contiguous() && source.is_c_contiguous()) {
         if (nbytes() != 0) std::memmove(data(), source.data(), nbytes());

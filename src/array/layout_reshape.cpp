@@ -20,8 +20,8 @@ namespace {
 // way round), so the group is one evenly strided run of elements, which the new axes of the group
 // can divide as they like. New axes of extent 1 after the last group get any stride.
 std::optional<std::vector<std::ptrdiff_t>> strides_without_copy(const Layout& layout,
-                                                                 const std::vector<std::size_t>& new_shape,
-                                                                 std::size_t itemsize, Order order) {
+                                                                const std::vector<std::size_t>& new_shape,
+                                                                std::size_t itemsize, Order order) {
     std::vector<std::size_t> old_shape;
     std::vector<std::ptrdiff_t> old_strides;
     for (std::size_t d = 0; d < layout.ndim(); ++d) {
@@ -86,7 +86,8 @@ std::vector<std::size_t> Layout::resolve_shape(std::span<const std::ptrdiff_t> n
     }
     if (inferred) {
         if (known == 0 || size() % known != 0)
-            throw ArgumentError("shape", fmt::format("cannot infer the -1 of ({}) for {} elements", fmt::join(new_shape, ", "), size()));
+            throw ArgumentError("shape", fmt::format("cannot infer the -1 of ({}) for {} elements",
+                                                     fmt::join(new_shape, ", "), size()));
         result[*inferred] = size() / known;
         known *= result[*inferred];
     }
@@ -119,10 +120,11 @@ Layout Layout::reshape(std::span<const std::ptrdiff_t> new_shape, std::size_t it
     order = resolve_order(order, *this, itemsize);
     auto out = try_reshape(new_shape, itemsize, order);
     if (!out)
-        throw ArgumentError("shape", fmt::format("a view of shape ({}) and strides ({}) cannot be reshaped into ({}) in {} "
-                                                 "order without a copy",
-                                                 fmt::join(shape, ", "), fmt::join(strides, ", "), fmt::join(new_shape, ", "),
-                                                 order == Order::C ? "C" : "Fortran"));
+        throw ArgumentError("shape",
+                            fmt::format("a view of shape ({}) and strides ({}) cannot be reshaped into ({}) in {} "
+                                        "order without a copy",
+                                        fmt::join(shape, ", "), fmt::join(strides, ", "), fmt::join(new_shape, ", "),
+                                        order == Order::C ? "C" : "Fortran"));
     return *out;
 }
 

@@ -45,7 +45,8 @@ Layout Layout::squeeze(std::span<const int> axes) const {
     const std::vector<std::size_t> removed = normalize_axes(axes, shape.size(), "axis");
     for (std::size_t k = 0; k < removed.size(); ++k)
         if (shape[removed[k]] != 1)
-            throw ArgumentError("axis", fmt::format("squeeze: axis {} has extent {}, not 1", axes[k], shape[removed[k]]));
+            throw ArgumentError("axis",
+                                fmt::format("squeeze: axis {} has extent {}, not 1", axes[k], shape[removed[k]]));
     Layout out;
     out.offset = offset;
     for (std::size_t d = 0; d < shape.size(); ++d) {
@@ -77,8 +78,8 @@ Layout Layout::expand_dims(std::span<const int> axes) const {
 
 Layout Layout::moveaxis(std::span<const int> source, std::span<const int> destination) const {
     if (source.size() != destination.size())
-        throw ArgumentError("destination", fmt::format("moveaxis: {} source axes and {} destination axes", source.size(),
-                                                       destination.size()));
+        throw ArgumentError("destination", fmt::format("moveaxis: {} source axes and {} destination axes",
+                                                       source.size(), destination.size()));
     const std::vector<std::size_t> from = normalize_axes(source, shape.size(), "source");
     const std::vector<std::size_t> to = normalize_axes(destination, shape.size(), "destination");
     // numpy's construction: the axes not moved in order, then each moved axis inserted at its
@@ -88,8 +89,10 @@ Layout Layout::moveaxis(std::span<const int> source, std::span<const int> destin
         if (std::find(from.begin(), from.end(), d) == from.end()) order.push_back(d);
     std::vector<std::size_t> by_destination(from.size());
     std::iota(by_destination.begin(), by_destination.end(), std::size_t{0});
-    std::sort(by_destination.begin(), by_destination.end(), [&](std::size_t x, std::size_t y) { return to[x] < to[y]; });
-    for (const std::size_t k : by_destination) order.insert(order.begin() + static_cast<std::ptrdiff_t>(to[k]), from[k]);
+    std::sort(by_destination.begin(), by_destination.end(),
+              [&](std::size_t x, std::size_t y) { return to[x] < to[y]; });
+    for (const std::size_t k : by_destination)
+        order.insert(order.begin() + static_cast<std::ptrdiff_t>(to[k]), from[k]);
     return transpose(order);
 }
 

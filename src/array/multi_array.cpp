@@ -6,15 +6,18 @@
 
 namespace kjarni {
 
-std::vector<std::vector<Slice>> CloneSplay::operator()(const std::vector<std::size_t>&, std::size_t device_count) const {
+std::vector<std::vector<Slice>> CloneSplay::operator()(const std::vector<std::size_t>&,
+                                                       std::size_t device_count) const {
     return std::vector<std::vector<Slice>>(device_count);
 }
 
-std::vector<std::vector<Slice>> EqualSplay::operator()(const std::vector<std::size_t>& shape, std::size_t device_count) const {
+std::vector<std::vector<Slice>> EqualSplay::operator()(const std::vector<std::size_t>& shape,
+                                                       std::size_t device_count) const {
     if (shape.empty()) throw ArgumentError("shape", "EqualSplay needs at least one dimension");
     if (shape[0] < device_count)
-        throw ArgumentError("shape", fmt::format("EqualSplay: the outermost dimension ({}) is less than the device count ({})",
-                                                 shape[0], device_count));
+        throw ArgumentError("shape",
+                            fmt::format("EqualSplay: the outermost dimension ({}) is less than the device count ({})",
+                                        shape[0], device_count));
     std::vector<std::vector<Slice>> out;
     const std::size_t base = shape[0] / device_count, extra = shape[0] % device_count;
     std::size_t start = 0;
@@ -27,7 +30,9 @@ std::vector<std::vector<Slice>> EqualSplay::operator()(const std::vector<std::si
 }
 
 namespace {
-bool is_clone(const std::shared_ptr<const Splay>& splay) { return dynamic_cast<const CloneSplay*>(splay.get()) != nullptr; }
+bool is_clone(const std::shared_ptr<const Splay>& splay) {
+    return dynamic_cast<const CloneSplay*>(splay.get()) != nullptr;
+}
 }  // namespace
 
 MultiArray MultiArray::empty(const BoundMultiDevice& devices, std::vector<std::size_t> shape, const DType& dtype,

@@ -31,12 +31,14 @@ std::vector<Array> sections_of(const Array& array, std::size_t sections, std::pt
     if (sections == 0) throw ArgumentError("sections", "is 0: it must be at least 1");
     const std::size_t n = array.shape()[ax];
     if (equal && n % sections != 0)
-        throw ArgumentError("sections", fmt::format("{} do not divide axis {} of extent {} equally (array_split allows that)",
-                                                    sections, ax, n));
+        throw ArgumentError("sections",
+                            fmt::format("{} do not divide axis {} of extent {} equally (array_split allows that)",
+                                        sections, ax, n));
     // numpy.array_split: the first n % sections parts have one element more.
     const std::size_t each = n / sections, extra = n % sections;
     std::vector<std::ptrdiff_t> bounds{0};
-    for (std::size_t k = 0; k < sections; ++k) bounds.push_back(bounds.back() + static_cast<std::ptrdiff_t>(each + (k < extra ? 1 : 0)));
+    for (std::size_t k = 0; k < sections; ++k)
+        bounds.push_back(bounds.back() + static_cast<std::ptrdiff_t>(each + (k < extra ? 1 : 0)));
     return parts_between(array, ax, bounds);
 }
 
@@ -55,7 +57,8 @@ std::ptrdiff_t hsplit_axis(const Array& array) {
 
 void need_dimensions(const Array& array, std::size_t ndim, const char* function) {
     if (array.ndim() < ndim)
-        throw ArgumentError("array", fmt::format("has {} dimensions: {} needs at least {}", array.ndim(), function, ndim));
+        throw ArgumentError("array",
+                            fmt::format("has {} dimensions: {} needs at least {}", array.ndim(), function, ndim));
 }
 
 }  // namespace
@@ -73,7 +76,9 @@ std::vector<Array> array_split(const Array& array, std::span<const std::ptrdiff_
     return at_positions(array, indices, axis);
 }
 
-std::vector<Array> hsplit(const Array& array, std::size_t sections) { return split(array, sections, hsplit_axis(array)); }
+std::vector<Array> hsplit(const Array& array, std::size_t sections) {
+    return split(array, sections, hsplit_axis(array));
+}
 std::vector<Array> hsplit(const Array& array, std::span<const std::ptrdiff_t> indices) {
     return split(array, indices, hsplit_axis(array));
 }

@@ -56,9 +56,9 @@ KERNEL void take(GLOBAL_MEM ${U}* out, GLOBAL_MEM const ${U}* array, GLOBAL_MEM 
 
 std::int32_t mode_code(TakeMode mode) {
     switch (mode) {
-        case TakeMode::raise: return 0;
-        case TakeMode::wrap: return 1;
-        case TakeMode::clip: return 2;
+    case TakeMode::raise: return 0;
+    case TakeMode::wrap: return 1;
+    case TakeMode::clip: return 2;
     }
     return 0;
 }
@@ -68,17 +68,19 @@ std::string first_bad_index(const Queue& queue, const Array& indices, std::int64
     const Array as_int64 = indices.astype(queue, dtypes::int64);
     const auto values = as_int64.get(queue).to_vector<std::int64_t>();
     for (std::size_t p = 0; p < values.size(); ++p) {
-        if (values[p] < -extent || values[p] >= extent) return fmt::format("index {} (at flat position {})", values[p], p);
+        if (values[p] < -extent || values[p] >= extent)
+            return fmt::format("index {} (at flat position {})", values[p], p);
     }
     return "an index";
 }
 
 }  // namespace
 
-Array take(const Queue& queue, const Array& array, const Array& indices, std::optional<std::ptrdiff_t> axis, TakeMode mode,
-           const Allocator& allocator) {
+Array take(const Queue& queue, const Array& array, const Array& indices, std::optional<std::ptrdiff_t> axis,
+           TakeMode mode, const Allocator& allocator) {
     if (!is_integer(indices.dtype()))
-        throw ArgumentError("indices", fmt::format("has dtype {}: take needs an integer dtype", indices.dtype().name()));
+        throw ArgumentError("indices",
+                            fmt::format("has dtype {}: take needs an integer dtype", indices.dtype().name()));
     for (const auto& [a, name] : {std::pair{&array, "array"}, std::pair{&indices, "indices"}}) {
         if (!(a->device() == queue.device()))
             throw ArgumentError(name, "is on another device than the queue (transfer() it first)");
@@ -94,8 +96,9 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
     shape.insert(shape.end(), source.shape().begin() + static_cast<std::ptrdiff_t>(ax) + 1, source.shape().end());
     const Array out = Array::empty(queue.device(), shape, source.dtype(), std::nullopt, 0, allocator);
     if (out.size() == 0) return out;
-    if (extent == 0) throw ArgumentError("indices", fmt::format("are not empty, but axis {} of the array is (shape ({}))", ax,
-                                                                fmt::join(source.shape(), ", ")));
+    if (extent == 0)
+        throw ArgumentError("indices", fmt::format("are not empty, but axis {} of the array is (shape ({}))", ax,
+                                                   fmt::join(source.shape(), ", ")));
 
     // The index array C-contiguous, its first element at a whole element of its allocation.
     const std::size_t index_size = indices.dtype().itemsize();
@@ -126,7 +129,8 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
             table[ndim + k] = source.strides()[k - idx.ndim() + 1] / u;
         }
     }
-    const Buffer table_buffer = Buffer::allocate(queue.device(), std::max<std::size_t>(table.size(), 1) * sizeof(std::int64_t));
+    const Buffer table_buffer =
+        Buffer::allocate(queue.device(), std::max<std::size_t>(table.size(), 1) * sizeof(std::int64_t));
     if (!table.empty()) table_buffer.set(queue, std::span<const std::int64_t>(table), false);
     const Buffer flag = Buffer::allocate(queue.device(), sizeof(std::uint32_t));
     const std::uint32_t zero = 0;
@@ -137,9 +141,10 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
     const Program program(queue.device(), TemplateSource{std::string(take_source)}, {},
                           {{"U", unit_type}, {"I", idx.dtype()}});
     const std::size_t n = out.size();
-    program.kernel("take")(queue, {(n + 63) / 64 * 64}, std::nullopt, out.base(), source.base(), idx.base(), table_buffer, flag,
-                           static_cast<std::int64_t>(source.offset()) / u, static_cast<std::int64_t>(idx.offset() / index_size),
-                           extent, static_cast<std::int64_t>(source.strides()[ax]) / u, static_cast<std::int32_t>(ndim),
+    program.kernel("take")(queue, {(n + 63) / 64 * 64}, std::nullopt, out.base(), source.base(), idx.base(),
+                           table_buffer, flag, static_cast<std::int64_t>(source.offset()) / u,
+                           static_cast<std::int64_t>(idx.offset() / index_size), extent,
+                           static_cast<std::int64_t>(source.strides()[ax]) / u, static_cast<std::int32_t>(ndim),
                            static_cast<std::int32_t>(itemsize / unit), mode_code(mode), static_cast<std::uint64_t>(n));
     // The table, the flag and any copies above must outlive the kernel.
     queue.synchronize();

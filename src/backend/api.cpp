@@ -18,8 +18,8 @@ std::shared_ptr<Context> Api::create_context_with(std::span<const std::shared_pt
         else if (flags.map_host) what = "map_host";
         else if (flags.lmem_resize_to_max) what = "lmem_resize_to_max";
         else what = "shared_memory_banks " + to_string(flags.shared_memory_banks);
-        throw UnsupportedError(fmt::format("the {} backend has no context flags: ContextOptions::{} is for CUDA",
-                                           id().shortcut(), what));
+        throw UnsupportedError(
+            fmt::format("the {} backend has no context flags: ContextOptions::{} is for CUDA", id().shortcut(), what));
     }
     // Contexts of this API are its own already: own_contexts changes nothing.
     return create_context(devices);

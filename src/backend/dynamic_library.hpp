@@ -14,8 +14,7 @@ class DynamicLibrary {
 public:
     /// Tries each candidate in turn (names for the loader's search, or absolute paths). On failure
     /// returns nullopt and puts every attempt's dlerror() into `error`.
-    static std::optional<DynamicLibrary> open(std::initializer_list<std::string_view> candidates,
-                                              std::string& error);
+    static std::optional<DynamicLibrary> open(std::initializer_list<std::string_view> candidates, std::string& error);
 
     /// The symbol's address, or nullptr when the library does not have it.
     void* find(const char* symbol) const noexcept;

@@ -13,7 +13,8 @@ namespace {
 
 [[noreturn]] void no_ipc_handles(const Api& api, const char* what) {
     const std::string name = api.id() == ApiId::opencl() ? "OpenCL" : api.id().shortcut();
-    throw UnsupportedError(std::string(what) + ": the " + name + " API has no interprocess handles (only CUDA has: cuIpcGetMemHandle, cuIpcGetEventHandle)");
+    throw UnsupportedError(std::string(what) + ": the " + name +
+                           " API has no interprocess handles (only CUDA has: cuIpcGetMemHandle, cuIpcGetEventHandle)");
 }
 
 }  // namespace

@@ -38,9 +38,9 @@ struct FlaggedAllocation {
 /// Managed memory (CUDA) / shared virtual memory (OpenCL) options, decided by the public layer
 /// from the devices' capabilities (kjarni/managed_memory.hpp).
 struct ManagedAllocationFlags {
-    bool attach_host = false;  // CUDA: CU_MEM_ATTACH_HOST instead of CU_MEM_ATTACH_GLOBAL
-    bool fine_grain = false;   // OpenCL: CL_MEM_SVM_FINE_GRAIN_BUFFER (else coarse-grained)
-    bool atomics = false;      // OpenCL: CL_MEM_SVM_ATOMICS (fine-grained only)
+    bool attach_host = false;   // CUDA: CU_MEM_ATTACH_HOST instead of CU_MEM_ATTACH_GLOBAL
+    bool fine_grain = false;    // OpenCL: CL_MEM_SVM_FINE_GRAIN_BUFFER (else coarse-grained)
+    bool atomics = false;       // OpenCL: CL_MEM_SVM_ATOMICS (fine-grained only)
     std::size_t alignment = 0;  // 0: the driver's; OpenCL: clSVMAlloc's; CUDA: by over-allocating
 };
 

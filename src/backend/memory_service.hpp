@@ -31,9 +31,7 @@ public:
     virtual bool allocates_eagerly() const { return false; }
     /// The largest free block of a device's memory where the driver reports it (OpenCL
     /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD); nullopt by default.
-    virtual std::optional<std::uint64_t> largest_free_block(std::size_t /*device_index*/) const {
-        return std::nullopt;
-    }
+    virtual std::optional<std::uint64_t> largest_free_block(std::size_t /*device_index*/) const { return std::nullopt; }
     /// Bytes free on the device right now where the API can tell (CUDA cuMemGetInfo, OpenCL
     /// CL_DEVICE_GLOBAL_FREE_MEMORY_AMD); nullopt where it cannot.
     virtual std::optional<std::uint64_t> free_memory(std::size_t /*device_index*/) const { return std::nullopt; }

@@ -51,12 +51,11 @@ public:
     /// and asks it.
     virtual bool is_done();
     virtual void wait_for(Event& event) = 0;
-    virtual void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size,
-                       bool blocking) = 0;
+    virtual void write(Buffer& dst, std::size_t dst_offset, const void* src, std::size_t size, bool blocking) = 0;
     virtual void read(void* dst, Buffer& src, std::size_t src_offset, std::size_t size, bool blocking) = 0;
     /// Buffers may be on different devices of the context (peer copy, or staged by the driver).
-    virtual void copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset,
-                      std::size_t size, bool blocking) = 0;
+    virtual void copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset, std::size_t size,
+                      bool blocking) = 0;
     /// Copies from a buffer of another context of the same API, device to device, in this queue's
     /// order (CUDA cuMemcpyPeerAsync); `dst` is of this queue's context. Returns false where the
     /// API cannot (the default): the caller then stages through the host.
@@ -66,8 +65,8 @@ public:
         return false;
     }
     /// `pattern_size` is a power of two <= 128 dividing `size` and `offset`.
-    virtual void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern,
-                      std::size_t pattern_size, bool blocking) = 0;
+    virtual void fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern, std::size_t pattern_size,
+                      bool blocking) = 0;
     /// CUstream / cl_command_queue.
     virtual std::uintptr_t native_handle() const = 0;
 

@@ -15,7 +15,8 @@ Api& api_for(const ApiId& id) {
 #ifdef KJARNI_WITH_CUDA
         static Api* const cuda = make_cuda_api().release();
 #else
-        static Api* const cuda = new UnavailableApi(id, "this build of kjarni has no CUDA backend (cuda.h was not found)");
+        static Api* const cuda =
+            new UnavailableApi(id, "this build of kjarni has no CUDA backend (cuda.h was not found)");
 #endif
         return *cuda;
     }

@@ -19,9 +19,7 @@ public:
     std::string driver_version() const override { return {}; }
     const std::vector<std::shared_ptr<Platform>>& platforms() const override { return none_; }
     std::shared_ptr<Device> device_from_native(std::uintptr_t) const override { throw_unavailable(); }
-    std::shared_ptr<Context> create_context(std::span<const std::shared_ptr<Device>>) override {
-        throw_unavailable();
-    }
+    std::shared_ptr<Context> create_context(std::span<const std::shared_ptr<Device>>) override { throw_unavailable(); }
     std::shared_ptr<Context> context_from_native(std::span<const std::uintptr_t>, bool) override {
         throw_unavailable();
     }

@@ -35,8 +35,7 @@ std::optional<LocalMemoryBanks> local_memory_banks(const DeviceFacts& facts) {
         // bank conflicts are resolved among 32 lanes (half a wave64) at a time. RDNA keeps both.
         if (facts.type != DeviceType::gpu) return std::nullopt;
         return LocalMemoryBanks{32, 4, 32};
-    default:
-        return std::nullopt;
+    default: return std::nullopt;
     }
 }
 

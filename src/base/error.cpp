@@ -11,10 +11,7 @@ BackendError::BackendError(std::string api, std::string call, std::int64_t code,
                            const std::string& detail)
     : Error(fmt::format("{} call {} failed: {} ({}){}{}", api, call, code_name, code, detail.empty() ? "" : ": ",
                         detail)),
-      api_(std::move(api)),
-      call_(std::move(call)),
-      code_(code),
-      code_name_(std::move(code_name)) {}
+      api_(std::move(api)), call_(std::move(call)), code_(code), code_name_(std::move(code_name)) {}
 
 namespace {
 
@@ -31,19 +28,14 @@ CompileError::CompileError(std::string api, std::string device, std::string log,
                            std::string source)
     : Error(fmt::format("{} compilation for {} failed (options: {}):\n{}\n--- source ---\n{}", api, device,
                         fmt::join(options, " "), log, number_lines(source))),
-      api_(std::move(api)),
-      device_(std::move(device)),
-      log_(std::move(log)),
-      options_(std::move(options)),
+      api_(std::move(api)), device_(std::move(device)), log_(std::move(log)), options_(std::move(options)),
       source_(std::move(source)) {}
 
 std::string CompileError::numbered_source() const { return number_lines(source_); }
 
 LinkError::LinkError(std::string api, std::string device, std::string log)
-    : Error(fmt::format("{} linking for {} failed:\n{}", api, device, log)),
-      api_(std::move(api)),
-      device_(std::move(device)),
-      log_(std::move(log)) {}
+    : Error(fmt::format("{} linking for {} failed:\n{}", api, device, log)), api_(std::move(api)),
+      device_(std::move(device)), log_(std::move(log)) {}
 
 ArgumentError::ArgumentError(std::string argument, const std::string& reason)
     : Error(fmt::format("argument '{}': {}", argument, reason)), argument_(std::move(argument)) {}

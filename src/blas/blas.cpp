@@ -48,8 +48,7 @@ struct Checks {
         case DType::Kind::float32:
         case DType::Kind::float64:
         case DType::Kind::complex64:
-        case DType::Kind::complex128:
-            break;
+        case DType::Kind::complex128: break;
         default:
             throw ArgumentError(name, "has dtype " + first.dtype().name() +
                                           "; BLAS takes float16, float32, float64, complex64 or complex128");
@@ -328,8 +327,8 @@ Array gemm_any(const Queue& queue, Scalar alpha, const Array& a_in, const Array&
                                     first.batch_stride, second.matrix, second.batch_stride, beta, out.matrix,
                                     out.batch_stride, batch);
     else
-        vendor.gemm(queue, checks.kind, first.op, second.op, rows, cols, kk, alpha, first.matrix, second.matrix,
-                    beta, out.matrix);
+        vendor.gemm(queue, checks.kind, first.op, second.op, rows, cols, kk, alpha, first.matrix, second.matrix, beta,
+                    out.matrix);
     out.finish(queue);
     temps.release();
     return c;
@@ -337,8 +336,8 @@ Array gemm_any(const Queue& queue, Scalar alpha, const Array& a_in, const Array&
 
 }  // namespace
 
-Array gemm(const Queue& queue, Scalar alpha, const Array& a, const Array& b, Scalar beta,
-           const std::optional<Array>& c, Op op_a, Op op_b, const Allocator& allocator) {
+Array gemm(const Queue& queue, Scalar alpha, const Array& a, const Array& b, Scalar beta, const std::optional<Array>& c,
+           Op op_a, Op op_b, const Allocator& allocator) {
     return gemm_any(queue, alpha, a, b, beta, c, op_a, op_b, false, allocator);
 }
 
@@ -422,10 +421,8 @@ Array ger(const Queue& queue, Scalar alpha, const Array& x_in, const Array& y_in
     const Vector xv = input_vector(x_in, temps, x_keep);
     const Vector yv = input_vector(y_in, temps, y_keep);
     // Stored transposed, A^T += alpha y x^T.
-    if (out.flip)
-        detail::vendor_for(queue).ger(queue, checks.kind, shape[1], shape[0], alpha, yv, xv, out.matrix);
-    else
-        detail::vendor_for(queue).ger(queue, checks.kind, shape[0], shape[1], alpha, xv, yv, out.matrix);
+    if (out.flip) detail::vendor_for(queue).ger(queue, checks.kind, shape[1], shape[0], alpha, yv, xv, out.matrix);
+    else detail::vendor_for(queue).ger(queue, checks.kind, shape[0], shape[1], alpha, xv, yv, out.matrix);
     out.finish(queue);
     temps.release();
     return a;
@@ -444,9 +441,11 @@ Array dot(const Queue& queue, const Array& x_in, const Array& y_in, const std::o
         checks.array("out", *out_in);
         out_in->require_writeable("out");
         if (out_in->size() != 1)
-            throw ArgumentError("out", fmt::format("must have one element, has shape {}", shape_string(out_in->shape())));
+            throw ArgumentError("out",
+                                fmt::format("must have one element, has shape {}", shape_string(out_in->shape())));
     }
-    const Array out = out_in ? *out_in : Array::zeros(queue, std::vector<std::size_t>{}, x_in.dtype(), Order::C, allocator);
+    const Array out =
+        out_in ? *out_in : Array::zeros(queue, std::vector<std::size_t>{}, x_in.dtype(), Order::C, allocator);
     Temporaries temps{queue};
     // A one-element array is a "vector" of length one whatever its strides; only its offset matters.
     // An empty sum is zero: a zeroed temporary copied into `out`.

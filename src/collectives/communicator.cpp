@@ -67,8 +67,7 @@ Communicator::Communicator(const Queue& queue, const CliqueId& id, int count, in
     check_rank(rank, "rank", count);
     if (id.engine() == CollectiveEngine::fallback)
         engine_ = detail::make_ring_engine(detail::join_local_clique(id, count, rank));
-    else
-        engine_ = detail::make_nccl_engine(queue, id, count, rank, timeout);
+    else engine_ = detail::make_nccl_engine(queue, id, count, rank, timeout);
 }
 
 Communicator Communicator::from_rendezvous(const Queue& queue, Rendezvous& rendezvous, CollectiveEngine engine,
@@ -100,7 +99,8 @@ Communicator Communicator::from_rendezvous(const Queue& queue, Rendezvous& rende
         bytes = rendezvous.broadcast({}, 0);
     }
     if (bytes.size() != CliqueId::size) {
-        throw PeerError(0, fmt::format("sent a clique id of {} bytes; a clique id has {}", bytes.size(), CliqueId::size));
+        throw PeerError(0,
+                        fmt::format("sent a clique id of {} bytes; a clique id has {}", bytes.size(), CliqueId::size));
     }
     const CliqueId id = CliqueId::from_bytes(bytes);
     if (id.engine() == CollectiveEngine::nccl)
@@ -110,7 +110,7 @@ Communicator Communicator::from_rendezvous(const Queue& queue, Rendezvous& rende
 }
 
 std::vector<Communicator> Communicator::create_all(const MultiQueue& queues, CollectiveEngine engine,
-                                                  std::chrono::milliseconds timeout) {
+                                                   std::chrono::milliseconds timeout) {
     if (timeout <= std::chrono::milliseconds::zero())
         throw ArgumentError("timeout", fmt::format("is {} ms; it must be positive", timeout.count()));
     const auto& list = queues.queues();
@@ -223,11 +223,13 @@ Array Communicator::all_gather(const Array& src, int nd_up) const {
         shape.push_back(n);
         shape.insert(shape.end(), src.shape().begin(), src.shape().end());
     } else if (nd_up == 0) {
-        if (src.ndim() == 0) throw ArgumentError("src", "is 0-dimensional: nd_up = 0 joins along axis 0, which it lacks");
+        if (src.ndim() == 0)
+            throw ArgumentError("src", "is 0-dimensional: nd_up = 0 joins along axis 0, which it lacks");
         shape = src.shape();
         shape[0] *= n;
     } else {
-        throw ArgumentError("nd_up", fmt::format("is {}; it is 1 (a new outer axis) or 0 (joined along axis 0)", nd_up));
+        throw ArgumentError("nd_up",
+                            fmt::format("is {}; it is 1 (a new outer axis) or 0 (joined along axis 0)", nd_up));
     }
     const Array dest = Array::empty(queue_.device(), shape, src.dtype());
     all_gather(src, dest);
@@ -261,7 +263,8 @@ void Communicator::all_to_all(const Array& src, const Array& dest) const {
     if (src.size() % static_cast<std::size_t>(count()) != 0)
         throw ArgumentError("src", fmt::format("has {} elements, not a multiple of the count {}", src.size(), count()));
     check_size(dest, "dest", src.size(), "the size of src");
-    if (detail::backend_of(src.base()) == detail::backend_of(dest.base()) && src.offset() == dest.offset() && src.base().offset() == dest.base().offset())
+    if (detail::backend_of(src.base()) == detail::backend_of(dest.base()) && src.offset() == dest.offset() &&
+        src.base().offset() == dest.base().offset())
         throw ArgumentError("dest", "is src: all_to_all does not work in place");
     if (src.size() == 0) return;
     guarded(live(), [&](detail::CommEngine& engine) { engine.all_to_all(queue_, flat(src), flat(dest)); });

@@ -32,8 +32,8 @@ void move_bytes(DeviceCopier& copier, const Queue& queue, const Buffer& target, 
 
 /// Elements [first, first + size) of every rank's src combined by `op` on `owner`'s device: a new
 /// temporary (kept in `keep`).
-Array reduce_block(DeviceCopier& copier, const std::vector<RankOperands>& ranks, std::size_t owner,
-                   std::size_t first, std::size_t size, ReduceOp op, std::vector<Array>& keep) {
+Array reduce_block(DeviceCopier& copier, const std::vector<RankOperands>& ranks, std::size_t owner, std::size_t first,
+                   std::size_t size, ReduceOp op, std::vector<Array>& keep) {
     const Queue& queue = ranks[owner].queue;
     const DType& dtype = ranks[owner].src.dtype();
     const Array accumulator = temporary(queue, dtype, size);
@@ -70,7 +70,7 @@ void run_local_fallback(Collective collective, const std::vector<RankOperands>& 
                 const std::size_t first = size * r / n, last = size * (r + 1) / n;
                 if (last > first)
                     copier.copy(ranks[j].queue, elements_of(ranks[j].dst, first, last - first), ranks[r].queue,
-                               bytes_of(*blocks[r]));
+                                bytes_of(*blocks[r]));
             }
         }
         break;
@@ -85,7 +85,8 @@ void run_local_fallback(Collective collective, const std::vector<RankOperands>& 
         const auto owner = static_cast<std::size_t>(root);
         for (std::size_t j = 0; j < n; ++j)
             if (j != owner)
-                move_bytes(copier, ranks[j].queue, bytes_of(ranks[j].src), ranks[owner].queue, bytes_of(ranks[owner].src));
+                move_bytes(copier, ranks[j].queue, bytes_of(ranks[j].src), ranks[owner].queue,
+                           bytes_of(ranks[owner].src));
         break;
     }
     case Collective::all_gather: {
@@ -112,7 +113,7 @@ void run_local_fallback(Collective collective, const std::vector<RankOperands>& 
         for (std::size_t j = 0; j < n; ++j)
             for (std::size_t i = 0; i < n; ++i)
                 copier.copy(ranks[j].queue, elements_of(ranks[j].dst, i * size, size), ranks[i].queue,
-                           elements_of(ranks[i].src, j * size, size));
+                            elements_of(ranks[i].src, j * size, size));
         break;
     }
     }

@@ -61,7 +61,8 @@ std::vector<detail::RankOperands> pair_parts(std::span<const Communicator> comms
     if (src.parts().size() != comms.size())
         throw ArgumentError("src", fmt::format("has {} parts for {} communicators", src.parts().size(), comms.size()));
     if (dst != nullptr && dst->parts().size() != comms.size())
-        throw ArgumentError("dest", fmt::format("has {} parts for {} communicators", dst->parts().size(), comms.size()));
+        throw ArgumentError("dest",
+                            fmt::format("has {} parts for {} communicators", dst->parts().size(), comms.size()));
     std::vector<std::optional<detail::RankOperands>> ranks(comms.size());
     for (const Communicator& comm : comms) {
         detail::check_rank(comm.rank(), "comms", count);
@@ -71,7 +72,8 @@ std::vector<detail::RankOperands> pair_parts(std::span<const Communicator> comms
         const Array* src_part = nullptr;
         for (std::size_t i = 0; i < src.parts().size(); ++i)
             if (src.devices()[i] == device) src_part = &src.parts()[i];
-        if (src_part == nullptr) throw ArgumentError("src", fmt::format("has no part on {} (rank {})", device.name(), comm.rank()));
+        if (src_part == nullptr)
+            throw ArgumentError("src", fmt::format("has no part on {} (rank {})", device.name(), comm.rank()));
         const Array* dst_part = src_part;
         if (dst != nullptr) {
             dst_part = nullptr;
@@ -104,13 +106,16 @@ std::vector<detail::RankOperands> pair_parts(std::span<const Communicator> comms
     // Every rank moves the same number of elements (as NCCL requires of its ranks).
     for (const auto& rank : result) {
         if (rank.src.size() != result[0].src.size())
-            throw ArgumentError("src", fmt::format("has parts of {} and {} elements; every part must have the same size",
-                                                   result[0].src.size(), rank.src.size()));
+            throw ArgumentError("src",
+                                fmt::format("has parts of {} and {} elements; every part must have the same size",
+                                            result[0].src.size(), rank.src.size()));
     }
     return result;
 }
 
-bool empty_call(const std::vector<detail::RankOperands>& ranks) { return ranks[0].src.size() == 0 || ranks[0].dst.size() == 0; }
+bool empty_call(const std::vector<detail::RankOperands>& ranks) {
+    return ranks[0].src.size() == 0 || ranks[0].dst.size() == 0;
+}
 
 }  // namespace
 

@@ -14,9 +14,9 @@
 
 #include "collectives/comm_engine.hpp"
 #include "collectives/device_steps.hpp"
-#include "vendor/nccl_library.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/rendezvous.hpp"
+#include "vendor/nccl_library.hpp"
 
 #ifdef KJARNI_WITH_CUDA
 #include "backend/cuda/cuda_context.hpp"
@@ -36,8 +36,8 @@ backend::cuda::CudaContext* cuda_context_of(const Queue& queue) {
 backend::cuda::CudaContext& require_cuda(const Queue& queue) {
     backend::cuda::CudaContext* context = cuda_context_of(queue);
     if (context == nullptr)
-        throw UnsupportedError(fmt::format("NCCL (libnccl.so.2) runs on CUDA devices only; {} is not one",
-                                           queue.device().name()));
+        throw UnsupportedError(
+            fmt::format("NCCL (libnccl.so.2) runs on CUDA devices only; {} is not one", queue.device().name()));
     return *context;
 }
 
@@ -132,10 +132,8 @@ public:
             static_cast<void>(f_.GroupEnd());
             for (const std::size_t i : live) {
                 const auto current = make_current(i);
-                if (settles(comms_[i], "ncclCommFinalize", timeout_))
-                    static_cast<void>(f_.CommDestroy(comms_[i]));
-                else
-                    static_cast<void>(f_.CommAbort(comms_[i]));
+                if (settles(comms_[i], "ncclCommFinalize", timeout_)) static_cast<void>(f_.CommDestroy(comms_[i]));
+                else static_cast<void>(f_.CommAbort(comms_[i]));
             }
         } catch (...) {  // NOLINT: a destructor must not throw
         }
@@ -146,9 +144,7 @@ public:
     backend::cuda::CudaContext& context() const noexcept { return context_; }
 
     /// The communicator that takes rank `index`'s calls: its blocking child, or itself.
-    nccl::Comm caller(std::size_t index) const noexcept {
-        return children_.empty() ? comms_[index] : children_[index];
-    }
+    nccl::Comm caller(std::size_t index) const noexcept { return children_.empty() ? comms_[index] : children_[index]; }
 
     /// ncclCommAbort of communicator `index` (its child first), once.
     void abort(std::size_t index) noexcept {
@@ -232,7 +228,8 @@ public:
         nccl_group([&] {
             for (int peer = 0; peer < count_; ++peer) {
                 const std::size_t at = static_cast<std::size_t>(peer) * block * itemsize;
-                call(f_.Send(static_cast<const std::byte*>(address(src)) + at, block, type, peer, comm_, stream_of(queue)),
+                call(f_.Send(static_cast<const std::byte*>(address(src)) + at, block, type, peer, comm_,
+                             stream_of(queue)),
                      "ncclSend");
                 call(f_.Recv(static_cast<std::byte*>(address(dst)) + at, block, type, peer, comm_, stream_of(queue)),
                      "ncclRecv");
@@ -254,14 +251,14 @@ public:
         const auto start = std::chrono::steady_clock::now();
         for (int round = 0; !queue.is_done(); ++round) {
             check_async_state();
-            if (std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start) > timeout)
-                fail(fmt::format("the work on rank {}'s queue did not finish within {} ms (a rank died, is stuck, or did "
-                                 "not make the same collective calls)",
-                                 rank_, timeout.count()));
-            if (round < 64)
-                std::this_thread::yield();
-            else
-                std::this_thread::sleep_for(std::chrono::microseconds(100));
+            if (std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start) >
+                timeout)
+                fail(fmt::format(
+                    "the work on rank {}'s queue did not finish within {} ms (a rank died, is stuck, or did "
+                    "not make the same collective calls)",
+                    rank_, timeout.count()));
+            if (round < 64) std::this_thread::yield();
+            else std::this_thread::sleep_for(std::chrono::microseconds(100));
         }
         check_async_state();
         queue.synchronize();  // the queue's own errors, if any
@@ -305,7 +302,8 @@ private:
 
     void check_async_state() {
         nccl::Result state = nccl::success;
-        if (f_.CommGetAsyncError(comm_, &state) != nccl::success || state == nccl::success || state == nccl::in_progress)
+        if (f_.CommGetAsyncError(comm_, &state) != nccl::success || state == nccl::success ||
+            state == nccl::in_progress)
             return;
         try {
             nccl::check(state, "ncclCommGetAsyncError", comm_);
@@ -469,7 +467,8 @@ std::vector<std::shared_ptr<CommEngine>> make_all_nccl_engines(const MultiQueue&
         for (std::size_t i = 0; i < list.size(); ++i) {
             backend::cuda::CudaContext& context = require_cuda(list[i]);
             const backend::cuda::CurrentContext current(context.driver(), context.cu_context(list[i].device().index()));
-            const nccl::Result started = start_init(f, &comms[i], count, unique_id_of(id), static_cast<int>(i), timeout);
+            const nccl::Result started =
+                start_init(f, &comms[i], count, unique_id_of(id), static_cast<int>(i), timeout);
             if (started != nccl::in_progress) nccl::check(started, "ncclCommInitRank");
         }
     } catch (...) {

@@ -28,8 +28,8 @@ void check_dtype(const Array& array, const char* argument) {
 void check_operand(const Array& array, const char* argument, const BoundDevice& device) {
     check_dtype(array, argument);
     if (!(array.device() == device))
-        throw ArgumentError(argument, fmt::format("is on {}, but the communicator's queue is on {}", array.device().name(),
-                                                  device.name()));
+        throw ArgumentError(argument, fmt::format("is on {}, but the communicator's queue is on {}",
+                                                  array.device().name(), device.name()));
     if (!array.is_c_contiguous())
         throw ArgumentError(argument, "is not C-contiguous (collectives move whole contiguous arrays: copy it first)");
 }

@@ -56,7 +56,8 @@ public:
             const std::size_t sent = (me + n - step) % n, arriving = (me + 2 * n - step - 1) % n;
             rendezvous_->exchange(right(), send.first(length(sent) * itemsize), left(),
                                   receive.first(length(arriving) * itemsize));
-            upload(queue, receive.first(length(arriving) * itemsize), elements_of(dst, first(arriving), length(arriving)));
+            upload(queue, receive.first(length(arriving) * itemsize),
+                   elements_of(dst, first(arriving), length(arriving)));
             std::swap(send, receive);
         }
         queue.synchronize();
@@ -111,7 +112,8 @@ public:
         download(queue, bytes_of(src), all.subspan(me * block, block));
         for (std::size_t step = 0; step + 1 < n; ++step) {
             const std::size_t sent = (me + n - step) % n, arriving = (me + 2 * n - step - 1) % n;
-            rendezvous_->exchange(right(), all.subspan(sent * block, block), left(), all.subspan(arriving * block, block));
+            rendezvous_->exchange(right(), all.subspan(sent * block, block), left(),
+                                  all.subspan(arriving * block, block));
         }
         upload(queue, all, bytes_of(dst));
     }
@@ -160,7 +162,9 @@ private:
     int right() const { return (rank() + 1) % count(); }
     int left() const { return (rank() + count() - 1) % count(); }
 
-    HostMemory staging(const Queue& queue, std::size_t size) const { return pool_.allocate(queue.device().context(), size); }
+    HostMemory staging(const Queue& queue, std::size_t size) const {
+        return pool_.allocate(queue.device().context(), size);
+    }
 
     /// Synchronous: waits for the queue, so that the bytes are those of every earlier write.
     static void download(const Queue& queue, const Buffer& source, std::span<std::byte> host) {

@@ -26,11 +26,7 @@ void check_fits(const char* argument, std::size_t size, std::size_t capacity, co
 
 Buffer::Buffer(BoundDevice device, std::shared_ptr<backend::Buffer> impl, std::size_t offset, std::size_t size,
                bool exportable, std::shared_ptr<std::shared_ptr<backend::Buffer>> target)
-    : device_(std::move(device)),
-      impl_(std::move(impl)),
-      offset_(offset),
-      size_(size),
-      exportable_(exportable),
+    : device_(std::move(device)), impl_(std::move(impl)), offset_(offset), size_(size), exportable_(exportable),
       target_(std::move(target)) {
     detail::note_new_buffer(*this);  // kept by a recording begun on this thread
 }
@@ -44,8 +40,8 @@ Buffer Buffer::allocate(const BoundDevice& device, std::size_t size, const Buffe
     raw.read_only = flags.kernel_access == KernelAccess::read_only;
     raw.write_only = flags.kernel_access == KernelAccess::write_only;
     raw.alloc_host_pointer = flags.alloc_host_pointer;
-    Buffer made(device, detail::backend_of(device.context())->allocate_flagged(device.index(), size, raw).buffer, 0, size,
-                true);
+    Buffer made(device, detail::backend_of(device.context())->allocate_flagged(device.index(), size, raw).buffer, 0,
+                size, true);
     made.access_ = flags.kernel_access;
     return made;
 }
@@ -93,7 +89,9 @@ void Buffer::set(const Queue& queue, std::span<const std::byte> host, bool async
     check_fits("host", host.size(), size_, "the buffer");
     if (host.empty()) return;
     const Context& context = device_.context();
-    if (detail::state_of(context).staging.write(*detail::backend_of(context), *detail::backend_of(queue), *backend(), offset_, host, async)) return;
+    if (detail::state_of(context).staging.write(*detail::backend_of(context), *detail::backend_of(queue), *backend(),
+                                                offset_, host, async))
+        return;
     detail::backend_of(queue)->write(*backend(), offset_, host.data(), host.size(), !async);
 }
 
@@ -103,7 +101,9 @@ void Buffer::get(const Queue& queue, std::span<std::byte> host, bool async) cons
     check_fits("host", host.size(), size_, "the buffer");
     if (host.empty()) return;
     const Context& context = device_.context();
-    if (detail::state_of(context).staging.read(*detail::backend_of(context), *detail::backend_of(queue), host, *backend(), offset_)) return;
+    if (detail::state_of(context).staging.read(*detail::backend_of(context), *detail::backend_of(queue), host,
+                                               *backend(), offset_))
+        return;
     detail::backend_of(queue)->read(host.data(), *backend(), offset_, host.size(), !async);
 }
 
@@ -117,11 +117,13 @@ void Buffer::set(const Queue& queue, const Buffer& source, bool async) const {
     if (!(queue.device() == device_) && !(queue.device() == source.device_)) {
         throw ArgumentError("queue", fmt::format("is on {}, but the copy goes from {} to {}: use a queue of one "
                                                  "of them",
-                                                 device_label(queue.device()), device_label(source.device_), device_label(device_)));
+                                                 device_label(queue.device()), device_label(source.device_),
+                                                 device_label(device_)));
     }
     check_fits("source", source.size_, size_, "the destination buffer");
     if (source.size_ == 0) return;
-    if (source.backend() == backend() && source.offset_ < offset_ + source.size_ && offset_ < source.offset_ + source.size_) {
+    if (source.backend() == backend() && source.offset_ < offset_ + source.size_ &&
+        offset_ < source.offset_ + source.size_) {
         throw ArgumentError("source", "overlaps the destination region of the same allocation");
     }
     if (auto* recording = detail::recording_on(detail::backend_of(queue).get())) {
@@ -134,12 +136,12 @@ void Buffer::set(const Queue& queue, const Buffer& source, bool async) const {
 void Buffer::fill(const Queue& queue, std::span<const std::byte> pattern, bool async) const {
     check_queue(queue, "buffer");
     if (pattern.empty() || pattern.size() > 128 || !std::has_single_bit(pattern.size())) {
-        throw ArgumentError("pattern", fmt::format("has {} bytes; it must have 1, 2, 4, 8, 16, 32, 64 or 128",
-                                                   pattern.size()));
+        throw ArgumentError("pattern",
+                            fmt::format("has {} bytes; it must have 1, 2, 4, 8, 16, 32, 64 or 128", pattern.size()));
     }
     if (size_ % pattern.size() != 0) {
-        throw ArgumentError("pattern", fmt::format("of {} bytes does not divide the buffer's {} bytes",
-                                                   pattern.size(), size_));
+        throw ArgumentError("pattern",
+                            fmt::format("of {} bytes does not divide the buffer's {} bytes", pattern.size(), size_));
     }
     if (offset_ % pattern.size() != 0) {
         throw ArgumentError("pattern", fmt::format("of {} bytes: the buffer's offset {} in its allocation is not a "

@@ -82,7 +82,8 @@ DeviceFacts facts_of(const Device& device) {
         // Measured only where the rule needs it: PoCL 0.14, or a PoCL version not understood.
         if (facts.platform_name == pocl_platform) {
             const auto version = pocl_version(facts.platform_name, facts.platform_version);
-            if (!version || *version == std::pair{0, 14}) facts.struct_arg_counted_per_field = measure_struct_arg_count(device);
+            if (!version || *version == std::pair{0, 14})
+                facts.struct_arg_counted_per_field = measure_struct_arg_count(device);
         }
     }
     return facts;
@@ -90,7 +91,9 @@ DeviceFacts facts_of(const Device& device) {
 
 // ---- Local memory banks ------------------------------------------------------------------------
 
-std::optional<LocalMemoryBanks> local_memory_banks(const Device& device) { return local_memory_banks(facts_of(device)); }
+std::optional<LocalMemoryBanks> local_memory_banks(const Device& device) {
+    return local_memory_banks(facts_of(device));
+}
 
 std::optional<std::size_t> local_memory_bank_count(const Device& device) {
     const auto banks = local_memory_banks(device);
@@ -208,9 +211,9 @@ LocalAccessConflict local_access_conflicts(const LocalMemoryBanks& banks, std::s
         for (std::size_t i = 0; i < items.size() && i < 8; ++i) {
             shown.push_back(fmt::format("{} -> element {}", items[i], element_offsets[items[i]]));
         }
-        result.explanation = fmt::format("{}-way conflict on bank {} (at best {} passes): work items {}{}",
-                                         result.multiplicity, worst_bank, result.minimum, fmt::join(shown, ", "),
-                                         items.size() > 8 ? ", ..." : "");
+        result.explanation =
+            fmt::format("{}-way conflict on bank {} (at best {} passes): work items {}{}", result.multiplicity,
+                        worst_bank, result.minimum, fmt::join(shown, ", "), items.size() > 8 ? ", ..." : "");
     }
     return result;
 }
@@ -226,15 +229,18 @@ LocalAccessConflict why_not_local_access_conflict_free(const LocalMemoryBanks& b
     }
     const std::span<const std::size_t> stored = stored_shape.empty() ? array_shape : stored_shape;
     if (stored.size() != array_shape.size()) {
-        throw ArgumentError("stored_shape", fmt::format("has rank {}, the array {}", stored.size(), array_shape.size()));
+        throw ArgumentError("stored_shape",
+                            fmt::format("has rank {}, the array {}", stored.size(), array_shape.size()));
     }
     for (std::size_t d = 0; d < stored.size(); ++d) {
         if (stored[d] < array_shape[d]) {
-            throw ArgumentError("stored_shape", fmt::format("axis {} stores {} of the array's {}", d, stored[d], array_shape[d]));
+            throw ArgumentError("stored_shape",
+                                fmt::format("axis {} stores {} of the array's {}", d, stored[d], array_shape[d]));
         }
     }
     const std::size_t rank = array_shape.size();
-    if (axis && *axis >= rank) throw ArgumentError("axis", fmt::format("{} is not an axis of a rank-{} array", *axis, rank));
+    if (axis && *axis >= rank)
+        throw ArgumentError("axis", fmt::format("{} is not an axis of a rank-{} array", *axis, rank));
 
     LocalAccessConflict worst;
     const std::size_t first_axis = axis ? *axis : 0;

@@ -51,8 +51,7 @@ std::string describe(const Device& device) {
 
 }  // namespace
 
-Context::Context(std::shared_ptr<backend::Context> impl)
-    : state_(std::make_shared<detail::ContextState>()) {
+Context::Context(std::shared_ptr<backend::Context> impl) : state_(std::make_shared<detail::ContextState>()) {
     state_->impl = std::move(impl);
 }
 
@@ -73,8 +72,8 @@ Context Context::from_devices(std::span<const Device> devices, const ContextOpti
         }
         for (std::size_t j = 0; j < i; ++j) {
             if (devices[j] == device) {
-                throw ArgumentError("devices", fmt::format("devices {} and {} are the same device ({})", j, i,
-                                                           describe(device)));
+                throw ArgumentError("devices",
+                                    fmt::format("devices {} and {} are the same device ({})", j, i, describe(device)));
             }
         }
         impls.push_back(detail::backend_of(device));
@@ -90,7 +89,7 @@ Context Context::from_devices(std::span<const Device> devices, const ContextOpti
     const backend::ContextFlags flags{options.own_contexts, options.scheduling, options.map_host,
                                       options.lmem_resize_to_max, options.shared_memory_banks};
     Context context(flags.own_contexts || flags.has_cuda_settings() ? api.create_context_with(impls, flags)
-                                                                      : api.create_context(impls));
+                                                                    : api.create_context(impls));
     context.state_->options = options;
     return context;
 }
@@ -178,8 +177,8 @@ BoundMultiDevice BoundMultiDevice::from_bound_devices(std::span<const BoundDevic
     std::vector<std::size_t> indices;
     for (std::size_t i = 0; i < devices.size(); ++i) {
         if (!(devices[i].context() == devices[0].context())) {
-            throw ArgumentError("devices", fmt::format("device {} ('{}') belongs to another context than device 0",
-                                                       i, devices[i].name()));
+            throw ArgumentError("devices", fmt::format("device {} ('{}') belongs to another context than device 0", i,
+                                                       devices[i].name()));
         }
         indices.push_back(devices[i].index());
     }
@@ -188,8 +187,8 @@ BoundMultiDevice BoundMultiDevice::from_bound_devices(std::span<const BoundDevic
 
 BoundDevice BoundMultiDevice::operator[](std::size_t position) const {
     if (position >= indices_.size()) {
-        throw ArgumentError("position", fmt::format("{} is out of range: the set has {} device(s)", position,
-                                                    indices_.size()));
+        throw ArgumentError("position",
+                            fmt::format("{} is out of range: the set has {} device(s)", position, indices_.size()));
     }
     return BoundDevice(context_, indices_[position]);
 }

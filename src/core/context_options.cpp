@@ -17,32 +17,32 @@ namespace kjarni {
 
 std::string to_string(Scheduling scheduling) {
     switch (scheduling) {
-        case Scheduling::automatic: return "automatic";
-        case Scheduling::spin: return "spin";
-        case Scheduling::yield: return "yield";
-        case Scheduling::blocking_sync: return "blocking_sync";
+    case Scheduling::automatic: return "automatic";
+    case Scheduling::spin: return "spin";
+    case Scheduling::yield: return "yield";
+    case Scheduling::blocking_sync: return "blocking_sync";
     }
     return "unknown";
 }
 
 std::string to_string(SharedMemoryBanks banks) {
     switch (banks) {
-        case SharedMemoryBanks::default_size: return "default_size";
-        case SharedMemoryBanks::four_bytes: return "four_bytes";
-        case SharedMemoryBanks::eight_bytes: return "eight_bytes";
+    case SharedMemoryBanks::default_size: return "default_size";
+    case SharedMemoryBanks::four_bytes: return "four_bytes";
+    case SharedMemoryBanks::eight_bytes: return "eight_bytes";
     }
     return "unknown";
 }
 
 std::string to_string(KernelAttribute attribute) {
     switch (attribute) {
-        case KernelAttribute::max_dynamic_shared_bytes: return "max_dynamic_shared_bytes";
-        case KernelAttribute::preferred_shared_memory_carveout: return "preferred_shared_memory_carveout";
-        case KernelAttribute::required_cluster_width: return "required_cluster_width";
-        case KernelAttribute::required_cluster_height: return "required_cluster_height";
-        case KernelAttribute::required_cluster_depth: return "required_cluster_depth";
-        case KernelAttribute::non_portable_cluster_size_allowed: return "non_portable_cluster_size_allowed";
-        case KernelAttribute::cluster_scheduling_policy_preference: return "cluster_scheduling_policy_preference";
+    case KernelAttribute::max_dynamic_shared_bytes: return "max_dynamic_shared_bytes";
+    case KernelAttribute::preferred_shared_memory_carveout: return "preferred_shared_memory_carveout";
+    case KernelAttribute::required_cluster_width: return "required_cluster_width";
+    case KernelAttribute::required_cluster_height: return "required_cluster_height";
+    case KernelAttribute::required_cluster_depth: return "required_cluster_depth";
+    case KernelAttribute::non_portable_cluster_size_allowed: return "non_portable_cluster_size_allowed";
+    case KernelAttribute::cluster_scheduling_policy_preference: return "cluster_scheduling_policy_preference";
     }
     return "unknown";
 }

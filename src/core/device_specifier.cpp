@@ -61,7 +61,8 @@ bool search(const std::string& name, std::string_view mask, std::string_view spe
 // Lower case, with the PCI domain: "65:00.0" -> "0000:65:00.0".
 std::string normalized_bus_id(std::string_view bus_id) {
     std::string id(bus_id);
-    std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(id.begin(), id.end(), id.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (std::count(id.begin(), id.end(), ':') == 1) id = "0000:" + id;
     return id;
 }
@@ -98,7 +99,8 @@ std::vector<Device> devices_from_specifier(std::string_view specifier) {
         throw NotFoundError(fmt::format("'{}': no device of an available API is at that PCI address", specifier));
     }
     // pygpu's "cudaN" and "openclP:D".
-    if (specifier.starts_with("cuda") && specifier.size() > 4 && std::isdigit(static_cast<unsigned char>(specifier[4]))) {
+    if (specifier.starts_with("cuda") && specifier.size() > 4 &&
+        std::isdigit(static_cast<unsigned char>(specifier[4]))) {
         const auto device = parse_index(specifier.substr(4));
         if (!device) throw ArgumentError("specifier", fmt::format("'{}' is not cudaN", specifier));
         return {indexed(Api::from_api_id(ApiId::cuda()), 0, *device, specifier)};
@@ -114,9 +116,10 @@ std::vector<Device> devices_from_specifier(std::string_view specifier) {
     // kjarni's "api[:platform_regex[:device_regex]]".
     const auto parts = split(specifier, ':');
     if (parts.size() > 3) {
-        throw ArgumentError("specifier", fmt::format("'{}' is not api[:platform_regex[:device_regex]], cudaN, openclP:D "
-                                                     "or pci:BUS_ID",
-                                                     specifier));
+        throw ArgumentError("specifier",
+                            fmt::format("'{}' is not api[:platform_regex[:device_regex]], cudaN, openclP:D "
+                                        "or pci:BUS_ID",
+                                        specifier));
     }
     const std::string_view platform_mask = parts.size() > 1 ? parts[1] : std::string_view{};
     const std::string_view device_mask = parts.size() > 2 ? parts[2] : std::string_view{};
@@ -161,11 +164,10 @@ std::vector<Device> devices_from_specifiers(std::string_view list) {
 std::string device_specifier(const Device& device) {
     const Platform platform = device.platform();
     const std::vector<Platform> platforms = Platform::all(platform.api());
-    const std::size_t p = static_cast<std::size_t>(std::find(platforms.begin(), platforms.end(), platform) -
-                                                   platforms.begin());
+    const std::size_t p =
+        static_cast<std::size_t>(std::find(platforms.begin(), platforms.end(), platform) - platforms.begin());
     const std::vector<Device> devices = Device::all(platform);
-    const std::size_t d =
-        static_cast<std::size_t>(std::find(devices.begin(), devices.end(), device) - devices.begin());
+    const std::size_t d = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), device) - devices.begin());
     if (is_cuda(device)) return fmt::format("cuda{}", d);
     return fmt::format("opencl{}:{}", p, d);
 }
@@ -199,9 +201,7 @@ bool have_half(const Device& device) {
     return has_extension(device, "cl_khr_fp16");
 }
 
-bool have_complex(const Device& device, bool double_precision) {
-    return !double_precision || have_double(device);
-}
+bool have_complex(const Device& device, bool double_precision) { return !double_precision || have_double(device); }
 
 void require_capabilities(const Device& device, const RequiredCapabilities& required) {
     std::vector<std::string> missing;

@@ -1,9 +1,9 @@
 #include "kjarni/discovery.hpp"
 
+#include <unistd.h>
 #include <cstdio>
 #include <iostream>
 #include <string>
-#include <unistd.h>
 
 #include "kjarni/error.hpp"
 
@@ -78,8 +78,9 @@ std::vector<Device> select_devices_interactively(const Api& api, const SelectOpt
     for (std::size_t i = 0; i < devices.size(); ++i) out << "  [" << i << "] " << devices[i].name() << "\n";
     std::vector<Device> chosen;
     while (chosen.size() < wanted) {
-        const std::size_t index = ask_index(in, out, "device " + std::to_string(chosen.size() + 1) + " of " +
-                                                         std::to_string(wanted), devices.size());
+        const std::size_t index =
+            ask_index(in, out, "device " + std::to_string(chosen.size() + 1) + " of " + std::to_string(wanted),
+                      devices.size());
         bool already = false;
         for (const Device& d : chosen) already = already || d == devices[index];
         if (already) {

@@ -18,8 +18,8 @@ Buffer Buffer::from_backend_buffer(const BoundDevice& device, std::uintptr_t nat
     if (keep_alive) {
         // The handle holds the user's object too, for as long as any Buffer shares it.
         backend::Buffer* raw = impl.get();
-        impl = std::shared_ptr<backend::Buffer>(raw, [impl = std::move(impl), keep = std::move(keep_alive)](
-                                                         backend::Buffer*) mutable {
+        impl = std::shared_ptr<backend::Buffer>(raw, [impl = std::move(impl),
+                                                      keep = std::move(keep_alive)](backend::Buffer*) mutable {
             impl.reset();  // the buffer first, then what keeps its memory
             keep.reset();
         });

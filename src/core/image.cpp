@@ -45,7 +45,8 @@ void check_shape(const ImageShape& shape) {
         if (shape.dimensions != 2 || shape.width != shape.height) {
             throw ArgumentError("shape", fmt::format("{}: a cube map's faces are square 2-D images", to_string(shape)));
         }
-        const bool six = shape.kind == ImageKind::cube_map ? shape.layers == 6 : shape.layers % 6 == 0 && shape.layers > 0;
+        const bool six =
+            shape.kind == ImageKind::cube_map ? shape.layers == 6 : shape.layers % 6 == 0 && shape.layers > 0;
         if (!six) {
             throw ArgumentError("shape", fmt::format("{}: a cube map has 6 layers, an array of them 6 per cube",
                                                      to_string(shape)));
@@ -117,13 +118,14 @@ void check_box(const char* argument, const std::array<std::size_t, 3>& origin, c
     static constexpr const char* names[] = {"x", "y", "z"};
     for (std::size_t c = 0; c < 3; ++c) {
         if (extent[c] == 0) {
-            throw ArgumentError(argument, fmt::format("has extent 0 in {}: a region holds at least one pixel", names[c]));
+            throw ArgumentError(argument,
+                                fmt::format("has extent 0 in {}: a region holds at least one pixel", names[c]));
         }
         // Unused coordinates have a limit of 1, so only origin 0 and extent 1 pass.
         if (origin[c] >= limits[c] || extent[c] > limits[c] - origin[c]) {
-            throw ArgumentError(argument, fmt::format("reaches {} .. {} in {}, beyond the {} image (which has {} there)",
-                                                      origin[c], origin[c] + extent[c], names[c], to_string(shape),
-                                                      limits[c]));
+            throw ArgumentError(argument,
+                                fmt::format("reaches {} .. {} in {}, beyond the {} image (which has {} there)",
+                                            origin[c], origin[c] + extent[c], names[c], to_string(shape), limits[c]));
         }
     }
 }
@@ -140,63 +142,48 @@ void check_host_size(std::size_t bytes, const ImageRegion& region, const ImageSh
 
 std::string to_string(ChannelOrder order) {
     switch (order) {
-        case ChannelOrder::r:
-            return "r";
-        case ChannelOrder::rg:
-            return "rg";
-        case ChannelOrder::rgba:
-            return "rgba";
-        case ChannelOrder::rgb:
-            return "rgb";
+    case ChannelOrder::r: return "r";
+    case ChannelOrder::rg: return "rg";
+    case ChannelOrder::rgba: return "rgba";
+    case ChannelOrder::rgb: return "rgb";
     }
     return "?";
 }
 
 std::string to_string(ChannelType type) {
     switch (type) {
-        case ChannelType::uint8:
-            return "uint8";
-        case ChannelType::uint16:
-            return "uint16";
-        case ChannelType::uint32:
-            return "uint32";
-        case ChannelType::int8:
-            return "int8";
-        case ChannelType::int16:
-            return "int16";
-        case ChannelType::int32:
-            return "int32";
-        case ChannelType::float16:
-            return "float16";
-        case ChannelType::float32:
-            return "float32";
+    case ChannelType::uint8: return "uint8";
+    case ChannelType::uint16: return "uint16";
+    case ChannelType::uint32: return "uint32";
+    case ChannelType::int8: return "int8";
+    case ChannelType::int16: return "int16";
+    case ChannelType::int32: return "int32";
+    case ChannelType::float16: return "float16";
+    case ChannelType::float32: return "float32";
     }
     return "?";
 }
 
 std::size_t ImageFormat::channels() const noexcept {
     switch (order) {
-        case ChannelOrder::r: return 1;
-        case ChannelOrder::rg: return 2;
-        case ChannelOrder::rgb: return 3;
-        case ChannelOrder::rgba: return 4;
+    case ChannelOrder::r: return 1;
+    case ChannelOrder::rg: return 2;
+    case ChannelOrder::rgb: return 3;
+    case ChannelOrder::rgba: return 4;
     }
     return 4;
 }
 
 std::size_t ImageFormat::channel_size() const noexcept {
     switch (type) {
-        case ChannelType::uint8:
-        case ChannelType::int8:
-            return 1;
-        case ChannelType::uint16:
-        case ChannelType::int16:
-        case ChannelType::float16:
-            return 2;
-        case ChannelType::uint32:
-        case ChannelType::int32:
-        case ChannelType::float32:
-            return 4;
+    case ChannelType::uint8:
+    case ChannelType::int8: return 1;
+    case ChannelType::uint16:
+    case ChannelType::int16:
+    case ChannelType::float16: return 2;
+    case ChannelType::uint32:
+    case ChannelType::int32:
+    case ChannelType::float32: return 4;
     }
     return 0;
 }
@@ -263,7 +250,8 @@ Image Image::allocate(const BoundDevice& device, const ImageShape& shape, const 
     backend::Context& context = *detail::backend_of(device.context());
     const ImageLimits limits = context.image_limits(device.index());
     if (!limits.supported) {
-        throw UnsupportedError(fmt::format("the {} backend has no images on {}", backend_name(device), device_label(device)));
+        throw UnsupportedError(
+            fmt::format("the {} backend has no images on {}", backend_name(device), device_label(device)));
     }
     check_limits(shape, limits, device);
     if (!context.image_format_supported(device.index(), format)) {
@@ -285,8 +273,8 @@ Image::Image(BoundDevice device, std::shared_ptr<backend::Image> impl, ImageShap
 
 Image Image::level(std::size_t level) const {
     if (level >= shape_.levels) {
-        throw ArgumentError("level", fmt::format("is {}; {} has levels 0 to {}", level, to_string(shape_),
-                                                 shape_.levels - 1));
+        throw ArgumentError("level",
+                            fmt::format("is {}; {} has levels 0 to {}", level, to_string(shape_), shape_.levels - 1));
     }
     if (shape_.levels == 1) return *this;
     const ImageShape shape = shape_.level_shape(level);
@@ -330,7 +318,8 @@ namespace {
 
 void check_buffer(const Buffer& buffer, const BoundDevice& device, std::size_t offset, std::size_t needed) {
     if (!(buffer.device() == device)) {
-        throw ArgumentError("buffer", fmt::format("is on {}, the image on {}", device_label(buffer.device()), device_label(device)));
+        throw ArgumentError("buffer", fmt::format("is on {}, the image on {}", device_label(buffer.device()),
+                                                  device_label(device)));
     }
     if (offset > buffer.size() || buffer.size() - offset < needed) {
         throw ArgumentError("buffer", fmt::format("holds {} bytes; the pixels need {} from byte {} on", buffer.size(),
@@ -368,9 +357,9 @@ void Image::copy_region_to(const Queue& queue, const ImageRegion& region, const 
 
 void Image::copy_from(const Queue& queue, const Image& source, bool async) const {
     if (!(source.shape_ == shape_) || !(source.format_ == format_)) {
-        throw ArgumentError("source", fmt::format("is a {} image of {}; this one is a {} image of {}",
-                                                  to_string(source.shape_), to_string(source.format_),
-                                                  to_string(shape_), to_string(format_)));
+        throw ArgumentError("source",
+                            fmt::format("is a {} image of {}; this one is a {} image of {}", to_string(source.shape_),
+                                        to_string(source.format_), to_string(shape_), to_string(format_)));
     }
     if (source.impl_ == impl_) {  // the same pixels
         check_queue(queue);
@@ -383,7 +372,8 @@ void Image::copy_region_from(const Queue& queue, const Image& source, const Imag
                              const std::array<std::size_t, 3>& destination_origin, bool async) const {
     check_queue(queue);
     if (!(source.device_ == device_)) {
-        throw ArgumentError("source", fmt::format("is on {}, this image on {}", device_label(source.device_), device_label(device_)));
+        throw ArgumentError("source", fmt::format("is on {}, this image on {}", device_label(source.device_),
+                                                  device_label(device_)));
     }
     if (!(source.format_ == format_) || source.shape_.dimensions != shape_.dimensions ||
         source.shape_.layered() != shape_.layered()) {

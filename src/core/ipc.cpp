@@ -78,8 +78,8 @@ Buffer Buffer::open_ipc(const BoundDevice& device, std::span<const std::byte> ha
     const std::uint64_t offset = read_number(handle, 80, 8);
     const std::uint64_t size = read_number(handle, 88, 8);
     if (offset > allocation || size > allocation - offset) {
-        throw ArgumentError("handle", fmt::format("names bytes [{}, {}) of an allocation of {}", offset,
-                                                  offset + size, allocation));
+        throw ArgumentError("handle", fmt::format("names bytes [{}, {}) of an allocation of {}", offset, offset + size,
+                                                  allocation));
     }
     require_cuda(device, "opening interprocess memory");
     auto impl = detail::backend_of(device.context())->open_ipc_memory(device.index(), raw, allocation);

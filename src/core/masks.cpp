@@ -28,9 +28,7 @@ std::size_t digit_run(const std::string& text, std::size_t pos) {
 }
 
 void check_numbers(const std::string& mask, const char* which) {
-    const auto refuse = [&](const std::string& why) {
-        throw ArgumentError(which, "'" + mask + "' " + why);
-    };
+    const auto refuse = [&](const std::string& why) { throw ArgumentError(which, "'" + mask + "' " + why); };
     long product = 1;
     for (std::size_t i = 0; i < mask.size(); ++i) {
         if (mask[i] == '\\') {

@@ -52,14 +52,14 @@ bool peer_access_enabled(const BoundDevice& from, const BoundDevice& to) {
 
 void enable_peer_access(const BoundDevice& from, const BoundDevice& to) {
     check_peer_pair(from, to);
-    detail::backend_of(from.context())->set_peer_access(from.index(), *detail::backend_of(to.context()), to.index(),
-                                                       true);
+    detail::backend_of(from.context())
+        ->set_peer_access(from.index(), *detail::backend_of(to.context()), to.index(), true);
 }
 
 void disable_peer_access(const BoundDevice& from, const BoundDevice& to) {
     check_peer_pair(from, to);
-    detail::backend_of(from.context())->set_peer_access(from.index(), *detail::backend_of(to.context()), to.index(),
-                                                       false);
+    detail::backend_of(from.context())
+        ->set_peer_access(from.index(), *detail::backend_of(to.context()), to.index(), false);
 }
 
 bool copy_between_contexts(const Queue& queue, const Buffer& destination, const Buffer& source, bool async) {
@@ -67,8 +67,8 @@ bool copy_between_contexts(const Queue& queue, const Buffer& destination, const 
         throw ArgumentError("destination", "is not a buffer of the queue's context");
     }
     if (destination.size() < source.size()) {
-        throw ArgumentError("destination", fmt::format("holds {} bytes; the source has {}", destination.size(),
-                                                       source.size()));
+        throw ArgumentError("destination",
+                            fmt::format("holds {} bytes; the source has {}", destination.size(), source.size()));
     }
     if (!same_api_peers(source.device(), queue.device())) {
         throw ArgumentError("source", fmt::format("is a buffer of {}, another API than the queue's {}",
@@ -79,9 +79,10 @@ bool copy_between_contexts(const Queue& queue, const Buffer& destination, const 
         destination.set(queue, source, async);
         return true;
     }
-    if (detail::backend_of(queue)->copy_from_context(
-            *detail::backend_of(destination), destination.offset(), *detail::backend_of(source.device().context()),
-            *detail::backend_of(source), source.offset(), source.size(), !async)) {
+    if (detail::backend_of(queue)->copy_from_context(*detail::backend_of(destination), destination.offset(),
+                                                     *detail::backend_of(source.device().context()),
+                                                     *detail::backend_of(source), source.offset(), source.size(),
+                                                     !async)) {
         return true;
     }
     // No device-to-device copy between contexts in this API: through the host, which a synchronous

@@ -27,7 +27,8 @@ void check_queue_on(const Queue& queue, const Buffer& buffer, const char* what) 
 
 std::size_t checked_multiply(std::size_t a, std::size_t b, const char* argument) {
     std::size_t product = 0;
-    if (__builtin_mul_overflow(a, b, &product)) throw ArgumentError(argument, "describes more bytes than fit in size_t");
+    if (__builtin_mul_overflow(a, b, &product))
+        throw ArgumentError(argument, "describes more bytes than fit in size_t");
     return product;
 }
 
@@ -60,14 +61,15 @@ CheckedLayout check_layout(const RectLayout& given, const RectExtent& extent, st
                                                   layout.slice_pitch, layout.pitch));
     }
     if (checked_add(layout.y, extent.height, argument) > layout.slice_pitch / layout.pitch) {
-        throw ArgumentError(argument, fmt::format("{} rows from y = {} do not fit in a slice of {} rows",
-                                                  extent.height, layout.y, layout.slice_pitch / layout.pitch));
+        throw ArgumentError(argument, fmt::format("{} rows from y = {} do not fit in a slice of {} rows", extent.height,
+                                                  layout.y, layout.slice_pitch / layout.pitch));
     }
-    const std::size_t first = checked_add(
-        layout.offset,
-        checked_add(checked_multiply(layout.z, layout.slice_pitch, argument),
-                    checked_add(checked_multiply(layout.y, layout.pitch, argument), layout.x, argument), argument),
-        argument);
+    const std::size_t first =
+        checked_add(layout.offset,
+                    checked_add(checked_multiply(layout.z, layout.slice_pitch, argument),
+                                checked_add(checked_multiply(layout.y, layout.pitch, argument), layout.x, argument),
+                                argument),
+                    argument);
     const std::size_t last_row_start =
         checked_add(first,
                     checked_add(checked_multiply(extent.depth - 1, layout.slice_pitch, argument),
@@ -125,7 +127,8 @@ void fill_2d(const Queue& queue, const Buffer& buffer, std::size_t pitch, std::s
         throw ArgumentError("height", fmt::format("{} rows of pitch {} end at byte {}, past the buffer's {} bytes",
                                                   height, pitch, end, buffer.size()));
     }
-    detail::backend_of(queue)->fill_2d(*detail::backend_of(buffer), buffer.offset(), pitch, width, height, pattern.data(), n, !async);
+    detail::backend_of(queue)->fill_2d(*detail::backend_of(buffer), buffer.offset(), pitch, width, height,
+                                       pattern.data(), n, !async);
 }
 
 void fill_2d(const Queue& queue, const Buffer& buffer, std::size_t pitch, std::size_t width, std::size_t height,
@@ -154,7 +157,8 @@ void copy_rect(const Queue& queue, const Buffer& dst, const RectLayout& dst_layo
     if (!(queue.device() == dst.device()) && !(queue.device() == src.device())) {
         throw ArgumentError("queue", fmt::format("is on {}, but the copy goes from {} to {}: use a queue of one of "
                                                  "them",
-                                                 device_label(queue.device()), device_label(src.device()), device_label(dst.device())));
+                                                 device_label(queue.device()), device_label(src.device()),
+                                                 device_label(dst.device())));
     }
     const CheckedLayout to = check_layout(dst_layout, extent, dst.size(), "dst_layout");
     const CheckedLayout from = check_layout(src_layout, extent, src.size(), "src_layout");
@@ -166,8 +170,8 @@ void copy_rect(const Queue& queue, const Buffer& dst, const RectLayout& dst_layo
             throw ArgumentError("src_layout", "spans bytes of the destination's span in the same allocation");
         }
     }
-    detail::backend_of(queue)->copy_rect(*detail::backend_of(dst), in_allocation(to.layout, dst), *detail::backend_of(src),
-                               in_allocation(from.layout, src), extent, !async);
+    detail::backend_of(queue)->copy_rect(*detail::backend_of(dst), in_allocation(to.layout, dst),
+                                         *detail::backend_of(src), in_allocation(from.layout, src), extent, !async);
 }
 
 void copy_rect(const Queue& queue, const Buffer& dst, const RectLayout& dst_layout, std::span<const std::byte> src,
@@ -176,8 +180,8 @@ void copy_rect(const Queue& queue, const Buffer& dst, const RectLayout& dst_layo
     const CheckedLayout to = check_layout(dst_layout, extent, dst.size(), "dst_layout");
     const CheckedLayout from = check_layout(src_layout, extent, src.size(), "src_layout");
     if (empty(extent)) return;
-    detail::backend_of(queue)->write_rect(*detail::backend_of(dst), in_allocation(to.layout, dst), src.data(), from.layout, extent,
-                                !async);
+    detail::backend_of(queue)->write_rect(*detail::backend_of(dst), in_allocation(to.layout, dst), src.data(),
+                                          from.layout, extent, !async);
 }
 
 void copy_rect(const Queue& queue, std::span<std::byte> dst, const RectLayout& dst_layout, const Buffer& src,
@@ -186,8 +190,8 @@ void copy_rect(const Queue& queue, std::span<std::byte> dst, const RectLayout& d
     const CheckedLayout to = check_layout(dst_layout, extent, dst.size(), "dst_layout");
     const CheckedLayout from = check_layout(src_layout, extent, src.size(), "src_layout");
     if (empty(extent)) return;
-    detail::backend_of(queue)->read_rect(dst.data(), to.layout, *detail::backend_of(src), in_allocation(from.layout, src), extent,
-                               !async);
+    detail::backend_of(queue)->read_rect(dst.data(), to.layout, *detail::backend_of(src),
+                                         in_allocation(from.layout, src), extent, !async);
 }
 
 }  // namespace kjarni

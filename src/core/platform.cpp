@@ -44,9 +44,7 @@ Platform Platform::from_backend_platform(const Api& api, std::uintptr_t native) 
     throw NotFoundError("no " + api.shortcut() + " platform has the native handle " + std::to_string(native));
 }
 
-Api Platform::api() const {
-    return detail::api_handle(impl_->api());
-}
+Api Platform::api() const { return detail::api_handle(impl_->api()); }
 std::string Platform::name() const { return impl_->name(); }
 std::string Platform::vendor() const { return impl_->vendor(); }
 std::string Platform::version() const { return impl_->version(); }

@@ -9,7 +9,8 @@ static_assert(static_cast<int>(PointerAttributes::MemoryType::managed) ==
               static_cast<int>(backend::PointerInfo::Type::managed));
 static_assert(static_cast<int>(PointerAttributes::MemoryType::device) ==
               static_cast<int>(backend::PointerInfo::Type::device));
-static_assert(static_cast<int>(PointerAttributes::MemoryType::host) == static_cast<int>(backend::PointerInfo::Type::host));
+static_assert(static_cast<int>(PointerAttributes::MemoryType::host) ==
+              static_cast<int>(backend::PointerInfo::Type::host));
 
 PointerAttributes pointer_attributes(const Context& context, std::uintptr_t pointer) {
     const backend::PointerInfo info = detail::backend_of(context)->pointer_info(pointer);
@@ -25,7 +26,8 @@ PointerAttributes pointer_attributes(const Context& context, std::uintptr_t poin
 }
 
 MemoryInfo memory_info(const BoundDevice& device) {
-    return {detail::backend_of(device.context())->free_memory(device.index()), device.device().properties().total_memory};
+    return {detail::backend_of(device.context())->free_memory(device.index()),
+            device.device().properties().total_memory};
 }
 
 }  // namespace kjarni

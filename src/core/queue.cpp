@@ -30,8 +30,7 @@ void Queue::synchronize() const {
     impl_->synchronize();
 }
 
-Queue::Queue(const BoundDevice& device, const QueueOptions& options)
-    : device_(device), priority_(options.priority) {
+Queue::Queue(const BoundDevice& device, const QueueOptions& options) : device_(device), priority_(options.priority) {
     auto& state = detail::state_of(device.context());
     if (state.options.single_stream) {
         throw ArgumentError("options", "the context was made with ContextOptions::single_stream: its devices have "
@@ -101,8 +100,8 @@ const Queue& MultiQueue::operator[](const BoundDevice& device) const {
     for (const Queue& queue : queues_) {
         if (queue.device() == device) return queue;
     }
-    throw ArgumentError("device", fmt::format("device {} ('{}') has no queue in this MultiQueue", device.index(),
-                                              device.name()));
+    throw ArgumentError("device",
+                        fmt::format("device {} ('{}') has no queue in this MultiQueue", device.index(), device.name()));
 }
 
 void MultiQueue::synchronize() const {

@@ -46,7 +46,7 @@ std::string scalar_ctype(Kind kind) {
 struct Registry {
     std::mutex mutex;
     std::map<std::string, std::string> names;   // descr -> C name
-    std::map<std::string, std::string> owners;   // C name -> descr
+    std::map<std::string, std::string> owners;  // C name -> descr
 };
 
 Registry& registry() {
@@ -92,8 +92,9 @@ Module make_struct_module(const DType& dtype, bool ignore_alignment) {
     detail::CLayout layout;
     if (!ignore_alignment) {
         if (!data.aligned)
-            throw ArgumentError("dtype", "ctype_struct: " + dtype.name() +
-                                             " is not an aligned struct (make one with align() or StructOptions::aligned)");
+            throw ArgumentError("dtype",
+                                "ctype_struct: " + dtype.name() +
+                                    " is not an aligned struct (make one with align() or StructOptions::aligned)");
         layout = detail::c_layout(data.fields, data.itemsize);
         if (!layout.error.empty()) throw ArgumentError("dtype", "ctype_struct: " + layout.error);
     }
@@ -113,7 +114,8 @@ Module make_struct_module(const DType& dtype, bool ignore_alignment) {
         }
         body += fmt::format("    {} {}", type, f.name);
         for (auto e : f.shape) body += fmt::format("[{}]", e);
-        if (!ignore_alignment && layout.field_alignments[i] != 0) body += fmt::format(" ALIGN({})", layout.field_alignments[i]);
+        if (!ignore_alignment && layout.field_alignments[i] != 0)
+            body += fmt::format(" ALIGN({})", layout.field_alignments[i]);
         body += ";\n";
     }
     const std::optional<std::string> name = registered_dtype_name(dtype);
@@ -146,11 +148,13 @@ Module ctype_struct(const DType& dtype, bool ignore_alignment) {
 
 void register_dtype(const DType& dtype, const std::string& c_name) {
     if (!dtype.is_struct()) {
-        throw ArgumentError("dtype", "register_dtype: " + dtype.name() + " is not a struct type (scalars have their C names)");
+        throw ArgumentError("dtype",
+                            "register_dtype: " + dtype.name() + " is not a struct type (scalars have their C names)");
     }
     if (!is_identifier(c_name)) throw ArgumentError("c_name", "register_dtype: '" + c_name + "' is not a C identifier");
     if (is_reserved(c_name)) {
-        throw ArgumentError("c_name", "register_dtype: '" + c_name + "' is reserved by the kernel languages or the prelude");
+        throw ArgumentError("c_name",
+                            "register_dtype: '" + c_name + "' is reserved by the kernel languages or the prelude");
     }
     const std::string descr = dtype.descr();
     Registry& table = registry();
@@ -214,7 +218,8 @@ std::string int_constant(std::int64_t v, const char* suffix) {
 
 std::string c_constant(std::span<const std::byte> element, const DType& dtype) {
     if (element.size() < dtype.itemsize())
-        throw ArgumentError("element", fmt::format("{} bytes given for a {}-byte {}", element.size(), dtype.itemsize(), dtype.name()));
+        throw ArgumentError("element", fmt::format("{} bytes given for a {}-byte {}", element.size(), dtype.itemsize(),
+                                                   dtype.name()));
     switch (dtype.kind()) {
     case Kind::bool_: return load<std::uint8_t>(element) != 0 ? "1" : "0";
     case Kind::int8: return int_constant(load<std::int8_t>(element), "");
@@ -230,7 +235,7 @@ std::string c_constant(std::span<const std::byte> element, const DType& dtype) {
         const auto bits = load<std::uint16_t>(element);
         const int exponent = (bits >> 10) & 0x1f;
         const int mantissa = bits & 0x3ff;
-        double v = exponent == 0 ? std::ldexp(mantissa, -24)
+        double v = exponent == 0    ? std::ldexp(mantissa, -24)
                    : exponent == 31 ? std::numeric_limits<double>::infinity()
                                     : std::ldexp(mantissa + 1024, exponent - 25);
         if (exponent == 31 && mantissa != 0) v = std::numeric_limits<double>::quiet_NaN();
@@ -305,14 +310,15 @@ void append_array(std::string& out, std::span<const std::byte> data, const DType
 std::string c_constant(std::span<const std::byte> data, const DType& dtype, std::span<const std::size_t> shape) {
     std::size_t count = 1;
     for (const std::size_t extent : shape) {
-        if (extent != 0 && count > std::numeric_limits<std::size_t>::max() / extent / std::max<std::size_t>(dtype.itemsize(), 1))
+        if (extent != 0 &&
+            count > std::numeric_limits<std::size_t>::max() / extent / std::max<std::size_t>(dtype.itemsize(), 1))
             throw ArgumentError("shape", "c_constant: the array's size overflows");
         count *= extent;
     }
     const std::size_t bytes = count * dtype.itemsize();
     if (data.size() != bytes)
-        throw ArgumentError("data", fmt::format("c_constant: {} bytes given for {} elements of {} ({} bytes)", data.size(),
-                                                count, dtype.name(), bytes));
+        throw ArgumentError("data", fmt::format("c_constant: {} bytes given for {} elements of {} ({} bytes)",
+                                                data.size(), count, dtype.name(), bytes));
     std::string out;
     append_array(out, data, dtype, shape, 0, bytes);
     return out;
@@ -366,7 +372,8 @@ namespace {
 class DTypeObject final : public Object {
 public:
     DTypeObject(DType dtype, Value ctype_value, Value fields, Value offsets)
-        : dtype_(std::move(dtype)), ctype_(std::move(ctype_value)), fields_(std::move(fields)), offsets_(std::move(offsets)) {}
+        : dtype_(std::move(dtype)), ctype_(std::move(ctype_value)), fields_(std::move(fields)),
+          offsets_(std::move(offsets)) {}
     // Field dtypes are values too, so that nested struct modules get processed with this one.
     static std::shared_ptr<const DTypeObject> make(const DType& dtype) {
         Globals fields, offsets;

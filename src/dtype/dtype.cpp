@@ -66,7 +66,8 @@ detail::CLayout detail::c_layout(const std::vector<Field>& fields, std::size_t i
             a = f.offset == 0 ? 0 : low_bit(f.offset);
             if (a <= natural || round_up(pos, a) != f.offset) {
                 out.error = fmt::format("field '{}' at offset {} cannot be placed there by alignment attributes "
-                                        "(the previous field ends at {})", f.name, f.offset, pos);
+                                        "(the previous field ends at {})",
+                                        f.name, f.offset, pos);
                 return out;
             }
             attribute = a;
@@ -80,7 +81,8 @@ detail::CLayout detail::c_layout(const std::vector<Field>& fields, std::size_t i
         const std::size_t a = itemsize == 0 ? 0 : low_bit(itemsize);
         if (a <= max_alignment || round_up(pos, a) != itemsize) {
             out.error = fmt::format("itemsize {} cannot be produced by alignment attributes (the last field ends "
-                                    "at {}, alignment {})", itemsize, pos, max_alignment);
+                                    "at {}, alignment {})",
+                                    itemsize, pos, max_alignment);
             return out;
         }
         out.struct_alignment = a;
@@ -101,7 +103,8 @@ FieldSpec::FieldSpec(std::string name_, const DType& dtype, std::vector<std::siz
     : name(std::move(name_)), dtype_ptr(std::make_shared<const DType>(dtype)), shape(std::move(shape_)) {}
 
 FieldSpec::FieldSpec(std::string name_, const DType& dtype, Offset offset_, std::vector<std::size_t> shape_)
-    : name(std::move(name_)), dtype_ptr(std::make_shared<const DType>(dtype)), offset(static_cast<std::size_t>(offset_)), shape(std::move(shape_)) {}
+    : name(std::move(name_)), dtype_ptr(std::make_shared<const DType>(dtype)),
+      offset(static_cast<std::size_t>(offset_)), shape(std::move(shape_)) {}
 
 DType DType::struct_(const std::vector<FieldSpec>& specs, const StructOptions& options) {
     if (specs.empty()) throw ArgumentError("fields", "a struct dtype needs at least one field");
@@ -133,7 +136,8 @@ DType DType::struct_(const std::vector<FieldSpec>& specs, const StructOptions& o
     }
     if (options.itemsize) {
         if (*options.itemsize < end)
-            throw ArgumentError("itemsize", fmt::format("{} is less than the end of the last field ({})", *options.itemsize, end));
+            throw ArgumentError("itemsize",
+                                fmt::format("{} is less than the end of the last field ({})", *options.itemsize, end));
         data->itemsize = *options.itemsize;
     } else {
         data->itemsize = options.aligned ? round_up(end, alignment) : end;
@@ -195,8 +199,8 @@ bool operator==(const DType& a, const DType& b) noexcept {
 }
 
 const std::vector<DType>& dtypes::all_scalars() {
-    static const std::vector<DType> all{bool_, int8, uint8, int16, uint16, int32, uint32, int64, uint64,
-                                        float16, float32, float64, complex64, complex128};
+    static const std::vector<DType> all{bool_, int8,   uint8,   int16,   uint16,  int32,     uint32,
+                                        int64, uint64, float16, float32, float64, complex64, complex128};
     return all;
 }
 
@@ -366,7 +370,8 @@ DType min_scalar_type(double value, bool) {
 }
 
 DType min_scalar_type(std::complex<double> value, bool) {
-    const bool small = min_scalar_type(value.real()) == dtypes::float32 && min_scalar_type(value.imag()) == dtypes::float32;
+    const bool small =
+        min_scalar_type(value.real()) == dtypes::float32 && min_scalar_type(value.imag()) == dtypes::float32;
     return small ? DType(dtypes::complex64) : DType(dtypes::complex128);
 }
 

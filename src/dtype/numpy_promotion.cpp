@@ -17,10 +17,10 @@ namespace {
 
 DType integer_of(bool is_signed_, std::size_t size) {
     switch (size) {
-        case 1: return is_signed_ ? dtypes::int8 : dtypes::uint8;
-        case 2: return is_signed_ ? dtypes::int16 : dtypes::uint16;
-        case 4: return is_signed_ ? dtypes::int32 : dtypes::uint32;
-        default: return is_signed_ ? dtypes::int64 : dtypes::uint64;
+    case 1: return is_signed_ ? dtypes::int8 : dtypes::uint8;
+    case 2: return is_signed_ ? dtypes::int16 : dtypes::uint16;
+    case 4: return is_signed_ ? dtypes::int32 : dtypes::uint32;
+    default: return is_signed_ ? dtypes::int64 : dtypes::uint64;
     }
 }
 

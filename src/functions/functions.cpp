@@ -43,9 +43,7 @@ std::string params(const std::vector<DType>& in) {
     return s;
 }
 
-Module make(const std::string& name, const std::string& source) {
-    return Module::from_string(source, name);
-}
+Module make(const std::string& name, const std::string& source) { return Module::from_string(source, name); }
 
 DType output_of(const std::vector<DType>& in, const std::optional<DType>& out, const char* function) {
     if (in.empty()) throw ArgumentError("in", fmt::format("{} needs at least one input type", function));
@@ -55,7 +53,8 @@ DType output_of(const std::vector<DType>& in, const std::optional<DType>& out, c
     if (!is_complex(o)) {
         for (const auto& d : in) {
             if (is_complex(d))
-                throw ArgumentError("out", fmt::format("{}: a complex input ({}) with a real output ({})", function, d.name(), o.name()));
+                throw ArgumentError("out", fmt::format("{}: a complex input ({}) with a real output ({})", function,
+                                                       d.name(), o.name()));
         }
     }
     return o;
@@ -106,7 +105,8 @@ Module mul(const std::vector<DType>& in, const std::optional<DType>& out) {
             const std::string f = convert(a, in[i], real_for(o));
             body += fmt::format("    r = {}(r.x * {}, r.y * {});\n", complex_ctr(o), f, f);
         } else {
-            body += fmt::format("    {{\n        const {} c = {};\n        r = {}(r.x * c.x - r.y * c.y, r.x * c.y + r.y * c.x);\n    }}\n",
+            body += fmt::format("    {{\n        const {} c = {};\n        r = {}(r.x * c.x - r.y * c.y, r.x * c.y + "
+                                "r.y * c.x);\n    }}\n",
                                 ct(o), convert(a, in[i], o), complex_ctr(o));
         }
     }
@@ -125,27 +125,29 @@ Module div(const DType& dividend, const DType& divisor, const std::optional<DTyp
                            convert("a0", dividend, o), ct(r), convert("a1", divisor, r), complex_ctr(o));
     } else {
         const DType r = real_for(o);
-        body = fmt::format(
-            "    const {0} a = {1};\n    const {0} b = {2};\n    const {3} d = b.x * b.x + b.y * b.y;\n"
-            "    return {4}((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);\n",
-            ct(o), convert("a0", dividend, o), convert("a1", divisor, o), ct(r), complex_ctr(o));
+        body = fmt::format("    const {0} a = {1};\n    const {0} b = {2};\n    const {3} d = b.x * b.x + b.y * b.y;\n"
+                           "    return {4}((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);\n",
+                           ct(o), convert("a0", dividend, o), convert("a1", divisor, o), ct(r), complex_ctr(o));
     }
-    return make("div", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params({dividend, divisor}), body));
+    return make("div", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params({dividend, divisor}),
+                                   body));
 }
 
 Module conj(const DType& dtype) {
     check_supported(dtype, "dtype");
     const std::string body = is_complex(dtype) ? fmt::format("{}(a0.x, -a0.y)", complex_ctr(dtype)) : "a0";
-    return make("conj", fmt::format("FUNCTION INLINE {0} ${{prefix}}({0} a0)\n{{\n    return {1};\n}}\n", ct(dtype), body));
+    return make("conj",
+                fmt::format("FUNCTION INLINE {0} ${{prefix}}({0} a0)\n{{\n    return {1};\n}}\n", ct(dtype), body));
 }
 
 Module exp(const DType& dtype) {
     check_supported(dtype, "dtype");
-    if (!is_real(dtype) && !is_complex(dtype)) throw ArgumentError("dtype", "exp of " + dtype.name() + ": real or complex types only");
+    if (!is_real(dtype) && !is_complex(dtype))
+        throw ArgumentError("dtype", "exp of " + dtype.name() + ": real or complex types only");
     std::string body;
     if (is_complex(dtype)) {
-        body = fmt::format("    const {} e = exp(a0.x);\n    return {}(e * cos(a0.y), e * sin(a0.y));\n", ct(real_for(dtype)),
-                           complex_ctr(dtype));
+        body = fmt::format("    const {} e = exp(a0.x);\n    return {}(e * cos(a0.y), e * sin(a0.y));\n",
+                           ct(real_for(dtype)), complex_ctr(dtype));
     } else {
         body = "    return exp(a0);\n";
     }
@@ -155,24 +157,32 @@ Module exp(const DType& dtype) {
 Module norm(const DType& dtype) {
     check_supported(dtype, "dtype");
     if (is_complex(dtype))
-        return make("norm", fmt::format("FUNCTION INLINE {} ${{prefix}}({} a0)\n{{\n    return a0.x * a0.x + a0.y * a0.y;\n}}\n",
-                                        ct(real_for(dtype)), ct(dtype)));
-    return make("norm", fmt::format("FUNCTION INLINE {0} ${{prefix}}({0} a0)\n{{\n    return ({0})(a0 * a0);\n}}\n", ct(dtype)));
+        return make(
+            "norm",
+            fmt::format("FUNCTION INLINE {} ${{prefix}}({} a0)\n{{\n    return a0.x * a0.x + a0.y * a0.y;\n}}\n",
+                        ct(real_for(dtype)), ct(dtype)));
+    return make("norm", fmt::format("FUNCTION INLINE {0} ${{prefix}}({0} a0)\n{{\n    return ({0})(a0 * a0);\n}}\n",
+                                    ct(dtype)));
 }
 
 Module polar(const DType& dtype) {
-    if (!is_real(dtype) || dtype.kind() == DType::Kind::float16) throw ArgumentError("dtype", "polar of " + dtype.name() + ": float32 or float64 only");
+    if (!is_real(dtype) || dtype.kind() == DType::Kind::float16)
+        throw ArgumentError("dtype", "polar of " + dtype.name() + ": float32 or float64 only");
     const DType c = complex_for(dtype);
-    return make("polar", fmt::format("FUNCTION INLINE {0} ${{prefix}}({1} a0, {1} a1)\n{{\n    return {2}(a0 * cos(a1), a0 * sin(a1));\n}}\n",
-                                     ct(c), ct(dtype), complex_ctr(c)));
+    return make(
+        "polar",
+        fmt::format(
+            "FUNCTION INLINE {0} ${{prefix}}({1} a0, {1} a1)\n{{\n    return {2}(a0 * cos(a1), a0 * sin(a1));\n}}\n",
+            ct(c), ct(dtype), complex_ctr(c)));
 }
 
 Module polar_unit(const DType& dtype) {
     if (!is_real(dtype) || dtype.kind() == DType::Kind::float16)
         throw ArgumentError("dtype", "polar_unit of " + dtype.name() + ": float32 or float64 only");
     const DType c = complex_for(dtype);
-    return make("polar_unit", fmt::format("FUNCTION INLINE {0} ${{prefix}}({1} a0)\n{{\n    return {2}(cos(a0), sin(a0));\n}}\n",
-                                          ct(c), ct(dtype), complex_ctr(c)));
+    return make("polar_unit",
+                fmt::format("FUNCTION INLINE {0} ${{prefix}}({1} a0)\n{{\n    return {2}(cos(a0), sin(a0));\n}}\n",
+                            ct(c), ct(dtype), complex_ctr(c)));
 }
 
 Module pow(const DType& base, const std::optional<DType>& exponent_, const std::optional<DType>& out_) {
@@ -181,7 +191,8 @@ Module pow(const DType& base, const std::optional<DType>& exponent_, const std::
     check_supported(base, "base");
     check_supported(e, "exponent");
     check_supported(o, "out");
-    if (is_complex(e)) throw ArgumentError("exponent", "pow: the exponent must be an integer or real type, not " + e.name());
+    if (is_complex(e))
+        throw ArgumentError("exponent", "pow: the exponent must be an integer or real type, not " + e.name());
     if (is_complex(base) && !is_complex(o)) throw ArgumentError("out", "pow: a complex base with a real output");
     if (is_real(e) && is_integer(base) && is_integer(o))
         throw ArgumentError("exponent", "pow: a real exponent with integer base and output types");
@@ -199,11 +210,13 @@ Module pow(const DType& base, const std::optional<DType>& exponent_, const std::
         body += fmt::format("    {0} r = {1};\n    {0} p = x;\n", ct(o), one);
         body += fmt::format("    {} n = a1;\n", ct(e));
         if (is_signed_e) body += "    const int negative = n < 0;\n    if (negative) n = -n;\n";
-        body += fmt::format("    while (n != 0) {{\n        if (n & 1) r = {};\n        n >>= 1;\n        if (n != 0) p = {};\n    }}\n",
+        body += fmt::format("    while (n != 0) {{\n        if (n & 1) r = {};\n        n >>= 1;\n        if (n != 0) "
+                            "p = {};\n    }}\n",
                             times("r", "p"), times("p", "p"));
         if (is_signed_e) {
             if (is_complex(o)) {
-                body += fmt::format("    if (negative) {{\n        const {} d = r.x * r.x + r.y * r.y;\n        r = {}(r.x / d, -r.y / d);\n    }}\n",
+                body += fmt::format("    if (negative) {{\n        const {} d = r.x * r.x + r.y * r.y;\n        r = "
+                                    "{}(r.x / d, -r.y / d);\n    }}\n",
                                     ct(real_for(o)), complex_ctr(o));
             } else if (is_real(o)) {
                 body += fmt::format("    if (negative) r = ({0})1 / r;\n", ct(o));
@@ -219,12 +232,11 @@ Module pow(const DType& base, const std::optional<DType>& exponent_, const std::
         body += fmt::format("    return pow(x, ({})a1);\n", ct(o));
     } else {
         const std::string r = ct(real_for(o));
-        body += fmt::format(
-            "    const {0} y = ({0})a1;\n    const {0} m2 = x.x * x.x + x.y * x.y;\n"
-            "    if (m2 == ({0})0) return {1}(0, 0);\n"
-            "    const {0} m = pow(m2, y / ({0})2);\n    const {0} t = atan2(x.y, x.x) * y;\n"
-            "    return {1}(m * cos(t), m * sin(t));\n",
-            r, complex_ctr(o));
+        body += fmt::format("    const {0} y = ({0})a1;\n    const {0} m2 = x.x * x.x + x.y * x.y;\n"
+                            "    if (m2 == ({0})0) return {1}(0, 0);\n"
+                            "    const {0} m = pow(m2, y / ({0})2);\n    const {0} t = atan2(x.y, x.x) * y;\n"
+                            "    return {1}(m * cos(t), m * sin(t));\n",
+                            r, complex_ctr(o));
     }
     return make("pow", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params({base, e}), body));
 }

@@ -8,9 +8,9 @@
 #include "core/buffer_access.hpp"
 #include "kjarni/error.hpp"
 #include "memory/bins.hpp"
-#include "staging/page_locked_registry.hpp"
 #include "memory/pool_core.hpp"
 #include "memory/pooled_handle.hpp"
+#include "staging/page_locked_registry.hpp"
 
 namespace kjarni {
 
@@ -35,12 +35,15 @@ HostMemory HostMemory::allocate(const Context& context, std::size_t size, HostMe
         }
         return HostMemory(context, nullptr, 0, flags);
     }
-    return HostMemory(context, detail::allocate_page_locked(*detail::backend_of(context), size, to_backend(flags)), size, flags);
+    return HostMemory(context, detail::allocate_page_locked(*detail::backend_of(context), size, to_backend(flags)),
+                      size, flags);
 }
 
 HostMemory HostMemory::register_memory(const Context& context, std::span<std::byte> host, HostMemoryFlags flags) {
     if (host.empty()) throw ArgumentError("host", "is empty: there is nothing to page-lock");
-    return HostMemory(context, detail::register_page_locked(*detail::backend_of(context), host.data(), host.size(), to_backend(flags)),
+    return HostMemory(context,
+                      detail::register_page_locked(*detail::backend_of(context), host.data(), host.size(),
+                                                   to_backend(flags)),
                       host.size(), flags);
 }
 

@@ -45,8 +45,8 @@ void check_fits_on(const BoundDevice& device, std::size_t size) {
                                         device_label(device), *free));
         }
     } else if (properties.total_memory != 0 && size > properties.total_memory) {
-        refuse(context, fmt::format("{} bytes of managed memory requested, but {} has {} bytes of memory in all",
-                                    size, device_label(device), properties.total_memory));
+        refuse(context, fmt::format("{} bytes of managed memory requested, but {} has {} bytes of memory in all", size,
+                                    device_label(device), properties.total_memory));
     }
 }
 
@@ -78,8 +78,8 @@ Plan plan_for(const std::vector<BoundDevice>& concerned, ManagedMemoryFlags flag
     for (const BoundDevice& device : concerned) {
         const ManagedMemoryCapabilities caps = managed_memory_capabilities(device.device());
         if (!caps.supported()) {
-            throw UnsupportedError(fmt::format("managed memory on {}: the device lacks {}", device_label(device),
-                                               caps.missing()));
+            throw UnsupportedError(
+                fmt::format("managed memory on {}: the device lacks {}", device_label(device), caps.missing()));
         }
         all_fine = all_fine && caps.svm_fine_grain_buffer;
         all_atomics = all_atomics && caps.svm_atomics;
@@ -289,7 +289,8 @@ void ManagedHostAccess::end() {
 }
 
 detail::KernelArg pack_kernel_arg(const ManagedMemory& memory, const detail::LaunchTarget& target) {
-    if (detail::backend_of(memory) && detail::backend_of(memory)->exclusive_host_scopes.load(std::memory_order_acquire) != 0) {
+    if (detail::backend_of(memory) &&
+        detail::backend_of(memory)->exclusive_host_scopes.load(std::memory_order_acquire) != 0) {
         throw ArgumentError("ManagedMemory", "a host access scope is open on it (coarse-grained, or CUDA without "
                                              "concurrentManagedAccess): end the scope before kernels use the memory");
     }

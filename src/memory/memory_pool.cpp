@@ -73,8 +73,7 @@ DeviceBlock* PoolState::allocate_new(const BoundDevice& device, std::size_t size
     return block.release();
 }
 
-Buffer PoolState::allocate(const BoundDevice& device, const std::shared_ptr<backend::Queue>* queue,
-                           std::size_t size) {
+Buffer PoolState::allocate(const BoundDevice& device, const std::shared_ptr<backend::Queue>* queue, std::size_t size) {
     const backend::Queue* queue_impl = queue != nullptr ? queue->get() : nullptr;
     auto* block = static_cast<DeviceBlock*>(
         core->take(detail::backend_of(device.context()).get(), device.index(), size, RankForQueue{queue_impl}));
@@ -113,7 +112,8 @@ Buffer ImmediateAllocator::operator()(const BoundDevice& device, std::size_t siz
 
 MemoryPool::MemoryPool(Allocator allocator, unsigned leading_bits_in_bin_id) {
     if (leading_bits_in_bin_id > 16) {
-        throw ArgumentError("leading_bits_in_bin_id", fmt::format("must be at most 16, got {}", leading_bits_in_bin_id));
+        throw ArgumentError("leading_bits_in_bin_id",
+                            fmt::format("must be at most 16, got {}", leading_bits_in_bin_id));
     }
     if (!allocator) throw ArgumentError("allocator", "is empty");
     state_ = std::make_shared<detail::PoolState>(std::move(allocator), leading_bits_in_bin_id);

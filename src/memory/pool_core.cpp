@@ -23,8 +23,8 @@ BinTable& PoolCore::table_for(const void* context, std::size_t device) {
     return *tables_.back();
 }
 
-void PoolCore::adopt(const std::shared_ptr<PoolCore>& self, PooledBlock& block, const void* context,
-                     std::size_t device, std::size_t size) {
+void PoolCore::adopt(const std::shared_ptr<PoolCore>& self, PooledBlock& block, const void* context, std::size_t device,
+                     std::size_t size) {
     block.core = self;
     block.requested = size;
     const std::lock_guard lock(mutex_);

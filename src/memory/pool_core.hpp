@@ -76,8 +76,8 @@ public:
 
     /// Counts a new block (of `block->bytes`, made for a request of `size`) as handed out, and
     /// fixes the bin it returns to.
-    void adopt(const std::shared_ptr<PoolCore>& self, PooledBlock& block, const void* context,
-               std::size_t device, std::size_t size);
+    void adopt(const std::shared_ptr<PoolCore>& self, PooledBlock& block, const void* context, std::size_t device,
+               std::size_t size);
 
     /// A handed-out block comes back: held, or freed when not holding. May drop the last reference
     /// to this core (the caller must not use it afterwards).

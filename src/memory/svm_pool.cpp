@@ -94,8 +94,8 @@ PooledSVM SvmPoolState::allocate(const std::shared_ptr<backend::Queue>* queue, s
 }  // namespace detail
 
 PooledSVM::PooledSVM(PooledSVM&& other) noexcept
-    : memory_(std::move(other.memory_)), block_(std::exchange(other.block_, nullptr)), size_(std::exchange(other.size_, 0)),
-      context_(std::move(other.context_)) {}
+    : memory_(std::move(other.memory_)), block_(std::exchange(other.block_, nullptr)),
+      size_(std::exchange(other.size_, 0)), context_(std::move(other.context_)) {}
 
 PooledSVM& PooledSVM::operator=(PooledSVM&& other) noexcept {
     if (this != &other) {
@@ -138,7 +138,8 @@ void PooledSVM::unbind_from_queue() {
 
 SVMPool::SVMPool(const Context& context, ManagedMemoryFlags flags, unsigned leading_bits_in_bin_id) {
     if (leading_bits_in_bin_id > 16) {
-        throw ArgumentError("leading_bits_in_bin_id", fmt::format("must be at most 16, got {}", leading_bits_in_bin_id));
+        throw ArgumentError("leading_bits_in_bin_id",
+                            fmt::format("must be at most 16, got {}", leading_bits_in_bin_id));
     }
     state_ = std::make_shared<detail::SvmPoolState>(context, flags, leading_bits_in_bin_id);
 }

@@ -13,7 +13,9 @@ void set_transfer_staging(const Context& context, const TransferStaging& setting
 
 void reset_transfer_staging(const Context& context) { detail::state_of(context).staging.set_settings(std::nullopt); }
 
-std::optional<TransferStaging> transfer_staging(const Context& context) { return detail::state_of(context).staging.settings(); }
+std::optional<TransferStaging> transfer_staging(const Context& context) {
+    return detail::state_of(context).staging.settings();
+}
 
 TransferStagingStatistics transfer_staging_statistics(const Context& context) {
     return detail::state_of(context).staging.statistics();

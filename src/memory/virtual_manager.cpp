@@ -290,8 +290,9 @@ Buffer VirtualAllocator::operator()(const BoundDevice& device, std::size_t size)
 }
 
 VirtualManager::VirtualManager(const BoundDevice& device, Kind kind)
-    : state_(std::make_shared<detail::VirtualState>(
-          device, kind == Kind::trivial ? detail::VirtualState::Kind::trivial : detail::VirtualState::Kind::zero_offset)) {}
+    : state_(std::make_shared<detail::VirtualState>(device, kind == Kind::trivial
+                                                                ? detail::VirtualState::Kind::trivial
+                                                                : detail::VirtualState::Kind::zero_offset)) {}
 
 const BoundDevice& VirtualManager::device() const noexcept { return state_->device; }
 

@@ -22,18 +22,14 @@ std::string describe_param(std::size_t index, const backend::ParamInfo& param) {
 std::string declared_param(const backend::ParamInfo& param) {
     const std::string type = param.type_name.empty() ? "" : "'" + param.type_name + "' ";
     switch (param.kind) {
-        case ParamKind::global_pointer:
-            return type + "(a global memory pointer: pass a Buffer or ManagedMemory)";
-        case ParamKind::local_pointer:
-            return type + "(a local memory pointer, which kjarni cannot pass)";
-        case ParamKind::scalar:
-            return param.size != 0 ? fmt::format("{}({} bytes by value)", type, param.size) : type + "(by value)";
-        case ParamKind::image:
-            return type + "(an image: pass an Image to write it, image.sampled(sampler) to read it)";
-        case ParamKind::sampler:
-            return type + "(a sampler: declare the image with KJARNI_IMAGE*_READ and pass image.sampled(sampler))";
-        case ParamKind::unknown:
-            break;
+    case ParamKind::global_pointer: return type + "(a global memory pointer: pass a Buffer or ManagedMemory)";
+    case ParamKind::local_pointer: return type + "(a local memory pointer, which kjarni cannot pass)";
+    case ParamKind::scalar:
+        return param.size != 0 ? fmt::format("{}({} bytes by value)", type, param.size) : type + "(by value)";
+    case ParamKind::image: return type + "(an image: pass an Image to write it, image.sampled(sampler) to read it)";
+    case ParamKind::sampler:
+        return type + "(a sampler: declare the image with KJARNI_IMAGE*_READ and pass image.sampled(sampler))";
+    case ParamKind::unknown: break;
     }
     return fmt::format("{} bytes", param.size);
 }
@@ -81,7 +77,9 @@ void check_args_fully(std::string_view kernel, const std::vector<ParamCheck>& ch
         if (has_memory && arg.context != nullptr && arg.context != context) {
             throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe_param(p, params[p]),
                                 fmt::format("kernel '{}': the {} belongs to another context than the queue", kernel,
-                                            is_shared ? "managed memory" : is_image ? "image" : "buffer"));
+                                            is_shared  ? "managed memory"
+                                            : is_image ? "image"
+                                                       : "buffer"));
         }
         if (!is_shared && has_memory && arg.device_index != device_index) {
             throw ArgumentError(params.empty() ? fmt::format("argument {}", i) : describe_param(p, params[p]),
@@ -92,32 +90,30 @@ void check_args_fully(std::string_view kernel, const std::vector<ParamCheck>& ch
         if (checks.empty()) continue;
         const ParamCheck& param = checks[p];
         switch (param.kind) {
-            case ParamKind::global_pointer:
-                if (!is_buffer) param_mismatch(kernel, p, params[p], arg);
-                break;
-            case ParamKind::local_pointer:
+        case ParamKind::global_pointer:
+            if (!is_buffer) param_mismatch(kernel, p, params[p], arg);
+            break;
+        case ParamKind::local_pointer: param_mismatch(kernel, p, params[p], arg);
+        case ParamKind::scalar: {
+            // CUDA reports a written image's parameter (a 16-byte surface struct by value) as a
+            // scalar of its size; no OpenCL image argument is 16 bytes with one parameter.
+            const bool cuda_surface = is_image && arg.param_count == 1 && arg.size == 16;
+            if ((has_memory && !cuda_surface) || (param.size != 0 && param.size != arg.size)) {
                 param_mismatch(kernel, p, params[p], arg);
-            case ParamKind::scalar: {
-                // CUDA reports a written image's parameter (a 16-byte surface struct by value) as a
-                // scalar of its size; no OpenCL image argument is 16 bytes with one parameter.
-                const bool cuda_surface = is_image && arg.param_count == 1 && arg.size == 16;
-                if ((has_memory && !cuda_surface) || (param.size != 0 && param.size != arg.size)) {
-                    param_mismatch(kernel, p, params[p], arg);
-                }
-                break;
             }
-            case ParamKind::image:
-                // A SampledImage's second parameter must be the sampler, an Image's next one must not.
-                if (!is_image || (arg.param_count == 2) != param.sampler_next) param_mismatch(kernel, p, params[p], arg);
-                break;
-            case ParamKind::sampler:
+            break;
+        }
+        case ParamKind::image:
+            // A SampledImage's second parameter must be the sampler, an Image's next one must not.
+            if (!is_image || (arg.param_count == 2) != param.sampler_next) param_mismatch(kernel, p, params[p], arg);
+            break;
+        case ParamKind::sampler: param_mismatch(kernel, p, params[p], arg);
+        case ParamKind::unknown:
+            // CUDA reports sizes only: a buffer is an 8-byte pointer.
+            if (param.size != 0 && param.size != (is_buffer ? sizeof(void*) : arg.size)) {
                 param_mismatch(kernel, p, params[p], arg);
-            case ParamKind::unknown:
-                // CUDA reports sizes only: a buffer is an 8-byte pointer.
-                if (param.size != 0 && param.size != (is_buffer ? sizeof(void*) : arg.size)) {
-                    param_mismatch(kernel, p, params[p], arg);
-                }
-                break;
+            }
+            break;
         }
     }
 }
@@ -194,7 +190,8 @@ void queue_mismatch(const CheckedKernel& kernel, const Queue& queue) {
 
 void check_sizes(const CheckedKernel& kernel, std::size_t dims, const std::size_t* global, const std::size_t* local) {
     if (dims < 1 || dims > 3) {
-        throw ArgumentError("global_size", fmt::format("kernel '{}': {} dimensions, 1 to 3 are possible", kernel.name, dims));
+        throw ArgumentError("global_size",
+                            fmt::format("kernel '{}': {} dimensions, 1 to 3 are possible", kernel.name, dims));
     }
     std::size_t total = 1;
     for (std::size_t d = 0; d < dims; ++d) {
@@ -207,8 +204,9 @@ void check_sizes(const CheckedKernel& kernel, std::size_t dims, const std::size_
     }
     const std::size_t most = kernel.kernel->attributes().max_total_local_size;
     if (total > most) {
-        throw ArgumentError("local_size", fmt::format("kernel '{}': {} work items per group, the kernel takes at most {}",
-                                                      kernel.name, total, most));
+        throw ArgumentError("local_size",
+                            fmt::format("kernel '{}': {} work items per group, the kernel takes at most {}",
+                                        kernel.name, total, most));
     }
 }
 

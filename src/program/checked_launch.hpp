@@ -57,8 +57,7 @@ void check_local_mem(const CheckedKernel& kernel, const BoundDevice& device, std
 
 /// ArgumentError naming "queue" when the queue is of another context or device than the kernel.
 inline void check_queue(const CheckedKernel& kernel, const Queue& queue) {
-    if (backend_of(queue.device().context()).get() != kernel.context ||
-        queue.device().index() != kernel.device_index) {
+    if (backend_of(queue.device().context()).get() != kernel.context || queue.device().index() != kernel.device_index) {
         queue_mismatch(kernel, queue);
     }
 }
@@ -73,10 +72,10 @@ void check_sizes(const CheckedKernel& kernel, std::size_t dims, const std::size_
 void check_args(const CheckedKernel& kernel, std::span<const KernelArg> args, const Queue& queue);
 
 /// The launch of a kernel whose queue and arguments were checked (a BoundKernel's, checked once).
-inline std::shared_ptr<backend::Event> launch_prechecked(const CheckedKernel& kernel, const Queue& queue,
-                                                         unsigned dims, const std::size_t* global,
-                                                         const std::size_t* local, std::size_t local_mem,
-                                                         std::span<const KernelArg> args, bool want_event) {
+inline std::shared_ptr<backend::Event> launch_prechecked(const CheckedKernel& kernel, const Queue& queue, unsigned dims,
+                                                         const std::size_t* global, const std::size_t* local,
+                                                         std::size_t local_mem, std::span<const KernelArg> args,
+                                                         bool want_event) {
     return kernel.kernel->launch(*backend_of(queue), dims, global, local, local_mem, args, want_event);
 }
 

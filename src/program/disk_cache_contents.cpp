@@ -20,10 +20,10 @@ DiskCacheContents disk_cache_contents() {
     contents.max_bytes = cache.max_bytes();
     if (contents.directory.empty()) return contents;
     for (const detail::DiskCacheEntryInfo& entry : cache.entries()) {
-        contents.entries.push_back(DiskCacheEntry{
-            entry.key_hex, entry.path, entry.size,
-            std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                std::chrono::nanoseconds(entry.last_used_ns)))});
+        contents.entries.push_back(DiskCacheEntry{entry.key_hex, entry.path, entry.size,
+                                                  std::chrono::system_clock::time_point(
+                                                      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                                          std::chrono::nanoseconds(entry.last_used_ns)))});
     }
     return contents;
 }

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "kjarni/error.hpp"
 #include "kjarni/detail/kernel_packing.hpp"
+#include "kjarni/error.hpp"
 
 namespace kjarni::detail {
 

@@ -300,8 +300,6 @@ static inline float4 kjarni_cube_coordinates(float x, float y, float z, int cube
 
 }  // namespace
 
-const char* image_prelude(const ApiId& api) {
-    return api == ApiId::cuda() ? cuda_image_prelude : opencl_image_prelude;
-}
+const char* image_prelude(const ApiId& api) { return api == ApiId::cuda() ? cuda_image_prelude : opencl_image_prelude; }
 
 }  // namespace kjarni::detail

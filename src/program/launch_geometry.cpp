@@ -34,16 +34,15 @@ std::size_t best_divisor(std::size_t n, std::size_t limit, std::size_t multiple)
 }  // namespace
 
 LaunchGeometry plan_launch(const Sizes& global_size, const std::optional<Sizes>& local_size,
-                           const DeviceParameters& device, std::size_t kernel_max_total,
-                           std::string_view kernel_name) {
+                           const DeviceParameters& device, std::size_t kernel_max_total, std::string_view kernel_name) {
     const std::size_t device_dims = std::min<std::size_t>(3, device.max_local_sizes.size());
     if (global_size.empty() || global_size.size() > device_dims) {
         throw ArgumentError("global_size", fmt::format("kernel '{}': {} dimensions given, the device takes 1 to {}",
                                                        kernel_name, global_size.size(), device_dims));
     }
     if (local_size && local_size->size() != global_size.size()) {
-        throw ArgumentError("local_size", fmt::format("kernel '{}': {} dimensions, but global_size has {}",
-                                                      kernel_name, local_size->size(), global_size.size()));
+        throw ArgumentError("local_size", fmt::format("kernel '{}': {} dimensions, but global_size has {}", kernel_name,
+                                                      local_size->size(), global_size.size()));
     }
     const std::size_t max_total = std::min(device.max_total_local_size, kernel_max_total);
     LaunchGeometry g;

@@ -21,7 +21,6 @@ struct LaunchGeometry {
 /// Throws ArgumentError naming the size and both limits when a size is out of range.
 /// `kernel_max_total` is the kernel's own limit on threads per block (registers, local memory).
 LaunchGeometry plan_launch(const Sizes& global_size, const std::optional<Sizes>& local_size,
-                           const DeviceParameters& device, std::size_t kernel_max_total,
-                           std::string_view kernel_name);
+                           const DeviceParameters& device, std::size_t kernel_max_total, std::string_view kernel_name);
 
 }  // namespace kjarni::detail

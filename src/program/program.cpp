@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <fstream>
-#include <unistd.h>
 
 #include "core/buffer_access.hpp"
 #include "core/context_state.hpp"
@@ -185,8 +185,8 @@ std::shared_ptr<const ProgramState> link_all(const BoundMultiDevice& devices, co
     const backend::BuildOptions build_options = backend_options(options, devices.context());
     for (const BoundDevice& device : devices.to_vector()) {
         CompiledModule linked = obtain_linked_module(device, backend_units, build_options);
-        state->programs.push_back(DeviceProgram{device, std::string(), std::move(linked.module), std::nullopt,
-                                                std::move(linked.binary)});
+        state->programs.push_back(
+            DeviceProgram{device, std::string(), std::move(linked.module), std::nullopt, std::move(linked.binary)});
     }
     return state;
 }
@@ -228,7 +228,8 @@ Program Program::from_binary(const BoundMultiDevice& devices, std::span<const st
     return Program(detail::load_all(devices, code, options));
 }
 
-Program Program::from_binary(const BoundDevice& device, std::span<const std::byte> code, const ProgramOptions& options) {
+Program Program::from_binary(const BoundDevice& device, std::span<const std::byte> code,
+                             const ProgramOptions& options) {
     return from_binary(BoundMultiDevice(device.context(), {device.index()}), code, options);
 }
 
@@ -238,7 +239,8 @@ Program Program::from_file(const BoundMultiDevice& devices, const std::filesyste
     return from_binary(devices, code, options);
 }
 
-Program Program::from_file(const BoundDevice& device, const std::filesystem::path& path, const ProgramOptions& options) {
+Program Program::from_file(const BoundDevice& device, const std::filesystem::path& path,
+                           const ProgramOptions& options) {
     return from_file(BoundMultiDevice(device.context(), {device.index()}), path, options);
 }
 
@@ -346,8 +348,8 @@ void Program::set_constant_array(const Queue& queue, std::string_view name, cons
         throw ArgumentError("source", "the buffer is not on the queue's device");
     }
     const auto& program = constant_target(*state_, queue, name, source.size());
-    program.module->set_constant(*detail::backend_of(queue), std::string(name), *detail::backend_of(source), source.offset(),
-                                 source.size());
+    program.module->set_constant(*detail::backend_of(queue), std::string(name), *detail::backend_of(source),
+                                 source.offset(), source.size());
 }
 
 const std::string& Kernel::name() const { return state_->name; }
@@ -375,8 +377,8 @@ PreparedKernel Kernel::prepare(const std::map<std::size_t, Sizes>& global_sizes,
         const auto program = std::find_if(programs.begin(), programs.end(),
                                           [&](const auto& p) { return p.device.index() == device_index; });
         if (program == programs.end()) {
-            throw ArgumentError("global_sizes", fmt::format("device {} is not one the program was compiled for",
-                                                            device_index));
+            throw ArgumentError("global_sizes",
+                                fmt::format("device {} is not one the program was compiled for", device_index));
         }
         const auto& kernel = state_->kernels[static_cast<std::size_t>(program - programs.begin())];
         const auto local_entry = local_sizes.find(device_index);
@@ -385,8 +387,8 @@ PreparedKernel Kernel::prepare(const std::map<std::size_t, Sizes>& global_sizes,
         detail::PreparedEntry entry;
         entry.checked = detail::checked_kernel(*kernel, program->device, state_->name);
         detail::check_local_mem(entry.checked, program->device, local_mem);
-        const auto g = detail::plan_launch(global, local, params, kernel->attributes().max_total_local_size,
-                                           state_->name);
+        const auto g =
+            detail::plan_launch(global, local, params, kernel->attributes().max_total_local_size, state_->name);
         entry.dims = g.dims;
         entry.global = g.global;
         entry.local = g.local;
@@ -447,9 +449,7 @@ backend::Kernel& kernel_on(const detail::KernelState& state, const BoundDevice& 
 
 }  // namespace
 
-KernelAttributes Kernel::attributes(const BoundDevice& device) const {
-    return kernel_on(*state_, device).attributes();
-}
+KernelAttributes Kernel::attributes(const BoundDevice& device) const { return kernel_on(*state_, device).attributes(); }
 
 std::uintptr_t Kernel::native_handle(const BoundDevice& device) const {
     return kernel_on(*state_, device).native_handle();
@@ -472,14 +472,15 @@ void Kernel::set_attribute(const BoundDevice& device, KernelAttribute attribute,
                                            device.context().api().shortcut(), to_string(attribute)));
     }
     const auto require = [&](bool ok, std::string_view range) {
-        if (!ok) throw ArgumentError("value", fmt::format("{} for {}: it must be {}", value, to_string(attribute), range));
+        if (!ok)
+            throw ArgumentError("value", fmt::format("{} for {}: it must be {}", value, to_string(attribute), range));
     };
     switch (attribute) {
-        case KernelAttribute::preferred_shared_memory_carveout:
-            require(value >= -1 && value <= 100, "in 0..100, or -1 for the default");
-            break;
-        case KernelAttribute::non_portable_cluster_size_allowed: require(value == 0 || value == 1, "0 or 1"); break;
-        default: require(value >= 0, "at least 0"); break;
+    case KernelAttribute::preferred_shared_memory_carveout:
+        require(value >= -1 && value <= 100, "in 0..100, or -1 for the default");
+        break;
+    case KernelAttribute::non_portable_cluster_size_allowed: require(value == 0 || value == 1, "0 or 1"); break;
+    default: require(value >= 0, "at least 0"); break;
     }
     kernel_on(*state_, device).set_attribute(attribute, value);
 }

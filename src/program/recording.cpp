@@ -23,14 +23,10 @@ namespace {
 
 const char* recorded_kind_name(const detail::KernelArg& arg) {
     switch (arg.kind) {
-        case detail::KernelArg::Kind::buffer:
-            return "a buffer";
-        case detail::KernelArg::Kind::shared_pointer:
-            return "managed memory";
-        case detail::KernelArg::Kind::image:
-            return "an image";
-        case detail::KernelArg::Kind::scalar:
-            break;
+    case detail::KernelArg::Kind::buffer: return "a buffer";
+    case detail::KernelArg::Kind::shared_pointer: return "managed memory";
+    case detail::KernelArg::Kind::image: return "an image";
+    case detail::KernelArg::Kind::scalar: break;
     }
     return "a scalar";
 }
@@ -148,7 +144,8 @@ public:
                                  fmt::format("the recording has {} launches", launches_.size()));
         }
         RecordedLaunch& launch = launches_[slot.launch];
-        const std::string culprit = fmt::format("argument {} of launch {} ({})", slot.argument, slot.launch, launch.name);
+        const std::string culprit =
+            fmt::format("argument {} of launch {} ({})", slot.argument, slot.launch, launch.name);
         if (slot.argument >= launch.args.size()) {
             throw RecordingError(culprit, fmt::format("the launch has {} arguments", launch.args.size()));
         }
@@ -157,8 +154,9 @@ public:
             throw RecordingError(culprit, "images cannot be changed in a recording: record again");
         }
         if (value.kind != recorded.kind || (value.kind == KernelArg::Kind::scalar && value.size != recorded.size)) {
-            throw RecordingError(culprit, fmt::format("was recorded as {}, {} was given", describe_recorded_value(recorded),
-                                                      describe_recorded_value(value)));
+            throw RecordingError(culprit,
+                                 fmt::format("was recorded as {}, {} was given", describe_recorded_value(recorded),
+                                             describe_recorded_value(value)));
         }
         const void* context = backend_of(queue_.device().context()).get();
         if (value.kind != KernelArg::Kind::scalar && value.context != nullptr && value.context != context) {

@@ -126,11 +126,13 @@ StaticKernel::StaticKernel(const BoundMultiDevice& devices, const TemplateSource
                            const PerDeviceSizes& sizes, const std::vector<Value>& render_args,
                            const Globals& render_globals, const ProgramOptions& options)
     : state_(detail::build_static_kernel(detail::StaticKernelRequest{
-          keyed_devices(devices, sizes), source, std::string(name), sizes, render_args, render_globals, options, {}})) {}
+          keyed_devices(devices, sizes), source, std::string(name), sizes, render_args, render_globals, options, {}})) {
+}
 
 const PreparedKernel& StaticKernel::prepared(const Queue& queue) const { return state_->on(queue.device()).prepared; }
 
-void StaticKernel::set_constant_array(const Queue& queue, std::string_view name, std::span<const std::byte> host) const {
+void StaticKernel::set_constant_array(const Queue& queue, std::string_view name,
+                                      std::span<const std::byte> host) const {
     state_->on(queue.device()).program.set_constant_array(queue, name, host);
 }
 

@@ -35,7 +35,8 @@ std::string component(const std::string& flat, const Sizes& extents, std::size_t
     std::string e = stride == 1 ? flat : fmt::format("{} / {}", flat, lit(stride));
     bool last = true;
     for (std::size_t i = d + 1; i < extents.size(); ++i) last = last && extents[i] == 1;
-    if (!last) e = stride == 1 ? fmt::format("{} % {}", e, lit(extents[d])) : fmt::format("({}) % {}", e, lit(extents[d]));
+    if (!last)
+        e = stride == 1 ? fmt::format("{} % {}", e, lit(extents[d])) : fmt::format("({}) % {}", e, lit(extents[d]));
     return e;
 }
 
@@ -95,11 +96,12 @@ Value vsize_modules(const VsizePlan& plan) {
     const std::size_t dims = plan.global_size.size();
 
     // The real flat ids, shared by the modules below (rendered once).
-    const Module real = Module::from_string(
-        fmt::format("FUNCTION INLINE VSIZE_T ${{prefix}}flat_local_id()\n{{\n    return {};\n}}\n"
-                    "FUNCTION INLINE VSIZE_T ${{prefix}}flat_group_id()\n{{\n    return {};\n}}\n",
-                    real_flat("get_local_id", plan.real_local), real_flat("get_group_id", plan.real_groups)),
-        "vsize_real");
+    const Module real =
+        Module::from_string(fmt::format("FUNCTION INLINE VSIZE_T ${{prefix}}flat_local_id()\n{{\n    return {};\n}}\n"
+                                        "FUNCTION INLINE VSIZE_T ${{prefix}}flat_group_id()\n{{\n    return {};\n}}\n",
+                                        real_flat("get_local_id", plan.real_local),
+                                        real_flat("get_group_id", plan.real_groups)),
+                            "vsize_real");
 
     const Module local_size = Module::from_string(constants_function(plan.local_size), "vsize_local_size");
     const Module num_groups = Module::from_string(constants_function(plan.num_groups), "vsize_num_groups");
@@ -119,26 +121,28 @@ Value vsize_modules(const VsizePlan& plan) {
     const Module local_id = decomposed("vsize_local_id", "flat_local_id", plan.local_size);
     const Module group_id = decomposed("vsize_group_id", "flat_group_id", plan.num_groups);
 
-    const Module global_id = Module::from_string(
-        "FUNCTION INLINE VSIZE_T ${prefix}(unsigned int dim)\n"
-        "{\n    return ${group_id}(dim) * ${local_size}(dim) + ${local_id}(dim);\n}\n",
-        "vsize_global_id", {{"group_id", group_id}, {"local_size", local_size}, {"local_id", local_id}});
+    const Module global_id =
+        Module::from_string("FUNCTION INLINE VSIZE_T ${prefix}(unsigned int dim)\n"
+                            "{\n    return ${group_id}(dim) * ${local_size}(dim) + ${local_id}(dim);\n}\n",
+                            "vsize_global_id",
+                            {{"group_id", group_id}, {"local_size", local_size}, {"local_id", local_id}});
 
     std::string flat_id;
     for (std::size_t d = 0; d < dims; ++d) {
         if (plan.global_size[d] == 1) continue;
         if (!flat_id.empty()) flat_id += " + ";
         const std::uint64_t stride = product(plan.global_size, d);
-        flat_id += stride == 1 ? fmt::format("${{global_id}}({})", d)
-                               : fmt::format("${{global_id}}({}) * {}", d, lit(stride));
+        flat_id +=
+            stride == 1 ? fmt::format("${{global_id}}({})", d) : fmt::format("${{global_id}}({}) * {}", d, lit(stride));
     }
-    const Module global_flat_id = Module::from_string(
-        fmt::format("FUNCTION INLINE VSIZE_T ${{prefix}}()\n{{\n    return {};\n}}\n", flat_id.empty() ? lit(0) : flat_id),
-        "vsize_global_flat_id", {{"global_id", global_id}});
-    const Module global_flat_size = Module::from_string(
-        fmt::format("FUNCTION INLINE VSIZE_T ${{prefix}}()\n{{\n    return {};\n}}\n",
-                    lit(product(plan.global_size, dims))),
-        "vsize_global_flat_size");
+    const Module global_flat_id =
+        Module::from_string(fmt::format("FUNCTION INLINE VSIZE_T ${{prefix}}()\n{{\n    return {};\n}}\n",
+                                        flat_id.empty() ? lit(0) : flat_id),
+                            "vsize_global_flat_id", {{"global_id", global_id}});
+    const Module global_flat_size =
+        Module::from_string(fmt::format("FUNCTION INLINE VSIZE_T ${{prefix}}()\n{{\n    return {};\n}}\n",
+                                        lit(product(plan.global_size, dims))),
+                            "vsize_global_flat_size");
 
     // The padding: real groups past the virtual ones, and ids past the global size.
     std::vector<std::string> conditions;
@@ -151,10 +155,11 @@ Value vsize_modules(const VsizePlan& plan) {
             conditions.push_back(fmt::format("${{global_id}}({}) >= {}", d, lit(plan.global_size[d])));
         }
     }
-    const Module skip = Module::from_string(
-        fmt::format("FUNCTION INLINE bool ${{prefix}}()\n{{\n    return {};\n}}\n",
-                    conditions.empty() ? std::string("false") : fmt::format("{}", fmt::join(conditions, " ||\n        "))),
-        "vsize_skip", {{"real", real}, {"global_id", global_id}});
+    const Module skip =
+        Module::from_string(fmt::format("FUNCTION INLINE bool ${{prefix}}()\n{{\n    return {};\n}}\n",
+                                        conditions.empty() ? std::string("false")
+                                                           : fmt::format("{}", fmt::join(conditions, " ||\n        "))),
+                            "vsize_skip", {{"real", real}, {"global_id", global_id}});
 
     return Value(std::make_shared<VsizeModules>(std::map<std::string, Value>{
         {"local_id", local_id},

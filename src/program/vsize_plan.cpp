@@ -39,7 +39,8 @@ std::size_t largest_divisor(std::size_t n, std::size_t limit) {
 
 std::array<std::size_t, 3> three(const std::vector<std::size_t>& values) {
     std::array<std::size_t, 3> result{1, 1, 1};
-    for (std::size_t i = 0; i < std::min<std::size_t>(3, values.size()); ++i) result[i] = std::max<std::size_t>(1, values[i]);
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, values.size()); ++i)
+        result[i] = std::max<std::size_t>(1, values[i]);
     return result;
 }
 
@@ -88,10 +89,10 @@ VsizePlan plan_vsize(const Sizes& global_size, const std::optional<Sizes>& local
         }
     }
     if (local_size && local_size->size() != dims) {
-        throw ArgumentError("local_size", fmt::format("static kernel '{}': {} dimensions ({}), but the global size has "
-                                                      "{} ({})",
-                                                      kernel_name, local_size->size(), shape(*local_size), dims,
-                                                      shape(global_size)));
+        throw ArgumentError("local_size",
+                            fmt::format("static kernel '{}': {} dimensions ({}), but the global size has "
+                                        "{} ({})",
+                                        kernel_name, local_size->size(), shape(*local_size), dims, shape(global_size)));
     }
 
     const auto max_local = three(device.max_local_sizes);
@@ -110,9 +111,9 @@ VsizePlan plan_vsize(const Sizes& global_size, const std::optional<Sizes>& local
             total = mul_sat(total, (*local_size)[d]);
         }
         const std::string limits =
-            kernel_max_total ? fmt::format("the device allows {} and this kernel {}", device_max_total, *kernel_max_total)
-                             : fmt::format("the device allows {} (and this kernel, once compiled, at most that)",
-                                           device_max_total);
+            kernel_max_total
+                ? fmt::format("the device allows {} and this kernel {}", device_max_total, *kernel_max_total)
+                : fmt::format("the device allows {} (and this kernel, once compiled, at most that)", device_max_total);
         if (total > device_max_total || (kernel_max_total && total > *kernel_max_total)) {
             throw ArgumentError("local_size",
                                 fmt::format("static kernel '{}': the local size {} makes {} work items per group; {}",
@@ -139,7 +140,8 @@ VsizePlan plan_vsize(const Sizes& global_size, const std::optional<Sizes>& local
                             fmt::format("static kernel '{}': the grid {} with local size {} ({} work items with the "
                                         "padding) does not fit VSIZE_T on this API (at most {})",
                                         kernel_name, shape(global_size), shape(plan.local_size),
-                                        padded_total == unlimited ? std::string("too many") : std::to_string(padded_total),
+                                        padded_total == unlimited ? std::string("too many")
+                                                                  : std::to_string(padded_total),
                                         max_vsize));
     }
 

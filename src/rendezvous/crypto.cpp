@@ -88,17 +88,17 @@ Mac hmac_sha256(std::string_view key, std::span<const std::byte> message) {
     unsigned int length = 0;
     // A non-null key pointer even when empty: HMAC() reads it as "no key given" otherwise.
     static const char empty = 0;
-    const unsigned char* done =
-        f.hmac(f.sha256(), key.empty() ? &empty : key.data(), static_cast<int>(key.size()),
-               reinterpret_cast<const unsigned char*>(message.data()), message.size(),
-               reinterpret_cast<unsigned char*>(out.data()), &length);
+    const unsigned char* done = f.hmac(f.sha256(), key.empty() ? &empty : key.data(), static_cast<int>(key.size()),
+                                       reinterpret_cast<const unsigned char*>(message.data()), message.size(),
+                                       reinterpret_cast<unsigned char*>(out.data()), &length);
     if (done == nullptr || length != mac_bytes) throw Error("rendezvous: OpenSSL's HMAC-SHA256 failed");
     return out;
 }
 
 void random_bytes(std::span<std::byte> out) {
     const Library& f = library();
-    if (out.size() > INT_MAX || f.rand_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(out.size())) != 1) {
+    if (out.size() > INT_MAX ||
+        f.rand_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(out.size())) != 1) {
         throw Error("rendezvous: OpenSSL's RAND_bytes failed (no entropy?)");
     }
 }

@@ -106,8 +106,8 @@ void MessageReader::expect_payload() {
     payload_.reserve(static_cast<std::size_t>(header_.size));
 }
 
-AcceptorHandshake::AcceptorHandshake(std::string_view secret, Purpose purpose, std::uint64_t job_nonce,
-                                     Kind body_kind, std::size_t body_bytes, const Challenge& own)
+AcceptorHandshake::AcceptorHandshake(std::string_view secret, Purpose purpose, std::uint64_t job_nonce, Kind body_kind,
+                                     std::size_t body_bytes, const Challenge& own)
     : secret_(secret), purpose_(purpose), job_nonce_(job_nonce), body_kind_(body_kind), body_bytes_(body_bytes),
       own_(own) {}
 
@@ -159,8 +159,8 @@ void AcceptorHandshake::feed_part(std::span<const std::byte> bytes) {
         refused_proof_ = true;
         throw PeerError(-1, "offered a wrong proof of the job's secret");
     }
-    output_ = frame(Kind::proof, job_nonce_, proof_of(secret_, acceptor_role, purpose_, job_nonce_, body_kind_, theirs_,
-                                                      own_, body));
+    output_ = frame(Kind::proof, job_nonce_,
+                    proof_of(secret_, acceptor_role, purpose_, job_nonce_, body_kind_, theirs_, own_, body));
     step_ = Step::done;
 }
 

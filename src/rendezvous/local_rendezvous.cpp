@@ -28,7 +28,8 @@ struct LocalRendezvous::Group {
           mailboxes(static_cast<std::size_t>(count_) * static_cast<std::size_t>(count_)) {}
 
     std::deque<Message>& mailbox(int to, int from) {
-        return mailboxes[static_cast<std::size_t>(to) * static_cast<std::size_t>(count) + static_cast<std::size_t>(from)];
+        return mailboxes[static_cast<std::size_t>(to) * static_cast<std::size_t>(count) +
+                         static_cast<std::size_t>(from)];
     }
 
     void post(int from, int to, Kind kind, std::span<const std::byte> bytes) {
@@ -43,9 +44,8 @@ struct LocalRendezvous::Group {
     std::vector<std::byte> take(int to, int from, Kind kind) {
         std::unique_lock lock(mutex);
         auto& box = mailbox(to, from);
-        const bool ready = arrived.wait_for(lock, timeout, [&] {
-            return !box.empty() || !alive[static_cast<std::size_t>(from)];
-        });
+        const bool ready =
+            arrived.wait_for(lock, timeout, [&] { return !box.empty() || !alive[static_cast<std::size_t>(from)]; });
         if (box.empty()) {
             if (!ready) {
                 throw PeerError(from, fmt::format("sent nothing for {} ms while rank {} waits for its {} message",
@@ -54,9 +54,10 @@ struct LocalRendezvous::Group {
             throw PeerError(from, "has left the group (its LocalRendezvous was destroyed)");
         }
         if (box.front().kind != kind) {
-            throw PeerError(from, fmt::format("sent a {} message while rank {} waits for a {} message: the ranks "
-                                              "call different operations",
-                                              rendezvous::kind_name(box.front().kind), to, rendezvous::kind_name(kind)));
+            throw PeerError(from,
+                            fmt::format("sent a {} message while rank {} waits for a {} message: the ranks "
+                                        "call different operations",
+                                        rendezvous::kind_name(box.front().kind), to, rendezvous::kind_name(kind)));
         }
         std::vector<std::byte> bytes = std::move(box.front().bytes);
         box.pop_front();
@@ -78,9 +79,10 @@ struct LocalRendezvous::Group {
 };
 
 std::vector<std::unique_ptr<LocalRendezvous>> LocalRendezvous::create_group(int count,
-                                                                             std::chrono::milliseconds timeout) {
+                                                                            std::chrono::milliseconds timeout) {
     rendezvous::check_group(0, count);
-    if (timeout.count() <= 0) throw ArgumentError("timeout", fmt::format("must be positive, got {} ms", timeout.count()));
+    if (timeout.count() <= 0)
+        throw ArgumentError("timeout", fmt::format("must be positive, got {} ms", timeout.count()));
     auto group = std::make_shared<Group>(count, timeout);
     std::vector<std::unique_ptr<LocalRendezvous>> ranks;
     for (int r = 0; r < count; ++r) ranks.emplace_back(new LocalRendezvous(group, r));
@@ -138,8 +140,8 @@ void LocalRendezvous::recv(int peer, std::span<std::byte> data) {
     }
     const std::vector<std::byte> message = group_->take(rank_, peer, Kind::message);
     if (message.size() != data.size()) {
-        throw ArgumentError("data",
-                            fmt::format("rank {} sent {} bytes but this rank receives {}", peer, message.size(), data.size()));
+        throw ArgumentError("data", fmt::format("rank {} sent {} bytes but this rank receives {}", peer, message.size(),
+                                                data.size()));
     }
     if (!message.empty()) std::memcpy(data.data(), message.data(), message.size());
 }

@@ -7,7 +7,6 @@
 namespace kjarni {
 
 PeerError::PeerError(int peer, const std::string& reason)
-    : Error(peer >= 0 ? fmt::format("peer rank {}: {}", peer, reason) : reason),
-      peer_(peer) {}
+    : Error(peer >= 0 ? fmt::format("peer rank {}: {}", peer, reason) : reason), peer_(peer) {}
 
 }  // namespace kjarni

@@ -15,7 +15,8 @@ void check_group(int rank, int count) {
 
 void check_peer(const char* argument, int peer, int count) {
     if (peer < 0 || peer >= count) {
-        throw ArgumentError(argument, fmt::format("rank {} is outside 0..{} for a count of {}", peer, count - 1, count));
+        throw ArgumentError(argument,
+                            fmt::format("rank {} is outside 0..{} for a count of {}", peer, count - 1, count));
     }
 }
 

@@ -290,8 +290,8 @@ Socket connect_until(const Endpoint& endpoint, int peer, Clock::time_point deadl
         if (Clock::now() >= deadline) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    throw PeerError(peer, fmt::format("could not connect to {} in time: {}", endpoint.to_string(),
-                                      error_text(last_error)));
+    throw PeerError(peer,
+                    fmt::format("could not connect to {} in time: {}", endpoint.to_string(), error_text(last_error)));
 }
 
 void configure(const Socket& socket) {

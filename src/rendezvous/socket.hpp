@@ -42,7 +42,7 @@ private:
 struct Endpoint {
     std::uint16_t family = 0;  // AF_INET / AF_INET6
     std::uint16_t port = 0;
-    std::byte address[16]{};   // the first 4 bytes for IPv4, network order
+    std::byte address[16]{};  // the first 4 bytes for IPv4, network order
 
     static Endpoint from(const sockaddr_storage& address);
     /// Fills `out`; returns its length.

@@ -87,8 +87,9 @@ bool progress(Candidate& candidate, std::string& rejection) {
                 from = peer_endpoint(candidate.socket).to_string();
             } catch (const Error&) {
             }
-            const std::string reason = fmt::format(
-                "the proof of the job's secret from {} is wrong: the ranks were not given the same secret", from);
+            const std::string reason =
+                fmt::format("the proof of the job's secret from {} is wrong: the ranks were not given the same secret",
+                            from);
             rejection = reason;
             send_now(candidate.socket, frame(Kind::refusal, 0, encode_refusal(refusal_argument, -1, "secret", reason)));
         }
@@ -130,7 +131,8 @@ bool admit(const Socket& listener, const Admission& admission, bool admitting, C
     std::deque<Candidate> candidates;
     std::vector<pollfd> polls;
     for (;;) {
-        const bool dialed = std::all_of(dialing.begin(), dialing.end(), [](const Dialing& d) { return d.handshake.done(); });
+        const bool dialed =
+            std::all_of(dialing.begin(), dialing.end(), [](const Dialing& d) { return d.handshake.done(); });
         if (!admitting && dialed) return true;
         // Entries: the listener, the candidates, the dialing connections (-1: not polled).
         polls.assign(1, pollfd{admitting ? listener.fd() : -1, POLLIN, 0});
@@ -150,8 +152,8 @@ bool admit(const Socket& listener, const Admission& admission, bool admitting, C
             if (keep && !candidate.handshake.done()) continue;
             Candidate taken = std::move(candidate);
             candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(i));
-            if (keep && on_handshake(taken.socket, taken.handshake.body_header(), taken.handshake.body()) ==
-                            Verdict::done) {
+            if (keep &&
+                on_handshake(taken.socket, taken.handshake.body_header(), taken.handshake.body()) == Verdict::done) {
                 admitting = false;
             }
         }
@@ -161,10 +163,10 @@ bool admit(const Socket& listener, const Admission& admission, bool admitting, C
                 if (!accepted) break;
                 configure(accepted);
                 if (candidates.size() == max_candidates) candidates.pop_front();
-                candidates.push_back(Candidate{std::move(accepted),
-                                               AcceptorHandshake(admission.secret, admission.purpose,
-                                                                 admission.job_nonce, admission.body_kind,
-                                                                 admission.body_bytes, fresh_challenge())});
+                candidates.push_back(
+                    Candidate{std::move(accepted),
+                              AcceptorHandshake(admission.secret, admission.purpose, admission.job_nonce,
+                                                admission.body_kind, admission.body_bytes, fresh_challenge())});
             }
         }
     }
@@ -282,13 +284,15 @@ void bootstrap_root(TcpRendezvous::State& state, const std::string& address, std
         for (int r = 1; r < state.count; ++r) {
             if (!joined[static_cast<std::size_t>(r)]) absent.push_back(r);
         }
-        const std::string reason = fmt::format("did not join within {} ms (ranks {} are missing){}",
-                                               state.timeout.count(), fmt::join(absent, ", "), rejection_note(rejection));
+        const std::string reason =
+            fmt::format("did not join within {} ms (ranks {} are missing){}", state.timeout.count(),
+                        fmt::join(absent, ", "), rejection_note(rejection));
         std::vector<const Socket*> sockets;
         for (const auto& socket : joined) {
             if (socket) sockets.push_back(&socket);
         }
-        refuse(sockets, encode_refusal(refusal_peer, absent.front(), "", fmt::format("rank {} {}", absent.front(), reason)));
+        refuse(sockets,
+               encode_refusal(refusal_peer, absent.front(), "", fmt::format("rank {} {}", absent.front(), reason)));
         throw PeerError(absent.front(), reason);
     }
 
@@ -382,8 +386,9 @@ void bootstrap_rank(TcpRendezvous::State& state, const std::string& address, std
         Writer mesh;
         mesh.u32(static_cast<std::uint32_t>(state.rank));
         mesh.u32(static_cast<std::uint32_t>(r));
-        dialing.push_back(Dialing{&socket, ConnectorHandshake(state.secret, Purpose::mesh, state.nonce, Kind::mesh,
-                                                              mesh.bytes(), fresh_challenge(), r),
+        dialing.push_back(Dialing{&socket,
+                                  ConnectorHandshake(state.secret, Purpose::mesh, state.nonce, Kind::mesh, mesh.bytes(),
+                                                     fresh_challenge(), r),
                                   r});
         if (!send_now(socket, dialing.back().handshake.take_output())) {
             throw PeerError(r, "took nothing of this rank's handshake");

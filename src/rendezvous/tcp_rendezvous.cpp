@@ -35,7 +35,8 @@ auto guarded(TcpRendezvous::State& state, F&& operation) {
 
 std::vector<std::byte> pop_to_self(TcpRendezvous::State& state, std::size_t size) {
     if (state.to_self.empty()) {
-        throw ArgumentError("peer", fmt::format("rank {} receives from itself but has sent itself nothing", state.rank));
+        throw ArgumentError("peer",
+                            fmt::format("rank {} receives from itself but has sent itself nothing", state.rank));
     }
     if (state.to_self.front().size() != size) {
         throw ArgumentError("data", fmt::format("rank {} sent itself {} bytes but receives {}", state.rank,
@@ -62,7 +63,8 @@ std::unique_ptr<TcpRendezvous> TcpRendezvous::create(const std::string& address,
                                                      int count, const TcpRendezvousOptions& options) {
     rendezvous::check_group(rank, count);
     const auto timeout = options.timeout;
-    if (timeout.count() <= 0) throw ArgumentError("timeout", fmt::format("must be positive, got {} ms", timeout.count()));
+    if (timeout.count() <= 0)
+        throw ArgumentError("timeout", fmt::format("must be positive, got {} ms", timeout.count()));
     if (address.empty()) throw ArgumentError("address", "is empty");
     if (options.max_message_bytes == 0) throw ArgumentError("max_message_bytes", "must be positive");
     const rendezvous::JobSecret secret = rendezvous::find_job_secret(options.secret);
@@ -101,8 +103,8 @@ std::vector<std::byte> TcpRendezvous::broadcast(std::span<const std::byte> data,
             std::vector<Outgoing> outgoing;
             for (int r = 0; r < s.count; ++r) {
                 if (r == s.rank) continue;
-                outgoing.emplace_back(s.peer(r), r, Header{.kind = Kind::broadcast, .nonce = s.nonce, .size = data.size()},
-                                      data);
+                outgoing.emplace_back(s.peer(r), r,
+                                      Header{.kind = Kind::broadcast, .nonce = s.nonce, .size = data.size()}, data);
             }
             rendezvous::transfer(outgoing, {}, s.timeout);
             result.assign(data.begin(), data.end());

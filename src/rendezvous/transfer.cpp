@@ -79,8 +79,7 @@ bool step(Outgoing& out) {
 bool step(Incoming& in) {
     bool moved = false;
     if (!in.has_header()) {
-        const std::size_t got =
-            receive_step(*in.socket, std::span(in.raw_header).subspan(in.header_done), in.peer);
+        const std::size_t got = receive_step(*in.socket, std::span(in.raw_header).subspan(in.header_done), in.peer);
         if (got == 0) return false;
         in.header_done += got;
         moved = true;

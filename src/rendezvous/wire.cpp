@@ -6,17 +6,17 @@ namespace kjarni::rendezvous {
 
 std::string_view kind_name(Kind kind) {
     switch (kind) {
-        case Kind::hello: return "hello";
-        case Kind::table: return "table";
-        case Kind::refusal: return "refusal";
-        case Kind::mesh: return "mesh";
-        case Kind::message: return "send";
-        case Kind::broadcast: return "broadcast";
-        case Kind::all_gather: return "all_gather";
-        case Kind::barrier: return "barrier";
-        case Kind::greeting: return "greeting";
-        case Kind::challenge: return "challenge";
-        case Kind::proof: return "proof";
+    case Kind::hello: return "hello";
+    case Kind::table: return "table";
+    case Kind::refusal: return "refusal";
+    case Kind::mesh: return "mesh";
+    case Kind::message: return "send";
+    case Kind::broadcast: return "broadcast";
+    case Kind::all_gather: return "all_gather";
+    case Kind::barrier: return "barrier";
+    case Kind::greeting: return "greeting";
+    case Kind::challenge: return "challenge";
+    case Kind::proof: return "proof";
     }
     return "unknown";
 }
@@ -59,7 +59,8 @@ std::uint64_t Reader::get(int size) {
         return 0;
     }
     std::uint64_t value = 0;
-    for (int i = 0; i < size; ++i) value |= static_cast<std::uint64_t>(in_[at_ + static_cast<std::size_t>(i)]) << (8 * i);
+    for (int i = 0; i < size; ++i)
+        value |= static_cast<std::uint64_t>(in_[at_ + static_cast<std::size_t>(i)]) << (8 * i);
     at_ += static_cast<std::size_t>(size);
     return value;
 }

@@ -17,20 +17,20 @@
 namespace kjarni::rendezvous {
 
 inline constexpr std::uint32_t wire_magic = 0x4b4a5256;  // "KJRV"
-inline constexpr std::uint16_t wire_version = 2;  // 2: the authenticated handshake
+inline constexpr std::uint16_t wire_version = 2;         // 2: the authenticated handshake
 
 enum class Kind : std::uint16_t {
-    hello = 1,      // a rank to rank 0: its proof, then rank, count, the port it listens at
-    table = 2,      // rank 0 to a rank: every rank's endpoint (the header carries the nonce)
-    refusal = 3,    // rank 0 to a rank: the job cannot start, and why
-    mesh = 4,       // a rank to a lower one: its proof, then who connects to whom
-    message = 5,    // send / recv / exchange
+    hello = 1,    // a rank to rank 0: its proof, then rank, count, the port it listens at
+    table = 2,    // rank 0 to a rank: every rank's endpoint (the header carries the nonce)
+    refusal = 3,  // rank 0 to a rank: the job cannot start, and why
+    mesh = 4,     // a rank to a lower one: its proof, then who connects to whom
+    message = 5,  // send / recv / exchange
     broadcast = 6,
     all_gather = 7,
     barrier = 8,
-    greeting = 9,   // the connecting side's first message: the purpose and its challenge
-    challenge = 10, // the accepting side's answer: its challenge
-    proof = 11,     // the accepting side's proof, once it has checked the connecting side's
+    greeting = 9,    // the connecting side's first message: the purpose and its challenge
+    challenge = 10,  // the accepting side's answer: its challenge
+    proof = 11,      // the accepting side's proof, once it has checked the connecting side's
 };
 
 std::string_view kind_name(Kind kind);

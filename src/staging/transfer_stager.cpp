@@ -214,8 +214,8 @@ void TransferStager::set_settings(std::optional<TransferStaging> settings) {
             throw ArgumentError("settings", fmt::format("slots must be at least 2, got {}", settings->slots));
         }
         if (settings->threads > max_threads) {
-            throw ArgumentError("settings", fmt::format("threads must be at most {}, got {}", max_threads,
-                                                        settings->threads));
+            throw ArgumentError("settings",
+                                fmt::format("threads must be at most {}, got {}", max_threads, settings->threads));
         }
     }
     const std::lock_guard lock(mutex_);

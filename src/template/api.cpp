@@ -40,9 +40,11 @@ bool is_identifier(const std::string& s) {
 
 namespace tmpl {
 
-std::shared_ptr<const detail::CompiledTemplate> compile(std::string name, std::string source, const std::string& main_name,
-                                                        const std::vector<std::string>& main_params, std::size_t line_shift,
-                                                        std::string uri, std::weak_ptr<const detail::LookupState> lookup) {
+std::shared_ptr<const detail::CompiledTemplate> compile(std::string name, std::string source,
+                                                        const std::string& main_name,
+                                                        const std::vector<std::string>& main_params,
+                                                        std::size_t line_shift, std::string uri,
+                                                        std::weak_ptr<const detail::LookupState> lookup) {
     auto t = std::make_shared<detail::CompiledTemplate>(std::move(name), std::move(source));
     t->line_shift = line_shift;
     t->uri = std::move(uri);
@@ -84,8 +86,15 @@ using tmpl::top_level_name;
 
 RenderError::RenderError(std::string template_name, std::size_t line, std::size_t column, std::string message,
                          std::vector<std::string> global_names, std::string source_line)
-    : RenderError(Details{std::move(template_name), line, column, std::move(message), std::move(global_names),
-                          std::move(source_line), nullptr, {}, nullptr}) {}
+    : RenderError(Details{std::move(template_name),
+                          line,
+                          column,
+                          std::move(message),
+                          std::move(global_names),
+                          std::move(source_line),
+                          nullptr,
+                          {},
+                          nullptr}) {}
 
 RenderError::RenderError(Details details)
     : Error(describe(details.template_name, details.line, details.column, details.message, details.global_names,

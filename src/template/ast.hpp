@@ -60,8 +60,8 @@ struct Expr {
         Cond,     // children[0] if children[1] else children[2]
         List,
         Tuple,
-        Dict,     // children: key, value, key, value...
-        Lambda,   // kw_names: the parameters; children[0]: the body, then the defaults of the last ones
+        Dict,           // children: key, value, key, value...
+        Lambda,         // kw_names: the parameters; children[0]: the body, then the defaults of the last ones
         ListComp,       // children[0]: the item; comp: the clauses
         GeneratorComp,  // as ListComp (evaluated eagerly into a list)
         DictComp,       // children[0], children[1]: key and value; comp: the clauses
@@ -96,20 +96,35 @@ struct StmtBranch {
     std::vector<Stmt> body;
 };
 struct Stmt {
-    enum class Kind { Expr, Assign, AugAssign, If, For, While, Break, Continue, Pass, Assert, Del, Def, Return, Import };
+    enum class Kind {
+        Expr,
+        Assign,
+        AugAssign,
+        If,
+        For,
+        While,
+        Break,
+        Continue,
+        Pass,
+        Assert,
+        Del,
+        Def,
+        Return,
+        Import
+    };
     Kind kind;
     std::uint32_t pos;
     std::vector<Targets> targets;  // Assign: one per '=' (a = b = 1); AugAssign, For: one; Del: one per name or item
-    ExprPtr expr;                  // Expr, Assign, AugAssign: the value; For: the iterable; While, Assert: the condition
-    ExprPtr message;               // Assert: the message (may be null)
-    BinOp op = BinOp::Add;         // AugAssign
+    ExprPtr expr;           // Expr, Assign, AugAssign: the value; For: the iterable; While, Assert: the condition
+    ExprPtr message;        // Assert: the message (may be null)
+    BinOp op = BinOp::Add;  // AugAssign
     std::vector<StmtBranch> branches;  // If
     std::vector<Stmt> body;            // For, While, Def
     std::string name;                  // Def: the function's name; Import: the module's
     // Import: the names bound, with what they are in the module ("" for the module itself):
     // `import math as m` binds {m, ""}; `from math import pi` binds {pi, pi}.
     std::vector<std::pair<std::string, std::string>> imports;
-    std::vector<Param> params;         // Def (Return: expr, null for a bare `return`)
+    std::vector<Param> params;  // Def (Return: expr, null for a bare `return`)
 
     Stmt(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };

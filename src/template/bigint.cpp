@@ -82,8 +82,9 @@ double int_to_double(const mpz_class& x) {
 }
 
 Value int_of_double(double d) {
-    if (!std::isfinite(d)) throw EvalError(std::isnan(d) ? "cannot convert float NaN to integer"
-                                                         : "cannot convert float infinity to integer");
+    if (!std::isfinite(d))
+        throw EvalError(std::isnan(d) ? "cannot convert float NaN to integer"
+                                      : "cannot convert float infinity to integer");
     const double t = std::trunc(d);
     if (t >= -9223372036854775808.0 && t < 9223372036854775808.0) return Value(static_cast<std::int64_t>(t));
     return make_int(mpz_class(t));  // exact: a double this large is an integer

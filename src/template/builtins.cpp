@@ -33,8 +33,8 @@ void expect_count(const Args& a, std::size_t min, std::size_t max, const char* n
     if (!a.keyword.empty()) throw EvalError(fmt::format("{}() takes no keyword arguments", name));
     if (a.size() < min || a.size() > max) {
         if (min == max)
-            throw EvalError(fmt::format("{}() takes exactly {} argument{} ({} given)", name, min, min == 1 ? "" : "s",
-                                        a.size()));
+            throw EvalError(
+                fmt::format("{}() takes exactly {} argument{} ({} given)", name, min, min == 1 ? "" : "s", a.size()));
         throw EvalError(fmt::format("{}() takes from {} to {} arguments ({} given)", name, min, max, a.size()));
     }
 }
@@ -60,10 +60,13 @@ Value range(const Args& a) {
     // before anything is allocated.
     std::uint64_t count = 0;
     if (step > 0 && start < stop)
-        count = (static_cast<std::uint64_t>(stop) - static_cast<std::uint64_t>(start) - 1) / static_cast<std::uint64_t>(step) + 1;
+        count = (static_cast<std::uint64_t>(stop) - static_cast<std::uint64_t>(start) - 1) /
+                    static_cast<std::uint64_t>(step) +
+                1;
     else if (step < 0 && start > stop)
         count = (static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(stop) - 1) /
-                    (static_cast<std::uint64_t>(-(step + 1)) + 1) + 1;
+                    (static_cast<std::uint64_t>(-(step + 1)) + 1) +
+                1;
     if (count > limits().max_items) throw EvalError("range() too long (render limit)");
     std::vector<Value> out;
     out.reserve(count);
@@ -116,8 +119,9 @@ Value to_int(const Args& a) {
         bool ok = !s.empty() && (base != 10 || s.size() <= 4300);
         for (char c : s) {
             const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-                          : std::isalpha(static_cast<unsigned char>(c)) ? std::tolower(static_cast<unsigned char>(c)) - 'a' + 10
-                                                                      : 99;
+                          : std::isalpha(static_cast<unsigned char>(c))
+                              ? std::tolower(static_cast<unsigned char>(c)) - 'a' + 10
+                              : 99;
             ok = ok && d < base;
         }
         if (!ok) throw EvalError(fmt::format("invalid literal for int() with base {}: {}", base, v.repr()));
@@ -246,7 +250,8 @@ Value round_(const Args& a) {
     const Value* nd = a.size() == 2 ? &a[1] : a.find_keyword("ndigits");
     const Value& v = a[0];
     if (v.kind() == K::Int || v.kind() == K::Bool) {
-        if (nd && !nd->is_none() && int_arg(*nd, "round") < 0) throw EvalError("round() of an int to negative digits is not supported");
+        if (nd && !nd->is_none() && int_arg(*nd, "round") < 0)
+            throw EvalError("round() of an int to negative digits is not supported");
         return is_big(v) ? v : Value(v.as_int());
     }
     if (v.kind() != K::Float) throw EvalError(fmt::format("type {} doesn't define __round__ method", v.type_name()));
@@ -271,7 +276,8 @@ Value pow_(const Args& a) {
     if (a.size() == 2) return binary(BinOp::Pow, a[0], a[1]);
     if (is_big(a[0]) || is_big(a[1]) || is_big(a[2])) {
         for (std::size_t i = 0; i < 3; ++i)
-            if (a[i].kind() != K::Int && a[i].kind() != K::Bool) throw EvalError("pow() 3-argument form requires integers");
+            if (a[i].kind() != K::Int && a[i].kind() != K::Bool)
+                throw EvalError("pow() 3-argument form requires integers");
         const mpz_class m = to_mpz(a[2]), e = to_mpz(a[1]);
         if (m == 0) throw EvalError("pow() 3rd argument cannot be 0");
         if (e < 0) throw EvalError("pow() with a negative exponent and a modulus is not supported");
@@ -298,7 +304,8 @@ Value pow_(const Args& a) {
         return r;
     };
     const std::int64_t base_mod = base % m;
-    std::uint64_t b = base_mod < 0 ? um - (0 - static_cast<std::uint64_t>(base_mod)) % um : static_cast<std::uint64_t>(base_mod) % um;
+    std::uint64_t b =
+        base_mod < 0 ? um - (0 - static_cast<std::uint64_t>(base_mod)) % um : static_cast<std::uint64_t>(base_mod) % um;
     std::uint64_t result = 1 % um;
     while (e > 0) {
         if (e & 1) result = mulmod(result, b);
@@ -324,7 +331,10 @@ Value isinstance_(const Args& a) {
     std::vector<Value> types = a[1].kind() == K::Tuple ? a[1].as_list() : std::vector<Value>{a[1]};
     const K kind = a[0].kind();
     for (const Value& t : types) {
-        auto is = [&](const char* name) { const Value* b = find_builtin(name); return b && *b == t; };
+        auto is = [&](const char* name) {
+            const Value* b = find_builtin(name);
+            return b && *b == t;
+        };
         if (is("int") && (kind == K::Int || kind == K::Bool)) return true;
         if (is("bool") && kind == K::Bool) return true;
         if (is("float") && kind == K::Float) return true;
@@ -333,9 +343,11 @@ Value isinstance_(const Args& a) {
         if (is("tuple") && kind == K::Tuple) return true;
         if (is("dict") && kind == K::Dict) return true;
         if (is("set") && kind == K::Set) return true;
-        const bool known = is("int") || is("bool") || is("float") || is("str") || is("list") || is("tuple") || is("dict") ||
-                           is("set");
-        if (!known) throw EvalError("isinstance() arg 2 must be a type (int, bool, float, str, list, tuple, dict or set) or a tuple of them");
+        const bool known =
+            is("int") || is("bool") || is("float") || is("str") || is("list") || is("tuple") || is("dict") || is("set");
+        if (!known)
+            throw EvalError("isinstance() arg 2 must be a type (int, bool, float, str, list, tuple, dict or set) or a "
+                            "tuple of them");
     }
     return false;
 }
@@ -349,7 +361,8 @@ Value to_dict(const Args& a) {
         } else {
             for (const auto& pair : iterate(a[0])) {
                 const auto kv = iterate(pair);
-                if (kv.size() != 2) throw EvalError("dictionary update sequence element has the wrong length; 2 is required");
+                if (kv.size() != 2)
+                    throw EvalError("dictionary update sequence element has the wrong length; 2 is required");
                 items.set(kv[0], kv[1]);
             }
         }
@@ -385,7 +398,8 @@ Value filter_(const Args& a) {
 
 Value ord_(const Args& a) {
     expect_count(a, 1, 1, "ord");
-    if (a[0].kind() != K::String) throw EvalError(fmt::format("ord() expected string of length 1, but {} found", a[0].type_name()));
+    if (a[0].kind() != K::String)
+        throw EvalError(fmt::format("ord() expected string of length 1, but {} found", a[0].type_name()));
     const std::string& s = a[0].as_string();
     if (code_point_count(s) != 1) throw EvalError("ord() expected a character");
     const auto u = static_cast<unsigned char>(s[0]);
@@ -422,7 +436,8 @@ Value type_(const Args& a) {
     }
     // The builtin itself where there is one, so that `type(x) is int` holds.
     if (const Value* b = find_builtin(name); b && b->kind() == K::Object) {
-        if (const auto* type = dynamic_cast<const TypeObject*>(b->as_object().get()); type && type->name() == name) return *b;
+        if (const auto* type = dynamic_cast<const TypeObject*>(b->as_object().get()); type && type->name() == name)
+            return *b;
     }
     return Value(std::make_shared<TypeObject>(name, nullptr));
 }
@@ -483,7 +498,8 @@ Value abs_(const Args& a) {
 }
 
 Value enumerate(const Args& a) {
-    if (a.size() < 1 || a.size() > 2) throw EvalError(fmt::format("enumerate() takes 1 or 2 arguments ({} given)", a.size()));
+    if (a.size() < 1 || a.size() > 2)
+        throw EvalError(fmt::format("enumerate() takes 1 or 2 arguments ({} given)", a.size()));
     std::int64_t start = 0;
     if (a.size() == 2) start = int_arg(a[1], "enumerate");
     if (const Value* s = a.find_keyword("start")) start = int_arg(*s, "enumerate");
@@ -527,12 +543,14 @@ Value sum(const Args& a) {
 
 Value sorted(const Args& a) {
     expect_keywords(a, {"key", "reverse"}, "sorted");
-    if (a.size() != 1) throw EvalError(fmt::format("sorted() takes exactly 1 positional argument ({} given)", a.size()));
+    if (a.size() != 1)
+        throw EvalError(fmt::format("sorted() takes exactly 1 positional argument ({} given)", a.size()));
     const Value* reverse = a.find_keyword("reverse");
     const Value* key = a.find_keyword("key");
     // With a key, ties between members of a set would keep Python's hash order: refused.
     const bool ordered = key && !key->is_none();
-    return Value::list(sort_values(ordered ? iterate(a[0]) : iterate_unordered(a[0]), key, reverse && reverse->truthy()));
+    return Value::list(
+        sort_values(ordered ? iterate(a[0]) : iterate_unordered(a[0]), key, reverse && reverse->truthy()));
 }
 
 Value reversed(const Args& a) {

@@ -42,7 +42,8 @@ std::uint32_t decode(std::string_view s, std::size_t& i) {
 }
 
 // In a range of alternating pairs, capitals at even (`even_upper`) or odd code points.
-bool pair_range(std::uint32_t cp, std::uint32_t first, std::uint32_t last, bool even_upper, bool upper, std::uint32_t& out) {
+bool pair_range(std::uint32_t cp, std::uint32_t first, std::uint32_t last, bool even_upper, bool upper,
+                std::uint32_t& out) {
     if (cp < first || cp > last) return false;
     const bool is_upper = ((cp & 1u) == 0) == even_upper;
     out = is_upper == upper ? cp : (upper ? cp - 1 : cp + 1);

@@ -114,7 +114,9 @@ std::string part_repr(double d) {
 
 }  // namespace
 
-Value make_complex(double real, double imag) { return Value(std::make_shared<const Complex>(ComplexParts{real, imag})); }
+Value make_complex(double real, double imag) {
+    return Value(std::make_shared<const Complex>(ComplexParts{real, imag}));
+}
 
 std::optional<ComplexParts> complex_parts(const Value& v) {
     if (v.kind() != K::Object) return std::nullopt;
@@ -164,7 +166,8 @@ Value complex_builtin(const Args& a) {
     auto parts_of = [](const Value& v) {
         if (v.kind() == K::String) throw EvalError("complex() from a string is not supported");
         const auto p = as_parts(v);
-        if (!p) throw EvalError(fmt::format("complex() argument must be a string or a number, not '{}'", v.type_name()));
+        if (!p)
+            throw EvalError(fmt::format("complex() argument must be a string or a number, not '{}'", v.type_name()));
         return *p;
     };
     // complex_new_impl: complex(r, i) is r + i*1j computed part by part (so signed zeros stay).

@@ -10,9 +10,9 @@
 
 #include "builtins.hpp"
 #include "errors.hpp"
+#include "formatting.hpp"
 #include "limits.hpp"
 #include "loader_runtime.hpp"
-#include "formatting.hpp"
 #include "operators.hpp"
 #include "ownership.hpp"
 #include "runtime_objects.hpp"
@@ -45,7 +45,8 @@ Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const
     return Value(Function([t, def, g, frame](const Args& a) {
         std::string text = invoke_def(t, *def, a, g, frame);
         if (!current_output) return Value(std::move(text));
-        if (current_output->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
+        if (current_output->size() + text.size() > limits().max_string)
+            throw EvalError("output too long (render limit)");
         *current_output += text;
         return Value(std::string());
     }));
@@ -68,8 +69,9 @@ std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Ar
                                   const Frame& frame) {
     std::map<std::string, Value> locals;
     if (args.positional.size() > def.params.size())
-        throw EvalError(fmt::format("{}() takes {} but {} given", def.name, plural(def.params.size(), "positional argument"),
-                                    args.positional.size() == 1 ? "1 was" : fmt::format("{} were", args.positional.size())));
+        throw EvalError(
+            fmt::format("{}() takes {} but {} given", def.name, plural(def.params.size(), "positional argument"),
+                        args.positional.size() == 1 ? "1 was" : fmt::format("{} were", args.positional.size())));
     for (std::size_t i = 0; i < args.positional.size(); ++i) locals[def.params[i].name] = args.positional[i];
     for (const auto& [name, value] : args.keyword) {
         bool known = false;
@@ -114,7 +116,6 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
     return out;
 }
 
-
 }  // namespace kjarni::tmpl::evaluation
 
 namespace kjarni::tmpl {
@@ -156,7 +157,8 @@ std::string render_def(const TemplatePtr& t, const std::string& def_name, const 
         if (top_level && target->page_args) {
             for (std::size_t i = full.positional.size(); i < def.params.size(); ++i) {
                 const std::string& p = def.params[i].name;
-                const bool given = std::any_of(full.keyword.begin(), full.keyword.end(), [&](const auto& kw) { return kw.first == p; });
+                const bool given = std::any_of(full.keyword.begin(), full.keyword.end(),
+                                               [&](const auto& kw) { return kw.first == p; });
                 if (auto found = g->find(p); !given && found != g->end()) full.keyword.emplace_back(p, found->second);
             }
         }

@@ -5,9 +5,9 @@
 
 #include "builtins.hpp"
 #include "errors.hpp"
+#include "formatting.hpp"
 #include "limits.hpp"
 #include "loader_runtime.hpp"
-#include "formatting.hpp"
 #include "operators.hpp"
 #include "ownership.hpp"
 #include "runtime_objects.hpp"
@@ -143,7 +143,8 @@ Value Evaluator::eval_inner(const Expr& e) {
             Value v = eval(field);
             try {
                 if (part.conv == 'r' || part.conv == 'a') {
-                    if (part.conv == 'a' && !is_ascii(v.repr())) throw EvalError("f-string !a of non-ASCII text is not supported");
+                    if (part.conv == 'a' && !is_ascii(v.repr()))
+                        throw EvalError("f-string !a of non-ASCII text is not supported");
                     v = Value(v.repr());
                 } else if (part.conv == 's') {
                     v = Value(v.str());
@@ -237,7 +238,8 @@ Value Evaluator::make_lambda(const Expr& e) {
         }
         for (const auto& [name, value] : a.keyword) {
             auto it = std::find(params.begin(), params.end(), name);
-            if (it == params.end()) throw EvalError(fmt::format("<lambda>() got an unexpected keyword argument '{}'", name));
+            if (it == params.end())
+                throw EvalError(fmt::format("<lambda>() got an unexpected keyword argument '{}'", name));
             const auto i = static_cast<std::size_t>(it - params.begin());
             if (bound[i]) throw EvalError(fmt::format("<lambda>() got multiple values for argument '{}'", name));
             locals[name] = value;

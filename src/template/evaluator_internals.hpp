@@ -156,7 +156,6 @@ private:
     GlobalsPtr g_;
 };
 
-
 // Python's argument binding: positionals fill the parameters in order, keywords by name, defaults
 // (evaluated in the def's template, at call time) fill the rest.
 std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
@@ -288,8 +287,8 @@ private:
     std::shared_ptr<Vars> scope_;
     Vars& locals_;
     std::vector<std::weak_ptr<Vars>> outer_;
-    Frame frame_;         // where this code is in its template's inheritance chain
-    Value return_value_;  // set by `return` (Flow::Return)
+    Frame frame_;             // where this code is in its template's inheritance chain
+    Value return_value_;      // set by `return` (Flow::Return)
     bool in_module_ = false;  // running a <%! %> block
 };
 

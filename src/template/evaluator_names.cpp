@@ -5,9 +5,9 @@
 
 #include "builtins.hpp"
 #include "errors.hpp"
+#include "formatting.hpp"
 #include "limits.hpp"
 #include "loader_runtime.hpp"
-#include "formatting.hpp"
 #include "operators.hpp"
 #include "ownership.hpp"
 #include "runtime_objects.hpp"
@@ -30,8 +30,7 @@ namespace {
 // def writes while called from an expression lands in current_output, so redirecting that is enough.
 Value capture_function() {
     return Value(Function([](const Args& a) {
-        if (a.positional.empty() ||
-            (a.positional[0].kind() != K::Callable && a.positional[0].kind() != K::Object)) {
+        if (a.positional.empty() || (a.positional[0].kind() != K::Callable && a.positional[0].kind() != K::Object)) {
             throw EvalError("capture() function expects a callable as its argument "
                             "(i.e. capture(func, *args, **kwargs))");
         }

@@ -5,9 +5,9 @@
 
 #include "builtins.hpp"
 #include "errors.hpp"
+#include "formatting.hpp"
 #include "limits.hpp"
 #include "loader_runtime.hpp"
-#include "formatting.hpp"
 #include "operators.hpp"
 #include "ownership.hpp"
 #include "runtime_objects.hpp"
@@ -92,8 +92,8 @@ void Evaluator::render_node(const Node& n, std::string& out) {
                     throw EvalError(fmt::format("cannot unpack non-sequence {}", item.type_name()));
                 const auto& parts = item.as_list();
                 if (parts.size() != n.targets.size())
-                    throw EvalError(fmt::format("cannot unpack {} values into {} loop variables", parts.size(),
-                                                n.targets.size()));
+                    throw EvalError(
+                        fmt::format("cannot unpack {} values into {} loop variables", parts.size(), n.targets.size()));
                 for (std::size_t i = 0; i < parts.size(); ++i) locals_[n.targets[i]] = parts[i];
             }
             render(n.body, out);
@@ -178,7 +178,8 @@ void Evaluator::render_include(const Node& n, std::string& out) {
     const Def& body = top->defs.at(top->main_def_name);
     for (std::size_t i = args.positional.size(); i < body.params.size(); ++i) {
         const std::string& p = body.params[i].name;
-        const bool given = std::any_of(args.keyword.begin(), args.keyword.end(), [&](const auto& kw) { return kw.first == p; });
+        const bool given =
+            std::any_of(args.keyword.begin(), args.keyword.end(), [&](const auto& kw) { return kw.first == p; });
         if (auto it = globals_->find(p); !given && it != globals_->end()) args.keyword.emplace_back(p, it->second);
     }
     emit(out, invoke_body(top, args, globals_, frame));

@@ -5,9 +5,9 @@
 
 #include "builtins.hpp"
 #include "errors.hpp"
+#include "formatting.hpp"
 #include "limits.hpp"
 #include "loader_runtime.hpp"
-#include "formatting.hpp"
 #include "operators.hpp"
 #include "ownership.hpp"
 #include "runtime_objects.hpp"
@@ -66,8 +66,7 @@ void Evaluator::set_item(const Expr& item, const Value& container, const Value& 
             items.set(key, v);
             return;
         }
-        default:
-            throw EvalError(fmt::format("'{}' object does not support item assignment", container.type_name()));
+        default: throw EvalError(fmt::format("'{}' object does not support item assignment", container.type_name()));
         }
     } catch (const SharedMutationError& err) {
         shared_mutation(*item.children[0], err);
@@ -85,9 +84,10 @@ void Evaluator::assign(const Targets& t, const Value& v) {
     }
     std::vector<Value> parts = iterate(v);
     if (parts.size() != t.names.size())
-        throw EvalError(parts.size() < t.names.size()
-                            ? fmt::format("not enough values to unpack (expected {}, got {})", t.names.size(), parts.size())
-                            : fmt::format("too many values to unpack (expected {})", t.names.size()));
+        throw EvalError(
+            parts.size() < t.names.size()
+                ? fmt::format("not enough values to unpack (expected {}, got {})", t.names.size(), parts.size())
+                : fmt::format("too many values to unpack (expected {})", t.names.size()));
     for (std::size_t i = 0; i < parts.size(); ++i) locals_[t.names[i]] = parts[i];
 }
 
@@ -209,11 +209,10 @@ Evaluator::Flow Evaluator::exec_one(const Stmt& st) {
         return Flow::Normal;
     case Stmt::Kind::Def: locals_[st.name] = make_function(st); return Flow::Normal;
     case Stmt::Kind::Import:
-        for (const auto& [as, what] : st.imports) locals_[as] = what.empty() ? math_module() : attribute(math_module(), what);
+        for (const auto& [as, what] : st.imports)
+            locals_[as] = what.empty() ? math_module() : attribute(math_module(), what);
         return Flow::Normal;
-    case Stmt::Kind::Return:
-        return_value_ = st.expr ? eval(*st.expr) : Value();
-        return Flow::Return;
+    case Stmt::Kind::Return: return_value_ = st.expr ? eval(*st.expr) : Value(); return Flow::Return;
     case Stmt::Kind::Break: return Flow::Break;
     case Stmt::Kind::Continue: return Flow::Continue;
     case Stmt::Kind::Pass: return Flow::Normal;
@@ -249,8 +248,8 @@ Value Evaluator::make_function(const Stmt& st) {
         Vars locals;
         const auto& params = def->params;
         if (a.positional.size() > params.size())
-            throw EvalError(fmt::format("{}() takes {} positional arguments but {} were given", def->name, params.size(),
-                                        a.positional.size()));
+            throw EvalError(fmt::format("{}() takes {} positional arguments but {} were given", def->name,
+                                        params.size(), a.positional.size()));
         for (std::size_t i = 0; i < a.positional.size(); ++i) locals[params[i].name] = a.positional[i];
         for (const auto& kw : a.keyword) {
             const std::string& name = kw.first;  // not a structured binding: lambdas capture it

@@ -21,10 +21,10 @@ bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 std::uint32_t offset(std::size_t i) { return static_cast<std::uint32_t>(i); }
 
 // Operators, longest first so that "**" wins over "*".
-constexpr std::string_view operators[] = {"**=", "//=", ">>=", "<<=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-                                          ";", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+", "-", "*", "/",
-                                          "%",  "<",  ">",  "(",  ")",  "[",  "]",  "{",  "}", ",", ".", ":",
-                                          "=",  "|",  "&",  "^",  "~"};
+constexpr std::string_view operators[] = {"**=", "//=", ">>=", "<<=", "+=", "-=", "*=", "/=", "%=", "&=", "|=",
+                                          "^=",  ";",   "**",  "//",  "==", "!=", "<=", ">=", "<<", ">>", "+",
+                                          "-",   "*",   "/",   "%",   "<",  ">",  "(",  ")",  "[",  "]",  "{",
+                                          "}",   ",",   ".",   ":",   "=",  "|",  "&",  "^",  "~"};
 
 int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -123,9 +123,7 @@ std::vector<FStringPart> split_fstring(std::string_view source, std::size_t b, s
     std::vector<FStringPart> parts;
     std::size_t text_from = b;
     std::string text;
-    auto flush = [&](std::size_t upto) {
-        decode_body(source, text_from, upto, raw, text);
-    };
+    auto flush = [&](std::size_t upto) { decode_body(source, text_from, upto, raw, text); };
     std::size_t k = b;
     while (k < e) {
         const char c = source[k];
@@ -175,7 +173,8 @@ std::vector<FStringPart> split_fstring(std::string_view source, std::size_t b, s
             const std::size_t spec_from = ++j;
             while (j < e && source[j] != '}') {
                 if (source[j] == '{')
-                    throw PositionedError("f-string: nested replacement fields in a format spec are not supported", offset(j));
+                    throw PositionedError("f-string: nested replacement fields in a format spec are not supported",
+                                          offset(j));
                 ++j;
             }
             decode_body(source, spec_from, j, raw, field.spec);
@@ -288,7 +287,8 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
                     is_float = true;
                     t.imaginary = true;
                 }
-                if (!t.imaginary && !is_float && spelling.size() > 1 && spelling[0] == '0' && spelling.find_first_not_of('0') != std::string::npos)
+                if (!t.imaginary && !is_float && spelling.size() > 1 && spelling[0] == '0' &&
+                    spelling.find_first_not_of('0') != std::string::npos)
                     throw PositionedError("leading zeros in decimal integer literals are not permitted", offset(i));
                 if (is_float) {
                     t.kind = Token::Kind::Float;
@@ -299,7 +299,8 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
                     auto r = std::from_chars(spelling.data(), spelling.data() + spelling.size(), t.int_value);
                     if (r.ec == std::errc::result_out_of_range) {
                         if (spelling.size() > 4300)
-                            throw PositionedError("Exceeds the limit (4300 digits) for integer string conversion", offset(i));
+                            throw PositionedError("Exceeds the limit (4300 digits) for integer string conversion",
+                                                  offset(i));
                         t.big_digits = spelling;
                         t.big_base = 10;
                     } else if (r.ec != std::errc()) {
@@ -326,7 +327,7 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
             if (!found) {
                 unsigned char uc = static_cast<unsigned char>(c);
                 throw PositionedError(uc >= 0x20 && uc < 0x7f ? fmt::format("unexpected character '{}'", c)
-                                                               : fmt::format("unexpected character 0x{:02x}", uc),
+                                                              : fmt::format("unexpected character 0x{:02x}", uc),
                                       offset(i));
             }
         }

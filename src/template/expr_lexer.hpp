@@ -12,10 +12,10 @@ struct Token;
 
 /// A piece of an f-string: literal text, or (with tokens) a replacement field `{expr!conv:spec}`.
 struct FStringPart {
-    std::string text;            // the literal text (escapes decoded)
-    std::vector<Token> tokens;   // the field's expression (ending with End); empty for text
-    char conv = 0;               // 'r', 's', 'a' or 0
-    std::string spec;            // the format spec (literal)
+    std::string text;           // the literal text (escapes decoded)
+    std::vector<Token> tokens;  // the field's expression (ending with End); empty for text
+    char conv = 0;              // 'r', 's', 'a' or 0
+    std::string spec;           // the format spec (literal)
 };
 
 struct Token {

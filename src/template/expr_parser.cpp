@@ -20,8 +20,8 @@ namespace kjarni::tmpl {
 namespace {
 
 bool is_keyword(const std::string& s) {
-    static const char* const keywords[] = {"and", "or", "not", "in", "is", "if", "else", "for", "lambda", "None",
-                                           "True", "False"};
+    static const char* const keywords[] = {"and",  "or",  "not",    "in",   "is",   "if",
+                                           "else", "for", "lambda", "None", "True", "False"};
     for (const char* k : keywords)
         if (s == k) return true;
     return false;

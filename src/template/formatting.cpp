@@ -129,14 +129,23 @@ std::string format_int(const mpz_class& v, const Spec& spec, int min_digits = -1
     case 0:
     case 'd':
     case 'n': digits = int_to_decimal(mag); break;
-    case 'x': digits = mag.get_str(16); prefix = spec.alt ? "0x" : ""; break;
+    case 'x':
+        digits = mag.get_str(16);
+        prefix = spec.alt ? "0x" : "";
+        break;
     case 'X':
         digits = mag.get_str(16);
         for (char& c : digits) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         prefix = spec.alt ? "0X" : "";
         break;
-    case 'o': digits = mag.get_str(8); prefix = spec.alt ? "0o" : ""; break;
-    case 'b': digits = mag.get_str(2); prefix = spec.alt ? "0b" : ""; break;
+    case 'o':
+        digits = mag.get_str(8);
+        prefix = spec.alt ? "0o" : "";
+        break;
+    case 'b':
+        digits = mag.get_str(2);
+        prefix = spec.alt ? "0b" : "";
+        break;
     case 'c': {
         if (negative || mag > 0x10FFFF) throw EvalError("%c arg not in range(0x110000)");
         std::string out;
@@ -161,7 +170,8 @@ std::string format_int(const mpz_class& v, const Spec& spec, int min_digits = -1
     }
     if (min_digits > 0 && digits.size() < static_cast<std::size_t>(min_digits))
         digits.insert(0, static_cast<std::size_t>(min_digits) - digits.size(), '0');
-    if (spec.group) digits = group_digits(digits, spec.group, spec.type == 0 || spec.type == 'd' || spec.type == 'n' ? 3 : 4);
+    if (spec.group)
+        digits = group_digits(digits, spec.group, spec.type == 0 || spec.type == 'd' || spec.type == 'n' ? 3 : 4);
     return pad(sign_of(negative, spec.sign) + prefix, digits, spec, '>');
 }
 
@@ -215,7 +225,8 @@ std::string format_string(const std::string& s, const Spec& spec) {
     if (spec.precision >= 0) {
         const auto points = code_points(s);
         body.clear();
-        for (std::size_t i = 0; i < points.size() && i < static_cast<std::size_t>(spec.precision); ++i) body += points[i];
+        for (std::size_t i = 0; i < points.size() && i < static_cast<std::size_t>(spec.precision); ++i)
+            body += points[i];
     }
     Spec str_spec = spec;
     if (!spec.align && spec.zero) str_spec.align = '<';
@@ -244,7 +255,12 @@ std::string format_complex(ComplexParts c, const Spec& spec) {
         else part.type = 'g';
         break;
     case 'n': part.type = 'g'; break;
-    case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': break;
+    case 'e':
+    case 'E':
+    case 'f':
+    case 'F':
+    case 'g':
+    case 'G': break;
     default: throw EvalError(fmt::format("Unknown format code '{}' for object of type 'complex'", spec.type));
     }
     auto one = [&](double d, char sign) {
@@ -288,7 +304,9 @@ std::string format_with(const Value& v, const Spec& spec, const std::string& raw
 
 }  // namespace
 
-std::string format_value(const Value& value, const std::string& spec) { return format_with(value, parse_spec(spec), spec); }
+std::string format_value(const Value& value, const std::string& spec) {
+    return format_with(value, parse_spec(spec), spec);
+}
 
 std::string percent_format(const std::string& format, const Value& args) {
     std::vector<Value> positional;
@@ -323,8 +341,9 @@ std::string percent_format(const std::string& format, const Value& args) {
             if (c == '-') spec.align = '<';
             else if (c == '0') spec.zero = true;
             else if (c == '+') spec.sign = '+';
-            else if (c == ' ') { if (spec.sign != '+') spec.sign = ' '; }
-            else if (c == '#') spec.alt = true;
+            else if (c == ' ') {
+                if (spec.sign != '+') spec.sign = ' ';
+            } else if (c == '#') spec.alt = true;
             else break;
         }
         if (i < format.size() && format[i] == '*') throw EvalError("'*' in a %-format is not supported");
@@ -472,7 +491,8 @@ std::string str_format(const std::string& format, const Args& args) {
                 throw EvalError(fmt::format("Replacement index {} out of range for positional args tuple", auto_index));
             v = args.positional[auto_index++];
         } else if (head.find_first_not_of("0123456789") == std::string::npos) {
-            if (automatic) throw EvalError("cannot switch from automatic field numbering to manual field specification");
+            if (automatic)
+                throw EvalError("cannot switch from automatic field numbering to manual field specification");
             manual = true;
             std::size_t p = 0;
             const std::size_t index = parse_number(head, p);

@@ -18,8 +18,8 @@ TemplatePtr load_related(const detail::CompiledTemplate& from, const std::string
     const auto lookup = from.lookup.lock();
     if (!lookup) {
         if (from.has_lookup)
-            throw EvalError(fmt::format("cannot load '{}': the TemplateLookup of template '{}' no longer exists", uri,
-                                        from.name));
+            throw EvalError(
+                fmt::format("cannot load '{}': the TemplateLookup of template '{}' no longer exists", uri, from.name));
         throw EvalError(fmt::format("cannot load '{}': template '{}' has no TemplateLookup (make it through a "
                                     "kjarni::TemplateLookup or with Template::from_associated_file)",
                                     uri, from.name));

@@ -25,7 +25,8 @@ std::string describe(const std::string& uri, const std::vector<std::filesystem::
 
 }  // namespace
 
-TemplateNotFound::TemplateNotFound(std::string uri, std::vector<std::filesystem::path> directories, const std::string& why)
+TemplateNotFound::TemplateNotFound(std::string uri, std::vector<std::filesystem::path> directories,
+                                   const std::string& why)
     : Error(describe(uri, directories, why)), uri_(std::move(uri)), directories_(std::move(directories)) {}
 
 namespace detail {

@@ -108,9 +108,11 @@ private:
 Value process(const Value& v, const CollectorPtr& c) {
     switch (v.kind()) {
     case Value::Kind::Module:
-        return Value(std::make_shared<RenderableModule>(std::get<std::shared_ptr<const detail::ModuleImpl>>(v.storage()), c));
+        return Value(
+            std::make_shared<RenderableModule>(std::get<std::shared_ptr<const detail::ModuleImpl>>(v.storage()), c));
     case Value::Kind::Snippet:
-        return Value(std::make_shared<RenderableSnippet>(std::get<std::shared_ptr<const detail::SnippetImpl>>(v.storage()), c));
+        return Value(
+            std::make_shared<RenderableSnippet>(std::get<std::shared_ptr<const detail::SnippetImpl>>(v.storage()), c));
     case Value::Kind::List:
     case Value::Kind::Tuple: {
         std::vector<Value> items;
@@ -145,7 +147,9 @@ std::string modules_text(const Collector& c) {
 }  // namespace
 
 Snippet::Snippet(DefTemplate def, Globals render_globals)
-    : impl_(std::make_shared<const detail::SnippetImpl>(detail::SnippetImpl{std::move(def), std::move(render_globals)})) {}
+    : impl_(
+          std::make_shared<const detail::SnippetImpl>(detail::SnippetImpl{std::move(def), std::move(render_globals)})) {
+}
 
 Snippet Snippet::from_string(const std::string& source, std::string name, Globals render_globals) {
     return Snippet(DefTemplate::from_string(std::move(name), {}, source), std::move(render_globals));
@@ -176,8 +180,8 @@ std::string render_with_modules(const TemplateSource& source, const std::vector<
     // Plain code (no template markup, nothing to pass to it): the engine would give it back as it
     // is between the def's newlines, so skip it (see plain_text.cpp) and return what the rendering
     // below would return: no modules' sources, a newline, the rendered def.
-    if (const auto* s = std::get_if<std::string>(&source); s && render_args.empty() && render_globals.empty() &&
-                                                          detail::renders_as_itself(*s)) {
+    if (const auto* s = std::get_if<std::string>(&source);
+        s && render_args.empty() && render_globals.empty() && detail::renders_as_itself(*s)) {
         std::string out;
         out.reserve(s->size() + 3);
         out += "\n\n";

@@ -4,15 +4,15 @@
 
 #include "operators.hpp"
 
-#include "errors.hpp"
 #include "bigint.hpp"
 #include "builtins.hpp"
 #include "casemap.hpp"
 #include "complex.hpp"
+#include "errors.hpp"
 #include "formatting.hpp"
+#include "limits.hpp"
 #include "ownership.hpp"
 #include "runtime_objects.hpp"
-#include "limits.hpp"
 #include "utf8.hpp"
 
 #include <cstring>
@@ -20,9 +20,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_map>
 #include <cctype>
 #include <cmath>
+#include <unordered_map>
 
 namespace kjarni::tmpl {
 
@@ -53,8 +53,8 @@ const char* op_symbol(BinOp op) {
 }
 
 [[noreturn]] void unsupported(BinOp op, const Value& a, const Value& b) {
-    throw EvalError(fmt::format("unsupported operand types for {}: '{}' and '{}'", op_symbol(op), a.type_name(),
-                                b.type_name()));
+    throw EvalError(
+        fmt::format("unsupported operand types for {}: '{}' and '{}'", op_symbol(op), a.type_name(), b.type_name()));
 }
 
 // Integers beyond 64 bits (GMP), with Python's rules: // and % round towards minus infinity,
@@ -107,8 +107,7 @@ Value big_binary(BinOp op, const Value& a, const Value& b) {
         if (x == 0 || x == 1) return make_int(x);
         if (x == -1) return make_int(mpz_class(y % 2 == 0 ? 1 : -1));
         // The result has more than (bits(x) - 1) * y bits: refuse before computing it.
-        if (y > static_cast<unsigned long>(max_int_bits) || (bits(x) - 1) * y.get_ui() > max_int_bits)
-            int_too_large();
+        if (y > static_cast<unsigned long>(max_int_bits) || (bits(x) - 1) * y.get_ui() > max_int_bits) int_too_large();
         mpz_class r;
         mpz_pow_ui(r.get_mpz_t(), x.get_mpz_t(), y.get_ui());
         return make_int(r);
@@ -173,7 +172,8 @@ std::optional<std::int64_t> int_pow(std::int64_t base, std::int64_t exp) {
 Value repeat(const std::vector<Value>& items, std::int64_t n, bool tuple) {
     std::vector<Value> out;
     if (n > 0 && !items.empty()) {
-        if (static_cast<std::uint64_t>(n) > limits().max_items / items.size()) throw EvalError("list too long (render limit)");
+        if (static_cast<std::uint64_t>(n) > limits().max_items / items.size())
+            throw EvalError("list too long (render limit)");
         out.reserve(items.size() * static_cast<std::size_t>(n));
         for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), items.begin(), items.end());
     }
@@ -182,7 +182,8 @@ Value repeat(const std::vector<Value>& items, std::int64_t n, bool tuple) {
 
 Value repeat(const std::string& s, std::int64_t n) {
     if (n <= 0 || s.empty()) return Value(std::string());
-    if (static_cast<std::uint64_t>(n) > limits().max_string / s.size()) throw EvalError("string too long (render limit)");
+    if (static_cast<std::uint64_t>(n) > limits().max_string / s.size())
+        throw EvalError("string too long (render limit)");
     std::string out;
     out.reserve(s.size() * static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) out += s;
@@ -271,12 +272,12 @@ std::int64_t normalize_index(std::int64_t i, std::size_t size) {
     return i;
 }
 
-
 void expect_args(const Args& args, std::size_t min, std::size_t max, const char* name) {
     if (!args.keyword.empty()) throw EvalError(fmt::format("{}() takes no keyword arguments", name));
     if (args.size() < min || args.size() > max) {
         if (min == max)
-            throw EvalError(fmt::format("{}() takes {} argument{} ({} given)", name, min, min == 1 ? "" : "s", args.size()));
+            throw EvalError(
+                fmt::format("{}() takes {} argument{} ({} given)", name, min, min == 1 ? "" : "s", args.size()));
         throw EvalError(fmt::format("{}() takes {} to {} arguments ({} given)", name, min, max, args.size()));
     }
 }
@@ -323,11 +324,13 @@ std::vector<Value> split_on(const std::string& s, const Value* sep, std::int64_t
             i = j;
         }
         const std::size_t n = words.size();
-        const std::size_t keep = maxsplit < 0 || static_cast<std::size_t>(maxsplit) + 1 >= n ? n : static_cast<std::size_t>(maxsplit) + 1;
+        const std::size_t keep =
+            maxsplit < 0 || static_cast<std::size_t>(maxsplit) + 1 >= n ? n : static_cast<std::size_t>(maxsplit) + 1;
         if (keep == n) {
             for (auto [b, e] : words) parts.push_back(s.substr(b, e - b));
         } else if (!from_right) {
-            for (std::size_t k = 0; k + 1 < keep; ++k) parts.push_back(s.substr(words[k].first, words[k].second - words[k].first));
+            for (std::size_t k = 0; k + 1 < keep; ++k)
+                parts.push_back(s.substr(words[k].first, words[k].second - words[k].first));
             std::string rest = s.substr(words[keep - 1].first);
             rest.erase(rest.find_last_not_of(whitespace) + 1);
             parts.push_back(rest);
@@ -335,7 +338,8 @@ std::vector<Value> split_on(const std::string& s, const Value* sep, std::int64_t
             std::string rest = s.substr(0, words[n - keep].second);
             rest.erase(0, rest.find_first_not_of(whitespace));
             parts.push_back(rest);
-            for (std::size_t k = n - keep + 1; k < n; ++k) parts.push_back(s.substr(words[k].first, words[k].second - words[k].first));
+            for (std::size_t k = n - keep + 1; k < n; ++k)
+                parts.push_back(s.substr(words[k].first, words[k].second - words[k].first));
         }
     } else {
         const std::string& p = sep->as_string();
@@ -357,7 +361,6 @@ std::vector<Value> split_on(const std::string& s, const Value* sep, std::int64_t
     for (auto& part : parts) out.emplace_back(std::move(part));
     return out;
 }
-
 
 Value more_string_methods(const std::shared_ptr<const std::string>& s, const std::string& name) {
     auto method = [](auto f) { return Value(Function(std::move(f))); };
@@ -456,9 +459,12 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
             const std::int64_t width = a[0].as_int();
             const auto len = static_cast<std::int64_t>(code_point_count(*s));
             if (width <= len) return Value(*s);
-            if (static_cast<std::size_t>(width) > limits().max_string) throw EvalError("string too long (render limit)");
+            if (static_cast<std::size_t>(width) > limits().max_string)
+                throw EvalError("string too long (render limit)");
             const auto pad = static_cast<std::size_t>(width - len);
-            std::size_t left = name == "ljust" ? 0 : name == "rjust" ? pad : pad / 2 + (pad & static_cast<std::size_t>(width) & 1);
+            std::size_t left = name == "ljust"   ? 0
+                               : name == "rjust" ? pad
+                                                 : pad / 2 + (pad & static_cast<std::size_t>(width) & 1);
             std::string out;
             for (std::size_t i = 0; i < left; ++i) out += fill;
             out += *s;
@@ -471,7 +477,8 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
             const std::int64_t width = a[0].as_int();
             const auto len = static_cast<std::int64_t>(code_point_count(*s));
             if (width <= len) return Value(*s);
-            if (static_cast<std::size_t>(width) > limits().max_string) throw EvalError("string too long (render limit)");
+            if (static_cast<std::size_t>(width) > limits().max_string)
+                throw EvalError("string too long (render limit)");
             std::string out = *s;
             const std::size_t at = !out.empty() && (out[0] == '-' || out[0] == '+') ? 1 : 0;
             out.insert(at, static_cast<std::size_t>(width - len), '0');
@@ -484,7 +491,8 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
             if (sep.empty()) throw EvalError("empty separator");
             const std::size_t at = right ? s->rfind(sep) : s->find(sep);
             if (at == std::string::npos)
-                return right ? Value::tuple({std::string(), std::string(), *s}) : Value::tuple({*s, std::string(), std::string()});
+                return right ? Value::tuple({std::string(), std::string(), *s})
+                             : Value::tuple({*s, std::string(), std::string()});
             return Value::tuple({s->substr(0, at), sep, s->substr(at + sep.size())});
         });
     if (name == "isalpha" || name == "isdigit" || name == "isalnum" || name == "isspace" || name == "isupper" ||
@@ -510,7 +518,7 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
             if (s->empty()) return Value(false);
             for (char c : *s) {
                 const auto u = static_cast<unsigned char>(c);
-                const bool ok = name == "isalpha" ? std::isalpha(u) != 0
+                const bool ok = name == "isalpha"   ? std::isalpha(u) != 0
                                 : name == "isalnum" ? std::isalnum(u) != 0
                                 : name == "isspace" ? std::strchr(whitespace, c) != nullptr
                                                     : std::isdigit(u) != 0;
@@ -560,14 +568,14 @@ Value string_method(const std::string& self, const std::string& name) {
             expect_args(a, 0, 0, upper ? "upper" : "lower");
             return make_string(change_case(*s, upper));
         }));
-    if (name == "format")
-        return Value(Function([s](const Args& a) { return make_string(str_format(*s, a)); }));
+    if (name == "format") return Value(Function([s](const Args& a) { return make_string(str_format(*s, a)); }));
     if (Value m = more_string_methods(s, name); !m.is_none()) return m;
     throw EvalError(fmt::format("'str' object has no attribute '{}'", name));
 }
 
 std::int64_t int_of(const Value& v, const char* what) {
-    if (!is_int(v)) throw EvalError(fmt::format("'{}' object cannot be interpreted as an integer ({})", v.type_name(), what));
+    if (!is_int(v))
+        throw EvalError(fmt::format("'{}' object cannot be interpreted as an integer ({})", v.type_name(), what));
     return v.as_int();
 }
 
@@ -675,7 +683,8 @@ Value sequence_method(const Value& self, const std::string& name) {
         return method([self](const Args& a) {
             if (a.size()) throw EvalError("sort() takes no positional arguments");
             for (const auto& [k, v] : a.keyword)
-                if (k != "key" && k != "reverse") throw EvalError(fmt::format("sort() got an unexpected keyword argument '{}'", k));
+                if (k != "key" && k != "reverse")
+                    throw EvalError(fmt::format("sort() got an unexpected keyword argument '{}'", k));
             mutable_list(self);
             const Value* reverse = a.find_keyword("reverse");
             // Sorted from a copy (the key may look at the list), then stored back.
@@ -697,7 +706,8 @@ void update_dict(const Value& self, const Args& a, const char* name) {
         } else {
             for (const auto& pair : iterate(a[0])) {
                 const auto kv = iterate(pair);
-                if (kv.size() != 2) throw EvalError("dictionary update sequence element has the wrong length; 2 is required");
+                if (kv.size() != 2)
+                    throw EvalError("dictionary update sequence element has the wrong length; 2 is required");
                 add.emplace_back(kv[0], kv[1]);
             }
         }
@@ -829,8 +839,10 @@ Value set_method(const Value& self, const std::string& name) {
     if (name == "union" || name == "intersection" || name == "difference" || name == "symmetric_difference")
         return method([self, name](const Args& a) {
             if (!a.keyword.empty()) throw EvalError(fmt::format("{}() takes no keyword arguments", name));
-            const BinOp op = name == "union" ? BinOp::BitOr : name == "intersection" ? BinOp::BitAnd
-                             : name == "difference" ? BinOp::Sub : BinOp::BitXor;
+            const BinOp op = name == "union"          ? BinOp::BitOr
+                             : name == "intersection" ? BinOp::BitAnd
+                             : name == "difference"   ? BinOp::Sub
+                                                      : BinOp::BitXor;
             if (op == BinOp::BitXor) expect_args(a, 1, 1, name.c_str());
             Value out = Value::set(members(self));
             for (const auto& arg : a.positional) out = set_binary(op, out, Value::set(members_of(arg)));
@@ -842,7 +854,8 @@ Value set_method(const Value& self, const std::string& name) {
             const Value other = Value::set(members_of(a[0]));
             const auto& x = members(self);
             const auto& y = members(other);
-            if (name == "isdisjoint") return Value(std::none_of(x.begin(), x.end(), [&](const Value& v) { return has_member(y, v); }));
+            if (name == "isdisjoint")
+                return Value(std::none_of(x.begin(), x.end(), [&](const Value& v) { return has_member(y, v); }));
             const auto& small = name == "issubset" ? x : y;
             const auto& large = name == "issubset" ? y : x;
             return Value(std::all_of(small.begin(), small.end(), [&](const Value& v) { return has_member(large, v); }));
@@ -997,7 +1010,8 @@ Value binary(BinOp op, const Value& a, const Value& b) {
     if (op == BinOp::Add) {
         if (a.kind() == K::String && b.kind() == K::String) return make_string(a.as_string() + b.as_string());
         if (is_seq(a) && a.kind() == b.kind()) {
-            if (a.as_list().size() + b.as_list().size() > limits().max_items) throw EvalError("list too long (render limit)");
+            if (a.as_list().size() + b.as_list().size() > limits().max_items)
+                throw EvalError("list too long (render limit)");
             std::vector<Value> items = a.as_list();
             items.insert(items.end(), b.as_list().begin(), b.as_list().end());
             return a.kind() == K::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
@@ -1065,7 +1079,8 @@ bool compare(CmpOp op, const Value& a, const Value& b) {
     case CmpOp::IsNot: {
         // Identity: None, booleans and shared objects compare by identity; other values by kind
         // and equality (what a template can observe of identity anyway).
-        bool same = a.kind() == b.kind() && (a.kind() == K::None || a.kind() == K::Bool ? a == b : a.storage() == b.storage());
+        bool same =
+            a.kind() == b.kind() && (a.kind() == K::None || a.kind() == K::Bool ? a == b : a.storage() == b.storage());
         return op == CmpOp::Is ? same : !same;
     }
     }
@@ -1104,8 +1119,7 @@ Value slice(const Value& target, const std::optional<std::int64_t>& start, const
     if (target.kind() == K::String) {
         points = code_points(target.as_string());
         size = points.size();
-    }
-    else if (is_seq(target)) size = target.as_list().size();
+    } else if (is_seq(target)) size = target.as_list().size();
     else throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
     auto n = static_cast<std::int64_t>(size);
     auto clamp = [&](std::optional<std::int64_t> v, std::int64_t dflt) {

@@ -83,14 +83,15 @@ bool reaches(const Value& start, const void* target) {
 }
 
 const void* identity(const Value& v) {
-    return std::visit([](const auto& p) -> const void* {
-        if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::shared_ptr<const Value::ListData>> ||
-                      std::is_same_v<std::decay_t<decltype(p)>, std::shared_ptr<const Value::DictData>> ||
-                      std::is_same_v<std::decay_t<decltype(p)>, std::shared_ptr<const Value::SetData>>)
-            return p.get();
-        else
-            return nullptr;
-    }, v.storage());
+    return std::visit(
+        [](const auto& p) -> const void* {
+            if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::shared_ptr<const Value::ListData>> ||
+                          std::is_same_v<std::decay_t<decltype(p)>, std::shared_ptr<const Value::DictData>> ||
+                          std::is_same_v<std::decay_t<decltype(p)>, std::shared_ptr<const Value::SetData>>)
+                return p.get();
+            else return nullptr;
+        },
+        v.storage());
 }
 
 }  // namespace
@@ -124,7 +125,8 @@ void check_no_cycle(const Value& container, const Value& item) {
     const void* target = identity(container);
     if (!target) return;
     if (reaches(item, target))
-        throw EvalError(fmt::format("a {} cannot contain itself (reference cycles are not supported)", container.type_name()));
+        throw EvalError(
+            fmt::format("a {} cannot contain itself (reference cycles are not supported)", container.type_name()));
 }
 
 }  // namespace kjarni::tmpl

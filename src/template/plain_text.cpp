@@ -22,8 +22,8 @@ namespace kjarni::detail {
 
 bool renders_as_itself(std::string_view text) noexcept {
     constexpr auto npos = std::string_view::npos;
-    if (text.find('\r') != npos || text.find("${") != npos || text.find("<%") != npos ||
-        text.find("</%") != npos || text.find("\\\n") != npos || text.ends_with('\\')) {
+    if (text.find('\r') != npos || text.find("${") != npos || text.find("<%") != npos || text.find("</%") != npos ||
+        text.find("\\\n") != npos || text.ends_with('\\')) {
         return false;
     }
     // Each line's first character after blanks (lines start at 0 and after every '\n').

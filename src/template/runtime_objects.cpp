@@ -2,8 +2,8 @@
 
 #include "runtime_objects.hpp"
 
-#include "errors.hpp"
 #include "bigint.hpp"
+#include "errors.hpp"
 #include "operators.hpp"
 
 #include <fmt/format.h>
@@ -113,10 +113,8 @@ std::string url_escape(const std::string& s) {
         if ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || c == '_' || c == '.' ||
             c == '-' || c == '~')
             out += c;
-        else if (c == ' ')
-            out += '+';
-        else
-            out += fmt::format("%{:02X}", u);
+        else if (c == ' ') out += '+';
+        else out += fmt::format("%{:02X}", u);
     }
     return out;
 }
@@ -130,7 +128,8 @@ std::string trim(const std::string& s) {
 
 Function string_filter(std::string (*f)(const std::string&), const char* name) {
     return [f, name](const Args& a) {
-        if (a.size() != 1 || !a.keyword.empty()) throw EvalError(fmt::format("the filter '{}' takes one argument", name));
+        if (a.size() != 1 || !a.keyword.empty())
+            throw EvalError(fmt::format("the filter '{}' takes one argument", name));
         return Value(f(a[0].kind() == Value::Kind::String ? a[0].as_string() : a[0].str()));
     };
 }
@@ -143,7 +142,9 @@ Value make_loop_context(std::size_t index, std::size_t length, Value parent) {
     return Value(std::make_shared<LoopContext>(index, length, std::move(parent)));
 }
 
-Value make_context(std::shared_ptr<const Globals> globals) { return Value(std::make_shared<Context>(std::move(globals))); }
+Value make_context(std::shared_ptr<const Globals> globals) {
+    return Value(std::make_shared<Context>(std::move(globals)));
+}
 
 const Value& undefined_value() {
     static const Value undefined(std::make_shared<Undefined>());
@@ -152,9 +153,9 @@ const Value& undefined_value() {
 
 const Function* find_escape_filter(const std::string& name) {
     static const std::map<std::string, Function> filters = {
-        {"h", string_filter(xml_escape, "h")},   {"x", string_filter(xml_escape, "x")},
-        {"u", string_filter(url_escape, "u")},   {"trim", string_filter(trim, "trim")},
-        {"str", string_filter(to_str, "str")},   {"unicode", string_filter(to_str, "unicode")},
+        {"h", string_filter(xml_escape, "h")}, {"x", string_filter(xml_escape, "x")},
+        {"u", string_filter(url_escape, "u")}, {"trim", string_filter(trim, "trim")},
+        {"str", string_filter(to_str, "str")}, {"unicode", string_filter(to_str, "unicode")},
     };
     auto it = filters.find(name);
     return it == filters.end() ? nullptr : &it->second;
@@ -197,7 +198,8 @@ double real(const Value& v, const char* fn) {
 
 void arity(const Args& a, std::size_t n, const char* fn) {
     if (!a.keyword.empty() || a.size() != n)
-        throw EvalError(fmt::format("math.{}() takes exactly {} argument{} ({} given)", fn, n, n == 1 ? "" : "s", a.size()));
+        throw EvalError(
+            fmt::format("math.{}() takes exactly {} argument{} ({} given)", fn, n, n == 1 ? "" : "s", a.size()));
 }
 
 // A float result, checked as Python's math module checks it: NaN from a number is a domain error,
@@ -220,14 +222,22 @@ public:
         if (name == "nan") return std::nan("");
         using F1 = double (*)(double);
         static const std::map<std::string, F1> unary = {
-            {"sqrt", [](double x) { return std::sqrt(x); }},   {"exp", [](double x) { return std::exp(x); }},
-            {"log2", [](double x) { return std::log2(x); }},   {"log10", [](double x) { return std::log10(x); }},
-            {"sin", [](double x) { return std::sin(x); }},     {"cos", [](double x) { return std::cos(x); }},
-            {"tan", [](double x) { return std::tan(x); }},     {"asin", [](double x) { return std::asin(x); }},
-            {"acos", [](double x) { return std::acos(x); }},   {"atan", [](double x) { return std::atan(x); }},
-            {"sinh", [](double x) { return std::sinh(x); }},   {"cosh", [](double x) { return std::cosh(x); }},
-            {"tanh", [](double x) { return std::tanh(x); }},   {"fabs", [](double x) { return std::fabs(x); }},
-            {"log1p", [](double x) { return std::log1p(x); }}, {"expm1", [](double x) { return std::expm1(x); }},
+            {"sqrt", [](double x) { return std::sqrt(x); }},
+            {"exp", [](double x) { return std::exp(x); }},
+            {"log2", [](double x) { return std::log2(x); }},
+            {"log10", [](double x) { return std::log10(x); }},
+            {"sin", [](double x) { return std::sin(x); }},
+            {"cos", [](double x) { return std::cos(x); }},
+            {"tan", [](double x) { return std::tan(x); }},
+            {"asin", [](double x) { return std::asin(x); }},
+            {"acos", [](double x) { return std::acos(x); }},
+            {"atan", [](double x) { return std::atan(x); }},
+            {"sinh", [](double x) { return std::sinh(x); }},
+            {"cosh", [](double x) { return std::cosh(x); }},
+            {"tanh", [](double x) { return std::tanh(x); }},
+            {"fabs", [](double x) { return std::fabs(x); }},
+            {"log1p", [](double x) { return std::log1p(x); }},
+            {"expm1", [](double x) { return std::expm1(x); }},
             {"radians", [](double x) { return x * (std::acos(-1.0) / 180.0); }},
             {"degrees", [](double x) { return x * (180.0 / std::acos(-1.0)); }},
         };
@@ -250,7 +260,8 @@ public:
             }));
         if (name == "log")
             return Value(Function([](const Args& a) {
-                if (!a.keyword.empty() || a.size() < 1 || a.size() > 2) throw EvalError("math.log() takes 1 or 2 arguments");
+                if (!a.keyword.empty() || a.size() < 1 || a.size() > 2)
+                    throw EvalError("math.log() takes 1 or 2 arguments");
                 const double x = real(a[0], "log");
                 if (x <= 0) throw EvalError("math domain error");
                 if (a.size() == 1) return Value(std::log(x));

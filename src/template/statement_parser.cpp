@@ -76,16 +76,16 @@ std::vector<Line> logical_lines(std::string_view src, std::size_t begin, std::si
 
 const std::map<std::string_view, BinOp>& augmented_ops() {
     static const std::map<std::string_view, BinOp> ops = {
-        {"+=", BinOp::Add},       {"-=", BinOp::Sub},     {"*=", BinOp::Mul},     {"/=", BinOp::Div},
-        {"//=", BinOp::FloorDiv}, {"%=", BinOp::Mod},     {"**=", BinOp::Pow},    {"|=", BinOp::BitOr},
-        {"^=", BinOp::BitXor},    {"&=", BinOp::BitAnd},  {"<<=", BinOp::Shl},    {">>=", BinOp::Shr},
+        {"+=", BinOp::Add},       {"-=", BinOp::Sub},    {"*=", BinOp::Mul},  {"/=", BinOp::Div},
+        {"//=", BinOp::FloorDiv}, {"%=", BinOp::Mod},    {"**=", BinOp::Pow}, {"|=", BinOp::BitOr},
+        {"^=", BinOp::BitXor},    {"&=", BinOp::BitAnd}, {"<<=", BinOp::Shl}, {">>=", BinOp::Shr},
     };
     return ops;
 }
 
 bool is_unsupported_keyword(const std::string& w) {
-    static const char* const words[] = {"class", "try",   "except", "finally", "with",  "raise",
-                                        "global", "nonlocal", "yield", "async", "await", "lambda", "match"};
+    static const char* const words[] = {"class",    "try",   "except", "finally", "with",   "raise", "global",
+                                        "nonlocal", "yield", "async",  "await",   "lambda", "match"};
     for (const char* k : words)
         if (w == k) return true;
     return false;
@@ -157,7 +157,8 @@ private:
         const Token module = name("a module name");
         if (p.at_op(".")) throw PositionedError("only the module 'math' can be imported", module.pos);
         if (module.text != "math")
-            throw PositionedError(fmt::format("no module named '{}' (only the module 'math' can be imported)", module.text),
+            throw PositionedError(fmt::format("no module named '{}' (only the module 'math' can be imported)",
+                                              module.text),
                                   module.pos);
         s.name = module.text;
         if (first.text == "import") {
@@ -200,7 +201,8 @@ private:
             param.name = name.text;
             for (const auto& existing : s.params)
                 if (existing.name == param.name)
-                    throw PositionedError(fmt::format("duplicate argument '{}' in function definition", param.name), name.pos);
+                    throw PositionedError(fmt::format("duplicate argument '{}' in function definition", param.name),
+                                          name.pos);
             if (p.at_op("=")) {
                 p.next();
                 param.default_value = p.parse_expression();
@@ -250,7 +252,8 @@ private:
             throw PositionedError("expected an indented block", p.peek().pos);
         const std::size_t inner = lines_[at_].indent;
         while (at_ < lines_.size() && lines_[at_].indent > indent) {
-            if (lines_[at_].indent != inner) throw PositionedError("unindent does not match any outer indentation level", off(lines_[at_].begin));
+            if (lines_[at_].indent != inner)
+                throw PositionedError("unindent does not match any outer indentation level", off(lines_[at_].begin));
             parse_line(body, inner);
         }
         return body;
@@ -309,7 +312,8 @@ private:
     void parse_simple(ExprParser& p, std::vector<Stmt>& out) {
         while (true) {
             const Token first = p.peek();
-            if (first.kind == Token::Kind::Name && (first.text == "pass" || first.text == "break" || first.text == "continue")) {
+            if (first.kind == Token::Kind::Name &&
+                (first.text == "pass" || first.text == "break" || first.text == "continue")) {
                 p.next();
                 out.emplace_back(first.text == "pass"    ? Stmt::Kind::Pass
                                  : first.text == "break" ? Stmt::Kind::Break

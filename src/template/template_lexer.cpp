@@ -164,8 +164,8 @@ private:
                 i = scan_call_tag(i);
                 continue;
             }
-            if (starts_with(src_, i, "<%self:") || starts_with(src_, i, "</%self:") || starts_with(src_, i, "<%local:") ||
-                starts_with(src_, i, "</%local:")) {
+            if (starts_with(src_, i, "<%self:") || starts_with(src_, i, "</%self:") ||
+                starts_with(src_, i, "<%local:") || starts_with(src_, i, "</%local:")) {
                 flush();
                 i = scan_call_tag(i);
                 continue;
@@ -211,7 +211,8 @@ private:
                 while (i < src_.size() && src_[i] != '\n') ++i;
                 continue;
             }
-            if (c == '\r' && lone_cr == std::string_view::npos && (i + 1 == src_.size() || src_[i + 1] != '\n')) lone_cr = i;
+            if (c == '\r' && lone_cr == std::string_view::npos && (i + 1 == src_.size() || src_[i + 1] != '\n'))
+                lone_cr = i;
             if (starts_with(src_, i, "%>")) {
                 refuse_lone_cr(lone_cr, i);
                 return i;
@@ -235,7 +236,8 @@ private:
     [[noreturn]] void unsupported_tag(std::size_t i) const {
         std::size_t k = i + (src_[i + 1] == '/' ? 3 : 2);
         std::size_t e = k;
-        while (e < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[e])) || src_[e] == '_' || src_[e] == ':'))
+        while (e < src_.size() &&
+               (std::isalnum(static_cast<unsigned char>(src_[e])) || src_[e] == '_' || src_[e] == ':'))
             ++e;
         if (e == k) throw PositionedError("'<% %>' Python blocks are not supported", off(i));
         throw PositionedError(fmt::format("the '<%{}>' tag is not supported", src_.substr(k, e - k)), off(i));
@@ -300,14 +302,15 @@ private:
         std::size_t k = name_end;
         while (true) {
             while (k < src_.size() && (is_space(src_[k]) || src_[k] == '\n')) ++k;
-            if (k >= src_.size()) throw PositionedError(fmt::format("unterminated '<%{}' tag (no closing '/>')", c.tag_def), off(i));
+            if (k >= src_.size())
+                throw PositionedError(fmt::format("unterminated '<%{}' tag (no closing '/>')", c.tag_def), off(i));
             if (starts_with(src_, k, "/>")) {
                 k += 2;
                 break;
             }
             if (src_[k] == '>')
-                throw PositionedError(fmt::format("'<%{}>' with a body is not supported (write '<%{} .../>')", c.tag_def,
-                                                  c.tag_def),
+                throw PositionedError(fmt::format("'<%{}>' with a body is not supported (write '<%{} .../>')",
+                                                  c.tag_def, c.tag_def),
                                       off(i));
             const Attribute attr = scan_attribute(k, c.tag_def);
             for (const auto& seen : c.tag_attrs)
@@ -331,7 +334,8 @@ private:
         std::size_t k = custom ? colon + 1 : name_at + 4;
         std::size_t def_end = k;
         if (custom) {
-            while (def_end < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[def_end])) || src_[def_end] == '_'))
+            while (def_end < src_.size() &&
+                   (std::isalnum(static_cast<unsigned char>(src_[def_end])) || src_[def_end] == '_'))
                 ++def_end;
             if (def_end == k) throw PositionedError("malformed custom tag: expected '<%namespace:def'", off(i));
         }

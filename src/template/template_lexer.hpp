@@ -13,12 +13,12 @@ namespace kjarni::tmpl {
 struct Chunk {
     enum class Kind { Text, Expr, Control, DefOpen, DefClose, Code, Module, CallOpen, CallClose, Tag };
     Kind kind;
-    std::uint32_t pos;      // offset of the construct ("${", the '%', "<%def")
-    std::string text;       // Text: the text
-    std::uint32_t begin = 0;  // Expr / Control / DefOpen / Code / Module: the range of the expression, the
-    std::uint32_t end = 0;    // control line after '%', the def's signature (inside the name=""
-                              // quotes), or the Python code between "<%" (or "<%!") and "%>"
-    bool self_closing = false;  // DefOpen written as <%def .../>
+    std::uint32_t pos;             // offset of the construct ("${", the '%', "<%def")
+    std::string text;              // Text: the text
+    std::uint32_t begin = 0;       // Expr / Control / DefOpen / Code / Module: the range of the expression, the
+    std::uint32_t end = 0;         // control line after '%', the def's signature (inside the name=""
+                                   // quotes), or the Python code between "<%" (or "<%!") and "%>"
+    bool self_closing = false;     // DefOpen written as <%def .../>
     std::uint32_t args_begin = 0;  // CallOpen: the range of its args="..." (empty when none); its
     std::uint32_t args_end = 0;    // expr="..." is begin/end. DefOpen: its filter="..." (or empty)
     // Tag: `<%include .../>`, `<%inherit .../>`, `<%namespace .../>` or `<%page .../>`: its name

@@ -36,7 +36,8 @@ public:
         if (at_ < chunks_.size()) {
             const Chunk& c = chunks_[at_];
             if (c.kind == Chunk::Kind::DefClose) throw PositionedError("'</%def>' without a matching '<%def>'", c.pos);
-            if (c.kind == Chunk::Kind::CallClose) throw PositionedError("'</%call>' without a matching '<%call>'", c.pos);
+            if (c.kind == Chunk::Kind::CallClose)
+                throw PositionedError("'</%call>' without a matching '<%call>'", c.pos);
             Control ctl = control(c);
             const char* opener = ctl.keyword == "endfor" ? "% for" : "% if";
             throw PositionedError(fmt::format("'% {}' without a matching '{}'", ctl.keyword, opener), c.pos);
@@ -343,8 +344,8 @@ private:
                                   const std::string& attr) const {
         std::string v = t_.source.substr(range.first, range.second - range.first);
         if (v.find("${") != std::string::npos)
-            throw PositionedError(fmt::format("an expression in the '{}' attribute of '<%{}>' is not supported",
-                                              attr, c.tag_def),
+            throw PositionedError(fmt::format("an expression in the '{}' attribute of '<%{}>' is not supported", attr,
+                                              c.tag_def),
                                   range.first);
         return v;
     }
@@ -360,15 +361,18 @@ private:
                 bool ok = false;
                 for (const char* k : known) ok = ok || name == k;
                 if (!ok)
-                    throw PositionedError(fmt::format("the attribute '{}' of '<%{}>' is not supported", name, c.tag_def),
+                    throw PositionedError(fmt::format("the attribute '{}' of '<%{}>' is not supported", name,
+                                                      c.tag_def),
                                           range.first);
             }
         };
         auto file = [&]() {
             auto it = attrs.find("file");
-            if (it == attrs.end()) throw PositionedError(fmt::format("'<%{}>' without a file attribute", c.tag_def), c.pos);
+            if (it == attrs.end())
+                throw PositionedError(fmt::format("'<%{}>' without a file attribute", c.tag_def), c.pos);
             std::string uri = literal_attribute(c, it->second, "file");
-            if (uri.empty()) throw PositionedError(fmt::format("'<%{}>' with an empty file attribute", c.tag_def), c.pos);
+            if (uri.empty())
+                throw PositionedError(fmt::format("'<%{}>' with an empty file attribute", c.tag_def), c.pos);
             return uri;
         };
         if (c.tag_def == "include") {
@@ -389,7 +393,8 @@ private:
             body.push_back(std::move(n));
         } else if (c.tag_def == "inherit") {
             allow({"file"});
-            if (!t_.inherit_uri.empty()) throw PositionedError("a template may inherit only once ('<%inherit>' twice)", c.pos);
+            if (!t_.inherit_uri.empty())
+                throw PositionedError("a template may inherit only once ('<%inherit>' twice)", c.pos);
             t_.inherit_uri = file();
             t_.inherit_pos = c.pos;
         } else if (c.tag_def == "namespace") {
@@ -506,7 +511,8 @@ std::vector<Chunk> lex_part(std::string_view source, std::size_t begin, std::siz
 
 }  // namespace
 
-void compile_template_parts(detail::CompiledTemplate& out, const std::vector<std::pair<std::size_t, std::size_t>>& ranges,
+void compile_template_parts(detail::CompiledTemplate& out,
+                            const std::vector<std::pair<std::size_t, std::size_t>>& ranges,
                             const std::vector<std::string>& names) {
     if (out.source.size() >= UINT32_MAX) throw PositionedError("template too large", 0);
     out.main_def_name = names.at(0);
@@ -542,7 +548,8 @@ void compile_template(detail::CompiledTemplate& out, const std::string& main_nam
     for (const auto& p : main_params) main.params.push_back(Param{p, nullptr});
     main.body = parser.parse_top();
     if (out.page_args) {
-        if (!main.params.empty()) throw PositionedError("'<%page args>' in a def template (its arguments are given)", 0);
+        if (!main.params.empty())
+            throw PositionedError("'<%page args>' in a def template (its arguments are given)", 0);
         main.params = std::move(out.page_params);
         out.page_params.clear();
     }

@@ -3,8 +3,8 @@
 
 #include "ast.hpp"
 
-#include <memory>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +21,8 @@ void compile_template(detail::CompiledTemplate& out, const std::string& main_nam
 /// becomes the def `names[k]` (no arguments; names[0] is the main def), while the <%def>s,
 /// <%! %> blocks and <%namespace> tags of every part belong to the whole template. Refuses
 /// <%inherit> and <%page>. Throws PositionedError on bad syntax.
-void compile_template_parts(detail::CompiledTemplate& out, const std::vector<std::pair<std::size_t, std::size_t>>& ranges,
+void compile_template_parts(detail::CompiledTemplate& out,
+                            const std::vector<std::pair<std::size_t, std::size_t>>& ranges,
                             const std::vector<std::string>& names);
 
 }  // namespace kjarni::tmpl

@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <algorithm>
 #include <unordered_map>
 
 namespace kjarni {
@@ -170,7 +170,8 @@ Value Value::list(std::vector<Value> items) {
         std::make_shared<ListData>(ListData{std::move(items), false, tmpl::current_owner()}))));
 }
 Value Value::tuple(std::vector<Value> items) {
-    return Value(Storage(std::shared_ptr<const ListData>(std::make_shared<ListData>(ListData{std::move(items), true, 0}))));
+    return Value(
+        Storage(std::shared_ptr<const ListData>(std::make_shared<ListData>(ListData{std::move(items), true, 0}))));
 }
 Value Value::set(const std::vector<Value>& items) {
     auto data = std::make_shared<SetData>(SetData{{}, tmpl::current_owner()});
@@ -189,8 +190,8 @@ Value Value::set(const std::vector<Value>& items) {
     return Value(Storage(std::shared_ptr<const SetData>(std::move(data))));
 }
 Value Value::dict(DictItems items) {
-    return Value(Storage(
-        std::shared_ptr<const DictData>(std::make_shared<DictData>(DictData{std::move(items), tmpl::current_owner()}))));
+    return Value(Storage(std::shared_ptr<const DictData>(
+        std::make_shared<DictData>(DictData{std::move(items), tmpl::current_owner()}))));
 }
 
 DictItems::DictItems(const Globals& globals) {

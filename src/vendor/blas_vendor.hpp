@@ -37,19 +37,18 @@ class Vendor {
 public:
     virtual ~Vendor() = default;
     virtual void gemm(const Queue& queue, DType::Kind kind, Op op_a, Op op_b, std::size_t m, std::size_t n,
-                      std::size_t k, Scalar alpha, const Matrix& a, const Matrix& b, Scalar beta,
-                      const Matrix& c) = 0;
+                      std::size_t k, Scalar alpha, const Matrix& a, const Matrix& b, Scalar beta, const Matrix& c) = 0;
     /// Matrix i of each operand starts `stride_*` elements after matrix i - 1.
     virtual void gemm_strided_batched(const Queue& queue, DType::Kind kind, Op op_a, Op op_b, std::size_t m,
-                                      std::size_t n, std::size_t k, Scalar alpha, const Matrix& a,
-                                      std::size_t stride_a, const Matrix& b, std::size_t stride_b, Scalar beta,
-                                      const Matrix& c, std::size_t stride_c, std::size_t batch) = 0;
+                                      std::size_t n, std::size_t k, Scalar alpha, const Matrix& a, std::size_t stride_a,
+                                      const Matrix& b, std::size_t stride_b, Scalar beta, const Matrix& c,
+                                      std::size_t stride_c, std::size_t batch) = 0;
     /// y = alpha op(a) x + beta y with a m x n.
     virtual void gemv(const Queue& queue, DType::Kind kind, Op op_a, std::size_t m, std::size_t n, Scalar alpha,
                       const Matrix& a, const Vector& x, Scalar beta, const Vector& y) = 0;
     /// a += alpha x y^T with a m x n.
-    virtual void ger(const Queue& queue, DType::Kind kind, std::size_t m, std::size_t n, Scalar alpha,
-                     const Vector& x, const Vector& y, const Matrix& a) = 0;
+    virtual void ger(const Queue& queue, DType::Kind kind, std::size_t m, std::size_t n, Scalar alpha, const Vector& x,
+                     const Vector& y, const Matrix& a) = 0;
     /// result[0] = sum conj?(x) y, written on the device.
     virtual void dot(const Queue& queue, DType::Kind kind, bool conjugate_x, std::size_t n, const Vector& x,
                      const Vector& y, const Memory& result) = 0;

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "backend/dynamic_library.hpp"
-#include "vendor/clblast_tuning.hpp"
 #include "dtype/half.hpp"
 #include "kjarni/error.hpp"
+#include "vendor/clblast_tuning.hpp"
 
 namespace kjarni::blas::detail {
 
@@ -80,8 +80,7 @@ void check(CLBlastStatusCode status, const char* call) {
 
 template <class Fn>
 Fn require(Fn fn, const char* name) {
-    if (fn == nullptr)
-        throw UnsupportedError(std::string("CLBlast: this libclblast.so.1 has no CLBlast") + name);
+    if (fn == nullptr) throw UnsupportedError(std::string("CLBlast: this libclblast.so.1 has no CLBlast") + name);
     return fn;
 }
 
@@ -122,20 +121,16 @@ public:
         const auto ta = transpose_of(op_a);
         const auto tb = transpose_of(op_b);
         const auto col = CLBlastLayoutColMajor;
-#define KJARNI_ARGS(alpha_v, beta_v)                                                                           \
-    col, ta, tb, m, n, k, alpha_v, mem(a.memory), elements(a.memory, e), a.ld, mem(b.memory),                 \
-        elements(b.memory, e), b.ld, beta_v, mem(c.memory), elements(c.memory, e), c.ld, &q, nullptr
+#define KJARNI_ARGS(alpha_v, beta_v)                                                                                 \
+    col, ta, tb, m, n, k, alpha_v, mem(a.memory), elements(a.memory, e), a.ld, mem(b.memory), elements(b.memory, e), \
+        b.ld, beta_v, mem(c.memory), elements(c.memory, e), c.ld, &q, nullptr
         switch (kind) {
         case DType::Kind::float32:
             check(f_.Sgemm(KJARNI_ARGS(static_cast<float>(alpha.real()), static_cast<float>(beta.real()))), "Sgemm");
             break;
         case DType::Kind::float64: check(f_.Dgemm(KJARNI_ARGS(alpha.real(), beta.real())), "Dgemm"); break;
-        case DType::Kind::complex64:
-            check(f_.Cgemm(KJARNI_ARGS(to_cfloat(alpha), to_cfloat(beta))), "Cgemm");
-            break;
-        case DType::Kind::complex128:
-            check(f_.Zgemm(KJARNI_ARGS(to_cdouble(alpha), to_cdouble(beta))), "Zgemm");
-            break;
+        case DType::Kind::complex64: check(f_.Cgemm(KJARNI_ARGS(to_cfloat(alpha), to_cfloat(beta))), "Cgemm"); break;
+        case DType::Kind::complex128: check(f_.Zgemm(KJARNI_ARGS(to_cdouble(alpha), to_cdouble(beta))), "Zgemm"); break;
         default: check(require(f_.Hgemm, "Hgemm")(KJARNI_ARGS(to_half(alpha), to_half(beta))), "Hgemm"); break;
         }
 #undef KJARNI_ARGS
@@ -150,10 +145,10 @@ public:
         const auto ta = transpose_of(op_a);
         const auto tb = transpose_of(op_b);
         const auto col = CLBlastLayoutColMajor;
-#define KJARNI_ARGS(alpha_v, beta_v)                                                                           \
-    col, ta, tb, m, n, k, alpha_v, mem(a.memory), elements(a.memory, e), a.ld, stride_a, mem(b.memory),       \
-        elements(b.memory, e), b.ld, stride_b, beta_v, mem(c.memory), elements(c.memory, e), c.ld, stride_c,  \
-        batch, &q, nullptr
+#define KJARNI_ARGS(alpha_v, beta_v)                                                                                \
+    col, ta, tb, m, n, k, alpha_v, mem(a.memory), elements(a.memory, e), a.ld, stride_a, mem(b.memory),             \
+        elements(b.memory, e), b.ld, stride_b, beta_v, mem(c.memory), elements(c.memory, e), c.ld, stride_c, batch, \
+        &q, nullptr
         switch (kind) {
         case DType::Kind::float32:
             check(require(f_.SgemmStridedBatched, "SgemmStridedBatched")(
@@ -165,13 +160,13 @@ public:
                   "DgemmStridedBatched");
             break;
         case DType::Kind::complex64:
-            check(require(f_.CgemmStridedBatched, "CgemmStridedBatched")(
-                      KJARNI_ARGS(to_cfloat(alpha), to_cfloat(beta))),
+            check(require(f_.CgemmStridedBatched,
+                          "CgemmStridedBatched")(KJARNI_ARGS(to_cfloat(alpha), to_cfloat(beta))),
                   "CgemmStridedBatched");
             break;
         case DType::Kind::complex128:
-            check(require(f_.ZgemmStridedBatched, "ZgemmStridedBatched")(
-                      KJARNI_ARGS(to_cdouble(alpha), to_cdouble(beta))),
+            check(require(f_.ZgemmStridedBatched,
+                          "ZgemmStridedBatched")(KJARNI_ARGS(to_cdouble(alpha), to_cdouble(beta))),
                   "ZgemmStridedBatched");
             break;
         default:
@@ -188,20 +183,16 @@ public:
         cl_command_queue q = prepare(queue);
         const auto ta = transpose_of(op_a);
         const auto col = CLBlastLayoutColMajor;
-#define KJARNI_ARGS(alpha_v, beta_v)                                                                           \
-    col, ta, m, n, alpha_v, mem(a.memory), elements(a.memory, e), a.ld, mem(x.memory), elements(x.memory, e), \
-        x.inc, beta_v, mem(y.memory), elements(y.memory, e), y.inc, &q, nullptr
+#define KJARNI_ARGS(alpha_v, beta_v)                                                                                 \
+    col, ta, m, n, alpha_v, mem(a.memory), elements(a.memory, e), a.ld, mem(x.memory), elements(x.memory, e), x.inc, \
+        beta_v, mem(y.memory), elements(y.memory, e), y.inc, &q, nullptr
         switch (kind) {
         case DType::Kind::float32:
             check(f_.Sgemv(KJARNI_ARGS(static_cast<float>(alpha.real()), static_cast<float>(beta.real()))), "Sgemv");
             break;
         case DType::Kind::float64: check(f_.Dgemv(KJARNI_ARGS(alpha.real(), beta.real())), "Dgemv"); break;
-        case DType::Kind::complex64:
-            check(f_.Cgemv(KJARNI_ARGS(to_cfloat(alpha), to_cfloat(beta))), "Cgemv");
-            break;
-        case DType::Kind::complex128:
-            check(f_.Zgemv(KJARNI_ARGS(to_cdouble(alpha), to_cdouble(beta))), "Zgemv");
-            break;
+        case DType::Kind::complex64: check(f_.Cgemv(KJARNI_ARGS(to_cfloat(alpha), to_cfloat(beta))), "Cgemv"); break;
+        case DType::Kind::complex128: check(f_.Zgemv(KJARNI_ARGS(to_cdouble(alpha), to_cdouble(beta))), "Zgemv"); break;
         default: check(require(f_.Hgemv, "Hgemv")(KJARNI_ARGS(to_half(alpha), to_half(beta))), "Hgemv"); break;
         }
 #undef KJARNI_ARGS
@@ -212,9 +203,9 @@ public:
         const std::size_t e = DType(kind).itemsize();
         cl_command_queue q = prepare(queue);
         const auto col = CLBlastLayoutColMajor;
-#define KJARNI_ARGS(alpha_v)                                                                                   \
-    col, m, n, alpha_v, mem(x.memory), elements(x.memory, e), x.inc, mem(y.memory), elements(y.memory, e),    \
-        y.inc, mem(a.memory), elements(a.memory, e), a.ld, &q, nullptr
+#define KJARNI_ARGS(alpha_v)                                                                                      \
+    col, m, n, alpha_v, mem(x.memory), elements(x.memory, e), x.inc, mem(y.memory), elements(y.memory, e), y.inc, \
+        mem(a.memory), elements(a.memory, e), a.ld, &q, nullptr
         switch (kind) {
         case DType::Kind::float32: check(f_.Sger(KJARNI_ARGS(static_cast<float>(alpha.real()))), "Sger"); break;
         case DType::Kind::float64: check(f_.Dger(KJARNI_ARGS(alpha.real())), "Dger"); break;
@@ -229,8 +220,8 @@ public:
              const Memory& result) override {
         const std::size_t e = DType(kind).itemsize();
         cl_command_queue q = prepare(queue);
-#define KJARNI_ARGS                                                                                            \
-    n, mem(result), elements(result, e), mem(x.memory), elements(x.memory, e), x.inc, mem(y.memory),          \
+#define KJARNI_ARGS                                                                                  \
+    n, mem(result), elements(result, e), mem(x.memory), elements(x.memory, e), x.inc, mem(y.memory), \
         elements(y.memory, e), y.inc, &q, nullptr
         switch (kind) {
         case DType::Kind::float32: check(f_.Sdot(KJARNI_ARGS), "Sdot"); break;
@@ -252,21 +243,26 @@ private:
     /// The queue's cl_command_queue, after loading the tuned parameters for its device (once).
     cl_command_queue prepare(const Queue& queue) {
         const auto device = static_cast<std::uintptr_t>(queue.device().device().native_handle());
-        apply_tuned_parameters_once(device, queue.device().name(), queue.device().device().properties().driver_version, [&](const TunedKernel& kernel) {
-            std::vector<const char*> names;
-            std::vector<std::size_t> values;
-            for (const auto& [name, value] : kernel.parameters) {
-                names.push_back(name.c_str());
-                values.push_back(value);
-            }
-            const CLBlastStatusCode status = require(f_.OverrideParameters, "OverrideParameters")(
-                reinterpret_cast<cl_device_id>(device), kernel.kernel.c_str(),  // NOLINT: native handle
-                static_cast<CLBlastPrecision>(kernel.precision), names.size(), names.data(), values.data());
-            if (status != CLBlastSuccess)
-                throw BackendError("CLBlast", "CLBlastOverrideParameters", status, status_name(status),
-                                   fmt::format("tuned parameters of {} (precision {}) for {}", kernel.kernel,
-                                               kernel.precision, queue.device().name()));
-        });
+        apply_tuned_parameters_once(
+            device, queue.device().name(), queue.device().device().properties().driver_version,
+            [&](const TunedKernel& kernel) {
+                std::vector<const char*> names;
+                std::vector<std::size_t> values;
+                for (const auto& [name, value] : kernel.parameters) {
+                    names.push_back(name.c_str());
+                    values.push_back(value);
+                }
+                const CLBlastStatusCode status =
+                    require(f_.OverrideParameters,
+                            "OverrideParameters")(reinterpret_cast<cl_device_id>(device),
+                                                  kernel.kernel.c_str(),  // NOLINT: native handle
+                                                  static_cast<CLBlastPrecision>(kernel.precision), names.size(),
+                                                  names.data(), values.data());
+                if (status != CLBlastSuccess)
+                    throw BackendError("CLBlast", "CLBlastOverrideParameters", status, status_name(status),
+                                       fmt::format("tuned parameters of {} (precision {}) for {}", kernel.kernel,
+                                                   kernel.precision, queue.device().name()));
+            });
         return reinterpret_cast<cl_command_queue>(queue.native_handle());
     }
 

@@ -5,14 +5,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <optional>
 #include <filesystem>
-#include <algorithm>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -22,9 +22,7 @@
 namespace kjarni::blas::detail {
 
 TunedDevice parse_tuned_parameters(std::string_view json, const std::string& origin) {
-    const auto bad = [&](const std::string& why) {
-        return ArgumentError("CLBlast parameters " + origin, why);
-    };
+    const auto bad = [&](const std::string& why) { return ArgumentError("CLBlast parameters " + origin, why); };
     nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(json);
@@ -49,7 +47,8 @@ TunedDevice parse_tuned_parameters(std::string_view json, const std::string& ori
         kernel.precision = k["precision"].get<int>();
         for (const auto& [name, value] : k["parameters"].items()) {
             if (!value.is_number_unsigned())
-                throw bad(fmt::format("gives {} of {} a value that is not a non-negative integer", name, kernel.kernel));
+                throw bad(
+                    fmt::format("gives {} of {} a value that is not a non-negative integer", name, kernel.kernel));
             kernel.parameters.emplace_back(name, value.get<std::size_t>());
         }
         out.kernels.push_back(std::move(kernel));

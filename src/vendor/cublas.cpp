@@ -84,7 +84,8 @@ void check(cublasStatus_t status, const char* call) {
 }
 
 void check_cuda(CUresult result, const char* call) {
-    if (result != CUDA_SUCCESS) throw BackendError("CUDA", call, result, fmt::format("CUresult {}", static_cast<int>(result)));
+    if (result != CUDA_SUCCESS)
+        throw BackendError("CUDA", call, result, fmt::format("CUresult {}", static_cast<int>(result)));
 }
 
 /// cuBLAS's 32-bit sizes.
@@ -113,8 +114,7 @@ struct Scalars {
     cuComplex c[2];
     cuDoubleComplex z[2];
     Scalars(Scalar alpha, Scalar beta)
-        : f{static_cast<float>(alpha.real()), static_cast<float>(beta.real())},
-          d{alpha.real(), beta.real()},
+        : f{static_cast<float>(alpha.real()), static_cast<float>(beta.real())}, d{alpha.real(), beta.real()},
           c{make_cuComplex(static_cast<float>(alpha.real()), static_cast<float>(alpha.imag())),
             make_cuComplex(static_cast<float>(beta.real()), static_cast<float>(beta.imag()))},
           z{make_cuDoubleComplex(alpha.real(), alpha.imag()), make_cuDoubleComplex(beta.real(), beta.imag())} {}
@@ -261,8 +261,9 @@ public:
         call(queue, [&](cublasHandle_t h) {
             switch (kind) {
             case DType::Kind::float32:
-                check(f_.SgemmStridedBatched(h, ta, tb, im, in, ik, &s.f[0], static_cast<const float*>(pointer(a.memory)),
-                                             lda, sa, static_cast<const float*>(pointer(b.memory)), ldb, sb, &s.f[1],
+                check(f_.SgemmStridedBatched(h, ta, tb, im, in, ik, &s.f[0],
+                                             static_cast<const float*>(pointer(a.memory)), lda, sa,
+                                             static_cast<const float*>(pointer(b.memory)), ldb, sb, &s.f[1],
                                              static_cast<float*>(pointer(c.memory)), ldc, sc, count),
                       "cublasSgemmStridedBatched");
                 break;
@@ -344,8 +345,8 @@ public:
             switch (kind) {
             case DType::Kind::float32:
                 check(f_.Sger(h, im, in, &s.f[0], static_cast<const float*>(pointer(x.memory)), incx,
-                              static_cast<const float*>(pointer(y.memory)), incy, static_cast<float*>(pointer(a.memory)),
-                              lda),
+                              static_cast<const float*>(pointer(y.memory)), incy,
+                              static_cast<float*>(pointer(a.memory)), lda),
                       "cublasSger_v2");
                 break;
             case DType::Kind::float64:
@@ -456,7 +457,8 @@ Vendor& cublas_vendor() {
         KJARNI_CUBLAS_FUNCTIONS(KJARNI_LOAD)
 #undef KJARNI_LOAD
         if (!library->load(f.GemmEx, "cublasGemmEx")) missing += " cublasGemmEx";
-        if (!library->load(f.GemmStridedBatchedEx, "cublasGemmStridedBatchedEx")) missing += " cublasGemmStridedBatchedEx";
+        if (!library->load(f.GemmStridedBatchedEx, "cublasGemmStridedBatchedEx"))
+            missing += " cublasGemmStridedBatchedEx";
         if (!cuda->load(f.CtxGetCurrent, "cuCtxGetCurrent")) missing += " cuCtxGetCurrent";
         if (!cuda->load(f.CtxSetCurrent, "cuCtxSetCurrent")) missing += " cuCtxSetCurrent";
         if (!missing.empty()) {

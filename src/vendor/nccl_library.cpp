@@ -71,8 +71,8 @@ void check(Result result, const char* call, Comm comm, std::chrono::milliseconds
         if (last != nullptr && *last != '\0') detail = last;
     }
     const char* text = f.GetErrorString(result);
-    throw BackendError("NCCL", call, result, text != nullptr ? text : fmt::format("ncclResult_t {}", static_cast<int>(result)),
-                       detail);
+    throw BackendError("NCCL", call, result,
+                       text != nullptr ? text : fmt::format("ncclResult_t {}", static_cast<int>(result)), detail);
 }
 
 }  // namespace kjarni::detail::nccl

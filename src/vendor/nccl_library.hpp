@@ -34,7 +34,17 @@ struct Config {
     const char* net_name = nullptr;
     int split_share = undefined;  // a parent's 1: its children share its resources (a cheap split)
 };
-enum DataType : int { int8 = 0, uint8 = 1, int32 = 2, uint32 = 3, int64 = 4, uint64 = 5, float16 = 6, float32 = 7, float64 = 8 };
+enum DataType : int {
+    int8 = 0,
+    uint8 = 1,
+    int32 = 2,
+    uint32 = 3,
+    int64 = 4,
+    uint64 = 5,
+    float16 = 6,
+    float32 = 7,
+    float64 = 8
+};
 enum RedOp : int { sum = 0, prod = 1, max = 2, min = 3, avg = 4 };
 
 // clang-format off

@@ -47,7 +47,8 @@ constexpr gid_t kOtherGroup = 65534;
 /// Every path under `root`, files and directories, relative to it.
 std::set<std::string> tree(const fs::path& root) {
     std::set<std::string> paths;
-    for (const auto& entry : fs::recursive_directory_iterator(root)) paths.insert(fs::relative(entry.path(), root).string());
+    for (const auto& entry : fs::recursive_directory_iterator(root))
+        paths.insert(fs::relative(entry.path(), root).string());
     return paths;
 }
 
@@ -234,9 +235,9 @@ TEST(DiskCacheAttack, AReadOnlyDirectoryIsAMissNeverAnError) {
     const int status = in_child([&] {
         if (root && (::setgid(kOtherGroup) != 0 || ::setuid(kOtherUser) != 0)) return 10;
         DiskCache cache(cache_dir, kAttackLimit);
-        if (cache.load(stored) != payload) return 1;     // what is there is still read
+        if (cache.load(stored) != payload) return 1;  // what is there is still read
         const CacheKey other = random_key();
-        cache.store(other, random_payload(64));          // cannot be written: skipped, counted
+        cache.store(other, random_payload(64));  // cannot be written: skipped, counted
         if (cache.load(other)) return 2;
         const auto stats = cache.statistics();
         if (stats.stores != 0 || stats.io_errors == 0) return 3;

@@ -72,7 +72,8 @@ TEST(CacheKey, EveryFieldChangesTheKey) {
             variants.push_back(with([&](CacheKeyBuilder& b) {
                 for (std::size_t i = 0; i < names.size(); ++i) {
                     const bool here = i == changed;
-                    b.add(here && change_name ? names[i] + "_" : names[i], here && !change_name ? values[i] + "!" : values[i]);
+                    b.add(here && change_name ? names[i] + "_" : names[i],
+                          here && !change_name ? values[i] + "!" : values[i]);
                 }
                 b.add("options", std::vector<std::string>{"-cl-fast-relaxed-math", "-DN=4"});
                 b.add("address_bits", 64);
@@ -80,8 +81,10 @@ TEST(CacheKey, EveryFieldChangesTheKey) {
             }));
         }
     }
-    for (const auto& options : std::vector<std::vector<std::string>>{
-             {"-cl-fast-relaxed-math"}, {"-DN=4", "-cl-fast-relaxed-math"}, {"-cl-fast-relaxed-math", "-DN=5"}, {}}) {
+    for (const auto& options : std::vector<std::vector<std::string>>{{"-cl-fast-relaxed-math"},
+                                                                     {"-DN=4", "-cl-fast-relaxed-math"},
+                                                                     {"-cl-fast-relaxed-math", "-DN=5"},
+                                                                     {}}) {
         variants.push_back(with([&](CacheKeyBuilder& b) {
             for (std::size_t i = 0; i < names.size(); ++i) b.add(names[i], values[i]);
             b.add("options", options);
@@ -97,7 +100,9 @@ TEST(CacheKey, EveryFieldChangesTheKey) {
 }
 
 TEST(CacheKey, FieldBoundariesAreUnambiguous) {
-    const auto one = [](std::string_view name, std::string_view value) { return CacheKeyBuilder().add(name, value).key(); };
+    const auto one = [](std::string_view name, std::string_view value) {
+        return CacheKeyBuilder().add(name, value).key();
+    };
     const auto two = [](std::string_view a, std::string_view b, std::string_view c, std::string_view d) {
         return CacheKeyBuilder().add(a, b).add(c, d).key();
     };
@@ -108,7 +113,9 @@ TEST(CacheKey, FieldBoundariesAreUnambiguous) {
     EXPECT_NE(two("a", "b", "c", "d"), two("c", "d", "a", "b"));  // order matters
     EXPECT_NE(CacheKeyBuilder().key(), one("", ""));
     // Lists: element boundaries and counts count.
-    const auto list = [](std::initializer_list<std::string_view> values) { return CacheKeyBuilder().add("l", values).key(); };
+    const auto list = [](std::initializer_list<std::string_view> values) {
+        return CacheKeyBuilder().add("l", values).key();
+    };
     EXPECT_NE(list({"a", "b"}), list({"ab"}));
     EXPECT_NE(list({"a", "b"}), list({"a", "b", ""}));
     EXPECT_NE(list({}), list({""}));

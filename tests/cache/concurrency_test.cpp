@@ -134,7 +134,11 @@ TEST(DiskCacheConcurrency, ProcessesNeverSeeATornOrWrongPayload) {
                 const auto worker = static_cast<std::uint64_t>(p);
                 const WorkResult r = hammer(cache, worker, base_seed + 100 + worker, 400, 4);
                 const auto stats = cache.statistics();
-                status = r.wrong != 0 ? 1 : stats.corrupt_entries != 0 ? 2 : stats.io_errors != 0 ? 3 : r.hits == 0 ? 4 : 0;
+                status = r.wrong != 0                 ? 1
+                         : stats.corrupt_entries != 0 ? 2
+                         : stats.io_errors != 0       ? 3
+                         : r.hits == 0                ? 4
+                                                      : 0;
             } catch (...) {
                 status = 5;
             }

@@ -36,7 +36,8 @@ bool later(const timespec& a, const timespec& b) {
 }
 
 void set_modification_time(const fs::path& path, std::int64_t seconds, long nanoseconds = 0) {
-    const timespec times[2] = {{static_cast<time_t>(seconds), nanoseconds}, {static_cast<time_t>(seconds), nanoseconds}};
+    const timespec times[2] = {{static_cast<time_t>(seconds), nanoseconds},
+                               {static_cast<time_t>(seconds), nanoseconds}};
     ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
 }
 
@@ -134,7 +135,8 @@ TEST(DiskCache, HitMakesTheEntryMostRecentlyUsed) {
 }
 
 std::int64_t seconds_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 TEST(DiskCache, HitOnAnEntryMarkedWithinTheHourWritesNothing) {
@@ -301,7 +303,8 @@ TEST(DiskCacheEviction, LeastRecentlyUsedEntriesGoFirst) {
     // Stored two hours ago, in this order: a hit marks an entry used only when it was marked over
     // an hour ago (recency is kept coarsely).
     const std::int64_t long_ago = seconds_now() - 2 * 3600;
-    for (std::size_t i = 0; i < 10; ++i) set_modification_time(cache.entry_path(keys[i]), long_ago + static_cast<std::int64_t>(i));
+    for (std::size_t i = 0; i < 10; ++i)
+        set_modification_time(cache.entry_path(keys[i]), long_ago + static_cast<std::int64_t>(i));
 
     // Use the three oldest: now 3 and 4 are the least recently used.
     for (std::size_t i = 0; i < 3; ++i) {
@@ -330,7 +333,8 @@ TEST(DiskCacheEviction, StaysBoundedUnderManyStores) {
     TemporaryDirectory dir;
     const std::uint64_t bound = 64 * 1024;
     DiskCache cache(dir.path(), bound);
-    for (int i = 0; i < 300; ++i) cache.store(random_key(), random_payload(100 + static_cast<std::size_t>(i) * 7 % 3000));
+    for (int i = 0; i < 300; ++i)
+        cache.store(random_key(), random_payload(100 + static_cast<std::size_t>(i) * 7 % 3000));
     std::uint64_t total = 0;
     for (const auto& entry : fs::recursive_directory_iterator(dir.path())) {
         if (entry.is_regular_file()) total += entry.file_size();

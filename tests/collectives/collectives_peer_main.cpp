@@ -46,7 +46,8 @@ std::uint64_t shared_seed(Rendezvous& rendezvous) {
     std::uint64_t seed = 0;
     if (rendezvous.rank() == 0) {
         const char* fixed = std::getenv("KJARNI_TEST_SEED");
-        seed = fixed != nullptr ? std::stoull(fixed) : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+        seed = fixed != nullptr ? std::stoull(fixed)
+                                : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
     }
     const auto bytes = rendezvous.broadcast(std::as_bytes(std::span(&seed, 1)), 0);
     std::memcpy(&seed, bytes.data(), sizeof(seed));
@@ -83,12 +84,14 @@ std::vector<T> download(const Array& array, const Queue& queue) {
 /// A float sum of n terms in any order differs from the exact one by at most (n - 1) eps sum|x|.
 void expect_close(const std::vector<float>& got, const std::vector<double>& exact, const std::vector<double>& magnitude,
                   int terms, const std::string& what) {
-    if (got.size() != exact.size()) throw Failure(fmt::format("{}: {} elements, expected {}", what, got.size(), exact.size()));
+    if (got.size() != exact.size())
+        throw Failure(fmt::format("{}: {} elements, expected {}", what, got.size(), exact.size()));
     const double eps = std::ldexp(1.0, -24);
     for (std::size_t i = 0; i < got.size(); ++i) {
         const double bound = std::max(terms - 1, 1) * eps * magnitude[i] + 1e-30;
         if (std::abs(static_cast<double>(got[i]) - exact[i]) > bound)
-            throw Failure(fmt::format("{}: element {} is {}, expected {} (bound {})", what, i, got[i], exact[i], bound));
+            throw Failure(
+                fmt::format("{}: element {} is {}, expected {} (bound {})", what, i, got[i], exact[i], bound));
     }
 }
 
@@ -124,9 +127,12 @@ void check(const Communicator& comm, const Queue& queue, std::uint64_t seed) {
     const Array mine = upload(queue, floats[me]);
     const Array mine_int = upload(queue, ints[me]);
 
-    expect_close(download<float>(comm.all_reduce(mine, ReduceOp::sum), queue), sum, magnitude, comm.count(), "all_reduce sum");
-    expect_equal(download<std::int32_t>(comm.all_reduce(mine_int, ReduceOp::sum), queue), int_sum, "all_reduce int32 sum");
-    expect_equal(download<std::int32_t>(comm.all_reduce(mine_int, ReduceOp::max), queue), int_max, "all_reduce int32 max");
+    expect_close(download<float>(comm.all_reduce(mine, ReduceOp::sum), queue), sum, magnitude, comm.count(),
+                 "all_reduce sum");
+    expect_equal(download<std::int32_t>(comm.all_reduce(mine_int, ReduceOp::sum), queue), int_sum,
+                 "all_reduce int32 sum");
+    expect_equal(download<std::int32_t>(comm.all_reduce(mine_int, ReduceOp::max), queue), int_max,
+                 "all_reduce int32 max");
 
     const int root = comm.count() - 1;
     const auto reduced = comm.reduce(mine_int, ReduceOp::sum, root);
@@ -182,7 +188,8 @@ int exit_early(const Communicator& comm, const Queue& queue, std::chrono::millis
         comm.all_reduce(data, data);
         comm.wait(timeout);
     } catch (const PeerError& error) {
-        const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+        const auto took =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
         fmt::print("rank {}: PeerError after {} ms: {}\n", comm.rank(), took.count(), error.what());
         if (!comm.aborted() && comm.engine() == "NCCL") throw Failure("the NCCL communicator was not aborted");
         try {

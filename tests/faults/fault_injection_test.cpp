@@ -133,7 +133,8 @@ TEST(FaultInjection, EveryDriverCallSiteFailsCleanly) {
             ++unreached;
             continue;
         }
-        const std::string site = std::string(faults::fired_function()) + " (" + faults::name(faults::fired_kind()) + ")";
+        const std::string site =
+            std::string(faults::fired_function()) + " (" + faults::name(faults::fired_kind()) + ")";
         ++per_kind[static_cast<std::size_t>(faults::fired_kind())];
         // A fault that does not surface is acceptable only when kjarni recovered from it: the
         // operations check every result, so a swallowed failure that left garbage would throw.
@@ -148,7 +149,8 @@ TEST(FaultInjection, EveryDriverCallSiteFailsCleanly) {
         try {
             operations(context, queue, data);
         } catch (const std::exception& e) {
-            ADD_FAILURE() << "after a failure at call " << n << ", " << site << ", the context is unusable: " << e.what();
+            ADD_FAILURE() << "after a failure at call " << n << ", " << site
+                          << ", the context is unusable: " << e.what();
         }
         EXPECT_EQ(faults::live_handles(), steady)
             << "after a failure at call " << n << ", " << site << ": " << faults::live_handles().describe()
@@ -157,16 +159,16 @@ TEST(FaultInjection, EveryDriverCallSiteFailsCleanly) {
     std::string summary;
     for (std::size_t k = 0; k < per_kind.size(); ++k) {
         if (per_kind[k] != 0)
-            summary += std::string(faults::name(static_cast<faults::CallKind>(k))) + " " + std::to_string(per_kind[k]) + ", ";
+            summary +=
+                std::string(faults::name(static_cast<faults::CallKind>(k))) + " " + std::to_string(per_kind[k]) + ", ";
     }
     std::cout << "fault injection: " << sites << " call sites failed one at a time: " << summary << unreached
               << " not reached; recovered without an error: " << (recovered.empty() ? "none" : recovered) << '\n';
     // Nearly every site must have been failed for the test to mean something.
     EXPECT_LE(unreached * 10, sites) << unreached << " of " << sites << " call sites were never reached";
     for (const faults::CallKind kind : {faults::CallKind::allocation, faults::CallKind::compilation,
-                                        faults::CallKind::module_load, faults::CallKind::launch,
-                                        faults::CallKind::copy, faults::CallKind::event, faults::CallKind::queue,
-                                        faults::CallKind::context}) {
+                                        faults::CallKind::module_load, faults::CallKind::launch, faults::CallKind::copy,
+                                        faults::CallKind::event, faults::CallKind::queue, faults::CallKind::context}) {
         EXPECT_GT(per_kind[static_cast<std::size_t>(kind)], 0U) << "no call site of kind " << faults::name(kind);
     }
 }

@@ -109,15 +109,15 @@ void hook(OpenClLibrary& table, const char* function, Role role, CallKind kind, 
 
 const char* name(CallKind kind) {
     switch (kind) {
-        case CallKind::allocation: return "allocation";
-        case CallKind::compilation: return "compilation";
-        case CallKind::module_load: return "module load";
-        case CallKind::launch: return "launch";
-        case CallKind::copy: return "copy";
-        case CallKind::event: return "event";
-        case CallKind::queue: return "queue creation";
-        case CallKind::context: return "context creation";
-        case CallKind::count: break;
+    case CallKind::allocation: return "allocation";
+    case CallKind::compilation: return "compilation";
+    case CallKind::module_load: return "module load";
+    case CallKind::launch: return "launch";
+    case CallKind::copy: return "copy";
+    case CallKind::event: return "event";
+    case CallKind::queue: return "queue creation";
+    case CallKind::context: return "context creation";
+    case CallKind::count: break;
     }
     return "none";
 }

@@ -24,10 +24,10 @@ int main() {
     const int b = 3;
 
     const kjarni::Program program(device,
-        kjarni::TemplateSource{std::string(
-            "KERNEL void axpb(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a)\n"
-            "{ const SIZE_T i = get_global_id(0); y[i] = a * x[i] + ${b}; }\n")},
-        {}, {{"b", b}});
+                                  kjarni::TemplateSource{std::string(
+                                      "KERNEL void axpb(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a)\n"
+                                      "{ const SIZE_T i = get_global_id(0); y[i] = a * x[i] + ${b}; }\n")},
+                                  {}, {{"b", b}});
     const kjarni::Buffer x_device = kjarni::Buffer::allocate(device, n * sizeof(float));
     const kjarni::Buffer y_device = kjarni::Buffer::allocate(device, n * sizeof(float));
     x_device.set(queue, std::span<const float>(x));

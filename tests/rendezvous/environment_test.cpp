@@ -36,7 +36,9 @@ protected:
         for (const char* name : all_variables) unsetenv(name);
         for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
     }
-    static std::string missing_argument() { return argument_named_by([] { rendezvous_from_environment(1s); }); }
+    static std::string missing_argument() {
+        return argument_named_by([] { rendezvous_from_environment(1s); });
+    }
 
 private:
     std::vector<std::pair<std::string, std::string>> saved_;

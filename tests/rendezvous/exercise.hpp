@@ -43,7 +43,8 @@ inline void exercise(Rendezvous& r, std::uint64_t seed, std::size_t large) {
 
     for (int root = 0; root < n; ++root) {
         const auto sent = rank_bytes(seed, root, 1, size_of(root, 1) + 1);
-        const auto got = r.broadcast(root == me ? std::span<const std::byte>(sent) : std::span<const std::byte>(), root);
+        const auto got =
+            r.broadcast(root == me ? std::span<const std::byte>(sent) : std::span<const std::byte>(), root);
         expect(got == sent, who + "broadcast from " + std::to_string(root) + " differs");
     }
 
@@ -77,7 +78,8 @@ inline void exercise(Rendezvous& r, std::uint64_t seed, std::size_t large) {
     const auto outgoing = rank_bytes(seed, me, 3, large);
     std::vector<std::byte> incoming(large);
     r.exchange(next, outgoing, previous, incoming);
-    expect(incoming == rank_bytes(seed, previous, 3, large), who + "exchange from " + std::to_string(previous) + " differs");
+    expect(incoming == rank_bytes(seed, previous, 3, large),
+           who + "exchange from " + std::to_string(previous) + " differs");
     r.exchange(previous, outgoing, next, incoming);
     expect(incoming == rank_bytes(seed, next, 3, large), who + "exchange from " + std::to_string(next) + " differs");
 

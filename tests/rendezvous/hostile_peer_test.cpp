@@ -80,9 +80,11 @@ TEST(TcpRendezvousSecurity, AWrongSecretIsRefusedAtOnceAndNamed) {
     auto errors = on_rank_threads(2, [&](int rank) {
         const auto begin = Clock::now();
         try {
-            TcpRendezvous::create("127.0.0.1", port, rank, 2, with(rank == 0 ? random_secret() : random_secret(), 800ms));
+            TcpRendezvous::create("127.0.0.1", port, rank, 2,
+                                  with(rank == 0 ? random_secret() : random_secret(), 800ms));
         } catch (...) {
-            took[static_cast<std::size_t>(rank)] = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - begin);
+            took[static_cast<std::size_t>(rank)] =
+                std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - begin);
             throw;
         }
     });
@@ -382,7 +384,8 @@ TEST(TcpRendezvousSecurity, TheMessageCapHolds) {
     }));
     const auto small = random_bytes(1000);
     auto errors = on_rank_threads(2, [&](int rank) {
-        const auto got = group[static_cast<std::size_t>(rank)]->broadcast(rank == 0 ? small : std::vector<std::byte>{}, 0);
+        const auto got =
+            group[static_cast<std::size_t>(rank)]->broadcast(rank == 0 ? small : std::vector<std::byte>{}, 0);
         if (got != small) throw std::runtime_error("broadcast differs");
     });
     rethrow_any(errors);

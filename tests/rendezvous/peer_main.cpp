@@ -42,7 +42,8 @@ std::uint64_t shared_seed(kjarni::Rendezvous& r) {
     std::uint64_t seed = 0;
     if (r.rank() == 0) {
         const char* fixed = std::getenv("KJARNI_TEST_SEED");
-        seed = fixed != nullptr ? std::stoull(fixed) : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+        seed = fixed != nullptr ? std::stoull(fixed)
+                                : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
     }
     const auto bytes = r.broadcast(std::as_bytes(std::span(&seed, 1)), 0);
     std::memcpy(&seed, bytes.data(), sizeof(seed));
@@ -73,7 +74,8 @@ int run(const std::string& mode, kjarni::Rendezvous& r, std::chrono::millisecond
     }
     const auto large = static_cast<std::size_t>(from_environment("KJARNI_TEST_LARGE", 4 << 20));
     kjarni::test::exercise(r, seed, large);
-    std::printf("rank %d of %d: every method checked (seed %llu)\n", r.rank(), n, static_cast<unsigned long long>(seed));
+    std::printf("rank %d of %d: every method checked (seed %llu)\n", r.rank(), n,
+                static_cast<unsigned long long>(seed));
     return 0;
 }
 
@@ -95,10 +97,12 @@ int check_mpi_cap(std::chrono::milliseconds timeout) {
         std::printf("rank %d: %s over the cap was not refused as expected\n", r.rank(), what);
         return false;
     };
-    bool ok = expect_refusal([&] { r.broadcast(r.rank() == 0 ? large : std::vector<std::byte>{}, 0); }, 0, "a broadcast");
+    bool ok =
+        expect_refusal([&] { r.broadcast(r.rank() == 0 ? large : std::vector<std::byte>{}, 0); }, 0, "a broadcast");
     const int last = r.count() - 1;
     ok = expect_refusal([&] { r.all_gather(r.rank() == last ? large : std::vector<std::byte>(3)); }, last,
-                        "an all_gather") && ok;
+                        "an all_gather") &&
+         ok;
     const auto small = r.broadcast(std::vector<std::byte>(100, std::byte{5}), 0);
     ok = ok && small == std::vector<std::byte>(100, std::byte{5});
     if (ok) std::printf("rank %d: the cap of MpiRendezvous holds\n", r.rank());
@@ -130,7 +134,8 @@ int main(int argc, char** argv) {
         }
         auto r = kjarni::rendezvous_from_environment(timeout);
         // A secret in the environment must have been used: the ranks authenticated each other.
-        const bool secret_set = std::getenv("KJARNI_JOB_SECRET") != nullptr || std::getenv("KJARNI_JOB_SECRET_FILE") != nullptr;
+        const bool secret_set =
+            std::getenv("KJARNI_JOB_SECRET") != nullptr || std::getenv("KJARNI_JOB_SECRET_FILE") != nullptr;
         if (secret_set && !r->authenticated()) {
             std::printf("failed: a job secret is set but the rendezvous is not authenticated\n");
             return 1;

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 

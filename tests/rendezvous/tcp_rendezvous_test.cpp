@@ -12,9 +12,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -146,9 +146,8 @@ TEST(TcpRendezvous, AClosedPeerIsNamedAtOnce) {
     auto group = tcp_group(3, 20s);
     group[2].reset();
     const auto start = Clock::now();
-    auto errors = on_rank_threads(2, [&](int rank) {
-        group[static_cast<std::size_t>(rank)]->all_gather(random_bytes(100));
-    });
+    auto errors =
+        on_rank_threads(2, [&](int rank) { group[static_cast<std::size_t>(rank)]->all_gather(random_bytes(100)); });
     for (const auto& error : errors) EXPECT_EQ(outcome(error), "PeerError 2");
     EXPECT_LT(Clock::now() - start, 5s);
 }
@@ -215,8 +214,8 @@ TEST(TcpRendezvous, StrayConnectionsAreDropped) {
                     std::this_thread::sleep_for(10ms);
                 }
             };
-            stray(random_bytes(300));                   // garbage
-            stray({});                                  // silence
+            stray(random_bytes(300));  // garbage
+            stray({});                 // silence
             std::vector<std::byte> wrong_kind(34, std::byte{0});
             const unsigned char magic[] = {0x56, 0x52, 0x4a, 0x4b, 1, 0, 4, 0};  // "KJRV", v1, a mesh header
             std::memcpy(wrong_kind.data(), magic, sizeof(magic));

@@ -16,9 +16,7 @@ namespace {
 
 using namespace kjarni::dtypes;
 
-bool aligned(const void* p, std::size_t alignment) {
-    return reinterpret_cast<std::uintptr_t>(p) % alignment == 0;
-}
+bool aligned(const void* p, std::size_t alignment) { return reinterpret_cast<std::uintptr_t>(p) % alignment == 0; }
 
 TEST(AlignedHostArray, AlignedEmptyAndZerosAtEveryAlignment) {
     std::mt19937 rng(std::random_device{}());

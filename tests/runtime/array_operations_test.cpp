@@ -106,7 +106,8 @@ TEST_P(ArrayOperations, StackHstackVstackDstack) {
                 s.insert(s.begin() + static_cast<std::ptrdiff_t>(ax), 1);
                 return s;
             });
-            EXPECT_TRUE(same_elements(reference_of(queue(), stack(queue(), devices2, axis)), concatenate_reference(parts, ax)))
+            EXPECT_TRUE(
+                same_elements(reference_of(queue(), stack(queue(), devices2, axis)), concatenate_reference(parts, ax)))
                 << dtype.name() << " stack axis " << axis;
         }
         // hstack: 1-d along axis 0 (18), 2-d along axis 1 (4, 18).
@@ -114,13 +115,25 @@ TEST_P(ArrayOperations, StackHstackVstackDstack) {
         EXPECT_TRUE(same_elements(reference_of(queue(), hstack(queue(), devices2)), concatenate_reference(refs2, 1)));
         // vstack: 1-d become rows (3, 6); 2-d along axis 0 (12, 6).
         EXPECT_TRUE(same_elements(reference_of(queue(), vstack(queue(), devices1)),
-                                  concatenate_reference(expanded(refs1, [](Shape s) { return Shape{1, s[0]}; }), 0)));
+                                  concatenate_reference(expanded(refs1,
+                                                                 [](Shape s) {
+                                                                     return Shape{1, s[0]};
+                                                                 }),
+                                                        0)));
         EXPECT_TRUE(same_elements(reference_of(queue(), vstack(queue(), devices2)), concatenate_reference(refs2, 0)));
         // dstack: 1-d become (1, 6, 1) -> (1, 6, 3); 2-d (4, 6, 1) -> (4, 6, 3).
         EXPECT_TRUE(same_elements(reference_of(queue(), dstack(queue(), devices1)),
-                                  concatenate_reference(expanded(refs1, [](Shape s) { return Shape{1, s[0], 1}; }), 2)));
+                                  concatenate_reference(expanded(refs1,
+                                                                 [](Shape s) {
+                                                                     return Shape{1, s[0], 1};
+                                                                 }),
+                                                        2)));
         EXPECT_TRUE(same_elements(reference_of(queue(), dstack(queue(), devices2)),
-                                  concatenate_reference(expanded(refs2, [](Shape s) { return Shape{s[0], s[1], 1}; }), 2)));
+                                  concatenate_reference(expanded(refs2,
+                                                                 [](Shape s) {
+                                                                     return Shape{s[0], s[1], 1};
+                                                                 }),
+                                                        2)));
     }
 }
 
@@ -130,26 +143,52 @@ TEST_P(ArrayOperations, JoiningErrorsNameTheCulprit) {
     const Array c = Array::zeros(queue(), {2, 3}, dtypes::float64);
     const Array d = Array::zeros(queue(), {2, 3, 1}, dtypes::float32);
     const Array scalar = Array::zeros(queue(), {}, dtypes::float32);
-    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, b}, 0); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("(2, 4)"), HasSubstr("(2, 3)")));
+    EXPECT_THAT(argument_error_message([&] {
+                    concatenate(queue(), {a, b}, 0);
+                }),
+                AllOf(HasSubstr("arrays[1]"), HasSubstr("(2, 4)"), HasSubstr("(2, 3)")));
     EXPECT_NO_THROW(concatenate(queue(), {a, b}, 1));
-    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, c}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("float64")));
-    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, d}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("3 dimensions")));
-    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, a}, 2); }), AllOf(HasSubstr("axis"), HasSubstr("2 is out of range")));
+    EXPECT_THAT(argument_error_message([&] {
+                    concatenate(queue(), {a, c});
+                }),
+                AllOf(HasSubstr("arrays[1]"), HasSubstr("float64")));
+    EXPECT_THAT(argument_error_message([&] {
+                    concatenate(queue(), {a, d});
+                }),
+                AllOf(HasSubstr("arrays[1]"), HasSubstr("3 dimensions")));
+    EXPECT_THAT(argument_error_message([&] {
+                    concatenate(queue(), {a, a}, 2);
+                }),
+                AllOf(HasSubstr("axis"), HasSubstr("2 is out of range")));
     EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, a}, -3); }), HasSubstr("-3 is out of range"));
     EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {}); }), HasSubstr("empty"));
     EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {scalar, scalar}); }), HasSubstr("zero-dimensional"));
-    EXPECT_THAT(argument_error_message([&] { stack(queue(), {a, b}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("(2, 4)")));
+    EXPECT_THAT(argument_error_message([&] {
+                    stack(queue(), {a, b});
+                }),
+                AllOf(HasSubstr("arrays[1]"), HasSubstr("(2, 4)")));
     EXPECT_THAT(argument_error_message([&] { stack(queue(), {a, a}, 3); }), HasSubstr("out of range"));
     const Array wrong = Array::zeros(queue(), {4, 4}, dtypes::float32);
-    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, a}, wrong); }), AllOf(HasSubstr("out"), HasSubstr("(4, 4)"), HasSubstr("(4, 3)")));
+    EXPECT_THAT(argument_error_message([&] {
+                    concatenate(queue(), {a, a}, wrong);
+                }),
+                AllOf(HasSubstr("out"), HasSubstr("(4, 4)"), HasSubstr("(4, 3)")));
     const Array big = Array::zeros(queue(), {8, 3}, dtypes::float32);
-    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {big[{Slice{0, 2}}], a}, big[{Slice{4, 8}}]); }), HasSubstr("no ArgumentError"));
-    EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {big[{Slice{0, 2}}], a}, big[{Slice{1, 5}}]); }),
+    EXPECT_THAT(argument_error_message([&] {
+                    concatenate(queue(), {big[{Slice{0, 2}}], a}, big[{Slice{4, 8}}]);
+                }),
+                HasSubstr("no ArgumentError"));
+    EXPECT_THAT(argument_error_message([&] {
+                    concatenate(queue(), {big[{Slice{0, 2}}], a}, big[{Slice{1, 5}}]);
+                }),
                 AllOf(HasSubstr("out"), HasSubstr("arrays[0]")));
     if (Context* other = shared_multi_device_context(); other != nullptr && !(*other == context())) {
         const Queue q(other->devices()[0]);
         const Array elsewhere = Array::zeros(q, {2, 3}, dtypes::float32);
-        EXPECT_THAT(argument_error_message([&] { concatenate(queue(), {a, elsewhere}); }), AllOf(HasSubstr("arrays[1]"), HasSubstr("context")));
+        EXPECT_THAT(argument_error_message([&] {
+                        concatenate(queue(), {a, elsewhere});
+                    }),
+                    AllOf(HasSubstr("arrays[1]"), HasSubstr("context")));
     }
 }
 
@@ -168,11 +207,12 @@ TEST_P(ArrayOperations, SplitsAreViewsWithNumpysBounds) {
         });
         return r;
     };
-    auto check = [&](const std::vector<Array>& parts, std::size_t axis, std::vector<std::pair<std::size_t, std::size_t>> want,
-                     const char* what) {
+    auto check = [&](const std::vector<Array>& parts, std::size_t axis,
+                     std::vector<std::pair<std::size_t, std::size_t>> want, const char* what) {
         ASSERT_EQ(parts.size(), want.size()) << what;
         for (std::size_t k = 0; k < parts.size(); ++k) {
-            EXPECT_TRUE(same_elements(reference_of(queue(), parts[k]), part(axis, want[k].first, want[k].second))) << what << " part " << k;
+            EXPECT_TRUE(same_elements(reference_of(queue(), parts[k]), part(axis, want[k].first, want[k].second)))
+                << what << " part " << k;
             if (parts[k].size() != 0) {
                 EXPECT_TRUE(may_share_memory(parts[k], v.device)) << what;
             }
@@ -203,10 +243,12 @@ TEST_P(ArrayOperations, AtLeastNdAreViewsOfNumpysShapes) {
     const Array zero_d = v.device[{1, 2, 0}];
     const Array one_d = v.device[{1, Slice{}, 0}];
     const Array two_d = v.device[{Slice{}, 2}];
-    const std::map<std::pair<int, std::size_t>, Shape> want{
-        {{1, 0}, {1}},       {{1, 1}, {4}},       {{1, 2}, {3, 2}},    {{1, 3}, {3, 4, 2}}, {{2, 0}, {1, 1}},
-        {{2, 1}, {1, 4}},    {{2, 2}, {3, 2}},    {{2, 3}, {3, 4, 2}}, {{3, 0}, {1, 1, 1}}, {{3, 1}, {1, 4, 1}},
-        {{3, 2}, {3, 2, 1}}, {{3, 3}, {3, 4, 2}}};
+    const std::map<std::pair<int, std::size_t>, Shape> want{{{1, 0}, {1}},       {{1, 1}, {4}},
+                                                            {{1, 2}, {3, 2}},    {{1, 3}, {3, 4, 2}},
+                                                            {{2, 0}, {1, 1}},    {{2, 1}, {1, 4}},
+                                                            {{2, 2}, {3, 2}},    {{2, 3}, {3, 4, 2}},
+                                                            {{3, 0}, {1, 1, 1}}, {{3, 1}, {1, 4, 1}},
+                                                            {{3, 2}, {3, 2, 1}}, {{3, 3}, {3, 4, 2}}};
     const std::vector<Array> arrays{zero_d, one_d, two_d, v.device};
     for (int n = 1; n <= 3; ++n) {
         const auto results = n == 1 ? atleast_1d(arrays) : n == 2 ? atleast_2d(arrays) : atleast_3d(arrays);
@@ -228,21 +270,21 @@ HostArray indices_of(const DType& dtype, const std::vector<std::int64_t>& values
         std::byte* p = h.data() + k * dtype.itemsize();
         const std::int64_t v = values[k];
         switch (dtype.kind()) {
-            case DType::Kind::int8: *reinterpret_cast<std::int8_t*>(p) = static_cast<std::int8_t>(v); break;
-            case DType::Kind::uint8: *reinterpret_cast<std::uint8_t*>(p) = static_cast<std::uint8_t>(v); break;
-            case DType::Kind::int16: *reinterpret_cast<std::int16_t*>(p) = static_cast<std::int16_t>(v); break;
-            case DType::Kind::int32: *reinterpret_cast<std::int32_t*>(p) = static_cast<std::int32_t>(v); break;
-            case DType::Kind::uint32: *reinterpret_cast<std::uint32_t*>(p) = static_cast<std::uint32_t>(v); break;
-            case DType::Kind::int64: *reinterpret_cast<std::int64_t*>(p) = v; break;
-            default: ADD_FAILURE() << "no index dtype " << dtype.name();
+        case DType::Kind::int8: *reinterpret_cast<std::int8_t*>(p) = static_cast<std::int8_t>(v); break;
+        case DType::Kind::uint8: *reinterpret_cast<std::uint8_t*>(p) = static_cast<std::uint8_t>(v); break;
+        case DType::Kind::int16: *reinterpret_cast<std::int16_t*>(p) = static_cast<std::int16_t>(v); break;
+        case DType::Kind::int32: *reinterpret_cast<std::int32_t*>(p) = static_cast<std::int32_t>(v); break;
+        case DType::Kind::uint32: *reinterpret_cast<std::uint32_t*>(p) = static_cast<std::uint32_t>(v); break;
+        case DType::Kind::int64: *reinterpret_cast<std::int64_t*>(p) = v; break;
+        default: ADD_FAILURE() << "no index dtype " << dtype.name();
         }
     }
     return h;
 }
 
 // numpy.take on the CPU (positions already checked or wrapped or clipped by the caller's mode).
-Reference take_reference(const Reference& a, const std::vector<std::int64_t>& idx, const Shape& idx_shape, std::size_t axis,
-                         TakeMode mode) {
+Reference take_reference(const Reference& a, const std::vector<std::int64_t>& idx, const Shape& idx_shape,
+                         std::size_t axis, TakeMode mode) {
     Shape shape(a.shape.begin(), a.shape.begin() + static_cast<std::ptrdiff_t>(axis));
     shape.insert(shape.end(), idx_shape.begin(), idx_shape.end());
     shape.insert(shape.end(), a.shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, a.shape.end());
@@ -267,8 +309,9 @@ TEST_P(ArrayOperations, TakeAlongEveryAxisInEveryMode) {
     const std::vector<DType> index_dtypes{dtypes::int32, dtypes::int64, dtypes::int16, dtypes::uint8};
     std::size_t round = 0;
     for (const DType& dtype : sweep_dtypes()) {
-        for (std::optional<std::ptrdiff_t> axis : {std::optional<std::ptrdiff_t>(0), std::optional<std::ptrdiff_t>(1),
-                                                   std::optional<std::ptrdiff_t>(-1), std::optional<std::ptrdiff_t>()}) {
+        for (std::optional<std::ptrdiff_t> axis :
+             {std::optional<std::ptrdiff_t>(0), std::optional<std::ptrdiff_t>(1), std::optional<std::ptrdiff_t>(-1),
+              std::optional<std::ptrdiff_t>()}) {
             {
                 // Every (axis, mode) pair comes twice over the dtypes; index dtypes rotate too.
                 const TakeMode mode = std::array{TakeMode::raise, TakeMode::wrap, TakeMode::clip}[round % 3];
@@ -286,15 +329,17 @@ TEST_P(ArrayOperations, TakeAlongEveryAxisInEveryMode) {
                 // raise: any valid index, negative ones too; wrap and clip: far out of range too.
                 const bool unsigned_index = index_dtype == dtypes::uint8;
                 const std::int64_t low = unsigned_index ? 0 : mode == TakeMode::raise ? -n : -3 * n;
-                const std::int64_t high = unsigned_index ? (mode == TakeMode::raise ? n - 1 : 3 * n) : mode == TakeMode::raise ? n - 1 : 3 * n;
+                const std::int64_t high = unsigned_index            ? (mode == TakeMode::raise ? n - 1 : 3 * n)
+                                          : mode == TakeMode::raise ? n - 1
+                                                                    : 3 * n;
                 const Shape idx_shape = round % 2 == 0 ? Shape{7} : Shape{2, 3};
                 const auto values = random_vector<std::int64_t>(product(idx_shape), low, high);
                 const Array indices = Array::from_host(queue(), indices_of(index_dtype, values, idx_shape));
                 const Array got = take(queue(), v.device, indices, axis, mode);
                 EXPECT_TRUE(got.is_c_contiguous());
                 EXPECT_TRUE(same_elements(reference_of(queue(), got), take_reference(a, values, idx_shape, ax, mode)))
-                    << dtype.name() << " " << name_of(kind) << " axis " << (axis ? std::to_string(*axis) : "none") << " mode "
-                    << static_cast<int>(mode) << " indices " << index_dtype.name();
+                    << dtype.name() << " " << name_of(kind) << " axis " << (axis ? std::to_string(*axis) : "none")
+                    << " mode " << static_cast<int>(mode) << " indices " << index_dtype.name();
             }
         }
     }
@@ -312,7 +357,8 @@ TEST_P(ArrayOperations, TakeWithATransposedIndexArrayAndItsErrors) {
                               take_reference(reference_of(v.host), transposed, {4, 3}, 0, TakeMode::raise)));
     // Out of range under raise: the message names the index.
     const Array bad = Array::from_host(queue(), indices_of(dtypes::int32, {1, 2, 6, 0}, {4}));
-    EXPECT_THAT(argument_error_message([&] { take(queue(), v.device, bad, 0); }), AllOf(HasSubstr("index 6"), HasSubstr("extent 6")));
+    EXPECT_THAT(argument_error_message([&] { take(queue(), v.device, bad, 0); }),
+                AllOf(HasSubstr("index 6"), HasSubstr("extent 6")));
     const Array bad_negative = Array::from_host(queue(), indices_of(dtypes::int32, {-7}, {1}));
     EXPECT_THAT(argument_error_message([&] { take(queue(), v.device, bad_negative, 0); }), HasSubstr("index -7"));
     EXPECT_NO_THROW(take(queue(), v.device, bad, 0, TakeMode::wrap));
@@ -332,7 +378,8 @@ TEST_P(ArrayOperations, AsarrayAscontiguousAsfortranConvertOnlyWhenNeeded) {
     EXPECT_EQ(detail::backend_of(ascontiguousarray(queue(), c).base()), detail::backend_of(c.base()));
     EXPECT_EQ(detail::backend_of(asfortranarray(queue(), t).base()), detail::backend_of(c.base()));
     EXPECT_EQ(detail::backend_of(asarray(queue(), t).base()), detail::backend_of(c.base()));
-    EXPECT_EQ(detail::backend_of(asarray(queue(), c, DType(dtypes::int32), Order::C).base()), detail::backend_of(c.base()));
+    EXPECT_EQ(detail::backend_of(asarray(queue(), c, DType(dtypes::int32), Order::C).base()),
+              detail::backend_of(c.base()));
     const Array tc = ascontiguousarray(queue(), t);
     EXPECT_TRUE(tc.is_c_contiguous());
     EXPECT_NE(detail::backend_of(tc.base()), detail::backend_of(c.base()));

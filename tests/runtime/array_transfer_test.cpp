@@ -75,7 +75,8 @@ TEST_P(ArrayTransfers, EmptyWithStridesOffsetAndAllocator) {
         return Buffer::allocate(device, size + 64);
     };
     // Rows reversed in memory, padded rows: first element at row 2 of the allocation.
-    const Array a = Array::empty(bound_device(), {3, 4}, dtypes::float32, std::vector<std::ptrdiff_t>{-32, 4}, 64, allocator);
+    const Array a =
+        Array::empty(bound_device(), {3, 4}, dtypes::float32, std::vector<std::ptrdiff_t>{-32, 4}, 64, allocator);
     EXPECT_EQ(calls, 1u);
     EXPECT_EQ(requested, 64u + 16u);
     EXPECT_EQ(a.offset(), 64u);
@@ -119,10 +120,12 @@ TEST_P(ArrayTransfers, AsType) {
     const HostArray got = c.get(queue());
     for (std::size_t i = 0; i < 4; ++i)
         for (std::size_t j = 0; j < 3; ++j)
-            ASSERT_EQ(got.at<std::complex<float>>({i, j}), std::complex<float>(static_cast<float>(data[(4 - 2 * j) * 4 + i]), 0));
+            ASSERT_EQ(got.at<std::complex<float>>({i, j}),
+                      std::complex<float>(static_cast<float>(data[(4 - 2 * j) * 4 + i]), 0));
     const auto ints = a.astype(queue(), dtypes::int32).get(queue()).to_vector<std::int32_t>();
     for (std::size_t i = 0; i < data.size(); ++i) ASSERT_EQ(ints[i], static_cast<std::int32_t>(data[i]));
-    EXPECT_EQ(detail::backend_of(a.astype(queue(), dtypes::float64, Order::C, false).base()), detail::backend_of(a.base()));
+    EXPECT_EQ(detail::backend_of(a.astype(queue(), dtypes::float64, Order::C, false).base()),
+              detail::backend_of(a.base()));
 }
 
 KJARNI_INSTANTIATE_DEVICE_TESTS(ArrayTransfers);

@@ -33,7 +33,8 @@ std::int32_t at(const HostArray& base, const Layout& view, const std::vector<std
 }
 
 // Calls f(index) for every index of `shape` in C order.
-void for_each_index(const std::vector<std::size_t>& shape, const std::function<void(const std::vector<std::size_t>&)>& f) {
+void for_each_index(const std::vector<std::size_t>& shape,
+                    const std::function<void(const std::vector<std::size_t>&)>& f) {
     std::size_t total = 1;
     for (auto e : shape) total *= e;
     std::vector<std::size_t> index(shape.size(), 0);
@@ -58,7 +59,8 @@ TEST(ArrayViewOps, ShapesAsNumpy) {
     EXPECT_EQ(l.expand_dims(std::vector<int>{-1}).shape, (std::vector<std::size_t>{2, 1, 3, 1, 1}));
     EXPECT_EQ(l.expand_dims(std::vector<int>{0, 2, -1}).shape, (std::vector<std::size_t>{1, 2, 1, 1, 3, 1, 1}));
     EXPECT_EQ(l.moveaxis(std::vector<int>{0}, std::vector<int>{-1}).shape, (std::vector<std::size_t>{1, 3, 1, 2}));
-    EXPECT_EQ(l.moveaxis(std::vector<int>{0, 2}, std::vector<int>{-1, 0}).shape, (std::vector<std::size_t>{3, 1, 1, 2}));
+    EXPECT_EQ(l.moveaxis(std::vector<int>{0, 2}, std::vector<int>{-1, 0}).shape,
+              (std::vector<std::size_t>{3, 1, 1, 2}));
     EXPECT_EQ(l.moveaxis(std::vector<int>{2, 0}, std::vector<int>{0, 1}).shape, (std::vector<std::size_t>{3, 2, 1, 1}));
     EXPECT_EQ(l.swapaxes(0, -2).shape, (std::vector<std::size_t>{3, 1, 2, 1}));
     const Layout scalar = Layout::contiguous({}, 4);
@@ -73,9 +75,16 @@ TEST(ArrayViewOps, ErrorsNameTheAxis) {
     EXPECT_NE(message_of([&] { l.squeeze(std::vector<int>{1, -2}); }).find("repeated"), std::string::npos);
     EXPECT_NE(message_of([&] { l.expand_dims(std::vector<int>{5}); }).find("5 is out of range"), std::string::npos);
     EXPECT_NE(message_of([&] { l.expand_dims(std::vector<int>{0, -5}); }).find("repeated"), std::string::npos);
-    EXPECT_NE(message_of([&] { l.moveaxis(std::vector<int>{0}, std::vector<int>{0, 1}); }).find("2 destination"), std::string::npos);
-    EXPECT_NE(message_of([&] { l.moveaxis(std::vector<int>{-4}, std::vector<int>{0}); }).find("-4 is out of range"), std::string::npos);
-    EXPECT_NE(message_of([&] { l.moveaxis(std::vector<int>{0, 1}, std::vector<int>{2, -1}); }).find("repeated"), std::string::npos);
+    EXPECT_NE(message_of([&] {
+                  l.moveaxis(std::vector<int>{0}, std::vector<int>{0, 1});
+              }).find("2 destination"),
+              std::string::npos);
+    EXPECT_NE(message_of([&] { l.moveaxis(std::vector<int>{-4}, std::vector<int>{0}); }).find("-4 is out of range"),
+              std::string::npos);
+    EXPECT_NE(message_of([&] {
+                  l.moveaxis(std::vector<int>{0, 1}, std::vector<int>{2, -1});
+              }).find("repeated"),
+              std::string::npos);
     EXPECT_NE(message_of([&] { l.swapaxes(0, 3); }).find("axis2"), std::string::npos);
 }
 
@@ -88,7 +97,8 @@ TEST_P(ArrayViewOpsTest, ViewsShareMemoryAndReadNumpysElements) {
     const Array whole = Array::from_host(queue(), host);
     const Array a = whole[{Slice{std::nullopt, std::nullopt, -1}, Slice{}, Slice{1, std::nullopt, 3}}];  // (4, 1, 3, 1)
     const HostArray source = a.get(queue()).copy();
-    const auto check = [&](const Array& view, const std::function<std::vector<std::size_t>(const std::vector<std::size_t>&)>& to_source) {
+    const auto check = [&](const Array& view,
+                           const std::function<std::vector<std::size_t>(const std::vector<std::size_t>&)>& to_source) {
         EXPECT_EQ(view.base().size(), whole.base().size());
         EXPECT_EQ(view.offset(), a.offset());  // no copy: the same first element of the same memory
         const HostArray got = view.get(queue()).copy();

@@ -22,7 +22,6 @@ std::size_t flat(std::size_t i, std::size_t j, std::size_t k) { return (i * N1 +
 class ArrayViews : public DeviceTest {
 protected:
     std::vector<std::int32_t> random_data() { return random_vector<std::int32_t>(N0 * N1 * N2, -100000, 100000); }
-
 };
 
 TEST_P(ArrayViews, KernelWritesThroughASlicedStridedTransposedView) {
@@ -87,8 +86,8 @@ TEST_P(ArrayViews, GetAndSetOfViewsWithNegativeSteps) {
             for (std::size_t k = 0; k < 3; ++k)
                 ASSERT_EQ(dest_storage.at<std::int32_t>({k, j, i}), fresh[(k * 4 + j) * 6 + i]);
     // A kernel refuses a view with negative strides.
-    const Program program(bound_device(), TemplateSource{std::string("KERNEL void k(GLOBAL_MEM int32_t* p) { p[0] = 1; }")},
-                          {}, {});
+    const Program program(bound_device(),
+                          TemplateSource{std::string("KERNEL void k(GLOBAL_MEM int32_t* p) { p[0] = 1; }")}, {}, {});
     EXPECT_THROW(program.kernel("k")(queue(), {1}, std::nullopt, v), ArgumentError);
 }
 
@@ -102,7 +101,8 @@ TEST_P(ArrayViews, DeviceToDeviceBetweenViewsOfStructs) {
     const Array a = Array::from_host(queue(), host);
     Array b = Array::zeros(queue(), {6, 5}, s, Order::F);
     // b[::-1, 1:] = a[1:, ::-1].T, i.e. b[5 - i, 1 + j] = a[1 + j, 5 - i]: b[i, j] = a[j, i] for j >= 1.
-    b[{Slice{std::nullopt, std::nullopt, -1}, Slice{1}}].set(queue(), a[{Slice{1}, Slice{std::nullopt, std::nullopt, -1}}].transpose());
+    b[{Slice{std::nullopt, std::nullopt, -1}, Slice{1}}]
+        .set(queue(), a[{Slice{1}, Slice{std::nullopt, std::nullopt, -1}}].transpose());
     const HostArray got = b.get(queue());
     for (std::size_t i = 0; i < 6; ++i) {
         for (std::size_t j = 0; j < 5; ++j) {
@@ -129,21 +129,37 @@ TEST_P(ArrayViews, IntegerIndicesNewaxisAndEllipsisAsNumpy) {
         const char* numpy;
         std::vector<Index> index;
         Shape shape;
-        std::vector<std::ptrdiff_t> strides;  // numpy's, in bytes
-        std::size_t offset;                   // numpy's, in bytes
+        std::vector<std::ptrdiff_t> strides;                                 // numpy's, in bytes
+        std::size_t offset;                                                  // numpy's, in bytes
         std::function<std::size_t(const std::vector<std::size_t>&)> source;  // flat position in `host`
     };
     const std::vector<Case> cases{
         {"a[2]", {2}, {7, 8}, {32, 4}, 448, [](const auto& i) { return flat(2, i[0], i[1]); }},
-        {"a[-1, ::2, newaxis, 3]", {-1, Slice{std::nullopt, std::nullopt, 2}, newaxis, 3}, {4, 1}, {64, 0}, 1132,
+        {"a[-1, ::2, newaxis, 3]",
+         {-1, Slice{std::nullopt, std::nullopt, 2}, newaxis, 3},
+         {4, 1},
+         {64, 0},
+         1132,
          [](const auto& i) { return flat(5, 2 * i[0], 3); }},
         {"a[..., 1]", {ellipsis, 1}, {6, 7}, {224, 32}, 4, [](const auto& i) { return flat(i[0], i[1], 1); }},
-        {"a[newaxis, 1, ..., ::-3]", {newaxis, 1, ellipsis, Slice{std::nullopt, std::nullopt, -3}}, {1, 7, 3}, {0, 32, -12}, 252,
+        {"a[newaxis, 1, ..., ::-3]",
+         {newaxis, 1, ellipsis, Slice{std::nullopt, std::nullopt, -3}},
+         {1, 7, 3},
+         {0, 32, -12},
+         252,
          [](const auto& i) { return flat(1, i[1], 7 - 3 * i[2]); }},
         {"a[1, 2, 3]", {1, 2, 3}, {}, {}, 300, [](const auto&) { return flat(1, 2, 3); }},
-        {"a[..., newaxis]", {ellipsis, newaxis}, {6, 7, 8, 1}, {224, 32, 4, 0}, 0,
+        {"a[..., newaxis]",
+         {ellipsis, newaxis},
+         {6, 7, 8, 1},
+         {224, 32, 4, 0},
+         0,
          [](const auto& i) { return flat(i[0], i[1], i[2]); }},
-        {"a[:, newaxis, 2:0:-1]", {all, newaxis, Slice{2, 0, -1}}, {6, 1, 2, 8}, {224, 0, -32, 4}, 64,
+        {"a[:, newaxis, 2:0:-1]",
+         {all, newaxis, Slice{2, 0, -1}},
+         {6, 1, 2, 8},
+         {224, 0, -32, 4},
+         64,
          [](const auto& i) { return flat(i[0], 2 - i[2], i[3]); }},
     };
     for (const Case& c : cases) {
@@ -203,15 +219,19 @@ TEST_P(ArrayViews, ReshapeGivesNumpysViews) {
     // Layouts numpy 2.4 gives (strides in bytes): a = arange(24, dtype=int64).reshape(2, 3, 4).
     const Layout a = Layout::contiguous({2, 3, 4}, 8);
     const Layout t = a.transpose(std::vector<std::size_t>{1, 0, 2});  // (3, 2, 4), strides (32, 96, 8)
-    EXPECT_EQ(t.reshape(std::vector<std::ptrdiff_t>{3, 2, 2, 2}, 8).strides, (std::vector<std::ptrdiff_t>{32, 96, 16, 8}));
+    EXPECT_EQ(t.reshape(std::vector<std::ptrdiff_t>{3, 2, 2, 2}, 8).strides,
+              (std::vector<std::ptrdiff_t>{32, 96, 16, 8}));
     EXPECT_FALSE(t.try_reshape(std::vector<std::ptrdiff_t>{3, 8}, 8));
     EXPECT_FALSE(t.try_reshape(std::vector<std::ptrdiff_t>{6, 4}, 8));
     EXPECT_FALSE(t.try_reshape(std::vector<std::ptrdiff_t>{3, 8}, 8, Order::F));
     // w = a[:, ::2, ::-1]: shape (2, 2, 4), strides (96, 64, -8).
-    const Layout w = a.slice(std::vector<Slice>{Slice{}, Slice{std::nullopt, std::nullopt, 2}, Slice{std::nullopt, std::nullopt, -1}});
+    const Layout w = a.slice(
+        std::vector<Slice>{Slice{}, Slice{std::nullopt, std::nullopt, 2}, Slice{std::nullopt, std::nullopt, -1}});
     ASSERT_EQ(w.strides, (std::vector<std::ptrdiff_t>{96, 64, -8}));
-    EXPECT_EQ(w.reshape(std::vector<std::ptrdiff_t>{2, 2, 2, 2}, 8, Order::F).strides, (std::vector<std::ptrdiff_t>{96, 64, -8, -16}));
-    EXPECT_EQ(w.reshape(std::vector<std::ptrdiff_t>{2, 1, 2, 1, 4}, 8).strides, (std::vector<std::ptrdiff_t>{96, 128, 64, -32, -8}));
+    EXPECT_EQ(w.reshape(std::vector<std::ptrdiff_t>{2, 2, 2, 2}, 8, Order::F).strides,
+              (std::vector<std::ptrdiff_t>{96, 64, -8, -16}));
+    EXPECT_EQ(w.reshape(std::vector<std::ptrdiff_t>{2, 1, 2, 1, 4}, 8).strides,
+              (std::vector<std::ptrdiff_t>{96, 128, 64, -32, -8}));
     EXPECT_EQ(w.reshape(std::vector<std::ptrdiff_t>{2, 1, 2, 1, 4}, 8).offset, w.offset);
     EXPECT_FALSE(w.try_reshape(std::vector<std::ptrdiff_t>{2, 8}, 8));
     EXPECT_FALSE(w.try_reshape(std::vector<std::ptrdiff_t>{4, 2, 2}, 8));
@@ -221,8 +241,8 @@ TEST_P(ArrayViews, ReshapeGivesNumpysViews) {
 }
 
 TEST_P(ArrayViews, ReshapeOfRandomViewsCopiesOnlyWhenNeeded) {
-    const std::vector<Shape> targets_of_24{{24}, {2, 12}, {12, 2}, {4, 6}, {6, 4}, {2, 3, 4}, {4, 3, 2}, {2, 2, 6},
-                                           {3, 8}, {1, 24, 1}, {2, 1, 3, 4}, {2, 2, 2, 3}};
+    const std::vector<Shape> targets_of_24{{24},      {2, 12},   {12, 2}, {4, 6},     {6, 4},       {2, 3, 4},
+                                           {4, 3, 2}, {2, 2, 6}, {3, 8},  {1, 24, 1}, {2, 1, 3, 4}, {2, 2, 2, 3}};
     std::size_t views = 0, copies = 0;
     for (int round = 0; round < 12; ++round) {
         const DType dtype = round % 2 == 0 ? DType(dtypes::float32) : DType(dtypes::complex128);
@@ -242,8 +262,9 @@ TEST_P(ArrayViews, ReshapeOfRandomViewsCopiesOnlyWhenNeeded) {
                     EXPECT_TRUE(is_view) << "a contiguous array is always reshaped in place";
                 }
                 EXPECT_TRUE(same_elements(reference_of(queue(), got), reshape_reference(r, target, order)))
-                    << name_of(kind) << " " << ::testing::PrintToString(source_shape) << " -> " << ::testing::PrintToString(target)
-                    << (order == Order::C ? " C" : " F") << (is_view ? " view" : " copy");
+                    << name_of(kind) << " " << ::testing::PrintToString(source_shape) << " -> "
+                    << ::testing::PrintToString(target) << (order == Order::C ? " C" : " F")
+                    << (is_view ? " view" : " copy");
                 if (is_view) {
                     EXPECT_NO_THROW(reshape(queue(), v.device, shape, order, CopyMode::never));
                     EXPECT_NO_THROW(v.device.reshape(shape, order));

@@ -14,10 +14,10 @@
 #include <typeinfo>
 #include <vector>
 
-#include "kjarni/kjarni.hpp"
 #include "kjarni/array_operations.hpp"
 #include "kjarni/elementwise.hpp"
 #include "kjarni/host_memory.hpp"
+#include "kjarni/kjarni.hpp"
 #include "kjarni/managed_memory.hpp"
 #include "kjarni/memory_pool.hpp"
 #include "kjarni/reduction.hpp"
@@ -57,7 +57,8 @@ void check_catalogue(const std::vector<BadInput>& cases) {
             ADD_FAILURE() << c.what << ": no exception";
         } catch (const Error& e) {
             if (!c.is_expected_type(e)) {
-                ADD_FAILURE() << c.what << ": " << typeid(e).name() << " instead of " << c.type_name << ": " << e.what();
+                ADD_FAILURE() << c.what << ": " << typeid(e).name() << " instead of " << c.type_name << ": "
+                              << e.what();
                 continue;
             }
             if (const auto* argument = dynamic_cast<const ArgumentError*>(&e)) {
@@ -88,7 +89,9 @@ protected:
         catalogue_size() += cases.size();
         check_catalogue(cases);
     }
-    Array floats(std::vector<std::size_t> shape) { return Array::empty(bound_device(), std::move(shape), Kind::float32); }
+    Array floats(std::vector<std::size_t> shape) {
+        return Array::empty(bound_device(), std::move(shape), Kind::float32);
+    }
 };
 
 // ---- discovery, filters, selection ---------------------------------------------------------------
@@ -98,53 +101,59 @@ TEST_P(BadInputs, Discovery) {
     const Platform platform = context().platform();
     run({
         bad<NotFoundError>("an API shortcut nobody has", "no-such-api", [] { Api::all_by_shortcut("no-such-api"); }),
-        bad<ArgumentError>("a platform index past the last", "platform_idx",
-                           [&] { Platform::from_index(api, 1000); }),
-        bad<ArgumentError>("a device index past the last", "device_idx",
-                           [&] { Device::from_index(platform, 1000); }),
-        bad<ArgumentError>("a platform mask that is no regex", "include_masks", [&] {
-            PlatformFilter filter;
-            filter.include_masks = {"(unclosed"};
-            Platform::all_filtered(api, filter);
-        }),
-        bad<ArgumentError>("a device mask that is no regex", "exclude_masks", [&] {
-            DeviceFilter filter;
-            filter.exclude_masks = {"[z-a]"};
-            Device::all_filtered(platform, filter);
-        }),
-        bad<NotFoundError>("a device mask nothing matches", "matching the filters", [&] {
-            SelectOptions options;
-            options.device_filter.include_masks = {"^this device does not exist$"};
-            select_devices(api, options);
-        }),
-        bad<ArgumentError>("a device mask longer than 1024 characters", "include_masks", [&] {
-            DeviceFilter filter;
-            filter.include_masks = {std::string(2000, 'a')};
-            Device::all_filtered(platform, filter);
-        }),
-        bad<ArgumentError>("a device mask with a back-reference", "include_masks", [&] {
-            DeviceFilter filter;
-            filter.include_masks = {"(a)\\1"};
-            Device::all_filtered(platform, filter);
-        }),
-        bad<ArgumentError>("a device mask whose repetition count overflows", "include_masks", [&] {
-            DeviceFilter filter;
-            filter.include_masks = {"a{99999999999999999999}"};
-            Device::all_filtered(platform, filter);
-        }),
-        bad<ArgumentError>("a device mask with nested repetitions of a million states", "exclude_masks", [&] {
-            DeviceFilter filter;
-            filter.exclude_masks = {"(a{999}){999}"};
-            Device::all_filtered(platform, filter);
-        }),
+        bad<ArgumentError>("a platform index past the last", "platform_idx", [&] { Platform::from_index(api, 1000); }),
+        bad<ArgumentError>("a device index past the last", "device_idx", [&] { Device::from_index(platform, 1000); }),
+        bad<ArgumentError>("a platform mask that is no regex", "include_masks",
+                           [&] {
+                               PlatformFilter filter;
+                               filter.include_masks = {"(unclosed"};
+                               Platform::all_filtered(api, filter);
+                           }),
+        bad<ArgumentError>("a device mask that is no regex", "exclude_masks",
+                           [&] {
+                               DeviceFilter filter;
+                               filter.exclude_masks = {"[z-a]"};
+                               Device::all_filtered(platform, filter);
+                           }),
+        bad<NotFoundError>("a device mask nothing matches", "matching the filters",
+                           [&] {
+                               SelectOptions options;
+                               options.device_filter.include_masks = {"^this device does not exist$"};
+                               select_devices(api, options);
+                           }),
+        bad<ArgumentError>("a device mask longer than 1024 characters", "include_masks",
+                           [&] {
+                               DeviceFilter filter;
+                               filter.include_masks = {std::string(2000, 'a')};
+                               Device::all_filtered(platform, filter);
+                           }),
+        bad<ArgumentError>("a device mask with a back-reference", "include_masks",
+                           [&] {
+                               DeviceFilter filter;
+                               filter.include_masks = {"(a)\\1"};
+                               Device::all_filtered(platform, filter);
+                           }),
+        bad<ArgumentError>("a device mask whose repetition count overflows", "include_masks",
+                           [&] {
+                               DeviceFilter filter;
+                               filter.include_masks = {"a{99999999999999999999}"};
+                               Device::all_filtered(platform, filter);
+                           }),
+        bad<ArgumentError>("a device mask with nested repetitions of a million states", "exclude_masks",
+                           [&] {
+                               DeviceFilter filter;
+                               filter.exclude_masks = {"(a{999}){999}"};
+                               Device::all_filtered(platform, filter);
+                           }),
         bad<ArgumentError>("a context over no devices", "devices",
                            [] { Context::from_devices(std::span<const Device>{}); }),
         bad<ArgumentError>("a bound device past the context's", "index",
                            [&] { BoundDevice(context(), context().device_count()); }),
-        bad<ArgumentError>("a subset position past the last", "position", [&] {
-            const std::vector<std::size_t> positions = {context().device_count()};
-            context().devices().subset(positions);
-        }),
+        bad<ArgumentError>("a subset position past the last", "position",
+                           [&] {
+                               const std::vector<std::size_t> positions = {context().device_count()};
+                               context().devices().subset(positions);
+                           }),
     });
 }
 
@@ -166,10 +175,11 @@ TEST_P(BadInputs, Buffers) {
                            [&] { buffer.set(queue(), Buffer::allocate(bound_device(), 128)); }),
         bad<ArgumentError>("an empty fill pattern", "pattern",
                            [&] { buffer.fill(queue(), std::span<const std::byte>{}); }),
-        bad<ArgumentError>("a fill pattern that does not divide the size", "pattern", [&] {
-            const std::vector<std::byte> pattern(3);
-            buffer.fill(queue(), pattern);
-        }),
+        bad<ArgumentError>("a fill pattern that does not divide the size", "pattern",
+                           [&] {
+                               const std::vector<std::byte> pattern(3);
+                               buffer.fill(queue(), pattern);
+                           }),
         bad<OutOfMemoryError>("a buffer larger than the device's memory", "",
                               [&] { Buffer::allocate(bound_device(), std::numeric_limits<std::size_t>::max() / 2); }),
     });
@@ -182,40 +192,69 @@ TEST_P(BadInputs, Arrays) {
     run({
         bad<ArgumentError>("an index past the extent", "indices", [&] { a[{4}]; }),
         bad<ArgumentError>("a negative index past the extent", "indices", [&] { a[{-5}]; }),
-        bad<ArgumentError>("more indices than axes", "indices", [&] { a[{0, 0, 0}]; }),
-        bad<ArgumentError>("two ellipses", "indices", [&] { a[{ellipsis, ellipsis}]; }),
-        bad<ArgumentError>("a slice step of zero", "slices", [&] { a[{Slice{0, 4, 0}}]; }),
-        bad<ArgumentError>("a transpose naming an axis twice", "axes", [&] { a.transpose({0, 0}); }),
+        bad<ArgumentError>("more indices than axes", "indices",
+                           [&] {
+                               a[{0, 0, 0}];
+                           }),
+        bad<ArgumentError>("two ellipses", "indices",
+                           [&] {
+                               a[{ellipsis, ellipsis}];
+                           }),
+        bad<ArgumentError>("a slice step of zero", "slices",
+                           [&] {
+                               a[{Slice{0, 4, 0}}];
+                           }),
+        bad<ArgumentError>("a transpose naming an axis twice", "axes",
+                           [&] {
+                               a.transpose({0, 0});
+                           }),
         bad<ArgumentError>("a transpose of the wrong length", "axes", [&] { a.transpose({0}); }),
-        bad<ArgumentError>("a reshape to another size", "shape", [&] { a.reshape({5, 5}); }),
-        bad<ArgumentError>("a reshape with two unknown extents", "shape", [&] { a.reshape({-1, -1}); }),
-        bad<ArgumentError>("a reshape with a negative extent", "shape", [&] { a.reshape({-2, 12}); }),
+        bad<ArgumentError>("a reshape to another size", "shape",
+                           [&] {
+                               a.reshape({5, 5});
+                           }),
+        bad<ArgumentError>("a reshape with two unknown extents", "shape",
+                           [&] {
+                               a.reshape({-1, -1});
+                           }),
+        bad<ArgumentError>("a reshape with a negative extent", "shape",
+                           [&] {
+                               a.reshape({-2, 12});
+                           }),
         bad<ArgumentError>("a view whose itemsize does not divide the last axis", "dtype",
                            [&] { a.view(Kind::complex128); }),
-        bad<ArgumentError>("an array on a buffer too small for its layout", "layout", [&] {
-            Array::from_buffer(Buffer::allocate(bound_device(), 16), Kind::float32,
-                               Layout::contiguous({2, 4}, sizeof(float)));
-        }),
+        bad<ArgumentError>("an array on a buffer too small for its layout", "layout",
+                           [&] {
+                               Array::from_buffer(Buffer::allocate(bound_device(), 16), Kind::float32,
+                                                  Layout::contiguous({2, 4}, sizeof(float)));
+                           }),
         bad<ArgumentError>("setting from host data of another shape", "source",
-                           [&] { a.set(queue(), HostArray(Kind::float32, {6, 4})); }),
+                           [&] {
+                               a.set(queue(), HostArray(Kind::float32, {6, 4}));
+                           }),
         bad<ArgumentError>("setting from host data of another dtype", "source",
-                           [&] { a.set(queue(), HostArray(Kind::float64, {4, 6})); }),
+                           [&] {
+                               a.set(queue(), HostArray(Kind::float64, {4, 6}));
+                           }),
         bad<ArgumentError>("getting into host data of another shape", "dest",
                            [&] { a.get(queue(), HostArray(Kind::float32, {24})); }),
         bad<ArgumentError>("host data of the wrong C++ type", "T",
                            [&] { HostArray(Kind::float32, {3}).to_vector<double>(); }),
-        bad<ArgumentError>("a struct dtype with two fields of one name", "fields", [] {
-            DType::struct_({FieldSpec("x", Kind::int32), FieldSpec("x", Kind::float32)});
-        }),
-        bad<ArgumentError>("a struct dtype with overlapping fields", "fields", [] {
-            DType::struct_({FieldSpec("x", Kind::int32, Offset{0}),
-                            FieldSpec("y", Kind::int32, Offset{2})});
-        }),
-        bad<ArgumentError>("a struct dtype with an itemsize below its last field", "itemsize", [] {
-            StructOptions options;
-            options.itemsize = 2;
-            DType::struct_({FieldSpec("x", Kind::int32)}, options);
-        }),
+        bad<ArgumentError>("a struct dtype with two fields of one name", "fields",
+                           [] {
+                               DType::struct_({FieldSpec("x", Kind::int32), FieldSpec("x", Kind::float32)});
+                           }),
+        bad<ArgumentError>(
+            "a struct dtype with overlapping fields", "fields",
+            [] {
+                DType::struct_({FieldSpec("x", Kind::int32, Offset{0}), FieldSpec("y", Kind::int32, Offset{2})});
+            }),
+        bad<ArgumentError>("a struct dtype with an itemsize below its last field", "itemsize",
+                           [] {
+                               StructOptions options;
+                               options.itemsize = 2;
+                               DType::struct_({FieldSpec("x", Kind::int32)}, options);
+                           }),
         bad<ArgumentError>("a struct dtype without fields", "fields", [] { DType::struct_({}); }),
         bad<ArgumentError>("a field path that does not exist", "path",
                            [] { field_at(DType::struct_({FieldSpec("x", Kind::int32)}), FieldPath{"y"}); }),
@@ -231,16 +270,22 @@ TEST_P(BadInputs, ArrayOperations) {
     run({
         bad<ArgumentError>("concatenating nothing", "arrays", [&] { concatenate(queue(), {}); }),
         bad<ArgumentError>("concatenating along an axis past the last", "axis",
-                           [&] { concatenate(queue(), {a, a}, 2); }),
-        bad<ArgumentError>("concatenating mismatched shapes", "arrays[1]", [&] { concatenate(queue(), {a, b}, 0); }),
-        bad<ArgumentError>("stacking mismatched shapes", "arrays[1]", [&] { stack(queue(), {a, b}); }),
+                           [&] {
+                               concatenate(queue(), {a, a}, 2);
+                           }),
+        bad<ArgumentError>("concatenating mismatched shapes", "arrays[1]",
+                           [&] {
+                               concatenate(queue(), {a, b}, 0);
+                           }),
+        bad<ArgumentError>("stacking mismatched shapes", "arrays[1]",
+                           [&] {
+                               stack(queue(), {a, b});
+                           }),
         bad<ArgumentError>("splitting into sections that do not divide", "sections", [&] { split(a, 5, 1); }),
         bad<ArgumentError>("splitting into zero sections", "sections", [&] { array_split(a, 0); }),
-        bad<ArgumentError>("taking with floating-point indices", "indices",
-                           [&] { take(queue(), a, indices, 0); }),
-        bad<ArgumentError>("a reshape that must copy when copying is refused", "copy", [&] {
-            reshape(queue(), a.transpose(), {24}, Order::C, CopyMode::never);
-        }),
+        bad<ArgumentError>("taking with floating-point indices", "indices", [&] { take(queue(), a, indices, 0); }),
+        bad<ArgumentError>("a reshape that must copy when copying is refused", "copy",
+                           [&] { reshape(queue(), a.transpose(), {24}, Order::C, CopyMode::never); }),
         bad<ArgumentError>("dsplit of a 2-d array", "array", [&] { dsplit(a, 2); }),
     });
 }
@@ -261,9 +306,10 @@ KERNEL void scale(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a, int n
     const Buffer x = Buffer::allocate(bound_device(), 64 * sizeof(float));
     const std::size_t max_local = bound_device().params().max_total_local_size;
     run({
-        bad<CompileError>("a source that does not compile", "undeclared_thing", [&] {
-            Program(bound_device(), "KERNEL void k(GLOBAL_MEM int* y) { y[0] = undeclared_thing; }");
-        }),
+        bad<CompileError>("a source that does not compile", "undeclared_thing",
+                          [&] {
+                              Program(bound_device(), "KERNEL void k(GLOBAL_MEM int* y) { y[0] = undeclared_thing; }");
+                          }),
         bad<ArgumentError>("a kernel name the program lacks", "name", [&] { program.kernel("no_such_kernel"); }),
         bad<ArgumentError>("too few kernel arguments", "args", [&] { scale(queue(), {64}, std::nullopt, y, x, 2.0f); }),
         bad<ArgumentError>("too many kernel arguments", "args",
@@ -275,25 +321,37 @@ KERNEL void scale(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a, int n
         bad<ArgumentError>("a scalar of the wrong size", "argument 2 ('a')",
                            [&] { scale(queue(), {64}, std::nullopt, y, x, 2.0, 64); }),
         bad<ArgumentError>("a global size of no dimensions", "global_size", [&] { scale.prepare(Sizes{}); }),
-        bad<ArgumentError>("a global size of four dimensions", "global_size", [&] { scale.prepare(Sizes{4, 4, 4, 4}); }),
+        bad<ArgumentError>("a global size of four dimensions", "global_size",
+                           [&] {
+                               scale.prepare(Sizes{4, 4, 4, 4});
+                           }),
         bad<ArgumentError>("a local size that does not divide the global size", "local_size",
                            [&] { scale.prepare(Sizes{64}, Sizes{3}); }),
         bad<ArgumentError>("a local size above the device's limit", "local_size",
                            [&] { scale.prepare(Sizes{max_local * 2}, Sizes{max_local * 2}); }),
         bad<ArgumentError>("local and global sizes of different dimensions", "local_size",
-                           [&] { scale.prepare(Sizes{64}, Sizes{8, 1}); }),
+                           [&] {
+                               scale.prepare(Sizes{64}, Sizes{8, 1});
+                           }),
         bad<ArgumentError>("a local size of zero", "local_size", [&] { scale.prepare(Sizes{64}, Sizes{0}); }),
-        bad<RenderError>("a template naming an undefined variable", "undefined_variable", [&] {
-            Program(bound_device(), TemplateSource{std::string("KERNEL void k(GLOBAL_MEM int* y) { y[0] = ${undefined_variable}; }")},
-                    {}, {});
-        }),
-        bad<RenderError>("a template that does not parse", "line", [&] {
-            Program(bound_device(), TemplateSource{std::string("% for i in range(3):\nKERNEL void k() {}\n")}, {}, {});
-        }),
-        bad<RenderError>("a def template given too many arguments", "takes 1 positional argument", [&] {
-            Program(bound_device(), TemplateSource{DefTemplate::from_string("d", {"v"}, "KERNEL void k() {}")},
-                    {Value(1), Value(2)}, {});
-        }),
+        bad<RenderError>("a template naming an undefined variable", "undefined_variable",
+                         [&] {
+                             Program(bound_device(),
+                                     TemplateSource{std::string(
+                                         "KERNEL void k(GLOBAL_MEM int* y) { y[0] = ${undefined_variable}; }")},
+                                     {}, {});
+                         }),
+        bad<RenderError>("a template that does not parse", "line",
+                         [&] {
+                             Program(bound_device(),
+                                     TemplateSource{std::string("% for i in range(3):\nKERNEL void k() {}\n")}, {}, {});
+                         }),
+        bad<RenderError>("a def template given too many arguments", "takes 1 positional argument",
+                         [&] {
+                             Program(bound_device(),
+                                     TemplateSource{DefTemplate::from_string("d", {"v"}, "KERNEL void k() {}")},
+                                     {Value(1), Value(2)}, {});
+                         }),
     });
 }
 
@@ -303,10 +361,12 @@ TEST_P(BadInputs, Memory) {
     run({
         bad<ArgumentError>("a pool with too many leading bits", "leading_bits_in_bin_id", [] { MemoryPool({}, 17); }),
         bad<ArgumentError>("a pool without an allocator", "allocator", [] { MemoryPool(Allocator{}); }),
-        bad<ArgumentError>("a pool whose allocator returns too little", "allocator", [&] {
-            const MemoryPool pool([](const BoundDevice& device, std::size_t) { return Buffer::allocate(device, 1); });
-            pool.allocate(queue(), 1024);
-        }),
+        bad<ArgumentError>("a pool whose allocator returns too little", "allocator",
+                           [&] {
+                               const MemoryPool pool(
+                                   [](const BoundDevice& device, std::size_t) { return Buffer::allocate(device, 1); });
+                               pool.allocate(queue(), 1024);
+                           }),
         bad<ArgumentError>("a host pool with too many leading bits", "leading_bits_in_bin_id",
                            [] { HostMemoryPool({}, 99); }),
     });
@@ -318,34 +378,39 @@ TEST_P(BadInputs, Algorithms) {
     const Array a = floats({4, 6});
     const Array b = floats({5, 6});
     run({
-        bad<ArgumentError>("a reduction axis past the last", "axes", [&] {
-            ReduceOptions options;
-            options.axes = std::vector<int>{2};
-            sum(queue(), a, options);
-        }),
-        bad<ArgumentError>("a reduction axis given twice", "axes", [&] {
-            ReduceOptions options;
-            options.axes = std::vector<int>{1, -1};
-            sum(queue(), a, options);
-        }),
-        bad<ArgumentError>("a reduction output of the wrong shape", "out", [&] {
-            ReduceOptions options;
-            options.axes = std::vector<int>{0};
-            options.out = floats({4});
-            sum(queue(), a, options);
-        }),
+        bad<ArgumentError>("a reduction axis past the last", "axes",
+                           [&] {
+                               ReduceOptions options;
+                               options.axes = std::vector<int>{2};
+                               sum(queue(), a, options);
+                           }),
+        bad<ArgumentError>("a reduction axis given twice", "axes",
+                           [&] {
+                               ReduceOptions options;
+                               options.axes = std::vector<int>{1, -1};
+                               sum(queue(), a, options);
+                           }),
+        bad<ArgumentError>("a reduction output of the wrong shape", "out",
+                           [&] {
+                               ReduceOptions options;
+                               options.axes = std::vector<int>{0};
+                               options.out = floats({4});
+                               sum(queue(), a, options);
+                           }),
         bad<ArgumentError>("argmin of an empty array", "array", [&] { argmin(queue(), floats({0})); }),
         bad<ArgumentError>("a dot of mismatched lengths", "b", [&] { kjarni::dot(queue(), floats({4}), floats({5})); }),
         bad<ArgumentError>("an elementwise kernel whose arguments do not parse", "arguments",
                            [] { ElementwiseKernel("float *y, const", "y[i] = 0"); }),
-        bad<ArgumentError>("an elementwise call with too few operands", "args", [&] {
-            const ElementwiseKernel k("float *y, const float *x", "y[i] = x[i]");
-            k(queue(), a);
-        }),
-        bad<ArgumentError>("an elementwise call on arrays of different shapes", "kernel 'kjarni_elementwise'", [&] {
-            const ElementwiseKernel k("float *y, const float *x", "y[i] = x[i]");
-            k(queue(), a, b);
-        }),
+        bad<ArgumentError>("an elementwise call with too few operands", "args",
+                           [&] {
+                               const ElementwiseKernel k("float *y, const float *x", "y[i] = x[i]");
+                               k(queue(), a);
+                           }),
+        bad<ArgumentError>("an elementwise call on arrays of different shapes", "kernel 'kjarni_elementwise'",
+                           [&] {
+                               const ElementwiseKernel k("float *y, const float *x", "y[i] = x[i]");
+                               k(queue(), a, b);
+                           }),
     });
 }
 
@@ -364,27 +429,31 @@ KERNEL void scale(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a, int n
     const Array a = floats({4, 6});
     const Array ints = Array::empty(bound_device(), {4, 6}, Kind::int32);
     check_catalogue({
-        bad<ArgumentError>("a buffer of another context", "argument 0 ('y')", [&] {
-            const Context other = Context::from_devices(GetParam().device());
-            const Buffer foreign = Buffer::allocate(other.devices()[0], 64 * sizeof(float));
-            scale(queue(), {64}, std::nullopt, foreign, x, 2.0f, 64);
-            queue().synchronize();
-        }),
-        bad<ArgumentError>("a buffer of another context in a later position", "argument 1 ('x')", [&] {
-            const Context other = Context::from_devices(GetParam().device());
-            const Buffer foreign = Buffer::allocate(other.devices()[0], 64 * sizeof(float));
-            scale(queue(), {64}, std::nullopt, x, foreign, 2.0f, 64);
-            queue().synchronize();
-        }),
+        bad<ArgumentError>("a buffer of another context", "argument 0 ('y')",
+                           [&] {
+                               const Context other = Context::from_devices(GetParam().device());
+                               const Buffer foreign = Buffer::allocate(other.devices()[0], 64 * sizeof(float));
+                               scale(queue(), {64}, std::nullopt, foreign, x, 2.0f, 64);
+                               queue().synchronize();
+                           }),
+        bad<ArgumentError>("a buffer of another context in a later position", "argument 1 ('x')",
+                           [&] {
+                               const Context other = Context::from_devices(GetParam().device());
+                               const Buffer foreign = Buffer::allocate(other.devices()[0], 64 * sizeof(float));
+                               scale(queue(), {64}, std::nullopt, x, foreign, 2.0f, 64);
+                               queue().synchronize();
+                           }),
         bad<ArgumentError>("copying between arrays of other dtypes", "source", [&] { a.set(queue(), ints); }),
-        bad<ArgumentError>("copying from host data of another dtype", "source", [&] {
-            const std::vector<std::int32_t> host(24, 1);
-            a.set(queue(), std::span<const std::int32_t>(host));
-        }),
-        bad<ArgumentError>("copying into host data of another dtype", "dest", [&] {
-            std::vector<std::uint32_t> host(24);
-            a.get(queue(), std::span<std::uint32_t>(host));
-        }),
+        bad<ArgumentError>("copying from host data of another dtype", "source",
+                           [&] {
+                               const std::vector<std::int32_t> host(24, 1);
+                               a.set(queue(), std::span<const std::int32_t>(host));
+                           }),
+        bad<ArgumentError>("copying into host data of another dtype", "dest",
+                           [&] {
+                               std::vector<std::uint32_t> host(24);
+                               a.get(queue(), std::span<std::uint32_t>(host));
+                           }),
         bad<ArgumentError>("a scan axis past the last", "axis", [&] { cumsum(queue(), a, 2); }),
         bad<ArgumentError>("a scan axis before the first", "axis", [&] { cumsum(queue(), a, -3); }),
     });

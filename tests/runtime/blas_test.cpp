@@ -26,12 +26,12 @@
 #include <tuple>
 #include <vector>
 
-#include "vendor/clblast_tuning.hpp"
 #include "dtype/half.hpp"
 #include "kjarni/blas.hpp"
 #include "kjarni/kjarni.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
+#include "vendor/clblast_tuning.hpp"
 
 namespace kjarni::test {
 namespace {
@@ -42,9 +42,7 @@ using blas::Op;
 const std::vector<DType> blas_dtypes{DType::Kind::float32, DType::Kind::float64, DType::Kind::complex64,
                                      DType::Kind::complex128, DType::Kind::float16};
 
-bool complex_kind(const DType& d) {
-    return d.kind() == DType::Kind::complex64 || d.kind() == DType::Kind::complex128;
-}
+bool complex_kind(const DType& d) { return d.kind() == DType::Kind::complex64 || d.kind() == DType::Kind::complex128; }
 
 double eps_of(const DType& d) {
     switch (d.kind()) {
@@ -171,7 +169,8 @@ Array make(const Queue& q, const DType& d, std::vector<std::size_t> shape, Lay l
         for (std::size_t i = 0; i < nd; ++i) {
             const std::size_t before = i + 1;
             big[i] += before + 2;
-            window.push_back(Slice{static_cast<std::ptrdiff_t>(before), static_cast<std::ptrdiff_t>(before + shape[i])});
+            window.push_back(
+                Slice{static_cast<std::ptrdiff_t>(before), static_cast<std::ptrdiff_t>(before + shape[i])});
         }
         return random_array(q, d, big).slice(window);
     }
@@ -264,8 +263,8 @@ TEST_P(BlasTest, GemmEveryDtypeOperationAndLayout) {
         {Op::transpose, Op::none, Lay::c, Lay::f, Lay::c},
         {Op::none, Op::transpose, Lay::f, Lay::c, Lay::f},
         {Op::transpose, Op::transpose, Lay::sliced, Lay::sliced, Lay::sliced},
-        {Op::adjoint, Op::none, Lay::c, Lay::c, Lay::c},    // conj of a C-ordered A under a C-ordered C: a BLAS op
-        {Op::adjoint, Op::adjoint, Lay::c, Lay::f, Lay::f}, // conj(A) under an F-ordered C: A copied to F order
+        {Op::adjoint, Op::none, Lay::c, Lay::c, Lay::c},     // conj of a C-ordered A under a C-ordered C: a BLAS op
+        {Op::adjoint, Op::adjoint, Lay::c, Lay::f, Lay::f},  // conj(A) under an F-ordered C: A copied to F order
         {Op::none, Op::adjoint, Lay::sliced, Lay::c, Lay::f},
         {Op::none, Op::none, Lay::strided, Lay::reversed, Lay::strided},  // copies in and out
         {Op::transpose, Op::adjoint, Lay::reversed, Lay::strided, Lay::reversed},
@@ -273,12 +272,16 @@ TEST_P(BlasTest, GemmEveryDtypeOperationAndLayout) {
     for (const DType& d : blas_dtypes) {
         const Cx alpha = alpha_for(d);
         for (const Case& cs : cases) {
-            const std::string what = fmt::format("gemm {} op_a={} op_b={} A {} B {} C {}", d.name(),
-                                                 static_cast<int>(cs.op_a), static_cast<int>(cs.op_b), lay_name(cs.a),
-                                                 lay_name(cs.b), cs.c ? lay_name(*cs.c) : "new");
+            const std::string what =
+                fmt::format("gemm {} op_a={} op_b={} A {} B {} C {}", d.name(), static_cast<int>(cs.op_a),
+                            static_cast<int>(cs.op_b), lay_name(cs.a), lay_name(cs.b), cs.c ? lay_name(*cs.c) : "new");
             SCOPED_TRACE(what);
-            const Array a = make(queue(), d, cs.op_a == Op::none ? std::vector<std::size_t>{m, k} : std::vector<std::size_t>{k, m}, cs.a);
-            const Array b = make(queue(), d, cs.op_b == Op::none ? std::vector<std::size_t>{k, n} : std::vector<std::size_t>{n, k}, cs.b);
+            const Array a =
+                make(queue(), d, cs.op_a == Op::none ? std::vector<std::size_t>{m, k} : std::vector<std::size_t>{k, m},
+                     cs.a);
+            const Array b =
+                make(queue(), d, cs.op_b == Op::none ? std::vector<std::size_t>{k, n} : std::vector<std::size_t>{n, k},
+                     cs.b);
             std::optional<Array> c;
             if (cs.c) c = make(queue(), d, {m, n}, *cs.c);
             const Cx beta = c ? beta_for(d) : Cx(0);
@@ -312,34 +315,36 @@ TEST_P(BlasTest, GemmBatched) {
         {Op::none, Op::transpose, Lay::strided, Lay::reversed, Lay::sliced},
     };
     for (const std::size_t batch : {std::size_t{3}, std::size_t{1}})
-    for (const DType& d : blas_dtypes) {
-        const Cx alpha = alpha_for(d);
-        for (const Case& cs : cases) {
-            const std::string what = fmt::format("gemm_batched of {} {} op_a={} op_b={} A {} B {} C {}", batch, d.name(),
-                                                 static_cast<int>(cs.op_a), static_cast<int>(cs.op_b), lay_name(cs.a),
-                                                 lay_name(cs.b), cs.c ? lay_name(*cs.c) : "new");
-            SCOPED_TRACE(what);
-            const Array a = make(queue(), d,
-                                 cs.op_a == Op::none ? std::vector<std::size_t>{batch, m, k} : std::vector<std::size_t>{batch, k, m},
-                                 cs.a);
-            const Array b = make(queue(), d,
-                                 cs.op_b == Op::none ? std::vector<std::size_t>{batch, k, n} : std::vector<std::size_t>{batch, n, k},
-                                 cs.b);
-            std::optional<Array> c;
-            if (cs.c) c = make(queue(), d, {batch, m, n}, *cs.c);
-            const Cx beta = c ? beta_for(d) : Cx(0);
-            const auto av = read(queue(), a);
-            const auto bv = read(queue(), b);
-            const auto cv = c ? read(queue(), *c) : std::vector<Cx>(batch * m * n, 0.0);
-            Array result = a;
-            if (!supported(d, "gemm_batched",
-                           [&] { result = blas::gemm_batched(queue(), alpha, a, b, beta, c, cs.op_a, cs.op_b); }))
-                break;
-            ASSERT_EQ(result.shape(), (std::vector<std::size_t>{batch, m, n}));
-            expect_gemm(read(queue(), result), av, bv, cv, alpha, beta, cs.op_a, cs.op_b, batch, m, n, k, eps_of(d),
-                        what);
+        for (const DType& d : blas_dtypes) {
+            const Cx alpha = alpha_for(d);
+            for (const Case& cs : cases) {
+                const std::string what = fmt::format("gemm_batched of {} {} op_a={} op_b={} A {} B {} C {}", batch,
+                                                     d.name(), static_cast<int>(cs.op_a), static_cast<int>(cs.op_b),
+                                                     lay_name(cs.a), lay_name(cs.b), cs.c ? lay_name(*cs.c) : "new");
+                SCOPED_TRACE(what);
+                const Array a = make(queue(), d,
+                                     cs.op_a == Op::none ? std::vector<std::size_t>{batch, m, k}
+                                                         : std::vector<std::size_t>{batch, k, m},
+                                     cs.a);
+                const Array b = make(queue(), d,
+                                     cs.op_b == Op::none ? std::vector<std::size_t>{batch, k, n}
+                                                         : std::vector<std::size_t>{batch, n, k},
+                                     cs.b);
+                std::optional<Array> c;
+                if (cs.c) c = make(queue(), d, {batch, m, n}, *cs.c);
+                const Cx beta = c ? beta_for(d) : Cx(0);
+                const auto av = read(queue(), a);
+                const auto bv = read(queue(), b);
+                const auto cv = c ? read(queue(), *c) : std::vector<Cx>(batch * m * n, 0.0);
+                Array result = a;
+                if (!supported(d, "gemm_batched",
+                               [&] { result = blas::gemm_batched(queue(), alpha, a, b, beta, c, cs.op_a, cs.op_b); }))
+                    break;
+                ASSERT_EQ(result.shape(), (std::vector<std::size_t>{batch, m, n}));
+                expect_gemm(read(queue(), result), av, bv, cv, alpha, beta, cs.op_a, cs.op_b, batch, m, n, k, eps_of(d),
+                            what);
+            }
         }
-    }
 }
 
 TEST_P(BlasTest, Gemv) {
@@ -350,9 +355,9 @@ TEST_P(BlasTest, Gemv) {
         std::optional<Lay> y;
     };
     const std::vector<Case> cases{
-        {Op::none, Lay::c, Lay::c, std::nullopt},  {Op::none, Lay::f, Lay::strided, Lay::c},
+        {Op::none, Lay::c, Lay::c, std::nullopt},           {Op::none, Lay::f, Lay::strided, Lay::c},
         {Op::transpose, Lay::c, Lay::sliced, Lay::strided}, {Op::adjoint, Lay::f, Lay::c, Lay::c},
-        {Op::adjoint, Lay::c, Lay::c, Lay::reversed},  {Op::none, Lay::strided, Lay::reversed, Lay::sliced},
+        {Op::adjoint, Lay::c, Lay::c, Lay::reversed},       {Op::none, Lay::strided, Lay::reversed, Lay::sliced},
     };
     for (const DType& d : blas_dtypes) {
         const Cx alpha = alpha_for(d);
@@ -382,14 +387,15 @@ TEST_P(BlasTest, Gemv) {
 TEST_P(BlasTest, Ger) {
     const std::size_t m = 7, n = 4;
     const std::vector<std::tuple<Lay, Lay, std::optional<Lay>>> cases{
-        {Lay::c, Lay::c, std::nullopt}, {Lay::strided, Lay::c, Lay::c}, {Lay::c, Lay::sliced, Lay::f},
-        {Lay::reversed, Lay::strided, Lay::sliced}, {Lay::c, Lay::c, Lay::strided},
+        {Lay::c, Lay::c, std::nullopt}, {Lay::strided, Lay::c, Lay::c},
+        {Lay::c, Lay::sliced, Lay::f},  {Lay::reversed, Lay::strided, Lay::sliced},
+        {Lay::c, Lay::c, Lay::strided},
     };
     for (const DType& d : blas_dtypes) {
         const Cx alpha = alpha_for(d);
         for (const auto& [lx, ly, la] : cases) {
-            const std::string what = fmt::format("ger {} x {} y {} A {}", d.name(), lay_name(lx), lay_name(ly),
-                                                 la ? lay_name(*la) : "new");
+            const std::string what =
+                fmt::format("ger {} x {} y {} A {}", d.name(), lay_name(lx), lay_name(ly), la ? lay_name(*la) : "new");
             SCOPED_TRACE(what);
             const Array x = make(queue(), d, {m}, lx);
             const Array y = make(queue(), d, {n}, ly);
@@ -411,7 +417,9 @@ TEST_P(BlasTest, Dot) {
     const std::size_t n = 37;
     const std::vector<std::tuple<Lay, Lay, bool, bool>> cases{
         // layouts of x and y, conjugate x, into a given 1-element array at an offset
-        {Lay::c, Lay::c, false, false}, {Lay::strided, Lay::sliced, true, true}, {Lay::reversed, Lay::c, false, true},
+        {Lay::c, Lay::c, false, false},
+        {Lay::strided, Lay::sliced, true, true},
+        {Lay::reversed, Lay::c, false, true},
         {Lay::c, Lay::reversed, true, false},
     };
     for (const DType& d : blas_dtypes) {

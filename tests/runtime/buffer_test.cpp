@@ -24,7 +24,6 @@ protected:
         const std::byte p{0xA5};
         buffer.fill(queue(), std::span(&p, 1));
     }
-
 };
 
 TEST_P(Buffers, RoundTripSynchronousAndAsynchronous) {

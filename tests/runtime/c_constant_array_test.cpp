@@ -70,8 +70,8 @@ std::vector<std::string> meaning(const std::string& text) {
                     out.push_back("d" + std::to_string(bits));
                 }
             } else {
-                while (!number.empty() && (number.back() == 'u' || number.back() == 'U' || number.back() == 'l' ||
-                                           number.back() == 'L'))
+                while (!number.empty() &&
+                       (number.back() == 'u' || number.back() == 'U' || number.back() == 'l' || number.back() == 'L'))
                     number.pop_back();
                 out.push_back("i" + number);
             }
@@ -92,9 +92,9 @@ TEST(CConstantArray, MatchesGrunnur) {
     std::ifstream table(std::string(KJARNI_RUNTIME_DATA_DIR) + "/grunnur_c_constant/arrays.txt");
     ASSERT_TRUE(table) << "missing grunnur_c_constant/arrays.txt";
     std::map<std::string, DType> names;
-    for (const DType& d : {DType(int8), DType(uint8), DType(int16), DType(uint16), DType(int32), DType(uint32),
-                           DType(int64), DType(uint64), DType(float16), DType(float32), DType(float64),
-                           DType(complex64), DType(complex128)})
+    for (const DType& d :
+         {DType(int8), DType(uint8), DType(int16), DType(uint16), DType(int32), DType(uint32), DType(int64),
+          DType(uint64), DType(float16), DType(float32), DType(float64), DType(complex64), DType(complex128)})
         names.emplace(d.name(), d);
     std::size_t checked = 0, elements = 0;
     for (std::string line; std::getline(table, line);) {
@@ -109,12 +109,12 @@ TEST(CConstantArray, MatchesGrunnur) {
         for (std::string e; std::getline(extents, e, ',');) shape.push_back(std::stoul(e));
         const auto bytes = from_hex(hex);
         const std::string got = c_constant(bytes, names.at(dtype), shape);
-        EXPECT_EQ(meaning(got), meaning(expected)) << dtype << " (" << shape_text << "):\n kjarni:  " << got
-                                                   << "\n grunnur: " << expected;
+        EXPECT_EQ(meaning(got), meaning(expected))
+            << dtype << " (" << shape_text << "):\n kjarni:  " << got << "\n grunnur: " << expected;
         ++checked;
         elements += bytes.size() / names.at(dtype).itemsize();
     }
-    EXPECT_EQ(checked, 13u * 8u);  // every dtype and shape of grunnur_constants.py
+    EXPECT_EQ(checked, 13u * 8u);                            // every dtype and shape of grunnur_constants.py
     EXPECT_EQ(elements, 13u * (1u + 7u + 12u + 12u + 12u));  // the shapes with elements
 }
 

@@ -241,7 +241,8 @@ TEST(Characterize, GeneralAccessesMatchTheSimulation) {
 // work items' indices (mixed radix over the axes up to `axis`).
 TEST(Characterize, ShapedAccessesMatchTheSimulation) {
     const LocalMemoryBanks banks{32, 4, 32};
-    const std::vector<std::vector<std::size_t>> shapes = {{64}, {32, 32}, {16, 16}, {8, 33}, {4, 8, 16}, {3, 5, 7}, {2, 64}};
+    const std::vector<std::vector<std::size_t>> shapes = {{64},       {32, 32},  {16, 16}, {8, 33},
+                                                          {4, 8, 16}, {3, 5, 7}, {2, 64}};
     for (const auto& shape : shapes) {
         for (std::size_t pad = 0; pad <= 3; ++pad) {
             std::vector<std::size_t> stored = shape;
@@ -352,7 +353,8 @@ TEST_P(CharacterizeDevice, QueriesFollowTheFacts) {
             EXPECT_EQ(*count, 1u);
         }
         EXPECT_FALSE(facts.extensions.empty());
-        EXPECT_EQ(has_amd_double_support(device), (" " + facts.extensions + " ").find(" cl_amd_fp64 ") != std::string::npos);
+        EXPECT_EQ(has_amd_double_support(device),
+                  (" " + facts.extensions + " ").find(" cl_amd_fp64 ") != std::string::npos);
     }
 }
 

@@ -81,7 +81,8 @@ T combine_integers(T a, T b, ReduceOp op) {
     switch (op) {
     case ReduceOp::sum:
     case ReduceOp::avg: return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-    case ReduceOp::prod: return static_cast<T>(static_cast<U>(static_cast<std::uint64_t>(static_cast<U>(a)) * static_cast<U>(b)));
+    case ReduceOp::prod:
+        return static_cast<T>(static_cast<U>(static_cast<std::uint64_t>(static_cast<U>(a)) * static_cast<U>(b)));
     case ReduceOp::max: return std::max(a, b);
     case ReduceOp::min: return std::min(a, b);
     }
@@ -116,8 +117,14 @@ void expect_reduced(const std::vector<T>& got, const std::vector<std::vector<T>>
                 const double x = to_double(inputs[r][first + i]);
                 switch (op) {
                 case ReduceOp::sum:
-                case ReduceOp::avg: reference += x; magnitude += std::abs(x); break;
-                case ReduceOp::prod: reference *= x; magnitude *= std::abs(x); break;
+                case ReduceOp::avg:
+                    reference += x;
+                    magnitude += std::abs(x);
+                    break;
+                case ReduceOp::prod:
+                    reference *= x;
+                    magnitude *= std::abs(x);
+                    break;
                 case ReduceOp::max: reference = std::max(reference, x); break;
                 case ReduceOp::min: reference = std::min(reference, x); break;
                 }
@@ -174,7 +181,8 @@ protected:
     /// A CloneSplay array whose parts hold each rank's own values.
     template <class T>
     MultiArray per_rank_clone(const std::vector<std::size_t>& shape, const std::vector<std::vector<T>>& inputs) {
-        const MultiArray array = MultiArray::empty(context_->devices(), shape, DType::of<T>(), {}, std::make_shared<CloneSplay>());
+        const MultiArray array =
+            MultiArray::empty(context_->devices(), shape, DType::of<T>(), {}, std::make_shared<CloneSplay>());
         for (std::size_t p = 0; p < array.parts().size(); ++p)
             array.parts()[p].set(queue_of(array, p), HostArray::from(inputs[rank_of(array, p)], shape));
         return array;
@@ -203,9 +211,11 @@ protected:
         const MultiArray src = per_rank_clone(shape, values);
         const MultiArray reduced = all_reduce(comms_, src, op);
         for (std::size_t p = 0; p < n(); ++p)
-            expect_reduced(host_vector<T>(reduced.parts()[p], queue_of(reduced, p)), values, 0, op, what + " all_reduce");
+            expect_reduced(host_vector<T>(reduced.parts()[p], queue_of(reduced, p)), values, 0, op,
+                           what + " all_reduce");
 
-        const MultiArray dest = MultiArray::empty(context_->devices(), shape, DType::of<T>(), {}, std::make_shared<CloneSplay>());
+        const MultiArray dest =
+            MultiArray::empty(context_->devices(), shape, DType::of<T>(), {}, std::make_shared<CloneSplay>());
         const int root = static_cast<int>(n()) - 1;
         reduce(comms_, src, dest, op, root);
         for (std::size_t p = 0; p < n(); ++p)
@@ -224,7 +234,8 @@ protected:
 
         all_reduce(comms_, src, src, op);  // in place
         for (std::size_t p = 0; p < n(); ++p)
-            expect_reduced(host_vector<T>(src.parts()[p], queue_of(src, p)), values, 0, op, what + " all_reduce in place");
+            expect_reduced(host_vector<T>(src.parts()[p], queue_of(src, p)), values, 0, op,
+                           what + " all_reduce in place");
     }
 
     /// broadcast, all_gather and all_to_all: bytes moved, no arithmetic.
@@ -244,11 +255,13 @@ protected:
         const MultiArray gathered = all_gather(comms_, split);
         for (std::size_t p = 0; p < n(); ++p) {
             EXPECT_EQ(gathered.parts()[p].shape(), shape);
-            expect_bytes_equal(host_vector<T>(gathered.parts()[p], queue_of(gathered, p)), values[0], what + " all_gather");
+            expect_bytes_equal(host_vector<T>(gathered.parts()[p], queue_of(gathered, p)), values[0],
+                               what + " all_gather");
         }
 
         const MultiArray src = per_rank_clone(shape, values);
-        const MultiArray dest = MultiArray::empty(context_->devices(), shape, DType::of<T>(), {}, std::make_shared<CloneSplay>());
+        const MultiArray dest =
+            MultiArray::empty(context_->devices(), shape, DType::of<T>(), {}, std::make_shared<CloneSplay>());
         all_to_all(comms_, src, dest);
         const std::size_t block = shape[0] * shape[1] / n();
         for (std::size_t p = 0; p < n(); ++p) {
@@ -469,7 +482,8 @@ TEST_P(CollectivesDevice, OneRankIsTheIdentity) {
     const Communicator& comm = comms[0];
     const auto values = random_values<float>(64);
     const Array src = Array::from_host(queue(), HostArray::from(values, {8, 8}));
-    for (ReduceOp op : all_ops) expect_bytes_equal(host_vector<float>(comm.all_reduce(src, op), queue()), values, op_name(op));
+    for (ReduceOp op : all_ops)
+        expect_bytes_equal(host_vector<float>(comm.all_reduce(src, op), queue()), values, op_name(op));
     expect_bytes_equal(host_vector<float>(comm.all_gather(src), queue()), values, "all_gather");
     expect_bytes_equal(host_vector<float>(comm.reduce_scatter(src), queue()), values, "reduce_scatter");
     expect_bytes_equal(host_vector<float>(*comm.reduce(src, ReduceOp::sum, 0), queue()), values, "reduce");
@@ -510,7 +524,8 @@ TEST_P(CollectivesDevice, BadInputNamesTheCulprit) {
     expect_argument([&] { comm.recv(f, 3); }, "peer", "3");
     expect_argument([&] { comm.all_to_all(f, f); }, "dest", "in place");
     expect_argument([&] { static_cast<void>(CliqueId::from_bytes(std::vector<std::byte>(12))); }, "bytes", "12");
-    expect_argument([&] { Communicator(queue(), CliqueId::create(queue(), CollectiveEngine::fallback), 2, 2); }, "rank", "2");
+    expect_argument([&] { Communicator(queue(), CliqueId::create(queue(), CollectiveEngine::fallback), 2, 2); }, "rank",
+                    "2");
     if (Context* multi = shared_multi_device_context(); multi != nullptr) {
         const Array elsewhere = Array::empty(multi->devices()[1], {6, 4}, DType(float32));
         expect_argument([&] { comm.all_reduce(elsewhere); }, "src", "is on");
@@ -566,11 +581,11 @@ TEST_P(CollectivesDevice, BytesFromOtherRanksAreChecked) {
         return bytes;
     };
     const auto automatic = CollectiveEngine::automatic;
-    EXPECT_EQ(peer_named(text("0000:65:00.0"), fallback_id, automatic), -2);  // a well-formed peer
-    EXPECT_EQ(peer_named({}, fallback_id, automatic), 0);                     // no flag
-    EXPECT_EQ(peer_named({std::byte{7}}, fallback_id, automatic), 0);         // a flag of neither value
+    EXPECT_EQ(peer_named(text("0000:65:00.0"), fallback_id, automatic), -2);       // a well-formed peer
+    EXPECT_EQ(peer_named({}, fallback_id, automatic), 0);                          // no flag
+    EXPECT_EQ(peer_named({std::byte{7}}, fallback_id, automatic), 0);              // a flag of neither value
     EXPECT_EQ(peer_named(text(std::string(65, '0')), fallback_id, automatic), 0);  // a bus id too long
-    EXPECT_EQ(peer_named(text("00\n0"), fallback_id, automatic), 0);          // not printable
+    EXPECT_EQ(peer_named(text("00\n0"), fallback_id, automatic), 0);               // not printable
     // The clique id from rank 0: exactly CliqueId::size bytes, whatever the engine.
     for (const std::size_t size : {std::size_t{0}, std::size_t{12}, CliqueId::size + 1}) {
         EXPECT_EQ(peer_named(text(""), std::vector<std::byte>(size), CollectiveEngine::fallback), 0) << size;
@@ -591,9 +606,9 @@ TEST_P(CollectivesDevice, AbortEndsTheCommunicator) {
     EXPECT_TRUE(comm.aborted());
     const Communicator other_queue = comm.on(Queue(queue().device()));
     EXPECT_TRUE(other_queue.aborted()) << "the communicator on another queue is the same one";
-    for (const auto& call : std::vector<std::function<void()>>{
-             [&] { comm.all_reduce(src, src); }, [&] { comm.broadcast(src, 0); }, [&] { comm.wait(); },
-             [&] { other_queue.all_gather(src); }}) {
+    for (const auto& call :
+         std::vector<std::function<void()>>{[&] { comm.all_reduce(src, src); }, [&] { comm.broadcast(src, 0); },
+                                            [&] { comm.wait(); }, [&] { other_queue.all_gather(src); }}) {
         try {
             call();
             ADD_FAILURE() << "an aborted communicator took a call";
@@ -602,7 +617,8 @@ TEST_P(CollectivesDevice, AbortEndsTheCommunicator) {
         }
     }
     try {
-        Communicator(queue(), CliqueId::create(queue(), CollectiveEngine::fallback), 1, 0, std::chrono::milliseconds(0));
+        Communicator(queue(), CliqueId::create(queue(), CollectiveEngine::fallback), 1, 0,
+                     std::chrono::milliseconds(0));
         ADD_FAILURE() << "a timeout of 0 ms";
     } catch (const ArgumentError& error) {
         EXPECT_EQ(error.argument(), "timeout") << error.what();

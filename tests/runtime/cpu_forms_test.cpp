@@ -69,23 +69,29 @@ TEST_P(CpuForms, AxpbAsExpressionAndKernel) {
                 }
             };
             assign(queue(), y, a * Expr(flat) + bd);
-            check("expression, flat", [&](std::size_t i) { return x[i]; }, [&](std::size_t i) { return b[i]; });
+            check(
+                "expression, flat", [&](std::size_t i) { return x[i]; }, [&](std::size_t i) { return b[i]; });
             assign(queue(), y, a * Expr(stepped) + one);
-            check("expression, stepped + one element", [&](std::size_t i) { return x[2 * i]; }, [&](std::size_t) { return b[0]; });
+            check(
+                "expression, stepped + one element", [&](std::size_t i) { return x[2 * i]; },
+                [&](std::size_t) { return b[0]; });
             kernel(queue(), y, flat, a, bd);
-            check("kernel, flat", [&](std::size_t i) { return x[i]; }, [&](std::size_t i) { return b[i]; });
+            check(
+                "kernel, flat", [&](std::size_t i) { return x[i]; }, [&](std::size_t i) { return b[i]; });
             kernel(queue(), y, flat, a, one);
-            check("kernel, one element of b", [&](std::size_t i) { return x[i]; }, [&](std::size_t) { return b[0]; });
+            check(
+                "kernel, one element of b", [&](std::size_t i) { return x[i]; }, [&](std::size_t) { return b[0]; });
             kernel(queue(), y, stepped, a, bd);
-            check("kernel, stepped", [&](std::size_t i) { return x[2 * i]; }, [&](std::size_t i) { return b[i]; });
+            check(
+                "kernel, stepped", [&](std::size_t i) { return x[2 * i]; }, [&](std::size_t i) { return b[i]; });
         }
     });
 }
 
 TEST_P(CpuForms, SumsAroundTheBlocks) {
     in_both_forms([&] {
-        for (const std::size_t n : {std::size_t{1}, std::size_t{15}, std::size_t{127}, std::size_t{128}, std::size_t{129},
-                                    std::size_t{16384 * 5 + 3}, (std::size_t{1} << 20) + 17}) {
+        for (const std::size_t n : {std::size_t{1}, std::size_t{15}, std::size_t{127}, std::size_t{128},
+                                    std::size_t{129}, std::size_t{16384 * 5 + 3}, (std::size_t{1} << 20) + 17}) {
             SCOPED_TRACE(::testing::Message() << "n " << n);
             const auto x = random_vector<float>(n, -1.0f, 1.0f);
             const Array xd = Array::from_host(queue(), std::span<const float>(x), {n});
@@ -99,7 +105,8 @@ TEST_P(CpuForms, SumsAroundTheBlocks) {
             EXPECT_LE(std::fabs(static_cast<long double>(s32) - exact), roundings_bound(n) * unit * magnitude + 1e-30L);
             double s64 = 0;
             sum(queue(), xd, {}, dtypes::float64).get(queue(), std::span<double>(&s64, 1));
-            EXPECT_LE(std::fabs(static_cast<long double>(s64) - exact), roundings_bound(n) * 0x1p-53 * magnitude + 1e-30L);
+            EXPECT_LE(std::fabs(static_cast<long double>(s64) - exact),
+                      roundings_bound(n) * 0x1p-53 * magnitude + 1e-30L);
             // min and argmax: exact, the first occurrence.
             float least = 0;
             min(queue(), xd).get(queue(), std::span<float>(&least, 1));
@@ -135,7 +142,8 @@ TEST_P(CpuForms, SumsAlongEachAxis) {
                         magnitude += std::fabs(xf[k]);
                     }
                     ASSERT_EQ(gi[o], exact_i) << "output " << o;
-                    ASSERT_LE(std::fabs(static_cast<long double>(gf[o]) - exact_f), roundings_bound(m) * unit * magnitude)
+                    ASSERT_LE(std::fabs(static_cast<long double>(gf[o]) - exact_f),
+                              roundings_bound(m) * unit * magnitude)
                         << "output " << o;
                 }
             }
@@ -145,7 +153,8 @@ TEST_P(CpuForms, SumsAlongEachAxis) {
 
 TEST_P(CpuForms, Cumsums) {
     in_both_forms([&] {
-        for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{1, (std::size_t{1} << 18) + 7}, {3, 100003}, {5000, 7}}) {
+        for (const auto& [rows, cols] :
+             {std::pair<std::size_t, std::size_t>{1, (std::size_t{1} << 18) + 7}, {3, 100003}, {5000, 7}}) {
             SCOPED_TRACE(::testing::Message() << rows << "x" << cols);
             const auto xi = random_vector<std::int32_t>(rows * cols, -1000, 1000);
             const auto xf = random_vector<float>(rows * cols, -1.0f, 1.0f);

@@ -23,8 +23,8 @@
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/nvrtc_library.hpp"
-#include "program/program_source.hpp"
 #include "kjarni/kjarni.hpp"
+#include "program/program_source.hpp"
 #include "support/random_data.hpp"
 
 namespace kjarni::test {
@@ -342,8 +342,7 @@ TEST_F(CudaPrograms, CompileErrorsCarryTheLogAndTheSource) {
         EXPECT_EQ(e.device(), device().name());
         EXPECT_FALSE(e.log().empty());
         EXPECT_NE(e.log().find("this_is_not_declared"), std::string::npos) << e.log();
-        EXPECT_NE(e.numbered_source().find("x[1] = this_is_not_declared;"), std::string::npos)
-            << e.numbered_source();
+        EXPECT_NE(e.numbered_source().find("x[1] = this_is_not_declared;"), std::string::npos) << e.numbered_source();
         EXPECT_EQ(e.source(), source);
         // kjarni's options first, the user's verbatim at the end.
         ASSERT_FALSE(e.options().empty());
@@ -353,8 +352,8 @@ TEST_F(CudaPrograms, CompileErrorsCarryTheLogAndTheSource) {
 }
 
 TEST_F(CudaPrograms, HonoursIncludeDirsAndFastMath) {
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("kjarni_cuda_include_" + std::to_string(random_engine()()));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("kjarni_cuda_include_" + std::to_string(random_engine()()));
     std::filesystem::create_directories(dir);
     {
         std::FILE* header = std::fopen((dir / "factor.h").c_str(), "w");
@@ -377,8 +376,7 @@ TEST_F(CudaPrograms, HonoursIncludeDirsAndFastMath) {
 }
 
 TEST_F(CudaPrograms, KeepsIntermediateFiles) {
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("kjarni_cuda_keep_" + std::to_string(random_engine()()));
+    const auto dir = std::filesystem::temp_directory_path() / ("kjarni_cuda_keep_" + std::to_string(random_engine()()));
     std::filesystem::create_directories(dir);
     backend::BuildOptions options;
     options.keep_dir = dir;
@@ -447,8 +445,9 @@ TEST_F(CudaProgramsNvrtc, LogLineNumbersPointAtTheNumberedSource) {
     // What a Program compiles through CUDA is the prelude followed by the source (full_source), and
     // CompileError numbers that whole text: every "program.cu(N): error" of NVRTC's log must name
     // the line N of numbered_source() that holds the mistake, with and without fast math.
-    const std::string source = "KERNEL void broken(GLOBAL_MEM float* x)\n{\n    x[0] = -INFINITY;\n"
-                               "    x[1] = first_undeclared_name;\n    x[2] = MAXFLOAT;\n    x[3] = second_undeclared_name;\n}\n";
+    const std::string source =
+        "KERNEL void broken(GLOBAL_MEM float* x)\n{\n    x[0] = -INFINITY;\n"
+        "    x[1] = first_undeclared_name;\n    x[2] = MAXFLOAT;\n    x[3] = second_undeclared_name;\n}\n";
     for (const bool fast_math : {false, true}) {
         ProgramOptions options;
         options.fast_math = fast_math;
@@ -467,8 +466,9 @@ TEST_F(CudaProgramsNvrtc, LogLineNumbersPointAtTheNumberedSource) {
             const std::size_t n = std::stoul(output.log.substr(at + 11));
             const std::size_t end = output.log.find('\n', at);
             const std::string message = output.log.substr(at, end - at);
-            const std::string name = message.find("first_undeclared_name") != std::string::npos ? "first_undeclared_name"
-                                                                                                : "second_undeclared_name";
+            const std::string name = message.find("first_undeclared_name") != std::string::npos
+                                         ? "first_undeclared_name"
+                                         : "second_undeclared_name";
             ASSERT_LE(n, numbered.size()) << message;
             EXPECT_NE(numbered[n - 1].find(name), std::string::npos) << message << " points at: " << numbered[n - 1];
             EXPECT_EQ(numbered[n - 1].find(fmt::format("{:5} |", n)), 0u) << numbered[n - 1];

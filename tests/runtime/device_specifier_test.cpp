@@ -173,13 +173,13 @@ KERNEL void unpack(GLOBAL_MEM int* out, pair_t p, record_t r, int tail)
 
     // Layouts that disagree are refused before any launch.
     EXPECT_THROW(struct_arg(record, pair_dtype), ArgumentError);
-    EXPECT_THROW(struct_arg(pair, dtypes::int32), ArgumentError);  // not a struct dtype
+    EXPECT_THROW(struct_arg(pair, dtypes::int32), ArgumentError);                             // not a struct dtype
     const DType packed_wider = DType::struct_({{"x", dtypes::int16}, {"y", dtypes::int32}});  // 6 bytes, packed
     EXPECT_THROW(struct_arg(pair, packed_wider), ArgumentError);
 }
 
 TEST(DeviceSpecifierSyntax, MalformedSpecifiersAreRefused) {
-    EXPECT_THROW(devices_from_specifier("opencl0"), ArgumentError);       // pygpu's form needs P:D
+    EXPECT_THROW(devices_from_specifier("opencl0"), ArgumentError);  // pygpu's form needs P:D
     EXPECT_THROW(devices_from_specifier("opencl0:x"), ArgumentError);
     EXPECT_THROW(devices_from_specifier("cuda0x"), ArgumentError);
     EXPECT_THROW(devices_from_specifier("opencl:a:b:c"), ArgumentError);

@@ -88,7 +88,9 @@ TEST(Discovery, DeviceFilterOnRealDevices) {
             std::size_t same_name = 0;
             for (const Device& d : all) same_name += d.name() == name ? 1u : 0u;
             DeviceFilter exact{{"^" + std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + "$"},
-                               {}, false, false};
+                               {},
+                               false,
+                               false};
             EXPECT_EQ(Device::all_filtered(p, exact).size(), same_name);
             DeviceFilter excluded{{}, {".*"}, false, false};
             EXPECT_TRUE(Device::all_filtered(p, excluded).empty());

@@ -127,10 +127,12 @@ TEST(DTypeHelpers, StructLayouts) {
     EXPECT_EQ(aligned.itemsize(), 24u);
     EXPECT_EQ(aligned.alignment(), 8u);
     // Explicit offsets needing attributes.
-    const DType spread = DType::struct_({{"a", float32, Offset{0}}, {"b", int32, Offset{16}}}, {.aligned = true, .itemsize = 32});
+    const DType spread =
+        DType::struct_({{"a", float32, Offset{0}}, {"b", int32, Offset{16}}}, {.aligned = true, .itemsize = 32});
     EXPECT_EQ(spread.alignment(), 16u);
     // Not reproducible by alignment: a float at offset 6.
-    const DType odd = DType::struct_({{"a", int16, Offset{0}}, {"b", float32, Offset{6}}}, {.aligned = true, .itemsize = 12});
+    const DType odd =
+        DType::struct_({{"a", int16, Offset{0}}, {"b", float32, Offset{6}}}, {.aligned = true, .itemsize = 12});
     EXPECT_THROW(ctype_struct(odd), ArgumentError);
     EXPECT_NO_THROW(ctype_struct(odd, true));
     EXPECT_THROW(DType::struct_({{"a", int32, Offset{0}}, {"b", int32, Offset{2}}}), ArgumentError);
@@ -150,24 +152,26 @@ TEST(DTypeHelpers, FlattenPathsAndFieldAt) {
     EXPECT_EQ(paths, (std::vector<std::string>{"i[0].x:float32", "i[0].y[0]:int16", "i[0].y[1]:int16", "i[1].x:float32",
                                                "i[1].y[0]:int16", "i[1].y[1]:int16", "z:complex128"}));
     EXPECT_EQ(inner.itemsize(), 8u);
-    EXPECT_EQ(field_at(outer, {std::string("i"), std::size_t{1}, std::string("y"), std::size_t{1}}).first, 8u + 4u + 2u);
+    EXPECT_EQ(field_at(outer, {std::string("i"), std::size_t{1}, std::string("y"), std::size_t{1}}).first,
+              8u + 4u + 2u);
     EXPECT_EQ(field_at(outer, {std::string("z")}).first, 16u);
     EXPECT_THROW(field_at(outer, {std::string("q")}), ArgumentError);
 }
 
 TEST(DTypeHelpers, DTypeAsATemplateValue) {
     const DType s = DType::struct_({{"re", float32}, {"n", int32}}, {.aligned = true});
-    const std::string out = render_with_modules(
-        std::string("${s} a; ${s} b; ${f} c; // ${f.itemsize} ${s.itemsize} ${c.complex_ctr} ${f.is_real}"), {},
-        {{"s", s}, {"f", DType(float64)}, {"c", DType(complex64)}});
+    const std::string out =
+        render_with_modules(std::string(
+                                "${s} a; ${s} b; ${f} c; // ${f.itemsize} ${s.itemsize} ${c.complex_ctr} ${f.is_real}"),
+                            {}, {{"s", s}, {"f", DType(float64)}, {"c", DType(complex64)}});
     // One typedef, one prefix for both uses.
     EXPECT_EQ(out.find("typedef struct"), out.rfind("typedef struct")) << out;
     EXPECT_NE(out.find("_mod_struct_0_ a; _mod_struct_0_ b; double c; // 8 8 COMPLEX64_CTR True"), std::string::npos)
         << out;
     // A nested struct's field dtype renders its own module's prefix.
     const DType outer = DType::struct_({{"x", int8}, {"inner", s}}, {.aligned = true});
-    const std::string nested = render_with_modules(std::string("${o} v; ${o.fields['inner']} w; ${o.offsets['inner']}"), {},
-                                                   {{"o", outer}});
+    const std::string nested =
+        render_with_modules(std::string("${o} v; ${o.fields['inner']} w; ${o.offsets['inner']}"), {}, {{"o", outer}});
     EXPECT_NE(nested.find("_mod_struct_1_ w; 4"), std::string::npos) << nested;
 }
 

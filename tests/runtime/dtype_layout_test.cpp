@@ -57,7 +57,8 @@ KERNEL void layout(GLOBAL_MEM uint64_t* out)
 % endfor
 }
 )";
-        const Program program(bound_device(), TemplateSource{source}, {}, {{"T", dtype}, {"entries", Value::list(entries)}});
+        const Program program(bound_device(), TemplateSource{source}, {},
+                              {{"T", dtype}, {"entries", Value::list(entries)}});
         auto out = Buffer::allocate(bound_device(), expected.size() * 8);
         program.kernel("layout")(queue(), {1}, std::nullopt, out);
         std::vector<std::uint64_t> got(expected.size());

@@ -27,7 +27,8 @@ const ElementwiseKernel& axpb() {
     static const ElementwiseKernel kernel = [] {
         ElementwiseOptions options;
         options.name = "axpb";
-        return ElementwiseKernel("float *y, const float *x, float a, const float *b", "y[i] = a * x[i] + b[i]", options);
+        return ElementwiseKernel("float *y, const float *x, float a, const float *b", "y[i] = a * x[i] + b[i]",
+                                 options);
     }();
     return kernel;
 }
@@ -39,7 +40,8 @@ void check_axpb(const HostArray& y, const HostArray& x, float a, const HostArray
         const double xv = broadcast_element(x, shape, k).c.real();
         const double bv = broadcast_element(b, shape, k).c.real();
         const double expected = a * xv + bv;
-        const double got = detail::ScalarValue::read(std::span<const std::byte>(yc.data() + 4 * k, 4), float32).c.real();
+        const double got =
+            detail::ScalarValue::read(std::span<const std::byte>(yc.data() + 4 * k, 4), float32).c.real();
         ASSERT_NEAR(got, expected, 2 * 0x1p-23 * (std::fabs(a * xv) + std::fabs(bv)) + 1e-30) << "element " << k;
     }
 }
@@ -140,14 +142,14 @@ TEST_P(ElementwiseTest, ErrorsNameTheCulprit) {
     const Array x = Array::empty(bound_device(), {4, 5}, float32);
     const Array wrong = Array::empty(bound_device(), {4, 5}, float64);
     const Array narrow = Array::empty(bound_device(), {5}, float32);
-    EXPECT_THROW(axpb()(queue(), y, wrong, 1.0f, x), ArgumentError);          // dtype
-    EXPECT_THROW(axpb()(queue(), y, 1.0f, 1.0f, x), ArgumentError);           // scalar for an array
-    EXPECT_THROW(axpb()(queue(), y, x, x, x), ArgumentError);                 // array for a scalar
-    EXPECT_THROW(axpb()(queue(), narrow, x, 1.0f, x), ArgumentError);         // broadcast output
+    EXPECT_THROW(axpb()(queue(), y, wrong, 1.0f, x), ArgumentError);   // dtype
+    EXPECT_THROW(axpb()(queue(), y, 1.0f, 1.0f, x), ArgumentError);    // scalar for an array
+    EXPECT_THROW(axpb()(queue(), y, x, x, x), ArgumentError);          // array for a scalar
+    EXPECT_THROW(axpb()(queue(), narrow, x, 1.0f, x), ArgumentError);  // broadcast output
     EXPECT_THROW(axpb()(queue(), y, Array::empty(bound_device(), {3}, float32), 1.0f, x), ArgumentError);
     const Array whole = Array::empty(bound_device(), {12}, float32);
     EXPECT_THROW(axpb()(queue(), whole[{Slice{0, 10}}], whole[{Slice{2, 12}}], 1.0f, whole[{Slice{2, 12}}]),
-                 ArgumentError);                                              // partial overlap
+                 ArgumentError);  // partial overlap
     EXPECT_THROW(ElementwiseKernel("float *y, flot *x", "y[i] = x[i]"), ArgumentError);
     EXPECT_THROW(ElementwiseKernel("float *y, float *y", "y[i] = 0"), ArgumentError);
     try {
@@ -241,8 +243,10 @@ TEST_P(ElementwiseTest, VectorLoadsReadWhatTheOperationMayKeep) {
     // Updated in place, written under a condition, `i` as a value, a broadcast element.
     const HostArray updated = run(ElementwiseKernel("float *y, const float *x", "y[i] += x[i]"));
     const HostArray kept = run(ElementwiseKernel("float *y, const float *x", "if (x[i] > 0) y[i] = x[i]"));
-    const HostArray chosen = run(ElementwiseKernel("float *y, const float *x", "y[i] = x[i] > 0 && i % 2 ? x[i] : y[i]"));
-    const HostArray indexed = run(ElementwiseKernel("float *y, const float *x, float a", "y[i] = a * x[i] + (float)i"), 0.5f);
+    const HostArray chosen =
+        run(ElementwiseKernel("float *y, const float *x", "y[i] = x[i] > 0 && i % 2 ? x[i] : y[i]"));
+    const HostArray indexed =
+        run(ElementwiseKernel("float *y, const float *x, float a", "y[i] = a * x[i] + (float)i"), 0.5f);
     // A function-like macro of the preamble may write its argument: no vectors, same result.
     ElementwiseOptions options;
     options.preamble = "#define KJ_TEST_SET(a, v) ((a) = (v))\n";
@@ -275,7 +279,7 @@ TEST_P(ElementwiseTest, VectorLoadsReadWhatTheOperationMayKeep) {
     const HostArray b = random_host_array(float32, {1}, 10.0);
     const Array y = Array::empty(bound_device(), {n}, float32);
     ElementwiseKernel("float *y, const float *x, const float *b", "y[i] = x[i] + b[i]")(queue(), y, dx,
-                                                                                       Array::from_host(queue(), b));
+                                                                                        Array::from_host(queue(), b));
     const HostArray sums = y.get(queue());
     for (std::size_t k = 0; k < n; ++k)
         ASSERT_EQ(static_cast<float>(at(sums, k)), static_cast<float>(at(x, k)) + static_cast<float>(at(b, 0))) << k;

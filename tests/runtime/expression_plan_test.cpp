@@ -80,14 +80,16 @@ std::vector<long double> softmax_reference(const std::vector<double>& x, std::si
         long double top = -INFINITY, total = 0;
         for (std::size_t k = 0; k < m; ++k) top = std::max<long double>(top, x[r * m + k]);
         for (std::size_t k = 0; k < m; ++k) total += std::exp(static_cast<long double>(x[r * m + k]) - top);
-        for (std::size_t k = 0; k < m; ++k) y[r * m + k] = std::exp(static_cast<long double>(x[r * m + k]) - top) / total;
+        for (std::size_t k = 0; k < m; ++k)
+            y[r * m + k] = std::exp(static_cast<long double>(x[r * m + k]) - top) / total;
     }
     return y;
 }
 
 TEST_P(ExpressionPlanTest, SoftmaxInOneKernel) {
     for (const DType& dtype : {DType(Kind::float32), DType(Kind::float64)}) {
-        for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{67, 300}, std::vector<std::size_t>{3, 5, 2048}}) {
+        for (const std::vector<std::size_t>& shape :
+             {std::vector<std::size_t>{67, 300}, std::vector<std::size_t>{3, 5, 2048}}) {
             if (shape.size() == 3 && dtype.kind() == Kind::float64) continue;  // (two leading axes: float32 is enough)
             const std::size_t m = shape.back();
             const std::size_t rows = shape.size() == 2 ? shape[0] : shape[0] * shape[1];
@@ -108,7 +110,8 @@ TEST_P(ExpressionPlanTest, SoftmaxInOneKernel) {
             for (std::size_t k = 0; k < expected.size(); ++k) {
                 const long double bound = (m + 16) * u * (expected[k] + 1.0L / m);
                 ASSERT_LE(std::fabs(value_at(got, k).real() - expected[k]), bound) << dtype.name() << " element " << k;
-                ASSERT_LE(std::fabs(value_at(got, k).real() - value_at(unfused, k).real()), 2 * bound) << dtype.name() << " element " << k;
+                ASSERT_LE(std::fabs(value_at(got, k).real() - value_at(unfused, k).real()), 2 * bound)
+                    << dtype.name() << " element " << k;
             }
             // Deterministic: the same bits again.
             EXPECT_TRUE(same_bits(evaluate(queue(), softmax(dx)).get(queue()), got));
@@ -120,7 +123,8 @@ TEST_P(ExpressionPlanTest, LayerNormalisationInOneKernel) {
     const DType f32(Kind::float32);
     const std::size_t rows = 41, m = 1000;
     HostArray x = random_host(f32, {rows, m}), gamma = random_host(f32, {m}), beta = random_host(f32, {m});
-    const Array dx = Array::from_host(queue(), x), dg = Array::from_host(queue(), gamma), db = Array::from_host(queue(), beta);
+    const Array dx = Array::from_host(queue(), x), dg = Array::from_host(queue(), gamma),
+                db = Array::from_host(queue(), beta);
     const Expr centred = dx - mean(dx, -1, true);
     const Expr normalised = centred / sqrt(var(dx, -1, true) + 1e-5f) * dg + db;
     const FusionPlan plan = fusion_plan(queue(), normalised);
@@ -145,7 +149,8 @@ TEST_P(ExpressionPlanTest, LayerNormalisationInOneKernel) {
         for (std::size_t k = 0; k < m; ++k) {
             const long double expected = (xs[r * m + k] - average) * scale * gs[k] + bs[k];
             ASSERT_LE(std::fabs(value_at(got, r * m + k).real() - expected), bound) << r << ", " << k;
-            ASSERT_LE(std::fabs(value_at(got, r * m + k).real() - value_at(unfused, r * m + k).real()), 2 * bound) << r << ", " << k;
+            ASSERT_LE(std::fabs(value_at(got, r * m + k).real() - value_at(unfused, r * m + k).real()), 2 * bound)
+                << r << ", " << k;
         }
     }
 }
@@ -171,7 +176,8 @@ TEST_P(ExpressionPlanTest, OtherShapesTakeReductionKernelsAndOneElementwiseKerne
             magnitude += std::fabs(xs[r * m + k]);
         }
         for (std::size_t r = 0; r < rows; ++r)
-            ASSERT_LE(std::fabs(value_at(got, r * m + k).real() - (xs[r * m + k] - total / rows)), (rows + 4) * u * (magnitude + 1));
+            ASSERT_LE(std::fabs(value_at(got, r * m + k).real() - (xs[r * m + k] - total / rows)),
+                      (rows + 4) * u * (magnitude + 1));
     }
     // Softmax along axis 0: max, then the sum of exp(x - max), then the division: three kernels.
     const Expr e = exp(dx - max(dx, 0, true));
@@ -184,7 +190,8 @@ TEST_P(ExpressionPlanTest, OtherShapesTakeReductionKernelsAndOneElementwiseKerne
         for (std::size_t r = 0; r < rows; ++r) total += std::exp(xs[r * m + k] - top);
         for (std::size_t r = 0; r < rows; ++r) {
             const long double expected = std::exp(xs[r * m + k] - top) / total;
-            ASSERT_LE(std::fabs(value_at(soft, r * m + k).real() - expected), (rows + 16) * u * (expected + 1.0L / rows));
+            ASSERT_LE(std::fabs(value_at(soft, r * m + k).real() - expected),
+                      (rows + 16) * u * (expected + 1.0L / rows));
         }
     }
     // argmax is not computed by the row kernel: a reduction kernel, then the comparison.
@@ -246,7 +253,9 @@ TEST_P(ExpressionPlanTest, InPlaceStridedAndInsideAFusedReduction) {
     const Expr deviation = fresh - mean(fresh, -1, true);
     const HostArray ss = sum(queue(), deviation * deviation, each_row).get(queue());
     for (std::size_t r = 0; r < rows; ++r)
-        EXPECT_LE(std::fabs(value_at(ss, r).real() - squares[r]), 4 * (m + 4) * u * (magnitude + 1) * (magnitude + 1) * m) << r;
+        EXPECT_LE(std::fabs(value_at(ss, r).real() - squares[r]),
+                  4 * (m + 4) * u * (magnitude + 1) * (magnitude + 1) * m)
+            << r;
 }
 
 TEST_P(ExpressionPlanTest, EveryRowReductionKindAndFloat16) {
@@ -299,7 +308,8 @@ TEST_P(ExpressionPlanTest, EveryRowReductionKindAndFloat16) {
     for (std::size_t k = 0; k < expected.size(); ++k) {
         // The sum is rounded to float16 too (a reduction's value is its dtype's): 2^-11 relative
         // each for the sum and the result, and the exponentials' float32 errors.
-        const long double bound = (2 * std::ldexp(1.0L, -11) + (700 + 16) * std::ldexp(1.0L, -24)) * expected[k] + 1e-7L;
+        const long double bound =
+            (2 * std::ldexp(1.0L, -11) + (700 + 16) * std::ldexp(1.0L, -24)) * expected[k] + 1e-7L;
         ASSERT_LE(std::fabs(value_at(soft_got, k).real() - expected[k]), bound) << k;
     }
 }
@@ -333,7 +343,8 @@ TEST_P(ExpressionPlanTest, ManyOperandsHoldFewerElementsEach) {
             average += row[k] / m;
         }
         for (std::size_t k = 0; k < m; ++k)
-            ASSERT_LE(std::fabs(value_at(got, r * m + k).real() - (row[k] - average)), (m + 16) * u * 6) << r << ", " << k;
+            ASSERT_LE(std::fabs(value_at(got, r * m + k).real() - (row[k] - average)), (m + 16) * u * 6)
+                << r << ", " << k;
     }
 }
 
@@ -357,7 +368,8 @@ TEST_P(ExpressionPlanTest, WhereTheRowKernelRuns) {
     const HostArray fused = evaluate(queue(), centred).get(queue());
     // Both within (64 + 4) u (1 + |x|) of the exact value: within twice that of each other.
     for (std::size_t k = 0; k < fused.size(); ++k)
-        EXPECT_LE(std::fabs(value_at(fused, k).real() - value_at(unfused, k).real()), 2 * 68 * unit_roundoff(DType(Kind::float32)) * 2);
+        EXPECT_LE(std::fabs(value_at(fused, k).real() - value_at(unfused, k).real()),
+                  2 * 68 * unit_roundoff(DType(Kind::float32)) * 2);
 }
 
 TEST_P(ExpressionPlanTest, BadInputIsATypedError) {
@@ -368,7 +380,8 @@ TEST_P(ExpressionPlanTest, BadInputIsATypedError) {
     EXPECT_THROW((void)(x - mean(x, 1)), ArgumentError);
     const Array empty = Array::empty(bound_device(), {3, 0}, Kind::float32);
     EXPECT_THROW(evaluate(queue(), empty - max(empty, -1, true)), ArgumentError);  // max of nothing
-    EXPECT_EQ(argument_named_by([&] { assign(queue(), Array::empty(bound_device(), {5}, Kind::float32), x - mean(x, -1, true)); }),
+    EXPECT_EQ(argument_named_by(
+                  [&] { assign(queue(), Array::empty(bound_device(), {5}, Kind::float32), x - mean(x, -1, true)); }),
               "out");
 }
 

@@ -69,14 +69,15 @@ void expect_equal_bytes(const HostArray& got, const HostArray& expected, const s
         if (std::memcmp(g.data() + k * itemsize, e.data() + k * itemsize, itemsize) != 0) {
             const SV gv = element(g, k);
             const SV ev = element(e, k);
-            FAIL() << what << ": element " << k << " differs: got " << gv.c << "/" << gv.i << "/" << gv.u << ", expected "
-                   << ev.c << "/" << ev.i << "/" << ev.u;
+            FAIL() << what << ": element " << k << " differs: got " << gv.c << "/" << gv.i << "/" << gv.u
+                   << ", expected " << ev.c << "/" << ev.i << "/" << ev.u;
         }
     }
 }
 
 // The reference of a + b broadcast to `shape`, in `dtype`.
-HostArray reference_add(const HostArray& a, const HostArray& b, const std::vector<std::size_t>& shape, const DType& dtype) {
+HostArray reference_add(const HostArray& a, const HostArray& b, const std::vector<std::size_t>& shape,
+                        const DType& dtype) {
     HostArray out(dtype, shape);
     for (std::size_t k = 0; k < out.size(); ++k) {
         const auto bytes = add(broadcast_element(a, shape, k), broadcast_element(b, shape, k), dtype).write(dtype);
@@ -119,7 +120,8 @@ TEST_P(ExpressionTest, ScalarLoopsOverManyRoundsAndInPlace) {
     // elements give full rounds and a partial one. Stepped, negative, transposed and offset views
     // (the flat class: contiguous but not aligned for vectors), a 0-d operand broadcast, and an
     // in-place update of a stepped view (read and written through the same view).
-    for (const DType& dtype : {DType(int8), DType(float16), DType(float32), DType(float64), DType(complex128), DType(bool_)}) {
+    for (const DType& dtype :
+         {DType(int8), DType(float16), DType(float32), DType(float64), DType(complex128), DType(bool_)}) {
         SCOPED_TRACE(dtype.name());
         for (const char* kind : {"stepped", "negative", "transposed", "offset"}) {
             const ViewCase a = random_view(queue(), dtype, kind, 33, 61);
@@ -156,7 +158,9 @@ std::vector<double> as_doubles(const HostArray& a) {
     std::vector<double> out(c.size());
     for (std::size_t k = 0; k < out.size(); ++k) {
         const SV v = element(c, k);
-        out[k] = v.kind == SV::Kind::floating ? v.c.real() : v.kind == SV::Kind::signed_integer ? double(v.i) : double(v.u);
+        out[k] = v.kind == SV::Kind::floating         ? v.c.real()
+                 : v.kind == SV::Kind::signed_integer ? double(v.i)
+                                                      : double(v.u);
     }
     return out;
 }
@@ -233,7 +237,12 @@ TEST_P(ExpressionTest, MathFunctionsInFloat32) {
         {"maximum", maximum(x, y), [](double a, double b) { return std::max(a, b); }},
         {"where", where(x > y, x, -y), [](double a, double b) { return a > b ? a : -b; }},
         {"clip", clip(x, -1.0, 1.0), [](double a, double) { return std::min(std::max(a, -1.0), 1.0); }},
-        {"remainder", x % y, [](double a, double b) { double r = std::fmod(a, b); if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }},
+        {"remainder", x % y,
+         [](double a, double b) {
+             double r = std::fmod(a, b);
+             if (r != 0 && ((r < 0) != (b < 0))) r += b;
+             return r;
+         }},
         {"divide", x / (abs(y) + 1.0f), [](double a, double b) { return a / (std::fabs(b) + 1); }},
         {"negate", -x, [](double a, double) { return -a; }},
     };
@@ -285,7 +294,8 @@ TEST_P(ExpressionTest, IntegerSemanticsFollowNumpy) {
     const Expr sum = dc + dc + 3;
     EXPECT_EQ(sum.dtype(), DType(int8));
     const auto wrapped = evaluate(queue(), sum).get(queue()).to_vector<std::int8_t>();
-    for (std::size_t k = 0; k < c.size(); ++k) EXPECT_EQ(wrapped[k], static_cast<std::int8_t>(static_cast<std::int8_t>(c[k] + c[k]) + 3));
+    for (std::size_t k = 0; k < c.size(); ++k)
+        EXPECT_EQ(wrapped[k], static_cast<std::int8_t>(static_cast<std::int8_t>(c[k] + c[k]) + 3));
     // pow of integers by squaring.
     const auto squares = evaluate(queue(), pow(dc, 2)).get(queue()).to_vector<std::int8_t>();
     for (std::size_t k = 0; k < c.size(); ++k) EXPECT_EQ(squares[k], static_cast<std::int8_t>(c[k] * c[k]));
@@ -327,7 +337,8 @@ TEST_P(ExpressionTest, ComplexArithmetic) {
             const auto x = element(a, k).c;
             const auto y = element(b, k).c;
             const auto expected = x * y - x / (y + 3.0);
-            ASSERT_LE(std::abs(element(prod, k).c - expected), 32 * eps * (1 + std::abs(expected))) << dtype.name() << k;
+            ASSERT_LE(std::abs(element(prod, k).c - expected), 32 * eps * (1 + std::abs(expected)))
+                << dtype.name() << k;
             ASSERT_LE(std::abs(element(ex, k).c - std::exp(x)), 32 * eps * (1 + std::abs(std::exp(x)))) << k;
             ASSERT_NEAR(element(magnitude, k).c.real(), std::abs(x), 4 * eps * (1 + std::abs(x))) << k;
         }
@@ -373,7 +384,8 @@ void check_complex_functions(const Queue& queue) {
             const std::complex<double> expected = c.host(x);
             const std::complex<double> value(result[k].real(), result[k].imag());
             ASSERT_LE(std::abs(value - expected), 64 * eps * std::max(1.0, std::abs(expected)))
-                << c.name << "(" << x << ") gave " << value << ", expected " << expected << " (" << typeid(C).name() << ")";
+                << c.name << "(" << x << ") gave " << value << ", expected " << expected << " (" << typeid(C).name()
+                << ")";
         }
     }
 }
@@ -420,7 +432,9 @@ TEST(ExpressionPromotion, EqualsNumpysTable) {
         DType got;
         if (b.starts_with("weak:")) {
             const std::string kind = b.substr(5);
-            const auto weak = kind == "int" ? detail::WeakKind::integer : kind == "float" ? detail::WeakKind::floating : detail::WeakKind::complex;
+            const auto weak = kind == "int"     ? detail::WeakKind::integer
+                              : kind == "float" ? detail::WeakKind::floating
+                                                : detail::WeakKind::complex;
             got = detail::promote_weak(names.at(a), weak);
         } else {
             got = detail::promote_types(names.at(a), names.at(b));

@@ -89,7 +89,7 @@ TEST_P(ForeignMemory, KeepAliveLivesAsLongAsTheBuffer) {
     std::weak_ptr<int> watch = owner;
     {
         std::optional<Buffer> borrowed = Buffer::from_backend_buffer(bound_device(), original.native_handle(),
-                                                                      std::nullopt, false, std::move(owner));
+                                                                     std::nullopt, false, std::move(owner));
         const Buffer view = borrowed->get_sub_region(8, 16);
         borrowed.reset();
         EXPECT_FALSE(watch.expired());  // the view still holds it
@@ -138,8 +138,8 @@ TEST_P(ForeignMemory, OwnedMemoryIsReleasedOnce) {
         return count;
     };
     {
-        const Buffer owned = Buffer::from_backend_buffer(bound_device(), reinterpret_cast<std::uintptr_t>(mem),
-                                                         std::nullopt, true);
+        const Buffer owned =
+            Buffer::from_backend_buffer(bound_device(), reinterpret_cast<std::uintptr_t>(mem), std::nullopt, true);
         EXPECT_EQ(owned.size(), size);
         owned.set(queue(), std::span<const std::byte>(data));
         EXPECT_EQ(read(owned), data);

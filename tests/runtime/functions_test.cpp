@@ -53,8 +53,12 @@ void store(const DType& d, LC v, std::byte* out) {
     case DType::Kind::uint64: put(static_cast<std::uint64_t>(v.real())); break;
     case DType::Kind::float32: put(static_cast<float>(v.real())); break;
     case DType::Kind::float64: put(static_cast<double>(v.real())); break;
-    case DType::Kind::complex64: put(std::complex<float>(static_cast<float>(v.real()), static_cast<float>(v.imag()))); break;
-    case DType::Kind::complex128: put(std::complex<double>(static_cast<double>(v.real()), static_cast<double>(v.imag()))); break;
+    case DType::Kind::complex64:
+        put(std::complex<float>(static_cast<float>(v.real()), static_cast<float>(v.imag())));
+        break;
+    case DType::Kind::complex128:
+        put(std::complex<double>(static_cast<double>(v.real()), static_cast<double>(v.imag())));
+        break;
     default: throw std::logic_error("no store for " + d.name());
     }
 }
@@ -145,9 +149,10 @@ protected:
             }
             globals.emplace(fmt::format("f{}", k), c.module);
             globals.emplace(fmt::format("o{}", k), c.out);
-            source += fmt::format("KERNEL void case{0}(GLOBAL_MEM ${{o{0}}}* out{1})\n{{\n    const SIZE_T i = get_global_id(0);\n"
-                                  "    out[i] = ${{f{0}}}({2});\n}}\n",
-                                  k, params, args);
+            source += fmt::format(
+                "KERNEL void case{0}(GLOBAL_MEM ${{o{0}}}* out{1})\n{{\n    const SIZE_T i = get_global_id(0);\n"
+                "    out[i] = ${{f{0}}}({2});\n}}\n",
+                k, params, args);
         }
         const Program program(bound_device(), TemplateSource{source}, {}, globals);
         for (std::size_t k = 0; k < cases.size(); ++k) {
@@ -176,12 +181,11 @@ protected:
             }
         }
     }
-
 };
 
 // Every numeric type a kernel computes with (float16 is storage only). Values stay within +-40, so
 // that no sum or product of two of them overflows even int8 after the GPU promotion to int32.
-const std::vector<DType> arithmetic_types{int8,  uint8,   int16,   uint16,    int32,     uint32,
+const std::vector<DType> arithmetic_types{int8,  uint8,  int16,   uint16,  int32,     uint32,
                                           int64, uint64, float32, float64, complex64, complex128};
 
 std::map<DType::Kind, Column> columns(double lo, double hi, double min_abs = 0) {
@@ -208,18 +212,31 @@ TEST_P(Functions, AddAndMulForEveryTypePair) {
                 const DType out = explicit_out ? DType(complex128) : result_type({a, b});
                 const auto* ca = &ints.at(a.kind());
                 const auto* cb = &ints.at(b.kind());
-                cases.push_back({label("add", {a, b}, out), functions::add({a, b}, out), {ca, cb}, out,
+                cases.push_back({label("add", {a, b}, out),
+                                 functions::add({a, b}, out),
+                                 {ca, cb},
+                                 out,
                                  [out](const std::vector<LC>& v) { return convert(v[0], out) + convert(v[1], out); }});
-                cases.push_back({label("mul", {a, b}, out), functions::mul({a, b}, out), {ca, cb}, out,
+                cases.push_back({label("mul", {a, b}, out),
+                                 functions::mul({a, b}, out),
+                                 {ca, cb},
+                                 out,
                                  [out](const std::vector<LC>& v) { return convert(v[0], out) * convert(v[1], out); }});
             }
         }
     }
     // Three inputs, the pitfall's shape: complex + real + real.
     const DType c3 = result_type({complex64, float32, int32});
-    cases.push_back({"add3", functions::add({complex64, float32, int32}), {&ints.at(DType::Kind::complex64), &ints.at(DType::Kind::float32), &ints.at(DType::Kind::int32)}, c3,
-                     [c3](const std::vector<LC>& v) { return convert(v[0], c3) + convert(v[1], c3) + convert(v[2], c3); }});
-    cases.push_back({"mul3", functions::mul({float64, complex64, int32}), {&ints.at(DType::Kind::float64), &ints.at(DType::Kind::complex64), &ints.at(DType::Kind::int32)}, complex128,
+    cases.push_back(
+        {"add3",
+         functions::add({complex64, float32, int32}),
+         {&ints.at(DType::Kind::complex64), &ints.at(DType::Kind::float32), &ints.at(DType::Kind::int32)},
+         c3,
+         [c3](const std::vector<LC>& v) { return convert(v[0], c3) + convert(v[1], c3) + convert(v[2], c3); }});
+    cases.push_back({"mul3",
+                     functions::mul({float64, complex64, int32}),
+                     {&ints.at(DType::Kind::float64), &ints.at(DType::Kind::complex64), &ints.at(DType::Kind::int32)},
+                     complex128,
                      [](const std::vector<LC>& v) { return v[0] * v[1] * v[2]; }});
     check(cases);
     EXPECT_THROW(functions::add({complex64, float32}, DType(float32)), ArgumentError);
@@ -234,7 +251,10 @@ TEST_P(Functions, DivForEveryTypePair) {
             for (const bool explicit_out : {false, true}) {
                 DType out = explicit_out ? DType(complex128) : result_type({a, b});
                 const bool integer = is_integer(out);
-                cases.push_back({label("div", {a, b}, out), functions::div(a, b, out), {&dividends.at(a.kind()), &divisors.at(b.kind())}, out,
+                cases.push_back({label("div", {a, b}, out),
+                                 functions::div(a, b, out),
+                                 {&dividends.at(a.kind()), &divisors.at(b.kind())},
+                                 out,
                                  [out, integer](const std::vector<LC>& v) {
                                      if (integer) {
                                          // C's truncating division in the output type.
@@ -244,7 +264,9 @@ TEST_P(Functions, DivForEveryTypePair) {
                                              const auto uy = static_cast<unsigned long long>(y.real());
                                              return LC(static_cast<long double>(ux / uy), 0);
                                          }
-                                         return LC(static_cast<long double>(static_cast<long long>(x.real()) / static_cast<long long>(y.real())), 0);
+                                         return LC(static_cast<long double>(static_cast<long long>(x.real()) /
+                                                                            static_cast<long long>(y.real())),
+                                                   0);
                                      }
                                      return convert(v[0], out) / convert(v[1], out);
                                  }});
@@ -259,29 +281,42 @@ TEST_P(Functions, UnaryFunctions) {
     std::vector<FunctionCase> cases;
     for (const auto& d : arithmetic_types) {
         const auto* c = &values.at(d.kind());
-        cases.push_back({label("conj", {d}, d), functions::conj(d), {c}, d, [](const std::vector<LC>& v) { return std::conj(v[0]); }});
+        cases.push_back({label("conj", {d}, d), functions::conj(d), {c}, d, [](const std::vector<LC>& v) {
+                             return std::conj(v[0]);
+                         }});
         const DType n = is_complex(d) ? real_for(d) : d;
-        cases.push_back({label("norm", {d}, n), functions::norm(d), {c}, n,
-                         [](const std::vector<LC>& v) { return LC(std::norm(v[0]), 0); }});
+        cases.push_back({label("norm", {d}, n), functions::norm(d), {c}, n, [](const std::vector<LC>& v) {
+                             return LC(std::norm(v[0]), 0);
+                         }});
         for (const auto& out : arithmetic_types) {
             if (is_complex(d) && !is_complex(out)) continue;
             if (!is_signed(out) && is_signed(d)) continue;  // negative values: undefined in C++ (the reference)
-            cases.push_back({label("cast", {d}, out), functions::cast(d, out), {c}, out,
-                             [out](const std::vector<LC>& v) { return convert(v[0], out); }});
+            cases.push_back(
+                {label("cast", {d}, out), functions::cast(d, out), {c}, out, [out](const std::vector<LC>& v) {
+                     return convert(v[0], out);
+                 }});
         }
         if (is_real(d) || is_complex(d)) {
-            cases.push_back({label("exp", {d}, d), functions::exp(d), {c}, d, [](const std::vector<LC>& v) { return std::exp(v[0]); }});
+            cases.push_back({label("exp", {d}, d), functions::exp(d), {c}, d, [](const std::vector<LC>& v) {
+                                 return std::exp(v[0]);
+                             }});
         }
         if (is_real(d)) {
             const DType cd = complex_for(d);
-            cases.push_back({label("polar_unit", {d}, cd), functions::polar_unit(d), {c}, cd,
-                             [](const std::vector<LC>& v) { return std::polar(1.0L, v[0].real()); }});
-            cases.push_back({label("polar", {d, d}, cd), functions::polar(d), {c, c}, cd,
-                             [](const std::vector<LC>& v) { return v[0] * std::polar(1.0L, v[1].real()); }});
+            cases.push_back(
+                {label("polar_unit", {d}, cd), functions::polar_unit(d), {c}, cd, [](const std::vector<LC>& v) {
+                     return std::polar(1.0L, v[0].real());
+                 }});
+            cases.push_back({label("polar", {d, d}, cd), functions::polar(d), {c, c}, cd, [](const std::vector<LC>& v) {
+                                 return v[0] * std::polar(1.0L, v[1].real());
+                             }});
         }
     }
     // cast from complex to real takes the real part.
-    cases.push_back({"cast complex128 -> float32", functions::cast(complex128, float32), {&values.at(DType::Kind::complex128)}, float32,
+    cases.push_back({"cast complex128 -> float32",
+                     functions::cast(complex128, float32),
+                     {&values.at(DType::Kind::complex128)},
+                     float32,
                      [](const std::vector<LC>& v) { return LC(static_cast<float>(v[0].real()), 0); }});
     check(cases);
     EXPECT_THROW(functions::exp(int32), ArgumentError);
@@ -289,8 +324,8 @@ TEST_P(Functions, UnaryFunctions) {
 }
 
 TEST_P(Functions, PowForEveryBaseExponentAndOutput) {
-    const auto bases = columns(0.5, 2.0, 0.5);      // positive (integers 1 and 2): real exponents stay real
-    const auto signed_bases = columns(-3, 3, 1);    // integer exponents: any sign
+    const auto bases = columns(0.5, 2.0, 0.5);    // positive (integers 1 and 2): real exponents stay real
+    const auto signed_bases = columns(-3, 3, 1);  // integer exponents: any sign
     const auto int_exponents = columns(-5, 5);
     const auto small_exponents = columns(0, 7);
     const auto real_exponents = columns(-2.5, 2.5);
@@ -310,15 +345,19 @@ TEST_P(Functions, PowForEveryBaseExponentAndOutput) {
                 if (real_exponent && int_out) continue;
                 const Column* b = real_exponent ? &bases.at(base.kind()) : &signed_bases.at(base.kind());
                 if (int_out && !is_signed(out)) b = &bases.at(base.kind());  // non-negative for unsigned outputs
-                const Column* e = real_exponent ? &real_exponents.at(exponent.kind())
+                const Column* e = real_exponent                     ? &real_exponents.at(exponent.kind())
                                   : int_out || !is_signed(exponent) ? &small_exponents.at(exponent.kind())
                                                                     : &int_exponents.at(exponent.kind());
-                cases.push_back({label("pow", {base, exponent}, out), functions::pow(base, exponent, out), {b, e}, out,
+                cases.push_back({label("pow", {base, exponent}, out),
+                                 functions::pow(base, exponent, out),
+                                 {b, e},
+                                 out,
                                  [out, int_out](const std::vector<LC>& v) {
                                      const LC x = convert(v[0], out);
                                      if (int_out) {
                                          long double r = 1;
-                                         for (long long k = 0; k < static_cast<long long>(v[1].real()); ++k) r *= x.real();
+                                         for (long long k = 0; k < static_cast<long long>(v[1].real()); ++k)
+                                             r *= x.real();
                                          return convert(LC(r, 0), out);
                                      }
                                      if (is_complex(out)) return std::pow(x, v[1].real());
@@ -328,7 +367,10 @@ TEST_P(Functions, PowForEveryBaseExponentAndOutput) {
         }
     }
     // Defaults: exponent and output of the base's type.
-    cases.push_back({"pow(float32)", functions::pow(float32), {&bases.at(DType::Kind::float32), &real_exponents.at(DType::Kind::float32)}, float32,
+    cases.push_back({"pow(float32)",
+                     functions::pow(float32),
+                     {&bases.at(DType::Kind::float32), &real_exponents.at(DType::Kind::float32)},
+                     float32,
                      [](const std::vector<LC>& v) { return LC(std::pow(v[0].real(), v[1].real()), 0); }});
     check(cases);
     EXPECT_THROW(functions::pow(float32, complex64), ArgumentError);

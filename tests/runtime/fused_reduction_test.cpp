@@ -45,13 +45,16 @@ TEST_P(FusedReductionTest, SumOfAxpbAgainstReferenceAndUnfused) {
         const long double u = unit_roundoff(dtype);
         // (37, 129): rows that are no whole number of vectors, so that the unfused reduction adds
         // in the fused one's order; (2, 4096): long rows split over work groups.
-        for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{37, 129}, std::vector<std::size_t>{2, 4096}}) {
+        for (const std::vector<std::size_t>& shape :
+             {std::vector<std::size_t>{37, 129}, std::vector<std::size_t>{2, 4096}}) {
             HostArray x = random_host(dtype, shape), b = random_host(dtype, shape);
             HostArray a = random_host(dtype, {shape[1]});  // broadcast along the rows
-            const Array dx = Array::from_host(queue(), x), db = Array::from_host(queue(), b), da = Array::from_host(queue(), a);
+            const Array dx = Array::from_host(queue(), x), db = Array::from_host(queue(), b),
+                        da = Array::from_host(queue(), a);
             const Expr e = da * dx + db;
-            for (const auto& axes : {std::optional<std::vector<int>>{}, std::optional<std::vector<int>>{std::vector<int>{1}},
-                                     std::optional<std::vector<int>>{std::vector<int>{0}}}) {
+            for (const auto& axes :
+                 {std::optional<std::vector<int>>{}, std::optional<std::vector<int>>{std::vector<int>{1}},
+                  std::optional<std::vector<int>>{std::vector<int>{0}}}) {
                 ReduceOptions options;
                 options.axes = axes;
                 const HostArray fused = sum(queue(), e, options).get(queue());
@@ -73,7 +76,8 @@ TEST_P(FusedReductionTest, SumOfAxpbAgainstReferenceAndUnfused) {
                     const long double bound = (m + 2) * u * magnitude + 2 * u * terms;
                     const long double got = value_at(fused, o).real();
                     EXPECT_LE(std::fabs(got - exact), bound) << dtype.name() << " output " << o;
-                    EXPECT_LE(std::fabs(got - value_at(unfused, o).real()), 2 * bound) << dtype.name() << " output " << o;
+                    EXPECT_LE(std::fabs(got - value_at(unfused, o).real()), 2 * bound)
+                        << dtype.name() << " output " << o;
                 }
                 if (shape[1] == 129 && axes && (*axes)[0] == 1) {
                     EXPECT_TRUE(same_bits(fused, unfused)) << dtype.name() << ": the same order gives the same bits";
@@ -110,8 +114,14 @@ TEST_P(FusedReductionTest, ExtremaAndArgExtremaAreExact) {
                 const float d = static_cast<float>(xs[flat]) - static_cast<float>(ys[flat]);
                 best_distance = std::max(best_distance, std::fabs(d));
                 least = std::min(least, d);
-                if (d > most) { most = d; at_most = static_cast<std::int64_t>(r); }
-                if (std::fabs(d) < nearest) { nearest = std::fabs(d); at_nearest = static_cast<std::int64_t>(r); }
+                if (d > most) {
+                    most = d;
+                    at_most = static_cast<std::int64_t>(r);
+                }
+                if (std::fabs(d) < nearest) {
+                    nearest = std::fabs(d);
+                    at_nearest = static_cast<std::int64_t>(r);
+                }
             }
             EXPECT_EQ(value_at(mx, o).real(), best_distance) << "axis " << axis << " output " << o;
             EXPECT_EQ(value_at(mn, o).real(), least) << "axis " << axis << " output " << o;
@@ -135,8 +145,8 @@ TEST_P(FusedReductionTest, NumpysDtypesMatchTheUnfusedReduction) {
     // The expression's dtype by promotion, then the reduction's rules for it; integers exact.
     // (float32 and float64 are the other tests'; int8 and uint16 stand for the signed and unsigned
     // integers, whose sums go to int64 and uint64)
-    for (const DType& dtype : {DType(Kind::bool_), DType(Kind::int8), DType(Kind::uint16), DType(Kind::float16),
-                               DType(Kind::complex64)}) {
+    for (const DType& dtype :
+         {DType(Kind::bool_), DType(Kind::int8), DType(Kind::uint16), DType(Kind::float16), DType(Kind::complex64)}) {
         HostArray x = random_host(dtype, {9, 31}), y = random_host(dtype, {9, 31});
         const Array dx = Array::from_host(queue(), x), dy = Array::from_host(queue(), y);
         const Expr e = dx * dy + dx;
@@ -156,7 +166,8 @@ TEST_P(FusedReductionTest, NumpysDtypesMatchTheUnfusedReduction) {
         } else {
             // 31 values of magnitude <= 2 per output (float16: values rounded to float16 as the
             // temporary's, summed in float32, result rounded to float16: half an ulp of float16).
-            const long double tolerance = dtype.kind() == Kind::float16 ? 2 * std::ldexp(1.0L, -11) * 64 : 64 * 33 * unit_roundoff(dtype);
+            const long double tolerance =
+                dtype.kind() == Kind::float16 ? 2 * std::ldexp(1.0L, -11) * 64 : 64 * 33 * unit_roundoff(dtype);
             for (std::size_t o = 0; o < 9; ++o) {
                 EXPECT_LE(std::abs(value_at(fused_sum, o) - value_at(unfused_sum, o)), tolerance) << dtype.name();
                 EXPECT_LE(std::abs(value_at(fused_mean, o) - value_at(unfused_mean, o)), tolerance) << dtype.name();
@@ -202,7 +213,8 @@ TEST_P(FusedReductionTest, MomentsAndDotOfExpressions) {
         }
         EXPECT_LE(std::fabs(value_at(m, o).real() - average), 208 * u * magnitude / 200);
         EXPECT_LE(std::fabs(value_at(v, o).real() - squares / 199), 208 * u * square_magnitude / 199);
-        EXPECT_LE(std::fabs(value_at(s, o).real() - std::sqrt(squares / 200)), 208 * u * std::sqrt(square_magnitude / 200));
+        EXPECT_LE(std::fabs(value_at(s, o).real() - std::sqrt(squares / 200)),
+                  208 * u * std::sqrt(square_magnitude / 200));
     }
     // dot of two 1-d expressions: float32 products accumulated in float32.
     const DType f32(Kind::float32);

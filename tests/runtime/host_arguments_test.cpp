@@ -130,8 +130,8 @@ TEST(RegisterDType, BadNamesAndDuplicatesAreTyped) {
         return argument_named_by([&] { register_dtype(d, name); });
     };
     EXPECT_EQ(argument_of(other, "kjarni_test_pair"), "c_name");  // another dtype's name
-    EXPECT_EQ(argument_of(dtype, "kjarni_other_name"), "dtype");   // a second name
-    EXPECT_EQ(argument_of(dtypes::int32, "my_int"), "dtype");      // not a struct
+    EXPECT_EQ(argument_of(dtype, "kjarni_other_name"), "dtype");  // a second name
+    EXPECT_EQ(argument_of(dtypes::int32, "my_int"), "dtype");     // not a struct
     for (const char* bad : {"", "1pair", "pair-t", "pair t", "a.b", "float", "int32_t", "struct", "__x", "_Pair",
                             "KERNEL", "complex64_t", "half", "uint"}) {
         EXPECT_EQ(argument_of(other, bad), "c_name") << bad;

@@ -45,7 +45,6 @@ protected:
         if (async) queue().synchronize();
         ASSERT_TRUE(std::equal(data.begin(), data.end(), back.data()));
     }
-
 };
 
 TEST_P(HostMemoryTest, RoundTripSync) { round_trip({}, false, 100003); }

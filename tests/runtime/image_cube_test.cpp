@@ -89,12 +89,12 @@ std::array<float, 3> cube_direction(int face, std::size_t i, std::size_t j, std:
     const float t = (static_cast<float>(j) + 0.5f) / static_cast<float>(size);
     const float sc = (2.0f * s - 1.0f) * ma, tc = (2.0f * t - 1.0f) * ma;
     switch (face) {
-        case 0: return {ma, -tc, -sc};   // +x: sc = -z, tc = -y
-        case 1: return {-ma, -tc, sc};   // -x: sc = z, tc = -y
-        case 2: return {sc, ma, tc};     // +y: sc = x, tc = z
-        case 3: return {sc, -ma, -tc};   // -y: sc = x, tc = -z
-        case 4: return {sc, -tc, ma};    // +z: sc = x, tc = -y
-        default: return {-sc, -tc, -ma}; // -z: sc = -x, tc = -y
+    case 0: return {ma, -tc, -sc};    // +x: sc = -z, tc = -y
+    case 1: return {-ma, -tc, sc};    // -x: sc = z, tc = -y
+    case 2: return {sc, ma, tc};      // +y: sc = x, tc = z
+    case 3: return {sc, -ma, -tc};    // -y: sc = x, tc = -z
+    case 4: return {sc, -tc, ma};     // +z: sc = x, tc = -y
+    default: return {-sc, -tc, -ma};  // -z: sc = -x, tc = -y
     }
 }
 
@@ -117,7 +117,8 @@ protected:
         for (std::size_t layer = 0; layer < 6 * std::max<std::size_t>(cubes, 1); ++layer) {
             for (std::size_t j = 0; j < size; ++j) {
                 for (std::size_t i = 0; i < size; ++i, ++k) {
-                    const auto d = cube_direction(static_cast<int>(layer % 6), i, j, size, std::ldexp(1.0f, exponents[k]));
+                    const auto d =
+                        cube_direction(static_cast<int>(layer % 6), i, j, size, std::ldexp(1.0f, exponents[k]));
                     coords.insert(coords.end(), {d[0], d[1], d[2], static_cast<float>(layer / 6)});
                     expected_index.push_back((layer * size + j) * size + i);
                 }
@@ -151,7 +152,8 @@ TEST_P(CubeMaps, ADirectionReadsTheTexelOfItsFace) {
         std::vector<float> coords;
         std::vector<std::size_t> expected_index;
         every_texel(size, cubes, coords, expected_index);
-        const auto got = run_read<float>(cubes == 0 ? "read_cube" : "read_cube_array", image.sampled(cube_sampler), coords);
+        const auto got =
+            run_read<float>(cubes == 0 ? "read_cube" : "read_cube_array", image.sampled(cube_sampler), coords);
         for (std::size_t p = 0; p < expected_index.size(); ++p) {
             for (std::size_t c = 0; c < 4; ++c) {
                 ASSERT_EQ(got[4 * p + c], pixels[4 * expected_index[p] + c])
@@ -195,18 +197,26 @@ TEST_P(CubeMaps, KernelsWriteFacesAsLayers) {
 }
 
 TEST_P(CubeMaps, ShapesAndSamplersACubeMapCannotHaveAreTyped) {
-    expect_argument("shape", [&] { Image::allocate(bound_device(), ImageShape{2, 8, 4, 1, 6, ImageKind::cube_map}, cube_rgba_f32); });
-    expect_argument("shape", [&] { Image::allocate(bound_device(), ImageShape{2, 8, 8, 1, 5, ImageKind::cube_map}, cube_rgba_f32); });
-    expect_argument("shape", [&] { Image::allocate(bound_device(), ImageShape{2, 8, 8, 1, 12, ImageKind::cube_map}, cube_rgba_f32); });
-    expect_argument("shape", [&] { Image::allocate(bound_device(), ImageShape{2, 8, 8, 1, 8, ImageKind::cube_map_array}, cube_rgba_f32); });
-    expect_argument("shape", [&] { Image::allocate(bound_device(), ImageShape{3, 8, 8, 8, 6, ImageKind::cube_map}, cube_rgba_f32); });
+    expect_argument("shape", [&] {
+        Image::allocate(bound_device(), ImageShape{2, 8, 4, 1, 6, ImageKind::cube_map}, cube_rgba_f32);
+    });
+    expect_argument("shape", [&] {
+        Image::allocate(bound_device(), ImageShape{2, 8, 8, 1, 5, ImageKind::cube_map}, cube_rgba_f32);
+    });
+    expect_argument("shape", [&] {
+        Image::allocate(bound_device(), ImageShape{2, 8, 8, 1, 12, ImageKind::cube_map}, cube_rgba_f32);
+    });
+    expect_argument("shape", [&] {
+        Image::allocate(bound_device(), ImageShape{2, 8, 8, 1, 8, ImageKind::cube_map_array}, cube_rgba_f32);
+    });
+    expect_argument("shape", [&] {
+        Image::allocate(bound_device(), ImageShape{3, 8, 8, 8, 6, ImageKind::cube_map}, cube_rgba_f32);
+    });
     const std::size_t too_big = image_limits(bound_device()).max_cube_map_size + 1;
     expect_argument("shape", [&] { Image::allocate(bound_device(), ImageShape::cube_map(too_big), cube_rgba_f32); });
     const Image image = Image::allocate(bound_device(), ImageShape::cube_map(4), cube_rgba_f32);
     expect_argument("sampler", [&] { image.sampled(Sampler{}); });  // not normalised
-    expect_argument("sampler", [&] {
-        image.sampled(Sampler{AddressMode::repeat, FilterMode::nearest, true});
-    });
+    expect_argument("sampler", [&] { image.sampled(Sampler{AddressMode::repeat, FilterMode::nearest, true}); });
     EXPECT_NE(to_string(image.shape()).find("cube map"), std::string::npos) << to_string(image.shape());
 }
 
@@ -231,8 +241,8 @@ TEST_P(CubeMaps, MipmapLevelsReadAtTheirLevelOfDetail) {
         expect_argument("level", [&] { image.level(1); });
         for (std::size_t y = 0; y < one.height; ++y) {
             for (std::size_t x = 0; x < one.width; ++x) {
-                coords.insert(coords.end(), {(static_cast<float>(x) + 0.5f) / 16.0f, (static_cast<float>(y) + 0.5f) / 8.0f,
-                                             0.0f, static_cast<float>(x % 3)});
+                coords.insert(coords.end(), {(static_cast<float>(x) + 0.5f) / 16.0f,
+                                             (static_cast<float>(y) + 0.5f) / 8.0f, 0.0f, static_cast<float>(x % 3)});
                 append_pixel(expected, pixels, y * one.width + x);
             }
         }

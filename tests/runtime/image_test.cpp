@@ -152,10 +152,10 @@ private:
 
 TEST_P(Images, RoundTripKeepsEveryByte) {
     const std::vector<ImageFormat> formats = {
-        {ChannelOrder::r, ChannelType::uint8, false},    {ChannelOrder::rg, ChannelType::int16, false},
+        {ChannelOrder::r, ChannelType::uint8, false},      {ChannelOrder::rg, ChannelType::int16, false},
         {ChannelOrder::rgba, ChannelType::float32, false}, {ChannelOrder::r, ChannelType::float16, false},
-        {ChannelOrder::rgba, ChannelType::uint8, true},   {ChannelOrder::rg, ChannelType::uint32, false},
-        {ChannelOrder::r, ChannelType::int8, true},       {ChannelOrder::rgba, ChannelType::int32, false},
+        {ChannelOrder::rgba, ChannelType::uint8, true},    {ChannelOrder::rg, ChannelType::uint32, false},
+        {ChannelOrder::r, ChannelType::int8, true},        {ChannelOrder::rgba, ChannelType::int32, false},
         {ChannelOrder::rgba, ChannelType::float16, false}, {ChannelOrder::rgba, ChannelType::int16, true},
     };
     const std::vector<ImageShape> shapes = {ImageShape::d1(61), ImageShape::d2(37, 23), ImageShape::d3(13, 7, 5),
@@ -191,12 +191,15 @@ TEST_P(Images, NearestReadsThePixelTheCoordinateFallsIn) {
     for (std::size_t y = 0; y < height; ++y) {
         for (std::size_t x = 0; x < width; ++x) {
             const std::size_t i = y * width + x;
-            coords.insert(coords.end(), {static_cast<float>(x) + offsets[2 * i], static_cast<float>(y) + offsets[2 * i + 1], 0, 0});
+            coords.insert(coords.end(),
+                          {static_cast<float>(x) + offsets[2 * i], static_cast<float>(y) + offsets[2 * i + 1], 0, 0});
         }
     }
-    const auto got = sample<float>("read_2d_f", image.sampled({AddressMode::clamp_to_edge, FilterMode::nearest, false}), coords);
+    const auto got =
+        sample<float>("read_2d_f", image.sampled({AddressMode::clamp_to_edge, FilterMode::nearest, false}), coords);
     for (std::size_t i = 0; i < width * height; ++i) {
-        for (std::size_t c = 0; c < 4; ++c) ASSERT_EQ(got[4 * i + c], pixels[4 * i + c]) << "pixel " << i << " channel " << c;
+        for (std::size_t c = 0; c < 4; ++c)
+            ASSERT_EQ(got[4 * i + c], pixels[4 * i + c]) << "pixel " << i << " channel " << c;
     }
 }
 
@@ -222,7 +225,8 @@ TEST_P(Images, IntegerFormatsReadAsIntegersAndNormalisedOnesAsFractions) {
         std::vector<std::byte> bytes;
         const Image image = upload_random(ImageShape::d2(width, height), format, bytes);
         const auto got = sample<int>("read_2d_i", image.sampled({}), coords);
-        for (std::size_t i = 0; i < n * 4; ++i) ASSERT_EQ(got[i], static_cast<int>(static_cast<std::int8_t>(bytes[i]))) << i;
+        for (std::size_t i = 0; i < n * 4; ++i)
+            ASSERT_EQ(got[i], static_cast<int>(static_cast<std::int8_t>(bytes[i]))) << i;
     }
     {  // rgba uint8 normalised: v / 255, to float precision
         const ImageFormat format{ChannelOrder::rgba, ChannelType::uint8, true};
@@ -252,7 +256,9 @@ TEST_P(Images, OneDThreeDAndLayeredReads) {
         // The packed index of every pixel (layers follow each other like slices); the second or
         // third coordinate of a layered image is its layer, given as an integer.
         const std::size_t rows = c.shape.dimensions == 1 ? std::max<std::size_t>(c.shape.layers, 1) : c.shape.height;
-        const std::size_t slices = c.shape.dimensions == 3 ? c.shape.depth : c.shape.dimensions == 2 ? std::max<std::size_t>(c.shape.layers, 1) : 1;
+        const std::size_t slices = c.shape.dimensions == 3   ? c.shape.depth
+                                   : c.shape.dimensions == 2 ? std::max<std::size_t>(c.shape.layers, 1)
+                                                             : 1;
         const bool layered_rows = c.shape.dimensions == 1 && c.shape.layered();
         const bool layered_slices = c.shape.dimensions == 2 && c.shape.layered();
         std::vector<float> coords;
@@ -304,10 +310,12 @@ TEST_P(Images, LinearFilteringMatchesBilinearInterpolation) {
             const long x0 = static_cast<long>(std::floor(u)), y0 = static_cast<long>(std::floor(v));
             const double a = u - static_cast<double>(x0), b = v - static_cast<double>(y0);
             const double t00 = texel(pixels, width, height, x0, y0), t10 = texel(pixels, width, height, x0 + 1, y0);
-            const double t01 = texel(pixels, width, height, x0, y0 + 1), t11 = texel(pixels, width, height, x0 + 1, y0 + 1);
+            const double t01 = texel(pixels, width, height, x0, y0 + 1),
+                         t11 = texel(pixels, width, height, x0 + 1, y0 + 1);
             const double expected = (1 - a) * (1 - b) * t00 + a * (1 - b) * t10 + (1 - a) * b * t01 + a * b * t11;
             const double spread = std::max({t00, t10, t01, t11}) - std::min({t00, t10, t01, t11});
-            const double tolerance = 2.0 / 256.0 * spread + 1e-5 * std::max({std::abs(t00), std::abs(t10), std::abs(t01), std::abs(t11)});
+            const double tolerance =
+                2.0 / 256.0 * spread + 1e-5 * std::max({std::abs(t00), std::abs(t10), std::abs(t01), std::abs(t11)});
             ASSERT_NEAR(got[4 * i], expected, tolerance)
                 << "at (" << xs[i] << ", " << ys[i] << ")" << (normalized ? " normalised" : "");
         }
@@ -401,7 +409,8 @@ TEST_P(Images, KernelWritesConvertToTheChannelType) {
         const auto values = random_vector<float>(n * 4, -0.2f, 1.2f);
         Buffer in = Buffer::allocate(bound_device(), values.size() * sizeof(float));
         in.set(queue(), std::span<const float>(values));
-        const Image image = Image::allocate(bound_device(), ImageShape::d2(width, height), {ChannelOrder::rgba, ChannelType::uint8, true});
+        const Image image = Image::allocate(bound_device(), ImageShape::d2(width, height),
+                                            {ChannelOrder::rgba, ChannelType::uint8, true});
         program().kernel("write_2d_f")(queue(), grid, std::nullopt, image, in, static_cast<int>(width));
         std::vector<std::uint8_t> back(n * 4);
         image.download(queue(), std::span<std::uint8_t>(back));
@@ -417,7 +426,8 @@ TEST_P(Images, KernelWritesConvertToTheChannelType) {
         const auto values = random_vector<int>(n * 4, -300, 300);
         Buffer in = Buffer::allocate(bound_device(), values.size() * sizeof(int));
         in.set(queue(), std::span<const int>(values));
-        const Image image = Image::allocate(bound_device(), ImageShape::d2(width, height), {ChannelOrder::rgba, ChannelType::int8, false});
+        const Image image = Image::allocate(bound_device(), ImageShape::d2(width, height),
+                                            {ChannelOrder::rgba, ChannelType::int8, false});
         program().kernel("write_2d_i")(queue(), grid, std::nullopt, image, in, static_cast<int>(width));
         std::vector<std::int8_t> back(n * 4);
         image.download(queue(), std::span<std::int8_t>(back));
@@ -427,7 +437,8 @@ TEST_P(Images, KernelWritesConvertToTheChannelType) {
         const auto values = random_vector<unsigned int>(n * 4, 0, 100000);
         Buffer in = Buffer::allocate(bound_device(), values.size() * sizeof(unsigned int));
         in.set(queue(), std::span<const unsigned int>(values));
-        const Image image = Image::allocate(bound_device(), ImageShape::d2(width, height), {ChannelOrder::rgba, ChannelType::uint16, false});
+        const Image image = Image::allocate(bound_device(), ImageShape::d2(width, height),
+                                            {ChannelOrder::rgba, ChannelType::uint16, false});
         program().kernel("write_2d_ui")(queue(), grid, std::nullopt, image, in, static_cast<int>(width));
         std::vector<std::uint16_t> back(n * 4);
         image.download(queue(), std::span<std::uint16_t>(back));
@@ -469,13 +480,16 @@ struct PixelModel {
     std::size_t pixel;
     std::vector<std::byte> bytes;
 
-    std::size_t at(std::size_t x, std::size_t y, std::size_t z) const { return ((z * size[1] + y) * size[0] + x) * pixel; }
+    std::size_t at(std::size_t x, std::size_t y, std::size_t z) const {
+        return ((z * size[1] + y) * size[0] + x) * pixel;
+    }
     // The packed pixels of a box.
     std::vector<std::byte> extract(const ImageRegion& r) const {
         std::vector<std::byte> out;
         for (std::size_t z = 0; z < r.extent[2]; ++z)
             for (std::size_t y = 0; y < r.extent[1]; ++y) {
-                const auto first = bytes.begin() + static_cast<std::ptrdiff_t>(at(r.origin[0], r.origin[1] + y, r.origin[2] + z));
+                const auto first =
+                    bytes.begin() + static_cast<std::ptrdiff_t>(at(r.origin[0], r.origin[1] + y, r.origin[2] + z));
                 out.insert(out.end(), first, first + static_cast<std::ptrdiff_t>(r.extent[0] * pixel));
             }
         return out;
@@ -498,7 +512,8 @@ ImageRegion random_region(const std::array<std::size_t, 3>& size) {
     ImageRegion region;
     for (std::size_t c = 0; c < 3; ++c) {
         region.extent[c] = static_cast<std::size_t>(random_vector<int>(1, 1, static_cast<int>(size[c]))[0]);
-        region.origin[c] = static_cast<std::size_t>(random_vector<int>(1, 0, static_cast<int>(size[c] - region.extent[c]))[0]);
+        region.origin[c] =
+            static_cast<std::size_t>(random_vector<int>(1, 0, static_cast<int>(size[c] - region.extent[c]))[0]);
     }
     return region;
 }
@@ -547,7 +562,8 @@ TEST_P(Images, SubRegionCopiesMatchTheHostModel) {
         std::vector<std::byte> back(buffer.size());
         buffer.get(queue(), std::span<std::byte>(back));
         const auto expected_out = model.extract(out_box);
-        EXPECT_TRUE(std::equal(expected_out.begin(), expected_out.end(), back.begin() + static_cast<std::ptrdiff_t>(offset)))
+        EXPECT_TRUE(
+            std::equal(expected_out.begin(), expected_out.end(), back.begin() + static_cast<std::ptrdiff_t>(offset)))
             << to_string(out_box);
         EXPECT_TRUE(std::all_of(back.begin(), back.begin() + static_cast<std::ptrdiff_t>(offset),
                                 [](std::byte b) { return b == std::byte{0xEE}; }));
@@ -571,7 +587,8 @@ TEST_P(Images, SubRegionCopiesMatchTheHostModel) {
         for (std::size_t c = 0; c < 3; ++c) from.origin[c] = std::min(from.origin[c], model.size[c] - from.extent[c]);
         std::array<std::size_t, 3> to{};
         for (std::size_t c = 0; c < 3; ++c) {
-            to[c] = static_cast<std::size_t>(random_vector<int>(1, 0, static_cast<int>(other.size[c] - from.extent[c]))[0]);
+            to[c] =
+                static_cast<std::size_t>(random_vector<int>(1, 0, static_cast<int>(other.size[c] - from.extent[c]))[0]);
         }
         target.copy_region_from(queue(), image, from, to);
         other.store(to, from.extent, model.extract(from));
@@ -583,10 +600,18 @@ TEST_P(Images, SubRegionBadInputIsTyped) {
     const Image image = Image::allocate(bound_device(), ImageShape::d2(8, 4), rgba_f32);
     std::vector<std::byte> host(16 * 4);
     const ImageRegion box{{2, 1, 0}, {4, 1, 1}};  // 4 pixels of 16 bytes
-    expect_argument("region", [&] { image.upload_region(queue(), {{5, 0, 0}, {4, 1, 1}}, std::span<const std::byte>(host)); });
-    expect_argument("region", [&] { image.download_region(queue(), {{0, 0, 0}, {0, 1, 1}}, std::span<std::byte>(host)); });
-    expect_argument("region", [&] { image.download_region(queue(), {{0, 0, 1}, {4, 1, 1}}, std::span<std::byte>(host)); });
-    expect_argument("region", [&] { image.download_region(queue(), {{0, 0, 0}, {4, 1, 2}}, std::span<std::byte>(host)); });
+    expect_argument("region", [&] {
+        image.upload_region(queue(), {{5, 0, 0}, {4, 1, 1}}, std::span<const std::byte>(host));
+    });
+    expect_argument("region", [&] {
+        image.download_region(queue(), {{0, 0, 0}, {0, 1, 1}}, std::span<std::byte>(host));
+    });
+    expect_argument("region", [&] {
+        image.download_region(queue(), {{0, 0, 1}, {4, 1, 1}}, std::span<std::byte>(host));
+    });
+    expect_argument("region", [&] {
+        image.download_region(queue(), {{0, 0, 0}, {4, 1, 2}}, std::span<std::byte>(host));
+    });
     std::vector<std::byte> short_host(16 * 4 - 1);
     expect_argument("host", [&] { image.upload_region(queue(), box, std::span<const std::byte>(short_host)); });
     Buffer small = Buffer::allocate(bound_device(), 16 * 4);
@@ -594,7 +619,9 @@ TEST_P(Images, SubRegionBadInputIsTyped) {
     expect_argument("buffer", [&] { image.copy_region_from(queue(), box, small, 16 * 4 + 1); });
     const Image other = Image::allocate(bound_device(), ImageShape::d2(3, 3), rgba_f32);
     expect_argument("destination_origin", [&] { other.copy_region_from(queue(), image, box, {0, 0, 0}); });
-    expect_argument("source_region", [&] { other.copy_region_from(queue(), image, {{0, 0, 0}, {9, 1, 1}}, {0, 0, 0}); });
+    expect_argument("source_region", [&] {
+        other.copy_region_from(queue(), image, {{0, 0, 0}, {9, 1, 1}}, {0, 0, 0});
+    });
     expect_argument("source_region", [&] { image.copy_region_from(queue(), image, box, {3, 1, 0}); });  // overlaps
     const Image layered = Image::allocate(bound_device(), ImageShape::layered_1d(8, 4), rgba_f32);
     expect_argument("source", [&] { layered.copy_region_from(queue(), image, box, {0, 0, 0}); });
@@ -609,17 +636,24 @@ TEST_P(Images, BadInputIsATypedErrorNamingTheCulprit) {
     expect_argument("shape", [&] { Image::allocate(device, ImageShape{2, 4, 4, 3, 0}, rgba_f32); });
     expect_argument("shape", [&] { Image::allocate(device, ImageShape{4, 4, 4, 3, 0}, rgba_f32); });
     expect_argument("shape", [&] { Image::allocate(device, ImageShape::d2(limits_.max_width_2d + 1, 1), rgba_f32); });
-    expect_argument("shape", [&] { Image::allocate(device, ImageShape::d3(1, 1, limits_.max_depth_3d + 1), rgba_f32); });
-    expect_argument("shape", [&] { Image::allocate(device, ImageShape::layered_1d(4, limits_.max_layers + 1), rgba_f32); });
-    expect_argument("format", [&] { Image::allocate(device, ImageShape::d2(4, 4), {ChannelOrder::r, ChannelType::float32, true}); });
-    expect_argument("format", [&] { Image::allocate(device, ImageShape::d2(4, 4), {ChannelOrder::r, ChannelType::int32, true}); });
+    expect_argument("shape",
+                    [&] { Image::allocate(device, ImageShape::d3(1, 1, limits_.max_depth_3d + 1), rgba_f32); });
+    expect_argument("shape",
+                    [&] { Image::allocate(device, ImageShape::layered_1d(4, limits_.max_layers + 1), rgba_f32); });
+    expect_argument("format", [&] {
+        Image::allocate(device, ImageShape::d2(4, 4), {ChannelOrder::r, ChannelType::float32, true});
+    });
+    expect_argument("format", [&] {
+        Image::allocate(device, ImageShape::d2(4, 4), {ChannelOrder::r, ChannelType::int32, true});
+    });
 
     const Image image = Image::allocate(device, ImageShape::d2(8, 4), rgba_f32);
     std::vector<std::byte> short_host(image.size_bytes() - 1), long_host(image.size_bytes() + 16);
     expect_argument("host", [&] { image.upload(queue(), std::span<const std::byte>(short_host)); });
     expect_argument("host", [&] { image.download(queue(), std::span<std::byte>(long_host)); });
     expect_argument("buffer", [&] { image.copy_from(queue(), Buffer::allocate(device, image.size_bytes() - 4)); });
-    expect_argument("source", [&] { image.copy_from(queue(), Image::allocate(device, ImageShape::d2(4, 8), rgba_f32)); });
+    expect_argument("source",
+                    [&] { image.copy_from(queue(), Image::allocate(device, ImageShape::d2(4, 8), rgba_f32)); });
     expect_argument("sampler", [&] { image.sampled({AddressMode::repeat, FilterMode::nearest, false}); });
     const Image integers = Image::allocate(device, ImageShape::d2(8, 4), {ChannelOrder::r, ChannelType::uint32, false});
     expect_argument("sampler", [&] { integers.sampled({AddressMode::clamp, FilterMode::linear, false}); });
@@ -636,7 +670,8 @@ TEST_P(Images, BadInputIsATypedErrorNamingTheCulprit) {
         EXPECT_THROW(program().kernel("read_2d_f")(queue(), Sizes{1}, std::nullopt, image, coords, out, 1),
                      ArgumentError);
         // A Buffer where the kernel declares an image.
-        EXPECT_THROW(program().kernel("read_2d_f")(queue(), Sizes{1}, std::nullopt, out, coords, out, 1), ArgumentError);
+        EXPECT_THROW(program().kernel("read_2d_f")(queue(), Sizes{1}, std::nullopt, out, coords, out, 1),
+                     ArgumentError);
     }
 }
 

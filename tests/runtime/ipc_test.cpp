@@ -32,8 +32,8 @@ class IpcTest : public DeviceTest {};
 
 template <class F>
 std::string unsupported_message(F&& call) {
-    return read_thrown<UnsupportedError>(call, [](const UnsupportedError& e) { return std::string(e.what()); },
-                                         "no UnsupportedError");
+    return read_thrown<UnsupportedError>(
+        call, [](const UnsupportedError& e) { return std::string(e.what()); }, "no UnsupportedError");
 }
 
 TEST_P(IpcTest, OpenClHasNoHandles) {

@@ -60,8 +60,8 @@ void check_ids(const std::vector<std::uint32_t>& out, const Sizes& global, const
                     const std::uint32_t* o = out.data() + flat * 18 + d * 6;
                     const std::array<std::size_t, 6> expected{id[d] % ls, id[d] / ls, id[d], ls, gs / ls, gs};
                     for (std::size_t k = 0; k < 6; ++k) {
-                        ASSERT_EQ(o[k], expected[k]) << "item (" << x << "," << y << "," << z << ") dim " << d
-                                                     << " function " << k;
+                        ASSERT_EQ(o[k], expected[k])
+                            << "item (" << x << "," << y << "," << z << ") dim " << d << " function " << k;
                     }
                 }
             }
@@ -71,9 +71,8 @@ void check_ids(const std::vector<std::uint32_t>& out, const Sizes& global, const
 
 TEST_P(Dialect, IdAndSizeFunctionsFollowOpenClSemantics) {
     const std::vector<std::pair<Sizes, std::optional<Sizes>>> cases = {
-        {{37}, std::nullopt},        {{1000}, std::nullopt},       {{256}, Sizes{64}},
-        {{12, 10}, Sizes{4, 5}},     {{33, 7}, std::nullopt},      {{6, 10, 9}, Sizes{3, 2, 3}},
-        {{5, 7, 11}, std::nullopt},  {{1}, Sizes{1}},
+        {{37}, std::nullopt},    {{1000}, std::nullopt},       {{256}, Sizes{64}},         {{12, 10}, Sizes{4, 5}},
+        {{33, 7}, std::nullopt}, {{6, 10, 9}, Sizes{3, 2, 3}}, {{5, 7, 11}, std::nullopt}, {{1}, Sizes{1}},
     };
     Kernel kernel = ids_program().kernel("ids");
     for (const auto& [global, local] : cases) {

@@ -51,7 +51,8 @@ TEST(KernelParamCounts, ReadFromACubin) {
     for (const int arch : nvrtc->supported_architectures()) {
         if (arch < 70) continue;
         SCOPED_TRACE("sm_" + std::to_string(arch));
-        const auto output = nvrtc->compile(source, "counts.cu", options({"--gpu-architecture=sm_" + std::to_string(arch)}));
+        const auto output =
+            nvrtc->compile(source, "counts.cu", options({"--gpu-architecture=sm_" + std::to_string(arch)}));
         ASSERT_TRUE(output.compiled) << output.log;
         expect_source_counts(kernel_param_counts(bytes(output.cubin)));
     }

@@ -183,9 +183,9 @@ TEST(ManagedMemoryFake, FreeMemoryBoundsTheRequest) {
     EXPECT_FALSE(memory.fine_grained());
 
     // Without a free-memory query, the total memory bounds it.
-    auto unknown = std::make_shared<FakeContext>(
-        api, std::vector<std::shared_ptr<backend::Device>>{
-                 std::make_shared<SvmFakeDevice>(platform, "big device", coarse, 8 * gib, 16 * gib)});
+    auto unknown = std::make_shared<FakeContext>(api, std::vector<std::shared_ptr<backend::Device>>{
+                                                          std::make_shared<SvmFakeDevice>(platform, "big device",
+                                                                                          coarse, 8 * gib, 16 * gib)});
     const Context unknown_context = detail::BackendAccess::make<Context>(unknown);
     try {
         ManagedMemory::allocate(unknown_context, static_cast<std::size_t>(8 * gib + 1));
@@ -206,8 +206,9 @@ TEST(ManagedMemoryFake, GrainFollowsTheDevicesConcerned) {
     auto coarse_device = std::make_shared<SvmFakeDevice>(platform, "coarse", coarse, gib, gib);
     const auto backend_flags = [](const ManagedMemory& memory) { return detail::backend_of(memory)->flags(); };
 
-    const Context both_fine = detail::BackendAccess::make<Context>(std::make_shared<FakeContext>(
-        api, std::vector<std::shared_ptr<backend::Device>>{fine_device, fine_no_atomics}));
+    const Context both_fine = detail::BackendAccess::make<Context>(
+        std::make_shared<FakeContext>(api,
+                                      std::vector<std::shared_ptr<backend::Device>>{fine_device, fine_no_atomics}));
     const ManagedMemory a = ManagedMemory::allocate(both_fine, 256);
     EXPECT_TRUE(a.fine_grained());
     EXPECT_TRUE(backend_flags(a).fine_grain);
@@ -220,15 +221,16 @@ TEST(ManagedMemoryFake, GrainFollowsTheDevicesConcerned) {
     EXPECT_FALSE(backend_flags(c).fine_grain);
     EXPECT_FALSE(backend_flags(c).atomics);
 
-    const Context mixed = detail::BackendAccess::make<Context>(std::make_shared<FakeContext>(
-        api, std::vector<std::shared_ptr<backend::Device>>{fine_device, coarse_device}));
+    const Context mixed = detail::BackendAccess::make<Context>(
+        std::make_shared<FakeContext>(api, std::vector<std::shared_ptr<backend::Device>>{fine_device, coarse_device}));
     const ManagedMemory d = ManagedMemory::allocate(mixed, 256);
     EXPECT_FALSE(d.fine_grained());
     EXPECT_FALSE(backend_flags(d).fine_grain);
     EXPECT_TRUE(ManagedMemory::allocate(mixed.devices()[0], 256).fine_grained());
 
     // Capabilities as read from the attributes.
-    const ManagedMemoryCapabilities caps = managed_memory_capabilities(detail::BackendAccess::make<Device>(fine_device));
+    const ManagedMemoryCapabilities caps =
+        managed_memory_capabilities(detail::BackendAccess::make<Device>(fine_device));
     EXPECT_TRUE(caps.supported());
     EXPECT_TRUE(caps.svm_coarse_grain_buffer && caps.svm_fine_grain_buffer && caps.svm_atomics);
     EXPECT_FALSE(caps.svm_fine_grain_system);

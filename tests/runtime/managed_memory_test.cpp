@@ -63,7 +63,6 @@ protected:
         if (!caps_.supported()) GTEST_SKIP() << GetParam().name << " has no managed memory: " << caps_.missing();
     }
 
-
     Program& program() {
         if (!program_) program_.emplace(bound_device(), kernels_source);
         return *program_;
@@ -364,7 +363,8 @@ TEST(ManagedMemoryMultiDevice, BothDevicesWriteOneAllocation) {
     if (context == nullptr) GTEST_SKIP() << "no platform with two selected devices";
     const BoundDevice d0 = context->devices()[0];
     const BoundDevice d1 = context->devices()[1];
-    if (!managed_memory_capabilities(d0.device()).supported() || !managed_memory_capabilities(d1.device()).supported()) {
+    if (!managed_memory_capabilities(d0.device()).supported() ||
+        !managed_memory_capabilities(d1.device()).supported()) {
         EXPECT_THROW(ManagedMemory::allocate(*context, 64), UnsupportedError);
         return;
     }

@@ -117,7 +117,8 @@ TEST_P(ManyAxes, SumsLeavingMoreThanEightKeptOrReducedAxes) {
             std::iota(inner.begin(), inner.end(), 2);
             // 9 or 10 kept axes (the result is C-contiguous, the input not: they stay apart);
             // 8 or 10 reduced ones; every axis; and a stepped `out` of 10 axes.
-            for (const Axes& axes : {Axes{std::vector<int>{0, -1}}, Axes{std::vector<int>{0, 1}}, Axes{inner}, Axes{}}) {
+            for (const Axes& axes :
+                 {Axes{std::vector<int>{0, -1}}, Axes{std::vector<int>{0, 1}}, Axes{inner}, Axes{}}) {
                 // float32 once (the kernels are the integers' but for their types): compile time.
                 if (d == DType(Kind::float32) && axes) continue;
                 SCOPED_TRACE(::testing::Message() << d.name() << " " << ndim << " axes, reducing "

@@ -15,7 +15,8 @@ namespace {
 // Device i holds columns [2i, 2i + 2) of the last axis (the rest goes to the last device).
 class ColumnSplay final : public Splay {
 public:
-    std::vector<std::vector<Slice>> operator()(const std::vector<std::size_t>& shape, std::size_t devices) const override {
+    std::vector<std::vector<Slice>> operator()(const std::vector<std::size_t>& shape,
+                                               std::size_t devices) const override {
         std::vector<std::vector<Slice>> out;
         for (std::size_t i = 0; i < devices; ++i) {
             const auto start = static_cast<std::ptrdiff_t>(2 * i);
@@ -75,7 +76,8 @@ TEST_F(MultiArrays, EqualSplayKernelOnAMultiQueueMatchesOneDevice) {
     const Queue q(devices[0]);
     const Array xs = Array::from_host(q, host);
     const Array ys = Array::empty(devices[0], {rows, cols}, dtypes::float32);
-    program.kernel("process")(q, {(rows * cols + 63) / 64 * 64}, std::nullopt, ys, xs, static_cast<std::uint32_t>(rows * cols));
+    program.kernel("process")(q, {(rows * cols + 63) / 64 * 64}, std::nullopt, ys, xs,
+                              static_cast<std::uint32_t>(rows * cols));
     const auto single = ys.get(q).to_vector<float>();
     EXPECT_EQ(multi, single);
     // Against the host: the device compiler may contract into fused multiply-adds.

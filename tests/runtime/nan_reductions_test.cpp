@@ -35,34 +35,34 @@ enum class Op { nansum, nanprod, nanmin, nanmax, nanargmin, nanargmax, nanmean, 
 
 const char* name_of(Op op) {
     switch (op) {
-        case Op::nansum: return "nansum";
-        case Op::nanprod: return "nanprod";
-        case Op::nanmin: return "nanmin";
-        case Op::nanmax: return "nanmax";
-        case Op::nanargmin: return "nanargmin";
-        case Op::nanargmax: return "nanargmax";
-        case Op::nanmean: return "nanmean";
-        case Op::var: return "var";
-        case Op::std: return "std";
-        case Op::nanvar: return "nanvar";
-        case Op::nanstd: return "nanstd";
+    case Op::nansum: return "nansum";
+    case Op::nanprod: return "nanprod";
+    case Op::nanmin: return "nanmin";
+    case Op::nanmax: return "nanmax";
+    case Op::nanargmin: return "nanargmin";
+    case Op::nanargmax: return "nanargmax";
+    case Op::nanmean: return "nanmean";
+    case Op::var: return "var";
+    case Op::std: return "std";
+    case Op::nanvar: return "nanvar";
+    case Op::nanstd: return "nanstd";
     }
     return "?";
 }
 
 Array run(Op op, const Queue& q, const Array& a, const ReduceOptions& o, double ddof) {
     switch (op) {
-        case Op::nansum: return nansum(q, a, o);
-        case Op::nanprod: return nanprod(q, a, o);
-        case Op::nanmin: return nanmin(q, a, o);
-        case Op::nanmax: return nanmax(q, a, o);
-        case Op::nanargmin: return nanargmin(q, a, o);
-        case Op::nanargmax: return nanargmax(q, a, o);
-        case Op::nanmean: return nanmean(q, a, o);
-        case Op::var: return var(q, a, o, ddof);
-        case Op::std: return kjarni::std(q, a, o, ddof);
-        case Op::nanvar: return nanvar(q, a, o, ddof);
-        case Op::nanstd: return nanstd(q, a, o, ddof);
+    case Op::nansum: return nansum(q, a, o);
+    case Op::nanprod: return nanprod(q, a, o);
+    case Op::nanmin: return nanmin(q, a, o);
+    case Op::nanmax: return nanmax(q, a, o);
+    case Op::nanargmin: return nanargmin(q, a, o);
+    case Op::nanargmax: return nanargmax(q, a, o);
+    case Op::nanmean: return nanmean(q, a, o);
+    case Op::var: return var(q, a, o, ddof);
+    case Op::std: return kjarni::std(q, a, o, ddof);
+    case Op::nanvar: return nanvar(q, a, o, ddof);
+    case Op::nanstd: return nanstd(q, a, o, ddof);
     }
     throw std::logic_error("op");
 }
@@ -76,19 +76,20 @@ void put_nan(HostArray& a, std::size_t k, bool real_part) {
     const double v = std::numeric_limits<double>::quiet_NaN();
     const auto put = [p]<class T>(T x) { std::memcpy(p, &x, sizeof(T)); };
     switch (a.dtype().kind()) {
-        case Kind::float16: put(detail::float_to_half(f)); break;
-        case Kind::float32: put(f); break;
-        case Kind::float64: put(v); break;
-        case Kind::complex64: put(real_part ? std::complex<float>(f, 1) : std::complex<float>(1, f)); break;
-        case Kind::complex128: put(real_part ? std::complex<double>(v, 1) : std::complex<double>(1, v)); break;
-        default: break;
+    case Kind::float16: put(detail::float_to_half(f)); break;
+    case Kind::float32: put(f); break;
+    case Kind::float64: put(v); break;
+    case Kind::complex64: put(real_part ? std::complex<float>(f, 1) : std::complex<float>(1, f)); break;
+    case Kind::complex128: put(real_part ? std::complex<double>(v, 1) : std::complex<double>(1, v)); break;
+    default: break;
     }
 }
 
 bool is_nan(const Complex& c) { return std::isnan(c.real()) || std::isnan(c.imag()); }
 
 long double unit(const DType& d) {
-    return d.kind() == Kind::float64 || d.kind() == Kind::complex128 || is_int_kind(d) ? std::ldexp(1.0L, -53) : std::ldexp(1.0L, -24);
+    return d.kind() == Kind::float64 || d.kind() == Kind::complex128 || is_int_kind(d) ? std::ldexp(1.0L, -53)
+                                                                                       : std::ldexp(1.0L, -24);
 }
 
 class Checker {
@@ -116,9 +117,11 @@ public:
                 positions.push_back(r);
             }
             const std::size_t count = values.size();
-            const Complex g = op_ == Op::nanargmin || op_ == Op::nanargmax ? Complex(static_cast<long double>(int_at(got, o)))
-                                                                             : value_at(got, o);
-            SCOPED_TRACE(fmt::format("output {} of {} ({} values{})", o, groups_.size(), count, any_nan ? ", NaN among them" : ""));
+            const Complex g = op_ == Op::nanargmin || op_ == Op::nanargmax
+                                  ? Complex(static_cast<long double>(int_at(got, o)))
+                                  : value_at(got, o);
+            SCOPED_TRACE(fmt::format("output {} of {} ({} values{})", o, groups_.size(), count,
+                                     any_nan ? ", NaN among them" : ""));
             long double abs_sum = 0;
             Complex sum = 0, product = 1;
             for (const Complex& v : values) {
@@ -126,74 +129,77 @@ public:
                 sum += v;
                 product *= v;
             }
-            const long double stored = d.kind() == Kind::float16 ? std::ldexp(1.0L, -11) : u;  // half an ulp of the result
+            const long double stored =
+                d.kind() == Kind::float16 ? std::ldexp(1.0L, -11) : u;  // half an ulp of the result
             switch (op_) {
-                case Op::nansum:
-                    EXPECT_LE(std::abs(g - sum), count * u * abs_sum + stored * std::abs(sum)) << g << " vs " << sum;
-                    break;
-                case Op::nanprod:
-                    EXPECT_LE(std::abs(g - product), (count + 1) * u * std::abs(product) + stored * std::abs(product)) << g << " vs " << product;
-                    break;
-                case Op::nanmean: {
-                    if (count == 0) {
-                        EXPECT_TRUE(is_nan(g)) << g;
-                        break;
-                    }
-                    const Complex mean = sum / static_cast<long double>(count);
-                    EXPECT_LE(std::abs(g - mean), (count + 1) * u * abs_sum / count + stored * std::abs(mean)) << g << " vs " << mean;
+            case Op::nansum:
+                EXPECT_LE(std::abs(g - sum), count * u * abs_sum + stored * std::abs(sum)) << g << " vs " << sum;
+                break;
+            case Op::nanprod:
+                EXPECT_LE(std::abs(g - product), (count + 1) * u * std::abs(product) + stored * std::abs(product))
+                    << g << " vs " << product;
+                break;
+            case Op::nanmean: {
+                if (count == 0) {
+                    EXPECT_TRUE(is_nan(g)) << g;
                     break;
                 }
-                case Op::nanmin:
-                case Op::nanmax: {
-                    if (count == 0) {
-                        EXPECT_TRUE(is_nan(g)) << g;
-                        break;
-                    }
-                    Complex best = values[0];
-                    for (const Complex& v : values) {
-                        const bool less = v.real() < best.real() || (v.real() == best.real() && v.imag() < best.imag());
-                        const bool more = v.real() > best.real() || (v.real() == best.real() && v.imag() > best.imag());
-                        if (op_ == Op::nanmin ? less : more) best = v;
-                    }
-                    EXPECT_EQ(g, best);
+                const Complex mean = sum / static_cast<long double>(count);
+                EXPECT_LE(std::abs(g - mean), (count + 1) * u * abs_sum / count + stored * std::abs(mean))
+                    << g << " vs " << mean;
+                break;
+            }
+            case Op::nanmin:
+            case Op::nanmax: {
+                if (count == 0) {
+                    EXPECT_TRUE(is_nan(g)) << g;
                     break;
                 }
-                case Op::nanargmin:
-                case Op::nanargmax: {
-                    std::size_t best = 0;
-                    for (std::size_t k = 1; k < count; ++k) {
-                        const Complex v = values[k], b = values[best];
-                        const bool less = v.real() < b.real() || (v.real() == b.real() && v.imag() < b.imag());
-                        const bool more = v.real() > b.real() || (v.real() == b.real() && v.imag() > b.imag());
-                        if (op_ == Op::nanargmin ? less : more) best = k;
-                    }
-                    EXPECT_EQ(static_cast<std::size_t>(g.real()), positions[best]);
+                Complex best = values[0];
+                for (const Complex& v : values) {
+                    const bool less = v.real() < best.real() || (v.real() == best.real() && v.imag() < best.imag());
+                    const bool more = v.real() > best.real() || (v.real() == best.real() && v.imag() > best.imag());
+                    if (op_ == Op::nanmin ? less : more) best = v;
+                }
+                EXPECT_EQ(g, best);
+                break;
+            }
+            case Op::nanargmin:
+            case Op::nanargmax: {
+                std::size_t best = 0;
+                for (std::size_t k = 1; k < count; ++k) {
+                    const Complex v = values[k], b = values[best];
+                    const bool less = v.real() < b.real() || (v.real() == b.real() && v.imag() < b.imag());
+                    const bool more = v.real() > b.real() || (v.real() == b.real() && v.imag() > b.imag());
+                    if (op_ == Op::nanargmin ? less : more) best = k;
+                }
+                EXPECT_EQ(static_cast<std::size_t>(g.real()), positions[best]);
+                break;
+            }
+            default: {
+                // Two passes in long double: the mean, then the squared deviations.
+                const bool root = op_ == Op::std || op_ == Op::nanstd;
+                const Complex mean = sum / static_cast<long double>(count);
+                long double m2 = 0;
+                for (const Complex& v : values) m2 += std::norm(v - mean);
+                const long double divisor = std::max(static_cast<long double>(count) - ddof_, 0.0L);
+                EXPECT_EQ(g.imag(), 0);
+                if (any_nan && (op_ == Op::var || op_ == Op::std)) {
+                    EXPECT_TRUE(std::isnan(g.real())) << g;
                     break;
                 }
-                default: {
-                    // Two passes in long double: the mean, then the squared deviations.
-                    const bool root = op_ == Op::std || op_ == Op::nanstd;
-                    const Complex mean = sum / static_cast<long double>(count);
-                    long double m2 = 0;
-                    for (const Complex& v : values) m2 += std::norm(v - mean);
-                    const long double divisor = std::max(static_cast<long double>(count) - ddof_, 0.0L);
-                    EXPECT_EQ(g.imag(), 0);
-                    if (any_nan && (op_ == Op::var || op_ == Op::std)) {
-                        EXPECT_TRUE(std::isnan(g.real())) << g;
-                        break;
-                    }
-                    if (divisor == 0 || count == 0) {
-                        EXPECT_TRUE(std::isnan(g.real()) || std::isinf(g.real())) << g;
-                        break;
-                    }
-                    const long double variance = m2 / divisor;
-                    const long double kappa = std::sqrt(1 + std::norm(mean) / std::max(m2 / count, 1e-300L));
-                    const long double bound = (count + 2) * u * kappa * variance;
-                    if (root)
-                        EXPECT_LE(std::abs(g.real() - std::sqrt(variance)), bound / (2 * std::sqrt(variance)) + (u + stored) * std::sqrt(variance));
-                    else
-                        EXPECT_LE(std::abs(g.real() - variance), bound + stored * variance) << g << " vs " << variance;
+                if (divisor == 0 || count == 0) {
+                    EXPECT_TRUE(std::isnan(g.real()) || std::isinf(g.real())) << g;
+                    break;
                 }
+                const long double variance = m2 / divisor;
+                const long double kappa = std::sqrt(1 + std::norm(mean) / std::max(m2 / count, 1e-300L));
+                const long double bound = (count + 2) * u * kappa * variance;
+                if (root)
+                    EXPECT_LE(std::abs(g.real() - std::sqrt(variance)),
+                              bound / (2 * std::sqrt(variance)) + (u + stored) * std::sqrt(variance));
+                else EXPECT_LE(std::abs(g.real() - variance), bound + stored * variance) << g << " vs " << variance;
+            }
             }
             if (::testing::Test::HasFailure()) return;
         }
@@ -222,8 +228,8 @@ HostArray random_with_nan(const DType& d, Op op, bool all_nan_row) {
 
 TEST_P(NanReductionsTest, EveryReductionEveryFloatDtype) {
     const std::vector<DType> floats{Kind::float16, Kind::float32, Kind::float64, Kind::complex64, Kind::complex128};
-    for (Op op : {Op::nansum, Op::nanprod, Op::nanmin, Op::nanmax, Op::nanargmin, Op::nanargmax, Op::nanmean, Op::var, Op::std,
-                  Op::nanvar, Op::nanstd}) {
+    for (Op op : {Op::nansum, Op::nanprod, Op::nanmin, Op::nanmax, Op::nanargmin, Op::nanargmax, Op::nanmean, Op::var,
+                  Op::std, Op::nanvar, Op::nanstd}) {
         const bool arg = op == Op::nanargmin || op == Op::nanargmax;
         // Each compiled reduction costs seconds on PoCL: every dtype for nansum, nanmean and var
         // (the three accumulations), float16, float32 and complex128 for the others (float16's
@@ -231,7 +237,8 @@ TEST_P(NanReductionsTest, EveryReductionEveryFloatDtype) {
         std::vector<DType> dtypes = floats;
         if (op == Op::std || op == Op::nanstd) dtypes = {Kind::float32};
         else if (op == Op::nanvar) dtypes = {Kind::float16, Kind::complex64};
-        else if (op != Op::nansum && op != Op::nanmean && op != Op::var) dtypes = {Kind::float16, Kind::float32, Kind::complex128};
+        else if (op != Op::nansum && op != Op::nanmean && op != Op::var)
+            dtypes = {Kind::float16, Kind::float32, Kind::complex128};
         for (const DType& d : dtypes) {
             // One kernel per (op, dtype) along axis 1 with keepdims; float32 also over every axis
             // and over axes (0, 2).
@@ -242,13 +249,15 @@ TEST_P(NanReductionsTest, EveryReductionEveryFloatDtype) {
             }
             for (const auto& axes : axis_sets) {
                 const double ddof = op == Op::var || op == Op::nanstd ? 1.0 : 0.0;
-                SCOPED_TRACE(fmt::format("{} {} axes {} ddof {}", name_of(op), d.name(), axes ? fmt::format("{}", fmt::join(*axes, ",")) : "all", ddof));
+                SCOPED_TRACE(fmt::format("{} {} axes {} ddof {}", name_of(op), d.name(),
+                                         axes ? fmt::format("{}", fmt::join(*axes, ",")) : "all", ddof));
                 // The slice of NaN only would make nanarg* raise: left out there (tested below).
                 HostArray h = random_with_nan(d, op, !arg);
                 const Array x = Array::from_host(queue(), h);
                 const Array r = run(op, queue(), x, ReduceOptions{axes, true, std::nullopt}, ddof);
                 const DType want = op == Op::nanargmin || op == Op::nanargmax ? DType(Kind::int64)
-                                   : (op >= Op::var && is_complex(d)) ? real_for(d) : d;
+                                   : (op >= Op::var && is_complex(d))         ? real_for(d)
+                                                                              : d;
                 ASSERT_EQ(r.dtype(), want);
                 Checker(op, h, axes, ddof).check(r.get(queue()));
                 if (::testing::Test::HasFailure()) return;
@@ -294,7 +303,8 @@ TEST_P(NanReductionsTest, MomentsOptionsAndEdges) {
     EXPECT_EQ(r.base().size(), out.base().size());
     Checker(Op::std, h, std::vector<int>{1}, 0).check(out.get(queue()));
     EXPECT_THROW(var(queue(), x, {}, 0, DType(Kind::int32)), ArgumentError);
-    EXPECT_THROW(var(queue(), x, ReduceOptions{std::vector<int>{1}, false, out}), ArgumentError);  // out of the wrong dtype and shape
+    EXPECT_THROW(var(queue(), x, ReduceOptions{std::vector<int>{1}, false, out}),
+                 ArgumentError);  // out of the wrong dtype and shape
     // ddof past the count: numpy divides by max(n - ddof, 0): inf for a non-zero sum of squares.
     const auto big = var(queue(), x, ReduceOptions{std::vector<int>{1}}, 201).get(queue()).to_vector<float>();
     for (float v : big) EXPECT_TRUE(std::isinf(v)) << v;
@@ -327,7 +337,8 @@ TEST_P(NanReductionsTest, AnyAllTakeNaNAsTrueAndSignedZeroAsFalse) {
         for (std::size_t j = 0; j < 6; j += 2) h.data()[(6 + j) * d.itemsize() + sign_byte] = std::byte{0x80};
         const Array x = Array::from_host(queue(), h);
         const auto anys = any(queue(), x, ReduceOptions{std::vector<int>{-1}}).get(queue()).to_vector<std::uint8_t>();
-        const auto alls = all(queue(), x.transpose(), ReduceOptions{std::vector<int>{0}}).get(queue()).to_vector<std::uint8_t>();
+        const auto alls =
+            all(queue(), x.transpose(), ReduceOptions{std::vector<int>{0}}).get(queue()).to_vector<std::uint8_t>();
         for (std::size_t i = 0; i < 4; ++i) {
             bool some = false, every = true;
             for (std::size_t j = 0; j < 6; ++j) {

@@ -48,7 +48,8 @@ TEST_P(NativeInterop, OpenClHandlesAreWhatTheDriverSays) {
     const cl_platform_id plat = opencl::platform(bound_device().device().platform());
 
     cl_platform_id device_platform = nullptr;
-    ASSERT_EQ(cl.clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof device_platform, &device_platform, nullptr), CL_SUCCESS);
+    ASSERT_EQ(cl.clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof device_platform, &device_platform, nullptr),
+              CL_SUCCESS);
     EXPECT_EQ(device_platform, plat);
 
     // (The command queue is checked by use: OpenClMemoryAndContextsAreWrapped reads through it.)
@@ -58,7 +59,8 @@ TEST_P(NativeInterop, OpenClHandlesAreWhatTheDriverSays) {
     EXPECT_EQ(opencl::memory(view), opencl::memory(whole));
     std::size_t mem_size = 0;
     cl_context mem_context = nullptr;
-    ASSERT_EQ(cl.clGetMemObjectInfo(opencl::memory(whole), CL_MEM_SIZE, sizeof mem_size, &mem_size, nullptr), CL_SUCCESS);
+    ASSERT_EQ(cl.clGetMemObjectInfo(opencl::memory(whole), CL_MEM_SIZE, sizeof mem_size, &mem_size, nullptr),
+              CL_SUCCESS);
     ASSERT_EQ(cl.clGetMemObjectInfo(opencl::memory(whole), CL_MEM_CONTEXT, sizeof mem_context, &mem_context, nullptr),
               CL_SUCCESS);
     EXPECT_GE(mem_size, 4096u);
@@ -90,8 +92,8 @@ TEST_P(NativeInterop, OpenClMemoryAndContextsAreWrapped) {
         program.kernel("negate")(queue(), {n}, std::nullopt, wrapped, static_cast<unsigned>(n));
         queue().synchronize();
         std::vector<std::int32_t> back(n);
-        ASSERT_EQ(cl.clEnqueueReadBuffer(opencl::command_queue(queue()), mem, CL_TRUE, 0, n * 4, back.data(), 0, nullptr,
-                                         nullptr),
+        ASSERT_EQ(cl.clEnqueueReadBuffer(opencl::command_queue(queue()), mem, CL_TRUE, 0, n * 4, back.data(), 0,
+                                         nullptr, nullptr),
                   CL_SUCCESS);
         for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(back[i], -values[i]) << i;
     }

@@ -74,16 +74,16 @@ HostArray overflowing_ints(const DType& d, std::size_t count = edge_count) {
     std::uniform_int_distribution<int> pick(0, 3);
     for (std::size_t k = 0; k < count; ++k) {
         switch (pick(rng)) {
-            case 0: put_bits(a, k, max - near(rng)); break;
-            case 1: put_bits(a, k, min + near(rng)); break;
-            case 2: put_bits(a, k, near(rng) - 500); break;
-            default: put_bits(a, k, any(rng)); break;
+        case 0: put_bits(a, k, max - near(rng)); break;
+        case 1: put_bits(a, k, min + near(rng)); break;
+        case 2: put_bits(a, k, near(rng) - 500); break;
+        default: put_bits(a, k, any(rng)); break;
         }
     }
     return a;
 }
 
-constexpr Kind integer_kinds[] = {Kind::int8, Kind::uint8, Kind::int16, Kind::uint16,
+constexpr Kind integer_kinds[] = {Kind::int8,  Kind::uint8,  Kind::int16, Kind::uint16,
                                   Kind::int32, Kind::uint32, Kind::int64, Kind::uint64};
 
 TEST_P(NumpyEdgeSemanticsTest, IntegerArithmeticWrapsAsNumpy) {
@@ -96,9 +96,10 @@ TEST_P(NumpyEdgeSemanticsTest, IntegerArithmeticWrapsAsNumpy) {
         HostArray ha = overflowing_ints(d), hb = overflowing_ints(d);
         const Array a = Array::from_host(queue(), ha), b = Array::from_host(queue(), hb);
         const Expr e3 = scalar_integer(3, d);
-        const std::vector<std::pair<const char*, Expr>> ops{
-            {"a + b", a + b}, {"a - b", a - b}, {"a * b", a * b}, {"-a", -Expr(a)}, {"abs(a)", abs(a)},
-            {"square(a)", square(a)}, {"a ** 3", pow(a, e3)}, {"(a + b) * 3", (a + b) * e3}};
+        const std::vector<std::pair<const char*, Expr>> ops{{"a + b", a + b},       {"a - b", a - b},
+                                                            {"a * b", a * b},       {"-a", -Expr(a)},
+                                                            {"abs(a)", abs(a)},     {"square(a)", square(a)},
+                                                            {"a ** 3", pow(a, e3)}, {"(a + b) * 3", (a + b) * e3}};
         for (std::size_t op = 0; op < ops.size(); ++op) {
             SCOPED_TRACE(ops[op].first);
             const Expr value = ops[op].second;
@@ -107,7 +108,7 @@ TEST_P(NumpyEdgeSemanticsTest, IntegerArithmeticWrapsAsNumpy) {
             for (std::size_t k = 0; k < edge_count; ++k) {
                 const std::uint64_t x = int_at(ha, k), y = int_at(hb, k);
                 const bool negative = is_signed(d) && static_cast<std::int64_t>(x) < 0;
-                const std::uint64_t want = op == 0 ? x + y
+                const std::uint64_t want = op == 0   ? x + y
                                            : op == 1 ? x - y
                                            : op == 2 ? x * y
                                            : op == 3 ? 0 - x
@@ -115,8 +116,8 @@ TEST_P(NumpyEdgeSemanticsTest, IntegerArithmeticWrapsAsNumpy) {
                                            : op == 5 ? x * x
                                            : op == 6 ? x * x * x
                                                      : (x + y) * 3;
-                ASSERT_EQ(int_at(got, k), wrap(want, d)) << "element " << k << ": " << static_cast<std::int64_t>(x) << ", "
-                                                         << static_cast<std::int64_t>(y);
+                ASSERT_EQ(int_at(got, k), wrap(want, d))
+                    << "element " << k << ": " << static_cast<std::int64_t>(x) << ", " << static_cast<std::int64_t>(y);
             }
         }
     }
@@ -157,15 +158,15 @@ TEST_P(NumpyEdgeSemanticsTest, IntegerSumsProductsAndScansWrapAsNumpy) {
 
 TEST_P(NumpyEdgeSemanticsTest, ExtremaRefuseAnEmptyReducedAxisEvenWhenTheResultIsEmpty) {
     using Reduce = std::function<Array(const Queue&, const Array&, const ReduceOptions&)>;
-    const std::vector<std::pair<const char*, Reduce>> reductions{
-        {"min", [](auto& q, auto& a, auto& o) { return min(q, a, o); }},
-        {"max", [](auto& q, auto& a, auto& o) { return max(q, a, o); }},
-        {"argmin", [](auto& q, auto& a, auto& o) { return argmin(q, a, o); }},
-        {"argmax", [](auto& q, auto& a, auto& o) { return argmax(q, a, o); }},
-        {"nanmin", [](auto& q, auto& a, auto& o) { return nanmin(q, a, o); }},
-        {"nanmax", [](auto& q, auto& a, auto& o) { return nanmax(q, a, o); }},
-        {"nanargmin", [](auto& q, auto& a, auto& o) { return nanargmin(q, a, o); }},
-        {"nanargmax", [](auto& q, auto& a, auto& o) { return nanargmax(q, a, o); }}};
+    const std::vector<std::pair<const char*, Reduce>>
+        reductions{{"min", [](auto& q, auto& a, auto& o) { return min(q, a, o); }},
+                   {"max", [](auto& q, auto& a, auto& o) { return max(q, a, o); }},
+                   {"argmin", [](auto& q, auto& a, auto& o) { return argmin(q, a, o); }},
+                   {"argmax", [](auto& q, auto& a, auto& o) { return argmax(q, a, o); }},
+                   {"nanmin", [](auto& q, auto& a, auto& o) { return nanmin(q, a, o); }},
+                   {"nanmax", [](auto& q, auto& a, auto& o) { return nanmax(q, a, o); }},
+                   {"nanargmin", [](auto& q, auto& a, auto& o) { return nanargmin(q, a, o); }},
+                   {"nanargmax", [](auto& q, auto& a, auto& o) { return nanargmax(q, a, o); }}};
     // (shape, axes, numpy raises): numpy 2.4's answers.
     struct Case {
         std::vector<std::size_t> shape;
@@ -206,8 +207,11 @@ TEST_P(NumpyEdgeSemanticsTest, FillWithWeakScalarsChecksAsNumpy) {
         const int bits = bits_of(d);
         const Array a = Array::empty(bound_device(), {7}, d);
         // The range's ends as exact integers (128-bit arithmetic is not needed: compare in halves).
-        const std::int64_t low = is_signed(d) ? (bits == 64 ? std::numeric_limits<std::int64_t>::min() : -(std::int64_t{1} << (bits - 1))) : 0;
-        const std::uint64_t high = is_signed(d) ? (std::uint64_t{1} << (bits - 1)) - 1 : (bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1);
+        const std::int64_t low =
+            is_signed(d) ? (bits == 64 ? std::numeric_limits<std::int64_t>::min() : -(std::int64_t{1} << (bits - 1)))
+                         : 0;
+        const std::uint64_t high = is_signed(d) ? (std::uint64_t{1} << (bits - 1)) - 1
+                                                : (bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1);
         const auto check = [&](const Expr& value, std::uint64_t want) {
             fill(queue(), a, value);
             const HostArray got = a.get(queue()).copy();
@@ -215,14 +219,16 @@ TEST_P(NumpyEdgeSemanticsTest, FillWithWeakScalarsChecksAsNumpy) {
         };
         // In range: the ends and random values, as integers and as floats with a fraction.
         std::uniform_int_distribution<std::int64_t> inside(std::max<std::int64_t>(low, -(std::int64_t{1} << 40)),
-                                                           static_cast<std::int64_t>(std::min<std::uint64_t>(high, std::uint64_t{1} << 40)));
+                                                           static_cast<std::int64_t>(
+                                                               std::min<std::uint64_t>(high, std::uint64_t{1} << 40)));
         check(weak_int(low), static_cast<std::uint64_t>(low));
         check(weak_uint(high), wrap(high, d));
         for (int r = 0; r < 3; ++r) {
             const std::int64_t v = inside(rng);
             check(weak_int(v), static_cast<std::uint64_t>(v));
             const double f = static_cast<double>(v) + (v >= 0 ? 0.75 : -0.75);  // numpy's int(f): toward zero
-            if (static_cast<double>(v) == f - (v >= 0 ? 0.75 : -0.75)) check(weak_real(f), static_cast<std::uint64_t>(v));
+            if (static_cast<double>(v) == f - (v >= 0 ? 0.75 : -0.75))
+                check(weak_real(f), static_cast<std::uint64_t>(v));
         }
         check(weak_real(-0.5), 0);  // int(-0.5) is 0, in every integer type
         // Out of range: numpy's OverflowError (or ValueError for NaN, TypeError for complex).
@@ -276,7 +282,8 @@ TEST_P(NumpyEdgeSemanticsTest, ComparisonsWithWeakIntegersOutOfRangeAreExact) {
         if (bits < 64) {
             const long double beyond = std::ldexp(1.0L, is_signed(d) ? bits - 1 : bits);
             outside.push_back(weak_int(static_cast<std::int64_t>(beyond))), values.push_back(beyond);
-            if (is_signed(d)) outside.push_back(weak_int(-static_cast<std::int64_t>(beyond) - 1)), values.push_back(-beyond - 1);
+            if (is_signed(d))
+                outside.push_back(weak_int(-static_cast<std::int64_t>(beyond) - 1)), values.push_back(-beyond - 1);
         } else if (is_signed(d)) {
             outside.push_back(weak_uint(std::uint64_t{1} << 63)), values.push_back(std::ldexp(1.0L, 63));
         }
@@ -284,14 +291,15 @@ TEST_P(NumpyEdgeSemanticsTest, ComparisonsWithWeakIntegersOutOfRangeAreExact) {
             const Expr& s = outside[j];
             const long double v = values[j];
             EXPECT_THROW(run(a + s), ArgumentError);
-            Expr bits_of_all = astype(a < s, Kind::uint8) + astype(a <= s, Kind::uint8) * 2 + astype(a > s, Kind::uint8) * 4 +
-                               astype(a >= s, Kind::uint8) * 8 + astype(a == s, Kind::uint8) * 16 +
-                               astype(a != s, Kind::uint8) * 32 + astype(s < a, Kind::uint8) * 64;
+            Expr bits_of_all = astype(a < s, Kind::uint8) + astype(a <= s, Kind::uint8) * 2 +
+                               astype(a > s, Kind::uint8) * 4 + astype(a >= s, Kind::uint8) * 8 +
+                               astype(a == s, Kind::uint8) * 16 + astype(a != s, Kind::uint8) * 32 +
+                               astype(s < a, Kind::uint8) * 64;
             const HostArray got = run(bits_of_all);
             for (std::size_t k = 0; k < edge_count; ++k) {
                 const long double x = value_at(h, k).real();  // exact: |x| < 2^64 fits long double's 64-bit mantissa
-                const auto want = static_cast<std::uint64_t>((x < v) + (x <= v) * 2 + (x > v) * 4 + (x >= v) * 8 + (x == v) * 16 +
-                                                            (x != v) * 32 + (v < x) * 64);
+                const auto want = static_cast<std::uint64_t>((x < v) + (x <= v) * 2 + (x > v) * 4 + (x >= v) * 8 +
+                                                             (x == v) * 16 + (x != v) * 32 + (v < x) * 64);
                 ASSERT_EQ(int_at(got, k), want) << "element " << k << " against " << static_cast<double>(v);
             }
         }
@@ -302,16 +310,22 @@ TEST_P(NumpyEdgeSemanticsTest, ComparisonsWithWeakIntegersOutOfRangeAreExact) {
 // against numpy 2.4 on every pair of {0, -0, 1, -1, 2, inf, -inf, nan} parts.
 bool nan_part(Complex z) { return std::isnan(z.real()) || std::isnan(z.imag()); }
 bool c_less(Complex a, Complex b) {
-    return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) || (a.real() == b.real() && a.imag() < b.imag());
+    return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) ||
+           (a.real() == b.real() && a.imag() < b.imag());
 }
 bool c_less_equal(Complex a, Complex b) {
-    return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) || (a.real() == b.real() && a.imag() <= b.imag());
+    return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) ||
+           (a.real() == b.real() && a.imag() <= b.imag());
 }
 Complex c_minimum(Complex a, Complex b) { return nan_part(a) || c_less_equal(a, b) ? a : b; }
 Complex c_maximum(Complex a, Complex b) { return nan_part(a) || c_less_equal(b, a) ? a : b; }
 Complex c_clip(Complex x, Complex low, Complex high) {
-    const auto above = [](Complex p, Complex q) { return p.real() == q.real() ? p.imag() > q.imag() : p.real() > q.real(); };
-    const auto below = [](Complex p, Complex q) { return p.real() == q.real() ? p.imag() < q.imag() : p.real() < q.real(); };
+    const auto above = [](Complex p, Complex q) {
+        return p.real() == q.real() ? p.imag() > q.imag() : p.real() > q.real();
+    };
+    const auto below = [](Complex p, Complex q) {
+        return p.real() == q.real() ? p.imag() < q.imag() : p.real() < q.real();
+    };
     const Complex m = nan_part(x) || above(x, low) ? x : low;
     return nan_part(m) || below(m, high) ? m : high;
 }
@@ -332,7 +346,10 @@ HostArray ordering_values(const DType& d) {
     const double parts[] = {0.0, -0.0, 1.0, -1.0, 2.5, inf, -inf, nan};
     std::uniform_int_distribution<int> pick(0, 9);
     std::uniform_real_distribution<double> any(-3, 3);
-    const auto part = [&] { const int p = pick(rng); return p < 8 ? parts[p] : any(rng); };
+    const auto part = [&] {
+        const int p = pick(rng);
+        return p < 8 ? parts[p] : any(rng);
+    };
     for (std::size_t k = 0; k < edge_count; ++k) {
         const double re = part(), im = part();
         if (d.kind() == Kind::complex64) {
@@ -351,7 +368,8 @@ TEST_P(NumpyEdgeSemanticsTest, ComplexValuesOrderAsNumpy) {
         const DType d = kind;
         SCOPED_TRACE(d.name());
         HostArray ha = ordering_values(d), hb = ordering_values(d), hc = ordering_values(d);
-        const Array a = Array::from_host(queue(), ha), b = Array::from_host(queue(), hb), c = Array::from_host(queue(), hc);
+        const Array a = Array::from_host(queue(), ha), b = Array::from_host(queue(), hb),
+                    c = Array::from_host(queue(), hc);
         const HostArray order = run(astype(Expr(a) < b, Kind::uint8) + astype(Expr(a) <= b, Kind::uint8) * 2 +
                                     astype(Expr(a) > b, Kind::uint8) * 4 + astype(Expr(a) >= b, Kind::uint8) * 8);
         const HostArray lo = run(minimum(a, b)), hi = run(maximum(a, b)), clipped = run(clip(a, b, c));
@@ -359,7 +377,8 @@ TEST_P(NumpyEdgeSemanticsTest, ComplexValuesOrderAsNumpy) {
         const HostArray with_zero = run(maximum(a, 0.0));
         for (std::size_t k = 0; k < edge_count; ++k) {
             const Complex x = value_at(ha, k), y = value_at(hb, k), z = value_at(hc, k);
-            const auto want = static_cast<std::uint64_t>(c_less(x, y) + c_less_equal(x, y) * 2 + c_less(y, x) * 4 + c_less_equal(y, x) * 8);
+            const auto want = static_cast<std::uint64_t>(c_less(x, y) + c_less_equal(x, y) * 2 + c_less(y, x) * 4 +
+                                                         c_less_equal(y, x) * 8);
             ASSERT_EQ(int_at(order, k), want) << x << " against " << y;
             ASSERT_TRUE(same_bits(value_at(lo, k), c_minimum(x, y))) << "minimum " << x << ", " << y;
             ASSERT_TRUE(same_bits(value_at(hi, k), c_maximum(x, y))) << "maximum " << x << ", " << y;

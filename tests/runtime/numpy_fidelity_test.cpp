@@ -71,24 +71,24 @@ __extension__ typedef __int128 wide_int;
 
 Expr compare(Cmp c, const Expr& a, const Expr& b) {
     switch (c) {
-        case Cmp::eq: return a == b;
-        case Cmp::ne: return a != b;
-        case Cmp::lt: return a < b;
-        case Cmp::le: return a <= b;
-        case Cmp::gt: return a > b;
-        case Cmp::ge: return a >= b;
+    case Cmp::eq: return a == b;
+    case Cmp::ne: return a != b;
+    case Cmp::lt: return a < b;
+    case Cmp::le: return a <= b;
+    case Cmp::gt: return a > b;
+    case Cmp::ge: return a >= b;
     }
     return a == b;
 }
 
 bool exact(Cmp c, wide_int a, wide_int b) {
     switch (c) {
-        case Cmp::eq: return a == b;
-        case Cmp::ne: return a != b;
-        case Cmp::lt: return a < b;
-        case Cmp::le: return a <= b;
-        case Cmp::gt: return a > b;
-        case Cmp::ge: return a >= b;
+    case Cmp::eq: return a == b;
+    case Cmp::ne: return a != b;
+    case Cmp::lt: return a < b;
+    case Cmp::le: return a <= b;
+    case Cmp::gt: return a > b;
+    case Cmp::ge: return a >= b;
     }
     return false;
 }
@@ -106,15 +106,19 @@ std::vector<std::uint8_t> comparison_bits(const Queue& queue, const Expr& a, con
 // Element k of an integer host array as an exact integer.
 wide_int integer_at(const HostArray& a, std::size_t k) {
     const std::byte* p = a.data() + k * a.dtype().itemsize();
-    const auto get = [p]<class T>(T) { T v; std::memcpy(&v, p, sizeof(T)); return static_cast<wide_int>(v); };
+    const auto get = [p]<class T>(T) {
+        T v;
+        std::memcpy(&v, p, sizeof(T));
+        return static_cast<wide_int>(v);
+    };
     switch (a.dtype().kind()) {
-        case DType::Kind::int8: return get(std::int8_t{});
-        case DType::Kind::uint8: return get(std::uint8_t{});
-        case DType::Kind::int16: return get(std::int16_t{});
-        case DType::Kind::int32: return get(std::int32_t{});
-        case DType::Kind::int64: return get(std::int64_t{});
-        case DType::Kind::uint64: return get(std::uint64_t{});
-        default: throw std::logic_error("integer_at");
+    case DType::Kind::int8: return get(std::int8_t{});
+    case DType::Kind::uint8: return get(std::uint8_t{});
+    case DType::Kind::int16: return get(std::int16_t{});
+    case DType::Kind::int32: return get(std::int32_t{});
+    case DType::Kind::int64: return get(std::int64_t{});
+    case DType::Kind::uint64: return get(std::uint64_t{});
+    default: throw std::logic_error("integer_at");
     }
 }
 
@@ -122,8 +126,12 @@ wide_int integer_at(const HostArray& a, std::size_t k) {
 // pairs of equal values, written into an array of `dtype` (wrapping to its width).
 HostArray tricky_integers(const DType& dtype, std::size_t n, const std::vector<std::uint64_t>& partner) {
     auto& rng = random_engine();
-    const std::uint64_t centres[] = {0, std::uint64_t{1} << 53, (std::uint64_t{1} << 63) - 1, std::uint64_t{1} << 63,
-                                     ~std::uint64_t{0}, static_cast<std::uint64_t>(-(std::int64_t{1} << 53))};
+    const std::uint64_t centres[] = {0,
+                                     std::uint64_t{1} << 53,
+                                     (std::uint64_t{1} << 63) - 1,
+                                     std::uint64_t{1} << 63,
+                                     ~std::uint64_t{0},
+                                     static_cast<std::uint64_t>(-(std::int64_t{1} << 53))};
     HostArray a(dtype, {n});
     for (std::size_t k = 0; k < n; ++k) {
         std::uint64_t v = centres[rng() % 6] + (rng() % 9) - 4;
@@ -149,7 +157,8 @@ TEST_P(NumpyFidelityTest, IntegerComparisonsAreExactAcrossSignedness) {
                 const wide_int a = integer_at(s, k);
                 const wide_int b = integer_at(u, k);
                 for (std::size_t c = 0; c < 6; ++c)
-                    ASSERT_EQ(((g[k] >> c) & 1) != 0, swapped ? exact(all_comparisons[c], b, a) : exact(all_comparisons[c], a, b))
+                    ASSERT_EQ(((g[k] >> c) & 1) != 0,
+                              swapped ? exact(all_comparisons[c], b, a) : exact(all_comparisons[c], a, b))
                         << "element " << k << ", comparison " << c << ": " << static_cast<long long>(a) << " and "
                         << static_cast<unsigned long long>(b);
             }
@@ -162,9 +171,14 @@ TEST_P(NumpyFidelityTest, IntegerComparisonsAreExactAcrossSignedness) {
         std::variant<std::int64_t, std::uint64_t> scalar;
     };
     const std::vector<WeakCase> weak_cases{
-        {uint8, std::int64_t{300}}, {uint8, std::int64_t{-1}}, {int8, std::int64_t{-129}},
-        {uint64, std::int64_t{-1}}, {uint64, std::int64_t{-(std::int64_t{1} << 53)}},
-        {int64, ~std::uint64_t{0}}, {int64, std::uint64_t{1} << 63}, {int32, std::uint64_t{1} << 63},
+        {uint8, std::int64_t{300}},
+        {uint8, std::int64_t{-1}},
+        {int8, std::int64_t{-129}},
+        {uint64, std::int64_t{-1}},
+        {uint64, std::int64_t{-(std::int64_t{1} << 53)}},
+        {int64, ~std::uint64_t{0}},
+        {int64, std::uint64_t{1} << 63},
+        {int32, std::uint64_t{1} << 63},
         {uint32, std::int64_t{1} << 40},
     };
     for (const WeakCase& w : weak_cases) {
@@ -177,10 +191,12 @@ TEST_P(NumpyFidelityTest, IntegerComparisonsAreExactAcrossSignedness) {
         const auto right = comparison_bits(queue(), s, d);
         for (std::size_t k = 0; k < h.size(); ++k) {
             const wide_int a = w.dtype.kind() == DType::Kind::uint32 ? static_cast<wide_int>(h.span<std::uint32_t>()[k])
-                                                                      : integer_at(h, k);
+                                                                     : integer_at(h, k);
             for (std::size_t c = 0; c < 6; ++c) {
-                ASSERT_EQ(((left[k] >> c) & 1) != 0, exact(all_comparisons[c], a, scalar)) << "element " << k << ", comparison " << c;
-                ASSERT_EQ(((right[k] >> c) & 1) != 0, exact(all_comparisons[c], scalar, a)) << "element " << k << ", comparison " << c;
+                ASSERT_EQ(((left[k] >> c) & 1) != 0, exact(all_comparisons[c], a, scalar))
+                    << "element " << k << ", comparison " << c;
+                ASSERT_EQ(((right[k] >> c) & 1) != 0, exact(all_comparisons[c], scalar, a))
+                    << "element " << k << ", comparison " << c;
             }
         }
     }
@@ -256,11 +272,11 @@ HostArray from_bits(const DType& dtype, const std::vector<std::string>& bits) {
 
 bool is_nan_bits(const DType& dtype, std::uint64_t bits) {
     switch (dtype.kind()) {
-        case DType::Kind::float16: return (bits & 0x7c00U) == 0x7c00U && (bits & 0x3ffU) != 0;
-        case DType::Kind::float32: return (bits & 0x7f800000U) == 0x7f800000U && (bits & 0x7fffffU) != 0;
-        case DType::Kind::float64:
-            return (bits & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL && (bits & 0xfffffffffffffULL) != 0;
-        default: return false;
+    case DType::Kind::float16: return (bits & 0x7c00U) == 0x7c00U && (bits & 0x3ffU) != 0;
+    case DType::Kind::float32: return (bits & 0x7f800000U) == 0x7f800000U && (bits & 0x7fffffU) != 0;
+    case DType::Kind::float64:
+        return (bits & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL && (bits & 0xfffffffffffffULL) != 0;
+    default: return false;
     }
 }
 
@@ -326,9 +342,10 @@ TEST_P(NumpyFidelityTest, FloatToIntegerConversionsGiveNumpysX86Results) {
         // The result as the integer type's bits.
         const std::string& r = row.at(3);
         const std::uint64_t bits = r[0] == '-' ? static_cast<std::uint64_t>(std::stoll(r)) : std::stoull(r);
-        results.push_back(fmt::format("{:x}", bits & (dtype_named(row.at(2)).itemsize() == 8
-                                                          ? ~std::uint64_t{0}
-                                                          : (std::uint64_t{1} << (8 * dtype_named(row.at(2)).itemsize())) - 1)));
+        results.push_back(
+            fmt::format("{:x}", bits & (dtype_named(row.at(2)).itemsize() == 8
+                                            ? ~std::uint64_t{0}
+                                            : (std::uint64_t{1} << (8 * dtype_named(row.at(2)).itemsize())) - 1)));
     }
     ASSERT_EQ(groups.size(), 27u);
     check_conversion_table(queue(), bound_device(), groups, {{"float64", "int8"}, {"float32", "uint64"}});
@@ -362,16 +379,21 @@ TEST_P(NumpyFidelityTest, Float16ReductionsAndScansAccumulateInFloat32) {
     double total = 0, magnitude = 0;
     for (double v : exact) total += v, magnitude += std::abs(v);
     const double u = std::ldexp(1.0, -24);
-    const auto as_double = [](const Array& x, const Queue& q) { return double(detail::half_to_float(x.get(q).span<std::uint16_t>()[0])); };
+    const auto as_double = [](const Array& x, const Queue& q) {
+        return double(detail::half_to_float(x.get(q).span<std::uint16_t>()[0]));
+    };
     const Array s = sum(queue(), a);
     ASSERT_EQ(s.dtype(), DType(float16));
-    EXPECT_NEAR(as_double(s, queue()), total, static_cast<double>(n + 2) * u * magnitude + std::ldexp(std::abs(total), -11) + 1e-7);
+    EXPECT_NEAR(as_double(s, queue()), total,
+                static_cast<double>(n + 2) * u * magnitude + std::ldexp(std::abs(total), -11) + 1e-7);
     const Array m = mean(queue(), a);
     ASSERT_EQ(m.dtype(), DType(float16));
     const double count = static_cast<double>(n);
-    EXPECT_NEAR(as_double(m, queue()), total / count, (count + 2) * u * magnitude / count + std::ldexp(std::abs(total / count), -10) + 1e-7);
+    EXPECT_NEAR(as_double(m, queue()), total / count,
+                (count + 2) * u * magnitude / count + std::ldexp(std::abs(total / count), -10) + 1e-7);
     const Array s16 = sum(queue(), a.astype(queue(), float32), {}, DType(float16));
-    EXPECT_NEAR(as_double(s16, queue()), total, static_cast<double>(n + 2) * u * magnitude + std::ldexp(std::abs(total), -11) + 1e-7);
+    EXPECT_NEAR(as_double(s16, queue()), total,
+                static_cast<double>(n + 2) * u * magnitude + std::ldexp(std::abs(total), -11) + 1e-7);
     const HostArray scanned = cumsum(queue(), a).get(queue());
     const auto c = scanned.span<std::uint16_t>();
     double running = 0, running_magnitude = 0;
@@ -426,12 +448,14 @@ TEST_P(NumpyFidelityTest, Float32SumAndMeanStayWithinNumpysPairwiseBound) {
             const long double u = std::ldexp(1.0L, -24);
             const long double gamma = h * u / (1 - h * u);
             const float s = sum(queue(), a).get(queue()).to_vector<float>().at(0);
-            EXPECT_LE(std::abs(s - exact), gamma * magnitude) << "sum " << s << ", exact " << static_cast<double>(exact);
+            EXPECT_LE(std::abs(s - exact), gamma * magnitude)
+                << "sum " << s << ", exact " << static_cast<double>(exact);
             const float s32 = sum(queue(), a, {}, DType(float32)).get(queue()).to_vector<float>().at(0);
             EXPECT_EQ(s32, s);
             const float m = mean(queue(), a).get(queue()).to_vector<float>().at(0);
             const long double mean_exact = exact / static_cast<long double>(n);
-            EXPECT_LE(std::abs(m - mean_exact), gamma * magnitude / static_cast<long double>(n) * (1 + u) + u * std::abs(mean_exact))
+            EXPECT_LE(std::abs(m - mean_exact),
+                      gamma * magnitude / static_cast<long double>(n) * (1 + u) + u * std::abs(mean_exact))
                 << "mean " << m << ", exact " << static_cast<double>(mean_exact);
             // The mean is the sum divided once, correctly rounded.
             EXPECT_EQ(m, static_cast<float>(static_cast<double>(s) / static_cast<double>(n)));
@@ -520,7 +544,9 @@ TEST_P(NumpyFidelityTest, ClipValuesLeaveOutBoundsPastTheRangeAsNumpy) {
     std::vector<std::uint8_t> bits(n);
     for (std::size_t k = 0; k < n; ++k) bits[k] = u8[k] & 1;
     const Array flags = Array::from_host(queue(), std::span<const std::uint8_t>(bits), {n}).view(DType(bool_));
-    const auto doubles = [&](const Expr& e) { return evaluate(queue(), astype(e, float64)).get(queue()).to_vector<double>(); };
+    const auto doubles = [&](const Expr& e) {
+        return evaluate(queue(), astype(e, float64)).get(queue()).to_vector<double>();
+    };
 
     // A weak 255 past int8's range: np.clip(x, lo, 255) is np.maximum(x, lo) (int16), not clipped to 255.
     const Expr dropped_high = clip(x, lo, 255);
@@ -541,8 +567,8 @@ TEST_P(NumpyFidelityTest, ClipValuesLeaveOutBoundsPastTheRangeAsNumpy) {
     const Expr typed_first = clip(scalar_integer(2, int16), -0.0, hi32);
     EXPECT_EQ(typed_first.dtype(), DType(float32));
 
-    const auto a = doubles(dropped_high), b = doubles(dropped_low), c = doubles(dropped_both), d = doubles(one_promotion),
-               e = doubles(weak_first), f = doubles(typed_first);
+    const auto a = doubles(dropped_high), b = doubles(dropped_low), c = doubles(dropped_both),
+               d = doubles(one_promotion), e = doubles(weak_first), f = doubles(typed_first);
     for (std::size_t k = 0; k < n; ++k) {
         SCOPED_TRACE(k);
         ASSERT_EQ(a[k], std::max<double>(x8[k], lo16[k]));
@@ -575,7 +601,8 @@ KERNEL void corrected(GLOBAL_MEM float* out, GLOBAL_MEM float* plain, GLOBAL_MEM
 )";
 
 TEST_P(NumpyFidelityTest, FloatDivisionForRoundIsCorrectlyRoundedFromAnyNearbyQuotient) {
-    if (context().api().id() == ApiId::cuda()) GTEST_SKIP() << "CUDA divides with __fdiv_rn (correctly rounded by definition)";
+    if (context().api().id() == ApiId::cuda())
+        GTEST_SKIP() << "CUDA divides with __fdiv_rn (correctly rounded by definition)";
     auto& rng = random_engine();
     std::vector<float> a, b;
     std::vector<int> steps;
@@ -583,7 +610,9 @@ TEST_P(NumpyFidelityTest, FloatDivisionForRoundIsCorrectlyRoundedFromAnyNearbyQu
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
     std::uniform_real_distribution<float> significand(1.0f, 2.0f);
     std::uniform_int_distribution<int> exponent(-60, 60);  // normal quotients (their residuals are exact)
-    const auto any_float = [&] { return std::ldexp(rng() % 2 == 0 ? significand(rng) : -significand(rng), exponent(rng)); };
+    const auto any_float = [&] {
+        return std::ldexp(rng() % 2 == 0 ? significand(rng) : -significand(rng), exponent(rng));
+    };
     std::uniform_int_distribution<int> decimals(0, 6);
     for (int k = 0; k < 6000; ++k) {
         if (k % 2 == 0) {
@@ -612,8 +641,16 @@ TEST_P(NumpyFidelityTest, FloatDivisionForRoundIsCorrectlyRoundedFromAnyNearbyQu
     // Zeros, infinities and NaN: the quotient stands.
     const float inf = std::numeric_limits<float>::infinity();
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    for (const auto& [x, y] : std::vector<std::pair<float, float>>{{0.0f, 3.0f}, {-0.0f, 3.0f}, {1.0f, 0.0f}, {-1.0f, 0.0f}, {0.0f, 0.0f},
-                                                                  {inf, 2.0f}, {2.0f, inf}, {inf, inf}, {nan, 1.0f}, {1.0f, nan}}) {
+    for (const auto& [x, y] : std::vector<std::pair<float, float>>{{0.0f, 3.0f},
+                                                                   {-0.0f, 3.0f},
+                                                                   {1.0f, 0.0f},
+                                                                   {-1.0f, 0.0f},
+                                                                   {0.0f, 0.0f},
+                                                                   {inf, 2.0f},
+                                                                   {2.0f, inf},
+                                                                   {inf, inf},
+                                                                   {nan, 1.0f},
+                                                                   {1.0f, nan}}) {
         a.push_back(x);
         b.push_back(y);
         steps.push_back(0);
@@ -632,7 +669,9 @@ TEST_P(NumpyFidelityTest, FloatDivisionForRoundIsCorrectlyRoundedFromAnyNearbyQu
     std::size_t bad = 0;
     for (std::size_t k = 0; k < n; ++k) {
         const float want = a[k] / b[k];  // IEEE division on the host: correctly rounded
-        const auto same = [&](float g) { return g == want ? std::signbit(g) == std::signbit(want) : std::isnan(g) && std::isnan(want); };
+        const auto same = [&](float g) {
+            return g == want ? std::signbit(g) == std::signbit(want) : std::isnan(g) && std::isnan(want);
+        };
         if ((!same(got[k]) || !same(direct[k])) && ++bad <= 5)
             ADD_FAILURE() << a[k] << " / " << b[k] << " from " << steps[k] << " ulps off: " << got[k] << ", directly "
                           << direct[k] << ", IEEE " << want;
@@ -681,7 +720,9 @@ TEST_P(NumpyFidelityTest, FillAndAssignCheckScalarsAsNumpyEvenForEmptyArrays) {
         const std::string& want = row.at(3);
         SCOPED_TRACE(fmt::format("{} {} into {}: numpy {}", op, row.at(1), row.at(2), want));
         const Expr source = setitem_source(row.at(1));
-        const auto write = [&](const Array& out) { op == "fill" ? fill(queue(), out, source) : assign(queue(), out, source); };
+        const auto write = [&](const Array& out) {
+            op == "fill" ? fill(queue(), out, source) : assign(queue(), out, source);
+        };
         const Array empty = Array::empty(bound_device(), {0, 2}, target);
         const Array one = Array::zeros(queue(), {1}, target);
         ++checked;
@@ -696,20 +737,23 @@ TEST_P(NumpyFidelityTest, FillAndAssignCheckScalarsAsNumpyEvenForEmptyArrays) {
         // conversions (a kernel per pair of dtypes), which the conversion tables above check.
         const std::string source_kind = row.at(1).substr(0, row.at(1).find(':'));
         const std::string source_text = row.at(1).substr(row.at(1).find(':') + 1);
-        const bool float_source = source_kind == "weak" ? source_text != "True" && source_text.find_first_of(".e(j") != std::string::npos
-                                                        : !is_integer(dtype_named(source_kind)) && source_kind != "bool";
+        const bool float_source = source_kind == "weak"
+                                      ? source_text != "True" && source_text.find_first_of(".e(j") != std::string::npos
+                                      : !is_integer(dtype_named(source_kind)) && source_kind != "bool";
         if (float_source && !(is_integer(target) && is_signed(target))) continue;
         ASSERT_NO_THROW(write(one));
         const HostArray h = one.get(queue());
-        const detail::ScalarValue got = detail::ScalarValue::read(std::span<const std::byte>(h.data(), target.itemsize()), target);
+        const detail::ScalarValue got =
+            detail::ScalarValue::read(std::span<const std::byte>(h.data(), target.itemsize()), target);
         if (target.kind() == DType::Kind::bool_) {
             EXPECT_EQ(got.u != 0 ? "True" : "False", want);
         } else if (is_integer(target)) {
             EXPECT_EQ(is_signed(target) ? std::to_string(got.i) : std::to_string(got.u), want);
         } else {
             const double w = std::stod(want);
-            const double expected = target.kind() == DType::Kind::float16 ? detail::half_to_double(detail::double_to_half(w))
-                                                                          : static_cast<double>(static_cast<float>(w));
+            const double expected = target.kind() == DType::Kind::float16
+                                        ? detail::half_to_double(detail::double_to_half(w))
+                                        : static_cast<double>(static_cast<float>(w));
             const double g = got.c.real();
             EXPECT_TRUE(g == expected || (std::isnan(g) && std::isnan(expected))) << g;
         }

@@ -64,23 +64,28 @@ void put_int(HostArray& a, std::size_t k, std::uint64_t v) {
     std::byte* p = a.data() + k * a.dtype().itemsize();
     const auto put = [p]<class T>(T x) { std::memcpy(p, &x, sizeof(T)); };
     switch (a.dtype().kind()) {
-        case Kind::bool_: put(static_cast<std::uint8_t>(v != 0)); break;
-        case Kind::int8: case Kind::uint8: put(static_cast<std::uint8_t>(v)); break;
-        case Kind::int16: case Kind::uint16: put(static_cast<std::uint16_t>(v)); break;
-        case Kind::int32: case Kind::uint32: put(static_cast<std::uint32_t>(v)); break;
-        default: put(v); break;
+    case Kind::bool_: put(static_cast<std::uint8_t>(v != 0)); break;
+    case Kind::int8:
+    case Kind::uint8: put(static_cast<std::uint8_t>(v)); break;
+    case Kind::int16:
+    case Kind::uint16: put(static_cast<std::uint16_t>(v)); break;
+    case Kind::int32:
+    case Kind::uint32: put(static_cast<std::uint32_t>(v)); break;
+    default: put(v); break;
     }
 }
 void put_float(HostArray& a, std::size_t k, Complex v) {
     std::byte* p = a.data() + k * a.dtype().itemsize();
     const auto put = [p]<class T>(T x) { std::memcpy(p, &x, sizeof(T)); };
     switch (a.dtype().kind()) {
-        case Kind::float16: put(detail::float_to_half(static_cast<float>(v.real()))); break;
-        case Kind::float32: put(static_cast<float>(v.real())); break;
-        case Kind::float64: put(static_cast<double>(v.real())); break;
-        case Kind::complex64: put(std::complex<float>(static_cast<float>(v.real()), static_cast<float>(v.imag()))); break;
-        case Kind::complex128: put(std::complex<double>(static_cast<double>(v.real()), static_cast<double>(v.imag()))); break;
-        default: throw std::logic_error("put_float: not a float dtype");
+    case Kind::float16: put(detail::float_to_half(static_cast<float>(v.real()))); break;
+    case Kind::float32: put(static_cast<float>(v.real())); break;
+    case Kind::float64: put(static_cast<double>(v.real())); break;
+    case Kind::complex64: put(std::complex<float>(static_cast<float>(v.real()), static_cast<float>(v.imag()))); break;
+    case Kind::complex128:
+        put(std::complex<double>(static_cast<double>(v.real()), static_cast<double>(v.imag())));
+        break;
+    default: throw std::logic_error("put_float: not a float dtype");
     }
 }
 
@@ -95,7 +100,8 @@ HostArray random_ints(const DType& d, bool edges = true) {
                                                    bits >= 32 ? (1LL << 40) : (1LL << bits) - 1);
     std::uniform_int_distribution<long long> small(sign ? -9 : 0, 9);
     std::bernoulli_distribution is_small(0.5);
-    for (std::size_t k = 0; k < n; ++k) put_int(a, k, static_cast<std::uint64_t>(is_small(rng) ? small(rng) : value(rng)));
+    for (std::size_t k = 0; k < n; ++k)
+        put_int(a, k, static_cast<std::uint64_t>(is_small(rng) ? small(rng) : value(rng)));
     if (d.kind() == Kind::bool_) {
         std::bernoulli_distribution coin(0.5);
         for (std::size_t k = 0; k < n; ++k) put_int(a, k, coin(rng));
@@ -132,9 +138,10 @@ HostArray random_floats(const DType& d, double low, double high, bool specials) 
 // Rounds a long double to d's real precision (float16 through float, as stored).
 long double to_precision(long double v, const DType& d) {
     switch (d.kind()) {
-        case Kind::float16: return detail::half_to_float(detail::float_to_half(static_cast<float>(v)));
-        case Kind::float32: case Kind::complex64: return static_cast<float>(v);
-        default: return static_cast<double>(v);
+    case Kind::float16: return detail::half_to_float(detail::float_to_half(static_cast<float>(v)));
+    case Kind::float32:
+    case Kind::complex64: return static_cast<float>(v);
+    default: return static_cast<double>(v);
     }
 }
 
@@ -170,9 +177,9 @@ long double float_reference(const DType& d, long double a, long double b, std::s
         using T = decltype(t);
         const T x = static_cast<T>(a), y = static_cast<T>(b);
         switch (op) {
-            case 0: return static_cast<long double>(numpy_floor_divide(x, y));
-            case 1: return static_cast<long double>(std::fmod(x, y));
-            default: return static_cast<long double>(numpy_remainder(x, y));
+        case 0: return static_cast<long double>(numpy_floor_divide(x, y));
+        case 1: return static_cast<long double>(std::fmod(x, y));
+        default: return static_cast<long double>(numpy_remainder(x, y));
         }
     };
     return to_precision(d.kind() == Kind::float64 ? in(double{}) : in(float{}), d);
@@ -187,7 +194,9 @@ TEST_P(NumpyOpsExpressionTest, FloorDivideFmodRemainderEveryRealDtype) {
         HostArray hb = integer ? random_ints(d) : random_floats(d, -4, 4, true);
         const Array a = Array::from_host(queue(), ha), b = Array::from_host(queue(), hb);
         const auto [quotient, remainder] = divmod(a, b);
-        const std::vector<std::pair<const char*, Expr>> ops{{"floor_divide", quotient}, {"fmod", fmod(a, b)}, {"remainder", remainder}};
+        const std::vector<std::pair<const char*, Expr>> ops{{"floor_divide", quotient},
+                                                            {"fmod", fmod(a, b)},
+                                                            {"remainder", remainder}};
         for (std::size_t op = 0; op < 3; ++op) {
             if (integer && op == 2) continue;  // integer % is the expression suite's
             SCOPED_TRACE(ops[op].first);
@@ -216,12 +225,14 @@ TEST_P(NumpyOpsExpressionTest, FloorDivideFmodRemainderEveryRealDtype) {
                         want = op == 0 ? ua / ub : ua % ub;
                     }
                     ASSERT_EQ(int_at(got, k), truncate(want, expected_dtype))
-                        << "element " << k << ": " << static_cast<std::int64_t>(ua) << ", " << static_cast<std::int64_t>(ub);
+                        << "element " << k << ": " << static_cast<std::int64_t>(ua) << ", "
+                        << static_cast<std::int64_t>(ub);
                 } else {
                     const long double x = value_at(ha, k).real(), y = value_at(hb, k).real();
                     const long double want = float_reference(d, x, y, op);
                     ASSERT_TRUE(same_float(value_at(got, k).real(), want))
-                        << "element " << k << ": " << x << ", " << y << " gave " << value_at(got, k).real() << ", numpy " << want;
+                        << "element " << k << ": " << x << ", " << y << " gave " << value_at(got, k).real()
+                        << ", numpy " << want;
                 }
             }
         }
@@ -239,8 +250,10 @@ TEST_P(NumpyOpsExpressionTest, FloorDivideEdgesAndWeakScalars) {
     const Array i = device(std::vector<std::int8_t>{-7, 7, -128, 5});
     EXPECT_EQ(floor_divide(i, 2).dtype(), DType(Kind::int8));
     EXPECT_EQ(floor_divide(i, 2.0).dtype(), DType(Kind::float64));
-    EXPECT_EQ(evaluate(queue(), floor_divide(i, 2)).get(queue()).to_vector<std::int8_t>(), (std::vector<std::int8_t>{-4, 3, -64, 2}));
-    EXPECT_EQ(evaluate(queue(), floor_divide(i, -1)).get(queue()).to_vector<std::int8_t>(), (std::vector<std::int8_t>{7, -7, -128, -5}));
+    EXPECT_EQ(evaluate(queue(), floor_divide(i, 2)).get(queue()).to_vector<std::int8_t>(),
+              (std::vector<std::int8_t>{-4, 3, -64, 2}));
+    EXPECT_EQ(evaluate(queue(), floor_divide(i, -1)).get(queue()).to_vector<std::int8_t>(),
+              (std::vector<std::int8_t>{7, -7, -128, -5}));
     EXPECT_THROW(evaluate(queue(), floor_divide(i, 300)), ArgumentError);  // NEP 50: 300 does not fit int8
 }
 
@@ -250,14 +263,14 @@ long double rounding_reference(const DType& d, long double v, int op, int decima
         using T = decltype(t);
         const T x = static_cast<T>(v);
         switch (op) {
-            case 0: return static_cast<long double>(std::floor(x));
-            case 1: return static_cast<long double>(std::ceil(x));
-            case 2: return static_cast<long double>(std::trunc(x));
-            case 3: return static_cast<long double>(std::nearbyint(x));
-            default: {
-                const T f = static_cast<T>(std::pow(10.0, std::abs(decimals)));
-                return static_cast<long double>(decimals >= 0 ? std::nearbyint(x * f) / f : std::nearbyint(x / f) * f);
-            }
+        case 0: return static_cast<long double>(std::floor(x));
+        case 1: return static_cast<long double>(std::ceil(x));
+        case 2: return static_cast<long double>(std::trunc(x));
+        case 3: return static_cast<long double>(std::nearbyint(x));
+        default: {
+            const T f = static_cast<T>(std::pow(10.0, std::abs(decimals)));
+            return static_cast<long double>(decimals >= 0 ? std::nearbyint(x * f) / f : std::nearbyint(x / f) * f);
+        }
         }
     };
     const DType real = is_complex(d) ? real_for(d) : d;
@@ -273,8 +286,15 @@ TEST_P(NumpyOpsExpressionTest, RoundingFamilyEveryDtypeClass) {
         std::uniform_int_distribution<int> halves(-120, 120);
         for (std::size_t k = 0; k < n; k += 3) put_float(h, k, Complex(halves(rng) * 0.5L, halves(rng) * 0.5L));
         const Array x = Array::from_host(queue(), h);
-        struct Case { const char* name; Expr e; int op; int decimals; };
-        std::vector<Case> cases{{"rint", rint(x), 3, 0}, {"round 2", round(x, 2), 4, 2}, {"round -1", round(x, -1), 4, -1}};
+        struct Case {
+            const char* name;
+            Expr e;
+            int op;
+            int decimals;
+        };
+        std::vector<Case> cases{{"rint", rint(x), 3, 0},
+                                {"round 2", round(x, 2), 4, 2},
+                                {"round -1", round(x, -1), 4, -1}};
         if (!is_complex(d)) {
             cases.push_back({"floor", kjarni::floor(x), 0, 0});
             cases.push_back({"ceil", kjarni::ceil(x), 1, 0});
@@ -286,9 +306,11 @@ TEST_P(NumpyOpsExpressionTest, RoundingFamilyEveryDtypeClass) {
             const HostArray got = run(c.e);
             for (std::size_t k = 0; k < n; ++k) {
                 const Complex v = value_at(h, k), g = value_at(got, k);
-                ASSERT_TRUE(same_float(g.real(), rounding_reference(d, v.real(), c.op, c.decimals))) << k << ": " << v << " gave " << g;
+                ASSERT_TRUE(same_float(g.real(), rounding_reference(d, v.real(), c.op, c.decimals)))
+                    << k << ": " << v << " gave " << g;
                 if (is_complex(d)) {
-                    ASSERT_TRUE(same_float(g.imag(), rounding_reference(d, v.imag(), c.op, c.decimals))) << k << ": " << v << " gave " << g;
+                    ASSERT_TRUE(same_float(g.imag(), rounding_reference(d, v.imag(), c.op, c.decimals)))
+                        << k << ": " << v << " gave " << g;
                 }
             }
         }
@@ -311,8 +333,9 @@ TEST_P(NumpyOpsExpressionTest, RoundingFamilyEveryDtypeClass) {
             const long double v = is_signed(d) ? static_cast<long double>(static_cast<std::int64_t>(int_at(h, k)))
                                                : static_cast<long double>(int_at(h, k));
             const double scaled = std::nearbyint(static_cast<double>(v) / 10.0) * 10.0;
-            const std::uint64_t want = d.kind() == Kind::uint64 ? static_cast<std::uint64_t>(scaled)
-                                                                 : static_cast<std::uint64_t>(static_cast<std::int64_t>(scaled));
+            const std::uint64_t want = d.kind() == Kind::uint64
+                                           ? static_cast<std::uint64_t>(scaled)
+                                           : static_cast<std::uint64_t>(static_cast<std::int64_t>(scaled));
             ASSERT_EQ(int_at(tens, k), truncate(want, d)) << k << ": " << v;
             ASSERT_TRUE(same_float(value_at(r, k).real(), to_precision(v, detail::float_type_for(d)))) << k;
         }
@@ -325,16 +348,20 @@ TEST_P(NumpyOpsExpressionTest, RoundingFamilyEveryDtypeClass) {
 }
 
 TEST_P(NumpyOpsExpressionTest, PredicatesAndLogicalEveryDtypeClass) {
-    for (const DType& d : {DType(Kind::bool_), DType(Kind::int32), DType(Kind::uint8), DType(Kind::float16), DType(Kind::float32),
-                           DType(Kind::float64), DType(Kind::complex64), DType(Kind::complex128)}) {
+    for (const DType& d :
+         {DType(Kind::bool_), DType(Kind::int32), DType(Kind::uint8), DType(Kind::float16), DType(Kind::float32),
+          DType(Kind::float64), DType(Kind::complex64), DType(Kind::complex128)}) {
         SCOPED_TRACE(d.name());
         const bool integer = d.kind() == Kind::bool_ || is_integer(d);
         HostArray h = integer ? random_ints(d) : random_floats(d, -2, 2, true);
         HostArray g = integer ? random_ints(d) : random_floats(d, -2, 2, true);
         const Array x = Array::from_host(queue(), h), y = Array::from_host(queue(), g);
-        for (const Expr& e : {isnan(x), isinf(x), isfinite(x), logical_and(x, y), logical_not(x)}) ASSERT_EQ(e.dtype(), DType(Kind::bool_));
+        for (const Expr& e : {isnan(x), isinf(x), isfinite(x), logical_and(x, y), logical_not(x)})
+            ASSERT_EQ(e.dtype(), DType(Kind::bool_));
         // Seven truth values packed into one int8 per element (one kernel).
-        const auto bit = [](const Expr& e, int shift) { return astype(e, DType(Kind::int8)) << static_cast<std::int8_t>(shift); };
+        const auto bit = [](const Expr& e, int shift) {
+            return astype(e, DType(Kind::int8)) << static_cast<std::int8_t>(shift);
+        };
         const Expr packed = bit(isnan(x), 0) | bit(isinf(x), 1) | bit(isfinite(x), 2) | bit(logical_and(x, y), 3) |
                             bit(logical_or(x, y), 4) | bit(logical_xor(x, y), 5) | bit(logical_not(x), 6);
         const HostArray got = run(packed);
@@ -356,16 +383,22 @@ TEST_P(NumpyOpsExpressionTest, PredicatesAndLogicalEveryDtypeClass) {
 }
 
 TEST_P(NumpyOpsExpressionTest, BitwiseAndShiftsIntegerDtypes) {
-    for (const DType& d : {DType(Kind::bool_), DType(Kind::int8), DType(Kind::uint16), DType(Kind::int64), DType(Kind::uint64)}) {
+    for (const DType& d :
+         {DType(Kind::bool_), DType(Kind::int8), DType(Kind::uint16), DType(Kind::int64), DType(Kind::uint64)}) {
         SCOPED_TRACE(d.name());
         HostArray h = random_ints(d), g = random_ints(d);
         HostArray counts(d, {n});
         auto& rng = random_engine();
         std::uniform_int_distribution<int> count(is_signed(d) ? -2 : 0, bits_of(d) + 2);
-        for (std::size_t k = 0; k < n; ++k) put_int(counts, k, static_cast<std::uint64_t>(static_cast<std::int64_t>(count(rng))));
-        const Array x = Array::from_host(queue(), h), y = Array::from_host(queue(), g), c = Array::from_host(queue(), counts);
+        for (std::size_t k = 0; k < n; ++k)
+            put_int(counts, k, static_cast<std::uint64_t>(static_cast<std::int64_t>(count(rng))));
+        const Array x = Array::from_host(queue(), h), y = Array::from_host(queue(), g),
+                    c = Array::from_host(queue(), counts);
         const DType shifted = d.kind() == Kind::bool_ ? DType(Kind::int8) : d;
-        struct Case { const char* name; Expr e; };
+        struct Case {
+            const char* name;
+            Expr e;
+        };
         std::vector<Case> cases{{"&", x & y}, {"|", x | y}, {"^", x ^ y}, {"~", ~x}, {"<<", x << c}, {">>", x >> c}};
         for (std::size_t op = 0; op < 6; ++op) {
             SCOPED_TRACE(cases[op].name);
@@ -378,34 +411,37 @@ TEST_P(NumpyOpsExpressionTest, BitwiseAndShiftsIntegerDtypes) {
                 const int bits = bits_of(want_dtype);
                 std::uint64_t want = 0;
                 switch (op) {
-                    case 0: want = a & b; break;
-                    case 1: want = a | b; break;
-                    case 2: want = a ^ b; break;
-                    case 3: want = d.kind() == Kind::bool_ ? (a == 0) : ~a; break;
-                    case 4: want = (s < 0 || s >= bits) ? 0 : a << s; break;
-                    default:
-                        if (is_signed(want_dtype))
-                            want = (s < 0 || s >= bits) ? (static_cast<std::int64_t>(a) < 0 ? ~std::uint64_t{0} : 0)
-                                                        : static_cast<std::uint64_t>(static_cast<std::int64_t>(a) >> s);
-                        else
-                            want = s >= bits ? 0 : a >> s;
+                case 0: want = a & b; break;
+                case 1: want = a | b; break;
+                case 2: want = a ^ b; break;
+                case 3: want = d.kind() == Kind::bool_ ? (a == 0) : ~a; break;
+                case 4: want = (s < 0 || s >= bits) ? 0 : a << s; break;
+                default:
+                    if (is_signed(want_dtype))
+                        want = (s < 0 || s >= bits) ? (static_cast<std::int64_t>(a) < 0 ? ~std::uint64_t{0} : 0)
+                                                    : static_cast<std::uint64_t>(static_cast<std::int64_t>(a) >> s);
+                    else want = s >= bits ? 0 : a >> s;
                 }
-                ASSERT_EQ(int_at(got, k), truncate(want, want_dtype)) << k << ": " << static_cast<std::int64_t>(a) << ", "
-                                                                      << static_cast<std::int64_t>(b) << ", " << s;
+                ASSERT_EQ(int_at(got, k), truncate(want, want_dtype))
+                    << k << ": " << static_cast<std::int64_t>(a) << ", " << static_cast<std::int64_t>(b) << ", " << s;
             }
         }
     }
 }
 
 TEST_P(NumpyOpsExpressionTest, SignSquareReciprocalFminFmaxCopysign) {
-    for (const DType& d : {DType(Kind::int8), DType(Kind::uint8), DType(Kind::int32), DType(Kind::float32), DType(Kind::float16)}) {
+    for (const DType& d :
+         {DType(Kind::int8), DType(Kind::uint8), DType(Kind::int32), DType(Kind::float32), DType(Kind::float16)}) {
         SCOPED_TRACE(d.name());
         const bool integer = is_integer(d);
         HostArray h = integer ? random_ints(d) : random_floats(d, -3, 3, true);
         HostArray g = integer ? random_ints(d) : random_floats(d, -3, 3, true);
         const Array x = Array::from_host(queue(), h), y = Array::from_host(queue(), g);
-        std::vector<std::pair<const char*, Expr>> cases{{"sign", sign(x)}, {"square", square(x)}, {"reciprocal", reciprocal(x)},
-                                                        {"fmin", fmin(x, y)}, {"fmax", fmax(x, y)}};
+        std::vector<std::pair<const char*, Expr>> cases{{"sign", sign(x)},
+                                                        {"square", square(x)},
+                                                        {"reciprocal", reciprocal(x)},
+                                                        {"fmin", fmin(x, y)},
+                                                        {"fmax", fmax(x, y)}};
         if (!integer) cases.push_back({"copysign", copysign(x, y)});
         for (std::size_t op = 0; op < cases.size(); ++op) {
             SCOPED_TRACE(cases[op].first);
@@ -419,15 +455,19 @@ TEST_P(NumpyOpsExpressionTest, SignSquareReciprocalFminFmaxCopysign) {
                     const bool a_less = sgn ? a < b : ua < ub;
                     std::uint64_t want = 0;
                     switch (op) {
-                        case 0: want = sgn ? static_cast<std::uint64_t>((a > 0) - (a < 0)) : (ua > 0); break;
-                        case 1: want = ua * ua; break;
-                        case 2:
-                            // numpy's (T)(1.0 / x) on x86-64: 1 / 0 is INT_MIN for int32 and int64.
-                            want = ua == 0 ? ((d.kind() == Kind::int32 || d.kind() == Kind::int64) ? std::uint64_t{1} << (bits_of(d) - 1) : 0)
-                                           : ua == 1 ? 1 : (sgn && a == -1) ? ~std::uint64_t{0} : 0;
-                            break;
-                        case 3: want = a_less ? ua : ub; break;
-                        default: want = a_less ? ub : ua; break;
+                    case 0: want = sgn ? static_cast<std::uint64_t>((a > 0) - (a < 0)) : (ua > 0); break;
+                    case 1: want = ua * ua; break;
+                    case 2:
+                        // numpy's (T)(1.0 / x) on x86-64: 1 / 0 is INT_MIN for int32 and int64.
+                        want = ua == 0            ? ((d.kind() == Kind::int32 || d.kind() == Kind::int64)
+                                                         ? std::uint64_t{1} << (bits_of(d) - 1)
+                                                         : 0)
+                               : ua == 1          ? 1
+                               : (sgn && a == -1) ? ~std::uint64_t{0}
+                                                  : 0;
+                        break;
+                    case 3: want = a_less ? ua : ub; break;
+                    default: want = a_less ? ub : ua; break;
                     }
                     ASSERT_EQ(int_at(got, k), truncate(want, d)) << k << ": " << a << ", " << b;
                 } else {
@@ -435,12 +475,14 @@ TEST_P(NumpyOpsExpressionTest, SignSquareReciprocalFminFmaxCopysign) {
                         using T = decltype(t);
                         const T a = static_cast<T>(value_at(h, k).real()), b = static_cast<T>(value_at(g, k).real());
                         switch (op) {
-                            case 0: return static_cast<long double>(std::isnan(a) ? a : static_cast<T>((a > 0) - (a < 0)));
-                            case 1: return static_cast<long double>(a * a);
-                            case 2: return static_cast<long double>(T(1) / a);
-                            case 3: return static_cast<long double>(std::isnan(b) ? a : std::isnan(a) ? b : (b < a ? b : a));
-                            case 4: return static_cast<long double>(std::isnan(b) ? a : std::isnan(a) ? b : (b > a ? b : a));
-                            default: return static_cast<long double>(std::copysign(a, b));
+                        case 0: return static_cast<long double>(std::isnan(a) ? a : static_cast<T>((a > 0) - (a < 0)));
+                        case 1: return static_cast<long double>(a * a);
+                        case 2: return static_cast<long double>(T(1) / a);
+                        case 3:
+                            return static_cast<long double>(std::isnan(b) ? a : std::isnan(a) ? b : (b < a ? b : a));
+                        case 4:
+                            return static_cast<long double>(std::isnan(b) ? a : std::isnan(a) ? b : (b > a ? b : a));
+                        default: return static_cast<long double>(std::copysign(a, b));
                         }
                     };
                     const long double want = to_precision(d.kind() == Kind::float64 ? in(double{}) : in(float{}), d);
@@ -452,7 +494,8 @@ TEST_P(NumpyOpsExpressionTest, SignSquareReciprocalFminFmaxCopysign) {
                     const long double ulp = d.kind() == Kind::float16 ? std::ldexp(1.0L, -10) : std::ldexp(1.0L, -23);
                     const bool division = op == 2 && d.kind() != Kind::float64 && std::isfinite(want) &&
                                           std::abs(g_k - want) <= 3 * ulp * std::abs(want);
-                    ASSERT_TRUE(zeros || division || same_float(g_k, want)) << k << ": " << value_at(h, k) << ", " << value_at(g, k) << " gave " << g_k;
+                    ASSERT_TRUE(zeros || division || same_float(g_k, want))
+                        << k << ": " << value_at(h, k) << ", " << value_at(g, k) << " gave " << g_k;
                 }
             }
         }
@@ -461,9 +504,11 @@ TEST_P(NumpyOpsExpressionTest, SignSquareReciprocalFminFmaxCopysign) {
     const DType c = Kind::complex128;
     HostArray h = random_floats(c, -3, 3, false);
     const Array x = Array::from_host(queue(), h);
-    const std::vector<std::function<Complex(Complex)>> refs{
-        [](Complex z) { return z == Complex(0) ? z : z / std::abs(z); }, [](Complex z) { return z * z; },
-        [](Complex z) { return Complex(1) / z; }};
+    const std::vector<std::function<Complex(Complex)>> refs{[](Complex z) {
+                                                                return z == Complex(0) ? z : z / std::abs(z);
+                                                            },
+                                                            [](Complex z) { return z * z; },
+                                                            [](Complex z) { return Complex(1) / z; }};
     const std::vector<Expr> exprs{sign(x), square(x), reciprocal(x)};
     for (std::size_t op = 0; op < exprs.size(); ++op) {
         const HostArray got = run(exprs[op]);
@@ -496,8 +541,10 @@ TEST_P(NumpyOpsExpressionTest, TranscendentalFunctions) {
         {"arcsinh", [](const Expr& x) { return arcsinh(x); }, [](long double v) { return std::asinh(v); }, -10, 10},
         {"arccosh", [](const Expr& x) { return arccosh(x); }, [](long double v) { return std::acosh(v); }, 1, 10},
         {"arctanh", [](const Expr& x) { return arctanh(x); }, [](long double v) { return std::atanh(v); }, -0.99, 0.99},
-        {"arctan2", [](const Expr& x) { return arctan2(x, x - 0.5); }, [](long double v) { return std::atan2(v, v - 0.5L); }, -3, 3},
-        {"hypot", [](const Expr& x) { return hypot(x, 2.0 * x + 1.0); }, [](long double v) { return std::hypot(v, 2 * v + 1); }, -3, 3},
+        {"arctan2", [](const Expr& x) { return arctan2(x, x - 0.5); },
+         [](long double v) { return std::atan2(v, v - 0.5L); }, -3, 3},
+        {"hypot", [](const Expr& x) { return hypot(x, 2.0 * x + 1.0); },
+         [](long double v) { return std::hypot(v, 2 * v + 1); }, -3, 3},
     };
     for (const DType& d : {DType(Kind::float32), DType(Kind::float64)}) {
         const long double ulp = d.kind() == Kind::float64 ? std::ldexp(1.0L, -52) : std::ldexp(1.0L, -23);
@@ -505,8 +552,8 @@ TEST_P(NumpyOpsExpressionTest, TranscendentalFunctions) {
             // float64 for the functions whose float64 code paths differ most (each kernel costs
             // a compilation): the others are the same library calls in another width.
             const std::string name = c.name;
-            if (d.kind() == Kind::float64 && name != "log1p" && name != "expm1" && name != "arctan2" && name != "hypot" &&
-                name != "arccosh" && name != "tan")
+            if (d.kind() == Kind::float64 && name != "log1p" && name != "expm1" && name != "arctan2" &&
+                name != "hypot" && name != "arccosh" && name != "tan")
                 continue;
             SCOPED_TRACE(fmt::format("{} {}", c.name, d.name()));
             const HostArray h = random_floats(d, c.low, c.high, false);
@@ -519,7 +566,10 @@ TEST_P(NumpyOpsExpressionTest, TranscendentalFunctions) {
                 const long double want = c.reference(v);
                 const long double g = value_at(got, k).real();
                 const long double scale = std::max(std::abs(want), 1e-30L);
-                ASSERT_LE(std::abs(g - want), 16 * ulp * scale + (std::string(c.name) == "arctan2" || std::string(c.name) == "hypot" ? 4 * ulp * std::abs(v) : 0))
+                ASSERT_LE(std::abs(g - want),
+                          16 * ulp * scale + (std::string(c.name) == "arctan2" || std::string(c.name) == "hypot"
+                                                  ? 4 * ulp * std::abs(v)
+                                                  : 0))
                     << k << ": " << v << " gave " << g << ", expected " << want;
             }
         }

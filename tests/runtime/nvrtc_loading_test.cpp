@@ -24,8 +24,7 @@ TEST(NvrtcLoading, ReportsItsVersion) {
 
     // kjarni targets CUDA 12 and later (sm_90 and cuGetProcAddress_v2 need it).
     EXPECT_GE(nvrtc->major_version(), 12);
-    EXPECT_EQ(nvrtc->version(),
-              std::to_string(nvrtc->major_version()) + "." + std::to_string(nvrtc->minor_version()));
+    EXPECT_EQ(nvrtc->version(), std::to_string(nvrtc->major_version()) + "." + std::to_string(nvrtc->minor_version()));
     EXPECT_FALSE(nvrtc->library_name().empty());
     EXPECT_FALSE(nvrtc->supported_architectures().empty());
     std::cout << "NVRTC " << nvrtc->version() << " from " << nvrtc->library_name() << "\n";
@@ -42,7 +41,8 @@ TEST(NvrtcLoading, CompilesAKernelToACubin) {
     ASSERT_TRUE(output.compiled) << output.log;
     ASSERT_GE(output.cubin.size(), 4u);
     // A cubin is an ELF image.
-    EXPECT_EQ(std::string(output.cubin.data(), 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(output.cubin.data(), 4), "\x7f"
+                                                   "ELF");
 }
 
 TEST(NvrtcLoading, ReportsCompilationErrorsWithTheLog) {

@@ -87,7 +87,9 @@ void expect_same_bytes(const HostArray& got, const HostArray& expected, const st
 std::vector<std::pair<ViewSpec, ViewSpec>> view_pairs(std::size_t n, std::mt19937_64& rng) {
     const auto all = [] { return S{}; };
     const auto rev = [] { return S{std::nullopt, std::nullopt, -1}; };
-    const auto p = [](std::optional<std::ptrdiff_t> a, std::optional<std::ptrdiff_t> b, std::ptrdiff_t s = 1) { return S{a, b, s}; };
+    const auto p = [](std::optional<std::ptrdiff_t> a, std::optional<std::ptrdiff_t> b, std::ptrdiff_t s = 1) {
+        return S{a, b, s};
+    };
     std::vector<std::pair<ViewSpec, ViewSpec>> pairs{
         {{{all(), all()}, false, "a"}, {{all(), all()}, true, "a.T"}},
         {{{p(1, {}), all()}, false, "a[1:]"}, {{p({}, -1), all()}, false, "a[:-1]"}},
@@ -144,7 +146,8 @@ TEST_P(OverlapAssignmentTest, AssignIntoAViewOfAnOperandIsAsIfTheOperandsWereRea
         const auto o = old_dst.span<std::int32_t>();
         HostArray value(int32, dst.shape());
         for (std::size_t k = 0; k < s.size(); ++k)
-            value.span<std::int32_t>()[k] = static_cast<std::int32_t>(2u * static_cast<std::uint32_t>(s[k]) + static_cast<std::uint32_t>(o[k]));
+            value.span<std::int32_t>()[k] =
+                static_cast<std::int32_t>(2u * static_cast<std::uint32_t>(s[k]) + static_cast<std::uint32_t>(o[k]));
         dst.assign(value);
         const Array d = view_of(device, dst_spec);
         assign(queue(), d, 2 * Expr(view_of(device, src_spec)) + d);
@@ -166,7 +169,8 @@ TEST_P(OverlapAssignmentTest, TheOverlapTestProvesInterleavedViewsDisjoint) {
     const Array b = Array::zeros(queue(), {6, 8}, float32);
     EXPECT_EQ(detail::memory_overlap(a, b), Overlap::none);  // other allocations
     EXPECT_EQ(detail::memory_overlap(a, a), Overlap::same_view);
-    EXPECT_EQ(detail::memory_overlap(a[{S{}, S{0, 4}}], a[{S{}, S{4, 8}}]), Overlap::partial);  // bounds meet, no residue proof
+    EXPECT_EQ(detail::memory_overlap(a[{S{}, S{0, 4}}], a[{S{}, S{4, 8}}]),
+              Overlap::partial);                                                   // bounds meet, no residue proof
     EXPECT_EQ(detail::memory_overlap(a[{S{0, 3}}], a[{S{3, 6}}]), Overlap::none);  // disjoint ranges
     const S even{std::nullopt, std::nullopt, 2};
     const S odd{1, std::nullopt, 2};
@@ -177,7 +181,8 @@ TEST_P(OverlapAssignmentTest, TheOverlapTestProvesInterleavedViewsDisjoint) {
     const Array c = Array::zeros(queue(), {10}, complex64);
     const Layout reals{{10}, {8}, c.offset()};
     const Layout imags{{10}, {8}, c.offset() + 4};
-    EXPECT_EQ(detail::memory_overlap(Array::from_buffer(c.base(), float32, reals), Array::from_buffer(c.base(), float32, imags)),
+    EXPECT_EQ(detail::memory_overlap(Array::from_buffer(c.base(), float32, reals),
+                                     Array::from_buffer(c.base(), float32, imags)),
               Overlap::none);
     // Single elements and axes of extent 1 (any stride) are the same view when they start together.
     EXPECT_EQ(detail::memory_overlap(a[{S{2, 3}, S{1, 2}}], a[{S{2, 3}, S{1, 2}}]), Overlap::same_view);

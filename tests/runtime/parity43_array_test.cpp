@@ -187,11 +187,13 @@ TEST_P(Parity43Arrays, Parity43Item7ReadOnlyOutputsAreRefused) {
 
 TEST_P(Parity43Arrays, Parity43Item7Typecodes) {
     // numpy's type numbers (np.dtype(t).num on Linux x86-64), which are libgpuarray's GA_* codes.
-    const std::vector<std::pair<DType, int>> expected{
-        {dtypes::bool_, 0},   {dtypes::int8, 1},    {dtypes::uint8, 2},      {dtypes::int16, 3},
-        {dtypes::uint16, 4},  {dtypes::int32, 5},   {dtypes::uint32, 6},     {dtypes::int64, 7},
-        {dtypes::uint64, 8},  {dtypes::float32, 11}, {dtypes::float64, 12},  {dtypes::complex64, 14},
-        {dtypes::complex128, 15}, {dtypes::float16, 23}};
+    const std::vector<std::pair<DType, int>> expected{{dtypes::bool_, 0},       {dtypes::int8, 1},
+                                                      {dtypes::uint8, 2},       {dtypes::int16, 3},
+                                                      {dtypes::uint16, 4},      {dtypes::int32, 5},
+                                                      {dtypes::uint32, 6},      {dtypes::int64, 7},
+                                                      {dtypes::uint64, 8},      {dtypes::float32, 11},
+                                                      {dtypes::float64, 12},    {dtypes::complex64, 14},
+                                                      {dtypes::complex128, 15}, {dtypes::float16, 23}};
     ASSERT_EQ(expected.size(), dtypes::all_scalars().size());
     for (const auto& [dtype, code] : expected) {
         EXPECT_EQ(dtype_to_typecode(dtype), code) << dtype.name();
@@ -223,7 +225,7 @@ TEST_P(Parity43Arrays, Parity43Item7OrderA) {
     const auto rv = r.get(queue()).to_vector<float>();
     for (std::size_t i = 0; i < 5; ++i) {
         for (std::size_t j = 0; j < 3; ++j) {
-            const std::size_t flat_f = i + 5 * j;                   // F-order position in the result
+            const std::size_t flat_f = i + 5 * j;                      // F-order position in the result
             const std::size_t src_i = flat_f % 3, src_j = flat_f / 3;  // the same F-order position in (3, 5)
             EXPECT_EQ(rv[i * 3 + j], host[src_i * 5 + src_j]) << i << "," << j;
         }
@@ -322,7 +324,8 @@ TEST_P(Parity43Arrays, Parity43Item18ResultsComeFromTheAllocator) {
     check("take", taken);
     const auto tv = values(taken);
     for (std::size_t k = 0; k < 3; ++k)
-        for (std::size_t j = 0; j < 5; ++j) EXPECT_EQ(tv[k * 5 + j], host[static_cast<std::size_t>(idx_host[k]) * 5 + j]);
+        for (std::size_t j = 0; j < 5; ++j)
+            EXPECT_EQ(tv[k * 5 + j], host[static_cast<std::size_t>(idx_host[k]) * 5 + j]);
     check("integer_index", integer_index(queue(), a, idx, 0, alloc));
 
     // Scans, sorting, selection.

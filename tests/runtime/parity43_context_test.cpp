@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fmt/format.h>
 #include <optional>
 #include <random>
 #include <string>
@@ -137,9 +137,11 @@ TEST_P(Parity43Context, Item6CudaFlagsAreAppliedOnCudaAndRefusedElsewhere) {
         refused(options_with([](ContextOptions& o) { o.scheduling = Scheduling::spin; }), "scheduling spin");
         refused(options_with([](ContextOptions& o) { o.map_host = true; }), "map_host");
         refused(options_with([](ContextOptions& o) { o.lmem_resize_to_max = true; }), "lmem_resize_to_max");
-        refused(options_with([](ContextOptions& o) { o.shared_memory_banks = SharedMemoryBanks::eight_bytes; }), "eight_bytes");
+        refused(options_with([](ContextOptions& o) { o.shared_memory_banks = SharedMemoryBanks::eight_bytes; }),
+                "eight_bytes");
         // OpenCL contexts are always kjarni's own: accepted, and they work.
-        const Context own = Context::from_devices(device, options_with([](ContextOptions& o) { o.own_contexts = true; }));
+        const Context own =
+            Context::from_devices(device, options_with([](ContextOptions& o) { o.own_contexts = true; }));
         check_affine(Program(own.devices()[0], affine_source(id)), own.devices()[0], 1.0f, 0.0f);
         return;
     }
@@ -188,9 +190,11 @@ TEST_P(Parity43Context, Item6KernelCachePathAndSizePerContext) {
         check_affine(Program(context.devices()[0], affine_source(nonce())), context.devices()[0], 1.0f, 0.0f);
     }
     EXPECT_EQ(entries_in(bounded), 0u);
-    EXPECT_THROW(Context::from_devices(GetParam().device(), options_with([](ContextOptions& o) { o.kernel_cache_dir = fs::path(); })),
+    EXPECT_THROW(Context::from_devices(GetParam().device(),
+                                       options_with([](ContextOptions& o) { o.kernel_cache_dir = fs::path(); })),
                  ArgumentError);
-    EXPECT_THROW(Context::from_devices(GetParam().device(), options_with([](ContextOptions& o) { o.kernel_cache_max_bytes = 0; })),
+    EXPECT_THROW(Context::from_devices(GetParam().device(),
+                                       options_with([](ContextOptions& o) { o.kernel_cache_max_bytes = 0; })),
                  ArgumentError);
 }
 
@@ -203,8 +207,8 @@ TEST_P(Parity43Context, Item6ContextPropertiesBinIdLargestMemblockMemory) {
     const DeviceProperties& properties = device.device().properties();
     if (is_cuda()) {
         ASSERT_TRUE(properties.compute_capability);
-        EXPECT_EQ(id, fmt::format("sm_{}{}", properties.compute_capability->major,
-                                  properties.compute_capability->minor));
+        EXPECT_EQ(id,
+                  fmt::format("sm_{}{}", properties.compute_capability->major, properties.compute_capability->minor));
     } else {
         EXPECT_NE(id.find(device.name()), std::string::npos) << id;
     }
@@ -266,7 +270,8 @@ TEST_P(Parity43Context, Item10PeerAccessWithinAndAcrossContexts) {
         // The same device in two contexts over its primary context: one CUcontext, access a given.
         EXPECT_TRUE(can_access_peer(device, elsewhere));
         EXPECT_TRUE(peer_access_enabled(device, elsewhere));
-        const Context own = Context::from_devices(GetParam().device(), options_with([](ContextOptions& o) { o.own_contexts = true; }));
+        const Context own =
+            Context::from_devices(GetParam().device(), options_with([](ContextOptions& o) { o.own_contexts = true; }));
         EXPECT_FALSE(can_access_peer(device, own.devices()[0])) << "another context of the same device";
         EXPECT_THROW(enable_peer_access(device, own.devices()[0]), UnsupportedError);
     } else {

@@ -31,7 +31,7 @@ namespace {
 // global; each test starts from a fresh one (the fixture).
 struct Record {
     int devices = 2;
-    std::vector<std::pair<unsigned, CUdevice>> created;       // cuCtxCreate(flags, device)
+    std::vector<std::pair<unsigned, CUdevice>> created;        // cuCtxCreate(flags, device)
     std::vector<std::pair<CUdevice, unsigned>> primary_flags;  // cuDevicePrimaryCtxSetFlags
     std::vector<CUdevice> retained, released;
     std::vector<CUcontext> destroyed;
@@ -171,8 +171,7 @@ TEST_F(Parity43FakeCuda, Item9OwnContextsGetTheFlagsAndLeaveTheStackAlone) {
         EXPECT_TRUE(record.stack.empty());
         EXPECT_TRUE(record.retained.empty()) << "own contexts must not retain primary ones";
         EXPECT_TRUE(record.primary_flags.empty());
-        EXPECT_EQ(record.shared_configs,
-                  std::vector<CUsharedconfig>(2, CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE));
+        EXPECT_EQ(record.shared_configs, std::vector<CUsharedconfig>(2, CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE));
         EXPECT_NE(context.native_handle(0), reinterpret_cast<std::uintptr_t>(primary(0)));
         EXPECT_EQ(context.options(), options);
         // Peer access between the two was enabled at creation, both ways.
@@ -188,10 +187,10 @@ TEST_F(Parity43FakeCuda, Item9OwnContextsGetTheFlagsAndLeaveTheStackAlone) {
 }
 
 TEST_F(Parity43FakeCuda, Item6SchedulingOnPrimaryContextsSetsTheirFlags) {
-    const std::map<Scheduling, unsigned> expected = {
-        {Scheduling::spin, static_cast<unsigned>(CU_CTX_SCHED_SPIN)},
-        {Scheduling::yield, static_cast<unsigned>(CU_CTX_SCHED_YIELD)},
-        {Scheduling::blocking_sync, static_cast<unsigned>(CU_CTX_SCHED_BLOCKING_SYNC)}};
+    const std::map<Scheduling, unsigned> expected = {{Scheduling::spin, static_cast<unsigned>(CU_CTX_SCHED_SPIN)},
+                                                     {Scheduling::yield, static_cast<unsigned>(CU_CTX_SCHED_YIELD)},
+                                                     {Scheduling::blocking_sync,
+                                                      static_cast<unsigned>(CU_CTX_SCHED_BLOCKING_SYNC)}};
     for (const auto& [scheduling, flag] : expected) {
         record.primary_flags.clear();
         ContextOptions options;

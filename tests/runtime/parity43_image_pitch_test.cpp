@@ -96,8 +96,8 @@ TEST_P(Parity43ImagePitch, Item12ImageBufferCopiesWithAPitch) {
     // 3-D: a 6 x 5 x 4 box with a slice pitch of its own.
     {
         const RectLayout layout{0, 6 * 16 + 32, (6 * 16 + 32) * 7, 0, 1, 1};
-        run(queue(), {ImageShape::d3(9, 8, 7), rgba_f32, ImageRegion{{2, 3, 1}, {6, 5, 4}}, layout,
-                      layout.slice_pitch * 6});
+        run(queue(),
+            {ImageShape::d3(9, 8, 7), rgba_f32, ImageRegion{{2, 3, 1}, {6, 5, 4}}, layout, layout.slice_pitch * 6});
     }
     // A packed layout: the direct path.
     {
@@ -145,9 +145,9 @@ TEST_P(Parity43ImagePitch, Item12PitchedCopiesRefuseWhatDoesNotFit) {
 TEST_P(Parity43ImagePitch, Item12ThreeChannelFormatsWhereTheDriverHasThem) {
     const BoundDevice device = bound_device();
     std::size_t supported = 0;
-    for (const ChannelType type : {ChannelType::uint8, ChannelType::uint16, ChannelType::uint32, ChannelType::int8,
-                                   ChannelType::int16, ChannelType::int32, ChannelType::float16,
-                                   ChannelType::float32}) {
+    for (const ChannelType type :
+         {ChannelType::uint8, ChannelType::uint16, ChannelType::uint32, ChannelType::int8, ChannelType::int16,
+          ChannelType::int32, ChannelType::float16, ChannelType::float32}) {
         for (const bool normalized : {false, true}) {
             const ImageFormat format{ChannelOrder::rgb, type, normalized};
             if (normalized && (format.channel_size() > 2 || type == ChannelType::float16)) continue;

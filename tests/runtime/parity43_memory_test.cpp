@@ -32,7 +32,8 @@ TEST_P(Parity43Memory, Parity43Item15BufferFlags) {
     EXPECT_EQ(input.kernel_access(), KernelAccess::read_only);
     EXPECT_EQ(input.get_sub_region(64, 128).kernel_access(), KernelAccess::read_only);
     // Write-only memory, reachable by the host where the driver can (CL_MEM_ALLOC_HOST_PTR).
-    const Buffer output = Buffer::allocate(bound_device(), n * sizeof(float), BufferFlags{KernelAccess::write_only, true});
+    const Buffer output =
+        Buffer::allocate(bound_device(), n * sizeof(float), BufferFlags{KernelAccess::write_only, true});
     EXPECT_EQ(output.kernel_access(), KernelAccess::write_only);
     Program program(bound_device(), doubling_source);
     program.kernel("twice")(queue(), {n}, std::nullopt, output, input, static_cast<unsigned>(n));

@@ -76,9 +76,8 @@ TEST_P(PitchedMemory, Fill2DTouchesOnlyItsRows) {
         std::size_t pattern_size, offset, pitch, width, height;
         bool async;
     };
-    const Case cases[] = {{1, 0, 333, 101, 150, false},  {2, 256, 512, 300, 77, true},
-                          {4, 1024, 1028, 1024, 40, false}, {4, 512, 64, 60, 1, true},
-                          {1, 128, 50, 50, 300, true},    {2, 0, 200, 2, 321, false}};
+    const Case cases[] = {{1, 0, 333, 101, 150, false}, {2, 256, 512, 300, 77, true}, {4, 1024, 1028, 1024, 40, false},
+                          {4, 512, 64, 60, 1, true},    {1, 128, 50, 50, 300, true},  {2, 0, 200, 2, 321, false}};
     for (const Case& c : cases) {
         std::vector<std::byte> expected;
         const Buffer whole = random_buffer(size, expected, bound_device());
@@ -87,7 +86,8 @@ TEST_P(PitchedMemory, Fill2DTouchesOnlyItsRows) {
         fill_2d(queue(), region, c.pitch, c.width, c.height, std::span<const std::byte>(pattern), c.async);
         if (c.async) queue().synchronize();
         for (std::size_t row = 0; row < c.height; ++row) {
-            for (std::size_t i = 0; i < c.width; ++i) expected[c.offset + row * c.pitch + i] = pattern[i % c.pattern_size];
+            for (std::size_t i = 0; i < c.width; ++i)
+                expected[c.offset + row * c.pitch + i] = pattern[i % c.pattern_size];
         }
         EXPECT_EQ(read(whole), expected) << c.pattern_size << " " << c.offset << " " << c.pitch << " " << c.width;
     }
@@ -118,9 +118,11 @@ TEST_P(PitchedMemory, Fill2DErrors) {
     EXPECT_THROW(fill_2d(queue(), buffer, 64, 32, 4, std::span<const std::byte>(eight)), ArgumentError);
     EXPECT_THROW(fill_2d(queue(), buffer, 64, 30, 4, std::span<const std::byte>(four)), ArgumentError);  // width
     EXPECT_THROW(fill_2d(queue(), buffer, 62, 32, 4, std::span<const std::byte>(four)), ArgumentError);  // pitch
-    EXPECT_THROW(fill_2d(queue(), buffer, 32, 64, 4, std::span<const std::byte>(four)), ArgumentError);  // width > pitch
-    EXPECT_THROW(fill_2d(queue(), buffer, 64, 64, 65, std::span<const std::byte>(four)), ArgumentError); // past the end
-    EXPECT_NO_THROW(fill_2d(queue(), buffer, 64, 64, 64, std::span<const std::byte>(four)));            // exactly fits
+    EXPECT_THROW(fill_2d(queue(), buffer, 32, 64, 4, std::span<const std::byte>(four)),
+                 ArgumentError);  // width > pitch
+    EXPECT_THROW(fill_2d(queue(), buffer, 64, 64, 65, std::span<const std::byte>(four)),
+                 ArgumentError);                                                              // past the end
+    EXPECT_NO_THROW(fill_2d(queue(), buffer, 64, 64, 64, std::span<const std::byte>(four)));  // exactly fits
     EXPECT_THROW(fill_2d(queue(), buffer.get_sub_region(2, 64), 64, 64, 1, std::span<const std::byte>(four)),
                  ArgumentError);  // offset in the allocation
 }
@@ -181,8 +183,8 @@ TEST_P(PitchedMemory, SubRegionsAndDefaultPitches) {
     const Buffer view = whole.get_sub_region(512, 4096);
     const auto host = random_bytes(600);
     const RectExtent extent{.width = 10, .height = 6, .depth = 3};
-    copy_rect(queue(), view, {.offset = 16, .pitch = 32, .slice_pitch = 32 * 8, .y = 1}, std::span<const std::byte>(host),
-              {}, extent);
+    copy_rect(queue(), view, {.offset = 16, .pitch = 32, .slice_pitch = 32 * 8, .y = 1},
+              std::span<const std::byte>(host), {}, extent);
     reference_copy(expected, {.offset = 512 + 16, .pitch = 32, .slice_pitch = 32 * 8, .y = 1}, host,
                    {.pitch = 10, .slice_pitch = 60}, extent);
     EXPECT_EQ(read(whole), expected);
@@ -221,11 +223,11 @@ TEST_P(PitchedMemory, CopyErrors) {
     auto to_device = [&](const RectLayout& dst) {
         copy_rect(queue(), buffer, dst, std::span<const std::byte>(host), {}, extent);
     };
-    EXPECT_THROW(to_device({.pitch = 20, .x = 5}), ArgumentError);                      // x + width > pitch
-    EXPECT_THROW(to_device({.pitch = 8}), ArgumentError);                               // pitch < width
-    EXPECT_THROW(to_device({.pitch = 32, .slice_pitch = 100}), ArgumentError);          // not a multiple
+    EXPECT_THROW(to_device({.pitch = 20, .x = 5}), ArgumentError);                         // x + width > pitch
+    EXPECT_THROW(to_device({.pitch = 8}), ArgumentError);                                  // pitch < width
+    EXPECT_THROW(to_device({.pitch = 32, .slice_pitch = 100}), ArgumentError);             // not a multiple
     EXPECT_THROW(to_device({.pitch = 32, .slice_pitch = 32 * 4, .y = 1}), ArgumentError);  // rows past the slice
-    EXPECT_THROW(to_device({.offset = 4000, .pitch = 32}), ArgumentError);              // past the end
+    EXPECT_THROW(to_device({.offset = 4000, .pitch = 32}), ArgumentError);                 // past the end
     EXPECT_THROW(to_device({.pitch = 32, .slice_pitch = 32 * 4, .z = 31}), ArgumentError);
     EXPECT_NO_THROW(to_device({.offset = 4096 - (32 * 4 + 32 * 3 + 16), .pitch = 32}));  // ends on the last byte
     // Host spans are checked the same way.

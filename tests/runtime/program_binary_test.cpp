@@ -58,7 +58,8 @@ protected:
     }
 
     static std::filesystem::path temp_file(const std::string& name) {
-        return std::filesystem::temp_directory_path() / ("kjarni-program-binary-" + std::to_string(::getpid()) + "-" + name);
+        return std::filesystem::temp_directory_path() /
+               ("kjarni-program-binary-" + std::to_string(::getpid()) + "-" + name);
     }
 };
 
@@ -99,8 +100,7 @@ TEST_P(ProgramBinary, PtxOutAndIn) {
     EXPECT_NE(ptx.find(".entry affine"), std::string::npos) << ptx.substr(0, 2000);
     // PTX text in (without its NUL), with the driver's JIT options.
     const auto* first = reinterpret_cast<const std::byte*>(ptx.data());
-    const Program from_ptx = Program::from_binary(bound_device(), std::span(first, ptx.size()),
-                                                  with_jit(32, 3));
+    const Program from_ptx = Program::from_binary(bound_device(), std::span(first, ptx.size()), with_jit(32, 3));
     check_affine(from_ptx);
     EXPECT_LE(from_ptx.kernel("affine").attributes(bound_device()).registers, 32u);
     EXPECT_EQ(from_ptx.ptx(bound_device()), ptx);

@@ -102,8 +102,7 @@ void check_apply(const Program& program, const BoundDevice& device, const Queue&
 TEST_P(ProgramLink, CompiledUnitLinksWithSourceUnit) {
     const std::vector<std::byte> object = Program::compile_unit(bound_device(), callee_unit);
     ASSERT_FALSE(object.empty());
-    const Program program =
-        Program::link(bound_device(), {LinkInput::source(caller_unit), LinkInput::binary(object)});
+    const Program program = Program::link(bound_device(), {LinkInput::source(caller_unit), LinkInput::binary(object)});
     EXPECT_EQ(program.kernel_names(), std::vector<std::string>{"apply"});
     check_apply(program, bound_device(), queue());
     // Both units compiled beforehand.

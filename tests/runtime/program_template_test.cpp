@@ -26,7 +26,6 @@ protected:
         yb.get(queue(), std::span<std::int32_t>(y));
         return {x, y};
     }
-
 };
 
 TEST_P(TemplatePrograms, MakoStringWithLoopsAndGlobals) {
@@ -50,8 +49,8 @@ KERNEL void poly(GLOBAL_MEM int32_t* y, GLOBAL_MEM const int32_t* x)
 
 TEST_P(TemplatePrograms, DefTemplateWithArgumentsAndAModule) {
     const Module add = Module::from_callable(
-        {"prefix", "amount"},
-        [] { return "FUNCTION INLINE int32_t ${prefix}(int32_t v) { return v + ${amount}; }\n"; }, "add");
+        {"prefix", "amount"}, [] { return "FUNCTION INLINE int32_t ${prefix}(int32_t v) { return v + ${amount}; }\n"; },
+        "add");
     const DefTemplate kernel = DefTemplate::from_string("kernel", {"name", "factor"}, R"(
 KERNEL void ${name}(GLOBAL_MEM int32_t* y, GLOBAL_MEM const int32_t* x)
 {

@@ -49,8 +49,8 @@ TEST_P(Programs, ScaleByAPowerOfTwoIsExact) {
     xb.set(queue(), std::span<const float>(x));
     const std::byte poison{0xFF};
     yb.fill(queue(), std::span(&poison, 1));
-    const Event done = scale_program().kernel("scale")(queue(), {n}, std::nullopt, yb, xb, 0.25f,
-                                                       static_cast<unsigned>(n));
+    const Event done =
+        scale_program().kernel("scale")(queue(), {n}, std::nullopt, yb, xb, 0.25f, static_cast<unsigned>(n));
     done.wait();
     EXPECT_TRUE(done.is_complete());
     std::vector<float> y(n + 64);
@@ -89,7 +89,8 @@ TEST_P(Programs, RelaunchesSeeEveryChangedArgument) {
     auto y2 = Buffer::allocate(bound_device(), n * sizeof(float));
     const PreparedKernel prepared = scale_program().kernel("scale").prepare({n});
     // Launches y = a * x (a power of two: exact), each checked against the host.
-    const auto launch_and_check = [&](const Buffer& y, const Buffer& from, std::size_t x_offset, float a, const char* what) {
+    const auto launch_and_check = [&](const Buffer& y, const Buffer& from, std::size_t x_offset, float a,
+                                      const char* what) {
         const std::byte poison{0xFF};
         y.fill(queue(), std::span(&poison, 1));
         prepared.enqueue(queue(), y, from, a, static_cast<unsigned>(n));
@@ -130,7 +131,7 @@ TEST_P(Programs, BoundKernelsLaunchTheirArgumentsAgain) {
     EXPECT_EQ(doubled.queue().device().index(), queue().device().index());
     // Checked when bound: a wrong argument never reaches a launch.
     EXPECT_THROW(prepared.bind(queue(), yb, xb, 2.0, static_cast<unsigned>(n)), ArgumentError);  // a double for a float
-    EXPECT_THROW(prepared.bind(queue(), yb, xb, 2.0f), ArgumentError);                             // too few
+    EXPECT_THROW(prepared.bind(queue(), yb, xb, 2.0f), ArgumentError);                           // too few
 }
 
 // Launches that passed the checks do not vouch for the next: a buffer of another context or a
@@ -153,7 +154,8 @@ TEST_P(Programs, LaunchesAfterGoodOnesAreCheckedAsTheFirst) {
         }
         return "launched";
     };
-    EXPECT_EQ(refused_as([&] { prepared.enqueue(queue(), foreign, xb, 2.0f, static_cast<unsigned>(n)); }), "argument 0");
+    EXPECT_EQ(refused_as([&] { prepared.enqueue(queue(), foreign, xb, 2.0f, static_cast<unsigned>(n)); }),
+              "argument 0");
     EXPECT_EQ(refused_as([&] { prepared(queue(), yb, foreign, 2.0f, static_cast<unsigned>(n)); }), "argument 1");
     EXPECT_EQ(refused_as([&] { prepared.enqueue(queue(), yb, xb, 2.0, static_cast<unsigned>(n)); }), "argument 2");
     // And right arguments still launch.
@@ -253,10 +255,10 @@ TEST_P(Programs, SizesBeyondTheLimitsNameBothLimits) {
         EXPECT_EQ(e.argument(), "local_size");
         EXPECT_NE(std::string(e.what()).find(std::to_string(too_many)), std::string::npos) << e.what();
     }
-    EXPECT_THROW(kernel.prepare({100}, Sizes{7}), ArgumentError);         // 7 does not divide 100
-    EXPECT_THROW(kernel.prepare({1, 1, 1, 1}), ArgumentError);            // four dimensions
-    EXPECT_THROW(kernel.prepare({0}), ArgumentError);                      // empty
-    EXPECT_THROW(kernel.prepare({64, 64}, Sizes{8}), ArgumentError);       // dimension counts differ
+    EXPECT_THROW(kernel.prepare({100}, Sizes{7}), ArgumentError);     // 7 does not divide 100
+    EXPECT_THROW(kernel.prepare({1, 1, 1, 1}), ArgumentError);        // four dimensions
+    EXPECT_THROW(kernel.prepare({0}), ArgumentError);                 // empty
+    EXPECT_THROW(kernel.prepare({64, 64}, Sizes{8}), ArgumentError);  // dimension counts differ
     const std::size_t too_wide = bound_device().params().max_local_sizes[0] + 1;
     EXPECT_THROW(kernel.prepare({too_wide}, Sizes{too_wide}), ArgumentError);
 }
@@ -311,7 +313,8 @@ TEST_P(Programs, ConstantArraysOnCuda) {
     options.constant_arrays["coeffs"] = {"float", 4, 16};
     Program program(bound_device(), R"(
 KERNEL void use(GLOBAL_MEM float* y) { const SIZE_T i = get_global_id(0); y[i] = coeffs[i] * 2.0f; }
-)", options);
+)",
+                    options);
     const auto values = random_vector<float>(16, -10.0f, 10.0f);
     program.set_constant_array(queue(), "coeffs", std::span<const float>(values));
     auto y = Buffer::allocate(bound_device(), 16 * sizeof(float));
@@ -370,8 +373,7 @@ TEST(MultiDevicePrograms, OneLaunchOnAMultiQueueWithPerDeviceArguments) {
                  ArgumentError);
     // Prepared for one device only: launching on the other is refused.
     const PreparedKernel only_first = program.kernel("scale").prepare({{devices[0].index(), Sizes{n}}});
-    EXPECT_THROW(only_first(mq.queues()[1], ys.values[1], xs.values[1], 1.0f, static_cast<unsigned>(n)),
-                 ArgumentError);
+    EXPECT_THROW(only_first(mq.queues()[1], ys.values[1], xs.values[1], 1.0f, static_cast<unsigned>(n)), ArgumentError);
 }
 
 }  // namespace
@@ -383,7 +385,8 @@ namespace {
 class ProgramShapes : public DeviceTest {};
 
 TEST_P(ProgramShapes, KernelWithoutParametersCompilesAndRuns) {
-    Program program(bound_device(), "KERNEL void nothing() {}\nKERNEL void one(GLOBAL_MEM int32_t* x) { x[0] = 42; }\n");
+    Program program(bound_device(),
+                    "KERNEL void nothing() {}\nKERNEL void one(GLOBAL_MEM int32_t* x) { x[0] = 42; }\n");
     Queue queue(bound_device());
     program.kernel("nothing")(queue, {32}, Sizes{32}).wait();
     auto x = Buffer::allocate(bound_device(), sizeof(std::int32_t));

@@ -114,13 +114,13 @@ TEST_P(RecordingTest, CopiesFillsAndAlgorithmsReplayAsEager) {
     const Array xa = Array::from_host(queue(), std::span<const float>(host_x), {recording_n});
 
     auto run = [&](const Buffer& t, const Buffer& y, const Buffer& f) {
-        t.set(queue(), x);                                  // device copy
-        kernel.enqueue(queue(), y, t, 1.5f, 0.25f, n);      // y = 1.5 t + 0.25
+        t.set(queue(), x);                              // device copy
+        kernel.enqueue(queue(), y, t, 1.5f, 0.25f, n);  // y = 1.5 t + 0.25
         const float pattern = 7.0f;
         f.fill(queue(), std::as_bytes(std::span<const float>(&pattern, 1)));
         const Array ya = Array::from_buffer(y, DType::of<float>(), Layout::contiguous({recording_n}, sizeof(float)));
-        Array z = evaluate(queue(), ya * ya + xa);          // a generated kernel
-        Array s = sum(queue(), z);                          // a reduction, result on the device
+        Array z = evaluate(queue(), ya * ya + xa);  // a generated kernel
+        Array s = sum(queue(), z);                  // a reduction, result on the device
         return std::make_pair(z, s);
     };
     auto fresh = [&] { return Buffer::allocate(bound_device(), recording_n * sizeof(float)); };

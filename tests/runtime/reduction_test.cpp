@@ -33,30 +33,30 @@ enum class Op { sum, prod, mean, min, max, argmin, argmax, any, all };
 
 const char* op_name(Op op) {
     switch (op) {
-        case Op::sum: return "sum";
-        case Op::prod: return "prod";
-        case Op::mean: return "mean";
-        case Op::min: return "min";
-        case Op::max: return "max";
-        case Op::argmin: return "argmin";
-        case Op::argmax: return "argmax";
-        case Op::any: return "any";
-        case Op::all: return "all";
+    case Op::sum: return "sum";
+    case Op::prod: return "prod";
+    case Op::mean: return "mean";
+    case Op::min: return "min";
+    case Op::max: return "max";
+    case Op::argmin: return "argmin";
+    case Op::argmax: return "argmax";
+    case Op::any: return "any";
+    case Op::all: return "all";
     }
     return "?";
 }
 
 Array run(Op op, const Queue& q, const Array& a, const ReduceOptions& o) {
     switch (op) {
-        case Op::sum: return sum(q, a, o);
-        case Op::prod: return prod(q, a, o);
-        case Op::mean: return mean(q, a, o);
-        case Op::min: return min(q, a, o);
-        case Op::max: return max(q, a, o);
-        case Op::argmin: return argmin(q, a, o);
-        case Op::argmax: return argmax(q, a, o);
-        case Op::any: return any(q, a, o);
-        case Op::all: return all(q, a, o);
+    case Op::sum: return sum(q, a, o);
+    case Op::prod: return prod(q, a, o);
+    case Op::mean: return mean(q, a, o);
+    case Op::min: return min(q, a, o);
+    case Op::max: return max(q, a, o);
+    case Op::argmin: return argmin(q, a, o);
+    case Op::argmax: return argmax(q, a, o);
+    case Op::any: return any(q, a, o);
+    case Op::all: return all(q, a, o);
     }
     throw std::logic_error("op");
 }
@@ -64,18 +64,18 @@ Array run(Op op, const Queue& q, const Array& a, const ReduceOptions& o) {
 /// numpy's result dtype.
 DType expected_dtype(Op op, const DType& d) {
     switch (op) {
-        case Op::sum:
-        case Op::prod:
-            if (d.kind() == Kind::bool_ || (is_int_kind(d) && is_signed(d))) return Kind::int64;
-            if (is_int_kind(d)) return Kind::uint64;
-            return d;
-        case Op::mean: return is_int_kind(d) ? DType(Kind::float64) : d;
-        case Op::min:
-        case Op::max: return d;
-        case Op::argmin:
-        case Op::argmax: return Kind::int64;
-        case Op::any:
-        case Op::all: return Kind::bool_;
+    case Op::sum:
+    case Op::prod:
+        if (d.kind() == Kind::bool_ || (is_int_kind(d) && is_signed(d))) return Kind::int64;
+        if (is_int_kind(d)) return Kind::uint64;
+        return d;
+    case Op::mean: return is_int_kind(d) ? DType(Kind::float64) : d;
+    case Op::min:
+    case Op::max: return d;
+    case Op::argmin:
+    case Op::argmax: return Kind::int64;
+    case Op::any:
+    case Op::all: return Kind::bool_;
     }
     return d;
 }
@@ -95,93 +95,99 @@ void check(Op op, const HostArray& input, const std::optional<std::vector<int>>&
         const auto& g = groups[o];
         SCOPED_TRACE(::testing::Message() << "output " << o << " of " << g.size() << " elements");
         switch (op) {
-            case Op::sum:
-            case Op::prod:
-            case Op::mean: {
-                if (is_int_kind(r)) {
-                    std::uint64_t acc = op == Op::prod ? 1 : 0;
-                    for (auto k : g) acc = op == Op::prod ? acc * int_at(input, k) : acc + int_at(input, k);
-                    ASSERT_EQ(int_at(result, o), acc);
-                    break;
-                }
-                Complex acc = op == Op::prod ? 1 : 0;
-                long double magnitude = op == Op::prod ? 1 : 0;
-                for (auto k : g) {
-                    const Complex v = value_at(input, k);
-                    if (op == Op::prod) { acc *= v; magnitude *= std::abs(v); }
-                    else { acc += v; magnitude += std::abs(v.real()) + std::abs(v.imag()); }
-                }
-                const auto m = static_cast<long double>(g.size());
-                const DType acc_type = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
-                long double tol = (m + 2) * unit_roundoff(acc_type) * magnitude * (op == Op::prod && is_complex(r) ? 4 : 1);
-                if (op == Op::mean) {
-                    acc /= m;
-                    tol = tol / m + unit_roundoff(acc_type) * std::abs(acc);
-                }
-                if (r.kind() == Kind::float16) tol += std::ldexp(std::abs(acc), -11);
-                const Complex got = value_at(result, o);
-                if (op == Op::mean && g.empty()) {
-                    ASSERT_TRUE(std::isnan(got.real()));
-                    break;
-                }
-                ASSERT_LE(std::abs(got.real() - acc.real()), tol) << "got " << got << " expected " << acc;
-                ASSERT_LE(std::abs(got.imag() - acc.imag()), tol) << "got " << got << " expected " << acc;
+        case Op::sum:
+        case Op::prod:
+        case Op::mean: {
+            if (is_int_kind(r)) {
+                std::uint64_t acc = op == Op::prod ? 1 : 0;
+                for (auto k : g) acc = op == Op::prod ? acc * int_at(input, k) : acc + int_at(input, k);
+                ASSERT_EQ(int_at(result, o), acc);
                 break;
             }
-            case Op::min:
-            case Op::max:
-            case Op::argmin:
-            case Op::argmax: {
-                const bool maximum = op == Op::max || op == Op::argmax;
-                std::size_t best = 0;
-                for (std::size_t j = 1; j < g.size(); ++j) {
-                    const Complex a = value_at(input, g[best]), b = value_at(input, g[j]);
-                    if (is_int_kind(d) && d.kind() == Kind::uint64) {
-                        const auto ai = int_at(input, g[best]), bi = int_at(input, g[j]);
-                        if (maximum ? bi > ai : bi < ai) best = j;
-                    } else if (maximum ? less(a, b) : less(b, a)) {
-                        best = j;
-                    }
-                }
-                if (op == Op::argmin || op == Op::argmax) {
-                    ASSERT_EQ(int_at(result, o), best);
-                } else if (is_int_kind(d)) {
-                    ASSERT_EQ(int_at(result, o), int_at(input, g[best]));
+            Complex acc = op == Op::prod ? 1 : 0;
+            long double magnitude = op == Op::prod ? 1 : 0;
+            for (auto k : g) {
+                const Complex v = value_at(input, k);
+                if (op == Op::prod) {
+                    acc *= v;
+                    magnitude *= std::abs(v);
                 } else {
-                    ASSERT_EQ(value_at(result, o), value_at(input, g[best]));
+                    acc += v;
+                    magnitude += std::abs(v.real()) + std::abs(v.imag());
                 }
+            }
+            const auto m = static_cast<long double>(g.size());
+            const DType acc_type = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
+            long double tol = (m + 2) * unit_roundoff(acc_type) * magnitude * (op == Op::prod && is_complex(r) ? 4 : 1);
+            if (op == Op::mean) {
+                acc /= m;
+                tol = tol / m + unit_roundoff(acc_type) * std::abs(acc);
+            }
+            if (r.kind() == Kind::float16) tol += std::ldexp(std::abs(acc), -11);
+            const Complex got = value_at(result, o);
+            if (op == Op::mean && g.empty()) {
+                ASSERT_TRUE(std::isnan(got.real()));
                 break;
             }
-            case Op::any:
-            case Op::all: {
-                bool acc = op == Op::all;
-                for (auto k : g) {
-                    const bool nonzero = is_int_kind(d) ? int_at(input, k) != 0 : value_at(input, k) != Complex(0);
-                    acc = op == Op::all ? (acc && nonzero) : (acc || nonzero);
+            ASSERT_LE(std::abs(got.real() - acc.real()), tol) << "got " << got << " expected " << acc;
+            ASSERT_LE(std::abs(got.imag() - acc.imag()), tol) << "got " << got << " expected " << acc;
+            break;
+        }
+        case Op::min:
+        case Op::max:
+        case Op::argmin:
+        case Op::argmax: {
+            const bool maximum = op == Op::max || op == Op::argmax;
+            std::size_t best = 0;
+            for (std::size_t j = 1; j < g.size(); ++j) {
+                const Complex a = value_at(input, g[best]), b = value_at(input, g[j]);
+                if (is_int_kind(d) && d.kind() == Kind::uint64) {
+                    const auto ai = int_at(input, g[best]), bi = int_at(input, g[j]);
+                    if (maximum ? bi > ai : bi < ai) best = j;
+                } else if (maximum ? less(a, b) : less(b, a)) {
+                    best = j;
                 }
-                ASSERT_EQ(int_at(result, o), acc ? 1u : 0u);
-                break;
             }
+            if (op == Op::argmin || op == Op::argmax) {
+                ASSERT_EQ(int_at(result, o), best);
+            } else if (is_int_kind(d)) {
+                ASSERT_EQ(int_at(result, o), int_at(input, g[best]));
+            } else {
+                ASSERT_EQ(value_at(result, o), value_at(input, g[best]));
+            }
+            break;
+        }
+        case Op::any:
+        case Op::all: {
+            bool acc = op == Op::all;
+            for (auto k : g) {
+                const bool nonzero = is_int_kind(d) ? int_at(input, k) != 0 : value_at(input, k) != Complex(0);
+                acc = op == Op::all ? (acc && nonzero) : (acc || nonzero);
+            }
+            ASSERT_EQ(int_at(result, o), acc ? 1u : 0u);
+            break;
+        }
         }
     }
 }
 
 Values values_for(Op op) {
     switch (op) {
-        case Op::prod: return Values::ones;
-        case Op::argmin:
-        case Op::argmax:
-        case Op::min:
-        case Op::max: return Values::ties;
-        case Op::any:
-        case Op::all: return Values::sparse;
-        default: return Values::small;
+    case Op::prod: return Values::ones;
+    case Op::argmin:
+    case Op::argmax:
+    case Op::min:
+    case Op::max: return Values::ties;
+    case Op::any:
+    case Op::all: return Values::sparse;
+    default: return Values::small;
     }
 }
 
 const std::vector<std::optional<std::vector<int>>>& axis_sets() {
-    static const std::vector<std::optional<std::vector<int>>> sets = {
-        std::nullopt, std::vector<int>{0}, std::vector<int>{-1}, std::vector<int>{1}, std::vector<int>{0, 2}};
+    static const std::vector<std::optional<std::vector<int>>> sets = {std::nullopt, std::vector<int>{0},
+                                                                      std::vector<int>{-1}, std::vector<int>{1},
+                                                                      std::vector<int>{0, 2}};
     return sets;
 }
 
@@ -230,7 +236,8 @@ TEST_P(Reductions, ZeroDimensionalAndEmpty) {
         // 0-d: the value itself (sum of nothing reduced: `axes` empty; all axes: also the value).
         const HostArray h = random_host(d, {});
         const Array x = Array::from_host(queue(), h);
-        for (const auto& axes : {std::optional<std::vector<int>>{}, std::optional<std::vector<int>>{std::vector<int>{}}}) {
+        for (const auto& axes :
+             {std::optional<std::vector<int>>{}, std::optional<std::vector<int>>{std::vector<int>{}}}) {
             check(Op::sum, h, axes, sum(queue(), x, {axes}).get(queue()));
             check(Op::max, h, axes, max(queue(), x, {axes}).get(queue()));
         }
@@ -253,9 +260,9 @@ TEST_P(Reductions, ZeroDimensionalAndEmpty) {
 TEST_P(Reductions, StrategiesByShape) {
     // Short inner axis, short outer axis, middle axis, one huge output split over groups, many
     // small outputs: float32 and int32 (exact) on shapes that pick each strategy.
-    const std::vector<std::pair<std::vector<std::size_t>, std::vector<int>>> cases = {
-        {{4096, 8}, {1}}, {{8, 4096}, {0}}, {{3, 3000, 5}, {1}}, {{1 << 18}, {0}}, {{64, 4096}, {1}},
-        {{4096, 64}, {0}}, {{2, 3}, {0, 1}}, {{1 << 16, 3}, {0}}};
+    const std::vector<std::pair<std::vector<std::size_t>, std::vector<int>>> cases =
+        {{{4096, 8}, {1}},  {{8, 4096}, {0}},  {{3, 3000, 5}, {1}}, {{1 << 18}, {0}},
+         {{64, 4096}, {1}}, {{4096, 64}, {0}}, {{2, 3}, {0, 1}},    {{1 << 16, 3}, {0}}};
     for (const DType& d : {DType(Kind::float32), DType(Kind::int32), DType(Kind::float16)})
         for (const auto& [shape, axes] : cases) {
             SCOPED_TRACE(::testing::Message() << d.name() << " shape[0] " << shape[0] << " axes " << axes_name(axes));
@@ -263,7 +270,8 @@ TEST_P(Reductions, StrategiesByShape) {
             const Array x = Array::from_host(queue(), h);
             check(Op::sum, h, axes, sum(queue(), x, {axes}).get(queue()));
             if (d.kind() == Kind::int32)
-                check(Op::argmax, h, std::vector<int>{axes[0]}, argmax(queue(), x, {std::vector<int>{axes[0]}}).get(queue()));
+                check(Op::argmax, h, std::vector<int>{axes[0]},
+                      argmax(queue(), x, {std::vector<int>{axes[0]}}).get(queue()));
         }
 }
 
@@ -274,15 +282,15 @@ TEST_P(Reductions, ContiguousRunsAlignedOrNot) {
     // keeps or breaks the alignment, long enough to be split into pieces. The host reference reads
     // the same view back.
     using Sl = Slice;
-    const std::vector<std::pair<std::vector<std::size_t>, std::vector<Sl>>> views = {
-        {{(1 << 17) + 8}, {Sl{}}},          // whole vectors, split into pieces
-        {{(1 << 17) + 8}, {Sl{4, std::nullopt}}},  // aligned offset
-        {{(1 << 17) + 8}, {Sl{1, std::nullopt}}},  // unaligned offset
-        {{(1 << 17) + 3}, {Sl{}}},          // a partial vector at the end
-        {{37, 1024}, {Sl{}, Sl{}}},          // rows of whole vectors
-        {{37, 1024}, {Sl{}, Sl{4, std::nullopt}}},  // rows starting at an aligned offset
-        {{37, 1026}, {Sl{}, Sl{}}},          // rows whose stride breaks the alignment
-        {{37, 1024}, {Sl{}, Sl{2, 1022}}}};  // float64: aligned (2 items); float32: not
+    const std::vector<std::pair<std::vector<std::size_t>, std::vector<Sl>>> views =
+        {{{(1 << 17) + 8}, {Sl{}}},                  // whole vectors, split into pieces
+         {{(1 << 17) + 8}, {Sl{4, std::nullopt}}},   // aligned offset
+         {{(1 << 17) + 8}, {Sl{1, std::nullopt}}},   // unaligned offset
+         {{(1 << 17) + 3}, {Sl{}}},                  // a partial vector at the end
+         {{37, 1024}, {Sl{}, Sl{}}},                 // rows of whole vectors
+         {{37, 1024}, {Sl{}, Sl{4, std::nullopt}}},  // rows starting at an aligned offset
+         {{37, 1026}, {Sl{}, Sl{}}},                 // rows whose stride breaks the alignment
+         {{37, 1024}, {Sl{}, Sl{2, 1022}}}};         // float64: aligned (2 items); float32: not
     for (const DType& d : {DType(Kind::float32), DType(Kind::float64), DType(Kind::int64)})
         for (const auto& [shape, slices] : views) {
             SCOPED_TRACE(::testing::Message() << d.name() << " shape[0] " << shape[0] << " ndim " << shape.size()
@@ -388,9 +396,10 @@ TEST_P(Reductions, DotGivenOutputAndAllocator) {
 TEST_P(Reductions, ReductionKernelWithBroadcastScalarsAndModule) {
     // sum over axis 1 of a * x[i] * y[i] + ${offset}(x[i]), y broadcast from (6,) to (4, 6).
     const ReductionKernel k(Kind::float64, "0", "a + b", "a * x[i] * (double)y[i] + ${offset}(x[i])",
-                            "const double *x, const float *y, double a",
-                            "", {{"offset", Module::from_string("FUNCTION INLINE double ${prefix}(double v) { return v * v; }",
-                                                                "offset")}},
+                            "const double *x, const float *y, double a", "",
+                            {{"offset",
+                              Module::from_string("FUNCTION INLINE double ${prefix}(double v) { return v * v; }",
+                                                  "offset")}},
                             "weighted");
     const HostArray hx = random_host(Kind::float64, {4, 6}), hy = random_host(Kind::float32, {6});
     const Array x = Array::from_host(queue(), hx), y = Array::from_host(queue(), hy);
@@ -411,18 +420,25 @@ TEST_P(Reductions, ReductionKernelWithBroadcastScalarsAndModule) {
 
 TEST_P(Reductions, BadInputNamesTheCulprit) {
     const Array x = Array::zeros(queue(), {3, 4}, Kind::float32);
-    EXPECT_NE(argument_error_message([&] { sum(queue(), x, {std::vector<int>{2}}); }).find("out of range"), std::string::npos);
-    EXPECT_NE(argument_error_message([&] { sum(queue(), x, {std::vector<int>{1, -1}}); }).find("repeated"), std::string::npos);
-    EXPECT_NE(argument_error_message([&] { sum(queue(), x, {std::vector<int>{0}, false, Array::zeros(queue(), {3}, Kind::float32)}); })
-                  .find("shape"),
+    EXPECT_NE(argument_error_message([&] { sum(queue(), x, {std::vector<int>{2}}); }).find("out of range"),
               std::string::npos);
-    EXPECT_NE(argument_error_message([&] { sum(queue(), x, {std::vector<int>{0}, false, Array::zeros(queue(), {4}, Kind::float64)}); })
-                  .find("dtype"),
+    EXPECT_NE(argument_error_message([&] {
+                  sum(queue(), x, {std::vector<int>{1, -1}});
+              }).find("repeated"),
+              std::string::npos);
+    EXPECT_NE(argument_error_message([&] {
+                  sum(queue(), x, {std::vector<int>{0}, false, Array::zeros(queue(), {3}, Kind::float32)});
+              }).find("shape"),
+              std::string::npos);
+    EXPECT_NE(argument_error_message([&] {
+                  sum(queue(), x, {std::vector<int>{0}, false, Array::zeros(queue(), {4}, Kind::float64)});
+              }).find("dtype"),
               std::string::npos);
     const ReductionKernel k(Kind::float32, "0", "a + b", "x[i]", "const float *x");
     EXPECT_NE(argument_error_message([&] { k(queue(), {x, x}); }).find("arguments"), std::string::npos);
     EXPECT_NE(argument_error_message([&] { k(queue(), {1.0f}); }).find("x"), std::string::npos);
-    EXPECT_NE(argument_error_message([&] { k(queue(), {Array::zeros(queue(), {3}, Kind::int32)}); }).find("int32"), std::string::npos);
+    EXPECT_NE(argument_error_message([&] { k(queue(), {Array::zeros(queue(), {3}, Kind::int32)}); }).find("int32"),
+              std::string::npos);
     EXPECT_THROW(ReductionKernel(Kind::float32, "0", "a + b", "x[i]", "float *x"), ArgumentError);  // not const
     EXPECT_THROW(dot(queue(), x, x), ArgumentError);
     // An expression the dtype cannot take: a member of a float.
@@ -442,10 +458,12 @@ TEST(MultiArrayReductions, PartByPart) {
     const MultiQueue mq = MultiQueue::on_devices(context->devices());
     const HostArray h = random_host(Kind::int32, {7, 9, 4});
     const MultiArray x = MultiArray::from_host(mq, h);
-    const MultiArray r = reduce_parts(mq, x, [](const Queue& q, const Array& a, const ReduceOptions& o) { return sum(q, a, o); },
-                                      {std::vector<int>{2}});
+    const MultiArray r =
+        reduce_parts(mq, x, [](const Queue& q, const Array& a, const ReduceOptions& o) { return sum(q, a, o); },
+                     {std::vector<int>{2}});
     check(Op::sum, h, std::vector<int>{2}, r.get(mq));
-    EXPECT_THROW(reduce_parts(mq, x, [](const Queue& q, const Array& a, const ReduceOptions& o) { return sum(q, a, o); }),
+    EXPECT_THROW(reduce_parts(mq, x,
+                              [](const Queue& q, const Array& a, const ReduceOptions& o) { return sum(q, a, o); }),
                  UnsupportedError);
 }
 
@@ -456,22 +474,23 @@ public:
     std::vector<std::vector<Slice>> operator()(const std::vector<std::size_t>&, std::size_t devices) const override {
         std::vector<std::vector<Slice>> out;
         for (std::size_t k = 0; k < devices; ++k)
-            out.push_back({Slice{}, Slice{static_cast<std::ptrdiff_t>(k), std::nullopt, static_cast<std::ptrdiff_t>(devices)}});
+            out.push_back(
+                {Slice{}, Slice{static_cast<std::ptrdiff_t>(k), std::nullopt, static_cast<std::ptrdiff_t>(devices)}});
         return out;
     }
 };
 
 Reduction whole_of(Op op) {
     switch (op) {
-        case Op::sum: return Reduction::sum;
-        case Op::prod: return Reduction::prod;
-        case Op::mean: return Reduction::mean;
-        case Op::min: return Reduction::min;
-        case Op::max: return Reduction::max;
-        case Op::argmin: return Reduction::argmin;
-        case Op::argmax: return Reduction::argmax;
-        case Op::any: return Reduction::any;
-        case Op::all: return Reduction::all;
+    case Op::sum: return Reduction::sum;
+    case Op::prod: return Reduction::prod;
+    case Op::mean: return Reduction::mean;
+    case Op::min: return Reduction::min;
+    case Op::max: return Reduction::max;
+    case Op::argmin: return Reduction::argmin;
+    case Op::argmax: return Reduction::argmax;
+    case Op::any: return Reduction::any;
+    case Op::all: return Reduction::all;
     }
     throw std::logic_error("op");
 }
@@ -484,23 +503,27 @@ TEST(MultiArrayReductions, WholeAcrossTheParts) {
     using Axes = std::optional<std::vector<int>>;
     // Every reduction, with dtypes spread over the cases (each new combination compiles kernels on
     // both devices): integers exact, float16 accumulated in float32, complex ordering.
-    const std::vector<std::pair<Op, DType>> cases = {
-        {Op::sum, Kind::int16},    {Op::sum, Kind::float16}, {Op::sum, Kind::complex64}, {Op::prod, Kind::float32},
-        {Op::mean, Kind::int16},   {Op::mean, Kind::float16}, {Op::min, Kind::float32},  {Op::max, Kind::int16},
-        {Op::argmin, Kind::float32}, {Op::argmax, Kind::int16}, {Op::argmax, Kind::complex64}, {Op::any, Kind::int16},
-        {Op::all, Kind::float32}};
+    const std::vector<std::pair<Op, DType>> cases = {{Op::sum, Kind::int16},        {Op::sum, Kind::float16},
+                                                     {Op::sum, Kind::complex64},    {Op::prod, Kind::float32},
+                                                     {Op::mean, Kind::int16},       {Op::mean, Kind::float16},
+                                                     {Op::min, Kind::float32},      {Op::max, Kind::int16},
+                                                     {Op::argmin, Kind::float32},   {Op::argmax, Kind::int16},
+                                                     {Op::argmax, Kind::complex64}, {Op::any, Kind::int16},
+                                                     {Op::all, Kind::float32}};
     for (const auto& [op, d] : cases) {
         const bool arg = op == Op::argmin || op == Op::argmax;
         // EqualSplay (rows 4 + 3) over every axis and over axis 0 (and 2); ColumnSplay (a stepped
         // inner axis) over axis 1.
         for (const auto& [columns, axes, keepdims] :
-             {std::tuple{false, Axes{}, false}, std::tuple{false, Axes{arg ? std::vector<int>{0} : std::vector<int>{0, 2}}, true},
+             {std::tuple{false, Axes{}, false},
+              std::tuple{false, Axes{arg ? std::vector<int>{0} : std::vector<int>{0, 2}}, true},
               std::tuple{true, Axes{std::vector<int>{1}}, false}}) {
-            SCOPED_TRACE(::testing::Message() << op_name(op) << " " << d.name() << (columns ? " columns" : " rows") << " axes "
-                                              << axes_name(axes) << (keepdims ? " keepdims" : ""));
+            SCOPED_TRACE(::testing::Message() << op_name(op) << " " << d.name() << (columns ? " columns" : " rows")
+                                              << " axes " << axes_name(axes) << (keepdims ? " keepdims" : ""));
             const HostArray h = random_host(d, {7, 9, 4}, values_for(op));
             const MultiArray x =
-                MultiArray::from_host(mq, h, columns ? std::make_shared<ColumnSplay>() : std::shared_ptr<const Splay>());
+                MultiArray::from_host(mq, h,
+                                      columns ? std::make_shared<ColumnSplay>() : std::shared_ptr<const Splay>());
             const Array r = reduce_whole(mq, x, whole_of(op), ReduceOptions{axes, keepdims, std::nullopt});
             ASSERT_EQ(r.device(), context->devices()[0]);
             check(op, h, axes, r.get(q0));
@@ -518,7 +541,8 @@ TEST(MultiArrayReductions, WholeIntoOutSameBitsAndErrors) {
     // Into a stepped `out` on the first device.
     const Array big = Array::zeros(q0, {10}, Kind::float32);
     const Array out = big[{Slice{0, std::nullopt, 2}}];
-    EXPECT_EQ(reduce_whole(mq, x, Reduction::sum, {std::vector<int>{0}, false, out}).base().native_handle(), big.base().native_handle());
+    EXPECT_EQ(reduce_whole(mq, x, Reduction::sum, {std::vector<int>{0}, false, out}).base().native_handle(),
+              big.base().native_handle());
     check(Op::sum, h, std::vector<int>{0}, out.copy(q0).get(q0));
     const auto a = reduce_whole(mq, x, Reduction::sum).get(q0).to_vector<float>();
     const auto b = reduce_whole(mq, x, Reduction::sum).get(q0).to_vector<float>();

@@ -63,8 +63,13 @@ void check_scan(const HostArray& input, std::optional<int> axis, const HostArray
                 continue;
             }
             const Complex v = value_at(input, k);
-            if (multiply) { acc *= v; magnitude *= std::abs(v); }
-            else { acc += v; magnitude += std::abs(v.real()) + std::abs(v.imag()); }
+            if (multiply) {
+                acc *= v;
+                magnitude *= std::abs(v);
+            } else {
+                acc += v;
+                magnitude += std::abs(v.real()) + std::abs(v.imag());
+            }
             long double tol = (static_cast<long double>(j) + 3) * unit_roundoff(acc_type) * magnitude *
                               (multiply && is_complex(r) ? 4 : 1);
             if (r.kind() == Kind::float16) tol += std::ldexp(std::abs(acc), -11);
@@ -91,11 +96,13 @@ void check_composed_maps(const Queue& queue, std::size_t long_row, std::size_t s
     const DType dtype = sizeof(U) == 4 ? DType(Kind::uint32) : DType(Kind::uint64);
     const std::string ctype = sizeof(U) == 4 ? "uint32_t" : "uint64_t";
     const std::string mask = fmt::format("{:#x}u", low);
-    const ScanKernel k(dtype, fmt::format("({})1", ctype),
-                       fmt::format("((b & {0}) * (a & {0}) & {0}) | ((((b & {0}) * (a >> {1}) + (b >> {1})) & {0}) << {1})",
-                                   mask, half),
-                       "x[i]", "y[i] = item;", fmt::format("const {0} *x, {0} *y", ctype));
-    for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{long_row}, std::vector<std::size_t>{3, short_row}}) {
+    const ScanKernel
+        k(dtype, fmt::format("({})1", ctype),
+          fmt::format("((b & {0}) * (a & {0}) & {0}) | ((((b & {0}) * (a >> {1}) + (b >> {1})) & {0}) << {1})", mask,
+                      half),
+          "x[i]", "y[i] = item;", fmt::format("const {0} *x, {0} *y", ctype));
+    for (const std::vector<std::size_t>& shape :
+         {std::vector<std::size_t>{long_row}, std::vector<std::size_t>{3, short_row}}) {
         SCOPED_TRACE(::testing::Message() << ctype << " rows of " << shape.back());
         const std::size_t size = std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
         const std::vector<U> maps = random_vector<U>(size, 0, std::numeric_limits<U>::max());
@@ -120,8 +127,8 @@ TEST_P(Scans, CumsumEveryDtypeLayoutAndAxis) {
     for (const DType& d : dtypes::all_scalars())
         for (LayoutClass layout : {LayoutClass::contiguous, LayoutClass::stepped, LayoutClass::negative,
                                    LayoutClass::transposed, LayoutClass::broadcast})
-            for (const std::optional<int> axis : {std::optional<int>{0}, std::optional<int>{1}, std::optional<int>{-1},
-                                                  std::optional<int>{}}) {
+            for (const std::optional<int> axis :
+                 {std::optional<int>{0}, std::optional<int>{1}, std::optional<int>{-1}, std::optional<int>{}}) {
                 SCOPED_TRACE(::testing::Message() << d.name() << " " << name_of(layout) << " axis "
                                                   << (axis ? std::to_string(*axis) : "none"));
                 HostArray host = random_host(d, {4, 5, 6});
@@ -148,8 +155,11 @@ TEST_P(Scans, LongRowsThroughBothStrategies) {
     struct Restore {
         ~Restore() { detail::allow_single_pass_scans(true); }
     } restore;
-    const std::vector<std::pair<std::vector<std::size_t>, int>> cases = {
-        {{3, 100000}, 1}, {{1 << 18}, 0}, {{100000, 3}, 0}, {{5000, 70}, 0}, {{2, 3, 20000}, -1}};
+    const std::vector<std::pair<std::vector<std::size_t>, int>> cases = {{{3, 100000}, 1},
+                                                                         {{1 << 18}, 0},
+                                                                         {{100000, 3}, 0},
+                                                                         {{5000, 70}, 0},
+                                                                         {{2, 3, 20000}, -1}};
     for (const bool single_pass : {true, false}) {
         detail::allow_single_pass_scans(single_pass);
         for (const DType& d : {DType(Kind::int32), DType(Kind::float32)})
@@ -168,15 +178,18 @@ TEST_P(Scans, FourByteIntegerCumsumOfLongRows) {
     // A 4-byte integer result (dtype given): through CUDA the single pass with look-back, whose
     // grouping of additions depends on timing; exact arithmetic (mod 2^32) makes every grouping give
     // the same bits. uint32 over its whole range wraps often; int32 stays small.
-    const std::vector<std::pair<std::vector<std::size_t>, int>> cases = {
-        {{(1 << 20) + 3}, 0}, {{3, 300001}, 1}, {{2, 5, 70001}, -1}, {{70001, 4}, 0}};
+    const std::vector<std::pair<std::vector<std::size_t>, int>> cases = {{{(1 << 20) + 3}, 0},
+                                                                         {{3, 300001}, 1},
+                                                                         {{2, 5, 70001}, -1},
+                                                                         {{70001, 4}, 0}};
     constexpr std::uint32_t most = std::numeric_limits<std::uint32_t>::max();
     for (const Kind kind : {Kind::uint32, Kind::int32})
         for (const auto& [shape, axis] : cases) {
             SCOPED_TRACE(::testing::Message() << DType(kind).name() << " shape[0] " << shape[0] << " axis " << axis);
             const std::size_t size = std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
-            const HostArray h = kind == Kind::uint32 ? HostArray::from(random_vector<std::uint32_t>(size, 0, most), shape)
-                                                     : random_host(kind, shape);
+            const HostArray h = kind == Kind::uint32
+                                    ? HostArray::from(random_vector<std::uint32_t>(size, 0, most), shape)
+                                    : random_host(kind, shape);
             const Array x = Array::from_host(queue(), h);
             const HostArray got = cumsum(queue(), x, axis, DType(kind)).get(queue());
             ASSERT_EQ(got.dtype(), DType(kind));
@@ -201,7 +214,8 @@ TEST_P(Scans, FourByteIntegerCumsumOfLongRows) {
         std::uint32_t acc = 1;
         for (std::size_t j = 0; j < 250001; ++j) {
             acc *= static_cast<std::uint32_t>(int_at(odd, r * 250001 + j));
-            ASSERT_EQ(static_cast<std::uint32_t>(int_at(prod, r * 250001 + j)), acc) << "cumprod row " << r << " position " << j;
+            ASSERT_EQ(static_cast<std::uint32_t>(int_at(prod, r * 250001 + j)), acc)
+                << "cumprod row " << r << " position " << j;
         }
     }
 }
@@ -320,7 +334,8 @@ TEST_P(Scans, BadInputNamesTheCulprit) {
     EXPECT_THROW(cumsum(queue(), x, 0, std::nullopt, Array::zeros(queue(), {3, 4}, Kind::float64)), ArgumentError);
     const ScanKernel k(Kind::float32, "0", "a + b", "x[i]", "y[i] = item;", "const float *x, float *y");
     const Array row = Array::zeros(queue(), {1, 4}, Kind::float32);
-    EXPECT_THROW(k(queue(), {x, Array::zeros(queue(), {3, 1}, Kind::float32)}, 1), ArgumentError);  // y broadcast along the axis
+    EXPECT_THROW(k(queue(), {x, Array::zeros(queue(), {3, 1}, Kind::float32)}, 1),
+                 ArgumentError);  // y broadcast along the axis
     EXPECT_THROW(k(queue(), {x}, 1), ArgumentError);
     EXPECT_THROW(k(queue(), {x, row}, 5), ArgumentError);
 }
@@ -353,7 +368,8 @@ TEST(MultiArrayScans, AlongTheSplitAxisCarriesThePartsBefore) {
     const MultiQueue mq = MultiQueue::on_devices(context->devices());
     // Integers exact; float16 scanned and carried in float32; a 1-d array and rows of 3 x 4.
     for (const DType& d : {DType(Kind::int16), DType(Kind::float16), DType(Kind::complex64)})
-        for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{9}, std::vector<std::size_t>{300, 3, 4}}) {
+        for (const std::vector<std::size_t>& shape :
+             {std::vector<std::size_t>{9}, std::vector<std::size_t>{300, 3, 4}}) {
             SCOPED_TRACE(::testing::Message() << d.name() << " " << shape.size() << "-d");
             const HostArray h = random_host(d, shape);
             const MultiArray x = MultiArray::from_host(mq, h);
@@ -363,8 +379,8 @@ TEST(MultiArrayScans, AlongTheSplitAxisCarriesThePartsBefore) {
     // numbers of modulus up to 1.56 in rows short enough for int64 and float), real floats (0.9 to
     // 1.1) in 300 rows.
     for (const DType& d : {DType(Kind::int32), DType(Kind::float32), DType(Kind::complex64)})
-        for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{9}, std::vector<std::size_t>{12, 2},
-                                                      std::vector<std::size_t>{300, 3, 4}}) {
+        for (const std::vector<std::size_t>& shape :
+             {std::vector<std::size_t>{9}, std::vector<std::size_t>{12, 2}, std::vector<std::size_t>{300, 3, 4}}) {
             if (d.kind() != Kind::float32 && shape.size() == 3) continue;
             SCOPED_TRACE(::testing::Message() << "cumprod_parts " << d.name() << " " << shape.size() << "-d");
             const HostArray h = random_host(d, shape, Values::ones);
@@ -372,8 +388,10 @@ TEST(MultiArrayScans, AlongTheSplitAxisCarriesThePartsBefore) {
             check_scan(h, 0, cumprod_parts(mq, x, 0).get(mq), true);
         }
     const HostArray h = random_host(Kind::int32, {6, 4});
-    EXPECT_THROW(cumsum_parts(mq, MultiArray::from_host(mq, h, std::make_shared<AlternateRows>()), 0), UnsupportedError);
-    EXPECT_THROW(cumprod_parts(mq, MultiArray::from_host(mq, h, std::make_shared<AlternateRows>()), 0), UnsupportedError);
+    EXPECT_THROW(cumsum_parts(mq, MultiArray::from_host(mq, h, std::make_shared<AlternateRows>()), 0),
+                 UnsupportedError);
+    EXPECT_THROW(cumprod_parts(mq, MultiArray::from_host(mq, h, std::make_shared<AlternateRows>()), 0),
+                 UnsupportedError);
     EXPECT_THROW(cumsum_parts(mq, MultiArray::from_host(mq, h), 2), ArgumentError);
 }
 

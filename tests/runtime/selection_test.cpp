@@ -63,11 +63,11 @@ std::vector<std::byte> three_as(const DType& dtype) {
     std::vector<std::byte> b(dtype.itemsize());
     const auto put = [&]<class T>(T v) { std::memcpy(b.data(), &v, sizeof(T)); };
     switch (dtype.kind()) {
-        case Kind::float32: put(3.0f); break;
-        case Kind::int8: put(std::int8_t{3}); break;
-        case Kind::complex128: put(std::complex<double>(3.0, 0.0)); break;
-        case Kind::float16: put(detail::float_to_half(3.0f)); break;
-        default: throw std::logic_error("three_as");
+    case Kind::float32: put(3.0f); break;
+    case Kind::int8: put(std::int8_t{3}); break;
+    case Kind::complex128: put(std::complex<double>(3.0, 0.0)); break;
+    case Kind::float16: put(detail::float_to_half(3.0f)); break;
+    default: throw std::logic_error("three_as");
     }
     return b;
 }
@@ -107,7 +107,8 @@ TEST_P(Selections, BooleanIndexEveryDtypeAndMaskRank) {
         const Array x = Array::from_host(queue(), host);
         for (std::size_t rank = 0; rank <= 3; ++rank) {
             SCOPED_TRACE(::testing::Message() << "mask of " << rank << " axes");
-            const std::vector<std::size_t> mask_shape(host.shape().begin(), host.shape().begin() + static_cast<std::ptrdiff_t>(rank));
+            const std::vector<std::size_t> mask_shape(host.shape().begin(),
+                                                      host.shape().begin() + static_cast<std::ptrdiff_t>(rank));
             const HostArray mask = random_mask(mask_shape);
             const HostArray got = boolean_index(queue(), x, Array::from_host(queue(), mask)).get(queue());
             if (rank == 0) {
@@ -146,7 +147,8 @@ TEST_P(Selections, BooleanIndexAssign) {
             const std::vector<std::byte> three = three_as(d);
             for (std::size_t i = 0; i < 6; ++i)
                 for (std::size_t j = 0; j < 8; ++j)
-                    if (mask.at<std::uint8_t>({i, j})) std::memcpy(want.data() + (j * 6 + i) * d.itemsize(), three.data(), d.itemsize());
+                    if (mask.at<std::uint8_t>({i, j}))
+                        std::memcpy(want.data() + (j * 6 + i) * d.itemsize(), three.data(), d.itemsize());
             expect_same(x.get(queue()), want);
         }
         // An array of values through a mask of the leading axis, and a row broadcast to every
@@ -155,15 +157,16 @@ TEST_P(Selections, BooleanIndexAssign) {
             const HostArray mask = random_mask({8});
             std::size_t count = 0;
             for (std::size_t k = 0; k < 8; ++k) count += mask.data()[k] != std::byte{0};
-            const HostArray values = random_host(d, broadcast_row ? std::vector<std::size_t>{6} : std::vector<std::size_t>{count, 6});
+            const HostArray values =
+                random_host(d, broadcast_row ? std::vector<std::size_t>{6} : std::vector<std::size_t>{count, 6});
             const Array x = Array::from_host(queue(), host);
             boolean_index_assign(queue(), x, Array::from_host(queue(), mask), Array::from_host(queue(), values));
             HostArray want = host.copy();
             std::size_t j = 0;
             for (std::size_t k = 0; k < 8; ++k) {
                 if (mask.data()[k] == std::byte{0}) continue;
-                std::memcpy(want.data() + k * 6 * d.itemsize(), values.data() + (broadcast_row ? 0 : j * 6 * d.itemsize()),
-                            6 * d.itemsize());
+                std::memcpy(want.data() + k * 6 * d.itemsize(),
+                            values.data() + (broadcast_row ? 0 : j * 6 * d.itemsize()), 6 * d.itemsize());
                 ++j;
             }
             expect_same(x.get(queue()), want);
@@ -176,14 +179,16 @@ TEST_P(Selections, IntegerIndexReadAndAssign) {
     const Array x = Array::from_host(queue(), host);
     // Read with negative indices, along both axes.
     const std::vector<std::int32_t> rows{-1, 0, 4, -9, 4};
-    const HostArray got = integer_index(queue(), x, Array::from_host(queue(), std::span<const std::int32_t>(rows), {5})).get(queue());
+    const HostArray got =
+        integer_index(queue(), x, Array::from_host(queue(), std::span<const std::int32_t>(rows), {5})).get(queue());
     ASSERT_EQ(got.shape(), (std::vector<std::size_t>{5, 5}));
     for (std::size_t k = 0; k < 5; ++k)
         for (std::size_t c = 0; c < 5; ++c)
             ASSERT_EQ(got.at<double>({k, c}), host.at<double>({static_cast<std::size_t>((rows[k] + 9) % 9), c}));
     const std::vector<std::int64_t> cols{-5, 3};
     const HostArray got_cols =
-        integer_index(queue(), x, Array::from_host(queue(), std::span<const std::int64_t>(cols), {1, 2}), 1).get(queue());
+        integer_index(queue(), x, Array::from_host(queue(), std::span<const std::int64_t>(cols), {1, 2}), 1)
+            .get(queue());
     ASSERT_EQ(got_cols.shape(), (std::vector<std::size_t>{9, 1, 2}));
     for (std::size_t r = 0; r < 9; ++r) {
         EXPECT_EQ(got_cols.at<double>({r, 0, 0}), host.at<double>({r, 0}));
@@ -250,7 +255,8 @@ TEST_P(Selections, NonzeroArgwhereCountNonzero) {
                 }
         const std::vector<Array> got = nonzero(queue(), x);
         ASSERT_EQ(got.size(), 3u);
-        for (std::size_t a = 0; a < 3; ++a) EXPECT_EQ(got[a].get(queue()).to_vector<std::int64_t>(), want[a]) << "axis " << a;
+        for (std::size_t a = 0; a < 3; ++a)
+            EXPECT_EQ(got[a].get(queue()).to_vector<std::int64_t>(), want[a]) << "axis " << a;
         const HostArray rows = argwhere(queue(), x).get(queue());
         ASSERT_EQ(rows.shape(), (std::vector<std::size_t>{want[0].size(), 3}));
         for (std::size_t r = 0; r < want[0].size(); ++r)
@@ -275,7 +281,9 @@ TEST_P(Selections, BadInputIsAnArgumentError) {
     const Array mask = Array::zeros(queue(), {4}, DType(Kind::bool_));
     // Values of the wrong shape for the selection (4 rows of 3; zero rows selected, but (2, 2) does
     // not broadcast to (0, 3)).
-    EXPECT_EQ(argument_named_by([&] { boolean_index_assign(queue(), x, mask, Array::zeros(queue(), {2, 2}, DType(Kind::float32))); }),
+    EXPECT_EQ(argument_named_by([&] {
+                  boolean_index_assign(queue(), x, mask, Array::zeros(queue(), {2, 2}, DType(Kind::float32)));
+              }),
               "values");
     const std::vector<std::int32_t> out_of_range{0, 4};
     const Array bad = Array::from_host(queue(), std::span<const std::int32_t>(out_of_range), {2});
@@ -283,13 +291,17 @@ TEST_P(Selections, BadInputIsAnArgumentError) {
     EXPECT_EQ(argument_named_by([&] { integer_index_assign(queue(), x, bad, Operand(1.0)); }), "indices");
     const std::vector<std::int32_t> too_negative{-5};
     EXPECT_EQ(argument_named_by([&] {
-                  integer_index_assign(queue(), x, Array::from_host(queue(), std::span<const std::int32_t>(too_negative), {1}),
+                  integer_index_assign(queue(), x,
+                                       Array::from_host(queue(), std::span<const std::int32_t>(too_negative), {1}),
                                        Operand(1.0));
               }),
               "indices");
-    EXPECT_EQ(argument_named_by([&] { integer_index(queue(), x, Array::zeros(queue(), {2}, DType(Kind::float32))); }), "indices");
-    EXPECT_EQ(argument_named_by([&] { integer_index(queue(), x, Array::zeros(queue(), {2}, DType(Kind::bool_))); }), "indices");
-    EXPECT_EQ(argument_named_by([&] { integer_index(queue(), x, Array::zeros(queue(), {2}, DType(Kind::int32)), 2); }), "axis");
+    EXPECT_EQ(argument_named_by([&] { integer_index(queue(), x, Array::zeros(queue(), {2}, DType(Kind::float32))); }),
+              "indices");
+    EXPECT_EQ(argument_named_by([&] { integer_index(queue(), x, Array::zeros(queue(), {2}, DType(Kind::bool_))); }),
+              "indices");
+    EXPECT_EQ(argument_named_by([&] { integer_index(queue(), x, Array::zeros(queue(), {2}, DType(Kind::int32)), 2); }),
+              "axis");
     EXPECT_EQ(argument_named_by([&] { nonzero(queue(), Array::zeros(queue(), {}, DType(Kind::int32))); }), "array");
 }
 

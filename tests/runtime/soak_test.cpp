@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -16,7 +17,6 @@
 #include <random>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "kjarni/kjarni.hpp"
@@ -73,8 +73,10 @@ Round soak_one_thread(const Context& context, unsigned seed, std::chrono::steady
         for (float& v : x) v = static_cast<float>(value(engine));
         // Half the buffers from a pool (queue-ordered reuse), half fresh.
         const bool pooled = (engine() & 1) != 0;
-        const Buffer xb = pooled ? pool.allocate(queue, n * sizeof(float)) : Buffer::allocate(device, n * sizeof(float));
-        const Buffer yb = pooled ? pool.allocate(queue, n * sizeof(float)) : Buffer::allocate(device, n * sizeof(float));
+        const Buffer xb =
+            pooled ? pool.allocate(queue, n * sizeof(float)) : Buffer::allocate(device, n * sizeof(float));
+        const Buffer yb =
+            pooled ? pool.allocate(queue, n * sizeof(float)) : Buffer::allocate(device, n * sizeof(float));
         xb.set(queue, std::span<const float>(x));
         const Program program(device, source(k));
         program.kernel("affine")(queue, {n}, std::nullopt, yb, xb, static_cast<unsigned>(n));
@@ -84,8 +86,8 @@ Round soak_one_thread(const Context& context, unsigned seed, std::chrono::steady
         for (std::size_t i = 0; i < n; ++i) {
             if (y[i] != 2.0f * x[i] + static_cast<float>(k)) {
                 ++round.failures;
-                round.first_failure = "k " + std::to_string(k) + " n " + std::to_string(n) + " at " + std::to_string(i) +
-                                      ": " + std::to_string(y[i]) + " instead of " +
+                round.first_failure = "k " + std::to_string(k) + " n " + std::to_string(n) + " at " +
+                                      std::to_string(i) + ": " + std::to_string(y[i]) + " instead of " +
                                       std::to_string(2.0f * x[i] + static_cast<float>(k));
                 break;
             }
@@ -100,7 +102,8 @@ TEST_P(Soak, EightThreadsAllocateCopyCompileAndLaunchWithFlatMemory) {
     // Every device of the multi-device context when there is one (two PoCL devices in CI), else this
     // device; the sweep over devices adds nothing here, so only the first device runs it.
     if (GetParam().device_index != test_devices().front().device_index ||
-        GetParam().platform_index != test_devices().front().platform_index || GetParam().api != test_devices().front().api) {
+        GetParam().platform_index != test_devices().front().platform_index ||
+        GetParam().api != test_devices().front().api) {
         GTEST_SKIP() << "runs once, on the first device's platform";
     }
     const Context* multi = shared_multi_device_context();
@@ -108,8 +111,9 @@ TEST_P(Soak, EightThreadsAllocateCopyCompileAndLaunchWithFlatMemory) {
     constexpr unsigned thread_count = 8;
     const double seconds = soak_seconds();
     const auto run_for = [&](double s, unsigned seed_base) {
-        const auto until = std::chrono::steady_clock::now() +
-                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+        const auto until =
+            std::chrono::steady_clock::now() +
+            std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
         std::vector<Round> rounds(thread_count);
         std::vector<std::thread> threads;
         for (unsigned t = 0; t < thread_count; ++t) {

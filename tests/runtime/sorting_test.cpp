@@ -31,8 +31,8 @@ namespace kjarni::test {
 namespace {
 
 std::vector<DType> sortable_dtypes() {
-    return {Kind::bool_,  Kind::int8,   Kind::uint8,  Kind::int16,   Kind::uint16,  Kind::int32,
-            Kind::uint32, Kind::int64,  Kind::uint64, Kind::float16, Kind::float32, Kind::float64};
+    return {Kind::bool_,  Kind::int8,  Kind::uint8,  Kind::int16,   Kind::uint16,  Kind::int32,
+            Kind::uint32, Kind::int64, Kind::uint64, Kind::float16, Kind::float32, Kind::float64};
 }
 
 /// An element as numpy orders it.
@@ -73,22 +73,30 @@ HostArray sort_data(const DType& dtype, std::vector<std::size_t> shape) {
         const std::uint64_t random_bits = bits(rng);
         const auto put_float = [&](double v) {
             switch (dtype.kind()) {
-                case Kind::float16: { const std::uint16_t h = detail::float_to_half(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
-                case Kind::float32: { const float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
-                default: std::memcpy(p, &v, 8); break;
+            case Kind::float16: {
+                const std::uint16_t h = detail::float_to_half(static_cast<float>(v));
+                std::memcpy(p, &h, 2);
+                break;
+            }
+            case Kind::float32: {
+                const float f = static_cast<float>(v);
+                std::memcpy(p, &f, 4);
+                break;
+            }
+            default: std::memcpy(p, &v, 8); break;
             }
         };
         if (is_real(dtype)) {
             const double inf = std::numeric_limits<double>::infinity();
             const double nan = std::numeric_limits<double>::quiet_NaN();
             switch (choice) {
-                case 0: put_float(nan); break;
-                case 1: put_float(-nan); break;
-                case 2: put_float(0.0); break;
-                case 3: put_float(-0.0); break;
-                case 4: put_float(choice % 2 ? inf : -inf); break;
-                case 5: put_float(std::round(real(rng) / 10)); break;  // small integers: ties
-                default: put_float(real(rng)); break;
+            case 0: put_float(nan); break;
+            case 1: put_float(-nan); break;
+            case 2: put_float(0.0); break;
+            case 3: put_float(-0.0); break;
+            case 4: put_float(choice % 2 ? inf : -inf); break;
+            case 5: put_float(std::round(real(rng) / 10)); break;  // small integers: ties
+            default: put_float(real(rng)); break;
             }
             if (choice == 4 && (random_bits & 1)) put_float(inf);
         } else if (dtype.kind() == Kind::bool_) {
@@ -113,7 +121,8 @@ std::vector<std::int64_t> reference_argsort(const std::vector<Ordered>& values, 
     for (std::size_t begin = 0; begin < values.size(); begin += row) {
         std::vector<std::size_t> idx(row);
         std::iota(idx.begin(), idx.end(), begin);
-        std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return numpy_less(values[x], values[y]); });
+        std::stable_sort(idx.begin(), idx.end(),
+                         [&](std::size_t x, std::size_t y) { return numpy_less(values[x], values[y]); });
         for (std::size_t k = 0; k < row; ++k) out[begin + k] = static_cast<std::int64_t>(idx[k] - begin);
     }
     return out;
@@ -131,7 +140,8 @@ protected:
             if (!flattened && host.ndim() == 0) continue;
             const std::size_t r = flattened ? host.size() : row;
             const std::optional<int> axis = flattened ? std::nullopt : std::optional<int>(-1);
-            const std::vector<std::int64_t> expected = r == 0 ? std::vector<std::int64_t>{} : reference_argsort(values, r);
+            const std::vector<std::int64_t> expected =
+                r == 0 ? std::vector<std::int64_t>{} : reference_argsort(values, r);
             const HostArray got_positions = argsort(queue(), x, axis).get(queue());
             ASSERT_EQ(got_positions.dtype(), DType(Kind::int64));
             ASSERT_EQ(got_positions.shape(), flattened ? std::vector<std::size_t>{host.size()} : host.shape());
@@ -143,7 +153,8 @@ protected:
             for (std::size_t k = 0; k < sorted.size(); ++k) {
                 const std::size_t row_start = k / std::max<std::size_t>(r, 1) * r;
                 const Ordered& want = values[row_start + static_cast<std::size_t>(expected[k])];
-                ASSERT_TRUE(numpy_equal(sorted[k], want)) << "position " << k << ": got " << sorted[k].value << " want " << want.value;
+                ASSERT_TRUE(numpy_equal(sorted[k], want))
+                    << "position " << k << ": got " << sorted[k].value << " want " << want.value;
             }
         }
     }
@@ -153,8 +164,8 @@ TEST_P(Sorts, EveryDtypeFlatAndAlongRows) {
     for (const DType& d : sortable_dtypes()) {
         SCOPED_TRACE(d.name());
         // Several tiles of the radix sort (2048 positions for 4-byte keys), short rows, one row.
-        for (const auto& shape : {std::vector<std::size_t>{5000}, std::vector<std::size_t>{7, 300},
-                                  std::vector<std::size_t>{150, 3}}) {
+        for (const auto& shape :
+             {std::vector<std::size_t>{5000}, std::vector<std::size_t>{7, 300}, std::vector<std::size_t>{150, 3}}) {
             SCOPED_TRACE(::testing::Message() << "shape " << shape.size() << "-d, " << shape[0]);
             const HostArray host = sort_data(d, shape);
             check(host, Array::from_host(queue(), host));
@@ -165,8 +176,9 @@ TEST_P(Sorts, EveryDtypeFlatAndAlongRows) {
 TEST_P(Sorts, EmptyOneElementAndNonContiguous) {
     for (const DType& d : {DType(Kind::float32), DType(Kind::int16), DType(Kind::uint64)}) {
         SCOPED_TRACE(d.name());
-        for (const auto& shape : {std::vector<std::size_t>{0}, std::vector<std::size_t>{1}, std::vector<std::size_t>{3, 0},
-                                  std::vector<std::size_t>{0, 4}, std::vector<std::size_t>{4, 1}}) {
+        for (const auto& shape :
+             {std::vector<std::size_t>{0}, std::vector<std::size_t>{1}, std::vector<std::size_t>{3, 0},
+              std::vector<std::size_t>{0, 4}, std::vector<std::size_t>{4, 1}}) {
             const HostArray host = sort_data(d, shape);
             check(host, Array::from_host(queue(), host));
         }
@@ -206,12 +218,14 @@ TEST_P(Sorts, AlongAnotherAxis) {
 TEST_P(Sorts, UniqueWithIndexInverseAndCounts) {
     for (const DType& d : sortable_dtypes()) {
         SCOPED_TRACE(d.name());
-        for (const auto& shape : {std::vector<std::size_t>{30, 70}, std::vector<std::size_t>{1}, std::vector<std::size_t>{0}}) {
+        for (const auto& shape :
+             {std::vector<std::size_t>{30, 70}, std::vector<std::size_t>{1}, std::vector<std::size_t>{0}}) {
             const HostArray host = sort_data(d, shape);
             const std::vector<Ordered> values = ordered(host);
             const UniqueResult u = unique(queue(), Array::from_host(queue(), host), {true, true, true});
             // Reference: the stable order, runs of numpy-equal values.
-            const std::vector<std::int64_t> order = values.empty() ? std::vector<std::int64_t>{} : reference_argsort(values, values.size());
+            const std::vector<std::int64_t> order =
+                values.empty() ? std::vector<std::int64_t>{} : reference_argsort(values, values.size());
             std::vector<std::int64_t> index, counts, inverse(values.size());
             for (std::size_t k = 0; k < order.size(); ++k) {
                 const auto p = static_cast<std::size_t>(order[k]);
@@ -286,14 +300,14 @@ HostArray onesweep_float_pattern(int pattern, std::size_t n) {
     auto& rng = random_engine();
     for (std::size_t k = 0; k < n; ++k) {
         switch (pattern) {
-            case 1: v[k] = -2.5f; break;
-            case 2: v[k] = static_cast<float>(k / 3) - 1000.0f; break;
-            case 3: v[k] = 1000.0f - static_cast<float>(k / 3); break;
-            default: {
-                const float choices[] = {nan, -nan, 0.0f, -0.0f};
-                v[k] = choices[rng() % 4];
-                break;
-            }
+        case 1: v[k] = -2.5f; break;
+        case 2: v[k] = static_cast<float>(k / 3) - 1000.0f; break;
+        case 3: v[k] = 1000.0f - static_cast<float>(k / 3); break;
+        default: {
+            const float choices[] = {nan, -nan, 0.0f, -0.0f};
+            v[k] = choices[rng() % 4];
+            break;
+        }
         }
     }
     HostArray a(DType(Kind::float32), {n});
@@ -314,13 +328,15 @@ void check_float_sorts(const Queue& q, std::size_t n, int patterns) {
         ASSERT_EQ(argsort(q, x, std::nullopt).get(q).to_vector<std::int64_t>(), expected);
         // sort's values bit for bit: the stably sorted input with -0.0 before 0.0 and NaNs positive.
         std::vector<std::uint32_t> want(n);
-        for (std::size_t k = 0; k < n; ++k) std::memcpy(&want[k], host.data() + 4 * static_cast<std::size_t>(expected[k]), 4);
+        for (std::size_t k = 0; k < n; ++k)
+            std::memcpy(&want[k], host.data() + 4 * static_cast<std::size_t>(expected[k]), 4);
         // Zeros are one run in that order: its negative ones first.
         for (std::size_t k = 0; k < n;) {
             std::size_t end = k;
             while (end < n && (want[end] & 0x7FFFFFFFu) == 0) ++end;
-            const auto negative = static_cast<std::size_t>(std::count(want.begin() + static_cast<std::ptrdiff_t>(k),
-                                                                      want.begin() + static_cast<std::ptrdiff_t>(end), 0x80000000u));
+            const auto negative =
+                static_cast<std::size_t>(std::count(want.begin() + static_cast<std::ptrdiff_t>(k),
+                                                    want.begin() + static_cast<std::ptrdiff_t>(end), 0x80000000u));
             for (std::size_t z = k; z < end; ++z) want[z] = z - k < negative ? 0x80000000u : 0u;
             k = end == k ? k + 1 : end;
         }
@@ -358,8 +374,12 @@ void check_keys_with_values(const Queue& q, std::size_t n, std::initializer_list
         std::vector<std::uint32_t> positions(n);
         std::iota(positions.begin(), positions.end(), 0u);
         std::vector<std::uint32_t> expected = positions;
-        std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-        const DType key_dtype = kb == 1 ? DType(Kind::uint8) : kb == 2 ? DType(Kind::uint16) : kb == 4 ? DType(Kind::uint32) : DType(Kind::uint64);
+        std::stable_sort(expected.begin(), expected.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+        const DType key_dtype = kb == 1   ? DType(Kind::uint8)
+                                : kb == 2 ? DType(Kind::uint16)
+                                : kb == 4 ? DType(Kind::uint32)
+                                          : DType(Kind::uint64);
         for (const detail::RadixMethod method : methods) {
             const bool onesweep = method == detail::RadixMethod::onesweep;
             SCOPED_TRACE(onesweep ? "onesweep" : "multi-pass");

@@ -27,7 +27,8 @@ namespace {
 
 TEST(ChunkPlan, CoversTheSizeRampingUpToTheChunkSize) {
     for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{4096}, std::size_t{8} << 20}) {
-        for (const std::size_t size : {std::size_t{1}, chunk - 1, chunk, chunk + 1, 5 * chunk + 3, std::size_t{256} << 20}) {
+        for (const std::size_t size :
+             {std::size_t{1}, chunk - 1, chunk, chunk + 1, 5 * chunk + 3, std::size_t{256} << 20}) {
             if (size == 0 || size / chunk > 100000) continue;
             const auto plan = detail::chunk_plan(size, chunk);
             ASSERT_EQ(std::accumulate(plan.begin(), plan.end(), std::size_t{0}), size) << chunk << " " << size;
@@ -119,7 +120,10 @@ private:
 // Many small ragged chunks through three slots.
 constexpr TransferStaging small_chunks{.threshold = 1, .chunk_size = 10007, .slots = 3, .threads = 3};
 // Chunks big enough for the host copy to be split over threads.
-constexpr TransferStaging big_chunks{.threshold = 1024, .chunk_size = (std::size_t{1} << 20) + 4099, .slots = 2, .threads = 4};
+constexpr TransferStaging big_chunks{.threshold = 1024,
+                                     .chunk_size = (std::size_t{1} << 20) + 4099,
+                                     .slots = 2,
+                                     .threads = 4};
 
 class StagedTransferTest : public DeviceTest {
 protected:
@@ -178,7 +182,8 @@ TEST_P(StagedTransferTest, SubRegionsAtOddOffsetsLeaveTheRestAlone) {
 
     std::vector<std::byte> expected = outside;
     std::copy(inside.begin(), inside.end(), expected.begin() + static_cast<std::ptrdiff_t>(origin));
-    ASSERT_TRUE(std::equal(straddling.begin(), straddling.end(), expected.begin() + static_cast<std::ptrdiff_t>(origin - 1001)));
+    ASSERT_TRUE(std::equal(straddling.begin(), straddling.end(),
+                           expected.begin() + static_cast<std::ptrdiff_t>(origin - 1001)));
     std::fill(pinned.data(), pinned.data() + size, std::byte{0});
     buffer.get(queue(), pinned.bytes());
     ASSERT_TRUE(std::equal(expected.begin(), expected.end(), pinned.data()));
@@ -205,7 +210,8 @@ TEST_P(StagedTransferTest, AsynchronousSetLeavesTheHostMemoryFreeAtOnce) {
 }
 
 TEST_P(StagedTransferTest, BelowTheThresholdNothingIsStaged) {
-    const StagingScope scope(context(), TransferStaging{.threshold = 5000, .chunk_size = 1000, .slots = 2, .threads = 2});
+    const StagingScope scope(context(),
+                             TransferStaging{.threshold = 5000, .chunk_size = 1000, .slots = 2, .threads = 2});
     const auto data = random_bytes(4999);
     const Buffer buffer = Buffer::allocate(bound_device(), data.size());
     const auto before = stats();
@@ -249,7 +255,8 @@ TEST_P(StagedTransferTest, SeveralThreadsOnOneContext) {
     std::vector<std::thread> workers;
     for (int t = 0; t < threads; ++t) {
         std::vector<std::vector<std::byte>> inputs;
-        for (int round = 0; round < 6; ++round) inputs.push_back(random_bytes(30000 + static_cast<std::size_t>(t * 997 + round * 31)));
+        for (int round = 0; round < 6; ++round)
+            inputs.push_back(random_bytes(30000 + static_cast<std::size_t>(t * 997 + round * 31)));
         workers.emplace_back([this, t, &failures, inputs = std::move(inputs)] {
             const Queue own(bound_device());
             for (std::size_t round = 0; round < inputs.size(); ++round) {

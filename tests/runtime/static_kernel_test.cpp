@@ -94,8 +94,8 @@ protected:
         const std::size_t max_total = std::min(device.params().max_total_local_size,
                                                kernel.program(device).kernel("probe").max_total_local_sizes().at(0));
         if (product(local) > max_total) {
-            return ::testing::AssertionFailure() << "local size " << fmt::format("{}", fmt::join(local, "x"))
-                                                 << " over the limit " << max_total;
+            return ::testing::AssertionFailure()
+                   << "local size " << fmt::format("{}", fmt::join(local, "x")) << " over the limit " << max_total;
         }
 
         auto counter = Buffer::allocate(device, (total + guard) * sizeof(std::uint32_t));
@@ -147,7 +147,6 @@ protected:
         }
         return ::testing::AssertionSuccess();
     }
-
 };
 
 TEST_P(StaticKernels, SweepOfShapes) {
@@ -158,7 +157,7 @@ TEST_P(StaticKernels, SweepOfShapes) {
         {{100003}, std::nullopt},
         {{7, 13}, std::nullopt},
         {{13, 7}, Sizes{4, 3}},
-        {{5, 3}, Sizes{8, 4}},  // local larger than global
+        {{5, 3}, Sizes{8, 4}},      // local larger than global
         {{3, 70001}, Sizes{1, 1}},  // more groups in dimension 1 than CUDA's y takes
         {{1, 1, 70001}, Sizes{1, 1, 1}},
         {{5, 7, 11}, Sizes{2, 3, 4}},
@@ -199,13 +198,11 @@ TEST_P(StaticKernels, RandomShapes) {
 TEST_P(StaticKernels, SpreadOverRealDimensionsWithinSmallLimits) {
     const BoundDevice device = bound_device();
     const std::vector<Case> cases{
-        {{97, 13}, Sizes{4, 6}},     // 75 groups over 7 x 5 x ..., 24 work items over 8 x 3
-        {{1000}, Sizes{3}},          // 334 groups
-        {{30}, Sizes{1}},            // 30 groups: x and y
-        {{37}, Sizes{1}},            // 37 groups over 7 x 3 x 2: spare groups, no padding in the grid
-        {{2, 37}, Sizes{2, 1}},
-        {{3, 5, 7, 11, 2, 3}, std::nullopt},
-        {{17, 19}, Sizes{2, 16}},    // 32 work items: 8 x 4
+        {{97, 13}, Sizes{4, 6}},  // 75 groups over 7 x 5 x ..., 24 work items over 8 x 3
+        {{1000}, Sizes{3}},       // 334 groups
+        {{30}, Sizes{1}},         // 30 groups: x and y
+        {{37}, Sizes{1}},         // 37 groups over 7 x 3 x 2: spare groups, no padding in the grid
+        {{2, 37}, Sizes{2, 1}},  {{3, 5, 7, 11, 2, 3}, std::nullopt}, {{17, 19}, Sizes{2, 16}},  // 32 work items: 8 x 4
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(describe(c.global, c.local));
@@ -310,8 +307,7 @@ TEST_P(StaticKernels, LocalSizeBeyondTheDeviceLimitNamesBothLimits) {
         FAIL() << "no error";
     } catch (const ArgumentError& e) {
         const std::string message = e.what();
-        EXPECT_NE(message.find(std::to_string(device_max * 2) + " work items per group"), std::string::npos)
-            << message;
+        EXPECT_NE(message.find(std::to_string(device_max * 2) + " work items per group"), std::string::npos) << message;
         EXPECT_NE(message.find("the device allows " + std::to_string(device_max)), std::string::npos) << message;
         EXPECT_NE(message.find("this kernel"), std::string::npos) << message;
     }
@@ -402,8 +398,8 @@ TEST_P(StaticKernels, MalformedSizesAreArgumentErrors) {
     EXPECT_THROW(make(Sizes(StaticKernel::max_dims + 1, 1), std::nullopt), ArgumentError);
     EXPECT_NO_THROW(make(Sizes(StaticKernel::max_dims, 1), std::nullopt));
     // `static` is the kernel's.
-    EXPECT_THROW(StaticKernel(bound_device(), TemplateSource{std::string(probe_source)}, "probe", {4}, std::nullopt,
-                              {}, {{"static", 1}, {"dims", 1}, {"record", false}, {"record_size", 1}}),
+    EXPECT_THROW(StaticKernel(bound_device(), TemplateSource{std::string(probe_source)}, "probe", {4}, std::nullopt, {},
+                              {{"static", 1}, {"dims", 1}, {"record", false}, {"record_size", 1}}),
                  ArgumentError);
     // A launch on a device it was not built for.
     const Context other = Context::from_devices(GetParam().device());

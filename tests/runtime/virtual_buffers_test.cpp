@@ -36,7 +36,6 @@ protected:
         buffer.get(queue(), std::span<std::byte>(out));
         return out;
     }
-
 };
 
 VirtualAllocationStatistics expected(std::vector<std::size_t> real, std::vector<std::size_t> virt) {

@@ -37,11 +37,13 @@ detail::ScalarValue broadcast_element(const HostArray& array, const std::vector<
         if (d >= lead) index[d - lead] = array.shape()[d - lead] == 1 ? 0 : i;
     }
     const std::byte* element = array.data();
-    for (std::size_t d = 0; d < index.size(); ++d) element += static_cast<std::ptrdiff_t>(index[d]) * array.strides()[d];
+    for (std::size_t d = 0; d < index.size(); ++d)
+        element += static_cast<std::ptrdiff_t>(index[d]) * array.strides()[d];
     return detail::ScalarValue::read(std::span<const std::byte>(element, array.dtype().itemsize()), array.dtype());
 }
 
-ViewCase random_view(const Queue& queue, const DType& dtype, const std::string& kind, std::size_t rows, std::size_t columns) {
+ViewCase random_view(const Queue& queue, const DType& dtype, const std::string& kind, std::size_t rows,
+                     std::size_t columns) {
     using S = Slice;
     if (kind == "contiguous") {
         HostArray h = random_host_array(dtype, {rows, columns});

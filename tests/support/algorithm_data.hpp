@@ -26,7 +26,8 @@ struct ViewCase {
     Array device;
     HostArray host;
 };
-ViewCase random_view(const Queue& queue, const DType& dtype, const std::string& kind, std::size_t rows, std::size_t columns);
+ViewCase random_view(const Queue& queue, const DType& dtype, const std::string& kind, std::size_t rows,
+                     std::size_t columns);
 
 /// A contiguous 1-D array in memory kjarni did not allocate (Buffer::from_backend_buffer, as a
 /// view from another library would come), whose first element lies `skip` bytes into a fresh

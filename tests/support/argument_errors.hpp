@@ -27,14 +27,15 @@ std::string read_thrown(Call&& call, Read&& read, const std::string& none) {
 /// The argument named by the ArgumentError that `call` throws; no_argument_error when it returns.
 template <class Call>
 std::string argument_named_by(Call&& call) {
-    return read_thrown<ArgumentError>(call, [](const ArgumentError& e) { return e.argument(); }, no_argument_error);
+    return read_thrown<ArgumentError>(
+        call, [](const ArgumentError& e) { return e.argument(); }, no_argument_error);
 }
 
 /// The message of the ArgumentError that `call` throws; no_argument_error when it returns.
 template <class Call>
 std::string argument_error_message(Call&& call) {
-    return read_thrown<ArgumentError>(call, [](const ArgumentError& e) { return std::string(e.what()); },
-                                      no_argument_error);
+    return read_thrown<ArgumentError>(
+        call, [](const ArgumentError& e) { return std::string(e.what()); }, no_argument_error);
 }
 
 /// Expects `call` to throw an ArgumentError naming `argument`.

@@ -54,7 +54,9 @@ struct Reference {
     std::vector<std::byte> bytes;
 
     Reference(Shape s, std::size_t item) : shape(std::move(s)), itemsize(item), bytes(product(shape) * item) {}
-    const std::byte* at(const std::vector<std::size_t>& index) const { return bytes.data() + flat_index(shape, index) * itemsize; }
+    const std::byte* at(const std::vector<std::size_t>& index) const {
+        return bytes.data() + flat_index(shape, index) * itemsize;
+    }
     std::byte* at(const std::vector<std::size_t>& index) { return bytes.data() + flat_index(shape, index) * itemsize; }
 };
 
@@ -72,8 +74,8 @@ inline Reference reference_of(const Queue& queue, const Array& device) { return 
 /// Shapes equal and every byte equal; names the first element that differs.
 inline ::testing::AssertionResult same_elements(const Reference& got, const Reference& want) {
     if (got.shape != want.shape || got.itemsize != want.itemsize)
-        return ::testing::AssertionFailure() << "shape or itemsize differ: got " << ::testing::PrintToString(got.shape) << " want "
-                                             << ::testing::PrintToString(want.shape);
+        return ::testing::AssertionFailure() << "shape or itemsize differ: got " << ::testing::PrintToString(got.shape)
+                                             << " want " << ::testing::PrintToString(want.shape);
     for (std::size_t k = 0; k < got.bytes.size(); ++k) {
         if (got.bytes[k] != want.bytes[k])
             return ::testing::AssertionFailure() << "element " << k / got.itemsize << " (C order) of shape "
@@ -86,10 +88,10 @@ inline ::testing::AssertionResult same_elements(const Reference& got, const Refe
 enum class ViewKind { contiguous, transposed, strided, reversed };
 inline const char* name_of(ViewKind kind) {
     switch (kind) {
-        case ViewKind::contiguous: return "contiguous";
-        case ViewKind::transposed: return "transposed";
-        case ViewKind::strided: return "strided";
-        case ViewKind::reversed: return "reversed";
+    case ViewKind::contiguous: return "contiguous";
+    case ViewKind::transposed: return "transposed";
+    case ViewKind::strided: return "strided";
+    case ViewKind::reversed: return "reversed";
     }
     return "?";
 }
@@ -124,16 +126,20 @@ inline ViewPair random_view(const Queue& queue, const DType& dtype, const Shape&
         if (kind == ViewKind::reversed) slices.push_back(Slice{n, 0, -1});
     }
     switch (kind) {
-        case ViewKind::contiguous: return {host, device};
-        case ViewKind::transposed: return {host.transpose(), device.transpose()};
-        default: return {host.slice(slices), device.slice(slices)};
+    case ViewKind::contiguous: return {host, device};
+    case ViewKind::transposed: return {host.transpose(), device.transpose()};
+    default: return {host.slice(slices), device.slice(slices)};
     }
 }
 
 /// The dtypes the operations are swept over: itemsizes 1, 2, 4, 8, 12 (a struct) and 16.
 inline std::vector<DType> sweep_dtypes() {
-    return {dtypes::int8, dtypes::float16, dtypes::float32, dtypes::float64,
-            DType::struct_({{"a", dtypes::int32}, {"b", dtypes::float32, {2}}}, {.aligned = true}), dtypes::complex128};
+    return {dtypes::int8,
+            dtypes::float16,
+            dtypes::float32,
+            dtypes::float64,
+            DType::struct_({{"a", dtypes::int32}, {"b", dtypes::float32, {2}}}, {.aligned = true}),
+            dtypes::complex128};
 }
 
 }  // namespace kjarni::test

@@ -105,9 +105,10 @@ public:
               std::size_t size, bool) override {
         std::memmove(bytes_of(dst) + dst_offset, bytes_of(src) + src_offset, size);
     }
-    void fill(backend::Buffer& dst, std::size_t offset, std::size_t size, const void* pattern,
-              std::size_t pattern_size, bool) override {
-        for (std::size_t at = 0; at < size; at += pattern_size) std::memcpy(bytes_of(dst) + offset + at, pattern, pattern_size);
+    void fill(backend::Buffer& dst, std::size_t offset, std::size_t size, const void* pattern, std::size_t pattern_size,
+              bool) override {
+        for (std::size_t at = 0; at < size; at += pattern_size)
+            std::memcpy(bytes_of(dst) + offset + at, pattern, pattern_size);
     }
     std::uintptr_t native_handle() const override { return reinterpret_cast<std::uintptr_t>(this); }
 
@@ -156,14 +157,16 @@ public:
     std::shared_ptr<backend::Buffer> allocate(std::size_t device_index, std::size_t size) override {
         return std::make_shared<FakeBuffer>(device_index, size, live_buffers);
     }
-    std::shared_ptr<backend::HostAllocation> allocate_host(std::size_t size, backend::HostAllocationFlags flags) override {
+    std::shared_ptr<backend::HostAllocation> allocate_host(std::size_t size,
+                                                           backend::HostAllocationFlags flags) override {
         return std::make_shared<FakeHostAllocation>(size, flags, live_host_allocations);
     }
     bool can_access_peer(std::size_t, std::size_t) const override { return false; }
     backend::BuildOutput build(std::size_t, const std::string&, const backend::BuildOptions&) override {
         throw UnsupportedError("the fake API compiles nothing");
     }
-    std::shared_ptr<backend::Module> load(std::size_t, std::span<const std::byte>, const backend::BuildOptions&) override {
+    std::shared_ptr<backend::Module> load(std::size_t, std::span<const std::byte>,
+                                          const backend::BuildOptions&) override {
         throw UnsupportedError("the fake API compiles nothing");
     }
     std::string compiler_identity(std::size_t) const override {
@@ -191,7 +194,8 @@ public:
     std::shared_ptr<backend::Device> device_from_native(std::uintptr_t) const override {
         return platforms_[0]->devices()[0];
     }
-    std::shared_ptr<backend::Context> create_context(std::span<const std::shared_ptr<backend::Device>> devices) override {
+    std::shared_ptr<backend::Context> create_context(
+        std::span<const std::shared_ptr<backend::Device>> devices) override {
         return std::make_shared<FakeContext>(*this, std::vector(devices.begin(), devices.end()));
     }
     std::shared_ptr<backend::Context> context_from_native(std::span<const std::uintptr_t>, bool) override {

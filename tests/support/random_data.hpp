@@ -23,7 +23,8 @@ std::vector<T> random_vector(std::size_t count, T low, T high) {
         std::uniform_real_distribution<T> distribution(low, high);
         for (auto& v : values) v = distribution(random_engine());
     } else {
-        std::uniform_int_distribution<long long> distribution(static_cast<long long>(low), static_cast<long long>(high));
+        std::uniform_int_distribution<long long> distribution(static_cast<long long>(low),
+                                                              static_cast<long long>(high));
         for (auto& v : values) v = static_cast<T>(distribution(random_engine()));
     }
     return values;

@@ -11,7 +11,11 @@ using kjarni::test::expect_render_error;
 using kjarni::test::render;
 
 TEST(Errors, UnknownName) {
-    expect_render_error([] { render("line one\n  a = ${ b + missing };\n", {{"b", 1}}); }, 2, 14, "name 'missing' is not defined");
+    expect_render_error(
+        [] {
+            render("line one\n  a = ${ b + missing };\n", {{"b", 1}});
+        },
+        2, 14, "name 'missing' is not defined");
     expect_render_error([] { render("% if flag:\nx\n% endif\n"); }, 1, 6, "name 'flag' is not defined");
 }
 
@@ -27,7 +31,8 @@ TEST(Errors, RenderErrorSaysEverything) {
         EXPECT_EQ(e.global_names(), (std::vector<std::string>{"alpha", "beta"}));
         EXPECT_EQ(e.source_line(), "x ${nope}");
         std::string what = e.what();
-        EXPECT_NE(what.find("template 'test', line 2, column 5: name 'nope' is not defined"), std::string::npos) << what;
+        EXPECT_NE(what.find("template 'test', line 2, column 5: name 'nope' is not defined"), std::string::npos)
+            << what;
         EXPECT_NE(what.find("render globals: alpha, beta"), std::string::npos) << what;
         const kjarni::Error& base = e;  // part of the one hierarchy
         (void)base;
@@ -63,9 +68,11 @@ TEST(Errors, BadSyntax) {
                         "assignment to an attribute is not supported");
     expect_render_error([] { Template::from_string("<% del d.a %>"); }, 1, 9, "del takes names and items");
     expect_render_error([] { Template::from_string("<% import os %>"); }, 1, 11, "no module named 'os'");
-    expect_render_error([] { Template::from_string("<% class A: pass %>"); }, 1, 4, "the 'class' statement is not supported");
+    expect_render_error([] { Template::from_string("<% class A: pass %>"); }, 1, 4,
+                        "the 'class' statement is not supported");
     expect_render_error([] { Template::from_string("<%\nreturn 1\n%>"); }, 2, 1, "'return' outside function");
-    expect_render_error([] { Template::from_string("<%\ndef f(a, a):\n    pass\n%>"); }, 2, 10, "duplicate argument 'a'");
+    expect_render_error([] { Template::from_string("<%\ndef f(a, a):\n    pass\n%>"); }, 2, 10,
+                        "duplicate argument 'a'");
     expect_render_error([] { Template::from_string("${f'{1 + }'}"); }, 1, 10, "invalid syntax");
     expect_render_error([] { Template::from_string("${f'{x!z}'}"); }, 1, 7, "invalid conversion character");
     expect_render_error([] { Template::from_string("${f'{'}"); }, 1, 5, "expecting '}'");
@@ -97,7 +104,8 @@ TEST(Errors, MismatchedBlockEnds) {
 
 TEST(Errors, WrongArgumentCount) {
     const std::string defs = "<%def name=\"f(a, b=2)\">${a}${b}</%def>\n";
-    expect_render_error([&] { render(defs + "${f(1, 2, 3)}"); }, 2, 4, "f() takes 2 positional arguments but 3 were given");
+    expect_render_error([&] { render(defs + "${f(1, 2, 3)}"); }, 2, 4,
+                        "f() takes 2 positional arguments but 3 were given");
     expect_render_error([&] { render(defs + "\n  ${f()}"); }, 3, 6, "f() missing 1 required argument: 'a'");
     expect_render_error([&] { render(defs + "${f(1, c=3)}"); }, 2, 4, "unexpected keyword argument 'c'");
     expect_render_error([&] { render(defs + "${f(1, a=3)}"); }, 2, 4, "multiple values for argument 'a'");
@@ -139,7 +147,8 @@ TEST(Errors, ErrorsInSnippetsNameTheSnippet) {
 }
 
 TEST(Errors, RunawayRecursionIsStopped) {
-    expect_render_error([] { render("<%def name=\"f(n)\">${f(n + 1)}</%def>${f(0)}"); }, 1, 22, "maximum call depth exceeded");
+    expect_render_error([] { render("<%def name=\"f(n)\">${f(n + 1)}</%def>${f(0)}"); }, 1, 22,
+                        "maximum call depth exceeded");
 }
 
 TEST(Errors, DeepNestingIsRejected) {
@@ -195,15 +204,18 @@ TEST(Values, ConstructionFromCpp) {
 // lambdas, caller bodies, formatting (an operator's error points at the operator, a call's at '(').
 TEST(Errors, PositionsInsideBlocksFiltersAndComprehensions) {
     expect_render_error([] { render("a\n<%\n    x = 1\n    y = x // 0\n%>"); }, 4, 11, "division by zero");
-    expect_render_error([] { render("<%\n    for i in range(3):\n        z = nope\n%>"); }, 3, 13, "name 'nope' is not defined");
+    expect_render_error([] { render("<%\n    for i in range(3):\n        z = nope\n%>"); }, 3, 13,
+                        "name 'nope' is not defined");
     expect_render_error([] { render("x\n  ${'a' | nofilter}"); }, 2, 11, "name 'nofilter' is not defined");
     expect_render_error([] { render("${[1 // i for i in range(2)]}"); }, 1, 6, "division by zero");
-    expect_render_error([] { render("<% f = lambda v: v.nope %>\n${f(1)}"); }, 1, 19, "'int' object has no attribute 'nope'");
+    expect_render_error([] { render("<% f = lambda v: v.nope %>\n${f(1)}"); }, 1, 19,
+                        "'int' object has no attribute 'nope'");
     expect_render_error([] { render("${'%d' % 'x'}"); }, 1, 8, "%d format: a real number is required, not str");
-    expect_render_error([] { render("${'{:q}'.format(1)}"); }, 1, 16, "Unknown format code 'q' for object of type 'int'");
+    expect_render_error([] { render("${'{:q}'.format(1)}"); }, 1, 16,
+                        "Unknown format code 'q' for object of type 'int'");
     expect_render_error(
-        [] { render("<%def name=\"f()\">${caller.body()}</%def>\n<%call expr=\"f()\">\n  ${1 + 'a'}\n</%call>"); }, 3, 7,
-        "unsupported operand types for +: 'int' and 'str'");
+        [] { render("<%def name=\"f()\">${caller.body()}</%def>\n<%call expr=\"f()\">\n  ${1 + 'a'}\n</%call>"); }, 3,
+        7, "unsupported operand types for +: 'int' and 'str'");
 }
 
 TEST(Errors, RenderErrorOfABlockCarriesTheSourceLineAndGlobals) {

@@ -15,7 +15,8 @@ using kjarni::test::render;
 TEST(Functions, ErrorsInsideAFunctionPointIntoItsBody) {
     expect_render_error([] { render("<%\ndef f(x):\n    return x + 'a'\n%>${f(1)}"); }, 3, 0,
                         "unsupported operand types for +: 'int' and 'str'");
-    expect_render_error([] { render("<%\ndef f(x):\n    return x\n%>${f()}"); }, 4, 0, "f() missing required argument 'x'");
+    expect_render_error([] { render("<%\ndef f(x):\n    return x\n%>${f()}"); }, 4, 0,
+                        "f() missing required argument 'x'");
     expect_render_error([] { render("<%\ndef f(x):\n    return x\n%>${f(1, y=2)}"); }, 4, 0,
                         "f() got an unexpected keyword argument 'y'");
     expect_render_error([] { render("<%\ndef f(*a):\n    pass\n%>"); }, 2, 7, "*args and **kwargs");
@@ -30,13 +31,13 @@ TEST(Functions, AClosureOutlivingItsScopeIsRefused) {
     // inner() holds make()'s scope weakly (a strong hold would be a reference cycle): calling it
     // after make() returned is refused, not answered from the wrong scope.
     expect_render_error(
-        [] {
-            render("<%\ndef make(k):\n    def inner():\n        return k\n    return inner\ng = make(3)\n%>${g()}");
-        },
+        [] { render("<%\ndef make(k):\n    def inner():\n        return k\n    return inner\ng = make(3)\n%>${g()}"); },
         7, 0, "inner() was called after the scope that defined it ended");
     // Called while its scope lives, it sees that scope's variables as they are then (late binding).
-    EXPECT_EQ(render("<%\ndef make(k):\n    def inner():\n        return k\n    k = k * 10\n    return inner()\n%>${make(3)}"),
-              "30");
+    EXPECT_EQ(
+        render(
+            "<%\ndef make(k):\n    def inner():\n        return k\n    k = k * 10\n    return inner()\n%>${make(3)}"),
+        "30");
 }
 
 TEST(Functions, ModuleBlocksRunOncePerRenderAndSeeNoGlobals) {
@@ -64,8 +65,9 @@ TEST(Functions, SelfLocalAndCustomTags) {
     expect_render_error([] { render("${self.nope()}"); }, 1, 0, "'Namespace' object has no attribute 'nope'");
     EXPECT_EQ(render("<%def name=\"box(w)\">(${w}:${caller.body()})</%def><%self:box w=\"${1 + 1}\">in</%self:box>"),
               "(2:in)");
-    expect_render_error([] { render("<%def name=\"box(w)\">${caller.body()}</%def>\n<%self:box w=\"${1 +}\">x</%self:box>"); },
-                        2, 0, "invalid syntax");
+    expect_render_error(
+        [] { render("<%def name=\"box(w)\">${caller.body()}</%def>\n<%self:box w=\"${1 +}\">x</%self:box>"); }, 2, 0,
+        "invalid syntax");
 }
 
 TEST(Functions, DefFilterAttribute) {

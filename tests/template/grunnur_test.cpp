@@ -56,17 +56,20 @@ TEST(GrunnurTutorial, ComplexMultiplicationThroughAModule) {
     // The module renders as "\n" + body + "\n" (grunnur's def adds the newlines), then a newline
     // joins it to the main code.
     const std::size_t body_end = expected.find("}\n\n\n\n    KERNEL") + 1;
-    auto mul = Module::from_callable({"prefix"}, [&] {
-        std::string body = expected.substr(1, body_end - 1);
-        body.replace(body.find("_mod_add_or_mul_0_"), 18, "${prefix}");
-        return body;
-    }, "add_or_mul");
+    auto mul = Module::from_callable(
+        {"prefix"},
+        [&] {
+            std::string body = expected.substr(1, body_end - 1);
+            body.replace(body.find("_mod_add_or_mul_0_"), 18, "${prefix}");
+            return body;
+        },
+        "add_or_mul");
     EXPECT_EQ(render_with_modules(std::string(multiply_them), {}, {{"ctype", "float2"}, {"mul", mul}}), expected);
 }
 
 TEST(GrunnurTutorial, Snippet) {
-    auto add = Snippet::from_callable({"varname"}, [] { return "\n    ${varname} + ${num}\n    "; }, "_snippet",
-                                      {{"num", 1}});
+    auto add =
+        Snippet::from_callable({"varname"}, [] { return "\n    ${varname} + ${num}\n    "; }, "_snippet", {{"num", 1}});
     const std::string src = R"(
     KERNEL void test(GLOBAL_MEM int *arr)
     {
@@ -79,14 +82,16 @@ TEST(GrunnurTutorial, Snippet) {
 }
 
 TEST(GrunnurTutorial, Module) {
-    auto add = Module::from_callable({"prefix", "arg"}, [] {
-        return R"(
+    auto add = Module::from_callable({"prefix", "arg"},
+                                     [] {
+                                         return R"(
     FUNCTION int ${prefix}(int x)
     {
         return x + ${num} + ${arg};
     }
     )";
-    }, "foobar", {{"num", 1}});
+                                     },
+                                     "foobar", {{"num", 1}});
     const std::string src = R"(
     KERNEL void test(GLOBAL_MEM int *arr)
     {
@@ -100,13 +105,15 @@ TEST(GrunnurTutorial, Module) {
 
 TEST(GrunnurTutorial, OtherConstructors) {
     auto add = Snippet(DefTemplate::from_string("_func", {"varname"}, "${varname} + ${num}"), {{"num", 1}});
-    EXPECT_EQ(render_with_modules(std::string("y = ${add('x')};"), {}, {{"add", add}}), grunnur_renders("other_snippet"));
+    EXPECT_EQ(render_with_modules(std::string("y = ${add('x')};"), {}, {{"add", add}}),
+              grunnur_renders("other_snippet"));
     auto mod = Module::from_string(R"(
     FUNCTION int ${prefix}(int x)
     {
         return x + ${num};
     }
-    )", "_module", {{"num", 1}});
+    )",
+                                   "_module", {{"num", 1}});
     EXPECT_EQ(render_with_modules(std::string("y = ${add}(x);"), {}, {{"add", mod}}), grunnur_renders("other_module"));
 }
 
@@ -114,12 +121,16 @@ TEST(GrunnurTutorial, NontrivialTree) {
     auto base_rng = Module::from_string("uint ${prefix}(State* s);\n", "base_rng");
     auto uniform = Snippet::from_callable({"s"}, [] { return "(${rng}(${s}) * ${scale})"; }, "uniform",
                                           {{"rng", base_rng}, {"scale", 0.5}});
-    auto normal = Module::from_callable(
-        {"prefix"}, [] { return "float ${prefix}(State* s) { return ${uniform('s')} + ${uniform('s')}; }\n"; }, "normal",
-        {{"uniform", uniform}});
-    auto gamma = Module::from_callable(
-        {"prefix"}, [] { return "float ${prefix}(State* s) { return ${normal}(s) * ${uniform('s')}; }\n"; }, "gamma",
-        {{"uniform", uniform}, {"normal", normal}});
+    auto normal =
+        Module::from_callable({"prefix"},
+                              [] {
+                                  return "float ${prefix}(State* s) { return ${uniform('s')} + ${uniform('s')}; }\n";
+                              },
+                              "normal", {{"uniform", uniform}});
+    auto gamma =
+        Module::from_callable({"prefix"},
+                              [] { return "float ${prefix}(State* s) { return ${normal}(s) * ${uniform('s')}; }\n"; },
+                              "gamma", {{"uniform", uniform}, {"normal", normal}});
     auto main = Snippet::from_callable({}, [] { return "KERNEL void k() { ${base_rng}(&st); ${gamma}(&st); }"; },
                                        "PureParallel", {{"base_rng", base_rng}, {"gamma", gamma}});
     EXPECT_EQ(render_with_modules(main), grunnur_renders("nontrivial"));
@@ -127,9 +138,10 @@ TEST(GrunnurTutorial, NontrivialTree) {
 
 TEST(GrunnurModules, SameArgumentsRenderOnceOtherArgumentsAgain) {
     auto point = Module::from_string("typedef struct { float x, y; } ${prefix};\n", "point");
-    auto norm2 = Module::from_callable(
-        {"prefix", "t"}, [] { return "FUNCTION ${t} ${prefix}(${point} p) { return p.x * p.x + p.y * p.y; }\n"; },
-        "norm2", {{"point", point}});
+    auto norm2 =
+        Module::from_callable({"prefix", "t"},
+                              [] { return "FUNCTION ${t} ${prefix}(${point} p) { return p.x * p.x + p.y * p.y; }\n"; },
+                              "norm2", {{"point", point}});
     const std::string src = R"(
     KERNEL void k(GLOBAL_MEM ${point} *p, GLOBAL_MEM float *out, GLOBAL_MEM double *out2)
     {
@@ -149,7 +161,8 @@ TEST(GrunnurModules, GlobalClashingWithASnippetsOwnIsAnError) {
 
 TEST(GrunnurModules, Rules) {
     auto s = Snippet::from_string("<${n}>", "s", {{"n", 5}});
-    EXPECT_EQ(render_with_modules(std::string("${s} ${s()}"), {}, {{"s", s}}), grunnur_renders("rule_snippet_without_parens"));
+    EXPECT_EQ(render_with_modules(std::string("${s} ${s()}"), {}, {{"s", s}}),
+              grunnur_renders("rule_snippet_without_parens"));
 
     auto root = Snippet::from_callable({"a"}, [] { return "${a}${b}${c}"; }, "root", {{"b", 2}, {"c", 3}});
     EXPECT_EQ(render_with_modules(root, {1}, {{"d", 4}}), grunnur_renders("rule_snippet_as_root"));
@@ -161,8 +174,10 @@ TEST(GrunnurModules, Rules) {
                                   {{"m", m}, {"user1", user1}, {"user2", user2}}),
               grunnur_renders("rule_module_without_args_once"));
 
-    auto c = Module::from_callable({"prefix", "v"}, [] { return "#define ${prefix} ${v}\n"; }, "c");
-    EXPECT_EQ(render_with_modules(std::string("${c(1)} ${c(1)} ${c(2)} ${c(1.0)} ${c(True)} ${c('1')}"), {}, {{"c", c}}),
+    auto c = Module::from_callable(
+        {"prefix", "v"}, [] { return "#define ${prefix} ${v}\n"; }, "c");
+    EXPECT_EQ(render_with_modules(std::string("${c(1)} ${c(1)} ${c(2)} ${c(1.0)} ${c(True)} ${c('1')}"), {},
+                                  {{"c", c}}),
               grunnur_renders("rule_module_once_per_arguments"));
 
     auto leaf = Module::from_string("leaf ${prefix}\n", "leaf");

@@ -20,16 +20,19 @@ TEST(Language, Substitution) {
 }
 
 TEST(Language, LiteralsPrintAsPython) {
-    EXPECT_EQ(render("${1.5} ${2.0} ${1e16} ${1.5e-5} ${0.1} ${-0.0} ${123.0}"), "1.5 2.0 1e+16 1.5e-05 0.1 -0.0 123.0");
+    EXPECT_EQ(render("${1.5} ${2.0} ${1e16} ${1.5e-5} ${0.1} ${-0.0} ${123.0}"),
+              "1.5 2.0 1e+16 1.5e-05 0.1 -0.0 123.0");
     EXPECT_EQ(render("${True} ${False} ${None}"), "True False None");
     EXPECT_EQ(render("${0x1F} ${'a' \"b\"} ${'it\\'s'} ${\"tab\\there\"}"), "31 ab it's tab\there");
-    EXPECT_EQ(render("${[1, 'a', 2.5]} ${(1,)} ${(1, 2)} ${()} ${{'k': [None]}}"), "[1, 'a', 2.5] (1,) (1, 2) () {'k': [None]}");
+    EXPECT_EQ(render("${[1, 'a', 2.5]} ${(1,)} ${(1, 2)} ${()} ${{'k': [None]}}"),
+              "[1, 'a', 2.5] (1,) (1, 2) () {'k': [None]}");
 }
 
 TEST(Language, Arithmetic) {
     EXPECT_EQ(render("${1 + 2 * 3} ${(1 + 2) * 3} ${7 / 2} ${7 // 2} ${-7 // 2} ${7 % 3} ${-7 % 3} ${7 % -3}"),
               "7 9 3.5 3 -4 1 2 -2");
-    EXPECT_EQ(render("${2 ** 10} ${2 ** -1} ${-2 ** 2} ${2 ** 3 ** 2} ${7.5 // 2} ${-7.5 % 2}"), "1024 0.5 -4 512 3.0 0.5");
+    EXPECT_EQ(render("${2 ** 10} ${2 ** -1} ${-2 ** 2} ${2 ** 3 ** 2} ${7.5 // 2} ${-7.5 % 2}"),
+              "1024 0.5 -4 512 3.0 0.5");
     EXPECT_EQ(render("${1 << 4} ${256 >> 2} ${6 & 3} ${(6 | 3)} ${6 ^ 3} ${~5} ${+3} ${-(-3)}"), "16 64 2 7 5 -6 3 3");
     EXPECT_EQ(render("${1 + 0.5} ${True + 1} ${10 / 4}"), "1.5 2 2.5");
 }
@@ -37,34 +40,41 @@ TEST(Language, Arithmetic) {
 TEST(Language, StringsAndLists) {
     EXPECT_EQ(render("${'ab' + 'cd'} ${'ab' * 3} ${2 * 'x'} ${[1] + [2]} ${[0] * 3} ${(1,) + (2,)}"),
               "abcd ababab xx [1, 2] [0, 0, 0] (1, 2)");
-    EXPECT_EQ(render("${'abc'[1]} ${'abc'[-1]} ${[1, 2, 3][1:]} ${'hello'[::-1]} ${[1, 2, 3, 4][1:3]} ${'abcdef'[::2]}"),
+    EXPECT_EQ(render(
+                  "${'abc'[1]} ${'abc'[-1]} ${[1, 2, 3][1:]} ${'hello'[::-1]} ${[1, 2, 3, 4][1:3]} ${'abcdef'[::2]}"),
               "b c [2, 3] olleh [2, 3] ace");
     EXPECT_EQ(render("${', '.join(['a', 'b'])} ${'Ab'.upper()} ${'Ab'.lower()} ${'a-b'.replace('-', '_')}"),
               "a, b AB ab a_b");
-    EXPECT_EQ(render("${'abc'.startswith('ab')} ${'abc'.endswith('x')} ${'  s '.strip()} ${'a,b'.split(',')} ${'a b'.split()}"),
-              "True False s ['a', 'b'] ['a', 'b']");
+    EXPECT_EQ(
+        render(
+            "${'abc'.startswith('ab')} ${'abc'.endswith('x')} ${'  s '.strip()} ${'a,b'.split(',')} ${'a b'.split()}"),
+        "True False s ['a', 'b'] ['a', 'b']");
 }
 
 TEST(Language, ComparisonsAndLogic) {
     EXPECT_EQ(render("${1 < 2} ${2 <= 1} ${1 == 1.0} ${'a' != 'b'} ${1 < 2 < 3} ${3 > 2 > 2} ${[1, 2] < [1, 3]}"),
               "True False True True True False True");
-    EXPECT_EQ(render("${2 in [1, 2]} ${'b' in 'abc'} ${'k' in {'k': 1}} ${3 not in [1]} ${None is None} ${1 is not None}"),
+    EXPECT_EQ(render(
+                  "${2 in [1, 2]} ${'b' in 'abc'} ${'k' in {'k': 1}} ${3 not in [1]} ${None is None} ${1 is not None}"),
               "True True True True True True");
     EXPECT_EQ(render("${1 and 2} ${0 and 2} ${0 or 'x'} ${'' or 0} ${not 0} ${not [1]}"), "2 0 x 0 True False");
     EXPECT_EQ(render("${'yes' if 1 > 0 else 'no'} ${'yes' if [] else 'no'} ${1 if 0 else 2 if 0 else 3}"), "yes no 3");
 }
 
 TEST(Language, Truthiness) {
-    EXPECT_EQ(render("${bool(0)} ${bool(0.0)} ${bool('')} ${bool([])} ${bool({})} ${bool(None)} ${bool('0')} ${bool([0])}"),
-              "False False False False False False True True");
+    EXPECT_EQ(
+        render("${bool(0)} ${bool(0.0)} ${bool('')} ${bool([])} ${bool({})} ${bool(None)} ${bool('0')} ${bool([0])}"),
+        "False False False False False False True True");
 }
 
 TEST(Language, Builtins) {
     EXPECT_EQ(render("${range(3)} ${range(1, 4)} ${range(10, 0, -3)} ${len('abc')} ${len([1, 2])} ${len({'a': 1})}"),
               "[0, 1, 2] [1, 2, 3] [10, 7, 4, 1] 3 2 1");
-    EXPECT_EQ(render("${str(1.0) + 'f'} ${int('42')} ${int(3.9)} ${int(-3.9)} ${int('ff', 16)} ${float('1.5')} ${float(2)}"),
-              "1.0f 42 3 -3 255 1.5 2.0");
-    EXPECT_EQ(render("${min(3, 1, 2)} ${max([3, 1, 2])} ${abs(-2)} ${abs(-2.5)} ${sum([1, 2, 3])} ${sorted([3, 1, 2])}"),
+    EXPECT_EQ(
+        render("${str(1.0) + 'f'} ${int('42')} ${int(3.9)} ${int(-3.9)} ${int('ff', 16)} ${float('1.5')} ${float(2)}"),
+        "1.0f 42 3 -3 255 1.5 2.0");
+    EXPECT_EQ(render(
+                  "${min(3, 1, 2)} ${max([3, 1, 2])} ${abs(-2)} ${abs(-2.5)} ${sum([1, 2, 3])} ${sorted([3, 1, 2])}"),
               "1 3 2 2.5 6 [1, 2, 3]");
     EXPECT_EQ(render("${list(enumerate(['a', 'b']))} ${enumerate('ab', 1)} ${zip([1, 2], 'ab')} ${list('ab')} "
                      "${tuple([1])} ${reversed([1, 2])} ${repr('x')}"),
@@ -78,16 +88,15 @@ TEST(Language, DictMethods) {
 }
 
 TEST(Language, IfElifElse) {
-    const std::string src =
-        "begin\n"
-        "% if x > 2:\n"
-        "big\n"
-        "% elif x == 2:\n"
-        "two\n"
-        "% else:\n"
-        "small\n"
-        "% endif\n"
-        "end\n";
+    const std::string src = "begin\n"
+                            "% if x > 2:\n"
+                            "big\n"
+                            "% elif x == 2:\n"
+                            "two\n"
+                            "% else:\n"
+                            "small\n"
+                            "% endif\n"
+                            "end\n";
     EXPECT_EQ(render(src, {{"x", 3}}), "begin\nbig\nend\n");
     EXPECT_EQ(render(src, {{"x", 2}}), "begin\ntwo\nend\n");
     EXPECT_EQ(render(src, {{"x", 1}}), "begin\nsmall\nend\n");
@@ -108,17 +117,16 @@ TEST(Language, ForLoops) {
 }
 
 TEST(Language, NestedControlFlow) {
-    const std::string src =
-        "% for i in range(4):\n"
-        "%   if i % 2 == 0:\n"
-        "%     for j in range(i):\n"
-        "${i}${j} \\\n"
-        "%     endfor\n"
-        "even\n"
-        "%   else:\n"
-        "odd\n"
-        "%   endif\n"
-        "% endfor\n";
+    const std::string src = "% for i in range(4):\n"
+                            "%   if i % 2 == 0:\n"
+                            "%     for j in range(i):\n"
+                            "${i}${j} \\\n"
+                            "%     endfor\n"
+                            "even\n"
+                            "%   else:\n"
+                            "odd\n"
+                            "%   endif\n"
+                            "% endfor\n";
     EXPECT_EQ(render(src), "even\nodd\n20 21 even\nodd\n");
 }
 
@@ -138,13 +146,12 @@ TEST(Language, DoublePercentIsALiteralPercent) {
 }
 
 TEST(Language, Defs) {
-    const std::string src =
-        "<%def name=\"add(a, b=1)\">\n"
-        "${a} + ${b}\\\n"
-        "</%def>\n"
-        "x = ${add(2)};\n"
-        "y = ${add(2, 3)};\n"
-        "z = ${add(b=5, a=4)};\n";
+    const std::string src = "<%def name=\"add(a, b=1)\">\n"
+                            "${a} + ${b}\\\n"
+                            "</%def>\n"
+                            "x = ${add(2)};\n"
+                            "y = ${add(2, 3)};\n"
+                            "z = ${add(b=5, a=4)};\n";
     // As in Mako: the def's body starts with the newline after its tag.
     EXPECT_EQ(render(src), "\nx = \n2 + 1;\ny = \n2 + 3;\nz = \n4 + 5;\n");
 }
@@ -155,11 +162,10 @@ TEST(Language, InlineDef) {
 }
 
 TEST(Language, DefsCallingDefs) {
-    const std::string src =
-        "<%def name=\"square(x)\">${x} * ${x}</%def>\n"
-        "<%def name=\"sum_of_squares(a, b)\">${square(a)} + ${square(b)}</%def>\n"
-        "<%def name=\"count(n)\">${n}${count(n - 1) if n > 0 else ''}</%def>\n"
-        "${sum_of_squares('x', 'y')}; ${count(5)}";
+    const std::string src = "<%def name=\"square(x)\">${x} * ${x}</%def>\n"
+                            "<%def name=\"sum_of_squares(a, b)\">${square(a)} + ${square(b)}</%def>\n"
+                            "<%def name=\"count(n)\">${n}${count(n - 1) if n > 0 else ''}</%def>\n"
+                            "${sum_of_squares('x', 'y')}; ${count(5)}";
     // As in Mako, a def called in an expression writes its text and returns an empty string.
     EXPECT_EQ(render(src), "\n\n\nx * x + y * y; 543210");
 }

@@ -24,7 +24,8 @@ Globals line_end_globals() {
 
 std::string from_hex(const std::string& hex) {
     std::string out;
-    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+        out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
     return out;
 }
 
@@ -55,8 +56,10 @@ TEST(LineEnds, RandomTemplatesRenderAsMako) {
         }
         try {
             const std::string got = render(source, globals);
-            EXPECT_EQ(got, from_hex(expected)) << "case " << index << ":\n" << shown(source) << "\n--- kjarni:\n"
-                                               << shown(got) << "\n--- Mako:\n" << shown(from_hex(expected));
+            EXPECT_EQ(got, from_hex(expected)) << "case " << index << ":\n"
+                                               << shown(source) << "\n--- kjarni:\n"
+                                               << shown(got) << "\n--- Mako:\n"
+                                               << shown(from_hex(expected));
         } catch (const RenderError& e) {
             ADD_FAILURE() << "case " << index << " refused: " << e.what() << "\n" << shown(source);
         }

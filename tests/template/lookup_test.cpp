@@ -108,7 +108,8 @@ TEST_F(Lookup, TagErrorsPointAtTheTag) {
                         "not found");
     expect_render_error([&] { l.from_string("<%namespace file=\"leaf.mako\" import=\"nodef\"/>${nodef()}").render(); },
                         1, 1, "has no def 'nodef'");
-    expect_render_error([] { Template::from_string("<%include file=\"${x}\"/>"); }, 1, 17, "an expression in the 'file'");
+    expect_render_error([] { Template::from_string("<%include file=\"${x}\"/>"); }, 1, 17,
+                        "an expression in the 'file'");
     expect_render_error([] { Template::from_string("<%include file=\"a\" args=\"1\"/>"); }, 1, 26, "keyword arguments");
     expect_render_error([] { Template::from_string("<%include file=\"a\">x"); }, 1, 1, "with a body is not supported");
     expect_render_error([] { Template::from_string("<%inherit file=\"a\"/><%inherit file=\"b\"/>"); }, 1, 21,
@@ -140,7 +141,8 @@ TEST_F(Lookup, AssociatedFileFindsItsSiblings) {
 // template_peers): the same texts under the same URIs, alone and beside corpus/lib.
 std::string from_hex(const std::string& hex) {
     std::string out;
-    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+        out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
     return out;
 }
 
@@ -148,15 +150,15 @@ TEST(EmbeddedTemplates, RenderAsMakosPutString) {
     const fs::path data = fs::path(KJARNI_TEST_DATA_DIR).parent_path();
     std::ifstream in(data / "embedded" / "cases.txt", std::ios::binary);
     ASSERT_TRUE(in);
-    const std::map<std::string, TemplateLookup> lookups{
-        {"strings", TemplateLookup::without_directories()},
-        {"mixed", TemplateLookup({data / "corpus" / "lib"})}};
+    const std::map<std::string, TemplateLookup> lookups{{"strings", TemplateLookup::without_directories()},
+                                                        {"mixed", TemplateLookup({data / "corpus" / "lib"})}};
     const Globals globals{{"n", 4}, {"ctype", "float"}, {"names", kjarni::Value{"x", "y", "z"}}};
     std::size_t rendered = 0, refused = 0;
     for (std::string line; std::getline(in, line);) {
         std::vector<std::string> f;
         std::size_t at = 0;
-        for (std::size_t tab; (tab = line.find('\t', at)) != std::string::npos; at = tab + 1) f.push_back(line.substr(at, tab - at));
+        for (std::size_t tab; (tab = line.find('\t', at)) != std::string::npos; at = tab + 1)
+            f.push_back(line.substr(at, tab - at));
         f.push_back(line.substr(at));
         ASSERT_EQ(f.size(), 4u) << line;
         const TemplateLookup& lookup = lookups.at(f[1]);

@@ -26,11 +26,11 @@ TEST(Snippets, RenderGlobalsClashingWithTheSnippetsOwnAreAnError) {
 TEST(Modules, KeywordArgumentsAreArgumentsToo) {
     // grunnur's modules take positional arguments only; kjarni's take keywords as well, and a
     // rendering is reused for equal keyword arguments.
-    auto c = Module::from_callable({"prefix", "v"}, [] { return "#define ${prefix} ${v}"; }, "c");
+    auto c = Module::from_callable(
+        {"prefix", "v"}, [] { return "#define ${prefix} ${v}"; }, "c");
     std::string out = render_with_modules(std::string("${c(v=2)} ${c(v=2)} ${c(2)} ${c(v=3)}"), {}, {{"c", c}});
-    EXPECT_EQ(out,
-              "\n#define _mod_c_0_ 2\n\n\n#define _mod_c_1_ 2\n\n\n#define _mod_c_2_ 3\n\n"
-              "\n_mod_c_0_ _mod_c_0_ _mod_c_1_ _mod_c_2_\n");
+    EXPECT_EQ(out, "\n#define _mod_c_0_ 2\n\n\n#define _mod_c_1_ 2\n\n\n#define _mod_c_2_ 3\n\n"
+                   "\n_mod_c_0_ _mod_c_0_ _mod_c_1_ _mod_c_2_\n");
 }
 
 TEST(Modules, ADefMustTakeThePrefix) { EXPECT_THROW(Module(DefTemplate::from_string("m", {}, "x")), kjarni::Error); }
@@ -50,8 +50,11 @@ TEST(Modules, ErrorsInsideModulesNameTheModule) {
 
 TEST(Modules, UsedOutsideModuleProcessingIsAnError) {
     auto m = Module::from_string("", "m");
-    kjarni::test::expect_render_error([&] { kjarni::test::render("${m}", {{"m", m}}); }, 1, 1,
-                                      "without module processing");
+    kjarni::test::expect_render_error(
+        [&] {
+            kjarni::test::render("${m}", {{"m", m}});
+        },
+        1, 1, "without module processing");
 }
 
 TEST(Modules, CallablesFromCpp) {
@@ -62,5 +65,6 @@ TEST(Modules, CallablesFromCpp) {
                })},
               {"thrower", Value([](const Args&) -> Value { throw std::runtime_error("boom"); })}};
     EXPECT_EQ(render_with_modules(std::string("${twice(21)} ${kw()} ${kw(k=1.5)}"), {}, g), "\n\n42 none 1.5\n");
-    kjarni::test::expect_render_error([&] { render_with_modules(std::string("x ${thrower()}"), {}, g); }, 1, 12, "boom");
+    kjarni::test::expect_render_error([&] { render_with_modules(std::string("x ${thrower()}"), {}, g); }, 1, 12,
+                                      "boom");
 }

@@ -42,14 +42,13 @@ TEST(Mutation, ContainersMadeByARenderAreFreshEachRender) {
 }
 
 TEST(Mutation, ThreadsRenderingOneTemplateDoNotSeeEachOthersChanges) {
-    const Template t = Template::from_string(
-        "<%\nacc = list(base)\n"
-        "for i in range(200):\n"
-        "    acc.append(i * k)\n"
-        "d = {}\n"
-        "for v in acc:\n"
-        "    d[v % 7] = d.get(v % 7, 0) + 1\n"
-        "%>${sum(acc)} ${sorted(d.items())}");
+    const Template t = Template::from_string("<%\nacc = list(base)\n"
+                                             "for i in range(200):\n"
+                                             "    acc.append(i * k)\n"
+                                             "d = {}\n"
+                                             "for v in acc:\n"
+                                             "    d[v % 7] = d.get(v % 7, 0) + 1\n"
+                                             "%>${sum(acc)} ${sorted(d.items())}");
     Globals shared;
     shared["base"] = Value{1, 2, 3};
     std::vector<std::string> expected;
@@ -90,7 +89,8 @@ TEST(Mutation, ReferenceCyclesAreRefused) {
     expect_render_error([] { render("<%\nfs = []\nfs.append(lambda: fs)\n%>"); }, 3, 0, "cannot contain itself");
     expect_render_error([] { render("<%\nd = {}\nd[lambda: d] = 1\n%>"); }, 3, 0, "cannot contain itself");
     expect_render_error([] { render("<%\ns = set()\ns.add(lambda: s)\n%>"); }, 3, 0, "cannot contain itself");
-    expect_render_error([] { render("<%\nxs = [1]\nit = iter(xs)\nxs.append(it)\n%>"); }, 4, 0, "cannot contain itself");
+    expect_render_error([] { render("<%\nxs = [1]\nit = iter(xs)\nxs.append(it)\n%>"); }, 4, 0,
+                        "cannot contain itself");
     expect_render_error([] { render("<%\nacc = []\ndef f(x=acc):\n    pass\nacc.append(f)\n%>"); }, 5, 0,
                         "cannot contain itself");
     // Deeply nested lists are walked without recursion.
@@ -98,8 +98,9 @@ TEST(Mutation, ReferenceCyclesAreRefused) {
     // Printing or comparing it stops at Python's recursion limit, as Python does.
     expect_render_error([] { render("<%\na = []\nfor i in range(5000):\n    a = [a]\n%>${a}"); }, 5, 0,
                         "maximum recursion depth exceeded");
-    expect_render_error([] { render("<%\na = []\nb = []\nfor i in range(5000):\n    a = [a]\n    b = [b]\n%>${a == b}"); },
-                        7, 0, "maximum recursion depth exceeded");
+    expect_render_error(
+        [] { render("<%\na = []\nb = []\nfor i in range(5000):\n    a = [a]\n    b = [b]\n%>${a == b}"); }, 7, 0,
+        "maximum recursion depth exceeded");
     EXPECT_EQ(render("<%\na = []\nfor i in range(3):\n    a = [a]\n%>${a}"), "[[[[]]]]");
     // A list holding another list twice is no cycle.
     EXPECT_EQ(render("<% a = [1]; b = []; b.append(a); b.append(a); b += [a] %>${b}"), "[[1], [1], [1]]");
@@ -113,7 +114,8 @@ TEST(Mutation, SetsRefuseWhatDependsOnPythonsHashOrder) {
     expect_render_error([] { render("${ {[1]} }"); }, 1, 0, "unhashable type: 'list'");
     expect_render_error([] { render("<% d = {} %>${d.get([1])}"); }, 1, 0, "unhashable type: 'list'");
     // Members are found by hash: large sets stay fast, and 1, 1.0 and True are one member.
-    EXPECT_EQ(render("${len(set(range(200000)))} ${len(set(range(100000)) & set(range(50000, 150000)))} ${len({1, 1.0, True, 2 ** 64, 2.0 ** 64})}"),
+    EXPECT_EQ(render("${len(set(range(200000)))} ${len(set(range(100000)) & set(range(50000, 150000)))} ${len({1, 1.0, "
+                     "True, 2 ** 64, 2.0 ** 64})}"),
               "200000 50000 2");
     EXPECT_EQ(render("${sorted({'b', 'a'})} ${len({1, 2, 2})} ${ {7} } ${set()} ${sum({1, 2})} ${min({3, 1})}"),
               "['a', 'b'] 2 {7} set() 3 1");

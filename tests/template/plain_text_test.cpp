@@ -52,7 +52,8 @@ void check(const std::string& text, Tally& tally) {
     const std::string expected = engine(text);
     if (plain) {
         ++tally.plain;
-        ASSERT_EQ(expected, "\n\n" + text + "\n") << "the check let through a text the engine changes:\n[" << text << "]";
+        ASSERT_EQ(expected, "\n\n" + text + "\n")
+            << "the check let through a text the engine changes:\n[" << text << "]";
     } else {
         ++tally.rendered;
     }
@@ -116,7 +117,8 @@ TEST(TemplatePlainText, FastPathEqualsTheEngineOnCode) {
         // Mostly lines the engine leaves alone, so that both paths are taken often.
         const bool mostly_plain = n % 2 == 0;
         for (int l = 0; l < lines; ++l) {
-            std::string_view piece = kCodePieces[std::uniform_int_distribution<std::size_t>(0, kCodePieces.size() - 1)(rng)];
+            std::string_view piece =
+                kCodePieces[std::uniform_int_distribution<std::size_t>(0, kCodePieces.size() - 1)(rng)];
             if (mostly_plain && (piece.find_first_of("$<%\\\r") != std::string_view::npos || piece.starts_with("##"))) {
                 piece = kCodePieces[std::uniform_int_distribution<std::size_t>(0, 2)(rng) == 0 ? 0 : 2];
             }

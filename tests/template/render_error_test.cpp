@@ -13,7 +13,8 @@ namespace {
 
 // A type of the user's, to see that exception() keeps the very exception a callable threw.
 struct UserFailure : std::runtime_error {
-    explicit UserFailure(std::int64_t value) : std::runtime_error("user failure " + std::to_string(value)), code(value) {}
+    explicit UserFailure(std::int64_t value)
+        : std::runtime_error("user failure " + std::to_string(value)), code(value) {}
     std::int64_t code;
 };
 

@@ -140,11 +140,12 @@ TEST(PoolThreads, StopHoldingAndThePoolGoingWhileBlocksAreOut) {
             for (int t = 0; t < thread_count; ++t) {
                 // Each worker keeps its own copy of the pool only for a while, then frees its
                 // blocks after the last copy may be gone.
-                threads.emplace_back([&, t, mine = pool] () mutable {
+                threads.emplace_back([&, t, mine = pool]() mutable {
                     std::mt19937 random(static_cast<unsigned>(t));
                     std::vector<Stamped> live;
                     for (int i = 0; i < rounds; ++i) {
-                        live.push_back(stamp(queue, mine.allocate(queue, random_size(random)), static_cast<unsigned>(random())));
+                        live.push_back(
+                            stamp(queue, mine.allocate(queue, random_size(random)), static_cast<unsigned>(random())));
                         if (random() % 2 == 0) live.erase(live.begin());
                         if (i == rounds / 2) ++started;
                     }
@@ -183,7 +184,8 @@ TEST(PoolThreads, OutOfMemoryRetriesRacingOtherThreads) {
                 std::vector<Stamped> live;
                 for (int i = 0; i < rounds; ++i) {
                     try {
-                        live.push_back(stamp(queue, pool.allocate(queue, random_size(random)), static_cast<unsigned>(random())));
+                        live.push_back(
+                            stamp(queue, pool.allocate(queue, random_size(random)), static_cast<unsigned>(random())));
                     } catch (const OutOfMemoryError&) {
                         // Two failures in a row (another thread's call may be the retry's): allowed.
                     }

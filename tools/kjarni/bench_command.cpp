@@ -24,9 +24,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // The best of `repetitions` runs of `run` (which returns its own seconds): the least disturbed.
 template <class Run>
@@ -49,8 +47,9 @@ nlohmann::json run_bench(const BenchRequest& request) {
     progress.step("context and kernel");
     const BoundDevice device = choose_device(request.device);
     const Queue queue(device);
-    const Program program(device, std::string_view(
-        "KERNEL void touch(GLOBAL_MEM unsigned int* p) { if (get_global_id(0) == 0) p[0] += 1u; }\n"));
+    const Program program(
+        device,
+        std::string_view("KERNEL void touch(GLOBAL_MEM unsigned int* p) { if (get_global_id(0) == 0) p[0] += 1u; }\n"));
     const PreparedKernel touch = program.kernel("touch").prepare({1});
     const Buffer counter = Buffer::allocate(device, sizeof(std::uint32_t));
     counter.set(queue, std::span<const std::uint32_t>(std::vector<std::uint32_t>{0}));
@@ -107,7 +106,8 @@ nlohmann::json run_bench(const BenchRequest& request) {
     return {{"device", device.name()},
             {"api", device.context().api().id().shortcut()},
             {"launch",
-             {{"launches", request.launches}, {"microseconds_per_launch", launch_seconds * 1e6 / static_cast<double>(request.launches)}}},
+             {{"launches", request.launches},
+              {"microseconds_per_launch", launch_seconds * 1e6 / static_cast<double>(request.launches)}}},
             {"copy",
              {{"bytes", bytes},
               {"repetitions", request.repetitions},
@@ -120,7 +120,8 @@ void print_bench_report(const nlohmann::json& report, std::ostream& out) {
     const auto& copy = report["copy"];
     fmt::print(out, "{} ({})\n", report["device"].get<std::string>(), report["api"].get<std::string>());
     fmt::print(out, "  launch overhead  {:8.2f} us per launch ({} launches)\n",
-               report["launch"]["microseconds_per_launch"].get<double>(), report["launch"]["launches"].get<std::size_t>());
+               report["launch"]["microseconds_per_launch"].get<double>(),
+               report["launch"]["launches"].get<std::size_t>());
     fmt::print(out, "  host -> device   {:8.2f} GB/s\n", copy["host_to_device_gb_per_s"].get<double>());
     fmt::print(out, "  device -> device {:8.2f} GB/s (read + write: twice the bytes cross the memory)\n",
                copy["device_to_device_gb_per_s"].get<double>());

@@ -10,10 +10,10 @@
 namespace kjarni::tool {
 
 struct BenchRequest {
-    std::string device;              // api[:platform[:device]], empty: the default device
-    std::size_t bytes = 64u << 20;   // per copy
-    std::size_t launches = 2000;     // launches timed for the overhead
-    std::size_t repetitions = 5;     // of each copy; the best is reported
+    std::string device;             // api[:platform[:device]], empty: the default device
+    std::size_t bytes = 64u << 20;  // per copy
+    std::size_t launches = 2000;    // launches timed for the overhead
+    std::size_t repetitions = 5;    // of each copy; the best is reported
 };
 
 /// {"device", "api", "launch": {...}, "copy": {...}}; Error if a copy comes back wrong.

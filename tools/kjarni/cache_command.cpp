@@ -17,7 +17,8 @@ nlohmann::json cache_command(const std::string& action) {
         const std::size_t removed = clear_disk_cache();
         return {{"directory", before.directory.string()}, {"removed_entries", removed}};
     }
-    if (action != "size" && action != "list") throw ArgumentError("action", "'" + action + "': use size, list or clear");
+    if (action != "size" && action != "list")
+        throw ArgumentError("action", "'" + action + "': use size, list or clear");
     const DiskCacheContents contents = disk_cache_contents();
     nlohmann::json report = {{"directory", contents.directory.string()},
                              {"enabled", contents.enabled},
@@ -28,11 +29,13 @@ nlohmann::json cache_command(const std::string& action) {
         nlohmann::json list = nlohmann::json::array();
         for (const DiskCacheEntry& entry : contents.entries) {
             const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(entry.last_used.time_since_epoch());
-            list.push_back({{"key", entry.key},
-                            {"path", entry.path.string()},
-                            {"bytes", entry.size},
-                            {"last_used", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(entry.last_used)))},
-                            {"last_used_unix", seconds.count()}});
+            list.push_back(
+                {{"key", entry.key},
+                 {"path", entry.path.string()},
+                 {"bytes", entry.size},
+                 {"last_used", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                                           fmt::gmtime(std::chrono::system_clock::to_time_t(entry.last_used)))},
+                 {"last_used_unix", seconds.count()}});
         }
         report["list"] = list;
     }
@@ -50,8 +53,8 @@ void print_cache_report(const std::string& action, const nlohmann::json& report,
                report["bytes"].get<std::uint64_t>(), report["max_bytes"].get<std::uint64_t>());
     if (action == "list") {
         for (const auto& entry : report["list"]) {
-            fmt::print(out, "  {}  {:>10} B  {}\n", entry["key"].get<std::string>(), entry["bytes"].get<std::uint64_t>(),
-                       entry["last_used"].get<std::string>());
+            fmt::print(out, "  {}  {:>10} B  {}\n", entry["key"].get<std::string>(),
+                       entry["bytes"].get<std::uint64_t>(), entry["last_used"].get<std::string>());
         }
     }
 }

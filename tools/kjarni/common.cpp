@@ -19,23 +19,23 @@ BoundDevice choose_device(const std::string& spec) {
 
 Value to_value(const nlohmann::json& json) {
     switch (json.type()) {
-        case nlohmann::json::value_t::null: return Value(nullptr);
-        case nlohmann::json::value_t::boolean: return Value(json.get<bool>());
-        case nlohmann::json::value_t::number_integer: return Value(json.get<std::int64_t>());
-        case nlohmann::json::value_t::number_unsigned: return Value(json.get<std::uint64_t>());
-        case nlohmann::json::value_t::number_float: return Value(json.get<double>());
-        case nlohmann::json::value_t::string: return Value(json.get<std::string>());
-        case nlohmann::json::value_t::array: {
-            std::vector<Value> items;
-            for (const auto& item : json) items.push_back(to_value(item));
-            return Value::list(std::move(items));
-        }
-        case nlohmann::json::value_t::object: {
-            Globals items;
-            for (const auto& [key, item] : json.items()) items.emplace(key, to_value(item));
-            return Value::dict(std::move(items));
-        }
-        default: throw ArgumentError("value", "cannot be a template value: " + json.dump());
+    case nlohmann::json::value_t::null: return Value(nullptr);
+    case nlohmann::json::value_t::boolean: return Value(json.get<bool>());
+    case nlohmann::json::value_t::number_integer: return Value(json.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned: return Value(json.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float: return Value(json.get<double>());
+    case nlohmann::json::value_t::string: return Value(json.get<std::string>());
+    case nlohmann::json::value_t::array: {
+        std::vector<Value> items;
+        for (const auto& item : json) items.push_back(to_value(item));
+        return Value::list(std::move(items));
+    }
+    case nlohmann::json::value_t::object: {
+        Globals items;
+        for (const auto& [key, item] : json.items()) items.emplace(key, to_value(item));
+        return Value::dict(std::move(items));
+    }
+    default: throw ArgumentError("value", "cannot be a template value: " + json.dump());
     }
 }
 

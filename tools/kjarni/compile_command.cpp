@@ -84,8 +84,8 @@ void print_compile_report(const nlohmann::json& report, std::ostream& out) {
     fmt::print(out, "{}: compiled for {} ({}) in {:.3f} s\n", report["file"].get<std::string>(),
                report["device"].get<std::string>(), report["api"].get<std::string>(), report["seconds"].get<double>());
     for (const auto& [name, a] : report["kernels"].items()) {
-        fmt::print(out, "  kernel {}: max_total_local_size {}, registers {}, shared {} B, local {} B, const {} B\n", name,
-                   a["max_total_local_size"].get<std::size_t>(), a["registers"].get<std::size_t>(),
+        fmt::print(out, "  kernel {}: max_total_local_size {}, registers {}, shared {} B, local {} B, const {} B\n",
+                   name, a["max_total_local_size"].get<std::size_t>(), a["registers"].get<std::size_t>(),
                    a["shared_bytes"].get<std::size_t>(), a["local_bytes"].get<std::size_t>(),
                    a["const_bytes"].get<std::size_t>());
     }

@@ -12,9 +12,9 @@ namespace kjarni::tool {
 
 struct CompileRequest {
     std::string file;
-    std::string device;                 // api[:platform[:device]], empty: the default device
-    bool render = false;                // the file is a template (implied by globals)
-    std::vector<std::string> globals;   // NAME=VALUE
+    std::string device;                // api[:platform[:device]], empty: the default device
+    bool render = false;               // the file is a template (implied by globals)
+    std::vector<std::string> globals;  // NAME=VALUE
     bool no_prelude = false;
     bool fast_math = false;
     std::vector<std::string> compiler_options;

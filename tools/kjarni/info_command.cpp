@@ -40,8 +40,8 @@ nlohmann::json device_json(const Device& device) {
     if (props.memory_bus_width_bits) properties["memory_bus_width_bits"] = *props.memory_bus_width_bits;
     if (props.l2_cache_size) properties["l2_cache_size"] = *props.l2_cache_size;
     if (props.compute_capability) {
-        properties["compute_capability"] = fmt::format("{}.{}", props.compute_capability->major,
-                                                       props.compute_capability->minor);
+        properties["compute_capability"] =
+            fmt::format("{}.{}", props.compute_capability->major, props.compute_capability->minor);
     }
     if (props.pci_bus_id) properties["pci_bus_id"] = *props.pci_bus_id;
     nlohmann::json attributes = nlohmann::json::object();

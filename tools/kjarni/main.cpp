@@ -37,15 +37,18 @@ int main(int argc, char** argv) {
     std::string def_name;
     CLI::App* render = app.add_subcommand("render", "Render a template file (the Mako-style language) to source");
     render->add_option("file", render_request.file, "The template file")->required();
-    render->add_option("-a,--arg", render_request.globals, "A render global NAME=VALUE (VALUE read as JSON where it parses)");
+    render->add_option("-a,--arg", render_request.globals,
+                       "A render global NAME=VALUE (VALUE read as JSON where it parses)");
     render->add_option("--def", def_name, "Render this <%def> instead of the top level");
     render->add_option("-p,--def-arg", render_request.def_args, "A positional argument of the def (JSON or text)");
     render->add_flag("--json", json, json_help);
 
     kjarni::tool::CompileRequest compile_request;
     std::string output_dir;
-    CLI::App* compile = app.add_subcommand("compile", "Compile a kernel file for a device: log, kernel attributes, binary");
-    compile->add_option("file", compile_request.file, "The kernel source (or template, with --render or -a)")->required();
+    CLI::App* compile =
+        app.add_subcommand("compile", "Compile a kernel file for a device: log, kernel attributes, binary");
+    compile->add_option("file", compile_request.file, "The kernel source (or template, with --render or -a)")
+        ->required();
     compile->add_option("-d,--device", compile_request.device, device_help);
     compile->add_flag("--render", compile_request.render, "Render the file as a template first");
     compile->add_option("-a,--arg", compile_request.globals, "A render global NAME=VALUE (implies --render)");

@@ -12,9 +12,9 @@ namespace kjarni::tool {
 
 struct RenderRequest {
     std::string file;
-    std::vector<std::string> globals;    // NAME=VALUE
-    std::optional<std::string> def;      // render this <%def> instead of the top level
-    std::vector<std::string> def_args;   // its positional arguments (JSON or strings)
+    std::vector<std::string> globals;   // NAME=VALUE
+    std::optional<std::string> def;     // render this <%def> instead of the top level
+    std::vector<std::string> def_args;  // its positional arguments (JSON or strings)
 };
 
 /// The rendered source; RenderError (with the position) if the template fails.

@@ -30,8 +30,7 @@ class Snippet {
 public:
     explicit Snippet(DefTemplate def, Globals render_globals = {});
     /// A snippet with no arguments whose body is `source`.
-    static Snippet from_string(const std::string& source, std::string name = "_snippet",
-                               Globals render_globals = {});
+    static Snippet from_string(const std::string& source, std::string name = "_snippet", Globals render_globals = {});
     /// A snippet with arguments `argnames` whose body `body` returns (see DefTemplate::from_callable).
     static Snippet from_callable(std::vector<std::string> argnames, const std::function<std::string()>& body,
                                  std::string name = "_snippet", Globals render_globals = {});

@@ -34,7 +34,6 @@ struct SnippetImpl;
 struct BigInt;  // an integer beyond 64 bits (src/template/bigint.hpp)
 }  // namespace detail
 
-
 struct Args;
 
 /// A C++ function callable from a template as `${f(1, x=2)}`. Throwing kjarni::Error (or any
@@ -57,8 +56,7 @@ public:
     /// The role of grunnur's `__process_modules__`: return a new object in which `process` has been
     /// applied to every member that may hold a Module or a Snippet, or nullptr (the default) when
     /// the object holds none, in which case it is used unchanged.
-    virtual std::shared_ptr<const Object> process_modules(
-        const std::function<Value(const Value&)>& process) const;
+    virtual std::shared_ptr<const Object> process_modules(const std::function<Value(const Value&)>& process) const;
 };
 
 /// A value of the template language (None, bool, int, float, string, list, tuple, dict, set,
@@ -146,7 +144,7 @@ public:
     // Accessors: throw kjarni::Error when the value is of another kind.
     bool as_bool() const;
     std::int64_t as_int() const;  // throws when the integer does not fit in 64 bits
-    double as_float() const;  // ints convert
+    double as_float() const;      // ints convert
     const std::string& as_string() const;
     const std::vector<Value>& as_list() const;  // lists and tuples
     const DictItems& as_dict() const;

@@ -69,12 +69,11 @@ std::shared_ptr<Context> CudaApi::create_context(std::span<const std::shared_ptr
 }
 
 std::shared_ptr<Context> CudaApi::create_context_with(std::span<const std::shared_ptr<Device>> devices,
-                                                     const ContextFlags& flags) {
+                                                      const ContextFlags& flags) {
     return CudaContext::from_devices(*this, devices, flags);
 }
 
-std::shared_ptr<Context> CudaApi::context_from_native(std::span<const std::uintptr_t> natives,
-                                                      bool take_ownership) {
+std::shared_ptr<Context> CudaApi::context_from_native(std::span<const std::uintptr_t> natives, bool take_ownership) {
     return CudaContext::from_native(*this, natives, take_ownership);
 }
 

@@ -33,8 +33,7 @@ public:
     const std::vector<std::shared_ptr<Platform>>& platforms() const override { return platforms_; }
     std::shared_ptr<Device> device_from_native(std::uintptr_t native) const override;
     std::shared_ptr<Context> create_context(std::span<const std::shared_ptr<Device>> devices) override;
-    std::shared_ptr<Context> context_from_native(std::span<const std::uintptr_t> natives,
-                                                 bool take_ownership) override;
+    std::shared_ptr<Context> context_from_native(std::span<const std::uintptr_t> natives, bool take_ownership) override;
     /// Contexts of kjarni's own or primary contexts with flags (CudaContext::from_devices).
     std::shared_ptr<Context> create_context_with(std::span<const std::shared_ptr<Device>> devices,
                                                  const ContextFlags& flags) override;

@@ -36,11 +36,14 @@ bool is_complete_elf64(std::span<const std::byte> image) noexcept {
     const auto phnum = read_image_le<std::uint16_t>(image, 56);
     const auto shentsize = read_image_le<std::uint16_t>(image, 58);
     const auto shnum = read_image_le<std::uint16_t>(image, 60);
-    if (phnum > 0 && (phentsize < 40 || !image_range_fits(phoff, std::uint64_t{phentsize} * phnum, image.size()))) return false;
-    if (shnum > 0 && (shentsize < 40 || !image_range_fits(shoff, std::uint64_t{shentsize} * shnum, image.size()))) return false;
+    if (phnum > 0 && (phentsize < 40 || !image_range_fits(phoff, std::uint64_t{phentsize} * phnum, image.size())))
+        return false;
+    if (shnum > 0 && (shentsize < 40 || !image_range_fits(shoff, std::uint64_t{shentsize} * shnum, image.size())))
+        return false;
     for (std::size_t i = 0; i < phnum; ++i) {
         const std::size_t entry = static_cast<std::size_t>(phoff) + i * phentsize;
-        if (!image_range_fits(read_image_le<std::uint64_t>(image, entry + 8), read_image_le<std::uint64_t>(image, entry + 32), image.size())) {
+        if (!image_range_fits(read_image_le<std::uint64_t>(image, entry + 8),
+                              read_image_le<std::uint64_t>(image, entry + 32), image.size())) {
             return false;
         }
     }
@@ -48,7 +51,8 @@ bool is_complete_elf64(std::span<const std::byte> image) noexcept {
     for (std::size_t i = 0; i < shnum; ++i) {
         const std::size_t entry = static_cast<std::size_t>(shoff) + i * shentsize;
         if (read_image_le<std::uint32_t>(image, entry + 4) == sht_nobits) continue;
-        if (!image_range_fits(read_image_le<std::uint64_t>(image, entry + 24), read_image_le<std::uint64_t>(image, entry + 32), image.size())) {
+        if (!image_range_fits(read_image_le<std::uint64_t>(image, entry + 24),
+                              read_image_le<std::uint64_t>(image, entry + 32), image.size())) {
             return false;
         }
     }
@@ -72,14 +76,17 @@ constexpr std::array<unsigned char, 4> cubin_elf_magic = {0x7f, 'E', 'L', 'F'};
 }  // namespace
 
 bool is_elf_image(std::span<const std::byte> image) noexcept {
-    return image.size() >= cubin_elf_magic.size() && std::memcmp(image.data(), cubin_elf_magic.data(), cubin_elf_magic.size()) == 0;
+    return image.size() >= cubin_elf_magic.size() &&
+           std::memcmp(image.data(), cubin_elf_magic.data(), cubin_elf_magic.size()) == 0;
 }
 
 bool is_fatbin_image(std::span<const std::byte> image) noexcept {
     return image.size() >= 4 && read_image_le<std::uint32_t>(image, 0) == fatbin_magic;
 }
 
-bool is_binary_image(std::span<const std::byte> image) noexcept { return is_elf_image(image) || is_fatbin_image(image); }
+bool is_binary_image(std::span<const std::byte> image) noexcept {
+    return is_elf_image(image) || is_fatbin_image(image);
+}
 
 bool is_loadable_image(std::span<const std::byte> image) noexcept {
     if (is_elf_image(image)) return is_complete_elf64(image);

@@ -20,8 +20,8 @@ public:
     /// allocation's device address; a user's memory, with the context as owner) it is kept alive by
     /// that owner and never freed here; without one (adopted memory, a pitched allocation) it is
     /// freed with cuMemFree when the buffer goes.
-    CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_index, std::size_t size,
-               CUdeviceptr pointer, std::shared_ptr<const void> owner);
+    CudaBuffer(std::shared_ptr<CudaContext> context, std::size_t device_index, std::size_t size, CUdeviceptr pointer,
+               std::shared_ptr<const void> owner);
     ~CudaBuffer() override;
     CudaBuffer(const CudaBuffer&) = delete;
     CudaBuffer& operator=(const CudaBuffer&) = delete;

@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/cuda_context.hpp"
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/nvrtc_library.hpp"
 #include "kjarni/error.hpp"
 
@@ -82,7 +82,6 @@ Target choose_target(const NvrtcLibrary& nvrtc, const Device& device) {
     return target;
 }
 
-
 // NVRTC's options for a target; `ptx` asks for the virtual architecture whatever the target.
 std::vector<std::string> nvrtc_options(const Target& target, const BuildOptions& options, bool ptx) {
     std::vector<std::string> compiler_options;
@@ -91,11 +90,9 @@ std::vector<std::string> nvrtc_options(const Target& target, const BuildOptions&
     compiler_options.emplace_back("--std=c++17");
     if (options.fast_math) compiler_options.emplace_back("--use_fast_math");
     for (const std::string& dir : options.include_dirs) compiler_options.push_back("-I" + dir);
-    compiler_options.insert(compiler_options.end(), options.compiler_options.begin(),
-                            options.compiler_options.end());
+    compiler_options.insert(compiler_options.end(), options.compiler_options.begin(), options.compiler_options.end());
     return compiler_options;
 }
-
 
 }  // namespace
 
@@ -160,9 +157,9 @@ BuildOutput CudaContext::build(std::size_t device_index, const std::string& sour
         result.binary.resize(output.ptx.size() + 1);
         std::memcpy(result.binary.data(), output.ptx.c_str(), output.ptx.size() + 1);
     }
-    result.module = std::make_shared<CudaModule>(std::make_shared<LoadedModule>(
-        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index,
-        std::span<const std::byte>(result.binary)));
+    result.module = std::make_shared<CudaModule>(
+        std::make_shared<LoadedModule>(std::static_pointer_cast<CudaContext>(shared_from_this()), device_index,
+                                       std::span<const std::byte>(result.binary)));
     result.log = std::move(log);
     return result;
 }

@@ -26,11 +26,9 @@ CurrentContext::~CurrentContext() {
     if (restore_) static_cast<void>(driver_.CtxSetCurrent(previous_));
 }
 
-CudaContext::CudaContext(CudaApi& api, Ownership ownership)
-    : api_(api), driver_(api.driver()), ownership_(ownership) {}
+CudaContext::CudaContext(CudaApi& api, Ownership ownership) : api_(api), driver_(api.driver()), ownership_(ownership) {}
 
-std::shared_ptr<CudaContext> CudaContext::from_devices(CudaApi& api,
-                                                       std::span<const std::shared_ptr<Device>> devices) {
+std::shared_ptr<CudaContext> CudaContext::from_devices(CudaApi& api, std::span<const std::shared_ptr<Device>> devices) {
     // Built up one device at a time, so that if a retain fails the destructor releases those
     // already retained.
     std::shared_ptr<CudaContext> context(new CudaContext(api, Ownership::primary));
@@ -47,10 +45,10 @@ std::shared_ptr<CudaContext> CudaContext::from_devices(CudaApi& api,
 unsigned context_creation_flags(const ContextFlags& flags) noexcept {
     CUctx_flags scheduling = CU_CTX_SCHED_AUTO;
     switch (flags.scheduling) {
-        case Scheduling::automatic: scheduling = CU_CTX_SCHED_AUTO; break;
-        case Scheduling::spin: scheduling = CU_CTX_SCHED_SPIN; break;
-        case Scheduling::yield: scheduling = CU_CTX_SCHED_YIELD; break;
-        case Scheduling::blocking_sync: scheduling = CU_CTX_SCHED_BLOCKING_SYNC; break;
+    case Scheduling::automatic: scheduling = CU_CTX_SCHED_AUTO; break;
+    case Scheduling::spin: scheduling = CU_CTX_SCHED_SPIN; break;
+    case Scheduling::yield: scheduling = CU_CTX_SCHED_YIELD; break;
+    case Scheduling::blocking_sync: scheduling = CU_CTX_SCHED_BLOCKING_SYNC; break;
     }
     auto result = static_cast<unsigned>(scheduling);
     if (flags.map_host) result |= static_cast<unsigned>(CU_CTX_MAP_HOST);
@@ -64,7 +62,8 @@ std::shared_ptr<CudaContext> CudaContext::from_devices(CudaApi& api, std::span<c
     const unsigned cu_flags = context_creation_flags(flags);
     if (flags.shared_memory_banks != SharedMemoryBanks::default_size && driver.CtxSetSharedMemConfig == nullptr) {
         throw UnsupportedError("this CUDA driver has no cuCtxSetSharedMemConfig: ContextOptions::shared_memory_banks "
-                               "cannot be " + to_string(flags.shared_memory_banks));
+                               "cannot be " +
+                               to_string(flags.shared_memory_banks));
     }
     std::shared_ptr<CudaContext> context(
         new CudaContext(api, flags.own_contexts ? Ownership::owned : Ownership::primary));
@@ -84,7 +83,8 @@ std::shared_ptr<CudaContext> CudaContext::from_devices(CudaApi& api, std::span<c
         } else {
             // The primary context is the process's: its flags hold for every user of it (pygpu
             // sets them the same way). Drivers since 11.1 take them while it is active too.
-            if (cu_flags != static_cast<unsigned>(CU_CTX_SCHED_AUTO)) KJARNI_CU(driver, DevicePrimaryCtxSetFlags, cu_device, cu_flags);
+            if (cu_flags != static_cast<unsigned>(CU_CTX_SCHED_AUTO))
+                KJARNI_CU(driver, DevicePrimaryCtxSetFlags, cu_device, cu_flags);
             KJARNI_CU(driver, DevicePrimaryCtxRetain, &handle, cu_device);
         }
         context->add(device, cu_device, handle);
@@ -142,14 +142,9 @@ CudaContext::~CudaContext() {
     event_pools_.clear();
     for (std::size_t i = 0; i < contexts_.size(); ++i) {
         switch (ownership_) {
-            case Ownership::primary:
-                static_cast<void>(driver_.DevicePrimaryCtxRelease(cu_devices_[i]));
-                break;
-            case Ownership::owned:
-                static_cast<void>(driver_.CtxDestroy(contexts_[i]));
-                break;
-            case Ownership::borrowed:
-                break;
+        case Ownership::primary: static_cast<void>(driver_.DevicePrimaryCtxRelease(cu_devices_[i])); break;
+        case Ownership::owned: static_cast<void>(driver_.CtxDestroy(contexts_[i])); break;
+        case Ownership::borrowed: break;
         }
     }
 }
@@ -173,8 +168,7 @@ void CudaContext::enable_peer_access() noexcept {
                 // shared process-wide, so another library may have done this already.
                 CurrentContext current(driver_, contexts_[from]);
                 const CUresult result = driver_.CtxEnablePeerAccess(contexts_[to], 0);
-                peer_[from * n + to] =
-                    result == CUDA_SUCCESS || result == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+                peer_[from * n + to] = result == CUDA_SUCCESS || result == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
             } catch (...) {
                 // Could not make the context current: leave the pair without peer access.
             }
@@ -191,8 +185,7 @@ std::shared_ptr<Queue> CudaContext::create_queue(std::size_t device_index) {
 }
 
 std::shared_ptr<Buffer> CudaContext::allocate(std::size_t device_index, std::size_t size) {
-    return std::make_shared<CudaBuffer>(std::static_pointer_cast<CudaContext>(shared_from_this()), device_index,
-                                        size);
+    return std::make_shared<CudaBuffer>(std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, size);
 }
 
 }  // namespace kjarni::backend::cuda

@@ -9,8 +9,8 @@
 #include <memory>
 #include <mutex>
 #include <span>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -53,8 +53,7 @@ public:
     };
 
     /// Retains each device's primary context.
-    static std::shared_ptr<CudaContext> from_devices(CudaApi& api,
-                                                     std::span<const std::shared_ptr<Device>> devices);
+    static std::shared_ptr<CudaContext> from_devices(CudaApi& api, std::span<const std::shared_ptr<Device>> devices);
     /// With flags: contexts of kjarni's own (cuCtxCreate, destroyed with this object) or the primary
     /// contexts with their flags set first (cuDevicePrimaryCtxSetFlags); then the shared memory
     /// configuration on each (cuCtxSetSharedMemConfig).

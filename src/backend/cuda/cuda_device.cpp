@@ -97,8 +97,7 @@ void CudaDevice::read_attributes() {
     }
     const ComputeCapability& cc = *properties_.compute_capability;
     attributes_.push_back(DeviceAttribute{"COMPUTE_CAPABILITY", std::vector<std::int64_t>{cc.major, cc.minor}});
-    attributes_.push_back(
-        DeviceAttribute{"TOTAL_MEMORY", static_cast<std::int64_t>(properties_.total_memory)});
+    attributes_.push_back(DeviceAttribute{"TOTAL_MEMORY", static_cast<std::int64_t>(properties_.total_memory)});
 }
 
 }  // namespace kjarni::backend::cuda

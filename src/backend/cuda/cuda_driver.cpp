@@ -26,8 +26,8 @@ bool resolve(const DynamicLibrary& library, GetProcAddressFn get_proc_address, F
         CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
         // LEGACY_STREAM (what DEFAULT means for code not built with per-thread default streams):
         // never the _ptsz/_ptds variants; kjarni only uses streams it creates.
-        const CUresult result = get_proc_address(base_name, &address, cuda_version,
-                                                 CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status);
+        const CUresult result =
+            get_proc_address(base_name, &address, cuda_version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status);
         if (result == CUDA_SUCCESS && status == CU_GET_PROC_ADDRESS_SUCCESS && address != nullptr) {
             fn = reinterpret_cast<Fn>(address);
             return true;
@@ -57,10 +57,10 @@ std::unique_ptr<Driver> Driver::load(std::string& why_not) {
     driver->resolved_with = get_proc_address ? "cuGetProcAddress_v2" : "dlsym";
 
     std::string missing;
-#define KJARNI_CUDA_RESOLVE(member, abi, exported)                                              \
-    if (!resolve(*library, get_proc_address, driver->member, "cu" #member, exported, abi)) {    \
-        missing += missing.empty() ? "" : ", ";                                                 \
-        missing += exported;                                                                    \
+#define KJARNI_CUDA_RESOLVE(member, abi, exported)                                           \
+    if (!resolve(*library, get_proc_address, driver->member, "cu" #member, exported, abi)) { \
+        missing += missing.empty() ? "" : ", ";                                              \
+        missing += exported;                                                                 \
     }
     KJARNI_CUDA_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE)
     KJARNI_CUDA_DRIVER_LAYER_FUNCTIONS(KJARNI_CUDA_RESOLVE)
@@ -72,11 +72,11 @@ std::unique_ptr<Driver> Driver::load(std::string& why_not) {
     if (driver->DriverGetVersion == nullptr || driver->DriverGetVersion(&driver_version) != CUDA_SUCCESS) {
         driver_version = 0;
     }
-#define KJARNI_CUDA_RESOLVE_OPTIONAL(member, abi, exported)                                          \
-    if (driver_version >= (abi)) {                                                                  \
-        resolve(*library, get_proc_address, driver->member, "cu" #member, exported, abi);           \
-    } else {                                                                                        \
-        library->load(driver->member, exported);                                                    \
+#define KJARNI_CUDA_RESOLVE_OPTIONAL(member, abi, exported)                               \
+    if (driver_version >= (abi)) {                                                        \
+        resolve(*library, get_proc_address, driver->member, "cu" #member, exported, abi); \
+    } else {                                                                              \
+        library->load(driver->member, exported);                                          \
     }
     KJARNI_CUDA_OPTIONAL_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE_OPTIONAL)
     KJARNI_CUDA_GRAPH_DRIVER_FUNCTIONS(KJARNI_CUDA_RESOLVE_OPTIONAL)

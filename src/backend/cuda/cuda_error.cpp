@@ -16,8 +16,7 @@ std::string error_name(const Driver& driver, CUresult result) {
 
 std::string error_description(const Driver& driver, CUresult result) {
     const char* text = nullptr;
-    if (driver.GetErrorString != nullptr && driver.GetErrorString(result, &text) == CUDA_SUCCESS &&
-        text != nullptr) {
+    if (driver.GetErrorString != nullptr && driver.GetErrorString(result, &text) == CUDA_SUCCESS && text != nullptr) {
         return text;
     }
     return {};

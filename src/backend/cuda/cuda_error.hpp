@@ -32,5 +32,4 @@ inline void check(const Driver& driver, CUresult result, const char* call) {
 }  // namespace kjarni::backend::cuda
 
 /// Calls driver.fn(args...) and throws on failure, naming the call "cu<fn>".
-#define KJARNI_CU(driver, fn, ...) \
-    ::kjarni::backend::cuda::check((driver), (driver).fn(__VA_ARGS__), "cu" #fn)
+#define KJARNI_CU(driver, fn, ...) ::kjarni::backend::cuda::check((driver), (driver).fn(__VA_ARGS__), "cu" #fn)

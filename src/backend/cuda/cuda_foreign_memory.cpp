@@ -20,10 +20,10 @@ namespace {
 
 const char* type_name(PointerInfo::Type type) {
     switch (type) {
-        case PointerInfo::Type::unregistered: return "unregistered host memory";
-        case PointerInfo::Type::host: return "page-locked host memory";
-        case PointerInfo::Type::device: return "device memory";
-        case PointerInfo::Type::managed: return "managed memory";
+    case PointerInfo::Type::unregistered: return "unregistered host memory";
+    case PointerInfo::Type::host: return "page-locked host memory";
+    case PointerInfo::Type::device: return "device memory";
+    case PointerInfo::Type::managed: return "managed memory";
     }
     return "unknown memory";
 }
@@ -65,11 +65,11 @@ PointerInfo CudaContext::pointer_info(std::uintptr_t pointer) const {
     CUdeviceptr range_start = 0;
     std::size_t range_size = 0;
     CUcontext owner = nullptr;
-    CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,      CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,   CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-                                        CU_POINTER_ATTRIBUTE_HOST_POINTER,     CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                        CU_POINTER_ATTRIBUTE_RANGE_SIZE,       CU_POINTER_ATTRIBUTE_CONTEXT};
-    void* values[] = {&memory_type, &is_managed,  &ordinal,    &device_pointer,
+    CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,    CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+                                        CU_POINTER_ATTRIBUTE_HOST_POINTER,   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                        CU_POINTER_ATTRIBUTE_RANGE_SIZE,     CU_POINTER_ATTRIBUTE_CONTEXT};
+    void* values[] = {&memory_type,  &is_managed,  &ordinal,    &device_pointer,
                       &host_pointer, &range_start, &range_size, &owner};
     static_assert(std::size(attributes) == std::size(values));
     {
@@ -114,9 +114,9 @@ std::shared_ptr<Buffer> CudaContext::adopt_buffer(std::size_t device_index, std:
         throw ArgumentError("native", fmt::format("0x{:x} is {}, not device memory", native, type_name(info.type)));
     }
     if (info.type == PointerInfo::Type::device && info.device_index != device_index) {
-        throw ArgumentError("native", fmt::format("0x{:x} is memory of device '{}', not of '{}'", native,
-                                                  info.device ? info.device->name() : "unknown",
-                                                  devices_[device_index]->name()));
+        throw ArgumentError("native",
+                            fmt::format("0x{:x} is memory of device '{}', not of '{}'", native,
+                                        info.device ? info.device->name() : "unknown", devices_[device_index]->name()));
     }
     // The allocation around the address, for the size check (cuMemGetAddressRange knows every
     // allocation of the driver's, pools' and other libraries' included).

@@ -29,10 +29,10 @@ namespace {
 /// when it has them all.
 std::string missing_graph_functions(const Driver& driver) {
     std::string missing;
-#define KJARNI_CUDA_GRAPH_MISSING(member, abi, exported)        \
-    if (driver.member == nullptr) {                             \
-        missing += missing.empty() ? "" : ", ";                 \
-        missing += (exported);                                  \
+#define KJARNI_CUDA_GRAPH_MISSING(member, abi, exported) \
+    if (driver.member == nullptr) {                      \
+        missing += missing.empty() ? "" : ", ";          \
+        missing += (exported);                           \
     }
     KJARNI_CUDA_GRAPH_DRIVER_FUNCTIONS(KJARNI_CUDA_GRAPH_MISSING)
 #undef KJARNI_CUDA_GRAPH_MISSING
@@ -55,7 +55,8 @@ public:
         const CurrentContext current(driver(), cu_context());
         // Relaxed: kjarni's own allocations (cuMemAlloc for outputs and temporaries) may happen
         // while recording; what is enqueued on the stream is what gets captured.
-        check(driver(), driver().StreamBeginCapture(queue_.stream(), CU_STREAM_CAPTURE_MODE_RELAXED), "cuStreamBeginCapture");
+        check(driver(), driver().StreamBeginCapture(queue_.stream(), CU_STREAM_CAPTURE_MODE_RELAXED),
+              "cuStreamBeginCapture");
         capturing_ = true;
     }
     CudaGraphSequence(const CudaGraphSequence&) = delete;
@@ -135,7 +136,8 @@ public:
         params.extra = nullptr;
         const CurrentContext current(driver(), cu_context());
         // The driver copies the values: `pointers` and `values` may go afterwards.
-        check(driver(), driver().GraphExecKernelNodeSetParams(exec_, record.node, &params), "cuGraphExecKernelNodeSetParams");
+        check(driver(), driver().GraphExecKernelNodeSetParams(exec_, record.node, &params),
+              "cuGraphExecKernelNodeSetParams");
     }
 
     void replay(Queue& queue) override {

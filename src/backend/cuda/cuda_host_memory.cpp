@@ -53,8 +53,7 @@ void CudaPageLockedMemory::release(CUresult(CUDAAPI* free_memory)(void*)) noexce
 }
 
 std::shared_ptr<HostAllocation> CudaContext::allocate_host(std::size_t size, HostAllocationFlags flags) {
-    return std::make_shared<CudaHostAllocation>(std::static_pointer_cast<CudaContext>(shared_from_this()), size,
-                                                flags);
+    return std::make_shared<CudaHostAllocation>(std::static_pointer_cast<CudaContext>(shared_from_this()), size, flags);
 }
 
 }  // namespace kjarni::backend::cuda

@@ -21,37 +21,25 @@ namespace {
 
 CUarray_format cu_format(ChannelType type) {
     switch (type) {
-        case ChannelType::uint8:
-            return CU_AD_FORMAT_UNSIGNED_INT8;
-        case ChannelType::uint16:
-            return CU_AD_FORMAT_UNSIGNED_INT16;
-        case ChannelType::uint32:
-            return CU_AD_FORMAT_UNSIGNED_INT32;
-        case ChannelType::int8:
-            return CU_AD_FORMAT_SIGNED_INT8;
-        case ChannelType::int16:
-            return CU_AD_FORMAT_SIGNED_INT16;
-        case ChannelType::int32:
-            return CU_AD_FORMAT_SIGNED_INT32;
-        case ChannelType::float16:
-            return CU_AD_FORMAT_HALF;
-        case ChannelType::float32:
-            return CU_AD_FORMAT_FLOAT;
+    case ChannelType::uint8: return CU_AD_FORMAT_UNSIGNED_INT8;
+    case ChannelType::uint16: return CU_AD_FORMAT_UNSIGNED_INT16;
+    case ChannelType::uint32: return CU_AD_FORMAT_UNSIGNED_INT32;
+    case ChannelType::int8: return CU_AD_FORMAT_SIGNED_INT8;
+    case ChannelType::int16: return CU_AD_FORMAT_SIGNED_INT16;
+    case ChannelType::int32: return CU_AD_FORMAT_SIGNED_INT32;
+    case ChannelType::float16: return CU_AD_FORMAT_HALF;
+    case ChannelType::float32: return CU_AD_FORMAT_FLOAT;
     }
     return CU_AD_FORMAT_FLOAT;
 }
 
 CUaddress_mode cu_address(AddressMode mode) {
     switch (mode) {
-        case AddressMode::clamp:
-            return CU_TR_ADDRESS_MODE_BORDER;  // the border colour, all zero
-        case AddressMode::repeat:
-            return CU_TR_ADDRESS_MODE_WRAP;
-        case AddressMode::mirrored_repeat:
-            return CU_TR_ADDRESS_MODE_MIRROR;
-        case AddressMode::none:           // unspecified results: the cheapest defined mode
-        case AddressMode::clamp_to_edge:
-            break;
+    case AddressMode::clamp: return CU_TR_ADDRESS_MODE_BORDER;  // the border colour, all zero
+    case AddressMode::repeat: return CU_TR_ADDRESS_MODE_WRAP;
+    case AddressMode::mirrored_repeat: return CU_TR_ADDRESS_MODE_MIRROR;
+    case AddressMode::none:  // unspecified results: the cheapest defined mode
+    case AddressMode::clamp_to_edge: break;
     }
     return CU_TR_ADDRESS_MODE_CLAMP;
 }
@@ -102,12 +90,8 @@ public:
 
     /// Level `array` (of `shape`) of `parent`'s mipmapped array, which owns it.
     CudaImage(std::shared_ptr<CudaImage> parent, CUarray array, const ImageShape& shape)
-        : context_(parent->context_),
-          device_index_(parent->device_index_),
-          shape_(shape),
-          format_(parent->format_),
-          parent_(std::move(parent)),
-          array_(array) {
+        : context_(parent->context_), device_index_(parent->device_index_), shape_(shape), format_(parent->format_),
+          parent_(std::move(parent)), array_(array) {
         CurrentContext current(context_->driver(), context_->cu_context(device_index_));
         make_surface();
     }
@@ -201,8 +185,8 @@ public:
     KernelArg write_argument() override {
         SurfaceArgument surface{};
         surface.surface = surface_;
-        surface.format = static_cast<unsigned int>(format_.channels()) |
-                         static_cast<unsigned int>(format_.type) << 4 | (format_.normalized ? 1u << 8 : 0u);
+        surface.format = static_cast<unsigned int>(format_.channels()) | static_cast<unsigned int>(format_.type) << 4 |
+                         (format_.normalized ? 1u << 8 : 0u);
         surface.dims = shape_.kind == ImageKind::cube_map         ? 6u
                        : shape_.kind == ImageKind::cube_map_array ? 7u
                        : shape_.layered()                         ? shape_.dimensions + 3
@@ -368,21 +352,24 @@ ImageLimits CudaContext::image_limits(std::size_t device_index) const {
         both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH);
     limits.max_height_2d =
         both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT);
-    limits.max_width_3d = both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH);
+    limits.max_width_3d =
+        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH);
     limits.max_height_3d =
         both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT);
-    limits.max_depth_3d = both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH);
+    limits.max_depth_3d =
+        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH);
     limits.max_layers = std::min(both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS,
                                       CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS),
                                  both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS,
                                       CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS));
     // As above, the layered limits, which are the smaller; the layer limit counts faces.
-    limits.max_cube_map_size = std::min(
-        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH),
-        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH,
-             CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH));
+    limits.max_cube_map_size = std::min(both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH,
+                                             CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH),
+                                        both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH,
+                                             CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH));
     limits.max_cube_maps = both(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS,
-                                CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS) / 6;
+                                CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS) /
+                           6;
     return limits;
 }
 
@@ -393,8 +380,8 @@ bool CudaContext::image_format_supported(std::size_t, const ImageFormat& format)
 
 std::shared_ptr<Image> CudaContext::create_image(std::size_t device_index, const ImageShape& shape,
                                                  const ImageFormat& format) {
-    return std::make_shared<CudaImage>(std::static_pointer_cast<CudaContext>(shared_from_this()), device_index,
-                                       shape, format);
+    return std::make_shared<CudaImage>(std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, shape,
+                                       format);
 }
 
 }  // namespace kjarni::backend::cuda

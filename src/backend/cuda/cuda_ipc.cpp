@@ -72,8 +72,10 @@ std::shared_ptr<Buffer> CudaContext::open_ipc_memory(std::size_t device_index, s
     std::size_t range = 0;
     KJARNI_CU(driver(), MemGetAddressRange, &base, &range, pointer);
     if (base != pointer || range < size) {
-        throw ArgumentError("handle", "names an allocation of " + std::to_string(size) + " bytes, but the memory it "
-                                      "opens has " + std::to_string(range) + " from its start");
+        throw ArgumentError("handle", "names an allocation of " + std::to_string(size) +
+                                          " bytes, but the memory it "
+                                          "opens has " +
+                                          std::to_string(range) + " from its start");
     }
     return std::make_shared<CudaBuffer>(std::static_pointer_cast<CudaContext>(shared_from_this()), device_index, size,
                                         pointer, std::move(mapping));

@@ -7,16 +7,15 @@ namespace kjarni::backend::cuda {
 
 CUfunction_attribute driver_attribute(KernelAttributeId attribute) noexcept {
     switch (attribute) {
-        case KernelAttributeId::max_dynamic_shared_bytes: return CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
-        case KernelAttributeId::preferred_shared_memory_carveout:
-            return CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
-        case KernelAttributeId::required_cluster_width: return CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH;
-        case KernelAttributeId::required_cluster_height: return CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT;
-        case KernelAttributeId::required_cluster_depth: return CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH;
-        case KernelAttributeId::non_portable_cluster_size_allowed:
-            return CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
-        case KernelAttributeId::cluster_scheduling_policy_preference:
-            return CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+    case KernelAttributeId::max_dynamic_shared_bytes: return CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    case KernelAttributeId::preferred_shared_memory_carveout: return CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
+    case KernelAttributeId::required_cluster_width: return CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH;
+    case KernelAttributeId::required_cluster_height: return CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT;
+    case KernelAttributeId::required_cluster_depth: return CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH;
+    case KernelAttributeId::non_portable_cluster_size_allowed:
+        return CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
+    case KernelAttributeId::cluster_scheduling_policy_preference:
+        return CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
     }
     return CU_FUNC_ATTRIBUTE_MAX;
 }
@@ -82,7 +81,8 @@ JitReport JitOptionList::report() const {
     }
     report.error_log = error_log();
     report.info_log = log(info_log_, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES);
-    if (const auto threads = value(CU_JIT_THREADS_PER_BLOCK)) report.threads_per_block = static_cast<unsigned>(*threads);
+    if (const auto threads = value(CU_JIT_THREADS_PER_BLOCK))
+        report.threads_per_block = static_cast<unsigned>(*threads);
     return report;
 }
 

@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/cuda_buffer.hpp"
 #include "backend/cuda/cuda_context.hpp"
 #include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/cuda_queue.hpp"
 #include "kjarni/error.hpp"
 
@@ -30,11 +30,8 @@ std::size_t attribute_size(int value) { return value > 0 ? static_cast<std::size
 
 CudaKernel::CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function,
                        std::optional<std::size_t> image_param_count)
-    : module_(std::move(module)),
-      driver_(module_->context()->driver()),
-      cu_context_(module_->cu_context()),
-      function_(function),
-      dynamic_shared_allowed_(default_dynamic_shared) {
+    : module_(std::move(module)), driver_(module_->context()->driver()), cu_context_(module_->cu_context()),
+      function_(function), dynamic_shared_allowed_(default_dynamic_shared) {
     CurrentContext current(driver_, cu_context_);
     const auto attribute = [this](CUfunction_attribute which) {
         int value = 0;
@@ -52,7 +49,8 @@ CudaKernel::CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function
     int optin = 0;
     KJARNI_CU(driver_, DeviceGetAttribute, &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
               module_->context()->cu_device(module_->device_index()));
-    attributes_.max_dynamic_local_bytes = attribute_size(optin) - std::min(attribute_size(optin), attributes_.shared_bytes);
+    attributes_.max_dynamic_local_bytes =
+        attribute_size(optin) - std::min(attribute_size(optin), attributes_.shared_bytes);
     attributes_.preferred_local_size_multiple =
         module_->context()->devices()[module_->device_index()]->params().warp_size;
 

@@ -7,8 +7,8 @@
 
 #include "backend/cuda/cuda_context.hpp"
 #include "backend/cuda/cuda_error.hpp"
-#include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/cuda_jit_options.hpp"
+#include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/cuda_queue.hpp"
 
 namespace kjarni::backend::cuda {
@@ -17,19 +17,19 @@ namespace {
 
 CUlimit cu_limit(ContextLimit limit) {
     switch (limit) {
-        case ContextLimit::stack_size: return CU_LIMIT_STACK_SIZE;
-        case ContextLimit::printf_fifo_size: return CU_LIMIT_PRINTF_FIFO_SIZE;
-        case ContextLimit::malloc_heap_size: return CU_LIMIT_MALLOC_HEAP_SIZE;
+    case ContextLimit::stack_size: return CU_LIMIT_STACK_SIZE;
+    case ContextLimit::printf_fifo_size: return CU_LIMIT_PRINTF_FIFO_SIZE;
+    case ContextLimit::malloc_heap_size: return CU_LIMIT_MALLOC_HEAP_SIZE;
     }
     return CU_LIMIT_STACK_SIZE;
 }
 
 CUfunc_cache cu_cache(CachePreference preference) {
     switch (preference) {
-        case CachePreference::none: return CU_FUNC_CACHE_PREFER_NONE;
-        case CachePreference::shared: return CU_FUNC_CACHE_PREFER_SHARED;
-        case CachePreference::l1: return CU_FUNC_CACHE_PREFER_L1;
-        case CachePreference::equal: return CU_FUNC_CACHE_PREFER_EQUAL;
+    case CachePreference::none: return CU_FUNC_CACHE_PREFER_NONE;
+    case CachePreference::shared: return CU_FUNC_CACHE_PREFER_SHARED;
+    case CachePreference::l1: return CU_FUNC_CACHE_PREFER_L1;
+    case CachePreference::equal: return CU_FUNC_CACHE_PREFER_EQUAL;
     }
     return CU_FUNC_CACHE_PREFER_NONE;
 }

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/cuda_context.hpp"
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/cuda_error.hpp"
 #include "backend/cuda/cuda_jit_options.hpp"
+#include "backend/cuda/cuda_program.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::backend::cuda {
@@ -75,11 +75,13 @@ BuildOutput CudaContext::link(std::size_t device_index, std::span<const LinkUnit
 
     std::vector<char> error_log(16384, '\0');
     std::vector<char> info_log(16384, '\0');
-    std::vector<CUjit_option> jit = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-                                     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    std::vector<CUjit_option> jit = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                     CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
     // Option values travel as pointers holding the number itself.
-    std::vector<void*> values = {error_log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(error_log.size())),
-                                 info_log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(info_log.size()))};
+    std::vector<void*> values = {error_log.data(),
+                                 reinterpret_cast<void*>(static_cast<std::uintptr_t>(error_log.size())),
+                                 info_log.data(),
+                                 reinterpret_cast<void*>(static_cast<std::uintptr_t>(info_log.size()))};
     if (options.jit_max_registers) {
         jit.push_back(CU_JIT_MAX_REGISTERS);
         values.push_back(reinterpret_cast<void*>(static_cast<std::uintptr_t>(*options.jit_max_registers)));
@@ -97,8 +99,8 @@ BuildOutput CudaContext::link(std::size_t device_index, std::span<const LinkUnit
         // driver's error as usual.
         std::string log = log_text(error_log);
         const bool bad_input = result == CUDA_ERROR_INVALID_IMAGE || result == CUDA_ERROR_INVALID_PTX ||
-                               result == CUDA_ERROR_NO_BINARY_FOR_GPU ||
-                               result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || result == CUDA_ERROR_NOT_FOUND;
+                               result == CUDA_ERROR_NO_BINARY_FOR_GPU || result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
+                               result == CUDA_ERROR_NOT_FOUND;
         if (!log.empty() || bad_input) {
             if (log.empty()) log = fmt::format("{}: {}", call, error_description(driver, result));
             throw LinkError("CUDA", device.name(), log);
@@ -120,9 +122,9 @@ BuildOutput CudaContext::link(std::size_t device_index, std::span<const LinkUnit
     output.binary.resize(cubin_size);
     std::memcpy(output.binary.data(), cubin, cubin_size);
     output.log = log_text(info_log);
-    output.module = std::make_shared<CudaModule>(std::make_shared<LoadedModule>(
-        std::static_pointer_cast<CudaContext>(shared_from_this()), device_index,
-        std::span<const std::byte>(output.binary)));
+    output.module = std::make_shared<CudaModule>(
+        std::make_shared<LoadedModule>(std::static_pointer_cast<CudaContext>(shared_from_this()), device_index,
+                                       std::span<const std::byte>(output.binary)));
     return output;
 }
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/cuda_buffer.hpp"
 #include "backend/cuda/cuda_context.hpp"
 #include "backend/cuda/cuda_error.hpp"
 #include "backend/cuda/cuda_jit_options.hpp"
+#include "backend/cuda/cuda_program.hpp"
 #include "backend/cuda/cuda_queue.hpp"
 #include "backend/cuda/kernel_param_counts.hpp"
 #include "kjarni/error.hpp"
@@ -56,7 +56,8 @@ LoadedModule::LoadedModule(std::shared_ptr<CudaContext> context, std::size_t dev
     if (result != CUDA_SUCCESS) {
         const std::string log = options.error_log();
         throw_cuda_error(driver, result, "cuModuleLoadDataEx",
-                         log.empty() ? error_description(driver, result) : error_description(driver, result) + ": " + log);
+                         log.empty() ? error_description(driver, result)
+                                     : error_description(driver, result) + ": " + log);
     }
     report_ = options.report();
     module_ = DriverHandle<CUmodule>(driver, cu_context_, module);

@@ -69,8 +69,8 @@ bool CudaQueue::copy_from_context(Buffer& dst, std::size_t dst_offset, Context& 
     CurrentContext current(driver, context_->cu_context(device_index_));
     // Direct over NVLink/PCIe where peer access is enabled, staged by the driver otherwise: no host
     // copy on kjarni's side either way.
-    KJARNI_CU(driver, MemcpyPeerAsync, to.at(dst_offset), context_->cu_context(to.device_index()),
-              from.at(src_offset), source.cu_context(from.device_index()), size, stream_.get());
+    KJARNI_CU(driver, MemcpyPeerAsync, to.at(dst_offset), context_->cu_context(to.device_index()), from.at(src_offset),
+              source.cu_context(from.device_index()), size, stream_.get());
     if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_.get());
     return true;
 }

@@ -13,8 +13,7 @@ namespace kjarni::backend::cuda {
 // ---- CudaEvent ---------------------------------------------------------------------------------
 
 CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, unsigned int flags)
-    : context_(std::move(context)), device_index_(device_index),
-      interprocess_((flags & CU_EVENT_INTERPROCESS) != 0) {
+    : context_(std::move(context)), device_index_(device_index), interprocess_((flags & CU_EVENT_INTERPROCESS) != 0) {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
     if (flags == CU_EVENT_DEFAULT) {
         event_ = context_->event_pool(device_index_).take();
@@ -166,8 +165,8 @@ void CudaQueue::copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size
     if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_.get());
 }
 
-void CudaQueue::fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern,
-                     std::size_t pattern_size, bool blocking) {
+void CudaQueue::fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern, std::size_t pattern_size,
+                     bool blocking) {
     auto& buffer = static_cast<CudaBuffer&>(dst);
     const auto* bytes = static_cast<const unsigned char*>(pattern);
     // A pattern made of two equal halves is its half repeated: eight zero bytes become a memset of
@@ -182,24 +181,20 @@ void CudaQueue::fill(Buffer& dst, std::size_t offset, std::size_t size, const vo
     CurrentContext current(driver, context_->cu_context(device_index_));
     // The values are passed to the memsets by value, so nothing of `pattern` is read after return.
     switch (pattern_size) {
-        case 1:
-            KJARNI_CU(driver, MemsetD8Async, start, bytes[0], size, stream_.get());
-            break;
-        case 2: {
-            std::uint16_t value = 0;
-            std::memcpy(&value, bytes, sizeof value);
-            KJARNI_CU(driver, MemsetD16Async, start, value, size / 2, stream_.get());
-            break;
-        }
-        case 4: {
-            std::uint32_t value = 0;
-            std::memcpy(&value, bytes, sizeof value);
-            KJARNI_CU(driver, MemsetD32Async, start, value, size / 4, stream_.get());
-            break;
-        }
-        default:
-            fill_wide(start, size, bytes, pattern_size);
-            break;
+    case 1: KJARNI_CU(driver, MemsetD8Async, start, bytes[0], size, stream_.get()); break;
+    case 2: {
+        std::uint16_t value = 0;
+        std::memcpy(&value, bytes, sizeof value);
+        KJARNI_CU(driver, MemsetD16Async, start, value, size / 2, stream_.get());
+        break;
+    }
+    case 4: {
+        std::uint32_t value = 0;
+        std::memcpy(&value, bytes, sizeof value);
+        KJARNI_CU(driver, MemsetD32Async, start, value, size / 4, stream_.get());
+        break;
+    }
+    default: fill_wide(start, size, bytes, pattern_size); break;
     }
     if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_.get());
 }
@@ -213,8 +208,7 @@ void CudaQueue::fill(Buffer& dst, std::size_t offset, std::size_t size, const vo
 // Cost: pattern_size / 4 small memsets plus log2(size / 4 KiB) copies that move about `size` bytes
 // in all (each byte written once, read at most once): roughly twice the memory traffic of a plain
 // memset, and up to ~32 + log2(size / 4 KiB) enqueued operations for a 128-byte pattern.
-void CudaQueue::fill_wide(CUdeviceptr start, std::size_t size, const unsigned char* pattern,
-                          std::size_t pattern_size) {
+void CudaQueue::fill_wide(CUdeviceptr start, std::size_t size, const unsigned char* pattern, std::size_t pattern_size) {
     constexpr std::size_t seed_bytes = 4096;
     const Driver& driver = context_->driver();
     const std::size_t rows = size / pattern_size;

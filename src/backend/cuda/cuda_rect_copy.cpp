@@ -73,24 +73,24 @@ void CudaQueue::fill_2d(Buffer& dst, std::size_t offset, std::size_t pitch, std:
     CurrentContext current(driver, context_->cu_context(device_index_));
     // The value is passed by value: nothing of `pattern` is read after return.
     switch (pattern_size) {
-        case 1: {
-            unsigned char value = 0;
-            std::memcpy(&value, pattern, 1);
-            KJARNI_CU(driver, MemsetD2D8Async, start, pitch, value, width, height, stream_.get());
-            break;
-        }
-        case 2: {
-            std::uint16_t value = 0;
-            std::memcpy(&value, pattern, 2);
-            KJARNI_CU(driver, MemsetD2D16Async, start, pitch, value, width / 2, height, stream_.get());
-            break;
-        }
-        default: {
-            std::uint32_t value = 0;
-            std::memcpy(&value, pattern, 4);
-            KJARNI_CU(driver, MemsetD2D32Async, start, pitch, value, width / 4, height, stream_.get());
-            break;
-        }
+    case 1: {
+        unsigned char value = 0;
+        std::memcpy(&value, pattern, 1);
+        KJARNI_CU(driver, MemsetD2D8Async, start, pitch, value, width, height, stream_.get());
+        break;
+    }
+    case 2: {
+        std::uint16_t value = 0;
+        std::memcpy(&value, pattern, 2);
+        KJARNI_CU(driver, MemsetD2D16Async, start, pitch, value, width / 2, height, stream_.get());
+        break;
+    }
+    default: {
+        std::uint32_t value = 0;
+        std::memcpy(&value, pattern, 4);
+        KJARNI_CU(driver, MemsetD2D32Async, start, pitch, value, width / 4, height, stream_.get());
+        break;
+    }
     }
     if (blocking) KJARNI_CU(driver, StreamSynchronize, stream_.get());
 }

@@ -27,7 +27,8 @@ public:
     }
 
     /// The NUL-terminated string at `offset` inside [begin, end), or nullopt.
-    std::optional<std::string_view> string(std::uint64_t begin, std::uint64_t end, std::uint64_t offset) const noexcept {
+    std::optional<std::string_view> string(std::uint64_t begin, std::uint64_t end,
+                                           std::uint64_t offset) const noexcept {
         if (end > bytes_.size() || begin > end || offset >= end - begin) return std::nullopt;
         const char* first = reinterpret_cast<const char*>(bytes_.data() + begin + offset);
         const auto length = static_cast<std::size_t>(end - begin - offset);
@@ -45,10 +46,10 @@ private:
 // The records of a `.nv.info.<kernel>` section: a format byte, an attribute byte, then a value whose
 // size the format gives (these formats are the ones ptxas writes; another one stops the reading).
 // The first three take 4 bytes in all (ptxas for sm_80 writes no-value records as 01 xx 00 00).
-constexpr std::uint8_t format_none = 0x01;    // no value (2 bytes of padding)
-constexpr std::uint8_t format_byte = 0x02;    // a 1-byte value (and a byte of padding)
-constexpr std::uint8_t format_half = 0x03;    // a 2-byte value
-constexpr std::uint8_t format_sized = 0x04;   // a 2-byte size, then that many bytes
+constexpr std::uint8_t format_none = 0x01;   // no value (2 bytes of padding)
+constexpr std::uint8_t format_byte = 0x02;   // a 1-byte value (and a byte of padding)
+constexpr std::uint8_t format_half = 0x03;   // a 2-byte value
+constexpr std::uint8_t format_sized = 0x04;  // a 2-byte size, then that many bytes
 constexpr std::uint8_t attribute_kparam_info = 0x17;
 // EIATTR_KPARAM_INFO's value: u32 index, u16 ordinal, u16 offset, u32 flags (size in bits 18-31).
 constexpr std::size_t kparam_info_size = 12;

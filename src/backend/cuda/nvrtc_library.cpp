@@ -11,8 +11,7 @@
 
 namespace kjarni::backend::cuda {
 
-void throw_nvrtc_error(const NvrtcFunctions& nvrtc, nvrtcResult result, const char* call,
-                       const std::string& detail) {
+void throw_nvrtc_error(const NvrtcFunctions& nvrtc, nvrtcResult result, const char* call, const std::string& detail) {
     // nvrtcGetErrorString gives the code's name ("NVRTC_ERROR_INVALID_OPTION").
     const char* name = nvrtc.nvrtcGetErrorString != nullptr ? nvrtc.nvrtcGetErrorString(result) : nullptr;
     std::string code_name = name != nullptr ? name : fmt::format("nvrtcResult {}", static_cast<int>(result));
@@ -40,10 +39,10 @@ std::optional<DynamicLibrary> open_nvrtc(std::string& why_not) {
         if (auto library = DynamicLibrary::open({a, b, c}, error)) return library;
         errors += "; " + error;
     }
-    if (auto library = DynamicLibrary::open({"/usr/local/cuda/lib64/libnvrtc.so.13",
-                                             "/usr/local/cuda/lib64/libnvrtc.so.12",
-                                             "/usr/local/cuda/lib64/libnvrtc.so"},
-                                            error)) {
+    if (auto library =
+            DynamicLibrary::open({"/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12",
+                                  "/usr/local/cuda/lib64/libnvrtc.so"},
+                                 error)) {
         return library;
     }
     errors += "; " + error;
@@ -64,10 +63,10 @@ std::unique_ptr<NvrtcLibrary> NvrtcLibrary::load(std::string& why_not) {
     nvrtc->library_name_ = library->name();
     NvrtcFunctions& f = *nvrtc->functions_;
     std::string missing;
-#define KJARNI_NVRTC_RESOLVE(function)                          \
-    if (!library->load(f.function, #function)) {               \
-        missing += missing.empty() ? "" : ", ";                 \
-        missing += #function;                                   \
+#define KJARNI_NVRTC_RESOLVE(function)           \
+    if (!library->load(f.function, #function)) { \
+        missing += missing.empty() ? "" : ", ";  \
+        missing += #function;                    \
     }
     KJARNI_NVRTC_FUNCTIONS(KJARNI_NVRTC_RESOLVE)
 #undef KJARNI_NVRTC_RESOLVE
@@ -114,8 +113,8 @@ private:
 }  // namespace
 
 NvrtcOutput NvrtcLibrary::compile(std::string_view source, const std::string& program_name,
-                                  std::span<const std::string> options,
-                                  std::span<const std::string> name_expressions, bool want_ptx) const {
+                                  std::span<const std::string> options, std::span<const std::string> name_expressions,
+                                  bool want_ptx) const {
     const NvrtcFunctions& f = *functions_;
     const std::string source_text(source);  // NVRTC wants it NUL-terminated
     const NvrtcProgram owned(f, source_text, program_name);

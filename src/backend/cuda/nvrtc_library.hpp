@@ -48,8 +48,7 @@ public:
     /// and with `want_ptx` also gives the PTX (for a virtual architecture, compute_XY, the PTX is
     /// all there is). A source that does not compile is reported in the result; any other failure
     /// (bad option, out of memory) throws BackendError("NVRTC", ...).
-    NvrtcOutput compile(std::string_view source, const std::string& program_name,
-                        std::span<const std::string> options,
+    NvrtcOutput compile(std::string_view source, const std::string& program_name, std::span<const std::string> options,
                         std::span<const std::string> name_expressions = {}, bool want_ptx = false) const;
 
     /// The highest sm_XY this NVRTC supports that is not above `architecture` (XY, e.g. 90), or 0

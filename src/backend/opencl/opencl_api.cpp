@@ -51,8 +51,9 @@ public:
     std::shared_ptr<Context> context_from_native(std::span<const std::uintptr_t> natives,
                                                  bool take_ownership) override {
         if (natives.size() != 1) {
-            throw ArgumentError("native_contexts", "OpenCL takes exactly one cl_context (it spans all its devices), got " +
-                                                       std::to_string(natives.size()));
+            throw ArgumentError("native_contexts",
+                                "OpenCL takes exactly one cl_context (it spans all its devices), got " +
+                                    std::to_string(natives.size()));
         }
         return OpenClContext::from_native(*this, reinterpret_cast<cl_context>(natives[0]), take_ownership);
     }

@@ -40,7 +40,7 @@ namespace kjarni::backend::opencl {
 namespace {
 
 using CreateCommandBufferFn = cl_command_buffer_khr(CL_API_CALL*)(cl_uint, const cl_command_queue*,
-                                                                    const cl_command_buffer_properties_khr*, cl_int*);
+                                                                  const cl_command_buffer_properties_khr*, cl_int*);
 using FinalizeCommandBufferFn = cl_int(CL_API_CALL*)(cl_command_buffer_khr);
 using ReleaseCommandBufferFn = cl_int(CL_API_CALL*)(cl_command_buffer_khr);
 using EnqueueCommandBufferFn = cl_int(CL_API_CALL*)(cl_uint, cl_command_queue*, cl_command_buffer_khr, cl_uint,
@@ -51,11 +51,11 @@ using CommandNDRangeKernelFn = cl_int(CL_API_CALL*)(cl_command_buffer_khr, cl_co
                                                     cl_mutable_command_khr*);
 // Before 0.9.5.
 using CommandCopyBufferFn = cl_int(CL_API_CALL*)(cl_command_buffer_khr, cl_command_queue, cl_mem, cl_mem, size_t,
-                                                 size_t, size_t, cl_uint, const cl_sync_point_khr*,
-                                                 cl_sync_point_khr*, cl_mutable_command_khr*);
+                                                 size_t, size_t, cl_uint, const cl_sync_point_khr*, cl_sync_point_khr*,
+                                                 cl_mutable_command_khr*);
 using CommandFillBufferFn = cl_int(CL_API_CALL*)(cl_command_buffer_khr, cl_command_queue, cl_mem, const void*, size_t,
-                                                 size_t, size_t, cl_uint, const cl_sync_point_khr*,
-                                                 cl_sync_point_khr*, cl_mutable_command_khr*);
+                                                 size_t, size_t, cl_uint, const cl_sync_point_khr*, cl_sync_point_khr*,
+                                                 cl_mutable_command_khr*);
 // From 0.9.5 on: a properties list after the queue.
 using CommandCopyBufferWithPropertiesFn = cl_int(CL_API_CALL*)(cl_command_buffer_khr, cl_command_queue,
                                                                const cl_properties*, cl_mem, cl_mem, size_t, size_t,
@@ -84,8 +84,8 @@ cl_version command_buffer_version(cl_device_id device) {
     std::size_t bytes = 0;
     if (cl().clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, 0, nullptr, &bytes) != CL_SUCCESS) return 0;
     std::vector<cl_name_version> extensions(bytes / sizeof(cl_name_version));
-    if (extensions.empty() || cl().clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, bytes,
-                                                   extensions.data(), nullptr) != CL_SUCCESS) {
+    if (extensions.empty() || cl().clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, bytes, extensions.data(),
+                                                   nullptr) != CL_SUCCESS) {
         return 0;
     }
     for (const cl_name_version& extension : extensions) {
@@ -104,8 +104,8 @@ CommandBufferFunctions command_buffer_functions(cl_platform_id platform, cl_devi
     if (version == 0 || CL_VERSION_MAJOR(version) != 0 || CL_VERSION_MINOR(version) != 9) return f;
     // kjarni's queues are in order with profiling on (opencl_queue.cpp).
     cl_command_queue_properties required = 0;
-    if (cl().clGetDeviceInfo(device, CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR, sizeof required,
-                             &required, nullptr) != CL_SUCCESS ||
+    if (cl().clGetDeviceInfo(device, CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR, sizeof required, &required,
+                             nullptr) != CL_SUCCESS ||
         (required & ~cl_command_queue_properties{CL_QUEUE_PROFILING_ENABLE}) != 0) {
         return f;
     }
@@ -247,8 +247,9 @@ private:
                           "clSetKernelArg");
                 }
             } else if (arg.kind == KernelArg::Kind::buffer) {
-                cl_mem mem = arg.buffer != nullptr ? static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size)
-                                                   : nullptr;
+                cl_mem mem = arg.buffer != nullptr
+                                 ? static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size)
+                                 : nullptr;
                 check(cl().clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
             } else if (arg.kind == KernelArg::Kind::shared_pointer) {
                 if (cl().clSetKernelArgSVMPointer == nullptr) throw UnsupportedError("shared virtual memory arguments");
@@ -269,14 +270,13 @@ private:
         cl_mem src = static_cast<OpenClBuffer*>(step.src)->mem();
         cl_mem dst = static_cast<OpenClBuffer*>(step.dst)->mem();
         cl_sync_point_khr point = 0;
-        const cl_int status =
-            f_.with_properties
-                ? reinterpret_cast<CommandCopyBufferWithPropertiesFn>(f_.copy)(
-                      buffer_, nullptr, nullptr, src, dst, step.src_offset, step.dst_offset, step.size, waits(),
-                      wait_list(), &point, nullptr)
-                : reinterpret_cast<CommandCopyBufferFn>(f_.copy)(buffer_, nullptr, src, dst, step.src_offset,
-                                                                 step.dst_offset, step.size, waits(), wait_list(),
-                                                                 &point, nullptr);
+        const cl_int status = f_.with_properties
+                                  ? reinterpret_cast<CommandCopyBufferWithPropertiesFn>(
+                                        f_.copy)(buffer_, nullptr, nullptr, src, dst, step.src_offset, step.dst_offset,
+                                                 step.size, waits(), wait_list(), &point, nullptr)
+                                  : reinterpret_cast<CommandCopyBufferFn>(
+                                        f_.copy)(buffer_, nullptr, src, dst, step.src_offset, step.dst_offset,
+                                                 step.size, waits(), wait_list(), &point, nullptr);
         check(status, "clCommandCopyBufferKHR");
         advance(point);
     }
@@ -284,14 +284,13 @@ private:
     void record(const RecordedFill& step) {
         cl_mem dst = static_cast<OpenClBuffer*>(step.dst)->mem();
         cl_sync_point_khr point = 0;
-        const cl_int status =
-            f_.with_properties
-                ? reinterpret_cast<CommandFillBufferWithPropertiesFn>(f_.fill)(
-                      buffer_, nullptr, nullptr, dst, step.pattern.data(), step.pattern_size, step.offset, step.size,
-                      waits(), wait_list(), &point, nullptr)
-                : reinterpret_cast<CommandFillBufferFn>(f_.fill)(buffer_, nullptr, dst, step.pattern.data(),
-                                                                 step.pattern_size, step.offset, step.size, waits(),
-                                                                 wait_list(), &point, nullptr);
+        const cl_int status = f_.with_properties
+                                  ? reinterpret_cast<CommandFillBufferWithPropertiesFn>(
+                                        f_.fill)(buffer_, nullptr, nullptr, dst, step.pattern.data(), step.pattern_size,
+                                                 step.offset, step.size, waits(), wait_list(), &point, nullptr)
+                                  : reinterpret_cast<CommandFillBufferFn>(
+                                        f_.fill)(buffer_, nullptr, dst, step.pattern.data(), step.pattern_size,
+                                                 step.offset, step.size, waits(), wait_list(), &point, nullptr);
         check(status, "clCommandFillBufferKHR");
         advance(point);
     }

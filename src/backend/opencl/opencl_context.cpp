@@ -18,11 +18,11 @@ std::shared_ptr<OpenClContext> OpenClContext::create(Api& api, std::span<const s
     std::vector<cl_device_id> ids;
     for (const auto& device : devices) ids.push_back(static_cast<const OpenClDevice&>(*device).id());
     const auto& platform = static_cast<const OpenClPlatform&>(devices.front()->platform());
-    const cl_context_properties properties[] = {
-        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform.id()), 0};
+    const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
+                                                reinterpret_cast<cl_context_properties>(platform.id()), 0};
     cl_int status = CL_SUCCESS;
-    Handle<cl_context> context(cl().clCreateContext(properties, static_cast<cl_uint>(ids.size()), ids.data(),
-                                                    nullptr, nullptr, &status));
+    Handle<cl_context> context(
+        cl().clCreateContext(properties, static_cast<cl_uint>(ids.size()), ids.data(), nullptr, nullptr, &status));
     check(status, "clCreateContext");
     return std::make_shared<OpenClContext>(api, std::move(context),
                                            std::vector<std::shared_ptr<Device>>(devices.begin(), devices.end()));
@@ -50,13 +50,15 @@ std::shared_ptr<Queue> OpenClContext::create_queue(std::size_t device_index) {
 }
 
 std::shared_ptr<Buffer> OpenClContext::allocate(std::size_t device_index, std::size_t size) {
-    return std::make_shared<OpenClBuffer>(std::static_pointer_cast<OpenClContext>(shared_from_this()),
-                                          device_index, size);
+    return std::make_shared<OpenClBuffer>(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index,
+                                          size);
 }
 
 FlaggedAllocation OpenClContext::allocate_flagged(std::size_t device_index, std::size_t size,
                                                   const BufferAllocationFlags& flags) {
-    cl_mem_flags mem_flags = flags.read_only ? CL_MEM_READ_ONLY : flags.write_only ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
+    cl_mem_flags mem_flags = flags.read_only    ? CL_MEM_READ_ONLY
+                             : flags.write_only ? CL_MEM_WRITE_ONLY
+                                                : CL_MEM_READ_WRITE;
     if (flags.alloc_host_pointer) mem_flags |= CL_MEM_ALLOC_HOST_PTR;
     const bool copy = flags.copy_from != nullptr && size != 0;
     if (copy) mem_flags |= CL_MEM_COPY_HOST_PTR;
@@ -69,7 +71,8 @@ BuildOutput OpenClContext::build(std::size_t device_index, const std::string& so
     return build_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, source, options);
 }
 
-BuildOutput OpenClContext::link(std::size_t device_index, std::span<const LinkUnit> units, const BuildOptions& options) {
+BuildOutput OpenClContext::link(std::size_t device_index, std::span<const LinkUnit> units,
+                                const BuildOptions& options) {
     return link_program(std::static_pointer_cast<OpenClContext>(shared_from_this()), device_index, units, options);
 }
 
@@ -129,14 +132,13 @@ cl_mem OpenClBuffer::region(std::size_t offset, std::size_t size) {
     const std::lock_guard lock(regions_mutex_);
     auto found = regions_.find({offset, size});
     if (found != regions_.end()) return found->second.get();
-    const auto align_bits =
-        device_info<cl_uint>(context_->device_id(device_index_), CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+    const auto align_bits = device_info<cl_uint>(context_->device_id(device_index_), CL_DEVICE_MEM_BASE_ADDR_ALIGN);
     const std::size_t align = align_bits / 8;
     if (offset % align != 0) {
         throw ArgumentError("buffer", "a region at offset " + std::to_string(offset) +
                                           " cannot be a kernel argument on this OpenCL device: offsets must be "
-                                          "multiples of " + std::to_string(align) +
-                                          " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN)");
+                                          "multiples of " +
+                                          std::to_string(align) + " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN)");
     }
     const cl_buffer_region bounds{offset, size};
     cl_int status = CL_SUCCESS;

@@ -20,7 +20,9 @@ public:
 
     Api& api() const override { return api_; }
     const std::vector<std::shared_ptr<Device>>& devices() const override { return devices_; }
-    std::uintptr_t native_handle(std::size_t) const override { return reinterpret_cast<std::uintptr_t>(context_.get()); }
+    std::uintptr_t native_handle(std::size_t) const override {
+        return reinterpret_cast<std::uintptr_t>(context_.get());
+    }
     std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
     FlaggedAllocation allocate_flagged(std::size_t device_index, std::size_t size,

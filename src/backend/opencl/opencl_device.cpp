@@ -34,9 +34,7 @@ std::string pci_address(unsigned domain, unsigned bus, unsigned device, unsigned
 }  // namespace
 
 OpenClDevice::OpenClDevice(Platform& platform, cl_device_id id)
-    : platform_(platform),
-      id_(id),
-      name_(device_info_string(id, CL_DEVICE_NAME)),
+    : platform_(platform), id_(id), name_(device_info_string(id, CL_DEVICE_NAME)),
       extensions_(device_info_string(id, CL_DEVICE_EXTENSIONS)) {
     const bool nvidia = has_extension("cl_nv_device_attribute_query");
     const bool amd = has_extension("cl_amd_device_attribute_query");
@@ -84,9 +82,9 @@ OpenClDevice::OpenClDevice(Platform& platform, cl_device_id id)
         properties_.unified_memory = unified == CL_TRUE;
     }
     if (nvidia) {
-        properties_.compute_capability = ComputeCapability{
-            static_cast<int>(device_info<cl_uint>(id, nv_compute_capability_major)),
-            static_cast<int>(device_info<cl_uint>(id, nv_compute_capability_minor))};
+        properties_.compute_capability =
+            ComputeCapability{static_cast<int>(device_info<cl_uint>(id, nv_compute_capability_major)),
+                              static_cast<int>(device_info<cl_uint>(id, nv_compute_capability_minor))};
         // The slot id is the PCI device number (checked against CUDA's cuDeviceGetPCIBusId on an
         // H100: slot 6 there is "0000:00:06.0"); the extension reports no function number.
         cl_uint domain_id = 0;  // older drivers lack the domain query: domain 0 then

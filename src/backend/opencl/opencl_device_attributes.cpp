@@ -137,26 +137,23 @@ T read_scalar(const std::vector<unsigned char>& bytes) {
 
 std::optional<DeviceAttribute::Value> decode(const std::vector<unsigned char>& bytes, Kind kind) {
     switch (kind) {
-        case Kind::u32:
-            return static_cast<std::int64_t>(read_scalar<cl_uint>(bytes));
-        case Kind::u64:
-            return static_cast<std::int64_t>(read_scalar<cl_ulong>(bytes));
-        case Kind::size:
-            return static_cast<std::int64_t>(read_scalar<std::size_t>(bytes));
-        case Kind::sizes: {
-            std::vector<std::int64_t> values(bytes.size() / sizeof(std::size_t));
-            for (std::size_t i = 0; i < values.size(); ++i) {
-                std::size_t v = 0;
-                std::memcpy(&v, bytes.data() + i * sizeof(std::size_t), sizeof v);
-                values[i] = static_cast<std::int64_t>(v);
-            }
-            return values;
+    case Kind::u32: return static_cast<std::int64_t>(read_scalar<cl_uint>(bytes));
+    case Kind::u64: return static_cast<std::int64_t>(read_scalar<cl_ulong>(bytes));
+    case Kind::size: return static_cast<std::int64_t>(read_scalar<std::size_t>(bytes));
+    case Kind::sizes: {
+        std::vector<std::int64_t> values(bytes.size() / sizeof(std::size_t));
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            std::size_t v = 0;
+            std::memcpy(&v, bytes.data() + i * sizeof(std::size_t), sizeof v);
+            values[i] = static_cast<std::int64_t>(v);
         }
-        case Kind::string: {
-            std::string s(bytes.begin(), bytes.end());
-            while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
-            return s;
-        }
+        return values;
+    }
+    case Kind::string: {
+        std::string s(bytes.begin(), bytes.end());
+        while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+        return s;
+    }
     }
     return std::nullopt;
 }
@@ -175,8 +172,7 @@ void query_all(cl_device_id device, std::span<const AttributeSpec> specs, std::v
 std::vector<DeviceAttribute> query_device_attributes(cl_device_id device) {
     std::vector<DeviceAttribute> attributes;
     query_all(device, standard_attributes, attributes);
-    if (device_info_string(device, CL_DEVICE_EXTENSIONS).find("cl_nv_device_attribute_query") !=
-        std::string::npos) {
+    if (device_info_string(device, CL_DEVICE_EXTENSIONS).find("cl_nv_device_attribute_query") != std::string::npos) {
         query_all(device, nvidia_attributes, attributes);
     }
     return attributes;

@@ -7,8 +7,7 @@ namespace kjarni::backend::opencl {
 const char* error_name(cl_int status) noexcept {
     switch (status) {
 #define KJARNI_CASE(code) \
-    case code:            \
-        return #code;
+    case code: return #code;
         KJARNI_CASE(CL_SUCCESS)
         KJARNI_CASE(CL_DEVICE_NOT_FOUND)
         KJARNI_CASE(CL_DEVICE_NOT_AVAILABLE)
@@ -73,20 +72,16 @@ const char* error_name(cl_int status) noexcept {
         KJARNI_CASE(CL_INVALID_SPEC_ID)
         KJARNI_CASE(CL_MAX_SIZE_RESTRICTION_EXCEEDED)
 #undef KJARNI_CASE
-        case -1001:
-            return "CL_PLATFORM_NOT_FOUND_KHR";
-        default:
-            return "CL_UNKNOWN_ERROR";
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+    default: return "CL_UNKNOWN_ERROR";
     }
 }
 
 void throw_error(cl_int status, const char* call) {
     switch (status) {
-        case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-        case CL_OUT_OF_HOST_MEMORY:
-            throw OutOfMemoryError("OpenCL", call, status, error_name(status));
-        default:
-            throw BackendError("OpenCL", call, status, error_name(status));
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_OUT_OF_HOST_MEMORY: throw OutOfMemoryError("OpenCL", call, status, error_name(status));
+    default: throw BackendError("OpenCL", call, status, error_name(status));
     }
 }
 

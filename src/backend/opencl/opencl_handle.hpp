@@ -15,10 +15,10 @@ namespace kjarni::backend::opencl {
 template <class T>
 struct HandleTraits;
 
-#define KJARNI_OPENCL_HANDLE_TRAITS(type, retain_function, release_function)        \
-    template <>                                                                     \
-    struct HandleTraits<type> {                                                     \
-        static constexpr const char* retain_name = #retain_function;                \
+#define KJARNI_OPENCL_HANDLE_TRAITS(type, retain_function, release_function)         \
+    template <>                                                                      \
+    struct HandleTraits<type> {                                                      \
+        static constexpr const char* retain_name = #retain_function;                 \
         static cl_int retain(type handle) { return cl().retain_function(handle); }   \
         static cl_int release(type handle) { return cl().release_function(handle); } \
     };

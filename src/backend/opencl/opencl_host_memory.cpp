@@ -16,8 +16,8 @@
 
 #include "backend/opencl/opencl_context.hpp"
 #include "backend/opencl/opencl_error.hpp"
-#include "backend/opencl/opencl_quirks.hpp"
 #include "backend/opencl/opencl_library.hpp"
+#include "backend/opencl/opencl_quirks.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::backend::opencl {
@@ -69,7 +69,8 @@ public:
         if (!quirks::mapped_host_memory_reaches_kernels(*context_->devices()[device_index])) {
             throw UnsupportedError(
                 "mapped host memory as a kernel argument needs an OpenCL device that shares memory with the "
-                "host (CL_DEVICE_HOST_UNIFIED_MEMORY); '" + context_->devices()[device_index]->name() +
+                "host (CL_DEVICE_HOST_UNIFIED_MEMORY); '" +
+                context_->devices()[device_index]->name() +
                 "' does not: transfer with Buffer::set/get from this page-locked memory instead");
         }
         // The buffer holds its own reference to the cl_mem; the allocation (and so the mapping)

@@ -23,37 +23,21 @@ namespace {
 cl_image_format cl_format(const ImageFormat& format) {
     cl_image_format out{};
     switch (format.order) {
-        case ChannelOrder::r: out.image_channel_order = CL_R; break;
-        case ChannelOrder::rg: out.image_channel_order = CL_RG; break;
-        case ChannelOrder::rgb: out.image_channel_order = CL_RGB; break;
-        case ChannelOrder::rgba: out.image_channel_order = CL_RGBA; break;
+    case ChannelOrder::r: out.image_channel_order = CL_R; break;
+    case ChannelOrder::rg: out.image_channel_order = CL_RG; break;
+    case ChannelOrder::rgb: out.image_channel_order = CL_RGB; break;
+    case ChannelOrder::rgba: out.image_channel_order = CL_RGBA; break;
     }
     const bool n = format.normalized;
     switch (format.type) {
-        case ChannelType::uint8:
-            out.image_channel_data_type = n ? CL_UNORM_INT8 : CL_UNSIGNED_INT8;
-            break;
-        case ChannelType::uint16:
-            out.image_channel_data_type = n ? CL_UNORM_INT16 : CL_UNSIGNED_INT16;
-            break;
-        case ChannelType::uint32:
-            out.image_channel_data_type = CL_UNSIGNED_INT32;
-            break;
-        case ChannelType::int8:
-            out.image_channel_data_type = n ? CL_SNORM_INT8 : CL_SIGNED_INT8;
-            break;
-        case ChannelType::int16:
-            out.image_channel_data_type = n ? CL_SNORM_INT16 : CL_SIGNED_INT16;
-            break;
-        case ChannelType::int32:
-            out.image_channel_data_type = CL_SIGNED_INT32;
-            break;
-        case ChannelType::float16:
-            out.image_channel_data_type = CL_HALF_FLOAT;
-            break;
-        case ChannelType::float32:
-            out.image_channel_data_type = CL_FLOAT;
-            break;
+    case ChannelType::uint8: out.image_channel_data_type = n ? CL_UNORM_INT8 : CL_UNSIGNED_INT8; break;
+    case ChannelType::uint16: out.image_channel_data_type = n ? CL_UNORM_INT16 : CL_UNSIGNED_INT16; break;
+    case ChannelType::uint32: out.image_channel_data_type = CL_UNSIGNED_INT32; break;
+    case ChannelType::int8: out.image_channel_data_type = n ? CL_SNORM_INT8 : CL_SIGNED_INT8; break;
+    case ChannelType::int16: out.image_channel_data_type = n ? CL_SNORM_INT16 : CL_SIGNED_INT16; break;
+    case ChannelType::int32: out.image_channel_data_type = CL_SIGNED_INT32; break;
+    case ChannelType::float16: out.image_channel_data_type = CL_HALF_FLOAT; break;
+    case ChannelType::float32: out.image_channel_data_type = CL_FLOAT; break;
     }
     return out;
 }
@@ -66,16 +50,11 @@ cl_mem_object_type cl_image_type(const ImageShape& shape) {
 
 cl_addressing_mode cl_address(AddressMode mode) {
     switch (mode) {
-        case AddressMode::none:
-            return CL_ADDRESS_NONE;
-        case AddressMode::clamp:
-            return CL_ADDRESS_CLAMP;
-        case AddressMode::clamp_to_edge:
-            return CL_ADDRESS_CLAMP_TO_EDGE;
-        case AddressMode::repeat:
-            return CL_ADDRESS_REPEAT;
-        case AddressMode::mirrored_repeat:
-            return CL_ADDRESS_MIRRORED_REPEAT;
+    case AddressMode::none: return CL_ADDRESS_NONE;
+    case AddressMode::clamp: return CL_ADDRESS_CLAMP;
+    case AddressMode::clamp_to_edge: return CL_ADDRESS_CLAMP_TO_EDGE;
+    case AddressMode::repeat: return CL_ADDRESS_REPEAT;
+    case AddressMode::mirrored_repeat: return CL_ADDRESS_MIRRORED_REPEAT;
     }
     return CL_ADDRESS_NONE;
 }
@@ -121,8 +100,8 @@ public:
     cl_mem mem() const noexcept { return mem_.get(); }
 
     void write(Queue& queue, const ImageRegion& region, const void* host, bool blocking) override {
-        check(cl().clEnqueueWriteImage(queue_of(queue), mem_.get(), blocking ? CL_TRUE : CL_FALSE,
-                                       region.origin.data(), region.extent.data(), 0, 0, host, 0, nullptr, nullptr),
+        check(cl().clEnqueueWriteImage(queue_of(queue), mem_.get(), blocking ? CL_TRUE : CL_FALSE, region.origin.data(),
+                                       region.extent.data(), 0, 0, host, 0, nullptr, nullptr),
               "clEnqueueWriteImage");
         flush_unless(queue, blocking);
     }
@@ -145,9 +124,9 @@ public:
     void copy_from_buffer(Queue& queue, const ImageRegion& region, Buffer& source, std::size_t offset,
                           bool blocking) override {
         const cl_mem from = static_cast<OpenClBuffer&>(source).mem();
-        const cl_int status = cl().clEnqueueCopyBufferToImage(queue_of(queue), from, mem_.get(), offset,
-                                                              region.origin.data(), region.extent.data(), 0, nullptr,
-                                                              nullptr);
+        const cl_int status =
+            cl().clEnqueueCopyBufferToImage(queue_of(queue), from, mem_.get(), offset, region.origin.data(),
+                                            region.extent.data(), 0, nullptr, nullptr);
         if (through_host_after(status)) {
             std::vector<std::byte> pixels(region.pixels() * format_.pixel_size());
             check(cl().clEnqueueReadBuffer(queue_of(queue), from, CL_TRUE, offset, pixels.size(), pixels.data(), 0,
@@ -205,8 +184,7 @@ public:
         const cl_filter_mode filter = sampler.filter == FilterMode::linear ? CL_FILTER_LINEAR : CL_FILTER_NEAREST;
         cl_int status = CL_SUCCESS;
         Handle<cl_sampler> made;
-        if (cl().clCreateSamplerWithProperties != nullptr &&
-            platform_at_least_2(*context_->devices()[device_index_])) {
+        if (cl().clCreateSamplerWithProperties != nullptr && platform_at_least_2(*context_->devices()[device_index_])) {
             // clang-format off
             const cl_sampler_properties properties[] = {CL_SAMPLER_NORMALIZED_COORDS, normalized,
                                                         CL_SAMPLER_ADDRESSING_MODE, address,
@@ -294,8 +272,8 @@ bool OpenClContext::image_format_supported(std::size_t, const ImageFormat& forma
           "clGetSupportedImageFormats");
     std::vector<cl_image_format> formats(count);
     if (count != 0) {
-        check(cl().clGetSupportedImageFormats(handle(), CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, count,
-                                              formats.data(), nullptr),
+        check(cl().clGetSupportedImageFormats(handle(), CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, count, formats.data(),
+                                              nullptr),
               "clGetSupportedImageFormats");
     }
     const cl_image_format wanted = cl_format(format);

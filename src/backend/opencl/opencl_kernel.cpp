@@ -33,11 +33,13 @@ std::size_t scalar_size(std::string type) {
         }
     }
     static const std::pair<const char*, std::size_t> base[] = {
-        {"char", 1},  {"uchar", 1},  {"bool", 1},   {"short", 2},  {"ushort", 2}, {"half", 2},
-        {"int", 4},   {"uint", 4},   {"float", 4},  {"long", 8},   {"ulong", 8},  {"double", 8},
-        {"int8_t", 1}, {"uint8_t", 1}, {"int16_t", 2}, {"uint16_t", 2}, {"int32_t", 4}, {"uint32_t", 4},
-        {"int64_t", 8}, {"uint64_t", 8}, {"unsigned char", 1}, {"unsigned short", 2}, {"unsigned int", 4},
-        {"unsigned long", 8}, {"signed char", 1}, {"complex64_t", 8}, {"complex128_t", 16},
+        {"char", 1},          {"uchar", 1},          {"bool", 1},          {"short", 2},
+        {"ushort", 2},        {"half", 2},           {"int", 4},           {"uint", 4},
+        {"float", 4},         {"long", 8},           {"ulong", 8},         {"double", 8},
+        {"int8_t", 1},        {"uint8_t", 1},        {"int16_t", 2},       {"uint16_t", 2},
+        {"int32_t", 4},       {"uint32_t", 4},       {"int64_t", 8},       {"uint64_t", 8},
+        {"unsigned char", 1}, {"unsigned short", 2}, {"unsigned int", 4},  {"unsigned long", 8},
+        {"signed char", 1},   {"complex64_t", 8},    {"complex128_t", 16},
     };
     for (const auto& [name, size] : base) {
         if (type == name) return size;
@@ -88,18 +90,16 @@ std::vector<ParamInfo> query_params(cl_kernel kernel) {
             continue;
         }
         switch (qualifier) {
-            case CL_KERNEL_ARG_ADDRESS_GLOBAL:
-            case CL_KERNEL_ARG_ADDRESS_CONSTANT:
-                p.kind = ParamInfo::Kind::global_pointer;
-                p.size = sizeof(cl_mem);
-                break;
-            case CL_KERNEL_ARG_ADDRESS_LOCAL:
-                p.kind = ParamInfo::Kind::local_pointer;
-                break;
-            default:
-                p.kind = ParamInfo::Kind::scalar;
-                p.size = scalar_size(p.type_name);
-                break;
+        case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+        case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+            p.kind = ParamInfo::Kind::global_pointer;
+            p.size = sizeof(cl_mem);
+            break;
+        case CL_KERNEL_ARG_ADDRESS_LOCAL: p.kind = ParamInfo::Kind::local_pointer; break;
+        default:
+            p.kind = ParamInfo::Kind::scalar;
+            p.size = scalar_size(p.type_name);
+            break;
         }
     }
     return params;
@@ -115,8 +115,7 @@ T work_group_info(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_in
 
 }  // namespace
 
-OpenClModule::OpenClModule(std::shared_ptr<OpenClContext> context, std::size_t device_index,
-                           Handle<cl_program> program)
+OpenClModule::OpenClModule(std::shared_ptr<OpenClContext> context, std::size_t device_index, Handle<cl_program> program)
     : context_(std::move(context)), device_index_(device_index), program_(std::move(program)) {}
 
 std::shared_ptr<Kernel> OpenClModule::kernel(const std::string& name) {
@@ -135,7 +134,8 @@ std::vector<std::string> OpenClModule::kernel_names() const {
     std::size_t size = 0;
     check(cl().clGetProgramInfo(program_.get(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size), "clGetProgramInfo");
     std::string names(size, '\0');
-    check(cl().clGetProgramInfo(program_.get(), CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr), "clGetProgramInfo");
+    check(cl().clGetProgramInfo(program_.get(), CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr),
+          "clGetProgramInfo");
     std::vector<std::string> list;
     std::istringstream stream(names.c_str());
     for (std::string name; std::getline(stream, name, ';');) {
@@ -160,8 +160,7 @@ void OpenClModule::set_constant(Queue&, const std::string&, Buffer&, std::size_t
     constants_unsupported();
 }
 
-OpenClKernel::OpenClKernel(std::shared_ptr<OpenClContext> context, std::size_t device_index,
-                           Handle<cl_kernel> kernel)
+OpenClKernel::OpenClKernel(std::shared_ptr<OpenClContext> context, std::size_t device_index, Handle<cl_kernel> kernel)
     : context_(std::move(context)), device_index_(device_index), kernel_(std::move(kernel)) {
     const cl_device_id device = context_->device_id(device_index_);
     attributes_.max_total_local_size = work_group_info<std::size_t>(kernel_.get(), device, CL_KERNEL_WORK_GROUP_SIZE);
@@ -179,7 +178,8 @@ cl_kernel OpenClKernel::kernel_for(std::span<const KernelArg> args) {
         // Empty managed memory goes in as a null buffer (set_svm_argument): not an SVM pointer.
         return arg.kind == KernelArg::Kind::shared_pointer && arg.pointer != nullptr;
     };
-    if (std::none_of(args.begin(), args.end(), [&](const KernelArg& arg) { return arg.kind == KernelArg::Kind::shared_pointer; })) {
+    if (std::none_of(args.begin(), args.end(),
+                     [&](const KernelArg& arg) { return arg.kind == KernelArg::Kind::shared_pointer; })) {
         return kernel_.get();
     }
     bool fresh = !svm_kernel_;
@@ -188,7 +188,8 @@ cl_kernel OpenClKernel::kernel_for(std::span<const KernelArg> args) {
     }
     if (fresh) {
         cl_program program = nullptr;
-        check(cl().clGetKernelInfo(kernel_.get(), CL_KERNEL_PROGRAM, sizeof program, &program, nullptr), "clGetKernelInfo");
+        check(cl().clGetKernelInfo(kernel_.get(), CL_KERNEL_PROGRAM, sizeof program, &program, nullptr),
+              "clGetKernelInfo");
         std::size_t name_size = 0;
         check(cl().clGetKernelInfo(kernel_.get(), CL_KERNEL_FUNCTION_NAME, 0, nullptr, &name_size), "clGetKernelInfo");
         std::string name(name_size, '\0');

@@ -22,10 +22,10 @@ LoadResult load() {
     }
     auto table = std::make_unique<OpenClLibrary>();
     table->path = lib->name();
-#define KJARNI_LOAD_REQUIRED(fn)                                 \
-    if (!lib->load(table->fn, #fn)) {                            \
+#define KJARNI_LOAD_REQUIRED(fn)                                  \
+    if (!lib->load(table->fn, #fn)) {                             \
         result.reason = lib->name() + " has no entry point " #fn; \
-        return result;                                           \
+        return result;                                            \
     }
     KJARNI_OPENCL_FUNCTIONS(KJARNI_LOAD_REQUIRED)
 #undef KJARNI_LOAD_REQUIRED

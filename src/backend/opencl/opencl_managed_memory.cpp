@@ -94,8 +94,7 @@ public:
     std::size_t size() const override { return size_; }
     ManagedAllocationFlags flags() const override { return flags_; }
 
-    void begin_host_access(Queue& queue, std::size_t offset, std::size_t size, bool read, bool write,
-                           bool) override {
+    void begin_host_access(Queue& queue, std::size_t offset, std::size_t size, bool read, bool write, bool) override {
         // A blocking map on the queue: it waits for the queue's earlier work, and is what makes
         // coarse-grained memory valid on the host (for fine-grained memory it is a synchronization
         // point, which the rules allow).
@@ -116,8 +115,9 @@ public:
 
     void prefetch(Queue& queue, std::size_t offset, std::size_t size, bool to_host) override {
         const void* start = at(offset);
-        check(require(cl().clEnqueueSVMMigrateMem, "clEnqueueSVMMigrateMem")(
-                  handle_of(queue), 1, &start, &size, to_host ? CL_MIGRATE_MEM_OBJECT_HOST : 0, 0, nullptr, nullptr),
+        check(require(cl().clEnqueueSVMMigrateMem, "clEnqueueSVMMigrateMem")(handle_of(queue), 1, &start, &size,
+                                                                             to_host ? CL_MIGRATE_MEM_OBJECT_HOST : 0,
+                                                                             0, nullptr, nullptr),
               "clEnqueueSVMMigrateMem");
     }
 
@@ -128,8 +128,8 @@ public:
 
     std::shared_ptr<Buffer> device_buffer(std::size_t device_index) override {
         cl_int status = CL_SUCCESS;
-        Handle<cl_mem> mem(cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, size_,
-                                               pointer_, &status));
+        Handle<cl_mem> mem(
+            cl().clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, size_, pointer_, &status));
         check(status, "clCreateBuffer (over shared virtual memory)");
         return std::make_shared<OpenClBuffer>(context_, device_index, size_, std::move(mem));
     }

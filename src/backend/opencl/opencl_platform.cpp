@@ -19,11 +19,8 @@ int parse_version(const std::string& version) {
 }  // namespace
 
 OpenClPlatform::OpenClPlatform(Api& api, cl_platform_id id)
-    : api_(api),
-      id_(id),
-      name_(platform_info_string(id, CL_PLATFORM_NAME)),
-      vendor_(platform_info_string(id, CL_PLATFORM_VENDOR)),
-      version_(platform_info_string(id, CL_PLATFORM_VERSION)),
+    : api_(api), id_(id), name_(platform_info_string(id, CL_PLATFORM_NAME)),
+      vendor_(platform_info_string(id, CL_PLATFORM_VENDOR)), version_(platform_info_string(id, CL_PLATFORM_VERSION)),
       version_number_(parse_version(version_)) {
     cl_uint count = 0;
     const cl_int status = cl().clGetDeviceIDs(id, CL_DEVICE_TYPE_ALL, 0, nullptr, &count);

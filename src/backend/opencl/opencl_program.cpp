@@ -97,7 +97,8 @@ void build_or_throw(cl_program program, const std::shared_ptr<OpenClContext>& co
     }
     if (build_failed(status)) {
         std::string log = build_log(program, device);
-        if (status == CL_INVALID_BUILD_OPTIONS) log = fmt::format("invalid build options: {}\n{}", fmt::join(options, " "), log);
+        if (status == CL_INVALID_BUILD_OPTIONS)
+            log = fmt::format("invalid build options: {}\n{}", fmt::join(options, " "), log);
         throw CompileError("OpenCL", context->devices()[device_index]->name(), log, options, source);
     }
     check(status, "clBuildProgram");
@@ -154,7 +155,8 @@ std::shared_ptr<Module> load_program(const std::shared_ptr<OpenClContext>& conte
     if (size >= 4) std::memcpy(&first_word, bytes, 4);
     if (first_word == spirv_magic) {
         if (cl().clCreateProgramWithIL == nullptr) {
-            throw UnsupportedError("the OpenCL loader has no clCreateProgramWithIL (OpenCL 2.1): it cannot take SPIR-V");
+            throw UnsupportedError(
+                "the OpenCL loader has no clCreateProgramWithIL (OpenCL 2.1): it cannot take SPIR-V");
         }
         program.reset(cl().clCreateProgramWithIL(context->handle(), bytes, size, &status));
         // Drivers without IL support answer CL_INVALID_OPERATION (or CL_INVALID_VALUE).
@@ -245,13 +247,13 @@ Handle<cl_program> object_from_binary(const std::shared_ptr<OpenClContext>& cont
     check(cl().clGetProgramBuildInfo(program.get(), device, CL_PROGRAM_BINARY_TYPE, sizeof type, &type, nullptr),
           "clGetProgramBuildInfo");
     if (type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT && type != CL_PROGRAM_BINARY_TYPE_LIBRARY) {
-        throw ArgumentError("units", fmt::format("unit {} is an OpenCL program binary of type {} on device '{}'; "
-                                                 "linking takes compiled objects (Program::compile_unit) and "
-                                                 "libraries",
-                                                 unit,
-                                                 type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE ? "executable"
-                                                                                           : std::to_string(type),
-                                                 device_name));
+        throw ArgumentError("units",
+                            fmt::format("unit {} is an OpenCL program binary of type {} on device '{}'; "
+                                        "linking takes compiled objects (Program::compile_unit) and "
+                                        "libraries",
+                                        unit,
+                                        type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE ? "executable" : std::to_string(type),
+                                        device_name));
     }
     return program;
 }

@@ -118,8 +118,8 @@ void OpenClQueue::copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::si
     finish_if(blocking);
 }
 
-void OpenClQueue::fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern,
-                       std::size_t pattern_size, bool blocking) {
+void OpenClQueue::fill(Buffer& dst, std::size_t offset, std::size_t size, const void* pattern, std::size_t pattern_size,
+                       bool blocking) {
     // clEnqueueFillBuffer copies the pattern when it is enqueued, so the caller's may go at once.
     check(cl().clEnqueueFillBuffer(queue_.get(), mem_of(dst), pattern, pattern_size, offset, size, 0, nullptr, nullptr),
           "clEnqueueFillBuffer");

@@ -49,8 +49,9 @@ void OpenClQueue::write_rect(Buffer& dst, const RectLayout& dst_layout, const vo
     const std::size_t region[3] = {extent.width, extent.height, extent.depth};
     check(cl().clEnqueueWriteBufferRect(queue_.get(), mem_of(dst), blocking ? CL_TRUE : CL_FALSE, buffer.values,
                                         host.values, region, dst_layout.pitch, dst_layout.slice_pitch, src_layout.pitch,
-                                        src_layout.slice_pitch, static_cast<const unsigned char*>(src) + src_layout.offset,
-                                        0, nullptr, nullptr),
+                                        src_layout.slice_pitch,
+                                        static_cast<const unsigned char*>(src) + src_layout.offset, 0, nullptr,
+                                        nullptr),
           "clEnqueueWriteBufferRect");
     if (!blocking) finish_if(false);
 }

@@ -76,9 +76,7 @@ struct CacheKeyBuilder::State {
     State& operator=(const State&) = delete;
 };
 
-CacheKeyBuilder::CacheKeyBuilder() : state_(std::make_unique<State>()) {
-    update_string(kFormat);
-}
+CacheKeyBuilder::CacheKeyBuilder() : state_(std::make_unique<State>()) { update_string(kFormat); }
 
 CacheKeyBuilder::~CacheKeyBuilder() = default;
 CacheKeyBuilder::CacheKeyBuilder(CacheKeyBuilder&&) noexcept = default;

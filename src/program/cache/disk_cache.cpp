@@ -25,15 +25,14 @@
 namespace kjarni::detail {
 
 namespace fs = std::filesystem;
-using disk_entry::FileDescriptor;
-using disk_entry::Header;
-using disk_entry::ReadResult;
 using disk_entry::checksum;
 using disk_entry::directory_is_ours;
 using disk_entry::due_for_touch;
 using disk_entry::entry_is_ours;
+using disk_entry::FileDescriptor;
 using disk_entry::get_u32;
 using disk_entry::get_u64;
+using disk_entry::Header;
 using disk_entry::kEntrySuffix;
 using disk_entry::kFormatVersion;
 using disk_entry::kHeaderSize;
@@ -41,6 +40,7 @@ using disk_entry::kMagic;
 using disk_entry::make_directories;
 using disk_entry::make_header;
 using disk_entry::read_entry;
+using disk_entry::ReadResult;
 using disk_entry::target_bytes;
 using disk_entry::temporary_name;
 using disk_entry::touch;
@@ -161,9 +161,9 @@ std::optional<Bytes> DiskCache::load(const CacheKey& key) noexcept {
         Header header{};
         Bytes payload(static_cast<std::size_t>(file_size - kHeaderSize));  // not zeroed: read over at once
         switch (read_entry(fd, header, payload)) {
-            case ReadResult::ok: break;
-            case ReadResult::short_read: return miss(true);  // truncated
-            case ReadResult::error: return miss(false);
+        case ReadResult::ok: break;
+        case ReadResult::short_read: return miss(true);  // truncated
+        case ReadResult::error: return miss(false);
         }
         if (!std::equal(kMagic.begin(), kMagic.end(), header.begin())) return miss(true);
         if (get_u32(header.data() + 8) != kFormatVersion) return miss(true);
@@ -232,6 +232,5 @@ void DiskCache::store(const CacheKey& key, std::span<const std::byte> payload) n
     }
     maybe_enforce_size_bound();
 }
-
 
 }  // namespace kjarni::detail

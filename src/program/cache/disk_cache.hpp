@@ -38,8 +38,8 @@ struct DiskCacheStatistics {
 /// One entry as a scan of the directory finds it.
 struct DiskCacheEntryInfo {
     std::filesystem::path path;
-    std::string key_hex;          ///< the 32 hex digits of the file's name
-    std::uint64_t size = 0;       ///< of the file, header included
+    std::string key_hex;            ///< the 32 hex digits of the file's name
+    std::uint64_t size = 0;         ///< of the file, header included
     std::int64_t last_used_ns = 0;  ///< modification time (stores set it, hits refresh it hourly), since the epoch
 };
 
@@ -121,8 +121,8 @@ private:
     std::atomic<std::uint64_t> io_errors_{0};
 
     // Eviction bookkeeping (see maybe_enforce_size_bound()).
-    std::mutex scan_mutex_;                      // one scan at a time in this process
-    std::atomic<bool> scanned_{false};           // approximate_total_ comes from a scan
+    std::mutex scan_mutex_;             // one scan at a time in this process
+    std::atomic<bool> scanned_{false};  // approximate_total_ comes from a scan
     std::atomic<std::uint64_t> approximate_total_{0};
     std::atomic<std::uint64_t> stores_since_scan_{0};
 };

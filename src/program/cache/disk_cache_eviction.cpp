@@ -74,7 +74,8 @@ std::uint64_t DiskCache::scan_and_evict() {
     std::vector<Entry> entries;
     std::uint64_t total = 0;
     const auto stale_before = std::chrono::system_clock::now() - kStaleTemporaryAge;
-    const auto stale_seconds = std::chrono::duration_cast<std::chrono::seconds>(stale_before.time_since_epoch()).count();
+    const auto stale_seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(stale_before.time_since_epoch()).count();
 
     // Only <2 hex digits>/<32 hex digits>.bin (and our temporary files) are looked at, let alone
     // removed, even if the directory was pointed somewhere it shares with other files; and nothing
@@ -88,7 +89,8 @@ std::uint64_t DiskCache::scan_and_evict() {
         const std::string bucket = top->path().filename().string();
         if (bucket.size() != 2 || !is_hex(bucket)) continue;
         std::error_code inner_error;
-        for (fs::directory_iterator it(top->path(), inner_error); !inner_error && it != end; it.increment(inner_error)) {
+        for (fs::directory_iterator it(top->path(), inner_error); !inner_error && it != end;
+             it.increment(inner_error)) {
             const fs::path& path = it->path();
             const std::string name = path.filename().string();
             const bool entry = is_entry_name(name);
@@ -140,13 +142,15 @@ std::vector<DiskCacheEntryInfo> DiskCache::entries() const {
         const std::string bucket = top->path().filename().string();
         if (bucket.size() != 2 || !is_hex(bucket)) continue;
         std::error_code inner_error;
-        for (fs::directory_iterator it(top->path(), inner_error); !inner_error && it != end; it.increment(inner_error)) {
+        for (fs::directory_iterator it(top->path(), inner_error); !inner_error && it != end;
+             it.increment(inner_error)) {
             const std::string name = it->path().filename().string();
             struct stat info {};
             if (!is_entry_name(name) || ::lstat(it->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
-            found.push_back(DiskCacheEntryInfo{
-                it->path(), name.substr(0, name.size() - kEntrySuffix.size()), static_cast<std::uint64_t>(info.st_size),
-                std::int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec});
+            found.push_back(
+                DiskCacheEntryInfo{it->path(), name.substr(0, name.size() - kEntrySuffix.size()),
+                                   static_cast<std::uint64_t>(info.st_size),
+                                   std::int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec});
         }
     }
     std::sort(found.begin(), found.end(), [](const DiskCacheEntryInfo& a, const DiskCacheEntryInfo& b) {

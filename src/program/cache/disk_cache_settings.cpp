@@ -36,10 +36,13 @@ std::optional<std::uint64_t> parse_size(std::string_view text) noexcept {
     unsigned shift = 0;
     if (!suffix.empty()) {
         switch (suffix.front()) {
-            case 'k': case 'K': shift = 10; break;
-            case 'm': case 'M': shift = 20; break;
-            case 'g': case 'G': shift = 30; break;
-            default: return std::nullopt;
+        case 'k':
+        case 'K': shift = 10; break;
+        case 'm':
+        case 'M': shift = 20; break;
+        case 'g':
+        case 'G': shift = 30; break;
+        default: return std::nullopt;
         }
         suffix.remove_prefix(1);
         if (!suffix.empty() && !equals_ignoring_case(suffix, "b") && !equals_ignoring_case(suffix, "ib")) {

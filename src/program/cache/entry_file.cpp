@@ -56,8 +56,8 @@ Header make_header(const CacheKey& key, std::span<const std::byte> payload) noex
 ReadResult read_exact(int fd, void* data, std::size_t size, std::uint64_t offset) noexcept {
     auto* out = static_cast<unsigned char*>(data);
     while (size > 0) {
-        const ssize_t n = ::pread(fd, out, std::min<std::size_t>(size, std::size_t{1} << 30),
-                                  static_cast<off_t>(offset));
+        const ssize_t n =
+            ::pread(fd, out, std::min<std::size_t>(size, std::size_t{1} << 30), static_cast<off_t>(offset));
         if (n < 0) {
             if (errno == EINTR) continue;
             return ReadResult::error;
@@ -104,7 +104,6 @@ bool write_all(int fd, const void* data, std::size_t size) noexcept {
     return true;
 }
 
-
 void touch(int fd) noexcept {
     timespec now{};
     if (::clock_gettime(CLOCK_REALTIME, &now) == 0) {
@@ -125,8 +124,7 @@ bool due_for_touch(const timespec& modified) noexcept {
 std::string temporary_name(const std::string& hex) {
     static std::atomic<std::uint64_t> counter{0};
     thread_local std::mt19937_64 engine = [] {
-        std::uint64_t seed = static_cast<std::uint64_t>(
-            std::chrono::steady_clock::now().time_since_epoch().count());
+        std::uint64_t seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
         try {
             std::random_device device;
             seed ^= (std::uint64_t{device()} << 32) ^ device();
@@ -141,14 +139,12 @@ std::string temporary_name(const std::string& hex) {
 }
 
 bool is_hex(std::string_view text) noexcept {
-    return std::all_of(text.begin(), text.end(), [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-    });
+    return std::all_of(text.begin(), text.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 bool is_entry_name(std::string_view name) noexcept {
-    return name.size() == 32 + kEntrySuffix.size() && name.ends_with(kEntrySuffix) &&
-           is_hex(name.substr(0, 32));
+    return name.size() == 32 + kEntrySuffix.size() && name.ends_with(kEntrySuffix) && is_hex(name.substr(0, 32));
 }
 
 bool is_temporary_name(std::string_view name) noexcept {

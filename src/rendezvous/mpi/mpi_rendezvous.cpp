@@ -46,7 +46,8 @@ MpiRendezvous::MpiRendezvous(MPI_Comm communicator, std::chrono::milliseconds ti
     MPI_Initialized(&initialized);
     if (!initialized) throw ArgumentError("communicator", "MPI is not initialized (call MPI_Init first)");
     if (communicator == MPI_COMM_NULL) throw ArgumentError("communicator", "is MPI_COMM_NULL");
-    if (timeout.count() <= 0) throw ArgumentError("timeout", fmt::format("must be positive, got {} ms", timeout.count()));
+    if (timeout.count() <= 0)
+        throw ArgumentError("timeout", fmt::format("must be positive, got {} ms", timeout.count()));
     check(MPI_Comm_dup(communicator, &communicator_), "MPI_Comm_dup");
     check(MPI_Comm_set_errhandler(communicator_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
     check(MPI_Comm_rank(communicator_, &rank_), "MPI_Comm_rank");
@@ -106,7 +107,8 @@ void MpiRendezvous::check_received(const std::vector<MPI_Status>& statuses, int 
         int got = 0;
         MPI_Get_count(&statuses[index++], MPI_BYTE, &got);
         if (got != chunk_count(size, at)) {
-            throw ArgumentError("data", fmt::format("rank {} sent fewer bytes than the {} this rank receives", peer, size));
+            throw ArgumentError("data",
+                                fmt::format("rank {} sent fewer bytes than the {} this rank receives", peer, size));
         }
         at += chunk_bytes;
     } while (at < size);

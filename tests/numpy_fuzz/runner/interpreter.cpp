@@ -56,8 +56,8 @@ std::vector<std::string> made(ProgramState& state, const Json& op, const Array& 
 std::vector<std::string> made_list(ProgramState& state, const Json& op, const std::vector<Array>& results) {
     const auto names = op.at("outs").get<std::vector<std::string>>();
     if (names.size() != results.size())
-        throw ProgramError("" + std::to_string(results.size()) + " parts for " +
-                                 std::to_string(names.size()) + " names");
+        throw ProgramError("" + std::to_string(results.size()) + " parts for " + std::to_string(names.size()) +
+                           " names");
     for (std::size_t k = 0; k < names.size(); ++k) state.values.insert_or_assign(names[k], results[k]);
     return names;
 }
@@ -134,7 +134,8 @@ const std::map<std::string, Handler>& handlers() {
          }},
         {"reshape",
          [](ProgramState& s, const Json& op) {
-             return made(s, op, reshape(s.queue, s.at(str(op, "src")), integers(op.at("shape")), order_of(op), copy_mode(op)));
+             return made(s, op,
+                         reshape(s.queue, s.at(str(op, "src")), integers(op.at("shape")), order_of(op), copy_mode(op)));
          }},
         {"expr", [](ProgramState& s, const Json& op) { return made(s, op, evaluate(s.queue, tree(s, op))); }},
         {"assign",
@@ -156,7 +157,8 @@ const std::map<std::string, Handler>& handlers() {
          [](ProgramState& s, const Json& op) {
              return made(s, op, s.at(str(op, "src")).astype(s.queue, dtype_named(str(op, "dtype")), order_of(op)));
          }},
-        {"copy", [](ProgramState& s, const Json& op) { return made(s, op, s.at(str(op, "src")).copy(s.queue, order_of(op))); }},
+        {"copy",
+         [](ProgramState& s, const Json& op) { return made(s, op, s.at(str(op, "src")).copy(s.queue, order_of(op))); }},
         {"reduce", [](ProgramState& s, const Json& op) { return made(s, op, reduction(s, op)); }},
         {"dot",
          [](ProgramState& s, const Json& op) {
@@ -190,8 +192,9 @@ const std::map<std::string, Handler>& handlers() {
          [](ProgramState& s, const Json& op) {
              const Array& src = s.at(str(op, "src"));
              const auto dtype = optional_dtype(op, "dtype");
-             return made(s, op, order_of(op) == Order::F ? asfortranarray(s.queue, src, dtype)
-                                                         : ascontiguousarray(s.queue, src, dtype));
+             return made(s, op,
+                         order_of(op) == Order::F ? asfortranarray(s.queue, src, dtype)
+                                                  : ascontiguousarray(s.queue, src, dtype));
          }},
         {"split",
          [](ProgramState& s, const Json& op) {
@@ -213,30 +216,35 @@ const std::map<std::string, Handler>& handlers() {
          }},
         {"blas_dot",
          [](ProgramState& s, const Json& op) {
-             return made(s, op, blas::dot(s.queue, s.at(str(op, "x")), s.at(str(op, "y")), std::nullopt,
-                                          op.value("conjugate_x", false)));
+             return made(s, op,
+                         blas::dot(s.queue, s.at(str(op, "x")), s.at(str(op, "y")), std::nullopt,
+                                   op.value("conjugate_x", false)));
          }},
         {"gemv",
          [](ProgramState& s, const Json& op) {
-             return made(s, op, blas::gemv(s.queue, complex_value(op.at("alpha")), s.at(str(op, "a")), s.at(str(op, "x")),
-                                           complex_value(op.at("beta")), optional_array(s, op, "y"), blas_op(op, "op_a")));
+             return made(s, op,
+                         blas::gemv(s.queue, complex_value(op.at("alpha")), s.at(str(op, "a")), s.at(str(op, "x")),
+                                    complex_value(op.at("beta")), optional_array(s, op, "y"), blas_op(op, "op_a")));
          }},
         {"gemm",
          [](ProgramState& s, const Json& op) {
-             return made(s, op, blas::gemm(s.queue, complex_value(op.at("alpha")), s.at(str(op, "a")), s.at(str(op, "b")),
-                                           complex_value(op.at("beta")), optional_array(s, op, "c"), blas_op(op, "op_a"),
-                                           blas_op(op, "op_b")));
+             return made(s, op,
+                         blas::gemm(s.queue, complex_value(op.at("alpha")), s.at(str(op, "a")), s.at(str(op, "b")),
+                                    complex_value(op.at("beta")), optional_array(s, op, "c"), blas_op(op, "op_a"),
+                                    blas_op(op, "op_b")));
          }},
         {"gemm_batched",
          [](ProgramState& s, const Json& op) {
-             return made(s, op, blas::gemm_batched(s.queue, complex_value(op.at("alpha")), s.at(str(op, "a")),
-                                                   s.at(str(op, "b")), complex_value(op.at("beta")),
-                                                   optional_array(s, op, "c"), blas_op(op, "op_a"), blas_op(op, "op_b")));
+             return made(s, op,
+                         blas::gemm_batched(s.queue, complex_value(op.at("alpha")), s.at(str(op, "a")),
+                                            s.at(str(op, "b")), complex_value(op.at("beta")),
+                                            optional_array(s, op, "c"), blas_op(op, "op_a"), blas_op(op, "op_b")));
          }},
         {"ger",
          [](ProgramState& s, const Json& op) {
-             return made(s, op, blas::ger(s.queue, complex_value(op.at("alpha")), s.at(str(op, "x")), s.at(str(op, "y")),
-                                          optional_array(s, op, "a")));
+             return made(s, op,
+                         blas::ger(s.queue, complex_value(op.at("alpha")), s.at(str(op, "x")), s.at(str(op, "y")),
+                                   optional_array(s, op, "a")));
          }},
     };
     return table;

@@ -35,8 +35,11 @@ public:
 
     Json write(const Queue& queue, const Array& array) {
         const HostArray host = array.get(queue);
-        Json ref = {{"blob", file_}, {"offset", offset_}, {"nbytes", host.nbytes()},
-                    {"dtype", array.dtype().name()}, {"shape", array.shape()}};
+        Json ref = {{"blob", file_},
+                    {"offset", offset_},
+                    {"nbytes", host.nbytes()},
+                    {"dtype", array.dtype().name()},
+                    {"shape", array.shape()}};
         if (host.nbytes() > 0) {
             const auto bytes = host.bytes();
             out_.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -84,7 +87,8 @@ Json run_program(const Queue& queue, const Json& program, const std::vector<char
         }
         for (const Json& op : program.at("ops")) {
             for (const std::string& name : run_operation(state, op))
-                result["snapshots"].push_back({{"op", op_index}, {"name", name}, {"value", writer.write(queue, state.at(name))}});
+                result["snapshots"].push_back(
+                    {{"op", op_index}, {"name", name}, {"value", writer.write(queue, state.at(name))}});
             ++op_index;
         }
     } catch (const std::exception& e) {
