@@ -480,13 +480,20 @@ std::string kernel_text(const RowPlan& plan, const DType& out_dtype) {
     // Through CUDA, rows that read several arrays ask for at least 1024 work items per
     // multiprocessor (at most 64 registers each): H200, (2^16, 4096) float32 layer norm 2.32 ->
     // 2.64 TB/s (79 -> 64 registers, no spills), where softmax's one array (40 registers) lost 3%.
-    // KJARNI_FUSION_ROW_BOUNDS = 1 / 0 asks for it / leaves it to the compiler always.
-    const char* setting = std::getenv("KJARNI_FUSION_ROW_BOUNDS");
-    const bool bounded = setting != nullptr ? std::string(setting) == "1" : arrays > 1;
+    // KJARNI_FUSION_ROW_BOUNDS = 0 leaves it to the compiler, 1 asks for 1024 always, a number
+    // from 256 to 2048 for that many work items.
+    std::size_t resident = arrays > 1 ? 1024 : 0;
+    if (const char* setting = std::getenv("KJARNI_FUSION_ROW_BOUNDS")) {
+        const long value = std::strtol(setting, nullptr, 10);
+        if (value != 0 && value != 1 && (value < 256 || value > 2048))
+            throw ArgumentError("KJARNI_FUSION_ROW_BOUNDS",
+                                fmt::format("is '{}': 0, 1 or work items from 256 to 2048", setting));
+        resident = value == 1 ? 1024 : static_cast<std::size_t>(value);
+    }
     std::string bounds;
-    if (bounded)
+    if (resident != 0)
         bounds = fmt::format("\n#ifdef KJARNI_CUDA_API\n__launch_bounds__({}, {})\n#endif\n", g,
-                             std::max<std::size_t>(1, 1024 / g));
+                             std::max<std::size_t>(1, resident / g));
     return s + fmt::format("KERNEL void {}kjarni_fused_rows({})\n{{\n{}}}\n", bounds, params, b);
 }
 
