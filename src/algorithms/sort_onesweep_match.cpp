@@ -372,24 +372,8 @@ std::string match_pass_source(const Shape& r) {
 )";
         return s;
     }
-    s += R"(    // 5. Out: position q of the sorted tile goes to its digit's base plus q.
-#pragma unroll
-    for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
-        const uint32_t q = j * KJARNI_G + lid;
-        if (q < count) {
-            const KJARNI_KEY key = skeys[q];
-            const uint32_t to = base[KJARNI_DIGIT(key, shift)] + q;
-)";
-    s += v ? R"(            if (last == 2) positions_out[out_offset + to] = (int64_t)svalues[q];
-            else {
-                keys_out[to] = key;
-                values_out[to] = svalues[q];
-            }
-)"
-           : R"(            if (last == 1) keys_out[out_offset + to] = kjarni_from_key(key, key_kind);
-            else keys_out[to] = key;
-)";
-    s += "        }\n    }\n}\n";
+    s += "    // 5. Out: position q of the sorted tile goes to its digit's base plus q.\n#pragma unroll\n";
+    s += write_out_code(v) + "}\n";
     return s;
 }
 

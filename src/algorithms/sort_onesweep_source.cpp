@@ -282,24 +282,28 @@ std::string pass_source(const Shape& r) {
     base[lid] -= start[lid];
     LOCAL_BARRIER;
     // 5. Out: position q of the sorted tile goes to its digit's base plus its place in the run.
-    for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
+)";
+    s += write_out_code(v) + "}\n";
+    return s;
+}
+
+std::string write_out_code(bool values) {
+    std::string s = R"(    for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
         const uint32_t q = j * KJARNI_G + lid;
         if (q < count) {
             const KJARNI_KEY key = skeys[q];
-            const uint32_t d = KJARNI_DIGIT(key, shift);
-            const uint32_t to = base[d] + q;
+            const uint32_t to = base[KJARNI_DIGIT(key, shift)] + q;
 )";
-    s += v ? R"(            if (last == 2) positions_out[out_offset + to] = (int64_t)svalues[q];
+    s += values ? R"(            if (last == 2) positions_out[out_offset + to] = (int64_t)svalues[q];
             else {
                 keys_out[to] = key;
                 values_out[to] = svalues[q];
             }
 )"
-           : R"(            if (last == 1) keys_out[out_offset + to] = kjarni_from_key(key, key_kind);
+                : R"(            if (last == 1) keys_out[out_offset + to] = kjarni_from_key(key, key_kind);
             else keys_out[to] = key;
 )";
-    s += "        }\n    }\n}\n";
-    return s;
+    return s + "        }\n    }\n";
 }
 
 }  // namespace kjarni::detail::onesweep

@@ -69,6 +69,11 @@ std::string pass_source(const Shape& shape);
 /// dtype of the key width (chosen at run time by a kind code), the digit and atomics.
 std::string common_code(const Shape& shape);
 
+/// The pass kernels' last step, one loop: position q of the sorted tile in local memory (`skeys`,
+/// and `svalues` with `values`) goes to `base[its digit] + q`; the last pass writes the elements
+/// (or argsort's positions) at `out_offset`, the others the keys (and values).
+std::string write_out_code(bool values);
+
 /// The match form of kjarni_onesweep_pass (sort_onesweep_match.cpp).
 std::string match_pass_source(const Shape& shape);
 
