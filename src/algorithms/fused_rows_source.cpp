@@ -171,7 +171,9 @@ std::string pairwise(std::string& b, const std::string& indent, const std::strin
 
 }  // namespace
 
-bool names_variable(const std::string& code, const std::string& prefix, std::size_t k) { return names(code, prefix, k); }
+bool names_variable(const std::string& code, const std::string& prefix, std::size_t k) {
+    return names(code, prefix, k);
+}
 
 std::string row_kernel_source(const RowPlan& plan, const DType& out_dtype) {
     const ExprCode& code = plan.code;
