@@ -31,6 +31,8 @@ namespace {
 // bound), double division is exact to half an ulp, and rounding that to float is innocuous (the
 // count below 2^29: the quotient then never lies within 2^-53 of a float's halfway point without
 // being on it).
+// (kjarni's kernels ask for -cl-fp32-correctly-rounded-divide-sqrt where the device offers it,
+// program/kernel_cache.cpp; these two serve the devices that do not.)
 // kj_div_rn_f: a float division correctly rounded on any conforming device, for results numpy
 // gives exactly (round's scaling back). CUDA has it (__fdiv_rn, whatever --prec-div says). OpenCL C
 // lets a / b err by 2.5 ulp without -cl-fp32-correctly-rounded-divide-sqrt, and dividing in double
@@ -48,9 +50,6 @@ namespace {
 // up to 5 ulps, which a device that divides correctly never shows them).
 // kj_order_i64_u64: the exact order of an int64 and a uint64 (numpy's ufunc loops compare those
 // exactly, although their promoted type is float64), -1, 0 or 1.
-// KJ_KEEP_F / KJ_KEEP_D(v, zero): v itself (zero is a kernel parameter that is 0), through its bits,
-// which the compiler cannot see through: no fused multiply-add joins work before it with work after
-// it (a statement's value, kjarni/statements.hpp).
 constexpr const char* preamble_text = R"(#ifndef KJARNI_ALGORITHM_PREAMBLE
 #define KJARNI_ALGORITHM_PREAMBLE
 #ifdef KJARNI_CUDA_API
@@ -132,13 +131,6 @@ INLINE float kj_div_rn_f(float a, float b) { return kj_div_rn_from_f(a, b, a / b
 #endif
 FUNCTION INLINE int kj_order_i64_u64(int64_t a, uint64_t b)
 { return a < 0 ? -1 : ((uint64_t)a < b ? -1 : ((uint64_t)a > b ? 1 : 0)); }
-#ifdef KJARNI_CUDA_API
-#define KJ_KEEP_F(v, zero) __uint_as_float(__float_as_uint(v) ^ (zero))
-#define KJ_KEEP_D(v, zero) __longlong_as_double(__double_as_longlong(v) ^ (long long)(zero))
-#else
-#define KJ_KEEP_F(v, zero) as_float(as_uint(v) ^ (zero))
-#define KJ_KEEP_D(v, zero) as_double(as_ulong(v) ^ (ulong)(zero))
-#endif
 #endif
 )";
 

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <map>
 #include <mutex>
+#include <variant>
 
 #include "core/context_state.hpp"
 #include "kjarni/api.hpp"
@@ -14,6 +16,16 @@
 namespace kjarni::detail {
 
 namespace {
+
+/// Whether an OpenCL device divides and takes square roots of floats correctly rounded when asked
+/// (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG).
+bool offers_exact_float_division(const BoundDevice& device) {
+    constexpr std::int64_t correctly_rounded_divide_sqrt = std::int64_t{1} << 7;
+    const auto config = device.device().attribute("CL_DEVICE_SINGLE_FP_CONFIG");
+    if (!config) return false;
+    const auto* bits = std::get_if<std::int64_t>(&*config);
+    return bits != nullptr && (*bits & correctly_rounded_divide_sqrt) != 0;
+}
 
 /// Generated kernels per context (a service of its state), by a key that names the device and
 /// identifies the source. Backend kernels, not public Programs: a Program holds its Context, and
@@ -56,6 +68,10 @@ std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, con
     const std::string full = full_source(device.context().api().id(), source, options);
     backend::BuildOptions build;
     if (exact && cuda) build.compiler_options.push_back("--fmad=false");
+    // numpy's float32 a / b and sqrt are correctly rounded, as CUDA's are by default; OpenCL C allows
+    // them 2.5 and 3 ulp unless the program asks, which a device may offer (NVIDIA's does).
+    if (exact && !cuda && offers_exact_float_division(device))
+        build.compiler_options.push_back("-cl-fp32-correctly-rounded-divide-sqrt");
     auto module = obtain_module(device, full, build);
     std::shared_ptr<backend::Kernel> kernel = module->kernel(name);
     if (!kernel) throw Error(fmt::format("generated program has no kernel '{}'", name));
