@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <optional>
@@ -27,8 +28,27 @@ class Generator {
 public:
     ExprCode code;
 
+    /// Nodes that stand in the value as a variable of the caller's (parts[i] as names[i]), their
+    /// own code put in codes[i] when first met.
+    const std::vector<const ExprNode*>* parts = nullptr;
+    const std::vector<std::string>* names = nullptr;
+    std::vector<std::string>* codes = nullptr;
+
     // The value of `node` in its dtype's compute type; `context` is the type a weak scalar takes.
     std::string emit(const ExprNode& node, const DType& context) {
+        if (parts != nullptr) {
+            const auto found = std::find(parts->begin(), parts->end(), &node);
+            if (found != parts->end()) {
+                const auto i = static_cast<std::size_t>(found - parts->begin());
+                if ((*codes)[i].empty()) {
+                    const auto* const saved = parts;
+                    parts = nullptr;  // the parts do not nest
+                    (*codes)[i] = emit(node, context);
+                    parts = saved;
+                }
+                return (*names)[i];
+            }
+        }
         switch (node.op) {
         case ExprOp::array:
             if (!node.array) throw ArgumentError("expression", "holds a MultiArray: evaluate it on a MultiQueue");
@@ -318,6 +338,20 @@ ExprCode generate_expression(const ExprNode& root) {
 std::string generate_more(const ExprNode& root, ExprCode& code) {
     Generator g;
     g.code = std::move(code);
+    std::string value = g.emit(root, root.dtype);
+    code = std::move(g.code);
+    return value;
+}
+
+std::string generate_more(const ExprNode& root, ExprCode& code, const std::vector<const ExprNode*>& parts,
+                          const std::vector<std::string>& names, std::vector<std::string>& codes) {
+    if (names.size() != parts.size()) throw Error("generate_more: a name for each part");
+    codes.assign(parts.size(), std::string());
+    Generator g;
+    g.code = std::move(code);
+    g.parts = &parts;
+    g.names = &names;
+    g.codes = &codes;
     std::string value = g.emit(root, root.dtype);
     code = std::move(g.code);
     return value;

@@ -32,6 +32,12 @@ ExprCode generate_expression(const ExprNode& root);
 /// The value of `root` in its dtype's compute type, with its arrays, scalars and reductions added
 /// to `code` (those already there keep their names), for kernels computing several values.
 std::string generate_more(const ExprNode& root, ExprCode& code);
+/// The same, where each node of `parts` (none inside another) stands in the value as the variable
+/// `names[i]`: its own code, in its dtype's compute type and naming the same arrays, scalars and
+/// reductions, is put in `codes[i]` (empty when the value does not use it). For values the caller
+/// computes once and uses many times.
+std::string generate_more(const ExprNode& root, ExprCode& code, const std::vector<const ExprNode*>& parts,
+                          const std::vector<std::string>& names, std::vector<std::string>& codes);
 
 /// Converts a value expression of one compute type to another (C's conversions; complex to real
 /// takes the real part; bool is != 0).

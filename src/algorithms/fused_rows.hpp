@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/expression_codegen.hpp"
@@ -21,6 +22,10 @@ struct RowPlan {
     /// and the arrays `v<k>`, scalars `s<j>` shared).
     ExprCode code;
     std::vector<std::string> reduced_values;
+    /// Parts of the result's value that are the same along a row (they read reductions and scalars,
+    /// no array: layer normalisation's sqrt(var + eps)), computed once per row into `kj_h<i>`,
+    /// which code.value names: each one's C type and code.
+    std::vector<std::pair<std::string, std::string>> row_values;
     /// The reductions by level: those of a level use only the values of earlier levels, and are
     /// combined over the work group together.
     std::vector<std::vector<std::size_t>> levels;

@@ -433,6 +433,8 @@ std::string row_kernel_source(const RowPlan& plan, const DType& out_dtype) {
         for (std::size_t q = 0; q < level.size(); ++q)
             if (keep[q]) kept.emplace_back(raw[q], fmt::format("kj_c{}", level[q]));
     }
+    for (std::size_t i = 0; i < plan.row_values.size(); ++i)
+        b += fmt::format("    const {} kj_h{} = {};\n", plan.row_values[i].first, i, plan.row_values[i].second);
     const std::string result = with_kept(code.value);
     if (vec > 1) {
         // Every late read before the first store: the compiler may not move a read past a store

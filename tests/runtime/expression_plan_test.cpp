@@ -155,6 +155,43 @@ TEST_P(ExpressionPlanTest, LayerNormalisationInOneKernel) {
     }
 }
 
+// Parts of the value that are the same along a row (here max * 2.5 + 1 and sqrt(|min| + 3), with
+// weak scalars) are computed once per row: the same operations, so each element is exactly what
+// the host computes rounding every operation in the array's type (max and min are exact).
+template <typename T>
+void check_row_invariant_parts(const Queue& q, const DType& dtype) {
+    const std::size_t rows = 23, m = 700;
+    HostArray x = random_host(dtype, {rows, m});
+    const Array dx = Array::from_host(q, x);
+    const Expr value = dx * (max(dx, -1, true) * 2.5 + 1.0) - sqrt(abs(min(dx, -1, true)) + 3.0);
+    const FusionPlan plan = fusion_plan(q, value);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.describe();
+    const HostArray got = evaluate(q, value).get(q);
+    ASSERT_EQ(got.dtype(), dtype);
+    const auto* xs = reinterpret_cast<const T*>(x.data());
+    const auto* ys = reinterpret_cast<const T*>(got.data());
+    for (std::size_t r = 0; r < rows; ++r) {
+        T top = xs[r * m], bottom = xs[r * m];
+        for (std::size_t k = 1; k < m; ++k) {
+            top = std::max(top, xs[r * m + k]);
+            bottom = std::min(bottom, xs[r * m + k]);
+        }
+        const T scaled = top * T(2.5);
+        const T factor = scaled + T(1);
+        const T shift = std::sqrt(std::fabs(bottom) + T(3));
+        for (std::size_t k = 0; k < m; ++k) {
+            const T product = xs[r * m + k] * factor;
+            const T expected = product - shift;
+            ASSERT_EQ(ys[r * m + k], expected) << dtype.name() << " row " << r << ", element " << k;
+        }
+    }
+}
+
+TEST_P(ExpressionPlanTest, PartsTheSameAlongARowAreExact) {
+    check_row_invariant_parts<float>(queue(), DType(Kind::float32));
+    check_row_invariant_parts<double>(queue(), DType(Kind::float64));
+}
+
 TEST_P(ExpressionPlanTest, OtherShapesTakeReductionKernelsAndOneElementwiseKernel) {
     const DType f64(Kind::float64);
     const std::size_t rows = 30, m = 50;
