@@ -227,29 +227,12 @@ private:
         return fmt::format("v{}", code.arrays.size() - 1);
     }
 
-    // A statement's value as its eager evaluation stores it: float16 rounded to 16 bits, and every
-    // floating value passed through KJ_KEEP (device_code.cpp) with a parameter the compiler cannot
-    // see to be 0, so that it cannot contract a multiply inside the statement with an add outside
-    // it into one fused multiply-add (eager evaluation rounds the product when it stores it).
-    std::string statement_value(const std::string& value, const DType& dtype) {
-        if (!is_real(dtype) && !is_complex(dtype)) return value;  // integers and bool are exact
-        const ScalarValue zero_value{ScalarValue::Kind::unsigned_integer, 0, 0, {}};
-        code.scalars.push_back(ExprScalarParameter{zero_value, dtypes::uint32});
-        const std::string zero = fmt::format("s{}", code.scalars.size() - 1);
-        const auto keep = [&](const std::string& v, bool wide) {
-            return fmt::format("{}({}, {})", wide ? "KJ_KEEP_D" : "KJ_KEEP_F", v, zero);
-        };
-        switch (dtype.kind()) {
-        case K::float16: return fmt::format("kjarni_h2f(kjarni_f2h({}))", keep(value, false));
-        case K::float32: return keep(value, false);
-        case K::float64: return keep(value, true);
-        default: {
-            const bool wide = dtype.kind() == K::complex128;
-            const std::string part_x = keep(fmt::format("({}).x", value), wide);
-            const std::string part_y = keep(fmt::format("({}).y", value), wide);
-            return fmt::format("{}({}, {})", complex_ctr(dtype), part_x, part_y);
-        }
-        }
+    // A statement's value as its eager evaluation stores it: float16 rounded to 16 bits. No fused
+    // multiply-add can join a multiplication inside the statement with an addition outside it:
+    // kjarni's own kernels are compiled without contraction (program/kernel_cache.hpp).
+    static std::string statement_value(const std::string& value, const DType& dtype) {
+        if (dtype.kind() == K::float16) return fmt::format("kjarni_h2f(kjarni_f2h({}))", value);
+        return value;
     }
 
     std::string reduction_value(const ExprNode& node) {

@@ -94,8 +94,8 @@ struct ExprNode {
     /// ExprOp::reduction: what it reduces and how.
     std::shared_ptr<const ReductionNode> reduction;
     /// ExprOp::cast of a statement's value (kjarni/statements.hpp's let): the value as eager
-    /// evaluation would have stored it, float16 rounded to 16 bits, and no fused multiply-add
-    /// joining work before it with work after it (expression_codegen.cpp).
+    /// evaluation would have stored it, float16 rounded to 16 bits (expression_codegen.cpp; no
+    /// fused multiply-add joins work before it with work after it: kjarni's kernels contract none).
     bool statement_value = false;
 };
 
