@@ -29,8 +29,13 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <numeric>
+#include <random>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "batched_run.hpp"
 #include "kjarni/fusion.hpp"
@@ -60,14 +65,17 @@ struct Setup {
 std::shared_ptr<Setup> make_setup(const kjarni::Api& api, std::size_t n, std::size_t rows, std::size_t m3) {
     auto context = kjarni::Context::from_criteria(api);
     kjarni::Queue queue(context.devices()[0]);
-    auto make = [&](std::vector<std::size_t> shape, double value) {
-        const kjarni::Array array = kjarni::Array::empty(queue.device(), shape, kjarni::dtypes::float32);
-        kjarni::fill(queue, array, value);
-        return array;
+    // Uniform in [-1, 1), as the peers' script fills theirs: constant rows would make layer
+    // normalisation divide 0 by the deviation everywhere, the correctly rounded division's slow path.
+    std::minstd_rand engine(1);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    auto make = [&](std::vector<std::size_t> shape) {
+        std::vector<float> values(std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>()));
+        for (float& v : values) v = uniform(engine);
+        return kjarni::Array::from_host(queue, std::span<const float>(values), shape);
     };
-    auto setup = std::make_shared<Setup>(Setup{queue, make({n}, 1.25), make({n}, 0.5), make({rows, cols}, 0.75),
-                                               make({rows, cols}, 0), make({cols}, 1.5), make({cols}, 0.25),
-                                               make({m3}, 0.5), make({m3}, 1.25), make({m3}, -0.75)});
+    auto setup = std::make_shared<Setup>(Setup{queue, make({n}), make({n}), make({rows, cols}), make({rows, cols}),
+                                               make({cols}), make({cols}), make({m3}), make({m3}), make({m3})});
     queue.synchronize();
     return setup;
 }
