@@ -25,6 +25,7 @@
 #include "kjarni/host_argument.hpp"
 #include "kjarni/host_memory.hpp"
 #include "kjarni/image.hpp"
+#include "kjarni/image_format.hpp"
 #include "kjarni/ipc.hpp"
 #include "kjarni/kernel.hpp"
 #include "kjarni/kernel_attributes.hpp"

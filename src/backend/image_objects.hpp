@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "backend/backend_fwd.hpp"
-#include "kjarni/image.hpp"
+#include "kjarni/image_format.hpp"
 
 namespace kjarni::backend {
 

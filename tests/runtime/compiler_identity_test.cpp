@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/context_state.hpp"
+#include "kjarni/context.hpp"
 #include "support/fake_backend.hpp"
 
 namespace kjarni::test {
