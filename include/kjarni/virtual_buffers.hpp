@@ -63,7 +63,6 @@
 #include <utility>
 #include <vector>
 
-#include "kjarni/array.hpp"
 #include "kjarni/buffer.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/queue.hpp"
@@ -82,6 +81,9 @@ namespace detail {
 // clang-format off
 template <class T>
 concept HasVirtualAllocations = requires(const T& x) { virtual_allocations(x); };
+// A view of memory with a base Buffer (an Array, kjarni/array.hpp), named without including it.
+template <class T>
+concept HasBaseBuffer = requires(const T& x) { { x.base() } -> std::convertible_to<const Buffer&>; };
 // clang-format on
 }  // namespace detail
 
@@ -90,7 +92,11 @@ class VirtualDependencies {
 public:
     VirtualDependencies() = default;
     VirtualDependencies(const Buffer& buffer) { add(buffer); }                // NOLINT: implicit on purpose
-    VirtualDependencies(const Array& array) { add(array.base()); }            // NOLINT
+    template <class A>
+        requires(detail::HasBaseBuffer<A> && !std::same_as<std::remove_cvref_t<A>, Buffer>)
+    VirtualDependencies(const A& array) {  // NOLINT: an Array, implicitly: its base buffer
+        add(array.base());
+    }
     VirtualDependencies(std::initializer_list<VirtualDependencies> values) {  // NOLINT
         for (const auto& v : values) add(v);
     }
@@ -102,7 +108,8 @@ public:
     // A range spelled with std::begin / std::end (from <vector> and friends) rather than the
     // concepts of <ranges>, so that this header does not cost its includers <ranges>.
     template <class R>
-        requires(!detail::HasVirtualAllocations<R> && !std::same_as<std::remove_cvref_t<R>, VirtualDependencies> &&
+        requires(!detail::HasVirtualAllocations<R> && !detail::HasBaseBuffer<R> &&
+                 !std::same_as<std::remove_cvref_t<R>, VirtualDependencies> &&
                  requires(const R& range) { std::begin(range) != std::end(range); } &&
                  std::constructible_from<VirtualDependencies, decltype(*std::begin(std::declval<const R&>()))>)
     VirtualDependencies(const R& range) {  // NOLINT

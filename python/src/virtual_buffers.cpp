@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include <kjarni/array.hpp>
 #include <kjarni/error.hpp>
 #include <kjarni/multi_array.hpp>
 #include <kjarni/virtual_buffers.hpp>

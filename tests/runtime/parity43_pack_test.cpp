@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "kjarni/array.hpp"
 #include "kjarni/virtual_buffers.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"

@@ -6,6 +6,7 @@
 #include <list>
 #include <random>
 
+#include "kjarni/array.hpp"
 #include "kjarni/virtual_buffers.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
