@@ -303,8 +303,12 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
             return plan;
         }
         const std::string text = row_kernel_source(plan, out_dtype);
-        plan.kernel = generated_kernel(queue.device(), text, "kjarni_fused_rows",
-                                       [&] { return algorithm_preamble() + expression_math_preamble() + "\n" + text; });
+        // A multiprocessor holds 65536 registers (every NVIDIA GPU since Kepler).
+        const std::size_t resident = row_resident_work_items(plan);
+        plan.kernel = generated_kernel(
+            queue.device(), text, "kjarni_fused_rows",
+            [&] { return algorithm_preamble() + expression_math_preamble() + "\n" + text; },
+            /*allow_contraction=*/false, resident == 0 ? 0 : 65536 / resident);
         if (plan.kernel.max_local_size >= group) return plan;
         if (group == 1) break;
         group /= 2;  // the kernel takes fewer work items per group than the device

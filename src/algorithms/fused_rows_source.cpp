@@ -175,6 +175,23 @@ bool names_variable(const std::string& code, const std::string& prefix, std::siz
     return names(code, prefix, k);
 }
 
+std::size_t row_resident_work_items(const RowPlan& plan) {
+    // Rows that read several arrays ask for at least 1024 work items per multiprocessor (at most
+    // 64 registers each): H200, (2^16, 4096) float32 layer norm through CUDA 2.32 -> 2.64 TB/s (79
+    // -> 64 registers, no spills), where softmax's one array (40 registers) lost 3%.
+    // KJARNI_FUSION_ROW_BOUNDS = 0 leaves it to the compiler, 1 asks for 1024 always, a number
+    // from 256 to 2048 for that many work items.
+    std::size_t resident = plan.code.arrays.size() > 1 ? 1024 : 0;
+    if (const char* setting = std::getenv("KJARNI_FUSION_ROW_BOUNDS")) {
+        const long value = std::strtol(setting, nullptr, 10);
+        if (value != 0 && value != 1 && (value < 256 || value > 2048))
+            throw ArgumentError("KJARNI_FUSION_ROW_BOUNDS",
+                                fmt::format("is '{}': 0, 1 or work items from 256 to 2048", setting));
+        resident = value == 1 ? 1024 : static_cast<std::size_t>(value);
+    }
+    return resident;
+}
+
 std::string row_kernel_source(const RowPlan& plan, const DType& out_dtype) {
     const ExprCode& code = plan.code;
     const char* idx = index_type(plan.use_32_bits);
@@ -456,19 +473,7 @@ std::string row_kernel_source(const RowPlan& plan, const DType& out_dtype) {
             b += at_element(j, result, fmt::format("out_base[kj_out{}] = {};", j, store_value(result, out_dtype)));
     }
     b += "    LOCAL_BARRIER;  /* the scratch is written again for the next row */\n    }\n";
-    // Through CUDA, rows that read several arrays ask for at least 1024 work items per
-    // multiprocessor (at most 64 registers each): H200, (2^16, 4096) float32 layer norm 2.32 ->
-    // 2.64 TB/s (79 -> 64 registers, no spills), where softmax's one array (40 registers) lost 3%.
-    // KJARNI_FUSION_ROW_BOUNDS = 0 leaves it to the compiler, 1 asks for 1024 always, a number
-    // from 256 to 2048 for that many work items.
-    std::size_t resident = arrays > 1 ? 1024 : 0;
-    if (const char* setting = std::getenv("KJARNI_FUSION_ROW_BOUNDS")) {
-        const long value = std::strtol(setting, nullptr, 10);
-        if (value != 0 && value != 1 && (value < 256 || value > 2048))
-            throw ArgumentError("KJARNI_FUSION_ROW_BOUNDS",
-                                fmt::format("is '{}': 0, 1 or work items from 256 to 2048", setting));
-        resident = value == 1 ? 1024 : static_cast<std::size_t>(value);
-    }
+    const std::size_t resident = row_resident_work_items(plan);
     std::string bounds;
     if (resident != 0)
         bounds = fmt::format("\n#ifdef KJARNI_CUDA_API\n__launch_bounds__({}, {})\n#endif\n", g,

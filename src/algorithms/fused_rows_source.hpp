@@ -16,6 +16,12 @@ namespace kjarni::detail {
 /// writes the result once; the same order of combination for every row and run.
 std::string row_kernel_source(const RowPlan& plan, const DType& out_dtype);
 
+/// The work items per multiprocessor the kernel asks to keep resident (0: the compiler's choice):
+/// through CUDA its __launch_bounds__, through NVIDIA's OpenCL a register cap of 65536 / that.
+/// 1024 for rows of several arrays; KJARNI_FUSION_ROW_BOUNDS overrides (ArgumentError naming it
+/// when it is not 0, 1 or 256 to 2048).
+std::size_t row_resident_work_items(const RowPlan& plan);
+
 /// Whether the C code `code` names the variable `<prefix><k>` (not a longer name that starts so).
 bool names_variable(const std::string& code, const std::string& prefix, std::size_t k);
 

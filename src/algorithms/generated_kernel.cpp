@@ -12,9 +12,11 @@
 namespace kjarni::detail {
 
 GeneratedKernel generated_kernel(const BoundDevice& device, const std::string& key, const std::string& name,
-                                 const std::function<std::string()>& render, bool allow_contraction) {
+                                 const std::function<std::string()>& render, bool allow_contraction,
+                                 std::size_t max_registers) {
     std::shared_ptr<const CachedKernel> kernel =
-        cached_kernel(device, key, name, render, allow_contraction ? Contraction::allowed : Contraction::off);
+        cached_kernel(device, key, name, render, allow_contraction ? Contraction::allowed : Contraction::off,
+                      max_registers);
     const std::size_t max_local_size = kernel->checked.kernel->attributes().max_total_local_size;
     return GeneratedKernel{std::move(kernel), max_local_size, device.params().compute_units,
                            device.params().type == DeviceType::gpu};

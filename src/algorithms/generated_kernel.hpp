@@ -33,9 +33,10 @@ struct GeneratedKernel {
 /// The kernel `name` of the source `render()` makes, on `device`. `key` must identify that source
 /// completely (render() is called on a miss only); the Program machinery's memory and disk caches
 /// and the NVRTC cross-check observer see the source as for any Program. No multiply-add
-/// contraction unless `contraction` allows it (program/kernel_cache.hpp).
+/// contraction unless `contraction` allows it; `max_registers` as program/kernel_cache.hpp's.
 GeneratedKernel generated_kernel(const BoundDevice& device, const std::string& key, const std::string& name,
-                                 const std::function<std::string()>& render, bool allow_contraction = false);
+                                 const std::function<std::string()>& render, bool allow_contraction = false,
+                                 std::size_t max_registers = 0);
 
 /// Launches with OpenCL sizes (global = total work items, a multiple of local), 1 to 3 dimensions,
 /// through the checked launch path: ArgumentError when the sizes, the dynamic local memory, the

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 #include <variant>
 
 #include "core/context_state.hpp"
@@ -25,6 +26,15 @@ bool offers_exact_float_division(const BoundDevice& device) {
     if (!config) return false;
     const auto* bits = std::get_if<std::int64_t>(&*config);
     return bits != nullptr && (*bits & correctly_rounded_divide_sqrt) != 0;
+}
+
+/// Whether an OpenCL device takes NVIDIA's compiler options (-cl-nv-maxrregcount and others).
+bool takes_nvidia_options(const BoundDevice& device) {
+    const auto value = device.device().attribute("CL_DEVICE_EXTENSIONS");
+    const auto* text = value ? std::get_if<std::string>(&*value) : nullptr;
+    if (text == nullptr) return false;
+    const std::string padded = " " + *text + " ";
+    return padded.find(" cl_nv_compiler_options ") != std::string::npos;
 }
 
 /// Generated kernels per context (a service of its state), by a key that names the device and
@@ -52,10 +62,11 @@ private:
 
 std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, const std::string& key,
                                                   const std::string& name, const std::function<std::string()>& render,
-                                                  Contraction contraction) {
+                                                  Contraction contraction, std::size_t max_registers) {
     GeneratedKernelCache& cache = state_of(device.context()).service<GeneratedKernelCache>();
     const bool exact = contraction == Contraction::off;
-    const std::string full_key = fmt::format("{}/{}/{}/{}", device.index(), name, exact ? "exact" : "fma", key);
+    const std::string full_key =
+        fmt::format("{}/{}/{}/{}/{}", device.index(), name, exact ? "exact" : "fma", max_registers, key);
     if (auto found = cache.find(full_key)) return found;
     const bool cuda = device.context().api().id() == ApiId::cuda();
     // No contraction: each multiplication and addition rounded on its own, as numpy's separate
@@ -72,6 +83,8 @@ std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, con
     // them 2.5 and 3 ulp unless the program asks, which a device may offer (NVIDIA's does).
     if (exact && !cuda && offers_exact_float_division(device))
         build.compiler_options.push_back("-cl-fp32-correctly-rounded-divide-sqrt");
+    if (max_registers != 0 && !cuda && takes_nvidia_options(device))
+        build.compiler_options.push_back(fmt::format("-cl-nv-maxrregcount={}", max_registers));
     auto module = obtain_module(device, full, build);
     std::shared_ptr<backend::Kernel> kernel = module->kernel(name);
     if (!kernel) throw Error(fmt::format("generated program has no kernel '{}'", name));

@@ -27,9 +27,13 @@ struct CachedKernel {
 /// The kernel `name` of the source `render()` makes, on `device`, from the context's cache of
 /// generated kernels. `key` must identify that source completely (render() is called on a miss
 /// only); the source is compiled as a Program's (prelude, default options) through the module
-/// caches in memory and on disk, and the build observer sees it as any Program's.
+/// caches in memory and on disk, and the build observer sees it as any Program's. `max_registers`
+/// (0: the compiler's choice) caps the registers of a work item where the compiler takes it as an
+/// option: NVIDIA's OpenCL (cl_nv_compiler_options' -cl-nv-maxrregcount); CUDA kernels say it in
+/// their source (__launch_bounds__).
 std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, const std::string& key,
                                                   const std::string& name, const std::function<std::string()>& render,
-                                                  Contraction contraction = Contraction::off);
+                                                  Contraction contraction = Contraction::off,
+                                                  std::size_t max_registers = 0);
 
 }  // namespace kjarni::detail
