@@ -82,7 +82,7 @@ std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, con
     // numpy's float32 a / b and sqrt are correctly rounded, as CUDA's are by default; OpenCL C allows
     // them 2.5 and 3 ulp unless the program asks, which a device may offer (NVIDIA's does).
     if (exact && !cuda && offers_exact_float_division(device))
-        build.compiler_options.push_back("-cl-fp32-correctly-rounded-divide-sqrt");
+        build.compiler_options.emplace_back("-cl-fp32-correctly-rounded-divide-sqrt");
     if (max_registers != 0 && !cuda && takes_nvidia_options(device))
         build.compiler_options.push_back(fmt::format("-cl-nv-maxrregcount={}", max_registers));
     auto module = obtain_module(device, full, build);
