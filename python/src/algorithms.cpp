@@ -93,9 +93,11 @@ Expr to_expr(nb::handle h) {
     throw ArgumentError("operand", "cannot be part of an expression: " + text_of(h.type().attr("__name__")));
 }
 
-ReduceOptions reduce_options(nb::handle axis, bool keepdims, std::optional<Array> out, const nb::object& allocator) {
+ReduceOptions reduce_options(const Queue& queue, nb::handle axis, bool keepdims, std::optional<Array> out,
+                             const nb::object& allocator) {
     ReduceOptions o;
-    o.allocator = to_allocator(allocator);
+    // With `out`, nothing is allocated for the result: no pool to look up.
+    o.allocator = out ? to_allocator(allocator) : to_allocator(allocator, queue);
     if (!axis.is_none()) {
         if (PyLong_Check(axis.ptr())) o.axes = std::vector<int>{nb::cast<int>(axis)};
         else o.axes = nb::cast<std::vector<int>>(axis);
@@ -171,7 +173,7 @@ void bind_algorithms(nb::module_& m) {
     m.def(
         "evaluate",
         [](const Queue& q, nb::handle e, const nb::object& allocator) {
-            return evaluate(q, to_expr(e), to_allocator(allocator));
+            return evaluate(q, to_expr(e), to_allocator(allocator, q));
         },
         nb::arg("queue"), nb::arg("expression"), nb::arg("allocator") = nb::none(),
         "Evaluates an expression into a new array (one kernel).");
@@ -217,7 +219,7 @@ void bind_algorithms(nb::module_& m) {
         #name,                                                                                         \
         [](const Queue& q, const Array& a, nb::handle axis, bool keepdims, std::optional<Array> out,   \
            const nb::object& allocator) {                                                              \
-            return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out), allocator));      \
+            return kjarni::name(q, a, reduce_options(q, axis, keepdims, std::move(out), allocator));   \
         },                                                                                             \
         nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false, \
         nb::arg("out") = nb::none(), nb::arg("allocator") = nb::none())
@@ -228,14 +230,14 @@ void bind_algorithms(nb::module_& m) {
     KJARNI_REDUCTION(any);
     KJARNI_REDUCTION(all);
 #undef KJARNI_REDUCTION
-#define KJARNI_TYPED_REDUCTION(name)                                                                     \
-    m.def(                                                                                               \
-        #name,                                                                                           \
-        [](const Queue& q, const Array& a, nb::handle axis, std::optional<DType> dtype, bool keepdims,   \
-           std::optional<Array> out, const nb::object& allocator) {                                      \
-            return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out), allocator), dtype); \
-        },                                                                                               \
-        nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), \
+#define KJARNI_TYPED_REDUCTION(name)                                                                        \
+    m.def(                                                                                                  \
+        #name,                                                                                              \
+        [](const Queue& q, const Array& a, nb::handle axis, std::optional<DType> dtype, bool keepdims,      \
+           std::optional<Array> out, const nb::object& allocator) {                                         \
+            return kjarni::name(q, a, reduce_options(q, axis, keepdims, std::move(out), allocator), dtype); \
+        },                                                                                                  \
+        nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),    \
         nb::arg("keepdims") = false, nb::arg("out") = nb::none(), nb::arg("allocator") = nb::none())
     KJARNI_TYPED_REDUCTION(sum);
     KJARNI_TYPED_REDUCTION(prod);
