@@ -26,20 +26,31 @@ import kjarni
 
 
 def _devices(selection):
-    """(label, device) for the selected devices: ``api`` or ``api:index`` entries, all when empty."""
-    found = []
-    for api in kjarni.API.all_available():
+    """(label, device) for the selected devices: ``api`` or ``api:index`` entries (the index counts
+    the API's devices over its platforms), all when empty. Only the APIs named are loaded: a check
+    of ``opencl`` does not start CUDA in the process. An API that is not available has no devices."""
+    names = list(dict.fromkeys(entry.partition(":")[0] for entry in selection))
+    if names:
+        apis = []
+        for name in names:
+            try:
+                apis.extend(kjarni.API.all_by_shortcut(name))
+            except kjarni.Error:
+                pass
+    else:
+        apis = kjarni.API.all_available()
+    found = {}  # api shortcut -> its devices, in order
+    for api in apis:
         for platform in api.platforms:
-            for device in platform.devices:
-                found.append((api.shortcut, device))
+            found.setdefault(api.shortcut, []).extend(platform.devices)
     if not selection:
-        return [(f"{api}:{i}", d) for i, (api, d) in enumerate(found)]
+        return [(f"{api}:{i}", d) for api, devices in found.items() for i, d in enumerate(devices)]
     chosen = []
     for entry in selection:
         api, _, number = entry.partition(":")
-        of_api = [d for a, d in found if a == api]
-        picked = of_api if not number else of_api[int(number):int(number) + 1]
-        chosen.extend((f"{api}:{of_api.index(d)}", d) for d in picked)
+        of_api = found.get(api, [])
+        picked = list(enumerate(of_api)) if not number else list(enumerate(of_api))[int(number):int(number) + 1]
+        chosen.extend((f"{api}:{i}", d) for i, d in picked)
     return chosen
 
 
