@@ -2,7 +2,9 @@
 // same batching (run_batched: `batch` calls, then one wait), so that the Python figures can be
 // held against the C++ ones (issue 39: within 2%):
 //   axpb_assign            assign(queue, y, a * x + b)          a, b float32 scalars
-//   axpb_evaluate_pooled   evaluate(queue, a * x + b, pool)     a new array from a MemoryPool
+//   axpb_evaluate_pooled   evaluate(queue, a * x + b, pool)     a new array from a MemoryPool, dropped at once
+//   axpb_evaluate_kept     the same, each result kept until the next replaces it, as Python's
+//                          `r = kjarni.evaluate(...)` in a loop keeps it: two blocks of the pool alternate
 //   sum                    sum(queue, x)                        a new 0-d array from the driver
 //   sum_pooled             sum(queue, x, {.allocator = pool})   from a MemoryPool
 // x and y hold 2^KJARNI_BENCH_LOG2N float32 (default 28); the batch is KJARNI_BENCH_BATCH calls
@@ -17,6 +19,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "batched_run.hpp"
@@ -35,6 +38,8 @@ struct Setup {
     kjarni::Array x, y;
     // What CuPy's caching allocator is to its new arrays (cupy_compare.py's pooled variants).
     kjarni::MemoryPool pool{};
+    // The last result of axpb_evaluate_kept.
+    std::optional<kjarni::Array> kept{};
 };
 
 std::shared_ptr<Setup> make_setup(const kjarni::Api& api, std::size_t n) {
@@ -74,6 +79,9 @@ int main(int argc, char** argv) {
         add("axpb_assign", 2 * bytes, [s, a, b] { kjarni::assign(s->queue, s->y, a * s->x + b); });
         add("axpb_evaluate_pooled", 2 * bytes,
             [s, a, b] { benchmark::DoNotOptimize(kjarni::evaluate(s->queue, a * s->x + b, s->pool)); });
+        // The new result exists before the old one goes: the pool serves it with its second block.
+        add("axpb_evaluate_kept", 2 * bytes,
+            [s, a, b] { s->kept = kjarni::evaluate(s->queue, a * s->x + b, s->pool); });
         add("sum", bytes, [s] { benchmark::DoNotOptimize(kjarni::sum(s->queue, s->x)); });
         kjarni::ReduceOptions pooled;
         pooled.allocator = s->pool;

@@ -4,11 +4,12 @@
   (and bound once, PreparedKernel.bind) against CuPy's RawKernel (goal: at or below CuPy). Each call
   is written out as a user writes it (``k(queue, a, b, c, x, n)``, CuPy's ``f(grid, block, args)``);
 - ``y = a*x + b`` on 2^28 float32 (default), ``a`` and ``b`` float32 scalars: kjarni's fused
-  expression assigned into a preallocated ``y`` and evaluated into a new array (from the driver,
-  and from a MemoryPool as CuPy's caching allocator serves CuPy's new arrays), against CuPy's
-  ElementwiseKernel into ``y`` and CuPy's plain ``a*x + b`` (goal: at or above CuPy);
-- ``x.sum()`` on the same ``x``: kjarni's method (its 0-d result from the driver) and kjarni.sum
-  with a MemoryPool, against CuPy's.
+  expression assigned into a preallocated ``y`` and evaluated into a new array (from the default
+  memory pool, as CuPy's caching allocator serves CuPy's new arrays; from the driver; from a
+  MemoryPool of the script's), against CuPy's ElementwiseKernel into ``y`` and CuPy's plain
+  ``a*x + b`` (goal: at or above CuPy);
+- ``x.sum()`` on the same ``x``: kjarni's method (its 0-d result from the default memory pool),
+  and kjarni.sum from the driver and from a MemoryPool, against CuPy's.
 
 Every variant of a group runs once per repetition, in turn (interleaved, so that clocks and
 neighbours weigh on all alike); a repetition times a batch of calls between two synchronizations
@@ -78,10 +79,14 @@ def report(title, medians, unit, scale, pairs):
 
 
 # Python variant -> the C++ benchmark (bench/python_counterpart_bench.cpp) making the same call.
+# A result kept in `results` lives until the next call's replaces it (as `r = f(x)` in a user's loop):
+# axpb_evaluate_kept does the same; the sums' 0-d results are too small for that to matter.
 CPP_COUNTERPARTS = {
     "kjarni assign(y, a*x + b)": "axpb_assign",
-    "kjarni evaluate(a*x + b), pool": "axpb_evaluate_pooled",
-    "kjarni x.sum()": "sum",
+    "kjarni evaluate(a*x + b)": "axpb_evaluate_kept",
+    "kjarni evaluate(a*x + b), pool": "axpb_evaluate_kept",
+    "kjarni x.sum()": "sum_pooled",
+    "kjarni sum(x), driver": "sum",
     "kjarni sum(x), pool": "sum_pooled",
 }
 
@@ -174,8 +179,13 @@ def main():
     def kjarni_assign():
         kjarni.assign(queue, y, a * x + b)
 
-    def kjarni_evaluate():
+    def kjarni_evaluate():  # from the default memory pool (kjarni.default_memory_pool)
         results["kjarni new"] = kjarni.evaluate(queue, a * x + b)
+
+    driver = kjarni.DeferredAllocator()
+
+    def kjarni_evaluate_driver():
+        results["kjarni new driver"] = kjarni.evaluate(queue, a * x + b, allocator=driver)
 
     pool = kjarni.MemoryPool()
 
@@ -188,10 +198,15 @@ def main():
     def kjarni_sum_pooled():
         results["kjarni sum pooled"] = kjarni.sum(queue, x, allocator=pool)
 
+    def kjarni_sum_driver():
+        results["kjarni sum driver"] = kjarni.sum(queue, x, allocator=driver)
+
     variants = {"kjarni assign(y, a*x + b)": (kjarni_assign, sync),
                 "kjarni evaluate(a*x + b)": (kjarni_evaluate, sync),
+                "kjarni evaluate(a*x + b), driver": (kjarni_evaluate_driver, sync),
                 "kjarni evaluate(a*x + b), pool": (kjarni_evaluate_pooled, sync)}
     sum_variants = {"kjarni x.sum()": (kjarni_sum, sync),
+                    "kjarni sum(x), driver": (kjarni_sum_driver, sync),
                     "kjarni sum(x), pool": (kjarni_sum_pooled, sync)}
     if cupy is not None:
         with stream:
@@ -219,12 +234,14 @@ def main():
     report(f"y = a*x + b, n = 2^{args.log2n} float32 (median per call; GB/s = 8n bytes / time)", medians, "ms", 1e3,
            [("kjarni assign(y, a*x + b)", "CuPy ElementwiseKernel into y"),
             ("kjarni evaluate(a*x + b)", "CuPy a*x + b (new array)"),
+            ("kjarni evaluate(a*x + b), driver", "CuPy a*x + b (new array)"),
             ("kjarni evaluate(a*x + b), pool", "CuPy a*x + b (new array)")])
     for name, seconds in medians.items():
         print(f"  {name:40s} {bytes_moved / seconds / 1e9:10.1f} GB/s")
     sum_medians = interleaved_medians(sum_variants, args.repeats, args.calls)
     report(f"x.sum(), n = 2^{args.log2n} float32 (median per call; GB/s = 4n bytes / time)", sum_medians, "ms", 1e3,
-           [("kjarni x.sum()", "CuPy x.sum()"), ("kjarni sum(x), pool", "CuPy x.sum()")])
+           [("kjarni x.sum()", "CuPy x.sum()"), ("kjarni sum(x), driver", "CuPy x.sum()"),
+            ("kjarni sum(x), pool", "CuPy x.sum()")])
     for name, seconds in sum_medians.items():
         print(f"  {name:40s} {bytes_moved / 2 / seconds / 1e9:10.1f} GB/s")
     if args.cpp_json:
@@ -237,11 +254,11 @@ def main():
     exact = float(host.astype(numpy.float64).sum())
     # Pairwise/tree float32 summation errs by about eps * log2(n) * sum|x|.
     bound = float(numpy.finfo(numpy.float32).eps) * args.log2n * float(numpy.abs(host).astype(numpy.float64).sum())
-    for name in ("kjarni sum", "kjarni sum pooled"):
+    for name in ("kjarni sum", "kjarni sum pooled", "kjarni sum driver"):
         total = results[name]
         total = float(total.get(queue) if hasattr(total, "get") else total)
         assert abs(total - exact) <= bound, (name, total, exact, bound)
-    for name in ("kjarni new", "kjarni new pooled"):
+    for name in ("kjarni new", "kjarni new driver", "kjarni new pooled"):
         numpy.testing.assert_allclose(results[name].get(queue), expected, rtol=0,
                                       atol=float(numpy.finfo(numpy.float32).eps) * (abs(a) * 6 + abs(b)))
     if cupy is not None:

@@ -19,7 +19,7 @@ from ._kjarni import (
     APIID, API, Platform, PlatformFilter, Device, DeviceFilter, DeviceParameters, DeviceType,
     all_api_ids, cuda_api_id, opencl_api_id, platforms_and_devices_by_mask, select_devices,
     Context, BoundDevice, BoundMultiDevice, Queue, MultiQueue, Event, queue_priority_range,
-    Buffer, MemoryPool, Array, MultiArray, Splay, CloneSplay, EqualSplay,
+    Buffer, MemoryPool, default_memory_pool, set_default_memory_pool, Array, MultiArray, Splay, CloneSplay, EqualSplay,
     Template, DefTemplate, Snippet, Module, render_with_modules,
     Kernel, PreparedKernel, BoundKernel, Expr, ElementwiseKernel, Statements,
     assign, fill, sqrt, exp, log, sin, cos, tanh, absolute, minimum, maximum, where, clip,

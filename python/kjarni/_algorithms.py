@@ -6,7 +6,7 @@ import functools
 
 import numpy
 
-from . import _kjarni
+from . import _kjarni, _signatures
 from .dtypes import dtype as _d
 
 
@@ -20,19 +20,36 @@ def _remember(array, queue):
 
 
 def _on_queue(f):
-    """`f(queue, ...)` whose result arrays remember `queue`."""
+    """`f(queue, ...)` whose result arrays remember `queue`. It calls the binding under f's message
+    wrapper itself (kjarni/_signatures.py): one Python call frame fewer on every call."""
+    raw, qualname = _signatures.unwrap(f)
+
     @functools.wraps(f)
     def wrapped(queue, *args, **kwargs):
-        return _remember(f(queue, *args, **kwargs), queue)
+        try:
+            result = raw(queue, *args, **kwargs)
+        except TypeError as e:
+            explained = _signatures.mismatch(e, qualname, (queue, *args), kwargs)
+            if explained is None:
+                raise
+            raise explained from None
+        return _remember(result, queue)
     return wrapped
 
 
 def _typed(name):
-    f = getattr(_kjarni, name)
+    raw, qualname = _signatures.unwrap(getattr(_kjarni, name))
 
     def reduction(queue, array, axis=None, dtype=None, keepdims=False, out=None, allocator=None):
-        return _remember(f(queue, array, axis, None if dtype is None else _d(dtype), keepdims, out, allocator),
-                         queue)
+        args = (queue, array, axis, None if dtype is None else _d(dtype), keepdims, out, allocator)
+        try:
+            result = raw(*args)
+        except TypeError as e:
+            explained = _signatures.mismatch(e, qualname, args, {})
+            if explained is None:
+                raise
+            raise explained from None
+        return _remember(result, queue)
     reduction.__name__ = name
     reduction.__doc__ = (f"numpy's {name} over `axis` (all axes when None), in `dtype` when given, "
                          "enqueued on `queue`: a new Array (or `out`), made by `allocator` when given "

@@ -105,13 +105,6 @@ def _repr(self):
     return f"<kjarni.Array shape={self.shape} dtype={self.dtype} on {self.device.name!r}>"
 
 
-def _operator(name):
-    def op(self, *others):
-        return getattr(_kjarni.Expr(self), name)(*others)
-    op.__name__ = name
-    return op
-
-
 Array.empty = classmethod(_empty)
 Array.zeros = classmethod(_zeros)
 Array.from_host = classmethod(_from_host)
@@ -134,10 +127,7 @@ def _array_namespace(self, *, api_version=None):
 
 
 Array.__array_namespace__ = _array_namespace
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-              "__rtruediv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__neg__", "__abs__",
-              "__lt__", "__le__", "__gt__", "__ge__"):
-    setattr(Array, _name, _operator(_name))
+# The arithmetic and ordering operators are C++ methods of Array (python/src/algorithms.cpp).
 _kjarni.Expr.dtype = property(lambda self: _to_numpy(self._dtype))
 _kjarni.Expr.astype = lambda self, dtype: _kjarni._expr_astype(self, _kdtype(dtype))
 

@@ -47,7 +47,9 @@ def _required_queue(what, *operands):
 # ---- ufuncs ----------------------------------------------------------------------------------------
 
 def _binary(op):
-    return lambda a, b: getattr(Expr(a), op)(b)
+    # Expr's operators are C++ methods taking any operand as `self` (python/src/algorithms.cpp):
+    # called from the class, they convert both operands themselves, without an Expr(a) first.
+    return getattr(Expr, op)
 
 
 _UFUNCS = {
@@ -77,6 +79,8 @@ _UFUNCS = {
     "maximum": _kjarni.maximum,
     "matmul": lambda a, b: a @ b,  # kjarni/_methods.py (both must be kjarni arrays)
 }
+# The same by ufunc object, for the common call (`numpy.float32(2) * x`: no out=, no keywords).
+_UFUNC_CALLS = {getattr(numpy, name): f for name, f in _UFUNCS.items() if hasattr(numpy, name)}
 
 # ufunc.reduce over an axis: the reductions kjarni has.
 _REDUCES = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_or": "any",
@@ -84,6 +88,10 @@ _REDUCES = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max"
 
 
 def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
+    if method == "__call__" and out is None and not kwargs:
+        f = _UFUNC_CALLS.get(ufunc)
+        if f is not None:
+            return f(*inputs)
     name = ufunc.__name__
     if method == "reduce" and name in _REDUCES and not kwargs.keys() - {"axis", "keepdims", "dtype"}:
         (array,) = inputs
@@ -107,15 +115,21 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
 # ---- numpy functions -------------------------------------------------------------------------------
 
 def _reduction(name):
+    typed = name in ("sum", "prod", "mean")
+    found = []  # kjarni._algorithms' function, looked up at the first call (it imports this module)
+
     def method(self, axis=None, dtype=None, out=None, keepdims=False):
-        from . import _algorithms
-        queue = _required_queue(f"{name}()", self)
-        f = getattr(_algorithms, name)
-        if name in ("sum", "prod", "mean"):
-            return f(queue, self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+        queue = getattr(self, "queue", None) if type(self) is Array else None
+        if queue is None:
+            queue = _required_queue(f"{name}()", self)
+        if not found:
+            from . import _algorithms
+            found.append(getattr(_algorithms, name))
+        if typed:
+            return found[0](queue, self, axis, dtype, keepdims, out)
         if dtype is not None:
             raise ArgumentError(f"{name}() takes no dtype", "dtype")
-        return f(queue, self, axis, keepdims, out)
+        return found[0](queue, self, axis, keepdims, out)
     method.__name__ = name
     method.__doc__ = f"numpy's {name} on the array's queue (``x.queue``)."
     return method

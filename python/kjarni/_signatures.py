@@ -56,7 +56,22 @@ def _wrap(f, qualname):
             if type(e) is TypeError and _MARK in str(e):
                 raise _explain(qualname, e, args, kwargs) from None
             raise
+    call.kjarni_qualname = qualname
     return call
+
+
+def unwrap(f):
+    """(the binding, its name in messages) of a function wrapped here: a Python function that calls
+    the binding itself saves the wrapper's call frame, and gives `mismatch` the name."""
+    return getattr(f, "__wrapped__", f), getattr(f, "kjarni_qualname", getattr(f, "__name__", "?"))
+
+
+def mismatch(error, qualname, args, kwargs):
+    """kjarni's ArgumentTypeError for `error` when it is the binding's "incompatible function
+    arguments", else None (the error is then the call's own)."""
+    if type(error) is TypeError and _MARK in str(error):
+        return _explain(qualname, error, args, kwargs)
+    return None
 
 
 def _is_binding(obj):

@@ -6,8 +6,16 @@
 On each device it compiles and runs a kernel, an expression, a reduction and a template with a
 function module, and checks each result against numpy on random data. Prints one line per check
 and exits with 1 when any failed (or when no device was found), 0 otherwise. ``kjarni.test.run()``
-does the same from Python and returns the number of failures."""
+does the same from Python and returns the number of failures.
 
+From the command line each device is checked in a process of its own: a driver that aborts or
+crashes the process (a signal, as glibc's ``free(): invalid pointer`` abort) fails that device's
+line, with the signal and the end of what the process printed, and the other devices are still
+checked; ``--in-process`` checks them all in this process, as ``run()`` does."""
+
+import os
+import signal
+import subprocess
 import sys
 import time
 import traceback
@@ -18,20 +26,31 @@ import kjarni
 
 
 def _devices(selection):
-    """(label, device) for the selected devices: ``api`` or ``api:index`` entries, all when empty."""
-    found = []
-    for api in kjarni.API.all_available():
+    """(label, device) for the selected devices: ``api`` or ``api:index`` entries (the index counts
+    the API's devices over its platforms), all when empty. Only the APIs named are loaded: a check
+    of ``opencl`` does not start CUDA in the process. An API that is not available has no devices."""
+    names = list(dict.fromkeys(entry.partition(":")[0] for entry in selection))
+    if names:
+        apis = []
+        for name in names:
+            try:
+                apis.extend(kjarni.API.all_by_shortcut(name))
+            except kjarni.Error:
+                pass
+    else:
+        apis = kjarni.API.all_available()
+    found = {}  # api shortcut -> its devices, in order
+    for api in apis:
         for platform in api.platforms:
-            for device in platform.devices:
-                found.append((api.shortcut, device))
+            found.setdefault(api.shortcut, []).extend(platform.devices)
     if not selection:
-        return [(f"{api}:{i}", d) for i, (api, d) in enumerate(found)]
+        return [(f"{api}:{i}", d) for api, devices in found.items() for i, d in enumerate(devices)]
     chosen = []
     for entry in selection:
         api, _, number = entry.partition(":")
-        of_api = [d for a, d in found if a == api]
-        picked = of_api if not number else of_api[int(number):int(number) + 1]
-        chosen.extend((f"{api}:{of_api.index(d)}", d) for d in picked)
+        of_api = found.get(api, [])
+        picked = list(enumerate(of_api)) if not number else list(enumerate(of_api))[int(number):int(number) + 1]
+        chosen.extend((f"{api}:{i}", d) for i, d in picked)
     return chosen
 
 
@@ -118,8 +137,53 @@ def run(selection=(), out=sys.stdout):
     return failures
 
 
+def _isolated(selection, out):
+    """run() with each device in a child process (``--one LABEL``); returns the number of failures."""
+    print(f"kjarni {kjarni.__version__} from {kjarni.__file__}", file=out)
+    devices = _devices(list(selection))
+    if not devices:
+        print("no device found (neither a CUDA driver nor an OpenCL platform)", file=out)
+        return 1
+    failures = 0
+    for label, device in devices:
+        child = subprocess.run([sys.executable, "-m", "kjarni.test", "--one", label], capture_output=True,
+                               text=True, env=dict(os.environ), check=False)
+        lines = [line for line in child.stdout.splitlines() if line.startswith(label + " ")]
+        for line in lines:
+            print(line, file=out)
+        failures += sum(" FAILED" in line for line in lines)
+        if child.returncode < 0 or (child.returncode != 0 and not lines):
+            try:
+                how = f"signal {signal.Signals(-child.returncode).name}" if child.returncode < 0 else \
+                    f"exit status {child.returncode}"
+            except ValueError:
+                how = f"signal {-child.returncode}"
+            said = "\n".join(child.stderr.strip().splitlines()[-5:])
+            during = f"during the {CHECKS[len(lines)][0]} check" if len(lines) < len(CHECKS) else "at its end"
+            print(f"{label} {device.name}: FAILED: the process checking it ended by {how} {during}"
+                  f"{': ' + said if said else ''}", file=out)
+            failures += 1
+    print(f"{failures} failed" if failures else "all passed", file=out)
+    return failures
+
+
 def main(argv=None):
-    return 1 if run(sys.argv[1:] if argv is None else argv) else 0
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["--one"]:  # a child of _isolated: one device, its lines only
+        return 1 if run(args[1:2], out=_Flushed()) else 0
+    if args[:1] == ["--in-process"]:
+        return 1 if run(args[1:]) else 0
+    return 1 if _isolated(args, sys.stdout) else 0
+
+
+class _Flushed:
+    """stdout, flushed at every write (a crash must not lose the lines before it)."""
+    def write(self, text):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    def flush(self):
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

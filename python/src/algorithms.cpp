@@ -7,7 +7,10 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include <complex>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,30 +40,96 @@ Expr numpy_scalar_expr(nb::handle h, const DType& dtype) {
 // kjarni.dtypes costs about 5 us, which made most of the host time of `a * x + b` with a numpy
 // scalar `a`. Types whose dtype is fixed only (numpy's bool, integer, floating and complex
 // scalars; not numpy.void, datetime64 or 0-d arrays, whose dtypes vary from object to object).
+// Where the buffer protocol showed the value inside the object's fixed part, later scalars of the
+// type are read from there (as kernel_args.cpp's launches do): `item()` cost 0.3 us a scalar.
 struct NumpyScalarType {
     PyTypeObject* type;
     DType dtype;
+    char kind;              // numpy's dtype.kind: b, i, u, f or c
+    Py_ssize_t offset = 0;  // of the value in the object; 0: read through item()
+    Py_ssize_t size = 0;
 };
 std::vector<NumpyScalarType>& numpy_scalar_types() {  // touched under the GIL only
     static std::vector<NumpyScalarType> types;
     return types;
 }
 
-const DType* known_numpy_scalar_type(PyTypeObject* type) {
+const NumpyScalarType* known_numpy_scalar_type(PyTypeObject* type) {
     for (const NumpyScalarType& known : numpy_scalar_types()) {
-        if (known.type == type) return &known.dtype;
+        if (known.type == type) return &known;
     }
     return nullptr;
+}
+
+template <class T>
+T read_value(const char* at) {
+    T value;
+    std::memcpy(&value, at, sizeof value);
+    return value;
+}
+
+// The scalar from where its type keeps the value, or nothing (half and extended precision, and
+// uint64 values beyond int64, go through item()).
+std::optional<Expr> read_numpy_scalar(nb::handle h, const NumpyScalarType& t) {
+    if (t.offset == 0) return std::nullopt;
+    const char* at = reinterpret_cast<const char*>(h.ptr()) + t.offset;
+    switch (t.kind) {
+    case 'b': return scalar_integer(*at != 0 ? 1 : 0, t.dtype);
+    case 'i':
+        if (t.size == 1) return scalar_integer(read_value<std::int8_t>(at), t.dtype);
+        if (t.size == 2) return scalar_integer(read_value<std::int16_t>(at), t.dtype);
+        if (t.size == 4) return scalar_integer(read_value<std::int32_t>(at), t.dtype);
+        if (t.size == 8) return scalar_integer(read_value<std::int64_t>(at), t.dtype);
+        break;
+    case 'u':
+        if (t.size == 1) return scalar_integer(read_value<std::uint8_t>(at), t.dtype);
+        if (t.size == 2) return scalar_integer(read_value<std::uint16_t>(at), t.dtype);
+        if (t.size == 4) return scalar_integer(read_value<std::uint32_t>(at), t.dtype);
+        if (t.size == 8 && read_value<std::uint64_t>(at) <= static_cast<std::uint64_t>(INT64_MAX)) {
+            return scalar_integer(static_cast<std::int64_t>(read_value<std::uint64_t>(at)), t.dtype);
+        }
+        break;
+    case 'f':
+        if (t.size == 4) return scalar(read_value<float>(at), t.dtype);
+        if (t.size == 8) return scalar(read_value<double>(at), t.dtype);
+        break;
+    case 'c':
+        if (t.size == 8) return scalar(std::complex<double>(read_value<std::complex<float>>(at)), t.dtype);
+        if (t.size == 16) return scalar(read_value<std::complex<double>>(at), t.dtype);
+        break;
+    default: break;
+    }
+    return std::nullopt;
+}
+
+Expr known_numpy_scalar_expr(nb::handle h, const NumpyScalarType& t) {
+    if (std::optional<Expr> read = read_numpy_scalar(h, t)) return *std::move(read);
+    return numpy_scalar_expr(h, t.dtype);
 }
 
 void learn_numpy_scalar_type(nb::handle h, const DType& dtype) {
     PyTypeObject* type = Py_TYPE(h.ptr());
     if ((type->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0 || std::strncmp(type->tp_name, "numpy.", 6) != 0 ||
-        std::strcmp(type->tp_name, "numpy.ndarray") == 0 || numpy_scalar_types().size() >= 32) {
+        std::strcmp(type->tp_name, "numpy.ndarray") == 0 || numpy_scalar_types().size() >= 32 ||
+        type->tp_itemsize != 0) {
         return;
     }
     const std::string kind = nb::cast<std::string>(h.attr("dtype").attr("kind"));
-    if (kind.size() == 1 && std::strchr("biufc", kind[0]) != nullptr) numpy_scalar_types().push_back({type, dtype});
+    if (kind.size() != 1 || std::strchr("biufc", kind[0]) == nullptr) return;
+    NumpyScalarType known{type, dtype, kind[0]};
+    Py_buffer view;
+    if (PyObject_GetBuffer(h.ptr(), &view, PyBUF_SIMPLE) == 0) {
+        const auto offset = static_cast<const char*>(view.buf) - reinterpret_cast<const char*>(h.ptr());
+        if (offset >= static_cast<Py_ssize_t>(sizeof(PyObject)) && view.len > 0 &&
+            offset + view.len <= type->tp_basicsize && static_cast<std::size_t>(view.len) == dtype.itemsize()) {
+            known.offset = offset;
+            known.size = view.len;
+        }
+        PyBuffer_Release(&view);
+    } else {
+        PyErr_Clear();
+    }
+    numpy_scalar_types().push_back(known);
 }
 
 // A Python operand of an expression: an Expr, an Array, a MultiArray or a Python number (weak,
@@ -74,7 +143,8 @@ Expr to_expr(nb::handle h) {
     if (PyLong_CheckExact(h.ptr())) return Expr(nb::cast<std::int64_t>(h));
     if (PyFloat_CheckExact(h.ptr())) return Expr(nb::cast<double>(h));
     if (PyComplex_CheckExact(h.ptr())) return Expr(nb::cast<std::complex<double>>(h));
-    if (const DType* dtype = known_numpy_scalar_type(Py_TYPE(h.ptr()))) return numpy_scalar_expr(h, *dtype);
+    if (const NumpyScalarType* known = known_numpy_scalar_type(Py_TYPE(h.ptr())))
+        return known_numpy_scalar_expr(h, *known);
     // A host array of more than one element: kjarni never copies to the device behind the user's back
     // (a hidden transfer per expression is the slowness users cannot see), so it says how to.
     if (nb::hasattr(h, "__array_interface__") && nb::hasattr(h, "ndim") && nb::cast<std::size_t>(h.attr("ndim")) > 0) {
@@ -93,9 +163,11 @@ Expr to_expr(nb::handle h) {
     throw ArgumentError("operand", "cannot be part of an expression: " + text_of(h.type().attr("__name__")));
 }
 
-ReduceOptions reduce_options(nb::handle axis, bool keepdims, std::optional<Array> out, const nb::object& allocator) {
+ReduceOptions reduce_options(const Queue& queue, nb::handle axis, bool keepdims, std::optional<Array> out,
+                             const nb::object& allocator) {
     ReduceOptions o;
-    o.allocator = to_allocator(allocator);
+    // With `out`, nothing is allocated for the result: no pool to look up.
+    o.allocator = out ? to_allocator(allocator) : to_allocator(allocator, queue);
     if (!axis.is_none()) {
         if (PyLong_Check(axis.ptr())) o.axes = std::vector<int>{nb::cast<int>(axis)};
         else o.axes = nb::cast<std::vector<int>>(axis);
@@ -112,14 +184,35 @@ blas::Op to_op(const std::string& op) {
     throw ArgumentError("op", "must be 'N', 'T' or 'C' (conjugate transpose), not '" + op + "'");
 }
 
+// A method of `cls` (Expr, or Array bound in array.cpp) taking operands of any kind: what to_expr
+// refuses is refused with its message. Array's operators are its own C++ methods, which Python
+// calls directly: a Python method making Expr(self) first cost 1.2 us of a 0.5 us operator.
 template <class F>
-void binary(nb::class_<Expr>& cls, const char* name, const char* rname, F f) {
-    cls.def(
-        name, [f](nb::handle a, nb::handle b) { return f(to_expr(a), to_expr(b)); }, nb::is_operator());
-    if (rname != nullptr) {
-        cls.def(
-            rname, [f](nb::handle a, nb::handle b) { return f(to_expr(b), to_expr(a)); }, nb::is_operator());
-    }
+void def_method(nb::handle cls, const char* name, F f) {
+    nb::setattr(cls, name,
+                nb::cpp_function(std::move(f), nb::scope(cls), nb::name(name), nb::is_method(), nb::is_operator()));
+}
+
+template <class F>
+void binary(nb::handle cls, const char* name, const char* rname, F f) {
+    def_method(cls, name, [f](nb::handle a, nb::handle b) { return f(to_expr(a), to_expr(b)); });
+    if (rname != nullptr) def_method(cls, rname, [f](nb::handle a, nb::handle b) { return f(to_expr(b), to_expr(a)); });
+}
+
+// The operators Expr and Array share (Array's == and != are kjarni/_numpy.py's).
+void bind_operators(nb::handle cls) {
+    binary(cls, "__add__", "__radd__", [](const Expr& a, const Expr& b) { return a + b; });
+    binary(cls, "__sub__", "__rsub__", [](const Expr& a, const Expr& b) { return a - b; });
+    binary(cls, "__mul__", "__rmul__", [](const Expr& a, const Expr& b) { return a * b; });
+    binary(cls, "__truediv__", "__rtruediv__", [](const Expr& a, const Expr& b) { return a / b; });
+    binary(cls, "__mod__", "__rmod__", [](const Expr& a, const Expr& b) { return a % b; });
+    binary(cls, "__pow__", "__rpow__", [](const Expr& a, const Expr& b) { return kjarni::pow(a, b); });
+    binary(cls, "__lt__", nullptr, [](const Expr& a, const Expr& b) { return a < b; });
+    binary(cls, "__le__", nullptr, [](const Expr& a, const Expr& b) { return a <= b; });
+    binary(cls, "__gt__", nullptr, [](const Expr& a, const Expr& b) { return a > b; });
+    binary(cls, "__ge__", nullptr, [](const Expr& a, const Expr& b) { return a >= b; });
+    def_method(cls, "__neg__", [](nb::handle a) { return -to_expr(a); });
+    def_method(cls, "__abs__", [](nb::handle a) { return kjarni::abs(to_expr(a)); });
 }
 
 }  // namespace
@@ -133,20 +226,10 @@ void bind_algorithms(nb::module_& m) {
     expr.def("__init__", [](Expr* self, nb::handle h) { new (self) Expr(to_expr(h)); })
         .def_prop_ro("_dtype", &Expr::dtype)
         .def_prop_ro("shape", [](const Expr& e) { return nb::tuple(nb::cast(e.shape())); });
-    binary(expr, "__add__", "__radd__", [](const Expr& a, const Expr& b) { return a + b; });
-    binary(expr, "__sub__", "__rsub__", [](const Expr& a, const Expr& b) { return a - b; });
-    binary(expr, "__mul__", "__rmul__", [](const Expr& a, const Expr& b) { return a * b; });
-    binary(expr, "__truediv__", "__rtruediv__", [](const Expr& a, const Expr& b) { return a / b; });
-    binary(expr, "__mod__", "__rmod__", [](const Expr& a, const Expr& b) { return a % b; });
-    binary(expr, "__pow__", "__rpow__", [](const Expr& a, const Expr& b) { return kjarni::pow(a, b); });
-    binary(expr, "__lt__", nullptr, [](const Expr& a, const Expr& b) { return a < b; });
-    binary(expr, "__le__", nullptr, [](const Expr& a, const Expr& b) { return a <= b; });
-    binary(expr, "__gt__", nullptr, [](const Expr& a, const Expr& b) { return a > b; });
-    binary(expr, "__ge__", nullptr, [](const Expr& a, const Expr& b) { return a >= b; });
+    bind_operators(expr);
     binary(expr, "__eq__", nullptr, [](const Expr& a, const Expr& b) { return a == b; });
     binary(expr, "__ne__", nullptr, [](const Expr& a, const Expr& b) { return a != b; });
-    expr.def("__neg__", [](const Expr& a) { return -a; });
-    expr.def("__abs__", [](const Expr& a) { return kjarni::abs(a); });
+    bind_operators(nb::type<Array>());
 
     auto unary = [&m](const char* name, Expr (*f)(const Expr&)) {
         m.def(
@@ -171,7 +254,7 @@ void bind_algorithms(nb::module_& m) {
     m.def(
         "evaluate",
         [](const Queue& q, nb::handle e, const nb::object& allocator) {
-            return evaluate(q, to_expr(e), to_allocator(allocator));
+            return evaluate(q, to_expr(e), to_allocator(allocator, q));
         },
         nb::arg("queue"), nb::arg("expression"), nb::arg("allocator") = nb::none(),
         "Evaluates an expression into a new array (one kernel).");
@@ -217,7 +300,7 @@ void bind_algorithms(nb::module_& m) {
         #name,                                                                                         \
         [](const Queue& q, const Array& a, nb::handle axis, bool keepdims, std::optional<Array> out,   \
            const nb::object& allocator) {                                                              \
-            return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out), allocator));      \
+            return kjarni::name(q, a, reduce_options(q, axis, keepdims, std::move(out), allocator));   \
         },                                                                                             \
         nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false, \
         nb::arg("out") = nb::none(), nb::arg("allocator") = nb::none())
@@ -228,14 +311,14 @@ void bind_algorithms(nb::module_& m) {
     KJARNI_REDUCTION(any);
     KJARNI_REDUCTION(all);
 #undef KJARNI_REDUCTION
-#define KJARNI_TYPED_REDUCTION(name)                                                                     \
-    m.def(                                                                                               \
-        #name,                                                                                           \
-        [](const Queue& q, const Array& a, nb::handle axis, std::optional<DType> dtype, bool keepdims,   \
-           std::optional<Array> out, const nb::object& allocator) {                                      \
-            return kjarni::name(q, a, reduce_options(axis, keepdims, std::move(out), allocator), dtype); \
-        },                                                                                               \
-        nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), \
+#define KJARNI_TYPED_REDUCTION(name)                                                                        \
+    m.def(                                                                                                  \
+        #name,                                                                                              \
+        [](const Queue& q, const Array& a, nb::handle axis, std::optional<DType> dtype, bool keepdims,      \
+           std::optional<Array> out, const nb::object& allocator) {                                         \
+            return kjarni::name(q, a, reduce_options(q, axis, keepdims, std::move(out), allocator), dtype); \
+        },                                                                                                  \
+        nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),    \
         nb::arg("keepdims") = false, nb::arg("out") = nb::none(), nb::arg("allocator") = nb::none())
     KJARNI_TYPED_REDUCTION(sum);
     KJARNI_TYPED_REDUCTION(prod);

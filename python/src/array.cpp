@@ -90,7 +90,7 @@ void bind_array(nb::module_& m) {
             "_zeros",
             [](const Queue& queue, std::vector<std::size_t> shape, const DType& dtype, const std::string& order,
                const nb::object& allocator) {
-                return Array::zeros(queue, std::move(shape), dtype, to_order(order), to_allocator(allocator));
+                return Array::zeros(queue, std::move(shape), dtype, to_order(order), to_allocator(allocator, queue));
             },
             nb::arg("queue"), nb::arg("shape"), nb::arg("dtype"), nb::arg("order"), nb::arg("allocator").none())
         .def_static(

@@ -22,6 +22,7 @@ void bind_discovery(nb::module_& m);
 void bind_context(nb::module_& m);
 void bind_dtype(nb::module_& m);
 void bind_buffer(nb::module_& m);
+void bind_default_pool(nb::module_& m);  // default_pool.cpp
 void bind_memory_kinds(nb::module_& m);
 void bind_images(nb::module_& m);
 void bind_characterize(nb::module_& m);

@@ -15,6 +15,7 @@ NB_MODULE(_kjarni, m) {
     bind_context(m);
     bind_dtype(m);
     bind_buffer(m);
+    bind_default_pool(m);
     bind_memory_kinds(m);
     bind_images(m);
     bind_characterize(m);

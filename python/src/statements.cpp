@@ -23,7 +23,7 @@ void bind_statements(nb::module_& m) {
         .def(
             "__init__",
             [](Statements* self, const Queue& queue, const nb::object& allocator) {
-                new (self) Statements(queue, to_allocator(allocator));
+                new (self) Statements(queue, to_allocator(allocator, queue));
             },
             nb::arg("queue"), nb::arg("allocator") = nb::none())
         .def(

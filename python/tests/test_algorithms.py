@@ -1,5 +1,7 @@
 """Operators on Arrays, reductions, BLAS and array operations, against numpy on fresh random data."""
 
+import gc
+
 import numpy
 import pytest
 
@@ -50,6 +52,57 @@ def test_reductions(queue, rng):
     numpy.testing.assert_array_equal(pooled.get(queue), host.max(axis=1))
     pooled_sum = kjarni.sum(queue, a, axis=0, allocator=pool).get(queue)
     assert numpy.all(numpy.abs(pooled_sum - exact.sum(axis=0)) <= host.shape[0] * EPS32 * numpy.abs(exact).sum(axis=0))
+
+
+def test_default_memory_pool(queue, rng):
+    """Results made on a queue without an allocator come from the context's default pool (CuPy's
+    default memory pool): a dropped result's block serves the next result of its size; turned
+    off, results come from the driver and the pool frees what it held."""
+    host = rng.standard_normal((37, 5)).astype(numpy.float32)
+    x = kjarni.Array.from_host(queue, host)
+    gc.collect()
+    gc.disable()  # nothing of other tests' may go back to the pool while it is counted
+    try:
+        pool = kjarni.default_memory_pool(queue)
+        assert isinstance(pool, kjarni.MemoryPool)
+        assert kjarni.default_memory_pool(queue.device).managed_bytes == pool.managed_bytes  # the context's
+        active = pool.active_blocks
+        y = kjarni.evaluate(queue, 2 * x + 1)
+        s = x.sum(axis=0)
+        assert pool.active_blocks == active + 2
+        # 2x is exact: one rounding (fused or not) on both sides.
+        numpy.testing.assert_array_equal(y.get(queue), 2 * host + 1)
+        exact = host.astype(numpy.float64).sum(axis=0)
+        assert numpy.all(numpy.abs(s.get(queue) - exact) <= host.shape[0] * EPS32 * numpy.abs(host).sum(axis=0))
+        managed, held = pool.managed_bytes, pool.held_blocks
+        del y
+        assert pool.held_blocks == held + 1
+        z = kjarni.evaluate(queue, x - 1)  # the same size: y's block, nothing allocated
+        assert (pool.managed_bytes, pool.held_blocks, pool.active_blocks) == (managed, held, active + 2)
+        numpy.testing.assert_array_equal(z.get(queue), host - 1)
+        kjarni.sum(queue, x, axis=0, out=s)  # into out: nothing allocated
+        own = kjarni.MemoryPool()
+        kjarni.sum(queue, x, axis=1, allocator=own)  # from the allocator given
+        assert pool.active_blocks == active + 2 and own.held_blocks == 1
+
+        assert kjarni.set_default_memory_pool(False) is True
+        try:
+            assert kjarni.default_memory_pool(queue) is None
+            assert pool.held_blocks == 0  # freed when turned off
+            w = kjarni.evaluate(queue, x * 3)  # from the driver
+            assert pool.active_blocks == active + 2
+            numpy.testing.assert_array_equal(w.get(queue), host * 3)
+            del z
+            assert pool.held_blocks == 0 and pool.active_blocks == active + 1  # freed, not held
+        finally:
+            assert kjarni.set_default_memory_pool(True) is False
+        fresh = kjarni.default_memory_pool(queue)  # a new pool of the context
+        assert (fresh.active_blocks, fresh.managed_bytes) == (0, 0)
+        v = kjarni.evaluate(queue, x + 2)
+        assert fresh.active_blocks == 1
+        numpy.testing.assert_array_equal(v.get(queue), host + 2)
+    finally:
+        gc.enable()
 
 
 def test_gemm_and_dot(queue, rng):

@@ -247,3 +247,33 @@ def test_numpy_scalars_keep_their_dtype_every_time(queue, xy):
             expected = scalar * x + scalar
             assert e.dtype == expected.dtype, (type(scalar), e.dtype, expected.dtype)
             numpy.testing.assert_array_equal(e.get(queue), expected)
+
+
+def test_numpy_scalar_values_are_read_exactly(queue):
+    """A numpy scalar's value reaches the device exactly, for every numeric type and at the ends of
+    its range: the first scalar of a type is read through item(), later ones from where the type
+    keeps its value (python/src/algorithms.cpp), so each type is met three times."""
+    i8, u8, i16, u16, i32, u32, i64, u64 = (numpy.iinfo(t) for t in (
+        numpy.int8, numpy.uint8, numpy.int16, numpy.uint16, numpy.int32, numpy.uint32, numpy.int64, numpy.uint64))
+    f32, f64 = numpy.finfo(numpy.float32), numpy.finfo(numpy.float64)
+    cases = [  # (scalar type, values, dtype of the zeros added: the result's dtype)
+        (numpy.int8, [i8.min, i8.max, -1], numpy.int8), (numpy.uint8, [u8.max, 0, 7], numpy.uint8),
+        (numpy.int16, [i16.min, i16.max, -3], numpy.int16), (numpy.uint16, [u16.max, 1, 9], numpy.uint16),
+        (numpy.int32, [i32.min, i32.max, -5], numpy.int32), (numpy.uint32, [u32.max, 2, 11], numpy.uint32),
+        (numpy.int64, [i64.min, i64.max, -7], numpy.int64), (numpy.uint64, [2**63 - 1, 3, 13], numpy.uint64),
+        (numpy.float32, [f32.max, -f32.smallest_subnormal, 1.1], numpy.float32),
+        (numpy.float64, [-f64.max, f64.smallest_subnormal, 1 / 3], numpy.float64),
+        (numpy.complex64, [1.5 - 2.25j, -f32.max + 1j, 0.1j], numpy.complex64),
+        (numpy.complex128, [1 / 3 + 1e300j, -f64.tiny - 2j, 7.0], numpy.complex128),
+        (numpy.float16, [0.1, -65504.0, 6e-8], numpy.float32),  # half: always through item()
+        (numpy.bool_, [True, False, True], numpy.int8),
+    ]
+    for scalar_type, values, zeros_dtype in cases:
+        zeros = kjarni.Array.zeros(queue, (3,), zeros_dtype)
+        host = numpy.zeros(3, zeros_dtype)
+        for value in values:
+            s = scalar_type(value)
+            got = kjarni.evaluate(queue, zeros + s).get(queue)
+            expected = host + s
+            assert got.dtype == expected.dtype, (scalar_type, got.dtype, expected.dtype)
+            numpy.testing.assert_array_equal(got, expected, err_msg=f"{scalar_type.__name__}({value!r})")

@@ -32,3 +32,19 @@ def test_self_test_passes_here():
                             env=dict(os.environ))
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().endswith("all passed") and " ok (" in result.stdout
+
+
+def test_self_test_reports_a_device_whose_process_aborts(tmp_path):
+    """Each device is checked in a process of its own: one whose driver aborts the process (here the
+    reduction check's numpy.allclose aborts, as glibc's `free(): invalid pointer` does) fails with
+    the signal named, and the other devices are still checked."""
+    (tmp_path / "sitecustomize.py").write_text("import os, numpy\nnumpy.allclose = lambda *a, **k: os.abort()\n")
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)
+    result = subprocess.run([sys.executable, "-m", "kjarni.test"], capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, PYTHONPATH=path))
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    crashed = [line for line in lines if "ended by signal SIGABRT during the reduction check" in line]
+    devices = {line.split(" ")[0] for line in lines if " kernel ok (" in line}
+    assert devices and len(crashed) == len(devices), result.stdout
+    assert lines[-1] == f"{len(devices)} failed"
