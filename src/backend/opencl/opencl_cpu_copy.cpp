@@ -36,7 +36,7 @@ Handle<cl_kernel> CpuCopyPrograms::kernel(const OpenClContext& context, std::siz
         cl_int status = CL_SUCCESS;
         const char* source = cpu_copy_source;
         Handle<cl_program> program(cl().clCreateProgramWithSource(context.handle(), 1, &source, nullptr, &status));
-        const cl_device_id device = context.device_id(device_index);
+        cl_device_id device = context.device_id(device_index);
         if (status == CL_SUCCESS && cl().clBuildProgram(program.get(), 1, &device, "", nullptr, nullptr) == CL_SUCCESS)
             entry.program = std::move(program);
     }
@@ -60,8 +60,8 @@ void enqueue_cpu_copy(cl_command_queue queue, cl_kernel kernel, cl_mem dst, std:
     const std::size_t run = ((size + items - 1) / items + run_granule - 1) / run_granule * run_granule;
     const std::size_t global = (size + run - 1) / run;
     const cl_ulong args[] = {dst_offset, src_offset, size, run};
-    check(cl().clSetKernelArg(kernel, 0, sizeof dst, &dst), "clSetKernelArg");
-    check(cl().clSetKernelArg(kernel, 1, sizeof src, &src), "clSetKernelArg");
+    check(cl().clSetKernelArg(kernel, 0, sizeof(cl_mem), &dst), "clSetKernelArg");
+    check(cl().clSetKernelArg(kernel, 1, sizeof(cl_mem), &src), "clSetKernelArg");
     for (cl_uint i = 0; i < 4; ++i)
         check(cl().clSetKernelArg(kernel, 2 + i, sizeof(cl_ulong), &args[i]), "clSetKernelArg");
     const std::size_t local = 1;
