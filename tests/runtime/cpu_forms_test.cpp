@@ -213,7 +213,7 @@ TEST_P(CpuForms, StridedCopiesBetweenLayouts) {
     const auto data = random_bytes(bytes);
     const Buffer base = Buffer::allocate(queue().device(), bytes);
     base.set(queue(), std::span<const std::byte>(data));
-    const auto over = [&](const DType& dtype, std::vector<std::size_t> shape) {
+    const auto over = [&](const DType& dtype, const std::vector<std::size_t>& shape) {
         return Array::from_buffer(base, dtype, Layout::contiguous(shape, dtype.itemsize()));
     };
     const DType triple = DType::struct_({{"a", dtypes::float32}, {"b", dtypes::int32}, {"c", dtypes::float32}});
