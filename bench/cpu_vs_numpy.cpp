@@ -8,6 +8,8 @@
 //   axpb_kernel   the same through ElementwiseKernel
 //   sum64         sum(x, dtype=float64) into out      sum32   sum(x) (float32 accumulator) into out
 //   cumsum        cumsum(x) into y (float32)
+//   copy_step2    y[:n/2] = x[::2] (Array::set from a strided view: the strided-copy kernel)
+//   copy_T        y = x.T, both viewed as square C-ordered matrices (n a square: 4^k elements)
 // The device: the argument, as KJARNI_TEST names one ("opencl:Portable"), else the first OpenCL
 // device. A call's first run (kernel compilation) is made before any answer for that case.
 //
@@ -16,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -85,6 +88,18 @@ private:
             return [&q, &s] { kjarni::sum(q, s.x, kjarni::ReduceOptions{.out = s.sum64}, kjarni::dtypes::float64); };
         if (name == "sum32") return [&q, &s] { kjarni::sum(q, s.x, kjarni::ReduceOptions{.out = s.sum32}); };
         if (name == "cumsum") return [&q, &s] { kjarni::cumsum(q, s.x, std::nullopt, std::nullopt, s.y); };
+        if (name == "copy_step2") {
+            const auto n = static_cast<std::ptrdiff_t>(s.x.size());
+            return [&q, y = s.y[{kjarni::Slice{0, n / 2}}], x = s.x[{kjarni::Slice{std::nullopt, std::nullopt, 2}}]] {
+                y.set(q, x);
+            };
+        }
+        if (name == "copy_T") {
+            const auto side = static_cast<std::ptrdiff_t>(std::llround(std::sqrt(static_cast<double>(s.x.size()))));
+            if (static_cast<std::size_t>(side * side) != s.x.size())
+                throw kjarni::ArgumentError("n", "copy_T needs a square number of elements");
+            return [&q, y = s.y.reshape({side, side}), x = s.x.reshape({side, side}).transpose()] { y.set(q, x); };
+        }
         throw kjarni::ArgumentError("case", fmt::format("unknown case '{}'", name));
     }
 

@@ -32,7 +32,7 @@ parser.add_argument("--cases", nargs="+", default=None)
 parser.add_argument("--baseline-build", default=None)
 args = parser.parse_args()
 
-CASES = ["copy", "scale", "add", "axpb", "axpb_kernel", "sum64", "sum32", "cumsum"]
+CASES = ["copy", "scale", "add", "axpb", "axpb_kernel", "sum64", "sum32", "cumsum", "copy_step2", "copy_T"]
 NUMPY_NAME = {"axpb_kernel": "axpb"}  # numpy's side of the ElementwiseKernel row is the same a*x+b
 
 
@@ -45,8 +45,14 @@ def numpy_cases(n):
         np.multiply(x, np.float32(2.5), out=y)
         np.add(y, b, out=y)
 
+    side = int(round(n**0.5))
+    half, stepped = y[: n // 2], x[::2]
+    y_square, x_transposed = y.reshape(side, side), x.reshape(side, side).T
+
     return {
         "copy": lambda: np.copyto(y, x),
+        "copy_step2": lambda: np.copyto(half, stepped),
+        "copy_T": lambda: np.copyto(y_square, x_transposed),
         "scale": lambda: np.multiply(x, np.float32(2), out=y),
         "add": lambda: np.add(a, b, out=y),
         "axpb": axpb,

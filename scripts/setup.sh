@@ -10,8 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-}
+# The demo and the tests build in one directory with one configuration (the ci preset: build-ci,
+# warnings as errors), so that `setup.sh test` after `setup.sh demo` compiles only what the demo did
+# not need: the library and the tool are compiled once, not once per preset.
 case "$mode" in
-  demo) preset=default; targets=(--target kjarni_demo kjarni_tool) ;;  # just what the demo needs
+  demo) preset=ci; targets=(--target kjarni_demo kjarni_tool) ;;  # just what the demo needs
   test) preset=ci; targets=() ;;
   sanitize) preset=sanitize; targets=() ;;  # the build preset names the test suites
   *) echo "usage: $0 demo|test|sanitize" >&2; exit 2 ;;
@@ -19,19 +22,17 @@ esac
 
 scripts/install-deps.sh
 jobs=$(nproc)
-# KJARNI_UNITY_BUILD=ON in the environment (CI sets it) compiles the library and the tests as unity
-# batches: faster from scratch, slower to rebuild after an edit. Given every time, so that the build
-# directory follows the environment rather than an earlier run.
-configure=()
-if [ "$mode" != demo ]; then
-  configure=(-DKJARNI_UNITY_BUILD="${KJARNI_UNITY_BUILD:-OFF}")
-fi
-cmake --preset "$preset" "${configure[@]}" >/dev/null
+# The library and the tests compile as unity batches (what CI builds): a fresh clone builds from
+# scratch, and a batch parses the shared headers once instead of once per source file (a batch of
+# eight runtime tests: 37 CPU seconds, against 73 one by one). KJARNI_UNITY_BUILD=OFF in the
+# environment compiles file by file (slower from scratch, faster to rebuild after an edit). Given
+# every time, so that the build directory follows the environment rather than an earlier run.
+cmake --preset "$preset" -DKJARNI_UNITY_BUILD="${KJARNI_UNITY_BUILD:-ON}" >/dev/null
 cmake --build --preset "$preset" -j "$jobs" "${targets[@]}"
 
 # Two PoCL devices: multi-device code runs on a CPU-only machine too. Harmless where PoCL is absent.
 export POCL_DEVICES=${POCL_DEVICES:-"pthread pthread"}
 if [ "$mode" = demo ]; then
-  exec "build/examples/kjarni_demo"
+  exec "build-ci/examples/kjarni_demo"
 fi
 ctest --preset "$preset" -j "$jobs"

@@ -1,25 +1,12 @@
 #include "algorithms/cpu_code.hpp"
 
 #include <algorithm>
-#include <atomic>
 
 #include <fmt/format.h>
 
 #include "kjarni/device_parameters.hpp"
 
 namespace kjarni::detail {
-
-namespace {
-
-std::atomic<bool> cpu_code_allowed{true};
-
-}  // namespace
-
-bool cpu_code(const BoundDevice& device) {
-    return cpu_code_allowed.load(std::memory_order_relaxed) && device.params().type == DeviceType::cpu;
-}
-
-void allow_cpu_code(bool allow) { cpu_code_allowed.store(allow, std::memory_order_relaxed); }
 
 CpuGrid cpu_grid(const BoundDevice& device, std::size_t n, std::size_t min_run) {
     const std::size_t units = std::max<std::size_t>(device.params().compute_units, 1);

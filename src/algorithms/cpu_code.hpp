@@ -12,15 +12,9 @@
 #include <string>
 
 #include "kjarni/context.hpp"
+#include "program/cpu_forms.hpp"  // cpu_code(device), allow_cpu_code(allow)
 
 namespace kjarni::detail {
-
-/// Whether kernels for `device` take the CPU forms: a CPU device, unless allow_cpu_code(false).
-bool cpu_code(const BoundDevice& device);
-
-/// Whether CPU devices take the CPU forms (the default). With false they take the GPU forms: for
-/// tests of those forms on a CPU device (CI has no GPU). Process-wide.
-void allow_cpu_code(bool allow);
 
 /// Elements a CPU work item's run starts on a multiple of (64 bytes of float32: a cache line),
 /// so that the runs of different work items share no line.

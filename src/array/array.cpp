@@ -1,4 +1,5 @@
-// Arrays on one device: creation, views, transfers, kernel arguments; the strided-copy kernel.
+// Arrays on one device: creation, views, transfers, kernel arguments (the strided-copy kernel is in
+// strided_copy.cpp).
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -316,72 +317,5 @@ Array Array::ascontiguous(const Queue& queue, const Allocator& allocator) const 
 Array Array::asfortran(const Queue& queue, const Allocator& allocator) const {
     return is_f_contiguous() ? *this : copy(queue, Order::F, allocator);
 }
-
-// --- The strided-copy kernel ---
-
-namespace detail {
-
-namespace {
-
-constexpr const char* strided_copy_source = R"(
-KERNEL void strided_copy(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, GLOBAL_MEM const int64_t* layout,
-                         int32_t ndim, int32_t chunks, uint32_t n)
-{
-    const SIZE_T gid = get_global_id(0);
-    if (gid >= n) return;
-    int64_t e = (int64_t)gid;
-    int64_t d = layout[0];
-    int64_t s = layout[1];
-    for (int32_t k = ndim - 1; k >= 0; --k) {
-        const int64_t extent = layout[2 + k];
-        const int64_t i = e % extent;
-        e /= extent;
-        d += i * layout[2 + ndim + k];
-        s += i * layout[2 + 2 * ndim + k];
-    }
-    for (int32_t c = 0; c < chunks; ++c) dst[d + c] = src[s + c];
-}
-)";
-
-}  // namespace
-
-void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst, const Buffer& src_base,
-                  const Layout& src, std::size_t itemsize) {
-    const std::size_t n = dst.size();
-    if (n == 0) return;
-    if (n > 0xffffffffu) throw UnsupportedError("strided copies of more than 2^32 - 1 elements");
-    // The widest unit (up to 8 bytes) dividing the itemsize, every stride and both offsets.
-    std::size_t chunk = 8;
-    auto divides = [&](std::size_t c) {
-        if (itemsize % c != 0 || dst.offset % c != 0 || src.offset % c != 0) return false;
-        for (std::size_t k = 0; k < dst.ndim(); ++k) {
-            if (dst.strides[k] % static_cast<std::ptrdiff_t>(c) != 0 ||
-                src.strides[k] % static_cast<std::ptrdiff_t>(c) != 0)
-                return false;
-        }
-        return true;
-    };
-    while (chunk > 1 && !divides(chunk)) chunk /= 2;
-    const char* type = chunk == 8 ? "uint64_t" : chunk == 4 ? "uint32_t" : chunk == 2 ? "uint16_t" : "uint8_t";
-    const auto c = static_cast<std::int64_t>(chunk);
-    const std::size_t ndim = dst.ndim();
-    std::vector<std::int64_t> table{static_cast<std::int64_t>(dst.offset) / c,
-                                    static_cast<std::int64_t>(src.offset) / c};
-    for (auto e : dst.shape) table.push_back(static_cast<std::int64_t>(e));
-    for (auto s : dst.strides) table.push_back(s / c);
-    for (auto s : src.strides) table.push_back(s / c);
-    const Buffer table_buffer = Buffer::allocate(queue.device(), table.size() * sizeof(std::int64_t));
-    table_buffer.set(queue, std::span<const std::int64_t>(table), false);
-    // Identical sources hit the context's compiled-program cache.
-    const Program program(queue.device(), TemplateSource{std::string(strided_copy_source)}, {}, {{"T", type}});
-    const std::size_t global = (n + 63) / 64 * 64;
-    program.kernel("strided_copy")(queue, {global}, std::nullopt, dst_base, src_base, table_buffer,
-                                   static_cast<std::int32_t>(ndim), static_cast<std::int32_t>(itemsize / chunk),
-                                   static_cast<std::uint32_t>(n));
-    // The table (and any staging buffer of the caller) must outlive the kernel.
-    queue.synchronize();
-}
-
-}  // namespace detail
 
 }  // namespace kjarni

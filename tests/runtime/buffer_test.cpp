@@ -130,6 +130,34 @@ TEST_P(Buffers, DeviceToDeviceCopiesBetweenRegions) {
     EXPECT_THROW(a.get_sub_region(0, 100).set(queue(), a.get_sub_region(50, 100)), ArgumentError);
 }
 
+TEST_P(Buffers, LargeDeviceCopiesAtOddOffsetsAndSizes) {
+    // Copies of a MiB and more take the backend's copy kernel on CPU OpenCL devices (a run of bytes
+    // per work item, backend/opencl/opencl_cpu_copy.hpp): sizes around its threshold and with a
+    // ragged last run, offsets that are no multiple of anything, synchronous and not; every byte
+    // of the destination checked, those outside the copied region still poisoned.
+    const std::size_t total = (6 << 20) + 77;
+    auto a = Buffer::allocate(bound_device(), total);
+    auto b = Buffer::allocate(bound_device(), total);
+    const auto data = random_bytes(total);
+    a.set(queue(), std::span<const std::byte>(data));
+    struct Case {
+        std::size_t size, src, dst;
+        bool async;
+    };
+    for (const Case c : {Case{(1 << 20) - 1, 0, 0, false}, Case{1 << 20, 0, 0, true}, Case{(1 << 20) + 1, 1, 3, false},
+                         Case{(5 << 20) + 4097, 12345, 333, true}, Case{(6 << 20) + 76, 0, 1, false}}) {
+        SCOPED_TRACE(::testing::Message() << c.size << " bytes from " << c.src << " to " << c.dst);
+        poison(b);
+        b.get_sub_region(c.dst, c.size).set(queue(), a.get_sub_region(c.src, c.size), c.async);
+        const auto back = read(b);
+        for (std::size_t i = 0; i < total; ++i) {
+            const bool inside = i >= c.dst && i < c.dst + c.size;
+            const std::byte expected = inside ? data[c.src + i - c.dst] : std::byte{0xA5};
+            ASSERT_EQ(back[i], expected) << "byte " << i;
+        }
+    }
+}
+
 TEST_P(Buffers, FillWithEveryPatternSize) {
     for (std::size_t pattern_size = 1; pattern_size <= 128; pattern_size *= 2) {
         const std::size_t size = pattern_size * 37;

@@ -17,6 +17,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "algorithms/cpu_code.hpp"
 #include "support/random_data.hpp"
@@ -180,6 +184,75 @@ TEST_P(CpuForms, Cumsums) {
                 }
             }
         }
+    });
+}
+
+/// The bytes of `view` (over `base`, its memory's bytes from offset 0) in C order, read on the host.
+std::vector<std::byte> host_elements(const std::vector<std::byte>& base, const Array& view) {
+    const std::size_t itemsize = view.dtype().itemsize(), n = view.size(), ndim = view.ndim();
+    std::vector<std::byte> out(n * itemsize);
+    std::vector<std::size_t> index(ndim, 0);
+    for (std::size_t e = 0; e < n; ++e) {
+        std::ptrdiff_t at = static_cast<std::ptrdiff_t>(view.offset());
+        for (std::size_t k = 0; k < ndim; ++k) at += static_cast<std::ptrdiff_t>(index[k]) * view.strides()[k];
+        std::memcpy(out.data() + e * itemsize, base.data() + at, itemsize);
+        for (std::size_t k = ndim; k-- > 0;) {  // the next C-order index
+            if (++index[k] < view.shape()[k]) break;
+            index[k] = 0;
+        }
+    }
+    return out;
+}
+
+TEST_P(CpuForms, StridedCopiesBetweenLayouts) {
+    // Array::set between views of other layouts goes through the strided-copy kernel: transposes
+    // (the CPU form's tiles, partial ones and under a leading axis too), steps (negative ones too), items of 1, 2, 4 and 8 bytes and of 12 (three 4-byte units),
+    // lengths across the CPU form's runs (pieces of 16384 elements), and a strided destination
+    // (its other bytes must stay as they were). Fresh random bytes, checked byte by byte.
+    const std::size_t bytes = std::size_t{6} << 20;
+    const auto data = random_bytes(bytes);
+    const Buffer base = Buffer::allocate(queue().device(), bytes);
+    base.set(queue(), std::span<const std::byte>(data));
+    const auto over = [&](const DType& dtype, const std::vector<std::size_t>& shape) {
+        return Array::from_buffer(base, dtype, Layout::contiguous(shape, dtype.itemsize()));
+    };
+    const DType triple = DType::struct_({{"a", dtypes::float32}, {"b", dtypes::int32}, {"c", dtypes::float32}});
+    const std::vector<std::pair<std::string, Array>> views{
+        {"float32 (6, 300, 70) transposed (2, 0, 1)", over(dtypes::float32, {6, 300, 70}).transpose({2, 0, 1})},
+        {"uint8 (3, 1000, 33)[:, ::3, ::-2]",
+         over(dtypes::uint8,
+              {3, 1000, 33})[{Slice{}, Slice{std::nullopt, std::nullopt, 3}, Slice{std::nullopt, std::nullopt, -2}}]},
+        {"int16 (512, 257) transposed", over(dtypes::int16, {512, 257}).transpose()},
+        {"float32 (5, 64, 100) transposed (0, 2, 1)", over(dtypes::float32, {5, 64, 100}).transpose({0, 2, 1})},
+        {"float64 (1, 700, 1, 300)[..., 1:]", over(dtypes::float64, {1, 700, 1, 300})[{Ellipsis{}, Slice{1}}]},
+        {"float32 (3 * 16384 + 5) * 2 [::2]",
+         over(dtypes::float32, {2 * (3 * 16384 + 5)})[{Slice{std::nullopt, std::nullopt, 2}}]},
+        {"12-byte struct (400, 300) transposed", over(triple, {400, 300}).transpose()},
+    };
+    in_both_forms([&] {
+        for (const auto& [what, view] : views) {
+            SCOPED_TRACE(what);
+            const Array copied = view.copy(queue());
+            ASSERT_TRUE(copied.is_c_contiguous());
+            std::vector<std::byte> got(copied.nbytes());
+            copied.base().get(queue(), std::span<std::byte>(got));
+            ASSERT_EQ(got, host_elements(data, view));
+        }
+        // A strided destination: y[::-3, 1:] = x over a poisoned (1000, 301) float32 buffer.
+        const Buffer target = Buffer::allocate(queue().device(), 1000 * 301 * 4);
+        const std::byte poison{0xA5};
+        target.fill(queue(), std::span(&poison, 1));
+        const Array y = Array::from_buffer(target, dtypes::float32, Layout::contiguous({1000, 301}, 4));
+        const Array y_view = y[{Slice{std::nullopt, std::nullopt, -3}, Slice{1}}];
+        const Array x = over(dtypes::float32, {y_view.shape()[0], 300});
+        y_view.set(queue(), x);
+        std::vector<std::byte> got(target.size());
+        target.get(queue(), std::span<std::byte>(got));
+        std::vector<std::byte> want(target.size(), poison);
+        const auto x_bytes = host_elements(data, x);
+        for (std::size_t r = 0; r < y_view.shape()[0]; ++r)
+            std::memcpy(want.data() + ((999 - 3 * r) * 301 + 1) * 4, x_bytes.data() + r * 300 * 4, 300 * 4);
+        ASSERT_EQ(got, want);
     });
 }
 

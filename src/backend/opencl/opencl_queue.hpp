@@ -1,6 +1,8 @@
 #pragma once
 
+#include <mutex>
 #include "backend/backend.hpp"
+
 #include "backend/opencl/opencl_context.hpp"
 
 namespace kjarni::backend::opencl {
@@ -60,9 +62,15 @@ public:
 
 private:
     void finish_if(bool blocking);
+    /// This queue's copy kernel on a CPU device (opencl_cpu_copy.hpp); null until the first large
+    /// copy, and after it where the program could not be built.
+    cl_kernel copy_kernel();
     std::shared_ptr<OpenClContext> context_;
     std::size_t device_index_;
     Handle<cl_command_queue> queue_;
+    std::mutex copy_mutex_;  // the copy kernel's arguments: set and enqueued by one thread at a time
+    bool copy_kernel_tried_ = false;
+    Handle<cl_kernel> copy_kernel_;
 };
 
 }  // namespace kjarni::backend::opencl
