@@ -279,12 +279,14 @@ std::string float_to_integer(const std::string& value, const DType& from, const 
 }  // namespace
 
 std::string convert_value(const std::string& value, const DType& from, const DType& to) {
-    if (compute_ctype(from) == compute_ctype(to)) return value;
     const bool from_complex = is_complex(from);
-    if (to.kind() == K::bool_) {
+    // Before the same-type shortcut: bool's compute type is uint8's, but a uint8 value becomes bool
+    // as != 0 (astype(uint8 4, bool) is 1, not 4).
+    if (to.kind() == K::bool_ && from.kind() != K::bool_) {
         if (from_complex) return fmt::format("(({0}).x != 0 || ({0}).y != 0)", value);
         return fmt::format("({} != 0)", value);
     }
+    if (compute_ctype(from) == compute_ctype(to)) return value;
     if (is_complex(to)) {
         const std::string real = compute_ctype(real_for(to));
         if (from_complex) return fmt::format("{}(({})({}).x, ({})({}).y)", complex_ctr(to), real, value, real, value);
