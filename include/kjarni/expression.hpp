@@ -121,7 +121,10 @@ Expr tanh(const Expr& a);
 Expr pow(const Expr& base, const Expr& exponent);
 Expr minimum(const Expr& a, const Expr& b);
 Expr maximum(const Expr& a, const Expr& b);
-/// condition ? a : b, elementwise (the condition is taken as bool: nonzero is true).
+/// condition ? a : b, elementwise (the condition is taken as bool: nonzero is true). a and b
+/// promote as numpy's np.where (weak scalars by NEP 50); a weak integer that an integer result
+/// dtype cannot hold wraps into it, as np.where converts it (np.where(c, int8_array, 300) holds 44),
+/// where the ufuncs raise.
 Expr where(const Expr& condition, const Expr& a, const Expr& b);
 /// minimum(maximum(a, low), high); complex values in np.clip's order (which, unlike np.minimum's,
 /// takes the real parts' order where a bound's imaginary part is NaN).

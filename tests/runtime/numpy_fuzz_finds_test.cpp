@@ -2,7 +2,9 @@
 // checked on fresh random data against numpy's rule (found with numpy 2.4 itself):
 // - astype to bool inside an expression whose result is not bool: a uint8 value becomes 0 or 1
 //   (bool and uint8 share their C type, and the conversion was taken for a no-op: assign(a,
-//   astype(a, bool)) left a uint8 4 as 4, numpy's np.copyto gives 1).
+//   astype(a, bool)) left a uint8 4 as 4, numpy's np.copyto gives 1);
+// - np.where's weak (Python) integers wrap into the result dtype, as np.where converts them
+//   unsafely (np.where(c, int8_array, 300) holds 44; a ufunc would raise OverflowError).
 // Every result is an integer or bool, compared exactly.
 
 #include <gtest/gtest.h>
@@ -64,6 +66,64 @@ TEST_P(NumpyFuzzFindsTest, AstypeToBoolGivesZeroOrOneInsideAnyExpression) {
             ASSERT_EQ(int_at(assigned, k), truth) << "element " << k;
         }
     }
+}
+
+// numpy's np.where(c, x, v) for a Python int v and an integer result dtype: v as int64 (uint64 past
+// int64's range), cast to the result dtype as C casts (wrapping).
+TEST_P(NumpyFuzzFindsTest, WhereWrapsWeakIntegersIntoTheResultDtype) {
+    constexpr std::size_t n = 101;
+    auto& rng = random_engine();
+    std::bernoulli_distribution coin;
+    HostArray hc(DType(Kind::bool_), {n});
+    for (std::size_t k = 0; k < n; ++k) hc.data()[k] = std::byte{static_cast<std::uint8_t>(coin(rng))};
+    const Array c = Array::from_host(queue(), hc);
+    std::uniform_int_distribution<std::uint64_t> any;
+    for (const Kind kind : integer_kinds) {
+        const DType d = kind;
+        SCOPED_TRACE(d.name());
+        const HostArray hx = random_ints(d, n);
+        const Array x = Array::from_host(queue(), hx);
+        const auto bits = static_cast<int>(d.itemsize() * 8);
+        const auto wrapped = [&](std::uint64_t v) {
+            if (bits == 64) return v;
+            const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+            v &= mask;
+            if (is_signed(d) && (v >> (bits - 1)) != 0) v |= ~mask;  // int_at's sign extension
+            return v;
+        };
+        // Values past the dtype's range on both sides (4294967295 into int8 is -1), and random ones.
+        const std::int64_t signed_values[] = {300, -129, -1, std::numeric_limits<std::int64_t>::min(),
+                                              static_cast<std::int64_t>(any(rng))};
+        const std::uint64_t unsigned_values[] = {4294967295u, ~std::uint64_t{0}, std::uint64_t{1} << 63, any(rng)};
+        const auto check = [&](const Expr& v, std::uint64_t bits_of_v) {
+            const Expr first = where(c, x, v), second = where(c, v, x);
+            ASSERT_EQ(first.dtype(), d);
+            ASSERT_EQ(second.dtype(), d);
+            const HostArray got_first = run(first), got_second = run(second);
+            for (std::size_t k = 0; k < n; ++k) {
+                const bool on = hc.data()[k] != std::byte{0};
+                ASSERT_EQ(int_at(got_first, k), on ? int_at(hx, k) : wrapped(bits_of_v)) << "element " << k;
+                ASSERT_EQ(int_at(got_second, k), on ? wrapped(bits_of_v) : int_at(hx, k)) << "element " << k;
+            }
+        };
+        for (const std::int64_t v : signed_values) {
+            SCOPED_TRACE(v);
+            check(Expr(v), static_cast<std::uint64_t>(v));
+        }
+        for (const std::uint64_t v : unsigned_values) {
+            SCOPED_TRACE(v);
+            check(Expr(v), v);
+        }
+    }
+    // Two weak integers: numpy's default int64, the one past its range wrapped.
+    const Expr both = where(c, Expr(std::uint64_t{1} << 63), Expr(std::int64_t{300}));
+    ASSERT_EQ(both.dtype(), DType(Kind::int64));
+    const HostArray got = run(both);
+    for (std::size_t k = 0; k < n; ++k)
+        ASSERT_EQ(int_at(got, k), hc.data()[k] != std::byte{0} ? std::uint64_t{1} << 63 : 300u);
+    // A ufunc still refuses such a value (NEP 50's OverflowError): maximum(int8, 300).
+    const Array x8 = Array::from_host(queue(), random_ints(DType(Kind::int8), n));
+    EXPECT_THROW(run(maximum(x8, Expr(std::int64_t{300}))), ArgumentError);
 }
 
 }  // namespace
