@@ -70,13 +70,6 @@ def _(c):
     return c.op["op"] == "dot" and c.diff.kind == "dtype"
 
 
-@rule("reduction-out-dtype")
-def _(c):
-    if c.op["op"] not in ("reduce", "scan") or not c.op.get("out_arg") or c.diff.kind != "kjarni_error":
-        return False
-    return "has dtype" in c.kjarni_message and c.diff.kjarni_error["type"] == "ArgumentError"
-
-
 SIGNED64 = ("int8", "int16", "int32", "int64")
 
 
