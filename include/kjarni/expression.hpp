@@ -16,9 +16,9 @@
 /// "weak", like Python scalars, and take the array's type within its kind (`2.0 * float32_array`
 /// is float32; `2.5 * int32_array` is float64). `scalar(value, dtype)` gives a scalar of a fixed
 /// dtype. `/` of integers is true division (float64), `%` has the divisor's sign (Python's), and
-/// integer `%` by 0 gives 0 as numpy does. float16 is stored in 16 bits and computed in float32;
-/// a whole expression is computed before rounding once (numpy rounds after every operation, so
-/// results may differ by an ulp of float16). Comparisons give bool. Math functions of integer
+/// integer `%` by 0 gives 0 as numpy does. float16 is stored in 16 bits and computed in float32,
+/// each operation's result rounded to float16 as numpy's float16 loops round it (an intermediate
+/// past 65504 is inf, as numpy's). Comparisons give bool. Math functions of integer
 /// arrays compute in numpy's float type for them (float16 for 8-bit, float32 for 16-bit, float64
 /// otherwise). minimum and maximum propagate NaN (numpy's, not fmin/fmax).
 ///

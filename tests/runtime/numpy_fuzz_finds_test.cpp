@@ -9,11 +9,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
 
 #include "algorithm_test_support.hpp"
+#include "dtype/half.hpp"
 #include "kjarni/expression.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
@@ -124,6 +126,48 @@ TEST_P(NumpyFuzzFindsTest, WhereWrapsWeakIntegersIntoTheResultDtype) {
     // A ufunc still refuses such a value (NEP 50's OverflowError): maximum(int8, 300).
     const Array x8 = Array::from_host(queue(), random_ints(DType(Kind::int8), n));
     EXPECT_THROW(run(maximum(x8, Expr(std::int64_t{300}))), ArgumentError);
+}
+
+// numpy's float16 loops round every result to float16 (computed in float32): an intermediate past
+// 65504 is inf, and a sum's rounding shows in what follows. kjarni kept float16 intermediates in
+// float32 (class float16-intermediate): (a * b) * c gave a finite value where numpy has inf.
+TEST_P(NumpyFuzzFindsTest, Float16IntermediatesRoundAndOverflowAsNumpy) {
+    constexpr std::size_t n = 301;
+    auto& rng = random_engine();
+    std::uniform_real_distribution<float> big(100.0f, 1000.0f), unit(-1.0f, 1.0f);
+    HostArray ha(DType(Kind::float16), {n}), hb(DType(Kind::float16), {n}), hc(DType(Kind::float16), {n});
+    const auto put = [](HostArray& h, std::size_t k, float v) {
+        const std::uint16_t bits = detail::float_to_half(v);
+        std::memcpy(h.data() + 2 * k, &bits, 2);
+    };
+    const auto at = [](const HostArray& h, std::size_t k) {
+        std::uint16_t bits;
+        std::memcpy(&bits, h.data() + 2 * k, 2);
+        return detail::half_to_float(bits);
+    };
+    for (std::size_t k = 0; k < n; ++k) {
+        put(ha, k, big(rng) * (k % 3 == 0 ? -1.0f : 1.0f));  // a * b past 65504 in most elements
+        put(hb, k, big(rng));
+        put(hc, k, unit(rng) * 0.01f);  // (a * b) * c back in range, were a * b finite
+    }
+    const Array a = Array::from_host(queue(), ha), b = Array::from_host(queue(), hb), c = Array::from_host(queue(), hc);
+    const auto to_half = [](float v) { return detail::half_to_float(detail::float_to_half(v)); };
+    const HostArray product = evaluate(queue(), (a * b) * c).get(queue()).copy();
+    const HostArray sum = evaluate(queue(), (a + c) - a).get(queue()).copy();
+    // astype to float16 inside an expression rounds (and overflows) there: numpy's
+    // astype(x, float16).astype(float32).
+    const HostArray cast =
+        evaluate(queue(), astype(astype(a * 100.0f, dtypes::float32), dtypes::float16) * c).get(queue()).copy();
+    std::size_t overflowed = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        const float x = at(ha, k), y = at(hb, k), z = at(hc, k);
+        const float want = to_half(to_half(x * y) * z);
+        if (std::isinf(want)) ++overflowed;
+        ASSERT_EQ(at(product, k), want) << "element " << k << ": " << x << " * " << y << " * " << z;
+        ASSERT_EQ(at(sum, k), to_half(to_half(x + z) - x)) << "element " << k;
+        ASSERT_EQ(at(cast, k), to_half(to_half(to_half(x * 100.0f)) * z)) << "element " << k;
+    }
+    EXPECT_GT(overflowed, n / 2);  // the overflow is what the test is about
 }
 
 }  // namespace

@@ -99,28 +99,6 @@ def _(c):
         return bool((~np.isfinite(k[bad]) | ~np.isfinite(n[bad])).any())
 
 
-def _float16_overflow(c, node, root=True):
-    """Whether an intermediate float16 result of the expression overflows to inf in numpy while
-    its operands are finite."""
-    if "f" not in node:
-        return False
-    if not root:
-        try:
-            r = np.asarray(evaluate_tree(node, c.values)[0])
-            if r.dtype == np.float16 and np.isinf(r).any():
-                args = [np.asarray(evaluate_tree(a, c.values)[0]) for a in node["args"]]
-                if all(not (a.dtype.kind in "fc" and np.isinf(a).any()) for a in args):
-                    return True
-        except Exception:
-            pass
-    return any(_float16_overflow(c, a, False) for a in node["args"])
-
-
-@rule("float16-intermediate")
-def _(c):
-    return c.diff.kind == "values" and c.op.get("expr") is not None and _float16_overflow(c, c.op["expr"])
-
-
 @rule("weak-int-result-out-of-range")
 def _(c):
     """kjarni refuses a weak integer its computing dtype cannot hold where numpy takes a wider dtype
