@@ -47,7 +47,9 @@ struct ReduceOptions {
     /// dtype); the others compute their own result, then convert it (a dtype other than the
     /// result's costs a temporary). argmin and argmax take bool and the integer types that convert
     /// to int64 safely (not uint64), as numpy; another dtype is an ArgumentError naming `out`. The
-    /// functions of kjarni's own (nan*, var, std, dot, ReductionKernel) want the result's dtype.
+    /// other reductions (nan* of float and complex arrays, var, std, dot, ReductionKernel) want
+    /// the result's dtype (stricter than numpy for nan*, var and std, whose out= numpy casts into);
+    /// nan* of integer and bool arrays are the plain reductions, out= included.
     std::optional<Array> out = std::nullopt;
     /// Makes the result's buffer when `out` is not given (a MemoryPool, so that repeated reductions
     /// reuse memory as PyTorch's and CuPy's caching allocators do). Buffer::allocate when empty.
