@@ -16,9 +16,9 @@
 /// "weak", like Python scalars, and take the array's type within its kind (`2.0 * float32_array`
 /// is float32; `2.5 * int32_array` is float64). `scalar(value, dtype)` gives a scalar of a fixed
 /// dtype. `/` of integers is true division (float64), `%` has the divisor's sign (Python's), and
-/// integer `%` by 0 gives 0 as numpy does. float16 is stored in 16 bits and computed in float32;
-/// a whole expression is computed before rounding once (numpy rounds after every operation, so
-/// results may differ by an ulp of float16). Comparisons give bool. Math functions of integer
+/// integer `%` by 0 gives 0 as numpy does. float16 is stored in 16 bits and computed in float32,
+/// each operation's result rounded to float16 as numpy's float16 loops round it (an intermediate
+/// past 65504 is inf, as numpy's). Comparisons give bool. Math functions of integer
 /// arrays compute in numpy's float type for them (float16 for 8-bit, float32 for 16-bit, float64
 /// otherwise). minimum and maximum propagate NaN (numpy's, not fmin/fmax).
 ///
@@ -121,7 +121,10 @@ Expr tanh(const Expr& a);
 Expr pow(const Expr& base, const Expr& exponent);
 Expr minimum(const Expr& a, const Expr& b);
 Expr maximum(const Expr& a, const Expr& b);
-/// condition ? a : b, elementwise (the condition is taken as bool: nonzero is true).
+/// condition ? a : b, elementwise (the condition is taken as bool: nonzero is true). a and b
+/// promote as numpy's np.where (weak scalars by NEP 50); a weak integer that an integer result
+/// dtype cannot hold wraps into it, as np.where converts it (np.where(c, int8_array, 300) holds 44),
+/// where the ufuncs raise.
 Expr where(const Expr& condition, const Expr& a, const Expr& b);
 /// minimum(maximum(a, low), high); complex values in np.clip's order (which, unlike np.minimum's,
 /// takes the real parts' order where a bound's imaginary part is NaN).

@@ -39,10 +39,17 @@ struct ReduceOptions {
     std::optional<std::vector<int>> axes = std::nullopt;
     /// Keep the reduced axes in the result with extent 1 (numpy's keepdims).
     bool keepdims = false;
-    /// Write the result here (its shape and dtype must be the result's; any layout) instead of a
-    /// new array. Casting rule: "equal", stricter than numpy's same_kind for `out=` (another dtype is
-    /// an ArgumentError naming `out`, even one numpy would accept: give `dtype` to sum, prod and
-    /// mean, or convert afterwards with astype).
+    /// Write the result here (its shape must be the result's; any layout) instead of a new array.
+    /// Any dtype, as numpy's reductions take out=: the result is cast into it unsafely (astype's
+    /// conversions: np.sum(float64_array, out=int8_array) truncates and wraps). sum and prod
+    /// without `dtype` compute in numpy's loop for out, np.promote_types(out, array) (an int64 sum
+    /// into float32 in float64); mean as numpy's (the sum cast into out, then divided in out's
+    /// dtype); the others compute their own result, then convert it (a dtype other than the
+    /// result's costs a temporary). argmin and argmax take bool and the integer types that convert
+    /// to int64 safely (not uint64), as numpy; another dtype is an ArgumentError naming `out`. The
+    /// other reductions (nan* of float and complex arrays, var, std, dot, ReductionKernel) want
+    /// the result's dtype (stricter than numpy for nan*, var and std, whose out= numpy casts into);
+    /// nan* of integer and bool arrays are the plain reductions, out= included.
     std::optional<Array> out = std::nullopt;
     /// Makes the result's buffer when `out` is not given (a MemoryPool, so that repeated reductions
     /// reuse memory as PyTorch's and CuPy's caching allocators do). Buffer::allocate when empty.

@@ -57,8 +57,10 @@ private:
 /// numpy's cumsum / cumprod: the running sum / product along `axis`; without an axis, over the
 /// array flattened in C order (a 1-d result). Result dtypes as sum()'s (int8 -> int64, bool ->
 /// int64, float16 accumulated in float32 and stored as float16); `dtype` overrides. `out` must
-/// have the result's shape and dtype (any layout; it may be the input itself when the dtypes agree):
-/// casting rule "equal", stricter than numpy's same_kind (ArgumentError naming `out` otherwise).
+/// have the result's shape (any layout; it may be the input itself) and may have any dtype, as
+/// numpy's: the result is cast into it unsafely (astype's conversions), computed without `dtype`
+/// in numpy's loop for out, np.promote_types(out, array) (a float32 cumsum into float64 in
+/// float64); an out of another dtype than that costs a temporary.
 /// Without `out` the result's memory comes from `allocator` (Buffer::allocate when empty).
 Array cumsum(const Queue& queue, const Array& array, std::optional<int> axis = std::nullopt,
              const std::optional<DType>& dtype = std::nullopt, const std::optional<Array>& out = std::nullopt,

@@ -35,6 +35,10 @@ public:
     std::vector<std::string>* codes = nullptr;
 
     // The value of `node` in its dtype's compute type; `context` is the type a weak scalar takes.
+    // A float16 operation's result is rounded to float16 (kept in a float), as numpy's float16
+    // loops round every result: an intermediate past 65504 is inf, as numpy's. Arrays, scalars,
+    // conversions (convert_value rounds) and selections (where, of rounded values) are float16
+    // values already.
     std::string emit(const ExprNode& node, const DType& context) {
         if (parts != nullptr) {
             const auto found = std::find(parts->begin(), parts->end(), &node);
@@ -49,6 +53,18 @@ public:
                 return (*names)[i];
             }
         }
+        std::string value = emit_unrounded(node, context);
+        if (node.dtype.kind() != K::float16) return value;
+        switch (node.op) {
+        case ExprOp::array:
+        case ExprOp::scalar:
+        case ExprOp::cast:
+        case ExprOp::where: return value;
+        default: return fmt::format("kjarni_h2f(kjarni_f2h({}))", value);
+        }
+    }
+
+    std::string emit_unrounded(const ExprNode& node, const DType& context) {
         switch (node.op) {
         case ExprOp::array:
             if (!node.array) throw ArgumentError("expression", "holds a MultiArray: evaluate it on a MultiQueue");
@@ -282,12 +298,16 @@ std::string float_to_integer(const std::string& value, const DType& from, const 
 }  // namespace
 
 std::string convert_value(const std::string& value, const DType& from, const DType& to) {
-    if (compute_ctype(from) == compute_ctype(to)) return value;
     const bool from_complex = is_complex(from);
-    if (to.kind() == K::bool_) {
+    // Before the same-type shortcut: bool's compute type is uint8's, but a uint8 value becomes bool
+    // as != 0 (astype(uint8 4, bool) is 1, not 4).
+    if (to.kind() == K::bool_ && from.kind() != K::bool_) {
         if (from_complex) return fmt::format("(({0}).x != 0 || ({0}).y != 0)", value);
         return fmt::format("({} != 0)", value);
     }
+    // float16 computes as float: a float32 value becomes float16 by rounding, not as it is.
+    if (compute_ctype(from) == compute_ctype(to) && (to.kind() != K::float16 || from.kind() == K::float16))
+        return value;
     if (is_complex(to)) {
         const std::string real = compute_ctype(real_for(to));
         if (from_complex) return fmt::format("{}(({})({}).x, ({})({}).y)", complex_ctr(to), real, value, real, value);
@@ -297,6 +317,10 @@ std::string convert_value(const std::string& value, const DType& from, const DTy
     if (is_integer(to) && (from_complex || is_real(from))) return float_to_integer(real_value, real_for(from), to);
     if (to.kind() == K::float16 && (from.kind() == K::float64 || from.kind() == K::complex128))
         return fmt::format("kjarni_h2f(kj_d2h({}))", real_value);  // one rounding (float16 computes as float)
+    // To float16 from the others through float (exact from bool and integers of up to 24 bits; as
+    // numpy's casts otherwise), rounded to float16 at once: a float16 value, whatever follows.
+    if (to.kind() == K::float16 && from.kind() != K::float16)
+        return fmt::format("kjarni_h2f(kjarni_f2h((float)({})))", real_value);
     return fmt::format("(({})({}))", compute_ctype(to), real_value);
 }
 

@@ -60,7 +60,10 @@ FUNCTION INLINE {0} kj_max_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ?
                        t);
 }
 
-std::string complex_functions(const char* c, const char* r, const char* ctr) {
+// c, r, ctr: the complex type, its real type and constructor; then, as literals of r, where sinh and
+// cosh are exp / 2 to r's precision, a quarter of r's largest number, and log 2.
+std::string complex_functions(const char* c, const char* r, const char* ctr, const char* exp_half,
+                              const char* quarter_max, const char* ln2) {
     return fmt::format(R"(FUNCTION INLINE {0} kj_cadd_{0}({0} a, {0} b) {{ return {2}(a.x + b.x, a.y + b.y); }}
 FUNCTION INLINE {0} kj_csub_{0}({0} a, {0} b) {{ return {2}(a.x - b.x, a.y - b.y); }}
 FUNCTION INLINE {0} kj_cmul_{0}({0} a, {0} b) {{ return {2}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}
@@ -83,6 +86,7 @@ FUNCTION INLINE {0} kj_cexp_{0}({0} a)
     // exp(log(a) b) meets exp(-inf + i NaN) there.
     if (isinf(a.x) && a.x < 0 && !isnan(a.y))
         return isfinite(a.y) ? {2}(copysign(({1})0, cos(a.y)), copysign(({1})0, sin(a.y))) : {2}(0, copysign(({1})0, a.y));
+    if (isinf(a.x) && a.x > 0 && !isfinite(a.y)) return {2}(a.x, a.y - a.y);  // +inf + iNaN
     if (a.y == 0) return {2}(exp(a.x), a.y);
     const {1} m = exp(a.x);
     return {2}(m * cos(a.y), m * sin(a.y));
@@ -95,15 +99,76 @@ FUNCTION INLINE {0} kj_cpow_{0}({0} a, {0} b)
 }}
 // The principal values, with C99's (and numpy's) branch cuts along the negative real axis for sqrt
 // and log: the sign of a zero imaginary part picks the side.
-FUNCTION INLINE {0} kj_csqrt_{0}({0} a)
+FUNCTION INLINE {0} kj_csqrt_core_{0}({0} a)
 {{
-    if (a.x == 0 && a.y == 0) return {2}(0, a.y);
     // t = sqrt((|a| + |a.x|) / 2) never cancels; the other part is a.y / (2 t).
     const {1} t = sqrt((hypot(a.x, a.y) + fabs(a.x)) * ({1})0.5);
     if (a.x >= 0) return {2}(t, a.y / (2 * t));
     return {2}(fabs(a.y) / (2 * t), copysign(t, a.y));
 }}
-FUNCTION INLINE {0} kj_clog_{0}({0} a) {{ return {2}(log(hypot(a.x, a.y)), atan2(a.y, a.x)); }}
+FUNCTION INLINE {0} kj_csqrt_{0}({0} a)
+{{
+    // C99 Annex G's values (numpy's) for infinite and NaN parts.
+    if (isinf(a.y)) return {2}(KJARNI_INF_F, a.y);
+    if (isnan(a.x)) return {2}(a.x, a.x);
+    if (isinf(a.x)) {{
+        if (a.x > 0) return {2}(a.x, isnan(a.y) ? a.y : copysign(({1})0, a.y));
+        return {2}(isnan(a.y) ? a.y : ({1})0, copysign(({1})KJARNI_INF_F, a.y));
+    }}
+    if (isnan(a.y)) return {2}(a.y, a.y);
+    if (a.x == 0 && a.y == 0) return {2}(0, a.y);
+    // Parts past a quarter of the largest number: sqrt(a) = 2 sqrt(a / 4), so that |a| + |a.x| stays finite.
+    if (fabs(a.x) > {4} || fabs(a.y) > {4}) {{
+        const {0} r = kj_csqrt_core_{0}({2}(a.x * ({1})0.25, a.y * ({1})0.25));
+        return {2}(2 * r.x, 2 * r.y);
+    }}
+    return kj_csqrt_core_{0}(a);
+}}
+FUNCTION INLINE {0} kj_clog_{0}({0} a)
+{{
+    // |a| of parts past a quarter of the largest number overflows: log |a| = log |a / 2| + log 2.
+    if (isfinite(a.x) && isfinite(a.y) && (fabs(a.x) > {4} || fabs(a.y) > {4}))
+        return {2}(log(hypot(a.x * ({1})0.5, a.y * ({1})0.5)) + ({1}){5}, atan2(a.y, a.x));
+    return {2}(log(hypot(a.x, a.y)), atan2(a.y, a.x));
+}}
+// sinh and cosh of x + iy (csin and ccos through them: sin z = -i sinh(iz), cos z = cosh(iz)), with
+// C99 Annex G's values (numpy's) for infinite and NaN parts; past |x| = {3} cosh x and |sinh x|
+// are exp|x| / 2 to the type's precision, computed as (exp(|x|/2) / 2 * cos y) * exp(|x|/2) so
+// that it overflows only where the result does.
+FUNCTION INLINE {0} kj_csinh_{0}({1} x, {1} y)
+{{
+    if (isfinite(x) && isfinite(y)) {{
+        if (y == 0) return {2}(sinh(x), y);
+        if (fabs(x) < {3}) return {2}(sinh(x) * cos(y), cosh(x) * sin(y));
+        const {1} h = exp(fabs(x) * ({1})0.5), r = (({1})0.5 * h * cos(y)) * h;
+        return {2}(x < 0 ? -r : r, (({1})0.5 * h * sin(y)) * h);
+    }}
+    if (x == 0) return {2}(x, y - y);
+    if (isfinite(x)) return {2}(y - y, y - y);
+    if (isinf(x)) {{
+        if (y == 0) return {2}(x, y);
+        if (isfinite(y)) return {2}(x * cos(y), KJARNI_INF_F * sin(y));
+        return {2}(x * x, y - y);
+    }}
+    return {2}(x, y == 0 ? y : x + y);
+}}
+FUNCTION INLINE {0} kj_ccosh_{0}({1} x, {1} y)
+{{
+    if (isfinite(x) && isfinite(y)) {{
+        if (y == 0) return {2}(cosh(x), x == 0 ? x * y : copysign(({1})0, x) * y);
+        if (fabs(x) < {3}) return {2}(cosh(x) * cos(y), sinh(x) * sin(y));
+        const {1} h = exp(fabs(x) * ({1})0.5), i = (({1})0.5 * h * sin(y)) * h;
+        return {2}((({1})0.5 * h * cos(y)) * h, x < 0 ? -i : i);
+    }}
+    if (x == 0) return {2}(y - y, 0);  // NaN +- i0: numpy's +0
+    if (isfinite(x)) return {2}(y - y, y - y);
+    if (isinf(x)) {{
+        if (y == 0) return {2}(KJARNI_INF_F, x * y == x * y ? x * y : copysign(({1})0, x) * y);
+        if (isfinite(y)) return {2}(KJARNI_INF_F * cos(y), x * sin(y));
+        return {2}(x * x, y - y);
+    }}
+    return {2}(x, y == 0 ? y : x + y);
+}}
 // numpy's order of complex values: by the real parts, then the imaginary parts; its comparison
 // loops take the real parts' order only where neither imaginary part is NaN.
 FUNCTION INLINE int kj_clt_{0}({0} a, {0} b) {{ return (a.x < b.x && !isnan(a.y) && !isnan(b.y)) || (a.x == b.x && a.y < b.y); }}
@@ -116,21 +181,34 @@ FUNCTION INLINE {0} kj_cmax_{0}({0} a, {0} b) {{ return (kj_cnan_{0}(a) || kj_cl
 // keeps a NaN value: clip(x, lo, hi) = kj_cclipmin(kj_cclipmax(x, lo), hi).
 FUNCTION INLINE {0} kj_cclipmax_{0}({0} a, {0} b) {{ return (kj_cnan_{0}(a) || (a.x == b.x ? a.y > b.y : a.x > b.x)) ? a : b; }}
 FUNCTION INLINE {0} kj_cclipmin_{0}({0} a, {0} b) {{ return (kj_cnan_{0}(a) || (a.x == b.x ? a.y < b.y : a.x < b.x)) ? a : b; }}
-FUNCTION INLINE {0} kj_csin_{0}({0} a) {{ return {2}(sin(a.x) * cosh(a.y), cos(a.x) * sinh(a.y)); }}
-FUNCTION INLINE {0} kj_ccos_{0}({0} a) {{ return {2}(cos(a.x) * cosh(a.y), -(sin(a.x) * sinh(a.y))); }}
+FUNCTION INLINE {0} kj_csin_{0}({0} a)
+{{
+    // numpy's sin of an infinite or NaN real part with an infinite imaginary part: NaN + i inf
+    // (Annex G leaves the sign of sinh's infinite real part open).
+    if (isinf(a.y) && !isfinite(a.x)) return {2}(a.x - a.x, KJARNI_INF_F);
+    const {0} s = kj_csinh_{0}(-a.y, a.x);
+    return {2}(s.y, -s.x);
+}}
+FUNCTION INLINE {0} kj_ccos_{0}({0} a) {{ return kj_ccosh_{0}(-a.y, a.x); }}
 FUNCTION INLINE {0} kj_ctanh_{0}({0} a)
 {{
-    // tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); past |x| = 20 cosh 2x would overflow
-    // float soon after, and the real part is +-1 to within every type's precision.
-    if (fabs(a.x) > 20) {{
-        const {1} e = exp(-2 * fabs(a.x));
-        return {2}(copysign(({1})1, a.x), 4 * sin(a.y) * cos(a.y) * e);
+    // C99 Annex G's values (numpy's) for infinite and NaN parts; past |x| = {3} the real part is
+    // +-1 to the type's precision. Else Kahan's form through t = tan y (no 2y, which overflows for
+    // huge y): tanh(x + iy) = (beta rho s + i t) / (1 + beta s^2), s = sinh x, rho = sqrt(1 + s^2),
+    // beta = 1 + t^2.
+    const {1} x = a.x, y = a.y;
+    if (isnan(x)) return {2}(x, y == 0 ? y : x + y);
+    if (isinf(x)) return {2}(copysign(({1})1, x), copysign(({1})0, isinf(y) ? y : sin(y) * cos(y)));
+    if (!isfinite(y)) return {2}(x == 0 ? x : y - y, y - y);
+    if (fabs(x) >= {3}) {{
+        const {1} e = exp(-fabs(x));
+        return {2}(copysign(({1})1, x), 4 * sin(y) * cos(y) * e * e);
     }}
-    const {1} d = cosh(2 * a.x) + cos(2 * a.y);
-    return {2}(sinh(2 * a.x) / d, sin(2 * a.y) / d);
+    const {1} t = tan(y), beta = 1 + t * t, s = sinh(x), rho = sqrt(1 + s * s), d = 1 + beta * s * s;
+    return {2}(beta * rho * s / d, t / d);
 }}
 )",
-                       c, r, ctr);
+                       c, r, ctr, exp_half, quarter_max, ln2);
 }
 
 std::string make() {
@@ -138,10 +216,10 @@ std::string make() {
     for (const char* t : {"int8_t", "int16_t", "int32_t", "int64_t"}) out += integer_functions(t, true);
     for (const char* t : {"uint8_t", "uint16_t", "uint32_t", "uint64_t"}) out += integer_functions(t, false);
     out += float_functions("float");
-    out += complex_functions("complex64_t", "float", "COMPLEX64_CTR");
+    out += complex_functions("complex64_t", "float", "COMPLEX64_CTR", "9.0f", "8.5e37f", "0.693147180559945309f");
     out += double_guard_begin;
     out += float_functions("double");
-    out += complex_functions("complex128_t", "double", "COMPLEX128_CTR");
+    out += complex_functions("complex128_t", "double", "COMPLEX128_CTR", "22.0", "4.49e307", "0.693147180559945309");
     out += double_guard_end;
     out += numpy_ops_preamble();
     return out;

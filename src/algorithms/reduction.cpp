@@ -10,7 +10,9 @@
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/multi_parts.hpp"
+#include "algorithms/promotion.hpp"
 #include "algorithms/reduction_engine.hpp"
+#include "algorithms/reduction_out.hpp"
 #include "algorithms/reduction_source.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "kjarni/error.hpp"
@@ -144,8 +146,13 @@ Array arithmetic(const Queue& queue, const detail::ReductionSource& source, cons
                       : sum_dtype(source.dtype));
     if (result.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
     const DType acc = result.kind() == Kind::float16 ? DType(Kind::float32) : result;
-    const ReductionSpec& built =
-        cached(fmt::format("{} {} {}{}", what, source.dtype.name(), result.name(), source.key), [&] {
+    const ReductionSpec& built = cached(
+        fmt::format("{} {} {} {}{}", what,
+                    mean       ? "mean"
+                    : multiply ? "prod"
+                               : "sum",
+                    source.dtype.name(), result.name(), source.key),
+        [&] {
             ReductionSpec spec = one_array(what, source);
             Globals globals;
             const std::string map = load_as(source.dtype, source.element, acc, "load", globals);
@@ -329,32 +336,124 @@ Array logical(const Queue& queue, const detail::ReductionSource& source, const R
 
 }  // namespace
 
+namespace {
+
+// out= as numpy's reductions take it (ufunc.reduce casts its result into out unsafely, whatever
+// out's dtype): `reduce` writes straight into out where `result` (the dtype it computes) is out's,
+// else into a temporary that is then converted into out, through `loop` when given (the dtype
+// numpy's loop for out computes in: min and max of a uint64 array into an int64 out compare in
+// float64, so the maximum arrives as a float64; the promotion is monotonic, so converting the
+// extremum is converting every element first).
+template <class Reduce>
+Array into_out(const Queue& queue, const ReduceOptions& options, const DType& result, const char* what, Reduce&& reduce,
+               const std::optional<DType>& loop = std::nullopt) {
+    if (!options.out || options.out->dtype() == result) return reduce(options);
+    ReduceOptions temporary = options;
+    temporary.out.reset();
+    Array value = reduce(temporary);
+    if (loop && !(*loop == result) && !(*loop == options.out->dtype())) value = value.astype(queue, *loop);
+    detail::convert_into_out(queue, value, *options.out, what);
+    return *options.out;
+}
+
+Array sum_or_prod(const Queue& queue, const Array& array, const ReduceOptions& options,
+                  const std::optional<DType>& dtype, bool multiply) {
+    const char* what = multiply ? "prod" : "sum";
+    // numpy's loop for out= without dtype= is the add / multiply of out's dtype and the array's.
+    const std::optional<DType> acc =
+        dtype || !options.out ? dtype : detail::accumulation_for_out(array.dtype(), options.out->dtype());
+    return into_out(queue, options, acc ? *acc : sum_dtype(array.dtype()), what, [&](const ReduceOptions& o) {
+        return arithmetic(queue, detail::array_source(what, array), o, acc, multiply, false, what);
+    });
+}
+
+/// numpy's mean (numpy/_core/_methods.py's _mean) into an out of another dtype than its result's:
+/// the sum (in dtype, else float64 for integers and bool, float32 for float16, else in the loop
+/// numpy's add takes for out) cast into out, then out divided by the count in out's dtype (true
+/// division: an integer out is divided in float64 and truncated), each step rounded into out.
+void mean_into_out(const Queue& queue, const Array& array, const ReduceOptions& options,
+                   const std::optional<DType>& dtype) {
+    const Array& out = *options.out;
+    std::optional<DType> acc = dtype;
+    if (!acc) {
+        if (array.dtype().kind() == Kind::bool_ || is_integer(array.dtype())) acc = Kind::float64;
+        else if (array.dtype().kind() == Kind::float16) acc = Kind::float32;
+        else acc = detail::accumulation_for_out(array.dtype(), out.dtype());
+    }
+    ReduceOptions temporary = options;
+    temporary.out.reset();
+    const Array total = arithmetic(queue, detail::array_source("mean", array), temporary, acc, false, false, "mean");
+    detail::convert_into_out(queue, total, out, "mean");
+    const auto count = static_cast<std::int64_t>(total.size() == 0 ? 0 : array.size() / total.size());
+    fill(queue, out, Expr(out) / Expr(count));
+}
+
+// argmin and argmax: numpy takes an out its int64 indices cast to safely the other way round
+// (np.can_cast(out.dtype, intp, "safe"): bool, every signed integer, unsigned up to 32 bits).
+void check_index_out(const ReduceOptions& options, const char* what) {
+    if (!options.out) return;
+    const Kind k = options.out->dtype().kind();
+    const bool takes = k == Kind::bool_ || k == Kind::int8 || k == Kind::uint8 || k == Kind::int16 ||
+                       k == Kind::uint16 || k == Kind::int32 || k == Kind::uint32 || k == Kind::int64;
+    if (!takes)
+        throw ArgumentError("out", fmt::format("{}: has dtype {}; indices go into bool or an integer type that "
+                                               "converts to int64 safely (numpy's rule)",
+                                               what, options.out->dtype().name()));
+}
+
+}  // namespace
+
 Array sum(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
-    return arithmetic(queue, detail::array_source("sum", array), options, dtype, false, false, "sum");
+    return sum_or_prod(queue, array, options, dtype, false);
 }
 Array prod(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
-    return arithmetic(queue, detail::array_source("prod", array), options, dtype, true, false, "prod");
+    return sum_or_prod(queue, array, options, dtype, true);
 }
 Array mean(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
+    const DType natural = dtype                                                  ? *dtype
+                          : is_float(array.dtype()) || is_complex(array.dtype()) ? array.dtype()
+                                                                                 : DType(Kind::float64);
+    if (options.out && !(options.out->dtype() == natural)) {
+        mean_into_out(queue, array, options, dtype);
+        return *options.out;
+    }
     return arithmetic(queue, detail::array_source("mean", array), options, dtype, false, true, "mean");
 }
 Array min(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return extremum(queue, detail::array_source("min", array), options, false);
+    const std::optional<DType> loop =
+        options.out ? std::optional<DType>(detail::promote_types(options.out->dtype(), array.dtype())) : std::nullopt;
+    return into_out(
+        queue, options, array.dtype(), "min",
+        [&](const ReduceOptions& o) { return extremum(queue, detail::array_source("min", array), o, false); }, loop);
 }
 Array max(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return extremum(queue, detail::array_source("max", array), options, true);
+    const std::optional<DType> loop =
+        options.out ? std::optional<DType>(detail::promote_types(options.out->dtype(), array.dtype())) : std::nullopt;
+    return into_out(
+        queue, options, array.dtype(), "max",
+        [&](const ReduceOptions& o) { return extremum(queue, detail::array_source("max", array), o, true); }, loop);
 }
 Array argmin(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return arg_extremum(queue, detail::array_source("argmin", array), options, false);
+    check_index_out(options, "argmin");
+    return into_out(queue, options, Kind::int64, "argmin", [&](const ReduceOptions& o) {
+        return arg_extremum(queue, detail::array_source("argmin", array), o, false);
+    });
 }
 Array argmax(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return arg_extremum(queue, detail::array_source("argmax", array), options, true);
+    check_index_out(options, "argmax");
+    return into_out(queue, options, Kind::int64, "argmax", [&](const ReduceOptions& o) {
+        return arg_extremum(queue, detail::array_source("argmax", array), o, true);
+    });
 }
 Array any(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return logical(queue, detail::array_source("any", array), options, false);
+    return into_out(queue, options, Kind::bool_, "any", [&](const ReduceOptions& o) {
+        return logical(queue, detail::array_source("any", array), o, false);
+    });
 }
 Array all(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    return logical(queue, detail::array_source("all", array), options, true);
+    return into_out(queue, options, Kind::bool_, "all", [&](const ReduceOptions& o) {
+        return logical(queue, detail::array_source("all", array), o, true);
+    });
 }
 
 Array dot(const Queue& queue, const Array& a, const Array& b, const std::optional<Array>& out) {

@@ -13,6 +13,7 @@
 
 #include "algorithms/device_code.hpp"
 #include "algorithms/multi_parts.hpp"
+#include "algorithms/reduction_out.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/scan_engine.hpp"
 #include "kjarni/error.hpp"
@@ -152,14 +153,33 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
 
 }  // namespace
 
+namespace {
+
+// out= as numpy's np.cumsum takes it (ufunc.accumulate casts its result into out unsafely, whatever
+// out's dtype, computing in the loop numpy's add / multiply takes for out's dtype): straight into
+// out where that is out's dtype, else through a temporary converted into out.
+Array cumulative_into(const Queue& queue, const Array& array, std::optional<int> axis,
+                      const std::optional<DType>& dtype, const std::optional<Array>& out, bool multiply,
+                      const Allocator& allocator) {
+    if (!out || array.dtype().is_struct()) return cumulative(queue, array, axis, dtype, out, multiply, allocator);
+    const std::optional<DType> acc = dtype ? dtype : detail::accumulation_for_out(array.dtype(), out->dtype());
+    if (out->dtype() == (acc ? *acc : accumulate_dtype(array.dtype())))
+        return cumulative(queue, array, axis, acc, out, multiply, allocator);
+    const Array result = cumulative(queue, array, axis, acc, std::nullopt, multiply, allocator);
+    detail::convert_into_out(queue, result, *out, multiply ? "cumprod" : "cumsum");
+    return *out;
+}
+
+}  // namespace
+
 Array cumsum(const Queue& queue, const Array& array, std::optional<int> axis, const std::optional<DType>& dtype,
              const std::optional<Array>& out, const Allocator& allocator) {
-    return cumulative(queue, array, axis, dtype, out, false, allocator);
+    return cumulative_into(queue, array, axis, dtype, out, false, allocator);
 }
 
 Array cumprod(const Queue& queue, const Array& array, std::optional<int> axis, const std::optional<DType>& dtype,
               const std::optional<Array>& out, const Allocator& allocator) {
-    return cumulative(queue, array, axis, dtype, out, true, allocator);
+    return cumulative_into(queue, array, axis, dtype, out, true, allocator);
 }
 
 namespace {

@@ -60,19 +60,21 @@ def reproduction(program, data):
 
 def replay(paths, runner):
     """Runs saved cases (tests/numpy_fuzz/cases/*.json: a reproduction and the class it shows,
-    "expect"); returns the number that no longer behave as expected."""
+    "expect", or none for a fixed difference); returns the number that no longer behave as
+    expected and, of those, the number of fixed differences that came back (regressions)."""
     cases = [load_case(p) for p in paths]
     results = runner.run([dict(p, id=k) for k, (p, _, _) in enumerate(cases)], [d for _, d, _ in cases])
-    changed = 0
+    changed = regressed = 0
     for k, (path, (program, data, expect)) in enumerate(zip(paths, cases)):
         diff = compare(dict(program, id=k), results[k], run_program(program, data), Counts())
         got = (known.classify(program, data, diff) or ["NEW"]) if diff else []
         ok = (expect in got) if expect else not got
         changed += not ok
-        state = "as expected" if ok else "CHANGED"
+        regressed += not ok and not expect
+        state = "as expected" if ok else "CHANGED" if expect else "REGRESSION"
         print(f"numpy-fuzz: replay {os.path.basename(path)}: expected {expect or 'no difference'}, "
               f"got {', '.join(got) or 'no difference'}{(': ' + diff.summary()[:300]) if diff else ''} ({state})")
-    return changed
+    return changed, regressed
 
 
 def perturbed(program, kj, npy):
@@ -141,9 +143,14 @@ def main():
     if args.replay is not None:
         here = os.path.dirname(os.path.abspath(__file__))
         paths = args.replay or sorted(glob.glob(os.path.join(here, "cases", "*.json")))
-        changed = replay(paths, runner)
+        changed, regressed = replay(paths, runner)
         print(f"numpy-fuzz: {len(paths) - changed} of {len(paths)} cases as expected"
-              + (" (a case that changed: its class fixed? then remove it and its entry)" if changed else ""))
+              + (" (a case that changed: its class fixed? then remove it and its entry)" if changed > regressed else ""))
+        # A case of a fixed difference (no "expect") that differs again fails the run; a listed
+        # class that no longer shows is a hint.
+        if regressed:
+            print(f"numpy-fuzz: FAILED: {regressed} fixed differences are back")
+            return 1
         return 0
     rng = np.random.default_rng(args.seed)
     counts = Counts()

@@ -331,7 +331,8 @@ TEST_P(Scans, BadInputNamesTheCulprit) {
     const Array x = Array::zeros(queue(), {3, 4}, Kind::float32);
     EXPECT_THROW(cumsum(queue(), x, 2), ArgumentError);
     EXPECT_THROW(cumsum(queue(), x, 0, std::nullopt, Array::zeros(queue(), {4, 3}, Kind::float32)), ArgumentError);
-    EXPECT_THROW(cumsum(queue(), x, 0, std::nullopt, Array::zeros(queue(), {3, 4}, Kind::float64)), ArgumentError);
+    // Another dtype is numpy's too (cast into), but not another shape, even with another dtype.
+    EXPECT_THROW(cumsum(queue(), x, 0, std::nullopt, Array::zeros(queue(), {4, 3}, Kind::float64)), ArgumentError);
     const ScanKernel k(Kind::float32, "0", "a + b", "x[i]", "y[i] = item;", "const float *x, float *y");
     const Array row = Array::zeros(queue(), {1, 4}, Kind::float32);
     EXPECT_THROW(k(queue(), {x, Array::zeros(queue(), {3, 1}, Kind::float32)}, 1),

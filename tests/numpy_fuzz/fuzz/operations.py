@@ -596,7 +596,8 @@ def _eval_ascontiguous(values, op):
         data = f(t.data, dtype=op["dtype"])
     if data.dtype == t.data.dtype:
         # The array itself when it already is so (numpy's and kjarni's rule): a view, else a copy.
-        err = t.err if np.shares_memory(data, t.data) else f(t.err)
+        # A 0-d array gives a 1-d view of itself (ndim >= 1): its bound the same view of the bound.
+        err = t.err if np.shares_memory(data, t.data) and t.err.shape == data.shape else f(t.err)
         return _set(values, op["out"], Tracked(data, err))
     err = bounds.finish(data, astype_bound(t.data, t.err, data, data.dtype), [t.err])
     return _set(values, op["out"], Tracked(data, err_like(data, err)))

@@ -3,7 +3,13 @@ value (an exponent of real part -inf, an imaginary part of zero), which the fide
 (numpy_fidelity_test.cpp) compare kjarni's expressions with. Found by the differential fuzzer
 (seed 11): np.power(inf+0j, -7.3-0.0098j) is 0 in numpy, and was NaN in kjarni.
 
-One line per case: 'exp DTYPE A RESULT' or 'power DTYPE A B RESULT', each complex value written as
+Then tanh, sin, cos, sqrt and log over a grid of special parts (zeros of both signs, infinities,
+NaN, parts whose doubles or squares overflow, moderate values), where Annex G decides or a
+formula's intermediate overflows (the fuzzer's tanh(-7 - 3.4e38j) in complex64: numpy
+-0.99999917+1.48e-06j, kjarni NaN), and exp of an infinite real part with an infinite or NaN
+imaginary part.
+
+One line per case: 'FN DTYPE A RESULT' or 'power DTYPE A B RESULT', each complex value written as
 its real and imaginary parts (Python's repr: inf, -inf, nan, -0.0). Run with numpy >= 2:
 python make_numpy_complex_special.py
 """
@@ -16,6 +22,7 @@ inf = float("inf")
 
 exp_args = [complex(-inf, y) for y in (0.0, -0.0, 1.5, -2.5, inf, -inf)]
 exp_args += [complex(x, y) for x in (inf, 3.0, -3.0, 0.0) for y in (0.0, -0.0)]
+exp_args += [complex(inf, y) for y in (inf, -inf, float("nan"))]
 bases = [complex(inf, 0.0), complex(-inf, 0.0), complex(0.0, inf)]
 exponents = [complex(-7.3, -0.0098), complex(-1.0, 2.0), complex(-2.5, 0.001)]
 
@@ -25,7 +32,7 @@ def parts(z):
 
 
 with open(__file__.replace("make_numpy_complex_special.py", "numpy_complex_special.txt"), "w") as out:
-    out.write(f"# numpy {np.__version__}: 'exp DTYPE A RESULT' or 'power DTYPE A B RESULT' (real and imaginary parts)\n")
+    out.write(f"# numpy {np.__version__}: 'FN DTYPE A RESULT' or 'power DTYPE A B RESULT' (real and imaginary parts)\n")
     for dtype in (np.complex64, np.complex128):
         name = np.dtype(dtype).name
         for a in exp_args:
@@ -35,3 +42,9 @@ with open(__file__.replace("make_numpy_complex_special.py", "numpy_complex_speci
             for b in exponents:
                 r = np.power(np.array([a], dtype=dtype), np.array([b], dtype=dtype))[0]
                 out.write(f"power {name} {parts(a)} {parts(b)} {parts(r)}\n")
+        huge = 3e38 if dtype == np.complex64 else 1.7e308
+        parts_grid = [0.0, -0.0, 1.5, -2.5, 7.0, inf, -inf, float("nan"), huge, -1e30, 100.0]
+        grid = np.array([complex(x, y) for x in parts_grid for y in parts_grid], dtype=dtype)
+        for fn in ("tanh", "sin", "cos", "sqrt", "log"):
+            for a, r in zip(grid, getattr(np, fn)(grid)):
+                out.write(f"{fn} {name} {parts(a)} {parts(r)}\n")
