@@ -29,8 +29,8 @@ protected:
 };
 KJARNI_INSTANTIATE_DEVICE_TESTS(NumpyFuzzFindsTest);
 
-constexpr Kind integer_kinds[] = {Kind::int8,  Kind::uint8,  Kind::int16, Kind::uint16,
-                                  Kind::int32, Kind::uint32, Kind::int64, Kind::uint64};
+constexpr Kind fuzz_find_integer_kinds[] = {Kind::int8,  Kind::uint8,  Kind::int16, Kind::uint16,
+                                            Kind::int32, Kind::uint32, Kind::int64, Kind::uint64};
 
 // Random integers of every size, a quarter of them zero (so that both truth values occur).
 HostArray random_ints(const DType& d, std::size_t count) {
@@ -47,7 +47,7 @@ HostArray random_ints(const DType& d, std::size_t count) {
 
 TEST_P(NumpyFuzzFindsTest, AstypeToBoolGivesZeroOrOneInsideAnyExpression) {
     constexpr std::size_t n = 257;
-    for (const Kind kind : integer_kinds) {
+    for (const Kind kind : fuzz_find_integer_kinds) {
         const DType d = kind;
         SCOPED_TRACE(d.name());
         const HostArray h = random_ints(d, n);
@@ -80,7 +80,7 @@ TEST_P(NumpyFuzzFindsTest, WhereWrapsWeakIntegersIntoTheResultDtype) {
     for (std::size_t k = 0; k < n; ++k) hc.data()[k] = std::byte{static_cast<std::uint8_t>(coin(rng))};
     const Array c = Array::from_host(queue(), hc);
     std::uniform_int_distribution<std::uint64_t> any;
-    for (const Kind kind : integer_kinds) {
+    for (const Kind kind : fuzz_find_integer_kinds) {
         const DType d = kind;
         SCOPED_TRACE(d.name());
         const HostArray hx = random_ints(d, n);
