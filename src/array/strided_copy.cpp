@@ -23,22 +23,32 @@ namespace kjarni::detail {
 namespace {
 
 // layout: [dst offset, src offset, shape..., dst strides..., src strides...], in units of T.
+// element_offsets: where element e (in C order) of the layout's first `axes` axes lies in dst and
+// src; every form below finds its elements (or its rows, or its planes of tiles) through it.
+constexpr const char* element_offsets_source = R"(
+FUNCTION INLINE void element_offsets(GLOBAL_MEM const int64_t* layout, int32_t ndim, int32_t axes, int64_t e,
+                                     int64_t* d, int64_t* s)
+{
+    *d = layout[0];
+    *s = layout[1];
+    for (int32_t k = axes - 1; k >= 0; --k) {
+        const int64_t extent = layout[2 + k];
+        const int64_t i = e % extent;
+        e /= extent;
+        *d += i * layout[2 + ndim + k];
+        *s += i * layout[2 + 2 * ndim + k];
+    }
+}
+)";
+
 constexpr const char* strided_copy_source = R"(
 KERNEL void strided_copy(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, GLOBAL_MEM const int64_t* layout,
                          int32_t ndim, int32_t chunks, uint32_t n)
 {
     const SIZE_T gid = get_global_id(0);
     if (gid >= n) return;
-    int64_t e = (int64_t)gid;
-    int64_t d = layout[0];
-    int64_t s = layout[1];
-    for (int32_t k = ndim - 1; k >= 0; --k) {
-        const int64_t extent = layout[2 + k];
-        const int64_t i = e % extent;
-        e /= extent;
-        d += i * layout[2 + ndim + k];
-        s += i * layout[2 + 2 * ndim + k];
-    }
+    int64_t d, s;
+    element_offsets(layout, ndim, ndim, (int64_t)gid, &d, &s);
     for (int32_t c = 0; c < chunks; ++c) dst[d + c] = src[s + c];
 }
 )";
@@ -55,16 +65,8 @@ KERNEL void strided_copy_runs(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, 
     const int64_t dst_step = layout[2 + 2 * ndim - 1];
     const int64_t src_step = layout[2 + 3 * ndim - 1];
     for (int64_t e = first; e < end;) {
-        int64_t rest = e;
-        int64_t d = layout[0];
-        int64_t s = layout[1];
-        for (int32_t k = ndim - 1; k >= 0; --k) {
-            const int64_t extent = layout[2 + k];
-            const int64_t i = rest % extent;
-            rest /= extent;
-            d += i * layout[2 + ndim + k];
-            s += i * layout[2 + 2 * ndim + k];
-        }
+        int64_t d, s;
+        element_offsets(layout, ndim, ndim, e, &d, &s);
         const int64_t left_in_row = row - e % row;
         const int64_t count = end - e < left_in_row ? end - e : left_in_row;
         for (int64_t j = 0; j < count; ++j) {
@@ -94,19 +96,11 @@ KERNEL void strided_copy_tiles(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src,
     const int64_t src_row = layout[2 + 3 * ndim - 2];
     const int64_t src_col = layout[2 + 3 * ndim - 1];
     for (int64_t t = first; t < end; ++t) {
-        int64_t rest = t / tiles_in_plane;
         const int64_t in_plane = t % tiles_in_plane;
         const int64_t r0 = in_plane / tiles_across * ${TILE};
         const int64_t c0 = in_plane % tiles_across * ${TILE};
-        int64_t d = layout[0];
-        int64_t s = layout[1];
-        for (int32_t k = ndim - 3; k >= 0; --k) {
-            const int64_t extent = layout[2 + k];
-            const int64_t i = rest % extent;
-            rest /= extent;
-            d += i * layout[2 + ndim + k];
-            s += i * layout[2 + 2 * ndim + k];
-        }
+        int64_t d, s;
+        element_offsets(layout, ndim, ndim - 2, t / tiles_in_plane, &d, &s);
         const int64_t r_end = r0 + ${TILE} < rows ? r0 + ${TILE} : rows;
         const int64_t c_end = c0 + ${TILE} < cols ? c0 + ${TILE} : cols;
         for (int64_t r = r0; r < r_end; ++r) {
@@ -195,20 +189,23 @@ void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst,
         const auto tile = static_cast<std::size_t>(copy_tile);
         const std::size_t tiles = n / (rows * cols) * ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile);
         const std::size_t run = (tiles + items - 1) / items;
-        const Program program(queue.device(), TemplateSource{std::string(strided_copy_tiles_source)}, {},
+        const Program program(queue.device(),
+                              TemplateSource{std::string(element_offsets_source) + strided_copy_tiles_source}, {},
                               {{"T", type}, {"CHUNKS", std::to_string(chunks)}, {"TILE", std::to_string(copy_tile)}});
         program.kernel("strided_copy_tiles")(queue, {(tiles + run - 1) / run}, std::vector<std::size_t>{1}, dst_base,
                                              src_base, table_buffer, static_cast<std::int32_t>(ndim),
                                              static_cast<std::int64_t>(tiles), static_cast<std::int64_t>(run));
     } else if (cpu_code(queue.device())) {
         const std::size_t run = (n + items - 1) / items;
-        const Program program(queue.device(), TemplateSource{std::string(strided_copy_runs_source)}, {},
+        const Program program(queue.device(),
+                              TemplateSource{std::string(element_offsets_source) + strided_copy_runs_source}, {},
                               {{"T", type}, {"CHUNKS", std::to_string(chunks)}});
         program.kernel("strided_copy_runs")(queue, {(n + run - 1) / run}, std::vector<std::size_t>{1}, dst_base,
                                             src_base, table_buffer, static_cast<std::int32_t>(ndim),
                                             static_cast<std::int64_t>(n), static_cast<std::int64_t>(run));
     } else {
-        const Program program(queue.device(), TemplateSource{std::string(strided_copy_source)}, {}, {{"T", type}});
+        const Program program(queue.device(), TemplateSource{std::string(element_offsets_source) + strided_copy_source},
+                              {}, {{"T", type}});
         const std::size_t global = (n + 63) / 64 * 64;
         program.kernel("strided_copy")(queue, {global}, std::nullopt, dst_base, src_base, table_buffer,
                                        static_cast<std::int32_t>(ndim), chunks, static_cast<std::uint32_t>(n));
