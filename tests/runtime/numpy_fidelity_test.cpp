@@ -32,6 +32,7 @@
 #include "kjarni/expression.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
+#include "support/numpy_tables.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
@@ -47,20 +48,6 @@ DType dtype_named(const std::string& name) {
     for (const DType& d : all_scalars())
         if (d.name() == name) return d;
     throw std::invalid_argument("no dtype " + name);
-}
-
-std::vector<std::vector<std::string>> table_rows(const std::string& file) {
-    std::ifstream in(std::string(KJARNI_RUNTIME_DATA_DIR) + "/" + file);
-    if (!in) throw std::runtime_error("missing " + file);
-    std::vector<std::vector<std::string>> rows;
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream words(line);
-        std::vector<std::string> row;
-        for (std::string w; words >> w;) row.push_back(w);
-        rows.push_back(std::move(row));
-    }
-    return rows;
 }
 
 // ---- Comparisons ----------------------------------------------------------------------------
@@ -212,7 +199,7 @@ TEST_P(NumpyFidelityTest, AssignFollowsNumpysSameKindRuleAndTheOthersEqualDtypes
     // assign(): numpy's same_kind, the whole table (written by np.can_cast). Empty arrays: the
     // rule is checked before anything is compiled.
     std::size_t checked = 0;
-    for (const auto& row : table_rows("numpy_same_kind.txt")) {
+    for (const auto& row : numpy_table_rows("numpy_same_kind.txt")) {
         const DType from = dtype_named(row.at(0));
         const DType to = dtype_named(row.at(1));
         const bool castable = row.at(2) == "1";
@@ -341,7 +328,7 @@ void check_conversion_table(const Queue& queue, const BoundDevice& device, const
 
 TEST_P(NumpyFidelityTest, FloatToIntegerConversionsGiveNumpysX86Results) {
     ConversionGroups groups;
-    for (const auto& row : table_rows("numpy_float_to_int.txt")) {
+    for (const auto& row : numpy_table_rows("numpy_float_to_int.txt")) {
         auto& [inputs, results] = groups[{row.at(0), row.at(2)}];
         inputs.push_back(row.at(1));
         // The result as the integer type's bits.
@@ -358,7 +345,7 @@ TEST_P(NumpyFidelityTest, FloatToIntegerConversionsGiveNumpysX86Results) {
 
 TEST_P(NumpyFidelityTest, Float16ConvertsToAndFromEveryDtypeAsNumpy) {
     ConversionGroups groups;
-    for (const auto& row : table_rows("numpy_float16.txt")) {
+    for (const auto& row : numpy_table_rows("numpy_float16.txt")) {
         auto& [inputs, results] = groups[{row.at(0), row.at(2)}];
         inputs.push_back(row.at(1));
         results.push_back(row.at(3));
@@ -488,7 +475,7 @@ TEST_P(NumpyFidelityTest, ClipPromotesItsThreeOperandsAsNumpysClip) {
     // numpy's table (data/make_numpy_clip.py): the result dtype, or an error (a Python integer the
     // result type cannot hold), for arrays and weak scalars in each of the three places. kjarni
     // refuses at the latest when the kernel's code is generated (no compilation needed here).
-    const auto rows = table_rows("numpy_clip.txt");
+    const auto rows = numpy_table_rows("numpy_clip.txt");
     std::ifstream header(std::string(KJARNI_RUNTIME_DATA_DIR) + "/numpy_clip.txt");
     std::vector<std::string> highs;
     for (std::string line; std::getline(header, line);) {
@@ -749,7 +736,7 @@ TEST_P(NumpyFidelityTest, FillAndAssignCheckScalarsAsNumpyEvenForEmptyArrays) {
     // (assign) for weak and typed scalars into every real dtype, the element written or an error.
     // An error comes for an empty array too (it is the value's, not the elements').
     std::size_t checked = 0;
-    for (const auto& row : table_rows("numpy_setitem.txt")) {
+    for (const auto& row : numpy_table_rows("numpy_setitem.txt")) {
         const std::string& op = row.at(0);
         const DType target = dtype_named(row.at(2));
         const std::string& want = row.at(3);
@@ -811,7 +798,7 @@ TEST_P(NumpyFidelityTest, ComplexExpAndPowerAtInfinityAsNumpy) {
     // is exp(x) + i0, an infinite base to a power of negative real part is 0 (the fuzzer's seed 11
     // found np.power(inf+0j, -7.3-0.0098j): numpy 0, kjarni NaN).
     std::size_t checked = 0;
-    for (const auto& row : table_rows("numpy_complex_special.txt")) {
+    for (const auto& row : numpy_table_rows("numpy_complex_special.txt")) {
         if (row.at(0) != "exp" && row.at(0) != "power") continue;  // the grid's: the next test
         SCOPED_TRACE(fmt::format("{}", fmt::join(row, " ")));
         const bool power = row.at(0) == "power";
@@ -854,7 +841,7 @@ TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
     // One evaluation per function and dtype over the whole grid; finite parts within 32 ulps (a
     // few device functions combined), zeros and infinities with their signs, NaN as NaN.
     std::map<std::pair<std::string, std::string>, std::vector<std::vector<std::string>>> cases;
-    for (auto& row : table_rows("numpy_complex_special.txt"))
+    for (auto& row : numpy_table_rows("numpy_complex_special.txt"))
         if (row.at(0) != "exp" && row.at(0) != "power") cases[{row.at(0), row.at(1)}].push_back(std::move(row));
     std::size_t checked = 0;
     for (const auto& [key, rows] : cases) {
@@ -901,7 +888,7 @@ TEST_P(NumpyFidelityTest, Float16ScalarsHoldTheirFloat16ValueAsNumpy) {
     // float16 array is rounded to float16 first. Each result is one correctly rounded operation of
     // the same operands on both sides: compared exactly.
     std::size_t checked = 0;
-    for (const auto& row : table_rows("numpy_float16_scalar.txt")) {
+    for (const auto& row : numpy_table_rows("numpy_float16_scalar.txt")) {
         SCOPED_TRACE(fmt::format("{}", fmt::join(row, " ")));
         const std::string& which = row.at(0);
         const double x = std::stod(row.at(1));

@@ -13,15 +13,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "algorithm_test_support.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
+#include "support/numpy_tables.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
@@ -37,20 +36,6 @@ DType dtype_named(const std::string& name) {
           Kind::uint64, Kind::float16, Kind::float32, Kind::float64, Kind::complex64, Kind::complex128})
         if (DType(k).name() == name) return k;
     throw std::invalid_argument("no dtype " + name);
-}
-
-std::vector<std::vector<std::string>> table() {
-    std::ifstream in(std::string(KJARNI_RUNTIME_DATA_DIR) + "/numpy_reduction_out.txt");
-    if (!in) throw std::runtime_error("missing numpy_reduction_out.txt");
-    std::vector<std::vector<std::string>> rows;
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream words(line);
-        std::vector<std::string> row;
-        for (std::string w; words >> w;) row.push_back(w);
-        rows.push_back(std::move(row));
-    }
-    return rows;
 }
 
 // An input row's elements (their bits in hex; complex: real:imag) as a host array.
@@ -105,7 +90,7 @@ TEST_P(ReductionOutTest, ReductionsAndScansCastIntoOutAsNumpy) {
     std::bernoulli_distribution sampled(all_pairs ? 1.0 : 64.0 / 1904);
     std::map<std::string, Array> inputs;  // "input int8", "products int8"
     std::size_t accepted = 0, refused = 0, valued = 0;
-    for (const auto& row : table()) {
+    for (const auto& row : numpy_table_rows("numpy_reduction_out.txt")) {
         if (row[0] == "input" || row[0] == "products") {
             inputs.insert_or_assign(row[0] + " " + row[1],
                                     Array::from_host(queue(), from_bits(dtype_named(row[1]), row)));
