@@ -9,6 +9,7 @@
 #include <regex>
 #include <variant>
 
+#include "core/device_extensions.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/platform.hpp"
 
@@ -74,6 +75,12 @@ std::optional<std::string> extensions(const Device& device) {
     return std::nullopt;
 }
 
+bool is_cuda(const Device& device) { return device.platform().api().id() == ApiId::cuda(); }
+
+}  // namespace
+
+namespace detail {
+
 bool has_extension(const Device& device, std::string_view name) {
     const auto list = extensions(device);
     if (!list) return false;
@@ -83,9 +90,7 @@ bool has_extension(const Device& device, std::string_view name) {
     return false;
 }
 
-bool is_cuda(const Device& device) { return device.platform().api().id() == ApiId::cuda(); }
-
-}  // namespace
+}  // namespace detail
 
 std::vector<Device> devices_from_specifier(std::string_view specifier) {
     if (specifier.starts_with("pci:")) {
@@ -185,7 +190,7 @@ Device device_from_pci_bus_id(const Api& api, std::string_view bus_id) {
 
 bool have_double(const Device& device) {
     if (is_cuda(device)) return true;
-    if (has_extension(device, "cl_khr_fp64")) return true;
+    if (detail::has_extension(device, "cl_khr_fp64")) return true;
     // OpenCL 3.0 makes double optional without the extension's name: the FP config says.
     const auto config = device.attribute("CL_DEVICE_DOUBLE_FP_CONFIG");
     if (!config) return false;
@@ -198,7 +203,7 @@ bool have_half(const Device& device) {
         const auto capability = device.properties().compute_capability;
         return capability && *capability >= ComputeCapability{5, 3};
     }
-    return has_extension(device, "cl_khr_fp16");
+    return detail::has_extension(device, "cl_khr_fp16");
 }
 
 bool have_complex(const Device& device, bool double_precision) { return !double_precision || have_double(device); }

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "core/context_state.hpp"
+#include "core/device_extensions.hpp"
 #include "kjarni/api.hpp"
 #include "kjarni/error.hpp"
 #include "program/module_cache.hpp"
@@ -26,15 +27,6 @@ bool offers_exact_float_division(const BoundDevice& device) {
     if (!config) return false;
     const auto* bits = std::get_if<std::int64_t>(&*config);
     return bits != nullptr && (*bits & correctly_rounded_divide_sqrt) != 0;
-}
-
-/// Whether an OpenCL device takes NVIDIA's compiler options (-cl-nv-maxrregcount and others).
-bool takes_nvidia_options(const BoundDevice& device) {
-    const auto value = device.device().attribute("CL_DEVICE_EXTENSIONS");
-    const auto* text = value ? std::get_if<std::string>(&*value) : nullptr;
-    if (text == nullptr) return false;
-    const std::string padded = " " + *text + " ";
-    return padded.find(" cl_nv_compiler_options ") != std::string::npos;
 }
 
 /// Generated kernels per context (a service of its state), by a key that names the device and
@@ -83,7 +75,7 @@ std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, con
     // them 2.5 and 3 ulp unless the program asks, which a device may offer (NVIDIA's does).
     if (exact && !cuda && offers_exact_float_division(device))
         build.compiler_options.emplace_back("-cl-fp32-correctly-rounded-divide-sqrt");
-    if (max_registers != 0 && !cuda && takes_nvidia_options(device))
+    if (max_registers != 0 && !cuda && has_extension(device.device(), "cl_nv_compiler_options"))
         build.compiler_options.push_back(fmt::format("-cl-nv-maxrregcount={}", max_registers));
     auto module = obtain_module(device, full, build);
     std::shared_ptr<backend::Kernel> kernel = module->kernel(name);
