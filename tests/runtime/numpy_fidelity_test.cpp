@@ -846,7 +846,7 @@ TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
     std::size_t checked = 0;
     for (const auto& [key, rows] : cases) {
         const auto& [fn, dtype_name] = key;
-        SCOPED_TRACE(fn + " " + dtype_name);
+        SCOPED_TRACE(fmt::format("{} {}", fn, dtype_name));
         const DType dtype = dtype_named(dtype_name);
         if (dtype == DType(complex128) && !have_double(bound_device().device())) continue;
         std::vector<std::complex<double>> values;
