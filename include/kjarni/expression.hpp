@@ -123,8 +123,8 @@ Expr minimum(const Expr& a, const Expr& b);
 Expr maximum(const Expr& a, const Expr& b);
 /// condition ? a : b, elementwise (the condition is taken as bool: nonzero is true). a and b
 /// promote as numpy's np.where (weak scalars by NEP 50); a weak integer that an integer result
-/// dtype cannot hold wraps into it, as np.where converts it (np.where(c, int8_array, 300) holds 44),
-/// where the ufuncs raise.
+/// dtype cannot hold is an ArgumentError, as numpy 2.5's np.where raises OverflowError
+/// (np.where(c, int8_array, 300); numpy 2.4 wrapped it to 44).
 Expr where(const Expr& condition, const Expr& a, const Expr& b);
 /// minimum(maximum(a, low), high); complex values in np.clip's order (which, unlike np.minimum's,
 /// takes the real parts' order where a bound's imaginary part is NaN).

@@ -142,19 +142,9 @@ Expr make(ExprOp op, std::vector<NodePtr> children, int decimals = 0) {
         // The condition does not take part in the promotion.
         const std::vector<NodePtr> values(children.begin() + 1, children.end());
         node->compute = node->dtype = common_type(values);
-        // np.where is no ufunc: it makes an array of a Python int (int64, or uint64 past int64's
-        // range) and casts that to the result dtype unsafely, so a weak integer that dtype cannot
-        // hold wraps (np.where(c, int8_array, 300) holds 44), where a ufunc raises OverflowError.
-        // Such a value becomes a strong scalar of the result dtype (its bytes are C's wrapping
-        // conversion, ScalarValue::write).
-        if (is_integer(node->dtype))
-            for (std::size_t k = 1; k < children.size(); ++k)
-                if (children[k]->op == ExprOp::scalar && children[k]->weak == detail::WeakKind::integer) {
-                    auto wrapped = std::make_shared<ExprNode>(*children[k]);
-                    wrapped->weak.reset();
-                    wrapped->dtype = wrapped->compute = node->dtype;
-                    children[k] = NodePtr(std::move(wrapped));
-                }
+        // A weak integer that the result dtype cannot hold is refused, as by the ufuncs (NEP 50):
+        // numpy 2.5's np.where raises OverflowError there (np.where(c, int8_array, 300)); numpy 2.4
+        // wrapped it into the dtype (44), silently: docs/numpy-differences.md, where-weak-int-numpy-2.4.
         break;
     }
     case ExprOp::array:

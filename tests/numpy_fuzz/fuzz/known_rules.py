@@ -109,3 +109,21 @@ def _(c):
     # integer beyond int64 (an operation of two weak integers, which numpy does in Python) counts there.
     return (c.diff.kind == "kjarni_error" and "is out of bounds for" in c.kjarni_message
             and any(leaf[0] == "weak" for leaf in c.leaves()) and ("clip" not in c.functions() or beyond_int64))
+
+
+def _weak_int_under_where(node):
+    """Whether a `where` node of the expression has a weak integer among its two values."""
+    if node is None or "f" not in node:
+        return False
+    if node["f"] == "where" and any("weak" in a and a["kind"] in ("int", "uint") for a in node["args"][1:]):
+        return True
+    return any(_weak_int_under_where(a) for a in node["args"])
+
+
+@rule("where-weak-int-numpy-2.4")
+def _(c):
+    """numpy before 2.5 wraps np.where's weak integer into the result dtype; kjarni raises, as numpy
+    2.5 does (and as the ufuncs always have)."""
+    major, minor = (int(x) for x in np.__version__.split(".")[:2])
+    return ((major, minor) < (2, 5) and c.diff.kind == "kjarni_error" and "is out of bounds for" in c.kjarni_message
+            and c.diff.numpy_error is None and _weak_int_under_where(c.op.get("expr")))
