@@ -28,7 +28,9 @@
 // together | apart (match with values: the sorted tile's keys go out, then its values through the
 // same local memory; the default through CUDA); KJARNI_SORT_VERBOSE = 1: the shape each sort takes
 // (or why it takes the multi-pass sort) on stderr, once per shape; KJARNI_SORT_MATCH = any
-// (match.any) | or (the default: lanes of equal digit found through mask words in local memory).
+// (match.any) | or (the default: lanes of equal digit found through mask words in local memory);
+// KJARNI_SORT_RESIDENT = work items the match pass is compiled to keep resident per compute unit
+// (whole groups of it, at least one; registers capped to fit: Shape::resident).
 // An invalid value is an ArgumentError naming the variable.
 
 #include "algorithms/sort_onesweep.hpp"
@@ -184,6 +186,7 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
     if (match != "any" && match != "or")
         throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any or or (the default)", match));
     r.or_masks = match == "or" && r.rank == Rank::match;
+    if (r.rank == Rank::match) r.resident = count_setting("KJARNI_SORT_RESIDENT", 2048);
     const std::size_t asked = count_setting("KJARNI_SORT_ITEMS", 64);
     r.items = asked != 0 ? asked : default_items(r.rank, key_bytes, value_bytes, r.ptx);
     // At most 48 KiB, CUDA's limit for static shared memory, also where the device has more (PoCL):
@@ -217,7 +220,9 @@ OnesweepKernels kernels_for(const Queue& queue, const Shape& r) {
     keys_only.items = 1;
     return {generated_kernel(queue.device(), keys_only.key(), "kjarni_onesweep_histogram",
                              [&] { return histogram_source(keys_only); }),
-            generated_kernel(queue.device(), r.key(), "kjarni_onesweep_pass", [&] { return pass_source(r); })};
+            generated_kernel(
+                queue.device(), r.key(), "kjarni_onesweep_pass", [&] { return pass_source(r); },
+                /*allow_contraction=*/false, r.max_registers())};
 }
 
 /// configured_shape(), except that where the match form was chosen by default (KJARNI_SORT_RANK

@@ -195,7 +195,12 @@ std::string match_pass_source(const Shape& r) {
                      apart ? 0 : (r.tile() * r.key_bytes + 7) / 8 * 8);
     s += "#define KJARNI_FLAG_AGGREGATE 0x40000000u\n#define KJARNI_FLAG_INCLUSIVE 0x80000000u\n"
          "#define KJARNI_COUNT_MASK 0x3FFFFFFFu\n";
-    s += R"(KERNEL void kjarni_onesweep_pass(GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM const KJARNI_VALUE* values,
+    // __launch_bounds__ goes between the return type and the name.
+    if (r.resident != 0)
+        s += fmt::format("KERNEL void\n#ifdef KJARNI_CUDA_API\n__launch_bounds__({}, {})\n#endif\n", r.group,
+                         r.resident_groups());
+    else s += "KERNEL void ";
+    s += R"(kjarni_onesweep_pass(GLOBAL_MEM const KJARNI_KEY* keys, GLOBAL_MEM const KJARNI_VALUE* values,
     GLOBAL_MEM KJARNI_KEY* keys_out, GLOBAL_MEM KJARNI_VALUE* values_out, GLOBAL_MEM uint32_t* scratch,
     GLOBAL_MEM uint32_t* status, uint32_t n, uint32_t pass, uint64_t keys_offset, uint32_t first, uint32_t last,
     GLOBAL_MEM int64_t* positions_out, uint64_t out_offset, uint32_t key_kind)

@@ -78,9 +78,9 @@ std::size_t Shape::staged_bytes() const {
 }
 
 std::string Shape::key() const {
-    return fmt::format("onesweep key={} value={} items={} group={} rank={} warp={} ptx={} apart={} or={}", key_bytes,
-                       value_bytes, items, group, rank == Rank::match ? "match" : "nibble",
-                       warp == Warp::native ? "native" : "emulated", ptx, values_apart, or_masks);
+    return fmt::format("onesweep key={} value={} items={} group={} rank={} warp={} ptx={} apart={} or={} resident={}",
+                       key_bytes, value_bytes, items, group, rank == Rank::match ? "match" : "nibble",
+                       warp == Warp::native ? "native" : "emulated", ptx, values_apart, or_masks, resident);
 }
 
 std::string common_code(const Shape& r) {

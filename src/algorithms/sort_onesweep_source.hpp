@@ -2,6 +2,7 @@
 // The kernel sources of the onesweep radix sort (sort_onesweep.cpp runs them): the digit counting
 // kernel and the two forms of the pass kernel, which differ in how a tile is ranked by its digit.
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -44,6 +45,10 @@ struct Shape {
     /// match: the lanes of equal digit found through a mask word per digit and warp in local
     /// memory (each lane ORs its bit in, the warp synchronizes and reads) instead of match.any.
     bool or_masks = false;
+    /// match: work items the kernel is compiled to keep resident per compute unit, in whole groups
+    /// (resident_groups(); 0: the compiler's choice). Through CUDA __launch_bounds__(group,
+    /// resident_groups()); through NVIDIA's OpenCL the register cap that lets as many fit.
+    std::size_t resident = 0;
 
     std::size_t tile() const { return group * items; }
     std::size_t passes() const { return key_bytes; }
@@ -54,6 +59,10 @@ struct Shape {
     /// match: bytes of the warps' histograms (and their masks with or_masks), where the tile is
     /// staged later.
     std::size_t histogram_bytes() const { return group / 32 * 256 * 4 * (or_masks ? 2 : 1); }
+    std::size_t resident_groups() const { return std::max<std::size_t>(1, resident / group); }
+    /// The register cap that keeps resident_groups() groups on a compute unit of 65536 registers
+    /// (0: none).
+    std::size_t max_registers() const { return resident == 0 ? 0 : 65536 / (resident_groups() * group); }
     /// The kernel cache key.
     std::string key() const;
 };
