@@ -118,6 +118,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--launches", type=int, default=20000, help="launches per batch")
     parser.add_argument("--calls", type=int, default=10, help="array operations per batch")
+    parser.add_argument("--without-driver", action="store_true",
+                        help="leave out the variants that allocate from the driver (a 1 GiB cuMemAlloc and cuMemFree "
+                             "per call), to see whether they slow the variants timed after them")
     parser.add_argument("--cpp-json", help="kjarni_bench_python_counterpart's JSON output, for Python / C++ ratios")
     args = parser.parse_args()
 
@@ -208,6 +211,10 @@ def main():
     sum_variants = {"kjarni x.sum()": (kjarni_sum, sync),
                     "kjarni sum(x), driver": (kjarni_sum_driver, sync),
                     "kjarni sum(x), pool": (kjarni_sum_pooled, sync)}
+    if args.without_driver:
+        del variants["kjarni evaluate(a*x + b), driver"], sum_variants["kjarni sum(x), driver"]
+        results["kjarni new driver"] = kjarni.evaluate(queue, a * x + b, allocator=driver)
+        results["kjarni sum driver"] = kjarni.sum(queue, x, allocator=driver)
     if cupy is not None:
         with stream:
             cx = cupy.asarray(host)
