@@ -120,10 +120,7 @@ pids=()
 read -r -a selectors <<<"${KJARNI_GPU_PYTHON_SELECTORS:-cuda opencl:NVIDIA}"
 for selector in "${selectors[@]}"; do
   log="$out/pytest-${selector//[^A-Za-z0-9]/_}.log"
-  # A PoCL cache of its own per process: PoCL before 6.0 crashes when processes build into one
-  # kernel cache at once (pocl/pocl#1480; the machine has PoCL 5.0), and the two runs' self-test
-  # checks PoCL at about the same moment (docs/python.md).
-  POCL_CACHE_DIR=$(mktemp -d) KJARNI_TEST=$selector timeout "${KJARNI_GPU_PYTHON_TEST_SECONDS:-150}" "$venv/bin/python" -m pytest -q -rfEs \
+  KJARNI_TEST=$selector timeout "${KJARNI_GPU_PYTHON_TEST_SECONDS:-150}" "$venv/bin/python" -m pytest -q -rfEs \
     "${xdist[@]}" -p no:cacheprovider --rootdir "$work" "$repo/python/tests" >"$log" 2>&1 &
   pids+=($!)
 done
