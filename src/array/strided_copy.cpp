@@ -54,8 +54,17 @@ KERNEL void strided_copy(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, GLOBA
 )";
 
 // The CPU form: work item g copies elements [g * run, (g + 1) * run) of n; ${CHUNKS} units of T an
-// element, known when compiled so that the row loop has nothing else in it.
+// element, known when compiled so that the row loop has nothing else in it. The commonest steps
+// along a row (an element after another in both layouts, or every second or third one in one of
+// them: x[::2] into a contiguous array) have loops of their own with the steps known when compiled,
+// which the kernel compiler vectorises (loads of a few vectors and shuffles); with steps read at
+// run time it copies element by element (PoCL 3.1, 2 cores, y[:n/2] = x[::2] of 4 MiB of float32:
+// 0.167 against 0.094 ms).
 constexpr const char* strided_copy_runs_source = R"(
+#define KJ_COPY_ROW(DST_STEP, SRC_STEP)                                                          \
+    for (int64_t j = 0; j < count; ++j) {                                                      \
+        for (int32_t c = 0; c < ${CHUNKS}; ++c) dst[d + j * (DST_STEP) + c] = src[s + j * (SRC_STEP) + c]; \
+    }
 KERNEL void strided_copy_runs(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, GLOBAL_MEM const int64_t* layout,
                               int32_t ndim, int64_t n, int64_t run)
 {
@@ -64,13 +73,22 @@ KERNEL void strided_copy_runs(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, 
     const int64_t row = layout[2 + ndim - 1];
     const int64_t dst_step = layout[2 + 2 * ndim - 1];
     const int64_t src_step = layout[2 + 3 * ndim - 1];
+    const int64_t unit = ${CHUNKS};
     for (int64_t e = first; e < end;) {
         int64_t d, s;
         element_offsets(layout, ndim, ndim, e, &d, &s);
         const int64_t left_in_row = row - e % row;
         const int64_t count = end - e < left_in_row ? end - e : left_in_row;
-        for (int64_t j = 0; j < count; ++j) {
-            for (int32_t c = 0; c < ${CHUNKS}; ++c) dst[d + j * dst_step + c] = src[s + j * src_step + c];
+        if (dst_step == unit && src_step == unit) {
+            KJ_COPY_ROW(unit, unit)
+        } else if (dst_step == unit && src_step == 2 * unit) {
+            KJ_COPY_ROW(unit, 2 * unit)
+        } else if (dst_step == unit && src_step == 3 * unit) {
+            KJ_COPY_ROW(unit, 3 * unit)
+        } else if (dst_step == 2 * unit && src_step == unit) {
+            KJ_COPY_ROW(2 * unit, unit)
+        } else {
+            KJ_COPY_ROW(dst_step, src_step)
         }
         e += count;
     }

@@ -207,8 +207,8 @@ std::vector<std::byte> host_elements(const std::vector<std::byte>& base, const A
 TEST_P(CpuForms, StridedCopiesBetweenLayouts) {
     // Array::set between views of other layouts goes through the strided-copy kernel: transposes
     // (the CPU form's tiles, partial ones and under a leading axis too), steps (negative ones too), items of 1, 2, 4 and 8 bytes and of 12 (three 4-byte units),
-    // lengths across the CPU form's runs (pieces of 16384 elements), and a strided destination
-    // (its other bytes must stay as they were). Fresh random bytes, checked byte by byte.
+    // lengths across the CPU form's runs (pieces of 16384 elements), and strided destinations
+    // (their other bytes must stay as they were). Fresh random bytes, checked byte by byte.
     const std::size_t bytes = std::size_t{6} << 20;
     const auto data = random_bytes(bytes);
     const Buffer base = Buffer::allocate(queue().device(), bytes);
@@ -228,6 +228,10 @@ TEST_P(CpuForms, StridedCopiesBetweenLayouts) {
         {"float32 (3 * 16384 + 5) * 2 [::2]",
          over(dtypes::float32, {2 * (3 * 16384 + 5)})[{Slice{std::nullopt, std::nullopt, 2}}]},
         {"12-byte struct (400, 300) transposed", over(triple, {400, 300}).transpose()},
+        // the steps along a row with loops of their own in the CPU form: every third element, and
+        // every second one of items of three units
+        {"float32 (40000, 3)[:, 1:2]", over(dtypes::float32, {40000, 3})[{Slice{}, Slice{1, 2}}]},
+        {"12-byte struct (10000)[::2]", over(triple, {10000})[{Slice{std::nullopt, std::nullopt, 2}}]},
     };
     in_both_forms([&] {
         for (const auto& [what, view] : views) {
@@ -252,6 +256,17 @@ TEST_P(CpuForms, StridedCopiesBetweenLayouts) {
         const auto x_bytes = host_elements(data, x);
         for (std::size_t r = 0; r < y_view.shape()[0]; ++r)
             std::memcpy(want.data() + ((999 - 3 * r) * 301 + 1) * 4, x_bytes.data() + r * 300 * 4, 300 * 4);
+        ASSERT_EQ(got, want);
+        // Every second element of the destination: y[1::2] = x, int16, over the poisoned buffer.
+        target.fill(queue(), std::span(&poison, 1));
+        const std::size_t m = 70001;
+        const Array y16 = Array::from_buffer(target, dtypes::int16, Layout::contiguous({2 * m}, 2));
+        const Array x16 = over(dtypes::int16, {m});
+        y16[{Slice{1, std::nullopt, 2}}].set(queue(), x16);
+        target.get(queue(), std::span<std::byte>(got));
+        std::fill(want.begin(), want.end(), poison);
+        const auto x16_bytes = host_elements(data, x16);
+        for (std::size_t i = 0; i < m; ++i) std::memcpy(want.data() + (2 * i + 1) * 2, x16_bytes.data() + i * 2, 2);
         ASSERT_EQ(got, want);
     });
 }
