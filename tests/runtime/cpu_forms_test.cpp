@@ -232,6 +232,15 @@ TEST_P(CpuForms, StridedCopiesBetweenLayouts) {
         // every second one of items of three units
         {"float32 (40000, 3)[:, 1:2]", over(dtypes::float32, {40000, 3})[{Slice{}, Slice{1, 2}}]},
         {"12-byte struct (10000)[::2]", over(triple, {10000})[{Slice{std::nullopt, std::nullopt, 2}}]},
+        // five axes that do not merge: the CPU forms' layout goes through a table in device memory
+        // (up to four, in the kernel's arguments)
+        {"float32 (6, 7, 8, 9, 10)[::2, ::2, ::2, ::2, ::2]",
+         over(dtypes::float32,
+              {6, 7, 8, 9, 10})[{Slice{std::nullopt, std::nullopt, 2}, Slice{std::nullopt, std::nullopt, 2},
+                                 Slice{std::nullopt, std::nullopt, 2}, Slice{std::nullopt, std::nullopt, 2},
+                                 Slice{std::nullopt, std::nullopt, 2}}]},
+        {"int16 (4, 5, 6, 7, 40) transposed (4, 3, 2, 1, 0)",
+         over(dtypes::int16, {4, 5, 6, 7, 40}).transpose({4, 3, 2, 1, 0})},
     };
     in_both_forms([&] {
         for (const auto& [what, view] : views) {
