@@ -4,6 +4,7 @@
 // take the GPU forms. Fresh random data, checked against the host:
 //   - y = a*x + b as an expression and as an ElementwiseKernel (flat, a broadcast element, a
 //     stepped view): each element a*x + b rounded once or twice (a contracted multiply-add);
+//   - expressions with outputs large enough for streaming stores, exact;
 //   - sums at the lengths around the CPU form's blocks (16 lanes x 8, pieces of 16384), whole and
 //     along each axis of short and long rows: float32 within the promised pairwise-like bound
 //     ((16 + 2 ceil(log2 m)) u sum|x| for m terms, u = 2^-24: 16 + log2 m of numpy's pairwise sum
@@ -90,6 +91,60 @@ TEST_P(CpuForms, AxpbAsExpressionAndKernel) {
                 "kernel, stepped", [&](std::size_t i) { return x[2 * i]; }, [&](std::size_t i) { return b[i]; });
         }
     });
+}
+
+// Outputs of operations that touch more bytes than half the device's cache take streaming stores
+// of whole 64-byte lines in the CPU form (expression_eval.cpp): outputs that start inside a line
+// (a view at 3 or 1 elements into its allocation), ragged ends, 4- and 8-byte elements; the
+// elements around the view keep their values. Every element checked.
+TEST_P(CpuForms, StreamingStoresOfLargeOutputs) {
+    const auto check_around = [&](const Array& whole, std::size_t first, std::size_t n, auto sentinel, auto want) {
+        using T = decltype(sentinel);
+        std::vector<T> got(whole.size());
+        whole.get(queue(), std::span<T>(got));
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            if (i < first || i >= first + n) {
+                ASSERT_EQ(got[i], sentinel) << "element " << i << " outside the output";
+            } else {
+                want(i - first, got[i]);
+            }
+        }
+    };
+    {
+        const std::size_t n = (std::size_t{3} << 20) + 5;  // 36 MiB touched
+        const auto x = random_vector<float>(n, -1.0f, 1.0f), b = random_vector<float>(n, -1.0f, 1.0f);
+        const Array xd = Array::from_host(queue(), std::span<const float>(x), {n});
+        const Array bd = Array::from_host(queue(), std::span<const float>(b), {n});
+        const std::vector<float> sentinels(n + 7, -7.0f);
+        const Array y = Array::from_host(queue(), std::span<const float>(sentinels), {n + 7});
+        const auto view = y[{Slice{3, static_cast<std::ptrdiff_t>(n + 3)}}];
+        assign(queue(), view, 2.5f * Expr(xd) + bd);
+        check_around(y, 3, n, -7.0f, [&](std::size_t i, float got) {
+            const float once = std::fma(2.5f, x[i], b[i]), twice = 2.5f * x[i] + b[i];
+            ASSERT_TRUE(got == once || got == twice) << "float32 element " << i << ": " << got;
+        });
+    }
+    {
+        const std::size_t n = (std::size_t{1} << 20) + 3;  // 24 MiB touched
+        const auto x = random_vector<double>(n, -1.0, 1.0), b = random_vector<double>(n, -1.0, 1.0);
+        const Array xd = Array::from_host(queue(), std::span<const double>(x), {n});
+        const Array bd = Array::from_host(queue(), std::span<const double>(b), {n});
+        const std::vector<double> sentinels(n + 2, -7.0);
+        const Array y = Array::from_host(queue(), std::span<const double>(sentinels), {n + 2});
+        assign(queue(), y[{Slice{1, static_cast<std::ptrdiff_t>(n + 1)}}], Expr(xd) - bd);
+        check_around(y, 1, n, -7.0,
+                     [&](std::size_t i, double got) { ASSERT_EQ(got, x[i] - b[i]) << "float64 element " << i; });
+    }
+    {
+        const std::size_t n = (std::size_t{3} << 20) + 1;
+        const auto a = random_vector<std::int32_t>(n, -1000000, 1000000), b = random_vector<std::int32_t>(n, -5, 5);
+        const Array ad = Array::from_host(queue(), std::span<const std::int32_t>(a), {n});
+        const Array bd = Array::from_host(queue(), std::span<const std::int32_t>(b), {n});
+        const Array y = Array::empty(queue().device(), {n}, dtypes::int32);
+        assign(queue(), y, Expr(ad) * bd);
+        check_around(y, 0, n, std::int32_t{0},
+                     [&](std::size_t i, std::int32_t got) { ASSERT_EQ(got, a[i] * b[i]) << "int32 element " << i; });
+    }
 }
 
 TEST_P(CpuForms, SumsAroundTheBlocks) {
