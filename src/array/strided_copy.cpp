@@ -15,6 +15,7 @@
 
 #include "kjarni/array.hpp"
 #include "kjarni/detail/kernel_packing.hpp"
+#include "kjarni/device.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/program.hpp"
 #include "kjarni/template.hpp"
@@ -63,12 +64,32 @@ KERNEL void strided_copy(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, GLOBA
 // them: x[::2] into a contiguous array) have loops of their own with the steps known when compiled,
 // which the kernel compiler vectorises (loads of a few vectors and shuffles); with steps read at
 // run time it copies element by element (PoCL 3.1, 2 cores, y[:n/2] = x[::2] of 4 MiB of float32:
-// 0.167 against 0.094 ms).
+// 0.167 against 0.094 ms). With KJ_STREAM defined (cpu_values_source: copies of more bytes than
+// half the device's cache, in units of 4 or 8 bytes, one unit an item), rows of every or every
+// second source element into a contiguous destination store whole 64-byte lines (KJ_W units, one
+// KJ_VEC) past the cache (non-temporal stores, OpenCL C through clang), so that a store is no read
+// of the line first, as the expressions' CPU form does (algorithms/expression_eval.cpp).
 constexpr const char* strided_copy_runs_source = R"(
 #define KJ_COPY_ROW(DST_STEP, SRC_STEP)                                                          \
     for (int64_t j = 0; j < count; ++j) {                                                      \
         for (int32_t c = 0; c < ${CHUNKS}; ++c) dst[d + j * (DST_STEP) + c] = src[s + j * (SRC_STEP) + c]; \
     }
+#if defined(KJ_STREAM) && defined(__OPENCL_VERSION__) && defined(__clang__)
+#define KJ_STREAM_ROW(SRC_STEP, LINE)                                                            \
+    {                                                                                          \
+        int64_t j = 0;                                                                         \
+        for (; j < count && ((uint64_t)(dst + d + j) & 63) != 0; ++j) dst[d + j] = src[s + j * (SRC_STEP)]; \
+        for (; count - j >= KJ_W; j += KJ_W) {                                                 \
+            GLOBAL_MEM const ${T}* kj_from = src + s + j * (SRC_STEP);                          \
+            __builtin_nontemporal_store((LINE), (GLOBAL_MEM KJ_VEC*)(dst + d + j));             \
+        }                                                                                      \
+        for (; j < count; ++j) dst[d + j] = src[s + j * (SRC_STEP)];                           \
+    }
+#define KJ_LINE_1 KJ_VLOAD(0, kj_from)
+#define KJ_LINE_2 ((KJ_VEC)(KJ_VLOAD(0, kj_from).even, KJ_VLOAD(0, kj_from + KJ_W).even))
+#else
+#define KJ_STREAM_ROW(SRC_STEP, LINE) KJ_COPY_ROW(unit, SRC_STEP)
+#endif
 KERNEL void strided_copy_runs(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, GLOBAL_MEM const int64_t* layout,
                               int32_t ndim, int64_t n, int64_t run)
 {
@@ -84,9 +105,9 @@ KERNEL void strided_copy_runs(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, 
         const int64_t left_in_row = row - e % row;
         const int64_t count = end - e < left_in_row ? end - e : left_in_row;
         if (dst_step == unit && src_step == unit) {
-            KJ_COPY_ROW(unit, unit)
+            KJ_STREAM_ROW(unit, KJ_LINE_1)
         } else if (dst_step == unit && src_step == 2 * unit) {
-            KJ_COPY_ROW(unit, 2 * unit)
+            KJ_STREAM_ROW(2 * unit, KJ_LINE_2)
         } else if (dst_step == unit && src_step == 3 * unit) {
             KJ_COPY_ROW(unit, 3 * unit)
         } else if (dst_step == 2 * unit && src_step == unit) {
@@ -189,10 +210,16 @@ void replace_all(std::string& text, std::string_view from, std::string_view to) 
 /// function over a private array (the table's parameters lose GLOBAL_MEM), and a kernel
 /// <name>_values that fills the array from its arguments and calls it. Rendered here, not as a
 /// template: it is made once per context, device, type and form (program/kernel_cache.hpp).
-std::string cpu_values_source(CpuFormKernel form, const char* type, std::int32_t chunks) {
+std::string cpu_values_source(CpuFormKernel form, const char* type, std::int32_t chunks, bool stream) {
     const std::string name = cpu_kernel_name(form);
-    std::string text = std::string(element_offsets_source) +
-                       (form == CpuFormKernel::runs ? strided_copy_runs_source : strided_copy_tiles_source);
+    std::string text;
+    if (stream) {
+        const bool wide = std::string_view(type) == "uint64_t";
+        text = fmt::format("#define KJ_STREAM 1\n#define KJ_VEC {}\n#define KJ_VLOAD {}\n#define KJ_W {}\n",
+                           wide ? "ulong8" : "uint16", wide ? "vload8" : "vload16", wide ? 8 : 16);
+    }
+    text += std::string(element_offsets_source) +
+            (form == CpuFormKernel::runs ? strided_copy_runs_source : strided_copy_tiles_source);
     replace_all(text, "GLOBAL_MEM const int64_t* layout", "const int64_t* layout");
     replace_all(text, "KERNEL void " + name + "(", "FUNCTION INLINE void " + name + "(");
     replace_all(text, "${T}", type);
@@ -257,11 +284,15 @@ void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst,
     const std::size_t run = (count + items - 1) / items;
     if (cpu_code(queue.device()) && ndim <= cpu_value_axes) {
         const CpuFormKernel form = transposing ? CpuFormKernel::tiles : CpuFormKernel::runs;
-        const auto kernel =
-            cached_kernel(queue.device(),
-                          fmt::format("strided_copy {} T={} CHUNKS={}", cpu_kernel_name(form), type, chunks),
-                          fmt::format("{}_values", cpu_kernel_name(form)),
-                          [&] { return cpu_values_source(form, type, chunks); });
+        // Streaming stores where the copy moves more than half the device's cache (see the runs' source).
+        const auto& cache = queue.device().device().properties().l2_cache_size;
+        const bool stream = form == CpuFormKernel::runs && chunks == 1 && (chunk == 4 || chunk == 8) && cache &&
+                            2 * n * itemsize > *cache / 2;
+        const auto kernel = cached_kernel(queue.device(),
+                                          fmt::format("strided_copy {} T={} CHUNKS={} STREAM={}", cpu_kernel_name(form),
+                                                      type, chunks, stream),
+                                          fmt::format("{}_values", cpu_kernel_name(form)),
+                                          [&] { return cpu_values_source(form, type, chunks, stream); });
         std::int64_t values[cpu_value_count] = {};
         std::copy(table.begin(), table.end(), values);
         const auto ndim32 = static_cast<std::int32_t>(ndim);

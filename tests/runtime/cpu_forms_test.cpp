@@ -145,6 +145,40 @@ TEST_P(CpuForms, StreamingStoresOfLargeOutputs) {
         check_around(y, 0, n, std::int32_t{0},
                      [&](std::size_t i, std::int32_t got) { ASSERT_EQ(got, a[i] * b[i]) << "int32 element " << i; });
     }
+    // Strided copies into a contiguous destination (array/strided_copy.cpp): every second float32
+    // into a view 3 elements into its allocation, every second float64, rows of float32.
+    {
+        const std::size_t n = (std::size_t{3} << 20) + 9;  // 24 MiB moved
+        const auto x = random_vector<float>(2 * n, -1.0f, 1.0f);
+        const Array xd = Array::from_host(queue(), std::span<const float>(x), {2 * n});
+        const std::vector<float> sentinels(n + 5, -7.0f);
+        const Array y = Array::from_host(queue(), std::span<const float>(sentinels), {n + 5});
+        y[{Slice{3, static_cast<std::ptrdiff_t>(n + 3)}}].set(queue(), xd[{Slice{std::nullopt, std::nullopt, 2}}]);
+        check_around(y, 3, n, -7.0f,
+                     [&](std::size_t i, float got) { ASSERT_EQ(got, x[2 * i]) << "float32 x[::2] element " << i; });
+    }
+    {
+        const std::size_t n = (std::size_t{5} << 18) + 3;  // 20 MiB moved, 8-byte units
+        const auto x = random_vector<double>(2 * n + 1, -1.0, 1.0);
+        const Array xd = Array::from_host(queue(), std::span<const double>(x), {2 * n + 1});
+        const Array y = Array::empty(queue().device(), {n}, dtypes::float64);
+        y.set(queue(), xd[{Slice{1, std::nullopt, 2}}]);
+        check_around(y, 0, n, 0.0, [&](std::size_t i, double got) {
+            ASSERT_EQ(got, x[1 + 2 * i]) << "float64 x[1::2] element " << i;
+        });
+    }
+    {
+        // rows of 3000 contiguous elements (each starting inside a line) from rows of 3001
+        const std::size_t rows = 1024, cols = 3000;  // 24 MiB moved
+        const auto x = random_vector<float>(rows * (cols + 1), -1.0f, 1.0f);
+        const Array xd = Array::from_host(queue(), std::span<const float>(x), {rows, cols + 1});
+        const Array y = Array::empty(queue().device(), {rows, cols}, dtypes::float32);
+        y.set(queue(), xd[{Slice{}, Slice{1}}]);
+        check_around(y.reshape({static_cast<std::ptrdiff_t>(rows * cols)}), 0, rows * cols, 0.0f,
+                     [&](std::size_t i, float got) {
+                         ASSERT_EQ(got, x[i / cols * (cols + 1) + 1 + i % cols]) << "float32 x[:, 1:] element " << i;
+                     });
+    }
 }
 
 TEST_P(CpuForms, SumsAroundTheBlocks) {
