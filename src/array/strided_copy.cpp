@@ -64,8 +64,8 @@ KERNEL void strided_copy(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, GLOBA
 // them: x[::2] into a contiguous array) have loops of their own with the steps known when compiled,
 // which the kernel compiler vectorises (loads of a few vectors and shuffles); with steps read at
 // run time it copies element by element (PoCL 3.1, 2 cores, y[:n/2] = x[::2] of 4 MiB of float32:
-// 0.167 against 0.094 ms). With KJ_STREAM defined (cpu_values_source: copies of more bytes than
-// half the device's cache, in units of 4 or 8 bytes, one unit an item), rows of every or every
+// 0.167 against 0.094 ms). With KJ_STREAM defined (cpu_values_source: copies touching more bytes
+// than half the device's cache, in units of 4 or 8 bytes, one unit an item), rows of every or every
 // second source element into a contiguous destination store whole 64-byte lines (KJ_W units, one
 // KJ_VEC) past the cache (non-temporal stores, OpenCL C through clang), so that a store is no read
 // of the line first, as the expressions' CPU form does (algorithms/expression_eval.cpp).
@@ -284,10 +284,15 @@ void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst,
     const std::size_t run = (count + items - 1) / items;
     if (cpu_code(queue.device()) && ndim <= cpu_value_axes) {
         const CpuFormKernel form = transposing ? CpuFormKernel::tiles : CpuFormKernel::runs;
-        // Streaming stores where the copy moves more than half the device's cache (see the runs' source).
+        // Streaming stores where the copy touches more bytes than half the device's cache (see the
+        // runs' source): the destination's, and the source's lines along its rows (every line for
+        // steps of a line or more).
         const auto& cache = queue.device().device().properties().l2_cache_size;
-        const bool stream = form == CpuFormKernel::runs && chunks == 1 && (chunk == 4 || chunk == 8) && cache &&
-                            2 * n * itemsize > *cache / 2;
+        const auto line_units = static_cast<std::int64_t>(64 / chunk);
+        const std::size_t touched =
+            n * itemsize * static_cast<std::size_t>(1 + std::min(magnitude(axes.src[ndim - 1]), line_units));
+        const bool stream =
+            form == CpuFormKernel::runs && chunks == 1 && (chunk == 4 || chunk == 8) && cache && touched > *cache / 2;
         const auto kernel = cached_kernel(queue.device(),
                                           fmt::format("strided_copy {} T={} CHUNKS={} STREAM={}", cpu_kernel_name(form),
                                                       type, chunks, stream),
