@@ -8,8 +8,9 @@
 ## (each scalar parameter's C type), names (out, in0, in1, ...), store (the statement's stored
 ## value), load(k, element) (array k's value read from a storage element), decode(i) (statements
 ## declaring every <name>_o at flat index i), layout_params, prologue, cpu_bounds, steps (cpu_flat:
-## whether each operand steps), unroll (elements per work item and round), width, vectors (for
-## vector_loop.mako).
+## whether each operand steps), stream_line (cpu_flat: output elements in a 64-byte line stored
+## past the cache, 0 for plain stores), unroll (elements per work item and round), width, vectors
+## (for vector_loop.mako).
 <%namespace name="loops" file="vector_loop.mako"/>\
 ## Loads of every array's element at `at` (an element expression per operand), then the store.
 <%def name="element_body(at)">\
@@ -17,6 +18,13 @@
         const ${arrays[k][1]} v${k} = ${load(k, 'in%d_base[%s]' % (k, at[k + 1]))};
 % endfor
         out_base[${at[0]}] = ${store};
+</%def>\
+## The same into kj_line.e[kj_k], a private line of the output (cpu_flat's streaming stores).
+<%def name="line_body(at)">\
+% for k in range(len(arrays)):
+            const ${arrays[k][1]} v${k} = ${load(k, 'in%d_base[%s]' % (k, at[k + 1]))};
+% endfor
+            kj_line.e[kj_k] = ${store};
 </%def>\
 ## Statements declaring every operand's <name>_o for the element `i`.
 <%def name="offsets_at(i)">\
@@ -87,6 +95,34 @@ ${prologue}${cpu_bounds}\
     for (${idx} i = kj_begin; i < kj_end; ++i) {
 ${decode('i')}\
 ${element_body([name + '_o' for name in names])}\
+    }
+% elif form == 'cpu_flat' and stream_line:
+## Streaming stores (the output does not stay in the cache anyway): element by element up to the
+## output's first 64-byte line, then whole lines computed into a private line and stored past the
+## cache (OpenCL C through clang: a non-temporal store of 64 bytes; elsewhere plain stores), then
+## the rest element by element.
+${cpu_bounds}\
+    ${idx} i = kj_begin;
+    for (; i < kj_end && ((uint64_t)(out_base + out_off + i) & 63) != 0; ++i) {
+${element_body([name + ('_off + i' if steps[k] else '_off') for k, name in enumerate(names)])}\
+    }
+    for (; kj_end - i >= ${stream_line}; i += ${stream_line}) {
+#if defined(__OPENCL_VERSION__) && defined(__clang__)
+        union { ${out_ctype} e[${stream_line}]; uint16 v; } kj_line;  // (a union: the line read as uint16)
+#else
+        struct { ${out_ctype} e[${stream_line}]; } kj_line;
+#endif
+        for (int kj_k = 0; kj_k < ${stream_line}; ++kj_k) {
+${line_body([name + ('_off + i + kj_k' if steps[k] else '_off') for k, name in enumerate(names)])}\
+        }
+#if defined(__OPENCL_VERSION__) && defined(__clang__)
+        __builtin_nontemporal_store(kj_line.v, (GLOBAL_MEM uint16*)(out_base + out_off + i));
+#else
+        for (int kj_k = 0; kj_k < ${stream_line}; ++kj_k) out_base[out_off + i + kj_k] = kj_line.e[kj_k];
+#endif
+    }
+    for (; i < kj_end; ++i) {
+${element_body([name + ('_off + i' if steps[k] else '_off') for k, name in enumerate(names)])}\
     }
 % elif form == 'cpu_flat':
 ${cpu_bounds}\

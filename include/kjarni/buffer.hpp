@@ -57,12 +57,16 @@ struct BufferFlags {
 /// the memory, which is freed when the last copy (and every region of it) goes.
 class Buffer {
 public:
-    /// `size` bytes on `device`; size 0 gives a valid empty buffer. Throws OutOfMemoryError.
+    /// `size` bytes on `device`; size 0 gives a valid empty buffer. Throws OutOfMemoryError. On a
+    /// CPU OpenCL device, 4 MiB and more lie in a memory mapping of kjarni's own, aligned to and
+    /// advised for huge pages (numpy's rule for its arrays), handed to the runtime as the buffer's
+    /// memory (CL_MEM_USE_HOST_PTR, which the driver then reports among the buffer's flags).
     static Buffer allocate(const BoundDevice& device, std::size_t size);
     /// The same with memory flags (see BufferFlags).
     static Buffer allocate(const BoundDevice& device, std::size_t size, const BufferFlags& flags);
     /// A buffer holding a copy of `host` (OpenCL: CL_MEM_COPY_HOST_PTR, the copy made by the
-    /// driver as the buffer is made; CUDA: cuMemAlloc then a synchronous copy), with `flags`.
+    /// driver as the buffer is made, or by kjarni into its mapping where allocate() makes one;
+    /// CUDA: cuMemAlloc then a synchronous copy), with `flags`.
     static Buffer allocate_copy(const BoundDevice& device, std::span<const std::byte> host,
                                 const BufferFlags& flags = {});
     /// Device memory another library allocated (CuPy, PyTorch, a user's cuMemAlloc / clCreateBuffer),

@@ -10,13 +10,18 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kjarni/array.hpp"
+#include "kjarni/detail/kernel_packing.hpp"
+#include "kjarni/device.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/program.hpp"
 #include "kjarni/template.hpp"
+#include "program/checked_launch.hpp"
 #include "program/cpu_forms.hpp"
+#include "program/kernel_cache.hpp"
 
 namespace kjarni::detail {
 
@@ -54,8 +59,37 @@ KERNEL void strided_copy(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, GLOBA
 )";
 
 // The CPU form: work item g copies elements [g * run, (g + 1) * run) of n; ${CHUNKS} units of T an
-// element, known when compiled so that the row loop has nothing else in it.
+// element, known when compiled so that the row loop has nothing else in it. The commonest steps
+// along a row (an element after another in both layouts, or every second or third one in one of
+// them: x[::2] into a contiguous array) have loops of their own with the steps known when compiled,
+// which the kernel compiler vectorises (loads of a few vectors and shuffles); with steps read at
+// run time it copies element by element (PoCL 3.1, 2 cores, y[:n/2] = x[::2] of 4 MiB of float32:
+// 0.167 against 0.094 ms). With KJ_STREAM defined (cpu_values_source: copies touching more bytes
+// than half the device's cache, in units of 4 or 8 bytes, one unit an item), rows of every or every
+// second source element into a contiguous destination store whole 64-byte lines (KJ_W units, one
+// KJ_VEC) past the cache (non-temporal stores, OpenCL C through clang), so that a store is no read
+// of the line first, as the expressions' CPU form does (algorithms/expression_eval.cpp).
 constexpr const char* strided_copy_runs_source = R"(
+#define KJ_COPY_ROW(DST_STEP, SRC_STEP)                                                          \
+    for (int64_t j = 0; j < count; ++j) {                                                      \
+        for (int32_t c = 0; c < ${CHUNKS}; ++c) dst[d + j * (DST_STEP) + c] = src[s + j * (SRC_STEP) + c]; \
+    }
+#if defined(KJ_STREAM) && defined(__OPENCL_VERSION__) && defined(__clang__)
+#define KJ_STREAM_ROW(SRC_STEP, LINE)                                                            \
+    {                                                                                          \
+        int64_t j = 0;                                                                         \
+        for (; j < count && ((uint64_t)(dst + d + j) & 63) != 0; ++j) dst[d + j] = src[s + j * (SRC_STEP)]; \
+        for (; count - j >= KJ_W; j += KJ_W) {                                                 \
+            GLOBAL_MEM const ${T}* kj_from = src + s + j * (SRC_STEP);                          \
+            __builtin_nontemporal_store((LINE), (GLOBAL_MEM KJ_VEC*)(dst + d + j));             \
+        }                                                                                      \
+        for (; j < count; ++j) dst[d + j] = src[s + j * (SRC_STEP)];                           \
+    }
+#define KJ_LINE_1 KJ_VLOAD(0, kj_from)
+#define KJ_LINE_2 ((KJ_VEC)(KJ_VLOAD(0, kj_from).even, KJ_VLOAD(0, kj_from + KJ_W).even))
+#else
+#define KJ_STREAM_ROW(SRC_STEP, LINE) KJ_COPY_ROW(unit, SRC_STEP)
+#endif
 KERNEL void strided_copy_runs(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, GLOBAL_MEM const int64_t* layout,
                               int32_t ndim, int64_t n, int64_t run)
 {
@@ -64,13 +98,22 @@ KERNEL void strided_copy_runs(GLOBAL_MEM ${T}* dst, GLOBAL_MEM const ${T}* src, 
     const int64_t row = layout[2 + ndim - 1];
     const int64_t dst_step = layout[2 + 2 * ndim - 1];
     const int64_t src_step = layout[2 + 3 * ndim - 1];
+    const int64_t unit = ${CHUNKS};
     for (int64_t e = first; e < end;) {
         int64_t d, s;
         element_offsets(layout, ndim, ndim, e, &d, &s);
         const int64_t left_in_row = row - e % row;
         const int64_t count = end - e < left_in_row ? end - e : left_in_row;
-        for (int64_t j = 0; j < count; ++j) {
-            for (int32_t c = 0; c < ${CHUNKS}; ++c) dst[d + j * dst_step + c] = src[s + j * src_step + c];
+        if (dst_step == unit && src_step == unit) {
+            KJ_STREAM_ROW(unit, KJ_LINE_1)
+        } else if (dst_step == unit && src_step == 2 * unit) {
+            KJ_STREAM_ROW(2 * unit, KJ_LINE_2)
+        } else if (dst_step == unit && src_step == 3 * unit) {
+            KJ_COPY_ROW(unit, 3 * unit)
+        } else if (dst_step == 2 * unit && src_step == unit) {
+            KJ_COPY_ROW(2 * unit, unit)
+        } else {
+            KJ_COPY_ROW(dst_step, src_step)
         }
         e += count;
     }
@@ -146,6 +189,56 @@ CopyAxes merged_axes(const Layout& dst, const Layout& src, std::int64_t chunk) {
     return axes;
 }
 
+/// Axes whose layout the CPU forms take in their arguments (2 + 3 * this int64 values, unused
+/// ones 0): a copy of no more axes, after merging, enqueues its kernel and nothing else. More axes
+/// go through a table in device memory, written before the kernel.
+constexpr std::size_t cpu_value_axes = 4;
+constexpr std::size_t cpu_value_count = 2 + 3 * cpu_value_axes;
+
+enum class CpuFormKernel { runs, tiles };
+
+const char* cpu_kernel_name(CpuFormKernel form) {
+    return form == CpuFormKernel::runs ? "strided_copy_runs" : "strided_copy_tiles";
+}
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+}
+
+/// The source of a CPU form over the layout in its arguments: the table form's kernel as a
+/// function over a private array (the table's parameters lose GLOBAL_MEM), and a kernel
+/// <name>_values that fills the array from its arguments and calls it. Rendered here, not as a
+/// template: it is made once per context, device, type and form (program/kernel_cache.hpp).
+std::string cpu_values_source(CpuFormKernel form, const char* type, std::int32_t chunks, bool stream) {
+    const std::string name = cpu_kernel_name(form);
+    std::string text;
+    if (stream) {
+        const bool wide = std::string_view(type) == "uint64_t";
+        text = fmt::format("#define KJ_STREAM 1\n#define KJ_VEC {}\n#define KJ_VLOAD {}\n#define KJ_W {}\n",
+                           wide ? "ulong8" : "uint16", wide ? "vload8" : "vload16", wide ? 8 : 16);
+    }
+    text += std::string(element_offsets_source) +
+            (form == CpuFormKernel::runs ? strided_copy_runs_source : strided_copy_tiles_source);
+    replace_all(text, "GLOBAL_MEM const int64_t* layout", "const int64_t* layout");
+    replace_all(text, "KERNEL void " + name + "(", "FUNCTION INLINE void " + name + "(");
+    replace_all(text, "${T}", type);
+    replace_all(text, "${CHUNKS}", std::to_string(chunks));
+    replace_all(text, "${TILE}", std::to_string(copy_tile));
+    text += fmt::format("KERNEL void {0}_values(GLOBAL_MEM {1}* dst, GLOBAL_MEM const {1}* src, int32_t ndim, "
+                        "int64_t count, int64_t run",
+                        name, type);
+    std::string listed;
+    for (std::size_t k = 0; k < cpu_value_count; ++k) {
+        text += fmt::format(", int64_t v{}", k);
+        listed += fmt::format("{}v{}", k == 0 ? "" : ", ", k);
+    }
+    text +=
+        fmt::format(")\n{{\n    const int64_t layout[{}] = {{{}}};\n    {}(dst, src, layout, ndim, count, run);\n}}\n",
+                    cpu_value_count, listed, name);
+    return text;
+}
+
 }  // namespace
 
 void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst, const Buffer& src_base,
@@ -174,21 +267,59 @@ void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst,
     table.insert(table.end(), axes.shape.begin(), axes.shape.end());
     table.insert(table.end(), axes.dst.begin(), axes.dst.end());
     table.insert(table.end(), axes.src.begin(), axes.src.end());
-    const Buffer table_buffer = Buffer::allocate(queue.device(), table.size() * sizeof(std::int64_t));
-    table_buffer.set(queue, std::span<const std::int64_t>(table), false);
     const auto chunks = static_cast<std::int32_t>(itemsize / chunk);
-    // Identical sources hit the context's compiled-program cache.
     const std::size_t units = std::max<std::size_t>(queue.device().params().compute_units, 1);
     const std::size_t items = std::clamp<std::size_t>((n + cpu_min_run - 1) / cpu_min_run, 1, units * 8);
     const auto magnitude = [](std::int64_t stride) { return stride < 0 ? -stride : stride; };
     const bool transposing = ndim >= 2 && (magnitude(axes.dst[ndim - 1]) > magnitude(axes.dst[ndim - 2]) ||
                                            magnitude(axes.src[ndim - 1]) > magnitude(axes.src[ndim - 2]));
-    if (cpu_code(queue.device()) && transposing) {
+    // The CPU forms' work: tiles of a transpose, else elements.
+    std::size_t count = n;
+    if (transposing) {
         const auto rows = static_cast<std::size_t>(axes.shape[ndim - 2]);
         const auto cols = static_cast<std::size_t>(axes.shape[ndim - 1]);
         const auto tile = static_cast<std::size_t>(copy_tile);
-        const std::size_t tiles = n / (rows * cols) * ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile);
-        const std::size_t run = (tiles + items - 1) / items;
+        count = n / (rows * cols) * ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile);
+    }
+    const std::size_t run = (count + items - 1) / items;
+    if (cpu_code(queue.device()) && ndim <= cpu_value_axes) {
+        const CpuFormKernel form = transposing ? CpuFormKernel::tiles : CpuFormKernel::runs;
+        // Streaming stores where the copy touches more bytes than half the device's cache (see the
+        // runs' source): the destination's, and the source's lines along its rows (every line for
+        // steps of a line or more).
+        const auto& cache = queue.device().device().properties().l2_cache_size;
+        const auto line_units = static_cast<std::int64_t>(64 / chunk);
+        const std::size_t touched =
+            n * itemsize * static_cast<std::size_t>(1 + std::min(magnitude(axes.src[ndim - 1]), line_units));
+        const bool stream =
+            form == CpuFormKernel::runs && chunks == 1 && (chunk == 4 || chunk == 8) && cache && touched > *cache / 2;
+        const auto kernel = cached_kernel(queue.device(),
+                                          fmt::format("strided_copy {} T={} CHUNKS={} STREAM={}", cpu_kernel_name(form),
+                                                      type, chunks, stream),
+                                          fmt::format("{}_values", cpu_kernel_name(form)),
+                                          [&] { return cpu_values_source(form, type, chunks, stream); });
+        std::int64_t values[cpu_value_count] = {};
+        std::copy(table.begin(), table.end(), values);
+        const auto ndim32 = static_cast<std::int32_t>(ndim);
+        const auto count64 = static_cast<std::int64_t>(count), run64 = static_cast<std::int64_t>(run);
+        std::vector<KernelArg> args{pack_buffer_region(dst_base, dst_base.offset(), dst_base.size()),
+                                    pack_buffer_region(src_base, src_base.offset(), src_base.size()),
+                                    pack_bytes(&ndim32, sizeof ndim32), pack_bytes(&count64, sizeof count64),
+                                    pack_bytes(&run64, sizeof run64)};
+        for (const std::int64_t& v : values) args.push_back(pack_bytes(&v, sizeof v));
+        const std::size_t global[1] = {(count + run - 1) / run};
+        const std::size_t local[1] = {1};
+        check_sizes(kernel->checked, 1, global, local);
+        launch_checked(kernel->checked, queue, 1, global, local, 0, args, false, kernel);
+        // (any staging buffer of the caller must outlive the kernel)
+        queue.synchronize();
+        return;
+    }
+    const Buffer table_buffer = Buffer::allocate(queue.device(), table.size() * sizeof(std::int64_t));
+    table_buffer.set(queue, std::span<const std::int64_t>(table), false);
+    // Identical sources hit the context's compiled-program cache.
+    if (cpu_code(queue.device()) && transposing) {
+        const std::size_t tiles = count;
         const Program program(queue.device(),
                               TemplateSource{std::string(element_offsets_source) + strided_copy_tiles_source}, {},
                               {{"T", type}, {"CHUNKS", std::to_string(chunks)}, {"TILE", std::to_string(copy_tile)}});
@@ -196,7 +327,6 @@ void strided_copy(const Queue& queue, const Buffer& dst_base, const Layout& dst,
                                              src_base, table_buffer, static_cast<std::int32_t>(ndim),
                                              static_cast<std::int64_t>(tiles), static_cast<std::int64_t>(run));
     } else if (cpu_code(queue.device())) {
-        const std::size_t run = (n + items - 1) / items;
         const Program program(queue.device(),
                               TemplateSource{std::string(element_offsets_source) + strided_copy_runs_source}, {},
                               {{"T", type}, {"CHUNKS", std::to_string(chunks)}});

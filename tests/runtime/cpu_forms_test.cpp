@@ -4,6 +4,7 @@
 // take the GPU forms. Fresh random data, checked against the host:
 //   - y = a*x + b as an expression and as an ElementwiseKernel (flat, a broadcast element, a
 //     stepped view): each element a*x + b rounded once or twice (a contracted multiply-add);
+//   - expressions with outputs large enough for streaming stores, exact;
 //   - sums at the lengths around the CPU form's blocks (16 lanes x 8, pieces of 16384), whole and
 //     along each axis of short and long rows: float32 within the promised pairwise-like bound
 //     ((16 + 2 ceil(log2 m)) u sum|x| for m terms, u = 2^-24: 16 + log2 m of numpy's pairwise sum
@@ -90,6 +91,94 @@ TEST_P(CpuForms, AxpbAsExpressionAndKernel) {
                 "kernel, stepped", [&](std::size_t i) { return x[2 * i]; }, [&](std::size_t i) { return b[i]; });
         }
     });
+}
+
+// Outputs of operations that touch more bytes than half the device's cache take streaming stores
+// of whole 64-byte lines in the CPU form (expression_eval.cpp): outputs that start inside a line
+// (a view at 3 or 1 elements into its allocation), ragged ends, 4- and 8-byte elements; the
+// elements around the view keep their values. Every element checked.
+TEST_P(CpuForms, StreamingStoresOfLargeOutputs) {
+    const auto check_around = [&](const Array& whole, std::size_t first, std::size_t n, auto sentinel, auto want) {
+        using T = decltype(sentinel);
+        std::vector<T> got(whole.size());
+        whole.get(queue(), std::span<T>(got));
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            if (i < first || i >= first + n) {
+                ASSERT_EQ(got[i], sentinel) << "element " << i << " outside the output";
+            } else {
+                want(i - first, got[i]);
+            }
+        }
+    };
+    {
+        const std::size_t n = (std::size_t{3} << 20) + 5;  // 36 MiB touched
+        const auto x = random_vector<float>(n, -1.0f, 1.0f), b = random_vector<float>(n, -1.0f, 1.0f);
+        const Array xd = Array::from_host(queue(), std::span<const float>(x), {n});
+        const Array bd = Array::from_host(queue(), std::span<const float>(b), {n});
+        const std::vector<float> sentinels(n + 7, -7.0f);
+        const Array y = Array::from_host(queue(), std::span<const float>(sentinels), {n + 7});
+        const auto view = y[{Slice{3, static_cast<std::ptrdiff_t>(n + 3)}}];
+        assign(queue(), view, 2.5f * Expr(xd) + bd);
+        check_around(y, 3, n, -7.0f, [&](std::size_t i, float got) {
+            const float once = std::fma(2.5f, x[i], b[i]), twice = 2.5f * x[i] + b[i];
+            ASSERT_TRUE(got == once || got == twice) << "float32 element " << i << ": " << got;
+        });
+    }
+    {
+        const std::size_t n = (std::size_t{1} << 20) + 3;  // 24 MiB touched
+        const auto x = random_vector<double>(n, -1.0, 1.0), b = random_vector<double>(n, -1.0, 1.0);
+        const Array xd = Array::from_host(queue(), std::span<const double>(x), {n});
+        const Array bd = Array::from_host(queue(), std::span<const double>(b), {n});
+        const std::vector<double> sentinels(n + 2, -7.0);
+        const Array y = Array::from_host(queue(), std::span<const double>(sentinels), {n + 2});
+        assign(queue(), y[{Slice{1, static_cast<std::ptrdiff_t>(n + 1)}}], Expr(xd) - bd);
+        check_around(y, 1, n, -7.0,
+                     [&](std::size_t i, double got) { ASSERT_EQ(got, x[i] - b[i]) << "float64 element " << i; });
+    }
+    {
+        const std::size_t n = (std::size_t{3} << 20) + 1;
+        const auto a = random_vector<std::int32_t>(n, -1000000, 1000000), b = random_vector<std::int32_t>(n, -5, 5);
+        const Array ad = Array::from_host(queue(), std::span<const std::int32_t>(a), {n});
+        const Array bd = Array::from_host(queue(), std::span<const std::int32_t>(b), {n});
+        const Array y = Array::empty(queue().device(), {n}, dtypes::int32);
+        assign(queue(), y, Expr(ad) * bd);
+        check_around(y, 0, n, std::int32_t{0},
+                     [&](std::size_t i, std::int32_t got) { ASSERT_EQ(got, a[i] * b[i]) << "int32 element " << i; });
+    }
+    // Strided copies into a contiguous destination (array/strided_copy.cpp): every second float32
+    // into a view 3 elements into its allocation, every second float64, rows of float32.
+    {
+        const std::size_t n = (std::size_t{3} << 20) + 9;  // 24 MiB moved
+        const auto x = random_vector<float>(2 * n, -1.0f, 1.0f);
+        const Array xd = Array::from_host(queue(), std::span<const float>(x), {2 * n});
+        const std::vector<float> sentinels(n + 5, -7.0f);
+        const Array y = Array::from_host(queue(), std::span<const float>(sentinels), {n + 5});
+        y[{Slice{3, static_cast<std::ptrdiff_t>(n + 3)}}].set(queue(), xd[{Slice{std::nullopt, std::nullopt, 2}}]);
+        check_around(y, 3, n, -7.0f,
+                     [&](std::size_t i, float got) { ASSERT_EQ(got, x[2 * i]) << "float32 x[::2] element " << i; });
+    }
+    {
+        const std::size_t n = (std::size_t{5} << 18) + 3;  // 20 MiB moved, 8-byte units
+        const auto x = random_vector<double>(2 * n + 1, -1.0, 1.0);
+        const Array xd = Array::from_host(queue(), std::span<const double>(x), {2 * n + 1});
+        const Array y = Array::empty(queue().device(), {n}, dtypes::float64);
+        y.set(queue(), xd[{Slice{1, std::nullopt, 2}}]);
+        check_around(y, 0, n, 0.0, [&](std::size_t i, double got) {
+            ASSERT_EQ(got, x[1 + 2 * i]) << "float64 x[1::2] element " << i;
+        });
+    }
+    {
+        // rows of 3000 contiguous elements (each starting inside a line) from rows of 3001
+        const std::size_t rows = 1024, cols = 3000;  // 24 MiB moved
+        const auto x = random_vector<float>(rows * (cols + 1), -1.0f, 1.0f);
+        const Array xd = Array::from_host(queue(), std::span<const float>(x), {rows, cols + 1});
+        const Array y = Array::empty(queue().device(), {rows, cols}, dtypes::float32);
+        y.set(queue(), xd[{Slice{}, Slice{1}}]);
+        check_around(y.reshape({static_cast<std::ptrdiff_t>(rows * cols)}), 0, rows * cols, 0.0f,
+                     [&](std::size_t i, float got) {
+                         ASSERT_EQ(got, x[i / cols * (cols + 1) + 1 + i % cols]) << "float32 x[:, 1:] element " << i;
+                     });
+    }
 }
 
 TEST_P(CpuForms, SumsAroundTheBlocks) {
@@ -207,8 +296,8 @@ std::vector<std::byte> host_elements(const std::vector<std::byte>& base, const A
 TEST_P(CpuForms, StridedCopiesBetweenLayouts) {
     // Array::set between views of other layouts goes through the strided-copy kernel: transposes
     // (the CPU form's tiles, partial ones and under a leading axis too), steps (negative ones too), items of 1, 2, 4 and 8 bytes and of 12 (three 4-byte units),
-    // lengths across the CPU form's runs (pieces of 16384 elements), and a strided destination
-    // (its other bytes must stay as they were). Fresh random bytes, checked byte by byte.
+    // lengths across the CPU form's runs (pieces of 16384 elements), and strided destinations
+    // (their other bytes must stay as they were). Fresh random bytes, checked byte by byte.
     const std::size_t bytes = std::size_t{6} << 20;
     const auto data = random_bytes(bytes);
     const Buffer base = Buffer::allocate(queue().device(), bytes);
@@ -228,6 +317,19 @@ TEST_P(CpuForms, StridedCopiesBetweenLayouts) {
         {"float32 (3 * 16384 + 5) * 2 [::2]",
          over(dtypes::float32, {2 * (3 * 16384 + 5)})[{Slice{std::nullopt, std::nullopt, 2}}]},
         {"12-byte struct (400, 300) transposed", over(triple, {400, 300}).transpose()},
+        // the steps along a row with loops of their own in the CPU form: every third element, and
+        // every second one of items of three units
+        {"float32 (40000, 3)[:, 1:2]", over(dtypes::float32, {40000, 3})[{Slice{}, Slice{1, 2}}]},
+        {"12-byte struct (10000)[::2]", over(triple, {10000})[{Slice{std::nullopt, std::nullopt, 2}}]},
+        // five axes that do not merge: the CPU forms' layout goes through a table in device memory
+        // (up to four, in the kernel's arguments)
+        {"float32 (6, 7, 8, 9, 10)[::2, ::2, ::2, ::2, ::2]",
+         over(dtypes::float32,
+              {6, 7, 8, 9, 10})[{Slice{std::nullopt, std::nullopt, 2}, Slice{std::nullopt, std::nullopt, 2},
+                                 Slice{std::nullopt, std::nullopt, 2}, Slice{std::nullopt, std::nullopt, 2},
+                                 Slice{std::nullopt, std::nullopt, 2}}]},
+        {"int16 (4, 5, 6, 7, 40) transposed (4, 3, 2, 1, 0)",
+         over(dtypes::int16, {4, 5, 6, 7, 40}).transpose({4, 3, 2, 1, 0})},
     };
     in_both_forms([&] {
         for (const auto& [what, view] : views) {
@@ -252,6 +354,17 @@ TEST_P(CpuForms, StridedCopiesBetweenLayouts) {
         const auto x_bytes = host_elements(data, x);
         for (std::size_t r = 0; r < y_view.shape()[0]; ++r)
             std::memcpy(want.data() + ((999 - 3 * r) * 301 + 1) * 4, x_bytes.data() + r * 300 * 4, 300 * 4);
+        ASSERT_EQ(got, want);
+        // Every second element of the destination: y[1::2] = x, int16, over the poisoned buffer.
+        target.fill(queue(), std::span(&poison, 1));
+        const std::size_t m = 70001;
+        const Array y16 = Array::from_buffer(target, dtypes::int16, Layout::contiguous({2 * m}, 2));
+        const Array x16 = over(dtypes::int16, {m});
+        y16[{Slice{1, std::nullopt, 2}}].set(queue(), x16);
+        target.get(queue(), std::span<std::byte>(got));
+        std::fill(want.begin(), want.end(), poison);
+        const auto x16_bytes = host_elements(data, x16);
+        for (std::size_t i = 0; i < m; ++i) std::memcpy(want.data() + (2 * i + 1) * 2, x16_bytes.data() + i * 2, 2);
         ASSERT_EQ(got, want);
     });
 }

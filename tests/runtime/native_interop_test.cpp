@@ -1,12 +1,18 @@
 // The opt-in interoperation headers kjarni/cuda.hpp and kjarni/opencl.hpp: typed native handles
 // that the driver itself confirms (it is asked what each handle is), kjarni objects over native
-// handles, and the ArgumentError for an object of the other API.
+// handles, and the ArgumentError for an object of the other API; the memory under large buffers of
+// CPU devices, as the driver and the kernel describe it.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "kjarni/device_parameters.hpp"
 #include "kjarni/opencl.hpp"
 #include "kjarni/pointer_attributes.hpp"
 #include "support/argument_errors.hpp"
@@ -135,6 +141,68 @@ TEST_P(NativeInterop, ArgumentsSetThroughTheKernelHandleDoNotLeakIntoLaunches) {
     decoy.get(queue(), std::span<std::int32_t>(got_decoy));
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got_y[i], values[i]) << "y, twice negated, at " << i;
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got_decoy[i], values[i]) << "the decoy, untouched, at " << i;
+}
+
+/// The VmFlags line of the mapping of this process that holds `address` (/proc/self/smaps), or "".
+std::string mapping_flags(std::uintptr_t address) {
+    std::ifstream smaps("/proc/self/smaps");
+    std::string line;
+    bool inside = false;
+    while (std::getline(smaps, line)) {
+        unsigned long long first = 0, last = 0;
+        char dash = 0;
+        std::istringstream range(line);
+        if (line.find(':') > line.find(' ') && range >> std::hex >> first >> dash >> last && dash == '-') {
+            inside = address >= first && address < last;  // a mapping's first line: "start-end perms ..."
+        } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+            return line;
+        }
+    }
+    return {};
+}
+
+// Buffers of 4 MiB and more on CPU devices lie in kjarni's own mappings, advised to take huge pages
+// (backend/opencl/opencl_cpu_memory.hpp), whether made empty or from host data; smaller ones stay
+// the runtime's. What the driver says of each (its flags and host pointer), what the kernel says
+// of the mapping (MADV_HUGEPAGE is VmFlags "hg"), and the bytes through kjarni.
+TEST_P(NativeInterop, LargeBuffersOfCpuDevicesLieInHugePageMappings) {
+    if (is_cuda() || bound_device().params().type != DeviceType::cpu) GTEST_SKIP() << "OpenCL CPU devices";
+    const auto& cl = backend::opencl::cl();
+    constexpr std::size_t huge_page = std::size_t{2} << 20;
+    for (const std::size_t size :
+         {std::size_t{1} << 20, (std::size_t{4} << 20) - 1, std::size_t{4} << 20, (std::size_t{9} << 20) + 3}) {
+        for (const bool from_host : {false, true}) {
+            SCOPED_TRACE(::testing::Message() << size << " bytes, " << (from_host ? "from host data" : "empty"));
+            const auto data = random_bytes(size);
+            const Buffer buffer = from_host ? Buffer::allocate_copy(bound_device(), std::span<const std::byte>(data))
+                                            : Buffer::allocate(bound_device(), size);
+            if (!from_host) buffer.set(queue(), std::span<const std::byte>(data));
+            cl_mem_flags flags = 0;
+            void* host = nullptr;
+            ASSERT_EQ(cl.clGetMemObjectInfo(opencl::memory(buffer), CL_MEM_FLAGS, sizeof flags, &flags, nullptr),
+                      CL_SUCCESS);
+            ASSERT_EQ(cl.clGetMemObjectInfo(opencl::memory(buffer), CL_MEM_HOST_PTR, sizeof host, &host, nullptr),
+                      CL_SUCCESS);
+            const auto address = reinterpret_cast<std::uintptr_t>(host);
+            if (size < (std::size_t{4} << 20)) {
+                EXPECT_EQ(flags & CL_MEM_USE_HOST_PTR, 0u);
+            } else {
+                EXPECT_NE(flags & CL_MEM_USE_HOST_PTR, 0u);
+                EXPECT_EQ(flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_ALLOC_HOST_PTR), 0u);
+                EXPECT_EQ(address % huge_page, 0u) << host;
+                const std::string vm_flags = mapping_flags(address);
+                EXPECT_NE(vm_flags.find(" hg"), std::string::npos) << "'" << vm_flags << "'";
+            }
+            std::vector<std::byte> back(size);
+            buffer.get(queue(), std::span<std::byte>(back));
+            EXPECT_TRUE(back == data);
+            // A device copy between two halves, through the runtime's memory as through ours.
+            buffer.get_sub_region(0, size / 2).set(queue(), buffer.get_sub_region(size - size / 2, size / 2));
+            buffer.get(queue(), std::span<std::byte>(back));
+            EXPECT_TRUE(std::equal(back.begin(), back.begin() + static_cast<std::ptrdiff_t>(size / 2),
+                                   data.begin() + static_cast<std::ptrdiff_t>(size - size / 2)));
+        }
+    }
 }
 
 #if KJARNI_WITH_CUDA

@@ -1,5 +1,6 @@
 #include "backend/opencl/opencl_context.hpp"
 
+#include "backend/opencl/opencl_cpu_memory.hpp"
 #include "backend/opencl/opencl_device.hpp"
 #include "backend/opencl/opencl_error.hpp"
 #include "backend/opencl/opencl_info.hpp"
@@ -105,7 +106,9 @@ OpenClBuffer::OpenClBuffer(std::shared_ptr<OpenClContext> context, std::size_t d
                                    std::to_string(limit));
     }
     cl_int status = CL_SUCCESS;
-    mem_.reset(cl().clCreateBuffer(context_->handle(), flags, size, const_cast<void*>(host), &status));
+    if (cpu_mapped(*context_->devices()[device_index], size, flags))
+        mem_ = create_cpu_mapped_buffer(context_->handle(), size, flags, host, status);
+    if (!mem_) mem_.reset(cl().clCreateBuffer(context_->handle(), flags, size, const_cast<void*>(host), &status));
     // CL_INVALID_BUFFER_SIZE is what drivers answer for sizes beyond CL_DEVICE_MAX_MEM_ALLOC_SIZE.
     if (status == CL_INVALID_BUFFER_SIZE || status == CL_OUT_OF_RESOURCES) {
         throw OutOfMemoryError("OpenCL", "clCreateBuffer", status, error_name(status),

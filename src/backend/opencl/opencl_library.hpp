@@ -31,13 +31,13 @@ namespace kjarni::backend::opencl {
 // clang-format on
 
 // Entry points that only OpenCL 2.0+ loaders have (clEnqueueSVMMigrateMem: 2.1+; clCompileProgram and
-// clLinkProgram: 1.2+); null when missing.
+// clLinkProgram: 1.2+; clSetMemObjectDestructorCallback: 1.1+); null when missing.
 // clang-format off
 #define KJARNI_OPENCL_OPTIONAL_FUNCTIONS(X)                                                    \
     X(clCreateCommandQueueWithProperties)                                                      \
     X(clSVMAlloc) X(clSVMFree) X(clEnqueueSVMFree) X(clSetKernelArgSVMPointer) X(clEnqueueSVMMap) X(clEnqueueSVMUnmap) \
     X(clEnqueueSVMMigrateMem) X(clCreateProgramWithIL) X(clCreateSamplerWithProperties)            \
-    X(clCompileProgram) X(clLinkProgram)
+    X(clCompileProgram) X(clLinkProgram) X(clSetMemObjectDestructorCallback)
 // clang-format on
 
 struct OpenClLibrary {
