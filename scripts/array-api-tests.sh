@@ -43,6 +43,8 @@ done
 
 export ARRAY_API_TESTS_MODULE=kjarni.array_api ARRAY_API_TESTS_VERSION=2023.12
 export POCL_DEVICES=${POCL_DEVICES:-"pthread pthread"}
+# Generic work-group functions, as the test step compiled them (scripts/setup.sh says why).
+export POCL_WORK_GROUP_SPECIALIZATION=${POCL_WORK_GROUP_SPECIALIZATION:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)

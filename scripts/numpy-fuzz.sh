@@ -38,6 +38,8 @@ fi
 cmake --build "$build" --target kjarni_numpy_runner -j "$(nproc)"
 
 export POCL_DEVICES=${POCL_DEVICES:-"pthread pthread"}
+# Generic work-group functions, as the test step compiled them (scripts/setup.sh says why).
+export POCL_WORK_GROUP_SPECIALIZATION=${POCL_WORK_GROUP_SPECIALIZATION:-0}
 runner=(--runner "$build/tests/numpy_fuzz/kjarni_numpy_runner")
 # First the saved cases (tests/numpy_fuzz/cases/: one reproduction per class, informative: a case
 # whose class no longer shows says it is fixed), then the random programs. CI's run is a fixed

@@ -57,6 +57,8 @@ echo "python-test: auditwheel show:"
 "$build_venv/bin/auditwheel" show "$wheel" 2>&1 | sed 's/^/  /' || true
 
 export POCL_DEVICES=${POCL_DEVICES:-"pthread pthread"}
+# Generic work-group functions, as the test step compiled them (scripts/setup.sh says why).
+export POCL_WORK_GROUP_SPECIALIZATION=${POCL_WORK_GROUP_SPECIALIZATION:-0}
 # From a folder outside the checkout: `import kjarni` can only find the installed package.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

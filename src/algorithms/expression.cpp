@@ -212,9 +212,9 @@ detail::ScalarValue float_value(std::complex<double> v) {
     return s;
 }
 
-}  // namespace
-
-Expr::Expr(const Array& array) {
+/// The leaf of an array (an Array or a MultiArray) without the array itself, which the caller sets.
+template <class AnyArray>
+std::shared_ptr<ExprNode> array_leaf(const AnyArray& array) {
     if (array.dtype().is_struct())
         throw ArgumentError("array",
                             fmt::format("of struct dtype {} takes no part in arithmetic", array.dtype().name()));
@@ -222,18 +222,19 @@ Expr::Expr(const Array& array) {
     node->op = ExprOp::array;
     node->dtype = node->compute = array.dtype();
     node->shape = array.shape();
+    return node;
+}
+
+}  // namespace
+
+Expr::Expr(const Array& array) {
+    auto node = array_leaf(array);
     node->array = array;
     node_ = std::move(node);
 }
 
 Expr::Expr(const MultiArray& array) {
-    if (array.dtype().is_struct())
-        throw ArgumentError("array",
-                            fmt::format("of struct dtype {} takes no part in arithmetic", array.dtype().name()));
-    auto node = std::make_shared<ExprNode>();
-    node->op = ExprOp::array;
-    node->dtype = node->compute = array.dtype();
-    node->shape = array.shape();
+    auto node = array_leaf(array);
     node->multi_array = array;
     node_ = std::move(node);
 }

@@ -2,9 +2,6 @@
 
 #include "kjarni/reduction.hpp"
 
-#include <map>
-#include <mutex>
-
 #include <fmt/format.h>
 
 #include "algorithms/c_arguments.hpp"
@@ -12,6 +9,7 @@
 #include "algorithms/multi_parts.hpp"
 #include "algorithms/promotion.hpp"
 #include "algorithms/reduction_engine.hpp"
+#include "algorithms/reduction_nan_support.hpp"
 #include "algorithms/reduction_out.hpp"
 #include "algorithms/reduction_source.hpp"
 #include "algorithms/reduction_types.hpp"
@@ -53,17 +51,6 @@ Array ReductionKernel::operator()(const Queue& queue, const std::vector<Operand>
 }
 
 namespace {
-
-/// Specs of the built-in reductions, made once per (reduction, dtypes): rendering their templates
-/// costs more than a launch.
-const ReductionSpec& cached(const std::string& key, const std::function<ReductionSpec()>& make) {
-    static std::mutex mutex;
-    static std::map<std::string, std::unique_ptr<const ReductionSpec>> specs;
-    const std::lock_guard lock(mutex);
-    auto& slot = specs[key];
-    if (!slot) slot = std::make_unique<const ReductionSpec>(make());
-    return *slot;
-}
 
 bool is_float(const DType& d) {
     return d.kind() == Kind::float16 || d.kind() == Kind::float32 || d.kind() == Kind::float64;
@@ -146,7 +133,7 @@ Array arithmetic(const Queue& queue, const detail::ReductionSource& source, cons
                       : sum_dtype(source.dtype));
     if (result.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
     const DType acc = result.kind() == Kind::float16 ? DType(Kind::float32) : result;
-    const ReductionSpec& built = cached(
+    const ReductionSpec& built = detail::cached_spec(
         fmt::format("{} {} {} {}{}", what,
                     mean       ? "mean"
                     : multiply ? "prod"
@@ -249,7 +236,7 @@ std::string element_value(const DType& d) {
 Array extremum(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options, bool maximum) {
     const char* what = maximum ? "max" : "min";
     const DType d = source.dtype;
-    const ReductionSpec& built = cached(fmt::format("{} {}{}", what, d.name(), source.key), [&] {
+    const ReductionSpec& built = detail::cached_spec(fmt::format("{} {}{}", what, d.name(), source.key), [&] {
         ReductionSpec spec = one_array(what, source);
         spec.acc_ctype = detail::compute_ctype(d);
         spec.acc_size = d.kind() == Kind::float16 ? 4 : d.itemsize();
@@ -273,7 +260,7 @@ Array arg_extremum(const Queue& queue, const detail::ReductionSource& source, co
     const char* what = maximum ? "argmax" : "argmin";
     const DType d = source.dtype;
     const ReductionSpec& built =
-        cached(fmt::format("{} {}{}{}", what, d.name(), indices ? " indexed" : "", source.key), [&] {
+        detail::cached_spec(fmt::format("{} {}{}{}", what, d.name(), indices ? " indexed" : "", source.key), [&] {
             ReductionSpec spec = one_array(what, source);
             if (indices) spec.arguments.push_back(CArgument{"g", DType(Kind::int64), true, true, "int64_t"});
             const std::string v = detail::compute_ctype(d);
@@ -316,7 +303,7 @@ Array arg_extremum(const Queue& queue, const detail::ReductionSource& source, co
 Array logical(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options, bool all) {
     const char* what = all ? "all" : "any";
     const DType d = source.dtype;
-    const ReductionSpec& built = cached(fmt::format("{} {}{}", what, d.name(), source.key), [&] {
+    const ReductionSpec& built = detail::cached_spec(fmt::format("{} {}{}", what, d.name(), source.key), [&] {
         ReductionSpec spec = one_array(what, source);
         std::string truth;
         if (is_complex(d)) truth = "(x[i].x != 0 || x[i].y != 0)";
@@ -467,7 +454,7 @@ Array dot(const Queue& queue, const Array& a, const Array& b, const std::optiona
     if (b.dtype().is_struct()) throw ArgumentError("b", "dot: struct arrays cannot be multiplied");
     const DType result = sum_dtype(result_type({a.dtype(), b.dtype()}));
     const DType acc = result;
-    const ReductionSpec& built = cached(fmt::format("dot {} {}", a.dtype().name(), b.dtype().name()), [&] {
+    const ReductionSpec& built = detail::cached_spec(fmt::format("dot {} {}", a.dtype().name(), b.dtype().name()), [&] {
         ReductionSpec spec;
         spec.what = "dot";
         spec.arguments = {CArgument{"x", a.dtype(), true, true, detail::c_type_name(a.dtype())},

@@ -1,6 +1,7 @@
 #pragma once
 // What the NaN-aware reductions and the moments (reduction_nan.cpp, reduction_moments.cpp) share:
-// their specs made once per key, and the device code of an element's value and of its NaN test.
+// their specs made once per key (the other built-in reductions' too, reduction.cpp: the keys start
+// with the reduction's name), and the device code of an element's value and of its NaN test.
 
 #include <functional>
 #include <string>

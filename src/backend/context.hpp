@@ -24,6 +24,14 @@
 
 namespace kjarni::backend {
 
+/// A device's native context made current on the calling thread, for as long as the object lives;
+/// then the one that was current before is current again. For vendor libraries that take their
+/// device from the thread's current context (NCCL), so that their callers name no backend.
+class CurrentScope {
+public:
+    virtual ~CurrentScope() = default;
+};
+
 class Context : public std::enable_shared_from_this<Context>,
                 public ContextMemory,
                 public ContextQueues,
@@ -36,6 +44,10 @@ public:
     ~Context() override = default;
     /// CUcontext of that device / the cl_context.
     virtual std::uintptr_t native_handle(std::size_t device_index) const = 0;
+    /// Makes that device's native context current on the calling thread until the scope goes
+    /// (CUDA: cuCtxSetCurrent, undone afterwards); throws BackendError if it cannot. nullptr where
+    /// the API has no current context (OpenCL): there is nothing to do.
+    virtual std::unique_ptr<CurrentScope> make_current(std::size_t /*device_index*/) const { return nullptr; }
 };
 
 }  // namespace kjarni::backend

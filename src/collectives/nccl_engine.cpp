@@ -1,5 +1,6 @@
 // The NCCL engine: one ncclComm_t per rank, made and destroyed with its device's CUDA context
-// current (kjarni's CurrentContext guard), its calls enqueued on the caller's CUDA stream.
+// current (the backend context's make_current scope), its calls enqueued on the caller's CUDA
+// stream (the queue's native handle).
 //
 // NCCL picks the device of a call from the current device of the CUDA runtime, which follows the
 // current driver context: kjarni's contexts over primary contexts (the default) are what NCCL
@@ -12,15 +13,12 @@
 #include <cstring>
 #include <thread>
 
+#include "backend/backend.hpp"
 #include "collectives/comm_engine.hpp"
 #include "collectives/device_steps.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/rendezvous.hpp"
 #include "vendor/nccl_library.hpp"
-
-#ifdef KJARNI_WITH_CUDA
-#include "backend/cuda/cuda_context.hpp"
-#endif
 
 namespace kjarni::detail {
 
@@ -28,17 +26,14 @@ namespace kjarni::detail {
 
 namespace {
 
-/// The CUDA side of a queue's device; nullptr when it is not a CUDA device.
-backend::cuda::CudaContext* cuda_context_of(const Queue& queue) {
-    return dynamic_cast<backend::cuda::CudaContext*>(detail::backend_of(queue.device().context()).get());
-}
+bool on_cuda(const Queue& queue) { return queue.device().context().api().id() == ApiId::cuda(); }
 
-backend::cuda::CudaContext& require_cuda(const Queue& queue) {
-    backend::cuda::CudaContext* context = cuda_context_of(queue);
-    if (context == nullptr)
+/// The backend context of a queue's device, a CUDA one (else UnsupportedError).
+const backend::Context& require_cuda(const Queue& queue) {
+    if (!on_cuda(queue))
         throw UnsupportedError(
             fmt::format("NCCL (libnccl.so.2) runs on CUDA devices only; {} is not one", queue.device().name()));
-    return *context;
+    return *detail::backend_of(queue.device().context());
 }
 
 nccl::DataType data_type(const DType& dtype) {
@@ -141,7 +136,7 @@ public:
     CommOwner(const CommOwner&) = delete;
     CommOwner& operator=(const CommOwner&) = delete;
 
-    backend::cuda::CudaContext& context() const noexcept { return context_; }
+    const backend::Context& context() const noexcept { return context_; }
 
     /// The communicator that takes rank `index`'s calls: its blocking child, or itself.
     nccl::Comm caller(std::size_t index) const noexcept { return children_.empty() ? comms_[index] : children_[index]; }
@@ -158,13 +153,13 @@ public:
     }
 
 private:
-    std::unique_ptr<backend::cuda::CurrentContext> make_current(std::size_t index) const {
-        return std::make_unique<backend::cuda::CurrentContext>(context_.driver(), context_.cu_context(devices_[index]));
+    std::unique_ptr<backend::CurrentScope> make_current(std::size_t index) const {
+        return context_.make_current(devices_[index]);
     }
 
     const nccl::Library& f_;
     std::shared_ptr<backend::Context> owner_;  // the CUDA contexts outlive the communicators
-    backend::cuda::CudaContext& context_;
+    const backend::Context& context_;
     std::vector<nccl::Comm> comms_;
     std::vector<nccl::Comm> children_;
     std::vector<std::size_t> devices_;
@@ -274,9 +269,7 @@ protected:
     void on_abort() override { owner_->abort(index_); }
 
 private:
-    std::unique_ptr<backend::cuda::CurrentContext> make_current() const {
-        return std::make_unique<backend::cuda::CurrentContext>(context_.driver(), context_.cu_context(device_));
-    }
+    std::unique_ptr<backend::CurrentScope> make_current() const { return context_.make_current(device_); }
 
     /// An enqueueing call: inside an nccl_group it is waited for when the group ends.
     void call(nccl::Result result, const char* name) {
@@ -323,7 +316,7 @@ private:
 
     const nccl::Library& f_;
     std::shared_ptr<CommOwner> owner_;
-    backend::cuda::CudaContext& context_;
+    const backend::Context& context_;
     std::size_t index_;  // in owner_
     nccl::Comm comm_;    // the one that takes the calls
     std::size_t device_;
@@ -370,14 +363,14 @@ nccl::Result start_init(const nccl::Library& f, nccl::Comm* comm, int count, con
 /// The blocking children of initialized `parents` (rank `ranks[i]` on device `devices[i]`), split
 /// in one group and waited for within `timeout`; empty when they are not split. On failure every
 /// parent and child is aborted and PeerError names the ranks.
-std::vector<nccl::Comm> split_for_calls(const nccl::Library& f, backend::cuda::CudaContext& context,
+std::vector<nccl::Comm> split_for_calls(const nccl::Library& f, const backend::Context& context,
                                         const std::vector<nccl::Comm>& parents, const std::vector<std::size_t>& devices,
                                         const std::vector<int>& ranks, int count, std::chrono::milliseconds timeout) {
     if (!splits(f, timeout)) return {};
     std::vector<nccl::Comm> children(parents.size(), nullptr);
     const auto abort_all = [&] {
         for (std::size_t i = 0; i < parents.size(); ++i) {
-            const backend::cuda::CurrentContext current(context.driver(), context.cu_context(devices[i]));
+            const auto current = context.make_current(devices[i]);
             if (children[i] != nullptr) static_cast<void>(f.CommAbort(children[i]));
             static_cast<void>(f.CommAbort(parents[i]));
         }
@@ -385,7 +378,7 @@ std::vector<nccl::Comm> split_for_calls(const nccl::Library& f, backend::cuda::C
     nccl::check(f.GroupStart(), "ncclGroupStart");
     nccl::Result failed = nccl::success;
     for (std::size_t i = 0; i < parents.size() && failed == nccl::success; ++i) {
-        const backend::cuda::CurrentContext current(context.driver(), context.cu_context(devices[i]));
+        const auto current = context.make_current(devices[i]);
         nccl::Config config;
         config.blocking = 1;
         const nccl::Result started = f.CommSplit(parents[i], 0, ranks[i], &children[i], &config);
@@ -396,7 +389,7 @@ std::vector<nccl::Comm> split_for_calls(const nccl::Library& f, backend::cuda::C
         if (failed != nccl::success) nccl::check(failed, "ncclCommSplit");
         if (ended != nccl::in_progress) nccl::check(ended, "ncclGroupEnd");
         for (std::size_t i = 0; i < parents.size(); ++i) {
-            const backend::cuda::CurrentContext current(context.driver(), context.cu_context(devices[i]));
+            const auto current = context.make_current(devices[i]);
             nccl::check(nccl::in_progress, "ncclCommSplit", parents[i], timeout);
         }
     } catch (const nccl::TimedOut&) {
@@ -413,7 +406,7 @@ std::vector<nccl::Comm> split_for_calls(const nccl::Library& f, backend::cuda::C
 
 }  // namespace
 
-bool nccl_available(const Queue& queue) { return cuda_context_of(queue) != nullptr && nccl::load() != nullptr; }
+bool nccl_available(const Queue& queue) { return on_cuda(queue) && nccl::load() != nullptr; }
 
 void require_nccl(const Queue& queue) {
     require_cuda(queue);
@@ -430,10 +423,10 @@ CliqueId new_nccl_clique_id() {
 std::shared_ptr<CommEngine> make_nccl_engine(const Queue& queue, const CliqueId& id, int count, int rank,
                                              std::chrono::milliseconds timeout) {
     const nccl::Library& f = nccl::library();
-    backend::cuda::CudaContext& context = require_cuda(queue);
+    const backend::Context& context = require_cuda(queue);
     nccl::Comm comm = nullptr;
     {
-        const backend::cuda::CurrentContext current(context.driver(), context.cu_context(queue.device().index()));
+        const auto current = context.make_current(queue.device().index());
         const nccl::Result started = start_init(f, &comm, count, unique_id_of(id), rank, timeout);
         finish_init(f, comm, started, timeout, rank, count);
     }
@@ -455,8 +448,8 @@ std::vector<std::shared_ptr<CommEngine>> make_all_nccl_engines(const MultiQueue&
     const auto abort_all = [&] {
         for (std::size_t i = 0; i < list.size(); ++i) {
             if (comms[i] == nullptr) continue;
-            backend::cuda::CudaContext& context = require_cuda(list[i]);
-            const backend::cuda::CurrentContext current(context.driver(), context.cu_context(list[i].device().index()));
+            const backend::Context& context = require_cuda(list[i]);
+            const auto current = context.make_current(list[i].device().index());
             static_cast<void>(f.CommAbort(comms[i]));
         }
     };
@@ -465,8 +458,8 @@ std::vector<std::shared_ptr<CommEngine>> make_all_nccl_engines(const MultiQueue&
     nccl::check(f.GroupStart(), "ncclGroupStart");
     try {
         for (std::size_t i = 0; i < list.size(); ++i) {
-            backend::cuda::CudaContext& context = require_cuda(list[i]);
-            const backend::cuda::CurrentContext current(context.driver(), context.cu_context(list[i].device().index()));
+            const backend::Context& context = require_cuda(list[i]);
+            const auto current = context.make_current(list[i].device().index());
             const nccl::Result started =
                 start_init(f, &comms[i], count, unique_id_of(id), static_cast<int>(i), timeout);
             if (started != nccl::in_progress) nccl::check(started, "ncclCommInitRank");
@@ -480,8 +473,8 @@ std::vector<std::shared_ptr<CommEngine>> make_all_nccl_engines(const MultiQueue&
     try {
         if (ended != nccl::in_progress) nccl::check(ended, "ncclGroupEnd");
         for (std::size_t i = 0; i < list.size(); ++i) {
-            backend::cuda::CudaContext& context = require_cuda(list[i]);
-            const backend::cuda::CurrentContext current(context.driver(), context.cu_context(list[i].device().index()));
+            const backend::Context& context = require_cuda(list[i]);
+            const auto current = context.make_current(list[i].device().index());
             if (!blocking(timeout)) nccl::check(nccl::in_progress, "ncclCommInitRankConfig", comms[i], timeout);
         }
     } catch (const nccl::TimedOut&) {

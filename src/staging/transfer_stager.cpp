@@ -30,6 +30,15 @@ bool stages_by_default(backend::Context& context, std::size_t device_index) {
     return !(context.api().id() == ApiId::opencl() && context.devices().at(device_index)->properties().unified_memory);
 }
 
+// After a failure: a copy may be in flight without its event, so the queue is waited for before the
+// slots are reused. Its own error, if any, would only hide the one being thrown.
+void settle_after_failure(backend::Queue& queue) noexcept {
+    try {
+        queue.synchronize();
+    } catch (...) {  // the error being thrown matters, not this one
+    }
+}
+
 }  // namespace
 
 std::vector<std::size_t> chunk_plan(std::size_t size, std::size_t chunk_size) {
@@ -153,11 +162,7 @@ bool TransferStager::write(backend::Context& context, backend::Queue& queue, bac
         }
         if (!async) lane.slots[(chunks.size() - 1) % lane.slots.size()].wait();
     } catch (...) {
-        // A write may be in flight without its event: let it end before the slots are reused.
-        try {
-            queue.synchronize();
-        } catch (...) {
-        }
+        settle_after_failure(queue);
         throw;
     }
     count(chunks.size(), host.size());
@@ -197,10 +202,7 @@ bool TransferStager::read(backend::Context& context, backend::Queue& queue, std:
             if (i + slot_count < chunks.size()) enqueue(i + slot_count);
         }
     } catch (...) {
-        try {
-            queue.synchronize();
-        } catch (...) {
-        }
+        settle_after_failure(queue);
         throw;
     }
     count(chunks.size(), host.size());

@@ -4,6 +4,7 @@
 #include "casemap.hpp"
 
 #include "errors.hpp"
+#include "utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -12,24 +13,6 @@
 namespace kjarni::tmpl {
 
 namespace {
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
 
 // Decodes the code point at s[i] (advancing i); invalid UTF-8 gives the byte itself.
 std::uint32_t decode(std::string_view s, std::size_t& i) {

@@ -149,21 +149,7 @@ std::string format_int(const mpz_class& v, const Spec& spec, int min_digits = -1
     case 'c': {
         if (negative || mag > 0x10FFFF) throw EvalError("%c arg not in range(0x110000)");
         std::string out;
-        const auto cp = static_cast<std::uint32_t>(mag.get_ui());
-        if (cp < 0x80) out += static_cast<char>(cp);
-        else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-            out += static_cast<char>(0xF0 | (cp >> 18));
-            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
+        append_utf8(out, static_cast<std::uint32_t>(mag.get_ui()));
         return pad("", out, spec, '<');
     }
     default: throw EvalError(fmt::format("Unknown format code '{}' for object of type 'int'", spec.type));

@@ -1,6 +1,7 @@
 #pragma once
 // Strings are UTF-8 bytes; Python counts, indexes and slices them in code points.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,25 @@ inline std::size_t code_point_count(std::string_view s) {
     for (char c : s)
         if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
     return n;
+}
+
+/// Appends code point `cp` (at most 0x10FFFF, which the caller checked) as its UTF-8 bytes.
+inline void append_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
 }
 
 }  // namespace kjarni::tmpl

@@ -463,6 +463,12 @@ TEST_P(ExpressionTest, ErrorsNameTheCulprit) {
     EXPECT_THROW((void)(-flags), ArgumentError);
     const Array z = Array::empty(bound_device(), {4}, complex64);
     EXPECT_THROW((void)(z % z), ArgumentError);  // (complex orderings: numpy_edge_semantics_test.cpp)
+    try {
+        (void)Expr(Array::empty(bound_device(), {4}, DType::struct_({{"a", int32}, {"b", float32}})));
+        FAIL() << "a struct array took part in an expression";
+    } catch (const ArgumentError& e) {
+        EXPECT_EQ(e.argument(), "array") << e.what();
+    }
     // Writing into a shifted view of an operand's memory is numpy's `a[2:] = a[:8] + 1`: the
     // operands are read first (overlap_assignment_test.cpp has the random cases).
     const Array whole = Array::zeros(queue(), {10}, float32);
@@ -497,6 +503,12 @@ TEST(ExpressionMultiDevice, MultiArraysPartByPart) {
         ASSERT_NEAR(got[k], expected, 2 * 0x1p-23 * (std::fabs(2.0 * xs[k]) + double(xs[k]) * xs[k])) << k;
     }
     EXPECT_THROW(evaluate(queue.queues()[0], dx + 1), ArgumentError);  // a MultiArray on one queue
+    try {
+        (void)Expr(MultiArray::empty(context->devices(), {4}, DType::struct_({{"a", int32}, {"b", float32}})));
+        FAIL() << "a struct MultiArray took part in an expression";
+    } catch (const ArgumentError& e) {
+        EXPECT_EQ(e.argument(), "array") << e.what();
+    }
 }
 
 }  // namespace

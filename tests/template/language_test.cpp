@@ -79,6 +79,9 @@ TEST(Language, Builtins) {
     EXPECT_EQ(render("${list(enumerate(['a', 'b']))} ${enumerate('ab', 1)} ${zip([1, 2], 'ab')} ${list('ab')} "
                      "${tuple([1])} ${reversed([1, 2])} ${repr('x')}"),
               "[(0, 'a'), (1, 'b')] [(1, 'a'), (2, 'b')] [(1, 'a'), (2, 'b')] ['a', 'b'] (1,) [2, 1] 'x'");
+    // Code points of each UTF-8 length, through chr, '%c' and a case mapping (Python's bytes).
+    EXPECT_EQ(render("${chr(0x41)}${chr(0xE9)}${chr(0x20AC)}${chr(0x1F600)} ${'%c' % 0x3A9} ${'\xC3\xA9'.upper()}"),
+              "A\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80 \xCE\xA9 \xC3\x89");
 }
 
 TEST(Language, DictMethods) {

@@ -26,6 +26,23 @@ CurrentContext::~CurrentContext() {
     if (restore_) static_cast<void>(driver_.CtxSetCurrent(previous_));
 }
 
+namespace {
+
+/// CurrentContext behind the backend-neutral scope.
+class CudaCurrentScope final : public CurrentScope {
+public:
+    CudaCurrentScope(const Driver& driver, CUcontext context) : current_(driver, context) {}
+
+private:
+    CurrentContext current_;
+};
+
+}  // namespace
+
+std::unique_ptr<CurrentScope> CudaContext::make_current(std::size_t device_index) const {
+    return std::make_unique<CudaCurrentScope>(driver_, contexts_[device_index]);
+}
+
 CudaContext::CudaContext(CudaApi& api, Ownership ownership) : api_(api), driver_(api.driver()), ownership_(ownership) {}
 
 std::shared_ptr<CudaContext> CudaContext::from_devices(CudaApi& api, std::span<const std::shared_ptr<Device>> devices) {

@@ -70,6 +70,8 @@ public:
     std::uintptr_t native_handle(std::size_t device_index) const override {
         return reinterpret_cast<std::uintptr_t>(contexts_[device_index]);
     }
+    /// A CurrentContext over the device's CUcontext.
+    std::unique_ptr<CurrentScope> make_current(std::size_t device_index) const override;
     std::shared_ptr<Queue> create_queue(std::size_t device_index) override;
     std::shared_ptr<Buffer> allocate(std::size_t device_index, std::size_t size) override;
     /// cuMemHostAlloc with the context of device 0 current (cuda_host_memory.cpp).

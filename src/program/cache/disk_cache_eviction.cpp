@@ -32,6 +32,21 @@ constexpr std::uint64_t kRescanEvery = 64;
 // Temporary files older than this were left by a writer that died: scans remove them.
 constexpr auto kStaleTemporaryAge = std::chrono::hours(1);
 
+/// Calls visit(path, file name) for each file of the cache's buckets, <directory>/<2 hex digits>/*
+/// (nothing else is looked at); gives the error of reading `directory` itself, if any.
+template <class Visit>
+std::error_code for_each_bucket_file(const fs::path& directory, Visit visit) {
+    std::error_code error;
+    for (fs::directory_iterator top(directory, error), end; !error && top != end; top.increment(error)) {
+        const std::string bucket = top->path().filename().string();
+        if (bucket.size() != 2 || !is_hex(bucket)) continue;
+        std::error_code inner_error;
+        for (fs::directory_iterator it(top->path(), inner_error); !inner_error && it != end; it.increment(inner_error))
+            visit(it->path(), it->path().filename().string());
+    }
+    return error;
+}
+
 }  // namespace
 
 // When to scan. Summing the sizes of all entries means a stat() per file, which is too much for
@@ -84,28 +99,20 @@ std::uint64_t DiskCache::scan_and_evict() {
         ++io_errors_;
         return 0;
     }
-    std::error_code error;
-    for (fs::directory_iterator top(settings_.directory, error), end; !error && top != end; top.increment(error)) {
-        const std::string bucket = top->path().filename().string();
-        if (bucket.size() != 2 || !is_hex(bucket)) continue;
-        std::error_code inner_error;
-        for (fs::directory_iterator it(top->path(), inner_error); !inner_error && it != end;
-             it.increment(inner_error)) {
-            const fs::path& path = it->path();
-            const std::string name = path.filename().string();
+    const std::error_code error =
+        for_each_bucket_file(settings_.directory, [&](const fs::path& path, const std::string& name) {
             const bool entry = is_entry_name(name);
-            if (!entry && !is_temporary_name(name)) continue;
+            if (!entry && !is_temporary_name(name)) return;
             struct stat info {};
-            if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
+            if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return;
             if (!entry) {
                 if (info.st_mtim.tv_sec < stale_seconds) ::unlink(path.c_str());
-                continue;
+                return;
             }
             const auto size = static_cast<std::uint64_t>(info.st_size);
             entries.push_back(Entry{path, size, info.st_mtim});
             total += size;
-        }
-    }
+        });
     if (error && error != std::errc::no_such_file_or_directory) ++io_errors_;
 
     if (total > settings_.max_bytes) {
@@ -137,22 +144,14 @@ std::uint64_t DiskCache::scan_and_evict() {
 std::vector<DiskCacheEntryInfo> DiskCache::entries() const {
     std::vector<DiskCacheEntryInfo> found;
     if (!directory_is_ours(settings_.directory)) return found;  // not the cache's: nothing of ours there
-    std::error_code error;
-    for (fs::directory_iterator top(settings_.directory, error), end; !error && top != end; top.increment(error)) {
-        const std::string bucket = top->path().filename().string();
-        if (bucket.size() != 2 || !is_hex(bucket)) continue;
-        std::error_code inner_error;
-        for (fs::directory_iterator it(top->path(), inner_error); !inner_error && it != end;
-             it.increment(inner_error)) {
-            const std::string name = it->path().filename().string();
-            struct stat info {};
-            if (!is_entry_name(name) || ::lstat(it->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
-            found.push_back(
-                DiskCacheEntryInfo{it->path(), name.substr(0, name.size() - kEntrySuffix.size()),
-                                   static_cast<std::uint64_t>(info.st_size),
-                                   std::int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec});
-        }
-    }
+    // A directory that cannot be read lists nothing.
+    static_cast<void>(for_each_bucket_file(settings_.directory, [&](const fs::path& path, const std::string& name) {
+        struct stat info {};
+        if (!is_entry_name(name) || ::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return;
+        found.push_back(DiskCacheEntryInfo{path, name.substr(0, name.size() - kEntrySuffix.size()),
+                                           static_cast<std::uint64_t>(info.st_size),
+                                           std::int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec});
+    }));
     std::sort(found.begin(), found.end(), [](const DiskCacheEntryInfo& a, const DiskCacheEntryInfo& b) {
         return a.last_used_ns != b.last_used_ns ? a.last_used_ns > b.last_used_ns : a.path < b.path;
     });
