@@ -9,6 +9,7 @@
 #include "algorithms/reduction_types.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/expression.hpp"
+#include "kjarni/fusion.hpp"
 
 namespace kjarni::detail {
 
@@ -83,6 +84,12 @@ void check_index_out(const ReduceOptions& options, const char* what) {
         throw ArgumentError("out", fmt::format("{}: has dtype {}; indices go into bool or an integer type that "
                                                "converts to int64 safely (numpy's rule)",
                                                what, options.out->dtype().name()));
+}
+
+Array count_not_nan(const Queue& queue, const Array& array, const ReduceOptions& options) {
+    ReduceOptions counted = options;
+    counted.out.reset();
+    return sum(queue, logical_not(isnan(Expr(array))), counted, DType(Kind::int64));
 }
 
 }  // namespace kjarni::detail

@@ -54,4 +54,8 @@ Array extremum_into_out(const Queue& queue, const Array& array, const ReduceOpti
 /// ArgumentError naming out for another dtype.
 void check_index_out(const ReduceOptions& options, const char* what);
 
+/// The elements of `array` that are not NaN (complex: neither part) over the reduced axes of
+/// `options` (axes and keepdims; its out is not used), as int64.
+Array count_not_nan(const Queue& queue, const Array& array, const ReduceOptions& options);
+
 }  // namespace kjarni::detail

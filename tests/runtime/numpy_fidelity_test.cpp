@@ -30,6 +30,7 @@
 #include "dtype/half.hpp"
 #include "kjarni/device_specifier.hpp"
 #include "kjarni/expression.hpp"
+#include "kjarni/fusion.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
 #include "support/numpy_tables.hpp"
@@ -228,13 +229,18 @@ TEST_P(NumpyFidelityTest, AssignFollowsNumpysSameKindRuleAndTheOthersEqualDtypes
     // fill() converts whatever the kinds (numpy's `a[...] = value` with unsafe casting).
     EXPECT_NO_THROW(fill(queue(), uints, Expr(ints)));
     // Reductions' and scans' out take any dtype, cast into unsafely as numpy's (their values:
-    // numpy_reduction_out_test.cpp); nan* reductions of floats and Array::set want the dtype equal.
+    // numpy_reduction_out_test.cpp), nan* reductions of floats too; std refuses an integer out as
+    // numpy's sqrt does; the reductions of expressions and Array::set want the dtype equal.
     EXPECT_NO_THROW((void)sum(queue(), ints, {std::nullopt, false, Array::zeros(queue(), {}, uint64)}));
     EXPECT_NO_THROW((void)sum(queue(), ints, {std::nullopt, false, Array::zeros(queue(), {}, int32)}));
     EXPECT_NO_THROW((void)sum(queue(), ints, {std::nullopt, false, Array::zeros(queue(), {}, int64)}));
     EXPECT_NO_THROW((void)cumsum(queue(), ints, 0, std::nullopt, Array::zeros(queue(), {5}, uint64)));
-    EXPECT_THROW((void)nansum(queue(), Array::zeros(queue(), {5}, float32),
-                              {std::nullopt, false, Array::zeros(queue(), {}, float64)}),
+    EXPECT_NO_THROW((void)nansum(queue(), Array::zeros(queue(), {5}, float32),
+                                 {std::nullopt, false, Array::zeros(queue(), {}, float64)}));
+    EXPECT_THROW((void)kjarni::std(queue(), Array::zeros(queue(), {5}, float32),
+                                   {std::nullopt, false, Array::zeros(queue(), {}, int32)}),
+                 ArgumentError);
+    EXPECT_THROW((void)sum(queue(), Expr(ints) + 1, {std::nullopt, false, Array::zeros(queue(), {}, int32)}),
                  ArgumentError);
     EXPECT_THROW(uints.set(queue(), ints), ArgumentError);
 }

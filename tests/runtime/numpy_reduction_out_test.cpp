@@ -72,11 +72,26 @@ Array run(const std::string& fn, const Queue& q, const Array& x, const Array& ou
     if (fn == "all") return all(q, x, into);
     if (fn == "cumsum") return cumsum(q, x, std::nullopt, std::nullopt, out);
     if (fn == "cumprod") return cumprod(q, x, std::nullopt, std::nullopt, out);
+    if (fn == "nansum") return nansum(q, x, into);
+    if (fn == "nanprod") return nanprod(q, x, into);
+    if (fn == "nanmin") return nanmin(q, x, into);
+    if (fn == "nanmax") return nanmax(q, x, into);
+    if (fn == "nanargmin") return nanargmin(q, x, into);
+    if (fn == "nanargmax") return nanargmax(q, x, into);
+    if (fn == "nanmean") return nanmean(q, x, into);
+    if (fn == "var") return var(q, x, into);
+    if (fn == "std") return std(q, x, into);
+    if (fn == "nanvar") return nanvar(q, x, into);
+    if (fn == "nanstd") return nanstd(q, x, into);
     throw std::invalid_argument("no function " + fn);
 }
 
 // The input row numpy reduced for `fn`.
-std::string input_of(const std::string& fn) { return fn.find("prod") != std::string::npos ? "products" : "input"; }
+std::string input_of(const std::string& fn) {
+    if (fn == "nanprod") return "nanproducts";
+    if (fn.rfind("nan", 0) == 0) return "nans";
+    return fn.find("prod") != std::string::npos ? "products" : "input";
+}
 
 // The bits of `d`'s values: its significand's for floats, 64 for integers and bool (exact).
 int digits_of(const DType& d) {
@@ -95,12 +110,30 @@ bool close(long double got, const std::string& want_text, int digits) {
     return std::fabs(got - want) <= std::ldexp(4.0L, -digits) * std::fabs(want);
 }
 
+// The moments (var, std, nanvar, nanstd, nanmean) compute in the array's float type (float64 for
+// integers): numpy's value carries that type's roundings (float32 deviations summed into a float64
+// out), and float16's are numpy's own (it computes deviations in float16, kjarni in float32), so
+// that an integer out of a float16 array's variance is not compared.
+bool is_moment(const std::string& fn) {
+    return fn == "var" || fn == "std" || fn == "nanvar" || fn == "nanstd" || fn == "nanmean";
+}
+
 // Element k of `got` (of out's dtype) against numpy's text for it: integers and bool exactly,
-// floats and complex within a few roundings of `digits` bits (close; out's precision when 0).
+// floats and complex within a few roundings of `digits` bits (close; out's precision when 0), and
+// integers within those of a float computation of `digits` bits where that is below 64.
 void expect_element(const HostArray& got, std::size_t k, const std::string& want, int digits = 0) {
     const DType d = got.dtype();
     if (digits == 0) digits = digits_of(d);
-    if (is_int_kind(d)) {
+    if (is_int_kind(d) && digits < 64) {
+        // An integer out of a float computation (the moments): its roundings show past 2^digits.
+        const long double expected = std::strtold(want.c_str(), nullptr);
+        const bool is_signed =
+            d.kind() == Kind::int8 || d.kind() == Kind::int16 || d.kind() == Kind::int32 || d.kind() == Kind::int64;
+        const long double value = is_signed ? static_cast<long double>(static_cast<std::int64_t>(int_at(got, k)))
+                                            : static_cast<long double>(int_at(got, k));
+        EXPECT_LE(std::fabs(value - expected), std::ldexp(4.0L, -digits) * std::fabs(expected) + 1)
+            << "element " << k << ": " << value << ", numpy " << want;
+    } else if (is_int_kind(d)) {
         const std::uint64_t expected =
             want[0] == '-' ? static_cast<std::uint64_t>(std::stoll(want)) : std::stoull(want);
         EXPECT_EQ(int_at(got, k), expected) << "element " << k;
@@ -124,12 +157,12 @@ bool is_first_element_row(const std::string& kind) {
 // them with KJARNI_REDUCTION_OUT_ALL=1.
 TEST_P(ReductionOutTest, ReductionsAndScansCastIntoOutAsNumpy) {
     const bool all_pairs = std::getenv("KJARNI_REDUCTION_OUT_ALL") != nullptr;
-    std::bernoulli_distribution sampled(all_pairs ? 1.0 : 64.0 / 1904);
-    std::map<std::string, Array> inputs;  // "input int8", "products int8"
+    std::bernoulli_distribution sampled(all_pairs ? 1.0 : 72.0 / 3634);
+    std::map<std::string, Array> inputs;  // "input int8", "products int8", "nans int8", "nanproducts int8"
     std::size_t accepted = 0, refused = 0, valued = 0;
     for (const auto& row : numpy_table_rows("numpy_reduction_out.txt")) {
         if (is_first_element_row(row[0])) continue;  // MinAndMaxCompareTheFirstElementCastIntoOut
-        if (row[0] == "input" || row[0] == "products") {
+        if (row[0] == "input" || row[0] == "products" || row[0] == "nans" || row[0] == "nanproducts") {
             inputs.insert_or_assign(row[0] + " " + row[1],
                                     Array::from_host(queue(), from_bits(dtype_named(row[1]), row)));
             continue;
@@ -153,16 +186,26 @@ TEST_P(ReductionOutTest, ReductionsAndScansCastIntoOutAsNumpy) {
         ASSERT_EQ(result.dtype(), out_dtype);
         const HostArray got = out.get(queue()).copy();
         ASSERT_EQ(got.size(), row.size() - 4);
-        for (std::size_t k = 0; k < got.size(); ++k) expect_element(got, k, row[4 + k]);
+        int digits = digits_of(out_dtype);
+        if (is_moment(fn)) {
+            const DType computed = x.dtype().kind() == Kind::float16 ? DType(Kind::float16)
+                                   : is_int_kind(x.dtype())          ? DType(Kind::float64)
+                                                                     : x.dtype();
+            if (computed.kind() == Kind::float16 && is_int_kind(out_dtype)) continue;
+            digits = std::min(digits, digits_of(computed));
+        }
+        for (std::size_t k = 0; k < got.size(); ++k) expect_element(got, k, row[4 + k], digits);
     }
-    // 11 functions, 14 x 14 pairs; argmin and argmax refuse uint64, floats and complex.
-    EXPECT_EQ(accepted + refused, 11u * 14 * 14);
-    EXPECT_EQ(refused, 2u * 14 * 6);
+    // 22 functions, 14 x 14 pairs. Refused as numpy: by argmin, argmax, nanargmin and nanargmax
+    // uint64, floats and complex (4 x 14 x 6); by std and nanstd bool and the integers (2 x 14 x 9);
+    // by nanmean and nanvar of float and complex arrays the same (2 x 5 x 9).
+    EXPECT_EQ(accepted + refused, 22u * 14 * 14);
+    EXPECT_EQ(refused, 4u * 14 * 6 + 2u * 14 * 9 + 2u * 5 * 9);
     std::printf("reduction out=: %zu pairs taken, %zu refused as numpy, values of %zu checked\n", accepted, refused,
                 valued);
 }
 
-// min and max have no identity: numpy casts each output's first element (index 0 along the reduced
+// min, max, nanmin and nanmax have no identity: numpy casts each output's first element (index 0 along the reduced
 // axes) into out and compares the others with that value in its loop's dtype, so a first element
 // out cannot hold changes the result (max of int16 [300, 100] into int8 is 100, not 300 cast, 44).
 // A third of numpy's table's pairs where its value is not the extremum cast (all of them with
@@ -217,7 +260,7 @@ TEST_P(ReductionOutTest, MinAndMaxCompareTheFirstElementCastIntoOutAsNumpy) {
             ++views;
         }
     }
-    EXPECT_GT(pairs, all_pairs ? 200u : 60u);
+    EXPECT_GT(pairs, all_pairs ? 290u : 90u);
     EXPECT_EQ(views, 48u);
     std::printf("min and max into out: %zu pairs whose first element out cannot hold, %zu views\n", pairs, views);
 }

@@ -4,13 +4,16 @@ every pair of input and out dtypes, whether numpy takes that out and what it wri
 
   input DTYPE BITS...            the input (6 elements, each its bits in hex; complex: real:imag)
   products DTYPE BITS...         the input of prod and cumprod
+  nans DTYPE BITS...             the input of the nan* functions but nanprod (float and complex
+                                 types: `input` with a NaN inserted; the others: `input`)
+  nanproducts DTYPE BITS...      the input of nanprod (`products`, with a NaN for floats and complex)
   FN DTYPE OUT_DTYPE 0           numpy refuses out (TypeError / UFuncTypeError)
   FN DTYPE OUT_DTYPE 1 VALUE...  numpy's result in out: integers and bool in decimal, floats by
                                  float.hex (complex: real,imag)
 
   firsts K DTYPE BITS...         an input of min and max whose first element out may not hold
-  first K FN DTYPE OUT_DTYPE VALUE   numpy's min or max of `firsts K DTYPE` in out (numpy takes every
-                                 out), where it differs from the extremum cast
+  first K FN DTYPE OUT_DTYPE VALUE   numpy's min, max, nanmin or nanmax of `firsts K DTYPE` in out
+                                 (numpy takes every out), where it differs from the extremum cast
   grid DTYPE BITS...             a (3, 4) input of min and max along axes, of views of it
   view VIEW FN AXES KEEPDIMS OUT_DTYPE VALUE...   numpy's min or max of grid's view VIEW ("plain",
                                  "reversed": [::-1, ::-1], "transposed": .T) over AXES ("all", or
@@ -41,12 +44,26 @@ names = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
          "float16", "float32", "float64", "complex64", "complex128"]
 functions = {"sum": np.sum, "prod": np.prod, "mean": np.mean, "min": np.min, "max": np.max,
              "argmin": np.argmin, "argmax": np.argmax, "any": np.any, "all": np.all,
-             "cumsum": np.cumsum, "cumprod": np.cumprod}
+             "cumsum": np.cumsum, "cumprod": np.cumprod,
+             "nansum": np.nansum, "nanprod": np.nanprod, "nanmin": np.nanmin, "nanmax": np.nanmax,
+             "nanargmin": np.nanargmin, "nanargmax": np.nanargmax, "nanmean": np.nanmean,
+             "var": np.var, "std": np.std, "nanvar": np.nanvar, "nanstd": np.nanstd}
 base = np.array([3.0, -56.5, 120.25, 100.75, 1.5, 7.0])
 products = np.array([3.0, -2.5, 1.25, 2.0, 1.5, 6.0])
 
 
+def with_nan(values, dtype):
+    """`values` in `dtype`, with a NaN inserted after the first element for float and complex types."""
+    if np.dtype(dtype).kind in "fc":
+        values = np.insert(values, 1, np.nan)
+    return values.astype(dtype)
+
+
 def input_of(name, dtype):
+    if name == "nanprod":
+        return with_nan(products, dtype)
+    if name.startswith("nan"):
+        return with_nan(base, dtype)
     return (products if "prod" in name else base).astype(dtype)
 
 
@@ -86,7 +103,8 @@ def write_firsts(f):
         for a in names:
             x = values.astype(a)
             f.write(" ".join(["firsts", str(k), a] + bits(x)) + "\n")
-            for name in ("min", "max"):
+            # nanmin and nanmax of integer and bool arrays are min and max.
+            for name in ("min", "max") + (("nanmin", "nanmax") if np.dtype(a).kind in "fc" else ()):
                 for o in names:
                     out = np.zeros((), o)
                     functions[name](x, out=out)
@@ -109,6 +127,8 @@ with open("numpy_reduction_out.txt", "w") as f:
     for a in names:
         f.write(" ".join(["input", a] + bits(base.astype(a))) + "\n")
         f.write(" ".join(["products", a] + bits(products.astype(a))) + "\n")
+        f.write(" ".join(["nans", a] + bits(with_nan(base, a))) + "\n")
+        f.write(" ".join(["nanproducts", a] + bits(with_nan(products, a))) + "\n")
         for name, fn in functions.items():
             x = input_of(name, a)
             for o in names:
