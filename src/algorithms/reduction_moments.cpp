@@ -144,7 +144,8 @@ Array variance_into_out(const Queue& queue, const Array& array, const ReduceOpti
         const Expr dof = Expr(detail::count_not_nan(queue, array, options)) - ddof_value;
         fill(queue, out, where(dof > 0, Expr(out) / dof, scalar(std::nan(""), DType(Kind::float64))));
     } else {
-        const double n = out.size() == 0 ? 0.0 : static_cast<double>(array.size() / out.size());
+        // The count of elements each output reduces (a whole number: out has the kept extents).
+        const double n = out.size() == 0 ? 0.0 : static_cast<double>(array.size()) / static_cast<double>(out.size());
         fill(queue, out, Expr(out) / scalar(std::fmax(n - ddof, 0.0), DType(Kind::float64)));
     }
     if (root) fill(queue, out, sqrt(Expr(out)));

@@ -122,7 +122,7 @@ bool is_moment(const std::string& fn) {
 // floats and complex within a few roundings of `digits` bits (close; out's precision when 0), and
 // integers within those of a float computation of `digits` bits where that is below 64.
 void expect_element(const HostArray& got, std::size_t k, const std::string& want, int digits = 0) {
-    const DType d = got.dtype();
+    const DType& d = got.dtype();
     if (digits == 0) digits = digits_of(d);
     if (is_int_kind(d) && digits < 64) {
         // An integer out of a float computation (the moments): its roundings show past 2^digits.
