@@ -24,7 +24,10 @@
 ///
 /// Complex types (complex64, complex128) take + - * / == != abs exp log sqrt sin cos tanh pow where
 /// astype, with numpy's principal values and branch cuts (sqrt and log: along the negative real axis,
-/// the sign of a zero imaginary part choosing the side); < <= > >= minimum maximum clip in numpy's
+/// the sign of a zero imaginary part choosing the side) and numpy's values at infinite, NaN and
+/// huge parts (C99 Annex G's for the functions; * as numpy's x86-64 loops, each part one fused
+/// multiply-add; / numpy's Smith's algorithm; pow numpy's, repeated products for small integer
+/// exponents); < <= > >= minimum maximum clip in numpy's
 /// order (real parts, then imaginary parts; NaN as numpy's loops). `-` of bool and `%` of complex
 /// values are an ArgumentError naming the operation. Integer + - * (and negation, abs, square,
 /// pow, sums and products) wrap as numpy's do, never undefined signed overflow. Shapes broadcast by numpy's rules when the tree is built (ArgumentError with both

@@ -45,11 +45,17 @@ struct ReduceOptions {
     /// without `dtype` compute in numpy's loop for out, np.promote_types(out, array) (an int64 sum
     /// into float32 in float64); mean as numpy's (the sum cast into out, then divided in out's
     /// dtype); the others compute their own result, then convert it (a dtype other than the
-    /// result's costs a temporary). argmin and argmax take bool and the integer types that convert
-    /// to int64 safely (not uint64), as numpy; another dtype is an ArgumentError naming `out`. The
-    /// other reductions (nan* of float and complex arrays, var, std, dot, ReductionKernel) want
-    /// the result's dtype (stricter than numpy for nan*, var and std, whose out= numpy casts into);
-    /// nan* of integer and bool arrays are the plain reductions, out= included.
+    /// result's costs a temporary). min, max, nanmin and nanmax as numpy's, which cast each
+    /// output's first element into out and compare the others with that value: where out cannot
+    /// hold it, it competes by its cast value (max of int16 [300, 100] into int8 is 100, 300 being
+    /// 44 in int8; float64 [NaN, 1] into int32 is 1). argmin, argmax, nanargmin and nanargmax
+    /// take bool and the integer types that convert to int64 safely (not uint64), as numpy;
+    /// another dtype is an ArgumentError naming `out`. nansum and nanprod as sum and prod;
+    /// nanmean, var, std, nanvar and nanstd as numpy's: the sum (of squared deviations) cast into
+    /// out, then divided in float64 (complex128) and cast again, std's square root taken in out's
+    /// dtype; std and nanstd, and nanmean and nanvar of float and complex arrays, take a float or
+    /// complex out only, as numpy (ArgumentError naming `out`). dot, ReductionKernel and the
+    /// reductions of expressions (kjarni/fusion.hpp) want the result's dtype.
     std::optional<Array> out = std::nullopt;
     /// Makes the result's buffer when `out` is not given (a MemoryPool, so that repeated reductions
     /// reuse memory as PyTorch's and CuPy's caching allocators do). Buffer::allocate when empty.

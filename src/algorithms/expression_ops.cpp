@@ -324,7 +324,7 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
         return complex ? fmt::format("kj_cmul_{}({}, {})", sfx, a, a) : typed(fmt::format("(({0}) * ({0}))", a));
     case ExprOp::positive: return a;
     case ExprOp::reciprocal:
-        if (complex) return fmt::format("kj_cdiv_{}({}(1, 0), {})", sfx, complex_ctr(t), a);
+        if (complex) return fmt::format("kj_crecip_{}({})", sfx, a);
         if (floating) return typed(fmt::format("(1 / ({}))", a));
         return fmt::format("kj_recip_{}({})", sfx, a);
     case ExprOp::log2: return fmt::format("log2({})", a);

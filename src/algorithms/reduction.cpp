@@ -20,6 +20,7 @@
 namespace kjarni {
 
 using detail::CArgument;
+using detail::into_out;
 using detail::ReductionSpec;
 using Kind = DType::Kind;
 
@@ -325,24 +326,6 @@ Array logical(const Queue& queue, const detail::ReductionSource& source, const R
 
 namespace {
 
-// out= as numpy's reductions take it (ufunc.reduce casts its result into out unsafely, whatever
-// out's dtype): `reduce` writes straight into out where `result` (the dtype it computes) is out's,
-// else into a temporary that is then converted into out, through `loop` when given (the dtype
-// numpy's loop for out computes in: min and max of a uint64 array into an int64 out compare in
-// float64, so the maximum arrives as a float64; the promotion is monotonic, so converting the
-// extremum is converting every element first).
-template <class Reduce>
-Array into_out(const Queue& queue, const ReduceOptions& options, const DType& result, const char* what, Reduce&& reduce,
-               const std::optional<DType>& loop = std::nullopt) {
-    if (!options.out || options.out->dtype() == result) return reduce(options);
-    ReduceOptions temporary = options;
-    temporary.out.reset();
-    Array value = reduce(temporary);
-    if (loop && !(*loop == result) && !(*loop == options.out->dtype())) value = value.astype(queue, *loop);
-    detail::convert_into_out(queue, value, *options.out, what);
-    return *options.out;
-}
-
 Array sum_or_prod(const Queue& queue, const Array& array, const ReduceOptions& options,
                   const std::optional<DType>& dtype, bool multiply) {
     const char* what = multiply ? "prod" : "sum";
@@ -375,19 +358,6 @@ void mean_into_out(const Queue& queue, const Array& array, const ReduceOptions& 
     fill(queue, out, Expr(out) / Expr(count));
 }
 
-// argmin and argmax: numpy takes an out its int64 indices cast to safely the other way round
-// (np.can_cast(out.dtype, intp, "safe"): bool, every signed integer, unsigned up to 32 bits).
-void check_index_out(const ReduceOptions& options, const char* what) {
-    if (!options.out) return;
-    const Kind k = options.out->dtype().kind();
-    const bool takes = k == Kind::bool_ || k == Kind::int8 || k == Kind::uint8 || k == Kind::int16 ||
-                       k == Kind::uint16 || k == Kind::int32 || k == Kind::uint32 || k == Kind::int64;
-    if (!takes)
-        throw ArgumentError("out", fmt::format("{}: has dtype {}; indices go into bool or an integer type that "
-                                               "converts to int64 safely (numpy's rule)",
-                                               what, options.out->dtype().name()));
-}
-
 }  // namespace
 
 Array sum(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
@@ -407,27 +377,23 @@ Array mean(const Queue& queue, const Array& array, const ReduceOptions& options,
     return arithmetic(queue, detail::array_source("mean", array), options, dtype, false, true, "mean");
 }
 Array min(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    const std::optional<DType> loop =
-        options.out ? std::optional<DType>(detail::promote_types(options.out->dtype(), array.dtype())) : std::nullopt;
-    return into_out(
-        queue, options, array.dtype(), "min",
-        [&](const ReduceOptions& o) { return extremum(queue, detail::array_source("min", array), o, false); }, loop);
+    return detail::extremum_into_out(queue, array, options, "min", [&](const Array& a, const ReduceOptions& o) {
+        return extremum(queue, detail::array_source("min", a), o, false);
+    });
 }
 Array max(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    const std::optional<DType> loop =
-        options.out ? std::optional<DType>(detail::promote_types(options.out->dtype(), array.dtype())) : std::nullopt;
-    return into_out(
-        queue, options, array.dtype(), "max",
-        [&](const ReduceOptions& o) { return extremum(queue, detail::array_source("max", array), o, true); }, loop);
+    return detail::extremum_into_out(queue, array, options, "max", [&](const Array& a, const ReduceOptions& o) {
+        return extremum(queue, detail::array_source("max", a), o, true);
+    });
 }
 Array argmin(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    check_index_out(options, "argmin");
+    detail::check_index_out(options, "argmin");
     return into_out(queue, options, Kind::int64, "argmin", [&](const ReduceOptions& o) {
         return arg_extremum(queue, detail::array_source("argmin", array), o, false);
     });
 }
 Array argmax(const Queue& queue, const Array& array, const ReduceOptions& options) {
-    check_index_out(options, "argmax");
+    detail::check_index_out(options, "argmax");
     return into_out(queue, options, Kind::int64, "argmax", [&](const ReduceOptions& o) {
         return arg_extremum(queue, detail::array_source("argmax", array), o, true);
     });

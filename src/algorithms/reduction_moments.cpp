@@ -3,14 +3,20 @@
 // update (mean_ab = mean_a + d * n_b / n, M2_ab = M2_a + M2_b + d^2 * n_a * n_b / n with
 // d = mean_b - mean_a): numerically as sound as a two-pass computation (no E[x^2] - E[x]^2
 // cancellation), and one read of the data. complex values: the mean is complex, M2 sums |d|^2.
+// An out= of another dtype than the result's takes numpy's steps (the sum of squares cast into
+// out, then divided there), a few passes more.
+
+#include <cmath>
 
 #include <fmt/format.h>
 
 #include "algorithms/device_code.hpp"
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/reduction_nan_support.hpp"
+#include "algorithms/reduction_out.hpp"
 #include "algorithms/reduction_source.hpp"
 #include "kjarni/error.hpp"
+#include "kjarni/expression.hpp"
 #include "kjarni/reduction.hpp"
 
 namespace kjarni {
@@ -37,16 +43,22 @@ std::string ddof_literal(double v, const DType& real) {
     return real.kind() == Kind::float64 ? fmt::format("{:.17e}", v) : fmt::format("{:.9e}f", v);
 }
 
-/// var / std / nanvar / nanstd.
+/// What a moments reduction gives: the variance, its square root, or the sum of squared deviations
+/// from the mean (numpy's var before its division, for out= of another dtype).
+enum class Moment { variance, deviation, squares };
+
+/// var / std / nanvar / nanstd (the sum of squared deviations where `moment` says).
 Array variance(const Queue& queue, const detail::ReductionSource& source, const ReduceOptions& options, double ddof,
-               const std::optional<DType>& dtype, bool root, bool skip_nan) {
+               const std::optional<DType>& dtype, Moment moment, bool skip_nan) {
+    const bool root = moment == Moment::deviation;
     const std::string what = fmt::format("{}{}", skip_nan ? "nan" : "", root ? "std" : "var");
     const DType d = source.dtype;
     const DType computed = moments_dtype(d, dtype, what.c_str());
     const DType result = is_complex(computed) ? real_for(computed) : computed;
     const DType t = computed.kind() == Kind::float16 ? DType(Kind::float32) : computed;
     const DType r = is_complex(t) ? real_for(t) : t;
-    const std::string key = fmt::format("{} {} {} {}{}", what, d.name(), computed.name(),
+    const bool squares = moment == Moment::squares;
+    const std::string key = fmt::format("{}{} {} {} {}{}", what, squares ? " squares" : "", d.name(), computed.name(),
                                         ddof_literal(ddof, DType(Kind::float64)), source.key);
     const ReductionSpec& built = detail::cached_spec(key, [&] {
         ReductionSpec spec;
@@ -87,44 +99,114 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
         const std::string map = skip_nan ? fmt::format("({} ? kj_moments_of({}, 0) : kj_moments_of({}, 1))",
                                                        detail::nan_test(v, d), zero, value)
                                          : fmt::format("kj_moments_of({}, 1)", value);
-        // numpy divides by max(n - ddof, 0): 0 / 0 is NaN, x / 0 infinite.
+        // numpy's var divides by max(n - ddof, 0): 0 / 0 is NaN, x / 0 infinite; its nanvar gives
+        // NaN where n - ddof is not positive.
         std::string finish = fmt::format("a.m2 / fmax(({0})a.n - {1}, ({0})0)", rc, ddof_literal(ddof, r));
+        if (skip_nan)
+            finish = fmt::format("(({0})a.n - {1} > ({0})0 ? a.m2 / (({0})a.n - {1}) : {2})", rc, ddof_literal(ddof, r),
+                                 detail::nan_literal(r));
         if (root) finish = fmt::format("sqrt({})", finish);
+        if (squares) finish = "a.m2";
         spec.acc_ctype = "kj_moments_t";
         spec.acc_size = 32;  // at least sizeof(kj_moments_t) for every type (complex128: 32)
         spec.result = result;
-        spec.code =
-            source.code + detail::reduction_code(spec.arguments, preamble, fmt::format("kj_moments_of({}, 0)", zero),
-                                                 "kj_moments_merge(a, b)", map, finish, result, {}, what);
+        spec.code = source.code + detail::reduction_code(spec.arguments, detail::nan_functions() + preamble,
+                                                         fmt::format("kj_moments_of({}, 0)", zero),
+                                                         "kj_moments_merge(a, b)", map, finish, result, {}, what);
         return spec;
     });
     return detail::run_reduction(queue, built, source.operands, options);
+}
+
+/// var, std, nanvar and nanstd with out= of another dtype than their result, as numpy's
+/// (numpy/_core/_methods.py's _var and _std, numpy/lib/_nanfunctions_impl.py's nanvar and
+/// nanstd): the sum of squared deviations from the mean (computed as the reduction computes) cast
+/// into out, then out divided by max(n - ddof, 0) (nanvar: by the count of non-NaN elements less
+/// ddof, NaN where that is not positive) in float64 or complex128 and cast into out again; std and
+/// nanstd then take out's square root in out's dtype. Each step rounds into out: var of float64
+/// into int8 wraps the sum of squares first. numpy refuses (ArgumentError here) an integer or bool
+/// out for std and nanstd (its sqrt into out), and for nanvar of float and complex arrays.
+Array variance_into_out(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
+                        const std::optional<DType>& dtype, bool root, bool skip_nan) {
+    const char* what = skip_nan ? (root ? "nanstd" : "nanvar") : (root ? "std" : "var");
+    const Array& out = *options.out;
+    if (!holds_nan(out.dtype()) && (root || skip_nan))
+        throw ArgumentError("out", fmt::format("{}: has dtype {}; numpy writes a {} array's {} into a float or "
+                                               "complex out only",
+                                               what, out.dtype().name(), array.dtype().name(), what));
+    ReduceOptions temporary = options;
+    temporary.out.reset();
+    const Array squares =
+        variance(queue, detail::array_source(what, array), temporary, ddof, dtype, Moment::squares, skip_nan);
+    detail::convert_into_out(queue, squares, out, what);
+    const Expr ddof_value = scalar(ddof, DType(Kind::float64));
+    if (skip_nan) {
+        const Expr dof = Expr(detail::count_not_nan(queue, array, options)) - ddof_value;
+        fill(queue, out, where(dof > 0, Expr(out) / dof, scalar(std::nan(""), DType(Kind::float64))));
+    } else {
+        // The count of elements each output reduces (a whole number: out has the kept extents).
+        const double n = out.size() == 0 ? 0.0 : static_cast<double>(array.size()) / static_cast<double>(out.size());
+        fill(queue, out, Expr(out) / scalar(std::fmax(n - ddof, 0.0), DType(Kind::float64)));
+    }
+    if (root) fill(queue, out, sqrt(Expr(out)));
+    return out;
+}
+
+/// nanmean of a float or complex array with out= of another dtype than its result, as numpy's: the
+/// sum of the non-NaN elements (in `dtype`, else in the loop numpy's add takes for out) cast into
+/// out, then out divided by their count in float64 or complex128 and cast into out again. numpy
+/// takes a float or complex out only (ArgumentError here otherwise).
+Array nanmean_into_out(const Queue& queue, const Array& array, const ReduceOptions& options,
+                       const std::optional<DType>& dtype) {
+    const Array& out = *options.out;
+    if (!holds_nan(out.dtype()))
+        throw ArgumentError("out", fmt::format("nanmean: has dtype {}; numpy writes a {} array's mean into a float "
+                                               "or complex out only",
+                                               out.dtype().name(), array.dtype().name()));
+    ReduceOptions temporary = options;
+    temporary.out.reset();
+    const std::optional<DType> acc = dtype ? dtype : detail::accumulation_for_out(array.dtype(), out.dtype());
+    detail::convert_into_out(queue, nansum(queue, array, temporary, acc), out, "nanmean");
+    fill(queue, out, Expr(out) / Expr(detail::count_not_nan(queue, array, options)));
+    return out;
+}
+
+/// var / std / nanvar / nanstd of an array, out= of any dtype.
+Array array_variance(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
+                     const std::optional<DType>& dtype, bool root, bool skip_nan) {
+    const char* what = skip_nan ? (root ? "nanstd" : "nanvar") : (root ? "std" : "var");
+    const DType computed = moments_dtype(array.dtype(), dtype, what);
+    const DType result = is_complex(computed) ? real_for(computed) : computed;
+    if (options.out && !(options.out->dtype() == result))
+        return variance_into_out(queue, array, options, ddof, dtype, root, skip_nan);
+    return variance(queue, detail::array_source(what, array), options, ddof, dtype,
+                    root ? Moment::deviation : Moment::variance, skip_nan);
 }
 
 }  // namespace
 
 Array var(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
           const std::optional<DType>& dtype) {
-    return variance(queue, detail::array_source("var", array), options, ddof, dtype, false, false);
+    return array_variance(queue, array, options, ddof, dtype, false, false);
 }
 Array std(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
           const std::optional<DType>& dtype) {
-    return variance(queue, detail::array_source("std", array), options, ddof, dtype, true, false);
+    return array_variance(queue, array, options, ddof, dtype, true, false);
 }
 Array nanvar(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
              const std::optional<DType>& dtype) {
-    return variance(queue, detail::array_source("nanvar", array), options, ddof, dtype, false,
-                    holds_nan(array.dtype()));
+    return array_variance(queue, array, options, ddof, dtype, false, holds_nan(array.dtype()));
 }
 Array nanstd(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
              const std::optional<DType>& dtype) {
-    return variance(queue, detail::array_source("nanstd", array), options, ddof, dtype, true, holds_nan(array.dtype()));
+    return array_variance(queue, array, options, ddof, dtype, true, holds_nan(array.dtype()));
 }
 
 Array nanmean(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
     const DType d = array.dtype();
     if (!holds_nan(d)) return mean(queue, array, options, dtype);
     const DType computed = moments_dtype(d, dtype, "nanmean");
+    if (options.out && !(options.out->dtype() == computed)) return nanmean_into_out(queue, array, options, dtype);
     const DType t = computed.kind() == Kind::float16 ? DType(Kind::float32) : computed;
     const DType r = is_complex(t) ? real_for(t) : t;
     const ReductionSpec& built = detail::cached_spec(fmt::format("nanmean {} {}", d.name(), computed.name()), [&] {
@@ -157,7 +239,7 @@ FUNCTION INLINE kj_nansum_t kj_nansum_add(kj_nansum_t a, kj_nansum_t b) {{ retur
 
 Array detail::reduce_variance(const Queue& queue, const ReductionSource& source, const ReduceOptions& options,
                               double ddof, const std::optional<DType>& dtype, bool root) {
-    return variance(queue, source, options, ddof, dtype, root, false);
+    return variance(queue, source, options, ddof, dtype, root ? Moment::deviation : Moment::variance, false);
 }
 
 }  // namespace kjarni

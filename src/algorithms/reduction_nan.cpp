@@ -1,5 +1,7 @@
 // numpy's nansum, nanprod, nanmin, nanmax, nanargmin and nanargmax: the reductions with NaN
-// elements left out. Integer and bool arrays hold no NaN: they are the plain reductions.
+// elements left out. Integer and bool arrays hold no NaN: they are the plain reductions. out= of
+// any dtype as numpy's (reduction_out.hpp): nansum and nanprod are numpy's sums of the array with
+// NaN replaced, nanmin and nanmax its fmin and fmax.reduce, nanargmin and nanargmax its argmin.
 
 #include <fmt/format.h>
 
@@ -8,6 +10,7 @@
 #include "algorithms/device_code.hpp"
 #include "algorithms/expression_codegen.hpp"
 #include "algorithms/reduction_nan_support.hpp"
+#include "algorithms/reduction_out.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/reduction.hpp"
 
@@ -54,6 +57,16 @@ Array nan_arithmetic(const Queue& queue, const Array& array, const ReduceOptions
         return spec;
     });
     return detail::run_reduction(queue, built, {array}, options);
+}
+
+/// nansum / nanprod with out= of any dtype, as numpy's (np.sum of the array with NaN replaced):
+/// computed in `dtype`, else in the dtype numpy's add / multiply loop takes for out, then cast.
+Array nan_arithmetic_into_out(const Queue& queue, const Array& array, const ReduceOptions& options,
+                              const std::optional<DType>& dtype, bool multiply) {
+    const std::optional<DType> acc =
+        dtype || !options.out ? dtype : detail::accumulation_for_out(array.dtype(), options.out->dtype());
+    return detail::into_out(queue, options, acc ? *acc : array.dtype(), multiply ? "nanprod" : "nansum",
+                            [&](const ReduceOptions& o) { return nan_arithmetic(queue, array, o, acc, multiply); });
 }
 
 std::string less_code(const DType& d) {
@@ -135,27 +148,35 @@ FUNCTION INLINE kj_nanarg_t kj_nanarg_pick(kj_nanarg_t a, kj_nanarg_t b)
 
 Array nansum(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
     if (!nan_reduction_applies(array.dtype())) return sum(queue, array, options, dtype);
-    return nan_arithmetic(queue, array, options, dtype, false);
+    return nan_arithmetic_into_out(queue, array, options, dtype, false);
 }
 Array nanprod(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
     if (!nan_reduction_applies(array.dtype())) return prod(queue, array, options, dtype);
-    return nan_arithmetic(queue, array, options, dtype, true);
+    return nan_arithmetic_into_out(queue, array, options, dtype, true);
 }
 Array nanmin(const Queue& queue, const Array& array, const ReduceOptions& options) {
     if (!nan_reduction_applies(array.dtype())) return min(queue, array, options);
-    return nan_extremum(queue, array, options, false);
+    return detail::extremum_into_out(queue, array, options, "nanmin", [&](const Array& a, const ReduceOptions& o) {
+        return nan_extremum(queue, a, o, false);
+    });
 }
 Array nanmax(const Queue& queue, const Array& array, const ReduceOptions& options) {
     if (!nan_reduction_applies(array.dtype())) return max(queue, array, options);
-    return nan_extremum(queue, array, options, true);
+    return detail::extremum_into_out(queue, array, options, "nanmax", [&](const Array& a, const ReduceOptions& o) {
+        return nan_extremum(queue, a, o, true);
+    });
 }
 Array nanargmin(const Queue& queue, const Array& array, const ReduceOptions& options) {
     if (!nan_reduction_applies(array.dtype())) return argmin(queue, array, options);
-    return nan_arg_extremum(queue, array, options, false);
+    detail::check_index_out(options, "nanargmin");
+    return detail::into_out(queue, options, Kind::int64, "nanargmin",
+                            [&](const ReduceOptions& o) { return nan_arg_extremum(queue, array, o, false); });
 }
 Array nanargmax(const Queue& queue, const Array& array, const ReduceOptions& options) {
     if (!nan_reduction_applies(array.dtype())) return argmax(queue, array, options);
-    return nan_arg_extremum(queue, array, options, true);
+    detail::check_index_out(options, "nanargmax");
+    return detail::into_out(queue, options, Kind::int64, "nanargmax",
+                            [&](const ReduceOptions& o) { return nan_arg_extremum(queue, array, o, true); });
 }
 
 }  // namespace kjarni

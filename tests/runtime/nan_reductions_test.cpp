@@ -308,6 +308,9 @@ TEST_P(NanReductionsTest, MomentsOptionsAndEdges) {
     // ddof past the count: numpy divides by max(n - ddof, 0): inf for a non-zero sum of squares.
     const auto big = var(queue(), x, ReduceOptions{std::vector<int>{1}}, 201).get(queue()).to_vector<float>();
     for (float v : big) EXPECT_TRUE(std::isinf(v)) << v;
+    // nanvar there gives NaN, as numpy's (np.nanvar(x, axis=1, ddof=201) is nan, np.var's inf).
+    const auto nan_big = nanvar(queue(), x, ReduceOptions{std::vector<int>{1}}, 201).get(queue()).to_vector<float>();
+    for (float v : nan_big) EXPECT_TRUE(std::isnan(v)) << v;
     // nanmin of an empty axis: numpy's ValueError; nanargmin of a slice of NaN only: the same.
     const Array empty = Array::empty(bound_device(), {3, 0}, Kind::float32);
     EXPECT_THROW(nanmin(queue(), empty, ReduceOptions{std::vector<int>{1}}), ArgumentError);

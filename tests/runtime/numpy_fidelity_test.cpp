@@ -30,6 +30,7 @@
 #include "dtype/half.hpp"
 #include "kjarni/device_specifier.hpp"
 #include "kjarni/expression.hpp"
+#include "kjarni/fusion.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
 #include "support/numpy_tables.hpp"
@@ -228,13 +229,18 @@ TEST_P(NumpyFidelityTest, AssignFollowsNumpysSameKindRuleAndTheOthersEqualDtypes
     // fill() converts whatever the kinds (numpy's `a[...] = value` with unsafe casting).
     EXPECT_NO_THROW(fill(queue(), uints, Expr(ints)));
     // Reductions' and scans' out take any dtype, cast into unsafely as numpy's (their values:
-    // numpy_reduction_out_test.cpp); nan* reductions of floats and Array::set want the dtype equal.
+    // numpy_reduction_out_test.cpp), nan* reductions of floats too; std refuses an integer out as
+    // numpy's sqrt does; the reductions of expressions and Array::set want the dtype equal.
     EXPECT_NO_THROW((void)sum(queue(), ints, {std::nullopt, false, Array::zeros(queue(), {}, uint64)}));
     EXPECT_NO_THROW((void)sum(queue(), ints, {std::nullopt, false, Array::zeros(queue(), {}, int32)}));
     EXPECT_NO_THROW((void)sum(queue(), ints, {std::nullopt, false, Array::zeros(queue(), {}, int64)}));
     EXPECT_NO_THROW((void)cumsum(queue(), ints, 0, std::nullopt, Array::zeros(queue(), {5}, uint64)));
-    EXPECT_THROW((void)nansum(queue(), Array::zeros(queue(), {5}, float32),
-                              {std::nullopt, false, Array::zeros(queue(), {}, float64)}),
+    EXPECT_NO_THROW((void)nansum(queue(), Array::zeros(queue(), {5}, float32),
+                                 {std::nullopt, false, Array::zeros(queue(), {}, float64)}));
+    EXPECT_THROW((void)kjarni::std(queue(), Array::zeros(queue(), {5}, float32),
+                                   {std::nullopt, false, Array::zeros(queue(), {}, int32)}),
+                 ArgumentError);
+    EXPECT_THROW((void)sum(queue(), Expr(ints) + 1, {std::nullopt, false, Array::zeros(queue(), {}, int32)}),
                  ArgumentError);
     EXPECT_THROW(uints.set(queue(), ints), ArgumentError);
 }
@@ -787,6 +793,9 @@ TEST_P(NumpyFidelityTest, FillAndAssignCheckScalarsAsNumpyEvenForEmptyArrays) {
 
 // numpy's part against kjarni's: both NaN, or equal with the sign of a zero, or finite within
 // `ulps` of the part (the device's exp: OpenCL C allows 3 ulp, CUDA 2).
+// The table's rows of two operands (the next tests but one).
+bool is_binary_row(const std::string& fn) { return fn == "multiply" || fn == "divide" || fn == "power_grid"; }
+
 bool same_part(double got, double want, double eps, double ulps) {
     if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
     if (want == 0 || std::isinf(want)) return got == want && std::signbit(got) == std::signbit(want);
@@ -842,7 +851,8 @@ TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
     // few device functions combined), zeros and infinities with their signs, NaN as NaN.
     std::map<std::pair<std::string, std::string>, std::vector<std::vector<std::string>>> cases;
     for (auto& row : numpy_table_rows("numpy_complex_special.txt"))
-        if (row.at(0) != "exp" && row.at(0) != "power") cases[{row.at(0), row.at(1)}].push_back(std::move(row));
+        if (row.at(0) != "exp" && row.at(0) != "power" && !is_binary_row(row.at(0)))
+            cases[{row.at(0), row.at(1)}].push_back(std::move(row));
     std::size_t checked = 0;
     for (const auto& [key, rows] : cases) {
         const auto& [fn, dtype_name] = key;
@@ -859,11 +869,13 @@ TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
                                    HostArray::from(std::vector<std::complex<float>>(values.begin(), values.end())))
                 : Array::from_host(queue(), HostArray::from(values));
         const Expr x(a);
-        const Expr e = fn == "tanh"   ? tanh(x)
-                       : fn == "sin"  ? sin(x)
-                       : fn == "cos"  ? cos(x)
-                       : fn == "sqrt" ? sqrt(x)
-                                      : log(x);
+        const Expr e = fn == "tanh"         ? tanh(x)
+                       : fn == "sin"        ? sin(x)
+                       : fn == "cos"        ? cos(x)
+                       : fn == "sqrt"       ? sqrt(x)
+                       : fn == "exp_grid"   ? exp(x)
+                       : fn == "reciprocal" ? reciprocal(x)
+                                            : log(x);
         const HostArray result = evaluate(queue(), e).get(queue());
         const double eps = dtype == DType(complex64) ? std::ldexp(1.0, -23) : std::ldexp(1.0, -52);
         for (std::size_t k = 0; k < rows.size(); ++k) {
@@ -876,7 +888,63 @@ TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
             ++checked;
         }
     }
-    EXPECT_GE(checked, 5u * 121);
+    EXPECT_GE(checked, 7u * 121);
+}
+
+// The complex values of a table row's parts at `at` (strtod: stod refuses subnormal values).
+std::complex<double> complex_at(const std::vector<std::string>& row, std::size_t at) {
+    return {std::strtod(row.at(at).c_str(), nullptr), std::strtod(row.at(at + 1).c_str(), nullptr)};
+}
+
+Array complex_array(const Queue& queue, const DType& dtype, const std::vector<std::complex<double>>& values) {
+    if (dtype == DType(complex64))
+        return Array::from_host(queue, HostArray::from(std::vector<std::complex<float>>(values.begin(), values.end())));
+    return Array::from_host(queue, HostArray::from(values));
+}
+
+TEST_P(NumpyFidelityTest, ComplexArithmeticOfSpecialPartsAsNumpy) {
+    // numpy's table (data/make_numpy_complex_special.py): multiply, divide and power over pairs of
+    // zeros of both signs, a moderate value, infinities, NaN and parts whose products overflow;
+    // numpy's multiply is its loops' fused multiply-add form ((huge + 1.5j) (-inf + huge j) is
+    // -inf - inf j, not the plain formula's -inf + NaN j), its divide Smith's through a reciprocal
+    // (a zero divisor gives infinities or NaN by part), its power npy_cpow. One evaluation per
+    // function and dtype. Finite parts: multiply exact but for the fused rounding (2 ulps), divide
+    // within 8 (a reciprocal and two products), power within 32 ulps times the size of b log a
+    // (exp's argument carries log's error scaled by b).
+    std::map<std::pair<std::string, std::string>, std::vector<std::vector<std::string>>> cases;
+    for (auto& row : numpy_table_rows("numpy_complex_special.txt"))
+        if (is_binary_row(row.at(0))) cases[{row.at(0), row.at(1)}].push_back(std::move(row));
+    std::size_t checked = 0;
+    for (const auto& [key, rows] : cases) {
+        const auto& [fn, dtype_name] = key;
+        SCOPED_TRACE(fmt::format("{} {}", fn, dtype_name));
+        const DType dtype = dtype_named(dtype_name);
+        if (dtype == DType(complex128) && !have_double(bound_device().device())) continue;
+        std::vector<std::complex<double>> as, bs;
+        for (const auto& row : rows) {
+            as.push_back(complex_at(row, 2));
+            bs.push_back(complex_at(row, 4));
+        }
+        const Expr a(complex_array(queue(), dtype, as)), b(complex_array(queue(), dtype, bs));
+        const Expr e = fn == "multiply" ? a * b : fn == "divide" ? a / b : pow(a, b);
+        const HostArray result = evaluate(queue(), e).get(queue());
+        const double eps = dtype == DType(complex64) ? std::ldexp(1.0, -23) : std::ldexp(1.0, -52);
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            const std::complex<double> got = dtype == DType(complex64)
+                                                 ? std::complex<double>(result.span<std::complex<float>>()[k])
+                                                 : result.span<std::complex<double>>()[k];
+            const std::complex<double> want = complex_at(rows[k], 6);
+            double ulps = fn == "multiply" ? 2 : 8;
+            if (fn == "power_grid") {
+                const double size = std::abs(bs[k]) * (std::abs(std::log(std::abs(as[k]))) + 4);
+                ulps = 32 * std::max(1.0, std::isfinite(size) ? size : 1.0);
+            }
+            EXPECT_TRUE(same_part(got.real(), want.real(), eps, ulps) && same_part(got.imag(), want.imag(), eps, ulps))
+                << fn << "(" << as[k] << ", " << bs[k] << "): kjarni " << got << ", numpy " << want;
+            ++checked;
+        }
+    }
+    EXPECT_GE(checked, 2u * 2 * 1296 + 2 * 576);
 }
 
 // ---- float16 scalars ------------------------------------------------------------------------

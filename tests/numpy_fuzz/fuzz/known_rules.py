@@ -79,26 +79,6 @@ def _(c):
             and "power" in c.functions())
 
 
-# tanh, sin, cos, sqrt and log follow Annex G (numpy's values): not claimed.
-COMPLEX_FUNCTIONS = {"exp", "power", "divide", "multiply"}
-
-
-@rule("complex-special-values")
-def _(c):
-    """kjarni's complex exp, pow, multiply and divide (src/algorithms/expression_math.cpp) give NaN
-    for some infinite and NaN parts where numpy follows C99's Annex G (exp(-inf + iNaN) is 0)."""
-    if c.diff.kind != "values" or not (c.functions() & COMPLEX_FUNCTIONS):
-        return False
-    k, n = c.diff.data.get("kjarni"), c.diff.data.get("numpy")
-    complex_operand = any((leaf[0] == "weak" and leaf[1] == "complex") or
-                          (leaf[0] != "weak" and dtypes.kind(leaf[1]) == "c") for leaf in c.leaves())
-    if k is None or not complex_operand:
-        return False
-    with np.errstate(all="ignore"):
-        bad = (k != n) & ~(np.isnan(k) & np.isnan(n))
-        return bool((~np.isfinite(k[bad]) | ~np.isfinite(n[bad])).any())
-
-
 @rule("weak-int-result-out-of-range")
 def _(c):
     """kjarni refuses a weak integer its computing dtype cannot hold where numpy takes a wider dtype

@@ -528,6 +528,11 @@ def _gen_take(gen):
     axis = None if nd == 0 or gen.rng.random() < 0.3 else int(gen.rng.integers(-nd, nd))
     n = int(np.prod(shape)) if axis is None else shape[axis]
     mode = str(gen.rng.choice(["raise", "raise", "wrap", "clip"]))
+    if mode == "wrap" and n == 0:
+        # numpy 2.4.6's take never returns in mode "wrap" from an empty axis whose result is empty
+        # but whose outer axes are not (np.take(np.zeros((2, 0, 0)), [-1], axis=1, mode="wrap")
+        # loops forever): no oracle there. "clip" draws nothing more from rng.
+        mode = "clip"
     ishape = gen.shape(max_ndim=2)
     lo, hi = (-n, n - 1) if mode == "raise" and gen.rng.random() < 0.95 else (-2 * n - 2, 2 * n + 2)
     idx_dtype = str(gen.rng.choice(["int64", "int32", "int16", "uint8", "int8"]))

@@ -9,6 +9,13 @@ formula's intermediate overflows (the fuzzer's tanh(-7 - 3.4e38j) in complex64: 
 -0.99999917+1.48e-06j, kjarni NaN), and exp of an infinite real part with an infinite or NaN
 imaginary part.
 
+Then exp and reciprocal over the same grid ('exp_grid' and 'reciprocal' rows), and multiply, divide
+and power over pairs of special values ('multiply', 'divide' and 'power_grid' rows: 'FN DTYPE A B
+RESULT'): numpy's multiply is its loops' fused form (on x86-64 with FMA, every machine measured),
+its divide Smith's algorithm through a reciprocal, its power npy_cpow (repeated products for small
+integer exponents, else exp(b log a) with C99's product), each with its own values at infinite,
+NaN and huge parts.
+
 One line per case: 'FN DTYPE A RESULT' or 'power DTYPE A B RESULT', each complex value written as
 its real and imaginary parts (Python's repr: inf, -inf, nan, -0.0). Run with numpy >= 2:
 python make_numpy_complex_special.py
@@ -48,3 +55,22 @@ with open(__file__.replace("make_numpy_complex_special.py", "numpy_complex_speci
         for fn in ("tanh", "sin", "cos", "sqrt", "log"):
             for a, r in zip(grid, getattr(np, fn)(grid)):
                 out.write(f"{fn} {name} {parts(a)} {parts(r)}\n")
+        for fn, f in (("exp_grid", np.exp), ("reciprocal", np.reciprocal)):
+            for a, r in zip(grid, f(grid)):
+                out.write(f"{fn} {name} {parts(a)} {parts(r)}\n")
+        # Pairs: zeros of both signs, a moderate value, infinities, NaN and a part whose products
+        # overflow (numpy's multiply fuses one product into the other's sum: (huge+1.5j) times
+        # (-inf+huge j) is -inf-inf j in numpy, -inf+nan j by the plain formula).
+        pair_parts = [0.0, -0.0, 1.5, -inf, float("nan"), huge]
+        values = np.array([complex(x, y) for x in pair_parts for y in pair_parts], dtype=dtype)
+        a = np.repeat(values, len(values))
+        b = np.tile(values, len(values))
+        for fn, f in (("multiply", np.multiply), ("divide", np.divide)):
+            for x, y, r in zip(a, b, f(a, b)):
+                out.write(f"{fn} {name} {parts(x)} {parts(y)} {parts(r)}\n")
+        grid_exponents = np.array([0, 1, 2, 3, -1, -2, 5, -7, 2.5, -1.5, 0.5 + 1j, complex(1.5, inf), complex(inf, 0.0),
+                              complex(-inf, 0.0), complex(float("nan"), 0.0), complex(0.0, -2.0)], dtype=dtype)
+        a = np.repeat(values, len(grid_exponents))
+        b = np.tile(grid_exponents, len(values))
+        for x, y, r in zip(a, b, np.power(a, b)):
+            out.write(f"power_grid {name} {parts(x)} {parts(y)} {parts(r)}\n")
