@@ -843,6 +843,17 @@ TEST_P(NumpyFidelityTest, ComplexExpAndPowerAtInfinityAsNumpy) {
     EXPECT_GE(checked, 26u);
 }
 
+// The complex values of a table row's parts at `at` (strtod: stod refuses subnormal values).
+std::complex<double> complex_at(const std::vector<std::string>& row, std::size_t at) {
+    return {std::strtod(row.at(at).c_str(), nullptr), std::strtod(row.at(at + 1).c_str(), nullptr)};
+}
+
+Array complex_array(const Queue& queue, const DType& dtype, const std::vector<std::complex<double>>& values) {
+    if (dtype == DType(complex64))
+        return Array::from_host(queue, HostArray::from(std::vector<std::complex<float>>(values.begin(), values.end())));
+    return Array::from_host(queue, HostArray::from(values));
+}
+
 TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
     // numpy's table (data/make_numpy_complex_special.py): tanh, sin, cos, sqrt and log where C99's
     // Annex G decides (infinite and NaN parts, signed zeros) or a formula's intermediate overflows
@@ -860,15 +871,8 @@ TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
         const DType dtype = dtype_named(dtype_name);
         if (dtype == DType(complex128) && !have_double(bound_device().device())) continue;
         std::vector<std::complex<double>> values;
-        // strtod, not stod: stod refuses subnormal values (ERANGE).
-        const auto number = [](const std::string& text) { return std::strtod(text.c_str(), nullptr); };
-        for (const auto& row : rows) values.emplace_back(number(row.at(2)), number(row.at(3)));
-        const Array a =
-            dtype == DType(complex64)
-                ? Array::from_host(queue(),
-                                   HostArray::from(std::vector<std::complex<float>>(values.begin(), values.end())))
-                : Array::from_host(queue(), HostArray::from(values));
-        const Expr x(a);
+        for (const auto& row : rows) values.push_back(complex_at(row, 2));
+        const Expr x(complex_array(queue(), dtype, values));
         const Expr e = fn == "tanh"         ? tanh(x)
                        : fn == "sin"        ? sin(x)
                        : fn == "cos"        ? cos(x)
@@ -882,24 +886,13 @@ TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
             const std::complex<double> got = dtype == DType(complex64)
                                                  ? std::complex<double>(result.span<std::complex<float>>()[k])
                                                  : result.span<std::complex<double>>()[k];
-            const std::complex<double> want(number(rows[k].at(4)), number(rows[k].at(5)));
+            const std::complex<double> want = complex_at(rows[k], 4);
             EXPECT_TRUE(same_part(got.real(), want.real(), eps, 32) && same_part(got.imag(), want.imag(), eps, 32))
                 << fn << "(" << values[k] << "): kjarni " << got << ", numpy " << want;
             ++checked;
         }
     }
     EXPECT_GE(checked, 7u * 121);
-}
-
-// The complex values of a table row's parts at `at` (strtod: stod refuses subnormal values).
-std::complex<double> complex_at(const std::vector<std::string>& row, std::size_t at) {
-    return {std::strtod(row.at(at).c_str(), nullptr), std::strtod(row.at(at + 1).c_str(), nullptr)};
-}
-
-Array complex_array(const Queue& queue, const DType& dtype, const std::vector<std::complex<double>>& values) {
-    if (dtype == DType(complex64))
-        return Array::from_host(queue, HostArray::from(std::vector<std::complex<float>>(values.begin(), values.end())));
-    return Array::from_host(queue, HostArray::from(values));
 }
 
 TEST_P(NumpyFidelityTest, ComplexArithmeticOfSpecialPartsAsNumpy) {
