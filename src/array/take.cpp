@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "array/axis.hpp"
 #include "kjarni/array_operations.hpp"
@@ -63,15 +65,16 @@ std::int32_t mode_code(TakeMode mode) {
     return 0;
 }
 
-// The first index out of [-extent, extent), for the message (the index array on the host).
-std::string first_bad_index(const Queue& queue, const Array& indices, std::int64_t extent) {
+// The first index out of [-extent, extent), for the message (the index array on the host); none
+// when every index is within.
+std::optional<std::string> first_bad_index(const Queue& queue, const Array& indices, std::int64_t extent) {
     const Array as_int64 = indices.astype(queue, dtypes::int64);
     const auto values = as_int64.get(queue).to_vector<std::int64_t>();
     for (std::size_t p = 0; p < values.size(); ++p) {
         if (values[p] < -extent || values[p] >= extent)
             return fmt::format("index {} (at flat position {})", values[p], p);
     }
-    return "an index";
+    return std::nullopt;
 }
 
 }  // namespace
@@ -95,7 +98,16 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
     shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
     shape.insert(shape.end(), source.shape().begin() + static_cast<std::ptrdiff_t>(ax) + 1, source.shape().end());
     const Array out = Array::empty(queue.device(), shape, source.dtype(), std::nullopt, 0, allocator);
-    if (out.size() == 0) return out;
+    if (out.size() == 0) {
+        // Nothing to gather, but mode raise still checks every index against the axis, as numpy
+        // does (an index into an empty axis raises although the result has no element).
+        if (mode == TakeMode::raise && indices.size() != 0) {
+            if (const auto bad = first_bad_index(queue, indices, extent))
+                throw ArgumentError("indices", fmt::format("{} is out of range for axis {} of extent {} (mode raise)",
+                                                           *bad, ax, extent));
+        }
+        return out;
+    }
     if (extent == 0)
         throw ArgumentError("indices", fmt::format("are not empty, but axis {} of the array is (shape ({}))", ax,
                                                    fmt::join(source.shape(), ", ")));
@@ -152,8 +164,9 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
         std::uint32_t raised = 0;
         flag.get(queue, std::span<std::uint32_t>(&raised, 1), false);
         if (raised != 0)
-            throw ArgumentError("indices", fmt::format("{} is out of range for axis {} of extent {} (mode raise)",
-                                                       first_bad_index(queue, idx, extent), ax, extent));
+            throw ArgumentError("indices",
+                                fmt::format("{} is out of range for axis {} of extent {} (mode raise)",
+                                            first_bad_index(queue, idx, extent).value_or("an index"), ax, extent));
     }
     return out;
 }

@@ -5,9 +5,14 @@
 //   astype(a, bool)) left a uint8 4 as 4, numpy's np.copyto gives 1);
 // - np.where's weak (Python) integers: one the result dtype holds is placed exactly, one it cannot
 //   hold is refused, as numpy 2.5's np.where raises OverflowError (numpy 2.4 wrapped it: 300 into
-//   int8 gave 44, a difference kjarni does not copy; measured with numpy 2.5.2).
+//   int8 gave 44, a difference kjarni does not copy; measured with numpy 2.5.2);
+// - take with mode raise whose result has no element (another axis of the array is empty) still
+//   checks every index against the axis: np.take(np.zeros((0, 0, 1)), [[0]], axis=0) raises
+//   IndexError (found through CUDA with numpy 2.5.2; kjarni returned the empty result).
 // Every result is an integer or bool, compared exactly.
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,6 +24,7 @@
 
 #include "algorithm_test_support.hpp"
 #include "dtype/half.hpp"
+#include "kjarni/array_operations.hpp"
 #include "kjarni/expression.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
@@ -141,6 +147,39 @@ TEST_P(NumpyFuzzFindsTest, WhereTakesWeakIntegersTheResultDtypeHoldsAndRefusesOt
     for (std::size_t k = 0; k < n; ++k)
         ASSERT_EQ(static_cast<std::int64_t>(int_at(got, k)), hc.data()[k] != std::byte{0} ? 300 : -1);
     EXPECT_THROW(run(where(c, Expr(std::uint64_t{1} << 63), Expr(std::int64_t{300}))), ArgumentError);
+}
+
+TEST_P(NumpyFuzzFindsTest, TakeOfNoElementStillChecksItsIndicesInModeRaise) {
+    auto& rng = random_engine();
+    std::uniform_int_distribution<std::int64_t> extent_of(1, 9), count_of(1, 6), past(0, 1000);
+    const auto index_array = [&](const std::vector<std::int64_t>& values) {
+        return Array::from_host(queue(), HostArray::from(values));
+    };
+    // An empty axis: any index is out of range in mode raise; clip gives the empty result (numpy
+    // 2.4.6 and 2.5.2 alike; wrap loops forever in numpy there, so it is not compared).
+    const Array hollow = Array::zeros(queue(), {0, 0, 1}, DType(Kind::float64));
+    const Array zero = index_array({0});
+    EXPECT_THROW(take(queue(), hollow, zero, 0, TakeMode::raise), ArgumentError);
+    const Array clipped = take(queue(), hollow, zero, 0, TakeMode::clip);
+    EXPECT_EQ(clipped.shape(), (std::vector<std::size_t>{1, 0, 1}));
+    // A non-empty axis beside an empty one: indices within [-extent, extent) give the empty result,
+    // one past either end raises in mode raise and is clipped otherwise.
+    for (int round = 0; round < 8; ++round) {
+        const std::int64_t extent = extent_of(rng);
+        const Array source = Array::zeros(queue(), {static_cast<std::size_t>(extent), 0}, DType(Kind::int32));
+        std::uniform_int_distribution<std::int64_t> within(-extent, extent - 1);
+        std::vector<std::int64_t> values(static_cast<std::size_t>(count_of(rng)));
+        for (auto& v : values) v = within(rng);
+        SCOPED_TRACE(fmt::format("extent {}, indices {}", extent, fmt::join(values, " ")));
+        const Array good = take(queue(), source, index_array(values), 0, TakeMode::raise);
+        EXPECT_EQ(good.shape(), (std::vector<std::size_t>{values.size(), 0}));
+        for (const std::int64_t bad : {extent + past(rng), -extent - 1 - past(rng)}) {
+            std::vector<std::int64_t> with_bad = values;
+            with_bad[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng)] = bad;
+            EXPECT_THROW(take(queue(), source, index_array(with_bad), 0, TakeMode::raise), ArgumentError) << bad;
+            EXPECT_EQ(take(queue(), source, index_array(with_bad), 0, TakeMode::clip).size(), 0u);
+        }
+    }
 }
 
 }  // namespace
