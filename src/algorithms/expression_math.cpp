@@ -240,7 +240,12 @@ FUNCTION INLINE {0} kj_cpow_{0}({0} a, {0} b)
         }}
         return n < 0 ? kj_cdiv_{0}({2}(1, 0), acc) : acc;
     }}
-    return kj_cexp_{0}(kj_cmul_annex_g_{0}(b, kj_clog_{0}(a)));
+    const {0} e = kj_cmul_annex_g_{0}(b, kj_clog_{0}(a));
+    // exp(-inf + i NaN) is +0 with the NaN's sign on its zero part. numpy's NaN here comes from x86
+    // arithmetic (0 inf, inf - inf), whose default NaN has the sign bit set, so numpy gives -0 (every
+    // such case of the complex64 and complex128 grids); a GPU's default NaN is positive.
+    if (isinf(e.x) && e.x < 0 && isnan(e.y)) return {2}(0, -({1})0);
+    return kj_cexp_{0}(e);
 }}
 // sinh and cosh of x + iy (csin and ccos through them: sin z = -i sinh(iz), cos z = cosh(iz)), with
 // C99 Annex G's values (numpy's) for infinite and NaN parts; past |x| = {3} cosh x and |sinh x|
