@@ -107,3 +107,27 @@ def _(c):
     major, minor = (int(x) for x in np.__version__.split(".")[:2])
     return ((major, minor) < (2, 5) and c.diff.kind == "kjarni_error" and "is out of bounds for" in c.kjarni_message
             and c.diff.numpy_error is None and _weak_int_under_where(c.op.get("expr")))
+
+
+@rule("float16-running-sum-range")
+def _(c):
+    """numpy's float16 scan saturates at its first overflow (each partial rounded to float16);
+    kjarni's running value is float32: an output where numpy is infinite although the running value
+    (computed exactly enough, in float64) is back inside float16's range."""
+    op = c.op
+    if c.diff.kind != "values" or op["op"] != "scan":
+        return False
+    src = np.asarray(c.values[op["src"]].data)
+    target = np.dtype(op["dtype"]) if op.get("dtype") else np.result_type(src, np.float16)
+    if target != np.float16 or src.dtype.kind == "c":
+        return False
+    x = src.astype(np.float16).astype(np.float64)
+    axis = op["axis"]
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    fn = np.cumsum if op["fn"] == "cumsum" else np.cumprod
+    with np.errstate(all="ignore"):
+        numpy_result = fn(x.astype(np.float16), axis=axis)
+        running = fn(x, axis=axis)
+    largest = float(np.finfo(np.float16).max)
+    return bool((np.isinf(numpy_result) & np.isfinite(running) & (np.abs(running) <= largest)).any())
