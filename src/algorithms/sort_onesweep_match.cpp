@@ -23,6 +23,11 @@
 // per digit and warp in local memory (each lane ORs its bit in; warp synchronizations around the
 // read and the leader's clearing), which trades match.any for a local atomic and three warp
 // synchronizations per key: which is faster on a GPU is for the sweep to say.
+// With early_counts (KJARNI_SORT_COUNTS=early), each warp first counts its keys' digits in its
+// histogram (a local atomic per key), step 2 runs before the ranking (the tile's counts published
+// sooner for the look-back of later tiles), and the ranking of step 1 then starts from each warp's
+// place in the sorted tile, so that a key goes to local memory as soon as it is ranked (steps 1
+// and 3 in one loop, no register per key for its rank; the staged tile beside the histograms).
 // Stable: ranks follow (digit, warp, item, lane), the tile's order within a digit. The loops over
 // a work item's keys are unrolled so that its keys, values and ranks stay in registers (an array
 // indexed in a loop that is not unrolled goes to local memory through CUDA).
@@ -190,9 +195,12 @@ std::string match_pass_source(const Shape& r) {
     std::string s = common_code(r);
     s += warp_code(r);
     const bool apart = v && r.values_apart;
-    s += fmt::format("#define KJARNI_WARPS {}\n#define KJARNI_SMEM_WORDS {}\n#define KJARNI_VALUES_AT {}\n",
-                     r.group / 32, (std::max(r.staged_bytes(), r.histogram_bytes()) + 7) / 8,
-                     apart ? 0 : (r.tile() * r.key_bytes + 7) / 8 * 8);
+    // The staged tile overlaps the histograms, or, with early counts, follows them.
+    const std::size_t stage_at = r.early_counts ? r.histogram_bytes() : 0;
+    s += fmt::format("#define KJARNI_WARPS {}\n#define KJARNI_SMEM_WORDS {}\n#define KJARNI_STAGE_AT {}\n#define "
+                     "KJARNI_VALUES_AT {}\n",
+                     r.group / 32, (r.match_smem_bytes() + 7) / 8, stage_at,
+                     stage_at + (apart ? 0 : (r.tile() * r.key_bytes + 7) / 8 * 8));
     s += "#define KJARNI_FLAG_AGGREGATE 0x40000000u\n#define KJARNI_FLAG_INCLUSIVE 0x80000000u\n"
          "#define KJARNI_COUNT_MASK 0x3FFFFFFFu\n";
     // __launch_bounds__ goes between the return type and the name.
@@ -217,7 +225,7 @@ std::string match_pass_source(const Shape& r) {
     LOCAL_MEM_DECL uint32_t kjarni_wx[KJARNI_G];
 #endif
     LOCAL_MEM uint32_t* whist = (LOCAL_MEM uint32_t*)smem;
-    LOCAL_MEM KJARNI_KEY* skeys = (LOCAL_MEM KJARNI_KEY*)smem;
+    LOCAL_MEM KJARNI_KEY* skeys = (LOCAL_MEM KJARNI_KEY*)((LOCAL_MEM uint8_t*)smem + KJARNI_STAGE_AT);
 )";
     s += if_values("    LOCAL_MEM KJARNI_VALUE* svalues = (LOCAL_MEM KJARNI_VALUE*)((LOCAL_MEM uint8_t*)smem + "
                    "KJARNI_VALUES_AT);\n");
@@ -235,31 +243,60 @@ std::string match_pass_source(const Shape& r) {
     // 1. The warp's positions into registers; positions past the end get the largest key (digit
     // 255), which ranks after every real key.
     KJARNI_KEY my_keys[KJARNI_ITEMS];
-    uint32_t my_ranks[KJARNI_ITEMS];
 )";
+    if (!r.early_counts || apart) s += "    uint32_t my_ranks[KJARNI_ITEMS];\n";
     s += if_values("    KJARNI_VALUE my_values[KJARNI_ITEMS];\n");
-    s += R"(    const uint32_t warp_first = warp * (32u * KJARNI_ITEMS) + lane;
+    s += "    const uint32_t warp_first = warp * (32u * KJARNI_ITEMS) + lane;\n";
+    if (r.split_loads) {
+        // One run of loads from a source chosen once (the elements in the first pass), then the
+        // first pass's transform: no branch between two loads.
+        s += R"(    GLOBAL_MEM const KJARNI_KEY* tile_keys = keys + (first ? keys_offset : 0) + begin;
     #pragma unroll
+    for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
+        const uint32_t q = warp_first + 32u * k;
+        my_keys[k] = q < count ? tile_keys[q] : (KJARNI_KEY)~(KJARNI_KEY)0;
+    }
+)";
+        if (v)
+            s += R"(    if (first) {
+        #pragma unroll
+        for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) my_values[k] = (KJARNI_VALUE)(begin + warp_first + 32u * k);
+    } else {
+        #pragma unroll
+        for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
+            const uint32_t q = warp_first + 32u * k;
+            my_values[k] = q < count ? values[begin + q] : (KJARNI_VALUE)0;
+        }
+    }
+)";
+        s += R"(    if (first) {
+        #pragma unroll
+        for (uint32_t k = 0; k < KJARNI_ITEMS; ++k)
+            if (warp_first + 32u * k < count) my_keys[k] = kjarni_to_key(my_keys[k], key_kind);
+    }
+)";
+    } else {
+        s += R"(    #pragma unroll
     for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
         const uint32_t q = warp_first + 32u * k;
         KJARNI_KEY key = (KJARNI_KEY)~(KJARNI_KEY)0;
 )";
-    s += if_values("        KJARNI_VALUE value = 0;\n");
-    s += R"(        if (q < count) {
+        s += if_values("        KJARNI_VALUE value = 0;\n");
+        s += R"(        if (q < count) {
             key = first ? kjarni_to_key(keys[keys_offset + begin + q], key_kind) : keys[begin + q];
 )";
-    s += if_values("            value = first ? (KJARNI_VALUE)(begin + q) : values[begin + q];\n");
-    s += R"(        }
+        s += if_values("            value = first ? (KJARNI_VALUE)(begin + q) : values[begin + q];\n");
+        s += R"(        }
         my_keys[k] = key;
 )";
-    s += if_values("        my_values[k] = value;\n");
-    s += R"(    }
-    // Rank in the warp, item by item.
-    LOCAL_MEM uint32_t* my_hist = whist + warp * 256u;
-#if KJARNI_SORT_OR
-    LOCAL_MEM uint32_t* my_masks = whist + (KJARNI_WARPS + warp) * 256u;
-#endif
-    const uint32_t lanes_below = (1u << lane) - 1u;
+        s += if_values("        my_values[k] = value;\n");
+        s += "    }\n";
+    }
+    // The ranking of item k in its warp: `old` (the warp's count of the digit before this item's
+    // lanes, through my_hist) plus the lanes below of the same digit; `use` says what the rank is
+    // for.
+    const auto rank_loop = [](const std::string& use) {
+        return std::string(R"(    const uint32_t lanes_below = (1u << lane) - 1u;
     #pragma unroll
     for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
         const uint32_t d = KJARNI_DIGIT(my_keys[k], shift);
@@ -287,10 +324,12 @@ std::string match_pass_source(const Shape& r) {
         if (lane == leader) old = KJARNI_LOCAL_ADD(&my_hist[d], KJARNI_POPC(peers));
         old = KJARNI_SHFL(old, leader);
 #endif
-        my_ranks[k] = old + KJARNI_POPC(peers & lanes_below);
-    }
-    LOCAL_BARRIER;
-    // 2. Digit lid: the warps' counts into their exclusive scan, the tile's count (less the
+        const uint32_t rank = old + KJARNI_POPC(peers & lanes_below);
+)") + use + "    }\n";
+    };
+    // Step 2 (see the top of the file), between two barriers.
+    const std::string digit_scan =
+        R"(    // 2. Digit lid: the warps' counts into their exclusive scan, the tile's count (less the
     // padding, all digit 255), published at once for the tiles after this one.
     uint32_t tile_count = 0;
     if (lid < 256u) {
@@ -312,7 +351,29 @@ std::string match_pass_source(const Shape& r) {
     if (lid < 256u)
         for (uint32_t w = 0; w < KJARNI_WARPS; ++w) whist[w * 256u + lid] += run_start;
     LOCAL_BARRIER;
-    // 3. Ranks in the tile, then (the histograms read) the keys and values to them.
+)";
+    s += R"(    LOCAL_MEM uint32_t* my_hist = whist + warp * 256u;
+#if KJARNI_SORT_OR
+    LOCAL_MEM uint32_t* my_masks = whist + (KJARNI_WARPS + warp) * 256u;
+#endif
+)";
+    if (r.early_counts) {
+        // The warps' digit counts first (a local atomic per key), so the tile's counts are
+        // published before the ranking; then each warp's histogram holds where its next key of a
+        // digit goes in the sorted tile, and every key goes there as soon as it is ranked (the
+        // staged tile has memory of its own).
+        s += R"(    #pragma unroll
+    for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) KJARNI_LOCAL_INC(&my_hist[KJARNI_DIGIT(my_keys[k], shift)]);
+    LOCAL_BARRIER;
+)";
+        s += digit_scan;
+        std::string use = "        skeys[rank] = my_keys[k];\n";
+        if (v) use += apart ? "        my_ranks[k] = rank;\n" : "        svalues[rank] = my_values[k];\n";
+        s += rank_loop(use);
+    } else {
+        s += rank_loop("        my_ranks[k] = rank;\n");
+        s += "    LOCAL_BARRIER;\n" + digit_scan;
+        s += R"(    // 3. Ranks in the tile, then (the histograms read) the keys and values to them.
     #pragma unroll
     for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) my_ranks[k] += my_hist[KJARNI_DIGIT(my_keys[k], shift)];
     LOCAL_BARRIER;
@@ -320,9 +381,10 @@ std::string match_pass_source(const Shape& r) {
     for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
         skeys[my_ranks[k]] = my_keys[k];
 )";
-    if (!apart) s += if_values("        svalues[my_ranks[k]] = my_values[k];\n");
-    s += R"(    }
-    // 4. Decoupled look-back for digit lid: aggregates of the tiles before this one are added
+        if (!apart) s += if_values("        svalues[my_ranks[k]] = my_values[k];\n");
+        s += "    }\n";
+    }
+    s += R"(    // 4. Decoupled look-back for digit lid: aggregates of the tiles before this one are added
     // until an inclusive prefix is met (tile 0 publishes only that). Flag and count share a word;
     // volatile loads keep the spin reading memory.
     if (lid < 256u) {
@@ -377,8 +439,9 @@ std::string match_pass_source(const Shape& r) {
 )";
         return s;
     }
-    s += "    // 5. Out: position q of the sorted tile goes to its digit's base plus q.\n#pragma unroll\n";
-    s += write_out_code(v) + "}\n";
+    s += "    // 5. Out: position q of the sorted tile goes to its digit's base plus q.\n";
+    if (!r.split_loads) s += "#pragma unroll\n";
+    s += write_out_code(v, r.split_loads) + "}\n";
     return s;
 }
 
