@@ -25,13 +25,14 @@ if [ "${1:-}" = "--build" ] || [ ! -x build-gpu/bench/kjarni_bench_sorting ]; th
     >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
   echo "build: $((SECONDS - start)) s"
 fi
-# LOAD, HIST_ITEMS, HIST_GROUPS and COUNTS against the defaults (LOAD=fused: the defaults as they
-# are): the loads of a loop in one run before their uses (LOAD=split), the counting kernel with 16
-# or 8 keys per work item, the tile's counts taken before its ranking (COUNTS=early: 56 registers
-# instead of 80 for the CUDA sort's 16 keys per work item), then with those: larger tiles, lanes
-# matched by match.any, four groups resident, groups of 384, argsort's values apart. Items beyond
-# what 48 KiB of local memory holds are lowered (KJARNI_SORT_VERBOSE says to what).
-configs=${KJARNI_SWEEP_CONFIGS:-"LOAD=fused;LOAD=split;LOAD=split,HIST_ITEMS=16;LOAD=split,HIST_ITEMS=16,COUNTS=early;LOAD=split,HIST_ITEMS=16,COUNTS=early,ITEMS=24;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=any;LOAD=split,HIST_ITEMS=16,COUNTS=early,RESIDENT=1024;LOAD=split,HIST_ITEMS=16,COUNTS=early,GROUP=384,ITEMS=15;LOAD=split,HIST_ITEMS=8,HIST_GROUPS=8,COUNTS=early;LOAD=split,HIST_ITEMS=16,COUNTS=early,VALUES=apart"}
+# LOAD, HIST_ITEMS, HIST_GROUPS, COUNTS and MATCH=ballot against the defaults (LOAD=fused: the
+# defaults as they are): the loads of a loop in one run before their uses (LOAD=split), the
+# counting kernel with 16 or 8 keys per work item, lanes matched through ballots, the tile's
+# counts taken before its ranking (COUNTS=early: 56 registers instead of 80 for the CUDA sort's 16
+# keys per work item, 64 with ballots), then with those: larger tiles, four groups resident,
+# groups of 384, argsort's values apart. Items beyond what 48 KiB of local memory holds are
+# lowered (KJARNI_SORT_VERBOSE says to what).
+configs=${KJARNI_SWEEP_CONFIGS:-"LOAD=fused;LOAD=split;LOAD=split,HIST_ITEMS=16;LOAD=split,HIST_ITEMS=16,COUNTS=early;LOAD=split,HIST_ITEMS=16,COUNTS=early,ITEMS=24;LOAD=split,HIST_ITEMS=16,MATCH=ballot;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot,ITEMS=24;LOAD=split,HIST_ITEMS=16,COUNTS=early,RESIDENT=1024;LOAD=split,HIST_ITEMS=16,COUNTS=early,GROUP=384,ITEMS=15;LOAD=split,HIST_ITEMS=8,HIST_GROUPS=8,COUNTS=early;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot,VALUES=apart"}
 status=0
 for api in cuda/ opencl/; do
   name=${api%/}
@@ -69,7 +70,7 @@ EOF
 # passes (the warm-up sort, the first five onesweep launches), with registers per thread and the
 # achieved occupancy. Where no ncu is found, says so.
 ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-ncu_configs_text=${KJARNI_SWEEP_NCU-"LOAD=fused;LOAD=split,HIST_ITEMS=16,COUNTS=early"}
+ncu_configs_text=${KJARNI_SWEEP_NCU-"LOAD=fused;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot"}
 if [ -n "$ncu_configs_text" ]; then
   if [ -z "$ncu_bin" ]; then
     echo "ncu: not found"

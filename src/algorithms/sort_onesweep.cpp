@@ -188,9 +188,10 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
     // Mask words (or) by default: 29.1 against match.any's 22.0 Gkeys/s for float32 keys through
     // CUDA on an H200, 22.9 against 20.5 through NVIDIA's OpenCL (16 keys per work item).
     const std::string match = setting("KJARNI_SORT_MATCH", "or");
-    if (match != "any" && match != "or")
-        throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any or or (the default)", match));
+    if (match != "any" && match != "or" && match != "ballot")
+        throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any, or (the default) or ballot", match));
     r.or_masks = match == "or" && r.rank == Rank::match;
+    r.ballot = match == "ballot" && r.rank == Rank::match;
     if (r.rank == Rank::match) r.resident = count_setting("KJARNI_SORT_RESIDENT", 2048);
     const std::string load = setting("KJARNI_SORT_LOAD", "fused");
     if (load != "fused" && load != "split")

@@ -22,7 +22,9 @@
 // With or_masks (KJARNI_SORT_MATCH=or), step 1 finds the lanes of equal digit through a mask word
 // per digit and warp in local memory (each lane ORs its bit in; warp synchronizations around the
 // read and the leader's clearing), which trades match.any for a local atomic and three warp
-// synchronizations per key: which is faster on a GPU is for the sweep to say.
+// synchronizations per key: which is faster on a GPU is for the sweep to say. With ballot
+// (KJARNI_SORT_MATCH=ballot), the lanes of equal digit are those that agree on each of its 8 bits,
+// through a ballot per bit (vote and logic instructions, no local memory, no synchronization).
 // With early_counts (KJARNI_SORT_COUNTS=early), each warp first counts its keys' digits in its
 // histogram (a local atomic per key), step 2 runs before the ranking (the tile's counts published
 // sooner for the look-back of later tiles), and the ranking of step 1 then starts from each warp's
@@ -53,8 +55,9 @@ namespace {
 /// caller's scope and contain group barriers.
 std::string warp_code(const Shape& r) {
     std::string s =
-        fmt::format("#define KJARNI_SORT_PTX {}\n#define KJARNI_SORT_EMULATED {}\n#define KJARNI_SORT_OR {}\n",
-                    r.ptx ? 1 : 0, r.warp == Warp::emulated ? 1 : 0, r.or_masks ? 1 : 0);
+        fmt::format("#define KJARNI_SORT_PTX {}\n#define KJARNI_SORT_EMULATED {}\n#define KJARNI_SORT_OR {}\n"
+                    "#define KJARNI_SORT_BALLOT {}\n",
+                    r.ptx ? 1 : 0, r.warp == Warp::emulated ? 1 : 0, r.or_masks ? 1 : 0, r.ballot ? 1 : 0);
     s += R"(#if KJARNI_SORT_PTX && !KJARNI_SORT_EMULATED
 FUNCTION INLINE uint32_t kjarni_match(uint32_t v) {
     uint32_t m;
@@ -81,9 +84,16 @@ FUNCTION INLINE uint32_t kjarni_highest(uint32_t x) {
     asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(x));
     return r;
 }
+FUNCTION INLINE uint32_t kjarni_ballot(uint32_t v) {
+    uint32_t r;
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\tvote.sync.ballot.b32 %0, p, 0xffffffff;\n\t}"
+                 : "=r"(r) : "r"(v));
+    return r;
+}
 FUNCTION INLINE void kjarni_warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
 #define KJARNI_WARP_SYNC() kjarni_warp_sync()
 #define KJARNI_MATCH(v) kjarni_match(v)
+#define KJARNI_BALLOT(v) kjarni_ballot(v)
 #define KJARNI_SHFL(v, l) kjarni_shfl((v), (l))
 #define KJARNI_SHFL_UP(v, d) kjarni_shfl_up((v), (d))
 #define KJARNI_POPC(x) kjarni_popc(x)
@@ -93,6 +103,7 @@ FUNCTION INLINE void kjarni_warp_sync(void) { asm volatile("bar.warp.sync 0xffff
 #elif defined(KJARNI_CUDA_API) && !KJARNI_SORT_EMULATED
 #define KJARNI_WARP_SYNC() __syncwarp()
 #define KJARNI_MATCH(v) __match_any_sync(0xFFFFFFFFu, (v))
+#define KJARNI_BALLOT(v) __ballot_sync(0xFFFFFFFFu, (v))
 #define KJARNI_SHFL(v, l) __shfl_sync(0xFFFFFFFFu, (v), (l))
 #define KJARNI_SHFL_UP(v, d) __shfl_up_sync(0xFFFFFFFFu, (v), (d))
 #define KJARNI_POPC(x) ((uint32_t)__popc(x))
@@ -109,6 +120,14 @@ FUNCTION INLINE uint32_t kjarni_match_emulated(uint32_t v, uint32_t lid, LOCAL_M
     LOCAL_BARRIER;
     uint32_t m = 0;
     for (uint32_t l = 0; l < 32; ++l) m |= (wx[(lid & ~31u) + l] == v ? 1u : 0u) << l;
+    LOCAL_BARRIER;
+    return m;
+}
+FUNCTION INLINE uint32_t kjarni_ballot_emulated(uint32_t v, uint32_t lid, LOCAL_MEM uint32_t* wx) {
+    wx[lid] = v;
+    LOCAL_BARRIER;
+    uint32_t m = 0;
+    for (uint32_t l = 0; l < 32; ++l) m |= (wx[(lid & ~31u) + l] != 0 ? 1u : 0u) << l;
     LOCAL_BARRIER;
     return m;
 }
@@ -139,6 +158,7 @@ FUNCTION INLINE uint32_t kjarni_popc_emulated(uint32_t x) {
 }
 #define KJARNI_WARP_SYNC() LOCAL_BARRIER
 #define KJARNI_MATCH(v) kjarni_match_emulated((v), lid, kjarni_wx)
+#define KJARNI_BALLOT(v) kjarni_ballot_emulated((v), lid, kjarni_wx)
 #define KJARNI_SHFL(v, l) kjarni_shfl_emulated((v), (l), lid, kjarni_wx)
 #define KJARNI_SHFL_UP(v, d) kjarni_shfl_up_emulated((v), (d), lid, kjarni_wx)
 #define KJARNI_POPC(x) kjarni_popc_emulated(x)
@@ -318,7 +338,20 @@ std::string match_pass_source(const Shape& r) {
         old = KJARNI_SHFL(old, leader);
         KJARNI_WARP_SYNC();
 #else
+#if KJARNI_SORT_BALLOT
+        // The lanes that agree with this one on each of the digit's 8 bits.
+        uint32_t peers = 0xFFFFFFFFu;
+#if !KJARNI_SORT_EMULATED
+        #pragma unroll
+#endif
+        for (uint32_t b = 0; b < 8u; ++b) {
+            const uint32_t bit = (d >> b) & 1u;
+            const uint32_t set = KJARNI_BALLOT(bit);
+            peers &= bit ? set : ~set;
+        }
+#else
         const uint32_t peers = KJARNI_MATCH(d);
+#endif
         const uint32_t leader = KJARNI_HIGHEST(peers);
         uint32_t old = 0;
         if (lane == leader) old = KJARNI_LOCAL_ADD(&my_hist[d], KJARNI_POPC(peers));

@@ -80,9 +80,10 @@ std::string Shape::key() const {
     // hist_items only shapes the counting kernel, whose key adds it (sort_onesweep.cpp).
     return fmt::format(
         "onesweep key={} value={} items={} group={} rank={} warp={} ptx={} apart={} or={} resident={} split={} "
-        "early={}",
+        "early={} ballot={}",
         key_bytes, value_bytes, items, group, rank == Rank::match ? "match" : "nibble",
-        warp == Warp::native ? "native" : "emulated", ptx, values_apart, or_masks, resident, split_loads, early_counts);
+        warp == Warp::native ? "native" : "emulated", ptx, values_apart, or_masks, resident, split_loads, early_counts,
+        ballot);
 }
 
 std::string common_code(const Shape& r) {

@@ -45,6 +45,10 @@ struct Shape {
     /// match: the lanes of equal digit found through a mask word per digit and warp in local
     /// memory (each lane ORs its bit in, the warp synchronizes and reads) instead of match.any.
     bool or_masks = false;
+    /// match: the lanes of equal digit found through 8 ballots, one per bit of the digit (a lane's
+    /// peers are the lanes that agree with it on every bit: ALU and vote instructions only),
+    /// instead of match.any (KJARNI_SORT_MATCH=ballot; CUB's way of matching its digits).
+    bool ballot = false;
     /// match: work items the kernel is compiled to keep resident per compute unit, in whole groups
     /// (resident_groups(); 0: the compiler's choice). Through CUDA __launch_bounds__(group,
     /// resident_groups()); through NVIDIA's OpenCL the register cap that lets as many fit.

@@ -456,8 +456,9 @@ TEST_P(Sorts, OnesweepMatchEarlyCountsAndSplitLoads) {
     // ranked (KJARNI_SORT_COUNTS=early), its keys loaded before the first pass's transform
     // (KJARNI_SORT_LOAD=split), and the counting kernel taking several keys per work item
     // (KJARNI_SORT_HIST_ITEMS, 3: chunks of 768 that do not divide n): sort and argsort of float32
-    // (the first pass's transform; argsort's values as the device's default stages them), the
-    // radix sort of 1- to 8-byte keys with values staged with the keys. One shape, as above.
+    // (the first pass's transform; argsort's values as the device's default stages them) with
+    // lanes matched through ballots (KJARNI_SORT_MATCH=ballot), the radix sort of 1- to 8-byte keys
+    // with values staged with the keys, lanes matched through mask words. One shape, as above.
     const std::size_t n = (std::size_t{1} << 17) + 12345;
     if (!detail::onesweep_supported(queue(), n, 4, 4)) GTEST_SKIP() << "the onesweep sort is not used on this device";
     const ScopedSettings settings({{"KJARNI_SORT_RANK", "match"},
@@ -466,9 +467,10 @@ TEST_P(Sorts, OnesweepMatchEarlyCountsAndSplitLoads) {
                                    {"KJARNI_SORT_COUNTS", "early"},
                                    {"KJARNI_SORT_LOAD", "split"},
                                    {"KJARNI_SORT_HIST_ITEMS", "3"},
-                                   {"KJARNI_SORT_HIST_GROUPS", "2"}});
+                                   {"KJARNI_SORT_HIST_GROUPS", "2"},
+                                   {"KJARNI_SORT_MATCH", "ballot"}});
     check_float_sorts(queue(), n, 5);
-    const ScopedSettings together(std::vector<std::pair<std::string, std::string>>{{"KJARNI_SORT_VALUES", "together"}});
+    const ScopedSettings together({{"KJARNI_SORT_VALUES", "together"}, {"KJARNI_SORT_MATCH", "or"}});
     check_keys_with_values(queue(), 40000, {detail::RadixMethod::onesweep});
 }
 
