@@ -84,7 +84,7 @@ if [ -n "$ncu_configs_text" ]; then
         [[ $name == KJARNI_* ]] || name=KJARNI_SORT_$name
         settings+=("$name=${pair#*=}")
       done
-      csv="$out/ncu-${config//[^A-Za-z0-9=,_]/_}.csv"
+      csv="$out/ncu-${config//[^A-Za-z0-9_]/_}.csv"
       env "${settings[@]}" KJARNI_BENCH_SORT_API=cuda timeout 120 "$ncu_bin" --csv --print-units base --kernel-name regex:onesweep \
         --launch-count 5 --metrics gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active \
         build-gpu/bench/kjarni_bench_sorting --benchmark_filter='^sort_float32/cuda' --benchmark_min_time=0.01 >"$csv" 2>"$csv.err"
