@@ -1,9 +1,9 @@
 #!/bin/bash
-# A sweep of the onesweep sort's settings (src/algorithms/sort_onesweep.cpp: KJARNI_SORT_RANK,
-# _ITEMS, _GROUP, _VALUES, _MATCH) on the GPU machine: Gkeys/s of sort and argsort of 2^28 float32 and uint32 keys
-# through CUDA, then through NVIDIA's OpenCL, each configuration first checked on the host at 2^22
-# (random keys and keys with ties). About 100 s for the default list once built (estimated: not
-# yet run on a GPU).
+# A sweep of the onesweep sort's settings (src/algorithms/sort_onesweep.cpp: KJARNI_SORT_*) on the
+# GPU machine: Gkeys/s of sort and argsort of 2^28 float32 and uint32 keys through CUDA, then
+# through NVIDIA's OpenCL, each configuration first checked on the host at 2^22 (random keys and
+# keys with ties); then the per-kernel durations of one sort under Nsight Compute (see the end).
+# About 1-2 minutes per API for the default list once built (estimated).
 #
 #   bash bench/sort_sweep.sh [--build]     # repository root, .gpu-deps carried (as for
 #                                          # scripts/sorting-gpu.sh); --build, or no
@@ -25,12 +25,14 @@ if [ "${1:-}" = "--build" ] || [ ! -x build-gpu/bench/kjarni_bench_sorting ]; th
     >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
   echo "build: $((SECONDS - start)) s"
 fi
-# nibble: the form measured so far (two 4-bit rounds); match: one round with warp instructions
-# (CUDA intrinsics; inline PTX through NVIDIA's OpenCL), at several tile shapes, argsort's values
-# staged with the keys (together, the default) or after them (apart), lanes matched by match.any
-# (the default) or through mask words (MATCH=or). Items beyond what 48 KiB of
-# local memory holds are lowered (argsort with values together: at most 23 at 256 work items).
-configs=${KJARNI_SWEEP_CONFIGS:-"RANK=nibble;RANK=match,ITEMS=12;RANK=match,ITEMS=16;RANK=match,ITEMS=20;RANK=match,ITEMS=24;RANK=match,ITEMS=16,VALUES=apart;RANK=match,ITEMS=24,VALUES=apart;RANK=match,ITEMS=32,VALUES=apart;RANK=match,ITEMS=16,GROUP=512;RANK=match,ITEMS=16,MATCH=or;RANK=match,ITEMS=24,MATCH=or,VALUES=apart"}
+# LOAD, HIST_ITEMS, HIST_GROUPS, COUNTS and MATCH=ballot against the defaults (LOAD=fused: the
+# defaults as they are): the loads of a loop in one run before their uses (LOAD=split), the
+# counting kernel with 16 or 8 keys per work item, lanes matched through ballots, the tile's
+# counts taken before its ranking (COUNTS=early: 56 registers instead of 80 for the CUDA sort's 16
+# keys per work item, 64 with ballots), then with those: larger tiles, four groups resident,
+# groups of 384, argsort's values apart. Items beyond what 48 KiB of local memory holds are
+# lowered (KJARNI_SORT_VERBOSE says to what).
+configs=${KJARNI_SWEEP_CONFIGS:-"LOAD=fused;LOAD=split;LOAD=split,HIST_ITEMS=16;LOAD=split,HIST_ITEMS=16,COUNTS=early;LOAD=split,HIST_ITEMS=16,COUNTS=early,ITEMS=24;LOAD=split,HIST_ITEMS=16,MATCH=ballot;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot,ITEMS=24;LOAD=split,HIST_ITEMS=16,COUNTS=early,RESIDENT=1024;LOAD=split,HIST_ITEMS=16,COUNTS=early,GROUP=384,ITEMS=15;LOAD=split,HIST_ITEMS=8,HIST_GROUPS=8,COUNTS=early;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot,VALUES=apart"}
 status=0
 for api in cuda/ opencl/; do
   name=${api%/}
@@ -63,4 +65,47 @@ print(f"{'api':7s} {'configuration':32s} " + " ".join(f"{c:>15s}" for c in cases
 for (api, config), v in rows.items():
     print(f"{api:7s} {config:32s} " + " ".join(f"{v.get(c, float('nan')):15.2f}" for c in cases))
 EOF
+# Per-kernel durations of one 2^28 float32 sort through CUDA under Nsight Compute, for each
+# configuration of KJARNI_SWEEP_NCU (same syntax; set and empty: none): the counting kernel and the four
+# passes (the warm-up sort, the first five onesweep launches), with registers per thread and the
+# achieved occupancy. Where no ncu is found, says so.
+ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+ncu_configs_text=${KJARNI_SWEEP_NCU-"LOAD=fused;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot"}
+if [ -n "$ncu_configs_text" ]; then
+  if [ -z "$ncu_bin" ]; then
+    echo "ncu: not found"
+  else
+    IFS=';' read -ra ncu_configs <<<"$ncu_configs_text"
+    for config in "${ncu_configs[@]}"; do
+      settings=()
+      IFS=',' read -ra pairs <<<"$config"
+      for pair in "${pairs[@]}"; do
+        name=${pair%%=*}
+        [[ $name == KJARNI_* ]] || name=KJARNI_SORT_$name
+        settings+=("$name=${pair#*=}")
+      done
+      csv="$out/ncu-${config//[^A-Za-z0-9_]/_}.csv"
+      env "${settings[@]}" KJARNI_BENCH_SORT_API=cuda timeout 120 "$ncu_bin" --csv --print-units base --kernel-name regex:onesweep \
+        --launch-count 5 --metrics gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active \
+        build-gpu/bench/kjarni_bench_sorting --benchmark_filter='^sort_float32/cuda' --benchmark_min_time=0.01 >"$csv" 2>"$csv.err"
+      echo "ncu [$config] rc=$?"
+      python3 - "$csv" <<'PY'
+import csv, sys
+rows, order = {}, []
+with open(sys.argv[1]) as f:
+    lines = [line for line in f if line.startswith('"')]
+for r in csv.DictReader(lines):
+    key = (r["ID"], r["Kernel Name"].split("(")[0])
+    if key not in rows:
+        rows[key] = {}
+        order.append(key)
+    rows[key][r["Metric Name"]] = r["Metric Value"]
+for key in order:
+    m = rows[key]
+    print(f"  {key[1]:28s} {m.get('gpu__time_duration.sum', '?'):>12s} ns  regs {m.get('launch__registers_per_thread', '?'):>4s}"
+          f"  warps active {m.get('sm__warps_active.avg.pct_of_peak_sustained_active', '?')} %")
+PY
+    done
+  fi
+fi
 exit $status

@@ -30,7 +30,12 @@
 // (or why it takes the multi-pass sort) on stderr, once per shape; KJARNI_SORT_MATCH = any
 // (match.any) | or (the default: lanes of equal digit found through mask words in local memory);
 // KJARNI_SORT_RESIDENT = work items the match pass is compiled to keep resident per compute unit
-// (whole groups of it, at least one; registers capped to fit: Shape::resident).
+// (whole groups of it, at least one; registers capped to fit: Shape::resident);
+// KJARNI_SORT_LOAD = fused (the default) | split (match: each loop's loads in one run before their
+// uses: Shape::split_loads); KJARNI_SORT_COUNTS = late (the default) | early (match: the tile's
+// counts before its ranking, keys staged as ranked: Shape::early_counts); KJARNI_SORT_HIST_ITEMS
+// = keys per work item of the counting kernel (default 1), KJARNI_SORT_HIST_GROUPS = its groups
+// per compute unit (default 4).
 // An invalid value is an ArgumentError naming the variable.
 
 #include "algorithms/sort_onesweep.hpp"
@@ -183,10 +188,21 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
     // Mask words (or) by default: 29.1 against match.any's 22.0 Gkeys/s for float32 keys through
     // CUDA on an H200, 22.9 against 20.5 through NVIDIA's OpenCL (16 keys per work item).
     const std::string match = setting("KJARNI_SORT_MATCH", "or");
-    if (match != "any" && match != "or")
-        throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any or or (the default)", match));
+    if (match != "any" && match != "or" && match != "ballot")
+        throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any, or (the default) or ballot", match));
     r.or_masks = match == "or" && r.rank == Rank::match;
+    r.ballot = match == "ballot" && r.rank == Rank::match;
     if (r.rank == Rank::match) r.resident = count_setting("KJARNI_SORT_RESIDENT", 2048);
+    const std::string load = setting("KJARNI_SORT_LOAD", "fused");
+    if (load != "fused" && load != "split")
+        throw ArgumentError("KJARNI_SORT_LOAD", fmt::format("is '{}': fused (the default) or split", load));
+    r.split_loads = load == "split" && r.rank == Rank::match;
+    const std::string counts = setting("KJARNI_SORT_COUNTS", "late");
+    if (counts != "late" && counts != "early")
+        throw ArgumentError("KJARNI_SORT_COUNTS", fmt::format("is '{}': late (the default) or early", counts));
+    r.early_counts = counts == "early" && r.rank == Rank::match;
+    if (const std::size_t items = count_setting("KJARNI_SORT_HIST_ITEMS", 64); items != 0) r.hist_items = items;
+    if (const std::size_t groups = count_setting("KJARNI_SORT_HIST_GROUPS", 64); groups != 0) r.hist_groups = groups;
     const std::size_t asked = count_setting("KJARNI_SORT_ITEMS", 64);
     r.items = asked != 0 ? asked : default_items(r.rank, key_bytes, value_bytes, r.ptx);
     // At most 48 KiB, CUDA's limit for static shared memory, also where the device has more (PoCL):
@@ -218,8 +234,9 @@ OnesweepKernels kernels_for(const Queue& queue, const Shape& r) {
     Shape keys_only;
     keys_only.key_bytes = r.key_bytes;
     keys_only.items = 1;
-    return {generated_kernel(queue.device(), keys_only.key(), "kjarni_onesweep_histogram",
-                             [&] { return histogram_source(keys_only); }),
+    keys_only.hist_items = r.hist_items;
+    return {generated_kernel(queue.device(), fmt::format("{} hist_items={}", keys_only.key(), r.hist_items),
+                             "kjarni_onesweep_histogram", [&] { return histogram_source(keys_only); }),
             generated_kernel(
                 queue.device(), r.key(), "kjarni_onesweep_pass", [&] { return pass_source(r); },
                 /*allow_contraction=*/false, r.max_registers())};
@@ -345,9 +362,10 @@ RadixResult run_onesweep(const Queue& queue, const Shape& r, const std::optional
     const KernelArg input_arg = fused_input ? *ends.input : pack(current_keys, LaunchTarget{});
     const std::uint64_t input_offset = fused_input ? ends.input_offset : 0;
     {
-        // A few groups per compute unit, each striding over the keys.
+        // A few groups per compute unit (hist_groups), each striding over the keys.
+        const std::size_t chunk = histogram_group * r.hist_items;
         const std::size_t groups =
-            std::clamp<std::size_t>(histogram.compute_units * 4, 1, (n + histogram_group - 1) / histogram_group);
+            std::clamp<std::size_t>(histogram.compute_units * r.hist_groups, 1, (n + chunk - 1) / chunk);
         const std::size_t global[1] = {groups * histogram_group};
         const std::size_t local[1] = {histogram_group};
         const KernelArg args[] = {input_arg, pack(input_offset, LaunchTarget{}), pack(scratch, LaunchTarget{}),

@@ -22,7 +22,14 @@
 // With or_masks (KJARNI_SORT_MATCH=or), step 1 finds the lanes of equal digit through a mask word
 // per digit and warp in local memory (each lane ORs its bit in; warp synchronizations around the
 // read and the leader's clearing), which trades match.any for a local atomic and three warp
-// synchronizations per key: which is faster on a GPU is for the sweep to say.
+// synchronizations per key: which is faster on a GPU is for the sweep to say. With ballot
+// (KJARNI_SORT_MATCH=ballot), the lanes of equal digit are those that agree on each of its 8 bits,
+// through a ballot per bit (vote and logic instructions, no local memory, no synchronization).
+// With early_counts (KJARNI_SORT_COUNTS=early), each warp first counts its keys' digits in its
+// histogram (a local atomic per key), step 2 runs before the ranking (the tile's counts published
+// sooner for the look-back of later tiles), and the ranking of step 1 then starts from each warp's
+// place in the sorted tile, so that a key goes to local memory as soon as it is ranked (steps 1
+// and 3 in one loop, no register per key for its rank; the staged tile beside the histograms).
 // Stable: ranks follow (digit, warp, item, lane), the tile's order within a digit. The loops over
 // a work item's keys are unrolled so that its keys, values and ranks stay in registers (an array
 // indexed in a loop that is not unrolled goes to local memory through CUDA).
@@ -48,8 +55,9 @@ namespace {
 /// caller's scope and contain group barriers.
 std::string warp_code(const Shape& r) {
     std::string s =
-        fmt::format("#define KJARNI_SORT_PTX {}\n#define KJARNI_SORT_EMULATED {}\n#define KJARNI_SORT_OR {}\n",
-                    r.ptx ? 1 : 0, r.warp == Warp::emulated ? 1 : 0, r.or_masks ? 1 : 0);
+        fmt::format("#define KJARNI_SORT_PTX {}\n#define KJARNI_SORT_EMULATED {}\n#define KJARNI_SORT_OR {}\n"
+                    "#define KJARNI_SORT_BALLOT {}\n",
+                    r.ptx ? 1 : 0, r.warp == Warp::emulated ? 1 : 0, r.or_masks ? 1 : 0, r.ballot ? 1 : 0);
     s += R"(#if KJARNI_SORT_PTX && !KJARNI_SORT_EMULATED
 FUNCTION INLINE uint32_t kjarni_match(uint32_t v) {
     uint32_t m;
@@ -76,9 +84,16 @@ FUNCTION INLINE uint32_t kjarni_highest(uint32_t x) {
     asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(x));
     return r;
 }
+FUNCTION INLINE uint32_t kjarni_ballot(uint32_t v) {
+    uint32_t r;
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\tvote.sync.ballot.b32 %0, p, 0xffffffff;\n\t}"
+                 : "=r"(r) : "r"(v));
+    return r;
+}
 FUNCTION INLINE void kjarni_warp_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
 #define KJARNI_WARP_SYNC() kjarni_warp_sync()
 #define KJARNI_MATCH(v) kjarni_match(v)
+#define KJARNI_BALLOT(v) kjarni_ballot(v)
 #define KJARNI_SHFL(v, l) kjarni_shfl((v), (l))
 #define KJARNI_SHFL_UP(v, d) kjarni_shfl_up((v), (d))
 #define KJARNI_POPC(x) kjarni_popc(x)
@@ -88,6 +103,7 @@ FUNCTION INLINE void kjarni_warp_sync(void) { asm volatile("bar.warp.sync 0xffff
 #elif defined(KJARNI_CUDA_API) && !KJARNI_SORT_EMULATED
 #define KJARNI_WARP_SYNC() __syncwarp()
 #define KJARNI_MATCH(v) __match_any_sync(0xFFFFFFFFu, (v))
+#define KJARNI_BALLOT(v) __ballot_sync(0xFFFFFFFFu, (v))
 #define KJARNI_SHFL(v, l) __shfl_sync(0xFFFFFFFFu, (v), (l))
 #define KJARNI_SHFL_UP(v, d) __shfl_up_sync(0xFFFFFFFFu, (v), (d))
 #define KJARNI_POPC(x) ((uint32_t)__popc(x))
@@ -104,6 +120,14 @@ FUNCTION INLINE uint32_t kjarni_match_emulated(uint32_t v, uint32_t lid, LOCAL_M
     LOCAL_BARRIER;
     uint32_t m = 0;
     for (uint32_t l = 0; l < 32; ++l) m |= (wx[(lid & ~31u) + l] == v ? 1u : 0u) << l;
+    LOCAL_BARRIER;
+    return m;
+}
+FUNCTION INLINE uint32_t kjarni_ballot_emulated(uint32_t v, uint32_t lid, LOCAL_MEM uint32_t* wx) {
+    wx[lid] = v;
+    LOCAL_BARRIER;
+    uint32_t m = 0;
+    for (uint32_t l = 0; l < 32; ++l) m |= (wx[(lid & ~31u) + l] != 0 ? 1u : 0u) << l;
     LOCAL_BARRIER;
     return m;
 }
@@ -134,6 +158,7 @@ FUNCTION INLINE uint32_t kjarni_popc_emulated(uint32_t x) {
 }
 #define KJARNI_WARP_SYNC() LOCAL_BARRIER
 #define KJARNI_MATCH(v) kjarni_match_emulated((v), lid, kjarni_wx)
+#define KJARNI_BALLOT(v) kjarni_ballot_emulated((v), lid, kjarni_wx)
 #define KJARNI_SHFL(v, l) kjarni_shfl_emulated((v), (l), lid, kjarni_wx)
 #define KJARNI_SHFL_UP(v, d) kjarni_shfl_up_emulated((v), (d), lid, kjarni_wx)
 #define KJARNI_POPC(x) kjarni_popc_emulated(x)
@@ -190,9 +215,12 @@ std::string match_pass_source(const Shape& r) {
     std::string s = common_code(r);
     s += warp_code(r);
     const bool apart = v && r.values_apart;
-    s += fmt::format("#define KJARNI_WARPS {}\n#define KJARNI_SMEM_WORDS {}\n#define KJARNI_VALUES_AT {}\n",
-                     r.group / 32, (std::max(r.staged_bytes(), r.histogram_bytes()) + 7) / 8,
-                     apart ? 0 : (r.tile() * r.key_bytes + 7) / 8 * 8);
+    // The staged tile overlaps the histograms, or, with early counts, follows them.
+    const std::size_t stage_at = r.early_counts ? r.histogram_bytes() : 0;
+    s += fmt::format("#define KJARNI_WARPS {}\n#define KJARNI_SMEM_WORDS {}\n#define KJARNI_STAGE_AT {}\n#define "
+                     "KJARNI_VALUES_AT {}\n",
+                     r.group / 32, (r.match_smem_bytes() + 7) / 8, stage_at,
+                     stage_at + (apart ? 0 : (r.tile() * r.key_bytes + 7) / 8 * 8));
     s += "#define KJARNI_FLAG_AGGREGATE 0x40000000u\n#define KJARNI_FLAG_INCLUSIVE 0x80000000u\n"
          "#define KJARNI_COUNT_MASK 0x3FFFFFFFu\n";
     // __launch_bounds__ goes between the return type and the name.
@@ -217,7 +245,7 @@ std::string match_pass_source(const Shape& r) {
     LOCAL_MEM_DECL uint32_t kjarni_wx[KJARNI_G];
 #endif
     LOCAL_MEM uint32_t* whist = (LOCAL_MEM uint32_t*)smem;
-    LOCAL_MEM KJARNI_KEY* skeys = (LOCAL_MEM KJARNI_KEY*)smem;
+    LOCAL_MEM KJARNI_KEY* skeys = (LOCAL_MEM KJARNI_KEY*)((LOCAL_MEM uint8_t*)smem + KJARNI_STAGE_AT);
 )";
     s += if_values("    LOCAL_MEM KJARNI_VALUE* svalues = (LOCAL_MEM KJARNI_VALUE*)((LOCAL_MEM uint8_t*)smem + "
                    "KJARNI_VALUES_AT);\n");
@@ -235,31 +263,60 @@ std::string match_pass_source(const Shape& r) {
     // 1. The warp's positions into registers; positions past the end get the largest key (digit
     // 255), which ranks after every real key.
     KJARNI_KEY my_keys[KJARNI_ITEMS];
-    uint32_t my_ranks[KJARNI_ITEMS];
 )";
+    if (!r.early_counts || apart) s += "    uint32_t my_ranks[KJARNI_ITEMS];\n";
     s += if_values("    KJARNI_VALUE my_values[KJARNI_ITEMS];\n");
-    s += R"(    const uint32_t warp_first = warp * (32u * KJARNI_ITEMS) + lane;
+    s += "    const uint32_t warp_first = warp * (32u * KJARNI_ITEMS) + lane;\n";
+    if (r.split_loads) {
+        // One run of loads from a source chosen once (the elements in the first pass), then the
+        // first pass's transform: no branch between two loads.
+        s += R"(    GLOBAL_MEM const KJARNI_KEY* tile_keys = keys + (first ? keys_offset : 0) + begin;
     #pragma unroll
+    for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
+        const uint32_t q = warp_first + 32u * k;
+        my_keys[k] = q < count ? tile_keys[q] : (KJARNI_KEY)~(KJARNI_KEY)0;
+    }
+)";
+        if (v)
+            s += R"(    if (first) {
+        #pragma unroll
+        for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) my_values[k] = (KJARNI_VALUE)(begin + warp_first + 32u * k);
+    } else {
+        #pragma unroll
+        for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
+            const uint32_t q = warp_first + 32u * k;
+            my_values[k] = q < count ? values[begin + q] : (KJARNI_VALUE)0;
+        }
+    }
+)";
+        s += R"(    if (first) {
+        #pragma unroll
+        for (uint32_t k = 0; k < KJARNI_ITEMS; ++k)
+            if (warp_first + 32u * k < count) my_keys[k] = kjarni_to_key(my_keys[k], key_kind);
+    }
+)";
+    } else {
+        s += R"(    #pragma unroll
     for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
         const uint32_t q = warp_first + 32u * k;
         KJARNI_KEY key = (KJARNI_KEY)~(KJARNI_KEY)0;
 )";
-    s += if_values("        KJARNI_VALUE value = 0;\n");
-    s += R"(        if (q < count) {
+        s += if_values("        KJARNI_VALUE value = 0;\n");
+        s += R"(        if (q < count) {
             key = first ? kjarni_to_key(keys[keys_offset + begin + q], key_kind) : keys[begin + q];
 )";
-    s += if_values("            value = first ? (KJARNI_VALUE)(begin + q) : values[begin + q];\n");
-    s += R"(        }
+        s += if_values("            value = first ? (KJARNI_VALUE)(begin + q) : values[begin + q];\n");
+        s += R"(        }
         my_keys[k] = key;
 )";
-    s += if_values("        my_values[k] = value;\n");
-    s += R"(    }
-    // Rank in the warp, item by item.
-    LOCAL_MEM uint32_t* my_hist = whist + warp * 256u;
-#if KJARNI_SORT_OR
-    LOCAL_MEM uint32_t* my_masks = whist + (KJARNI_WARPS + warp) * 256u;
-#endif
-    const uint32_t lanes_below = (1u << lane) - 1u;
+        s += if_values("        my_values[k] = value;\n");
+        s += "    }\n";
+    }
+    // The ranking of item k in its warp: `old` (the warp's count of the digit before this item's
+    // lanes, through my_hist) plus the lanes below of the same digit; `use` says what the rank is
+    // for.
+    const auto rank_loop = [](const std::string& use) {
+        return std::string(R"(    const uint32_t lanes_below = (1u << lane) - 1u;
     #pragma unroll
     for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
         const uint32_t d = KJARNI_DIGIT(my_keys[k], shift);
@@ -281,16 +338,31 @@ std::string match_pass_source(const Shape& r) {
         old = KJARNI_SHFL(old, leader);
         KJARNI_WARP_SYNC();
 #else
+#if KJARNI_SORT_BALLOT
+        // The lanes that agree with this one on each of the digit's 8 bits.
+        uint32_t peers = 0xFFFFFFFFu;
+#if !KJARNI_SORT_EMULATED
+        #pragma unroll
+#endif
+        for (uint32_t b = 0; b < 8u; ++b) {
+            const uint32_t bit = (d >> b) & 1u;
+            const uint32_t set = KJARNI_BALLOT(bit);
+            peers &= bit ? set : ~set;
+        }
+#else
         const uint32_t peers = KJARNI_MATCH(d);
+#endif
         const uint32_t leader = KJARNI_HIGHEST(peers);
         uint32_t old = 0;
         if (lane == leader) old = KJARNI_LOCAL_ADD(&my_hist[d], KJARNI_POPC(peers));
         old = KJARNI_SHFL(old, leader);
 #endif
-        my_ranks[k] = old + KJARNI_POPC(peers & lanes_below);
-    }
-    LOCAL_BARRIER;
-    // 2. Digit lid: the warps' counts into their exclusive scan, the tile's count (less the
+        const uint32_t rank = old + KJARNI_POPC(peers & lanes_below);
+)") + use + "    }\n";
+    };
+    // Step 2 (see the top of the file), between two barriers.
+    const std::string digit_scan =
+        R"(    // 2. Digit lid: the warps' counts into their exclusive scan, the tile's count (less the
     // padding, all digit 255), published at once for the tiles after this one.
     uint32_t tile_count = 0;
     if (lid < 256u) {
@@ -312,7 +384,29 @@ std::string match_pass_source(const Shape& r) {
     if (lid < 256u)
         for (uint32_t w = 0; w < KJARNI_WARPS; ++w) whist[w * 256u + lid] += run_start;
     LOCAL_BARRIER;
-    // 3. Ranks in the tile, then (the histograms read) the keys and values to them.
+)";
+    s += R"(    LOCAL_MEM uint32_t* my_hist = whist + warp * 256u;
+#if KJARNI_SORT_OR
+    LOCAL_MEM uint32_t* my_masks = whist + (KJARNI_WARPS + warp) * 256u;
+#endif
+)";
+    if (r.early_counts) {
+        // The warps' digit counts first (a local atomic per key), so the tile's counts are
+        // published before the ranking; then each warp's histogram holds where its next key of a
+        // digit goes in the sorted tile, and every key goes there as soon as it is ranked (the
+        // staged tile has memory of its own).
+        s += R"(    #pragma unroll
+    for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) KJARNI_LOCAL_INC(&my_hist[KJARNI_DIGIT(my_keys[k], shift)]);
+    LOCAL_BARRIER;
+)";
+        s += digit_scan;
+        std::string use = "        skeys[rank] = my_keys[k];\n";
+        if (v) use += apart ? "        my_ranks[k] = rank;\n" : "        svalues[rank] = my_values[k];\n";
+        s += rank_loop(use);
+    } else {
+        s += rank_loop("        my_ranks[k] = rank;\n");
+        s += "    LOCAL_BARRIER;\n" + digit_scan;
+        s += R"(    // 3. Ranks in the tile, then (the histograms read) the keys and values to them.
     #pragma unroll
     for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) my_ranks[k] += my_hist[KJARNI_DIGIT(my_keys[k], shift)];
     LOCAL_BARRIER;
@@ -320,9 +414,10 @@ std::string match_pass_source(const Shape& r) {
     for (uint32_t k = 0; k < KJARNI_ITEMS; ++k) {
         skeys[my_ranks[k]] = my_keys[k];
 )";
-    if (!apart) s += if_values("        svalues[my_ranks[k]] = my_values[k];\n");
-    s += R"(    }
-    // 4. Decoupled look-back for digit lid: aggregates of the tiles before this one are added
+        if (!apart) s += if_values("        svalues[my_ranks[k]] = my_values[k];\n");
+        s += "    }\n";
+    }
+    s += R"(    // 4. Decoupled look-back for digit lid: aggregates of the tiles before this one are added
     // until an inclusive prefix is met (tile 0 publishes only that). Flag and count share a word;
     // volatile loads keep the spin reading memory.
     if (lid < 256u) {
@@ -377,8 +472,9 @@ std::string match_pass_source(const Shape& r) {
 )";
         return s;
     }
-    s += "    // 5. Out: position q of the sorted tile goes to its digit's base plus q.\n#pragma unroll\n";
-    s += write_out_code(v) + "}\n";
+    s += "    // 5. Out: position q of the sorted tile goes to its digit's base plus q.\n";
+    if (!r.split_loads) s += "#pragma unroll\n";
+    s += write_out_code(v, r.split_loads) + "}\n";
     return s;
 }
 

@@ -65,8 +65,7 @@ std::size_t Shape::local_bytes() const {
     if (rank == Rank::match) {
         // The staged tile (values 8-byte aligned) shares its memory with the warps' histograms;
         // digit bases, warp sums, the tile slot, and the emulated warps' exchange words.
-        return std::max(staged_bytes(), histogram_bytes()) + 256 * 4 + 16 * 4 + 16 +
-               (warp == Warp::emulated ? group * 4 : 0);
+        return match_smem_bytes() + 256 * 4 + 16 * 4 + 16 + (warp == Warp::emulated ? group * 4 : 0);
     }
     // staged tile, 16-bit counters (18 per work item with the padding), totals, hist/base/start.
     return tile() * (key_bytes + value_bytes) + 18 * group * 2 + group * 4 + 3 * 256 * 4 + 16;
@@ -78,9 +77,13 @@ std::size_t Shape::staged_bytes() const {
 }
 
 std::string Shape::key() const {
-    return fmt::format("onesweep key={} value={} items={} group={} rank={} warp={} ptx={} apart={} or={} resident={}",
-                       key_bytes, value_bytes, items, group, rank == Rank::match ? "match" : "nibble",
-                       warp == Warp::native ? "native" : "emulated", ptx, values_apart, or_masks, resident);
+    // hist_items only shapes the counting kernel, whose key adds it (sort_onesweep.cpp).
+    return fmt::format(
+        "onesweep key={} value={} items={} group={} rank={} warp={} ptx={} apart={} or={} resident={} split={} "
+        "early={} ballot={}",
+        key_bytes, value_bytes, items, group, rank == Rank::match ? "match" : "nibble",
+        warp == Warp::native ? "native" : "emulated", ptx, values_apart, or_masks, resident, split_loads, early_counts,
+        ballot);
 }
 
 std::string common_code(const Shape& r) {
@@ -108,6 +111,45 @@ std::string common_code(const Shape& r) {
 
 std::string histogram_source(const Shape& r) {
     std::string s = common_code(r);
+    if (r.hist_items > 1) {
+        // Each work item loads hist_items keys of a chunk of G x hist_items positions (position
+        // j * G + lid: consecutive work items read consecutive keys) in one run of loads with
+        // nothing between them, so that all are in flight at once, then makes them keys and counts
+        // them. Positions stay below 2^30 + one stride: no 32-bit overflow.
+        s += fmt::format("#define KJARNI_HIST_ITEMS {}\n", r.hist_items);
+        s +=
+            R"(KERNEL void kjarni_onesweep_histogram(GLOBAL_MEM const KJARNI_KEY* keys, uint64_t keys_offset, GLOBAL_MEM uint32_t* hist,
+    uint32_t n, uint32_t key_kind)
+{
+    LOCAL_MEM_DECL uint32_t h[KJARNI_PASSES * 256];
+    const uint32_t lid = (uint32_t)get_local_id(0);
+    for (uint32_t k = lid; k < KJARNI_PASSES * 256; k += KJARNI_G) h[k] = 0;
+    LOCAL_BARRIER;
+    GLOBAL_MEM const KJARNI_KEY* elements = keys + keys_offset;
+    const uint32_t chunk = KJARNI_G * KJARNI_HIST_ITEMS;
+    const uint32_t stride = (uint32_t)get_num_groups(0) * chunk;
+    for (uint32_t at = (uint32_t)get_group_id(0) * chunk + lid; at < n; at += stride) {
+        KJARNI_KEY raw[KJARNI_HIST_ITEMS];
+        #pragma unroll
+        for (uint32_t j = 0; j < KJARNI_HIST_ITEMS; ++j) {
+            const uint32_t p = at + j * KJARNI_G;
+            raw[j] = p < n ? elements[p] : (KJARNI_KEY)0;
+        }
+        #pragma unroll
+        for (uint32_t j = 0; j < KJARNI_HIST_ITEMS; ++j) {
+            if (at + j * KJARNI_G < n) {
+                const KJARNI_KEY key = kjarni_to_key(raw[j], key_kind);
+                for (uint32_t pass = 0; pass < KJARNI_PASSES; ++pass) KJARNI_LOCAL_INC(&h[pass * 256 + KJARNI_DIGIT(key, 8 * pass)]);
+            }
+        }
+    }
+    LOCAL_BARRIER;
+    for (uint32_t k = lid; k < KJARNI_PASSES * 256; k += KJARNI_G)
+        if (h[k] != 0) KJARNI_GLOBAL_ADD(&hist[k], h[k]);
+}
+)";
+        return s;
+    }
     s +=
         R"(KERNEL void kjarni_onesweep_histogram(GLOBAL_MEM const KJARNI_KEY* keys, uint64_t keys_offset, GLOBAL_MEM uint32_t* hist,
     uint32_t n, uint32_t key_kind)
@@ -283,11 +325,50 @@ std::string pass_source(const Shape& r) {
     LOCAL_BARRIER;
     // 5. Out: position q of the sorted tile goes to its digit's base plus its place in the run.
 )";
-    s += write_out_code(v) + "}\n";
+    s += write_out_code(v, false) + "}\n";
     return s;
 }
 
-std::string write_out_code(bool values) {
+std::string write_out_code(bool values, bool split) {
+    if (split) {
+        // Every position's key (padding included: the staged tile is whole) and destination read
+        // from local memory first, in one run of loads, then the stores, the last pass's choice
+        // made once outside the loops: no branch between two local loads.
+        std::string s = R"(    KJARNI_KEY out_keys[KJARNI_ITEMS];
+    uint32_t out_to[KJARNI_ITEMS];
+#pragma unroll
+    for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
+        const uint32_t q = j * KJARNI_G + lid;
+        out_keys[j] = skeys[q];
+        out_to[j] = base[KJARNI_DIGIT(out_keys[j], shift)] + q;
+    }
+)";
+        s += values ? R"(    if (last == 2) {
+#pragma unroll
+        for (uint32_t j = 0; j < KJARNI_ITEMS; ++j)
+            if (j * KJARNI_G + lid < count) positions_out[out_offset + out_to[j]] = (int64_t)svalues[j * KJARNI_G + lid];
+    } else {
+#pragma unroll
+        for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
+            if (j * KJARNI_G + lid < count) {
+                keys_out[out_to[j]] = out_keys[j];
+                values_out[out_to[j]] = svalues[j * KJARNI_G + lid];
+            }
+        }
+    }
+)"
+                    : R"(    if (last == 1) {
+#pragma unroll
+        for (uint32_t j = 0; j < KJARNI_ITEMS; ++j)
+            if (j * KJARNI_G + lid < count) keys_out[out_offset + out_to[j]] = kjarni_from_key(out_keys[j], key_kind);
+    } else {
+#pragma unroll
+        for (uint32_t j = 0; j < KJARNI_ITEMS; ++j)
+            if (j * KJARNI_G + lid < count) keys_out[out_to[j]] = out_keys[j];
+    }
+)";
+        return s;
+    }
     std::string s = R"(    for (uint32_t j = 0; j < KJARNI_ITEMS; ++j) {
         const uint32_t q = j * KJARNI_G + lid;
         if (q < count) {

@@ -45,10 +45,34 @@ struct Shape {
     /// match: the lanes of equal digit found through a mask word per digit and warp in local
     /// memory (each lane ORs its bit in, the warp synchronizes and reads) instead of match.any.
     bool or_masks = false;
+    /// match: the lanes of equal digit found through 8 ballots, one per bit of the digit (a lane's
+    /// peers are the lanes that agree with it on every bit: ALU and vote instructions only),
+    /// instead of match.any (KJARNI_SORT_MATCH=ballot; CUB's way of matching its digits).
+    bool ballot = false;
     /// match: work items the kernel is compiled to keep resident per compute unit, in whole groups
     /// (resident_groups(); 0: the compiler's choice). Through CUDA __launch_bounds__(group,
     /// resident_groups()); through NVIDIA's OpenCL the register cap that lets as many fit.
     std::size_t resident = 0;
+    /// match: the tile's keys (and values) loaded in one straight run of loads, the first pass's
+    /// element-to-key transform applied after all of them, and the write-out's keys and
+    /// destinations read from local memory before any store (KJARNI_SORT_LOAD=split), instead of
+    /// each key transformed as it is loaded and stored as it is read (fused), where the branches
+    /// between them keep the compiler from issuing a load before the previous one returns (the
+    /// first pass's 16 global loads one after another in the fused form's machine code).
+    bool split_loads = false;
+    /// The counting kernel's keys per work item (KJARNI_SORT_HIST_ITEMS): loaded in one straight
+    /// run (warp-striped, coalesced), then counted; 1 is the one-key loop.
+    std::size_t hist_items = 1;
+    /// match: each warp counts its keys' digits first (a local atomic per key), the tile's counts
+    /// are published and scanned before the ranking, and each key goes to the staged tile as soon
+    /// as it is ranked (KJARNI_SORT_COUNTS=early), instead of the counts coming out of the ranking
+    /// (late): the look-back of later tiles finds this one's counts sooner, and no register per
+    /// key holds its rank (sort, argsort with values together), for a local atomic per key and
+    /// the staged tile beside the histograms instead of over them.
+    bool early_counts = false;
+    /// The counting kernel's work groups per compute unit (KJARNI_SORT_HIST_GROUPS; not part of
+    /// any source).
+    std::size_t hist_groups = 4;
 
     std::size_t tile() const { return group * items; }
     std::size_t passes() const { return key_bytes; }
@@ -59,6 +83,10 @@ struct Shape {
     /// match: bytes of the warps' histograms (and their masks with or_masks), where the tile is
     /// staged later.
     std::size_t histogram_bytes() const { return group / 32 * 256 * 4 * (or_masks ? 2 : 1); }
+    /// match: bytes of the histograms and the staged tile (overlapping, unless early_counts).
+    std::size_t match_smem_bytes() const {
+        return early_counts ? histogram_bytes() + staged_bytes() : std::max(staged_bytes(), histogram_bytes());
+    }
     std::size_t resident_groups() const { return std::max<std::size_t>(1, resident / group); }
     /// The register cap that keeps resident_groups() groups on a compute unit of 65536 registers
     /// (0: none).
@@ -80,8 +108,9 @@ std::string common_code(const Shape& shape);
 
 /// The pass kernels' last step, one loop: position q of the sorted tile in local memory (`skeys`,
 /// and `svalues` with `values`) goes to `base[its digit] + q`; the last pass writes the elements
-/// (or argsort's positions) at `out_offset`, the others the keys (and values).
-std::string write_out_code(bool values);
+/// (or argsort's positions) at `out_offset`, the others the keys (and values). `split`: every
+/// key and destination read first, then the stores (Shape::split_loads).
+std::string write_out_code(bool values, bool split);
 
 /// The match form of kjarni_onesweep_pass (sort_onesweep_match.cpp).
 std::string match_pass_source(const Shape& shape);

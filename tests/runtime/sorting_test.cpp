@@ -451,6 +451,29 @@ TEST_P(Sorts, OnesweepMatchRanking) {
     check_keys_with_values(queue(), 40000, {detail::RadixMethod::onesweep});
 }
 
+TEST_P(Sorts, OnesweepMatchEarlyCountsAndSplitLoads) {
+    // The match pass with the tile's counts taken before its ranking and each key staged as it is
+    // ranked (KJARNI_SORT_COUNTS=early), its keys loaded before the first pass's transform
+    // (KJARNI_SORT_LOAD=split), and the counting kernel taking several keys per work item
+    // (KJARNI_SORT_HIST_ITEMS, 3: chunks of 768 that do not divide n): sort and argsort of float32
+    // (the first pass's transform; argsort's values as the device's default stages them) with
+    // lanes matched through ballots (KJARNI_SORT_MATCH=ballot), the radix sort of 1- to 8-byte keys
+    // with values staged with the keys, lanes matched through mask words. One shape, as above.
+    const std::size_t n = (std::size_t{1} << 17) + 12345;
+    if (!detail::onesweep_supported(queue(), n, 4, 4)) GTEST_SKIP() << "the onesweep sort is not used on this device";
+    const ScopedSettings settings({{"KJARNI_SORT_RANK", "match"},
+                                   {"KJARNI_SORT_ITEMS", "5"},
+                                   {"KJARNI_SORT_GROUP", "384"},
+                                   {"KJARNI_SORT_COUNTS", "early"},
+                                   {"KJARNI_SORT_LOAD", "split"},
+                                   {"KJARNI_SORT_HIST_ITEMS", "3"},
+                                   {"KJARNI_SORT_HIST_GROUPS", "2"},
+                                   {"KJARNI_SORT_MATCH", "ballot"}});
+    check_float_sorts(queue(), n, 5);
+    const ScopedSettings together({{"KJARNI_SORT_VALUES", "together"}, {"KJARNI_SORT_MATCH", "or"}});
+    check_keys_with_values(queue(), 40000, {detail::RadixMethod::onesweep});
+}
+
 TEST_P(Sorts, OnesweepSettingsAreChecked) {
     // A setting the sort does not know is an ArgumentError naming it.
     if (!detail::onesweep_supported(queue(), 1000, 4, 0))
@@ -459,7 +482,9 @@ TEST_P(Sorts, OnesweepSettingsAreChecked) {
     for (const auto& [name, value] :
          {std::pair{"KJARNI_SORT_RANK", "fast"}, std::pair{"KJARNI_SORT_ITEMS", "0"},
           std::pair{"KJARNI_SORT_ITEMS", "12x"}, std::pair{"KJARNI_SORT_WARP", "none"},
-          std::pair{"KJARNI_SORT_VALUES", "split"}, std::pair{"KJARNI_SORT_MATCH", "all"}}) {
+          std::pair{"KJARNI_SORT_VALUES", "split"}, std::pair{"KJARNI_SORT_MATCH", "all"},
+          std::pair{"KJARNI_SORT_LOAD", "apart"}, std::pair{"KJARNI_SORT_COUNTS", "first"},
+          std::pair{"KJARNI_SORT_HIST_ITEMS", "0"}, std::pair{"KJARNI_SORT_HIST_GROUPS", "65"}}) {
         const ScopedSettings settings(
             {{name, value}, {"KJARNI_SORT_RANK", std::string(name) == "KJARNI_SORT_RANK" ? value : "match"}});
         EXPECT_EQ(argument_named_by([&] { sort(queue(), x); }), name) << value;
