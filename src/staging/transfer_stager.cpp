@@ -119,6 +119,11 @@ std::optional<TransferStager::Use> TransferStager::begin(backend::Context& conte
         ++statistics_.page_locked_transfers;
         return std::nullopt;
     }
+    return use_of(context, device_index, settings);
+}
+
+TransferStager::Use TransferStager::use_of(backend::Context& context, std::size_t device_index,
+                                           const TransferStaging& settings) {
     if (lanes_.size() <= device_index) lanes_.resize(context.devices().size());
     auto& lane = lanes_.at(device_index);
     if (!lane) lane = std::make_unique<Lane>();
@@ -206,6 +211,56 @@ bool TransferStager::read(backend::Context& context, backend::Queue& queue, std:
         throw;
     }
     count(chunks.size(), host.size());
+    return true;
+}
+
+bool TransferStager::relay(backend::Context& context, backend::Queue& source_queue, backend::Buffer& source,
+                           std::size_t source_offset, backend::Queue& destination_queue, backend::Buffer& destination,
+                           std::size_t destination_offset, std::size_t size, bool async) {
+    if (size == 0) return true;
+    Use use = [&] {
+        const std::lock_guard lock(mutex_);
+        return use_of(context, source_queue.device_index(), settings_.value_or(TransferStaging{}));
+    }();
+    Lane& lane = *use.lane;
+    const std::lock_guard lock(lane.mutex);
+    if (!lane.provide_slots(context, use.settings)) return false;
+    const std::vector<std::size_t> chunks = chunk_plan(size, std::min(use.settings.chunk_size, relay_chunk_size));
+    std::vector<std::size_t> starts(chunks.size());
+    for (std::size_t i = 1; i < chunks.size(); ++i) starts[i] = starts[i - 1] + chunks[i - 1];
+    const std::size_t slot_count = lane.slots.size();
+    // Chunk i goes through slot i % slot_count. The reads are events of the source's context, the
+    // writes of the destination's: no queue of one can wait for the other's, so the host does.
+    std::vector<std::shared_ptr<backend::Event>> reads(chunks.size());
+    auto enqueue_read = [&](std::size_t i) {
+        auto& slot = lane.slots[i % slot_count];
+        slot.wait();  // the write out of the slot's previous chunk
+        slot.last_use.reset();
+        source_queue.read(slot.data(), source, source_offset + starts[i], chunks[i], false);
+        reads[i] = source_queue.record_event();
+        slot.last_use = reads[i];
+    };
+    try {
+        // One slot is left for the write in flight, so that a read never waits for the write
+        // just enqueued (it waits for the one before, which the destination's bus has by then
+        // passed, or nearly).
+        const std::size_t ahead = std::max<std::size_t>(slot_count - 1, 1);
+        for (std::size_t i = 0; i < std::min(ahead, chunks.size()); ++i) enqueue_read(i);
+        for (std::size_t i = 0; i < chunks.size(); ++i) {
+            auto& slot = lane.slots[i % slot_count];
+            reads[i]->wait();
+            reads[i].reset();
+            destination_queue.write(destination, destination_offset + starts[i], slot.data(), chunks[i], false);
+            slot.last_use = destination_queue.record_event();
+            if (i + ahead < chunks.size()) enqueue_read(i + ahead);
+        }
+        if (!async) lane.slots[(chunks.size() - 1) % slot_count].wait();
+    } catch (...) {
+        settle_after_failure(source_queue);
+        settle_after_failure(destination_queue);
+        throw;
+    }
+    count(chunks.size(), size);
     return true;
 }
 

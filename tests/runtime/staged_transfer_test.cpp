@@ -15,6 +15,7 @@
 #include "kjarni/array.hpp"
 #include "kjarni/buffer.hpp"
 #include "kjarni/host_memory.hpp"
+#include "kjarni/peer_access.hpp"
 #include "kjarni/transfer_staging.hpp"
 #include "staging/parallel_copier.hpp"
 #include "staging/streaming_copy.hpp"
@@ -331,6 +332,45 @@ TEST_P(StagedTransferTest, SettingsAreCheckedAndDefaultsRestored) {
         buffer.get(queue(), std::span<std::byte>(back));
         EXPECT_TRUE(back == data);
         EXPECT_EQ(stats().staged_transfers, before.staged_transfers);
+    }
+}
+
+TEST_P(StagedTransferTest, CopiesBetweenContextsThroughTheSlots) {
+    // copy_between_contexts where the API has no device-to-device copy (OpenCL): chunks read into
+    // the source context's slots and written from them on the destination's queue
+    // (TransferStager::relay). Ragged sizes over many chunks, two and three slots (the reads run
+    // one or two chunks ahead), sub-regions at odd offsets, synchronous and asynchronous.
+    if (context().api().id() == ApiId::cuda()) GTEST_SKIP() << "CUDA copies between contexts device to device";
+    ContextOptions own;
+    own.own_contexts = true;
+    const Context other = Context::from_devices(GetParam().device(), own);
+    const Queue other_queue(other.devices()[0]);
+    for (const unsigned slots : {2U, 3U}) {
+        const StagingScope scope(context(), TransferStaging{.chunk_size = 10007, .slots = slots});
+        for (const std::size_t size :
+             {std::size_t{1}, std::size_t{10007}, std::size_t{3 * 10007 + 17}, std::size_t{250001}}) {
+            for (const bool async : {false, true}) {
+                const auto data = random_bytes(size + 13);
+                const Buffer source = Buffer::allocate(bound_device(), size + 13);
+                source.set(queue(), std::span<const std::byte>(data));
+                const auto fence = random_bytes(size + 64);
+                const Buffer destination = Buffer::allocate(other.devices()[0], size + 64);
+                destination.set(other_queue, std::span<const std::byte>(fence));
+                const auto before = stats();
+                EXPECT_FALSE(copy_between_contexts(other_queue, destination.get_sub_region(33, size),
+                                                   source.get_sub_region(13, size), async));
+                if (async) other_queue.synchronize();
+                std::vector<std::byte> back(size + 64);
+                destination.get(other_queue, std::span<std::byte>(back));
+                std::vector<std::byte> expected = fence;
+                std::copy_n(data.begin() + 13, size, expected.begin() + 33);
+                ASSERT_TRUE(back == expected) << size << " bytes, " << slots << " slots, async " << async;
+                const auto after = stats();
+                EXPECT_EQ(after.staged_transfers - before.staged_transfers, 1u);
+                EXPECT_EQ(after.staged_chunks - before.staged_chunks, detail::chunk_plan(size, 10007).size());
+                EXPECT_EQ(after.staged_bytes - before.staged_bytes, size);
+            }
+        }
     }
 }
 
