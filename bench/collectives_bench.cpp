@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -171,14 +172,19 @@ struct Setup {
     std::size_t count;  // elements NCCL's call takes per rank (send count; recv count for reduce_scatter)
 };
 
-kjarni::MultiArray zeros(const kjarni::MultiQueue& queues, std::size_t size,
-                         std::shared_ptr<const kjarni::Splay> splay) {
+/// Part p holds p + 1 in every element (small integers: every sum of them is exact in float32),
+/// so that check() can tell each rank's bytes apart.
+kjarni::MultiArray filled(const kjarni::MultiQueue& queues, std::size_t size,
+                          std::shared_ptr<const kjarni::Splay> splay) {
     const kjarni::MultiArray array =
         kjarni::MultiArray::empty(queues.devices(), {size}, kjarni::DType(kjarni::DType::Kind::float32), {},
                                   std::move(splay));
-    const std::byte zero[4]{};
-    for (std::size_t i = 0; i < array.parts().size(); ++i)
-        array.parts()[i].base().fill(queues[array.devices()[i]], zero);
+    for (std::size_t i = 0; i < array.parts().size(); ++i) {
+        const float value = static_cast<float>(i + 1);
+        std::byte pattern[4];
+        std::memcpy(pattern, &value, sizeof pattern);
+        array.parts()[i].base().fill(queues[array.devices()[i]], pattern);
+    }
     return array;
 }
 
@@ -193,17 +199,17 @@ std::shared_ptr<Setup> make_setup(Op op, std::size_t bytes, const kjarni::MultiQ
     switch (op) {
     case Op::all_reduce:
         return std::make_shared<Setup>(
-            Setup{op, total * 4, queues, comms, zeros(queues, total, clone), zeros(queues, total, clone), total});
+            Setup{op, total * 4, queues, comms, filled(queues, total, clone), filled(queues, total, clone), total});
     case Op::broadcast: {
-        const auto array = zeros(queues, total, clone);
+        const auto array = filled(queues, total, clone);
         return std::make_shared<Setup>(Setup{op, total * 4, queues, comms, array, array, total});
     }
     case Op::all_gather:
         return std::make_shared<Setup>(
-            Setup{op, total * 4, queues, comms, zeros(queues, total, equal), zeros(queues, total, clone), total / n});
+            Setup{op, total * 4, queues, comms, filled(queues, total, equal), filled(queues, total, clone), total / n});
     case Op::reduce_scatter:
         return std::make_shared<Setup>(
-            Setup{op, total * 4, queues, comms, zeros(queues, total, clone), zeros(queues, total, equal), total / n});
+            Setup{op, total * 4, queues, comms, filled(queues, total, clone), filled(queues, total, equal), total / n});
     }
     return nullptr;
 }
@@ -219,6 +225,29 @@ void kjarni_call(const Setup& s) {
 
 /// Times `call` (one collective on every device, enqueued): `batch` calls, then every queue is
 /// synchronized; the time per call is reported. The first call (connections, kernels) is not timed.
+/// Whether every element of every part of the result is what the last call must leave there
+/// (filled()'s values; broadcast from rank 0, in place: 1 everywhere).
+bool check(const Setup& s) {
+    const std::size_t n = s.comms.size();
+    const float sum = static_cast<float>(n * (n + 1) / 2);
+    const kjarni::MultiArray& result = s.op == Op::broadcast ? s.src : s.dst;
+    for (std::size_t p = 0; p < result.parts().size(); ++p) {
+        const kjarni::Array& part = result.parts()[p];
+        const std::vector<float> values = part.get(s.queues[result.devices()[p]]).to_vector<float>();
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            float expected = sum;
+            if (s.op == Op::broadcast) expected = 1;
+            if (s.op == Op::all_gather) expected = static_cast<float>(i / (values.size() / n) + 1);
+            if (values[i] != expected) {
+                fmt::print(stderr, "{}: part {} element {} is {}, expected {}\n", op_name(s.op), p, i, values[i],
+                           expected);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 /// With `anchored`, each iteration also times the page-locked anchor (Anchor) after the calls.
 void run(benchmark::State& state, const std::shared_ptr<Setup>& s, const std::function<void()>& call,
          bool anchored = false) {
@@ -238,6 +267,9 @@ void run(benchmark::State& state, const std::shared_ptr<Setup>& s, const std::fu
         times.push_back(elapsed.count() / static_cast<double>(batch));
         if (anchor) anchor->time();
     }
+    // Every element of the result checked once after the timings (cheap beside them, and the
+    // only check of the engines on the machines the figures come from).
+    if (!check(*s)) state.SkipWithError("wrong result");
     const double algbw = static_cast<double>(s->bytes) / 1e9;
     const double busbw_factor = bus_factor(s->op, s->comms.size());
     state.counters["algbw_GBps"] = benchmark::Counter(algbw, benchmark::Counter::kIsIterationInvariantRate);
