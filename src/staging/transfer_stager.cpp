@@ -264,6 +264,62 @@ bool TransferStager::relay(backend::Context& context, backend::Queue& source_que
     return true;
 }
 
+bool TransferStager::relay_between_devices(backend::Context& context, backend::Queue& queue,
+                                           backend::Buffer& destination, std::size_t destination_offset,
+                                           std::size_t destination_device, backend::Buffer& source,
+                                           std::size_t source_offset, std::size_t source_device, std::size_t size,
+                                           bool async) {
+    // CUDA copies between its devices directly (peer copies, or staged by the driver at its best).
+    if (size == 0 || source_device == destination_device || context.api().id() != ApiId::opencl()) return false;
+    std::shared_ptr<backend::Queue> helper;
+    Use use = [&]() -> Use {
+        const std::lock_guard lock(mutex_);
+        if (!settings_ &&
+            !(stages_by_default(context, source_device) && stages_by_default(context, destination_device)))
+            return {nullptr, nullptr, {}};
+        const TransferStaging settings = settings_.value_or(TransferStaging{});
+        if (size < settings.threshold) return {nullptr, nullptr, {}};
+        const std::size_t other = queue.device_index() == source_device ? destination_device : source_device;
+        if (helpers_.size() <= other) helpers_.resize(context.devices().size());
+        if (!helpers_.at(other)) helpers_.at(other) = context.create_queue(other);
+        helper = helpers_.at(other);
+        return use_of(context, source_device, settings);
+    }();
+    if (use.lane == nullptr) return false;
+    Lane& lane = *use.lane;
+    const std::lock_guard lock(lane.mutex);
+    if (!lane.provide_slots(context, use.settings)) return false;
+    const bool from_queue = queue.device_index() == source_device;
+    backend::Queue& reads = from_queue ? queue : *helper;
+    backend::Queue& writes = from_queue ? *helper : queue;
+    const std::vector<std::size_t> chunks = chunk_plan(size, std::min(use.settings.chunk_size, relay_chunk_size));
+    try {
+        // The helper's part comes after everything enqueued on `queue` so far.
+        helper->wait_for(*queue.record_event());
+        std::size_t done = 0;
+        for (std::size_t i = 0; i < chunks.size(); ++i) {
+            auto& slot = lane.slots[i % lane.slots.size()];
+            slot.wait();  // the write out of the slot's previous chunk
+            slot.last_use.reset();
+            reads.read(slot.data(), source, source_offset + done, chunks[i], false);
+            writes.wait_for(*reads.record_event());
+            writes.write(destination, destination_offset + done, slot.data(), chunks[i], false);
+            slot.last_use = writes.record_event();
+            done += chunks[i];
+        }
+        auto& last = lane.slots[(chunks.size() - 1) % lane.slots.size()];
+        // Work enqueued on `queue` later comes after the last write.
+        if (from_queue) queue.wait_for(*last.last_use);
+        if (!async) last.wait();
+    } catch (...) {
+        settle_after_failure(*helper);
+        settle_after_failure(queue);
+        throw;
+    }
+    count(chunks.size(), size);
+    return true;
+}
+
 void TransferStager::set_settings(std::optional<TransferStaging> settings) {
     if (settings) {
         if (settings->chunk_size == 0) throw ArgumentError("settings", "chunk_size must not be 0");

@@ -59,6 +59,17 @@ public:
                std::size_t source_offset, backend::Queue& destination_queue, backend::Buffer& destination,
                std::size_t destination_offset, std::size_t size, bool async);
 
+    /// A copy between buffers of two devices of this context, enqueued on `queue` (of either
+    /// device), relayed like `relay` through the source device's slots where the rules stage a
+    /// transfer of that size on both devices (OpenCL devices that do not share the host's memory,
+    /// or explicit settings): the reads on a queue of the source's device, the writes on one of
+    /// the destination's, `queue` being one of them and the other a helper queue of the stager,
+    /// ordered by events both ways, so that the copy is in `queue`'s order like the driver's. The
+    /// host waits only to reuse a slot. False: the caller copies directly.
+    bool relay_between_devices(backend::Context& context, backend::Queue& queue, backend::Buffer& destination,
+                               std::size_t destination_offset, std::size_t destination_device, backend::Buffer& source,
+                               std::size_t source_offset, std::size_t source_device, std::size_t size, bool async);
+
     void set_settings(std::optional<TransferStaging> settings);
     std::optional<TransferStaging> settings() const;
     TransferStagingStatistics statistics() const;
@@ -76,6 +87,7 @@ private:
     std::optional<TransferStaging> settings_;
     TransferStagingStatistics statistics_;
     std::vector<std::unique_ptr<Lane>> lanes_;  // by device index, made on first use
+    std::vector<std::shared_ptr<backend::Queue>> helpers_;  // by device index, made on first use
     std::shared_ptr<ParallelCopier> copier_;
 };
 

@@ -401,5 +401,49 @@ TEST(StagedTransferMultiDevice, ThreadsOnTwoDevicesOfOneContext) {
     EXPECT_GT(transfer_staging_statistics(*context).staged_transfers, 0u);
 }
 
+TEST(StagedTransferMultiDevice, CopiesBetweenDevicesThroughTheSlots) {
+    // Buffer::set between two devices of one OpenCL context (NVIDIA's path, forced here by explicit
+    // settings): reads on a queue of the source's device, writes on the destination's, `queue`
+    // being either; ragged sizes over many chunks, odd offsets, sync and async, in `queue`'s order
+    // (a fill enqueued before on `queue` is overwritten, a read enqueued after sees the copy).
+    Context* context = shared_multi_device_context();
+    if (context == nullptr) GTEST_SKIP() << "no platform with two selected devices";
+    if (context->api().id() != ApiId::opencl()) GTEST_SKIP() << "CUDA copies between its devices directly";
+    const StagingScope scope(*context, TransferStaging{.threshold = 1, .chunk_size = 4099, .slots = 3});
+    const BoundDevice from = context->devices()[0], to = context->devices()[1];
+    const Queue from_queue(from), to_queue(to);
+    for (const std::size_t size : {std::size_t{1}, std::size_t{4099}, std::size_t{5 * 4099 + 7}, std::size_t{100003}}) {
+        for (const bool on_source : {false, true}) {
+            for (const bool async : {false, true}) {
+                const Queue& queue = on_source ? from_queue : to_queue;
+                const auto data = random_bytes(size + 5);
+                const Buffer source = Buffer::allocate(from, size + 5);
+                source.set(from_queue, std::span<const std::byte>(data));
+                const Buffer destination = Buffer::allocate(to, size + 40);
+                const std::byte fill[1] = {std::byte{0x5A}};
+                destination.fill(to_queue, fill);
+                to_queue.synchronize();
+                if (!on_source) {
+                    const std::byte stale[1] = {std::byte{0xC3}};
+                    destination.get_sub_region(17, size).fill(queue, stale, true);  // before the copy, in order
+                }
+                const auto before = transfer_staging_statistics(*context);
+                destination.get_sub_region(17, size).set(queue, source.get_sub_region(5, size), async);
+                const auto after = transfer_staging_statistics(*context);
+                // On the source's queue, the destination's queue reads after `queue`'s events.
+                if (on_source) to_queue.wait_for(queue.record_event());
+                std::vector<std::byte> back(size + 40);
+                destination.get(to_queue, std::span<std::byte>(back));
+                std::vector<std::byte> expected(size + 40, std::byte{0x5A});
+                std::copy_n(data.begin() + 5, size, expected.begin() + 17);
+                ASSERT_TRUE(back == expected)
+                    << size << " bytes, on the source's queue " << on_source << ", async " << async;
+                EXPECT_EQ(after.staged_transfers - before.staged_transfers, 1u);
+                EXPECT_EQ(after.staged_chunks - before.staged_chunks, detail::chunk_plan(size, 4099).size());
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace kjarni::test
