@@ -5,8 +5,10 @@
 //              every device's share shrinks as devices are added, as strong scaling does.
 //   peer copy  device 0 -> device 1 of one context through Buffer::set, against the raw call on the
 //              same buffers and queue (cuMemcpyPeerAsync / clEnqueueCopyBuffer), 64 MiB and 1 GiB.
-//   fresh copy the same after device 0 rewrote its buffer, directly and staged through page-locked
-//              host memory (add_fresh_copy_cases says why).
+//   fresh copy the same after device 0 rewrote its buffer: Buffer::set (on OpenCL GPUs relayed
+//              through page-locked slots), the driver's own copy (clEnqueueCopyBuffer /
+//              cuMemcpyPeerAsync) and two plain transfers through page-locked host memory
+//              (add_fresh_copy_cases says why).
 //   contexts   64 MiB from device 0 to device 1 of two contexts of one device each:
 //              copy_between_contexts (CUDA: device to device; OpenCL: relayed through page-locked
 //              slots), transfer() of an Array (a new array each time), the way OpenCL copied before
@@ -162,8 +164,10 @@ void add_peer_cases(std::vector<Case>& cases, const std::string& platform_name,
 }
 
 // Device 0 rewrites its buffer (a device-local copy, as a collective's kernels do) and device 1
-// then takes it: directly (Buffer::set between the devices, what the fallback collectives do) and
-// staged through page-locked host memory in two transfers; "local" is the rewrite alone. A driver
+// then takes it: by Buffer::set between the devices ("direct": relayed through page-locked slots
+// between OpenCL GPUs), by the driver's own copy ("driver", where the raw API is linked), and
+// staged through page-locked host memory in two plain transfers one after the other ("staged");
+// "local" is the rewrite alone. A driver
 // that keeps a buffer of a multi-device context valid on several devices (NVIDIA's OpenCL) shows its
 // real cross-device cost only with fresh data: the "peer copy" rows above copy unchanged data.
 void add_fresh_copy_cases(std::vector<Case>& cases, const std::string& platform_name,
@@ -208,12 +212,45 @@ void add_fresh_copy_cases(std::vector<Case>& cases, const std::string& platform_
                 },
                 wait,
                 {}};
-    for (Case* c : {&local, &direct, &staged}) {
+    Case driver{label + " driver", label + " local", static_cast<double>(size), nullptr, wait, {}};
+    if (context.api().id() == kjarni::ApiId::cuda()) {
+#ifdef KJARNI_BENCH_RAW_CUDA
+        const auto* cu = kjarni_bench::raw_cuda();
+        if (cu != nullptr && cu->copy_peer_async != nullptr) {
+            const auto to_context = reinterpret_cast<CUcontext>(context.native_handle(1));
+            const auto from_context = reinterpret_cast<CUcontext>(context.native_handle(0));
+            const auto stream = reinterpret_cast<CUstream>(to_queue.native_handle());
+            driver.step = [=] {
+                from_queue.wait_for(to_queue.record_event());
+                rewrite();
+                to_queue.wait_for(from_queue.record_event());
+                cu->set_current(to_context);
+                cu->copy_peer_async(static_cast<CUdeviceptr>(dest.native_handle()), to_context,
+                                    static_cast<CUdeviceptr>(source.native_handle()), from_context, size, stream);
+            };
+        }
+#endif
+    } else {
+#ifdef KJARNI_BENCH_RAW_OPENCL
+        const auto cl_queue = reinterpret_cast<cl_command_queue>(to_queue.native_handle());
+        const auto from = reinterpret_cast<cl_mem>(source.native_handle());
+        const auto to = reinterpret_cast<cl_mem>(dest.native_handle());
+        driver.step = [=] {
+            from_queue.wait_for(to_queue.record_event());
+            rewrite();
+            to_queue.wait_for(from_queue.record_event());
+            clEnqueueCopyBuffer(cl_queue, from, to, 0, 0, size, 0, nullptr, nullptr);
+        };
+#endif
+    }
+    for (Case* c : {&local, &direct, &driver, &staged}) {
+        if (!c->step) continue;
         c->step();
         c->wait();
     }
     cases.push_back(std::move(local));
     cases.push_back(std::move(direct));
+    if (driver.step) cases.push_back(std::move(driver));
     cases.push_back(std::move(staged));
 }
 
