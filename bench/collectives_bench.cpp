@@ -229,7 +229,8 @@ void kjarni_call(const Setup& s) {
 /// (filled()'s values; broadcast from rank 0, in place: 1 everywhere).
 bool check(const Setup& s) {
     const std::size_t n = s.comms.size();
-    const float sum = static_cast<float>(n * (n + 1) / 2);
+    const std::size_t ranks_sum = n * (n + 1) / 2;  // 1 + 2 + ... + n, a whole number
+    const auto sum = static_cast<float>(ranks_sum);
     const kjarni::MultiArray& result = s.op == Op::broadcast ? s.src : s.dst;
     for (std::size_t p = 0; p < result.parts().size(); ++p) {
         const kjarni::Array& part = result.parts()[p];
@@ -237,7 +238,10 @@ bool check(const Setup& s) {
         for (std::size_t i = 0; i < values.size(); ++i) {
             float expected = sum;
             if (s.op == Op::broadcast) expected = 1;
-            if (s.op == Op::all_gather) expected = static_cast<float>(i / (values.size() / n) + 1);
+            if (s.op == Op::all_gather) {
+                const std::size_t block = values.size() / n, rank = i / block;  // whole blocks, by design
+                expected = static_cast<float>(rank + 1);
+            }
             if (values[i] != expected) {
                 fmt::print(stderr, "{}: part {} element {} is {}, expected {}\n", op_name(s.op), p, i, values[i],
                            expected);
