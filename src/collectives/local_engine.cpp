@@ -1,6 +1,7 @@
 // The fallback engine when one thread drives every rank (a call over a MultiArray): the ranks'
 // devices share one context. Reductions gather the contributions to one block of the result on the
-// device of the rank that keeps it and combine them there in rank order with kjarni's kernels.
+// device of the rank that keeps it and combine them there with kjarni's kernels (in rank order
+// when copying directly, in the order they arrive when relayed).
 //
 // Bytes move between the devices in one of two ways:
 //  - direct: the driver's copy between devices of the context (a peer copy where the hardware has
@@ -255,20 +256,22 @@ private:
 
 using Staged = Relay::Staged;
 
-/// Reduces, on `owner`'s queue, its block of `length` elements: its own from `own` (a region of its
-/// src) and every other rank's from `parts[j]`, combined in rank order into `accumulator` (avg
-/// divided).
+/// Reduces, on `owner`'s queue, its block: its own from `own` (a region of its src) into
+/// `accumulator`, then every other rank's from `parts[j]` combined into it (avg divided), in the
+/// order their downloads finish: rank j downloads the block of rank j + s at its step s, so the
+/// owner takes owner - 1 first, then owner - 2, and so on. (A fixed order per owner: every run
+/// gives the same bits, and the header allows any order.)
 void reduce_owned(Relay& relay, const std::vector<RankOperands>& ranks, std::size_t owner, const Buffer& own,
                   const std::vector<std::optional<Staged>>& parts, const Array& accumulator, const Array& contribution,
                   ReduceOp op) {
     const Queue& queue = ranks[owner].queue;
-    for (std::size_t j = 0; j < ranks.size(); ++j) {
-        const Array& target = j == 0 ? accumulator : contribution;
-        if (j == owner) copy_after(queue, bytes_of(target), queue, own);
-        else relay.upload(owner, *parts[j], bytes_of(target));
-        if (j != 0) combine(queue, accumulator, contribution, op);
+    const std::size_t k = ranks.size();
+    copy_after(queue, bytes_of(accumulator), queue, own);
+    for (std::size_t step = 1; step < k; ++step) {
+        relay.upload(owner, *parts[(owner + k - step) % k], bytes_of(contribution));
+        combine(queue, accumulator, contribution, op);
     }
-    divide_for_avg(queue, accumulator, op, static_cast<int>(ranks.size()));
+    divide_for_avg(queue, accumulator, op, static_cast<int>(k));
 }
 
 /// Per rank, a temporary of `size` elements of the call's dtype (kept in `keep`).
