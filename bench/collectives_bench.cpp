@@ -7,7 +7,16 @@
 //   CUDA: kjarni (Communicator::create_all, NCCL underneath) and NCCL called directly (its own
 //         communicators from ncclCommInitRank in a group, on kjarni's streams and buffers), each
 //         size run by both, one after the other (interleaved by registration order).
-//   OpenCL: kjarni's fallback engine (device copies and kjarni's kernels).
+//   OpenCL: kjarni's fallback engine (device copies, or a relay through page-locked host memory
+//         where those are slow, and kjarni's kernels). KJARNI_BENCH_COLL_ENGINE=fallback makes
+//         CUDA use it too (CUDA without NCCL).
+// Rows of the fallback carry the anchor it is bound by (src/collectives/local_engine.cpp derives
+// the bounds: bus bandwidth <= one direction's page-locked bandwidth, for all four), measured in
+// the same iterations, interleaved with the collective: device 0 alone reading S bytes into
+// page-locked memory (pinned_d2h_GBps) and writing them back (pinned_h2d_GBps), each one plain
+// driver transfer (clEnqueueReadBuffer / cuMemcpyDtoHAsync); every device doing both at once on
+// two queues (pinned_duplex_GBps: S / t per device and direction); vs_pinned = busbw / the
+// slower of pinned_d2h and pinned_h2d.
 // float32 sum; sizes from KJARNI_BENCH_COLL_MIN (default 8) to KJARNI_BENCH_COLL_MAX (default 1G on
 // CUDA, 16M on OpenCL) by factors of KJARNI_BENCH_COLL_FACTOR (default 4); suffixes K, M, G;
 // KJARNI_BENCH_COLL_OPS picks collectives (comma-separated; default all four). A timed iteration
@@ -20,10 +29,13 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -95,6 +107,61 @@ std::vector<Op> selected_ops() {
     return ops;
 }
 
+/// Plain page-locked transfers of S bytes: device 0 down and up alone, then every device down and
+/// up at once (the downloads on a second queue of each device).
+struct Anchor {
+    std::vector<kjarni::Queue> queues, second;
+    std::vector<kjarni::Buffer> buffers;
+    std::vector<kjarni::HostMemory> down, up;
+    std::vector<double> d2h, h2d, duplex;  // seconds per timing
+
+    Anchor(const kjarni::MultiQueue& multi, std::size_t bytes) {
+        for (const kjarni::Queue& queue : multi.queues()) {
+            queues.push_back(queue);
+            second.emplace_back(queue.device());
+            buffers.push_back(kjarni::Buffer::allocate(queue.device(), bytes));
+            down.push_back(kjarni::HostMemory::allocate(queue.device().context(), bytes));
+            up.push_back(kjarni::HostMemory::allocate(queue.device().context(), bytes));
+            std::fill(up.back().bytes().begin(), up.back().bytes().end(), std::byte{3});
+            buffers.back().set(queue, std::span<const std::byte>(up.back().bytes()));
+        }
+        time();  // first touches outside the timings
+        d2h.clear();
+        h2d.clear();
+        duplex.clear();
+    }
+
+    void time() {
+        using clock = std::chrono::steady_clock;
+        auto seconds = [](clock::time_point start) {
+            return std::chrono::duration<double>(clock::now() - start).count();
+        };
+        auto start = clock::now();
+        buffers[0].get(queues[0], down[0].bytes(), true);
+        queues[0].synchronize();
+        d2h.push_back(seconds(start));
+        start = clock::now();
+        buffers[0].set(queues[0], std::span<const std::byte>(up[0].bytes()), true);
+        queues[0].synchronize();
+        h2d.push_back(seconds(start));
+        start = clock::now();
+        for (std::size_t i = 0; i < queues.size(); ++i) {
+            buffers[i].get(second[i], down[i].bytes(), true);
+            buffers[i].set(queues[i], std::span<const std::byte>(up[i].bytes()), true);
+        }
+        for (std::size_t i = 0; i < queues.size(); ++i) {
+            second[i].synchronize();
+            queues[i].synchronize();
+        }
+        duplex.push_back(seconds(start));
+    }
+};
+
+double median_of(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values.empty() ? 0.0 : values[values.size() / 2];
+}
+
 /// The operands of one collective of S bytes over every device, as kjarni's MultiArrays.
 struct Setup {
     Op op;
@@ -105,14 +172,19 @@ struct Setup {
     std::size_t count;  // elements NCCL's call takes per rank (send count; recv count for reduce_scatter)
 };
 
-kjarni::MultiArray zeros(const kjarni::MultiQueue& queues, std::size_t size,
-                         std::shared_ptr<const kjarni::Splay> splay) {
+/// Part p holds p + 1 in every element (small integers: every sum of them is exact in float32),
+/// so that check() can tell each rank's bytes apart.
+kjarni::MultiArray filled(const kjarni::MultiQueue& queues, std::size_t size,
+                          std::shared_ptr<const kjarni::Splay> splay) {
     const kjarni::MultiArray array =
         kjarni::MultiArray::empty(queues.devices(), {size}, kjarni::DType(kjarni::DType::Kind::float32), {},
                                   std::move(splay));
-    const std::byte zero[4]{};
-    for (std::size_t i = 0; i < array.parts().size(); ++i)
-        array.parts()[i].base().fill(queues[array.devices()[i]], zero);
+    for (std::size_t i = 0; i < array.parts().size(); ++i) {
+        const float value = static_cast<float>(i + 1);
+        std::byte pattern[4];
+        std::memcpy(pattern, &value, sizeof pattern);
+        array.parts()[i].base().fill(queues[array.devices()[i]], pattern);
+    }
     return array;
 }
 
@@ -127,17 +199,17 @@ std::shared_ptr<Setup> make_setup(Op op, std::size_t bytes, const kjarni::MultiQ
     switch (op) {
     case Op::all_reduce:
         return std::make_shared<Setup>(
-            Setup{op, total * 4, queues, comms, zeros(queues, total, clone), zeros(queues, total, clone), total});
+            Setup{op, total * 4, queues, comms, filled(queues, total, clone), filled(queues, total, clone), total});
     case Op::broadcast: {
-        const auto array = zeros(queues, total, clone);
+        const auto array = filled(queues, total, clone);
         return std::make_shared<Setup>(Setup{op, total * 4, queues, comms, array, array, total});
     }
     case Op::all_gather:
         return std::make_shared<Setup>(
-            Setup{op, total * 4, queues, comms, zeros(queues, total, equal), zeros(queues, total, clone), total / n});
+            Setup{op, total * 4, queues, comms, filled(queues, total, equal), filled(queues, total, clone), total / n});
     case Op::reduce_scatter:
         return std::make_shared<Setup>(
-            Setup{op, total * 4, queues, comms, zeros(queues, total, clone), zeros(queues, total, equal), total / n});
+            Setup{op, total * 4, queues, comms, filled(queues, total, clone), filled(queues, total, equal), total / n});
     }
     return nullptr;
 }
@@ -153,24 +225,71 @@ void kjarni_call(const Setup& s) {
 
 /// Times `call` (one collective on every device, enqueued): `batch` calls, then every queue is
 /// synchronized; the time per call is reported. The first call (connections, kernels) is not timed.
-void run(benchmark::State& state, const std::shared_ptr<Setup>& s, const std::function<void()>& call) {
+/// Whether every element of every part of the result is what the last call must leave there
+/// (filled()'s values; broadcast from rank 0, in place: 1 everywhere).
+bool check(const Setup& s) {
+    const std::size_t n = s.comms.size();
+    const std::size_t ranks_sum = n * (n + 1) / 2;  // 1 + 2 + ... + n, a whole number
+    const auto sum = static_cast<float>(ranks_sum);
+    const kjarni::MultiArray& result = s.op == Op::broadcast ? s.src : s.dst;
+    for (std::size_t p = 0; p < result.parts().size(); ++p) {
+        const kjarni::Array& part = result.parts()[p];
+        const std::vector<float> values = part.get(s.queues[result.devices()[p]]).to_vector<float>();
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            float expected = sum;
+            if (s.op == Op::broadcast) expected = 1;
+            if (s.op == Op::all_gather) {
+                const std::size_t block = values.size() / n, rank = i / block;  // whole blocks, by design
+                expected = static_cast<float>(rank + 1);
+            }
+            if (values[i] != expected) {
+                fmt::print(stderr, "{}: part {} element {} is {}, expected {}\n", op_name(s.op), p, i, values[i],
+                           expected);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/// With `anchored`, each iteration also times the page-locked anchor (Anchor) after the calls.
+void run(benchmark::State& state, const std::shared_ptr<Setup>& s, const std::function<void()>& call,
+         bool anchored = false) {
     call();
     s->queues.synchronize();
+    std::optional<Anchor> anchor;
+    if (anchored) anchor.emplace(s->queues, s->bytes);
     const std::size_t batch =
         std::clamp<std::size_t>((std::size_t{1} << 22) / std::max<std::size_t>(s->bytes, 1), 1, 50);
+    std::vector<double> times;
     for (auto _ : state) {
         const auto start = std::chrono::steady_clock::now();
         for (std::size_t i = 0; i < batch; ++i) call();
         s->queues.synchronize();
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
         state.SetIterationTime(elapsed.count() / static_cast<double>(batch));
+        times.push_back(elapsed.count() / static_cast<double>(batch));
+        if (anchor) anchor->time();
     }
+    // Every element of the result checked once after the timings (cheap beside them, and the
+    // only check of the engines on the machines the figures come from).
+    if (!check(*s)) state.SkipWithError("wrong result");
     const double algbw = static_cast<double>(s->bytes) / 1e9;
+    const double busbw_factor = bus_factor(s->op, s->comms.size());
     state.counters["algbw_GBps"] = benchmark::Counter(algbw, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["busbw_GBps"] =
-        benchmark::Counter(algbw * bus_factor(s->op, s->comms.size()), benchmark::Counter::kIsIterationInvariantRate);
+        benchmark::Counter(algbw * busbw_factor, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["bytes"] = static_cast<double>(s->bytes);
     state.counters["ranks"] = static_cast<double>(s->comms.size());
+    if (anchor && !times.empty()) {
+        const double gb = static_cast<double>(s->bytes) / 1e9;
+        const double d2h = gb / median_of(anchor->d2h), h2d = gb / median_of(anchor->h2d);
+        state.counters["pinned_d2h_GBps"] = d2h;
+        state.counters["pinned_h2d_GBps"] = h2d;
+        state.counters["pinned_duplex_GBps"] = gb / median_of(anchor->duplex);
+        // The medians of the same iterations, so that noise hits both alike.
+        state.counters["vs_pinned"] = gb * busbw_factor / median_of(times) / std::min(d2h, h2d);
+    }
 }
 
 #ifdef KJARNI_BENCH_RAW_CUDA
@@ -246,7 +365,12 @@ int main(int argc, char** argv) {
                 const bool cuda = api.id() == kjarni::ApiId::cuda();
                 const auto context = kjarni::Context::from_devices(platform.devices());
                 const kjarni::MultiQueue queues = kjarni::MultiQueue::on_devices(context.devices());
-                const std::vector<kjarni::Communicator> comms = kjarni::Communicator::create_all(queues);
+                const char* engine_name = std::getenv("KJARNI_BENCH_COLL_ENGINE");
+                const bool fallback = engine_name != nullptr && std::string(engine_name) == "fallback";
+                const std::vector<kjarni::Communicator> comms =
+                    kjarni::Communicator::create_all(queues, fallback ? kjarni::CollectiveEngine::fallback
+                                                                      : kjarni::CollectiveEngine::automatic);
+                const bool anchored = comms[0].engine() == "fallback";
                 const std::size_t min = env_bytes("KJARNI_BENCH_COLL_MIN", 8);
                 const std::size_t max =
                     env_bytes("KJARNI_BENCH_COLL_MAX", cuda ? std::size_t{1} << 30 : std::size_t{16} << 20);
@@ -267,7 +391,8 @@ int main(int argc, char** argv) {
                         benchmark::RegisterBenchmark(fmt::format("{}/kjarni/{}", op_name(op), tag).c_str(),
                                                      [=](benchmark::State& state) {
                                                          const auto setup = make_setup(op, bytes, queues, comms);
-                                                         run(state, setup, [&] { kjarni_call(*setup); });
+                                                         run(
+                                                             state, setup, [&] { kjarni_call(*setup); }, anchored);
                                                      })
                             ->UseManualTime()
                             ->Unit(benchmark::kMicrosecond);

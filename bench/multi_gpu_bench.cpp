@@ -5,8 +5,16 @@
 //              every device's share shrinks as devices are added, as strong scaling does.
 //   peer copy  device 0 -> device 1 of one context through Buffer::set, against the raw call on the
 //              same buffers and queue (cuMemcpyPeerAsync / clEnqueueCopyBuffer), 64 MiB and 1 GiB.
-//   fresh copy the same after device 0 rewrote its buffer, directly and staged through page-locked
-//              host memory (add_fresh_copy_cases says why).
+//   fresh copy the same after device 0 rewrote its buffer: Buffer::set (on OpenCL GPUs relayed
+//              through page-locked slots), the driver's own copy (clEnqueueCopyBuffer /
+//              cuMemcpyPeerAsync) and two plain transfers through page-locked host memory
+//              (add_fresh_copy_cases says why).
+//   contexts   64 MiB from device 0 to device 1 of two contexts of one device each:
+//              copy_between_contexts (CUDA: device to device; OpenCL: relayed through page-locked
+//              slots), transfer() of an Array (a new array each time), the way OpenCL copied before
+//              (through a pageable vector, staged both ways), and the anchors: one plain transfer
+//              between a device and page-locked memory of its own context, each way, and of the
+//              other context (what the relay's writes read from).
 // Every figure is the median of interleaved rounds: each round times every configuration once,
 // so that all of them see the same machine noise. KJARNI_BENCH_ANY_DEVICE=1 takes CPU devices too.
 // With one GPU the scaling rows still run (1 of 1)
@@ -156,8 +164,10 @@ void add_peer_cases(std::vector<Case>& cases, const std::string& platform_name,
 }
 
 // Device 0 rewrites its buffer (a device-local copy, as a collective's kernels do) and device 1
-// then takes it: directly (Buffer::set between the devices, what the fallback collectives do) and
-// staged through page-locked host memory in two transfers; "local" is the rewrite alone. A driver
+// then takes it: by Buffer::set between the devices ("direct": relayed through page-locked slots
+// between OpenCL GPUs), by the driver's own copy ("driver", where the raw API is linked), and
+// staged through page-locked host memory in two plain transfers one after the other ("staged");
+// "local" is the rewrite alone. A driver
 // that keeps a buffer of a multi-device context valid on several devices (NVIDIA's OpenCL) shows its
 // real cross-device cost only with fresh data: the "peer copy" rows above copy unchanged data.
 void add_fresh_copy_cases(std::vector<Case>& cases, const std::string& platform_name,
@@ -202,13 +212,123 @@ void add_fresh_copy_cases(std::vector<Case>& cases, const std::string& platform_
                 },
                 wait,
                 {}};
-    for (Case* c : {&local, &direct, &staged}) {
+    Case driver{label + " driver", label + " local", static_cast<double>(size), nullptr, wait, {}};
+    if (context.api().id() == kjarni::ApiId::cuda()) {
+#ifdef KJARNI_BENCH_RAW_CUDA
+        const auto* cu = kjarni_bench::raw_cuda();
+        if (cu != nullptr && cu->copy_peer_async != nullptr) {
+            const auto to_context = reinterpret_cast<CUcontext>(context.native_handle(1));
+            const auto from_context = reinterpret_cast<CUcontext>(context.native_handle(0));
+            const auto stream = reinterpret_cast<CUstream>(to_queue.native_handle());
+            driver.step = [=] {
+                from_queue.wait_for(to_queue.record_event());
+                rewrite();
+                to_queue.wait_for(from_queue.record_event());
+                cu->set_current(to_context);
+                cu->copy_peer_async(static_cast<CUdeviceptr>(dest.native_handle()), to_context,
+                                    static_cast<CUdeviceptr>(source.native_handle()), from_context, size, stream);
+            };
+        }
+#endif
+    } else {
+#ifdef KJARNI_BENCH_RAW_OPENCL
+        const auto cl_queue = reinterpret_cast<cl_command_queue>(to_queue.native_handle());
+        const auto from = reinterpret_cast<cl_mem>(source.native_handle());
+        const auto to = reinterpret_cast<cl_mem>(dest.native_handle());
+        driver.step = [=] {
+            from_queue.wait_for(to_queue.record_event());
+            rewrite();
+            to_queue.wait_for(from_queue.record_event());
+            clEnqueueCopyBuffer(cl_queue, from, to, 0, 0, size, 0, nullptr, nullptr);
+        };
+#endif
+    }
+    for (Case* c : {&local, &direct, &driver, &staged}) {
+        if (!c->step) continue;
         c->step();
         c->wait();
     }
     cases.push_back(std::move(local));
     cases.push_back(std::move(direct));
+    if (driver.step) cases.push_back(std::move(driver));
     cases.push_back(std::move(staged));
+}
+
+// Two contexts, one device each (add_cross_context_cases in the header comment).
+void add_cross_context_cases(std::vector<Case>& cases, const std::string& platform_name,
+                             std::span<const kjarni::Device> devices) {
+    kjarni::ContextOptions own;
+    own.own_contexts = true;  // on CUDA too: two CUcontexts, a real copy between contexts
+    const kjarni::Context from_context = kjarni::Context::from_devices(devices.first(1), own);
+    const kjarni::Context to_context = kjarni::Context::from_devices(devices.subspan(1, 1), own);
+    const kjarni::Queue from_queue(from_context.devices()[0]);
+    const kjarni::Queue to_queue(to_context.devices()[0]);
+    const std::size_t size = std::size_t{64} << 20;
+    const auto source = kjarni::Buffer::allocate(from_context.devices()[0], size);
+    const auto dest = kjarni::Buffer::allocate(to_context.devices()[0], size);
+    const auto from_host = kjarni::HostMemory::allocate(from_context, size);
+    const auto to_host = kjarni::HostMemory::allocate(to_context, size);
+    const std::byte pattern[4] = {std::byte{9}, std::byte{10}, std::byte{11}, std::byte{12}};
+    source.fill(from_queue, pattern);
+    from_queue.synchronize();
+    const kjarni::Array array = kjarni::Array::empty(from_context.devices()[0], {size / 4}, kjarni::dtypes::float32);
+    kjarni::fill(from_queue, array, 0.75);
+    const std::string label = fmt::format("contexts {} {} MiB", platform_name, size >> 20);
+    const std::string anchor = label + " pinned d2h (own context)";
+    const auto wait = [=] {
+        from_queue.synchronize();
+        to_queue.synchronize();
+    };
+    const double bytes = static_cast<double>(size);
+    cases.push_back({anchor, "", bytes, [=] { source.get(from_queue, from_host.bytes(), true); }, wait, {}});
+    cases.push_back({label + " pinned h2d (own context)",
+                     anchor,
+                     bytes,
+                     [=] { dest.set(to_queue, std::span<const std::byte>(to_host.bytes()), true); },
+                     wait,
+                     {}});
+    cases.push_back({label + " pinned d2h (other context's)",
+                     anchor,
+                     bytes,
+                     [=] { source.get(from_queue, to_host.bytes(), true); },
+                     wait,
+                     {}});
+    cases.push_back({label + " pinned h2d (other context's)",
+                     anchor,
+                     bytes,
+                     [=] { dest.set(to_queue, std::span<const std::byte>(from_host.bytes()), true); },
+                     wait,
+                     {}});
+    cases.push_back({label + " copy_between_contexts",
+                     anchor,
+                     bytes,
+                     [=] { kjarni::copy_between_contexts(to_queue, dest, source, true); },
+                     wait,
+                     {}});
+    cases.push_back({label + " transfer (new array)",
+                     anchor,
+                     bytes,
+                     [=] {
+                         // Each result is dropped at once; its memory returns to the pool in queue order.
+                         (void)kjarni::transfer(array, to_queue);
+                     },
+                     wait,
+                     {}});
+    cases.push_back({label + " before: pageable vector",
+                     anchor,
+                     bytes,
+                     [=] {
+                         std::vector<std::byte> staged(size);
+                         source.get(from_queue, std::span<std::byte>(staged));
+                         dest.set(to_queue, std::span<const std::byte>(staged));
+                     },
+                     wait,
+                     {}});
+    // The first step of each outside the timings: slots, pools, first touches.
+    for (auto it = cases.end() - 7; it != cases.end(); ++it) {
+        it->step();
+        it->wait();
+    }
 }
 
 }  // namespace
@@ -238,6 +358,7 @@ int main(int argc, char** argv) {
                 if (gpus.size() > 1) {
                     add_peer_cases(cases, name, gpus);
                     add_fresh_copy_cases(cases, name, gpus);
+                    add_cross_context_cases(cases, name, gpus);
                 }
             } catch (const kjarni::Error& e) {
                 fmt::print(stderr, "{}: skipped: {}\n", name, e.what());

@@ -93,7 +93,12 @@ public:
     /// Copies `host.size()` bytes (at most size()) from the host to the start of this buffer.
     void set(const Queue& queue, std::span<const std::byte> host, bool async = false) const;
     /// Copies `source.size()` bytes (at most size()) from another buffer of the same context, on any
-    /// of its devices (a peer copy where the hardware has it).
+    /// of its devices (a peer copy where the hardware has it). Between two OpenCL devices that do
+    /// not share the host's memory (NVIDIA's discrete GPUs, whose driver moves data another device
+    /// wrote at about 0.5 GB/s), copies of at least the transfer-staging threshold
+    /// (kjarni/transfer_staging.hpp) go through the source device's page-locked slots instead,
+    /// read on a queue of the source's device and written on one of the destination's, in
+    /// `queue`'s order all the same; explicit staging settings make every OpenCL context do so.
     void set(const Queue& queue, const Buffer& source, bool async = false) const;
     /// Copies `host.size()` bytes (at most size()) from the start of this buffer to the host.
     void get(const Queue& queue, std::span<std::byte> host, bool async = false) const;

@@ -38,10 +38,14 @@ void disable_peer_access(const BoundDevice& from, const BoundDevice& to);
 /// Copies `source` (a buffer of any context of the same API) into the start of `destination`
 /// (a buffer of `queue`'s context; at least as large), in `queue`'s order: on CUDA device to
 /// device (cuMemcpyPeerAsync: direct where peer access is enabled, else staged by the driver);
-/// where the API has no such copy (OpenCL), through the host on a queue of the source's device.
-/// The source's own writes must be complete (its queue synchronized) before the call. Returns
-/// whether the copy went device to device. With `async` false it returns when the copy is done;
-/// with true, the source must stay alive and unchanged until `queue` has passed it.
+/// where the API has no such copy (OpenCL), through the host: chunks read on a queue of the
+/// source's device into the page-locked slots of its context's transfer staging
+/// (kjarni/transfer_staging.hpp: `slots`, and `chunk_size` up to 4 MiB) and written from there on
+/// `queue`, the reads running ahead of the writes so that both directions move at once, with no
+/// host copy. The source's own writes must be complete (its queue synchronized) before the call.
+/// Returns whether the copy went device to device. With `async` false it returns when the copy is
+/// done; with true, the source must stay alive and unchanged until `queue` has passed it (through
+/// the host, every read is done when the call returns).
 /// ArgumentError naming "destination" (another context than the queue's, too small) or "source"
 /// (another API).
 bool copy_between_contexts(const Queue& queue, const Buffer& destination, const Buffer& source, bool async = false);

@@ -25,6 +25,12 @@
 /// Both hold whenever the rules above say the transfer is staged, also in the rare case where the
 /// host cannot lock the memory for the slots (the transfer then goes directly, blocking).
 ///
+/// The same slots relay copies between devices that the driver copies slowly, with no host copy
+/// (each chunk read into a slot on the source device, written out of it on the destination):
+/// copy_between_contexts on OpenCL (kjarni/peer_access.hpp), and Buffer::set between two OpenCL
+/// devices of a context that do not share the host's memory, from the threshold up (both count
+/// in the statistics; they use `slots` and `chunk_size`, at most 4 MiB a chunk).
+///
 /// Threads: transfers on different devices of a context stage independently; transfers on one
 /// device from several threads take turns (they share the device's slots and the bus anyway).
 /// The worker threads are made on the first staged transfer of a context, not before, and end with

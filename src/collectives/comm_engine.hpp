@@ -9,11 +9,13 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kjarni/array.hpp"
 #include "kjarni/collectives.hpp"
+#include "kjarni/host_memory.hpp"
 #include "kjarni/queue.hpp"
 
 namespace kjarni::detail {
@@ -45,6 +47,15 @@ public:
     /// reports an error or `timeout` passes first.
     virtual void wait(const Queue& queue, std::chrono::milliseconds timeout) = 0;
 
+    /// What the in-process fallback (local_engine.cpp) keeps on this rank between calls: page-locked
+    /// staging, and a second queue on the rank's device for the downloads, so that they overlap the
+    /// uploads on the rank's own queue. Used only by the one thread that drives every rank.
+    struct LocalStaging {
+        HostMemoryPool pool;
+        std::optional<Queue> downloads;
+    };
+    LocalStaging& local_staging() noexcept { return local_staging_; }
+
     /// Stops the engine for good, `why` kept for the errors of later calls; the first abort counts.
     void abort(const std::string& why);
     bool aborted() const noexcept { return aborted_.load(); }
@@ -56,6 +67,7 @@ protected:
     virtual void on_abort() {}
 
 private:
+    LocalStaging local_staging_;
     std::atomic<bool> aborted_{false};
     mutable std::mutex why_mutex_;
     std::string why_;
@@ -76,7 +88,8 @@ enum class Collective { all_reduce, reduce, broadcast, all_gather, reduce_scatte
 void run_on_all_ranks(Collective collective, const std::vector<RankOperands>& ranks, ReduceOp op, int root);
 
 /// The fallback over every rank at once (local_engine.cpp): device copies between the ranks' devices
-/// (one context) and kjarni's kernels; returns when done.
+/// (one context), or a relay through page-locked host memory where those are slow, and kjarni's
+/// kernels; returns when done.
 void run_local_fallback(Collective collective, const std::vector<RankOperands>& ranks, ReduceOp op, int root);
 
 /// The NCCL engine (nccl_engine.cpp). `make_nccl_engine` is collective over the clique's ranks;

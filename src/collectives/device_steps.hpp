@@ -1,7 +1,7 @@
 #pragma once
 // The device-side steps of the fallback engine: combining two arrays by a reduction operation with
-// kjarni's elementwise kernels, the division of avg, and byte copies between contiguous arrays of
-// any devices of one context.
+// kjarni's elementwise kernels, the division of avg, byte copies between contiguous arrays of any
+// devices of one context, and when those copies go through the host instead.
 //
 // Kernels run only on whole allocations that the fallback made itself (temporaries at offset 0), never
 // on a user's view, so that OpenCL's sub-buffer alignment rule never refuses an operand; a user's
@@ -14,8 +14,6 @@
 #include "kjarni/array.hpp"
 #include "kjarni/buffer.hpp"
 #include "kjarni/collectives.hpp"
-#include "kjarni/event.hpp"
-#include "kjarni/host_memory.hpp"
 #include "kjarni/queue.hpp"
 
 namespace kjarni::detail {
@@ -35,38 +33,27 @@ Buffer elements_of(const Array& array, std::size_t first, std::size_t size);
 Array temporary(const Queue& queue, const DType& dtype, std::size_t size);
 /// Copies `source` into `target` (same size; buffers of one context, any devices), enqueued on
 /// `queue` (of target's device) after everything enqueued so far on `source_queue` (of source's
-/// device, may be `queue`). The driver's own copy: DeviceCopier stages where that is slow.
+/// device, may be `queue`). The driver's own copy (relays_between says where it is slow).
 void copy_after(const Queue& queue, const Buffer& target, const Queue& source_queue, const Buffer& source);
 
-/// copy_after for a run of copies between the devices of one context. On OpenCL devices that do
-/// not share the host's memory, a copy between two devices goes through page-locked host memory in
-/// chunks, read on the source's queue and written on the target's, pipelined through a few slots
-/// and ordered by events only (the host never waits): NVIDIA's OpenCL moves a buffer that another
-/// device of its context wrote at about 0.5 GB/s (H200 pair, 64 MiB: 146 ms directly, 10 ms
-/// staged). Everything else is copy_after. The slots are made on first need and live as long as
-/// the copier: the caller keeps it until every queue it used is synchronized.
-class DeviceCopier {
-public:
-    DeviceCopier();
-    void copy(const Queue& queue, const Buffer& target, const Queue& source_queue, const Buffer& source);
+/// Whether the in-process fallback should move bytes between the devices of `ranks` through the
+/// host (local_engine.cpp's relay) rather than by the driver's copies between them: OpenCL devices
+/// that do not share the host's memory. NVIDIA's OpenCL moves a buffer that another device of its
+/// context wrote at about 0.5 GB/s (H200 pair, 64 MiB: 146 ms directly, 10 ms staged).
+bool relays_between(const std::vector<BoundDevice>& devices);
 
-private:
-    struct Slot {
-        HostMemory memory;
-        std::optional<Event> last_write;  // the write out of the slot, on the target's queue
-    };
-    static constexpr std::size_t slot_count = 4;
-    Slot& next_slot(const Context& context);
-
-    bool stage_always_;
-    std::size_t slot_bytes_;
-    std::vector<Slot> slots_;
-    std::size_t next_ = 0;
+/// The relay's sizes: bytes per chunk (the unit of the pipeline between a download and its upload)
+/// and the most bytes of a rank's part handled at once (bounding the page-locked memory a call
+/// holds).
+struct RelaySizes {
+    std::size_t chunk;
+    std::size_t segment;
 };
+RelaySizes relay_sizes();
 
-/// For tests (CI's devices share the host's memory, so nothing would be staged): copiers made
-/// from now on stage every copy between two devices, through slots of `slot_bytes`; 0 restores
-/// DeviceCopier's rules.
-void stage_every_device_copy_for_testing(std::size_t slot_bytes);
+/// For tests (CI's devices share the host's memory, so nothing would be relayed): from now on the
+/// in-process fallback relays every call through the host, in chunks of `chunk_bytes` and
+/// segments of 7 chunks and 3 bytes; 0 restores the rules above.
+void relay_through_the_host_for_testing(std::size_t chunk_bytes);
 
 }  // namespace kjarni::detail

@@ -130,6 +130,13 @@ void Buffer::set(const Queue& queue, const Buffer& source, bool async) const {
         recording->copy(*this, source);
         return;
     }
+    const Context& context = device_.context();
+    if (detail::state_of(context).staging.relay_between_devices(*detail::backend_of(context),
+                                                                *detail::backend_of(queue), *backend(), offset_,
+                                                                device_.index(), *source.backend(), source.offset_,
+                                                                source.device_.index(), source.size_, async)) {
+        return;
+    }
     detail::backend_of(queue)->copy(*backend(), offset_, *source.backend(), source.offset_, source.size_, !async);
 }
 

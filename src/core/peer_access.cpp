@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "core/context_state.hpp"
 #include "kjarni/buffer.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/error.hpp"
@@ -85,10 +86,21 @@ bool copy_between_contexts(const Queue& queue, const Buffer& destination, const 
                                                      !async)) {
         return true;
     }
-    // No device-to-device copy between contexts in this API: through the host, which a synchronous
-    // read of the source makes safe to write from asynchronously.
+    // No device-to-device copy between contexts in this API: through the page-locked slots of the
+    // source's device, read on a queue of it and written from the slots on `queue`, the two
+    // directions overlapping (TransferStager::relay). Only where those slots cannot be had, through
+    // pageable memory, which a synchronous read of the source makes safe to write from
+    // asynchronously.
+    const Queue source_queue(source.device());
+    const Context& source_context = source.device().context();
+    if (detail::state_of(source_context)
+            .staging.relay(*detail::backend_of(source_context), *detail::backend_of(source_queue),
+                           *detail::backend_of(source), source.offset(), *detail::backend_of(queue),
+                           *detail::backend_of(destination), destination.offset(), source.size(), async)) {
+        return false;
+    }
     std::vector<std::byte> staged(source.size());
-    source.get(Queue(source.device()), std::span<std::byte>(staged));
+    source.get(source_queue, std::span<std::byte>(staged));
     destination.set(queue, std::span<const std::byte>(staged));
     return false;
 }

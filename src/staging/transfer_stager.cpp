@@ -119,6 +119,11 @@ std::optional<TransferStager::Use> TransferStager::begin(backend::Context& conte
         ++statistics_.page_locked_transfers;
         return std::nullopt;
     }
+    return use_of(context, device_index, settings);
+}
+
+TransferStager::Use TransferStager::use_of(backend::Context& context, std::size_t device_index,
+                                           const TransferStaging& settings) {
     if (lanes_.size() <= device_index) lanes_.resize(context.devices().size());
     auto& lane = lanes_.at(device_index);
     if (!lane) lane = std::make_unique<Lane>();
@@ -206,6 +211,112 @@ bool TransferStager::read(backend::Context& context, backend::Queue& queue, std:
         throw;
     }
     count(chunks.size(), host.size());
+    return true;
+}
+
+bool TransferStager::relay(backend::Context& context, backend::Queue& source_queue, backend::Buffer& source,
+                           std::size_t source_offset, backend::Queue& destination_queue, backend::Buffer& destination,
+                           std::size_t destination_offset, std::size_t size, bool async) {
+    if (size == 0) return true;
+    Use use = [&] {
+        const std::lock_guard lock(mutex_);
+        return use_of(context, source_queue.device_index(), settings_.value_or(TransferStaging{}));
+    }();
+    Lane& lane = *use.lane;
+    const std::lock_guard lock(lane.mutex);
+    if (!lane.provide_slots(context, use.settings)) return false;
+    const std::vector<std::size_t> chunks = chunk_plan(size, std::min(use.settings.chunk_size, relay_chunk_size));
+    std::vector<std::size_t> starts(chunks.size());
+    for (std::size_t i = 1; i < chunks.size(); ++i) starts[i] = starts[i - 1] + chunks[i - 1];
+    const std::size_t slot_count = lane.slots.size();
+    // Chunk i goes through slot i % slot_count. The reads are events of the source's context, the
+    // writes of the destination's: no queue of one can wait for the other's, so the host does.
+    std::vector<std::shared_ptr<backend::Event>> reads(chunks.size());
+    auto enqueue_read = [&](std::size_t i) {
+        auto& slot = lane.slots[i % slot_count];
+        slot.wait();  // the write out of the slot's previous chunk
+        slot.last_use.reset();
+        source_queue.read(slot.data(), source, source_offset + starts[i], chunks[i], false);
+        reads[i] = source_queue.record_event();
+        slot.last_use = reads[i];
+    };
+    try {
+        // One slot is left for the write in flight, so that a read never waits for the write
+        // just enqueued (it waits for the one before, which the destination's bus has by then
+        // passed, or nearly).
+        const std::size_t ahead = std::max<std::size_t>(slot_count - 1, 1);
+        for (std::size_t i = 0; i < std::min(ahead, chunks.size()); ++i) enqueue_read(i);
+        for (std::size_t i = 0; i < chunks.size(); ++i) {
+            auto& slot = lane.slots[i % slot_count];
+            reads[i]->wait();
+            reads[i].reset();
+            destination_queue.write(destination, destination_offset + starts[i], slot.data(), chunks[i], false);
+            slot.last_use = destination_queue.record_event();
+            if (i + ahead < chunks.size()) enqueue_read(i + ahead);
+        }
+        if (!async) lane.slots[(chunks.size() - 1) % slot_count].wait();
+    } catch (...) {
+        settle_after_failure(source_queue);
+        settle_after_failure(destination_queue);
+        throw;
+    }
+    count(chunks.size(), size);
+    return true;
+}
+
+bool TransferStager::relay_between_devices(backend::Context& context, backend::Queue& queue,
+                                           backend::Buffer& destination, std::size_t destination_offset,
+                                           std::size_t destination_device, backend::Buffer& source,
+                                           std::size_t source_offset, std::size_t source_device, std::size_t size,
+                                           bool async) {
+    // CUDA copies between its devices directly (peer copies, or staged by the driver at its best).
+    if (size == 0 || source_device == destination_device || context.api().id() != ApiId::opencl()) return false;
+    std::shared_ptr<backend::Queue> helper;
+    Use use = [&]() -> Use {
+        const std::lock_guard lock(mutex_);
+        if (!settings_ &&
+            !(stages_by_default(context, source_device) && stages_by_default(context, destination_device)))
+            return {nullptr, nullptr, {}};
+        const TransferStaging settings = settings_.value_or(TransferStaging{});
+        if (size < settings.threshold) return {nullptr, nullptr, {}};
+        const std::size_t other = queue.device_index() == source_device ? destination_device : source_device;
+        if (helpers_.size() <= other) helpers_.resize(context.devices().size());
+        if (!helpers_.at(other)) helpers_.at(other) = context.create_queue(other);
+        helper = helpers_.at(other);
+        return use_of(context, source_device, settings);
+    }();
+    if (use.lane == nullptr) return false;
+    Lane& lane = *use.lane;
+    const std::lock_guard lock(lane.mutex);
+    if (!lane.provide_slots(context, use.settings)) return false;
+    const bool from_queue = queue.device_index() == source_device;
+    backend::Queue& reads = from_queue ? queue : *helper;
+    backend::Queue& writes = from_queue ? *helper : queue;
+    const std::vector<std::size_t> chunks = chunk_plan(size, std::min(use.settings.chunk_size, relay_chunk_size));
+    try {
+        // The helper's part comes after everything enqueued on `queue` so far.
+        helper->wait_for(*queue.record_event());
+        std::size_t done = 0;
+        for (std::size_t i = 0; i < chunks.size(); ++i) {
+            auto& slot = lane.slots[i % lane.slots.size()];
+            slot.wait();  // the write out of the slot's previous chunk
+            slot.last_use.reset();
+            reads.read(slot.data(), source, source_offset + done, chunks[i], false);
+            writes.wait_for(*reads.record_event());
+            writes.write(destination, destination_offset + done, slot.data(), chunks[i], false);
+            slot.last_use = writes.record_event();
+            done += chunks[i];
+        }
+        auto& last = lane.slots[(chunks.size() - 1) % lane.slots.size()];
+        // Work enqueued on `queue` later comes after the last write.
+        if (from_queue) queue.wait_for(*last.last_use);
+        if (!async) last.wait();
+    } catch (...) {
+        settle_after_failure(*helper);
+        settle_after_failure(queue);
+        throw;
+    }
+    count(chunks.size(), size);
     return true;
 }
 

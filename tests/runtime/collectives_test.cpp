@@ -202,11 +202,12 @@ protected:
     }
 
     /// all_reduce (a new result and in place), reduce and reduce_scatter with `op`.
+    /// `scale` multiplies the extents (several of the relay's segments in the staged test).
     template <class T>
-    void check_reductions(ReduceOp op) {
+    void check_reductions(ReduceOp op, std::size_t scale = 1) {
         const std::string what = DType::of<T>().name() + " over a MultiArray";
         // An extent that the count does not divide: the fallback's blocks are uneven.
-        const std::vector<std::size_t> shape{n() * 37 + 1, 3};
+        const std::vector<std::size_t> shape{n() * 37 * scale + 1, 3};
         const auto values = inputs<T>(shape[0] * shape[1]);
         const MultiArray src = per_rank_clone(shape, values);
         const MultiArray reduced = all_reduce(comms_, src, op);
@@ -222,13 +223,13 @@ protected:
             if (rank_of(dest, p) == static_cast<std::size_t>(root))
                 expect_reduced(host_vector<T>(dest.parts()[p], queue_of(dest, p)), values, 0, op, what + " reduce");
 
-        const std::vector<std::size_t> even{n() * 11, 2};
+        const std::vector<std::size_t> even{n() * 11 * scale, 2};
         const auto blocks = inputs<T>(even[0] * even[1]);
         const MultiArray scattered = reduce_scatter(comms_, per_rank_clone(even, blocks), op);
         for (std::size_t p = 0; p < n(); ++p) {
             const std::size_t rank = rank_of(scattered, p);
-            ASSERT_EQ(scattered.parts()[p].shape(), (std::vector<std::size_t>{11, 2}));
-            expect_reduced(host_vector<T>(scattered.parts()[p], queue_of(scattered, p)), blocks, rank * 22, op,
+            ASSERT_EQ(scattered.parts()[p].shape(), (std::vector<std::size_t>{11 * scale, 2}));
+            expect_reduced(host_vector<T>(scattered.parts()[p], queue_of(scattered, p)), blocks, rank * 22 * scale, op,
                            what + " reduce_scatter");
         }
 
@@ -240,9 +241,9 @@ protected:
 
     /// broadcast, all_gather and all_to_all: bytes moved, no arithmetic.
     template <class T>
-    void check_moves() {
+    void check_moves(std::size_t scale = 1) {
         const std::string what = DType::of<T>().name() + " over a MultiArray";
-        const std::vector<std::size_t> shape{n() * 6, 5};
+        const std::vector<std::size_t> shape{n() * 6 * scale, 5};
         const auto values = inputs<T>(shape[0] * shape[1]);
 
         const MultiArray array = per_rank_clone(shape, values);
@@ -302,17 +303,30 @@ TEST_F(CollectivesMulti, BroadcastAllGatherAllToAll) {
     check_moves<double>();
 }
 
-TEST_F(CollectivesMulti, CopiesStagedThroughTheHost) {
-    // The path NVIDIA's OpenCL takes between its devices (DeviceCopier), forced here with 64-byte
-    // slots: every copy is many chunks, and the four slots are reused under event ordering only.
-    detail::stage_every_device_copy_for_testing(64);
+TEST_F(CollectivesMulti, RelayedThroughTheHost) {
+    // The path NVIDIA's OpenCL takes between its devices (local_engine.cpp's relay), forced here
+    // with 64-byte chunks and segments of 451 bytes: every move is many chunks, ragged at its end,
+    // and the larger calls span several segments, which reuse the host memory and temporaries
+    // under event ordering only. Every operation and every dtype, with the (dtype, operation)
+    // pairs of the tests above (their kernels are compiled once).
+    detail::relay_through_the_host_for_testing(64);
     struct Restore {
-        ~Restore() { detail::stage_every_device_copy_for_testing(0); }
+        ~Restore() { detail::relay_through_the_host_for_testing(0); }
     } restore;
-    check_reductions<float>(ReduceOp::sum);
-    check_reductions<std::int8_t>(ReduceOp::max);
-    check_moves<float>();
-    check_moves<std::uint8_t>();
+    for (ReduceOp op : all_ops) {
+        check_reductions<float>(op, op == ReduceOp::sum ? 5 : 1);
+        check_reductions<std::int32_t>(op);
+    }
+    check_reductions<double>(ReduceOp::sum, 3);
+    check_reductions<float16_t>(ReduceOp::avg);
+    check_reductions<std::int8_t>(ReduceOp::prod, 7);
+    check_reductions<std::uint8_t>(ReduceOp::max);
+    check_reductions<std::int64_t>(ReduceOp::avg);
+    check_reductions<std::uint64_t>(ReduceOp::min);
+    check_reductions<std::uint32_t>(ReduceOp::sum);
+    check_moves<float>(4);
+    check_moves<std::uint8_t>(9);
+    check_moves<double>();
 }
 
 TEST_F(CollectivesMulti, EngineAndRanks) {

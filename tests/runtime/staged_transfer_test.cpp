@@ -15,6 +15,7 @@
 #include "kjarni/array.hpp"
 #include "kjarni/buffer.hpp"
 #include "kjarni/host_memory.hpp"
+#include "kjarni/peer_access.hpp"
 #include "kjarni/transfer_staging.hpp"
 #include "staging/parallel_copier.hpp"
 #include "staging/streaming_copy.hpp"
@@ -334,6 +335,45 @@ TEST_P(StagedTransferTest, SettingsAreCheckedAndDefaultsRestored) {
     }
 }
 
+TEST_P(StagedTransferTest, CopiesBetweenContextsThroughTheSlots) {
+    // copy_between_contexts where the API has no device-to-device copy (OpenCL): chunks read into
+    // the source context's slots and written from them on the destination's queue
+    // (TransferStager::relay). Ragged sizes over many chunks, two and three slots (the reads run
+    // one or two chunks ahead), sub-regions at odd offsets, synchronous and asynchronous.
+    if (context().api().id() == ApiId::cuda()) GTEST_SKIP() << "CUDA copies between contexts device to device";
+    ContextOptions own;
+    own.own_contexts = true;
+    const Context other = Context::from_devices(GetParam().device(), own);
+    const Queue other_queue(other.devices()[0]);
+    for (const unsigned slots : {2U, 3U}) {
+        const StagingScope scope(context(), TransferStaging{.chunk_size = 10007, .slots = slots});
+        for (const std::size_t size :
+             {std::size_t{1}, std::size_t{10007}, std::size_t{3 * 10007 + 17}, std::size_t{250001}}) {
+            for (const bool async : {false, true}) {
+                const auto data = random_bytes(size + 13);
+                const Buffer source = Buffer::allocate(bound_device(), size + 13);
+                source.set(queue(), std::span<const std::byte>(data));
+                const auto fence = random_bytes(size + 64);
+                const Buffer destination = Buffer::allocate(other.devices()[0], size + 64);
+                destination.set(other_queue, std::span<const std::byte>(fence));
+                const auto before = stats();
+                EXPECT_FALSE(copy_between_contexts(other_queue, destination.get_sub_region(33, size),
+                                                   source.get_sub_region(13, size), async));
+                if (async) other_queue.synchronize();
+                std::vector<std::byte> back(size + 64);
+                destination.get(other_queue, std::span<std::byte>(back));
+                std::vector<std::byte> expected = fence;
+                std::copy_n(data.begin() + 13, size, expected.begin() + 33);
+                ASSERT_TRUE(back == expected) << size << " bytes, " << slots << " slots, async " << async;
+                const auto after = stats();
+                EXPECT_EQ(after.staged_transfers - before.staged_transfers, 1u);
+                EXPECT_EQ(after.staged_chunks - before.staged_chunks, detail::chunk_plan(size, 10007).size());
+                EXPECT_EQ(after.staged_bytes - before.staged_bytes, size);
+            }
+        }
+    }
+}
+
 KJARNI_INSTANTIATE_DEVICE_TESTS(StagedTransferTest);
 
 TEST(StagedTransferMultiDevice, ThreadsOnTwoDevicesOfOneContext) {
@@ -359,6 +399,50 @@ TEST(StagedTransferMultiDevice, ThreadsOnTwoDevicesOfOneContext) {
     for (auto& worker : workers) worker.join();
     EXPECT_EQ(failures, std::vector<int>(4, 0));
     EXPECT_GT(transfer_staging_statistics(*context).staged_transfers, 0u);
+}
+
+TEST(StagedTransferMultiDevice, CopiesBetweenDevicesThroughTheSlots) {
+    // Buffer::set between two devices of one OpenCL context (NVIDIA's path, forced here by explicit
+    // settings): reads on a queue of the source's device, writes on the destination's, `queue`
+    // being either; ragged sizes over many chunks, odd offsets, sync and async, in `queue`'s order
+    // (a fill enqueued before on `queue` is overwritten, a read enqueued after sees the copy).
+    Context* context = shared_multi_device_context();
+    if (context == nullptr) GTEST_SKIP() << "no platform with two selected devices";
+    if (context->api().id() != ApiId::opencl()) GTEST_SKIP() << "CUDA copies between its devices directly";
+    const StagingScope scope(*context, TransferStaging{.threshold = 1, .chunk_size = 4099, .slots = 3});
+    const BoundDevice from = context->devices()[0], to = context->devices()[1];
+    const Queue from_queue(from), to_queue(to);
+    for (const std::size_t size : {std::size_t{1}, std::size_t{4099}, std::size_t{5 * 4099 + 7}, std::size_t{100003}}) {
+        for (const bool on_source : {false, true}) {
+            for (const bool async : {false, true}) {
+                const Queue& queue = on_source ? from_queue : to_queue;
+                const auto data = random_bytes(size + 5);
+                const Buffer source = Buffer::allocate(from, size + 5);
+                source.set(from_queue, std::span<const std::byte>(data));
+                const Buffer destination = Buffer::allocate(to, size + 40);
+                const std::byte fill[1] = {std::byte{0x5A}};
+                destination.fill(to_queue, fill);
+                to_queue.synchronize();
+                if (!on_source) {
+                    const std::byte stale[1] = {std::byte{0xC3}};
+                    destination.get_sub_region(17, size).fill(queue, stale, true);  // before the copy, in order
+                }
+                const auto before = transfer_staging_statistics(*context);
+                destination.get_sub_region(17, size).set(queue, source.get_sub_region(5, size), async);
+                const auto after = transfer_staging_statistics(*context);
+                // On the source's queue, the destination's queue reads after `queue`'s events.
+                if (on_source) to_queue.wait_for(queue.record_event());
+                std::vector<std::byte> back(size + 40);
+                destination.get(to_queue, std::span<std::byte>(back));
+                std::vector<std::byte> expected(size + 40, std::byte{0x5A});
+                std::copy_n(data.begin() + 5, size, expected.begin() + 17);
+                ASSERT_TRUE(back == expected)
+                    << size << " bytes, on the source's queue " << on_source << ", async " << async;
+                EXPECT_EQ(after.staged_transfers - before.staged_transfers, 1u);
+                EXPECT_EQ(after.staged_chunks - before.staged_chunks, detail::chunk_plan(size, 4099).size());
+            }
+        }
+    }
 }
 
 }  // namespace
