@@ -1,10 +1,12 @@
 """The installed package itself: its version is the library's, its headers and CMake package are
-where get_include() and get_cmake_dir() say, and `python -m kjarni.test` passes on these devices."""
+where get_include() and get_cmake_dir() say, the extension exports only its init function, and
+`python -m kjarni.test` passes on these devices."""
 
 import importlib.metadata
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -25,6 +27,19 @@ def test_headers_and_cmake_package():
     # A wheel linked against a prebuilt library (CI's) carries the headers only.
     if cmake_dir.exists():
         assert (cmake_dir / "kjarniConfig.cmake").is_file() and (cmake_dir.parents[1] / "libkjarni.a").is_file()
+
+
+def test_extension_exports_only_its_init_function():
+    """Any other exported symbol (the standard library's template instantiations, say) could take the
+    place of the system libstdc++'s own when the module is what loaded it (python/_kjarni.map)."""
+    nm = shutil.which("nm")
+    if nm is None:
+        import pytest
+        pytest.skip("binutils' nm is not installed")
+    listing = subprocess.run([nm, "-D", "--defined-only", kjarni._kjarni.__file__], capture_output=True, text=True,
+                             check=True).stdout
+    exported = {line.split()[-1] for line in listing.splitlines() if line.strip()}
+    assert exported == {"PyInit__kjarni"}, sorted(exported)[:20]
 
 
 def test_self_test_passes_here():
