@@ -25,14 +25,14 @@ if [ "${1:-}" = "--build" ] || [ ! -x build-gpu/bench/kjarni_bench_sorting ]; th
     >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
   echo "build: $((SECONDS - start)) s"
 fi
-# LOAD, HIST_ITEMS, HIST_GROUPS, COUNTS and MATCH=ballot against the defaults (LOAD=fused: the
-# defaults as they are): the loads of a loop in one run before their uses (LOAD=split), the
-# counting kernel with 16 or 8 keys per work item, lanes matched through ballots, the tile's
-# counts taken before its ranking (COUNTS=early: 56 registers instead of 80 for the CUDA sort's 16
-# keys per work item, 64 with ballots), then with those: larger tiles, four groups resident,
-# groups of 384, argsort's values apart. Items beyond what 48 KiB of local memory holds are
-# lowered (KJARNI_SORT_VERBOSE says to what).
-configs=${KJARNI_SWEEP_CONFIGS:-"LOAD=fused;LOAD=split;LOAD=split,HIST_ITEMS=16;LOAD=split,HIST_ITEMS=16,COUNTS=early;LOAD=split,HIST_ITEMS=16,COUNTS=early,ITEMS=24;LOAD=split,HIST_ITEMS=16,MATCH=ballot;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot,ITEMS=24;LOAD=split,HIST_ITEMS=16,COUNTS=early,RESIDENT=1024;LOAD=split,HIST_ITEMS=16,COUNTS=early,GROUP=384,ITEMS=15;LOAD=split,HIST_ITEMS=8,HIST_GROUPS=8,COUNTS=early;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot,VALUES=apart"}
+# The defaults (split loads, 16 keys per counting work item, early counts: the first entry spells
+# them out) against what the 2026-11-29 sweep left open (docs/algorithms.md): 24 keys per work item
+# for CUDA's sort (NVIDIA's OpenCL sort already takes 24; OpenCL's argsort with values together
+# stays at the 15 that 48 KiB holds), argsort's values apart through NVIDIA's OpenCL (CUDA's
+# default already), late counts (CUDA's argsort tied with them), and the old defaults (fused, 1,
+# late), which that sweep timed first and lower than the sweep before it. Items beyond what 48 KiB
+# of local memory holds are lowered (KJARNI_SORT_VERBOSE says to what).
+configs=${KJARNI_SWEEP_CONFIGS:-"LOAD=split,HIST_ITEMS=16,COUNTS=early;COUNTS=early,ITEMS=24;COUNTS=early,VALUES=apart;COUNTS=late;LOAD=fused,HIST_ITEMS=1,COUNTS=late"}
 status=0
 for api in cuda/ opencl/; do
   name=${api%/}
@@ -70,7 +70,7 @@ EOF
 # passes (the warm-up sort, the first five onesweep launches), with registers per thread and the
 # achieved occupancy. Where no ncu is found, says so.
 ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-ncu_configs_text=${KJARNI_SWEEP_NCU-"LOAD=fused;LOAD=split,HIST_ITEMS=16,COUNTS=early,MATCH=ballot"}
+ncu_configs_text=${KJARNI_SWEEP_NCU-"LOAD=fused,HIST_ITEMS=1,COUNTS=late;LOAD=split,HIST_ITEMS=16,COUNTS=early"}
 if [ -n "$ncu_configs_text" ]; then
   if [ -z "$ncu_bin" ]; then
     echo "ncu: not found"

@@ -31,11 +31,11 @@
 // (match.any) | or (the default: lanes of equal digit found through mask words in local memory);
 // KJARNI_SORT_RESIDENT = work items the match pass is compiled to keep resident per compute unit
 // (whole groups of it, at least one; registers capped to fit: Shape::resident);
-// KJARNI_SORT_LOAD = fused (the default) | split (match: each loop's loads in one run before their
-// uses: Shape::split_loads); KJARNI_SORT_COUNTS = late (the default) | early (match: the tile's
-// counts before its ranking, keys staged as ranked: Shape::early_counts); KJARNI_SORT_HIST_ITEMS
-// = keys per work item of the counting kernel (default 1), KJARNI_SORT_HIST_GROUPS = its groups
-// per compute unit (default 4).
+// KJARNI_SORT_LOAD = split (the default; match: each loop's loads in one run before their uses:
+// Shape::split_loads) | fused; KJARNI_SORT_COUNTS = early (the default; match: the tile's counts
+// before its ranking, keys staged as ranked: Shape::early_counts) | late; KJARNI_SORT_HIST_ITEMS
+// = keys per work item of the counting kernel (default 16), KJARNI_SORT_HIST_GROUPS = its groups
+// per compute unit (default 4). See apply_load_settings() for the figures behind these defaults.
 // An invalid value is an ArgumentError naming the variable.
 
 #include "algorithms/sort_onesweep.hpp"
@@ -134,13 +134,38 @@ bool native_warps(const Queue& queue, bool& ptx) {
 /// an H200. The match form's, from bench/sort_sweep.sh on an H200 (2^28 float32 and uint32 keys,
 /// lanes matched through mask words): sort 16 through CUDA (29.1 Gkeys/s; 24: 27.7) and 24 through
 /// NVIDIA's OpenCL (26.4; 16: 22.9); argsort 24 with the values staged apart through CUDA (22.4;
-/// 16 together: 20.6) and 16 with them together through OpenCL (19.9; 24 apart: 14.5). Wider
-/// keys, not measured: 9.
+/// 16 together: 20.6) and 16 with them together through OpenCL (19.9; 24 apart: 14.5). Those
+/// were timed with fused loads and late counts; with the early counts now the default (fewer
+/// registers per key), 24 for CUDA's sort and values apart for OpenCL's argsort are not yet timed.
+/// Wider keys, not measured: 9.
 std::size_t default_items(Rank rank, std::size_t key_bytes, std::size_t value_bytes, bool ptx) {
     if (rank == Rank::nibble) return 15;
     if (key_bytes + value_bytes > 8) return 9;
     if (value_bytes == 0) return ptx ? 24 : 16;
     return ptx ? 16 : 24;
+}
+
+/// KJARNI_SORT_LOAD, _COUNTS, _HIST_ITEMS and _HIST_GROUPS into `r` (its rank already chosen).
+/// The defaults, from bench/sort_sweep.sh on an H200 (2^28 keys, Gkeys/s of sort float32, sort
+/// uint32, argsort float32, argsort uint32; single timings with a few % noise: tests ran beside
+/// them; 2026-11-29): through CUDA fused loads 23.9 24.3 18.9 19.1, split with 16 keys per
+/// counting work item 27.5 27.7 22.7 22.6, and early counts 29.6 30.4 21.7 23.1; through NVIDIA's
+/// OpenCL 25.2 23.2 16.1 18.6, 31.7 31.7 18.2 20.8 and 37.4 36.9 22.8 22.4. Early counts for
+/// CUDA's argsort too: 22.4 against late's 22.7 on average is within the noise, and one form for
+/// all cases is the one the tests and sweeps cover. The counting kernel's 16 keys per work item
+/// apply to the nibble form as well (not measured there: more loads in flight on any device).
+void apply_load_settings(Shape& r) {
+    const std::string load = setting("KJARNI_SORT_LOAD", "split");
+    if (load != "fused" && load != "split")
+        throw ArgumentError("KJARNI_SORT_LOAD", fmt::format("is '{}': split (the default) or fused", load));
+    r.split_loads = load == "split" && r.rank == Rank::match;
+    const std::string counts = setting("KJARNI_SORT_COUNTS", "early");
+    if (counts != "late" && counts != "early")
+        throw ArgumentError("KJARNI_SORT_COUNTS", fmt::format("is '{}': early (the default) or late", counts));
+    r.early_counts = counts == "early" && r.rank == Rank::match;
+    const std::size_t items = count_setting("KJARNI_SORT_HIST_ITEMS", 64);
+    r.hist_items = items != 0 ? items : 16;
+    if (const std::size_t groups = count_setting("KJARNI_SORT_HIST_GROUPS", 64); groups != 0) r.hist_groups = groups;
 }
 
 /// The pass kernel's shape on the queue's device, from the settings (see the top of the file);
@@ -186,23 +211,16 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
         throw ArgumentError("KJARNI_SORT_VALUES", fmt::format("is '{}': together or apart", values));
     r.values_apart = values == "apart" && value_bytes != 0 && r.rank == Rank::match;
     // Mask words (or) by default: 29.1 against match.any's 22.0 Gkeys/s for float32 keys through
-    // CUDA on an H200, 22.9 against 20.5 through NVIDIA's OpenCL (16 keys per work item).
+    // CUDA on an H200, 22.9 against 20.5 through NVIDIA's OpenCL (16 keys per work item); ballots
+    // lost to them with early counts and split loads (apply_load_settings()): 27.1 against 29.6
+    // through CUDA, 30.6 against 37.4 through NVIDIA's OpenCL.
     const std::string match = setting("KJARNI_SORT_MATCH", "or");
     if (match != "any" && match != "or" && match != "ballot")
         throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any, or (the default) or ballot", match));
     r.or_masks = match == "or" && r.rank == Rank::match;
     r.ballot = match == "ballot" && r.rank == Rank::match;
     if (r.rank == Rank::match) r.resident = count_setting("KJARNI_SORT_RESIDENT", 2048);
-    const std::string load = setting("KJARNI_SORT_LOAD", "fused");
-    if (load != "fused" && load != "split")
-        throw ArgumentError("KJARNI_SORT_LOAD", fmt::format("is '{}': fused (the default) or split", load));
-    r.split_loads = load == "split" && r.rank == Rank::match;
-    const std::string counts = setting("KJARNI_SORT_COUNTS", "late");
-    if (counts != "late" && counts != "early")
-        throw ArgumentError("KJARNI_SORT_COUNTS", fmt::format("is '{}': late (the default) or early", counts));
-    r.early_counts = counts == "early" && r.rank == Rank::match;
-    if (const std::size_t items = count_setting("KJARNI_SORT_HIST_ITEMS", 64); items != 0) r.hist_items = items;
-    if (const std::size_t groups = count_setting("KJARNI_SORT_HIST_GROUPS", 64); groups != 0) r.hist_groups = groups;
+    apply_load_settings(r);
     const std::size_t asked = count_setting("KJARNI_SORT_ITEMS", 64);
     r.items = asked != 0 ? asked : default_items(r.rank, key_bytes, value_bytes, r.ptx);
     // At most 48 KiB, CUDA's limit for static shared memory, also where the device has more (PoCL):

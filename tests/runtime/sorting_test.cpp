@@ -440,8 +440,9 @@ TEST_P(Sorts, OnesweepMatchRanking) {
     // keys per work item, so that the keys span many tiles, and a group of more than 256 work
     // items, where only the first 256 handle digits) on data that is not a whole number of tiles:
     // sort and argsort of float32, the radix sort of 1- to 8-byte keys with values (those staged
-    // apart from the keys). One shape: each is a compilation per key width (seconds on PoCL);
-    // other shapes through the settings.
+    // apart from the keys); the default counts, loads and counting kernel (early, split, 16 keys
+    // per work item: chunks of 4096 that do not divide n). One shape: each is a compilation per
+    // key width (seconds on PoCL); other shapes through the settings.
     const std::size_t n = (std::size_t{1} << 17) + 12345;
     if (!detail::onesweep_supported(queue(), n, 4, 4)) GTEST_SKIP() << "the onesweep sort is not used on this device";
     const ScopedSettings settings(
@@ -451,26 +452,30 @@ TEST_P(Sorts, OnesweepMatchRanking) {
     check_keys_with_values(queue(), 40000, {detail::RadixMethod::onesweep});
 }
 
-TEST_P(Sorts, OnesweepMatchEarlyCountsAndSplitLoads) {
-    // The match pass with the tile's counts taken before its ranking and each key staged as it is
-    // ranked (KJARNI_SORT_COUNTS=early), its keys loaded before the first pass's transform
-    // (KJARNI_SORT_LOAD=split), and the counting kernel taking several keys per work item
-    // (KJARNI_SORT_HIST_ITEMS, 3: chunks of 768 that do not divide n): sort and argsort of float32
-    // (the first pass's transform; argsort's values as the device's default stages them) with
-    // lanes matched through ballots (KJARNI_SORT_MATCH=ballot), the radix sort of 1- to 8-byte keys
-    // with values staged with the keys, lanes matched through mask words. One shape, as above.
+TEST_P(Sorts, OnesweepMatchOtherCountsAndLoads) {
+    // The forms the defaults (OnesweepMatchRanking: early counts, split loads, 16 keys per work
+    // item of the counting kernel) do not take. The tile's counts coming out of its ranking
+    // (KJARNI_SORT_COUNTS=late), each key transformed as it is loaded (KJARNI_SORT_LOAD=fused), and
+    // the counting kernel taking 3 keys per work item (KJARNI_SORT_HIST_ITEMS: chunks of 768 that
+    // do not divide n), lanes matched through ballots (KJARNI_SORT_MATCH=ballot): sort and argsort
+    // of float32 (the first pass's transform; argsort's values as the device's default stages
+    // them). Then the radix sort of 1- to 8-byte keys with values staged with the keys, early
+    // counts and split loads, lanes matched through mask words. One shape, as above.
     const std::size_t n = (std::size_t{1} << 17) + 12345;
     if (!detail::onesweep_supported(queue(), n, 4, 4)) GTEST_SKIP() << "the onesweep sort is not used on this device";
     const ScopedSettings settings({{"KJARNI_SORT_RANK", "match"},
                                    {"KJARNI_SORT_ITEMS", "5"},
                                    {"KJARNI_SORT_GROUP", "384"},
-                                   {"KJARNI_SORT_COUNTS", "early"},
-                                   {"KJARNI_SORT_LOAD", "split"},
+                                   {"KJARNI_SORT_COUNTS", "late"},
+                                   {"KJARNI_SORT_LOAD", "fused"},
                                    {"KJARNI_SORT_HIST_ITEMS", "3"},
                                    {"KJARNI_SORT_HIST_GROUPS", "2"},
                                    {"KJARNI_SORT_MATCH", "ballot"}});
     check_float_sorts(queue(), n, 5);
-    const ScopedSettings together({{"KJARNI_SORT_VALUES", "together"}, {"KJARNI_SORT_MATCH", "or"}});
+    const ScopedSettings together({{"KJARNI_SORT_VALUES", "together"},
+                                   {"KJARNI_SORT_MATCH", "or"},
+                                   {"KJARNI_SORT_COUNTS", "early"},
+                                   {"KJARNI_SORT_LOAD", "split"}});
     check_keys_with_values(queue(), 40000, {detail::RadixMethod::onesweep});
 }
 
