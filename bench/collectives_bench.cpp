@@ -10,13 +10,18 @@
 //   OpenCL: kjarni's fallback engine (device copies, or a relay through page-locked host memory
 //         where those are slow, and kjarni's kernels). KJARNI_BENCH_COLL_ENGINE=fallback makes
 //         CUDA use it too (CUDA without NCCL).
-// Rows of the fallback carry the anchor it is bound by (src/collectives/local_engine.cpp derives
-// the bounds: bus bandwidth <= one direction's page-locked bandwidth, for all four), measured in
-// the same iterations, interleaved with the collective: device 0 alone reading S bytes into
-// page-locked memory (pinned_d2h_GBps) and writing them back (pinned_h2d_GBps), each one plain
-// driver transfer (clEnqueueReadBuffer / cuMemcpyDtoHAsync); every device doing both at once on
-// two queues (pinned_duplex_GBps: S / t per device and direction); vs_pinned = busbw / the
-// slower of pinned_d2h and pinned_h2d.
+// Rows of the fallback carry the anchors it is bound by (src/collectives/local_engine.cpp derives
+// the bounds), measured in the same iterations, interleaved with the collective: device 0 alone
+// reading S bytes into page-locked memory (pinned_d2h_GBps) and writing them back
+// (pinned_h2d_GBps), each one plain driver transfer (clEnqueueReadBuffer / cuMemcpyDtoHAsync);
+// every device doing both at once on two queues (pinned_duplex_GBps: S / t per device and
+// direction). vs_pinned = busbw / the slower of pinned_d2h and pinned_h2d; vs_bound = busbw / the
+// anchor that bounds the call: pinned_duplex for all_reduce, all_gather and reduce_scatter (every
+// device moves bytes both ways at once, and a bus that carries both directions together gives each
+// less than alone: ~30 against ~55 GB/s on the H200 pair, NVIDIA's OpenCL, 2026-11-29), the slower
+// one-way anchor for broadcast (each device moves one way). vs_bound is the figure to judge the
+// relay by; vs_pinned says what the same bytes would take on an idle bus.
+// KJARNI_RELAY_CHUNK_MIB sets the relay's chunk (src/collectives/device_steps.cpp).
 // float32 sum; sizes from KJARNI_BENCH_COLL_MIN (default 8) to KJARNI_BENCH_COLL_MAX (default 1G on
 // CUDA, 16M on OpenCL) by factors of KJARNI_BENCH_COLL_FACTOR (default 4); suffixes K, M, G;
 // KJARNI_BENCH_COLL_OPS picks collectives (comma-separated; default all four). A timed iteration
@@ -286,9 +291,14 @@ void run(benchmark::State& state, const std::shared_ptr<Setup>& s, const std::fu
         const double d2h = gb / median_of(anchor->d2h), h2d = gb / median_of(anchor->h2d);
         state.counters["pinned_d2h_GBps"] = d2h;
         state.counters["pinned_h2d_GBps"] = h2d;
-        state.counters["pinned_duplex_GBps"] = gb / median_of(anchor->duplex);
+        const double duplex = gb / median_of(anchor->duplex);
+        state.counters["pinned_duplex_GBps"] = duplex;
         // The medians of the same iterations, so that noise hits both alike.
-        state.counters["vs_pinned"] = gb * busbw_factor / median_of(times) / std::min(d2h, h2d);
+        const double busbw = gb * busbw_factor / median_of(times);
+        state.counters["vs_pinned"] = busbw / std::min(d2h, h2d);
+        // The bound that holds: every device both downloads and uploads in all_reduce, all_gather
+        // and reduce_scatter (the duplex anchor); in broadcast each does one or the other.
+        state.counters["vs_bound"] = s->op == Op::broadcast ? busbw / std::min(d2h, h2d) : busbw / duplex;
     }
 }
 

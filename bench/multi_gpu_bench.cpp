@@ -14,7 +14,10 @@
 //              slots), transfer() of an Array (a new array each time), the way OpenCL copied before
 //              (through a pageable vector, staged both ways), and the anchors: one plain transfer
 //              between a device and page-locked memory of its own context, each way, and of the
-//              other context (what the relay's writes read from).
+//              other context (what the relay's writes read from), and both at once on the two
+//              devices (the relay's bound: see add_cross_context_cases).
+// KJARNI_BENCH_MULTI_ROWS=contexts,fresh (any of scaling, peer, fresh, contexts) runs only those
+// groups. KJARNI_RELAY_CHUNK_MIB sets the relays' chunk (src/staging/transfer_stager.hpp).
 // Every figure is the median of interleaved rounds: each round times every configuration once,
 // so that all of them see the same machine noise. KJARNI_BENCH_ANY_DEVICE=1 takes CPU devices too.
 // With one GPU the scaling rows still run (1 of 1)
@@ -49,6 +52,15 @@ std::size_t scaling_bytes() {
     const char* mib = std::getenv("KJARNI_BENCH_SCALING_MIB");
     const long value = mib != nullptr ? std::atol(mib) : 0;
     return (value > 0 ? static_cast<std::size_t>(value) : 4096) << 20;
+}
+
+// Whether the group of rows `group` (scaling, peer, fresh, contexts) runs: all of them, or those
+// named in KJARNI_BENCH_MULTI_ROWS (comma-separated).
+bool wanted(const std::string& group) {
+    const char* list = std::getenv("KJARNI_BENCH_MULTI_ROWS");
+    if (list == nullptr) return true;
+    const std::string text = std::string(",") + list + ",";
+    return text.find("," + group + ",") != std::string::npos;
 }
 
 // One timed configuration: `step` enqueues the work, `wait` waits for it; `bytes` moved per step.
@@ -110,6 +122,12 @@ Case scaling_case(const std::string& platform_name, std::span<const kjarni::Devi
 }
 
 // Buffer::set from device 0 to device 1 of one context, and the raw call on the same objects.
+// On NVIDIA's OpenCL these rows do not measure a driver that already holds unchanged data on both
+// devices: the two rows alternate on the same buffers, the raw copy runs on device 0's queue (it
+// leaves dest's latest contents on device 0) and the relay writes dest on device 1 (it leaves them
+// there), so each row likely starts with the driver moving dest over at its own slow rate. The
+// H200 pair's figures fit that (64 MiB, 2026-11-29): raw 7.66 ms (the driver's move and copy),
+// kjarni 9.41 ms ~ 7.66 + the relay's 1.76 ms of a fresh copy (the rows below).
 void add_peer_cases(std::vector<Case>& cases, const std::string& platform_name,
                     std::span<const kjarni::Device> devices) {
     const kjarni::Context context = kjarni::Context::from_devices(devices.first(2));
@@ -299,6 +317,19 @@ void add_cross_context_cases(std::vector<Case>& cases, const std::string& platfo
                      [=] { dest.set(to_queue, std::span<const std::byte>(from_host.bytes()), true); },
                      wait,
                      {}});
+    // The relay's own bound: its reads and writes run at once on the two devices, so the host's
+    // memory and the buses carry both directions together. On the H200 pair (2026-11-29) one
+    // device did only ~30 GB/s each way with both directions at once, against ~55 alone; this row
+    // is the same for two devices, one direction each, the most copy_between_contexts can reach.
+    cases.push_back({label + " pinned d2h + h2d at once (two devices)",
+                     anchor,
+                     bytes,
+                     [=] {
+                         source.get(from_queue, from_host.bytes(), true);
+                         dest.set(to_queue, std::span<const std::byte>(to_host.bytes()), true);
+                     },
+                     wait,
+                     {}});
     cases.push_back({label + " copy_between_contexts",
                      anchor,
                      bytes,
@@ -325,7 +356,7 @@ void add_cross_context_cases(std::vector<Case>& cases, const std::string& platfo
                      wait,
                      {}});
     // The first step of each outside the timings: slots, pools, first touches.
-    for (auto it = cases.end() - 7; it != cases.end(); ++it) {
+    for (auto it = cases.end() - 8; it != cases.end(); ++it) {
         it->step();
         it->wait();
     }
@@ -353,12 +384,14 @@ int main(int argc, char** argv) {
             if (gpus.empty()) continue;
             const std::string name = fmt::format("{}/{}", api.shortcut(), platform.name());
             try {
-                cases.push_back(scaling_case(name, std::span(gpus).first(1), ""));
-                if (gpus.size() > 1) cases.push_back(scaling_case(name, gpus, cases.back().name));
+                if (wanted("scaling")) {
+                    cases.push_back(scaling_case(name, std::span(gpus).first(1), ""));
+                    if (gpus.size() > 1) cases.push_back(scaling_case(name, gpus, cases.back().name));
+                }
                 if (gpus.size() > 1) {
-                    add_peer_cases(cases, name, gpus);
-                    add_fresh_copy_cases(cases, name, gpus);
-                    add_cross_context_cases(cases, name, gpus);
+                    if (wanted("peer")) add_peer_cases(cases, name, gpus);
+                    if (wanted("fresh")) add_fresh_copy_cases(cases, name, gpus);
+                    if (wanted("contexts")) add_cross_context_cases(cases, name, gpus);
                 }
             } catch (const kjarni::Error& e) {
                 fmt::print(stderr, "{}: skipped: {}\n", name, e.what());

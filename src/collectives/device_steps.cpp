@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <span>
+#include <string_view>
 
 #include "kjarni/elementwise.hpp"
 #include "kjarni/expression.hpp"
@@ -93,8 +95,23 @@ std::atomic<std::size_t> forced_chunk_bytes{0};
 // at 55 GB/s), and a pipeline of 16 per 64 MiB fills and drains quickly. 64 MiB segments: a call
 // holds at most (ranks + 1) x 64 MiB of page-locked memory, and a segment is long beside the
 // pipeline's fill and drain at its ends.
-constexpr std::size_t default_chunk = std::size_t{4} << 20;
+// KJARNI_RELAY_CHUNK_MIB (a whole number of MiB up to 64, read once; bad values are ignored)
+// replaces the chunk, for measurements (bench/collectives_bench.cpp); the staging's relays read it
+// too (src/staging/transfer_stager.hpp).
 constexpr std::size_t default_segment = std::size_t{64} << 20;
+
+std::size_t default_chunk() {
+    static const std::size_t bytes = [] {
+        constexpr std::size_t fallback = std::size_t{4} << 20;
+        const char* text = std::getenv("KJARNI_RELAY_CHUNK_MIB");
+        if (text == nullptr) return fallback;
+        char* end = nullptr;
+        const unsigned long mib = std::strtoul(text, &end, 10);
+        return end != text && *end == '\0' && mib > 0 && mib <= (default_segment >> 20) ? std::size_t{mib} << 20
+                                                                                        : fallback;
+    }();
+    return bytes;
+}
 
 }  // namespace
 
@@ -108,7 +125,15 @@ bool relays_between(const std::vector<BoundDevice>& devices) {
 RelaySizes relay_sizes() {
     const std::size_t forced = forced_chunk_bytes.load();
     if (forced != 0) return {forced, 7 * forced + 3};
-    return {default_chunk, default_segment};
+    return {default_chunk(), default_segment};
+}
+
+bool relay_host_waits() {
+    static const bool on = [] {
+        const char* text = std::getenv("KJARNI_RELAY_HOST_WAITS");
+        return text != nullptr && std::string_view(text) == "1";
+    }();
+    return on;
 }
 
 void relay_through_the_host_for_testing(std::size_t chunk_bytes) { forced_chunk_bytes = chunk_bytes; }

@@ -50,6 +50,11 @@ struct RelaySizes {
     std::size_t segment;
 };
 RelaySizes relay_sizes();
+/// Whether a relay's uploads wait for their downloads on the host (enqueued once the chunk is in
+/// host memory) instead of on the device (the upload's queue waits for the download's event, of
+/// another device). Off by default; KJARNI_RELAY_HOST_WAITS=1 (read once) turns it on, to measure
+/// what waits between the queues of two devices cost a driver (bench/collectives_bench.cpp).
+bool relay_host_waits();
 
 /// For tests (CI's devices share the host's memory, so nothing would be relayed): from now on the
 /// in-process fallback relays every call through the host, in chunks of `chunk_bytes` and

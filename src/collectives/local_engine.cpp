@@ -9,12 +9,18 @@
 //  - relayed through page-locked host memory (relays_between: NVIDIA's OpenCL, whose own copies
 //    between its devices crawl). Each rank downloads what the others need on a second queue of its
 //    device, in chunks; each upload, on the receiving rank's queue, waits for its chunk's download
-//    only (events: the host never waits). So a device's downloads overlap its uploads (the bus
-//    carries both directions at once), every device transfers at once, and nothing is copied on
-//    the host.
+//    only (events: the host never waits; KJARNI_RELAY_HOST_WAITS=1 makes the host wait for each
+//    chunk's download instead, to measure what the waits between two devices' queues cost). So a
+//    device's downloads overlap its uploads (the bus carries both directions at once), every
+//    device transfers at once, and nothing is copied on the host.
 //
 // The relayed algorithms and the bound each allows, for parts of n bytes over k ranks and B the
-// page-locked bandwidth of one direction of one device's bus (every device transferring at once):
+// page-locked bandwidth of one direction of one device's bus while every device transfers at once,
+// both directions where the algorithm moves both ways. That is not one direction's bandwidth
+// alone: on the H200 pair (NVIDIA's OpenCL, 2026-11-29) a device did ~55 GB/s one way alone and
+// ~30 GB/s each way with both directions at once (bench/collectives_bench.cpp's pinned_duplex),
+// so all_reduce, reduce_scatter and all_gather, which move both ways on every device, are bound
+// by the duplex figure, and broadcast (each device moves one way) by the one-way figure:
 //  - all_reduce: a reduce-scatter, then an all-gather, through the host. Rank j downloads the k - 1
 //    blocks of its part that other ranks own; each owner uploads them and combines them with its
 //    own block; it downloads the reduced block, and every other rank uploads it. Per device n bytes
@@ -50,6 +56,12 @@ namespace {
 
 bool same_region(const Buffer& a, const Buffer& b) {
     return detail::backend_of(a) == detail::backend_of(b) && a.offset() == b.offset() && a.size() == b.size();
+}
+
+/// Whether two views share a byte of one allocation.
+bool overlaps(const Buffer& a, const Buffer& b) {
+    return detail::backend_of(a) == detail::backend_of(b) && a.offset() < b.offset() + b.size() &&
+           b.offset() < a.offset() + a.size();
 }
 
 /// Copies unless target and source are the same memory (in-place calls).
@@ -165,7 +177,8 @@ public:
         std::vector<Event> ready;
     };
 
-    Relay(const std::vector<RankOperands>& ranks, RelaySizes sizes) : ranks_(ranks), sizes_(sizes) {
+    Relay(const std::vector<RankOperands>& ranks, RelaySizes sizes)
+        : ranks_(ranks), sizes_(sizes), host_waits_(relay_host_waits()) {
         for (const RankOperands& rank : ranks) {
             std::optional<Queue>& downloads = rank.engine->local_staging().downloads;
             if (!downloads || !(downloads->device() == rank.queue.device())) downloads.emplace(rank.queue.device());
@@ -214,7 +227,8 @@ public:
         for (std::size_t c = 0; c < staged.ready.size(); ++c) {
             const std::size_t done = c * sizes_.chunk;
             const std::size_t bytes = std::min(sizes_.chunk, staged.host.size() - done);
-            queue.wait_for(staged.ready[c]);
+            if (host_waits_) staged.ready[c].wait();
+            else queue.wait_for(staged.ready[c]);
             target.get_sub_region(done, bytes)
                 .set(queue, std::span<const std::byte>(staged.host.subspan(done, bytes)), true);
         }
@@ -250,6 +264,7 @@ public:
 private:
     const std::vector<RankOperands>& ranks_;
     RelaySizes sizes_;
+    bool host_waits_;
     std::vector<Queue> downloads_;
     std::vector<HostMemory> blocks_;
 };
@@ -414,9 +429,17 @@ void relay_all_gather(Relay& relay, const std::vector<RankOperands>& ranks) {
             sources_read.push_back(relay.downloads_so_far(i));
         }
         for (std::size_t j = 0; j < k; ++j) {
-            ranks[j].queue.wait_for(sources_read[j]);
+            // Only a target over this rank's src waits for its downloads (an odd aliasing: in
+            // place, src is exactly the block i == j, which is not written): otherwise the
+            // uploads run while the downloads do, both directions of the bus at once.
+            bool waited = false;
             for (std::size_t i = 0; i < k; ++i) {
                 const Buffer target = elements_of(ranks[j].dst, i * size + start, length);
+                const bool in_place = i == j && same_region(target, elements_of(ranks[j].src, start, length));
+                if (!waited && !in_place && overlaps(target, bytes_of(ranks[j].src))) {
+                    ranks[j].queue.wait_for(sources_read[j]);
+                    waited = true;
+                }
                 if (i == j)
                     move_bytes(ranks[j].queue, target, ranks[j].queue, elements_of(ranks[j].src, start, length));
                 else relay.upload(j, parts[i], target);
@@ -444,9 +467,17 @@ void relay_all_to_all(Relay& relay, const std::vector<RankOperands>& ranks) {
             sources_read.push_back(relay.downloads_so_far(i));
         }
         for (std::size_t j = 0; j < k; ++j) {
-            ranks[j].queue.wait_for(sources_read[j]);
+            // As in all_gather: only a target over this rank's src (in place, every block but
+            // its own) waits for its downloads.
+            bool waited = false;
             for (std::size_t i = 0; i < k; ++i) {
                 const Buffer target = elements_of(ranks[j].dst, i * size + start, length);
+                const bool in_place =
+                    i == j && same_region(target, elements_of(ranks[j].src, j * size + start, length));
+                if (!waited && !in_place && overlaps(target, bytes_of(ranks[j].src))) {
+                    ranks[j].queue.wait_for(sources_read[j]);
+                    waited = true;
+                }
                 if (i == j)
                     move_bytes(ranks[j].queue, target, ranks[j].queue,
                                elements_of(ranks[j].src, j * size + start, length));

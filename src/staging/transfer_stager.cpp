@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "kjarni/error.hpp"
@@ -40,6 +41,18 @@ void settle_after_failure(backend::Queue& queue) noexcept {
 }
 
 }  // namespace
+
+std::size_t relay_chunk_size() {
+    static const std::size_t bytes = [] {
+        constexpr std::size_t fallback = std::size_t{4} << 20;
+        const char* text = std::getenv("KJARNI_RELAY_CHUNK_MIB");
+        if (text == nullptr) return fallback;
+        char* end = nullptr;
+        const unsigned long mib = std::strtoul(text, &end, 10);
+        return end != text && *end == '\0' && mib > 0 && mib <= 1024 ? std::size_t{mib} << 20 : fallback;
+    }();
+    return bytes;
+}
 
 std::vector<std::size_t> chunk_plan(std::size_t size, std::size_t chunk_size) {
     std::vector<std::size_t> sizes;
@@ -225,7 +238,7 @@ bool TransferStager::relay(backend::Context& context, backend::Queue& source_que
     Lane& lane = *use.lane;
     const std::lock_guard lock(lane.mutex);
     if (!lane.provide_slots(context, use.settings)) return false;
-    const std::vector<std::size_t> chunks = chunk_plan(size, std::min(use.settings.chunk_size, relay_chunk_size));
+    const std::vector<std::size_t> chunks = chunk_plan(size, std::min(use.settings.chunk_size, relay_chunk_size()));
     std::vector<std::size_t> starts(chunks.size());
     for (std::size_t i = 1; i < chunks.size(); ++i) starts[i] = starts[i - 1] + chunks[i - 1];
     const std::size_t slot_count = lane.slots.size();
@@ -292,7 +305,7 @@ bool TransferStager::relay_between_devices(backend::Context& context, backend::Q
     const bool from_queue = queue.device_index() == source_device;
     backend::Queue& reads = from_queue ? queue : *helper;
     backend::Queue& writes = from_queue ? *helper : queue;
-    const std::vector<std::size_t> chunks = chunk_plan(size, std::min(use.settings.chunk_size, relay_chunk_size));
+    const std::vector<std::size_t> chunks = chunk_plan(size, std::min(use.settings.chunk_size, relay_chunk_size()));
     try {
         // The helper's part comes after everything enqueued on `queue` so far.
         helper->wait_for(*queue.record_event());

@@ -27,10 +27,12 @@ class ParallelCopier;
 /// copy overlaps nothing). Exposed for tests.
 std::vector<std::size_t> chunk_plan(std::size_t size, std::size_t chunk_size);
 
-/// The most one chunk of TransferStager::relay carries (less where the settings' chunk_size is
+/// The most one chunk of TransferStager's relays carries (less where the settings' chunk_size is
 /// less): smaller than the slots, so that the write of the last chunk, which nothing overlaps, is
-/// short; 4 MiB is still far above the cost of the host's wait and enqueue per chunk.
-inline constexpr std::size_t relay_chunk_size = std::size_t{4} << 20;
+/// short; 4 MiB is still far above the cost of the host's wait and enqueue per chunk. The
+/// environment variable KJARNI_RELAY_CHUNK_MIB (a whole number of MiB, read once) replaces it, for
+/// measurements (bench/multi_gpu_bench.cpp); bad values are ignored.
+std::size_t relay_chunk_size();
 
 class TransferStager {
 public:
