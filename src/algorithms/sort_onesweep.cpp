@@ -141,7 +141,9 @@ bool native_warps(const Queue& queue, bool& ptx) {
 std::size_t default_items(Rank rank, std::size_t key_bytes, std::size_t value_bytes, bool ptx) {
     if (rank == Rank::nibble) return 15;
     if (key_bytes + value_bytes > 8) return 9;
-    if (value_bytes == 0) return ptx ? 24 : 16;
+    // Keys alone: 24 through CUDA too since early counts (H200, 2^28 keys, one quiet call on
+    // 2026-11-29: sort float32 / uint32 36.2 / 35.3 Gkeys/s at 24 against 32.9 / 32.8 at 16).
+    if (value_bytes == 0) return 24;
     return ptx ? 16 : 24;
 }
 
@@ -150,7 +152,9 @@ std::size_t default_items(Rank rank, std::size_t key_bytes, std::size_t value_by
 /// uint32, argsort float32, argsort uint32; single timings with a few % noise: tests ran beside
 /// them; 2026-11-29): through CUDA fused loads 23.9 24.3 18.9 19.1, split with 16 keys per
 /// counting work item 27.5 27.7 22.7 22.6, and early counts 29.6 30.4 21.7 23.1; through NVIDIA's
-/// OpenCL 25.2 23.2 16.1 18.6, 31.7 31.7 18.2 20.8 and 37.4 36.9 22.8 22.4. Early counts for
+/// OpenCL 25.2 23.2 16.1 18.6, 31.7 31.7 18.2 20.8 and 37.4 36.9 22.8 22.4. Confirmed alone on
+/// one H200 the same day (one call, nothing beside it): CUDA early counts 32.9 32.8 25.3 25.5 (late
+/// 29.2 30.2 24.7 25.0), NVIDIA's OpenCL 39.0 39.3 24.4 24.2. Early counts for
 /// CUDA's argsort too: 22.4 against late's 22.7 on average is within the noise, and one form for
 /// all cases is the one the tests and sweeps cover. The counting kernel's 16 keys per work item
 /// apply to the nibble form as well (not measured there: more loads in flight on any device).
