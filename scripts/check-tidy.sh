@@ -42,9 +42,12 @@ for e in json.load(open(database)):
     sources = [path]
     if re.search(r"/Unity/unity_\d+_cxx\.cxx$", path):
         sources = re.findall(r'^#include "(.+)"$', open(path).read(), re.M)
+    # Without GCC's precompiled header (CMake's -include .../cmake_pch.hxx): clang would take the
+    # .gch beside it for its own PCH format and fail. Each source is checked on its own includes.
+    command = re.sub(r" -Winvalid-pch| -include \S*cmake_pch\.hxx", "", e["command"])
     for source in sources:
         entries.append({"directory": e["directory"], "file": source,
-                        "command": e["command"].replace(path, source)})
+                        "command": command.replace(path, source)})
 json.dump(entries, open(os.path.join(work, "compile_commands.json"), "w"))
 root = os.getcwd()
 known = {os.path.realpath(x["file"]) for x in entries}
