@@ -97,7 +97,7 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
     std::vector<std::size_t> shape(source.shape().begin(), source.shape().begin() + static_cast<std::ptrdiff_t>(ax));
     shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
     shape.insert(shape.end(), source.shape().begin() + static_cast<std::ptrdiff_t>(ax) + 1, source.shape().end());
-    const Array out = Array::empty(queue.device(), shape, source.dtype(), std::nullopt, 0, allocator);
+    Array out = Array::empty(queue.device(), shape, source.dtype(), std::nullopt, 0, allocator);
     if (out.size() == 0) {
         // Nothing to gather, but mode raise still checks every index against the axis, as numpy
         // does (an index into an empty axis raises although the result has no element).
