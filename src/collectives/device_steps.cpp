@@ -10,6 +10,7 @@
 #include "kjarni/elementwise.hpp"
 #include "kjarni/expression.hpp"
 #include "kjarni/operand.hpp"
+#include "staging/transfer_stager.hpp"
 
 namespace kjarni::detail {
 
@@ -104,15 +105,7 @@ std::atomic<std::size_t> forced_chunk_bytes{0};
 constexpr std::size_t default_segment = std::size_t{64} << 20;
 
 std::size_t default_chunk() {
-    static const std::size_t bytes = [] {
-        constexpr std::size_t fallback = std::size_t{16} << 20;
-        const char* text = std::getenv("KJARNI_RELAY_CHUNK_MIB");
-        if (text == nullptr) return fallback;
-        char* end = nullptr;
-        const unsigned long mib = std::strtoul(text, &end, 10);
-        return end != text && *end == '\0' && mib > 0 && mib <= (default_segment >> 20) ? std::size_t{mib} << 20
-                                                                                        : fallback;
-    }();
+    static const std::size_t bytes = relay_chunk_setting(std::size_t{16} << 20, default_segment >> 20);
     return bytes;
 }
 

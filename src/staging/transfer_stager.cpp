@@ -42,15 +42,16 @@ void settle_after_failure(backend::Queue& queue) noexcept {
 
 }  // namespace
 
+std::size_t relay_chunk_setting(std::size_t fallback, std::size_t most_mib) {
+    const char* text = std::getenv("KJARNI_RELAY_CHUNK_MIB");
+    if (text == nullptr) return fallback;
+    char* end = nullptr;
+    const unsigned long mib = std::strtoul(text, &end, 10);
+    return end != text && *end == '\0' && mib > 0 && mib <= most_mib ? std::size_t{mib} << 20 : fallback;
+}
+
 std::size_t relay_chunk_size() {
-    static const std::size_t bytes = [] {
-        constexpr std::size_t fallback = std::size_t{4} << 20;
-        const char* text = std::getenv("KJARNI_RELAY_CHUNK_MIB");
-        if (text == nullptr) return fallback;
-        char* end = nullptr;
-        const unsigned long mib = std::strtoul(text, &end, 10);
-        return end != text && *end == '\0' && mib > 0 && mib <= 1024 ? std::size_t{mib} << 20 : fallback;
-    }();
+    static const std::size_t bytes = relay_chunk_setting(std::size_t{4} << 20, 1024);
     return bytes;
 }
 

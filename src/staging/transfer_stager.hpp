@@ -34,6 +34,11 @@ std::vector<std::size_t> chunk_plan(std::size_t size, std::size_t chunk_size);
 /// measurements (bench/multi_gpu_bench.cpp); bad values are ignored.
 std::size_t relay_chunk_size();
 
+/// The environment variable KJARNI_RELAY_CHUNK_MIB in bytes: a whole number of MiB from 1 to
+/// `most_mib`; `fallback` where it is unset or anything else. The relays of the staging and of the
+/// fallback collectives read it once each (their defaults and bounds differ).
+std::size_t relay_chunk_setting(std::size_t fallback, std::size_t most_mib);
+
 class TransferStager {
 public:
     TransferStager();
