@@ -43,6 +43,7 @@
 #include "algorithms/kernel_templates.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/scan_cpu.hpp"
+#include "algorithms/tuning_settings.hpp"
 #include "base/ceil_div.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
@@ -83,9 +84,13 @@ std::size_t items_per_thread(std::size_t item_size, std::size_t group, bool cuda
     return std::clamp<std::size_t>(16384 / (group * std::max<std::size_t>(item_size, 1)), 4, cuda ? 8 : 16);
 }
 
-/// Positions per work item of the single-pass scan: 40 of 4 bytes (see run_scan), as many bytes
-/// for wider items (a tile of 40 KiB).
-std::size_t lookback_items(std::size_t item_size) { return 160 / item_size; }
+/// Positions per work item of the single-pass scan: 40 of 4 bytes (see plan_scan), as many bytes
+/// for wider items (a tile of 40 KiB). KJARNI_SCAN_ITEMS sets the positions of 4 bytes instead (1 to
+/// 40; wider items take as many bytes, at least one position), to measure other tiles on a device.
+std::size_t lookback_items(std::size_t item_size) {
+    const std::size_t four_byte_items = tuning_count("KJARNI_SCAN_ITEMS", 40);
+    return std::max<std::size_t>((four_byte_items != 0 ? 4 * four_byte_items : 160) / item_size, 1);
+}
 
 /// Items of a staged tile of `group` x `items` positions: a padding slot every 32 (KJARNI_PAD).
 std::size_t padded_stage_items(std::size_t group, std::size_t items) { return group * items + group * items / 32; }

@@ -53,6 +53,7 @@
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/sort_onesweep_source.hpp"
+#include "algorithms/tuning_settings.hpp"
 #include "kjarni/api.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/device.hpp"
@@ -89,28 +90,6 @@ std::uint32_t key_kind_code(const DType& dtype, FloatKeys mode, const std::strin
     case Kind::float64: return mode == FloatKeys::exact ? float_exact : float_canonical;
     default: return keys_as_they_are;
     }
-}
-
-/// An environment setting, or `fallback` where it is not set (or empty).
-std::string setting(const char* name, const char* fallback) {
-    const char* value = std::getenv(name);
-    return value != nullptr && *value != '\0' ? std::string(value) : std::string(fallback);
-}
-
-/// A positive integer setting, 0 where it is not set.
-std::size_t count_setting(const char* name, std::size_t most) {
-    const std::string text = setting(name, "");
-    if (text.empty()) return 0;
-    std::size_t used = 0;
-    unsigned long value = 0;
-    try {
-        value = std::stoul(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || value == 0 || value > most)
-        throw ArgumentError(name, fmt::format("is '{}': a whole number from 1 to {}", text, most));
-    return static_cast<std::size_t>(value);
 }
 
 /// Whether the device runs warp instructions natively: 32-lane warps with match.any.sync
@@ -159,17 +138,17 @@ std::size_t default_items(Rank rank, std::size_t key_bytes, std::size_t value_by
 /// all cases is the one the tests and sweeps cover. The counting kernel's 16 keys per work item
 /// apply to the nibble form as well (not measured there: more loads in flight on any device).
 void apply_load_settings(Shape& r) {
-    const std::string load = setting("KJARNI_SORT_LOAD", "split");
+    const std::string load = tuning_setting("KJARNI_SORT_LOAD", "split");
     if (load != "fused" && load != "split")
         throw ArgumentError("KJARNI_SORT_LOAD", fmt::format("is '{}': split (the default) or fused", load));
     r.split_loads = load == "split" && r.rank == Rank::match;
-    const std::string counts = setting("KJARNI_SORT_COUNTS", "early");
+    const std::string counts = tuning_setting("KJARNI_SORT_COUNTS", "early");
     if (counts != "late" && counts != "early")
         throw ArgumentError("KJARNI_SORT_COUNTS", fmt::format("is '{}': early (the default) or late", counts));
     r.early_counts = counts == "early" && r.rank == Rank::match;
-    const std::size_t items = count_setting("KJARNI_SORT_HIST_ITEMS", 64);
+    const std::size_t items = tuning_count("KJARNI_SORT_HIST_ITEMS", 64);
     r.hist_items = items != 0 ? items : 16;
-    if (const std::size_t groups = count_setting("KJARNI_SORT_HIST_GROUPS", 64); groups != 0) r.hist_groups = groups;
+    if (const std::size_t groups = tuning_count("KJARNI_SORT_HIST_GROUPS", 64); groups != 0) r.hist_groups = groups;
 }
 
 /// The pass kernel's shape on the queue's device, from the settings (see the top of the file);
@@ -180,13 +159,13 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
     r.value_bytes = value_bytes;
     bool ptx = false;
     const bool native = native_warps(queue, ptx);
-    const std::string rank = setting("KJARNI_SORT_RANK", "auto");
+    const std::string rank = tuning_setting("KJARNI_SORT_RANK", "auto");
     if (rank == "auto") r.rank = native ? Rank::match : Rank::nibble;
     else if (rank == "match") r.rank = Rank::match;
     else if (rank == "nibble") r.rank = Rank::nibble;
     else throw ArgumentError("KJARNI_SORT_RANK", fmt::format("is '{}': auto (the default), match or nibble", rank));
     if (nibble) r.rank = Rank::nibble;
-    const std::string warp = setting("KJARNI_SORT_WARP", native ? "native" : "emulated");
+    const std::string warp = tuning_setting("KJARNI_SORT_WARP", native ? "native" : "emulated");
     if (warp == "native") {
         if (!native && r.rank == Rank::match)
             throw ArgumentError("KJARNI_SORT_WARP",
@@ -204,13 +183,13 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
         r.warp = Warp::native;
         r.ptx = false;
     }
-    if (const std::size_t group = count_setting("KJARNI_SORT_GROUP", 1024); group != 0 && r.rank == Rank::match) {
+    if (const std::size_t group = tuning_count("KJARNI_SORT_GROUP", 1024); group != 0 && r.rank == Rank::match) {
         if (group % 32 != 0 || group < 256)
             throw ArgumentError("KJARNI_SORT_GROUP", fmt::format("is {}: a multiple of 32 from 256 to 1024", group));
         r.group = group;
     }
     // Values apart by default through CUDA, together through NVIDIA's OpenCL (default_items()).
-    const std::string values = setting("KJARNI_SORT_VALUES", r.ptx ? "together" : "apart");
+    const std::string values = tuning_setting("KJARNI_SORT_VALUES", r.ptx ? "together" : "apart");
     if (values != "together" && values != "apart")
         throw ArgumentError("KJARNI_SORT_VALUES", fmt::format("is '{}': together or apart", values));
     r.values_apart = values == "apart" && value_bytes != 0 && r.rank == Rank::match;
@@ -218,14 +197,14 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
     // CUDA on an H200, 22.9 against 20.5 through NVIDIA's OpenCL (16 keys per work item); ballots
     // lost to them with early counts and split loads (apply_load_settings()): 27.1 against 29.6
     // through CUDA, 30.6 against 37.4 through NVIDIA's OpenCL.
-    const std::string match = setting("KJARNI_SORT_MATCH", "or");
+    const std::string match = tuning_setting("KJARNI_SORT_MATCH", "or");
     if (match != "any" && match != "or" && match != "ballot")
         throw ArgumentError("KJARNI_SORT_MATCH", fmt::format("is '{}': any, or (the default) or ballot", match));
     r.or_masks = match == "or" && r.rank == Rank::match;
     r.ballot = match == "ballot" && r.rank == Rank::match;
-    if (r.rank == Rank::match) r.resident = count_setting("KJARNI_SORT_RESIDENT", 2048);
+    if (r.rank == Rank::match) r.resident = tuning_count("KJARNI_SORT_RESIDENT", 2048);
     apply_load_settings(r);
-    const std::size_t asked = count_setting("KJARNI_SORT_ITEMS", 64);
+    const std::size_t asked = tuning_count("KJARNI_SORT_ITEMS", 64);
     r.items = asked != 0 ? asked : default_items(r.rank, key_bytes, value_bytes, r.ptx);
     // At most 48 KiB, CUDA's limit for static shared memory, also where the device has more (PoCL):
     // a source generated for any device then compiles for every one (the suite's NVRTC cross-check).
@@ -269,7 +248,7 @@ OnesweepKernels kernels_for(const Queue& queue, const Shape& r) {
 /// would refuse asm statements) falls back to the nibble form, remembered per device and shape.
 Shape shape_for(const Queue& queue, std::size_t key_bytes, std::size_t value_bytes) {
     const Shape r = configured_shape(queue, key_bytes, value_bytes);
-    if (r.rank != Rank::match || !r.ptx || setting("KJARNI_SORT_RANK", "auto") != "auto") return r;
+    if (r.rank != Rank::match || !r.ptx || tuning_setting("KJARNI_SORT_RANK", "auto") != "auto") return r;
     static std::mutex mutex;
     static std::set<std::string> refused;
     const Device device = queue.device().device();
@@ -295,7 +274,7 @@ namespace {
 /// With KJARNI_SORT_VERBOSE=1, says on stderr (once per device and shape) which shape the sort
 /// runs, or why it falls back to the multi-pass sort: a sweep's figures then name what they timed.
 void report(const Queue& queue, const Shape& r, const std::string& outcome) {
-    if (setting("KJARNI_SORT_VERBOSE", "0") != "1") return;
+    if (tuning_setting("KJARNI_SORT_VERBOSE", "0") != "1") return;
     static std::mutex mutex;
     static std::set<std::string> said;
     const Device device = queue.device().device();

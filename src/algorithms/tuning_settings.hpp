@@ -1,0 +1,18 @@
+#pragma once
+// Settings read from the environment that override a kernel's tuned shape, for measuring other
+// shapes on a device without rebuilding (the sort's KJARNI_SORT_*, the scan's KJARNI_SCAN_ITEMS).
+// They are part of the generated source, so the kernel caches keep each shape apart.
+
+#include <cstddef>
+#include <string>
+
+namespace kjarni::detail {
+
+/// The environment variable `name`, or `fallback` where it is not set or empty.
+std::string tuning_setting(const char* name, const char* fallback);
+
+/// The environment variable `name` as a whole number from 1 to `most`, or 0 where it is not set.
+/// ArgumentError naming the variable where it is anything else.
+std::size_t tuning_count(const char* name, std::size_t most);
+
+}  // namespace kjarni::detail
