@@ -132,9 +132,11 @@ TEST_P(Buffers, DeviceToDeviceCopiesBetweenRegions) {
 
 TEST_P(Buffers, LargeDeviceCopiesAtOddOffsetsAndSizes) {
     // Copies of a MiB and more take the backend's copy kernel on CPU OpenCL devices (a run of bytes
-    // per work item, backend/opencl/opencl_cpu_copy.hpp): sizes around its threshold and with a
-    // ragged last run, offsets that are no multiple of anything, synchronous and not; every byte
-    // of the destination checked, those outside the copied region still poisoned.
+    // per work item), and those of 64 KiB and more between offsets that are multiples of 16 on GPU
+    // OpenCL devices (16-byte vectors, the last bytes one by one; backend/opencl/opencl_copy_kernel.hpp):
+    // sizes around the thresholds and with a ragged end, offsets that are multiples of 16 and
+    // offsets that are no multiple of anything, synchronous and not; every byte of the destination
+    // checked, those outside the copied region still poisoned.
     const std::size_t total = (6 << 20) + 77;
     auto a = Buffer::allocate(bound_device(), total);
     auto b = Buffer::allocate(bound_device(), total);
@@ -145,7 +147,9 @@ TEST_P(Buffers, LargeDeviceCopiesAtOddOffsetsAndSizes) {
         bool async;
     };
     for (const Case c : {Case{(1 << 20) - 1, 0, 0, false}, Case{1 << 20, 0, 0, true}, Case{(1 << 20) + 1, 1, 3, false},
-                         Case{(5 << 20) + 4097, 12345, 333, true}, Case{(6 << 20) + 76, 0, 1, false}}) {
+                         Case{(5 << 20) + 4097, 12345, 333, true}, Case{(6 << 20) + 76, 0, 1, false},
+                         Case{(64 << 10) - 16, 16, 32, false}, Case{(64 << 10) + 7, 48, 4096, true},
+                         Case{(6 << 20) + 61, 16, 0, false}, Case{(3 << 20) + 15, 1 << 20, 4080, true}}) {
         SCOPED_TRACE(::testing::Message() << c.size << " bytes from " << c.src << " to " << c.dst);
         poison(b);
         b.get_sub_region(c.dst, c.size).set(queue(), a.get_sub_region(c.src, c.size), c.async);

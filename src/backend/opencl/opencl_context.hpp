@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "backend/backend.hpp"
-#include "backend/opencl/opencl_cpu_copy.hpp"
+#include "backend/opencl/opencl_copy_kernel.hpp"
 #include "backend/opencl/opencl_handle.hpp"
 #include "backend/opencl/opencl_library.hpp"
 
@@ -66,8 +66,8 @@ public:
 
     cl_context handle() const noexcept { return context_.get(); }
     cl_device_id device_id(std::size_t index) const;
-    /// The programs of the copy kernel for CPU devices (opencl_cpu_copy.hpp), built at first use.
-    CpuCopyPrograms& cpu_copy_programs() const noexcept { return cpu_copy_programs_; }
+    /// The programs of the copy kernel (opencl_copy_kernel.hpp), built at first use.
+    CopyKernelPrograms& copy_kernel_programs() const noexcept { return copy_kernel_programs_; }
 
     /// Private: use create / from_native.
     OpenClContext(Api& api, Handle<cl_context> context, std::vector<std::shared_ptr<Device>> devices);
@@ -76,7 +76,7 @@ private:
     Api& api_;
     Handle<cl_context> context_;
     std::vector<std::shared_ptr<Device>> devices_;
-    mutable CpuCopyPrograms cpu_copy_programs_;
+    mutable CopyKernelPrograms copy_kernel_programs_;
 };
 
 class OpenClBuffer final : public Buffer {

@@ -113,7 +113,7 @@ void OpenClQueue::read(void* dst, Buffer& src, std::size_t src_offset, std::size
 cl_kernel OpenClQueue::copy_kernel() {
     if (!copy_kernel_tried_) {
         copy_kernel_tried_ = true;
-        copy_kernel_ = context_->cpu_copy_programs().kernel(*context_, device_index_);
+        copy_kernel_ = context_->copy_kernel_programs().kernel(*context_, device_index_);
     }
     return copy_kernel_.get();
 }
@@ -121,11 +121,10 @@ cl_kernel OpenClQueue::copy_kernel() {
 void OpenClQueue::copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::size_t src_offset, std::size_t size,
                        bool blocking) {
     const Device& device = *context_->devices()[device_index_];
-    if (copy_by_kernel(device, size)) {
+    if (copy_by_kernel(device, size, dst_offset, src_offset)) {
         const std::lock_guard lock(copy_mutex_);
         if (cl_kernel kernel = copy_kernel()) {
-            enqueue_cpu_copy(queue_.get(), kernel, mem_of(dst), dst_offset, mem_of(src), src_offset, size,
-                             device.params().compute_units);
+            enqueue_copy_kernel(device, queue_.get(), kernel, mem_of(dst), dst_offset, mem_of(src), src_offset, size);
             finish_if(blocking);
             return;
         }

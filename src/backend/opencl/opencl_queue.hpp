@@ -62,8 +62,8 @@ public:
 
 private:
     void finish_if(bool blocking);
-    /// This queue's copy kernel on a CPU device (opencl_cpu_copy.hpp); null until the first large
-    /// copy, and after it where the program could not be built.
+    /// This queue's copy kernel (opencl_copy_kernel.hpp); null until the first copy that takes it,
+    /// and after it where the program could not be built.
     cl_kernel copy_kernel();
     std::shared_ptr<OpenClContext> context_;
     std::size_t device_index_;
