@@ -24,7 +24,7 @@
 // median of the rounds; each round times one call after one untimed call on every engine in turn.
 //
 //   kjarni_gemm_tune [--platform WORD] [--budget SECONDS] [--precisions 32,64] [--rounds N]
-//                    [--out FILE] [--no-search] [--seed N]
+//                    [--out FILE] [--no-search] [--seed N] [--kjarni-share FRACTION]
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -328,6 +328,7 @@ std::map<std::pair<std::string, std::string>, double> table(
 int main(int argc, char** argv) try {
     std::string platform_word;
     double budget = 360;
+    double kjarni_share = 0.5;
     std::vector<int> precisions{32, 64};
     int rounds = 7;
     std::string out_file;
@@ -339,6 +340,8 @@ int main(int argc, char** argv) try {
     app.add_option("--precisions", precisions, "32, 64 or both")
         ->delimiter(',')
         ->check(CLI::IsMember(std::vector<int>{32, 64}));
+    app.add_option("--kjarni-share", kjarni_share, "the part of each precision's search for kjarni's tiles (0.5)")
+        ->check(CLI::Range(0.0, 1.0));
     app.add_option("--rounds", rounds, "interleaved rounds per table")->check(CLI::PositiveNumber);
     app.add_option("--out", out_file, "also write the parameter file here (to ship in data/clblast/)");
     app.add_flag("--search,!--no-search", search, "search (default), or only the untuned table");
@@ -480,12 +483,12 @@ int main(int argc, char** argv) try {
         Operands& o = cl_operands.at(p.name);
         best_tiles[precision] = kjarni::blas::detail::default_gemm_tiles();
         if (!search) continue;
-        // kjarni's tiles: half of this precision's share; CLBlast: the rest.
+        // kjarni's tiles: --kjarni-share of this precision's share (half by default); CLBlast: the rest.
         double best = 0;
         std::size_t tried = 0, wrong = 0;
         const auto phase = Clock::now();
         for (const GemmTiles& tiles : gemm_tune::kjarni_candidates(p.kind, device->params(), seed, tensor, m16)) {
-            if (seconds_since(phase) > 0.5 * share || seconds_since(start) > budget) break;
+            if (seconds_since(phase) > kjarni_share * share || seconds_since(start) > budget) break;
             double s = 0;
             try {
                 s = time_once(queue, [&] { run_kjarni(o, tiles); });

@@ -2,10 +2,11 @@
 # DGEMM through NVIDIA's OpenCL on the lent GPU machine (H200), issue 41: builds kjarni_tests and
 # kjarni_gemm_tune, runs the GEMM tests through NVIDIA's OpenCL (the tensor-core form with the
 # native DMMA among them; the NVRTC check of its sm_90 source too), then the tuner for float64 only
-# (BUDGET seconds of search, 200 by default: the tensor-core tiles first, then the SIMT ones and
-# CLBlast's) with its tables beside cuBLAS. Logs and the tuned file under $OUT (or ./gpu-out).
-# One call of the machine (under 10 minutes: build ~1-2, tests ~1, tuner ~5). From the repository
-# root with .gpu-deps carried:
+# (BUDGET seconds of search, 200 by default, KJARNI_SHARE = 0.75 of it for kjarni's tiles: the
+# tensor-core ones first, then the SIMT ones; the rest for CLBlast's) with its tables beside
+# cuBLAS. Logs and the tuned file under $OUT (or ./gpu-out). One call of the machine: the tuner
+# is stopped at 570 s from the start (build ~1-2 min, tests ~1, tuner ~5), and its log is written
+# as it goes. From the repository root with .gpu-deps carried:
 #   bash scripts/gemm-gpu.sh [--no-tests] [--no-tune]
 # KJARNI_GEMM_TESTS overrides the tests' filter (default '*Gemm*').
 set -uo pipefail
@@ -41,8 +42,9 @@ if [ $tests = 1 ]; then
 fi
 if [ $tune = 1 ]; then
   # The tuned file goes to kjarni's cache directory (read by the tuned table) and to $out.
-  timeout 480 build-gpu/bench/kjarni_gemm_tune --platform NVIDIA --precisions 64 \
-    --budget "${BUDGET:-200}" --rounds "${ROUNDS:-5}" --out "$out/tuned.json" >"$out/tune.log" 2>&1
+  timeout "$((SECONDS < 450 ? 570 - SECONDS : 120))" build-gpu/bench/kjarni_gemm_tune --platform NVIDIA --precisions 64 \
+    --budget "${BUDGET:-200}" --kjarni-share "${KJARNI_SHARE:-0.75}" --rounds "${ROUNDS:-5}" \
+    --out "$out/tuned.json" >"$out/tune.log" 2>&1
   echo "tune rc=$?"
   cat "$out/tune.log"
 fi
