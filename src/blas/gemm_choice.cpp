@@ -85,7 +85,7 @@ TunedKernel gemm_entry_of(const GemmTiles& tiles, int precision, bool preferred)
 
 std::string gemm_form_setting() {
     const char* env = std::getenv("KJARNI_GEMM_FORM");
-    const std::string form = env == nullptr || *env == '\0' ? "auto" : env;
+    std::string form = env == nullptr || *env == '\0' ? "auto" : env;
     if (form != "auto" && form != "tensor" && form != "simt")
         throw ArgumentError("KJARNI_GEMM_FORM", fmt::format("is '{}'; it takes tensor, simt or auto", form));
     return form;
