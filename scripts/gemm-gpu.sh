@@ -1,7 +1,8 @@
 #!/bin/bash
 # DGEMM through NVIDIA's OpenCL on the lent GPU machine (H200), issue 41: builds kjarni_tests and
 # kjarni_gemm_tune, runs the GEMM tests through NVIDIA's OpenCL (the tensor-core form with the
-# native DMMA among them; the NVRTC check of its sm_90 source too), then the tuner for float64 only
+# native DMMA among them; the NVRTC check of its sm_90 source too; the tensor-core test through CUDA
+# as well), then the tuner for float64 only
 # (BUDGET seconds of search, 200 by default, KJARNI_SHARE = 0.75 of it for kjarni's tiles: the
 # tensor-core ones first, then the SIMT ones; the rest for CLBlast's) with its tables beside
 # cuBLAS. Logs and the tuned file under $OUT (or ./gpu-out). One call of the machine: the tuner
@@ -39,6 +40,11 @@ if [ $tests = 1 ]; then
     "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')"
   grep -E 'tensor-core form|^\[  FAILED  \]' "$log" | sort | uniq -c | head -20
   grep -B2 -A12 -m3 'Failure' "$log" | head -60
+  # The same kernel through CUDA (NVRTC, the same inline PTX): tells an OpenCL-only fault apart.
+  log="$out/tests-cuda.log"
+  KJARNI_TEST=cuda timeout 120 build-gpu/tests/kjarni_tests --gtest_filter='*TensorForm*:*GemmTensor*' >"$log" 2>&1
+  printf 'tests cuda (tensor form) rc=%d  %s\n' "$?" "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')"
+  grep -B2 -A12 -m2 'Failure' "$log" | head -30
 fi
 if [ $tune = 1 ]; then
   # The tuned file goes to kjarni's cache directory (read by the tuned table) and to $out.
