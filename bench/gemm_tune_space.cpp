@@ -23,8 +23,9 @@ std::vector<kjarni::blas::detail::GemmTiles> tensor_candidates(const kjarni::Dev
                                                                bool m16) {
     using kjarni::blas::detail::GemmTiles;
     const auto make = [](std::size_t mwg, std::size_t nwg, std::size_t kwg, std::size_t warps_m, std::size_t warps_n,
-                         std::size_t vwg) {
+                         std::size_t vwg, std::size_t buffers = 2) {
         GemmTiles t;
+        t.buffers = buffers;
         t.form = 1;
         t.mwg = mwg;
         t.nwg = nwg;
@@ -49,6 +50,12 @@ std::vector<kjarni::blas::detail::GemmTiles> tensor_candidates(const kjarni::Dev
         make(256, 64, 8, 4, 2, 2),
         make(64, 256, 8, 2, 4, 2),
         make(128, 128, 4, 2, 4, 2),
+        // One local buffer: longer slices within 48 KiB.
+        make(128, 128, 16, 2, 4, 2, 1),
+        make(128, 128, 16, 4, 2, 2, 1),
+        make(128, 64, 16, 2, 2, 2, 1),
+        make(64, 64, 32, 2, 2, 2, 1),
+        make(128, 128, 8, 2, 4, 2, 1),
     };
     std::vector<GemmTiles> rest;
     for (const std::size_t mwg : {32UL, 64UL, 128UL, 256UL})
@@ -57,7 +64,11 @@ std::vector<kjarni::blas::detail::GemmTiles> tensor_candidates(const kjarni::Dev
                 for (const std::size_t warps_m : {1UL, 2UL, 4UL, 8UL})
                     for (const std::size_t warps_n : {1UL, 2UL, 4UL, 8UL})
                         for (const std::size_t vwg : {1UL, 2UL}) {
-                            const GemmTiles t = make(mwg, nwg, kwg, warps_m, warps_n, vwg);
+                            // One buffer only where two do not fit (checked below, with the limits).
+                            GemmTiles t = make(mwg, nwg, kwg, warps_m, warps_n, vwg);
+                            if (!kjarni::blas::detail::gemm_tiles_problem(t, kjarni::DType::Kind::float64, limits)
+                                     .empty())
+                                t.buffers = 1;
                             const std::size_t warps = warps_m * warps_n;
                             const std::size_t fragments = (mwg / (8 * warps_m)) * (nwg / (8 * warps_n));
                             // 2 to 8 warps, 4 to 32 fragments a warp (8 to 64 accumulators a lane).

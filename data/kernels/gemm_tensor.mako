@@ -12,7 +12,9 @@
 ## loads_b (vectors per work item per slice), vtype (their type: double or double2).
 ##
 ## The local slices: a_local[p * lda_l + r] for p < kwg, r < mwg (row r of op(A)'s tile, column
-## p of the slice), b_local[p * ldb_l + c] for c < nwg, two of each (double buffered).
+## p of the slice), b_local[p * ldb_l + c] for c < nwg, `buffers` of each: 2 (double buffered:
+## one barrier per slice) or 1 (the next slice waits in registers for a barrier after the
+## multiplication: two barriers per slice, half the local memory, so longer slices fit).
 ## A work item's global loads of one operand: vector l is element e = tid + l threads of the slice
 ## in the order of the operand's contiguous axis; its (p, r) are computed once.
 <%def name="load_indices(x, contiguous, extent, loads)">\
@@ -79,8 +81,8 @@ KERNEL void kjarni_gemm(
     GLOBAL_MEM double* C, int64_t c_offset, int64_t ldc, int64_t c_stride,
     int m, int n, int k, double alpha, double beta)
 {
-    LOCAL_MEM_DECL double a_local[${2 * kwg * lda_l}];
-    LOCAL_MEM_DECL double b_local[${2 * kwg * ldb_l}];
+    LOCAL_MEM_DECL double a_local[${buffers * kwg * lda_l}];
+    LOCAL_MEM_DECL double b_local[${buffers * kwg * ldb_l}];
 % if not native:
     LOCAL_MEM_DECL double kjarni_wx[${(fm + fn) * threads}];
 % endif
@@ -174,6 +176,7 @@ ${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
 % endif
         }
 % endfor
+% if buffers == 2:
         if (more) {
             LOCAL_MEM double* a_next = a_local + (buffer ^ 1) * ${kwg * lda_l};
             LOCAL_MEM double* b_next = b_local + (buffer ^ 1) * ${kwg * ldb_l};
@@ -182,6 +185,15 @@ ${store_slice('b', 'b_next', ldb_l, tb, loads_b)}\
         }
         LOCAL_BARRIER;
         buffer ^= 1;
+% else:
+        // One buffer: every warp is done with this slice before the next one replaces it.
+        LOCAL_BARRIER;
+        if (more) {
+${store_slice('a', 'a_local', lda_l, not ta, loads_a)}\
+${store_slice('b', 'b_local', ldb_l, tb, loads_b)}\
+        }
+        LOCAL_BARRIER;
+% endif
     }
 
     // Lane (g, t) holds rows warp_row + 8i + g, columns warp_col + 8j + 2t + {0, 1}.

@@ -43,7 +43,8 @@ std::pair<GemmTiles, bool> gemm_tiles_of(const TunedKernel& entry, const std::st
                                                      {"NDIMC", &tiles.ndimc},    {"VWM", &tiles.vwm},
                                                      {"VWN", &tiles.vwn},        {"VWG", &tiles.vwg},
                                                      {"FORM", &tiles.form},      {"WARPSM", &tiles.warps_m},
-                                                     {"WARPSN", &tiles.warps_n}, {"MMAM", &tiles.mma_m}};
+                                                     {"WARPSN", &tiles.warps_n}, {"MMAM", &tiles.mma_m},
+                                                     {"BUFFERS", &tiles.buffers}};
     for (const auto& [name, value] : entry.parameters) {
         if (name == "PREFERRED") {
             preferred = value != 0;
@@ -69,6 +70,7 @@ TunedKernel gemm_entry_of(const GemmTiles& tiles, int precision, bool preferred)
                             {"WARPSN", tiles.warps_n},
                             {"VWG", tiles.vwg},
                             {"MMAM", tiles.mma_m},
+                            {"BUFFERS", tiles.buffers},
                             {"PREFERRED", preferred ? 1U : 0U}}};
     return TunedKernel{kjarni_gemm_entry,
                        precision,

@@ -147,7 +147,7 @@ void kjarni_gemm(const Queue& queue, DType::Kind kind, const GemmTiles& tiles, b
         const std::size_t scratch =
             (tiles.mwg / (8 * tiles.warps_m) + tiles.nwg / (8 * tiles.warps_n)) * gemm_group_size(tiles) * 8;
         const std::size_t slices =
-            2 * tiles.kwg * (gemm_tensor_local_ld(tiles.mwg) + gemm_tensor_local_ld(tiles.nwg)) * 8;
+            tiles.buffers * tiles.kwg * (gemm_tensor_local_ld(tiles.mwg) + gemm_tensor_local_ld(tiles.nwg)) * 8;
         if (slices + scratch > device.params().local_mem_size)
             throw ArgumentError("tiles", fmt::format("{}: the emulated DMMA needs {} bytes of local memory",
                                                      tiles.describe(), slices + scratch));

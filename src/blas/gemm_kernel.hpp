@@ -20,8 +20,8 @@
 // FORM = 1 is the tensor-core form (gemm_tensor.hpp): float64 only, a work group of WARPSM x
 // WARPSN warps, each computing its part of the MWG x NWG tile with the m8n8k4 DMMA (compute
 // capability 8.0 and later, through NVIDIA's OpenCL or CUDA), emulated elsewhere. It uses MWG,
-// NWG, KWG, WARPSM, WARPSN, VWG and MMAM (the DMMA's rows: 8 or 16); MDIMC, NDIMC, VWM and VWN
-// keep their defaults and mean nothing.
+// NWG, KWG, WARPSM, WARPSN, VWG, MMAM (the DMMA's rows: 8 or 16) and BUFFERS (local slices: 2,
+// double buffered, or 1); MDIMC, NDIMC, VWM and VWN keep their defaults and mean nothing.
 
 #include <cstddef>
 #include <string>
@@ -39,6 +39,7 @@ struct GemmTiles {
     std::size_t form = 0;                      // 0: the SIMT kernel above; 1: tensor cores (gemm_tensor.hpp)
     std::size_t warps_m = 2, warps_n = 2;      // form 1: the work group's warps along M and N
     std::size_t mma_m = 8;                     // form 1: the DMMA, m8n8k4 (8) or m16n8k4 (16, cc 9.0)
+    std::size_t buffers = 2;                   // form 1: local slices, 2 (double buffered) or 1
 
     friend bool operator==(const GemmTiles&, const GemmTiles&) = default;
     friend auto operator<=>(const GemmTiles&, const GemmTiles&) = default;

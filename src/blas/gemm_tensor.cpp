@@ -32,6 +32,7 @@ std::string gemm_tensor_tiles_problem(const GemmTiles& t, DType::Kind kind, cons
     if (kind != DType::Kind::float64) return "the tensor-core form is float64 only";
     if (t.warps_m == 0 || t.warps_n == 0) return "no warps";
     if (t.mma_m != 8 && t.mma_m != 16) return "MMAM is 8 (m8n8k4) or 16 (m16n8k4)";
+    if (t.buffers != 1 && t.buffers != 2) return "BUFFERS is 1 or 2";
     if (t.mma_m == 16 && !tensor_divides(t.mwg, 16 * t.warps_m)) return "MMAM 16: MWG is not a multiple of 16 WARPSM";
     const std::size_t threads = 32 * t.warps_m * t.warps_n;
     if (t.vwg != 1 && t.vwg != 2) return "VWG is 1 or 2 in the tensor-core form";
@@ -47,7 +48,7 @@ std::string gemm_tensor_tiles_problem(const GemmTiles& t, DType::Kind kind, cons
     if (threads > limits.max_total_local_size) return "more work items than the device's work-group";
     if (!limits.max_local_sizes.empty() && threads > limits.max_local_sizes[0])
         return "more work items than the device's local size along x";
-    const std::size_t local = 2 * t.kwg * (gemm_tensor_local_ld(t.mwg) + gemm_tensor_local_ld(t.nwg)) * 8;
+    const std::size_t local = t.buffers * t.kwg * (gemm_tensor_local_ld(t.mwg) + gemm_tensor_local_ld(t.nwg)) * 8;
     if (local > limits.local_mem_size) return "more local memory than the device has";
     return "";
 }
@@ -70,6 +71,7 @@ std::string gemm_tensor_source(const GemmTiles& t, bool transpose_a, bool transp
         {"fn", t.nwg / (8 * t.warps_n)},
         {"vwg", t.vwg},
         {"mma_m", t.mma_m},
+        {"buffers", t.buffers},
         {"lda_l", gemm_tensor_local_ld(t.mwg)},
         {"ldb_l", gemm_tensor_local_ld(t.nwg)},
         {"loads_a", t.mwg * t.kwg / width / threads},

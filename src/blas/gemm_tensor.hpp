@@ -18,7 +18,9 @@
 // op(B)'s tile), each row padded to 4 mod 16 doubles so that a warp's fragment reads (4 rows t,
 // 8 consecutive elements g) touch every bank pair exactly twice: free of conflicts. The slices are
 // double buffered: slice s + 1 is loaded from global memory into registers while slice s is
-// multiplied, then stored into the other buffer; one barrier per slice. Every k-step of 4 reads FM
+// multiplied, then stored into the other buffer; one barrier per slice. With BUFFERS = 1 the
+// next slice waits in registers until every warp is done with this one (a second barrier): half
+// the local memory, so that longer slices fit NVIDIA's OpenCL's 48 KiB (128 x 128 x 16). Every k-step of 4 reads FM
 // fragments of A and FN of B and issues FM x FN DMMAs. The code is straight-line (no indexed
 // private arrays); the source is data/kernels/gemm_tensor.mako, rendered by kjarni's template engine.
 //

@@ -224,6 +224,10 @@ TEST_P(BlasGemmKernelTest, TensorFormMatchesTheReference) {
         {defaults, f64, true, false, 128, 64, 48, 1, 0, 0, 0.25},
     };
     std::vector<GemmCase> all = cases;
+    GemmTiles single = square;  // one local buffer: two barriers a slice
+    single.buffers = 1;
+    all.push_back({single, f64, false, true, 37, 29, 45, 2, 3, 5, -0.5});
+    all.push_back({single, f64, true, false, 64, 32, 24, 1, 0, 2, 0.0});
     if (!blas::detail::kjarni_gemm_tensor_native(queue()) || blas::detail::kjarni_gemm_tensor_m16(queue())) {
         all.push_back({pairs, f64, false, false, 45, 37, 29, 2, 1, 3, -0.5});
         all.push_back({pairs, f64, true, true, 64, 64, 16, 1, 0, 2, 0.0});
@@ -391,6 +395,9 @@ TEST(BlasGemmTuning, TilesRoundTripThroughTheParameterFile) {
     EXPECT_EQ(tensor.describe(), "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=8");
     tensor.mma_m = 16;
     EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
+    tensor.buffers = 1;
+    EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
+    EXPECT_EQ(tensor.describe(), "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=16 BUFFERS=1");
     for (const auto& [name, value] : entry.parameters) EXPECT_NE(name, "FORM") << "SIMT entries stay as they were";
     const auto parsed =
         blas::detail::parse_tuned_parameters(R"({"device": "Some GPU", "driver": "550.1", "kernels": []})", "test");

@@ -38,6 +38,8 @@ TEST(BlasGemmTensorNvrtc, NativeDmmaCompilesForSm90) {
     scalar.kwg = 4;
     GemmTiles pairs = big;  // the m16n8k4 DMMA (sm_90)
     pairs.mma_m = 16;
+    pairs.kwg = 16;  // in one local buffer
+    pairs.buffers = 1;
     int compiled = 0;
     for (const GemmTiles& tiles : {blas::detail::default_gemm_tensor_tiles(), big, scalar, pairs})
         for (const bool ta : {false, true})
