@@ -2,10 +2,12 @@
 // (scripts/tune-gemm.sh runs it; docs/blas.md explains the design):
 //
 //  1. Untuned table: cuBLAS (through CUDA, on the CUDA device of the same name, where present),
-//     CLBlast with its built-in parameters, and kjarni's kernel with default tiles, measured in
+//     CLBlast with its built-in parameters, and kjarni's kernel with default tiles (and its
+//     tensor-core form's defaults for float64 where the DMMA is native), measured in
 //     interleaved rounds before anything is overridden in CLBlast.
 //  2. Search, within a time budget (--budget seconds in all, 360 by default): per precision, kjarni's
-//     kernel over its tile space (bench/gemm_tune_space.cpp's candidates, the known-good ones first)
+//     kernel over its tile space (bench/gemm_tune_space.cpp's candidates, the known-good ones first;
+//     for float64 on an NVIDIA GPU of compute capability 8.0 or later the tensor-core form's first)
 //     and CLBlast's Xgemm over large-tile parameters (CLBlastOverrideParameters; those shipped in
 //     data/clblast/ for other devices first), half of the precision's share each, timed at the
 //     search size (4096^3 on GPUs). A candidate that becomes the best is checked against a CPU
@@ -22,7 +24,7 @@
 // median of the rounds; each round times one call after one untimed call on every engine in turn.
 //
 //   kjarni_gemm_tune [--platform WORD] [--budget SECONDS] [--precisions 32,64] [--rounds N]
-//                    [--out FILE] [--no-search] [--seed N]
+//                    [--out FILE] [--no-search] [--seed N] [--kjarni-share FRACTION]
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -326,6 +328,7 @@ std::map<std::pair<std::string, std::string>, double> table(
 int main(int argc, char** argv) try {
     std::string platform_word;
     double budget = 360;
+    double kjarni_share = 0.5;
     std::vector<int> precisions{32, 64};
     int rounds = 7;
     std::string out_file;
@@ -337,6 +340,8 @@ int main(int argc, char** argv) try {
     app.add_option("--precisions", precisions, "32, 64 or both")
         ->delimiter(',')
         ->check(CLI::IsMember(std::vector<int>{32, 64}));
+    app.add_option("--kjarni-share", kjarni_share, "the part of each precision's search for kjarni's tiles (0.5)")
+        ->check(CLI::Range(0.0, 1.0));
     app.add_option("--rounds", rounds, "interleaved rounds per table")->check(CLI::PositiveNumber);
     app.add_option("--out", out_file, "also write the parameter file here (to ship in data/clblast/)");
     app.add_flag("--search,!--no-search", search, "search (default), or only the untuned table");
@@ -370,6 +375,11 @@ int main(int argc, char** argv) try {
     }
     fmt::print("device: {} (driver {}, {}), search budget {} s\n", device->name(), driver, device->platform().name(),
                search ? budget : 0.0);
+    // The tensor-core form (float64 through the DMMA) where the device runs it natively.
+    const bool tensor = kjarni::blas::detail::kjarni_gemm_tensor_native(queue);
+    const bool m16 = kjarni::blas::detail::kjarni_gemm_tensor_m16(queue);
+    fmt::print("tensor-core form (DMMA) for float64: {}\n",
+               tensor ? (m16 ? "yes, m16n8k4 and m8n8k4" : "yes, m8n8k4") : "no (not an NVIDIA GPU of cc >= 8.0)");
 
     // cuBLAS: the CUDA device of the same name (else the first), where CUDA works.
     std::optional<kjarni::Queue> cuda_queue;
@@ -441,12 +451,24 @@ int main(int argc, char** argv) try {
                       &cl_operands.at(p.name)};
     };
 
+    // The tensor-core form with its default tiles, for float64 where it is native.
+    const auto tensor_engine = [&](const Problem& p) {
+        return Engine{"kjarni tensor dflt",
+                      [tensor, m16](Operands& o) {
+                          if (!tensor || o.problem.kind != kjarni::DType::Kind::float64) return false;
+                          run_kjarni(o, kjarni::blas::detail::default_gemm_tensor_tiles(m16));
+                          return true;
+                      },
+                      &cl_operands.at(p.name)};
+    };
+
     // 1. Before anything is overridden in CLBlast.
     const auto untuned_medians = table(
         "untuned (medians of interleaved rounds; % of the first column that ran)", problems,
         [&](const Problem& p) {
             return std::vector<Engine>{cublas_engine(p), clblast_engine(p, "CLBlast untuned"),
-                                       kjarni_engine(p, "kjarni default", kjarni::blas::detail::default_gemm_tiles())};
+                                       kjarni_engine(p, "kjarni default", kjarni::blas::detail::default_gemm_tiles()),
+                                       tensor_engine(p)};
         },
         rounds);
 
@@ -461,12 +483,12 @@ int main(int argc, char** argv) try {
         Operands& o = cl_operands.at(p.name);
         best_tiles[precision] = kjarni::blas::detail::default_gemm_tiles();
         if (!search) continue;
-        // kjarni's tiles: half of this precision's share; CLBlast: the rest.
+        // kjarni's tiles: --kjarni-share of this precision's share (half by default); CLBlast: the rest.
         double best = 0;
         std::size_t tried = 0, wrong = 0;
         const auto phase = Clock::now();
-        for (const GemmTiles& tiles : gemm_tune::kjarni_candidates(p.kind, device->params(), seed)) {
-            if (seconds_since(phase) > 0.5 * share || seconds_since(start) > budget) break;
+        for (const GemmTiles& tiles : gemm_tune::kjarni_candidates(p.kind, device->params(), seed, tensor, m16)) {
+            if (seconds_since(phase) > kjarni_share * share || seconds_since(start) > budget) break;
             double s = 0;
             try {
                 s = time_once(queue, [&] { run_kjarni(o, tiles); });

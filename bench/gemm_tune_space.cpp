@@ -16,8 +16,86 @@ bool tune_divides(std::size_t x, std::size_t y) { return y != 0 && x % y == 0; }
 
 }  // namespace
 
+namespace {
+
+/// The tensor-core form's tiles (float64), in the order to try them.
+std::vector<kjarni::blas::detail::GemmTiles> tensor_candidates(const kjarni::DeviceParameters& limits, unsigned seed,
+                                                               bool m16) {
+    using kjarni::blas::detail::GemmTiles;
+    const auto make = [](std::size_t mwg, std::size_t nwg, std::size_t kwg, std::size_t warps_m, std::size_t warps_n,
+                         std::size_t vwg, std::size_t buffers = 2) {
+        GemmTiles t;
+        t.buffers = buffers;
+        t.form = 1;
+        t.mwg = mwg;
+        t.nwg = nwg;
+        t.kwg = kwg;
+        t.warps_m = warps_m;
+        t.warps_n = warps_n;
+        t.vwg = vwg;
+        return t;
+    };
+    // {MWG, NWG, KWG, WARPSM, WARPSN, VWG}
+    std::vector<GemmTiles> out{
+        kjarni::blas::detail::default_gemm_tensor_tiles(),
+        make(128, 128, 8, 2, 4, 2),
+        make(128, 128, 8, 4, 2, 2),
+        make(128, 64, 16, 2, 2, 2),
+        make(64, 128, 16, 2, 2, 2),
+        make(128, 64, 16, 4, 2, 2),
+        make(128, 128, 8, 2, 2, 2),
+        make(64, 64, 16, 2, 2, 1),
+        make(64, 64, 32, 2, 2, 2),
+        make(128, 64, 8, 2, 2, 2),
+        make(256, 64, 8, 4, 2, 2),
+        make(64, 256, 8, 2, 4, 2),
+        make(128, 128, 4, 2, 4, 2),
+        // One local buffer: longer slices within 48 KiB.
+        make(128, 128, 16, 2, 4, 2, 1),
+        make(128, 128, 16, 4, 2, 2, 1),
+        make(128, 64, 16, 2, 2, 2, 1),
+        make(64, 64, 32, 2, 2, 2, 1),
+        make(128, 128, 8, 2, 4, 2, 1),
+    };
+    std::vector<GemmTiles> rest;
+    for (const std::size_t mwg : {32UL, 64UL, 128UL, 256UL})
+        for (const std::size_t nwg : {32UL, 64UL, 128UL, 256UL})
+            for (const std::size_t kwg : {4UL, 8UL, 16UL, 32UL})
+                for (const std::size_t warps_m : {1UL, 2UL, 4UL, 8UL})
+                    for (const std::size_t warps_n : {1UL, 2UL, 4UL, 8UL})
+                        for (const std::size_t vwg : {1UL, 2UL}) {
+                            // One buffer only where two do not fit (checked below, with the limits).
+                            GemmTiles t = make(mwg, nwg, kwg, warps_m, warps_n, vwg);
+                            if (!kjarni::blas::detail::gemm_tiles_problem(t, kjarni::DType::Kind::float64, limits)
+                                     .empty())
+                                t.buffers = 1;
+                            const std::size_t warps = warps_m * warps_n;
+                            const std::size_t fragments = (mwg / (8 * warps_m)) * (nwg / (8 * warps_n));
+                            // 2 to 8 warps, 4 to 32 fragments a warp (8 to 64 accumulators a lane).
+                            if (warps < 2 || warps > 8 || mwg % (8 * warps_m) != 0 || nwg % (8 * warps_n) != 0)
+                                continue;
+                            if (fragments < 4 || fragments > 32) continue;
+                            rest.push_back(t);
+                        }
+    std::shuffle(rest.begin(), rest.end(), std::mt19937(seed));
+    out.insert(out.end(), rest.begin(), rest.end());
+    std::vector<GemmTiles> valid;
+    for (const GemmTiles& t : out)
+        for (const std::size_t mma_m : {16UL, 8UL}) {
+            if (mma_m == 16 && !m16) continue;
+            GemmTiles shaped = t;
+            shaped.mma_m = mma_m;
+            if (kjarni::blas::detail::gemm_tiles_problem(shaped, kjarni::DType::Kind::float64, limits).empty())
+                valid.push_back(shaped);
+        }
+    return valid;
+}
+
+}  // namespace
+
 std::vector<kjarni::blas::detail::GemmTiles> kjarni_candidates(kjarni::DType::Kind kind,
-                                                               const kjarni::DeviceParameters& limits, unsigned seed) {
+                                                               const kjarni::DeviceParameters& limits, unsigned seed,
+                                                               bool tensor, bool m16) {
     using kjarni::blas::detail::GemmTiles;
     const bool single = kind == kjarni::DType::Kind::float32;
     const std::size_t v = single ? 4 : 2;  // the widest vector: 16 bytes
@@ -59,7 +137,10 @@ std::vector<kjarni::blas::detail::GemmTiles> kjarni_candidates(kjarni::DType::Ki
     std::shuffle(rest.begin(), rest.end(), std::mt19937(seed));
     std::vector<GemmTiles> out;
     std::set<GemmTiles> seen;
-    for (const auto& list : {first, rest})
+    const std::vector<GemmTiles> tensor_tiles = tensor && kind == kjarni::DType::Kind::float64
+                                                    ? tensor_candidates(limits, seed, m16)
+                                                    : std::vector<GemmTiles>{};
+    for (const auto& list : {tensor_tiles, first, rest})
         for (const GemmTiles& t : list)
             if (kjarni::blas::detail::gemm_tiles_problem(t, kind, limits).empty() && seen.insert(t).second)
                 out.push_back(t);

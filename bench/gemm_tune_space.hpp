@@ -18,8 +18,14 @@ using ClblastConfig = std::vector<std::pair<std::string, std::size_t>>;
 /// shapes that register-tiled SIMT GEMMs run well with on today's GPUs (CUTLASS's SIMT tiles and
 /// CLBlast's tuned Xgemm parameters: 128 x 128 or 128 x 64 work-group tiles of 8 x 8 or 8 x 4 micro-tiles,
 /// 256 work items, K slices of 8 to 32), then the rest of the space in an order shuffled by `seed`.
+/// With `tensor` (float64 on a device whose DMMA is native), the tensor-core form's tiles come
+/// first: its defaults, then the shapes that DMMA GEMMs use (128 x 128 or 128 x 64 work-group tiles
+/// of 4 to 8 warps, warp tiles of 32 x 32 to 64 x 32, K slices of 8 or 16), then the rest of its
+/// space shuffled by `seed`; then the SIMT tiles. With `m16` (compute capability 9.0) each comes
+/// with the m16n8k4 DMMA first, then with m8n8k4.
 std::vector<kjarni::blas::detail::GemmTiles> kjarni_candidates(kjarni::DType::Kind kind,
-                                                               const kjarni::DeviceParameters& limits, unsigned seed);
+                                                               const kjarni::DeviceParameters& limits, unsigned seed,
+                                                               bool tensor = false, bool m16 = false);
 
 /// CLBlast Xgemm (GEMMK 0) configurations that its constraints allow with large work-group tiles,
 /// within `local_mem_size` bytes, shuffled by `seed`.

@@ -38,10 +38,13 @@ std::optional<std::pair<GemmTiles, bool>> tuned_gemm_entry(const Queue& queue, i
 std::pair<GemmTiles, bool> gemm_tiles_of(const TunedKernel& entry, const std::string& origin) {
     GemmTiles tiles = default_gemm_tiles();
     bool preferred = false;
-    const std::map<std::string, std::size_t*> fields{{"MWG", &tiles.mwg},     {"NWG", &tiles.nwg},
-                                                     {"KWG", &tiles.kwg},     {"MDIMC", &tiles.mdimc},
-                                                     {"NDIMC", &tiles.ndimc}, {"VWM", &tiles.vwm},
-                                                     {"VWN", &tiles.vwn},     {"VWG", &tiles.vwg}};
+    const std::map<std::string, std::size_t*> fields{{"MWG", &tiles.mwg},        {"NWG", &tiles.nwg},
+                                                     {"KWG", &tiles.kwg},        {"MDIMC", &tiles.mdimc},
+                                                     {"NDIMC", &tiles.ndimc},    {"VWM", &tiles.vwm},
+                                                     {"VWN", &tiles.vwn},        {"VWG", &tiles.vwg},
+                                                     {"FORM", &tiles.form},      {"WARPSM", &tiles.warps_m},
+                                                     {"WARPSN", &tiles.warps_n}, {"MMAM", &tiles.mma_m},
+                                                     {"BUFFERS", &tiles.buffers}};
     for (const auto& [name, value] : entry.parameters) {
         if (name == "PREFERRED") {
             preferred = value != 0;
@@ -56,6 +59,19 @@ std::pair<GemmTiles, bool> gemm_tiles_of(const TunedKernel& entry, const std::st
 }
 
 TunedKernel gemm_entry_of(const GemmTiles& tiles, int precision, bool preferred) {
+    if (tiles.form == 1)
+        return TunedKernel{kjarni_gemm_entry,
+                           precision,
+                           {{"FORM", 1},
+                            {"MWG", tiles.mwg},
+                            {"NWG", tiles.nwg},
+                            {"KWG", tiles.kwg},
+                            {"WARPSM", tiles.warps_m},
+                            {"WARPSN", tiles.warps_n},
+                            {"VWG", tiles.vwg},
+                            {"MMAM", tiles.mma_m},
+                            {"BUFFERS", tiles.buffers},
+                            {"PREFERRED", preferred ? 1U : 0U}}};
     return TunedKernel{kjarni_gemm_entry,
                        precision,
                        {{"MWG", tiles.mwg},
@@ -69,19 +85,36 @@ TunedKernel gemm_entry_of(const GemmTiles& tiles, int precision, bool preferred)
                         {"PREFERRED", preferred ? 1U : 0U}}};
 }
 
+std::string gemm_form_setting() {
+    const char* env = std::getenv("KJARNI_GEMM_FORM");
+    std::string form = env == nullptr || *env == '\0' ? "auto" : env;
+    if (form != "auto" && form != "tensor" && form != "simt")
+        throw ArgumentError("KJARNI_GEMM_FORM", fmt::format("is '{}'; it takes tensor, simt or auto", form));
+    return form;
+}
+
 std::optional<GemmTiles> kjarni_gemm_choice(const Queue& queue, DType::Kind kind, bool vendor_available) {
     if (kind != DType::Kind::float32 && kind != DType::Kind::float64) return std::nullopt;
     const char* env = std::getenv("KJARNI_GEMM");
     const std::string mode = env == nullptr ? "auto" : env;
     if (mode != "auto" && mode != "kjarni" && mode != "clblast" && !mode.empty())
         throw ArgumentError("KJARNI_GEMM", fmt::format("is '{}'; it takes kjarni, clblast or auto", mode));
+    const std::string form = gemm_form_setting();
     if (mode == "clblast" || !kjarni_gemm_supports(queue, kind)) return std::nullopt;
     const auto tuned = tuned_gemm_entry(queue, kind == DType::Kind::float64 ? 64 : 32);
+    // The tensor-core form only where the DMMA is native (elsewhere it is emulated: correct, slow).
+    const bool tensor_here = kind == DType::Kind::float64 && kjarni_gemm_tensor_native(queue);
+    const bool force_tensor = form == "tensor" && tensor_here;
+    const bool m16 = tensor_here && kjarni_gemm_tensor_m16(queue);
     GemmTiles tiles = tuned ? tuned->first : default_gemm_tiles();
+    if (tiles.form == 1 && (!tensor_here || form == "simt")) tiles = default_gemm_tiles();
+    if (force_tensor && tiles.form != 1) tiles = default_gemm_tensor_tiles(m16);
+    if (tiles.form == 1 && tiles.mma_m == 16 && !m16) tiles = default_gemm_tensor_tiles(false);
     // Tiles tuned elsewhere may not fit this device (a file named for it, but edited): defaults then.
-    if (!gemm_tiles_problem(tiles, kind, queue.device().params()).empty()) tiles = default_gemm_tiles();
+    if (!gemm_tiles_problem(tiles, kind, queue.device().params()).empty())
+        tiles = tiles.form == 1 ? default_gemm_tensor_tiles(m16) : default_gemm_tiles();
     if (!gemm_tiles_problem(tiles, kind, queue.device().params()).empty()) return std::nullopt;
-    if (mode == "kjarni" || !vendor_available || (tuned && tuned->second)) return tiles;
+    if (mode == "kjarni" || force_tensor || !vendor_available || (tuned && tuned->second)) return tiles;
     return std::nullopt;
 }
 

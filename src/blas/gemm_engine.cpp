@@ -13,9 +13,11 @@
 #include <variant>
 
 #include "backend/backend.hpp"
+#include "blas/gemm_tensor.hpp"
 #include "core/context_state.hpp"
 #include "kjarni/api.hpp"
 #include "kjarni/detail/backend_access.hpp"
+#include "kjarni/device_facts.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/program.hpp"
 #include "program/module_cache.hpp"
@@ -46,12 +48,13 @@ private:
 };
 
 std::shared_ptr<backend::Kernel> gemm_kernel_for(const BoundDevice& device, const GemmTiles& tiles, DType::Kind kind,
-                                                 bool transpose_a, bool transpose_b, bool aligned) {
+                                                 bool transpose_a, bool transpose_b, bool aligned, bool native_mma) {
     GemmKernelCache& cache = kjarni::detail::state_of(device.context()).service<GemmKernelCache>();
-    const std::string key = fmt::format("{}/{}/{}{}{}/{}", device.index(), static_cast<int>(kind), transpose_a ? 1 : 0,
-                                        transpose_b ? 1 : 0, aligned ? 1 : 0, tiles.describe());
+    const std::string key =
+        fmt::format("{}/{}/{}{}{}{}/{}", device.index(), static_cast<int>(kind), transpose_a ? 1 : 0,
+                    transpose_b ? 1 : 0, aligned ? 1 : 0, native_mma ? 1 : 0, tiles.describe());
     if (auto kernel = cache.find(key)) return kernel;
-    const std::string source = gemm_kernel_source(tiles, kind, transpose_a, transpose_b, aligned);
+    const std::string source = gemm_kernel_source(tiles, kind, transpose_a, transpose_b, aligned, native_mma);
     const ProgramOptions options;
     const std::string full = kjarni::detail::full_source(device.context().api().id(), source, options);
     auto module = kjarni::detail::obtain_module(device, full, backend::BuildOptions{});
@@ -109,6 +112,20 @@ bool kjarni_gemm_supports(const Queue& queue, DType::Kind kind) {
     return text != nullptr && text->find("cl_khr_fp64") != std::string::npos;
 }
 
+bool kjarni_gemm_tensor_native(const Queue& queue) {
+    const Device device = queue.device().device();
+    const auto& cc = device.properties().compute_capability;
+    if (!cc || cc->major < 8 || device.params().warp_size != 32) return false;
+    if (queue.device().context().api().id() == ApiId::cuda()) return true;
+    return device.params().type == DeviceType::gpu &&
+           characterize::vendor_of(device.properties().vendor) == characterize::Vendor::nvidia;
+}
+
+bool kjarni_gemm_tensor_m16(const Queue& queue) {
+    const auto& cc = queue.device().device().properties().compute_capability;
+    return kjarni_gemm_tensor_native(queue) && cc && cc->major >= 9;
+}
+
 void kjarni_gemm(const Queue& queue, DType::Kind kind, const GemmTiles& tiles, bool transpose_a, bool transpose_b,
                  std::size_t m, std::size_t n, std::size_t k, double alpha, const GemmMatrix& a, const GemmMatrix& b,
                  double beta, const GemmMatrix& c, std::size_t batch) {
@@ -121,7 +138,21 @@ void kjarni_gemm(const Queue& queue, DType::Kind kind, const GemmTiles& tiles, b
     const bool cuda = device.context().api().id() == ApiId::cuda();
     const bool aligned = m % tiles.mwg == 0 && n % tiles.nwg == 0 && k % tiles.kwg == 0 &&
                          gemm_operand_aligned(a, tiles.vwg, cuda) && gemm_operand_aligned(b, tiles.vwg, cuda);
-    auto kernel = gemm_kernel_for(device, tiles, kind, transpose_a, transpose_b, aligned);
+    const bool native_mma = tiles.form == 1 && kjarni_gemm_tensor_native(queue);
+    if (native_mma && tiles.mma_m == 16 && !kjarni_gemm_tensor_m16(queue))
+        throw ArgumentError("tiles",
+                            fmt::format("{}: the m16n8k4 DMMA needs compute capability 9.0", tiles.describe()));
+    if (tiles.form == 1 && !native_mma) {
+        // The emulated DMMA exchanges fragments through local memory beside the slices.
+        const std::size_t scratch =
+            (tiles.mwg / (8 * tiles.warps_m) + tiles.nwg / (8 * tiles.warps_n)) * gemm_group_size(tiles) * 8;
+        const std::size_t slices =
+            tiles.buffers * tiles.kwg * (gemm_tensor_local_ld(tiles.mwg) + gemm_tensor_local_ld(tiles.nwg)) * 8;
+        if (slices + scratch > device.params().local_mem_size)
+            throw ArgumentError("tiles", fmt::format("{}: the emulated DMMA needs {} bytes of local memory",
+                                                     tiles.describe(), slices + scratch));
+    }
+    auto kernel = gemm_kernel_for(device, tiles, kind, transpose_a, transpose_b, aligned, native_mma);
 
     const bool single = kind == DType::Kind::float32;
     const auto real = [&](double value) {
@@ -152,8 +183,11 @@ void kjarni_gemm(const Queue& queue, DType::Kind kind, const GemmTiles& tiles, b
                                                              i32(k),
                                                              real(alpha),
                                                              real(beta)};
-        const std::array<std::size_t, 3> global{groups_m * tiles.mdimc, groups_n * tiles.ndimc, chunk};
-        const std::array<std::size_t, 3> local{tiles.mdimc, tiles.ndimc, 1};
+        const bool tensor = tiles.form == 1;
+        const std::size_t local_x = tensor ? gemm_group_size(tiles) : tiles.mdimc;
+        const std::size_t local_y = tensor ? 1 : tiles.ndimc;
+        const std::array<std::size_t, 3> global{groups_m * local_x, groups_n * local_y, chunk};
+        const std::array<std::size_t, 3> local{local_x, local_y, 1};
         kernel->launch(*kjarni::detail::backend_of(queue), 3, global.data(), local.data(), 0, args, false);
     }
 }

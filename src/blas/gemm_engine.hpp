@@ -27,6 +27,13 @@ std::optional<std::size_t> gemm_element_offset(const Array& array);
 /// cl_khr_fp64 on OpenCL).
 bool kjarni_gemm_supports(const Queue& queue, DType::Kind kind);
 
+/// Whether the queue's device runs the tensor-core form's DMMA natively: an NVIDIA GPU of compute
+/// capability 8.0 or later with 32-lane warps, through CUDA or NVIDIA's OpenCL (inline PTX both).
+/// Elsewhere kjarni_gemm runs that form with the DMMA emulated (gemm_tensor.hpp).
+bool kjarni_gemm_tensor_native(const Queue& queue);
+/// Whether the native DMMA includes m16n8k4 (GemmTiles::mma_m = 16): compute capability 9.0 or later.
+bool kjarni_gemm_tensor_m16(const Queue& queue);
+
 /// C = alpha op(A) op(B) + beta C over `batch` matrices (vendor_blas.hpp's column-major problem),
 /// enqueued on the queue. The tiles must be valid for the device (gemm_tiles_problem); m, n, k,
 /// batch > 0. ArgumentError when they are not, or m, n, k exceed 2^31 - 1.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "blas/gemm_tensor.hpp"
 #include "kjarni/device_parameters.hpp"
 
 namespace kjarni::blas::detail {
@@ -77,13 +78,34 @@ std::string gemm_load_code(const GemmTiles& t, const std::string& real, bool ali
 }  // namespace
 
 std::string GemmTiles::describe() const {
+    if (form == 1)
+        return fmt::format("FORM=1 MWG={} NWG={} KWG={} WARPSM={} WARPSN={} VWG={} MMAM={}{}", mwg, nwg, kwg, warps_m,
+                           warps_n, vwg, mma_m, buffers == 2 ? "" : fmt::format(" BUFFERS={}", buffers));
+    if (form != 0) return fmt::format("FORM={} (unknown)", form);
     return fmt::format("MWG={} NWG={} KWG={} MDIMC={} NDIMC={} VWM={} VWN={} VWG={}", mwg, nwg, kwg, mdimc, ndimc, vwm,
                        vwn, vwg);
 }
 
 GemmTiles default_gemm_tiles() { return GemmTiles{}; }
 
+GemmTiles default_gemm_tensor_tiles(bool m16) {
+    GemmTiles t;
+    t.mma_m = m16 ? 16 : 8;
+    t.form = 1;
+    t.mwg = t.nwg = 64;
+    t.kwg = 16;
+    t.warps_m = t.warps_n = 2;
+    t.vwg = 2;
+    return t;
+}
+
+std::size_t gemm_group_size(const GemmTiles& tiles) {
+    return tiles.form == 1 ? 32 * tiles.warps_m * tiles.warps_n : tiles.mdimc * tiles.ndimc;
+}
+
 std::string gemm_tiles_problem(const GemmTiles& t, DType::Kind kind, const DeviceParameters& limits) {
+    if (t.form == 1) return gemm_tensor_tiles_problem(t, kind, limits);
+    if (t.form != 0) return "FORM is 0 (SIMT) or 1 (tensor cores)";
     const std::size_t size = kind == DType::Kind::float64 ? 8 : 4;
     const std::size_t threads = t.mdimc * t.ndimc;
     for (const std::size_t w : {t.vwm, t.vwn, t.vwg})
@@ -105,7 +127,9 @@ std::string gemm_tiles_problem(const GemmTiles& t, DType::Kind kind, const Devic
     return "";
 }
 
-std::string gemm_kernel_source(const GemmTiles& t, DType::Kind kind, bool transpose_a, bool transpose_b, bool aligned) {
+std::string gemm_kernel_source(const GemmTiles& t, DType::Kind kind, bool transpose_a, bool transpose_b, bool aligned,
+                               bool native_mma) {
+    if (t.form == 1) return gemm_tensor_source(t, transpose_a, transpose_b, aligned, native_mma);
     const std::string real = kind == DType::Kind::float64 ? "double" : "float";
     const std::size_t tm = t.mwg / t.mdimc;  // the micro-tile: rows
     const std::size_t tn = t.nwg / t.ndimc;  // and columns

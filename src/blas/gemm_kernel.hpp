@@ -16,6 +16,12 @@
 // group copies the slices of A and B into local memory (vectors of VWG elements along the operand's
 // contiguous axis when the problem is `aligned`, single bounds-checked elements otherwise), then
 // every work item accumulates KWG outer products of its registers.
+//
+// FORM = 1 is the tensor-core form (gemm_tensor.hpp): float64 only, a work group of WARPSM x
+// WARPSN warps, each computing its part of the MWG x NWG tile with the m8n8k4 DMMA (compute
+// capability 8.0 and later, through NVIDIA's OpenCL or CUDA), emulated elsewhere. It uses MWG,
+// NWG, KWG, WARPSM, WARPSN, VWG, MMAM (the DMMA's rows: 8 or 16) and BUFFERS (local slices: 2,
+// double buffered, or 1); MDIMC, NDIMC, VWM and VWN keep their defaults and mean nothing.
 
 #include <cstddef>
 #include <string>
@@ -30,14 +36,21 @@ struct GemmTiles {
     std::size_t mdimc = 16, ndimc = 16;        // the work-group's shape
     std::size_t vwm = 2, vwn = 2;              // vector widths of the local-memory reads
     std::size_t vwg = 2;                       // vector width of the global loads (aligned problems)
+    std::size_t form = 0;                      // 0: the SIMT kernel above; 1: tensor cores (gemm_tensor.hpp)
+    std::size_t warps_m = 2, warps_n = 2;      // form 1: the work group's warps along M and N
+    std::size_t mma_m = 8;                     // form 1: the DMMA, m8n8k4 (8) or m16n8k4 (16, cc 9.0)
+    std::size_t buffers = 2;                   // form 1: local slices, 2 (double buffered) or 1
 
     friend bool operator==(const GemmTiles&, const GemmTiles&) = default;
     friend auto operator<=>(const GemmTiles&, const GemmTiles&) = default;
-    std::string describe() const;  // "MWG=64 NWG=64 ..."
+    std::string describe() const;  // "MWG=64 NWG=64 ...", "FORM=1 MWG=64 ..." for the tensor-core form
 };
 
 /// Defaults that are valid on any device with 256 work items and 32 KiB of local memory.
 GemmTiles default_gemm_tiles();
+/// The tensor-core form's defaults (64 x 64 x 16 tiles, 2 x 2 warps, VWG 2): 128 work items and
+/// 34 KiB of local memory; the m16n8k4 DMMA with `m16` (compute capability 9.0), else m8n8k4.
+GemmTiles default_gemm_tensor_tiles(bool m16 = false);
 
 /// "" when the tiles are valid for `kind` (float32 or float64) on a device with these limits;
 /// otherwise why not.
@@ -49,7 +62,13 @@ std::string gemm_tiles_problem(const GemmTiles& tiles, DType::Kind kind, const D
 /// launched with local size (MDIMC, NDIMC, 1) and global size
 /// (ceil(m / MWG) MDIMC, ceil(n / NWG) NDIMC, batch). `aligned`: m, n, k are multiples of MWG, NWG,
 /// KWG and every offset, leading dimension and stride a multiple of VWG (no bounds checks).
+/// The tensor-core form (FORM 1) is launched with local size (32 WARPSM WARPSN, 1, 1) and global
+/// size (ceil(m / MWG) 32 WARPSM WARPSN, ceil(n / NWG), batch); `native_mma` chooses the DMMA
+/// itself (inline PTX) over its emulation in local memory (gemm_tensor.hpp); the SIMT form ignores it.
 std::string gemm_kernel_source(const GemmTiles& tiles, DType::Kind kind, bool transpose_a, bool transpose_b,
-                               bool aligned);
+                               bool aligned, bool native_mma = false);
+
+/// The local size (x) of the tiles' work group: MDIMC NDIMC, or 32 WARPSM WARPSN.
+std::size_t gemm_group_size(const GemmTiles& tiles);
 
 }  // namespace kjarni::blas::detail

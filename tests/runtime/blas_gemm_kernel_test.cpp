@@ -175,6 +175,69 @@ TEST_P(BlasGemmKernelTest, MatchesTheReferenceForEveryShapeTransposeAndTile) {
     }
 }
 
+/// The tensor-core form (src/blas/gemm_tensor.hpp): on a device without native DMMA (PoCL) its
+/// emulation, which runs the kernel's own fragment layout, staging and epilogue; on an NVIDIA GPU
+/// of compute capability 8.0 or later through OpenCL the DMMA itself. Every pair of transposes
+/// ragged (partial tiles in m, n and k, k below a slice, leading dimensions beyond the extents,
+/// offsets, batches), aligned (the vector loads), beta = 0 over NaN and beta != 0. Tolerance as
+/// above: 2 eps (k + 3) sum |a||b| exceeds the k fma roundings of each 4-term DMMA chain.
+TEST_P(BlasGemmKernelTest, TensorFormMatchesTheReference) {
+    if (!blas::detail::kjarni_gemm_supports(queue(), DType::Kind::float64)) GTEST_SKIP() << "no float64 here";
+    std::cout << "[ note ] tensor-core form: "
+              << (blas::detail::kjarni_gemm_tensor_native(queue()) ? "native DMMA" : "emulated DMMA") << "\n";
+    GemmTiles square = blas::detail::default_gemm_tensor_tiles();  // 2 x 2 warps of 4 x 4 fragments
+    square.mwg = square.nwg = 32;  // 2 x 2 fragments a warp: odd sizes cross several tiles
+    square.kwg = 8;
+    GemmTiles tall = square;  // 4 x 1 warps, 2 x 4 fragments a warp, no vectors, slices of 4
+    tall.mwg = 64;
+    tall.nwg = 32;
+    tall.kwg = 4;
+    tall.warps_m = 4;
+    tall.warps_n = 1;
+    tall.vwg = 1;
+    GemmTiles wide = square;  // 1 x 2 warps of 1 x 2 fragments, slices of 16
+    wide.mwg = 8;
+    wide.nwg = 32;
+    wide.kwg = 16;
+    wide.warps_m = 1;
+    wide.warps_n = 2;
+    constexpr auto f64 = DType::Kind::float64;
+    GemmTiles defaults = blas::detail::default_gemm_tensor_tiles(blas::detail::kjarni_gemm_tensor_m16(queue()));
+    // The m16n8k4 DMMA (pairs of 8-row blocks): emulated as two m8n8k4, native on cc 9.0.
+    GemmTiles pairs = square;
+    pairs.mma_m = 16;
+    pairs.warps_m = 1;
+    pairs.warps_n = 4;
+    pairs.nwg = 32;
+    const std::vector<GemmCase> cases{
+        // Ragged: every transpose pair, beta = 0 (NaN in C) and beta != 0.
+        {square, f64, false, false, 37, 29, 45, 2, 3, 5, -0.5},
+        {square, f64, false, true, 37, 29, 45, 2, 3, 5, 0.0},
+        {square, f64, true, false, 37, 29, 45, 2, 3, 5, 0.5},
+        {square, f64, true, true, 37, 29, 45, 2, 3, 5, 0.0},
+        {tall, f64, true, false, 70, 9, 3, 1, 1, 1, 1.0},    // k below one slice
+        {wide, f64, false, true, 11, 65, 35, 3, 2, 0, 0.0},  // n over two tiles, k over two slices
+        // Aligned: the vector loads (sizes multiples of the tiles, everything of VWG).
+        {square, f64, false, false, 64, 32, 24, 3, 0, 4, 0.0},
+        {square, f64, true, true, 64, 64, 16, 2, 0, 4, -0.5},
+        {tall, f64, false, true, 64, 32, 12, 1, 0, 0, 0.0},
+        {defaults, f64, true, false, 128, 64, 48, 1, 0, 0, 0.25},
+    };
+    std::vector<GemmCase> all = cases;
+    GemmTiles single = square;  // one local buffer: two barriers a slice
+    single.buffers = 1;
+    all.push_back({single, f64, false, true, 37, 29, 45, 2, 3, 5, -0.5});
+    all.push_back({single, f64, true, false, 64, 32, 24, 1, 0, 2, 0.0});
+    if (!blas::detail::kjarni_gemm_tensor_native(queue()) || blas::detail::kjarni_gemm_tensor_m16(queue())) {
+        all.push_back({pairs, f64, false, false, 45, 37, 29, 2, 1, 3, -0.5});
+        all.push_back({pairs, f64, true, true, 64, 64, 16, 1, 0, 2, 0.0});
+    }
+    for (const GemmCase& cs : all) {
+        ASSERT_EQ(blas::detail::gemm_tiles_problem(cs.tiles, cs.kind, queue().device().params()), "");
+        check_gemm_case(queue(), cs);
+    }
+}
+
 TEST_P(BlasGemmKernelTest, RefusesInvalidTiles) {
     GemmTiles bad = blas::detail::default_gemm_tiles();
     bad.vwm = 3;
@@ -185,6 +248,18 @@ TEST_P(BlasGemmKernelTest, RefusesInvalidTiles) {
     bad = blas::detail::default_gemm_tiles();
     bad.vwg = 4;  // 4 doubles: 32 bytes
     EXPECT_NE(blas::detail::gemm_tiles_problem(bad, DType::Kind::float64, queue().device().params()), "");
+    GemmTiles tensor = blas::detail::default_gemm_tensor_tiles();
+    EXPECT_EQ(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float32, queue().device().params()), "")
+        << "the tensor-core form is float64 only";
+    tensor.mwg = 40;  // not a multiple of 8 WARPSM = 16
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor = blas::detail::default_gemm_tensor_tiles();
+    tensor.kwg = 6;  // not a multiple of 4
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor = blas::detail::default_gemm_tensor_tiles();
+    tensor.form = 2;
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
     const Array x = Array::zeros(queue(), {16}, DType(DType::Kind::float32));
     EXPECT_THROW(blas::detail::kjarni_gemm(queue(), DType::Kind::float64, bad, false, false, 2, 2, 2, 1.0,
                                            GemmMatrix{x, 0, 2, 0}, GemmMatrix{x, 0, 2, 0}, 0.0, GemmMatrix{x, 0, 2, 0},
@@ -259,6 +334,38 @@ TEST_P(BlasGemmKernelTest, PublicCallsThroughTheKernel) {
     EXPECT_THROW(blas::detail::kjarni_gemm_choice(queue(), DType::Kind::float32, true), ArgumentError);
 }
 
+/// KJARNI_GEMM_FORM: tensor runs float64 through the tensor-core form where the DMMA is native
+/// (and changes nothing elsewhere), simt never does, another value is refused.
+TEST_P(BlasGemmKernelTest, FormSwitch) {
+    if (queue().device().context().api().id() != ApiId::opencl()) GTEST_SKIP() << "CUDA always uses cuBLAS";
+    struct Restore {
+        ~Restore() { ::unsetenv("KJARNI_GEMM_FORM"); }
+    } restore;
+    const bool native = blas::detail::kjarni_gemm_tensor_native(queue());
+    ::setenv("KJARNI_GEMM_FORM", "tensor", 1);
+    EXPECT_EQ(blas::detail::gemm_form_setting(), "tensor");
+    if (blas::detail::kjarni_gemm_supports(queue(), DType::Kind::float64)) {
+        const auto tiles = blas::detail::kjarni_gemm_choice(queue(), DType::Kind::float64, true);
+        if (native) {
+            ASSERT_TRUE(tiles.has_value());
+            EXPECT_EQ(tiles->form, 1U);
+        } else {
+            EXPECT_TRUE(!tiles || tiles->form == 0) << "no tensor-core form without a native DMMA";
+        }
+    }
+    const auto single = blas::detail::kjarni_gemm_choice(queue(), DType::Kind::float32, true);
+    EXPECT_TRUE(!single || single->form == 0);
+    ::setenv("KJARNI_GEMM_FORM", "simt", 1);
+    if (blas::detail::kjarni_gemm_supports(queue(), DType::Kind::float64)) {
+        const auto tiles = blas::detail::kjarni_gemm_choice(queue(), DType::Kind::float64, false);
+        ASSERT_TRUE(tiles.has_value()) << "without CLBlast kjarni's kernel runs";
+        EXPECT_EQ(tiles->form, 0U);
+    }
+    ::setenv("KJARNI_GEMM_FORM", "fast", 1);
+    EXPECT_THROW(blas::detail::gemm_form_setting(), ArgumentError);
+    EXPECT_THROW(blas::detail::kjarni_gemm_choice(queue(), DType::Kind::float64, true), ArgumentError);
+}
+
 KJARNI_INSTANTIATE_DEVICE_TESTS(BlasGemmKernelTest);
 
 TEST(BlasGemmTuning, TilesRoundTripThroughTheParameterFile) {
@@ -274,6 +381,24 @@ TEST(BlasGemmTuning, TilesRoundTripThroughTheParameterFile) {
     blas::detail::TunedKernel bad = entry;
     bad.parameters.emplace_back("XYZ", 1);
     EXPECT_THROW(blas::detail::gemm_tiles_of(bad, "test"), ArgumentError);
+    // The tensor-core form: FORM 1 and its warps, nothing of the SIMT form's work-group shape.
+    GemmTiles tensor = blas::detail::default_gemm_tensor_tiles();
+    tensor.mwg = 128;
+    tensor.kwg = 8;
+    tensor.warps_n = 4;
+    const auto tensor_entry = blas::detail::gemm_entry_of(tensor, 64, false);
+    EXPECT_EQ(tensor_entry.parameters.front(), (std::pair<std::string, std::size_t>{"FORM", 1}));
+    for (const auto& [name, value] : tensor_entry.parameters) EXPECT_NE(name, "MDIMC");
+    const auto [tensor_back, tensor_preferred] = blas::detail::gemm_tiles_of(tensor_entry, "test");
+    EXPECT_EQ(tensor_back, tensor);
+    EXPECT_FALSE(tensor_preferred);
+    EXPECT_EQ(tensor.describe(), "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=8");
+    tensor.mma_m = 16;
+    EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
+    tensor.buffers = 1;
+    EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
+    EXPECT_EQ(tensor.describe(), "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=16 BUFFERS=1");
+    for (const auto& [name, value] : entry.parameters) EXPECT_NE(name, "FORM") << "SIMT entries stay as they were";
     const auto parsed =
         blas::detail::parse_tuned_parameters(R"({"device": "Some GPU", "driver": "550.1", "kernels": []})", "test");
     EXPECT_EQ(parsed.driver, "550.1");

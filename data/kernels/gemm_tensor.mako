@@ -1,0 +1,223 @@
+## kjarni's GEMM kernel, tensor-core form (src/blas/gemm_tensor.hpp explains the design): float64
+## C = alpha op(A) op(B) + beta C, column-major, through the m8n8k4 DMMA of compute capability 8.0
+## and later (inline PTX, taken by NVIDIA's OpenCL and by NVRTC alike), or an emulation of it in
+## local memory with the same fragments (CPU devices: the kernel's indexing tested there). The
+## m16n8k4 DMMA of compute capability 9.0 is the same product on two 8-row blocks at once.
+##
+## Globals (src/blas/gemm_tensor.cpp): ta, tb (transposes), aligned (no bounds checks, vector
+## loads of vwg), native (the DMMA itself, else its emulation), mwg, nwg, kwg (the group's tile and
+## K slice), warps_m, warps_n, threads (32 warps_m warps_n), fm, fn (8x8 fragments of a warp along
+## M and N), mma_m (8: the m8n8k4 DMMA; 16: m16n8k4, compute capability 9.0, on pairs of 8-row
+## blocks; the emulation is the same for both), vwg, lda_l, ldb_l (the local slices' leading dimensions, = 4 mod 16 doubles), loads_a,
+## loads_b (vectors per work item per slice), vtype (their type: double or double2).
+##
+## The local slices: a_local[p * lda_l + r] for p < kwg, r < mwg (row r of op(A)'s tile, column
+## p of the slice), b_local[p * ldb_l + c] for c < nwg, `buffers` of each: 2 (double buffered:
+## one barrier per slice) or 1 (the next slice waits in registers for a barrier after the
+## multiplication: two barriers per slice, half the local memory, so longer slices fit).
+## A work item's global loads of one operand: vector l is element e = tid + l threads of the slice
+## in the order of the operand's contiguous axis; its (p, r) are computed once.
+<%def name="load_indices(x, contiguous, extent, loads)">\
+% for l in range(loads):
+<% across = (extent if contiguous else kwg) // (vwg if aligned else 1) %>\
+% if contiguous:
+    const int ${x}r${l} = ((tid + ${l * threads}) % ${across}) * ${vwg if aligned else 1};
+    const int ${x}p${l} = (tid + ${l * threads}) / ${across};
+% else:
+    const int ${x}p${l} = ((tid + ${l * threads}) % ${across}) * ${vwg if aligned else 1};
+    const int ${x}r${l} = (tid + ${l * threads}) / ${across};
+% endif
+% endfor
+</%def>\
+## Global to registers: the slice starting at K index `kn`.
+<%def name="load_slice(x, pointer, ld, origin, limit, contiguous, loads, kn)">\
+% for l in range(loads):
+<% address = '(%s + %sr%d) + (int64_t)(%s + %sp%d) * %s' % (origin, x, l, kn, x, l, ld) if contiguous else '(%s + %sp%d) + (int64_t)(%s + %sr%d) * %s' % (kn, x, l, origin, x, l, ld) %>\
+% if aligned:
+        ${x}v${l} = *(const GLOBAL_MEM ${vtype}*)(${pointer} + ${address});
+% else:
+        ${x}v${l} = (${origin} + ${x}r${l} < ${limit} && ${kn} + ${x}p${l} < k) ? ${pointer}[${address}] : 0.0;
+% endif
+% endfor
+</%def>\
+## Registers to the local slice `dst`.
+<%def name="store_slice(x, dst, ld_l, contiguous, loads)">\
+% for l in range(loads):
+% if aligned and vwg == 2:
+% for w in range(2):
+        ${dst}[${'%sp%d * %d + %sr%d + %d' % (x, l, ld_l, x, l, w) if contiguous else '(%sp%d + %d) * %d + %sr%d' % (x, l, w, ld_l, x, l)}] = ${x}v${l}.${'xy'[w]};
+% endfor
+% else:
+        ${dst}[${x}p${l} * ${ld_l} + ${x}r${l}] = ${x}v${l};
+% endif
+% endfor
+</%def>\
+// kjarni GEMM, tensor-core form: double ${'T' if ta else 'N'}${'T' if tb else 'N'} ${'aligned' if aligned else 'bounds-checked'}, ${'DMMA' if native else 'emulated DMMA'} m${mma_m}n8k4
+% if native and mma_m == 16:
+// D = A B + C for one 16x8x4 product of the warp (compute capability 9.0): lane (g, t) = (lane / 4,
+// lane % 4) gives A[g][t], A[g + 8][t] and B[t][g] and holds C[g][2t], C[g][2t + 1], C[g + 8][2t],
+// C[g + 8][2t + 1] (PTX ISA, mma.m16n8k4 with .f64): two 8x8x4 products of adjacent 8-row blocks
+// that share B.
+#define KJARNI_DMMA16(d0, d1, d2, d3, a0, a1, b) asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};" : "=d"(d0), "=d"(d1), "=d"(d2), "=d"(d3) : "d"(a0), "d"(a1), "d"(b), "d"(d0), "d"(d1), "d"(d2), "d"(d3))
+% elif native:
+// D = A B + C for one 8x8x4 product of the warp: lane (g, t) = (lane / 4, lane % 4) gives A[g][t]
+// and B[t][g] and holds C[g][2t], C[g][2t + 1] (PTX ISA, mma.m8n8k4 with .f64).
+#define KJARNI_DMMA(d0, d1, a, b) asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};" : "=d"(d0), "=d"(d1) : "d"(a), "d"(b), "d"(d0), "d"(d1))
+% else:
+// The DMMA emulated: the fragments of a k-step go through local memory (wx: fragment f of work
+// item w at f * ${threads} + w), and each lane sums its two elements of C over k = 0..3 from the
+// lanes that hold them: A[g][q] from lane 4g + q, B[q][j] from lane 4j + q, as an fma chain.
+FUNCTION INLINE double kjarni_dmma_emulated(double c, LOCAL_MEM const double* a, LOCAL_MEM const double* b) {
+    c = fma(a[0], b[0], c);
+    c = fma(a[1], b[1], c);
+    c = fma(a[2], b[2], c);
+    c = fma(a[3], b[3], c);
+    return c;
+}
+% endif
+KERNEL void kjarni_gemm(
+    GLOBAL_MEM const double* A, int64_t a_offset, int64_t lda, int64_t a_stride,
+    GLOBAL_MEM const double* B, int64_t b_offset, int64_t ldb, int64_t b_stride,
+    GLOBAL_MEM double* C, int64_t c_offset, int64_t ldc, int64_t c_stride,
+    int m, int n, int k, double alpha, double beta)
+{
+    LOCAL_MEM_DECL double a_local[${buffers * kwg * lda_l}];
+    LOCAL_MEM_DECL double b_local[${buffers * kwg * ldb_l}];
+% if not native:
+    LOCAL_MEM_DECL double kjarni_wx[${(fm + fn) * threads}];
+% endif
+    const int tid = (int)get_local_id(0);
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    const int warp_row = (warp % ${warps_m}) * ${fm * 8};
+    const int warp_col = (warp / ${warps_m}) * ${fn * 8};
+    const int row0 = (int)get_group_id(0) * ${mwg};
+    const int col0 = (int)get_group_id(1) * ${nwg};
+    const int64_t batch = (int64_t)get_group_id(2);
+    A += a_offset + batch * a_stride;
+    B += b_offset + batch * b_stride;
+    C += c_offset + batch * c_stride;
+${load_indices('a', not ta, mwg, loads_a)}\
+${load_indices('b', tb, nwg, loads_b)}\
+% for l in range(loads_a):
+    ${vtype} av${l};
+% endfor
+% for l in range(loads_b):
+    ${vtype} bv${l};
+% endfor
+% for i in range(fm):
+% for j in range(fn):
+    double c_${i}_${j}_0 = 0, c_${i}_${j}_1 = 0;
+% endfor
+% endfor
+    // Where this lane's fragments start in a slice: A[g][t] of the warp's first 8 rows, B[t][g]
+    // of its first 8 columns.
+    const int a_frag = t * ${lda_l} + warp_row + g;
+    const int b_frag = t * ${ldb_l} + warp_col + g;
+% if not native:
+    const int wx_a = (warp << 5) + (g << 2);
+    const int wx_b = (warp << 5) + (t << 3);
+% endif
+    if (k > 0) {
+${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, '0')}\
+${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, '0')}\
+${store_slice('a', 'a_local', lda_l, not ta, loads_a)}\
+${store_slice('b', 'b_local', ldb_l, tb, loads_b)}\
+    }
+    LOCAL_BARRIER;
+    int buffer = 0;
+    for (int k0 = 0; k0 < k; k0 += ${kwg}) {
+        const int more = k0 + ${kwg} < k;
+        // The next slice into registers while this one is multiplied.
+        if (more) {
+            const int kn = k0 + ${kwg};
+${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, 'kn')}\
+${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
+        }
+        LOCAL_MEM const double* a_cur = a_local + buffer * ${kwg * lda_l};
+        LOCAL_MEM const double* b_cur = b_local + buffer * ${kwg * ldb_l};
+% for kk in range(kwg // 4):
+        {
+% for i in range(fm):
+            const double af${i} = a_cur[a_frag + ${kk * 4 * lda_l + i * 8}];
+% endfor
+% for j in range(fn):
+            const double bf${j} = b_cur[b_frag + ${kk * 4 * ldb_l + j * 8}];
+% endfor
+% if native and mma_m == 16:
+% for i in range(0, fm, 2):
+% for j in range(fn):
+            KJARNI_DMMA16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}, af${i + 1}, bf${j});
+% endfor
+% endfor
+% elif native:
+% for i in range(fm):
+% for j in range(fn):
+            KJARNI_DMMA(c_${i}_${j}_0, c_${i}_${j}_1, af${i}, bf${j});
+% endfor
+% endfor
+% else:
+% for i in range(fm):
+            kjarni_wx[${i * threads} + tid] = af${i};
+% endfor
+% for j in range(fn):
+            kjarni_wx[${(fm + j) * threads} + tid] = bf${j};
+% endfor
+            LOCAL_BARRIER;
+% for i in range(fm):
+% for j in range(fn):
+            c_${i}_${j}_0 = kjarni_dmma_emulated(c_${i}_${j}_0, kjarni_wx + ${i * threads} + wx_a, kjarni_wx + ${(fm + j) * threads} + wx_b);
+            c_${i}_${j}_1 = kjarni_dmma_emulated(c_${i}_${j}_1, kjarni_wx + ${i * threads} + wx_a, kjarni_wx + ${(fm + j) * threads} + wx_b + 4);
+% endfor
+% endfor
+            LOCAL_BARRIER;
+% endif
+        }
+% endfor
+% if buffers == 2:
+        if (more) {
+            LOCAL_MEM double* a_next = a_local + (buffer ^ 1) * ${kwg * lda_l};
+            LOCAL_MEM double* b_next = b_local + (buffer ^ 1) * ${kwg * ldb_l};
+${store_slice('a', 'a_next', lda_l, not ta, loads_a)}\
+${store_slice('b', 'b_next', ldb_l, tb, loads_b)}\
+        }
+        LOCAL_BARRIER;
+        buffer ^= 1;
+% else:
+        // One buffer: every warp is done with this slice before the next one replaces it.
+        LOCAL_BARRIER;
+        if (more) {
+${store_slice('a', 'a_local', lda_l, not ta, loads_a)}\
+${store_slice('b', 'b_local', ldb_l, tb, loads_b)}\
+        }
+        LOCAL_BARRIER;
+% endif
+    }
+
+    // Lane (g, t) holds rows warp_row + 8i + g, columns warp_col + 8j + 2t + {0, 1}.
+    const int out_row = row0 + warp_row + g;
+    const int out_col = col0 + warp_col + 2 * t;
+% for read_c in (False, True):
+% if read_c:
+    } else {
+% else:
+    if (beta == 0) {
+% endif
+% for i in range(fm):
+% for j in range(fn):
+% for h in range(2):
+<% target = 'C[(out_row + %d) + (int64_t)(out_col + %d) * ldc]' % (i * 8, j * 8 + h) %>\
+<% value = 'alpha * c_%d_%d_%d + beta * %s' % (i, j, h, target) if read_c else 'alpha * c_%d_%d_%d' % (i, j, h) %>\
+% if aligned:
+        ${target} = ${value};
+% else:
+        if (out_row + ${i * 8} < m && out_col + ${j * 8 + h} < n) ${target} = ${value};
+% endif
+% endfor
+% endfor
+% endfor
+% endfor
+    }
+}

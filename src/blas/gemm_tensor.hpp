@@ -1,0 +1,56 @@
+#pragma once
+// kjarni's GEMM kernel, tensor-core form (GemmTiles::form = 1): float64 products through the
+// FP64 tensor cores of NVIDIA GPUs of compute capability 8.0 and later, which OpenCL C reaches only
+// through inline PTX: the m8n8k4 DMMA,
+//   mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {d0, d1}, {a0}, {b0}, {c0, c1};
+// in which lane l of a warp, with g = l / 4 and t = l % 4, gives A[g][t] of the 8x4 A (row major)
+// and B[t][g] of the 4x8 B (column major), and holds D[g][2t] and D[g][2t + 1] of the 8x8 D (PTX
+// ISA, "Matrix fragments for mma.m8n8k4 with .f64"). With MMAM = 16 (compute capability 9.0) the
+// m16n8k4 DMMA instead, the same product on two 8-row blocks that share B: lane (g, t) gives
+// A[g][t] and A[g + 8][t] and holds D[g][2t + {0, 1}] and D[g + 8][2t + {0, 1}]. On Hopper the
+// m8n8k4 DMMA is reported to run at about half the FP64 tensor-core rate, m16n8k4 at about full
+// (the tuner measures both).
+//
+// The shape of the work: a work group of WARPSM x WARPSN warps computes an MWG x NWG tile of C;
+// warp (wm, wn) the (MWG / WARPSM) x (NWG / WARPSN) part at (wm MWG / WARPSM, wn NWG / WARPSN), as
+// a grid of FM x FN 8x8 accumulators (two registers a lane each). K advances in slices of KWG,
+// copied into local memory as a_local[p][r] (row r of op(A)'s tile) and b_local[p][c] (column c of
+// op(B)'s tile), each row padded to 4 mod 16 doubles so that a warp's fragment reads (4 rows t,
+// 8 consecutive elements g) touch every bank pair exactly twice: free of conflicts. The slices are
+// double buffered: slice s + 1 is loaded from global memory into registers while slice s is
+// multiplied, then stored into the other buffer; one barrier per slice. With BUFFERS = 1 the
+// next slice waits in registers until every warp is done with this one (a second barrier): half
+// the local memory, so that longer slices fit NVIDIA's OpenCL's 48 KiB (128 x 128 x 16). Every k-step of 4 reads FM
+// fragments of A and FN of B and issues FM x FN DMMAs. The code is straight-line (no indexed
+// private arrays); the source is data/kernels/gemm_tensor.mako, rendered by kjarni's template engine.
+//
+// Emulated form (native = false), for devices without NVIDIA's warps (CPUs, PoCL): the same kernel,
+// its indexing unchanged, but each k-step's fragments are exchanged through local memory (a barrier
+// before and after) and each lane computes its two elements of each DMMA as an fma chain over
+// k = 0..3 from the fragments of the lanes that hold them. So the CPU tests check the fragment
+// layout, the staging and the epilogue that the GPU runs; the suite compiles the native form for
+// sm_90 with NVRTC.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "blas/gemm_kernel.hpp"
+
+namespace kjarni::blas::detail {
+
+/// The embedded BLAS kernel templates (data/kernels/gemm_*.mako) as (file name, text), in the
+/// generated blas_kernel_templates_data.cpp.
+const std::vector<std::pair<std::string_view, std::string_view>>& embedded_blas_kernel_templates();
+
+/// The rows of a local slice: `extent` padded to 4 mod 16 doubles.
+std::size_t gemm_tensor_local_ld(std::size_t extent);
+
+/// "" when tensor-core tiles are valid on a device with these limits (float64 only), else why not.
+std::string gemm_tensor_tiles_problem(const GemmTiles& tiles, DType::Kind kind, const DeviceParameters& limits);
+
+/// The tensor-core form's `kjarni_gemm` source (gemm_kernel_source's arguments and launch).
+std::string gemm_tensor_source(const GemmTiles& tiles, bool transpose_a, bool transpose_b, bool aligned, bool native);
+
+}  // namespace kjarni::blas::detail
