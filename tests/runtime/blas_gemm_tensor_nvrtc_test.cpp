@@ -13,20 +13,18 @@
 #include <string>
 #include <vector>
 
-#include "backend/cuda/nvrtc_library.hpp"
 #include "blas/gemm_kernel.hpp"
 #include "kjarni/kjarni.hpp"
 #include "program/program_source.hpp"
+#include "support/nvrtc_sm90.hpp"
 
 namespace kjarni {
 namespace {
 
 TEST(BlasGemmTensorNvrtc, NativeDmmaCompilesForSm90) {
     std::string why_not;
-    const auto* nvrtc = backend::cuda::nvrtc_library(&why_not);
-    if (nvrtc == nullptr) GTEST_SKIP() << "NVRTC not found: " << why_not;
-    const auto& archs = nvrtc->supported_architectures();
-    if (std::find(archs.begin(), archs.end(), 90) == archs.end()) GTEST_SKIP() << "this NVRTC lacks sm_90";
+    const auto* nvrtc = test::nvrtc_for_sm90(why_not);
+    if (nvrtc == nullptr) GTEST_SKIP() << why_not;
     const std::vector<std::string> options = {"--gpu-architecture=sm_90", "--std=c++17"};
     using blas::detail::GemmTiles;
     GemmTiles big = blas::detail::default_gemm_tensor_tiles();

@@ -25,6 +25,7 @@
 #include "backend/cuda/nvrtc_library.hpp"
 #include "kjarni/kjarni.hpp"
 #include "program/program_source.hpp"
+#include "support/nvrtc_sm90.hpp"
 #include "support/random_data.hpp"
 
 namespace kjarni::test {
@@ -404,10 +405,8 @@ class CudaProgramsNvrtc : public ::testing::Test {
 protected:
     void SetUp() override {
         std::string why_not;
-        nvrtc_ = backend::cuda::nvrtc_library(&why_not);
-        if (nvrtc_ == nullptr) GTEST_SKIP() << "NVRTC not found: " << why_not;
-        const auto& archs = nvrtc_->supported_architectures();
-        if (std::find(archs.begin(), archs.end(), 90) == archs.end()) GTEST_SKIP() << "this NVRTC lacks sm_90";
+        nvrtc_ = test::nvrtc_for_sm90(why_not);
+        if (nvrtc_ == nullptr) GTEST_SKIP() << why_not;
     }
     const backend::cuda::NvrtcLibrary* nvrtc_ = nullptr;
 };

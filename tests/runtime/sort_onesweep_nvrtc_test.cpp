@@ -12,19 +12,17 @@
 #include <vector>
 
 #include "algorithms/sort_onesweep_source.hpp"
-#include "backend/cuda/nvrtc_library.hpp"
 #include "kjarni/kjarni.hpp"
 #include "program/program_source.hpp"
+#include "support/nvrtc_sm90.hpp"
 
 namespace kjarni {
 namespace {
 
 TEST(OnesweepSortNvrtc, MatchPassWithNativeWarpsCompilesForSm90) {
     std::string why_not;
-    const auto* nvrtc = backend::cuda::nvrtc_library(&why_not);
-    if (nvrtc == nullptr) GTEST_SKIP() << "NVRTC not found: " << why_not;
-    const auto& archs = nvrtc->supported_architectures();
-    if (std::find(archs.begin(), archs.end(), 90) == archs.end()) GTEST_SKIP() << "this NVRTC lacks sm_90";
+    const auto* nvrtc = test::nvrtc_for_sm90(why_not);
+    if (nvrtc == nullptr) GTEST_SKIP() << why_not;
     const std::vector<std::string> options = {"--gpu-architecture=sm_90", "--std=c++17"};
     // The widths sort and argsort take (1-8 byte keys, 4-byte positions), and the radix sort's
     // 8-byte values; a group larger than 256, values staged apart, lanes matched through masks or ballots.
@@ -72,10 +70,8 @@ TEST(OnesweepSortNvrtc, CountingKernelWithSeveralKeysPerWorkItemCompilesForSm90)
     // The counting kernel's KJARNI_SORT_HIST_ITEMS form, which the suite's devices build only in
     // the one test that sets it.
     std::string why_not;
-    const auto* nvrtc = backend::cuda::nvrtc_library(&why_not);
-    if (nvrtc == nullptr) GTEST_SKIP() << "NVRTC not found: " << why_not;
-    const auto& archs = nvrtc->supported_architectures();
-    if (std::find(archs.begin(), archs.end(), 90) == archs.end()) GTEST_SKIP() << "this NVRTC lacks sm_90";
+    const auto* nvrtc = test::nvrtc_for_sm90(why_not);
+    if (nvrtc == nullptr) GTEST_SKIP() << why_not;
     for (const std::size_t key_bytes : {std::size_t{1}, std::size_t{4}, std::size_t{8}}) {
         detail::onesweep::Shape shape;
         shape.key_bytes = key_bytes;
