@@ -106,7 +106,8 @@ Handle<cl_kernel> CopyKernelPrograms::kernel(const OpenClContext& context, std::
         const char* source = cpu ? cpu_copy_source : gpu_copy_source;
         Handle<cl_program> program(cl().clCreateProgramWithSource(context.handle(), 1, &source, nullptr, &status));
         cl_device_id device = context.device_id(device_index);
-        if (status == CL_SUCCESS && cl().clBuildProgram(program.get(), 1, &device, "", nullptr, nullptr) == CL_SUCCESS) {
+        if (status == CL_SUCCESS &&
+            cl().clBuildProgram(program.get(), 1, &device, "", nullptr, nullptr) == CL_SUCCESS) {
             entry.program = std::move(program);
             entry.name = cpu ? "kj_cpu_copy" : "kj_gpu_copy";
         }
