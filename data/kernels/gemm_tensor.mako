@@ -8,16 +8,20 @@
 ## loads of vwg), native (the DMMA itself, else its emulation), mwg, nwg, kwg (the group's tile and
 ## K slice), warps_m, warps_n, threads (32 warps_m warps_n), fm, fn (8x8 fragments of a warp along
 ## M and N), mma_m (8: the m8n8k4 DMMA; 16: m16n8k4, compute capability 9.0, on pairs of 8-row
-## blocks; the emulation is the same for both), vwg, lda_l, ldb_l (the local slices' leading dimensions, = 4 mod 16 doubles), loads_a,
-## loads_b (vectors per work item per slice), vtype (their type: double or double2).
+## blocks; the emulation is the same for both), mma_k (4; with mma_m 16 also 8 or 16: the m16n8k8 and
+## m16n8k16 DMMA of compute capability 9.0, each the product of mma_k / 4 consecutive k-steps of 4 in
+## one instruction; emulated k-step by k-step), swizzle (0: rows of the local slices padded to 4 mod
+## 16 doubles; 1: unpadded rows, element r of row p at r ^ 4 (p % 4)), vwg, lda_l, ldb_l (the local
+## slices' leading dimensions), loads_a, loads_b (vectors per work item per slice), vtype (their type:
+## double or double2).
 ##
 ## The local slices: a_local[p * lda_l + r] for p < kwg, r < mwg (row r of op(A)'s tile, column
-## p of the slice), b_local[p * ldb_l + c] for c < nwg, `buffers` of each: 2 (double buffered:
+## p of the slice; swizzled: at p * lda_l + (r ^ 4 (p % 4))), b_local[p * ldb_l + c] for c < nwg, `buffers` of each: 2 (double buffered:
 ## one barrier per slice) or 1 (the next slice waits in registers for a barrier after the
 ## multiplication: two barriers per slice, half the local memory, so longer slices fit).
 ## A work item's global loads of one operand: vector l is element e = tid + l threads of the slice
 ## in the order of the operand's contiguous axis; its (p, r) are computed once.
-<%def name="load_indices(x, contiguous, extent, loads)">\
+<%def name="load_indices(x, contiguous, extent, loads, ld_l)">\
 % for l in range(loads):
 <% across = (extent if contiguous else kwg) // (vwg if aligned else 1) %>\
 % if contiguous:
@@ -27,6 +31,15 @@
     const int ${x}p${l} = ((tid + ${l * threads}) % ${across}) * ${vwg if aligned else 1};
     const int ${x}r${l} = (tid + ${l * threads}) / ${across};
 % endif
+## Where the vector's elements go in a local slice: ${x}s<l>_<w> for element w (along p where the
+## operand is not contiguous along r; along r the elements are adjacent, swizzled or not).
+% for w in range(vwg if (aligned and not contiguous) else 1):
+% if swizzle:
+    const int ${x}s${l}_${w} = (${x}p${l} + ${w}) * ${ld_l} + (${x}r${l} ^ (((${x}p${l} + ${w}) & 3) << 2));
+% else:
+    const int ${x}s${l}_${w} = (${x}p${l} + ${w}) * ${ld_l} + ${x}r${l};
+% endif
+% endfor
 % endfor
 </%def>\
 ## Global to registers: the slice starting at K index `kn`.
@@ -41,24 +54,35 @@
 % endfor
 </%def>\
 ## Registers to the local slice `dst`.
-<%def name="store_slice(x, dst, ld_l, contiguous, loads)">\
+<%def name="store_slice(x, dst, contiguous, loads)">\
 % for l in range(loads):
 % if aligned and vwg == 2:
 % for w in range(2):
-        ${dst}[${'%sp%d * %d + %sr%d + %d' % (x, l, ld_l, x, l, w) if contiguous else '(%sp%d + %d) * %d + %sr%d' % (x, l, w, ld_l, x, l)}] = ${x}v${l}.${'xy'[w]};
+        ${dst}[${'%ss%d_0 + %d' % (x, l, w) if contiguous else '%ss%d_%d' % (x, l, w)}] = ${x}v${l}.${'xy'[w]};
 % endfor
 % else:
-        ${dst}[${x}p${l} * ${ld_l} + ${x}r${l}] = ${x}v${l};
+        ${dst}[${x}s${l}_0] = ${x}v${l};
 % endif
 % endfor
 </%def>\
-// kjarni GEMM, tensor-core form: double ${'T' if ta else 'N'}${'T' if tb else 'N'} ${'aligned' if aligned else 'bounds-checked'}, ${'DMMA' if native else 'emulated DMMA'} m${mma_m}n8k4
-% if native and mma_m == 16:
+// kjarni GEMM, tensor-core form: double ${'T' if ta else 'N'}${'T' if tb else 'N'} ${'aligned' if aligned else 'bounds-checked'}, ${'DMMA' if native else 'emulated DMMA'} m${mma_m}n8k${mma_k}${' swizzled' if swizzle else ''}
+% if native and mma_m == 16 and mma_k == 4:
 // D = A B + C for one 16x8x4 product of the warp (compute capability 9.0): lane (g, t) = (lane / 4,
 // lane % 4) gives A[g][t], A[g + 8][t] and B[t][g] and holds C[g][2t], C[g][2t + 1], C[g + 8][2t],
 // C[g + 8][2t + 1] (PTX ISA, mma.m16n8k4 with .f64): two 8x8x4 products of adjacent 8-row blocks
 // that share B.
 #define KJARNI_DMMA16(d0, d1, d2, d3, a0, a1, b) asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};" : "=d"(d0), "=d"(d1), "=d"(d2), "=d"(d3) : "d"(a0), "d"(a1), "d"(b), "d"(d0), "d"(d1), "d"(d2), "d"(d3))
+% elif native and mma_k == 8:
+// D = A B + C for one 16x8x8 product of the warp (compute capability 9.0; PTX ISA, mma.m16n8k8
+// with .f64): lane (g, t) gives A[g][t], A[g + 8][t], A[g][t + 4], A[g + 8][t + 4] and B[t][g],
+// B[t + 4][g], i.e. the fragments of two consecutive k-steps of 4 of the m16n8k4 DMMA, and holds
+// C as that one does.
+#define KJARNI_DMMA16K8(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1) asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};" : "=d"(d0), "=d"(d1), "=d"(d2), "=d"(d3) : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1), "d"(d0), "d"(d1), "d"(d2), "d"(d3))
+% elif native and mma_k == 16:
+// D = A B + C for one 16x8x16 product of the warp (compute capability 9.0; PTX ISA, mma.m16n8k16
+// with .f64): lane (g, t) gives A[g][4s + t], A[g + 8][4s + t] (a2s, a2s+1) and B[4s + t][g] (bs)
+// for s = 0..3, the fragments of four consecutive k-steps of 4, and holds C as m16n8k4 does.
+#define KJARNI_DMMA16K16(d0, d1, d2, d3, a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3) asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%16,%17,%18,%19};" : "=d"(d0), "=d"(d1), "=d"(d2), "=d"(d3) : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(a4), "d"(a5), "d"(a6), "d"(a7), "d"(b0), "d"(b1), "d"(b2), "d"(b3), "d"(d0), "d"(d1), "d"(d2), "d"(d3))
 % elif native:
 // D = A B + C for one 8x8x4 product of the warp: lane (g, t) = (lane / 4, lane % 4) gives A[g][t]
 // and B[t][g] and holds C[g][2t], C[g][2t + 1] (PTX ISA, mma.m8n8k4 with .f64).
@@ -99,8 +123,8 @@ KERNEL void kjarni_gemm(
     A += a_offset + batch * a_stride;
     B += b_offset + batch * b_stride;
     C += c_offset + batch * c_stride;
-${load_indices('a', not ta, mwg, loads_a)}\
-${load_indices('b', tb, nwg, loads_b)}\
+${load_indices('a', not ta, mwg, loads_a, lda_l)}\
+${load_indices('b', tb, nwg, loads_b, ldb_l)}\
 % for l in range(loads_a):
     ${vtype} av${l};
 % endfor
@@ -113,9 +137,20 @@ ${load_indices('b', tb, nwg, loads_b)}\
 % endfor
 % endfor
     // Where this lane's fragments start in a slice: A[g][t] of the warp's first 8 rows, B[t][g]
-    // of its first 8 columns.
-    const int a_frag = t * ${lda_l} + warp_row + g;
-    const int b_frag = t * ${ldb_l} + warp_col + g;
+    // of its first 8 columns (frag0); swizzled, the odd 8-row (8-column) blocks at frag1: element
+    // (t, r) of the slice is at t ld + (r ^ 4t), and for r = 16u + 8v + g (u, v whole, v < 2)
+    // r ^ 4t = 16u + 8 (v ^ (t >> 1)) + (g ^ 4 (t & 1)).
+% if swizzle:
+    const int a_frag0 = t * ${lda_l} + warp_row + (g ^ ((t & 1) << 2)) + ((t >> 1) << 3);
+    const int a_frag1 = a_frag0 - ((t >> 1) << 4);
+    const int b_frag0 = t * ${ldb_l} + warp_col + (g ^ ((t & 1) << 2)) + ((t >> 1) << 3);
+    const int b_frag1 = b_frag0 - ((t >> 1) << 4);
+% else:
+    const int a_frag0 = t * ${lda_l} + warp_row + g;
+    const int a_frag1 = a_frag0;
+    const int b_frag0 = t * ${ldb_l} + warp_col + g;
+    const int b_frag1 = b_frag0;
+% endif
 % if not native:
     const int wx_a = (warp << 5) + (g << 2);
     const int wx_b = (warp << 5) + (t << 3);
@@ -123,8 +158,8 @@ ${load_indices('b', tb, nwg, loads_b)}\
     if (k > 0) {
 ${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, '0')}\
 ${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, '0')}\
-${store_slice('a', 'a_local', lda_l, not ta, loads_a)}\
-${store_slice('b', 'b_local', ldb_l, tb, loads_b)}\
+${store_slice('a', 'a_local', not ta, loads_a)}\
+${store_slice('b', 'b_local', tb, loads_b)}\
     }
     LOCAL_BARRIER;
     int buffer = 0;
@@ -138,32 +173,49 @@ ${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
         }
         LOCAL_MEM const double* a_cur = a_local + buffer * ${kwg * lda_l};
         LOCAL_MEM const double* b_cur = b_local + buffer * ${kwg * ldb_l};
-% for kk in range(kwg // 4):
+## Groups of mma_k / 4 k-steps of 4: one DMMA each (m16n8k8, m16n8k16) where native, else step by step.
+% for kq in range(kwg // mma_k):
         {
+% for s in range(mma_k // 4):
+<% kk = kq * (mma_k // 4) + s %>\
 % for i in range(fm):
-            const double af${i} = a_cur[a_frag + ${kk * 4 * lda_l + i * 8}];
+            const double af${i}_${s} = a_cur[a_frag${i % 2} + ${kk * 4 * lda_l + i * 8}];
 % endfor
 % for j in range(fn):
-            const double bf${j} = b_cur[b_frag + ${kk * 4 * ldb_l + j * 8}];
+            const double bf${j}_${s} = b_cur[b_frag${j % 2} + ${kk * 4 * ldb_l + j * 8}];
 % endfor
-% if native and mma_m == 16:
+% endfor
+% if native and mma_m == 16 and mma_k == 16:
 % for i in range(0, fm, 2):
 % for j in range(fn):
-            KJARNI_DMMA16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}, af${i + 1}, bf${j});
+            KJARNI_DMMA16K16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, af${i}_1, af${i + 1}_1, af${i}_2, af${i + 1}_2, af${i}_3, af${i + 1}_3, bf${j}_0, bf${j}_1, bf${j}_2, bf${j}_3);
+% endfor
+% endfor
+% elif native and mma_m == 16 and mma_k == 8:
+% for i in range(0, fm, 2):
+% for j in range(fn):
+            KJARNI_DMMA16K8(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, af${i}_1, af${i + 1}_1, bf${j}_0, bf${j}_1);
+% endfor
+% endfor
+% elif native and mma_m == 16:
+% for i in range(0, fm, 2):
+% for j in range(fn):
+            KJARNI_DMMA16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, bf${j}_0);
 % endfor
 % endfor
 % elif native:
 % for i in range(fm):
 % for j in range(fn):
-            KJARNI_DMMA(c_${i}_${j}_0, c_${i}_${j}_1, af${i}, bf${j});
+            KJARNI_DMMA(c_${i}_${j}_0, c_${i}_${j}_1, af${i}_0, bf${j}_0);
 % endfor
 % endfor
 % else:
+% for s in range(mma_k // 4):
 % for i in range(fm):
-            kjarni_wx[${i * threads} + tid] = af${i};
+            kjarni_wx[${i * threads} + tid] = af${i}_${s};
 % endfor
 % for j in range(fn):
-            kjarni_wx[${(fm + j) * threads} + tid] = bf${j};
+            kjarni_wx[${(fm + j) * threads} + tid] = bf${j}_${s};
 % endfor
             LOCAL_BARRIER;
 % for i in range(fm):
@@ -173,6 +225,7 @@ ${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
 % endfor
 % endfor
             LOCAL_BARRIER;
+% endfor
 % endif
         }
 % endfor
@@ -180,8 +233,8 @@ ${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
         if (more) {
             LOCAL_MEM double* a_next = a_local + (buffer ^ 1) * ${kwg * lda_l};
             LOCAL_MEM double* b_next = b_local + (buffer ^ 1) * ${kwg * ldb_l};
-${store_slice('a', 'a_next', lda_l, not ta, loads_a)}\
-${store_slice('b', 'b_next', ldb_l, tb, loads_b)}\
+${store_slice('a', 'a_next', not ta, loads_a)}\
+${store_slice('b', 'b_next', tb, loads_b)}\
         }
         LOCAL_BARRIER;
         buffer ^= 1;
@@ -189,8 +242,8 @@ ${store_slice('b', 'b_next', ldb_l, tb, loads_b)}\
         // One buffer: every warp is done with this slice before the next one replaces it.
         LOCAL_BARRIER;
         if (more) {
-${store_slice('a', 'a_local', lda_l, not ta, loads_a)}\
-${store_slice('b', 'b_local', ldb_l, tb, loads_b)}\
+${store_slice('a', 'a_local', not ta, loads_a)}\
+${store_slice('b', 'b_local', tb, loads_b)}\
         }
         LOCAL_BARRIER;
 % endif

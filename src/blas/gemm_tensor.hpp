@@ -44,8 +44,8 @@ namespace kjarni::blas::detail {
 /// generated blas_kernel_templates_data.cpp.
 const std::vector<std::pair<std::string_view, std::string_view>>& embedded_blas_kernel_templates();
 
-/// The rows of a local slice: `extent` padded to 4 mod 16 doubles.
-std::size_t gemm_tensor_local_ld(std::size_t extent);
+/// The rows of a local slice: `extent` padded to 4 mod 16 doubles, or unpadded where swizzled.
+std::size_t gemm_tensor_local_ld(std::size_t extent, bool swizzle = false);
 
 /// "" when tensor-core tiles are valid on a device with these limits (float64 only), else why not.
 std::string gemm_tensor_tiles_problem(const GemmTiles& tiles, DType::Kind kind, const DeviceParameters& limits);
