@@ -13,7 +13,9 @@
 ## one instruction; emulated k-step by k-step), swizzle (0: rows of the local slices padded to 4 mod
 ## 16 doubles; 1: unpadded rows, element r of row p at r ^ 4 (p % 4)), vwg, lda_l, ldb_l (the local
 ## slices' leading dimensions), loads_a, loads_b (vectors per work item per slice), vtype (their type:
-## double or double2).
+## double or double2), async_copy (aligned problems: the slices copied from global into local
+## memory by cp.async, `buffers` (2 or 3) of them in flight, instead of through registers; emulated
+## as plain copies).
 ##
 ## The local slices: a_local[p * lda_l + r] for p < kwg, r < mwg (row r of op(A)'s tile, column
 ## p of the slice; swizzled: at p * lda_l + (r ^ 4 (p % 4))), b_local[p * ldb_l + c] for c < nwg, `buffers` of each: 2 (double buffered:
@@ -65,7 +67,49 @@
 % endif
 % endfor
 </%def>\
-// kjarni GEMM, tensor-core form: double ${'T' if ta else 'N'}${'T' if tb else 'N'} ${'aligned' if aligned else 'bounds-checked'}, ${'DMMA' if native else 'emulated DMMA'} m${mma_m}n8k${mma_k}${' swizzled' if swizzle else ''}
+## Global straight into the local slice `dst` (cp.async, aligned problems): the slice at K index `kn`.
+<%def name="copy_slice(x, pointer, ld, origin, dst, contiguous, loads, kn)">\
+% for l in range(loads):
+<% address = '(%s + %sr%d) + (int64_t)(%s + %sp%d) * %s' % (origin, x, l, kn, x, l, ld) if contiguous else '(%s + %sp%d) + (int64_t)(%s + %sr%d) * %s' % (kn, x, l, origin, x, l, ld) %>\
+% if vwg == 2 and contiguous:
+        KJARNI_CP_ASYNC16(${dst} + ${x}s${l}_0, ${pointer} + ${address});
+% elif vwg == 2:
+        KJARNI_CP_ASYNC8(${dst} + ${x}s${l}_0, ${pointer} + ${address});
+        KJARNI_CP_ASYNC8(${dst} + ${x}s${l}_1, ${pointer} + ${address} + 1);
+% else:
+        KJARNI_CP_ASYNC8(${dst} + ${x}s${l}_0, ${pointer} + ${address});
+% endif
+% endfor
+</%def>\
+// kjarni GEMM, tensor-core form: double ${'T' if ta else 'N'}${'T' if tb else 'N'} ${'aligned' if aligned else 'bounds-checked'}, ${'DMMA' if native else 'emulated DMMA'} m${mma_m}n8k${mma_k}${' swizzled' if swizzle else ''}${', cp.async %d stages' % buffers if async_copy else ''}
+% if async_copy and native:
+// Asynchronous copies from global into local memory (PTX ISA cp.async, compute capability 8.0):
+// 16 bytes through L2 only, 8 bytes through L1; a group per slice, waited for before the barrier
+// that makes it visible. The local address is the 32-bit one of the shared window: a __local
+// pointer's value in OpenCL C, the conversion of CUDA's generic pointer.
+#ifdef KJARNI_CUDA_API
+FUNCTION INLINE unsigned kjarni_shared_address(const double* p) {
+    unsigned address;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(address) : "l"(p));
+    return address;
+}
+#define KJARNI_SHARED_ADDRESS(p) kjarni_shared_address(p)
+#define KJARNI_GLOBAL_ADDRESS(p) ((unsigned long long)(p))
+#else
+#define KJARNI_SHARED_ADDRESS(p) ((uint)(ulong)(p))
+#define KJARNI_GLOBAL_ADDRESS(p) ((ulong)(p))
+#endif
+#define KJARNI_CP_ASYNC16(dst, src) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" : : "r"(KJARNI_SHARED_ADDRESS(dst)), "l"(KJARNI_GLOBAL_ADDRESS(src)) : "memory")
+#define KJARNI_CP_ASYNC8(dst, src) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" : : "r"(KJARNI_SHARED_ADDRESS(dst)), "l"(KJARNI_GLOBAL_ADDRESS(src)) : "memory")
+#define KJARNI_CP_COMMIT() asm volatile("cp.async.commit_group;" : : : "memory")
+#define KJARNI_CP_WAIT(n) asm volatile("cp.async.wait_group " #n ";" : : : "memory")
+% elif async_copy:
+// cp.async emulated: plain copies (done when issued).
+#define KJARNI_CP_ASYNC16(dst, src) do { (dst)[0] = (src)[0]; (dst)[1] = (src)[1]; } while (0)
+#define KJARNI_CP_ASYNC8(dst, src) (*(dst) = *(src))
+#define KJARNI_CP_COMMIT()
+#define KJARNI_CP_WAIT(n)
+% endif
 % if native and mma_m == 16 and mma_k == 4:
 // D = A B + C for one 16x8x4 product of the warp (compute capability 9.0): lane (g, t) = (lane / 4,
 // lane % 4) gives A[g][t], A[g + 8][t] and B[t][g] and holds C[g][2t], C[g][2t + 1], C[g + 8][2t],
@@ -105,8 +149,8 @@ KERNEL void kjarni_gemm(
     GLOBAL_MEM double* C, int64_t c_offset, int64_t ldc, int64_t c_stride,
     int m, int n, int k, double alpha, double beta)
 {
-    LOCAL_MEM_DECL double a_local[${buffers * kwg * lda_l}];
-    LOCAL_MEM_DECL double b_local[${buffers * kwg * ldb_l}];
+    LOCAL_MEM_DECL double a_local[${buffers * kwg * lda_l}] ALIGN(16);
+    LOCAL_MEM_DECL double b_local[${buffers * kwg * ldb_l}] ALIGN(16);
 % if not native:
     LOCAL_MEM_DECL double kjarni_wx[${(fm + fn) * threads}];
 % endif
@@ -125,12 +169,14 @@ KERNEL void kjarni_gemm(
     C += c_offset + batch * c_stride;
 ${load_indices('a', not ta, mwg, loads_a, lda_l)}\
 ${load_indices('b', tb, nwg, loads_b, ldb_l)}\
+% if not async_copy:
 % for l in range(loads_a):
     ${vtype} av${l};
 % endfor
 % for l in range(loads_b):
     ${vtype} bv${l};
 % endfor
+% endif
 % for i in range(fm):
 % for j in range(fn):
     double c_${i}_${j}_0 = 0, c_${i}_${j}_1 = 0;
@@ -155,6 +201,34 @@ ${load_indices('b', tb, nwg, loads_b, ldb_l)}\
     const int wx_a = (warp << 5) + (g << 2);
     const int wx_b = (warp << 5) + (t << 3);
 % endif
+% if async_copy:
+    // The first ${buffers - 1} slice(s) in flight, a group each (empty past k: the count stays even).
+% for st in range(buffers - 1):
+    if (${st * kwg} < k) {
+${copy_slice('a', 'A', 'lda', 'row0', 'a_local + %d' % (st * kwg * lda_l), not ta, loads_a, str(st * kwg))}\
+${copy_slice('b', 'B', 'ldb', 'col0', 'b_local + %d' % (st * kwg * ldb_l), tb, loads_b, str(st * kwg))}\
+    }
+    KJARNI_CP_COMMIT();
+% endfor
+    int buffer = 0;
+    int fill = ${buffers - 1};
+    for (int k0 = 0; k0 < k; k0 += ${kwg}) {
+        // This slice's group done (at most ${buffers - 2} newer in flight), and after the barrier
+        // every work item's copies visible and every warp done with the buffer to fill next
+        // (multiplied in the iteration before).
+        KJARNI_CP_WAIT(${buffers - 2});
+        LOCAL_BARRIER;
+        {
+            const int kn = k0 + ${(buffers - 1) * kwg};
+            if (kn < k) {
+                LOCAL_MEM double* a_fill = a_local + fill * ${kwg * lda_l};
+                LOCAL_MEM double* b_fill = b_local + fill * ${kwg * ldb_l};
+${copy_slice('a', 'A', 'lda', 'row0', 'a_fill', not ta, loads_a, 'kn')}\
+${copy_slice('b', 'B', 'ldb', 'col0', 'b_fill', tb, loads_b, 'kn')}\
+            }
+            KJARNI_CP_COMMIT();
+        }
+% else:
     if (k > 0) {
 ${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, '0')}\
 ${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, '0')}\
@@ -171,6 +245,7 @@ ${store_slice('b', 'b_local', tb, loads_b)}\
 ${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, 'kn')}\
 ${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
         }
+% endif
         LOCAL_MEM const double* a_cur = a_local + buffer * ${kwg * lda_l};
         LOCAL_MEM const double* b_cur = b_local + buffer * ${kwg * ldb_l};
 ## Groups of mma_k / 4 k-steps of 4: one DMMA each (m16n8k8, m16n8k16) where native, else step by step.
@@ -229,7 +304,10 @@ ${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
 % endif
         }
 % endfor
-% if buffers == 2:
+% if async_copy:
+        buffer = buffer == ${buffers - 1} ? 0 : buffer + 1;
+        fill = fill == ${buffers - 1} ? 0 : fill + 1;
+% elif buffers == 2:
         if (more) {
             LOCAL_MEM double* a_next = a_local + (buffer ^ 1) * ${kwg * lda_l};
             LOCAL_MEM double* b_next = b_local + (buffer ^ 1) * ${kwg * ldb_l};

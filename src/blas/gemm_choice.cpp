@@ -45,7 +45,7 @@ std::pair<GemmTiles, bool> gemm_tiles_of(const TunedKernel& entry, const std::st
                                                      {"FORM", &tiles.form},       {"WARPSM", &tiles.warps_m},
                                                      {"WARPSN", &tiles.warps_n},  {"MMAM", &tiles.mma_m},
                                                      {"BUFFERS", &tiles.buffers}, {"MMAK", &tiles.mma_k},
-                                                     {"SWIZZLE", &tiles.swizzle}};
+                                                     {"SWIZZLE", &tiles.swizzle}, {"ASYNC", &tiles.async_copy}};
     for (const auto& [name, value] : entry.parameters) {
         if (name == "PREFERRED") {
             preferred = value != 0;
@@ -74,6 +74,7 @@ TunedKernel gemm_entry_of(const GemmTiles& tiles, int precision, bool preferred)
                             {"BUFFERS", tiles.buffers},
                             {"MMAK", tiles.mma_k},
                             {"SWIZZLE", tiles.swizzle},
+                            {"ASYNC", tiles.async_copy},
                             {"PREFERRED", preferred ? 1U : 0U}}};
     return TunedKernel{kjarni_gemm_entry,
                        precision,

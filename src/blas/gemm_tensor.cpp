@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
@@ -34,7 +36,9 @@ std::string gemm_tensor_tiles_problem(const GemmTiles& t, DType::Kind kind, cons
     if (kind != DType::Kind::float64) return "the tensor-core form is float64 only";
     if (t.warps_m == 0 || t.warps_n == 0) return "no warps";
     if (t.mma_m != 8 && t.mma_m != 16) return "MMAM is 8 (m8n8k4) or 16 (m16n8k4)";
-    if (t.buffers != 1 && t.buffers != 2) return "BUFFERS is 1 or 2";
+    if (t.async_copy > 1) return "ASYNC is 0 or 1";
+    if (t.async_copy == 0 && t.buffers != 1 && t.buffers != 2) return "BUFFERS is 1 or 2";
+    if (t.async_copy == 1 && t.buffers != 2 && t.buffers != 3) return "ASYNC 1: BUFFERS (stages) is 2 or 3";
     if (t.mma_m == 16 && !tensor_divides(t.mwg, 16 * t.warps_m)) return "MMAM 16: MWG is not a multiple of 16 WARPSM";
     if (t.mma_k != 4 && t.mma_k != 8 && t.mma_k != 16) return "MMAK is 4, 8 or 16";
     if (t.mma_k != 4 && t.mma_m != 16) return "MMAK 8 and 16 are m16n8k8 and m16n8k16: MMAM 16 only";
@@ -65,6 +69,9 @@ std::string gemm_tensor_tiles_problem(const GemmTiles& t, DType::Kind kind, cons
 
 std::string gemm_tensor_source(const GemmTiles& t, bool transpose_a, bool transpose_b, bool aligned, bool native) {
     const std::size_t threads = 32 * t.warps_m * t.warps_n;
+    // cp.async copies whole vectors without bounds checks: aligned problems only; the others go
+    // through registers, double buffered where the tiles ask for 3 stages.
+    const bool async_copy = t.async_copy != 0 && aligned;
     const std::size_t width = aligned ? t.vwg : 1;
     const Globals globals{
         {"ta", transpose_a},
@@ -81,7 +88,8 @@ std::string gemm_tensor_source(const GemmTiles& t, bool transpose_a, bool transp
         {"fn", t.nwg / (8 * t.warps_n)},
         {"vwg", t.vwg},
         {"mma_m", t.mma_m},
-        {"buffers", t.buffers},
+        {"buffers", async_copy ? t.buffers : std::min<std::size_t>(t.buffers, 2)},
+        {"async_copy", async_copy},
         {"mma_k", t.mma_k},
         {"swizzle", t.swizzle != 0},
         {"lda_l", gemm_tensor_local_ld(t.mwg, t.swizzle != 0)},

@@ -235,6 +235,21 @@ TEST_P(BlasGemmKernelTest, TensorFormMatchesTheReference) {
     all.push_back({swizzled, f64, true, false, 37, 29, 45, 1, 2, 1, 0.0});
     all.push_back({swizzled, f64, false, false, 64, 32, 24, 2, 0, 4, 0.5});
     all.push_back({swizzled, f64, true, true, 64, 64, 16, 1, 0, 2, 0.0});
+    // cp.async (ASYNC 1): aligned problems copy the slices straight into local memory, 16 bytes
+    // along the contiguous axis, 8 across it; 2 and 3 stages, k over several rounds of the stages
+    // and below them; the ragged ones keep the register path.
+    GemmTiles async2 = square;
+    async2.async_copy = 1;
+    all.push_back({async2, f64, false, false, 64, 32, 24, 2, 0, 4, 0.5});
+    all.push_back({async2, f64, true, true, 64, 64, 16, 1, 0, 2, 0.0});
+    all.push_back({async2, f64, false, true, 37, 29, 45, 2, 3, 5, -0.5});
+    GemmTiles async3 = swizzled;
+    async3.async_copy = 1;
+    async3.buffers = 3;
+    all.push_back({async3, f64, false, true, 64, 32, 40, 2, 0, 2, -0.5});
+    all.push_back({async3, f64, true, false, 32, 64, 40, 1, 2, 0, 0.0});
+    all.push_back({async3, f64, false, false, 32, 32, 8, 1, 0, 0, 0.0});
+    all.push_back({async3, f64, true, true, 37, 29, 45, 2, 3, 5, 0.5});
     if (!blas::detail::kjarni_gemm_tensor_native(queue()) || blas::detail::kjarni_gemm_tensor_m16(queue())) {
         all.push_back({pairs, f64, false, false, 45, 37, 29, 2, 1, 3, -0.5});
         all.push_back({pairs, f64, true, true, 64, 64, 16, 1, 0, 2, 0.0});
@@ -264,6 +279,20 @@ TEST_P(BlasGemmKernelTest, TensorFormMatchesTheReference) {
         if (!blas::detail::kjarni_gemm_tensor_native(queue())) tall16.buffers = 1;
         all.push_back({tall16, f64, false, false, 128, 128, 64, 1, 0, 0, 0.0});
         all.push_back({tall16, f64, true, false, 130, 70, 40, 1, 1, 1, -0.5});
+        // cp.async: 2 stages of 128 x 64 x 16 swizzled (48 KiB); emulated, with the scratch of the
+        // fragments beside, slices of 8 (within 48 KiB for the NVRTC cross-check).
+        const bool native = blas::detail::kjarni_gemm_tensor_native(queue());
+        GemmTiles tall16_async = tall16;
+        tall16_async.async_copy = 1;
+        tall16_async.buffers = 2;
+        if (!native) tall16_async.kwg = tall16_async.mma_k = 8;
+        all.push_back({tall16_async, f64, false, false, 128, 128, 64, 1, 0, 0, 0.0});
+        all.push_back({tall16_async, f64, true, true, 256, 64, 48, 2, 0, 2, 0.5});
+        GemmTiles tall8_async = tall16_async;  // 3 stages of 128 x 64 x 8, m16n8k8
+        tall8_async.kwg = 8;
+        tall8_async.mma_k = 8;
+        tall8_async.buffers = native ? 3 : 2;
+        all.push_back({tall8_async, f64, false, true, 128, 64, 72, 1, 0, 0, 0.0});
     }
     for (const GemmCase& cs : all) {
         ASSERT_EQ(blas::detail::gemm_tiles_problem(cs.tiles, cs.kind, queue().device().params()), "");
@@ -301,6 +330,13 @@ TEST_P(BlasGemmKernelTest, RefusesInvalidTiles) {
     tensor.warps_n = 4;  // warp tiles 32 x 16, not 16 x 16 multiples along N: no swizzle
     tensor.nwg = 32;
     tensor.swizzle = 1;
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor = blas::detail::default_gemm_tensor_tiles();
+    tensor.buffers = 3;  // 3 stages: cp.async only
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor.async_copy = 1;
+    EXPECT_EQ(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor.buffers = 1;
     EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
     tensor = blas::detail::default_gemm_tensor_tiles();
     tensor.form = 2;
@@ -448,6 +484,11 @@ TEST(BlasGemmTuning, TilesRoundTripThroughTheParameterFile) {
     EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
     EXPECT_EQ(tensor.describe(),
               "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=16 BUFFERS=1 MMAK=8 SWIZZLE=1");
+    tensor.async_copy = 1;
+    tensor.buffers = 3;
+    EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
+    EXPECT_EQ(tensor.describe(),
+              "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=16 BUFFERS=3 MMAK=8 SWIZZLE=1 ASYNC=1");
     for (const auto& [name, value] : entry.parameters) EXPECT_NE(name, "FORM") << "SIMT entries stay as they were";
     const auto parsed =
         blas::detail::parse_tuned_parameters(R"({"device": "Some GPU", "driver": "550.1", "kernels": []})", "test");

@@ -50,8 +50,16 @@ TEST(BlasGemmTensorNvrtc, NativeDmmaCompilesForSm90) {
     k16.warps_m = 8;
     k16.warps_n = 1;
     k16.swizzle = 1;
+    GemmTiles async = k16;  // cp.async, 3 stages of 128 x 64 x 8 swizzled, m16n8k8
+    async.kwg = 8;
+    async.mma_k = 8;
+    async.async_copy = 1;
+    async.buffers = 3;
+    GemmTiles async_scalar = scalar;  // cp.async of 8 bytes, m8n8k4, padded rows
+    async_scalar.async_copy = 1;
     int compiled = 0;
-    for (const GemmTiles& tiles : {blas::detail::default_gemm_tensor_tiles(), big, scalar, pairs, k8, k16})
+    for (const GemmTiles& tiles :
+         {blas::detail::default_gemm_tensor_tiles(), big, scalar, pairs, k8, k16, async, async_scalar})
         for (const bool ta : {false, true})
             for (const bool tb : {false, true})
                 for (const bool aligned : {false, true}) {
@@ -67,9 +75,14 @@ TEST(BlasGemmTensorNvrtc, NativeDmmaCompilesForSm90) {
                         tiles.mma_m == 16 ? "m16n8k" + std::to_string(tiles.mma_k) : std::string("m8n8k4");
                     EXPECT_NE(output.ptx.find("mma.sync.aligned." + shape + ".row.col.f64.f64.f64.f64"),
                               std::string::npos);
+                    if (tiles.async_copy == 1 && aligned) {
+                        EXPECT_NE(output.ptx.find(tiles.vwg == 2 ? "cp.async.cg.shared.global"
+                                                                 : "cp.async.ca.shared.global"),
+                                  std::string::npos);
+                    }
                     ++compiled;
                 }
-    EXPECT_EQ(compiled, 28);
+    EXPECT_EQ(compiled, 36);
 }
 
 }  // namespace
