@@ -25,6 +25,12 @@
 //
 //   kjarni_gemm_tune [--platform WORD] [--budget SECONDS] [--precisions 32,64] [--rounds N]
 //                    [--out FILE] [--no-search] [--seed N] [--kjarni-share FRACTION]
+//                    [--focus] [--finalists N]
+//
+// --focus: for float64 with a native DMMA only the tensor-core tiles near the H200's best
+// (gemm_tune_space.hpp). --finalists N (6): the N fastest kjarni tiles of the search, each checked,
+// timed again in --rounds interleaved rounds at the search size and the batched one; the best mean
+// of the two medians is written (one call each in the search is noisy).
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -333,6 +339,8 @@ int main(int argc, char** argv) try {
     int rounds = 7;
     std::string out_file;
     bool search = true;
+    bool focus = false;
+    int finalists = 6;
     unsigned seed = 1;
     CLI::App app("Tunes GEMM for the OpenCL device at hand and compares it with cuBLAS", "kjarni_gemm_tune");
     app.add_option("--platform", platform_word, "the first device of the platform whose name contains this word");
@@ -346,6 +354,13 @@ int main(int argc, char** argv) try {
     app.add_option("--out", out_file, "also write the parameter file here (to ship in data/clblast/)");
     app.add_flag("--search,!--no-search", search, "search (default), or only the untuned table");
     app.add_option("--seed", seed, "of the search's random candidates");
+    app.add_flag("--focus", focus,
+                 "float64 with a native DMMA: only the tensor-core tiles near the H200's best "
+                 "(gemm_tune_space.hpp's focused_tensor_candidates)");
+    app.add_option("--finalists", finalists,
+                   "the search's fastest kjarni tiles timed again in interleaved rounds (--rounds) at the search "
+                   "size and the batched one, the best mean of the two medians kept (6; 1: the search's best)")
+        ->check(CLI::PositiveNumber);
     CLI11_PARSE(app, argc, argv);
 
     // The OpenCL device: the first of the named platform, else the first GPU, else the first.
@@ -487,7 +502,13 @@ int main(int argc, char** argv) try {
         double best = 0;
         std::size_t tried = 0, wrong = 0;
         const auto phase = Clock::now();
-        for (const GemmTiles& tiles : gemm_tune::kjarni_candidates(p.kind, device->params(), seed, tensor, m16)) {
+        const bool focused = focus && tensor && p.kind == kjarni::DType::Kind::float64;
+        const std::vector<GemmTiles> candidates =
+            focused ? gemm_tune::focused_tensor_candidates(device->params(), m16)
+                    : gemm_tune::kjarni_candidates(p.kind, device->params(), seed, tensor, m16);
+        if (focused) fmt::print("{}: {} focused tensor-core candidates\n", p.name, candidates.size());
+        std::vector<std::pair<double, GemmTiles>> timed;  // TFLOP/s of one call, tiles
+        for (const GemmTiles& tiles : candidates) {
             if (seconds_since(phase) > kjarni_share * share || seconds_since(start) > budget) break;
             double s = 0;
             try {
@@ -498,6 +519,7 @@ int main(int argc, char** argv) try {
             }
             ++tried;
             const double tflops = p.flop() / s / flop_unit;
+            timed.emplace_back(tflops, tiles);
             if (tflops > best) {
                 if (!spot_check(o)) {
                     ++wrong;
@@ -512,6 +534,55 @@ int main(int argc, char** argv) try {
         }
         fmt::print("{}: kjarni tiles: {} tried in {:.0f} s ({} wrong), best {:.2f} {}: {}\n", p.name, tried,
                    seconds_since(phase), wrong, best, unit_name, best_tiles[precision].describe());
+        // One call each is noisy (the first run's best measured 43.8 in the search, 40.8 in the
+        // table): the fastest few again, in interleaved rounds at the search size and the batched
+        // one, each checked first; the best mean of the two medians wins.
+        std::sort(timed.begin(), timed.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+        if (finalists > 1 && timed.size() > 1) {
+            const auto batched = std::find_if(problems.begin(), problems.end(),
+                                              [&](const Problem& q) { return q.kind == p.kind && q.batch > 1; });
+            std::vector<Operands*> sizes{&o};
+            if (batched != problems.end()) sizes.push_back(&cl_operands.at(batched->name));
+            std::vector<GemmTiles> finals;
+            for (const auto& [tflops, tiles] : timed) {
+                if (finals.size() >= static_cast<std::size_t>(finalists)) break;
+                bool ok = true;
+                for (Operands* x : sizes) {
+                    try {
+                        run_kjarni(*x, tiles);
+                        ok = ok && spot_check(*x);
+                    } catch (const kjarni::Error&) {
+                        ok = false;
+                    }
+                }
+                if (ok) finals.push_back(tiles);
+                else
+                    fmt::print("  kjarni {}: WRONG RESULT or failure among the finalists, skipped\n", tiles.describe());
+            }
+            std::vector<std::vector<std::vector<double>>> seconds(finals.size(),
+                                                                  std::vector<std::vector<double>>(sizes.size()));
+            for (int r = 0; r < rounds; ++r)
+                for (std::size_t f = 0; f < finals.size(); ++f)
+                    for (std::size_t z = 0; z < sizes.size(); ++z)
+                        seconds[f][z].push_back(time_once(queue, [&] { run_kjarni(*sizes[z], finals[f]); }));
+            double best_mean = 0;
+            for (std::size_t f = 0; f < finals.size(); ++f) {
+                double mean = 0;
+                std::string figures;
+                for (std::size_t z = 0; z < sizes.size(); ++z) {
+                    const double tflops = sizes[z]->problem.flop() / median(seconds[f][z]) / flop_unit;
+                    mean += tflops / static_cast<double>(sizes.size());
+                    figures += fmt::format(" {}: {:6.2f}", sizes[z]->problem.name, tflops);
+                }
+                fmt::print("  finalist {}  {}  ({} medians of {})\n", figures, finals[f].describe(), unit_name, rounds);
+                if (mean > best_mean) {
+                    best_mean = mean;
+                    best_tiles[precision] = finals[f];
+                }
+            }
+            if (!finals.empty()) fmt::print("{}: the finalists' best: {}\n", p.name, best_tiles[precision].describe());
+            std::fflush(stdout);
+        }
 #ifdef KJARNI_BENCH_RAW_CLBLAST
         if (!clblast.ok()) continue;
         // CLBlast's own parameters are the mark to beat: a file only overrides them where better.

@@ -27,6 +27,16 @@ std::vector<kjarni::blas::detail::GemmTiles> kjarni_candidates(kjarni::DType::Ki
                                                                const kjarni::DeviceParameters& limits, unsigned seed,
                                                                bool tensor = false, bool m16 = false);
 
+/// The tensor-core form's tiles near what won on the H200 (128 x 64 x 8 on 8 x 1 warps, m16n8k4),
+/// for a short search (kjarni_gemm_tune --focus): the work-group tiles and warp shapes that DMMA
+/// GEMMs use (warp tiles of 16 x 64 to 64 x 32), each with K slices of 8, 16 and 32, the m16n8k4,
+/// m16n8k8 and m16n8k16 DMMA (MMAK; m8n8k4 only without `m16`), padded or swizzled local rows, and
+/// the slices through registers (double buffered where that fits the local memory, else one
+/// buffer) or by cp.async in 2 or 3 stages (ASYNC); the shapes in the order of their promise, so
+/// that a budget that runs out drops the least promising.
+std::vector<kjarni::blas::detail::GemmTiles> focused_tensor_candidates(const kjarni::DeviceParameters& limits,
+                                                                       bool m16);
+
 /// CLBlast Xgemm (GEMMK 0) configurations that its constraints allow with large work-group tiles,
 /// within `local_mem_size` bytes, shuffled by `seed`.
 std::vector<ClblastConfig> clblast_candidates(int precision, std::size_t local_mem_size, unsigned seed);

@@ -38,13 +38,14 @@ std::optional<std::pair<GemmTiles, bool>> tuned_gemm_entry(const Queue& queue, i
 std::pair<GemmTiles, bool> gemm_tiles_of(const TunedKernel& entry, const std::string& origin) {
     GemmTiles tiles = default_gemm_tiles();
     bool preferred = false;
-    const std::map<std::string, std::size_t*> fields{{"MWG", &tiles.mwg},        {"NWG", &tiles.nwg},
-                                                     {"KWG", &tiles.kwg},        {"MDIMC", &tiles.mdimc},
-                                                     {"NDIMC", &tiles.ndimc},    {"VWM", &tiles.vwm},
-                                                     {"VWN", &tiles.vwn},        {"VWG", &tiles.vwg},
-                                                     {"FORM", &tiles.form},      {"WARPSM", &tiles.warps_m},
-                                                     {"WARPSN", &tiles.warps_n}, {"MMAM", &tiles.mma_m},
-                                                     {"BUFFERS", &tiles.buffers}};
+    const std::map<std::string, std::size_t*> fields{{"MWG", &tiles.mwg},         {"NWG", &tiles.nwg},
+                                                     {"KWG", &tiles.kwg},         {"MDIMC", &tiles.mdimc},
+                                                     {"NDIMC", &tiles.ndimc},     {"VWM", &tiles.vwm},
+                                                     {"VWN", &tiles.vwn},         {"VWG", &tiles.vwg},
+                                                     {"FORM", &tiles.form},       {"WARPSM", &tiles.warps_m},
+                                                     {"WARPSN", &tiles.warps_n},  {"MMAM", &tiles.mma_m},
+                                                     {"BUFFERS", &tiles.buffers}, {"MMAK", &tiles.mma_k},
+                                                     {"SWIZZLE", &tiles.swizzle}, {"ASYNC", &tiles.async_copy}};
     for (const auto& [name, value] : entry.parameters) {
         if (name == "PREFERRED") {
             preferred = value != 0;
@@ -71,6 +72,9 @@ TunedKernel gemm_entry_of(const GemmTiles& tiles, int precision, bool preferred)
                             {"VWG", tiles.vwg},
                             {"MMAM", tiles.mma_m},
                             {"BUFFERS", tiles.buffers},
+                            {"MMAK", tiles.mma_k},
+                            {"SWIZZLE", tiles.swizzle},
+                            {"ASYNC", tiles.async_copy},
                             {"PREFERRED", preferred ? 1U : 0U}}};
     return TunedKernel{kjarni_gemm_entry,
                        precision,

@@ -146,8 +146,10 @@ void kjarni_gemm(const Queue& queue, DType::Kind kind, const GemmTiles& tiles, b
         // The emulated DMMA exchanges fragments through local memory beside the slices.
         const std::size_t scratch =
             (tiles.mwg / (8 * tiles.warps_m) + tiles.nwg / (8 * tiles.warps_n)) * gemm_group_size(tiles) * 8;
+        const bool swizzle = tiles.swizzle != 0;
         const std::size_t slices =
-            tiles.buffers * tiles.kwg * (gemm_tensor_local_ld(tiles.mwg) + gemm_tensor_local_ld(tiles.nwg)) * 8;
+            tiles.buffers * tiles.kwg *
+            (gemm_tensor_local_ld(tiles.mwg, swizzle) + gemm_tensor_local_ld(tiles.nwg, swizzle)) * 8;
         if (slices + scratch > device.params().local_mem_size)
             throw ArgumentError("tiles", fmt::format("{}: the emulated DMMA needs {} bytes of local memory",
                                                      tiles.describe(), slices + scratch));

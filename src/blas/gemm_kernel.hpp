@@ -40,6 +40,9 @@ struct GemmTiles {
     std::size_t warps_m = 2, warps_n = 2;      // form 1: the work group's warps along M and N
     std::size_t mma_m = 8;                     // form 1: the DMMA, m8n8k4 (8) or m16n8k4 (16, cc 9.0)
     std::size_t buffers = 2;                   // form 1: local slices, 2 (double buffered) or 1
+    std::size_t mma_k = 4;                     // form 1, MMAM 16: m16n8k4 (4), m16n8k8 (8), m16n8k16 (16)
+    std::size_t swizzle = 0;                   // form 1: local rows padded (0) or XOR-swizzled (1)
+    std::size_t async_copy = 0;                // form 1: slices through registers (0) or cp.async (1)
 
     friend bool operator==(const GemmTiles&, const GemmTiles&) = default;
     friend auto operator<=>(const GemmTiles&, const GemmTiles&) = default;

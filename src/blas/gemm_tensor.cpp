@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
@@ -26,14 +28,24 @@ const Template& gemm_tensor_template() {
 
 }  // namespace
 
-std::size_t gemm_tensor_local_ld(std::size_t extent) { return extent + (20 - extent % 16) % 16; }
+std::size_t gemm_tensor_local_ld(std::size_t extent, bool swizzle) {
+    return swizzle ? extent : extent + (20 - extent % 16) % 16;
+}
 
 std::string gemm_tensor_tiles_problem(const GemmTiles& t, DType::Kind kind, const DeviceParameters& limits) {
     if (kind != DType::Kind::float64) return "the tensor-core form is float64 only";
     if (t.warps_m == 0 || t.warps_n == 0) return "no warps";
     if (t.mma_m != 8 && t.mma_m != 16) return "MMAM is 8 (m8n8k4) or 16 (m16n8k4)";
-    if (t.buffers != 1 && t.buffers != 2) return "BUFFERS is 1 or 2";
+    if (t.async_copy > 1) return "ASYNC is 0 or 1";
+    if (t.async_copy == 0 && t.buffers != 1 && t.buffers != 2) return "BUFFERS is 1 or 2";
+    if (t.async_copy == 1 && t.buffers != 2 && t.buffers != 3) return "ASYNC 1: BUFFERS (stages) is 2 or 3";
     if (t.mma_m == 16 && !tensor_divides(t.mwg, 16 * t.warps_m)) return "MMAM 16: MWG is not a multiple of 16 WARPSM";
+    if (t.mma_k != 4 && t.mma_k != 8 && t.mma_k != 16) return "MMAK is 4, 8 or 16";
+    if (t.mma_k != 4 && t.mma_m != 16) return "MMAK 8 and 16 are m16n8k8 and m16n8k16: MMAM 16 only";
+    if (!tensor_divides(t.kwg, t.mma_k)) return "KWG is not a multiple of MMAK";
+    if (t.swizzle > 1) return "SWIZZLE is 0 or 1";
+    if (t.swizzle == 1 && (!tensor_divides(t.mwg, 16 * t.warps_m) || !tensor_divides(t.nwg, 16 * t.warps_n)))
+        return "SWIZZLE 1: the warps' tiles must be multiples of 16 along M and N";
     const std::size_t threads = 32 * t.warps_m * t.warps_n;
     if (t.vwg != 1 && t.vwg != 2) return "VWG is 1 or 2 in the tensor-core form";
     if (!tensor_divides(t.mwg, 8 * t.warps_m)) return "MWG is not a multiple of 8 WARPSM";
@@ -48,13 +60,18 @@ std::string gemm_tensor_tiles_problem(const GemmTiles& t, DType::Kind kind, cons
     if (threads > limits.max_total_local_size) return "more work items than the device's work-group";
     if (!limits.max_local_sizes.empty() && threads > limits.max_local_sizes[0])
         return "more work items than the device's local size along x";
-    const std::size_t local = t.buffers * t.kwg * (gemm_tensor_local_ld(t.mwg) + gemm_tensor_local_ld(t.nwg)) * 8;
+    const std::size_t local =
+        t.buffers * t.kwg *
+        (gemm_tensor_local_ld(t.mwg, t.swizzle != 0) + gemm_tensor_local_ld(t.nwg, t.swizzle != 0)) * 8;
     if (local > limits.local_mem_size) return "more local memory than the device has";
     return "";
 }
 
 std::string gemm_tensor_source(const GemmTiles& t, bool transpose_a, bool transpose_b, bool aligned, bool native) {
     const std::size_t threads = 32 * t.warps_m * t.warps_n;
+    // cp.async copies whole vectors without bounds checks: aligned problems only; the others go
+    // through registers, double buffered where the tiles ask for 3 stages.
+    const bool async_copy = t.async_copy != 0 && aligned;
     const std::size_t width = aligned ? t.vwg : 1;
     const Globals globals{
         {"ta", transpose_a},
@@ -71,9 +88,12 @@ std::string gemm_tensor_source(const GemmTiles& t, bool transpose_a, bool transp
         {"fn", t.nwg / (8 * t.warps_n)},
         {"vwg", t.vwg},
         {"mma_m", t.mma_m},
-        {"buffers", t.buffers},
-        {"lda_l", gemm_tensor_local_ld(t.mwg)},
-        {"ldb_l", gemm_tensor_local_ld(t.nwg)},
+        {"buffers", async_copy ? t.buffers : std::min<std::size_t>(t.buffers, 2)},
+        {"async_copy", async_copy},
+        {"mma_k", t.mma_k},
+        {"swizzle", t.swizzle != 0},
+        {"lda_l", gemm_tensor_local_ld(t.mwg, t.swizzle != 0)},
+        {"ldb_l", gemm_tensor_local_ld(t.nwg, t.swizzle != 0)},
         {"loads_a", t.mwg * t.kwg / width / threads},
         {"loads_b", t.nwg * t.kwg / width / threads},
         {"vtype", width == 2 ? "double2" : "double"},

@@ -24,6 +24,13 @@
 // fragments of A and FN of B and issues FM x FN DMMAs. The code is straight-line (no indexed
 // private arrays); the source is data/kernels/gemm_tensor.mako, rendered by kjarni's template engine.
 //
+// With ASYNC = 1 (aligned problems) the slices go from global into local memory by cp.async
+// (compute capability 8.0) instead of through registers, BUFFERS (2 or 3) stages in flight, one
+// barrier per slice; bounds-checked problems keep the register path. MMAK 8 or 16 (with MMAM 16)
+// issues the m16n8k8 or m16n8k16 DMMA of compute capability 9.0 on two or four k-steps' fragments
+// at once; SWIZZLE 1 drops the padding of the local rows for an XOR of the row index (r ^ 4 (p % 4)),
+// just as free of bank conflicts, 4 doubles a row less (128 x 64 x 16 double buffered in 48 KiB).
+//
 // Emulated form (native = false), for devices without NVIDIA's warps (CPUs, PoCL): the same kernel,
 // its indexing unchanged, but each k-step's fragments are exchanged through local memory (a barrier
 // before and after) and each lane computes its two elements of each DMMA as an fma chain over
@@ -44,8 +51,8 @@ namespace kjarni::blas::detail {
 /// generated blas_kernel_templates_data.cpp.
 const std::vector<std::pair<std::string_view, std::string_view>>& embedded_blas_kernel_templates();
 
-/// The rows of a local slice: `extent` padded to 4 mod 16 doubles.
-std::size_t gemm_tensor_local_ld(std::size_t extent);
+/// The rows of a local slice: `extent` padded to 4 mod 16 doubles, or unpadded where swizzled.
+std::size_t gemm_tensor_local_ld(std::size_t extent, bool swizzle = false);
 
 /// "" when tensor-core tiles are valid on a device with these limits (float64 only), else why not.
 std::string gemm_tensor_tiles_problem(const GemmTiles& tiles, DType::Kind kind, const DeviceParameters& limits);

@@ -228,9 +228,71 @@ TEST_P(BlasGemmKernelTest, TensorFormMatchesTheReference) {
     single.buffers = 1;
     all.push_back({single, f64, false, true, 37, 29, 45, 2, 3, 5, -0.5});
     all.push_back({single, f64, true, false, 64, 32, 24, 1, 0, 2, 0.0});
+    // Swizzled local rows (no padding): 2 x 2 warps of 16 x 16.
+    GemmTiles swizzled = square;
+    swizzled.swizzle = 1;
+    all.push_back({swizzled, f64, false, true, 37, 29, 45, 2, 3, 5, -0.5});
+    all.push_back({swizzled, f64, true, false, 37, 29, 45, 1, 2, 1, 0.0});
+    all.push_back({swizzled, f64, false, false, 64, 32, 24, 2, 0, 4, 0.5});
+    all.push_back({swizzled, f64, true, true, 64, 64, 16, 1, 0, 2, 0.0});
+    // cp.async (ASYNC 1): aligned problems copy the slices straight into local memory, 16 bytes
+    // along the contiguous axis, 8 across it; 2 and 3 stages, k over several rounds of the stages
+    // and below them; the ragged ones keep the register path.
+    GemmTiles async2 = square;
+    async2.async_copy = 1;
+    all.push_back({async2, f64, false, false, 64, 32, 24, 2, 0, 4, 0.5});
+    all.push_back({async2, f64, true, true, 64, 64, 16, 1, 0, 2, 0.0});
+    all.push_back({async2, f64, false, true, 37, 29, 45, 2, 3, 5, -0.5});
+    GemmTiles async3 = swizzled;
+    async3.async_copy = 1;
+    async3.buffers = 3;
+    all.push_back({async3, f64, false, true, 64, 32, 40, 2, 0, 2, -0.5});
+    all.push_back({async3, f64, true, false, 32, 64, 40, 1, 2, 0, 0.0});
+    all.push_back({async3, f64, false, false, 32, 32, 8, 1, 0, 0, 0.0});
+    all.push_back({async3, f64, true, true, 37, 29, 45, 2, 3, 5, 0.5});
     if (!blas::detail::kjarni_gemm_tensor_native(queue()) || blas::detail::kjarni_gemm_tensor_m16(queue())) {
         all.push_back({pairs, f64, false, false, 45, 37, 29, 2, 1, 3, -0.5});
         all.push_back({pairs, f64, true, true, 64, 64, 16, 1, 0, 2, 0.0});
+        // m16n8k8 and m16n8k16 (two and four k-steps of 4 in one DMMA; emulated step by step).
+        GemmTiles k8 = pairs;
+        k8.mma_k = 8;
+        all.push_back({k8, f64, true, false, 45, 37, 29, 2, 1, 3, 0.0});
+        all.push_back({k8, f64, false, true, 64, 32, 24, 1, 0, 2, -0.5});
+        GemmTiles k16 = swizzled;  // 2 x 2 warps of 16 x 16, slices of 16, swizzled
+        k16.mma_m = 16;
+        k16.mma_k = 16;
+        k16.kwg = 16;
+        all.push_back({k16, f64, false, false, 45, 37, 29, 2, 1, 3, 0.5});
+        all.push_back({k16, f64, true, true, 64, 64, 48, 1, 0, 2, 0.0});
+        GemmTiles k16_padded = k16;
+        k16_padded.swizzle = 0;
+        all.push_back({k16_padded, f64, false, true, 37, 45, 70, 2, 3, 1, 0.0});
+        // The shapes the H200's search weighs: 128 x 64 on 8 x 1 warps, slices of 16, double
+        // buffered in 48 KiB only swizzled.
+        GemmTiles tall16 = k16;
+        tall16.mwg = 128;
+        tall16.nwg = 64;
+        tall16.warps_m = 8;
+        tall16.warps_n = 1;
+        // Emulated, the fragments' scratch joins the slices: one buffer keeps it within 48 KiB for
+        // the suite's NVRTC cross-check of the emulated source.
+        if (!blas::detail::kjarni_gemm_tensor_native(queue())) tall16.buffers = 1;
+        all.push_back({tall16, f64, false, false, 128, 128, 64, 1, 0, 0, 0.0});
+        all.push_back({tall16, f64, true, false, 130, 70, 40, 1, 1, 1, -0.5});
+        // cp.async: 2 stages of 128 x 64 x 16 swizzled (48 KiB); emulated, with the scratch of the
+        // fragments beside, slices of 8 (within 48 KiB for the NVRTC cross-check).
+        const bool native = blas::detail::kjarni_gemm_tensor_native(queue());
+        GemmTiles tall16_async = tall16;
+        tall16_async.async_copy = 1;
+        tall16_async.buffers = 2;
+        if (!native) tall16_async.kwg = tall16_async.mma_k = 8;
+        all.push_back({tall16_async, f64, false, false, 128, 128, 64, 1, 0, 0, 0.0});
+        all.push_back({tall16_async, f64, true, true, 256, 64, 48, 2, 0, 2, 0.5});
+        GemmTiles tall8_async = tall16_async;  // 3 stages of 128 x 64 x 8, m16n8k8
+        tall8_async.kwg = 8;
+        tall8_async.mma_k = 8;
+        tall8_async.buffers = native ? 3 : 2;
+        all.push_back({tall8_async, f64, false, true, 128, 64, 72, 1, 0, 0, 0.0});
     }
     for (const GemmCase& cs : all) {
         ASSERT_EQ(blas::detail::gemm_tiles_problem(cs.tiles, cs.kind, queue().device().params()), "");
@@ -256,6 +318,25 @@ TEST_P(BlasGemmKernelTest, RefusesInvalidTiles) {
     EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
     tensor = blas::detail::default_gemm_tensor_tiles();
     tensor.kwg = 6;  // not a multiple of 4
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor = blas::detail::default_gemm_tensor_tiles();
+    tensor.mma_k = 8;  // m16n8k8 only
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor.mma_m = 16;
+    EXPECT_EQ(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor.mma_k = 32;
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor = blas::detail::default_gemm_tensor_tiles();
+    tensor.warps_n = 4;  // warp tiles 32 x 16, not 16 x 16 multiples along N: no swizzle
+    tensor.nwg = 32;
+    tensor.swizzle = 1;
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor = blas::detail::default_gemm_tensor_tiles();
+    tensor.buffers = 3;  // 3 stages: cp.async only
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor.async_copy = 1;
+    EXPECT_EQ(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor.buffers = 1;
     EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
     tensor = blas::detail::default_gemm_tensor_tiles();
     tensor.form = 2;
@@ -398,6 +479,16 @@ TEST(BlasGemmTuning, TilesRoundTripThroughTheParameterFile) {
     tensor.buffers = 1;
     EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
     EXPECT_EQ(tensor.describe(), "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=16 BUFFERS=1");
+    tensor.mma_k = 8;
+    tensor.swizzle = 1;
+    EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
+    EXPECT_EQ(tensor.describe(),
+              "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=16 BUFFERS=1 MMAK=8 SWIZZLE=1");
+    tensor.async_copy = 1;
+    tensor.buffers = 3;
+    EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
+    EXPECT_EQ(tensor.describe(),
+              "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=16 BUFFERS=3 MMAK=8 SWIZZLE=1 ASYNC=1");
     for (const auto& [name, value] : entry.parameters) EXPECT_NE(name, "FORM") << "SIMT entries stay as they were";
     const auto parsed =
         blas::detail::parse_tuned_parameters(R"({"device": "Some GPU", "driver": "550.1", "kernels": []})", "test");

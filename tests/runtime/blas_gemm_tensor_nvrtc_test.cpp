@@ -38,8 +38,26 @@ TEST(BlasGemmTensorNvrtc, NativeDmmaCompilesForSm90) {
     pairs.mma_m = 16;
     pairs.kwg = 16;  // in one local buffer
     pairs.buffers = 1;
+    GemmTiles k8 = pairs;  // m16n8k8
+    k8.mma_k = 8;
+    GemmTiles k16 = big;  // m16n8k16, 128 x 64 x 16 on 8 x 1 warps, swizzled, double buffered
+    k16.mma_m = 16;
+    k16.mma_k = 16;
+    k16.kwg = 16;
+    k16.nwg = 64;
+    k16.warps_m = 8;
+    k16.warps_n = 1;
+    k16.swizzle = 1;
+    GemmTiles async = k16;  // cp.async, 3 stages of 128 x 64 x 8 swizzled, m16n8k8
+    async.kwg = 8;
+    async.mma_k = 8;
+    async.async_copy = 1;
+    async.buffers = 3;
+    GemmTiles async_scalar = scalar;  // cp.async of 8 bytes, m8n8k4, padded rows
+    async_scalar.async_copy = 1;
     int compiled = 0;
-    for (const GemmTiles& tiles : {blas::detail::default_gemm_tensor_tiles(), big, scalar, pairs})
+    for (const GemmTiles& tiles :
+         {blas::detail::default_gemm_tensor_tiles(), big, scalar, pairs, k8, k16, async, async_scalar})
         for (const bool ta : {false, true})
             for (const bool tb : {false, true})
                 for (const bool aligned : {false, true}) {
@@ -51,12 +69,18 @@ TEST(BlasGemmTensorNvrtc, NativeDmmaCompilesForSm90) {
                     const std::string full = detail::full_source(ApiId::cuda(), source, ProgramOptions{});
                     const auto output = nvrtc->compile(full, "gemm_tensor.cu", options, {}, true);
                     ASSERT_TRUE(output.compiled) << output.log << "\n--- source ---\n" << full;
-                    EXPECT_NE(output.ptx.find(tiles.mma_m == 16 ? "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64"
-                                                                : "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"),
+                    const std::string shape =
+                        tiles.mma_m == 16 ? "m16n8k" + std::to_string(tiles.mma_k) : std::string("m8n8k4");
+                    EXPECT_NE(output.ptx.find("mma.sync.aligned." + shape + ".row.col.f64.f64.f64.f64"),
                               std::string::npos);
+                    if (tiles.async_copy == 1 && aligned) {
+                        EXPECT_NE(output.ptx.find(tiles.vwg == 2 ? "cp.async.cg.shared.global"
+                                                                 : "cp.async.ca.shared.global"),
+                                  std::string::npos);
+                    }
                     ++compiled;
                 }
-    EXPECT_EQ(compiled, 20);
+    EXPECT_EQ(compiled, 36);
 }
 
 }  // namespace
