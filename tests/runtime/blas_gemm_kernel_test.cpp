@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -335,7 +337,11 @@ TEST_P(BlasGemmKernelTest, RefusesInvalidTiles) {
     tensor.buffers = 3;  // 3 stages: cp.async only
     EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
     tensor.async_copy = 1;
-    EXPECT_EQ(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    // Three stages of the default tiles take more than NVIDIA's OpenCL's 48 KiB of local memory:
+    // the rule, not this device's room, is checked here.
+    auto roomy = queue().device().params();
+    roomy.local_mem_size = std::max<std::size_t>(roomy.local_mem_size, std::size_t{1} << 20);
+    EXPECT_EQ(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, roomy), "");
     tensor.buffers = 1;
     EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
     tensor = blas::detail::default_gemm_tensor_tiles();
