@@ -12,50 +12,53 @@ namespace gemm_tune {
 
 namespace {
 
+using kjarni::blas::detail::GemmTiles;
+
 bool tune_divides(std::size_t x, std::size_t y) { return y != 0 && x % y == 0; }
 
-}  // namespace
+/// Whether tiles of the tensor-core form (float64) are valid on a device with these limits.
+bool tensor_fits(const GemmTiles& t, const kjarni::DeviceParameters& limits) {
+    return kjarni::blas::detail::gemm_tiles_problem(t, kjarni::DType::Kind::float64, limits).empty();
+}
 
-namespace {
+/// Tiles of the tensor-core form; the other fields (DMMA shape, swizzle, copies) at their defaults.
+GemmTiles tensor_tiles(std::size_t mwg, std::size_t nwg, std::size_t kwg, std::size_t warps_m, std::size_t warps_n,
+                       std::size_t vwg, std::size_t buffers = 2) {
+    GemmTiles t;
+    t.buffers = buffers;
+    t.form = 1;
+    t.mwg = mwg;
+    t.nwg = nwg;
+    t.kwg = kwg;
+    t.warps_m = warps_m;
+    t.warps_n = warps_n;
+    t.vwg = vwg;
+    return t;
+}
 
 /// The tensor-core form's tiles (float64), in the order to try them.
-std::vector<kjarni::blas::detail::GemmTiles> tensor_candidates(const kjarni::DeviceParameters& limits, unsigned seed,
-                                                               bool m16) {
-    using kjarni::blas::detail::GemmTiles;
-    const auto make = [](std::size_t mwg, std::size_t nwg, std::size_t kwg, std::size_t warps_m, std::size_t warps_n,
-                         std::size_t vwg, std::size_t buffers = 2) {
-        GemmTiles t;
-        t.buffers = buffers;
-        t.form = 1;
-        t.mwg = mwg;
-        t.nwg = nwg;
-        t.kwg = kwg;
-        t.warps_m = warps_m;
-        t.warps_n = warps_n;
-        t.vwg = vwg;
-        return t;
-    };
+std::vector<GemmTiles> tensor_candidates(const kjarni::DeviceParameters& limits, unsigned seed, bool m16) {
     // {MWG, NWG, KWG, WARPSM, WARPSN, VWG}
     std::vector<GemmTiles> out{
         kjarni::blas::detail::default_gemm_tensor_tiles(),
-        make(128, 128, 8, 2, 4, 2),
-        make(128, 128, 8, 4, 2, 2),
-        make(128, 64, 16, 2, 2, 2),
-        make(64, 128, 16, 2, 2, 2),
-        make(128, 64, 16, 4, 2, 2),
-        make(128, 128, 8, 2, 2, 2),
-        make(64, 64, 16, 2, 2, 1),
-        make(64, 64, 32, 2, 2, 2),
-        make(128, 64, 8, 2, 2, 2),
-        make(256, 64, 8, 4, 2, 2),
-        make(64, 256, 8, 2, 4, 2),
-        make(128, 128, 4, 2, 4, 2),
+        tensor_tiles(128, 128, 8, 2, 4, 2),
+        tensor_tiles(128, 128, 8, 4, 2, 2),
+        tensor_tiles(128, 64, 16, 2, 2, 2),
+        tensor_tiles(64, 128, 16, 2, 2, 2),
+        tensor_tiles(128, 64, 16, 4, 2, 2),
+        tensor_tiles(128, 128, 8, 2, 2, 2),
+        tensor_tiles(64, 64, 16, 2, 2, 1),
+        tensor_tiles(64, 64, 32, 2, 2, 2),
+        tensor_tiles(128, 64, 8, 2, 2, 2),
+        tensor_tiles(256, 64, 8, 4, 2, 2),
+        tensor_tiles(64, 256, 8, 2, 4, 2),
+        tensor_tiles(128, 128, 4, 2, 4, 2),
         // One local buffer: longer slices within 48 KiB.
-        make(128, 128, 16, 2, 4, 2, 1),
-        make(128, 128, 16, 4, 2, 2, 1),
-        make(128, 64, 16, 2, 2, 2, 1),
-        make(64, 64, 32, 2, 2, 2, 1),
-        make(128, 128, 8, 2, 4, 2, 1),
+        tensor_tiles(128, 128, 16, 2, 4, 2, 1),
+        tensor_tiles(128, 128, 16, 4, 2, 2, 1),
+        tensor_tiles(128, 64, 16, 2, 2, 2, 1),
+        tensor_tiles(64, 64, 32, 2, 2, 2, 1),
+        tensor_tiles(128, 128, 8, 2, 4, 2, 1),
     };
     std::vector<GemmTiles> rest;
     for (const std::size_t mwg : {32UL, 64UL, 128UL, 256UL})
@@ -65,10 +68,8 @@ std::vector<kjarni::blas::detail::GemmTiles> tensor_candidates(const kjarni::Dev
                     for (const std::size_t warps_n : {1UL, 2UL, 4UL, 8UL})
                         for (const std::size_t vwg : {1UL, 2UL}) {
                             // One buffer only where two do not fit (checked below, with the limits).
-                            GemmTiles t = make(mwg, nwg, kwg, warps_m, warps_n, vwg);
-                            if (!kjarni::blas::detail::gemm_tiles_problem(t, kjarni::DType::Kind::float64, limits)
-                                     .empty())
-                                t.buffers = 1;
+                            GemmTiles t = tensor_tiles(mwg, nwg, kwg, warps_m, warps_n, vwg);
+                            if (!tensor_fits(t, limits)) t.buffers = 1;
                             const std::size_t warps = warps_m * warps_n;
                             const std::size_t fragments = (mwg / (8 * warps_m)) * (nwg / (8 * warps_n));
                             // 2 to 8 warps, 4 to 32 fragments a warp (8 to 64 accumulators a lane).
@@ -85,8 +86,7 @@ std::vector<kjarni::blas::detail::GemmTiles> tensor_candidates(const kjarni::Dev
             if (mma_m == 16 && !m16) continue;
             GemmTiles shaped = t;
             shaped.mma_m = mma_m;
-            if (kjarni::blas::detail::gemm_tiles_problem(shaped, kjarni::DType::Kind::float64, limits).empty())
-                valid.push_back(shaped);
+            if (tensor_fits(shaped, limits)) valid.push_back(shaped);
         }
     return valid;
 }
@@ -114,25 +114,14 @@ std::vector<kjarni::blas::detail::GemmTiles> focused_tensor_candidates(const kja
                 for (const std::size_t swizzle : {0UL, 1UL})
                     for (const std::size_t stages : {0UL, 2UL, 3UL}) {  // 0: through registers
                         if (mma_k > kwg || (!m16 && mma_k != 4)) continue;
-                        GemmTiles t;
-                        t.form = 1;
-                        t.mwg = shape.mwg;
-                        t.nwg = shape.nwg;
-                        t.kwg = kwg;
-                        t.warps_m = shape.warps_m;
-                        t.warps_n = shape.warps_n;
-                        t.vwg = 2;
+                        GemmTiles t = tensor_tiles(shape.mwg, shape.nwg, kwg, shape.warps_m, shape.warps_n, 2,
+                                                   stages == 0 ? 2 : stages);
                         t.mma_m = m16 ? 16 : 8;
                         t.mma_k = mma_k;
                         t.swizzle = swizzle;
                         t.async_copy = stages == 0 ? 0 : 1;
-                        t.buffers = stages == 0 ? 2 : stages;
-                        if (stages == 0 &&
-                            !kjarni::blas::detail::gemm_tiles_problem(t, kjarni::DType::Kind::float64, limits).empty())
-                            t.buffers = 1;
-                        if (kjarni::blas::detail::gemm_tiles_problem(t, kjarni::DType::Kind::float64, limits).empty() &&
-                            seen.insert(t).second)
-                            out.push_back(t);
+                        if (stages == 0 && !tensor_fits(t, limits)) t.buffers = 1;
+                        if (tensor_fits(t, limits) && seen.insert(t).second) out.push_back(t);
                     }
     return out;
 }
