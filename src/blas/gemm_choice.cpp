@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
@@ -33,24 +35,41 @@ std::optional<std::pair<GemmTiles, bool>> tuned_gemm_entry(const Queue& queue, i
     return result;
 }
 
+/// Which forms of the kernel a parameter belongs to.
+enum class TileForms { simt, tensor, both };
+
+/// A parameter of a kjarni_gemm entry and the field of GemmTiles it sets.
+struct TileField {
+    const char* name;
+    std::size_t GemmTiles::*member;
+    TileForms forms;
+};
+
+/// Every parameter, in the order an entry lists them (the SIMT form's and the tensor-core form's
+/// interleaved); an entry of the tensor-core form starts with FORM.
+constexpr TileField tile_fields[] = {
+    {"FORM", &GemmTiles::form, TileForms::tensor},       {"MWG", &GemmTiles::mwg, TileForms::both},
+    {"NWG", &GemmTiles::nwg, TileForms::both},           {"KWG", &GemmTiles::kwg, TileForms::both},
+    {"MDIMC", &GemmTiles::mdimc, TileForms::simt},       {"NDIMC", &GemmTiles::ndimc, TileForms::simt},
+    {"VWM", &GemmTiles::vwm, TileForms::simt},           {"VWN", &GemmTiles::vwn, TileForms::simt},
+    {"WARPSM", &GemmTiles::warps_m, TileForms::tensor},  {"WARPSN", &GemmTiles::warps_n, TileForms::tensor},
+    {"VWG", &GemmTiles::vwg, TileForms::both},           {"MMAM", &GemmTiles::mma_m, TileForms::tensor},
+    {"BUFFERS", &GemmTiles::buffers, TileForms::tensor}, {"MMAK", &GemmTiles::mma_k, TileForms::tensor},
+    {"SWIZZLE", &GemmTiles::swizzle, TileForms::tensor}, {"ASYNC", &GemmTiles::async_copy, TileForms::tensor},
+};
+
 }  // namespace
 
 std::pair<GemmTiles, bool> gemm_tiles_of(const TunedKernel& entry, const std::string& origin) {
     GemmTiles tiles = default_gemm_tiles();
     bool preferred = false;
-    const std::map<std::string, std::size_t*> fields{{"MWG", &tiles.mwg},         {"NWG", &tiles.nwg},
-                                                     {"KWG", &tiles.kwg},         {"MDIMC", &tiles.mdimc},
-                                                     {"NDIMC", &tiles.ndimc},     {"VWM", &tiles.vwm},
-                                                     {"VWN", &tiles.vwn},         {"VWG", &tiles.vwg},
-                                                     {"FORM", &tiles.form},       {"WARPSM", &tiles.warps_m},
-                                                     {"WARPSN", &tiles.warps_n},  {"MMAM", &tiles.mma_m},
-                                                     {"BUFFERS", &tiles.buffers}, {"MMAK", &tiles.mma_k},
-                                                     {"SWIZZLE", &tiles.swizzle}, {"ASYNC", &tiles.async_copy}};
     for (const auto& [name, value] : entry.parameters) {
+        const auto field = std::find_if(std::begin(tile_fields), std::end(tile_fields),
+                                        [&name = name](const TileField& f) { return name == f.name; });
         if (name == "PREFERRED") {
             preferred = value != 0;
-        } else if (auto field = fields.find(name); field != fields.end()) {
-            *field->second = value;
+        } else if (field != std::end(tile_fields)) {
+            tiles.*(field->member) = value;
         } else {
             throw ArgumentError("CLBlast parameters " + origin,
                                 fmt::format("give kjarni_gemm an unknown parameter {}", name));
@@ -60,33 +79,13 @@ std::pair<GemmTiles, bool> gemm_tiles_of(const TunedKernel& entry, const std::st
 }
 
 TunedKernel gemm_entry_of(const GemmTiles& tiles, int precision, bool preferred) {
-    if (tiles.form == 1)
-        return TunedKernel{kjarni_gemm_entry,
-                           precision,
-                           {{"FORM", 1},
-                            {"MWG", tiles.mwg},
-                            {"NWG", tiles.nwg},
-                            {"KWG", tiles.kwg},
-                            {"WARPSM", tiles.warps_m},
-                            {"WARPSN", tiles.warps_n},
-                            {"VWG", tiles.vwg},
-                            {"MMAM", tiles.mma_m},
-                            {"BUFFERS", tiles.buffers},
-                            {"MMAK", tiles.mma_k},
-                            {"SWIZZLE", tiles.swizzle},
-                            {"ASYNC", tiles.async_copy},
-                            {"PREFERRED", preferred ? 1U : 0U}}};
-    return TunedKernel{kjarni_gemm_entry,
-                       precision,
-                       {{"MWG", tiles.mwg},
-                        {"NWG", tiles.nwg},
-                        {"KWG", tiles.kwg},
-                        {"MDIMC", tiles.mdimc},
-                        {"NDIMC", tiles.ndimc},
-                        {"VWM", tiles.vwm},
-                        {"VWN", tiles.vwn},
-                        {"VWG", tiles.vwg},
-                        {"PREFERRED", preferred ? 1U : 0U}}};
+    TunedKernel entry{kjarni_gemm_entry, precision, {}};
+    const TileForms form = tiles.form == 1 ? TileForms::tensor : TileForms::simt;
+    for (const TileField& field : tile_fields)
+        if (field.forms == TileForms::both || field.forms == form)
+            entry.parameters.emplace_back(field.name, tiles.*(field.member));
+    entry.parameters.emplace_back("PREFERRED", preferred ? 1U : 0U);
+    return entry;
 }
 
 std::string gemm_form_setting() {
