@@ -14,8 +14,6 @@ namespace {
 
 using kjarni::blas::detail::GemmTiles;
 
-bool tune_divides(std::size_t x, std::size_t y) { return y != 0 && x % y == 0; }
-
 /// Whether tiles of the tensor-core form (float64) are valid on a device with these limits.
 bool tensor_fits(const GemmTiles& t, const kjarni::DeviceParameters& limits) {
     return kjarni::blas::detail::gemm_tiles_problem(t, kjarni::DType::Kind::float64, limits).empty();
@@ -198,13 +196,14 @@ std::vector<ClblastConfig> clblast_candidates(int precision, std::size_t local_m
                                                     // CLBlast's constraints on Xgemm (its kernel's header).
                                                     const std::size_t threads = mdimc * ndimc;
                                                     if (threads < 128 || threads > 256) continue;
-                                                    if (!tune_divides(kwg, kwi) || !tune_divides(mwg, mdimc * vwm) ||
-                                                        !tune_divides(nwg, ndimc * vwn) ||
-                                                        !tune_divides(mwg, mdima * vwm) ||
-                                                        !tune_divides(nwg, ndimb * vwn) ||
-                                                        !tune_divides(kwg, threads / mdima) ||
-                                                        !tune_divides(kwg, threads / ndimb) || threads % mdima != 0 ||
-                                                        threads % ndimb != 0)
+                                                    if (!kjarni::blas::detail::gemm_divides(kwg, kwi) ||
+                                                        !kjarni::blas::detail::gemm_divides(mwg, mdimc * vwm) ||
+                                                        !kjarni::blas::detail::gemm_divides(nwg, ndimc * vwn) ||
+                                                        !kjarni::blas::detail::gemm_divides(mwg, mdima * vwm) ||
+                                                        !kjarni::blas::detail::gemm_divides(nwg, ndimb * vwn) ||
+                                                        !kjarni::blas::detail::gemm_divides(kwg, threads / mdima) ||
+                                                        !kjarni::blas::detail::gemm_divides(kwg, threads / ndimb) ||
+                                                        threads % mdima != 0 || threads % ndimb != 0)
                                                         continue;
                                                     if (size * (kwg * mwg + kwg * nwg) > local_mem_size) continue;
                                                     if ((mwg / mdimc) * (nwg / ndimc) > (size == 8 ? 32U : 64U))

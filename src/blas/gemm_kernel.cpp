@@ -15,8 +15,6 @@ namespace kjarni::blas::detail {
 
 namespace {
 
-bool gemm_divides(std::size_t x, std::size_t y) { return y != 0 && x % y == 0; }
-
 /// The vector type of `width` elements ("float4"), or the scalar type for 1.
 std::string gemm_vector_type(const std::string& real, std::size_t width) {
     return width == 1 ? real : fmt::format("{}{}", real, width);

@@ -15,8 +15,6 @@ namespace kjarni::blas::detail {
 
 namespace {
 
-bool tensor_divides(std::size_t x, std::size_t y) { return y != 0 && x % y == 0; }
-
 const Template& gemm_tensor_template() {
     static const Template compiled = [] {
         for (const auto& [name, text] : embedded_blas_kernel_templates())
@@ -39,21 +37,21 @@ std::string gemm_tensor_tiles_problem(const GemmTiles& t, DType::Kind kind, cons
     if (t.async_copy > 1) return "ASYNC is 0 or 1";
     if (t.async_copy == 0 && t.buffers != 1 && t.buffers != 2) return "BUFFERS is 1 or 2";
     if (t.async_copy == 1 && t.buffers != 2 && t.buffers != 3) return "ASYNC 1: BUFFERS (stages) is 2 or 3";
-    if (t.mma_m == 16 && !tensor_divides(t.mwg, 16 * t.warps_m)) return "MMAM 16: MWG is not a multiple of 16 WARPSM";
+    if (t.mma_m == 16 && !gemm_divides(t.mwg, 16 * t.warps_m)) return "MMAM 16: MWG is not a multiple of 16 WARPSM";
     if (t.mma_k != 4 && t.mma_k != 8 && t.mma_k != 16) return "MMAK is 4, 8 or 16";
     if (t.mma_k != 4 && t.mma_m != 16) return "MMAK 8 and 16 are m16n8k8 and m16n8k16: MMAM 16 only";
-    if (!tensor_divides(t.kwg, t.mma_k)) return "KWG is not a multiple of MMAK";
+    if (!gemm_divides(t.kwg, t.mma_k)) return "KWG is not a multiple of MMAK";
     if (t.swizzle > 1) return "SWIZZLE is 0 or 1";
-    if (t.swizzle == 1 && (!tensor_divides(t.mwg, 16 * t.warps_m) || !tensor_divides(t.nwg, 16 * t.warps_n)))
+    if (t.swizzle == 1 && (!gemm_divides(t.mwg, 16 * t.warps_m) || !gemm_divides(t.nwg, 16 * t.warps_n)))
         return "SWIZZLE 1: the warps' tiles must be multiples of 16 along M and N";
     const std::size_t threads = 32 * t.warps_m * t.warps_n;
     if (t.vwg != 1 && t.vwg != 2) return "VWG is 1 or 2 in the tensor-core form";
-    if (!tensor_divides(t.mwg, 8 * t.warps_m)) return "MWG is not a multiple of 8 WARPSM";
-    if (!tensor_divides(t.nwg, 8 * t.warps_n)) return "NWG is not a multiple of 8 WARPSN";
-    if (!tensor_divides(t.kwg, 4) || !tensor_divides(t.kwg, t.vwg)) return "KWG must be a multiple of 4 and of VWG";
-    if (!tensor_divides(t.mwg, t.vwg) || !tensor_divides(t.nwg, t.vwg)) return "MWG and NWG must be multiples of VWG";
+    if (!gemm_divides(t.mwg, 8 * t.warps_m)) return "MWG is not a multiple of 8 WARPSM";
+    if (!gemm_divides(t.nwg, 8 * t.warps_n)) return "NWG is not a multiple of 8 WARPSN";
+    if (!gemm_divides(t.kwg, 4) || !gemm_divides(t.kwg, t.vwg)) return "KWG must be a multiple of 4 and of VWG";
+    if (!gemm_divides(t.mwg, t.vwg) || !gemm_divides(t.nwg, t.vwg)) return "MWG and NWG must be multiples of VWG";
     // Both the bounds-checked (single elements) and the aligned (vectors of VWG) loads share evenly.
-    if (!tensor_divides(t.mwg * t.kwg / t.vwg, threads) || !tensor_divides(t.nwg * t.kwg / t.vwg, threads))
+    if (!gemm_divides(t.mwg * t.kwg / t.vwg, threads) || !gemm_divides(t.nwg * t.kwg / t.vwg, threads))
         return "the slices of A and B do not share evenly among the work items";
     const std::size_t fragments = (t.mwg / (8 * t.warps_m)) * (t.nwg / (8 * t.warps_n));
     if (fragments > 64) return "more than 64 accumulator fragments per warp";
