@@ -242,9 +242,10 @@ constexpr const char* opencl_image_prelude = R"(
 // picks the face (+x 0, -x 1, +y 2, -y 3, +z 4, -z 5); two other components, signed per face,
 // divided by that magnitude and mapped from [-1, 1] to [0, 1], are its s and t, scaled to pixels
 // (the backend reads cube maps with unnormalised coordinates). The layer is 6 * cube + face.
-// static: every unit of a linked program holds the prelude, and a plain inline definition in each
-// makes PoCL's clLinkProgram fail.
-static inline float4 kjarni_cube_coordinates(float x, float y, float z, int cube, float size)
+// INLINE (static inline from OpenCL C 1.2): every unit of a linked program holds the prelude, and
+// a plain inline definition in each makes PoCL's clLinkProgram fail; OpenCL C 1.1 has no static
+// (nor clLinkProgram).
+INLINE float4 kjarni_cube_coordinates(float x, float y, float z, int cube, float size)
 {
     const float ax = fabs(x), ay = fabs(y), az = fabs(z);
     float sc, tc, ma;

@@ -151,7 +151,11 @@ constexpr const char* opencl_prelude = R"(#define KJARNI_OPENCL_API 1
 #define LOCAL_MEM __local
 #define CONSTANT_MEM_DECL __constant
 #define CONSTANT_MEM __constant
+#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ < 120
 #define INLINE inline
+#else
+#define INLINE static inline
+#endif
 #define SIZE_T size_t
 #define VSIZE_T size_t
 #define ALIGN(bytes) __attribute__ ((aligned(bytes)))

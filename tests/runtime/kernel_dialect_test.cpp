@@ -163,6 +163,33 @@ TEST_P(Dialect, IntegerGroupReductionWithLocalMemoryIsExact) {
     }
 }
 
+// INLINE is `static inline` in OpenCL C 1.2 and later (the compiler drops the helpers a program
+// leaves unused before any work on them) and plain `inline` before 1.2, which has no `static`:
+// a program with FUNCTION INLINE helpers builds and runs under every language version.
+TEST_P(Dialect, InlineHelpersUnderEveryOpenClCVersion) {
+    if (GetParam().api == "cuda") GTEST_SKIP() << "-cl-std is OpenCL's";
+    const std::size_t groups = 3, local = 64, n = groups * local;
+    const auto input = random_vector<std::int32_t>(n, -1'000'000, 1'000'000);
+    auto in = Buffer::allocate(bound_device(), n * sizeof(std::int32_t));
+    auto out = Buffer::allocate(bound_device(), groups * sizeof(std::int64_t));
+    in.set(queue(), std::span<const std::int32_t>(input));
+    for (const char* standard : {"-cl-std=CL1.1", "-cl-std=CL1.2"}) {
+        ProgramOptions options;
+        options.compiler_options = {standard};
+        Program program(bound_device(), macros_source, options);
+        const std::byte poison{0xCD};
+        out.fill(queue(), std::span(&poison, 1));
+        program.kernel("group_sums")(queue(), {n}, Sizes{local}, out, in, std::int32_t{5});
+        std::vector<std::int64_t> back(groups);
+        out.get(queue(), std::span<std::int64_t>(back));
+        for (std::size_t g = 0; g < groups; ++g) {
+            std::int64_t expected = 0;
+            for (std::size_t i = 0; i < local; ++i) expected += std::int64_t{input[g * local + i]} * 3 + 5;
+            ASSERT_EQ(back[g], expected) << standard << ", group " << g;
+        }
+    }
+}
+
 TEST_P(Dialect, TypesLayoutAndApiMacros) {
     for (bool fast_math : {false, true}) {
         ProgramOptions options;
