@@ -5,9 +5,9 @@
 //
 //   work item -> (output o, lane); LANES work items share an output and stride over its reduced
 //   elements with 4 independent accumulators each, then combine through local memory in a fixed
-//   tree. Grid dimension 1 splits the reduced range of every output into S interleaved pieces
-//   when the outputs alone cannot fill the device (piece p takes the LANES-long runs p, p + S,
-//   p + 2S, ...); the pieces' partial results go to a temporary and a second kernel combines them
+//   tree (on CPU devices lane 0 combines them in order: see reduction.mako). Grid dimension 1
+//   splits the reduced range of every output into S interleaved pieces when the outputs alone
+//   cannot fill the device (piece p takes the LANES-long runs p, p + S, p + 2S, ...); the pieces' partial results go to a temporary and a second kernel combines them
 //   in order. No atomics: the same input gives the same bits every run.
 //
 // S is a power of two and the grid many times what the device holds at once (about 64 groups
@@ -39,6 +39,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "algorithms/cpu_code.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
@@ -88,6 +89,7 @@ struct KernelShape {
     bool from_partials = false;  // reads the partial results (second pass)
     bool table = false;          // the layout comes in a table (more than max_scalar_axes axes)
     std::size_t vector = 0;      // items per 16-byte load along contiguous memory (0: one item at a time)
+    bool lanes_in_order = false;  // lane 0 combines its output's lanes in order (CPU devices), not a tree
 };
 
 /// The names of the layout values a kernel takes, in order: the kept space's layout over the arrays
@@ -150,6 +152,7 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
                                    {"vector_item",
                                     k.vector != 0 ? storage_ctype(spec.arguments[0].dtype) : std::string()},
                                    {"from_partials", k.from_partials},
+                                   {"lanes_in_order", k.lanes_in_order},
                                    {"store", k.final_pass ? Value(store_result_code(spec)) : Value()}});
 }
 
@@ -158,9 +161,10 @@ std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
     for (const CArgument& a : spec.arguments)
         types += fmt::format("{}{} {},", a.pointer ? "*" : "", a.dtype.name(), a.name);
     return fmt::format(
-        "kept={} red={} idx={} group={} final={} partials={} table={} vector={} acc={} result={} args={}\n{}",
+        "kept={} red={} idx={} group={} final={} partials={} table={} vector={} in_order={} acc={} result={} "
+        "args={}\n{}",
         k.kept_ndim, k.reduced_ndim, k.use_32_bits, k.group, k.final_pass, k.from_partials, k.table, k.vector,
-        spec.acc_ctype, spec.result.name(), types, spec.code);
+        k.lanes_in_order, spec.acc_ctype, spec.result.name(), types, spec.code);
 }
 
 std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::ptrdiff_t>& strides) {
@@ -353,6 +357,7 @@ void launch_combine_pass(const Queue& queue, const ReductionSpec& spec, const Re
     const auto count = static_cast<std::int64_t>(g.n_red);
     const std::size_t lanes2 = n_out == 1 ? std::min(group, floor_pow2(st.pieces)) : 1;
     KernelShape shape2{g.kept.ndim(), 0, use_32, group, true, true, layout_in_table(g.kept.ndim())};
+    shape2.lanes_in_order = cpu_code(queue.device());
     const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
                                                 [&] { return kernel_source(spec, shape2); });
     IterationSpace out_space = g.kept;
@@ -417,7 +422,8 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                              st.pieces == 1,
                              false,
                              layout_in_table(std::max(g.kept.ndim(), g.red.ndim())),
-                             st.lanes > 1 ? plan.vector : 0};
+                             st.lanes > 1 ? plan.vector : 0,
+                             cpu_code(queue.device())};
         return std::pair{ks, generated_kernel(queue.device(), kernel_key(spec, ks), "kjarni_reduction",
                                               [&] { return kernel_source(spec, ks); })};
     };
