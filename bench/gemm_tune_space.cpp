@@ -12,6 +12,7 @@ namespace gemm_tune {
 
 namespace {
 
+using kjarni::blas::detail::gemm_divides;
 using kjarni::blas::detail::GemmTiles;
 
 /// Whether tiles of the tensor-core form (float64) are valid on a device with these limits.
@@ -196,14 +197,13 @@ std::vector<ClblastConfig> clblast_candidates(int precision, std::size_t local_m
                                                     // CLBlast's constraints on Xgemm (its kernel's header).
                                                     const std::size_t threads = mdimc * ndimc;
                                                     if (threads < 128 || threads > 256) continue;
-                                                    if (!kjarni::blas::detail::gemm_divides(kwg, kwi) ||
-                                                        !kjarni::blas::detail::gemm_divides(mwg, mdimc * vwm) ||
-                                                        !kjarni::blas::detail::gemm_divides(nwg, ndimc * vwn) ||
-                                                        !kjarni::blas::detail::gemm_divides(mwg, mdima * vwm) ||
-                                                        !kjarni::blas::detail::gemm_divides(nwg, ndimb * vwn) ||
-                                                        !kjarni::blas::detail::gemm_divides(kwg, threads / mdima) ||
-                                                        !kjarni::blas::detail::gemm_divides(kwg, threads / ndimb) ||
-                                                        threads % mdima != 0 || threads % ndimb != 0)
+                                                    if (!gemm_divides(kwg, kwi) || !gemm_divides(mwg, mdimc * vwm) ||
+                                                        !gemm_divides(nwg, ndimc * vwn) ||
+                                                        !gemm_divides(mwg, mdima * vwm) ||
+                                                        !gemm_divides(nwg, ndimb * vwn) ||
+                                                        !gemm_divides(kwg, threads / mdima) ||
+                                                        !gemm_divides(kwg, threads / ndimb) || threads % mdima != 0 ||
+                                                        threads % ndimb != 0)
                                                         continue;
                                                     if (size * (kwg * mwg + kwg * nwg) > local_mem_size) continue;
                                                     if ((mwg / mdimc) * (nwg / ndimc) > (size == 8 ? 32U : 64U))

@@ -7,8 +7,9 @@
 //   elements with 4 independent accumulators each, then combine through local memory in a fixed
 //   tree (on CPU devices lane 0 combines them in order: see reduction.mako). Grid dimension 1
 //   splits the reduced range of every output into S interleaved pieces when the outputs alone
-//   cannot fill the device (piece p takes the LANES-long runs p, p + S, p + 2S, ...); the pieces' partial results go to a temporary and a second kernel combines them
-//   in order. No atomics: the same input gives the same bits every run.
+//   cannot fill the device (piece p takes the LANES-long runs p, p + S, p + 2S, ...); the pieces'
+//   partial results go to a temporary and a second kernel combines them in order. No atomics: the
+//   same input gives the same bits every run.
 //
 // S is a power of two and the grid many times what the device holds at once (about 64 groups
 // per compute unit): in a raw CUDA sweep on an H100, a whole sum of 2 GiB read 3107 GB/s with 8192

@@ -49,10 +49,10 @@ struct GemmTiles {
     std::string describe() const;  // "MWG=64 NWG=64 ...", "FORM=1 MWG=64 ..." for the tensor-core form
 };
 
-/// Defaults that are valid on any device with 256 work items and 32 KiB of local memory.
 /// Whether `y` is not zero and divides `x`: the tiles' constraints (a zero parameter divides nothing).
 constexpr bool gemm_divides(std::size_t x, std::size_t y) { return y != 0 && x % y == 0; }
 
+/// Defaults that are valid on any device with 256 work items and 32 KiB of local memory.
 GemmTiles default_gemm_tiles();
 /// The tensor-core form's defaults (64 x 64 x 16 tiles, 2 x 2 warps, VWG 2): 128 work items and
 /// 34 KiB of local memory; the m16n8k4 DMMA with `m16` (compute capability 9.0), else m8n8k4.
