@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <string>
 
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
@@ -32,6 +33,27 @@ KERNEL void ids(GLOBAL_MEM uint32_t* out)
 
 class Dialect : public DeviceTest {
 protected:
+    /// Launches `program`'s group_sums (macros_source: each int32 times 3 plus a bias, summed per
+    /// group of 64 in local memory) on fresh random input and bias, and checks every sum exactly.
+    void expect_exact_group_sums(Program& program, const std::string& what) {
+        const std::size_t groups = 37, local = 64, n = groups * local;
+        const auto input = random_vector<std::int32_t>(n, -1'000'000, 1'000'000);
+        const std::int32_t bias = random_vector<std::int32_t>(1, -50, 50)[0];
+        auto in = Buffer::allocate(bound_device(), n * sizeof(std::int32_t));
+        auto out = Buffer::allocate(bound_device(), groups * sizeof(std::int64_t));
+        in.set(queue(), std::span<const std::int32_t>(input));
+        const std::byte poison{0xCD};
+        out.fill(queue(), std::span(&poison, 1));
+        program.kernel("group_sums")(queue(), {n}, Sizes{local}, out, in, bias);
+        std::vector<std::int64_t> back(groups);
+        out.get(queue(), std::span<std::int64_t>(back));
+        for (std::size_t g = 0; g < groups; ++g) {
+            std::int64_t expected = 0;
+            for (std::size_t i = 0; i < local; ++i) expected += std::int64_t{input[g * local + i]} * 3 + bias;
+            ASSERT_EQ(back[g], expected) << what << ", group " << g;
+        }
+    }
+
     Program& ids_program() {
         if (!ids_) ids_.emplace(bound_device(), ids_source);
         return *ids_;
@@ -145,22 +167,7 @@ KERNEL void saxpy_norm(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a, 
 
 TEST_P(Dialect, IntegerGroupReductionWithLocalMemoryIsExact) {
     Program program(bound_device(), macros_source);
-    const std::size_t groups = 37, local = 64, n = groups * local;
-    const auto input = random_vector<std::int32_t>(n, -1'000'000, 1'000'000);
-    const std::int32_t bias = random_vector<std::int32_t>(1, -50, 50)[0];
-    auto in = Buffer::allocate(bound_device(), n * sizeof(std::int32_t));
-    auto out = Buffer::allocate(bound_device(), groups * sizeof(std::int64_t));
-    in.set(queue(), std::span<const std::int32_t>(input));
-    const std::byte poison{0xCD};
-    out.fill(queue(), std::span(&poison, 1));
-    program.kernel("group_sums")(queue(), {n}, Sizes{local}, out, in, bias);
-    std::vector<std::int64_t> back(groups);
-    out.get(queue(), std::span<std::int64_t>(back));
-    for (std::size_t g = 0; g < groups; ++g) {
-        std::int64_t expected = 0;
-        for (std::size_t i = 0; i < local; ++i) expected += std::int64_t{input[g * local + i]} * 3 + bias;
-        ASSERT_EQ(back[g], expected) << "group " << g;
-    }
+    expect_exact_group_sums(program, "default options");
 }
 
 // INLINE is `static inline` in OpenCL C 1.2 and later (the compiler drops the helpers a program
@@ -168,25 +175,12 @@ TEST_P(Dialect, IntegerGroupReductionWithLocalMemoryIsExact) {
 // a program with FUNCTION INLINE helpers builds and runs under every language version.
 TEST_P(Dialect, InlineHelpersUnderEveryOpenClCVersion) {
     if (GetParam().api == "cuda") GTEST_SKIP() << "-cl-std is OpenCL's";
-    const std::size_t groups = 3, local = 64, n = groups * local;
-    const auto input = random_vector<std::int32_t>(n, -1'000'000, 1'000'000);
-    auto in = Buffer::allocate(bound_device(), n * sizeof(std::int32_t));
-    auto out = Buffer::allocate(bound_device(), groups * sizeof(std::int64_t));
-    in.set(queue(), std::span<const std::int32_t>(input));
     for (const char* standard : {"-cl-std=CL1.1", "-cl-std=CL1.2"}) {
         ProgramOptions options;
         options.compiler_options = {standard};
         Program program(bound_device(), macros_source, options);
-        const std::byte poison{0xCD};
-        out.fill(queue(), std::span(&poison, 1));
-        program.kernel("group_sums")(queue(), {n}, Sizes{local}, out, in, std::int32_t{5});
-        std::vector<std::int64_t> back(groups);
-        out.get(queue(), std::span<std::int64_t>(back));
-        for (std::size_t g = 0; g < groups; ++g) {
-            std::int64_t expected = 0;
-            for (std::size_t i = 0; i < local; ++i) expected += std::int64_t{input[g * local + i]} * 3 + 5;
-            ASSERT_EQ(back[g], expected) << standard << ", group " << g;
-        }
+        expect_exact_group_sums(program, standard);
+        if (HasFatalFailure()) return;
     }
 }
 
