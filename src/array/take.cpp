@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 #include <optional>
 #include <string>
 
@@ -99,9 +101,13 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
     shape.insert(shape.end(), source.shape().begin() + static_cast<std::ptrdiff_t>(ax) + 1, source.shape().end());
     Array out = Array::empty(queue.device(), shape, source.dtype(), std::nullopt, 0, allocator);
     if (out.size() == 0) {
-        // Nothing to gather, but mode raise still checks every index against the axis, as numpy
-        // does (an index into an empty axis raises although the result has no element).
-        if (mode == TakeMode::raise && indices.size() != 0) {
+        // Nothing to gather, but mode raise still checks every index against the axis as numpy
+        // does: once for each position of the axes before it (an index into an empty axis raises
+        // although the result has no element), so not at all when those axes hold no element.
+        const std::size_t before =
+            std::accumulate(source.shape().begin(), source.shape().begin() + static_cast<std::ptrdiff_t>(ax),
+                            std::size_t{1}, std::multiplies<>());
+        if (mode == TakeMode::raise && indices.size() != 0 && before != 0) {
             if (const auto bad = first_bad_index(queue, indices, extent))
                 throw ArgumentError("indices", fmt::format("{} is out of range for axis {} of extent {} (mode raise)",
                                                            *bad, ax, extent));

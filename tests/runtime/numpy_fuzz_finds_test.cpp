@@ -8,7 +8,10 @@
 //   int8 gave 44, a difference kjarni does not copy; measured with numpy 2.5.2);
 // - take with mode raise whose result has no element (another axis of the array is empty) still
 //   checks every index against the axis: np.take(np.zeros((0, 0, 1)), [[0]], axis=0) raises
-//   IndexError (found through CUDA with numpy 2.5.2; kjarni returned the empty result).
+//   IndexError (found through CUDA with numpy 2.5.2; kjarni returned the empty result), once for
+//   each position of the axes before it: none when those hold no element, so
+//   np.take(np.zeros((0, 0, 0)), [0], axis=2) gives the empty result (found on PoCL, numpy 2.4.6;
+//   kjarni raised).
 // Every result is an integer or bool, compared exactly.
 
 #include <fmt/format.h>
@@ -149,7 +152,7 @@ TEST_P(NumpyFuzzFindsTest, WhereTakesWeakIntegersTheResultDtypeHoldsAndRefusesOt
     EXPECT_THROW(run(where(c, Expr(std::uint64_t{1} << 63), Expr(std::int64_t{300}))), ArgumentError);
 }
 
-TEST_P(NumpyFuzzFindsTest, TakeOfNoElementStillChecksItsIndicesInModeRaise) {
+TEST_P(NumpyFuzzFindsTest, TakeOfNoElementChecksItsIndicesInModeRaiseWhereNumpyDoes) {
     auto& rng = random_engine();
     std::uniform_int_distribution<std::int64_t> extent_of(1, 9), count_of(1, 6), past(0, 1000);
     const auto index_array = [&](const std::vector<std::int64_t>& values) {
@@ -179,6 +182,18 @@ TEST_P(NumpyFuzzFindsTest, TakeOfNoElementStillChecksItsIndicesInModeRaise) {
             EXPECT_THROW(take(queue(), source, index_array(with_bad), 0, TakeMode::raise), ArgumentError) << bad;
             EXPECT_EQ(take(queue(), source, index_array(with_bad), 0, TakeMode::clip).size(), 0u);
         }
+        // The same along axis 1 of (0, extent) or (0, 0): no position before the axis, so no index
+        // is checked and any index gives the empty result; of (extent, 0, 0) every index is checked.
+        for (const std::vector<std::size_t>& shape :
+             {std::vector<std::size_t>{0, static_cast<std::size_t>(extent)}, std::vector<std::size_t>{0, 0}}) {
+            const Array none_before = Array::zeros(queue(), shape, DType(Kind::int32));
+            std::vector<std::int64_t> with_bad = values;
+            with_bad[0] = extent + past(rng);
+            const Array empty = take(queue(), none_before, index_array(with_bad), 1, TakeMode::raise);
+            EXPECT_EQ(empty.shape(), (std::vector<std::size_t>{0, values.size()})) << shape[1];
+        }
+        const Array some_before = Array::zeros(queue(), {static_cast<std::size_t>(extent), 0, 0}, DType(Kind::int32));
+        EXPECT_THROW(take(queue(), some_before, index_array(values), 1, TakeMode::raise), ArgumentError);
     }
 }
 
