@@ -1,6 +1,7 @@
 // The one checked launch path (see checked_launch.hpp): the checks of a launch's queue, sizes and
 // arguments against what the kernel declares. The usual arguments pass a quick first check of a
-// few instructions each; the full checks run only for the rest and name what does not fit.
+// few instructions each (args_fit_at_once, inlined into the launches); the full checks here run
+// only for the rest, and name what does not fit.
 
 #include "program/checked_launch.hpp"
 
@@ -55,9 +56,9 @@ std::size_t params_given_by(std::span<const KernelArg> args) {
 
 /// Every check of a launch's arguments, each kind of argument against each kind of parameter;
 /// ArgumentError naming the first that does not fit.
-void check_args_fully(std::string_view kernel, const std::vector<ParamCheck>& checks,
-                      const std::vector<backend::ParamInfo>& params, std::span<const KernelArg> args,
-                      const Queue& queue) {
+void check_every_arg(std::string_view kernel, const std::vector<ParamCheck>& checks,
+                     const std::vector<backend::ParamInfo>& params, std::span<const KernelArg> args,
+                     const Queue& queue) {
     if (!checks.empty() && checks.size() != params_given_by(args)) {
         throw ArgumentError("args", fmt::format("kernel '{}' takes {} arguments, {} given", kernel, checks.size(),
                                                 params_given_by(args)));
@@ -118,37 +119,6 @@ void check_args_fully(std::string_view kernel, const std::vector<ParamCheck>& ch
     }
 }
 
-/// The checks of a launch's arguments. A first pass accepts the usual arguments in a few
-/// instructions each (a Buffer of the queue's context and device for a pointer parameter, a scalar
-/// of the parameter's size); anything it does not accept at once, images and managed memory
-/// included, goes through the full checks, which also name what does not fit. The queue is the
-/// kernel's (check_queue), so the kernel's context and device are the queue's.
-void check_args_quickly_then_fully(const CheckedKernel& kernel, std::span<const KernelArg> args, const Queue& queue) {
-    const std::vector<ParamCheck>& checks = kernel.checks;
-    if (args.empty() && checks.empty()) return;
-    // Parameters are unknown where the driver cannot tell them (no checks): the full checks then
-    // look at the memory alone.
-    if (checks.size() == args.size()) {
-        const void* const context = kernel.context;
-        const std::size_t device_index = kernel.device_index;
-        bool accepted = true;
-        for (std::size_t i = 0; i < args.size() && accepted; ++i) {
-            const KernelArg& arg = args[i];
-            const ParamCheck& param = checks[i];
-            if (arg.param_count != 1) {
-                accepted = false;
-            } else if (arg.kind == KernelArg::Kind::scalar) {
-                accepted = param.takes_scalar && (param.size == 0 || param.size == arg.size);
-            } else {
-                accepted = arg.kind == KernelArg::Kind::buffer && param.takes_buffer &&
-                           arg.device_index == device_index && (arg.context == nullptr || arg.context == context);
-            }
-        }
-        if (accepted) return;
-    }
-    check_args_fully(kernel.name, checks, kernel.kernel->params(), args, queue);
-}
-
 }  // namespace
 
 std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& params) {
@@ -161,7 +131,8 @@ std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& para
         const bool takes_buffer =
             kind == ParamKind::global_pointer || (kind == ParamKind::unknown && (size == 0 || size == sizeof(void*)));
         const bool takes_scalar = kind == ParamKind::scalar || kind == ParamKind::unknown;
-        checks.push_back(ParamCheck{kind, sampler_next, takes_buffer, takes_scalar, size});
+        checks.push_back(
+            ParamCheck{kind, sampler_next, takes_buffer, takes_scalar ? size : ParamCheck::no_scalar, size});
     }
     return checks;
 }
@@ -210,8 +181,8 @@ void check_sizes(const CheckedKernel& kernel, std::size_t dims, const std::size_
     }
 }
 
-void check_args(const CheckedKernel& kernel, std::span<const KernelArg> args, const Queue& queue) {
-    check_args_quickly_then_fully(kernel, args, queue);
+void check_args_fully(const CheckedKernel& kernel, std::span<const KernelArg> args, const Queue& queue) {
+    check_every_arg(kernel.name, kernel.checks, kernel.kernel->params(), args, queue);
 }
 
 }  // namespace kjarni::detail

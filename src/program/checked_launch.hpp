@@ -25,11 +25,12 @@ struct ParamCheck {
     backend::ParamInfo::Kind kind = backend::ParamInfo::Kind::unknown;
     bool sampler_next = false;  // the next parameter is a sampler (an OpenCL sampled image's)
     /// Derived from kind and size for the launch's first, quick pass (see check_args): a Buffer
-    /// fits (a global pointer, or a parameter CUDA reports only as 8 bytes or no size), a scalar
-    /// of `size` bytes fits (any size where `size` is 0).
+    /// fits (a global pointer, or a parameter CUDA reports only as 8 bytes or no size); a scalar
+    /// of `scalar_size` bytes fits, of any size where it is 0, of none where it is no_scalar.
     bool takes_buffer = false;
-    bool takes_scalar = false;
-    std::size_t size = 0;
+    std::size_t scalar_size = no_scalar;
+    std::size_t size = 0;  // as the driver reports it (0: not reported)
+    static constexpr std::size_t no_scalar = ~std::size_t{0};
 };
 
 /// The checks of `params`, in order.
@@ -67,9 +68,39 @@ inline void check_queue(const CheckedKernel& kernel, const Queue& queue) {
 /// its device (the sizes of a kernel launched with new sizes each time: a generated kernel's).
 void check_sizes(const CheckedKernel& kernel, std::size_t dims, const std::size_t* global, const std::size_t* local);
 
+/// Whether every argument is a usual one that fits its parameter at once: a Buffer of the kernel's
+/// context and device for a pointer parameter, a scalar of the parameter's size. A few
+/// instructions per argument, inlined into every launch; false sends the launch to the full checks.
+inline bool args_fit_at_once(const CheckedKernel& kernel, std::span<const KernelArg> args) noexcept {
+    const std::vector<ParamCheck>& checks = kernel.checks;
+    // Parameters are unknown where the driver cannot tell them (no checks): the full checks then
+    // look at the memory alone.
+    if (checks.size() != args.size()) return false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const KernelArg& arg = args[i];
+        const ParamCheck& param = checks[i];
+        if (arg.param_count != 1) return false;
+        if (arg.kind == KernelArg::Kind::scalar) {
+            if (param.scalar_size != 0 && param.scalar_size != arg.size) return false;
+        } else if (arg.kind != KernelArg::Kind::buffer || !param.takes_buffer ||
+                   arg.device_index != kernel.device_index ||
+                   (arg.context != nullptr && arg.context != kernel.context)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// The checks of every kind of argument against every kind of parameter (images, managed memory,
+/// unknown parameters); ArgumentError naming the first that does not fit.
+void check_args_fully(const CheckedKernel& kernel, std::span<const KernelArg> args, const Queue& queue);
+
 /// ArgumentError naming the first argument that does not fit its parameter (count, kind, size, the
-/// memory's context and device). The queue must have passed check_queue.
-void check_args(const CheckedKernel& kernel, std::span<const KernelArg> args, const Queue& queue);
+/// memory's context and device). The queue must have passed check_queue, so the kernel's context
+/// and device are the queue's.
+inline void check_args(const CheckedKernel& kernel, std::span<const KernelArg> args, const Queue& queue) {
+    if (!args_fit_at_once(kernel, args)) check_args_fully(kernel, args, queue);
+}
 
 /// The launch of a kernel whose queue and arguments were checked (a BoundKernel's, checked once).
 inline std::shared_ptr<backend::Event> launch_prechecked(const CheckedKernel& kernel, const Queue& queue, unsigned dims,
