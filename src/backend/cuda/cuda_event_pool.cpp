@@ -7,6 +7,7 @@
 namespace kjarni::backend::cuda {
 
 CudaEventPool::~CudaEventPool() {
+    if (CUevent spare = spare_.exchange(nullptr)) free_.push_back(spare);
     if (free_.empty()) return;
     try {
         CurrentContext current(*driver_, context_);
@@ -17,6 +18,7 @@ CudaEventPool::~CudaEventPool() {
 }
 
 CUevent CudaEventPool::take() {
+    if (CUevent spare = spare_.exchange(nullptr, std::memory_order_acquire)) return spare;
     {
         const std::lock_guard lock(mutex_);
         if (!free_.empty()) {
@@ -31,6 +33,8 @@ CUevent CudaEventPool::take() {
 }
 
 void CudaEventPool::give_back(CUevent event) noexcept {
+    CUevent empty = nullptr;
+    if (spare_.compare_exchange_strong(empty, event, std::memory_order_release, std::memory_order_relaxed)) return;
     {
         const std::lock_guard lock(mutex_);
         if (free_.size() < max_kept) {

@@ -141,7 +141,8 @@ std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std
               static_cast<unsigned int>(dynamic_local_mem), cuda_queue.stream(), args.empty() ? nullptr : params,
               nullptr);
     if (!want_event) return nullptr;
-    auto event = std::make_shared<CudaEvent>(cuda_queue.context(), cuda_queue.device_index());
+    auto event =
+        std::make_shared<CudaEvent>(cuda_queue.context(), cuda_queue.device_index(), CudaEvent::ContextIsCurrent{});
     KJARNI_CU(driver_, EventRecord, event->event(), cuda_queue.stream());
     return event;
 }

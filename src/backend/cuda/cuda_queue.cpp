@@ -26,6 +26,10 @@ CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_in
     event_ = event;
 }
 
+CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, ContextIsCurrent)
+    : context_(std::move(context)), device_index_(device_index), event_(context_->event_pool(device_index_).take()),
+      pooled_(true) {}
+
 CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, CUevent event, bool interprocess)
     : context_(std::move(context)), device_index_(device_index), event_(event),
       owned_(context_->driver(), context_->cu_context(device_index_), event), interprocess_(interprocess) {}
@@ -112,8 +116,8 @@ void CudaQueue::synchronize() {
 }
 
 std::shared_ptr<Event> CudaQueue::record_event() {
-    auto event = std::make_shared<CudaEvent>(context_, device_index_);
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
+    auto event = std::make_shared<CudaEvent>(context_, device_index_, CudaEvent::ContextIsCurrent{});
     KJARNI_CU(context_->driver(), EventRecord, event->event(), stream_.get());
     return event;
 }

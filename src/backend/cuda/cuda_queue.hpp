@@ -21,6 +21,11 @@ public:
     CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, CUevent event, bool interprocess);
     /// With flags (timing off: CU_EVENT_DISABLE_TIMING; CU_EVENT_BLOCKING_SYNC).
     CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, const EventFlags& flags);
+    /// The tag of the constructor for callers that hold the device's context current already.
+    struct ContextIsCurrent {};
+    /// A default event from the pool, made where the context of `device_index` is current already
+    /// (a launch's CurrentContext holds it): no second cuCtxGetCurrent on the launch path.
+    CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, ContextIsCurrent);
     CudaEvent(const CudaEvent&) = delete;
     CudaEvent& operator=(const CudaEvent&) = delete;
     /// Gives a pooled CUevent back to the pool.
