@@ -143,8 +143,7 @@ OpenClBuffer::~OpenClBuffer() {
     regions_.clear();  // the sub-buffers go before their buffer
 }
 
-cl_mem OpenClBuffer::region(std::size_t offset, std::size_t size) {
-    if (offset == 0) return mem_.get();
+cl_mem OpenClBuffer::sub_region(std::size_t offset, std::size_t size) {
     const std::lock_guard lock(regions_mutex_);
     auto found = regions_.find({offset, size});
     if (found != regions_.end()) return found->second.get();

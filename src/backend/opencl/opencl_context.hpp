@@ -103,9 +103,10 @@ public:
     /// The cl_mem a kernel sees for bytes [offset, offset + size): the buffer itself at offset 0,
     /// else a sub-buffer, made once and kept. The offset must be a multiple of the device's
     /// CL_DEVICE_MEM_BASE_ADDR_ALIGN (ArgumentError otherwise).
-    cl_mem region(std::size_t offset, std::size_t size);
+    cl_mem region(std::size_t offset, std::size_t size) { return offset == 0 ? mem_.get() : sub_region(offset, size); }
 
 private:
+    cl_mem sub_region(std::size_t offset, std::size_t size);
     std::mutex regions_mutex_;
     std::map<std::pair<std::size_t, std::size_t>, Handle<cl_mem>> regions_;
     std::shared_ptr<OpenClContext> context_;

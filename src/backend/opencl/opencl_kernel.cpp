@@ -206,52 +206,44 @@ cl_kernel OpenClKernel::kernel_for(std::span<const KernelArg> args) {
     return svm_kernel_.get();
 }
 
-OpenClKernel::SetArgument OpenClKernel::remembered_as(const KernelArg& arg) noexcept {
-    SetArgument value;
+void OpenClKernel::set_argument(const OpenClLibrary& cl, cl_kernel kernel, cl_uint index, const KernelArg& arg) {
     if (arg.kind == KernelArg::Kind::buffer) {
-        value.kind = SetArgument::buffer;
-        value.first = arg.buffer != nullptr ? static_cast<OpenClBuffer*>(arg.buffer)->serial() : 0;
-        value.second = arg.offset;
-        value.size = arg.size;
-    } else if (arg.kind == KernelArg::Kind::scalar && arg.bytes == nullptr && arg.size <= sizeof arg.scalar) {
-        // All 16 bytes, whatever the size: bytes past it that differ only cost a needless set.
-        std::uint64_t words[2];
-        std::memcpy(words, arg.scalar, sizeof words);
-        value.kind = SetArgument::scalar;
-        value.first = words[0];
-        value.second = words[1];
-        value.size = arg.size;
-    }
-    return value;
-}
-
-void OpenClKernel::set_argument(cl_kernel kernel, cl_uint index, const KernelArg& arg, const SetArgument* value) {
-    SetArgument* slot = nullptr;
-    if (value != nullptr) {
-        const std::size_t needed = index + std::size_t{arg.param_count};
-        if (set_arguments_.size() < needed) set_arguments_.resize(needed);
-        slot = &set_arguments_[index];
-        // Forgotten first: a call that fails leaves the driver's argument unknown.
-        for (std::size_t p = 0; p < arg.param_count; ++p) set_arguments_[index + p] = SetArgument{};
-    }
-    if (arg.kind == KernelArg::Kind::image) {
-        // The cl_mem, and for a sampled image the cl_sampler after it (opencl_image.cpp).
-        check(cl().clSetKernelArg(kernel, index, sizeof(cl_mem), arg.scalar), "clSetKernelArg");
-        if (arg.param_count == 2) {
-            check(cl().clSetKernelArg(kernel, index + 1, sizeof(cl_sampler), arg.scalar + sizeof(cl_mem)),
-                  "clSetKernelArg");
-        }
-    } else if (arg.kind == KernelArg::Kind::buffer) {
         cl_mem mem =
             arg.buffer != nullptr ? static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size) : nullptr;
-        check(cl().clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
-    } else if (arg.kind == KernelArg::Kind::shared_pointer) {
-        set_svm_argument(kernel, index, arg.pointer);
-    } else {
-        check(cl().clSetKernelArg(kernel, index, arg.size, arg.bytes != nullptr ? arg.bytes : arg.scalar),
+        check(cl.clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
+    } else if (arg.kind == KernelArg::Kind::scalar) {
+        check(cl.clSetKernelArg(kernel, index, arg.size, arg.bytes != nullptr ? arg.bytes : arg.scalar),
               "clSetKernelArg");
+    } else if (arg.kind == KernelArg::Kind::image) {
+        // The cl_mem, and for a sampled image the cl_sampler after it (opencl_image.cpp).
+        check(cl.clSetKernelArg(kernel, index, sizeof(cl_mem), arg.scalar), "clSetKernelArg");
+        if (arg.param_count == 2) {
+            check(cl.clSetKernelArg(kernel, index + 1, sizeof(cl_sampler), arg.scalar + sizeof(cl_mem)),
+                  "clSetKernelArg");
+        }
+    } else {
+        set_svm_argument(kernel, index, arg.pointer);
     }
-    if (slot != nullptr) *slot = *value;
+}
+
+bool OpenClKernel::set_changed_arguments(const OpenClLibrary& cl, std::span<const KernelArg> args) {
+    // Room for every parameter at once (an argument fills at most two), so the loop checks no size.
+    if (set_arguments_.size() < 2 * args.size()) set_arguments_.resize(2 * args.size());
+    cl_uint index = 0;  // the parameter args[i] starts at (an OpenCL sampled image fills two)
+    for (const KernelArg& arg : args) {
+        if (arg.kind == KernelArg::Kind::shared_pointer) return false;
+        const SetArgument value = remembered_as(arg);
+        SetArgument& slot = set_arguments_[index];
+        if (value.kind == SetArgument::unknown || !slot.same_as(value)) {
+            // Forgotten first: a call that fails leaves the driver's argument unknown.
+            slot = SetArgument{};
+            if (arg.param_count == 2) set_arguments_[index + 1] = SetArgument{};
+            set_argument(cl, kernel_.get(), index, arg);
+            slot = value;
+        }
+        index += arg.param_count;
+    }
+    return true;
 }
 
 std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const std::size_t* global_size,
@@ -262,29 +254,28 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
             "dynamic local memory (LOCAL_MEM_DYNAMIC) is CUDA only; on OpenCL declare LOCAL_MEM_DECL arrays of "
             "a size fixed when the program is rendered");
     }
+    const OpenClLibrary& library = cl();
     // The lock keeps another thread's arguments from landing between this launch's
     // clSetKernelArg calls and its enqueue; a launch without arguments sets none.
     std::unique_lock lock(launch_mutex_, std::defer_lock);
-    if (!args.empty()) lock.lock();
-    cl_kernel kernel = args.empty() ? kernel_.get() : kernel_for(args);
-    // Only kernel_'s arguments are remembered (svm_kernel_ is made anew at times), and only while
-    // nobody else holds its handle.
-    const bool remembered = kernel == kernel_.get() && !handle_given_.load(std::memory_order_relaxed);
-    cl_uint index = 0;  // the parameter args[i] starts at (an OpenCL sampled image fills two)
-    for (std::size_t i = 0; i < args.size(); index += args[i].param_count, ++i) {
-        if (!remembered) {
-            set_argument(kernel, index, args[i], nullptr);
-            continue;
+    cl_kernel kernel = kernel_.get();
+    if (!args.empty()) {
+        lock.lock();
+        // Only kernel_'s arguments are remembered (svm_kernel_ is made anew at times), and only
+        // while nobody else holds its handle; launches with SVM pointers go to svm_kernel_.
+        if (handle_given_.load(std::memory_order_relaxed) || !set_changed_arguments(library, args)) {
+            kernel = kernel_for(args);
+            cl_uint index = 0;
+            for (const KernelArg& arg : args) {
+                set_argument(library, kernel, index, arg);
+                index += arg.param_count;
+            }
         }
-        const SetArgument value = remembered_as(args[i]);
-        const bool unchanged =
-            value.kind != SetArgument::unknown && index < set_arguments_.size() && set_arguments_[index] == value;
-        if (!unchanged) set_argument(kernel, index, args[i], &value);
     }
     cl_event event = nullptr;
     auto& cl_queue = static_cast<OpenClQueue&>(queue);
-    check(cl().clEnqueueNDRangeKernel(cl_queue.handle(), kernel, dims, nullptr, global_size, local_size, 0, nullptr,
-                                      want_event ? &event : nullptr),
+    check(library.clEnqueueNDRangeKernel(cl_queue.handle(), kernel, dims, nullptr, global_size, local_size, 0, nullptr,
+                                         want_event ? &event : nullptr),
           "clEnqueueNDRangeKernel");
     Handle<cl_event> owned(event);
     if (!want_event) return nullptr;

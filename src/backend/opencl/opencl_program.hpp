@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -102,11 +103,36 @@ private:
         std::uint64_t first = 0;   // buffer: its serial; scalar: bytes 0-7
         std::uint64_t second = 0;  // buffer: its offset; scalar: bytes 8-15
         std::uint64_t size = 0;    // bytes of the buffer's region, of the scalar
-        bool operator==(const SetArgument&) const = default;
+        /// All four words at once, without a branch per word (this runs for every argument).
+        bool same_as(const SetArgument& other) const noexcept {
+            return ((kind ^ other.kind) | (first ^ other.first) | (second ^ other.second) | (size ^ other.size)) == 0;
+        }
     };
-    static SetArgument remembered_as(const KernelArg& arg) noexcept;
-    // clSetKernelArg of `arg` at parameter `index`; `value`: what to remember it as (null: nothing).
-    void set_argument(cl_kernel kernel, cl_uint index, const KernelArg& arg, const SetArgument* value);
+    /// What a launch remembers `arg` as (unknown: an argument it sets every time). Inline: it runs
+    /// for every argument of every launch.
+    static SetArgument remembered_as(const KernelArg& arg) noexcept {
+        SetArgument value;
+        if (arg.kind == KernelArg::Kind::buffer) {
+            value.kind = SetArgument::buffer;
+            value.first = arg.buffer != nullptr ? static_cast<OpenClBuffer*>(arg.buffer)->serial() : 0;
+            value.second = arg.offset;
+            value.size = arg.size;
+        } else if (arg.kind == KernelArg::Kind::scalar && arg.bytes == nullptr && arg.size <= sizeof arg.scalar) {
+            // All 16 bytes, whatever the size: bytes past it that differ only cost a needless set.
+            std::uint64_t words[2];
+            std::memcpy(words, arg.scalar, sizeof words);
+            value.kind = SetArgument::scalar;
+            value.first = words[0];
+            value.second = words[1];
+            value.size = arg.size;
+        }
+        return value;
+    }
+    // clSetKernelArg of `arg` at parameter `index` (two for an OpenCL sampled image).
+    static void set_argument(const OpenClLibrary& cl, cl_kernel kernel, cl_uint index, const KernelArg& arg);
+    // Sets every argument on kernel_ that differs from what it holds, remembering what it set;
+    // false, having set none or some, where an argument is shared virtual memory (kernel_for).
+    bool set_changed_arguments(const OpenClLibrary& cl, std::span<const KernelArg> args);
     std::vector<SetArgument> set_arguments_;
     mutable std::atomic<bool> handle_given_{false};
 };
