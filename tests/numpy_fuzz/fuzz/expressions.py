@@ -120,7 +120,12 @@ def _trig_bound(key):
         if a.dtype.kind == "c":
             with np.errstate(all="ignore"):
                 c = np.cosh(np.abs(a.imag).astype(np.float64))
-            return mul(c, ea) + 2 * rounding(r, dt, key, scale=magnitude(r) + c)
+                # Where one part overflowed, the other (a product of two factors) is bounded by its
+                # own size, as rounding() bounds such results; |r| + c would be infinite there and
+                # its bound 0, which a device's 2-ulp exp (CUDA's expf) already misses.
+                one_part_infinite = ~np.isfinite(magnitude(r))
+                scaled = rounding(r, dt, key, scale=np.where(one_part_infinite, 0.0, magnitude(r) + c))
+                return mul(c, ea) + 2 * np.where(one_part_infinite, rounding(r, dt, key), scaled)
         return ea + rounding(r, dt, key)
     return bound
 
