@@ -100,7 +100,10 @@ std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std
     std::array<unsigned int, 3> block = {1, 1, 1};
     for (unsigned d = 0; d < dims && d < 3; ++d) {
         block[d] = static_cast<unsigned int>(local_size[d]);
-        grid[d] = static_cast<unsigned int>(global_size[d] / local_size[d]);
+        // A 32-bit division where the total fits (always but for grids of over 2^32 work items):
+        // the 64-bit one takes several times as long, on every launch.
+        grid[d] = global_size[d] >> 32 == 0 ? static_cast<unsigned int>(global_size[d]) / block[d]
+                                            : static_cast<unsigned int>(global_size[d] / local_size[d]);
     }
 
     // The kernel parameters: a pointer to each argument's value. Buffer arguments become device
