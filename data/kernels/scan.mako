@@ -85,8 +85,11 @@ ${ind}}
 ## The single pass's look-back, run once the tile's own scan has given its total (`aggregate`, an
 ## expression every work item can read); it sets `carry` to the combination of every earlier tile
 ## of the row. The tiles of a row form blocks of F = `fan` tiles and superblocks of F blocks. A tile
-## publishes its aggregate at once; the last tile of a block publishes the block's total, the last
-## tile of a superblock the prefix of the next superblock (everything before it). A tile's prefix
+## publishes its aggregate at once; the last tile of a block publishes the block's total as soon as
+## the block's earlier aggregates are in (before it waits for the earlier blocks' totals: waiting
+## first chained the blocks, one global round trip each, most of a 16 MiB cumsum's time on the
+## H200); the last tile of a superblock publishes the prefix of the next superblock (everything
+## before it). A tile's prefix
 ## is (superblock prefix + the earlier block totals of its superblock) + the earlier aggregates of
 ## its block, each sum over a fixed tree of F slots: every value is the same function of the input
 ## whoever computes it and whenever, so the result has the same bits on every run for any
@@ -109,17 +112,20 @@ ${ind}}
     const KJARNI_ITEM aggregate = ${aggregate};
     const ${idx} block = piece / ${fan}, in_block = piece % ${fan}, super = block / ${fan}, in_super = block % ${fan};
     if (lid == 0) kjarni_publish(KJARNI_SLOT(tile_slots + piece), aggregate);
-    if (lid < ${fan}) {
-        kjarni_look[lid] = lid < in_block ? kjarni_wait_status(KJARNI_SLOT(tile_slots + piece - in_block + lid)) : kjarni_neutral();
-        kjarni_look[${fan} + lid] = lid < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid)) : kjarni_neutral();
-    }
+    if (lid < ${fan}) kjarni_look[lid] = lid < in_block ? kjarni_wait_status(KJARNI_SLOT(tile_slots + piece - in_block + lid)) : kjarni_neutral();
     LOCAL_BARRIER;
     for (int d = 1; d < ${fan}; d <<= 1) {
-        if (lid < ${2 * fan} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], kjarni_look[lid + d]);
+        if (lid < ${fan} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], kjarni_look[lid + d]);
+        LOCAL_BARRIER;
+    }
+    if (lid == 0 && in_block == ${fan - 1}) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate));
+    if (lid >= ${fan} && lid < ${2 * fan}) kjarni_look[lid] = lid - ${fan} < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid - ${fan})) : kjarni_neutral();
+    LOCAL_BARRIER;
+    for (int d = 1; d < ${fan}; d <<= 1) {
+        if (lid >= ${fan} && lid < ${2 * fan} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], kjarni_look[lid + d]);
         LOCAL_BARRIER;
     }
     if (lid == 0) {
-        if (in_block == ${fan - 1}) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate));
         const KJARNI_ITEM before_super = super > 0 ? kjarni_wait_status(KJARNI_SLOT(super_slots + super)) : kjarni_neutral();
         const KJARNI_ITEM found = kjarni_scan_op(kjarni_scan_op(before_super, kjarni_look[${fan}]), kjarni_look[0]);
         if (in_block == ${fan - 1} && in_super == ${fan - 1} && super + 1 < supers)
