@@ -85,11 +85,21 @@ std::size_t items_per_thread(std::size_t item_size, std::size_t group, bool cuda
 }
 
 /// Positions per work item of the single-pass scan: 40 of 4 bytes (see plan_scan), as many bytes
-/// for wider items (a tile of 40 KiB). KJARNI_SCAN_ITEMS sets the positions of 4 bytes instead (1 to
-/// 40; wider items take as many bytes, at least one position), to measure other tiles on a device.
-std::size_t lookback_items(std::size_t item_size) {
-    const std::size_t four_byte_items = tuning_count("KJARNI_SCAN_ITEMS", 40);
-    return std::max<std::size_t>((four_byte_items != 0 ? 4 * four_byte_items : 160) / item_size, 1);
+/// for wider items (a tile of 40 KiB); 16 of 4 bytes on a GPU whose multiprocessors would each get
+/// fewer than 8 tiles of 40 (`positions` in all, `compute_units` multiprocessors, groups of
+/// `group`): few large tiles leave most of a GPU idle while each waits for its loads. H200, cumsum
+/// of float32 (GB/s, CUDA / NVIDIA OpenCL, medians of 3): 4 MiB 712 / 480 with 40 against 877 / 435
+/// with 16, 16 MiB 1585 / 1475 against 1686 / 1478, 64 MiB 2070 / 2049 against 1800 / 1886.
+/// KJARNI_SCAN_ITEMS sets the positions of 4 bytes instead (1 to 40; wider items take as many bytes,
+/// at least one position), to measure other tiles on a device.
+std::size_t lookback_items(std::size_t item_size, std::size_t positions, std::size_t compute_units, std::size_t group,
+                           bool gpu) {
+    std::size_t four_byte_items = tuning_count("KJARNI_SCAN_ITEMS", 40);
+    if (four_byte_items == 0) {
+        four_byte_items = 40;
+        if (gpu && positions * item_size / 4 < 8 * compute_units * group * four_byte_items) four_byte_items = 16;
+    }
+    return std::max<std::size_t>(4 * four_byte_items / item_size, 1);
 }
 
 /// Items of a staged tile of `group` x `items` positions: a padding slot every 32 (KJARNI_PAD).
@@ -261,15 +271,15 @@ ScanPlan plan_scan(const Queue& queue, const ScanSpec& spec, const ScanGeometry&
     const DeviceType type = queue.device().params().type;
     // (a published item takes 1, 2 or 4 whole status words)
     const bool in_status_words = spec.item_size == 4 || spec.item_size == 8 || spec.item_size == 16;
+    const std::size_t single_pass_items =
+        lookback_items(spec.item_size, g.n_rows * g.length, compute_units, plan.group, type != DeviceType::cpu);
     const bool lookback =
         single_pass_allowed.load(std::memory_order_relaxed) &&
         (plan.cuda || type == DeviceType::gpu || type == DeviceType::cpu) && in_status_words && !spec.uses_last_item &&
         plan.group >= 2 * lookback_fan_out &&
-        (padded_stage_items(plan.group, lookback_items(spec.item_size)) + plan.group + 2 * lookback_fan_out) *
-                    spec.item_size +
-                64 <=
+        (padded_stage_items(plan.group, single_pass_items) + plan.group + 2 * lookback_fan_out) * spec.item_size + 64 <=
             queue.device().params().local_mem_size;
-    plan.items = lookback ? lookback_items(spec.item_size) : items_per_thread(spec.item_size, plan.group, plan.cuda);
+    plan.items = lookback ? single_pass_items : items_per_thread(spec.item_size, plan.group, plan.cuda);
     plan.tile = plan.group * plan.items;
     const std::size_t target_groups = compute_units * 8;
     const IterationSpace& rows = g.rows;
