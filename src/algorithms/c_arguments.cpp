@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "dtype/dtype_impl.hpp"
 #include "kjarni/error.hpp"
-#include "kjarni/template/value.hpp"  // ctype() gives a Value
 
 namespace kjarni::detail {
 
@@ -117,8 +117,8 @@ std::vector<CArgument> parse_c_arguments(const std::string& declarations, const 
 
 std::string c_type_name(const DType& dtype) {
     if (dtype.is_struct()) throw ArgumentError("dtype", fmt::format("{} is not a scalar type", dtype.name()));
-    // The dtype layer's C names ("int32_t", "half", "complex64_t", ...).
-    return ctype(dtype).as_string();
+    // The dtype layer's C names ("int32_t", "half", "complex64_t", ...), as ctype() gives them.
+    return scalar_c_name(dtype.kind());
 }
 
 }  // namespace kjarni::detail

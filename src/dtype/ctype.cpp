@@ -21,7 +21,9 @@ namespace {
 
 using Kind = DType::Kind;
 
-std::string scalar_ctype(Kind kind) {
+}  // namespace
+
+const char* detail::scalar_c_name(Kind kind) noexcept {
     switch (kind) {
     case Kind::bool_: return "bool";
     case Kind::int8: return "int8_t";
@@ -39,8 +41,10 @@ std::string scalar_ctype(Kind kind) {
     case Kind::complex128: return "complex128_t";
     case Kind::struct_: break;
     }
-    return {};
+    return "";
 }
+
+namespace {
 
 // register_dtype's table: descr -> name and back.
 struct Registry {
@@ -110,7 +114,7 @@ Module make_struct_module(const DType& dtype, bool ignore_alignment) {
             globals.emplace(key, Value(ctype_struct(f.dtype(), ignore_alignment)));
             type = "${" + key + "}";
         } else {
-            type = scalar_ctype(f.dtype().kind());
+            type = detail::scalar_c_name(f.dtype().kind());
         }
         body += fmt::format("    {} {}", type, f.name);
         for (auto e : f.shape) body += fmt::format("[{}]", e);
@@ -181,7 +185,7 @@ std::optional<std::string> registered_dtype_name(const DType& dtype) {
 
 Value ctype(const DType& dtype) {
     if (dtype.is_struct()) return Value(ctype_struct(dtype));
-    return Value(scalar_ctype(dtype.kind()));
+    return Value(std::string(detail::scalar_c_name(dtype.kind())));
 }
 
 std::string complex_ctr(const DType& dtype) {

@@ -27,4 +27,8 @@ struct CLayout {
 };
 CLayout c_layout(const std::vector<Field>& fields, std::size_t itemsize);
 
+/// The C name of a scalar kind ("int32_t", "half", "complex64_t", ...); "" for struct_. What ctype()
+/// gives for a scalar dtype, without making a template Value (code generators ask it per node).
+const char* scalar_c_name(DType::Kind kind) noexcept;
+
 }  // namespace kjarni::detail
