@@ -168,7 +168,7 @@ std::string compute_ctype(const DType& dtype) {
 std::string scalar_parameter_type(const DType& dtype) { return c_type_name(scalar_parameter_dtype(dtype)); }
 
 std::string wrapping_arithmetic(const DType& t, char op, const std::string& a, const std::string& b) {
-    if (!is_integer(t)) return fmt::format("({} {} {})", a, op, b);
+    if (!is_integer(t)) return "(" + a + " " + op + " " + b + ")";
     const char* wide = t.itemsize() == 8 ? "uint64_t" : "uint32_t";
     return fmt::format("(({})(({})({}) {} ({})({})))", compute_ctype(t), wide, a, op, wide, b);
 }

@@ -86,6 +86,16 @@ DType common_type(const std::vector<NodePtr>& operands) {
 }
 
 std::vector<std::size_t> broadcast(const std::vector<NodePtr>& operands, ExprOp op) {
+    // The usual case first, without the general rule or its error's name: operands of one shape,
+    // or 0-d (scalars), which broadcast to any shape.
+    const std::vector<std::size_t>* common = nullptr;
+    bool one_shape = true;
+    for (const auto& n : operands) {
+        if (n->shape.empty()) continue;
+        if (common == nullptr) common = &n->shape;
+        else if (n->shape != *common) one_shape = false;
+    }
+    if (one_shape) return common != nullptr ? *common : std::vector<std::size_t>{};
     std::vector<std::vector<std::size_t>> shapes;
     for (const auto& n : operands) shapes.push_back(n->shape);
     return detail::broadcast_shapes(shapes, fmt::format("operation '{}'", detail::op_name(op)));

@@ -106,7 +106,8 @@ public:
         const std::string suffix = c_type_name(t == DType(dtypes::float16) ? DType(dtypes::float32) : t);
         // Results are converted to their C type at once, so that narrow integers wrap where numpy's do;
         // integer + - * compute in unsigned types (wrapping_arithmetic: signed overflow is undefined).
-        auto typed = [&](const std::string& e) { return fmt::format("(({}){})", ct, e); };
+        // (appended, not formatted, as the other small pieces here: codegen runs on every call)
+        auto typed = [&](const std::string& e) { return "((" + ct + ")" + e + ")"; };
         switch (node.op) {
         case ExprOp::add:
             if (boolean) return fmt::format("({} || {})", a, b);
@@ -238,9 +239,9 @@ private:
 
     std::string array_value(const Array& array) {
         for (std::size_t k = 0; k < code.arrays.size(); ++k)
-            if (same_view(code.arrays[k], array)) return fmt::format("v{}", k);
+            if (same_view(code.arrays[k], array)) return "v" + std::to_string(k);
         code.arrays.push_back(array);
-        return fmt::format("v{}", code.arrays.size() - 1);
+        return "v" + std::to_string(code.arrays.size() - 1);
     }
 
     // A statement's value as its eager evaluation stores it: float16 rounded to 16 bits. No fused
@@ -263,7 +264,7 @@ private:
         if (node.weak && node.value.kind != ScalarValue::Kind::floating && is_integer(dtype))
             check_fits(node.value, dtype);
         code.scalars.push_back(ExprScalarParameter{node.value, dtype});
-        const std::string name = fmt::format("s{}", code.scalars.size() - 1);
+        const std::string name = "s" + std::to_string(code.scalars.size() - 1);
         // bool travels as uint8_t, float16 as float: both give the compute value directly.
         return dtype.kind() == K::bool_ ? fmt::format("({} != 0)", name) : name;
     }

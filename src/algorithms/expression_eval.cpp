@@ -132,12 +132,27 @@ std::string generate(const ExpressionPlan& plan) {
 // anyway, with the arrays and scalars the launch passes).
 std::string kernel_key(const ExpressionPlan& plan) {
     const ExprCode& code = plan.code;
-    std::string key =
-        fmt::format("expression layout={} vector={} idx32={} ndim={} cpu={} out={} in=", static_cast<int>(plan.layout),
-                    plan.vector_width, plan.use_32_bits, plan.space.ndim(), plan.cpu, plan.out.dtype().name());
-    for (const Array& a : code.arrays) key += fmt::format("{},", a.dtype().name());
+    // (appended, not formatted: this runs on every call)
+    std::string key;
+    key.reserve(96 + code.value.size());
+    key += "expression layout=";
+    key += std::to_string(static_cast<int>(plan.layout));
+    key += " vector=";
+    key += std::to_string(plan.vector_width);
+    key += plan.use_32_bits ? " idx32=true ndim=" : " idx32=false ndim=";
+    key += std::to_string(plan.space.ndim());
+    key += plan.cpu ? " cpu=true out=" : " cpu=false out=";
+    key += plan.out.dtype().name();
+    key += " in=";
+    for (const Array& a : code.arrays) {
+        key += a.dtype().name();
+        key += ',';
+    }
     key += " scalars=";
-    for (const auto& s : code.scalars) key += fmt::format("{},", s.dtype.name());
+    for (const auto& s : code.scalars) {
+        key += s.dtype.name();
+        key += ',';
+    }
     if (plan.cpu && plan.layout != LayoutClass::strided) {
         // the CPU form's flat loop fixes which operands step (those broadcast from one element do not)
         key += fmt::format(" stream={} steps=", plan.stream_line);
@@ -166,10 +181,15 @@ bool same_kind_castable(const DType& from, const DType& to) {
 
 // out's device, shape and dtype, the first checks of every evaluation.
 void check_out(const Queue& queue, const Array& out, const Expr& expression) {
-    detail::check_on_queue_device(out, queue, "out");
-    // numpy broadcasts the operands to the output's shape; the output itself never stretches.
-    const std::vector<std::vector<std::size_t>> shapes{out.shape(), expression.shape()};
-    detail::check_output_shape(out, detail::broadcast_shapes(shapes, "out"), "out");
+    if (!detail::on_queue_device(out, queue)) detail::check_on_queue_device(out, queue, "out");
+    // numpy broadcasts the operands to the output's shape; the output itself never stretches (an
+    // expression of the output's own shape, the usual case, needs no broadcast to say so).
+    if (expression.shape() == out.shape()) {
+        detail::check_output_shape(out, out.shape(), "out");  // (which also refuses a read-only out)
+    } else {
+        const std::vector<std::vector<std::size_t>> shapes{out.shape(), expression.shape()};
+        detail::check_output_shape(out, detail::broadcast_shapes(shapes, "out"), "out");
+    }
     if (out.dtype().is_struct()) throw ArgumentError("out", fmt::format("has struct dtype {}", out.dtype().name()));
 }
 
@@ -208,9 +228,11 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     bool overlapping = false;
     for (std::size_t k = 0; k < plan.code.arrays.size(); ++k) {
         const Array& a = plan.code.arrays[k];
-        const std::string name = fmt::format("operand {} of the expression (shape ({}), {})", k,
-                                             fmt::join(a.shape(), ", "), a.dtype().name());
-        detail::check_on_queue_device(a, queue, name);
+        if (!detail::on_queue_device(a, queue)) {
+            detail::check_on_queue_device(a, queue,
+                                          fmt::format("operand {} of the expression (shape ({}), {})", k,
+                                                      fmt::join(a.shape(), ", "), a.dtype().name()));
+        }
         overlapping = overlapping || detail::memory_overlap(out, a) == detail::Overlap::partial;
     }
     if (out.size() == 0) return;
@@ -271,6 +293,8 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
         });
 
     std::vector<detail::KernelArg> args;
+    // (out, the arrays, the scalars, the count, and an offset and step per array, or the layout)
+    args.reserve(4 + 3 * plan.code.arrays.size() + plan.code.scalars.size());
     args.push_back(detail::whole_allocation(out));
     for (const Array& a : plan.code.arrays) args.push_back(detail::whole_allocation(a));
     for (const auto& s : plan.code.scalars) {

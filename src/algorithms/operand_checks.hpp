@@ -11,6 +11,10 @@ namespace kjarni::detail {
 /// ArgumentError when the array belongs to another context than the queue, or lies on another
 /// device of it.
 void check_on_queue_device(const Array& array, const Queue& queue, const std::string& name);
+/// Whether check_on_queue_device would pass: for callers that format the name only to report.
+inline bool on_queue_device(const Array& array, const Queue& queue) {
+    return array.device().context() == queue.device().context() && array.device().index() == queue.device().index();
+}
 
 /// ArgumentError when `output` and `input` share memory through different views (another offset,
 /// other strides or another dtype): the result would depend on the order of the work items. The

@@ -57,8 +57,16 @@ std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, con
                                                   Contraction contraction, std::size_t max_registers) {
     GeneratedKernelCache& cache = state_of(device.context()).service<GeneratedKernelCache>();
     const bool exact = contraction == Contraction::off;
-    const std::string full_key =
-        fmt::format("{}/{}/{}/{}/{}", device.index(), name, exact ? "exact" : "fma", max_registers, key);
+    // (appended, not formatted: this runs on every call of every generated kernel)
+    std::string full_key;
+    full_key.reserve(key.size() + name.size() + 48);
+    full_key += std::to_string(device.index());
+    full_key += '/';
+    full_key += name;
+    full_key += exact ? "/exact/" : "/fma/";
+    full_key += std::to_string(max_registers);
+    full_key += '/';
+    full_key += key;
     if (auto found = cache.find(full_key)) return found;
     const bool cuda = device.context().api().id() == ApiId::cuda();
     // No contraction: each multiplication and addition rounded on its own, as numpy's separate
