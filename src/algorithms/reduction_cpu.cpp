@@ -12,6 +12,7 @@
 // The GPU engine (reduction_engine.cpp) gives a CPU thread elements a grid apart and 4 scalar
 // accumulators: PoCL, 2 cores, sum of 64 MiB float32 into float64 16.5 ms against numpy's 15.2.
 
+#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/reduction_cpu.hpp"
 
 #include <algorithm>
@@ -98,12 +99,15 @@ std::string kernel_source(const ReductionSpec& spec, const CpuShape& k) {
 }
 
 std::string kernel_key(const ReductionSpec& spec, const CpuShape& k) {
-    std::string types;
-    for (const CArgument& a : spec.arguments)
-        types += fmt::format("{}{} {},", a.pointer ? "*" : "", a.dtype.name(), a.name);
-    return fmt::format("cpu kept={} partials={} final={} acc={} result={} float_operator={} args={}\n{}", k.kept_ndim,
-                       k.from_partials, k.final_pass, spec.acc_ctype, spec.result.name(),
-                       static_cast<int>(spec.float_operator), types, spec.code);
+    return KeyText("cpu kept=")
+        .number("", k.kept_ndim)
+        .flag(" partials=", k.from_partials)
+        .flag(" final=", k.final_pass)
+        .text(" acc=", spec.acc_ctype)
+        .text(" result=", spec.result.name())
+        .number(" float_operator=", static_cast<std::size_t>(spec.float_operator))
+        .arguments(" args=", spec.arguments, false)
+        .finish(spec.code);
 }
 
 }  // namespace reduction_cpu_kernels

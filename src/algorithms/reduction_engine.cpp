@@ -28,6 +28,7 @@
 // consecutive work items take consecutive outputs (LANES = 1), so that an outer reduction such as
 // (8, 2^26) axis 0 reads coalesced rows, and the pieces split the reduced axis when outputs are few.
 
+#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/reduction_engine.hpp"
 
 #include <algorithm>
@@ -158,14 +159,20 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
 }
 
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
-    std::string types;
-    for (const CArgument& a : spec.arguments)
-        types += fmt::format("{}{} {},", a.pointer ? "*" : "", a.dtype.name(), a.name);
-    return fmt::format(
-        "kept={} red={} idx={} group={} final={} partials={} table={} vector={} in_order={} acc={} result={} "
-        "args={}\n{}",
-        k.kept_ndim, k.reduced_ndim, k.use_32_bits, k.group, k.final_pass, k.from_partials, k.table, k.vector,
-        k.lanes_in_order, spec.acc_ctype, spec.result.name(), types, spec.code);
+    return KeyText("kept=")
+        .number("", k.kept_ndim)
+        .number(" red=", k.reduced_ndim)
+        .flag(" idx=", k.use_32_bits)
+        .number(" group=", k.group)
+        .flag(" final=", k.final_pass)
+        .flag(" partials=", k.from_partials)
+        .flag(" table=", k.table)
+        .number(" vector=", k.vector)
+        .flag(" in_order=", k.lanes_in_order)
+        .text(" acc=", spec.acc_ctype)
+        .text(" result=", spec.result.name())
+        .arguments(" args=", spec.arguments, false)
+        .finish(spec.code);
 }
 
 std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::ptrdiff_t>& strides) {

@@ -12,6 +12,7 @@
 // one per earlier position of its piece: within cumsum's bound (j + 8 + log2 n roundings at
 // position j). Deterministic: the same input gives the same bits every run.
 
+#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/scan_cpu.hpp"
 
 #include <algorithm>
@@ -94,12 +95,16 @@ std::string kernel_source(const ScanSpec& spec, const CpuScanShape& k) {
 }
 
 std::string kernel_key(const ScanSpec& spec, const CpuScanShape& k) {
-    std::string types;
-    for (const CArgument& a : spec.arguments)
-        types += fmt::format("{}{}{} {},", a.pointer ? "*" : "", a.is_const ? "const " : "", a.dtype.name(), a.name);
-    return fmt::format("cpu scan mode={} rows={} table={} unit={} carried={} commutative={} item={} args={}\n{}",
-                       static_cast<int>(k.mode), k.row_ndim, k.table, k.unit_stride, k.carried, spec.commutative,
-                       spec.item_ctype, types, spec.code);
+    return KeyText("cpu scan mode=")
+        .number("", static_cast<std::size_t>(k.mode))
+        .number(" rows=", k.row_ndim)
+        .flag(" table=", k.table)
+        .flag(" unit=", k.unit_stride)
+        .flag(" carried=", k.carried)
+        .flag(" commutative=", spec.commutative)
+        .text(" item=", spec.item_ctype)
+        .arguments(" args=", spec.arguments, true)
+        .finish(spec.code);
 }
 
 }  // namespace scan_cpu_kernels

@@ -24,6 +24,7 @@
 //   started group keeps running while others wait for it (see run_scan for the devices that give
 //   that), not forward progress for groups that have not started.
 
+#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/scan_engine.hpp"
 
 #include <algorithm>
@@ -174,13 +175,18 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
 }
 
 std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
-    std::string types;
-    for (const CArgument& a : spec.arguments)
-        types += fmt::format("{}{}{} {},", a.pointer ? "*" : "", a.is_const ? "const " : "", a.dtype.name(), a.name);
-    return fmt::format("scan mode={} items={} commutative={} prefetch={} rows={} idx={} group={} table={} item={} "
-                       "args={}\n{}",
-                       static_cast<int>(k.mode), k.items, k.commutative, k.prefetch, k.row_ndim, k.use_32_bits, k.group,
-                       k.table, spec.item_ctype, types, spec.code);
+    return KeyText("scan mode=")
+        .number("", static_cast<std::size_t>(k.mode))
+        .number(" items=", k.items)
+        .flag(" commutative=", k.commutative)
+        .flag(" prefetch=", k.prefetch)
+        .number(" rows=", k.row_ndim)
+        .flag(" idx=", k.use_32_bits)
+        .number(" group=", k.group)
+        .flag(" table=", k.table)
+        .text(" item=", spec.item_ctype)
+        .arguments(" args=", spec.arguments, true)
+        .finish(spec.code);
 }
 
 std::atomic<bool> single_pass_allowed{true};

@@ -1,0 +1,63 @@
+#pragma once
+// Kernel cache keys written by appending rather than formatting. The algorithms make their kernel's
+// key on every call, to find the compiled kernel; fmt::format of a dozen fields cost a few thousand
+// instructions a call (callgrind, PoCL), more than the rest of a small call's host work.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "algorithms/c_arguments.hpp"
+
+namespace kjarni::detail {
+
+/// A key as "<start><name><value>...\n<code>": each call appends its label and the value (numbers in
+/// decimal, flags as true / false, as fmt writes them).
+class KeyText {
+public:
+    explicit KeyText(std::string_view start) {
+        text_.reserve(192);
+        text_ += start;
+    }
+    KeyText& number(std::string_view label, std::size_t value) {
+        text_ += label;
+        text_ += std::to_string(value);
+        return *this;
+    }
+    KeyText& flag(std::string_view label, bool value) {
+        text_ += label;
+        text_ += value ? "true" : "false";
+        return *this;
+    }
+    KeyText& text(std::string_view label, std::string_view value) {
+        text_ += label;
+        text_ += value;
+        return *this;
+    }
+    /// The arguments, each as "[*][const ]dtype name," (const only `with_const`).
+    KeyText& arguments(std::string_view label, const std::vector<CArgument>& arguments, bool with_const) {
+        text_ += label;
+        for (const CArgument& a : arguments) {
+            if (a.pointer) text_ += '*';
+            if (with_const && a.is_const) text_ += "const ";
+            text_ += a.dtype.name();
+            text_ += ' ';
+            text_ += a.name;
+            text_ += ',';
+        }
+        return *this;
+    }
+    /// The key: what was written, a newline, and `code`.
+    std::string finish(std::string_view code) {
+        text_ += '\n';
+        text_ += code;
+        return std::move(text_);
+    }
+
+private:
+    std::string text_;
+};
+
+}  // namespace kjarni::detail
