@@ -151,7 +151,17 @@ def _power_bound(v, e, r, dt):
         prop = mul(rr, np.where(ea > 0, mb * ea / ma, 0.0) + mul(la, eb))
         prop = np.where((ea > 0) & (ma <= ea), INF, prop)
     if a.dtype.kind == "c" or b.dtype.kind == "c":
-        return prop + 2 * rounding(r, dt, "power", scale=mul(rr, mb + la + 2))
+        bound = prop + 2 * rounding(r, dt, "power", scale=mul(rr, mb + la + 2))
+        # The result's phase, b arg(a), is known to (k + n) eps (|b| + |log|a|| + 2) radians (the
+        # scale above, relative); where a part overflowed, its sign is that of the phase's cosine or
+        # sine: past half a radian of doubt (np.power(complex64, 2**31)), the sign is undecided on
+        # either side.
+        k, n = bounds.ULPS["power"]
+        with np.errstate(all="ignore"):
+            rc = np.asarray(r).astype(np.complex128)
+            overflowed = np.isinf(rc.real) | np.isinf(rc.imag)
+            phase_doubt = (k + n) * dtypes.eps(dt) * (mb + la + 2)
+        return np.where(overflowed & (phase_doubt >= 0.5), INF, bound)
     return prop + rounding(r, dt, "power")
 
 
