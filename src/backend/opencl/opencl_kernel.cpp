@@ -210,7 +210,7 @@ void OpenClKernel::set_argument(const OpenClLibrary& cl, cl_kernel kernel, cl_ui
     if (arg.kind == KernelArg::Kind::buffer) {
         cl_mem mem =
             arg.buffer != nullptr ? static_cast<OpenClBuffer*>(arg.buffer)->region(arg.offset, arg.size) : nullptr;
-        check(cl.clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
+        check(cl.clSetKernelArg(kernel, index, sizeof(cl_mem), &mem), "clSetKernelArg");
     } else if (arg.kind == KernelArg::Kind::scalar) {
         check(cl.clSetKernelArg(kernel, index, arg.size, arg.bytes != nullptr ? arg.bytes : arg.scalar),
               "clSetKernelArg");
