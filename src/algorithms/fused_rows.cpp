@@ -318,7 +318,7 @@ RowPlan plan_rows(const Queue& queue, const Array* out, const Expr& expression) 
 }
 
 void run_rows(const Queue& queue, const Array& out, const RowPlan& plan) {
-    std::vector<KernelArg> args;
+    std::vector<KernelArg> args = argument_list();
     args.push_back(whole_allocation(out));
     for (const Array& a : plan.code.arrays) args.push_back(whole_allocation(a));
     std::vector<std::vector<std::byte>> scalars;

@@ -67,6 +67,14 @@ std::string decode_offsets(std::size_t ndim, const std::vector<std::string>& ope
 /// One index argument: int32_t or int64_t, as index_type(use_32_bits) declares it.
 void push_index(std::vector<KernelArg>& args, std::int64_t value, bool use_32_bits);
 
+/// An empty argument list with room for a generated kernel's usual arguments (arrays, scalars and
+/// their layouts): one allocation per launch instead of one per doubling as they are pushed.
+inline std::vector<KernelArg> argument_list() {
+    std::vector<KernelArg> args;
+    args.reserve(24);
+    return args;
+}
+
 /// The arguments matching layout_parameters: extents, then each operand's offset and strides.
 void push_layout_arguments(std::vector<KernelArg>& args, const IterationSpace& space,
                            const std::vector<std::ptrdiff_t>& offsets, bool use_32_bits);

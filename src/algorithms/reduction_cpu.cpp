@@ -149,7 +149,7 @@ bool run_cpu_reduction(const Queue& queue, const ReductionSpec& spec, const std:
         const CpuShape shape{kept.ndim(), false, pieces == 1};
         const GeneratedKernel kernel = generated_kernel(queue.device(), kernel_key(spec, shape), "kjarni_reduction_cpu",
                                                         [&] { return kernel_source(spec, shape); });
-        std::vector<KernelArg> args;
+        std::vector<KernelArg> args = argument_list();
         common(args, pieces);
         std::vector<std::vector<std::byte>> scalars;
         push_operands(args, spec.arguments, arguments, scalars);
@@ -165,7 +165,7 @@ bool run_cpu_reduction(const Queue& queue, const ReductionSpec& spec, const std:
                                                         [&] { return kernel_source(spec, shape); });
         IterationSpace out_space = kept;
         out_space.strides = {kept.strides.back()};
-        std::vector<KernelArg> args;
+        std::vector<KernelArg> args = argument_list();
         common(args, pieces);
         std::optional<Buffer> table;
         push_index_values(args, layout_values(out_space, {space.offsets.back()}), false, layout_in_table(kept.ndim()),

@@ -336,7 +336,7 @@ void launch_first_pass(const Queue& queue, const ReductionSpec& spec, const std:
                        const GeneratedKernel& kernel, const Array& out, const Buffer& partials) {
     const bool use_32 = shape.use_32_bits;
     const auto count = static_cast<std::int64_t>(g.n_red);
-    std::vector<KernelArg> args;
+    std::vector<KernelArg> args = argument_list();
     args.push_back(whole_allocation(out));
     args.push_back(detail::pack(partials, LaunchTarget{}));
     push_index(args, static_cast<std::int64_t>(g.n_out), use_32);
@@ -370,7 +370,7 @@ void launch_combine_pass(const Queue& queue, const ReductionSpec& spec, const Re
                                                 [&] { return kernel_source(spec, shape2); });
     IterationSpace out_space = g.kept;
     out_space.strides = {g.kept.strides.back()};
-    std::vector<KernelArg> args;
+    std::vector<KernelArg> args = argument_list();
     args.push_back(whole_allocation(out));
     args.push_back(detail::pack(partials, LaunchTarget{}));
     push_index(args, static_cast<std::int64_t>(n_out), use_32);

@@ -148,7 +148,7 @@ bool run_cpu_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Op
     };
     std::vector<std::vector<std::byte>> scalars;
     const auto launch_over_units = [&](CpuScanMode mode) {
-        std::vector<KernelArg> args;
+        std::vector<KernelArg> args = argument_list();
         common(args);
         push_operands(args, spec.arguments, arguments, scalars);
         std::optional<Buffer> table_buffer;  // held until the launch is enqueued
@@ -160,7 +160,7 @@ bool run_cpu_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Op
     };
     if (carried) {
         launch_over_units(CpuScanMode::totals);
-        std::vector<KernelArg> args;
+        std::vector<KernelArg> args = argument_list();
         common(args);
         const std::size_t global[1] = {cpu_grid(queue.device(), n_rows, 64).global};
         const std::size_t local[1] = {1};

@@ -373,7 +373,7 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
     };
     const std::size_t local_1d[1] = {std::min<std::size_t>(group, 128)};
     if (plan.sequential) {
-        std::vector<KernelArg> args;
+        std::vector<KernelArg> args = argument_list();
         with_arrays(args);
         const std::size_t global[1] = {ceil_div(n_rows, local_1d[0]) * local_1d[0]};
         launch(queue, kernel(Mode::sequential), global, local_1d, args);
@@ -384,24 +384,24 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
     if (plan.single_pass) {
         const std::byte zero[4] = {};
         partial.get_sub_region(0, state_bytes).fill(queue, zero, true);
-        std::vector<KernelArg> args;
+        std::vector<KernelArg> args = argument_list();
         with_arrays(args);
         launch(queue, kernel(Mode::lookback), global_chunks, local_chunks, args);
         return;
     }
     {
-        std::vector<KernelArg> args;
+        std::vector<KernelArg> args = argument_list();
         with_arrays(args);
         launch(queue, kernel(Mode::chunk_totals), global_chunks, local_chunks, args);
     }
     {
-        std::vector<KernelArg> args;
+        std::vector<KernelArg> args = argument_list();
         common(args);
         const std::size_t global[1] = {ceil_div(n_rows, local_1d[0]) * local_1d[0]};
         launch(queue, kernel(Mode::carries), global, local_1d, args);
     }
     {
-        std::vector<KernelArg> args;
+        std::vector<KernelArg> args = argument_list();
         with_arrays(args);
         launch(queue, kernel(Mode::chunk_scan), global_chunks, local_chunks, args);
     }
