@@ -12,7 +12,6 @@
 // The GPU engine (reduction_engine.cpp) gives a CPU thread elements a grid apart and 4 scalar
 // accumulators: PoCL, 2 cores, sum of 64 MiB float32 into float64 16.5 ms against numpy's 15.2.
 
-#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/reduction_cpu.hpp"
 
 #include <algorithm>
@@ -24,6 +23,7 @@
 #include "algorithms/device_code.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
+#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/kernel_templates.hpp"
 #include "base/ceil_div.hpp"
 #include "kjarni/context.hpp"

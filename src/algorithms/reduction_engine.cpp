@@ -28,7 +28,6 @@
 // consecutive work items take consecutive outputs (LANES = 1), so that an outer reduction such as
 // (8, 2^26) axis 0 reads coalesced rows, and the pieces split the reduced axis when outputs are few.
 
-#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/reduction_engine.hpp"
 
 #include <algorithm>
@@ -46,6 +45,7 @@
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
+#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/kernel_templates.hpp"
 #include "algorithms/reduction_cpu.hpp"
 #include "algorithms/reduction_types.hpp"

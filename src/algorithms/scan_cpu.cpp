@@ -12,7 +12,6 @@
 // one per earlier position of its piece: within cumsum's bound (j + 8 + log2 n roundings at
 // position j). Deterministic: the same input gives the same bits every run.
 
-#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/scan_cpu.hpp"
 
 #include <algorithm>
@@ -23,6 +22,7 @@
 #include "algorithms/device_code.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
+#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/kernel_templates.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "base/ceil_div.hpp"

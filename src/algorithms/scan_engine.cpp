@@ -24,7 +24,6 @@
 //   started group keeps running while others wait for it (see run_scan for the devices that give
 //   that), not forward progress for groups that have not started.
 
-#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/scan_engine.hpp"
 
 #include <algorithm>
@@ -41,6 +40,7 @@
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
+#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/kernel_templates.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/scan_cpu.hpp"
