@@ -7,10 +7,11 @@
 namespace kjarni::backend::cuda {
 
 CudaEventPool::~CudaEventPool() {
-    if (CUevent spare = spare_.exchange(nullptr)) free_.push_back(spare);
-    if (free_.empty()) return;
+    const CUevent spare = spare_.exchange(nullptr);
+    if (free_.empty() && spare == nullptr) return;
     try {
         CurrentContext current(*driver_, context_);
+        if (spare != nullptr) static_cast<void>(driver_->EventDestroy(spare));
         for (CUevent event : free_) static_cast<void>(driver_->EventDestroy(event));
     } catch (...) {
         // The context could not be made current (driver shut down): nothing left to free.
