@@ -153,13 +153,14 @@ Array arithmetic(const Queue& queue, const detail::ReductionSource& source, cons
             std::string finish = "a";
             if (mean) {
                 if (is_complex(acc)) {
-                    const DType real = acc.kind() == Kind::complex64 ? DType(Kind::float32) : DType(Kind::float64);
-                    if (real.kind() == Kind::float32) {
-                        finish = "COMPLEX64_CTR(kj_div_count_f(a.x, count), kj_div_count_f(a.y, count))";
-                    } else {
-                        globals["divide"] = functions::div(acc, real);
-                        finish = fmt::format("${{divide}}(a, ({})count)", detail::c_type_name(real));
-                    }
+                    // numpy divides the sum by the count as a complex number, count + 0j: its
+                    // division's (x + y * 0) / count and (y - x * 0) / count are the parts over the
+                    // count, but NaN where the other part is infinite (mean of [inf+2j] is inf+nanj).
+                    finish =
+                        acc.kind() == Kind::complex64
+                            ? "COMPLEX64_CTR(kj_div_count_f(a.x + a.y * 0.0f, count), "
+                              "kj_div_count_f(a.y - a.x * 0.0f, count))"
+                            : "COMPLEX128_CTR((a.x + a.y * 0.0) / (double)count, (a.y - a.x * 0.0) / (double)count)";
                 } else if (acc.kind() == Kind::float32) {
                     finish = "kj_div_count_f(a, count)";  // correctly rounded (device_code.cpp)
                 } else if (is_float(acc)) {

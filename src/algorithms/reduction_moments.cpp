@@ -224,9 +224,12 @@ FUNCTION INLINE kj_nansum_t kj_nansum_add(kj_nansum_t a, kj_nansum_t b) {{ retur
         const std::string v = detail::element_as(d, d);
         const std::string map = fmt::format("({} ? kj_nansum_of({}, 0) : kj_nansum_of({}, 1))", detail::nan_test(v, d),
                                             zero, detail::convert_value(v, d, t));
-        // numpy: the sum over the count in the sum's type; a slice of NaN only gives 0 / 0 = NaN.
-        const std::string finish = complex ? fmt::format("{0}(a.s.x / ({1})a.n, a.s.y / ({1})a.n)", complex_ctr(t), rc)
-                                           : fmt::format("a.s / ({})a.n", rc);
+        // numpy: the sum over the count in the sum's type; a slice of NaN only gives 0 / 0 = NaN. A
+        // complex sum is divided as a complex number by count + 0j (see mean in reduction.cpp).
+        const std::string finish =
+            complex ? fmt::format("{0}((a.s.x + a.s.y * ({1})0) / ({1})a.n, (a.s.y - a.s.x * ({1})0) / ({1})a.n)",
+                                  complex_ctr(t), rc)
+                    : fmt::format("a.s / ({})a.n", rc);
         spec.acc_ctype = "kj_nansum_t";
         spec.acc_size = 32;
         spec.result = computed;

@@ -854,6 +854,43 @@ Array complex_array(const Queue& queue, const DType& dtype, const std::vector<st
     return Array::from_host(queue, HostArray::from(values));
 }
 
+TEST_P(NumpyFidelityTest, ComplexMeansDivideByTheCountAsAComplexNumber) {
+    // numpy divides a complex sum by count + 0j: (x + y * 0) / n and (y - x * 0) / n, so a part is
+    // NaN where the other is infinite (the fuzzer's seed 6: np.mean of [inf-95.5j] with axis=() is
+    // inf+nanj; kjarni gave inf-95.5j). Rows of [value, 0.5-0.25j] (mean) and [value, nan, 0.5-0.25j]
+    // (nanmean), axis 1; the expected parts as numpy 2.4.6 printed them.
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<std::complex<double>> values{{inf, 2}, {3, inf}, {inf, inf}, {-inf, 2}, {3, -inf}, {1.5, -2.25}};
+    const std::vector<std::complex<double>> want{{inf, nan},  {nan, inf},  {nan, nan},
+                                                 {-inf, nan}, {nan, -inf}, {1, -1.25}};
+    const auto same = [](double got, double expected) {
+        return std::isnan(expected) ? std::isnan(got) : got == expected;
+    };
+    for (const DType& dtype : {DType(complex64), DType(complex128)}) {
+        if (dtype == DType(complex128) && !have_double(bound_device().device())) continue;
+        std::vector<std::complex<double>> two, three;
+        for (const auto& v : values) {
+            two.insert(two.end(), {v, {0.5, -0.25}});
+            three.insert(three.end(), {v, {nan, 0}, {0.5, -0.25}});
+        }
+        ReduceOptions rows;
+        rows.axes = std::vector<int>{1};
+        const auto n = static_cast<std::ptrdiff_t>(values.size());
+        const Array m = mean(queue(), complex_array(queue(), dtype, two).reshape({n, 2}), rows);
+        const Array nm = nanmean(queue(), complex_array(queue(), dtype, three).reshape({n, 3}), rows);
+        for (const auto& [name, result] : {std::pair{"mean", m}, std::pair{"nanmean", nm}}) {
+            const HostArray host = result.astype(queue(), DType(complex128)).get(queue());
+            const auto got = host.span<std::complex<double>>();
+            ASSERT_EQ(got.size(), values.size());
+            for (std::size_t k = 0; k < values.size(); ++k) {
+                EXPECT_TRUE(same(got[k].real(), want[k].real()) && same(got[k].imag(), want[k].imag()))
+                    << name << " " << dtype.name() << " of " << values[k] << ": kjarni " << got[k] << ", numpy "
+                    << want[k];
+            }
+        }
+    }
+}
+
 TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
     // numpy's table (data/make_numpy_complex_special.py): tanh, sin, cos, sqrt and log where C99's
     // Annex G decides (infinite and NaN parts, signed zeros) or a formula's intermediate overflows
