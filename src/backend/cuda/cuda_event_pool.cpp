@@ -7,7 +7,7 @@
 namespace kjarni::backend::cuda {
 
 CudaEventPool::~CudaEventPool() {
-    const CUevent spare = spare_.exchange(nullptr);
+    CUevent spare = spare_.exchange(nullptr);
     if (free_.empty() && spare == nullptr) return;
     try {
         CurrentContext current(*driver_, context_);
