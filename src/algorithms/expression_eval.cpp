@@ -23,6 +23,7 @@
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
+#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/kernel_templates.hpp"
 #include "algorithms/operand_checks.hpp"
 #include "array/overlap.hpp"
@@ -132,36 +133,24 @@ std::string generate(const ExpressionPlan& plan) {
 // anyway, with the arrays and scalars the launch passes).
 std::string kernel_key(const ExpressionPlan& plan) {
     const ExprCode& code = plan.code;
-    // (appended, not formatted: this runs on every call)
-    std::string key;
-    key.reserve(96 + code.value.size());
-    key += "expression layout=";
-    key += std::to_string(static_cast<int>(plan.layout));
-    key += " vector=";
-    key += std::to_string(plan.vector_width);
-    key += plan.use_32_bits ? " idx32=true ndim=" : " idx32=false ndim=";
-    key += std::to_string(plan.space.ndim());
-    key += plan.cpu ? " cpu=true out=" : " cpu=false out=";
-    key += plan.out.dtype().name();
-    key += " in=";
-    for (const Array& a : code.arrays) {
-        key += a.dtype().name();
-        key += ',';
-    }
-    key += " scalars=";
-    for (const auto& s : code.scalars) {
-        key += s.dtype.name();
-        key += ',';
-    }
+    detail::KeyText key("expression layout=");
+    key.number("", static_cast<std::size_t>(plan.layout))
+        .number(" vector=", plan.vector_width)
+        .flag(" idx32=", plan.use_32_bits)
+        .number(" ndim=", plan.space.ndim())
+        .flag(" cpu=", plan.cpu)
+        .text(" out=", plan.out.dtype().name())
+        .text(" in=", "");
+    for (const Array& a : code.arrays) key.text("", a.dtype().name()).text("", ",");
+    key.text(" scalars=", "");
+    for (const auto& s : code.scalars) key.text("", s.dtype.name()).text("", ",");
     if (plan.cpu && plan.layout != LayoutClass::strided) {
         // the CPU form's flat loop fixes which operands step (those broadcast from one element do not)
-        key += fmt::format(" stream={} steps=", plan.stream_line);
+        key.number(" stream=", plan.stream_line).text(" steps=", "");
         for (std::size_t k = 0; k < code.arrays.size() + 1; ++k)
-            key += plan.space.ndim() == 0 || plan.space.strides[k][0] != 0 ? '1' : '0';
+            key.text("", plan.space.ndim() == 0 || plan.space.strides[k][0] != 0 ? "1" : "0");
     }
-    key += "\n";
-    key += code.value;
-    return key;
+    return key.finish(code.value);
 }
 
 // same_kind casting (numpy): within a kind or towards a "higher" one in the order bool, unsigned,

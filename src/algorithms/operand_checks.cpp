@@ -8,6 +8,7 @@
 namespace kjarni::detail {
 
 void check_on_queue_device(const Array& array, const Queue& queue, const std::string& name) {
+    if (on_queue_device(array, queue)) return;
     if (!(array.device().context() == queue.device().context()))
         throw ArgumentError(name, "belongs to another context than the queue");
     if (array.device().index() != queue.device().index())
