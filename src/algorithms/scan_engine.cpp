@@ -85,20 +85,38 @@ std::size_t items_per_thread(std::size_t item_size, std::size_t group, bool cuda
     return std::clamp<std::size_t>(16384 / (group * std::max<std::size_t>(item_size, 1)), 4, cuda ? 8 : 16);
 }
 
-/// Positions per work item of the single-pass scan: 40 of 4 bytes (see plan_scan), as many bytes
-/// for wider items (a tile of 40 KiB); 16 of 4 bytes on a GPU whose multiprocessors would each get
-/// fewer than 8 tiles of 40 (`positions` in all, `compute_units` multiprocessors, groups of
-/// `group`): few large tiles leave most of a GPU idle while each waits for its loads. H200, cumsum
-/// of float32 (GB/s, CUDA / NVIDIA OpenCL, medians of 3): 4 MiB 712 / 480 with 40 against 877 / 435
-/// with 16, 16 MiB 1585 / 1475 against 1686 / 1478, 64 MiB 2070 / 2049 against 1800 / 1886.
-/// KJARNI_SCAN_ITEMS sets the positions of 4 bytes instead (1 to 40; wider items take as many bytes,
-/// at least one position), to measure other tiles on a device.
+/// Positions per work item of the single-pass scan, counted in 4-byte positions (wider items take
+/// as many bytes, at least one position). CPUs: 40 (a tile of 40 KiB). GPUs: 32 for items of 4
+/// and 8 bytes, or 40 for 4-byte items where each multiprocessor gets at least 24 tiles of 40
+/// (`positions` in all, `compute_units` multiprocessors, groups of `group`); items of 16 bytes
+/// 40, or 16 where the multiprocessors would each get fewer than 8 tiles of 40.
+///
+/// Why: a tile's time grows with its size and a multiprocessor keeps only a few tile groups
+/// resident, so the tiles run in rounds, and a last round that is partly empty leaves the GPU
+/// idle for a whole tile's time: with few rounds smaller tiles waste less, with many rounds the
+/// larger tile's lower cost per position wins. H200, cumsum of float32, GB/s, medians of 3
+/// (CUDA / NVIDIA OpenCL; 16 / 32 / 40 positions):
+///   4 MiB 733 / 754 / 695 and 364 / 419 / 368; 8 MiB 1134 / 1371 / 1206 and 737 / 957 / 857;
+///   16 MiB 1606 / 1711 / 1524 and 1377 / 1652 / 1386; 32 MiB 1595 / 1790 / 1568 through CUDA;
+///   64 MiB 1736 / 2138 / 2038 through CUDA; 256 MiB 2510 (32) / 2544 (40); 2 GiB 2670 / 2739.
+/// Some sizes favour another tile by the same rounds (24 MiB: 1561 with 32, 1766 with 40), which
+/// this rule does not model. int32 into int64 (8-byte items), 2 GiB: 2115 with 32 against 1904
+/// with 40 through CUDA, 2106 against 1868 through OpenCL.
+/// KJARNI_SCAN_ITEMS sets the positions of 4 bytes instead (1 to 40), to measure other tiles.
 std::size_t lookback_items(std::size_t item_size, std::size_t positions, std::size_t compute_units, std::size_t group,
                            bool gpu) {
     std::size_t four_byte_items = tuning_count("KJARNI_SCAN_ITEMS", 40);
     if (four_byte_items == 0) {
-        four_byte_items = 40;
-        if (gpu && positions * item_size / 4 < 8 * compute_units * group * four_byte_items) four_byte_items = 16;
+        // The multiprocessors' share of tiles of 40 positions of 4 bytes.
+        const std::size_t tiles_of_40 = positions * item_size / 4 / (group * 40);
+        const std::size_t per_unit = tiles_of_40 / std::max<std::size_t>(compute_units, 1);
+        if (!gpu) {
+            four_byte_items = 40;
+        } else if (item_size <= 8) {
+            four_byte_items = item_size == 4 && per_unit >= 24 ? 40 : 32;
+        } else {
+            four_byte_items = per_unit < 8 ? 16 : 40;
+        }
     }
     return std::max<std::size_t>(4 * four_byte_items / item_size, 1);
 }
@@ -262,9 +280,9 @@ ScanPlan plan_scan(const Queue& queue, const ScanSpec& spec, const ScanGeometry&
     // Through CUDA a tile's reads are issued while the previous tile is scanned (H100, cumsum of 2^28:
     // int32 1.70 -> 1.81 TB/s, float32 1.67 -> 1.78); NVIDIA's OpenCL lost about 1% with it.
     plan.cuda = queue.device().context().api().id() == ApiId::cuda();
-    // The single pass (items of 4, 8 or 16 bytes): 40 positions of 4 bytes per work item, a tile of
-    // 10240 items (41 KiB staged, within the 48 KiB every CUDA device and NVIDIA's OpenCL give a
-    // group); wider items take as many bytes. Measured on the H100 (cumsum of 2^28, GB/s, int32 /
+    // The single pass (items of 4, 8 or 16 bytes): at most 40 positions of 4 bytes per work item
+    // (lookback_items says how many), a tile of at most 10240 items (41 KiB staged, within the 48
+    // KiB every CUDA device and NVIDIA's OpenCL give a group); wider items take as many bytes. Measured on the H100 (cumsum of 2^28, GB/s, int32 /
     // float32): 32 positions 2264 / 2268 through NVIDIA's OpenCL, 40 positions 2251 / 2251 (small
     // tiles wait on the look-back; 48 would not fit 48 KiB); at 40, 2384 / 2382 through CUDA and
     // 2401 / 2392 through OpenCL in a later run, against the three kernels' 1849 / 1826 through

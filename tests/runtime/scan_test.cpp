@@ -223,7 +223,7 @@ TEST_P(Scans, FourByteIntegerCumsumOfLongRows) {
 TEST_P(Scans, FourByteScansOverManyTilesAreOrderedAndRepeatable) {
     // Rows long enough for the single pass's whole look-back hierarchy (blocks of 32 tiles,
     // superblocks of 32 blocks: 1024 tiles of 10240 positions, more than 10^7 positions; a GPU
-    // takes tiles of 4096 at this length, 2568 of them, which only adds superblocks) and rows
+    // takes tiles of 8192 at this length, 1284 of them) and rows
     // of a few blocks. A float32 cumsum within the rounding bound and with the same bits twice; a
     // scan_expr that is associative but not commutative (composing maps x -> m x + c mod 2^16,
     // m in the low half of the item, c in the high half), exact, so that any combination out of
