@@ -114,11 +114,14 @@ ${ind}}
     if (lid == 0) kjarni_publish(KJARNI_SLOT(tile_slots + piece), aggregate);
     // A block's last tile sums its block's earlier aggregates and publishes the block's total before
     // it waits for the earlier blocks' totals; every other tile waits for both at once (one tree
-    // over both halves of kjarni_look: a second parallel tree's barriers on every tile cost 3% at
-    // 2 GiB). The block's last tile sums the earlier blocks' totals in its work item 0, over the same
-    // tree in the same order, so that no barrier stands inside a branch: block_last is the same for
-    // the whole group, but a compiler that runs a group as loops over its work items cannot tell
-    // (PoCL hung on such a barrier).
+    // over both halves of kjarni_look: the extra tree's barriers cost 3% at 2 GiB). The branch is
+    // the same for the whole group.
+## barriers_in_branches is false where the device does not run a group's work items together (the
+## GPU form forced on a CPU device): a compiler that runs a group as loops over its work items
+## cannot see that block_last is the same for the whole group, and PoCL hung on a barrier inside
+## the branch. There the block's last tile's work item 0 sums the earlier blocks' totals over the
+## same tree in the same order, after one more barrier for every tile (which cost GPUs 8-9% of a
+## 256 MiB or 2 GiB cumsum on the H200, so they keep the branch).
     const int block_last = in_block == ${fan - 1};
     if (lid < ${fan}) kjarni_look[lid] = lid < in_block ? kjarni_wait_status(KJARNI_SLOT(tile_slots + piece - in_block + lid)) : kjarni_neutral();
     if (!block_last && lid >= ${fan} && lid < ${2 * fan})
@@ -128,15 +131,30 @@ ${ind}}
         if (lid < (block_last ? ${fan} : ${2 * fan}) && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], kjarni_look[lid + d]);
         LOCAL_BARRIER;
     }
+% if barriers_in_branches:
+    if (block_last) {
+        if (lid == 0) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate));
+        if (lid >= ${fan} && lid < ${2 * fan})
+            kjarni_look[lid] = lid - ${fan} < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid - ${fan})) : kjarni_neutral();
+        LOCAL_BARRIER;
+        for (int d = 1; d < ${fan}; d <<= 1) {
+            if (lid >= ${fan} && lid < ${2 * fan} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], kjarni_look[lid + d]);
+            LOCAL_BARRIER;
+        }
+    }
+% else:
     if (block_last && lid == 0) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate));
     if (block_last && lid >= ${fan} && lid < ${2 * fan})
         kjarni_look[lid] = lid - ${fan} < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid - ${fan})) : kjarni_neutral();
     LOCAL_BARRIER;
+% endif
     if (lid == 0) {
+% if not barriers_in_branches:
         if (block_last) {
             for (int d = 1; d < ${fan}; d <<= 1)
                 for (int j = ${fan}; j < ${2 * fan}; j += 2 * d) kjarni_look[j] = kjarni_scan_op(kjarni_look[j], kjarni_look[j + d]);
         }
+% endif
         const KJARNI_ITEM before_super = super > 0 ? kjarni_wait_status(KJARNI_SLOT(super_slots + super)) : kjarni_neutral();
         const KJARNI_ITEM found = kjarni_scan_op(kjarni_scan_op(before_super, kjarni_look[${fan}]), kjarni_look[0]);
         if (block_last && in_super == ${fan - 1} && super + 1 < supers)

@@ -135,6 +135,9 @@ struct ScanShape {
     bool use_32_bits = true;
     std::size_t group = 256;
     bool table = false;  // the rows' layout comes in a table (more than max_scalar_axes axes)
+    /// The device runs a group's work items together (CUDA devices, OpenCL GPUs), so a barrier may
+    /// stand in a branch every work item of the group takes alike (see scan.mako's lookback).
+    bool barriers_in_branches = true;
 };
 
 /// Tiles per block and blocks per superblock of the single pass's look-back (data/kernels/scan.mako).
@@ -189,7 +192,8 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
                                                 {"group", k.group},
                                                 {"commutative", k.commutative},
                                                 {"prefetch", k.prefetch},
-                                                {"uses_last_item", spec.uses_last_item}});
+                                                {"uses_last_item", spec.uses_last_item},
+                                                {"barriers_in_branches", k.barriers_in_branches}});
 }
 
 std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
@@ -202,6 +206,7 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
         .flag(" idx=", k.use_32_bits)
         .number(" group=", k.group)
         .flag(" table=", k.table)
+        .flag(" branch_barriers=", k.barriers_in_branches)
         .text(" item=", spec.item_ctype)
         .arguments(" args=", spec.arguments, true)
         .finish(spec.code);
@@ -380,7 +385,8 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
                           g.rows.ndim(),
                           use_32,
                           group,
-                          mode != Mode::carries && table};
+                          mode != Mode::carries && table,
+                          plan.cuda || queue.device().params().type == DeviceType::gpu};
         const GeneratedKernel gk = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
                                                     [&] { return kernel_source(spec, k); });
         if (gk.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)
