@@ -234,8 +234,14 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
     std::size_t i = begin;
     while (true) {
         while (i < end && (source[i] == ' ' || source[i] == '\t' || source[i] == '\n' || source[i] == '\r' ||
-                           (source[i] == '\\' && i + 1 < end && source[i + 1] == '\n')))
+                           (source[i] == '\\' && i + 1 < end && source[i + 1] == '\n') || source[i] == '#')) {
+            if (source[i] == '#') {
+                // A comment runs to the end of its line (code lines may end in one: `x = 1  # why`).
+                while (i < end && source[i] != '\n') ++i;
+                continue;
+            }
             i += source[i] == '\\' ? 2u : 1u;
+        }
         if (i >= end) break;
         const char c = source[i];
         Token t{Token::Kind::Op, offset(i), {}};
@@ -407,6 +413,12 @@ std::size_t find_expression_end(std::string_view source, std::size_t begin) {
             // Skip the literal; an unterminated one is reported by the tokenizer later.
             i = skip_string(source, i, source.size());
             if (i >= source.size()) return std::string_view::npos;
+        } else if (c == '#') {
+            // A comment, which Mako's scan skips with its line end: a '}' after it on its line
+            // closes nothing. Without a line end, Mako's generated code would hold the comment
+            // before its closing parenthesis (an error there): unterminated here.
+            i = source.find('\n', i);
+            if (i == std::string_view::npos) return i;
         } else if (c == '{' || c == '(' || c == '[') {
             ++depth;
         } else if (c == ')' || c == ']') {
@@ -425,6 +437,8 @@ std::size_t find_filter_bar(std::string_view source, std::size_t begin, std::siz
         char c = source[i];
         if (c == '\'' || c == '"') {
             i = skip_string(source, i, end);
+        } else if (c == '#') {  // a comment: no '|' in it is a filter bar
+            while (i < end && source[i] != '\n') ++i;
         } else if (c == '{' || c == '(' || c == '[') {
             ++depth;
         } else if (c == '}' || c == ')' || c == ']') {

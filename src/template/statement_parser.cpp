@@ -98,10 +98,15 @@ public:
     std::vector<Stmt> parse_all() {
         std::vector<Stmt> out;
         if (lines_.empty()) return out;
+        // Mako (adjust_whitespace) removes the first code line's indentation from every line that
+        // starts with at least as much, and leaves the other lines as they are: `<%! import math`
+        // followed by `K = 3` on the next line is two statements at the top level.
         const std::size_t base = lines_[0].indent;
+        for (Line& line : lines_)
+            if (line.indent >= base) line.indent -= base;
         while (at_ < lines_.size()) {
-            if (lines_[at_].indent != base) throw PositionedError("unexpected indent", off(lines_[at_].begin));
-            parse_line(out, base);
+            if (lines_[at_].indent != 0) throw PositionedError("unexpected indent", off(lines_[at_].begin));
+            parse_line(out, 0);
         }
         return out;
     }
