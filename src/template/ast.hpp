@@ -137,16 +137,17 @@ struct Branch {
 };
 
 struct Node {
-    enum class Kind { Text, Expr, If, For, Code, Call, Include };
+    enum class Kind { Text, Expr, If, For, While, Code, Call, Include };
     Kind kind;
     std::uint32_t pos;
     std::string text;                  // Text; Include: the URI of the file
-    ExprPtr expr;                      // Expr; For: the iterable; Call: the call; Include: its args="..."
-                                       // as a Call of None (null without args)
+    ExprPtr expr;  // Expr; For: the iterable; While: the condition; Call: the call; Include: its args="..."
+                   // as a Call of None (null without args)
     std::vector<Branch> branches;      // If
     std::vector<std::string> targets;  // For: the loop variables; Call: the body's arguments
     bool unpack = false;               // For: targets were written as a tuple (`a, b` or `(a,)`)
-    std::vector<Node> body;            // For; Call: the body (`caller.body()`)
+    std::vector<Node> body;            // For, While; Call: the body (`caller.body()`)
+    std::vector<Node> orelse;          // For: the `% else:` body (rendered when no break ended the loop)
     std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g
     bool raw = false;                  // Expr: the filter `n` (no str first)
     std::vector<Stmt> code;            // Code: the statements of a <% %> block

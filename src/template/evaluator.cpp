@@ -43,12 +43,14 @@ Value write_out(std::string text) {
 
 Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame) {
     return Value(Function([t, def, g, frame](const Args& a) {
-        std::string text = invoke_def(t, *def, a, g, frame);
+        std::optional<Value> returned;
+        std::string text = invoke_def(t, *def, a, g, frame, &returned);
         if (!current_output) return Value(std::move(text));
         if (current_output->size() + text.size() > limits().max_string)
             throw EvalError("output too long (render limit)");
         *current_output += text;
-        return Value(std::string());
+        // Mako's def returns '' after writing its text, or what a <% return x %> returned.
+        return returned ? std::move(*returned) : Value(std::string());
     }));
 }
 
@@ -101,13 +103,13 @@ std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Ar
 }
 
 std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
-                       const Frame& frame) {
+                       const Frame& frame, std::optional<Value>* returned) {
     DepthGuard depth;
     std::map<std::string, Value> locals = bind(t, def, args, globals, frame);
     std::string out;
     Evaluator ev(t, globals, std::move(locals), {}, frame);
     try {
-        ev.render(def.body, out);
+        if (ev.render(def.body, out) == Evaluator::Flow::Return && returned) *returned = ev.returned_value();
         // <%def filter="...">: Mako filters the def's whole output, in order.
         for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();
     } catch (const PositionedError& e) {

@@ -108,8 +108,10 @@ struct Frame {
     std::size_t index = 0;
 };
 
+// Renders a def: its text. `returned`, when given, receives what a <% return x %> in the def's
+// body returned (Mako's render functions return it; left empty when the body ran to its end).
 std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
-                       const Frame& frame = {});
+                       const Frame& frame = {}, std::optional<Value>* returned = nullptr);
 
 // Writes a def's text into the output being rendered (as Mako's defs do) and returns '' there, or
 // returns the text outside a render's output.
@@ -173,17 +175,25 @@ public:
         : t_(t), globals_(g), scope_(std::make_shared<Vars>(std::move(locals))), locals_(*scope_),
           outer_(std::move(outer)), frame_(std::move(frame)) {}
 
+    // Statements of a <% %> block. Break and Continue travel up to the enclosing loop (a <% %>
+    // block's `break` may end a `% for` or `% while` around it, as in Mako, where both are Python);
+    // Return ends the def or the top level being rendered, as Mako's render functions.
+    enum class Flow { Normal, Break, Continue, Return };
+
     // Runs the body of a def statement's function: its return value (None without one).
     Value call_body(const std::vector<Stmt>& body);
 
-    void render(const std::vector<Node>& nodes, std::string& out);
+    // Renders `nodes` into `out`; Flow::Return when a <% return %> ended them (its value is
+    // returned_value()).
+    Flow render(const std::vector<Node>& nodes, std::string& out);
+    Value returned_value() { return std::move(return_value_); }
 
     Value eval(const Expr& e);
 
 private:
     void emit(std::string& out, const std::string& s);
 
-    void render_node(const Node& n, std::string& out);
+    Flow render_node(const Node& n, std::string& out);
 
 public:
     Value filter(const Expr& f, const Value& v) { return apply_filter(f, v); }
@@ -192,9 +202,6 @@ private:
     // A filter of `${x | f}`: Mako's escapes by name (they win over globals, as in Mako), else a
     // callable from the template's names.
     Value apply_filter(const Expr& f, const Value& v);
-
-    // Statements of a <% %> block. Break and Continue travel up to the enclosing loop.
-    enum class Flow { Normal, Break, Continue, Return };
 
     // A SharedMutationError on the container `target` evaluates to: named when it is a variable.
     [[noreturn]] static void shared_mutation(const Expr& target, const SharedMutationError& err);

@@ -22,11 +22,13 @@
 
 namespace kjarni::tmpl::evaluation {
 
-void Evaluator::render(const std::vector<Node>& nodes, std::string& out) {
+Evaluator::Flow Evaluator::render(const std::vector<Node>& nodes, std::string& out) {
     OutputGuard guard(out);
     for (const Node& n : nodes) {
-        positioned_at(n.pos, [&] { render_node(n, out); });
+        const Flow f = positioned_at(n.pos, [&] { return render_node(n, out); });
+        if (f != Flow::Normal) return f;
     }
+    return Flow::Normal;
 }
 
 void Evaluator::emit(std::string& out, const std::string& s) {
@@ -34,9 +36,9 @@ void Evaluator::emit(std::string& out, const std::string& s) {
     out += s;
 }
 
-void Evaluator::render_node(const Node& n, std::string& out) {
+Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
     switch (n.kind) {
-    case Node::Kind::Text: emit(out, n.text); return;
+    case Node::Kind::Text: emit(out, n.text); return Flow::Normal;
     case Node::Kind::Call: {
         std::vector<Value> stack;
         std::vector<Value>* saved = caller_stack;
@@ -52,28 +54,31 @@ void Evaluator::render_node(const Node& n, std::string& out) {
             caller_stack = saved;
             throw;
         }
-        return;
+        return Flow::Normal;
     }
-    case Node::Kind::Include: render_include(n, out); return;
-    case Node::Kind::Code:
-        if (exec(n.code) != Flow::Normal) throw PositionedError("'break' or 'continue' outside a loop", n.pos);
-        return;
+    case Node::Kind::Include: render_include(n, out); return Flow::Normal;
+    case Node::Kind::Code: return exec(n.code);  // the parser let through no break outside a loop
     case Node::Kind::Expr: {
         Value v = eval(*n.expr);
         if (v.kind() == K::Module || v.kind() == K::Snippet) unprocessed(v);
         if (!n.raw) v = Value(v.str());  // Mako's default filter, first
         for (const auto& f : n.filters) v = apply_filter(*f, v);
         emit(out, v.str());
-        return;
+        return Flow::Normal;
     }
     case Node::Kind::If:
-        for (const Branch& b : n.branches) {
-            if (!b.condition || eval(*b.condition).truthy()) {
-                render(b.body, out);
-                return;
-            }
+        for (const Branch& b : n.branches)
+            if (!b.condition || eval(*b.condition).truthy()) return render(b.body, out);
+        return Flow::Normal;
+    case Node::Kind::While:
+        // `% while cond:` ... `% endwhile` (Mako's control lines are Python's compound statements).
+        while (eval(*n.expr).truthy()) {
+            if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
+            const Flow f = render(n.body, out);
+            if (f == Flow::Break) break;
+            if (f == Flow::Return) return f;
         }
-        return;
+        return Flow::Normal;
     case Node::Kind::For: {
         Value seq = eval(*n.expr);
         const std::vector<Value> items = iterate(seq);
@@ -81,6 +86,7 @@ void Evaluator::render_node(const Node& n, std::string& out) {
         auto saved = locals_.find("loop");
         const Value parent_loop = saved != locals_.end() ? saved->second : Value();
         const bool had_loop = saved != locals_.end();
+        Flow flow = Flow::Normal;
         for (std::size_t index = 0; index < items.size(); ++index) {
             const Value& item = items[index];
             if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
@@ -96,13 +102,19 @@ void Evaluator::render_node(const Node& n, std::string& out) {
                         fmt::format("cannot unpack {} values into {} loop variables", parts.size(), n.targets.size()));
                 for (std::size_t i = 0; i < parts.size(); ++i) locals_[n.targets[i]] = parts[i];
             }
-            render(n.body, out);
+            flow = render(n.body, out);
+            if (flow == Flow::Break || flow == Flow::Return) break;
+            flow = Flow::Normal;
         }
         if (had_loop) locals_["loop"] = parent_loop;
         else locals_.erase("loop");
-        return;
+        if (flow == Flow::Return) return flow;
+        // `% else:` of a `% for`: Python's, rendered when no break ended the loop.
+        if (flow != Flow::Break) return render(n.orelse, out);
+        return Flow::Normal;
     }
     }
+    return Flow::Normal;
 }
 
 // A filter of `${x | f}`: Mako's escapes by name (they win over globals, as in Mako), else a
@@ -143,8 +155,9 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
     }
     std::string text;
     std::string* target = current_output;
+    std::optional<Value> returned;  // a <% return %> in the body: what body() returns, as in Mako
     try {
-        render(n.body, text);
+        if (render(n.body, text) == Flow::Return) returned = returned_value();
     } catch (const PositionedError& e) {
         throw make_render_error(*t_, e.offset(), e.what(), globals_.get(), e.cause());
     }
@@ -155,7 +168,7 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
     if (!target) return Value(std::move(text));
     if (target->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
     *target += text;
-    return Value(std::string());
+    return returned ? std::move(*returned) : Value(std::string());
 }
 
 // `<%include file="uri" args="..."/>`: that template (the top of its inheritance chain) renders

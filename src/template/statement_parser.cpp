@@ -93,7 +93,8 @@ bool is_unsupported_keyword(const std::string& w) {
 
 class StatementParser {
 public:
-    StatementParser(std::string_view src, std::vector<Line> lines) : src_(src), lines_(std::move(lines)) {}
+    StatementParser(std::string_view src, std::vector<Line> lines, bool in_function)
+        : src_(src), lines_(std::move(lines)), def_depth_(in_function ? 1 : 0) {}
 
     std::vector<Stmt> parse_all() {
         std::vector<Stmt> out;
@@ -410,13 +411,13 @@ private:
     std::vector<Line> lines_;
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
-    std::size_t def_depth_ = 0;  // inside how many def statements (`return` needs one)
+    std::size_t def_depth_;  // inside how many functions (`return` needs one; a <% %> block is in one)
 };
 
 }  // namespace
 
-std::vector<Stmt> parse_code_block(std::string_view source, std::size_t begin, std::size_t end) {
-    return StatementParser(source, logical_lines(source, begin, end)).parse_all();
+std::vector<Stmt> parse_code_block(std::string_view source, std::size_t begin, std::size_t end, bool in_function) {
+    return StatementParser(source, logical_lines(source, begin, end), in_function).parse_all();
 }
 
 }  // namespace kjarni::tmpl

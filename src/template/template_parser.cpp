@@ -27,6 +27,18 @@ struct Control {
 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+// A break or continue of `stmts` that no loop of theirs encloses (null if none): Python's compile
+// error "'break' outside loop" in Mako unless a `% for` or `% while` of the same def is around it.
+const Stmt* loose_jump(const std::vector<Stmt>& stmts) {
+    for (const Stmt& st : stmts) {
+        if (st.kind == Stmt::Kind::Break || st.kind == Stmt::Kind::Continue) return &st;
+        if (st.kind == Stmt::Kind::If)
+            for (const StmtBranch& b : st.branches)
+                if (const Stmt* jump = loose_jump(b.body)) return jump;
+    }
+    return nullptr;
+}
+
 class Parser {
 public:
     Parser(detail::CompiledTemplate& t, std::vector<Chunk> chunks) : t_(t), chunks_(std::move(chunks)) {}
@@ -39,7 +51,7 @@ public:
             if (c.kind == Chunk::Kind::CallClose)
                 throw PositionedError("'</%call>' without a matching '<%call>'", c.pos);
             Control ctl = control(c);
-            const char* opener = ctl.keyword == "endfor" ? "% for" : "% if";
+            const char* opener = ctl.keyword == "endfor" ? "% for" : ctl.keyword == "endwhile" ? "% while" : "% if";
             throw PositionedError(fmt::format("'% {}' without a matching '{}'", ctl.keyword, opener), c.pos);
         }
         return body;
@@ -75,13 +87,20 @@ private:
             }
             case Chunk::Kind::Code: {
                 Node n(Node::Kind::Code, c.pos);
-                n.code = parse_code_block(t_.source, c.begin, c.end);
+                n.code = parse_code_block(t_.source, c.begin, c.end, /*in_function=*/true);
+                if (const Stmt* jump = loose_jump(n.code); jump && loop_depth_ == 0)
+                    throw PositionedError(jump->kind == Stmt::Kind::Break ? "'break' outside loop"
+                                                                          : "'continue' not properly in loop",
+                                          jump->pos);
                 body.push_back(std::move(n));
                 ++at_;
                 break;
             }
             case Chunk::Kind::Module: {
-                for (auto& st : parse_code_block(t_.source, c.begin, c.end)) t_.module_code.push_back(std::move(st));
+                std::vector<Stmt> code = parse_code_block(t_.source, c.begin, c.end, /*in_function=*/false);
+                if (const Stmt* jump = loose_jump(code))
+                    throw PositionedError("'break' or 'continue' outside loop", jump->pos);
+                for (auto& st : code) t_.module_code.push_back(std::move(st));
                 ++at_;
                 break;
             }
@@ -96,8 +115,10 @@ private:
                     body.push_back(parse_if(std::move(ctl)));
                 } else if (ctl.keyword == "for") {
                     body.push_back(parse_for(std::move(ctl)));
+                } else if (ctl.keyword == "while") {
+                    body.push_back(parse_while(std::move(ctl)));
                 } else if (ctl.keyword == "elif" || ctl.keyword == "else" || ctl.keyword == "endif" ||
-                           ctl.keyword == "endfor") {
+                           ctl.keyword == "endfor" || ctl.keyword == "endwhile") {
                     --depth_;
                     return body;
                 } else if (ctl.keyword.empty()) {
@@ -173,8 +194,8 @@ private:
                 next.rest.expect_end();
                 return n;
             }
-            if (next.keyword == "endfor")
-                throw PositionedError("'% endfor' inside '% if' (expected '% endif')", next.pos);
+            if (next.keyword != "elif" && next.keyword != "else")
+                throw PositionedError(fmt::format("'% {}' inside '% if' (expected '% endif')", next.keyword), next.pos);
             if (seen_else) throw PositionedError(fmt::format("'% {}' after '% else'", next.keyword), next.pos);
             Branch br;
             if (next.keyword == "elif") {
@@ -210,14 +231,57 @@ private:
         p.next();
         n.expr = p.parse_expression_list();
         expect_colon_end(ctl);
-        n.body = parse_body();
+        n.body = parse_loop_body();
         if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::Control)
             throw PositionedError("'% for' is not closed by '% endfor'", ctl.pos);
         Control end = take_control();
+        if (end.keyword == "else") {
+            // Python's for/else: the else body renders when no break ended the loop (a break in
+            // it belongs to an outer loop).
+            expect_colon_end(end);
+            n.orelse = parse_body();
+            if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::Control)
+                throw PositionedError("'% for' is not closed by '% endfor'", ctl.pos);
+            end = take_control();
+        }
         if (end.keyword != "endfor")
             throw PositionedError(fmt::format("'% {}' inside '% for' (expected '% endfor')", end.keyword), end.pos);
         end.rest.expect_end();
         return n;
+    }
+
+    // `% while cond:` ... `% endwhile` (Mako refuses an else of a while).
+    Node parse_while(Control ctl) {
+        ++at_;
+        Node n(Node::Kind::While, ctl.pos);
+        n.expr = ctl.rest.parse_expression();
+        expect_colon_end(ctl);
+        n.body = parse_loop_body();
+        if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::Control)
+            throw PositionedError("'% while' is not closed by '% endwhile'", ctl.pos);
+        Control end = take_control();
+        if (end.keyword != "endwhile")
+            throw PositionedError(fmt::format("'% {}' inside '% while' (expected '% endwhile')", end.keyword), end.pos);
+        end.rest.expect_end();
+        return n;
+    }
+
+    // The body of a loop, where a <% break %> or <% continue %> may stand.
+    std::vector<Node> parse_loop_body() {
+        ++loop_depth_;
+        std::vector<Node> body = parse_body();
+        --loop_depth_;
+        return body;
+    }
+
+    // The body of a def or of a <%call>: a function of its own in Mako, which no loop around it
+    // reaches into.
+    std::vector<Node> parse_function_body() {
+        const std::size_t saved = loop_depth_;
+        loop_depth_ = 0;
+        std::vector<Node> body = parse_body();
+        loop_depth_ = saved;
+        return body;
     }
 
     // <%call expr="f(...)" args="a, b"> body </%call>: calls f with `caller` whose body() renders
@@ -308,7 +372,7 @@ private:
             a.expect_end();
         }
         if (!c.self_closing) {
-            n.body = parse_body();
+            n.body = parse_function_body();
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::CallClose)
                 throw PositionedError("'<%call>' is not closed by '</%call>'", c.pos);
             ++at_;
@@ -457,7 +521,7 @@ private:
             fp.expect_end();
         }
         if (!c.self_closing) {
-            def.body = parse_body();
+            def.body = parse_function_body();
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::DefClose) {
                 if (at_ < chunks_.size()) {
                     Control ctl = control(chunks_[at_]);
@@ -478,6 +542,7 @@ private:
     std::vector<Chunk> chunks_;
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
+    std::size_t loop_depth_ = 0;  // `% for` and `% while` around the chunk being parsed, in its def
 };
 
 }  // namespace
