@@ -431,6 +431,42 @@ std::size_t find_expression_end(std::string_view source, std::size_t begin) {
     return std::string_view::npos;
 }
 
+std::size_t find_line_break(std::string_view source, std::size_t begin, std::size_t end) {
+    std::size_t i = begin;
+    while (i < end && (source[i] == ' ' || source[i] == '\t' || source[i] == '\n' || source[i] == '\r')) ++i;
+    int depth = 0;
+    bool broken = false;  // a line end at bracket depth 0 was passed
+    for (; i < end; ++i) {
+        const char c = source[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f') continue;
+        if (c == '#') {  // a comment, up to its line end
+            while (i + 1 < end && source[i + 1] != '\n') ++i;
+            continue;
+        }
+        if (c == '\\' && i + 1 < end && source[i + 1] == '\n') {  // a joined line
+            ++i;
+            continue;
+        }
+        if (c == '\\' && i + 2 < end && source[i + 1] == '\r' && source[i + 2] == '\n') {
+            i += 2;
+            continue;
+        }
+        if (c == '\n') {
+            broken = broken || depth <= 0;
+            continue;
+        }
+        if (broken) return i;
+        if (c == '\'' || c == '"') {
+            i = skip_string(source, i, end);
+        } else if (c == '(' || c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ')' || c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return std::string_view::npos;
+}
+
 std::size_t find_filter_bar(std::string_view source, std::size_t begin, std::size_t end) {
     int depth = 0;
     for (std::size_t i = begin; i < end; ++i) {

@@ -75,6 +75,13 @@ private:
             case Chunk::Kind::Expr: {
                 const std::size_t bar = find_filter_bar(t_.source, c.begin, c.end);
                 const std::size_t expr_end = bar == std::string::npos ? c.end : bar;
+                std::size_t line_break = find_line_break(t_.source, c.begin, expr_end);
+                if (line_break == std::string::npos && bar != std::string::npos)
+                    line_break = find_line_break(t_.source, bar + 1, c.end);
+                if (line_break != std::string::npos)
+                    throw PositionedError("invalid syntax: a line end outside brackets ends the expression before "
+                                          "this (Mako compiles it as Python statements)",
+                                          static_cast<std::uint32_t>(line_break));
                 ExprParser p(tokenize(t_.source, c.begin, expr_end));
                 if (p.at_end()) throw PositionedError("empty expression in '${}'", c.pos);
                 Node n(Node::Kind::Expr, c.pos);

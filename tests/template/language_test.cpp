@@ -16,7 +16,10 @@ TEST(Language, Substitution) {
     EXPECT_EQ(render("a ${x} b ${y}", {{"x", 1}, {"y", "two"}}), "a 1 b two");
     EXPECT_EQ(render("${ {'a': 1}['a'] }"), "1");
     EXPECT_EQ(render("${'}'}"), "}");
-    EXPECT_EQ(render("${1 +\n 2}"), "3");
+    // Mako compiles the expression as Python statements: a line end outside brackets ends it.
+    EXPECT_EQ(render("${(1 +\n 2)}"), "3");
+    EXPECT_EQ(render("${1 +\\\n 2}"), "3");
+    EXPECT_THROW(render("${1 +\n 2}"), kjarni::RenderError);
 }
 
 TEST(Language, LiteralsPrintAsPython) {
