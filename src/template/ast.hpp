@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,7 @@ struct Node {
     std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g
     bool raw = false;                  // Expr: the filter `n` (no str first)
     std::vector<Stmt> code;            // Code: the statements of a <% %> block
+    std::vector<std::string> assigned;  // Code: the names the block assigns (scopes.hpp)
 
     Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };
@@ -161,6 +163,13 @@ struct Def {
     std::vector<Param> params;
     std::vector<Node> body;
     std::vector<ExprPtr> filters;  // <%def filter="trim, f">: applied to the def's whole output
+    // Mako's scoping (scopes.hpp): the names the def assigns anywhere in its body (its locals), and
+    // the other names it reads (with where each is first read), which must be defined when it starts.
+    std::set<std::string> declared;
+    std::vector<std::pair<std::string, std::uint32_t>> free_names;
+    // The top level of a template (Mako's render_body): the names its <% %> blocks assign are
+    // handed to the defs it calls by name.
+    bool is_body = false;
 };
 
 }  // namespace kjarni::tmpl

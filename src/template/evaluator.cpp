@@ -109,6 +109,7 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
     std::string out;
     Evaluator ev(t, globals, std::move(locals), {}, frame);
     try {
+        ev.enter(def);
         if (ev.render(def.body, out) == Evaluator::Flow::Return && returned) *returned = ev.returned_value();
         // <%def filter="...">: Mako filters the def's whole output, in order.
         for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();

@@ -183,6 +183,11 @@ public:
     // Runs the body of a def statement's function: its return value (None without one).
     Value call_body(const std::vector<Stmt>& body);
 
+    // Starts rendering the body of `def` with Mako's scoping (scopes.hpp): the names it reads and
+    // does not assign must be defined now (a NameError here otherwise, as Mako's render function
+    // takes them from the context when it starts), and a name it assigns is its own everywhere.
+    void enter(const Def& def);
+
     // Renders `nodes` into `out`; Flow::Return when a <% return %> ended them (its value is
     // returned_value()).
     Flow render(const std::vector<Node>& nodes, std::string& out);
@@ -295,6 +300,15 @@ private:
     Vars& locals_;
     std::vector<std::weak_ptr<Vars>> outer_;
     Frame frame_;             // where this code is in its template's inheritance chain
+    const Def* function_ = nullptr;  // the def whose body this renders (null: other code)
+    std::size_t caller_bodies_ = 0;  // <%call> bodies being rendered here (functions of their own in Mako)
+    // A template's top level: the names its <% %> blocks assigned (Mako's __M_locals), which the
+    // defs it calls by name see as context names; and the globals with them (null: not made yet).
+    std::shared_ptr<Vars> handed_;
+    GlobalsPtr handed_globals_;
+    // The globals a def the code calls by name renders with (see handed_).
+    GlobalsPtr def_globals();
+
     Value return_value_;      // set by `return` (Flow::Return)
     bool in_module_ = false;  // running a <%! %> block
 };

@@ -111,6 +111,29 @@ std::optional<Value> Evaluator::namespace_name(const std::string& name) {
     return std::nullopt;
 }
 
+void Evaluator::enter(const Def& def) {
+    function_ = &def;
+    if (def.is_body) handed_ = std::make_shared<Vars>();
+    for (const auto& [name, pos] : def.free_names) {
+        try {
+            static_cast<void>(lookup(name));
+        } catch (const EvalError& e) {
+            throw PositionedError(e.what(), pos, std::current_exception());
+        }
+    }
+}
+
+GlobalsPtr Evaluator::def_globals() {
+    if (!handed_ || handed_->empty()) return globals_;
+    if (!handed_globals_) {
+        // Mako's context._locals(__M_locals): the context's names, and the top level's over them.
+        auto merged = std::make_shared<Globals>(*globals_);
+        for (const auto& [name, value] : *handed_) (*merged)[name] = value;
+        handed_globals_ = std::move(merged);
+    }
+    return handed_globals_;
+}
+
 Value Evaluator::lookup(const std::string& name) {
     if (auto it = locals_.find(name); it != locals_.end()) return it->second;
     for (const auto& weak : outer_) {
@@ -118,8 +141,12 @@ Value Evaluator::lookup(const std::string& name) {
             if (auto it = vars->find(name); it != vars->end()) return it->second;
         }
     }
+    // A name the def assigns somewhere is its local everywhere (Python's scoping of Mako's render
+    // functions): read before it is assigned, it is no global of the same name.
+    if (function_ && function_->declared.count(name))
+        throw EvalError(fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
     if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name)
-        return def_value(t_, &it->second, globals_, frame_);
+        return def_value(t_, &it->second, def_globals(), frame_);
     if (!t_->namespaces.empty())
         if (auto v = namespace_name(name)) return *v;
     if (const Value* v = module_name(name)) return *v;
@@ -135,6 +162,8 @@ Value Evaluator::lookup(const std::string& name) {
         return Value(std::make_shared<Namespace>(frame_.chain, frame_.index + 1, globals_));
     if (name == "caller" && caller_stack && !caller_stack->empty()) return caller_stack->back();
     if (name == "UNDEFINED") return undefined_value();
+    // Mako's STOP_RENDERING (`<% return STOP_RENDERING %>`): an empty string.
+    if (name == "STOP_RENDERING") return Value(std::string());
     if (const Value* b = find_builtin(name)) return *b;
     throw EvalError(fmt::format("name '{}' is not defined", name));
 }

@@ -57,7 +57,17 @@ Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
         return Flow::Normal;
     }
     case Node::Kind::Include: render_include(n, out); return Flow::Normal;
-    case Node::Kind::Code: return exec(n.code);  // the parser let through no break outside a loop
+    case Node::Kind::Code: {
+        const Flow f = exec(n.code);  // the parser let through no break outside a loop
+        // Mako's top level hands the names a block assigned to the defs it calls (its __M_locals,
+        // updated after each block of its own, not of a <%call> body).
+        if (f == Flow::Normal && handed_ && caller_bodies_ == 0 && !n.assigned.empty()) {
+            for (const auto& name : n.assigned)
+                if (auto it = locals_.find(name); it != locals_.end()) (*handed_)[name] = it->second;
+            handed_globals_.reset();
+        }
+        return f;
+    }
     case Node::Kind::Expr: {
         Value v = eval(*n.expr);
         if (v.kind() == K::Module || v.kind() == K::Snippet) unprocessed(v);
@@ -156,7 +166,15 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
     std::string text;
     std::string* target = current_output;
     std::optional<Value> returned;  // a <% return %> in the body: what body() returns, as in Mako
+    struct BodyDepth {  // counts the <%call> bodies rendering here, exceptions included
+        std::size_t& depth;
+        explicit BodyDepth(std::size_t& d) : depth(++d) {}
+        ~BodyDepth() { --depth; }
+        BodyDepth(const BodyDepth&) = delete;
+        BodyDepth& operator=(const BodyDepth&) = delete;
+    };
     try {
+        const BodyDepth body_depth(caller_bodies_);
         if (render(n.body, text) == Flow::Return) returned = returned_value();
     } catch (const PositionedError& e) {
         throw make_render_error(*t_, e.offset(), e.what(), globals_.get(), e.cause());

@@ -3,9 +3,11 @@
 
 #include "template_parser.hpp"
 
+#include "compile.hpp"
 #include "errors.hpp"
 #include "expr_parser.hpp"
 #include "limits.hpp"
+#include "scopes.hpp"
 #include "statement_parser.hpp"
 #include "template_lexer.hpp"
 
@@ -528,7 +530,9 @@ private:
             fp.expect_end();
         }
         if (!c.self_closing) {
+            ++def_nesting_;
             def.body = parse_function_body();
+            --def_nesting_;
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::DefClose) {
                 if (at_ < chunks_.size()) {
                     Control ctl = control(chunks_[at_]);
@@ -541,6 +545,8 @@ private:
         }
         if (t_.defs.count(def.name) || def.name == t_.main_def_name)
             throw PositionedError(fmt::format("def '{}' defined twice", def.name), c.pos);
+        analyze_scopes(def);
+        if (def_nesting_ == 0) top_defs_.push_back(def.name);
         std::string name = def.name;
         t_.defs.emplace(std::move(name), std::move(def));
     }
@@ -549,7 +555,11 @@ private:
     std::vector<Chunk> chunks_;
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
-    std::size_t loop_depth_ = 0;  // `% for` and `% while` around the chunk being parsed, in its def
+    std::size_t loop_depth_ = 0;   // `% for` and `% while` around the chunk being parsed, in its def
+    std::size_t def_nesting_ = 0;  // <%def>s around the chunk being parsed
+
+public:
+    std::vector<std::string> top_defs_;  // the names of the <%def>s not nested in another
 };
 
 }  // namespace
@@ -596,6 +606,8 @@ void compile_template_parts(detail::CompiledTemplate& out,
         top.name = names.at(k);
         top.pos = static_cast<std::uint32_t>(ranges[k].first);
         top.body = parser.parse_top();
+        analyze_scopes(top);
+        check_def_defaults(out, parser.top_defs_);
         tops.push_back(std::move(top));
     }
     // A part is no file: nothing can include it or be its parent, and it takes no arguments.
@@ -625,6 +637,9 @@ void compile_template(detail::CompiledTemplate& out, const std::string& main_nam
         main.params = std::move(out.page_params);
         out.page_params.clear();
     }
+    main.is_body = main_name == top_level_name;
+    analyze_scopes(main);
+    check_def_defaults(out, parser.top_defs_);
     if (out.defs.count(main_name))
         throw PositionedError(fmt::format("def '{}' has the name of the template's main def", main_name),
                               out.defs.at(main_name).pos);

@@ -181,8 +181,11 @@ TEST(Language, DefsSeeGlobalsAndTheirArgumentsShadowThem) {
     EXPECT_EQ(render(src, {{"x", "X"}, {"y", "Y"}}), "1YX");
 }
 
-TEST(Language, DefDefaultsMayUseGlobals) {
-    EXPECT_EQ(render("<%def name=\"f(a=n * 2)\">${a}</%def>${f()}", {{"n", 21}}), "42");
+TEST(Language, DefDefaultsSeeModuleNamesNotGlobals) {
+    // Mako evaluates a def's defaults when it loads the template, before any render: a global is
+    // a NameError there, a name of <%! %> code is not.
+    EXPECT_EQ(render("<%! K = 21 %><%def name=\"f(a=K * 2)\">${a}</%def>${f()}"), "42");
+    EXPECT_THROW(render("<%def name=\"f(a=n * 2)\">${a}</%def>${f()}", {{"n", 21}}), kjarni::RenderError);
 }
 
 TEST(Language, GetDef) {

@@ -8,9 +8,11 @@
 ///
 ///      ${expression | filters}             substitution: str() of the value, then Mako's escapes h, u, x,
 ///                                          trim (n: no str first) or callables from the globals
-///      % if / % elif / % else / % endif, % for ... in ...: / % endfor
+///      % if / % elif / % else / % endif, % for ... in ...: / % else / % endfor, % while / % endwhile
 ///                                          control lines (the whole line vanishes); `loop` in a for
-///                                          (index, reverse_index, first, last, even, odd, parent, cycle)
+///                                          (index, reverse_index, first, last, even, odd, parent, cycle);
+///                                          a <% break %>, <% continue %> or <% return %> acts on them
+///                                          and on the def as in Mako
 ///      <%def name="f(a, b=1)" filter="trim"> ... </%def>
 ///                                          a def; called in an expression it writes its text there and
 ///                                          returns '' (as in Mako); the tags take no whitespace with
@@ -40,6 +42,12 @@
 /// reversed, isinstance, callable, type, getattr, hasattr, iter, next, hex, oct, bin, ord, chr,
 /// format); `context` (get, keys, kwargs), `self`, `local` and UNDEFINED. Strings count, index and
 /// slice in code points; dicts iterate in insertion order and take any hashable key.
+/// Names are scoped as in Mako, whose top level and defs are Python functions: a name assigned
+/// anywhere in one (in <% %> code, as a `% for` variable) is its local everywhere in it, read
+/// before it is assigned an error (no global of the same name); every other name it reads must be
+/// defined when it starts rendering, even one read in a branch never taken; the defs the top level
+/// calls by name see the names its <% %> blocks assigned; a def's default arguments see only
+/// builtins and the names of <%! %> code.
 /// Lists, dicts and sets change in place with Python's aliasing, for those the render made; values
 /// from the globals or from C++ are shared between renders and threads and stay unchanged: changing
 /// one is an error naming it (copy it first, e.g. list(x)). A container cannot be put inside itself
