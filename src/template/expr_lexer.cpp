@@ -234,13 +234,16 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
     std::size_t i = begin;
     while (true) {
         while (i < end && (source[i] == ' ' || source[i] == '\t' || source[i] == '\n' || source[i] == '\r' ||
-                           (source[i] == '\\' && i + 1 < end && source[i + 1] == '\n') || source[i] == '#')) {
+                           (source[i] == '\\' && i + 1 < end && source[i + 1] == '\n') ||
+                           (source[i] == '\\' && i + 2 < end && source[i + 1] == '\r' && source[i + 2] == '\n') ||
+                           source[i] == '#')) {
             if (source[i] == '#') {
                 // A comment runs to the end of its line (code lines may end in one: `x = 1  # why`).
                 while (i < end && source[i] != '\n') ++i;
                 continue;
             }
-            i += source[i] == '\\' ? 2u : 1u;
+            // A backslash joins lines ("\\\n", "\\\r\n").
+            i += source[i] != '\\' ? 1u : source[i + 1] == '\n' ? 2u : 3u;
         }
         if (i >= end) break;
         const char c = source[i];

@@ -83,7 +83,7 @@ private:
             return inline_scan(i + 1);
         }
         if (j < src_.size() && src_[j] == '%' && !has_lone_cr(j)) {
-            std::size_t e = line_end(j);
+            std::size_t e = construct_end(j);
             flush();
             Chunk c{Chunk::Kind::Control, off(j), {}};
             c.begin = off(j + 1);
@@ -92,7 +92,7 @@ private:
             return after_newline(e);
         }
         if (starts_with(src_, j, "##") && !has_lone_cr(j)) {
-            return after_newline(line_end(j));
+            return after_newline(construct_end(j));
         }
         return inline_scan(i);
     }
@@ -207,8 +207,10 @@ private:
                 i += quote.size();
                 continue;
             }
-            if (c == '#') {  // a comment runs to the end of its line
-                while (i < src_.size() && src_[i] != '\n') ++i;
+            // A comment runs to the end of its line, as Mako's scan for "%>" reads one (`#.*\n`):
+            // a '#' on the template's last line (no line end after it) starts none there.
+            if (c == '#' && src_.find('\n', i) != std::string_view::npos) {
+                while (src_[i] != '\n') ++i;
                 continue;
             }
             if (c == '\r' && lone_cr == std::string_view::npos && (i + 1 == src_.size() || src_[i + 1] != '\n'))
@@ -412,6 +414,18 @@ private:
     std::size_t line_end(std::size_t i) const {
         std::size_t e = src_.find('\n', i);
         return e == std::string_view::npos ? src_.size() : e;
+    }
+    // The end of the control line or ## comment at i: as Mako's regex, a backslash right before
+    // a line end joins the next line to it (`% if a and \` continues on the next line, and so
+    // does a comment).
+    std::size_t construct_end(std::size_t i) const {
+        std::size_t e = line_end(i);
+        while (e < src_.size()) {
+            const std::size_t before = e > i && src_[e - 1] == '\r' ? e - 1 : e;
+            if (before == i || src_[before - 1] != '\\') break;
+            e = line_end(e + 1);
+        }
+        return e;
     }
     std::size_t after_newline(std::size_t e) const { return e >= src_.size() ? e : e + 1; }
 

@@ -25,6 +25,9 @@ struct Control {
     std::string keyword;
     std::uint32_t pos;
     ExprParser rest;  // the tokens after the keyword
+    // No ':' followed by nothing but blanks (or a comment) ends the line: no statement to Mako
+    // even where the tokens parse (a backslash-joined line after the ':').
+    bool unterminated = false;
 };
 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -161,11 +164,32 @@ private:
     std::uint32_t current_pos() const { return at_ < chunks_.size() ? chunks_[at_].pos : 0; }
 
     Control control(const Chunk& c) {
+        const std::string_view src(t_.source);
         std::size_t i = c.begin;
-        while (i < c.end && (t_.source[i] == ' ' || t_.source[i] == '\t')) ++i;
+        while (i < c.end && (src[i] == ' ' || src[i] == '\t')) ++i;
         std::size_t k = i;
-        while (k < c.end && is_name_char(t_.source[k])) ++k;
-        return Control{t_.source.substr(i, k - i), c.pos, ExprParser(tokenize(t_.source, k, c.end))};
+        while (k < c.end && is_name_char(src[k])) ++k;
+        std::string keyword(src.substr(i, k - i));
+        // Mako reads nothing after an end keyword (`% endfor anything` ends the for).
+        if (keyword.rfind("end", 0) == 0 && keyword.size() > 3)
+            return Control{std::move(keyword), c.pos, ExprParser(tokenize(src, k, k))};
+        // Mako's statement (its PythonFragment, ^(\w+)(?:\s+(.*?))?:\s*(#|$)) is the keyword,
+        // blanks and the text up to the first ':' after which only blanks come before a '#' (a
+        // comment from there) or the line's end; `% if(x):` is no statement to it.
+        const auto blank = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v'; };
+        if (k < c.end && !blank(src[k]) && src[k] != ':')
+            throw PositionedError(fmt::format("'% {}' must be followed by a blank or ':' (Mako's control lines)", keyword),
+                                  static_cast<std::uint32_t>(k));
+        std::size_t stop = c.end;
+        bool ended = false;
+        for (std::size_t p = k; p < c.end && !ended; ++p) {
+            if (src[p] != ':') continue;
+            std::size_t q = p + 1;
+            while (q < c.end && blank(src[q])) ++q;
+            ended = q == c.end || src[q] == '#';
+            if (ended) stop = q;
+        }
+        return Control{std::move(keyword), c.pos, ExprParser(tokenize(src, k, stop)), !ended};
     }
 
     // Consumes the chunk at at_ if it is a control line; returns it.
@@ -183,6 +207,8 @@ private:
     static void expect_colon_end(Control& ctl) {
         ctl.rest.expect_op(":");
         ctl.rest.expect_end();
+        if (ctl.unterminated)
+            throw PositionedError(fmt::format("'% {}' must end with its ':' (Mako's control lines)", ctl.keyword), ctl.pos);
     }
 
     Node parse_if(Control ctl) {
