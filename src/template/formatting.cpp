@@ -295,12 +295,22 @@ std::string format_value(const Value& value, const std::string& spec) {
 }
 
 std::string percent_format(const std::string& format, const Value& args) {
-    std::vector<Value> positional;
-    const bool mapping = args.kind() == K::Dict;
-    if (args.kind() == K::Tuple) positional = args.as_list();
-    else if (!mapping) positional.push_back(args);
-    std::size_t next = 0;
-    bool used_mapping = false;
+    // CPython's PyUnicode_Format: a tuple gives the arguments in order; any other value is the one
+    // argument, used once (so '%s' % {1: 2} formats the dict), after which more conversions have
+    // none; a %(key) conversion takes its key from a mapping (dicts; a list is a mapping to Python
+    // too) and leaves no argument for a later plain conversion; a mapping never leaves arguments
+    // "not converted".
+    const bool is_tuple = args.kind() == K::Tuple;
+    const bool mapping = args.kind() == K::Dict || args.kind() == K::List;
+    const std::vector<Value> items = is_tuple ? args.as_list() : std::vector<Value>{};
+    std::int64_t arglen = is_tuple ? static_cast<std::int64_t>(items.size()) : -1;
+    std::int64_t argidx = is_tuple ? 0 : -2;
+    Value current = args;
+    const auto next_arg = [&]() -> Value {
+        if (argidx >= arglen) throw EvalError("not enough arguments for format string");
+        const std::int64_t at = argidx++;
+        return arglen < 0 ? current : items[static_cast<std::size_t>(at)];
+    };
     std::string out;
     for (std::size_t i = 0; i < format.size(); ++i) {
         if (format[i] != '%') {
@@ -308,17 +318,16 @@ std::string percent_format(const std::string& format, const Value& args) {
             continue;
         }
         if (++i >= format.size()) throw EvalError("incomplete format");
-        const Value* value = nullptr;
-        Value keyed;
         if (format[i] == '(') {
             const std::size_t close = format.find(')', i);
             if (close == std::string::npos) throw EvalError("incomplete format key");
             if (!mapping) throw EvalError("format requires a mapping");
+            if (args.kind() != K::Dict) throw EvalError("list indices must be integers or slices, not str");
             const Value* found = args.as_dict().find(format.substr(i + 1, close - i - 1));
             if (!found) throw EvalError(fmt::format("key '{}' not found", format.substr(i + 1, close - i - 1)));
-            keyed = *found;
-            value = &keyed;
-            used_mapping = true;
+            current = *found;
+            arglen = -1;
+            argidx = -2;
             i = close + 1;
         }
         Spec spec;
@@ -344,12 +353,7 @@ std::string percent_format(const std::string& format, const Value& args) {
             out += '%';
             continue;
         }
-        if (!value) {
-            if (mapping) throw EvalError("format requires a mapping");
-            if (next >= positional.size()) throw EvalError("not enough arguments for format string");
-            value = &positional[next++];
-        }
-        const Value& v = *value;
+        const Value v = next_arg();
         switch (conv) {
         case 'd':
         case 'i':
@@ -421,8 +425,7 @@ std::string percent_format(const std::string& format, const Value& args) {
         }
         if (out.size() > limits().max_string) throw EvalError("string too long (render limit)");
     }
-    if (!mapping && next < positional.size()) throw EvalError("not all arguments converted during string formatting");
-    (void)used_mapping;
+    if (!mapping && argidx < arglen) throw EvalError("not all arguments converted during string formatting");
     return out;
 }
 

@@ -190,6 +190,30 @@ Value repeat(const std::string& s, std::int64_t n) {
     return Value(std::move(out));
 }
 
+// CPython's float_divmod: the quotient from fmod's exact remainder, snapped to an integer (so
+// 4 // 0.2 is 19.0, as 4 is 19 * 0.2 plus a little, where floor(4 / 0.2) would be 20.0), the
+// remainder with the divisor's sign (a zero one too: 0.0 % -1.0 is -0.0).
+std::pair<double, double> float_divmod(double x, double y) {
+    double mod = std::fmod(x, y);
+    double div = (x - mod) / y;
+    if (mod != 0.0) {
+        if ((y < 0) != (mod < 0)) {
+            mod += y;
+            div -= 1.0;
+        }
+    } else {
+        mod = std::copysign(0.0, y);
+    }
+    double floordiv;
+    if (div != 0.0) {
+        floordiv = std::floor(div);
+        if (div - floordiv > 0.5) floordiv += 1.0;
+    } else {
+        floordiv = std::copysign(0.0, x / y);
+    }
+    return {floordiv, mod};
+}
+
 std::optional<std::int64_t> floor_div(std::int64_t a, std::int64_t b) {
     if (b == 0) throw EvalError("integer division by zero");
     if (a == INT64_MIN && b == -1) return std::nullopt;
@@ -994,16 +1018,20 @@ Value binary(BinOp op, const Value& a, const Value& b) {
             return x / y;
         case BinOp::FloorDiv:
             if (y == 0.0) throw EvalError("float floor division by zero");
-            return std::floor(x / y);
-        case BinOp::Mod: {
+            return float_divmod(x, y).first;
+        case BinOp::Mod:
             if (y == 0.0) throw EvalError("float modulo by zero");
-            double r = std::fmod(x, y);
-            if (r != 0.0 && ((r < 0) != (y < 0))) r += y;
+            return float_divmod(x, y).second;
+        case BinOp::Pow: {
+            if (x == 0.0 && y < 0) throw EvalError("0.0 cannot be raised to a negative power");
+            // Python 3: a negative number to a non-integral power is complex.
+            if (x < 0 && std::isfinite(x) && std::isfinite(y) && y != std::floor(y))
+                return *complex_binary(BinOp::Pow, make_complex(x, 0.0), make_complex(y, 0.0));
+            const double r = std::pow(x, y);
+            if (std::isinf(r) && std::isfinite(x) && std::isfinite(y))
+                throw EvalError("OverflowError: (34, 'Numerical result out of range')");
             return r;
         }
-        case BinOp::Pow:
-            if (x == 0.0 && y < 0) throw EvalError("0.0 cannot be raised to a negative power");
-            return std::pow(x, y);
         default: unsupported(op, a, b);
         }
     }
