@@ -567,6 +567,73 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
             }
             return Value(std::move(out));
         });
+    if (name == "istitle")
+        return method([s](const Args& a) {
+            expect_args(a, 0, 0, "istitle");
+            if (!is_ascii(*s)) throw EvalError("istitle() of non-ASCII text is not supported");
+            // Python's: an uppercase letter only after an uncased character, a lowercase one only
+            // after a cased one, and at least one cased letter.
+            bool cased = false;
+            bool prev_cased = false;
+            for (char c : *s) {
+                const auto u = static_cast<unsigned char>(c);
+                if (std::isupper(u)) {
+                    if (prev_cased) return Value(false);
+                    prev_cased = cased = true;
+                } else if (std::islower(u)) {
+                    if (!prev_cased) return Value(false);
+                    prev_cased = cased = true;
+                } else {
+                    prev_cased = false;
+                }
+            }
+            return Value(cased);
+        });
+    if (name == "casefold")
+        return method([s](const Args& a) {
+            expect_args(a, 0, 0, "casefold");
+            // Beyond ASCII, casefold differs from lower (ß is "ss"), which kjarni's case tables do
+            // not hold.
+            if (!is_ascii(*s)) throw EvalError("casefold() of non-ASCII text is not supported");
+            return make_string(change_case(*s, false));
+        });
+    if (name == "removeprefix" || name == "removesuffix")
+        return method([s, prefix = name == "removeprefix"](const Args& a) {
+            expect_args(a, 1, 1, prefix ? "removeprefix" : "removesuffix");
+            if (a[0].kind() != K::String)
+                throw EvalError(fmt::format("{}() argument must be str, not {}", prefix ? "removeprefix" : "removesuffix",
+                                            a[0].type_name()));
+            const std::string& part = a[0].as_string();
+            if (part.size() > s->size()) return Value(*s);
+            if (prefix) return Value(s->compare(0, part.size(), part) == 0 ? s->substr(part.size()) : *s);
+            return Value(s->compare(s->size() - part.size(), part.size(), part) == 0 ? s->substr(0, s->size() - part.size())
+                                                                                    : *s);
+        });
+    if (name == "expandtabs")
+        return method([s](const Args& a) {
+            expect_args(a, 0, 1, "expandtabs");
+            const std::int64_t size = a.size() ? a[0].as_int() : 8;
+            // Python's: a tab moves to the next multiple of the tab size (none when it is 0 or
+            // less), counting code points from the last line end.
+            std::string out;
+            std::int64_t column = 0;
+            for (char c : *s) {
+                if (c == '\t') {
+                    if (size > 0) {
+                        const std::int64_t n = size - column % size;
+                        if (out.size() + static_cast<std::size_t>(n) > limits().max_string)
+                            throw EvalError("string too long (render limit)");
+                        out.append(static_cast<std::size_t>(n), ' ');
+                        column += n;
+                    }
+                    continue;
+                }
+                out += c;
+                if (c == '\n' || c == '\r') column = 0;
+                else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++column;
+            }
+            return Value(std::move(out));
+        });
     return Value();
 }
 

@@ -3,6 +3,7 @@
 #include "runtime_objects.hpp"
 
 #include "bigint.hpp"
+#include "builtins.hpp"
 #include "errors.hpp"
 #include "operators.hpp"
 
@@ -163,7 +164,35 @@ const Function* find_escape_filter(const std::string& name) {
 
 Value TypeObject::attribute(const std::string& name) const {
     if (name == "__name__") return Value(name_);
-    return Object::attribute(name);
+    // A method of the type, unbound (`str.lower`, as in sorted(xs, key=str.lower)): called with the
+    // instance first.
+    static const std::map<std::string, Value::Kind, std::less<>> kinds = {{"str", Value::Kind::String},
+                                                                         {"list", Value::Kind::List},
+                                                                         {"tuple", Value::Kind::Tuple},
+                                                                         {"dict", Value::Kind::Dict},
+                                                                         {"set", Value::Kind::Set}};
+    const auto kind = kinds.find(name_);
+    if (kind == kinds.end()) return Object::attribute(name);
+    const Value empty = kind->second == Value::Kind::String ? Value(std::string())
+                        : kind->second == Value::Kind::List ? Value::list({})
+                        : kind->second == Value::Kind::Tuple ? Value::tuple({})
+                        : kind->second == Value::Kind::Dict ? Value::dict({})
+                                                            : Value::set({});
+    try {
+        static_cast<void>(tmpl::attribute(empty, name));
+    } catch (const EvalError&) {
+        throw EvalError(fmt::format("type object '{}' has no attribute '{}'", name_, name));
+    }
+    return Value(Function([type = name_, want = kind->second, name](const Args& a) {
+        if (a.positional.empty())
+            throw EvalError(fmt::format("unbound method {}.{}() needs an argument", type, name));
+        const Value& self = a.positional[0];
+        if (self.kind() != want)
+            throw EvalError(fmt::format("descriptor '{}' for '{}' objects doesn't apply to a '{}' object", name, type,
+                                        self.type_name()));
+        const Args rest{{a.positional.begin() + 1, a.positional.end()}, a.keyword};
+        return call_value(tmpl::attribute(self, name), rest);
+    }));
 }
 
 Value TypeObject::call(const Args& args) const {
