@@ -32,10 +32,12 @@ public:
         for (const Param& p : def.params) params_.insert(p.name);
     }
 
-    // The names `e` reads (with where), outside the def's body.
-    std::vector<std::pair<std::string, std::uint32_t>> reads_of(const Expr& e) {
+    // The names `e`, a default argument of a def, reads (with where), as Mako finds them.
+    std::vector<std::pair<std::string, std::uint32_t>> reads_of_default(const Expr& e) {
         reads_.clear();
+        comprehension_targets_are_reads_ = true;
         expr(e);
+        comprehension_targets_are_reads_ = false;
         return reads_;
     }
 
@@ -96,9 +98,13 @@ private:
         case Expr::Kind::DictComp:
         case Expr::Kind::SetComp: {
             // Python 3's comprehensions have a scope of their own: the first iterable is read
-            // outside it, the rest with the loop variables bound.
+            // outside it, the rest with the loop variables bound. (Mako's identifier finder
+            // reads the loop variables of a def's default argument as names of the context.)
             if (!e.comp.empty()) expr(*e.comp[0].iterable);
             shadow_.emplace_back();
+            if (comprehension_targets_are_reads_)
+                for (const CompFor& c : e.comp)
+                    for (const auto& name : c.targets.names) read(name, e.pos);
             for (std::size_t k = 0; k < e.comp.size(); ++k) {
                 if (k > 0) expr(*e.comp[k].iterable);
                 for (const auto& name : e.comp[k].targets.names) shadow_.back().insert(name);
@@ -236,9 +242,23 @@ private:
     std::map<std::string, std::uint32_t> declared_at_;  // where each was first assigned
     std::vector<std::pair<std::string, std::uint32_t>> reads_;  // in the order first read
     std::vector<std::set<std::string>> shadow_;  // names bound by lambdas, comprehensions, call bodies
+    bool comprehension_targets_are_reads_ = false;
 };
 
 }  // namespace
+
+void refuse_power(const Expr& e, const char* where) {
+    // Mako regenerates these expressions' source from Python's syntax tree (its
+    // ExpressionGenerator), which knows no `**`: a KeyError there, for any template using it.
+    if (e.kind == Expr::Kind::Binary && e.bin_op == BinOp::Pow)
+        throw PositionedError(fmt::format("'**' in {} is refused: Mako cannot compile it", where), e.pos);
+    for (const auto& c : e.children)
+        if (c) refuse_power(*c, where);
+    for (const CompFor& c : e.comp) {
+        refuse_power(*c.iterable, where);
+        for (const auto& cond : c.conditions) refuse_power(*cond, where);
+    }
+}
 
 void analyze_scopes(Def& def) {
     Walker w(def);
@@ -254,7 +274,7 @@ void check_def_defaults(const detail::CompiledTemplate& t, const std::vector<std
     for (const auto& name : top_defs) {
         for (const Param& p : t.defs.at(name).params) {
             if (!p.default_value) continue;
-            for (const auto& [read, pos] : w.reads_of(*p.default_value))
+            for (const auto& [read, pos] : w.reads_of_default(*p.default_value))
                 if (!module_names.count(read) && !find_builtin(read))
                     throw PositionedError(fmt::format("name '{}' is not defined (the default arguments of a def "
                                                       "are evaluated before any render, as Mako evaluates them)",

@@ -12,6 +12,9 @@ namespace kjarni::tmpl {
 /// Fills def.declared and def.free_names, and the `assigned` names of its <% %> blocks.
 void analyze_scopes(Def& def);
 
+/// Refuses `**` in `e` (a filter, a default argument), which Mako fails to compile there.
+void refuse_power(const Expr& e, const char* where);
+
 /// Mako evaluates the default arguments of a template's (not nested) defs when it loads the
 /// template, where only builtins and the names of <%! %> code are defined: a default reading
 /// another name is refused (a NameError in Mako, whether the def is called or not).

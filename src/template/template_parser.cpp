@@ -153,6 +153,7 @@ private:
         while (true) {
             if (p.at_end()) p.fail_here("a filter");
             ExprPtr f = p.parse_expression();
+            refuse_power(*f, "a filter");
             if (f->kind == Expr::Kind::Name && f->name == "n") n.raw = true;
             else n.filters.push_back(std::move(f));
             if (!p.at_op(",")) break;
@@ -529,6 +530,8 @@ private:
             if (auto it = attrs.find("args"); it != attrs.end()) {
                 ExprParser p(tokenize(t_.source, it->second.first, it->second.second));
                 parse_params(p, t_.page_params, false);
+                for (const Param& param : t_.page_params)
+                    if (param.default_value) refuse_power(*param.default_value, "a default argument");
                 p.expect_end();
             }
         }
@@ -550,6 +553,7 @@ private:
             ExprParser fp(tokenize(t_.source, c.args_begin, c.args_end));
             while (!fp.at_end()) {
                 def.filters.push_back(fp.parse_expression());
+                refuse_power(*def.filters.back(), "a filter");
                 if (!fp.at_op(",")) break;
                 fp.next();
             }
@@ -572,6 +576,8 @@ private:
         if (t_.defs.count(def.name) || def.name == t_.main_def_name)
             throw PositionedError(fmt::format("def '{}' defined twice", def.name), c.pos);
         analyze_scopes(def);
+        for (const Param& param : def.params)
+            if (param.default_value) refuse_power(*param.default_value, "a def's default argument");
         if (def_nesting_ == 0) top_defs_.push_back(def.name);
         std::string name = def.name;
         t_.defs.emplace(std::move(name), std::move(def));
