@@ -170,6 +170,28 @@ private:
                 i = scan_call_tag(i);
                 continue;
             }
+            if (starts_with(src_, i, "<%doc>")) {
+                // Mako's documentation comment: everything up to </%doc> goes, lines and tags too.
+                const std::size_t close = src_.find("</%doc>", i + 6);
+                if (close == std::string_view::npos)
+                    throw PositionedError("'<%doc>' is not closed by '</%doc>'", off(i));
+                i = close + 7;
+                continue;
+            }
+            if (starts_with(src_, i, "<%text>")) {
+                // Mako's literal text: up to </%text>, nothing in it is read (${...}, % lines, tags).
+                const std::size_t close = src_.find("</%text>", i + 7);
+                if (close == std::string_view::npos)
+                    throw PositionedError("'<%text>' is not closed by '</%text>'", off(i));
+                // Mako's scan for the end needs one character of text first (an empty one is its
+                // "Unclosed tag").
+                if (close == i + 7) throw PositionedError("an empty '<%text></%text>' (Mako refuses it)", off(i));
+                append(src_.substr(i + 7, close - i - 7), i + 7);
+                i = close + 8;
+                continue;
+            }
+            if (starts_with(src_, i, "<%text") && i + 6 < src_.size() && is_python_space(src_[i + 6]))
+                throw PositionedError("'<%text>' with attributes (filter=) is not supported", off(i));
             if (const std::size_t name_end = loader_tag_end(i); name_end != 0) {
                 // As a def tag, these take no whitespace with them.
                 flush();
