@@ -69,6 +69,8 @@ struct Expr {
         Set,            // children: the members
         SetComp,        // as ListComp
         FString,        // fparts: text, or a field formatting children[child]
+        Starred,        // *children[0] in a list, tuple or set display or a call's positional arguments
+                        // (`**d` is a Dict's null key before d, a Call's keyword named "**")
     };
     Kind kind;
     std::uint32_t pos;  // offset of the construct in the template source

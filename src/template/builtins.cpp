@@ -166,6 +166,11 @@ Value int_of_string(const Value& v, int base) {
     return make_int(neg ? mpz_class(-x) : x);
 }
 
+Value to_ascii(const Args& a) {
+    expect_count(a, 1, 1, "ascii");
+    return make_string(ascii_repr(a[0]));
+}
+
 Value to_int(const Args& a) {
     expect_count(a, 0, 2, "int");
     if (a.size() == 0) return 0;
@@ -655,6 +660,7 @@ const std::map<std::string, Value>& table() {
         {"len", Value(Function(len))},
         {"str", type_value("str", to_str)},
         {"repr", Value(Function(to_repr))},
+        {"ascii", Value(Function(to_ascii))},
         {"int", type_value("int", to_int)},
         {"float", type_value("float", to_float)},
         {"bool", type_value("bool", to_bool)},

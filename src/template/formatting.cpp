@@ -389,6 +389,25 @@ std::string format_with(const Value& v, const Spec& spec, const std::string& raw
 
 }  // namespace
 
+std::string ascii_repr(const Value& v) {
+    const std::string r = v.repr();
+    std::string out;
+    for (const std::string_view c : code_points(r)) {
+        if (static_cast<unsigned char>(c[0]) < 0x80) {
+            out += c;
+            continue;
+        }
+        // The code point of a UTF-8 sequence (the text is valid UTF-8).
+        const auto b = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(c[i])); };
+        const std::uint32_t cp = c.size() == 2   ? ((b(0) & 0x1F) << 6) | (b(1) & 0x3F)
+                                 : c.size() == 3 ? ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F)
+                                                 : ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) |
+                                                       ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+        out += cp < 0x100 ? fmt::format("\\x{:02x}", cp) : cp < 0x10000 ? fmt::format("\\u{:04x}", cp) : fmt::format("\\U{:08x}", cp);
+    }
+    return out;
+}
+
 std::string format_value(const Value& value, const std::string& spec) {
     return format_with(value, parse_spec(spec), spec);
 }
@@ -517,7 +536,7 @@ std::string percent_format(const std::string& format, const Value& args) {
             s.zero = false;
             s.sign = '-';
             if (!s.align) s.align = '>';
-            out += format_string(conv == 's' ? v.str() : v.repr(), s);
+            out += format_string(conv == 's' ? v.str() : conv == 'r' ? v.repr() : ascii_repr(v), s);
             break;
         }
         default: throw EvalError(fmt::format("unsupported format character '{}'", conv));
@@ -611,7 +630,8 @@ std::string str_format(const std::string& format, const Args& args) {
                 k = e + 1;
             }
         }
-        if (conversion == 'r' || conversion == 'a') v = Value(v.repr());
+        if (conversion == 'r') v = Value(v.repr());
+        else if (conversion == 'a') v = Value(ascii_repr(v));
         else if (conversion == 's') v = Value(v.str());
         else if (conversion != 0) throw EvalError(fmt::format("Unknown conversion specifier {}", conversion));
         out += format_value(v, spec);

@@ -78,6 +78,7 @@ private:
 
     void read(const std::string& name, std::uint32_t pos) {
         if (shadowed(name) || is_special(name)) return;
+        if (in_filter_ && (name == "n" || find_escape_filter(name))) return;
         if (std::none_of(reads_.begin(), reads_.end(), [&](const auto& r) { return r.first == name; }))
             reads_.emplace_back(name, pos);
     }
@@ -171,9 +172,11 @@ private:
         case Node::Kind::Text: return;
         case Node::Kind::Expr:
             expr(*n.expr);
-            // Mako's escapes (h, u, x, trim, n, str...) are its own, other filters are names.
-            for (const auto& f : n.filters)
-                if (f->kind != Expr::Kind::Name || !find_escape_filter(f->name)) expr(*f);
+            // Mako's escape names (h, u, x, trim, n, str...) are its own, anywhere in a filter
+            // (it leaves them out of the names it takes from the context); other names are read.
+            in_filter_ = true;
+            for (const auto& f : n.filters) expr(*f);
+            in_filter_ = false;
             return;
         case Node::Kind::If:
             for (Branch& b : n.branches) {
@@ -243,6 +246,7 @@ private:
     std::vector<std::pair<std::string, std::uint32_t>> reads_;  // in the order first read
     std::vector<std::set<std::string>> shadow_;  // names bound by lambdas, comprehensions, call bodies
     bool comprehension_targets_are_reads_ = false;
+    bool in_filter_ = false;
 };
 
 }  // namespace

@@ -90,7 +90,16 @@ private:
                 ExprParser p(tokenize(t_.source, c.begin, expr_end));
                 if (p.at_end()) throw PositionedError("empty expression in '${}'", c.pos);
                 Node n(Node::Kind::Expr, c.pos);
-                n.expr = p.parse_expression_list();
+                n.expr = p.parse_expression();
+                // Mako writes ${a, b} as str(a, b): a trailing comma alone changes nothing, more
+                // items are str's encoding arguments, which need bytes (none in kjarni's values).
+                if (p.at_op(",")) {
+                    const std::uint32_t comma = p.next().pos;
+                    if (!p.at_end())
+                        throw PositionedError("${a, b} is str(a, b) in Mako (a decoding of bytes): no tuple here; "
+                                              "write ${(a, b)}",
+                                              comma);
+                }
                 p.expect_end();
                 if (bar != std::string::npos) parse_filters(n, bar + 1, c.end);
                 body.push_back(std::move(n));
