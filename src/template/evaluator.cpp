@@ -110,9 +110,13 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
     Evaluator ev(t, globals, std::move(locals), {}, frame);
     try {
         ev.enter(def);
-        if (ev.render(def.body, out) == Evaluator::Flow::Return && returned) *returned = ev.returned_value();
-        // <%def filter="...">: Mako filters the def's whole output, in order.
-        for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();
+        const bool returned_early = ev.render(def.body, out) == Evaluator::Flow::Return;
+        if (returned_early && returned) *returned = ev.returned_value();
+        // <%def filter="...">: Mako filters the def's whole output, in order; a <% return %>
+        // leaves the code that writes the filtered text unrun, so the output is lost.
+        if (returned_early && !def.filters.empty()) out.clear();
+        else
+            for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();
     } catch (const PositionedError& e) {
         throw make_render_error(*t, e.offset(), e.what(), globals.get(), e.cause());
     }

@@ -116,12 +116,17 @@ Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
             if (flow == Flow::Break || flow == Flow::Return) break;
             flow = Flow::Normal;
         }
+        // `% else:` of a `% for`: Python's, rendered when no break ended the loop. Mako leaves the
+        // loop's context current there, its index past the last item.
+        // (A break of the loop's body is spent here; one of the else body is an outer loop's.)
+        if (flow == Flow::Break) flow = Flow::Normal;
+        else if (flow == Flow::Normal && !n.orelse.empty()) {
+            locals_["loop"] = make_loop_context(items.size(), items.size(), parent_loop);
+            flow = render(n.orelse, out);
+        }
         if (had_loop) locals_["loop"] = parent_loop;
         else locals_.erase("loop");
-        if (flow == Flow::Return) return flow;
-        // `% else:` of a `% for`: Python's, rendered when no break ended the loop.
-        if (flow != Flow::Break) return render(n.orelse, out);
-        return Flow::Normal;
+        return flow;
     }
     }
     return Flow::Normal;

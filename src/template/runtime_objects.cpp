@@ -24,7 +24,9 @@ public:
     std::string to_string() const override { return "<mako.runtime.LoopContext object>"; }
     Value attribute(const std::string& name) const override {
         if (name == "index") return Value(index_);
-        if (name == "reverse_index") return Value(length_ - index_ - 1);
+        // Signed: in a for's else body the index is past the last item (reverse_index -1).
+        if (name == "reverse_index")
+            return Value(static_cast<std::int64_t>(length_) - static_cast<std::int64_t>(index_) - 1);
         if (name == "first") return Value(index_ == 0);
         if (name == "last") return Value(index_ + 1 == length_);
         if (name == "even") return Value(index_ % 2 == 0);
