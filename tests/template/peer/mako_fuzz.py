@@ -45,7 +45,7 @@ DELIBERATE_REFUSALS = (
     "bits",  # integers beyond 2^20 bits
     "complex",
     "case mapping",
-    "is not supported",  # tags kjarni names and refuses: <%block>, <%text>, <%doc>...
+    "not supported",  # what kjarni names and refuses: <%block>, <%text>, \N{...} escapes...
 )
 
 
@@ -231,7 +231,7 @@ class Gen:
             return f"{self.expr('bool')} * {i()}"
         if k == 26:
             return f"{self.pick(['math.floor', 'math.ceil', 'math.trunc'])}({self.expr('float')})" if self.has_math else f"int({self.expr('float')} // 1)"
-        return self.pick(['hash', 'len']) + '(' + self.pick(['()', '[]', '(1, 2)', '"ab"']) + ')'
+        return self.pick(['len', 'bool']) + '(' + self.pick(['()', '[]', '(1, 2)', '"ab"']) + ')'
 
     # -- floats
     def e_float(self):
@@ -391,7 +391,7 @@ class Gen:
         if k == 28:
             return f"{s()}.{self.pick(['removeprefix', 'removesuffix', 'lstrip', 'rstrip'])}({self.str_literal()})"
         if k == 29:
-            return f"'{{}}'.format({self.expr('any')})"
+            return self.pick([f"'{{}}'.format({self.expr('any')})", f"ascii({self.expr('any')})", f"'{{!a}}'.format({self.expr('str')})"])
         return f"str({self.expr('bool')}) + str(None)"
 
     def py_str(self, s):
@@ -459,6 +459,8 @@ class Gen:
             return f"[len(w) for w in {self.expr('list_str')}]"
         if k == 12:
             return f"[i for i, w in enumerate({self.expr('list_str')}{', ' + str(self.r.randint(-2, 3)) if self.chance(0.3) else ''})]"
+        if self.chance(0.5):
+            return f"[*{self.expr('list_int')}, {self.expr('int')}]"
         return f"list(mapping.values())"
 
     def comp_body(self, t):
@@ -524,13 +526,13 @@ class Gen:
         return self.pick(["set()", "{1}", "{'a'}", "set([2, 2, 2])", "{1, 1.0, True}", "set('aaa')", "{1, 2} & {2, 3}", "{1, 2} - {1, 3} - {2}", "{3} | {3}", "set()"])
 
     def e_none(self):
-        return self.pick(["None", "mapping.get('zz')", "[].sort()", "(lambda: None)()", "context.get('undefined_thing')", "print(end='')"])
+        return self.pick(["None", "mapping.get('zz')", "[].sort()", "(lambda: None)()", "context.get('undefined_thing')"])
 
     has_math = False
 
     # -- template pieces
     def text_line(self):
-        pieces = ["int x = 0;", "plain text", "  indented", "\tTabbed", "", "a $ b", "100% sure", "a < b > c", "#define X 1", "x // y", "$notexpr", "{braces}", "<%notatag", "a\\b", "trailing  ", "\u00e9\u00e8 \u4e2d", "back\\", "% in the middle", "a ## not a comment", "x \\\\", "$$", "<% %%> no", "</%def", "'quote\" marks"]
+        pieces = ["int x = 0;", "plain text", "  indented", "\tTabbed", "", "a $ b", "100% sure", "a < b > c", "#define X 1", "x // y", "$notexpr", "{braces}", "<%notatag", "a\\b", "trailing  ", "\u00e9\u00e8 \u4e2d", "back\\", "x % in the middle", "a ## not a comment", "x \\\\", "$$", "<% %%> no", "</%def", "'quote\" marks"]
         t = self.pick(pieces)
         if t == "<%notatag" or t.startswith("<% ") or t == "</%def":
             t = "lt" + t[1:]
@@ -553,7 +555,7 @@ class Gen:
             if self.chance(0.55):
                 parts.append(self.subst())
             else:
-                parts.append(self.pick(["x", " ", "= ", ", ", "[", "]", ";", "->", " is ", "\u00e9", "$", "\\", "<", "%", "#"]))
+                parts.append(self.pick(["x", " ", "= ", ", ", "[", "]", ";", "->", " is ", "\u00e9", "$", "\\", "<", "#"] + (["%"] if parts else [])))
         return "".join(parts)
 
     def block(self, lines, ind, budget):
@@ -583,6 +585,17 @@ class Gen:
                 lines.append(self.pick(["<%namespace file=\"util.mako\" import=\"decl\"/>${decl(ctype, 'q')}", "<%namespace name=\"u\" file=\"util.mako\"/>${u.twice_str(" + self.expr("str") + ")}", "<%include file=\"common.mako\"/>", "<%include file=\"with_args.mako\" args=\"v=" + self.expr("int").replace('"', "'") + "\"/>", "<%namespace file=\"self_ns.mako\" import=\"*\"/>[${outer(" + self.expr("int") + ")}]"]))
             elif k < 0.88 and self.defs:
                 self.call_block(lines, ind)
+            elif k < 0.87:
+                lines.append(ind * self.chance(0.5) + self.pick([
+                    "<%doc>doc ${1/0}\n% if\n</%doc>", "<%text>${not evaluated}\n% for\n</%text>", "a<%doc>x</%doc>b",
+                    "<%text>" + self.text_line().replace("<%", "(%") + " </%text>" + self.pick(["", "\\"]),
+                    "<%doc></%doc>|"]))
+            elif k < 0.88 and self.depth_blocks < 3:
+                # A control line joined over a backslash.
+                lines.append(f"{ind}% if {self.expr('bool')} or \\")
+                lines.append(f"{ind}    {self.expr('bool')}:")
+                self.block(lines, ind + "  ", 1)
+                lines.append(f"{ind}% endif")
             elif k < 0.9:
                 lines.append(ind + self.pick(["<%doc>doc ${1/0}</%doc>", "<%text>${not evaluated}</%text>", "<%block name=\"b\">blk ${n}</%block>", "${'}'}", "${ {'a': 1}['a'] }", "${\"%\"}", "${'${'}", "${ \"\\\\\" }", "${'<%'}", "${'a' 'b'}", "${n}${n}", "${n}\\${n}", "$${n}", "${[x for x in 'ab']}", "${(lambda *a, **k: (a, sorted(k)))(1, 2, z=3)}"]))
             else:
@@ -613,13 +626,15 @@ class Gen:
             self.vars[var] = t
         inner = ind + self.pick(["", "  ", "    ", "\t"])
         if self.chance(0.4):
-            loop_attrs = ["${loop.index}", "${loop.first}", "${loop.last}", "${loop.even}/${loop.odd}", "${loop.reverse_index}", "${loop.cycle('a', 'b', 'c')}", "${loop.length}", "${loop.revindex}", "${loop.index + 1}"]
+            loop_attrs = ["${loop.index}", "${loop.first}", "${loop.last}", "${loop.even}/${loop.odd}", "${loop.reverse_index}", "${loop.cycle('a', 'b', 'c')}", "${loop.index + 1}", "${loop.revindex0 if False else loop.reverse_index}"]
             if self.depth_blocks > 1:
                 loop_attrs.append("${loop.parent.index}")
             lines.append(inner + self.pick(loop_attrs) + ":${" + var + "}")
         self.block(lines, inner, self.r.randint(1, 3))
         if self.chance(0.15):
-            lines.append(f"{inner}% {self.pick(['break', 'continue'])}" if self.chance(0.5) else f"{inner}% if {self.expr('bool')}:\n{inner}% {self.pick(['break', 'continue'])}\n{inner}% endif")
+            # A break in a <% %> block ends the % for around it (`% break` is no control line to Mako).
+            jump = self.pick(["<% break %>", "<% continue %>", "<% if loop.index > 0: break %>"])
+            lines.append(f"{inner}{jump}" if self.chance(0.5) else f"{inner}% if {self.expr('bool')}:\n{inner}{jump}\n{inner}% endif")
         if self.chance(0.1):
             lines.append(f"{ind}% else:")
             self.block(lines, inner, 1)
@@ -659,7 +674,7 @@ class Gen:
             k = self.r.random()
             if k < 0.45:
                 t = self.pick(["int", "float", "str", "list_int", "list_str", "dict", "bool"])
-                name = self.fresh("x")
+                name = self.fresh("x") if self.chance(0.95) else self.pick(["n", "ctype", "scale"])
                 out.append(f"{ind}{name} = {self.expr(t)}")
                 self.vars[name] = t
             elif k < 0.55 and self.names_mutable("int"):
@@ -745,7 +760,7 @@ class Gen:
             kind = self.pick(["a", "s"])
             default = None
             if args and args[-1][1] is not None or self.chance(0.3):
-                default = self.int_literal() if kind == "a" else self.str_literal()
+                default = self.int_literal() if kind == "a" else self.str_literal().replace('"', "'")
             args.append((f"{kind}{idx}", default))
         sig = ", ".join(a if d is None else f"{a}={d}" for a, d in args)
         filt = f' filter="{self.pick(["trim", "h", "trim, h", "twice"])}"' if self.chance(0.2) else ""
@@ -760,6 +775,8 @@ class Gen:
         self.block(body, "", self.r.randint(1, 3))
         if self.chance(0.3):
             body.append("${" + self.pick(["'end'", "n", "context.get('n')", "capture(lambda: 5)"]) + "}")
+        if self.chance(0.1):
+            body.append(self.pick(["<% return %>", "<% return 5 %>", "<% return STOP_RENDERING %>"]) + "after")
         lines.extend(body)
         lines.append("</%def>" + self.pick(["", "\\", "\n"]))
         self.vars = saved
