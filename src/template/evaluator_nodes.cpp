@@ -73,7 +73,12 @@ Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
         if (v.kind() == K::Module || v.kind() == K::Snippet) unprocessed(v);
         if (!n.raw) v = Value(v.str());  // Mako's default filter, first
         for (const auto& f : n.filters) v = apply_filter(*f, v);
-        emit(out, v.str());
+        // Mako's output takes only strings: ${5 | n}, or a filter giving no str, is its TypeError.
+        if (v.kind() != K::String)
+            throw EvalError(fmt::format("the text written must be a str, not {} (Mako writes only strings: "
+                                        "after the n filter, or a filter giving no str)",
+                                        v.type_name()));
+        emit(out, v.as_string());
         return Flow::Normal;
     }
     case Node::Kind::If:

@@ -129,10 +129,16 @@ std::string trim(const std::string& s) {
     return s.substr(b, s.find_last_not_of(ws) - b + 1);
 }
 
-Function string_filter(std::string (*f)(const std::string&), const char* name) {
-    return [f, name](const Args& a) {
+// `any_value`: the filter takes any value (str() of it), as Mako's h (markupsafe's escape) and
+// str do; Mako's x, u and trim call str methods, so a value that is no str (after the `n` filter)
+// fails there.
+Function string_filter(std::string (*f)(const std::string&), const char* name, bool any_value) {
+    return [f, name, any_value](const Args& a) {
         if (a.size() != 1 || !a.keyword.empty())
             throw EvalError(fmt::format("the filter '{}' takes one argument", name));
+        if (!any_value && a[0].kind() != Value::Kind::String)
+            throw EvalError(fmt::format("the filter '{}' takes a str, not {} (Mako's filters call str methods)", name,
+                                        a[0].type_name()));
         return Value(f(a[0].kind() == Value::Kind::String ? a[0].as_string() : a[0].str()));
     };
 }
@@ -156,9 +162,9 @@ const Value& undefined_value() {
 
 const Function* find_escape_filter(const std::string& name) {
     static const std::map<std::string, Function> filters = {
-        {"h", string_filter(xml_escape, "h")}, {"x", string_filter(xml_escape, "x")},
-        {"u", string_filter(url_escape, "u")}, {"trim", string_filter(trim, "trim")},
-        {"str", string_filter(to_str, "str")}, {"unicode", string_filter(to_str, "unicode")},
+        {"h", string_filter(xml_escape, "h", true)},        {"x", string_filter(xml_escape, "x", false)},
+        {"u", string_filter(url_escape, "u", false)},       {"trim", string_filter(trim, "trim", false)},
+        {"str", string_filter(to_str, "str", true)},        {"unicode", string_filter(to_str, "unicode", true)},
     };
     auto it = filters.find(name);
     return it == filters.end() ? nullptr : &it->second;
