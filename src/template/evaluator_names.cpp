@@ -153,7 +153,26 @@ Value Evaluator::lookup(const std::string& name) {
     // Mako's runtime function, which a global of the same name does not hide.
     if (name == "capture") return capture_function();
     if (auto it = globals_->find(name); it != globals_->end()) return it->second;
-    if (name == "context") return make_context(globals_);
+    if (name == "context")
+        return make_context(globals_, Function([](const Args& a) {
+                                if (a.size() != 1 || !a.keyword.empty())
+                                    throw EvalError("context.write() takes one argument");
+                                // Mako's output takes only strings.
+                                if (a[0].kind() != K::String)
+                                    throw EvalError(fmt::format("context.write() of a {}: Mako writes only strings",
+                                                                a[0].type_name()));
+                                static_cast<void>(write_out(a[0].as_string()));
+                                return Value();
+                            }));
+    if (name == "pageargs" && function_ && function_->is_body) {
+        // Mako's render_body(context, **pageargs): the render globals its <%page> does not take.
+        DictItems args;
+        for (const auto& [key, value] : *globals_)
+            if (std::none_of(function_->params.begin(), function_->params.end(),
+                             [&](const Param& p) { return p.name == key; }))
+                args.set(Value(key), value);
+        return Value::dict(std::move(args));
+    }
     if (name == "self") return Value(std::make_shared<Namespace>(chain(), 0, globals_));
     if (name == "local") return Value(std::make_shared<Namespace>(chain(), frame_.index, globals_));
     if (name == "next" && frame_.chain && frame_.index > 0)

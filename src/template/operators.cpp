@@ -1201,6 +1201,16 @@ Value index(const Value& target, const Value& key) {
         if (!found) throw EvalError(fmt::format("key {} not found", key.repr()));
         return *found;
     }
+    case K::Object: {
+        // An object subscripted (Mako's context['n']): through its __getitem__.
+        Value getitem;
+        try {
+            getitem = target.as_object()->attribute("__getitem__");
+        } catch (const EvalError&) {
+            throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
+        }
+        return getitem.as_function()(Args{{key}, {}});
+    }
     default: throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
     }
 }

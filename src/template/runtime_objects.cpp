@@ -58,7 +58,8 @@ private:
 
 class Context final : public Object {
 public:
-    explicit Context(std::shared_ptr<const Globals> globals) : globals_(std::move(globals)) {}
+    Context(std::shared_ptr<const Globals> globals, Function write)
+        : globals_(std::move(globals)), write_(std::move(write)) {}
     std::string type_name() const override { return "Context"; }
     std::string to_string() const override { return "<mako.runtime.Context object>"; }
     Value attribute(const std::string& name) const override {
@@ -77,14 +78,26 @@ public:
                 if (a.size() || !a.keyword.empty()) throw EvalError("context.keys() takes no arguments");
                 std::vector<Value> keys;
                 for (const auto& kv : *g) keys.emplace_back(kv.first);
+                // The names Mako's context holds besides the render globals.
+                for (const char* own : {"capture", "caller", "self", "local"})
+                    if (!g->count(own)) keys.emplace_back(own);
                 return Value::list(std::move(keys));
             }));
+        if (name == "__getitem__")  // context['n']: a render global, else a KeyError
+            return Value(Function([g](const Args& a) {
+                if (a.size() != 1 || !a.keyword.empty()) throw EvalError("context[] takes one key");
+                if (a[0].kind() == Value::Kind::String)
+                    if (auto it = g->find(a[0].as_string()); it != g->end()) return it->second;
+                throw EvalError(fmt::format("KeyError: {}", a[0].repr()));
+            }));
+        if (name == "write" && write_) return Value(write_);
         if (name == "kwargs") return Value::dict(DictItems(*g));
         return Object::attribute(name);
     }
 
 private:
     std::shared_ptr<const Globals> globals_;
+    Function write_;  // context.write(text): writes to the output being rendered
 };
 
 class Undefined final : public Object {
@@ -151,8 +164,8 @@ Value make_loop_context(std::size_t index, std::size_t length, Value parent) {
     return Value(std::make_shared<LoopContext>(index, length, std::move(parent)));
 }
 
-Value make_context(std::shared_ptr<const Globals> globals) {
-    return Value(std::make_shared<Context>(std::move(globals)));
+Value make_context(std::shared_ptr<const Globals> globals, Function write) {
+    return Value(std::make_shared<Context>(std::move(globals), std::move(write)));
 }
 
 const Value& undefined_value() {
