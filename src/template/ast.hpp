@@ -172,6 +172,9 @@ struct Def {
     // The top level of a template (Mako's render_body): the names its <% %> blocks assign are
     // handed to the defs it calls by name.
     bool is_body = false;
+    // The <%def> this one is written in ("" for none): Mako makes it a closure there, seen only
+    // inside that def, reading its names.
+    std::string parent;
 };
 
 }  // namespace kjarni::tmpl

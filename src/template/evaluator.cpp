@@ -41,10 +41,11 @@ Value write_out(std::string text) {
     return Value(std::string());
 }
 
-Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame) {
-    return Value(Function([t, def, g, frame](const Args& a) {
+Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame,
+                std::vector<std::weak_ptr<std::map<std::string, Value>>> outer) {
+    return Value(Function([t, def, g, frame, outer = std::move(outer)](const Args& a) {
         std::optional<Value> returned;
-        std::string text = invoke_def(t, *def, a, g, frame, &returned);
+        std::string text = invoke_def(t, *def, a, g, frame, &returned, outer);
         if (!current_output) return Value(std::move(text));
         if (current_output->size() + text.size() > limits().max_string)
             throw EvalError("output too long (render limit)");
@@ -103,11 +104,12 @@ std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Ar
 }
 
 std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
-                       const Frame& frame, std::optional<Value>* returned) {
+                       const Frame& frame, std::optional<Value>* returned,
+                       std::vector<std::weak_ptr<std::map<std::string, Value>>> outer) {
     DepthGuard depth;
     std::map<std::string, Value> locals = bind(t, def, args, globals, frame);
     std::string out;
-    Evaluator ev(t, globals, std::move(locals), {}, frame);
+    Evaluator ev(t, globals, std::move(locals), std::move(outer), frame);
     try {
         ev.enter(def);
         const bool returned_early = ev.render(def.body, out) == Evaluator::Flow::Return;

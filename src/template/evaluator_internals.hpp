@@ -110,15 +110,18 @@ struct Frame {
 
 // Renders a def: its text. `returned`, when given, receives what a <% return x %> in the def's
 // body returned (Mako's render functions return it; left empty when the body ran to its end).
+// `outer`: the scopes a nested def reads (its enclosing def's locals), innermost first.
 std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
-                       const Frame& frame = {}, std::optional<Value>* returned = nullptr);
+                       const Frame& frame = {}, std::optional<Value>* returned = nullptr,
+                       std::vector<std::weak_ptr<std::map<std::string, Value>>> outer = {});
 
 // Writes a def's text into the output being rendered (as Mako's defs do) and returns '' there, or
 // returns the text outside a render's output.
 Value write_out(std::string text);
 
 // A <%def> as a value: calling it renders the def (see write_out).
-Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame = {});
+Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame = {},
+                std::vector<std::weak_ptr<std::map<std::string, Value>>> outer = {});
 
 // A template's top level, called as `body()` of its namespace or by an <%include>: Mako's
 // render_body takes its <%page> arguments and ignores other keywords (its **pageargs).
@@ -147,7 +150,8 @@ public:
         for (std::size_t k = index_; k < chain_->size(); ++k) {
             const TemplatePtr& t = (*chain_)[k];
             auto it = t->defs.find(name);
-            if (it != t->defs.end() && name != t->main_def_name) return def_value(t, &it->second, g_, Frame{chain_, k});
+            if (it != t->defs.end() && name != t->main_def_name && it->second.parent.empty())
+                return def_value(t, &it->second, g_, Frame{chain_, k});
         }
         throw EvalError(fmt::format("'Namespace' object has no attribute '{}'", name));
     }

@@ -145,8 +145,18 @@ Value Evaluator::lookup(const std::string& name) {
     // functions): read before it is assigned, it is no global of the same name.
     if (function_ && function_->declared.count(name))
         throw EvalError(fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
-    if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name)
-        return def_value(t_, &it->second, def_globals(), frame_);
+    if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) {
+        const Def& def = it->second;
+        if (def.parent.empty()) return def_value(t_, &def, def_globals(), frame_);
+        // A nested def: a closure of the def it is written in, seen from that def (or from defs
+        // nested in it), reading its locals.
+        for (const Def* f = function_; f; f = f->parent.empty() ? nullptr : &t_->defs.at(f->parent)) {
+            if (f->name != def.parent) continue;
+            std::vector<std::weak_ptr<Vars>> outer{scope_};
+            outer.insert(outer.end(), outer_.begin(), outer_.end());
+            return def_value(t_, &def, globals_, frame_, std::move(outer));
+        }
+    }
     if (!t_->namespaces.empty())
         if (auto v = namespace_name(name)) return *v;
     if (const Value* v = module_name(name)) return *v;

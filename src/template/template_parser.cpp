@@ -568,9 +568,12 @@ private:
             }
             fp.expect_end();
         }
+        if (!def_stack_.empty()) def.parent = def_stack_.back();
         if (!c.self_closing) {
             ++def_nesting_;
+            def_stack_.push_back(def.name);
             def.body = parse_function_body();
+            def_stack_.pop_back();
             --def_nesting_;
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::DefClose) {
                 if (at_ < chunks_.size()) {
@@ -597,7 +600,8 @@ private:
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
     std::size_t loop_depth_ = 0;   // `% for` and `% while` around the chunk being parsed, in its def
-    std::size_t def_nesting_ = 0;  // <%def>s around the chunk being parsed
+    std::size_t def_nesting_ = 0;        // <%def>s around the chunk being parsed
+    std::vector<std::string> def_stack_;  // their names, innermost last
 
 public:
     std::vector<std::string> top_defs_;  // the names of the <%def>s not nested in another
