@@ -155,6 +155,7 @@ struct Node {
     bool raw = false;                  // Expr: the filter `n` (no str first)
     std::vector<Stmt> code;            // Code: the statements of a <% %> block
     std::vector<std::string> assigned;  // Code: the names the block assigns (scopes.hpp)
+    std::vector<std::string> body_locals;  // Call: the names its body assigns (its own in Mako)
 
     Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };

@@ -312,6 +312,8 @@ private:
     GlobalsPtr handed_globals_;
     // The globals a def the code calls by name renders with (see handed_).
     GlobalsPtr def_globals();
+    // The top level's `pageargs`.
+    Value pageargs() const;
 
     Value return_value_;      // set by `return` (Flow::Return)
     bool in_module_ = false;  // running a <%! %> block

@@ -111,9 +111,22 @@ std::optional<Value> Evaluator::namespace_name(const std::string& name) {
     return std::nullopt;
 }
 
+Value Evaluator::pageargs() const {
+    // Mako's render_body(context, **pageargs): the render globals its <%page> does not take, for
+    // the template rendered; none for a body an inheriting template's next.body() renders.
+    DictItems args;
+    if (!frame_.chain || frame_.index + 1 == frame_.chain->size())
+        for (const auto& [key, value] : *globals_)
+            if (std::none_of(function_->params.begin(), function_->params.end(),
+                             [&](const Param& p) { return p.name == key; }))
+                args.set(Value(key), value);
+    return Value::dict(std::move(args));
+}
+
 void Evaluator::enter(const Def& def) {
     function_ = &def;
-    if (def.is_body) handed_ = std::make_shared<Vars>();
+    // Mako's __M_locals starts with pageargs (so the defs the top level calls see it).
+    if (def.is_body) handed_ = std::make_shared<Vars>(Vars{{"pageargs", pageargs()}});
     for (const auto& [name, pos] : def.free_names) {
         try {
             static_cast<void>(lookup(name));
@@ -174,15 +187,7 @@ Value Evaluator::lookup(const std::string& name) {
                                 static_cast<void>(write_out(a[0].as_string()));
                                 return Value();
                             }));
-    if (name == "pageargs" && function_ && function_->is_body) {
-        // Mako's render_body(context, **pageargs): the render globals its <%page> does not take.
-        DictItems args;
-        for (const auto& [key, value] : *globals_)
-            if (std::none_of(function_->params.begin(), function_->params.end(),
-                             [&](const Param& p) { return p.name == key; }))
-                args.set(Value(key), value);
-        return Value::dict(std::move(args));
-    }
+    if (name == "pageargs" && function_ && function_->is_body) return pageargs();
     if (name == "self") return Value(std::make_shared<Namespace>(chain(), 0, globals_));
     if (name == "local") return Value(std::make_shared<Namespace>(chain(), frame_.index, globals_));
     if (name == "next" && frame_.chain && frame_.index > 0)

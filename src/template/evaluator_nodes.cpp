@@ -161,10 +161,15 @@ Value Evaluator::apply_filter(const Expr& f, const Value& v) {
 }
 
 Value Evaluator::render_caller_body(const Node& n, const Args& a) {
+    // The body's arguments and the names it assigns are its own (a function in Mako): the
+    // enclosing code's values of those names are put back after it.
     std::vector<std::pair<std::string, std::optional<Value>>> saved;
-    for (const auto& name : n.targets) {
-        auto it = locals_.find(name);
-        saved.emplace_back(name, it == locals_.end() ? std::nullopt : std::optional<Value>(it->second));
+    for (const auto* names : {&n.targets, &n.body_locals}) {
+        for (const auto& name : *names) {
+            auto it = locals_.find(name);
+            saved.emplace_back(name, it == locals_.end() ? std::nullopt : std::optional<Value>(it->second));
+            if (names == &n.body_locals && it != locals_.end()) locals_.erase(it);
+        }
     }
     if (a.positional.size() > n.targets.size()) throw EvalError("body() takes fewer positional arguments");
     for (std::size_t i = 0; i < a.positional.size(); ++i) locals_[n.targets[i]] = a.positional[i];

@@ -204,11 +204,16 @@ private:
         }
         case Node::Kind::Call: {
             expr(*n.expr);
-            // The body is a function of its own in Mako (its arguments bound in it), whose other
-            // names are this function's (a closure).
-            shadow_.emplace_back(n.targets.begin(), n.targets.end());
-            nodes(n.body);
-            shadow_.pop_back();
+            // The body is a function of its own in Mako (its arguments bound in it): the names it
+            // assigns are its own, the others it reads are this function's (a closure).
+            Def body;
+            for (const auto& name : n.targets) body.params.push_back(Param{name, nullptr});
+            Walker inner(body);
+            inner.shadow_ = shadow_;
+            inner.nodes(n.body);
+            inner.finish();
+            n.body_locals.assign(body.declared.begin(), body.declared.end());
+            for (const auto& [name, pos] : body.free_names) read(name, pos);
             return;
         }
         case Node::Kind::Include:
