@@ -46,6 +46,7 @@ DELIBERATE_REFUSALS = (
     "complex",
     "case mapping",
     "not supported",  # what kjarni names and refuses: <%block>, <%text>, \N{...} escapes...
+    "shared between renders",  # changing a global list or dict in place
 )
 
 
@@ -597,7 +598,7 @@ class Gen:
                 self.block(lines, ind + "  ", 1)
                 lines.append(f"{ind}% endif")
             elif k < 0.9:
-                lines.append(ind + self.pick(["<%doc>doc ${1/0}</%doc>", "<%text>${not evaluated}</%text>", "<%block name=\"b\">blk ${n}</%block>", "${'}'}", "${ {'a': 1}['a'] }", "${\"%\"}", "${'${'}", "${ \"\\\\\" }", "${'<%'}", "${'a' 'b'}", "${n}${n}", "${n}\\${n}", "$${n}", "${[x for x in 'ab']}", "${(lambda *a, **k: (a, sorted(k)))(1, 2, z=3)}"]))
+                lines.append(ind + self.pick(["<%doc>doc ${1/0}</%doc>", "<%text>${not evaluated}</%text>", "<%block name=\"b\">blk ${n}</%block>", "${'}'}", "${ {'a': 1}['a'] }", "${\"%\"}", "${'${'}", "${ \"\\\\\" }", "${'<%'}", "${'a' 'b'}", "${n}${n}", "${n}\\${n}", "$${n}", "${[x for x in 'ab']}", "${(lambda a, k=3: (a, k))(1, 2)}"]))
             else:
                 lines.append(ind + self.inline_text())
 
@@ -777,6 +778,13 @@ class Gen:
             body.append("${" + self.pick(["'end'", "n", "context.get('n')", "capture(lambda: 5)"]) + "}")
         if self.chance(0.1):
             body.append(self.pick(["<% return %>", "<% return 5 %>", "<% return STOP_RENDERING %>"]) + "after")
+        if self.chance(0.15):
+            # A def nested in this one: a closure reading its arguments and names.
+            inner = self.fresh("in")
+            reads = "".join("${" + a + "}" for a, _ in args) or "${n}"
+            body.append(f'<%def name="{inner}(q=1)">' + reads + "${q}</%def>${" + inner + "(" + self.expr("int") + ")}")
+        if self.chance(0.1):
+            body.append(self.pick(["<% context.write(str(n)) %>", "${context['n']}", "${sorted(context.keys())}", "${context.get('x1', 'none')}"]))
         lines.extend(body)
         lines.append("</%def>" + self.pick(["", "\\", "\n"]))
         self.vars = saved
@@ -804,6 +812,8 @@ class Gen:
         for _ in range(self.r.randint(0, 2)):
             self.def_block(lines)
         self.block(lines, "", self.r.randint(1, 7))
+        if self.chance(0.05):
+            lines.append(self.pick(["${len(pageargs)}", "<% context.write('w') %>", "${context['ctype']}"]))
         if self.chance(0.1):
             lines.insert(0, '<%inherit file="base.mako"/>')
             lines.append('<%def name="body_text()">BT ${n}</%def>')
