@@ -154,7 +154,7 @@ struct Node {
     std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g
     bool raw = false;                  // Expr: the filter `n` (no str first)
     std::vector<Stmt> code;            // Code: the statements of a <% %> block
-    std::vector<std::string> assigned;  // Code: the names the block assigns (scopes.hpp)
+    std::vector<std::string> assigned;     // Code: the names the block assigns (scopes.hpp)
     std::vector<std::string> body_locals;  // Call: the names its body assigns (its own in Mako)
 
     Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}

@@ -70,13 +70,15 @@ Value Evaluator::eval_inner(const Expr& e) {
             // f(**d): d's items as keywords, which must be strings and not given twice.
             const Value d = eval(arg);
             if (d.kind() != K::Dict)
-                throw PositionedError(fmt::format("argument after ** must be a mapping, not {}", d.type_name()), arg.pos);
+                throw PositionedError(fmt::format("argument after ** must be a mapping, not {}", d.type_name()),
+                                      arg.pos);
             for (const auto& [key, value] : d.as_dict()) {
                 if (key.kind() != K::String) throw PositionedError("keywords must be strings", arg.pos);
                 for (const auto& given : args.keyword)
                     if (given.first == key.as_string())
-                        throw PositionedError(
-                            fmt::format("got multiple values for keyword argument '{}'", key.as_string()), arg.pos);
+                        throw PositionedError(fmt::format("got multiple values for keyword argument '{}'",
+                                                          key.as_string()),
+                                              arg.pos);
                 args.keyword.emplace_back(key.as_string(), value);
             }
         }

@@ -181,7 +181,7 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
     std::string text;
     std::string* target = current_output;
     std::optional<Value> returned;  // a <% return %> in the body: what body() returns, as in Mako
-    struct BodyDepth {  // counts the <%call> bodies rendering here, exceptions included
+    struct BodyDepth {              // counts the <%call> bodies rendering here, exceptions included
         std::size_t& depth;
         explicit BodyDepth(std::size_t& d) : depth(++d) {}
         ~BodyDepth() { --depth; }

@@ -263,8 +263,8 @@ std::string format_double(double v, const Spec& spec) {
         std::size_t end = body.find_first_not_of("0123456789");
         if (end == std::string::npos) end = body.size();
         const std::size_t others = (negative || spec.sign != '-' ? 1 : 0) + code_point_count(body.substr(end));
-        body = group_digits_padded(body.substr(0, end), spec.group, 3, grouped_min_width(spec, others)) +
-               body.substr(end);
+        body =
+            group_digits_padded(body.substr(0, end), spec.group, 3, grouped_min_width(spec, others)) + body.substr(end);
     }
     // 'z': a negative number whose digits all rounded to 0 prints as positive.
     const std::string mantissa = body.substr(0, body.find_first_of("eE"));
@@ -399,11 +399,13 @@ std::string ascii_repr(const Value& v) {
         }
         // The code point of a UTF-8 sequence (the text is valid UTF-8).
         const auto b = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(c[i])); };
-        const std::uint32_t cp = c.size() == 2   ? ((b(0) & 0x1F) << 6) | (b(1) & 0x3F)
-                                 : c.size() == 3 ? ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F)
-                                                 : ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) |
-                                                       ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-        out += cp < 0x100 ? fmt::format("\\x{:02x}", cp) : cp < 0x10000 ? fmt::format("\\u{:04x}", cp) : fmt::format("\\U{:08x}", cp);
+        const std::uint32_t cp =
+            c.size() == 2   ? ((b(0) & 0x1F) << 6) | (b(1) & 0x3F)
+            : c.size() == 3 ? ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F)
+                            : ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+        out += cp < 0x100     ? fmt::format("\\x{:02x}", cp)
+               : cp < 0x10000 ? fmt::format("\\u{:04x}", cp)
+                              : fmt::format("\\U{:08x}", cp);
     }
     return out;
 }

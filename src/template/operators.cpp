@@ -601,13 +601,14 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
         return method([s, prefix = name == "removeprefix"](const Args& a) {
             expect_args(a, 1, 1, prefix ? "removeprefix" : "removesuffix");
             if (a[0].kind() != K::String)
-                throw EvalError(fmt::format("{}() argument must be str, not {}", prefix ? "removeprefix" : "removesuffix",
-                                            a[0].type_name()));
+                throw EvalError(fmt::format("{}() argument must be str, not {}",
+                                            prefix ? "removeprefix" : "removesuffix", a[0].type_name()));
             const std::string& part = a[0].as_string();
             if (part.size() > s->size()) return Value(*s);
             if (prefix) return Value(s->compare(0, part.size(), part) == 0 ? s->substr(part.size()) : *s);
-            return Value(s->compare(s->size() - part.size(), part.size(), part) == 0 ? s->substr(0, s->size() - part.size())
-                                                                                    : *s);
+            return Value(s->compare(s->size() - part.size(), part.size(), part) == 0
+                             ? s->substr(0, s->size() - part.size())
+                             : *s);
         });
     if (name == "expandtabs")
         return method([s](const Args& a) {

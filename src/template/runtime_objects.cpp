@@ -175,9 +175,9 @@ const Value& undefined_value() {
 
 const Function* find_escape_filter(const std::string& name) {
     static const std::map<std::string, Function> filters = {
-        {"h", string_filter(xml_escape, "h", true)},        {"x", string_filter(xml_escape, "x", false)},
-        {"u", string_filter(url_escape, "u", false)},       {"trim", string_filter(trim, "trim", false)},
-        {"str", string_filter(to_str, "str", true)},        {"unicode", string_filter(to_str, "unicode", true)},
+        {"h", string_filter(xml_escape, "h", true)},  {"x", string_filter(xml_escape, "x", false)},
+        {"u", string_filter(url_escape, "u", false)}, {"trim", string_filter(trim, "trim", false)},
+        {"str", string_filter(to_str, "str", true)},  {"unicode", string_filter(to_str, "unicode", true)},
     };
     auto it = filters.find(name);
     return it == filters.end() ? nullptr : &it->second;
@@ -188,25 +188,24 @@ Value TypeObject::attribute(const std::string& name) const {
     // A method of the type, unbound (`str.lower`, as in sorted(xs, key=str.lower)): called with the
     // instance first.
     static const std::map<std::string, Value::Kind, std::less<>> kinds = {{"str", Value::Kind::String},
-                                                                         {"list", Value::Kind::List},
-                                                                         {"tuple", Value::Kind::Tuple},
-                                                                         {"dict", Value::Kind::Dict},
-                                                                         {"set", Value::Kind::Set}};
+                                                                          {"list", Value::Kind::List},
+                                                                          {"tuple", Value::Kind::Tuple},
+                                                                          {"dict", Value::Kind::Dict},
+                                                                          {"set", Value::Kind::Set}};
     const auto kind = kinds.find(name_);
     if (kind == kinds.end()) return Object::attribute(name);
-    const Value empty = kind->second == Value::Kind::String ? Value(std::string())
-                        : kind->second == Value::Kind::List ? Value::list({})
+    const Value empty = kind->second == Value::Kind::String  ? Value(std::string())
+                        : kind->second == Value::Kind::List  ? Value::list({})
                         : kind->second == Value::Kind::Tuple ? Value::tuple({})
-                        : kind->second == Value::Kind::Dict ? Value::dict({})
-                                                            : Value::set({});
+                        : kind->second == Value::Kind::Dict  ? Value::dict({})
+                                                             : Value::set({});
     try {
         static_cast<void>(tmpl::attribute(empty, name));
     } catch (const EvalError&) {
         throw EvalError(fmt::format("type object '{}' has no attribute '{}'", name_, name));
     }
     return Value(Function([type = name_, want = kind->second, name](const Args& a) {
-        if (a.positional.empty())
-            throw EvalError(fmt::format("unbound method {}.{}() needs an argument", type, name));
+        if (a.positional.empty()) throw EvalError(fmt::format("unbound method {}.{}() needs an argument", type, name));
         const Value& self = a.positional[0];
         if (self.kind() != want)
             throw EvalError(fmt::format("descriptor '{}' for '{}' objects doesn't apply to a '{}' object", name, type,

@@ -20,8 +20,8 @@ namespace {
 // reserved, the others are in every context Mako makes (caller, capture), set up for every
 // template (self, local, next, parent) or constants of its runtime (UNDEFINED, pageargs).
 bool is_special(const std::string& name) {
-    static const std::set<std::string, std::less<>> names = {"context", "loop",      "caller",         "capture",
-                                                             "self",    "local",     "next",           "parent",
+    static const std::set<std::string, std::less<>> names = {"context",  "loop",      "caller",        "capture",
+                                                             "self",     "local",     "next",          "parent",
                                                              "pageargs", "UNDEFINED", "STOP_RENDERING"};
     return names.count(name) != 0;
 }
@@ -247,9 +247,9 @@ private:
     Def& def_;
     std::set<std::string> params_;
     std::set<std::string> declared_;
-    std::map<std::string, std::uint32_t> declared_at_;  // where each was first assigned
+    std::map<std::string, std::uint32_t> declared_at_;          // where each was first assigned
     std::vector<std::pair<std::string, std::uint32_t>> reads_;  // in the order first read
-    std::vector<std::set<std::string>> shadow_;  // names bound by lambdas, comprehensions, call bodies
+    std::vector<std::set<std::string>> shadow_;                 // names bound by lambdas, comprehensions, call bodies
     bool comprehension_targets_are_reads_ = false;
     bool in_filter_ = false;
 };

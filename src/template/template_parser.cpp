@@ -186,9 +186,12 @@ private:
         // Mako's statement (its PythonFragment, ^(\w+)(?:\s+(.*?))?:\s*(#|$)) is the keyword,
         // blanks and the text up to the first ':' after which only blanks come before a '#' (a
         // comment from there) or the line's end; `% if(x):` is no statement to it.
-        const auto blank = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v'; };
+        const auto blank = [](char ch) {
+            return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
+        };
         if (k < c.end && !blank(src[k]) && src[k] != ':')
-            throw PositionedError(fmt::format("'% {}' must be followed by a blank or ':' (Mako's control lines)", keyword),
+            throw PositionedError(fmt::format("'% {}' must be followed by a blank or ':' (Mako's control lines)",
+                                              keyword),
                                   static_cast<std::uint32_t>(k));
         std::size_t stop = c.end;
         bool ended = false;
@@ -218,7 +221,8 @@ private:
         ctl.rest.expect_op(":");
         ctl.rest.expect_end();
         if (ctl.unterminated)
-            throw PositionedError(fmt::format("'% {}' must end with its ':' (Mako's control lines)", ctl.keyword), ctl.pos);
+            throw PositionedError(fmt::format("'% {}' must end with its ':' (Mako's control lines)", ctl.keyword),
+                                  ctl.pos);
     }
 
     Node parse_if(Control ctl) {
@@ -599,8 +603,8 @@ private:
     std::vector<Chunk> chunks_;
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
-    std::size_t loop_depth_ = 0;   // `% for` and `% while` around the chunk being parsed, in its def
-    std::size_t def_nesting_ = 0;        // <%def>s around the chunk being parsed
+    std::size_t loop_depth_ = 0;          // `% for` and `% while` around the chunk being parsed, in its def
+    std::size_t def_nesting_ = 0;         // <%def>s around the chunk being parsed
     std::vector<std::string> def_stack_;  // their names, innermost last
 
 public:
