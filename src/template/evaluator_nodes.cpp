@@ -140,6 +140,14 @@ Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
 // A filter of `${x | f}`: Mako's escapes by name (they win over globals, as in Mako), else a
 // callable from the template's names.
 Value Evaluator::apply_filter(const Expr& f, const Value& v) {
+    // Mako applies a filter as text, `filter(value)`: for an operator expression (a | b, a if c
+    // else b, a lambda) that calls its last operand, or fails to compile, where kjarni would call
+    // the whole value. Refused when applied: a filter is a name, an attribute, an item or a call.
+    if (f.kind != Expr::Kind::Name && f.kind != Expr::Kind::Attr && f.kind != Expr::Kind::Call &&
+        f.kind != Expr::Kind::Index)
+        throw PositionedError("a filter must be a name, an attribute, an item or a call (Mako applies it as text: "
+                              "filter(value))",
+                              f.pos);
     if (f.kind == Expr::Kind::Name) {
         if (const Function* escape = find_escape_filter(f.name)) {
             try {
