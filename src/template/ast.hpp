@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,8 @@ struct Expr {
         Set,            // children: the members
         SetComp,        // as ListComp
         FString,        // fparts: text, or a field formatting children[child]
+        Starred,        // *children[0] in a list, tuple or set display or a call's positional arguments
+                        // (`**d` is a Dict's null key before d, a Call's keyword named "**")
     };
     Kind kind;
     std::uint32_t pos;  // offset of the construct in the template source
@@ -137,19 +140,22 @@ struct Branch {
 };
 
 struct Node {
-    enum class Kind { Text, Expr, If, For, Code, Call, Include };
+    enum class Kind { Text, Expr, If, For, While, Code, Call, Include };
     Kind kind;
     std::uint32_t pos;
     std::string text;                  // Text; Include: the URI of the file
-    ExprPtr expr;                      // Expr; For: the iterable; Call: the call; Include: its args="..."
-                                       // as a Call of None (null without args)
+    ExprPtr expr;  // Expr; For: the iterable; While: the condition; Call: the call; Include: its args="..."
+                   // as a Call of None (null without args)
     std::vector<Branch> branches;      // If
     std::vector<std::string> targets;  // For: the loop variables; Call: the body's arguments
     bool unpack = false;               // For: targets were written as a tuple (`a, b` or `(a,)`)
-    std::vector<Node> body;            // For; Call: the body (`caller.body()`)
+    std::vector<Node> body;            // For, While; Call: the body (`caller.body()`)
+    std::vector<Node> orelse;          // For: the `% else:` body (rendered when no break ended the loop)
     std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g
     bool raw = false;                  // Expr: the filter `n` (no str first)
     std::vector<Stmt> code;            // Code: the statements of a <% %> block
+    std::vector<std::string> assigned;     // Code: the names the block assigns (scopes.hpp)
+    std::vector<std::string> body_locals;  // Call: the names its body assigns (its own in Mako)
 
     Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };
@@ -160,6 +166,16 @@ struct Def {
     std::vector<Param> params;
     std::vector<Node> body;
     std::vector<ExprPtr> filters;  // <%def filter="trim, f">: applied to the def's whole output
+    // Mako's scoping (scopes.hpp): the names the def assigns anywhere in its body (its locals), and
+    // the other names it reads (with where each is first read), which must be defined when it starts.
+    std::set<std::string> declared;
+    std::vector<std::pair<std::string, std::uint32_t>> free_names;
+    // The top level of a template (Mako's render_body): the names its <% %> blocks assign are
+    // handed to the defs it calls by name.
+    bool is_body = false;
+    // The <%def> this one is written in ("" for none): Mako makes it a closure there, seen only
+    // inside that def, reading its names.
+    std::string parent;
 };
 
 }  // namespace kjarni::tmpl

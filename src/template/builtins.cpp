@@ -22,6 +22,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace kjarni::tmpl {
 
@@ -101,55 +102,148 @@ Value to_repr(const Args& a) {
     return make_string(a[0].repr());
 }
 
+// The blanks Python's int() and float() strip around a number (str.strip's ASCII ones).
+std::string strip_number_blanks(const std::string& s) {
+    const char* blanks = " \t\n\r\v\f\x1c\x1d\x1e\x1f";
+    const std::size_t b = s.find_first_not_of(blanks);
+    if (b == std::string::npos) return {};
+    return s.substr(b, s.find_last_not_of(blanks) - b + 1);
+}
+
+// Python's digit groups: digits of `base` with single underscores between them (not first or
+// last). Returns the digits without the underscores, or nullopt when `s` is not that.
+std::optional<std::string> digit_groups(std::string_view s, int base, bool leading_underscore = false) {
+    std::string out;
+    bool after_digit = leading_underscore;
+    for (char c : s) {
+        if (c == '_') {
+            if (!after_digit) return std::nullopt;
+            after_digit = false;
+            continue;
+        }
+        const auto u = static_cast<unsigned char>(c);
+        const int d = std::isdigit(u) ? c - '0' : std::isalpha(u) ? std::tolower(u) - 'a' + 10 : 99;
+        if (d >= base) return std::nullopt;
+        out += c;
+        after_digit = true;
+    }
+    if (out.empty() || !after_digit) return std::nullopt;
+    return out;
+}
+
+// int(str, base) as Python reads it: blanks around, a sign, the base's prefix (0x, 0o, 0b; base 0
+// takes it from the prefix, else decimal without leading zeros), digits with single underscores.
+Value int_of_string(const Value& v, int base) {
+    if (base != 0 && (base < 2 || base > 36)) throw EvalError("int() base must be >= 2 and <= 36, or 0");
+    const auto invalid = [&] {
+        return EvalError(fmt::format("invalid literal for int() with base {}: {}", base, v.repr()));
+    };
+    std::string s = strip_number_blanks(v.as_string());
+    const bool neg = !s.empty() && s[0] == '-';
+    if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.erase(0, 1);
+    int b = base;
+    bool prefixed = false;
+    if (s.size() >= 2 && s[0] == '0') {
+        const char p = static_cast<char>(std::tolower(static_cast<unsigned char>(s[1])));
+        const int prefix_base = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 0;
+        if (prefix_base != 0 && (base == 0 || base == prefix_base)) {
+            b = prefix_base;
+            prefixed = true;
+            s.erase(0, 2);
+        }
+    }
+    if (b == 0) b = 10;
+    // After a prefix, Python allows an underscore before the first digit (0x_1f).
+    std::optional<std::string> digits = digit_groups(s, b, prefixed);
+    if (!digits) throw invalid();
+    // Base 0 reads decimals as literals do: no leading zeros but in zero itself ("00" is 0).
+    if (base == 0 && !prefixed && digits->size() > 1 && (*digits)[0] == '0' &&
+        digits->find_first_not_of('0') != std::string::npos)
+        throw invalid();
+    // At most Python's 4300 digits in a non-power-of-two base.
+    if ((b & (b - 1)) != 0 && digits->size() > 4300) throw invalid();
+    mpz_class x(*digits, b);
+    return make_int(neg ? mpz_class(-x) : x);
+}
+
+Value to_ascii(const Args& a) {
+    expect_count(a, 1, 1, "ascii");
+    return make_string(ascii_repr(a[0]));
+}
+
 Value to_int(const Args& a) {
     expect_count(a, 0, 2, "int");
     if (a.size() == 0) return 0;
     const Value& v = a[0];
     if (a.size() == 2 || v.kind() == K::String) {
         if (v.kind() != K::String) throw EvalError("int() can't convert non-string with explicit base");
-        int base = a.size() == 2 ? static_cast<int>(int_arg(a[1], "int")) : 10;
-        if (base < 2 || base > 36) throw EvalError("int() base must be >= 2 and <= 36");
-        std::string s = v.as_string();
-        s.erase(0, s.find_first_not_of(" \t\n"));
-        s.erase(s.find_last_not_of(" \t\n") + 1);
-        bool neg = !s.empty() && s[0] == '-';
-        if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.erase(0, 1);
-        // Digits only (GMP would also take inner spaces and its own prefixes), at most Python's
-        // 4300 of them in base 10.
-        bool ok = !s.empty() && (base != 10 || s.size() <= 4300);
-        for (char c : s) {
-            const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-                          : std::isalpha(static_cast<unsigned char>(c))
-                              ? std::tolower(static_cast<unsigned char>(c)) - 'a' + 10
-                              : 99;
-            ok = ok && d < base;
-        }
-        if (!ok) throw EvalError(fmt::format("invalid literal for int() with base {}: {}", base, v.repr()));
-        mpz_class x(s, base);
-        return make_int(neg ? mpz_class(-x) : x);
+        return int_of_string(v, a.size() == 2 ? static_cast<int>(int_arg(a[1], "int")) : 10);
     }
     if (v.kind() == K::Int || v.kind() == K::Bool) return is_big(v) ? v : Value(v.as_int());
     if (v.kind() == K::Float) return int_of_double(v.as_float());
     throw EvalError(fmt::format("int() argument must be a string or a number, not '{}'", v.type_name()));
 }
 
+// float(str) as Python reads it: blanks around, a sign, then inf, infinity or nan in any case, or
+// a decimal number whose digit groups may hold single underscores; out of range is inf or 0.
+double float_of_string(const Value& v) {
+    const auto invalid = [&] { return EvalError(fmt::format("could not convert string to float: {}", v.repr())); };
+    std::string s = strip_number_blanks(v.as_string());
+    const bool neg = !s.empty() && s[0] == '-';
+    if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.erase(0, 1);
+    std::string lower = s;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "inf" || lower == "infinity") return neg ? -HUGE_VAL : HUGE_VAL;
+    if (lower == "nan") return neg ? -std::nan("") : std::nan("");
+    // mantissa [e exponent]: the mantissa digits[.digits] or .digits, each group of digits with
+    // Python's underscores.
+    const std::size_t e = lower.find('e');
+    const std::string mantissa = lower.substr(0, e);
+    const std::size_t point = mantissa.find('.');
+    const std::string int_text = mantissa.substr(0, point);
+    const std::string frac_text = point == std::string::npos ? std::string() : mantissa.substr(point + 1);
+    if (int_text.empty() && frac_text.empty()) throw invalid();
+    const auto groups = [&](const std::string& text) {
+        if (text.empty()) return std::string("0");
+        auto digits = digit_groups(text, 10);
+        if (!digits) throw invalid();
+        return *digits;
+    };
+    const std::string int_digits = groups(int_text);
+    const std::string frac_digits = groups(frac_text);
+    long long exponent = 0;  // saturated: only its size matters once it is far out of range
+    std::string plain = int_digits + "." + frac_digits;
+    if (e != std::string::npos) {
+        std::string text = lower.substr(e + 1);
+        const bool negative = !text.empty() && text[0] == '-';
+        if (!text.empty() && (text[0] == '-' || text[0] == '+')) text.erase(0, 1);
+        auto digits = digit_groups(text, 10);
+        if (!digits) throw invalid();
+        for (char c : *digits) exponent = std::min(exponent * 10 + (c - '0'), 1'000'000'000LL);
+        if (negative) exponent = -exponent;
+        plain += "e" + std::to_string(exponent);
+    }
+    double d = 0;
+    const auto r = std::from_chars(plain.data(), plain.data() + plain.size(), d);
+    if (r.ec == std::errc::result_out_of_range) {
+        // Python gives inf for a number too large and 0 for one too small: which one is decided by
+        // the exponent of its first significant digit.
+        const std::size_t lead = int_digits.find_first_not_of('0');
+        const long long magnitude = lead != std::string::npos
+                                        ? static_cast<long long>(int_digits.size() - lead) - 1 + exponent
+                                        : -static_cast<long long>(frac_digits.find_first_not_of('0')) - 1 + exponent;
+        d = magnitude > 0 ? HUGE_VAL : 0.0;
+    } else if (r.ec != std::errc() || r.ptr != plain.data() + plain.size()) {
+        throw invalid();
+    }
+    return neg ? -d : d;
+}
+
 Value to_float(const Args& a) {
     expect_count(a, 0, 1, "float");
     if (a.size() == 0) return 0.0;
     const Value& v = a[0];
-    if (v.kind() == K::String) {
-        std::string s = v.as_string();
-        s.erase(0, s.find_first_not_of(" \t\n"));
-        s.erase(s.find_last_not_of(" \t\n") + 1);
-        if (s == "inf" || s == "+inf") return HUGE_VAL;
-        if (s == "-inf") return -HUGE_VAL;
-        if (s == "nan") return std::nan("");
-        double d = 0;
-        auto r = std::from_chars(s.data(), s.data() + s.size(), d);
-        if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
-            throw EvalError(fmt::format("could not convert string to float: {}", v.repr()));
-        return d;
-    }
+    if (v.kind() == K::String) return float_of_string(v);
     if (v.kind() == K::Int || v.kind() == K::Bool || v.kind() == K::Float) return v.as_float();
     throw EvalError(fmt::format("float() argument must be a string or a number, not '{}'", v.type_name()));
 }
@@ -566,6 +660,7 @@ const std::map<std::string, Value>& table() {
         {"len", Value(Function(len))},
         {"str", type_value("str", to_str)},
         {"repr", Value(Function(to_repr))},
+        {"ascii", Value(Function(to_ascii))},
         {"int", type_value("int", to_int)},
         {"float", type_value("float", to_float)},
         {"bool", type_value("bool", to_bool)},

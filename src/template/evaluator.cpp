@@ -41,14 +41,17 @@ Value write_out(std::string text) {
     return Value(std::string());
 }
 
-Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame) {
-    return Value(Function([t, def, g, frame](const Args& a) {
-        std::string text = invoke_def(t, *def, a, g, frame);
+Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame,
+                std::vector<std::weak_ptr<std::map<std::string, Value>>> outer) {
+    return Value(Function([t, def, g, frame, outer = std::move(outer)](const Args& a) {
+        std::optional<Value> returned;
+        std::string text = invoke_def(t, *def, a, g, frame, &returned, outer);
         if (!current_output) return Value(std::move(text));
         if (current_output->size() + text.size() > limits().max_string)
             throw EvalError("output too long (render limit)");
         *current_output += text;
-        return Value(std::string());
+        // Mako's def returns '' after writing its text, or what a <% return x %> returned.
+        return returned ? std::move(*returned) : Value(std::string());
     }));
 }
 
@@ -101,15 +104,21 @@ std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Ar
 }
 
 std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
-                       const Frame& frame) {
+                       const Frame& frame, std::optional<Value>* returned,
+                       std::vector<std::weak_ptr<std::map<std::string, Value>>> outer) {
     DepthGuard depth;
     std::map<std::string, Value> locals = bind(t, def, args, globals, frame);
     std::string out;
-    Evaluator ev(t, globals, std::move(locals), {}, frame);
+    Evaluator ev(t, globals, std::move(locals), std::move(outer), frame);
     try {
-        ev.render(def.body, out);
-        // <%def filter="...">: Mako filters the def's whole output, in order.
-        for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();
+        ev.enter(def);
+        const bool returned_early = ev.render(def.body, out) == Evaluator::Flow::Return;
+        if (returned_early && returned) *returned = ev.returned_value();
+        // <%def filter="...">: Mako filters the def's whole output, in order; a <% return %>
+        // leaves the code that writes the filtered text unrun, so the output is lost.
+        if (returned_early && !def.filters.empty()) out.clear();
+        else
+            for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();
     } catch (const PositionedError& e) {
         throw make_render_error(*t, e.offset(), e.what(), globals.get(), e.cause());
     }

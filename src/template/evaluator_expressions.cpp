@@ -53,9 +53,35 @@ Value Evaluator::eval_inner(const Expr& e) {
         Args args;
         std::size_t n_kw = e.kw_names.size();
         std::size_t n_pos = e.children.size() - 1 - n_kw;
-        for (std::size_t i = 0; i < n_pos; ++i) args.positional.push_back(eval(*e.children[1 + i]));
-        for (std::size_t i = 0; i < n_kw; ++i)
-            args.keyword.emplace_back(e.kw_names[i], eval(*e.children[1 + n_pos + i]));
+        for (std::size_t i = 0; i < n_pos; ++i) {
+            const Expr& arg = *e.children[1 + i];
+            if (arg.kind != Expr::Kind::Starred) {
+                args.positional.push_back(eval(arg));
+                continue;
+            }
+            for (auto& item : iterate(eval(*arg.children[0]))) args.positional.push_back(std::move(item));
+        }
+        for (std::size_t i = 0; i < n_kw; ++i) {
+            const Expr& arg = *e.children[1 + n_pos + i];
+            if (e.kw_names[i] != "**") {
+                args.keyword.emplace_back(e.kw_names[i], eval(arg));
+                continue;
+            }
+            // f(**d): d's items as keywords, which must be strings and not given twice.
+            const Value d = eval(arg);
+            if (d.kind() != K::Dict)
+                throw PositionedError(fmt::format("argument after ** must be a mapping, not {}", d.type_name()),
+                                      arg.pos);
+            for (const auto& [key, value] : d.as_dict()) {
+                if (key.kind() != K::String) throw PositionedError("keywords must be strings", arg.pos);
+                for (const auto& given : args.keyword)
+                    if (given.first == key.as_string())
+                        throw PositionedError(fmt::format("got multiple values for keyword argument '{}'",
+                                                          key.as_string()),
+                                              arg.pos);
+                args.keyword.emplace_back(key.as_string(), value);
+            }
+        }
         try {
             switch (callee.kind()) {
             case K::Callable: return callee.as_function()(args);
@@ -99,7 +125,14 @@ Value Evaluator::eval_inner(const Expr& e) {
     case Expr::Kind::Tuple: {
         std::vector<Value> items;
         items.reserve(e.children.size());
-        for (const auto& c : e.children) items.push_back(eval(*c));
+        for (const auto& c : e.children) {
+            if (c->kind != Expr::Kind::Starred) {
+                items.push_back(eval(*c));
+                continue;
+            }
+            for (auto& item : iterate(eval(*c->children[0]))) items.push_back(std::move(item));
+        }
+        if (items.size() > limits().max_items) throw EvalError("list too long (render limit)");
         return e.kind == Expr::Kind::List ? Value::list(std::move(items)) : Value::tuple(std::move(items));
     }
     case Expr::Kind::Lambda: return make_lambda(e);
@@ -109,6 +142,14 @@ Value Evaluator::eval_inner(const Expr& e) {
     case Expr::Kind::Dict: {
         DictItems items;
         for (std::size_t i = 0; i + 1 < e.children.size(); i += 2) {
+            if (!e.children[i]) {  // {**d}: d's items, in order
+                const Value d = eval(*e.children[i + 1]);
+                if (d.kind() != K::Dict)
+                    throw PositionedError(fmt::format("'{}' object is not a mapping", d.type_name()),
+                                          e.children[i + 1]->pos);
+                for (const auto& [key, value] : d.as_dict()) items.set(key, value);
+                continue;
+            }
             Value k = eval(*e.children[i]);
             Value v = eval(*e.children[i + 1]);
             try {
@@ -122,16 +163,22 @@ Value Evaluator::eval_inner(const Expr& e) {
     case Expr::Kind::Set: {
         std::vector<Value> items;
         for (const auto& c : e.children) {
-            items.push_back(eval(*c));
-            try {
-                check_hashable(items.back());
-            } catch (const EvalError& err) {
-                throw PositionedError(err.what(), c->pos, std::current_exception());
+            std::vector<Value> values;
+            if (c->kind == Expr::Kind::Starred) values = iterate_unordered(eval(*c->children[0]));
+            else values.push_back(eval(*c));
+            for (auto& v : values) {
+                items.push_back(std::move(v));
+                try {
+                    check_hashable(items.back());
+                } catch (const EvalError& err) {
+                    throw PositionedError(err.what(), c->pos, std::current_exception());
+                }
             }
         }
         return Value::set(items);
     }
     case Expr::Kind::SetComp: return comprehension(e);
+    case Expr::Kind::Starred: throw EvalError("can't use starred expression here");
     case Expr::Kind::FString: {
         std::string out;
         for (const FPart& part : e.fparts) {
@@ -142,10 +189,10 @@ Value Evaluator::eval_inner(const Expr& e) {
             const Expr& field = *e.children[static_cast<std::size_t>(part.child)];
             Value v = eval(field);
             try {
-                if (part.conv == 'r' || part.conv == 'a') {
-                    if (part.conv == 'a' && !is_ascii(v.repr()))
-                        throw EvalError("f-string !a of non-ASCII text is not supported");
+                if (part.conv == 'r') {
                     v = Value(v.repr());
+                } else if (part.conv == 'a') {
+                    v = Value(ascii_repr(v));
                 } else if (part.conv == 's') {
                     v = Value(v.str());
                 }

@@ -108,15 +108,20 @@ struct Frame {
     std::size_t index = 0;
 };
 
+// Renders a def: its text. `returned`, when given, receives what a <% return x %> in the def's
+// body returned (Mako's render functions return it; left empty when the body ran to its end).
+// `outer`: the scopes a nested def reads (its enclosing def's locals), innermost first.
 std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
-                       const Frame& frame = {});
+                       const Frame& frame = {}, std::optional<Value>* returned = nullptr,
+                       std::vector<std::weak_ptr<std::map<std::string, Value>>> outer = {});
 
 // Writes a def's text into the output being rendered (as Mako's defs do) and returns '' there, or
 // returns the text outside a render's output.
 Value write_out(std::string text);
 
 // A <%def> as a value: calling it renders the def (see write_out).
-Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame = {});
+Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame = {},
+                std::vector<std::weak_ptr<std::map<std::string, Value>>> outer = {});
 
 // A template's top level, called as `body()` of its namespace or by an <%include>: Mako's
 // render_body takes its <%page> arguments and ignores other keywords (its **pageargs).
@@ -145,7 +150,8 @@ public:
         for (std::size_t k = index_; k < chain_->size(); ++k) {
             const TemplatePtr& t = (*chain_)[k];
             auto it = t->defs.find(name);
-            if (it != t->defs.end() && name != t->main_def_name) return def_value(t, &it->second, g_, Frame{chain_, k});
+            if (it != t->defs.end() && name != t->main_def_name && it->second.parent.empty())
+                return def_value(t, &it->second, g_, Frame{chain_, k});
         }
         throw EvalError(fmt::format("'Namespace' object has no attribute '{}'", name));
     }
@@ -173,17 +179,30 @@ public:
         : t_(t), globals_(g), scope_(std::make_shared<Vars>(std::move(locals))), locals_(*scope_),
           outer_(std::move(outer)), frame_(std::move(frame)) {}
 
+    // Statements of a <% %> block. Break and Continue travel up to the enclosing loop (a <% %>
+    // block's `break` may end a `% for` or `% while` around it, as in Mako, where both are Python);
+    // Return ends the def or the top level being rendered, as Mako's render functions.
+    enum class Flow { Normal, Break, Continue, Return };
+
     // Runs the body of a def statement's function: its return value (None without one).
     Value call_body(const std::vector<Stmt>& body);
 
-    void render(const std::vector<Node>& nodes, std::string& out);
+    // Starts rendering the body of `def` with Mako's scoping (scopes.hpp): the names it reads and
+    // does not assign must be defined now (a NameError here otherwise, as Mako's render function
+    // takes them from the context when it starts), and a name it assigns is its own everywhere.
+    void enter(const Def& def);
+
+    // Renders `nodes` into `out`; Flow::Return when a <% return %> ended them (its value is
+    // returned_value()).
+    Flow render(const std::vector<Node>& nodes, std::string& out);
+    Value returned_value() { return std::move(return_value_); }
 
     Value eval(const Expr& e);
 
 private:
     void emit(std::string& out, const std::string& s);
 
-    void render_node(const Node& n, std::string& out);
+    Flow render_node(const Node& n, std::string& out);
 
 public:
     Value filter(const Expr& f, const Value& v) { return apply_filter(f, v); }
@@ -192,9 +211,6 @@ private:
     // A filter of `${x | f}`: Mako's escapes by name (they win over globals, as in Mako), else a
     // callable from the template's names.
     Value apply_filter(const Expr& f, const Value& v);
-
-    // Statements of a <% %> block. Break and Continue travel up to the enclosing loop.
-    enum class Flow { Normal, Break, Continue, Return };
 
     // A SharedMutationError on the container `target` evaluates to: named when it is a variable.
     [[noreturn]] static void shared_mutation(const Expr& target, const SharedMutationError& err);
@@ -288,6 +304,17 @@ private:
     Vars& locals_;
     std::vector<std::weak_ptr<Vars>> outer_;
     Frame frame_;             // where this code is in its template's inheritance chain
+    const Def* function_ = nullptr;  // the def whose body this renders (null: other code)
+    std::size_t caller_bodies_ = 0;  // <%call> bodies being rendered here (functions of their own in Mako)
+    // A template's top level: the names its <% %> blocks assigned (Mako's __M_locals), which the
+    // defs it calls by name see as context names; and the globals with them (null: not made yet).
+    std::shared_ptr<Vars> handed_;
+    GlobalsPtr handed_globals_;
+    // The globals a def the code calls by name renders with (see handed_).
+    GlobalsPtr def_globals();
+    // The top level's `pageargs`.
+    Value pageargs() const;
+
     Value return_value_;      // set by `return` (Flow::Return)
     bool in_module_ = false;  // running a <%! %> block
 };

@@ -111,6 +111,42 @@ std::optional<Value> Evaluator::namespace_name(const std::string& name) {
     return std::nullopt;
 }
 
+Value Evaluator::pageargs() const {
+    // Mako's render_body(context, **pageargs): the render globals its <%page> does not take, for
+    // the template rendered; none for a body an inheriting template's next.body() renders.
+    DictItems args;
+    if (!frame_.chain || frame_.index + 1 == frame_.chain->size())
+        for (const auto& [key, value] : *globals_)
+            if (std::none_of(function_->params.begin(), function_->params.end(),
+                             [&](const Param& p) { return p.name == key; }))
+                args.set(Value(key), value);
+    return Value::dict(std::move(args));
+}
+
+void Evaluator::enter(const Def& def) {
+    function_ = &def;
+    // Mako's __M_locals starts with pageargs (so the defs the top level calls see it).
+    if (def.is_body) handed_ = std::make_shared<Vars>(Vars{{"pageargs", pageargs()}});
+    for (const auto& [name, pos] : def.free_names) {
+        try {
+            static_cast<void>(lookup(name));
+        } catch (const EvalError& e) {
+            throw PositionedError(e.what(), pos, std::current_exception());
+        }
+    }
+}
+
+GlobalsPtr Evaluator::def_globals() {
+    if (!handed_ || handed_->empty()) return globals_;
+    if (!handed_globals_) {
+        // Mako's context._locals(__M_locals): the context's names, and the top level's over them.
+        auto merged = std::make_shared<Globals>(*globals_);
+        for (const auto& [name, value] : *handed_) (*merged)[name] = value;
+        handed_globals_ = std::move(merged);
+    }
+    return handed_globals_;
+}
+
 Value Evaluator::lookup(const std::string& name) {
     if (auto it = locals_.find(name); it != locals_.end()) return it->second;
     for (const auto& weak : outer_) {
@@ -118,15 +154,40 @@ Value Evaluator::lookup(const std::string& name) {
             if (auto it = vars->find(name); it != vars->end()) return it->second;
         }
     }
-    if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name)
-        return def_value(t_, &it->second, globals_, frame_);
+    // A name the def assigns somewhere is its local everywhere (Python's scoping of Mako's render
+    // functions): read before it is assigned, it is no global of the same name.
+    if (function_ && function_->declared.count(name))
+        throw EvalError(fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
+    if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) {
+        const Def& def = it->second;
+        if (def.parent.empty()) return def_value(t_, &def, def_globals(), frame_);
+        // A nested def: a closure of the def it is written in, seen from that def (or from defs
+        // nested in it), reading its locals.
+        for (const Def* f = function_; f; f = f->parent.empty() ? nullptr : &t_->defs.at(f->parent)) {
+            if (f->name != def.parent) continue;
+            std::vector<std::weak_ptr<Vars>> outer{scope_};
+            outer.insert(outer.end(), outer_.begin(), outer_.end());
+            return def_value(t_, &def, globals_, frame_, std::move(outer));
+        }
+    }
     if (!t_->namespaces.empty())
         if (auto v = namespace_name(name)) return *v;
     if (const Value* v = module_name(name)) return *v;
     // Mako's runtime function, which a global of the same name does not hide.
     if (name == "capture") return capture_function();
     if (auto it = globals_->find(name); it != globals_->end()) return it->second;
-    if (name == "context") return make_context(globals_);
+    if (name == "context")
+        return make_context(globals_, Function([](const Args& a) {
+                                if (a.size() != 1 || !a.keyword.empty())
+                                    throw EvalError("context.write() takes one argument");
+                                // Mako's output takes only strings.
+                                if (a[0].kind() != K::String)
+                                    throw EvalError(fmt::format("context.write() of a {}: Mako writes only strings",
+                                                                a[0].type_name()));
+                                static_cast<void>(write_out(a[0].as_string()));
+                                return Value();
+                            }));
+    if (name == "pageargs" && function_ && function_->is_body) return pageargs();
     if (name == "self") return Value(std::make_shared<Namespace>(chain(), 0, globals_));
     if (name == "local") return Value(std::make_shared<Namespace>(chain(), frame_.index, globals_));
     if (name == "next" && frame_.chain && frame_.index > 0)
@@ -135,6 +196,8 @@ Value Evaluator::lookup(const std::string& name) {
         return Value(std::make_shared<Namespace>(frame_.chain, frame_.index + 1, globals_));
     if (name == "caller" && caller_stack && !caller_stack->empty()) return caller_stack->back();
     if (name == "UNDEFINED") return undefined_value();
+    // Mako's STOP_RENDERING (`<% return STOP_RENDERING %>`): an empty string.
+    if (name == "STOP_RENDERING") return Value(std::string());
     if (const Value* b = find_builtin(name)) return *b;
     throw EvalError(fmt::format("name '{}' is not defined", name));
 }

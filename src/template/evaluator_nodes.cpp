@@ -22,11 +22,13 @@
 
 namespace kjarni::tmpl::evaluation {
 
-void Evaluator::render(const std::vector<Node>& nodes, std::string& out) {
+Evaluator::Flow Evaluator::render(const std::vector<Node>& nodes, std::string& out) {
     OutputGuard guard(out);
     for (const Node& n : nodes) {
-        positioned_at(n.pos, [&] { render_node(n, out); });
+        const Flow f = positioned_at(n.pos, [&] { return render_node(n, out); });
+        if (f != Flow::Normal) return f;
     }
+    return Flow::Normal;
 }
 
 void Evaluator::emit(std::string& out, const std::string& s) {
@@ -34,9 +36,9 @@ void Evaluator::emit(std::string& out, const std::string& s) {
     out += s;
 }
 
-void Evaluator::render_node(const Node& n, std::string& out) {
+Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
     switch (n.kind) {
-    case Node::Kind::Text: emit(out, n.text); return;
+    case Node::Kind::Text: emit(out, n.text); return Flow::Normal;
     case Node::Kind::Call: {
         std::vector<Value> stack;
         std::vector<Value>* saved = caller_stack;
@@ -52,28 +54,46 @@ void Evaluator::render_node(const Node& n, std::string& out) {
             caller_stack = saved;
             throw;
         }
-        return;
+        return Flow::Normal;
     }
-    case Node::Kind::Include: render_include(n, out); return;
-    case Node::Kind::Code:
-        if (exec(n.code) != Flow::Normal) throw PositionedError("'break' or 'continue' outside a loop", n.pos);
-        return;
+    case Node::Kind::Include: render_include(n, out); return Flow::Normal;
+    case Node::Kind::Code: {
+        const Flow f = exec(n.code);  // the parser let through no break outside a loop
+        // Mako's top level hands the names a block assigned to the defs it calls (its __M_locals,
+        // updated after each block of its own, not of a <%call> body).
+        if (f == Flow::Normal && handed_ && caller_bodies_ == 0 && !n.assigned.empty()) {
+            for (const auto& name : n.assigned)
+                if (auto it = locals_.find(name); it != locals_.end()) (*handed_)[name] = it->second;
+            handed_globals_.reset();
+        }
+        return f;
+    }
     case Node::Kind::Expr: {
         Value v = eval(*n.expr);
         if (v.kind() == K::Module || v.kind() == K::Snippet) unprocessed(v);
         if (!n.raw) v = Value(v.str());  // Mako's default filter, first
         for (const auto& f : n.filters) v = apply_filter(*f, v);
-        emit(out, v.str());
-        return;
+        // Mako's output takes only strings: ${5 | n}, or a filter giving no str, is its TypeError.
+        if (v.kind() != K::String)
+            throw EvalError(fmt::format("the text written must be a str, not {} (Mako writes only strings: "
+                                        "after the n filter, or a filter giving no str)",
+                                        v.type_name()));
+        emit(out, v.as_string());
+        return Flow::Normal;
     }
     case Node::Kind::If:
-        for (const Branch& b : n.branches) {
-            if (!b.condition || eval(*b.condition).truthy()) {
-                render(b.body, out);
-                return;
-            }
+        for (const Branch& b : n.branches)
+            if (!b.condition || eval(*b.condition).truthy()) return render(b.body, out);
+        return Flow::Normal;
+    case Node::Kind::While:
+        // `% while cond:` ... `% endwhile` (Mako's control lines are Python's compound statements).
+        while (eval(*n.expr).truthy()) {
+            if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
+            const Flow f = render(n.body, out);
+            if (f == Flow::Break) break;
+            if (f == Flow::Return) return f;
         }
-        return;
+        return Flow::Normal;
     case Node::Kind::For: {
         Value seq = eval(*n.expr);
         const std::vector<Value> items = iterate(seq);
@@ -81,6 +101,7 @@ void Evaluator::render_node(const Node& n, std::string& out) {
         auto saved = locals_.find("loop");
         const Value parent_loop = saved != locals_.end() ? saved->second : Value();
         const bool had_loop = saved != locals_.end();
+        Flow flow = Flow::Normal;
         for (std::size_t index = 0; index < items.size(); ++index) {
             const Value& item = items[index];
             if (++steps > limits().max_steps) throw EvalError("render step limit exceeded");
@@ -96,18 +117,37 @@ void Evaluator::render_node(const Node& n, std::string& out) {
                         fmt::format("cannot unpack {} values into {} loop variables", parts.size(), n.targets.size()));
                 for (std::size_t i = 0; i < parts.size(); ++i) locals_[n.targets[i]] = parts[i];
             }
-            render(n.body, out);
+            flow = render(n.body, out);
+            if (flow == Flow::Break || flow == Flow::Return) break;
+            flow = Flow::Normal;
+        }
+        // `% else:` of a `% for`: Python's, rendered when no break ended the loop. Mako leaves the
+        // loop's context current there, its index past the last item.
+        // (A break of the loop's body is spent here; one of the else body is an outer loop's.)
+        if (flow == Flow::Break) flow = Flow::Normal;
+        else if (flow == Flow::Normal && !n.orelse.empty()) {
+            locals_["loop"] = make_loop_context(items.size(), items.size(), parent_loop);
+            flow = render(n.orelse, out);
         }
         if (had_loop) locals_["loop"] = parent_loop;
         else locals_.erase("loop");
-        return;
+        return flow;
     }
     }
+    return Flow::Normal;
 }
 
 // A filter of `${x | f}`: Mako's escapes by name (they win over globals, as in Mako), else a
 // callable from the template's names.
 Value Evaluator::apply_filter(const Expr& f, const Value& v) {
+    // Mako applies a filter as text, `filter(value)`: for an operator expression (a | b, a if c
+    // else b, a lambda) that calls its last operand, or fails to compile, where kjarni would call
+    // the whole value. Refused when applied: a filter is a name, an attribute, an item or a call.
+    if (f.kind != Expr::Kind::Name && f.kind != Expr::Kind::Attr && f.kind != Expr::Kind::Call &&
+        f.kind != Expr::Kind::Index)
+        throw PositionedError("a filter must be a name, an attribute, an item or a call (Mako applies it as text: "
+                              "filter(value))",
+                              f.pos);
     if (f.kind == Expr::Kind::Name) {
         if (const Function* escape = find_escape_filter(f.name)) {
             try {
@@ -129,10 +169,15 @@ Value Evaluator::apply_filter(const Expr& f, const Value& v) {
 }
 
 Value Evaluator::render_caller_body(const Node& n, const Args& a) {
+    // The body's arguments and the names it assigns are its own (a function in Mako): the
+    // enclosing code's values of those names are put back after it.
     std::vector<std::pair<std::string, std::optional<Value>>> saved;
-    for (const auto& name : n.targets) {
-        auto it = locals_.find(name);
-        saved.emplace_back(name, it == locals_.end() ? std::nullopt : std::optional<Value>(it->second));
+    for (const auto* names : {&n.targets, &n.body_locals}) {
+        for (const auto& name : *names) {
+            auto it = locals_.find(name);
+            saved.emplace_back(name, it == locals_.end() ? std::nullopt : std::optional<Value>(it->second));
+            if (names == &n.body_locals && it != locals_.end()) locals_.erase(it);
+        }
     }
     if (a.positional.size() > n.targets.size()) throw EvalError("body() takes fewer positional arguments");
     for (std::size_t i = 0; i < a.positional.size(); ++i) locals_[n.targets[i]] = a.positional[i];
@@ -143,8 +188,17 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
     }
     std::string text;
     std::string* target = current_output;
+    std::optional<Value> returned;  // a <% return %> in the body: what body() returns, as in Mako
+    struct BodyDepth {              // counts the <%call> bodies rendering here, exceptions included
+        std::size_t& depth;
+        explicit BodyDepth(std::size_t& d) : depth(++d) {}
+        ~BodyDepth() { --depth; }
+        BodyDepth(const BodyDepth&) = delete;
+        BodyDepth& operator=(const BodyDepth&) = delete;
+    };
     try {
-        render(n.body, text);
+        const BodyDepth body_depth(caller_bodies_);
+        if (render(n.body, text) == Flow::Return) returned = returned_value();
     } catch (const PositionedError& e) {
         throw make_render_error(*t_, e.offset(), e.what(), globals_.get(), e.cause());
     }
@@ -155,7 +209,7 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
     if (!target) return Value(std::move(text));
     if (target->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
     *target += text;
-    return Value(std::string());
+    return returned ? std::move(*returned) : Value(std::string());
 }
 
 // `<%include file="uri" args="..."/>`: that template (the top of its inheritance chain) renders

@@ -3,6 +3,7 @@
 #include "expr_lexer.hpp"
 
 #include "errors.hpp"
+#include "utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -87,7 +88,10 @@ void decode_body(std::string_view source, std::size_t b, std::size_t e, bool raw
         case 'n': out += '\n'; break;
         case 't': out += '\t'; break;
         case 'r': out += '\r'; break;
-        case '0': out += '\0'; break;
+        case 'a': out += '\a'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'v': out += '\v'; break;
         case '\\': out += '\\'; break;
         case '\'': out += '\''; break;
         case '"': out += '"'; break;
@@ -95,14 +99,48 @@ void decode_body(std::string_view source, std::size_t b, std::size_t e, bool raw
         case '\r':         // so does an escaped "\r\n" or lone "\r"
             if (i < e && source[i] == '\n') ++i;
             break;
-        case 'x': {
-            int hi = i < e ? hex_value(source[i]) : -1;
-            int lo = i + 1 < e ? hex_value(source[i + 1]) : -1;
-            if (hi < 0 || lo < 0) throw PositionedError("bad \\x escape in string literal", offset(i - 2));
-            out += static_cast<char>(hi * 16 + lo);
-            i += 2;
+        case '0':
+        case '1':
+        case '2':
+        case '3':
+        case '4':
+        case '5':
+        case '6':
+        case '7': {
+            // Python's octal escape: up to three digits, a code point up to 0o777 (so "\012" is a
+            // newline, not NUL and "12").
+            std::uint32_t cp = static_cast<std::uint32_t>(esc - '0');
+            for (int k = 0; k < 2 && i < e && source[i] >= '0' && source[i] <= '7'; ++k, ++i)
+                cp = cp * 8 + static_cast<std::uint32_t>(source[i] - '0');
+            append_utf8(out, cp);
             break;
         }
+        case 'x':
+        case 'u':
+        case 'U': {
+            // \xhh, \uhhhh and \Uhhhhhhhh name a code point (the text is UTF-8: \xe9 is "é", two
+            // bytes, as in Python 3's str), with exactly that many hex digits.
+            const std::size_t digits = esc == 'x' ? 2 : esc == 'u' ? 4 : 8;
+            std::uint32_t cp = 0;
+            for (std::size_t k = 0; k < digits; ++k) {
+                const int h = i + k < e ? hex_value(source[i + k]) : -1;
+                if (h < 0)
+                    throw PositionedError(fmt::format("truncated \\{} escape in string literal", esc), offset(i - 2));
+                cp = cp * 16 + static_cast<std::uint32_t>(h);
+            }
+            // Python allows lone surrogates in a str, but no UTF-8 text can hold one (Mako's
+            // output could not be encoded either).
+            if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+                throw PositionedError(fmt::format("\\{} escape names no character UTF-8 can hold", esc), offset(i - 2));
+            append_utf8(out, cp);
+            i += digits;
+            break;
+        }
+        case 'N':
+            // Python's \N{NAME} needs the Unicode name database, which kjarni does not carry.
+            throw PositionedError("\\N{...} escapes (characters by name) are not supported; write the character "
+                                  "or \\u escape instead",
+                                  offset(i - 2));
         default:  // Python keeps unknown escapes as written
             out += '\\';
             out += esc;
@@ -196,8 +234,17 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
     std::size_t i = begin;
     while (true) {
         while (i < end && (source[i] == ' ' || source[i] == '\t' || source[i] == '\n' || source[i] == '\r' ||
-                           (source[i] == '\\' && i + 1 < end && source[i + 1] == '\n')))
-            i += source[i] == '\\' ? 2u : 1u;
+                           (source[i] == '\\' && i + 1 < end && source[i + 1] == '\n') ||
+                           (source[i] == '\\' && i + 2 < end && source[i + 1] == '\r' && source[i + 2] == '\n') ||
+                           source[i] == '#')) {
+            if (source[i] == '#') {
+                // A comment runs to the end of its line (code lines may end in one: `x = 1  # why`).
+                while (i < end && source[i] != '\n') ++i;
+                continue;
+            }
+            // A backslash joins lines ("\\\n", "\\\r\n").
+            i += source[i] != '\\' ? 1u : source[i + 1] == '\n' ? 2u : 3u;
+        }
         if (i >= end) break;
         const char c = source[i];
         Token t{Token::Kind::Op, offset(i), {}};
@@ -369,6 +416,12 @@ std::size_t find_expression_end(std::string_view source, std::size_t begin) {
             // Skip the literal; an unterminated one is reported by the tokenizer later.
             i = skip_string(source, i, source.size());
             if (i >= source.size()) return std::string_view::npos;
+        } else if (c == '#') {
+            // A comment, which Mako's scan skips with its line end: a '}' after it on its line
+            // closes nothing. Without a line end, Mako's generated code would hold the comment
+            // before its closing parenthesis (an error there): unterminated here.
+            i = source.find('\n', i);
+            if (i == std::string_view::npos) return i;
         } else if (c == '{' || c == '(' || c == '[') {
             ++depth;
         } else if (c == ')' || c == ']') {
@@ -381,12 +434,50 @@ std::size_t find_expression_end(std::string_view source, std::size_t begin) {
     return std::string_view::npos;
 }
 
+std::size_t find_line_break(std::string_view source, std::size_t begin, std::size_t end) {
+    std::size_t i = begin;
+    while (i < end && (source[i] == ' ' || source[i] == '\t' || source[i] == '\n' || source[i] == '\r')) ++i;
+    int depth = 0;
+    bool broken = false;  // a line end at bracket depth 0 was passed
+    for (; i < end; ++i) {
+        const char c = source[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f') continue;
+        if (c == '#') {  // a comment, up to its line end
+            while (i + 1 < end && source[i + 1] != '\n') ++i;
+            continue;
+        }
+        if (c == '\\' && i + 1 < end && source[i + 1] == '\n') {  // a joined line
+            ++i;
+            continue;
+        }
+        if (c == '\\' && i + 2 < end && source[i + 1] == '\r' && source[i + 2] == '\n') {
+            i += 2;
+            continue;
+        }
+        if (c == '\n') {
+            broken = broken || depth <= 0;
+            continue;
+        }
+        if (broken) return i;
+        if (c == '\'' || c == '"') {
+            i = skip_string(source, i, end);
+        } else if (c == '(' || c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ')' || c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return std::string_view::npos;
+}
+
 std::size_t find_filter_bar(std::string_view source, std::size_t begin, std::size_t end) {
     int depth = 0;
     for (std::size_t i = begin; i < end; ++i) {
         char c = source[i];
         if (c == '\'' || c == '"') {
             i = skip_string(source, i, end);
+        } else if (c == '#') {  // a comment: no '|' in it is a filter bar
+            while (i < end && source[i] != '\n') ++i;
         } else if (c == '{' || c == '(' || c == '[') {
             ++depth;
         } else if (c == '}' || c == ')' || c == ']') {

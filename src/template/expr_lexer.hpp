@@ -42,6 +42,12 @@ std::vector<Token> tokenize(std::string_view source, std::size_t begin, std::siz
 /// the closing '}' at bracket depth 0, skipping string literals. Returns npos when there is none.
 std::size_t find_expression_end(std::string_view source, std::size_t begin);
 
+/// Mako compiles the text of a ${...} expression and of its filters as Python statements (after
+/// stripping its start), so a line end outside brackets (not joined with a backslash) ends the
+/// expression there: `${1 +` newline `2}` is a syntax error, `${(1 +` newline `2)}` is not. Returns
+/// where source[begin, end) goes on after such a line end (npos when it does not).
+std::size_t find_line_break(std::string_view source, std::size_t begin, std::size_t end);
+
 /// Where the filters of a ${...} expression start, as Mako splits them: the first '|' of
 /// source[begin, end) outside strings and brackets. Returns npos when there is none.
 std::size_t find_filter_bar(std::string_view source, std::size_t begin, std::size_t end);

@@ -82,16 +82,30 @@ void ExprParser::expect_end() {
     if (!at_end()) fail(fmt::format("invalid syntax: unexpected {}", describe(peek())));
 }
 
+ExprPtr ExprParser::parse_item() {
+    if (!at_op("*")) return parse_expression();
+    auto starred = make(Expr::Kind::Starred, next().pos);
+    starred->children.push_back(parse_expression());
+    return starred;
+}
+
+void ExprParser::refuse_lone_star(const Expr& e) {
+    if (e.kind == Expr::Kind::Starred) fail("can't use starred expression here");
+}
+
 ExprPtr ExprParser::parse_expression_list() {
     std::uint32_t pos = peek().pos;
-    ExprPtr first = parse_expression();
-    if (!at_op(",")) return first;
+    ExprPtr first = parse_item();
+    if (!at_op(",")) {
+        refuse_lone_star(*first);
+        return first;
+    }
     auto tuple = make(Expr::Kind::Tuple, pos);
     tuple->children.push_back(std::move(first));
     while (at_op(",")) {
         next();
         if (at_end() || at_op(")") || at_op(":") || at_op("}")) break;
-        tuple->children.push_back(parse_expression());
+        tuple->children.push_back(parse_item());
     }
     return tuple;
 }
@@ -342,7 +356,14 @@ ExprPtr ExprParser::parse_call(ExprPtr callee, std::uint32_t pos, bool parenthes
     auto call = make(Expr::Kind::Call, pos);
     call->children.push_back(std::move(callee));
     while (parenthesized ? !at_op(")") : !at_end()) {
-        if (peek().kind == Token::Kind::Name && peek(1).kind == Token::Kind::Op && peek(1).text == "=") {
+        if (at_op("**")) {  // f(**d): d's items as keyword arguments
+            next();
+            call->kw_names.push_back("**");
+            call->children.push_back(parse_expression());
+        } else if (at_op("*")) {  // f(*xs): xs's items as positional arguments
+            if (!call->kw_names.empty()) fail("iterable argument unpacking follows keyword argument unpacking");
+            call->children.push_back(parse_item());
+        } else if (peek().kind == Token::Kind::Name && peek(1).kind == Token::Kind::Op && peek(1).text == "=") {
             std::string name = next().text;
             next();
             for (const auto& existing : call->kw_names)
@@ -466,7 +487,8 @@ ExprPtr ExprParser::parse_atom() {
                 next();
                 return make(Expr::Kind::Tuple, pos);
             }
-            ExprPtr inner = parse_expression();
+            ExprPtr inner = parse_item();
+            if (!at_op(",")) refuse_lone_star(*inner);
             if (at_name("for")) {
                 auto gen = make(Expr::Kind::GeneratorComp, pos);
                 gen->children.push_back(std::move(inner));
@@ -480,7 +502,7 @@ ExprPtr ExprParser::parse_atom() {
                 while (at_op(",")) {
                     next();
                     if (at_op(")")) break;
-                    tuple->children.push_back(parse_expression());
+                    tuple->children.push_back(parse_item());
                 }
                 inner = std::move(tuple);
             }
@@ -491,8 +513,9 @@ ExprPtr ExprParser::parse_atom() {
             next();
             auto list = make(Expr::Kind::List, pos);
             while (!at_op("]")) {
-                list->children.push_back(parse_expression());
+                list->children.push_back(parse_item());
                 if (list->children.size() == 1 && at_name("for")) {
+                    refuse_lone_star(*list->children[0]);
                     list->kind = Expr::Kind::ListComp;
                     parse_comp_clauses(*list);
                     break;
@@ -508,36 +531,48 @@ ExprPtr ExprParser::parse_atom() {
             auto dict = make(Expr::Kind::Dict, pos);
             // `{a, b}` and `{x for ...}` are sets: known by the first item's lack of ':'.
             if (!at_op("}")) {
-                ExprPtr first = parse_expression();
-                if (!at_op(":")) {
+                ExprPtr first = at_op("**") ? nullptr : parse_item();
+                if (first && !at_op(":")) {
                     dict->kind = Expr::Kind::Set;
                     dict->children.push_back(std::move(first));
                     if (at_name("for")) {
+                        refuse_lone_star(*dict->children[0]);
                         dict->kind = Expr::Kind::SetComp;
                         parse_comp_clauses(*dict);
                     } else {
                         while (at_op(",")) {
                             next();
                             if (at_op("}")) break;
-                            dict->children.push_back(parse_expression());
+                            dict->children.push_back(parse_item());
                         }
                     }
                     expect_op("}");
                     return dict;
                 }
-                dict->children.push_back(std::move(first));
-                expect_op(":");
-                dict->children.push_back(parse_expression());
-                if (at_name("for")) {
+                // A dict entry: key: value, or **mapping (a null key before the mapping).
+                const auto entry = [&](ExprPtr key) {
+                    if (!key && at_op("**")) {
+                        next();
+                        dict->children.push_back(nullptr);
+                        dict->children.push_back(parse_expression());
+                        return;
+                    }
+                    if (!key) key = parse_expression();
+                    refuse_lone_star(*key);
+                    dict->children.push_back(std::move(key));
+                    expect_op(":");
+                    dict->children.push_back(parse_expression());
+                };
+                const bool unpacked_first = !first;
+                entry(std::move(first));
+                if (!unpacked_first && at_name("for")) {
                     dict->kind = Expr::Kind::DictComp;
                     parse_comp_clauses(*dict);
                 } else {
                     while (at_op(",")) {
                         next();
                         if (at_op("}")) break;
-                        dict->children.push_back(parse_expression());
-                        expect_op(":");
-                        dict->children.push_back(parse_expression());
+                        entry(nullptr);
                     }
                 }
             }

@@ -16,6 +16,10 @@ public:
 
     /// A full expression; a bare `a, b` becomes a tuple.
     ExprPtr parse_expression_list();
+    // An item of a display or an expression list: an expression, or `*expression` (Starred).
+    ExprPtr parse_item();
+    // Refuses a Starred item where one stands alone (`(*x)`, `[*x for ...]`).
+    void refuse_lone_star(const Expr& e);
     /// One expression (a conditional expression at the top).
     ExprPtr parse_expression();
 

@@ -14,5 +14,7 @@ std::string percent_format(const std::string& format, const Value& args);
 std::string str_format(const std::string& format, const Args& args);
 /// format(value, spec).
 std::string format_value(const Value& value, const std::string& spec);
+/// Python's ascii(v): repr(v) with each non-ASCII character escaped (\xe9, \u20ac, \U0001f600).
+std::string ascii_repr(const Value& v);
 
 }  // namespace kjarni::tmpl

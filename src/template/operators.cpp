@@ -190,6 +190,30 @@ Value repeat(const std::string& s, std::int64_t n) {
     return Value(std::move(out));
 }
 
+// CPython's float_divmod: the quotient from fmod's exact remainder, snapped to an integer (so
+// 4 // 0.2 is 19.0, as 4 is 19 * 0.2 plus a little, where floor(4 / 0.2) would be 20.0), the
+// remainder with the divisor's sign (a zero one too: 0.0 % -1.0 is -0.0).
+std::pair<double, double> float_divmod(double x, double y) {
+    double mod = std::fmod(x, y);
+    double div = (x - mod) / y;
+    if (mod != 0.0) {
+        if ((y < 0) != (mod < 0)) {
+            mod += y;
+            div -= 1.0;
+        }
+    } else {
+        mod = std::copysign(0.0, y);
+    }
+    double floordiv;
+    if (div != 0.0) {
+        floordiv = std::floor(div);
+        if (div - floordiv > 0.5) floordiv += 1.0;
+    } else {
+        floordiv = std::copysign(0.0, x / y);
+    }
+    return {floordiv, mod};
+}
+
 std::optional<std::int64_t> floor_div(std::int64_t a, std::int64_t b) {
     if (b == 0) throw EvalError("integer division by zero");
     if (a == INT64_MIN && b == -1) return std::nullopt;
@@ -540,6 +564,74 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
                 else c = prev_cased ? std::tolower(u) : std::toupper(u);
                 prev_cased = std::isalpha(u) != 0;
                 out[i] = static_cast<char>(c);
+            }
+            return Value(std::move(out));
+        });
+    if (name == "istitle")
+        return method([s](const Args& a) {
+            expect_args(a, 0, 0, "istitle");
+            if (!is_ascii(*s)) throw EvalError("istitle() of non-ASCII text is not supported");
+            // Python's: an uppercase letter only after an uncased character, a lowercase one only
+            // after a cased one, and at least one cased letter.
+            bool cased = false;
+            bool prev_cased = false;
+            for (char c : *s) {
+                const auto u = static_cast<unsigned char>(c);
+                if (std::isupper(u)) {
+                    if (prev_cased) return Value(false);
+                    prev_cased = cased = true;
+                } else if (std::islower(u)) {
+                    if (!prev_cased) return Value(false);
+                    prev_cased = cased = true;
+                } else {
+                    prev_cased = false;
+                }
+            }
+            return Value(cased);
+        });
+    if (name == "casefold")
+        return method([s](const Args& a) {
+            expect_args(a, 0, 0, "casefold");
+            // Beyond ASCII, casefold differs from lower (ß is "ss"), which kjarni's case tables do
+            // not hold.
+            if (!is_ascii(*s)) throw EvalError("casefold() of non-ASCII text is not supported");
+            return make_string(change_case(*s, false));
+        });
+    if (name == "removeprefix" || name == "removesuffix")
+        return method([s, prefix = name == "removeprefix"](const Args& a) {
+            expect_args(a, 1, 1, prefix ? "removeprefix" : "removesuffix");
+            if (a[0].kind() != K::String)
+                throw EvalError(fmt::format("{}() argument must be str, not {}",
+                                            prefix ? "removeprefix" : "removesuffix", a[0].type_name()));
+            const std::string& part = a[0].as_string();
+            if (part.size() > s->size()) return Value(*s);
+            if (prefix) return Value(s->compare(0, part.size(), part) == 0 ? s->substr(part.size()) : *s);
+            return Value(s->compare(s->size() - part.size(), part.size(), part) == 0
+                             ? s->substr(0, s->size() - part.size())
+                             : *s);
+        });
+    if (name == "expandtabs")
+        return method([s](const Args& a) {
+            expect_args(a, 0, 1, "expandtabs");
+            const std::int64_t size = a.size() ? a[0].as_int() : 8;
+            // Python's: a tab moves to the next multiple of the tab size (none when it is 0 or
+            // less), counting code points from the last line end.
+            std::string out;
+            std::int64_t column = 0;
+            for (char c : *s) {
+                if (c == '\t') {
+                    if (size > 0) {
+                        const std::int64_t n = size - column % size;
+                        if (out.size() + static_cast<std::size_t>(n) > limits().max_string)
+                            throw EvalError("string too long (render limit)");
+                        out.append(static_cast<std::size_t>(n), ' ');
+                        column += n;
+                    }
+                    continue;
+                }
+                out += c;
+                if (c == '\n' || c == '\r') column = 0;
+                else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++column;
             }
             return Value(std::move(out));
         });
@@ -994,16 +1086,20 @@ Value binary(BinOp op, const Value& a, const Value& b) {
             return x / y;
         case BinOp::FloorDiv:
             if (y == 0.0) throw EvalError("float floor division by zero");
-            return std::floor(x / y);
-        case BinOp::Mod: {
+            return float_divmod(x, y).first;
+        case BinOp::Mod:
             if (y == 0.0) throw EvalError("float modulo by zero");
-            double r = std::fmod(x, y);
-            if (r != 0.0 && ((r < 0) != (y < 0))) r += y;
+            return float_divmod(x, y).second;
+        case BinOp::Pow: {
+            if (x == 0.0 && y < 0) throw EvalError("0.0 cannot be raised to a negative power");
+            // Python 3: a negative number to a non-integral power is complex.
+            if (x < 0 && std::isfinite(x) && std::isfinite(y) && y != std::floor(y))
+                return *complex_binary(BinOp::Pow, make_complex(x, 0.0), make_complex(y, 0.0));
+            const double r = std::pow(x, y);
+            if (std::isinf(r) && std::isfinite(x) && std::isfinite(y))
+                throw EvalError("OverflowError: (34, 'Numerical result out of range')");
             return r;
         }
-        case BinOp::Pow:
-            if (x == 0.0 && y < 0) throw EvalError("0.0 cannot be raised to a negative power");
-            return std::pow(x, y);
         default: unsupported(op, a, b);
         }
     }
@@ -1105,6 +1201,16 @@ Value index(const Value& target, const Value& key) {
         const Value* found = target.as_dict().find(key);
         if (!found) throw EvalError(fmt::format("key {} not found", key.repr()));
         return *found;
+    }
+    case K::Object: {
+        // An object subscripted (Mako's context['n']): through its __getitem__.
+        Value getitem;
+        try {
+            getitem = target.as_object()->attribute("__getitem__");
+        } catch (const EvalError&) {
+            throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
+        }
+        return getitem.as_function()(Args{{key}, {}});
     }
     default: throw EvalError(fmt::format("'{}' object is not subscriptable", target.type_name()));
     }

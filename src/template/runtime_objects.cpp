@@ -3,6 +3,7 @@
 #include "runtime_objects.hpp"
 
 #include "bigint.hpp"
+#include "builtins.hpp"
 #include "errors.hpp"
 #include "operators.hpp"
 
@@ -23,7 +24,9 @@ public:
     std::string to_string() const override { return "<mako.runtime.LoopContext object>"; }
     Value attribute(const std::string& name) const override {
         if (name == "index") return Value(index_);
-        if (name == "reverse_index") return Value(length_ - index_ - 1);
+        // Signed: in a for's else body the index is past the last item (reverse_index -1).
+        if (name == "reverse_index")
+            return Value(static_cast<std::int64_t>(length_) - static_cast<std::int64_t>(index_) - 1);
         if (name == "first") return Value(index_ == 0);
         if (name == "last") return Value(index_ + 1 == length_);
         if (name == "even") return Value(index_ % 2 == 0);
@@ -55,7 +58,8 @@ private:
 
 class Context final : public Object {
 public:
-    explicit Context(std::shared_ptr<const Globals> globals) : globals_(std::move(globals)) {}
+    Context(std::shared_ptr<const Globals> globals, Function write)
+        : globals_(std::move(globals)), write_(std::move(write)) {}
     std::string type_name() const override { return "Context"; }
     std::string to_string() const override { return "<mako.runtime.Context object>"; }
     Value attribute(const std::string& name) const override {
@@ -74,14 +78,26 @@ public:
                 if (a.size() || !a.keyword.empty()) throw EvalError("context.keys() takes no arguments");
                 std::vector<Value> keys;
                 for (const auto& kv : *g) keys.emplace_back(kv.first);
+                // The names Mako's context holds besides the render globals.
+                for (const char* own : {"capture", "caller", "self", "local"})
+                    if (!g->count(own)) keys.emplace_back(own);
                 return Value::list(std::move(keys));
             }));
+        if (name == "__getitem__")  // context['n']: a render global, else a KeyError
+            return Value(Function([g](const Args& a) {
+                if (a.size() != 1 || !a.keyword.empty()) throw EvalError("context[] takes one key");
+                if (a[0].kind() == Value::Kind::String)
+                    if (auto it = g->find(a[0].as_string()); it != g->end()) return it->second;
+                throw EvalError(fmt::format("KeyError: {}", a[0].repr()));
+            }));
+        if (name == "write" && write_) return Value(write_);
         if (name == "kwargs") return Value::dict(DictItems(*g));
         return Object::attribute(name);
     }
 
 private:
     std::shared_ptr<const Globals> globals_;
+    Function write_;  // context.write(text): writes to the output being rendered
 };
 
 class Undefined final : public Object {
@@ -126,10 +142,16 @@ std::string trim(const std::string& s) {
     return s.substr(b, s.find_last_not_of(ws) - b + 1);
 }
 
-Function string_filter(std::string (*f)(const std::string&), const char* name) {
-    return [f, name](const Args& a) {
+// `any_value`: the filter takes any value (str() of it), as Mako's h (markupsafe's escape) and
+// str do; Mako's x, u and trim call str methods, so a value that is no str (after the `n` filter)
+// fails there.
+Function string_filter(std::string (*f)(const std::string&), const char* name, bool any_value) {
+    return [f, name, any_value](const Args& a) {
         if (a.size() != 1 || !a.keyword.empty())
             throw EvalError(fmt::format("the filter '{}' takes one argument", name));
+        if (!any_value && a[0].kind() != Value::Kind::String)
+            throw EvalError(fmt::format("the filter '{}' takes a str, not {} (Mako's filters call str methods)", name,
+                                        a[0].type_name()));
         return Value(f(a[0].kind() == Value::Kind::String ? a[0].as_string() : a[0].str()));
     };
 }
@@ -142,8 +164,8 @@ Value make_loop_context(std::size_t index, std::size_t length, Value parent) {
     return Value(std::make_shared<LoopContext>(index, length, std::move(parent)));
 }
 
-Value make_context(std::shared_ptr<const Globals> globals) {
-    return Value(std::make_shared<Context>(std::move(globals)));
+Value make_context(std::shared_ptr<const Globals> globals, Function write) {
+    return Value(std::make_shared<Context>(std::move(globals), std::move(write)));
 }
 
 const Value& undefined_value() {
@@ -153,9 +175,9 @@ const Value& undefined_value() {
 
 const Function* find_escape_filter(const std::string& name) {
     static const std::map<std::string, Function> filters = {
-        {"h", string_filter(xml_escape, "h")}, {"x", string_filter(xml_escape, "x")},
-        {"u", string_filter(url_escape, "u")}, {"trim", string_filter(trim, "trim")},
-        {"str", string_filter(to_str, "str")}, {"unicode", string_filter(to_str, "unicode")},
+        {"h", string_filter(xml_escape, "h", true)},  {"x", string_filter(xml_escape, "x", false)},
+        {"u", string_filter(url_escape, "u", false)}, {"trim", string_filter(trim, "trim", false)},
+        {"str", string_filter(to_str, "str", true)},  {"unicode", string_filter(to_str, "unicode", true)},
     };
     auto it = filters.find(name);
     return it == filters.end() ? nullptr : &it->second;
@@ -163,7 +185,34 @@ const Function* find_escape_filter(const std::string& name) {
 
 Value TypeObject::attribute(const std::string& name) const {
     if (name == "__name__") return Value(name_);
-    return Object::attribute(name);
+    // A method of the type, unbound (`str.lower`, as in sorted(xs, key=str.lower)): called with the
+    // instance first.
+    static const std::map<std::string, Value::Kind, std::less<>> kinds = {{"str", Value::Kind::String},
+                                                                          {"list", Value::Kind::List},
+                                                                          {"tuple", Value::Kind::Tuple},
+                                                                          {"dict", Value::Kind::Dict},
+                                                                          {"set", Value::Kind::Set}};
+    const auto kind = kinds.find(name_);
+    if (kind == kinds.end()) return Object::attribute(name);
+    const Value empty = kind->second == Value::Kind::String  ? Value(std::string())
+                        : kind->second == Value::Kind::List  ? Value::list({})
+                        : kind->second == Value::Kind::Tuple ? Value::tuple({})
+                        : kind->second == Value::Kind::Dict  ? Value::dict({})
+                                                             : Value::set({});
+    try {
+        static_cast<void>(tmpl::attribute(empty, name));
+    } catch (const EvalError&) {
+        throw EvalError(fmt::format("type object '{}' has no attribute '{}'", name_, name));
+    }
+    return Value(Function([type = name_, want = kind->second, name](const Args& a) {
+        if (a.positional.empty()) throw EvalError(fmt::format("unbound method {}.{}() needs an argument", type, name));
+        const Value& self = a.positional[0];
+        if (self.kind() != want)
+            throw EvalError(fmt::format("descriptor '{}' for '{}' objects doesn't apply to a '{}' object", name, type,
+                                        self.type_name()));
+        const Args rest{{a.positional.begin() + 1, a.positional.end()}, a.keyword};
+        return call_value(tmpl::attribute(self, name), rest);
+    }));
 }
 
 Value TypeObject::call(const Args& args) const {

@@ -15,7 +15,8 @@ namespace kjarni::tmpl {
 Value make_loop_context(std::size_t index, std::size_t length, Value parent);
 
 /// `context`: get(name, default=None), keys(), kwargs, context[name], over the render globals.
-Value make_context(std::shared_ptr<const Globals> globals);
+/// Mako's `context`: get, keys, kwargs, context['n'], and write(text) through `write`.
+Value make_context(std::shared_ptr<const Globals> globals, Function write = {});
 
 /// Mako's UNDEFINED: one object (so `x is UNDEFINED` works); rendering it is an error, as in Mako.
 const Value& undefined_value();

@@ -93,15 +93,21 @@ bool is_unsupported_keyword(const std::string& w) {
 
 class StatementParser {
 public:
-    StatementParser(std::string_view src, std::vector<Line> lines) : src_(src), lines_(std::move(lines)) {}
+    StatementParser(std::string_view src, std::vector<Line> lines, bool in_function)
+        : src_(src), lines_(std::move(lines)), def_depth_(in_function ? 1 : 0) {}
 
     std::vector<Stmt> parse_all() {
         std::vector<Stmt> out;
         if (lines_.empty()) return out;
+        // Mako (adjust_whitespace) removes the first code line's indentation from every line that
+        // starts with at least as much, and leaves the other lines as they are: `<%! import math`
+        // followed by `K = 3` on the next line is two statements at the top level.
         const std::size_t base = lines_[0].indent;
+        for (Line& line : lines_)
+            if (line.indent >= base) line.indent -= base;
         while (at_ < lines_.size()) {
-            if (lines_[at_].indent != base) throw PositionedError("unexpected indent", off(lines_[at_].begin));
-            parse_line(out, base);
+            if (lines_[at_].indent != 0) throw PositionedError("unexpected indent", off(lines_[at_].begin));
+            parse_line(out, 0);
         }
         return out;
     }
@@ -405,13 +411,13 @@ private:
     std::vector<Line> lines_;
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
-    std::size_t def_depth_ = 0;  // inside how many def statements (`return` needs one)
+    std::size_t def_depth_;  // inside how many functions (`return` needs one; a <% %> block is in one)
 };
 
 }  // namespace
 
-std::vector<Stmt> parse_code_block(std::string_view source, std::size_t begin, std::size_t end) {
-    return StatementParser(source, logical_lines(source, begin, end)).parse_all();
+std::vector<Stmt> parse_code_block(std::string_view source, std::size_t begin, std::size_t end, bool in_function) {
+    return StatementParser(source, logical_lines(source, begin, end), in_function).parse_all();
 }
 
 }  // namespace kjarni::tmpl

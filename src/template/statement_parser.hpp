@@ -11,6 +11,9 @@
 namespace kjarni::tmpl {
 
 /// Parses the code source[begin, end). Throws PositionedError naming what is not supported.
-std::vector<Stmt> parse_code_block(std::string_view source, std::size_t begin, std::size_t end);
+/// `in_function`: the code runs inside a function in Mako (a <% %> block, in the render function of
+/// its def or of the top level), where `return` ends that function; module-level code (<%! %>)
+/// may not return.
+std::vector<Stmt> parse_code_block(std::string_view source, std::size_t begin, std::size_t end, bool in_function);
 
 }  // namespace kjarni::tmpl

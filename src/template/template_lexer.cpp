@@ -83,7 +83,7 @@ private:
             return inline_scan(i + 1);
         }
         if (j < src_.size() && src_[j] == '%' && !has_lone_cr(j)) {
-            std::size_t e = line_end(j);
+            std::size_t e = construct_end(j);
             flush();
             Chunk c{Chunk::Kind::Control, off(j), {}};
             c.begin = off(j + 1);
@@ -92,7 +92,7 @@ private:
             return after_newline(e);
         }
         if (starts_with(src_, j, "##") && !has_lone_cr(j)) {
-            return after_newline(line_end(j));
+            return after_newline(construct_end(j));
         }
         return inline_scan(i);
     }
@@ -170,6 +170,28 @@ private:
                 i = scan_call_tag(i);
                 continue;
             }
+            if (starts_with(src_, i, "<%doc>")) {
+                // Mako's documentation comment: everything up to </%doc> goes, lines and tags too.
+                const std::size_t close = src_.find("</%doc>", i + 6);
+                if (close == std::string_view::npos)
+                    throw PositionedError("'<%doc>' is not closed by '</%doc>'", off(i));
+                i = close + 7;
+                continue;
+            }
+            if (starts_with(src_, i, "<%text>")) {
+                // Mako's literal text: up to </%text>, nothing in it is read (${...}, % lines, tags).
+                const std::size_t close = src_.find("</%text>", i + 7);
+                if (close == std::string_view::npos)
+                    throw PositionedError("'<%text>' is not closed by '</%text>'", off(i));
+                // Mako's scan for the end needs one character of text first (an empty one is its
+                // "Unclosed tag").
+                if (close == i + 7) throw PositionedError("an empty '<%text></%text>' (Mako refuses it)", off(i));
+                append(src_.substr(i + 7, close - i - 7), i + 7);
+                i = close + 8;
+                continue;
+            }
+            if (starts_with(src_, i, "<%text") && i + 6 < src_.size() && is_python_space(src_[i + 6]))
+                throw PositionedError("'<%text>' with attributes (filter=) is not supported", off(i));
             if (const std::size_t name_end = loader_tag_end(i); name_end != 0) {
                 // As a def tag, these take no whitespace with them.
                 flush();
@@ -207,8 +229,10 @@ private:
                 i += quote.size();
                 continue;
             }
-            if (c == '#') {  // a comment runs to the end of its line
-                while (i < src_.size() && src_[i] != '\n') ++i;
+            // A comment runs to the end of its line, as Mako's scan for "%>" reads one (`#.*\n`):
+            // a '#' on the template's last line (no line end after it) starts none there.
+            if (c == '#' && src_.find('\n', i) != std::string_view::npos) {
+                while (src_[i] != '\n') ++i;
                 continue;
             }
             if (c == '\r' && lone_cr == std::string_view::npos && (i + 1 == src_.size() || src_[i + 1] != '\n'))
@@ -412,6 +436,18 @@ private:
     std::size_t line_end(std::size_t i) const {
         std::size_t e = src_.find('\n', i);
         return e == std::string_view::npos ? src_.size() : e;
+    }
+    // The end of the control line or ## comment at i: as Mako's regex, a backslash right before
+    // a line end joins the next line to it (`% if a and \` continues on the next line, and so
+    // does a comment).
+    std::size_t construct_end(std::size_t i) const {
+        std::size_t e = line_end(i);
+        while (e < src_.size()) {
+            const std::size_t before = e > i && src_[e - 1] == '\r' ? e - 1 : e;
+            if (before == i || src_[before - 1] != '\\') break;
+            e = line_end(e + 1);
+        }
+        return e;
     }
     std::size_t after_newline(std::size_t e) const { return e >= src_.size() ? e : e + 1; }
 

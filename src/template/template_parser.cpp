@@ -3,9 +3,11 @@
 
 #include "template_parser.hpp"
 
+#include "compile.hpp"
 #include "errors.hpp"
 #include "expr_parser.hpp"
 #include "limits.hpp"
+#include "scopes.hpp"
 #include "statement_parser.hpp"
 #include "template_lexer.hpp"
 
@@ -23,9 +25,24 @@ struct Control {
     std::string keyword;
     std::uint32_t pos;
     ExprParser rest;  // the tokens after the keyword
+    // No ':' followed by nothing but blanks (or a comment) ends the line: no statement to Mako
+    // even where the tokens parse (a backslash-joined line after the ':').
+    bool unterminated = false;
 };
 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A break or continue of `stmts` that no loop of theirs encloses (null if none): Python's compile
+// error "'break' outside loop" in Mako unless a `% for` or `% while` of the same def is around it.
+const Stmt* loose_jump(const std::vector<Stmt>& stmts) {
+    for (const Stmt& st : stmts) {
+        if (st.kind == Stmt::Kind::Break || st.kind == Stmt::Kind::Continue) return &st;
+        if (st.kind == Stmt::Kind::If)
+            for (const StmtBranch& b : st.branches)
+                if (const Stmt* jump = loose_jump(b.body)) return jump;
+    }
+    return nullptr;
+}
 
 class Parser {
 public:
@@ -39,7 +56,7 @@ public:
             if (c.kind == Chunk::Kind::CallClose)
                 throw PositionedError("'</%call>' without a matching '<%call>'", c.pos);
             Control ctl = control(c);
-            const char* opener = ctl.keyword == "endfor" ? "% for" : "% if";
+            const char* opener = ctl.keyword == "endfor" ? "% for" : ctl.keyword == "endwhile" ? "% while" : "% if";
             throw PositionedError(fmt::format("'% {}' without a matching '{}'", ctl.keyword, opener), c.pos);
         }
         return body;
@@ -63,10 +80,26 @@ private:
             case Chunk::Kind::Expr: {
                 const std::size_t bar = find_filter_bar(t_.source, c.begin, c.end);
                 const std::size_t expr_end = bar == std::string::npos ? c.end : bar;
+                std::size_t line_break = find_line_break(t_.source, c.begin, expr_end);
+                if (line_break == std::string::npos && bar != std::string::npos)
+                    line_break = find_line_break(t_.source, bar + 1, c.end);
+                if (line_break != std::string::npos)
+                    throw PositionedError("invalid syntax: a line end outside brackets ends the expression before "
+                                          "this (Mako compiles it as Python statements)",
+                                          static_cast<std::uint32_t>(line_break));
                 ExprParser p(tokenize(t_.source, c.begin, expr_end));
                 if (p.at_end()) throw PositionedError("empty expression in '${}'", c.pos);
                 Node n(Node::Kind::Expr, c.pos);
-                n.expr = p.parse_expression_list();
+                n.expr = p.parse_expression();
+                // Mako writes ${a, b} as str(a, b): a trailing comma alone changes nothing, more
+                // items are str's encoding arguments, which need bytes (none in kjarni's values).
+                if (p.at_op(",")) {
+                    const std::uint32_t comma = p.next().pos;
+                    if (!p.at_end())
+                        throw PositionedError("${a, b} is str(a, b) in Mako (a decoding of bytes): no tuple here; "
+                                              "write ${(a, b)}",
+                                              comma);
+                }
                 p.expect_end();
                 if (bar != std::string::npos) parse_filters(n, bar + 1, c.end);
                 body.push_back(std::move(n));
@@ -75,13 +108,20 @@ private:
             }
             case Chunk::Kind::Code: {
                 Node n(Node::Kind::Code, c.pos);
-                n.code = parse_code_block(t_.source, c.begin, c.end);
+                n.code = parse_code_block(t_.source, c.begin, c.end, /*in_function=*/true);
+                if (const Stmt* jump = loose_jump(n.code); jump && loop_depth_ == 0)
+                    throw PositionedError(jump->kind == Stmt::Kind::Break ? "'break' outside loop"
+                                                                          : "'continue' not properly in loop",
+                                          jump->pos);
                 body.push_back(std::move(n));
                 ++at_;
                 break;
             }
             case Chunk::Kind::Module: {
-                for (auto& st : parse_code_block(t_.source, c.begin, c.end)) t_.module_code.push_back(std::move(st));
+                std::vector<Stmt> code = parse_code_block(t_.source, c.begin, c.end, /*in_function=*/false);
+                if (const Stmt* jump = loose_jump(code))
+                    throw PositionedError("'break' or 'continue' outside loop", jump->pos);
+                for (auto& st : code) t_.module_code.push_back(std::move(st));
                 ++at_;
                 break;
             }
@@ -96,8 +136,10 @@ private:
                     body.push_back(parse_if(std::move(ctl)));
                 } else if (ctl.keyword == "for") {
                     body.push_back(parse_for(std::move(ctl)));
+                } else if (ctl.keyword == "while") {
+                    body.push_back(parse_while(std::move(ctl)));
                 } else if (ctl.keyword == "elif" || ctl.keyword == "else" || ctl.keyword == "endif" ||
-                           ctl.keyword == "endfor") {
+                           ctl.keyword == "endfor" || ctl.keyword == "endwhile") {
                     --depth_;
                     return body;
                 } else if (ctl.keyword.empty()) {
@@ -120,6 +162,7 @@ private:
         while (true) {
             if (p.at_end()) p.fail_here("a filter");
             ExprPtr f = p.parse_expression();
+            refuse_power(*f, "a filter");
             if (f->kind == Expr::Kind::Name && f->name == "n") n.raw = true;
             else n.filters.push_back(std::move(f));
             if (!p.at_op(",")) break;
@@ -131,11 +174,35 @@ private:
     std::uint32_t current_pos() const { return at_ < chunks_.size() ? chunks_[at_].pos : 0; }
 
     Control control(const Chunk& c) {
+        const std::string_view src(t_.source);
         std::size_t i = c.begin;
-        while (i < c.end && (t_.source[i] == ' ' || t_.source[i] == '\t')) ++i;
+        while (i < c.end && (src[i] == ' ' || src[i] == '\t')) ++i;
         std::size_t k = i;
-        while (k < c.end && is_name_char(t_.source[k])) ++k;
-        return Control{t_.source.substr(i, k - i), c.pos, ExprParser(tokenize(t_.source, k, c.end))};
+        while (k < c.end && is_name_char(src[k])) ++k;
+        std::string keyword(src.substr(i, k - i));
+        // Mako reads nothing after an end keyword (`% endfor anything` ends the for).
+        if (keyword.rfind("end", 0) == 0 && keyword.size() > 3)
+            return Control{std::move(keyword), c.pos, ExprParser(tokenize(src, k, k))};
+        // Mako's statement (its PythonFragment, ^(\w+)(?:\s+(.*?))?:\s*(#|$)) is the keyword,
+        // blanks and the text up to the first ':' after which only blanks come before a '#' (a
+        // comment from there) or the line's end; `% if(x):` is no statement to it.
+        const auto blank = [](char ch) {
+            return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
+        };
+        if (k < c.end && !blank(src[k]) && src[k] != ':')
+            throw PositionedError(fmt::format("'% {}' must be followed by a blank or ':' (Mako's control lines)",
+                                              keyword),
+                                  static_cast<std::uint32_t>(k));
+        std::size_t stop = c.end;
+        bool ended = false;
+        for (std::size_t p = k; p < c.end && !ended; ++p) {
+            if (src[p] != ':') continue;
+            std::size_t q = p + 1;
+            while (q < c.end && blank(src[q])) ++q;
+            ended = q == c.end || src[q] == '#';
+            if (ended) stop = q;
+        }
+        return Control{std::move(keyword), c.pos, ExprParser(tokenize(src, k, stop)), !ended};
     }
 
     // Consumes the chunk at at_ if it is a control line; returns it.
@@ -153,6 +220,9 @@ private:
     static void expect_colon_end(Control& ctl) {
         ctl.rest.expect_op(":");
         ctl.rest.expect_end();
+        if (ctl.unterminated)
+            throw PositionedError(fmt::format("'% {}' must end with its ':' (Mako's control lines)", ctl.keyword),
+                                  ctl.pos);
     }
 
     Node parse_if(Control ctl) {
@@ -173,8 +243,8 @@ private:
                 next.rest.expect_end();
                 return n;
             }
-            if (next.keyword == "endfor")
-                throw PositionedError("'% endfor' inside '% if' (expected '% endif')", next.pos);
+            if (next.keyword != "elif" && next.keyword != "else")
+                throw PositionedError(fmt::format("'% {}' inside '% if' (expected '% endif')", next.keyword), next.pos);
             if (seen_else) throw PositionedError(fmt::format("'% {}' after '% else'", next.keyword), next.pos);
             Branch br;
             if (next.keyword == "elif") {
@@ -210,14 +280,57 @@ private:
         p.next();
         n.expr = p.parse_expression_list();
         expect_colon_end(ctl);
-        n.body = parse_body();
+        n.body = parse_loop_body();
         if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::Control)
             throw PositionedError("'% for' is not closed by '% endfor'", ctl.pos);
         Control end = take_control();
+        if (end.keyword == "else") {
+            // Python's for/else: the else body renders when no break ended the loop (a break in
+            // it belongs to an outer loop).
+            expect_colon_end(end);
+            n.orelse = parse_body();
+            if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::Control)
+                throw PositionedError("'% for' is not closed by '% endfor'", ctl.pos);
+            end = take_control();
+        }
         if (end.keyword != "endfor")
             throw PositionedError(fmt::format("'% {}' inside '% for' (expected '% endfor')", end.keyword), end.pos);
         end.rest.expect_end();
         return n;
+    }
+
+    // `% while cond:` ... `% endwhile` (Mako refuses an else of a while).
+    Node parse_while(Control ctl) {
+        ++at_;
+        Node n(Node::Kind::While, ctl.pos);
+        n.expr = ctl.rest.parse_expression();
+        expect_colon_end(ctl);
+        n.body = parse_loop_body();
+        if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::Control)
+            throw PositionedError("'% while' is not closed by '% endwhile'", ctl.pos);
+        Control end = take_control();
+        if (end.keyword != "endwhile")
+            throw PositionedError(fmt::format("'% {}' inside '% while' (expected '% endwhile')", end.keyword), end.pos);
+        end.rest.expect_end();
+        return n;
+    }
+
+    // The body of a loop, where a <% break %> or <% continue %> may stand.
+    std::vector<Node> parse_loop_body() {
+        ++loop_depth_;
+        std::vector<Node> body = parse_body();
+        --loop_depth_;
+        return body;
+    }
+
+    // The body of a def or of a <%call>: a function of its own in Mako, which no loop around it
+    // reaches into.
+    std::vector<Node> parse_function_body() {
+        const std::size_t saved = loop_depth_;
+        loop_depth_ = 0;
+        std::vector<Node> body = parse_body();
+        loop_depth_ = saved;
+        return body;
     }
 
     // <%call expr="f(...)" args="a, b"> body </%call>: calls f with `caller` whose body() renders
@@ -308,7 +421,7 @@ private:
             a.expect_end();
         }
         if (!c.self_closing) {
-            n.body = parse_body();
+            n.body = parse_function_body();
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::CallClose)
                 throw PositionedError("'<%call>' is not closed by '</%call>'", c.pos);
             ++at_;
@@ -430,6 +543,8 @@ private:
             if (auto it = attrs.find("args"); it != attrs.end()) {
                 ExprParser p(tokenize(t_.source, it->second.first, it->second.second));
                 parse_params(p, t_.page_params, false);
+                for (const Param& param : t_.page_params)
+                    if (param.default_value) refuse_power(*param.default_value, "a default argument");
                 p.expect_end();
             }
         }
@@ -451,13 +566,19 @@ private:
             ExprParser fp(tokenize(t_.source, c.args_begin, c.args_end));
             while (!fp.at_end()) {
                 def.filters.push_back(fp.parse_expression());
+                refuse_power(*def.filters.back(), "a filter");
                 if (!fp.at_op(",")) break;
                 fp.next();
             }
             fp.expect_end();
         }
+        if (!def_stack_.empty()) def.parent = def_stack_.back();
         if (!c.self_closing) {
-            def.body = parse_body();
+            ++def_nesting_;
+            def_stack_.push_back(def.name);
+            def.body = parse_function_body();
+            def_stack_.pop_back();
+            --def_nesting_;
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::DefClose) {
                 if (at_ < chunks_.size()) {
                     Control ctl = control(chunks_[at_]);
@@ -470,6 +591,10 @@ private:
         }
         if (t_.defs.count(def.name) || def.name == t_.main_def_name)
             throw PositionedError(fmt::format("def '{}' defined twice", def.name), c.pos);
+        analyze_scopes(def);
+        for (const Param& param : def.params)
+            if (param.default_value) refuse_power(*param.default_value, "a def's default argument");
+        if (def_nesting_ == 0) top_defs_.push_back(def.name);
         std::string name = def.name;
         t_.defs.emplace(std::move(name), std::move(def));
     }
@@ -478,6 +603,12 @@ private:
     std::vector<Chunk> chunks_;
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
+    std::size_t loop_depth_ = 0;          // `% for` and `% while` around the chunk being parsed, in its def
+    std::size_t def_nesting_ = 0;         // <%def>s around the chunk being parsed
+    std::vector<std::string> def_stack_;  // their names, innermost last
+
+public:
+    std::vector<std::string> top_defs_;  // the names of the <%def>s not nested in another
 };
 
 }  // namespace
@@ -524,6 +655,8 @@ void compile_template_parts(detail::CompiledTemplate& out,
         top.name = names.at(k);
         top.pos = static_cast<std::uint32_t>(ranges[k].first);
         top.body = parser.parse_top();
+        analyze_scopes(top);
+        check_def_defaults(out, parser.top_defs_);
         tops.push_back(std::move(top));
     }
     // A part is no file: nothing can include it or be its parent, and it takes no arguments.
@@ -553,6 +686,9 @@ void compile_template(detail::CompiledTemplate& out, const std::string& main_nam
         main.params = std::move(out.page_params);
         out.page_params.clear();
     }
+    main.is_body = main_name == top_level_name;
+    analyze_scopes(main);
+    check_def_defaults(out, parser.top_defs_);
     if (out.defs.count(main_name))
         throw PositionedError(fmt::format("def '{}' has the name of the template's main def", main_name),
                               out.defs.at(main_name).pos);

@@ -49,7 +49,9 @@ TEST(Errors, BadSyntax) {
     expect_render_error([] { Template::from_string("\n\n% if x\n% endif"); }, 3, 7, "expected ':'");
     expect_render_error([] { Template::from_string("% for in x:\n% endfor"); }, 1, 7, "expected a loop variable name");
     expect_render_error([] { Template::from_string("% for i x:\n% endfor"); }, 1, 9, "expected 'in'");
-    expect_render_error([] { Template::from_string("a\n% while x:\n"); }, 2, 1, "unsupported control line '% while'");
+    expect_render_error([] { Template::from_string("a\n% try:\n"); }, 2, 1, "unsupported control line '% try'");
+    expect_render_error([] { Template::from_string("a\n% while x:\n"); }, 2, 1,
+                        "'% while' is not closed by '% endwhile'");
     expect_render_error([] { Template::from_string("${1 $ 2}"); }, 1, 5, "unexpected character '$'");
     expect_render_error([] { Template::from_string("${f(a=1, 2)}"); }, 1, 10, "positional argument follows keyword");
     expect_render_error([] { Template::from_string("${" + std::string(4301, '9') + "}"); }, 1, 3,
@@ -70,7 +72,9 @@ TEST(Errors, BadSyntax) {
     expect_render_error([] { Template::from_string("<% import os %>"); }, 1, 11, "no module named 'os'");
     expect_render_error([] { Template::from_string("<% class A: pass %>"); }, 1, 4,
                         "the 'class' statement is not supported");
-    expect_render_error([] { Template::from_string("<%\nreturn 1\n%>"); }, 2, 1, "'return' outside function");
+    // A <% %> block runs in a function in Mako (its return ends the def or the top level); <%! %>
+    // code is the module's.
+    expect_render_error([] { Template::from_string("<%!\nreturn 1\n%>"); }, 2, 1, "'return' outside function");
     expect_render_error([] { Template::from_string("<%\ndef f(a, a):\n    pass\n%>"); }, 2, 10,
                         "duplicate argument 'a'");
     expect_render_error([] { Template::from_string("${f'{1 + }'}"); }, 1, 10, "invalid syntax");

@@ -16,7 +16,10 @@ TEST(Language, Substitution) {
     EXPECT_EQ(render("a ${x} b ${y}", {{"x", 1}, {"y", "two"}}), "a 1 b two");
     EXPECT_EQ(render("${ {'a': 1}['a'] }"), "1");
     EXPECT_EQ(render("${'}'}"), "}");
-    EXPECT_EQ(render("${1 +\n 2}"), "3");
+    // Mako compiles the expression as Python statements: a line end outside brackets ends it.
+    EXPECT_EQ(render("${(1 +\n 2)}"), "3");
+    EXPECT_EQ(render("${1 +\\\n 2}"), "3");
+    EXPECT_THROW(render("${1 +\n 2}"), kjarni::RenderError);
 }
 
 TEST(Language, LiteralsPrintAsPython) {
@@ -178,8 +181,11 @@ TEST(Language, DefsSeeGlobalsAndTheirArgumentsShadowThem) {
     EXPECT_EQ(render(src, {{"x", "X"}, {"y", "Y"}}), "1YX");
 }
 
-TEST(Language, DefDefaultsMayUseGlobals) {
-    EXPECT_EQ(render("<%def name=\"f(a=n * 2)\">${a}</%def>${f()}", {{"n", 21}}), "42");
+TEST(Language, DefDefaultsSeeModuleNamesNotGlobals) {
+    // Mako evaluates a def's defaults when it loads the template, before any render: a global is
+    // a NameError there, a name of <%! %> code is not.
+    EXPECT_EQ(render("<%! K = 21 %><%def name=\"f(a=K * 2)\">${a}</%def>${f()}"), "42");
+    EXPECT_THROW(render("<%def name=\"f(a=n * 2)\">${a}</%def>${f()}", {{"n", 21}}), kjarni::RenderError);
 }
 
 TEST(Language, GetDef) {

@@ -8,9 +8,11 @@
 ///
 ///      ${expression | filters}             substitution: str() of the value, then Mako's escapes h, u, x,
 ///                                          trim (n: no str first) or callables from the globals
-///      % if / % elif / % else / % endif, % for ... in ...: / % endfor
+///      % if / % elif / % else / % endif, % for ... in ...: / % else / % endfor, % while / % endwhile
 ///                                          control lines (the whole line vanishes); `loop` in a for
-///                                          (index, reverse_index, first, last, even, odd, parent, cycle)
+///                                          (index, reverse_index, first, last, even, odd, parent, cycle);
+///                                          a <% break %>, <% continue %> or <% return %> acts on them
+///                                          and on the def as in Mako
 ///      <%def name="f(a, b=1)" filter="trim"> ... </%def>
 ///                                          a def; called in an expression it writes its text there and
 ///                                          returns '' (as in Mako); the tags take no whitespace with
@@ -26,6 +28,8 @@
 ///      <%call expr="f(...)" args="a">      calls f with `caller`; caller.body(a=...) renders the body
 ///      <%self:f x="${v}" args="a">         the same as a custom tag (self and local: the template's defs)
 ///      ## comment, \ at a line end (joins lines), %% at a line start (a literal %)
+///      <%doc> ... </%doc>, <%text> ... </%text>
+///                                          a comment; text written as it is (nothing in it read)
 /// Expressions are Python's: literals (ints of any size, floats, strings: raw, triple-quoted,
 /// f-strings), names, attributes, indexing and slices, calls with keywords, arithmetic, bit
 /// operations, comparisons (chained), in / is, and / or / not, conditional expressions, lambdas,
@@ -38,8 +42,16 @@
 /// discard, update, union...); builtins (range, len, str, repr, int, float, bool, list, tuple, dict,
 /// set, min, max, sum, any, all, abs, round, divmod, pow, enumerate, zip, map, filter, sorted,
 /// reversed, isinstance, callable, type, getattr, hasattr, iter, next, hex, oct, bin, ord, chr,
-/// format); `context` (get, keys, kwargs), `self`, `local` and UNDEFINED. Strings count, index and
+/// format, ascii); `context` (get, keys, kwargs, context['n'], write), `pageargs`, `self`, `local`,
+/// UNDEFINED and STOP_RENDERING; * and ** unpacking in calls and displays. Strings count, index and
 /// slice in code points; dicts iterate in insertion order and take any hashable key.
+/// Names are scoped as in Mako, whose top level and defs are Python functions: a name assigned
+/// anywhere in one (in <% %> code, as a `% for` variable) is its local everywhere in it, read
+/// before it is assigned an error (no global of the same name); every other name it reads must be
+/// defined when it starts rendering, even one read in a branch never taken; the defs the top level
+/// calls by name see the names its <% %> blocks assigned; a <%def> written in a <%def> is a
+/// closure there (reading its names, seen only inside it); a <%call> body's assignments are its
+/// own; a def's default arguments see only builtins and the names of <%! %> code.
 /// Lists, dicts and sets change in place with Python's aliasing, for those the render made; values
 /// from the globals or from C++ are shared between renders and threads and stay unchanged: changing
 /// one is an error naming it (copy it first, e.g. list(x)). A container cannot be put inside itself
@@ -52,7 +64,9 @@
 /// any and all work), integers beyond 2^20 bits, def attributes other than name and filter, imports
 /// other than math, complex numbers, case mapping beyond Latin, basic Greek and Cyrillic, and
 /// ${...} inside the attributes of the loader's tags, a lone CR (not before LF) inside the code of
-/// a <% %> block.
+/// a <% %> block, <%block>, <%text filter=...>, <%namespace> with a body, \N{...} escapes, *args
+/// and **kwargs parameters; and as Mako fails on them: '**' in filters and default arguments,
+/// ${a, b} (Mako's str(a, b)), assigning loop, context, UNDEFINED or STOP_RENDERING.
 /// With a template loader (lookup.hpp: TemplateLookup, or from_associated_file):
 ///      <%include file="uri" args="v=5"/>   renders that template here, with the render globals and
 ///                                          the args for its <%page args>

@@ -1,0 +1,1 @@
+<% x = n # a comment on the last line, which has no line end %>${x}

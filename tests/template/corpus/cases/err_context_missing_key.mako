@@ -1,0 +1,1 @@
+${context['no_such_name']}

@@ -1,0 +1,4 @@
+% for i in range(2): \
+
+${i}
+% endfor

@@ -1,0 +1,1 @@
+<%def name="outer()"><%def name="inner()">in</%def></%def>${inner()}

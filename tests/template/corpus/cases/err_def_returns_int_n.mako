@@ -1,0 +1,1 @@
+<%def name="f()">a<% return 5 %></%def>${f() | n}

@@ -1,0 +1,1 @@
+${n # the } is in the comment}

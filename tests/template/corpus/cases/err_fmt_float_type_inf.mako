@@ -1,0 +1,1 @@
+${format(float('inf'), 'd')}

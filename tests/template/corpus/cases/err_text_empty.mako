@@ -1,0 +1,1 @@
+a<%text></%text>b

@@ -1,0 +1,1 @@
+before <% return STOP_RENDERING %> after

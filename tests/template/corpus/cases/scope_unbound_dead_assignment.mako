@@ -1,0 +1,4 @@
+% if False:
+<% zz = 1 %>
+% endif
+${zz}

@@ -1,0 +1,4 @@
+${n}
+% for n in range(2):
+${n}
+% endfor

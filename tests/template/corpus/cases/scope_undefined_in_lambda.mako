@@ -1,0 +1,1 @@
+${(lambda: no_such_name)() if False else 1}
