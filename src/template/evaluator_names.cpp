@@ -116,10 +116,12 @@ Value Evaluator::pageargs() const {
     // the template rendered; none for a body an inheriting template's next.body() renders.
     DictItems args;
     if (!frame_.chain || frame_.index + 1 == frame_.chain->size())
-        for (const auto& [key, value] : *globals_)
+        for (const auto& [key, value] : *globals_) {
+            const auto& name = key;  // (a lambda capturing a structured binding is refused by clang 14)
             if (std::none_of(function_->params.begin(), function_->params.end(),
-                             [&](const Param& p) { return p.name == key; }))
+                             [&](const Param& p) { return p.name == name; }))
                 args.set(Value(key), value);
+        }
     return Value::dict(std::move(args));
 }
 

@@ -358,7 +358,7 @@ ExprPtr ExprParser::parse_call(ExprPtr callee, std::uint32_t pos, bool parenthes
     while (parenthesized ? !at_op(")") : !at_end()) {
         if (at_op("**")) {  // f(**d): d's items as keyword arguments
             next();
-            call->kw_names.push_back("**");
+            call->kw_names.emplace_back("**");
             call->children.push_back(parse_expression());
         } else if (at_op("*")) {  // f(*xs): xs's items as positional arguments
             if (!call->kw_names.empty()) fail("iterable argument unpacking follows keyword argument unpacking");
