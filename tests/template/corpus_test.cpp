@@ -6,6 +6,7 @@
 // kjarni refuses while Mako renders it fails, unless corpus/refused.txt lists it with the reason; a
 // listed case that kjarni renders fails as well, so that the list stays true.
 
+#include "corpus_globals.hpp"
 #include "test_util.hpp"
 
 #include <kjarni/template/lookup.hpp>
@@ -19,9 +20,6 @@
 namespace {
 
 namespace fs = std::filesystem;
-using kjarni::Args;
-using kjarni::Globals;
-using kjarni::Value;
 
 const fs::path corpus_dir = fs::path(KJARNI_TEST_DATA_DIR).parent_path() / "corpus";
 
@@ -30,23 +28,6 @@ std::string read_file(const fs::path& p) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-// The globals of peer/mako_corpus.py, value for value.
-Globals corpus_globals() {
-    Globals g;
-    g["n"] = 4;
-    g["names"] = Value{"x", "y", "z"};
-    g["ctype"] = "float";
-    g["scale"] = 0.5;
-    g["flag"] = true;
-    g["empty"] = Value::list({});
-    g["text"] = "h\xc3\xa9llo w\xc3\xb6rld";
-    g["mapping"] = Value::dict({{"b", 2}, {"a", 1}, {"c", 3}});
-    g["pairs"] = Value{Value::tuple({"i", 1}), Value::tuple({"j", 2})};
-    g["big"] = std::int64_t{1} << 40;
-    g["twice"] = Value::function([](const Args& a) { return Value(a[0].as_string() + a[0].as_string()); });
-    return g;
 }
 
 // corpus/refused.txt: `case: reason` lines; `#` starts a comment.
@@ -84,7 +65,7 @@ TEST_P(Corpus, RendersAsMako) {
     try {
         // As peer/mako_corpus.py: a lookup on corpus/lib for the loader tags.
         static const kjarni::TemplateLookup lookup({corpus_dir / "lib"});
-        rendered = lookup.from_string(source, name + ".mako").render(corpus_globals());
+        rendered = lookup.from_string(source, name + ".mako").render(kjarni::test::corpus_globals());
     } catch (const kjarni::RenderError& e) {
         error = e.what();
     }

@@ -48,4 +48,5 @@ def main():
         (out_dir / (case.stem + ".txt")).write_bytes(text.encode("utf-8"))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -35,6 +35,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import mako_corpus  # beside this script: the corpus globals
+
 corpus = Path(__file__).resolve().parent.parent / "corpus"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -50,25 +52,9 @@ DELIBERATE_REFUSALS = (
 )
 
 
-def twice(s):
-    return s + s
-
-
 def mako_globals():
-    # Those of mako_corpus.py and of the runner (corpus_test.cpp's), value for value.
-    return dict(
-        n=4,
-        names=["x", "y", "z"],
-        ctype="float",
-        scale=0.5,
-        flag=True,
-        empty=[],
-        text="h\u00e9llo w\u00f6rld",
-        mapping={"b": 2, "a": 1, "c": 3},
-        pairs=[("i", 1), ("j", 2)],
-        big=2**40,
-        twice=twice,
-    )
+    # The corpus test's globals (mako_corpus.py's, corpus_globals.hpp's in C++).
+    return mako_corpus.globals_()
 
 
 GLOBAL_TYPES = {
