@@ -271,7 +271,8 @@ struct ScanPlan {
     bool sequential = true;
     bool single_pass = false;
     bool cuda = false;
-    std::size_t group = 256;  // work items per group of the tiled kernels
+    bool barriers_in_branches = true;  // ScanShape's: the device runs a group's work items together
+    std::size_t group = 256;           // work items per group of the tiled kernels
     std::size_t items = 8;    // positions per work item in a tile
     std::size_t tile = 0;     // group * items
     std::size_t pieces = 1;   // chunks per row
@@ -285,19 +286,20 @@ ScanPlan plan_scan(const Queue& queue, const ScanSpec& spec, const ScanGeometry&
     // Through CUDA a tile's reads are issued while the previous tile is scanned (H100, cumsum of 2^28:
     // int32 1.70 -> 1.81 TB/s, float32 1.67 -> 1.78); NVIDIA's OpenCL lost about 1% with it.
     plan.cuda = queue.device().context().api().id() == ApiId::cuda();
-    // The single pass (items of 4, 8 or 16 bytes): at most 40 positions of 4 bytes per work item
-    // (lookback_items says how many), a tile of at most 10240 items (41 KiB staged, within the 48
-    // KiB every CUDA device and NVIDIA's OpenCL give a group); wider items take as many bytes. Measured on the H100 (cumsum of 2^28, GB/s, int32 /
-    // float32): 32 positions 2264 / 2268 through NVIDIA's OpenCL, 40 positions 2251 / 2251 (small
-    // tiles wait on the look-back; 48 would not fit 48 KiB); at 40, 2384 / 2382 through CUDA and
-    // 2401 / 2392 through OpenCL in a later run, against the three kernels' 1849 / 1826 through
-    // OpenCL and 1776 for float32 through CUDA. Items of 8 bytes (int32 into int64): 1810 through
-    // CUDA and 1761 through OpenCL, the three kernels 1849 and 1537. The stage, the scratch of the group's totals and the look-back's slots must fit the group's local
-    // memory. A tile waits for tiles whose groups have started, so the device must keep a started
-    // group running while others wait: CUDA devices and OpenCL GPUs do (their multiprocessors
-    // interleave every resident group), OpenCL CPU devices do (a group runs on one thread from its
-    // start to its end); other OpenCL devices keep the three kernels.
+    // The single pass (items of 4, 8 or 16 bytes): at most 40 positions of 4 bytes per work item (lookback_items
+    // says how many), a tile of at most 10240 items (41 KiB staged, within the 48 KiB every CUDA device and
+    // NVIDIA's OpenCL give a group); wider items take as many bytes. Measured on the H100 (cumsum of 2^28, GB/s,
+    // int32 / float32): 32 positions 2264 / 2268 through NVIDIA's OpenCL, 40 positions 2251 / 2251 (small tiles
+    // wait on the look-back; 48 would not fit 48 KiB); at 40, 2384 / 2382 through CUDA and 2401 / 2392 through
+    // OpenCL in a later run, against the three kernels' 1849 / 1826 through OpenCL and 1776 for float32 through
+    // CUDA. Items of 8 bytes (int32 into int64): 1810 through CUDA and 1761 through OpenCL, the three kernels 1849
+    // and 1537. The stage, the scratch of the group's totals and the look-back's slots must fit the group's local
+    // memory. A tile waits for tiles whose groups have started, so the device must keep a started group running
+    // while others wait: CUDA devices and OpenCL GPUs do (their multiprocessors interleave every resident group),
+    // OpenCL CPU devices do (a group runs on one thread from its start to its end); other OpenCL devices keep the
+    // three kernels.
     const DeviceType type = queue.device().params().type;
+    plan.barriers_in_branches = plan.cuda || type == DeviceType::gpu;
     // (a published item takes 1, 2 or 4 whole status words)
     const bool in_status_words = spec.item_size == 4 || spec.item_size == 8 || spec.item_size == 16;
     const std::size_t single_pass_items =
@@ -386,7 +388,7 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
                           use_32,
                           group,
                           mode != Mode::carries && table,
-                          plan.cuda || queue.device().params().type == DeviceType::gpu};
+                          plan.barriers_in_branches};
         const GeneratedKernel gk = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
                                                     [&] { return kernel_source(spec, k); });
         if (gk.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)
