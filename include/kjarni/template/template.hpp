@@ -64,7 +64,7 @@
 /// any and all work), integers beyond 2^20 bits, def attributes other than name and filter, imports
 /// other than math, complex numbers, case mapping beyond Latin, basic Greek and Cyrillic, and
 /// ${...} inside the attributes of the loader's tags, a lone CR (not before LF) inside the code of
-/// a <% %> block, <%block>, <%text filter=...>, <%namespace> with a body, \N{...} escapes, *args
+/// a <% %> block, <%block>, <%text filter=...>, <%namespace> with a body, `\N{...}` escapes, *args
 /// and **kwargs parameters; and as Mako fails on them: '**' in filters and default arguments,
 /// ${a, b} (Mako's str(a, b)), assigning loop, context, UNDEFINED or STOP_RENDERING.
 /// With a template loader (lookup.hpp: TemplateLookup, or from_associated_file):
