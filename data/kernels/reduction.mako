@@ -9,7 +9,9 @@
 ## (how many array arguments), args (each argument as [is an array, name]), reduced_ndim, group,
 ## vector (items per 16-byte load, 0: none), vector_item (their C type), from_partials,
 ## lanes_in_order (lane 0 combines the lanes in order: CPU devices), store (the result's store line,
-## or none for the partial results).
+## or none for the partial results), combine (the pieces combined in this kernel, below),
+## combine_decode (the result's offset for output `oc`), barriers_in_branches (the device runs a
+## group's work items together, so barriers may sit in a branch the whole group takes).
 ##
 ## One element into accumulator `target` at reduced position `e`: its position decoded over the
 ## reduced axes (rn<d>: their extents, a<k>_rs<d>: array k's strides), then mapped and reduced.
@@ -38,9 +40,82 @@
           ${target} = kjarni_reduce(${target}, kjarni_map(e${''.join(', %s_base + (%s_o + %s_r - e)' % (a, a, a) if p else ', ' + a for p, a in args)})); }
 % endif
 </%def>\
+## The pieces combined in the first pass's kernel, for a launch of one group along the outputs
+## (every output's pieces are then in that column): every group's partial results are in memory
+## (fenced) before its work item 0 counts the group (kj_done[0], left at zero by the queue's kernels:
+## algorithms/queue_scratch.hpp); the last group to arrive reads the partial results, which no
+## group of this launch read before (so no multiprocessor's cache holds a stale line of them), and
+## combines them as the second pass would (combine_lanes lanes per output, 4 accumulators each,
+## the same tree): the result has the same bits as with two kernels. It then sets the counter back
+## to zero. Where the device does not run a group's work items together, every group takes the
+## barriers (a compiler that loops over the work items cannot see that kj_last is the same for the
+## whole group).
+<%def name="combine_pieces()">\
+<% cond = '' if barriers_in_branches else 'kj_last && ' %>\
+    KJARNI_GLOBAL_FENCE;
+    LOCAL_MEM_DECL int kj_last;
+    LOCAL_BARRIER;
+    if (lid == 0) kj_last = KJARNI_COUNT_GROUP(kj_done) == (unsigned int)get_num_groups(1) - 1u;
+    LOCAL_BARRIER;
+% if barriers_in_branches:
+    if (kj_last) {
+% else:
+    {
+% endif
+        const ${idx} kj_pieces = (${idx})get_num_groups(1);
+        const ${idx} kj_lane = lid % combine_lanes;
+        const ${idx} oc = lid / combine_lanes;
+        const int kj_mine = oc < n_out;
+        KJARNI_ACC kj_acc = kjarni_neutral();
+        if (${cond}kj_mine) {
+% for j in range(1, 4):
+            KJARNI_ACC kj_acc${j} = kjarni_neutral();
+% endfor
+            ${idx} r = kj_lane;
+            for (; kj_pieces - r > 3 * combine_lanes; r += 4 * combine_lanes) {
+% for j in range(4):
+                kj_acc${j if j else ''} = kjarni_reduce(kj_acc${j if j else ''}, partial[(r + ${j} * combine_lanes) * n_out + oc]);
+% endfor
+            }
+            for (; r < kj_pieces; r += combine_lanes) kj_acc = kjarni_reduce(kj_acc, partial[r * n_out + oc]);
+            kj_acc = kjarni_reduce(kjarni_reduce(kj_acc, kj_acc1), kjarni_reduce(kj_acc2, kj_acc3));
+        }
+% if lanes_in_order:
+        scratch[lid] = kj_acc;
+        LOCAL_BARRIER;
+        if (${cond}kj_lane == 0)
+            for (${idx} k = 1; k < combine_lanes; ++k) kj_acc = kjarni_reduce(kj_acc, scratch[lid + k]);
+% else:
+        if (combine_lanes > 1) {
+            scratch[lid] = kj_acc;
+            LOCAL_BARRIER;
+            for (${idx} kj_half = combine_lanes / 2; kj_half > 0; kj_half >>= 1) {
+                if (${cond}kj_lane < kj_half) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + kj_half]);
+                LOCAL_BARRIER;
+            }
+            kj_acc = scratch[lid];
+        }
+% endif
+        if (${cond}kj_lane == 0 && kj_mine) {
+            const KJARNI_ACC acc = kj_acc;
+${combine_decode}\
+${store}\
+        }
+        if (${cond}lid == 0) kj_done[0] = 0u;
+    }
+</%def>\
 ${helpers}#define KJARNI_ACC ${acc}
 #define KJARNI_IDX ${idx}
-${code}${value_code if vector else ''}KERNEL void kjarni_reduction(GLOBAL_MEM ${result}* res_base, GLOBAL_MEM KJARNI_ACC* partial, ${idx} n_out, ${idx} n_red, ${idx} step, int64_t count, ${idx} lanes${params}${index_params})
+% if combine:
+#ifdef KJARNI_CUDA_API
+#define KJARNI_GLOBAL_FENCE __threadfence()
+#define KJARNI_COUNT_GROUP(p) atomicAdd((p), 1u)
+#else
+#define KJARNI_GLOBAL_FENCE mem_fence(CLK_GLOBAL_MEM_FENCE)
+#define KJARNI_COUNT_GROUP(p) atomic_inc((p))
+#endif
+% endif
+${code}${value_code if vector else ''}KERNEL void kjarni_reduction(GLOBAL_MEM ${result}* res_base, GLOBAL_MEM KJARNI_ACC* partial, ${idx} n_out, ${idx} n_red, ${idx} step, int64_t count, ${idx} lanes${', GLOBAL_MEM unsigned int* kj_done, %s combine_lanes' % idx if combine else ''}${params}${index_params})
 {
 ${prologue}\
     const ${idx} lid = (${idx})get_local_id(0);
@@ -104,10 +179,13 @@ ${element('acc', 'r')}\
     }
 % endif
     if (lane == 0 && o < n_out) {
-% if store is None:
+% if store is None or combine:
         partial[p * n_out + o] = acc;
 % else:
 ${store}\
 % endif
     }
+% if combine:
+${combine_pieces()}\
+% endif
 }

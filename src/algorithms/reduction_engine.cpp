@@ -8,8 +8,11 @@
 //   tree (on CPU devices lane 0 combines them in order: see reduction.mako). Grid dimension 1
 //   splits the reduced range of every output into S interleaved pieces when the outputs alone
 //   cannot fill the device (piece p takes the LANES-long runs p, p + S, p + 2S, ...); the pieces'
-//   partial results go to a temporary and a second kernel combines them in order. No atomics: the
-//   same input gives the same bits every run.
+//   partial results go to a temporary and are combined in a fixed order: by the last group of the
+//   same kernel to finish (a counter that the queue's kernels leave at zero) where one column of
+//   groups holds every output's pieces (the whole sum: a launch fewer, most of the host's work at
+//   4-16 MiB), else by a second kernel. The counter only picks which group combines, never the
+//   order: the same input gives the same bits every run, in one kernel or two.
 //
 // S is a power of two and the grid many times what the device holds at once (about 64 groups
 // per compute unit): in a raw CUDA sweep on an H100, a whole sum of 2 GiB read 3107 GB/s with 8192
@@ -31,6 +34,7 @@
 #include "algorithms/reduction_engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <numeric>
@@ -47,9 +51,11 @@
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/kernel_key_text.hpp"
 #include "algorithms/kernel_templates.hpp"
+#include "algorithms/queue_scratch.hpp"
 #include "algorithms/reduction_cpu.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "base/ceil_div.hpp"
+#include "core/recording_registry.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
@@ -91,7 +97,9 @@ struct KernelShape {
     bool from_partials = false;  // reads the partial results (second pass)
     bool table = false;          // the layout comes in a table (more than max_scalar_axes axes)
     std::size_t vector = 0;      // items per 16-byte load along contiguous memory (0: one item at a time)
-    bool lanes_in_order = false;  // lane 0 combines its output's lanes in order (CPU devices), not a tree
+    bool lanes_in_order = false;       // lane 0 combines its output's lanes in order (CPU devices), not a tree
+    bool combine = false;              // the last group combines the pieces (a launch of one group along the outputs)
+    bool barriers_in_branches = true;  // the device runs a group's work items together (see reduction.mako)
 };
 
 /// The names of the layout values a kernel takes, in order: the kept space's layout over the arrays
@@ -155,7 +163,10 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
                                     k.vector != 0 ? storage_ctype(spec.arguments[0].dtype) : std::string()},
                                    {"from_partials", k.from_partials},
                                    {"lanes_in_order", k.lanes_in_order},
-                                   {"store", k.final_pass ? Value(store_result_code(spec)) : Value()}});
+                                   {"combine", k.combine},
+                                   {"combine_decode", k.combine ? decode_offsets(k.kept_ndim, {"res"}, idx, "oc") : ""},
+                                   {"barriers_in_branches", k.barriers_in_branches},
+                                   {"store", k.final_pass || k.combine ? Value(store_result_code(spec)) : Value()}});
 }
 
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
@@ -169,10 +180,20 @@ std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
         .flag(" table=", k.table)
         .number(" vector=", k.vector)
         .flag(" in_order=", k.lanes_in_order)
+        .flag(" combine=", k.combine)
+        .flag(" branch_barriers=", k.barriers_in_branches)
         .text(" acc=", spec.acc_ctype)
         .text(" result=", spec.result.name())
         .arguments(" args=", spec.arguments, false)
         .finish(spec.code);
+}
+
+std::atomic<bool> combine_in_kernel_allowed{true};
+
+/// Whether the device runs a group's work items together (CUDA devices, OpenCL GPUs), so that a
+/// barrier may sit in a branch the whole group takes; a CPU device runs them as loops.
+bool runs_groups_together(const BoundDevice& device) {
+    return device.context().api().id() == ApiId::cuda() || device.params().type == DeviceType::gpu;
 }
 
 std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::ptrdiff_t>& strides) {
@@ -329,6 +350,12 @@ bool reduction_fits_32_bits(const ReductionGeometry& g, const Strategy& st) {
            static_cast<std::size_t>(std::llabs(g.offsets.back())) + reach(kept.shape, kept.strides.back()) < limit;
 }
 
+/// Work items per output that combine the pieces' partial results (the second pass's lanes): all
+/// of a group's on a single output, else one per output.
+std::size_t combine_lanes(std::size_t n_out, const Strategy& st) {
+    return n_out == 1 ? std::min(st.group, floor_pow2(st.pieces)) : 1;
+}
+
 /// The first pass: every output's reduced range (or, with pieces, each piece's partial result into
 /// `partials`).
 void launch_first_pass(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
@@ -344,6 +371,10 @@ void launch_first_pass(const Queue& queue, const ReductionSpec& spec, const std:
     push_index(args, static_cast<std::int64_t>(st.step), use_32);
     args.push_back(scalar_arg(&count, sizeof(count)));
     push_index(args, static_cast<std::int64_t>(st.lanes), use_32);
+    if (shape.combine) {
+        args.push_back(self_resetting_counters(queue, 1));
+        push_index(args, static_cast<std::int64_t>(combine_lanes(g.n_out, st)), use_32);
+    }
     std::vector<std::vector<std::byte>> scalars;
     push_operands(args, spec.arguments, arguments, scalars);
     std::vector<std::int64_t> layout = layout_values(g.kept, g.offsets);
@@ -363,9 +394,10 @@ void launch_combine_pass(const Queue& queue, const ReductionSpec& spec, const Re
                          bool use_32, const Array& out, const Buffer& partials) {
     const std::size_t n_out = g.n_out, group = st.group;
     const auto count = static_cast<std::int64_t>(g.n_red);
-    const std::size_t lanes2 = n_out == 1 ? std::min(group, floor_pow2(st.pieces)) : 1;
+    const std::size_t lanes2 = combine_lanes(n_out, st);
     KernelShape shape2{g.kept.ndim(), 0, use_32, group, true, true, layout_in_table(g.kept.ndim())};
     shape2.lanes_in_order = cpu_code(queue.device());
+    shape2.barriers_in_branches = runs_groups_together(queue.device());
     const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
                                                 [&] { return kernel_source(spec, shape2); });
     IterationSpace out_space = g.kept;
@@ -386,6 +418,8 @@ void launch_combine_pass(const Queue& queue, const ReductionSpec& spec, const Re
 }
 
 }  // namespace
+
+void allow_combine_in_kernel(bool allow) { combine_in_kernel_allowed.store(allow, std::memory_order_relaxed); }
 
 std::string store_result_code(const ReductionSpec& spec) {
     const std::string value = "kjarni_finish(acc, count)";
@@ -422,6 +456,12 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     pad_axes(g.kept);
     pad_axes(g.red);
 
+    // One kernel where the pieces of every output are in one column of groups: its last group
+    // combines them (reduction.mako). Not while the queue records: a replay may run beside other
+    // work of the queue that uses its counter (queue_scratch.hpp).
+    const bool combine_allowed =
+        combine_in_kernel_allowed.load(std::memory_order_relaxed) && recording_on(backend_of(queue).get()) == nullptr;
+    const bool barriers_in_branches = runs_groups_together(queue.device());
     const auto first_pass = [&](const Strategy& st) {
         const KernelShape ks{g.kept.ndim(),
                              g.red.ndim(),
@@ -431,7 +471,9 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                              false,
                              layout_in_table(std::max(g.kept.ndim(), g.red.ndim())),
                              st.lanes > 1 ? plan.vector : 0,
-                             cpu_code(queue.device())};
+                             cpu_code(queue.device()),
+                             combine_allowed && st.pieces > 1 && st.groups_x == 1,
+                             barriers_in_branches};
         return std::pair{ks, generated_kernel(queue.device(), kernel_key(spec, ks), "kjarni_reduction",
                                               [&] { return kernel_source(spec, ks); })};
     };
@@ -451,7 +493,8 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     const Buffer partials =
         chosen.pieces > 1 ? temporary_buffer(queue, chosen.pieces * g.n_out * spec.acc_size) : out.base();
     launch_first_pass(queue, spec, arguments, g, chosen, shape1, k1, out, partials);
-    if (chosen.pieces > 1) launch_combine_pass(queue, spec, g, chosen, shape1.use_32_bits, out, partials);
+    if (chosen.pieces > 1 && !shape1.combine)
+        launch_combine_pass(queue, spec, g, chosen, shape1.use_32_bits, out, partials);
     return out;
 }
 

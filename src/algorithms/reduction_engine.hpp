@@ -53,6 +53,10 @@ std::string reduction_code(const std::vector<CArgument>& arguments, const std::s
 /// (float16 results encoded from float): the same in every kernel form.
 std::string store_result_code(const ReductionSpec& spec);
 
+/// Whether a reduction split into pieces may combine them in its one kernel (the default) or takes a
+/// second kernel (for tests that compare both: the results have the same bits).
+void allow_combine_in_kernel(bool allow);
+
 /// Runs the reduction over the broadcast shape of the array arguments (see ReductionKernel).
 Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
                     const ReduceOptions& options);
