@@ -22,7 +22,12 @@
 <% tile_id = 'ticket' if mode == 'lookback' else 'get_group_id(0)' %>\
 % if mode == 'lookback':
     LOCAL_MEM_DECL unsigned int kjarni_ticket;
-    if (lid == 0) kjarni_ticket = KJARNI_TAKE_TICKET(partial);
+    if (lid == 0) {
+        kjarni_ticket = KJARNI_TAKE_TICKET(partial);
+        // Every other group has taken its ticket: the counter starts again from zero for the
+        // queue's next single pass (no fill between them).
+        if (kjarni_ticket == (unsigned int)(n_rows * pieces) - 1u) *(volatile GLOBAL_MEM unsigned int*)partial = 0u;
+    }
     LOCAL_BARRIER;
     const ${idx} ticket = (${idx})kjarni_ticket;
 % endif
@@ -111,7 +116,7 @@ ${ind}}
     LOCAL_MEM_DECL KJARNI_ITEM kjarni_prefix;
     const KJARNI_ITEM aggregate = ${aggregate};
     const ${idx} block = piece / ${fan}, in_block = piece % ${fan}, super = block / ${fan}, in_super = block % ${fan};
-    if (lid == 0) kjarni_publish(KJARNI_SLOT(tile_slots + piece), aggregate);
+    if (lid == 0) kjarni_publish(KJARNI_SLOT(tile_slots + piece), aggregate, epoch);
     // A block's last tile sums its block's earlier aggregates and publishes the block's total before
     // it waits for the earlier blocks' totals; every other tile waits for both at once (one tree
     // over both halves of kjarni_look: the extra tree's barriers cost 3% at 2 GiB). The branch is
@@ -123,9 +128,9 @@ ${ind}}
 ## same tree in the same order, after one more barrier for every tile (which cost GPUs 8-9% of a
 ## 256 MiB or 2 GiB cumsum on the H200, so they keep the branch).
     const int block_last = in_block == ${fan - 1};
-    if (lid < ${fan}) kjarni_look[lid] = lid < in_block ? kjarni_wait_status(KJARNI_SLOT(tile_slots + piece - in_block + lid)) : kjarni_neutral();
+    if (lid < ${fan}) kjarni_look[lid] = lid < in_block ? kjarni_wait_status(KJARNI_SLOT(tile_slots + piece - in_block + lid), epoch) : kjarni_neutral();
     if (!block_last && lid >= ${fan} && lid < ${2 * fan})
-        kjarni_look[lid] = lid - ${fan} < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid - ${fan})) : kjarni_neutral();
+        kjarni_look[lid] = lid - ${fan} < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid - ${fan}), epoch) : kjarni_neutral();
     LOCAL_BARRIER;
     for (int d = 1; d < ${fan}; d <<= 1) {
         if (lid < (block_last ? ${fan} : ${2 * fan}) && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], kjarni_look[lid + d]);
@@ -133,9 +138,9 @@ ${ind}}
     }
 % if barriers_in_branches:
     if (block_last) {
-        if (lid == 0) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate));
+        if (lid == 0) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate), epoch);
         if (lid >= ${fan} && lid < ${2 * fan})
-            kjarni_look[lid] = lid - ${fan} < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid - ${fan})) : kjarni_neutral();
+            kjarni_look[lid] = lid - ${fan} < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid - ${fan}), epoch) : kjarni_neutral();
         LOCAL_BARRIER;
         for (int d = 1; d < ${fan}; d <<= 1) {
             if (lid >= ${fan} && lid < ${2 * fan} && (lid & (2 * d - 1)) == 0) kjarni_look[lid] = kjarni_scan_op(kjarni_look[lid], kjarni_look[lid + d]);
@@ -143,9 +148,9 @@ ${ind}}
         }
     }
 % else:
-    if (block_last && lid == 0) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate));
+    if (block_last && lid == 0) kjarni_publish(KJARNI_SLOT(block_slots + block), kjarni_scan_op(kjarni_look[0], aggregate), epoch);
     if (block_last && lid >= ${fan} && lid < ${2 * fan})
-        kjarni_look[lid] = lid - ${fan} < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid - ${fan})) : kjarni_neutral();
+        kjarni_look[lid] = lid - ${fan} < in_super ? kjarni_wait_status(KJARNI_SLOT(block_slots + block - in_super + lid - ${fan}), epoch) : kjarni_neutral();
     LOCAL_BARRIER;
 % endif
     if (lid == 0) {
@@ -155,10 +160,10 @@ ${ind}}
                 for (int j = ${fan}; j < ${2 * fan}; j += 2 * d) kjarni_look[j] = kjarni_scan_op(kjarni_look[j], kjarni_look[j + d]);
         }
 % endif
-        const KJARNI_ITEM before_super = super > 0 ? kjarni_wait_status(KJARNI_SLOT(super_slots + super)) : kjarni_neutral();
+        const KJARNI_ITEM before_super = super > 0 ? kjarni_wait_status(KJARNI_SLOT(super_slots + super), epoch) : kjarni_neutral();
         const KJARNI_ITEM found = kjarni_scan_op(kjarni_scan_op(before_super, kjarni_look[${fan}]), kjarni_look[0]);
         if (block_last && in_super == ${fan - 1} && super + 1 < supers)
-            kjarni_publish(KJARNI_SLOT(super_slots + super + 1), kjarni_scan_op(found, aggregate));
+            kjarni_publish(KJARNI_SLOT(super_slots + super + 1), kjarni_scan_op(found, aggregate), epoch);
         kjarni_prefix = found;
     }
     LOCAL_BARRIER;
@@ -172,22 +177,23 @@ ${helpers}#define KJARNI_ITEM ${item}
 #define KJARNI_IDX ${idx}
 ${code}\
 % if mode == 'lookback':
-## A published item is status_words status words, each 4 bytes of the item in its low half and 1 in
-## its high half (0: nothing yet), written and read as one 64-bit word, so that a reader never sees
-## a flag without its bytes and no fence is needed (each word is written once per launch); the
-## ticket orders the tiles.
+## A published item is status_words status words, each 4 bytes of the item in its low half and the
+## launch's epoch in its high half (any other value: nothing yet), written and read as one 64-bit
+## word, so that a reader never sees a flag without its bytes and no fence is needed (each word is
+## written once per launch); the ticket orders the tiles. The words of earlier launches carry
+## their own epochs, so the status slots need no zeroing between launches (scan_engine.cpp).
 #define KJARNI_STATUS_WORDS ${status_words}
 typedef union { KJARNI_ITEM item; uint32_t bits[KJARNI_STATUS_WORDS]; } kjarni_item_bits;
-FUNCTION INLINE void kjarni_publish(volatile GLOBAL_MEM uint64_t* slot, KJARNI_ITEM value) {
+FUNCTION INLINE void kjarni_publish(volatile GLOBAL_MEM uint64_t* slot, KJARNI_ITEM value, unsigned int epoch) {
     kjarni_item_bits u;
     u.item = value;
-    for (int w = 0; w < KJARNI_STATUS_WORDS; ++w) slot[w] = ((uint64_t)1 << 32) | (uint64_t)u.bits[w];
+    for (int w = 0; w < KJARNI_STATUS_WORDS; ++w) slot[w] = ((uint64_t)epoch << 32) | (uint64_t)u.bits[w];
 }
-FUNCTION INLINE KJARNI_ITEM kjarni_wait_status(volatile GLOBAL_MEM uint64_t* slot) {
+FUNCTION INLINE KJARNI_ITEM kjarni_wait_status(volatile GLOBAL_MEM uint64_t* slot, unsigned int epoch) {
     kjarni_item_bits u;
     for (int w = 0; w < KJARNI_STATUS_WORDS; ++w) {
         uint64_t x;
-        do x = slot[w]; while ((x >> 32) == 0);
+        do x = slot[w]; while ((unsigned int)(x >> 32) != epoch);
         u.bits[w] = (uint32_t)x;
     }
     return u.item;
@@ -199,8 +205,9 @@ FUNCTION INLINE KJARNI_ITEM kjarni_wait_status(volatile GLOBAL_MEM uint64_t* slo
 #define KJARNI_TAKE_TICKET(p) atomic_inc((volatile GLOBAL_MEM unsigned int*)(p))
 #endif
 % endif
-## Kernel parameters: rows, row length, pieces, chunk, the temporaries, the arguments, layouts.
-KERNEL void kjarni_scan(GLOBAL_MEM KJARNI_ITEM* partial, GLOBAL_MEM KJARNI_ITEM* totals, ${idx} n_rows, ${idx} length, ${idx} pieces, ${idx} chunk\
+## Kernel parameters: rows, row length, pieces, chunk (and the single pass's epoch), the temporaries,
+## the arguments, layouts.
+KERNEL void kjarni_scan(GLOBAL_MEM KJARNI_ITEM* partial, GLOBAL_MEM KJARNI_ITEM* totals, ${idx} n_rows, ${idx} length, ${idx} pieces, ${idx} chunk${', unsigned int epoch' if mode == 'lookback' else ''}\
 % if mode == 'carries':
 )
 {

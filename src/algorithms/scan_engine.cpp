@@ -42,10 +42,12 @@
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/kernel_key_text.hpp"
 #include "algorithms/kernel_templates.hpp"
+#include "algorithms/queue_scratch.hpp"
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/scan_cpu.hpp"
 #include "algorithms/tuning_settings.hpp"
 #include "base/ceil_div.hpp"
+#include "core/recording_registry.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
 
@@ -351,27 +353,36 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
                  const ScanPlan& plan) {
     const bool use_32 = scan_fits_32_bits(g, plan);
     const std::size_t n_rows = g.n_rows, pieces = plan.pieces, group = plan.group;
-    // The single pass's state, zeroed: the ticket counter (16 bytes), then a status slot (8 bytes
-    // for every 4 of the item) per tile, per block of tiles and per superblock (see
-    // data/kernels/scan.mako's lookback).
+    // The single pass's state: the ticket counter (16 bytes), then a status slot (8 bytes for every
+    // 4 of the item) per tile, per block of tiles and per superblock (see data/kernels/scan.mako's
+    // lookback). The queue's own, left ready by the launch before (queue_scratch.hpp: the ticket
+    // back at zero, the status words tagged with that launch's epoch); while the queue records, a
+    // temporary zeroed for the launch (epoch 1), as a replay needs.
     const std::size_t blocks = ceil_div(pieces, lookback_fan_out);
     const std::size_t state_bytes =
         16 + 2 * spec.item_size * n_rows * (pieces + blocks + ceil_div(blocks, lookback_fan_out));
-    const Buffer partial = plan.sequential    ? temporary_buffer(queue, 16)
-                           : plan.single_pass ? temporary_buffer(queue, state_bytes)
-                                              : temporary_buffer(queue, n_rows * pieces * spec.item_size);
-    const Buffer totals =
-        plan.sequential || plan.single_pass ? partial : temporary_buffer(queue, n_rows * spec.item_size);
+    const bool recording = recording_on(backend_of(queue).get()) != nullptr;
+    std::optional<TaggedState> state;
+    if (plan.single_pass && !recording) state = single_pass_state(queue, state_bytes);
+    std::optional<Buffer> partial, totals;  // the temporaries (none for the queue's state)
+    if (!state) {
+        partial = plan.sequential    ? temporary_buffer(queue, 16)
+                  : plan.single_pass ? temporary_buffer(queue, state_bytes)
+                                     : temporary_buffer(queue, n_rows * pieces * spec.item_size);
+        totals = plan.sequential || plan.single_pass ? *partial : temporary_buffer(queue, n_rows * spec.item_size);
+    }
     std::vector<std::vector<std::byte>> scalars;
     const bool table = layout_in_table(g.rows.ndim());
     std::optional<Buffer> table_buffer;  // the last launch's layout table, held until it is enqueued
+    const std::uint32_t epoch = state ? state->epoch : 1;
     const auto common = [&](std::vector<KernelArg>& args) {
-        args.push_back(detail::pack(partial, LaunchTarget{}));
-        args.push_back(detail::pack(totals, LaunchTarget{}));
+        args.push_back(state ? state->buffer : detail::pack(*partial, LaunchTarget{}));
+        args.push_back(state ? state->buffer : detail::pack(*totals, LaunchTarget{}));
         push_index(args, static_cast<std::int64_t>(n_rows), use_32);
         push_index(args, static_cast<std::int64_t>(g.length), use_32);
         push_index(args, static_cast<std::int64_t>(pieces), use_32);
         push_index(args, static_cast<std::int64_t>(plan.chunk), use_32);
+        if (plan.single_pass) args.push_back(scalar_arg(&epoch, sizeof epoch));
     };
     const auto with_arrays = [&](std::vector<KernelArg>& args) {
         common(args);
@@ -408,8 +419,10 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
     const std::size_t global_chunks[1] = {n_rows * pieces * group};
     const std::size_t local_chunks[1] = {group};
     if (plan.single_pass) {
-        const std::byte zero[4] = {};
-        partial.get_sub_region(0, state_bytes).fill(queue, zero, true);
+        if (!state) {
+            const std::byte zero[4] = {};
+            partial->get_sub_region(0, state_bytes).fill(queue, zero, true);
+        }
         std::vector<KernelArg> args = argument_list();
         with_arrays(args);
         launch(queue, kernel(Mode::lookback), global_chunks, local_chunks, args);
