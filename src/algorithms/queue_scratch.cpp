@@ -65,6 +65,13 @@ public:
         return TaggedState{argument(queue, area), area.epoch, std::move(lock)};
     }
 
+    void set_last_epoch(const Queue& queue, std::uint32_t epoch) {
+        const std::lock_guard map_lock(mutex_);
+        QueueAreas& areas = areas_for(queue);
+        const std::lock_guard lock(areas.scan_mutex);
+        if (areas.scan.buffer) areas.scan.epoch = epoch;
+    }
+
 private:
     struct QueueAreas {
         std::weak_ptr<backend::Queue> queue;
@@ -124,8 +131,16 @@ QueueScratch& scratch_of(const Queue& queue) { return state_of(queue.device().co
 
 }  // namespace
 
-KernelArg self_resetting_counters(const Queue& queue, std::size_t count) { return scratch_of(queue).counters(queue, count); }
+KernelArg self_resetting_counters(const Queue& queue, std::size_t count) {
+    return scratch_of(queue).counters(queue, count);
+}
 
-TaggedState single_pass_state(const Queue& queue, std::size_t bytes) { return scratch_of(queue).scan_state(queue, bytes); }
+TaggedState single_pass_state(const Queue& queue, std::size_t bytes) {
+    return scratch_of(queue).scan_state(queue, bytes);
+}
+
+void set_last_single_pass_epoch(const Queue& queue, std::uint32_t epoch) {
+    scratch_of(queue).set_last_epoch(queue, epoch);
+}
 
 }  // namespace kjarni::detail

@@ -36,4 +36,9 @@ struct TaggedState {
 };
 TaggedState single_pass_state(const Queue& queue, std::size_t bytes);
 
+/// Sets the epoch the queue's last single pass took (the next takes the one after, or 1 after
+/// 2^32 - 1, with the words zeroed first), for tests of the wrap-around; nothing when the queue
+/// has no single-pass state yet.
+void set_last_single_pass_epoch(const Queue& queue, std::uint32_t epoch);
+
 }  // namespace kjarni::detail

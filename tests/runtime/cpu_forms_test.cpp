@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "algorithms/cpu_code.hpp"
+#include "algorithms/queue_scratch.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
@@ -279,6 +280,39 @@ TEST_P(CpuForms, Cumsums) {
             }
         }
     });
+}
+
+TEST_P(CpuForms, SinglePassEpochsWrapAround) {
+    // The single pass (GPU form) keeps its status words between launches, tagged with each launch's
+    // epoch; after epoch 2^32 - 1 the words are zeroed and the epochs start again from 1. A long
+    // cumsum (epoch 1) leaves words in slots that the short ones after it never write; the epochs
+    // are then moved to just before the wrap, and the long cumsum after it must not read those old
+    // epoch-1 words as its own. int32, exact. (A tile reads only the words of earlier tiles, so
+    // where groups run nearly in ticket order, as on PoCL, those words are mostly rewritten before
+    // they are read: there the test shows that launches go on across the wrap, and a GPU, which
+    // runs the tiles at once, shows a stale word read.)
+    struct Restore {
+        ~Restore() { detail::allow_cpu_code(true); }
+    } restore;
+    detail::allow_cpu_code(false);
+    const auto check_cumsum = [&](std::size_t n) {
+        const auto x = random_vector<std::int32_t>(n, -1000, 1000);
+        const Array d = Array::from_host(queue(), std::span<const std::int32_t>(x), {n});
+        std::vector<std::int32_t> got(n);
+        cumsum(queue(), d, 0, dtypes::int32).get(queue(), std::span<std::int32_t>(got));
+        std::int32_t run = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+            run += x[j];
+            ASSERT_EQ(got[j], run) << "n " << n << " position " << j;
+        }
+    };
+    const std::size_t long_row = 8 * 10240 + 3, short_row = 2 * 10240 - 100;
+    check_cumsum(long_row);
+    detail::set_last_single_pass_epoch(queue(), 0xFFFFFFFDu);
+    check_cumsum(short_row);  // epoch 2^32 - 2
+    check_cumsum(short_row);  // 2^32 - 1
+    check_cumsum(long_row);   // zeroed, then 1
+    check_cumsum(long_row);   // 2
 }
 
 /// The bytes of `view` (over `base`, its memory's bytes from offset 0) in C order, read on the host.

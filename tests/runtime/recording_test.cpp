@@ -10,7 +10,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "algorithms/cpu_code.hpp"
 #include "kjarni/recording.hpp"
+#include "kjarni/reduction.hpp"
+#include "kjarni/scan.hpp"
 #include "support/random_data.hpp"
 #include "support/test_devices.hpp"
 
@@ -148,6 +151,39 @@ TEST_P(RecordingTest, CopiesFillsAndAlgorithmsReplayAsEager) {
         EXPECT_EQ(download(f), std::vector<float>(recording_n, 7.0f));
         EXPECT_EQ(z.get(queue()).to_vector<float>(), expected_z);
         EXPECT_EQ(s.get(queue()).to_vector<float>(), expected_s);
+    }
+}
+
+// The GPU forms of a reduction split into pieces and of a single-pass cumsum (forced on CPU
+// devices), recorded: eager, they use memory of the queue that their kernels leave ready for the
+// next (a counter, epoch-tagged status words); recorded, they take their own temporaries, zeroed
+// in the recording, so replays give the eager bits even with eager calls between them.
+TEST_P(RecordingTest, SumAndCumsumInGpuFormsReplayBetweenEagerCalls) {
+    struct Restore {
+        ~Restore() { detail::allow_cpu_code(true); }
+    } restore;
+    detail::allow_cpu_code(false);
+    const std::size_t n = (std::size_t{1} << 20) + 17;
+    const std::vector<float> host_x = random_vector<float>(n, -1.0f, 1.0f);
+    const std::vector<float> host_w = random_vector<float>(n, -1.0f, 1.0f);
+    const Array x = Array::from_host(queue(), std::span<const float>(host_x), {n});
+    const Array w = Array::from_host(queue(), std::span<const float>(host_w), {n});
+    const std::vector<float> eager_sum = sum(queue(), x).get(queue()).to_vector<float>();
+    const std::vector<float> eager_cumsum = cumsum(queue(), x).get(queue()).to_vector<float>();
+    const std::vector<float> eager_w = cumsum(queue(), w).get(queue()).to_vector<float>();
+    for (const RecordingOptions& options : both_mechanisms()) {
+        Recorder recorder(queue(), options);
+        const Array s = sum(queue(), x);
+        const Array c = cumsum(queue(), x);
+        const Recording recording = recorder.finish();
+        SCOPED_TRACE(recording.mechanism());
+        for (int replay = 0; replay < 2; ++replay) {
+            recording.replay();
+            EXPECT_EQ(s.get(queue()).to_vector<float>(), eager_sum);
+            EXPECT_EQ(c.get(queue()).to_vector<float>(), eager_cumsum);
+            EXPECT_EQ(cumsum(queue(), w).get(queue()).to_vector<float>(), eager_w);
+            EXPECT_EQ(sum(queue(), x).get(queue()).to_vector<float>(), eager_sum);
+        }
     }
 }
 
