@@ -335,50 +335,61 @@ TEST_P(Reductions, PiecesCombinedInOneKernelOrTwo) {
     // A reduction split into pieces combines them in its own kernel (its last group to finish) where
     // one column of groups holds every output's pieces, else in a second kernel; both combine in the
     // same order, so their results have the same bits. The GPU forms are forced on CPU devices (they
-    // take the CPU forms otherwise). Each result is written over a sentinel: a counter left non-zero
-    // by the launch before would leave no group last, and the sentinel would stay. Several launches
-    // in a row share the queue's counter.
+    // take the CPU forms otherwise), then, on a CPU device, the shapes the CPU forms leave to the
+    // GPU form (reduced axes not contiguous) run with the CPU's in-order combining of lanes. Each
+    // result is written over a sentinel: a counter left non-zero by the launch before would leave
+    // no group last, and the sentinel would stay. Several launches in a row share the queue's
+    // counter.
     struct Restore {
         ~Restore() {
             detail::allow_cpu_code(true);
             detail::allow_combine_in_kernel(true);
         }
     } restore;
-    detail::allow_cpu_code(false);
-    const std::vector<std::pair<std::vector<std::size_t>, std::optional<std::vector<int>>>> cases =
-        {{{(1 << 18) + 5}, std::nullopt},          // the whole sum: many lanes combine
-         {{100001, 3}, std::vector<int>{0}},       // a few outputs, one work item each
-         {{3, 100001}, std::vector<int>{1}},       // a column of groups per output: two kernels
-         {{5, 7, 3001}, std::vector<int>{0, 2}}};  // seven outputs over two reduced axes
-    // float32 on every case; int32 (exact, and argmax) and complex64 (a two-part accumulator) on
-    // fewer, for the compilations' sake.
-    for (const DType& d : {DType(Kind::float32), DType(Kind::int32), DType(Kind::complex64)})
-        for (std::size_t c = 0; c < (d.kind() == Kind::float32 ? cases.size() : d.kind() == Kind::int32 ? 2 : 1); ++c) {
-            const auto& [shape, axes] = cases[c];
-            const Op op = d.kind() == Kind::float32 && !axes ? Op::mean : Op::sum;
-            SCOPED_TRACE(::testing::Message()
-                         << op_name(op) << " " << d.name() << " shape[0] " << shape[0] << " axes " << axes_name(axes));
-            const HostArray h = random_host(d, shape);
-            const Array x = Array::from_host(queue(), h);
-            std::vector<HostArray> results;
-            for (const bool one_kernel : {true, false, true}) {
-                detail::allow_combine_in_kernel(one_kernel);
-                const Array first = run(op, queue(), x, {axes});
-                Array out = Array::empty(queue().device(), first.shape(), first.dtype());
-                fill(queue(), out, 12345);
-                run(op, queue(), x, {axes, false, out});
-                results.push_back(out.get(queue()));
-                check(op, h, axes, results.back());
+    const bool cpu_device = queue().device().params().type == DeviceType::cpu;
+    for (const bool gpu_forms : {true, false}) {
+        if (!gpu_forms && !cpu_device) break;
+        detail::allow_cpu_code(!gpu_forms);
+        const std::vector<std::pair<std::vector<std::size_t>, std::optional<std::vector<int>>>> cases =
+            {{{(1 << 18) + 5}, std::nullopt},          // the whole sum: many lanes combine
+             {{100001, 3}, std::vector<int>{0}},       // a few outputs, one work item each
+             {{3, 100001}, std::vector<int>{1}},       // a column of groups per output: two kernels
+             {{5, 7, 3001}, std::vector<int>{0, 2}}};  // seven outputs over two reduced axes
+        // float32 on every case; int32 (exact, and argmax) and complex64 (a two-part accumulator) on
+        // fewer, for the compilations' sake.
+        for (const DType& d : {DType(Kind::float32), DType(Kind::int32), DType(Kind::complex64)})
+            for (std::size_t c = 0; c < (d.kind() == Kind::float32 ? cases.size()
+                                         : d.kind() == Kind::int32 ? 2
+                                                                   : 1);
+                 ++c) {
+                const auto& [shape, axes] = cases[c];
+                if (!gpu_forms && (c == 0 || c == 2)) continue;  // contiguous reduced axes: the CPU forms
+                SCOPED_TRACE(gpu_forms ? "GPU forms" : "CPU forms allowed");
+                const Op op = d.kind() == Kind::float32 && !axes ? Op::mean : Op::sum;
+                SCOPED_TRACE(::testing::Message() << op_name(op) << " " << d.name() << " shape[0] " << shape[0]
+                                                  << " axes " << axes_name(axes));
+                const HostArray h = random_host(d, shape);
+                const Array x = Array::from_host(queue(), h);
+                std::vector<HostArray> results;
+                for (const bool one_kernel : {true, false, true}) {
+                    detail::allow_combine_in_kernel(one_kernel);
+                    const Array first = run(op, queue(), x, {axes});
+                    Array out = Array::empty(queue().device(), first.shape(), first.dtype());
+                    fill(queue(), out, 12345);
+                    run(op, queue(), x, {axes, false, out});
+                    results.push_back(out.get(queue()));
+                    check(op, h, axes, results.back());
+                }
+                for (std::size_t k = 1; k < results.size(); ++k)
+                    EXPECT_EQ(std::memcmp(results[0].data(), results[k].data(), results[0].size() * d.itemsize()), 0)
+                        << "run " << k << " differs in its bits";
+                if (d.kind() == Kind::int32 && axes) {
+                    detail::allow_combine_in_kernel(true);
+                    check(Op::argmax, h, std::vector<int>{axes->front()},
+                          argmax(queue(), x, {std::vector<int>{axes->front()}}).get(queue()));
+                }
             }
-            for (std::size_t k = 1; k < results.size(); ++k)
-                EXPECT_EQ(std::memcmp(results[0].data(), results[k].data(), results[0].size() * d.itemsize()), 0)
-                    << "run " << k << " differs in its bits";
-            if (d.kind() == Kind::int32 && axes) {
-                detail::allow_combine_in_kernel(true);
-                check(Op::argmax, h, std::vector<int>{axes->front()},
-                      argmax(queue(), x, {std::vector<int>{axes->front()}}).get(queue()));
-            }
-        }
+    }
 }
 
 TEST_P(Reductions, NaNPropagatesAndComesFirst) {
