@@ -4,7 +4,7 @@
 class (known_differences.json, docs/numpy-differences.md). A new one is shrunk and printed as a
 reproduction, and fails the run.
 
-  numpy_fuzz.py --runner build-ci/tests/numpy_fuzz/kjarni_numpy_runner [--device SPEC]
+  numpy_fuzz.py --runner build-ci/tests/numpy_fuzz/kjarni_numpy_runner [--device SPEC] [--gpu-forms]
                 [--seed S] [--seconds N] [--batch B] [--workdir DIR] [--report-known]
 """
 
@@ -117,6 +117,8 @@ def main():
     ap.add_argument("--runner", required=True, help="the kjarni_numpy_runner executable")
     ap.add_argument("--device", default=os.environ.get("KJARNI_TEST", ""),
                     help="device specifier (KJARNI_TEST's syntax; default $KJARNI_TEST, else the first device)")
+    ap.add_argument("--gpu-forms", action="store_true",
+                    help="a CPU device runs the kernels' GPU forms (what a GPU runs), not its CPU forms")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=180, help="time budget (programs are generated until it is spent)")
     ap.add_argument("--batch", type=int, default=20, help="programs per runner process")
@@ -136,7 +138,8 @@ def main():
 
     entries = known.load()
     workdir = args.workdir or tempfile.mkdtemp(prefix="numpy-fuzz-")
-    runners = [Runner(os.path.abspath(args.runner), args.device, os.path.join(workdir, f"job{j}"))
+    runners = [Runner(os.path.abspath(args.runner), args.device, os.path.join(workdir, f"job{j}"),
+                      gpu_forms=args.gpu_forms)
                for j in range(args.jobs)]
     runner = runners[0]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)

@@ -13,9 +13,10 @@ from . import dtypes
 
 
 class Runner:
-    def __init__(self, binary, device, workdir, timeout=150):
+    def __init__(self, binary, device, workdir, timeout=150, gpu_forms=False):
         self.binary = binary
         self.device = device
+        self.gpu_forms = gpu_forms
         self.workdir = workdir
         self.timeout = timeout
         self.batches = 0
@@ -67,6 +68,8 @@ class Runner:
         cmd = [self.binary, "--start", str(start), d]
         if self.device:
             cmd[1:1] = ["--device", self.device]
+        if self.gpu_forms:
+            cmd[1:1] = ["--gpu-forms"]
         # A program that runs longer than `timeout` seconds (no line added to results.jsonl) is a hang:
         # the runner is killed and restarted past it.
         log_path = os.path.join(d, f"runner-{start}.log")

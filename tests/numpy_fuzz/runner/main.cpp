@@ -2,7 +2,10 @@
 // writes what every operation produced, for the Python side to compare with numpy
 // (tests/numpy_fuzz/README.md).
 //
-//   kjarni_numpy_runner [--device SPECIFIER] [--start N] BATCH_DIR
+//   kjarni_numpy_runner [--device SPECIFIER] [--gpu-forms] [--start N] BATCH_DIR
+//
+// --gpu-forms: a CPU device runs the kernels' GPU forms (what a GPU runs) instead of its CPU forms,
+// so that the GPU forms are compared with numpy where there is no GPU.
 //
 // BATCH_DIR/programs.json holds {"programs": [...]}, BATCH_DIR/inputs.bin the inputs' bytes (each
 // input C-contiguous at its "offset"). For each program from the N-th on, a line {"started": id}
@@ -23,6 +26,7 @@
 #include "interpreter.hpp"
 #include "kjarni/device_specifier.hpp"
 #include "kjarni/error.hpp"
+#include "program/cpu_forms.hpp"
 
 namespace kjarni::numpy_fuzz {
 namespace {
@@ -114,14 +118,15 @@ int run(int argc, char** argv) {
         const std::string arg = argv[k];
         if (arg == "--device" && k + 1 < argc) device_list = argv[++k];
         else if (arg == "--start" && k + 1 < argc) start = std::stoul(argv[++k]);
+        else if (arg == "--gpu-forms") detail::allow_cpu_code(false);
         else if (!arg.empty() && arg[0] != '-' && dir.empty()) dir = arg;
         else {
-            std::cerr << "usage: kjarni_numpy_runner [--device SPECIFIER] [--start N] BATCH_DIR\n";
+            std::cerr << "usage: kjarni_numpy_runner [--device SPECIFIER] [--gpu-forms] [--start N] BATCH_DIR\n";
             return 2;
         }
     }
     if (dir.empty()) {
-        std::cerr << "usage: kjarni_numpy_runner [--device SPECIFIER] [--start N] BATCH_DIR\n";
+        std::cerr << "usage: kjarni_numpy_runner [--device SPECIFIER] [--gpu-forms] [--start N] BATCH_DIR\n";
         return 2;
     }
     std::ifstream programs_file(dir + "/programs.json");
