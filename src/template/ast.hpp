@@ -88,8 +88,12 @@ struct Expr {
 };
 
 struct Param {
+    // Python's kinds of parameters, in the order they are written: `a, *args, b, **kw` (b, after
+    // *args, can be given by name only).
+    enum class Kind { Plain, VarPositional, KeywordOnly, VarKeyword };
     std::string name;
     ExprPtr default_value;  // null when the argument is required
+    Kind kind = Kind::Plain;
 };
 
 // A statement of a `<% %>` block.

@@ -166,8 +166,6 @@ private:
 // (evaluated in the def's template, at call time) fill the rest.
 std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
                                   const Frame& frame);
-/// "n word" / "n words".
-std::string plural(std::size_t n, const char* word);
 
 class Evaluator {
 public:

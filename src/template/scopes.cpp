@@ -149,10 +149,13 @@ private:
             declare(st.name, st.pos);
             for (const Param& p : st.params)
                 if (p.default_value) expr(*p.default_value);
-            // As Mako's identifier finder: the parameters are bound in the body, whose other names
-            // count as the enclosing function's (assigned ones as declared there).
+            // As Mako's identifier finder: the plain parameters are bound in the body, whose other
+            // names count as the enclosing function's (assigned ones as declared there). It misses
+            // *args, keyword-only and **kwargs parameters: reading one in the body is reading the
+            // enclosing function's name too, which must then be defined when it starts.
             std::set<std::string> params;
-            for (const Param& p : st.params) params.insert(p.name);
+            for (const Param& p : st.params)
+                if (p.kind == Param::Kind::Plain) params.insert(p.name);
             shadow_.push_back(std::move(params));
             stmts(st.body);
             shadow_.pop_back();

@@ -7,6 +7,7 @@
 #include "errors.hpp"
 #include "expr_parser.hpp"
 #include "limits.hpp"
+#include "param_parser.hpp"
 #include "scopes.hpp"
 #include "statement_parser.hpp"
 #include "template_lexer.hpp"
@@ -429,28 +430,6 @@ private:
         return n;
     }
 
-    // `a, b=1` (up to ')' when `parenthesized`, else to the end): a def's or a page's arguments.
-    static void parse_params(ExprParser& p, std::vector<Param>& params, bool parenthesized) {
-        while (parenthesized ? !p.at_op(")") : !p.at_end()) {
-            if (p.peek().kind != Token::Kind::Name) p.fail_here("an argument name");
-            Param param;
-            std::uint32_t ppos = p.peek().pos;
-            param.name = p.next().text;
-            for (const auto& existing : params)
-                if (existing.name == param.name)
-                    throw PositionedError(fmt::format("duplicate argument '{}' in def", param.name), ppos);
-            if (p.at_op("=")) {
-                p.next();
-                param.default_value = p.parse_expression();
-            } else if (!params.empty() && params.back().default_value) {
-                throw PositionedError("non-default argument follows default argument", ppos);
-            }
-            params.push_back(std::move(param));
-            if (!p.at_op(",")) break;
-            p.next();
-        }
-    }
-
     // The value of a loader tag's attribute: its text, as written. An attribute holding ${...}
     // (Mako evaluates it) is refused by name rather than taken literally.
     std::string literal_attribute(const Chunk& c, const std::pair<std::uint32_t, std::uint32_t>& range,
@@ -542,7 +521,9 @@ private:
             t_.page_args = true;
             if (auto it = attrs.find("args"); it != attrs.end()) {
                 ExprParser p(tokenize(t_.source, it->second.first, it->second.second));
-                parse_params(p, t_.page_params, false);
+                parse_parameters(p, t_.page_params,
+                                 ParamSyntax{false, false, false, "def",
+                                             "*args and **kwargs in '<%page args>' are not supported"});
                 for (const Param& param : t_.page_params)
                     if (param.default_value) refuse_power(*param.default_value, "a default argument");
                 p.expect_end();
@@ -559,7 +540,10 @@ private:
         if (p.peek().kind != Token::Kind::Name) p.fail_here("a def name");
         def.name = p.next().text;
         p.expect_op("(");
-        parse_params(p, def.params, true);
+        // Mako writes a <%def>'s parameters out again, dropping a bare `*` (its keyword-only
+        // parameters become plain ones): refused rather than followed.
+        parse_parameters(p, def.params,
+                         ParamSyntax{true, false, true, "def", "a bare '*' in a <%def>'s parameters is not supported"});
         p.expect_op(")");
         p.expect_end();
         if (c.args_end > c.args_begin) {

@@ -16,10 +16,12 @@ TEST(Functions, ErrorsInsideAFunctionPointIntoItsBody) {
     expect_render_error([] { render("<%\ndef f(x):\n    return x + 'a'\n%>${f(1)}"); }, 3, 0,
                         "unsupported operand types for +: 'int' and 'str'");
     expect_render_error([] { render("<%\ndef f(x):\n    return x\n%>${f()}"); }, 4, 0,
-                        "f() missing required argument 'x'");
+                        "f() missing 1 required argument: 'x'");
     expect_render_error([] { render("<%\ndef f(x):\n    return x\n%>${f(1, y=2)}"); }, 4, 0,
                         "f() got an unexpected keyword argument 'y'");
-    expect_render_error([] { render("<%\ndef f(*a):\n    pass\n%>"); }, 2, 7, "*args and **kwargs");
+    // Mako's scan of a def statement misses its *args (a name read in its body is the enclosing
+    // function's too, and must be defined).
+    expect_render_error([] { render("<%\ndef f(*a):\n    return a\n%>${f(1)}"); }, 3, 12, "name 'a' is not defined");
 }
 
 TEST(Functions, RecursionIsBoundedByTheCallDepthLimit) {

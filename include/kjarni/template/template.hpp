@@ -13,10 +13,11 @@
 ///                                          (index, reverse_index, first, last, even, odd, parent, cycle);
 ///                                          a <% break %>, <% continue %> or <% return %> acts on them
 ///                                          and on the def as in Mako
-///      <%def name="f(a, b=1)" filter="trim"> ... </%def>
+///      <%def name="f(a, b=1, *args, c, **kw)" filter="trim"> ... </%def>
 ///                                          a def; called in an expression it writes its text there and
 ///                                          returns '' (as in Mako); the tags take no whitespace with
-///                                          them; filter= filters its whole output
+///                                          them; filter= filters its whole output; Python's *args,
+///                                          keyword-only and **kwargs parameters (also in def statements)
 ///      <% statements %>                    Python statements: assignments (to names, tuples of names and
 ///                                          items x[k]), augmented assignments, expression statements,
 ///                                          if/elif/else, for, while, break, continue, pass, assert, del,
@@ -64,8 +65,9 @@
 /// any and all work), integers beyond 2^20 bits, def attributes other than name and filter, imports
 /// other than math, complex numbers, case mapping beyond Latin, basic Greek and Cyrillic, and
 /// ${...} inside the attributes of the loader's tags, a lone CR (not before LF) inside the code of
-/// a <% %> block, <%block>, <%text filter=...>, <%namespace> with a body, `\N{...}` escapes, *args
-/// and **kwargs parameters; and as Mako fails on them: '**' in filters and default arguments,
+/// a <% %> block, <%block>, <%text filter=...>, <%namespace> with a body, `\N{...}` escapes, a bare
+/// `*` or a `/` in a <%def>'s parameters (Mako rewrites them) and *args or **kwargs in <%page args>;
+/// and as Mako fails on them: '**' in filters and default arguments,
 /// ${a, b} (Mako's str(a, b)), assigning loop, context, UNDEFINED or STOP_RENDERING.
 /// With a template loader (lookup.hpp: TemplateLookup, or from_associated_file):
 ///      <%include file="uri" args="v=5"/>   renders that template here, with the render globals and
