@@ -40,8 +40,8 @@ std::map<std::string, Value> bind_arguments(const std::string& function, const s
     const std::size_t bound = std::min(n_pos, args.positional.size());
     for (std::size_t i = 0; i < bound; ++i) locals[params[i].name] = args.positional[i];
     if (var_pos)
-        locals[var_pos->name] = Value::tuple(std::vector<Value>(
-            args.positional.begin() + static_cast<std::ptrdiff_t>(bound), args.positional.end()));
+        locals[var_pos->name] = Value::tuple(
+            std::vector<Value>(args.positional.begin() + static_cast<std::ptrdiff_t>(bound), args.positional.end()));
     DictItems extra;
     for (const auto& [name, value] : args.keyword) {
         if (!reserved.empty() && name == reserved)
@@ -51,8 +51,8 @@ std::map<std::string, Value> bind_arguments(const std::string& function, const s
         });
         if (it == params.end()) {
             if (!var_kw) throw EvalError(fmt::format("{}() got an unexpected keyword argument '{}'", function, name));
-            if (extra.find(name)) throw EvalError(fmt::format("{}() got multiple values for keyword argument '{}'",
-                                                              function, name));
+            if (extra.find(name))
+                throw EvalError(fmt::format("{}() got multiple values for keyword argument '{}'", function, name));
             extra.set(Value(name), value);
             continue;
         }
@@ -62,15 +62,13 @@ std::map<std::string, Value> bind_arguments(const std::string& function, const s
     if (var_kw) locals[var_kw->name] = Value::dict(std::move(extra));
     if (!var_pos && args.positional.size() > n_pos)
         throw EvalError(fmt::format("{}() takes {} but {} given", function, plural(n_pos, "positional argument"),
-                                    args.positional.size() == 1
-                                        ? std::string("1 was")
-                                        : fmt::format("{} were", args.positional.size())));
+                                    args.positional.size() == 1 ? std::string("1 was")
+                                                                : fmt::format("{} were", args.positional.size())));
     std::vector<std::string> missing;
     std::vector<std::string> missing_kw;
     for (std::size_t i = 0; i < params.size(); ++i) {
         const Param& p = params[i];
-        if (p.kind == Param::Kind::VarPositional || p.kind == Param::Kind::VarKeyword || locals.count(p.name))
-            continue;
+        if (p.kind == Param::Kind::VarPositional || p.kind == Param::Kind::VarKeyword || locals.count(p.name)) continue;
         if (p.default_value) locals[p.name] = default_of(i);
         else (p.kind == Param::Kind::Plain ? missing : missing_kw).push_back("'" + p.name + "'");
     }

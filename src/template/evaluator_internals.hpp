@@ -304,6 +304,9 @@ private:
     Frame frame_;             // where this code is in its template's inheritance chain
     const Def* function_ = nullptr;  // the def whose body this renders (null: other code)
     std::size_t caller_bodies_ = 0;  // <%call> bodies being rendered here (functions of their own in Mako)
+    // The names each of those bodies assigns (its locals in Mako, all through it): read before the body
+    // assigns them, they are unbound, not the enclosing function's names.
+    std::vector<const std::vector<std::string>*> body_locals_;
     // A template's top level: the names its <% %> blocks assigned (Mako's __M_locals), which the
     // defs it calls by name see as context names; and the globals with them (null: not made yet).
     std::shared_ptr<Vars> handed_;

@@ -151,6 +151,10 @@ GlobalsPtr Evaluator::def_globals() {
 
 Value Evaluator::lookup(const std::string& name) {
     if (auto it = locals_.find(name); it != locals_.end()) return it->second;
+    for (const auto* names : body_locals_)
+        if (std::find(names->begin(), names->end(), name) != names->end())
+            throw EvalError(
+                fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
     for (const auto& weak : outer_) {
         if (auto vars = weak.lock()) {
             if (auto it = vars->find(name); it != vars->end()) return it->second;

@@ -190,14 +190,20 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
     std::string* target = current_output;
     std::optional<Value> returned;  // a <% return %> in the body: what body() returns, as in Mako
     struct BodyDepth {              // counts the <%call> bodies rendering here, exceptions included
-        std::size_t& depth;
-        explicit BodyDepth(std::size_t& d) : depth(++d) {}
-        ~BodyDepth() { --depth; }
+        Evaluator& ev;
+        BodyDepth(Evaluator& e, const std::vector<std::string>& locals) : ev(e) {
+            ++ev.caller_bodies_;
+            ev.body_locals_.push_back(&locals);
+        }
+        ~BodyDepth() {
+            --ev.caller_bodies_;
+            ev.body_locals_.pop_back();
+        }
         BodyDepth(const BodyDepth&) = delete;
         BodyDepth& operator=(const BodyDepth&) = delete;
     };
     try {
-        const BodyDepth body_depth(caller_bodies_);
+        const BodyDepth body_depth(*this, n.body_locals);
         if (render(n.body, text) == Flow::Return) returned = returned_value();
     } catch (const PositionedError& e) {
         throw make_render_error(*t_, e.offset(), e.what(), globals_.get(), e.cause());

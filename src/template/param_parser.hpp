@@ -9,11 +9,11 @@
 namespace kjarni::tmpl {
 
 struct ParamSyntax {
-    bool parenthesized = true;  // stop at ')' (else at the end of the tokens)
-    bool bare_star = true;      // allow `*` alone (keyword-only parameters after it)
-    bool starred = true;        // allow *args, **kwargs and keyword-only parameters
+    bool parenthesized = true;                  // stop at ')' (else at the end of the tokens)
+    bool bare_star = true;                      // allow `*` alone (keyword-only parameters after it)
+    bool starred = true;                        // allow *args, **kwargs and keyword-only parameters
     const char* where = "function definition";  // for "duplicate argument 'a' in ..."
-    const char* refused = "";  // the error for a star `syntax` refuses
+    const char* refused = "";                   // the error for a star `syntax` refuses
 };
 
 // Appends the parameters read from `p` to `params`, throwing PositionedError (Python's

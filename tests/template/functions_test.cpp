@@ -80,3 +80,22 @@ TEST(Functions, DefFilterAttribute) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Functions, ACallBodyReadingItsOwnNameBeforeAssigningItIsUnbound) {
+    // The body is a Python function in Mako: a name it assigns anywhere is its local all through
+    // it, so reading it first is UnboundLocalError, not the enclosing value (here 1, or a global).
+    const std::string f = "<%def name=\"f()\">${caller.body()}</%def>";
+    expect_render_error([&] { render(f + "<% x = 1 %><%call expr=\"f()\">${x}<% x = 2 %></%call>"); }, 1, 72,
+                        "cannot access local variable 'x' where it is not associated with a value");
+    expect_render_error(
+        [&] {
+            render(f + "<%call expr=\"f()\">${x}<% x = 2 %></%call>", {{"x", 5}});
+        },
+        1, 0, "cannot access local variable 'x'");
+    // Read after the assignment, it is the body's; outside the body, the enclosing one.
+    EXPECT_EQ(render(f + "<% x = 1 %><%call expr=\"f()\"><% x = 2 %>${x}</%call>${x}"), "21");
+}
+
+}  // namespace

@@ -12,8 +12,7 @@ TEST(StarParams, DefBindsExtraArgumentsToArgsAndKwargs) {
     EXPECT_EQ(render("<%def name=\"f(a, *args, **kw)\">${a}|${args}|${kw}</%def>${f(1, 2, 3, x=4)}"),
               "1|(2, 3)|{'x': 4}");
     EXPECT_EQ(render("<%def name=\"f(a, *args, b=2, **kw)\">${args}${b}${kw}</%def>${f(1, b=5)}"), "()5{}");
-    EXPECT_EQ(render("<%def name=\"f(*args, **kw)\">${args}${kw}</%def>${f(*[1, 2], **{'k': 3})}"),
-              "(1, 2){'k': 3}");
+    EXPECT_EQ(render("<%def name=\"f(*args, **kw)\">${args}${kw}</%def>${f(*[1, 2], **{'k': 3})}"), "(1, 2){'k': 3}");
     // A custom tag's attributes are keywords.
     EXPECT_EQ(render("<%def name=\"f(**kw)\">${kw}</%def><%self:f x=\"1\"/>"), "{'x': '1'}");
     // Keyword-only parameters (after *args), with or without defaults in any order.

@@ -52,7 +52,8 @@
 /// defined when it starts rendering, even one read in a branch never taken; the defs the top level
 /// calls by name see the names its <% %> blocks assigned; a <%def> written in a <%def> is a
 /// closure there (reading its names, seen only inside it); a <%call> body's assignments are its
-/// own; a def's default arguments see only builtins and the names of <%! %> code.
+/// own (read in it before they are made, an error); a def's default arguments see only builtins
+/// and the names of <%! %> code.
 /// Lists, dicts and sets change in place with Python's aliasing, for those the render made; values
 /// from the globals or from C++ are shared between renders and threads and stay unchanged: changing
 /// one is an error naming it (copy it first, e.g. list(x)). A container cannot be put inside itself
