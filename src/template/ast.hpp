@@ -144,7 +144,7 @@ struct Branch {
 };
 
 struct Node {
-    enum class Kind { Text, Expr, If, For, While, Code, Call, Include };
+    enum class Kind { Text, Expr, If, For, While, Code, Call, Include, Block };
     Kind kind;
     std::uint32_t pos;
     std::string text;                  // Text; Include: the URI of the file
@@ -159,7 +159,13 @@ struct Node {
     bool raw = false;                  // Expr: the filter `n` (no str first)
     std::vector<Stmt> code;            // Code: the statements of a <% %> block
     std::vector<std::string> assigned;     // Code: the names the block assigns (scopes.hpp)
-    std::vector<std::string> body_locals;  // Call: the names its body assigns (its own in Mako)
+    std::vector<std::string> body_locals;  // Call, Block: the names its body assigns (its own in Mako)
+    // Block: <%block>, rendered where it stands. text: its name, a def of the template rendered
+    // through `self` (unless a template it inherits from has one of that name: Mako renders that
+    // one's there); "" for an anonymous block, whose body (a closure in Mako) is body, filtered by
+    // filters. For a named one, filters are its def's again and block_reads the names its def
+    // reads from outside: Mako takes both for the enclosing function's too.
+    std::vector<std::pair<std::string, std::uint32_t>> block_reads;
 
     Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };

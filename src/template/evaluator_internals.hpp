@@ -253,6 +253,10 @@ private:
     Value make_caller(const Node& n) { return Value(std::make_shared<Caller>(this, &n)); }
 
     Value render_caller_body(const Node& n, const Args& a);
+    // The body of a <%call> or an anonymous <%block> (n.body), its own scope over this one's:
+    // its text, and in `returned` what a <% return %> returned.
+    std::string render_own_scope(const Node& n, const Args& a, std::optional<Value>& returned, bool call_body);
+    void render_block(const Node& n, std::string& out);
 
     Value lookup_def(const std::string& name);
 

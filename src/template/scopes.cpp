@@ -222,6 +222,26 @@ private:
         case Node::Kind::Include:
             if (n.expr) expr(*n.expr);
             return;
+        case Node::Kind::Block: {
+            // Mako takes a block's names for the enclosing function's too: what it reads from
+            // outside (its filters included) is read there, what it assigns is declared there
+            // (so read there, never assigned, it is unbound).
+            in_filter_ = true;
+            for (const auto& f : n.filters) expr(*f);
+            in_filter_ = false;
+            if (n.text.empty()) {
+                Def body;
+                Walker inner(body);
+                inner.shadow_ = shadow_;
+                inner.nodes(n.body);
+                inner.finish();
+                n.body_locals.assign(body.declared.begin(), body.declared.end());
+                n.block_reads = body.free_names;
+            }
+            for (const auto& [name, pos] : n.block_reads) read(name, pos);
+            for (const auto& name : n.body_locals) declare(name, n.pos);
+            return;
+        }
         }
     }
 

@@ -198,6 +198,12 @@ private:
                 i = scan_loader_tag(i, name_end);
                 continue;
             }
+            if (is_tag(i, "<%block") || is_tag(i, "</%block")) {
+                // As a def tag, a block tag takes no whitespace with it.
+                flush();
+                i = scan_block_tag(i);
+                continue;
+            }
             if ((starts_with(src_, i, "<%") || starts_with(src_, i, "</%")) && !starts_with(src_, i, "<%def") &&
                 !starts_with(src_, i, "</%def"))
                 unsupported_tag(i);
@@ -430,6 +436,44 @@ private:
         }
         if (!have_name) throw PositionedError("'<%def' tag without a name attribute", off(i));
         if (emit) chunks_.push_back(std::move(c));
+        return k;
+    }
+
+    // Whether the tag `tag` starts at i (its name ends there: `<%blockx` is another tag).
+    bool is_tag(std::size_t i, std::string_view tag) const {
+        const std::size_t e = i + tag.size();
+        return starts_with(src_, i, tag) && e < src_.size() &&
+               (is_space(src_[e]) || src_[e] == '\n' || src_[e] == '/' || src_[e] == '>');
+    }
+
+    // `<%block name="x" filter="f">` (name optional: an anonymous block) or `</%block>` at i;
+    // returns the offset after its '>'.
+    std::size_t scan_block_tag(std::size_t i) {
+        if (src_[i + 1] == '/') {
+            std::size_t k = i + 8;
+            while (k < src_.size() && is_space(src_[k])) ++k;
+            if (k >= src_.size() || src_[k] != '>') throw PositionedError("malformed '</%block>' tag", off(i));
+            chunks_.push_back(Chunk{Chunk::Kind::BlockClose, off(i), {}});
+            return k + 1;
+        }
+        Chunk c{Chunk::Kind::BlockOpen, off(i), {}};
+        std::size_t k = i + 7;
+        while (!at_tag_end(k, i, "block", c)) {
+            const Attribute a = scan_attribute(k, "block");
+            if (a.name == "name") {
+                c.begin = off(a.value);
+                c.end = off(a.value_end);
+            } else if (a.name == "filter") {
+                c.args_begin = off(a.value);
+                c.args_end = off(a.value_end);
+            } else {
+                // args= (Mako passes the enclosing function's variables of those names), buffered=,
+                // cached=, decorator=...
+                throw PositionedError(fmt::format("the attribute '{}' of '<%block>' is not supported", a.name),
+                                      off(a.at));
+            }
+        }
+        chunks_.push_back(std::move(c));
         return k;
     }
 

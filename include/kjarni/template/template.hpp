@@ -18,6 +18,13 @@
 ///                                          returns '' (as in Mako); the tags take no whitespace with
 ///                                          them; filter= filters its whole output; Python's *args,
 ///                                          keyword-only and **kwargs parameters (also in def statements)
+///      <%block name="b" filter="h"> ... </%block>, <%block> ... </%block>
+///                                          a named block: a def of the template rendered where it
+///                                          stands through `self` (so a child's block of that name
+///                                          renders in its place), unless a template it inherits from
+///                                          has one of that name; an anonymous block: a closure
+///                                          rendered in place; the names either assigns count as the
+///                                          enclosing function's too, as in Mako
 ///      <% statements %>                    Python statements: assignments (to names, tuples of names and
 ///                                          items x[k]), augmented assignments, expression statements,
 ///                                          if/elif/else, for, while, break, continue, pass, assert, del,
@@ -66,10 +73,12 @@
 /// any and all work), integers beyond 2^20 bits, def attributes other than name and filter, imports
 /// other than math, complex numbers, case mapping beyond Latin, basic Greek and Cyrillic, and
 /// ${...} inside the attributes of the loader's tags, a lone CR (not before LF) inside the code of
-/// a <% %> block, <%block>, <%text filter=...>, <%namespace> with a body, `\N{...}` escapes, a bare
-/// `*` or a `/` in a <%def>'s parameters (Mako rewrites them) and *args or **kwargs in <%page args>;
-/// and as Mako fails on them: '**' in filters and default arguments,
-/// ${a, b} (Mako's str(a, b)), assigning loop, context, UNDEFINED or STOP_RENDERING.
+/// a <% %> block, <%block> with args= (or buffered=, cached=, decorator=), a <%def> in a
+/// <%block>, a block named as an attribute of Mako's Namespace (body, uri, ...), <%text
+/// filter=...>, <%namespace> with a body, `\N{...}` escapes, a bare `*` or a `/` in a <%def>'s
+/// parameters (Mako rewrites them) and *args or **kwargs in <%page args>; and as Mako fails on
+/// them: '**' in filters and default arguments, ${a, b} (Mako's str(a, b)), assigning loop,
+/// context, UNDEFINED or STOP_RENDERING, a named <%block> in a <%def> or a <%call> body.
 /// With a template loader (lookup.hpp: TemplateLookup, or from_associated_file):
 ///      <%include file="uri" args="v=5"/>   renders that template here, with the render globals and
 ///                                          the args for its <%page args>
