@@ -155,7 +155,7 @@ struct Node {
     bool unpack = false;               // For: targets were written as a tuple (`a, b` or `(a,)`)
     std::vector<Node> body;            // For, While; Call: the body (`caller.body()`)
     std::vector<Node> orelse;          // For: the `% else:` body (rendered when no break ended the loop)
-    std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g
+    std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g; Text: <%text filter=>
     bool raw = false;                  // Expr: the filter `n` (no str first)
     std::vector<Stmt> code;            // Code: the statements of a <% %> block
     std::vector<std::string> assigned;     // Code: the names the block assigns (scopes.hpp)

@@ -38,7 +38,22 @@ void Evaluator::emit(std::string& out, const std::string& s) {
 
 Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
     switch (n.kind) {
-    case Node::Kind::Text: emit(out, n.text); return Flow::Normal;
+    case Node::Kind::Text: {
+        if (n.filters.empty()) {
+            emit(out, n.text);
+            return Flow::Normal;
+        }
+        // <%text filter="...">: Mako's filters in order on the literal text, `n` skipped (it
+        // only turns default filters off), the result written as a str.
+        Value v(n.text);
+        for (const auto& f : n.filters)
+            if (f->kind != Expr::Kind::Name || f->name != "n") v = apply_filter(*f, v);
+        if (v.kind() != K::String)
+            throw EvalError(fmt::format("the text written must be a str, not {} (a filter of '<%text>' gave no str)",
+                                        v.type_name()));
+        emit(out, v.as_string());
+        return Flow::Normal;
+    }
     case Node::Kind::Call: {
         std::vector<Value> stack;
         std::vector<Value>* saved = caller_stack;

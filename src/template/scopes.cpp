@@ -172,7 +172,11 @@ private:
 
     void node(Node& n) {
         switch (n.kind) {
-        case Node::Kind::Text: return;
+        case Node::Kind::Text:
+            in_filter_ = true;  // <%text filter="...">
+            for (const auto& f : n.filters) expr(*f);
+            in_filter_ = false;
+            return;
         case Node::Kind::Expr:
             expr(*n.expr);
             // Mako's escape names (h, u, x, trim, n, str...) are its own, anywhere in a filter

@@ -190,8 +190,11 @@ private:
                 i = close + 8;
                 continue;
             }
-            if (starts_with(src_, i, "<%text") && i + 6 < src_.size() && is_python_space(src_[i + 6]))
-                throw PositionedError("'<%text>' with attributes (filter=) is not supported", off(i));
+            if (starts_with(src_, i, "<%text") && i + 6 < src_.size() && is_python_space(src_[i + 6])) {
+                flush();
+                i = scan_filtered_text(i);
+                continue;
+            }
             if (const std::size_t name_end = loader_tag_end(i); name_end != 0) {
                 // As a def tag, these take no whitespace with them.
                 flush();
@@ -437,6 +440,31 @@ private:
         if (!have_name) throw PositionedError("'<%def' tag without a name attribute", off(i));
         if (emit) chunks_.push_back(std::move(c));
         return k;
+    }
+
+    // `<%text filter="h, f">...</%text>` at i: its literal text as a FilteredText chunk (the filter
+    // in args_*); returns the offset after the closing tag.
+    std::size_t scan_filtered_text(std::size_t i) {
+        Chunk c{Chunk::Kind::FilteredText, off(i), {}};
+        std::size_t k = i + 6;
+        while (!at_tag_end(k, i, "text", c)) {
+            const Attribute a = scan_attribute(k, "text");
+            if (a.name != "filter")
+                throw PositionedError(fmt::format("invalid attribute '{}' for '<%text>' (Mako's CompileException)",
+                                                  a.name),
+                                      off(a.at));
+            c.args_begin = off(a.value);
+            c.args_end = off(a.value_end);
+        }
+        if (c.self_closing) throw PositionedError("'<%text/>' without a body (Mako refuses it)", off(i));
+        const std::size_t close = src_.find("</%text>", k);
+        if (close == std::string_view::npos) throw PositionedError("'<%text>' is not closed by '</%text>'", off(i));
+        // As for <%text>: Mako's scan for the end needs one character of text first.
+        if (close == k) throw PositionedError("an empty '<%text></%text>' (Mako refuses it)", off(i));
+        c.text = std::string(src_.substr(k, close - k));
+        c.begin = off(k);
+        chunks_.push_back(std::move(c));
+        return close + 8;
     }
 
     // Whether the tag `tag` starts at i (its name ends there: `<%blockx` is another tag).

@@ -23,7 +23,8 @@ struct Chunk {
         CallClose,
         Tag,
         BlockOpen,  // <%block name="..." filter="...">: begin/end the name (empty: anonymous), args_* the filter
-        BlockClose
+        BlockClose,
+        FilteredText  // <%text filter="...">: text its literal body, args_* the filter
     };
     Kind kind;
     std::uint32_t pos;             // offset of the construct ("${", the '%', "<%def")

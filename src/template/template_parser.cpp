@@ -136,6 +136,14 @@ private:
             case Chunk::Kind::DefOpen: parse_def(); break;
             case Chunk::Kind::DefClose: --depth_; return body;
             case Chunk::Kind::BlockOpen: body.push_back(parse_block()); break;
+            case Chunk::Kind::FilteredText: {
+                Node n(Node::Kind::Text, c.pos);
+                n.text = c.text;
+                n.filters = tag_filters(c);
+                body.push_back(std::move(n));
+                ++at_;
+                break;
+            }
             case Chunk::Kind::BlockClose: --depth_; return body;
             case Chunk::Kind::Control: {
                 Control ctl = control(c);

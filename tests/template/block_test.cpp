@@ -30,24 +30,36 @@ TEST(Blocks, AnonymousBlocksAreClosuresWithTheirOwnNames) {
 
 TEST(Blocks, TheirNamesAreTheEnclosingFunctionsToo) {
     // Assigned in a block, read outside it: unbound there (Mako's NameError), the global unseen.
-    expect_render_error([] { render("<%block><% x = 2 %></%block>${x}", {{"x", 1}}); }, 1, 0,
-                        "cannot access local variable 'x'");
-    expect_render_error([] { render("<%block name=\"q\"><% x = 2 %></%block>${x}", {{"x", 1}}); }, 1, 0,
-                        "cannot access local variable 'x'");
+    expect_render_error(
+        [] {
+            render("<%block><% x = 2 %></%block>${x}", {{"x", 1}});
+        },
+        1, 0, "cannot access local variable 'x'");
+    expect_render_error(
+        [] {
+            render("<%block name=\"q\"><% x = 2 %></%block>${x}", {{"x", 1}});
+        },
+        1, 0, "cannot access local variable 'x'");
     // Read in a block never rendered, a name must still be defined when the top level starts.
     expect_render_error([] { render("% if False:\n<%block name=\"q\">${zz}</%block>\n% endif\n"); }, 2, 0,
                         "name 'zz' is not defined");
     // Read before the block assigns it: unbound in the block.
-    expect_render_error([] { render("<%block>${x}<% x = 2 %></%block>", {{"x", 1}}); }, 1, 11,
-                        "cannot access local variable 'x'");
+    expect_render_error(
+        [] {
+            render("<%block>${x}<% x = 2 %></%block>", {{"x", 1}});
+        },
+        1, 11, "cannot access local variable 'x'");
 }
 
 TEST(Blocks, MalformedOrUnsupportedBlocksAreRefused) {
     expect_render_error([] { render("<%def name=\"f()\"><%block name=\"b\">x</%block></%def>"); }, 1, 18,
                         "named block 'b' not allowed inside of a def");
-    expect_render_error([] { render("<%def name=\"f()\">${caller.body()}</%def><%call expr=\"f()\"><%block "
-                                    "name=\"b\">x</%block></%call>"); },
-                        1, 59, "named block 'b' not allowed inside of a '<%call>'");
+    expect_render_error(
+        [] {
+            render("<%def name=\"f()\">${caller.body()}</%def><%call expr=\"f()\"><%block "
+                   "name=\"b\">x</%block></%call>");
+        },
+        1, 59, "named block 'b' not allowed inside of a '<%call>'");
     expect_render_error([] { render("<%def name=\"b()\">x</%def><%block name=\"b\">y</%block>"); }, 1, 26,
                         "def or block 'b' defined twice");
     expect_render_error([] { render("<%block name=\"b\">x</%def>"); }, 1, 19, "'</%def>' does not match");

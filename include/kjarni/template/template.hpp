@@ -36,8 +36,9 @@
 ///      <%call expr="f(...)" args="a">      calls f with `caller`; caller.body(a=...) renders the body
 ///      <%self:f x="${v}" args="a">         the same as a custom tag (self and local: the template's defs)
 ///      ## comment, \ at a line end (joins lines), %% at a line start (a literal %)
-///      <%doc> ... </%doc>, <%text> ... </%text>
-///                                          a comment; text written as it is (nothing in it read)
+///      <%doc> ... </%doc>, <%text filter="h"> ... </%text>
+///                                          a comment; text written as it is (nothing in it read),
+///                                          through the filters given
 /// Expressions are Python's: literals (ints of any size, floats, strings: raw, triple-quoted,
 /// f-strings), names, attributes, indexing and slices, calls with keywords, arithmetic, bit
 /// operations, comparisons (chained), in / is, and / or / not, conditional expressions, lambdas,
@@ -74,8 +75,8 @@
 /// other than math, complex numbers, case mapping beyond Latin, basic Greek and Cyrillic, and
 /// ${...} inside the attributes of the loader's tags, a lone CR (not before LF) inside the code of
 /// a <% %> block, <%block> with args= (or buffered=, cached=, decorator=), a <%def> in a
-/// <%block>, a block named as an attribute of Mako's Namespace (body, uri, ...), <%text
-/// filter=...>, <%namespace> with a body, `\N{...}` escapes, a bare `*` or a `/` in a <%def>'s
+/// <%block>, a block named as an attribute of Mako's Namespace (body, uri, ...), <%namespace>
+/// with a body, `\N{...}` escapes, a bare `*` or a `/` in a <%def>'s
 /// parameters (Mako rewrites them) and *args or **kwargs in <%page args>; and as Mako fails on
 /// them: '**' in filters and default arguments, ${a, b} (Mako's str(a, b)), assigning loop,
 /// context, UNDEFINED or STOP_RENDERING, a named <%block> in a <%def> or a <%call> body.
