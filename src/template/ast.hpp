@@ -180,6 +180,9 @@ struct Def {
     // the other names it reads (with where each is first read), which must be defined when it starts.
     std::set<std::string> declared;
     std::vector<std::pair<std::string, std::uint32_t>> free_names;
+    // The names only its <%block>s assign: Mako declares them in this function too, which then
+    // never takes them from the context; Python reads them as globals (<%! %> names, builtins).
+    std::set<std::string> block_declared;
     // The top level of a template (Mako's render_body): the names its <% %> blocks assign are
     // handed to the defs it calls by name.
     bool is_body = false;

@@ -97,7 +97,8 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
         // leaves the code that writes the filtered text unrun, so the output is lost.
         if (returned_early && !def.filters.empty()) out.clear();
         else
-            for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();
+            for (const auto& f : def.filters)
+                if (!is_no_filter(*f)) out = ev.filter(*f, Value(std::move(out))).str();
     } catch (const PositionedError& e) {
         throw make_render_error(*t, e.offset(), e.what(), globals.get(), e.cause());
     }

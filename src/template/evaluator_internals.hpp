@@ -167,6 +167,10 @@ private:
 std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
                                   const Frame& frame);
 
+// The filter `n` of a def, block or text tag: Mako skips it there (it only turns default filters
+// off, which those tags do not apply).
+inline bool is_no_filter(const Expr& f) { return f.kind == Expr::Kind::Name && f.name == "n"; }
+
 class Evaluator {
 public:
     using Vars = std::map<std::string, Value>;

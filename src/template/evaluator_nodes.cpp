@@ -47,7 +47,7 @@ Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
         // only turns default filters off), the result written as a str.
         Value v(n.text);
         for (const auto& f : n.filters)
-            if (f->kind != Expr::Kind::Name || f->name != "n") v = apply_filter(*f, v);
+            if (!is_no_filter(*f)) v = apply_filter(*f, v);
         if (v.kind() != K::String)
             throw EvalError(fmt::format("the text written must be a str, not {} (a filter of '<%text>' gave no str)",
                                         v.type_name()));
@@ -264,7 +264,8 @@ void Evaluator::render_block(const Node& n, std::string& out) {
     std::string text = render_own_scope(n, Args{}, returned, /*call_body=*/false);
     if (returned && !n.filters.empty()) text.clear();
     else
-        for (const auto& f : n.filters) text = filter(*f, Value(std::move(text))).str();
+        for (const auto& f : n.filters)
+            if (!is_no_filter(*f)) text = filter(*f, Value(std::move(text))).str();
     emit(out, text);
 }
 

@@ -54,8 +54,11 @@ public:
         // Names declared anywhere in the function are its locals everywhere in it, read before or
         // after their assignment; the others are taken from the context when it starts.
         def_.declared = declared_;
+        for (const auto& name : block_declared_)
+            if (!declared_.count(name) && !params_.count(name)) def_.block_declared.insert(name);
         for (const auto& [name, pos] : reads_)
-            if (!declared_.count(name) && !params_.count(name)) def_.free_names.emplace_back(name, pos);
+            if (!declared_.count(name) && !params_.count(name) && !block_declared_.count(name))
+                def_.free_names.emplace_back(name, pos);
     }
 
 private:
@@ -241,9 +244,12 @@ private:
                 inner.finish();
                 n.body_locals.assign(body.declared.begin(), body.declared.end());
                 n.block_reads = body.free_names;
+                for (const auto& name : body.block_declared)
+                    if (!shadowed(name)) block_declared_.insert(name);
             }
             for (const auto& [name, pos] : n.block_reads) read(name, pos);
-            for (const auto& name : n.body_locals) declare(name, n.pos);
+            for (const auto& name : n.body_locals)
+                if (!shadowed(name)) block_declared_.insert(name);
             return;
         }
         }
@@ -274,6 +280,7 @@ private:
     Def& def_;
     std::set<std::string> params_;
     std::set<std::string> declared_;
+    std::set<std::string> block_declared_;                      // assigned in its <%block>s (Def::block_declared)
     std::map<std::string, std::uint32_t> declared_at_;          // where each was first assigned
     std::vector<std::pair<std::string, std::uint32_t>> reads_;  // in the order first read
     std::vector<std::set<std::string>> shadow_;                 // names bound by lambdas, comprehensions, call bodies

@@ -655,6 +655,12 @@ private:
             ++at_;
         }
         if (!named) {
+            // Mako names an anonymous block by its line (__M_anon_LINE): a second one starting on
+            // the same line is its "already exists" CompileException.
+            if (!anonymous_block_lines_.insert(t_.source_map.line(c.pos)).second)
+                throw PositionedError("a second anonymous '<%block>' on one line (Mako names them by their line and "
+                                      "refuses the template)",
+                                      c.pos);
             n.body = std::move(body);
             return n;
         }
@@ -666,7 +672,9 @@ private:
         if (t_.defs.count(def.name) || def.name == t_.main_def_name)
             throw PositionedError(fmt::format("def or block '{}' defined twice", def.name), c.pos);
         analyze_scopes(def);
+        // (The names its own blocks assign count as the enclosing function's as well.)
         n.body_locals.assign(def.declared.begin(), def.declared.end());
+        n.body_locals.insert(n.body_locals.end(), def.block_declared.begin(), def.block_declared.end());
         n.block_reads = def.free_names;
         top_defs_.push_back(def.name);
         std::string name = def.name;
@@ -678,11 +686,12 @@ private:
     std::vector<Chunk> chunks_;
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
-    std::size_t loop_depth_ = 0;          // `% for` and `% while` around the chunk being parsed, in its def
-    std::size_t def_nesting_ = 0;         // <%def>s around the chunk being parsed
-    std::vector<std::string> def_stack_;  // their names, innermost last
-    std::size_t call_nesting_ = 0;        // <%call> bodies around it
-    std::size_t block_nesting_ = 0;       // <%block>s around it
+    std::size_t loop_depth_ = 0;                   // `% for` and `% while` around the chunk being parsed, in its def
+    std::size_t def_nesting_ = 0;                  // <%def>s around the chunk being parsed
+    std::vector<std::string> def_stack_;           // their names, innermost last
+    std::size_t call_nesting_ = 0;                 // <%call> bodies around it
+    std::size_t block_nesting_ = 0;                // <%block>s around it
+    std::set<std::size_t> anonymous_block_lines_;  // the lines where anonymous blocks start
 
 public:
     std::vector<std::string> top_defs_;  // the names of the <%def>s not nested in another
