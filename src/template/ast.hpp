@@ -88,8 +88,12 @@ struct Expr {
 };
 
 struct Param {
+    // Python's kinds of parameters, in the order they are written: `a, *args, b, **kw` (b, after
+    // *args, can be given by name only).
+    enum class Kind { Plain, VarPositional, KeywordOnly, VarKeyword };
     std::string name;
     ExprPtr default_value;  // null when the argument is required
+    Kind kind = Kind::Plain;
 };
 
 // A statement of a `<% %>` block.
@@ -140,7 +144,7 @@ struct Branch {
 };
 
 struct Node {
-    enum class Kind { Text, Expr, If, For, While, Code, Call, Include };
+    enum class Kind { Text, Expr, If, For, While, Code, Call, Include, Block };
     Kind kind;
     std::uint32_t pos;
     std::string text;                  // Text; Include: the URI of the file
@@ -151,11 +155,17 @@ struct Node {
     bool unpack = false;               // For: targets were written as a tuple (`a, b` or `(a,)`)
     std::vector<Node> body;            // For, While; Call: the body (`caller.body()`)
     std::vector<Node> orelse;          // For: the `% else:` body (rendered when no break ended the loop)
-    std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g
+    std::vector<ExprPtr> filters;      // Expr: `${x | f, g}` applies str, then f, then g; Text: <%text filter=>
     bool raw = false;                  // Expr: the filter `n` (no str first)
     std::vector<Stmt> code;            // Code: the statements of a <% %> block
     std::vector<std::string> assigned;     // Code: the names the block assigns (scopes.hpp)
-    std::vector<std::string> body_locals;  // Call: the names its body assigns (its own in Mako)
+    std::vector<std::string> body_locals;  // Call, Block: the names its body assigns (its own in Mako)
+    // Block: <%block>, rendered where it stands. text: its name, a def of the template rendered
+    // through `self` (unless a template it inherits from has one of that name: Mako renders that
+    // one's there); "" for an anonymous block, whose body (a closure in Mako) is body, filtered by
+    // filters. For a named one, filters are its def's again and block_reads the names its def
+    // reads from outside: Mako takes both for the enclosing function's too.
+    std::vector<std::pair<std::string, std::uint32_t>> block_reads;
 
     Node(Kind k, std::uint32_t p) : kind(k), pos(p) {}
 };
@@ -170,6 +180,9 @@ struct Def {
     // the other names it reads (with where each is first read), which must be defined when it starts.
     std::set<std::string> declared;
     std::vector<std::pair<std::string, std::uint32_t>> free_names;
+    // The names only its <%block>s assign: Mako declares them in this function too, which then
+    // never takes them from the context; Python reads them as globals (<%! %> names, builtins).
+    std::set<std::string> block_declared;
     // The top level of a template (Mako's render_body): the names its <% %> blocks assign are
     // handed to the defs it calls by name.
     bool is_body = false;

@@ -8,6 +8,7 @@
 
 #include "evaluator_internals.hpp"
 
+#include "binding.hpp"
 #include "builtins.hpp"
 #include "errors.hpp"
 #include "formatting.hpp"
@@ -64,43 +65,21 @@ std::string invoke_body(const TemplatePtr& t, const Args& args, const GlobalsPtr
     return invoke_def(t, body, kept, g, frame);
 }
 
-std::string plural(std::size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
-
-// Python's argument binding: positionals fill the parameters in order, keywords by name, defaults
-// (evaluated in the def's template, at call time) fill the rest.
+// Python's argument binding (binding.hpp); defaults are evaluated in the def's template, at call
+// time.
 std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
                                   const Frame& frame) {
-    std::map<std::string, Value> locals;
-    if (args.positional.size() > def.params.size())
-        throw EvalError(
-            fmt::format("{}() takes {} but {} given", def.name, plural(def.params.size(), "positional argument"),
-                        args.positional.size() == 1 ? "1 was" : fmt::format("{} were", args.positional.size())));
-    for (std::size_t i = 0; i < args.positional.size(); ++i) locals[def.params[i].name] = args.positional[i];
-    for (const auto& [name, value] : args.keyword) {
-        bool known = false;
-        for (const auto& p : def.params) known = known || p.name == name;
-        if (!known) throw EvalError(fmt::format("{}() got an unexpected keyword argument '{}'", def.name, name));
-        if (!locals.emplace(name, value).second)
-            throw EvalError(fmt::format("{}() got multiple values for argument '{}'", def.name, name));
-    }
-    std::vector<std::string> missing;
-    for (const auto& p : def.params) {
-        if (locals.count(p.name)) continue;
-        if (!p.default_value) {
-            missing.push_back("'" + p.name + "'");
-            continue;
-        }
-        Evaluator defaults(t, globals, {}, {}, frame);
-        try {
-            locals[p.name] = defaults.eval(*p.default_value);
-        } catch (const PositionedError& e) {
-            throw make_render_error(*t, e.offset(), e.what(), globals.get(), e.cause());
-        }
-    }
-    if (!missing.empty())
-        throw EvalError(fmt::format("{}() missing {}: {}", def.name, plural(missing.size(), "required argument"),
-                                    fmt::join(missing, ", ")));
-    return locals;
+    return bind_arguments(
+        def.name, def.params, args,
+        [&](std::size_t i) {
+            Evaluator defaults(t, globals, {}, {}, frame);
+            try {
+                return defaults.eval(*def.params[i].default_value);
+            } catch (const PositionedError& e) {
+                throw make_render_error(*t, e.offset(), e.what(), globals.get(), e.cause());
+            }
+        },
+        def.is_body ? "" : "context");
 }
 
 std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
@@ -118,7 +97,8 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
         // leaves the code that writes the filtered text unrun, so the output is lost.
         if (returned_early && !def.filters.empty()) out.clear();
         else
-            for (const auto& f : def.filters) out = ev.filter(*f, Value(std::move(out))).str();
+            for (const auto& f : def.filters)
+                if (!is_no_filter(*f)) out = ev.filter(*f, Value(std::move(out))).str();
     } catch (const PositionedError& e) {
         throw make_render_error(*t, e.offset(), e.what(), globals.get(), e.cause());
     }

@@ -166,8 +166,10 @@ private:
 // (evaluated in the def's template, at call time) fill the rest.
 std::map<std::string, Value> bind(const TemplatePtr& t, const Def& def, const Args& args, const GlobalsPtr& globals,
                                   const Frame& frame);
-/// "n word" / "n words".
-std::string plural(std::size_t n, const char* word);
+
+// The filter `n` of a def, block or text tag: Mako skips it there (it only turns default filters
+// off, which those tags do not apply).
+inline bool is_no_filter(const Expr& f) { return f.kind == Expr::Kind::Name && f.name == "n"; }
 
 class Evaluator {
 public:
@@ -255,6 +257,10 @@ private:
     Value make_caller(const Node& n) { return Value(std::make_shared<Caller>(this, &n)); }
 
     Value render_caller_body(const Node& n, const Args& a);
+    // The body of a <%call> or an anonymous <%block> (n.body), its own scope over this one's:
+    // its text, and in `returned` what a <% return %> returned.
+    std::string render_own_scope(const Node& n, const Args& a, std::optional<Value>& returned, bool call_body);
+    void render_block(const Node& n, std::string& out);
 
     Value lookup_def(const std::string& name);
 
@@ -306,6 +312,9 @@ private:
     Frame frame_;             // where this code is in its template's inheritance chain
     const Def* function_ = nullptr;  // the def whose body this renders (null: other code)
     std::size_t caller_bodies_ = 0;  // <%call> bodies being rendered here (functions of their own in Mako)
+    // The names each of those bodies assigns (its locals in Mako, all through it): read before the body
+    // assigns them, they are unbound, not the enclosing function's names.
+    std::vector<const std::vector<std::string>*> body_locals_;
     // A template's top level: the names its <% %> blocks assigned (Mako's __M_locals), which the
     // defs it calls by name see as context names; and the globals with them (null: not made yet).
     std::shared_ptr<Vars> handed_;

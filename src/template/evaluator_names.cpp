@@ -151,6 +151,10 @@ GlobalsPtr Evaluator::def_globals() {
 
 Value Evaluator::lookup(const std::string& name) {
     if (auto it = locals_.find(name); it != locals_.end()) return it->second;
+    for (const auto* names : body_locals_)
+        if (std::find(names->begin(), names->end(), name) != names->end())
+            throw EvalError(
+                fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
     for (const auto& weak : outer_) {
         if (auto vars = weak.lock()) {
             if (auto it = vars->find(name); it != vars->end()) return it->second;
@@ -160,6 +164,13 @@ Value Evaluator::lookup(const std::string& name) {
     // functions): read before it is assigned, it is no global of the same name.
     if (function_ && function_->declared.count(name))
         throw EvalError(fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
+    if (function_ && function_->block_declared.count(name)) {
+        if (const Value* v = module_name(name)) return *v;
+        if (const Value* b = find_builtin(name)) return *b;
+        throw EvalError(fmt::format("name '{}' is not defined (a '<%block>' assigns it: Mako takes it from no "
+                                    "context outside the block)",
+                                    name));
+    }
     if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) {
         const Def& def = it->second;
         if (def.parent.empty()) return def_value(t_, &def, def_globals(), frame_);

@@ -38,7 +38,22 @@ void Evaluator::emit(std::string& out, const std::string& s) {
 
 Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
     switch (n.kind) {
-    case Node::Kind::Text: emit(out, n.text); return Flow::Normal;
+    case Node::Kind::Text: {
+        if (n.filters.empty()) {
+            emit(out, n.text);
+            return Flow::Normal;
+        }
+        // <%text filter="...">: Mako's filters in order on the literal text, `n` skipped (it
+        // only turns default filters off), the result written as a str.
+        Value v(n.text);
+        for (const auto& f : n.filters)
+            if (!is_no_filter(*f)) v = apply_filter(*f, v);
+        if (v.kind() != K::String)
+            throw EvalError(fmt::format("the text written must be a str, not {} (a filter of '<%text>' gave no str)",
+                                        v.type_name()));
+        emit(out, v.as_string());
+        return Flow::Normal;
+    }
     case Node::Kind::Call: {
         std::vector<Value> stack;
         std::vector<Value>* saved = caller_stack;
@@ -57,6 +72,7 @@ Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
         return Flow::Normal;
     }
     case Node::Kind::Include: render_include(n, out); return Flow::Normal;
+    case Node::Kind::Block: render_block(n, out); return Flow::Normal;
     case Node::Kind::Code: {
         const Flow f = exec(n.code);  // the parser let through no break outside a loop
         // Mako's top level hands the names a block assigned to the defs it calls (its __M_locals,
@@ -169,6 +185,16 @@ Value Evaluator::apply_filter(const Expr& f, const Value& v) {
 }
 
 Value Evaluator::render_caller_body(const Node& n, const Args& a) {
+    std::string* target = current_output;
+    std::optional<Value> returned;  // a <% return %> in the body: what body() returns, as in Mako
+    std::string text = render_own_scope(n, a, returned, /*call_body=*/true);
+    if (!target) return Value(std::move(text));
+    if (target->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
+    *target += text;
+    return returned ? std::move(*returned) : Value(std::string());
+}
+
+std::string Evaluator::render_own_scope(const Node& n, const Args& a, std::optional<Value>& returned, bool call_body) {
     // The body's arguments and the names it assigns are its own (a function in Mako): the
     // enclosing code's values of those names are put back after it.
     std::vector<std::pair<std::string, std::optional<Value>>> saved;
@@ -187,17 +213,25 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
         locals_[name] = value;
     }
     std::string text;
-    std::string* target = current_output;
-    std::optional<Value> returned;  // a <% return %> in the body: what body() returns, as in Mako
-    struct BodyDepth {              // counts the <%call> bodies rendering here, exceptions included
-        std::size_t& depth;
-        explicit BodyDepth(std::size_t& d) : depth(++d) {}
-        ~BodyDepth() { --depth; }
+    // Counts the <%call> bodies rendering here (an anonymous block's code, unlike theirs, hands
+    // its names to the defs the top level calls, as Mako's does) and keeps the body's locals,
+    // exceptions included.
+    struct BodyDepth {
+        Evaluator& ev;
+        bool call_body;
+        BodyDepth(Evaluator& e, const std::vector<std::string>& locals, bool call) : ev(e), call_body(call) {
+            if (call_body) ++ev.caller_bodies_;
+            ev.body_locals_.push_back(&locals);
+        }
+        ~BodyDepth() {
+            if (call_body) --ev.caller_bodies_;
+            ev.body_locals_.pop_back();
+        }
         BodyDepth(const BodyDepth&) = delete;
         BodyDepth& operator=(const BodyDepth&) = delete;
     };
     try {
-        const BodyDepth body_depth(caller_bodies_);
+        const BodyDepth body_depth(*this, n.body_locals, call_body);
         if (render(n.body, text) == Flow::Return) returned = returned_value();
     } catch (const PositionedError& e) {
         throw make_render_error(*t_, e.offset(), e.what(), globals_.get(), e.cause());
@@ -206,10 +240,33 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
         if (value) locals_[name] = *value;
         else locals_.erase(name);
     }
-    if (!target) return Value(std::move(text));
-    if (target->size() + text.size() > limits().max_string) throw EvalError("output too long (render limit)");
-    *target += text;
-    return returned ? std::move(*returned) : Value(std::string());
+    return text;
+}
+
+// <%block>. A named one: Mako's `if 'parent' not in context._data or not hasattr(parent, name):
+// self.name()`, so it renders here unless a template this one inherits from has a def or block
+// of that name (which renders it, through `self`, where that one stands). An anonymous one: its
+// body, a closure here, then its filters (lost after a <% return %>, as a def's).
+void Evaluator::render_block(const Node& n, std::string& out) {
+    if (!n.text.empty()) {
+        if (frame_.chain)
+            for (std::size_t k = frame_.index + 1; k < frame_.chain->size(); ++k) {
+                const auto& defs = (*frame_.chain)[k]->defs;
+                if (auto it = defs.find(n.text); it != defs.end() && it->second.parent.empty()) return;
+            }
+        const Value self(std::make_shared<Namespace>(chain(), 0, globals_));
+        // Written into the output by the def; what a <% return x %> returned is dropped (Mako's
+        // call is a statement).
+        static_cast<void>(self.as_object()->attribute(n.text).as_function()(Args{}));
+        return;
+    }
+    std::optional<Value> returned;
+    std::string text = render_own_scope(n, Args{}, returned, /*call_body=*/false);
+    if (returned && !n.filters.empty()) text.clear();
+    else
+        for (const auto& f : n.filters)
+            if (!is_no_filter(*f)) text = filter(*f, Value(std::move(text))).str();
+    emit(out, text);
 }
 
 // `<%include file="uri" args="..."/>`: that template (the top of its inheritance chain) renders

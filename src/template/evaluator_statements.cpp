@@ -3,6 +3,7 @@
 
 #include "evaluator_internals.hpp"
 
+#include "binding.hpp"
 #include "builtins.hpp"
 #include "errors.hpp"
 #include "formatting.hpp"
@@ -245,27 +246,12 @@ Value Evaluator::make_function(const Stmt& st) {
                 throw EvalError(fmt::format("{}() was called after the scope that defined it ended (functions that "
                                             "outlive their defining scope are not supported)",
                                             def->name));
-        Vars locals;
-        const auto& params = def->params;
-        if (a.positional.size() > params.size())
-            throw EvalError(fmt::format("{}() takes {} positional arguments but {} were given", def->name,
-                                        params.size(), a.positional.size()));
-        for (std::size_t i = 0; i < a.positional.size(); ++i) locals[params[i].name] = a.positional[i];
-        for (const auto& kw : a.keyword) {
-            const std::string& name = kw.first;  // not a structured binding: lambdas capture it
-            auto it = std::find_if(params.begin(), params.end(), [&](const Param& p) { return p.name == name; });
-            if (it == params.end())
-                throw EvalError(fmt::format("{}() got an unexpected keyword argument '{}'", def->name, name));
-            if (!locals.emplace(name, kw.second).second)
-                throw EvalError(fmt::format("{}() got multiple values for argument '{}'", def->name, name));
-        }
-        const std::size_t first_default = params.size() - defaults.size();
-        for (std::size_t i = 0; i < params.size(); ++i) {
-            if (locals.count(params[i].name)) continue;
-            if (i < first_default)
-                throw EvalError(fmt::format("{}() missing required argument '{}'", def->name, params[i].name));
-            locals[params[i].name] = defaults[i - first_default];
-        }
+        // The defaults, evaluated when the def ran, in the order of the parameters that have one.
+        std::vector<std::size_t> default_index(def->params.size(), 0);
+        for (std::size_t i = 0, k = 0; i < def->params.size(); ++i)
+            if (def->params[i].default_value) default_index[i] = k++;
+        Vars locals =
+            bind_arguments(def->name, def->params, a, [&](std::size_t i) { return defaults[default_index[i]]; });
         DepthGuard depth;
         Evaluator ev(t, g, std::move(locals), chain, frame);
         try {

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace kjarni::tmpl {
@@ -361,7 +362,11 @@ ExprPtr ExprParser::parse_call(ExprPtr callee, std::uint32_t pos, bool parenthes
             call->kw_names.emplace_back("**");
             call->children.push_back(parse_expression());
         } else if (at_op("*")) {  // f(*xs): xs's items as positional arguments
-            if (!call->kw_names.empty()) fail("iterable argument unpacking follows keyword argument unpacking");
+            if (std::find(call->kw_names.begin(), call->kw_names.end(), "**") != call->kw_names.end())
+                fail("iterable argument unpacking follows keyword argument unpacking");
+            // Python takes f(k=1, *xs), xs's items as positionals: kjarni keeps the positionals
+            // before the keywords, so it refuses what it would evaluate out of order.
+            if (!call->kw_names.empty()) fail("*iterable after a keyword argument (f(k=1, *xs)) is not supported");
             call->children.push_back(parse_item());
         } else if (peek().kind == Token::Kind::Name && peek(1).kind == Token::Kind::Op && peek(1).text == "=") {
             std::string name = next().text;

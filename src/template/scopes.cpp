@@ -54,8 +54,11 @@ public:
         // Names declared anywhere in the function are its locals everywhere in it, read before or
         // after their assignment; the others are taken from the context when it starts.
         def_.declared = declared_;
+        for (const auto& name : block_declared_)
+            if (!declared_.count(name) && !params_.count(name)) def_.block_declared.insert(name);
         for (const auto& [name, pos] : reads_)
-            if (!declared_.count(name) && !params_.count(name)) def_.free_names.emplace_back(name, pos);
+            if (!declared_.count(name) && !params_.count(name) && !block_declared_.count(name))
+                def_.free_names.emplace_back(name, pos);
     }
 
 private:
@@ -149,10 +152,13 @@ private:
             declare(st.name, st.pos);
             for (const Param& p : st.params)
                 if (p.default_value) expr(*p.default_value);
-            // As Mako's identifier finder: the parameters are bound in the body, whose other names
-            // count as the enclosing function's (assigned ones as declared there).
+            // As Mako's identifier finder: the plain parameters are bound in the body, whose other
+            // names count as the enclosing function's (assigned ones as declared there). It misses
+            // *args, keyword-only and **kwargs parameters: reading one in the body is reading the
+            // enclosing function's name too, which must then be defined when it starts.
             std::set<std::string> params;
-            for (const Param& p : st.params) params.insert(p.name);
+            for (const Param& p : st.params)
+                if (p.kind == Param::Kind::Plain) params.insert(p.name);
             shadow_.push_back(std::move(params));
             stmts(st.body);
             shadow_.pop_back();
@@ -169,7 +175,11 @@ private:
 
     void node(Node& n) {
         switch (n.kind) {
-        case Node::Kind::Text: return;
+        case Node::Kind::Text:
+            in_filter_ = true;  // <%text filter="...">
+            for (const auto& f : n.filters) expr(*f);
+            in_filter_ = false;
+            return;
         case Node::Kind::Expr:
             expr(*n.expr);
             // Mako's escape names (h, u, x, trim, n, str...) are its own, anywhere in a filter
@@ -219,6 +229,29 @@ private:
         case Node::Kind::Include:
             if (n.expr) expr(*n.expr);
             return;
+        case Node::Kind::Block: {
+            // Mako takes a block's names for the enclosing function's too: what it reads from
+            // outside (its filters included) is read there, what it assigns is declared there
+            // (so read there, never assigned, it is unbound).
+            in_filter_ = true;
+            for (const auto& f : n.filters) expr(*f);
+            in_filter_ = false;
+            if (n.text.empty()) {
+                Def body;
+                Walker inner(body);
+                inner.shadow_ = shadow_;
+                inner.nodes(n.body);
+                inner.finish();
+                n.body_locals.assign(body.declared.begin(), body.declared.end());
+                n.block_reads = body.free_names;
+                for (const auto& name : body.block_declared)
+                    if (!shadowed(name)) block_declared_.insert(name);
+            }
+            for (const auto& [name, pos] : n.block_reads) read(name, pos);
+            for (const auto& name : n.body_locals)
+                if (!shadowed(name)) block_declared_.insert(name);
+            return;
+        }
         }
     }
 
@@ -247,6 +280,7 @@ private:
     Def& def_;
     std::set<std::string> params_;
     std::set<std::string> declared_;
+    std::set<std::string> block_declared_;                      // assigned in its <%block>s (Def::block_declared)
     std::map<std::string, std::uint32_t> declared_at_;          // where each was first assigned
     std::vector<std::pair<std::string, std::uint32_t>> reads_;  // in the order first read
     std::vector<std::set<std::string>> shadow_;                 // names bound by lambdas, comprehensions, call bodies

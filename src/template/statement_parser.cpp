@@ -9,6 +9,7 @@
 #include "expr_lexer.hpp"
 #include "expr_parser.hpp"
 #include "limits.hpp"
+#include "param_parser.hpp"
 
 #include <fmt/format.h>
 
@@ -198,27 +199,7 @@ private:
         if (p.peek().kind != Token::Kind::Name) p.fail_here("a function name");
         s.name = p.next().text;
         p.expect_op("(");
-        while (!p.at_op(")")) {
-            if (p.at_op("*") || p.at_op("**"))
-                throw PositionedError("*args and **kwargs parameters are not supported", p.peek().pos);
-            if (p.peek().kind != Token::Kind::Name) p.fail_here("a parameter name");
-            const Token name = p.next();
-            Param param;
-            param.name = name.text;
-            for (const auto& existing : s.params)
-                if (existing.name == param.name)
-                    throw PositionedError(fmt::format("duplicate argument '{}' in function definition", param.name),
-                                          name.pos);
-            if (p.at_op("=")) {
-                p.next();
-                param.default_value = p.parse_expression();
-            } else if (!s.params.empty() && s.params.back().default_value) {
-                throw PositionedError("non-default argument follows default argument", name.pos);
-            }
-            s.params.push_back(std::move(param));
-            if (!p.at_op(",")) break;
-            p.next();
-        }
+        parse_parameters(p, s.params, ParamSyntax{});
         p.expect_op(")");
         ++def_depth_;
         s.body = parse_suite(p, indent);

@@ -190,12 +190,21 @@ private:
                 i = close + 8;
                 continue;
             }
-            if (starts_with(src_, i, "<%text") && i + 6 < src_.size() && is_python_space(src_[i + 6]))
-                throw PositionedError("'<%text>' with attributes (filter=) is not supported", off(i));
+            if (starts_with(src_, i, "<%text") && i + 6 < src_.size() && is_python_space(src_[i + 6])) {
+                flush();
+                i = scan_filtered_text(i);
+                continue;
+            }
             if (const std::size_t name_end = loader_tag_end(i); name_end != 0) {
                 // As a def tag, these take no whitespace with them.
                 flush();
                 i = scan_loader_tag(i, name_end);
+                continue;
+            }
+            if (is_tag(i, "<%block") || is_tag(i, "</%block")) {
+                // As a def tag, a block tag takes no whitespace with it.
+                flush();
+                i = scan_block_tag(i);
                 continue;
             }
             if ((starts_with(src_, i, "<%") || starts_with(src_, i, "</%")) && !starts_with(src_, i, "<%def") &&
@@ -430,6 +439,69 @@ private:
         }
         if (!have_name) throw PositionedError("'<%def' tag without a name attribute", off(i));
         if (emit) chunks_.push_back(std::move(c));
+        return k;
+    }
+
+    // `<%text filter="h, f">...</%text>` at i: its literal text as a FilteredText chunk (the filter
+    // in args_*); returns the offset after the closing tag.
+    std::size_t scan_filtered_text(std::size_t i) {
+        Chunk c{Chunk::Kind::FilteredText, off(i), {}};
+        std::size_t k = i + 6;
+        while (!at_tag_end(k, i, "text", c)) {
+            const Attribute a = scan_attribute(k, "text");
+            if (a.name != "filter")
+                throw PositionedError(fmt::format("invalid attribute '{}' for '<%text>' (Mako's CompileException)",
+                                                  a.name),
+                                      off(a.at));
+            c.args_begin = off(a.value);
+            c.args_end = off(a.value_end);
+        }
+        if (c.self_closing) throw PositionedError("'<%text/>' without a body (Mako refuses it)", off(i));
+        const std::size_t close = src_.find("</%text>", k);
+        if (close == std::string_view::npos) throw PositionedError("'<%text>' is not closed by '</%text>'", off(i));
+        // As for <%text>: Mako's scan for the end needs one character of text first.
+        if (close == k) throw PositionedError("an empty '<%text></%text>' (Mako refuses it)", off(i));
+        c.text = std::string(src_.substr(k, close - k));
+        c.begin = off(k);
+        chunks_.push_back(std::move(c));
+        return close + 8;
+    }
+
+    // Whether the tag `tag` starts at i (its name ends there: `<%blockx` is another tag).
+    bool is_tag(std::size_t i, std::string_view tag) const {
+        const std::size_t e = i + tag.size();
+        return starts_with(src_, i, tag) && e < src_.size() &&
+               (is_space(src_[e]) || src_[e] == '\n' || src_[e] == '/' || src_[e] == '>');
+    }
+
+    // `<%block name="x" filter="f">` (name optional: an anonymous block) or `</%block>` at i;
+    // returns the offset after its '>'.
+    std::size_t scan_block_tag(std::size_t i) {
+        if (src_[i + 1] == '/') {
+            std::size_t k = i + 8;
+            while (k < src_.size() && is_space(src_[k])) ++k;
+            if (k >= src_.size() || src_[k] != '>') throw PositionedError("malformed '</%block>' tag", off(i));
+            chunks_.push_back(Chunk{Chunk::Kind::BlockClose, off(i), {}});
+            return k + 1;
+        }
+        Chunk c{Chunk::Kind::BlockOpen, off(i), {}};
+        std::size_t k = i + 7;
+        while (!at_tag_end(k, i, "block", c)) {
+            const Attribute a = scan_attribute(k, "block");
+            if (a.name == "name") {
+                c.begin = off(a.value);
+                c.end = off(a.value_end);
+            } else if (a.name == "filter") {
+                c.args_begin = off(a.value);
+                c.args_end = off(a.value_end);
+            } else {
+                // args= (Mako passes the enclosing function's variables of those names), buffered=,
+                // cached=, decorator=...
+                throw PositionedError(fmt::format("the attribute '{}' of '<%block>' is not supported", a.name),
+                                      off(a.at));
+            }
+        }
+        chunks_.push_back(std::move(c));
         return k;
     }
 

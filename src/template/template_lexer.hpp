@@ -11,7 +11,21 @@
 namespace kjarni::tmpl {
 
 struct Chunk {
-    enum class Kind { Text, Expr, Control, DefOpen, DefClose, Code, Module, CallOpen, CallClose, Tag };
+    enum class Kind {
+        Text,
+        Expr,
+        Control,
+        DefOpen,
+        DefClose,
+        Code,
+        Module,
+        CallOpen,
+        CallClose,
+        Tag,
+        BlockOpen,  // <%block name="..." filter="...">: begin/end the name (empty: anonymous), args_* the filter
+        BlockClose,
+        FilteredText  // <%text filter="...">: text its literal body, args_* the filter
+    };
     Kind kind;
     std::uint32_t pos;             // offset of the construct ("${", the '%', "<%def")
     std::string text;              // Text: the text

@@ -7,14 +7,17 @@
 #include "errors.hpp"
 #include "expr_parser.hpp"
 #include "limits.hpp"
+#include "param_parser.hpp"
 #include "scopes.hpp"
 #include "statement_parser.hpp"
 #include "template_lexer.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <string_view>
 
 namespace kjarni::tmpl {
@@ -55,6 +58,8 @@ public:
             if (c.kind == Chunk::Kind::DefClose) throw PositionedError("'</%def>' without a matching '<%def>'", c.pos);
             if (c.kind == Chunk::Kind::CallClose)
                 throw PositionedError("'</%call>' without a matching '<%call>'", c.pos);
+            if (c.kind == Chunk::Kind::BlockClose)
+                throw PositionedError("'</%block>' without a matching '<%block>'", c.pos);
             Control ctl = control(c);
             const char* opener = ctl.keyword == "endfor" ? "% for" : ctl.keyword == "endwhile" ? "% while" : "% if";
             throw PositionedError(fmt::format("'% {}' without a matching '{}'", ctl.keyword, opener), c.pos);
@@ -130,6 +135,16 @@ private:
             case Chunk::Kind::CallClose: --depth_; return body;
             case Chunk::Kind::DefOpen: parse_def(); break;
             case Chunk::Kind::DefClose: --depth_; return body;
+            case Chunk::Kind::BlockOpen: body.push_back(parse_block()); break;
+            case Chunk::Kind::FilteredText: {
+                Node n(Node::Kind::Text, c.pos);
+                n.text = c.text;
+                n.filters = tag_filters(c);
+                body.push_back(std::move(n));
+                ++at_;
+                break;
+            }
+            case Chunk::Kind::BlockClose: --depth_; return body;
             case Chunk::Kind::Control: {
                 Control ctl = control(c);
                 if (ctl.keyword == "if") {
@@ -421,34 +436,14 @@ private:
             a.expect_end();
         }
         if (!c.self_closing) {
+            ++call_nesting_;
             n.body = parse_function_body();
+            --call_nesting_;
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::CallClose)
                 throw PositionedError("'<%call>' is not closed by '</%call>'", c.pos);
             ++at_;
         }
         return n;
-    }
-
-    // `a, b=1` (up to ')' when `parenthesized`, else to the end): a def's or a page's arguments.
-    static void parse_params(ExprParser& p, std::vector<Param>& params, bool parenthesized) {
-        while (parenthesized ? !p.at_op(")") : !p.at_end()) {
-            if (p.peek().kind != Token::Kind::Name) p.fail_here("an argument name");
-            Param param;
-            std::uint32_t ppos = p.peek().pos;
-            param.name = p.next().text;
-            for (const auto& existing : params)
-                if (existing.name == param.name)
-                    throw PositionedError(fmt::format("duplicate argument '{}' in def", param.name), ppos);
-            if (p.at_op("=")) {
-                p.next();
-                param.default_value = p.parse_expression();
-            } else if (!params.empty() && params.back().default_value) {
-                throw PositionedError("non-default argument follows default argument", ppos);
-            }
-            params.push_back(std::move(param));
-            if (!p.at_op(",")) break;
-            p.next();
-        }
     }
 
     // The value of a loader tag's attribute: its text, as written. An attribute holding ${...}
@@ -542,7 +537,9 @@ private:
             t_.page_args = true;
             if (auto it = attrs.find("args"); it != attrs.end()) {
                 ExprParser p(tokenize(t_.source, it->second.first, it->second.second));
-                parse_params(p, t_.page_params, false);
+                parse_parameters(p, t_.page_params,
+                                 ParamSyntax{false, false, false, "def",
+                                             "*args and **kwargs in '<%page args>' are not supported"});
                 for (const Param& param : t_.page_params)
                     if (param.default_value) refuse_power(*param.default_value, "a default argument");
                 p.expect_end();
@@ -559,19 +556,14 @@ private:
         if (p.peek().kind != Token::Kind::Name) p.fail_here("a def name");
         def.name = p.next().text;
         p.expect_op("(");
-        parse_params(p, def.params, true);
+        // Mako writes a <%def>'s parameters out again, dropping a bare `*` (its keyword-only
+        // parameters become plain ones): refused rather than followed.
+        parse_parameters(p, def.params,
+                         ParamSyntax{true, false, true, "def", "a bare '*' in a <%def>'s parameters is not supported"});
         p.expect_op(")");
         p.expect_end();
-        if (c.args_end > c.args_begin) {
-            ExprParser fp(tokenize(t_.source, c.args_begin, c.args_end));
-            while (!fp.at_end()) {
-                def.filters.push_back(fp.parse_expression());
-                refuse_power(*def.filters.back(), "a filter");
-                if (!fp.at_op(",")) break;
-                fp.next();
-            }
-            fp.expect_end();
-        }
+        def.filters = tag_filters(c);
+        if (block_nesting_ > 0) throw PositionedError("a '<%def>' inside a '<%block>' is not supported", c.pos);
         if (!def_stack_.empty()) def.parent = def_stack_.back();
         if (!c.self_closing) {
             ++def_nesting_;
@@ -580,6 +572,8 @@ private:
             def_stack_.pop_back();
             --def_nesting_;
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::DefClose) {
+                if (at_ < chunks_.size() && chunks_[at_].kind == Chunk::Kind::BlockClose)
+                    throw PositionedError("'</%block>' does not match the '<%def>' open here", chunks_[at_].pos);
                 if (at_ < chunks_.size()) {
                     Control ctl = control(chunks_[at_]);
                     throw PositionedError(fmt::format("'% {}' without a matching opening line", ctl.keyword),
@@ -599,13 +593,105 @@ private:
         t_.defs.emplace(std::move(name), std::move(def));
     }
 
+    // The filter="..." of the def or block tag c (its args range): the expressions in order.
+    std::vector<ExprPtr> tag_filters(const Chunk& c) {
+        std::vector<ExprPtr> filters;
+        if (c.args_end <= c.args_begin) return filters;
+        ExprParser fp(tokenize(t_.source, c.args_begin, c.args_end));
+        while (!fp.at_end()) {
+            filters.push_back(fp.parse_expression());
+            refuse_power(*filters.back(), "a filter");
+            if (!fp.at_op(",")) break;
+            fp.next();
+        }
+        fp.expect_end();
+        return filters;
+    }
+
+    // <%block>: a named one becomes a def of the template (as Mako's render_NAME) and a node that
+    // renders it through `self`; an anonymous one, a node holding its body (Mako's closure, called
+    // where it stands).
+    Node parse_block() {
+        const Chunk c = chunks_[at_];
+        ++at_;
+        Node n(Node::Kind::Block, c.pos);
+        n.text = t_.source.substr(c.begin, c.end - c.begin);
+        const bool named = !n.text.empty();
+        if (named) {
+            const bool identifier = std::all_of(n.text.begin(), n.text.end(), is_name_char) &&
+                                    std::isdigit(static_cast<unsigned char>(n.text[0])) == 0;
+            if (!identifier)
+                throw PositionedError("a '<%block>' name must be an identifier (Mako's '%block may not "
+                                      "specify an argument signature')",
+                                      c.begin);
+            // Mako's Namespace has these itself (a block named body replaces the template's body).
+            static const std::set<std::string, std::less<>> taken = {"body",         "context",    "template",
+                                                                     "uri",          "filename",   "module",
+                                                                     "name",         "callables",  "inherits",
+                                                                     "attr",         "cache",      "get_namespace",
+                                                                     "get_template", "get_cached", "include_file"};
+            if (taken.count(n.text))
+                throw PositionedError(
+                    fmt::format("a '<%block>' named '{}' is not supported (a name of Mako's Namespace)", n.text),
+                    c.pos);
+            if (def_nesting_ > 0)
+                throw PositionedError(fmt::format("named block '{}' not allowed inside of a def", n.text), c.pos);
+            if (call_nesting_ > 0)
+                throw PositionedError(fmt::format("named block '{}' not allowed inside of a '<%call>'", n.text), c.pos);
+        }
+        n.filters = tag_filters(c);
+        std::vector<Node> body;
+        if (!c.self_closing) {
+            ++block_nesting_;
+            body = parse_function_body();
+            --block_nesting_;
+            if (at_ < chunks_.size() &&
+                (chunks_[at_].kind == Chunk::Kind::DefClose || chunks_[at_].kind == Chunk::Kind::CallClose))
+                throw PositionedError(fmt::format("'</%{}>' does not match the '<%block>' open here",
+                                                  chunks_[at_].kind == Chunk::Kind::DefClose ? "def" : "call"),
+                                      chunks_[at_].pos);
+            if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::BlockClose)
+                throw PositionedError("'<%block>' is not closed by '</%block>'", c.pos);
+            ++at_;
+        }
+        if (!named) {
+            // Mako names an anonymous block by its line (__M_anon_LINE): a second one starting on
+            // the same line is its "already exists" CompileException.
+            if (!anonymous_block_lines_.insert(t_.source_map.line(c.pos)).second)
+                throw PositionedError("a second anonymous '<%block>' on one line (Mako names them by their line and "
+                                      "refuses the template)",
+                                      c.pos);
+            n.body = std::move(body);
+            return n;
+        }
+        Def def;
+        def.name = n.text;
+        def.pos = c.pos;
+        def.filters = tag_filters(c);
+        def.body = std::move(body);
+        if (t_.defs.count(def.name) || def.name == t_.main_def_name)
+            throw PositionedError(fmt::format("def or block '{}' defined twice", def.name), c.pos);
+        analyze_scopes(def);
+        // (The names its own blocks assign count as the enclosing function's as well.)
+        n.body_locals.assign(def.declared.begin(), def.declared.end());
+        n.body_locals.insert(n.body_locals.end(), def.block_declared.begin(), def.block_declared.end());
+        n.block_reads = def.free_names;
+        top_defs_.push_back(def.name);
+        std::string name = def.name;
+        t_.defs.emplace(std::move(name), std::move(def));
+        return n;
+    }
+
     detail::CompiledTemplate& t_;
     std::vector<Chunk> chunks_;
     std::size_t at_ = 0;
     std::size_t depth_ = 0;
-    std::size_t loop_depth_ = 0;          // `% for` and `% while` around the chunk being parsed, in its def
-    std::size_t def_nesting_ = 0;         // <%def>s around the chunk being parsed
-    std::vector<std::string> def_stack_;  // their names, innermost last
+    std::size_t loop_depth_ = 0;                   // `% for` and `% while` around the chunk being parsed, in its def
+    std::size_t def_nesting_ = 0;                  // <%def>s around the chunk being parsed
+    std::vector<std::string> def_stack_;           // their names, innermost last
+    std::size_t call_nesting_ = 0;                 // <%call> bodies around it
+    std::size_t block_nesting_ = 0;                // <%block>s around it
+    std::set<std::size_t> anonymous_block_lines_;  // the lines where anonymous blocks start
 
 public:
     std::vector<std::string> top_defs_;  // the names of the <%def>s not nested in another

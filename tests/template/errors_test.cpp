@@ -61,8 +61,8 @@ TEST(Errors, BadSyntax) {
     expect_render_error([] { Template::from_string("<%def nam=\"f()\"></%def>"); }, 1, 7,
                         "the attribute 'nam' of '<%def>' is not supported");
     expect_render_error([] { Template::from_string("<%def></%def>"); }, 1, 1, "without a name attribute");
-    expect_render_error([] { Template::from_string("a\n  <%block name=\"x\"/>"); }, 2, 3,
-                        "the '<%block>' tag is not supported");
+    expect_render_error([] { Template::from_string("a\n  <%frob name=\"x\"/>"); }, 2, 3,
+                        "the '<%frob>' tag is not supported");
     expect_render_error([] { Template::from_string("a\n  <%call expr=\"f()\">x"); }, 2, 3,
                         "'<%call>' is not closed by '</%call>'");
     expect_render_error([] { Template::from_string("<% x = 1\n  y = 2 %>"); }, 2, 3, "unexpected indent");

@@ -16,10 +16,12 @@ TEST(Functions, ErrorsInsideAFunctionPointIntoItsBody) {
     expect_render_error([] { render("<%\ndef f(x):\n    return x + 'a'\n%>${f(1)}"); }, 3, 0,
                         "unsupported operand types for +: 'int' and 'str'");
     expect_render_error([] { render("<%\ndef f(x):\n    return x\n%>${f()}"); }, 4, 0,
-                        "f() missing required argument 'x'");
+                        "f() missing 1 required argument: 'x'");
     expect_render_error([] { render("<%\ndef f(x):\n    return x\n%>${f(1, y=2)}"); }, 4, 0,
                         "f() got an unexpected keyword argument 'y'");
-    expect_render_error([] { render("<%\ndef f(*a):\n    pass\n%>"); }, 2, 7, "*args and **kwargs");
+    // Mako's scan of a def statement misses its *args (a name read in its body is the enclosing
+    // function's too, and must be defined).
+    expect_render_error([] { render("<%\ndef f(*a):\n    return a\n%>${f(1)}"); }, 3, 12, "name 'a' is not defined");
 }
 
 TEST(Functions, RecursionIsBoundedByTheCallDepthLimit) {
@@ -75,6 +77,25 @@ TEST(Functions, DefFilterAttribute) {
     Globals g;
     g["up"] = Value::function([](const kjarni::Args& a) { return Value(a[0].as_string() + "!"); });
     EXPECT_EQ(render("<%def name=\"f()\" filter=\"up\">x</%def>${f()}", g), "x!");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Functions, ACallBodyReadingItsOwnNameBeforeAssigningItIsUnbound) {
+    // The body is a Python function in Mako: a name it assigns anywhere is its local all through
+    // it, so reading it first is UnboundLocalError, not the enclosing value (here 1, or a global).
+    const std::string f = "<%def name=\"f()\">${caller.body()}</%def>";
+    expect_render_error([&] { render(f + "<% x = 1 %><%call expr=\"f()\">${x}<% x = 2 %></%call>"); }, 1, 72,
+                        "cannot access local variable 'x' where it is not associated with a value");
+    expect_render_error(
+        [&] {
+            render(f + "<%call expr=\"f()\">${x}<% x = 2 %></%call>", {{"x", 5}});
+        },
+        1, 0, "cannot access local variable 'x'");
+    // Read after the assignment, it is the body's; outside the body, the enclosing one.
+    EXPECT_EQ(render(f + "<% x = 1 %><%call expr=\"f()\"><% x = 2 %>${x}</%call>${x}"), "21");
 }
 
 }  // namespace

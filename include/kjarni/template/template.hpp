@@ -13,10 +13,18 @@
 ///                                          (index, reverse_index, first, last, even, odd, parent, cycle);
 ///                                          a <% break %>, <% continue %> or <% return %> acts on them
 ///                                          and on the def as in Mako
-///      <%def name="f(a, b=1)" filter="trim"> ... </%def>
+///      <%def name="f(a, b=1, *args, c, **kw)" filter="trim"> ... </%def>
 ///                                          a def; called in an expression it writes its text there and
 ///                                          returns '' (as in Mako); the tags take no whitespace with
-///                                          them; filter= filters its whole output
+///                                          them; filter= filters its whole output; Python's *args,
+///                                          keyword-only and **kwargs parameters (also in def statements)
+///      <%block name="b" filter="h"> ... </%block>, <%block> ... </%block>
+///                                          a named block: a def of the template rendered where it
+///                                          stands through `self` (so a child's block of that name
+///                                          renders in its place), unless a template it inherits from
+///                                          has one of that name; an anonymous block: a closure
+///                                          rendered in place; the names either assigns count as the
+///                                          enclosing function's too, as in Mako
 ///      <% statements %>                    Python statements: assignments (to names, tuples of names and
 ///                                          items x[k]), augmented assignments, expression statements,
 ///                                          if/elif/else, for, while, break, continue, pass, assert, del,
@@ -28,8 +36,9 @@
 ///      <%call expr="f(...)" args="a">      calls f with `caller`; caller.body(a=...) renders the body
 ///      <%self:f x="${v}" args="a">         the same as a custom tag (self and local: the template's defs)
 ///      ## comment, \ at a line end (joins lines), %% at a line start (a literal %)
-///      <%doc> ... </%doc>, <%text> ... </%text>
-///                                          a comment; text written as it is (nothing in it read)
+///      <%doc> ... </%doc>, <%text filter="h"> ... </%text>
+///                                          a comment; text written as it is (nothing in it read),
+///                                          through the filters given
 /// Expressions are Python's: literals (ints of any size, floats, strings: raw, triple-quoted,
 /// f-strings), names, attributes, indexing and slices, calls with keywords, arithmetic, bit
 /// operations, comparisons (chained), in / is, and / or / not, conditional expressions, lambdas,
@@ -51,7 +60,8 @@
 /// defined when it starts rendering, even one read in a branch never taken; the defs the top level
 /// calls by name see the names its <% %> blocks assigned; a <%def> written in a <%def> is a
 /// closure there (reading its names, seen only inside it); a <%call> body's assignments are its
-/// own; a def's default arguments see only builtins and the names of <%! %> code.
+/// own (read in it before they are made, an error); a def's default arguments see only builtins
+/// and the names of <%! %> code.
 /// Lists, dicts and sets change in place with Python's aliasing, for those the render made; values
 /// from the globals or from C++ are shared between renders and threads and stay unchanged: changing
 /// one is an error naming it (copy it first, e.g. list(x)). A container cannot be put inside itself
@@ -64,9 +74,12 @@
 /// any and all work), integers beyond 2^20 bits, def attributes other than name and filter, imports
 /// other than math, complex numbers, case mapping beyond Latin, basic Greek and Cyrillic, and
 /// ${...} inside the attributes of the loader's tags, a lone CR (not before LF) inside the code of
-/// a <% %> block, <%block>, <%text filter=...>, <%namespace> with a body, `\N{...}` escapes, *args
-/// and **kwargs parameters; and as Mako fails on them: '**' in filters and default arguments,
-/// ${a, b} (Mako's str(a, b)), assigning loop, context, UNDEFINED or STOP_RENDERING.
+/// a <% %> block, <%block> with args= (or buffered=, cached=, decorator=), a <%def> in a
+/// <%block>, a block named as an attribute of Mako's Namespace (body, uri, ...), <%namespace>
+/// with a body, `\N{...}` escapes, a bare `*` or a `/` in a <%def>'s
+/// parameters (Mako rewrites them) and *args or **kwargs in <%page args>; and as Mako fails on
+/// them: '**' in filters and default arguments, ${a, b} (Mako's str(a, b)), assigning loop,
+/// context, UNDEFINED or STOP_RENDERING, a named <%block> in a <%def> or a <%call> body.
 /// With a template loader (lookup.hpp: TemplateLookup, or from_associated_file):
 ///      <%include file="uri" args="v=5"/>   renders that template here, with the render globals and
 ///                                          the args for its <%page args>

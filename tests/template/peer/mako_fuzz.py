@@ -7,7 +7,9 @@ f-strings, format specs), bools, None, lists, tuples, dicts and sets, comprehens
 builtins; the filters h, u, x, n, trim and a callable of the globals; control lines (for with
 `loop`, for/else, if/elif/else, while, break/continue), <% %> blocks (assignments, augmented
 assignments, if/for/while, def/return, del, mutation of lists and dicts), <%! %> with import math,
-<%def> with defaults and filter=, <%call> with caller.body(args), custom tags <%self:f>, the loader
+<%def> with defaults, *args, keyword-only and **kwargs parameters and filter=, <%block> (named,
+anonymous, filtered, overriding lib/block_base.mako's), <%text filter=>, <%call> with
+caller.body(args) (and reads before the body assigns), custom tags <%self:f>, the loader
 tags (<%namespace>, <%include>, <%inherit> on corpus/lib), ## comments, backslash line joins, %% at a
 line start, and text with the characters that mean something to Mako. Each template is rendered by
 Mako (Template(source, strict_undefined=True, lookup=corpus/lib), as grunnur and
@@ -47,7 +49,7 @@ DELIBERATE_REFUSALS = (
     "bits",  # integers beyond 2^20 bits
     "complex",
     "case mapping",
-    "not supported",  # what kjarni names and refuses: <%block>, <%text>, \N{...} escapes...
+    "not supported",  # what kjarni names and refuses: <%block args=...>, \N{...} escapes...
     "shared between renders",  # changing a global list or dict in place
 )
 
@@ -81,6 +83,7 @@ class Gen:
         self.depth = 0
         self.counter = 0
         self.defs = []  # (name, argnames) of the template's defs
+        self.star_defs = {}  # name -> (has *rest, has **kw)
 
     # -- helpers
     def chance(self, p):
@@ -583,12 +586,39 @@ class Gen:
                 lines.append(f"{ind}    {self.expr('bool')}:")
                 self.block(lines, ind + "  ", 1)
                 lines.append(f"{ind}% endif")
+            elif k < 0.895:
+                self.block_tag(lines, ind)
             elif k < 0.9:
                 lines.append(ind + self.pick(["<%doc>doc ${1/0}</%doc>", "<%text>${not evaluated}</%text>", "<%block name=\"b\">blk ${n}</%block>", "${'}'}", "${ {'a': 1}['a'] }", "${\"%\"}", "${'${'}", "${ \"\\\\\" }", "${'<%'}", "${'a' 'b'}", "${n}${n}", "${n}\\${n}", "$${n}", "${[x for x in 'ab']}", "${(lambda a, k=3: (a, k))(1, 2)}"]))
             else:
                 lines.append(ind + self.inline_text())
 
     depth_blocks = 0
+    in_def = 0  # <%def>s around the text being made (a named <%block> there is Mako's error)
+
+    def block_tag(self, lines, ind):
+        """<%block> (anonymous, or named outside defs) with filters, or <%text filter=...>."""
+        filt = f' filter="{self.pick(["trim", "h", "trim, h", "twice", "n, u", "x"])}"' if self.chance(0.4) else ""
+        k = self.r.random()
+        if k < 0.25:
+            text = self.text_line().replace("<%", "(%").replace("</%", "(/%") or "t"
+            text_filter = filt or ' filter="h"'
+            lines.append(ind + "<%text" + text_filter + ">" + text + " ${n}</%text>" + self.pick(["", "\\"]))
+            return
+        name = f' name="{self.fresh("b")}"' if k < 0.6 and (self.in_def == 0 or self.chance(0.1)) else ""
+        lines.append(ind + f"<%block{name}{filt}>" + self.pick(["", "\\"]))
+        saved = dict(self.vars)
+        if name:
+            # A named block reads the render globals only (Mako renders it through self).
+            self.vars = {v: t for v, t in saved.items() if v in GLOBAL_TYPES} if self.chance(0.9) else saved
+        self.block(lines, ind, self.r.randint(1, 2))
+        self.vars = saved
+        if self.chance(0.1) and saved:
+            # A name the block assigns, read after it: unbound there (Mako's NameError).
+            v = self.pick(sorted(saved))
+            lines.append(f"<% {v} = 2 %></%block>${{{v}}}")
+        else:
+            lines.append("</%block>" + self.pick(["", "\\"]))
 
     def for_block(self, lines, ind):
         self.depth_blocks += 1
@@ -736,9 +766,17 @@ class Gen:
             if default is not None and self.chance(0.4):
                 continue
             vals.append(self.expr("int") if a.startswith("a") else self.expr("str"))
+        star_args, star_kw = self.star_defs.get(name, (False, False))
+        extra = []
+        if star_args and self.chance(0.6):
+            extra += [self.expr("int") for _ in range(self.r.randint(1, 3))]
+        if star_kw and self.chance(0.6):
+            extra += [f"z{i}={self.expr('int')}" for i in range(self.r.randint(1, 2))]
+        if self.chance(0.1):
+            extra.append(self.pick(["*[1, 2]", "**{'zz': 3}", "kwo=5", "context=1"]))
         if self.chance(0.2) and args:
-            return "${" + f"{name}({', '.join(f'{a}={v}' for (a, _), v in zip(args, vals))})" + "}"
-        return "${" + f"{name}({', '.join(vals)})" + "}" + self.pick(["", "", " | trim"])
+            return "${" + f"{name}({', '.join([f'{a}={v}' for (a, _), v in zip(args, vals)] + extra)})" + "}"
+        return "${" + f"{name}({', '.join(vals + extra)})" + "}" + self.pick(["", "", " | trim"])
 
     def def_block(self, lines):
         name = self.fresh("d")
@@ -750,6 +788,12 @@ class Gen:
                 default = self.int_literal() if kind == "a" else self.str_literal().replace('"', "'")
             args.append((f"{kind}{idx}", default))
         sig = ", ".join(a if d is None else f"{a}={d}" for a, d in args)
+        # *args, keyword-only and **kwargs parameters (call_def passes extra arguments to them).
+        star = (self.chance(0.2), self.chance(0.2))
+        if star[0]:
+            sig += (", " if sig else "") + "*rest" + self.pick(["", ", kwo=" + str(self.int_literal())])
+        if star[1]:
+            sig += (", " if sig else "") + "**kw"
         filt = f' filter="{self.pick(["trim", "h", "trim, h", "twice"])}"' if self.chance(0.2) else ""
         lines.append(f'<%def name="{name}({sig})"{filt}>' + self.pick(["", "\\"]))
         saved = self.vars
@@ -759,7 +803,13 @@ class Gen:
             # NameError under strict_undefined): kjarni must refuse too.
             self.vars.update(saved)
         body = []
+        if star[0]:
+            body.append("${rest}${len(rest)}")
+        if star[1]:
+            body.append("${sorted(kw.items())}")
+        self.in_def += 1
         self.block(body, "", self.r.randint(1, 3))
+        self.in_def -= 1
         if self.chance(0.3):
             body.append("${" + self.pick(["'end'", "n", "context.get('n')", "capture(lambda: 5)"]) + "}")
         if self.chance(0.1):
@@ -775,6 +825,7 @@ class Gen:
         lines.append("</%def>" + self.pick(["", "\\", "\n"]))
         self.vars = saved
         self.defs.append((name, args))
+        self.star_defs[name] = star
 
     def call_block(self, lines, ind):
         # A def that calls its caller's body, then a <%call> of it.
@@ -784,6 +835,10 @@ class Gen:
         lines.append(f'<%call expr="{name}({self.r.randint(-3, 5)})" args="{arg}">')
         saved = dict(self.vars)
         self.vars[arg] = "int"
+        if self.chance(0.1) and saved:
+            # Read before the body assigns it: unbound in the body (Mako's UnboundLocalError).
+            v = self.pick(sorted(saved))
+            lines.append(f"${{{v}}}<% {v} = 1 %>")
         self.block(lines, ind, 1)
         lines.append(f"{{${{{arg}}}}}</%call>" + self.pick(["", "\\"]))
         self.vars = saved
@@ -800,7 +855,11 @@ class Gen:
         self.block(lines, "", self.r.randint(1, 7))
         if self.chance(0.05):
             lines.append(self.pick(["${len(pageargs)}", "<% context.write('w') %>", "${context['ctype']}"]))
-        if self.chance(0.1):
+        if self.chance(0.05):
+            lines.insert(0, '<%inherit file="block_base.mako"/>' + self.pick(["", "\\"]))
+            for b in self.r.sample(["title", "header", "content", "footer", "extra"], self.r.randint(0, 3)):
+                lines.append(f'<%block name="{b}">{b} ${{n}}' + self.pick(["", " ${parent." + b + "()}"]) + "</%block>")
+        elif self.chance(0.1):
             lines.insert(0, '<%inherit file="base.mako"/>')
             lines.append('<%def name="body_text()">BT ${n}</%def>')
         sep = "\r\n" if self.chance(0.03) else "\n"

@@ -1,0 +1,1 @@
+<%def name="b()">x</%def><%block name="b">y</%block>

@@ -1,0 +1,1 @@
+<%def name="f(**kw)">${kw}</%def>${f(context=1)}

@@ -1,0 +1,1 @@
+<%def name="f(a, *args, b)">${a}${b}</%def>${f(1, 2)}
