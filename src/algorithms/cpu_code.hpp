@@ -20,6 +20,12 @@ namespace kjarni::detail {
 /// so that the runs of different work items share no line.
 inline constexpr std::size_t cpu_run_granule = 16;
 
+/// Whether the device runs a group's work items together (CUDA devices, OpenCL GPUs), so that a
+/// barrier may sit in a branch the whole group takes; a CPU device runs them as loops, and a
+/// compiler that does so cannot see that such a branch is the same for the whole group (PoCL hung
+/// on one). Not affected by allow_cpu_code: the GPU forms forced on a CPU still run on a CPU.
+bool runs_groups_together(const BoundDevice& device);
+
 /// The fewest elements worth a work item of an elementwise CPU loop (64 KiB of float32): below it
 /// the launch of another group costs more than the elements.
 inline constexpr std::size_t cpu_min_run = 16384;

@@ -190,12 +190,6 @@ std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
 
 std::atomic<bool> combine_in_kernel_allowed{true};
 
-/// Whether the device runs a group's work items together (CUDA devices, OpenCL GPUs), so that a
-/// barrier may sit in a branch the whole group takes; a CPU device runs them as loops.
-bool runs_groups_together(const BoundDevice& device) {
-    return device.context().api().id() == ApiId::cuda() || device.params().type == DeviceType::gpu;
-}
-
 std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::ptrdiff_t>& strides) {
     std::size_t r = 0;
     for (std::size_t d = 0; d < shape.size(); ++d)

@@ -36,6 +36,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "algorithms/cpu_code.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
@@ -301,7 +302,7 @@ ScanPlan plan_scan(const Queue& queue, const ScanSpec& spec, const ScanGeometry&
     // OpenCL CPU devices do (a group runs on one thread from its start to its end); other OpenCL devices keep the
     // three kernels.
     const DeviceType type = queue.device().params().type;
-    plan.barriers_in_branches = plan.cuda || type == DeviceType::gpu;
+    plan.barriers_in_branches = runs_groups_together(queue.device());
     // (a published item takes 1, 2 or 4 whole status words)
     const bool in_status_words = spec.item_size == 4 || spec.item_size == 8 || spec.item_size == 16;
     const std::size_t single_pass_items =
