@@ -42,20 +42,24 @@
 </%def>\
 ## The pieces combined in the first pass's kernel, for a launch of one group along the outputs
 ## (every output's pieces are then in that column): every group's partial results are in memory
-## (fenced) before its work item 0 counts the group (kj_done[0], left at zero by the queue's kernels:
-## algorithms/queue_scratch.hpp); the last group to arrive reads the partial results, which no
-## group of this launch read before (so no multiprocessor's cache holds a stale line of them), and
-## combines them as the second pass would (combine_lanes lanes per output, 4 accumulators each,
-## the same tree): the result has the same bits as with two kernels. It then sets the counter back
-## to zero. Where the device does not run a group's work items together, every group takes the
-## barriers (a compiler that loops over the work items cannot see that kj_last is the same for the
-## whole group).
+## behind a device-wide fence (KJARNI_GLOBAL_FENCE; through OpenCL, global_fence: see
+## device_wide_fence in algorithms/device_code.hpp) before its work item 0 counts the group
+## (kj_done[0], left at zero by the queue's kernels: algorithms/queue_scratch.hpp); the group that
+## brings the count to the number of groups fences again (its loads come after the count) and
+## combines the partial results as the second pass would (combine_lanes lanes per output, 4
+## accumulators each, the same tree): the result has the same bits as with two kernels. It then
+## sets the counter back to zero. Where the device does not run a group's work items together,
+## every group takes the barriers (a compiler that loops over the work items cannot see that
+## kj_last is the same for the whole group).
 <%def name="combine_pieces()">\
 <% cond = '' if barriers_in_branches else 'kj_last && ' %>\
     KJARNI_GLOBAL_FENCE;
     LOCAL_MEM_DECL int kj_last;
     LOCAL_BARRIER;
-    if (lid == 0) kj_last = KJARNI_COUNT_GROUP(kj_done) == (unsigned int)get_num_groups(1) - 1u;
+    if (lid == 0) {
+        kj_last = KJARNI_COUNT_GROUP(kj_done) == (unsigned int)get_num_groups(1) - 1u;
+        KJARNI_GLOBAL_FENCE;
+    }
     LOCAL_BARRIER;
 % if barriers_in_branches:
     if (kj_last) {
@@ -111,7 +115,7 @@ ${helpers}#define KJARNI_ACC ${acc}
 #define KJARNI_GLOBAL_FENCE __threadfence()
 #define KJARNI_COUNT_GROUP(p) atomicAdd((p), 1u)
 #else
-#define KJARNI_GLOBAL_FENCE mem_fence(CLK_GLOBAL_MEM_FENCE)
+#define KJARNI_GLOBAL_FENCE ${global_fence}
 #define KJARNI_COUNT_GROUP(p) atomic_inc((p))
 #endif
 % endif

@@ -8,6 +8,11 @@
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/kernel_templates.hpp"
+#include "kjarni/api_id.hpp"
+#include "kjarni/context.hpp"
+#include "kjarni/device.hpp"
+#include "kjarni/device_facts.hpp"
+#include "kjarni/device_parameters.hpp"
 #include "kjarni/error.hpp"
 
 namespace kjarni::detail {
@@ -226,6 +231,19 @@ Grid blocked_grid(const GeneratedKernel& kernel, std::size_t n, std::size_t unro
     const std::size_t most = kernel.gpu ? std::max<std::size_t>(1, most_grid_items / round)
                                         : std::max<std::size_t>(1, kernel.compute_units * 8);
     return Grid{std::min(wanted, most) * local, local};
+}
+
+const char* device_wide_fence(const BoundDevice& device) {
+    if (device.context().api().id() == ApiId::cuda()) return "__threadfence()";
+    const Device d = device.device();
+    // NVIDIA's OpenCL compiles PTX inline; membar.gl is what __threadfence gives through CUDA.
+    if (d.params().type == DeviceType::gpu &&
+        characterize::vendor_of(d.properties().vendor) == characterize::Vendor::nvidia)
+        return "asm volatile(\"membar.gl;\" ::: \"memory\")";
+    // A CPU's caches are coherent across its cores: a fence that keeps the compiler and the core from
+    // moving the work item's accesses across it is enough.
+    if (d.params().type == DeviceType::cpu) return "mem_fence(CLK_GLOBAL_MEM_FENCE)";
+    return nullptr;
 }
 
 Grid grid_for(const GeneratedKernel& kernel, std::size_t n) { return blocked_grid(kernel, n, 1); }

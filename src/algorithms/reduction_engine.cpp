@@ -11,8 +11,9 @@
 //   partial results go to a temporary and are combined in a fixed order: by the last group of the
 //   same kernel to finish (a counter that the queue's kernels leave at zero) where one column of
 //   groups holds every output's pieces (the whole sum: a launch fewer, most of the host's work at
-//   4-16 MiB), else by a second kernel. The counter only picks which group combines, never the
-//   order: the same input gives the same bits every run, in one kernel or two.
+//   4-16 MiB) and the device has a device-wide fence, else by a second kernel. The counter only
+//   picks which group combines, never the order: the same input gives the same bits every run, in
+//   one kernel or two.
 //
 // S is a power of two and the grid many times what the device holds at once (about 64 groups
 // per compute unit): in a raw CUDA sweep on an H100, a whole sum of 2 GiB read 3107 GB/s with 8192
@@ -97,8 +98,10 @@ struct KernelShape {
     bool from_partials = false;  // reads the partial results (second pass)
     bool table = false;          // the layout comes in a table (more than max_scalar_axes axes)
     std::size_t vector = 0;      // items per 16-byte load along contiguous memory (0: one item at a time)
-    bool lanes_in_order = false;       // lane 0 combines its output's lanes in order (CPU devices), not a tree
-    bool combine = false;              // the last group combines the pieces (a launch of one group along the outputs)
+    bool lanes_in_order = false;  // lane 0 combines its output's lanes in order (CPU devices), not a tree
+    // The last group combines the pieces (a launch of one group along the outputs), the groups
+    // signalling behind this device-wide fence (device_wide_fence); null: a second kernel does.
+    const char* combine = nullptr;
     bool barriers_in_branches = true;  // the device runs a group's work items together (see reduction.mako)
 };
 
@@ -143,30 +146,31 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
     }
     kept_operands.push_back("res");
     const std::vector<std::string> layout = layout_names_of(k, arrays);
-    return render_kernel_template("reduction.mako",
-                                  {{"helpers", algorithm_helpers()},
-                                   {"acc", spec.acc_ctype},
-                                   {"idx", idx},
-                                   {"result", storage_ctype(spec.result)},
-                                   {"code", spec.code},
-                                   {"value_code", spec.value_code},
-                                   {"params", params},
-                                   {"index_params", index_parameters(layout, idx, k.table)},
-                                   {"prologue", index_prologue(layout, idx, k.table)},
-                                   {"decode", decode_offsets(k.kept_ndim, kept_operands, idx, "o")},
-                                   {"arrays", arrays},
-                                   {"args", Value::list(std::move(args))},
-                                   {"reduced_ndim", k.reduced_ndim},
-                                   {"group", k.group},
-                                   {"vector", k.vector},
-                                   {"vector_item",
-                                    k.vector != 0 ? storage_ctype(spec.arguments[0].dtype) : std::string()},
-                                   {"from_partials", k.from_partials},
-                                   {"lanes_in_order", k.lanes_in_order},
-                                   {"combine", k.combine},
-                                   {"combine_decode", k.combine ? decode_offsets(k.kept_ndim, {"res"}, idx, "oc") : ""},
-                                   {"barriers_in_branches", k.barriers_in_branches},
-                                   {"store", k.final_pass || k.combine ? Value(store_result_code(spec)) : Value()}});
+    return render_kernel_template(
+        "reduction.mako",
+        {{"helpers", algorithm_helpers()},
+         {"acc", spec.acc_ctype},
+         {"idx", idx},
+         {"result", storage_ctype(spec.result)},
+         {"code", spec.code},
+         {"value_code", spec.value_code},
+         {"params", params},
+         {"index_params", index_parameters(layout, idx, k.table)},
+         {"prologue", index_prologue(layout, idx, k.table)},
+         {"decode", decode_offsets(k.kept_ndim, kept_operands, idx, "o")},
+         {"arrays", arrays},
+         {"args", Value::list(std::move(args))},
+         {"reduced_ndim", k.reduced_ndim},
+         {"group", k.group},
+         {"vector", k.vector},
+         {"vector_item", k.vector != 0 ? storage_ctype(spec.arguments[0].dtype) : std::string()},
+         {"from_partials", k.from_partials},
+         {"lanes_in_order", k.lanes_in_order},
+         {"combine", k.combine != nullptr},
+         {"global_fence", k.combine != nullptr ? k.combine : ""},
+         {"combine_decode", k.combine != nullptr ? decode_offsets(k.kept_ndim, {"res"}, idx, "oc") : ""},
+         {"barriers_in_branches", k.barriers_in_branches},
+         {"store", k.final_pass || k.combine != nullptr ? Value(store_result_code(spec)) : Value()}});
 }
 
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
@@ -180,7 +184,7 @@ std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
         .flag(" table=", k.table)
         .number(" vector=", k.vector)
         .flag(" in_order=", k.lanes_in_order)
-        .flag(" combine=", k.combine)
+        .text(" combine=", k.combine != nullptr ? k.combine : "")
         .flag(" branch_barriers=", k.barriers_in_branches)
         .text(" acc=", spec.acc_ctype)
         .text(" result=", spec.result.name())
@@ -365,7 +369,7 @@ void launch_first_pass(const Queue& queue, const ReductionSpec& spec, const std:
     push_index(args, static_cast<std::int64_t>(st.step), use_32);
     args.push_back(scalar_arg(&count, sizeof(count)));
     push_index(args, static_cast<std::int64_t>(st.lanes), use_32);
-    if (shape.combine) {
+    if (shape.combine != nullptr) {
         args.push_back(self_resetting_counters(queue, 1));
         push_index(args, static_cast<std::int64_t>(combine_lanes(g.n_out, st)), use_32);
     }
@@ -453,8 +457,11 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     // One kernel where the pieces of every output are in one column of groups: its last group
     // combines them (reduction.mako). Not while the queue records: a replay may run beside other
     // work of the queue that uses its counter (queue_scratch.hpp).
-    const bool combine_allowed =
-        combine_in_kernel_allowed.load(std::memory_order_relaxed) && recording_on(backend_of(queue).get()) == nullptr;
+    // Only where the device has a device-wide fence.
+    const char* fence =
+        combine_in_kernel_allowed.load(std::memory_order_relaxed) && recording_on(backend_of(queue).get()) == nullptr
+            ? device_wide_fence(queue.device())
+            : nullptr;
     const bool barriers_in_branches = runs_groups_together(queue.device());
     const auto first_pass = [&](const Strategy& st) {
         const KernelShape ks{g.kept.ndim(),
@@ -466,7 +473,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                              layout_in_table(std::max(g.kept.ndim(), g.red.ndim())),
                              st.lanes > 1 ? plan.vector : 0,
                              cpu_code(queue.device()),
-                             combine_allowed && st.pieces > 1 && st.groups_x == 1,
+                             st.pieces > 1 && st.groups_x == 1 ? fence : nullptr,
                              barriers_in_branches};
         return std::pair{ks, generated_kernel(queue.device(), kernel_key(spec, ks), "kjarni_reduction",
                                               [&] { return kernel_source(spec, ks); })};
@@ -487,7 +494,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     const Buffer partials =
         chosen.pieces > 1 ? temporary_buffer(queue, chosen.pieces * g.n_out * spec.acc_size) : out.base();
     launch_first_pass(queue, spec, arguments, g, chosen, shape1, k1, out, partials);
-    if (chosen.pieces > 1 && !shape1.combine)
+    if (chosen.pieces > 1 && shape1.combine == nullptr)
         launch_combine_pass(queue, spec, g, chosen, shape1.use_32_bits, out, partials);
     return out;
 }
