@@ -45,7 +45,7 @@
 ## behind a device-wide fence (KJARNI_GLOBAL_FENCE; through OpenCL, global_fence: see
 ## device_wide_fence in algorithms/device_code.hpp) before its work item 0 counts the group
 ## (kj_done[0], left at zero by the queue's kernels: algorithms/queue_scratch.hpp); the group that
-## brings the count to the number of groups fences again (its loads come after the count) and
+## brings the count to the number of groups fences again (its loads come after the count), and
 ## combines the partial results as the second pass would (combine_lanes lanes per output, 4
 ## accumulators each, the same tree): the result has the same bits as with two kernels. It then
 ## sets the counter back to zero. Where the device does not run a group's work items together,
@@ -58,7 +58,7 @@
     LOCAL_BARRIER;
     if (lid == 0) {
         kj_last = KJARNI_COUNT_GROUP(kj_done) == (unsigned int)get_num_groups(1) - 1u;
-        KJARNI_GLOBAL_FENCE;
+        if (kj_last) KJARNI_GLOBAL_FENCE;
     }
     LOCAL_BARRIER;
 % if barriers_in_branches:
