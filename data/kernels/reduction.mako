@@ -40,6 +40,32 @@
           ${target} = kjarni_reduce(${target}, kjarni_map(e${''.join(', %s_base + (%s_o + %s_r - e)' % (a, a, a) if p else ', ' + a for p, a in args)})); }
 % endif
 </%def>\
+## The `lanes` accumulators `a` of an output (work item `lane` of them) combined into lane 0's.
+## On a CPU device (lanes_in_order) lane 0 takes them in order after one barrier that every work
+## item reaches unconditionally: a CPU runs the group's work items in turn anyway, and PoCL's kernel
+## compiler takes about twice as long over the whole kernel for a barrier inside a loop (the tree)
+## or under a condition (0.7-0.8 against 0.4 s, PoCL 3.1). Elsewhere they combine in a fixed tree
+## through `scratch` (`lanes` is the same for the whole launch, so every work item reaches the same
+## barriers). `cond` (empty, or a condition ending in &&) predicates the work where work items
+## that have none must still reach the barriers.
+<%def name="lanes_combined(a, lanes, lane, cond='')">\
+% if lanes_in_order:
+    scratch[lid] = ${a};
+    LOCAL_BARRIER;
+    if (${cond}${lane} == 0)
+        for (${idx} k = 1; k < ${lanes}; ++k) ${a} = kjarni_reduce(${a}, scratch[lid + k]);
+% else:
+    if (${lanes} > 1) {
+        scratch[lid] = ${a};
+        LOCAL_BARRIER;
+        for (${idx} kj_half = ${lanes} / 2; kj_half > 0; kj_half >>= 1) {
+            if (${cond}${lane} < kj_half) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + kj_half]);
+            LOCAL_BARRIER;
+        }
+        ${a} = scratch[lid];
+    }
+% endif
+</%def>\
 ## The pieces combined in the first pass's kernel, for a launch of one group along the outputs
 ## (every output's pieces are then in that column): every group's partial results are in memory
 ## behind a device-wide fence (KJARNI_GLOBAL_FENCE; through OpenCL, global_fence: see
@@ -84,22 +110,7 @@
             for (; r < kj_pieces; r += combine_lanes) kj_acc = kjarni_reduce(kj_acc, partial[r * n_out + oc]);
             kj_acc = kjarni_reduce(kjarni_reduce(kj_acc, kj_acc1), kjarni_reduce(kj_acc2, kj_acc3));
         }
-% if lanes_in_order:
-        scratch[lid] = kj_acc;
-        LOCAL_BARRIER;
-        if (${cond}kj_lane == 0)
-            for (${idx} k = 1; k < combine_lanes; ++k) kj_acc = kjarni_reduce(kj_acc, scratch[lid + k]);
-% else:
-        if (combine_lanes > 1) {
-            scratch[lid] = kj_acc;
-            LOCAL_BARRIER;
-            for (${idx} kj_half = combine_lanes / 2; kj_half > 0; kj_half >>= 1) {
-                if (${cond}kj_lane < kj_half) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + kj_half]);
-                LOCAL_BARRIER;
-            }
-            kj_acc = scratch[lid];
-        }
-% endif
+${lanes_combined('kj_acc', 'combine_lanes', 'kj_lane', cond)}\
         if (${cond}kj_lane == 0 && kj_mine) {
             const KJARNI_ACC acc = kj_acc;
 ${combine_decode}\
@@ -160,28 +171,7 @@ ${element('acc', 'r')}\
         acc = kjarni_reduce(kjarni_reduce(acc, acc1), kjarni_reduce(acc2, acc3));
     }
     LOCAL_MEM_DECL KJARNI_ACC scratch[${group}];
-% if lanes_in_order:
-## On a CPU device lane 0 combines its output's lanes in order after one barrier that every work
-## item reaches unconditionally: a CPU runs the group's work items in turn anyway, and PoCL's kernel
-## compiler takes about twice as long over the whole kernel for a barrier inside a loop (the tree
-## below) or under a condition (0.7-0.8 against 0.4 s, PoCL 3.1).
-    scratch[lid] = acc;
-    LOCAL_BARRIER;
-    if (lane == 0)
-        for (${idx} k = 1; k < lanes; ++k) acc = kjarni_reduce(acc, scratch[lid + k]);
-% else:
-## The lanes of an output combine in a fixed tree (lanes is the same for the whole launch, so every
-## work item reaches the same barriers).
-    if (lanes > 1) {
-        scratch[lid] = acc;
-        LOCAL_BARRIER;
-        for (${idx} kj_half = lanes / 2; kj_half > 0; kj_half >>= 1) {
-            if (lane < kj_half) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + kj_half]);
-            LOCAL_BARRIER;
-        }
-        acc = scratch[lid];
-    }
-% endif
+${lanes_combined('acc', 'lanes', 'lane')}\
     if (lane == 0 && o < n_out) {
 % if store is None or combine:
         partial[p * n_out + o] = acc;
