@@ -112,11 +112,14 @@ inline std::shared_ptr<backend::Event> launch_prechecked(const CheckedKernel& ke
 
 /// launch_prechecked, unless the queue is recording (kjarni::Recorder): then the recording takes
 /// the launch, `owner` keeping the backend kernel alive in it, and nothing runs now. A launch that
-/// wants an Event cannot be recorded (RecordingError).
+/// wants an Event cannot be recorded (RecordingError). `owner` becomes the recording's
+/// shared_ptr<const void> only there: taken as one, every launch would make a temporary (two
+/// reference-count updates, atomic ones once the driver has started its threads).
+template <class Owner>
 inline std::shared_ptr<backend::Event> launch_or_record(const CheckedKernel& kernel, const Queue& queue, unsigned dims,
                                                         const std::size_t* global, const std::size_t* local,
                                                         std::size_t local_mem, std::span<const KernelArg> args,
-                                                        bool want_event, const std::shared_ptr<const void>& owner) {
+                                                        bool want_event, const std::shared_ptr<Owner>& owner) {
     if (ActiveRecording* recording = recording_on(backend_of(queue).get())) {
         if (want_event) refuse_recording_call("a launch that returns an Event (use enqueue)");
         recording->launch(*kernel.kernel, owner, kernel.name, dims, global, local, local_mem, args);
@@ -130,10 +133,11 @@ inline std::shared_ptr<backend::Event> launch_or_record(const CheckedKernel& ker
 /// `dims` of them, checked by the caller (PreparedKernel when it is prepared, check_sizes for a
 /// generated kernel); `local_mem` checked by the caller with check_local_mem. With `want_event`
 /// the event marks the launch's end.
+template <class Owner>
 inline std::shared_ptr<backend::Event> launch_checked(const CheckedKernel& kernel, const Queue& queue, unsigned dims,
                                                       const std::size_t* global, const std::size_t* local,
                                                       std::size_t local_mem, std::span<const KernelArg> args,
-                                                      bool want_event, const std::shared_ptr<const void>& owner) {
+                                                      bool want_event, const std::shared_ptr<Owner>& owner) {
     check_queue(kernel, queue);
     check_args(kernel, args, queue);
     return launch_or_record(kernel, queue, dims, global, local, local_mem, args, want_event, owner);

@@ -9,21 +9,17 @@
 
 namespace kjarni::backend::cuda {
 
-CurrentContext::CurrentContext(const Driver& driver, CUcontext context) : driver_(driver) {
-    // cuCtxGetCurrent reads a thread-local in the driver: cheaper than tracking it ourselves, and
-    // right even when other code (the CUDA runtime, PyTorch) changed it behind our back.
-    CUcontext current = nullptr;
-    KJARNI_CU(driver_, CtxGetCurrent, &current);
-    if (current == context) return;
+void CurrentContext::switch_to(CUcontext context, CUcontext current, CUresult result) {
+    check(driver_, result, "cuCtxGetCurrent");
     KJARNI_CU(driver_, CtxSetCurrent, context);
     previous_ = current;
     restore_ = current != nullptr;
 }
 
-CurrentContext::~CurrentContext() {
+void CurrentContext::restore() noexcept {
     // Nothing to report from a destructor; a failure here leaves our context current, which only
     // costs the next caller a cuCtxSetCurrent.
-    if (restore_) static_cast<void>(driver_.CtxSetCurrent(previous_));
+    static_cast<void>(driver_.CtxSetCurrent(previous_));
 }
 
 namespace {

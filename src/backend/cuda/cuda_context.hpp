@@ -31,13 +31,27 @@ unsigned context_creation_flags(const ContextFlags& flags) noexcept;
 /// code that shares the thread; when none was, ours stays current so that the next call is free.
 class CurrentContext {
 public:
-    /// Throws BackendError if the context cannot be made current.
-    CurrentContext(const Driver& driver, CUcontext context);
-    ~CurrentContext();
+    /// Throws BackendError if the context cannot be made current. The usual case, the context
+    /// current already, is inline: every launch makes one of these.
+    CurrentContext(const Driver& driver, CUcontext context) : driver_(driver) {
+        // cuCtxGetCurrent reads a thread-local in the driver: cheaper than tracking it ourselves,
+        // and right even when other code (the CUDA runtime, PyTorch) changed it behind our back.
+        CUcontext current = nullptr;
+        const CUresult result = driver.CtxGetCurrent(&current);
+        if (result != CUDA_SUCCESS || current != context) switch_to(context, current, result);
+    }
+    ~CurrentContext() {
+        if (restore_) restore();
+    }
     CurrentContext(const CurrentContext&) = delete;
     CurrentContext& operator=(const CurrentContext&) = delete;
 
 private:
+    /// The rest of the constructor, out of line: throws for a failed cuCtxGetCurrent (`result`),
+    /// else makes `context` current in place of `current`.
+    void switch_to(CUcontext context, CUcontext current, CUresult result);
+    void restore() noexcept;
+
     const Driver& driver_;
     CUcontext previous_ = nullptr;
     bool restore_ = false;

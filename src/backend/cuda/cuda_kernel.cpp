@@ -6,7 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "backend/cuda/cuda_buffer.hpp"
 #include "backend/cuda/cuda_context.hpp"
@@ -108,17 +108,19 @@ std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std
 
     // The kernel parameters: a pointer to each argument's value. Buffer arguments become device
     // addresses, kept in `pointers` for the duration of the call (cuLaunchKernel copies them).
+    // (unique_ptrs, not vectors, for the rare longer lists: a vector costs the usual launch more to
+    // make and to destroy empty)
     std::array<void*, inline_args> inline_params;
     std::array<CUdeviceptr, inline_args> inline_pointers;
-    std::vector<void*> heap_params;
-    std::vector<CUdeviceptr> heap_pointers;
+    std::unique_ptr<void*[]> heap_params;
+    std::unique_ptr<CUdeviceptr[]> heap_pointers;
     void** params = inline_params.data();
     CUdeviceptr* pointers = inline_pointers.data();
     if (args.size() > inline_args) {
-        heap_params.resize(args.size());
-        heap_pointers.resize(args.size());
-        params = heap_params.data();
-        pointers = heap_pointers.data();
+        heap_params = std::make_unique_for_overwrite<void*[]>(args.size());
+        heap_pointers = std::make_unique_for_overwrite<CUdeviceptr[]>(args.size());
+        params = heap_params.get();
+        pointers = heap_pointers.get();
     }
     for (std::size_t i = 0; i < args.size(); ++i) {
         const KernelArg& arg = args[i];
