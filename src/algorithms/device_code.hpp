@@ -91,20 +91,20 @@ std::string vector_element(const VectorArray& array, std::size_t k, bool broadca
 std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, const char* idx,
                         const std::string& element, const std::string& tail);
 
+/// A statement (CUDA: __threadfence(); OpenCL: one of OpenCL C) that fences this work item's
+/// accesses to global memory for every work group of the device: its stores before are seen before
+/// its later stores and atomics, and its later loads see the stores that it learnt of through an
+/// atomic before. nullptr where a kernel of OpenCL C 1.2 has none on the device (kernels then take
+/// a second kernel instead of signalling between groups): OpenCL C 1.2's mem_fence orders a work
+/// item's accesses only as its own group sees them (NVIDIA's OpenCL compiles it to membar.cta).
+const char* device_wide_fence(const BoundDevice& device);
+
 /// A 1-D grid for `n` items handled by a grid-stride loop: work groups of up to 256 items (within
 /// the kernel's limit), at least one. On a GPU one item per work item (as many groups as that takes,
 /// up to 2^30 work items): the groups a compute unit keeps resident depend on the kernel's registers,
 /// and a grid of a few groups per unit leaves a last, partly idle wave (measured on an H100: a
 /// register-heavy `a + b` at 8 groups per unit ran at 95% of a copy). Elsewhere (a CPU device, whose
 /// work items are loop iterations of a few threads) at most 8 groups per compute unit.
-/// The statement (CUDA: __threadfence(); OpenCL: an OpenCL C one) after which this work item's stores to global memory are seen by every work group of
-/// the device before its later stores and atomics, and after which its later loads see what the
-/// stores it learnt of through an atomic made before (a device-wide fence, both ways); nullptr where
-/// an OpenCL C 1.2 kernel has none on the device (kernels then take another kernel instead of
-/// signalling between groups). OpenCL C 1.2's mem_fence orders a work item's accesses only as its
-/// own group sees them: NVIDIA's OpenCL compiles it to membar.cta, no device-wide fence.
-const char* device_wide_fence(const BoundDevice& device);
-
 struct Grid {
     std::size_t global = 0;
     std::size_t local = 0;
