@@ -10,8 +10,9 @@
 ## vector (items per 16-byte load, 0: none), vector_item (their C type), from_partials,
 ## lanes_in_order (lane 0 combines the lanes in order: CPU devices), store (the result's store line,
 ## or none for the partial results), combine (the pieces combined in this kernel, below),
-## combine_decode (the result's offset for output `oc`), barriers_in_branches (the device runs a
-## group's work items together, so barriers may sit in a branch the whole group takes).
+## global_fence (the device-wide fence of the combine through OpenCL), combine_decode (the
+## result's offset for output `oc`), barriers_in_branches (the device runs a group's work items
+## together, so barriers may sit in a branch the whole group takes).
 ##
 ## One element into accumulator `target` at reduced position `e`: its position decoded over the
 ## reduced axes (rn<d>: their extents, a<k>_rs<d>: array k's strides), then mapped and reduced.
