@@ -392,6 +392,35 @@ TEST_P(Reductions, PiecesCombinedInOneKernelOrTwo) {
     }
 }
 
+TEST_P(Reductions, OneKernelCombineHoldsOverManyLaunches) {
+    // The last group of a whole sum reads every other group's partial result behind a device-wide
+    // fence (reduction.mako, device_wide_fence): a fence that orders stores only within a group
+    // (NVIDIA's OpenCL compiles mem_fence to membar.cta) leaves a race that one launch rarely
+    // shows. Many launches in a row, each into a fresh output, must give the bits of the two-kernel
+    // form. (On CPU devices the GPU forms are forced: the CPU forms have no pieces.)
+    struct Restore {
+        ~Restore() {
+            detail::allow_cpu_code(true);
+            detail::allow_combine_in_kernel(true);
+        }
+    } restore;
+    detail::allow_cpu_code(false);
+    const bool cpu_device = queue().device().params().type == DeviceType::cpu;
+    const HostArray h = random_host(Kind::float32, {(std::size_t{1} << 20) + 3});
+    const Array x = Array::from_host(queue(), h);
+    detail::allow_combine_in_kernel(false);
+    const HostArray expected = sum(queue(), x).get(queue());
+    check(Op::sum, h, std::nullopt, expected);
+    detail::allow_combine_in_kernel(true);
+    const int launches = cpu_device ? 40 : 400;
+    std::vector<Array> results;
+    for (int k = 0; k < launches; ++k) results.push_back(sum(queue(), x));
+    int differing = 0;
+    for (const Array& r : results)
+        differing += std::memcmp(r.get(queue()).data(), expected.data(), sizeof(float)) != 0 ? 1 : 0;
+    EXPECT_EQ(differing, 0) << "of " << launches << " one-kernel sums differ from the two-kernel one";
+}
+
 TEST_P(Reductions, NaNPropagatesAndComesFirst) {
     HostArray h = random_host(Kind::float32, {3, 50});
     h.at<float>({1, 7}) = std::nanf("");
