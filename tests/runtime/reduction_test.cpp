@@ -412,9 +412,10 @@ TEST_P(Reductions, OneKernelCombineHoldsOverManyLaunches) {
     const HostArray expected = sum(queue(), x).get(queue());
     check(Op::sum, h, std::nullopt, expected);
     detail::allow_combine_in_kernel(true);
-    const int launches = cpu_device ? 40 : 400;
+    const std::size_t launches = cpu_device ? 40 : 400;
     std::vector<Array> results;
-    for (int k = 0; k < launches; ++k) results.push_back(sum(queue(), x));
+    results.reserve(launches);
+    for (std::size_t k = 0; k < launches; ++k) results.push_back(sum(queue(), x));
     int differing = 0;
     for (const Array& r : results)
         differing += std::memcmp(r.get(queue()).data(), expected.data(), sizeof(float)) != 0 ? 1 : 0;
