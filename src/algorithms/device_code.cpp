@@ -10,10 +10,9 @@
 #include "algorithms/kernel_templates.hpp"
 #include "kjarni/api_id.hpp"
 #include "kjarni/context.hpp"
-#include "kjarni/device.hpp"
-#include "kjarni/device_facts.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/error.hpp"
+#include "program/inline_ptx.hpp"
 
 namespace kjarni::detail {
 
@@ -235,14 +234,11 @@ Grid blocked_grid(const GeneratedKernel& kernel, std::size_t n, std::size_t unro
 
 const char* device_wide_fence(const BoundDevice& device) {
     if (device.context().api().id() == ApiId::cuda()) return "__threadfence()";
-    const Device d = device.device();
-    // NVIDIA's OpenCL compiles PTX inline; membar.gl is what __threadfence gives through CUDA.
-    if (d.params().type == DeviceType::gpu &&
-        characterize::vendor_of(d.properties().vendor) == characterize::Vendor::nvidia)
-        return "asm volatile(\"membar.gl;\" ::: \"memory\")";
+    // NVIDIA's OpenCL: membar.gl is what __threadfence gives through CUDA.
+    if (takes_inline_ptx(device)) return "asm volatile(\"membar.gl;\" ::: \"memory\")";
     // A CPU's caches are coherent across its cores: a fence that keeps the compiler and the core from
     // moving the work item's accesses across it is enough.
-    if (d.params().type == DeviceType::cpu) return "mem_fence(CLK_GLOBAL_MEM_FENCE)";
+    if (device.params().type == DeviceType::cpu) return "mem_fence(CLK_GLOBAL_MEM_FENCE)";
     return nullptr;
 }
 

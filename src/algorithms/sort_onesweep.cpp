@@ -57,10 +57,10 @@
 #include "kjarni/api.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/device.hpp"
-#include "kjarni/device_facts.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/platform.hpp"
 #include "kjarni/program.hpp"
+#include "program/inline_ptx.hpp"
 
 namespace kjarni::detail {
 
@@ -99,13 +99,8 @@ bool native_warps(const Queue& queue, bool& ptx) {
     const Device device = queue.device().device();
     const auto& cc = device.properties().compute_capability;
     if (!cc || cc->major < 7 || device.params().warp_size != 32) return false;
-    if (queue.device().context().api().id() == ApiId::cuda()) {
-        ptx = false;
-        return true;
-    }
-    ptx = true;
-    return device.params().type == DeviceType::gpu &&
-           characterize::vendor_of(device.properties().vendor) == characterize::Vendor::nvidia;
+    ptx = queue.device().context().api().id() != ApiId::cuda();
+    return takes_inline_ptx(queue.device());
 }
 
 /// Keys per work item where KJARNI_SORT_ITEMS does not say. The nibble form's 15 (odd: its

@@ -17,9 +17,9 @@
 #include "core/context_state.hpp"
 #include "kjarni/api.hpp"
 #include "kjarni/detail/backend_access.hpp"
-#include "kjarni/device_facts.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/program.hpp"
+#include "program/inline_ptx.hpp"
 #include "program/module_cache.hpp"
 #include "program/program_source.hpp"
 
@@ -116,9 +116,7 @@ bool kjarni_gemm_tensor_native(const Queue& queue) {
     const Device device = queue.device().device();
     const auto& cc = device.properties().compute_capability;
     if (!cc || cc->major < 8 || device.params().warp_size != 32) return false;
-    if (queue.device().context().api().id() == ApiId::cuda()) return true;
-    return device.params().type == DeviceType::gpu &&
-           characterize::vendor_of(device.properties().vendor) == characterize::Vendor::nvidia;
+    return kjarni::detail::takes_inline_ptx(queue.device());
 }
 
 bool kjarni_gemm_tensor_m16(const Queue& queue) {
