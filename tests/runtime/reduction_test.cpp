@@ -48,6 +48,18 @@ const char* op_name(Op op) {
     return "?";
 }
 
+/// Sets the process-wide form switches back to their defaults (CPU forms on CPU devices, the
+/// one-kernel combine where it applies) when a test that changed them ends, failed or not.
+struct DefaultFormsOnExit {
+    DefaultFormsOnExit() = default;
+    DefaultFormsOnExit(const DefaultFormsOnExit&) = delete;
+    DefaultFormsOnExit& operator=(const DefaultFormsOnExit&) = delete;
+    ~DefaultFormsOnExit() {
+        detail::allow_cpu_code(true);
+        detail::allow_combine_in_kernel(true);
+    }
+};
+
 Array run(Op op, const Queue& q, const Array& a, const ReduceOptions& o) {
     switch (op) {
     case Op::sum: return sum(q, a, o);
@@ -340,12 +352,7 @@ TEST_P(Reductions, PiecesCombinedInOneKernelOrTwo) {
     // result is written over a sentinel: a counter left non-zero by the launch before would leave
     // no group last, and the sentinel would stay. Several launches in a row share the queue's
     // counter.
-    struct Restore {
-        ~Restore() {
-            detail::allow_cpu_code(true);
-            detail::allow_combine_in_kernel(true);
-        }
-    } restore;
+    const DefaultFormsOnExit restore;
     const bool cpu_device = queue().device().params().type == DeviceType::cpu;
     for (const bool gpu_forms : {true, false}) {
         if (!gpu_forms && !cpu_device) break;
@@ -398,12 +405,7 @@ TEST_P(Reductions, OneKernelCombineHoldsOverManyLaunches) {
     // (NVIDIA's OpenCL compiles mem_fence to membar.cta) leaves a race that one launch rarely
     // shows. Many launches in a row, each into a fresh output, must give the bits of the two-kernel
     // form. (On CPU devices the GPU forms are forced: the CPU forms have no pieces.)
-    struct Restore {
-        ~Restore() {
-            detail::allow_cpu_code(true);
-            detail::allow_combine_in_kernel(true);
-        }
-    } restore;
+    const DefaultFormsOnExit restore;
     detail::allow_cpu_code(false);
     const bool cpu_device = queue().device().params().type == DeviceType::cpu;
     const HostArray h = random_host(Kind::float32, {(std::size_t{1} << 20) + 3});
