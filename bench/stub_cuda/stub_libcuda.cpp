@@ -314,11 +314,15 @@ CUresult DeviceGet(CUdevice* device, int ordinal) {
     *device = 0;
     return CUDA_SUCCESS;
 }
-CUresult DeviceGetName(char* name, int length, CUdevice device) {
-    if (name == nullptr || length <= 0) return CUDA_ERROR_INVALID_VALUE;
+// A text answer about the device, cut to the caller's `length` bytes as the driver cuts it.
+CUresult device_text(char* out, int length, CUdevice device, const char* text) {
+    if (out == nullptr || length <= 0) return CUDA_ERROR_INVALID_VALUE;
     if (device != 0) return CUDA_ERROR_INVALID_DEVICE;
-    std::snprintf(name, static_cast<std::size_t>(length), "%s", "Stub H100 (kjarni stub libcuda)");
+    std::snprintf(out, static_cast<std::size_t>(length), "%s", text);
     return CUDA_SUCCESS;
+}
+CUresult DeviceGetName(char* name, int length, CUdevice device) {
+    return device_text(name, length, device, "Stub H100 (kjarni stub libcuda)");
 }
 CUresult DeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice device) {
     if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -392,10 +396,7 @@ CUresult DeviceTotalMem(std::size_t* bytes, CUdevice device) {
     return CUDA_SUCCESS;
 }
 CUresult DeviceGetPCIBusId(char* bus_id, int length, CUdevice device) {
-    if (bus_id == nullptr || length <= 0) return CUDA_ERROR_INVALID_VALUE;
-    if (device != 0) return CUDA_ERROR_INVALID_DEVICE;
-    std::snprintf(bus_id, static_cast<std::size_t>(length), "%s", "0000:65:00.0");
-    return CUDA_SUCCESS;
+    return device_text(bus_id, length, device, "0000:65:00.0");
 }
 CUresult DeviceCanAccessPeer(int* can, CUdevice device, CUdevice peer) {
     if (can == nullptr) return CUDA_ERROR_INVALID_VALUE;
