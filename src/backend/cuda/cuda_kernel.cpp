@@ -146,8 +146,7 @@ std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std
               static_cast<unsigned int>(dynamic_local_mem), cuda_queue.stream(), args.empty() ? nullptr : params,
               nullptr);
     if (!want_event) return nullptr;
-    auto event =
-        std::make_shared<CudaEvent>(cuda_queue.context(), cuda_queue.device_index(), CudaEvent::ContextIsCurrent{});
+    auto event = CudaEvent::make_while_current(cuda_queue.context(), cuda_queue.device_index());
     KJARNI_CU(driver_, EventRecord, event->event(), cuda_queue.stream());
     return event;
 }

@@ -7,6 +7,7 @@
 #include "backend/cuda/cuda_buffer.hpp"
 #include "backend/cuda/cuda_context.hpp"
 #include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/spare_block_allocator.hpp"
 
 namespace kjarni::backend::cuda {
 
@@ -29,6 +30,11 @@ CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_in
 CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, ContextIsCurrent)
     : context_(std::move(context)), device_index_(device_index), event_(context_->event_pool(device_index_).take()),
       pooled_(true) {}
+
+std::shared_ptr<CudaEvent> CudaEvent::make_while_current(const std::shared_ptr<CudaContext>& context,
+                                                         std::size_t device_index) {
+    return std::allocate_shared<CudaEvent>(SpareBlockAllocator<CudaEvent>{}, context, device_index, ContextIsCurrent{});
+}
 
 CudaEvent::CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, CUevent event, bool interprocess)
     : context_(std::move(context)), device_index_(device_index), event_(event),
@@ -117,7 +123,7 @@ void CudaQueue::synchronize() {
 
 std::shared_ptr<Event> CudaQueue::record_event() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    auto event = std::make_shared<CudaEvent>(context_, device_index_, CudaEvent::ContextIsCurrent{});
+    auto event = CudaEvent::make_while_current(context_, device_index_);
     KJARNI_CU(context_->driver(), EventRecord, event->event(), stream_.get());
     return event;
 }

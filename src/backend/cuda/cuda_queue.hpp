@@ -26,6 +26,9 @@ public:
     /// A default event from the pool, made where the context of `device_index` is current already
     /// (a launch's CurrentContext holds it): no second cuCtxGetCurrent on the launch path.
     CudaEvent(std::shared_ptr<CudaContext> context, std::size_t device_index, ContextIsCurrent);
+    /// That event, its memory recycled (SpareBlockAllocator): what launches and record_event make.
+    static std::shared_ptr<CudaEvent> make_while_current(const std::shared_ptr<CudaContext>& context,
+                                                         std::size_t device_index);
     CudaEvent(const CudaEvent&) = delete;
     CudaEvent& operator=(const CudaEvent&) = delete;
     /// Gives a pooled CUevent back to the pool.
