@@ -51,7 +51,8 @@ public:
             return event;
         } else {
             const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
-            return detail::BackendAccess::make<Event>(launch(queue, packed, true));
+            return detail::BackendAccess::make<Event>(
+                launch(queue, packed, true, detail::argument_types(queue.device(), args...)));
         }
     }
     /// Launches on every device of the multi-queue (each must be prepared); one event per device.
@@ -86,7 +87,7 @@ public:
         } else {
             [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
             const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
-            launch(queue, packed, false);
+            launch(queue, packed, false, detail::argument_types(queue.device(), args...));
         }
     }
 
@@ -107,9 +108,9 @@ private:
     friend struct detail::PackedLaunch;  // launches with arguments packed at run time (bindings)
     explicit PreparedKernel(std::shared_ptr<const detail::PreparedState> state) : state_(std::move(state)) {}
     /// The checked launch of packed arguments; with `want_event` the event marks the launch's end,
-    /// else it is null.
-    std::shared_ptr<backend::Event> launch(const Queue& queue, std::span<const detail::KernelArg> args,
-                                           bool want_event) const;
+    /// else it is null. `types`: see detail::ArgumentTypes.
+    std::shared_ptr<backend::Event> launch(const Queue& queue, std::span<const detail::KernelArg> args, bool want_event,
+                                           detail::ArgumentTypes types = {}) const;
     /// Checks `args` as a launch would and binds them, with `owner`, which keeps alive whatever they
     /// point to (their buffers) as long as the BoundKernel and its copies live.
     BoundKernel bind_args(const Queue& queue, std::vector<detail::KernelArg> args,

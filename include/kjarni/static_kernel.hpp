@@ -84,7 +84,8 @@ public:
     Event operator()(const Queue& queue, const Args&... args) const {
         [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
         const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
-        return detail::BackendAccess::make<Event>(prepared(queue).launch(queue, packed, true));
+        return detail::BackendAccess::make<Event>(
+            prepared(queue).launch(queue, packed, true, detail::argument_types(queue.device(), args...)));
     }
     /// Launches on every device of the multi-queue; PerDevice arguments go by queue position.
     template <detail::KernelArgument... Args>
@@ -103,7 +104,7 @@ public:
     void enqueue(const Queue& queue, const Args&... args) const {
         [[maybe_unused]] const detail::LaunchTarget target{0, queue.device().index()};
         const std::array<detail::KernelArg, sizeof...(Args)> packed{detail::pack(args, target)...};
-        prepared(queue).launch(queue, packed, false);
+        prepared(queue).launch(queue, packed, false, detail::argument_types(queue.device(), args...));
     }
 
     /// The kernel on the queue's device with its arguments fixed, checked and packed once (see

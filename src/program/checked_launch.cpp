@@ -138,8 +138,8 @@ std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& para
 }
 
 CheckedKernel checked_kernel(backend::Kernel& kernel, const BoundDevice& device, std::string name) {
-    return CheckedKernel{&kernel, backend_of(device.context()).get(), device.index(), std::move(name),
-                         param_checks(kernel.params())};
+    return CheckedKernel{&kernel,         backend_of(device.context()).get(), device.index(),
+                         std::move(name), param_checks(kernel.params()),      PassedArgumentTypes{}};
 }
 
 void check_local_mem(const CheckedKernel& kernel, const BoundDevice& device, std::size_t local_mem) {

@@ -5,6 +5,7 @@
 // driver reports, the dynamic local memory must fit the kernel's limit. On success nothing is
 // allocated, formatted or looked up by name; the error paths format their messages.
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -36,6 +37,26 @@ struct ParamCheck {
 /// The checks of `params`, in order.
 std::vector<ParamCheck> param_checks(const std::vector<backend::ParamInfo>& params);
 
+/// The ArgumentTypes tag of the last launch of a kernel whose arguments passed its checks (set by
+/// any thread; a stale or lost tag only costs a launch the full checks). A copy starts empty.
+class PassedArgumentTypes {
+public:
+    PassedArgumentTypes() noexcept = default;
+    PassedArgumentTypes(const PassedArgumentTypes&) noexcept {}
+    PassedArgumentTypes& operator=(const PassedArgumentTypes&) noexcept { return *this; }
+    ~PassedArgumentTypes() = default;
+
+    bool holds(ArgumentTypes types) const noexcept {
+        return types.tag != nullptr && types.tag == tag_.load(std::memory_order_relaxed);
+    }
+    void remember(ArgumentTypes types) const noexcept {
+        if (types.tag != nullptr) tag_.store(types.tag, std::memory_order_relaxed);
+    }
+
+private:
+    mutable std::atomic<const void*> tag_{nullptr};
+};
+
 /// A backend kernel on one device of a context, with what every launch of it checks. The backend
 /// kernel is kept alive by whoever holds this (a Program's state, the generated-kernel cache).
 struct CheckedKernel {
@@ -44,6 +65,7 @@ struct CheckedKernel {
     std::size_t device_index = 0;
     std::string name;                // for the error messages
     std::vector<ParamCheck> checks;  // of kernel->params()
+    PassedArgumentTypes passed_types;
 };
 
 /// The checked form of `kernel`, compiled for `device`.
@@ -132,14 +154,19 @@ inline std::shared_ptr<backend::Event> launch_or_record(const CheckedKernel& ker
 /// launch_or_record). Sizes are OpenCL's (global = the total work items, a multiple of local),
 /// `dims` of them, checked by the caller (PreparedKernel when it is prepared, check_sizes for a
 /// generated kernel); `local_mem` checked by the caller with check_local_mem. With `want_event`
-/// the event marks the launch's end.
+/// the event marks the launch's end. Arguments of the types of the kernel's last launch that
+/// passed, all on the queue's device (`types`, see ArgumentTypes), are not checked again.
 template <class Owner>
 inline std::shared_ptr<backend::Event> launch_checked(const CheckedKernel& kernel, const Queue& queue, unsigned dims,
                                                       const std::size_t* global, const std::size_t* local,
                                                       std::size_t local_mem, std::span<const KernelArg> args,
-                                                      bool want_event, const std::shared_ptr<Owner>& owner) {
+                                                      bool want_event, const std::shared_ptr<Owner>& owner,
+                                                      ArgumentTypes types = {}) {
     check_queue(kernel, queue);
-    check_args(kernel, args, queue);
+    if (!kernel.passed_types.holds(types)) {
+        check_args(kernel, args, queue);
+        kernel.passed_types.remember(types);
+    }
     return launch_or_record(kernel, queue, dims, global, local, local_mem, args, want_event, owner);
 }
 

@@ -31,11 +31,11 @@ std::shared_ptr<backend::Event> launch_bound(const detail::BoundState& bound, bo
 }  // namespace
 
 std::shared_ptr<backend::Event> PreparedKernel::launch(const Queue& queue, std::span<const detail::KernelArg> args,
-                                                       bool want_event) const {
+                                                       bool want_event, detail::ArgumentTypes types) const {
     const detail::PreparedState& state = *state_;
     const detail::PreparedEntry& entry = entry_for(state, queue);
     return detail::launch_checked(entry.checked, queue, entry.dims, entry.global.data(), entry.local.data(),
-                                  state.local_mem, args, want_event, state_);
+                                  state.local_mem, args, want_event, state_, types);
 }
 
 BoundKernel PreparedKernel::bind_args(const Queue& queue, std::vector<detail::KernelArg> args,

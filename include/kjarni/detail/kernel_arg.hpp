@@ -52,4 +52,14 @@ struct LaunchTarget {
     std::size_t device_index = 0;
 };
 
+/// What a launch tells the argument checks about its argument types: `tag` names the list of types
+/// (kernel_packing.hpp's argument_types), set only where every argument is a scalar or a Buffer
+/// and every Buffer is on the queue's device; null otherwise. A kernel remembers the tag of the
+/// last launch whose arguments passed its checks, and a launch with that tag is not checked again:
+/// what the checks read of such arguments is their types and their memory's device, which the
+/// tag's presence vouches for.
+struct ArgumentTypes {
+    const void* tag = nullptr;
+};
+
 }  // namespace kjarni::detail

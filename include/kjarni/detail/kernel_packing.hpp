@@ -116,6 +116,34 @@ KernelArg pack(const PerDevice<T>& values, const LaunchTarget& target) {
     return pack(values.values[position], target);
 }
 
+/// Argument types whose fit to a kernel's parameters their types decide, but for where a Buffer's
+/// memory is: scalars and Buffers.
+template <class T>
+concept TypeCheckedArgument = KernelScalar<T> || std::same_as<T, Buffer>;
+
+/// The tag of a list of argument types (ArgumentTypes): each list its own address.
+template <class... Args>
+inline constexpr char argument_list_tag = 0;
+
+/// Whether `value` is a Buffer on another device than `device` (a scalar never is).
+template <class T>
+bool off_device(const T& value, const BoundDevice& device) noexcept {
+    if constexpr (std::same_as<T, Buffer>) {
+        return !(value.device() == device);
+    } else {
+        return false;
+    }
+}
+
+/// The ArgumentTypes of a launch of `args` on a queue of `device`.
+template <class... Args>
+ArgumentTypes argument_types(const BoundDevice& device, const Args&... args) noexcept {
+    if constexpr ((TypeCheckedArgument<Args> && ...)) {
+        if (!(off_device(args, device) || ...)) return {&argument_list_tag<Args...>};
+    }
+    return {};
+}
+
 /// The temporary buffers of a launch's host arguments: copies in as each argument is packed, and
 /// copies out (or waits for the kernel) in finish().
 class HostArgumentStaging {
