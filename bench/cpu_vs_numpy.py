@@ -9,7 +9,10 @@ and the load average before and after. Every time is one synchronous call, wall 
                                   [--baseline-build DIR]
 
 --baseline-build adds another build's kjarni_bench_cpu_vs_numpy (an earlier commit's: before and after
-a change) as a third column, timed in the same rotation.
+a change) as a third column, timed in the same rotation. --raw adds rows copy_raw, scale_raw, add_raw,
+axpb_raw (the same operations as hand-written OpenCL kernels of kjarni's CPU form on kjarni's queue and
+buffers, then clFinish: the floor a plain OpenCL program reaches) and the same with _rawpoll (waited
+for by polling the kernel's event instead); their numpy column is the operation's.
 
 numpy's operations are its best for the same result: out= arrays (no allocation), `a*x+b` as two
 ufuncs (np.multiply then np.add in place, what numpy can do without a fused kernel), sum with a
@@ -30,10 +33,13 @@ parser.add_argument("--repetitions", type=int, default=9)
 parser.add_argument("--mib", type=int, nargs="+", default=[64, 4], help="MiB of float32 per array")
 parser.add_argument("--cases", nargs="+", default=None)
 parser.add_argument("--baseline-build", default=None)
+parser.add_argument("--raw", action="store_true", help="add the raw OpenCL rows (<case>_raw, <case>_rawpoll)")
 args = parser.parse_args()
 
 CASES = ["copy", "scale", "add", "axpb", "axpb_kernel", "sum64", "sum32", "cumsum", "copy_step2", "copy_T"]
+RAW_CASES = ["copy", "scale", "add", "axpb"]
 NUMPY_NAME = {"axpb_kernel": "axpb"}  # numpy's side of the ElementwiseKernel row is the same a*x+b
+NUMPY_NAME.update({f"{case}_{form}": case for case in RAW_CASES for form in ("raw", "rawpoll")})
 
 
 def numpy_cases(n):
@@ -92,7 +98,9 @@ class KjarniProcess:
 def main():
     kjarni = KjarniProcess(args.build)
     baseline = KjarniProcess(args.baseline_build) if args.baseline_build else None
-    cases = args.cases or CASES
+    cases = list(args.cases or CASES)
+    if args.raw:
+        cases += [f"{case}_{form}" for case in RAW_CASES for form in ("raw", "rawpoll")]
     load_before = os.getloadavg()
     print(f"kjarni: {kjarni.ready}; numpy {np.__version__}; {os.cpu_count()} CPUs")
     rows = []
@@ -103,7 +111,8 @@ def main():
             peer = peers[NUMPY_NAME.get(case, case)]
             # Each repetition times every side once, the order rotating (the first compiles and warms up).
             sides = [lambda: kjarni.ms(case, n), lambda: numpy_ms(peer)]
-            if baseline:
+            raw = case.endswith(("_raw", "_rawpoll"))  # the same in both builds: not timed in the baseline
+            if baseline and not raw:
                 sides.append(lambda: baseline.ms(case, n))
             times = [[] for _ in sides]
             for rep in range(args.repetitions + 1):
@@ -112,7 +121,7 @@ def main():
                     t = sides[j]()
                     if rep > 0:
                         times[j].append(t)
-            rows.append((mib, case, *(statistics.median(t) for t in times)))
+            rows.append((mib, case, *(statistics.median(t) for t in times), *([None] if baseline and raw else [])))
     kjarni.close()
     if baseline:
         baseline.close()
@@ -123,7 +132,8 @@ def main():
         print("| MiB | case | kjarni ms | numpy ms | ratio | baseline ms | baseline ratio |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
         for mib, case, k, p, b in rows:
-            print(f"| {mib} | {case} | {k:.2f} | {p:.2f} | {p / k:.2f} | {b:.2f} | {p / b:.2f} |")
+            tail = f"{b:.2f} | {p / b:.2f}" if b is not None else "- | -"
+            print(f"| {mib} | {case} | {k:.2f} | {p:.2f} | {p / k:.2f} | {tail} |")
     else:
         print("| MiB | case | kjarni ms | numpy ms | ratio |")
         print("| --- | --- | --- | --- | --- |")
