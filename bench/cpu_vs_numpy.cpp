@@ -102,19 +102,19 @@ public:
         cl_kernel kernel = kernel_of("raw_" + name);
         const auto n = static_cast<cl_long>(s.y.size());
         const float a = name == "scale" ? 2.0f : 2.5f;
-        const cl_mem y = kjarni::opencl::memory(s.y.base());
-        const cl_mem x = kjarni::opencl::memory(s.x.base());
-        const cl_mem in_a = kjarni::opencl::memory(s.a.base());
-        const cl_mem in_b = kjarni::opencl::memory(s.b.base());
+        cl_mem y = kjarni::opencl::memory(s.y.base());
+        cl_mem x = kjarni::opencl::memory(s.x.base());
+        cl_mem in_a = kjarni::opencl::memory(s.a.base());
+        cl_mem in_b = kjarni::opencl::memory(s.b.base());
         cl_uint i = 0;
-        check(clSetKernelArg(kernel, i++, sizeof y, &y));
+        check(clSetKernelArg(kernel, i++, sizeof(cl_mem), &y));
         if (name == "add") {
-            check(clSetKernelArg(kernel, i++, sizeof in_a, &in_a));
-            check(clSetKernelArg(kernel, i++, sizeof in_b, &in_b));
+            check(clSetKernelArg(kernel, i++, sizeof(cl_mem), &in_a));
+            check(clSetKernelArg(kernel, i++, sizeof(cl_mem), &in_b));
         } else {
-            check(clSetKernelArg(kernel, i++, sizeof x, &x));
+            check(clSetKernelArg(kernel, i++, sizeof(cl_mem), &x));
             if (name != "copy") check(clSetKernelArg(kernel, i++, sizeof a, &a));
-            if (name == "axpb") check(clSetKernelArg(kernel, i++, sizeof in_b, &in_b));
+            if (name == "axpb") check(clSetKernelArg(kernel, i++, sizeof(cl_mem), &in_b));
         }
         check(clSetKernelArg(kernel, i, sizeof n, &n));
         // kjarni's CPU grid (algorithms/cpu_code.hpp): runs of at least 16384 elements, at most 8 per unit.
