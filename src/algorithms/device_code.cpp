@@ -8,6 +8,7 @@
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/kernel_templates.hpp"
+#include "dtype/dtype_impl.hpp"
 #include "kjarni/api_id.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/device_parameters.hpp"
@@ -154,27 +155,45 @@ std::string render_user_code(const std::string& text, const Globals& globals, co
     }
 }
 
-std::string storage_type(const DType& dtype) {
+namespace {
+
+// The names of storage_type(), storage_ctype() and compute_ctype() (c_type_name()'s of a struct
+// dtype throws).
+const char* storage_type_name(const DType& dtype) {
     if (dtype.kind() == DType::Kind::bool_) return "uint8_t";
-    return c_type_name(dtype);
+    if (dtype.is_struct()) static_cast<void>(c_type_name(dtype));
+    return scalar_c_name(dtype.kind());
 }
 
-std::string storage_ctype(const DType& dtype) {
+const char* storage_ctype_name(const DType& dtype) {
     if (dtype.kind() == DType::Kind::float16) return "uint16_t";
-    return storage_type(dtype);
+    return storage_type_name(dtype);
 }
 
-std::string compute_ctype(const DType& dtype) {
+}  // namespace
+
+std::string storage_type(const DType& dtype) { return storage_type_name(dtype); }
+
+std::string storage_ctype(const DType& dtype) { return storage_ctype_name(dtype); }
+
+const char* compute_ctype_name(const DType& dtype) {
     if (dtype.kind() == DType::Kind::float16) return "float";
-    return storage_ctype(dtype);
+    return storage_ctype_name(dtype);
 }
+
+std::string compute_ctype(const DType& dtype) { return compute_ctype_name(dtype); }
 
 std::string scalar_parameter_type(const DType& dtype) { return c_type_name(scalar_parameter_dtype(dtype)); }
 
 std::string wrapping_arithmetic(const DType& t, char op, const std::string& a, const std::string& b) {
-    if (!is_integer(t)) return "(" + a + " " + op + " " + b + ")";
+    if (!is_integer(t)) {
+        std::string value;  // "(a op b)", appended into one allocation
+        value.reserve(a.size() + b.size() + 5);
+        value.append("(").append(a).append(" ").append(1, op).append(" ").append(b).append(")");
+        return value;
+    }
     const char* wide = t.itemsize() == 8 ? "uint64_t" : "uint32_t";
-    return fmt::format("(({})(({})({}) {} ({})({})))", compute_ctype(t), wide, a, op, wide, b);
+    return fmt::format("(({})(({})({}) {} ({})({})))", compute_ctype_name(t), wide, a, op, wide, b);
 }
 
 DType scalar_parameter_dtype(const DType& dtype) {

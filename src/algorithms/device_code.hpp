@@ -33,6 +33,9 @@ std::string storage_type(const DType& dtype);
 std::string storage_ctype(const DType& dtype);
 /// The C type a value of `dtype` is computed in: float16 in float, the others as storage_ctype().
 std::string compute_ctype(const DType& dtype);
+/// compute_ctype() without making a string: the code generators ask it several times for every
+/// operation of every call.
+const char* compute_ctype_name(const DType& dtype);
 /// The type a scalar kernel parameter of `dtype` is passed as: bool as uint8_t (OpenCL forbids
 /// bool parameters), float16 as float, else c_type_name().
 std::string scalar_parameter_type(const DType& dtype);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -307,7 +308,8 @@ std::string convert_value(const std::string& value, const DType& from, const DTy
         return fmt::format("({} != 0)", value);
     }
     // float16 computes as float: a float32 value becomes float16 by rounding, not as it is.
-    if (compute_ctype(from) == compute_ctype(to) && (to.kind() != K::float16 || from.kind() == K::float16))
+    if (std::strcmp(compute_ctype_name(from), compute_ctype_name(to)) == 0 &&
+        (to.kind() != K::float16 || from.kind() == K::float16))
         return value;
     if (is_complex(to)) {
         const std::string real = compute_ctype(real_for(to));
@@ -339,6 +341,8 @@ std::string store_value(const std::string& value, const DType& dtype) {
 
 ExprCode generate_expression(const ExprNode& root) {
     Generator g;
+    // (room for the usual few operands at once: growing one by one reallocates at each)
+    g.code.arrays.reserve(4);
     g.code.value = g.emit(root, root.dtype);
     return std::move(g.code);
 }

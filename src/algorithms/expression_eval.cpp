@@ -41,7 +41,7 @@ enum class LayoutClass { vector, flat, strided };
 
 struct ExpressionPlan {
     ExprCode code;
-    Array out;
+    const Array& out;              // the caller's, alive through the plan (a copy would allocate its layout)
     detail::IterationSpace space;  // operand 0 is out, then code.arrays
     std::vector<std::ptrdiff_t> offsets;
     bool use_32_bits = true;

@@ -40,13 +40,14 @@ KernelArg whole_allocation(const Array& array) {
     return pack_buffer_region(base, 0, backend_of(base)->size());
 }
 
-std::ptrdiff_t element_offset(const Array& array, const std::string& name) {
+std::ptrdiff_t element_offset(const Array& array, std::string_view name) {
     const std::size_t bytes = array.base().offset() + array.offset();
     const std::size_t itemsize = array.dtype().itemsize();
     if (bytes % itemsize != 0)
-        throw ArgumentError(name, fmt::format("its first element lies {} bytes into its allocation, not a multiple of "
-                                              "the itemsize {}",
-                                              bytes, itemsize));
+        throw ArgumentError(std::string(name),
+                            fmt::format("its first element lies {} bytes into its allocation, not a multiple of "
+                                        "the itemsize {}",
+                                        bytes, itemsize));
     return static_cast<std::ptrdiff_t>(bytes / itemsize);
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "kjarni/array.hpp"
 #include "kjarni/context.hpp"
@@ -49,7 +50,7 @@ void launch(const Queue& queue, const GeneratedKernel& kernel, std::span<const s
 KernelArg whole_allocation(const Array& array);
 /// The offset of the array's first element in elements from the start of whole_allocation();
 /// ArgumentError naming the array when it is not a multiple of the itemsize.
-std::ptrdiff_t element_offset(const Array& array, const std::string& name);
+std::ptrdiff_t element_offset(const Array& array, std::string_view name);
 /// Whether the array's element at `offset` elements from the start of whole_allocation() lies on a
 /// multiple of `bytes` in device memory (`bytes` a power of two of at most 128). kjarni's
 /// allocations and every OpenCL buffer (CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128 bytes) start

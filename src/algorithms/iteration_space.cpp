@@ -34,9 +34,9 @@ std::vector<std::size_t> broadcast_shapes(std::span<const std::vector<std::size_
 }
 
 std::vector<std::ptrdiff_t> element_strides(const Layout& layout, std::size_t itemsize,
-                                            const std::vector<std::size_t>& shape, const std::string& name) {
+                                            const std::vector<std::size_t>& shape, std::string_view name) {
     if (layout.ndim() > shape.size())
-        throw ArgumentError(name,
+        throw ArgumentError(std::string(name),
                             fmt::format("has {} axes, more than the {} of the result", layout.ndim(), shape.size()));
     const std::size_t lead = shape.size() - layout.ndim();
     const auto size = static_cast<std::ptrdiff_t>(itemsize);
@@ -44,12 +44,13 @@ std::vector<std::ptrdiff_t> element_strides(const Layout& layout, std::size_t it
     for (std::size_t k = 0; k < layout.ndim(); ++k) {
         if (layout.shape[k] == shape[lead + k]) {
             if (layout.strides[k] % size != 0)
-                throw ArgumentError(name, fmt::format("stride {} of axis {} is not a multiple of the itemsize {}",
-                                                      layout.strides[k], k, itemsize));
+                throw ArgumentError(std::string(name),
+                                    fmt::format("stride {} of axis {} is not a multiple of the itemsize {}",
+                                                layout.strides[k], k, itemsize));
             out[lead + k] = layout.shape[k] == 1 ? 0 : layout.strides[k] / size;
         } else if (layout.shape[k] != 1) {
-            throw ArgumentError(name, fmt::format("shape ({}) does not broadcast to ({})",
-                                                  fmt::join(layout.shape, ", "), fmt::join(shape, ", ")));
+            throw ArgumentError(std::string(name), fmt::format("shape ({}) does not broadcast to ({})",
+                                                               fmt::join(layout.shape, ", "), fmt::join(shape, ", ")));
         }
     }
     return out;

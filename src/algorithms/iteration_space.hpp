@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kjarni/array.hpp"
@@ -19,7 +20,7 @@ std::vector<std::size_t> broadcast_shapes(std::span<const std::vector<std::size_
 /// One array's strides in elements over a broadcast shape: 0 along stretched or missing axes.
 /// ArgumentError when a stride is not a multiple of the itemsize (`name` names the array).
 std::vector<std::ptrdiff_t> element_strides(const Layout& layout, std::size_t itemsize,
-                                            const std::vector<std::size_t>& shape, const std::string& name);
+                                            const std::vector<std::size_t>& shape, std::string_view name);
 
 /// A set of operands iterated together.
 struct IterationSpace {
