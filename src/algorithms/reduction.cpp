@@ -134,51 +134,53 @@ Array arithmetic(const Queue& queue, const detail::ReductionSource& source, cons
                       : sum_dtype(source.dtype));
     if (result.is_struct()) throw ArgumentError("dtype", fmt::format("{}: a struct dtype cannot accumulate", what));
     const DType acc = result.kind() == Kind::float16 ? DType(Kind::float32) : result;
-    const ReductionSpec& built = detail::cached_spec(
-        fmt::format("{} {} {} {}{}", what,
-                    mean       ? "mean"
-                    : multiply ? "prod"
-                               : "sum",
-                    source.dtype.name(), result.name(), source.key),
-        [&] {
-            ReductionSpec spec = one_array(what, source);
-            Globals globals;
-            const std::string map = load_as(source.dtype, source.element, acc, "load", globals);
-            // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
-            std::string reduce = detail::wrapping_arithmetic(acc, multiply ? '*' : '+', "a", "b");
+    // The spec's key, "<what> <mean|prod|sum> <dtype> <result><source key>", appended (fmt::format
+    // costs a call of a thousand instructions more, on every call).
+    std::string key(what);
+    key.append(mean       ? " mean "
+               : multiply ? " prod "
+                          : " sum ")
+        .append(source.dtype.name())
+        .append(" ")
+        .append(result.name())
+        .append(source.key);
+    const ReductionSpec& built = detail::cached_spec(key, [&] {
+        ReductionSpec spec = one_array(what, source);
+        Globals globals;
+        const std::string map = load_as(source.dtype, source.element, acc, "load", globals);
+        // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
+        std::string reduce = detail::wrapping_arithmetic(acc, multiply ? '*' : '+', "a", "b");
+        if (is_complex(acc)) {
+            globals["op"] = multiply ? functions::mul({acc, acc}) : functions::add({acc, acc});
+            reduce = "${op}(a, b)";
+        }
+        std::string finish = "a";
+        if (mean) {
             if (is_complex(acc)) {
-                globals["op"] = multiply ? functions::mul({acc, acc}) : functions::add({acc, acc});
-                reduce = "${op}(a, b)";
+                // numpy divides the sum by the count as a complex number, count + 0j: its
+                // division's (x + y * 0) / count and (y - x * 0) / count are the parts over the
+                // count, but NaN where the other part is infinite (mean of [inf+2j] is inf+nanj).
+                finish = acc.kind() == Kind::complex64
+                             ? "COMPLEX64_CTR(kj_div_count_f(a.x + a.y * 0.0f, count), "
+                               "kj_div_count_f(a.y - a.x * 0.0f, count))"
+                             : "COMPLEX128_CTR((a.x + a.y * 0.0) / (double)count, (a.y - a.x * 0.0) / (double)count)";
+            } else if (acc.kind() == Kind::float32) {
+                finish = "kj_div_count_f(a, count)";  // correctly rounded (device_code.cpp)
+            } else if (is_float(acc)) {
+                finish = fmt::format("a / ({})count", detail::compute_ctype(acc));
+            } else {
+                finish = "a / count";  // an integer dtype asked for: C's division, as numpy's mean(dtype=int) truncates
             }
-            std::string finish = "a";
-            if (mean) {
-                if (is_complex(acc)) {
-                    // numpy divides the sum by the count as a complex number, count + 0j: its
-                    // division's (x + y * 0) / count and (y - x * 0) / count are the parts over the
-                    // count, but NaN where the other part is infinite (mean of [inf+2j] is inf+nanj).
-                    finish =
-                        acc.kind() == Kind::complex64
-                            ? "COMPLEX64_CTR(kj_div_count_f(a.x + a.y * 0.0f, count), "
-                              "kj_div_count_f(a.y - a.x * 0.0f, count))"
-                            : "COMPLEX128_CTR((a.x + a.y * 0.0) / (double)count, (a.y - a.x * 0.0) / (double)count)";
-                } else if (acc.kind() == Kind::float32) {
-                    finish = "kj_div_count_f(a, count)";  // correctly rounded (device_code.cpp)
-                } else if (is_float(acc)) {
-                    finish = fmt::format("a / ({})count", detail::compute_ctype(acc));
-                } else {
-                    finish =
-                        "a / count";  // an integer dtype asked for: C's division, as numpy's mean(dtype=int) truncates
-                }
-            }
-            spec.acc_ctype = detail::compute_ctype(acc);
-            spec.acc_size = acc.itemsize();
-            spec.result = result;
-            spec.code = source.code + detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce,
-                                                             map, finish, result, globals, what);
-            if (source.plain) spec.value_code = value_code(source.dtype, map);
-            if (acc.kind() == Kind::float32 || acc.kind() == Kind::float64) spec.float_operator = multiply ? '*' : '+';
-            return spec;
-        });
+        }
+        spec.acc_ctype = detail::compute_ctype(acc);
+        spec.acc_size = acc.itemsize();
+        spec.result = result;
+        spec.code = source.code + detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce,
+                                                         map, finish, result, globals, what);
+        if (source.plain) spec.value_code = value_code(source.dtype, map);
+        if (acc.kind() == Kind::float32 || acc.kind() == Kind::float64) spec.float_operator = multiply ? '*' : '+';
+        return spec;
+    });
     return detail::run_reduction(queue, built, source.operands, options);
 }
 
