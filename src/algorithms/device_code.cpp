@@ -157,8 +157,8 @@ std::string render_user_code(const std::string& text, const Globals& globals, co
 
 namespace {
 
-// The names of storage_type(), storage_ctype() and compute_ctype() (c_type_name()'s of a struct
-// dtype throws).
+// The names of storage_type(), storage_ctype() and compute_ctype(), as literals. A struct dtype
+// has none: c_type_name() throws the ArgumentError that names it.
 const char* storage_type_name(const DType& dtype) {
     if (dtype.kind() == DType::Kind::bool_) return "uint8_t";
     if (dtype.is_struct()) static_cast<void>(c_type_name(dtype));
