@@ -133,7 +133,7 @@ std::string generate(const ExpressionPlan& plan) {
 // anyway, with the arrays and scalars the launch passes).
 std::string kernel_key(const ExpressionPlan& plan) {
     const ExprCode& code = plan.code;
-    detail::KeyText key("expression layout=");
+    detail::KeyText key("expression layout=", code.value.size());
     key.number("", static_cast<std::size_t>(plan.layout))
         .number(" vector=", plan.vector_width)
         .flag(" idx32=", plan.use_32_bits)

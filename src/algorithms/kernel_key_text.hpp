@@ -17,8 +17,9 @@ namespace kjarni::detail {
 /// decimal, flags as true / false, as fmt writes them).
 class KeyText {
 public:
-    explicit KeyText(std::string_view start) {
-        text_.reserve(192);
+    /// `code_size`: the size of the code finish() will append, reserved with the rest at once.
+    explicit KeyText(std::string_view start, std::size_t code_size = 0) {
+        text_.reserve(192 + code_size);
         text_ += start;
     }
     KeyText& number(std::string_view label, std::size_t value) {

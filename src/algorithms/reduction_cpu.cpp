@@ -99,7 +99,7 @@ std::string kernel_source(const ReductionSpec& spec, const CpuShape& k) {
 }
 
 std::string kernel_key(const ReductionSpec& spec, const CpuShape& k) {
-    return KeyText("cpu kept=")
+    return KeyText("cpu kept=", spec.code.size())
         .number("", k.kept_ndim)
         .flag(" partials=", k.from_partials)
         .flag(" final=", k.final_pass)

@@ -174,7 +174,7 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
 }
 
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
-    return KeyText("kept=")
+    return KeyText("kept=", spec.code.size())
         .number("", k.kept_ndim)
         .number(" red=", k.reduced_ndim)
         .flag(" idx=", k.use_32_bits)

@@ -95,7 +95,7 @@ std::string kernel_source(const ScanSpec& spec, const CpuScanShape& k) {
 }
 
 std::string kernel_key(const ScanSpec& spec, const CpuScanShape& k) {
-    return KeyText("cpu scan mode=")
+    return KeyText("cpu scan mode=", spec.code.size())
         .number("", static_cast<std::size_t>(k.mode))
         .number(" rows=", k.row_ndim)
         .flag(" table=", k.table)

@@ -200,7 +200,7 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
 }
 
 std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
-    return KeyText("scan mode=")
+    return KeyText("scan mode=", spec.code.size())
         .number("", static_cast<std::size_t>(k.mode))
         .number(" items=", k.items)
         .flag(" commutative=", k.commutative)
