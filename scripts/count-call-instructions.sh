@@ -26,15 +26,14 @@ function=${3:-'kjarni::assign*'}
 bench=$build/bench/kjarni_bench_expression_overhead
 [ -x "$bench" ] || { echo "no $bench: cmake --build $build --target kjarni_bench_expression_overhead" >&2; exit 2; }
 out=$build/call-counts
-mkdir -p "$out" "$out/no-icd"
+mkdir -p "$out"
 stub_dir=$build/stub-cuda
 bench/stub_cuda/build.sh "$stub_dir" >/dev/null
 
 # One callgrind run: prints "<calls> <instructions>", calls counted by the stub's launches.
 run() {
   local min_time=$1 file="$out/$case_name-$1.callgrind" log
-  log=$(KJARNI_STUB_CUDA_LAUNCHES=1 LD_LIBRARY_PATH="$PWD/$stub_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    OCL_ICD_VENDORS="$PWD/$out/no-icd" \
+  log=$(bench/stub_cuda/run.sh "$stub_dir" \
     valgrind --tool=callgrind --callgrind-out-file="$file" --collect-atstart=no --toggle-collect="$function" \
     "$bench" --benchmark_filter="^$case_name/cuda/" --benchmark_min_time="$min_time" 2>&1) || { echo "$log" >&2; return 1; }
   local calls instructions
@@ -46,8 +45,7 @@ run() {
 
 # First a plain run, so that both counted runs find the kernels in kjarni's disk cache (a first
 # compilation in one of them would not drop out of the difference).
-KJARNI_STUB_CUDA_LAUNCHES=1 LD_LIBRARY_PATH="$PWD/$stub_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-  OCL_ICD_VENDORS="$PWD/$out/no-icd" "$bench" --benchmark_filter="^$case_name/cuda/" --benchmark_min_time=0.01 >/dev/null 2>&1
+bench/stub_cuda/run.sh "$stub_dir" "$bench" --benchmark_filter="^$case_name/cuda/" --benchmark_min_time=0.01 >/dev/null 2>&1
 read -r calls_short instructions_short < <(run 0.05)
 read -r calls_long instructions_long < <(run 0.5)
 [ "$calls_long" -gt "$calls_short" ] || { echo "the longer run made no more calls" >&2; exit 1; }

@@ -20,7 +20,8 @@
 #   KJARNI_COUNT_ANNOTATE=1: also writes callgrind_annotate's inclusive per-function counts of
 #     each run next to the raw callgrind files (<build-dir>/launch-counts/).
 #
-# Needs valgrind. OpenCL is hidden (an empty OCL_ICD_VENDORS) so that only the stub's device is set up.
+# Needs valgrind. The runs go through bench/stub_cuda/run.sh, which hides OpenCL so that only the
+# stub's device is set up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +30,7 @@ only=${2:-.}
 bench=$build/bench/kjarni_bench_launch
 [ -x "$bench" ] || { echo "no $bench: cmake --build $build --target kjarni_bench_launch" >&2; exit 2; }
 out=$build/launch-counts
-mkdir -p "$out" "$out/no-icd"
+mkdir -p "$out"
 stub_dir=$build/stub-cuda
 bench/stub_cuda/build.sh "$stub_dir" >/dev/null
 
@@ -38,8 +39,7 @@ count() {
   local name=$1 filter=$2 loop=$3
   local file="$out/$name.callgrind"
   local log
-  log=$(KJARNI_STUB_CUDA_LAUNCHES=1 LD_LIBRARY_PATH="$PWD/$stub_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    OCL_ICD_VENDORS="$PWD/$out/no-icd" \
+  log=$(bench/stub_cuda/run.sh "$stub_dir" \
     valgrind --tool=callgrind --callgrind-out-file="$file" --collect-atstart=no --toggle-collect="$loop" \
     "$bench" --benchmark_filter="$filter" --benchmark_min_time=0.2 2>&1) || { echo "$log" >&2; return 1; }
   if grep -q "not implemented" <<<"$log"; then grep "not implemented" <<<"$log" >&2; fi

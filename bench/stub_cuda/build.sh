@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds the stub libcuda.so.1 (stub_libcuda.cpp: what it is for and what it answers) into the
 # directory given (default: build-stub-cuda/ at the repository's root); put that directory on
-# LD_LIBRARY_PATH to run kjarni's CUDA backend against it. Not part of the default build.
+# LD_LIBRARY_PATH to run kjarni's CUDA backend against it (run.sh does that, with OpenCL hidden). Not
+# part of the default build.
 #   bench/stub_cuda/build.sh [output-dir]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
