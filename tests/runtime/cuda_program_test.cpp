@@ -232,6 +232,13 @@ TEST_F(CudaPrograms, LaunchReturnsAnEventWhenAsked) {
     ASSERT_NE(event, nullptr);
     event->wait();
     EXPECT_TRUE(event->is_complete());
+    // The queue records a dropped launch's event again, never one still held.
+    static_cast<void>(launch(*kernel, n, args, 0, true));
+    auto later = launch(*kernel, n, args, 0, true);
+    ASSERT_NE(later, nullptr);
+    EXPECT_NE(later, event);
+    later->wait();
+    EXPECT_TRUE(event->is_complete());
 }
 
 TEST_F(CudaPrograms, SetsConstantsFromHostAndFromBuffers) {

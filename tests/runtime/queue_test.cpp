@@ -62,6 +62,40 @@ TEST_P(Queues, AQueueWaitsForAnotherQueuesEvent) {
     EXPECT_EQ(back, data);
 }
 
+TEST_P(Queues, EventsStillHeldAreNeverRecordedAgain) {
+    // A queue may record an event that nothing holds any more over again (CUDA reuses the event of
+    // launches and record_event that way); one still held must keep marking its own point.
+    Queue queue(bound_device());
+    const std::size_t size = std::size_t{8} << 20;
+    auto a = Buffer::allocate(bound_device(), size);
+    auto b = Buffer::allocate(bound_device(), size);
+    const auto data = random_bytes(size);
+    a.set(queue, std::span<const std::byte>(data));
+
+    for (int i = 0; i < 3; ++i) static_cast<void>(queue.record_event());  // dropped at once
+    const Event first = queue.record_event();
+    const Event second = queue.record_event();
+    EXPECT_NE(first, second);
+    for (int i = 0; i < 3; ++i) {
+        b.set(queue, a, true);
+        const Event dropped = queue.record_event();
+        EXPECT_NE(dropped, first);
+        EXPECT_NE(dropped, second);
+    }
+    const Event last = queue.record_event();
+    EXPECT_NE(last, first);
+    EXPECT_NE(last, second);
+    last.wait();
+    EXPECT_TRUE(first.is_complete());
+    EXPECT_TRUE(second.is_complete());
+    // Three 8 MiB copies lie between `second` and `last`: their times are of two points in order.
+    EXPECT_GE(last.time_since(second), 0.0);
+    EXPECT_GE(second.time_since(first), 0.0);
+    std::vector<std::byte> back(size);
+    b.get(queue, std::span<std::byte>(back));
+    EXPECT_EQ(back, data);
+}
+
 KJARNI_INSTANTIATE_DEVICE_TESTS(Queues);
 
 TEST(MultiQueues, OnDevicesAndLookup) {

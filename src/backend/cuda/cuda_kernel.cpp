@@ -91,37 +91,11 @@ void CudaKernel::allow_dynamic_shared(std::size_t bytes) {
     dynamic_shared_allowed_.store(bytes, std::memory_order_release);
 }
 
-std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std::size_t* global_size,
-                                          const std::size_t* local_size, std::size_t dynamic_local_mem,
-                                          std::span<const KernelArg> args, bool want_event) {
-    // The hot path: no allocation for up to inline_args arguments, no look-up, no string.
-    auto& cuda_queue = static_cast<CudaQueue&>(queue);
-    std::array<unsigned int, 3> grid = {1, 1, 1};
-    std::array<unsigned int, 3> block = {1, 1, 1};
-    for (unsigned d = 0; d < dims && d < 3; ++d) {
-        block[d] = static_cast<unsigned int>(local_size[d]);
-        // A 32-bit division where the total fits (always but for grids of over 2^32 work items):
-        // the 64-bit one takes several times as long, on every launch.
-        grid[d] = global_size[d] >> 32 == 0 ? static_cast<unsigned int>(global_size[d]) / block[d]
-                                            : static_cast<unsigned int>(global_size[d] / local_size[d]);
-    }
+namespace {
 
-    // The kernel parameters: a pointer to each argument's value. Buffer arguments become device
-    // addresses, kept in `pointers` for the duration of the call (cuLaunchKernel copies them).
-    // (unique_ptrs, not vectors, for the rare longer lists: a vector costs the usual launch more to
-    // make and to destroy empty)
-    std::array<void*, inline_args> inline_params;
-    std::array<CUdeviceptr, inline_args> inline_pointers;
-    std::unique_ptr<void*[]> heap_params;
-    std::unique_ptr<CUdeviceptr[]> heap_pointers;
-    void** params = inline_params.data();
-    CUdeviceptr* pointers = inline_pointers.data();
-    if (args.size() > inline_args) {
-        heap_params = std::make_unique_for_overwrite<void*[]>(args.size());
-        heap_pointers = std::make_unique_for_overwrite<CUdeviceptr[]>(args.size());
-        params = heap_params.get();
-        pointers = heap_pointers.get();
-    }
+/// The kernel parameters of `args`: params[i] points at argument i's value. Buffer arguments become
+/// device addresses, kept in pointers[i] for the duration of the call (cuLaunchKernel copies them).
+void fill_params(std::span<const KernelArg> args, void** params, CUdeviceptr* pointers) noexcept {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const KernelArg& arg = args[i];
         if (arg.kind == KernelArg::Kind::buffer) {
@@ -137,18 +111,55 @@ std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std
             params[i] = const_cast<void*>(value);
         }
     }
+}
 
+}  // namespace
+
+inline std::shared_ptr<Event> CudaKernel::launch_params(Queue& queue, unsigned dims, const std::size_t* global_size,
+                                                        const std::size_t* local_size, std::size_t dynamic_local_mem,
+                                                        void** params, bool want_event) {
+    auto& cuda_queue = static_cast<CudaQueue&>(queue);
+    std::array<unsigned int, 3> grid = {1, 1, 1};
+    std::array<unsigned int, 3> block = {1, 1, 1};
+    for (unsigned d = 0; d < dims && d < 3; ++d) {
+        block[d] = static_cast<unsigned int>(local_size[d]);
+        // A 32-bit division where the total fits (always but for grids of over 2^32 work items):
+        // the 64-bit one takes several times as long, on every launch.
+        grid[d] = global_size[d] >> 32 == 0 ? static_cast<unsigned int>(global_size[d]) / block[d]
+                                            : static_cast<unsigned int>(global_size[d] / local_size[d]);
+    }
     CurrentContext current(driver_, cu_context_);
     if (dynamic_local_mem > dynamic_shared_allowed_.load(std::memory_order_acquire)) {
         allow_dynamic_shared(dynamic_local_mem);
     }
     KJARNI_CU(driver_, LaunchKernel, function_, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-              static_cast<unsigned int>(dynamic_local_mem), cuda_queue.stream(), args.empty() ? nullptr : params,
-              nullptr);
+              static_cast<unsigned int>(dynamic_local_mem), cuda_queue.stream(), params, nullptr);
     if (!want_event) return nullptr;
-    auto event = CudaEvent::make_while_current(cuda_queue.context(), cuda_queue.device_index());
-    KJARNI_CU(driver_, EventRecord, event->event(), cuda_queue.stream());
-    return event;
+    return cuda_queue.record_event_while_current();
+}
+
+std::shared_ptr<Event> CudaKernel::launch(Queue& queue, unsigned dims, const std::size_t* global_size,
+                                          const std::size_t* local_size, std::size_t dynamic_local_mem,
+                                          std::span<const KernelArg> args, bool want_event) {
+    // The hot path: no allocation for up to inline_args arguments, no look-up, no string. Longer
+    // lists go to launch_many, so that this frame holds no heap arrays to set up and destroy.
+    if (args.size() > inline_args) {
+        return launch_many(queue, dims, global_size, local_size, dynamic_local_mem, args, want_event);
+    }
+    std::array<void*, inline_args> params;
+    std::array<CUdeviceptr, inline_args> pointers;
+    fill_params(args, params.data(), pointers.data());
+    return launch_params(queue, dims, global_size, local_size, dynamic_local_mem,
+                         args.empty() ? nullptr : params.data(), want_event);
+}
+
+std::shared_ptr<Event> CudaKernel::launch_many(Queue& queue, unsigned dims, const std::size_t* global_size,
+                                               const std::size_t* local_size, std::size_t dynamic_local_mem,
+                                               std::span<const KernelArg> args, bool want_event) {
+    const auto params = std::make_unique_for_overwrite<void*[]>(args.size());
+    const auto pointers = std::make_unique_for_overwrite<CUdeviceptr[]>(args.size());
+    fill_params(args, params.get(), pointers.get());
+    return launch_params(queue, dims, global_size, local_size, dynamic_local_mem, params.get(), want_event);
 }
 
 }  // namespace kjarni::backend::cuda

@@ -90,6 +90,17 @@ private:
     /// Raises the function's dynamic shared memory limit to at least `bytes` (the context is
     /// current). Beyond 48 KiB the driver requires that opt-in.
     void allow_dynamic_shared(std::size_t bytes);
+    /// The launch of `params` (a pointer to each argument's value, null for none). Inlined into
+    /// launch(): a call of its own costs every launch some 25 instructions.
+    [[gnu::always_inline]] std::shared_ptr<Event> launch_params(Queue& queue, unsigned dims,
+                                                                const std::size_t* global_size,
+                                                                const std::size_t* local_size,
+                                                                std::size_t dynamic_local_mem, void** params,
+                                                                bool want_event);
+    /// launch() of more arguments than fit its arrays on the stack: the parameter arrays on the heap.
+    std::shared_ptr<Event> launch_many(Queue& queue, unsigned dims, const std::size_t* global_size,
+                                       const std::size_t* local_size, std::size_t dynamic_local_mem,
+                                       std::span<const KernelArg> args, bool want_event);
 
     std::shared_ptr<LoadedModule> module_;
     const Driver& driver_;

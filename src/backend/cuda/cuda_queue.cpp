@@ -123,7 +123,31 @@ void CudaQueue::synchronize() {
 
 std::shared_ptr<Event> CudaQueue::record_event() {
     CurrentContext current(context_->driver(), context_->cu_context(device_index_));
-    auto event = CudaEvent::make_while_current(context_, device_index_);
+    return record_event_while_current();
+}
+
+std::shared_ptr<CudaEvent> CudaQueue::record_event_while_current() {
+    std::shared_ptr<CudaEvent> event;
+    if (!kept_event_busy_.test_and_set(std::memory_order_acquire)) {
+        // Only this caller reads or copies kept_event_ now, so a use count of 1 (the queue's own)
+        // stays 1 until the copy below: nobody else can see the event to be recorded again.
+        if (kept_event_ == nullptr) {
+            try {
+                kept_event_ = CudaEvent::make_while_current(context_, device_index_);
+            } catch (...) {
+                kept_event_busy_.clear(std::memory_order_release);
+                throw;
+            }
+            event = kept_event_;
+        } else if (kept_event_.use_count() == 1) {
+            // The count is read relaxed: the fence puts this after the last other holder's release
+            // (its waits and queries of the event).
+            std::atomic_thread_fence(std::memory_order_acquire);
+            event = kept_event_;
+        }
+        kept_event_busy_.clear(std::memory_order_release);
+    }
+    if (event == nullptr) event = CudaEvent::make_while_current(context_, device_index_);
     KJARNI_CU(context_->driver(), EventRecord, event->event(), stream_.get());
     return event;
 }

@@ -3,6 +3,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <memory>
 
 #include "backend/backend.hpp"
@@ -90,6 +91,12 @@ public:
 
     CUstream stream() const noexcept { return stream_.get(); }
     const std::shared_ptr<CudaContext>& context() const noexcept { return context_; }
+    /// An event recorded in the stream now, by a caller that holds the device's context current
+    /// (a launch, record_event). The event of an earlier call again where nothing else holds it
+    /// any more: a loop that launches with an Event and drops it records one event over and over
+    /// instead of making and freeing one each time (an allocation, a pool's CUevent and five
+    /// atomic operations a launch).
+    std::shared_ptr<CudaEvent> record_event_while_current();
 
 private:
     /// Fills with a pattern of 8..128 bytes (see the cost note in the definition).
@@ -98,6 +105,10 @@ private:
     std::shared_ptr<CudaContext> context_;
     std::size_t device_index_;
     DriverHandle<CUstream> stream_;
+    /// The event record_event_while_current reuses (the first it made), and the flag of the one
+    /// caller at a time that may look at it (another at the same moment makes its own event).
+    std::shared_ptr<CudaEvent> kept_event_;
+    std::atomic_flag kept_event_busy_;
 };
 
 }  // namespace kjarni::backend::cuda
