@@ -8,6 +8,7 @@
 #include "memory/bins.hpp"
 #include "memory/pool_core.hpp"
 #include "memory/pooled_handle.hpp"
+#include "memory/queue_handover.hpp"
 
 namespace kjarni {
 
@@ -83,7 +84,7 @@ Buffer PoolState::allocate(const BoundDevice& device, const std::shared_ptr<back
         // Only a request with a queue gets here (RankForQueue). Another queue's work may still use
         // the block: this queue waits for all of it.
         try {
-            if (block->owner) (*queue)->wait_for(*block->owner->record_event());
+            if (block->owner) wait_for_previous_owner(queue->get(), *block->owner);
         } catch (...) {
             block->core->give_back(block);
             throw;

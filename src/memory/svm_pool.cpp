@@ -11,6 +11,7 @@
 #include "memory/bins.hpp"
 #include "memory/pool_core.hpp"
 #include "memory/pooled_handle.hpp"
+#include "memory/queue_handover.hpp"
 
 namespace kjarni {
 
@@ -72,15 +73,9 @@ PooledSVM SvmPoolState::allocate(const std::shared_ptr<backend::Queue>* queue, s
         core->adopt(core, *made, key, 0, size);
         block = made.release();
     } else if (block->owner && block->owner.get() != queue_impl) {
-        // Another queue's work may still use the block: the new user waits for all of it, on its
-        // queue, or on the host when it has none.
+        // Another queue's work may still use the block: the new user waits for all of it.
         try {
-            const std::shared_ptr<backend::Event> done = block->owner->record_event();
-            if (queue != nullptr) {
-                (*queue)->wait_for(*done);
-            } else {
-                done->wait();
-            }
+            wait_for_previous_owner(queue != nullptr ? queue->get() : nullptr, *block->owner);
         } catch (...) {
             block->core->give_back(block);
             throw;

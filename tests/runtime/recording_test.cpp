@@ -187,6 +187,36 @@ TEST_P(RecordingTest, SumAndCumsumInGpuFormsReplayBetweenEagerCalls) {
     }
 }
 
+// The algorithms' temporaries come from a pool per context; a block another queue used last is
+// handed to the recording queue only after that queue's work, waited for on the host (a CUDA
+// capture refuses a wait for an event recorded outside it). A context of the test's own, so that
+// the pool holds the other queue's blocks alone.
+TEST_P(RecordingTest, TemporariesAnotherQueueUsedLastAreWaitedForOnTheHost) {
+    struct Restore {
+        ~Restore() { detail::allow_cpu_code(true); }
+    } restore;
+    detail::allow_cpu_code(false);
+    const Context context = Context::from_devices(GetParam().device());
+    const BoundDevice device = context.devices()[0];
+    const Queue other(device);
+    const Queue recorded(device);
+    const std::size_t n = (std::size_t{1} << 20) + 17;
+    const std::vector<float> host_x = random_vector<float>(n, -1.0f, 1.0f);
+    const Array x = Array::from_host(other, std::span<const float>(host_x), {n});
+    const std::vector<float> eager_sum = sum(other, x).get(other).to_vector<float>();
+    const std::vector<float> eager_cumsum = cumsum(other, x).get(other).to_vector<float>();
+    for (const RecordingOptions& options : both_mechanisms()) {
+        Recorder recorder(recorded, options);
+        const Array s = sum(recorded, x);
+        const Array c = cumsum(recorded, x);
+        const Recording recording = recorder.finish();
+        SCOPED_TRACE(recording.mechanism());
+        recording.replay();
+        EXPECT_EQ(s.get(recorded).to_vector<float>(), eager_sum);
+        EXPECT_EQ(c.get(recorded).to_vector<float>(), eager_cumsum);
+    }
+}
+
 TEST_P(RecordingTest, ChangedArgumentsTakeEffect) {
     const std::vector<float> host_x = random_vector<float>(recording_n, -2.0f, 2.0f);
     const std::vector<float> host_x2 = random_vector<float>(recording_n, -2.0f, 2.0f);
