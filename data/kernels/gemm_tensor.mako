@@ -81,6 +81,65 @@
 % endif
 % endfor
 </%def>\
+## The fragments of k-group `kq` (mma_k / 4 k-steps of 4) of the slices at `a_src` and `b_src`:
+## `fa`<i>_<s> of A and `fb`<j>_<s> of B for k-step s of the group, declared by `decl` (or assigned).
+<%def name="load_fragments(kq, a_src, b_src, decl, fa, fb)">\
+% for s in range(mma_k // 4):
+<% kk = kq * (mma_k // 4) + s %>\
+% for i in range(fm):
+            ${decl}${fa}${i}_${s} = ${a_src}[a_frag${i % 2} + ${kk * 4 * lda_l + i * 8}];
+% endfor
+% for j in range(fn):
+            ${decl}${fb}${j}_${s} = ${b_src}[b_frag${j % 2} + ${kk * 4 * ldb_l + j * 8}];
+% endfor
+% endfor
+</%def>\
+## The DMMAs of one k-group on the fragments af, bf (one DMMA each where native, else emulated
+## k-step by k-step).
+<%def name="multiply()">\
+% if native and mma_m == 16 and mma_k == 16:
+% for i in range(0, fm, 2):
+% for j in range(fn):
+            KJARNI_DMMA16K16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, af${i}_1, af${i + 1}_1, af${i}_2, af${i + 1}_2, af${i}_3, af${i + 1}_3, bf${j}_0, bf${j}_1, bf${j}_2, bf${j}_3);
+% endfor
+% endfor
+% elif native and mma_m == 16 and mma_k == 8:
+% for i in range(0, fm, 2):
+% for j in range(fn):
+            KJARNI_DMMA16K8(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, af${i}_1, af${i + 1}_1, bf${j}_0, bf${j}_1);
+% endfor
+% endfor
+% elif native and mma_m == 16:
+% for i in range(0, fm, 2):
+% for j in range(fn):
+            KJARNI_DMMA16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, bf${j}_0);
+% endfor
+% endfor
+% elif native:
+% for i in range(fm):
+% for j in range(fn):
+            KJARNI_DMMA(c_${i}_${j}_0, c_${i}_${j}_1, af${i}_0, bf${j}_0);
+% endfor
+% endfor
+% else:
+% for s in range(mma_k // 4):
+% for i in range(fm):
+            kjarni_wx[${i * threads} + tid] = af${i}_${s};
+% endfor
+% for j in range(fn):
+            kjarni_wx[${(fm + j) * threads} + tid] = bf${j}_${s};
+% endfor
+            LOCAL_BARRIER;
+% for i in range(fm):
+% for j in range(fn):
+            c_${i}_${j}_0 = kjarni_dmma_emulated(c_${i}_${j}_0, kjarni_wx + ${i * threads} + wx_a, kjarni_wx + ${(fm + j) * threads} + wx_b);
+            c_${i}_${j}_1 = kjarni_dmma_emulated(c_${i}_${j}_1, kjarni_wx + ${i * threads} + wx_a, kjarni_wx + ${(fm + j) * threads} + wx_b + 4);
+% endfor
+% endfor
+            LOCAL_BARRIER;
+% endfor
+% endif
+</%def>\
 // kjarni GEMM, tensor-core form: double ${'T' if ta else 'N'}${'T' if tb else 'N'} ${'aligned' if aligned else 'bounds-checked'}, ${'DMMA' if native else 'emulated DMMA'} m${mma_m}n8k${mma_k}${' swizzled' if swizzle else ''}${', cp.async %d stages' % buffers if async_copy else ''}
 % if async_copy and native:
 // Asynchronous copies from global into local memory (PTX ISA cp.async, compute capability 8.0):
@@ -251,57 +310,8 @@ ${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
 ## Groups of mma_k / 4 k-steps of 4: one DMMA each (m16n8k8, m16n8k16) where native, else step by step.
 % for kq in range(kwg // mma_k):
         {
-% for s in range(mma_k // 4):
-<% kk = kq * (mma_k // 4) + s %>\
-% for i in range(fm):
-            const double af${i}_${s} = a_cur[a_frag${i % 2} + ${kk * 4 * lda_l + i * 8}];
-% endfor
-% for j in range(fn):
-            const double bf${j}_${s} = b_cur[b_frag${j % 2} + ${kk * 4 * ldb_l + j * 8}];
-% endfor
-% endfor
-% if native and mma_m == 16 and mma_k == 16:
-% for i in range(0, fm, 2):
-% for j in range(fn):
-            KJARNI_DMMA16K16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, af${i}_1, af${i + 1}_1, af${i}_2, af${i + 1}_2, af${i}_3, af${i + 1}_3, bf${j}_0, bf${j}_1, bf${j}_2, bf${j}_3);
-% endfor
-% endfor
-% elif native and mma_m == 16 and mma_k == 8:
-% for i in range(0, fm, 2):
-% for j in range(fn):
-            KJARNI_DMMA16K8(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, af${i}_1, af${i + 1}_1, bf${j}_0, bf${j}_1);
-% endfor
-% endfor
-% elif native and mma_m == 16:
-% for i in range(0, fm, 2):
-% for j in range(fn):
-            KJARNI_DMMA16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, bf${j}_0);
-% endfor
-% endfor
-% elif native:
-% for i in range(fm):
-% for j in range(fn):
-            KJARNI_DMMA(c_${i}_${j}_0, c_${i}_${j}_1, af${i}_0, bf${j}_0);
-% endfor
-% endfor
-% else:
-% for s in range(mma_k // 4):
-% for i in range(fm):
-            kjarni_wx[${i * threads} + tid] = af${i}_${s};
-% endfor
-% for j in range(fn):
-            kjarni_wx[${(fm + j) * threads} + tid] = bf${j}_${s};
-% endfor
-            LOCAL_BARRIER;
-% for i in range(fm):
-% for j in range(fn):
-            c_${i}_${j}_0 = kjarni_dmma_emulated(c_${i}_${j}_0, kjarni_wx + ${i * threads} + wx_a, kjarni_wx + ${(fm + j) * threads} + wx_b);
-            c_${i}_${j}_1 = kjarni_dmma_emulated(c_${i}_${j}_1, kjarni_wx + ${i * threads} + wx_a, kjarni_wx + ${(fm + j) * threads} + wx_b + 4);
-% endfor
-% endfor
-            LOCAL_BARRIER;
-% endfor
-% endif
+${load_fragments(kq, 'a_cur', 'b_cur', 'const double ', 'af', 'bf')}\
+${multiply()}\
         }
 % endfor
 % if async_copy:
