@@ -15,7 +15,9 @@
 ## slices' leading dimensions), loads_a, loads_b (vectors per work item per slice), vtype (their type:
 ## double or double2), async_copy (aligned problems: the slices copied from global into local
 ## memory by cp.async, `buffers` (2 or 3) of them in flight, instead of through registers; emulated
-## as plain copies).
+## as plain copies), pipeline (the fragments of the next k-group read into registers before the
+## DMMAs of this one, across slices too: a slice's last group is multiplied after the barrier that
+## publishes the next slice, behind the reads of its first fragments; `buffers` 2 or 3).
 ##
 ## The local slices: a_local[p * lda_l + r] for p < kwg, r < mwg (row r of op(A)'s tile, column
 ## p of the slice; swizzled: at p * lda_l + (r ^ 4 (p % 4))), b_local[p * ldb_l + c] for c < nwg, `buffers` of each: 2 (double buffered:
@@ -260,6 +262,121 @@ ${load_indices('b', tb, nwg, loads_b, ldb_l)}\
     const int wx_a = (warp << 5) + (g << 2);
     const int wx_b = (warp << 5) + (t << 3);
 % endif
+% if pipeline:
+## Pipelined (gemm_tensor.hpp, PIPELINE = 1): the fragments of the next k-group are read into
+## an<i>_<s>, bn<j>_<s> before the DMMAs of this one (af, bf), and a slice's last k-group is
+## multiplied after the barrier that publishes the next slice, behind the reads of that slice's first
+## fragments: the DMMAs cover the barrier and the latency of the local reads.
+% for s in range(mma_k // 4):
+% for i in range(fm):
+    double af${i}_${s}, an${i}_${s};
+% endfor
+% for j in range(fn):
+    double bf${j}_${s}, bn${j}_${s};
+% endfor
+% endfor
+% if async_copy:
+    // The first ${buffers - 1} slice(s) in flight, a group each (empty past k: the count stays even).
+% for st in range(buffers - 1):
+    if (${st * kwg} < k) {
+${copy_slice('a', 'A', 'lda', 'row0', 'a_local + %d' % (st * kwg * lda_l), not ta, loads_a, str(st * kwg))}\
+${copy_slice('b', 'B', 'ldb', 'col0', 'b_local + %d' % (st * kwg * ldb_l), tb, loads_b, str(st * kwg))}\
+    }
+    KJARNI_CP_COMMIT();
+% endfor
+    KJARNI_CP_WAIT(${buffers - 2});
+% else:
+    if (k > 0) {
+${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, '0')}\
+${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, '0')}\
+${store_slice('a', 'a_local', not ta, loads_a)}\
+${store_slice('b', 'b_local', tb, loads_b)}\
+    }
+% endif
+    LOCAL_BARRIER;
+    int buffer = 0;
+    // The first slice's first fragments (k = 0: never used), then the slice after the ones in
+    // flight: ${'by cp.async into the last buffer' if async_copy else 'into registers'}.
+    {
+${load_fragments(0, 'a_local', 'b_local', '', 'af', 'bf')}\
+% if async_copy:
+        if (${(buffers - 1) * kwg} < k) {
+${copy_slice('a', 'A', 'lda', 'row0', 'a_local + %d' % ((buffers - 1) * kwg * lda_l), not ta, loads_a, str((buffers - 1) * kwg))}\
+${copy_slice('b', 'B', 'ldb', 'col0', 'b_local + %d' % ((buffers - 1) * kwg * ldb_l), tb, loads_b, str((buffers - 1) * kwg))}\
+        }
+        KJARNI_CP_COMMIT();
+% else:
+        if (${kwg} < k) {
+${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, str(kwg))}\
+${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, str(kwg))}\
+        }
+% endif
+    }
+    for (int k0 = 0; k0 < k; k0 += ${kwg}) {
+% if kwg // mma_k > 1:
+        LOCAL_MEM const double* a_cur = a_local + buffer * ${kwg * lda_l};
+        LOCAL_MEM const double* b_cur = b_local + buffer * ${kwg * ldb_l};
+% endif
+% for kq in range(kwg // mma_k):
+        {
+% if kq + 1 < kwg // mma_k:
+${load_fragments(kq + 1, 'a_cur', 'b_cur', '', 'an', 'bn')}\
+% else:
+% if async_copy:
+            // The next slice's group done (at most ${buffers - 2} newer in flight), and after the
+            // barrier every work item's copies visible and every warp done with this slice's
+            // buffer (its last fragments are in registers): the slice ${buffers} ahead goes there.
+            KJARNI_CP_WAIT(${buffers - 2});
+            LOCAL_BARRIER;
+            {
+                const int kn = k0 + ${buffers * kwg};
+                if (kn < k) {
+                    LOCAL_MEM double* a_fill = a_local + buffer * ${kwg * lda_l};
+                    LOCAL_MEM double* b_fill = b_local + buffer * ${kwg * ldb_l};
+${copy_slice('a', 'A', 'lda', 'row0', 'a_fill', not ta, loads_a, 'kn')}\
+${copy_slice('b', 'B', 'ldb', 'col0', 'b_fill', tb, loads_b, 'kn')}\
+                }
+                KJARNI_CP_COMMIT();
+            }
+            buffer = buffer == ${buffers - 1} ? 0 : buffer + 1;
+% else:
+            // The next slice from registers into the other buffer (that of the slice before this
+            // one: every warp read its last fragments before the barrier that ended it).
+            if (k0 + ${kwg} < k) {
+                LOCAL_MEM double* a_next = a_local + (buffer ^ 1) * ${kwg * lda_l};
+                LOCAL_MEM double* b_next = b_local + (buffer ^ 1) * ${kwg * ldb_l};
+${store_slice('a', 'a_next', not ta, loads_a)}\
+${store_slice('b', 'b_next', tb, loads_b)}\
+            }
+            LOCAL_BARRIER;
+            buffer ^= 1;
+% endif
+            // The next slice's first fragments (past k: never used).
+            LOCAL_MEM const double* a_first = a_local + buffer * ${kwg * lda_l};
+            LOCAL_MEM const double* b_first = b_local + buffer * ${kwg * ldb_l};
+${load_fragments(0, 'a_first', 'b_first', '', 'an', 'bn')}\
+% if not async_copy:
+            // The slice after it into registers, stored at the end of the next slice.
+            if (k0 + ${2 * kwg} < k) {
+                const int kn = k0 + ${2 * kwg};
+${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, 'kn')}\
+${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
+            }
+% endif
+% endif
+${multiply()}\
+% for s in range(mma_k // 4):
+% for i in range(fm):
+            af${i}_${s} = an${i}_${s};
+% endfor
+% for j in range(fn):
+            bf${j}_${s} = bn${j}_${s};
+% endfor
+% endfor
+        }
+% endfor
+    }
+% else:
 % if async_copy:
     // The first ${buffers - 1} slice(s) in flight, a group each (empty past k: the count stays even).
 % for st in range(buffers - 1):
@@ -336,6 +453,7 @@ ${store_slice('b', 'b_local', tb, loads_b)}\
         LOCAL_BARRIER;
 % endif
     }
+% endif
 
     // Lane (g, t) holds rows warp_row + 8i + g, columns warp_col + 8j + 2t + {0, 1}.
     const int out_row = row0 + warp_row + g;
