@@ -107,6 +107,33 @@ std::vector<kjarni::blas::detail::GemmTiles> focused_tensor_candidates(const kja
                                     {64, 64, 2, 2},  {64, 64, 4, 1},  {128, 32, 4, 1}};
     std::vector<GemmTiles> out;
     std::set<GemmTiles> seen;
+    // First the pipelined tiles (PIPELINE 1: each slice's last DMMAs after the barrier, behind the
+    // next slice's first fragment reads), new and so not yet measured: the winner's shape, then
+    // the larger warp tiles (32 x 64, 64 x 32: fewer local reads a DMMA) that run one work group
+    // of 256 work items per SM, whose barriers the pipeline is to hide; slices of 8 and 16, the
+    // m16n8k4 and m16n8k8 DMMA, through registers (double buffered) or by cp.async in 3 or 2
+    // stages, padded rows where they fit, else swizzled.
+    if (m16) {
+        const std::vector<Shape> piped{{128, 64, 8, 1}, {128, 128, 4, 2}, {128, 128, 2, 4}, {128, 64, 2, 2},
+                                       {64, 128, 2, 2}, {128, 64, 4, 2},  {256, 64, 4, 2},  {256, 64, 8, 1}};
+        for (const Shape& shape : piped)
+            for (const std::size_t kwg : {8UL, 16UL})
+                for (const std::size_t mma_k : {8UL, 4UL})
+                    for (const std::size_t stages : {0UL, 3UL, 2UL}) {  // 0: through registers
+                        // Slices of 16 only for warp tiles of fewer than 32 fragments: the larger
+                        // ones spill their registers so (ptxas for sm_90, 255 a lane).
+                        if (kwg == 16 && (shape.mwg / (8 * shape.warps_m)) * (shape.nwg / (8 * shape.warps_n)) >= 32)
+                            continue;
+                        GemmTiles t = tensor_tiles(shape.mwg, shape.nwg, kwg, shape.warps_m, shape.warps_n, 2,
+                                                   stages == 0 ? 2 : stages);
+                        t.mma_m = 16;
+                        t.mma_k = mma_k;
+                        t.async_copy = stages == 0 ? 0 : 1;
+                        t.pipeline = 1;
+                        if (!tensor_fits(t, limits)) t.swizzle = 1;
+                        if (tensor_fits(t, limits) && seen.insert(t).second) out.push_back(t);
+                    }
+    }
     for (const Shape& shape : shapes)
         for (const std::size_t kwg : {8UL, 16UL, 32UL})
             for (const std::size_t mma_k : {4UL, 8UL, 16UL})

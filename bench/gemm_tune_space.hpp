@@ -33,7 +33,8 @@ std::vector<kjarni::blas::detail::GemmTiles> kjarni_candidates(kjarni::DType::Ki
 /// m16n8k8 and m16n8k16 DMMA (MMAK; m8n8k4 only without `m16`), padded or swizzled local rows, and
 /// the slices through registers (double buffered where that fits the local memory, else one
 /// buffer) or by cp.async in 2 or 3 stages (ASYNC); the shapes in the order of their promise, so
-/// that a budget that runs out drops the least promising.
+/// that a budget that runs out drops the least promising. With `m16`, first the pipelined tiles
+/// (PIPELINE 1) of the winner's shape and of warp tiles of 32 x 64 and 64 x 32.
 std::vector<kjarni::blas::detail::GemmTiles> focused_tensor_candidates(const kjarni::DeviceParameters& limits,
                                                                        bool m16);
 

@@ -8,7 +8,8 @@
 # stopped at TOTAL s from the start, its log written as it goes, and its search budget is what is
 # left after the build and tests less 45 s for its tables (at most BUDGET, 90 by default).
 # FOCUS=1 (default): the search covers only the tensor-core tiles near the first run's best
-# (kjarni_gemm_tune --focus: MMAK, SWIZZLE, ASYNC and slices of 8-32 on the promising shapes)
+# (kjarni_gemm_tune --focus: the pipelined tiles (PIPELINE) first, then MMAK, SWIZZLE, ASYNC and
+# slices of 8-32 on the promising shapes)
 # with KJARNI_SHARE = 1 (no CLBlast search: its column shows CLBlast's built-in parameters, and
 # the written file has no Xgemm entry: ship only its kjarni_gemm entry); the 6 fastest are timed
 # again (FINALISTS, interleaved, at 4096^3 and 256 x 512^3) and the best mean kept.

@@ -15,7 +15,9 @@
 ## slices' leading dimensions), loads_a, loads_b (vectors per work item per slice), vtype (their type:
 ## double or double2), async_copy (aligned problems: the slices copied from global into local
 ## memory by cp.async, `buffers` (2 or 3) of them in flight, instead of through registers; emulated
-## as plain copies).
+## as plain copies), pipeline (the fragments of the next k-group read into registers before the
+## DMMAs of this one, across slices too: a slice's last group is multiplied after the barrier that
+## publishes the next slice, behind the reads of its first fragments; `buffers` 2 or 3).
 ##
 ## The local slices: a_local[p * lda_l + r] for p < kwg, r < mwg (row r of op(A)'s tile, column
 ## p of the slice; swizzled: at p * lda_l + (r ^ 4 (p % 4))), b_local[p * ldb_l + c] for c < nwg, `buffers` of each: 2 (double buffered:
@@ -80,6 +82,65 @@
         KJARNI_CP_ASYNC8(${dst} + ${x}s${l}_0, ${pointer} + ${address});
 % endif
 % endfor
+</%def>\
+## The fragments of k-group `kq` (mma_k / 4 k-steps of 4) of the slices at `a_src` and `b_src`:
+## `fa`<i>_<s> of A and `fb`<j>_<s> of B for k-step s of the group, declared by `decl` (or assigned).
+<%def name="load_fragments(kq, a_src, b_src, decl, fa, fb)">\
+% for s in range(mma_k // 4):
+<% kk = kq * (mma_k // 4) + s %>\
+% for i in range(fm):
+            ${decl}${fa}${i}_${s} = ${a_src}[a_frag${i % 2} + ${kk * 4 * lda_l + i * 8}];
+% endfor
+% for j in range(fn):
+            ${decl}${fb}${j}_${s} = ${b_src}[b_frag${j % 2} + ${kk * 4 * ldb_l + j * 8}];
+% endfor
+% endfor
+</%def>\
+## The DMMAs of one k-group on the fragments af, bf (one DMMA each where native, else emulated
+## k-step by k-step).
+<%def name="multiply()">\
+% if native and mma_m == 16 and mma_k == 16:
+% for i in range(0, fm, 2):
+% for j in range(fn):
+            KJARNI_DMMA16K16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, af${i}_1, af${i + 1}_1, af${i}_2, af${i + 1}_2, af${i}_3, af${i + 1}_3, bf${j}_0, bf${j}_1, bf${j}_2, bf${j}_3);
+% endfor
+% endfor
+% elif native and mma_m == 16 and mma_k == 8:
+% for i in range(0, fm, 2):
+% for j in range(fn):
+            KJARNI_DMMA16K8(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, af${i}_1, af${i + 1}_1, bf${j}_0, bf${j}_1);
+% endfor
+% endfor
+% elif native and mma_m == 16:
+% for i in range(0, fm, 2):
+% for j in range(fn):
+            KJARNI_DMMA16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, bf${j}_0);
+% endfor
+% endfor
+% elif native:
+% for i in range(fm):
+% for j in range(fn):
+            KJARNI_DMMA(c_${i}_${j}_0, c_${i}_${j}_1, af${i}_0, bf${j}_0);
+% endfor
+% endfor
+% else:
+% for s in range(mma_k // 4):
+% for i in range(fm):
+            kjarni_wx[${i * threads} + tid] = af${i}_${s};
+% endfor
+% for j in range(fn):
+            kjarni_wx[${(fm + j) * threads} + tid] = bf${j}_${s};
+% endfor
+            LOCAL_BARRIER;
+% for i in range(fm):
+% for j in range(fn):
+            c_${i}_${j}_0 = kjarni_dmma_emulated(c_${i}_${j}_0, kjarni_wx + ${i * threads} + wx_a, kjarni_wx + ${(fm + j) * threads} + wx_b);
+            c_${i}_${j}_1 = kjarni_dmma_emulated(c_${i}_${j}_1, kjarni_wx + ${i * threads} + wx_a, kjarni_wx + ${(fm + j) * threads} + wx_b + 4);
+% endfor
+% endfor
+            LOCAL_BARRIER;
+% endfor
+% endif
 </%def>\
 // kjarni GEMM, tensor-core form: double ${'T' if ta else 'N'}${'T' if tb else 'N'} ${'aligned' if aligned else 'bounds-checked'}, ${'DMMA' if native else 'emulated DMMA'} m${mma_m}n8k${mma_k}${' swizzled' if swizzle else ''}${', cp.async %d stages' % buffers if async_copy else ''}
 % if async_copy and native:
@@ -201,6 +262,121 @@ ${load_indices('b', tb, nwg, loads_b, ldb_l)}\
     const int wx_a = (warp << 5) + (g << 2);
     const int wx_b = (warp << 5) + (t << 3);
 % endif
+% if pipeline:
+## Pipelined (gemm_tensor.hpp, PIPELINE = 1): the fragments of the next k-group are read into
+## an<i>_<s>, bn<j>_<s> before the DMMAs of this one (af, bf), and a slice's last k-group is
+## multiplied after the barrier that publishes the next slice, behind the reads of that slice's first
+## fragments: the DMMAs cover the barrier and the latency of the local reads.
+% for s in range(mma_k // 4):
+% for i in range(fm):
+    double af${i}_${s}, an${i}_${s};
+% endfor
+% for j in range(fn):
+    double bf${j}_${s}, bn${j}_${s};
+% endfor
+% endfor
+% if async_copy:
+    // The first ${buffers - 1} slice(s) in flight, a group each (empty past k: the count stays even).
+% for st in range(buffers - 1):
+    if (${st * kwg} < k) {
+${copy_slice('a', 'A', 'lda', 'row0', 'a_local + %d' % (st * kwg * lda_l), not ta, loads_a, str(st * kwg))}\
+${copy_slice('b', 'B', 'ldb', 'col0', 'b_local + %d' % (st * kwg * ldb_l), tb, loads_b, str(st * kwg))}\
+    }
+    KJARNI_CP_COMMIT();
+% endfor
+    KJARNI_CP_WAIT(${buffers - 2});
+% else:
+    if (k > 0) {
+${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, '0')}\
+${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, '0')}\
+${store_slice('a', 'a_local', not ta, loads_a)}\
+${store_slice('b', 'b_local', tb, loads_b)}\
+    }
+% endif
+    LOCAL_BARRIER;
+    int buffer = 0;
+    // The first slice's first fragments (k = 0: never used), then the slice after the ones in
+    // flight: ${'by cp.async into the last buffer' if async_copy else 'into registers'}.
+    {
+${load_fragments(0, 'a_local', 'b_local', '', 'af', 'bf')}\
+% if async_copy:
+        if (${(buffers - 1) * kwg} < k) {
+${copy_slice('a', 'A', 'lda', 'row0', 'a_local + %d' % ((buffers - 1) * kwg * lda_l), not ta, loads_a, str((buffers - 1) * kwg))}\
+${copy_slice('b', 'B', 'ldb', 'col0', 'b_local + %d' % ((buffers - 1) * kwg * ldb_l), tb, loads_b, str((buffers - 1) * kwg))}\
+        }
+        KJARNI_CP_COMMIT();
+% else:
+        if (${kwg} < k) {
+${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, str(kwg))}\
+${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, str(kwg))}\
+        }
+% endif
+    }
+    for (int k0 = 0; k0 < k; k0 += ${kwg}) {
+% if kwg // mma_k > 1:
+        LOCAL_MEM const double* a_cur = a_local + buffer * ${kwg * lda_l};
+        LOCAL_MEM const double* b_cur = b_local + buffer * ${kwg * ldb_l};
+% endif
+% for kq in range(kwg // mma_k):
+        {
+% if kq + 1 < kwg // mma_k:
+${load_fragments(kq + 1, 'a_cur', 'b_cur', '', 'an', 'bn')}\
+% else:
+% if async_copy:
+            // The next slice's group done (at most ${buffers - 2} newer in flight), and after the
+            // barrier every work item's copies visible and every warp done with this slice's
+            // buffer (its last fragments are in registers): the slice ${buffers} ahead goes there.
+            KJARNI_CP_WAIT(${buffers - 2});
+            LOCAL_BARRIER;
+            {
+                const int kn = k0 + ${buffers * kwg};
+                if (kn < k) {
+                    LOCAL_MEM double* a_fill = a_local + buffer * ${kwg * lda_l};
+                    LOCAL_MEM double* b_fill = b_local + buffer * ${kwg * ldb_l};
+${copy_slice('a', 'A', 'lda', 'row0', 'a_fill', not ta, loads_a, 'kn')}\
+${copy_slice('b', 'B', 'ldb', 'col0', 'b_fill', tb, loads_b, 'kn')}\
+                }
+                KJARNI_CP_COMMIT();
+            }
+            buffer = buffer == ${buffers - 1} ? 0 : buffer + 1;
+% else:
+            // The next slice from registers into the other buffer (that of the slice before this
+            // one: every warp read its last fragments before the barrier that ended it).
+            if (k0 + ${kwg} < k) {
+                LOCAL_MEM double* a_next = a_local + (buffer ^ 1) * ${kwg * lda_l};
+                LOCAL_MEM double* b_next = b_local + (buffer ^ 1) * ${kwg * ldb_l};
+${store_slice('a', 'a_next', not ta, loads_a)}\
+${store_slice('b', 'b_next', tb, loads_b)}\
+            }
+            LOCAL_BARRIER;
+            buffer ^= 1;
+% endif
+            // The next slice's first fragments (past k: never used).
+            LOCAL_MEM const double* a_first = a_local + buffer * ${kwg * lda_l};
+            LOCAL_MEM const double* b_first = b_local + buffer * ${kwg * ldb_l};
+${load_fragments(0, 'a_first', 'b_first', '', 'an', 'bn')}\
+% if not async_copy:
+            // The slice after it into registers, stored at the end of the next slice.
+            if (k0 + ${2 * kwg} < k) {
+                const int kn = k0 + ${2 * kwg};
+${load_slice('a', 'A', 'lda', 'row0', 'm', not ta, loads_a, 'kn')}\
+${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
+            }
+% endif
+% endif
+${multiply()}\
+% for s in range(mma_k // 4):
+% for i in range(fm):
+            af${i}_${s} = an${i}_${s};
+% endfor
+% for j in range(fn):
+            bf${j}_${s} = bn${j}_${s};
+% endfor
+% endfor
+        }
+% endfor
+    }
+% else:
 % if async_copy:
     // The first ${buffers - 1} slice(s) in flight, a group each (empty past k: the count stays even).
 % for st in range(buffers - 1):
@@ -251,57 +427,8 @@ ${load_slice('b', 'B', 'ldb', 'col0', 'n', tb, loads_b, 'kn')}\
 ## Groups of mma_k / 4 k-steps of 4: one DMMA each (m16n8k8, m16n8k16) where native, else step by step.
 % for kq in range(kwg // mma_k):
         {
-% for s in range(mma_k // 4):
-<% kk = kq * (mma_k // 4) + s %>\
-% for i in range(fm):
-            const double af${i}_${s} = a_cur[a_frag${i % 2} + ${kk * 4 * lda_l + i * 8}];
-% endfor
-% for j in range(fn):
-            const double bf${j}_${s} = b_cur[b_frag${j % 2} + ${kk * 4 * ldb_l + j * 8}];
-% endfor
-% endfor
-% if native and mma_m == 16 and mma_k == 16:
-% for i in range(0, fm, 2):
-% for j in range(fn):
-            KJARNI_DMMA16K16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, af${i}_1, af${i + 1}_1, af${i}_2, af${i + 1}_2, af${i}_3, af${i + 1}_3, bf${j}_0, bf${j}_1, bf${j}_2, bf${j}_3);
-% endfor
-% endfor
-% elif native and mma_m == 16 and mma_k == 8:
-% for i in range(0, fm, 2):
-% for j in range(fn):
-            KJARNI_DMMA16K8(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, af${i}_1, af${i + 1}_1, bf${j}_0, bf${j}_1);
-% endfor
-% endfor
-% elif native and mma_m == 16:
-% for i in range(0, fm, 2):
-% for j in range(fn):
-            KJARNI_DMMA16(c_${i}_${j}_0, c_${i}_${j}_1, c_${i + 1}_${j}_0, c_${i + 1}_${j}_1, af${i}_0, af${i + 1}_0, bf${j}_0);
-% endfor
-% endfor
-% elif native:
-% for i in range(fm):
-% for j in range(fn):
-            KJARNI_DMMA(c_${i}_${j}_0, c_${i}_${j}_1, af${i}_0, bf${j}_0);
-% endfor
-% endfor
-% else:
-% for s in range(mma_k // 4):
-% for i in range(fm):
-            kjarni_wx[${i * threads} + tid] = af${i}_${s};
-% endfor
-% for j in range(fn):
-            kjarni_wx[${(fm + j) * threads} + tid] = bf${j}_${s};
-% endfor
-            LOCAL_BARRIER;
-% for i in range(fm):
-% for j in range(fn):
-            c_${i}_${j}_0 = kjarni_dmma_emulated(c_${i}_${j}_0, kjarni_wx + ${i * threads} + wx_a, kjarni_wx + ${(fm + j) * threads} + wx_b);
-            c_${i}_${j}_1 = kjarni_dmma_emulated(c_${i}_${j}_1, kjarni_wx + ${i * threads} + wx_a, kjarni_wx + ${(fm + j) * threads} + wx_b + 4);
-% endfor
-% endfor
-            LOCAL_BARRIER;
-% endfor
-% endif
+${load_fragments(kq, 'a_cur', 'b_cur', 'const double ', 'af', 'bf')}\
+${multiply()}\
         }
 % endfor
 % if async_copy:
@@ -326,6 +453,7 @@ ${store_slice('b', 'b_local', tb, loads_b)}\
         LOCAL_BARRIER;
 % endif
     }
+% endif
 
     // Lane (g, t) holds rows warp_row + 8i + g, columns warp_col + 8j + 2t + {0, 1}.
     const int out_row = row0 + warp_row + g;

@@ -48,14 +48,23 @@ struct TileField {
 /// Every parameter, in the order an entry lists them (the SIMT form's and the tensor-core form's
 /// interleaved); an entry of the tensor-core form starts with FORM.
 constexpr TileField tile_fields[] = {
-    {"FORM", &GemmTiles::form, TileForms::tensor},       {"MWG", &GemmTiles::mwg, TileForms::both},
-    {"NWG", &GemmTiles::nwg, TileForms::both},           {"KWG", &GemmTiles::kwg, TileForms::both},
-    {"MDIMC", &GemmTiles::mdimc, TileForms::simt},       {"NDIMC", &GemmTiles::ndimc, TileForms::simt},
-    {"VWM", &GemmTiles::vwm, TileForms::simt},           {"VWN", &GemmTiles::vwn, TileForms::simt},
-    {"WARPSM", &GemmTiles::warps_m, TileForms::tensor},  {"WARPSN", &GemmTiles::warps_n, TileForms::tensor},
-    {"VWG", &GemmTiles::vwg, TileForms::both},           {"MMAM", &GemmTiles::mma_m, TileForms::tensor},
-    {"BUFFERS", &GemmTiles::buffers, TileForms::tensor}, {"MMAK", &GemmTiles::mma_k, TileForms::tensor},
-    {"SWIZZLE", &GemmTiles::swizzle, TileForms::tensor}, {"ASYNC", &GemmTiles::async_copy, TileForms::tensor},
+    {"FORM", &GemmTiles::form, TileForms::tensor},
+    {"MWG", &GemmTiles::mwg, TileForms::both},
+    {"NWG", &GemmTiles::nwg, TileForms::both},
+    {"KWG", &GemmTiles::kwg, TileForms::both},
+    {"MDIMC", &GemmTiles::mdimc, TileForms::simt},
+    {"NDIMC", &GemmTiles::ndimc, TileForms::simt},
+    {"VWM", &GemmTiles::vwm, TileForms::simt},
+    {"VWN", &GemmTiles::vwn, TileForms::simt},
+    {"WARPSM", &GemmTiles::warps_m, TileForms::tensor},
+    {"WARPSN", &GemmTiles::warps_n, TileForms::tensor},
+    {"VWG", &GemmTiles::vwg, TileForms::both},
+    {"MMAM", &GemmTiles::mma_m, TileForms::tensor},
+    {"BUFFERS", &GemmTiles::buffers, TileForms::tensor},
+    {"MMAK", &GemmTiles::mma_k, TileForms::tensor},
+    {"SWIZZLE", &GemmTiles::swizzle, TileForms::tensor},
+    {"ASYNC", &GemmTiles::async_copy, TileForms::tensor},
+    {"PIPELINE", &GemmTiles::pipeline, TileForms::tensor},
 };
 
 }  // namespace

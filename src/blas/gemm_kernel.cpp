@@ -77,11 +77,12 @@ std::string gemm_load_code(const GemmTiles& t, const std::string& real, bool ali
 
 std::string GemmTiles::describe() const {
     if (form == 1)
-        return fmt::format("FORM=1 MWG={} NWG={} KWG={} WARPSM={} WARPSN={} VWG={} MMAM={}{}{}{}{}", mwg, nwg, kwg,
+        return fmt::format("FORM=1 MWG={} NWG={} KWG={} WARPSM={} WARPSN={} VWG={} MMAM={}{}{}{}{}{}", mwg, nwg, kwg,
                            warps_m, warps_n, vwg, mma_m, buffers == 2 ? "" : fmt::format(" BUFFERS={}", buffers),
                            mma_k == 4 ? "" : fmt::format(" MMAK={}", mma_k),
                            swizzle == 0 ? "" : fmt::format(" SWIZZLE={}", swizzle),
-                           async_copy == 0 ? "" : fmt::format(" ASYNC={}", async_copy));
+                           async_copy == 0 ? "" : fmt::format(" ASYNC={}", async_copy),
+                           pipeline == 0 ? "" : fmt::format(" PIPELINE={}", pipeline));
     if (form != 0) return fmt::format("FORM={} (unknown)", form);
     return fmt::format("MWG={} NWG={} KWG={} MDIMC={} NDIMC={} VWM={} VWN={} VWG={}", mwg, nwg, kwg, mdimc, ndimc, vwm,
                        vwn, vwg);

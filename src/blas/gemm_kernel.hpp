@@ -20,8 +20,9 @@
 // FORM = 1 is the tensor-core form (gemm_tensor.hpp): float64 only, a work group of WARPSM x
 // WARPSN warps, each computing its part of the MWG x NWG tile with the m8n8k4 DMMA (compute
 // capability 8.0 and later, through NVIDIA's OpenCL or CUDA), emulated elsewhere. It uses MWG,
-// NWG, KWG, WARPSM, WARPSN, VWG, MMAM (the DMMA's rows: 8 or 16) and BUFFERS (local slices: 2,
-// double buffered, or 1); MDIMC, NDIMC, VWM and VWN keep their defaults and mean nothing.
+// NWG, KWG, WARPSM, WARPSN, VWG, MMAM (the DMMA's rows: 8 or 16), BUFFERS (local slices: 2,
+// double buffered, or 1), MMAK, SWIZZLE, ASYNC and PIPELINE; MDIMC, NDIMC, VWM and VWN keep their
+// defaults and mean nothing.
 
 #include <cstddef>
 #include <string>
@@ -43,6 +44,7 @@ struct GemmTiles {
     std::size_t mma_k = 4;                     // form 1, MMAM 16: m16n8k4 (4), m16n8k8 (8), m16n8k16 (16)
     std::size_t swizzle = 0;                   // form 1: local rows padded (0) or XOR-swizzled (1)
     std::size_t async_copy = 0;                // form 1: slices through registers (0) or cp.async (1)
+    std::size_t pipeline = 0;                  // form 1: fragment reads a k-group ahead of the DMMAs (1)
 
     friend bool operator==(const GemmTiles&, const GemmTiles&) = default;
     friend auto operator<=>(const GemmTiles&, const GemmTiles&) = default;

@@ -42,6 +42,9 @@ std::string gemm_tensor_tiles_problem(const GemmTiles& t, DType::Kind kind, cons
     if (t.mma_k != 4 && t.mma_m != 16) return "MMAK 8 and 16 are m16n8k8 and m16n8k16: MMAM 16 only";
     if (!gemm_divides(t.kwg, t.mma_k)) return "KWG is not a multiple of MMAK";
     if (t.swizzle > 1) return "SWIZZLE is 0 or 1";
+    if (t.pipeline > 1) return "PIPELINE is 0 or 1";
+    // The pipeline fills the next slice's buffer while this slice's last fragments wait in registers.
+    if (t.pipeline == 1 && t.buffers < 2) return "PIPELINE 1: BUFFERS is 2 (or cp.async stages)";
     if (t.swizzle == 1 && (!gemm_divides(t.mwg, 16 * t.warps_m) || !gemm_divides(t.nwg, 16 * t.warps_n)))
         return "SWIZZLE 1: the warps' tiles must be multiples of 16 along M and N";
     const std::size_t threads = 32 * t.warps_m * t.warps_n;
@@ -90,6 +93,7 @@ std::string gemm_tensor_source(const GemmTiles& t, bool transpose_a, bool transp
         {"async_copy", async_copy},
         {"mma_k", t.mma_k},
         {"swizzle", t.swizzle != 0},
+        {"pipeline", t.pipeline != 0},
         {"lda_l", gemm_tensor_local_ld(t.mwg, t.swizzle != 0)},
         {"ldb_l", gemm_tensor_local_ld(t.nwg, t.swizzle != 0)},
         {"loads_a", t.mwg * t.kwg / width / threads},

@@ -31,6 +31,22 @@
 // at once; SWIZZLE 1 drops the padding of the local rows for an XOR of the row index (r ^ 4 (p % 4)),
 // just as free of bank conflicts, 4 doubles a row less (128 x 64 x 16 double buffered in 48 KiB).
 //
+// PIPELINE = 1 software-pipelines the fragments, as CUTLASS's warp-level loops do: the fragments of
+// k-group q + 1 are read into a second set of registers before the DMMAs of group q are issued, and
+// at a slice's last group the order is: the next slice stored (registers) or waited for (cp.async),
+// the barrier, the next slice's first fragments read, the global loads (or copies) of the slice
+// after it issued, and only then the last group's DMMAs, so that they keep the tensor cores busy
+// through the barrier's wait and the latency of the local reads. Unpipelined, every warp meets the
+// barrier with its DMMAs issued and starts the next slice with a local read whose result its first
+// DMMA waits for: with 8 warps of one work group per SM (the tiles of 32 x 64 or 64 x 32 a warp,
+// fewer local bytes a DMMA, which need about 200 registers a lane) nothing covers that gap, with
+// two work groups (the H200's tiles, 128 registers) the other one in part. It costs the second set
+// of fragment registers (sm_90, ptxas: 128 -> 144-178 for the H200's tiles, about 250 without
+// spills for 128 x 128 on 4 x 2 warps with m16n8k4) and needs BUFFERS 2 or more: the next slice is
+// written while this one's last fragments wait in registers, into the buffer that every warp was
+// done reading at the barrier before. The global loads of the next slice but one are issued right
+// after the barrier, as far from their stores (a slice of DMMAs) as unpipelined.
+//
 // Emulated form (native = false), for devices without NVIDIA's warps (CPUs, PoCL): the same kernel,
 // its indexing unchanged, but each k-step's fragments are exchanged through local memory (a barrier
 // before and after) and each lane computes its two elements of each DMMA as an fma chain over

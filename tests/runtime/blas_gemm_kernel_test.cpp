@@ -252,6 +252,30 @@ TEST_P(BlasGemmKernelTest, TensorFormMatchesTheReference) {
     all.push_back({async3, f64, true, false, 32, 64, 40, 1, 2, 0, 0.0});
     all.push_back({async3, f64, false, false, 32, 32, 8, 1, 0, 0, 0.0});
     all.push_back({async3, f64, true, true, 37, 29, 45, 2, 3, 5, 0.5});
+    // PIPELINE 1: the next k-group's fragments read before this one's DMMAs, a slice's last group
+    // multiplied after the barrier. Two groups a slice (slices of 8, m8n8k4) and one (slices of
+    // 4), through registers and by cp.async in 2 and 3 stages; k below a slice, of one slice, of
+    // one slice more than the stages, over several rounds.
+    GemmTiles piped = square;
+    piped.pipeline = 1;
+    all.push_back({piped, f64, false, false, 37, 29, 45, 2, 3, 5, -0.5});
+    all.push_back({piped, f64, true, true, 37, 29, 3, 1, 1, 1, 0.0});
+    all.push_back({piped, f64, true, false, 64, 32, 8, 1, 0, 2, 0.5});
+    all.push_back({piped, f64, false, true, 64, 64, 40, 2, 0, 4, 0.0});
+    GemmTiles piped_tall = tall;
+    piped_tall.pipeline = 1;
+    all.push_back({piped_tall, f64, false, true, 70, 9, 13, 2, 1, 1, 1.0});
+    all.push_back({piped_tall, f64, true, false, 64, 32, 12, 1, 0, 0, 0.0});
+    GemmTiles piped_async2 = piped;
+    piped_async2.async_copy = 1;
+    all.push_back({piped_async2, f64, false, false, 64, 32, 24, 2, 0, 4, 0.5});
+    all.push_back({piped_async2, f64, true, true, 64, 64, 8, 1, 0, 2, 0.0});
+    all.push_back({piped_async2, f64, false, true, 37, 29, 45, 2, 3, 5, -0.5});
+    GemmTiles piped_async3 = async3;
+    piped_async3.pipeline = 1;
+    all.push_back({piped_async3, f64, true, false, 64, 32, 24, 1, 0, 2, 0.0});
+    all.push_back({piped_async3, f64, false, true, 64, 64, 16, 2, 0, 4, -0.5});
+    all.push_back({piped_async3, f64, false, false, 32, 32, 56, 1, 0, 0, 0.0});
     if (!blas::detail::kjarni_gemm_tensor_native(queue()) || blas::detail::kjarni_gemm_tensor_m16(queue())) {
         all.push_back({pairs, f64, false, false, 45, 37, 29, 2, 1, 3, -0.5});
         all.push_back({pairs, f64, true, true, 64, 64, 16, 1, 0, 2, 0.0});
@@ -295,6 +319,22 @@ TEST_P(BlasGemmKernelTest, TensorFormMatchesTheReference) {
         tall8_async.mma_k = 8;
         tall8_async.buffers = native ? 3 : 2;
         all.push_back({tall8_async, f64, false, true, 128, 64, 72, 1, 0, 0, 0.0});
+        // PIPELINE 1 with m16n8k8 and m16n8k16: the shipped H200 tiles (128 x 64 x 8 on 8 x 1
+        // warps, through registers), the same by cp.async in 3 stages, and slices of 16 swizzled.
+        GemmTiles piped_tall8 = tall8_async;
+        piped_tall8.pipeline = 1;
+        piped_tall8.async_copy = 0;
+        piped_tall8.buffers = 2;
+        piped_tall8.swizzle = 0;
+        all.push_back({piped_tall8, f64, false, false, 128, 128, 64, 1, 0, 0, 0.0});
+        all.push_back({piped_tall8, f64, true, true, 130, 70, 21, 1, 1, 1, -0.5});
+        GemmTiles piped_tall8_async = tall8_async;
+        piped_tall8_async.pipeline = 1;
+        all.push_back({piped_tall8_async, f64, true, false, 128, 64, 72, 1, 0, 0, 0.5});
+        GemmTiles piped_k16 = k16;
+        piped_k16.pipeline = 1;
+        all.push_back({piped_k16, f64, false, true, 45, 37, 29, 2, 1, 3, 0.5});
+        all.push_back({piped_k16, f64, true, false, 64, 64, 48, 1, 0, 2, 0.0});
     }
     for (const GemmCase& cs : all) {
         ASSERT_EQ(blas::detail::gemm_tiles_problem(cs.tiles, cs.kind, queue().device().params()), "");
@@ -343,6 +383,14 @@ TEST_P(BlasGemmKernelTest, RefusesInvalidTiles) {
     roomy.local_mem_size = std::max<std::size_t>(roomy.local_mem_size, std::size_t{1} << 20);
     EXPECT_EQ(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, roomy), "");
     tensor.buffers = 1;
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor = blas::detail::default_gemm_tensor_tiles();
+    tensor.pipeline = 1;
+    EXPECT_EQ(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor.buffers = 1;  // the pipeline fills the next buffer while this slice's fragments wait
+    EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
+    tensor.buffers = 2;
+    tensor.pipeline = 2;
     EXPECT_NE(blas::detail::gemm_tiles_problem(tensor, DType::Kind::float64, queue().device().params()), "");
     tensor = blas::detail::default_gemm_tensor_tiles();
     tensor.form = 2;
@@ -495,6 +543,10 @@ TEST(BlasGemmTuning, TilesRoundTripThroughTheParameterFile) {
     EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
     EXPECT_EQ(tensor.describe(),
               "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=16 BUFFERS=3 MMAK=8 SWIZZLE=1 ASYNC=1");
+    tensor.pipeline = 1;
+    EXPECT_EQ(blas::detail::gemm_tiles_of(blas::detail::gemm_entry_of(tensor, 64, true), "test").first, tensor);
+    EXPECT_EQ(tensor.describe(), "FORM=1 MWG=128 NWG=64 KWG=8 WARPSM=2 WARPSN=4 VWG=2 MMAM=16 BUFFERS=3 MMAK=8 "
+                                 "SWIZZLE=1 ASYNC=1 PIPELINE=1");
     for (const auto& [name, value] : entry.parameters) EXPECT_NE(name, "FORM") << "SIMT entries stay as they were";
     const auto parsed =
         blas::detail::parse_tuned_parameters(R"({"device": "Some GPU", "driver": "550.1", "kernels": []})", "test");

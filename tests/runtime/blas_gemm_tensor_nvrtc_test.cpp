@@ -55,9 +55,18 @@ TEST(BlasGemmTensorNvrtc, NativeDmmaCompilesForSm90) {
     async.buffers = 3;
     GemmTiles async_scalar = scalar;  // cp.async of 8 bytes, m8n8k4, padded rows
     async_scalar.async_copy = 1;
+    GemmTiles piped = big;  // PIPELINE 1: m8n8k4, two k-groups a slice, through registers
+    piped.pipeline = 1;
+    GemmTiles piped_shipped = k16;  // the H200's tiles (128 x 64 x 8, 8 x 1 warps, m16n8k8) pipelined
+    piped_shipped.kwg = 8;
+    piped_shipped.mma_k = 8;
+    piped_shipped.swizzle = 0;
+    piped_shipped.pipeline = 1;
+    GemmTiles piped_async = async;  // and by cp.async in 3 stages, swizzled
+    piped_async.pipeline = 1;
     int compiled = 0;
-    for (const GemmTiles& tiles :
-         {blas::detail::default_gemm_tensor_tiles(), big, scalar, pairs, k8, k16, async, async_scalar})
+    for (const GemmTiles& tiles : {blas::detail::default_gemm_tensor_tiles(), big, scalar, pairs, k8, k16, async,
+                                   async_scalar, piped, piped_shipped, piped_async})
         for (const bool ta : {false, true})
             for (const bool tb : {false, true})
                 for (const bool aligned : {false, true}) {
@@ -78,9 +87,19 @@ TEST(BlasGemmTensorNvrtc, NativeDmmaCompilesForSm90) {
                                                                  : "cp.async.ca.shared.global"),
                                   std::string::npos);
                     }
+                    // Pipelined, a slice's last DMMAs come after its last barrier; through registers
+                    // unpipelined, every DMMA before it (cp.async waits at the top of a slice).
+                    const std::size_t last_barrier = output.ptx.rfind("bar.sync");
+                    ASSERT_NE(last_barrier, std::string::npos);
+                    const bool dmma_after = output.ptx.find("mma.sync", last_barrier) != std::string::npos;
+                    if (tiles.pipeline == 1) {
+                        EXPECT_TRUE(dmma_after);
+                    } else if (tiles.async_copy == 0 || !aligned) {
+                        EXPECT_FALSE(dmma_after);
+                    }
                     ++compiled;
                 }
-    EXPECT_EQ(compiled, 36);
+    EXPECT_EQ(compiled, 48);
 }
 
 }  // namespace
