@@ -193,6 +193,15 @@ std::string wrapping_arithmetic(const DType& t, char op, const std::string& a, c
         return value;
     }
     const char* wide = t.itemsize() == 8 ? "uint64_t" : "uint32_t";
+    if (is_signed(t) && t.itemsize() < 4) {
+        // Narrowed by hand: the low bits sign-extended in int arithmetic, so that the conversion
+        // to the 8- or 16-bit type is of a value in its range. Converting the 32-bit result
+        // directly is implementation-defined out of range, and NVIDIA's OpenCL compiler kept
+        // -(int16)-32768 as +32768 when the result was widened after (numpy: -32768).
+        const unsigned sign = t.itemsize() == 1 ? 0x80u : 0x8000u;
+        return fmt::format("(({})((int)((((uint32_t)({}) {} (uint32_t)({})) & {:#x}u) ^ {:#x}u) - {:#x}))",
+                           compute_ctype_name(t), a, op, b, 2 * sign - 1, sign, sign);
+    }
     return fmt::format("(({})(({})({}) {} ({})({})))", compute_ctype_name(t), wide, a, op, wide, b);
 }
 

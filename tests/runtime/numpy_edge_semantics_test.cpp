@@ -80,6 +80,13 @@ HostArray overflowing_ints(const DType& d, std::size_t count = edge_count) {
         default: put_bits(a, k, any(rng)); break;
         }
     }
+    // The extremes themselves in every run (at random places): -min wraps to min, and a random
+    // draw near min meets it only one time in a thousand.
+    if (count >= 2) {
+        std::uniform_int_distribution<std::size_t> place(0, count - 1);
+        put_bits(a, place(rng), min);
+        put_bits(a, place(rng), max);
+    }
     return a;
 }
 
