@@ -38,6 +38,13 @@ namespace {
 // being on it).
 // (kjarni's kernels ask for -cl-fp32-correctly-rounded-divide-sqrt where the device offers it,
 // program/kernel_cache.cpp; these two serve the devices that do not.)
+// kj_opaque_u32: the value itself, through an asm copy on NVIDIA's compilers (CUDA, and NVIDIA's
+// OpenCL, which defines cl_nv_pragma_unroll), where the compiler cannot see through it. 8- and
+// 16-bit negations (wrapping_negation) go through it: LLVM narrows 0 - (uint32_t)x, converted back
+// to int16, into a 16-bit negation (PTX neg.s16), and ptxas (CUDA 13.0, driver 580) computes that
+// on the sign-extended 32-bit value and then takes the result as still sign-extended, so that
+// -(int16)-32768 widened to int64 in the same kernel was +32768 (numpy: -32768); abs the same.
+// Through the copy the negation stays 32-bit and the narrowing sign-extends its low bits.
 // kj_div_rn_f: a float division correctly rounded on any conforming device, for results numpy
 // gives exactly (round's scaling back). CUDA has it (__fdiv_rn, whatever --prec-div says). OpenCL C
 // lets a / b err by 2.5 ulp without -cl-fp32-correctly-rounded-divide-sqrt, and dividing in double
@@ -57,6 +64,11 @@ namespace {
 // exactly, although their promoted type is float64), -1, 0 or 1.
 constexpr const char* preamble_text = R"(#ifndef KJARNI_ALGORITHM_PREAMBLE
 #define KJARNI_ALGORITHM_PREAMBLE
+#if defined(KJARNI_CUDA_API) || defined(cl_nv_pragma_unroll)
+FUNCTION INLINE uint32_t kj_opaque_u32(uint32_t x) { uint32_t y; asm("mov.b32 %0, %1;" : "=r"(y) : "r"(x)); return y; }
+#else
+#define kj_opaque_u32(x) (x)
+#endif
 #ifdef KJARNI_CUDA_API
 typedef struct { unsigned short bits; } half;
 FUNCTION INLINE float kjarni_h2f(uint16_t h)
@@ -193,16 +205,12 @@ std::string wrapping_arithmetic(const DType& t, char op, const std::string& a, c
         return value;
     }
     const char* wide = t.itemsize() == 8 ? "uint64_t" : "uint32_t";
-    if (is_signed(t) && t.itemsize() < 4) {
-        // Narrowed by hand: the low bits sign-extended in int arithmetic, so that the conversion
-        // to the 8- or 16-bit type is of a value in its range. Converting the 32-bit result
-        // directly is implementation-defined out of range, and NVIDIA's OpenCL compiler kept
-        // -(int16)-32768 as +32768 when the result was widened after (numpy: -32768).
-        const unsigned sign = t.itemsize() == 1 ? 0x80u : 0x8000u;
-        return fmt::format("(({})((int)((((uint32_t)({}) {} (uint32_t)({})) & {:#x}u) ^ {:#x}u) - {:#x}))",
-                           compute_ctype_name(t), a, op, b, 2 * sign - 1, sign, sign);
-    }
     return fmt::format("(({})(({})({}) {} ({})({})))", compute_ctype_name(t), wide, a, op, wide, b);
+}
+
+std::string wrapping_negation(const DType& t, const std::string& a) {
+    if (!is_signed(t) || t.itemsize() >= 4) return wrapping_arithmetic(t, '-', "0", a);
+    return fmt::format("(({})kj_opaque_u32((uint32_t)0 - (uint32_t)({})))", compute_ctype_name(t), a);
 }
 
 DType scalar_parameter_dtype(const DType& dtype) {

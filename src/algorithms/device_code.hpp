@@ -49,6 +49,10 @@ DType scalar_parameter_dtype(const DType& dtype);
 /// least 32 bits, where C defines the wrap, and convert back (two's complement on every device
 /// kjarni runs on). Other types: the plain operator.
 std::string wrapping_arithmetic(const DType& t, char op, const std::string& a, const std::string& b);
+/// `-a` of an integer of compute type `t`, wrapping (-MIN is MIN) as numpy's: 0 - a by
+/// wrapping_arithmetic, and for 8- and 16-bit signed types through kj_opaque_u32 (the algorithm
+/// preamble says why).
+std::string wrapping_negation(const DType& t, const std::string& a);
 
 /// The unsigned C type of `bytes` bytes (1, 2, 4, 8 or 16) that vector loads of that size use.
 const char* vector_type(std::size_t bytes);

@@ -126,7 +126,7 @@ public:
         case ExprOp::remainder: return fmt::format("kj_mod_{}({}, {})", suffix, a, b);
         case ExprOp::negate:
             if (complex) return fmt::format("{}(-({}).x, -({}).y)", complex_ctr(t), a, a);
-            return is_integer(t) ? wrapping_arithmetic(t, '-', "0", a) : typed(fmt::format("(-{})", a));
+            return is_integer(t) ? wrapping_negation(t, a) : typed(fmt::format("(-{})", a));
         case ExprOp::equal:
             return complex ? fmt::format("(({0}).x == ({1}).x && ({0}).y == ({1}).y)", a, b)
                            : fmt::format("({} == {})", a, b);
@@ -147,7 +147,7 @@ public:
             if (floating) return fmt::format("fabs({})", a);
             if (boolean || !is_signed(t)) return a;
             // abs(MIN) wraps to MIN, as numpy's.
-            return fmt::format("({} < 0 ? {} : {})", a, wrapping_arithmetic(t, '-', "0", a), a);
+            return fmt::format("({} < 0 ? {} : {})", a, wrapping_negation(t, a), a);
         case ExprOp::sqrt: return complex ? fmt::format("kj_csqrt_{}({})", suffix, a) : fmt::format("sqrt({})", a);
         case ExprOp::exp: return complex ? fmt::format("kj_cexp_{}({})", suffix, a) : fmt::format("exp({})", a);
         case ExprOp::log: return complex ? fmt::format("kj_clog_{}({})", suffix, a) : fmt::format("log({})", a);

@@ -60,7 +60,8 @@ std::string ufunc_integer_functions(const char* t, const char* ut, int bits, boo
     const char* zero_reciprocal = bits == 32 && is_signed   ? "(int32_t)(-2147483647 - 1)"
                                   : bits == 64 && is_signed ? "((int64_t)(-0x7fffffffffffffffL) - 1)"
                                                             : "0";
-    return fmt::format(R"(FUNCTION INLINE {0} kj_floordiv_{0}({0} a, {0} b)
+    return fmt::format(
+        R"(FUNCTION INLINE {0} kj_floordiv_{0}({0} a, {0} b)
 {{
     if (b == 0) return 0;
 {4}    {0} q = ({0})(a / b);
@@ -75,15 +76,16 @@ FUNCTION INLINE {0} kj_shl_{0}({0} a, {0} b) {{ return ({7}b >= {2}) ? ({0})0 : 
 FUNCTION INLINE {0} kj_shr_{0}({0} a, {0} b) {{ return ({7}b >= {2}) ? ({0})({8}) : ({0})(a >> b); }}
 FUNCTION INLINE {0} kj_recip_{0}({0} a) {{ return a == 0 ? ({0}){3} : a == 1 ? ({0})1 : {9}({0})0; }}
 )",
-                       t, ut, bits, zero_reciprocal,
-                       // MIN // -1 wraps to MIN, as numpy's does (C's division would trap).
-                       is_signed ? fmt::format("    if (b == -1) return ({0})(({1})0 - ({1})a);\n", t, ut) : "",
-                       is_signed
-                           ? fmt::format("    if (({0})(a - q * b) != 0 && ((a < 0) != (b < 0))) q = ({0})(q - 1);\n",
-                                         t)
-                           : "",
-                       is_signed ? "    if (b == -1) return 0;\n" : "", is_signed ? "b < 0 || " : "",
-                       is_signed ? "a < 0 ? -1 : 0" : "0", is_signed ? fmt::format("a == -1 ? ({})-1 : ", t) : "");
+        t, ut, bits, zero_reciprocal,
+        // MIN // -1 wraps to MIN, as numpy's does (C's division would trap).
+        // (8 and 16 bits through kj_opaque_u32: device_code.cpp's preamble says why)
+        is_signed ? bits < 32
+                        ? fmt::format("    if (b == -1) return ({})kj_opaque_u32((uint32_t)0 - (uint32_t)a);\n", t)
+                        : fmt::format("    if (b == -1) return ({0})(({1})0 - ({1})a);\n", t, ut)
+                  : "",
+        is_signed ? fmt::format("    if (({0})(a - q * b) != 0 && ((a < 0) != (b < 0))) q = ({0})(q - 1);\n", t) : "",
+        is_signed ? "    if (b == -1) return 0;\n" : "", is_signed ? "b < 0 || " : "",
+        is_signed ? "a < 0 ? -1 : 0" : "0", is_signed ? fmt::format("a == -1 ? ({})-1 : ", t) : "");
 }
 
 std::string ufunc_float_functions(const char* t) {
