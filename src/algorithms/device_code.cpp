@@ -39,7 +39,8 @@ namespace {
 // (kjarni's kernels ask for -cl-fp32-correctly-rounded-divide-sqrt where the device offers it,
 // program/kernel_cache.cpp; these two serve the devices that do not.)
 // kj_opaque_u32: the value itself, through an asm copy on NVIDIA's compilers (CUDA, and NVIDIA's
-// OpenCL, which defines cl_nv_pragma_unroll), where the compiler cannot see through it. 8- and
+// OpenCL, whose generated programs define KJARNI_INLINE_PTX: program/kernel_cache.cpp), where the
+// compiler cannot see through it. 8- and
 // 16-bit negations (wrapping_negation) go through it: LLVM narrows 0 - (uint32_t)x, converted back
 // to int16, into a 16-bit negation (PTX neg.s16), and ptxas (CUDA 13.0, driver 580) computes that
 // on the sign-extended 32-bit value and then takes the result as still sign-extended, so that
@@ -64,7 +65,7 @@ namespace {
 // exactly, although their promoted type is float64), -1, 0 or 1.
 constexpr const char* preamble_text = R"(#ifndef KJARNI_ALGORITHM_PREAMBLE
 #define KJARNI_ALGORITHM_PREAMBLE
-#if defined(KJARNI_CUDA_API) || defined(cl_nv_pragma_unroll)
+#if defined(KJARNI_CUDA_API) || defined(KJARNI_INLINE_PTX)
 FUNCTION INLINE uint32_t kj_opaque_u32(uint32_t x) { uint32_t y; asm("mov.b32 %0, %1;" : "=r"(y) : "r"(x)); return y; }
 #else
 #define kj_opaque_u32(x) (x)

@@ -1,3 +1,4 @@
+#include "program/inline_ptx.hpp"
 #include "program/kernel_cache.hpp"
 
 #include <fmt/format.h>
@@ -73,8 +74,11 @@ std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, con
     // ufuncs round them, so that a value is the same whichever kernel computes it (an expression's
     // own, a reduction's loads, a fused row). NVRTC contracts unless told --fmad=false; OpenCL C's
     // FP_CONTRACT is on by default, switched off for the whole source by the pragma.
-    const std::string source =
-        (exact ? "#ifndef KJARNI_CUDA_API\n#pragma OPENCL FP_CONTRACT OFF\n#endif\n" : "") + render();
+    // KJARNI_INLINE_PTX: an OpenCL compiler that takes PTX asm statements (NVIDIA's), for the
+    // helpers that work around its code generator (algorithms/device_code.cpp's kj_opaque_u32).
+    std::string source = exact ? "#ifndef KJARNI_CUDA_API\n#pragma OPENCL FP_CONTRACT OFF\n#endif\n" : "";
+    if (!cuda && takes_inline_ptx(device)) source += "#define KJARNI_INLINE_PTX 1\n";
+    source += render();
     const ProgramOptions options;
     const std::string full = full_source(device.context().api().id(), source, options);
     backend::BuildOptions build;

@@ -103,10 +103,12 @@ TEST_P(NumpyEdgeSemanticsTest, IntegerArithmeticWrapsAsNumpy) {
         HostArray ha = overflowing_ints(d), hb = overflowing_ints(d);
         const Array a = Array::from_host(queue(), ha), b = Array::from_host(queue(), hb);
         const Expr e3 = scalar_integer(3, d);
-        const std::vector<std::pair<const char*, Expr>> ops{{"a + b", a + b},       {"a - b", a - b},
-                                                            {"a * b", a * b},       {"-a", -Expr(a)},
-                                                            {"abs(a)", abs(a)},     {"square(a)", square(a)},
-                                                            {"a ** 3", pow(a, e3)}, {"(a + b) * 3", (a + b) * e3}};
+        std::vector<std::pair<const char*, Expr>> ops{{"a + b", a + b},       {"a - b", a - b},
+                                                      {"a * b", a * b},       {"-a", -Expr(a)},
+                                                      {"abs(a)", abs(a)},     {"square(a)", square(a)},
+                                                      {"a ** 3", pow(a, e3)}, {"(a + b) * 3", (a + b) * e3}};
+        // MIN // -1 wraps to MIN as -MIN does (C's division would trap).
+        if (is_signed(d)) ops.emplace_back("a // -1", floor_divide(a, scalar_integer(-1, d)));
         for (std::size_t op = 0; op < ops.size(); ++op) {
             SCOPED_TRACE(ops[op].first);
             const Expr value = ops[op].second;
@@ -122,7 +124,8 @@ TEST_P(NumpyEdgeSemanticsTest, IntegerArithmeticWrapsAsNumpy) {
                                            : op == 4 ? (negative ? 0 - x : x)
                                            : op == 5 ? x * x
                                            : op == 6 ? x * x * x
-                                                     : (x + y) * 3;
+                                           : op == 7 ? (x + y) * 3
+                                                     : 0 - x;
                 ASSERT_EQ(int_at(got, k), wrap(want, d))
                     << "element " << k << ": " << static_cast<std::int64_t>(x) << ", " << static_cast<std::int64_t>(y);
             }
