@@ -56,7 +56,11 @@ std::string float_literal(double v, const DType& t) {
     return single ? fmt::format("{:.9e}f", static_cast<float>(v)) : fmt::format("{:.17e}", v);
 }
 
-std::string ufunc_integer_functions(const char* t, const char* ut, int bits, bool is_signed) {
+// `d` an integer dtype, `ut` the C name of its unsigned counterpart.
+std::string ufunc_integer_functions(const DType& d, const char* ut) {
+    const char* t = compute_ctype_name(d);
+    const int bits = static_cast<int>(8 * d.itemsize());
+    const bool is_signed = kjarni::is_signed(d);
     const char* zero_reciprocal = bits == 32 && is_signed   ? "(int32_t)(-2147483647 - 1)"
                                   : bits == 64 && is_signed ? "((int64_t)(-0x7fffffffffffffffL) - 1)"
                                                             : "0";
@@ -78,11 +82,7 @@ FUNCTION INLINE {0} kj_recip_{0}({0} a) {{ return a == 0 ? ({0}){3} : a == 1 ? (
 )",
         t, ut, bits, zero_reciprocal,
         // MIN // -1 wraps to MIN, as numpy's does (C's division would trap).
-        // (8 and 16 bits through kj_opaque_u32: device_code.cpp's preamble says why)
-        is_signed ? bits < 32
-                        ? fmt::format("    if (b == -1) return ({})kj_opaque_u32((uint32_t)0 - (uint32_t)a);\n", t)
-                        : fmt::format("    if (b == -1) return ({0})(({1})0 - ({1})a);\n", t, ut)
-                  : "",
+        is_signed ? fmt::format("    if (b == -1) return {};\n", wrapping_negation(d, "a")) : "",
         is_signed ? fmt::format("    if (({0})(a - q * b) != 0 && ((a < 0) != (b < 0))) q = ({0})(q - 1);\n", t) : "",
         is_signed ? "    if (b == -1) return 0;\n" : "", is_signed ? "b < 0 || " : "",
         is_signed ? "a < 0 ? -1 : 0" : "0", is_signed ? fmt::format("a == -1 ? ({})-1 : ", t) : "");
@@ -370,14 +370,14 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
 
 std::string numpy_ops_preamble() {
     std::string out;
-    out += ufunc_integer_functions("int8_t", "uint8_t", 8, true);
-    out += ufunc_integer_functions("int16_t", "uint16_t", 16, true);
-    out += ufunc_integer_functions("int32_t", "uint32_t", 32, true);
-    out += ufunc_integer_functions("int64_t", "uint64_t", 64, true);
-    out += ufunc_integer_functions("uint8_t", "uint8_t", 8, false);
-    out += ufunc_integer_functions("uint16_t", "uint16_t", 16, false);
-    out += ufunc_integer_functions("uint32_t", "uint32_t", 32, false);
-    out += ufunc_integer_functions("uint64_t", "uint64_t", 64, false);
+    out += ufunc_integer_functions(dtypes::int8, "uint8_t");
+    out += ufunc_integer_functions(dtypes::int16, "uint16_t");
+    out += ufunc_integer_functions(dtypes::int32, "uint32_t");
+    out += ufunc_integer_functions(dtypes::int64, "uint64_t");
+    out += ufunc_integer_functions(dtypes::uint8, "uint8_t");
+    out += ufunc_integer_functions(dtypes::uint16, "uint16_t");
+    out += ufunc_integer_functions(dtypes::uint32, "uint32_t");
+    out += ufunc_integer_functions(dtypes::uint64, "uint64_t");
     out += ufunc_float_functions("float");
     out += ufunc_complex_functions("complex64_t", "float", "COMPLEX64_CTR");
     out += "#if defined(KJARNI_CUDA_API) || defined(cl_khr_fp64)\n";
