@@ -149,6 +149,9 @@ def _clip(self, min=None, max=None):  # noqa: A002 (numpy's names)
     if min is None and max is None:
         raise ArgumentError("clip() needs min or max", "min")
     e = _kjarni.Expr(self)
+    if min is not None and max is not None:
+        # numpy's clip ufunc: one promotion over the three operands, its own loop's ties.
+        return _kjarni.clip(e, min, max)
     if min is not None:
         e = _kjarni.maximum(e, min)
     if max is not None:

@@ -228,6 +228,13 @@ def test_more_methods_users_expect(queue, xy, rng):
     partial = numpy.cumsum(x.astype(numpy.float64), axis=1)
     assert (abs(dx.cumsum(axis=1).get() - partial) <= 5 * 2**-23 * numpy.cumsum(abs(x), axis=1)).all()
     numpy.testing.assert_array_equal(kjarni.evaluate(queue, dx.clip(-0.5, 0.5)).get(), x.clip(-0.5, 0.5))
+    # +0.0 against -0.0: the operand numpy picks (its clip loop keeps x for two scalar bounds,
+    # maximum alone returns the bound).
+    zeros = numpy.array([0.0, -0.0, 0.0, -0.0], numpy.float32)
+    dz = kjarni.Array.from_host(queue, zeros)
+    for low, high in ((-0.0, 0.0), (0.0, -0.0), (-0.0, None), (None, 0.0)):
+        got = kjarni.evaluate(queue, dz.clip(low, high)).get()
+        numpy.testing.assert_array_equal(numpy.signbit(got), numpy.signbit(zeros.clip(low, high)))
     # set without a queue: the array's own (CuPy's and PyOpenCL's form).
     dx.set(y)
     numpy.testing.assert_array_equal(dx.get(), y)

@@ -1,7 +1,9 @@
 // Building expression trees: numpy's promotion and broadcasting at each node.
 
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <numeric>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -323,9 +325,17 @@ Expr clip(const Expr& a, const Expr& low, const Expr& high) {
     // all of them: clip(bool_array, 3, float16_array) is float16 where maximum then minimum would
     // give int64, then float64), and np.clip's own order for complex values (ExprNode::clip_order).
     const DType common = common_type({x, low.node(), high.node()});
-    const auto clip_node = [&common](const Expr& e) {
+    // numpy's clip loop keeps the operand where it equals a bound (+0.0 against -0.0) when both
+    // bounds are scalars (one element each: stride 0 there), and takes the bound otherwise.
+    const auto one_element = [](const Expr& e) {
+        return std::accumulate(e.node()->shape.begin(), e.node()->shape.end(), std::size_t{1}, std::multiplies<>()) ==
+               1;
+    };
+    const bool scalar_bounds = one_element(low) && one_element(high);
+    const auto clip_node = [&common, scalar_bounds](const Expr& e) {
         auto node = std::make_shared<ExprNode>(*e.node());
         node->clip_order = true;
+        node->ties_keep_first = scalar_bounds;
         node->dtype = node->compute = common;
         return Expr(NodePtr(std::move(node)));
     };

@@ -160,11 +160,13 @@ public:
             return fmt::format("kj_pow_{}({}, {})", suffix, a, b);
         case ExprOp::minimum:
             if (complex) return fmt::format("kj_c{}min_{}({}, {})", node.clip_order ? "clip" : "", suffix, a, b);
-            if (floating) return fmt::format("kj_min_{}({}, {})", suffix, a, b);
+            if (floating)
+                return fmt::format("kj_min_{}{}({}, {})", ties_keep_first(node) ? "first_" : "", suffix, a, b);
             return fmt::format("({1} < {0} ? {1} : {0})", a, b);
         case ExprOp::maximum:
             if (complex) return fmt::format("kj_c{}max_{}({}, {})", node.clip_order ? "clip" : "", suffix, a, b);
-            if (floating) return fmt::format("kj_max_{}({}, {})", suffix, a, b);
+            if (floating)
+                return fmt::format("kj_max_{}{}({}, {})", ties_keep_first(node) ? "first_" : "", suffix, a, b);
             return fmt::format("({1} > {0} ? {1} : {0})", a, b);
         default: break;
         }
@@ -175,6 +177,9 @@ private:
     std::map<const ExprNode*, std::string> statement_values_;
 
     static bool integral(const DType& d) { return is_integer(d) || d.kind() == K::bool_; }
+
+    // Which of two equal operands a float minimum / maximum returns (ExprNode::ties_keep_first).
+    static bool ties_keep_first(const ExprNode& n) { return n.ties_keep_first || n.compute == DType(dtypes::float16); }
 
     // numpy's ufunc loops compare integers exactly even where the promoted type is float64 (int64
     // with uint64) or a weak Python integer does not fit the array's type (uint8 == 300 is false,

@@ -45,6 +45,10 @@ FUNCTION INLINE {0} kj_pow_{0}({0} a, {0} e)
                        t, is_signed ? "    if (b == -1) return 0;\n" : "", sign_fix, negative, wide);
 }
 
+// minimum and maximum propagate a NaN of either operand and differ only in which of two equal
+// operands they return, which shows for +0.0 and -0.0: numpy's float32 and float64 loops return the
+// second (np.minimum(0.0, -0.0) is -0.0), its float16 loops and np.clip's loop for two scalar
+// bounds the first (kj_min_first).
 std::string float_functions(const char* t) {
     return fmt::format(R"(FUNCTION INLINE {0} kj_mod_{0}({0} a, {0} b)
 {{
@@ -54,8 +58,10 @@ std::string float_functions(const char* t) {
     if (r == 0) r = copysign(({0})0, b);
     return r;
 }}
-FUNCTION INLINE {0} kj_min_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }}
-FUNCTION INLINE {0} kj_max_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b > a ? b : a); }}
+FUNCTION INLINE {0} kj_min_{0}({0} a, {0} b) {{ return isnan(a) ? a : (a < b ? a : b); }}
+FUNCTION INLINE {0} kj_max_{0}({0} a, {0} b) {{ return isnan(a) ? a : (a > b ? a : b); }}
+FUNCTION INLINE {0} kj_min_first_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }}
+FUNCTION INLINE {0} kj_max_first_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b > a ? b : a); }}
 )",
                        t);
 }

@@ -91,6 +91,10 @@ struct ExprNode {
     /// minimum / maximum made by clip(): complex values in np.clip's order (which differs from
     /// np.minimum's where a bound has a NaN part); the same for the other types.
     bool clip_order = false;
+    /// minimum / maximum of floats: of two equal operands (+0.0 and -0.0) the first is the result,
+    /// as in np.clip's loop when both bounds are scalars; numpy's float32 and float64 minimum and
+    /// maximum return the second (its float16 loops the first: expression_codegen.cpp).
+    bool ties_keep_first = false;
     /// ExprOp::reduction: what it reduces and how.
     std::shared_ptr<const ReductionNode> reduction;
     /// ExprOp::cast of a statement's value (kjarni/statements.hpp's let): the value as eager
