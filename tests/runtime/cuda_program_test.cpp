@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -218,6 +219,34 @@ TEST_F(CudaPrograms, LaunchesWithScalarAndBufferArguments) {
     check_scale(*output.module, 0.125f, 0);
     // Any factor: one correctly rounded multiplication.
     check_scale(*output.module, random_floats(1, 0.5f, 3.0f)[0], 1);
+}
+
+// Launches without an event skip making their context current (cuda_kernel.cpp): they must run
+// on their own context with another context of the same device current, and with none.
+TEST_F(CudaPrograms, LaunchesRunWhicheverContextIsCurrent) {
+    const auto output = build(program_source);
+    ContextOptions own;
+    own.own_contexts = true;  // a CUcontext apart from the primary one this fixture's context uses
+    const Context other = Context::from_devices(device().device(), own);
+    std::thread([&] {
+        // The first CUDA call of this thread: the other context's allocation leaves it current
+        // (kjarni restores no context where none was), and this context's launches run beside it.
+        const Buffer elsewhere = Buffer::allocate(other.devices()[0], 64);
+        check_scale(*output.module, 4.0f, 0);
+        check_scale(*output.module, random_floats(1, 0.5f, 3.0f)[0], 1);
+    }).join();
+
+    auto kernel = output.module->kernel("scale");
+    const unsigned n = 3000;
+    const std::vector<float> input = random_floats(n);
+    auto buffer = Buffer::allocate(device(), n * sizeof(float));
+    buffer.set(queue(), std::span<const float>(input));
+    const KernelArg args[] = {buffer_arg(buffer), scalar_arg(2.0f), scalar_arg(n)};
+    // A thread whose first CUDA call is the launch: no context current.
+    std::thread([&] { launch(*kernel, n, args); }).join();
+    std::vector<float> result(n, 0.0f);
+    buffer.get(queue(), std::span<float>(result));
+    for (unsigned i = 0; i < n; ++i) ASSERT_EQ(result[i], input[i] * 2.0f) << "at " << i;
 }
 
 TEST_F(CudaPrograms, LaunchReturnsAnEventWhenAsked) {

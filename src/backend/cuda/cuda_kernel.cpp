@@ -85,6 +85,7 @@ CudaKernel::CudaKernel(std::shared_ptr<LoadedModule> module, CUfunction function
 void CudaKernel::allow_dynamic_shared(std::size_t bytes) {
     std::lock_guard lock(attribute_mutex_);
     if (bytes <= dynamic_shared_allowed_.load(std::memory_order_relaxed)) return;
+    CurrentContext current(driver_, cu_context_);
     // The limit only grows: a launch with less keeps working.
     KJARNI_CU(driver_, FuncSetAttribute, function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
               static_cast<int>(bytes));
@@ -128,12 +129,25 @@ inline std::shared_ptr<Event> CudaKernel::launch_params(Queue& queue, unsigned d
         grid[d] = global_size[d] >> 32 == 0 ? static_cast<unsigned int>(global_size[d]) / block[d]
                                             : static_cast<unsigned int>(global_size[d] / local_size[d]);
     }
-    CurrentContext current(driver_, cu_context_);
     if (dynamic_local_mem > dynamic_shared_allowed_.load(std::memory_order_acquire)) {
         allow_dynamic_shared(dynamic_local_mem);
     }
-    KJARNI_CU(driver_, LaunchKernel, function_, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-              static_cast<unsigned int>(dynamic_local_mem), cuda_queue.stream(), params, nullptr);
+    const auto shared = static_cast<unsigned int>(dynamic_local_mem);
+    if (!want_event) {
+        // A function launched on a stream of its own context runs there whichever context the
+        // thread has current (seen with driver 580 on an H200, and tested by
+        // CudaPrograms.LaunchesRunWhicheverContextIsCurrent), so the usual launch skips making
+        // ours current: cuCtxGetCurrent alone costs ~10 ns a call there, 0.3% of a launch. A
+        // launch the driver refuses (a wrapped null stream, which stands for the current
+        // context's) is made again below, with our context current, which reports the error.
+        if (driver_.LaunchKernel(function_, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
+                                 cuda_queue.stream(), params, nullptr) == CUDA_SUCCESS) [[likely]] {
+            return nullptr;
+        }
+    }
+    CurrentContext current(driver_, cu_context_);
+    KJARNI_CU(driver_, LaunchKernel, function_, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
+              cuda_queue.stream(), params, nullptr);
     if (!want_event) return nullptr;
     return cuda_queue.record_event_while_current();
 }

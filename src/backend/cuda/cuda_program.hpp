@@ -87,8 +87,8 @@ public:
     void set_attribute(KernelAttributeId attribute, int value) override;
 
 private:
-    /// Raises the function's dynamic shared memory limit to at least `bytes` (the context is
-    /// current). Beyond 48 KiB the driver requires that opt-in.
+    /// Raises the function's dynamic shared memory limit to at least `bytes` (making the context
+    /// current for the call). Beyond 48 KiB the driver requires that opt-in.
     void allow_dynamic_shared(std::size_t bytes);
     /// The launch of `params` (a pointer to each argument's value, null for none). Inlined into
     /// launch(): a call of its own costs every launch some 25 instructions.
