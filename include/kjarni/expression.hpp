@@ -173,8 +173,8 @@ Expr astype(const Expr& a, const DType& dtype);
 // - log2 log10 log1p expm1 exp2 tan arcsin arccos arctan sinh cosh arcsinh arccosh arctanh:
 //   integers compute in numpy's float type for them; complex values (which numpy takes) are an
 //   UnsupportedError. arctan2 hypot copysign: the same, complex refused (ArgumentError).
-// - fmin, fmax: minimum / maximum that ignore a NaN operand (NaN only when both are); complex refused
-//   as by minimum.
+// - fmin, fmax: minimum / maximum that ignore a NaN operand (NaN only when both are); complex values
+//   in numpy's order, an operand with a NaN part ignored.
 // - & | ^ ~ << >>: integers and bool (& | ^ ~ of bool are logical and give bool; << >> of bool give
 //   int8); floats and complex refused. A shift count past the width or negative gives 0, or -1 for
 //   a negative value shifted right (numpy's npy_lshift / npy_rshift).

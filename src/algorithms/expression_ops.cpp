@@ -108,13 +108,16 @@ FUNCTION INLINE {0} kj_fmax_{0}({0} a, {0} b) {{ return isnan(b) ? a : isnan(a) 
 }
 
 std::string ufunc_complex_functions(const char* c, const char* r, const char* ctr) {
-    // numpy 2's sign of a complex value: z / |z| (0 for 0; NaN parts stay NaN).
+    // numpy 2's sign of a complex value: z / |z| (0 for 0; NaN parts stay NaN). fmin and fmax in
+    // numpy's order (kj_cle), ignoring an operand with a NaN part (the first where both have one).
     return fmt::format(R"(FUNCTION INLINE {0} kj_csign_{0}({0} a)
 {{
     if (a.x == 0 && a.y == 0) return {2}(0, 0);
     const {1} m = hypot(a.x, a.y);
     return {2}(a.x / m, a.y / m);
 }}
+FUNCTION INLINE {0} kj_cfmin_{0}({0} a, {0} b) {{ return (kj_cle_{0}(a, b) || kj_cnan_{0}(b)) ? a : b; }}
+FUNCTION INLINE {0} kj_cfmax_{0}({0} a, {0} b) {{ return (kj_cle_{0}(b, a) || kj_cnan_{0}(b)) ? a : b; }}
 )",
                        c, r, ctr);
 }
@@ -243,10 +246,7 @@ void type_numpy_op(ExprNode& node, const DType& common) {
         result = float_type_for(common);
         break;
     case ExprOp::fmin:
-    case ExprOp::fmax:
-        // As minimum and maximum: kjarni orders no complex values.
-        if (complex) refuse(op, common);
-        break;
+    case ExprOp::fmax: break;  // complex values too, in numpy's order (kj_cfmin / kj_cfmax)
     case ExprOp::bitwise_and:
     case ExprOp::bitwise_or:
     case ExprOp::bitwise_xor:
@@ -347,10 +347,10 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
     case ExprOp::hypot: return fmt::format("hypot({}, {})", a, b);
     case ExprOp::copysign: return fmt::format("copysign({}, {})", a, b);
     case ExprOp::fmin:
-        if (floating) return fmt::format("kj_fmin_{}({}, {})", sfx, a, b);
+        if (floating || complex) return fmt::format("kj_{}fmin_{}({}, {})", complex ? "c" : "", sfx, a, b);
         return fmt::format("({1} < {0} ? {1} : {0})", a, b);
     case ExprOp::fmax:
-        if (floating) return fmt::format("kj_fmax_{}({}, {})", sfx, a, b);
+        if (floating || complex) return fmt::format("kj_{}fmax_{}({}, {})", complex ? "c" : "", sfx, a, b);
         return fmt::format("({1} > {0} ? {1} : {0})", a, b);
     case ExprOp::bitwise_and: return boolean ? fmt::format("({} && {})", a, b) : typed(fmt::format("({} & {})", a, b));
     case ExprOp::bitwise_or: return boolean ? fmt::format("({} || {})", a, b) : typed(fmt::format("({} | {})", a, b));

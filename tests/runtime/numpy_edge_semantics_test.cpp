@@ -7,7 +7,8 @@
 //   result is empty too;
 // - fill with a weak (Python-style) scalar: numpy's checks of a Python scalar set into an array;
 // - comparisons with a weak integer outside the array's range compare exactly;
-// - complex values in numpy's order for < <= > >= minimum maximum clip (with numpy's NaN rules).
+// - complex values in numpy's order for < <= > >= minimum maximum clip fmin fmax (with numpy's NaN
+//   rules).
 // Every integer and boolean result is exact; complex minimum / maximum / clip pick one operand,
 // compared bit for bit.
 
@@ -329,6 +330,9 @@ bool c_less_equal(Complex a, Complex b) {
 }
 Complex c_minimum(Complex a, Complex b) { return nan_part(a) || c_less_equal(a, b) ? a : b; }
 Complex c_maximum(Complex a, Complex b) { return nan_part(a) || c_less_equal(b, a) ? a : b; }
+// fmin and fmax ignore an operand with a NaN part (the first where both have one).
+Complex c_fmin(Complex a, Complex b) { return c_less_equal(a, b) || nan_part(b) ? a : b; }
+Complex c_fmax(Complex a, Complex b) { return c_less_equal(b, a) || nan_part(b) ? a : b; }
 Complex c_clip(Complex x, Complex low, Complex high) {
     const auto above = [](Complex p, Complex q) {
         return p.real() == q.real() ? p.imag() > q.imag() : p.real() > q.real();
@@ -383,6 +387,7 @@ TEST_P(NumpyEdgeSemanticsTest, ComplexValuesOrderAsNumpy) {
         const HostArray order = run(astype(Expr(a) < b, Kind::uint8) + astype(Expr(a) <= b, Kind::uint8) * 2 +
                                     astype(Expr(a) > b, Kind::uint8) * 4 + astype(Expr(a) >= b, Kind::uint8) * 8);
         const HostArray lo = run(minimum(a, b)), hi = run(maximum(a, b)), clipped = run(clip(a, b, c));
+        const HostArray f_lo = run(fmin(a, b)), f_hi = run(fmax(a, b));
         // A weak real scalar promotes to the complex type (the fuzzer's case: maximum(a, 0.0)).
         const HostArray with_zero = run(maximum(a, 0.0));
         for (std::size_t k = 0; k < edge_count; ++k) {
@@ -393,6 +398,8 @@ TEST_P(NumpyEdgeSemanticsTest, ComplexValuesOrderAsNumpy) {
             ASSERT_TRUE(same_bits(value_at(lo, k), c_minimum(x, y))) << "minimum " << x << ", " << y;
             ASSERT_TRUE(same_bits(value_at(hi, k), c_maximum(x, y))) << "maximum " << x << ", " << y;
             ASSERT_TRUE(same_bits(value_at(clipped, k), c_clip(x, y, z))) << "clip " << x << ", " << y << ", " << z;
+            ASSERT_TRUE(same_bits(value_at(f_lo, k), c_fmin(x, y))) << "fmin " << x << ", " << y;
+            ASSERT_TRUE(same_bits(value_at(f_hi, k), c_fmax(x, y))) << "fmax " << x << ", " << y;
             ASSERT_TRUE(same_bits(value_at(with_zero, k), c_maximum(x, Complex(0, 0)))) << "maximum " << x << ", 0";
         }
     }
@@ -448,6 +455,7 @@ TEST_P(NumpyEdgeSemanticsTest, RealMinimumMaximumAndClipPickTheOperandNumpyDoes)
         const Expr a = astype(Array::from_host(queue(), ha), d), b = astype(Array::from_host(queue(), hb), d),
                    c = astype(Array::from_host(queue(), hc), d);
         const HostArray lo = run(minimum(a, b)), hi = run(maximum(a, b)), clipped = run(clip(a, b, c));
+        const HostArray f_lo = run(fmin(a, b)), f_hi = run(fmax(a, b));
         for (std::size_t k = 0; k < edge_count; ++k) {
             const double x = real_at(ha, k), y = real_at(hb, k), z = real_at(hc, k);
             ASSERT_TRUE(same_real(value_at(lo, k).real(), pick(x, y, false, half))) << "minimum " << x << ", " << y;
