@@ -198,6 +198,196 @@ def _power(a, b):
     return np.power(a, b)
 
 
+# ---- the rest of kjarni's functions (include/kjarni/expression.hpp) ----------------------------
+
+
+def _real(x):
+    """x as float64 (bounds only; complex operands are refused by these functions)."""
+    a = np.asarray(x)
+    return (a.real if a.dtype.kind == "c" else a).astype(np.float64)
+
+
+def _exact_unless_doubt(v, e, r, dt):
+    """Results that are exact where the inputs are (bitwise, shifts): undecided wherever an input
+    has doubt (a float converted to an integer near a step)."""
+    doubt = np.zeros(np.shape(r), dtype=bool)
+    for k in range(len(v)):
+        doubt = doubt | (_e(e, k) > 0)
+    return np.where(doubt, INF, 0.0)
+
+
+def _step_bound(fn):
+    """floor, ceil, trunc, rint: exact where the input's doubt interval holds one answer."""
+    def bound(v, e, r, dt):
+        x, ex = _real(v[0]), _e(e, 0)
+        with np.errstate(all="ignore"):
+            undecided = (ex > 0) & (fn(x - ex) != fn(x + ex))
+        return np.where(undecided, INF, 0.0)
+    return bound
+
+
+def _truth_doubt(v, e, r, dt):
+    """logical_*: a value whose doubt reaches zero has no certain truth."""
+    doubt = np.zeros(np.shape(r), dtype=bool)
+    for k in range(len(v)):
+        ek = _e(e, k)
+        doubt = doubt | ((ek > 0) & (magnitude(v[k]) <= ek))
+    return np.where(doubt, INF, 0.0)
+
+
+def _isnan_bound(v, e, r, dt):
+    return np.zeros(np.shape(r))  # a NaN input with doubt is undecided already (bounds.finish)
+
+
+def _isinf_bound(v, e, r, dt):
+    """isinf, isfinite: undecided where the value may have overflowed on one side only."""
+    a, ea = np.asarray(v[0]), _e(e, 0)
+    if a.dtype.kind not in "fc":
+        return np.zeros(np.shape(r))
+    with np.errstate(all="ignore"):
+        near_top = (ea > 0) & (magnitude(a) + ea >= dtypes.largest(a.dtype) * (1 - 64 * dtypes.eps(a.dtype)))
+    return np.where(near_top, INF, 0.0)
+
+
+def _sign_bound(v, e, r, dt):
+    ea = _e(e, 0)
+    return np.where((ea > 0) & (magnitude(v[0]) <= ea), INF, 0.0)
+
+
+def _square_bound(v, e, r, dt):
+    return _multiply_bound([v[0], v[0]], [e[0], e[0]], r, dt)
+
+
+def _reciprocal_bound(v, e, r, dt):
+    return _divide_bound([np.ones_like(np.asarray(v[0])), v[0]], [0.0, e[0]], r, dt)
+
+
+def _floor_divide_bound(v, e, r, dt):
+    # A jump wherever a / b crosses an integer: any input doubt is undecidable; numpy's quotient
+    # (a - fmod(a, b)) / b is rounded once, kjarni's division may be off by its ulps.
+    ea, eb = _e(e, 0), _e(e, 1)
+    return np.where(ea + eb > 0, INF, rounding(r, dt, "divide"))
+
+
+def _fmod_bound(v, e, r, dt):
+    return _remainder_bound(v, e, r, dt)
+
+
+def _log_family_bound(key, factor):
+    """log2 (factor 1 / ln 2), log10 (1 / ln 10): log's bound, scaled."""
+    def bound(v, e, r, dt):
+        a, ea = _real(v[0]), _e(e, 0)
+        m = np.abs(a)
+        with np.errstate(all="ignore"):
+            prop = np.where(ea > 0, factor * ea / (m - ea), 0.0)
+        doubt = (ea > 0) & (m <= ea)
+        return np.where(doubt, INF, prop + rounding(r, dt, key))
+    return bound
+
+
+def _log1p_bound(v, e, r, dt):
+    a, ea = _real(v[0]), _e(e, 0)
+    m = np.abs(1.0 + a)
+    with np.errstate(all="ignore"):
+        prop = np.where(ea > 0, ea / (m - ea), 0.0)
+    return np.where((ea > 0) & (m <= ea), INF, prop + rounding(r, dt, "log1p"))
+
+
+def _exp_family_bound(key, rate, offset):
+    """expm1 (rate 1, offset 1: d/dx = |r| + 1 at most), exp2 (rate ln 2, offset 0)."""
+    def bound(v, e, r, dt):
+        with np.errstate(all="ignore"):
+            prop = mul(magnitude(r) + offset, np.expm1(rate * _e(e, 0)))
+        return prop + rounding(r, dt, key)
+    return bound
+
+
+def _tan_bound(v, e, r, dt):
+    a, ea = _real(v[0]), _e(e, 0)
+    with np.errstate(all="ignore"):
+        rr = magnitude(r)
+        prop = mul(1.0 + rr * rr, ea)
+        pole = (ea > 0) & (np.abs(np.cos(a)) <= 2 * ea)
+    return np.where(pole, INF, prop + rounding(r, dt, "tan"))
+
+
+def _arcsin_bound(key):
+    def bound(v, e, r, dt):
+        a, ea = _real(v[0]), _e(e, 0)
+        with np.errstate(all="ignore"):
+            room = 1.0 - np.minimum(np.abs(a) + ea, 1.0) ** 2
+            prop = np.where(ea > 0, ea / np.sqrt(room), 0.0)
+            edge = (ea > 0) & (np.abs(a) + ea >= 1.0) & (np.abs(a) - ea <= 1.0)
+        return np.where(edge, INF, prop + rounding(r, dt, key))
+    return bound
+
+
+def _flat_bound(key):
+    """arctan, arcsinh: derivatives at most 1."""
+    def bound(v, e, r, dt):
+        return _e(e, 0) + rounding(r, dt, key)
+    return bound
+
+
+def _hyperbolic_bound(key):
+    """sinh, cosh: derivatives at most |r| + 1."""
+    def bound(v, e, r, dt):
+        with np.errstate(all="ignore"):
+            prop = mul(magnitude(r) + 1.0, np.expm1(_e(e, 0)))
+        return prop + rounding(r, dt, key)
+    return bound
+
+
+def _arccosh_bound(v, e, r, dt):
+    a, ea = _real(v[0]), _e(e, 0)
+    with np.errstate(all="ignore"):
+        low = a - ea
+        prop = np.where(ea > 0, ea / np.sqrt(np.maximum(low * low - 1.0, 0.0)), 0.0)
+        edge = (ea > 0) & (low <= 1.0) & (a + ea >= 1.0)
+    return np.where(edge, INF, prop + rounding(r, dt, "arccosh"))
+
+
+def _arctanh_bound(v, e, r, dt):
+    a, ea = _real(v[0]), _e(e, 0)
+    with np.errstate(all="ignore"):
+        top = np.abs(a) + ea
+        prop = np.where(ea > 0, ea / (1.0 - np.minimum(top, 1.0) ** 2), 0.0)
+        edge = (ea > 0) & (top >= 1.0) & (np.abs(a) - ea <= 1.0)
+    return np.where(edge, INF, prop + rounding(r, dt, "arctanh"))
+
+
+def _arctan2_bound(v, e, r, dt):
+    y, x = _real(v[0]), _real(v[1])
+    ey, ex = _e(e, 0), _e(e, 1)
+    with np.errstate(all="ignore"):
+        h = np.hypot(x, y)
+        doubt = ex + ey
+        prop = np.where(doubt > 0, doubt / (h - doubt), 0.0)
+        # The cut along negative x (+pi against -pi) and the origin: no certain angle.
+        undecided = (doubt > 0) & ((h <= doubt) | ((x < ex) & (np.abs(y) <= ey)))
+    return np.where(undecided, INF, prop + rounding(r, dt, "arctan2"))
+
+
+def _hypot_bound(v, e, r, dt):
+    return _e(e, 0) + _e(e, 1) + rounding(r, dt, "hypot")
+
+
+def _copysign_bound(v, e, r, dt):
+    # A NaN's sign bit is the platform's (x86's 0 / 0 is -NaN, a GPU's +NaN): undecided wherever
+    # the sign comes from a NaN, or from a value whose doubt reaches zero.
+    b, eb = _real(v[1]), _e(e, 1)
+    undecided = np.isnan(b) | ((eb > 0) & (np.abs(b) <= eb))
+    return np.where(undecided, INF, _e(e, 0) + 0.0 * magnitude(r))
+
+
+def _fminmax_bound(v, e, r, dt):
+    # Of +0.0 and -0.0 numpy's fmin and fmax return either, by the length and the SIMD path
+    # (docs/numpy-differences.md): the sign of such a zero is undecided.
+    a, b = _real(v[0]), _real(v[1])
+    signed_zeros = (a == 0) & (b == 0) & (np.signbit(a) != np.signbit(b))
+    return np.where(signed_zeros, INF, _select_bound(v, e, r, dt))
+
+
 FUNCTIONS = {f.name: f for f in [
     Function("add", 2, np.add, _add_bound, render="({0} + {1})", weight=3),
     Function("subtract", 2, np.subtract, _add_bound, kinds="iufc", render="({0} - {1})", weight=2),
@@ -223,4 +413,48 @@ FUNCTIONS = {f.name: f for f in [
     Function("maximum", 2, np.maximum, _select_bound, kinds="biuf", render="np.maximum({0}, {1})"),
     Function("where", 3, np.where, _where_bound, render="np.where({0}, {1}, {2})"),
     Function("clip", 3, np.clip, _clip_bound, kinds="biuf", render="np.clip({0}, {1}, {2})"),
+    # The rest of kjarni's functions, less often each (together about as often as the above).
+    Function("floor_divide", 2, np.floor_divide, _floor_divide_bound, kinds="iuf", weight=0.4,
+             render="({0} // {1})"),
+    Function("fmod", 2, np.fmod, _fmod_bound, kinds="iuf", weight=0.4),
+    Function("floor", 1, np.floor, _step_bound(np.floor), kinds="biuf", weight=0.3),
+    Function("ceil", 1, np.ceil, _step_bound(np.ceil), kinds="biuf", weight=0.3),
+    Function("trunc", 1, np.trunc, _step_bound(np.trunc), kinds="biuf", weight=0.3),
+    Function("rint", 1, np.rint, _step_bound(np.rint), kinds="iuf", weight=0.3),
+    Function("isnan", 1, np.isnan, _isnan_bound, weight=0.3),
+    Function("isinf", 1, np.isinf, _isinf_bound, weight=0.3),
+    Function("isfinite", 1, np.isfinite, _isinf_bound, weight=0.3),
+    Function("sign", 1, np.sign, _sign_bound, kinds="iuf", weight=0.3),
+    Function("square", 1, np.square, _square_bound, kinds="iufc", weight=0.3),
+    Function("positive", 1, np.positive, _same_bound, kinds="iufc", weight=0.2),
+    Function("reciprocal", 1, np.reciprocal, _reciprocal_bound, kinds="f", weight=0.2),
+    Function("log2", 1, np.log2, _log_family_bound("log2", 1 / math.log(2)), kinds="iuf", weight=0.2),
+    Function("log10", 1, np.log10, _log_family_bound("log10", 1 / math.log(10)), kinds="iuf", weight=0.2),
+    Function("log1p", 1, np.log1p, _log1p_bound, kinds="iuf", weight=0.2),
+    Function("expm1", 1, np.expm1, _exp_family_bound("expm1", 1.0, 1.0), kinds="iuf", weight=0.2),
+    Function("exp2", 1, np.exp2, _exp_family_bound("exp2", math.log(2), 0.0), kinds="iuf", weight=0.2),
+    Function("tan", 1, np.tan, _tan_bound, kinds="iuf", weight=0.2),
+    Function("arcsin", 1, np.arcsin, _arcsin_bound("arcsin"), kinds="iuf", weight=0.2),
+    Function("arccos", 1, np.arccos, _arcsin_bound("arccos"), kinds="iuf", weight=0.2),
+    Function("arctan", 1, np.arctan, _flat_bound("arctan"), kinds="iuf", weight=0.2),
+    Function("sinh", 1, np.sinh, _hyperbolic_bound("sinh"), kinds="iuf", weight=0.2),
+    Function("cosh", 1, np.cosh, _hyperbolic_bound("cosh"), kinds="iuf", weight=0.2),
+    Function("arcsinh", 1, np.arcsinh, _flat_bound("arcsinh"), kinds="iuf", weight=0.2),
+    Function("arccosh", 1, np.arccosh, _arccosh_bound, kinds="iuf", weight=0.2),
+    Function("arctanh", 1, np.arctanh, _arctanh_bound, kinds="iuf", weight=0.2),
+    Function("arctan2", 2, np.arctan2, _arctan2_bound, kinds="iuf", weight=0.2),
+    Function("hypot", 2, np.hypot, _hypot_bound, kinds="iuf", weight=0.2),
+    Function("copysign", 2, np.copysign, _copysign_bound, kinds="iuf", weight=0.2),
+    Function("fmin", 2, np.fmin, _fminmax_bound, kinds="biuf", weight=0.3),
+    Function("fmax", 2, np.fmax, _fminmax_bound, kinds="biuf", weight=0.3),
+    Function("bitwise_and", 2, np.bitwise_and, _exact_unless_doubt, kinds="biu", weight=0.3, render="({0} & {1})"),
+    Function("bitwise_or", 2, np.bitwise_or, _exact_unless_doubt, kinds="biu", weight=0.3, render="({0} | {1})"),
+    Function("bitwise_xor", 2, np.bitwise_xor, _exact_unless_doubt, kinds="biu", weight=0.3, render="({0} ^ {1})"),
+    Function("invert", 1, np.invert, _exact_unless_doubt, kinds="biu", weight=0.3, render="(~{0})"),
+    Function("left_shift", 2, np.left_shift, _exact_unless_doubt, kinds="iu", weight=0.3, render="({0} << {1})"),
+    Function("right_shift", 2, np.right_shift, _exact_unless_doubt, kinds="iu", weight=0.3, render="({0} >> {1})"),
+    Function("logical_and", 2, np.logical_and, _truth_doubt, weight=0.2),
+    Function("logical_or", 2, np.logical_or, _truth_doubt, weight=0.2),
+    Function("logical_xor", 2, np.logical_xor, _truth_doubt, weight=0.2),
+    Function("logical_not", 1, np.logical_not, _truth_doubt, weight=0.2),
 ]}

@@ -23,7 +23,7 @@ def tree(node):
     args = [tree(a) for a in node["args"]]
     if node["f"] == "astype":
         return f"np.asarray({args[0]}).astype(np.{node['dtype']})"
-    fmt = FUNCTIONS[node["f"]].render or (node["f"] + "(" + ", ".join("{%d}" % k for k in range(len(args))) + ")")
+    fmt = FUNCTIONS[node["f"]].render or ("np." + node["f"] + "(" + ", ".join("{%d}" % k for k in range(len(args))) + ")")
     return fmt.format(*args)
 
 
