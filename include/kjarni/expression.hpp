@@ -171,7 +171,8 @@ Expr astype(const Expr& a, const DType& dtype);
 //   numpy's INT_MIN for int32 and int64, 0 for the others; bool gives int8): bool refused by sign,
 //   negative and positive.
 // - log2 log10 log1p expm1 exp2 tan arcsin arccos arctan sinh cosh arcsinh arccosh arctanh:
-//   integers compute in numpy's float type for them; complex values (which numpy takes) are an
+//   integers compute in numpy's float type for them; complex values of log2, log10 and exp2 as
+//   numpy's (log or exp with both parts scaled), of the others (which numpy takes) an
 //   UnsupportedError. arctan2 hypot copysign: the same, complex refused (ArgumentError).
 // - fmin, fmax: minimum / maximum that ignore a NaN operand (NaN only when both are); complex values
 //   in numpy's order, an operand with a NaN part ignored.

@@ -18,6 +18,7 @@
 #include "algorithms/expression_ops.hpp"
 
 #include <cmath>
+#include <numbers>
 
 #include <fmt/format.h>
 
@@ -48,12 +49,17 @@ bool is_bool(const DType& d) { return d.kind() == K::bool_; }
 // The C type suffix of the device functions: float16 computes in float.
 std::string suffix_of(const DType& t) { return c_type_name(t.kind() == K::float16 ? DType(dtypes::float32) : t); }
 
-// A literal of the compute type `t` (float or double) for the value v (a power of ten).
+// A literal of the compute type `t` (float or double) for the value v.
 std::string float_literal(double v, const DType& t) {
     const bool single = t.kind() != K::float64;
     if (single && !std::isfinite(static_cast<float>(v))) return "KJARNI_INF_F";
     if (!single && !std::isfinite(v)) return "KJARNI_INF_D";
     return single ? fmt::format("{:.9e}f", static_cast<float>(v)) : fmt::format("{:.17e}", v);
+}
+
+// A literal of a complex type's parts (float for complex64, double for complex128) for the value v.
+std::string part_literal(double v, const DType& complex_type) {
+    return float_literal(v, complex_type.kind() == K::complex64 ? DType(dtypes::float32) : DType(dtypes::float64));
 }
 
 // `d` an integer dtype, `ut` the C name of its unsigned counterpart.
@@ -116,6 +122,7 @@ std::string ufunc_complex_functions(const char* c, const char* r, const char* ct
     const {1} m = hypot(a.x, a.y);
     return {2}(a.x / m, a.y / m);
 }}
+FUNCTION INLINE {0} kj_cscale_{0}({0} a, {1} s) {{ return {2}(a.x * s, a.y * s); }}
 FUNCTION INLINE {0} kj_cfmin_{0}({0} a, {0} b) {{ return (kj_cle_{0}(a, b) || kj_cnan_{0}(b)) ? a : b; }}
 FUNCTION INLINE {0} kj_cfmax_{0}({0} a, {0} b) {{ return (kj_cle_{0}(b, a) || kj_cnan_{0}(b)) ? a : b; }}
 )",
@@ -224,7 +231,7 @@ void type_numpy_op(ExprNode& node, const DType& common) {
     case ExprOp::reciprocal: result = bool_to_int8(common); break;
     case ExprOp::log2:
     case ExprOp::log10:
-    case ExprOp::exp2:
+    case ExprOp::exp2: result = float_type_for(common); break;  // complex too (numpy_op_code)
     case ExprOp::tan:
     case ExprOp::sinh:
     case ExprOp::cosh:
@@ -329,11 +336,22 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
         if (complex) return fmt::format("kj_crecip_{}({})", sfx, a);
         if (floating) return typed(fmt::format("(1 / ({}))", a));
         return fmt::format("kj_recip_{}({})", sfx, a);
-    case ExprOp::log2: return fmt::format("log2({})", a);
-    case ExprOp::log10: return fmt::format("log10({})", a);
+    // Complex log2, log10 and exp2 as numpy's: log(z) with both parts times log2(e) or log10(e),
+    // exp of z with both parts times ln(2), each constant rounded to the part's type.
+    case ExprOp::log2:
+        if (complex)
+            return fmt::format("kj_cscale_{0}(kj_clog_{0}({1}), {2})", sfx, a, part_literal(std::numbers::log2e, t));
+        return fmt::format("log2({})", a);
+    case ExprOp::log10:
+        if (complex)
+            return fmt::format("kj_cscale_{0}(kj_clog_{0}({1}), {2})", sfx, a, part_literal(std::numbers::log10e, t));
+        return fmt::format("log10({})", a);
     case ExprOp::log1p: return fmt::format("log1p({})", a);
     case ExprOp::expm1: return fmt::format("expm1({})", a);
-    case ExprOp::exp2: return fmt::format("exp2({})", a);
+    case ExprOp::exp2:
+        if (complex)
+            return fmt::format("kj_cexp_{0}(kj_cscale_{0}({1}, {2}))", sfx, a, part_literal(std::numbers::ln2, t));
+        return fmt::format("exp2({})", a);
     case ExprOp::tan: return fmt::format("tan({})", a);
     case ExprOp::arcsin: return fmt::format("asin({})", a);
     case ExprOp::arccos: return fmt::format("acos({})", a);

@@ -892,7 +892,8 @@ TEST_P(NumpyFidelityTest, ComplexMeansDivideByTheCountAsAComplexNumber) {
 }
 
 TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
-    // numpy's table (data/make_numpy_complex_special.py): tanh, sin, cos, sqrt and log where C99's
+    // numpy's table (data/make_numpy_complex_special.py): tanh, sin, cos, sqrt, log, log2, log10
+    // and exp2 where C99's
     // Annex G decides (infinite and NaN parts, signed zeros) or a formula's intermediate overflows
     // (the fuzzer's tanh(-7 - 3.4e38j) in complex64: numpy -0.99999917+1.48e-06j, kjarni gave NaN).
     // One evaluation per function and dtype over the whole grid; finite parts within 32 ulps (a
@@ -916,6 +917,9 @@ TEST_P(NumpyFidelityTest, ComplexFunctionsOfSpecialPartsAsNumpy) {
                        : fn == "sqrt"       ? sqrt(x)
                        : fn == "exp_grid"   ? exp(x)
                        : fn == "reciprocal" ? reciprocal(x)
+                       : fn == "log2"       ? log2(x)
+                       : fn == "log10"      ? log10(x)
+                       : fn == "exp2"       ? exp2(x)
                                             : log(x);
         const HostArray result = evaluate(queue(), e).get(queue());
         const double eps = dtype == DType(complex64) ? std::ldexp(1.0, -23) : std::ldexp(1.0, -52);

@@ -276,6 +276,8 @@ def _fmod_bound(v, e, r, dt):
 def _log_family_bound(key, factor):
     """log2 (factor 1 / ln 2), log10 (1 / ln 10): log's bound, scaled."""
     def bound(v, e, r, dt):
+        if np.asarray(v[0]).dtype.kind == "c":  # log(z) with both parts scaled (numpy's and kjarni's)
+            return max(factor, 1.0) * _log_bound(v, e, r, dt)
         a, ea = _real(v[0]), _e(e, 0)
         m = np.abs(a)
         with np.errstate(all="ignore"):
@@ -296,6 +298,8 @@ def _log1p_bound(v, e, r, dt):
 def _exp_family_bound(key, rate, offset):
     """expm1 (rate 1, offset 1: d/dx = |r| + 1 at most), exp2 (rate ln 2, offset 0)."""
     def bound(v, e, r, dt):
+        if np.asarray(v[0]).dtype.kind == "c":  # exp2: exp of z with both parts times ln 2
+            return _exp_bound(v, [rate * _e(e, 0)], r, dt)
         with np.errstate(all="ignore"):
             prop = mul(magnitude(r) + offset, np.expm1(rate * _e(e, 0)))
         return prop + rounding(r, dt, key)
@@ -428,11 +432,11 @@ FUNCTIONS = {f.name: f for f in [
     Function("square", 1, np.square, _square_bound, kinds="iufc", weight=0.3),
     Function("positive", 1, np.positive, _same_bound, kinds="iufc", weight=0.2),
     Function("reciprocal", 1, np.reciprocal, _reciprocal_bound, kinds="f", weight=0.2),
-    Function("log2", 1, np.log2, _log_family_bound("log2", 1 / math.log(2)), kinds="iuf", weight=0.2),
-    Function("log10", 1, np.log10, _log_family_bound("log10", 1 / math.log(10)), kinds="iuf", weight=0.2),
+    Function("log2", 1, np.log2, _log_family_bound("log2", 1 / math.log(2)), kinds="iufc", weight=0.2),
+    Function("log10", 1, np.log10, _log_family_bound("log10", 1 / math.log(10)), kinds="iufc", weight=0.2),
     Function("log1p", 1, np.log1p, _log1p_bound, kinds="iuf", weight=0.2),
     Function("expm1", 1, np.expm1, _exp_family_bound("expm1", 1.0, 1.0), kinds="iuf", weight=0.2),
-    Function("exp2", 1, np.exp2, _exp_family_bound("exp2", math.log(2), 0.0), kinds="iuf", weight=0.2),
+    Function("exp2", 1, np.exp2, _exp_family_bound("exp2", math.log(2), 0.0), kinds="iufc", weight=0.2),
     Function("tan", 1, np.tan, _tan_bound, kinds="iuf", weight=0.2),
     Function("arcsin", 1, np.arcsin, _arcsin_bound("arcsin"), kinds="iuf", weight=0.2),
     Function("arccos", 1, np.arccos, _arcsin_bound("arccos"), kinds="iuf", weight=0.2),
