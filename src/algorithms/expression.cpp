@@ -384,10 +384,29 @@ Expr operator^(const Expr& a, const Expr& b) { return make(ExprOp::bitwise_xor, 
 Expr operator~(const Expr& a) { return make(ExprOp::invert, {a.node()}); }
 Expr operator<<(const Expr& a, const Expr& b) { return make(ExprOp::left_shift, {a.node(), b.node()}); }
 Expr operator>>(const Expr& a, const Expr& b) { return make(ExprOp::right_shift, {a.node(), b.node()}); }
-Expr logical_and(const Expr& a, const Expr& b) { return make(ExprOp::logical_and, {a.node(), b.node()}); }
-Expr logical_or(const Expr& a, const Expr& b) { return make(ExprOp::logical_or, {a.node(), b.node()}); }
-Expr logical_xor(const Expr& a, const Expr& b) { return make(ExprOp::logical_xor, {a.node(), b.node()}); }
-Expr logical_not(const Expr& a) { return make(ExprOp::logical_not, {a.node()}); }
+namespace {
+
+// numpy's logical functions take a Python integer of any size, as its comparisons do (only its
+// truth is read): a weak integer becomes the weak bool of its truth, which every dtype holds.
+NodePtr truth_operand(const NodePtr& node) {
+    if (node->op != ExprOp::scalar || node->weak != detail::WeakKind::integer) return node;
+    const bool truth =
+        node->value.kind == detail::ScalarValue::Kind::unsigned_integer ? node->value.u != 0 : node->value.i != 0;
+    return Expr(truth).node();
+}
+
+}  // namespace
+
+Expr logical_and(const Expr& a, const Expr& b) {
+    return make(ExprOp::logical_and, {truth_operand(a.node()), truth_operand(b.node())});
+}
+Expr logical_or(const Expr& a, const Expr& b) {
+    return make(ExprOp::logical_or, {truth_operand(a.node()), truth_operand(b.node())});
+}
+Expr logical_xor(const Expr& a, const Expr& b) {
+    return make(ExprOp::logical_xor, {truth_operand(a.node()), truth_operand(b.node())});
+}
+Expr logical_not(const Expr& a) { return make(ExprOp::logical_not, {truth_operand(a.node())}); }
 
 Expr astype(const Expr& a, const DType& dtype) {
     if (dtype.is_struct()) throw ArgumentError("dtype", fmt::format("{} is not a scalar type", dtype.name()));

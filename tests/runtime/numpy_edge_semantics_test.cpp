@@ -277,7 +277,8 @@ TEST_P(NumpyEdgeSemanticsTest, FillWithWeakScalarsChecksAsNumpy) {
 
 TEST_P(NumpyEdgeSemanticsTest, ComparisonsWithWeakIntegersOutOfRangeAreExact) {
     // numpy 2 compares a Python integer the array's type cannot hold exactly (uint8 >= -128 is
-    // true everywhere); arithmetic with it is an OverflowError (ArgumentError here).
+    // true everywhere) and takes it in its logical functions; arithmetic with it is an
+    // OverflowError (ArgumentError here).
     for (const Kind kind : integer_kinds) {
         const DType d = kind;
         SCOPED_TRACE(d.name());
@@ -302,6 +303,16 @@ TEST_P(NumpyEdgeSemanticsTest, ComparisonsWithWeakIntegersOutOfRangeAreExact) {
             const Expr& s = outside[j];
             const long double v = values[j];
             EXPECT_THROW(run(a + s), ArgumentError);
+            // numpy's logical functions take it too (its truth is all they read).
+            const HostArray logic =
+                run(astype(logical_and(a, s), Kind::uint8) + astype(logical_or(s, a), Kind::uint8) * 2 +
+                    astype(logical_xor(a, s), Kind::uint8) * 4);
+            for (std::size_t k = 0; k < edge_count; ++k) {
+                const bool x = value_at(h, k).real() != 0, y = v != 0;
+                const auto want = static_cast<std::uint64_t>((x && y) + (x || y) * 2 + (x != y) * 4);
+                ASSERT_EQ(int_at(logic, k), want)
+                    << "logical functions of element " << k << " and " << static_cast<double>(v);
+            }
             Expr bits_of_all = astype(a < s, Kind::uint8) + astype(a <= s, Kind::uint8) * 2 +
                                astype(a > s, Kind::uint8) * 4 + astype(a >= s, Kind::uint8) * 8 +
                                astype(a == s, Kind::uint8) * 16 + astype(a != s, Kind::uint8) * 32 +
