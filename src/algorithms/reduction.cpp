@@ -97,6 +97,12 @@ std::string value_code(const DType& dtype, const std::string& map) {
 std::string load_as(const DType& dtype, const std::string& element, const DType& to, const std::string& name,
                     Globals& globals) {
     const DType to_compute = to.kind() == Kind::float16 ? DType(Kind::float32) : to;
+    if (to.kind() == Kind::float16 && dtype.kind() != Kind::float16 && !is_complex(dtype)) {
+        // numpy casts each element to dtype= first (its buffers hold float16), then adds in float:
+        // each element rounded to float16 once (float64 directly: kj_d2h).
+        if (dtype.kind() == Kind::float64) return fmt::format("kjarni_h2f(kj_d2h({}))", element);
+        return fmt::format("kjarni_h2f(kjarni_f2h({}))", load_as(dtype, element, Kind::float32, name, globals));
+    }
     if (dtype.kind() == Kind::float16) {
         if (to_compute.kind() == Kind::float32) return fmt::format("kjarni_h2f({})", element);
         globals[name] = functions::cast(Kind::float32, to_compute);
@@ -147,7 +153,7 @@ Array arithmetic(const Queue& queue, const detail::ReductionSource& source, cons
     const ReductionSpec& built = detail::cached_spec(key, [&] {
         ReductionSpec spec = one_array(what, source);
         Globals globals;
-        const std::string map = load_as(source.dtype, source.element, acc, "load", globals);
+        const std::string map = load_as(source.dtype, source.element, result, "load", globals);
         // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
         std::string reduce = detail::wrapping_arithmetic(acc, multiply ? '*' : '+', "a", "b");
         if (is_complex(acc)) {
@@ -604,7 +610,17 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
         const Array s = stack(acc, [&](const Queue& q, const Array& a) {
             return multiply ? prod(q, a, part_options, acc) : sum(q, a, part_options, acc);
         });
-        result = multiply ? prod(q0, s, combine, r) : sum(q0, s, combine, r);
+        if (r == acc) {
+            result = multiply ? prod(q0, s, combine, r) : sum(q0, s, combine, r);
+            break;
+        }
+        // float16: the float32 partials combined in float32 and rounded once (a sum with
+        // dtype=float16 would round each partial first, as numpy's dtype= rounds each element).
+        const ReduceOptions in_acc{std::vector<int>{0}, false, std::nullopt};
+        const Array total = multiply ? prod(q0, s, in_acc, acc) : sum(q0, s, in_acc, acc);
+        result = final_out ? *final_out : Array::empty(devices[0], kept_shape, r, std::nullopt, 0, options.allocator);
+        fill(q0, *result, astype(Expr(total), r));
+        keep.push_back(total);
         break;
     }
     case Reduction::mean: {

@@ -16,11 +16,11 @@ def _kind(x):
 
 def _conversions(c, node=None):
     """(source value, target dtype) of every conversion the operation makes: astype nodes of its
-    expression, its astype, its dtype= (reductions, scans), its assignment into `dst`."""
+    expression, its astype, its dtype= (reductions, scans, ascontiguous), its assignment into `dst`."""
     op = c.op
     out = []
     if node is None:
-        if op["op"] == "astype":
+        if op["op"] == "astype" or (op["op"] == "ascontiguous" and op.get("dtype")):
             out.append((c.values[op["src"]].data, op["dtype"]))
         if op["op"] in ("reduce", "scan") and op.get("dtype"):
             out.append((c.values[op["src"]].data, op["dtype"]))
