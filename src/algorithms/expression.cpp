@@ -112,6 +112,7 @@ Expr make(ExprOp op, std::vector<NodePtr> children, int decimals = 0) {
     const bool complex = is_complex(common);
     node->compute = common;
     node->dtype = common;
+    node->children = std::move(children);
     switch (op) {
     case ExprOp::add:
     case ExprOp::multiply: break;
@@ -152,7 +153,7 @@ Expr make(ExprOp op, std::vector<NodePtr> children, int decimals = 0) {
     case ExprOp::maximum: break;
     case ExprOp::where: {
         // The condition does not take part in the promotion.
-        const std::vector<NodePtr> values(children.begin() + 1, children.end());
+        const std::vector<NodePtr> values(node->children.begin() + 1, node->children.end());
         node->compute = node->dtype = common_type(values);
         // A weak integer that the result dtype cannot hold is refused, as by the ufuncs (NEP 50):
         // numpy 2.5's np.where raises OverflowError there (np.where(c, int8_array, 300)); numpy 2.4
@@ -164,7 +165,6 @@ Expr make(ExprOp op, std::vector<NodePtr> children, int decimals = 0) {
     case ExprOp::cast: break;
     default: detail::type_numpy_op(*node, common); break;
     }
-    node->children = std::move(children);
     return Expr(NodePtr(std::move(node)));
 }
 

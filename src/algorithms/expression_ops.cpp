@@ -250,7 +250,12 @@ void type_numpy_op(ExprNode& node, const DType& common) {
     case ExprOp::hypot:
     case ExprOp::copysign:
         if (complex) refuse(op, common);
-        result = float_type_for(common);
+        // numpy takes the first of its float loops both operands cast to safely: of two arrays,
+        // each one's float type promoted (int16 with uint16 is float32, not int32's float64); a
+        // weak scalar has taken the array's type in `common` already.
+        result = node.children[0]->weak || node.children[1]->weak
+                     ? float_type_for(common)
+                     : promote_types(float_type_for(node.children[0]->dtype), float_type_for(node.children[1]->dtype));
         break;
     case ExprOp::fmin:
     case ExprOp::fmax: break;  // complex values too, in numpy's order (kj_cfmin / kj_cfmax)

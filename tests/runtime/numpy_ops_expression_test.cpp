@@ -623,6 +623,19 @@ TEST_P(NumpyOpsExpressionTest, DtypesNumpyRefuses) {
     EXPECT_EQ(rint(c).dtype(), DType(Kind::complex64));
     EXPECT_EQ(floor_divide(i, 2.5).dtype(), DType(Kind::float64));  // NEP 50: a float scalar with integers
     EXPECT_EQ((i << 3).dtype(), DType(Kind::int16));
+    // arctan2, hypot and copysign of two arrays: each one's float type, promoted (numpy's first
+    // float loop both cast to safely), not the float type of their promotion: int16 with uint16
+    // is float32 (int32 would give float64), int8 with uint8 float16; a weak scalar takes the
+    // array's type first (int8 with 3 is float16, with 2.5 float64).
+    const Expr u16 = Array::zeros(queue(), {3}, Kind::uint16), i8 = Array::zeros(queue(), {3}, Kind::int8),
+               u8 = Array::zeros(queue(), {3}, Kind::uint8), i32 = Array::zeros(queue(), {3}, Kind::int32);
+    EXPECT_EQ(arctan2(i, u16).dtype(), DType(Kind::float32));
+    EXPECT_EQ(hypot(i8, u8).dtype(), DType(Kind::float16));
+    EXPECT_EQ(copysign(i32, u16).dtype(), DType(Kind::float64));
+    EXPECT_EQ(arctan2(i8, b).dtype(), DType(Kind::float16));
+    EXPECT_EQ(arctan2(i8, 3).dtype(), DType(Kind::float16));
+    EXPECT_EQ(arctan2(i8, 2.5).dtype(), DType(Kind::float64));
+    EXPECT_EQ(arctan2(b, 3).dtype(), DType(Kind::float64));
 }
 
 }  // namespace
