@@ -147,7 +147,9 @@ def _power_bound(v, e, r, dt):
     ea, eb = _e(e, 0), _e(e, 1)
     ma, mb, rr = magnitude(a), magnitude(b), magnitude(r)
     with np.errstate(all="ignore"):
-        la = np.abs(np.log(np.where(ma > 0, ma, 1.0)))
+        # |log a|: a complex base's phase counts too (a^b's change with b is a^b log a; a base of
+        # modulus 1 has log|a| = 0 but |log a| its phase).
+        la = np.abs(np.log(np.where(ma > 0, a.astype(np.complex128) if a.dtype.kind == "c" else ma, 1.0)))
         prop = mul(rr, np.where(ea > 0, mb * ea / ma, 0.0) + mul(la, eb))
         prop = np.where((ea > 0) & (ma <= ea), INF, prop)
     if a.dtype.kind == "c" or b.dtype.kind == "c":
