@@ -197,7 +197,12 @@ class Array:
         device = device_of(device)
         if device is self._device:
             return self
-        return wrap(_kjarni.transfer(self._data, device.queue), device)
+        # The copy runs on the destination's queue: after what this array's queue holds (its
+        # values may still be being written there), and before that queue writes the array again.
+        device.queue.wait_for(self._device.queue.record_event(timing=False))
+        moved = wrap(_kjarni.transfer(self._data, device.queue), device)
+        self._device.queue.wait_for(device.queue.record_event(timing=False))
+        return moved
 
     def __array_namespace__(self, *, api_version=None):
         if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12"):
