@@ -209,6 +209,12 @@ std::string wrapping_arithmetic(const DType& t, char op, const std::string& a, c
     return fmt::format("(({})(({})({}) {} ({})({})))", compute_ctype_name(t), wide, a, op, wide, b);
 }
 
+std::string rounded_to_float16(const std::string& value, const DType& from) {
+    if (from.kind() == DType::Kind::float64 || from.kind() == DType::Kind::complex128)
+        return fmt::format("kjarni_h2f(kj_d2h({}))", value);
+    return fmt::format("kjarni_h2f(kjarni_f2h((float)({})))", value);
+}
+
 std::string wrapping_negation(const DType& t, const std::string& a) {
     if (!is_signed(t) || t.itemsize() >= 4) return wrapping_arithmetic(t, '-', "0", a);
     return fmt::format("(({})kj_opaque_u32((uint32_t)0 - (uint32_t)({})))", compute_ctype_name(t), a);

@@ -53,6 +53,10 @@ std::string wrapping_arithmetic(const DType& t, char op, const std::string& a, c
 /// wrapping_arithmetic, and for 8- and 16-bit signed types through kj_opaque_u32 (the algorithm
 /// preamble says why).
 std::string wrapping_negation(const DType& t, const std::string& a);
+/// A real `value` of dtype `from` (not float16) as float16 computes: rounded to float16 once
+/// (float64 and complex128's parts directly, kj_d2h; the others through float, exact for bool and
+/// integers of up to 24 bits and numpy's casts otherwise), as float.
+std::string rounded_to_float16(const std::string& value, const DType& from);
 
 /// The unsigned C type of `bytes` bytes (1, 2, 4, 8 or 16) that vector loads of that size use.
 const char* vector_type(std::size_t bytes);

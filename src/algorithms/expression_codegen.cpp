@@ -323,12 +323,8 @@ std::string convert_value(const std::string& value, const DType& from, const DTy
     }
     const std::string real_value = from_complex ? fmt::format("({}).x", value) : value;
     if (is_integer(to) && (from_complex || is_real(from))) return float_to_integer(real_value, real_for(from), to);
-    if (to.kind() == K::float16 && (from.kind() == K::float64 || from.kind() == K::complex128))
-        return fmt::format("kjarni_h2f(kj_d2h({}))", real_value);  // one rounding (float16 computes as float)
-    // To float16 from the others through float (exact from bool and integers of up to 24 bits; as
-    // numpy's casts otherwise), rounded to float16 at once: a float16 value, whatever follows.
-    if (to.kind() == K::float16 && from.kind() != K::float16)
-        return fmt::format("kjarni_h2f(kjarni_f2h((float)({})))", real_value);
+    // To float16 rounded at once: a float16 value, whatever follows.
+    if (to.kind() == K::float16 && from.kind() != K::float16) return rounded_to_float16(real_value, from);
     return fmt::format("(({})({}))", compute_ctype(to), real_value);
 }
 

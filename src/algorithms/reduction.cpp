@@ -98,10 +98,8 @@ std::string load_as(const DType& dtype, const std::string& element, const DType&
                     Globals& globals) {
     const DType to_compute = to.kind() == Kind::float16 ? DType(Kind::float32) : to;
     if (to.kind() == Kind::float16 && dtype.kind() != Kind::float16 && !is_complex(dtype)) {
-        // numpy casts each element to dtype= first (its buffers hold float16), then adds in float:
-        // each element rounded to float16 once (float64 directly: kj_d2h).
-        if (dtype.kind() == Kind::float64) return fmt::format("kjarni_h2f(kj_d2h({}))", element);
-        return fmt::format("kjarni_h2f(kjarni_f2h({}))", load_as(dtype, element, Kind::float32, name, globals));
+        // numpy casts each element to dtype= first (its buffers hold float16), then adds in float.
+        return detail::rounded_to_float16(dtype.kind() == Kind::bool_ ? "(" + element + " != 0)" : element, dtype);
     }
     if (dtype.kind() == Kind::float16) {
         if (to_compute.kind() == Kind::float32) return fmt::format("kjarni_h2f({})", element);
@@ -601,6 +599,11 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
     const ReduceOptions combine{std::vector<int>{0}, false, final_out, options.allocator};
     const DType input = array.dtype();
     std::optional<Array> result;
+    // The result (`out`, or a new array of dtype `r`) holding `value`, computed on the first device.
+    const auto fill_result = [&](const DType& r, const Expr& value) {
+        result = final_out ? *final_out : Array::empty(devices[0], kept_shape, r, std::nullopt, 0, options.allocator);
+        fill(q0, *result, value);
+    };
     switch (reduction) {
     case Reduction::sum:
     case Reduction::prod: {
@@ -618,8 +621,7 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
         // dtype=float16 would round each partial first, as numpy's dtype= rounds each element).
         const ReduceOptions in_acc{std::vector<int>{0}, false, std::nullopt};
         const Array total = multiply ? prod(q0, s, in_acc, acc) : sum(q0, s, in_acc, acc);
-        result = final_out ? *final_out : Array::empty(devices[0], kept_shape, r, std::nullopt, 0, options.allocator);
-        fill(q0, *result, astype(Expr(total), r));
+        fill_result(r, astype(Expr(total), r));
         keep.push_back(total);
         break;
     }
@@ -629,10 +631,9 @@ Array reduce_whole(const MultiQueue& queue, const MultiArray& array, Reduction r
         const DType acc = r.kind() == Kind::float16 ? DType(Kind::float32) : r;
         const Array s = stack(acc, [&](const Queue& q, const Array& a) { return sum(q, a, part_options, acc); });
         const Array total = sum(q0, s, ReduceOptions{std::vector<int>{0}, false, std::nullopt}, acc);
-        result = final_out ? *final_out : Array::empty(devices[0], kept_shape, r, std::nullopt, 0, options.allocator);
         // The single-device mean divides the sum by the count in the accumulation type; this
         // divides in the expression's promoted type (float64 for integer sums), then converts.
-        fill(q0, *result, Expr(total) / Expr(static_cast<std::int64_t>(count)));
+        fill_result(r, Expr(total) / Expr(static_cast<std::int64_t>(count)));
         keep.push_back(total);
         break;
     }

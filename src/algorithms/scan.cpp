@@ -115,14 +115,13 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
                 globals["load"] = functions::cast(Kind::float32, item);
                 value = "${load}(" + value + ")";
             }
+        } else if (result.kind() == Kind::float16 && !is_complex(array.dtype())) {
+            // Into float16: numpy casts each element to it first (then adds in float).
+            value =
+                detail::rounded_to_float16(array.dtype().kind() == Kind::bool_ ? "(x[i] != 0)" : "x[i]", array.dtype());
         } else {
             globals["load"] = functions::cast(array.dtype(), item);
             value = array.dtype().kind() == Kind::bool_ ? "${load}(x[i] != 0)" : "${load}(x[i])";
-            // Into float16: numpy casts each element to it first (then adds in float), rounding
-            // it once (float64 directly: kj_d2h).
-            if (result.kind() == Kind::float16 && !is_complex(array.dtype()))
-                value = array.dtype().kind() == Kind::float64 ? "kjarni_h2f(kj_d2h(x[i]))"
-                                                              : "kjarni_h2f(kjarni_f2h(" + value + "))";
         }
         // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
         std::string op = detail::wrapping_arithmetic(item, multiply ? '*' : '+', "a", "b");

@@ -132,7 +132,10 @@ inline std::shared_ptr<Event> CudaKernel::launch_params(Queue& queue, unsigned d
     if (dynamic_local_mem > dynamic_shared_allowed_.load(std::memory_order_acquire)) {
         allow_dynamic_shared(dynamic_local_mem);
     }
-    const auto shared = static_cast<unsigned int>(dynamic_local_mem);
+    const auto launch_now = [&] {
+        return driver_.LaunchKernel(function_, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                    static_cast<unsigned int>(dynamic_local_mem), cuda_queue.stream(), params, nullptr);
+    };
     if (!want_event) {
         // A function launched on a stream of its own context runs there whichever context the
         // thread has current (seen with driver 580 on an H200, and tested by
@@ -140,14 +143,11 @@ inline std::shared_ptr<Event> CudaKernel::launch_params(Queue& queue, unsigned d
         // ours current: cuCtxGetCurrent alone costs ~10 ns a call there, 0.3% of a launch. A
         // launch the driver refuses (a wrapped null stream, which stands for the current
         // context's) is made again below, with our context current, which reports the error.
-        if (driver_.LaunchKernel(function_, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
-                                 cuda_queue.stream(), params, nullptr) == CUDA_SUCCESS) [[likely]] {
+        if (launch_now() == CUDA_SUCCESS) [[likely]]
             return nullptr;
-        }
     }
     CurrentContext current(driver_, cu_context_);
-    KJARNI_CU(driver_, LaunchKernel, function_, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
-              cuda_queue.stream(), params, nullptr);
+    check(driver_, launch_now(), "cuLaunchKernel");
     if (!want_event) return nullptr;
     return cuda_queue.record_event_while_current();
 }

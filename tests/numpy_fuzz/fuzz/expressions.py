@@ -271,10 +271,6 @@ def _floor_divide_bound(v, e, r, dt):
     return np.where(ea + eb > 0, INF, rounding(r, dt, "divide"))
 
 
-def _fmod_bound(v, e, r, dt):
-    return _remainder_bound(v, e, r, dt)
-
-
 def _log_family_bound(key, factor):
     """log2 (factor 1 / ln 2), log10 (1 / ln 10): log's bound, scaled."""
     def bound(v, e, r, dt):
@@ -422,7 +418,7 @@ FUNCTIONS = {f.name: f for f in [
     # The rest of kjarni's functions, less often each (together about as often as the above).
     Function("floor_divide", 2, np.floor_divide, _floor_divide_bound, kinds="iuf", weight=0.4,
              render="({0} // {1})"),
-    Function("fmod", 2, np.fmod, _fmod_bound, kinds="iuf", weight=0.4),
+    Function("fmod", 2, np.fmod, _remainder_bound, kinds="iuf", weight=0.4),
     Function("floor", 1, np.floor, _step_bound(np.floor), kinds="biuf", weight=0.3),
     Function("ceil", 1, np.ceil, _step_bound(np.ceil), kinds="biuf", weight=0.3),
     Function("trunc", 1, np.trunc, _step_bound(np.trunc), kinds="biuf", weight=0.3),
