@@ -114,12 +114,20 @@ FUNCTION INLINE {0} kj_fmax_{0}({0} a, {0} b) {{ return isnan(b) ? a : isnan(a) 
 }
 
 std::string ufunc_complex_functions(const char* c, const char* r, const char* ctr) {
-    // numpy 2's sign of a complex value: z / |z| (0 for 0; NaN parts stay NaN). fmin and fmax in
-    // numpy's order (kj_cle), ignoring an operand with a NaN part (the first where both have one).
+    // numpy 2's sign of a complex value: z / |z|, 0 for 0, NaN where |z| is NaN. Where |z| is
+    // infinite (an infinite part, even beside NaN, or parts whose modulus overflows) numpy gives
+    // the real part's sign where it is infinite (NaN where both are), else the imaginary part's
+    // as i (numpy's table, data/make_numpy_complex_special.py: sign(3e38+2e38j) in complex64 is
+    // 1j). fmin and fmax in numpy's order (kj_cle), ignoring an operand with a NaN part (the
+    // first where both have one).
     return fmt::format(R"(FUNCTION INLINE {0} kj_csign_{0}({0} a)
 {{
-    if (a.x == 0 && a.y == 0) return {2}(0, 0);
     const {1} m = hypot(a.x, a.y);
+    if (m == 0) return {2}(0, 0);
+    if (isinf(m)) {{
+        if (isinf(a.x)) return isinf(a.y) ? {2}(a.x - a.x, a.x - a.x) : {2}(a.x > 0 ? 1 : -1, 0);
+        return {2}(0, a.y > 0 ? 1 : -1);
+    }}
     return {2}(a.x / m, a.y / m);
 }}
 FUNCTION INLINE {0} kj_cscale_{0}({0} a, {1} s) {{ return {2}(a.x * s, a.y * s); }}

@@ -285,7 +285,10 @@ struct ScanPlan {
 ScanPlan plan_scan(const Queue& queue, const ScanSpec& spec, const ScanGeometry& g) {
     ScanPlan plan;
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
-    plan.group = std::min<std::size_t>(256, floor_pow2(queue.device().params().max_total_local_size));
+    // KJARNI_SCAN_GROUP (a power of two, to measure other shapes) sets the work items per group instead of 256.
+    const std::size_t group = tuning_count("KJARNI_SCAN_GROUP", 1024);
+    plan.group = std::min<std::size_t>(group != 0 ? floor_pow2(group) : 256,
+                                       floor_pow2(queue.device().params().max_total_local_size));
     // Through CUDA a tile's reads are issued while the previous tile is scanned (H100, cumsum of 2^28:
     // int32 1.70 -> 1.81 TB/s, float32 1.67 -> 1.78); NVIDIA's OpenCL lost about 1% with it.
     plan.cuda = queue.device().context().api().id() == ApiId::cuda();
