@@ -46,6 +46,13 @@ namespace {
 // on the sign-extended 32-bit value and then takes the result as still sign-extended, so that
 // -(int16)-32768 widened to int64 in the same kernel was +32768 (numpy: -32768); abs the same.
 // Through the copy the negation stays 32-bit and the narrowing sign-extends its low bits.
+// kj_lane_s8 / kj_lane_s16: a signed 8- or 16-bit lane of a loaded vector (lane_read), through
+// kj_opaque_u32 on NVIDIA's OpenCL, whose compiler (driver 580) drops the sign extension of such a
+// lane in arithmetic narrowed back to its type: int8 lanes -1, -2 of one 32-bit word plus 3 gave
+// (int16)0xfeff + 3 = -254, not 2 (PTX add.s16 on the word's low half, then cvt.rn.f32.s16
+// without the cvt.s16.s8 the scalar loop has), so cos(a + 3) of int8 differed from numpy in the
+// first lane. Through the copy the lane is a whole 32-bit value that the narrowing sign-extends.
+// NVRTC's code for CUDA is right: there they are the lane itself.
 // kj_div_rn_f: a float division correctly rounded on any conforming device, for results numpy
 // gives exactly (round's scaling back). CUDA has it (__fdiv_rn, whatever --prec-div says). OpenCL C
 // lets a / b err by 2.5 ulp without -cl-fp32-correctly-rounded-divide-sqrt, and dividing in double
@@ -69,6 +76,13 @@ constexpr const char* preamble_text = R"(#ifndef KJARNI_ALGORITHM_PREAMBLE
 FUNCTION INLINE uint32_t kj_opaque_u32(uint32_t x) { uint32_t y; asm("mov.b32 %0, %1;" : "=r"(y) : "r"(x)); return y; }
 #else
 #define kj_opaque_u32(x) (x)
+#endif
+#if defined(KJARNI_INLINE_PTX)
+#define kj_lane_s8(x) ((int8_t)kj_opaque_u32((uint32_t)(x)))
+#define kj_lane_s16(x) ((int16_t)kj_opaque_u32((uint32_t)(x)))
+#else
+#define kj_lane_s8(x) (x)
+#define kj_lane_s16(x) (x)
 #endif
 #ifdef KJARNI_CUDA_API
 typedef struct { unsigned short bits; } half;
@@ -236,10 +250,23 @@ const char* vector_type(std::size_t bytes) {
     }
 }
 
+const char* lane_read(const std::string& ctype) {
+    if (ctype == "int8_t") return "kj_lane_s8";
+    if (ctype == "int16_t") return "kj_lane_s16";
+    return "";
+}
+
+std::string read_lane(const std::string& lane, const std::string& ctype) {
+    const char* read = lane_read(ctype);
+    return *read == '\0' ? lane : fmt::format("{}({})", read, lane);
+}
+
 std::string vector_element(const VectorArray& array, std::size_t k, bool broadcast_possible) {
     const std::string lane = fmt::format("kj_l{}[kj_u].e[kj_q]", k);
-    if (array.store || !broadcast_possible) return lane;
-    return fmt::format("({} != 0 ? {} : {}[{}])", array.step, lane, array.base, array.off);
+    if (array.store) return lane;
+    const std::string value = read_lane(lane, array.ctype);
+    if (!broadcast_possible) return value;
+    return fmt::format("({} != 0 ? {} : {}[{}])", array.step, value, array.base, array.off);
 }
 
 Value vector_loop_arrays(const std::vector<VectorArray>& arrays, std::size_t v) {

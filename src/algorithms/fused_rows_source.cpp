@@ -268,7 +268,8 @@ std::string row_kernel_source(const RowPlan& plan, const DType& out_dtype) {
                          "        kj_u.v = *(GLOBAL_MEM const {1}*)(in{4}_base + in{4}_o + kj_q{5});\n",
                          q * vec, vector_type(vec * d.itemsize()), storage_ctype(d), vec, k, q);
         for (std::size_t c = 0; c < vec; ++c)
-            l += fmt::format("        kj_v{}_{} = {};\n", k, q * vec + c, load_value(fmt::format("kj_u.e[{}]", c), d));
+            l += fmt::format("        kj_v{}_{} = {};\n", k, q * vec + c,
+                             load_value(read_lane(fmt::format("kj_u.e[{}]", c), storage_ctype(d)), d));
         return l + "    }\n";
     };
     // Arrays only the result reads (layer normalisation's scale and shift) are read where the
