@@ -329,6 +329,27 @@ FUNCTION INLINE {0} kj_ctanh_{0}({0} a)
     const {1} t = tan(y), beta = 1 + t * t, s = sinh(x), rho = sqrt(1 + s * s), d = 1 + beta * s * s;
     return {2}(beta * rho * s / d, t / d);
 }}
+FUNCTION INLINE {0} kj_csinhz_{0}({0} a) {{ return kj_csinh_{0}(a.x, a.y); }}
+FUNCTION INLINE {0} kj_ccoshz_{0}({0} a) {{ return kj_ccosh_{0}(a.x, a.y); }}
+// tan z = -i tanh(iz), C99's definition (numpy's, through libm's ctan), special values included.
+FUNCTION INLINE {0} kj_ctan_{0}({0} a)
+{{
+    const {0} t = kj_ctanh_{0}({2}(-a.y, a.x));
+    return {2}(t.y, -t.x);
+}}
+// numpy's log1p and expm1 of complex values, its formulas: log|1 + z| + i arg(1 + z) with 1 + z
+// rounded first (so, like numpy's, accurate to the type's epsilon, not relative to a tiny
+// result), and expm1(x) cos y - 2 sin^2(y / 2) + i e^x sin y.
+FUNCTION INLINE {0} kj_clog1p_{0}({0} a)
+{{
+    const {1} x = a.x + 1;
+    return {2}(log(hypot(x, a.y)), atan2(a.y, x));
+}}
+FUNCTION INLINE {0} kj_cexpm1_{0}({0} a)
+{{
+    const {1} h = sin(a.y * ({1})0.5);
+    return {2}(expm1(a.x) * cos(a.y) - 2 * h * h, exp(a.x) * sin(a.y));
+}}
 )",
                        c, r, ctr, exp_half, quarter_max, ln2, fma, mul_rn, log_max);
 }

@@ -244,7 +244,7 @@ void type_numpy_op(ExprNode& node, const DType& common) {
     case ExprOp::sinh:
     case ExprOp::cosh:
     case ExprOp::log1p:
-    case ExprOp::expm1:
+    case ExprOp::expm1: result = float_type_for(common); break;  // complex too (numpy_op_code)
     case ExprOp::arcsin:
     case ExprOp::arccos:
     case ExprOp::arctan:
@@ -359,18 +359,20 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
         if (complex)
             return fmt::format("kj_cscale_{0}(kj_clog_{0}({1}), {2})", sfx, a, part_literal(std::numbers::log10e, t));
         return fmt::format("log10({})", a);
-    case ExprOp::log1p: return fmt::format("log1p({})", a);
-    case ExprOp::expm1: return fmt::format("expm1({})", a);
+    // Complex log1p, expm1, tan, sinh and cosh: expression_math.cpp's kj_c* functions (numpy's formulas and
+    // special values).
+    case ExprOp::log1p: return complex ? fmt::format("kj_clog1p_{}({})", sfx, a) : fmt::format("log1p({})", a);
+    case ExprOp::expm1: return complex ? fmt::format("kj_cexpm1_{}({})", sfx, a) : fmt::format("expm1({})", a);
     case ExprOp::exp2:
         if (complex)
             return fmt::format("kj_cexp_{0}(kj_cscale_{0}({1}, {2}))", sfx, a, part_literal(std::numbers::ln2, t));
         return fmt::format("exp2({})", a);
-    case ExprOp::tan: return fmt::format("tan({})", a);
+    case ExprOp::tan: return complex ? fmt::format("kj_ctan_{}({})", sfx, a) : fmt::format("tan({})", a);
     case ExprOp::arcsin: return fmt::format("asin({})", a);
     case ExprOp::arccos: return fmt::format("acos({})", a);
     case ExprOp::arctan: return fmt::format("atan({})", a);
-    case ExprOp::sinh: return fmt::format("sinh({})", a);
-    case ExprOp::cosh: return fmt::format("cosh({})", a);
+    case ExprOp::sinh: return complex ? fmt::format("kj_csinhz_{}({})", sfx, a) : fmt::format("sinh({})", a);
+    case ExprOp::cosh: return complex ? fmt::format("kj_ccoshz_{}({})", sfx, a) : fmt::format("cosh({})", a);
     case ExprOp::arcsinh: return fmt::format("asinh({})", a);
     case ExprOp::arccosh: return fmt::format("acosh({})", a);
     case ExprOp::arctanh: return fmt::format("atanh({})", a);

@@ -286,6 +286,20 @@ def _log_family_bound(key, factor):
 
 
 def _log1p_bound(v, e, r, dt):
+    if np.asarray(v[0]).dtype.kind == "c":
+        # log|1 + z| + i arg(1 + z), numpy's and kjarni's, with 1 + z rounded first: accurate to
+        # the type's epsilon times (1 + |z|) / |1 + z|, not relative to a small result; the cut
+        # along x < -1 and the pole at z = -1 undecided within the doubt.
+        a, ea = np.asarray(v[0]), _e(e, 0)
+        with np.errstate(all="ignore"):
+            w = 1.0 + a.astype(np.complex128)
+            m = np.abs(w)
+            prop = np.where(ea > 0, ea / (m - ea), 0.0)
+            doubt = ((ea > 0) & (m <= ea)) | ((w.real < 0) & (np.abs(w.imag) <= ea) & (ea > 0))
+            scale = magnitude(r) + (1.0 + magnitude(a)) / m
+        # (z = -1 exactly: an infinite result, compared exactly)
+        return np.where(doubt, INF, np.where(np.isfinite(scale), prop + 2 * rounding(r, dt, "log1p", scale=scale),
+                                             0.0))
     a, ea = _real(v[0]), _e(e, 0)
     m = np.abs(1.0 + a)
     with np.errstate(all="ignore"):
@@ -296,8 +310,16 @@ def _log1p_bound(v, e, r, dt):
 def _exp_family_bound(key, rate, offset):
     """expm1 (rate 1, offset 1: d/dx = |r| + 1 at most), exp2 (rate ln 2, offset 0)."""
     def bound(v, e, r, dt):
-        if np.asarray(v[0]).dtype.kind == "c":  # exp2: exp of z with both parts times ln 2
+        if np.asarray(v[0]).dtype.kind == "c" and key == "exp2":  # exp of z with both parts times ln 2
             return _exp_bound(v, [rate * _e(e, 0)], r, dt)
+        if np.asarray(v[0]).dtype.kind == "c":
+            # expm1(x) cos y - 2 sin^2(y / 2) + i e^x sin y: the real part's two terms may cancel,
+            # so its roundings scale with their sizes; its change with |e^z| = e^x.
+            with np.errstate(all="ignore"):
+                z = np.asarray(v[0]).astype(np.complex128)
+                terms = np.abs(np.expm1(z.real)) + 2 * np.sin(z.imag / 2) ** 2
+                prop = mul(np.exp(z.real), np.expm1(_e(e, 0)))
+            return prop + 2 * rounding(r, dt, key, scale=magnitude(r) + terms)
         with np.errstate(all="ignore"):
             prop = mul(magnitude(r) + offset, np.expm1(rate * _e(e, 0)))
         return prop + rounding(r, dt, key)
@@ -305,6 +327,14 @@ def _exp_family_bound(key, rate, offset):
 
 
 def _tan_bound(v, e, r, dt):
+    if np.asarray(v[0]).dtype.kind == "c":  # -i tanh(iz): tanh's bound, 1 + tan^2 for 1 - tanh^2
+        a, ea = np.asarray(v[0]), _e(e, 0)
+        rr = magnitude(r)
+        with np.errstate(all="ignore"):
+            d = np.abs(1 + np.asarray(r).astype(np.complex128) ** 2)
+            c = np.abs(np.cos(a.astype(np.complex128)))  # a pole where cos z = 0 (on the real axis)
+        bound = mul(d, ea) + 2 * rounding(r, dt, "tan", scale=rr * (1 + rr) + 1)
+        return np.where((ea > 0) & (c <= 2 * ea), INF, bound)
     a, ea = _real(v[0]), _e(e, 0)
     with np.errstate(all="ignore"):
         rr = magnitude(r)
@@ -332,8 +362,12 @@ def _flat_bound(key):
 
 
 def _hyperbolic_bound(key):
-    """sinh, cosh: derivatives at most |r| + 1."""
+    """sinh, cosh: derivatives at most |r| + 1; of complex values sin's bound with the parts'
+    roles exchanged (sinh z = -i sin(iz), cosh z = cos(iz))."""
     def bound(v, e, r, dt):
+        a = np.asarray(v[0])
+        if a.dtype.kind == "c":
+            return _trig_bound(key)([1j * a.astype(np.complex128)], e, r, dt)
         with np.errstate(all="ignore"):
             prop = mul(magnitude(r) + 1.0, np.expm1(_e(e, 0)))
         return prop + rounding(r, dt, key)
@@ -432,15 +466,15 @@ FUNCTIONS = {f.name: f for f in [
     Function("reciprocal", 1, np.reciprocal, _reciprocal_bound, kinds="f", weight=0.2),
     Function("log2", 1, np.log2, _log_family_bound("log2", 1 / math.log(2)), kinds="iufc", weight=0.2),
     Function("log10", 1, np.log10, _log_family_bound("log10", 1 / math.log(10)), kinds="iufc", weight=0.2),
-    Function("log1p", 1, np.log1p, _log1p_bound, kinds="iuf", weight=0.2),
-    Function("expm1", 1, np.expm1, _exp_family_bound("expm1", 1.0, 1.0), kinds="iuf", weight=0.2),
+    Function("log1p", 1, np.log1p, _log1p_bound, kinds="iufc", weight=0.2),
+    Function("expm1", 1, np.expm1, _exp_family_bound("expm1", 1.0, 1.0), kinds="iufc", weight=0.2),
     Function("exp2", 1, np.exp2, _exp_family_bound("exp2", math.log(2), 0.0), kinds="iufc", weight=0.2),
-    Function("tan", 1, np.tan, _tan_bound, kinds="iuf", weight=0.2),
+    Function("tan", 1, np.tan, _tan_bound, kinds="iufc", weight=0.2),
     Function("arcsin", 1, np.arcsin, _arcsin_bound("arcsin"), kinds="iuf", weight=0.2),
     Function("arccos", 1, np.arccos, _arcsin_bound("arccos"), kinds="iuf", weight=0.2),
     Function("arctan", 1, np.arctan, _flat_bound("arctan"), kinds="iuf", weight=0.2),
-    Function("sinh", 1, np.sinh, _hyperbolic_bound("sinh"), kinds="iuf", weight=0.2),
-    Function("cosh", 1, np.cosh, _hyperbolic_bound("cosh"), kinds="iuf", weight=0.2),
+    Function("sinh", 1, np.sinh, _hyperbolic_bound("sinh"), kinds="iufc", weight=0.2),
+    Function("cosh", 1, np.cosh, _hyperbolic_bound("cosh"), kinds="iufc", weight=0.2),
     Function("arcsinh", 1, np.arcsinh, _flat_bound("arcsinh"), kinds="iuf", weight=0.2),
     Function("arccosh", 1, np.arccosh, _arccosh_bound, kinds="iuf", weight=0.2),
     Function("arctanh", 1, np.arctanh, _arctanh_bound, kinds="iuf", weight=0.2),
