@@ -306,7 +306,9 @@ def _reduce_bound(op, x, err, r):
                 return np.where(doubt, INF, 0.0)
             return np.where(e_any, INF, 0.0)
         if fn in ("min", "max"):
-            return _reduced(np.asarray(err, dtype=np.float64) + 0 * magnitude(x), axes, keep, np.max)
+            # (err broadcast to x's shape: err + 0 * |x| was NaN for an infinite x, which lost an
+            # undecided input's inf, so that a dot's NaN-or-infinity went on as certain)
+            return _reduced(np.broadcast_to(np.asarray(err, dtype=np.float64), np.shape(x)), axes, keep, np.max)
         if not dtypes.is_inexact(r.dtype):
             return np.where(e_any, INF, 0.0)
         acc = np.result_type(r.dtype, np.float32) if r.dtype == np.float16 else r.dtype
