@@ -173,9 +173,9 @@ Expr astype(const Expr& a, const DType& dtype);
 // - log2 log10 log1p expm1 exp2 tan arcsin arccos arctan sinh cosh arcsinh arccosh arctanh:
 //   integers compute in numpy's float type for them; complex values of log2, log10 and exp2 as
 //   numpy's (log or exp with both parts scaled), of log1p and expm1 by numpy's formulas, of tan,
-//   sinh and cosh as C99's (numpy's) with their special values; complex values of the inverse
-//   functions (which numpy takes) an UnsupportedError. arctan2 hypot copysign: the same, complex
-//   refused (ArgumentError).
+//   sinh, cosh and the inverse functions as C99's (numpy's principal values, branch cuts and
+//   special values; arcsin and arccos by Hull, Fairgrieve and Tang's algorithm). arctan2 hypot
+//   copysign: the same, complex refused (ArgumentError).
 // - fmin, fmax: minimum / maximum that ignore a NaN operand (NaN only when both are); complex values
 //   in numpy's order, an operand with a NaN part ignored.
 // - & | ^ ~ << >>: integers and bool (& | ^ ~ of bool are logical and give bool; << >> of bool give

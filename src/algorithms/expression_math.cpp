@@ -354,6 +354,100 @@ FUNCTION INLINE {0} kj_cexpm1_{0}({0} a)
                        c, r, ctr, exp_half, quarter_max, ln2, fma, mul_rn, log_max);
 }
 
+// The inverse trigonometric and hyperbolic functions of complex values, numpy's principal values
+// and branch cuts (C99's), as kjarni.array_api computes them from the parts
+// (python/kjarni/array_api/_complex_math.py, which says how they were measured against numpy):
+// kj_casin_parts gives, for x, y >= 0, Re asin z, Re acos z and Im asin z (Hull, Fairgrieve and
+// Tang, ACM TOMS 23(3), 1997: asin's real part directly below B = x / A = 0.6417, the arctangent
+// forms above, which keep the digits asin loses near 1; A - 1 without cancellation; y / sqrt(1 -
+// x^2) where y^2 is lost beside 1 - x; pi/2 - arg z + i log(2|z|) past `big` = 4 / sqrt(eps)); the
+// others follow by symmetry (asinh z = -i asin(iz), acosh from acos, atan z = -i atanh(iz)).
+// atanh: log1p(4|x| / |1 - |x| + iy|^2) / 4, within 1/2 of 1 as (log|1 + z| - log|1 - z|) / 2, and
+// i pi/2 sign(y) + 1/z past `large` = sqrt(max) / 4, where the squares would overflow (1/z scaled,
+// where kjarni.array_api's takes 0 for a |z| that overflows, numpy a subnormal). A zero real
+// part stays (C99: asin(0 + i NaN) = 0 + i NaN).
+std::string complex_inverse_functions(const char* c, const char* r, const char* ctr, const char* eps, const char* big,
+                                      const char* large, const char* ln2, const char* pi, const char* half_pi) {
+    return fmt::format(R"(FUNCTION INLINE void kj_casin_parts_{0}({1} x, {1} y, {1}* re_asin, {1}* re_acos, {1}* im)
+{{
+    const {1} r = hypot(x + 1, y), s = hypot(x - 1, y), a = (r + s) * ({1})0.5, b = x / a, y2 = y * y, apx = a + x;
+    const {1} d = sqrt(apx * ({1})0.5 * (y2 / (r + (x + 1)) + (s + (1 - x))));
+    const {1} e = y * sqrt((apx / (r + (x + 1)) + apx / (s + (x - 1))) * ({1})0.5);
+    {1} ra, rc;
+    if (b <= ({1})0.6417) {{
+        ra = asin(b);
+        rc = acos(b);
+    }} else if (x <= 1) {{
+        ra = atan(x / d);
+        rc = atan(d / x);
+    }} else {{
+        ra = atan(x / e);
+        rc = atan(e / x);
+    }}
+    const {1} am1 = x < 1 ? (y2 / (r + (x + 1)) + y2 / (s + (1 - x))) * ({1})0.5
+                          : (y2 / (r + (x + 1)) + (s + (x - 1))) * ({1})0.5;
+    {1} i = a <= ({1})1.5 ? log1p(am1 + sqrt(am1 * (a + 1))) : log(a + sqrt(a * a - 1));
+    if (x < 1 && y < {3} * (1 - x)) i = y / sqrt((1 - x) * (1 + x));
+    if (x > {4} || y > {4}) {{
+        ra = atan2(x, y);
+        rc = atan2(y, x);
+        i = log(hypot(x * ({1})0.5, y * ({1})0.5)) + 2 * {6};
+    }}
+    *re_asin = x == 0 ? x : ra;
+    *re_acos = x == 0 ? {8} : rc;
+    *im = i;
+}}
+FUNCTION INLINE {0} kj_casin_{0}({0} z)
+{{
+    {1} ra, rc, i;
+    kj_casin_parts_{0}(fabs(z.x), fabs(z.y), &ra, &rc, &i);
+    return {2}(copysign(ra, z.x), copysign(i, z.y));
+}}
+FUNCTION INLINE {0} kj_cacos_{0}({0} z)
+{{
+    {1} ra, rc, i;
+    kj_casin_parts_{0}(fabs(z.x), fabs(z.y), &ra, &rc, &i);
+    return {2}(z.x < 0 ? {7} - rc : rc, -copysign(i, z.y));
+}}
+FUNCTION INLINE {0} kj_casinh_{0}({0} z)
+{{
+    {1} ra, rc, i;
+    kj_casin_parts_{0}(fabs(z.y), fabs(z.x), &ra, &rc, &i);
+    return {2}(copysign(i, z.x), copysign(ra, z.y));
+}}
+FUNCTION INLINE {0} kj_cacosh_{0}({0} z)
+{{
+    {1} ra, rc, i;
+    kj_casin_parts_{0}(fabs(z.x), fabs(z.y), &ra, &rc, &i);
+    return {2}(i, copysign(z.x < 0 ? {7} - rc : rc, z.y));
+}}
+FUNCTION INLINE {0} kj_catanh_{0}({0} z)
+{{
+    const {1} x = z.x, y = z.y, ax = fabs(x);
+    const {1} gap = hypot(1 - ax, y);
+    {1} re = gap < ({1})0.5 ? (log(hypot(1 + ax, y)) - log(gap)) * ({1})0.5
+                          : log1p(4 * ax / ((1 - ax) * (1 - ax) + y * y)) * ({1})0.25;
+    re = copysign(re, x);
+    {1} im = atan2(2 * y, (1 - x) * (1 + x) - y * y) * ({1})0.5;
+    if (hypot(x, y) > {5}) {{
+        // 1 / z = conj(z) / |z|^2, scaled by the larger part (|z| itself may overflow: numpy's
+        // atanh(3e38 + 3e38i) in complex64 has the real part 1.7e-39); 0 for an infinite part.
+        const {1} m = fmax(fabs(x), fabs(y)), xs = x / m, ys = y / m, q = xs * xs + ys * ys;
+        const int infinite = isinf(x) || isinf(y);
+        re = infinite ? copysign(({1})0, x) : xs / q / m;
+        im = isnan(y) ? y : copysign({8}, y) - (infinite ? ({1})0 : ys / q / m);
+    }}
+    return {2}(x == 0 ? x : re, im);
+}}
+FUNCTION INLINE {0} kj_catan_{0}({0} z)
+{{
+    const {0} t = kj_catanh_{0}({2}(-z.y, z.x));
+    return {2}(t.y, -t.x);
+}}
+)",
+                       c, r, ctr, eps, big, large, ln2, pi, half_pi);
+}
+
 std::string make() {
     std::string out;
     for (const char* t : {"int8_t", "int16_t", "int32_t", "int64_t"}) out += integer_functions(t, true);
@@ -362,10 +456,16 @@ std::string make() {
     out += complex_macros;
     out += complex_functions("complex64_t", "float", "COMPLEX64_CTR", "9.0f", "8.5e37f", "0.693147180559945309f",
                              "KJ_CFMA_F", "KJ_CMUL_RN_F", "88.0f");
+    out += complex_inverse_functions("complex64_t", "float", "COMPLEX64_CTR", "1.1920928955078125e-07f",
+                                     "11585.237502960394f", "4.6116858809884324e18f", "0.693147180559945309f",
+                                     "3.141592653589793f", "1.5707963267948966f");
     out += double_guard_begin;
     out += float_functions("double");
     out += complex_functions("complex128_t", "double", "COMPLEX128_CTR", "22.0", "4.49e307", "0.693147180559945309",
                              "fma", "KJ_CMUL_RN_D", "709.0");
+    out += complex_inverse_functions("complex128_t", "double", "COMPLEX128_CTR", "2.220446049250313e-16", "268435456.0",
+                                     "3.351951982485649e153", "0.693147180559945309", "3.141592653589793",
+                                     "1.5707963267948966");
     out += double_guard_end;
     out += numpy_ops_preamble();
     return out;

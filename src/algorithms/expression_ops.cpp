@@ -40,12 +40,6 @@ bool is_bool(const DType& d) { return d.kind() == K::bool_; }
                         fmt::format("is not defined for {} values (numpy raises TypeError)", dtype.name()));
 }
 
-[[noreturn]] void not_computed(ExprOp op, const DType& dtype) {
-    throw UnsupportedError(fmt::format("operation '{}' of {} values: numpy computes it, kjarni does not (yet); "
-                                       "compute it on the real and imaginary parts",
-                                       numpy_op_name(op), dtype.name()));
-}
-
 // The C type suffix of the device functions: float16 computes in float.
 std::string suffix_of(const DType& t) { return c_type_name(t.kind() == K::float16 ? DType(dtypes::float32) : t); }
 
@@ -244,16 +238,13 @@ void type_numpy_op(ExprNode& node, const DType& common) {
     case ExprOp::sinh:
     case ExprOp::cosh:
     case ExprOp::log1p:
-    case ExprOp::expm1: result = float_type_for(common); break;  // complex too (numpy_op_code)
+    case ExprOp::expm1:
     case ExprOp::arcsin:
     case ExprOp::arccos:
     case ExprOp::arctan:
     case ExprOp::arcsinh:
     case ExprOp::arccosh:
-    case ExprOp::arctanh:
-        if (complex) not_computed(op, common);
-        result = float_type_for(common);
-        break;
+    case ExprOp::arctanh: result = float_type_for(common); break;  // complex too (numpy_op_code)
     case ExprOp::arctan2:
     case ExprOp::hypot:
     case ExprOp::copysign:
@@ -359,8 +350,8 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
         if (complex)
             return fmt::format("kj_cscale_{0}(kj_clog_{0}({1}), {2})", sfx, a, part_literal(std::numbers::log10e, t));
         return fmt::format("log10({})", a);
-    // Complex log1p, expm1, tan, sinh and cosh: expression_math.cpp's kj_c* functions (numpy's formulas and
-    // special values).
+    // Complex log1p, expm1, tan, sinh, cosh and the inverse functions: expression_math.cpp's kj_c*
+    // functions (numpy's formulas and special values).
     case ExprOp::log1p: return complex ? fmt::format("kj_clog1p_{}({})", sfx, a) : fmt::format("log1p({})", a);
     case ExprOp::expm1: return complex ? fmt::format("kj_cexpm1_{}({})", sfx, a) : fmt::format("expm1({})", a);
     case ExprOp::exp2:
@@ -368,14 +359,14 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
             return fmt::format("kj_cexp_{0}(kj_cscale_{0}({1}, {2}))", sfx, a, part_literal(std::numbers::ln2, t));
         return fmt::format("exp2({})", a);
     case ExprOp::tan: return complex ? fmt::format("kj_ctan_{}({})", sfx, a) : fmt::format("tan({})", a);
-    case ExprOp::arcsin: return fmt::format("asin({})", a);
-    case ExprOp::arccos: return fmt::format("acos({})", a);
-    case ExprOp::arctan: return fmt::format("atan({})", a);
+    case ExprOp::arcsin: return complex ? fmt::format("kj_casin_{}({})", sfx, a) : fmt::format("asin({})", a);
+    case ExprOp::arccos: return complex ? fmt::format("kj_cacos_{}({})", sfx, a) : fmt::format("acos({})", a);
+    case ExprOp::arctan: return complex ? fmt::format("kj_catan_{}({})", sfx, a) : fmt::format("atan({})", a);
     case ExprOp::sinh: return complex ? fmt::format("kj_csinhz_{}({})", sfx, a) : fmt::format("sinh({})", a);
     case ExprOp::cosh: return complex ? fmt::format("kj_ccoshz_{}({})", sfx, a) : fmt::format("cosh({})", a);
-    case ExprOp::arcsinh: return fmt::format("asinh({})", a);
-    case ExprOp::arccosh: return fmt::format("acosh({})", a);
-    case ExprOp::arctanh: return fmt::format("atanh({})", a);
+    case ExprOp::arcsinh: return complex ? fmt::format("kj_casinh_{}({})", sfx, a) : fmt::format("asinh({})", a);
+    case ExprOp::arccosh: return complex ? fmt::format("kj_cacosh_{}({})", sfx, a) : fmt::format("acosh({})", a);
+    case ExprOp::arctanh: return complex ? fmt::format("kj_catanh_{}({})", sfx, a) : fmt::format("atanh({})", a);
     case ExprOp::arctan2: return fmt::format("atan2({}, {})", a, b);
     case ExprOp::hypot: return fmt::format("hypot({}, {})", a, b);
     case ExprOp::copysign: return fmt::format("copysign({}, {})", a, b);

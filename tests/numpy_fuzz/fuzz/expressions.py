@@ -343,8 +343,43 @@ def _tan_bound(v, e, r, dt):
     return np.where(pole, INF, prop + rounding(r, dt, "tan"))
 
 
+# The inverse functions of complex values: |f'(z)| at the value and the branch cut each crosses
+# (C99's, numpy's: the real axis past +-1 for arcsin, arccos and arctanh, below 1 for arccosh; the
+# imaginary axis past +-i for arcsinh and arctan). A value whose doubt reaches the cut, or where the
+# slope changes too fast for a first-order bound (a branch point or a pole within the doubt), is
+# undecided; else the slope times the doubt, and two roundings relative to |f(z)|.
+_INVERSE_SLOPES = {
+    "arcsin": (lambda z: 1 / np.abs(np.sqrt(1 - z * z)), "real"),
+    "arccos": (lambda z: 1 / np.abs(np.sqrt(1 - z * z)), "real"),
+    "arctanh": (lambda z: 1 / np.abs(1 - z * z), "real"),
+    "arccosh": (lambda z: 1 / np.abs(np.sqrt(z - 1) * np.sqrt(z + 1)), "below1"),
+    "arcsinh": (lambda z: 1 / np.abs(np.sqrt(1 + z * z)), "imag"),
+    "arctan": (lambda z: 1 / np.abs(1 + z * z), "imag"),
+}
+
+
+def _complex_inverse_bound(key, v, e, r, dt):
+    z = np.asarray(v[0]).astype(np.complex128)
+    ez = _e(e, 0)
+    slope_of, cut = _INVERSE_SLOPES[key]
+    with np.errstate(all="ignore"):
+        slope = slope_of(z)
+        prop = np.where(ez > 0, mul(slope, ez), 0.0)
+        x, y = z.real, z.imag
+        if cut == "real":
+            crosses = (np.abs(y) <= ez) & (np.abs(x) + ez > 1)
+        elif cut == "imag":
+            crosses = (np.abs(x) <= ez) & (np.abs(y) + ez > 1)
+        else:
+            crosses = (np.abs(y) <= ez) & (x - ez < 1)
+        undecided = (ez > 0) & (crosses | ~(prop < 0.25) | ~np.isfinite(slope))
+    return np.where(undecided, INF, prop + 2 * rounding(r, dt, key))
+
+
 def _arcsin_bound(key):
     def bound(v, e, r, dt):
+        if np.asarray(v[0]).dtype.kind == "c":
+            return _complex_inverse_bound(key, v, e, r, dt)
         a, ea = _real(v[0]), _e(e, 0)
         with np.errstate(all="ignore"):
             room = 1.0 - np.minimum(np.abs(a) + ea, 1.0) ** 2
@@ -355,8 +390,10 @@ def _arcsin_bound(key):
 
 
 def _flat_bound(key):
-    """arctan, arcsinh: derivatives at most 1."""
+    """arctan, arcsinh: derivatives at most 1 (of real values)."""
     def bound(v, e, r, dt):
+        if np.asarray(v[0]).dtype.kind == "c":
+            return _complex_inverse_bound(key, v, e, r, dt)
         return _e(e, 0) + rounding(r, dt, key)
     return bound
 
@@ -375,6 +412,8 @@ def _hyperbolic_bound(key):
 
 
 def _arccosh_bound(v, e, r, dt):
+    if np.asarray(v[0]).dtype.kind == "c":
+        return _complex_inverse_bound("arccosh", v, e, r, dt)
     a, ea = _real(v[0]), _e(e, 0)
     with np.errstate(all="ignore"):
         low = a - ea
@@ -384,6 +423,8 @@ def _arccosh_bound(v, e, r, dt):
 
 
 def _arctanh_bound(v, e, r, dt):
+    if np.asarray(v[0]).dtype.kind == "c":
+        return _complex_inverse_bound("arctanh", v, e, r, dt)
     a, ea = _real(v[0]), _e(e, 0)
     with np.errstate(all="ignore"):
         top = np.abs(a) + ea
@@ -470,14 +511,14 @@ FUNCTIONS = {f.name: f for f in [
     Function("expm1", 1, np.expm1, _exp_family_bound("expm1", 1.0, 1.0), kinds="iufc", weight=0.2),
     Function("exp2", 1, np.exp2, _exp_family_bound("exp2", math.log(2), 0.0), kinds="iufc", weight=0.2),
     Function("tan", 1, np.tan, _tan_bound, kinds="iufc", weight=0.2),
-    Function("arcsin", 1, np.arcsin, _arcsin_bound("arcsin"), kinds="iuf", weight=0.2),
-    Function("arccos", 1, np.arccos, _arcsin_bound("arccos"), kinds="iuf", weight=0.2),
-    Function("arctan", 1, np.arctan, _flat_bound("arctan"), kinds="iuf", weight=0.2),
+    Function("arcsin", 1, np.arcsin, _arcsin_bound("arcsin"), kinds="iufc", weight=0.2),
+    Function("arccos", 1, np.arccos, _arcsin_bound("arccos"), kinds="iufc", weight=0.2),
+    Function("arctan", 1, np.arctan, _flat_bound("arctan"), kinds="iufc", weight=0.2),
     Function("sinh", 1, np.sinh, _hyperbolic_bound("sinh"), kinds="iufc", weight=0.2),
     Function("cosh", 1, np.cosh, _hyperbolic_bound("cosh"), kinds="iufc", weight=0.2),
-    Function("arcsinh", 1, np.arcsinh, _flat_bound("arcsinh"), kinds="iuf", weight=0.2),
-    Function("arccosh", 1, np.arccosh, _arccosh_bound, kinds="iuf", weight=0.2),
-    Function("arctanh", 1, np.arctanh, _arctanh_bound, kinds="iuf", weight=0.2),
+    Function("arcsinh", 1, np.arcsinh, _flat_bound("arcsinh"), kinds="iufc", weight=0.2),
+    Function("arccosh", 1, np.arccosh, _arccosh_bound, kinds="iufc", weight=0.2),
+    Function("arctanh", 1, np.arctanh, _arctanh_bound, kinds="iufc", weight=0.2),
     Function("arctan2", 2, np.arctan2, _arctan2_bound, kinds="iuf", weight=0.2),
     Function("hypot", 2, np.hypot, _hypot_bound, kinds="iuf", weight=0.2),
     Function("copysign", 2, np.copysign, _copysign_bound, kinds="iuf", weight=0.2),

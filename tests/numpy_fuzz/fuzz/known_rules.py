@@ -133,9 +133,3 @@ def _(c):
     return bool((np.isinf(numpy_result) & np.isfinite(running) & (np.abs(running) <= largest)).any())
 
 
-@rule("complex-math-unsupported")
-def _(c):
-    """kjarni refuses a complex value of a function it computes for real values only, where numpy
-    computes it: an UnsupportedError that says so (numpy raised nothing)."""
-    return (c.diff.kind == "kjarni_error" and c.diff.kjarni_error["type"] == "UnsupportedError"
-            and c.diff.numpy_error is None and "numpy computes it, kjarni does not" in c.kjarni_message)

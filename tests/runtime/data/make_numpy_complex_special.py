@@ -3,7 +3,8 @@ value (an exponent of real part -inf, an imaginary part of zero), which the fide
 (numpy_fidelity_test.cpp) compare kjarni's expressions with. Found by the differential fuzzer
 (seed 11): np.power(inf+0j, -7.3-0.0098j) is 0 in numpy, and was NaN in kjarni.
 
-Then tanh, sin, cos, sqrt, log, log2, log10, exp2, sign, sinh, cosh, tan, log1p and expm1 over a grid of special parts (zeros of both signs,
+Then tanh, sin, cos, sqrt, log, log2, log10, exp2, sign, sinh, cosh, tan, log1p, expm1 and the inverse
+trigonometric and hyperbolic functions over a grid of special parts (zeros of both signs,
 infinities, NaN, parts whose doubles or squares overflow, moderate values), where Annex G decides or a
 formula's intermediate overflows (the fuzzer's tanh(-7 - 3.4e38j) in complex64: numpy
 -0.99999917+1.48e-06j, kjarni NaN; its sign(-inf + 0.009j): numpy -1, kjarni NaN), and exp of an infinite real part with an infinite or NaN imaginary part.
@@ -52,7 +53,7 @@ with open(__file__.replace("make_numpy_complex_special.py", "numpy_complex_speci
         parts_grid = [0.0, -0.0, 1.5, -2.5, 7.0, inf, -inf, float("nan"), huge, -1e30, 100.0]
         grid = np.array([complex(x, y) for x in parts_grid for y in parts_grid], dtype=dtype)
         for fn in ("tanh", "sin", "cos", "sqrt", "log", "log2", "log10", "exp2", "sign", "sinh", "cosh", "tan", "log1p",
-                   "expm1"):
+                   "expm1", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"):
             for a, r in zip(grid, getattr(np, fn)(grid)):
                 out.write(f"{fn} {name} {parts(a)} {parts(r)}\n")
         for fn, f in (("exp_grid", np.exp), ("reciprocal", np.reciprocal)):
