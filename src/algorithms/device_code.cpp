@@ -46,7 +46,7 @@ namespace {
 // on the sign-extended 32-bit value and then takes the result as still sign-extended, so that
 // -(int16)-32768 widened to int64 in the same kernel was +32768 (numpy: -32768); abs the same.
 // Through the copy the negation stays 32-bit and the narrowing sign-extends its low bits.
-// kj_lane_s8 / kj_lane_s16: a signed 8- or 16-bit lane of a loaded vector (lane_read), through
+// kj_lane_s8 / kj_lane_s16: a signed 8- or 16-bit lane of a loaded vector (read_lane), through
 // kj_opaque_u32 on NVIDIA's OpenCL, whose compiler (driver 580) drops the sign extension of such a
 // lane in arithmetic narrowed back to its type: int8 lanes -1, -2 of one 32-bit word plus 3 gave
 // (int16)0xfeff + 3 = -254, not 2 (PTX add.s16 on the word's low half, then cvt.rn.f32.s16
@@ -250,15 +250,10 @@ const char* vector_type(std::size_t bytes) {
     }
 }
 
-const char* lane_read(const std::string& ctype) {
-    if (ctype == "int8_t") return "kj_lane_s8";
-    if (ctype == "int16_t") return "kj_lane_s16";
-    return "";
-}
-
 std::string read_lane(const std::string& lane, const std::string& ctype) {
-    const char* read = lane_read(ctype);
-    return *read == '\0' ? lane : fmt::format("{}({})", read, lane);
+    if (ctype == "int8_t") return fmt::format("kj_lane_s8({})", lane);
+    if (ctype == "int16_t") return fmt::format("kj_lane_s16({})", lane);
+    return lane;
 }
 
 std::string vector_element(const VectorArray& array, std::size_t k, bool broadcast_possible) {

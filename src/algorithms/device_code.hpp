@@ -86,15 +86,12 @@ struct VectorArray {
     bool store = false;  // written back as vectors after them (never a broadcast element)
 };
 
-/// The name to write before a parenthesised lane of a loaded vector of `ctype` elements to read
-/// it: kj_lane_s8 / kj_lane_s16 for signed 8- and 16-bit elements (the preamble says why), else
-/// "" (the lane as it is).
-const char* lane_read(const std::string& ctype);
-/// `lane` read so (lane_read), or as it is.
+/// The value of `lane`, a lane of a loaded vector of `ctype` elements: through kj_lane_s8 /
+/// kj_lane_s16 for signed 8- and 16-bit elements (the preamble says why), else the lane itself.
 std::string read_lane(const std::string& lane, const std::string& ctype);
 
 /// The element of array `k` of vector_loop as the element code sees it: an lvalue of its ctype for
-/// arrays that are stored, else its value (lane_read), which for arrays that may be one broadcast
+/// arrays that are stored, else its value (read_lane), which for arrays that may be one broadcast
 /// element (`broadcast_possible`) reads that element from memory.
 std::string vector_element(const VectorArray& array, std::size_t k, bool broadcast_possible = true);
 

@@ -138,7 +138,7 @@ TEST_P(NumpyEdgeSemanticsTest, SignedSmallIntegerLanesKeepTheirSign) {
     // The numpy fuzzer through NVIDIA's OpenCL (seed 137): cos(a + 3) of int8 [-1, -2, 0, ...]
     // gave cos(-254) in its first element, the compiler having lost the sign extension of the
     // first 8-bit lane of a loaded vector in arithmetic narrowed back to int8 (device_code.hpp's
-    // lane_read). The case's values, then random ones; cos and sin of a + 3 (a weak integer, as
+    // read_lane). The case's values, then random ones; cos and sin of a + 3 (a weak integer, as
     // there) come in float16 for int8 and float32 for int16, as numpy's do, within 2^-10 and 2^-21
     // (the device's cos and sin err by up to 4 ulps of float32, 2^-22 here, then are rounded).
     const std::int8_t case_values[] = {-1, -2, 0, -6, -7, -1, -128, -7, -7, 4};
