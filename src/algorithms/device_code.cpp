@@ -257,9 +257,9 @@ std::string read_lane(const std::string& lane, const std::string& ctype) {
 }
 
 std::string vector_element(const VectorArray& array, std::size_t k, bool broadcast_possible) {
-    const std::string lane = fmt::format("kj_l{}[kj_u].e[kj_q]", k);
+    std::string lane = fmt::format("kj_l{}[kj_u].e[kj_q]", k);
     if (array.store) return lane;
-    const std::string value = read_lane(lane, array.ctype);
+    std::string value = read_lane(lane, array.ctype);
     if (!broadcast_possible) return value;
     return fmt::format("({} != 0 ? {} : {}[{}])", array.step, value, array.base, array.off);
 }
