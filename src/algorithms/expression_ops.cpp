@@ -285,6 +285,11 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
     const auto both_parts = [&](const char* f) {
         return fmt::format("{0}({1}(({2}).x), {1}(({2}).y))", complex_ctr(t), f, a);
     };
+    // A function of the C library for real values, expression_math.cpp's kj_c* one (numpy's
+    // formulas and special values) for complex ones.
+    const auto real_or_complex = [&](const char* real_function, const char* complex_function) {
+        return complex ? fmt::format("{}_{}({})", complex_function, sfx, a) : fmt::format("{}({})", real_function, a);
+    };
     switch (node.op) {
     case ExprOp::floor_divide: return fmt::format("kj_floordiv_{}({}, {})", sfx, a, b);
     case ExprOp::fmod:
@@ -350,23 +355,21 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
         if (complex)
             return fmt::format("kj_cscale_{0}(kj_clog_{0}({1}), {2})", sfx, a, part_literal(std::numbers::log10e, t));
         return fmt::format("log10({})", a);
-    // Complex log1p, expm1, tan, sinh, cosh and the inverse functions: expression_math.cpp's kj_c*
-    // functions (numpy's formulas and special values).
-    case ExprOp::log1p: return complex ? fmt::format("kj_clog1p_{}({})", sfx, a) : fmt::format("log1p({})", a);
-    case ExprOp::expm1: return complex ? fmt::format("kj_cexpm1_{}({})", sfx, a) : fmt::format("expm1({})", a);
+    case ExprOp::log1p: return real_or_complex("log1p", "kj_clog1p");
+    case ExprOp::expm1: return real_or_complex("expm1", "kj_cexpm1");
     case ExprOp::exp2:
         if (complex)
             return fmt::format("kj_cexp_{0}(kj_cscale_{0}({1}, {2}))", sfx, a, part_literal(std::numbers::ln2, t));
         return fmt::format("exp2({})", a);
-    case ExprOp::tan: return complex ? fmt::format("kj_ctan_{}({})", sfx, a) : fmt::format("tan({})", a);
-    case ExprOp::arcsin: return complex ? fmt::format("kj_casin_{}({})", sfx, a) : fmt::format("asin({})", a);
-    case ExprOp::arccos: return complex ? fmt::format("kj_cacos_{}({})", sfx, a) : fmt::format("acos({})", a);
-    case ExprOp::arctan: return complex ? fmt::format("kj_catan_{}({})", sfx, a) : fmt::format("atan({})", a);
-    case ExprOp::sinh: return complex ? fmt::format("kj_csinhz_{}({})", sfx, a) : fmt::format("sinh({})", a);
-    case ExprOp::cosh: return complex ? fmt::format("kj_ccoshz_{}({})", sfx, a) : fmt::format("cosh({})", a);
-    case ExprOp::arcsinh: return complex ? fmt::format("kj_casinh_{}({})", sfx, a) : fmt::format("asinh({})", a);
-    case ExprOp::arccosh: return complex ? fmt::format("kj_cacosh_{}({})", sfx, a) : fmt::format("acosh({})", a);
-    case ExprOp::arctanh: return complex ? fmt::format("kj_catanh_{}({})", sfx, a) : fmt::format("atanh({})", a);
+    case ExprOp::tan: return real_or_complex("tan", "kj_ctan");
+    case ExprOp::arcsin: return real_or_complex("asin", "kj_casin");
+    case ExprOp::arccos: return real_or_complex("acos", "kj_cacos");
+    case ExprOp::arctan: return real_or_complex("atan", "kj_catan");
+    case ExprOp::sinh: return real_or_complex("sinh", "kj_csinhz");
+    case ExprOp::cosh: return real_or_complex("cosh", "kj_ccoshz");
+    case ExprOp::arcsinh: return real_or_complex("asinh", "kj_casinh");
+    case ExprOp::arccosh: return real_or_complex("acosh", "kj_cacosh");
+    case ExprOp::arctanh: return real_or_complex("atanh", "kj_catanh");
     case ExprOp::arctan2: return fmt::format("atan2({}, {})", a, b);
     case ExprOp::hypot: return fmt::format("hypot({}, {})", a, b);
     case ExprOp::copysign: return fmt::format("copysign({}, {})", a, b);
