@@ -229,21 +229,53 @@ void OpenClKernel::set_argument(const OpenClLibrary& cl, cl_kernel kernel, cl_ui
 bool OpenClKernel::set_changed_arguments(const OpenClLibrary& cl, std::span<const KernelArg> args) {
     // Room for every parameter at once (an argument fills at most two), so the loop checks no size.
     if (set_arguments_.size() < 2 * args.size()) set_arguments_.resize(2 * args.size());
+    SetArgument* const slots = set_arguments_.data();
+    cl_kernel kernel = kernel_.get();
     cl_uint index = 0;  // the parameter args[i] starts at (an OpenCL sampled image fills two)
+    // Buffers and small scalars, nearly every argument, are compared and set here, inline: this
+    // loop runs for every argument of every launch. A slot is written only once its
+    // clSetKernelArg succeeded; a call that fails leaves the driver's argument unknown, and
+    // forget_and_throw says so.
     for (const KernelArg& arg : args) {
-        if (arg.kind == KernelArg::Kind::shared_pointer) return false;
-        const SetArgument value = remembered_as(arg);
-        SetArgument& slot = set_arguments_[index];
-        if (value.kind == SetArgument::unknown || !slot.same_as(value)) {
-            // Forgotten first: a call that fails leaves the driver's argument unknown.
+        SetArgument& slot = slots[index];
+        if (arg.kind == KernelArg::Kind::buffer) {
+            auto* const buffer = static_cast<OpenClBuffer*>(arg.buffer);
+            const SetArgument value{SetArgument::buffer, buffer != nullptr ? buffer->serial() : 0, arg.offset,
+                                    arg.size};
+            if (!slot.same_as(value)) {
+                cl_mem mem = buffer != nullptr ? buffer->region(arg.offset, arg.size) : nullptr;
+                const cl_int status = cl.clSetKernelArg(kernel, index, sizeof(cl_mem), &mem);
+                if (status != CL_SUCCESS) [[unlikely]]
+                    forget_and_throw(slot, status);
+                slot = value;
+            }
+        } else if (arg.kind == KernelArg::Kind::scalar && arg.bytes == nullptr && arg.size <= sizeof arg.scalar) {
+            // All 16 bytes, whatever the size: bytes past it that differ only cost a needless set.
+            std::uint64_t words[2];
+            std::memcpy(words, arg.scalar, sizeof words);
+            const SetArgument value{SetArgument::scalar, words[0], words[1], arg.size};
+            if (!slot.same_as(value)) {
+                const cl_int status = cl.clSetKernelArg(kernel, index, arg.size, arg.scalar);
+                if (status != CL_SUCCESS) [[unlikely]]
+                    forget_and_throw(slot, status);
+                slot = value;
+            }
+        } else if (arg.kind == KernelArg::Kind::shared_pointer) {
+            return false;
+        } else {
+            // Images and larger structs: set every time, remembered as unknown.
             slot = SetArgument{};
-            if (arg.param_count == 2) set_arguments_[index + 1] = SetArgument{};
-            set_argument(cl, kernel_.get(), index, arg);
-            slot = value;
+            if (arg.param_count == 2) slots[index + 1] = SetArgument{};
+            set_argument(cl, kernel, index, arg);
         }
         index += arg.param_count;
     }
     return true;
+}
+
+void OpenClKernel::forget_and_throw(SetArgument& slot, cl_int status) {
+    slot = SetArgument{};
+    throw_error(status, "clSetKernelArg");
 }
 
 std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const std::size_t* global_size,
@@ -257,7 +289,7 @@ std::shared_ptr<Event> OpenClKernel::launch(Queue& queue, unsigned dims, const s
     const OpenClLibrary& library = cl();
     // The lock keeps another thread's arguments from landing between this launch's
     // clSetKernelArg calls and its enqueue; a launch without arguments sets none.
-    std::unique_lock lock(launch_mutex_, std::defer_lock);
+    std::unique_lock lock(launch_lock_, std::defer_lock);
     cl_kernel kernel = kernel_.get();
     if (!args.empty()) {
         lock.lock();

@@ -11,6 +11,7 @@
 #include "backend/backend.hpp"
 #include "backend/opencl/opencl_context.hpp"
 #include "backend/opencl/opencl_handle.hpp"
+#include "base/spin_lock.hpp"
 
 namespace kjarni::backend::opencl {
 
@@ -90,13 +91,15 @@ private:
     cl_kernel kernel_for(std::span<const KernelArg> args);
     KernelAttributes attributes_;
     std::vector<ParamInfo> params_;
-    // clSetKernelArg changes the kernel object: launches from several threads take turns.
-    std::mutex launch_mutex_;
+    // clSetKernelArg changes the kernel object: launches from several threads take turns. A spin
+    // lock: the turns are short and rarely meet, and the launch path is measured against the raw
+    // driver call.
+    detail::SpinLock launch_lock_;
     // What each parameter of kernel_ was last set to by a launch, so that a launch passing the same
     // value skips its clSetKernelArg (OpenCL keeps arguments between enqueues). Buffers are known
     // by their serial, offset and size; scalars of up to 16 bytes by their bytes; anything else
     // (images, larger structs, SVM pointers) is set every time. Four words, compared as such.
-    // Guarded by launch_mutex_.
+    // Guarded by launch_lock_.
     struct SetArgument {
         static constexpr std::uint64_t unknown = 0, buffer = 1, scalar = 2;
         std::uint64_t kind = unknown;
@@ -108,31 +111,14 @@ private:
             return ((kind ^ other.kind) | (first ^ other.first) | (second ^ other.second) | (size ^ other.size)) == 0;
         }
     };
-    /// What a launch remembers `arg` as (unknown: an argument it sets every time). Inline: it runs
-    /// for every argument of every launch.
-    static SetArgument remembered_as(const KernelArg& arg) noexcept {
-        SetArgument value;
-        if (arg.kind == KernelArg::Kind::buffer) {
-            value.kind = SetArgument::buffer;
-            value.first = arg.buffer != nullptr ? static_cast<OpenClBuffer*>(arg.buffer)->serial() : 0;
-            value.second = arg.offset;
-            value.size = arg.size;
-        } else if (arg.kind == KernelArg::Kind::scalar && arg.bytes == nullptr && arg.size <= sizeof arg.scalar) {
-            // All 16 bytes, whatever the size: bytes past it that differ only cost a needless set.
-            std::uint64_t words[2];
-            std::memcpy(words, arg.scalar, sizeof words);
-            value.kind = SetArgument::scalar;
-            value.first = words[0];
-            value.second = words[1];
-            value.size = arg.size;
-        }
-        return value;
-    }
     // clSetKernelArg of `arg` at parameter `index` (two for an OpenCL sampled image).
     static void set_argument(const OpenClLibrary& cl, cl_kernel kernel, cl_uint index, const KernelArg& arg);
     // Sets every argument on kernel_ that differs from what it holds, remembering what it set;
     // false, having set none or some, where an argument is shared virtual memory (kernel_for).
     bool set_changed_arguments(const OpenClLibrary& cl, std::span<const KernelArg> args);
+    // The failure of a changed argument's clSetKernelArg: the slot forgotten, BackendError thrown.
+    // Out of line and cold, so that the loop above stays small.
+    [[noreturn, gnu::cold, gnu::noinline]] static void forget_and_throw(SetArgument& slot, cl_int status);
     std::vector<SetArgument> set_arguments_;
     mutable std::atomic<bool> handle_given_{false};
 };
