@@ -442,7 +442,9 @@ FUNCTION INLINE {0} kj_catanh_{0}({0} z)
 FUNCTION INLINE {0} kj_catan_{0}({0} z)
 {{
     const {0} t = kj_catanh_{0}({2}(-z.y, z.x));
-    return {2}(t.y, -t.x);
+    // A zero imaginary part takes its sign from z.y as numpy's does; -z.y of a NaN keeps its sign
+    // bit flipped on PoCL but not on NVIDIA's GPUs (atan(inf + nan i) gave -0 there, numpy +0).
+    return {2}(t.y, t.x == 0 && isnan(z.y) ? copysign(({1})0, z.y) : -t.x);
 }}
 )",
                        c, r, ctr, eps, big, large, ln2, pi, half_pi);
