@@ -10,6 +10,7 @@
 #include "errors.hpp"
 #include "formatting.hpp"
 #include "limits.hpp"
+#include "number_text.hpp"
 #include "operators.hpp"
 #include "runtime_objects.hpp"
 #include "utf8.hpp"
@@ -102,14 +103,6 @@ Value to_repr(const Args& a) {
     return make_string(a[0].repr());
 }
 
-// The blanks Python's int() and float() strip around a number (str.strip's ASCII ones).
-std::string strip_number_blanks(const std::string& s) {
-    const char* blanks = " \t\n\r\v\f\x1c\x1d\x1e\x1f";
-    const std::size_t b = s.find_first_not_of(blanks);
-    if (b == std::string::npos) return {};
-    return s.substr(b, s.find_last_not_of(blanks) - b + 1);
-}
-
 // Python's digit groups: digits of `base` with single underscores between them (not first or
 // last). Returns the digits without the underscores, or nullopt when `s` is not that.
 std::optional<std::string> digit_groups(std::string_view s, int base, bool leading_underscore = false) {
@@ -131,14 +124,15 @@ std::optional<std::string> digit_groups(std::string_view s, int base, bool leadi
     return out;
 }
 
-// int(str, base) as Python reads it: blanks around, a sign, the base's prefix (0x, 0o, 0b; base 0
-// takes it from the prefix, else decimal without leading zeros), digits with single underscores.
+// int(str, base) as Python reads it (number_text: Unicode's digits and blanks too): blanks around,
+// a sign, the base's prefix (0x, 0o, 0b; base 0 takes it from the prefix, else decimal without
+// leading zeros), digits with single underscores.
 Value int_of_string(const Value& v, int base) {
     if (base != 0 && (base < 2 || base > 36)) throw EvalError("int() base must be >= 2 and <= 36, or 0");
     const auto invalid = [&] {
         return EvalError(fmt::format("invalid literal for int() with base {}: {}", base, v.repr()));
     };
-    std::string s = strip_number_blanks(v.as_string());
+    std::string s = number_text(v.as_string());
     const bool neg = !s.empty() && s[0] == '-';
     if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.erase(0, 1);
     int b = base;
@@ -184,11 +178,12 @@ Value to_int(const Args& a) {
     throw EvalError(fmt::format("int() argument must be a string or a number, not '{}'", v.type_name()));
 }
 
-// float(str) as Python reads it: blanks around, a sign, then inf, infinity or nan in any case, or
-// a decimal number whose digit groups may hold single underscores; out of range is inf or 0.
+// float(str) as Python reads it (number_text: Unicode's digits and blanks too): blanks around, a
+// sign, then inf, infinity or nan in any case, or a decimal number whose digit groups may hold
+// single underscores; out of range is inf or 0.
 double float_of_string(const Value& v) {
     const auto invalid = [&] { return EvalError(fmt::format("could not convert string to float: {}", v.repr())); };
-    std::string s = strip_number_blanks(v.as_string());
+    std::string s = number_text(v.as_string());
     const bool neg = !s.empty() && s[0] == '-';
     if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.erase(0, 1);
     std::string lower = s;

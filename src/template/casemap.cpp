@@ -14,16 +14,6 @@ namespace kjarni::tmpl {
 
 namespace {
 
-// Decodes the code point at s[i] (advancing i); invalid UTF-8 gives the byte itself.
-std::uint32_t decode(std::string_view s, std::size_t& i) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    const int n = b < 0x80 ? 0 : b >= 0xF0 ? 3 : b >= 0xE0 ? 2 : b >= 0xC0 ? 1 : 0;
-    std::uint32_t cp = n == 0 ? b : n == 1 ? b & 0x1Fu : n == 2 ? b & 0x0Fu : b & 0x07u;
-    ++i;
-    for (int k = 0; k < n && i < s.size(); ++k, ++i) cp = (cp << 6) | (static_cast<unsigned char>(s[i]) & 0x3Fu);
-    return cp;
-}
-
 // In a range of alternating pairs, capitals at even (`even_upper`) or odd code points.
 bool pair_range(std::uint32_t cp, std::uint32_t first, std::uint32_t last, bool even_upper, bool upper,
                 std::uint32_t& out) {
@@ -112,7 +102,7 @@ std::string change_case(std::string_view s, bool upper) {
     std::string out;
     out.reserve(s.size());
     std::size_t i = 0;
-    while (i < s.size()) map_one(decode(s, i), upper, out);
+    while (i < s.size()) map_one(decode_utf8(s, i), upper, out);
     return out;
 }
 

@@ -35,6 +35,16 @@ inline std::size_t code_point_count(std::string_view s) {
     return n;
 }
 
+/// Decodes the code point at s[i] (advancing i past it); invalid UTF-8 gives the byte itself.
+inline std::uint32_t decode_utf8(std::string_view s, std::size_t& i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const int n = b < 0x80 ? 0 : b >= 0xF0 ? 3 : b >= 0xE0 ? 2 : b >= 0xC0 ? 1 : 0;
+    std::uint32_t cp = n == 0 ? b : n == 1 ? b & 0x1Fu : n == 2 ? b & 0x0Fu : b & 0x07u;
+    ++i;
+    for (int k = 0; k < n && i < s.size(); ++k, ++i) cp = (cp << 6) | (static_cast<unsigned char>(s[i]) & 0x3Fu);
+    return cp;
+}
+
 /// Appends code point `cp` (at most 0x10FFFF, which the caller checked) as its UTF-8 bytes.
 inline void append_utf8(std::string& out, std::uint32_t cp) {
     if (cp < 0x80) {

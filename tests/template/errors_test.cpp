@@ -133,6 +133,23 @@ TEST(Errors, EvaluationErrors) {
     expect_render_error([] { render("${int('x')}"); }, 1, 6, "invalid literal for int()");
 }
 
+// Python reads Unicode's decimal digits and blanks in int() and float() (corpus case
+// bi_number_text), but nothing else beyond ASCII, and only " \t\n\v\f\r" of ASCII's control
+// characters as blanks: each of these raises ValueError in Python 3.11.
+TEST(Errors, NumbersOfTextRefuseWhatPythonRefuses) {
+    for (const char* text : {"\u00bd", "\u0663.\u0665", "0x\u0663", "\\x1c5", "5\\x1f", "\u0663a", "\u00b2", ""}) {
+        SCOPED_TRACE(text);
+        expect_render_error([&] { render(std::string("${int(\"") + text + "\")}"); }, 1, 6,
+                            "invalid literal for int()");
+    }
+    for (const char* text : {"\u00bd", "0x\u0663", "\\x1c5", "\u00b2"}) {
+        SCOPED_TRACE(text);
+        expect_render_error([&] { render(std::string("${float(\"") + text + "\")}"); }, 1, 8,
+                            "could not convert string to float");
+    }
+    EXPECT_EQ(render("${float(\"\u0663\u0663.\")}"), "33.0");
+}
+
 TEST(Errors, ErrorsInDefsPointIntoTheDef) {
     const std::string src = "<%def name=\"f(a)\">\n  ${a + nope}\n</%def>\n${f(1)}";
     expect_render_error([&] { render(src); }, 2, 9, "name 'nope' is not defined");
