@@ -189,7 +189,16 @@ Value Evaluator::lookup(const std::string& name) {
     // Mako's runtime function, which a global of the same name does not hide.
     if (name == "capture") return capture_function();
     if (auto it = globals_->find(name); it != globals_->end()) return it->second;
-    if (name == "context")
+    if (name == "context") {
+        // What Mako's inheritance puts in this template's context: `parent` where it inherits,
+        // `next` where another template inherits it.
+        InheritedNames inherited;
+        if (frame_.chain && frame_.index + 1 < frame_.chain->size())
+            inherited.emplace_back("parent",
+                                   Value(std::make_shared<Namespace>(frame_.chain, frame_.index + 1, globals_)));
+        if (frame_.chain && frame_.index > 0)
+            inherited.emplace_back("next",
+                                   Value(std::make_shared<Namespace>(frame_.chain, frame_.index - 1, globals_)));
         return make_context(globals_, Function([](const Args& a) {
                                 if (a.size() != 1 || !a.keyword.empty())
                                     throw EvalError("context.write() takes one argument");
@@ -199,7 +208,9 @@ Value Evaluator::lookup(const std::string& name) {
                                                                 a[0].type_name()));
                                 static_cast<void>(write_out(a[0].as_string()));
                                 return Value();
-                            }));
+                            }),
+                            std::move(inherited));
+    }
     if (name == "pageargs" && function_ && function_->is_body) return pageargs();
     if (name == "self") return Value(std::make_shared<Namespace>(chain(), 0, globals_));
     if (name == "local") return Value(std::make_shared<Namespace>(chain(), frame_.index, globals_));

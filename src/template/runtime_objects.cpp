@@ -58,36 +58,47 @@ private:
 
 class Context final : public Object {
 public:
-    Context(std::shared_ptr<const Globals> globals, Function write)
-        : globals_(std::move(globals)), write_(std::move(write)) {}
+    Context(std::shared_ptr<const Globals> globals, Function write, InheritedNames inherited)
+        : globals_(std::move(globals)), write_(std::move(write)),
+          inherited_(std::make_shared<const InheritedNames>(std::move(inherited))) {}
     std::string type_name() const override { return "Context"; }
     std::string to_string() const override { return "<mako.runtime.Context object>"; }
     Value attribute(const std::string& name) const override {
         auto g = globals_;
+        auto inherited = inherited_;
+        // A name's value: what inheritance set (parent, next), a render global, else a builtin
+        // (Mako's get and [] fall back on Python's builtins: context.get('len') is len).
+        const auto find = [g, inherited](const std::string& key) -> const Value* {
+            for (const auto& [own, value] : *inherited)
+                if (own == key) return &value;
+            if (auto it = g->find(key); it != g->end()) return &it->second;
+            return find_builtin(key);
+        };
         if (name == "get")
-            return Value(Function([g](const Args& a) {
+            return Value(Function([find](const Args& a) {
                 if (!a.keyword.empty() || a.size() < 1 || a.size() > 2)
                     throw EvalError("context.get() takes a name and an optional default");
-                if (a[0].kind() == Value::Kind::String) {
-                    if (auto it = g->find(a[0].as_string()); it != g->end()) return it->second;
-                }
+                if (a[0].kind() == Value::Kind::String)
+                    if (const Value* v = find(a[0].as_string())) return *v;
                 return a.size() > 1 ? a[1] : Value();
             }));
         if (name == "keys")
-            return Value(Function([g](const Args& a) {
+            return Value(Function([g, inherited](const Args& a) {
                 if (a.size() || !a.keyword.empty()) throw EvalError("context.keys() takes no arguments");
                 std::vector<Value> keys;
                 for (const auto& kv : *g) keys.emplace_back(kv.first);
                 // The names Mako's context holds besides the render globals.
                 for (const char* own : {"capture", "caller", "self", "local"})
                     if (!g->count(own)) keys.emplace_back(own);
+                for (const auto& [own, value] : *inherited)
+                    if (!g->count(own)) keys.emplace_back(own);
                 return Value::list(std::move(keys));
             }));
-        if (name == "__getitem__")  // context['n']: a render global, else a KeyError
-            return Value(Function([g](const Args& a) {
+        if (name == "__getitem__")  // context['n']: as get, else a KeyError
+            return Value(Function([find](const Args& a) {
                 if (a.size() != 1 || !a.keyword.empty()) throw EvalError("context[] takes one key");
                 if (a[0].kind() == Value::Kind::String)
-                    if (auto it = g->find(a[0].as_string()); it != g->end()) return it->second;
+                    if (const Value* v = find(a[0].as_string())) return *v;
                 throw EvalError(fmt::format("KeyError: {}", a[0].repr()));
             }));
         if (name == "write" && write_) return Value(write_);
@@ -98,6 +109,7 @@ public:
 private:
     std::shared_ptr<const Globals> globals_;
     Function write_;  // context.write(text): writes to the output being rendered
+    std::shared_ptr<const InheritedNames> inherited_;
 };
 
 class Undefined final : public Object {
@@ -164,8 +176,8 @@ Value make_loop_context(std::size_t index, std::size_t length, Value parent) {
     return Value(std::make_shared<LoopContext>(index, length, std::move(parent)));
 }
 
-Value make_context(std::shared_ptr<const Globals> globals, Function write) {
-    return Value(std::make_shared<Context>(std::move(globals), std::move(write)));
+Value make_context(std::shared_ptr<const Globals> globals, Function write, InheritedNames inherited) {
+    return Value(std::make_shared<Context>(std::move(globals), std::move(write), std::move(inherited)));
 }
 
 const Value& undefined_value() {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kjarni::tmpl {
@@ -14,9 +15,14 @@ namespace kjarni::tmpl {
 /// `loop` in a `% for` body: index, reverse_index, first, last, even, odd, parent, cycle(...), len().
 Value make_loop_context(std::size_t index, std::size_t length, Value parent);
 
-/// `context`: get(name, default=None), keys(), kwargs, context[name], over the render globals.
-/// Mako's `context`: get, keys, kwargs, context['n'], and write(text) through `write`.
-Value make_context(std::shared_ptr<const Globals> globals, Function write = {});
+/// Names Mako's inheritance adds to a template's context: `parent` where the template inherits
+/// another, `next` in a template another inherits (each a namespace of the chain).
+using InheritedNames = std::vector<std::pair<std::string, Value>>;
+
+/// Mako's `context`: get(name, default=None), keys(), kwargs, context['n'] over the render globals
+/// and `inherited` (which hide a global of the same name, as in Mako), and write(text) through
+/// `write`.
+Value make_context(std::shared_ptr<const Globals> globals, Function write = {}, InheritedNames inherited = {});
 
 /// Mako's UNDEFINED: one object (so `x is UNDEFINED` works); rendering it is an error, as in Mako.
 const Value& undefined_value();

@@ -1,0 +1,2 @@
+base: ${sorted(k for k in context.keys() if k in ('parent', 'next', 'local', 'self'))} ${context.get('parent') is None} ${context.get('next') is None}
+${next.body()}
