@@ -61,20 +61,36 @@ const char* op_symbol(BinOp op) {
 // bitwise operations act on the infinite two's complement, / rounds the exact quotient once.
 double true_divide(const mpz_class& x, const mpz_class& y) {
     if (y == 0) throw EvalError("division by zero");
-    // q = x * 2^k / y with at least 55 significant bits, the remainder kept as a sticky bit, so
-    // that converting q (correctly rounded) and scaling by 2^-k rounds the exact quotient once.
-    const auto bx = static_cast<long>(mpz_sizeinbase(x.get_mpz_t(), 2));
-    const auto by = static_cast<long>(mpz_sizeinbase(y.get_mpz_t(), 2));
-    const long k = std::max(0L, 55 - (bx - by) + 1);
-    mpz_class num = abs(x);
-    num <<= static_cast<mp_bitcnt_t>(k);
+    const bool negative = (x < 0) != (y < 0);
+    if (x == 0) return negative ? -0.0 : 0.0;
+    // q = |x| * 2^s / |y| with at least 55 significant bits (or, for a quotient below 2^-1022,
+    // its bits down to 2^-1076), then rounded once, half to even with the remainder as a sticky
+    // bit, to 53 bits or to the unit 2^-1074 of the subnormals, whichever is coarser: the exact
+    // quotient rounded once, as Python's int / int, for quotients of any size.
+    const mpz_class a = abs(x), b = abs(y);
+    const auto bits_of = [](const mpz_class& v) { return static_cast<long>(mpz_sizeinbase(v.get_mpz_t(), 2)); };
+    const long s = std::min(55 - (bits_of(a) - bits_of(b)), 1076L);
+    mpz_class num = a, den = b;
+    if (s >= 0) num <<= static_cast<mp_bitcnt_t>(s);
+    else den <<= static_cast<mp_bitcnt_t>(-s);
     mpz_class q, r;
-    mpz_tdiv_qr(q.get_mpz_t(), r.get_mpz_t(), num.get_mpz_t(), mpz_class(abs(y)).get_mpz_t());
-    q <<= 1;
-    if (r != 0) q += 1;
-    const double mag = std::ldexp(int_to_double(q), static_cast<int>(-(k + 1)));
+    mpz_tdiv_qr(q.get_mpz_t(), r.get_mpz_t(), num.get_mpz_t(), den.get_mpz_t());
+    const long drop = std::max({bits_of(q) - 53, s - 1074, 0L});
+    if (drop > 0) {
+        mpz_class low;
+        mpz_fdiv_r_2exp(low.get_mpz_t(), q.get_mpz_t(), static_cast<mp_bitcnt_t>(drop));
+        q >>= static_cast<mp_bitcnt_t>(drop);
+        const mpz_class half = mpz_class(1) << static_cast<mp_bitcnt_t>(drop - 1);
+        if (low > half || (low == half && (r != 0 || mpz_odd_p(q.get_mpz_t()) != 0))) q += 1;
+    } else {
+        const int twice_r = cmp(mpz_class(r * 2), den);
+        if (twice_r > 0 || (twice_r == 0 && mpz_odd_p(q.get_mpz_t()) != 0)) q += 1;
+    }
+    // q has at most 53 bits (2^53 after rounding up): exact as a double, and so is the scaling
+    // unless it overflows.
+    const double mag = std::ldexp(q.get_d(), static_cast<int>(drop - s));
     if (std::isinf(mag)) throw EvalError("integer division result too large for a float");
-    return (x < 0) != (y < 0) ? -mag : mag;
+    return negative ? -mag : mag;
 }
 
 Value big_binary(BinOp op, const Value& a, const Value& b) {
