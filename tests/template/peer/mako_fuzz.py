@@ -51,6 +51,7 @@ DELIBERATE_REFUSALS = (
     "case mapping",
     "not supported",  # what kjarni names and refuses: <%block args=...>, \N{...} escapes...
     "shared between renders",  # changing a global list or dict in place
+    "render limit",  # TemplateLimits (template.hpp): a list of 16 Mi items, a 64 MiB string...
 )
 
 
