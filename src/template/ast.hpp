@@ -160,6 +160,9 @@ struct Node {
     std::vector<Stmt> code;            // Code: the statements of a <% %> block
     std::vector<std::string> assigned;     // Code: the names the block assigns (scopes.hpp)
     std::vector<std::string> body_locals;  // Call, Block: the names its body assigns (its own in Mako)
+    // Call, Block: the names its body deletes (`del x`) and does not assign: Python's locals of its
+    // function too, so a name of the enclosing function deleted there is unbound there.
+    std::vector<std::string> body_deleted;
     // Block: <%block>, rendered where it stands. text: its name, a def of the template rendered
     // through `self` (unless a template it inherits from has one of that name: Mako renders that
     // one's there); "" for an anonymous block, whose body (a closure in Mako) is body, filtered by
@@ -183,6 +186,8 @@ struct Def {
     // The names only its <%block>s assign: Mako declares them in this function too, which then
     // never takes them from the context; Python reads them as globals (<%! %> names, builtins).
     std::set<std::string> block_declared;
+    // The names its code deletes (`del x`) and never assigns (Mako takes them from the context).
+    std::set<std::string> deleted;
     // The top level of a template (Mako's render_body): the names its <% %> blocks assign are
     // handed to the defs it calls by name.
     bool is_body = false;

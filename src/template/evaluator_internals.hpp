@@ -23,6 +23,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -302,6 +303,10 @@ private:
     // evaluated then (as Python's are).
     Value make_lambda(const Expr& e);
 
+    // `del name` of a name this function has not assigned: as Mako's generated Python, a name the
+    // function took from the context is deleted (unbound after), anything else is unbound here.
+    void delete_unassigned(const std::string& name);
+
     const TemplatePtr& t_;
     const GlobalsPtr& globals_;
     // The local variables, shared with the functions that def statements make here (which hold it
@@ -311,10 +316,16 @@ private:
     std::vector<std::weak_ptr<Vars>> outer_;
     Frame frame_;             // where this code is in its template's inheritance chain
     const Def* function_ = nullptr;  // the def whose body this renders (null: other code)
-    std::size_t caller_bodies_ = 0;  // <%call> bodies being rendered here (functions of their own in Mako)
-    // The names each of those bodies assigns (its locals in Mako, all through it): read before the body
-    // assigns them, they are unbound, not the enclosing function's names.
+    // The names each <%call> or anonymous <%block> body rendering here assigns or deletes (its
+    // locals in Mako, all through it): read before the body assigns them, they are unbound, not
+    // the enclosing function's names.
     std::vector<const std::vector<std::string>*> body_locals_;
+    // Whether each of those bodies is an anonymous <%block>'s (true) or a <%call>'s (false): a
+    // block takes no name from the context for a `del`.
+    std::vector<bool> block_bodies_;
+    // Context names this function deleted (`del n`: Mako took n from the context when the function
+    // started, so the delete succeeds and n is unbound after it).
+    std::set<std::string> deleted_;
     // A template's top level: the names its <% %> blocks assigned (Mako's __M_locals), which the
     // defs it calls by name see as context names; and the globals with them (null: not made yet).
     std::shared_ptr<Vars> handed_;

@@ -130,6 +130,8 @@ void Evaluator::enter(const Def& def) {
     // Mako's __M_locals starts with pageargs (so the defs the top level calls see it).
     if (def.is_body) handed_ = std::make_shared<Vars>(Vars{{"pageargs", pageargs()}});
     for (const auto& [name, pos] : def.free_names) {
+        // A <%! %> name the function deletes is its unbound local: Mako takes nothing for it.
+        if (def.deleted.count(name) && module_name(name)) continue;
         try {
             static_cast<void>(lookup(name));
         } catch (const EvalError& e) {
@@ -149,8 +151,29 @@ GlobalsPtr Evaluator::def_globals() {
     return handed_globals_;
 }
 
+void Evaluator::delete_unassigned(const std::string& name) {
+    const auto unbound = [&] {
+        return EvalError(
+            fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
+    };
+    // Deleted already, a local of a <%call> or block body not yet assigned, a name of an
+    // enclosing def (the delete makes it this function's local), a name of the module's <%! %>
+    // code (a global made local), or any name in a block (which takes none from the context).
+    if (deleted_.count(name)) throw unbound();
+    for (const auto* names : body_locals_)
+        if (std::find(names->begin(), names->end(), name) != names->end()) throw unbound();
+    for (const auto& weak : outer_)
+        if (auto vars = weak.lock(); vars && vars->count(name)) throw unbound();
+    if (!block_bodies_.empty() && block_bodies_.back()) throw unbound();
+    if (module_name(name)) throw unbound();
+    if (!globals_->count(name)) throw EvalError(fmt::format("name '{}' is not defined", name));
+    deleted_.insert(name);
+}
+
 Value Evaluator::lookup(const std::string& name) {
     if (auto it = locals_.find(name); it != locals_.end()) return it->second;
+    if (deleted_.count(name))
+        throw EvalError(fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
     for (const auto* names : body_locals_)
         if (std::find(names->begin(), names->end(), name) != names->end())
             throw EvalError(
@@ -185,7 +208,14 @@ Value Evaluator::lookup(const std::string& name) {
     }
     if (!t_->namespaces.empty())
         if (auto v = namespace_name(name)) return *v;
-    if (const Value* v = module_name(name)) return *v;
+    if (const Value* v = module_name(name)) {
+        // A <%! %> name the function deletes somewhere is its local everywhere (Python's
+        // scoping), never assigned: unbound wherever it is read.
+        if (function_ && function_->deleted.count(name))
+            throw EvalError(
+                fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
+        return *v;
+    }
     // Mako's runtime function, which a global of the same name does not hide.
     if (name == "capture") return capture_function();
     if (auto it = globals_->find(name); it != globals_->end()) return it->second;

@@ -76,8 +76,8 @@ Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
     case Node::Kind::Code: {
         const Flow f = exec(n.code);  // the parser let through no break outside a loop
         // Mako's top level hands the names a block assigned to the defs it calls (its __M_locals,
-        // updated after each block of its own, not of a <%call> body).
-        if (f == Flow::Normal && handed_ && caller_bodies_ == 0 && !n.assigned.empty()) {
+        // updated after each block of its own and of its <%call> bodies, closures that update it).
+        if (f == Flow::Normal && handed_ && !n.assigned.empty()) {
             for (const auto& name : n.assigned)
                 if (auto it = locals_.find(name); it != locals_.end()) (*handed_)[name] = it->second;
             handed_globals_.reset();
@@ -198,13 +198,28 @@ std::string Evaluator::render_own_scope(const Node& n, const Args& a, std::optio
     // The body's arguments and the names it assigns are its own (a function in Mako): the
     // enclosing code's values of those names are put back after it.
     std::vector<std::pair<std::string, std::optional<Value>>> saved;
-    for (const auto* names : {&n.targets, &n.body_locals}) {
+    // The names the body deletes without assigning them are its locals too: unbound in it where the
+    // enclosing function has them (assigns them, or reads them from the context itself), and
+    // always in a block (which takes none from the context); a <%call> body takes the others from
+    // the context when it starts, as Mako's generated code does.
+    const auto enclosing_has = [&](const std::string& name) {
+        if (locals_.count(name)) return true;
+        if (!function_) return false;
+        return function_->declared.count(name) != 0 ||
+               std::any_of(function_->free_names.begin(), function_->free_names.end(),
+                           [&](const auto& read) { return read.first == name; });
+    };
+    std::vector<std::string> unbound;
+    for (const auto& name : n.body_deleted)
+        if (!call_body || enclosing_has(name)) unbound.push_back(name);
+    for (const auto* names : {&n.targets, &n.body_locals, static_cast<const std::vector<std::string>*>(&unbound)}) {
         for (const auto& name : *names) {
             auto it = locals_.find(name);
             saved.emplace_back(name, it == locals_.end() ? std::nullopt : std::optional<Value>(it->second));
-            if (names == &n.body_locals && it != locals_.end()) locals_.erase(it);
+            if (names != &n.targets && it != locals_.end()) locals_.erase(it);
         }
     }
+    const std::set<std::string> deleted_outside = std::exchange(deleted_, {});
     if (a.positional.size() > n.targets.size()) throw EvalError("body() takes fewer positional arguments");
     for (std::size_t i = 0; i < a.positional.size(); ++i) locals_[n.targets[i]] = a.positional[i];
     for (const auto& [name, value] : a.keyword) {
@@ -213,25 +228,27 @@ std::string Evaluator::render_own_scope(const Node& n, const Args& a, std::optio
         locals_[name] = value;
     }
     std::string text;
-    // Counts the <%call> bodies rendering here (an anonymous block's code, unlike theirs, hands
-    // its names to the defs the top level calls, as Mako's does) and keeps the body's locals,
-    // exceptions included.
+    // Keeps the body's locals (those it assigns and those it deletes unbound) and its kind while
+    // it renders, exceptions included.
     struct BodyDepth {
         Evaluator& ev;
-        bool call_body;
-        BodyDepth(Evaluator& e, const std::vector<std::string>& locals, bool call) : ev(e), call_body(call) {
-            if (call_body) ++ev.caller_bodies_;
+        BodyDepth(Evaluator& e, const std::vector<std::string>& locals, const std::vector<std::string>& unbound,
+                  bool call_body)
+            : ev(e) {
             ev.body_locals_.push_back(&locals);
+            ev.body_locals_.push_back(&unbound);
+            ev.block_bodies_.push_back(!call_body);
         }
         ~BodyDepth() {
-            if (call_body) --ev.caller_bodies_;
             ev.body_locals_.pop_back();
+            ev.body_locals_.pop_back();
+            ev.block_bodies_.pop_back();
         }
         BodyDepth(const BodyDepth&) = delete;
         BodyDepth& operator=(const BodyDepth&) = delete;
     };
     try {
-        const BodyDepth body_depth(*this, n.body_locals, call_body);
+        const BodyDepth body_depth(*this, n.body_locals, unbound, call_body);
         if (render(n.body, text) == Flow::Return) returned = returned_value();
     } catch (const PositionedError& e) {
         throw make_render_error(*t_, e.offset(), e.what(), globals_.get(), e.cause());
@@ -240,6 +257,7 @@ std::string Evaluator::render_own_scope(const Node& n, const Args& a, std::optio
         if (value) locals_[name] = *value;
         else locals_.erase(name);
     }
+    deleted_ = deleted_outside;
     return text;
 }
 

@@ -159,8 +159,7 @@ Evaluator::Flow Evaluator::exec_one(const Stmt& st) {
     case Stmt::Kind::Del:
         for (const Targets& t : st.targets) {
             if (!t.item) {
-                if (locals_.erase(t.names[0]) == 0)
-                    throw EvalError(fmt::format("name '{}' is not defined (or not a local variable)", t.names[0]));
+                if (locals_.erase(t.names[0]) == 0) delete_unassigned(t.names[0]);
                 continue;
             }
             const Expr& item = *t.item;

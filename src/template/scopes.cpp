@@ -54,6 +54,8 @@ public:
         // Names declared anywhere in the function are its locals everywhere in it, read before or
         // after their assignment; the others are taken from the context when it starts.
         def_.declared = declared_;
+        for (const auto& name : deleted_)
+            if (!declared_.count(name) && !params_.count(name)) def_.deleted.insert(name);
         for (const auto& name : block_declared_)
             if (!declared_.count(name) && !params_.count(name)) def_.block_declared.insert(name);
         for (const auto& [name, pos] : reads_)
@@ -142,7 +144,10 @@ private:
             // Mako takes a deleted name from the context (a Del is no assignment to it).
             for (const Targets& t : st.targets) {
                 if (t.item) expr(*t.item);
-                for (const auto& name : t.names) read(name, st.pos);
+                for (const auto& name : t.names) {
+                    read(name, st.pos);
+                    if (!shadowed(name)) deleted_.insert(name);
+                }
             }
             break;
         case Stmt::Kind::Import:
@@ -223,7 +228,11 @@ private:
             inner.nodes(n.body);
             inner.finish();
             n.body_locals.assign(body.declared.begin(), body.declared.end());
-            for (const auto& [name, pos] : body.free_names) read(name, pos);
+            n.body_deleted.assign(body.deleted.begin(), body.deleted.end());
+            // A name the body deletes is the body's own (it takes it from the context itself
+            // unless this function has it too): not read here for the body.
+            for (const auto& [name, pos] : body.free_names)
+                if (!body.deleted.count(name)) read(name, pos);
             return;
         }
         case Node::Kind::Include:
@@ -243,6 +252,7 @@ private:
                 inner.nodes(n.body);
                 inner.finish();
                 n.body_locals.assign(body.declared.begin(), body.declared.end());
+                n.body_deleted.assign(body.deleted.begin(), body.deleted.end());
                 n.block_reads = body.free_names;
                 for (const auto& name : body.block_declared)
                     if (!shadowed(name)) block_declared_.insert(name);
@@ -281,6 +291,7 @@ private:
     std::set<std::string> params_;
     std::set<std::string> declared_;
     std::set<std::string> block_declared_;                      // assigned in its <%block>s (Def::block_declared)
+    std::set<std::string> deleted_;                             // deleted by its code (Def::deleted)
     std::map<std::string, std::uint32_t> declared_at_;          // where each was first assigned
     std::vector<std::pair<std::string, std::uint32_t>> reads_;  // in the order first read
     std::vector<std::set<std::string>> shadow_;                 // names bound by lambdas, comprehensions, call bodies

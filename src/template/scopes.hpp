@@ -4,6 +4,9 @@
 // takes each other name it reads from the context when it starts (with strict_undefined, a name
 // the context lacks is a NameError then, even where the template never reads it). So
 // `${n}<% n = 5 %>` is an UnboundLocalError in Mako, and `% if False:` `${nothing}` a NameError.
+// A name it deletes (`del x`) without assigning it is taken from the context too, and unbound
+// after the delete; in a <%call> or <%block> body it is the body's local (Node::body_deleted),
+// unbound there where the enclosing function has it.
 
 #include "ast.hpp"
 

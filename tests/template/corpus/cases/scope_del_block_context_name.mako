@@ -1,0 +1,1 @@
+<%block>${n}<% del n %></%block>

@@ -1,0 +1,1 @@
+<% w = 2 %><%block>${names}<% del w %>x</%block>

@@ -1,0 +1,1 @@
+<%def name="d(a)"><%block>${a}<% del a %></%block></%def>${d(1)}

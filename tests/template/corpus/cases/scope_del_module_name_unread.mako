@@ -1,0 +1,5 @@
+<%! K = 3 %>
+% if False:
+<% del K %>
+% endif
+${K}
