@@ -80,7 +80,8 @@ ComplexParts powu(ComplexParts x, long n) {
     return r;
 }
 
-ComplexParts power(ComplexParts a, ComplexParts b) {
+// a ** b as CPython's c_powi and _Py_c_pow compute it.
+ComplexParts power_of(ComplexParts a, ComplexParts b) {
     if (b.imag == 0.0 && b.real == std::floor(b.real) && std::fabs(b.real) <= 100.0) {
         const long n = static_cast<long>(b.real);
         if (n > 0) return powu(a, n);
@@ -103,6 +104,14 @@ ComplexParts power(ComplexParts a, ComplexParts b) {
         phase += b.imag * std::log(vabs);
     }
     return {len * std::cos(phase), len * std::sin(phase)};
+}
+
+// complex_pow: a result with an infinite part is an OverflowError in Python (its
+// _Py_ADJUST_ERANGE2 after the power).
+ComplexParts power(ComplexParts a, ComplexParts b) {
+    const ComplexParts p = power_of(a, b);
+    if (std::isinf(p.real) || std::isinf(p.imag)) throw EvalError("complex exponentiation (OverflowError)");
+    return p;
 }
 
 // A part as repr writes it: the float's repr without the ".0" of an integral value.
