@@ -18,17 +18,17 @@ namespace kjarni::test {
 namespace {
 
 TEST(SpinLockThreads, HoldersExcludeEachOtherAndSeeEachOthersWrites) {
-    constexpr int thread_count = 8;
-    constexpr int rounds = 20000;
+    constexpr int spinning_threads = 8;
+    constexpr int spins_per_thread = 20000;
     detail::SpinLock lock;
     long counter = 0;               // changed only under the lock
     std::array<int, 64> block{};    // every element equal whenever the lock is free
     std::atomic<int> torn{0};       // rounds that found the block half written
     std::atomic<int> tries_won{0};  // try_lock successes (each followed by an update)
     std::vector<std::thread> threads;
-    for (int t = 0; t < thread_count; ++t) {
+    for (int t = 0; t < spinning_threads; ++t) {
         threads.emplace_back([&, t] {
-            for (int r = 0; r < rounds; ++r) {
+            for (int r = 0; r < spins_per_thread; ++r) {
                 if ((r + t) % 16 == 0 && lock.try_lock()) {
                     tries_won.fetch_add(1, std::memory_order_relaxed);
                 } else {
@@ -45,8 +45,8 @@ TEST(SpinLockThreads, HoldersExcludeEachOtherAndSeeEachOthersWrites) {
         });
     }
     for (std::thread& thread : threads) thread.join();
-    EXPECT_EQ(counter, static_cast<long>(thread_count) * rounds);
-    EXPECT_EQ(block[0], thread_count * rounds);
+    EXPECT_EQ(counter, static_cast<long>(spinning_threads) * spins_per_thread);
+    EXPECT_EQ(block[0], spinning_threads * spins_per_thread);
     EXPECT_EQ(torn.load(), 0);
     // With a std::unique_lock, as the launch path takes it.
     {
