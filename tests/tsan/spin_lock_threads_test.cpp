@@ -26,6 +26,7 @@ TEST(SpinLockThreads, HoldersExcludeEachOtherAndSeeEachOthersWrites) {
     std::atomic<int> torn{0};       // rounds that found the block half written
     std::atomic<int> tries_won{0};  // try_lock successes (each followed by an update)
     std::vector<std::thread> threads;
+    threads.reserve(spinning_threads);
     for (int t = 0; t < spinning_threads; ++t) {
         threads.emplace_back([&, t] {
             for (int r = 0; r < spins_per_thread; ++r) {
