@@ -163,6 +163,10 @@ struct Node {
     // Call, Block: the names its body deletes (`del x`) and does not assign: Python's locals of its
     // function too, so a name of the enclosing function deleted there is unbound there.
     std::vector<std::string> body_deleted;
+    // For: Mako's generated code for it fails (NameError: __M_loop) as the template's Python would
+    // not: `loop` is used in its body only inside a <%call> body, and its function uses no `loop`
+    // of its own (scopes.cpp).
+    bool mako_loop_unbound = false;
     // Block: <%block>, rendered where it stands. text: its name, a def of the template rendered
     // through `self` (unless a template it inherits from has one of that name: Mako renders that
     // one's there); "" for an anonymous block, whose body (a closure in Mako) is body, filtered by

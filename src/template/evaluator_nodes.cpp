@@ -111,6 +111,9 @@ Evaluator::Flow Evaluator::render_node(const Node& n, std::string& out) {
         }
         return Flow::Normal;
     case Node::Kind::For: {
+        if (n.mako_loop_unbound)
+            throw EvalError("name '__M_loop' is not defined: Mako's generated code fails on a `% for` whose `loop` "
+                            "is used only inside a <%call> body (its function uses no `loop` of its own)");
         Value seq = eval(*n.expr);
         const std::vector<Value> items = iterate(seq);
         // Mako's `loop`: this loop's context, its parent the enclosing loop's (restored after).

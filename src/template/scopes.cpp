@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace kjarni::tmpl {
@@ -28,7 +29,7 @@ bool is_special(const std::string& name) {
 
 class Walker {
 public:
-    explicit Walker(Def& def) : def_(def) {
+    explicit Walker(Def& def) : def_(def), function_id_(&def) {
         for (const Param& p : def.params) params_.insert(p.name);
     }
 
@@ -54,6 +55,7 @@ public:
         // Names declared anywhere in the function are its locals everywhere in it, read before or
         // after their assignment; the others are taken from the context when it starts.
         def_.declared = declared_;
+        for (Node* f : own_fors_) f->mako_loop_unbound = f->mako_loop_unbound && !*uses_loop_;
         for (const auto& name : deleted_)
             if (!declared_.count(name) && !params_.count(name)) def_.deleted.insert(name);
         for (const auto& name : block_declared_)
@@ -82,6 +84,7 @@ private:
     }
 
     void read(const std::string& name, std::uint32_t pos) {
+        if (name == "loop" && !shadowed(name)) used_loop();
         if (shadowed(name) || is_special(name)) return;
         if (in_filter_ && (name == "n" || find_escape_filter(name))) return;
         if (std::none_of(reads_.begin(), reads_.end(), [&](const auto& r) { return r.first == name; }))
@@ -202,8 +205,11 @@ private:
         case Node::Kind::For:
             expr(*n.expr);
             for (const auto& name : n.targets) declare(name, n.pos);
+            open_fors_->push_back({&n, function_id_});
             nodes(n.body);
             nodes(n.orelse);
+            open_fors_->pop_back();
+            own_fors_.push_back(&n);
             return;
         case Node::Kind::While:
             expr(*n.expr);
@@ -225,6 +231,7 @@ private:
             for (const auto& name : n.targets) body.params.push_back(Param{name, nullptr});
             Walker inner(body);
             inner.shadow_ = shadow_;
+            inner.open_fors_ = open_fors_;
             inner.nodes(n.body);
             inner.finish();
             n.body_locals.assign(body.declared.begin(), body.declared.end());
@@ -249,7 +256,13 @@ private:
                 Def body;
                 Walker inner(body);
                 inner.shadow_ = shadow_;
+                inner.open_fors_ = open_fors_;
+                inner.function_id_ = function_id_;
+                inner.uses_loop_ = uses_loop_;
                 inner.nodes(n.body);
+                // Its `% for` nodes are this function's (marked when this function is read whole).
+                own_fors_.insert(own_fors_.end(), inner.own_fors_.begin(), inner.own_fors_.end());
+                inner.own_fors_.clear();
                 inner.finish();
                 n.body_locals.assign(body.declared.begin(), body.declared.end());
                 n.body_deleted.assign(body.deleted.begin(), body.deleted.end());
@@ -290,8 +303,24 @@ private:
     Def& def_;
     std::set<std::string> params_;
     std::set<std::string> declared_;
-    std::set<std::string> block_declared_;                      // assigned in its <%block>s (Def::block_declared)
-    std::set<std::string> deleted_;                             // deleted by its code (Def::deleted)
+    std::set<std::string> block_declared_;  // assigned in its <%block>s (Def::block_declared)
+    std::set<std::string> deleted_;         // deleted by its code (Def::deleted)
+    // Mako's `loop` (Node::mako_loop_unbound): the `% for` nodes open around the code being read,
+    // with the function each belongs to (a <%call> body is one of its own, a <%block> its
+    // enclosing function's), shared by the walkers of nested bodies; whether this function reads
+    // `loop` itself; the `% for` nodes of this function.
+    const void* function_id_;
+    std::shared_ptr<std::vector<std::pair<Node*, const void*>>> open_fors_ =
+        std::make_shared<std::vector<std::pair<Node*, const void*>>>();
+    std::shared_ptr<bool> uses_loop_ = std::make_shared<bool>(false);
+    std::vector<Node*> own_fors_;
+    // A read of `loop`: this function uses it; a `% for` of an enclosing function around this
+    // <%call> body has it used only in a nested body (so far).
+    void used_loop() {
+        *uses_loop_ = true;
+        for (auto& [f, owner] : *open_fors_)
+            if (owner != function_id_) f->mako_loop_unbound = true;
+    }
     std::map<std::string, std::uint32_t> declared_at_;          // where each was first assigned
     std::vector<std::pair<std::string, std::uint32_t>> reads_;  // in the order first read
     std::vector<std::set<std::string>> shadow_;                 // names bound by lambdas, comprehensions, call bodies
