@@ -306,6 +306,8 @@ private:
     // `del name` of a name this function has not assigned: as Mako's generated Python, a name the
     // function took from the context is deleted (unbound after), anything else is unbound here.
     void delete_unassigned(const std::string& name);
+    // Whether `name` is a local of a <%call> or block body rendering here (body_locals_).
+    bool body_local(const std::string& name) const;
 
     const TemplatePtr& t_;
     const GlobalsPtr& globals_;

@@ -46,6 +46,12 @@ Value capture_function() {
     }));
 }
 
+// Python's UnboundLocalError: `name` is the function's local (it assigns or deletes it somewhere)
+// and holds no value where it is read.
+EvalError unbound_local(const std::string& name) {
+    return EvalError(fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
+}
+
 }  // namespace
 
 Value Evaluator::lookup_def(const std::string& name) {
@@ -151,33 +157,28 @@ GlobalsPtr Evaluator::def_globals() {
     return handed_globals_;
 }
 
+bool Evaluator::body_local(const std::string& name) const {
+    for (const auto* names : body_locals_)
+        if (std::find(names->begin(), names->end(), name) != names->end()) return true;
+    return false;
+}
+
 void Evaluator::delete_unassigned(const std::string& name) {
-    const auto unbound = [&] {
-        return EvalError(
-            fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
-    };
     // Deleted already, a local of a <%call> or block body not yet assigned, a name of an
     // enclosing def (the delete makes it this function's local), a name of the module's <%! %>
     // code (a global made local), or any name in a block (which takes none from the context).
-    if (deleted_.count(name)) throw unbound();
-    for (const auto* names : body_locals_)
-        if (std::find(names->begin(), names->end(), name) != names->end()) throw unbound();
+    if (deleted_.count(name) || body_local(name)) throw unbound_local(name);
     for (const auto& weak : outer_)
-        if (auto vars = weak.lock(); vars && vars->count(name)) throw unbound();
-    if (!block_bodies_.empty() && block_bodies_.back()) throw unbound();
-    if (module_name(name)) throw unbound();
+        if (auto vars = weak.lock(); vars && vars->count(name)) throw unbound_local(name);
+    if (!block_bodies_.empty() && block_bodies_.back()) throw unbound_local(name);
+    if (module_name(name)) throw unbound_local(name);
     if (!globals_->count(name)) throw EvalError(fmt::format("name '{}' is not defined", name));
     deleted_.insert(name);
 }
 
 Value Evaluator::lookup(const std::string& name) {
     if (auto it = locals_.find(name); it != locals_.end()) return it->second;
-    if (deleted_.count(name))
-        throw EvalError(fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
-    for (const auto* names : body_locals_)
-        if (std::find(names->begin(), names->end(), name) != names->end())
-            throw EvalError(
-                fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
+    if (deleted_.count(name) || body_local(name)) throw unbound_local(name);
     for (const auto& weak : outer_) {
         if (auto vars = weak.lock()) {
             if (auto it = vars->find(name); it != vars->end()) return it->second;
@@ -185,8 +186,7 @@ Value Evaluator::lookup(const std::string& name) {
     }
     // A name the def assigns somewhere is its local everywhere (Python's scoping of Mako's render
     // functions): read before it is assigned, it is no global of the same name.
-    if (function_ && function_->declared.count(name))
-        throw EvalError(fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
+    if (function_ && function_->declared.count(name)) throw unbound_local(name);
     if (function_ && function_->block_declared.count(name)) {
         if (const Value* v = module_name(name)) return *v;
         if (const Value* b = find_builtin(name)) return *b;
@@ -211,9 +211,7 @@ Value Evaluator::lookup(const std::string& name) {
     if (const Value* v = module_name(name)) {
         // A <%! %> name the function deletes somewhere is its local everywhere (Python's
         // scoping), never assigned: unbound wherever it is read.
-        if (function_ && function_->deleted.count(name))
-            throw EvalError(
-                fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
+        if (function_ && function_->deleted.count(name)) throw unbound_local(name);
         return *v;
     }
     // Mako's runtime function, which a global of the same name does not hide.

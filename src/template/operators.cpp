@@ -75,17 +75,13 @@ double true_divide(const mpz_class& x, const mpz_class& y) {
     else den <<= static_cast<mp_bitcnt_t>(-s);
     mpz_class q, r;
     mpz_tdiv_qr(q.get_mpz_t(), r.get_mpz_t(), num.get_mpz_t(), den.get_mpz_t());
-    const long drop = std::max({bits_of(q) - 53, s - 1074, 0L});
-    if (drop > 0) {
-        mpz_class low;
-        mpz_fdiv_r_2exp(low.get_mpz_t(), q.get_mpz_t(), static_cast<mp_bitcnt_t>(drop));
-        q >>= static_cast<mp_bitcnt_t>(drop);
-        const mpz_class half = mpz_class(1) << static_cast<mp_bitcnt_t>(drop - 1);
-        if (low > half || (low == half && (r != 0 || mpz_odd_p(q.get_mpz_t()) != 0))) q += 1;
-    } else {
-        const int twice_r = cmp(mpz_class(r * 2), den);
-        if (twice_r > 0 || (twice_r == 0 && mpz_odd_p(q.get_mpz_t()) != 0)) q += 1;
-    }
+    // At least 2 bits to drop: q has 55 or more (uncapped s), or s - 1074 is 2 (capped).
+    const long drop = std::max(bits_of(q) - 53, s - 1074);
+    mpz_class low;
+    mpz_fdiv_r_2exp(low.get_mpz_t(), q.get_mpz_t(), static_cast<mp_bitcnt_t>(drop));
+    q >>= static_cast<mp_bitcnt_t>(drop);
+    const mpz_class half = mpz_class(1) << static_cast<mp_bitcnt_t>(drop - 1);
+    if (low > half || (low == half && (r != 0 || mpz_odd_p(q.get_mpz_t()) != 0))) q += 1;
     // q has at most 53 bits (2^53 after rounding up): exact as a double, and so is the scaling
     // unless it overflows.
     const double mag = std::ldexp(q.get_d(), static_cast<int>(drop - s));
