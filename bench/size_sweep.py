@@ -3,9 +3,13 @@ beside PyTorch and CuPy on the same GPU, GB/s of useful bytes (medians of interl
 and kjarni's ratio to the best peer at each size. Run on the GPU machine from the repository root:
 
     python3 bench/size_sweep.py BUILD/bench/kjarni_bench_size_sweep [--sizes 1,16,64,256,2048]
-        [--repetitions 5] [--filter REGEX] [--min-time SECONDS] [--markdown FILE]
+        [--repetitions 5] [--filter REGEX] [--min-time SECONDS] [--timing events|wall] [--markdown FILE]
+        [--json FILE]
 
 --filter is kjarni's --benchmark_filter (e.g. 'cuda|NVIDIA' where PoCL is registered too).
+--timing events (the default) takes kjarni's figure from events recorded on its queue around each
+batch, as the peers are timed (CUDA events around a batch of 10); wall takes the wall clock of
+the batch and the host's wait after it, which the peers' figures do not include.
 """
 import argparse
 import collections
@@ -20,7 +24,9 @@ parser.add_argument("--sizes", default="1,16,64,256,2048")
 parser.add_argument("--repetitions", type=int, default=5)
 parser.add_argument("--filter", default=".")
 parser.add_argument("--min-time", default="0.2", help="Google Benchmark's seconds per repetition")
+parser.add_argument("--timing", choices=("events", "wall"), default="events")
 parser.add_argument("--markdown")
+parser.add_argument("--json", help="also write kjarni's own Google Benchmark JSON (both timings) here")
 args = parser.parse_args()
 
 figures = collections.defaultdict(dict)  # (op, MiB) -> {column: GB/s}
@@ -30,11 +36,15 @@ kjarni = subprocess.run(
      "--benchmark_report_aggregates_only=true", "--benchmark_format=json", f"--benchmark_filter={args.filter}",
      f"--benchmark_min_time={args.min_time}"],
     env=environment, check=True, capture_output=True, text=True)
+if args.json:
+    with open(args.json, "w") as out:
+        out.write(kjarni.stdout)
 for run in json.loads(kjarni.stdout)["benchmarks"]:
     if run.get("aggregate_name") != "median":
         continue
     op, size, api, _device = run["run_name"].split("/", 3)
-    figures[(op, int(size.removesuffix("MiB")))][f"kjarni {api}"] = run["GB/s"]
+    counter = "GB/s events" if args.timing == "events" and "GB/s events" in run else "GB/s"
+    figures[(op, int(size.removesuffix("MiB")))][f"kjarni {api}"] = run[counter]
 
 peers_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers", "size_sweep_peers.py")
 peers = subprocess.run([sys.executable, peers_script, "--sizes", args.sizes, "--repetitions", str(args.repetitions)],
