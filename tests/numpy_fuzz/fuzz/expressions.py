@@ -253,7 +253,15 @@ def _isinf_bound(v, e, r, dt):
 
 def _sign_bound(v, e, r, dt):
     ea = _e(e, 0)
-    return np.where((ea > 0) & (magnitude(v[0]) <= ea), INF, 0.0)
+    m = magnitude(v[0])
+    bound = 0.0  # a real sign is exact: -1, 0 or 1
+    if np.asarray(v[0]).dtype.kind == "c":
+        # z / |z|: the modulus's rounding (hypot) and the division's, and a doubt e about z moves
+        # the direction by at most 2 e / |z|.
+        with np.errstate(all="ignore"):
+            carried = np.where(ea > 0, 2 * ea / np.where(m > 0, m, 1.0), 0.0)
+        bound = rounding(r, dt, "hypot") + rounding(r, dt, "divide") + carried
+    return np.where((ea > 0) & (m <= ea), INF, bound)
 
 
 def _square_bound(v, e, r, dt):
