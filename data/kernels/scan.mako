@@ -9,10 +9,13 @@
 ## mode, status_words, fan (the look-back's fan-out), params (the kernel parameters of the
 ## arguments), index_params, prologue and decode (the rows' layout: indexing.hpp), arrays (how many
 ## array arguments), args (each argument as [is an array, name]), items, group, commutative,
-## prefetch, uses_last_item.
+## prefetch, uses_last_item, barriers_in_branches, unit_axis (every array steps by one element along
+## the axis).
 ##
 ## Every array shifted to the element at position `e` of its row, as the arguments of a call.
-<%def name="shifted(e)">${''.join(', %s_base + (%s_o + (%s) * %s_ls - (%s))' % (a, a, e, a, e) if p else ', ' + a for p, a in args)}</%def>\
+## Where every array steps by one element along the axis (unit_axis), the shift is the row's
+## offset alone: no multiplication per position, and the compiler sees consecutive addresses.
+<%def name="shifted(e)">${''.join((', %s_base + %s_o' % (a, a) if unit_axis else ', %s_base + (%s_o + (%s) * %s_ls - (%s))' % (a, a, e, a, e)) if p else ', ' + a for p, a in args)}</%def>\
 <%def name="input(e)">kjarni_input(${e}${shifted(e)})</%def>\
 <%def name="output(e, item, prev, last)">kjarni_output(${e}, ${item}, ${prev}, ${last}${shifted(e)});</%def>\
 ## A work group's (row, piece), its arrays' offsets and the scratch of its work items' totals. The
@@ -43,10 +46,19 @@ ${decode}\
 ## Pieces of a tile's code both tiled kernels share, at indentation `ind`: reading the tile into the
 ## stage (coalesced), each work item's scan of its `items` positions in the stage, and adding
 ## `prefix` to them and writing them out through output_statement (coalesced).
+## A whole tile (every tile of a row but its last) is read and written without a bound check per
+## position: the branch is the same for the whole group.
 <%def name="read_tile(ind)">\
-${ind}for (int j = 0; j < ${items}; ++j) {
-${ind}    const ${idx} q = j * ${group} + lid;
-${ind}    stage[KJARNI_PAD(q)] = tile + q < end ? ${input('tile + q')} : kjarni_neutral();
+${ind}if (end - tile >= ${group * items}) {
+${ind}    for (int j = 0; j < ${items}; ++j) {
+${ind}        const ${idx} q = j * ${group} + lid;
+${ind}        stage[KJARNI_PAD(q)] = ${input('tile + q')};
+${ind}    }
+${ind}} else {
+${ind}    for (int j = 0; j < ${items}; ++j) {
+${ind}        const ${idx} q = j * ${group} + lid;
+${ind}        stage[KJARNI_PAD(q)] = tile + q < end ? ${input('tile + q')} : kjarni_neutral();
+${ind}    }
 ${ind}}
 ${ind}LOCAL_BARRIER;
 </%def>\
@@ -66,9 +78,10 @@ ${ind}    const ${idx} q = lid * ${items} + j;
 ${ind}    stage[KJARNI_PAD(q)] = kjarni_scan_op(prefix, stage[KJARNI_PAD(q)]);
 ${ind}}
 ${ind}LOCAL_BARRIER;
+${ind}const int whole = end - tile >= ${group * items};
 ${ind}for (int j = 0; j < ${items}; ++j) {
 ${ind}    const ${idx} q = j * ${group} + lid;
-${ind}    if (tile + q < end) {
+${ind}    if (whole || tile + q < end) {
 ${ind}        const KJARNI_ITEM item = stage[KJARNI_PAD(q)];
 ${ind}        const KJARNI_ITEM prev = q > 0 ? stage[KJARNI_PAD(q - 1)] : carry;
 ${ind}        ${output('tile + q', 'item', 'prev', 'last')}

@@ -90,34 +90,37 @@ std::size_t items_per_thread(std::size_t item_size, std::size_t group, bool cuda
 
 /// Positions per work item of the single-pass scan, counted in 4-byte positions (wider items take
 /// as many bytes, at least one position). CPUs: 40 (a tile of 40 KiB). GPUs: 32 for items of 4
-/// and 8 bytes, or 40 for 4-byte items where each multiprocessor gets at least 24 tiles of 40
-/// (`positions` in all, `compute_units` multiprocessors, groups of `group`); items of 16 bytes
-/// 40, or 16 where the multiprocessors would each get fewer than 8 tiles of 40.
+/// and 8 bytes; items of 16 bytes 40, or 16 where the multiprocessors would each get fewer than 8
+/// tiles of 40 (`positions` in all, `compute_units` multiprocessors, groups of `group`).
 ///
 /// Why: a tile's time grows with its size and a multiprocessor keeps only a few tile groups
 /// resident, so the tiles run in rounds, and a last round that is partly empty leaves the GPU
-/// idle for a whole tile's time: with few rounds smaller tiles waste less, with many rounds the
-/// larger tile's lower cost per position wins. H200, cumsum of float32, GB/s, medians of 3
-/// (CUDA / NVIDIA OpenCL; 16 / 32 / 40 positions):
-///   4 MiB 733 / 754 / 695 and 364 / 419 / 368; 8 MiB 1134 / 1371 / 1206 and 737 / 957 / 857;
-///   16 MiB 1606 / 1711 / 1524 and 1377 / 1652 / 1386; 32 MiB 1595 / 1790 / 1568 through CUDA;
-///   64 MiB 1736 / 2138 / 2038 through CUDA; 256 MiB 2510 (32) / 2544 (40); 2 GiB 2670 / 2739.
-/// Some sizes favour another tile by the same rounds (24 MiB: 1561 with 32, 1766 with 40), which
-/// this rule does not model. int32 into int64 (8-byte items), 2 GiB: 2115 with 32 against 1904
-/// with 40 through CUDA, 2106 against 1868 through OpenCL.
+/// idle for a whole tile's time: with few rounds smaller tiles waste less. H200, cumsum of float32,
+/// GB/s, medians of 3 (CUDA / NVIDIA OpenCL; 16 / 32 / 40 positions), before the axis step was
+/// compiled in: 4 MiB 733 / 754 / 695 and 364 / 419 / 368; 8 MiB 1134 / 1371 / 1206 and 737 / 957
+/// / 857; 16 MiB 1606 / 1711 / 1524 and 1377 / 1652 / 1386; 64 MiB 1736 / 2138 / 2038 through CUDA.
+/// Tiles of 40 then won from 256 MiB on (2544 against 2510 at 256 MiB; 2 GiB 2739 against 2670),
+/// but since whole tiles are read without bound checks and the axis step is compiled in, a work
+/// item holds its loads in more registers (47 -> 60 a work item at 40 positions, 5 -> 4 groups per
+/// multiprocessor, Nsight Compute) and 32 wins there too (2026-12-01, cumsum float32, GB/s, the
+/// range of two rounds, CUDA / OpenCL): 256 MiB 2640-2666 / 2661-2668 with 32 against 2474-2493 /
+/// 2491-2495 with 40 (the code before, with 40: 2553-2556 / 2551-2553); 1 GiB 2756-2765 /
+/// 2766-2768 against 2636-2645 / 2643-2644 (before: 2724-2727 / 2721-2722).
+/// int32 into int64 (8-byte items), 2 GiB: 2115 with 32 against 1904 with 40 through CUDA, 2106
+/// against 1868 through OpenCL (before the change; not measured after).
 /// KJARNI_SCAN_ITEMS sets the positions of 4 bytes instead (1 to 40), to measure other tiles.
 std::size_t lookback_items(std::size_t item_size, std::size_t positions, std::size_t compute_units, std::size_t group,
                            bool gpu) {
     std::size_t four_byte_items = tuning_count("KJARNI_SCAN_ITEMS", 40);
     if (four_byte_items == 0) {
-        // The multiprocessors' share of tiles of 40 positions of 4 bytes.
-        const std::size_t tiles_of_40 = positions * item_size / 4 / (group * 40);
-        const std::size_t per_unit = tiles_of_40 / std::max<std::size_t>(compute_units, 1);
         if (!gpu) {
             four_byte_items = 40;
         } else if (item_size <= 8) {
-            four_byte_items = item_size == 4 && per_unit >= 24 ? 40 : 32;
+            four_byte_items = 32;
         } else {
+            // The multiprocessors' share of tiles of 40 positions of 4 bytes.
+            const std::size_t tiles_of_40 = positions * item_size / 4 / (group * 40);
+            const std::size_t per_unit = tiles_of_40 / std::max<std::size_t>(compute_units, 1);
             four_byte_items = per_unit < 8 ? 16 : 40;
         }
     }
@@ -141,6 +144,8 @@ struct ScanShape {
     /// The device runs a group's work items together (CUDA devices, OpenCL GPUs), so a barrier may
     /// stand in a branch every work item of the group takes alike (see scan.mako's lookback).
     bool barriers_in_branches = true;
+    /// Every array steps by one element along the scanned axis: its step is compiled in.
+    bool unit_axis = false;
 };
 
 /// Tiles per block and blocks per superblock of the single pass's look-back (data/kernels/scan.mako).
@@ -196,7 +201,8 @@ std::string kernel_source(const ScanSpec& spec, const ScanShape& k) {
                                                 {"commutative", k.commutative},
                                                 {"prefetch", k.prefetch},
                                                 {"uses_last_item", spec.uses_last_item},
-                                                {"barriers_in_branches", k.barriers_in_branches}});
+                                                {"barriers_in_branches", k.barriers_in_branches},
+                                                {"unit_axis", k.unit_axis}});
 }
 
 std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
@@ -210,6 +216,7 @@ std::string kernel_key(const ScanSpec& spec, const ScanShape& k) {
         .number(" group=", k.group)
         .flag(" table=", k.table)
         .flag(" branch_barriers=", k.barriers_in_branches)
+        .flag(" unit_axis=", k.unit_axis)
         .text(" item=", spec.item_ctype)
         .arguments(" args=", spec.arguments, true)
         .finish(spec.code);
@@ -394,6 +401,8 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
         push_index_values(args, layout_values(g.rows, g.offsets), use_32, table, queue, table_buffer);
         for (const std::ptrdiff_t st : g.axis_strides) push_index(args, st, use_32);
     };
+    const bool unit_axis =
+        std::all_of(g.axis_strides.begin(), g.axis_strides.end(), [](std::ptrdiff_t s) { return s == 1; });
     const auto kernel = [&](Mode mode) {
         const ScanShape k{mode,
                           plan.items,
@@ -403,7 +412,8 @@ void launch_scan(const Queue& queue, const ScanSpec& spec, const std::vector<Ope
                           use_32,
                           group,
                           mode != Mode::carries && table,
-                          plan.barriers_in_branches};
+                          plan.barriers_in_branches,
+                          unit_axis};
         const GeneratedKernel gk = generated_kernel(queue.device(), kernel_key(spec, k), "kjarni_scan",
                                                     [&] { return kernel_source(spec, k); });
         if (gk.max_local_size < group && mode != Mode::sequential && mode != Mode::carries)
