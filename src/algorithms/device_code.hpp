@@ -67,6 +67,11 @@ const char* vector_type(std::size_t bytes);
 /// 4238-4256 / 4091-4094 / 4109-4114, a + b 4381-4390 / 4373-4392 / 4430-4440. PyTorch in the
 /// same calls: H100 3011 and 3051, H200 4211 and 4389. More vectors help a + b a little and cost
 /// y = 2x 4% on the H200; one keeps both within 0.2% of PyTorch or above it on both machines.
+/// At 4-16 MiB (H200, 2026-12-01, a + b, GB/s, one round, CUDA / NVIDIA OpenCL; groups of 128 /
+/// 256 / 512 with 1 vector, then 2): 4 MiB 2062 / 2016 / 1916 and 2007 / 1985 / 1579 through CUDA,
+/// 1588 / 1608 / 1478 and 1496 / 1533 / 1455 through OpenCL; 16 MiB 3659-3793 through CUDA and
+/// 3591-3691 through OpenCL for all six: no shape stands out of the noise, so groups of 256 and one
+/// vector stay.
 inline constexpr std::size_t vector_unroll = 1;
 /// Names the way vector_loop assigns vectors to work items, for cache keys that do not hold the
 /// generated text (a kernel compiled with an earlier assignment computes the same values, but at
