@@ -79,8 +79,9 @@ Array var(const Queue& queue, const Expr& expression, const ReduceOptions& optio
           const std::optional<DType>& dtype = std::nullopt);
 Array std(const Queue& queue, const Expr& expression, const ReduceOptions& options = {}, double ddof = 0,
           const std::optional<DType>& dtype = std::nullopt);
-/// dot of two 1-d expressions of the same length: sum(a * b) with the products computed and
-/// accumulated in dot()'s dtype for the expressions' dtypes (kjarni/reduction.hpp), one kernel.
+/// dot of two 1-d expressions of the same length, as dot() of arrays (kjarni/reduction.hpp): numpy's
+/// dtype for the expressions' dtypes, the products computed and summed in one kernel in what numpy
+/// accumulates in; a second, of one element, stores an integer, bool or float16 result.
 Array dot(const Queue& queue, const Expr& a, const Expr& b, const std::optional<Array>& out = std::nullopt);
 
 // ---- lazy reductions: expression nodes -----------------------------------------------------------

@@ -167,8 +167,11 @@ Array nanstd(const Queue& queue, const Array& array, const ReduceOptions& option
              const std::optional<DType>& dtype = std::nullopt);
 
 /// The dot product of two 1-d arrays of the same length, sum of a[i] * b[i] (no conjugation), as a
-/// 0-d array of sum()'s dtype for result_type(a, b) (kjarni's promotion, kjarni/dtype.hpp): the
-/// products are computed and accumulated in that dtype (int32 * int32 in int64, bool in int64).
+/// 0-d array of numpy's np.dot dtype: the inputs' promoted dtype as numpy promotes them (int8 with
+/// int8 is int8, uint8 with int8 int16, float16 with float16 float16; no GPU widening). As numpy's
+/// dot, integer products are summed in 64 bits and the total stored wrapped into that dtype; bool
+/// gives whether any a[i] and b[i] are both true; float16 products are summed in float32 and the
+/// total rounded once; other dtypes are computed in themselves.
 Array dot(const Queue& queue, const Array& a, const Array& b, const std::optional<Array>& out = std::nullopt);
 
 /// A MultiArray reduced part by part, each device on its own part: allowed when the reduced axes

@@ -129,7 +129,8 @@ def cumprod_parts(mqueue, array, axis, dtype=None):
 
 
 def dot(queue, a, b, out=None):
-    """numpy's dot of two 1-d arrays (no conjugation): a 0-d array of sum()'s dtype."""
+    """numpy's dot of two 1-d arrays (no conjugation): a 0-d array of numpy's dtype for them (int8 . int8 is
+    int8, wrapped; bool . bool is bool; float16 . float16 is float16, summed in float32)."""
     return _remember(_kjarni._dot(queue, a, b, out), queue)
 
 

@@ -16,6 +16,7 @@
 #include "algorithms/expression_plan.hpp"
 #include "algorithms/operand_checks.hpp"
 #include "algorithms/promotion.hpp"
+#include "algorithms/reduction_out.hpp"
 #include "array/overlap.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/fusion.hpp"
@@ -168,14 +169,23 @@ Array dot(const Queue& queue, const Expr& a, const Expr& b, const std::optional<
         throw ArgumentError("b", fmt::format("dot: lengths differ ({} and {})", a.shape()[0], b.shape()[0]));
     if (a.dtype().is_struct()) throw ArgumentError("a", "dot: struct values cannot be multiplied");
     if (b.dtype().is_struct()) throw ArgumentError("b", "dot: struct values cannot be multiplied");
-    // dot() of arrays: the products computed and accumulated in sum's dtype for result_type(a, b).
-    const DType operands[2] = {a.dtype(), b.dtype()};
-    DType product = result_type(operands);
-    if (product.kind() == DType::Kind::bool_ || is_integer(product))
-        product = is_integer(product) && !is_signed(product) ? DType(DType::Kind::uint64) : DType(DType::Kind::int64);
-    ReduceOptions options;
-    options.out = out;
-    return sum(queue, astype(a, product) * astype(b, product), options);
+    // As dot() of arrays: numpy's promoted dtype, the products computed and summed in what numpy's
+    // dot accumulates in (dot_accumulator), the total then converted as astype does.
+    const DType result = detail::promote_types(a.dtype(), b.dtype());
+    const DType acc = detail::dot_accumulator(result);
+    const Expr products = astype(a, acc) * astype(b, acc);
+    if (acc == result) {
+        ReduceOptions options;
+        options.out = out;
+        return sum(queue, products, options);
+    }
+    if (out && out->dtype() != result)
+        throw ArgumentError("out", fmt::format("dot: has dtype {}, the result has dtype {}", out->dtype().name(),
+                                               result.name()));
+    const Array total = sum(queue, products, ReduceOptions{});
+    const Array stored = out ? *out : Array::empty(queue.device(), {}, result);
+    detail::convert_into_out(queue, total, stored, "dot");
+    return stored;
 }
 
 }  // namespace kjarni

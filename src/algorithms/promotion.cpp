@@ -65,6 +65,17 @@ DType complex_of_float(const DType& f) {
 
 }  // namespace
 
+DType dot_accumulator(const DType& result) {
+    switch (category(result)) {
+    case Category::boolean:
+    case Category::signed_integer: return dtypes::int64;
+    case Category::unsigned_integer: return dtypes::uint64;
+    case Category::floating: return result.kind() == DType::Kind::float16 ? DType(dtypes::float32) : result;
+    case Category::complex: return result;
+    }
+    return result;
+}
+
 DType float_type_for(const DType& dtype) {
     switch (category(dtype)) {
     case Category::boolean: return dtypes::float16;

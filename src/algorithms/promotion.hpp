@@ -28,6 +28,12 @@ DType promote_weak(const DType& array_dtype, WeakKind weak);
 /// A weak scalar's own dtype when nothing else decides it: bool, int64, float64, complex128.
 DType default_dtype(WeakKind weak);
 
+/// What numpy's dot of two vectors whose promoted dtype is `result` accumulates in before it stores
+/// `result`: int64 for bool and signed integers, uint64 for unsigned ones (the stored value wraps
+/// into `result`, as numpy's integer dots do; bool: whether any product is true), float32 for
+/// float16 (numpy's half dot adds in float), `result` itself otherwise.
+DType dot_accumulator(const DType& result);
+
 /// The smallest float type numpy's ufuncs compute an integer or bool type in: float16 for one
 /// byte, float32 for two, float64 otherwise; float and complex types map to themselves.
 DType float_type_for(const DType& dtype);

@@ -425,8 +425,9 @@ Array dot(const Queue& queue, const Array& a, const Array& b, const std::optiona
         throw ArgumentError("b", fmt::format("dot: lengths differ ({} and {})", a.shape()[0], b.shape()[0]));
     if (a.dtype().is_struct()) throw ArgumentError("a", "dot: struct arrays cannot be multiplied");
     if (b.dtype().is_struct()) throw ArgumentError("b", "dot: struct arrays cannot be multiplied");
-    const DType result = sum_dtype(result_type({a.dtype(), b.dtype()}));
-    const DType acc = result;
+    // numpy's: the inputs' promoted dtype, accumulated as numpy's dot does (dot_accumulator).
+    const DType result = detail::promote_types(a.dtype(), b.dtype());
+    const DType acc = detail::dot_accumulator(result);
     const ReductionSpec& built = detail::cached_spec(fmt::format("dot {} {}", a.dtype().name(), b.dtype().name()), [&] {
         ReductionSpec spec;
         spec.what = "dot";
@@ -441,11 +442,16 @@ Array dot(const Queue& queue, const Array& a, const Array& b, const std::optiona
             globals["plus"] = functions::add({acc, acc});
             reduce = "${plus}(a, b)";
         }
+        // The total wraps into an integer result and is tested for truth into a bool one (astype's
+        // conversions); a float16 result is rounded from float when it is stored.
+        std::string finish = "a";
+        if (result.kind() == Kind::bool_) finish = "(a != 0)";
+        else if (is_integer(result) && acc != result) finish = fmt::format("({})(a)", detail::compute_ctype(result));
         spec.acc_ctype = detail::compute_ctype(acc);
         spec.acc_size = acc.itemsize();
         spec.result = result;
         spec.code = detail::reduction_code(spec.arguments, "", zero_of(acc, 0), reduce,
-                                           fmt::format("${{times}}({}, {})", ea, eb), "a", result, globals, "dot");
+                                           fmt::format("${{times}}({}, {})", ea, eb), finish, result, globals, "dot");
         return spec;
     });
     ReduceOptions options;

@@ -21,6 +21,7 @@
 
 #include "algorithms/cpu_code.hpp"
 #include "algorithms/reduction_engine.hpp"
+#include "kjarni/fusion.hpp"
 #include "kjarni/memory_pool.hpp"
 #include "kjarni/reduction.hpp"
 #include "runtime/algorithm_test_support.hpp"
@@ -440,6 +441,71 @@ TEST_P(Reductions, NaNPropagatesAndComesFirst) {
     EXPECT_EQ(all_am[0], 57);
 }
 
+TEST_P(Reductions, DotKeepsNumpysDtypeAndAccumulation) {
+    // numpy's np.dot of two vectors: the promoted dtype of the inputs, integers summed in 64 bits
+    // and stored wrapped, bool true where any product is, float16 summed in float and rounded once.
+    // 3000 elements, so that the int8 and int16 totals wrap.
+    constexpr std::size_t n = 3000;
+    const auto wrapped = [](std::uint64_t v, const DType& d) {
+        const std::size_t bits = 8 * d.itemsize();
+        if (bits == 64) return v;
+        const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+        v &= mask;
+        if (is_signed(d) && ((v >> (bits - 1)) & 1) != 0) v |= ~mask;  // sign-extended, as int_at gives
+        return v;
+    };
+    const std::vector<std::tuple<Kind, Kind, Kind>> cases = {{Kind::bool_, Kind::bool_, Kind::bool_},
+                                                             {Kind::int8, Kind::int8, Kind::int8},
+                                                             {Kind::uint8, Kind::int8, Kind::int16},
+                                                             {Kind::uint32, Kind::uint32, Kind::uint32},
+                                                             {Kind::bool_, Kind::int8, Kind::int8},
+                                                             {Kind::float16, Kind::float16, Kind::float16},
+                                                             {Kind::int8, Kind::float16, Kind::float16}};
+    for (const auto& [ka, kb, kr] : cases) {
+        const DType da(ka), db(kb), dr(kr);
+        SCOPED_TRACE(::testing::Message() << da.name() << " . " << db.name());
+        const HostArray a = random_host(da, {n}), b = random_host(db, {n});
+        const HostArray r = dot(queue(), Array::from_host(queue(), a), Array::from_host(queue(), b)).get(queue());
+        ASSERT_EQ(r.dtype(), dr);
+        if (kr == Kind::float16) {
+            long double ref = 0, magnitude = 0;
+            for (std::size_t k = 0; k < n; ++k) {
+                const long double p = value_at(a, k).real() * value_at(b, k).real();
+                ref += p;
+                magnitude += std::abs(p);
+            }
+            const long double tol = (n + 2) * unit_roundoff(Kind::float32) * magnitude +
+                                    unit_roundoff(Kind::float16) * std::abs(ref) + 1e-7L;
+            EXPECT_LE(std::abs(value_at(r, 0).real() - ref), tol);
+            continue;
+        }
+        std::uint64_t exact = 0;
+        bool any = false;
+        for (std::size_t k = 0; k < n; ++k) {
+            exact += int_at(a, k) * int_at(b, k);
+            any = any || (int_at(a, k) != 0 && int_at(b, k) != 0);
+        }
+        EXPECT_EQ(int_at(r, 0), kr == Kind::bool_ ? std::uint64_t{any} : wrapped(exact, dr));
+    }
+    // bool: false where no product is true (a count of zero, not a wrapped one).
+    const Array none = Array::zeros(queue(), {n}, Kind::bool_);
+    const Array some = Array::from_host(queue(), random_host(Kind::bool_, {n}));
+    EXPECT_EQ(int_at(dot(queue(), none, some).get(queue()), 0), 0u);
+    // 256 true products: a count that an 8-bit store would wrap to zero.
+    HostArray ones(Kind::bool_, {256});
+    std::memset(ones.data(), 1, 256);
+    const Array all = Array::from_host(queue(), ones);
+    EXPECT_EQ(int_at(dot(queue(), all, all).get(queue()), 0), 1u);
+    // The fused form (dot of expressions) agrees on the dtype and the wrap.
+    const HostArray i8 = random_host(Kind::int8, {n});
+    const Array x8 = Array::from_host(queue(), i8);
+    const HostArray fused = dot(queue(), Expr(x8) + Expr(x8), Expr(x8)).get(queue());
+    ASSERT_EQ(fused.dtype(), DType(Kind::int8));
+    std::uint64_t exact = 0;
+    for (std::size_t k = 0; k < n; ++k) exact += wrapped(2 * int_at(i8, k), DType(Kind::int8)) * int_at(i8, k);
+    EXPECT_EQ(int_at(fused, 0), wrapped(exact, DType(Kind::int8)));
+}
+
 TEST_P(Reductions, DotGivenOutputAndAllocator) {
     for (const DType& d : {DType(Kind::float32), DType(Kind::int16), DType(Kind::complex128)}) {
         SCOPED_TRACE(d.name());
@@ -454,7 +520,15 @@ TEST_P(Reductions, DotGivenOutputAndAllocator) {
             ref += value_at(a, k) * value_at(bv, k);
             magnitude += std::abs(value_at(a, k) * value_at(bv, k));
         }
-        const long double tol = is_int_kind(d) ? 0 : 4 * 1002 * unit_roundoff(d) * magnitude;
+        ASSERT_EQ(r.dtype(), d);  // numpy's: the inputs' dtype
+        if (is_int_kind(d)) {
+            // Accumulated in int64, stored wrapped into int16, as numpy's dot does.
+            const auto exact = static_cast<std::int64_t>(ref.real());
+            EXPECT_EQ(static_cast<std::int64_t>(value_at(r, 0).real()),
+                      static_cast<std::int16_t>(static_cast<std::uint16_t>(exact & 0xffff)));
+            continue;
+        }
+        const long double tol = 4 * 1002 * unit_roundoff(d) * magnitude;
         EXPECT_LE(std::abs(value_at(r, 0) - ref), tol);
     }
     // Into a given output of any layout: every third element of a larger array.

@@ -65,11 +65,6 @@ def _(c):
             and ("has no half precision" in c.kjarni_message or "double precision" in c.kjarni_message))
 
 
-@rule("dot-result-dtype")
-def _(c):
-    return c.op["op"] == "dot" and c.diff.kind == "dtype"
-
-
 SIGNED64 = ("int8", "int16", "int32", "int64")
 
 
