@@ -183,7 +183,7 @@ Array dot(const Queue& queue, const Expr& a, const Expr& b, const std::optional<
         throw ArgumentError("out", fmt::format("dot: has dtype {}, the result has dtype {}", out->dtype().name(),
                                                result.name()));
     const Array total = sum(queue, products, ReduceOptions{});
-    const Array stored = out ? *out : Array::empty(queue.device(), {}, result);
+    Array stored = out ? *out : Array::empty(queue.device(), {}, result);
     detail::convert_into_out(queue, total, stored, "dot");
     return stored;
 }
