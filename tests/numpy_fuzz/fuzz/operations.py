@@ -406,6 +406,11 @@ def _scan_bound(op, x, err, r):
         x, err = x.reshape(-1), np.broadcast_to(err, x.shape).reshape(-1)
         axis = 0
     err = np.broadcast_to(err, x.shape)
+    # An undecided input leaves every later position of its row undecided. (Carried through the
+    # sums below, its inf would meet a NaN input's NaN magnitude and give NaN, which finish() takes
+    # for a certain NaN: sqrt(cos(cosh(-79.86))) is NaN in numpy and 0.53 on another side, both
+    # right, and the cumsum after it was compared with a bound of 0.)
+    undecided = np.cumsum(np.isinf(err), axis=axis) > 0
     with np.errstate(all="ignore"):
         if not dtypes.is_inexact(r.dtype):
             return np.where(np.cumsum(err > 0, axis=axis) > 0, INF, 0.0)
@@ -421,13 +426,13 @@ def _scan_bound(op, x, err, r):
             s = np.cumsum(xm, axis=axis)
             out = np.cumsum(err, axis=axis) + (j + 8 + lg) * dtypes.eps(acc) * s
             out = np.where(np.isfinite(magnitude(r)) & (s > dtypes.largest(acc)), INF, out)
-            return out + bounds.rounding(r, r.dtype, "basic")
+            return np.where(undecided, INF, out + bounds.rounding(r, r.dtype, "basic"))
         rel = np.cumsum(np.where(err > 0, err / xm, 0.0), axis=axis)
         l2 = np.log2(np.where(xm > 0, xm, 1.0))
         info = np.finfo(dtypes.real_of(acc))
         risky = (np.cumsum(np.maximum(l2, 0), axis=axis) > info.maxexp - 2) | (np.cumsum(np.minimum(l2, 0), axis=axis) < info.minexp + 2)
         out = bounds.mul(magnitude(r), rel + (j + 8 + lg) * dtypes.eps(acc)) + bounds.rounding(r, r.dtype, "basic")
-        return np.where(risky, INF, out)
+        return np.where(risky | undecided, INF, out)
 
 
 def _eval_scan(values, op):
