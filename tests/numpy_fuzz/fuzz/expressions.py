@@ -164,7 +164,10 @@ def _power_bound(v, e, r, dt):
             overflowed = np.isinf(rc.real) | np.isinf(rc.imag)
             phase_doubt = (k + n) * dtypes.eps(dt) * (mb + la + 2)
         return np.where(overflowed & (phase_doubt >= 0.5), INF, bound)
-    return prop + rounding(r, dt, "power")
+    # A negative base's power is a number only at whole exponents: any doubt about the exponent
+    # decides between a number and NaN (np.power(-31333, tanh(-31333)): numpy's tanh is -1 exactly,
+    # a device's 1 - 2^-24 is within its ulps, and the power NaN).
+    return np.where((a < 0) & (eb > 0), INF, prop + rounding(r, dt, "power"))
 
 
 def _select_bound(v, e, r, dt):
