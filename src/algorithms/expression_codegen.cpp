@@ -153,7 +153,7 @@ public:
         case ExprOp::log: return complex ? fmt::format("kj_clog_{}({})", suffix, a) : fmt::format("log({})", a);
         case ExprOp::sin: return complex ? fmt::format("kj_csin_{}({})", suffix, a) : fmt::format("sin({})", a);
         case ExprOp::cos: return complex ? fmt::format("kj_ccos_{}({})", suffix, a) : fmt::format("cos({})", a);
-        case ExprOp::tanh: return complex ? fmt::format("kj_ctanh_{}({})", suffix, a) : fmt::format("tanh({})", a);
+        case ExprOp::tanh: return fmt::format("kj_{}tanh_{}({})", complex ? "c" : "", suffix, a);
         case ExprOp::power:
             if (complex) return fmt::format("kj_cpow_{}({}, {})", suffix, a, b);
             if (floating) return fmt::format("pow({}, {})", a, b);

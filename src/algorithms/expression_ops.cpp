@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -89,6 +90,10 @@ FUNCTION INLINE {0} kj_recip_{0}({0} a) {{ return a == 0 ? ({0}){3} : a == 1 ? (
 }
 
 std::string ufunc_float_functions(const char* t) {
+    // tanh: past 9.1 (float) or 19.1 (double) the exact tanh rounds to +-1, which numpy gives; a
+    // device's tanh may stop an ulp short (PoCL: 1 - 2^-24 at -31333), which a power of a negative
+    // base then turns into NaN.
+    const char* saturated = std::string_view(t) == "float" ? "9.1f" : "19.1";
     return fmt::format(R"(FUNCTION INLINE {0} kj_floordiv_{0}({0} a, {0} b)
 {{
     if (b == 0) return a / b;
@@ -101,10 +106,11 @@ std::string ufunc_float_functions(const char* t) {
     return whole;
 }}
 FUNCTION INLINE {0} kj_sign_{0}({0} a) {{ return isnan(a) ? a : ({0})((a > 0) - (a < 0)); }}
+FUNCTION INLINE {0} kj_tanh_{0}({0} a) {{ return fabs(a) > {1} ? copysign(({0})1, a) : tanh(a); }}
 FUNCTION INLINE {0} kj_fmin_{0}({0} a, {0} b) {{ return isnan(b) ? a : isnan(a) ? b : (b < a ? b : a); }}
 FUNCTION INLINE {0} kj_fmax_{0}({0} a, {0} b) {{ return isnan(b) ? a : isnan(a) ? b : (b > a ? b : a); }}
 )",
-                       t);
+                       t, saturated);
 }
 
 std::string ufunc_complex_functions(const char* c, const char* r, const char* ctr) {

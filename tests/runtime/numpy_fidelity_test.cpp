@@ -332,6 +332,36 @@ void check_conversion_table(const Queue& queue, const BoundDevice& device, const
     }
 }
 
+TEST_P(NumpyFidelityTest, TanhOfLargeMagnitudesIsExactlyOne) {
+    // Past 9.01 (float32) or 19.06 (float64) the exact tanh rounds to +-1, numpy's result; a device's
+    // own tanh may stop an ulp short (PoCL's float tanh(-31333) was -(1 - 2^-24)), which a power of
+    // a negative base then turns into NaN where numpy gives a number.
+    const std::vector<double> xs = {-31333, -9.2, 9.2, 19.2, -19.2, 20, -1e30, 1e300, 44.5, -88};
+    for (const bool wide : {false, true}) {
+        SCOPED_TRACE(wide ? "float64" : "float32");
+        std::vector<double> got;
+        if (wide) {
+            const Array x = Array::from_host(queue(), std::span<const double>(xs), {xs.size()});
+            got = evaluate(queue(), tanh(x)).get(queue()).to_vector<double>();
+        } else {
+            std::vector<float> narrow;
+            for (const double v : xs) narrow.push_back(static_cast<float>(v));
+            const Array x = Array::from_host(queue(), std::span<const float>(narrow), {narrow.size()});
+            for (const float v : evaluate(queue(), tanh(x)).get(queue()).to_vector<float>()) got.push_back(v);
+        }
+        for (std::size_t k = 0; k < xs.size(); ++k) {
+            if (!wide && std::fabs(xs[k]) < 9.1) continue;  // float32's own rounding point
+            if (wide && std::fabs(xs[k]) < 19.1) continue;
+            EXPECT_EQ(got[k], xs[k] < 0 ? -1.0 : 1.0) << "tanh(" << xs[k] << ")";
+        }
+    }
+    // The power of a negative base with that exponent is numpy's number, not NaN.
+    const std::vector<std::int16_t> base = {-31333, 4};
+    const Array b = Array::from_host(queue(), std::span<const std::int16_t>(base), {2});
+    const auto p = evaluate(queue(), pow(b, tanh(b))).get(queue()).to_vector<float>();
+    EXPECT_FLOAT_EQ(p[0], -1.0f / 31333.0f);
+}
+
 TEST_P(NumpyFidelityTest, FloatToIntegerConversionsGiveNumpysX86Results) {
     ConversionGroups groups;
     for (const auto& row : numpy_table_rows("numpy_float_to_int.txt")) {
