@@ -340,11 +340,13 @@ TEST_P(NumpyFidelityTest, TanhOfLargeMagnitudesIsExactlyOne) {
     for (const bool wide : {false, true}) {
         SCOPED_TRACE(wide ? "float64" : "float32");
         std::vector<double> got;
+        got.reserve(xs.size());
         if (wide) {
             const Array x = Array::from_host(queue(), std::span<const double>(xs), {xs.size()});
             got = evaluate(queue(), tanh(x)).get(queue()).to_vector<double>();
         } else {
             std::vector<float> narrow;
+            narrow.reserve(xs.size());
             for (const double v : xs) narrow.push_back(static_cast<float>(v));
             const Array x = Array::from_host(queue(), std::span<const float>(narrow), {narrow.size()});
             for (const float v : evaluate(queue(), tanh(x)).get(queue()).to_vector<float>()) got.push_back(v);
