@@ -3,9 +3,9 @@
 // numpy's default for integers), each beside the
 // device-to-device copy of the same bytes in the same run, through the first device of every
 // available API. Reductions report bytes read / time (GB/s), the scans and the copies bytes read +
-// written / time. An iteration makes `batch` calls, then waits for the queue: the peers' script
-// (bench/peers/algorithms_peers.py) times batches of 10 too, so neither side's figure includes a
-// host round trip per call.
+// written / time. An iteration makes `batch` calls, then waits for the queue (bench/batched_run.hpp:
+// "GB/s" from the wall clock, "GB/s events" from events around each batch, as the peers' script,
+// bench/peers/algorithms_peers.py, times its batches of 10).
 //
 //   kjarni_bench_algorithms_reduction --benchmark_repetitions=10
 //       --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true
@@ -19,6 +19,7 @@
 #include <memory>
 #include <numeric>
 
+#include "batched_run.hpp"
 #include "kjarni/kjarni.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
@@ -69,20 +70,10 @@ std::shared_ptr<Setup> make_setup(const kjarni::Api& api) {
 
 constexpr int batch = 10;
 
-void rate(benchmark::State& state, std::size_t bytes) {
-    state.counters["GB/s"] =
-        benchmark::Counter(static_cast<double>(batch * bytes), benchmark::Counter::kIsIterationInvariantRate,
-                           benchmark::Counter::kIs1000);
-}
-
 void copy(benchmark::State& state, std::shared_ptr<Setup> s, std::size_t elements) {
     const auto a = s->x[{kjarni::Slice{0, static_cast<std::ptrdiff_t>(elements)}}];
     const auto b = s->x_copy[{kjarni::Slice{0, static_cast<std::ptrdiff_t>(elements)}}];
-    for (auto _ : state) {
-        for (int k = 0; k < batch; ++k) b.set(s->queue, a, true);
-        s->queue.synchronize();
-    }
-    rate(state, 2 * elements * sizeof(float));
+    kjarni::bench::run_batched(state, s->queue, 2 * elements * sizeof(float), batch, [&] { b.set(s->queue, a, true); });
 }
 
 void reduce(benchmark::State& state, std::shared_ptr<Setup> s, std::vector<std::ptrdiff_t> shape, int axis,
@@ -91,24 +82,14 @@ void reduce(benchmark::State& state, std::shared_ptr<Setup> s, std::vector<std::
     kjarni::ReduceOptions options;
     if (shape.size() > 1) options.axes = std::vector<int>{axis};
     if (pooled) options.allocator = s->pool;
-    kjarni::sum(s->queue, x, options);  // compiles outside the timing
-    s->queue.synchronize();
-    for (auto _ : state) {
-        for (int k = 0; k < batch; ++k) benchmark::DoNotOptimize(kjarni::sum(s->queue, x, options));
-        s->queue.synchronize();
-    }
-    rate(state, x.nbytes());
+    kjarni::bench::run_batched(state, s->queue, x.nbytes(), batch,
+                               [&] { benchmark::DoNotOptimize(kjarni::sum(s->queue, x, options)); });
 }
 
 /// cumsum of `x` into `y` (whose dtype is the scan's): bytes read + written per call.
 void scan(benchmark::State& state, std::shared_ptr<Setup> s, kjarni::Array x, kjarni::Array y) {
-    kjarni::cumsum(s->queue, x, 0, y.dtype(), y);
-    s->queue.synchronize();
-    for (auto _ : state) {
-        for (int k = 0; k < batch; ++k) kjarni::cumsum(s->queue, x, 0, y.dtype(), y);
-        s->queue.synchronize();
-    }
-    rate(state, x.nbytes() + y.nbytes());
+    kjarni::bench::run_batched(state, s->queue, x.nbytes() + y.nbytes(), batch,
+                               [&] { kjarni::cumsum(s->queue, x, 0, y.dtype(), y); });
 }
 
 }  // namespace

@@ -305,7 +305,11 @@ TEST_P(Reductions, ContiguousRunsAlignedOrNot) {
          {{37, 1024}, {Sl{}, Sl{}}},                 // rows of whole vectors
          {{37, 1024}, {Sl{}, Sl{4, std::nullopt}}},  // rows starting at an aligned offset
          {{37, 1026}, {Sl{}, Sl{}}},                 // rows whose stride breaks the alignment
-         {{37, 1024}, {Sl{}, Sl{2, 1022}}}};         // float64: aligned (2 items); float32: not
+         {{37, 1024}, {Sl{}, Sl{2, 1022}}},          // float64: aligned (2 items); float32: not
+         {{4099, 8}, {Sl{}, Sl{}}},                  // short rows, one work item each
+         {{4099, 12}, {Sl{}, Sl{}}},                 // short rows of 3 (float32) or 6 (float64) vectors
+         {{4099, 8}, {Sl{}, Sl{4, std::nullopt}}},   // short rows starting at an aligned offset
+         {{4099, 10}, {Sl{}, Sl{0, 8}}}};            // short rows whose stride breaks the alignment
     for (const DType& d : {DType(Kind::float32), DType(Kind::float64), DType(Kind::int64)})
         for (const auto& [shape, slices] : views) {
             SCOPED_TRACE(::testing::Message() << d.name() << " shape[0] " << shape[0] << " ndim " << shape.size()
