@@ -1,7 +1,8 @@
 // Host cost of a call whose kernel is already compiled: an expression (assign of y = 3x + b),
 // a reduction (sum) and a scan (cumsum) of 64 float32, against the same y = 3x + b through a
 // prepared ElementwiseKernel and through a prepared launch of a Program's kernel with the same
-// arguments (kjarni's thinnest path), in one run. The arrays are tiny so that the host's work is
+// arguments (kjarni's thinnest path: PreparedKernel::enqueue; and its operator(), which also makes
+// the Event it returns), in one run. The arrays are tiny so that the host's work is
 // what is timed: each iteration enqueues 100 calls, then waits. A cache hit must not render
 // anything; this shows what the rest costs.
 //
@@ -83,7 +84,9 @@ int main(int argc, char** argv) {
                 run(state, *s, work);
             })->UseRealTime();
         };
-        add("raw_program_launch", [s] { (*s->raw)(s->queue, s->y, s->x, 3.0f, s->b, static_cast<int>(n)); });
+        add("raw_program_launch", [s] { s->raw->enqueue(s->queue, s->y, s->x, 3.0f, s->b, static_cast<int>(n)); });
+        add("raw_program_launch_with_event",
+            [s] { (void)(*s->raw)(s->queue, s->y, s->x, 3.0f, s->b, static_cast<int>(n)); });
         add("elementwise_kernel", [s] { s->axpb(s->queue, s->y, s->x, 3.0f, s->b); });
         add("expression_assign", [s] { kjarni::assign(s->queue, s->y, 3.0f * s->x + s->b); });
         add("sum", [s] { (void)kjarni::sum(s->queue, s->x); });

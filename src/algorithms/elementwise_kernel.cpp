@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <mutex>
 #include <ranges>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -24,19 +26,24 @@
 
 namespace kjarni {
 
+// ---- Which arrays the operation touches only as x[i], and how ------------------------------------
+
 namespace detail {
 
-struct ElementwiseState {
-    bool typed = true;
-    std::vector<CArgument> arguments;  // untyped: names only
-    std::string name;
-    // Rendered once (modules at the top of `preamble`).
-    std::string preamble;
-    std::string operation;
-    std::string loop_prep;
-    std::string after_loop;
-    // Whether the operation may run in vectors (see ElementwiseOptions::vector_loads).
-    bool vector_loads = true;
+/// How the operation uses one argument: every use `name[i]` (`indexed`), read, written by a plain
+/// `name[i] = ...`, or read and written (`+=`, `++`...).
+struct ElementwiseUse {
+    bool indexed = true;
+    bool read = false;
+    bool assigned = false;
+    bool updated = false;
+};
+
+struct ElementwiseRewrite {
+    std::vector<ElementwiseUse> uses;  // per name
+    bool conditional = false;  // if, ?:, loops, && or ||: a plain write may not happen for every element
+    bool escapes = false;      // return, break, continue, goto: leaves an element's code early
+    std::string text;          // the operation with `name[i]` replaced by element(name index)
 };
 
 }  // namespace detail
@@ -44,48 +51,10 @@ struct ElementwiseState {
 namespace {
 
 using detail::CArgument;
-
-std::shared_ptr<detail::ElementwiseState> make_state(std::vector<CArgument> arguments, bool typed,
-                                                     std::string operation, ElementwiseOptions options) {
-    if (operation.find_first_not_of(" \t\n") == std::string::npos) throw ArgumentError("operation", "is empty");
-    auto state = std::make_shared<detail::ElementwiseState>();
-    state->typed = typed;
-    state->arguments = std::move(arguments);
-    state->name = options.name;
-    // The parts render separately, as one template: defs and <%! %> blocks of any part serve all,
-    // and the modules they use land once, at the top of the preamble.
-    RenderedParts rendered =
-        render_parts_with_modules({options.preamble, operation, options.loop_prep, options.after_loop}, options.globals,
-                                  options.name);
-    // The layout a single render_with_modules() of the parts between a def's newlines gave (kept so
-    // that the kernels' sources, and so their cache entries, stay as they were).
-    state->preamble = rendered.modules + "\n\n" + rendered.parts[0];
-    state->operation = std::move(rendered.parts[1]);
-    state->loop_prep = std::move(rendered.parts[2]);
-    state->after_loop = std::move(rendered.parts[3]) + "\n";
-    state->vector_loads = options.vector_loads;
-    return state;
-}
-
-// ---- Which arrays the operation touches only as x[i], and how ------------------------------------
+using Use = detail::ElementwiseUse;
+using Rewrite = detail::ElementwiseRewrite;
 
 bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-
-/// How the operation uses one argument: every use `name[i]` (`indexed`), read, written by a plain
-/// `name[i] = ...`, or read and written (`+=`, `++`...).
-struct Use {
-    bool indexed = true;
-    bool read = false;
-    bool assigned = false;
-    bool updated = false;
-};
-
-struct Rewrite {
-    std::vector<Use> uses;     // per name
-    bool conditional = false;  // if, ?:, loops, && or ||: a plain write may not happen for every element
-    bool escapes = false;      // return, break, continue, goto: leaves an element's code early
-    std::string text;          // the operation with `name[i]` replaced by element(name index)
-};
 
 /// Scans the operation (skipping comments and literals) for the uses of `names`, and rewrites each
 /// `name[i]` with `element(k)` when given.
@@ -199,6 +168,47 @@ std::vector<std::string> function_macros(const std::string& preamble) {
         if (e > b && e < preamble.size() && preamble[e] == '(') out.push_back(preamble.substr(b, e - b));
     }
     return out;
+}
+
+}  // namespace
+
+namespace detail {
+
+/// What a call reads of its kernel: the rendered parts, and what follows from them alone, made
+/// once (a call's host work is what a small array's launch costs).
+struct ElementwiseState {
+    bool typed = true;
+    std::vector<CArgument> arguments;  // untyped: names only
+    std::string name;
+    // Rendered once (modules at the top of `preamble`).
+    std::string preamble;
+    std::string operation;
+    std::string loop_prep;
+    std::string after_loop;
+    // Whether the operation may run in vectors (see ElementwiseOptions::vector_loads).
+    bool vector_loads = true;
+    std::string what;                 // "kernel 'name'", for errors
+    std::vector<std::string> labels;  // per argument, for errors: argument_label
+    std::vector<std::string> macros;  // the preamble's function-like macros (function_macros)
+    std::string parts_key;            // the four parts as the kernel key ends with them
+    // The uses of the arrays in the operation, per list of array names (typed kernels: one).
+    mutable std::mutex uses_lock;
+    mutable std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const Rewrite>>> uses;
+};
+
+}  // namespace detail
+
+namespace {
+
+/// rewrite_uses(operation, names, macros) without the text, made once per list of names.
+std::shared_ptr<const Rewrite> uses_of(const detail::ElementwiseState& state, const std::vector<std::string>& names) {
+    const std::scoped_lock lock(state.uses_lock);
+    for (const auto& [known, rewrite] : state.uses)
+        if (known == names) return rewrite;
+    Rewrite r = rewrite_uses(state.operation, names, state.macros, {});
+    r.text.clear();
+    state.uses.emplace_back(names, std::make_shared<const Rewrite>(std::move(r)));
+    return state.uses.back().second;
 }
 
 std::string declaration_of(const CArgument& a) {
@@ -315,6 +325,35 @@ std::string argument_label(const CArgument& a, std::size_t index) {
     return fmt::format("argument {} ('{}')", index, a.name);
 }
 
+std::shared_ptr<detail::ElementwiseState> make_state(std::vector<CArgument> arguments, bool typed,
+                                                     std::string operation, ElementwiseOptions options) {
+    if (operation.find_first_not_of(" \t\n") == std::string::npos) throw ArgumentError("operation", "is empty");
+    auto state = std::make_shared<detail::ElementwiseState>();
+    state->typed = typed;
+    state->arguments = std::move(arguments);
+    state->name = options.name;
+    // The parts render separately, as one template: defs and <%! %> blocks of any part serve all,
+    // and the modules they use land once, at the top of the preamble.
+    RenderedParts rendered =
+        render_parts_with_modules({options.preamble, operation, options.loop_prep, options.after_loop}, options.globals,
+                                  options.name);
+    // The layout a single render_with_modules() of the parts between a def's newlines gave (kept so
+    // that the kernels' sources, and so their cache entries, stay as they were).
+    state->preamble = rendered.modules + "\n\n" + rendered.parts[0];
+    state->operation = std::move(rendered.parts[1]);
+    state->loop_prep = std::move(rendered.parts[2]);
+    state->after_loop = std::move(rendered.parts[3]) + "\n";
+    state->vector_loads = options.vector_loads;
+    state->what = fmt::format("kernel '{}'", state->name);
+    for (std::size_t k = 0; k < state->arguments.size(); ++k)
+        state->labels.push_back(argument_label(state->arguments[k], k));
+    state->macros = function_macros(state->preamble);
+    // Each part with its length first: no text of one can pass for a boundary between two.
+    for (const std::string* part : {&state->preamble, &state->operation, &state->loop_prep, &state->after_loop})
+        state->parts_key += fmt::format("{}:{}", part->size(), *part);
+    return state;
+}
+
 }  // namespace
 
 ElementwiseKernel::ElementwiseKernel(const std::string& arguments, std::string operation, ElementwiseOptions options)
@@ -357,31 +396,29 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
         }
         if (a.pointer) {
             if (!given.is_array())
-                throw ArgumentError(argument_label(a, k),
+                throw ArgumentError(state.labels[k],
                                     fmt::format("is declared as an array ({}), a scalar was given", declaration_of(a)));
             if (!(given.dtype() == a.dtype))
-                throw ArgumentError(argument_label(a, k), fmt::format("is declared {}, an array of {} was given",
-                                                                      declaration_of(a), given.dtype().name()));
-            detail::check_on_queue_device(given.array(), queue, argument_label(a, k));
+                throw ArgumentError(state.labels[k], fmt::format("is declared {}, an array of {} was given",
+                                                                 declaration_of(a), given.dtype().name()));
+            detail::check_on_queue_device(given.array(), queue, state.labels[k]);
             plan.arrays.push_back(k);
             shapes.push_back(given.array().shape());
         } else if (given.is_array()) {
-            throw ArgumentError(argument_label(a, k),
+            throw ArgumentError(state.labels[k],
                                 fmt::format("is declared as a scalar ({}), an array was given", declaration_of(a)));
         }
     }
-    const std::vector<std::size_t> shape = detail::broadcast_shapes(shapes, fmt::format("kernel '{}'", state.name));
+    const std::vector<std::size_t> shape = detail::broadcast_shapes(shapes, state.what);
     // Outputs (every array of an untyped kernel) have the whole shape and share no memory with
     // another argument through a different view.
     for (const std::size_t k : plan.arrays) {
         const CArgument& a = plan.arguments[k];
         if (a.is_const) continue;
         const Array& out = args[k].array();
-        detail::check_output_shape(out, shape, argument_label(a, k));
+        detail::check_output_shape(out, shape, state.labels[k]);
         for (const std::size_t j : plan.arrays) {
-            if (j != k)
-                detail::check_no_partial_overlap(out, argument_label(a, k), args[j].array(),
-                                                 argument_label(plan.arguments[j], j));
+            if (j != k) detail::check_no_partial_overlap(out, state.labels[k], args[j].array(), state.labels[j]);
         }
     }
     std::size_t n = 1;
@@ -391,13 +428,12 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     std::vector<std::vector<std::ptrdiff_t>> strides;
     for (const std::size_t k : plan.arrays) {
         const Array& array = args[k].array();
-        strides.push_back(detail::element_strides(array.layout(), array.dtype().itemsize(), shape,
-                                                  argument_label(plan.arguments[k], k)));
-        plan.offsets.push_back(detail::element_offset(array, argument_label(plan.arguments[k], k)));
+        strides.push_back(detail::element_strides(array.layout(), array.dtype().itemsize(), shape, state.labels[k]));
+        plan.offsets.push_back(detail::element_offset(array, state.labels[k]));
     }
     // The order of the axes is kept: `i` is the C-order index the operation may use as a value.
     plan.space = detail::make_iteration_space(shape, std::move(strides), {}, true);
-    detail::check_axis_count(plan.space, fmt::format("kernel '{}'", state.name));
+    detail::check_axis_count(plan.space, state.what);
     detail::pad_table_axes(plan.space);
     plan.use_32_bits = detail::fits_32_bits(plan.space, plan.offsets);
     plan.flat = plan.space.ndim() == 0 ||
@@ -418,7 +454,8 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
             possible = possible && plan.arguments[k].dtype.kind() != DType::Kind::float16;
         }
         const std::size_t v = 16 / widest;
-        const Rewrite r = rewrite_uses(state.operation, names, function_macros(state.preamble), {});
+        const std::shared_ptr<const Rewrite> analysed = uses_of(state, names);
+        const Rewrite& r = *analysed;
         possible = possible && v > 1 && !r.escapes;
         for (std::size_t j = 0; possible && j < plan.arrays.size(); ++j) {
             const Use& u = r.uses[j];
@@ -462,9 +499,7 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
         key += "|";
     }
     for (const auto& a : plan.arguments) key += declaration_of(a) + ";";
-    // Each part with its length first: no text of one can pass for a boundary between two.
-    for (const std::string* part : {&state.preamble, &state.operation, &state.loop_prep, &state.after_loop})
-        key += fmt::format("{}:{}", part->size(), *part);
+    key += state.parts_key;
     const detail::GeneratedKernel kernel = detail::generated_kernel(
         queue.device(), key, state.name, [&] { return generate(state, plan); },
         /*allow_contraction=*/true);  // users' code compiles as a Program's
