@@ -1,9 +1,12 @@
 // Building expression trees: numpy's promotion and broadcasting at each node.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <span>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -70,18 +73,26 @@ bool is_bool(const DType& d) { return d.kind() == DType::Kind::bool_; }
 // The common type of the operands: arrays and fixed scalars promote by numpy's table, then the
 // weak scalars apply NEP 50 to the result; only weak scalars: the widest kind's default.
 DType common_type(const std::vector<NodePtr>& operands) {
-    std::vector<DType> strong;
+    // (the strong types of up to 4 operands, every node's case, without a heap allocation: an
+    // expression's call is host work on small arrays)
+    std::array<DType, 4> few;
+    std::vector<DType> many;
+    std::size_t strong = 0;
     std::optional<detail::WeakKind> widest_weak;
     for (const auto& n : operands) {
         if (n->weak) {
             if (!widest_weak || *n->weak > *widest_weak) widest_weak = n->weak;
+        } else if (operands.size() <= few.size()) {
+            few[strong++] = n->dtype;
         } else {
-            strong.push_back(n->dtype);
+            many.push_back(n->dtype);
+            ++strong;
         }
     }
-    if (strong.empty()) return detail::default_dtype(*widest_weak);
+    if (strong == 0) return detail::default_dtype(*widest_weak);
     // numpy.result_type of the three of clip (not a left fold: see promote_types_sequence).
-    DType result = detail::promote_types_sequence(strong);
+    DType result = detail::promote_types_sequence(
+        operands.size() <= few.size() ? std::span<const DType>(few.data(), strong) : std::span<const DType>(many));
     for (const auto& n : operands)
         if (n->weak) result = detail::promote_weak(result, *n->weak);
     return result;
