@@ -124,16 +124,31 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
             value = array.dtype().kind() == Kind::bool_ ? "${load}(x[i] != 0)" : "${load}(x[i])";
         }
         // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
+        // numpy's accumulate starts from the first element itself; the scan combines it with the
+        // neutral item, which must then leave it as it is, bit for bit: sums start from -0.0 (-0.0
+        // + x is x for every x, where 0.0 + -0.0 is 0.0), and a complex product passes an operand
+        // by when the other is exactly 1 + 0j ((1 + 0j) * (x + infj) has a NaN real part: 0 * inf).
+        // (Inside a row a factor or running product of exactly 1 + 0j passes the other by too,
+        // which differs from numpy's product only where the other has an infinite or NaN part or a
+        // signed zero; the positions after such a part depend on the order of the products anyway,
+        // which the scan's tree does not keep.)
         std::string op = detail::wrapping_arithmetic(item, multiply ? '*' : '+', "a", "b");
+        std::string preamble;
         if (is_complex(item)) {
             globals["op"] = multiply ? functions::mul({item, item}) : functions::add({item, item});
             op = "${op}(a, b)";
+            if (multiply) {
+                preamble = "#define KJ_SCAN_UNIT(v) ((v).x == 1 && (v).y == 0 && !signbit((v).y))\n";
+                op = "(KJ_SCAN_UNIT(a) ? b : KJ_SCAN_UNIT(b) ? a : ${op}(a, b))";
+            }
         }
+        const bool floating = item.kind() == Kind::float32 || item.kind() == Kind::float64;
         std::string neutral;
         if (item.kind() == Kind::complex64)
-            neutral = multiply ? "COMPLEX64_CTR(1.0f, 0.0f)" : "COMPLEX64_CTR(0.0f, 0.0f)";
+            neutral = multiply ? "COMPLEX64_CTR(1.0f, 0.0f)" : "COMPLEX64_CTR(-0.0f, -0.0f)";
         else if (item.kind() == Kind::complex128)
-            neutral = multiply ? "COMPLEX128_CTR(1.0, 0.0)" : "COMPLEX128_CTR(0.0, 0.0)";
+            neutral = multiply ? "COMPLEX128_CTR(1.0, 0.0)" : "COMPLEX128_CTR(-0.0, -0.0)";
+        else if (floating && !multiply) neutral = fmt::format("({})-0.0", detail::compute_ctype(item));
         else neutral = fmt::format("({}){}", detail::compute_ctype(item), multiply ? 1 : 0);
         std::string store = "y[i] = item;";
         if (result.kind() == Kind::float16) store = "y[i] = kjarni_f2h(item);";
@@ -146,7 +161,7 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
         spec.item_ctype = detail::compute_ctype(item);
         spec.item_size = item.itemsize();
         spec.commutative = true;
-        spec.code = detail::scan_code(spec.arguments, "", neutral, op, value, store, globals, what);
+        spec.code = detail::scan_code(spec.arguments, preamble, neutral, op, value, store, globals, what);
         slot = std::make_unique<const ScanSpec>(std::move(spec));
     }
     const ScanSpec& spec = *slot;

@@ -364,6 +364,63 @@ TEST_P(NumpyFidelityTest, TanhOfLargeMagnitudesIsExactlyOne) {
     EXPECT_FLOAT_EQ(p[0], -1.0f / 31333.0f);
 }
 
+TEST_P(NumpyFidelityTest, ScansStartFromTheFirstElementItself) {
+    // numpy's cumsum and cumprod start each row from its first element, not from the neutral one
+    // combined with it: cumsum keeps -0.0 (0.0 + -0.0 is 0.0), and a complex cumprod keeps a first
+    // element with an infinite or NaN part ((1 + 0j) * (inf + 0j) is inf + nanj). Rows long enough
+    // for several tiles and pieces, and rows of one element.
+    const float nz = -0.0f;
+    for (const auto& shape : std::vector<std::vector<std::size_t>>{{3, 70000}, {200001}, {5000, 3}}) {
+        const std::size_t n = shape.size() == 1 ? shape[0] : shape[0] * shape[1];
+        const std::vector<float> zeros(n, nz);
+        const Array x = Array::from_host(queue(), std::span<const float>(zeros), shape);
+        const int axis = static_cast<int>(shape.size()) - 1;
+        for (const float v : cumsum(queue(), x, axis).get(queue()).to_vector<float>())
+            ASSERT_TRUE(v == 0.0f && std::signbit(v)) << "cumsum of -0.0 gave " << v << ", shape[0] " << shape[0];
+    }
+    const std::vector<double> wide(1000, -0.0);
+    for (const double v : cumsum(queue(), Array::from_host(queue(), std::span<const double>(wide), {wide.size()}))
+                              .get(queue())
+                              .to_vector<double>())
+        ASSERT_TRUE(v == 0.0 && std::signbit(v)) << "float64 cumsum of -0.0 gave " << v;
+
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<std::complex<float>> firsts = {{inf, 0.0f}, {-81.9565f, nan}, {2.0f, inf}, {nz, nz}, {nan, 3.0f}};
+    const auto same = [](std::complex<float> got, std::complex<float> want) {
+        const auto part = [](float g, float w) {
+            return std::isnan(w) ? std::isnan(g) : g == w && std::signbit(g) == std::signbit(w);
+        };
+        return part(got.real(), want.real()) && part(got.imag(), want.imag());
+    };
+    // Rows of one element (axis 1 of (5, 1)), and the first column of rows of 3000 (axis 1).
+    const Array single = Array::from_host(queue(), std::span<const std::complex<float>>(firsts), {firsts.size(), 1});
+    const auto got_single = cumprod(queue(), single, 1).get(queue()).to_vector<std::complex<float>>();
+    const auto got_sum = cumsum(queue(), single, 1).get(queue()).to_vector<std::complex<float>>();
+    constexpr std::size_t length = 3000;
+    std::vector<std::complex<float>> rows(firsts.size() * length, {1.0f, 0.0f});
+    for (std::size_t r = 0; r < firsts.size(); ++r) rows[r * length] = firsts[r];
+    const Array long_rows =
+        Array::from_host(queue(), std::span<const std::complex<float>>(rows), {firsts.size(), length});
+    const HostArray got_rows = cumprod(queue(), long_rows, 1).get(queue());
+    for (std::size_t r = 0; r < firsts.size(); ++r) {
+        EXPECT_TRUE(same(got_single[r], firsts[r]))
+            << "cumprod of one element " << firsts[r] << " gave " << got_single[r];
+        EXPECT_TRUE(same(got_sum[r], firsts[r])) << "cumsum of one element " << firsts[r] << " gave " << got_sum[r];
+        const auto first = got_rows.at<std::complex<float>>({r, 0});
+        EXPECT_TRUE(same(first, firsts[r])) << "cumprod's first position of " << firsts[r] << " gave " << first;
+    }
+    // A finite row goes on as numpy's running product (exact here: factors of 1 + 0j and a first
+    // element of finite parts).
+    const std::vector<std::complex<double>> finite = {{1.5, -2.0}, {1.0, 0.0}, {1.0, 0.0}, {0.5, 0.0}};
+    const auto products =
+        cumprod(queue(), Array::from_host(queue(), std::span<const std::complex<double>>(finite), {4}))
+            .get(queue())
+            .to_vector<std::complex<double>>();
+    EXPECT_EQ(products[2], std::complex<double>(1.5, -2.0));
+    EXPECT_EQ(products[3], std::complex<double>(0.75, -1.0));
+}
+
 TEST_P(NumpyFidelityTest, FloatToIntegerConversionsGiveNumpysX86Results) {
     ConversionGroups groups;
     for (const auto& row : numpy_table_rows("numpy_float_to_int.txt")) {
