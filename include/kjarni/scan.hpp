@@ -55,7 +55,10 @@ private:
 };
 
 /// numpy's cumsum / cumprod: the running sum / product along `axis`; without an axis, over the
-/// array flattened in C order (a 1-d result). Result dtypes as sum()'s (int8 -> int64, bool ->
+/// array flattened in C order (a 1-d result). Each row starts from its first element as it is,
+/// as numpy's (a first -0.0, or a complex first element with an infinite or NaN part, is kept;
+/// the later positions are combined in a tree, not in numpy's order, so floats agree within the
+/// rounding of the sum or product). Result dtypes as sum()'s (int8 -> int64, bool ->
 /// int64, float16 accumulated in float32 and stored as float16); `dtype` overrides. `out` must
 /// have the result's shape (any layout; it may be the input itself) and may have any dtype, as
 /// numpy's: the result is cast into it unsafely (astype's conversions), computed without `dtype`
