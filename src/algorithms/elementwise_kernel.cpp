@@ -187,7 +187,6 @@ struct ElementwiseState {
     // Whether the operation may run in vectors (see ElementwiseOptions::vector_loads).
     bool vector_loads = true;
     std::string what;                 // "kernel 'name'", for errors
-    std::vector<std::string> names;   // the arguments' names, for errors
     std::vector<std::string> labels;  // per argument, for errors: argument_label
     std::vector<std::string> macros;  // the preamble's function-like macros (function_macros)
     std::string parts_key;            // the four parts as the kernel key ends with them
@@ -345,10 +344,8 @@ std::shared_ptr<detail::ElementwiseState> make_state(std::vector<CArgument> argu
     state->after_loop = std::move(rendered.parts[3]) + "\n";
     state->vector_loads = options.vector_loads;
     state->what = fmt::format("kernel '{}'", state->name);
-    for (std::size_t k = 0; k < state->arguments.size(); ++k) {
-        state->names.push_back(state->arguments[k].name);
+    for (std::size_t k = 0; k < state->arguments.size(); ++k)
         state->labels.push_back(argument_label(state->arguments[k], k));
-    }
     state->macros = function_macros(state->preamble);
     // Each part with its length first: no text of one can pass for a boundary between two.
     for (const std::string* part : {&state->preamble, &state->operation, &state->loop_prep, &state->after_loop})
@@ -379,9 +376,12 @@ ElementwiseKernel ElementwiseKernel::from_names(const std::vector<std::string>& 
 
 void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> args) const {
     const detail::ElementwiseState& state = *state_;
-    if (args.size() != state.arguments.size())
+    if (args.size() != state.arguments.size()) {
+        std::vector<std::string> names;
+        for (const CArgument& a : state.arguments) names.push_back(a.name);
         throw ArgumentError("args", fmt::format("kernel '{}' takes {} arguments ({}), {} given", state.name,
-                                                state.arguments.size(), fmt::join(state.names, ", "), args.size()));
+                                                state.arguments.size(), fmt::join(names, ", "), args.size()));
+    }
     ElementwisePlan plan;
     plan.arguments = state.arguments;
     std::vector<std::vector<std::size_t>> shapes;
