@@ -19,12 +19,6 @@ namespace {
 
 using K = DType::Kind;
 
-bool same_view(const Array& a, const Array& b) {
-    return detail::backend_of(a.base()) == detail::backend_of(b.base()) &&
-           a.base().offset() + a.offset() == b.base().offset() + b.offset() && a.dtype() == b.dtype() &&
-           a.shape() == b.shape() && a.strides() == b.strides();
-}
-
 class Generator {
 public:
     ExprCode code;
@@ -201,7 +195,7 @@ private:
                     n.value.kind == ScalarValue::Kind::unsigned_integer &&
                     n.value.u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
                 const DType wide = is_unsigned ? DType(dtypes::uint64) : DType(dtypes::int64);
-                code.scalars.push_back(ExprScalarParameter{n.value, wide});
+                code.scalars.push_back(ExprScalarParameter{n.value, wide, &n});
                 return {fmt::format("s{}", code.scalars.size() - 1), !is_unsigned};
             }
             const bool is_signed_side = n.dtype.kind() == K::bool_ || is_signed(n.dtype);
@@ -245,7 +239,7 @@ private:
 
     std::string array_value(const Array& array) {
         for (std::size_t k = 0; k < code.arrays.size(); ++k)
-            if (same_view(code.arrays[k], array)) return "v" + std::to_string(k);
+            if (same_array_view(code.arrays[k], array)) return "v" + std::to_string(k);
         code.arrays.push_back(array);
         return "v" + std::to_string(code.arrays.size() - 1);
     }
@@ -269,7 +263,7 @@ private:
         const DType dtype = node.weak ? context : node.dtype;
         if (node.weak && node.value.kind != ScalarValue::Kind::floating && is_integer(dtype))
             check_fits(node.value, dtype);
-        code.scalars.push_back(ExprScalarParameter{node.value, dtype});
+        code.scalars.push_back(ExprScalarParameter{node.value, dtype, &node});
         const std::string name = "s" + std::to_string(code.scalars.size() - 1);
         // bool travels as uint8_t, float16 as float: both give the compute value directly.
         return dtype.kind() == K::bool_ ? fmt::format("({} != 0)", name) : name;
@@ -303,6 +297,12 @@ std::string float_to_integer(const std::string& value, const DType& from, const 
 }
 
 }  // namespace
+
+bool same_array_view(const Array& a, const Array& b) {
+    return detail::backend_of(a.base()) == detail::backend_of(b.base()) &&
+           a.base().offset() + a.offset() == b.base().offset() + b.offset() && a.dtype() == b.dtype() &&
+           a.shape() == b.shape() && a.strides() == b.strides();
+}
 
 std::string convert_value(const std::string& value, const DType& from, const DType& to) {
     const bool from_complex = is_complex(from);

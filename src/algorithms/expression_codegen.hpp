@@ -13,6 +13,7 @@ namespace kjarni::detail {
 struct ExprScalarParameter {
     ScalarValue value;
     DType dtype;  // the type the kernel computes it in
+    const ExprNode* node = nullptr;  // the scalar leaf it is the value of
 };
 
 struct ExprCode {
@@ -29,6 +30,10 @@ struct ExprCode {
 };
 
 ExprCode generate_expression(const ExprNode& root);
+
+/// Whether two arrays are one view (the same first byte, dtype, shape and strides): the code reads
+/// such arrays once, as one array.
+bool same_array_view(const Array& a, const Array& b);
 /// The value of `root` in its dtype's compute type, with its arrays, scalars and reductions added
 /// to `code` (those already there keep their names), for kernels computing several values.
 std::string generate_more(const ExprNode& root, ExprCode& code);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "algorithms/cpu_code.hpp"
 #include "algorithms/device_code.hpp"
 #include "algorithms/expression_codegen.hpp"
+#include "algorithms/expression_key.hpp"
 #include "algorithms/expression_math.hpp"
 #include "algorithms/expression_node.hpp"
 #include "algorithms/expression_plan.hpp"
@@ -35,14 +37,13 @@ namespace kjarni {
 
 namespace {
 
-using detail::ExprCode;
-
 enum class LayoutClass { vector, flat, strided };
 
 struct ExpressionPlan {
-    ExprCode code;
+    detail::BoundExpression expr;  // the arrays and scalars its code names, and the tree's key
+    std::string value;             // the code of the value, where the tree has no key or to render it
     const Array& out;              // the caller's, alive through the plan (a copy would allocate its layout)
-    detail::IterationSpace space;  // operand 0 is out, then code.arrays
+    detail::IterationSpace space;  // operand 0 is out, then expr.arrays
     std::vector<std::ptrdiff_t> offsets;
     bool use_32_bits = true;
     LayoutClass layout = LayoutClass::strided;
@@ -54,14 +55,14 @@ struct ExpressionPlan {
 // The kernel itself, without the shared preambles: data/kernels/expression.mako, given the pieces
 // of this expression (the value's store, each array's load, the layout's parameters).
 std::string generate(const ExpressionPlan& plan) {
-    const ExprCode& code = plan.code;
+    const detail::BoundExpression& code = plan.expr;
     const char* idx = detail::index_type(plan.use_32_bits);
     const DType& out_dtype = plan.out.dtype();
     std::vector<std::string> names{"out"};
     std::vector<Value> arrays, scalars;
     for (std::size_t k = 0; k < code.arrays.size(); ++k) {
         names.push_back(fmt::format("in{}", k));
-        const DType& d = code.arrays[k].dtype();
+        const DType& d = code.arrays[k]->dtype();
         arrays.push_back(Value::list({Value(detail::storage_ctype(d)), Value(detail::compute_ctype(d))}));
     }
     for (const auto& s : code.scalars) scalars.push_back(Value(detail::scalar_parameter_type(s.dtype)));
@@ -84,7 +85,7 @@ std::string generate(const ExpressionPlan& plan) {
         vectors.push_back(detail::VectorArray{"out_base", "out_off", "out_step", detail::storage_ctype(out_dtype),
                                               out_dtype.itemsize(), false, true});
         for (std::size_t k = 0; k < code.arrays.size(); ++k) {
-            const DType& d = code.arrays[k].dtype();
+            const DType& d = code.arrays[k]->dtype();
             vectors.push_back(detail::VectorArray{fmt::format("in{}_base", k), fmt::format("in{}_off", k),
                                                   fmt::format("in{}_step", k), detail::storage_ctype(d), d.itemsize(),
                                                   true, false});
@@ -99,7 +100,7 @@ std::string generate(const ExpressionPlan& plan) {
                                                           : "vector";
     const Function load = [&code](const Args& args) {
         return Value(
-            detail::load_value(args[1].as_string(), code.arrays[static_cast<std::size_t>(args[0].as_int())].dtype()));
+            detail::load_value(args[1].as_string(), code.arrays[static_cast<std::size_t>(args[0].as_int())]->dtype()));
     };
     const Function decode = [&](const Args& args) {
         return Value(detail::decode_offsets(ndim, names, idx, args[0].as_string()));
@@ -112,7 +113,7 @@ std::string generate(const ExpressionPlan& plan) {
                                            {"arrays", Value::list(std::move(arrays))},
                                            {"scalars", Value::list(std::move(scalars))},
                                            {"names", Value::list(std::move(name_values))},
-                                           {"store", detail::store_value(code.value, out_dtype)},
+                                           {"store", detail::store_value(plan.value, out_dtype)},
                                            {"load", load},
                                            {"decode", decode},
                                            {"layout_params", layout_params},
@@ -129,11 +130,12 @@ std::string generate(const ExpressionPlan& plan) {
 }
 
 // Everything generate() reads from the plan, compactly: the kernel is rendered only when its key
-// is new. The value's C expression stands for the tree (generate_expression gives it on every call
-// anyway, with the arrays and scalars the launch passes).
+// is new. The tree's structural key stands for its value (or the value's C expression itself,
+// where the tree has none).
 std::string kernel_key(const ExpressionPlan& plan) {
-    const ExprCode& code = plan.code;
-    detail::KeyText key("expression layout=", code.value.size());
+    const detail::BoundExpression& code = plan.expr;
+    const bool tree = !code.key.empty();
+    detail::KeyText key("expression layout=", tree ? code.key.size() : plan.value.size());
     key.number("", static_cast<std::size_t>(plan.layout))
         .number(" vector=", plan.vector_width)
         .flag(" idx32=", plan.use_32_bits)
@@ -141,7 +143,7 @@ std::string kernel_key(const ExpressionPlan& plan) {
         .flag(" cpu=", plan.cpu)
         .text(" out=", plan.out.dtype().name())
         .text(" in=", "");
-    for (const Array& a : code.arrays) key.text("", a.dtype().name()).text("", ",");
+    for (const Array* a : code.arrays) key.text("", a->dtype().name()).text("", ",");
     key.text(" scalars=", "");
     for (const auto& s : code.scalars) key.text("", s.dtype.name()).text("", ",");
     if (plan.cpu && plan.layout != LayoutClass::strided) {
@@ -150,7 +152,8 @@ std::string kernel_key(const ExpressionPlan& plan) {
         for (std::size_t k = 0; k < code.arrays.size() + 1; ++k)
             key.text("", plan.space.ndim() == 0 || plan.space.strides[k][0] != 0 ? "1" : "0");
     }
-    return key.finish(code.value);
+    key.flag(" tree=", tree);
+    return key.finish(tree ? code.key : plan.value);
 }
 
 // same_kind casting (numpy): within a kind or towards a "higher" one in the order bool, unsigned,
@@ -196,17 +199,36 @@ std::size_t cpu_stream_line(const Queue& queue, const ExpressionPlan& plan) {
     const auto& cache = queue.device().device().properties().l2_cache_size;
     if (!cache || *cache == 0) return 0;
     std::size_t touched = itemsize;
-    for (std::size_t k = 0; k < plan.code.arrays.size(); ++k) {
-        if (plan.space.strides[k + 1][0] != 0) touched += plan.code.arrays[k].dtype().itemsize();
+    for (std::size_t k = 0; k < plan.expr.arrays.size(); ++k) {
+        if (plan.space.strides[k + 1][0] != 0) touched += plan.expr.arrays[k]->dtype().itemsize();
     }
     return touched * plan.space.size() > *cache / 2 ? 64 / itemsize : 0;
+}
+
+// Whether out and every operand are C-contiguous arrays of out's shape.
+bool all_c_contiguous(const Array& out, const std::vector<const Array*>& arrays) {
+    if (!out.layout().is_c_contiguous(out.dtype().itemsize())) return false;
+    return std::all_of(arrays.begin(), arrays.end(), [&](const Array* a) {
+        return a->shape() == out.shape() && a->layout().is_c_contiguous(a->dtype().itemsize());
+    });
 }
 
 void run(const Queue& queue, const Array& out, const Expr& expression) {
     check_out(queue, out, expression);
     // Reductions inside the expression: planned into the fewest kernels (expression_plan.cpp).
     if (detail::holds_reduction(*expression.node())) return detail::evaluate_with_reductions(queue, out, expression);
-    ExpressionPlan plan{detail::generate_expression(*expression.node()),
+    // The arrays and scalars the code names, found without generating it where the tree's key
+    // allows (expression_key.hpp): the code is generated only for a kernel not compiled yet. Where
+    // the tree has no key, its code is generated here and kept through the call (the plan points
+    // at its arrays).
+    std::optional<detail::BoundExpression> bound = detail::bind_expression(*expression.node());
+    detail::ExprCode generated;
+    if (!bound) {
+        generated = detail::generate_expression(*expression.node());
+        bound = detail::bind_generated(generated);
+    }
+    ExpressionPlan plan{std::move(*bound),
+                        std::move(generated.value),
                         out,
                         {},
                         {},
@@ -215,8 +237,8 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
                         1,
                         detail::cpu_code(queue.device())};
     bool overlapping = false;
-    for (std::size_t k = 0; k < plan.code.arrays.size(); ++k) {
-        const Array& a = plan.code.arrays[k];
+    for (std::size_t k = 0; k < plan.expr.arrays.size(); ++k) {
+        const Array& a = *plan.expr.arrays[k];
         if (!detail::on_queue_device(a, queue)) {
             detail::check_on_queue_device(a, queue,
                                           fmt::format("operand {} of the expression (shape ({}), {})", k,
@@ -241,14 +263,22 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     }
 
     const std::vector<std::size_t>& shape = out.shape();
-    std::vector<std::vector<std::ptrdiff_t>> strides{
-        detail::element_strides(out.layout(), out.dtype().itemsize(), shape, "out")};
+    plan.offsets.reserve(1 + plan.expr.arrays.size());
     plan.offsets.push_back(detail::element_offset(out, "out"));
-    for (const Array& a : plan.code.arrays) {
-        strides.push_back(detail::element_strides(a.layout(), a.dtype().itemsize(), shape, "operand"));
-        plan.offsets.push_back(detail::element_offset(a, "operand"));
+    for (const Array* a : plan.expr.arrays) plan.offsets.push_back(detail::element_offset(*a, "operand"));
+    if (const std::size_t n = out.size(); n > 1 && all_c_contiguous(out, plan.expr.arrays)) {
+        // The usual case, one axis walked by every operand (as make_iteration_space would merge it).
+        plan.space.shape.assign(1, n);
+        plan.space.reduced.assign(1, false);
+        plan.space.strides.assign(1 + plan.expr.arrays.size(), std::vector<std::ptrdiff_t>(1, 1));
+    } else {
+        std::vector<std::vector<std::ptrdiff_t>> strides;
+        strides.reserve(1 + plan.expr.arrays.size());
+        strides.push_back(detail::element_strides(out.layout(), out.dtype().itemsize(), shape, "out"));
+        for (const Array* a : plan.expr.arrays)
+            strides.push_back(detail::element_strides(a->layout(), a->dtype().itemsize(), shape, "operand"));
+        plan.space = detail::make_iteration_space(shape, std::move(strides));
     }
-    plan.space = detail::make_iteration_space(shape, std::move(strides));
     detail::check_axis_count(plan.space, "expression");
     detail::pad_table_axes(plan.space);
     plan.use_32_bits = detail::fits_32_bits(plan.space, plan.offsets);
@@ -260,11 +290,11 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
         // Vectors of 16 bytes of the widest element, when every walking array starts aligned to
         // its vector.
         std::size_t widest = out.dtype().itemsize();
-        for (const Array& a : plan.code.arrays) widest = std::max(widest, a.dtype().itemsize());
+        for (const Array* a : plan.expr.arrays) widest = std::max(widest, a->dtype().itemsize());
         const std::size_t v = 16 / widest;
         bool aligned = v > 1 && plan.space.ndim() == 1 && !plan.cpu;
         for (std::size_t k = 0; aligned && k < plan.offsets.size(); ++k) {
-            const Array& array = k == 0 ? out : plan.code.arrays[k - 1];
+            const Array& array = k == 0 ? out : *plan.expr.arrays[k - 1];
             if (plan.space.strides[k][0] != 0 &&
                 !detail::lies_aligned(array, plan.offsets[k], v * array.dtype().itemsize()))
                 aligned = false;
@@ -278,15 +308,16 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
 
     const detail::GeneratedKernel kernel =
         detail::generated_kernel(queue.device(), kernel_key(plan), "kjarni_expression", [&] {
+            if (plan.value.empty()) plan.value = detail::generate_expression(*expression.node()).value;
             return detail::algorithm_preamble() + detail::expression_math_preamble() + "\n" + generate(plan);
         });
 
     std::vector<detail::KernelArg> args;
     // (out, the arrays, the scalars, the count, and an offset and step per array, or the layout)
-    args.reserve(4 + 3 * plan.code.arrays.size() + plan.code.scalars.size());
+    args.reserve(4 + 3 * plan.expr.arrays.size() + plan.expr.scalars.size());
     args.push_back(detail::whole_allocation(out));
-    for (const Array& a : plan.code.arrays) args.push_back(detail::whole_allocation(a));
-    for (const auto& s : plan.code.scalars) {
+    for (const Array* a : plan.expr.arrays) args.push_back(detail::whole_allocation(*a));
+    for (const auto& s : plan.expr.scalars) {
         const DType passed = detail::scalar_parameter_dtype(s.dtype);
         const auto bytes = s.value.write_parameter(s.dtype, passed);
         args.push_back(detail::scalar_arg(bytes.data(), passed.itemsize()));

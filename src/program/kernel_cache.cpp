@@ -4,9 +4,10 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <variant>
 
 #include "core/context_state.hpp"
@@ -30,25 +31,73 @@ bool offers_exact_float_division(const BoundDevice& device) {
     return bits != nullptr && (*bits & correctly_rounded_divide_sqrt) != 0;
 }
 
-/// Generated kernels per context (a service of its state), by a key that names the device and
-/// identifies the source. Backend kernels, not public Programs: a Program holds its Context, and
-/// the context's state holding one would keep the context alive forever.
+/// What a generated kernel is kept under: the device, the kernel's name, its arithmetic, its register
+/// limit and the key that identifies its source. Looked up through views, so that a call that finds
+/// its kernel copies none of the key's text.
+struct KernelKeyView {
+    std::size_t device = 0;
+    std::string_view name;
+    bool exact = true;
+    std::size_t max_registers = 0;
+    std::string_view key;
+    friend bool operator==(const KernelKeyView&, const KernelKeyView&) = default;
+};
+
+struct KernelKey {
+    std::size_t device = 0;
+    std::string name;
+    bool exact = true;
+    std::size_t max_registers = 0;
+    std::string key;
+    KernelKeyView view() const { return {device, name, exact, max_registers, key}; }
+};
+
+KernelKeyView view_of(const KernelKeyView& k) { return k; }
+KernelKeyView view_of(const KernelKey& k) { return k.view(); }
+
+struct KernelKeyHash {
+    using is_transparent = void;
+    template <class K>
+    std::size_t operator()(const K& k) const {
+        const KernelKeyView v = view_of(k);
+        std::size_t h = std::hash<std::string_view>{}(v.key);
+        // (boost's hash_combine: the other fields rarely differ between kernels of one key)
+        const auto combine = [&h](std::size_t x) { h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+        combine(std::hash<std::string_view>{}(v.name));
+        combine(v.device);
+        combine(v.max_registers * 2 + (v.exact ? 1 : 0));
+        return h;
+    }
+};
+
+struct KernelKeyEqual {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+        return view_of(a) == view_of(b);
+    }
+};
+
+/// Generated kernels per context (a service of its state). Backend kernels, not public Programs: a
+/// Program holds its Context, and the context's state holding one would keep the context alive
+/// forever.
 class GeneratedKernelCache {
 public:
-    std::shared_ptr<const CachedKernel> find(const std::string& key) const {
+    std::shared_ptr<const CachedKernel> find(const KernelKeyView& key) const {
         const std::lock_guard lock(mutex_);
         auto found = kernels_.find(key);
         return found == kernels_.end() ? nullptr : found->second;
     }
     /// The kernel kept under `key`: `kernel`, or the one another thread kept first.
-    std::shared_ptr<const CachedKernel> insert(const std::string& key, std::shared_ptr<const CachedKernel> kernel) {
+    std::shared_ptr<const CachedKernel> insert(const KernelKeyView& key, std::shared_ptr<const CachedKernel> kernel) {
         const std::lock_guard lock(mutex_);
-        return kernels_.emplace(key, std::move(kernel)).first->second;
+        KernelKey owned{key.device, std::string(key.name), key.exact, key.max_registers, std::string(key.key)};
+        return kernels_.emplace(std::move(owned), std::move(kernel)).first->second;
     }
 
 private:
     mutable std::mutex mutex_;
-    std::map<std::string, std::shared_ptr<const CachedKernel>, std::less<>> kernels_;
+    std::unordered_map<KernelKey, std::shared_ptr<const CachedKernel>, KernelKeyHash, KernelKeyEqual> kernels_;
 };
 
 }  // namespace
@@ -58,16 +107,7 @@ std::shared_ptr<const CachedKernel> cached_kernel(const BoundDevice& device, con
                                                   Contraction contraction, std::size_t max_registers) {
     GeneratedKernelCache& cache = state_of(device.context()).service<GeneratedKernelCache>();
     const bool exact = contraction == Contraction::off;
-    // (appended, not formatted: this runs on every call of every generated kernel)
-    std::string full_key;
-    full_key.reserve(key.size() + name.size() + 48);
-    full_key += std::to_string(device.index());
-    full_key += '/';
-    full_key += name;
-    full_key += exact ? "/exact/" : "/fma/";
-    full_key += std::to_string(max_registers);
-    full_key += '/';
-    full_key += key;
+    const KernelKeyView full_key{device.index(), name, exact, max_registers, key};
     if (auto found = cache.find(full_key)) return found;
     const bool cuda = device.context().api().id() == ApiId::cuda();
     // No contraction: each multiplication and addition rounded on its own, as numpy's separate

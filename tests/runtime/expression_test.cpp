@@ -448,6 +448,94 @@ TEST(ExpressionPromotion, EqualsNumpysTable) {
     EXPECT_EQ(checked, 14u * 14u + 14u * 3u);
 }
 
+// A kernel is found by the tree's structure, not its generated code (algorithms/expression_key.hpp):
+// trees of one structure must still take their own scalars, arrays and integer checks. Each case
+// runs a tree, then one of the same structure with other values, and compares both with the host.
+TEST_P(ExpressionTest, TreesOfOneStructureTakeTheirOwnScalarsAndArrays) {
+    const std::size_t n = 517;
+    const std::vector<std::uint8_t> u8 = random_vector<std::uint8_t>(n, 0, 255);
+    const Array du8 = Array::from_host(queue(), std::span<const std::uint8_t>(u8), {n});
+    // Weak integers of every range class against uint8, compared exactly as numpy 2 does (300 fits
+    // no uint8: == is false and < true everywhere; 2^63 + 9 is past int64's range).
+    const std::vector<std::int64_t> signed_values{0,
+                                                  1,
+                                                  5,
+                                                  200,
+                                                  300,
+                                                  40000,
+                                                  70000,
+                                                  (std::int64_t{1} << 31) + 1,
+                                                  (std::int64_t{1} << 32) + 7,
+                                                  -1,
+                                                  -200,
+                                                  -40000,
+                                                  -(std::int64_t{1} << 31) - 5,
+                                                  std::numeric_limits<std::int64_t>::min()};
+    const auto check_compare = [&](const Expr& value, long double v, const std::string& what) {
+        const auto eq = evaluate(queue(), Expr(du8) == value).get(queue()).to_vector<std::uint8_t>();
+        const auto lt = evaluate(queue(), Expr(du8) < value).get(queue()).to_vector<std::uint8_t>();
+        for (std::size_t k = 0; k < n; ++k) {
+            ASSERT_EQ(eq[k] != 0, static_cast<long double>(u8[k]) == v) << what << " == at " << k;
+            ASSERT_EQ(lt[k] != 0, static_cast<long double>(u8[k]) < v) << what << " < at " << k;
+        }
+    };
+    for (const std::int64_t v : signed_values) check_compare(Expr(v), static_cast<long double>(v), std::to_string(v));
+    const std::uint64_t past_int64 = (std::uint64_t{1} << 63) + 9;
+    check_compare(Expr(past_int64), static_cast<long double>(past_int64), "2^63 + 9");
+    check_compare(Expr(std::uint64_t{7}), 7.0L, "unsigned 7");
+
+    // A weak integer that fits int8 wraps with it; one that does not is refused, also after a tree
+    // of the same shape with a fitting value ran.
+    const std::vector<std::int8_t> i8 = random_vector<std::int8_t>(n, -128, 127);
+    const Array di8 = Array::from_host(queue(), std::span<const std::int8_t>(i8), {n});
+    for (const std::int64_t v : {5, -100, 127}) {
+        const auto got = evaluate(queue(), di8 + v).get(queue()).to_vector<std::int8_t>();
+        for (std::size_t k = 0; k < n; ++k)
+            ASSERT_EQ(got[k], static_cast<std::int8_t>(static_cast<std::uint8_t>(i8[k] + v))) << v << " at " << k;
+    }
+    EXPECT_THROW(evaluate(queue(), di8 + 1000), ArgumentError);
+    EXPECT_THROW(evaluate(queue(), di8 + (-129)), ArgumentError);
+
+    // Scalars of float trees, their arrays as one view or two, and shared subtrees against equal ones.
+    const std::vector<double> x = random_vector<double>(n, -4, 4);
+    const std::vector<double> y = random_vector<double>(2 * n, -4, 4);
+    const Array dx = Array::from_host(queue(), std::span<const double>(x), {n});
+    const Array dy = Array::from_host(queue(), std::span<const double>(y), {2 * n});
+    const Array y_head = dy[{Slice{0, static_cast<std::ptrdiff_t>(n)}}];
+    const Array y_tail = dy[{Slice{static_cast<std::ptrdiff_t>(n), static_cast<std::ptrdiff_t>(2 * n)}}];
+    const auto check = [&](const Expr& e, const std::function<double(std::size_t)>& expected, const std::string& what) {
+        const auto got = evaluate(queue(), e).get(queue()).to_vector<double>();
+        for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(got[k], expected(k)) << what << " at " << k;
+    };
+    // (each value one rounding of exact terms, or two whose order the expression fixes: exact
+    // comparisons of the host's double arithmetic in the same order)
+    check(
+        2.5 * dx + dx, [&](std::size_t k) { return 2.5 * x[k] + x[k]; }, "2.5 x + x");
+    check(
+        -1.5 * dx + y_head, [&](std::size_t k) { return -1.5 * x[k] + y[k]; }, "-1.5 x + y_head");
+    check(
+        0.25 * y_head + y_tail, [&](std::size_t k) { return 0.25 * y[k] + y[n + k]; }, "0.25 y_head + y_tail");
+    check(
+        3.0 * y_tail + y_tail, [&](std::size_t k) { return 3.0 * y[n + k] + y[n + k]; }, "3 y_tail + y_tail");
+    check(
+        dx * y_head + dx, [&](std::size_t k) { return x[k] * y[k] + x[k]; }, "x y_head + x");
+    check(
+        dx * y_head + y_head, [&](std::size_t k) { return x[k] * y[k] + y[k]; }, "x y_head + y_head");
+    check((dx * 3) + (dx * 5), [&](std::size_t k) { return x[k] * 3 + x[k] * 5; }, "x 3 + x 5");
+    const Expr shared = dx * 7;
+    check(
+        shared + shared, [&](std::size_t k) { return x[k] * 7 + x[k] * 7; }, "shared x 7, twice");
+    check((dx * 2) + (dx * -4), [&](std::size_t k) { return x[k] * 2 + x[k] * -4; }, "x 2 + x -4");
+    const Expr other = dx * -0.5;
+    check(
+        other + other, [&](std::size_t k) { return x[k] * -0.5 + x[k] * -0.5; }, "shared x -0.5, twice");
+    // round's decimals are part of the structure.
+    check(
+        round(dx, 1), [&](std::size_t k) { return std::nearbyint(x[k] * 10) / 10; }, "round 1");
+    check(
+        round(dx, 2), [&](std::size_t k) { return std::nearbyint(x[k] * 100) / 100; }, "round 2");
+}
+
 TEST_P(ExpressionTest, ErrorsNameTheCulprit) {
     const Array a = Array::empty(bound_device(), {3, 4}, float32);
     const Array b = Array::empty(bound_device(), {5}, float32);
