@@ -21,12 +21,10 @@ char integer_class(const ScalarValue& v) {
                                                                  : 4;
     }
     const std::uint64_t u = v.kind == ScalarValue::Kind::signed_integer ? static_cast<std::uint64_t>(v.i) : v.u;
-    static constexpr std::uint64_t bounds[] = {1,      2,       std::uint64_t{1} << 7,  std::uint64_t{1} << 8,
-                                               1 << 15, 1 << 16, std::uint64_t{1} << 31, std::uint64_t{1} << 32,
-                                               std::uint64_t{1} << 63};
-    char c = 5;
-    for (const std::uint64_t bound : bounds) {
-        if (u < bound) return c;
+    if (u <= 1) return static_cast<char>(5 + u);  // bool's values
+    char c = 7;
+    for (const int bits : {7, 8, 15, 16, 31, 32, 63}) {  // below int8's, uint8's, ... int64's bound
+        if (u < (std::uint64_t{1} << bits)) return c;
         ++c;
     }
     return c;

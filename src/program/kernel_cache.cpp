@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <variant>
 
 #include "core/context_state.hpp"
@@ -40,7 +40,6 @@ struct KernelKeyView {
     bool exact = true;
     std::size_t max_registers = 0;
     std::string_view key;
-    friend bool operator==(const KernelKeyView&, const KernelKeyView&) = default;
 };
 
 struct KernelKey {
@@ -55,26 +54,19 @@ struct KernelKey {
 KernelKeyView view_of(const KernelKeyView& k) { return k; }
 KernelKeyView view_of(const KernelKey& k) { return k.view(); }
 
-struct KernelKeyHash {
-    using is_transparent = void;
-    template <class K>
-    std::size_t operator()(const K& k) const {
-        const KernelKeyView v = view_of(k);
-        std::size_t h = std::hash<std::string_view>{}(v.key);
-        // (boost's hash_combine: the other fields rarely differ between kernels of one key)
-        const auto combine = [&h](std::size_t x) { h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-        combine(std::hash<std::string_view>{}(v.name));
-        combine(v.device);
-        combine(v.max_registers * 2 + (v.exact ? 1 : 0));
-        return h;
-    }
-};
-
-struct KernelKeyEqual {
+// An ordered map rather than a hash: the keys of reductions and scans run to hundreds of bytes, which
+// a hash reads whole on every call, where a comparison stops at the first difference.
+struct KernelKeyLess {
     using is_transparent = void;
     template <class A, class B>
     bool operator()(const A& a, const B& b) const {
-        return view_of(a) == view_of(b);
+        const KernelKeyView x = view_of(a);
+        const KernelKeyView y = view_of(b);
+        if (x.device != y.device) return x.device < y.device;
+        if (x.exact != y.exact) return x.exact < y.exact;
+        if (x.max_registers != y.max_registers) return x.max_registers < y.max_registers;
+        if (const int c = x.name.compare(y.name); c != 0) return c < 0;
+        return x.key.compare(y.key) < 0;
     }
 };
 
@@ -97,7 +89,7 @@ public:
 
 private:
     mutable std::mutex mutex_;
-    std::unordered_map<KernelKey, std::shared_ptr<const CachedKernel>, KernelKeyHash, KernelKeyEqual> kernels_;
+    std::map<KernelKey, std::shared_ptr<const CachedKernel>, KernelKeyLess> kernels_;
 };
 
 }  // namespace
