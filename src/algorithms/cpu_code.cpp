@@ -4,13 +4,13 @@
 
 #include <fmt/format.h>
 
-#include "kjarni/api_id.hpp"
+#include "core/context_state.hpp"
 #include "kjarni/device_parameters.hpp"
 
 namespace kjarni::detail {
 
 bool runs_groups_together(const BoundDevice& device) {
-    return device.context().api().id() == ApiId::cuda() || device.params().type == DeviceType::gpu;
+    return is_cuda(device.context()) || device.params().type == DeviceType::gpu;
 }
 
 CpuGrid cpu_grid(const BoundDevice& device, std::size_t n, std::size_t min_run) {

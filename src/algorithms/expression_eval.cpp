@@ -141,11 +141,11 @@ std::string kernel_key(const ExpressionPlan& plan) {
         .flag(" idx32=", plan.use_32_bits)
         .number(" ndim=", plan.space.ndim())
         .flag(" cpu=", plan.cpu)
-        .text(" out=", plan.out.dtype().name())
+        .dtype(" out=", plan.out.dtype())
         .text(" in=", "");
-    for (const Array* a : code.arrays) key.text("", a->dtype().name()).text("", ",");
+    for (const Array* a : code.arrays) key.dtype("", a->dtype());
     key.text(" scalars=", "");
-    for (const auto& s : code.scalars) key.text("", s.dtype.name()).text("", ",");
+    for (const auto& s : code.scalars) key.dtype("", s.dtype);
     if (plan.cpu && plan.layout != LayoutClass::strided) {
         // the CPU form's flat loop fixes which operands step (those broadcast from one element do not)
         key.number(" stream=", plan.stream_line).text(" steps=", "");

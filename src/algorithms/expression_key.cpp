@@ -46,8 +46,8 @@ public:
         if (maybe_shared) {
             for (std::size_t k = 0; k < shared_.size(); ++k) {
                 if (shared_[k] == &node) {
-                    key += '#';
-                    number(k);
+                    const char reference[2] = {'#', small(k)};
+                    key.append(reference, 2);
                     return;
                 }
             }
@@ -58,49 +58,57 @@ public:
             describable = false;
             return;
         }
-        key += static_cast<char>(node.op);
-        key += static_cast<char>(node.dtype.kind());
-        key += static_cast<char>(node.compute.kind());
-        key += static_cast<char>((node.weak ? 1 + static_cast<int>(*node.weak) : 0) | (node.clip_order ? 8 : 0) |
-                                 (node.ties_keep_first ? 16 : 0) | (node.statement_value ? 32 : 0));
+        // Six bytes a node, appended at once: operation, dtype, compute type, flags, and two bytes
+        // of what the operation needs (an array's view, a scalar's kind and range class, the number
+        // of children).
+        char head[6] = {static_cast<char>(node.op),
+                        static_cast<char>(node.dtype.kind()),
+                        static_cast<char>(node.compute.kind()),
+                        static_cast<char>((node.weak ? 1 + static_cast<int>(*node.weak) : 0) |
+                                          (node.clip_order ? 8 : 0) | (node.ties_keep_first ? 16 : 0) |
+                                          (node.statement_value ? 32 : 0)),
+                        0,
+                        0};
         switch (node.op) {
-        case ExprOp::array: return array(node);
+        case ExprOp::array:
+            if (!node.array) {  // a MultiArray's leaf
+                describable = false;
+                return;
+            }
+            head[4] = small(view_index(*node.array));
+            key.append(head, 6);
+            return;
         case ExprOp::scalar:
-            key += static_cast<char>(node.value.kind);
-            if (node.weak && node.value.kind != ScalarValue::Kind::floating) key += integer_class(node.value);
+            head[4] = static_cast<char>(node.value.kind);
+            if (node.weak && node.value.kind != ScalarValue::Kind::floating) head[5] = integer_class(node.value);
+            key.append(head, 6);
             scalars.push_back(&node);
             return;
         case ExprOp::reduction: describable = false; return;
-        case ExprOp::round: number(static_cast<std::size_t>(node.decimals + 1000)); break;
         default: break;
         }
-        number(node.children.size());
+        head[4] = small(node.children.size());
+        key.append(head, 6);
+        if (node.op == ExprOp::round) key.append(reinterpret_cast<const char*>(&node.decimals), sizeof node.decimals);
         for (const auto& child : node.children) visit(*child, child.use_count() > 1);
     }
 
 private:
     std::vector<const ExprNode*> shared_;
 
-    // One byte below 250, else 250, the decimal digits and ';'.
-    void number(std::size_t n) {
-        if (n < 250) {
-            key += static_cast<char>(n);
-            return;
-        }
-        key += static_cast<char>(250);
-        key += std::to_string(n);
-        key += ';';
+    // A count or index as one byte; a tree of 250 or more arrays, shared nodes or children of one
+    // node is left to the code generator.
+    char small(std::size_t n) {
+        if (n >= 250) describable = false;
+        return static_cast<char>(n);
     }
 
-    void array(const ExprNode& node) {
-        if (!node.array) {  // a MultiArray's leaf
-            describable = false;
-            return;
-        }
+    // The index of the array's view among those met (a new one is added).
+    std::size_t view_index(const Array& array) {
         std::size_t k = 0;
-        while (k < arrays.size() && !same_array_view(*arrays[k], *node.array)) ++k;
-        if (k == arrays.size()) arrays.push_back(&*node.array);
-        number(k);
+        while (k < arrays.size() && !same_array_view(*arrays[k], array)) ++k;
+        if (k == arrays.size()) arrays.push_back(&array);
+        return k;
     }
 };
 

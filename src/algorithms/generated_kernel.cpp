@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "backend/backend.hpp"
-#include "kjarni/api.hpp"
+#include "core/context_state.hpp"
 #include "kjarni/detail/kernel_packing.hpp"
 #include "kjarni/error.hpp"
 #include "program/checked_launch.hpp"
@@ -53,7 +53,7 @@ std::ptrdiff_t element_offset(const Array& array, std::string_view name) {
 
 bool lies_aligned(const Array& array, std::ptrdiff_t offset, std::size_t bytes) {
     std::uintptr_t address = static_cast<std::uintptr_t>(offset) * array.dtype().itemsize();
-    if (array.base().device().context().api().id() == ApiId::cuda()) address += array.base().native_handle();
+    if (is_cuda(array.base().device().context())) address += array.base().native_handle();
     return address % bytes == 0;
 }
 

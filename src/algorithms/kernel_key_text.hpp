@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/c_arguments.hpp"
+#include "kjarni/dtype.hpp"
 
 namespace kjarni::detail {
 
@@ -35,6 +36,18 @@ public:
     KeyText& text(std::string_view label, std::string_view value) {
         text_ += label;
         text_ += value;
+        return *this;
+    }
+    /// A dtype as one letter for a scalar type, its description for a struct (read on every call:
+    /// no type name is made).
+    KeyText& dtype(std::string_view label, const DType& dtype) {
+        text_ += label;
+        if (dtype.is_struct()) {
+            text_ += dtype.descr();
+            text_ += ';';
+        } else {
+            text_ += static_cast<char>('a' + static_cast<int>(dtype.kind()));
+        }
         return *this;
     }
     /// The arguments, each as "[*][const ]dtype name," (const only `with_const`).

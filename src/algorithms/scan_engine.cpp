@@ -48,6 +48,7 @@
 #include "algorithms/scan_cpu.hpp"
 #include "algorithms/tuning_settings.hpp"
 #include "base/ceil_div.hpp"
+#include "core/context_state.hpp"
 #include "core/recording_registry.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
@@ -298,7 +299,7 @@ ScanPlan plan_scan(const Queue& queue, const ScanSpec& spec, const ScanGeometry&
                                        floor_pow2(queue.device().params().max_total_local_size));
     // Through CUDA a tile's reads are issued while the previous tile is scanned (H100, cumsum of 2^28:
     // int32 1.70 -> 1.81 TB/s, float32 1.67 -> 1.78); NVIDIA's OpenCL lost about 1% with it.
-    plan.cuda = queue.device().context().api().id() == ApiId::cuda();
+    plan.cuda = is_cuda(queue.device().context());
     // The single pass (items of 4, 8 or 16 bytes): at most 40 positions of 4 bytes per work item (lookback_items
     // says how many), a tile of at most 10240 items (41 KiB staged, within the 48 KiB every CUDA device and
     // NVIDIA's OpenCL give a group); wider items take as many bytes. Measured on the H100 (cumsum of 2^28, GB/s,

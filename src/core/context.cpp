@@ -53,6 +53,7 @@ std::string describe(const Device& device) {
 
 Context::Context(std::shared_ptr<backend::Context> impl) : state_(std::make_shared<detail::ContextState>()) {
     state_->impl = std::move(impl);
+    state_->cuda = state_->impl->api().id() == ApiId::cuda();
 }
 
 const std::shared_ptr<backend::Context>& Context::backend() const noexcept { return state_->impl; }

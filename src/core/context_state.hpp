@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "kjarni/context.hpp"
 #include "kjarni/context_options.hpp"
+#include "kjarni/detail/backend_access.hpp"
 #include "staging/transfer_stager.hpp"
 
 namespace kjarni::detail {
@@ -30,6 +32,9 @@ std::string process_compiler_identity(backend::Context& impl, std::size_t device
 
 struct ContextState {
     std::shared_ptr<backend::Context> impl;
+    /// Whether impl is a CUDA context, noted when the context is made: some paths ask it on every
+    /// call, and ApiIds compare as strings.
+    bool cuda = false;
     /// What the context was made with.
     ContextOptions options;
     /// Large host transfers from pageable memory go through its page-locked slots.
@@ -93,5 +98,8 @@ private:
     std::mutex services_mutex_;
     std::map<std::type_index, std::shared_ptr<void>> services_;
 };
+
+/// Whether a context is CUDA's (ContextState::cuda: no ApiId made and compared).
+inline bool is_cuda(const Context& context) noexcept { return state_of(context).cuda; }
 
 }  // namespace kjarni::detail
