@@ -6,6 +6,8 @@
 #include <cctype>
 #include <functional>
 #include <mutex>
+#include <span>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -17,6 +19,7 @@
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
 #include "algorithms/iteration_space.hpp"
+#include "algorithms/kernel_key_text.hpp"
 #include "algorithms/operand_checks.hpp"
 #include "kjarni/detail/backend_access.hpp"
 #include "kjarni/elementwise.hpp"
@@ -190,23 +193,28 @@ struct ElementwiseState {
     std::vector<std::string> labels;  // per argument, for errors: argument_label
     std::vector<std::string> macros;  // the preamble's function-like macros (function_macros)
     std::string parts_key;            // the four parts as the kernel key ends with them
-    // The uses of the arrays in the operation, per list of array names (typed kernels: one).
+    // The uses of the arrays in the operation, per list of which arguments are arrays (typed
+    // kernels: one).
     mutable std::mutex uses_lock;
-    mutable std::vector<std::pair<std::vector<std::string>, std::shared_ptr<const Rewrite>>> uses;
+    mutable std::vector<std::pair<std::vector<std::size_t>, std::shared_ptr<const Rewrite>>> uses;
 };
 
 }  // namespace detail
 
 namespace {
 
-/// rewrite_uses(operation, names, macros) without the text, made once per list of names.
-std::shared_ptr<const Rewrite> uses_of(const detail::ElementwiseState& state, const std::vector<std::string>& names) {
+/// rewrite_uses(operation, names of the array arguments, macros) without the text, made once per
+/// list of which arguments are arrays (`arrays`, indices into state.arguments, whose names are the
+/// kernel's).
+std::shared_ptr<const Rewrite> uses_of(const detail::ElementwiseState& state, const std::vector<std::size_t>& arrays) {
     const std::scoped_lock lock(state.uses_lock);
     for (const auto& [known, rewrite] : state.uses)
-        if (known == names) return rewrite;
+        if (known == arrays) return rewrite;
+    std::vector<std::string> names;
+    for (const std::size_t k : arrays) names.push_back(state.arguments[k].name);
     Rewrite r = rewrite_uses(state.operation, names, state.macros, {});
     r.text.clear();
-    state.uses.emplace_back(names, std::make_shared<const Rewrite>(std::move(r)));
+    state.uses.emplace_back(arrays, std::make_shared<const Rewrite>(std::move(r)));
     return state.uses.back().second;
 }
 
@@ -216,7 +224,8 @@ std::string declaration_of(const CArgument& a) {
 }
 
 struct ElementwisePlan {
-    std::vector<CArgument> arguments;  // with the call's types
+    std::span<const CArgument> arguments;  // with the call's types: the kernel's, or `untyped`
+    std::vector<CArgument> untyped;        // an untyped kernel's arguments typed by the call
     std::vector<std::size_t> arrays;   // indices of the array arguments
     detail::IterationSpace space;
     std::vector<std::ptrdiff_t> offsets;  // per array, in elements
@@ -383,16 +392,23 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
                                                 state.arguments.size(), fmt::join(names, ", "), args.size()));
     }
     ElementwisePlan plan;
-    plan.arguments = state.arguments;
-    std::vector<std::vector<std::size_t>> shapes;
-    for (std::size_t k = 0; k < args.size(); ++k) {
-        CArgument& a = plan.arguments[k];
-        const Operand& given = args[k];
-        if (!state.typed) {
-            a.pointer = given.is_array();
-            a.dtype = given.dtype();
+    plan.arguments = state.arguments;  // (a typed kernel's are not copied)
+    if (!state.typed) {
+        plan.untyped = state.arguments;
+        for (std::size_t k = 0; k < args.size(); ++k) {
+            CArgument& a = plan.untyped[k];
+            a.pointer = args[k].is_array();
+            a.dtype = args[k].dtype();
             a.ctype = detail::c_type_name(a.dtype);
         }
+        plan.arguments = plan.untyped;
+    }
+    // The broadcast shape: the arrays' own where they all have one (the usual call), else numpy's.
+    const std::vector<std::size_t>* common_shape = nullptr;
+    bool same_shapes = true;
+    for (std::size_t k = 0; k < args.size(); ++k) {
+        const CArgument& a = plan.arguments[k];
+        const Operand& given = args[k];
         if (a.pointer) {
             if (!given.is_array())
                 throw ArgumentError(state.labels[k],
@@ -402,13 +418,21 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
                                                                  declaration_of(a), given.dtype().name()));
             detail::check_on_queue_device(given.array(), queue, state.labels[k]);
             plan.arrays.push_back(k);
-            shapes.push_back(given.array().shape());
+            const std::vector<std::size_t>& array_shape = given.array().shape();
+            if (common_shape == nullptr) common_shape = &array_shape;
+            same_shapes = same_shapes && array_shape == *common_shape;
         } else if (given.is_array()) {
             throw ArgumentError(state.labels[k],
                                 fmt::format("is declared as a scalar ({}), an array was given", declaration_of(a)));
         }
     }
-    const std::vector<std::size_t> shape = detail::broadcast_shapes(shapes, state.what);
+    std::vector<std::size_t> broadcast;
+    if (common_shape == nullptr || !same_shapes) {
+        std::vector<std::vector<std::size_t>> shapes;
+        for (const std::size_t k : plan.arrays) shapes.push_back(args[k].array().shape());
+        broadcast = detail::broadcast_shapes(shapes, state.what);
+    }
+    const std::vector<std::size_t>& shape = common_shape != nullptr && same_shapes ? *common_shape : broadcast;
     // Outputs (every array of an untyped kernel) have the whole shape and share no memory with
     // another argument through a different view.
     for (const std::size_t k : plan.arrays) {
@@ -424,14 +448,30 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     for (const auto e : shape) n *= e;
     if (n == 0) return;
 
-    std::vector<std::vector<std::ptrdiff_t>> strides;
+    plan.offsets.reserve(plan.arrays.size());
+    bool all_c_contiguous = n > 1;
     for (const std::size_t k : plan.arrays) {
         const Array& array = args[k].array();
-        strides.push_back(detail::element_strides(array.layout(), array.dtype().itemsize(), shape, state.labels[k]));
         plan.offsets.push_back(detail::element_offset(array, state.labels[k]));
+        all_c_contiguous =
+            all_c_contiguous && array.shape() == shape && array.layout().is_c_contiguous(array.dtype().itemsize());
     }
-    // The order of the axes is kept: `i` is the C-order index the operation may use as a value.
-    plan.space = detail::make_iteration_space(shape, std::move(strides), {}, true);
+    if (all_c_contiguous) {
+        // The usual call, one axis every array walks (as make_iteration_space would merge it).
+        plan.space.shape.assign(1, n);
+        plan.space.reduced.assign(1, false);
+        plan.space.strides.assign(plan.arrays.size(), std::vector<std::ptrdiff_t>(1, 1));
+    } else {
+        std::vector<std::vector<std::ptrdiff_t>> strides;
+        strides.reserve(plan.arrays.size());
+        for (const std::size_t k : plan.arrays) {
+            const Array& array = args[k].array();
+            strides.push_back(
+                detail::element_strides(array.layout(), array.dtype().itemsize(), shape, state.labels[k]));
+        }
+        // The order of the axes is kept: `i` is the C-order index the operation may use as a value.
+        plan.space = detail::make_iteration_space(shape, std::move(strides), {}, true);
+    }
     detail::check_axis_count(plan.space, state.what);
     detail::pad_table_axes(plan.space);
     plan.use_32_bits = detail::fits_32_bits(plan.space, plan.offsets);
@@ -444,16 +484,14 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
         // Vectors of 16 bytes of the widest element, when the operation uses every array as x[i]
         // only (and calls no macro that could write one), and every array that steps starts
         // aligned to its vector.
-        std::vector<std::string> names;
         std::size_t widest = 1;
         bool possible = true;
         for (const std::size_t k : plan.arrays) {
-            names.push_back(plan.arguments[k].name);
             widest = std::max(widest, plan.arguments[k].dtype.itemsize());
             possible = possible && plan.arguments[k].dtype.kind() != DType::Kind::float16;
         }
         const std::size_t v = 16 / widest;
-        const std::shared_ptr<const Rewrite> analysed = uses_of(state, names);
+        const std::shared_ptr<const Rewrite> analysed = uses_of(state, plan.arrays);
         const Rewrite& r = *analysed;
         possible = possible && v > 1 && !r.escapes;
         for (std::size_t j = 0; possible && j < plan.arrays.size(); ++j) {
@@ -482,25 +520,27 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
 
     // The layout class: merged axes (or, when flat, which arrays step, or the vectors and how each
     // array is used in them), index width, and types.
-    std::string key =
-        fmt::format("{}|{}|", plan.use_32_bits ? 32 : 64, plan.flat ? "flat" : std::to_string(plan.space.ndim()));
+    detail::KeyText key("elementwise idx32=", state.parts_key.size());
+    key.flag("", plan.use_32_bits).flag(" flat=", plan.flat).number(" ndim=", plan.space.ndim());
     if (plan.vector_width > 0) {
-        key += fmt::format("vector {} {}{}:", detail::vector_loop_version, plan.vector_width,
-                           plan.conditional ? " conditional" : "");
-        for (const Use& u : plan.uses)
-            key += fmt::format("{}{}{}", u.read ? 'r' : '-', u.assigned ? 'a' : '-', u.updated ? 'u' : '-');
-        key += "|";
+        key.text(" vector=", detail::vector_loop_version)
+            .number(" width=", plan.vector_width)
+            .flag(" conditional=", plan.conditional)
+            .text(" uses=", "");
+        for (const Use& u : plan.uses) {
+            const char use[3] = {u.read ? 'r' : '-', u.assigned ? 'a' : '-', u.updated ? 'u' : '-'};
+            key.text("", std::string_view(use, 3));
+        }
     }
     if (plan.cpu) {
-        key += "cpu ";
+        key.text(" cpu=", "");
         if (plan.flat && plan.space.ndim() == 1)
-            for (const auto& st : plan.space.strides) key += st[0] != 0 ? '1' : '0';
-        key += "|";
+            for (const auto& st : plan.space.strides) key.text("", st[0] != 0 ? "1" : "0");
     }
-    for (const auto& a : plan.arguments) key += declaration_of(a) + ";";
-    key += state.parts_key;
+    key.arguments(" args=", plan.arguments, true);
+    const std::string kernel_key = key.finish(state.parts_key);
     const detail::GeneratedKernel kernel = detail::generated_kernel(
-        queue.device(), key, state.name, [&] { return generate(state, plan); },
+        queue.device(), kernel_key, state.name, [&] { return generate(state, plan); },
         /*allow_contraction=*/true);  // users' code compiles as a Program's
 
     std::vector<detail::KernelArg> kernel_args;

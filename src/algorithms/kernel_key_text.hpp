@@ -4,6 +4,7 @@
 // instructions a call (callgrind, PoCL), more than the rest of a small call's host work.
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,7 +52,7 @@ public:
         return *this;
     }
     /// The arguments, each as "[*][const ]dtype name," (const only `with_const`).
-    KeyText& arguments(std::string_view label, const std::vector<CArgument>& arguments, bool with_const) {
+    KeyText& arguments(std::string_view label, std::span<const CArgument> arguments, bool with_const) {
         text_ += label;
         for (const CArgument& a : arguments) {
             if (a.pointer) text_ += '*';
