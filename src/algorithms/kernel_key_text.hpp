@@ -3,6 +3,7 @@
 // key on every call, to find the compiled kernel; fmt::format of a dozen fields cost a few thousand
 // instructions a call (callgrind, PoCL), more than the rest of a small call's host work.
 
+#include <charconv>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -16,7 +17,7 @@
 namespace kjarni::detail {
 
 /// A key as "<start><name><value>...\n<code>": each call appends its label and the value (numbers in
-/// decimal, flags as true / false, as fmt writes them).
+/// decimal, flags as true / false, dtypes as one letter).
 class KeyText {
 public:
     /// `code_size`: the size of the code finish() will append, reserved with the rest at once.
@@ -26,12 +27,14 @@ public:
     }
     KeyText& number(std::string_view label, std::size_t value) {
         text_ += label;
-        text_ += std::to_string(value);
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+        text_.append(digits, static_cast<std::size_t>(end - digits));
         return *this;
     }
     KeyText& flag(std::string_view label, bool value) {
         text_ += label;
-        text_ += value ? "true" : "false";
+        text_ += value ? '1' : '0';
         return *this;
     }
     KeyText& text(std::string_view label, std::string_view value) {
@@ -51,13 +54,13 @@ public:
         }
         return *this;
     }
-    /// The arguments, each as "[*][const ]dtype name," (const only `with_const`).
+    /// The arguments, each as "[*][const ]<dtype letter> name," (const only `with_const`).
     KeyText& arguments(std::string_view label, std::span<const CArgument> arguments, bool with_const) {
         text_ += label;
         for (const CArgument& a : arguments) {
             if (a.pointer) text_ += '*';
             if (with_const && a.is_const) text_ += "const ";
-            text_ += a.dtype.name();
+            dtype("", a.dtype);
             text_ += ' ';
             text_ += a.name;
             text_ += ',';

@@ -99,15 +99,17 @@ std::string kernel_source(const ReductionSpec& spec, const CpuShape& k) {
 }
 
 std::string kernel_key(const ReductionSpec& spec, const CpuShape& k) {
-    return KeyText("cpu kept=", spec.code.size())
+    const std::string& code = spec.identity.empty() ? spec.code : spec.identity;
+    return KeyText("cpu kept=", code.size())
         .number("", k.kept_ndim)
         .flag(" partials=", k.from_partials)
         .flag(" final=", k.final_pass)
         .text(" acc=", spec.acc_ctype)
-        .text(" result=", spec.result.name())
+        .dtype(" result=", spec.result)
         .number(" float_operator=", static_cast<std::size_t>(spec.float_operator))
         .arguments(" args=", spec.arguments, false)
-        .finish(spec.code);
+        .flag(" identity=", !spec.identity.empty())
+        .finish(code);
 }
 
 }  // namespace reduction_cpu_kernels

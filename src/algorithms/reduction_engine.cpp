@@ -177,7 +177,8 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
 }
 
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
-    return KeyText("kept=", spec.code.size())
+    const std::string& code = spec.identity.empty() ? spec.code : spec.identity;
+    return KeyText("kept=", code.size())
         .number("", k.kept_ndim)
         .number(" red=", k.reduced_ndim)
         .flag(" idx=", k.use_32_bits)
@@ -190,9 +191,10 @@ std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
         .text(" combine=", k.combine != nullptr ? k.combine : "")
         .flag(" branch_barriers=", k.barriers_in_branches)
         .text(" acc=", spec.acc_ctype)
-        .text(" result=", spec.result.name())
+        .dtype(" result=", spec.result)
         .arguments(" args=", spec.arguments, false)
-        .finish(spec.code);
+        .flag(" identity=", !spec.identity.empty())
+        .finish(code);
 }
 
 std::atomic<bool> combine_in_kernel_allowed{true};

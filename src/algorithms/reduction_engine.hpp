@@ -24,6 +24,9 @@ struct ReductionSpec {
     DType result;
     /// reduction_code()'s output.
     std::string code;
+    /// What identifies `code` in a kernel's key, shorter than it: the key of the process's spec
+    /// cache (cached_spec) for the built-in reductions; empty where the code itself does.
+    std::string identity;
     /// An empty reduced set is an ArgumentError (min, max, argmin, argmax: no identity).
     bool refuse_empty = false;
     /// For a reduction of one array of 4- or 8-byte items whose map reads only the element (the

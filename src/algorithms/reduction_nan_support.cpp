@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -18,7 +19,11 @@ const ReductionSpec& cached_spec(const std::string& key, const std::function<Red
     static std::map<std::string, std::unique_ptr<const ReductionSpec>> specs;
     const std::lock_guard lock(mutex);
     auto& slot = specs[key];
-    if (!slot) slot = std::make_unique<const ReductionSpec>(make());
+    if (!slot) {
+        ReductionSpec made = make();
+        made.identity = "spec " + key;
+        slot = std::make_unique<const ReductionSpec>(std::move(made));
+    }
     return *slot;
 }
 
