@@ -5,7 +5,7 @@ operation is not hidden by it."""
 
 import numpy as np
 
-from . import dtypes
+from . import bounds, dtypes
 from .known import rule
 from .oracle import evaluate_tree
 
@@ -129,3 +129,39 @@ def _(c):
     return bool((np.isinf(numpy_result) & (np.abs(running) < rounds_finite)).any())
 
 
+
+
+@rule("float16-sum-partials")
+def _(c):
+    """numpy's float16 sum along an axis outside its iterator's inner loop rounds each partial to
+    float16; kjarni accumulates in float32. Every differing element: kjarni's value the correctly
+    rounded sum (within float16's rounding and float32's summation error of the exact one), at least
+    as close to it as numpy's, and numpy's within float16's sequential rounding bound of it."""
+    op = c.op
+    kj, ref = c.diff.data.get("kjarni"), c.diff.data.get("numpy")
+    if c.diff.kind != "values" or op["op"] != "reduce" or op["fn"] not in ("sum", "mean") or kj is None:
+        return False
+    if ref.dtype != np.float16 or kj.dtype != np.float16:
+        return False
+    x = np.asarray(c.values[op["src"]].data)
+    if x.dtype.kind == "c":
+        return False
+    axes = None if op["axes"] is None else tuple(op["axes"])
+    wide = x.astype(np.float64)
+    n = wide.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
+    with np.errstate(all="ignore"):
+        exact = np.sum(wide, axis=axes, keepdims=op["keepdims"])
+        scale = np.sum(np.abs(wide), axis=axes, keepdims=op["keepdims"])
+        if op["fn"] == "mean":
+            exact, scale = exact / max(n, 1), scale / max(n, 1)
+        kj64, ref64 = kj.astype(np.float64), ref.astype(np.float64)
+        differs = (kj64 != ref64) & ~(np.isnan(kj64) & np.isnan(ref64))
+        if not differs.any() or not np.isfinite(scale[differs]).all():
+            return False
+        eps16, eps32 = float(dtypes.eps(np.float16)), float(dtypes.eps(np.float32))
+        tiny = float(np.finfo(np.float16).smallest_subnormal)
+        kj_gap = np.abs(kj64 - exact)
+        ref_gap = np.abs(ref64 - exact)
+        kjarni_rounded = kj_gap <= eps16 * np.abs(exact) + bounds.summation_ulps(n) * eps32 * scale + tiny
+        numpy_sequential = ref_gap <= n * eps16 * scale + tiny
+        return bool((kjarni_rounded & numpy_sequential & (kj_gap <= ref_gap))[differs].all())
