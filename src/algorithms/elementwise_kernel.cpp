@@ -211,6 +211,7 @@ std::shared_ptr<const Rewrite> uses_of(const detail::ElementwiseState& state, co
     for (const auto& [known, rewrite] : state.uses)
         if (known == arrays) return rewrite;
     std::vector<std::string> names;
+    names.reserve(arrays.size());
     for (const std::size_t k : arrays) names.push_back(state.arguments[k].name);
     Rewrite r = rewrite_uses(state.operation, names, state.macros, {});
     r.text.clear();
