@@ -36,6 +36,12 @@ char integer_class(const ScalarValue& v) {
 // generator does (a statement's value is computed once, each scalar leaf is one parameter per visit).
 class Walk {
 public:
+    // The marks of a shared node's first visit and of a visit again, bytes no operation's number is
+    // (a node's six bytes start with its operation), so that no two trees write one key.
+    static constexpr char first_visit = static_cast<char>(0xF0);
+    static constexpr char visit_again = static_cast<char>(0xF1);
+    static_assert(static_cast<int>(ExprOp::reduction) < 0xF0, "operations are numbered below the marks");
+
     std::string key;
     std::vector<const Array*> arrays;      // distinct views, in order of first appearance
     std::vector<const ExprNode*> scalars;  // scalar leaves, in order of first appearance
@@ -46,13 +52,13 @@ public:
         if (maybe_shared) {
             for (std::size_t k = 0; k < shared_.size(); ++k) {
                 if (shared_[k] == &node) {
-                    const char reference[2] = {'#', small(k)};
+                    const char reference[2] = {visit_again, small(k)};
                     key.append(reference, 2);
                     return;
                 }
             }
             shared_.push_back(&node);
-            key += '$';
+            key += first_visit;
         }
         if (node.dtype.is_struct() || node.compute.is_struct()) {
             describable = false;
