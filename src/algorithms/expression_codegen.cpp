@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/device_code.hpp"
@@ -188,6 +189,15 @@ private:
             integral(node.compute) && ((weak_integer(x) && !y.weak && !fits(x.value, node.compute)) ||
                                        (weak_integer(y) && !x.weak && !fits(y.value, node.compute)));
         if (!strong_pair && !weak_misfit) return std::nullopt;
+        // numpy compares a bool array with a Python integer in int64, its default integer (no exact
+        // comparison as for the integer types): one past int64's range is its OverflowError.
+        for (const auto& [weak, other] : {std::pair{&x, &y}, std::pair{&y, &x}}) {
+            if (weak_integer(*weak) && !other->weak && other->dtype.kind() == K::bool_ &&
+                !fits(weak->value, dtypes::int64))
+                throw ArgumentError("scalar", fmt::format("the integer {} is out of bounds for int64, in which a bool "
+                                                          "array is compared with it (numpy raises OverflowError)",
+                                                          weak->value.u));
+        }
         // Each side as int64 (signed types and bool) or uint64, with the signedness it has.
         const auto side = [&](const ExprNode& n) -> std::pair<std::string, bool> {
             if (n.weak) {

@@ -536,6 +536,26 @@ TEST_P(ExpressionTest, TreesOfOneStructureTakeTheirOwnScalarsAndArrays) {
         round(dx, 2), [&](std::size_t k) { return std::nearbyint(x[k] * 100) / 100; }, "round 2");
 }
 
+// numpy compares a bool array with a Python integer in int64 (its default integer), not exactly as it
+// compares the integer types: an integer past int64's range is its OverflowError (numpy 2.4.6:
+// np.array([True]) < 2**64 - 1 raises, np.array([1], np.int8) < 2**64 - 1 is [True]).
+TEST_P(ExpressionTest, BoolArraysCompareWithPythonIntegersInInt64) {
+    const std::vector<std::uint8_t> flags{1, 0, 1, 1, 0};
+    const Array b = Array::from_host(queue(), std::span<const std::uint8_t>(flags), {5}).view(bool_);
+    const auto lt = evaluate(queue(), Expr(b) < Expr(std::int64_t{9223372036854775807})).get(queue());
+    for (const auto v : lt.to_vector<std::uint8_t>()) EXPECT_EQ(v, 1);
+    const auto eq = evaluate(queue(), Expr(b) == Expr(std::uint64_t{1})).get(queue()).to_vector<std::uint8_t>();
+    for (std::size_t k = 0; k < flags.size(); ++k) EXPECT_EQ(eq[k], flags[k]);
+    // (after a tree of the same shape with a fitting value, and with the bool array on either side)
+    EXPECT_THROW(evaluate(queue(), Expr(b) == Expr(std::uint64_t{9223372036854775808U})), ArgumentError);
+    EXPECT_THROW(evaluate(queue(), Expr(std::uint64_t{18446744073709551615U}) > Expr(b)), ArgumentError);
+    EXPECT_THROW(evaluate(queue(), (Expr(b) < 1) < Expr(std::uint64_t{18446744073709551615U})), ArgumentError);
+    const std::vector<std::int8_t> small{-5, 7};
+    const Array i8 = Array::from_host(queue(), std::span<const std::int8_t>(small), {2});
+    const auto exact = evaluate(queue(), Expr(i8) < Expr(std::uint64_t{18446744073709551615U})).get(queue());
+    for (const auto v : exact.to_vector<std::uint8_t>()) EXPECT_EQ(v, 1);
+}
+
 TEST_P(ExpressionTest, ErrorsNameTheCulprit) {
     const Array a = Array::empty(bound_device(), {3, 4}, float32);
     const Array b = Array::empty(bound_device(), {5}, float32);
