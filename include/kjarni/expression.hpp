@@ -18,7 +18,10 @@
 /// dtype. `/` of integers is true division (float64), `%` has the divisor's sign (Python's), and
 /// integer `%` by 0 gives 0 as numpy does. float16 is stored in 16 bits and computed in float32,
 /// each operation's result rounded to float16 as numpy's float16 loops round it (an intermediate
-/// past 65504 is inf, as numpy's). Comparisons give bool. Math functions of integer
+/// past 65504 is inf, as numpy's). Comparisons give bool; integers compare exactly, a weak integer
+/// outside the array's type too (uint8_array == 300 is false), except against a bool array, which
+/// numpy compares in int64: a weak integer past int64's range is then an ArgumentError (numpy's
+/// OverflowError). Math functions of integer
 /// arrays compute in numpy's float type for them (float16 for 8-bit, float32 for 16-bit, float64
 /// otherwise). minimum and maximum propagate NaN (numpy's, not fmin/fmax).
 ///
