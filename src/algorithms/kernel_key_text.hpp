@@ -17,7 +17,7 @@
 namespace kjarni::detail {
 
 /// A key as "<start><name><value>...\n<code>": each call appends its label and the value (numbers in
-/// decimal, flags as true / false, dtypes as one letter).
+/// decimal, flags as 1 / 0, dtypes as one letter).
 class KeyText {
 public:
     /// `code_size`: the size of the code finish() will append, reserved with the rest at once.
