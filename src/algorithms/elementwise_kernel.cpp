@@ -459,9 +459,7 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     }
     if (all_c_contiguous) {
         // The usual call, one axis every array walks (as make_iteration_space would merge it).
-        plan.space.shape.assign(1, n);
-        plan.space.reduced.assign(1, false);
-        plan.space.strides.assign(plan.arrays.size(), std::vector<std::ptrdiff_t>(1, 1));
+        plan.space = detail::contiguous_space(n, plan.arrays.size());
     } else {
         std::vector<std::vector<std::ptrdiff_t>> strides;
         strides.reserve(plan.arrays.size());

@@ -268,9 +268,7 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
     for (const Array* a : plan.expr.arrays) plan.offsets.push_back(detail::element_offset(*a, "operand"));
     if (const std::size_t n = out.size(); n > 1 && all_c_contiguous(out, plan.expr.arrays)) {
         // The usual case, one axis walked by every operand (as make_iteration_space would merge it).
-        plan.space.shape.assign(1, n);
-        plan.space.reduced.assign(1, false);
-        plan.space.strides.assign(1 + plan.expr.arrays.size(), std::vector<std::ptrdiff_t>(1, 1));
+        plan.space = detail::contiguous_space(n, 1 + plan.expr.arrays.size());
     } else {
         std::vector<std::vector<std::ptrdiff_t>> strides;
         strides.reserve(1 + plan.expr.arrays.size());

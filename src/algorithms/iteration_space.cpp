@@ -105,6 +105,14 @@ IterationSpace make_iteration_space(std::vector<std::size_t> shape, std::vector<
     return space;
 }
 
+IterationSpace contiguous_space(std::size_t n, std::size_t operands) {
+    IterationSpace space;
+    space.shape.assign(1, n);
+    space.reduced.assign(1, false);
+    space.strides.assign(operands, std::vector<std::ptrdiff_t>(1, 1));
+    return space;
+}
+
 bool fits_32_bits(const IterationSpace& space, const std::vector<std::ptrdiff_t>& offsets) {
     constexpr std::size_t limit = std::size_t{1} << 31;
     // Grid-stride loops add the grid size to an index below the count: keep room for it.

@@ -46,6 +46,10 @@ struct IterationSpace {
 IterationSpace make_iteration_space(std::vector<std::size_t> shape, std::vector<std::vector<std::ptrdiff_t>> strides,
                                     std::vector<bool> reduced = {}, bool keep_order = false);
 
+/// The space make_iteration_space gives `operands` C-contiguous arrays of one shape of `n` > 1
+/// elements: one axis that every operand walks with stride 1 (made without merging axes).
+IterationSpace contiguous_space(std::size_t n, std::size_t operands);
+
 /// The most work items a grid-stride kernel's grid has (grid_for): such a loop adds it to an index
 /// below the element count, so 32-bit indices need that much room below 2^31.
 inline constexpr std::size_t most_grid_items = std::size_t{1} << 30;
