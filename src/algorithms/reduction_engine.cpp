@@ -177,9 +177,10 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
 }
 
 std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
-    const std::string& code = spec.identity.empty() ? spec.code : spec.identity;
-    return KeyText("kept=", code.size())
-        .number("", k.kept_ndim)
+    const bool identified = !spec.identity.empty();
+    const std::string& code = identified ? spec.identity : spec.code;
+    KeyText key("kept=", code.size());
+    key.number("", k.kept_ndim)
         .number(" red=", k.reduced_ndim)
         .flag(" idx=", k.use_32_bits)
         .number(" group=", k.group)
@@ -189,11 +190,13 @@ std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
         .number(" vector=", k.vector)
         .flag(" in_order=", k.lanes_in_order)
         .text(" combine=", k.combine != nullptr ? k.combine : "")
-        .flag(" branch_barriers=", k.barriers_in_branches)
-        .text(" acc=", spec.acc_ctype)
+        .flag(" branch_barriers=", k.barriers_in_branches);
+    // An identity names one spec, accumulator, result and arguments included (the spec cache
+    // makes each once); a spec without one is told apart by all of them and its code.
+    if (identified) return key.text(" identity ", "").finish(code);
+    return key.text(" acc=", spec.acc_ctype)
         .dtype(" result=", spec.result)
         .arguments(" args=", spec.arguments, false)
-        .flag(" identity=", !spec.identity.empty())
         .finish(code);
 }
 
@@ -271,6 +274,17 @@ ReductionGeometry reduction_geometry(const ReductionSpec& spec, const ReduceOpti
     for (std::size_t d = 0; d < shape.size(); ++d) (reduced[d] ? red_shape : kept_shape).push_back(shape[d]);
     g.n_red = std::accumulate(red_shape.begin(), red_shape.end(), std::size_t{1}, std::multiplies<>());
     g.n_out = std::accumulate(kept_shape.begin(), kept_shape.end(), std::size_t{1}, std::multiplies<>());
+    if (kept_shape.empty() && g.n_red > 1 && g.arrays.size() == 1 && g.arrays[0].array->is_c_contiguous() &&
+        out.is_c_contiguous()) {
+        // The usual sum(x): one C-contiguous array reduced whole. The spaces make_iteration_space
+        // would give (no kept axis; one reduced axis of stride 1), made without splitting and
+        // merging axes.
+        g.offsets = {element_offset(*g.arrays[0].array, spec.arguments[g.arrays[0].argument].name),
+                     element_offset(out, "out")};
+        g.kept.strides.resize(2);
+        g.red = contiguous_space(g.n_red, 1);
+        return g;
+    }
     // Strides in elements over the broadcast shape, split between kept and reduced axes.
     std::vector<std::vector<std::ptrdiff_t>> kept_strides, red_strides;
     for (const auto& a : g.arrays) {
@@ -437,9 +451,14 @@ std::string store_result_code(const ReductionSpec& spec) {
 Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
                     const ReduceOptions& options) {
     std::vector<ArrayOperand> arrays = check_arguments(queue, spec.arguments, arguments, spec.what);
-    std::vector<std::vector<std::size_t>> shapes;
-    for (const auto& a : arrays) shapes.push_back(a.array->shape());
-    const std::vector<std::size_t> shape = broadcast_shapes(shapes, spec.what);
+    std::vector<std::size_t> shape;
+    if (arrays.size() == 1) {
+        shape = arrays[0].array->shape();  // one shape broadcasts to itself
+    } else {
+        std::vector<std::vector<std::size_t>> shapes;
+        for (const auto& a : arrays) shapes.push_back(a.array->shape());
+        shape = broadcast_shapes(shapes, spec.what);
+    }
     const std::vector<bool> reduced = reduced_axes(options.axes, shape.size(), spec.what);
     std::vector<std::size_t> result_shape;
     std::size_t n_red = 1, n_out = 1;

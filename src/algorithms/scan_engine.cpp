@@ -112,7 +112,9 @@ std::size_t items_per_thread(std::size_t item_size, std::size_t group, bool cuda
 /// KJARNI_SCAN_ITEMS sets the positions of 4 bytes instead (1 to 40), to measure other tiles.
 std::size_t lookback_items(std::size_t item_size, std::size_t positions, std::size_t compute_units, std::size_t group,
                            bool gpu) {
-    std::size_t four_byte_items = tuning_count("KJARNI_SCAN_ITEMS", 40);
+    // Read once a process: getenv walks the whole environment, on every scan otherwise.
+    static const std::size_t items_setting = tuning_count("KJARNI_SCAN_ITEMS", 40);
+    std::size_t four_byte_items = items_setting;
     if (four_byte_items == 0) {
         if (!gpu) {
             four_byte_items = 40;
@@ -294,7 +296,7 @@ ScanPlan plan_scan(const Queue& queue, const ScanSpec& spec, const ScanGeometry&
     ScanPlan plan;
     const std::size_t compute_units = std::max<std::size_t>(queue.device().params().compute_units, 1);
     // KJARNI_SCAN_GROUP (a power of two, to measure other shapes) sets the work items per group instead of 256.
-    const std::size_t group = tuning_count("KJARNI_SCAN_GROUP", 1024);
+    static const std::size_t group = tuning_count("KJARNI_SCAN_GROUP", 1024);  // read once, as KJARNI_SCAN_ITEMS
     plan.group = std::min<std::size_t>(group != 0 ? floor_pow2(group) : 256,
                                        floor_pow2(queue.device().params().max_total_local_size));
     // Through CUDA a tile's reads are issued while the previous tile is scanned (H100, cumsum of 2^28:
