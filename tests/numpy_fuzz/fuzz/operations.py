@@ -712,6 +712,8 @@ def _eval_blas(kind):
         if kind == "ger":
             x, y = values[op["x"]], values[op["y"]]
             _check_same_dtype([x, y] + ([values[op["a"]]] if op["a"] else []))
+            if x.data.ndim != 1 or y.data.ndim != 1 or (op["a"] and values[op["a"]].data.shape != x.data.shape + y.data.shape):
+                raise ValueError("BLAS ger: a must have the shape (len(x), len(y))")
             op = dict(op, _dtype=str(x.data.dtype), _k=1)
             prod = np.outer(x.data.astype(wide), y.data.astype(wide))
             scale = np.outer(magnitude(x.data), magnitude(y.data))
@@ -721,6 +723,8 @@ def _eval_blas(kind):
         other = values[op["x"]] if kind == "gemv" else values[op["b"]]
         out_name = "y" if kind == "gemv" else "c"
         _check_same_dtype([a, other] + ([values[op[out_name]]] if op.get(out_name) else []))
+        _check_blas_shapes(kind, a.data.shape, op["op_a"], other.data.shape, op.get("op_b", "none"),
+                           values[op[out_name]].data.shape if op.get(out_name) else None)
         am, ae = _apply(a.data.astype(wide), op["op_a"]), _apply(a.err, op["op_a"])
         bm = other.data.astype(wide) if kind == "gemv" else _apply(other.data.astype(wide), op["op_b"])
         be = other.err if kind == "gemv" else _apply(other.err, op["op_b"])
@@ -731,6 +735,29 @@ def _eval_blas(kind):
         perr = np.abs(am) @ be + ae @ np.abs(bm)
         return _blas_result(values, op, out_name, prod, scale, perr)
     return evaluate
+
+
+def _check_blas_shapes(kind, a_shape, op_a, b_shape, op_b, c_shape):
+    """BLAS multiplies exactly the shapes it is given: no broadcasting of the batch, of c or y
+    (numpy's @ and + would broadcast them, so the shrinker's shortened inputs must be refused here
+    as kjarni refuses them)."""
+    ndim = 3 if kind == "gemm_batched" else 2
+    if len(a_shape) != ndim:
+        raise ValueError(f"BLAS {kind}: a has {len(a_shape)} axes")
+    rows, inner = (a_shape[-2], a_shape[-1]) if op_a == "none" else (a_shape[-1], a_shape[-2])
+    if kind == "gemv":
+        if len(b_shape) != 1 or b_shape[0] != inner:
+            raise ValueError(f"BLAS gemv: x of shape {b_shape} against op(a) {rows} x {inner}")
+        expected = (rows,)
+    else:
+        if len(b_shape) != ndim:
+            raise ValueError(f"BLAS {kind}: b has {len(b_shape)} axes")
+        b_inner, cols = (b_shape[-2], b_shape[-1]) if op_b == "none" else (b_shape[-1], b_shape[-2])
+        if b_inner != inner or a_shape[:-2] != b_shape[:-2]:
+            raise ValueError(f"BLAS {kind}: shapes {a_shape} and {b_shape} do not multiply")
+        expected = tuple(a_shape[:-2]) + (rows, cols)
+    if c_shape is not None and tuple(c_shape) != expected:
+        raise ValueError(f"BLAS {kind}: c or y has shape {c_shape}, the product {expected}")
 
 
 def _check_same_dtype(ts):
