@@ -8,8 +8,8 @@
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/kernel_templates.hpp"
+#include "core/context_state.hpp"
 #include "dtype/dtype_impl.hpp"
-#include "kjarni/api_id.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/device_parameters.hpp"
 #include "kjarni/error.hpp"
@@ -298,7 +298,7 @@ Grid blocked_grid(const GeneratedKernel& kernel, std::size_t n, std::size_t unro
 }
 
 const char* device_wide_fence(const BoundDevice& device) {
-    if (device.context().api().id() == ApiId::cuda()) return "__threadfence()";
+    if (is_cuda(device.context())) return "__threadfence()";
     // NVIDIA's OpenCL: membar.gl is what __threadfence gives through CUDA.
     if (takes_inline_ptx(device)) return "asm volatile(\"membar.gl;\" ::: \"memory\")";
     // A CPU's caches are coherent across its cores: a fence that keeps the compiler and the core from

@@ -54,6 +54,7 @@
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/sort_onesweep_source.hpp"
 #include "algorithms/tuning_settings.hpp"
+#include "core/context_state.hpp"
 #include "kjarni/api.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/device.hpp"
@@ -99,7 +100,7 @@ bool native_warps(const Queue& queue, bool& ptx) {
     const Device device = queue.device().device();
     const auto& cc = device.properties().compute_capability;
     if (!cc || cc->major < 7 || device.params().warp_size != 32) return false;
-    ptx = queue.device().context().api().id() != ApiId::cuda();
+    ptx = !is_cuda(queue.device().context());
     return takes_inline_ptx(queue.device());
 }
 
@@ -213,7 +214,7 @@ Shape configured_shape(const Queue& queue, std::size_t key_bytes, std::size_t va
 bool runs_groups_to_completion(const Queue& queue) {
     const Device device = queue.device().device();
     if (device.params().type == DeviceType::gpu) return true;
-    if (queue.device().context().api().id() == ApiId::cuda()) return true;
+    if (is_cuda(queue.device().context())) return true;
     // PoCL's CPU devices (pthread, basic) call a work group's function on one worker thread and
     // return when the group ends.
     return device.params().type == DeviceType::cpu && device.platform().name() == "Portable Computing Language";

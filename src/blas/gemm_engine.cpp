@@ -106,7 +106,7 @@ std::optional<std::size_t> gemm_element_offset(const Array& array) {
 bool kjarni_gemm_supports(const Queue& queue, DType::Kind kind) {
     if (kind == DType::Kind::float32) return true;
     if (kind != DType::Kind::float64) return false;
-    if (queue.device().context().api().id() == ApiId::cuda()) return true;
+    if (kjarni::detail::is_cuda(queue.device().context())) return true;
     const auto extensions = queue.device().device().attribute("CL_DEVICE_EXTENSIONS");
     const auto* text = extensions ? std::get_if<std::string>(&*extensions) : nullptr;
     return text != nullptr && text->find("cl_khr_fp64") != std::string::npos;
@@ -133,7 +133,7 @@ void kjarni_gemm(const Queue& queue, DType::Kind kind, const GemmTiles& tiles, b
     if (std::max({m, n, k}) > static_cast<std::size_t>(INT_MAX))
         throw ArgumentError("m, n, k",
                             fmt::format("{} x {} x {} exceeds kjarni's GEMM kernel's 32-bit extents", m, n, k));
-    const bool cuda = device.context().api().id() == ApiId::cuda();
+    const bool cuda = kjarni::detail::is_cuda(device.context());
     const bool aligned = m % tiles.mwg == 0 && n % tiles.nwg == 0 && k % tiles.kwg == 0 &&
                          gemm_operand_aligned(a, tiles.vwg, cuda) && gemm_operand_aligned(b, tiles.vwg, cuda);
     const bool native_mma = tiles.form == 1 && kjarni_gemm_tensor_native(queue);

@@ -16,6 +16,7 @@
 #include "backend/backend.hpp"
 #include "collectives/comm_engine.hpp"
 #include "collectives/device_steps.hpp"
+#include "core/context_state.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/rendezvous.hpp"
 #include "vendor/nccl_library.hpp"
@@ -26,7 +27,7 @@ namespace kjarni::detail {
 
 namespace {
 
-bool on_cuda(const Queue& queue) { return queue.device().context().api().id() == ApiId::cuda(); }
+bool on_cuda(const Queue& queue) { return is_cuda(queue.device().context()); }
 
 /// The backend context of a queue's device, a CUDA one (else UnsupportedError).
 const backend::Context& require_cuda(const Queue& queue) {

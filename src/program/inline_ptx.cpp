@@ -1,6 +1,7 @@
 #include "program/inline_ptx.hpp"
 
-#include "kjarni/api_id.hpp"
+#include "core/context_state.hpp"
+
 #include "kjarni/device.hpp"
 #include "kjarni/device_facts.hpp"
 #include "kjarni/device_parameters.hpp"
@@ -8,7 +9,7 @@
 namespace kjarni::detail {
 
 bool takes_inline_ptx(const BoundDevice& device) {
-    if (device.context().api().id() == ApiId::cuda()) return true;
+    if (is_cuda(device.context())) return true;
     const Device d = device.device();
     return d.params().type == DeviceType::gpu &&
            characterize::vendor_of(d.properties().vendor) == characterize::Vendor::nvidia;
