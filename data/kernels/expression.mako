@@ -7,10 +7,11 @@
 ## Globals: idx, out_ctype (C types), arrays (each array's [storage, compute] C types), scalars
 ## (each scalar parameter's C type), names (out, in0, in1, ...), store (the statement's stored
 ## value), load(k, element) (array k's value read from a storage element), decode(i) (statements
-## declaring every <name>_o at flat index i), layout_params, prologue, cpu_bounds, steps (cpu_flat:
-## whether each operand steps), stream_line (cpu_flat: output elements in a 64-byte line stored
-## past the cache, 0 for plain stores), unroll (elements per work item and round), width, vectors
-## (for vector_loop.mako).
+## declaring every <name>_o at flat index i), layout_params, prologue (strided: the layout's
+## decoding; flat and vector forms whose offsets and steps are constants: their declarations),
+## cpu_bounds, steps (cpu_flat: whether each operand steps), stream_line (cpu_flat: output elements
+## in a 64-byte line stored past the cache, 0 for plain stores), unroll (elements per work item and
+## round), width, vectors (for vector_loop.mako).
 <%namespace name="loops" file="vector_loop.mako"/>\
 ## Loads of every array's element at `at` (an element expression per operand), then the store.
 <%def name="element_body(at)">\
@@ -133,8 +134,10 @@ ${element_body([name + ('_off + i' if steps[k] else '_off') for k, name in enume
 ${prologue}\
 ${blocked_loop()}\
 % elif form == 'flat':
+${prologue}\
 ${blocked_loop()}\
 % else:
+${prologue}\
 ${loops.vector_loop(vectors, width, idx, vector_unroll, vector_element, vector_tail)}\
 % endif
 }
