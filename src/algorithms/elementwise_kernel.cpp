@@ -237,6 +237,9 @@ struct ElementwisePlan {
     std::vector<Use> uses;     // per array (in `arrays` order), when vector_width > 0
     bool conditional = false;  // the operation's plain writes may be skipped for some elements
     bool cpu = false;          // the CPU form (cpu_code.hpp): a contiguous run per work item
+    // GPU, flat, one axis, every array from its allocation's first element with step 1: the
+    // offsets and steps are the kernel's constants, not parameters (as expressions' plain form).
+    bool plain = false;
 };
 
 /// Per array: loaded as vectors (read, updated, or assigned only under a condition), stored as
@@ -258,7 +261,7 @@ std::string generate(const detail::ElementwiseState& state, const ElementwisePla
     }
     params += fmt::format(", {} n", idx);
     std::string body;
-    std::string prologue;     // the layout table's values, when it has one
+    std::string prologue;     // the layout table's values, or the plain form's offsets and steps
     std::string vector_body;  // the vector loop, before the scalar loop that takes the leftovers
     if (plan.vector_width > 0) {
         // The leftovers run the flat loop below (the same parameters).
@@ -278,7 +281,10 @@ std::string generate(const detail::ElementwiseState& state, const ElementwisePla
         vector_body = detail::vector_loop(vectors, plan.vector_width, idx, element, "");
     }
     if (plan.flat) {
-        for (const auto& name : names) params += fmt::format(", {} {}_off, {} {}_step", idx, name, idx, name);
+        for (const auto& name : names) {
+            if (plan.plain) prologue += fmt::format("    const {0} {1}_off = 0, {1}_step = 1;\n", idx, name);
+            else params += fmt::format(", {0} {1}_off, {0} {1}_step", idx, name);
+        }
         for (std::size_t j = 0; j < names.size(); ++j) {
             const CArgument& a = plan.arguments[plan.arrays[j]];
             if (plan.cpu) {
@@ -479,6 +485,10 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
                                                        [](const auto& s) { return s[0] == 0 || s[0] == 1; }));
 
     plan.cpu = detail::cpu_code(queue.device());
+    plan.plain =
+        plan.flat && !plan.cpu && plan.space.ndim() == 1 &&
+        std::all_of(plan.offsets.begin(), plan.offsets.end(), [](std::ptrdiff_t o) { return o == 0; }) &&
+        std::all_of(plan.space.strides.begin(), plan.space.strides.end(), [](const auto& s) { return s[0] == 1; });
     if (plan.flat && plan.space.ndim() == 1 && state.vector_loads && !plan.cpu) {
         // Vectors of 16 bytes of the widest element, when the operation uses every array as x[i]
         // only (and calls no macro that could write one), and every array that steps starts
@@ -520,7 +530,10 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     // The layout class: merged axes (or, when flat, which arrays step, or the vectors and how each
     // array is used in them), index width, and types.
     detail::KeyText key("elementwise idx32=", state.parts_key.size());
-    key.flag("", plan.use_32_bits).flag(" flat=", plan.flat).number(" ndim=", plan.space.ndim());
+    key.flag("", plan.use_32_bits)
+        .flag(" flat=", plan.flat)
+        .flag(" plain=", plan.plain)
+        .number(" ndim=", plan.space.ndim());
     if (plan.vector_width > 0) {
         key.text(" vector=", detail::vector_loop_version)
             .number(" width=", plan.vector_width)
@@ -557,7 +570,7 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
     detail::push_index(kernel_args, static_cast<std::int64_t>(n), plan.use_32_bits);
     std::optional<Buffer> table;  // held until the launch is enqueued
     if (plan.flat) {
-        for (std::size_t j = 0; j < plan.arrays.size(); ++j) {
+        for (std::size_t j = 0; !plan.plain && j < plan.arrays.size(); ++j) {
             detail::push_index(kernel_args, plan.offsets[j], plan.use_32_bits);
             detail::push_index(kernel_args, plan.space.ndim() == 0 ? 1 : plan.space.strides[j][0], plan.use_32_bits);
         }
