@@ -52,8 +52,8 @@ struct ExpressionPlan {
     std::size_t stream_line = 0;   // the CPU flat form: output elements per 64-byte streaming store, or 0
     // A GPU flat or vector form where every operand starts at its allocation's first element and
     // steps by one: the offsets and steps are constants of the kernel, not its parameters (six
-    // parameters fewer for a + b; NVIDIA's OpenCL took 0.4 us more a launch with them, 7.4 against
-    // 7.0 us on an H200 host, gpu-session probe of 2026-12-01).
+    // parameters fewer for a + b; a raw launch of a + b through NVIDIA's OpenCL on an H200 host took
+    // 7.4 us with them, 7.0 without, 2026-12-01).
     bool plain = false;
 };
 
