@@ -162,6 +162,41 @@ TEST_P(Buffers, LargeDeviceCopiesAtOddOffsetsAndSizes) {
     }
 }
 
+TEST_P(Buffers, LargeCopiesBetweenChangingBuffersCopyEachOnesBytes) {
+    // The copy kernel of an OpenCL queue keeps what it was last given and sets only what changed
+    // (opencl_copy_kernel.hpp): copies that change only the source, only the destination, both,
+    // and buffers made after others were released (a driver may hand out a released cl_mem's
+    // value again), each checked whole.
+    const std::size_t size = 2 << 20;
+    const auto upload = [&](const std::vector<std::byte>& data) {
+        auto buffer = Buffer::allocate(bound_device(), size);
+        buffer.set(queue(), std::span<const std::byte>(data));
+        return buffer;
+    };
+    const auto a_data = random_bytes(size), b_data = random_bytes(size);
+    const auto a = upload(a_data), b = upload(b_data);
+    auto d = Buffer::allocate(bound_device(), size);
+    auto e = Buffer::allocate(bound_device(), size);
+    d.set(queue(), a);
+    EXPECT_EQ(read(d), a_data);
+    d.set(queue(), b);  // another source
+    EXPECT_EQ(read(d), b_data);
+    e.set(queue(), b);  // another destination
+    EXPECT_EQ(read(e), b_data);
+    e.set(queue(), d.get_sub_region(0, size));  // both
+    EXPECT_EQ(read(e), b_data);
+    for (int round = 0; round < 3; ++round) {
+        SCOPED_TRACE(::testing::Message() << "round " << round);
+        const auto data = random_bytes(size);
+        const auto fresh = upload(data);  // made after the last round's were released
+        auto target = Buffer::allocate(bound_device(), size);
+        d.set(queue(), fresh);
+        EXPECT_EQ(read(d), data);
+        target.set(queue(), a);
+        EXPECT_EQ(read(target), a_data);
+    }
+}
+
 TEST_P(Buffers, FillWithEveryPatternSize) {
     for (std::size_t pattern_size = 1; pattern_size <= 128; pattern_size *= 2) {
         const std::size_t size = pattern_size * 37;

@@ -60,8 +60,28 @@ constexpr std::size_t gpu_copy_most_items = std::size_t{1} << 27;
 
 bool is_cpu(const Device& device) { return device.params().type == DeviceType::cpu; }
 
-void enqueue_cpu_form(cl_command_queue queue, cl_kernel kernel, cl_mem dst, std::size_t dst_offset, cl_mem src,
-                      std::size_t src_offset, std::size_t size, std::size_t compute_units) {
+/// Sets argument `index` to `value` unless the kernel has it already. A call that fails leaves the
+/// argument unknown.
+void set_number(cl_kernel kernel, CopyKernelArguments& given, cl_uint index, cl_ulong value) {
+    if (given.known[index] && given.values[index] == value) return;
+    given.known[index] = false;
+    check(cl().clSetKernelArg(kernel, index, sizeof value, &value), "clSetKernelArg");
+    given.values[index] = value;
+    given.known[index] = true;
+}
+
+void set_buffer(cl_kernel kernel, CopyKernelArguments& given, cl_uint index, const OpenClBuffer& buffer) {
+    if (given.known[index] && given.values[index] == buffer.serial()) return;
+    given.known[index] = false;
+    const cl_mem mem = buffer.mem();
+    check(cl().clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
+    given.values[index] = buffer.serial();
+    given.known[index] = true;
+}
+
+void enqueue_cpu_form(cl_command_queue queue, cl_kernel kernel, CopyKernelArguments& given, const OpenClBuffer& dst,
+                      std::size_t dst_offset, const OpenClBuffer& src, std::size_t src_offset, std::size_t size,
+                      std::size_t compute_units) {
     // A few runs per compute unit: the runtime hands groups to its threads as they free up, so a
     // thread that other processes slow down takes fewer.
     const std::size_t items =
@@ -69,25 +89,23 @@ void enqueue_cpu_form(cl_command_queue queue, cl_kernel kernel, cl_mem dst, std:
     const std::size_t run = ((size + items - 1) / items + run_granule - 1) / run_granule * run_granule;
     const std::size_t global = (size + run - 1) / run;
     const cl_ulong args[] = {dst_offset, src_offset, size, run};
-    check(cl().clSetKernelArg(kernel, 0, sizeof(cl_mem), &dst), "clSetKernelArg");
-    check(cl().clSetKernelArg(kernel, 1, sizeof(cl_mem), &src), "clSetKernelArg");
-    for (cl_uint i = 0; i < 4; ++i)
-        check(cl().clSetKernelArg(kernel, 2 + i, sizeof(cl_ulong), &args[i]), "clSetKernelArg");
+    set_buffer(kernel, given, 0, dst);
+    set_buffer(kernel, given, 1, src);
+    for (cl_uint i = 0; i < 4; ++i) set_number(kernel, given, 2 + i, args[i]);
     const std::size_t local = 1;
     check(cl().clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr),
           "clEnqueueNDRangeKernel");
 }
 
-void enqueue_gpu_form(cl_command_queue queue, cl_kernel kernel, cl_mem dst, std::size_t dst_offset, cl_mem src,
-                      std::size_t src_offset, std::size_t size) {
+void enqueue_gpu_form(cl_command_queue queue, cl_kernel kernel, CopyKernelArguments& given, const OpenClBuffer& dst,
+                      std::size_t dst_offset, const OpenClBuffer& src, std::size_t src_offset, std::size_t size) {
     const std::size_t vectors = std::max<std::size_t>(size / 16, 1);
     const std::size_t items = std::min(vectors, gpu_copy_most_items);
     const std::size_t global = (items + gpu_copy_group - 1) / gpu_copy_group * gpu_copy_group;
     const cl_ulong args[] = {dst_offset, src_offset, size};
-    check(cl().clSetKernelArg(kernel, 0, sizeof(cl_mem), &dst), "clSetKernelArg");
-    check(cl().clSetKernelArg(kernel, 1, sizeof(cl_mem), &src), "clSetKernelArg");
-    for (cl_uint i = 0; i < 3; ++i)
-        check(cl().clSetKernelArg(kernel, 2 + i, sizeof(cl_ulong), &args[i]), "clSetKernelArg");
+    set_buffer(kernel, given, 0, dst);
+    set_buffer(kernel, given, 1, src);
+    for (cl_uint i = 0; i < 3; ++i) set_number(kernel, given, 2 + i, args[i]);
     const std::size_t local = gpu_copy_group;
     check(cl().clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr),
           "clEnqueueNDRangeKernel");
@@ -125,11 +143,13 @@ bool copy_by_kernel(const Device& device, std::size_t size, std::size_t dst_offs
            src_offset % 16 == 0;
 }
 
-void enqueue_copy_kernel(const Device& device, cl_command_queue queue, cl_kernel kernel, cl_mem dst,
-                         std::size_t dst_offset, cl_mem src, std::size_t src_offset, std::size_t size) {
+void enqueue_copy_kernel(const Device& device, cl_command_queue queue, cl_kernel kernel, CopyKernelArguments& given,
+                         OpenClBuffer& dst, std::size_t dst_offset, OpenClBuffer& src, std::size_t src_offset,
+                         std::size_t size) {
     if (is_cpu(device))
-        return enqueue_cpu_form(queue, kernel, dst, dst_offset, src, src_offset, size, device.params().compute_units);
-    enqueue_gpu_form(queue, kernel, dst, dst_offset, src, src_offset, size);
+        return enqueue_cpu_form(queue, kernel, given, dst, dst_offset, src, src_offset, size,
+                                device.params().compute_units);
+    enqueue_gpu_form(queue, kernel, given, dst, dst_offset, src, src_offset, size);
 }
 
 }  // namespace kjarni::backend::opencl

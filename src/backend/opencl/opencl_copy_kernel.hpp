@@ -16,7 +16,9 @@
 
 #include <CL/cl.h>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
@@ -25,6 +27,7 @@
 
 namespace kjarni::backend::opencl {
 
+class OpenClBuffer;
 class OpenClContext;
 
 /// Copies of at least this many bytes go through the kernel on CPU devices; below it the runtime's
@@ -63,10 +66,21 @@ private:
 /// copy on a CPU device, or on a GPU device one whose offsets are multiples of 16 bytes.
 bool copy_by_kernel(const Device& device, std::size_t size, std::size_t dst_offset, std::size_t src_offset);
 
+/// What a copy kernel was last given, argument by argument (buffers by their serial, since a
+/// released cl_mem's value may come back for another buffer), so that a copy sets only the
+/// arguments that changed: NVIDIA's OpenCL charges each clSetKernelArg, and a loop of copies
+/// between the same buffers changes none. Belongs to one kernel object; a fresh one knows nothing.
+struct CopyKernelArguments {
+    std::array<std::uint64_t, 6> values{};
+    std::array<bool, 6> known{};
+};
+
 /// Enqueues the copy of `size` bytes from `src` at `src_offset` to `dst` at `dst_offset` through
-/// `kernel` (from CopyKernelPrograms, for `device`) on `queue`, where copy_by_kernel said so. The
-/// regions must not overlap (as for clEnqueueCopyBuffer). BackendError where the runtime refuses.
-void enqueue_copy_kernel(const Device& device, cl_command_queue queue, cl_kernel kernel, cl_mem dst,
-                         std::size_t dst_offset, cl_mem src, std::size_t src_offset, std::size_t size);
+/// `kernel` (from CopyKernelPrograms, for `device`; `given`: what it was last given) on `queue`,
+/// where copy_by_kernel said so. The regions must not overlap (as for clEnqueueCopyBuffer).
+/// BackendError where the runtime refuses.
+void enqueue_copy_kernel(const Device& device, cl_command_queue queue, cl_kernel kernel, CopyKernelArguments& given,
+                         OpenClBuffer& dst, std::size_t dst_offset, OpenClBuffer& src, std::size_t src_offset,
+                         std::size_t size);
 
 }  // namespace kjarni::backend::opencl

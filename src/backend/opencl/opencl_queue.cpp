@@ -124,7 +124,8 @@ void OpenClQueue::copy(Buffer& dst, std::size_t dst_offset, Buffer& src, std::si
     if (copy_by_kernel(device, size, dst_offset, src_offset)) {
         const std::lock_guard lock(copy_mutex_);
         if (cl_kernel kernel = copy_kernel()) {
-            enqueue_copy_kernel(device, queue_.get(), kernel, mem_of(dst), dst_offset, mem_of(src), src_offset, size);
+            enqueue_copy_kernel(device, queue_.get(), kernel, copy_arguments_, static_cast<OpenClBuffer&>(dst),
+                                dst_offset, static_cast<OpenClBuffer&>(src), src_offset, size);
             finish_if(blocking);
             return;
         }

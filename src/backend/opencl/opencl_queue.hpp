@@ -4,6 +4,7 @@
 #include "backend/backend.hpp"
 
 #include "backend/opencl/opencl_context.hpp"
+#include "backend/opencl/opencl_copy_kernel.hpp"
 
 namespace kjarni::backend::opencl {
 
@@ -71,6 +72,7 @@ private:
     std::mutex copy_mutex_;  // the copy kernel's arguments: set and enqueued by one thread at a time
     bool copy_kernel_tried_ = false;
     Handle<cl_kernel> copy_kernel_;
+    CopyKernelArguments copy_arguments_;  // what copy_kernel_ was last given
 };
 
 }  // namespace kjarni::backend::opencl
