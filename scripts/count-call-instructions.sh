@@ -7,8 +7,8 @@
 # instructions per call, so that what happens once (the first call's kernel look-up and rendering)
 # drops out. Calls are counted by the stub's launches (each of these cases launches one kernel a
 # call on the stub's device). The stub's driver calls cost a handful of instructions: the figure is
-# kjarni's work. 2026-12-01, g++ 12, the ci preset: expression_assign 10483, elementwise_kernel 10614
-# (function 'kjarni::ElementwiseKernel::operator*'), sum 20363, cumsum 21265.
+# kjarni's work. 2026-12-01, g++ 12, the ci preset: expression_assign 9986, elementwise_kernel 10116
+# (function 'kjarni::ElementwiseKernel::operator*'), sum 16071, cumsum 20415.
 #
 #   scripts/count-call-instructions.sh [build-dir] [case] [function]
 #     build-dir: where kjarni_bench_expression_overhead was built (default build-ci)
