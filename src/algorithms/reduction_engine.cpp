@@ -456,6 +456,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
         shape = arrays[0].array->shape();  // one shape broadcasts to itself
     } else {
         std::vector<std::vector<std::size_t>> shapes;
+        shapes.reserve(arrays.size());
         for (const auto& a : arrays) shapes.push_back(a.array->shape());
         shape = broadcast_shapes(shapes, spec.what);
     }

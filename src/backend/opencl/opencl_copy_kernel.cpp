@@ -73,8 +73,8 @@ void set_number(cl_kernel kernel, CopyKernelArguments& given, cl_uint index, cl_
 void set_buffer(cl_kernel kernel, CopyKernelArguments& given, cl_uint index, const OpenClBuffer& buffer) {
     if (given.known[index] && given.values[index] == buffer.serial()) return;
     given.known[index] = false;
-    const cl_mem mem = buffer.mem();
-    check(cl().clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
+    cl_mem mem = buffer.mem();
+    check(cl().clSetKernelArg(kernel, index, sizeof(cl_mem), &mem), "clSetKernelArg");
     given.values[index] = buffer.serial();
     given.known[index] = true;
 }
