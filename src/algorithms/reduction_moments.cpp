@@ -81,8 +81,21 @@ Array variance(const Queue& queue, const detail::ReductionSource& source, const 
                                 rc);
         }
         const std::string zero = is_complex(t) ? fmt::format("{}(0, 0)", complex_ctr(t)) : fmt::format("({})0", tc);
+        // numpy's var of a slice holding an infinity or a NaN is NaN (its x - mean meets inf - inf
+        // or a NaN), even of one element (var([inf]) and var([nan])): such a value starts with a NaN
+        // sum of squares, which every merge carries (the merges' means alone would give inf, or 0
+        // for one element).
+        const std::string finite =
+            is_complex(t) ? "isfinite(mean.x) && isfinite(mean.y)" : std::string("isfinite(mean)");
         const std::string preamble = fmt::format(R"(typedef struct {{ {0} mean; {1} m2; int64_t n; }} kj_moments_t;
-FUNCTION INLINE kj_moments_t kj_moments_of({0} mean, int64_t n) {{ kj_moments_t r; r.mean = mean; r.m2 = ({1})0; r.n = n; return r; }}
+FUNCTION INLINE kj_moments_t kj_moments_of({0} mean, int64_t n)
+{{
+    kj_moments_t r;
+    r.mean = mean;
+    r.m2 = {3} ? ({1})0 : {4};
+    r.n = n;
+    return r;
+}}
 FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
 {{
     if (a.n == 0) return b;
@@ -93,7 +106,7 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
 {2}    return r;
 }}
 )",
-                                                 tc, rc, merge);
+                                                 tc, rc, merge, finite, detail::nan_literal(r));
         const std::string v = detail::convert_value(detail::load_value(source.element, d), d, d);
         const std::string value = detail::convert_value(v, d, t);
         const std::string map = skip_nan ? fmt::format("({} ? kj_moments_of({}, 0) : kj_moments_of({}, 1))",

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -324,6 +325,51 @@ TEST_P(NanReductionsTest, MomentsOptionsAndEdges) {
     EXPECT_FALSE(std::isnan(mins[1]));
     const auto sums = nansum(queue(), y, ReduceOptions{std::vector<int>{1}}).get(queue()).to_vector<double>();
     EXPECT_EQ(sums[2], 0.0);
+}
+
+TEST_P(NanReductionsTest, MomentsOfSlicesHoldingAnInfinityOrNaNAreNaN) {
+    // numpy's var subtracts the mean: a slice holding an infinity meets inf - inf (or NaN), so its
+    // var and std are NaN, also of one element and with ddof; nanvar skips NaN but not infinities
+    // (numpy 2.4.6: var([inf]), var([nan]), var([1, inf]), var([-inf, 1, 2, 3, 4]), var([inf+0j]),
+    // nanvar([1, inf]), nanvar([inf]) are nan; nanvar([nan, 1]) 0, nanvar([nan, 1, 3]) 1).
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    constexpr float nan = std::numeric_limits<float>::quiet_NaN();
+    const auto values_of = [&](const Array& r) { return r.get(queue()).to_vector<float>(); };
+    const auto vector_of = [&](std::vector<float> v) {
+        return Array::from_host(queue(), std::span<const float>(v), {v.size()});
+    };
+    for (const std::vector<float>& v : {std::vector<float>{inf}, std::vector<float>{nan}, std::vector<float>{1, inf},
+                                        std::vector<float>{-inf, 1, 2, 3, 4}, std::vector<float>{inf, inf},
+                                        std::vector<float>{2, -inf, 5, 1, 7, 3, 9, 4, 6, 8, 0, 5, 3}}) {
+        SCOPED_TRACE(::testing::Message() << "[" << fmt::format("{}", fmt::join(v, ", ")) << "]");
+        const Array x = vector_of(v);
+        EXPECT_TRUE(std::isnan(values_of(var(queue(), x))[0]));
+        EXPECT_TRUE(std::isnan(values_of(kjarni::std(queue(), x, {}, 1.0))[0]));
+        if (std::none_of(v.begin(), v.end(), [](float e) { return std::isnan(e); })) {
+            EXPECT_TRUE(std::isnan(values_of(nanvar(queue(), x))[0]));
+            EXPECT_TRUE(std::isnan(values_of(nanstd(queue(), x))[0]));
+        }
+    }
+    EXPECT_EQ(values_of(nanvar(queue(), vector_of({nan, 1})))[0], 0.0f);
+    EXPECT_EQ(values_of(nanvar(queue(), vector_of({nan, 1, 3})))[0], 1.0f);
+    // Along an axis only the rows holding one: the others keep their variance (numpy's var of
+    // [[1, 2, 4], [1, inf, 3], [3, 3, 3]] along axis 1: 1.5555557, nan, 0), in every float dtype.
+    for (const Kind kind : {Kind::float16, Kind::float32, Kind::float64}) {
+        SCOPED_TRACE(DType(kind).name());
+        const std::vector<float> rows{1, 2, 4, 1, inf, 3, 3, 3, 3};
+        const Array x = vector_of(rows).reshape({3, 3}).astype(queue(), DType(kind));
+        const auto r = var(queue(), x, ReduceOptions{std::vector<int>{1}}).astype(queue(), Kind::float32);
+        const auto got = values_of(r);
+        EXPECT_NEAR(got[0], 14.0f / 9.0f, 1e-3f);
+        EXPECT_TRUE(std::isnan(got[1]));
+        EXPECT_EQ(got[2], 0.0f);
+    }
+    // complex: an infinite part of either kind.
+    for (const std::complex<float> bad : {std::complex<float>(inf, 0), std::complex<float>(2, inf)}) {
+        const std::vector<std::complex<float>> v{{1, 0}, bad, {3, -1}};
+        const Array x = Array::from_host(queue(), std::span<const std::complex<float>>(v), {v.size()});
+        EXPECT_TRUE(std::isnan(values_of(var(queue(), x))[0])) << bad;
+    }
 }
 
 TEST_P(NanReductionsTest, AnyAllTakeNaNAsTrueAndSignedZeroAsFalse) {
