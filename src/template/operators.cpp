@@ -359,23 +359,21 @@ std::vector<Value> split_on(const std::string& s, const Value* sep, std::int64_t
             words.emplace_back(i, j);
             i = j;
         }
+        // Python's: once maxsplit words are split off, the rest is one part from its first word to
+        // the string's end (rsplit: from the string's start to its last word), keeping the
+        // whitespace on that side (' a b '.split(None, 1) is ['a', 'b ']).
         const std::size_t n = words.size();
-        const std::size_t keep =
-            maxsplit < 0 || static_cast<std::size_t>(maxsplit) + 1 >= n ? n : static_cast<std::size_t>(maxsplit) + 1;
-        if (keep == n) {
-            for (auto [b, e] : words) parts.push_back(s.substr(b, e - b));
+        const auto word = [&](std::size_t k) { return s.substr(words[k].first, words[k].second - words[k].first); };
+        if (maxsplit < 0 || static_cast<std::size_t>(maxsplit) >= n) {
+            for (std::size_t k = 0; k < n; ++k) parts.push_back(word(k));
         } else if (!from_right) {
-            for (std::size_t k = 0; k + 1 < keep; ++k)
-                parts.push_back(s.substr(words[k].first, words[k].second - words[k].first));
-            std::string rest = s.substr(words[keep - 1].first);
-            rest.erase(rest.find_last_not_of(whitespace) + 1);
-            parts.push_back(rest);
+            const auto split_off = static_cast<std::size_t>(maxsplit);
+            for (std::size_t k = 0; k < split_off; ++k) parts.push_back(word(k));
+            parts.push_back(s.substr(words[split_off].first));
         } else {
-            std::string rest = s.substr(0, words[n - keep].second);
-            rest.erase(0, rest.find_first_not_of(whitespace));
-            parts.push_back(rest);
-            for (std::size_t k = n - keep + 1; k < n; ++k)
-                parts.push_back(s.substr(words[k].first, words[k].second - words[k].first));
+            const std::size_t rest_end = n - 1 - static_cast<std::size_t>(maxsplit);
+            parts.push_back(s.substr(0, words[rest_end].second));
+            for (std::size_t k = rest_end + 1; k < n; ++k) parts.push_back(word(k));
         }
     } else {
         const std::string& p = sep->as_string();
