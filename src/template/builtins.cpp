@@ -392,9 +392,11 @@ Value pow_(const Args& a) {
         }
         return r;
     };
-    const std::int64_t base_mod = base % m;
-    std::uint64_t b =
-        base_mod < 0 ? um - (0 - static_cast<std::uint64_t>(base_mod)) % um : static_cast<std::uint64_t>(base_mod) % um;
+    // base mod |m| in [0, |m|), from |base| in unsigned arithmetic: base % m itself traps for
+    // pow(-2**63, e, -1) (INT64_MIN % -1 overflows).
+    const std::uint64_t magnitude = base < 0 ? 0 - static_cast<std::uint64_t>(base) : static_cast<std::uint64_t>(base);
+    const std::uint64_t magnitude_mod = magnitude % um;
+    std::uint64_t b = base < 0 && magnitude_mod != 0 ? um - magnitude_mod : magnitude_mod;
     std::uint64_t result = 1 % um;
     while (e > 0) {
         if (e & 1) result = mulmod(result, b);
