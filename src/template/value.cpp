@@ -61,10 +61,39 @@ std::string format_float(double d) {
     return out;
 }
 
+/// Whether Python's repr escapes the code point `cp` (at least 0x80; str.isprintable() false):
+/// the Latin-1 range exactly (the C1 controls, the no-break space, the soft hyphen), and beyond it
+/// the format, separator and private-use characters; other unassigned ones are written as they are.
+bool escaped_by_repr(std::uint32_t cp) {
+    if (cp < 0x100) return cp <= 0xA0 || cp == 0xAD;
+    return cp == 0x061C || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200F) ||
+           (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x206F) || cp == 0x3000 ||
+           (cp >= 0xE000 && cp <= 0xF8FF) || cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) || cp >= 0xF0000;
+}
+
 std::string quote(const std::string& s) {
     char q = (s.find('\'') != std::string::npos && s.find('"') == std::string::npos) ? '"' : '\'';
     std::string out(1, q);
-    for (char c : s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        const auto lead = static_cast<unsigned char>(c);
+        if (lead >= 0xC0) {
+            // A UTF-8 sequence (the text is valid UTF-8): escaped as Python's repr escapes it, else
+            // kept as it is.
+            const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+            std::uint32_t cp = lead & (length == 2 ? 0x1Fu : length == 3 ? 0x0Fu : 0x07u);
+            for (std::size_t k = 1; k < length && i + k < s.size(); ++k)
+                cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+            if (escaped_by_repr(cp)) {
+                out += cp < 0x100     ? fmt::format("\\x{:02x}", cp)
+                       : cp < 0x10000 ? fmt::format("\\u{:04x}", cp)
+                                      : fmt::format("\\U{:08x}", cp);
+            } else {
+                out.append(s, i, length);
+            }
+            i += length - 1;
+            continue;
+        }
         switch (c) {
         case '\\': out += "\\\\"; break;
         case '\n': out += "\\n"; break;
