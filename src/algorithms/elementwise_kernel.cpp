@@ -237,8 +237,7 @@ struct ElementwisePlan {
     std::vector<Use> uses;     // per array (in `arrays` order), when vector_width > 0
     bool conditional = false;  // the operation's plain writes may be skipped for some elements
     bool cpu = false;          // the CPU form (cpu_code.hpp): a contiguous run per work item
-    // GPU, flat, one axis, every array from its allocation's first element with step 1: the
-    // offsets and steps are the kernel's constants, not parameters (as expressions' plain form).
+    // GPU, flat, detail::plain_flat_layout: the offsets and steps are the kernel's constants.
     bool plain = false;
 };
 
@@ -281,10 +280,8 @@ std::string generate(const detail::ElementwiseState& state, const ElementwisePla
         vector_body = detail::vector_loop(vectors, plan.vector_width, idx, element, "");
     }
     if (plan.flat) {
-        for (const auto& name : names) {
-            if (plan.plain) prologue += fmt::format("    const {0} {1}_off = 0, {1}_step = 1;\n", idx, name);
-            else params += fmt::format(", {0} {1}_off, {0} {1}_step", idx, name);
-        }
+        if (plan.plain) prologue = detail::flat_layout_constants(names, idx);
+        else params += detail::flat_layout_parameters(names, idx);
         for (std::size_t j = 0; j < names.size(); ++j) {
             const CArgument& a = plan.arguments[plan.arrays[j]];
             if (plan.cpu) {
@@ -485,10 +482,7 @@ void ElementwiseKernel::operator()(const Queue& queue, std::span<const Operand> 
                                                        [](const auto& s) { return s[0] == 0 || s[0] == 1; }));
 
     plan.cpu = detail::cpu_code(queue.device());
-    plan.plain =
-        plan.flat && !plan.cpu && plan.space.ndim() == 1 &&
-        std::all_of(plan.offsets.begin(), plan.offsets.end(), [](std::ptrdiff_t o) { return o == 0; }) &&
-        std::all_of(plan.space.strides.begin(), plan.space.strides.end(), [](const auto& s) { return s[0] == 1; });
+    plan.plain = plan.flat && !plan.cpu && detail::plain_flat_layout(plan.space, plan.offsets);
     if (plan.flat && plan.space.ndim() == 1 && state.vector_loads && !plan.cpu) {
         // Vectors of 16 bytes of the widest element, when the operation uses every array as x[i]
         // only (and calls no macro that could write one), and every array that steps starts

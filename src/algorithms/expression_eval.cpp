@@ -50,10 +50,8 @@ struct ExpressionPlan {
     std::size_t vector_width = 1;  // elements per vector in the vector class
     bool cpu = false;              // the CPU form (cpu_code.hpp): a contiguous run per work item
     std::size_t stream_line = 0;   // the CPU flat form: output elements per 64-byte streaming store, or 0
-    // A GPU flat or vector form where every operand starts at its allocation's first element and
-    // steps by one: the offsets and steps are constants of the kernel, not its parameters (six
-    // parameters fewer for a + b; a raw launch of a + b through NVIDIA's OpenCL on an H200 host took
-    // 7.4 us with them, 7.0 without, 2026-12-01).
+    // A GPU flat or vector form whose offsets and steps are the kernel's constants, not its
+    // parameters (detail::plain_flat_layout: six parameters fewer for a + b).
     bool plain = false;
 };
 
@@ -80,9 +78,9 @@ std::string generate(const ExpressionPlan& plan) {
         layout_params = detail::index_parameters(layout, idx, table);
         prologue = detail::index_prologue(layout, idx, table);
     } else if (plan.plain) {
-        for (const auto& name : names) prologue += fmt::format("    const {0} {1}_off = 0, {1}_step = 1;\n", idx, name);
+        prologue = detail::flat_layout_constants(names, idx);
     } else {
-        for (const auto& name : names) layout_params += fmt::format(", {0} {1}_off, {0} {1}_step", idx, name);
+        layout_params = detail::flat_layout_parameters(names, idx);
     }
     std::vector<Value> steps;  // (the CPU form's flat loop: operands broadcast from one element stay put)
     for (std::size_t k = 0; k < names.size(); ++k) steps.push_back(Value(ndim == 0 || plan.space.strides[k][0] != 0));
@@ -310,10 +308,7 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
             plan.vector_width = v;
         }
         if (plan.cpu) plan.stream_line = cpu_stream_line(queue, plan);
-        plan.plain =
-            !plan.cpu && plan.space.ndim() == 1 &&
-            std::all_of(plan.offsets.begin(), plan.offsets.end(), [](std::ptrdiff_t o) { return o == 0; }) &&
-            std::all_of(plan.space.strides.begin(), plan.space.strides.end(), [](const auto& s) { return s[0] == 1; });
+        plan.plain = !plan.cpu && detail::plain_flat_layout(plan.space, plan.offsets);
     }
 
     const detail::GeneratedKernel kernel =

@@ -108,6 +108,23 @@ std::string index_prologue(const std::vector<std::string>& names, const char* id
     return out;
 }
 
+bool plain_flat_layout(const IterationSpace& space, const std::vector<std::ptrdiff_t>& offsets) {
+    return space.ndim() == 1 && std::all_of(offsets.begin(), offsets.end(), [](std::ptrdiff_t o) { return o == 0; }) &&
+           std::all_of(space.strides.begin(), space.strides.end(), [](const auto& s) { return s[0] == 1; });
+}
+
+std::string flat_layout_parameters(const std::vector<std::string>& names, const char* idx) {
+    std::string out;
+    for (const auto& name : names) out += fmt::format(", {0} {1}_off, {0} {1}_step", idx, name);
+    return out;
+}
+
+std::string flat_layout_constants(const std::vector<std::string>& names, const char* idx) {
+    std::string out;
+    for (const auto& name : names) out += fmt::format("    const {0} {1}_off = 0, {1}_step = 1;\n", idx, name);
+    return out;
+}
+
 void push_index_values(std::vector<KernelArg>& args, const std::vector<std::int64_t>& values, bool use_32_bits,
                        bool table, const Queue& queue, std::optional<Buffer>& holder) {
     if (!table) {
