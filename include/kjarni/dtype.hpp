@@ -311,8 +311,9 @@ int dtype_to_typecode(const DType& dtype);
 DType typecode_to_dtype(int typecode);
 /// The smallest type holding the value (numpy.min_scalar_type), then the GPU rule: an integer
 /// gives uint32 / uint64 for non-negative values (int32 / int64 with force_signed or when
-/// negative), a float float32 if its magnitude fits float32 (precision is not considered, as in
-/// numpy), else float64; a complex complex64 or complex128 by the same rule on its parts.
+/// negative), a float float32 if it lies strictly inside numpy's +-3.4e38 or is not finite
+/// (precision is not considered, as in numpy), else float64; a complex complex64 if both its parts
+/// lie inside +-3.4e38 (a NaN or infinite part gives complex128, as in numpy).
 DType min_scalar_type(std::int64_t value, bool force_signed = false);
 DType min_scalar_type(std::uint64_t value, bool force_signed = false);
 DType min_scalar_type(double value, bool force_signed = false);

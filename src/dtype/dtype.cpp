@@ -363,15 +363,21 @@ DType min_scalar_type(std::uint64_t value, bool force_signed) {
     return value <= std::numeric_limits<std::uint32_t>::max() ? DType(dtypes::uint32) : DType(dtypes::uint64);
 }
 
+namespace {
+
+// numpy's test for float32 (its min_scalar_type): strictly inside +-3.4e38, not float32's largest
+// (3.4028235e38), so that 3.4e38 itself is float64 there and here.
+bool inside_float32_range(double value) { return value > -3.4e38 && value < 3.4e38; }
+
+}  // namespace
+
 DType min_scalar_type(double value, bool) {
-    if (!std::isfinite(value) || std::fabs(value) <= static_cast<double>(std::numeric_limits<float>::max()))
-        return dtypes::float32;
-    return dtypes::float64;
+    // A non-finite real is float16 in numpy (float32 here); a complex with a non-finite part is not.
+    return !std::isfinite(value) || inside_float32_range(value) ? DType(dtypes::float32) : DType(dtypes::float64);
 }
 
 DType min_scalar_type(std::complex<double> value, bool) {
-    const bool small =
-        min_scalar_type(value.real()) == dtypes::float32 && min_scalar_type(value.imag()) == dtypes::float32;
+    const bool small = inside_float32_range(value.real()) && inside_float32_range(value.imag());
     return small ? DType(dtypes::complex64) : DType(dtypes::complex128);
 }
 

@@ -84,6 +84,21 @@ TEST(DTypeHelpers, MinScalarType) {
     EXPECT_EQ(min_scalar_type(1e300), float64);
     EXPECT_EQ(min_scalar_type(std::complex<double>(1, 1e300)), complex128);
     EXPECT_EQ(min_scalar_type(std::complex<double>(1, 2)), complex64);
+    // numpy's thresholds (numpy.min_scalar_type, then float16 widened): +-3.4e38 is float64 though
+    // float32 reaches 3.4028235e38; a non-finite real is float16 (float32), a non-finite part of a
+    // complex gives complex128.
+    const double inf = std::numeric_limits<double>::infinity();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_EQ(min_scalar_type(3.3999999999999996e38), float32);
+    EXPECT_EQ(min_scalar_type(3.4e38), float64);
+    EXPECT_EQ(min_scalar_type(-3.4e38), float64);
+    EXPECT_EQ(min_scalar_type(static_cast<double>(std::numeric_limits<float>::max())), float64);
+    EXPECT_EQ(min_scalar_type(inf), float32);
+    EXPECT_EQ(min_scalar_type(nan), float32);
+    EXPECT_EQ(min_scalar_type(std::complex<double>(3.4e38, 0)), complex128);
+    EXPECT_EQ(min_scalar_type(std::complex<double>(0, -3.4e38)), complex128);
+    EXPECT_EQ(min_scalar_type(std::complex<double>(1, nan)), complex128);
+    EXPECT_EQ(min_scalar_type(std::complex<double>(inf, 0)), complex128);
 }
 
 TEST(DTypeHelpers, Constants) {
