@@ -68,10 +68,22 @@ def complex_ctr(d):
 
 
 def c_constant(val, d=None):
-    """A C constant of ``val`` (a Python or numpy number, or a structured numpy scalar)."""
-    nd = numpy.dtype(d) if d is not None else numpy.asarray(val).dtype
-    if d is None and nd.kind == "f" and not isinstance(val, numpy.generic):
-        nd = numpy.dtype(numpy.float64)
+    """A C constant of ``val`` (a Python or numpy number, or a structured numpy scalar), of dtype ``d``.
+
+    Without ``d`` a numpy scalar keeps its dtype, and a Python number gets the type grunnur gives
+    it, so that a template renders the same arithmetic under both: an int within int32's range is
+    an int32 constant (``3``, a C ``int``), a larger one min_scalar_type's; a float or a complex is
+    of min_scalar_type's (float32 / complex64 within float32's range: ``0.1f``, never a double
+    that a device without float64 could not compile), a bool ``1`` or ``0``.
+    """
+    if d is not None:
+        nd = numpy.dtype(d)
+    elif isinstance(val, (bool, numpy.generic)) or not isinstance(val, (int, float, complex)):
+        nd = numpy.asarray(val).dtype
+    elif isinstance(val, int) and -(2**31) <= val < 2**31:
+        nd = numpy.dtype(numpy.int32)
+    else:
+        nd = min_scalar_type(val)
     element = numpy.asarray(val, dtype=nd).reshape(())
     return _kjarni._c_constant_bytes(element.tobytes(), dtype(nd))
 
@@ -98,9 +110,10 @@ def result_type(*dtypes):
 
 
 def min_scalar_type(val, force_signed=False):
-    """The smallest dtype holding ``val`` (numpy's min_scalar_type), then the GPU rule."""
+    """The smallest dtype holding ``val`` (numpy's min_scalar_type), then the GPU rule; bool for a
+    boolean, as numpy and grunnur."""
     if isinstance(val, (bool, numpy.bool_)):
-        raise _errors().ArgumentError("min_scalar_type takes numbers, not booleans", "val")
+        return numpy.dtype(numpy.bool_)
     if isinstance(val, (int, numpy.integer)):
         f = _kjarni._min_scalar_type_int if val < 0 or val < 2**63 else _kjarni._min_scalar_type_uint
         return to_numpy(f(int(val), force_signed))

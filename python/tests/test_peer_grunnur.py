@@ -1,6 +1,7 @@
 """Modules and snippets render as grunnur (the peer, from PyPI) renders them: the same objects built
 with each library's constructors, the rendered sources compared byte for byte."""
 
+import numpy
 import pytest
 
 import kjarni
@@ -52,3 +53,27 @@ def test_render_tree_matches_grunnur():
     theirs = grunnur._modules.render_with_modules(source, render_globals=render_globals)
     assert "_mod_scaled_" in ours and "x + 2 + 5" in ours  # the modules and the snippet did render
     assert ours == theirs
+
+
+def _parse_constant(text):
+    """(kind, value) of a real constant grunnur or kjarni writes: 'f' for float32, 'd' for float64."""
+    if text.endswith("f"):
+        return "f", numpy.float32(float(text[:-1]))
+    return "d", float(text)
+
+
+def test_c_constant_of_python_numbers_has_grunnurs_type():
+    """A Python number without a dtype becomes a constant of the type grunnur gives it: the same
+    text for ints within int32's range, float32 for floats within its range (the same value; the
+    digits differ: kjarni writes float32's shortest), float64 beyond."""
+    from grunnur.dtypes import c_constant as theirs
+    rng = numpy.random.default_rng(12)
+    ints = [0, 1, -1, 2**31 - 1, -(2**31)] + [int(v) for v in rng.integers(-(2**31), 2**31, size=200)]
+    for v in ints:
+        assert kjarni.dtypes.c_constant(v) == theirs(v), v
+    floats = [0.1, -0.0, 3.4e38, 3.5e38, 1e-40, 1e300] + list(rng.standard_normal(200) * 10.0 ** rng.integers(-40, 40, 200))
+    for v in floats:
+        v = float(v)
+        assert _parse_constant(kjarni.dtypes.c_constant(v)) == _parse_constant(theirs(v)), v
+    assert kjarni.dtypes.c_constant(1.5 + 2j) == "COMPLEX64_CTR(1.5f, 2.0f)"  # grunnur: COMPLEX_CTR(float2)
+    assert kjarni.dtypes.min_scalar_type(True) == grunnur.dtypes.min_scalar_type(True) == numpy.bool_
