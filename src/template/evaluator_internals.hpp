@@ -262,6 +262,9 @@ private:
     // its text, and in `returned` what a <% return %> returned.
     std::string render_own_scope(const Node& n, const Args& a, std::optional<Value>& returned, bool call_body);
     void render_block(const Node& n, std::string& out);
+    // An anonymous <%block> written directly in a <%call> body: its text, rendered outside the
+    // body's names (see call_body_outer_).
+    std::string render_block_in_call_body(const Node& n, std::optional<Value>& returned);
 
     Value lookup_def(const std::string& name);
 
@@ -325,6 +328,15 @@ private:
     // Whether each of those bodies is an anonymous <%block>'s (true) or a <%call>'s (false): a
     // block takes no name from the context for a `del`.
     std::vector<bool> block_bodies_;
+    // For each of those bodies, the enclosing code's values of the names it makes its own (none
+    // where the enclosing code has no such local). Mako defines an anonymous block of a <%call>
+    // body beside the body's function, not in it: the body's arguments and locals are not the
+    // block's, which sees these values, or nothing (a NameError in Mako, even with a render global
+    // of that name).
+    using OuterValues = std::vector<std::pair<std::string, std::optional<Value>>>;
+    std::vector<const OuterValues*> body_outer_values_;
+    // The names such a block does not see (of the bodies it is written in), for lookup's message.
+    std::vector<const std::vector<std::string>*> hidden_from_block_;
     // Context names this function deleted (`del n`: Mako took n from the context when the function
     // started, so the delete succeeds and n is unbound after it).
     std::set<std::string> deleted_;

@@ -178,6 +178,11 @@ void Evaluator::delete_unassigned(const std::string& name) {
 
 Value Evaluator::lookup(const std::string& name) {
     if (auto it = locals_.find(name); it != locals_.end()) return it->second;
+    for (const auto* names : hidden_from_block_)
+        if (std::find(names->begin(), names->end(), name) != names->end())
+            throw EvalError(fmt::format("name '{}' is not defined (an anonymous '<%block>' in a '<%call>' body does "
+                                        "not see the body's arguments and locals: Mako defines it beside the body)",
+                                        name));
     if (deleted_.count(name) || body_local(name)) throw unbound_local(name);
     for (const auto& weak : outer_) {
         if (auto vars = weak.lock()) {

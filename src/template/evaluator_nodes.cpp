@@ -200,7 +200,7 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
 std::string Evaluator::render_own_scope(const Node& n, const Args& a, std::optional<Value>& returned, bool call_body) {
     // The body's arguments and the names it assigns are its own (a function in Mako): the
     // enclosing code's values of those names are put back after it.
-    std::vector<std::pair<std::string, std::optional<Value>>> saved;
+    OuterValues saved;
     // The names the body deletes without assigning them are its locals too: unbound in it where the
     // enclosing function has them (assigns them, or reads them from the context itself), and
     // always in a block (which takes none from the context); a <%call> body takes the others from
@@ -236,22 +236,24 @@ std::string Evaluator::render_own_scope(const Node& n, const Args& a, std::optio
     struct BodyDepth {
         Evaluator& ev;
         BodyDepth(Evaluator& e, const std::vector<std::string>& locals, const std::vector<std::string>& unbound,
-                  bool call_body)
+                  bool call_body, const OuterValues& outer)
             : ev(e) {
             ev.body_locals_.push_back(&locals);
             ev.body_locals_.push_back(&unbound);
             ev.block_bodies_.push_back(!call_body);
+            ev.body_outer_values_.push_back(&outer);
         }
         ~BodyDepth() {
             ev.body_locals_.pop_back();
             ev.body_locals_.pop_back();
             ev.block_bodies_.pop_back();
+            ev.body_outer_values_.pop_back();
         }
         BodyDepth(const BodyDepth&) = delete;
         BodyDepth& operator=(const BodyDepth&) = delete;
     };
     try {
-        const BodyDepth body_depth(*this, n.body_locals, unbound, call_body);
+        const BodyDepth body_depth(*this, n.body_locals, unbound, call_body, saved);
         if (render(n.body, text) == Flow::Return) returned = returned_value();
     } catch (const PositionedError& e) {
         throw make_render_error(*t_, e.offset(), e.what(), globals_.get(), e.cause());
@@ -282,12 +284,51 @@ void Evaluator::render_block(const Node& n, std::string& out) {
         return;
     }
     std::optional<Value> returned;
-    std::string text = render_own_scope(n, Args{}, returned, /*call_body=*/false);
+    const bool in_call_body = !block_bodies_.empty() && !block_bodies_.back();
+    std::string text = in_call_body ? render_block_in_call_body(n, returned)
+                                    : render_own_scope(n, Args{}, returned, /*call_body=*/false);
     if (returned && !n.filters.empty()) text.clear();
     else
         for (const auto& f : n.filters)
             if (!is_no_filter(*f)) text = filter(*f, Value(std::move(text))).str();
     emit(out, text);
+}
+
+std::string Evaluator::render_block_in_call_body(const Node& n, std::optional<Value>& returned) {
+    // The body's names take the enclosing code's values while the block renders; those the
+    // enclosing code has not are unbound (hidden, read as a local not yet assigned). The body's own
+    // values are put back after, exceptions included.
+    struct OutsideTheBody {
+        Evaluator& ev;
+        OuterValues inside;
+        std::vector<std::string> hidden;
+        explicit OutsideTheBody(Evaluator& e) : ev(e) {
+            for (const auto& [name, outer] : *ev.body_outer_values_.back()) {
+                auto it = ev.locals_.find(name);
+                inside.emplace_back(name, it == ev.locals_.end() ? std::nullopt : std::optional<Value>(it->second));
+                if (outer) {
+                    ev.locals_[name] = *outer;
+                } else {
+                    if (it != ev.locals_.end()) ev.locals_.erase(it);
+                    hidden.push_back(name);
+                }
+            }
+            ev.body_locals_.push_back(&hidden);
+            ev.hidden_from_block_.push_back(&hidden);
+        }
+        ~OutsideTheBody() {
+            ev.body_locals_.pop_back();
+            ev.hidden_from_block_.pop_back();
+            for (auto& [name, value] : inside) {
+                if (value) ev.locals_[name] = std::move(*value);
+                else ev.locals_.erase(name);
+            }
+        }
+        OutsideTheBody(const OutsideTheBody&) = delete;
+        OutsideTheBody& operator=(const OutsideTheBody&) = delete;
+    };
+    const OutsideTheBody outside(*this);
+    return render_own_scope(n, Args{}, returned, /*call_body=*/false);
 }
 
 // `<%include file="uri" args="..."/>`: that template (the top of its inheritance chain) renders
