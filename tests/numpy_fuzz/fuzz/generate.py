@@ -74,7 +74,9 @@ class Gen:
         return name
 
     def pick(self, pred=None):
-        names = [n for n in self.values if pred is None or pred(self.shape_of(n), self.dtype_of(n))]
+        # (A value whose shape is undecided, oracle.Tracked, may have another shape in kjarni.)
+        names = [n for n in self.values if self.values[n].shape_decided
+                 and (pred is None or pred(self.shape_of(n), self.dtype_of(n)))]
         if not names:
             return None
         return str(self.rng.choice(names))

@@ -14,6 +14,7 @@ from .bounds import INF, magnitude
 from .oracle import Tracked, err_like, evaluate_tree, complex_value
 from .expressions import astype_bound
 from . import render as rnd
+from . import ordering, statistics
 
 
 @dataclass
@@ -785,6 +786,14 @@ OPERATIONS = {o.name: o for o in [
     Operation("ascontiguous", 0.3, _gen_ascontiguous, _eval_ascontiguous, rnd.ascontiguous),
     Operation("split", 0.5, _gen_split, _eval_split, rnd.split),
     Operation("take", 0.5, _gen_take, _eval_take, rnd.take),
+    Operation("nanreduce", 0.6, statistics.gen_nanreduce, statistics.eval_nanreduce, rnd.nanreduce),
+    Operation("moments", 0.6, statistics.gen_moments, statistics.eval_moments, rnd.moments),
+    Operation("sort", 0.35, ordering.gen_sort("sort"), ordering.eval_sort, rnd.sort),
+    Operation("argsort", 0.35, ordering.gen_sort("argsort"), ordering.eval_argsort, rnd.sort),
+    Operation("unique", 0.3, ordering.gen_unique, ordering.eval_unique, rnd.unique),
+    Operation("searchsorted", 0.3, ordering.gen_searchsorted, ordering.eval_searchsorted, rnd.searchsorted),
+    Operation("nonzero", 0.2, ordering.gen_nonzero, ordering.eval_nonzero, rnd.nonzero),
+    Operation("count_nonzero", 0.2, ordering.gen_count_nonzero, ordering.eval_count_nonzero, rnd.count_nonzero),
     Operation("blas_dot", 0.15, _gen_blas("blas_dot"), _eval_blas("blas_dot"), rnd.blas),
     Operation("gemv", 0.15, _gen_blas("gemv"), _eval_blas("gemv"), rnd.blas),
     Operation("gemm", 0.25, _gen_blas("gemm"), _eval_blas("gemm"), rnd.blas),

@@ -12,9 +12,12 @@ from .expressions import FUNCTIONS, astype_bound
 @dataclass
 class Tracked:
     """An array and its error bound; views of one are views of the other (same indexing), so
-    writes through views reach both."""
+    writes through views reach both. `shape_decided` is False for a result whose shape depends
+    on values that are undecided (unique, nonzero of values within their bounds of each other or of
+    zero): the two sides' shapes may then differ, and nothing of it is compared."""
     data: np.ndarray
     err: np.ndarray
+    shape_decided: bool = True
 
 
 def err_like(data, err=0.0):
@@ -101,7 +104,7 @@ def evaluate_tree(node, values):
 
 
 def _copy(t):
-    return Tracked(np.array(t.data, copy=True), np.array(t.err, copy=True))
+    return Tracked(np.array(t.data, copy=True), np.array(t.err, copy=True), t.shape_decided)
 
 
 def run_program(program, data, stop_before=None):

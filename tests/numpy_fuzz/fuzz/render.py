@@ -132,6 +132,48 @@ def take(op):
     return f"{op['out']} = np.take({op['src']}, {op['indices']}, axis={op['axis']}, mode={op['mode']!r})"
 
 
+def nanreduce(op):
+    one = op["fn"] in ("nanargmin", "nanargmax") and op["axes"] is not None and len(op["axes"]) == 1
+    axis = op["axes"][0] if one else None if op["axes"] is None else tuple(op["axes"])
+    args = [op["src"], f"axis={axis}"]
+    if op["keepdims"]:
+        args.append("keepdims=True")
+    if op["dtype"]:
+        args.append(f"dtype=np.{op['dtype']}")
+    return f"{op['out']} = np.{op['fn']}({', '.join(args)})"
+
+
+def moments(op):
+    args = [op["src"], f"axis={None if op['axes'] is None else tuple(op['axes'])}", f"ddof={op['ddof']}"]
+    if op["keepdims"]:
+        args.append("keepdims=True")
+    if op["dtype"]:
+        args.append(f"dtype=np.{op['dtype']}")
+    return f"{op['out']} = np.{op['fn']}({', '.join(args)})"
+
+
+def sort(op):
+    kind = ', kind="stable"' if op["op"] == "argsort" else ""
+    return f"{op['out']} = np.{op['op']}({op['src']}, axis={op['axis']}{kind})"
+
+
+def unique(op):
+    flags = "".join(f", {k}=True" for k in ("return_index", "return_inverse", "return_counts") if op[k])
+    return f"{', '.join(op['outs'])} = np.unique({op['src']}{flags}, equal_nan=True)"
+
+
+def searchsorted(op):
+    return f"{op['out']} = np.searchsorted({op['sorted']}, {op['values']}, side={op['side']!r})"
+
+
+def nonzero(op):
+    return f"{', '.join(op['outs']) + ',' if op['outs'] else '()'} = np.nonzero({op['src']})"
+
+
+def count_nonzero(op):
+    return f"{op['out']} = np.count_nonzero({op['src']}, axis={None if op['axes'] is None else tuple(op['axes'])})"
+
+
 def blas(op):
     fields = ", ".join(f"{k}={v!r}" for k, v in op.items() if k not in ("op", "out"))
     return f"{op['out']} = blas.{op['op']}({fields})   # alpha op(a) op(b) + beta c"

@@ -23,7 +23,7 @@ def _names_used(op):
         elif isinstance(x, list):
             for v in x:
                 walk(v)
-    for key in ("src", "dst", "a", "b", "x", "y", "c", "indices", "out_arg"):
+    for key in ("src", "dst", "a", "b", "x", "y", "c", "indices", "out_arg", "sorted", "values"):
         if isinstance(op.get(key), str):
             used.add(op[key])
     for key in ("srcs",):

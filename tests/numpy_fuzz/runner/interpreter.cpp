@@ -7,6 +7,8 @@
 #include "kjarni/blas.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
+#include "kjarni/selection.hpp"
+#include "kjarni/sorting.hpp"
 
 namespace kjarni::numpy_fuzz {
 
@@ -62,13 +64,18 @@ std::vector<std::string> made_list(ProgramState& state, const Json& op, const st
     return names;
 }
 
-Array reduction(const ProgramState& state, const Json& op) {
-    const Queue& q = state.queue;
-    const Array& src = state.at(str(op, "src"));
+ReduceOptions reduce_options(const ProgramState& state, const Json& op) {
     ReduceOptions options;
     if (!op.at("axes").is_null()) options.axes = op["axes"].get<std::vector<int>>();
     options.keepdims = op.value("keepdims", false);
     options.out = optional_array(state, op, "out_arg");
+    return options;
+}
+
+Array reduction(const ProgramState& state, const Json& op) {
+    const Queue& q = state.queue;
+    const Array& src = state.at(str(op, "src"));
+    const ReduceOptions options = reduce_options(state, op);
     const auto dtype = optional_dtype(op, "dtype");
     const std::string fn = str(op, "fn");
     if (fn == "sum") return sum(q, src, options, dtype);
@@ -82,6 +89,55 @@ Array reduction(const ProgramState& state, const Json& op) {
     if (fn == "any") return any(q, src, options);
     if (fn == "all") return all(q, src, options);
     throw ProgramError("unknown reduction " + fn);
+}
+
+Array nan_reduction(const ProgramState& state, const Json& op) {
+    const Queue& q = state.queue;
+    const Array& src = state.at(str(op, "src"));
+    const ReduceOptions options = reduce_options(state, op);
+    const auto dtype = optional_dtype(op, "dtype");
+    const std::string fn = str(op, "fn");
+    if (fn == "nansum") return nansum(q, src, options, dtype);
+    if (fn == "nanprod") return nanprod(q, src, options, dtype);
+    if (fn == "nanmean") return nanmean(q, src, options, dtype);
+    if (dtype) throw ProgramError("dtype= given to " + fn);
+    if (fn == "nanmin") return nanmin(q, src, options);
+    if (fn == "nanmax") return nanmax(q, src, options);
+    if (fn == "nanargmin") return nanargmin(q, src, options);
+    if (fn == "nanargmax") return nanargmax(q, src, options);
+    throw ProgramError("unknown NaN reduction " + fn);
+}
+
+Array moment(const ProgramState& state, const Json& op) {
+    const Queue& q = state.queue;
+    const Array& src = state.at(str(op, "src"));
+    const ReduceOptions options = reduce_options(state, op);
+    const auto dtype = optional_dtype(op, "dtype");
+    const double ddof = op.at("ddof").get<double>();
+    const std::string fn = str(op, "fn");
+    if (fn == "var") return var(q, src, options, ddof, dtype);
+    if (fn == "std") return kjarni::std(q, src, options, ddof, dtype);
+    if (fn == "nanvar") return nanvar(q, src, options, ddof, dtype);
+    if (fn == "nanstd") return nanstd(q, src, options, ddof, dtype);
+    throw ProgramError("unknown moment " + fn);
+}
+
+std::optional<int> optional_axis(const Json& op) {
+    if (op.at("axis").is_null()) return std::nullopt;
+    return op["axis"].get<int>();
+}
+
+// unique's results in the order numpy returns them: values, then index, inverse, counts as asked.
+std::vector<Array> unique_results(const ProgramState& state, const Json& op) {
+    UniqueOptions options;
+    options.return_index = op.value("return_index", false);
+    options.return_inverse = op.value("return_inverse", false);
+    options.return_counts = op.value("return_counts", false);
+    UniqueResult r = unique(state.queue, state.at(str(op, "src")), options);
+    std::vector<Array> out{r.values};
+    for (const auto& part : {r.index, r.inverse, r.counts})
+        if (part) out.push_back(*part);
+    return out;
 }
 
 Array scan(const ProgramState& state, const Json& op) {
@@ -213,6 +269,28 @@ const std::map<std::string, Handler>& handlers() {
              std::optional<std::ptrdiff_t> axis;
              if (!op.at("axis").is_null()) axis = op["axis"].get<std::ptrdiff_t>();
              return made(s, op, take(s.queue, s.at(str(op, "src")), s.at(str(op, "indices")), axis, take_mode(op)));
+         }},
+        {"nanreduce", [](ProgramState& s, const Json& op) { return made(s, op, nan_reduction(s, op)); }},
+        {"moments", [](ProgramState& s, const Json& op) { return made(s, op, moment(s, op)); }},
+        {"sort", [](ProgramState& s,
+                    const Json& op) { return made(s, op, sort(s.queue, s.at(str(op, "src")), optional_axis(op))); }},
+        {"argsort",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, argsort(s.queue, s.at(str(op, "src")), optional_axis(op)));
+         }},
+        {"unique", [](ProgramState& s, const Json& op) { return made_list(s, op, unique_results(s, op)); }},
+        {"searchsorted",
+         [](ProgramState& s, const Json& op) {
+             const Side side = op.value("side", "left") == "right" ? Side::right : Side::left;
+             return made(s, op, searchsorted(s.queue, s.at(str(op, "sorted")), s.at(str(op, "values")), side));
+         }},
+        {"nonzero",
+         [](ProgramState& s, const Json& op) { return made_list(s, op, nonzero(s.queue, s.at(str(op, "src")))); }},
+        {"count_nonzero",
+         [](ProgramState& s, const Json& op) {
+             std::optional<std::vector<int>> axes;
+             if (!op.at("axes").is_null()) axes = op["axes"].get<std::vector<int>>();
+             return made(s, op, count_nonzero(s.queue, s.at(str(op, "src")), axes));
          }},
         {"blas_dot",
          [](ProgramState& s, const Json& op) {
