@@ -165,3 +165,38 @@ def _(c):
         kjarni_rounded = kj_gap <= eps16 * np.abs(exact) + bounds.summation_ulps(n) * eps32 * scale + tiny
         numpy_sequential = ref_gap <= n * eps16 * scale + tiny
         return bool((kjarni_rounded & numpy_sequential & (kj_gap <= ref_gap))[differs].all())
+
+
+def _rows_along(x, axes):
+    """x as rows along the one reduced axis (or flattened: one row)."""
+    if axes is None:
+        return x.reshape(1, -1)
+    moved = np.moveaxis(x, axes[0], -1)
+    return moved.reshape(-1, moved.shape[-1])
+
+
+@rule("nanargmin-nan-as-infinity")
+def _(c):
+    """numpy's nanargmin (nanargmax) answers with a NaN's index where the smallest (largest) other
+    value is +inf (-inf): every differing element is numpy's index of a NaN, and kjarni's is the
+    first occurrence of the extreme among the values other than NaN."""
+    op = c.op
+    kj, ref = c.diff.data.get("kjarni"), c.diff.data.get("numpy")
+    if c.diff.kind != "values" or op["op"] != "nanreduce" or op["fn"] not in ("nanargmin", "nanargmax") or kj is None:
+        return False
+    x = np.asarray(c.values[op["src"]].data)
+    if x.dtype.kind not in "fc":
+        return False
+    rows = _rows_along(x, op["axes"])
+    kj, ref = np.asarray(kj).reshape(-1), np.asarray(ref).reshape(-1)
+    pick = np.argmin if op["fn"] == "nanargmin" else np.argmax
+    for k in np.flatnonzero(kj != ref):
+        row = rows[k]
+        nan = np.isnan(row.real) | np.isnan(row.imag) if row.dtype.kind == "c" else np.isnan(row)
+        kept = np.flatnonzero(~nan)
+        if not nan[ref[k]] or not kept.size or kj[k] != kept[pick(row[kept])]:
+            return False
+        extreme = row[kj[k]].real
+        if extreme != (np.inf if op["fn"] == "nanargmin" else -np.inf):
+            return False
+    return True
