@@ -6,13 +6,19 @@
 /// kernel.
 ///
 /// Types: bool, the integers, float32, float64, complex64 and complex128 (float16 is refused: GPUs
-/// have no portable half arithmetic). When `out` is not given it is result_type(inputs). Every input
-/// is converted to the output type first (cast()'s rules), so mixing real and complex values adds
-/// the real value to the real part only -- the pitfall of `float2 + float` on OpenCL, which adds it
-/// to both components, cannot happen. A complex input with a real output is an ArgumentError
-/// (except in cast(), which takes the real part, as numpy's astype does).
+/// have no portable half arithmetic). When `out` is not given it is result_type(inputs). As
+/// grunnur's, add, mul and div compute in their inputs' type and convert the result to `out`:
+/// each step (add and mul fold from the last argument: a0 + (a1 + a2)) computes in the result_type
+/// of its two operands, both converted to it exactly first (int32 * uint32 in int64, not C's
+/// uint32), and add and mul take float32 / complex64 there when that type is a double one and `out`
+/// is not; so mul(int32, float32) -> int32 of 769 and 2.25 is 1730 (truncated after), and div(int32,
+/// int32) -> float32 of 7 and 2 is 3 (C's division of integers, then converted). A real operand of
+/// a complex step adds to the real part only or scales both parts -- the pitfall of
+/// `float2 + float` on OpenCL, which adds it to both components (and which grunnur's div meets for
+/// a real quotient stored as complex), cannot happen. A complex input with a real output is an
+/// ArgumentError (except in cast(), which takes the real part, as numpy's astype does).
 ///
-/// Integer arithmetic is C's: div() of integers truncates, and overflow wraps for unsigned types. \file
+/// Integer arithmetic is C's: div() of integers truncates, and overflow wraps. \file
 
 #include <optional>
 #include <vector>

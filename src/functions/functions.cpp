@@ -69,66 +69,88 @@ Module cast(const DType& in, const DType& out) {
                                     convert("a0", in, out)));
 }
 
-Module add(const std::vector<DType>& in, const std::optional<DType>& out) {
-    const DType o = output_of(in, out, "add");
-    std::string body;
-    if (is_complex(o)) {
-        std::string re, im;
-        for (std::size_t i = 0; i < in.size(); ++i) {
-            body += fmt::format("    const {} c{} = {};\n", ct(o), i, convert(fmt::format("a{}", i), in[i], o));
-            re += fmt::format("{}c{}.x", i ? " + " : "", i);
-            im += fmt::format("{}c{}.y", i ? " + " : "", i);
-        }
-        body += fmt::format("    return {}({}, {});\n", complex_ctr(o), re, im);
-    } else {
-        std::string sum;
-        const std::string w = wrapping_type(o);
-        for (std::size_t i = 0; i < in.size(); ++i) {
-            const std::string term = convert(fmt::format("a{}", i), in[i], o);
-            sum += fmt::format("{}{}", i ? " + " : "", w.empty() ? term : fmt::format("({}){}", w, term));
-        }
-        body += fmt::format("    return ({})({});\n", ct(o), sum);
-    }
-    return make("add", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params(in), body));
+namespace {
+
+// The type one step of add, mul or div computes in: the operands' common type (numpy's
+// result_type with the GPU rule), and, for add and mul as grunnur, float32 (complex64) where that is
+// a double type but the output is not.
+DType step_type(const DType& a, const DType& b, const DType& out, bool narrow_doubles) {
+    const DType t = result_type({a, b});
+    if (narrow_doubles && is_double(t) && !is_double(out))
+        return is_complex(t) ? DType(dtypes::complex64) : DType(dtypes::float32);
+    return t;
 }
 
-Module mul(const std::vector<DType>& in, const std::optional<DType>& out) {
-    const DType o = output_of(in, out, "mul");
-    std::string body = fmt::format("    {} r = {};\n", ct(o), convert("a0", in[0], o));
-    for (std::size_t i = 1; i < in.size(); ++i) {
-        const std::string a = fmt::format("a{}", i);
-        if (!is_complex(o)) {
-            const std::string w = wrapping_type(o);
-            if (w.empty()) body += fmt::format("    r = ({})(r * {});\n", ct(o), convert(a, in[i], o));
-            else body += fmt::format("    r = ({})(({})r * ({}){});\n", ct(o), w, w, convert(a, in[i], o));
-        } else if (!is_complex(in[i])) {
-            const std::string f = convert(a, in[i], real_for(o));
-            body += fmt::format("    r = {}(r.x * {}, r.y * {});\n", complex_ctr(o), f, f);
-        } else {
-            body += fmt::format("    {{\n        const {} c = {};\n        r = {}(r.x * c.x - r.y * c.y, r.x * c.y + "
-                                "r.y * c.x);\n    }}\n",
-                                ct(o), convert(a, in[i], o), complex_ctr(o));
-        }
+// `const T name = a <op> b;` in T = t, both operands converted to t first (exactly, as numpy; C's
+// own conversions would compute int32 * uint32 in uint32), integers wrapping in an unsigned type.
+// A real operand of a complex step adds to the real part only, or scales both parts.
+std::string step(char op, const std::string& a, const DType& at, const std::string& b, const DType& bt, const DType& t,
+                 const std::string& name) {
+    if (!is_complex(t)) {
+        const std::string x = convert(a, at, t), y = convert(b, bt, t);
+        const std::string w = op == '/' ? "" : wrapping_type(t);
+        if (w.empty()) return fmt::format("    const {0} {1} = ({0})({2} {3} {4});\n", ct(t), name, x, op, y);
+        return fmt::format("    const {0} {1} = ({0})(({2}){3} {4} ({2}){5});\n", ct(t), name, w, x, op, y);
     }
-    body += "    return r;\n";
-    return make("mul", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params(in), body));
+    const std::string ctr = complex_ctr(t);
+    const DType r = real_for(t);
+    // The complex operand first (add and mul commute; div keeps its order below).
+    const bool swap = op != '/' && !is_complex(at);
+    const std::string& c = swap ? b : a;
+    const DType& c_type = swap ? bt : at;
+    const std::string& other = swap ? a : b;
+    const DType& other_type = swap ? at : bt;
+    std::string text = fmt::format("    const {} {}_a = {};\n", ct(t), name, convert(c, c_type, t));
+    if (!is_complex(other_type)) {
+        text += fmt::format("    const {} {}_b = {};\n", ct(r), name, convert(other, other_type, r));
+        if (op == '+')
+            return text + fmt::format("    const {0} {1} = {2}({1}_a.x + {1}_b, {1}_a.y);\n", ct(t), name, ctr);
+        return text +
+               fmt::format("    const {0} {1} = {2}({1}_a.x {3} {1}_b, {1}_a.y {3} {1}_b);\n", ct(t), name, ctr, op);
+    }
+    text += fmt::format("    const {} {}_b = {};\n", ct(t), name, convert(other, other_type, t));
+    if (op == '+')
+        return text + fmt::format("    const {0} {1} = {2}({1}_a.x + {1}_b.x, {1}_a.y + {1}_b.y);\n", ct(t), name, ctr);
+    if (op == '*')
+        return text + fmt::format("    const {0} {1} = {2}({1}_a.x * {1}_b.x - {1}_a.y * {1}_b.y, "
+                                  "{1}_a.x * {1}_b.y + {1}_a.y * {1}_b.x);\n",
+                                  ct(t), name, ctr);
+    return text + fmt::format("    const {0} {1}_d = {2}_b.x * {2}_b.x + {2}_b.y * {2}_b.y;\n"
+                              "    const {3} {2} = {4}(({2}_a.x * {2}_b.x + {2}_a.y * {2}_b.y) / {2}_d, "
+                              "({2}_a.y * {2}_b.x - {2}_a.x * {2}_b.y) / {2}_d);\n",
+                              ct(r), name, name, ct(t), ctr);
 }
+
+// add and mul: the arguments folded from the last (a0 op (a1 op a2)), each step in its step_type,
+// the last result converted to the output, as grunnur's functions do.
+Module add_or_mul(const char* function, char op, const std::vector<DType>& in, const std::optional<DType>& out) {
+    const DType o = output_of(in, out, function);
+    std::string body;
+    std::string last = fmt::format("a{}", in.size() - 1);
+    DType last_type = in.back();
+    for (std::size_t i = in.size() - 1; i-- > 0;) {
+        const DType t = step_type(in[i], last_type, o, /*narrow_doubles=*/true);
+        const std::string name = fmt::format("t{}", i);
+        body += step(op, fmt::format("a{}", i), in[i], last, last_type, t, name);
+        last = name;
+        last_type = t;
+    }
+    body += fmt::format("    return {};\n", convert(last, last_type, o));
+    return make(function, fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params(in), body));
+}
+
+}  // namespace
+
+Module add(const std::vector<DType>& in, const std::optional<DType>& out) { return add_or_mul("add", '+', in, out); }
+
+Module mul(const std::vector<DType>& in, const std::optional<DType>& out) { return add_or_mul("mul", '*', in, out); }
 
 Module div(const DType& dividend, const DType& divisor, const std::optional<DType>& out) {
     const DType o = output_of({dividend, divisor}, out, "div");
-    std::string body;
-    if (!is_complex(o)) {
-        body = fmt::format("    return ({})({} / {});\n", ct(o), convert("a0", dividend, o), convert("a1", divisor, o));
-    } else if (!is_complex(divisor)) {
-        const DType r = real_for(o);
-        body = fmt::format("    const {} a = {};\n    const {} b = {};\n    return {}(a.x / b, a.y / b);\n", ct(o),
-                           convert("a0", dividend, o), ct(r), convert("a1", divisor, r), complex_ctr(o));
-    } else {
-        const DType r = real_for(o);
-        body = fmt::format("    const {0} a = {1};\n    const {0} b = {2};\n    const {3} d = b.x * b.x + b.y * b.y;\n"
-                           "    return {4}((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);\n",
-                           ct(o), convert("a0", dividend, o), convert("a1", divisor, o), ct(r), complex_ctr(o));
-    }
+    // In the operands' common type (integers truncate, as C's and grunnur's), then converted.
+    const DType t = step_type(dividend, divisor, o, /*narrow_doubles=*/false);
+    const std::string body =
+        step('/', "a0", dividend, "a1", divisor, t, "q") + fmt::format("    return {};\n", convert("q", t, o));
     return make("div", fmt::format("FUNCTION INLINE {} ${{prefix}}({})\n{{\n{}}}\n", ct(o), params({dividend, divisor}),
                                    body));
 }

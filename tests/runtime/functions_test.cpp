@@ -130,6 +130,8 @@ struct FunctionCase {
     std::vector<const Column*> inputs;
     DType out;
     std::function<LC(const std::vector<LC>&)> reference;
+    // The type the function computes in, where it is not `out`: a float one bounds the tolerance.
+    std::optional<DType> computed_in = std::nullopt;
 };
 
 class Functions : public DeviceTest {
@@ -170,7 +172,8 @@ protected:
             else if (inputs.size() == 2) kernel(queue(), {count}, std::nullopt, out, inputs[0], inputs[1]);
             else kernel(queue(), {count}, std::nullopt, out, inputs[0], inputs[1], inputs[2]);
             const HostArray got = out.get(queue());
-            const long double tol = is_integer(c.out) ? 0.0L : is_double(c.out) ? 1e-12L : 2e-5L;
+            const bool in_double = !c.computed_in || is_double(*c.computed_in) || is_integer(*c.computed_in);
+            const long double tol = is_integer(c.out) ? 0.0L : is_double(c.out) && in_double ? 1e-12L : 2e-5L;
             for (std::size_t i = 0; i < count; ++i) {
                 std::vector<LC> args;
                 for (const auto* column : c.inputs) args.push_back(column->values[i]);
@@ -203,25 +206,66 @@ std::string label(const std::string& f, const std::vector<DType>& in, const DTyp
     return s + ") -> " + out.name();
 }
 
+// The type one step of add and mul computes in (grunnur's rule): the operands' result_type, float32
+// or complex64 where that is a double type and the output is not.
+DType step_type(const DType& a, const DType& b, const DType& out) {
+    const DType t = result_type({a, b});
+    if (is_double(t) && !is_double(out)) return is_complex(t) ? DType(complex64) : DType(float32);
+    return t;
+}
+
+// The outputs each pair is checked with: its result_type, and outputs that differ from the type the
+// function computes in (wider, narrower, an integer from floats), where computing first and
+// converting after (grunnur's order) gives other values than converting the inputs first.
+std::vector<DType> outputs_for(const DType& a, const DType& b) {
+    std::vector<DType> outs{result_type({a, b}), DType(complex128)};
+    if (!is_complex(a) && !is_complex(b)) {
+        outs.push_back(DType(int32));
+        outs.push_back(DType(float32));
+        outs.push_back(DType(float64));
+    }
+    return outs;
+}
+
+// a <op> b as the device computes it: both converted to t, the exact result rounded to t (C's
+// truncating division for integers), then converted to `out`.
+LC computed(char op, const LC& a, const LC& b, const DType& t, const DType& out) {
+    const LC x = convert(a, t), y = convert(b, t);
+    LC r;
+    if (op == '+') r = x + y;
+    else if (op == '*') r = x * y;
+    else if (!is_integer(t)) r = x / y;
+    else if (!is_signed(t))
+        r = LC(static_cast<long double>(static_cast<unsigned long long>(x.real()) /
+                                        static_cast<unsigned long long>(y.real())),
+               0);
+    else r = LC(static_cast<long double>(static_cast<long long>(x.real()) / static_cast<long long>(y.real())), 0);
+    return convert(convert(r, t), out);
+}
+
 TEST_P(Functions, AddAndMulForEveryTypePair) {
+    // (Floats are fractions: where one meets an integer output, truncating before or after the
+    // sum differs.)
     const auto ints = columns(-40, 40);
     std::vector<FunctionCase> cases;
     for (const auto& a : arithmetic_types) {
         for (const auto& b : arithmetic_types) {
-            for (const bool explicit_out : {false, true}) {
-                const DType out = explicit_out ? DType(complex128) : result_type({a, b});
+            for (const auto& out : outputs_for(a, b)) {
                 const auto* ca = &ints.at(a.kind());
                 const auto* cb = &ints.at(b.kind());
+                const DType t = step_type(a, b, out);
                 cases.push_back({label("add", {a, b}, out),
                                  functions::add({a, b}, out),
                                  {ca, cb},
                                  out,
-                                 [out](const std::vector<LC>& v) { return convert(v[0], out) + convert(v[1], out); }});
+                                 [t, out](const std::vector<LC>& v) { return computed('+', v[0], v[1], t, out); },
+                                 t});
                 cases.push_back({label("mul", {a, b}, out),
                                  functions::mul({a, b}, out),
                                  {ca, cb},
                                  out,
-                                 [out](const std::vector<LC>& v) { return convert(v[0], out) * convert(v[1], out); }});
+                                 [t, out](const std::vector<LC>& v) { return computed('*', v[0], v[1], t, out); },
+                                 t});
             }
         }
     }
@@ -248,28 +292,15 @@ TEST_P(Functions, DivForEveryTypePair) {
     std::vector<FunctionCase> cases;
     for (const auto& a : arithmetic_types) {
         for (const auto& b : arithmetic_types) {
-            for (const bool explicit_out : {false, true}) {
-                DType out = explicit_out ? DType(complex128) : result_type({a, b});
-                const bool integer = is_integer(out);
+            for (const auto& out : outputs_for(a, b)) {
+                // In the operands' common type (integers truncate there, as C's), then converted.
+                const DType t = result_type({a, b});
                 cases.push_back({label("div", {a, b}, out),
                                  functions::div(a, b, out),
                                  {&dividends.at(a.kind()), &divisors.at(b.kind())},
                                  out,
-                                 [out, integer](const std::vector<LC>& v) {
-                                     if (integer) {
-                                         // C's truncating division in the output type.
-                                         const LC x = convert(v[0], out), y = convert(v[1], out);
-                                         if (out == DType(uint32) || out == DType(uint64)) {
-                                             const auto ux = static_cast<unsigned long long>(x.real());
-                                             const auto uy = static_cast<unsigned long long>(y.real());
-                                             return LC(static_cast<long double>(ux / uy), 0);
-                                         }
-                                         return LC(static_cast<long double>(static_cast<long long>(x.real()) /
-                                                                            static_cast<long long>(y.real())),
-                                                   0);
-                                     }
-                                     return convert(v[0], out) / convert(v[1], out);
-                                 }});
+                                 [t, out](const std::vector<LC>& v) { return computed('/', v[0], v[1], t, out); },
+                                 t});
             }
         }
     }
