@@ -75,7 +75,7 @@ namespace {
 // result_type with the GPU rule), and, for add and mul as grunnur, float32 (complex64) where that is
 // a double type but the output is not.
 DType step_type(const DType& a, const DType& b, const DType& out, bool narrow_doubles) {
-    const DType t = result_type({a, b});
+    DType t = result_type({a, b});
     if (narrow_doubles && is_double(t) && !is_double(out))
         return is_complex(t) ? DType(dtypes::complex64) : DType(dtypes::float32);
     return t;

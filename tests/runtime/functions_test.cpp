@@ -209,7 +209,7 @@ std::string label(const std::string& f, const std::vector<DType>& in, const DTyp
 // The type one step of add and mul computes in (grunnur's rule): the operands' result_type, float32
 // or complex64 where that is a double type and the output is not.
 DType step_type(const DType& a, const DType& b, const DType& out) {
-    const DType t = result_type({a, b});
+    DType t = result_type({a, b});
     if (is_double(t) && !is_double(out)) return is_complex(t) ? DType(complex64) : DType(float32);
     return t;
 }
@@ -220,9 +220,9 @@ DType step_type(const DType& a, const DType& b, const DType& out) {
 std::vector<DType> outputs_for(const DType& a, const DType& b) {
     std::vector<DType> outs{result_type({a, b}), DType(complex128)};
     if (!is_complex(a) && !is_complex(b)) {
-        outs.push_back(DType(int32));
-        outs.push_back(DType(float32));
-        outs.push_back(DType(float64));
+        outs.emplace_back(int32);
+        outs.emplace_back(float32);
+        outs.emplace_back(float64);
     }
     return outs;
 }
@@ -235,11 +235,14 @@ LC computed(char op, const LC& a, const LC& b, const DType& t, const DType& out)
     if (op == '+') r = x + y;
     else if (op == '*') r = x * y;
     else if (!is_integer(t)) r = x / y;
-    else if (!is_signed(t))
-        r = LC(static_cast<long double>(static_cast<unsigned long long>(x.real()) /
-                                        static_cast<unsigned long long>(y.real())),
-               0);
-    else r = LC(static_cast<long double>(static_cast<long long>(x.real()) / static_cast<long long>(y.real())), 0);
+    else if (!is_signed(t)) {
+        const unsigned long long quotient =
+            static_cast<unsigned long long>(x.real()) / static_cast<unsigned long long>(y.real());
+        r = LC(static_cast<long double>(quotient), 0);
+    } else {
+        const long long quotient = static_cast<long long>(x.real()) / static_cast<long long>(y.real());
+        r = LC(static_cast<long double>(quotient), 0);
+    }
     return convert(convert(r, t), out);
 }
 
