@@ -49,8 +49,15 @@ FUNCTION INLINE {0} kj_pow_{0}({0} a, {0} e)
 // operands they return, which shows for +0.0 and -0.0: numpy's float32 and float64 loops return the
 // second (np.minimum(0.0, -0.0) is -0.0), its float16 loops and np.clip's loop for two scalar
 // bounds the first (kj_min_first).
-std::string float_functions(const char* t) {
-    return fmt::format(R"(FUNCTION INLINE {0} kj_mod_{0}({0} a, {0} b)
+//
+// kj_rint: rint for values below 2^23 (2^52) in magnitude, the value itself above, where every
+// float (double) is an integer already, and for infinities and NaN. PoCL 5's rint, met with an
+// infinity its compiler can see (rint(log(x < x)): log of a comparison folded to false), gave 0
+// or garbage (its rounding goes through an integer conversion, undefined for an infinity); the
+// numpy fuzzer found it on float16, where numpy gives -inf. Here rint never sees such a value.
+std::string float_functions(const char* t, const char* integral) {
+    return fmt::format(R"(FUNCTION INLINE {0} kj_rint_{0}({0} x) {{ return fabs(x) < {1} ? rint(x) : x; }}
+FUNCTION INLINE {0} kj_mod_{0}({0} a, {0} b)
 {{
     {0} r = fmod(a, b);
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
@@ -63,7 +70,7 @@ FUNCTION INLINE {0} kj_max_{0}({0} a, {0} b) {{ return isnan(a) ? a : (a > b ? a
 FUNCTION INLINE {0} kj_min_first_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }}
 FUNCTION INLINE {0} kj_max_first_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b > a ? b : a); }}
 )",
-                       t);
+                       t, integral);
 }
 
 // The multiplications complex functions need (as device macros, one text for both APIs): fused
@@ -454,7 +461,7 @@ std::string make() {
     std::string out;
     for (const char* t : {"int8_t", "int16_t", "int32_t", "int64_t"}) out += integer_functions(t, true);
     for (const char* t : {"uint8_t", "uint16_t", "uint32_t", "uint64_t"}) out += integer_functions(t, false);
-    out += float_functions("float");
+    out += float_functions("float", "8388608.0f");
     out += complex_macros;
     out += complex_functions("complex64_t", "float", "COMPLEX64_CTR", "9.0f", "8.5e37f", "0.693147180559945309f",
                              "KJ_CFMA_F", "KJ_CMUL_RN_F", "88.0f");
@@ -462,7 +469,7 @@ std::string make() {
                                      "11585.237502960394f", "4.6116858809884324e18f", "0.693147180559945309f",
                                      "3.141592653589793f", "1.5707963267948966f");
     out += double_guard_begin;
-    out += float_functions("double");
+    out += float_functions("double", "4503599627370496.0");
     out += complex_functions("complex128_t", "double", "COMPLEX128_CTR", "22.0", "4.49e307", "0.693147180559945309",
                              "fma", "KJ_CMUL_RN_D", "709.0");
     out += complex_inverse_functions("complex128_t", "double", "COMPLEX128_CTR", "2.220446049250313e-16", "268435456.0",

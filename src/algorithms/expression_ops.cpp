@@ -44,6 +44,12 @@ bool is_bool(const DType& d) { return d.kind() == K::bool_; }
 // The C type suffix of the device functions: float16 computes in float.
 std::string suffix_of(const DType& t) { return c_type_name(t.kind() == K::float16 ? DType(dtypes::float32) : t); }
 
+// rint in the real compute type of `t` (float for float16 and complex64), through
+// expression_math.cpp's kj_rint, which keeps infinities from the C library's rint.
+std::string rint_of(const DType& t) {
+    return t.kind() == K::float64 || t.kind() == K::complex128 ? "kj_rint_double" : "kj_rint_float";
+}
+
 // A literal of the compute type `t` (float or double) for the value v.
 std::string float_literal(double v, const DType& t) {
     const bool single = t.kind() != K::float64;
@@ -288,7 +294,7 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
     const bool floating = is_real(t);
     const bool boolean = is_bool(t);
     const auto typed = [&](const std::string& e) { return fmt::format("(({}){})", ct, e); };
-    const auto both_parts = [&](const char* f) {
+    const auto both_parts = [&](const std::string& f) {
         return fmt::format("{0}({1}(({2}).x), {1}(({2}).y))", complex_ctr(t), f, a);
     };
     // A function of the C library for real values, expression_math.cpp's kj_c* one (numpy's
@@ -303,7 +309,7 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
     case ExprOp::floor: return floating ? fmt::format("floor({})", a) : a;
     case ExprOp::ceil: return floating ? fmt::format("ceil({})", a) : a;
     case ExprOp::trunc: return floating ? fmt::format("trunc({})", a) : a;
-    case ExprOp::rint: return complex ? both_parts("rint") : fmt::format("rint({})", a);
+    case ExprOp::rint: return complex ? both_parts(rint_of(t)) : fmt::format("{}({})", rint_of(t), a);
     case ExprOp::round: {
         const int d = node.decimals;
         if (is_integer(t) || boolean) {
@@ -311,7 +317,7 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
             // numpy's path for integers: float64 arithmetic, converted back (through int64).
             const std::string f = float_literal(std::pow(10.0, -d), dtypes::float64);
             const std::string through = t.kind() == K::uint64 ? "uint64_t" : "int64_t";
-            return fmt::format("(({})({})(rint((double)({}) / {}) * {}))", ct, through, a, f, f);
+            return fmt::format("(({})({})(kj_rint_double((double)({}) / {}) * {}))", ct, through, a, f, f);
         }
         const DType real = complex ? real_for(t) : t;
         const std::string f = float_literal(std::pow(10.0, d >= 0 ? d : -d), real);
@@ -322,8 +328,8 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
             const auto div = [&](const std::string& x, const std::string& y) {
                 return single ? fmt::format("kj_div_rn_f({}, {})", x, y) : fmt::format("({}) / {}", x, y);
             };
-            return d >= 0 ? fmt::format("({})", div(fmt::format("rint(({}) * {})", v, f), f))
-                          : fmt::format("(rint({}) * {})", div(v, f), f);
+            return d >= 0 ? fmt::format("({})", div(fmt::format("{}(({}) * {})", rint_of(real), v, f), f))
+                          : fmt::format("({}({}) * {})", rint_of(real), div(v, f), f);
         };
         if (complex)
             return fmt::format("{}({}, {})", complex_ctr(t), one(fmt::format("({}).x", a)),
