@@ -146,7 +146,8 @@ Array mean(const Queue& queue, const Array& array, const ReduceOptions& options 
 // float16 (stored as float16: numpy computes partly in float16, so float16 results may differ by
 // an ulp of float16), else in the array's dtype or `dtype` (a float or complex type; complex for
 // complex arrays). The result is real: float64 for integers and bool, the real type of complex
-// values. Axes, keepdims, out and allocator as in ReduceOptions.
+// values; with a complex `dtype` it is that complex type, its imaginary part 0 (numpy sums the
+// squared deviations in `dtype`). Axes, keepdims, out and allocator as in ReduceOptions.
 Array nansum(const Queue& queue, const Array& array, const ReduceOptions& options = {},
              const std::optional<DType>& dtype = std::nullopt);
 Array nanprod(const Queue& queue, const Array& array, const ReduceOptions& options = {},

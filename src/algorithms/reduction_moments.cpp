@@ -54,12 +54,16 @@ Array variance(const Queue& queue, const detail::ReductionSource& source, const 
     const std::string what = fmt::format("{}{}", skip_nan ? "nan" : "", root ? "std" : "var");
     const DType d = source.dtype;
     const DType computed = moments_dtype(d, dtype, what.c_str());
-    const DType result = is_complex(computed) ? real_for(computed) : computed;
+    // numpy sums the squared deviations in `dtype` (umr_sum(..., dtype=dtype)): a complex dtype
+    // makes the result that complex type (imaginary part 0), for real and complex arrays alike.
+    const bool complex_result = dtype && is_complex(*dtype) && moment != Moment::squares;
+    const DType result = complex_result || !is_complex(computed) ? computed : real_for(computed);
     const DType t = computed.kind() == Kind::float16 ? DType(Kind::float32) : computed;
     const DType r = is_complex(t) ? real_for(t) : t;
     const bool squares = moment == Moment::squares;
-    const std::string key = fmt::format("{}{} {} {} {}{}", what, squares ? " squares" : "", d.name(), computed.name(),
-                                        ddof_literal(ddof, DType(Kind::float64)), source.key);
+    const std::string key =
+        fmt::format("{}{} {} {}{} {}{}", what, squares ? " squares" : "", d.name(), computed.name(),
+                    complex_result ? " complex-result" : "", ddof_literal(ddof, DType(Kind::float64)), source.key);
     const ReductionSpec& built = detail::cached_spec(key, [&] {
         ReductionSpec spec;
         spec.what = what;
@@ -120,6 +124,7 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
                                  detail::nan_literal(r));
         if (root) finish = fmt::format("sqrt({})", finish);
         if (squares) finish = "a.m2";
+        if (complex_result) finish = fmt::format("{}({}, ({})0)", complex_ctr(t), finish, rc);
         spec.acc_ctype = "kj_moments_t";
         spec.acc_size = 32;  // at least sizeof(kj_moments_t) for every type (complex128: 32)
         spec.result = result;

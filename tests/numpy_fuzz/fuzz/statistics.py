@@ -150,11 +150,10 @@ def gen_moments(gen):
     op = {"op": "moments", "out": gen.name("s"), "fn": str(gen.rng.choice(MOMENTS)), "src": src,
           "axes": _gen_axes(gen, len(gen.shape_of(src)), False), "keepdims": bool(gen.rng.random() < 0.3),
           "ddof": ddof, "dtype": None}
-    # A complex dtype= makes numpy's moments complex (zero imaginary part); kjarni's are real: a bug
-    # reported (/tmp/fuzz-bugs/moments-complex-dtype-result.md), left out here until it is fixed,
-    # so that CI's run passes. Once fixed: `_gen_dtype(gen, gen.dtype_of(src))` for every array.
-    if gen.rng.random() < 0.2 and dtypes.kind(gen.dtype_of(src)) != "c":
-        op["dtype"] = gen.dtype("f")
+    # (A complex dtype= makes the result complex, its imaginary part 0, on both sides, for real
+    # arrays too.)
+    if gen.rng.random() < 0.2:
+        op["dtype"] = gen.dtype("c" if dtypes.kind(gen.dtype_of(src)) == "c" else "fc")
     return op
 
 
