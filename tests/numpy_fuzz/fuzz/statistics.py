@@ -192,7 +192,9 @@ def _moment_bound(op, x, err, r, var):
     the roundings decide). Certain NaN (bound 0, compared exactly: var([inf]) must be NaN): a slice
     with an infinity or (var, std) a NaN, nanvar's slices with dof <= 0, empty slices."""
     axes, keep, ddof = op["axes"], op["keepdims"], op["ddof"]
-    nan_aware = op["fn"].startswith("nan")
+    # numpy's nanvar and nanstd of an array whose dtype holds no NaN (integers, bool) are its var
+    # and std (_replace_nan gives no mask): their slices with dof <= 0 are var's, undecided.
+    nan_aware = op["fn"].startswith("nan") and x.dtype.kind in "fc"
     err = np.broadcast_to(np.asarray(err, dtype=np.float64), x.shape)
     with np.errstate(all="ignore"):
         xw = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
