@@ -343,22 +343,51 @@ std::pair<std::size_t, std::size_t> byte_range(const std::string& s, const Args&
     return {bb, eb};
 }
 
-const char* const whitespace = " \t\n\r\f\v";
+// Python's str whitespace (str.isspace, strip() and split() without arguments): the ASCII
+// controls \t-\r and \x1c-\x1f, the space, and the Unicode separators (NEL, no-break space,
+// ogham space mark, the spaces U+2000-U+200A, line and paragraph separators, narrow no-break,
+// medium mathematical and ideographic spaces).
+bool is_python_space(std::uint32_t cp) {
+    if (cp < 0x80) return (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x20);
+    return cp == 0x85 || cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
+           cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+// Python's line boundaries (str.splitlines): \n, \r (and \r\n as one), \v, \f, \x1c-\x1e, NEL
+// and the line and paragraph separators.
+bool is_python_line_break(std::uint32_t cp) {
+    return cp == 0x0a || cp == 0x0b || cp == 0x0c || cp == 0x0d || cp == 0x1c || cp == 0x1d || cp == 0x1e ||
+           cp == 0x85 || cp == 0x2028 || cp == 0x2029;
+}
+
+// The byte offset where each code point of s starts, and s.size() last.
+std::vector<std::size_t> code_point_starts(std::string_view s) {
+    std::vector<std::size_t> starts;
+    for (std::size_t i = 0; i < s.size();) {
+        starts.push_back(i);
+        static_cast<void>(decode_utf8(s, i));
+    }
+    starts.push_back(s.size());
+    return starts;
+}
 
 std::vector<Value> split_on(const std::string& s, const Value* sep, std::int64_t maxsplit, bool from_right) {
     std::vector<std::string> parts;
     if (!sep || sep->is_none()) {
         // Runs of whitespace separate; none at the ends.
         std::vector<std::pair<std::size_t, std::size_t>> words;
-        std::size_t i = 0;
-        while (true) {
-            i = s.find_first_not_of(whitespace, i);
-            if (i == std::string::npos) break;
-            std::size_t j = s.find_first_of(whitespace, i);
-            if (j == std::string::npos) j = s.size();
-            words.emplace_back(i, j);
-            i = j;
+        std::size_t word_start = std::string::npos;
+        for (std::size_t i = 0; i < s.size();) {
+            const std::size_t at = i;
+            const bool space = is_python_space(decode_utf8(s, i));
+            if (space && word_start != std::string::npos) {
+                words.emplace_back(word_start, at);
+                word_start = std::string::npos;
+            } else if (!space && word_start == std::string::npos) {
+                word_start = at;
+            }
         }
+        if (word_start != std::string::npos) words.emplace_back(word_start, s.size());
         // Python's: once maxsplit words are split off, the rest is one part from its first word to
         // the string's end (rsplit: from the string's start to its last word), keeping the
         // whitespace on that side (' a b '.split(None, 1) is ['a', 'b ']).
@@ -453,12 +482,27 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
     if (name == "strip" || name == "lstrip" || name == "rstrip")
         return method([s, name](const Args& a) {
             expect_args(a, 0, 1, name.c_str());
-            const std::string chars = a.size() && !a[0].is_none() ? a[0].as_string() : std::string(whitespace);
-            if (!is_ascii(chars)) throw EvalError(fmt::format("{}() of non-ASCII characters is not supported", name));
-            std::string out = *s;
-            if (name != "lstrip") out.erase(out.find_last_not_of(chars) + 1);
-            if (name != "rstrip") out.erase(0, std::min(out.size(), out.find_first_not_of(chars)));
-            return Value(std::move(out));
+            // By code point: the given characters, or Python's whitespace.
+            std::vector<std::uint32_t> chars;
+            const bool given = a.size() && !a[0].is_none();
+            if (given) {
+                const std::string& text = a[0].as_string();
+                for (std::size_t i = 0; i < text.size();) chars.push_back(decode_utf8(text, i));
+            }
+            const auto stripped = [&](std::uint32_t cp) {
+                return given ? std::find(chars.begin(), chars.end(), cp) != chars.end() : is_python_space(cp);
+            };
+            const std::vector<std::size_t> starts = code_point_starts(*s);
+            const auto code_point = [&](std::size_t k) {
+                std::size_t i = starts[k];
+                return decode_utf8(*s, i);
+            };
+            std::size_t first = 0, last = starts.size() - 1;  // code points [first, last) stay
+            if (name != "rstrip")
+                while (first < last && stripped(code_point(first))) ++first;
+            if (name != "lstrip")
+                while (last > first && stripped(code_point(last - 1))) --last;
+            return Value(s->substr(starts[first], starts[last] - starts[first]));
         });
     if (name == "split" || name == "rsplit")
         return method([s, right = name == "rsplit"](const Args& a) {
@@ -472,17 +516,16 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
             expect_args(a, 0, 1, "splitlines");
             const bool keep = a.size() && a[0].truthy();
             std::vector<Value> out;
-            std::size_t i = 0;
-            while (i < s->size()) {
-                std::size_t j = s->find_first_of("\n\r\v\f", i);
-                if (j == std::string::npos) {
-                    out.emplace_back(s->substr(i));
-                    break;
-                }
-                std::size_t next = j + ((*s)[j] == '\r' && j + 1 < s->size() && (*s)[j + 1] == '\n' ? 2 : 1);
-                out.emplace_back(s->substr(i, (keep ? next : j) - i));
-                i = next;
+            std::size_t line = 0;
+            for (std::size_t i = 0; i < s->size();) {
+                const std::size_t at = i;
+                const std::uint32_t cp = decode_utf8(*s, i);
+                if (!is_python_line_break(cp)) continue;
+                if (cp == '\r' && i < s->size() && (*s)[i] == '\n') ++i;
+                out.emplace_back(s->substr(line, (keep ? i : at) - line));
+                line = i;
             }
+            if (line < s->size()) out.emplace_back(s->substr(line));
             return Value::list(std::move(out));
         });
     if (name == "ljust" || name == "rjust" || name == "center")
@@ -533,6 +576,11 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
         name == "islower" || name == "isidentifier" || name == "isdecimal" || name == "isnumeric")
         return method([s, name](const Args& a) {
             expect_args(a, 0, 0, name.c_str());
+            if (name == "isspace") {
+                bool all = !s->empty();
+                for (std::size_t i = 0; all && i < s->size();) all = is_python_space(decode_utf8(*s, i));
+                return Value(all);
+            }
             if (!is_ascii(*s)) throw EvalError(fmt::format("{}() of non-ASCII text is not supported", name));
             if (name == "isidentifier") {
                 if (s->empty() || std::isdigit(static_cast<unsigned char>((*s)[0]))) return Value(false);
@@ -554,7 +602,6 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
                 const auto u = static_cast<unsigned char>(c);
                 const bool ok = name == "isalpha"   ? std::isalpha(u) != 0
                                 : name == "isalnum" ? std::isalnum(u) != 0
-                                : name == "isspace" ? std::strchr(whitespace, c) != nullptr
                                                     : std::isdigit(u) != 0;
                 if (!ok) return Value(false);
             }
