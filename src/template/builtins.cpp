@@ -333,15 +333,52 @@ Value any_all(const Args& a, bool all) {
     return all;
 }
 
+// d rounded to a multiple of 10^places (places > 0), ties to the even multiple, from its exact
+// decimal expansion (every double has one of at most 1074 fractional digits): Python's round(d,
+// -places), 0.0 of d's sign when it rounds to nothing.
+double round_to_tens(double d, int places) {
+    const std::string exact = fmt::format("{:.1074f}", std::fabs(d));
+    const std::string whole = exact.substr(0, exact.find('.'));
+    const std::string rest = whole + exact.substr(exact.find('.') + 1);  // every digit, in order
+    const auto kept_count = static_cast<std::ptrdiff_t>(whole.size()) - places;
+    std::string kept = kept_count > 0 ? whole.substr(0, static_cast<std::size_t>(kept_count)) : std::string("0");
+    // What follows the kept digits decides: above half up, below down, exactly half to even.
+    int direction = -1;
+    if (kept_count >= 0) {
+        const auto first = static_cast<std::size_t>(kept_count);
+        const char lead = first < rest.size() ? rest[first] : '0';
+        const bool more = rest.find_first_not_of('0', first + 1) != std::string::npos;
+        direction = lead > '5' || (lead == '5' && more) ? 1 : lead < '5' ? -1 : 0;
+    }
+    const bool up = direction > 0 || (direction == 0 && (kept.back() - '0') % 2 == 1);
+    if (up) {
+        std::size_t i = kept.size();
+        while (i > 0 && kept[i - 1] == '9') kept[--i] = '0';
+        if (i == 0) kept.insert(kept.begin(), '1');
+        else ++kept[i - 1];
+    }
+    const double magnitude = std::strtod((kept + std::string(static_cast<std::size_t>(places), '0')).c_str(), nullptr);
+    if (std::isinf(magnitude)) throw EvalError("rounded value too large to represent");  // Python's OverflowError
+    return std::copysign(magnitude, d);
+}
+
 Value round_(const Args& a) {
     expect_keywords(a, {"ndigits"}, "round");
     if (a.size() < 1 || a.size() > 2) throw EvalError("round() takes 1 or 2 arguments");
     const Value* nd = a.size() == 2 ? &a[1] : a.find_keyword("ndigits");
     const Value& v = a[0];
     if (v.kind() == K::Int || v.kind() == K::Bool) {
-        if (nd && !nd->is_none() && int_arg(*nd, "round") < 0)
-            throw EvalError("round() of an int to negative digits is not supported");
-        return is_big(v) ? v : Value(v.as_int());
+        const std::int64_t digits = nd && !nd->is_none() ? int_arg(*nd, "round") : 0;
+        if (digits >= 0) return is_big(v) ? v : Value(v.as_int());
+        if (digits < -100000) throw EvalError("round() of an int to so many negative digits is not supported");
+        // To a multiple of 10^-digits, ties to the even multiple (Python's int.__round__).
+        mpz_class unit;
+        mpz_ui_pow_ui(unit.get_mpz_t(), 10, static_cast<unsigned long>(-digits));
+        mpz_class q, r;
+        mpz_fdiv_qr(q.get_mpz_t(), r.get_mpz_t(), to_mpz(v).get_mpz_t(), unit.get_mpz_t());  // r in [0, unit)
+        const int half = cmp(2 * r, unit);
+        if (half > 0 || (half == 0 && mpz_odd_p(q.get_mpz_t()))) q += 1;
+        return make_int(q * unit);
     }
     if (v.kind() != K::Float) throw EvalError(fmt::format("type {} doesn't define __round__ method", v.type_name()));
     const double d = v.as_float();
@@ -350,9 +387,13 @@ Value round_(const Args& a) {
         return int_of_double(std::nearbyint(d));
     }
     const std::int64_t digits = int_arg(*nd, "round");
-    if (digits < 0 || digits > 300 || !std::isfinite(d)) throw EvalError("round() with these digits is not supported");
+    // CPython's float round: infinities and NaN as they are; past 323 digits the value itself
+    // (every double is a multiple of 10^-323 or coarser there); below -308 a zero of its sign.
+    if (!std::isfinite(d) || digits > 323) return d;
+    if (digits < -308) return 0.0 * d;
     // Python rounds the exact binary value correctly to `digits` decimals: so does printf.
-    return std::strtod(fmt::format("{:.{}f}", d, digits).c_str(), nullptr);
+    if (digits >= 0) return std::strtod(fmt::format("{:.{}f}", d, digits).c_str(), nullptr);
+    return round_to_tens(d, static_cast<int>(-digits));
 }
 
 Value divmod_(const Args& a) {
