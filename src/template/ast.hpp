@@ -198,6 +198,9 @@ struct Def {
     // The <%def> this one is written in ("" for none): Mako makes it a closure there, seen only
     // inside that def, reading its names.
     std::string parent;
+    // Written in a <%call> body of that def: Mako defines it beside the body's function, so the
+    // body's arguments and locals are not its.
+    bool in_call_body = false;
 };
 
 }  // namespace kjarni::tmpl

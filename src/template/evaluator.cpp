@@ -43,8 +43,9 @@ Value write_out(std::string text) {
 }
 
 Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame,
-                std::vector<std::weak_ptr<std::map<std::string, Value>>> outer) {
-    return Value(Function([t, def, g, frame, outer = std::move(outer)](const Args& a) {
+                std::vector<std::weak_ptr<std::map<std::string, Value>>> outer,
+                std::shared_ptr<const std::map<std::string, Value>> held) {
+    return Value(Function([t, def, g, frame, outer = std::move(outer), held = std::move(held)](const Args& a) {
         std::optional<Value> returned;
         std::string text = invoke_def(t, *def, a, g, frame, &returned, outer);
         if (!current_output) return Value(std::move(text));

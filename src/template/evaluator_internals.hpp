@@ -120,9 +120,11 @@ std::string invoke_def(const TemplatePtr& t, const Def& def, const Args& args, c
 // returns the text outside a render's output.
 Value write_out(std::string text);
 
-// A <%def> as a value: calling it renders the def (see write_out).
+// A <%def> as a value: calling it renders the def (see write_out). `held` keeps alive a view of
+// the enclosing variables that `outer` names (one made for the def alone).
 Value def_value(const TemplatePtr& t, const Def* def, const GlobalsPtr& g, const Frame& frame = {},
-                std::vector<std::weak_ptr<std::map<std::string, Value>>> outer = {});
+                std::vector<std::weak_ptr<std::map<std::string, Value>>> outer = {},
+                std::shared_ptr<const std::map<std::string, Value>> held = nullptr);
 
 // A template's top level, called as `body()` of its namespace or by an <%include>: Mako's
 // render_body takes its <%page> arguments and ignores other keywords (its **pageargs).
@@ -311,6 +313,9 @@ private:
     void delete_unassigned(const std::string& name);
     // Whether `name` is a local of a <%call> or block body rendering here (body_locals_).
     bool body_local(const std::string& name) const;
+    // This function's variables as a def written in the innermost <%call> body rendering here sees
+    // them (body_outer_values_), or null where no <%call> body renders.
+    std::shared_ptr<Vars> outside_call_body() const;
 
     const TemplatePtr& t_;
     const GlobalsPtr& globals_;

@@ -157,6 +157,22 @@ GlobalsPtr Evaluator::def_globals() {
     return handed_globals_;
 }
 
+std::shared_ptr<Evaluator::Vars> Evaluator::outside_call_body() const {
+    // The bodies rendering here, innermost first, down to the innermost <%call> body: each one's
+    // names take the values they had outside it.
+    std::size_t k = block_bodies_.size();
+    while (k > 0 && block_bodies_[k - 1]) --k;
+    if (k == 0) return nullptr;
+    auto view = std::make_shared<Vars>(locals_);
+    for (std::size_t i = block_bodies_.size(); i-- > k - 1;) {
+        for (const auto& [name, value] : *body_outer_values_[i]) {
+            if (value) (*view)[name] = *value;
+            else view->erase(name);
+        }
+    }
+    return view;
+}
+
 bool Evaluator::body_local(const std::string& name) const {
     for (const auto* names : body_locals_)
         if (std::find(names->begin(), names->end(), name) != names->end()) return true;
@@ -201,14 +217,23 @@ Value Evaluator::lookup(const std::string& name) {
     }
     if (auto it = t_->defs.find(name); it != t_->defs.end() && name != t_->main_def_name) {
         const Def& def = it->second;
-        if (def.parent.empty()) return def_value(t_, &def, def_globals(), frame_);
+        if (def.parent.empty()) {
+            // Written in a <%call> body of the top level: a closure of the top level's variables
+            // as they are outside the body, as a def nested in a def is of that def's.
+            if (def.in_call_body && function_ && function_->is_body)
+                if (auto view = outside_call_body()) return def_value(t_, &def, globals_, frame_, {view}, view);
+            return def_value(t_, &def, def_globals(), frame_);
+        }
         // A nested def: a closure of the def it is written in, seen from that def (or from defs
         // nested in it), reading its locals.
         for (const Def* f = function_; f; f = f->parent.empty() ? nullptr : &t_->defs.at(f->parent)) {
             if (f->name != def.parent) continue;
-            std::vector<std::weak_ptr<Vars>> outer{scope_};
+            // A def written in a <%call> body of this function reads this function's variables
+            // as they are outside the body (Mako defines it beside the body's function).
+            std::shared_ptr<Vars> view = def.in_call_body && f == function_ ? outside_call_body() : nullptr;
+            std::vector<std::weak_ptr<Vars>> outer{view ? view : scope_};
             outer.insert(outer.end(), outer_.begin(), outer_.end());
-            return def_value(t_, &def, globals_, frame_, std::move(outer));
+            return def_value(t_, &def, globals_, frame_, std::move(outer), std::move(view));
         }
     }
     if (!t_->namespaces.empty())

@@ -565,10 +565,14 @@ private:
         def.filters = tag_filters(c);
         if (block_nesting_ > 0) throw PositionedError("a '<%def>' inside a '<%block>' is not supported", c.pos);
         if (!def_stack_.empty()) def.parent = def_stack_.back();
+        def.in_call_body = call_nesting_ > 0;
         if (!c.self_closing) {
             ++def_nesting_;
             def_stack_.push_back(def.name);
+            // (<%call> bodies count within one def: those around this def are not in its body.)
+            const std::size_t calls_outside = std::exchange(call_nesting_, 0);
             def.body = parse_function_body();
+            call_nesting_ = calls_outside;
             def_stack_.pop_back();
             --def_nesting_;
             if (at_ >= chunks_.size() || chunks_[at_].kind != Chunk::Kind::DefClose) {
