@@ -7,6 +7,7 @@ import numpy as np
 
 from . import dtypes
 from .expressions import FUNCTIONS
+from .fusion import has_reduction
 from .oracle import Tracked, err_like, evaluate_tree
 from .values import random_values
 
@@ -208,6 +209,9 @@ class Gen:
     def _tree(self, shape, depth, prefer):
         if depth >= 3 or self.rng.random() < (0.3 if depth else 0.05):
             return self.leaf(shape, prefer)
+        if self.rng.random() < 0.04:
+            from .fusion import random_node
+            return random_node(self, shape, depth, prefer)  # a lazy reduction (fusion.py)
         if self.rng.random() < 0.08:
             return {"f": "astype", "dtype": self.dtype(), "args": [self._tree(shape, depth + 1, prefer)]}
         fns = list(FUNCTIONS.values())
@@ -241,6 +245,9 @@ def generate(rng, program_id, max_ops=4):
         op = o.generate(gen)
         if op is None:
             continue
+        if any(has_reduction(op.get(k)) for k in ("expr", "expr_b")):
+            # The row kernel (one kernel for the reductions and the result) or not (fusion.py).
+            op["fusion_rows"] = str(rng.choice(["always", "never"]))
         gen.program["ops"].append(op)
         try:
             gen._run(op)

@@ -14,6 +14,14 @@ def _kind(x):
     return np.asarray(x).dtype.kind
 
 
+def _reduced_value(c):
+    """The array a reduction reduces: its `src`, or (fused_reduce) its expression's value."""
+    if "src" in c.op:
+        return c.values[c.op["src"]].data
+    v, _ = evaluate_tree(c.op["expr"], c.values)
+    return np.asarray(v)
+
+
 def _conversions(c, node=None):
     """(source value, target dtype) of every conversion the operation makes: astype nodes of its
     expression, its astype, its dtype= (reductions, scans, ascontiguous), its assignment into `dst`."""
@@ -22,10 +30,10 @@ def _conversions(c, node=None):
     if node is None:
         if op["op"] == "astype" or (op["op"] == "ascontiguous" and op.get("dtype")):
             out.append((c.values[op["src"]].data, op["dtype"]))
-        if op["op"] in ("reduce", "scan") and op.get("dtype"):
-            out.append((c.values[op["src"]].data, op["dtype"]))
-        if op["op"] in ("reduce", "scan") and op.get("out_arg"):
-            out.append((c.values[op["src"]].data, str(c.values[op["out_arg"]].data.dtype)))
+        if op["op"] in ("reduce", "scan", "fused_reduce") and op.get("dtype"):
+            out.append((_reduced_value(c), op["dtype"]))
+        if op["op"] in ("reduce", "scan", "fused_reduce") and op.get("out_arg"):
+            out.append((_reduced_value(c), str(c.values[op["out_arg"]].data.dtype)))
         if op["op"] in ("assign", "fill"):
             v, _ = evaluate_tree(op["expr"], c.values)
             out.append((v, str(c.values[op["dst"]].data.dtype)))
@@ -139,11 +147,11 @@ def _(c):
     as close to it as numpy's, and numpy's within float16's sequential rounding bound of it."""
     op = c.op
     kj, ref = c.diff.data.get("kjarni"), c.diff.data.get("numpy")
-    if c.diff.kind != "values" or op["op"] != "reduce" or op["fn"] not in ("sum", "mean") or kj is None:
+    if c.diff.kind != "values" or op["op"] not in ("reduce", "fused_reduce") or op["fn"] not in ("sum", "mean") or kj is None:
         return False
     if ref.dtype != np.float16 or kj.dtype != np.float16:
         return False
-    x = np.asarray(c.values[op["src"]].data)
+    x = _reduced_value(c)
     if x.dtype.kind == "c":
         return False
     axes = None if op["axes"] is None else tuple(op["axes"])

@@ -14,7 +14,7 @@ from .bounds import INF, magnitude
 from .oracle import Tracked, err_like, evaluate_tree, complex_value
 from .expressions import astype_bound
 from . import render as rnd
-from . import ordering, statistics
+from . import fusion, ordering, selection, statistics
 
 
 @dataclass
@@ -794,6 +794,17 @@ OPERATIONS = {o.name: o for o in [
     Operation("searchsorted", 0.3, ordering.gen_searchsorted, ordering.eval_searchsorted, rnd.searchsorted),
     Operation("nonzero", 0.2, ordering.gen_nonzero, ordering.eval_nonzero, rnd.nonzero),
     Operation("count_nonzero", 0.2, ordering.gen_count_nonzero, ordering.eval_count_nonzero, rnd.count_nonzero),
+    Operation("fused_reduce", 1.5, fusion.gen_fused_reduce, fusion.eval_fused_reduce, rnd.fused_reduce),
+    Operation("fused_dot", 0.3, fusion.gen_fused_dot, fusion.eval_fused_dot, rnd.fused_dot),
+    # (expr and assign operations whose tree is a form the row kernel is for: fusion.py)
+    Operation("fused_expr", 1.0, fusion.gen_fused_expr, _eval_expr, rnd.expr),
+    Operation("boolean_index", 0.3, selection.gen_boolean_index, selection.eval_boolean_index, selection.render),
+    Operation("boolean_index_assign", 0.3, selection.gen_boolean_index_assign, selection.eval_boolean_index_assign,
+              selection.render),
+    Operation("integer_index", 0.3, selection.gen_integer_index, selection.eval_integer_index, selection.render),
+    Operation("integer_index_assign", 0.3, selection.gen_integer_index_assign, selection.eval_integer_index_assign,
+              selection.render),
+    Operation("argwhere", 0.2, selection.gen_argwhere, selection.eval_argwhere, selection.render),
     Operation("blas_dot", 0.15, _gen_blas("blas_dot"), _eval_blas("blas_dot"), rnd.blas),
     Operation("gemv", 0.15, _gen_blas("gemv"), _eval_blas("gemv"), rnd.blas),
     Operation("gemm", 0.25, _gen_blas("gemm"), _eval_blas("gemm"), rnd.blas),

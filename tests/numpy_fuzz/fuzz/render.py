@@ -23,6 +23,16 @@ def tree(node):
     args = [tree(a) for a in node["args"]]
     if node["f"] == "astype":
         return f"np.asarray({args[0]}).astype(np.{node['dtype']})"
+    if node["f"] == "reduce":  # a lazy reduction (kjarni/fusion.hpp)
+        axes = node["axes"]
+        if node["fn"] in ("argmin", "argmax") and axes is not None:
+            axes = axes[0]
+        elif axes is not None:
+            axes = tuple(axes)
+        extra = "".join(f", {k}={node[k]!r}" for k in ("ddof",) if k in node)
+        if node.get("dtype"):
+            extra += f", dtype=np.{node['dtype']}"
+        return f"np.{node['fn']}({args[0]}, axis={axes}, keepdims={node['keepdims']}{extra})"
     fmt = FUNCTIONS[node["f"]].render or ("np." + node["f"] + "(" + ", ".join("{%d}" % k for k in range(len(args))) + ")")
     return fmt.format(*args)
 
@@ -90,6 +100,15 @@ def reduce(op):
     if op["out_arg"]:
         args.append(f"out={op['out_arg']}")
     return f"{op['out']} = np.{op['fn']}({', '.join(args)})"
+
+
+def fused_reduce(op):
+    src = tree(op["expr"])
+    return moments(dict(op, src=src)) if op["fn"] in ("var", "std") else reduce(dict(op, src=src))
+
+
+def fused_dot(op):
+    return f"{op['out']} = np.dot({tree(op['expr'])}, {tree(op['expr_b'])})   # kjarni::dot of expressions"
 
 
 def dot(op):

@@ -23,12 +23,13 @@ def _names_used(op):
         elif isinstance(x, list):
             for v in x:
                 walk(v)
-    for key in ("src", "dst", "a", "b", "x", "y", "c", "indices", "out_arg", "sorted", "values"):
+    for key in ("src", "dst", "a", "b", "x", "y", "c", "indices", "out_arg", "sorted", "values", "mask", "value"):
         if isinstance(op.get(key), str):
             used.add(op[key])
     for key in ("srcs",):
         used.update(op.get(key) or [])
     walk(op.get("expr"))
+    walk(op.get("expr_b"))
     return used
 
 

@@ -1,10 +1,13 @@
 #include "interpreter.hpp"
 
+#include <cstdlib>
 #include <functional>
 #include <optional>
+#include <string>
 
 #include "kjarni/array_operations.hpp"
 #include "kjarni/blas.hpp"
+#include "kjarni/fusion.hpp"
 #include "kjarni/reduction.hpp"
 #include "kjarni/scan.hpp"
 #include "kjarni/selection.hpp"
@@ -122,6 +125,52 @@ Array moment(const ProgramState& state, const Json& op) {
     throw ProgramError("unknown moment " + fn);
 }
 
+// A reduction of an expression in one kernel (kjarni/fusion.hpp), the reduce and moments ops' options.
+Array fused_reduction(const ProgramState& state, const Json& op) {
+    const Queue& q = state.queue;
+    const Expr e = tree(state, op);
+    const ReduceOptions options = reduce_options(state, op);
+    const auto dtype = optional_dtype(op, "dtype");
+    const std::string fn = str(op, "fn");
+    if (fn == "sum") return sum(q, e, options, dtype);
+    if (fn == "prod") return prod(q, e, options, dtype);
+    if (fn == "mean") return mean(q, e, options, dtype);
+    if (fn == "var") return var(q, e, options, op.at("ddof").get<double>(), dtype);
+    if (fn == "std") return kjarni::std(q, e, options, op.at("ddof").get<double>(), dtype);
+    if (dtype) throw ProgramError("dtype= given to " + fn);
+    if (fn == "min") return min(q, e, options);
+    if (fn == "max") return max(q, e, options);
+    if (fn == "argmin") return argmin(q, e, options);
+    if (fn == "argmax") return argmax(q, e, options);
+    if (fn == "any") return any(q, e, options);
+    if (fn == "all") return all(q, e, options);
+    throw ProgramError("unknown fused reduction " + fn);
+}
+
+// An op's "fusion_rows" ("always", "never"): KJARNI_FUSION_ROWS while it runs (kjarni/fusion.hpp:
+// whether expressions with reductions run as one row kernel; a CPU device does not by default), then
+// the setting it had before.
+class FusionRowsSetting {
+public:
+    explicit FusionRowsSetting(const Json& op) {
+        if (!op.contains("fusion_rows")) return;
+        if (const char* before = std::getenv("KJARNI_FUSION_ROWS")) before_ = before;
+        set_ = true;
+        setenv("KJARNI_FUSION_ROWS", op["fusion_rows"].get<std::string>().c_str(), 1);
+    }
+    ~FusionRowsSetting() {
+        if (!set_) return;
+        if (before_) setenv("KJARNI_FUSION_ROWS", before_->c_str(), 1);
+        else unsetenv("KJARNI_FUSION_ROWS");
+    }
+    FusionRowsSetting(const FusionRowsSetting&) = delete;
+    FusionRowsSetting& operator=(const FusionRowsSetting&) = delete;
+
+private:
+    bool set_ = false;
+    std::optional<std::string> before_;
+};
+
 std::optional<int> optional_axis(const Json& op) {
     if (op.at("axis").is_null()) return std::nullopt;
     return op["axis"].get<int>();
@@ -221,6 +270,14 @@ const std::map<std::string, Handler>& handlers() {
              return made(s, op, dot(s.queue, s.at(str(op, "a")), s.at(str(op, "b")), optional_array(s, op, "out_arg")));
          }},
         {"scan", [](ProgramState& s, const Json& op) { return made(s, op, scan(s, op)); }},
+        {"fused_reduce", [](ProgramState& s, const Json& op) { return made(s, op, fused_reduction(s, op)); }},
+        {"fused_dot",
+         [](ProgramState& s, const Json& op) {
+             const auto named = [&](const std::string& name) { return s.at(name); };
+             return made(s, op,
+                         dot(s.queue, expression(op.at("expr"), named), expression(op.at("expr_b"), named),
+                             optional_array(s, op, "out_arg")));
+         }},
         {"concatenate",
          [](ProgramState& s, const Json& op) {
              return made(s, op, concatenate(s.queue, arrays(s, op.at("srcs")), op.at("axis").get<std::ptrdiff_t>()));
@@ -286,6 +343,29 @@ const std::map<std::string, Handler>& handlers() {
          }},
         {"nonzero",
          [](ProgramState& s, const Json& op) { return made_list(s, op, nonzero(s.queue, s.at(str(op, "src")))); }},
+        {"boolean_index",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op, boolean_index(s.queue, s.at(str(op, "src")), s.at(str(op, "mask"))));
+         }},
+        {"boolean_index_assign",
+         [](ProgramState& s, const Json& op) {
+             boolean_index_assign(s.queue, s.at(str(op, "dst")), s.at(str(op, "mask")), s.at(str(op, "value")));
+             return std::vector<std::string>{str(op, "dst")};
+         }},
+        {"integer_index",
+         [](ProgramState& s, const Json& op) {
+             return made(s, op,
+                         integer_index(s.queue, s.at(str(op, "src")), s.at(str(op, "indices")),
+                                       op.at("axis").get<int>()));
+         }},
+        {"integer_index_assign",
+         [](ProgramState& s, const Json& op) {
+             integer_index_assign(s.queue, s.at(str(op, "dst")), s.at(str(op, "indices")), s.at(str(op, "value")),
+                                  op.at("axis").get<int>());
+             return std::vector<std::string>{str(op, "dst")};
+         }},
+        {"argwhere",
+         [](ProgramState& s, const Json& op) { return made(s, op, argwhere(s.queue, s.at(str(op, "src")))); }},
         {"count_nonzero",
          [](ProgramState& s, const Json& op) {
              std::optional<std::vector<int>> axes;
@@ -334,6 +414,7 @@ std::vector<std::string> run_operation(ProgramState& state, const Json& op) {
     const std::string name = str(op, "op");
     auto found = handlers().find(name);
     if (found == handlers().end()) throw ProgramError("unknown operation " + name);
+    const FusionRowsSetting rows(op);
     return found->second(state, op);
 }
 

@@ -3,8 +3,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
+#include <vector>
 
 #include "kjarni/error.hpp"
+#include "kjarni/fusion.hpp"
 
 namespace kjarni::numpy_fuzz {
 
@@ -149,6 +152,31 @@ const std::map<std::string, Binary>& binary_functions() {
     return table;
 }
 
+// A lazy reduction node (kjarni/fusion.hpp): {"f": "reduce", "fn", "axes" (null: all), "keepdims",
+// "dtype" (sum, prod, mean), "ddof" (var, std), "args": [the reduced expression]}.
+Expr lazy_reduction(const Json& node, const Expr& reduced) {
+    const std::string& fn = node.at("fn").get_ref<const std::string&>();
+    Axes axes;
+    if (!node.at("axes").is_null()) axes = Axes(node["axes"].get<std::vector<int>>());
+    const bool keepdims = node.value("keepdims", false);
+    std::optional<DType> dtype;
+    if (node.contains("dtype") && !node["dtype"].is_null()) dtype = dtype_named(node["dtype"].get<std::string>());
+    const double ddof = node.contains("ddof") && !node["ddof"].is_null() ? node["ddof"].get<double>() : 0.0;
+    if (fn == "sum") return kjarni::sum(reduced, axes, keepdims, dtype);
+    if (fn == "prod") return kjarni::prod(reduced, axes, keepdims, dtype);
+    if (fn == "mean") return kjarni::mean(reduced, axes, keepdims, dtype);
+    if (dtype) throw ProgramError("dtype= given to the lazy " + fn);
+    if (fn == "min") return kjarni::min(reduced, axes, keepdims);
+    if (fn == "max") return kjarni::max(reduced, axes, keepdims);
+    if (fn == "argmin") return kjarni::argmin(reduced, axes, keepdims);
+    if (fn == "argmax") return kjarni::argmax(reduced, axes, keepdims);
+    if (fn == "any") return kjarni::any(reduced, axes, keepdims);
+    if (fn == "all") return kjarni::all(reduced, axes, keepdims);
+    if (fn == "var") return kjarni::var(reduced, axes, keepdims, ddof);
+    if (fn == "std") return kjarni::std(reduced, axes, keepdims, ddof);
+    throw ProgramError("unknown lazy reduction " + fn);
+}
+
 }  // namespace
 
 Expr expression(const Json& node, const std::function<Array(const std::string&)>& array_named) {
@@ -176,6 +204,10 @@ Expr expression(const Json& node, const std::function<Array(const std::string&)>
     if (f == "clip") {
         arity(3);
         return clip(args[0], args[1], args[2]);
+    }
+    if (f == "reduce") {
+        arity(1);
+        return lazy_reduction(node, args[0]);
     }
     if (f == "astype") {
         arity(1);
