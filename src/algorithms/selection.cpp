@@ -360,7 +360,9 @@ Array boolean_index(const Queue& queue, const Array& array, const Array& mask, c
         return first(out, detail::read_count(queue, count));
     }
     const auto [positions, count] = nonzero_positions(queue, mask);
-    std::vector<std::ptrdiff_t> rows{-1};
+    // The mask's elements as the rows (not -1: an array with no element past the mask's axes, (2, 0)
+    // under a mask of 2, leaves nothing to infer it from).
+    std::vector<std::ptrdiff_t> rows{static_cast<std::ptrdiff_t>(mask.size())};
     rows.insert(rows.end(), rest.begin(), rest.end());
     return take(queue, reshape(queue, array, std::span<const std::ptrdiff_t>(rows)), first(positions, count), 0,
                 TakeMode::raise, allocator);

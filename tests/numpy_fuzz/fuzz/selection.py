@@ -60,13 +60,6 @@ def gen_boolean_index(gen):
         return None
     shape = gen.shape_of(src)
     mask = _mask_for(gen, shape)
-    rest = shape[gen.values[mask].data.ndim:]
-    if rest and 0 in rest:
-        # kjarni's boolean_index of an array whose axes past the mask are empty raises ArgumentError
-        # ("cannot infer the -1 of (-1, 0) for 0 elements") where numpy gives (count, 0...): a kjarni
-        # bug, reported (/tmp/fuzz-bugs2/boolean-index-empty-trailing-axes.md); not generated
-        # until it is fixed, so that CI's run stays green.
-        return None
     return {"op": "boolean_index", "out": gen.name("b"), "src": src, "mask": mask}
 
 
