@@ -181,8 +181,11 @@ Array arithmetic(const Queue& queue, const detail::ReductionSource& source, cons
         spec.result = result;
         spec.code = source.code + detail::reduction_code(spec.arguments, "", zero_of(acc, multiply ? 1 : 0), reduce,
                                                          map, finish, result, globals, what);
+        // Both let a kernel read the array's elements itself, which only a plain array allows (a
+        // fused expression's element is its function of the operands, not the first operand).
         if (source.plain) spec.value_code = value_code(source.dtype, map);
-        if (acc.kind() == Kind::float32 || acc.kind() == Kind::float64) spec.float_operator = multiply ? '*' : '+';
+        if (source.plain && (acc.kind() == Kind::float32 || acc.kind() == Kind::float64))
+            spec.float_operator = multiply ? '*' : '+';
         return spec;
     });
     return detail::run_reduction(queue, built, source.operands, options);

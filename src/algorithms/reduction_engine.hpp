@@ -33,9 +33,10 @@ struct ReductionSpec {
     /// built-ins): `KJARNI_ACC kjarni_map_value(<storage type> v)`, the map of an element's value,
     /// so that a reduction along contiguous memory may load 16 bytes at a time. Empty otherwise.
     std::string value_code;
-    /// For sum, prod and mean accumulating in float32 or float64 ('+' or '*'; 0 otherwise): the
+    /// For sum, prod and mean of a plain array accumulating in float32 or float64 ('+' or '*'; 0
+    /// otherwise, and always for a fused expression, whose elements the kernel must compute): the
     /// reduce is that operator and the map converts the element to the accumulator, so that the
-    /// CPU form (reduction_cpu.cpp) may run them on whole OpenCL vectors.
+    /// CPU form (reduction_cpu.cpp) may run them on whole OpenCL vectors of the array.
     char float_operator = 0;
 };
 
