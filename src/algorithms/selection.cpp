@@ -411,8 +411,11 @@ void boolean_index_assign(const Queue& queue, const Array& array, const Array& m
         return;
     }
     // An empty mask selects nothing: known without counting.
-    const auto [positions, count] =
+    // (Named, not a structured binding: the lambda below captures them, which clang 14 refuses.)
+    const std::pair<Array, std::size_t> found =
         mask.size() == 0 ? std::pair<Array, std::size_t>{mask, 0} : nonzero_positions(queue, mask);
+    const Array& positions = found.first;
+    const std::size_t count = found.second;
     std::vector<std::size_t> selection{count};
     selection.insert(selection.end(), rest.begin(), rest.end());
     if (whole) check_whole_mask_values(value, count);
