@@ -433,6 +433,9 @@ Array integer_index(const Queue& queue, const Array& array, const Array& indices
                     const Allocator& allocator) {
     check_indices(queue, array, indices);
     const std::size_t a = detail::normalize_axis(axis, array.ndim());
+    // numpy checks every index even where the selection holds no element (a[:, [0]] of a (0, 0)
+    // array is an IndexError); the take below reads none of them then.
+    if (array.size() == 0) check_index_range(queue, indices, array.shape()[a], a);
     return take(queue, array, indices, static_cast<std::ptrdiff_t>(a), TakeMode::raise, allocator);
 }
 
