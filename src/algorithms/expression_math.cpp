@@ -51,9 +51,9 @@ FUNCTION INLINE {0} kj_pow_{0}({0} a, {0} e)
 // bounds the first (kj_min_first).
 //
 // kj_rint: rint for values below 2^23 (2^52) in magnitude, the value itself above, where every
-// float (double) is an integer already, and for infinities and NaN. PoCL 5's rint, met with an
+// float (double) is an integer already, and for infinities and NaN. PoCL's rint, met with an
 // infinity its compiler can see (rint(log(x < x)): log of a comparison folded to false), gave 0
-// or garbage (its rounding goes through an integer conversion, undefined for an infinity); the
+// or garbage (a hand-written rint(-INFINITY) gives 0 there too; a runtime infinity is right); the
 // numpy fuzzer found it on float16, where numpy gives -inf. Here rint never sees such a value.
 std::string float_functions(const char* t, const char* integral) {
     return fmt::format(R"(FUNCTION INLINE {0} kj_rint_{0}({0} x) {{ return fabs(x) < {1} ? rint(x) : x; }}
