@@ -340,6 +340,8 @@ private:
     // of that name).
     using OuterValues = std::vector<std::pair<std::string, std::optional<Value>>>;
     std::vector<const OuterValues*> body_outer_values_;
+    // Gives each name of `values` its value in `vars`, or removes it where that is none.
+    static void assign_all(Vars& vars, const OuterValues& values);
     // The names such a block does not see (of the bodies it is written in), for lookup's message.
     std::vector<const std::vector<std::string>*> hidden_from_block_;
     // Context names this function deleted (`del n`: Mako took n from the context when the function

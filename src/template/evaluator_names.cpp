@@ -52,6 +52,13 @@ EvalError unbound_local(const std::string& name) {
     return EvalError(fmt::format("cannot access local variable '{}' where it is not associated with a value", name));
 }
 
+// Whether one of the name lists holds `name`.
+bool listed(const std::vector<const std::vector<std::string>*>& lists, const std::string& name) {
+    return std::any_of(lists.begin(), lists.end(), [&](const std::vector<std::string>* names) {
+        return std::find(names->begin(), names->end(), name) != names->end();
+    });
+}
+
 }  // namespace
 
 Value Evaluator::lookup_def(const std::string& name) {
@@ -164,20 +171,11 @@ std::shared_ptr<Evaluator::Vars> Evaluator::outside_call_body() const {
     while (k > 0 && block_bodies_[k - 1]) --k;
     if (k == 0) return nullptr;
     auto view = std::make_shared<Vars>(locals_);
-    for (std::size_t i = block_bodies_.size(); i-- > k - 1;) {
-        for (const auto& [name, value] : *body_outer_values_[i]) {
-            if (value) (*view)[name] = *value;
-            else view->erase(name);
-        }
-    }
+    for (std::size_t i = block_bodies_.size(); i-- > k - 1;) assign_all(*view, *body_outer_values_[i]);
     return view;
 }
 
-bool Evaluator::body_local(const std::string& name) const {
-    for (const auto* names : body_locals_)
-        if (std::find(names->begin(), names->end(), name) != names->end()) return true;
-    return false;
-}
+bool Evaluator::body_local(const std::string& name) const { return listed(body_locals_, name); }
 
 void Evaluator::delete_unassigned(const std::string& name) {
     // Deleted already, a local of a <%call> or block body not yet assigned, a name of an
@@ -194,11 +192,10 @@ void Evaluator::delete_unassigned(const std::string& name) {
 
 Value Evaluator::lookup(const std::string& name) {
     if (auto it = locals_.find(name); it != locals_.end()) return it->second;
-    for (const auto* names : hidden_from_block_)
-        if (std::find(names->begin(), names->end(), name) != names->end())
-            throw EvalError(fmt::format("name '{}' is not defined (an anonymous '<%block>' in a '<%call>' body does "
-                                        "not see the body's arguments and locals: Mako defines it beside the body)",
-                                        name));
+    if (listed(hidden_from_block_, name))
+        throw EvalError(fmt::format("name '{}' is not defined (an anonymous '<%block>' in a '<%call>' body does "
+                                    "not see the body's arguments and locals: Mako defines it beside the body)",
+                                    name));
     if (deleted_.count(name) || body_local(name)) throw unbound_local(name);
     for (const auto& weak : outer_) {
         if (auto vars = weak.lock()) {

@@ -197,6 +197,13 @@ Value Evaluator::render_caller_body(const Node& n, const Args& a) {
     return returned ? std::move(*returned) : Value(std::string());
 }
 
+void Evaluator::assign_all(Vars& vars, const OuterValues& values) {
+    for (const auto& [name, value] : values) {
+        if (value) vars[name] = *value;
+        else vars.erase(name);
+    }
+}
+
 std::string Evaluator::render_own_scope(const Node& n, const Args& a, std::optional<Value>& returned, bool call_body) {
     // The body's arguments and the names it assigns are its own (a function in Mako): the
     // enclosing code's values of those names are put back after it.
@@ -258,10 +265,7 @@ std::string Evaluator::render_own_scope(const Node& n, const Args& a, std::optio
     } catch (const PositionedError& e) {
         throw make_render_error(*t_, e.offset(), e.what(), globals_.get(), e.cause());
     }
-    for (auto& [name, value] : saved) {
-        if (value) locals_[name] = *value;
-        else locals_.erase(name);
-    }
+    assign_all(locals_, saved);
     deleted_ = deleted_outside;
     return text;
 }
@@ -319,10 +323,7 @@ std::string Evaluator::render_block_in_call_body(const Node& n, std::optional<Va
         ~OutsideTheBody() {
             ev.body_locals_.pop_back();
             ev.hidden_from_block_.pop_back();
-            for (auto& [name, value] : inside) {
-                if (value) ev.locals_[name] = std::move(*value);
-                else ev.locals_.erase(name);
-            }
+            assign_all(ev.locals_, inside);
         }
         OutsideTheBody(const OutsideTheBody&) = delete;
         OutsideTheBody& operator=(const OutsideTheBody&) = delete;

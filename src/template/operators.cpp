@@ -360,17 +360,6 @@ bool is_python_line_break(std::uint32_t cp) {
            cp == 0x85 || cp == 0x2028 || cp == 0x2029;
 }
 
-// The byte offset where each code point of s starts, and s.size() last.
-std::vector<std::size_t> code_point_starts(std::string_view s) {
-    std::vector<std::size_t> starts;
-    for (std::size_t i = 0; i < s.size();) {
-        starts.push_back(i);
-        static_cast<void>(decode_utf8(s, i));
-    }
-    starts.push_back(s.size());
-    return starts;
-}
-
 std::vector<Value> split_on(const std::string& s, const Value* sep, std::int64_t maxsplit, bool from_right) {
     std::vector<std::string> parts;
     if (!sep || sep->is_none()) {
@@ -483,26 +472,22 @@ Value more_string_methods(const std::shared_ptr<const std::string>& s, const std
         return method([s, name](const Args& a) {
             expect_args(a, 0, 1, name.c_str());
             // By code point: the given characters, or Python's whitespace.
-            std::vector<std::uint32_t> chars;
             const bool given = a.size() && !a[0].is_none();
-            if (given) {
-                const std::string& text = a[0].as_string();
-                for (std::size_t i = 0; i < text.size();) chars.push_back(decode_utf8(text, i));
-            }
-            const auto stripped = [&](std::uint32_t cp) {
-                return given ? std::find(chars.begin(), chars.end(), cp) != chars.end() : is_python_space(cp);
+            const std::vector<std::string_view> chars =
+                given ? code_points(a[0].as_string()) : std::vector<std::string_view>{};
+            const auto stripped = [&](std::string_view point) {
+                if (given) return std::find(chars.begin(), chars.end(), point) != chars.end();
+                std::size_t i = 0;
+                return is_python_space(decode_utf8(point, i));
             };
-            const std::vector<std::size_t> starts = code_point_starts(*s);
-            const auto code_point = [&](std::size_t k) {
-                std::size_t i = starts[k];
-                return decode_utf8(*s, i);
-            };
-            std::size_t first = 0, last = starts.size() - 1;  // code points [first, last) stay
+            const std::vector<std::string_view> points = code_points(*s);
+            std::size_t first = 0, last = points.size();  // code points [first, last) stay
             if (name != "rstrip")
-                while (first < last && stripped(code_point(first))) ++first;
+                while (first < last && stripped(points[first])) ++first;
             if (name != "lstrip")
-                while (last > first && stripped(code_point(last - 1))) --last;
-            return Value(s->substr(starts[first], starts[last] - starts[first]));
+                while (last > first && stripped(points[last - 1])) --last;
+            if (first == last) return Value(std::string());
+            return Value(std::string(points[first].data(), points[last - 1].data() + points[last - 1].size()));
         });
     if (name == "split" || name == "rsplit")
         return method([s, right = name == "rsplit"](const Args& a) {
