@@ -1,5 +1,6 @@
 // Building expression trees: numpy's promotion and broadcasting at each node.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -68,6 +69,22 @@ bool is_bool(const DType& d) { return d.kind() == DType::Kind::bool_; }
 [[noreturn]] void cannot_take(ExprOp op, const DType& dtype) {
     throw ArgumentError(fmt::format("operation '{}'", detail::op_name(op)),
                         fmt::format("is not defined for {} values", dtype.name()));
+}
+
+// numpy raises ValueError for an integer raised to a negative integer power wherever its loop meets
+// one. A kernel cannot raise, so an exponent array's negative elements give 1 / x^-e truncated
+// (docs/numpy-differences.md, int-negative-power); a negative scalar exponent is known here, and
+// refused as numpy refuses it, unless the result has no element (numpy's loop then never runs).
+void refuse_negative_integer_power(const ExprNode& power) {
+    if (!is_integer(power.dtype)) return;
+    const ExprNode& exponent = *power.children[1];
+    if (exponent.op != ExprOp::scalar) return;
+    // (An integer result has an integer exponent: a float one would have made the result a float.)
+    const detail::ScalarValue& e = exponent.value;
+    const bool negative = e.kind == detail::ScalarValue::Kind::signed_integer && e.i < 0;
+    const bool empty = std::find(power.shape.begin(), power.shape.end(), std::size_t{0}) != power.shape.end();
+    if (negative && !empty)
+        throw ArgumentError("exponent", fmt::format("is {}: integers to negative integer powers are not allowed", e.i));
 }
 
 // The common type of the operands: arrays and fixed scalars promote by numpy's table, then the
@@ -159,6 +176,7 @@ Expr make(ExprOp op, std::vector<NodePtr> children, int decimals = 0) {
     case ExprOp::tanh: node->compute = node->dtype = detail::float_type_for(common); break;
     case ExprOp::power:
         if (is_bool(common)) node->compute = node->dtype = dtypes::int8;
+        refuse_negative_integer_power(*node);
         break;
     case ExprOp::minimum:
     case ExprOp::maximum: break;
