@@ -44,7 +44,8 @@ class Gen:
     # ---- values --------------------------------------------------------------------------------
     def input_from(self, data, prefix="a"):
         name = self.name(prefix)
-        data = np.ascontiguousarray(data)
+        # (np.ascontiguousarray would make a 0-d input (1,): 0-d arrays must start programs too)
+        data = np.array(data, order="C", copy=True)
         self.program["inputs"].append({"name": name, "dtype": str(data.dtype), "shape": list(data.shape)})
         self.data[name] = data.copy()
         self.values[name] = Tracked(data.copy(), err_like(data))

@@ -41,6 +41,10 @@ def load():
     return entries
 
 
+# The fields of an operation that hold an expression tree (fused_dot has two).
+EXPRESSION_KEYS = ("expr", "expr_b")
+
+
 class Context:
     """What the rules look at: the operation where the sides part and the arrays before it."""
 
@@ -56,10 +60,10 @@ class Context:
         return str(self.values[name].data.dtype)
 
     def leaves(self, node=None):
-        """The expression's leaves: ("array", dtype, name), ("weak", kind, value), ("scalar", dtype, value)."""
-        node = self.op.get("expr") if node is None else node
+        """The expression's leaves: ("array", dtype, name), ("weak", kind, value), ("scalar", dtype, value)
+        (of both of fused_dot's expressions)."""
         if node is None:
-            return []
+            return [leaf for key in EXPRESSION_KEYS if self.op.get(key) for leaf in self.leaves(self.op[key])]
         if "array" in node:
             return [("array", self.dtype(node["array"]), node["array"])]
         if "weak" in node:
@@ -69,8 +73,9 @@ class Context:
         return [leaf for a in node["args"] for leaf in self.leaves(a)]
 
     def functions(self, node=None):
-        node = self.op.get("expr") if node is None else node
-        if node is None or "f" not in node:
+        if node is None:
+            return set().union(*(self.functions(self.op[key]) for key in EXPRESSION_KEYS if self.op.get(key)))
+        if "f" not in node:
             return set()
         out = {node["f"]}
         for a in node["args"]:

@@ -554,7 +554,7 @@ def _eval_take(values, op):
     t, idx = values[op["src"]], values[op["indices"]]
     data = np.take(t.data, idx.data, axis=op["axis"], mode=op["mode"])
     err = np.take(t.err, idx.data, axis=op["axis"], mode=op["mode"])
-    values[op["out"]] = Tracked(np.ascontiguousarray(data), np.ascontiguousarray(err))
+    values[op["out"]] = Tracked(np.array(data, order="C"), np.array(err, order="C"))
     return [op["out"]]
 
 

@@ -34,7 +34,7 @@ class Runner:
         for p, data in zip(programs, datas):
             q = dict(p, inputs=[])
             for inp in p["inputs"]:
-                a = np.ascontiguousarray(data[inp["name"]])
+                a = np.asarray(data[inp["name"]], order="C")  # (0-d stays 0-d)
                 q["inputs"].append(dict(inp, offset=len(blob)))
                 blob += a.tobytes()
             out.append(q)

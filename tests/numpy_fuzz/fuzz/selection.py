@@ -68,7 +68,7 @@ def eval_boolean_index(values, op):
     if m.data.dtype != np.bool_:
         raise IndexError("a mask must be bool")
     data, err = t.data[m.data], t.err[m.data]
-    values[op["out"]] = Tracked(np.ascontiguousarray(data), np.ascontiguousarray(err))
+    values[op["out"]] = Tracked(np.array(data, order="C"), np.array(err, order="C"))
     return [op["out"]]
 
 
@@ -128,7 +128,7 @@ def eval_integer_index(values, op):
     t, i = values[op["src"]], values[op["indices"]]
     key = _key(op, t.data.ndim, i.data)
     data, err = t.data[key], t.err[key]
-    values[op["out"]] = Tracked(np.ascontiguousarray(data), np.ascontiguousarray(err))
+    values[op["out"]] = Tracked(np.array(data, order="C"), np.array(err, order="C"))
     return [op["out"]]
 
 
