@@ -217,7 +217,7 @@ def _grunnur_flat(dt):
 def test_flatten_dtype_as_grunnur():
     """flatten_dtype() of random nested structs: the same paths (names and array indices) and
     dtypes in the same order, and c_path() of each path is grunnur's FieldInfo.c_path without its
-    leading dot (grunnur 0.3's c_path(); FINDINGS F2 for 0.6's FieldInfo)."""
+    leading dot (grunnur 0.3's c_path(); 0.6's FieldInfo: the next test)."""
     fields = 0
     for seed in range(300):
         dt = random_struct(random.Random(seed))
@@ -230,16 +230,17 @@ def test_flatten_dtype_as_grunnur():
     assert fields > 1000
 
 
-@pytest.mark.skip(reason="open finding F2 (/tmp/grunnur-findings.md): kjarni's flatten_dtype() gives "
-                         "(path, dtype) pairs (grunnur 0.3's), not grunnur 0.6's FieldInfo with .path, "
-                         ".dtype, .offset and .c_path")
 def test_flatten_dtype_gives_field_infos():
+    """flatten_dtype() gives grunnur 0.6's FieldInfo: .path, .dtype, .offset and .c_path (with its
+    leading dot) as grunnur's, and each still unpacks as a (path, dtype) pair (grunnur 0.3's)."""
     for seed in range(100):
         dt = random_struct(random.Random(seed))
         ours = kjarni.dtypes.flatten_dtype(dt)
         theirs = grunnur.dtypes.flatten_dtype(dt)
         assert [(f.path, f.dtype, f.offset, f.c_path) for f in ours] == \
             [(f.path, f.dtype, f.offset, f.c_path) for f in theirs], seed
+        assert [(path, d) for path, d in ours] == [(f.path, f.dtype) for f in theirs], seed
+    assert kjarni.dtypes.FieldInfo is type(kjarni.dtypes.flatten_dtype("int32")[0])
 
 
 NUMPY_RNG_SEED = 20261202
@@ -264,14 +265,6 @@ def random_values(nrng, dt, shape):
     return nrng.integers(0, 2, shape).astype(dt)
 
 
-def _consecutive_indices(path):
-    run = longest = 0
-    for step in path:
-        run = run + 1 if isinstance(step, int) else 0
-        longest = max(longest, run)
-    return longest
-
-
 def _same_extracted(ours, theirs):
     return (numpy.shape(ours) == numpy.shape(theirs) and numpy.asarray(ours).dtype == numpy.asarray(theirs).dtype
             and numpy.array_equal(ours, theirs, equal_nan=True))
@@ -279,8 +272,8 @@ def _same_extracted(ours, theirs):
 
 def test_extract_field_as_grunnur():
     """extract_field() of random struct arrays (0 to 2 dimensions) along every path flatten_dtype
-    gives: the same values, shape and dtype as grunnur's. Paths through a field of two or more
-    array dimensions are FINDINGS F8 (their skip below)."""
+    gives: the same values, shape and dtype as grunnur's, paths through fields of two or more
+    array dimensions included (the next test picks them out)."""
     nrng = numpy.random.default_rng(NUMPY_RNG_SEED)
     compared = 0
     for seed in range(200):
@@ -289,19 +282,15 @@ def test_extract_field_as_grunnur():
         shape = tuple(rng.randint(1, 3) for _ in range(rng.randint(0, 2)))
         arr = random_values(nrng, dt, shape)
         for path, _ in _grunnur_flat(dt):
-            if _consecutive_indices(path) > 1:
-                continue
             assert _same_extracted(kjarni.dtypes.extract_field(arr, path),
                                    grunnur.dtypes.extract_field(arr, path)), (seed, dt, path)
             compared += 1
     assert compared > 600
 
 
-@pytest.mark.skip(reason="open finding F8 (/tmp/grunnur-findings.md): kjarni's extract_field() applies each "
-                         "array index to the last axis, so a path into a field of shape (2, 3) reads "
-                         "[j][i] or raises IndexError; a 0-d array gives a 0-d array where grunnur gives "
-                         "a numpy scalar")
 def test_extract_field_of_multidimensional_fields():
+    """A field of shape (2, 3): its indices apply in order after the array's own axes (grunnur's
+    rule), and a 0-d struct array gives a numpy scalar where no axis is left, as grunnur's."""
     nrng = numpy.random.default_rng(NUMPY_RNG_SEED)
     dt = numpy.dtype([("a", numpy.float64, (2, 3)), ("b", numpy.int32)])
     for shape in [(), (4,), (2, 2)]:
@@ -391,10 +380,10 @@ def test_c_constant_parser_tells_values_apart():
         assert parse_c_constant(a) != parse_c_constant(b), (a, b)
 
 
-@pytest.mark.skip(reason="open finding F4 (/tmp/grunnur-findings.md): kjarni.dtypes.c_constant() of a numpy "
-                         "array of more than one element raises ValueError (cannot reshape), and of one "
-                         "element gives the bare scalar, where grunnur gives {...} nested per dimension")
 def test_c_constant_of_arrays_as_grunnur():
+    """c_constant() of random numpy arrays (1 to 3 dimensions, every scalar dtype, float16 and
+    random structs): grunnur's `{...}` nested per dimension, value for value; one element keeps
+    its braces."""
     nrng = numpy.random.default_rng(NUMPY_RNG_SEED)
     for seed in range(100):
         rng = random.Random(seed)
@@ -402,6 +391,8 @@ def test_c_constant_of_arrays_as_grunnur():
         arr = random_values(nrng, dt, tuple(rng.randint(1, 3) for _ in range(rng.randint(1, 3))))
         assert parse_c_constant(kjarni.dtypes.c_constant(arr)) == \
             parse_c_constant(grunnur.dtypes.c_constant(arr)), (seed, dt)
+    one = numpy.array([7], numpy.int16)
+    assert kjarni.dtypes.c_constant(one) == grunnur.dtypes.c_constant(one) == "{7}"
 
 
 # ---- dtypes: predicates, result_type, min_scalar_type, complex_for, real_for -------------------------
@@ -417,7 +408,7 @@ def _dtype_forms(name):
 def test_predicates_and_complex_real_as_grunnur():
     """is_complex, is_double, is_integer, is_real of every scalar dtype and a struct, in each form;
     complex_for of float32 / float64 and real_for of complex64 / complex128; ValueError from both
-    for the dtypes grunnur refuses and kjarni refuses too (FINDINGS F5 for the rest)."""
+    for every other dtype."""
     struct = numpy.dtype([("a", numpy.int32), ("b", numpy.float64)])
     for name in ALL_SCALARS:
         for form in _dtype_forms(name) + [struct]:
@@ -429,21 +420,17 @@ def test_predicates_and_complex_real_as_grunnur():
             ours = outcome(getattr(kjarni.dtypes, function), name)
             if theirs[0] == "ok":
                 assert ours == theirs, (function, name)
-            elif ours[0] == "raises":
-                assert issubclass(ours[1], ValueError), (function, name)
             else:
-                assert name in F5_ACCEPTED[function], (function, name)
+                assert ours[0] == "raises" and issubclass(ours[1], ValueError), (function, name)
 
 
-# complex_for / real_for: what kjarni accepts where grunnur raises ValueError (FINDINGS F5).
+# complex_for / real_for: what grunnur refuses (ValueError) and kjarni accepted until F5 was fixed.
 F5_ACCEPTED = {"complex_for": {"complex64", "complex128", "float16"},
                "real_for": {"float32", "float64", "float16"}}
 
 
-@pytest.mark.skip(reason="open finding F5 (/tmp/grunnur-findings.md): complex_for(complex64) is complex64, "
-                         "real_for(float32) float32, complex_for(float16) complex64, real_for(float16) "
-                         "float16 in kjarni; grunnur raises ValueError for each")
 def test_complex_for_and_real_for_refuse_as_grunnur():
+    """complex_for of a complex or float16 dtype and real_for of a real one are ValueErrors."""
     for function, names in F5_ACCEPTED.items():
         for name in names:
             with pytest.raises(ValueError):
@@ -461,10 +448,8 @@ def test_result_type_as_grunnur():
         assert kjarni.dtypes.result_type(*args) == grunnur.dtypes.result_type(*args), args
 
 
-@pytest.mark.skip(reason="open finding F6 (/tmp/grunnur-findings.md): result_type() with a Python number "
-                         "among its arguments raises TypeError in kjarni; grunnur passes it to "
-                         "numpy.result_type (a weak scalar)")
 def test_result_type_with_python_numbers():
+    """Python numbers among result_type's arguments are numpy's weak scalars, as grunnur's."""
     rng = random.Random(4)
     for _ in range(100):
         args = [rng.choice(ALL_SCALARS) for _ in range(rng.randint(1, 3))]
@@ -486,14 +471,16 @@ def test_min_scalar_type_of_python_numbers_as_grunnur():
         assert kjarni.dtypes.min_scalar_type(v) == grunnur.dtypes.min_scalar_type(v), v
 
 
-@pytest.mark.skip(reason="open finding F7 (/tmp/grunnur-findings.md): min_scalar_type of a numpy scalar is "
-                         "the smallest type for its value in kjarni (numpy's rule: int32(51) gives uint32 "
-                         "after widening); grunnur keeps the scalar's own dtype (int32)")
 def test_min_scalar_type_of_numpy_scalars():
+    """A numpy scalar keeps its dtype (then the GPU rule), as grunnur's; an integer beyond 64 bits
+    is an error naming min_scalar_type (grunnur gives dtype('O'))."""
     for name in ALL_SCALARS:
         for v in (51, 64, -38, 200):
             scalar = numpy.array(v).astype(name)[()]
             assert kjarni.dtypes.min_scalar_type(scalar) == grunnur.dtypes.min_scalar_type(scalar), (name, v)
+    for v in (2**64, -2**63 - 1):
+        with pytest.raises(kjarni.ArgumentError, match="min_scalar_type"):
+            kjarni.dtypes.min_scalar_type(v)
 
 
 # ---- ArrayMetadata ------------------------------------------------------------------------------------
