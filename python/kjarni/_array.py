@@ -1,5 +1,7 @@
 """Array and MultiArray in grunnur's vocabulary, with numpy in and out (attached to the C++ classes)."""
 
+import sys as _sys
+
 import numpy
 
 from . import _kjarni
@@ -28,7 +30,7 @@ def _host_for(array, host):
     host = numpy.asarray(host)
     if host.shape != array.shape:
         raise ArgumentError(f"has the shape {host.shape}, the array {array.shape}", "array")
-    return numpy.ascontiguousarray(host, dtype=array.dtype)
+    return numpy.asarray(host, dtype=array.dtype, order="C")
 
 
 def _empty(cls, device, shape, dtype, strides=None, first_element_offset=0, allocator=None):
@@ -49,7 +51,8 @@ def _from_host(cls, queue_or_device, host_arr):
     """A device copy of a numpy array (the transfer completes before it returns). Given a device, a
     queue is made for the transfer; the array remembers the queue (``array.queue``)."""
     queue = queue_or_device if isinstance(queue_or_device, _kjarni.Queue) else _kjarni.Queue(queue_or_device)
-    host = numpy.ascontiguousarray(host_arr)
+    # asarray, not ascontiguousarray: that makes a 0-d array 1-d (numpy's documented quirk).
+    host = numpy.asarray(host_arr, order="C")
     a = Array._empty(queue.device, list(host.shape), _kdtype(host.dtype), None, 0, None)
     a._set_host(queue, host)
     a.queue = queue
@@ -84,10 +87,17 @@ def _array_interface(self, dtype=None, copy=None):
 
 
 def _reshape(self, *shape, order="C"):
-    """A view with another shape (numpy's rules); ArgumentError where a copy would be needed."""
+    """Another shape (numpy's rules): a view where one exists, else (as numpy) a copy on the array's queue."""
     if len(shape) == 1 and not isinstance(shape[0], int):
         shape = tuple(shape[0])
-    return self._reshape(list(shape), order)
+    try:
+        return self._reshape(list(shape), order)
+    except ArgumentError:
+        # numpy's reshape copies where no view has the shape (a.T.reshape(-1)...), on the array's queue.
+        queue = getattr(self, "queue", None)
+        if queue is None or "without a copy" not in str(_sys.exc_info()[1]):
+            raise
+        return self.copy(queue, order)._reshape(list(shape), order)
 
 
 def _view(self, dtype):
@@ -138,7 +148,7 @@ def _multi_empty(cls, devices, shape, dtype, allocator=None, splay=None):
 
 
 def _multi_from_host(cls, mqueue, host_arr, splay=None):
-    host = numpy.ascontiguousarray(host_arr)
+    host = numpy.asarray(host_arr, order="C")
     a = MultiArray._from_host(mqueue, host, _kdtype(host.dtype), list(host.shape), splay)
     a.queue = mqueue
     return a
