@@ -12,6 +12,8 @@ item 4), on the array's own queue (``x.queue``):
 - ``x.set(host)`` without a queue (CuPy's and PyOpenCL's form; grunnur's ``x.set(queue, host)``
   stays)."""
 
+from builtins import max as builtins_max
+
 import numpy
 
 from . import _kjarni
@@ -40,6 +42,13 @@ def _float(self):
 
 
 def _int(self):
+    return int(self.get())
+
+
+def _index(self):
+    """operator.index (a[x], range(x)): a 0-d integer array, as numpy's."""
+    if self.ndim != 0 or self.dtype.kind not in "iu":
+        raise TypeError("only integer scalar arrays can be converted to a scalar index")
     return int(self.get())
 
 
@@ -126,10 +135,33 @@ def _statistic(self, name, axis, dtype, out, ddof, keepdims):
     if dtype is not None or out is not None:
         raise ArgumentError(f"{name}() takes no dtype or out here (convert with astype first)",
                             "dtype" if dtype is not None else "out")
-    _queue(self, f"{name}()")
+    queue = _queue(self, f"{name}()")
     xp = _standard(self)
     axis = tuple(axis) if isinstance(axis, list) else axis
-    return getattr(xp, name)(self, axis=axis, correction=ddof, keepdims=keepdims).to_kjarni()
+    result_dtype = None
+    if self.dtype.kind in "biu":
+        # numpy computes the moments of integers and booleans in float64 (the array API's std and
+        # var, which this calls, take floating arrays only).
+        self = self.astype(queue, numpy.float64)
+    elif self.dtype == numpy.float16:
+        # float16 is no dtype of the array API standard: computed in float32 (as numpy's float16
+        # loops compute), the result rounded to float16.
+        self, result_dtype = self.astype(queue, numpy.float32), numpy.float16
+    if self.ndim == 0 and axis not in (None, ()):
+        raise ArgumentError(f"axis {axis} is out of bounds for an array of 0 dimensions (numpy's AxisError)", "axis")
+    if self.ndim == 0 or (isinstance(axis, tuple) and len(axis) == 0):
+        # Nothing reduced: each element is a sample of one, its deviation x - x (0, or NaN for an
+        # infinity or NaN) squared over max(1 - ddof, 0) (0 / 0 is NaN), as numpy's formula gives.
+        d = _kjarni.Expr(self) - self
+        squares = d * d if self.dtype.kind != "c" else _kjarni.absolute(d) * _kjarni.absolute(d)
+        value = squares / float(builtins_max(1 - ddof, 0))
+        out = _kjarni.evaluate(queue, _kjarni.sqrt(value) if name == "std" else value)
+    else:
+        out = getattr(xp, name)(self, axis=axis, correction=ddof, keepdims=keepdims).to_kjarni()
+    if result_dtype is not None:
+        out = out.astype(queue, result_dtype)
+    out.queue = queue
+    return out
 
 
 def _round(self, decimals=0, out=None):
@@ -159,6 +191,15 @@ def _clip(self, min=None, max=None):  # noqa: A002 (numpy's names)
     return e
 
 
+def _iter(self):
+    """numpy's iteration: the subarrays along the first axis (TypeError for a 0-d array). Without it
+    Python's fallback calls __getitem__ until an IndexError, which kjarni's index does not raise."""
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d array")
+    for i in range(self.shape[0]):
+        yield self[i]
+
+
 def _set(self, *args, **kwargs):
     """``x.set(queue, host)`` (grunnur's) or ``x.set(host)`` on the array's queue (CuPy's,
     PyOpenCL's): copies a numpy array (synchronously) or another Array (in queue order) into x."""
@@ -172,6 +213,7 @@ def attach():
     Array.__float__ = _float
     Array.__int__ = _int
     Array.__complex__ = _complex
+    Array.__index__ = _index
     Array.__bool__ = _bool
     Array.item = _item
     Array.tolist = _tolist
@@ -187,6 +229,7 @@ def attach():
     Array.cumsum = _cumsum
     Array.clip = _clip
     Array.set = _set
+    Array.__iter__ = _iter
 
 
 attach()

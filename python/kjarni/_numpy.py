@@ -67,7 +67,7 @@ _UFUNCS = {
     "equal": _binary("__eq__"),
     "not_equal": _binary("__ne__"),
     "negative": lambda a: -Expr(a),
-    "positive": lambda a: Expr(a),
+    "positive": lambda a: _positive(a),
     "absolute": _kjarni.absolute,
     "sqrt": _kjarni.sqrt,
     "exp": _kjarni.exp,
@@ -152,7 +152,7 @@ def _np_where(condition, x=None, y=None):
 
 
 def _np_transpose(a, axes=None):
-    return _transpose(a, axes)
+    return a.transpose(axes)  # the method: the view keeps the array's queue
 
 
 def _np_copy(a, order="K", subok=False):
@@ -316,7 +316,108 @@ def _ne(self, other):
     return Expr(self) != other
 
 
+# numpy's operators that kjarni's expressions have but Array's and Expr's C++ operators do not bind
+# (python/src/algorithms.cpp): through the array API layer's table of elementwise functions.
+_ELEMENTWISE = _kjarni._array_api
+
+
+def _binary_operator(name, reflected=False):
+    def op(self, other):
+        return _ELEMENTWISE.binary(name, other, self) if reflected else _ELEMENTWISE.binary(name, self, other)
+    return op
+
+
+_BINARY_OPERATORS = {"floordiv": "floor_divide", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+                     "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift"}
+
+
+def _invert(self):
+    return _ELEMENTWISE.unary("bitwise_invert", self)
+
+
+def _positive(self):
+    if numpy.dtype(Expr(self).dtype) == numpy.bool_:
+        # numpy 2 has no positive of booleans (its ufunc has no bool loop: a TypeError).
+        raise ArgumentTypeError("numpy.positive (+x) is not defined for bool", "x")
+    return _ELEMENTWISE.unary("positive", self)
+
+
+def _divmod(self, other):
+    return _ELEMENTWISE.binary("floor_divide", self, other), _ELEMENTWISE.binary("remainder", self, other)
+
+
+def _rdivmod(self, other):
+    return _ELEMENTWISE.binary("floor_divide", other, self), _ELEMENTWISE.binary("remainder", other, self)
+
+
+def _in_place(operator_name):
+    """``x += y`` (and the others) write into x, as numpy's do (without them Python would rebind x to
+    an Expr and leave the array, and every view of it, unchanged): numpy's rules, the result cast
+    into x's dtype by same_kind (numpy's UFuncTypeError, a TypeError, otherwise) and the operands
+    broadcast to x's shape (ValueError otherwise)."""
+    def method(self, other):
+        expr = getattr(Expr, operator_name)(self, other) if hasattr(Expr, operator_name) \
+            else getattr(Array, operator_name)(self, other)
+        result = numpy.dtype(expr.dtype)
+        if not numpy.can_cast(result, self.dtype, "same_kind"):
+            raise ArgumentTypeError(f"cannot cast the result of {operator_name} from {result} to {self.dtype} with "
+                                    "casting rule 'same_kind' (numpy's UFuncTypeError)", "other")
+        if numpy.broadcast_shapes(tuple(expr.shape), self.shape) != self.shape:
+            raise ArgumentError(f"non-broadcastable output operand with shape {self.shape} doesn't match the "
+                                f"broadcast shape {tuple(expr.shape)}", "other")
+        _kjarni.assign(_required_queue(f"x {operator_name}= y", self), self, expr)
+        return self
+    return method
+
+
+def _setitem(self, key, value):
+    """``x[key] = value`` for numpy's basic keys (integers, slices, None, Ellipsis): value (a number,
+    a numpy scalar or array, a kjarni Array or Expr) converted to x's dtype as numpy converts it (a
+    Python or numpy scalar through numpy's own setitem, with its errors: OverflowError for an
+    integer out of range...; arrays by an unsafe cast, as numpy's assignment does) and broadcast
+    into the view."""
+    queue = _required_queue("x[key] = value", self)
+    view = self[key]
+    keys = key if isinstance(key, tuple) else (key,)
+    if view.ndim == 0 and all(isinstance(k, (int, numpy.integer)) for k in keys) and numpy.ndim(value) > 0:
+        raise ArgumentError("setting an array element with a sequence (numpy's ValueError)", "value")
+    if isinstance(value, (Array, Expr)):
+        if isinstance(value, Array):
+            while value.ndim > view.ndim and value.shape[0] == 1:
+                value = value[0]  # numpy drops leading axes of extent 1
+        expr = Expr(value)
+        if numpy.dtype(expr.dtype) != self.dtype:
+            expr = expr.astype(self.dtype)
+        shape = tuple(expr.shape)
+    elif numpy.ndim(value) == 0:
+        scalar = numpy.empty((), self.dtype)
+        scalar[()] = value
+        expr, shape = scalar, ()
+    else:
+        host = numpy.asarray(value).astype(self.dtype)
+        while host.ndim > view.ndim and host.shape[0] == 1:
+            host = host[0]  # numpy drops leading axes of extent 1
+        expr = Array.from_host(queue, host)
+        shape = host.shape
+    if len(shape) > view.ndim or numpy.broadcast_shapes(shape, view.shape) != view.shape:
+        raise ArgumentError(f"could not broadcast input array from shape {shape} into shape {view.shape}", "value")
+    _kjarni.assign(queue, view, expr)
+
+
 def attach():
+    Array.__setitem__ = _setitem
+    for name, function in _BINARY_OPERATORS.items():
+        for cls in (Array, Expr):
+            setattr(cls, f"__{name}__", _binary_operator(function))
+            setattr(cls, f"__r{name}__", _binary_operator(function, reflected=True))
+    for cls in (Array, Expr):
+        cls.__invert__ = _invert
+        cls.__pos__ = _positive
+        cls.__divmod__ = _divmod
+        cls.__rdivmod__ = _rdivmod
+    for name in ("add", "sub", "mul", "truediv", "mod", "pow", "floordiv", "and", "or", "xor", "lshift", "rshift"):
+        setattr(Array, f"__i{name}__", _in_place(f"__{name}__"))
+    Array.itemsize = property(lambda self: self.dtype.itemsize, doc="Bytes per element (numpy's itemsize).")
     for cls in (Array, Expr):
         cls.__array_ufunc__ = _array_ufunc
         cls.__array_function__ = _array_function
