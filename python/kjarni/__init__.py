@@ -52,7 +52,7 @@ from ._images import (
 )
 from . import characterize
 from ._device import DeviceProperties
-from ._grunnur import ArrayMetadata
+from ._grunnur import ArrayMetadata, AsArrayMetadata, ArrayLike
 from .errors import ArgumentTypeError, CompilationError, VirtualSizeError
 
 _numpy.attach()

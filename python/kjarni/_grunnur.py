@@ -3,11 +3,14 @@ installs): ``API.any()``, the argument orders of ``Snippet.from_string`` and ``M
 ``with_added_globals``, ``ArrayMetadata`` and the array constructors and views built on it,
 ``BoundDevice.as_unbound``, ``DeviceParameters.align_words``. Attached to the C++ classes on import."""
 
+import abc
+import typing
+
 import numpy
 
 from . import _kjarni
 from .dtypes import dtype as _kdtype, to_numpy as _to_numpy
-from .errors import ApiUnavailableError, ArgumentError
+from .errors import ApiUnavailableError, ArgumentError, ArgumentTypeError
 
 API = _kjarni.API
 Array = _kjarni.Array
@@ -96,7 +99,34 @@ def _shape_tuple(shape):
     return tuple(int(s) for s in shape)
 
 
-class ArrayMetadata:
+class AsArrayMetadata(abc.ABC):
+    """Anything that gives an ArrayMetadata (grunnur's AsArrayMetadata): ``as_array_metadata()``.
+    ArrayMetadata and kjarni's Array are ones; a subclass is what ``Array.empty_like`` and
+    ``ArrayMetadata.from_arraylike`` take besides those and numpy arrays."""
+
+    @abc.abstractmethod
+    def as_array_metadata(self):
+        """The ArrayMetadata this object stands for."""
+
+
+@typing.runtime_checkable
+class ArrayLike(typing.Protocol):
+    """An array that gives views by ``__getitem__`` and states its ``shape`` and ``dtype``
+    (grunnur's ArrayLike protocol): numpy arrays, kjarni's Array, ArrayMetadata."""
+
+    @property
+    def shape(self):
+        """The array's shape."""
+
+    @property
+    def dtype(self):
+        """The type of an element."""
+
+    def __getitem__(self, slices):
+        """A view of this array."""
+
+
+class ArrayMetadata(AsArrayMetadata):
     """An array's layout without its memory (grunnur's ArrayMetadata): ``shape``, ``dtype`` (numpy),
     ``strides`` in bytes (C order by default), ``first_element_offset`` (bytes from the start of
     the buffer to element [0, 0, ...]; by default just enough for what negative strides put before
@@ -134,8 +164,9 @@ class ArrayMetadata:
 
     @classmethod
     def from_arraylike(cls, array_like):
-        """The metadata of a kjarni Array (its offset and buffer size included) or of a numpy array."""
-        if hasattr(array_like, "as_array_metadata"):
+        """The metadata of a kjarni Array (its offset and buffer size included), of an AsArrayMetadata
+        (anything with ``as_array_metadata()``), or of a numpy array."""
+        if isinstance(array_like, AsArrayMetadata) or hasattr(array_like, "as_array_metadata"):
             return array_like.as_array_metadata()
         return cls(array_like.shape, array_like.dtype, strides=array_like.strides)
 
@@ -167,9 +198,41 @@ class ArrayMetadata:
     def __hash__(self):
         return hash((ArrayMetadata, self._basis()))
 
+    def __getitem__(self, slices):
+        """The metadata of a view (grunnur's metadata views): ``metadata[1:, ::2]``, a slice or a tuple
+        of slices, the axes not named kept whole; offsets stay relative to the same buffer. Lengths,
+        strides and offsets are those of kjarni's Array views (numpy's, so a view with no elements
+        has length 0 where grunnur's metadata keeps some)."""
+        if not isinstance(slices, tuple):
+            slices = (slices,)
+        if not all(isinstance(s, slice) for s in slices):
+            raise ArgumentTypeError(f"ArrayMetadata[...] takes slices, not "
+                                    f"({', '.join(type(s).__name__ for s in slices)})")
+        if len(slices) > len(self.shape):
+            raise ArgumentError(f"{len(slices)} slices for {len(self.shape)} dimensions", "slices")
+        slices += (slice(None),) * (len(self.shape) - len(slices))
+        shape, strides, offset = [], [], self.first_element_offset
+        for extent, stride, s in zip(self.shape, self.strides, slices):
+            start, stop, step = s.indices(extent)
+            shape.append(len(range(start, stop, step)))
+            strides.append(stride * step)
+            offset += start * stride
+        if 0 in shape:
+            offset = self.first_element_offset
+        return ArrayMetadata(shape, self.dtype, strides=strides, first_element_offset=offset,
+                             buffer_size=self.buffer_size)
+
     def __repr__(self):
-        return (f"ArrayMetadata(shape={self.shape}, dtype={self.dtype}, strides={self.strides}, "
-                f"first_element_offset={self.first_element_offset}, buffer_size={self.buffer_size})")
+        """grunnur's: dtype and shape, then strides, first_element_offset and buffer_size where they
+        are not the defaults (C-order strides, 0, the end of the elements)."""
+        args = [f"dtype={self.dtype}", f"shape={self.shape}"]
+        if not self.is_contiguous:
+            args.append(f"strides={self.strides}")
+        if self.first_element_offset != 0:
+            args.append(f"first_element_offset={self.first_element_offset}")
+        if self.buffer_size != self.min_offset + self.span:
+            args.append(f"buffer_size={self.buffer_size}")
+        return f"ArrayMetadata({', '.join(args)})"
 
 
 def _c_strides(shape, itemsize):
@@ -206,8 +269,8 @@ def _empty_with_metadata(cls, device, metadata, allocator=None):
 
 
 def _empty_like(cls, device, array_like, allocator=None):
-    """An uninitialized array with the layout of ``array_like``: a kjarni Array, an ArrayMetadata, or
-    a numpy array (its shape, dtype and strides)."""
+    """An uninitialized array with the layout of ``array_like``: a kjarni Array, an ArrayMetadata or
+    another AsArrayMetadata, or a numpy array (its shape, dtype and strides)."""
     return _empty_with_metadata(cls, device, ArrayMetadata.from_arraylike(array_like), allocator)
 
 
@@ -223,6 +286,7 @@ def _minimum_subregion(self):
     return view
 
 
+AsArrayMetadata.register(Array)
 Array.metadata = property(_array_metadata)
 Array.as_array_metadata = _array_metadata
 Array.empty_with_metadata = classmethod(_empty_with_metadata)
@@ -246,3 +310,18 @@ def _align_words(self, word_size):
 _kjarni.DeviceParameters.align_words = _align_words
 _kjarni.BoundDevice.as_unbound = lambda self: self.device
 _kjarni.BoundDevice.as_unbound.__doc__ = "The Device this bound device is (grunnur's as_unbound)."
+
+
+# ---- Contexts and buffers --------------------------------------------------------------------------
+
+def _deactivate(self):
+    """grunnur's Context.deactivate(), which pops grunnur's CUDA contexts off the thread's stack:
+    nothing to do in kjarni, which makes a device's primary context current itself before each
+    driver call and never leaves one pushed for the caller to pop."""
+
+
+_kjarni.Context.deactivate = _deactivate
+_kjarni.Buffer.kernel_arg = property(
+    lambda self: self,
+    doc="What a kernel call takes for this buffer (grunnur's Buffer.kernel_arg): the Buffer itself, "
+        "which kjarni's kernels take as they are; native_handle gives the driver's handle.")

@@ -624,9 +624,9 @@ def test_views_have_grunnurs_metadata(context):
     assert compared > 300
 
 
-@pytest.mark.skip(reason="open finding F9 (/tmp/grunnur-findings.md): kjarni.ArrayMetadata has no "
-                         "__getitem__ (grunnur's metadata views: metadata[1:, ::2])")
 def test_array_metadata_views_as_grunnur():
+    """ArrayMetadata[slices] on random shapes and slices: grunnur's metadata views wherever the view
+    has elements; views with none have numpy's lengths, as kjarni's Array views (below)."""
     rng = random.Random(8)
     for _ in range(200):
         shape = tuple(rng.randint(1, 6) for _ in range(rng.randint(1, 3)))
@@ -637,12 +637,29 @@ def test_array_metadata_views_as_grunnur():
                              metadata_outcome(lambda: grunnur.ArrayMetadata(shape, numpy.float32)[slices]), slices)
 
 
-@pytest.mark.skip(reason="open finding F10 (/tmp/grunnur-findings.md): repr(ArrayMetadata) is not grunnur's "
-                         "(grunnur: dtype first, strides / first_element_offset / buffer_size only where "
-                         "not the defaults)")
+def test_array_metadata_views_are_array_views(context):
+    """ArrayMetadata[slices], sliced again and again, is the metadata of kjarni's Array views by the
+    same slices, empty views included (numpy's lengths, where grunnur's metadata keeps elements)."""
+    rng = random.Random(14)
+    empty = 0
+    for _ in range(400):
+        shape = tuple(rng.randint(1, 6) for _ in range(rng.randint(1, 3)))
+        dtype = numpy.dtype(rng.choice(["int8", "float32", "complex128"]))
+        array, metadata, host = kjarni.Array.empty(context.device, shape, dtype), kjarni.ArrayMetadata(shape, dtype), \
+            numpy.zeros(shape, dtype)
+        for _ in range(rng.randint(1, 3)):
+            slices = _random_slices(rng, array.shape)
+            array, metadata, host = array[slices], metadata[slices], host[slices]
+        assert metadata == array.metadata and metadata.shape == host.shape, (shape, dtype)
+        empty += host.size == 0
+    assert empty > 50
+
+
 def test_array_metadata_repr_as_grunnur():
+    """repr() as grunnur's: dtype, shape, then strides, offset and buffer size where not the defaults."""
     for args, kwargs in [(((3, 4), numpy.float32), {}),
-                         (((3, 4), numpy.float32), dict(strides=(16, -4), first_element_offset=100))]:
+                         (((3, 4), numpy.float32), dict(strides=(16, -4), first_element_offset=100)),
+                         ((5, numpy.int8), dict(buffer_size=9)), ((5, numpy.int8), dict(first_element_offset=2))]:
         assert repr(kjarni.ArrayMetadata(*args, **kwargs)) == repr(grunnur.ArrayMetadata(*args, **kwargs))
 
 
@@ -984,12 +1001,27 @@ def test_device_max_num_groups_as_grunnur(queue, grunnur_device):
     assert tuple(queue.device.params.max_num_groups) == tuple(grunnur_device.params.max_num_groups)
 
 
-@pytest.mark.skip(reason="open finding F11 (/tmp/grunnur-findings.md): grunnur 0.6 names kjarni lacks: "
-                         "ArrayLike, AsArrayMetadata, dtypes.FieldInfo, Context.deactivate, Buffer.kernel_arg")
-def test_public_names_as_grunnur():
+def test_public_names_as_grunnur(context):
+    """grunnur 0.6's public names: ArrayLike (numpy arrays, Arrays and metadata are ones),
+    AsArrayMetadata (a subclass of which empty_like takes), dtypes.FieldInfo, Context.deactivate,
+    Buffer.kernel_arg (what a kernel call takes: the Buffer in kjarni)."""
     assert hasattr(kjarni, "ArrayLike") and hasattr(kjarni, "AsArrayMetadata")
     assert hasattr(kjarni.dtypes, "FieldInfo")
     assert hasattr(kjarni.Context, "deactivate") and hasattr(kjarni.Buffer, "kernel_arg")
+    array = kjarni.Array.empty(context.device, (3, 4), numpy.float32)
+    for value in (numpy.zeros(3), array, kjarni.ArrayMetadata((3,), numpy.int8)):
+        assert isinstance(value, kjarni.ArrayLike) and isinstance(value, grunnur.ArrayLike)
+    assert isinstance(array, kjarni.AsArrayMetadata) and not isinstance(numpy.zeros(3), kjarni.AsArrayMetadata)
+
+    class Layout(kjarni.AsArrayMetadata):
+        def as_array_metadata(self):
+            return kjarni.ArrayMetadata((2, 3), numpy.int32, strides=(4, 8))
+
+    made = kjarni.Array.empty_like(context.device, Layout())
+    assert (made.shape, made.dtype, made.strides) == ((2, 3), numpy.int32, (4, 8))
+    buffer = kjarni.Buffer.allocate(context.device, 16)
+    assert buffer.kernel_arg is buffer
+    context.deactivate()
 
 
 @pytest.mark.skip(reason="open finding F19 (/tmp/grunnur-findings.md): a numpy dtype (or numpy scalar type) "
