@@ -45,3 +45,53 @@ Device.compute_capability = _compute_capability
 Device.pci_bus_id = _pci_bus_id
 Device.get_attributes = _get_attributes
 Device.get_attribute = _get_attribute
+
+
+# ---- grunnur's names for APIs, platforms and devices ----------------------------------------------
+
+def _platform_shortcut(self):
+    """``"<api>,<platform index>"`` (grunnur's Platform.shortcut): ``"opencl,0"``."""
+    return f"{self.api.shortcut},{self.api.platforms.index(self)}"
+
+
+def _device_shortcut(self):
+    """``"<api>,<platform index>,<device index>"`` (grunnur's Device.shortcut): ``"opencl,0,0"``."""
+    platform = self.platform
+    return f"{platform.shortcut},{platform.devices.index(self)}"
+
+
+_kjarni.Platform.shortcut = property(_platform_shortcut)
+Device.shortcut = property(_device_shortcut)
+# A BoundDevice answers for the device it is (grunnur's BoundDevice is a Device).
+_kjarni.BoundDevice.platform = property(lambda self: self.device.platform,
+                                        doc="The platform of the device (grunnur's BoundDevice.platform).")
+_kjarni.BoundDevice.shortcut = property(lambda self: self.device.shortcut,
+                                        doc="The device's shortcut, ``\"opencl,0,0\"``.")
+
+# str() as grunnur's (repr() stays kjarni's, which names the platform or device).
+_kjarni.APIID.__str__ = lambda self: f"id({self.shortcut})"
+_kjarni.API.__str__ = lambda self: f"api({self.shortcut})"
+_kjarni.Platform.__str__ = lambda self: f"platform({self.shortcut})"
+Device.__str__ = lambda self: f"device({self.shortcut})"
+_kjarni.BoundDevice.__str__ = lambda self: f"device({self.shortcut}) in {self.context!r}"
+
+
+def _compare_only_with(cls):
+    """``==`` and ``!=`` with an object of another type are False and True (Python's identity
+    fallback, as grunnur's classes give), where the binding raised TypeError."""
+    for name in ("__eq__", "__ne__"):
+        original = vars(cls).get(name)
+        if original is None:
+            continue
+
+        def compare(self, other, _original=original):
+            if not isinstance(other, cls):
+                return NotImplemented
+            return _original(self, other)
+
+        compare.__name__ = name
+        setattr(cls, name, compare)
+
+
+for _cls in (_kjarni.APIID, _kjarni.API, _kjarni.Platform, Device, _kjarni.BoundDevice, _kjarni.Context):
+    _compare_only_with(_cls)
