@@ -59,3 +59,20 @@ def to_template_source(template_src):
 DefTemplate.from_callable = classmethod(_def_from_callable)
 Snippet.from_callable = classmethod(_snippet_from_callable)
 Module.from_callable = classmethod(_module_from_callable)
+
+
+# grunnur's DefTemplate.source is the whole def, <%def name='f(a, b)'>...</%def>, for a def made by
+# from_string as for one taken from a Template; the binding keeps a from_string def's body alone
+# (between the newlines that open and close it).
+_binding_source = DefTemplate.source
+
+
+def _def_source(self):
+    """The def's source as grunnur gives it: ``<%def name='f(a, b)'>\\n${a}\\n</%def>``."""
+    source = _binding_source.__get__(self)
+    if source.lstrip().startswith("<%def"):
+        return source
+    return f"<%def name='{self.name}({', '.join(self.argnames)})'>{source}</%def>"
+
+
+DefTemplate.source = property(_def_source, doc=_def_source.__doc__)

@@ -913,12 +913,16 @@ def test_complex_arithmetic_in_templates_as_grunnur():
                 grunnur.DefTemplate.from_string("f", ["a"], body).render(value), (value, body)
 
 
-@pytest.mark.skip(reason="open finding F16 (/tmp/grunnur-findings.md): DefTemplate.source is the body in "
-                         "kjarni; grunnur's is the whole def, <%def name='f(a, b)'>...</%def>")
 def test_def_template_source_as_grunnur():
-    ours = kjarni.DefTemplate.from_string("f", ["a", "b"], "${a}")
-    theirs = grunnur.DefTemplate.from_string("f", ["a", "b"], "${a}")
-    assert (ours.name, ours.source) == (theirs.name, theirs.source)
+    """DefTemplate.source is the whole def, as grunnur's, for from_string, from_callable and get_def."""
+    for argnames, body in [(["a", "b"], "${a}"), ([], ""), (["x"], "\nline\n\n")]:
+        ours = kjarni.DefTemplate.from_string("f", argnames, body)
+        theirs = grunnur.DefTemplate.from_string("f", argnames, body)
+        assert (ours.name, ours.source) == (theirs.name, theirs.source), (argnames, body)
+    for make in (lambda lib: lib.DefTemplate.from_callable("f", lambda a, b=2: "x ${a}"),
+                 lambda lib: lib.DefTemplate.from_callable("f", lambda a, b: "x ${a}"),
+                 lambda lib: lib.Template.from_string("<%def name='g(x, y=3)'>\n${x}\n</%def>").get_def("g")):
+        assert make(kjarni).source == make(grunnur).source
 
 
 # ---- Program: render_args, render_globals, compiler options; device parameters ---------------------------
