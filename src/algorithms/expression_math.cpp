@@ -65,6 +65,13 @@ FUNCTION INLINE {0} kj_mod_{0}({0} a, {0} b)
     if (r == 0) r = copysign(({0})0, b);
     return r;
 }}
+FUNCTION INLINE {0} kj_pow_{0}({0} a, {0} b)
+{{
+    const {0} r = pow(a, b);
+    // A negative base to an odd integer power that underflows is -0.0 (IEEE 754, numpy); PoCL's pow
+    // gives +0.0 (np.float32(-1e-30) ** 3).
+    return r == 0 && a < 0 && fabs(fmod(b, ({0})2)) == 1 ? -({0})0 : r;
+}}
 FUNCTION INLINE {0} kj_min_{0}({0} a, {0} b) {{ return isnan(a) ? a : (a < b ? a : b); }}
 FUNCTION INLINE {0} kj_max_{0}({0} a, {0} b) {{ return isnan(a) ? a : (a > b ? a : b); }}
 FUNCTION INLINE {0} kj_min_first_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }}

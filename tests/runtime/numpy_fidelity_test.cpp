@@ -364,6 +364,27 @@ TEST_P(NumpyFidelityTest, TanhOfLargeMagnitudesIsExactlyOne) {
     EXPECT_FLOAT_EQ(p[0], -1.0f / 31333.0f);
 }
 
+TEST_P(NumpyFidelityTest, NegativeBasesToOddPowersKeepTheSignWhenTheyUnderflow) {
+    // IEEE 754 (and numpy): (-x)^n for an odd integer n is -(x^n), -0.0 where it underflows
+    // (np.float32(-1e-30) ** 3); PoCL's pow gave +0.0. Even powers stay +0.0.
+    const std::vector<float> xs = {-1e-30f, -3e-20f, 1e-30f, -1e-30f};
+    const Array x = Array::from_host(queue(), std::span<const float>(xs), {xs.size()});
+    for (const double e : {3.0, 5.0, 7.0}) {
+        const auto odd = evaluate(queue(), pow(x, scalar(e, dtypes::float32))).get(queue()).to_vector<float>();
+        for (std::size_t k = 0; k < xs.size(); ++k) {
+            EXPECT_EQ(odd[k], 0.0f) << xs[k] << " ** " << e;
+            EXPECT_EQ(std::signbit(odd[k]), xs[k] < 0) << xs[k] << " ** " << e;
+        }
+    }
+    const auto even = evaluate(queue(), pow(x, Expr(4.0))).get(queue()).to_vector<float>();
+    for (const float v : even) EXPECT_TRUE(v == 0.0f && !std::signbit(v)) << v;
+    const std::vector<double> wide = {-1e-200, 2e-200};
+    const Array w = Array::from_host(queue(), std::span<const double>(wide), {2});
+    const auto cubes = evaluate(queue(), pow(w, Expr(3))).get(queue()).to_vector<double>();
+    EXPECT_TRUE(cubes[0] == 0.0 && std::signbit(cubes[0])) << cubes[0];
+    EXPECT_TRUE(cubes[1] == 0.0 && !std::signbit(cubes[1])) << cubes[1];
+}
+
 TEST_P(NumpyFidelityTest, ScansStartFromTheFirstElementItself) {
     // numpy's cumsum and cumprod start each row from its first element, not from the neutral one
     // combined with it: cumsum keeps -0.0 (0.0 + -0.0 is 0.0), and a complex cumprod keeps a first
