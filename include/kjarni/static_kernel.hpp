@@ -17,7 +17,8 @@
 ///     ${static.num_groups}(dim), ${static.global_id}(dim), ${static.global_size}(dim):
 ///         VSIZE_T functions of `unsigned int dim`; past the virtual dimensions ids are 0, sizes 1.
 ///     ${static.global_flat_id}(), ${static.global_flat_size}(): the global id and size with all
-///         dimensions flattened, dimension 0 fastest.
+///         dimensions flattened in C order (the last dimension fastest, as grunnur's), so that
+///         a C-ordered array of the global size is indexed by the flat id.
 ///     ${static.skip}(): bool, true for the work items of the padding, which must do nothing.
 ///
 /// The virtual grid is mapped onto the device's real one of up to three dimensions (see

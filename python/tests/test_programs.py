@@ -208,7 +208,7 @@ def test_static_kernel_virtual_sizes(context, queue):
     out = kjarni.Array.empty(context.device, (numpy.prod(shape),), numpy.int32)
     kernel(queue, out)
     i, j, k = numpy.meshgrid(*[numpy.arange(s) for s in shape], indexing="ij")
-    expected = (i + 10 * j + 100 * k).transpose(2, 1, 0).ravel()  # dimension 0 fastest
+    expected = (i + 10 * j + 100 * k).ravel()  # C order: the last dimension fastest, as grunnur's
     numpy.testing.assert_array_equal(out.get(queue), expected)
     # Bound once: the output is written again after being overwritten.
     bound = kernel.bind(queue, out)

@@ -127,11 +127,13 @@ Value vsize_modules(const VsizePlan& plan) {
                             "vsize_global_id",
                             {{"group_id", group_id}, {"local_size", local_size}, {"local_id", local_id}});
 
+    // The flat id in C order, the last dimension fastest (grunnur's; a C-ordered array of the
+    // global size is indexed by it).
     std::string flat_id;
     for (std::size_t d = 0; d < dims; ++d) {
         if (plan.global_size[d] == 1) continue;
         if (!flat_id.empty()) flat_id += " + ";
-        const std::uint64_t stride = product(plan.global_size, d);
+        const std::uint64_t stride = product(plan.global_size, dims) / product(plan.global_size, d + 1);
         flat_id +=
             stride == 1 ? fmt::format("${{global_id}}({})", d) : fmt::format("${{global_id}}({}) * {}", d, lit(stride));
     }

@@ -118,7 +118,7 @@ protected:
 
         std::vector<std::uint32_t> r(total * rs);
         records.get(queue(), std::span<std::uint32_t>(r));
-        Sizes id(dims, 0);  // the virtual global id of flat index i, dimension 0 fastest
+        Sizes id(dims, 0);  // the virtual global id of flat index i, the last dimension fastest
         for (std::size_t i = 0; i < total; ++i) {
             const std::uint32_t* rec = r.data() + i * rs;
             for (std::size_t d = 0; d <= dims; ++d) {
@@ -140,7 +140,7 @@ protected:
             if (rec[rs - 1] != total) {
                 return ::testing::AssertionFailure() << "flat id " << i << ": global_flat_size " << rec[rs - 1];
             }
-            for (std::size_t d = 0; d < dims; ++d) {
+            for (std::size_t d = dims; d-- > 0;) {
                 if (++id[d] < c.global[d]) break;
                 id[d] = 0;
             }
@@ -427,7 +427,7 @@ KERNEL void ${kernel_name}(GLOBAL_MEM int* out)
     kernel(queue(), out);
     std::vector<int> back(33);
     out.get(queue(), std::span<int>(back));
-    for (std::size_t i = 0; i < 33; ++i) EXPECT_EQ(back[i], static_cast<int>(i / 3) + 5) << i;
+    for (std::size_t i = 0; i < 33; ++i) EXPECT_EQ(back[i], static_cast<int>(i % 11) + 5) << i;  // (C order)
 }
 
 TEST_P(StaticKernels, ConstantArrays) {
