@@ -94,42 +94,47 @@ bool is_reserved(const std::string& name) {
 Module make_struct_module(const DType& dtype, bool ignore_alignment) {
     const auto& data = *dtype.struct_data();
     detail::CLayout layout;
+    // Any struct whose offsets and itemsize ALIGN() attributes can produce, aligned (numpy's
+    // isalignedstruct) or not: the offsets decide, as in grunnur 0.6.
     if (!ignore_alignment) {
-        if (!data.aligned)
-            throw ArgumentError("dtype",
-                                "ctype_struct: " + dtype.name() +
-                                    " is not an aligned struct (make one with align() or StructOptions::aligned)");
         layout = detail::c_layout(data.fields, data.itemsize);
         if (!layout.error.empty()) throw ArgumentError("dtype", "ctype_struct: " + layout.error);
     }
+    // grunnur's text, byte for byte but for the scalar types' names and the struct's own ALIGN()
+    // (docs/porting.md), so that a program renders as grunnur's does: the tag ${prefix}_ (CUDA has
+    // failed to compile the brace initialisation of an untagged struct nested in another,
+    // `mystruct x = {0, {0, 0}, 0};`), ALIGN() before each declarator, grunnur's spaces where there
+    // is none, no newline at the end, and the module named as grunnur's Module.from_string names it.
+    // The struct's ALIGN() goes before its tag: after the closing brace, where grunnur writes it,
+    // NVRTC does not apply it to the struct (sizeof stays that of the fields).
+    const auto align = [ignore_alignment](std::size_t alignment) {
+        return !ignore_alignment && alignment != 0 ? fmt::format("ALIGN({})", alignment) : std::string();
+    };
     Globals globals;
-    std::string body = "typedef struct";
-    if (layout.struct_alignment != 0) body += fmt::format(" ALIGN({})", layout.struct_alignment);
-    body += "\n{\n";
+    const std::string struct_align = align(layout.struct_alignment);
+    std::string body = "typedef struct " + (struct_align.empty() ? "" : struct_align + " ") + "${prefix}_ {";
     for (std::size_t i = 0; i < data.fields.size(); ++i) {
         const auto& f = data.fields[i];
         std::string type;
         if (f.dtype().is_struct()) {
-            const std::string key = fmt::format("_field{}", i);
+            const std::string key = "typename_" + f.name;
             globals.emplace(key, Value(ctype_struct(f.dtype(), ignore_alignment)));
             type = "${" + key + "}";
         } else {
             type = detail::scalar_c_name(f.dtype().kind());
         }
-        body += fmt::format("    {} {}", type, f.name);
+        body += fmt::format("\n    {} {} {}", type, ignore_alignment ? "" : align(layout.field_alignments[i]), f.name);
         for (auto e : f.shape) body += fmt::format("[{}]", e);
-        if (!ignore_alignment && layout.field_alignments[i] != 0)
-            body += fmt::format(" ALIGN({})", layout.field_alignments[i]);
-        body += ";\n";
+        body += ";";
     }
     const std::optional<std::string> name = registered_dtype_name(dtype);
     if (name) {
         // The user's name is the struct's; the prefix that templates see is an alias of it.
-        body += fmt::format("}} {};\ntypedef {} ${{prefix}};\n", *name, *name);
+        body += fmt::format("\n}}  {};\ntypedef {} ${{prefix}};", *name, *name);
     } else {
-        body += "} ${prefix};\n";
+        body += "\n}  ${prefix};";
     }
-    return Module::from_string(body, "struct", std::move(globals));
+    return Module::from_string(body, "_module", std::move(globals));
 }
 
 }  // namespace

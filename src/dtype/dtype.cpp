@@ -54,17 +54,39 @@ std::string shape_suffix(const std::vector<std::size_t>& shape) {
 
 }  // namespace
 
+namespace {
+
+// The alignment a C compiler gives a field of `dtype` as ctype_struct() declares it: a scalar's own;
+// a struct's is that of its declaration (its fields' and its ALIGN()'s), also where numpy calls the
+// struct unaligned (alignment 1) because it lacks the aligned flag.
+std::size_t c_alignment(const DType& dtype) {
+    if (!dtype.is_struct()) return dtype.alignment();
+    const auto& data = *dtype.struct_data();
+    const auto layout = detail::c_layout(data.fields, data.itemsize);
+    return layout.error.empty() ? layout.alignment : dtype.alignment();
+}
+
+}  // namespace
+
 detail::CLayout detail::c_layout(const std::vector<Field>& fields, std::size_t itemsize) {
     CLayout out;
     std::size_t pos = 0;
     std::size_t max_alignment = 1;
     for (const auto& f : fields) {
-        const std::size_t natural = f.dtype().alignment();
+        const std::size_t natural = c_alignment(f.dtype());
         std::size_t a = natural;
         std::size_t attribute = 0;
         if (round_up(pos, natural) != f.offset) {
-            a = f.offset == 0 ? 0 : low_bit(f.offset);
-            if (a <= natural || round_up(pos, a) != f.offset) {
+            // The smallest alignment that puts the field there (grunnur's choice: a larger one
+            // would place it too, but give the struct a larger alignment than it needs).
+            a = 0;
+            for (std::size_t c = natural * 2; f.offset != 0 && f.offset % c == 0; c *= 2) {
+                if (round_up(pos, c) == f.offset) {
+                    a = c;
+                    break;
+                }
+            }
+            if (a == 0) {
                 out.error = fmt::format("field '{}' at offset {} cannot be placed there by alignment attributes "
                                         "(the previous field ends at {})",
                                         f.name, f.offset, pos);

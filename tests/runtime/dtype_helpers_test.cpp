@@ -133,7 +133,18 @@ TEST(DTypeHelpers, StructLayouts) {
     EXPECT_EQ(packed.itemsize(), 1u + 8u + 6u);
     EXPECT_EQ(packed.fields()[1].offset, 1u);
     EXPECT_FALSE(packed.is_aligned_struct());
-    EXPECT_THROW(ctype_struct(packed), ArgumentError);
+    EXPECT_THROW(ctype_struct(packed), ArgumentError);  // (no ALIGN() puts a double at offset 1)
+    // A struct without numpy's aligned flag whose offsets a compiler gives, or ALIGN() can give, is
+    // declared as grunnur 0.6 declares it (the offsets decide), in grunnur's text.
+    const DType plain = DType::struct_({{"a", int32}, {"b", float32}});
+    EXPECT_FALSE(plain.is_aligned_struct());
+    EXPECT_EQ(render_with_modules(std::string("${t}"), {}, {{"t", ctype(plain)}}),
+              "\ntypedef struct _mod__module_0__ {\n    int32_t  a;\n    float  b;\n}  _mod__module_0_;\n\n\n"
+              "_mod__module_0_\n");
+    const DType padded = DType::struct_({{"a", int32, Offset{0}}, {"b", float32, Offset{8}}}, {.itemsize = 16});
+    EXPECT_EQ(render_with_modules(std::string("${t}"), {}, {{"t", ctype(padded)}}),
+              "\ntypedef struct _mod__module_0__ {\n    int32_t  a;\n    float ALIGN(8) b;\n}  _mod__module_0_;"
+              "\n\n\n_mod__module_0_\n");
     // align(): what a compiler does.
     const DType aligned = align(packed);
     EXPECT_TRUE(aligned.is_aligned_struct());
@@ -181,13 +192,13 @@ TEST(DTypeHelpers, DTypeAsATemplateValue) {
                             {}, {{"s", s}, {"f", DType(float64)}, {"c", DType(complex64)}});
     // One typedef, one prefix for both uses.
     EXPECT_EQ(out.find("typedef struct"), out.rfind("typedef struct")) << out;
-    EXPECT_NE(out.find("_mod_struct_0_ a; _mod_struct_0_ b; double c; // 8 8 COMPLEX64_CTR True"), std::string::npos)
+    EXPECT_NE(out.find("_mod__module_0_ a; _mod__module_0_ b; double c; // 8 8 COMPLEX64_CTR True"), std::string::npos)
         << out;
     // A nested struct's field dtype renders its own module's prefix.
     const DType outer = DType::struct_({{"x", int8}, {"inner", s}}, {.aligned = true});
     const std::string nested =
         render_with_modules(std::string("${o} v; ${o.fields['inner']} w; ${o.offsets['inner']}"), {}, {{"o", outer}});
-    EXPECT_NE(nested.find("_mod_struct_1_ w; 4"), std::string::npos) << nested;
+    EXPECT_NE(nested.find("_mod__module_1_ w; 4"), std::string::npos) << nested;
 }
 
 }  // namespace

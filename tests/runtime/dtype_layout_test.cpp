@@ -27,6 +27,14 @@ std::vector<DType> layout_cases() {
                        {.aligned = true, .itemsize = 32}),
         DType::struct_({{"a", int64, Offset{0}}, {"s", inner, Offset{32}}, {"t", complex64, Offset{64}}},
                        {.aligned = true, .itemsize = 128}),
+        // Without numpy's aligned flag (grunnur 0.6 declares these too): the offsets decide. An
+        // unflagged struct nested at its C alignment, and explicit offsets and itemsize.
+        DType::struct_({{"a", int16, Offset{0}},
+                        {"n", DType::struct_({{"u", uint16, {2, 1}}, {"v", int32}}), Offset{4}},
+                        {"b", float64, Offset{16}}},
+                       {.itemsize = 32}),
+        DType::struct_({{"a", uint8, Offset{0}}, {"b", float32, Offset{8}}, {"c", int64, Offset{16}}},
+                       {.itemsize = 32}),
     };
 }
 
