@@ -157,7 +157,8 @@ def _statistic(self, name, axis, dtype, out, ddof, keepdims):
         value = squares / float(builtins_max(1 - ddof, 0))
         out = _kjarni.evaluate(queue, _kjarni.sqrt(value) if name == "std" else value)
     else:
-        out = getattr(xp, name)(self, axis=axis, correction=ddof, keepdims=keepdims).to_kjarni()
+        out = getattr(xp, name)(self, axis=axis, correction=ddof, keepdims=keepdims,
+                                _complex=self.dtype.kind == "c").to_kjarni()
     if result_dtype is not None:
         out = out.astype(queue, result_dtype)
     out.queue = queue

@@ -58,10 +58,6 @@ def open_finding(program, np_outcome, kj_outcome):
         if np.asarray(np_value[1] if not isinstance(np_value, tuple) or np_value[0] in ("device", "host")
                       else np_value[0][1]).dtype.kind in "iub":
             return "mean-integer-dtype"
-    # complex-std-var: std and var of complex arrays go through kjarni.array_api, which takes real
-    # floating arrays only (TypeError); numpy gives the real moments.
-    if name.startswith("statistic ") and np_ok and not kj_ok and "complex" in str(kj_value):
-        return "complex-std-var"
     # clip-weak-int-out-of-range: numpy's clip takes a Python int bound outside the array's integer
     # dtype (np.clip(uint64_array, -3, None) clips at the dtype's end); kjarni raises ArgumentError
     # (kjarni._kjarni.clip / maximum / minimum with a weak int that the dtype cannot hold).

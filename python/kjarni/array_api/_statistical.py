@@ -106,12 +106,14 @@ def mean(x, /, *, axis=None, keepdims=False):
 
 
 def _spread(name):
-    def f(x, /, *, axis=None, correction=0.0, keepdims=False):
-        if x.dtype.kind != "f":
+    # _complex: numpy's moments of complex arrays too (real results), for kjarni.Array's var and std
+    # methods; the standard defines them for real floating arrays only.
+    def f(x, /, *, axis=None, correction=0.0, keepdims=False, _complex=False):
+        if x.dtype.kind != "f" and not (_complex and x.dtype.kind == "c"):
             raise TypeError(f"{name} is not defined for {x.dtype}")
         run = getattr(_work, name)
         return _reduce(x, axis, keepdims, lambda q, a, axes: run(q, a, axes, keepdims, float(correction)),
-                       x.dtype, numpy.nan)
+                       numpy.empty(0, x.dtype).real.dtype, numpy.nan)
     f.__name__ = name
     return f
 

@@ -252,9 +252,7 @@ def gen_binary(rng):
         # magnitudes of the operands (a few ulps of them).
         bound = _chain_bound(op) if op not in COMPARISONS else exact
     # % and ** of complex numbers: numpy has no complex remainder (TypeError); kjarni must refuse too.
-    # Open finding power-underflow-zero-sign (/tmp/pyfuzz-findings.md): a negative base's odd power
-    # that underflows is -0.0 in numpy, +0.0 in kjarni; zeros' signs of ** are not compared until fixed.
-    return Program("binary " + form + " " + op, code, inputs, bound, known=known_binary, sign=op != "**")
+    return Program("binary " + form + " " + op, code, inputs, bound, known=known_binary)
 
 
 def _chain_bound(op):
