@@ -14,6 +14,7 @@
 Expressions are lazy: ``kjarni.evaluate(queue, e)`` (or ``e.get(queue)``) runs the one kernel."""
 
 import builtins
+import math
 
 import numpy
 
@@ -379,7 +380,9 @@ def _setitem(self, key, value):
     queue = _required_queue("x[key] = value", self)
     view = self[key]
     keys = key if isinstance(key, tuple) else (key,)
-    if view.ndim == 0 and all(isinstance(k, (int, numpy.integer)) for k in keys) and numpy.ndim(value) > 0:
+    if view.ndim == 0 and all(isinstance(k, (int, numpy.integer)) for k in keys) and numpy.ndim(value) > 0 \
+            and not (self.dtype == numpy.bool_ and math.prod(numpy.shape(value)) == 1):
+        # (numpy sets a bool element from any sequence of one element: its truth value.)
         raise ArgumentError("setting an array element with a sequence (numpy's ValueError)", "value")
     if isinstance(value, (Array, Expr)):
         if isinstance(value, Array):
@@ -437,3 +440,6 @@ def attach():
     Array.transpose = _keep_queue(_transpose)
     Array.T = property(_keep_queue(lambda self: _cpp_transpose(self, [])), doc="The transpose (a view).")
     Expr.get = _expr_get
+    # Advanced keys (integer and boolean arrays, lists, a scalar bool) around the basic ones above.
+    from . import _advanced_index
+    _advanced_index.install(_required_queue)

@@ -34,10 +34,6 @@ def open_finding(program, np_outcome, kj_outcome):
     np_ok, np_value = np_outcome
     kj_ok, kj_value = kj_outcome
     name = program.name
-    # advanced-indexing: python/src/array.cpp's to_indices takes numpy's basic keys only; lists,
-    # integer and boolean arrays (numpy's or kjarni's) and scalar booleans are refused.
-    if name.startswith("getitem ") and name != "getitem basic" and np_ok and not kj_ok:
-        return "advanced-indexing"
     # python-int-beyond-int64: a Python int outside int64's range reaches nb::cast<int64_t> in
     # python/src/algorithms.cpp's to_expr, which raises RuntimeError (std::bad_cast) where numpy
     # raises OverflowError (or takes it: weak-int-result-out-of-range is the documented part).

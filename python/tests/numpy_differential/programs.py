@@ -632,15 +632,78 @@ def gen_getitem(rng):
     return Program("getitem " + form, code, inputs, exact)
 
 
+def random_advanced_key(rng, shape):
+    """A key with advanced indices (python/kjarni/_advanced_index.py): integer lists and arrays (on the
+    host or the device), masks, scalar booleans, among integers, slices, None and Ellipsis; the
+    numpy-side key and whether it holds a device array (then it is passed as Device)."""
+    items = []
+    axis = 0
+    broadcast = pick(rng, [(), (1,), (2,), (3,), (2, 1), (0,)])
+    on_device = rng.random() < 0.4
+    while axis < len(shape):
+        n = shape[axis]
+        r = rng.random()
+        if r < 0.07:
+            items.append(None)
+            continue
+        if r < 0.12 and not any(k is Ellipsis for k in items):
+            items.append(Ellipsis)
+            axis += int(rng.integers(0, 2))
+            continue
+        if r < 0.16:
+            items.append(bool(rng.random() < 0.6))
+            continue
+        if r < 0.35:
+            items.append(int(rng.integers(-n, n)) if n else 0)
+        elif r < 0.5:
+            items.append(slice(None, None, int(pick(rng, [1, -1, 2]))))
+        elif r < 0.8 or on_device:
+            idx = rng.integers(-n, n, broadcast) if n else np.zeros(broadcast, np.int64)
+            if rng.random() < 0.03:
+                idx = np.full(broadcast, n)  # out of range: IndexError
+            items.append(idx.tolist() if rng.random() < 0.3 and not on_device else idx.astype(
+                pick(rng, [np.int64, np.int32, np.int16])))
+        else:
+            k = int(rng.integers(1, len(shape) - axis + 1))
+            items.append(rng.random(shape[axis:axis + k]) < 0.5)
+            axis += k - 1
+        axis += 1
+    if not any(isinstance(k, (list, np.ndarray, bool)) for k in items):
+        items.append(True)
+    key = items[0] if len(items) == 1 and rng.random() < 0.5 else tuple(items)
+    return key, on_device and any(isinstance(k, np.ndarray) for k in items)
+
+
 def gen_setitem(rng):
     shape = random_shape(rng)
     da = random_dtype(rng)
     inputs = {"a": device_input(rng, da, shape)}
-    key = random_basic_key(rng, shape) if rng.random() < 0.8 else Ellipsis
-    inputs["k"] = Host(key)
+    name = "setitem"
+    if rng.random() < 0.3:
+        key, on_device = random_advanced_key(rng, shape)
+        name = "setitem advanced"
+        if on_device:
+            # Device index arrays: the key is built in the program from device inputs.
+            items = key if isinstance(key, tuple) else (key,)
+            parts = []
+            for i, item in enumerate(items):
+                if isinstance(item, np.ndarray):
+                    inputs[f"i{i}"] = Device(item)
+                    parts.append(f"i{i}")
+                else:
+                    inputs[f"h{i}"] = Host(item)
+                    parts.append(f"h{i}")
+            key_code = "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        else:
+            inputs["k"] = Host(key)
+            key_code = "k"
+    else:
+        key = random_basic_key(rng, shape) if rng.random() < 0.8 else Ellipsis
+        inputs["k"] = Host(key)
+        key_code = "k"
     if rng.random() < 0.6:
         inputs["s"] = Host(scalar_operand(rng))
-        code = "a[k] = s\nr = a"
+        code = f"a[{key_code}] = s\nr = a"
     else:
         try:
             target = np.zeros(shape, da)[key]
@@ -649,8 +712,10 @@ def gen_setitem(rng):
             vshape = ()
         vd = da if rng.random() < 0.6 else random_dtype(rng)
         inputs["b"] = device_input(rng, vd, vshape)
-        code = "a[k] = b\nr = a"
-    return Program("setitem", code, inputs, exact)
+        code = f"a[{key_code}] = b\nr = a"
+    if name == "setitem advanced" and rng.random() < 0.3 and da.kind in "iu":
+        code += f"\na[{key_code}] += 1\nr = a"  # read-modify-write, as numpy's (repeated indices: once)
+    return Program(name, code, inputs, exact)
 
 
 INPLACE = ["+=", "-=", "*=", "/=", "%=", "**="]
