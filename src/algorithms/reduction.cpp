@@ -6,6 +6,7 @@
 
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/device_code.hpp"
+#include "algorithms/expression_codegen.hpp"
 #include "algorithms/multi_parts.hpp"
 #include "algorithms/promotion.hpp"
 #include "algorithms/reduction_engine.hpp"
@@ -103,6 +104,8 @@ std::string load_as(const DType& dtype, const std::string& element, const DType&
     }
     if (dtype.kind() == Kind::float16) {
         if (to_compute.kind() == Kind::float32) return fmt::format("kjarni_h2f({})", element);
+        if (is_integer(to_compute))  // (as a float below)
+            return detail::convert_value(fmt::format("kjarni_h2f({})", element), Kind::float32, to_compute);
         globals[name] = functions::cast(Kind::float32, to_compute);
         return fmt::format("${{{}}}(kjarni_h2f({}))", name, element);
     }
@@ -111,6 +114,9 @@ std::string load_as(const DType& dtype, const std::string& element, const DType&
         return fmt::format("${{{}}}({} != 0)", name, element);
     }
     if (dtype == to_compute) return element;
+    // A float into an integer dtype= as numpy's astype on x86-64 (through int32 or int64: -1.0 into
+    // uint8 is 255), as the expressions convert; a C cast differs per device (CUDA saturates it to 0).
+    if (is_float(dtype) && is_integer(to_compute)) return detail::convert_value(element, dtype, to_compute);
     globals[name] = functions::cast(dtype, to_compute);
     return fmt::format("${{{}}}({})", name, element);
 }

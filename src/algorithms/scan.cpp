@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "algorithms/device_code.hpp"
+#include "algorithms/expression_codegen.hpp"
 #include "algorithms/multi_parts.hpp"
 #include "algorithms/reduction_out.hpp"
 #include "algorithms/reduction_types.hpp"
@@ -109,7 +110,15 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
     if (!slot) {
         Globals globals;
         std::string value;
-        if (array.dtype().kind() == Kind::float16) {
+        const bool real_input = array.dtype().kind() == Kind::float16 || array.dtype().kind() == Kind::float32 ||
+                                array.dtype().kind() == Kind::float64;
+        if (real_input && is_integer(item)) {
+            // A float into an integer dtype= as numpy's astype on x86-64 (-1.0 into uint8 is 255), as
+            // the expressions convert; a C cast differs per device (CUDA saturates it to 0).
+            const bool half = array.dtype().kind() == Kind::float16;
+            value = detail::convert_value(half ? "kjarni_h2f(x[i])" : "x[i]",
+                                          half ? DType(Kind::float32) : array.dtype(), item);
+        } else if (array.dtype().kind() == Kind::float16) {
             value = "kjarni_h2f(x[i])";
             if (item.kind() != Kind::float32) {
                 globals["load"] = functions::cast(Kind::float32, item);

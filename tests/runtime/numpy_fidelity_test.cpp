@@ -364,6 +364,56 @@ TEST_P(NumpyFidelityTest, TanhOfLargeMagnitudesIsExactlyOne) {
     EXPECT_FLOAT_EQ(p[0], -1.0f / 31333.0f);
 }
 
+TEST_P(NumpyFidelityTest, FloatsIntoAnIntegerDtypeOfASumOrScanConvertAsNumpysAstype) {
+    // sum / cumsum with dtype= an integer type convert each float element as numpy's astype does on
+    // x86-64 (through int32 for the narrow types: -1.0 into uint8 is 255, 300.7 is 44), as kjarni's
+    // expressions do; a plain C cast differs by device (CUDA saturates -1.0 into uint8 to 0).
+    const std::vector<double> xs = {-1.0, -3.5, 300.7, 2.2, 70000.5, -0.25, 1.0};
+    const auto as_u8 = [](double x) { return static_cast<std::uint8_t>(static_cast<std::int32_t>(x)); };
+    const auto as_i16 = [](double x) { return static_cast<std::int16_t>(static_cast<std::int32_t>(x)); };
+    for (const DType& from : {DType(dtypes::float64), DType(dtypes::float32)}) {
+        SCOPED_TRACE(from.name());
+        const Array x64 = Array::from_host(queue(), std::span<const double>(xs), {xs.size()});
+        const Array x = evaluate(queue(), astype(Expr(x64), from));
+        std::uint8_t want_u8 = 0;
+        std::int16_t want_i16 = 0;
+        std::vector<std::uint8_t> running;
+        for (const double v : xs) {
+            want_u8 = static_cast<std::uint8_t>(want_u8 + as_u8(v));
+            want_i16 = static_cast<std::int16_t>(want_i16 + as_i16(v));
+            running.push_back(want_u8);
+        }
+        EXPECT_EQ(sum(queue(), x, {}, DType(dtypes::uint8)).get(queue()).to_vector<std::uint8_t>()[0], want_u8);
+        EXPECT_EQ(sum(queue(), x, {}, DType(dtypes::int16)).get(queue()).to_vector<std::int16_t>()[0], want_i16);
+        EXPECT_EQ(cumsum(queue(), x, 0, DType(dtypes::uint8)).get(queue()).to_vector<std::uint8_t>(), running);
+    }
+}
+
+TEST_P(NumpyFidelityTest, AScalarExponentOfOneHalfIsSqrtAsInNumpysLoops) {
+    // numpy 2.4's float32 and float64 power loops take a scalar exponent of 0.5 as sqrt: -0.0 stays
+    // -0.0 and -inf gives NaN (C's pow: +0.0 and inf); with an exponent array, and in float16, pow.
+    const std::vector<double> xs = {-0.0, -INFINITY, 4.0, 2.0, 0.25};
+    for (const DType& dtype : {DType(dtypes::float32), DType(dtypes::float64), DType(dtypes::float16)}) {
+        SCOPED_TRACE(dtype.name());
+        const Array x64 = Array::from_host(queue(), std::span<const double>(xs), {xs.size()});
+        const Array x = evaluate(queue(), astype(Expr(x64), dtype));
+        const Array halves =
+            evaluate(queue(), astype(Expr(Array::zeros(queue(), {xs.size()}, dtypes::float64)) + 0.5, dtype));
+        const auto scalar_power = evaluate(queue(), astype(pow(x, Expr(0.5)), dtypes::float64)).get(queue());
+        const auto array_power = evaluate(queue(), astype(pow(x, halves), dtypes::float64)).get(queue());
+        const auto s = scalar_power.to_vector<double>(), a = array_power.to_vector<double>();
+        const bool loop_sqrt = dtype != DType(dtypes::float16);
+        EXPECT_EQ(std::signbit(s[0]), loop_sqrt) << s[0];
+        EXPECT_EQ(std::isnan(s[1]), loop_sqrt) << s[1];
+        EXPECT_TRUE(a[0] == 0.0 && !std::signbit(a[0])) << a[0];
+        EXPECT_EQ(a[1], INFINITY);
+        for (std::size_t k = 2; k < xs.size(); ++k) {
+            EXPECT_NEAR(s[k], std::sqrt(xs[k]), 1e-3 * std::sqrt(xs[k]));
+            EXPECT_NEAR(a[k], std::sqrt(xs[k]), 1e-3 * std::sqrt(xs[k]));
+        }
+    }
+}
+
 TEST_P(NumpyFidelityTest, NegativeBasesToOddPowersKeepTheSignWhenTheyUnderflow) {
     // IEEE 754 (and numpy): (-x)^n for an odd integer n is -(x^n), -0.0 where it underflows
     // (np.float32(-1e-30) ** 3); PoCL's pow gave +0.0. Even powers stay +0.0.
