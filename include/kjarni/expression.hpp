@@ -103,6 +103,8 @@ private:
 Expr scalar(double value, const DType& dtype);
 Expr scalar(std::complex<double> value, const DType& dtype);
 Expr scalar_integer(std::int64_t value, const DType& dtype);
+/// As scalar_integer, for values past int64's range (np.uint64(2**64 - 2)).
+Expr scalar_unsigned(std::uint64_t value, const DType& dtype);
 
 Expr operator+(const Expr& a, const Expr& b);
 Expr operator-(const Expr& a, const Expr& b);

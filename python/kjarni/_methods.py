@@ -185,6 +185,13 @@ def _clip(self, min=None, max=None):  # noqa: A002 (numpy's names)
     if min is not None and max is not None:
         # numpy's clip ufunc: one promotion over the three operands, its own loop's ties.
         return _kjarni.clip(e, min, max)
+    bound = min if min is not None else max
+    if self.dtype.kind in "iu" and type(bound) is int:
+        # numpy's _clip leaves out a Python integer bound at or past the dtype's range (uint64's
+        # clip(min=-3) clips nothing), where maximum / minimum would refuse it: kjarni.clip does the
+        # same, given the dtype's other end as the missing bound (which clips nothing either).
+        info = numpy.iinfo(self.dtype)
+        return _kjarni.clip(e, info.min if min is None else min, info.max if max is None else max)
     if min is not None:
         e = _kjarni.maximum(e, min)
     if max is not None:

@@ -33,7 +33,10 @@ Expr numpy_scalar_expr(nb::handle h, const DType& dtype) {
     nb::object item = h.attr("item")();
     if (PyComplex_Check(item.ptr())) return scalar(nb::cast<std::complex<double>>(item), dtype);
     if (PyFloat_Check(item.ptr())) return scalar(nb::cast<double>(item), dtype);
-    return scalar_integer(nb::cast<std::int64_t>(nb::int_(item)), dtype);
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(item.ptr(), &overflow);
+    if (overflow == 0) return scalar_integer(static_cast<std::int64_t>(value), dtype);
+    return scalar_unsigned(nb::cast<std::uint64_t>(item), dtype);  // (a uint64 past int64's range)
 }
 
 // numpy's numeric scalar types met so far, with their kjarni dtype: finding it through
@@ -68,8 +71,8 @@ T read_value(const char* at) {
     return value;
 }
 
-// The scalar from where its type keeps the value, or nothing (half and extended precision, and
-// uint64 values beyond int64, go through item()).
+// The scalar from where its type keeps the value, or nothing (half and extended precision go
+// through item()).
 std::optional<Expr> read_numpy_scalar(nb::handle h, const NumpyScalarType& t) {
     if (t.offset == 0) return std::nullopt;
     const char* at = reinterpret_cast<const char*>(h.ptr()) + t.offset;
@@ -85,9 +88,7 @@ std::optional<Expr> read_numpy_scalar(nb::handle h, const NumpyScalarType& t) {
         if (t.size == 1) return scalar_integer(read_value<std::uint8_t>(at), t.dtype);
         if (t.size == 2) return scalar_integer(read_value<std::uint16_t>(at), t.dtype);
         if (t.size == 4) return scalar_integer(read_value<std::uint32_t>(at), t.dtype);
-        if (t.size == 8 && read_value<std::uint64_t>(at) <= static_cast<std::uint64_t>(INT64_MAX)) {
-            return scalar_integer(static_cast<std::int64_t>(read_value<std::uint64_t>(at)), t.dtype);
-        }
+        if (t.size == 8) return scalar_unsigned(read_value<std::uint64_t>(at), t.dtype);
         break;
     case 'f':
         if (t.size == 4) return scalar(read_value<float>(at), t.dtype);
@@ -132,6 +133,23 @@ void learn_numpy_scalar_type(nb::handle h, const DType& dtype) {
     numpy_scalar_types().push_back(known);
 }
 
+// A Python int as a weak integer: int64's range, then uint64's (numpy 2 takes 2**64 - 1 with a uint64
+// array); past both, numpy's OverflowError (nanobind's cast would fail with std::bad_cast).
+Expr weak_integer(nb::handle h) {
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    if (overflow == 0) return Expr(static_cast<std::int64_t>(value));
+    if (overflow > 0) {
+        const unsigned long long big = PyLong_AsUnsignedLongLong(h.ptr());
+        if (!(big == static_cast<unsigned long long>(-1) && PyErr_Occurred() != nullptr))
+            return Expr(static_cast<std::uint64_t>(big));
+        PyErr_Clear();
+    }
+    const std::string message = "Python integer " + text_of(nb::str(h)) + " out of bounds for int64 and uint64";
+    PyErr_SetString(PyExc_OverflowError, message.c_str());
+    throw nb::python_error();
+}
+
 // A Python operand of an expression: an Expr, an Array, a MultiArray or a Python number (weak,
 // like numpy 2's Python scalars), or a numpy scalar (strong: of its dtype).
 Expr to_expr(nb::handle h) {
@@ -140,7 +158,7 @@ Expr to_expr(nb::handle h) {
     if (MultiArray* a = nullptr; nb::try_cast<MultiArray*>(h, a) && a != nullptr) return Expr(*a);
     // Exactly Python's own numbers are weak; numpy's (numpy.float64 derives from float) are not.
     if (PyBool_Check(h.ptr())) return Expr(h.ptr() == Py_True);
-    if (PyLong_CheckExact(h.ptr())) return Expr(nb::cast<std::int64_t>(h));
+    if (PyLong_CheckExact(h.ptr())) return weak_integer(h);
     if (PyFloat_CheckExact(h.ptr())) return Expr(nb::cast<double>(h));
     if (PyComplex_CheckExact(h.ptr())) return Expr(nb::cast<std::complex<double>>(h));
     if (const NumpyScalarType* known = known_numpy_scalar_type(Py_TYPE(h.ptr())))

@@ -313,6 +313,13 @@ Expr scalar_integer(std::int64_t value, const DType& dtype) {
     return make_scalar(signed_value(value), dtype, std::nullopt);
 }
 
+Expr scalar_unsigned(std::uint64_t value, const DType& dtype) {
+    detail::ScalarValue s;
+    s.kind = detail::ScalarValue::Kind::unsigned_integer;
+    s.u = value;
+    return make_scalar(s, dtype, std::nullopt);
+}
+
 Expr operator+(const Expr& a, const Expr& b) { return make(ExprOp::add, {a.node(), b.node()}); }
 Expr operator-(const Expr& a, const Expr& b) { return make(ExprOp::subtract, {a.node(), b.node()}); }
 Expr operator*(const Expr& a, const Expr& b) { return make(ExprOp::multiply, {a.node(), b.node()}); }
