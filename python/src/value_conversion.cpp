@@ -146,7 +146,14 @@ Value to_value(nb::handle object) {
         nb::object converted = nb::module_::import_("kjarni.dtypes").attr("dtype")(object);
         return Value(nb::cast<DType>(converted));
     }
-    if (is_numpy_scalar(object)) return to_value(object.attr("item")());
+    if (is_numpy_scalar(object)) {
+        // A float16 or float32 scalar renders as numpy prints it, its shortest text (np.float32(0.1)
+        // is 0.1, as in grunnur's templates), not as the double it holds (0.10000000149011612).
+        nb::handle numpy(PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"));
+        if (nb::isinstance(object, numpy.attr("floating")) && nb::cast<std::size_t>(object.attr("itemsize")) < 8)
+            return Value(nb::cast<double>(nb::float_(nb::str(object))));
+        return to_value(object.attr("item")());
+    }
     // Wrapped template objects coming back (e.g. a function module's result) go in unchanged.
     ObjectHandle* handle = nullptr;
     if (nb::try_cast<ObjectHandle*>(object, handle) && handle != nullptr) return Value(handle->object);
