@@ -28,10 +28,9 @@ Assignment: a single mask over the view's leading axes runs boolean_index_assign
 selected positions are found by indexing a device ``arange`` of the array's size with the same key;
 the values (converted to the array's dtype as numpy converts them: ``numpy.asarray(value,
 dtype)`` for host values, OverflowError for a Python int out of range; astype for device values)
-are broadcast to the selection, sorted by position (stable), and every element of the array looks
-its position up (searchsorted): the last of equal positions wins, as numpy's assignment. That is
-O(size * log(selection)); kjarni::integer_index_assign (C++, not bound to Python yet) would make it
-O(selection)."""
+are broadcast to the selection and written by kjarni's integer_index_assign over the array's flat
+elements (through a contiguous copy where the array is not C-contiguous): the last of equal
+positions wins, as numpy's assignment."""
 
 import builtins
 import math
@@ -495,18 +494,23 @@ def setitem(self, key, value, queue, basic_getitem, basic_setitem):
         return
     flat_values = _materialized(queue, values, selection, self.dtype).reshape(count)
     flat_positions = _algorithms.reshape(queue, positions, (count,))
-    order = _work.argsort(queue, flat_positions, None)  # stable: equal positions keep their order
-    sorted_positions = _gather(queue, flat_positions, order, 0)
-    sorted_values = _gather(queue, flat_values, order, 0)
-    everywhere = _arange(queue, self.size)
-    # The last of the sorted positions <= each element's: the element's value when equal.
-    found = _work.searchsorted(queue, sorted_positions, everywhere, True)
-    last = _algorithms.evaluate(queue, _kjarni.maximum(Expr(found) - 1, 0))
-    at = _gather(queue, sorted_positions, last, 0)
-    new = _gather(queue, sorted_values, last, 0)
+    # kjarni's integer_index_assign over the flat elements (the last of repeated positions wins, as
+    # numpy's): in place where the array is C-contiguous, else through a contiguous copy.
     shape = tuple(self.shape)
-    hit = _work.binary("logical_and", Expr(found.reshape(shape)) > 0, Expr(at.reshape(shape)) == everywhere.reshape(shape))
-    _kjarni.assign(queue, self, _kjarni.where(hit, new.reshape(shape), self))
+    contiguous = tuple(self.strides) == _c_strides(shape, self.dtype.itemsize)
+    target = self if contiguous else _algorithms.ascontiguousarray(queue, self)
+    flat = _algorithms.reshape(queue, target, (self.size,))
+    _work.integer_index_assign(queue, flat, flat_positions, flat_values, 0)
+    if not contiguous:
+        _kjarni.assign(queue, self, target)
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= builtins.max(extent, 1)
+    return tuple(reversed(strides))
 
 
 def install(required_queue):

@@ -181,6 +181,12 @@ void bind_array_api(nb::module_& m) {
             return integer_index(q, a, indices, axis);
         },
         nb::arg("queue"), nb::arg("array"), nb::arg("indices"), nb::arg("axis"));
+    x.def(
+        "integer_index_assign",
+        [](const Queue& q, const Array& a, const Array& indices, const Array& values, int axis) {
+            integer_index_assign(q, a, indices, Operand(values), axis);
+        },
+        nb::arg("queue"), nb::arg("array"), nb::arg("indices"), nb::arg("values"), nb::arg("axis"));
 }
 
 }  // namespace kjarni::python
