@@ -103,6 +103,17 @@ def _weak_int_under_where(node):
     return any(_weak_int_under_where(a) for a in node["args"])
 
 
+@rule("logical-weak-int-beyond-int64")
+def _(c):
+    """numpy's logical_and / logical_or / logical_xor of a weak (Python) integer beyond int64 raise
+    OverflowError ("Python int too large to convert to C long"), where add, equal and maximum take
+    it; kjarni computes the truth value."""
+    beyond_int64 = any(leaf[0] == "weak" and leaf[1] in ("int", "uint") and not -2**63 <= leaf[2] < 2**63
+                       for leaf in c.leaves())
+    return (c.diff.kind == "numpy_error" and "too large to convert to C long" in c.numpy_message and beyond_int64
+            and bool(c.functions() & {"logical_and", "logical_or", "logical_xor"}))
+
+
 @rule("where-weak-int-numpy-2.4")
 def _(c):
     """numpy before 2.5 wraps np.where's weak integer into the result dtype; kjarni raises, as numpy
