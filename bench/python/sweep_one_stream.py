@@ -10,7 +10,8 @@ of useful bytes, and kjarni's ratio to the best peer. Results are checked agains
 bench/size_sweep.py times kjarni (C++, both APIs) and the peers in separate processes, minutes
 apart; this script removes that doubt for the CUDA rows.
 
-    python bench/python/sweep_one_stream.py [--sizes 1,4,16,64,256] [--repetitions 15] [--calls 20]
+    python bench/python/sweep_one_stream.py [--sizes 1,4,16,64,256] [--ops copy,2x,a+b,a*x+b,sum,cumsum]
+        [--repetitions 15] [--calls 20]
 """
 
 import argparse
@@ -24,6 +25,7 @@ import kjarni
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1,4,16,64,256")
+    parser.add_argument("--ops", default="copy,2x,a+b,a*x+b,sum,cumsum", help="which rows, comma-separated")
     parser.add_argument("--repetitions", type=int, default=15)
     parser.add_argument("--calls", type=int, default=20, help="calls in a timed batch")
     parser.add_argument("--sleep-cycles", type=int, default=50_000_000,
@@ -109,7 +111,8 @@ def main():
                 "cupy": in_cupy(lambda: cupy.cumsum(c["x"], out=c["y"])),
             }, None),
         }
-        for op, (passes, variants, expected) in ops.items():
+        wanted = args.ops.split(",")
+        for op, (passes, variants, expected) in ((op, ops[op]) for op in wanted):
             for f in variants.values():  # warm-up: compile, allocate
                 f()
             torch.cuda.synchronize()

@@ -8,6 +8,7 @@
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/iteration_space.hpp"
 #include "algorithms/kernel_templates.hpp"
+#include "algorithms/tuning_settings.hpp"
 #include "core/context_state.hpp"
 #include "dtype/dtype_impl.hpp"
 #include "kjarni/context.hpp"
@@ -288,7 +289,10 @@ std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, c
 }
 
 Grid blocked_grid(const GeneratedKernel& kernel, std::size_t n, std::size_t unroll) {
-    std::size_t local = 256;
+    // KJARNI_ELEMENTWISE_GROUP: another group size, for measuring (read once a process; a launch
+    // parameter only, so the kernels stay the same).
+    static const std::size_t group_setting = tuning_count("KJARNI_ELEMENTWISE_GROUP", 1024);
+    std::size_t local = group_setting != 0 ? group_setting : 256;
     while (local > 1 && local > kernel.max_local_size) local /= 2;
     const std::size_t round = local * unroll;
     const std::size_t wanted = std::max<std::size_t>(1, (n + round - 1) / round);

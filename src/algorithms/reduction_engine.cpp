@@ -58,6 +58,7 @@
 #include "algorithms/queue_scratch.hpp"
 #include "algorithms/reduction_cpu.hpp"
 #include "algorithms/reduction_types.hpp"
+#include "algorithms/tuning_settings.hpp"
 #include "base/ceil_div.hpp"
 #include "core/recording_registry.hpp"
 #include "kjarni/context.hpp"
@@ -229,9 +230,13 @@ Strategy strategy(std::size_t group, bool lanes_along_reduced, std::size_t n_out
     // alternating rounds, CUDA / NVIDIA OpenCL, GB/s): 4 MiB 414 -> 545 / 272 -> 369, 16 MiB 1695
     // -> 1838 / 1038 -> 1528, 64 MiB 3050 -> 3134 / 2999 -> 3115, 256 MiB 3957 -> 4012 / 3884 ->
     // 4035 (CuPy 4033); 2 GiB keeps its 8192 pieces. 256 elements lost at 64 MiB and 2 GiB.
+    // KJARNI_REDUCTION_ITEMS: another least number of elements per work item, for measuring (read
+    // once a process; the grid only, the kernels stay the same).
+    static const std::size_t items_setting = tuning_count("KJARNI_REDUCTION_ITEMS", 1 << 20);
+    const std::size_t items = items_setting != 0 ? items_setting : 128;
     st.groups_x = ceil_div(n_out, group / st.lanes);
-    if (st.groups_x < target_groups && n_red >= st.lanes * 128)
-        st.pieces = floor_pow2(std::min(ceil_div(target_groups, st.groups_x), n_red / (st.lanes * 128)));
+    if (st.groups_x < target_groups && n_red >= st.lanes * items)
+        st.pieces = floor_pow2(std::min(ceil_div(target_groups, st.groups_x), n_red / (st.lanes * items)));
     st.step = st.pieces * st.lanes;
     return st;
 }

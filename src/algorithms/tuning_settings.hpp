@@ -1,8 +1,9 @@
 #pragma once
 // Settings read from the environment that override a kernel's tuned shape, for measuring other
 // shapes on a device without rebuilding (the sort's KJARNI_SORT_*, the scan's KJARNI_SCAN_ITEMS and
-// KJARNI_SCAN_GROUP, which the scan reads once a process). They are part of the generated source,
-// so the kernel caches keep each shape apart.
+// KJARNI_SCAN_GROUP, which the scan reads once a process). Those are part of the generated source,
+// so the kernel caches keep each shape apart; KJARNI_ELEMENTWISE_GROUP and KJARNI_REDUCTION_ITEMS
+// change launch sizes only.
 
 #include <cstddef>
 #include <string>
