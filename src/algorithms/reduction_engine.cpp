@@ -224,16 +224,20 @@ Strategy strategy(std::size_t group, bool lanes_along_reduced, std::size_t n_out
     Strategy st;
     st.group = group;
     st.lanes = lanes_along_reduced ? std::min(group, floor_pow2(std::max<std::size_t>(n_red / 8, 1))) : 1;
-    // About 64 groups per compute unit (target_groups; many waves, see the top of the file), at
-    // least 128 elements per work item: fewer, longer pieces where the input is smaller than the
-    // many waves need. The whole float32 sum on an H200 against 64 elements (medians of 3
-    // alternating rounds, CUDA / NVIDIA OpenCL, GB/s): 4 MiB 414 -> 545 / 272 -> 369, 16 MiB 1695
-    // -> 1838 / 1038 -> 1528, 64 MiB 3050 -> 3134 / 2999 -> 3115, 256 MiB 3957 -> 4012 / 3884 ->
-    // 4035 (CuPy 4033); 2 GiB keeps its 8192 pieces. 256 elements lost at 64 MiB and 2 GiB.
-    // KJARNI_REDUCTION_ITEMS: another least number of elements per work item, for measuring (read
-    // once a process; the grid only, the kernels stay the same).
+    // About 64 groups per compute unit (target_groups; many waves, see the top of the file), each
+    // work item taking at least `items` elements: fewer, longer pieces where the input is smaller
+    // than the many waves need. Past 2^22 reduced elements, 128: the whole float32 sum on an H200
+    // against 64 (events around batches, medians of 3 alternating rounds, CUDA / NVIDIA OpenCL,
+    // GB/s): 64 MiB 3050 -> 3134 / 2999 -> 3115, 256 MiB 3957 -> 4012 / 3884 -> 4035 (CuPy 4033);
+    // 2 GiB keeps its 8192 pieces; 256 lost at 64 MiB and 2 GiB. Up to 2^22, 32: kernel time on
+    // one stream beside CuPy's (call N3 of 2026-12-02, through CUDA, bench/python/
+    // sweep_one_stream.py, ratio to CuPy with 32 / 64 / 128): 1 MiB 0.81 / 0.75 / 0.69, 4 MiB
+    // 0.87 / 0.79 / 0.72, 16 MiB 0.94 / 0.93 / 0.88 (the batch timing had preferred 128 at 4-16
+    // MiB, where the host's gaps between launches weighed in).
+    // KJARNI_REDUCTION_ITEMS: another least number, for measuring (read once a process; the grid
+    // only, the kernels stay the same).
     static const std::size_t items_setting = tuning_count("KJARNI_REDUCTION_ITEMS", 1 << 20);
-    const std::size_t items = items_setting != 0 ? items_setting : 128;
+    const std::size_t items = items_setting != 0 ? items_setting : n_red <= (std::size_t{1} << 22) ? 32 : 128;
     st.groups_x = ceil_div(n_out, group / st.lanes);
     if (st.groups_x < target_groups && n_red >= st.lanes * items)
         st.pieces = floor_pow2(std::min(ceil_div(target_groups, st.groups_x), n_red / (st.lanes * items)));
