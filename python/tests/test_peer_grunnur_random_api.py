@@ -771,7 +771,12 @@ def test_static_kernel_ids_as_grunnur(opencl_queue, grunnur_device):
         ours = static_ids(kjarni, queue, queue.device, global_size, local_size)
         theirs = static_ids(grunnur, grunnur_queue, grunnur_device, global_size, local_size)
         what = (global_size, local_size)
-        assert not isinstance(ours[0], str) and not isinstance(theirs[0], str), (what, ours, theirs)
+        if isinstance(ours[0], str) or isinstance(theirs[0], str):
+            # Both refuse a local size above what the device gives this kernel (NVIDIA's OpenCL:
+            # 256), as the same error.
+            assert isinstance(ours[0], str) and isinstance(theirs[0], str), (what, ours, theirs)
+            assert ours[1].__name__ == theirs[1].__name__ == "VirtualSizeError", (what, ours, theirs)
+            continue
         assert (ours[1] == 1).all() and (theirs[1] == 1).all(), what
         columns = _columns(ndim, range(6) if given else (0, 3)) + [6 * ndim + 1]
         numpy.testing.assert_array_equal(ours[0][:, columns], theirs[0][:, columns], err_msg=str(what))
@@ -791,7 +796,10 @@ def test_static_kernel_global_flat_id_as_grunnur(opencl_queue, grunnur_device):
     for global_size, local_size in cases:
         ours = static_ids(kjarni, queue, queue.device, global_size, local_size)
         theirs = static_ids(grunnur, grunnur_queue, grunnur_device, global_size, local_size)
-        assert not isinstance(ours[0], str) and not isinstance(theirs[0], str), (global_size, local_size, ours, theirs)
+        if isinstance(ours[0], str) or isinstance(theirs[0], str):  # (as in the test above)
+            assert isinstance(ours[0], str) and isinstance(theirs[0], str), (global_size, local_size, ours, theirs)
+            assert ours[1].__name__ == theirs[1].__name__ == "VirtualSizeError", (global_size, local_size)
+            continue
         numpy.testing.assert_array_equal(ours[0][:, -2], theirs[0][:, -2])
 
 
