@@ -130,7 +130,7 @@ Module make_struct_module(const DType& dtype, bool ignore_alignment) {
     const std::optional<std::string> name = registered_dtype_name(dtype);
     if (name) {
         // The user's name is the struct's; the prefix that templates see is an alias of it.
-        body += fmt::format("\n}}  {};\ntypedef {} ${{prefix}};", *name, *name);
+        body += fmt::format("\n}} {};\ntypedef {} ${{prefix}};", *name, *name);
     } else {
         body += "\n}  ${prefix};";
     }
