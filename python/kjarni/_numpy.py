@@ -298,8 +298,14 @@ def _transpose(self, *axes):
 
 
 def _fill(self, value, queue=None):
-    """Sets every element to ``value`` (a number, numpy scalar or 0-d expression)."""
+    """Sets every element to ``value`` (a number, numpy scalar or 0-d expression). A number or
+    numpy scalar is converted to the array's dtype by numpy itself, as numpy's fill converts it (a
+    Python int past 64 bits into a float array; OverflowError for an int the dtype cannot hold)."""
     queue = queue if queue is not None else _required_queue("fill()", self)
+    if not isinstance(value, (Array, Expr)) and numpy.ndim(value) == 0:
+        converted = numpy.empty((), self.dtype)
+        converted[()] = value
+        value = converted[()]
     _kjarni.fill(queue, self, value)
 
 
@@ -349,6 +355,21 @@ def _divmod(self, other):
 
 def _rdivmod(self, other):
     return _ELEMENTWISE.binary("floor_divide", other, self), _ELEMENTWISE.binary("remainder", other, self)
+
+
+def _operator_power(cpp_power):
+    """numpy's ``x ** s`` operator: for a float or complex ``x`` and a Python float exponent of 0.5
+    (not numpy's float64, measured: complex128 ** np.float64(0.5) is np.power's), numpy's array
+    power takes sqrt (its fast_scalar_power: (-0.0) ** 0.5 is -0.0 in float16 too, a complex
+    (-4) ** 0.5 exactly 2j), which np.power does only in its float32 and float64 loops (kjarni's
+    pow, and np.power through __array_ufunc__, follow np.power)."""
+    def power(self, other):
+        result = cpp_power(self, other)
+        if type(other) is float and other == 0.5 and numpy.dtype(Expr(self).dtype).kind in "fc":
+            return _kjarni.sqrt(self)
+        return result
+    power.__name__ = "__pow__"
+    return power
 
 
 def _in_place(operator_name):
@@ -418,6 +439,8 @@ def attach():
         cls.__pos__ = _positive
         cls.__divmod__ = _divmod
         cls.__rdivmod__ = _rdivmod
+    power = _operator_power(Expr.__pow__)
+    Array.__pow__ = Expr.__pow__ = power
     for name in ("add", "sub", "mul", "truediv", "mod", "pow", "floordiv", "and", "or", "xor", "lshift", "rshift"):
         setattr(Array, f"__i{name}__", _in_place(f"__{name}__"))
     Array.itemsize = property(lambda self: self.dtype.itemsize, doc="Bytes per element (numpy's itemsize).")

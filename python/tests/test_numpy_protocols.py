@@ -284,3 +284,35 @@ def test_numpy_scalar_values_are_read_exactly(queue):
             expected = host + s
             assert got.dtype == expected.dtype, (scalar_type, got.dtype, expected.dtype)
             numpy.testing.assert_array_equal(got, expected, err_msg=f"{scalar_type.__name__}({value!r})")
+
+
+def test_power_operator_of_one_half_and_fill_of_big_ints_as_numpy(queue):
+    """numpy's ``x ** 0.5`` operator takes sqrt for float and complex arrays (-0.0 stays -0.0 in
+    float16, -inf gives NaN, complex -4 gives exactly 2j), where np.power does so in its float32 and
+    float64 loops only; ``fill`` converts a Python int past 64 bits into a float array as numpy's."""
+    rng = numpy.random.default_rng(5)
+    for dtype in (numpy.float16, numpy.float32, numpy.float64, numpy.complex64, numpy.complex128):
+        host = numpy.concatenate([numpy.array([-0.0, -numpy.inf, -4.0, 4.0, numpy.nan]),
+                                  rng.normal(0, 10, 11)]).astype(dtype)
+        array = kjarni.Array.from_host(queue, host)
+        with numpy.errstate(all="ignore"):
+            for exponent in (0.5, numpy.float32(0.5), numpy.float64(0.5)):
+                want = host ** exponent
+                got = kjarni.evaluate(queue, array ** exponent).get(queue)
+                assert got.dtype == want.dtype, (dtype, exponent)
+                numpy.testing.assert_allclose(got, want, rtol=4 * numpy.finfo(want.dtype).eps, atol=0,
+                                              err_msg=f"{dtype.__name__} ** {exponent!r}")
+                assert (numpy.signbit(got.real) == numpy.signbit(want.real)).all(), (dtype, exponent, got, want)
+            in_place = kjarni.Array.from_host(queue, host.copy())
+            in_place **= 0.5
+            numpy.testing.assert_allclose(in_place.get(queue), host ** 0.5, rtol=4 * numpy.finfo(host.dtype).eps)
+    for dtype in (numpy.float32, numpy.float64, numpy.complex128):
+        for value in (-2**63 - 1, 2**64, 3 * 2**70):
+            array = kjarni.Array.zeros(queue, (3,), dtype)
+            array.fill(value)
+            want = numpy.zeros(3, dtype)
+            want.fill(value)
+            numpy.testing.assert_array_equal(array.get(queue), want)
+    ints = kjarni.Array.zeros(queue, (3,), numpy.int64)
+    with pytest.raises(OverflowError):
+        ints.fill(2**64)
