@@ -114,9 +114,11 @@ std::string load_as(const DType& dtype, const std::string& element, const DType&
         return fmt::format("${{{}}}({} != 0)", name, element);
     }
     if (dtype == to_compute) return element;
-    // A float into an integer dtype= as numpy's astype on x86-64 (through int32 or int64: -1.0 into
-    // uint8 is 255), as the expressions convert; a C cast differs per device (CUDA saturates it to 0).
-    if (is_float(dtype) && is_integer(to_compute)) return detail::convert_value(element, dtype, to_compute);
+    // A float (a complex's real part) into an integer dtype= as numpy's astype on x86-64 (through
+    // int32 or int64: -1.0 into uint8 is 255), as the expressions convert; a C cast differs per
+    // device (CUDA saturates it to 0).
+    if ((is_float(dtype) || is_complex(dtype)) && is_integer(to_compute))
+        return detail::convert_value(element, dtype, to_compute);
     globals[name] = functions::cast(dtype, to_compute);
     return fmt::format("${{{}}}({})", name, element);
 }

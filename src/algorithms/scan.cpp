@@ -110,11 +110,12 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
     if (!slot) {
         Globals globals;
         std::string value;
-        const bool real_input = array.dtype().kind() == Kind::float16 || array.dtype().kind() == Kind::float32 ||
-                                array.dtype().kind() == Kind::float64;
-        if (real_input && is_integer(item)) {
-            // A float into an integer dtype= as numpy's astype on x86-64 (-1.0 into uint8 is 255), as
-            // the expressions convert; a C cast differs per device (CUDA saturates it to 0).
+        const bool float_input = array.dtype().kind() == Kind::float16 || array.dtype().kind() == Kind::float32 ||
+                                 array.dtype().kind() == Kind::float64 || is_complex(array.dtype());
+        if (float_input && is_integer(item)) {
+            // A float (a complex's real part) into an integer dtype= as numpy's astype on x86-64
+            // (-1.0 into uint8 is 255), as the expressions convert; a C cast differs per device
+            // (CUDA saturates it to 0).
             const bool half = array.dtype().kind() == Kind::float16;
             value = detail::convert_value(half ? "kjarni_h2f(x[i])" : "x[i]",
                                           half ? DType(Kind::float32) : array.dtype(), item);

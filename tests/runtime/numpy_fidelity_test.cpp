@@ -387,6 +387,13 @@ TEST_P(NumpyFidelityTest, FloatsIntoAnIntegerDtypeOfASumOrScanConvertAsNumpysAst
         EXPECT_EQ(sum(queue(), x, {}, DType(dtypes::int16)).get(queue()).to_vector<std::int16_t>()[0], want_i16);
         EXPECT_EQ(cumsum(queue(), x, 0, DType(dtypes::uint8)).get(queue()).to_vector<std::uint8_t>(), running);
     }
+    // A complex's real part likewise (numpy drops the imaginary part): into uint32 through int64,
+    // -6.5 is 2^32 - 6 (np.sum of complex128 with dtype=uint32, the Python fuzzer's seed 9).
+    const std::vector<std::complex<double>> zs = {{-0.75, 0.0}, {-6.5, 0.5}, {-1.04, -0.5}, {3.9, 2.0}};
+    const Array z = Array::from_host(queue(), std::span<const std::complex<double>>(zs), {zs.size()});
+    std::uint32_t want = 0;
+    for (const auto& v : zs) want += static_cast<std::uint32_t>(static_cast<std::int64_t>(v.real()));
+    EXPECT_EQ(sum(queue(), z, {}, DType(dtypes::uint32)).get(queue()).to_vector<std::uint32_t>()[0], want);
 }
 
 TEST_P(NumpyFidelityTest, AScalarExponentOfOneHalfIsSqrtAsInNumpysLoops) {
