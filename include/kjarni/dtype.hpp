@@ -211,9 +211,10 @@ Value ctype(const DType& dtype);
 
 /// The Module with `typedef struct ${prefix}_ {...} ${prefix};` for a struct dtype, in grunnur's
 /// text (the scalar types named as ctype() names them). Field alignments (ALIGN(n) before the
-/// declarator) and the struct's alignment (after the closing brace) are added where the offsets or
+/// declarator) and the struct's alignment (ALIGN(n) before its tag) are added where the offsets or
 /// the itemsize need them, whether or not the dtype is an aligned struct (numpy's
-/// isalignedstruct); ArgumentError if its offsets cannot be produced that way. With ignore_alignment no attributes are written (the compiler's offsets may
+/// isalignedstruct); ArgumentError if its offsets cannot be produced that way. With
+/// ignore_alignment no attributes are written (the compiler's offsets may
 /// then differ from the dtype's). One Module per equal (dtype, ignore_alignment), cached for the
 /// process, so a type renders with one prefix everywhere in a program.
 Module ctype_struct(const DType& dtype, bool ignore_alignment = false);
