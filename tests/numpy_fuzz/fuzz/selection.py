@@ -95,6 +95,10 @@ def _assign_converted(dst, key, v):
     converted = np.asarray(v.data).astype(dst.data.dtype)
     err = bounds.finish(converted, astype_bound(v.data, v.err, converted, dst.data.dtype), [v.err]) \
         if v.data.dtype != dst.data.dtype else v.err
+    # The key's arrays copied first: a mask or index array may be dst itself (a1[a1] = a2), which the
+    # data's assignment changes before the error's.
+    key = tuple(np.array(k) if isinstance(k, np.ndarray) else k for k in key) if isinstance(key, tuple) \
+        else np.array(key) if isinstance(key, np.ndarray) else key
     dst.data[key] = converted
     dst.err[key] = err
 
