@@ -6,7 +6,6 @@
 
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/device_code.hpp"
-#include "algorithms/expression_codegen.hpp"
 #include "algorithms/multi_parts.hpp"
 #include "algorithms/promotion.hpp"
 #include "algorithms/reduction_engine.hpp"
@@ -93,36 +92,6 @@ std::string value_code(const DType& dtype, const std::string& map) {
                        detail::storage_ctype(dtype), body);
 }
 
-/// The expression reading element `element` (of `dtype`) converted to `to` (compute types), with
-/// the conversion module added to `globals` under `name`.
-std::string load_as(const DType& dtype, const std::string& element, const DType& to, const std::string& name,
-                    Globals& globals) {
-    const DType to_compute = to.kind() == Kind::float16 ? DType(Kind::float32) : to;
-    if (to.kind() == Kind::float16 && dtype.kind() != Kind::float16 && !is_complex(dtype)) {
-        // numpy casts each element to dtype= first (its buffers hold float16), then adds in float.
-        return detail::rounded_to_float16(dtype.kind() == Kind::bool_ ? "(" + element + " != 0)" : element, dtype);
-    }
-    if (dtype.kind() == Kind::float16) {
-        if (to_compute.kind() == Kind::float32) return fmt::format("kjarni_h2f({})", element);
-        if (is_integer(to_compute))  // (as a float below)
-            return detail::convert_value(fmt::format("kjarni_h2f({})", element), Kind::float32, to_compute);
-        globals[name] = functions::cast(Kind::float32, to_compute);
-        return fmt::format("${{{}}}(kjarni_h2f({}))", name, element);
-    }
-    if (dtype.kind() == Kind::bool_) {
-        globals[name] = functions::cast(Kind::bool_, to_compute);
-        return fmt::format("${{{}}}({} != 0)", name, element);
-    }
-    if (dtype == to_compute) return element;
-    // A float (a complex's real part) into an integer dtype= as numpy's astype on x86-64 (through
-    // int32 or int64: -1.0 into uint8 is 255), as the expressions convert; a C cast differs per
-    // device (CUDA saturates it to 0).
-    if ((is_float(dtype) || is_complex(dtype)) && is_integer(to_compute))
-        return detail::convert_value(element, dtype, to_compute);
-    globals[name] = functions::cast(dtype, to_compute);
-    return fmt::format("${{{}}}({})", name, element);
-}
-
 std::string zero_of(const DType& d, int value) {
     if (d.kind() == Kind::complex64) return fmt::format("COMPLEX64_CTR({}.0f, 0.0f)", value);
     if (d.kind() == Kind::complex128) return fmt::format("COMPLEX128_CTR({}.0, 0.0)", value);
@@ -159,7 +128,7 @@ Array arithmetic(const Queue& queue, const detail::ReductionSource& source, cons
     const ReductionSpec& built = detail::cached_spec(key, [&] {
         ReductionSpec spec = one_array(what, source);
         Globals globals;
-        const std::string map = load_as(source.dtype, source.element, result, "load", globals);
+        const std::string map = detail::load_as(source.dtype, source.element, result, "load", globals);
         // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
         std::string reduce = detail::wrapping_arithmetic(acc, multiply ? '*' : '+', "a", "b");
         if (is_complex(acc)) {
@@ -445,8 +414,8 @@ Array dot(const Queue& queue, const Array& a, const Array& b, const std::optiona
         spec.arguments = {CArgument{"x", a.dtype(), true, true, detail::c_type_name(a.dtype())},
                           CArgument{"y", b.dtype(), true, true, detail::c_type_name(b.dtype())}};
         Globals globals;
-        const std::string ea = load_as(a.dtype(), "x[i]", acc, "load_x", globals);
-        const std::string eb = load_as(b.dtype(), "y[i]", acc, "load_y", globals);
+        const std::string ea = detail::load_as(a.dtype(), "x[i]", acc, "load_x", globals);
+        const std::string eb = detail::load_as(b.dtype(), "y[i]", acc, "load_y", globals);
         globals["times"] = functions::mul({acc, acc});
         std::string reduce = detail::wrapping_arithmetic(acc, '+', "a", "b");
         if (is_complex(acc)) {

@@ -9,10 +9,12 @@
 #include <fmt/format.h>
 
 #include "algorithms/device_code.hpp"
+#include "algorithms/expression_codegen.hpp"
 #include "algorithms/generated_kernel.hpp"
 #include "algorithms/indexing.hpp"
 #include "core/context_state.hpp"
 #include "kjarni/error.hpp"
+#include "kjarni/functions.hpp"
 
 namespace kjarni::detail {
 
@@ -80,6 +82,34 @@ std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std:
         reduced[a] = true;
     }
     return reduced;
+}
+
+std::string load_as(const DType& dtype, const std::string& element, const DType& to, const std::string& name,
+                    Globals& globals) {
+    const DType to_compute = to.kind() == DType::Kind::float16 ? DType(DType::Kind::float32) : to;
+    if (to.kind() == DType::Kind::float16 && dtype.kind() != DType::Kind::float16 && !is_complex(dtype)) {
+        // numpy casts each element to dtype= first (its buffers hold float16), then adds in float.
+        return rounded_to_float16(dtype.kind() == DType::Kind::bool_ ? "(" + element + " != 0)" : element, dtype);
+    }
+    if (dtype.kind() == DType::Kind::float16) {
+        if (to_compute.kind() == DType::Kind::float32) return fmt::format("kjarni_h2f({})", element);
+        if (is_integer(to_compute))  // (as a float below)
+            return convert_value(fmt::format("kjarni_h2f({})", element), DType::Kind::float32, to_compute);
+        globals[name] = functions::cast(DType::Kind::float32, to_compute);
+        return fmt::format("${{{}}}(kjarni_h2f({}))", name, element);
+    }
+    if (dtype.kind() == DType::Kind::bool_) {
+        globals[name] = functions::cast(DType::Kind::bool_, to_compute);
+        return fmt::format("${{{}}}({} != 0)", name, element);
+    }
+    if (dtype == to_compute) return element;
+    // A float (a complex's real part) into an integer dtype= as numpy's astype on x86-64 (through
+    // int32 or int64: -1.0 into uint8 is 255), as the expressions convert; a C cast differs per
+    // device (CUDA saturates it to 0).
+    if ((is_real(dtype) || is_complex(dtype)) && is_integer(to_compute))
+        return convert_value(element, dtype, to_compute);
+    globals[name] = functions::cast(dtype, to_compute);
+    return fmt::format("${{{}}}({})", name, element);
 }
 
 namespace {

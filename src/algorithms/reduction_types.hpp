@@ -19,6 +19,13 @@
 
 namespace kjarni::detail {
 
+/// The expression reading element `element` (of `dtype`) converted to `to` as numpy's loops see
+/// it (to float16: rounded to it, then computed in float; a float or a complex's real part into an
+/// integer as numpy's astype on x86-64), with the conversion module, where one is needed, added to
+/// `globals` under `name`.
+std::string load_as(const DType& dtype, const std::string& element, const DType& to, const std::string& name,
+                    Globals& globals);
+
 /// The bytes of a scalar converted to `dtype` (numpy's casting; complex to real takes the real
 /// part), at most 16.
 std::vector<std::byte> convert_scalar(const Operand& scalar, const DType& dtype);

@@ -12,7 +12,6 @@
 #include <fmt/ranges.h>
 
 #include "algorithms/device_code.hpp"
-#include "algorithms/expression_codegen.hpp"
 #include "algorithms/multi_parts.hpp"
 #include "algorithms/reduction_out.hpp"
 #include "algorithms/reduction_types.hpp"
@@ -109,30 +108,7 @@ Array cumulative(const Queue& queue, const Array& array, std::optional<int> axis
     auto& slot = specs[key];
     if (!slot) {
         Globals globals;
-        std::string value;
-        const bool float_input = array.dtype().kind() == Kind::float16 || array.dtype().kind() == Kind::float32 ||
-                                 array.dtype().kind() == Kind::float64 || is_complex(array.dtype());
-        if (float_input && is_integer(item)) {
-            // A float (a complex's real part) into an integer dtype= as numpy's astype on x86-64
-            // (-1.0 into uint8 is 255), as the expressions convert; a C cast differs per device
-            // (CUDA saturates it to 0).
-            const bool half = array.dtype().kind() == Kind::float16;
-            value = detail::convert_value(half ? "kjarni_h2f(x[i])" : "x[i]",
-                                          half ? DType(Kind::float32) : array.dtype(), item);
-        } else if (array.dtype().kind() == Kind::float16) {
-            value = "kjarni_h2f(x[i])";
-            if (item.kind() != Kind::float32) {
-                globals["load"] = functions::cast(Kind::float32, item);
-                value = "${load}(" + value + ")";
-            }
-        } else if (result.kind() == Kind::float16 && !is_complex(array.dtype())) {
-            // Into float16: numpy casts each element to it first (then adds in float).
-            value =
-                detail::rounded_to_float16(array.dtype().kind() == Kind::bool_ ? "(x[i] != 0)" : "x[i]", array.dtype());
-        } else {
-            globals["load"] = functions::cast(array.dtype(), item);
-            value = array.dtype().kind() == Kind::bool_ ? "${load}(x[i] != 0)" : "${load}(x[i])";
-        }
+        const std::string value = detail::load_as(array.dtype(), "x[i]", result, "load", globals);
         // Integers wrap as numpy's (in unsigned types: signed overflow is undefined in C).
         // numpy's accumulate starts from the first element itself; the scan combines it with the
         // neutral item, which must then leave it as it is, bit for bit: sums start from -0.0 (-0.0
