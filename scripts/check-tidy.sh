@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs clang-tidy (.clang-tidy; clang-tidy 14, Debian 12's) on the lines of C++ sources changed
-# since a base commit, by default the one scripts/format-base.txt records (as check-format.sh).
+# since a base commit, by default the one scripts/tidy-base.txt records (the last commit CI passed
+# check-tidy on).
 # Findings on other lines of those files, and in files nobody touched, are not reported, so code
 # written before .clang-tidy existed fails nothing until someone edits it.
 #
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build=${1:-build-ci}
-base=${2:-$(grep -v '^#' scripts/format-base.txt | head -n 1)}
+base=${2:-$(grep -v '^#' scripts/tidy-base.txt | head -n 1)}
 
 command -v clang-tidy >/dev/null || { echo "check-tidy: clang-tidy not found (apt-get install clang-tidy)" >&2; exit 2; }
 [ -f "$build/compile_commands.json" ] || { echo "check-tidy: no $build/compile_commands.json (configure $build first)" >&2; exit 2; }
