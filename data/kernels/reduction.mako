@@ -149,14 +149,29 @@ ${decode}\
         ${idx} r = p * lanes + lane;
 % if vector:
 ## One 16-byte load per step (the run of elements is contiguous and 16-byte aligned): its items go
-## to the accumulators in turn; r, lanes and step count vectors here.
-        union { uint4 v; ${vector_item} e[${vector}]; } w;
+## to the accumulators in turn; r, lanes and step count vectors here. Four steps' loads are issued
+## before any is used: a work item's loads are otherwise a chain of dependent round trips to memory,
+## which is what a small reduction's time is (an H200, 1 MiB float32: 8 loads a work item, one at a
+## time, 4.3 us; CUB's 16 items in four loads at once, 2.4 us in two kernels).
+        union { uint4 v; ${vector_item} e[${vector}]; } w[4];
         GLOBAL_MEM const uint4* const av = (GLOBAL_MEM const uint4*)(a0_base + a0_o);
-        for (; r < n_red / ${vector}; r += step) {
-            w.v = av[r];
+        const ${idx} kj_vectors = n_red / ${vector};
+        for (; kj_vectors - r > 3 * step; r += 4 * step) {
+%   for u in range(4):
+            w[${u}].v = av[r + ${u} * step];
+%   endfor
+%   for u in range(4):
+%     for j in range(vector):
+<% target = 'acc' if j % 4 == 0 else 'acc%d' % (j % 4) %>\
+            ${target} = kjarni_reduce(${target}, kjarni_map_value(w[${u}].e[${j}]));
+%     endfor
+%   endfor
+        }
+        for (; r < kj_vectors; r += step) {
+            w[0].v = av[r];
 %   for j in range(vector):
 <% target = 'acc' if j % 4 == 0 else 'acc%d' % (j % 4) %>\
-            ${target} = kjarni_reduce(${target}, kjarni_map_value(w.e[${j}]));
+            ${target} = kjarni_reduce(${target}, kjarni_map_value(w[0].e[${j}]));
 %   endfor
         }
 % else:

@@ -291,13 +291,18 @@ std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, c
 Grid blocked_grid(const GeneratedKernel& kernel, std::size_t n, std::size_t unroll) {
     // KJARNI_ELEMENTWISE_GROUP: another group size, for measuring (read once a process; a launch
     // parameter only, so the kernels stay the same).
+    // KJARNI_ELEMENTWISE_GROUPS_PER_UNIT: at most that many groups per compute unit on a GPU too
+    // (the grid-stride loop takes the rest), for measuring.
     static const std::size_t group_setting = tuning_count("KJARNI_ELEMENTWISE_GROUP", 1024);
+    static const std::size_t per_unit_setting = tuning_count("KJARNI_ELEMENTWISE_GROUPS_PER_UNIT", 1 << 16);
     std::size_t local = group_setting != 0 ? group_setting : 256;
     while (local > 1 && local > kernel.max_local_size) local /= 2;
     const std::size_t round = local * unroll;
     const std::size_t wanted = std::max<std::size_t>(1, (n + round - 1) / round);
-    const std::size_t most = kernel.gpu ? std::max<std::size_t>(1, most_grid_items / round)
-                                        : std::max<std::size_t>(1, kernel.compute_units * 8);
+    std::size_t most = kernel.gpu ? std::max<std::size_t>(1, most_grid_items / round)
+                                  : std::max<std::size_t>(1, kernel.compute_units * 8);
+    if (kernel.gpu && per_unit_setting != 0)
+        most = std::min(most, std::max<std::size_t>(1, kernel.compute_units * per_unit_setting));
     return Grid{std::min(wanted, most) * local, local};
 }
 
