@@ -163,7 +163,7 @@ def elementwise_bound(key, names=None, op=None):
     def bound(ref, ns):
         if ref.dtype.kind not in "fc":
             return None
-        factor, scale = 1.0, None
+        factor, scale, phase_lost = 1.0, None, None
         if names and ref.dtype.kind == "c" and op in ("*", "/", "**"):
             x, y = (bounds.magnitude(v) for v in _broadcast(ns, *names))
             with np.errstate(all="ignore"):
@@ -175,6 +175,11 @@ def elementwise_bound(key, names=None, op=None):
                     # a ** b through exp(b log a): the result's relative error grows with |b| and |log a|.
                     la = np.abs(np.log(np.where(x > 0, x, 1.0))) + math.pi
                     scale, factor = bounds.magnitude(ref) * (y + la + 2), 2.0
+                    # The phase, Im(b log a), is known to within about eps |b| (|log |a|| + pi): past
+                    # half a radian the parts' signs (a zero's included, where the magnitude
+                    # underflows) are anybody's (numpy's ** of a complex64 by -2**31 - 1 gave 0 - 0j,
+                    # kjarni -0 - 0j).
+                    phase_lost = np.broadcast_to(y * la * bounds.eps(ref.dtype) > 0.5, ref.shape)
             scale = np.broadcast_to(scale, ref.shape)
         elif names and op == "%":
             # The remainder's rounding is relative to the divisor.
@@ -187,7 +192,8 @@ def elementwise_bound(key, names=None, op=None):
             z = bounds.magnitude(ns[names[0]]) if names else 0.0
             scale = np.broadcast_to(bounds.magnitude(ref) * (1.0 + np.minimum(z, 1e3)), ref.shape)
             factor = 4.0
-        return bounds.rounding(ref, ref.dtype, key, scale=scale, factor=factor)
+        result = bounds.rounding(ref, ref.dtype, key, scale=scale, factor=factor)
+        return result if phase_lost is None else np.where(phase_lost, INF, result)
     return bound
 
 
