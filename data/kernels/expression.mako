@@ -40,9 +40,11 @@ ${decode(i)}\
 ## `unroll` elements per work item and round, a group's round covering unroll x local size
 ## consecutive elements (work item l takes l, l + local, ...). In a full round every element's
 ## loads are issued before any store (the compiler may not move a load above a store through
-## pointers that may alias); the last, partial round goes element by element.
+## pointers that may alias); the last, partial round goes element by element. The loops over rounds
+## stay rolled, as vector_loop.mako's (which says why).
 <%def name="blocked_loop()">\
     const ${idx} kj_l = (${idx})get_local_size(0);
+#pragma unroll 1
     for (${idx} kj_b = (${idx})get_group_id(0) * kj_l * ${unroll}; kj_b < n;
          kj_b += (${idx})get_global_size(0) * ${unroll}) {
       const ${idx} kj_i = kj_b + (${idx})get_local_id(0);
@@ -70,6 +72,7 @@ ${offsets_at('kj_i + %d * kj_l' % u)}\
       }
 % endfor
       } else {
+#pragma unroll 1
         for (${idx} i = kj_i; i < n; i += kj_l) {
 ${offsets_at('i')}\
 ${element_body([name + '_o' for name in names])}\
@@ -85,6 +88,7 @@ ${element_body([name + '_o' for name in names])}\
                 ${vector_elements[0]} = ${store};
 </%def>\
 <%def name="vector_tail()">\
+#pragma unroll 1
     for (${idx} i = start; i < n; i += (${idx})get_global_size(0)) {
 ${element_body(['%s_off + %s_step * i' % (name, name) for name in names])}\
     }

@@ -76,7 +76,7 @@ inline constexpr std::size_t vector_unroll = 1;
 /// Names the way vector_loop assigns vectors to work items, for cache keys that do not hold the
 /// generated text (a kernel compiled with an earlier assignment computes the same values, but at
 /// its own speed).
-inline constexpr const char* vector_loop_version = "blocked-1";
+inline constexpr const char* vector_loop_version = "blocked-1-rolled";
 
 /// One array of vector_loop: the kernel's `GLOBAL_MEM <ctype> *<base>` with its first element at
 /// element offset `<off>` and element step `<step>` (names of kernel values; the step is 1, or 0 for

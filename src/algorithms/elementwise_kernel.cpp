@@ -309,10 +309,11 @@ std::string generate(const detail::ElementwiseState& state, const ElementwisePla
                                 detail::storage_type(a.dtype), a.name, a.name, a.name);
         }
     }
-    // The CPU form: this work item's contiguous run, in order.
+    // The CPU form: this work item's contiguous run, in order. The GPU form's grid-stride loop stays
+    // rolled, as vector_loop.mako's (which says why).
     const std::string loop =
         plan.cpu ? detail::cpu_run_bounds(idx, "n") + fmt::format("    for ({} i = kj_begin; i < kj_end; ++i) {{", idx)
-                 : fmt::format("    for ({0} i = {1}; i < n; i += ({0})get_global_size(0)) {{", idx,
+                 : fmt::format("#pragma unroll 1\n    for ({0} i = {1}; i < n; i += ({0})get_global_size(0)) {{", idx,
                                plan.vector_width > 0 ? std::string("start") : fmt::format("({})get_global_id(0)", idx));
     return fmt::format(R"({preamble_api}
 {preamble}

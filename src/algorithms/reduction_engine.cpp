@@ -494,11 +494,13 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
     // One kernel where the pieces of every output are in one column of groups: its last group
     // combines them (reduction.mako). Not while the queue records: a replay may run beside other
     // work of the queue that uses its counter (queue_scratch.hpp).
-    // Only where the device has a device-wide fence.
-    const char* fence =
-        combine_in_kernel_allowed.load(std::memory_order_relaxed) && recording_on(backend_of(queue).get()) == nullptr
-            ? device_wide_fence(queue.device())
-            : nullptr;
+    // Only where the device has a device-wide fence. KJARNI_REDUCTION_KERNELS=2 takes two kernels
+    // everywhere, for measuring (read once a process; 1 is the default).
+    static const bool two_kernels = tuning_count("KJARNI_REDUCTION_KERNELS", 2) == 2;
+    const char* fence = combine_in_kernel_allowed.load(std::memory_order_relaxed) && !two_kernels &&
+                                recording_on(backend_of(queue).get()) == nullptr
+                            ? device_wide_fence(queue.device())
+                            : nullptr;
     const bool barriers_in_branches = runs_groups_together(queue.device());
     const auto first_pass = [&](const Strategy& st) {
         const KernelShape ks{g.kept.ndim(),
