@@ -105,9 +105,11 @@ std::string load_as(const DType& dtype, const std::string& element, const DType&
     if (dtype == to_compute) return element;
     // A float (a complex's real part) into an integer dtype= as numpy's astype on x86-64 (through
     // int32 or int64: -1.0 into uint8 is 255), as the expressions convert; a C cast differs per
-    // device (CUDA saturates it to 0).
+    // device (CUDA saturates it to 0). Into bool as numpy's astype too: != 0, a complex's either
+    // part (a cast took the real part only: sum(dtype=bool) of 2j was False).
     if ((is_real(dtype) || is_complex(dtype)) && is_integer(to_compute))
         return convert_value(element, dtype, to_compute);
+    if (to_compute.kind() == DType::Kind::bool_) return convert_value(element, dtype, to_compute);
     globals[name] = functions::cast(dtype, to_compute);
     return fmt::format("${{{}}}({})", name, element);
 }

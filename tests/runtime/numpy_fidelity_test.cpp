@@ -394,6 +394,15 @@ TEST_P(NumpyFidelityTest, FloatsIntoAnIntegerDtypeOfASumOrScanConvertAsNumpysAst
     std::uint32_t want = 0;
     for (const auto& v : zs) want += static_cast<std::uint32_t>(static_cast<std::int64_t>(v.real()));
     EXPECT_EQ(sum(queue(), z, {}, DType(dtypes::uint32)).get(queue()).to_vector<std::uint32_t>()[0], want);
+    // Into bool a complex is nonzero where either part is (numpy's astype): the product and the
+    // running sum of {0.0 + 2j, -0.5 - 0j} in bool are true, and of {0.0 + 0j, 1.0} false.
+    const std::vector<std::complex<float>> ws = {{0.0f, 2.0f}, {-0.5f, -0.0f}, {0.0f, 0.0f}, {1.0f, 0.0f}};
+    const Array w = Array::from_host(queue(), std::span<const std::complex<float>>(ws), {2, 2});
+    const DType as_bool(dtypes::bool_);
+    EXPECT_EQ(prod(queue(), w, ReduceOptions{std::vector<int>{1}}, as_bool).get(queue()).to_vector<std::uint8_t>(),
+              (std::vector<std::uint8_t>{1, 0}));
+    EXPECT_EQ(cumsum(queue(), w, 1, as_bool).get(queue()).to_vector<std::uint8_t>(),
+              (std::vector<std::uint8_t>{1, 1, 0, 1}));
 }
 
 TEST_P(NumpyFidelityTest, AScalarExponentOfOneHalfIsSqrtAsInNumpysLoops) {
