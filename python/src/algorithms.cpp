@@ -12,6 +12,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <kjarni/array_operations.hpp>
@@ -211,10 +212,51 @@ void def_method(nb::handle cls, const char* name, F f) {
                 nb::cpp_function(std::move(f), nb::scope(cls), nb::name(name), nb::is_method(), nb::is_operator()));
 }
 
+// A Python int past 64 bits beside a float or complex operand is the float numpy makes of it (a weak
+// Python int takes such an operand's type: float32 ones + 2**64 is 1.8446744e19); beside anything
+// else to_expr's OverflowError, as numpy's for integer operands.
+bool past_64_bits(nb::handle h) {
+    if (!PyLong_CheckExact(h.ptr())) return false;
+    int overflow = 0;
+    static_cast<void>(PyLong_AsLongLongAndOverflow(h.ptr(), &overflow));
+    if (overflow <= 0) return overflow < 0;
+    static_cast<void>(PyLong_AsUnsignedLongLong(h.ptr()));
+    if (PyErr_Occurred() == nullptr) return false;
+    PyErr_Clear();
+    return true;
+}
+
+Expr to_expr_beside(nb::handle h, const Expr& other) {
+    if (past_64_bits(h) && (is_real(other.dtype()) || is_complex(other.dtype()))) {
+        const double value = PyLong_AsDouble(h.ptr());  // OverflowError past float64's range, as numpy's
+        if (value == -1.0 && PyErr_Occurred() != nullptr) throw nb::python_error();
+        return Expr(value);
+    }
+    return to_expr(h);
+}
+
+// The two operands of a binary operator, a Python int past 64 bits read beside the other.
+std::pair<Expr, Expr> operand_pair(nb::handle a, nb::handle b) {
+    if (past_64_bits(a)) {
+        Expr y = to_expr(b);
+        return {to_expr_beside(a, y), std::move(y)};
+    }
+    Expr x = to_expr(a);
+    Expr y = to_expr_beside(b, x);
+    return {std::move(x), std::move(y)};
+}
+
 template <class F>
 void binary(nb::handle cls, const char* name, const char* rname, F f) {
-    def_method(cls, name, [f](nb::handle a, nb::handle b) { return f(to_expr(a), to_expr(b)); });
-    if (rname != nullptr) def_method(cls, rname, [f](nb::handle a, nb::handle b) { return f(to_expr(b), to_expr(a)); });
+    def_method(cls, name, [f](nb::handle a, nb::handle b) {
+        auto [x, y] = operand_pair(a, b);
+        return f(x, y);
+    });
+    if (rname != nullptr)
+        def_method(cls, rname, [f](nb::handle a, nb::handle b) {
+            auto [first, second] = operand_pair(b, a);
+            return f(first, second);
+        });
 }
 
 // The operators Expr and Array share (Array's == and != are kjarni/_numpy.py's).
@@ -236,6 +278,8 @@ void bind_operators(nb::handle cls) {
 }  // namespace
 
 Expr expr_from_python(nb::handle h) { return to_expr(h); }
+
+std::pair<Expr, Expr> operands_from_python(nb::handle a, nb::handle b) { return operand_pair(a, b); }
 
 void bind_algorithms(nb::module_& m) {
     nb::class_<Expr> expr(m, "Expr",

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 
 #include <kjarni/error.hpp>
 #include <kjarni/expression.hpp>
@@ -20,7 +21,9 @@
 
 namespace kjarni::python {
 
-Expr expr_from_python(nb::handle h);  // algorithms.cpp
+// algorithms.cpp's: one operand; two, a Python int past 64 bits read beside the other.
+Expr expr_from_python(nb::handle h);
+std::pair<Expr, Expr> operands_from_python(nb::handle a, nb::handle b);
 
 namespace {
 
@@ -109,7 +112,8 @@ void bind_array_api(nb::module_& m) {
             const auto& table = array_api_binary_table();
             const auto it = table.find(name);
             if (it == table.end()) throw ArgumentError("name", "no elementwise function '" + name + "'");
-            return it->second(expr_from_python(a), expr_from_python(b));
+            const auto [x1, x2] = operands_from_python(a, b);
+            return it->second(x1, x2);
         },
         nb::arg("name"), nb::arg("x1"), nb::arg("x2"));
     x.def(

@@ -316,3 +316,29 @@ def test_power_operator_of_one_half_and_fill_of_big_ints_as_numpy(queue):
     ints = kjarni.Array.zeros(queue, (3,), numpy.int64)
     with pytest.raises(OverflowError):
         ints.fill(2**64)
+
+
+def test_python_ints_past_64_bits_beside_float_arrays_as_numpy(queue):
+    """A Python int past 64 bits is the float numpy makes of it beside a float or complex array
+    (operators, divmod, ufuncs; float32 ones + 2**64 is 1.8446744e19), and numpy's OverflowError
+    beside an integer array or past float64's range."""
+    for dtype in (numpy.float16, numpy.float32, numpy.float64, numpy.complex64):
+        host = numpy.array([1.5, -2.0, 3.25], dtype)
+        array = kjarni.Array.from_host(queue, host)
+        with numpy.errstate(all="ignore"):
+            cases = [(lambda x: x + 2**64, "x + 2**64"), (lambda x: 2**70 * x, "2**70 * x"),
+                     (lambda x: x - (-2**65), "x - (-2**65)"), (lambda x: numpy.add(x, 3 * 2**64), "np.add"),
+                     (lambda x: x < 2**64, "x < 2**64")]
+            if dtype != numpy.complex64:
+                cases.append((lambda x: divmod(x, 2**64)[1], "divmod(x, 2**64)[1]"))
+            for f, text in cases:
+                want = f(host)
+                got = f(array)
+                got = kjarni.evaluate(queue, got).get(queue) if isinstance(got, kjarni.Expr) else got.get(queue)
+                assert got.dtype == want.dtype, (dtype, text)
+                numpy.testing.assert_array_equal(got, want, err_msg=f"{numpy.dtype(dtype).name}: {text}")
+        with pytest.raises(OverflowError):
+            array + 10**400
+    ints = kjarni.Array.from_host(queue, numpy.arange(3, dtype=numpy.int64))
+    with pytest.raises(OverflowError):
+        ints + 2**64
