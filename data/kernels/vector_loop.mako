@@ -8,11 +8,11 @@
 ## stretch of memory instead of `unroll` stretches a whole grid apart (H100, 2 GiB float32, 4
 ## vectors a round: y = 2x 2.98 -> 3.02 TB/s, a + b 3.04 -> 3.07).
 ## The grid-stride loops stay rolled (`#pragma unroll 1`; a compiler that does not know it ignores
-## it, as C says of unknown pragmas): a GPU grid
-## covers the array, so a work item takes one round, and a compiler that unrolls the loop by four
-## first divides to count the rounds and carries four copies of the body (an H200, float32 y = 2x,
-## gpu-session probe of 2026-12-02: 4 MiB 3.27 -> 2.87 us, 1 MiB 2.16 -> 2.03 us; a + b 4 MiB
-## 3.25 -> 3.06 us; 64 MiB alike).
+## it, as C says of unknown pragmas): a GPU grid covers the array, so a work item takes one round,
+## and a compiler that unrolls the loop by four first divides to count the rounds and carries four
+## copies of the body (an H200, float32 y = 2x, the loop as generated against the same loop rolled,
+## probe of 2026-12-02: 4 MiB 3.27 -> 2.87 us, 1 MiB 2.16 -> 2.03 us; a + b 4 MiB 3.25 -> 3.06 us;
+## 64 MiB alike).
 <%def name="vector_loop(arrays, v, idx, unroll, element, tail)">\
 #define KJ_UNROLL ${unroll}
 % for k, a in enumerate(arrays):
