@@ -13,8 +13,9 @@ Bounded for CI: the first KJARNI_PY_FUZZ_PROGRAMS (default 4000; 0 for no bound)
 KJARNI_PY_FUZZ_SEED (default 20261202), within KJARNI_PY_FUZZ_SECONDS (default 45). The count,
 not the time, bounds a CI run: a faster machine must not reach programs nobody has run (one did:
 program 6238 of the default seed, past what the CI machine reached in 45 s); long runs set all
-three (and KJARNI_PY_FUZZ_LOG=path appends every difference's reproduction there). Every program that agrees is checked once more with one element of kjarni's
-result moved just past its bound: the comparison must catch it (the self-check)."""
+three (and KJARNI_PY_FUZZ_LOG=path appends every difference's reproduction there). Every program
+that agrees is checked once more with one element of kjarni's result moved just past its bound:
+the comparison must catch it (the self-check)."""
 
 import os
 
