@@ -484,14 +484,14 @@ def gen_reduction(rng):
         if loop.kind in "fc":
             n = int(np.prod([shape[i] for i in _axes(axis, len(shape))], dtype=np.int64)) if shape else 1
             integer_rounding = (4 * n + 4) * bounds.eps(loop)
-    # min and max: numpy's own pick between +0.0 and -0.0 depends on the length and SIMD path
-    # (docs/numpy-differences.md, "How results are compared"): zeros' signs not compared.
     def known(np_outcome, kj_outcome, program):
         # `float-to-int` (docs/numpy-differences.md): floats out of range into uint32 (dtype= of a
         # sum or product) have two numpy answers (its SIMD and its scalar loop); kjarni follows one.
         if acc is not None and np.dtype(acc) == np.uint32 and da.kind in "fc" and np_outcome[0] and kj_outcome[0]:
             return "float-to-int"
         return None
+    # min and max: numpy's own pick between +0.0 and -0.0 depends on the length and SIMD path
+    # (docs/numpy-differences.md, "How results are compared"): zeros' signs not compared.
     return Program("reduce " + name, code, inputs, reduction_bound(name, axis, keepdims, acc),
                    sign=name not in ("min", "max", "sum", "mean", "prod"), known=known,
                    integer_rounding=integer_rounding)
