@@ -53,6 +53,8 @@ def test_unsupported_ufunc_is_refused_with_a_message(xy):
     _, _, dx, _ = xy
     with pytest.raises(TypeError, match="arctan2 has no device counterpart"):
         numpy.arctan2(dx, dx)
+    # (numpy 2.4.6 keeps a reference to the inputs of a reduce or accumulate whose __array_ufunc__
+    # raises, numpy issue 31677: nanobind then reports dx and its queue as leaked at exit.)
     with pytest.raises(kjarni.ArgumentTypeError, match="accumulate"):
         numpy.add.accumulate(dx)
 
