@@ -486,8 +486,10 @@ def gen_reduction(rng):
             integer_rounding = (4 * n + 4) * bounds.eps(loop)
     def known(np_outcome, kj_outcome, program):
         # `float-to-int` (docs/numpy-differences.md): floats out of range into uint32 (dtype= of a
-        # sum or product) have two numpy answers (its SIMD and its scalar loop); kjarni follows one.
-        if acc is not None and np.dtype(acc) == np.uint32 and da.kind in "fc" and np_outcome[0] and kj_outcome[0]:
+        # sum or product, or an out= that takes a float result) have two numpy answers (its SIMD and
+        # its scalar loop); kjarni follows one.
+        into_uint32 = (acc is not None and np.dtype(acc) == np.uint32) or (out and inputs["o"].base.dtype == np.uint32)
+        if into_uint32 and da.kind in "fc" and np_outcome[0] and kj_outcome[0]:
             return "float-to-int"
         return None
     # min and max: numpy's own pick between +0.0 and -0.0 depends on the length and SIMD path
