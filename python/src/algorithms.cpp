@@ -235,9 +235,10 @@ Expr to_expr_beside(nb::handle h, const Expr& other) {
     return to_expr(h);
 }
 
-// The two operands of a binary operator, a Python int past 64 bits read beside the other.
+// The two operands of a binary operator, a Python int past 64 bits read beside the other (a Python
+// int on the left is read second; to_expr_beside decides whether it is past 64 bits).
 std::pair<Expr, Expr> operand_pair(nb::handle a, nb::handle b) {
-    if (past_64_bits(a)) {
+    if (PyLong_CheckExact(a.ptr())) {
         Expr y = to_expr(b);
         return {to_expr_beside(a, y), std::move(y)};
     }

@@ -91,27 +91,23 @@ std::string load_as(const DType& dtype, const std::string& element, const DType&
         // numpy casts each element to dtype= first (its buffers hold float16), then adds in float.
         return rounded_to_float16(dtype.kind() == DType::Kind::bool_ ? "(" + element + " != 0)" : element, dtype);
     }
-    if (dtype.kind() == DType::Kind::float16) {
-        if (to_compute.kind() == DType::Kind::float32) return fmt::format("kjarni_h2f({})", element);
-        if (is_integer(to_compute))  // (as a float below)
-            return convert_value(fmt::format("kjarni_h2f({})", element), DType::Kind::float32, to_compute);
-        globals[name] = functions::cast(DType::Kind::float32, to_compute);
-        return fmt::format("${{{}}}(kjarni_h2f({}))", name, element);
-    }
     if (dtype.kind() == DType::Kind::bool_) {
         globals[name] = functions::cast(DType::Kind::bool_, to_compute);
         return fmt::format("${{{}}}({} != 0)", name, element);
     }
-    if (dtype == to_compute) return element;
+    // float16 is read as float32, then converted as float32 is.
+    const bool half = dtype.kind() == DType::Kind::float16;
+    const std::string value = half ? fmt::format("kjarni_h2f({})", element) : element;
+    const DType from = half ? DType(DType::Kind::float32) : dtype;
+    if (from == to_compute) return value;
     // A float (a complex's real part) into an integer dtype= as numpy's astype on x86-64 (through
     // int32 or int64: -1.0 into uint8 is 255), as the expressions convert; a C cast differs per
     // device (CUDA saturates it to 0). Into bool as numpy's astype too: != 0, a complex's either
     // part (a cast took the real part only: sum(dtype=bool) of 2j was False).
-    if ((is_real(dtype) || is_complex(dtype)) && is_integer(to_compute))
-        return convert_value(element, dtype, to_compute);
-    if (to_compute.kind() == DType::Kind::bool_) return convert_value(element, dtype, to_compute);
-    globals[name] = functions::cast(dtype, to_compute);
-    return fmt::format("${{{}}}({})", name, element);
+    if (((is_real(from) || is_complex(from)) && is_integer(to_compute)) || to_compute.kind() == DType::Kind::bool_)
+        return convert_value(value, from, to_compute);
+    globals[name] = functions::cast(from, to_compute);
+    return fmt::format("${{{}}}({})", name, value);
 }
 
 namespace {
