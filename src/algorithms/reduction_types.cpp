@@ -97,7 +97,7 @@ std::string load_as(const DType& dtype, const std::string& element, const DType&
     }
     // float16 is read as float32, then converted as float32 is.
     const bool half = dtype.kind() == DType::Kind::float16;
-    const std::string value = half ? fmt::format("kjarni_h2f({})", element) : element;
+    std::string value = half ? fmt::format("kjarni_h2f({})", element) : element;
     const DType from = half ? DType(DType::Kind::float32) : dtype;
     if (from == to_compute) return value;
     // A float (a complex's real part) into an integer dtype= as numpy's astype on x86-64 (through
