@@ -12,7 +12,8 @@
 ## or none for the partial results), combine (the pieces combined in this kernel, below),
 ## global_fence (the device-wide fence of the combine through OpenCL), combine_decode (the
 ## result's offset for output `oc`), barriers_in_branches (the device runs a group's work items
-## together, so barriers may sit in a branch the whole group takes).
+## together, so barriers may sit in a branch the whole group takes), shuffles (how warps of 32
+## shuffle, or empty: lanes_combined).
 ##
 ## One element into accumulator `target` at reduced position `e`: its position decoded over the
 ## reduced axes (rn<d>: their extents, a<k>_rs<d>: array k's strides), then mapped and reduced.
@@ -45,16 +46,29 @@
 ## On a CPU device (lanes_in_order) lane 0 takes them in order after one barrier that every work
 ## item reaches unconditionally: a CPU runs the group's work items in turn anyway, and PoCL's kernel
 ## compiler takes about twice as long over the whole kernel for a barrier inside a loop (the tree)
-## or under a condition (0.7-0.8 against 0.4 s, PoCL 3.1). Elsewhere they combine in a fixed tree
-## through `scratch` (`lanes` is the same for the whole launch, so every work item reaches the same
-## barriers). `cond` (empty, or a condition ending in &&) predicates the work where work items
-## that have none must still reach the barriers.
+## or under a condition (0.7-0.8 against 0.4 s, PoCL 3.1). Where warps of 32 can shuffle
+## (`shuffles`), each warp combines its lanes by shuffles (halves of 16 down to 1), warp leaders
+## leave their results in `scratch`, and after one barrier the first warp of each output combines
+## those the same way (CUB's order: one barrier in place of the tree's log2(lanes)). Elsewhere they
+## combine in a fixed tree through `scratch` (`lanes` is the same for the whole launch, so every
+## work item reaches the same barriers). `cond` (empty, or a condition ending in &&) predicates the
+## work where work items that have none must still reach the barriers.
 <%def name="lanes_combined(a, lanes, lane, cond='')">\
 % if lanes_in_order:
     scratch[lid] = ${a};
     LOCAL_BARRIER;
     if (${cond}${lane} == 0)
         for (${idx} k = 1; k < ${lanes}; ++k) ${a} = kjarni_reduce(${a}, scratch[lid + k]);
+% elif shuffles:
+    if (${lanes} > 1) {
+        ${a} = kjarni_warp_combined(${a}, ${lanes} < 32 ? ${lanes} : 32, scratch, lid);
+        if (${lanes} > 32) {
+            if (lid % 32 == 0) scratch[lid / 32] = ${a};
+            LOCAL_BARRIER;
+            if (${lane} < ${lanes} / 32) ${a} = scratch[(lid - ${lane}) / 32 + ${lane}];
+            ${a} = kjarni_warp_combined(${a}, ${lanes} / 32, scratch, lid);
+        }
+    }
 % else:
     if (${lanes} > 1) {
         scratch[lid] = ${a};
@@ -66,6 +80,50 @@
         ${a} = scratch[lid];
     }
 % endif
+</%def>\
+## The warp operations of `shuffles`: an accumulator moved `d` lanes down its warp, and the lanes
+## of runs of `width` (a power of two up to 32, aligned in the warp) combined into each run's first
+## by halves. Every lane of the warp takes part; lanes whose partner is past the run compute what
+## no one reads. "native": CUDA's intrinsics, 32 bits at a time (memcpy: an accumulator type may
+## have constructors that a union does not take); elsewhere warps of 32 consecutive work items
+## emulated through `wx` (a barrier before the write, as `wx` may be in use, and one after), which
+## CPU devices run where tests force it (force_lane_shuffles). "ptx": PTX through NVIDIA's OpenCL.
+<%def name="warp_functions()">\
+<% words = '(int)((sizeof(KJARNI_ACC) + 3) / 4)' %>\
+% if shuffles == 'ptx':
+FUNCTION INLINE uint32_t kjarni_word_shfl_down(uint32_t v, uint32_t d) {
+    uint32_t r;
+    asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(d));
+    return r;
+}
+FUNCTION INLINE KJARNI_ACC kjarni_acc_shfl_down(KJARNI_ACC value, uint32_t d, LOCAL_MEM KJARNI_ACC* wx, ${idx} lid) {
+    union { KJARNI_ACC acc; uint32_t bits[(sizeof(KJARNI_ACC) + 3) / 4]; } u;
+    u.acc = value;
+    for (int w = 0; w < ${words}; ++w) u.bits[w] = kjarni_word_shfl_down(u.bits[w], d);
+    return u.acc;
+}
+% else:
+#ifdef KJARNI_CUDA_API
+FUNCTION INLINE KJARNI_ACC kjarni_acc_shfl_down(KJARNI_ACC value, uint32_t d, LOCAL_MEM KJARNI_ACC* wx, ${idx} lid) {
+    uint32_t bits[(sizeof(KJARNI_ACC) + 3) / 4] = {0};
+    memcpy(bits, &value, sizeof(KJARNI_ACC));
+    for (int w = 0; w < ${words}; ++w) bits[w] = __shfl_down_sync(0xFFFFFFFFu, bits[w], d);
+    memcpy(&value, bits, sizeof(KJARNI_ACC));
+    return value;
+}
+#else
+FUNCTION INLINE KJARNI_ACC kjarni_acc_shfl_down(KJARNI_ACC value, uint32_t d, LOCAL_MEM KJARNI_ACC* wx, ${idx} lid) {
+    LOCAL_BARRIER;
+    wx[lid] = value;
+    LOCAL_BARRIER;
+    return lid % 32 + d < 32 ? wx[lid + d] : value;
+}
+#endif
+% endif
+FUNCTION INLINE KJARNI_ACC kjarni_warp_combined(KJARNI_ACC a, ${idx} width, LOCAL_MEM KJARNI_ACC* wx, ${idx} lid) {
+    for (${idx} h = width / 2; h > 0; h >>= 1) a = kjarni_reduce(a, kjarni_acc_shfl_down(a, (uint32_t)h, wx, lid));
+    return a;
+}
 </%def>\
 ## The pieces combined in the first pass's kernel, for a launch of one group along the outputs
 ## (every output's pieces are then in that column): every group's partial results are in memory
@@ -131,7 +189,7 @@ ${helpers}#define KJARNI_ACC ${acc}
 #define KJARNI_COUNT_GROUP(p) atomic_inc((p))
 #endif
 % endif
-${code}${value_code if vector else ''}KERNEL void kjarni_reduction(GLOBAL_MEM ${result}* res_base, GLOBAL_MEM KJARNI_ACC* partial, ${idx} n_out, ${idx} n_red, ${idx} step, int64_t count, ${idx} lanes${', GLOBAL_MEM unsigned int* kj_done, %s combine_lanes' % idx if combine else ''}${params}${index_params})
+${code}${warp_functions() if shuffles else ''}${value_code if vector else ''}KERNEL void kjarni_reduction(GLOBAL_MEM ${result}* res_base, GLOBAL_MEM KJARNI_ACC* partial, ${idx} n_out, ${idx} n_red, ${idx} step, int64_t count, ${idx} lanes${', GLOBAL_MEM unsigned int* kj_done, %s combine_lanes' % idx if combine else ''}${params}${index_params})
 {
 ${prologue}\
     const ${idx} lid = (${idx})get_local_id(0);

@@ -60,10 +60,12 @@
 #include "algorithms/reduction_types.hpp"
 #include "algorithms/tuning_settings.hpp"
 #include "base/ceil_div.hpp"
+#include "core/context_state.hpp"
 #include "core/recording_registry.hpp"
 #include "kjarni/context.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/template.hpp"
+#include "program/inline_ptx.hpp"
 
 namespace kjarni::detail {
 
@@ -107,6 +109,7 @@ struct KernelShape {
     // signalling behind this device-wide fence (device_wide_fence); null: a second kernel does.
     const char* combine = nullptr;
     bool barriers_in_branches = true;  // the device runs a group's work items together (see reduction.mako)
+    const char* shuffles = "";         // how warps of 32 shuffle: "native", "ptx", or "" (lane_shuffles)
 };
 
 /// The names of the layout values a kernel takes, in order: the kept space's layout over the arrays
@@ -174,6 +177,7 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
          {"global_fence", k.combine != nullptr ? k.combine : ""},
          {"combine_decode", k.combine != nullptr ? decode_offsets(k.kept_ndim, {"res"}, idx, "oc") : ""},
          {"barriers_in_branches", k.barriers_in_branches},
+         {"shuffles", std::string(k.shuffles)},
          {"store", k.final_pass || k.combine != nullptr ? Value(store_result_code(spec)) : Value()}});
 }
 
@@ -191,7 +195,8 @@ std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
         .number(" vector=", k.vector)
         .flag(" in_order=", k.lanes_in_order)
         .text(" combine=", k.combine != nullptr ? k.combine : "")
-        .flag(" branch_barriers=", k.barriers_in_branches);
+        .flag(" branch_barriers=", k.barriers_in_branches)
+        .text(" shuffles=", k.shuffles);
     // An identity names one spec, accumulator, result and arguments included (the spec cache
     // makes each once); a spec without one is told apart by all of them and its code.
     if (identified) return key.text(" identity ", "").finish(code);
@@ -202,6 +207,21 @@ std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
 }
 
 std::atomic<bool> combine_in_kernel_allowed{true};
+
+std::atomic<bool> lane_shuffles_forced{false};
+
+/// How a group's lanes combine (KernelShape::shuffles): by warp shuffles where the device has warps
+/// of 32 that kernels can reach ("native": CUDA's intrinsics; "ptx": PTX through NVIDIA's OpenCL,
+/// whose groups run together) and the group is whole warps; through local memory otherwise, or
+/// "native" there too where a test forces it (the warps then emulated in local memory).
+/// KJARNI_REDUCTION_SHUFFLES=0 keeps local memory everywhere (to measure one against the other).
+const char* lane_shuffles(const BoundDevice& device, std::size_t group) {
+    static const bool allowed = tuning_setting("KJARNI_REDUCTION_SHUFFLES", "1") != "0";
+    if (!allowed || group % 32 != 0) return "";
+    if (is_cuda(device.context())) return "native";
+    if (runs_groups_together(device) && takes_inline_ptx(device)) return "ptx";
+    return lane_shuffles_forced.load(std::memory_order_relaxed) ? "native" : "";
+}
 
 std::size_t reach(const std::vector<std::size_t>& shape, const std::vector<std::ptrdiff_t>& strides) {
     std::size_t r = 0;
@@ -427,6 +447,7 @@ void launch_combine_pass(const Queue& queue, const ReductionSpec& spec, const Re
     KernelShape shape2{g.kept.ndim(), 0, use_32, group, true, true, layout_in_table(g.kept.ndim())};
     shape2.lanes_in_order = cpu_code(queue.device());
     shape2.barriers_in_branches = runs_groups_together(queue.device());
+    shape2.shuffles = lane_shuffles(queue.device(), group);
     const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
                                                 [&] { return kernel_source(spec, shape2); });
     IterationSpace out_space = g.kept;
@@ -449,6 +470,8 @@ void launch_combine_pass(const Queue& queue, const ReductionSpec& spec, const Re
 }  // namespace
 
 void allow_combine_in_kernel(bool allow) { combine_in_kernel_allowed.store(allow, std::memory_order_relaxed); }
+
+void force_lane_shuffles(bool force) { lane_shuffles_forced.store(force, std::memory_order_relaxed); }
 
 std::string store_result_code(const ReductionSpec& spec) {
     const std::string value = "kjarni_finish(acc, count)";
@@ -513,7 +536,8 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                              plan.vector,
                              cpu_code(queue.device()),
                              st.pieces > 1 && st.groups_x == 1 ? fence : nullptr,
-                             barriers_in_branches};
+                             barriers_in_branches,
+                             lane_shuffles(queue.device(), st.group)};
         return std::pair{ks, generated_kernel(queue.device(), kernel_key(spec, ks), "kjarni_reduction",
                                               [&] { return kernel_source(spec, ks); })};
     };

@@ -61,6 +61,11 @@ std::string store_result_code(const ReductionSpec& spec);
 /// second kernel (for tests that compare both: the results have the same bits).
 void allow_combine_in_kernel(bool allow);
 
+/// Whether devices without warps that kernels can shuffle combine a group's lanes by warps of 32
+/// emulated in local memory (for tests that run the shuffled form on CPU devices; off by default,
+/// where they combine through a tree in local memory).
+void force_lane_shuffles(bool force);
+
 /// Runs the reduction over the broadcast shape of the array arguments (see ReductionKernel).
 Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::vector<Operand>& arguments,
                     const ReduceOptions& options);

@@ -1,7 +1,8 @@
 #pragma once
 // Settings read from the environment that override a kernel's tuned shape, for measuring other
 // shapes on a device without rebuilding (the sort's KJARNI_SORT_*, the scan's KJARNI_SCAN_ITEMS and
-// KJARNI_SCAN_GROUP, which the scan reads once a process). Those are part of the generated source,
+// KJARNI_SCAN_GROUP, which the scan reads once a process; KJARNI_REDUCTION_SHUFFLES=0, the reductions'
+// lanes combined through local memory where warps could shuffle). Those are part of the generated source,
 // so the kernel caches keep each shape apart; KJARNI_ELEMENTWISE_GROUP,
 // KJARNI_ELEMENTWISE_GROUPS_PER_UNIT and KJARNI_REDUCTION_ITEMS change launch sizes only, and
 // KJARNI_REDUCTION_KERNELS=2 the reductions' choice of a second kernel over the in-kernel combine.
