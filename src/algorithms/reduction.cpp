@@ -161,7 +161,8 @@ Array arithmetic(const Queue& queue, const detail::ReductionSource& source, cons
         // Both let a kernel read the array's elements itself, which only a plain array allows (a
         // fused expression's element is its function of the operands, not the first operand).
         if (source.plain) spec.value_code = value_code(source.dtype, map);
-        if (source.plain && (acc.kind() == Kind::float32 || acc.kind() == Kind::float64))
+        // (Not into float16, whose map rounds each element to float16 first.)
+        if (source.plain && (acc.kind() == Kind::float32 || acc.kind() == Kind::float64) && acc == result)
             spec.float_operator = multiply ? '*' : '+';
         return spec;
     });

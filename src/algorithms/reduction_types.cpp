@@ -87,9 +87,13 @@ std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std:
 std::string load_as(const DType& dtype, const std::string& element, const DType& to, const std::string& name,
                     Globals& globals) {
     const DType to_compute = to.kind() == DType::Kind::float16 ? DType(DType::Kind::float32) : to;
-    if (to.kind() == DType::Kind::float16 && dtype.kind() != DType::Kind::float16 && !is_complex(dtype)) {
-        // numpy casts each element to dtype= first (its buffers hold float16), then adds in float.
-        return rounded_to_float16(dtype.kind() == DType::Kind::bool_ ? "(" + element + " != 0)" : element, dtype);
+    if (to.kind() == DType::Kind::float16 && dtype.kind() != DType::Kind::float16) {
+        // numpy casts each element to dtype= first (its buffers hold float16: a complex's real
+        // part, 9e15 already inf there), then adds in float.
+        const std::string value = dtype.kind() == DType::Kind::bool_ ? "(" + element + " != 0)"
+                                  : is_complex(dtype)                ? "(" + element + ").x"
+                                                                     : element;
+        return rounded_to_float16(value, dtype);
     }
     if (dtype.kind() == DType::Kind::bool_) {
         globals[name] = functions::cast(DType::Kind::bool_, to_compute);

@@ -580,6 +580,42 @@ TEST_P(NumpyFidelityTest, Float16ReductionsAndScansAccumulateInFloat32) {
     }
 }
 
+TEST_P(NumpyFidelityTest, ReductionsIntoFloat16CastEachElementToFloat16First) {
+    // sum / mean / cumsum with dtype=float16 of a wider input: numpy casts every element to
+    // float16 first (a complex's real part), then adds in float. A real part of 2e-8 is 0 in
+    // float16 (half its least subnormal is 2.98e-8), so 1,000 of them sum to 0, not to 2e-5; a
+    // real part of 9e15 is inf there, so beside -inf the sum is NaN (the Python fuzzer's seed 21
+    // met it through np.mean of complex128: kjarni added 9e15 in float32 and gave -inf).
+    const auto half_values = [&](const Array& x) {
+        std::vector<double> out;
+        const HostArray h = x.get(queue());
+        for (const std::uint16_t bits : h.span<std::uint16_t>()) out.push_back(detail::half_to_float(bits));
+        return out;
+    };
+    constexpr std::size_t n = 1000;
+    auto& rng = random_engine();
+    std::uniform_real_distribution<double> imag(-4.0, 4.0);
+    std::vector<std::complex<double>> tiny(n);
+    std::vector<double> tiny_real(n, 2e-8);
+    for (auto& z : tiny) z = {2e-8, imag(rng)};
+    const Array z = Array::from_host(queue(), std::span<const std::complex<double>>(tiny), {n});
+    const Array r = Array::from_host(queue(), std::span<const double>(tiny_real), {n});
+    for (const Array& x : {z, r}) {
+        SCOPED_TRACE(x.dtype().name());
+        EXPECT_EQ(half_values(sum(queue(), x, {}, DType(float16))), std::vector<double>{0.0});
+        EXPECT_EQ(half_values(mean(queue(), x, {}, DType(float16))), std::vector<double>{0.0});
+        EXPECT_EQ(half_values(cumsum(queue(), x, 0, DType(float16))), std::vector<double>(n, 0.0));
+    }
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<std::complex<double>> wide = {{-inf, -2.0}, {-1.0, 4.7}, {0.25, -4.1}, {9.007e15, 0.5}};
+    const Array w = Array::from_host(queue(), std::span<const std::complex<double>>(wide), {wide.size()});
+    EXPECT_TRUE(std::isnan(half_values(sum(queue(), w, {}, DType(float16)))[0]));
+    EXPECT_TRUE(std::isnan(half_values(mean(queue(), w, {}, DType(float16)))[0]));
+    const std::vector<double> running = half_values(cumsum(queue(), w, 0, DType(float16)));
+    EXPECT_EQ(running[2], -inf);
+    EXPECT_TRUE(std::isnan(running[3]));
+}
+
 // ---- float32 sums and means within numpy's pairwise bound --------------------------------------
 
 // The height of numpy's pairwise summation tree for n contiguous float32 items (the most roundings
