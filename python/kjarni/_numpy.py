@@ -358,15 +358,20 @@ def _rdivmod(self, other):
 
 
 def _operator_power(cpp_power):
-    """numpy's ``x ** s`` operator: for a float or complex ``x`` and a Python float exponent of 0.5
-    (not numpy's float64, measured: complex128 ** np.float64(0.5) is np.power's), numpy's array
-    power takes sqrt (its fast_scalar_power: (-0.0) ** 0.5 is -0.0 in float16 too, a complex
-    (-4) ** 0.5 exactly 2j), which np.power does only in its float32 and float64 loops (kjarni's
-    pow, and np.power through __array_ufunc__, follow np.power)."""
+    """numpy's ``x ** s`` operator: for a float or complex ``x``, numpy's array power takes a ufunc of
+    its own for three exponents (its fast_scalar_power, numpy 2.4, measured): a Python int -1 is
+    reciprocal, a Python int 2 square, a Python float 0.5 sqrt (not -1.0, 2.0, numpy's float64 or
+    int64, which are np.power's). They differ from np.power for complex numbers (complex64 ``x **
+    -1`` keeps the sign of a real part that underflows, np.power's division loses it; square is not
+    power's product) and sqrt for floats too ((-0.0) ** 0.5 is -0.0, in float16 as well). kjarni's
+    pow, and np.power through __array_ufunc__, follow np.power."""
+    fast = {(int, -1): "reciprocal", (int, 2): "square", (float, 0.5): "sqrt"}
+
     def power(self, other):
         result = cpp_power(self, other)
-        if type(other) is float and other == 0.5 and numpy.dtype(Expr(self).dtype).kind in "fc":
-            return _kjarni.sqrt(self)
+        name = fast.get((type(other), other)) if type(other) in (int, float) else None
+        if name is not None and numpy.dtype(Expr(self).dtype).kind in "fc":
+            return _ELEMENTWISE.unary(name, self)
         return result
     power.__name__ = "__pow__"
     return power

@@ -288,6 +288,36 @@ def test_numpy_scalar_values_are_read_exactly(queue):
             numpy.testing.assert_array_equal(got, expected, err_msg=f"{scalar_type.__name__}({value!r})")
 
 
+def test_power_operator_of_minus_one_and_two_as_numpy(queue):
+    """numpy's ``x ** -1`` and ``x ** 2`` operators with a Python int exponent take reciprocal and
+    square for float and complex arrays (np.power for -1.0, 2.0 and numpy's integers): complex64
+    ``x ** -1`` of -1.49e-35+1.35e37j is -0-7.4e-38j there (the real part's sign kept as it
+    underflows), np.power's +0-7.4e-38j (the Python fuzzer's seed 21, program 583)."""
+    rng = numpy.random.default_rng(7)
+    for dtype in (numpy.float32, numpy.float64, numpy.complex64, numpy.complex128):
+        tiny_and_huge = numpy.array([-1.4906725e-35 + 1.3496602e37j, 1.3966314e-28 + 4.9017455e-25j,
+                                     -2.5956337e15 + 3.5056964e-19j, 0.5 - 2.0j])
+        if numpy.dtype(dtype).kind == "f":
+            tiny_and_huge = tiny_and_huge.real
+        host = numpy.concatenate([tiny_and_huge, rng.normal(0, 10, 12) + (1j * rng.normal(0, 10, 12)
+                                                                           if numpy.dtype(dtype).kind == "c" else 0)])
+        host = host.astype(dtype)
+        array = kjarni.Array.from_host(queue, host)
+        with numpy.errstate(all="ignore"):
+            for exponent in (-1, 2, -1.0, 2.0, numpy.int64(-1), numpy.int64(2)):
+                want = host ** exponent
+                got = kjarni.evaluate(queue, array ** exponent).get(queue)
+                assert got.dtype == want.dtype, (dtype, exponent)
+                numpy.testing.assert_allclose(got, want, rtol=4 * numpy.finfo(want.dtype).eps, atol=0,
+                                              err_msg=f"{dtype.__name__} ** {exponent!r}")
+                for part in (numpy.real, numpy.imag):
+                    assert (numpy.signbit(part(got)) == numpy.signbit(part(want))).all(), \
+                        (dtype, exponent, got, want)
+            in_place = kjarni.Array.from_host(queue, host.copy())
+            in_place **= -1
+            assert (numpy.signbit(in_place.get(queue).real) == numpy.signbit((host ** -1).real)).all(), dtype
+
+
 def test_power_operator_of_one_half_and_fill_of_big_ints_as_numpy(queue):
     """numpy's ``x ** 0.5`` operator takes sqrt for float and complex arrays (-0.0 stays -0.0 in
     float16, -inf gives NaN, complex -4 gives exactly 2j), where np.power does so in its float32 and
