@@ -253,11 +253,17 @@ Strategy strategy(std::size_t group, bool lanes_along_reduced, std::size_t n_out
     // one stream beside CuPy's (call N3 of 2026-12-02, through CUDA, bench/python/
     // sweep_one_stream.py, ratio to CuPy with 32 / 64 / 128): 1 MiB 0.81 / 0.75 / 0.69, 4 MiB
     // 0.87 / 0.79 / 0.72, 16 MiB 0.94 / 0.93 / 0.88 (the batch timing had preferred 128 at 4-16
-    // MiB, where the host's gaps between launches weighed in).
+    // MiB, where the host's gaps between launches weighed in). Up to 2^18, 16: with the lanes
+    // combined by warp shuffles, the whole float32 sum's one kernel at 1 MiB (a CUDA C++ copy of
+    // it built by nvcc, 200 launches in a row, medians of 15 interleaved, H200, 2026-12-02) took
+    // 4.61 us with 32 and 4.43 with 16 (CUB's two kernels 4.46); at 4 MiB 5.00 against 5.14.
     // KJARNI_REDUCTION_ITEMS: another least number, for measuring (read once a process; the grid
     // only, the kernels stay the same).
     static const std::size_t items_setting = tuning_count("KJARNI_REDUCTION_ITEMS", 1 << 20);
-    const std::size_t items = items_setting != 0 ? items_setting : n_red <= (std::size_t{1} << 22) ? 32 : 128;
+    const std::size_t items = items_setting != 0                ? items_setting
+                              : n_red <= (std::size_t{1} << 18) ? 16
+                              : n_red <= (std::size_t{1} << 22) ? 32
+                                                                : 128;
     st.groups_x = ceil_div(n_out, group / st.lanes);
     if (st.groups_x < target_groups && n_red >= st.lanes * items)
         st.pieces = floor_pow2(std::min(ceil_div(target_groups, st.groups_x), n_red / (st.lanes * items)));
