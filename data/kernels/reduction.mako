@@ -60,15 +60,27 @@
     if (${cond}${lane} == 0)
         for (${idx} k = 1; k < ${lanes}; ++k) ${a} = kjarni_reduce(${a}, scratch[lid + k]);
 % elif shuffles:
+#ifdef KJARNI_EMULATED_WARPS
     if (${lanes} > 1) {
-        ${a} = kjarni_warp_combined(${a}, ${lanes} < 32 ? ${lanes} : 32, scratch, lid);
+${emulated_warps(a, lanes + ' < 32 ? ' + lanes + ' : 32')}\
         if (${lanes} > 32) {
             if (lid % 32 == 0) scratch[lid / 32] = ${a};
             LOCAL_BARRIER;
             if (${lane} < ${lanes} / 32) ${a} = scratch[(lid - ${lane}) / 32 + ${lane}];
-            ${a} = kjarni_warp_combined(${a}, ${lanes} / 32, scratch, lid);
+${emulated_warps(a, lanes + ' / 32')}\
         }
     }
+#else
+    if (${lanes} > 1) {
+        ${a} = kjarni_warp_combined(${a}, ${lanes} < 32 ? ${lanes} : 32);
+        if (${lanes} > 32) {
+            if (lid % 32 == 0) scratch[lid / 32] = ${a};
+            LOCAL_BARRIER;
+            if (${lane} < ${lanes} / 32) ${a} = scratch[(lid - ${lane}) / 32 + ${lane}];
+            ${a} = kjarni_warp_combined(${a}, ${lanes} / 32);
+        }
+    }
+#endif
 % else:
     if (${lanes} > 1) {
         scratch[lid] = ${a};
@@ -81,13 +93,26 @@
     }
 % endif
 </%def>\
-## The warp operations of `shuffles`: an accumulator moved `d` lanes down its warp, and the lanes
-## of runs of `width` (a power of two up to 32, aligned in the warp) combined into each run's first
-## by halves. Every lane of the warp takes part; lanes whose partner is past the run compute what
-## no one reads. "native": CUDA's intrinsics, 32 bits at a time (memcpy: an accumulator type may
-## have constructors that a union does not take); elsewhere warps of 32 consecutive work items
-## emulated through `wx` (a barrier before the write, as `wx` may be in use, and one after), which
-## CPU devices run where tests force it (force_lane_shuffles). "ptx": PTX through NVIDIA's OpenCL.
+## The warp operations of `shuffles`: kjarni_warp_combined combines the lanes of runs of `width` (a
+## power of two up to 32, aligned in the warp) into each run's first, by halves. Every lane of the
+## warp takes part; lanes whose partner is past the run compute what no one reads. "native":
+## CUDA's intrinsics, an accumulator shuffled 32 bits at a time (memcpy: an accumulator type may
+## have constructors that a union does not take), and elsewhere KJARNI_EMULATED_WARPS: the same
+## halves through `scratch` with 32 consecutive work items as a warp (emulated_warps), which CPU
+## devices run where tests force it (force_lane_shuffles). "ptx": PTX through NVIDIA's OpenCL.
+## The emulation is written into the kernel, a barrier first (as `scratch` may be in use), not
+## into a function taking `scratch`: PoCL 3.1 gave wrong sums about one run in eight that way with
+## several threads (never with POCL_MAX_PTHREAD_COUNT=1), as if groups shared the array.
+<%def name="emulated_warps(a, width)">\
+        LOCAL_BARRIER;
+        scratch[lid] = ${a};
+        LOCAL_BARRIER;
+        for (${idx} kj_h = (${width}) / 2; kj_h > 0; kj_h >>= 1) {
+            if (lid % (${width}) < kj_h) scratch[lid] = kjarni_reduce(scratch[lid], scratch[lid + kj_h]);
+            LOCAL_BARRIER;
+        }
+        ${a} = scratch[lid];
+</%def>\
 <%def name="warp_functions()">\
 <% words = '(int)((sizeof(KJARNI_ACC) + 3) / 4)' %>\
 % if shuffles == 'ptx':
@@ -96,7 +121,7 @@ FUNCTION INLINE uint32_t kjarni_word_shfl_down(uint32_t v, uint32_t d) {
     asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(d));
     return r;
 }
-FUNCTION INLINE KJARNI_ACC kjarni_acc_shfl_down(KJARNI_ACC value, uint32_t d, LOCAL_MEM KJARNI_ACC* wx, ${idx} lid) {
+FUNCTION INLINE KJARNI_ACC kjarni_acc_shfl_down(KJARNI_ACC value, uint32_t d) {
     union { KJARNI_ACC acc; uint32_t bits[(sizeof(KJARNI_ACC) + 3) / 4]; } u;
     u.acc = value;
     for (int w = 0; w < ${words}; ++w) u.bits[w] = kjarni_word_shfl_down(u.bits[w], d);
@@ -104,7 +129,7 @@ FUNCTION INLINE KJARNI_ACC kjarni_acc_shfl_down(KJARNI_ACC value, uint32_t d, LO
 }
 % else:
 #ifdef KJARNI_CUDA_API
-FUNCTION INLINE KJARNI_ACC kjarni_acc_shfl_down(KJARNI_ACC value, uint32_t d, LOCAL_MEM KJARNI_ACC* wx, ${idx} lid) {
+FUNCTION INLINE KJARNI_ACC kjarni_acc_shfl_down(KJARNI_ACC value, uint32_t d) {
     uint32_t bits[(sizeof(KJARNI_ACC) + 3) / 4] = {0};
     memcpy(bits, &value, sizeof(KJARNI_ACC));
     for (int w = 0; w < ${words}; ++w) bits[w] = __shfl_down_sync(0xFFFFFFFFu, bits[w], d);
@@ -112,18 +137,15 @@ FUNCTION INLINE KJARNI_ACC kjarni_acc_shfl_down(KJARNI_ACC value, uint32_t d, LO
     return value;
 }
 #else
-FUNCTION INLINE KJARNI_ACC kjarni_acc_shfl_down(KJARNI_ACC value, uint32_t d, LOCAL_MEM KJARNI_ACC* wx, ${idx} lid) {
-    LOCAL_BARRIER;
-    wx[lid] = value;
-    LOCAL_BARRIER;
-    return lid % 32 + d < 32 ? wx[lid + d] : value;
-}
+#define KJARNI_EMULATED_WARPS
 #endif
 % endif
-FUNCTION INLINE KJARNI_ACC kjarni_warp_combined(KJARNI_ACC a, ${idx} width, LOCAL_MEM KJARNI_ACC* wx, ${idx} lid) {
-    for (${idx} h = width / 2; h > 0; h >>= 1) a = kjarni_reduce(a, kjarni_acc_shfl_down(a, (uint32_t)h, wx, lid));
+#ifndef KJARNI_EMULATED_WARPS
+FUNCTION INLINE KJARNI_ACC kjarni_warp_combined(KJARNI_ACC a, ${idx} width) {
+    for (${idx} h = width / 2; h > 0; h >>= 1) a = kjarni_reduce(a, kjarni_acc_shfl_down(a, (uint32_t)h));
     return a;
 }
+#endif
 </%def>\
 ## The pieces combined in the first pass's kernel, for a launch of one group along the outputs
 ## (every output's pieces are then in that column): every group's partial results are in memory
