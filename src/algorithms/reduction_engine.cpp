@@ -210,14 +210,19 @@ std::atomic<bool> combine_in_kernel_allowed{true};
 
 std::atomic<bool> lane_shuffles_forced{false};
 
-/// How a group's lanes combine (KernelShape::shuffles): by warp shuffles where the device has warps
-/// of 32 that kernels can reach ("native": CUDA's intrinsics; "ptx": PTX through NVIDIA's OpenCL,
-/// whose groups run together) and the group is whole warps; through local memory otherwise, or
-/// "native" there too where a test forces it (the warps then emulated in local memory).
+/// How a group's lanes combine (KernelShape::shuffles) for outputs of `n_red` reduced elements: by
+/// warp shuffles where the device has warps of 32 that kernels can reach ("native": CUDA's
+/// intrinsics; "ptx": PTX through NVIDIA's OpenCL, whose groups run together), the group is whole
+/// warps and n_red is at most 2^22; through local memory otherwise, or "native" there too where a
+/// test forces it (the warps then emulated in local memory). The whole float32 sum on an H200
+/// through CUDA, one stream beside CuPy (bench/python/sweep_one_stream.py, two alternations, ratio
+/// to the best peer, tree / shuffles): 16 MiB 0.950-0.963 / 1.008-1.029, 64 MiB 0.978-0.985 /
+/// 0.969-0.974, 256 MiB 0.977-0.979 / 0.932-0.937, 1 GiB 0.998-0.999 / 0.950-0.951 (kernel time at
+/// 256 MiB 64.0 / 66.8 us; the same 29-30 registers, no spills): past 2^22 the tree stays.
 /// KJARNI_REDUCTION_SHUFFLES=0 keeps local memory everywhere (to measure one against the other).
-const char* lane_shuffles(const BoundDevice& device, std::size_t group) {
+const char* lane_shuffles(const BoundDevice& device, std::size_t group, std::size_t n_red) {
     static const bool allowed = tuning_setting("KJARNI_REDUCTION_SHUFFLES", "1") != "0";
-    if (!allowed || group % 32 != 0) return "";
+    if (!allowed || group % 32 != 0 || n_red > (std::size_t{1} << 22)) return "";
     if (is_cuda(device.context())) return "native";
     if (runs_groups_together(device) && takes_inline_ptx(device)) return "ptx";
     return lane_shuffles_forced.load(std::memory_order_relaxed) ? "native" : "";
@@ -453,7 +458,7 @@ void launch_combine_pass(const Queue& queue, const ReductionSpec& spec, const Re
     KernelShape shape2{g.kept.ndim(), 0, use_32, group, true, true, layout_in_table(g.kept.ndim())};
     shape2.lanes_in_order = cpu_code(queue.device());
     shape2.barriers_in_branches = runs_groups_together(queue.device());
-    shape2.shuffles = lane_shuffles(queue.device(), group);
+    shape2.shuffles = lane_shuffles(queue.device(), group, st.pieces);
     const GeneratedKernel k2 = generated_kernel(queue.device(), kernel_key(spec, shape2), "kjarni_reduction",
                                                 [&] { return kernel_source(spec, shape2); });
     IterationSpace out_space = g.kept;
@@ -543,7 +548,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                              cpu_code(queue.device()),
                              st.pieces > 1 && st.groups_x == 1 ? fence : nullptr,
                              barriers_in_branches,
-                             lane_shuffles(queue.device(), st.group)};
+                             lane_shuffles(queue.device(), st.group, g.n_red)};
         return std::pair{ks, generated_kernel(queue.device(), kernel_key(spec, ks), "kjarni_reduction",
                                               [&] { return kernel_source(spec, ks); })};
     };
