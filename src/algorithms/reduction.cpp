@@ -6,6 +6,7 @@
 
 #include "algorithms/c_arguments.hpp"
 #include "algorithms/device_code.hpp"
+#include "algorithms/expression_codegen.hpp"
 #include "algorithms/multi_parts.hpp"
 #include "algorithms/promotion.hpp"
 #include "algorithms/reduction_engine.hpp"
@@ -150,7 +151,10 @@ Array arithmetic(const Queue& queue, const detail::ReductionSource& source, cons
             } else if (is_float(acc)) {
                 finish = fmt::format("a / ({})count", detail::compute_ctype(acc));
             } else {
-                finish = "a / count";  // an integer dtype asked for: C's division, as numpy's mean(dtype=int) truncates
+                // An integer (or bool) dtype asked for: numpy sums in it, divides in float64 and
+                // converts back as astype does (mean([-1], dtype=uint64) is 0: 2**64 - 1 over 1
+                // rounds to 2**64; mean of bools with dtype=bool is True where any is).
+                finish = detail::convert_value("((double)a / (double)count)", DType(Kind::float64), acc);
             }
         }
         spec.acc_ctype = detail::compute_ctype(acc);

@@ -616,6 +616,27 @@ TEST_P(NumpyFidelityTest, ReductionsIntoFloat16CastEachElementToFloat16First) {
     EXPECT_TRUE(std::isnan(running[3]));
 }
 
+TEST_P(NumpyFidelityTest, MeanWithAnIntegerDtypeDividesInFloat64AsNumpy) {
+    // np.mean(x, dtype=<integer or bool>) sums in that dtype, divides the sum in float64 and
+    // converts the quotient back as astype does (numpy 2.4: mean(x, dtype=D) equals
+    // (sum(x, dtype=D) / n).astype(D) for every pair tried). A division in the dtype itself gave
+    // False for bools with dtype=bool, and 2**64 - 1 for int8 -1 with dtype=uint64 (numpy 0: the
+    // quotient rounds to 2**64, which x86 converts to 0).
+    const std::vector<std::uint8_t> flags = {1, 0, 0, 0, 0};
+    const Array b =
+        Array::from_host(queue(), std::span<const std::uint8_t>(flags), {flags.size()}).astype(queue(), bool_);
+    EXPECT_EQ(mean(queue(), b, {}, DType(bool_)).get(queue()).to_vector<std::uint8_t>(), std::vector<std::uint8_t>{1});
+    const std::vector<std::int8_t> minus_one = {-1};
+    const Array m = Array::from_host(queue(), std::span<const std::int8_t>(minus_one), {1});
+    EXPECT_EQ(mean(queue(), m, {}, DType(uint64)).get(queue()).to_vector<std::uint64_t>(),
+              std::vector<std::uint64_t>{0});
+    // Quotients that float64 holds exactly truncate toward zero, as C's division would.
+    const std::vector<std::int32_t> values = {7, 8, -7, -8};
+    const Array v = Array::from_host(queue(), std::span<const std::int32_t>(values), {2, 2});
+    EXPECT_EQ(mean(queue(), v, {std::vector<int>{1}}, DType(int32)).get(queue()).to_vector<std::int32_t>(),
+              (std::vector<std::int32_t>{7, -7}));
+}
+
 // ---- float32 sums and means within numpy's pairwise bound --------------------------------------
 
 // The height of numpy's pairwise summation tree for n contiguous float32 items (the most roundings

@@ -279,7 +279,7 @@ def _gen_reduce(gen):
     op = {"op": "reduce", "out": gen.name("s"), "fn": fn, "src": src, "axes": axes,
           "keepdims": bool(gen.rng.random() < 0.3), "dtype": None, "out_arg": None}
     if fn in ("sum", "prod", "mean") and gen.rng.random() < 0.25:
-        op["dtype"] = gen.dtype("iufc" if fn != "mean" else "fc")
+        op["dtype"] = gen.dtype("iufc")
     if gen.rng.random() < 0.15:
         op["out_arg"] = gen.output_for(op)
     return op
