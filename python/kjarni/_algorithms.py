@@ -67,6 +67,28 @@ argmin = _on_queue(_kjarni.argmin)
 argmax = _on_queue(_kjarni.argmax)
 any = _on_queue(_kjarni.any)  # noqa: A001
 all = _on_queue(_kjarni.all)  # noqa: A001
+nansum = _typed("nansum")
+nanprod = _typed("nanprod")
+nanmean = _typed("nanmean")
+nanmin = _on_queue(_kjarni.nanmin)
+nanmax = _on_queue(_kjarni.nanmax)
+nanargmin = _on_queue(_kjarni.nanargmin)
+nanargmax = _on_queue(_kjarni.nanargmax)
+
+
+def _moment(name):
+    raw = _on_queue(getattr(_kjarni, name))
+
+    def reduction(queue, array, axis=None, dtype=None, ddof=0, keepdims=False, out=None, allocator=None):
+        return raw(queue, array, axis, None if dtype is None else _d(dtype), float(ddof), keepdims, out, allocator)
+    reduction.__name__ = name
+    reduction.__doc__ = (f"numpy's {name} over `axis` (all axes when None) with `ddof`, computed in `dtype` when "
+                         "given (a float or complex type), enqueued on `queue`: a new Array (or `out`).")
+    return reduction
+
+
+nanvar = _moment("nanvar")
+nanstd = _moment("nanstd")
 stack = _on_queue(_kjarni.stack)
 
 _copy = _kjarni.Array.copy

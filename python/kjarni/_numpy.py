@@ -116,7 +116,7 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
 # ---- numpy functions -------------------------------------------------------------------------------
 
 def _reduction(name):
-    typed = name in ("sum", "prod", "mean")
+    typed = name in ("sum", "prod", "mean", "nansum", "nanprod", "nanmean")
     found = []  # kjarni._algorithms' function, looked up at the first call (it imports this module)
 
     def method(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -225,7 +225,20 @@ def _functions():
     for name in ("amin", "amax"):
         if hasattr(numpy, name):
             table[getattr(numpy, name)] = _reduction(name[1:])
+    for name in ("nansum", "nanprod", "nanmean", "nanmin", "nanmax", "nanargmin", "nanargmax"):
+        table[getattr(numpy, name)] = _reduction(name)
+    for name in ("nanvar", "nanstd"):
+        table[getattr(numpy, name)] = _nan_moment(name)
     return table
+
+
+def _nan_moment(name):
+    """numpy.nanvar / numpy.nanstd: (a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)."""
+    def call(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        from . import _algorithms
+        queue = _required_queue(f"numpy.{name}", a)
+        return getattr(_algorithms, name)(queue, a, axis, dtype, ddof, keepdims, out)
+    return call
 
 
 _FUNCTIONS = None

@@ -373,6 +373,10 @@ void bind_algorithms(nb::module_& m) {
     KJARNI_REDUCTION(argmax);
     KJARNI_REDUCTION(any);
     KJARNI_REDUCTION(all);
+    KJARNI_REDUCTION(nanmin);
+    KJARNI_REDUCTION(nanmax);
+    KJARNI_REDUCTION(nanargmin);
+    KJARNI_REDUCTION(nanargmax);
 #undef KJARNI_REDUCTION
 #define KJARNI_TYPED_REDUCTION(name)                                                                        \
     m.def(                                                                                                  \
@@ -386,7 +390,24 @@ void bind_algorithms(nb::module_& m) {
     KJARNI_TYPED_REDUCTION(sum);
     KJARNI_TYPED_REDUCTION(prod);
     KJARNI_TYPED_REDUCTION(mean);
+    KJARNI_TYPED_REDUCTION(nansum);
+    KJARNI_TYPED_REDUCTION(nanprod);
+    KJARNI_TYPED_REDUCTION(nanmean);
 #undef KJARNI_TYPED_REDUCTION
+    // nanvar and nanstd: numpy's ddof, and dtype (a float or complex type to compute in).
+#define KJARNI_MOMENT_REDUCTION(name)                                                                               \
+    m.def(                                                                                                          \
+        #name,                                                                                                      \
+        [](const Queue& q, const Array& a, nb::handle axis, std::optional<DType> dtype, double ddof, bool keepdims, \
+           std::optional<Array> out, const nb::object& allocator) {                                                 \
+            return kjarni::name(q, a, reduce_options(q, axis, keepdims, std::move(out), allocator), ddof, dtype);   \
+        },                                                                                                          \
+        nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),            \
+        nb::arg("ddof") = 0.0, nb::arg("keepdims") = false, nb::arg("out") = nb::none(),                            \
+        nb::arg("allocator") = nb::none())
+    KJARNI_MOMENT_REDUCTION(nanvar);
+    KJARNI_MOMENT_REDUCTION(nanstd);
+#undef KJARNI_MOMENT_REDUCTION
 
     nb::module_ b = m.def_submodule("blas", "BLAS on Arrays through cuBLAS (CUDA) or CLBlast (OpenCL).");
     b.def(

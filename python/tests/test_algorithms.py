@@ -1,6 +1,7 @@
 """Operators on Arrays, reductions, BLAS and array operations, against numpy on fresh random data."""
 
 import gc
+import warnings
 
 import numpy
 import pytest
@@ -52,6 +53,48 @@ def test_reductions(queue, rng):
     numpy.testing.assert_array_equal(pooled.get(queue), host.max(axis=1))
     pooled_sum = kjarni.sum(queue, a, axis=0, allocator=pool).get(queue)
     assert numpy.all(numpy.abs(pooled_sum - exact.sum(axis=0)) <= host.shape[0] * EPS32 * numpy.abs(exact).sum(axis=0))
+
+
+def test_nan_reductions_through_numpy_functions(queue, rng):
+    """numpy.nansum, nanprod, nanmean, nanmin, nanmax, nanargmin, nanargmax, nanvar and nanstd on
+    kjarni arrays run on the device (__array_function__) and agree with numpy on the host: NaNs
+    skipped, float32 sums within n eps sum|x|, float64 products and moments within their rounding,
+    min, max and their positions exact; dtype=, ddof= and keepdims= as numpy takes them."""
+    host = rng.standard_normal((23, 9)).astype(numpy.float32)
+    host[rng.random(host.shape) < 0.2] = numpy.nan
+    host[3, :] = numpy.nan  # a row of NaNs only: nansum 0, nanprod 1, nanmin and nanmean NaN
+    a = kjarni.Array.from_host(queue, host)
+    exact = host.astype(numpy.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's all-NaN slices and ddof >= count
+        for axis in (None, 0, 1):
+            n = host.size if axis is None else host.shape[axis]
+            for name in ("nansum", "nanmean"):
+                got = getattr(numpy, name)(a, axis=axis)
+                assert isinstance(got, kjarni.Array)
+                got, want = got.get(queue), getattr(numpy, name)(exact, axis=axis)
+                bound = n * EPS32 * numpy.nansum(numpy.abs(exact), axis=axis) / (n if name == "nanmean" else 1)
+                assert numpy.all((numpy.abs(got - want) <= bound) | (numpy.isnan(want) & numpy.isnan(got))), name
+            prod = numpy.nanprod(a, axis=axis, dtype=numpy.float64).get(queue)
+            numpy.testing.assert_allclose(prod, numpy.nanprod(exact, axis=axis), rtol=n * 2.3e-16)
+            for name in ("nanmin", "nanmax"):
+                got = getattr(numpy, name)(a, axis=axis, keepdims=True).get(queue)
+                numpy.testing.assert_array_equal(got, getattr(numpy, name)(host, axis=axis, keepdims=True))
+            for name in ("nanargmin", "nanargmax"):
+                if axis == 1:  # row 3 is all NaN: numpy's ValueError, kjarni's ArgumentError
+                    with pytest.raises(ValueError):
+                        getattr(numpy, name)(host, axis=axis)
+                    with pytest.raises(kjarni.errors.ArgumentError):
+                        getattr(numpy, name)(a, axis=axis).get(queue)
+                    continue
+                got = getattr(numpy, name)(a, axis=axis).get(queue)
+                numpy.testing.assert_array_equal(got, getattr(numpy, name)(host, axis=axis))
+            for name in ("nanvar", "nanstd"):
+                for ddof in (0, 1):
+                    got = getattr(numpy, name)(a, axis=axis, ddof=ddof, dtype=numpy.float64).get(queue)
+                    numpy.testing.assert_allclose(got, getattr(numpy, name)(exact, axis=axis, ddof=ddof), rtol=1e-12)
+    with pytest.raises(kjarni.errors.ArgumentError):
+        numpy.nanvar(a, dtype=numpy.int32)
 
 
 def test_default_memory_pool(queue, rng):
