@@ -135,8 +135,10 @@ Array mean(const Queue& queue, const Array& array, const ReduceOptions& options 
 // not warn); of an empty slice an ArgumentError (numpy's ValueError). nanargmin and nanargmax of a
 // slice of NaN only are an ArgumentError (numpy's ValueError): they wait for their result to check
 // it (the result is written, to `out` when given, before the error). nanmean of a slice of NaN only
-// is NaN (numpy warns). `dtype` (nansum, nanprod, nanmean): a float or complex type to accumulate
-// and return in (complex for complex arrays), else ArgumentError.
+// is NaN (numpy warns). `dtype`: nansum and nanprod take any, as numpy's sum of the array with
+// its NaNs replaced does (an integer or bool dtype, or a real one for complex elements, converts
+// each element as astype); nanmean a float or complex type to accumulate and return in (complex
+// for complex arrays), else ArgumentError (numpy's TypeError).
 //
 // var, std (numpy's, `ddof` the delta degrees of freedom: the sum of squared deviations from the
 // mean is divided by max(n - ddof, 0), so 0 / 0 gives NaN as numpy, whose warning kjarni leaves

@@ -12,6 +12,8 @@
 #include "algorithms/reduction_nan_support.hpp"
 #include "algorithms/reduction_out.hpp"
 #include "kjarni/error.hpp"
+#include "kjarni/expression.hpp"
+#include "kjarni/fusion.hpp"
 #include "kjarni/reduction.hpp"
 
 namespace kjarni {
@@ -36,9 +38,13 @@ Array nan_arithmetic(const Queue& queue, const Array& array, const ReduceOptions
     const char* what = multiply ? "nanprod" : "nansum";
     const DType d = array.dtype();
     const DType result = dtype ? *dtype : d;
-    if (!nan_reduction_applies(result) || (is_complex(d) && !is_complex(result)))
-        throw ArgumentError("dtype", fmt::format("{}: {} of a {} array: numpy's same_kind casting refuses it", what,
-                                                 result.name(), d.name()));
+    if (!nan_reduction_applies(result) || (is_complex(d) && !is_complex(result))) {
+        // numpy's nansum / nanprod are np.sum / np.prod of the array with its NaNs (a complex
+        // element with a NaN part) replaced by 0 / 1, in any dtype= those take: an integer or
+        // bool, or a real type of complex elements, each element converted as astype does.
+        const Expr replaced = where(isnan(Expr(array)), Expr(multiply ? 1 : 0), Expr(array));
+        return multiply ? prod(queue, replaced, options, result) : sum(queue, replaced, options, result);
+    }
     const DType acc = compute_of(result);
     const ReductionSpec& built = detail::cached_spec(fmt::format("{} {} {}", what, d.name(), result.name()), [&] {
         ReductionSpec spec = detail::one_array_spec(what, d);

@@ -273,6 +273,29 @@ std::vector<std::uint8_t> bytes_of(const HostArray& a) {
     return std::vector<std::uint8_t>(p, p + c.size() * c.dtype().itemsize());
 }
 
+TEST_P(NanReductionsTest, NansumAndNanprodTakeAnyDtypeAsNumpysSumOfTheReplacedArray) {
+    // numpy's nansum / nanprod are np.sum / np.prod of the array with NaN replaced by 0 / 1, so they
+    // take an integer or bool dtype= of a float array, and a real one of a complex array, each
+    // element converted as astype (kjarni refused them as same_kind casts). Values from numpy 2.4.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> f = {1.7f, nan, -2.9f, 3.2f};
+    const Array x = Array::from_host(queue(), std::span<const float>(f), {f.size()});
+    EXPECT_EQ(nansum(queue(), x, {}, DType(Kind::int32)).get(queue()).to_vector<std::int32_t>(),
+              std::vector<std::int32_t>{2});
+    EXPECT_EQ(nanprod(queue(), x, {}, DType(Kind::int32)).get(queue()).to_vector<std::int32_t>(),
+              std::vector<std::int32_t>{-6});
+    const std::vector<double> g = {0.0, std::numeric_limits<double>::quiet_NaN(), 0.5};
+    const Array y = Array::from_host(queue(), std::span<const double>(g), {g.size()});
+    EXPECT_EQ(nansum(queue(), y, {}, DType(Kind::bool_)).get(queue()).to_vector<std::uint8_t>(),
+              std::vector<std::uint8_t>{1});
+    EXPECT_EQ(nanprod(queue(), y, {}, DType(Kind::bool_)).get(queue()).to_vector<std::uint8_t>(),
+              std::vector<std::uint8_t>{0});
+    const std::vector<std::complex<float>> z = {{1.5f, 2.0f}, {nan, 1.0f}, {-2.5f, -1.0f}};
+    const Array c = Array::from_host(queue(), std::span<const std::complex<float>>(z), {z.size()});
+    EXPECT_EQ(nansum(queue(), c, {}, DType(Kind::float64)).get(queue()).to_vector<double>(), std::vector<double>{-1.0});
+    EXPECT_THROW(nanmean(queue(), x, {}, DType(Kind::int32)), ArgumentError);  // numpy's TypeError
+}
+
 TEST_P(NanReductionsTest, IntegerAndBoolArraysAreThePlainReductions) {
     for (const DType& d : {DType(Kind::int16), DType(Kind::bool_), DType(Kind::uint32)}) {
         SCOPED_TRACE(d.name());
