@@ -605,6 +605,12 @@ TEST_P(NumpyFidelityTest, ReductionsIntoFloat16CastEachElementToFloat16First) {
         EXPECT_EQ(half_values(sum(queue(), x, {}, DType(float16))), std::vector<double>{0.0});
         EXPECT_EQ(half_values(mean(queue(), x, {}, DType(float16))), std::vector<double>{0.0});
         EXPECT_EQ(half_values(cumsum(queue(), x, 0, DType(float16))), std::vector<double>(n, 0.0));
+        // The NaN-aware ones too (numpy: the sum of the array with NaN replaced; dtype_sweep.py).
+        EXPECT_EQ(half_values(nansum(queue(), x, {}, DType(float16))), std::vector<double>{0.0});
+        EXPECT_EQ(half_values(nanprod(queue(), x, {}, DType(float16))), std::vector<double>{0.0});
+        if (!is_complex(x.dtype())) {  // (a real dtype= of complex values: kjarni's nanmean refuses it)
+            EXPECT_EQ(half_values(nanmean(queue(), x, {}, DType(float16))), std::vector<double>{0.0});
+        }
     }
     const double inf = std::numeric_limits<double>::infinity();
     const std::vector<std::complex<double>> wide = {{-inf, -2.0}, {-1.0, 4.7}, {0.25, -4.1}, {9.007e15, 0.5}};
