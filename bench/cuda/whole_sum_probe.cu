@@ -8,15 +8,19 @@
 // Not built by CMake (nvcc and a GPU, nothing of kjarni):
 //     nvcc -O3 -arch=sm_90 -o /tmp/whole_sum_probe bench/cuda/whole_sum_probe.cu && /tmp/whole_sum_probe
 // H200 figures of 2026-12-02: reduction_engine.cpp's strategy() and docs/algorithms.md.
-#include <cstdio>
-#include <cstdint>
-#include <vector>
-#include <string>
-#include <algorithm>
 #include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cub/device/device_reduce.cuh>
+#include <string>
+#include <vector>
 
-__global__ void spin(long long cycles) { long long t = clock64(); while (clock64() - t < cycles) {} }
+__global__ void spin(long long cycles) {
+    long long t = clock64();
+    while (clock64() - t < cycles) {
+    }
+}
 
 template <int TREE>
 __device__ __forceinline__ float combined(float v, int L, int lane, int lid, float* scratch) {
@@ -75,9 +79,20 @@ __global__ void __launch_bounds__(GROUP) red(float* res, float* partial, int n_r
 #pragma unroll
         for (int u = 0; u < U; ++u) w[u] = av[r + u * step];
 #pragma unroll
-        for (int u = 0; u < U; ++u) { acc += w[u].x; acc1 += w[u].y; acc2 += w[u].z; acc3 += w[u].w; }
+        for (int u = 0; u < U; ++u) {
+            acc += w[u].x;
+            acc1 += w[u].y;
+            acc2 += w[u].z;
+            acc3 += w[u].w;
+        }
     }
-    for (; r < nv; r += step) { w[0] = av[r]; acc += w[0].x; acc1 += w[0].y; acc2 += w[0].z; acc3 += w[0].w; }
+    for (; r < nv; r += step) {
+        w[0] = av[r];
+        acc += w[0].x;
+        acc1 += w[0].y;
+        acc2 += w[0].z;
+        acc3 += w[0].w;
+    }
     acc = (acc + acc1) + (acc2 + acc3);
     __shared__ float scratch[GROUP];
     acc = combined<TREE>(acc, lanes, lane, lid, scratch);
@@ -99,7 +114,10 @@ __global__ void __launch_bounds__(GROUP) red(float* res, float* partial, int n_r
             float k1 = 0, k2 = 0, k3 = 0;
             int q = kl;
             for (; pieces - q > 3 * combine_lanes; q += 4 * combine_lanes) {
-                k += partial[q]; k1 += partial[q + combine_lanes]; k2 += partial[q + 2 * combine_lanes]; k3 += partial[q + 3 * combine_lanes];
+                k += partial[q];
+                k1 += partial[q + combine_lanes];
+                k2 += partial[q + 2 * combine_lanes];
+                k3 += partial[q + 3 * combine_lanes];
             }
             for (; q < pieces; q += combine_lanes) k += partial[q];
             k = (k + k1) + (k2 + k3);
@@ -110,24 +128,46 @@ __global__ void __launch_bounds__(GROUP) red(float* res, float* partial, int n_r
     }
 }
 
-static int floor_pow2(long v) { int p = 1; while ((long)p * 2 <= v) p *= 2; return p; }
+static int floor_pow2(long v) {
+    int p = 1;
+    while ((long)p * 2 <= v) p *= 2;
+    return p;
+}
 
 int main() {
-    cudaStream_t st; cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
-    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
-    int sms; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    cudaStream_t st;
+    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    int sms;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     const int calls = 200, reps = 15;
-    unsigned* done; cudaMalloc(&done, 4); cudaMemset(done, 0, 4);
-    float *res, *partial; cudaMalloc(&res, 4); cudaMalloc(&partial, 1 << 20);
+    unsigned* done;
+    cudaMalloc(&done, 4);
+    cudaMemset(done, 0, 4);
+    float *res, *partial;
+    cudaMalloc(&res, 4);
+    cudaMalloc(&partial, 1 << 20);
     for (int mib : {1, 4, 16}) {
         const int n = (mib << 20) / 4;
-        float* a; cudaMalloc(&a, (size_t)n * 4);
-        std::vector<float> h(n); double want = 0;
-        for (int i = 0; i < n; ++i) { h[i] = (float)((i * 7919) % 1000) * 0.001f; want += h[i]; }
+        float* a;
+        cudaMalloc(&a, (size_t)n * 4);
+        std::vector<float> h(n);
+        double want = 0;
+        for (int i = 0; i < n; ++i) {
+            h[i] = (float)((i * 7919) % 1000) * 0.001f;
+            want += h[i];
+        }
         cudaMemcpy(a, h.data(), (size_t)n * 4, cudaMemcpyHostToDevice);
-        size_t tmp_bytes = 0; cub::DeviceReduce::Sum(nullptr, tmp_bytes, a, res, n, st);
-        void* tmp; cudaMalloc(&tmp, tmp_bytes);
-        struct V { std::string name; int group, items, tree, u; };
+        size_t tmp_bytes = 0;
+        cub::DeviceReduce::Sum(nullptr, tmp_bytes, a, res, n, st);
+        void* tmp;
+        cudaMalloc(&tmp, tmp_bytes);
+        struct V {
+            std::string name;
+            int group, items, tree, u;
+        };
         std::vector<V> vs;
         vs.push_back({"CUB DeviceReduce::Sum", 0, 0, 0, 0});
         for (int g : {512, 256})
@@ -135,33 +175,57 @@ int main() {
                 for (int tree : {0, 1, 2})
                     for (int u : {4, 8}) {
                         if (u == 8 && items < 32) continue;
-                        vs.push_back({"g" + std::to_string(g) + " items" + std::to_string(items) + (tree == 1 ? " shfl" : tree == 2 ? " smem+shfl" : " smem") + " U" + std::to_string(u), g, items, tree, u});
+                        vs.push_back({"g" + std::to_string(g) + " items" + std::to_string(items) +
+                                          (tree == 1   ? " shfl"
+                                           : tree == 2 ? " smem+shfl"
+                                                       : " smem") +
+                                          " U" + std::to_string(u),
+                                      g, items, tree, u});
                     }
         std::vector<std::vector<float>> t(vs.size());
         std::vector<float> got(vs.size());
         for (int rep = 0; rep < reps; ++rep)
             for (size_t k = 0; k < vs.size(); ++k) {
                 const V& v = vs[k];
-                const int pieces = v.group ? floor_pow2(std::min<long>((long)sms * 64, n / ((long)v.group * v.items))) : 0;
+                const int pieces =
+                    v.group ? floor_pow2(std::min<long>((long)sms * 64, n / ((long)v.group * v.items))) : 0;
                 spin<<<1, 1, 0, st>>>(4000000);
                 cudaEventRecord(e0, st);
                 for (int c = 0; c < calls; ++c) {
-                    if (!v.group) { cub::DeviceReduce::Sum(tmp, tmp_bytes, a, res, n, st); continue; }
+                    if (!v.group) {
+                        cub::DeviceReduce::Sum(tmp, tmp_bytes, a, res, n, st);
+                        continue;
+                    }
                     const int step = pieces * v.group, cl = std::min(v.group, pieces);
 #define L(G, T, UU) red<G, T, UU><<<pieces, G, 0, st>>>(res, partial, n, step, G, done, cl, a)
                     if (v.group == 512) {
-                        if (v.tree == 0) { if (v.u == 4) L(512, 0, 4); else L(512, 0, 8); }
-                        else if (v.tree == 1) { if (v.u == 4) L(512, 1, 4); else L(512, 1, 8); }
-                        else { if (v.u == 4) L(512, 2, 4); else L(512, 2, 8); }
+                        if (v.tree == 0) {
+                            if (v.u == 4) L(512, 0, 4);
+                            else L(512, 0, 8);
+                        } else if (v.tree == 1) {
+                            if (v.u == 4) L(512, 1, 4);
+                            else L(512, 1, 8);
+                        } else {
+                            if (v.u == 4) L(512, 2, 4);
+                            else L(512, 2, 8);
+                        }
                     } else {
-                        if (v.tree == 0) { if (v.u == 4) L(256, 0, 4); else L(256, 0, 8); }
-                        else if (v.tree == 1) { if (v.u == 4) L(256, 1, 4); else L(256, 1, 8); }
-                        else { if (v.u == 4) L(256, 2, 4); else L(256, 2, 8); }
+                        if (v.tree == 0) {
+                            if (v.u == 4) L(256, 0, 4);
+                            else L(256, 0, 8);
+                        } else if (v.tree == 1) {
+                            if (v.u == 4) L(256, 1, 4);
+                            else L(256, 1, 8);
+                        } else {
+                            if (v.u == 4) L(256, 2, 4);
+                            else L(256, 2, 8);
+                        }
                     }
                 }
                 cudaEventRecord(e1, st);
                 cudaEventSynchronize(e1);
-                float ms; cudaEventElapsedTime(&ms, e0, e1);
+                float ms;
+                cudaEventElapsedTime(&ms, e0, e1);
                 t[k].push_back(ms * 1000.f / calls);
                 cudaMemcpy(&got[k], res, 4, cudaMemcpyDeviceToHost);
             }
@@ -169,10 +233,11 @@ int main() {
         for (size_t k = 0; k < vs.size(); ++k) {
             std::sort(t[k].begin(), t[k].end());
             const double us = t[k][reps / 2];
-            printf("%3d MiB %-26s %7.3f us  CUB/this %.3f  sum %.6g (want %.6g) %s\n", mib, vs[k].name.c_str(), us, cub_us / us, got[k], want,
-                   std::abs(got[k] - want) <= 1e-5 * want ? "ok" : "WRONG");
+            printf("%3d MiB %-26s %7.3f us  CUB/this %.3f  sum %.6g (want %.6g) %s\n", mib, vs[k].name.c_str(), us,
+                   cub_us / us, got[k], want, std::abs(got[k] - want) <= 1e-5 * want ? "ok" : "WRONG");
         }
-        cudaFree(a); cudaFree(tmp);
+        cudaFree(a);
+        cudaFree(tmp);
     }
     printf("err %s\n", cudaGetErrorString(cudaGetLastError()));
 }
