@@ -241,7 +241,7 @@ FUNCTION INLINE kj_nansum_t kj_nansum_add(kj_nansum_t a, kj_nansum_t b) {{ retur
                                                  tc, add);
         const std::string v = detail::element_as(d, d);
         const std::string map = fmt::format("({} ? kj_nansum_of({}, 0) : kj_nansum_of({}, 1))", detail::nan_test(v, d),
-                                            zero, detail::value_into(v, d, computed));
+                                            zero, detail::convert_value(v, d, computed));
         // numpy: the sum over the count in the sum's type; a slice of NaN only gives 0 / 0 = NaN. A
         // complex sum is divided as a complex number by count + 0j (see mean in reduction.cpp).
         const std::string finish =

@@ -49,8 +49,9 @@ Array nan_arithmetic(const Queue& queue, const Array& array, const ReduceOptions
     const ReductionSpec& built = detail::cached_spec(fmt::format("{} {} {}", what, d.name(), result.name()), [&] {
         ReductionSpec spec = detail::one_array_spec(what, d);
         const std::string v = detail::element_as(d, d);
+        // (Into the result's dtype, not the accumulator's: into float16 an element is rounded first.)
         const std::string map = fmt::format("({} ? {} : {})", detail::nan_test(v, d),
-                                            zero_or_one(acc, multiply ? 1 : 0), detail::value_into(v, d, result));
+                                            zero_or_one(acc, multiply ? 1 : 0), detail::convert_value(v, d, result));
         std::string reduce = multiply ? "a * b" : "a + b";
         if (is_complex(acc))
             reduce = multiply ? fmt::format("{}(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)", complex_ctr(acc))

@@ -39,12 +39,6 @@ std::string element_as(const DType& dtype, const DType& to) {
     return convert_value(load_value("x[i]", dtype), dtype, to);
 }
 
-std::string value_into(const std::string& v, const DType& dtype, const DType& to) {
-    if (to.kind() != DType::Kind::float16) return convert_value(v, dtype, to);
-    if (dtype.kind() != DType::Kind::float16) return rounded_to_float16(v, dtype);
-    return convert_value(v, dtype, DType(DType::Kind::float32));
-}
-
 std::string nan_test(const std::string& v, const DType& dtype) {
     if (is_complex(dtype)) return fmt::format("(isnan(({0}).x) || isnan(({0}).y))", v);
     if (is_real(dtype)) return fmt::format("isnan({})", v);

@@ -21,11 +21,6 @@ ReductionSpec one_array_spec(const std::string& what, const DType& dtype);
 /// conversions; complex from real with a zero imaginary part).
 std::string element_as(const DType& dtype, const DType& to);
 
-/// The compute value `v` of `dtype` as a sum with dtype= `to` takes it (in `to`'s compute type):
-/// into float16 from another dtype rounded to float16 first, as numpy's buffers hold float16
-/// (2e-8 is 0 there, 9e15 inf), then computed in float.
-std::string value_into(const std::string& v, const DType& dtype, const DType& to);
-
 /// A C truth value: the compute value `v` of `dtype` is NaN (complex: either part).
 std::string nan_test(const std::string& v, const DType& dtype);
 

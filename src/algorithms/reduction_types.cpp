@@ -90,10 +90,7 @@ std::string load_as(const DType& dtype, const std::string& element, const DType&
     if (to.kind() == DType::Kind::float16 && dtype.kind() != DType::Kind::float16) {
         // numpy casts each element to dtype= first (its buffers hold float16: a complex's real
         // part, 9e15 already inf there), then adds in float.
-        const std::string value = dtype.kind() == DType::Kind::bool_ ? "(" + element + " != 0)"
-                                  : is_complex(dtype)                ? "(" + element + ").x"
-                                                                     : element;
-        return rounded_to_float16(value, dtype);
+        return convert_value(load_value(element, dtype), dtype, to);
     }
     if (dtype.kind() == DType::Kind::bool_) {
         globals[name] = functions::cast(DType::Kind::bool_, to_compute);
