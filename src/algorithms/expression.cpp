@@ -87,6 +87,32 @@ void refuse_negative_integer_power(const ExprNode& power) {
         throw ArgumentError("exponent", fmt::format("is {}: integers to negative integer powers are not allowed", e.i));
 }
 
+// Whether numpy's power loop meets the exponent at stride 0 (ExprNode::exponent_at_stride_zero), as
+// measured on numpy 2.4 (every pair of shapes from () to (2, 3, 4) and float16 / 32 / 64 operands):
+// - a 0-d exponent: always;
+// - one element broadcast against more: always (np.power(x, e) with x of shape (2,), e of (1,));
+// - one element, the result one element too (every axis of size 1): numpy's trivial loop, taken
+//   where no operand but a 0-d one is cast and every operand not 0-d has one shape, and a 1-d call
+//   step through the exponent at its own stride; its iterator gives a size-1 axis stride 0;
+// - more elements, broadcast along some axes: stride 0 or not as numpy's buffering decides (its
+//   buffer size, the casts): kjarni takes pow there (docs/numpy-differences.md,
+//   power-partly-broadcast-exponent).
+bool exponent_at_stride_zero(const ExprNode& power) {
+    const ExprNode& base = *power.children[0];
+    const ExprNode& exponent = *power.children[1];
+    const auto elements = [](const std::vector<std::size_t>& shape) {
+        return std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
+    };
+    if (exponent.shape.empty()) return true;
+    if (elements(exponent.shape) != 1) return false;
+    if (elements(power.shape) != 1 || exponent.shape != power.shape) return true;
+    if (power.shape.size() == 1) return false;
+    // (numpy casts a 0-d operand before the loop; a weak scalar is made in the loop's type.)
+    const auto cast = [&power](const ExprNode& n) { return !n.shape.empty() && n.dtype != power.compute; };
+    const bool trivial = !cast(base) && !cast(exponent) && (base.shape.empty() || base.shape == exponent.shape);
+    return !trivial;
+}
+
 // The common type of the operands: arrays and fixed scalars promote by numpy's table, then the
 // weak scalars apply NEP 50 to the result; only weak scalars: the widest kind's default.
 DType common_type(const std::vector<NodePtr>& operands) {
@@ -177,6 +203,7 @@ Expr make(ExprOp op, std::vector<NodePtr> children, int decimals = 0) {
     case ExprOp::power:
         if (is_bool(common)) node->compute = node->dtype = dtypes::int8;
         refuse_negative_integer_power(*node);
+        node->exponent_at_stride_zero = exponent_at_stride_zero(*node);
         break;
     case ExprOp::minimum:
     case ExprOp::maximum: break;

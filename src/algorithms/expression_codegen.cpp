@@ -151,7 +151,7 @@ public:
         case ExprOp::tanh: return fmt::format("kj_{}tanh_{}({})", complex ? "c" : "", suffix, a);
         case ExprOp::power:
             if (complex) return fmt::format("kj_cpow_{}({}, {})", suffix, a, b);
-            if (floating && t != DType(dtypes::float16) && node.children[1]->op == ExprOp::scalar)
+            if (floating && t != DType(dtypes::float16) && node.exponent_at_stride_zero)
                 return fmt::format("kj_pow_scalar_{}({}, {})", suffix, a, b);
             return fmt::format("kj_pow_{}({}, {})", suffix, a, b);
         case ExprOp::minimum:

@@ -72,7 +72,7 @@ public:
                         static_cast<char>(node.compute.kind()),
                         static_cast<char>((node.weak ? 1 + static_cast<int>(*node.weak) : 0) |
                                           (node.clip_order ? 8 : 0) | (node.ties_keep_first ? 16 : 0) |
-                                          (node.statement_value ? 32 : 0)),
+                                          (node.statement_value ? 32 : 0) | (node.exponent_at_stride_zero ? 64 : 0)),
                         0,
                         0};
         switch (node.op) {

@@ -72,9 +72,19 @@ FUNCTION INLINE {0} kj_pow_{0}({0} a, {0} b)
     // gives +0.0 (np.float32(-1e-30) ** 3).
     return r == 0 && a < 0 && fabs(fmod(b, ({0})2)) == 1 ? -({0})0 : r;
 }}
-// numpy's float32 and float64 power loops take a scalar exponent of 0.5 as sqrt (np.power(-0.0, 0.5)
-// is -0.0 and np.power(-inf, 0.5) NaN, where C's pow gives +0.0 and inf); float16's loop does not.
-FUNCTION INLINE {0} kj_pow_scalar_{0}({0} a, {0} b) {{ return b == ({0})0.5 ? sqrt(a) : kj_pow_{0}(a, b); }}
+// numpy's float32 and float64 power loops, given one exponent for the whole call (stride 0:
+// ExprNode::exponent_at_stride_zero), take -1, 0, 0.5, 1 and 2 as 1 / a, 1, sqrt(a), a and a * a,
+// each correctly rounded (np.power(-0.0, 0.5) is -0.0 and np.power(-inf, 0.5) NaN, where C's pow
+// gives +0.0 and inf; a device's pow may miss a * a or 1 / a by an ulp); float16's loop does not.
+FUNCTION INLINE {0} kj_pow_scalar_{0}({0} a, {0} b)
+{{
+    if (b == ({0})0.5) return sqrt(a);
+    if (b == ({0})2) return a * a;
+    if (b == ({0})-1) return ({0})1 / a;
+    if (b == ({0})1) return a;
+    if (b == ({0})0) return ({0})1;
+    return kj_pow_{0}(a, b);
+}}
 FUNCTION INLINE {0} kj_min_{0}({0} a, {0} b) {{ return isnan(a) ? a : (a < b ? a : b); }}
 FUNCTION INLINE {0} kj_max_{0}({0} a, {0} b) {{ return isnan(a) ? a : (a > b ? a : b); }}
 FUNCTION INLINE {0} kj_min_first_{0}({0} a, {0} b) {{ return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }}

@@ -95,6 +95,10 @@ struct ExprNode {
     /// as in np.clip's loop when both bounds are scalars; numpy's float32 and float64 minimum and
     /// maximum return the second (its float16 loops the first: expression_codegen.cpp).
     bool ties_keep_first = false;
+    /// power of floats: numpy's loop meets the exponent at stride 0, one value for the whole call,
+    /// where its float32 and float64 loops take an exponent of -1, 0, 0.5, 1 or 2 as a reciprocal,
+    /// one, sqrt, the base or its square (np.power(-0.0, 0.5) is -0.0 there, pow's +0.0 elsewhere).
+    bool exponent_at_stride_zero = false;
     /// ExprOp::reduction: what it reduces and how.
     std::shared_ptr<const ReductionNode> reduction;
     /// ExprOp::cast of a statement's value (kjarni/statements.hpp's let): the value as eager

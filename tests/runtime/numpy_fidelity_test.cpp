@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -426,6 +427,52 @@ TEST_P(NumpyFidelityTest, AScalarExponentOfOneHalfIsSqrtAsInNumpysLoops) {
         for (std::size_t k = 2; k < xs.size(); ++k) {
             EXPECT_NEAR(s[k], std::sqrt(xs[k]), 1e-3 * std::sqrt(xs[k]));
             EXPECT_NEAR(a[k], std::sqrt(xs[k]), 1e-3 * std::sqrt(xs[k]));
+        }
+    }
+}
+
+TEST_P(NumpyFidelityTest, AnExponentAtStrideZeroTakesNumpysFastPaths) {
+    // numpy 2.4's float32 / float64 power loops take an exponent they meet at stride 0 (0-d, or one
+    // element broadcast) of -1, 0, 0.5, 1 or 2 as 1 / x, 1, sqrt(x), x or x * x, each correctly
+    // rounded; its trivial loop over one element of one shape steps through the exponent, pow's.
+    // The shapes and what numpy 2.4 gives for -0.0 ** 0.5 (sqrt: -0.0, pow: +0.0).
+    struct Case {
+        std::vector<std::size_t> base, exponent;
+        bool exponent_float64;  // of a float32 base: the loop casts the exponent (or base) to float64
+        bool sqrt;
+    };
+    const std::vector<Case> cases = {{{5}, {}, false, true},         {{5}, {1}, false, true},
+                                     {{2, 3}, {1, 1}, true, true},   {{}, {}, false, true},
+                                     {{1, 1}, {1, 1}, false, false}, {{1, 1}, {1, 1}, true, true},
+                                     {{1}, {1}, true, false},        {{1}, {1, 1}, false, true},
+                                     {{3, 4}, {4}, false, false}};
+    for (const DType& dtype : {DType(dtypes::float32), DType(dtypes::float64)}) {
+        for (const Case& c : cases) {
+            if (c.exponent_float64 && dtype == DType(dtypes::float64)) continue;  // a cast of float32's only
+            SCOPED_TRACE(fmt::format("{} base {} exponent {}{}", dtype.name(), c.base, c.exponent,
+                                     c.exponent_float64 ? " float64" : ""));
+            const DType exponent_dtype = c.exponent_float64 ? DType(dtypes::float64) : dtype;
+            const Array base = evaluate(queue(), astype(Expr(Array::zeros(queue(), c.base, dtype)) * -1.0, dtype));
+            const Array halves =
+                evaluate(queue(),
+                         astype(Expr(Array::zeros(queue(), c.exponent, dtypes::float64)) + 0.5, exponent_dtype));
+            const auto r =
+                evaluate(queue(), astype(pow(base, halves), dtypes::float64)).get(queue()).to_vector<double>();
+            for (const double v : r) EXPECT_TRUE(v == 0.0 && std::signbit(v) == c.sqrt) << v;
+        }
+    }
+    // The other fast paths on random values, bit for bit against the host's correctly rounded
+    // arithmetic (a device's pow may miss x * x or 1 / x by an ulp).
+    auto x = random_vector<float>(4096, -1e4f, 1e4f);
+    x[0] = -0.0f;
+    const Array xs = Array::from_host(queue(), std::span<const float>(x), {x.size()});
+    for (const float e : {-1.0f, 0.0f, 1.0f, 2.0f}) {
+        const Array one = Array::from_host(queue(), std::span<const float>(&e, 1), {});
+        const auto r = evaluate(queue(), pow(xs, one)).get(queue()).to_vector<float>();
+        for (std::size_t k = 0; k < x.size(); ++k) {
+            const float want = e == -1.0f ? 1.0f / x[k] : e == 0.0f ? 1.0f : e == 1.0f ? x[k] : x[k] * x[k];
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(r[k]), std::bit_cast<std::uint32_t>(want))
+                << x[k] << " ** " << e << ": " << r[k] << ", numpy's " << want;
         }
     }
 }
