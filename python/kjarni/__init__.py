@@ -31,7 +31,7 @@ from . import functions, blas, collectives
 from .collectives import ReduceOp, CollectiveEngine, CliqueId, Communicator
 from ._algorithms import (  # noqa: A004 (numpy's names)
     evaluate, sum, prod, mean, min, max, argmin, argmax, any, all, concatenate, stack, take,
-    nansum, nanprod, nanmean, nanmin, nanmax, nanargmin, nanargmax, nanvar, nanstd,
+    nansum, nanprod, nanmean, nanmin, nanmax, nanargmin, nanargmax, var, std, nanvar, nanstd,
     ReductionKernel, ScanKernel, cumsum, cumprod, cumsum_parts, cumprod_parts, dot, reduce_whole, reduce_parts, hstack, vstack, dstack, split,
     reshape, ascontiguousarray, asfortranarray, asarray, transfer,
 )

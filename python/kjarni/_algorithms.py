@@ -87,6 +87,8 @@ def _moment(name):
     return reduction
 
 
+var = _moment("var")
+std = _moment("std")
 nanvar = _moment("nanvar")
 nanstd = _moment("nanstd")
 stack = _on_queue(_kjarni.stack)

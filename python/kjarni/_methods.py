@@ -7,12 +7,11 @@ item 4), on the array's own queue (``x.queue``):
 - shapes: ``x.ravel()`` (a view where the layout allows, else a copy), ``x.flatten()`` (a copy),
   ``x.squeeze(axis=None)`` and ``x.swapaxes(a, b)`` (views);
 - computations: ``x @ y`` (matmul: kjarni's BLAS for floating types, through kjarni.array_api),
-  ``x.std()``, ``x.var()`` (numpy's ddof), ``x.round()`` (to integers, half to even), ``x.cumsum()``
+  ``x.std()``, ``x.var()`` (numpy's ddof, dtype and out), ``x.round()`` (to integers, half to even), ``x.cumsum()``
   (new arrays on the queue), ``x.clip(lo, hi)`` (an expression, as numpy's ufuncs give);
 - ``x.set(host)`` without a queue (CuPy's and PyOpenCL's form; grunnur's ``x.set(queue, host)``
   stays)."""
 
-from builtins import max as builtins_max
 
 import numpy
 
@@ -132,37 +131,12 @@ def _var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 
 def _statistic(self, name, axis, dtype, out, ddof, keepdims):
-    if dtype is not None or out is not None:
-        raise ArgumentError(f"{name}() takes no dtype or out here (convert with astype first)",
-                            "dtype" if dtype is not None else "out")
+    """numpy's x.var() / x.std(): kjarni's one-reduction moments (computed in `dtype` when given, in
+    float64 for integer and bool arrays, float16 in float32 with the result rounded)."""
+    from . import _algorithms
     queue = _queue(self, f"{name}()")
-    xp = _standard(self)
     axis = tuple(axis) if isinstance(axis, list) else axis
-    result_dtype = None
-    if self.dtype.kind in "biu":
-        # numpy computes the moments of integers and booleans in float64 (the array API's std and
-        # var, which this calls, take floating arrays only).
-        self = self.astype(queue, numpy.float64)
-    elif self.dtype == numpy.float16:
-        # float16 is no dtype of the array API standard: computed in float32 (as numpy's float16
-        # loops compute), the result rounded to float16.
-        self, result_dtype = self.astype(queue, numpy.float32), numpy.float16
-    if self.ndim == 0 and axis not in (None, ()):
-        raise ArgumentError(f"axis {axis} is out of bounds for an array of 0 dimensions (numpy's AxisError)", "axis")
-    if self.ndim == 0 or (isinstance(axis, tuple) and len(axis) == 0):
-        # Nothing reduced: each element is a sample of one, its deviation x - x (0, or NaN for an
-        # infinity or NaN) squared over max(1 - ddof, 0) (0 / 0 is NaN), as numpy's formula gives.
-        d = _kjarni.Expr(self) - self
-        squares = d * d if self.dtype.kind != "c" else _kjarni.absolute(d) * _kjarni.absolute(d)
-        value = squares / float(builtins_max(1 - ddof, 0))
-        out = _kjarni.evaluate(queue, _kjarni.sqrt(value) if name == "std" else value)
-    else:
-        out = getattr(xp, name)(self, axis=axis, correction=ddof, keepdims=keepdims,
-                                _complex=self.dtype.kind == "c").to_kjarni()
-    if result_dtype is not None:
-        out = out.astype(queue, result_dtype)
-    out.queue = queue
-    return out
+    return getattr(_algorithms, name)(queue, self, axis, dtype, ddof, keepdims, out)
 
 
 def _round(self, decimals=0, out=None):

@@ -394,7 +394,7 @@ void bind_algorithms(nb::module_& m) {
     KJARNI_TYPED_REDUCTION(nanprod);
     KJARNI_TYPED_REDUCTION(nanmean);
 #undef KJARNI_TYPED_REDUCTION
-    // nanvar and nanstd: numpy's ddof, and dtype (a float or complex type to compute in).
+    // var, std, nanvar and nanstd: numpy's ddof, and dtype (a float or complex type to compute in).
 #define KJARNI_MOMENT_REDUCTION(name)                                                                               \
     m.def(                                                                                                          \
         #name,                                                                                                      \
@@ -405,6 +405,8 @@ void bind_algorithms(nb::module_& m) {
         nb::arg("queue"), nb::arg("array"), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),            \
         nb::arg("ddof") = 0.0, nb::arg("keepdims") = false, nb::arg("out") = nb::none(),                            \
         nb::arg("allocator") = nb::none())
+    KJARNI_MOMENT_REDUCTION(var);
+    KJARNI_MOMENT_REDUCTION(std);
     KJARNI_MOMENT_REDUCTION(nanvar);
     KJARNI_MOMENT_REDUCTION(nanstd);
 #undef KJARNI_MOMENT_REDUCTION

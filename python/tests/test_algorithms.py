@@ -3,6 +3,8 @@
 import gc
 import warnings
 
+import itertools
+
 import numpy
 import pytest
 
@@ -95,6 +97,63 @@ def test_nan_reductions_through_numpy_functions(queue, rng):
                     numpy.testing.assert_allclose(got, getattr(numpy, name)(exact, axis=axis, ddof=ddof), rtol=1e-12)
     with pytest.raises(kjarni.errors.ArgumentError):
         numpy.nanvar(a, dtype=numpy.int32)
+
+
+def test_var_and_std_take_numpys_dtype_out_and_keepdims(queue, rng):
+    """x.var() / x.std() and numpy.var / numpy.std on kjarni arrays take numpy's dtype= (a float or
+    complex type to compute in: float32 data in float64 is float64's answer), out= of any dtype
+    (numpy's steps: the sum of squares cast into out, divided there) and keepdims=, for float,
+    integer, bool and complex arrays, 0-d ones and axis=() among them. One-pass moments against
+    numpy's two passes: within a few ulp of the result's dtype (float16: its own rounding)."""
+    def values(dtype, shape):
+        if dtype == numpy.bool_:
+            return rng.random(shape) < 0.5
+        if numpy.dtype(dtype).kind in "iu":
+            return rng.integers(-100 if numpy.dtype(dtype).kind == "i" else 0, 100, shape).astype(dtype)
+        x = rng.standard_normal(shape) * 3 + 1
+        if numpy.dtype(dtype).kind == "c":
+            x = x + 1j * (rng.standard_normal(shape) - 2)
+        return x.astype(dtype)
+
+    cases = [(numpy.float32, None), (numpy.float32, numpy.float64), (numpy.float64, numpy.float32),
+             (numpy.float16, None), (numpy.float16, numpy.float32), (numpy.int16, None), (numpy.int32, numpy.float32),
+             (numpy.bool_, None), (numpy.complex64, None), (numpy.complex64, numpy.complex128),
+             (numpy.float32, numpy.complex64)]
+    for (dtype, compute), shape, axis in itertools.product(cases, [(7, 12), ()], [None, 0, (), (0, 1)]):
+        if shape == () and axis not in (None, ()):
+            continue
+        if compute is not None and () in (axis, shape) and numpy.dtype(compute).itemsize < numpy.dtype(dtype).itemsize:
+            continue  # numpy's rounding noise (x - float32(x))^2: docs/numpy-differences.md
+        host = values(dtype, shape)
+        a = kjarni.Array.from_host(queue, numpy.asarray(host))
+        for name, ddof in itertools.product(("var", "std"), (0, 1)):
+            keepdims = ddof == 1
+            want = getattr(numpy, name)(host, axis=axis, dtype=compute, ddof=ddof, keepdims=keepdims)
+            for got in (getattr(a, name)(axis=axis, dtype=compute, ddof=ddof, keepdims=keepdims),
+                        getattr(numpy, name)(a, axis=axis, dtype=compute, ddof=ddof, keepdims=keepdims)):
+                assert isinstance(got, kjarni.Array)
+                got = got.get(queue)
+                context = f"{name} of {numpy.dtype(dtype).name}{list(shape)} axis={axis} dtype={compute} ddof={ddof}"
+                assert got.dtype == want.dtype and got.shape == numpy.shape(want), context
+                # Relative to the data's scale: numpy's deviations from a mean rounded to `dtype` leave
+                # that rounding in (var of float64 data with dtype=float32 over axis=() is
+                # (x - float32(x))^2, kjarni's 0). std compared squared.
+                eps = numpy.finfo(want.dtype).eps * (8 if want.dtype == numpy.float16 else 64)
+                scale = float(numpy.max(numpy.abs(host)).astype(numpy.float64)) ** 2
+                square = (lambda v: numpy.abs(v.astype(numpy.complex128)) ** 2) if name == "std" else (lambda v: v)
+                numpy.testing.assert_allclose(square(got), square(want), rtol=eps, atol=eps * scale, err_msg=context)
+    # out= of another dtype: numpy's steps, the division into out.
+    host = values(numpy.float64, (5, 40))
+    a = kjarni.Array.from_host(queue, host)
+    out = kjarni.Array.empty(queue.device, (5,), numpy.float32)
+    numpy.var(a, axis=1, out=out)
+    numpy.testing.assert_allclose(out.get(queue), numpy.var(host, axis=1).astype(numpy.float32), rtol=1e-6)
+    # dtypes numpy refuses or kjarni does not compute (an integer dtype, a real one of complex data):
+    # a typed error naming the argument, never a wrong answer.
+    for bad in (numpy.int32, numpy.float32):
+        c = kjarni.Array.from_host(queue, values(numpy.complex64 if bad == numpy.float32 else numpy.float32, (3, 4)))
+        with pytest.raises(kjarni.errors.ArgumentError, match="dtype"):
+            c.var(dtype=bad)
 
 
 def test_default_memory_pool(queue, rng):
