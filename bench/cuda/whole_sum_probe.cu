@@ -1,7 +1,7 @@
 // The whole float32 sum's one kernel (data/kernels/reduction.mako's GPU form, written out by hand
 // for n_out = 1 and lanes = group) under several group sizes, least items per work item, lane
 // combines and loads in flight, beside CUB's DeviceReduce::Sum in the same binary, at 1, 4 and 16
-// MiB. TREE 0: the local-memory tree; 1: warp shuffles, then one barrier and the first warp (what
+// MiB. F: how a group counts itself done (counted_last). TREE 0: the local-memory tree; 1: warp shuffles, then one barrier and the first warp (what
 // reduction.mako does where warps shuffle); 2: the tree's levels across warps, then shuffles. U:
 // 16-byte loads in flight a work item. GPU time between events around 200 launches queued behind a
 // spin kernel, medians of 15 interleaved repetitions; each result checked against the host's sum.
@@ -64,7 +64,31 @@ __device__ __forceinline__ float combined(float v, int L, int lane, int lid, flo
     return v;
 }
 
-template <int GROUP, int TREE, int U>
+// The group's count after its partial results are written. F 0: every work item fences, work item
+// 0 counts with a relaxed atomicAdd and fences again if last (reduction.mako's form); 1: only the
+// work items that wrote fence; 2: no fence, work item 0 counts with an acquire-release atomic after
+// the barrier (release cumulative over the group's writes ordered before it by the barrier).
+template <int F>
+__device__ __forceinline__ bool counted_last(bool wrote, unsigned* done, int lid) {
+    if (F == 0) __threadfence();
+    if (F == 1 && wrote) __threadfence();
+    __shared__ int last;
+    __syncthreads();
+    if (lid == 0) {
+        if (F == 2) {
+            unsigned old;
+            asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(done) : "memory");
+            last = old == gridDim.x - 1u;
+        } else {
+            last = atomicAdd(done, 1u) == gridDim.x - 1u;
+            if (last) __threadfence();
+        }
+    }
+    __syncthreads();
+    return last;
+}
+
+template <int GROUP, int TREE, int U, int F = 0>
 __global__ void __launch_bounds__(GROUP) red(float* res, float* partial, int n_red, int step, int lanes, unsigned* done,
                                              int combine_lanes, const float* a0) {
     const int lid = threadIdx.x;
@@ -97,15 +121,7 @@ __global__ void __launch_bounds__(GROUP) red(float* res, float* partial, int n_r
     __shared__ float scratch[GROUP];
     acc = combined<TREE>(acc, lanes, lane, lid, scratch);
     if (lane == 0) partial[p] = acc;
-    __threadfence();
-    __shared__ int last;
-    __syncthreads();
-    if (lid == 0) {
-        last = atomicAdd(done, 1u) == gridDim.x - 1u;
-        if (last) __threadfence();
-    }
-    __syncthreads();
-    if (last) {
+    if (counted_last<F>(lane == 0, done, lid)) {
         const int pieces = gridDim.x;
         const int kl = lid % combine_lanes;
         const bool mine = lid / combine_lanes < 1;
@@ -166,7 +182,7 @@ int main() {
         cudaMalloc(&tmp, tmp_bytes);
         struct V {
             std::string name;
-            int group, items, tree, u;
+            int group, items, tree, u, f = 0;
         };
         std::vector<V> vs;
         vs.push_back({"CUB DeviceReduce::Sum", 0, 0, 0, 0});
@@ -182,6 +198,12 @@ int main() {
                                           " U" + std::to_string(u),
                                       g, items, tree, u});
                     }
+        for (int g : {512, 256})
+            for (int items : {16, 8})
+                for (int f : {1, 2})
+                    vs.push_back({"g" + std::to_string(g) + " items" + std::to_string(items) + " shfl U4 " +
+                                      (f == 1 ? "writers fence" : "acq_rel count"),
+                                  g, items, 1, 4, f});
         std::vector<std::vector<float>> t(vs.size());
         std::vector<float> got(vs.size());
         for (int rep = 0; rep < reps; ++rep)
@@ -198,6 +220,17 @@ int main() {
                     }
                     const int step = pieces * v.group, cl = std::min(v.group, pieces);
 #define L(G, T, UU) red<G, T, UU><<<pieces, G, 0, st>>>(res, partial, n, step, G, done, cl, a)
+#define LF(G, F) red<G, 1, 4, F><<<pieces, G, 0, st>>>(res, partial, n, step, G, done, cl, a)
+                    if (v.f != 0) {
+                        if (v.group == 512) {
+                            if (v.f == 1) LF(512, 1);
+                            else LF(512, 2);
+                        } else {
+                            if (v.f == 1) LF(256, 1);
+                            else LF(256, 2);
+                        }
+                        continue;
+                    }
                     if (v.group == 512) {
                         if (v.tree == 0) {
                             if (v.u == 4) L(512, 0, 4);
