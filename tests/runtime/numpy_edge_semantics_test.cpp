@@ -561,6 +561,22 @@ TEST_P(NumpyEdgeSemanticsTest, RealMinimumMaximumAndClipPickTheOperandNumpyDoes)
                     ASSERT_TRUE(same_real(value_at(mixed, k).real(), clip_of(x, y, high, half)))
                         << "clip(" << x << ", " << y << ", " << high << "), an array and a scalar bound";
                 }
+                // One element each, of one shape and type: numpy's trivial loop steps through the
+                // bounds at their own stride and takes them (float16's loop keeps x all the same);
+                // an x of shape (1, 1) broadcasts them again (stride 0).
+                for (const double x : specials) {
+                    HostArray one_x(Kind::float64, {1}), one_by_one(Kind::float64, {1, 1});
+                    std::memcpy(one_x.data(), &x, 8);
+                    std::memcpy(one_by_one.data(), &x, 8);
+                    const double trivial =
+                        real_at(run(clip(astype(Array::from_host(queue(), one_x), d), low_array, high_array)), 0);
+                    const double broadcast =
+                        real_at(run(clip(astype(Array::from_host(queue(), one_by_one), d), low_array, high_array)), 0);
+                    ASSERT_TRUE(same_real(trivial, clip_of(x, low, high, half)))
+                        << "clip(" << x << ", " << low << ", " << high << "), one element each";
+                    ASSERT_TRUE(same_real(broadcast, clip_of(x, low, high, true)))
+                        << "clip(" << x << ", " << low << ", " << high << "), x of shape (1, 1)";
+                }
             }
         }
     }
