@@ -60,27 +60,15 @@
     if (${cond}${lane} == 0)
         for (${idx} k = 1; k < ${lanes}; ++k) ${a} = kjarni_reduce(${a}, scratch[lid + k]);
 % elif shuffles:
-#ifdef KJARNI_EMULATED_WARPS
     if (${lanes} > 1) {
-${emulated_warps(a, lanes + ' < 32 ? ' + lanes + ' : 32')}\
+${warp_combined(a, lanes + ' < 32 ? ' + lanes + ' : 32')}\
         if (${lanes} > 32) {
             if (lid % 32 == 0) scratch[lid / 32] = ${a};
             LOCAL_BARRIER;
             if (${lane} < ${lanes} / 32) ${a} = scratch[(lid - ${lane}) / 32 + ${lane}];
-${emulated_warps(a, lanes + ' / 32')}\
+${warp_combined(a, lanes + ' / 32')}\
         }
     }
-#else
-    if (${lanes} > 1) {
-        ${a} = kjarni_warp_combined(${a}, ${lanes} < 32 ? ${lanes} : 32);
-        if (${lanes} > 32) {
-            if (lid % 32 == 0) scratch[lid / 32] = ${a};
-            LOCAL_BARRIER;
-            if (${lane} < ${lanes} / 32) ${a} = scratch[(lid - ${lane}) / 32 + ${lane}];
-            ${a} = kjarni_warp_combined(${a}, ${lanes} / 32);
-        }
-    }
-#endif
 % else:
     if (${lanes} > 1) {
         scratch[lid] = ${a};
@@ -98,12 +86,13 @@ ${emulated_warps(a, lanes + ' / 32')}\
 ## warp takes part; lanes whose partner is past the run compute what no one reads. "native":
 ## CUDA's intrinsics, an accumulator shuffled 32 bits at a time (memcpy: an accumulator type may
 ## have constructors that a union does not take), and elsewhere KJARNI_EMULATED_WARPS: the same
-## halves through `scratch` with 32 consecutive work items as a warp (emulated_warps), which CPU
-## devices run where tests force it (force_lane_shuffles). "ptx": PTX through NVIDIA's OpenCL.
-## The emulation is written into the kernel, a barrier first (as `scratch` may be in use), not
-## into a function taking `scratch`: PoCL 3.1 gave wrong sums about one run in eight that way with
-## several threads (never with POCL_MAX_PTHREAD_COUNT=1), as if groups shared the array.
-<%def name="emulated_warps(a, width)">\
+## halves through `scratch` with 32 consecutive work items as a warp, which CPU devices run where
+## tests force it (force_lane_shuffles). "ptx": PTX through NVIDIA's OpenCL. warp_combined writes
+## one warp combine either way, the emulation into the kernel, a barrier first (as `scratch` may be
+## in use), not into a function taking `scratch`: PoCL 3.1 gave wrong sums about one run in eight
+## that way with several threads (never with POCL_MAX_PTHREAD_COUNT=1), as if groups shared the array.
+<%def name="warp_combined(a, width)">\
+#ifdef KJARNI_EMULATED_WARPS
         LOCAL_BARRIER;
         scratch[lid] = ${a};
         LOCAL_BARRIER;
@@ -112,6 +101,9 @@ ${emulated_warps(a, lanes + ' / 32')}\
             LOCAL_BARRIER;
         }
         ${a} = scratch[lid];
+#else
+        ${a} = kjarni_warp_combined(${a}, ${width});
+#endif
 </%def>\
 <%def name="warp_functions()">\
 <% words = '(int)((sizeof(KJARNI_ACC) + 3) / 4)' %>\
