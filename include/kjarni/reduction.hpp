@@ -137,8 +137,9 @@ Array mean(const Queue& queue, const Array& array, const ReduceOptions& options 
 // it (the result is written, to `out` when given, before the error). nanmean of a slice of NaN only
 // is NaN (numpy warns). `dtype`: nansum and nanprod take any, as numpy's sum of the array with
 // its NaNs replaced does (an integer or bool dtype, or a real one for complex elements, converts
-// each element as astype); nanmean a float or complex type to accumulate and return in (complex
-// for complex arrays), else ArgumentError (numpy's TypeError).
+// each element as astype); nanmean a float or complex type to accumulate and return in (a real
+// one of a complex array: the mean of the real parts of the elements that are not NaN, as numpy's),
+// else ArgumentError (numpy's TypeError).
 //
 // var, std (numpy's, `ddof` the delta degrees of freedom: the sum of squared deviations from the
 // mean is divided by max(n - ddof, 0), so 0 / 0 gives NaN as numpy, whose warning kjarni leaves

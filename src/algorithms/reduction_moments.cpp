@@ -28,11 +28,12 @@ namespace {
 
 bool holds_nan(const DType& d) { return is_real(d) || is_complex(d); }
 
-/// The dtype var computes in: `dtype` when given (a float or complex type), float64 for integers
-/// and bool, else the array's.
-DType moments_dtype(const DType& input, const std::optional<DType>& dtype, const char* what) {
+/// The dtype var computes in: `dtype` when given (a float or complex type; for complex arrays a
+/// real one only where `real_of_complex`), float64 for integers and bool, else the array's.
+DType moments_dtype(const DType& input, const std::optional<DType>& dtype, const char* what,
+                    bool real_of_complex = false) {
     if (!dtype) return holds_nan(input) ? input : DType(Kind::float64);
-    if (!holds_nan(*dtype) || (is_complex(input) && !is_complex(*dtype)))
+    if (!holds_nan(*dtype) || (is_complex(input) && !is_complex(*dtype) && !real_of_complex))
         throw ArgumentError("dtype", fmt::format("{}: cannot compute a {} array in {} (a float or complex dtype, "
                                                  "complex for complex arrays)",
                                                  what, input.name(), dtype->name()));
@@ -223,7 +224,9 @@ Array nanstd(const Queue& queue, const Array& array, const ReduceOptions& option
 Array nanmean(const Queue& queue, const Array& array, const ReduceOptions& options, const std::optional<DType>& dtype) {
     const DType d = array.dtype();
     if (!holds_nan(d)) return mean(queue, array, options, dtype);
-    const DType computed = moments_dtype(d, dtype, "nanmean");
+    // numpy's nanmean is the sum of the array with its NaNs replaced by 0 over their count: a real
+    // dtype of a complex array sums the real parts of the elements that are not NaN.
+    const DType computed = moments_dtype(d, dtype, "nanmean", true);
     if (options.out && !(options.out->dtype() == computed)) return nanmean_into_out(queue, array, options, dtype);
     const DType t = computed.kind() == Kind::float16 ? DType(Kind::float32) : computed;
     const DType r = is_complex(t) ? real_for(t) : t;

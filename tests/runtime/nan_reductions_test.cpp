@@ -294,6 +294,13 @@ TEST_P(NanReductionsTest, NansumAndNanprodTakeAnyDtypeAsNumpysSumOfTheReplacedAr
     const Array c = Array::from_host(queue(), std::span<const std::complex<float>>(z), {z.size()});
     EXPECT_EQ(nansum(queue(), c, {}, DType(Kind::float64)).get(queue()).to_vector<double>(), std::vector<double>{-1.0});
     EXPECT_THROW(nanmean(queue(), x, {}, DType(Kind::int32)), ArgumentError);  // numpy's TypeError
+    // nanmean likewise: a real dtype of a complex array is the mean of the real parts of the
+    // elements that are not NaN (a NaN in either part leaves the element out).
+    const std::vector<std::complex<float>> w = {{1.5f, 2.0f}, {nan, 1.0f}, {-2.5f, -1.0f}, {4.0f, nan}, {3.5f, 0.0f}};
+    const Array cw = Array::from_host(queue(), std::span<const std::complex<float>>(w), {w.size()});
+    EXPECT_EQ(nanmean(queue(), cw, {}, DType(Kind::float64)).get(queue()).to_vector<double>(),
+              std::vector<double>{2.5 / 3});
+    EXPECT_EQ(nanmean(queue(), cw, {}, DType(Kind::float32)).dtype(), DType(Kind::float32));
 }
 
 TEST_P(NanReductionsTest, IntegerAndBoolArraysAreThePlainReductions) {
