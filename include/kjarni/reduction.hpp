@@ -147,8 +147,9 @@ Array mean(const Queue& queue, const Array& array, const ReduceOptions& options 
 // LeVeque's pairwise update of (count, mean, squared deviations), as sound numerically as numpy's
 // two passes (never E[x^2] - E[x]^2). Computed in float64 for integers and bool, in float32 for
 // float16 (stored as float16: numpy computes partly in float16, so float16 results may differ by
-// an ulp of float16), else in the array's dtype or `dtype` (a float or complex type; complex for
-// complex arrays). The result is real: float64 for integers and bool, the real type of complex
+// an ulp of float16), else in the array's dtype or `dtype` (a float or complex type; a real one of
+// a complex array takes numpy's formula: the real parts' mean, |x - mean|^2 = (re - mean)^2 + im^2
+// summed). The result is real: float64 for integers and bool, the real type of complex
 // values; with a complex `dtype` it is that complex type, its imaginary part 0 (numpy sums the
 // squared deviations in `dtype`). Axes, keepdims, out and allocator as in ReduceOptions.
 Array nansum(const Queue& queue, const Array& array, const ReduceOptions& options = {},

@@ -100,8 +100,8 @@ void refuse_negative_integer_power(const ExprNode& power) {
 // - more elements, broadcast along some axes: stride 0 or not as numpy's buffering decides (its
 //   buffer size, the casts): kjarni answers no (docs/numpy-differences.md,
 //   power-partly-broadcast-exponent).
-bool at_stride_zero(const ExprNode& operand, const std::vector<NodePtr>& operands, const std::vector<std::size_t>& shape,
-                    const DType& loop) {
+bool at_stride_zero(const ExprNode& operand, const std::vector<NodePtr>& operands,
+                    const std::vector<std::size_t>& shape, const DType& loop) {
     const auto elements = [](const std::vector<std::size_t>& s) {
         return std::accumulate(s.begin(), s.end(), std::size_t{1}, std::multiplies<>());
     };

@@ -28,15 +28,14 @@ namespace {
 
 bool holds_nan(const DType& d) { return is_real(d) || is_complex(d); }
 
-/// The dtype var computes in: `dtype` when given (a float or complex type; for complex arrays a
-/// real one only where `real_of_complex`), float64 for integers and bool, else the array's.
-DType moments_dtype(const DType& input, const std::optional<DType>& dtype, const char* what,
-                    bool real_of_complex = false) {
+/// The dtype var, std and nanmean compute in: `dtype` when given (a float or complex type; a real
+/// one of a complex array is numpy's computation on the real parts' mean), float64 for integers
+/// and bool, else the array's.
+DType moments_dtype(const DType& input, const std::optional<DType>& dtype, const char* what) {
     if (!dtype) return holds_nan(input) ? input : DType(Kind::float64);
-    if (!holds_nan(*dtype) || (is_complex(input) && !is_complex(*dtype) && !real_of_complex))
-        throw ArgumentError("dtype", fmt::format("{}: cannot compute a {} array in {} (a float or complex dtype, "
-                                                 "complex for complex arrays)",
-                                                 what, input.name(), dtype->name()));
+    if (!holds_nan(*dtype))
+        throw ArgumentError("dtype", fmt::format("{}: cannot compute a {} array in {} (a float or complex dtype)", what,
+                                                 input.name(), dtype->name()));
     return *dtype;
 }
 
@@ -55,6 +54,9 @@ Array variance(const Queue& queue, const detail::ReductionSource& source, const 
     const std::string what = fmt::format("{}{}", skip_nan ? "nan" : "", root ? "std" : "var");
     const DType d = source.dtype;
     const DType computed = moments_dtype(d, dtype, what.c_str());
+    // A real dtype of a complex array: numpy's mean is the real parts', and its squared deviations
+    // |x - mean|^2 are (re - mean)^2 + im^2: each element starts with im^2 as its own sum of squares.
+    const bool real_of_complex = is_complex(d) && !is_complex(computed);
     // numpy sums the squared deviations in `dtype` (umr_sum(..., dtype=dtype)): a complex dtype
     // makes the result that complex type (imaginary part 0), for real and complex arrays alike.
     const bool complex_result = dtype && is_complex(*dtype) && moment != Moment::squares;
@@ -93,11 +95,11 @@ Array variance(const Queue& queue, const detail::ReductionSource& source, const 
         const std::string finite =
             is_complex(t) ? "isfinite(mean.x) && isfinite(mean.y)" : std::string("isfinite(mean)");
         const std::string preamble = fmt::format(R"(typedef struct {{ {0} mean; {1} m2; int64_t n; }} kj_moments_t;
-FUNCTION INLINE kj_moments_t kj_moments_of({0} mean, int64_t n)
+FUNCTION INLINE kj_moments_t kj_moments_of({0} mean, int64_t n, {1} m2)
 {{
     kj_moments_t r;
     r.mean = mean;
-    r.m2 = {3} ? ({1})0 : {4};
+    r.m2 = {3} ? m2 : {4};
     r.n = n;
     return r;
 }}
@@ -114,9 +116,11 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
                                                  tc, rc, merge, finite, detail::nan_literal(r));
         const std::string v = detail::convert_value(detail::load_value(source.element, d), d, d);
         const std::string value = detail::convert_value(v, d, t);
-        const std::string map = skip_nan ? fmt::format("({} ? kj_moments_of({}, 0) : kj_moments_of({}, 1))",
-                                                       detail::nan_test(v, d), zero, value)
-                                         : fmt::format("kj_moments_of({}, 1)", value);
+        const std::string own_squares =
+            real_of_complex ? fmt::format("(({0})({1}).y * ({0})({1}).y)", rc, v) : fmt::format("({})0", rc);
+        const std::string map = skip_nan ? fmt::format("({} ? kj_moments_of({}, 0, ({})0) : kj_moments_of({}, 1, {}))",
+                                                       detail::nan_test(v, d), zero, rc, value, own_squares)
+                                         : fmt::format("kj_moments_of({}, 1, {})", value, own_squares);
         // numpy's var divides by max(n - ddof, 0): 0 / 0 is NaN, x / 0 infinite; its nanvar gives
         // NaN where n - ddof is not positive.
         std::string finish = fmt::format("a.m2 / fmax(({0})a.n - {1}, ({0})0)", rc, ddof_literal(ddof, r));
@@ -130,7 +134,7 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
         spec.acc_size = 32;  // at least sizeof(kj_moments_t) for every type (complex128: 32)
         spec.result = result;
         spec.code = source.code + detail::reduction_code(spec.arguments, detail::nan_functions() + preamble,
-                                                         fmt::format("kj_moments_of({}, 0)", zero),
+                                                         fmt::format("kj_moments_of({}, 0, ({})0)", zero, rc),
                                                          "kj_moments_merge(a, b)", map, finish, result, {}, what);
         return spec;
     });
@@ -226,7 +230,7 @@ Array nanmean(const Queue& queue, const Array& array, const ReduceOptions& optio
     if (!holds_nan(d)) return mean(queue, array, options, dtype);
     // numpy's nanmean is the sum of the array with its NaNs replaced by 0 over their count: a real
     // dtype of a complex array sums the real parts of the elements that are not NaN.
-    const DType computed = moments_dtype(d, dtype, "nanmean", true);
+    const DType computed = moments_dtype(d, dtype, "nanmean");
     if (options.out && !(options.out->dtype() == computed)) return nanmean_into_out(queue, array, options, dtype);
     const DType t = computed.kind() == Kind::float16 ? DType(Kind::float32) : computed;
     const DType r = is_complex(t) ? real_for(t) : t;

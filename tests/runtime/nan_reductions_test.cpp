@@ -303,6 +303,65 @@ TEST_P(NanReductionsTest, NansumAndNanprodTakeAnyDtypeAsNumpysSumOfTheReplacedAr
     EXPECT_EQ(nanmean(queue(), cw, {}, DType(Kind::float32)).dtype(), DType(Kind::float32));
 }
 
+TEST_P(NanReductionsTest, MomentsOfComplexArraysInARealDtypeAsNumpys) {
+    // numpy's var / std / nanvar / nanstd of a complex array with a real dtype=: the mean is the real
+    // parts' (the sum cast to the real dtype), the squared deviations |x - mean|^2 = (re - mean)^2 +
+    // im^2, summed over the elements that are not NaN (nan*; else a NaN makes the slice NaN) and
+    // divided by count - ddof. Random complex64 rows with NaN scattered in, computed in float64,
+    // against that formula in long double: within float64's rounding of the sums.
+    const std::size_t rows = 6, n = 300;
+    auto re = random_vector<float>(rows * n, -4.0f, 6.0f), im = random_vector<float>(rows * n, -3.0f, 1.0f);
+    std::vector<std::complex<float>> z(rows * n);
+    const auto flags = random_vector<int>(rows * n, 0, 19);
+    for (std::size_t k = 0; k < z.size(); ++k) {
+        z[k] = {re[k], im[k]};
+        if (flags[k] == 0) z[k].real(std::numeric_limits<float>::quiet_NaN());
+        if (flags[k] == 1) z[k].imag(std::numeric_limits<float>::quiet_NaN());
+    }
+    for (std::size_t c = 0; c < n; ++c) z[c] = {re[c], im[c]};  // row 0 without NaN
+    const Array x = Array::from_host(queue(), std::span<const std::complex<float>>(z), {rows, n});
+    const ReduceOptions along_rows{std::vector<int>{1}};
+    for (const double ddof : {0.0, 1.0}) {
+        const auto v = var(queue(), x, along_rows, ddof, DType(Kind::float64)).get(queue()).to_vector<double>();
+        const auto s = std(queue(), x, along_rows, ddof, DType(Kind::float64)).get(queue()).to_vector<double>();
+        const auto nv = nanvar(queue(), x, along_rows, ddof, DType(Kind::float64)).get(queue()).to_vector<double>();
+        const auto ns = nanstd(queue(), x, along_rows, ddof, DType(Kind::float64)).get(queue()).to_vector<double>();
+        for (std::size_t r = 0; r < rows; ++r) {
+            long double total = 0, count = 0;
+            for (std::size_t c = 0; c < n; ++c) {
+                const auto e = z[r * n + c];
+                if (std::isnan(e.real()) || std::isnan(e.imag())) continue;
+                total += e.real();
+                count += 1;
+            }
+            const long double mean = total / count;
+            long double squares = 0, magnitude = 0;
+            bool any_nan = false;
+            for (std::size_t c = 0; c < n; ++c) {
+                const auto e = z[r * n + c];
+                if (std::isnan(e.real()) || std::isnan(e.imag())) {
+                    any_nan = true;
+                    continue;
+                }
+                squares += (e.real() - mean) * (e.real() - mean) + static_cast<long double>(e.imag()) * e.imag();
+                magnitude +=
+                    static_cast<long double>(e.real()) * e.real() + static_cast<long double>(e.imag()) * e.imag();
+            }
+            const long double want = squares / (count - ddof);
+            const double bound = 4.0 * n * 0x1p-53 * static_cast<double>(magnitude / (count - ddof));
+            SCOPED_TRACE(fmt::format("row {} ddof {}", r, ddof));
+            EXPECT_NEAR(nv[r], static_cast<double>(want), bound);
+            EXPECT_NEAR(ns[r], std::sqrt(static_cast<double>(want)), bound / std::sqrt(static_cast<double>(want)));
+            if (any_nan) {
+                EXPECT_TRUE(std::isnan(v[r]) && std::isnan(s[r])) << v[r] << " " << s[r];
+            } else {
+                EXPECT_NEAR(v[r], static_cast<double>(want), bound);
+                EXPECT_NEAR(s[r], std::sqrt(static_cast<double>(want)), bound / std::sqrt(static_cast<double>(want)));
+            }
+        }
+    }
+}
+
 TEST_P(NanReductionsTest, IntegerAndBoolArraysAreThePlainReductions) {
     for (const DType& d : {DType(Kind::int16), DType(Kind::bool_), DType(Kind::uint32)}) {
         SCOPED_TRACE(d.name());
