@@ -316,6 +316,11 @@ const char* device_wide_fence(const BoundDevice& device) {
     return nullptr;
 }
 
+bool counts_acquire_release(const BoundDevice& device) {
+    const auto& cc = device.device().properties().compute_capability;
+    return takes_inline_ptx(device) && cc && cc->major >= 7;
+}
+
 Grid grid_for(const GeneratedKernel& kernel, std::size_t n) { return blocked_grid(kernel, n, 1); }
 
 }  // namespace kjarni::detail

@@ -119,6 +119,11 @@ std::string vector_loop(const std::vector<VectorArray>& arrays, std::size_t v, c
 /// item's accesses only as its own group sees them (NVIDIA's OpenCL compiles it to membar.cta).
 const char* device_wide_fence(const BoundDevice& device);
 
+/// Whether the device's groups can signal one another with a single acquire-release atomic (PTX's
+/// atom.acq_rel.gpu: compute capability 7.0 and later, through CUDA or NVIDIA's OpenCL), in place
+/// of device_wide_fence's fence, relaxed atomic, fence.
+bool counts_acquire_release(const BoundDevice& device);
+
 /// A 1-D grid for `n` items handled by a grid-stride loop: work groups of up to 256 items (within
 /// the kernel's limit), at least one. On a GPU one item per work item (as many groups as that takes,
 /// up to 2^30 work items): the groups a compute unit keeps resident depend on the kernel's registers,

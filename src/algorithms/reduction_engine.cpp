@@ -110,6 +110,7 @@ struct KernelShape {
     const char* combine = nullptr;
     bool barriers_in_branches = true;  // the device runs a group's work items together (see reduction.mako)
     const char* shuffles = "";         // how warps of 32 shuffle: "native", "ptx", or "" (lane_shuffles)
+    bool count_acq_rel = false;        // combine's groups count with one acquire-release atomic, no fences
 };
 
 /// The names of the layout values a kernel takes, in order: the kept space's layout over the arrays
@@ -178,6 +179,7 @@ std::string kernel_source(const ReductionSpec& spec, const KernelShape& k) {
          {"combine_decode", k.combine != nullptr ? decode_offsets(k.kept_ndim, {"res"}, idx, "oc") : ""},
          {"barriers_in_branches", k.barriers_in_branches},
          {"shuffles", std::string(k.shuffles)},
+         {"count_acq_rel", k.count_acq_rel},
          {"store", k.final_pass || k.combine != nullptr ? Value(store_result_code(spec)) : Value()}});
 }
 
@@ -196,7 +198,8 @@ std::string kernel_key(const ReductionSpec& spec, const KernelShape& k) {
         .flag(" in_order=", k.lanes_in_order)
         .text(" combine=", k.combine != nullptr ? k.combine : "")
         .flag(" branch_barriers=", k.barriers_in_branches)
-        .text(" shuffles=", k.shuffles);
+        .text(" shuffles=", k.shuffles)
+        .flag(" acq_rel=", k.count_acq_rel);
     // An identity names one spec, accumulator, result and arguments included (the spec cache
     // makes each once); a spec without one is told apart by all of them and its code.
     if (identified) return key.text(" identity ", "").finish(code);
@@ -536,6 +539,7 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                             ? device_wide_fence(queue.device())
                             : nullptr;
     const bool barriers_in_branches = runs_groups_together(queue.device());
+    const bool acquire_release = counts_acquire_release(queue.device());
     const auto first_pass = [&](const Strategy& st) {
         const KernelShape ks{g.kept.ndim(),
                              g.red.ndim(),
@@ -548,7 +552,8 @@ Array run_reduction(const Queue& queue, const ReductionSpec& spec, const std::ve
                              cpu_code(queue.device()),
                              st.pieces > 1 && st.groups_x == 1 ? fence : nullptr,
                              barriers_in_branches,
-                             lane_shuffles(queue.device(), st.group, g.n_red)};
+                             lane_shuffles(queue.device(), st.group, g.n_red),
+                             fence != nullptr && acquire_release};
         return std::pair{ks, generated_kernel(queue.device(), kernel_key(spec, ks), "kjarni_reduction",
                                               [&] { return kernel_source(spec, ks); })};
     };
