@@ -93,13 +93,13 @@ void refuse_negative_integer_power(const ExprNode& power) {
 // shapes from () to (2, 3, 4) and float16 / 32 / 64 operands (power: 938 cases, clip: 2,744):
 // - a 0-d operand: always;
 // - one element broadcast against more: always (shape (1,) against (2,));
-// - one element, the result one element too (every axis of size 1): numpy's trivial loop, taken
-//   where no operand but a 0-d one is cast to the loop's type and every operand not 0-d has one
-//   shape, and any 1-d call, step through the operand at its own stride; its iterator gives a size-1
-//   axis stride 0;
+// - one element, and the result one element too (every axis of size 1): numpy's iterator gives a
+//   size-1 axis stride 0, but its trivial loop steps through the operand at its own stride; that
+//   loop runs a 1-d result, and any other where no operand but a 0-d one is cast to the loop's
+//   type and every operand not 0-d has one shape;
 // - more elements, broadcast along some axes: stride 0 or not as numpy's buffering decides (its
 //   buffer size, the casts): kjarni answers no (docs/numpy-differences.md,
-//   power-partly-broadcast-exponent).
+//   stride-zero-partly-broadcast).
 bool at_stride_zero(const ExprNode& operand, const std::vector<NodePtr>& operands,
                     const std::vector<std::size_t>& shape, const DType& loop) {
     const auto elements = [](const std::vector<std::size_t>& s) {
