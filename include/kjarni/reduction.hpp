@@ -149,7 +149,10 @@ Array mean(const Queue& queue, const Array& array, const ReduceOptions& options 
 // float16 (stored as float16: numpy computes partly in float16, so float16 results may differ by
 // an ulp of float16), else in the array's dtype or `dtype` (a float or complex type; a real one of
 // a complex array takes numpy's formula: the real parts' mean, |x - mean|^2 = (re - mean)^2 + im^2
-// summed). The result is real: float64 for integers and bool, the real type of complex
+// summed). var and std also take an integer or bool `dtype` of a real, integer or bool array, in
+// numpy's steps: the mean, the squared deviations and the result truncated into it (std then only
+// into a one-element result or a float out, as numpy; ArgumentError otherwise, and for a bool
+// array in bool). The result is real: float64 for integers and bool, the real type of complex
 // values; with a complex `dtype` it is that complex type, its imaginary part 0 (numpy sums the
 // squared deviations in `dtype`). Axes, keepdims, out and allocator as in ReduceOptions.
 Array nansum(const Queue& queue, const Array& array, const ReduceOptions& options = {},

@@ -104,8 +104,9 @@ def test_var_and_std_take_numpys_dtype_out_and_keepdims(queue, rng):
     complex type to compute in: float32 data in float64 is float64's answer), out= of any dtype
     (numpy's steps: the sum of squares cast into out, divided there) and keepdims=, for float,
     integer, bool and complex arrays (a real dtype of complex data: numpy's deviations from the real
-    parts' mean), 0-d ones and axis=() among them. One-pass moments against
-    numpy's two passes: within a few ulp of the result's dtype (float16: its own rounding)."""
+    parts' mean; an integer or bool dtype: numpy's truncating steps, exactly), 0-d ones and axis=()
+    among them. One-pass moments against numpy's two passes: within a few ulp of the result's dtype
+    (float16: its own rounding)."""
     def values(dtype, shape):
         if dtype == numpy.bool_:
             return rng.random(shape) < 0.5
@@ -119,7 +120,10 @@ def test_var_and_std_take_numpys_dtype_out_and_keepdims(queue, rng):
     cases = [(numpy.float32, None), (numpy.float32, numpy.float64), (numpy.float64, numpy.float32),
              (numpy.float16, None), (numpy.float16, numpy.float32), (numpy.int16, None), (numpy.int32, numpy.float32),
              (numpy.bool_, None), (numpy.complex64, None), (numpy.complex64, numpy.complex128),
-             (numpy.float32, numpy.complex64), (numpy.complex64, numpy.float64), (numpy.complex128, numpy.float32)]
+             (numpy.float32, numpy.complex64), (numpy.complex64, numpy.float64), (numpy.complex128, numpy.float32),
+             # integer and bool dtypes: numpy truncates the mean, the squares and the result (exact here)
+             (numpy.float32, numpy.int32), (numpy.int8, numpy.int8), (numpy.int16, numpy.uint64),
+             (numpy.bool_, numpy.int8), (numpy.int32, numpy.bool_), (numpy.float64, numpy.bool_)]
     for (dtype, compute), shape, axis in itertools.product(cases, [(7, 12), ()], [None, 0, (), (0, 1)]):
         if shape == () and axis not in (None, ()):
             continue
@@ -129,13 +133,24 @@ def test_var_and_std_take_numpys_dtype_out_and_keepdims(queue, rng):
         a = kjarni.Array.from_host(queue, numpy.asarray(host))
         for name, ddof in itertools.product(("var", "std"), (0, 1)):
             keepdims = ddof == 1
-            want = getattr(numpy, name)(host, axis=axis, dtype=compute, ddof=ddof, keepdims=keepdims)
-            for got in (getattr(a, name)(axis=axis, dtype=compute, ddof=ddof, keepdims=keepdims),
-                        getattr(numpy, name)(a, axis=axis, dtype=compute, ddof=ddof, keepdims=keepdims)):
+            context = f"{name} of {numpy.dtype(dtype).name}{list(shape)} axis={axis} dtype={compute} ddof={ddof}"
+            calls = (lambda: getattr(a, name)(axis=axis, dtype=compute, ddof=ddof, keepdims=keepdims),
+                     lambda: getattr(numpy, name)(a, axis=axis, dtype=compute, ddof=ddof, keepdims=keepdims))
+            try:
+                want = getattr(numpy, name)(host, axis=axis, dtype=compute, ddof=ddof, keepdims=keepdims)
+            except TypeError:  # std of an array result in an integer dtype: numpy's sqrt cannot write it
+                for call in calls:
+                    with pytest.raises(kjarni.errors.ArgumentError, match="dtype"):
+                        call()
+                continue
+            for call in calls:
+                got = call()
                 assert isinstance(got, kjarni.Array)
                 got = got.get(queue)
-                context = f"{name} of {numpy.dtype(dtype).name}{list(shape)} axis={axis} dtype={compute} ddof={ddof}"
                 assert got.dtype == want.dtype and got.shape == numpy.shape(want), context
+                if want.dtype.kind in "biu":
+                    numpy.testing.assert_array_equal(got, want, err_msg=context)
+                    continue
                 # Relative to the data's scale: numpy's deviations from a mean rounded to `dtype` leave
                 # that rounding in (var of float64 data with dtype=float32 over axis=() is
                 # (x - float32(x))^2, kjarni's 0). std compared squared.
@@ -149,10 +164,17 @@ def test_var_and_std_take_numpys_dtype_out_and_keepdims(queue, rng):
     out = kjarni.Array.empty(queue.device, (5,), numpy.float32)
     numpy.var(a, axis=1, out=out)
     numpy.testing.assert_allclose(out.get(queue), numpy.var(host, axis=1).astype(numpy.float32), rtol=1e-6)
-    # An integer dtype, which kjarni does not compute (numpy truncates its mean, squares and result):
-    # a typed error naming the argument, never a wrong answer.
+    # Integer dtypes into out= of another dtype (numpy: the truncated sum of squares cast into out,
+    # divided there), and what numpy refuses: booleans subtracted, an integer dtype of nanvar.
+    for out_dtype in (numpy.float32, numpy.int16):
+        out = kjarni.Array.empty(queue.device, (5,), out_dtype)
+        numpy.var(a, axis=1, dtype=numpy.int32, out=out)
+        numpy.testing.assert_array_equal(out.get(queue),
+                                         numpy.var(host, axis=1, dtype=numpy.int32, out=numpy.empty(5, out_dtype)))
     with pytest.raises(kjarni.errors.ArgumentError, match="dtype"):
-        kjarni.Array.from_host(queue, values(numpy.float32, (3, 4))).var(dtype=numpy.int32)
+        kjarni.Array.from_host(queue, values(numpy.bool_, (3, 4))).var(dtype=numpy.bool_)
+    with pytest.raises(kjarni.errors.ArgumentError, match="dtype"):
+        numpy.nanvar(a, dtype=numpy.int32)
 
 
 def test_default_memory_pool(queue, rng):

@@ -17,6 +17,7 @@
 #include "algorithms/reduction_source.hpp"
 #include "kjarni/error.hpp"
 #include "kjarni/expression.hpp"
+#include "kjarni/fusion.hpp"
 #include "kjarni/reduction.hpp"
 
 namespace kjarni {
@@ -194,10 +195,71 @@ Array nanmean_into_out(const Queue& queue, const Array& array, const ReduceOptio
     return out;
 }
 
+/// var and std with an integer or bool `dtype`, numpy's steps (numpy/_core/_methods.py's _var and
+/// _std): the mean is the sum in `dtype` (each element converted, wrapping) divided by the count in
+/// float64 and converted back into `dtype`; the deviations x - mean are taken in numpy's promotion
+/// of the two dtypes and squared there (wrapping for integers), their sum in `dtype` is divided by
+/// max(n - ddof, 0) in float64 and converted into `dtype` (or cast into out, then divided there).
+/// std takes the square root of a one-element result (numpy's scalar: the truncated variance's root
+/// in float64, truncated) or into a float out; numpy refuses to write it into an integer array
+/// (UFuncTypeError), as it refuses booleans subtracted (a bool array in bool): ArgumentError here.
+/// Complex arrays in an integer dtype (numpy: the squared magnitudes of the complex deviations, each
+/// truncated) are refused too.
+Array integer_variance(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
+                       const DType& dtype, bool root) {
+    const char* what = root ? "std" : "var";
+    if (array.dtype().kind() == Kind::bool_ && dtype.kind() == Kind::bool_)
+        throw ArgumentError("dtype",
+                            fmt::format("{} of a bool array in bool: numpy's mean subtracts booleans, which it "
+                                        "refuses (TypeError)",
+                                        what));
+    if (is_complex(array.dtype()))
+        throw ArgumentError("dtype", fmt::format("{}: cannot compute a {} array in {} (a float or complex dtype)", what,
+                                                 array.dtype().name(), dtype.name()));
+    ReduceOptions kept = options;
+    kept.keepdims = true;
+    kept.out.reset();
+    const Array total = sum(queue, array, kept, dtype);
+    const double n = total.size() == 0 ? 0.0 : static_cast<double>(array.size()) / static_cast<double>(total.size());
+    const Expr mean = astype(Expr(total) / scalar(n, DType(Kind::float64)), dtype);
+    const Expr deviation = Expr(array) - mean;
+    ReduceOptions reduced = options;
+    reduced.out.reset();
+    const Array squares = sum(queue, deviation * deviation, reduced, dtype);
+    const Expr count = scalar(std::fmax(n - ddof, 0.0), DType(Kind::float64));
+    if (options.out && !(options.out->dtype() == dtype)) {
+        const Array& out = *options.out;
+        if (root && !holds_nan(out.dtype()))
+            throw ArgumentError("out", fmt::format("std: has dtype {}; numpy writes the square root into a float or "
+                                                   "complex out only",
+                                                   out.dtype().name()));
+        detail::convert_into_out(queue, squares, out, what);
+        fill(queue, out, Expr(out) / count);
+        if (root) fill(queue, out, sqrt(Expr(out)));
+        return out;
+    }
+    const Expr variance = astype(Expr(squares) / count, dtype);
+    const bool scalar_result = squares.ndim() == 0 && !options.out;
+    if (root && !scalar_result)
+        throw ArgumentError("dtype",
+                            fmt::format("std in {} of an array result: numpy's square root cannot write float64 "
+                                        "into it (UFuncTypeError; a scalar result or a float out= can)",
+                                        dtype.name()));
+    const Expr value = root ? astype(sqrt(astype(variance, DType(Kind::float64))), dtype) : variance;
+    if (options.out) {
+        fill(queue, *options.out, value);
+        return *options.out;
+    }
+    return evaluate(queue, value, options.allocator);
+}
+
 /// var / std / nanvar / nanstd of an array, out= of any dtype.
 Array array_variance(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
                      const std::optional<DType>& dtype, bool root, bool skip_nan) {
     const char* what = skip_nan ? (root ? "nanstd" : "nanvar") : (root ? "std" : "var");
+    // (nanvar and nanstd of integer arrays are var and std: skip_nan is false there; numpy refuses an
+    // integer dtype of an inexact array: moments_dtype's ArgumentError.)
+    if (dtype && !holds_nan(*dtype) && !skip_nan) return integer_variance(queue, array, options, ddof, *dtype, root);
     const DType computed = moments_dtype(array.dtype(), dtype, what);
     const DType result = is_complex(computed) ? real_for(computed) : computed;
     if (options.out && !(options.out->dtype() == result))
