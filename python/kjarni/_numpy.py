@@ -80,6 +80,26 @@ _UFUNCS = {
     "maximum": _kjarni.maximum,
     "matmul": lambda a, b: a @ b,  # kjarni/_methods.py (both must be kjarni arrays)
 }
+# Every other elementwise function of kjarni/expression.hpp, under numpy's ufunc name (the C++
+# fuzzer checks each against that ufunc: tests/numpy_fuzz/fuzz/expressions.py), through the tables
+# kjarni.array_api takes them from (python/src/array_api.cpp: the standard's names where they differ).
+_EXPRESSION_UNARY = {
+    "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint", "isnan": "isnan", "isinf": "isinf",
+    "isfinite": "isfinite", "sign": "sign", "square": "square", "reciprocal": "reciprocal", "log2": "log2",
+    "log10": "log10", "log1p": "log1p", "expm1": "expm1", "exp2": "exp2", "tan": "tan", "arcsin": "asin",
+    "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "arcsinh": "asinh", "arccosh": "acosh",
+    "arctanh": "atanh", "logical_not": "logical_not", "invert": "bitwise_invert",
+}
+_EXPRESSION_BINARY = {
+    "floor_divide": "floor_divide", "fmod": "fmod", "arctan2": "atan2", "hypot": "hypot", "copysign": "copysign",
+    "fmin": "fmin", "fmax": "fmax", "logical_and": "logical_and", "logical_or": "logical_or",
+    "logical_xor": "logical_xor", "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
+    "bitwise_xor": "bitwise_xor", "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
+}
+for _numpy_name, _name in _EXPRESSION_UNARY.items():
+    _UFUNCS[_numpy_name] = (lambda name: lambda a: _kjarni._array_api.unary(name, a))(_name)
+for _numpy_name, _name in _EXPRESSION_BINARY.items():
+    _UFUNCS[_numpy_name] = (lambda name: lambda a, b: _kjarni._array_api.binary(name, a, b))(_name)
 # The same by ufunc object, for the common call (`numpy.float32(2) * x`: no out=, no keywords).
 _UFUNC_CALLS = {getattr(numpy, name): f for name, f in _UFUNCS.items() if hasattr(numpy, name)}
 

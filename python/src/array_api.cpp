@@ -1,5 +1,6 @@
 // What kjarni.array_api (the Python array API standard's namespace) needs beyond the numpy-style
-// bindings: every elementwise function of kjarni/expression.hpp by name, the bitwise operators, and
+// bindings: every elementwise function of kjarni/expression.hpp by name (also numpy's ufuncs on
+// kjarni arrays: kjarni/_numpy.py), the bitwise operators, and
 // the sorting and selection algorithms (sort, argsort, unique, searchsorted, nonzero, boolean and
 // integer indexing, count_nonzero).
 #include <nanobind/stl/optional.h>
@@ -71,6 +72,9 @@ const std::map<std::string, ArrayApiBinary, std::less<>>& array_api_binary_table
         {"atan2", &kjarni::arctan2},
         {"hypot", &kjarni::hypot},
         {"copysign", &kjarni::copysign},
+        {"fmod", &kjarni::fmod},
+        {"fmin", &kjarni::fmin},
+        {"fmax", &kjarni::fmax},
         {"logical_and", &kjarni::logical_and},
         {"logical_or", &kjarni::logical_or},
         {"logical_xor", &kjarni::logical_xor},
