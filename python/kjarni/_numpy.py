@@ -238,6 +238,8 @@ def _functions():
                  "ascontiguousarray", "asfortranarray"):
         table[getattr(numpy, name)] = _with_queue(name)
     table[numpy.dot] = _np_dot
+    from . import _numpy_compositions
+    table.update(_numpy_compositions.functions())
     # The array methods of kjarni/_methods.py, as numpy's functions of the same names.
     for name in ("std", "var", "ravel", "squeeze", "swapaxes"):
         table[getattr(numpy, name)] = (lambda name: lambda a, *args, **kwargs: getattr(a, name)(*args, **kwargs))(name)

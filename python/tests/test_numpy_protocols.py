@@ -416,3 +416,68 @@ def test_python_ints_past_64_bits_beside_float_arrays_as_numpy(queue):
     ints = kjarni.Array.from_host(queue, numpy.arange(3, dtype=numpy.int64))
     with pytest.raises(OverflowError):
         ints + 2**64
+
+
+def test_numpy_functions_kjarni_composes(queue, rng):
+    """numpy functions users reach for, composed from kjarni's own views, expressions and
+    reductions (kjarni/_numpy_compositions.py), against numpy on fresh random data: shapes, dtypes
+    and values (exact where the arithmetic is; sums within their rounding)."""
+    x = rng.standard_normal((4, 6)).astype(numpy.float32)
+    x[0, 0], x[1, 2], x[2, 3] = numpy.nan, numpy.inf, -numpy.inf
+    y = x + rng.standard_normal((4, 6)).astype(numpy.float32) * 1e-6
+    i = rng.integers(-20, 20, (4, 6)).astype(numpy.int16)
+    dx, dy, di = (kjarni.Array.from_host(queue, a) for a in (x, y, i))
+    for d in (dx, dy, di):
+        d.queue = queue
+
+    def same(got, want, **kw):
+        got = got.get(queue) if isinstance(got, (kjarni.Array, kjarni.Expr)) else got
+        assert numpy.asarray(got).dtype == numpy.asarray(want).dtype and numpy.shape(got) == numpy.shape(want)
+        if kw:
+            numpy.testing.assert_allclose(got, want, **kw)
+        else:
+            numpy.testing.assert_array_equal(got, want)
+
+    for like in (numpy.zeros_like, numpy.ones_like):
+        same(like(dx), like(x))
+        same(like(di, dtype=numpy.float64, shape=(3, 2)), like(i, dtype=numpy.float64, shape=(3, 2)))
+    same(numpy.full_like(di, 7.9), numpy.full_like(i, 7.9))  # converted into int16: 7
+    assert numpy.empty_like(dx, dtype=numpy.uint8).dtype == numpy.uint8
+    same(numpy.expand_dims(dx, (0, -1)), numpy.expand_dims(x, (0, -1)))
+    same(numpy.moveaxis(dx.reshape(2, 3, 4), 0, -1), numpy.moveaxis(x.reshape(2, 3, 4), 0, -1))
+    same(numpy.matrix_transpose(di), numpy.matrix_transpose(i))
+    same(numpy.atleast_3d(dx[0]), numpy.atleast_3d(x[0]))
+    for got, want in zip(numpy.array_split(di, 4, axis=1), numpy.array_split(i, 4, axis=1)):
+        same(got, want)
+    for got, want in zip(numpy.hsplit(dx, [1, 4]), numpy.hsplit(x, [1, 4])):
+        same(got, want)
+    # isclose / allclose / array_equal: numpy's rule, infinities and NaN included.
+    for equal_nan in (False, True):
+        same(numpy.isclose(dx, dy, equal_nan=equal_nan), numpy.isclose(x, y, equal_nan=equal_nan))
+        same(numpy.isclose(di, di + 1, atol=1), numpy.isclose(i, i + 1, atol=1))
+        assert numpy.allclose(dx, dy, equal_nan=equal_nan) == numpy.allclose(x, y, equal_nan=equal_nan)
+        assert numpy.array_equal(dx, dx, equal_nan=equal_nan) == numpy.array_equal(x, x, equal_nan=equal_nan)
+    assert numpy.array_equal(di, di) and not numpy.array_equal(di, dx[:, :5]) and not numpy.array_equal(di, di + 1)
+    same(numpy.nan_to_num(dx), numpy.nan_to_num(x))
+    same(numpy.nan_to_num(dx, nan=-1.5, posinf=9.0), numpy.nan_to_num(x, nan=-1.5, posinf=9.0))
+    same(numpy.outer(dx[1], di[2]), numpy.outer(x[1], i[2]))
+    same(numpy.ptp(di, axis=0), numpy.ptp(i, axis=0))
+    same(numpy.ptp(dx, axis=1, keepdims=True), numpy.ptp(x, axis=1, keepdims=True))
+    finite = numpy.nan_to_num(x)
+    dfinite = kjarni.Array.from_host(queue, finite)
+    dfinite.queue = queue
+    same(numpy.average(di, axis=1), numpy.average(i, axis=1), rtol=1e-12)
+    w = rng.random((4, 6)).astype(numpy.float32)
+    dw = kjarni.Array.from_host(queue, w)
+    same(numpy.average(dfinite, axis=0, weights=dw), numpy.average(finite, axis=0, weights=w), rtol=1e-4, atol=1e-30)
+    avg, scale = numpy.average(di, axis=0, returned=True)
+    same(scale, numpy.average(i, axis=0, returned=True)[1])
+    for axis in (None, 1, (0, 1)):
+        want = numpy.linalg.norm(finite, axis=axis)
+        same(numpy.linalg.norm(dfinite, axis=axis), want, rtol=1e-5)
+    same(numpy.linalg.norm(di), numpy.linalg.norm(i), rtol=1e-12)
+    same(numpy.cumulative_sum(di, axis=1), numpy.cumulative_sum(i, axis=1))
+    with pytest.raises(kjarni.ArgumentTypeError, match="include_initial"):
+        numpy.cumulative_sum(di, axis=1, include_initial=True)
+    with pytest.raises(kjarni.ArgumentTypeError, match="ord"):
+        numpy.linalg.norm(dx, ord=1)

@@ -1,0 +1,273 @@
+"""numpy functions on kjarni arrays that kjarni composes from its own operations (views, expressions,
+reductions), for kjarni/_numpy.py's ``__array_function__``: each follows numpy 2.4's definition of
+the function, on the queue of its arrays (``x.queue``), and raises ArgumentTypeError naming the
+options it leaves out. Elementwise results are Exprs, as numpy's ufuncs give on kjarni arrays;
+reductions and views are Arrays; allclose and array_equal read their one answer back (a bool)."""
+
+import builtins
+import math
+
+import numpy
+
+from . import _kjarni
+from .errors import ArgumentError, ArgumentTypeError
+
+Array = _kjarni.Array
+Expr = _kjarni.Expr
+
+
+def _queue(what, *operands):
+    from ._numpy import _required_queue
+    return _required_queue(f"numpy.{what}", *operands)
+
+
+def _evaluated(queue, value):
+    """An Array of `value` (an Array stays itself, an Expr is evaluated on `queue`)."""
+    if isinstance(value, Array):
+        return value
+    from . import _algorithms
+    return _algorithms.evaluate(queue, value)
+
+
+def _refuse(what, option):
+    raise ArgumentTypeError(f"numpy.{what} on kjarni arrays takes no {option} here (copy to the host first: x.get())",
+                            option)
+
+
+def _axes(axis, ndim, what):
+    """numpy's normalize_axis_tuple: each axis in [-ndim, ndim), none twice."""
+    axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ArgumentError(f"numpy.{what}: axis {a} is out of bounds for {ndim} dimensions (numpy's AxisError)",
+                                "axis")
+    normalized = tuple(int(a) % ndim for a in axes)
+    if len(set(normalized)) != len(normalized):
+        raise ArgumentError(f"numpy.{what}: repeated axis", "axis")
+    return normalized
+
+
+# ---- new arrays shaped like another ----------------------------------------------------------------
+
+def _new_like(what, a, dtype, shape, fill):
+    queue = _queue(what, a)
+    shape = a.shape if shape is None else ((shape,) if isinstance(shape, (int, numpy.integer)) else tuple(shape))
+    # (kjarni's new arrays are C-contiguous whatever `order` asks: docs/numpy-differences.md.)
+    out = Array.empty(a.device, shape, a.dtype if dtype is None else dtype)
+    out.queue = queue
+    if fill is not None:
+        out.fill(fill, queue)  # converted as numpy's copyto converts it
+    return out
+
+
+def _zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _new_like("zeros_like", a, dtype, shape, 0)
+
+
+def _ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _new_like("ones_like", a, dtype, shape, 1)
+
+
+def _empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _new_like("empty_like", a, dtype, shape, None)
+
+
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _new_like("full_like", a, dtype, shape, fill_value)
+
+
+# ---- views --------------------------------------------------------------------------------------
+
+def _expand_dims(a, axis):
+    ndim = a.ndim + (1 if isinstance(axis, (int, numpy.integer)) else len(tuple(axis)))
+    axes = _axes(axis, ndim, "expand_dims")
+    dims = iter(a.shape)
+    return a.reshape(tuple(1 if k in axes else next(dims) for k in range(ndim)))
+
+
+def _moveaxis(a, source, destination):
+    source, destination = _axes(source, a.ndim, "moveaxis"), _axes(destination, a.ndim, "moveaxis")
+    if len(source) != len(destination):
+        raise ArgumentError("numpy.moveaxis: `source` and `destination` must have the same number of elements",
+                            "destination")
+    order = [n for n in range(a.ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return a.transpose(order)
+
+
+def _matrix_transpose(x):
+    if x.ndim < 2:
+        raise ArgumentError(f"numpy.matrix_transpose: the array has {x.ndim} dimensions, at least 2 wanted", "x")
+    return x.swapaxes(-1, -2)
+
+
+def _atleast(name):
+    def atleast(*arys):
+        from . import _algorithms  # noqa: F401 (the queue helpers)
+        results = []
+        for a in arys:
+            view = getattr(_kjarni, name)(a)
+            view.queue = getattr(a, "queue", None)
+            results.append(view)
+        return results[0] if len(results) == 1 else tuple(results)
+    return atleast
+
+
+def _splitter(name, with_axis):
+    def split(ary, indices_or_sections, axis=0):
+        args = (ary, indices_or_sections, axis) if with_axis else (ary, indices_or_sections)
+        parts = getattr(_kjarni, name)(*args)
+        for part in parts:
+            part.queue = getattr(ary, "queue", None)
+        return list(parts)
+    return split
+
+
+# ---- elementwise ----------------------------------------------------------------------------------
+
+def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    # numpy's: y in result_type(y, 1.0), then |x - y| <= atol + rtol |y| where y is finite, or x == y.
+    y = b
+    dtype = getattr(b, "dtype", None)
+    if dtype is not None:
+        wanted = numpy.result_type(dtype, 1.0)
+        if wanted != dtype:
+            y = Expr(b).astype(wanted)
+    elif isinstance(b, int):
+        y = float(b)
+    x = a
+    result = ((_kjarni.absolute(Expr(x) - y) <= atol + rtol * _kjarni.absolute(Expr(y))) &
+              _kjarni._array_api.unary("isfinite", y)) | (Expr(x) == y)
+    if equal_nan:
+        result = result | (_kjarni._array_api.unary("isnan", x) & _kjarni._array_api.unary("isnan", y))
+    return result
+
+
+def _all_true(queue, value):
+    from . import _algorithms
+    return builtins.bool(_algorithms.all(queue, _evaluated(queue, value)).get(queue))
+
+
+def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _all_true(_queue("allclose", a, b), _isclose(a, b, rtol, atol, equal_nan))
+
+
+def _array_equal(a1, a2, equal_nan=False):
+    queue = _queue("array_equal", a1, a2)
+    if tuple(numpy.shape(a1)) != tuple(numpy.shape(a2)):
+        return False
+    same = Expr(a1) == a2
+    inexact = [numpy.dtype(getattr(v, "dtype", numpy.float64)).kind in "fc" for v in (a1, a2)]
+    if equal_nan and builtins.all(inexact):
+        same = same | (_kjarni._array_api.unary("isnan", a1) & _kjarni._array_api.unary("isnan", a2))
+    return _all_true(queue, same)
+
+
+def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    queue = _queue("nan_to_num", x)
+    kind = numpy.dtype(x.dtype).kind
+    if kind == "c":
+        _refuse("nan_to_num", "complex array")
+    if kind != "f":
+        return x.copy(queue) if copy else x
+    info = numpy.finfo(x.dtype)
+    big = info.max if posinf is None else posinf
+    small = info.min if neginf is None else neginf
+    typed = [numpy.asarray(v).astype(x.dtype)[()] for v in (nan, big, small)]  # numpy's copyto casts them
+    isinf = _kjarni._array_api.unary("isinf", x)
+    value = _kjarni.where(_kjarni._array_api.unary("isnan", x), typed[0],
+                          _kjarni.where(isinf & (Expr(x) > 0), typed[1], _kjarni.where(isinf, typed[2], x)))
+    if copy:
+        return _evaluated(queue, value)
+    _kjarni.assign(queue, x, value)
+    return x
+
+
+def _outer(a, b, out=None):
+    if out is not None:
+        _refuse("outer", "out")
+    return Expr(a.ravel().reshape(-1, 1)) * b.ravel().reshape(1, -1)
+
+
+# ---- reductions -----------------------------------------------------------------------------------
+
+def _ptp(a, axis=None, out=None, keepdims=False):
+    queue = _queue("ptp", a)
+    from . import _algorithms
+    spread = Expr(_algorithms.max(queue, a, axis, keepdims)) - _algorithms.min(queue, a, axis, keepdims)
+    if out is None:
+        return _evaluated(queue, spread)
+    _kjarni.assign(queue, out, spread)
+    return out
+
+
+def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    queue = _queue("average", a)
+    from . import _algorithms
+    if weights is None:
+        average = _algorithms.mean(queue, a, axis, None, keepdims)
+        if not returned:
+            return average
+        # (numpy's scale: the count each output averages, in the average's dtype and shape)
+        count = math.prod(a.shape) // builtins.max(math.prod(average.shape), 1)
+        return average, _new_like("average", average, None, None, count)
+    if tuple(numpy.shape(weights)) != tuple(a.shape):
+        _refuse("average", "weights of another shape than the array's")
+    # numpy: the weighted sum in result_type(a, weights) (float64 at least for integer and bool
+    # arrays) over the sum of the weights in that type; a zero sum of weights is its ZeroDivisionError.
+    kinds = numpy.dtype(a.dtype).kind in "biu"
+    dtype = numpy.result_type(a.dtype, weights.dtype, "f8") if kinds else numpy.result_type(a.dtype, weights.dtype)
+    scale = _algorithms.sum(queue, weights, axis, dtype, keepdims)
+    if not _all_true(queue, Expr(scale) != 0):
+        raise ArgumentError("numpy.average: the weights sum to zero, can't be normalized (numpy's ZeroDivisionError)",
+                            "weights")
+    total = _algorithms.sum(queue, _evaluated(queue, (Expr(a) * weights).astype(dtype)), axis, dtype, keepdims)
+    average = _evaluated(queue, Expr(total) / scale)
+    average.queue = queue
+    if returned:
+        scale.queue = queue
+        return average, scale
+    return average
+
+
+def _norm(x, ord=None, axis=None, keepdims=False):
+    # numpy.linalg.norm with ord None ('fro' for two axes): sqrt(sum(|x|^2)), in float (integers as
+    # float64), the result real.
+    if ord not in (None, "fro") or (ord == "fro" and (axis is None or len(tuple(numpy.atleast_1d(axis))) != 2)):
+        _refuse("linalg.norm", f"ord={ord!r}")
+    queue = _queue("linalg.norm", x)
+    from . import _algorithms
+    kind = numpy.dtype(x.dtype).kind
+    value = Expr(x) if kind in "fc" else Expr(x).astype(numpy.float64)
+    magnitude = _kjarni.absolute(value) if kind == "c" else value
+    axis = None if axis is None else (_axes(axis, x.ndim, "linalg.norm"))
+    squares = _algorithms.sum(queue, _evaluated(queue, magnitude * magnitude), axis, None, keepdims)
+    result = _evaluated(queue, _kjarni.sqrt(squares))
+    result.queue = queue
+    return result
+
+
+def _cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    if include_initial:
+        _refuse("cumulative_sum", "include_initial=True")
+    if axis is None and x.ndim > 1:
+        raise ArgumentError("numpy.cumulative_sum: an array of more than one dimension wants an axis", "axis")
+    from . import _algorithms
+    return _algorithms.cumsum(_queue("cumulative_sum", x), x, 0 if axis is None else axis, dtype, out)
+
+
+def functions():
+    """numpy's function object -> its composition here (those numpy has)."""
+    table = {
+        "zeros_like": _zeros_like, "ones_like": _ones_like, "empty_like": _empty_like, "full_like": _full_like,
+        "expand_dims": _expand_dims, "moveaxis": _moveaxis, "matrix_transpose": _matrix_transpose,
+        "atleast_1d": _atleast("atleast_1d"), "atleast_2d": _atleast("atleast_2d"), "atleast_3d": _atleast("atleast_3d"),
+        "array_split": _splitter("array_split", True), "hsplit": _splitter("hsplit", False),
+        "vsplit": _splitter("vsplit", False), "dsplit": _splitter("dsplit", False),
+        "isclose": _isclose, "allclose": _allclose, "array_equal": _array_equal, "nan_to_num": _nan_to_num,
+        "outer": _outer, "ptp": _ptp, "average": _average, "cumulative_sum": _cumulative_sum,
+    }
+    found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
+    found[numpy.linalg.norm] = _norm
+    return found
