@@ -257,6 +257,117 @@ def _cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=Fa
     return _algorithms.cumsum(_queue("cumulative_sum", x), x, 0 if axis is None else axis, dtype, out)
 
 
+# ---- sorting, searching, counting (kjarni's radix sort, unique and searches) ----------------------
+
+def _namespace_call(what, a, name, *args, **kwargs):
+    """kjarni.array_api's `name` on kjarni arrays (the namespace's checks and edge cases), the
+    results back as kjarni arrays on a's queue."""
+    queue = _queue(what, a)
+    results = getattr(a.__array_namespace__(), name)(*args, **kwargs)
+
+    def back(r):
+        k = r.to_kjarni()
+        k.queue = queue
+        return k
+    return tuple(back(r) for r in results) if isinstance(results, tuple) else back(results)
+
+
+def _flattened(a, axis):
+    return (a.reshape(-1), 0) if axis is None else (a, axis)
+
+
+def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    # (Every kind sorts to the same values; kjarni's sort is stable.)
+    if order is not None:
+        _refuse("sort", "order")
+    a, axis = _flattened(a, axis)
+    return _namespace_call("sort", a, "sort", a, axis=axis)
+
+
+def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    # kjarni's argsort is numpy's kind="stable" whatever `kind` says: equal elements keep their
+    # order, where numpy's default quicksort may not (docs/numpy-differences.md).
+    if order is not None:
+        _refuse("argsort", "order")
+    a, axis = _flattened(a, axis)
+    return _namespace_call("argsort", a, "argsort", a, axis=axis)
+
+
+def _unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+            sorted=True):
+    # numpy's: the flattened array's distinct values (NaNs as one: equal_nan=True), each first
+    # index, the inverse in the array's shape, the counts.
+    if axis is not None:
+        _refuse("unique", "axis")
+    kind = numpy.dtype(ar.dtype).kind
+    if kind == "c":
+        _refuse("unique", "complex array")
+    if not equal_nan and kind == "f":
+        _refuse("unique", "equal_nan=False")
+    queue = _queue("unique", ar)
+    i64 = numpy.dtype("int64")
+    if ar.size == 0:
+        parts = [Array.empty(ar.device, (0,), ar.dtype), Array.empty(ar.device, (0,), i64),
+                 Array.empty(ar.device, ar.shape, i64), Array.empty(ar.device, (0,), i64)]
+    else:
+        parts = list(_kjarni._array_api.unique(queue, ar.reshape(-1), return_index, return_inverse, return_counts))
+        if parts[2] is not None:
+            parts[2] = parts[2].reshape(ar.shape)
+    for part in parts:
+        if part is not None:
+            part.queue = queue
+    wanted = [parts[0]] + [p for p, asked in zip(parts[1:], (return_index, return_inverse, return_counts)) if asked]
+    return wanted[0] if len(wanted) == 1 else tuple(wanted)
+
+
+def _searchsorted(a, v, side="left", sorter=None):
+    queue = _queue("searchsorted", a)
+    values = v
+    if not isinstance(v, Array):
+        values = Array.from_host(queue, numpy.asarray(v, dtype=a.dtype))
+        values.queue = queue
+    return _namespace_call("searchsorted", a, "searchsorted", a, values, side=side, sorter=sorter)
+
+
+def _nonzero(a):
+    return _namespace_call("nonzero", a, "nonzero", a)
+
+
+def _flatnonzero(a):
+    return _nonzero(a.reshape(-1))[0]
+
+
+def _count_nonzero(a, axis=None, *, keepdims=False):
+    queue = _queue("count_nonzero", a)
+    axes = None if axis is None else _axes(axis, a.ndim, "count_nonzero")
+    counts = _kjarni._array_api.count_nonzero(queue, a, None if axes is None else list(axes))
+    if axis is None and not keepdims:
+        return int(counts.get(queue))  # numpy's integer for the whole array
+    if keepdims:
+        counts = counts.reshape(tuple(1 if axes is None or k in axes else n for k, n in enumerate(a.shape)))
+    counts.queue = queue
+    return counts
+
+
+def _flip(m, axis=None):
+    axes = range(m.ndim) if axis is None else _axes(axis, m.ndim, "flip")
+    return m[tuple(slice(None, None, -1) if k in axes else slice(None) for k in range(m.ndim))]
+
+
+def _diff(a, n=1, axis=-1, prepend=None, append=None):
+    # numpy's: a[1:] - a[:-1] along `axis`, n times (booleans by not_equal).
+    if prepend is not None or append is not None:
+        _refuse("diff", "prepend" if prepend is not None else "append")
+    queue = _queue("diff", a)
+    (axis,) = _axes(axis, a.ndim, "diff")
+    for _ in range(n):
+        upper = a[tuple(slice(1, None) if k == axis else slice(None) for k in range(a.ndim))]
+        lower = a[tuple(slice(None, -1) if k == axis else slice(None) for k in range(a.ndim))]
+        a = _evaluated(queue, Expr(upper) != lower if numpy.dtype(a.dtype) == numpy.bool_ else Expr(upper) - lower)
+        a.queue = queue
+    return a
+
+
 def functions():
     """numpy's function object -> its composition here (those numpy has)."""
     table = {
@@ -267,6 +378,8 @@ def functions():
         "vsplit": _splitter("vsplit", False), "dsplit": _splitter("dsplit", False),
         "isclose": _isclose, "allclose": _allclose, "array_equal": _array_equal, "nan_to_num": _nan_to_num,
         "outer": _outer, "ptp": _ptp, "average": _average, "cumulative_sum": _cumulative_sum,
+        "sort": _sort, "argsort": _argsort, "unique": _unique, "searchsorted": _searchsorted, "nonzero": _nonzero,
+        "flatnonzero": _flatnonzero, "count_nonzero": _count_nonzero, "flip": _flip, "diff": _diff,
     }
     found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
     found[numpy.linalg.norm] = _norm

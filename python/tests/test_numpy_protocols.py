@@ -481,3 +481,50 @@ def test_numpy_functions_kjarni_composes(queue, rng):
         numpy.cumulative_sum(di, axis=1, include_initial=True)
     with pytest.raises(kjarni.ArgumentTypeError, match="ord"):
         numpy.linalg.norm(dx, ord=1)
+
+
+def test_numpy_sorting_and_searching_on_kjarni_arrays(queue, rng):
+    """numpy.sort / argsort / unique / searchsorted / nonzero / flatnonzero / count_nonzero / flip /
+    diff on kjarni arrays (kjarni's radix sort, unique and searches) against numpy: values exactly;
+    argsort as numpy's kind="stable" (kjarni's is stable)."""
+    f = rng.standard_normal((5, 9)).astype(numpy.float32)
+    f[1, 1], f[3, 4] = numpy.nan, -0.0
+    i = rng.integers(-4, 5, (5, 9)).astype(numpy.int32)  # ties
+    b = i > 0
+    arrays = {}
+    for name, host in (("f", f), ("i", i), ("b", b)):
+        arrays[name] = kjarni.Array.from_host(queue, host)
+        arrays[name].queue = queue
+    df, di, db = arrays["f"], arrays["i"], arrays["b"]
+
+    def same(got, want):
+        got = got.get(queue) if isinstance(got, (kjarni.Array, kjarni.Expr)) else got
+        assert numpy.asarray(got).dtype == numpy.asarray(want).dtype, (numpy.asarray(got).dtype, want.dtype)
+        numpy.testing.assert_array_equal(got, want)
+
+    for axis in (-1, 0, None):
+        same(numpy.sort(df, axis=axis), numpy.sort(f, axis=axis))
+        same(numpy.sort(di, axis=axis), numpy.sort(i, axis=axis))
+        same(numpy.argsort(di, axis=axis), numpy.argsort(i, axis=axis, kind="stable"))
+    same(numpy.unique(di), numpy.unique(i))
+    for got, want in zip(numpy.unique(di, return_index=True, return_inverse=True, return_counts=True),
+                         numpy.unique(i, return_index=True, return_inverse=True, return_counts=True)):
+        same(got, want)
+    same(numpy.unique(df), numpy.unique(f))  # one NaN, as numpy's equal_nan=True
+    row = numpy.sort(i[0])
+    drow = kjarni.Array.from_host(queue, row)
+    drow.queue = queue
+    for side in ("left", "right"):
+        same(numpy.searchsorted(drow, di[1], side=side), numpy.searchsorted(row, i[1], side=side))
+    same(numpy.searchsorted(drow, 2), numpy.searchsorted(row, 2))
+    for got, want in zip(numpy.nonzero(di), numpy.nonzero(i)):
+        same(got, want)
+    same(numpy.flatnonzero(db), numpy.flatnonzero(b))
+    assert numpy.count_nonzero(di) == numpy.count_nonzero(i)
+    same(numpy.count_nonzero(di, axis=0), numpy.count_nonzero(i, axis=0))
+    same(numpy.flip(di), numpy.flip(i))
+    same(numpy.flip(df, axis=1), numpy.flip(f, axis=1))
+    same(numpy.diff(di, n=2), numpy.diff(i, n=2))
+    same(numpy.diff(db, axis=0), numpy.diff(b, axis=0))
+    with pytest.raises(kjarni.ArgumentTypeError, match="prepend"):
+        numpy.diff(di, prepend=0)
