@@ -31,7 +31,7 @@ def _queue_of(*operands):
         if isinstance(x, (list, tuple)):
             q = _queue_of(*x)
         else:
-            q = getattr(x, "queue", None) if isinstance(x, Array) else None
+            q = getattr(x, "queue", None) if isinstance(x, (Array, Expr)) else None
         if q is not None:
             return q
     return None
@@ -108,11 +108,21 @@ _REDUCES = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max"
             "logical_and": "all"}
 
 
+def _remembering_queue(result, *operands):
+    """`result`, an Expr made of `operands`, with the queue of the first that has one (as the
+    operators give it: python/src/algorithms.cpp), so that its reductions and get() know where to run."""
+    if isinstance(result, Expr) and getattr(result, "queue", None) is None:
+        queue = _queue_of(*operands)
+        if queue is not None:
+            result.queue = queue
+    return result
+
+
 def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if method == "__call__" and out is None and not kwargs:
         f = _UFUNC_CALLS.get(ufunc)
         if f is not None:
-            return f(*inputs)
+            return _remembering_queue(f(*inputs), *inputs)
     name = ufunc.__name__
     if method == "reduce" and name in _REDUCES and not kwargs.keys() - {"axis", "keepdims", "dtype"}:
         (array,) = inputs
@@ -123,7 +133,7 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
                                 "counterpart in kjarni: copy to the host first (x.get())", "ufunc")
     if kwargs:
         raise ArgumentTypeError(f"numpy.{name} on kjarni arrays takes no {sorted(kwargs)}: only out=", "ufunc")
-    expr = _UFUNCS[name](*inputs)
+    expr = _remembering_queue(_UFUNCS[name](*inputs), *inputs)
     if out is None:
         return expr
     if len(out) != 1 or not isinstance(out[0], Array):
@@ -140,12 +150,16 @@ def _reduction(name):
     found = []  # kjarni._algorithms' function, looked up at the first call (it imports this module)
 
     def method(self, axis=None, dtype=None, out=None, keepdims=False):
-        queue = getattr(self, "queue", None) if type(self) is Array else None
+        queue = getattr(self, "queue", None) if type(self) in (Array, Expr) else None
         if queue is None:
             queue = _required_queue(f"{name}()", self)
         if not found:
             from . import _algorithms
             found.append(getattr(_algorithms, name))
+        if isinstance(self, Expr):
+            # numpy reduces the operation's result: the expression evaluated, then reduced.
+            from . import _algorithms
+            self = _algorithms.evaluate(queue, self)
         if typed:
             return found[0](queue, self, axis, dtype, keepdims, out)
         if dtype is not None:
@@ -276,7 +290,7 @@ def _array_function(self, func, types, args, kwargs):
                                 "first (x.get()), or use kjarni's functions", "func")
     if not builtins.all(issubclass(t, (Array, numpy.ndarray, Expr)) for t in types):
         return NotImplemented
-    return implementation(*args, **kwargs)
+    return _remembering_queue(implementation(*args, **kwargs), *args)
 
 
 def _array_interface(self, dtype=None, copy=None):
@@ -344,18 +358,20 @@ def _fill(self, value, queue=None):
     _kjarni.fill(queue, self, value)
 
 
-def _expr_get(self, queue, dest=None):
-    """Evaluates the expression on ``queue`` and returns the result as a numpy array."""
+def _expr_get(self, queue=None, dest=None):
+    """Evaluates the expression on ``queue`` (by default the queue of its arrays, ``x.queue``) and
+    returns the result as a numpy array."""
     from . import _algorithms
+    queue = queue if queue is not None else _required_queue("get()", self)
     return _algorithms.evaluate(queue, self).get(queue, dest)
 
 
 def _eq(self, other):
-    return Expr(self) == other
+    return _remembering_queue(Expr(self) == other, self, other)
 
 
 def _ne(self, other):
-    return Expr(self) != other
+    return _remembering_queue(Expr(self) != other, self, other)
 
 
 # numpy's operators that kjarni's expressions have but Array's and Expr's C++ operators do not bind
@@ -365,7 +381,8 @@ _ELEMENTWISE = _kjarni._array_api
 
 def _binary_operator(name, reflected=False):
     def op(self, other):
-        return _ELEMENTWISE.binary(name, other, self) if reflected else _ELEMENTWISE.binary(name, self, other)
+        result = _ELEMENTWISE.binary(name, other, self) if reflected else _ELEMENTWISE.binary(name, self, other)
+        return _remembering_queue(result, self, other)
     return op
 
 
@@ -374,22 +391,24 @@ _BINARY_OPERATORS = {"floordiv": "floor_divide", "and": "bitwise_and", "or": "bi
 
 
 def _invert(self):
-    return _ELEMENTWISE.unary("bitwise_invert", self)
+    return _remembering_queue(_ELEMENTWISE.unary("bitwise_invert", self), self)
 
 
 def _positive(self):
     if numpy.dtype(Expr(self).dtype) == numpy.bool_:
         # numpy 2 has no positive of booleans (its ufunc has no bool loop: a TypeError).
         raise ArgumentTypeError("numpy.positive (+x) is not defined for bool", "x")
-    return _ELEMENTWISE.unary("positive", self)
+    return _remembering_queue(_ELEMENTWISE.unary("positive", self), self)
 
 
 def _divmod(self, other):
-    return _ELEMENTWISE.binary("floor_divide", self, other), _ELEMENTWISE.binary("remainder", self, other)
+    return (_remembering_queue(_ELEMENTWISE.binary("floor_divide", self, other), self, other),
+            _remembering_queue(_ELEMENTWISE.binary("remainder", self, other), self, other))
 
 
 def _rdivmod(self, other):
-    return _ELEMENTWISE.binary("floor_divide", other, self), _ELEMENTWISE.binary("remainder", other, self)
+    return (_remembering_queue(_ELEMENTWISE.binary("floor_divide", other, self), self, other),
+            _remembering_queue(_ELEMENTWISE.binary("remainder", other, self), self, other))
 
 
 def _operator_power(cpp_power):
@@ -406,7 +425,7 @@ def _operator_power(cpp_power):
         result = cpp_power(self, other)
         name = fast.get((type(other), other)) if type(other) in (int, float) else None
         if name is not None and numpy.dtype(Expr(self).dtype).kind in "fc":
-            return _ELEMENTWISE.unary(name, self)
+            return _remembering_queue(_ELEMENTWISE.unary(name, self), self)
         return result
     power.__name__ = "__pow__"
     return power
@@ -494,6 +513,7 @@ def attach():
     Array.__hash__ = None  # compared elementwise, as numpy's arrays: not hashable
     for name in ("sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all"):
         setattr(Array, name, _reduction(name))
+        setattr(Expr, name, _reduction(name))
     Array.copy = _copy
     Array.astype = _astype
     Array.fill = _fill

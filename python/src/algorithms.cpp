@@ -247,16 +247,31 @@ std::pair<Expr, Expr> operand_pair(nb::handle a, nb::handle b) {
     return {std::move(x), std::move(y)};
 }
 
+// An expression built by an operator remembers the queue of its first operand that has one (an
+// Array's or Expr's `queue`, which kjarni/_numpy.py keeps), as the arrays that the algorithms make
+// do: numpy's functions and an Expr's own reductions then know where to run it.
+nb::object remembering_queue(Expr e, nb::handle a, nb::handle b = nb::handle()) {
+    nb::object result = nb::cast(std::move(e));
+    for (const nb::handle operand : {a, b}) {
+        if (!operand.is_valid() || !(nb::isinstance<Array>(operand) || nb::isinstance<Expr>(operand))) continue;
+        nb::object queue = nb::getattr(operand, "queue", nb::none());
+        if (queue.is_none()) continue;
+        nb::setattr(result, "queue", queue);
+        break;
+    }
+    return result;
+}
+
 template <class F>
 void binary(nb::handle cls, const char* name, const char* rname, F f) {
     def_method(cls, name, [f](nb::handle a, nb::handle b) {
         auto [x, y] = operand_pair(a, b);
-        return f(x, y);
+        return remembering_queue(f(x, y), a, b);
     });
     if (rname != nullptr)
         def_method(cls, rname, [f](nb::handle a, nb::handle b) {
             auto [first, second] = operand_pair(b, a);
-            return f(first, second);
+            return remembering_queue(f(first, second), a, b);
         });
 }
 
@@ -272,8 +287,8 @@ void bind_operators(nb::handle cls) {
     binary(cls, "__le__", nullptr, [](const Expr& a, const Expr& b) { return a <= b; });
     binary(cls, "__gt__", nullptr, [](const Expr& a, const Expr& b) { return a > b; });
     binary(cls, "__ge__", nullptr, [](const Expr& a, const Expr& b) { return a >= b; });
-    def_method(cls, "__neg__", [](nb::handle a) { return -to_expr(a); });
-    def_method(cls, "__abs__", [](nb::handle a) { return kjarni::abs(to_expr(a)); });
+    def_method(cls, "__neg__", [](nb::handle a) { return remembering_queue(-to_expr(a), a); });
+    def_method(cls, "__abs__", [](nb::handle a) { return remembering_queue(kjarni::abs(to_expr(a)), a); });
 }
 
 }  // namespace
@@ -283,7 +298,7 @@ Expr expr_from_python(nb::handle h) { return to_expr(h); }
 std::pair<Expr, Expr> operands_from_python(nb::handle a, nb::handle b) { return operand_pair(a, b); }
 
 void bind_algorithms(nb::module_& m) {
-    nb::class_<Expr> expr(m, "Expr",
+    nb::class_<Expr> expr(m, "Expr", nb::dynamic_attr(),
                           "An elementwise expression over arrays: built by Python operators on Arrays, compiled to one "
                           "kernel when evaluated on a queue (kjarni.evaluate / assign).");
     expr.def("__init__", [](Expr* self, nb::handle h) { new (self) Expr(to_expr(h)); })

@@ -528,3 +528,23 @@ def test_numpy_sorting_and_searching_on_kjarni_arrays(queue, rng):
     same(numpy.diff(db, axis=0), numpy.diff(b, axis=0))
     with pytest.raises(kjarni.ArgumentTypeError, match="prepend"):
         numpy.diff(di, prepend=0)
+
+
+def test_expressions_remember_the_queue_of_their_arrays(queue, xy):
+    """An Expr made by operators, ufuncs or numpy's functions from arrays that have a queue keeps it
+    (``e.queue``): its reductions (``(x > 0).any()``, ``(x * y).sum(axis=0)``, ``numpy.sum(2 * x)``)
+    and ``e.get()`` run there, as CuPy's do on its current stream; each equals numpy's on the host."""
+    x, y, dx, dy = xy
+    dx.queue = dy.queue = queue
+    for e in (dx + 1, 2 * dx, -dx, abs(dx), dx > 0, dx == dy, dx // 2, ~(dx > 0), dx ** 2, numpy.sqrt(dx),
+              numpy.hypot(dx, dy), numpy.where(dx > 0, dx, dy), (dx + 1) * dy):
+        assert isinstance(e, kjarni.Expr) and e.queue is queue
+    numpy.testing.assert_array_equal((dx > 0).any().get(queue), (x > 0).any())
+    numpy.testing.assert_array_equal(numpy.all(dx > -10).get(queue), numpy.all(x > -10))
+    numpy.testing.assert_array_equal((dx * dy).max(axis=1).get(queue), (x * y).max(axis=1))
+    exact = (x.astype(numpy.float64) * y).sum(axis=0)
+    bound = 6 * 2**-23 * (numpy.abs(x.astype(numpy.float64) * y)).sum(axis=0)  # float32 products, then sums
+    assert numpy.all(numpy.abs((dx * dy).sum(axis=0).get(queue) - exact) <= bound)
+    numpy.testing.assert_array_equal((dx + 1).get(), x + 1)
+    with pytest.raises(kjarni.ArgumentError, match="queue"):
+        (kjarni.Array.empty(queue.device, x.shape, x.dtype) + 1).get()  # an array without a queue
