@@ -368,6 +368,37 @@ def _diff(a, n=1, axis=-1, prepend=None, append=None):
     return a
 
 
+def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    # numpy's: the mean of the middle one or two of the sorted slice (integers in float64), NaN where
+    # the slice holds one (sorted last).
+    if a.ndim == 0:
+        return a.item()
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            _refuse("median", "several axes")
+        (axis,) = axis
+    if numpy.dtype(a.dtype).kind == "c":
+        _refuse("median", "complex array")
+    queue = _queue("median", a)
+    data, ax = (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, "median")[0])
+    ordered = _namespace_call("median", data, "sort", data, axis=ax)
+    n = data.shape[ax]
+    middle = slice(n // 2, n // 2 + 1) if n % 2 else slice(n // 2 - 1, n // 2 + 1)
+    from . import _algorithms
+    result = _algorithms.mean(queue, ordered[tuple(middle if k == ax else slice(None) for k in range(data.ndim))], ax)
+    if numpy.dtype(a.dtype).kind == "f" and n > 0:
+        last = ordered[tuple(-1 if k == ax else slice(None) for k in range(data.ndim))]
+        nan = numpy.array(numpy.nan, dtype=result.dtype)[()]
+        result = _evaluated(queue, _kjarni.where(_kjarni._array_api.unary("isnan", last), nan, result))
+    if keepdims:
+        result = result.reshape(tuple(1 if axis is None or k == ax else m for k, m in enumerate(a.shape)))
+    result.queue = queue
+    if out is not None:
+        _kjarni.assign(queue, out, result)
+        return out
+    return result
+
+
 def functions():
     """numpy's function object -> its composition here (those numpy has)."""
     table = {
@@ -380,6 +411,7 @@ def functions():
         "outer": _outer, "ptp": _ptp, "average": _average, "cumulative_sum": _cumulative_sum,
         "sort": _sort, "argsort": _argsort, "unique": _unique, "searchsorted": _searchsorted, "nonzero": _nonzero,
         "flatnonzero": _flatnonzero, "count_nonzero": _count_nonzero, "flip": _flip, "diff": _diff,
+        "median": _median,
     }
     found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
     found[numpy.linalg.norm] = _norm

@@ -528,6 +528,11 @@ def test_numpy_sorting_and_searching_on_kjarni_arrays(queue, rng):
     same(numpy.diff(db, axis=0), numpy.diff(b, axis=0))
     with pytest.raises(kjarni.ArgumentTypeError, match="prepend"):
         numpy.diff(di, prepend=0)
+    # median: the middle of the sorted slice, NaN where it holds one; odd and even extents.
+    for d, host in ((df, f), (di, i)):
+        for axis in (None, 0, 1):
+            same(numpy.median(d, axis=axis), numpy.median(host, axis=axis))
+        same(numpy.median(d[:, :8], axis=1, keepdims=True), numpy.median(host[:, :8], axis=1, keepdims=True))
 
 
 def test_expressions_remember_the_queue_of_their_arrays(queue, xy):
