@@ -100,6 +100,14 @@ for _numpy_name, _name in _EXPRESSION_UNARY.items():
     _UFUNCS[_numpy_name] = (lambda name: lambda a: _kjarni._array_api.unary(name, a))(_name)
 for _numpy_name, _name in _EXPRESSION_BINARY.items():
     _UFUNCS[_numpy_name] = (lambda name: lambda a, b: _kjarni._array_api.binary(name, a, b))(_name)
+
+
+def _fabs(x):
+    from . import _numpy_compositions
+    return _numpy_compositions.fabs(x)
+
+
+_UFUNCS["fabs"] = _fabs
 # The same by ufunc object, for the common call (`numpy.float32(2) * x`: no out=, no keywords).
 _UFUNC_CALLS = {getattr(numpy, name): f for name, f in _UFUNCS.items() if hasattr(numpy, name)}
 
@@ -237,6 +245,10 @@ def _np_dot(a, b, out=None):
     return a @ b
 
 
+def _np_round(a, decimals=0, out=None):
+    return a.round(decimals, out)
+
+
 def _functions():
     from . import _algorithms
     table = {
@@ -257,7 +269,7 @@ def _functions():
     # The array methods of kjarni/_methods.py, as numpy's functions of the same names.
     for name in ("std", "var", "ravel", "squeeze", "swapaxes"):
         table[getattr(numpy, name)] = (lambda name: lambda a, *args, **kwargs: getattr(a, name)(*args, **kwargs))(name)
-    table[numpy.round] = lambda a, decimals=0, out=None: a.round(decimals, out)
+    table[numpy.round] = _np_round
     for name in ("amin", "amax"):
         if hasattr(numpy, name):
             table[getattr(numpy, name)] = _reduction(name[1:])

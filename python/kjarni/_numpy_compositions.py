@@ -399,6 +399,96 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return result
 
 
+# ---- more views and copies -------------------------------------------------------------------
+
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    # (indices from the host, a list or a number, go up first: numpy's take takes any array-like)
+    queue = _queue("take", a)
+    if not isinstance(indices, Array):
+        indices = Array.from_host(queue, numpy.asarray(indices, dtype=numpy.int64))
+    from . import _algorithms
+    result = _algorithms.take(queue, a, indices, axis, mode)
+    if out is not None:
+        _kjarni.assign(queue, out, result)
+        return out
+    return result
+
+
+def _roll(a, shift, axis=None):
+    # numpy's: the elements shifted along `axis` (the flattened array when None), those past the end
+    # coming round to the front: two slices joined.
+    if not isinstance(shift, (int, numpy.integer)) or not (axis is None or isinstance(axis, (int, numpy.integer))):
+        _refuse("roll", "several shifts or axes")
+    queue = _queue("roll", a)
+    data, ax = (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, "roll")[0])
+    n = data.shape[ax]
+    k = int(shift) % n if n else 0
+    from . import _algorithms
+    if k == 0:
+        rolled = data.copy(queue)
+    else:
+        cut = lambda part: data[tuple(part if d == ax else slice(None) for d in range(data.ndim))]  # noqa: E731
+        rolled = _algorithms.concatenate(queue, [cut(slice(n - k, None)), cut(slice(None, n - k))], axis=ax)
+    return rolled.reshape(a.shape) if axis is None else rolled
+
+
+def _fliplr(m):
+    if m.ndim < 2:
+        raise ArgumentError("numpy.fliplr: the array must have at least 2 dimensions", "m")
+    return _flip(m, 1)
+
+
+def _flipud(m):
+    if m.ndim < 1:
+        raise ArgumentError("numpy.flipud: the array must have at least 1 dimension", "m")
+    return _flip(m, 0)
+
+
+def _rot90(m, k=1, axes=(0, 1)):
+    # numpy's: k quarter turns from axes[0] towards axes[1], as flips and a transpose (views).
+    if len(axes) != 2 or m.ndim < 2:
+        raise ArgumentError("numpy.rot90: two axes of an array of at least 2 dimensions", "axes")
+    a0, a1 = _axes(axes, m.ndim, "rot90")
+    k %= 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return _flip(_flip(m, a0), a1)
+    order = list(range(m.ndim))
+    order[a0], order[a1] = order[a1], order[a0]
+    if k == 1:
+        return _flip(m, a1).transpose(order)
+    return _flip(m.transpose(order), a1)
+
+
+def _argwhere(a):
+    # numpy's: the indices of the nonzero elements, one row each (a 0-d array as one of shape (1,)).
+    queue = _queue("argwhere", a)
+    data = a.reshape(1) if a.ndim == 0 else a
+    parts = _nonzero(data)
+    from . import _algorithms
+    rows = _algorithms.stack(queue, list(parts), axis=1)
+    return rows[:, :0] if a.ndim == 0 else rows
+
+
+def _inner(a, b):
+    if getattr(a, "ndim", 0) != 1 or getattr(b, "ndim", 0) != 1:
+        _refuse("inner", "arrays of other than 1 dimension")
+    from ._numpy import _np_dot
+    return _np_dot(a, b)
+
+
+def fabs(x):
+    """numpy's fabs ufunc (kjarni/_numpy.py's ufunc table): numpy has float loops only, so an
+    integer or bool array is cast to the first float type that holds it safely (int8 -> float16,
+    int32 -> float64); complex has none."""
+    dtype = numpy.dtype(Expr(x).dtype)
+    if dtype.kind == "c":
+        raise ArgumentTypeError("numpy.fabs is not defined for complex values (numpy's UFuncTypeError)", "x")
+    loop = next(t for t in (numpy.float16, numpy.float32, numpy.float64) if numpy.can_cast(dtype, t))
+    return _kjarni.absolute(Expr(x) if dtype == loop else Expr(x).astype(loop))
+
+
 def functions():
     """numpy's function object -> its composition here (those numpy has)."""
     table = {
@@ -411,8 +501,12 @@ def functions():
         "outer": _outer, "ptp": _ptp, "average": _average, "cumulative_sum": _cumulative_sum,
         "sort": _sort, "argsort": _argsort, "unique": _unique, "searchsorted": _searchsorted, "nonzero": _nonzero,
         "flatnonzero": _flatnonzero, "count_nonzero": _count_nonzero, "flip": _flip, "diff": _diff,
-        "median": _median,
+        "median": _median, "take": _take, "roll": _roll, "fliplr": _fliplr, "flipud": _flipud, "rot90": _rot90,
+        "argwhere": _argwhere, "inner": _inner,
     }
     found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
+    if hasattr(numpy, "around"):
+        from ._numpy import _np_round
+        found[numpy.around] = _np_round
     found[numpy.linalg.norm] = _norm
     return found
