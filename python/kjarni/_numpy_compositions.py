@@ -399,6 +399,72 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return result
 
 
+def _quantile_of(what, a, q, axis, out, keepdims, method):
+    # numpy's "linear" method for a Python number q (weak: the result in a's dtype, integers in
+    # float64), step by step: the virtual index (n - 1) q in the sorted slice, its floor and the
+    # next (both the last at or past n - 1), gamma = index - floor, then numpy's _lerp
+    # (a + (b - a) gamma, or b - (b - a)(1 - gamma) from gamma 0.5 on), NaN where the slice holds one.
+    if method != "linear":
+        _refuse(what, f"method={method!r}")
+    if type(q) not in (int, float):
+        _refuse(what, "q other than one Python number")
+    if numpy.dtype(a.dtype).kind == "c":
+        raise ArgumentTypeError(f"numpy.{what}: a must be an array of real numbers (numpy's TypeError)", "a")
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            _refuse(what, "several axes")
+        (axis,) = axis
+    quantile = numpy.true_divide(q, 100) if what == "percentile" else q
+    if not 0 <= quantile <= 1:
+        raise ArgumentError(f"numpy.{what}: {q} is out of range (numpy's ValueError)", "q")
+    queue = _queue(what, a)
+    data, ax = (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, what)[0])
+    n = data.shape[ax]
+    if n == 0:
+        _refuse(what, "an empty slice")
+    ordered = _namespace_call(what, data, "sort", data, axis=ax)
+    at = lambda k: ordered[tuple(k if d == ax else slice(None) for d in range(data.ndim))]  # noqa: E731
+    virtual = (n - 1) * quantile
+    if isinstance(virtual, int):
+        value = Expr(at(virtual))  # numpy takes the element itself (an integer array stays integer)
+    else:
+        previous = math.floor(virtual)
+        following = previous + 1
+        if virtual >= n - 1:
+            previous = following = -1
+        elif virtual < 0:
+            previous = following = 0
+        gamma = float(virtual - previous)
+        low, high = at(previous), at(following)
+        step = Expr(high) - low
+        value = Expr(high) - step * (1 - gamma) if gamma >= 0.5 else Expr(low) + step * gamma
+    if numpy.dtype(a.dtype).kind == "f":
+        nan = numpy.array(numpy.nan, dtype=value.dtype)[()]
+        value = _kjarni.where(_kjarni._array_api.unary("isnan", at(-1)), nan, value)
+    result = _evaluated(queue, value)
+    if keepdims:
+        result = result.reshape(tuple(1 if axis is None or k == ax else m for k, m in enumerate(a.shape)))
+    result.queue = queue
+    if out is not None:
+        _kjarni.assign(queue, out, result)
+        return out
+    return result
+
+
+def _percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+                weights=None, interpolation=None):
+    if weights is not None or interpolation is not None:
+        _refuse("percentile", "weights" if weights is not None else "interpolation")
+    return _quantile_of("percentile", a, q, axis, out, keepdims, method)
+
+
+def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+              weights=None, interpolation=None):
+    if weights is not None or interpolation is not None:
+        _refuse("quantile", "weights" if weights is not None else "interpolation")
+    return _quantile_of("quantile", a, q, axis, out, keepdims, method)
+
+
 # ---- more views and copies -------------------------------------------------------------------
 
 def _take(a, indices, axis=None, out=None, mode="raise"):
@@ -502,7 +568,7 @@ def functions():
         "sort": _sort, "argsort": _argsort, "unique": _unique, "searchsorted": _searchsorted, "nonzero": _nonzero,
         "flatnonzero": _flatnonzero, "count_nonzero": _count_nonzero, "flip": _flip, "diff": _diff,
         "median": _median, "take": _take, "roll": _roll, "fliplr": _fliplr, "flipud": _flipud, "rot90": _rot90,
-        "argwhere": _argwhere, "inner": _inner,
+        "argwhere": _argwhere, "inner": _inner, "percentile": _percentile, "quantile": _quantile,
     }
     found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
     if hasattr(numpy, "around"):
