@@ -555,6 +555,102 @@ def fabs(x):
     return _kjarni.absolute(Expr(x) if dtype == loop else Expr(x).astype(loop))
 
 
+# ---- views of other strides (stride 0 for broadcasting, a step along two axes for a diagonal) ------
+
+def _strided(a, shape, strides, offset):
+    from .dtypes import dtype as kjarni_dtype
+    view = Array.from_buffer(a.base, kjarni_dtype(a.dtype), list(shape), list(strides), offset)
+    view.queue = getattr(a, "queue", None)
+    return view
+
+
+def _broadcast_to(array, shape, subok=False):
+    # numpy's view of stride 0 along the new and the broadcast axes (numpy's is read-only; writing
+    # into kjarni's writes the shared elements).
+    shape = (shape,) if isinstance(shape, (int, numpy.integer)) else tuple(shape)
+    if numpy.broadcast_shapes(array.shape, shape) != shape:
+        raise ArgumentError(f"numpy.broadcast_to: cannot broadcast {array.shape} to {shape}", "shape")
+    lead = len(shape) - array.ndim
+    strides = [0] * lead + [0 if n == 1 and m != 1 else st
+                            for n, m, st in zip(array.shape, shape[lead:], array.strides)]
+    return _strided(array, shape, strides, array.offset)
+
+
+def _diagonal(a, offset=0, axis1=0, axis2=1):
+    # numpy's view: the other axes, then the diagonal (one step along both axes).
+    if a.ndim < 2:
+        raise ArgumentError("numpy.diagonal: the array must have at least 2 dimensions", "a")
+    ax1, ax2 = _axes((axis1, axis2), a.ndim, "diagonal")
+    rest = [k for k in range(a.ndim) if k not in (ax1, ax2)]
+    n1, n2 = a.shape[ax1], a.shape[ax2]
+    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+    start = a.offset + (offset * a.strides[ax2] if offset >= 0 else -offset * a.strides[ax1]) if length else a.offset
+    return _strided(a, [a.shape[k] for k in rest] + [length], [a.strides[k] for k in rest] +
+                    [a.strides[ax1] + a.strides[ax2]], start)
+
+
+def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    queue = _queue("trace", a)
+    from . import _algorithms
+    return _algorithms.sum(queue, _diagonal(a, offset, axis1, axis2), -1, dtype, False, out)
+
+
+def _diag(v, k=0):
+    # numpy's: of a matrix its k-th diagonal; of a vector the square matrix holding it there.
+    if v.ndim == 2:
+        return _diagonal(v, k)
+    if v.ndim != 1:
+        raise ArgumentError("numpy.diag: the input must be 1- or 2-dimensional", "v")
+    n = v.shape[0] + abs(k)
+    out = _new_like("diag", v, None, (n, n), 0)
+    _kjarni.assign(out.queue, _diagonal(out, k), v)
+    return out
+
+
+def _repeat(a, repeats, axis=None):
+    # numpy's: each element `repeats` times along `axis` (the flattened array when None): a new
+    # axis of stride 0 after it, joined to it by a copying reshape.
+    if not isinstance(repeats, (int, numpy.integer)):
+        _refuse("repeat", "repeats other than one number")
+    queue = _queue("repeat", a)
+    data, ax = (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, "repeat")[0])
+    spread = list(data.shape[:ax + 1]) + [int(repeats)] + list(data.shape[ax + 1:])
+    view = _broadcast_to(data.reshape(data.shape[:ax + 1] + (1,) + data.shape[ax + 1:]), tuple(spread))
+    shape = list(data.shape)
+    shape[ax] *= int(repeats)
+    return view.copy(queue).reshape(tuple(shape))
+
+
+def _tile(A, reps):
+    # numpy's: A repeated reps[k] times along axis k (A and reps padded with leading 1s to one
+    # length): a view of stride 0 before each axis, copied into the joined shape.
+    reps = (reps,) if isinstance(reps, (int, numpy.integer)) else tuple(reps)
+    queue = _queue("tile", A)
+    ndim = max(A.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + tuple(int(r) for r in reps)
+    data = A.reshape((1,) * (ndim - A.ndim) + tuple(A.shape))
+    paired = tuple(x for r, n in zip(reps, data.shape) for x in (1, n))
+    spread = tuple(x for r, n in zip(reps, data.shape) for x in (r, n))
+    view = _broadcast_to(data.reshape(paired), spread)
+    return view.copy(queue).reshape(tuple(r * n for r, n in zip(reps, data.shape)))
+
+
+def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if sparse or not copy or indexing not in ("xy", "ij"):
+        _refuse("meshgrid", "sparse=True, copy=False or another indexing")
+    queue = _queue("meshgrid", *xi)
+    n = len(xi)
+    shape = [x.size for x in xi]
+    if indexing == "xy" and n > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    grids = []
+    for k, x in enumerate(xi):
+        axis = (1 if k == 0 else 0 if k == 1 else k) if indexing == "xy" and n > 1 else k
+        lined = x.reshape(tuple(-1 if d == axis else 1 for d in range(n)))
+        grids.append(_broadcast_to(lined, tuple(shape)).copy(queue))
+    return grids
+
+
 def functions():
     """numpy's function object -> its composition here (those numpy has)."""
     table = {
@@ -569,6 +665,8 @@ def functions():
         "flatnonzero": _flatnonzero, "count_nonzero": _count_nonzero, "flip": _flip, "diff": _diff,
         "median": _median, "take": _take, "roll": _roll, "fliplr": _fliplr, "flipud": _flipud, "rot90": _rot90,
         "argwhere": _argwhere, "inner": _inner, "percentile": _percentile, "quantile": _quantile,
+        "broadcast_to": _broadcast_to, "diagonal": _diagonal, "trace": _trace, "diag": _diag, "repeat": _repeat,
+        "tile": _tile, "meshgrid": _meshgrid,
     }
     found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
     if hasattr(numpy, "around"):

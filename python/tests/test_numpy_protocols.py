@@ -542,6 +542,23 @@ def test_numpy_sorting_and_searching_on_kjarni_arrays(queue, rng):
     for d, host in ((df, f), (di, i), (db, b)):
         same(numpy.fabs(d), numpy.fabs(host))
     same(numpy.around(df), numpy.around(f))
+    # Views of other strides and the copies made of them.
+    same(numpy.broadcast_to(di[2], (3, 5, 9)), numpy.broadcast_to(i[2], (3, 5, 9)))
+    same(numpy.broadcast_to(di[:, :1], (5, 4)), numpy.broadcast_to(i[:, :1], (5, 4)))
+    for offset in (0, 2, -3, 9):
+        same(numpy.diagonal(di, offset), numpy.diagonal(i, offset))
+        same(numpy.trace(di, offset), numpy.trace(i, offset))
+    same(numpy.diagonal(di.T[::-1]), numpy.diagonal(i.T[::-1]))
+    same(numpy.diag(di, 1), numpy.diag(i, 1))
+    same(numpy.diag(di[0], -2), numpy.diag(i[0], -2))
+    for axis in (None, 0, 1):
+        same(numpy.repeat(di, 3, axis=axis), numpy.repeat(i, 3, axis=axis))
+    for reps in (2, (2, 1), (1, 3, 2)):
+        same(numpy.tile(di, reps), numpy.tile(i, reps))
+    for indexing in ("xy", "ij"):
+        for got, want in zip(numpy.meshgrid(di[0], df[1, :4], indexing=indexing),
+                             numpy.meshgrid(i[0], f[1, :4], indexing=indexing)):
+            same(got, want)
     # percentile / quantile, numpy's linear method for a Python number: the ends, between elements,
     # gamma on both sides of 0.5; NaN and infinities in the float slices.
     for d, host in ((df, f), (di, i)):
