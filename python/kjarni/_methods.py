@@ -5,7 +5,8 @@ item 4), on the array's own queue (``x.queue``):
   ``x.tolist()`` read the array back (and so wait for its queue) and follow numpy's rules for the
   result, errors included (``bool`` of more than one element is ambiguous: ValueError);
 - shapes: ``x.ravel()`` (a view where the layout allows, else a copy), ``x.flatten()`` (a copy),
-  ``x.squeeze(axis=None)`` and ``x.swapaxes(a, b)`` (views);
+  ``x.squeeze(axis=None)`` and ``x.swapaxes(a, b)`` (views), ``x.real`` and ``x.imag`` (views of a
+  complex array's parts);
 - computations: ``x @ y`` (matmul: kjarni's BLAS for floating types, through kjarni.array_api),
   ``x.std()``, ``x.var()`` (numpy's ddof, dtype and out), ``x.round()`` (to integers, half to even), ``x.cumsum()``
   (new arrays on the queue), ``x.clip(lo, hi)`` (an expression, as numpy's ufuncs give);
@@ -207,6 +208,9 @@ def attach():
     Array.__rmatmul__ = _rmatmul
     Array.std = _std
     Array.var = _var
+    from . import _numpy_compositions
+    Array.real = property(_numpy_compositions.real, doc="numpy's x.real: a view of a complex array's real parts.")
+    Array.imag = property(_numpy_compositions.imag, doc="numpy's x.imag: a view of a complex array's imaginary parts.")
     Array.round = _round
     Array.cumsum = _cumsum
     Array.clip = _clip

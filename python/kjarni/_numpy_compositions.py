@@ -557,9 +557,10 @@ def fabs(x):
 
 # ---- views of other strides (stride 0 for broadcasting, a step along two axes for a diagonal) ------
 
-def _strided(a, shape, strides, offset):
+def _strided(a, shape, strides, offset, dtype=None):
     from .dtypes import dtype as kjarni_dtype
-    view = Array.from_buffer(a.base, kjarni_dtype(a.dtype), list(shape), list(strides), offset)
+    view = Array.from_buffer(a.base, kjarni_dtype(a.dtype if dtype is None else dtype), list(shape), list(strides),
+                             offset)
     view.queue = getattr(a, "queue", None)
     return view
 
@@ -587,6 +588,32 @@ def _diagonal(a, offset=0, axis1=0, axis2=1):
     start = a.offset + (offset * a.strides[ax2] if offset >= 0 else -offset * a.strides[ax1]) if length else a.offset
     return _strided(a, [a.shape[k] for k in rest] + [length], [a.strides[k] for k in rest] +
                     [a.strides[ax1] + a.strides[ax2]], start)
+
+
+def real(val):
+    """numpy's real: of a complex array the view of its real parts, else the array itself."""
+    if numpy.dtype(val.dtype).kind != "c":
+        return val
+    part = numpy.dtype(val.dtype).type(0).real.dtype
+    return _strided(val, val.shape, val.strides, val.offset, part)
+
+
+def imag(val):
+    """numpy's imag: of a complex array the view of its imaginary parts, else zeros (numpy's are
+    read-only; these a new array)."""
+    if numpy.dtype(val.dtype).kind != "c":
+        return _new_like("imag", val, None, None, 0)
+    part = numpy.dtype(val.dtype).type(0).real.dtype
+    return _strided(val, val.shape, val.strides, val.offset + part.itemsize, part)
+
+
+def _angle(z, deg=False):
+    # numpy's: arctan2(z.imag, z.real), in degrees on request.
+    if numpy.dtype(z.dtype).kind == "c":
+        result = _kjarni._array_api.binary("atan2", imag(z), real(z))
+    else:
+        result = _kjarni._array_api.binary("atan2", 0, z)
+    return result * (180 / numpy.pi) if deg else result
 
 
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -666,7 +693,7 @@ def functions():
         "median": _median, "take": _take, "roll": _roll, "fliplr": _fliplr, "flipud": _flipud, "rot90": _rot90,
         "argwhere": _argwhere, "inner": _inner, "percentile": _percentile, "quantile": _quantile,
         "broadcast_to": _broadcast_to, "diagonal": _diagonal, "trace": _trace, "diag": _diag, "repeat": _repeat,
-        "tile": _tile, "meshgrid": _meshgrid,
+        "tile": _tile, "meshgrid": _meshgrid, "real": real, "imag": imag, "angle": _angle,
     }
     found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
     if hasattr(numpy, "around"):

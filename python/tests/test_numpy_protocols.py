@@ -559,6 +559,17 @@ def test_numpy_sorting_and_searching_on_kjarni_arrays(queue, rng):
         for got, want in zip(numpy.meshgrid(di[0], df[1, :4], indexing=indexing),
                              numpy.meshgrid(i[0], f[1, :4], indexing=indexing)):
             same(got, want)
+    # real / imag (views of the parts), angle.
+    z = (f + 1j * f[::-1]).astype(numpy.complex64)
+    dz = kjarni.Array.from_host(queue, z)
+    dz.queue = queue
+    for d, host in ((dz, z), (df, f), (di, i)):
+        same(numpy.real(d), numpy.real(host))
+        same(numpy.imag(d), numpy.imag(host))
+        numpy.testing.assert_allclose(numpy.angle(d).get(queue), numpy.angle(host), rtol=4e-7 if host.dtype != numpy.int32
+                                      else 1e-15, equal_nan=True)
+    same(dz.T.real, z.T.real)
+    same(dz[:, ::2].imag, z[:, ::2].imag)
     # percentile / quantile, numpy's linear method for a Python number: the ends, between elements,
     # gamma on both sides of 0.5; NaN and infinities in the float slices.
     for d, host in ((df, f), (di, i)):
