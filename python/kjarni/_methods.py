@@ -208,9 +208,9 @@ def attach():
     Array.__rmatmul__ = _rmatmul
     Array.std = _std
     Array.var = _var
-    from . import _numpy_compositions
-    Array.real = property(_numpy_compositions.real, doc="numpy's x.real: a view of a complex array's real parts.")
-    Array.imag = property(_numpy_compositions.imag, doc="numpy's x.imag: a view of a complex array's imaginary parts.")
+    from . import _numpy_shapes
+    Array.real = property(_numpy_shapes.real, doc="numpy's x.real: a view of a complex array's real parts.")
+    Array.imag = property(_numpy_shapes.imag, doc="numpy's x.imag: a view of a complex array's imaginary parts.")
     Array.round = _round
     Array.cumsum = _cumsum
     Array.clip = _clip

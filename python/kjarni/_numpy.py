@@ -103,8 +103,8 @@ for _numpy_name, _name in _EXPRESSION_BINARY.items():
 
 
 def _fabs(x):
-    from . import _numpy_compositions
-    return _numpy_compositions.fabs(x)
+    from . import _numpy_elementwise
+    return _numpy_elementwise.fabs(x)
 
 
 _UFUNCS["fabs"] = _fabs
@@ -264,8 +264,11 @@ def _functions():
                  "ascontiguousarray", "asfortranarray"):
         table[getattr(numpy, name)] = _with_queue(name)
     table[numpy.dot] = _np_dot
-    from . import _numpy_compositions
-    table.update(_numpy_compositions.functions())
+    from . import _numpy_elementwise, _numpy_shapes, _numpy_sorting, _numpy_statistics
+    for module in (_numpy_shapes, _numpy_elementwise, _numpy_sorting, _numpy_statistics):
+        table.update(module.functions())
+    if hasattr(numpy, "around"):
+        table[numpy.around] = _np_round
     # The array methods of kjarni/_methods.py, as numpy's functions of the same names.
     for name in ("std", "var", "ravel", "squeeze", "swapaxes"):
         table[getattr(numpy, name)] = (lambda name: lambda a, *args, **kwargs: getattr(a, name)(*args, **kwargs))(name)

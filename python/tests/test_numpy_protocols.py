@@ -420,7 +420,7 @@ def test_python_ints_past_64_bits_beside_float_arrays_as_numpy(queue):
 
 def test_numpy_functions_kjarni_composes(queue, rng):
     """numpy functions users reach for, composed from kjarni's own views, expressions and
-    reductions (kjarni/_numpy_compositions.py), against numpy on fresh random data: shapes, dtypes
+    reductions (kjarni/_numpy_shapes.py and its neighbours), against numpy on fresh random data: shapes, dtypes
     and values (exact where the arithmetic is; sums within their rounding)."""
     x = rng.standard_normal((4, 6)).astype(numpy.float32)
     x[0, 0], x[1, 2], x[2, 3] = numpy.nan, numpy.inf, -numpy.inf

@@ -1,0 +1,76 @@
+"""What the numpy functions kjarni composes from its own operations share (kjarni/_numpy_shapes.py,
+_numpy_elementwise.py, _numpy_sorting.py, _numpy_statistics.py, dispatched by kjarni/_numpy.py's
+``__array_function__``): each follows numpy 2.4's definition of its function, on the queue of its
+arrays (``x.queue``), and raises ArgumentTypeError naming the options it leaves out. Elementwise
+results are Exprs, as numpy's ufuncs give on kjarni arrays; reductions, sorts and views are
+Arrays; allclose and array_equal read their one answer back (a bool)."""
+
+import builtins
+
+import numpy
+
+from . import _kjarni
+from .errors import ArgumentError, ArgumentTypeError
+
+Array = _kjarni.Array
+Expr = _kjarni.Expr
+
+
+def _queue(what, *operands):
+    from ._numpy import _required_queue
+    return _required_queue(f"numpy.{what}", *operands)
+
+
+def _evaluated(queue, value):
+    """An Array of `value` (an Array stays itself, an Expr is evaluated on `queue`)."""
+    if isinstance(value, Array):
+        return value
+    from . import _algorithms
+    return _algorithms.evaluate(queue, value)
+
+
+def _refuse(what, option):
+    raise ArgumentTypeError(f"numpy.{what} on kjarni arrays takes no {option} here (copy to the host first: x.get())",
+                            option)
+
+
+def _axes(axis, ndim, what):
+    """numpy's normalize_axis_tuple: each axis in [-ndim, ndim), none twice."""
+    axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ArgumentError(f"numpy.{what}: axis {a} is out of bounds for {ndim} dimensions (numpy's AxisError)",
+                                "axis")
+    normalized = tuple(int(a) % ndim for a in axes)
+    if len(set(normalized)) != len(normalized):
+        raise ArgumentError(f"numpy.{what}: repeated axis", "axis")
+    return normalized
+
+
+def _new_like(what, a, dtype, shape, fill):
+    queue = _queue(what, a)
+    shape = a.shape if shape is None else ((shape,) if isinstance(shape, (int, numpy.integer)) else tuple(shape))
+    # (kjarni's new arrays are C-contiguous whatever `order` asks: docs/numpy-differences.md.)
+    out = Array.empty(a.device, shape, a.dtype if dtype is None else dtype)
+    out.queue = queue
+    if fill is not None:
+        out.fill(fill, queue)  # converted as numpy's copyto converts it
+    return out
+
+
+def _all_true(queue, value):
+    from . import _algorithms
+    return builtins.bool(_algorithms.all(queue, _evaluated(queue, value)).get(queue))
+
+
+def _namespace_call(what, a, name, *args, **kwargs):
+    """kjarni.array_api's `name` on kjarni arrays (the namespace's checks and edge cases), the
+    results back as kjarni arrays on a's queue."""
+    queue = _queue(what, a)
+    results = getattr(a.__array_namespace__(), name)(*args, **kwargs)
+
+    def back(r):
+        k = r.to_kjarni()
+        k.queue = queue
+        return k
+    return tuple(back(r) for r in results) if isinstance(results, tuple) else back(results)

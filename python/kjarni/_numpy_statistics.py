@@ -1,0 +1,192 @@
+"""numpy's statistics on kjarni arrays that kjarni composes from its reductions and sorts (ptp,
+average, linalg.norm, cumulative_sum, trace, median, percentile, quantile):
+kjarni/_numpy_common.py says what they share."""
+
+import builtins
+import math
+
+import numpy
+
+from . import _kjarni
+from .errors import ArgumentError, ArgumentTypeError
+from ._numpy_common import Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true, _namespace_call
+from ._numpy_shapes import _diagonal
+
+
+def _ptp(a, axis=None, out=None, keepdims=False):
+    queue = _queue("ptp", a)
+    from . import _algorithms
+    spread = Expr(_algorithms.max(queue, a, axis, keepdims)) - _algorithms.min(queue, a, axis, keepdims)
+    if out is None:
+        return _evaluated(queue, spread)
+    _kjarni.assign(queue, out, spread)
+    return out
+
+
+def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    queue = _queue("average", a)
+    from . import _algorithms
+    if weights is None:
+        average = _algorithms.mean(queue, a, axis, None, keepdims)
+        if not returned:
+            return average
+        # (numpy's scale: the count each output averages, in the average's dtype and shape)
+        count = math.prod(a.shape) // builtins.max(math.prod(average.shape), 1)
+        return average, _new_like("average", average, None, None, count)
+    if tuple(numpy.shape(weights)) != tuple(a.shape):
+        _refuse("average", "weights of another shape than the array's")
+    # numpy: the weighted sum in result_type(a, weights) (float64 at least for integer and bool
+    # arrays) over the sum of the weights in that type; a zero sum of weights is its ZeroDivisionError.
+    kinds = numpy.dtype(a.dtype).kind in "biu"
+    dtype = numpy.result_type(a.dtype, weights.dtype, "f8") if kinds else numpy.result_type(a.dtype, weights.dtype)
+    scale = _algorithms.sum(queue, weights, axis, dtype, keepdims)
+    if not _all_true(queue, Expr(scale) != 0):
+        raise ArgumentError("numpy.average: the weights sum to zero, can't be normalized (numpy's ZeroDivisionError)",
+                            "weights")
+    total = _algorithms.sum(queue, _evaluated(queue, (Expr(a) * weights).astype(dtype)), axis, dtype, keepdims)
+    average = _evaluated(queue, Expr(total) / scale)
+    average.queue = queue
+    if returned:
+        scale.queue = queue
+        return average, scale
+    return average
+
+
+def _norm(x, ord=None, axis=None, keepdims=False):
+    # numpy.linalg.norm with ord None ('fro' for two axes): sqrt(sum(|x|^2)), in float (integers as
+    # float64), the result real.
+    if ord not in (None, "fro") or (ord == "fro" and (axis is None or len(tuple(numpy.atleast_1d(axis))) != 2)):
+        _refuse("linalg.norm", f"ord={ord!r}")
+    queue = _queue("linalg.norm", x)
+    from . import _algorithms
+    kind = numpy.dtype(x.dtype).kind
+    value = Expr(x) if kind in "fc" else Expr(x).astype(numpy.float64)
+    magnitude = _kjarni.absolute(value) if kind == "c" else value
+    axis = None if axis is None else (_axes(axis, x.ndim, "linalg.norm"))
+    squares = _algorithms.sum(queue, _evaluated(queue, magnitude * magnitude), axis, None, keepdims)
+    result = _evaluated(queue, _kjarni.sqrt(squares))
+    result.queue = queue
+    return result
+
+
+def _cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    if include_initial:
+        _refuse("cumulative_sum", "include_initial=True")
+    if axis is None and x.ndim > 1:
+        raise ArgumentError("numpy.cumulative_sum: an array of more than one dimension wants an axis", "axis")
+    from . import _algorithms
+    return _algorithms.cumsum(_queue("cumulative_sum", x), x, 0 if axis is None else axis, dtype, out)
+
+
+def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    queue = _queue("trace", a)
+    from . import _algorithms
+    return _algorithms.sum(queue, _diagonal(a, offset, axis1, axis2), -1, dtype, False, out)
+
+
+def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    # numpy's: the mean of the middle one or two of the sorted slice (integers in float64), NaN where
+    # the slice holds one (sorted last).
+    if a.ndim == 0:
+        return a.item()
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            _refuse("median", "several axes")
+        (axis,) = axis
+    if numpy.dtype(a.dtype).kind == "c":
+        _refuse("median", "complex array")
+    queue = _queue("median", a)
+    data, ax = (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, "median")[0])
+    ordered = _namespace_call("median", data, "sort", data, axis=ax)
+    n = data.shape[ax]
+    middle = slice(n // 2, n // 2 + 1) if n % 2 else slice(n // 2 - 1, n // 2 + 1)
+    from . import _algorithms
+    result = _algorithms.mean(queue, ordered[tuple(middle if k == ax else slice(None) for k in range(data.ndim))], ax)
+    if numpy.dtype(a.dtype).kind == "f" and n > 0:
+        last = ordered[tuple(-1 if k == ax else slice(None) for k in range(data.ndim))]
+        nan = numpy.array(numpy.nan, dtype=result.dtype)[()]
+        result = _evaluated(queue, _kjarni.where(_kjarni._array_api.unary("isnan", last), nan, result))
+    if keepdims:
+        result = result.reshape(tuple(1 if axis is None or k == ax else m for k, m in enumerate(a.shape)))
+    result.queue = queue
+    if out is not None:
+        _kjarni.assign(queue, out, result)
+        return out
+    return result
+
+
+def _quantile_of(what, a, q, axis, out, keepdims, method):
+    # numpy's "linear" method for a Python number q (weak: the result in a's dtype, integers in
+    # float64), step by step: the virtual index (n - 1) q in the sorted slice, its floor and the
+    # next (both the last at or past n - 1), gamma = index - floor, then numpy's _lerp
+    # (a + (b - a) gamma, or b - (b - a)(1 - gamma) from gamma 0.5 on), NaN where the slice holds one.
+    if method != "linear":
+        _refuse(what, f"method={method!r}")
+    if type(q) not in (int, float):
+        _refuse(what, "q other than one Python number")
+    if numpy.dtype(a.dtype).kind == "c":
+        raise ArgumentTypeError(f"numpy.{what}: a must be an array of real numbers (numpy's TypeError)", "a")
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            _refuse(what, "several axes")
+        (axis,) = axis
+    quantile = numpy.true_divide(q, 100) if what == "percentile" else q
+    if not 0 <= quantile <= 1:
+        raise ArgumentError(f"numpy.{what}: {q} is out of range (numpy's ValueError)", "q")
+    queue = _queue(what, a)
+    data, ax = (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, what)[0])
+    n = data.shape[ax]
+    if n == 0:
+        _refuse(what, "an empty slice")
+    ordered = _namespace_call(what, data, "sort", data, axis=ax)
+    at = lambda k: ordered[tuple(k if d == ax else slice(None) for d in range(data.ndim))]  # noqa: E731
+    virtual = (n - 1) * quantile
+    if isinstance(virtual, int):
+        value = Expr(at(virtual))  # numpy takes the element itself (an integer array stays integer)
+    else:
+        previous = math.floor(virtual)
+        following = previous + 1
+        if virtual >= n - 1:
+            previous = following = -1
+        elif virtual < 0:
+            previous = following = 0
+        gamma = float(virtual - previous)
+        low, high = at(previous), at(following)
+        step = Expr(high) - low
+        value = Expr(high) - step * (1 - gamma) if gamma >= 0.5 else Expr(low) + step * gamma
+    if numpy.dtype(a.dtype).kind == "f":
+        nan = numpy.array(numpy.nan, dtype=value.dtype)[()]
+        value = _kjarni.where(_kjarni._array_api.unary("isnan", at(-1)), nan, value)
+    result = _evaluated(queue, value)
+    if keepdims:
+        result = result.reshape(tuple(1 if axis is None or k == ax else m for k, m in enumerate(a.shape)))
+    result.queue = queue
+    if out is not None:
+        _kjarni.assign(queue, out, result)
+        return out
+    return result
+
+
+def _percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+                weights=None, interpolation=None):
+    if weights is not None or interpolation is not None:
+        _refuse("percentile", "weights" if weights is not None else "interpolation")
+    return _quantile_of("percentile", a, q, axis, out, keepdims, method)
+
+
+def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+              weights=None, interpolation=None):
+    if weights is not None or interpolation is not None:
+        _refuse("quantile", "weights" if weights is not None else "interpolation")
+    return _quantile_of("quantile", a, q, axis, out, keepdims, method)
+
+
+def functions():
+    """numpy's function object -> its composition here (those numpy has)."""
+    table = {
+        "ptp": _ptp, "average": _average, "cumulative_sum": _cumulative_sum, "median": _median,
+        "percentile": _percentile, "quantile": _quantile, "trace": _trace,
+    }
+    found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
+    found[numpy.linalg.norm] = _norm
+    return found
