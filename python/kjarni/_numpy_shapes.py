@@ -1,12 +1,12 @@
 """numpy's functions that make views and copies of kjarni arrays (new arrays shaped like another,
 expand_dims, flips, quarter turns, views of other strides over the array's buffer, real and imag,
-repeat, tile, meshgrid): kjarni/_numpy_common.py says what they share."""
+repeat, tile, meshgrid, triu and tril): kjarni/_numpy_common.py says what they share."""
 
 import numpy
 
 from . import _kjarni
 from .errors import ArgumentError
-from ._numpy_common import Array, _queue, _refuse, _axes, _new_like
+from ._numpy_common import Array, Expr, _queue, _refuse, _axes, _new_like
 
 
 def _zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
@@ -241,6 +241,28 @@ def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return grids
 
 
+def _triangle(what, m, k, upper):
+    # numpy's triu / tril: zeros below (above) the k-th diagonal of the last two axes, where() of
+    # the column less the row against k (an Expr of m's dtype).
+    if m.ndim < 2:
+        _refuse(what, "an array of fewer than 2 dimensions")
+    queue = _queue(what, m)
+    rows, columns = m.shape[-2:]
+    row = Array.from_host(queue, numpy.arange(rows, dtype=numpy.int64).reshape(rows, 1))
+    column = Array.from_host(queue, numpy.arange(columns, dtype=numpy.int64).reshape(1, columns))
+    offset = Expr(column) - row
+    keep = offset >= int(k) if upper else offset <= int(k)
+    return _kjarni.where(keep, m, numpy.zeros((), numpy.dtype(m.dtype))[()])
+
+
+def _triu(m, k=0):
+    return _triangle("triu", m, k, True)
+
+
+def _tril(m, k=0):
+    return _triangle("tril", m, k, False)
+
+
 def functions():
     """numpy's function object -> its composition here (those numpy has)."""
     table = {
@@ -251,6 +273,6 @@ def functions():
         "vsplit": _splitter("vsplit", False), "dsplit": _splitter("dsplit", False),
         "flip": _flip, "fliplr": _fliplr, "flipud": _flipud, "rot90": _rot90, "take": _take, "roll": _roll,
         "broadcast_to": _broadcast_to, "diagonal": _diagonal, "diag": _diag, "repeat": _repeat, "tile": _tile,
-        "meshgrid": _meshgrid, "real": real, "imag": imag,
+        "meshgrid": _meshgrid, "real": real, "imag": imag, "triu": _triu, "tril": _tril,
     }
     return {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}

@@ -559,6 +559,9 @@ def test_numpy_sorting_and_searching_on_kjarni_arrays(queue, rng):
         for got, want in zip(numpy.meshgrid(di[0], df[1, :4], indexing=indexing),
                              numpy.meshgrid(i[0], f[1, :4], indexing=indexing)):
             same(got, want)
+    for k in (0, 2, -1):
+        same(numpy.triu(di, k), numpy.triu(i, k))
+        same(numpy.tril(db, k), numpy.tril(b, k))
     # real / imag (views of the parts), angle.
     z = (f + 1j * f[::-1]).astype(numpy.complex64)
     dz = kjarni.Array.from_host(queue, z)
