@@ -1,10 +1,10 @@
-"""numpy's sorting, searching and counting on kjarni arrays, through kjarni's radix sort, unique and
+"""numpy's sorting, searching and counting on kjarni arrays (isin too), through kjarni's radix sort, unique and
 searches: kjarni/_numpy_common.py says what they share."""
 
 import numpy
 
 from . import _kjarni
-from ._numpy_common import Array, _queue, _refuse, _axes, _namespace_call
+from ._numpy_common import Array, Expr, _queue, _refuse, _axes, _namespace_call, _new_like
 
 
 def _flattened(a, axis):
@@ -64,6 +64,31 @@ def _searchsorted(a, v, side="left", sorter=None):
     return _namespace_call("searchsorted", a, "searchsorted", a, values, side=side, sorter=sorter)
 
 
+def _isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    # numpy's: whether each element equals one of test_elements (NaN equals none), here by a search
+    # in the sorted test elements, both in their common dtype.
+    queue = _queue("isin", element, test_elements)
+    dtype = numpy.result_type(element.dtype, test_elements.dtype)
+    if dtype.kind == "c":
+        _refuse("isin", "complex arrays")
+    from . import _algorithms
+
+    def as_common(a):
+        a = a if numpy.dtype(a.dtype) == dtype else _algorithms.evaluate(queue, Expr(a).astype(dtype))
+        a.queue = queue
+        return a
+    element, tests = as_common(element), as_common(test_elements.reshape(-1))
+    if tests.size == 0:
+        found = _new_like("isin", element, numpy.bool_, None, False)
+    else:
+        tests = _sort(tests)
+        at = _searchsorted(tests, element)
+        last = Array.from_host(queue, numpy.array(tests.size - 1, dtype=numpy.int64))
+        nearest = _algorithms.take(queue, tests, _algorithms.evaluate(queue, _kjarni.minimum(at, last)))
+        found = Expr(nearest) == element
+    return _kjarni._array_api.unary("logical_not", found) if invert else found
+
+
 def _nonzero(a):
     return _namespace_call("nonzero", a, "nonzero", a)
 
@@ -98,6 +123,6 @@ def functions():
     """numpy's function object -> its composition here (those numpy has)."""
     table = {
         "sort": _sort, "argsort": _argsort, "unique": _unique, "searchsorted": _searchsorted, "nonzero": _nonzero,
-        "flatnonzero": _flatnonzero, "count_nonzero": _count_nonzero, "argwhere": _argwhere,
+        "flatnonzero": _flatnonzero, "count_nonzero": _count_nonzero, "argwhere": _argwhere, "isin": _isin,
     }
     return {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}

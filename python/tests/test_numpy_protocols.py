@@ -559,6 +559,12 @@ def test_numpy_sorting_and_searching_on_kjarni_arrays(queue, rng):
         for got, want in zip(numpy.meshgrid(di[0], df[1, :4], indexing=indexing),
                              numpy.meshgrid(i[0], f[1, :4], indexing=indexing)):
             same(got, want)
+    tests = kjarni.Array.from_host(queue, numpy.array([3, -1, 7, 3, 0], numpy.int32))
+    tests.queue = queue
+    same(numpy.isin(di, tests), numpy.isin(i, [3, -1, 7, 3, 0]))
+    same(numpy.isin(df, df[1:3], invert=True), numpy.isin(f, f[1:3], invert=True))  # NaN is in nothing
+    same(numpy.isin(di, df[0]), numpy.isin(i, f[0]))  # compared in float64
+    same(numpy.isin(di, di[:0], invert=True), numpy.isin(i, i[:0], invert=True))
     for k in (0, 2, -1):
         same(numpy.triu(di, k), numpy.triu(i, k))
         same(numpy.tril(db, k), numpy.tril(b, k))
