@@ -243,11 +243,12 @@ def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 def _triangle(what, m, k, upper):
     # numpy's triu / tril: zeros below (above) the k-th diagonal of the last two axes, where() of
-    # the column less the row against k (an Expr of m's dtype).
-    if m.ndim < 2:
-        _refuse(what, "an array of fewer than 2 dimensions")
+    # the column less the row against k (an Expr of m's dtype); a vector is the rows of a square
+    # matrix, as numpy's mask of its shape broadcasts it.
+    if m.ndim == 0:
+        raise ArgumentError(f"numpy.{what}: the array must have at least 1 dimension (numpy's TypeError)", "m")
     queue = _queue(what, m)
-    rows, columns = m.shape[-2:]
+    rows, columns = (m.shape[0], m.shape[0]) if m.ndim == 1 else m.shape[-2:]
     row = Array.from_host(queue, numpy.arange(rows, dtype=numpy.int64).reshape(rows, 1))
     column = Array.from_host(queue, numpy.arange(columns, dtype=numpy.int64).reshape(1, columns))
     offset = Expr(column) - row

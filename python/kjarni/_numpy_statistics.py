@@ -88,7 +88,9 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     # numpy's: the mean of the middle one or two of the sorted slice (integers in float64), NaN where
     # the slice holds one (sorted last).
     if a.ndim == 0:
-        return a.item()
+        # (numpy's median of a 0-d array is its mean: the element in mean's dtype)
+        from . import _algorithms
+        return _algorithms.mean(_queue("median", a), a)
     if isinstance(axis, (tuple, list)):
         if len(axis) != 1:
             _refuse("median", "several axes")
@@ -137,7 +139,7 @@ def _quantile_of(what, a, q, axis, out, keepdims, method):
     data, ax = (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, what)[0])
     n = data.shape[ax]
     if n == 0:
-        _refuse(what, "an empty slice")
+        _refuse(what, "empty slice")
     ordered = _namespace_call(what, data, "sort", data, axis=ax)
     at = lambda k: ordered[tuple(k if d == ax else slice(None) for d in range(data.ndim))]  # noqa: E731
     virtual = (n - 1) * quantile
