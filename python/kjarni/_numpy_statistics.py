@@ -9,7 +9,7 @@ import numpy
 
 from . import _kjarni
 from .errors import ArgumentError, ArgumentTypeError
-from ._numpy_common import Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true, _namespace_call
+from ._numpy_common import Array, Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true, _namespace_call
 from ._numpy_shapes import _diagonal
 
 
@@ -117,6 +117,52 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return result
 
 
+def _nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    # numpy's: the median of the elements that are not NaN (NaN for a slice of NaN only); integer
+    # and bool arrays, which hold none, are median's. Each slice sorted (NaNs last), its count c of
+    # the others, then the elements at (c - 1) // 2 and c // 2 gathered and averaged in the dtype.
+    if numpy.dtype(a.dtype).kind != "f" or a.ndim == 0:
+        return _median(a, axis, out, overwrite_input, keepdims)
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            _refuse("nanmedian", "several axes")
+        (axis,) = axis
+    queue = _queue("nanmedian", a)
+    ax = None if axis is None else _axes(axis, a.ndim, "nanmedian")[0]
+    kept = () if axis is None else tuple(n for k, n in enumerate(a.shape) if k != ax)
+    shape = tuple(1 if axis is None or k == ax else m for k, m in enumerate(a.shape)) if keepdims else kept
+    n = a.size if axis is None else a.shape[ax]
+    if n == 0 or math.prod(kept) == 0:
+        result = _new_like("nanmedian", a, None, shape, numpy.nan)  # numpy's mean of nothing
+    else:
+        result = _nanmedian_rows(queue, a.reshape(1, n) if axis is None else
+                                 a.transpose([k for k in range(a.ndim) if k != ax] + [ax]).copy(queue).reshape(-1, n))
+        result = result.reshape(shape)
+    result.queue = queue
+    if out is not None:
+        _kjarni.assign(queue, out, result)
+        return out
+    return result
+
+
+def _nanmedian_rows(queue, rows):
+    """nanmedian along axis 1 of a C-contiguous matrix with rows of at least one element."""
+    from . import _algorithms
+    n = rows.shape[1]
+    ordered = _namespace_call("nanmedian", rows, "sort", rows, axis=1).reshape(-1)
+    valid = _algorithms.sum(queue, _evaluated(queue, _kjarni._array_api.unary("logical_not",
+                                                     _kjarni._array_api.unary("isnan", rows))), 1, numpy.int64)
+    start = Array.from_host(queue, numpy.arange(rows.shape[0], dtype=numpy.int64) * n)
+    low_at = Expr(start) + _kjarni.maximum(Expr(valid) - 1, 0) // 2
+    high_at = Expr(start) + Expr(valid) // 2
+    low = _algorithms.take(queue, ordered, _evaluated(queue, low_at))
+    high = _algorithms.take(queue, ordered, _evaluated(queue, high_at))
+    nan = numpy.array(numpy.nan, dtype=rows.dtype)[()]
+    # (an odd count takes the middle element itself, an even one the two's sum halved in the dtype)
+    middle = _kjarni.where(Expr(valid) % 2 == 1, high, (Expr(low) + high) / numpy.array(2, dtype=rows.dtype)[()])
+    return _evaluated(queue, _kjarni.where(Expr(valid) == 0, nan, middle))
+
+
 def _quantile_of(what, a, q, axis, out, keepdims, method):
     # numpy's "linear" method for a Python number q (weak: the result in a's dtype, integers in
     # float64), step by step: the virtual index (n - 1) q in the sorted slice, its floor and the
@@ -187,7 +233,7 @@ def functions():
     """numpy's function object -> its composition here (those numpy has)."""
     table = {
         "ptp": _ptp, "average": _average, "cumulative_sum": _cumulative_sum, "median": _median,
-        "percentile": _percentile, "quantile": _quantile, "trace": _trace,
+        "percentile": _percentile, "quantile": _quantile, "nanmedian": _nanmedian, "trace": _trace,
     }
     found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
     found[numpy.linalg.norm] = _norm

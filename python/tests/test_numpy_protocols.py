@@ -591,6 +591,17 @@ def test_numpy_sorting_and_searching_on_kjarni_arrays(queue, rng):
             same(numpy.percentile(d, p, axis=1, keepdims=True), numpy.percentile(host, p, axis=1, keepdims=True))
     with pytest.raises(kjarni.ArgumentTypeError, match="method"):
         numpy.quantile(df, 0.5, method="nearest")
+    # nanmedian: the median of what is not NaN; a slice of NaN only gives NaN.
+    g = f.copy()
+    g[0, :] = numpy.nan
+    g[2, ::3] = numpy.nan
+    dg = kjarni.Array.from_host(queue, g)
+    dg.queue = queue
+    for axis in (None, 0, 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            same(numpy.nanmedian(dg, axis=axis), numpy.nanmedian(g, axis=axis))
+    same(numpy.nanmedian(di, axis=1), numpy.nanmedian(i, axis=1))
     # median: the middle of the sorted slice, NaN where it holds one; odd and even extents.
     for d, host in ((df, f), (di, i)):
         for axis in (None, 0, 1):
@@ -626,6 +637,7 @@ def test_numpy_functions_on_edge_shapes_agree_or_both_raise(queue, rng):
         "flip": lambda m, a: m.flip(a), "roll": lambda m, a: m.roll(a, 1), "sort": lambda m, a: m.sort(a, axis=None),
         "argsort": lambda m, a: m.argsort(a, axis=None, kind="stable"), "unique": lambda m, a: m.unique(a),
         "median": lambda m, a: m.median(a), "quantile": lambda m, a: m.quantile(a, 0.3), "diff": lambda m, a: m.diff(a),
+        "nanmedian": lambda m, a: m.nanmedian(a, axis=-1 if m.ndim(a) else None),
         "repeat": lambda m, a: m.repeat(a, 2), "tile": lambda m, a: m.tile(a, 2), "isin": lambda m, a: m.isin(a, a),
         "triu": lambda m, a: m.triu(a), "diag": lambda m, a: m.diag(a), "trace": lambda m, a: m.trace(a),
         "nonzero": lambda m, a: m.nonzero(a), "count_nonzero": lambda m, a: m.count_nonzero(a),
