@@ -84,6 +84,27 @@ def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return _algorithms.sum(queue, _diagonal(a, offset, axis1, axis2), -1, dtype, False, out)
 
 
+def _one_axis(what, axis):
+    """The axis of a function that takes one (an int, a sequence of one, or None for all)."""
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            _refuse(what, "several axes")
+        (axis,) = axis
+    return axis
+
+
+def _finished(queue, result, a, ax, keepdims, out):
+    """`result` of a reduction of `a` over axis `ax` (None: all of them) with numpy's keepdims and
+    out=: reshaped to keep the reduced axes, on `queue`, or written into `out`."""
+    if keepdims:
+        result = result.reshape(tuple(1 if ax is None or k == ax else m for k, m in enumerate(a.shape)))
+    result.queue = queue
+    if out is not None:
+        _kjarni.assign(queue, out, result)
+        return out
+    return result
+
+
 def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     # numpy's: the mean of the middle one or two of the sorted slice (integers in float64), NaN where
     # the slice holds one (sorted last).
@@ -91,10 +112,7 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         # (numpy's median of a 0-d array is its mean: the element in mean's dtype)
         from . import _algorithms
         return _algorithms.mean(_queue("median", a), a)
-    if isinstance(axis, (tuple, list)):
-        if len(axis) != 1:
-            _refuse("median", "several axes")
-        (axis,) = axis
+    axis = _one_axis("median", axis)
     if numpy.dtype(a.dtype).kind == "c":
         _refuse("median", "complex array")
     queue = _queue("median", a)
@@ -108,13 +126,7 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         last = ordered[tuple(-1 if k == ax else slice(None) for k in range(data.ndim))]
         nan = numpy.array(numpy.nan, dtype=result.dtype)[()]
         result = _evaluated(queue, _kjarni.where(_kjarni._array_api.unary("isnan", last), nan, result))
-    if keepdims:
-        result = result.reshape(tuple(1 if axis is None or k == ax else m for k, m in enumerate(a.shape)))
-    result.queue = queue
-    if out is not None:
-        _kjarni.assign(queue, out, result)
-        return out
-    return result
+    return _finished(queue, result, a, ax if axis is not None else None, keepdims, out)
 
 
 def _nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -123,10 +135,7 @@ def _nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     # the others, then the elements at (c - 1) // 2 and c // 2 gathered and averaged in the dtype.
     if numpy.dtype(a.dtype).kind != "f" or a.ndim == 0:
         return _median(a, axis, out, overwrite_input, keepdims)
-    if isinstance(axis, (tuple, list)):
-        if len(axis) != 1:
-            _refuse("nanmedian", "several axes")
-        (axis,) = axis
+    axis = _one_axis("nanmedian", axis)
     queue = _queue("nanmedian", a)
     ax = None if axis is None else _axes(axis, a.ndim, "nanmedian")[0]
     kept = () if axis is None else tuple(n for k, n in enumerate(a.shape) if k != ax)
@@ -138,11 +147,7 @@ def _nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         result = _nanmedian_rows(queue, a.reshape(1, n) if axis is None else
                                  a.transpose([k for k in range(a.ndim) if k != ax] + [ax]).copy(queue).reshape(-1, n))
         result = result.reshape(shape)
-    result.queue = queue
-    if out is not None:
-        _kjarni.assign(queue, out, result)
-        return out
-    return result
+    return _finished(queue, result, a, ax, False, out)
 
 
 def _nanmedian_rows(queue, rows):
@@ -174,10 +179,7 @@ def _quantile_of(what, a, q, axis, out, keepdims, method):
         _refuse(what, "q other than one Python number")
     if numpy.dtype(a.dtype).kind == "c":
         raise ArgumentTypeError(f"numpy.{what}: a must be an array of real numbers (numpy's TypeError)", "a")
-    if isinstance(axis, (tuple, list)):
-        if len(axis) != 1:
-            _refuse(what, "several axes")
-        (axis,) = axis
+    axis = _one_axis(what, axis)
     quantile = numpy.true_divide(q, 100) if what == "percentile" else q
     if not 0 <= quantile <= 1:
         raise ArgumentError(f"numpy.{what}: {q} is out of range (numpy's ValueError)", "q")
@@ -206,13 +208,7 @@ def _quantile_of(what, a, q, axis, out, keepdims, method):
         nan = numpy.array(numpy.nan, dtype=value.dtype)[()]
         value = _kjarni.where(_kjarni._array_api.unary("isnan", at(-1)), nan, value)
     result = _evaluated(queue, value)
-    if keepdims:
-        result = result.reshape(tuple(1 if axis is None or k == ax else m for k, m in enumerate(a.shape)))
-    result.queue = queue
-    if out is not None:
-        _kjarni.assign(queue, out, result)
-        return out
-    return result
+    return _finished(queue, result, a, ax if axis is not None else None, keepdims, out)
 
 
 def _percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
