@@ -142,6 +142,16 @@ FUNCTION INLINE kj_moments_t kj_moments_merge(kj_moments_t a, kj_moments_t b)
     return detail::run_reduction(queue, built, source.operands, options);
 }
 
+/// numpy's last steps of var and std into an out= of another dtype: the sum of squared deviations
+/// cast into out, divided there by `count` (float64), and for std out's square root in out's dtype.
+const Array& divided_into_out(const Queue& queue, const Array& squares, const Array& out, const Expr& count, bool root,
+                              const char* what) {
+    detail::convert_into_out(queue, squares, out, what);
+    fill(queue, out, Expr(out) / count);
+    if (root) fill(queue, out, sqrt(Expr(out)));
+    return out;
+}
+
 /// var, std, nanvar and nanstd with out= of another dtype than their result, as numpy's
 /// (numpy/_core/_methods.py's _var and _std, numpy/lib/_nanfunctions_impl.py's nanvar and
 /// nanstd): the sum of squared deviations from the mean (computed as the reduction computes) cast
@@ -162,18 +172,15 @@ Array variance_into_out(const Queue& queue, const Array& array, const ReduceOpti
     temporary.out.reset();
     const Array squares =
         variance(queue, detail::array_source(what, array), temporary, ddof, dtype, Moment::squares, skip_nan);
-    detail::convert_into_out(queue, squares, out, what);
-    const Expr ddof_value = scalar(ddof, DType(Kind::float64));
     if (skip_nan) {
-        const Expr dof = Expr(detail::count_not_nan(queue, array, options)) - ddof_value;
-        fill(queue, out, where(dof > 0, Expr(out) / dof, scalar(std::nan(""), DType(Kind::float64))));
-    } else {
-        // The count of elements each output reduces (a whole number: out has the kept extents).
-        const double n = out.size() == 0 ? 0.0 : static_cast<double>(array.size()) / static_cast<double>(out.size());
-        fill(queue, out, Expr(out) / scalar(std::fmax(n - ddof, 0.0), DType(Kind::float64)));
+        // numpy's nanvar: NaN where the count less ddof is not positive.
+        const Expr dof = Expr(detail::count_not_nan(queue, array, options)) - scalar(ddof, DType(Kind::float64));
+        return divided_into_out(queue, squares, out, where(dof > 0, dof, scalar(std::nan(""), DType(Kind::float64))),
+                                root, what);
     }
-    if (root) fill(queue, out, sqrt(Expr(out)));
-    return out;
+    // The count of elements each output reduces (a whole number: out has the kept extents).
+    const double n = out.size() == 0 ? 0.0 : static_cast<double>(array.size()) / static_cast<double>(out.size());
+    return divided_into_out(queue, squares, out, scalar(std::fmax(n - ddof, 0.0), DType(Kind::float64)), root, what);
 }
 
 /// nanmean of a float or complex array with out= of another dtype than its result, as numpy's: the
@@ -233,10 +240,7 @@ Array integer_variance(const Queue& queue, const Array& array, const ReduceOptio
             throw ArgumentError("out", fmt::format("std: has dtype {}; numpy writes the square root into a float or "
                                                    "complex out only",
                                                    out.dtype().name()));
-        detail::convert_into_out(queue, squares, out, what);
-        fill(queue, out, Expr(out) / count);
-        if (root) fill(queue, out, sqrt(Expr(out)));
-        return out;
+        return divided_into_out(queue, squares, out, count, root, what);
     }
     const Expr variance = astype(Expr(squares) / count, dtype);
     const bool scalar_result = squares.ndim() == 0 && !options.out;
