@@ -173,10 +173,13 @@ Array variance_into_out(const Queue& queue, const Array& array, const ReduceOpti
     const Array squares =
         variance(queue, detail::array_source(what, array), temporary, ddof, dtype, Moment::squares, skip_nan);
     if (skip_nan) {
-        // numpy's nanvar: NaN where the count less ddof is not positive.
+        // numpy's nanvar: NaN where the count less ddof is not positive (where(), not a division by
+        // NaN: a complex out takes NaN + 0j, as numpy's).
+        detail::convert_into_out(queue, squares, out, what);
         const Expr dof = Expr(detail::count_not_nan(queue, array, options)) - scalar(ddof, DType(Kind::float64));
-        return divided_into_out(queue, squares, out, where(dof > 0, dof, scalar(std::nan(""), DType(Kind::float64))),
-                                root, what);
+        fill(queue, out, where(dof > 0, Expr(out) / dof, scalar(std::nan(""), DType(Kind::float64))));
+        if (root) fill(queue, out, sqrt(Expr(out)));
+        return out;
     }
     // The count of elements each output reduces (a whole number: out has the kept extents).
     const double n = out.size() == 0 ? 0.0 : static_cast<double>(array.size()) / static_cast<double>(out.size());
