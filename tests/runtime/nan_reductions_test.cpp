@@ -429,6 +429,15 @@ TEST_P(NanReductionsTest, MomentsOptionsAndEdges) {
     // nanvar there gives NaN, as numpy's (np.nanvar(x, axis=1, ddof=201) is nan, np.var's inf).
     const auto nan_big = nanvar(queue(), x, ReduceOptions{std::vector<int>{1}}, 201).get(queue()).to_vector<float>();
     for (float v : nan_big) EXPECT_TRUE(std::isnan(v)) << v;
+    // Into a complex out= numpy writes that NaN by np.copyto: NaN + 0j from nanvar (a division by
+    // NaN would give NaN + NaNj), and nanstd's square root of it NaN + NaNj (numpy 2.4).
+    const Array complex_out = Array::empty(bound_device(), {3}, Kind::complex64);
+    nanvar(queue(), x, ReduceOptions{std::vector<int>{1}, false, complex_out}, 201);
+    for (const auto v : complex_out.get(queue()).to_vector<std::complex<float>>())
+        EXPECT_TRUE(std::isnan(v.real()) && v.imag() == 0.0f) << v;
+    nanstd(queue(), x, ReduceOptions{std::vector<int>{1}, false, complex_out}, 201);
+    for (const auto v : complex_out.get(queue()).to_vector<std::complex<float>>())
+        EXPECT_TRUE(std::isnan(v.real()) && std::isnan(v.imag())) << v;
     // nanmin of an empty axis: numpy's ValueError; nanargmin of a slice of NaN only: the same.
     const Array empty = Array::empty(bound_device(), {3, 0}, Kind::float32);
     EXPECT_THROW(nanmin(queue(), empty, ReduceOptions{std::vector<int>{1}}), ArgumentError);
