@@ -35,6 +35,7 @@ def _partitioned(what, a, kth, axis, kind, order, sort):
         raise ArgumentTypeError(f"numpy.{what}: Partition index must be integer", "kth")
     if kth.ndim > 1:
         raise ArgumentError(f"numpy.{what}: object too deep for desired array", "kth")
+    a = _on_device(_queue(what, a), a)
     if numpy.dtype(a.dtype).kind == "c":
         _refuse(what, "complex array")
     data, ax = (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, what)[0])

@@ -473,6 +473,31 @@ def test_pad_errors_as_numpys(queue, rng):
         numpy.pad(device(queue, numpy.arange(3)), 1, constant_values=numpy.nan)  # numpy's setitem's error
 
 
+# ---- operands that are expressions or views --------------------------------------------------------
+
+def test_expressions_and_views_as_operands(queue, rng):
+    # numpy's functions on `2 * x` (an Expr: evaluated first) and on strided views, as on arrays
+    # (float64 sums in another order: within 1e-12 of the largest value).
+    x = random(rng, (4, 6), numpy.float64)
+    i = numpy.abs(random(rng, (9,), numpy.int32))
+    dx, di = device(queue, x), device(queue, i)
+    functions = [
+        lambda a: numpy.partition(a, 3, axis=None), lambda a: numpy.linalg.vecdot(a, a),
+        lambda a: numpy.tensordot(a, a, ([0], [0])), numpy.cov, numpy.corrcoef,
+        lambda a: numpy.histogram(a, bins=4)[0], lambda a: numpy.interp(a, [-1.0, 0.0, 2.0], [3.0, -1.0, 0.5]),
+        lambda a: numpy.pad(a, 3, "wrap"),
+    ]
+    for got_of, want_of in ((2 * dx, 2 * x), (dx[::-1, ::2], x[::-1, ::2])):
+        for function in functions:
+            want = function(want_of)
+            same(queue, function(got_of), want, atol=1e-12 * (1 + numpy.abs(want).max(initial=0)))
+        indices = host(queue, numpy.argpartition(got_of, 1))
+        numpy.testing.assert_array_equal(numpy.take_along_axis(want_of, indices, -1), numpy.sort(want_of))
+    same(queue, numpy.bincount(di + 1), numpy.bincount(i + 1))
+    same(queue, numpy.convolve(dx[0] * 2, dx[1, ::2]), numpy.convolve(x[0] * 2, x[1, ::2]), atol=1e-12)
+    same(queue, numpy.correlate(dx[::-1, 0], dx[1, ::-3]), numpy.correlate(x[::-1, 0], x[1, ::-3]), atol=1e-12)
+
+
 # ---- what kjarni leaves out ---------------------------------------------------------------------
 
 def test_options_left_out_are_refused_by_name(queue, rng):
