@@ -18,7 +18,7 @@ import numpy
 
 from . import _kjarni
 from ._array import _set as _grunnur_set
-from .errors import ArgumentError
+from .errors import ArgumentError, ArgumentTypeError
 
 Array = _kjarni.Array
 
@@ -142,9 +142,24 @@ def _statistic(self, name, axis, dtype, out, ddof, keepdims):
 
 def _round(self, decimals=0, out=None):
     if decimals != 0 or out is not None:
-        raise ArgumentError("round() rounds to integers only here (decimals=0, no out)",
-                            "decimals" if decimals != 0 else "out")
-    _queue(self, "round()")
+        # (an option left out, as the numpy functions' are: docs/python.md)
+        raise ArgumentTypeError("round() rounds to integers only here (decimals=0, no out)",
+                                "decimals" if decimals != 0 else "out")
+    queue = _queue(self, "round()")
+    if numpy.dtype(self.dtype) == numpy.bool_:
+        # (numpy rounds booleans in its float16 loop: 0.0 and 1.0 as float16)
+        from . import _algorithms
+        result = _algorithms.evaluate(queue, _kjarni.Expr(self).astype(numpy.float16))
+        result.queue = queue
+        return result
+    if numpy.dtype(self.dtype) == numpy.float16:
+        # (kjarni.array_api has no float16: rounded in float32, exactly, and back)
+        from . import _algorithms
+        wide = _algorithms.evaluate(queue, _kjarni.Expr(self).astype(numpy.float32))
+        rounded = _standard(wide).round(wide).to_kjarni()
+        result = _algorithms.evaluate(queue, _kjarni.Expr(rounded).astype(numpy.float16))
+        result.queue = queue
+        return result
     return _standard(self).round(self).to_kjarni()
 
 

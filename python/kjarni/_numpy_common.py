@@ -54,7 +54,13 @@ def _new_like(what, a, dtype, shape, fill):
     out = Array.empty(a.device, shape, a.dtype if dtype is None else dtype)
     out.queue = queue
     if fill is not None:
-        out.fill(fill, queue)  # converted as numpy's copyto converts it
+        if not isinstance(fill, (Array, Expr)):
+            # numpy's full_like: copyto(res, fill_value, casting="unsafe"), its conversion exactly (3.4e38
+            # into uint8 as numpy's cast gives it; a Python int out of range its OverflowError)
+            typed = numpy.empty((), numpy.dtype(out.dtype))
+            numpy.copyto(typed, fill, casting="unsafe")
+            fill = typed[()]
+        out.fill(fill, queue)
     return out
 
 
@@ -67,10 +73,20 @@ def _namespace_call(what, a, name, *args, **kwargs):
     """kjarni.array_api's `name` on kjarni arrays (the namespace's checks and edge cases), the
     results back as kjarni arrays on a's queue."""
     queue = _queue(what, a)
+    # kjarni.array_api has no float16 (not a dtype of the standard): float16 arrays go in as
+    # float32 (exactly, in the same order) and float32 results come back as float16.
+    half = numpy.dtype(numpy.float16)
+    widened = builtins.any(isinstance(x, Array) and numpy.dtype(x.dtype) == half for x in args)
+    if widened:
+        args = tuple(_evaluated(queue, Expr(x).astype(numpy.float32))
+                     if isinstance(x, Array) and numpy.dtype(x.dtype) == half else x for x in args)
+
     results = getattr(a.__array_namespace__(), name)(*args, **kwargs)
 
     def back(r):
         k = r.to_kjarni()
+        if widened and numpy.dtype(k.dtype) == numpy.float32:
+            k = _evaluated(queue, Expr(k).astype(half))
         k.queue = queue
         return k
     return tuple(back(r) for r in results) if isinstance(results, tuple) else back(results)

@@ -7,13 +7,26 @@ import builtins
 import numpy
 
 from . import _kjarni
-from .errors import ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError
 from ._numpy_common import Expr, _queue, _evaluated, _refuse, _axes, _all_true
 from ._numpy_shapes import real, imag
 
 
 def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     # numpy's: y in result_type(y, 1.0), then |x - y| <= atol + rtol |y| where y is finite, or x == y.
+    if isinstance(b, (int, float, complex)) and not isinstance(a, (int, float, complex)):
+        # A Python number stays one in numpy's (an int as a float): atol + rtol |y| and isfinite(y)
+        # are Python's, weak beside x (float32 x against -1e300: |x - y| is inf, and so is the
+        # tolerance 1e295 in float32: close).
+        y = float(b) if isinstance(b, int) else b
+        tolerance = atol + rtol * abs(y)
+        result = _kjarni.absolute(Expr(a) - y) <= tolerance
+        if not numpy.isfinite(y):
+            result = result & False
+        result = result | (Expr(a) == y)
+        if equal_nan and numpy.isnan(y):
+            result = result | _kjarni._array_api.unary("isnan", a)
+        return result
     y = b
     dtype = getattr(b, "dtype", None)
     if dtype is not None:
@@ -100,6 +113,10 @@ def _angle(z, deg=False):
 
 def _diff(a, n=1, axis=-1, prepend=None, append=None):
     # numpy's: a[1:] - a[:-1] along `axis`, n times (booleans by not_equal).
+    if n == 0:
+        return a  # (numpy's: before it looks at the axis)
+    if n < 0:
+        raise ArgumentError(f"numpy.diff: order must be non-negative but got {n!r}", "n")
     if prepend is not None or append is not None:
         _refuse("diff", "prepend" if prepend is not None else "append")
     queue = _queue("diff", a)

@@ -238,7 +238,7 @@ def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         axis = (1 if k == 0 else 0 if k == 1 else k) if indexing == "xy" and n > 1 else k
         lined = x.reshape(tuple(-1 if d == axis else 1 for d in range(n)))
         grids.append(_broadcast_to(lined, tuple(shape)).copy(queue))
-    return grids
+    return tuple(grids)  # (numpy 2's meshgrid gives a tuple)
 
 
 def _triangle(what, m, k, upper):

@@ -4,18 +4,23 @@ searches: kjarni/_numpy_common.py says what they share."""
 import numpy
 
 from . import _kjarni
+from .errors import ArgumentError
 from ._numpy_common import Array, Expr, _queue, _refuse, _axes, _namespace_call, _new_like
 
 
-def _flattened(a, axis):
-    return (a.reshape(-1), 0) if axis is None else (a, axis)
+def _flattened(a, axis, what):
+    """The array and the axis to sort along: the flattened array for None; numpy's AxisError for an
+    axis the array lacks. (Complex values are left out: kjarni's radix sort has no order of them.)"""
+    if numpy.dtype(a.dtype).kind == "c":
+        _refuse(what, "complex array")
+    return (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, what)[0])
 
 
 def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
     # (Every kind sorts to the same values; kjarni's sort is stable.)
     if order is not None:
         _refuse("sort", "order")
-    a, axis = _flattened(a, axis)
+    a, axis = _flattened(a, axis, "sort")
     return _namespace_call("sort", a, "sort", a, axis=axis)
 
 
@@ -24,7 +29,9 @@ def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     # order, where numpy's default quicksort may not (docs/numpy-differences.md).
     if order is not None:
         _refuse("argsort", "order")
-    a, axis = _flattened(a, axis)
+    if a.ndim == 0:
+        a = a.reshape(1)  # (numpy's argsort takes a 0-d array as one element: [0])
+    a, axis = _flattened(a, axis, "argsort")
     return _namespace_call("argsort", a, "argsort", a, axis=axis)
 
 
@@ -57,10 +64,23 @@ def _unique(ar, return_index=False, return_inverse=False, return_counts=False, a
 
 def _searchsorted(a, v, side="left", sorter=None):
     queue = _queue("searchsorted", a)
+    if numpy.dtype(a.dtype).kind == "c" or numpy.dtype(getattr(v, "dtype", numpy.float64)).kind == "c":
+        _refuse("searchsorted", "complex array")
     values = v
     if not isinstance(v, Array):
-        values = Array.from_host(queue, numpy.asarray(v, dtype=a.dtype))
+        # numpy's: the values as an array of their own (a Python int int64), both in the common dtype
+        # (uint64 with -4: float64)
+        host = numpy.asarray(v)
+        if host.dtype == object:
+            raise ArgumentError(f"numpy.searchsorted: values {v!r} hold a Python int that no dtype of kjarni's holds",
+                                "v")
+        common = numpy.promote_types(a.dtype, host.dtype)
+        values = Array.from_host(queue, host.astype(common))
         values.queue = queue
+        if common != numpy.dtype(a.dtype):
+            from . import _algorithms
+            a = _algorithms.evaluate(queue, Expr(a).astype(common))
+            a.queue = queue
     return _namespace_call("searchsorted", a, "searchsorted", a, values, side=side, sorter=sorter)
 
 
@@ -102,7 +122,7 @@ def _count_nonzero(a, axis=None, *, keepdims=False):
     axes = None if axis is None else _axes(axis, a.ndim, "count_nonzero")
     counts = _kjarni._array_api.count_nonzero(queue, a, None if axes is None else list(axes))
     if axis is None and not keepdims:
-        return int(counts.get(queue))  # numpy's integer for the whole array
+        return numpy.intp(counts.get(queue))  # numpy's integer (numpy.intp) for the whole array
     if keepdims:
         counts = counts.reshape(tuple(1 if axes is None or k in axes else n for k, n in enumerate(a.shape)))
     counts.queue = queue

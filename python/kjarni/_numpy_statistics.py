@@ -28,6 +28,9 @@ def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     from . import _algorithms
     if weights is None:
         average = _algorithms.mean(queue, a, axis, None, keepdims)
+        if average.size == 0:
+            # (numpy's scale, a.size / average.size, divides by zero before it is asked for)
+            raise ArgumentError("numpy.average: no output elements (numpy's ZeroDivisionError)", "axis")
         if not returned:
             return average
         # (numpy's scale: the count each output averages, in the average's dtype and shape)
@@ -43,7 +46,10 @@ def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if not _all_true(queue, Expr(scale) != 0):
         raise ArgumentError("numpy.average: the weights sum to zero, can't be normalized (numpy's ZeroDivisionError)",
                             "weights")
-    total = _algorithms.sum(queue, _evaluated(queue, (Expr(a) * weights).astype(dtype)), axis, dtype, keepdims)
+    # (the product in that type too: numpy's multiply(a, weights, dtype=...); int8 times float16 in
+    # float16 loses what float64 keeps)
+    product = Expr(a).astype(dtype) * Expr(weights).astype(dtype)
+    total = _algorithms.sum(queue, _evaluated(queue, product), axis, dtype, keepdims)
     average = _evaluated(queue, Expr(total) / scale)
     average.queue = queue
     if returned:
@@ -75,6 +81,8 @@ def _cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=Fa
     if axis is None and x.ndim > 1:
         raise ArgumentError("numpy.cumulative_sum: an array of more than one dimension wants an axis", "axis")
     from . import _algorithms
+    if x.ndim == 0:
+        x = x.reshape(1)  # (numpy's: a 0-d array scans as one element)
     return _algorithms.cumsum(_queue("cumulative_sum", x), x, 0 if axis is None else axis, dtype, out)
 
 

@@ -676,3 +676,90 @@ def test_numpy_functions_on_edge_shapes_agree_or_both_raise(queue, rng):
                     w, g = numpy.asarray(w), numpy.asarray(g)
                     assert (w.dtype, w.shape) == (g.dtype, g.shape), context
                     numpy.testing.assert_allclose(g, w, rtol=1e-5, equal_nan=True, err_msg=context)
+
+
+def _device(queue, host):
+    array = kjarni.Array.from_host(queue, numpy.asarray(host))
+    array.queue = queue
+    return array
+
+
+def _host_of(value, queue):
+    if isinstance(value, (kjarni.Array, kjarni.Expr)):
+        return value.get(queue)
+    return value
+
+
+def test_composed_numpy_functions_as_numpy_where_the_python_fuzzer_found_them_apart(queue):
+    """The differences the Python differential fuzzer (numpy_differential/functions.py) found in the
+    composed numpy functions, each as numpy gives it: meshgrid's tuple, count_nonzero's numpy.intp,
+    cumulative_sum and argsort of a 0-d array, sort's AxisError, diff with n=0, full_like's unsafe
+    cast, average's weighted product in the result dtype and its ZeroDivisionError for no outputs,
+    isclose against a Python number (numpy's Python arithmetic for the tolerance), searchsorted of
+    host values in the common dtype."""
+    grids = numpy.meshgrid(_device(queue, numpy.arange(3, dtype=numpy.int8)))
+    assert type(grids) is tuple and len(grids) == 1
+    count = numpy.count_nonzero(_device(queue, numpy.array([1, 0, 2], numpy.uint8)))
+    assert type(count) is numpy.intp and count == 2
+    scanned = numpy.cumulative_sum(_device(queue, numpy.array(False)))
+    numpy.testing.assert_array_equal(scanned.get(queue), numpy.cumulative_sum(numpy.array(False)))
+    assert scanned.shape == (1,)
+    numpy.testing.assert_array_equal(numpy.argsort(_device(queue, numpy.array(5, numpy.int16))).get(queue), [0])
+    with pytest.raises(ValueError):
+        numpy.sort(_device(queue, numpy.ones((2, 4), numpy.float32)), axis=3)
+    z = _device(queue, numpy.array(2 - 1j))
+    assert numpy.diff(z, n=0, axis=0) is z  # numpy returns the array before it looks at the axis
+    with pytest.raises(ValueError):
+        numpy.diff(_device(queue, numpy.arange(3.0)), n=-1)
+    filled = numpy.full_like(_device(queue, numpy.zeros(3, numpy.uint8)), 3.4e38)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = numpy.full_like(numpy.zeros(3, numpy.uint8), 3.4e38)
+    numpy.testing.assert_array_equal(filled.get(queue), want)
+    with pytest.raises(OverflowError):
+        numpy.full_like(_device(queue, numpy.zeros(3, numpy.int8)), 300)
+    a, w = numpy.array([-3, 0], numpy.int8), numpy.array([1.14, -0.858], numpy.float16)
+    got = numpy.average(_device(queue, a), weights=_device(queue, w)).get(queue)
+    assert got.dtype == numpy.float64
+    numpy.testing.assert_allclose(got, numpy.average(a, weights=w), rtol=1e-14)  # -12.1352, not float16's -12.1317
+    with pytest.raises(ValueError):
+        numpy.average(_device(queue, numpy.zeros((0, 4), numpy.uint16)), axis=-1)  # numpy's ZeroDivisionError
+    x = numpy.array([-1.25, 0.5, 0.0], numpy.float32)
+    for b in (-1e300, 3, 0.5, float("inf"), float("nan"), True):
+        for kw in ({}, {"equal_nan": True}):
+            numpy.testing.assert_array_equal(_host_of(numpy.isclose(_device(queue, x), b, **kw), queue),
+                                             numpy.isclose(x, b, **kw), err_msg=repr(b))
+            assert numpy.allclose(_device(queue, x), b, **kw) == numpy.allclose(x, b, **kw), b
+    s = numpy.array([0, 0, 3, 7], numpy.uint64)
+    for v in (-4, 3, [1, -2], 2.5):
+        got = numpy.searchsorted(_device(queue, s), v, side="right")
+        numpy.testing.assert_array_equal(_host_of(got, queue), numpy.searchsorted(s, v, side="right"), err_msg=repr(v))
+
+
+def test_float16_sorts_and_rounds_as_numpy(queue, rng):
+    """kjarni.array_api has no float16: numpy's sort, argsort, unique, searchsorted, isin, median,
+    quantile and around of float16 kjarni arrays go through float32 (exactly) and come back float16."""
+    host = (rng.standard_normal((3, 5)) * 4).astype(numpy.float16)
+    host[0, 1] = numpy.nan
+    device = _device(queue, host)
+    cases = {
+        "sort": lambda m, a: m.sort(a, axis=1), "argsort": lambda m, a: m.argsort(a, axis=0, kind="stable"),
+        "unique": lambda m, a: m.unique(a), "median": lambda m, a: m.median(a, axis=1),
+        "quantile": lambda m, a: m.quantile(a, 0.3, axis=1), "around": lambda m, a: m.around(a),
+        "isin": lambda m, a: m.isin(a, a[1]), "searchsorted": lambda m, a: m.searchsorted(m.sort(a[2]), a[1]),
+    }
+    for name, call in cases.items():
+        want, got = call(numpy, host), _host_of(call(numpy, device), queue)
+        assert got.dtype == want.dtype and got.shape == want.shape, name
+        numpy.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_refused_options_are_argument_type_errors(queue):
+    """What the composed functions leave out is an ArgumentTypeError naming it (docs/python.md):
+    around with decimals, and sorting and searching complex values (kjarni's radix sort has no order
+    of them)."""
+    z = _device(queue, numpy.array([1 + 2j, -1j]))
+    for call in (lambda: numpy.around(_device(queue, numpy.array([1.25])), 1), lambda: numpy.sort(z),
+                 lambda: numpy.argsort(z), lambda: numpy.searchsorted(z, z), lambda: numpy.unique(z)):
+        with pytest.raises(kjarni.ArgumentTypeError):
+            call()
