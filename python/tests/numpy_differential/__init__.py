@@ -2,7 +2,8 @@
 
 Random programs (programs.py) of one operation each — operators with Python and numpy scalars and
 0-d arrays on either side, comparisons, ufuncs, in-place operators, indexing and assignment,
-reductions and scans with their keywords, methods, conversions and numpy's protocols — run with
+reductions and scans with their keywords, methods, conversions and numpy's protocols, the other
+ufuncs and the numpy functions kjarni composes in Python (functions.py) — run with
 numpy arrays and with kjarni arrays (compare.py). Their outcomes must agree: both raise, or the
 same dtype, shape and values (exact for integers, booleans and selections; floats within the
 bounds of bounds.py). Documented differences (docs/numpy-differences.md) are recognised by name

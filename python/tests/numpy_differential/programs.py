@@ -863,6 +863,14 @@ GENERATORS = [
 ]
 
 
+# numpy's entry points kjarni composes in Python (the ufuncs of its expressions, the numpy functions of
+# kjarni/_numpy_shapes.py ... _numpy_statistics.py): functions.py. (Imported here, at the end: it
+# takes this module's inputs and bounds.)
+from . import functions  # noqa: E402
+
+GENERATORS += functions.GENERATORS
+
+
 def random_program(rng):
     gen = pick(rng, [g for g, _ in GENERATORS], [w for _, w in GENERATORS])
     return gen(rng)
