@@ -105,4 +105,11 @@ private:
     std::string argument_;
 };
 
+/// An argument of a type the operation does not take (numpy's TypeError: a ufunc without a loop for
+/// its dtype, bitwise operators of floats); Python's kjarni.ArgumentTypeError, a TypeError.
+class ArgumentTypeError : public ArgumentError {
+public:
+    using ArgumentError::ArgumentError;
+};
+
 }  // namespace kjarni

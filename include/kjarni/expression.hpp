@@ -187,6 +187,17 @@ Expr astype(const Expr& a, const DType& dtype);
 //   int8); floats and complex refused. A shift count past the width or negative gives 0, or -1 for
 //   a negative value shifted right (numpy's npy_lshift / npy_rshift).
 // - logical_and/or/xor/not: bool for every dtype (non-zero is true; NaN is true).
+// - cbrt, deg2rad (numpy's radians), rad2deg (degrees), spacing (the distance to the next float
+//   away from zero, the smallest positive one for +-0.0, NaN for infinities; float16 by numpy's
+//   own rule, which is never negative),
+//   signbit (bool), and of two operands logaddexp, logaddexp2, heaviside(x, h0) and nextafter:
+//   numpy's float loops (integers and bool in numpy's float type for them, weak scalars in the
+//   array's), with numpy's formulas (deg2rad's factor rounded as numpy rounds it, logaddexp's
+//   log1p(exp(-|x - y|)) on the larger); complex refused.
+// - conjugate: complex values conjugated, every other dtype itself (bool gives int8).
+// - float_power: power computed in float64, or complex128 for complex operands, whatever their dtypes.
+// - gcd, lcm (of the absolute values; lcm wraps in the dtype as numpy's): integers only;
+//   bitwise_count (the 1 bits of |x|, uint8): integers and bool; floats and complex refused.
 Expr floor_divide(const Expr& a, const Expr& b);
 Expr fmod(const Expr& a, const Expr& b);
 Expr remainder(const Expr& a, const Expr& b);
@@ -233,6 +244,20 @@ Expr logical_and(const Expr& a, const Expr& b);
 Expr logical_or(const Expr& a, const Expr& b);
 Expr logical_xor(const Expr& a, const Expr& b);
 Expr logical_not(const Expr& a);
+Expr cbrt(const Expr& a);
+Expr deg2rad(const Expr& a);
+Expr rad2deg(const Expr& a);
+Expr signbit(const Expr& a);
+Expr spacing(const Expr& a);
+Expr conjugate(const Expr& a);
+Expr bitwise_count(const Expr& a);
+Expr logaddexp(const Expr& a, const Expr& b);
+Expr logaddexp2(const Expr& a, const Expr& b);
+Expr heaviside(const Expr& x, const Expr& h0);
+Expr nextafter(const Expr& a, const Expr& b);
+Expr float_power(const Expr& base, const Expr& exponent);
+Expr gcd(const Expr& a, const Expr& b);
+Expr lcm(const Expr& a, const Expr& b);
 
 /// A new C-contiguous array holding the expression's value, made by `allocator` (a MemoryPool
 /// is one) or Buffer::allocate; one kernel, enqueued on `queue`.

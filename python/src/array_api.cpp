@@ -47,6 +47,10 @@ const std::map<std::string, ArrayApiUnary, std::less<>>& array_api_unary_table()
         {"asinh", &kjarni::arcsinh},   {"acosh", &kjarni::arccosh},   {"atanh", &kjarni::arctanh},
         {"logical_not", &kjarni::logical_not},
         {"bitwise_invert", [](const Expr& a) { return ~a; }},
+        // numpy's ufuncs beyond the standard (kjarni/_numpy.py's table), under numpy's names.
+        {"cbrt", &kjarni::cbrt},       {"deg2rad", &kjarni::deg2rad}, {"rad2deg", &kjarni::rad2deg},
+        {"signbit", &kjarni::signbit}, {"spacing", &kjarni::spacing}, {"conjugate", &kjarni::conjugate},
+        {"bitwise_count", &kjarni::bitwise_count},
     };
     // clang-format on
     return table;
@@ -83,6 +87,13 @@ const std::map<std::string, ArrayApiBinary, std::less<>>& array_api_binary_table
         {"bitwise_xor", [](const Expr& a, const Expr& b) { return a ^ b; }},
         {"bitwise_left_shift", [](const Expr& a, const Expr& b) { return a << b; }},
         {"bitwise_right_shift", [](const Expr& a, const Expr& b) { return a >> b; }},
+        {"logaddexp", &kjarni::logaddexp},
+        {"logaddexp2", &kjarni::logaddexp2},
+        {"heaviside", &kjarni::heaviside},
+        {"nextafter", &kjarni::nextafter},
+        {"float_power", &kjarni::float_power},
+        {"gcd", &kjarni::gcd},
+        {"lcm", &kjarni::lcm},
     };
     return table;
 }

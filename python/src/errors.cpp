@@ -32,6 +32,9 @@ void translate(const std::exception_ptr& p, void*) {
     } catch (const LinkError& e) {
         nb::object cls = error_class("LinkError");
         raise(cls, cls(e.what(), e.api(), e.device(), e.log()));
+    } catch (const ArgumentTypeError& e) {
+        nb::object cls = error_class("ArgumentTypeError");
+        raise(cls, cls(e.what(), e.argument()));
     } catch (const ArgumentError& e) {
         nb::object cls = error_class("ArgumentError");
         raise(cls, cls(e.what(), e.argument()));

@@ -67,8 +67,8 @@ using NodePtr = std::shared_ptr<const ExprNode>;
 bool is_bool(const DType& d) { return d.kind() == DType::Kind::bool_; }
 
 [[noreturn]] void cannot_take(ExprOp op, const DType& dtype) {
-    throw ArgumentError(fmt::format("operation '{}'", detail::op_name(op)),
-                        fmt::format("is not defined for {} values", dtype.name()));
+    throw ArgumentTypeError(fmt::format("operation '{}'", detail::op_name(op)),
+                            fmt::format("is not defined for {} values", dtype.name()));
 }
 
 // numpy raises ValueError for an integer raised to a negative integer power wherever its loop meets
@@ -443,6 +443,22 @@ Expr hypot(const Expr& a, const Expr& b) { return make(ExprOp::hypot, {a.node(),
 Expr copysign(const Expr& a, const Expr& b) { return make(ExprOp::copysign, {a.node(), b.node()}); }
 Expr fmin(const Expr& a, const Expr& b) { return make(ExprOp::fmin, {a.node(), b.node()}); }
 Expr fmax(const Expr& a, const Expr& b) { return make(ExprOp::fmax, {a.node(), b.node()}); }
+Expr cbrt(const Expr& a) { return make(ExprOp::cbrt, {a.node()}); }
+Expr deg2rad(const Expr& a) { return make(ExprOp::deg2rad, {a.node()}); }
+Expr rad2deg(const Expr& a) { return make(ExprOp::rad2deg, {a.node()}); }
+Expr signbit(const Expr& a) { return make(ExprOp::signbit, {a.node()}); }
+Expr spacing(const Expr& a) { return make(ExprOp::spacing, {a.node()}); }
+Expr conjugate(const Expr& a) { return make(ExprOp::conjugate, {a.node()}); }
+Expr bitwise_count(const Expr& a) { return make(ExprOp::bitwise_count, {a.node()}); }
+Expr logaddexp(const Expr& a, const Expr& b) { return make(ExprOp::logaddexp, {a.node(), b.node()}); }
+Expr logaddexp2(const Expr& a, const Expr& b) { return make(ExprOp::logaddexp2, {a.node(), b.node()}); }
+Expr heaviside(const Expr& x, const Expr& h0) { return make(ExprOp::heaviside, {x.node(), h0.node()}); }
+Expr nextafter(const Expr& a, const Expr& b) { return make(ExprOp::nextafter, {a.node(), b.node()}); }
+Expr float_power(const Expr& base, const Expr& exponent) {
+    return make(ExprOp::float_power, {base.node(), exponent.node()});
+}
+Expr gcd(const Expr& a, const Expr& b) { return make(ExprOp::gcd, {a.node(), b.node()}); }
+Expr lcm(const Expr& a, const Expr& b) { return make(ExprOp::lcm, {a.node(), b.node()}); }
 Expr operator&(const Expr& a, const Expr& b) { return make(ExprOp::bitwise_and, {a.node(), b.node()}); }
 Expr operator|(const Expr& a, const Expr& b) { return make(ExprOp::bitwise_or, {a.node(), b.node()}); }
 Expr operator^(const Expr& a, const Expr& b) { return make(ExprOp::bitwise_xor, {a.node(), b.node()}); }

@@ -37,8 +37,8 @@ using K = DType::Kind;
 bool is_bool(const DType& d) { return d.kind() == K::bool_; }
 
 [[noreturn]] void refuse(ExprOp op, const DType& dtype) {
-    throw ArgumentError(fmt::format("operation '{}'", numpy_op_name(op)),
-                        fmt::format("is not defined for {} values (numpy raises TypeError)", dtype.name()));
+    throw ArgumentTypeError(fmt::format("operation '{}'", numpy_op_name(op)),
+                            fmt::format("is not defined for {} values (numpy raises TypeError)", dtype.name()));
 }
 
 // The C type suffix of the device functions: float16 computes in float.
@@ -86,20 +86,50 @@ FUNCTION INLINE {0} kj_fmod_{0}({0} a, {0} b)
 FUNCTION INLINE {0} kj_shl_{0}({0} a, {0} b) {{ return ({7}b >= {2}) ? ({0})0 : ({0})(({1})a << b); }}
 FUNCTION INLINE {0} kj_shr_{0}({0} a, {0} b) {{ return ({7}b >= {2}) ? ({0})({8}) : ({0})(a >> b); }}
 FUNCTION INLINE {0} kj_recip_{0}({0} a) {{ return a == 0 ? ({0}){3} : a == 1 ? ({0})1 : {9}({0})0; }}
+FUNCTION INLINE {10} kj_magnitude_{0}({0} a) {{ return {11}; }}
+FUNCTION INLINE {10} kj_gcd_wide_{0}({10} a, {10} b)
+{{
+    while (a != 0) {{
+        const {10} r = b % a;
+        b = a;
+        a = r;
+    }}
+    return b;
+}}
+FUNCTION INLINE {0} kj_gcd_{0}({0} a, {0} b) {{ return ({0})kj_gcd_wide_{0}(kj_magnitude_{0}(a), kj_magnitude_{0}(b)); }}
+FUNCTION INLINE {0} kj_lcm_{0}({0} a, {0} b)
+{{
+    const {10} x = kj_magnitude_{0}(a), y = kj_magnitude_{0}(b), g = kj_gcd_wide_{0}(x, y);
+    return g == 0 ? ({0})0 : ({0})(x / g * y);
+}}
+FUNCTION INLINE uint8_t kj_popcount_{0}({0} a) {{ return (uint8_t)KJ_POPCOUNT{12}(kj_magnitude_{0}(a)); }}
 )",
         t, ut, bits, zero_reciprocal,
         // MIN // -1 wraps to MIN, as numpy's does (C's division would trap).
         is_signed ? fmt::format("    if (b == -1) return {};\n", wrapping_negation(d, "a")) : "",
         is_signed ? fmt::format("    if (({0})(a - q * b) != 0 && ((a < 0) != (b < 0))) q = ({0})(q - 1);\n", t) : "",
         is_signed ? "    if (b == -1) return 0;\n" : "", is_signed ? "b < 0 || " : "",
-        is_signed ? "a < 0 ? -1 : 0" : "0", is_signed ? fmt::format("a == -1 ? ({})-1 : ", t) : "");
+        is_signed ? "a < 0 ? -1 : 0" : "0", is_signed ? fmt::format("a == -1 ? ({})-1 : ", t) : "",
+        // gcd, lcm and bitwise_count work on |a| in unsigned arithmetic of 32 bits (64 for 64-bit
+        // types), as numpy's npy_gcdu / npy_lcmu / npy_popcountu on C's promoted values: |INT8_MIN|
+        // is 128 there, so gcd(-128, 0) converts back to -128 and lcm(100, 3) of int8 wraps to 44.
+        bits == 64 ? "uint64_t" : "uint32_t",
+        is_signed ? fmt::format("a < 0 ? ({0})0 - ({0})a : ({0})a", bits == 64 ? "uint64_t" : "uint32_t")
+                  : fmt::format("({})a", bits == 64 ? "uint64_t" : "uint32_t"),
+        bits == 64 ? "64" : "32");
 }
 
 std::string ufunc_float_functions(const char* t) {
     // tanh: past 9.1 (float) or 19.1 (double) the exact tanh rounds to +-1, which numpy gives; a
     // device's tanh may stop an ulp short (PoCL: 1 - 2^-24 at -31333), which a power of a negative
     // base then turns into NaN.
-    const char* saturated = std::string_view(t) == "float" ? "9.1f" : "19.1";
+    const bool is_double = std::string_view(t) == "double";
+    const char* saturated = is_double ? "19.1" : "9.1f";
+    // logaddexp / logaddexp2: numpy's npy_logaddexp and npy_logaddexp2 (equal operands, infinities
+    // of one sign among them, give x + ln 2 and x + 1; the larger plus log1p of exp of the
+    // difference; NaN where the difference is NaN); heaviside: NaN, h0 at 0, else 0 or 1; spacing:
+    // the step from x to the next float away from zero (the smallest positive one for +-0), NaN
+    // for infinities, as numpy's (numpy 2.4: np.spacing(-0.0) is +5e-324).
     return fmt::format(R"(FUNCTION INLINE {0} kj_floordiv_{0}({0} a, {0} b)
 {{
     if (b == 0) return a / b;
@@ -115,8 +145,28 @@ FUNCTION INLINE {0} kj_sign_{0}({0} a) {{ return isnan(a) ? a : ({0})((a > 0) - 
 FUNCTION INLINE {0} kj_tanh_{0}({0} a) {{ return fabs(a) > {1} ? copysign(({0})1, a) : tanh(a); }}
 FUNCTION INLINE {0} kj_fmin_{0}({0} a, {0} b) {{ return isnan(b) ? a : isnan(a) ? b : (b < a ? b : a); }}
 FUNCTION INLINE {0} kj_fmax_{0}({0} a, {0} b) {{ return isnan(b) ? a : isnan(a) ? b : (b > a ? b : a); }}
+FUNCTION INLINE {0} kj_logaddexp_{0}({0} x, {0} y)
+{{
+    if (x == y) return x + {2};
+    const {0} d = x - y;
+    if (d > 0) return x + log1p(exp(-d));
+    if (d <= 0) return y + log1p(exp(d));
+    return d;
+}}
+FUNCTION INLINE {0} kj_logaddexp2_{0}({0} x, {0} y)
+{{
+    if (x == y) return x + 1;
+    const {0} d = x - y;
+    if (d > 0) return x + {3} * log1p(exp2(-d));
+    if (d <= 0) return y + {3} * log1p(exp2(d));
+    return d;
+}}
+FUNCTION INLINE {0} kj_heaviside_{0}({0} x, {0} h0) {{ return isnan(x) ? x : x == 0 ? h0 : x < 0 ? ({0})0 : ({0})1; }}
+FUNCTION INLINE {0} kj_spacing_{0}({0} x) {{ return isinf(x) ? x - x : nextafter(x, x < 0 ? -{4} : {4}) - x; }}
 )",
-                       t, saturated);
+                       t, saturated, is_double ? "0.693147180559945309417" : "0.693147180559945309417f",
+                       is_double ? "1.442695040888963407360" : "1.442695040888963407360f",
+                       is_double ? "KJARNI_INF_D" : "KJARNI_INF_F");
 }
 
 std::string ufunc_complex_functions(const char* c, const char* r, const char* ctr) {
@@ -198,6 +248,20 @@ const char* numpy_op_name(ExprOp op) {
     case ExprOp::logical_or: return "logical_or";
     case ExprOp::logical_xor: return "logical_xor";
     case ExprOp::logical_not: return "logical_not";
+    case ExprOp::cbrt: return "cbrt";
+    case ExprOp::deg2rad: return "deg2rad";
+    case ExprOp::rad2deg: return "rad2deg";
+    case ExprOp::signbit: return "signbit";
+    case ExprOp::spacing: return "spacing";
+    case ExprOp::conjugate: return "conjugate";
+    case ExprOp::bitwise_count: return "bitwise_count";
+    case ExprOp::logaddexp: return "logaddexp";
+    case ExprOp::logaddexp2: return "logaddexp2";
+    case ExprOp::heaviside: return "heaviside";
+    case ExprOp::nextafter: return "nextafter";
+    case ExprOp::float_power: return "float_power";
+    case ExprOp::gcd: return "gcd";
+    case ExprOp::lcm: return "lcm";
     default: return nullptr;
     }
 }
@@ -257,6 +321,33 @@ void type_numpy_op(ExprNode& node, const DType& common) {
     case ExprOp::arcsinh:
     case ExprOp::arccosh:
     case ExprOp::arctanh: result = float_type_for(common); break;  // complex too (numpy_op_code)
+    case ExprOp::cbrt:
+    case ExprOp::deg2rad:
+    case ExprOp::rad2deg:
+    case ExprOp::spacing:
+        if (complex) refuse(op, common);
+        result = float_type_for(common);
+        break;
+    case ExprOp::signbit:
+        if (complex) refuse(op, common);
+        node.compute = float_type_for(common);
+        node.dtype = dtypes::bool_;
+        return;
+    case ExprOp::conjugate: result = bool_to_int8(common); break;
+    case ExprOp::bitwise_count:
+        if (complex || floating) refuse(op, common);
+        node.compute = bool_to_int8(common);
+        node.dtype = dtypes::uint8;
+        return;
+    case ExprOp::gcd:
+    case ExprOp::lcm:
+        if (complex || floating || boolean) refuse(op, common);  // (numpy has no bool loop here)
+        break;
+    case ExprOp::float_power: result = complex ? dtypes::complex128 : dtypes::float64; break;
+    case ExprOp::logaddexp:
+    case ExprOp::logaddexp2:
+    case ExprOp::heaviside:
+    case ExprOp::nextafter:
     case ExprOp::arctan2:
     case ExprOp::hypot:
     case ExprOp::copysign:
@@ -402,13 +493,82 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
     case ExprOp::logical_or: return fmt::format("({} || {})", truth(a, t), truth(b, t));
     case ExprOp::logical_xor: return fmt::format("({} != {})", truth(a, t), truth(b, t));
     case ExprOp::logical_not: return fmt::format("(!{})", truth(a, t));
+    case ExprOp::cbrt: return fmt::format("cbrt({})", a);
+    // numpy multiplies by pi / 180 (180 / pi) as its C source writes it: a quotient of the type's
+    // constants, so float32's factors are float divisions (rad2deg(1.0f) is 57.295776f, not the
+    // nearest float to 180 / pi, 57.29578f); float16 computes in float32.
+    case ExprOp::deg2rad:
+    case ExprOp::rad2deg: {
+        const bool to_radians = node.op == ExprOp::deg2rad;
+        const double factor = t.kind() == K::float64
+                                  ? (to_radians ? std::numbers::pi / 180.0 : 180.0 / std::numbers::pi)
+                                  : static_cast<double>(to_radians ? static_cast<float>(std::numbers::pi) / 180.0f
+                                                                   : 180.0f / static_cast<float>(std::numbers::pi));
+        return typed(fmt::format("(({}) * {})", a, float_literal(factor, t)));
+    }
+    case ExprOp::signbit: return fmt::format("(signbit({}) != 0)", a);
+    case ExprOp::spacing:
+        return t.kind() == K::float16 ? fmt::format("kj_spacing_half({})", a)
+                                      : fmt::format("kj_spacing_{}({})", sfx, a);
+    case ExprOp::conjugate: return complex ? fmt::format("{0}(({1}).x, -({1}).y)", complex_ctr(t), a) : a;
+    case ExprOp::bitwise_count: return fmt::format("kj_popcount_{}({})", sfx, a);
+    case ExprOp::logaddexp: return fmt::format("kj_logaddexp_{}({}, {})", sfx, a, b);
+    case ExprOp::logaddexp2: return fmt::format("kj_logaddexp2_{}({}, {})", sfx, a, b);
+    case ExprOp::heaviside: return fmt::format("kj_heaviside_{}({}, {})", sfx, a, b);
+    case ExprOp::nextafter:
+        return t.kind() == K::float16 ? fmt::format("kj_nextafter_half({}, {})", a, b)
+                                      : fmt::format("nextafter({}, {})", a, b);
+    // numpy's float_power loops call the C library's pow, without power's shortcuts for exponents
+    // met at stride 0 (float_power(-0.0, 0.5) is +0.0, power's -0.0).
+    case ExprOp::float_power:
+        return complex ? fmt::format("kj_cpow_{}({}, {})", sfx, a, b) : fmt::format("kj_pow_{}({}, {})", sfx, a, b);
+    case ExprOp::gcd: return fmt::format("kj_gcd_{}({}, {})", sfx, a, b);
+    case ExprOp::lcm: return fmt::format("kj_lcm_{}({}, {})", sfx, a, b);
     default: break;
     }
     throw Error(fmt::format("expression operation '{}' has no code", op_name(node.op)));
 }
 
+// numpy's float16 nextafter and spacing work on the bits (npy_half_nextafter, npy_half_spacing), with
+// results of their own: nextafter of equal operands is the first (+0.0 for (+0.0, -0.0), C's
+// nextafter the second); spacing is never negative, and at a negative power of two it is the
+// step towards zero (spacing(-1.0) is 2^-11, float32's is -2^-23); at 65504 it is inf. Values are
+// float16 numbers held in float (how expressions compute float16).
+constexpr const char* half_functions = R"(FUNCTION INLINE float kj_nextafter_half(float x, float y)
+{
+    if (isnan(x) || isnan(y)) return x + y;
+    if (x == y) return x;
+    const uint16_t hx = kjarni_f2h(x), hy = kjarni_f2h(y);
+    if (x == 0) return kjarni_h2f((uint16_t)((hy & 0x8000u) | 1u));
+    // Away from zero is one bit pattern up, towards zero one down, for either sign.
+    const bool away = (x < y) == (x > 0);
+    return kjarni_h2f((uint16_t)(away ? hx + 1u : hx - 1u));
+}
+FUNCTION INLINE float kj_spacing_half(float x)
+{
+    const uint16_t h = kjarni_f2h(x);
+    const uint16_t exponent = h & 0x7c00u;
+    if (exponent == 0x7c00u) return x - x;
+    if (h == 0x7bffu) return KJARNI_INF_F;
+    // The step below |x| (a negative power of two) or above it, as float16 bits: exponent - 11
+    // (or - 10) while that is normal, a single subnormal bit below, the smallest subnormal last.
+    const bool below = (h & 0x8000u) != 0 && (h & 0x03ffu) == 0;
+    const uint16_t drop = below ? 0x2c00u : 0x2800u;
+    if (exponent > drop) return kjarni_h2f((uint16_t)(exponent - drop));
+    if (exponent > 0x0400u) return kjarni_h2f((uint16_t)(1u << ((exponent >> 10) - (below ? 2 : 1))));
+    return kjarni_h2f((uint16_t)1u);
+}
+#ifdef KJARNI_CUDA_API
+#define KJ_POPCOUNT32(x) __popc(x)
+#define KJ_POPCOUNT64(x) __popcll(x)
+#else
+#define KJ_POPCOUNT32(x) popcount(x)
+#define KJ_POPCOUNT64(x) popcount(x)
+#endif
+)";
+
 std::string numpy_ops_preamble() {
-    std::string out;
+    std::string out = half_functions;
     out += ufunc_integer_functions(dtypes::int8, "uint8_t");
     out += ufunc_integer_functions(dtypes::int16, "uint16_t");
     out += ufunc_integer_functions(dtypes::int32, "uint32_t");

@@ -55,6 +55,10 @@ ULPS = {
     "arccosh": (4.0, 4.0),
     "arctanh": (5.0, 4.0),
     "arctan2": (6.0, 4.0),
+    "cbrt": (2.0, 1.0),
+    # logaddexp and logaddexp2: the larger operand plus log1p of exp of the difference: exp's and
+    # log1p's roundings on a term below ln 2 (1), then the sum's (scaled by |result| + 1).
+    "logaddexp": (6.0, 9.0),
 }
 
 

@@ -476,6 +476,49 @@ def _fminmax_bound(v, e, r, dt):
     return np.where(signed_zeros, INF, _select_bound(v, e, r, dt))
 
 
+def _cbrt_bound(v, e, r, dt):
+    # d cbrt(x) = cbrt(x) / (3 x) dx; near zero cbrt is not Lipschitz: at most 2 cbrt(e).
+    x, ex = _real(v[0]), _e(e, 0)
+    m = np.abs(x)
+    with np.errstate(all="ignore"):
+        prop = np.minimum(np.where(m > 0, magnitude(r) * ex / (3 * m), INF), 2 * np.cbrt(ex))
+    return np.where(ex == 0, 0.0, prop) + rounding(r, dt, "cbrt")
+
+
+def _scaling_bound(factor):
+    """deg2rad (factor pi / 180), rad2deg: one product by numpy's own constant, both sides."""
+    def bound(v, e, r, dt):
+        return factor * _e(e, 0) + rounding(r, dt, "basic")
+    return bound
+
+
+def _signbit_bound(v, e, r, dt):
+    # A NaN's sign bit is the platform's (copysign's bound says why); a value whose doubt reaches
+    # zero has no certain sign.
+    x, ex = _real(v[0]), _e(e, 0)
+    return np.where(np.isnan(x) | ((ex > 0) & (np.abs(x) <= ex)), INF, 0.0)
+
+
+def _spacing_bound(v, e, r, dt):
+    # Exact, and constant within a binade: undecided where the doubt reaches another binade.
+    x, ex = _real(v[0]), _e(e, 0)
+    with np.errstate(all="ignore"):
+        t = np.dtype(np.asarray(r).dtype)
+        same = np.spacing((x - ex).astype(t)) == np.spacing((x + ex).astype(t))
+    return np.where((ex > 0) & ~same, INF, 0.0)
+
+
+def _logaddexp_bound(v, e, r, dt):
+    # Its change with either operand is at most 1 (e^x / (e^x + e^y)).
+    return _e(e, 0) + _e(e, 1) + rounding(r, dt, "logaddexp", scale=magnitude(r) + 1)
+
+
+def _heaviside_bound(v, e, r, dt):
+    x, ex = _real(v[0]), _e(e, 0)
+    undecided = (ex > 0) & (np.abs(x) <= ex)
+    return np.where(undecided, INF, np.where(x == 0, _e(e, 1), 0.0))
+
+
 FUNCTIONS = {f.name: f for f in [
     Function("add", 2, np.add, _add_bound, render="({0} + {1})", weight=3),
     Function("subtract", 2, np.subtract, _add_bound, kinds="iufc", render="({0} - {1})", weight=2),
@@ -545,4 +588,18 @@ FUNCTIONS = {f.name: f for f in [
     Function("logical_or", 2, np.logical_or, _truth_doubt, weight=0.2),
     Function("logical_xor", 2, np.logical_xor, _truth_doubt, weight=0.2),
     Function("logical_not", 1, np.logical_not, _truth_doubt, weight=0.2),
+    Function("cbrt", 1, np.cbrt, _cbrt_bound, kinds="iuf", weight=0.2),
+    Function("deg2rad", 1, np.deg2rad, _scaling_bound(math.pi / 180), kinds="iuf", weight=0.2),
+    Function("rad2deg", 1, np.rad2deg, _scaling_bound(180 / math.pi), kinds="iuf", weight=0.2),
+    Function("signbit", 1, np.signbit, _signbit_bound, kinds="iuf", weight=0.2),
+    Function("spacing", 1, np.spacing, _spacing_bound, kinds="iuf", weight=0.2),
+    Function("conjugate", 1, np.conjugate, _same_bound, kinds="biufc", weight=0.2),
+    Function("bitwise_count", 1, np.bitwise_count, _exact_unless_doubt, kinds="biu", weight=0.2),
+    Function("logaddexp", 2, np.logaddexp, _logaddexp_bound, kinds="iuf", weight=0.2),
+    Function("logaddexp2", 2, np.logaddexp2, _logaddexp_bound, kinds="iuf", weight=0.2),
+    Function("heaviside", 2, np.heaviside, _heaviside_bound, kinds="iuf", weight=0.2),
+    Function("nextafter", 2, np.nextafter, _exact_unless_doubt, kinds="iuf", weight=0.2),
+    Function("float_power", 2, np.float_power, _power_bound, kinds="iufc", weight=0.2),
+    Function("gcd", 2, np.gcd, _exact_unless_doubt, kinds="iu", weight=0.2),
+    Function("lcm", 2, np.lcm, _exact_unless_doubt, kinds="iu", weight=0.2),
 ]}

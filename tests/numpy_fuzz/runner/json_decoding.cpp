@@ -113,6 +113,13 @@ const std::map<std::string, Unary>& unary_functions() {
         {"arctanh", [](const Expr& a) { return kjarni::arctanh(a); }},
         {"invert", [](const Expr& a) { return ~a; }},
         {"logical_not", [](const Expr& a) { return kjarni::logical_not(a); }},
+        {"cbrt", [](const Expr& a) { return kjarni::cbrt(a); }},
+        {"deg2rad", [](const Expr& a) { return kjarni::deg2rad(a); }},
+        {"rad2deg", [](const Expr& a) { return kjarni::rad2deg(a); }},
+        {"signbit", [](const Expr& a) { return kjarni::signbit(a); }},
+        {"spacing", [](const Expr& a) { return kjarni::spacing(a); }},
+        {"conjugate", [](const Expr& a) { return kjarni::conjugate(a); }},
+        {"bitwise_count", [](const Expr& a) { return kjarni::bitwise_count(a); }},
     };
     return table;
 }
@@ -148,6 +155,13 @@ const std::map<std::string, Binary>& binary_functions() {
         {"logical_and", [](const Expr& a, const Expr& b) { return kjarni::logical_and(a, b); }},
         {"logical_or", [](const Expr& a, const Expr& b) { return kjarni::logical_or(a, b); }},
         {"logical_xor", [](const Expr& a, const Expr& b) { return kjarni::logical_xor(a, b); }},
+        {"logaddexp", [](const Expr& a, const Expr& b) { return kjarni::logaddexp(a, b); }},
+        {"logaddexp2", [](const Expr& a, const Expr& b) { return kjarni::logaddexp2(a, b); }},
+        {"heaviside", [](const Expr& a, const Expr& b) { return kjarni::heaviside(a, b); }},
+        {"nextafter", [](const Expr& a, const Expr& b) { return kjarni::nextafter(a, b); }},
+        {"float_power", [](const Expr& a, const Expr& b) { return kjarni::float_power(a, b); }},
+        {"gcd", [](const Expr& a, const Expr& b) { return kjarni::gcd(a, b); }},
+        {"lcm", [](const Expr& a, const Expr& b) { return kjarni::lcm(a, b); }},
     };
     return table;
 }
