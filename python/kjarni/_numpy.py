@@ -88,13 +88,17 @@ _EXPRESSION_UNARY = {
     "isfinite": "isfinite", "sign": "sign", "square": "square", "reciprocal": "reciprocal", "log2": "log2",
     "log10": "log10", "log1p": "log1p", "expm1": "expm1", "exp2": "exp2", "tan": "tan", "arcsin": "asin",
     "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "arcsinh": "asinh", "arccosh": "acosh",
-    "arctanh": "atanh", "logical_not": "logical_not", "invert": "bitwise_invert",
+    "arctanh": "atanh", "logical_not": "logical_not", "invert": "bitwise_invert", "cbrt": "cbrt",
+    "deg2rad": "deg2rad", "radians": "deg2rad", "rad2deg": "rad2deg", "degrees": "rad2deg", "signbit": "signbit",
+    "spacing": "spacing", "conjugate": "conjugate", "bitwise_count": "bitwise_count",
 }
 _EXPRESSION_BINARY = {
     "floor_divide": "floor_divide", "fmod": "fmod", "arctan2": "atan2", "hypot": "hypot", "copysign": "copysign",
     "fmin": "fmin", "fmax": "fmax", "logical_and": "logical_and", "logical_or": "logical_or",
     "logical_xor": "logical_xor", "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
     "bitwise_xor": "bitwise_xor", "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
+    "logaddexp": "logaddexp", "logaddexp2": "logaddexp2", "heaviside": "heaviside", "nextafter": "nextafter",
+    "float_power": "float_power", "gcd": "gcd", "lcm": "lcm",
 }
 for _numpy_name, _name in _EXPRESSION_UNARY.items():
     _UFUNCS[_numpy_name] = (lambda name: lambda a: _kjarni._array_api.unary(name, a))(_name)
@@ -108,6 +112,37 @@ def _fabs(x):
 
 
 _UFUNCS["fabs"] = _fabs
+
+
+def _modf(x):
+    """numpy's modf (C's): the fraction with x's sign (-0.0 for -2.0, +-0.0 for infinities) and the
+    integral part, in numpy's float type for x."""
+    unary, binary = _kjarni._array_api.unary, _kjarni._array_api.binary
+    dtype = numpy.dtype(Expr(x).dtype)
+    if dtype.kind == "c":
+        raise ArgumentTypeError("numpy.modf is not defined for complex values (numpy's UFuncTypeError)", "x")
+    loop = numpy.result_type(dtype, numpy.float16) if dtype.kind in "biu" else dtype
+    x = Expr(x).astype(loop) if dtype != loop else Expr(x)
+    whole = unary("trunc", x)
+    fraction = binary("copysign", _kjarni.where(unary("isinf", x), 0, x - whole), x)
+    return fraction, whole
+
+
+_UFUNCS["modf"] = _modf
+
+
+def _sum_of_products(name):
+    """numpy 2.4's vecdot, matvec and vecmat ufuncs (kjarni/_numpy_linalg.py)."""
+    def call(a, b):
+        from . import _numpy_linalg
+        return getattr(_numpy_linalg, name)(a, b)
+    return call
+
+
+for _name in ("vecdot", "matvec", "vecmat"):
+    _UFUNCS[_name] = _sum_of_products(_name)
+_UFUNCS["divmod"] = lambda a, b: (_kjarni._array_api.binary("floor_divide", a, b),
+                                  _kjarni._array_api.binary("remainder", a, b))
 # The same by ufunc object, for the common call (`numpy.float32(2) * x`: no out=, no keywords).
 _UFUNC_CALLS = {getattr(numpy, name): f for name, f in _UFUNCS.items() if hasattr(numpy, name)}
 
@@ -130,7 +165,10 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if method == "__call__" and out is None and not kwargs:
         f = _UFUNC_CALLS.get(ufunc)
         if f is not None:
-            return _remembering_queue(f(*inputs), *inputs)
+            result = f(*inputs)
+            if isinstance(result, tuple):
+                return tuple(_remembering_queue(e, *inputs) for e in result)
+            return _remembering_queue(result, *inputs)
     name = ufunc.__name__
     if method == "reduce" and name in _REDUCES and not kwargs.keys() - {"axis", "keepdims", "dtype"}:
         (array,) = inputs
@@ -141,14 +179,17 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
                                 "counterpart in kjarni: copy to the host first (x.get())", "ufunc")
     if kwargs:
         raise ArgumentTypeError(f"numpy.{name} on kjarni arrays takes no {sorted(kwargs)}: only out=", "ufunc")
-    expr = _remembering_queue(_UFUNCS[name](*inputs), *inputs)
+    result = _UFUNCS[name](*inputs)
+    exprs = result if isinstance(result, tuple) else (result,)  # divmod and modf give two
+    exprs = tuple(_remembering_queue(e, *inputs) for e in exprs)
     if out is None:
-        return expr
-    if len(out) != 1 or not isinstance(out[0], Array):
-        raise ArgumentTypeError(f"numpy.{name}: out= must be one kjarni Array", "out")
-    queue = _required_queue(f"numpy.{name}", out[0], *inputs)
-    _kjarni.assign(queue, out[0], expr)
-    return out[0]
+        return exprs if isinstance(result, tuple) else exprs[0]
+    if len(out) != len(exprs) or not builtins.all(isinstance(o, Array) for o in out):
+        raise ArgumentTypeError(f"numpy.{name}: out= must be {len(exprs)} kjarni Array(s)", "out")
+    queue = _required_queue(f"numpy.{name}", *out, *inputs)
+    for o, e in zip(out, exprs):
+        _kjarni.assign(queue, o, e)
+    return tuple(out) if isinstance(result, tuple) else out[0]
 
 
 # ---- numpy functions -------------------------------------------------------------------------------

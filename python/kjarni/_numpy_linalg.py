@@ -1,7 +1,7 @@
 """numpy's sums of products on kjarni arrays, composed from kjarni's elementwise expressions, reductions
 and BLAS matmul (``@``): linalg.vecdot, tensordot, cov, corrcoef, and the 1-d convolve and correlate
-(a matmul of a strided window view): kjarni/_numpy_common.py says what they share. (numpy.vecdot,
-matvec and vecmat are ufuncs in numpy 2.4: they reach kjarni/_numpy.py's ufunc table, not this.)"""
+(a matmul of a strided window view), and the ufuncs vecdot, matvec and vecmat (numpy 2.4's, through
+kjarni/_numpy.py's ufunc table): kjarni/_numpy_common.py says what they share."""
 
 import math
 import operator
@@ -83,6 +83,32 @@ def _vecdot(x1, x2, /, *, axis=-1):
     products = _evaluated(queue, Expr(_conjugate(queue, _on_device(queue, x1, dtype))) * _on_device(queue, x2, dtype))
     # (numpy's float16 loop accumulates in float32, as kjarni's float16 sum does)
     return _algorithms.sum(queue, products, -1, dtype)
+
+
+def vecdot(x1, x2):
+    """numpy's vecdot ufunc (numpy 2.4; kjarni/_numpy.py's ufunc table): linalg.vecdot's sum."""
+    return _vecdot(x1, x2)
+
+
+def matvec(x1, x2):
+    """numpy's matvec ufunc, (m,n),(n)->(m): sum_j x1[i, j] x2[j], no conjugate; as vecdot of
+    conj(x1)'s rows with x2 (conjugate twice is the identity)."""
+    queue = _queue("matvec", x1, x2)
+    x1, x2 = _on_device(queue, x1), _on_device(queue, x2)
+    if x1.ndim < 2 or x2.ndim < 1:
+        raise ArgumentError("matvec: operands need (m,n) and (n) core dimensions", "x1" if x1.ndim < 2 else "x2")
+    rows = _conjugate(queue, x1) if numpy.dtype(x1.dtype).kind == "c" else x1
+    return _vecdot(rows, x2.reshape(tuple(x2.shape[:-1]) + (1, x2.shape[-1])))
+
+
+def vecmat(x1, x2):
+    """numpy's vecmat ufunc, (n),(n,m)->(m): sum_i conj(x1[i]) x2[i, j]; vecdot along the axis
+    before last."""
+    queue = _queue("vecmat", x1, x2)
+    x1, x2 = _on_device(queue, x1), _on_device(queue, x2)
+    if x1.ndim < 1 or x2.ndim < 2:
+        raise ArgumentError("vecmat: operands need (n) and (n,m) core dimensions", "x1" if x1.ndim < 1 else "x2")
+    return _vecdot(x1.reshape(tuple(x1.shape) + (1,)), x2, axis=-2)
 
 
 def _tensordot(a, b, axes=2):
