@@ -32,9 +32,7 @@ def _conjugate(queue, a):
     """numpy's conjugate of a complex Array (a copy, its imaginary parts negated); other arrays as they are."""
     if numpy.dtype(a.dtype).kind != "c":
         return a
-    copy = a.copy(queue)
-    _kjarni.assign(queue, imag(copy), -Expr(imag(copy)))
-    return copy
+    return _evaluated(queue, _kjarni._array_api.unary("conjugate", a))
 
 
 def _gemm_type(dtype):
