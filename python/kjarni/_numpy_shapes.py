@@ -132,7 +132,10 @@ def _diagonal(a, offset=0, axis1=0, axis2=1):
     rest = [k for k in range(a.ndim) if k not in (ax1, ax2)]
     n1, n2 = a.shape[ax1], a.shape[ax2]
     length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
-    start = a.offset + (offset * a.strides[ax2] if offset >= 0 else -offset * a.strides[ax1]) if length else a.offset
+    # (a view of no elements starts where the array does: the diagonal's first element of an empty
+    # reversed view would lie before the buffer)
+    empty = length == 0 or any(a.shape[k] == 0 for k in rest)
+    start = a.offset if empty else a.offset + (offset * a.strides[ax2] if offset >= 0 else -offset * a.strides[ax1])
     return _strided(a, [a.shape[k] for k in rest] + [length], [a.strides[k] for k in rest] +
                     [a.strides[ax1] + a.strides[ax2]], start)
 

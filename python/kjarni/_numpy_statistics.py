@@ -16,10 +16,13 @@ from ._numpy_shapes import _diagonal
 def _ptp(a, axis=None, out=None, keepdims=False):
     queue = _queue("ptp", a)
     from . import _algorithms
-    spread = Expr(_algorithms.max(queue, a, axis, keepdims)) - _algorithms.min(queue, a, axis, keepdims)
     if out is None:
+        spread = Expr(_algorithms.max(queue, a, axis, keepdims)) - _algorithms.min(queue, a, axis, keepdims)
         return _evaluated(queue, spread)
-    _kjarni.assign(queue, out, spread)
+    # numpy's with out=: the maximum written into out, then out less the minimum (in out's dtype
+    # with the array's: int64 data into a float64 out subtract in float64, without wrapping)
+    _algorithms.max(queue, a, axis, keepdims, out)
+    _kjarni.assign(queue, out, Expr(out) - _algorithms.min(queue, a, axis, keepdims))
     return out
 
 

@@ -845,3 +845,23 @@ def test_refused_options_are_argument_type_errors(queue):
                  lambda: numpy.argsort(z), lambda: numpy.searchsorted(z, z), lambda: numpy.unique(z)):
         with pytest.raises(kjarni.ArgumentTypeError):
             call()
+
+
+def test_ptp_into_a_float_out_and_diagonals_of_empty_reversed_views_as_numpy(queue):
+    """numpy.ptp with out= writes the maximum into out and subtracts the minimum there (int64 data
+    into a float64 out: no wrapping); numpy.trace / diagonal of an empty reversed view with an offset
+    is empty (its first element would lie before the buffer: from_buffer refused the view)."""
+    a = numpy.array([[8865649909231398276, 7262033250942019159], [-8803354892072680407, -2910551541286685965],
+                     [3999960534422371889, -860184165815389723]], numpy.int64)
+    out = _device(queue, numpy.zeros((1, 2)))
+    want = numpy.zeros((1, 2))
+    numpy.ptp(a, axis=0, keepdims=True, out=want)
+    assert numpy.ptp(_device(queue, a), axis=0, keepdims=True, out=out) is out
+    numpy.testing.assert_allclose(out.get(queue), want, rtol=4e-16)
+    numpy.testing.assert_array_equal(numpy.ptp(_device(queue, a), axis=0).get(queue), numpy.ptp(a, axis=0))  # wraps
+    host = numpy.zeros((4, 7, 0), numpy.complex128)
+    view = _device(queue, host)[::-1, ::-1, ::-1]
+    for offset in (-3, 2, 0):
+        got = numpy.trace(view, offset=offset)
+        assert got.shape == (0,) and got.dtype == numpy.complex128
+        assert numpy.diagonal(view, offset).shape == numpy.diagonal(host[::-1, ::-1, ::-1], offset).shape
