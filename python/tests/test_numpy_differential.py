@@ -66,7 +66,9 @@ def documented_difference(program, np_outcome, kj_outcome):
         n, k = (_first_array(v) for v in (np_value, kj_value))
         a = np.asarray(program.inputs["a"].numpy())
         axis = -1 if "axis=" not in program.code else program.code.split("axis=")[1].split(")")[0].split(",")[0]
-        if n.shape == k.shape and axis != "None" and a.ndim and n.dtype == k.dtype:
+        if axis == "None" or a.ndim == 0:
+            a, axis = a.ravel(), "0"
+        if n.shape == k.shape and n.dtype == k.dtype:
             axis = int(axis)
             if np.array_equal(np.take_along_axis(a, n, axis), np.take_along_axis(a, k, axis), equal_nan=True):
                 return "argsort-stable (documented)"

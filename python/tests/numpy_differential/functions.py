@@ -629,7 +629,13 @@ def gen_statistics(rng):
         code = f"r = np.ptp({', '.join(['a'] + options)})"
 
         def bound(ref, ns):
-            return None if ref.dtype.kind not in "fc" else bounds.rounding(ref, ref.dtype, "basic")
+            if ref.dtype.kind not in "fc":
+                return None
+            if np.asarray(ns["a"]).dtype.kind in "biu":
+                # Integers into a float out=: the maximum converted (a rounding), less the minimum
+                # converted (another two), relative to the slice's larger |x|.
+                return _slice_bound(ref, ns, axis, keepdims, 4.0, use_sum=False)
+            return bounds.rounding(ref, ref.dtype, "basic")
     elif name == "average":
         if rng.random() < 0.4:
             wshape = shape if rng.random() < 0.95 else random_shape(rng)
