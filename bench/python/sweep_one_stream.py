@@ -1,4 +1,5 @@
-"""The size sweep of issue 41 item 3 (copy, 2x, a + b, fused a*x + b, sum, cumsum of float32 arrays)
+"""The size sweep of issue 41 item 3 (copy, 2x, a + b, fused a*x + b, sum, sum8 (along a last axis of 8),
+cumsum of float32 arrays)
 with kjarni, PyTorch and CuPy in one process, on one CUDA stream: kjarni's queue's, which PyTorch
 and CuPy take as an external stream. Every figure is GPU time between two CUDA events around a
 batch of calls, after a kernel that keeps the GPU busy while the host enqueues the batch
@@ -10,7 +11,7 @@ of useful bytes, and kjarni's ratio to the best peer. Results are checked agains
 bench/size_sweep.py times kjarni (C++, both APIs) and the peers in separate processes, minutes
 apart; this script removes that doubt for the CUDA rows.
 
-    python bench/python/sweep_one_stream.py [--sizes 1,4,16,64,256] [--ops copy,2x,a+b,a*x+b,sum,cumsum]
+    python bench/python/sweep_one_stream.py [--sizes 1,4,16,64,256] [--ops copy,2x,a+b,a*x+b,sum,sum8,cumsum]
         [--repetitions 15] [--calls 20]
 """
 
@@ -25,7 +26,7 @@ import kjarni
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1,4,16,64,256")
-    parser.add_argument("--ops", default="copy,2x,a+b,a*x+b,sum,cumsum", help="which rows, comma-separated")
+    parser.add_argument("--ops", default="copy,2x,a+b,a*x+b,sum,sum8,cumsum", help="which rows, comma-separated")
     parser.add_argument("--repetitions", type=int, default=15)
     parser.add_argument("--calls", type=int, default=20, help="calls in a timed batch")
     parser.add_argument("--sleep-cycles", type=int, default=50_000_000,
@@ -104,6 +105,12 @@ def main():
                 "kjarni": lambda: kjarni.sum(queue, k["x"]),
                 "torch": lambda: t["x"].sum(),
                 "cupy": in_cupy(lambda: c["x"].sum()),
+            }, None),
+            # sum along a short last axis: (n / 8, 8) summed over axis 1 (issue 41's (2^26, 8) at 2048 MiB).
+            "sum8": (1.125, {
+                "kjarni": lambda: kjarni.sum(queue, k["x"].reshape(n // 8, 8), 1),
+                "torch": lambda: t["x"].view(-1, 8).sum(1),
+                "cupy": in_cupy(lambda: c["x"].reshape(-1, 8).sum(axis=1)),
             }, None),
             "cumsum": (2, {
                 "kjarni": lambda: kjarni.cumsum(queue, k["x"], 0, numpy.float32, k["y"]),
