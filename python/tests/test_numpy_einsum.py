@@ -143,8 +143,8 @@ def test_einsum_zero_dimensional_results_are_arrays(queue, rng):
 
 def test_einsum_empty_dimensions_as_numpys(queue, rng):
     for subscripts, shapes in [("ij,jk->ik", [(2, 0), (0, 3)]), ("ij,jk->ik", [(0, 3), (3, 2)]),
-                               ("i,i->", [(0,), (0,)]), ("ij->", [(0, 3)]), ("ij->j", [(0, 3)]),
-                               ("ii->i", [(0, 0)]), ("bij,bjk->bik", [(0, 2, 3), (0, 3, 2)]), ("i,j->ij", [(0,), (3,)])]:
+                               ("i,i->", [(0,), (0,)]), ("ij->", [(0, 3)]), ("ij->j", [(0, 3)]), ("ii->i", [(0, 0)]),
+                               ("bij,bjk->bik", [(0, 2, 3), (0, 3, 2)]), ("i,j->ij", [(0,), (3,)])]:
         for dtype in (numpy.float32, numpy.int32):
             check(queue, subscripts, [random(rng, s, dtype) for s in shapes])
 
