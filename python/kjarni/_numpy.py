@@ -344,7 +344,9 @@ def _array_function(self, func, types, args, kwargs):
         _FUNCTIONS = _functions()
     implementation = _FUNCTIONS.get(func)
     if implementation is None:
-        raise ArgumentTypeError(f"numpy.{func.__name__} has no device counterpart in kjarni: copy to the host "
+        module = getattr(func, "__module__", None) or "numpy"
+        where = module if module.startswith("numpy.") else "numpy"  # numpy.linalg.inv, numpy.fft.fft
+        raise ArgumentTypeError(f"{where}.{func.__name__} has no device counterpart in kjarni: copy to the host "
                                 "first (x.get()), or use kjarni's functions", "func")
     if not builtins.all(issubclass(t, (Array, numpy.ndarray, Expr)) for t in types):
         return NotImplemented

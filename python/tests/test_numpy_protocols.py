@@ -205,10 +205,10 @@ def test_numpy_functions_dispatch_or_refuse(queue, xy):
     numpy.testing.assert_array_equal(numpy.reshape(dx, (5, 6)).get(queue), x.reshape(5, 6))
     numpy.testing.assert_array_equal(numpy.where(dx > 0, dx, dy).get(queue), numpy.where(x > 0, x, y))
     assert numpy.shape(dx) == x.shape and numpy.ndim(dx) == 2 and numpy.size(dx) == x.size
-    with pytest.raises(TypeError, match="numpy.fft.fft has no device counterpart|fft has no device"):
+    with pytest.raises(TypeError, match="numpy.fft.fft has no device counterpart"):
         numpy.fft.fft(dx)
-    with pytest.raises(TypeError, match="has no device counterpart"):
-        numpy.fft.fft(dx)
+    with pytest.raises(TypeError, match="numpy.linalg.inv has no device counterpart"):
+        numpy.linalg.inv(dx)
 
 
 def test_methods_users_expect(queue, xy):
