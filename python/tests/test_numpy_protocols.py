@@ -865,3 +865,16 @@ def test_ptp_into_a_float_out_and_diagonals_of_empty_reversed_views_as_numpy(que
         got = numpy.trace(view, offset=offset)
         assert got.shape == (0,) and got.dtype == numpy.complex128
         assert numpy.diagonal(view, offset).shape == numpy.diagonal(host[::-1, ::-1, ::-1], offset).shape
+
+
+def test_logical_ufuncs_read_a_python_floats_truth_as_numpy(queue):
+    """numpy's logical_and / or / xor loops are bool's: a Python float takes part by its truth, so
+    1e-300 is true beside a float16 array, where that number would underflow to 0 (the Python
+    fuzzer's seeds 32 and 35 found kjarni reading it after the cast)."""
+    a = numpy.array([-7.25, 0.9355, 0.0, -0.06732, numpy.nan, 1e-3, 0.5], numpy.float16)
+    da = kjarni.Array.from_host(queue, a)
+    for ufunc in (numpy.logical_and, numpy.logical_or, numpy.logical_xor):
+        for scalar in (1e-300, 5e-324, 0.0, -0.0, float("nan"), 1e-50 + 0j, 0j):
+            for args, dargs in (((scalar, a), (scalar, da)), ((a, scalar), (da, scalar))):
+                numpy.testing.assert_array_equal(ufunc(*dargs).get(queue), ufunc(*args),
+                                                 err_msg=f"{ufunc.__name__}{args[:1] if args[0] is scalar else ''}")

@@ -467,12 +467,16 @@ Expr operator<<(const Expr& a, const Expr& b) { return make(ExprOp::left_shift, 
 Expr operator>>(const Expr& a, const Expr& b) { return make(ExprOp::right_shift, {a.node(), b.node()}); }
 namespace {
 
-// numpy's logical functions take a Python integer of any size, as its comparisons do (only its
-// truth is read): a weak integer becomes the weak bool of its truth, which every dtype holds.
+// numpy's logical functions read only a Python scalar's truth (their loops are bool's): a weak
+// integer of any size, or a weak float or complex number, becomes the weak bool of its truth, which
+// every dtype holds. (Cast into a float array's dtype first, 1e-300 would underflow to false in
+// float16: np.logical_and(1e-300, x) is x != 0.)
 NodePtr truth_operand(const NodePtr& node) {
-    if (node->op != ExprOp::scalar || node->weak != detail::WeakKind::integer) return node;
-    const bool truth =
-        node->value.kind == detail::ScalarValue::Kind::unsigned_integer ? node->value.u != 0 : node->value.i != 0;
+    if (node->op != ExprOp::scalar || !node->weak || *node->weak == detail::WeakKind::boolean) return node;
+    const detail::ScalarValue& v = node->value;
+    const bool truth = v.kind == detail::ScalarValue::Kind::unsigned_integer ? v.u != 0
+                       : v.kind == detail::ScalarValue::Kind::signed_integer ? v.i != 0
+                                                                             : v.c != std::complex<double>(0);
     return Expr(truth).node();
 }
 
