@@ -144,6 +144,23 @@ def _gradient(f, *varargs, axis=None, edge_order=1):
 
 # ---- cross ----------------------------------------------------------------------------------------
 
+_TWO_ELEMENT_VECTORS = []
+
+
+def _numpy_takes_two_element_vectors():
+    """Whether the numpy at hand still takes 2-element vectors in cross (2.0-2.4 warn; later ones,
+    where the deprecation expired, raise ValueError): kjarni does as that numpy does."""
+    if not _TWO_ELEMENT_VECTORS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                numpy.cross(numpy.ones(2), numpy.ones(3))
+                _TWO_ELEMENT_VECTORS.append(True)
+            except ValueError:
+                _TWO_ELEMENT_VECTORS.append(False)
+    return _TWO_ELEMENT_VECTORS[0]
+
+
 def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     # numpy's: the working axes moved last, the components products in promote_types(a, b) written
     # into the parts of a new array, whose last axis then moves to axisc; 2-element vectors have a
@@ -161,6 +178,9 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         raise ArgumentError("numpy.cross: incompatible dimensions for cross product\n(dimension must be 2 or 3)",
                             "a" if a.shape[-1] not in (2, 3) else "b")
     if a.shape[-1] == 2 or b.shape[-1] == 2:
+        if not _numpy_takes_two_element_vectors():
+            raise ArgumentError("numpy.cross: Both input arrays must be (arrays of) 3-dimensional vectors, but they "
+                                f"are {a.shape[-1]} and {b.shape[-1]} dimensional instead.", "a")
         # (stacklevel 3: the caller of numpy.cross, past kjarni/_numpy.py's __array_function__)
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional vectors instead. "
                       "(deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=3)

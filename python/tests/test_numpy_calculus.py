@@ -195,7 +195,13 @@ def test_cross(queue, rng, dtype):
         two = sa[axisa] == 2 or sb[axisb] == 2
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            want = numpy.cross(a, b, **kwargs)
+            try:
+                want = numpy.cross(a, b, **kwargs)
+            except ValueError:  # numpy after 2.4: the deprecation expired, 2-element vectors raise
+                assert two
+                with pytest.raises(ValueError, match="3-dimensional vectors"):
+                    numpy.cross(device(queue, a), device(queue, b), **kwargs)
+                continue
         with (pytest.warns(DeprecationWarning, match="2-dimensional vectors") if two else warnings.catch_warnings()):
             got = numpy.cross(device(queue, a), device(queue, b), **kwargs)
         same(queue, got, want, None if eps(dtype) == 0 else cross_bound(a, b, dtype))
