@@ -11,50 +11,10 @@ import numpy
 import pytest
 
 import kjarni
+from numpy_comparison import device, eps, random, same
 
 FLOATS = [numpy.float32, numpy.float64, numpy.complex64]
 DTYPES = FLOATS + [numpy.int32]
-
-
-def device(queue, a):
-    a = numpy.asarray(a)
-    d = kjarni.Array.from_host(queue, a if a.flags.c_contiguous else a.copy())
-    d.queue = queue
-    return d
-
-
-def host(queue, x):
-    return x.get(queue) if isinstance(x, (kjarni.Array, kjarni.Expr)) else numpy.asarray(x)
-
-
-def same(queue, got, want, atol=None):
-    """got (a kjarni result) has numpy's dtype and shape and its values: exactly, or within atol
-    (an array or number, broadcast); NaN where numpy has NaN."""
-    got, want = host(queue, got), numpy.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
-    if atol is None:
-        numpy.testing.assert_array_equal(got, want)
-        return
-    nan = numpy.isnan(want)
-    numpy.testing.assert_array_equal(numpy.isnan(got), nan)
-    close = (got == want) | (numpy.abs(got - want) <= atol)
-    assert numpy.all(close | nan), f"{got[~(close | nan)]} != {want[~(close | nan)]}"
-
-
-def eps(dtype):
-    return numpy.finfo(numpy.dtype(dtype)).eps if numpy.dtype(dtype).kind in "fc" else 0
-
-
-def random(rng, shape, dtype):
-    dtype = numpy.dtype(dtype)
-    if dtype == numpy.bool_:
-        return rng.random(shape) < 0.5
-    if dtype.kind in "iu":
-        return rng.integers(1 if dtype.kind == "u" else -9, 10, shape).astype(dtype)
-    values = rng.standard_normal(shape) * 3
-    if dtype.kind == "c":
-        values = values + 1j * rng.standard_normal(shape)
-    return values.astype(dtype)
 
 
 def coordinates(rng, n, dtype=numpy.float64):

@@ -10,48 +10,7 @@ import numpy
 import pytest
 
 import kjarni
-
-
-def device(queue, a):
-    a = numpy.asarray(a)
-    d = kjarni.Array.from_host(queue, a if a.flags.c_contiguous else a.copy())
-    d.queue = queue
-    return d
-
-
-def host(queue, x):
-    return x.get(queue) if isinstance(x, (kjarni.Array, kjarni.Expr)) else numpy.asarray(x)
-
-
-def same(queue, got, want, atol=None, rtol=0):
-    """got (a kjarni result) has numpy's dtype and shape and its values: exactly, or within atol
-    (an array or number) and rtol; NaN where numpy has NaN."""
-    got, want = host(queue, got), numpy.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
-    if atol is None and rtol == 0:
-        numpy.testing.assert_array_equal(got, want)
-        return
-    nan = numpy.isnan(want)
-    numpy.testing.assert_array_equal(numpy.isnan(got), nan)
-    with numpy.errstate(invalid="ignore"):  # (inf - inf where both are inf: compared as equal)
-        close = (got == want) | (numpy.abs(got - want) <= (0 if atol is None else atol) + rtol * numpy.abs(want))
-    assert numpy.all(close | nan), f"{got[~(close | nan)]} != {numpy.broadcast_to(want, got.shape)[~(close | nan)]}"
-
-
-def eps(dtype):
-    return numpy.finfo(numpy.dtype(dtype)).eps if numpy.dtype(dtype).kind in "fc" else 0
-
-
-def random(rng, shape, dtype):
-    dtype = numpy.dtype(dtype)
-    if dtype == numpy.bool_:
-        return rng.random(shape) < 0.5
-    if dtype.kind in "iu":
-        return rng.integers(0 if dtype.kind == "u" else -9, 10, shape).astype(dtype)
-    values = rng.standard_normal(shape) * 3
-    if dtype.kind == "c":
-        values = values + 1j * rng.standard_normal(shape)
-    return values.astype(dtype)
+from numpy_comparison import device, eps, host, random, same
 
 
 def dot_bound(at, bt, dtype):
