@@ -301,6 +301,15 @@ def _einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize
     queue = _queue("einsum", *operands, out)
     terms, output = _split(subscripts, len(operands))
     operands, labels, output = _prepared(queue, operands, terms, output)
+    if len(operands) == 1 and out is None and set(labels[0]) <= set(output):
+        # numpy's einsum of one operand with nothing summed and no out= is a view of it (a
+        # transpose, a diagonal, the operand itself), in the operand's dtype whatever dtype= says
+        # and without casting='s check (numpy's get_single_op_view): einsum('ij->ji', int8 array,
+        # dtype=complex128) is int8; only the options' spellings are checked.
+        _result_dtype([], numpy.bool_ if dtype is None else dtype, casting)
+        result = operands[0].transpose([labels[0].index(label) for label in output])
+        result.queue = queue
+        return result
     dtype = _result_dtype(operands, dtype, casting)
     operands = [_on_device(queue, x, dtype) for x in operands]
     x, lx = operands[0], labels[0]

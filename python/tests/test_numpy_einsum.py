@@ -226,3 +226,26 @@ def test_einsum_refuses_what_kjarni_leaves_out(queue, rng):
         numpy.einsum("ij->ji", device(queue, a), order="F")
     with pytest.raises(kjarni.ArgumentTypeError, match="out"):
         numpy.einsum("ij->ji", device(queue, a), out=numpy.empty((4, 3), numpy.float32))
+
+
+def test_einsum_of_one_operand_summing_nothing_is_numpys_view(queue, rng):
+    """numpy's einsum of one operand with nothing summed and no out= returns a view of it (a
+    transpose, a diagonal, the operand itself) in its own dtype, whatever dtype= and casting= say
+    (numpy's get_single_op_view); kjarni gave the dtype asked for, or refused the cast (found by the
+    Python fuzzer, seed 1: einsum('...PP->...P', int8, dtype=complex128) was complex128)."""
+    a = random(rng, (3, 3), numpy.int8)
+    f = random(rng, (2, 3, 3), numpy.float32)
+    for subscripts, x, options in (("ij->ji", a, {"dtype": numpy.complex128}), ("ii->i", a, {"dtype": "float16"}),
+                                   ("ij", a, {"dtype": numpy.float64}), ("...ii->...i", f, {"dtype": "int8"}),
+                                   ("Zh->hZ", f[0], {"dtype": "bool", "casting": "safe"}),
+                                   ("ij->ij", a, {"dtype": numpy.complex64, "optimize": True})):
+        want = numpy.einsum(subscripts, x, **options)
+        got = numpy.einsum(subscripts, device(queue, x), **options)
+        assert numpy.dtype(got.dtype) == want.dtype == x.dtype
+        assert numpy.array_equal(got.get(), want)
+    # What is summed (a trace, a row sum) takes dtype= as before; the options' spellings are checked.
+    assert numpy.dtype(numpy.einsum("ii", device(queue, a), dtype=numpy.complex128).dtype) == numpy.complex128
+    with pytest.raises(TypeError):
+        numpy.einsum("ij->ji", device(queue, a), dtype="bogus")
+    with pytest.raises(ValueError):
+        numpy.einsum("ij->ji", device(queue, a), casting="sometimes")
