@@ -117,8 +117,13 @@ Module make_struct_module(const DType& dtype, bool ignore_alignment) {
         const auto& f = data.fields[i];
         std::string type;
         if (f.dtype().is_struct()) {
+            // grunnur builds a new module for each nested struct field (only its top-level ctype()
+            // is cached), so a struct type nested twice is declared twice, under two prefixes; a
+            // registered struct keeps its one module (its name can be declared only once).
             const std::string key = "typename_" + f.name;
-            globals.emplace(key, Value(ctype_struct(f.dtype(), ignore_alignment)));
+            const bool registered = registered_dtype_name(f.dtype()).has_value();
+            globals.emplace(key, Value(registered ? ctype_struct(f.dtype(), ignore_alignment)
+                                                  : make_struct_module(f.dtype(), ignore_alignment)));
             type = "${" + key + "}";
         } else {
             type = detail::scalar_c_name(f.dtype().kind());

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kjarni/dtype.hpp"
 #include "kjarni/template.hpp"
 
@@ -194,11 +196,25 @@ TEST(DTypeHelpers, DTypeAsATemplateValue) {
     EXPECT_EQ(out.find("typedef struct"), out.rfind("typedef struct")) << out;
     EXPECT_NE(out.find("_mod__module_0_ a; _mod__module_0_ b; double c; // 8 8 COMPLEX64_CTR True"), std::string::npos)
         << out;
-    // A nested struct's field dtype renders its own module's prefix.
+    // A nested struct's field dtype renders the module of its own ctype(), which is not the one the
+    // outer struct declares its field with: grunnur builds a new module for each nested field (only
+    // its top-level ctype() is cached), so C sees two struct types there, as under grunnur.
     const DType outer = DType::struct_({{"x", int8}, {"inner", s}}, {.aligned = true});
     const std::string nested =
         render_with_modules(std::string("${o} v; ${o.fields['inner']} w; ${o.offsets['inner']}"), {}, {{"o", outer}});
-    EXPECT_NE(nested.find("_mod__module_1_ w; 4"), std::string::npos) << nested;
+    EXPECT_NE(nested.find("_mod__module_0_ v; _mod__module_2_ w; 4"), std::string::npos) << nested;
+    EXPECT_NE(nested.find("_mod__module_1_  inner;"), std::string::npos) << nested;
+    // A struct nested twice is declared twice (grunnur's text); a registered one once, by its name.
+    const DType twice = DType::struct_({{"a", s}, {"b", s}}, {.aligned = true});
+    const std::string two = render_with_modules(std::string("${t} v;"), {}, {{"t", twice}});
+    EXPECT_EQ(std::count(two.begin(), two.end(), '{'), 3) << two;
+    const DType pair = DType::struct_({{"re", float32}, {"n", int32}, {"k", int8}}, {.aligned = true});
+    register_dtype(pair, "kj_test_pair");
+    const DType registered_twice = DType::struct_({{"a", pair}, {"b", pair}}, {.aligned = true});
+    const std::string one = render_with_modules(std::string("${t} v;"), {}, {{"t", registered_twice}});
+    EXPECT_EQ(std::count(one.begin(), one.end(), '{'), 2) << one;
+    EXPECT_NE(one.find("} kj_test_pair;"), std::string::npos) << one;
+    EXPECT_NE(one.find("_mod__module_1_  b;"), std::string::npos) << one;
 }
 
 }  // namespace
