@@ -310,6 +310,10 @@ def _einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize
         result = operands[0].transpose([labels[0].index(label) for label in output])
         result.queue = queue
         return result
+    if dtype is None and out is not None and hasattr(out, "dtype"):
+        # numpy computes in the common type of the operands and out= (its iterator's common
+        # dtype): uint16 operands into a float64 out= are summed in float64, not wrapped in uint16.
+        dtype = numpy.result_type(*(numpy.dtype(x.dtype) for x in operands), numpy.dtype(out.dtype))
     dtype = _result_dtype(operands, dtype, casting)
     operands = [_on_device(queue, x, dtype) for x in operands]
     x, lx = operands[0], labels[0]

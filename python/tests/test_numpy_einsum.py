@@ -249,3 +249,20 @@ def test_einsum_of_one_operand_summing_nothing_is_numpys_view(queue, rng):
         numpy.einsum("ij->ji", device(queue, a), dtype="bogus")
     with pytest.raises(ValueError):
         numpy.einsum("ij->ji", device(queue, a), casting="sometimes")
+
+
+def test_einsum_into_out_computes_in_the_common_type_with_out(queue, rng):
+    """Without dtype=, numpy's einsum computes in the common type of the operands and out= (its
+    iterator's common dtype): uint16 products summed into a float64 out= do not wrap; kjarni summed
+    in uint16 (found by the Python fuzzer, seed 3: '...ho,...oM->...hM', uint16, out= float64)."""
+    a = numpy.array([200, 200], numpy.uint8)
+    x = rng.integers(0, 65535, (4, 3, 3)).astype(numpy.uint16)
+    y = rng.integers(0, 65535, (4, 3, 2)).astype(numpy.uint16)
+    for subscripts, ops, odt in (("i,i", (a, a), numpy.float64), ("i,i", (a, a), numpy.int16),
+                                 ("i,i->i", (a, a), numpy.float32), ("...ho,...oM->...hM", (x, y), numpy.float64),
+                                 ("bij,bjk->bik", (x, y), numpy.int64)):
+        want = numpy.zeros(numpy.einsum(subscripts, *ops).shape, odt)
+        numpy.einsum(subscripts, *ops, out=want)
+        out = device(queue, numpy.zeros(want.shape, odt))
+        assert numpy.einsum(subscripts, *[device(queue, o) for o in ops], out=out) is out
+        assert numpy.array_equal(out.get(), want), (subscripts, odt)
