@@ -382,7 +382,9 @@ def _pad_widths(pad_width, ndim):
     if pad_width.dtype.kind != "i":
         raise ArgumentTypeError("numpy.pad: `pad_width` must be of integral type.", "pad_width")
     pairs = _as_pairs(pad_width, ndim)
-    if any(w < 0 for pair in pairs for w in pair):
+    # (numpy's _as_pairs checks the widths given, before they are repeated for each axis: a 0-d
+    # array's negative width is refused too)
+    if any(w < 0 for pair in pairs for w in pair) or (pad_width.size and pad_width.min() < 0):
         raise ArgumentError("numpy.pad: index can't contain negative values", "pad_width")
     return [tuple(int(w) for w in pair) for pair in pairs]
 

@@ -271,7 +271,18 @@ def _correlation(queue, a, v, mode):
     _kjarni.assign(queue, padded[left:left + n1], _on_device(queue, a, padded.dtype))
     step = padded.strides[0]
     windows = _strided(padded, (length, n), (step, step), padded.offset)
-    return _matmul(queue, windows, _on_device(queue, v, padded.dtype).copy(queue), dtype), inverted
+    v = _on_device(queue, v, padded.dtype).copy(queue)
+    result = _matmul(queue, windows, v, dtype)
+    if (left or right) and numpy.dtype(padded.dtype).kind in "fc" and not _all_true(
+            queue, _kjarni._array_api.unary("isfinite", v)):
+        # numpy sums only the products that fall in a: where v holds an infinity or NaN, the
+        # padding's zeros times it (NaN) must not enter the outputs at the ends; those are the
+        # sums of the overlapping parts alone.
+        for k in list(range(left)) + list(range(length - right, length)):
+            lo, hi = max(left - k, 0), min(n, n1 + left - k)
+            row = _matmul(queue, padded[k + lo:k + hi].reshape((1, hi - lo)), v[lo:hi].copy(queue), dtype)
+            _kjarni.assign(queue, result[k:k + 1], Expr(row))
+    return result, inverted
 
 
 def _one_dimensional(queue, what, x, name):

@@ -478,3 +478,37 @@ def test_options_left_out_are_refused_by_name(queue, rng):
     for call, option in refused:
         with pytest.raises(kjarni.ArgumentTypeError, match=option):
             call()
+
+
+def test_correlate_and_convolve_of_non_finite_values_sum_only_the_overlap(queue):
+    """numpy's correlate and convolve sum only the products that fall in both operands: an infinity
+    or NaN of the shorter operand makes NaN only the outputs whose overlap holds it; kjarni's
+    windows of the longer operand padded with zeros made 0 * inf = NaN at the ends too (found by the
+    Python fuzzer, seed 2: correlate(complex64 with nan and inf parts, 8 finite values, 'same'))."""
+    a = numpy.array([1e-3 + numpy.nan * 1j, -2.5 + numpy.inf * 1j, -0.85 + 1.2j, 1.09 - 7.8j, -2.4 - 5.1j],
+                    numpy.complex64)
+    b = (numpy.arange(8) - 3.5 + 1j * numpy.arange(8)[::-1]).astype(numpy.complex64)
+    x = numpy.array([1.0, numpy.inf, 2.0], numpy.float32)
+    y = numpy.array([0.5, -1.0, 2.0, 3.0, 0.25, 4.0], numpy.float32)
+    for f in (numpy.correlate, numpy.convolve):
+        for p, q in ((a, b), (b, a), (x, y), (y, x), (x.astype(numpy.float64), y)):
+            for mode in ("full", "same", "valid"):
+                with numpy.errstate(all="ignore"):
+                    want = f(p, q, mode)
+                got = f(device(queue, p), device(queue, q), mode).get()
+                assert got.dtype == want.dtype and got.shape == want.shape
+                assert numpy.array_equal(numpy.isnan(got), numpy.isnan(want)), (f.__name__, mode, got, want)
+                finite = numpy.isfinite(want)
+                assert numpy.allclose(got[finite], want[finite], rtol=1e-5)
+
+
+def test_pad_refuses_a_negative_width_of_a_0d_array(queue):
+    """numpy.pad checks the widths given before repeating them for each axis: a 0-d array's -1 is
+    numpy's ValueError; kjarni had no axis to repeat it for and returned the array (found by the
+    Python fuzzer, seed 2)."""
+    for width in (-1, (-1, 2), ((0, -1),)):
+        with pytest.raises(ValueError):
+            numpy.pad(numpy.array(0, numpy.uint16), width, "edge")
+        with pytest.raises(ValueError, match="negative"):
+            numpy.pad(device(queue, numpy.array(0, numpy.uint16)), width, "edge")
+    assert numpy.pad(device(queue, numpy.array(3, numpy.uint16)), 2).get() == 3
