@@ -10,8 +10,9 @@ numpy type or a numpy dtype, out=, ddof), astype, the shape methods, fill, and n
 kjarni composes in Python (numpy_differential/functions.py: *_like, views, splits, flips, take,
 repeat, tile, sorting and searching, median, quantile, average, norm, partition, bincount, histogram,
 interp, pad, einsum, tensordot, cov, convolve, gradient, cross, polyval, lexsort...). Each program runs
-once with numpy arrays and once with kjarni arrays; both must raise, or agree in dtype, shape and values (exact for integers,
-booleans and selections; floats within the bounds of numpy_differential/bounds.py).
+once with numpy arrays and once with kjarni arrays; both must raise, or agree in dtype, shape and
+values (exact for integers, booleans and selections; floats within the bounds of
+numpy_differential/bounds.py).
 
 Bounded for CI: the first KJARNI_PY_FUZZ_PROGRAMS (default 4000; 0 for no bound) programs of
 KJARNI_PY_FUZZ_SEED (default 20261202), within KJARNI_PY_FUZZ_SECONDS (default 45). The count,
