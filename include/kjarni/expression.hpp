@@ -196,6 +196,10 @@ Expr astype(const Expr& a, const DType& dtype);
 //   log1p(exp(-|x - y|)) on the larger); complex refused.
 // - conjugate: complex values conjugated, every other dtype itself (bool gives int8).
 // - float_power: power computed in float64, or complex128 for complex operands, whatever their dtypes.
+// - ldexp(x, n): x 2^n in numpy's float type for x (a Python int or bool x: float16 beside an
+//   exponent array, as numpy's loops take it; a Python float: float64), n of an integer or bool
+//   dtype (uint64 and floats refused, numpy's TypeError), correctly rounded; frexp(x): the mantissa
+//   (x's float type, 0.5 <= |m| < 1) and the exponent (int32), (x, 0) for zeros, infinities and NaN.
 // - gcd, lcm (of the absolute values; lcm wraps in the dtype as numpy's): integers only;
 //   bitwise_count (the 1 bits of |x|, uint8): integers and bool; floats and complex refused.
 Expr floor_divide(const Expr& a, const Expr& b);
@@ -256,6 +260,8 @@ Expr logaddexp2(const Expr& a, const Expr& b);
 Expr heaviside(const Expr& x, const Expr& h0);
 Expr nextafter(const Expr& a, const Expr& b);
 Expr float_power(const Expr& base, const Expr& exponent);
+Expr ldexp(const Expr& x, const Expr& exponent);
+std::pair<Expr, Expr> frexp(const Expr& x);
 Expr gcd(const Expr& a, const Expr& b);
 Expr lcm(const Expr& a, const Expr& b);
 

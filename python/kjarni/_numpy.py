@@ -98,7 +98,7 @@ _EXPRESSION_BINARY = {
     "logical_xor": "logical_xor", "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
     "bitwise_xor": "bitwise_xor", "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
     "logaddexp": "logaddexp", "logaddexp2": "logaddexp2", "heaviside": "heaviside", "nextafter": "nextafter",
-    "float_power": "float_power", "gcd": "gcd", "lcm": "lcm",
+    "float_power": "float_power", "gcd": "gcd", "lcm": "lcm", "ldexp": "ldexp",
 }
 for _numpy_name, _name in _EXPRESSION_UNARY.items():
     _UFUNCS[_numpy_name] = (lambda name: lambda a: _kjarni._array_api.unary(name, a))(_name)
@@ -129,6 +129,7 @@ def _modf(x):
 
 
 _UFUNCS["modf"] = _modf
+_UFUNCS["frexp"] = lambda x: tuple(_kjarni._array_api.unary(part, x) for part in ("frexp_mantissa", "frexp_exponent"))
 
 
 def _sum_of_products(name):
@@ -187,6 +188,14 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if len(out) != len(exprs) or not builtins.all(isinstance(o, Array) for o in out):
         raise ArgumentTypeError(f"numpy.{name}: out= must be {len(exprs)} kjarni Array(s)", "out")
     queue = _required_queue(f"numpy.{name}", *out, *inputs)
+    if len(out) > 1:
+        # numpy broadcasts the inputs and all outputs together: each output must have that shape.
+        shape = numpy.broadcast_shapes(*(tuple(getattr(x, "shape", numpy.shape(x))) for x in inputs),
+                                       *(tuple(o.shape) for o in out))
+        for o in out:
+            if tuple(o.shape) != shape:
+                raise ArgumentError(f"numpy.{name}: non-broadcastable output operand with shape {tuple(o.shape)} "
+                                    f"doesn't match the broadcast shape {shape}", "out")
     for o, e in zip(out, exprs):
         _kjarni.assign(queue, o, e)
     return tuple(out) if isinstance(result, tuple) else out[0]

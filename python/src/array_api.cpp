@@ -51,6 +51,8 @@ const std::map<std::string, ArrayApiUnary, std::less<>>& array_api_unary_table()
         {"cbrt", &kjarni::cbrt},       {"deg2rad", &kjarni::deg2rad}, {"rad2deg", &kjarni::rad2deg},
         {"signbit", &kjarni::signbit}, {"spacing", &kjarni::spacing}, {"conjugate", &kjarni::conjugate},
         {"bitwise_count", &kjarni::bitwise_count},
+        {"frexp_mantissa", [](const Expr& a) { return kjarni::frexp(a).first; }},
+        {"frexp_exponent", [](const Expr& a) { return kjarni::frexp(a).second; }},
     };
     // clang-format on
     return table;
@@ -94,6 +96,7 @@ const std::map<std::string, ArrayApiBinary, std::less<>>& array_api_binary_table
         {"float_power", &kjarni::float_power},
         {"gcd", &kjarni::gcd},
         {"lcm", &kjarni::lcm},
+        {"ldexp", &kjarni::ldexp},
     };
     return table;
 }

@@ -457,6 +457,10 @@ Expr nextafter(const Expr& a, const Expr& b) { return make(ExprOp::nextafter, {a
 Expr float_power(const Expr& base, const Expr& exponent) {
     return make(ExprOp::float_power, {base.node(), exponent.node()});
 }
+Expr ldexp(const Expr& x, const Expr& exponent) { return make(ExprOp::ldexp, {x.node(), exponent.node()}); }
+std::pair<Expr, Expr> frexp(const Expr& x) {
+    return {make(ExprOp::frexp_mantissa, {x.node()}), make(ExprOp::frexp_exponent, {x.node()})};
+}
 Expr gcd(const Expr& a, const Expr& b) { return make(ExprOp::gcd, {a.node(), b.node()}); }
 Expr lcm(const Expr& a, const Expr& b) { return make(ExprOp::lcm, {a.node(), b.node()}); }
 Expr operator&(const Expr& a, const Expr& b) { return make(ExprOp::bitwise_and, {a.node(), b.node()}); }

@@ -34,9 +34,11 @@ enum class ExprOp {
     bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift,
     logical_and, logical_or, logical_xor, logical_not,
     // numpy's other float functions (cbrt ... nextafter), conjugate, the integer gcd, lcm and
-    // bitwise_count, and float_power (float64 or complex128 whatever the operands).
+    // bitwise_count, float_power (float64 or complex128 whatever the operands), ldexp and frexp's
+    // two parts.
     cbrt, deg2rad, rad2deg, signbit, spacing, conjugate, bitwise_count,
     logaddexp, logaddexp2, heaviside, nextafter, float_power, gcd, lcm,
+    ldexp, frexp_mantissa, frexp_exponent,
     // A reduction of its one child (kjarni/fusion.hpp's lazy sum, mean, ...), broadcast where used:
     // planned and evaluated by expression_plan.cpp, never by the elementwise kernel alone.
     reduction,

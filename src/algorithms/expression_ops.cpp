@@ -163,6 +163,18 @@ FUNCTION INLINE {0} kj_logaddexp2_{0}({0} x, {0} y)
 }}
 FUNCTION INLINE {0} kj_heaviside_{0}({0} x, {0} h0) {{ return isnan(x) ? x : x == 0 ? h0 : x < 0 ? ({0})0 : ({0})1; }}
 FUNCTION INLINE {0} kj_spacing_{0}({0} x) {{ return isinf(x) ? x - x : nextafter(x, x < 0 ? -{4} : {4}) - x; }}
+FUNCTION INLINE {0} kj_ldexp_{0}({0} x, {0} n) {{ return ldexp(x, (int)(n > 100000 ? 100000 : n < -100000 ? -100000 : n)); }}
+FUNCTION INLINE {0} kj_frexp_mantissa_{0}({0} x)
+{{
+    int e = 0;
+    return isfinite(x) && x != 0 ? frexp(x, &e) : x;
+}}
+FUNCTION INLINE int32_t kj_frexp_exponent_{0}({0} x)
+{{
+    int e = 0;
+    if (isfinite(x) && x != 0) frexp(x, &e);
+    return (int32_t)e;
+}}
 )",
                        t, saturated, is_double ? "0.693147180559945309417" : "0.693147180559945309417f",
                        is_double ? "1.442695040888963407360" : "1.442695040888963407360f",
@@ -262,6 +274,9 @@ const char* numpy_op_name(ExprOp op) {
     case ExprOp::float_power: return "float_power";
     case ExprOp::gcd: return "gcd";
     case ExprOp::lcm: return "lcm";
+    case ExprOp::ldexp: return "ldexp";
+    case ExprOp::frexp_mantissa:
+    case ExprOp::frexp_exponent: return "frexp";
     default: return nullptr;
     }
 }
@@ -344,6 +359,27 @@ void type_numpy_op(ExprNode& node, const DType& common) {
         if (complex || floating || boolean) refuse(op, common);  // (numpy has no bool loop here)
         break;
     case ExprOp::float_power: result = complex ? dtypes::complex128 : dtypes::float64; break;
+    case ExprOp::ldexp: {
+        // numpy's loops take x in a float type and n as int32 or int64 (uint32 fits int64, uint64
+        // and floats do not: TypeError). A Python number x is weak: an int or bool meets the first
+        // loop, float16's, beside an exponent array; a float, or two Python numbers, float64's.
+        const ExprNode& x = *node.children[0];
+        const ExprNode& n = *node.children[1];
+        if (!(is_integer(n.dtype) || is_bool(n.dtype)) || n.dtype.kind() == K::uint64) refuse(op, n.dtype);
+        if (is_complex(x.dtype)) refuse(op, x.dtype);
+        const bool weak_integer = x.weak && (*x.weak == WeakKind::integer || *x.weak == WeakKind::boolean) && !n.weak;
+        result = weak_integer ? dtypes::float16 : x.weak ? dtypes::float64 : float_type_for(x.dtype);
+        break;
+    }
+    case ExprOp::frexp_mantissa:
+        if (complex) refuse(op, common);
+        result = float_type_for(common);
+        break;
+    case ExprOp::frexp_exponent:
+        if (complex) refuse(op, common);
+        node.compute = float_type_for(common);
+        node.dtype = dtypes::int32;
+        return;
     case ExprOp::logaddexp:
     case ExprOp::logaddexp2:
     case ExprOp::heaviside:
@@ -524,6 +560,11 @@ std::string numpy_op_code(const ExprNode& node, const std::string& a, const std:
         return complex ? fmt::format("kj_cpow_{}({}, {})", sfx, a, b) : fmt::format("kj_pow_{}({}, {})", sfx, a, b);
     case ExprOp::gcd: return fmt::format("kj_gcd_{}({}, {})", sfx, a, b);
     case ExprOp::lcm: return fmt::format("kj_lcm_{}({}, {})", sfx, a, b);
+    // (the exponent in x's float type: integers are exact there up to 2^11 in float16, 2^24 in
+    // float32, and any larger one gives the same saturated result)
+    case ExprOp::ldexp: return fmt::format("kj_ldexp_{}({}, {})", sfx, a, b);
+    case ExprOp::frexp_mantissa: return fmt::format("kj_frexp_mantissa_{}({})", sfx, a);
+    case ExprOp::frexp_exponent: return fmt::format("kj_frexp_exponent_{}({})", sfx, a);
     default: break;
     }
     throw Error(fmt::format("expression operation '{}' has no code", op_name(node.op)));

@@ -519,6 +519,15 @@ def _heaviside_bound(v, e, r, dt):
     return np.where(undecided, INF, np.where(x == 0, _e(e, 1), 0.0))
 
 
+def _ldexp_bound(v, e, r, dt):
+    # x 2^n, correctly rounded on both sides: exact where x and n are; a doubt about n (a float
+    # converted near a step) is undecided, one about x scales by 2^n.
+    n = np.asarray(v[1]).astype(np.float64)
+    with np.errstate(all="ignore"):
+        carried = mul(_e(e, 0), np.exp2(np.clip(n, -2000, 2000)))
+    return np.where(_e(e, 1) > 0, INF, carried + np.where(_e(e, 0) > 0, rounding(r, dt, "basic"), 0.0))
+
+
 FUNCTIONS = {f.name: f for f in [
     Function("add", 2, np.add, _add_bound, render="({0} + {1})", weight=3),
     Function("subtract", 2, np.subtract, _add_bound, kinds="iufc", render="({0} - {1})", weight=2),
@@ -602,4 +611,5 @@ FUNCTIONS = {f.name: f for f in [
     Function("float_power", 2, np.float_power, _power_bound, kinds="iufc", weight=0.2),
     Function("gcd", 2, np.gcd, _exact_unless_doubt, kinds="iu", weight=0.2),
     Function("lcm", 2, np.lcm, _exact_unless_doubt, kinds="iu", weight=0.2),
+    Function("ldexp", 2, np.ldexp, _ldexp_bound, kinds="iuf", weight=0.2),
 ]}

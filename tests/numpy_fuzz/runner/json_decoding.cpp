@@ -162,6 +162,7 @@ const std::map<std::string, Binary>& binary_functions() {
         {"float_power", [](const Expr& a, const Expr& b) { return kjarni::float_power(a, b); }},
         {"gcd", [](const Expr& a, const Expr& b) { return kjarni::gcd(a, b); }},
         {"lcm", [](const Expr& a, const Expr& b) { return kjarni::lcm(a, b); }},
+        {"ldexp", [](const Expr& a, const Expr& b) { return kjarni::ldexp(a, b); }},
     };
     return table;
 }
