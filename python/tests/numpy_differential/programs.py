@@ -864,11 +864,12 @@ GENERATORS = [
 
 
 # numpy's entry points kjarni composes in Python (the ufuncs of its expressions, the numpy functions of
-# kjarni/_numpy_shapes.py ... _numpy_statistics.py): functions.py. (Imported here, at the end: it
-# takes this module's inputs and bounds.)
-from . import functions  # noqa: E402
+# kjarni/_numpy_shapes.py ... _numpy_statistics.py): functions.py; those of _numpy_linalg.py ...
+# _numpy_calculus.py: functions_composed.py. (Imported here, at the end: they take this module's
+# inputs and bounds.)
+from . import functions, functions_composed  # noqa: E402
 
-GENERATORS += functions.GENERATORS
+GENERATORS += functions.GENERATORS + functions_composed.GENERATORS
 
 
 def random_program(rng):
