@@ -142,8 +142,7 @@ def _sum_of_products(name):
 
 for _name in ("vecdot", "matvec", "vecmat"):
     _UFUNCS[_name] = _sum_of_products(_name)
-_UFUNCS["divmod"] = lambda a, b: (_kjarni._array_api.binary("floor_divide", a, b),
-                                  _kjarni._array_api.binary("remainder", a, b))
+_UFUNCS["divmod"] = lambda a, b: _divmod(a, b)  # the operator's pair (below)
 # The same by ufunc object, for the common call (`numpy.float32(2) * x`: no out=, no keywords).
 _UFUNC_CALLS = {getattr(numpy, name): f for name, f in _UFUNCS.items() if hasattr(numpy, name)}
 
@@ -162,14 +161,18 @@ def _remembering_queue(result, *operands):
     return result
 
 
+def _remembering_queues(result, inputs):
+    """A ufunc's result (one Expr, or a tuple of them: divmod, modf, frexp) with the inputs' queue."""
+    if isinstance(result, tuple):
+        return tuple(_remembering_queue(e, *inputs) for e in result)
+    return _remembering_queue(result, *inputs)
+
+
 def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if method == "__call__" and out is None and not kwargs:
         f = _UFUNC_CALLS.get(ufunc)
         if f is not None:
-            result = f(*inputs)
-            if isinstance(result, tuple):
-                return tuple(_remembering_queue(e, *inputs) for e in result)
-            return _remembering_queue(result, *inputs)
+            return _remembering_queues(f(*inputs), inputs)
     name = ufunc.__name__
     if method == "reduce" and name in _REDUCES and not kwargs.keys() - {"axis", "keepdims", "dtype"}:
         (array,) = inputs
@@ -180,11 +183,10 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
                                 "counterpart in kjarni: copy to the host first (x.get())", "ufunc")
     if kwargs:
         raise ArgumentTypeError(f"numpy.{name} on kjarni arrays takes no {sorted(kwargs)}: only out=", "ufunc")
-    result = _UFUNCS[name](*inputs)
-    exprs = result if isinstance(result, tuple) else (result,)  # divmod and modf give two
-    exprs = tuple(_remembering_queue(e, *inputs) for e in exprs)
+    result = _remembering_queues(_UFUNCS[name](*inputs), inputs)
     if out is None:
-        return exprs if isinstance(result, tuple) else exprs[0]
+        return result
+    exprs = result if isinstance(result, tuple) else (result,)
     if len(out) != len(exprs) or not builtins.all(isinstance(o, Array) for o in out):
         raise ArgumentTypeError(f"numpy.{name}: out= must be {len(exprs)} kjarni Array(s)", "out")
     queue = _required_queue(f"numpy.{name}", *out, *inputs)
