@@ -317,9 +317,9 @@ def _functions():
         table[getattr(numpy, name)] = _with_queue(name)
     table[numpy.dot] = _np_dot
     from . import _numpy_composed, _numpy_einsum, _numpy_elementwise, _numpy_linalg, _numpy_shapes, _numpy_sorting
-    from . import _numpy_calculus, _numpy_statistics
+    from . import _numpy_calculus, _numpy_statistics, _numpy_indexing, _numpy_sets, _numpy_polynomial
     for module in (_numpy_shapes, _numpy_elementwise, _numpy_sorting, _numpy_statistics, _numpy_linalg,
-                   _numpy_composed, _numpy_einsum, _numpy_calculus):
+                   _numpy_composed, _numpy_einsum, _numpy_calculus, _numpy_indexing, _numpy_sets, _numpy_polynomial):
         table.update(module.functions())
     if hasattr(numpy, "around"):
         table[numpy.around] = _np_round

@@ -867,9 +867,10 @@ GENERATORS = [
 # kjarni/_numpy_shapes.py ... _numpy_statistics.py): functions.py; those of _numpy_linalg.py ...
 # _numpy_calculus.py: functions_composed.py. (Imported here, at the end: they take this module's
 # inputs and bounds.)
-from . import functions, functions_composed  # noqa: E402
+from . import functions, functions_composed, functions_indexing, functions_sets, functions_polynomial  # noqa: E402
 
-GENERATORS += functions.GENERATORS + functions_composed.GENERATORS
+GENERATORS += (functions.GENERATORS + functions_composed.GENERATORS + functions_indexing.GENERATORS
+               + functions_sets.GENERATORS + functions_polynomial.GENERATORS)
 
 
 def random_program(rng):
