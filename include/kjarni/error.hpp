@@ -112,4 +112,25 @@ public:
     using ArgumentError::ArgumentError;
 };
 
+/// An axis the array does not have (numpy's AxisError: out of range for its number of dimensions);
+/// Python's kjarni.AxisError, which is numpy.exceptions.AxisError too (a ValueError and an IndexError).
+class AxisError : public ArgumentError {
+public:
+    using ArgumentError::ArgumentError;
+};
+
+/// An index or position past the extent it indexes, or more indices than the array has axes
+/// (numpy's IndexError); Python's kjarni.IndexOutOfBoundsError, an IndexError.
+class IndexOutOfBoundsError : public ArgumentError {
+public:
+    using ArgumentError::ArgumentError;
+};
+
+/// An integer scalar that the dtype it is computed in cannot hold (numpy 2's OverflowError for a
+/// Python int out of bounds, as in int8 + 300); Python's kjarni.ScalarOverflowError, an OverflowError.
+class ScalarOverflowError : public ArgumentError {
+public:
+    using ArgumentError::ArgumentError;
+};
+
 }  // namespace kjarni

@@ -54,7 +54,8 @@ from ._images import (
 from . import characterize
 from ._device import DeviceProperties
 from ._grunnur import ArrayMetadata, AsArrayMetadata, ArrayLike
-from .errors import ArgumentTypeError, CompilationError, VirtualSizeError
+from .errors import (ArgumentTypeError, AxisError, CompilationError, IndexOutOfBoundsError, ScalarOverflowError,
+                     VirtualSizeError)
 
 _numpy.attach()
 

@@ -18,7 +18,7 @@ import numpy
 
 from . import _kjarni
 from ._array import _set as _grunnur_set
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, AxisError
 
 Array = _kjarni.Array
 
@@ -91,7 +91,7 @@ def _squeeze(self, axis=None):
         axes = set()
         for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
             if not -len(shape) <= a < len(shape):
-                raise ArgumentError(f"axis {a} is out of bounds for an array of {len(shape)} dimensions", "axis")
+                raise AxisError(f"axis {a} is out of bounds for an array of {len(shape)} dimensions", "axis")
             a %= len(shape)
             if shape[a] != 1:
                 raise ArgumentError(f"cannot squeeze axis {a}, of extent {shape[a]}", "axis")
@@ -104,7 +104,7 @@ def _swapaxes(self, axis1, axis2):
     axes = list(range(self.ndim))
     for a in (axis1, axis2):
         if not -self.ndim <= a < self.ndim:
-            raise ArgumentError(f"axis {a} is out of bounds for an array of {self.ndim} dimensions", "axis")
+            raise AxisError(f"axis {a} is out of bounds for an array of {self.ndim} dimensions", "axis")
     a, b = axis1 % self.ndim, axis2 % self.ndim
     axes[a], axes[b] = axes[b], axes[a]
     return self.transpose(axes)

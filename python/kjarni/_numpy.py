@@ -19,7 +19,7 @@ import math
 import numpy
 
 from . import _kjarni
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, AxisError
 
 Array = _kjarni.Array
 Expr = _kjarni.Expr
@@ -412,9 +412,14 @@ def _astype(self, *args, **kwargs):
 
 
 def _transpose(self, *axes):
-    if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
+    if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], (int, numpy.integer))):
         axes = () if axes[0] is None else tuple(axes[0])
-    return _cpp_transpose(self, list(axes))
+    # numpy's negative axes count from the end; one past either end is its AxisError.
+    ndim = self.ndim
+    for a in axes:
+        if isinstance(a, (int, numpy.integer)) and not -ndim <= a < ndim:
+            raise AxisError(f"transpose: axis {a} is out of range for an array of {ndim} dimensions", "axes")
+    return _cpp_transpose(self, [a + ndim if isinstance(a, (int, numpy.integer)) and a < 0 else a for a in axes])
 
 
 def _fill(self, value, queue=None):

@@ -10,7 +10,7 @@ import builtins
 import numpy
 
 from . import _kjarni
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, AxisError
 
 Array = _kjarni.Array
 Expr = _kjarni.Expr
@@ -39,8 +39,7 @@ def _axes(axis, ndim, what):
     axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
     for a in axes:
         if not -ndim <= a < ndim:
-            raise ArgumentError(f"numpy.{what}: axis {a} is out of bounds for {ndim} dimensions (numpy's AxisError)",
-                                "axis")
+            raise AxisError(f"numpy.{what}: axis {a} is out of bounds for {ndim} dimensions", "axis")
     normalized = tuple(int(a) % ndim for a in axes)
     if len(set(normalized)) != len(normalized):
         raise ArgumentError(f"numpy.{what}: repeated axis", "axis")

@@ -8,6 +8,8 @@ thing, the kjarni class derives from it too (``ArgumentError`` is a ``ValueError
 numpy's or grunnur's exceptions keeps working.
 """
 
+import numpy
+
 
 class Error(Exception):
     """The root of every exception kjarni raises."""
@@ -94,6 +96,27 @@ class ArgumentError(Error, ValueError):
 class ArgumentTypeError(ArgumentError, TypeError):
     """An argument of a type the call does not take (a TypeError too, as Python's own are): kjarni's
     message in place of the binding layer's list of signatures."""
+
+
+class AxisError(ArgumentError, numpy.exceptions.AxisError):
+    """An axis the array does not have: numpy's AxisError too (so a ValueError and an IndexError), as
+    numpy raises for the same call, so that ``except numpy.exceptions.AxisError`` catches it."""
+
+    def __init__(self, message, argument=""):
+        # ArgumentError's super().__init__ reaches numpy's AxisError in its one-argument form (the
+        # message), which keeps it for str() and leaves .axis and .ndim None; args as Python's.
+        ArgumentError.__init__(self, message, argument)
+        self.args = (str(self),)
+
+
+class IndexOutOfBoundsError(ArgumentError, IndexError):
+    """An index past the extent it indexes, or more indices than the array has axes (numpy's
+    IndexError)."""
+
+
+class ScalarOverflowError(ArgumentError, OverflowError):
+    """An integer scalar that the dtype it is computed in cannot hold (numpy 2's OverflowError for a
+    Python int out of bounds, as in ``int8_array + 300``)."""
 
 
 class VirtualSizeError(ArgumentError):

@@ -35,6 +35,15 @@ void translate(const std::exception_ptr& p, void*) {
     } catch (const ArgumentTypeError& e) {
         nb::object cls = error_class("ArgumentTypeError");
         raise(cls, cls(e.what(), e.argument()));
+    } catch (const AxisError& e) {
+        nb::object cls = error_class("AxisError");
+        raise(cls, cls(e.what(), e.argument()));
+    } catch (const IndexOutOfBoundsError& e) {
+        nb::object cls = error_class("IndexOutOfBoundsError");
+        raise(cls, cls(e.what(), e.argument()));
+    } catch (const ScalarOverflowError& e) {
+        nb::object cls = error_class("ScalarOverflowError");
+        raise(cls, cls(e.what(), e.argument()));
     } catch (const ArgumentError& e) {
         nb::object cls = error_class("ArgumentError");
         raise(cls, cls(e.what(), e.argument()));

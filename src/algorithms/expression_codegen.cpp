@@ -195,9 +195,10 @@ private:
         for (const auto& [weak, other] : {std::pair{&x, &y}, std::pair{&y, &x}}) {
             if (weak_integer(*weak) && !other->weak && other->dtype.kind() == K::bool_ &&
                 !fits(weak->value, dtypes::int64))
-                throw ArgumentError("scalar", fmt::format("the integer {} is out of bounds for int64, in which a bool "
-                                                          "array is compared with it (numpy raises OverflowError)",
-                                                          weak->value.u));
+                throw ScalarOverflowError("scalar",
+                                          fmt::format("the integer {} is out of bounds for int64, in which a bool "
+                                                      "array is compared with it (numpy raises OverflowError)",
+                                                      weak->value.u));
         }
         // Each side as int64 (signed types and bool) or uint64, with the signedness it has.
         const auto side = [&](const ExprNode& n) -> std::pair<std::string, bool> {
@@ -283,10 +284,11 @@ private:
     static void check_fits(const ScalarValue& v, const DType& dtype) {
         // NEP 50: a Python integer that the array's integer type cannot hold is an error.
         if (!fits(v, dtype))
-            throw ArgumentError("scalar", fmt::format("the integer {} is out of bounds for {}",
-                                                      v.kind == ScalarValue::Kind::signed_integer ? std::to_string(v.i)
-                                                                                                  : std::to_string(v.u),
-                                                      dtype.name()));
+            throw ScalarOverflowError("scalar",
+                                      fmt::format("the integer {} is out of bounds for {}",
+                                                  v.kind == ScalarValue::Kind::signed_integer ? std::to_string(v.i)
+                                                                                              : std::to_string(v.u),
+                                                  dtype.name()));
     }
 };
 

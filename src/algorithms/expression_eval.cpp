@@ -416,7 +416,7 @@ Expr typed_fill_value(const Expr& value, const DType& dtype) {
         shown = std::to_string(v.u);
     }
     if (!fits)
-        throw ArgumentError(
+        throw ScalarOverflowError(
             "value", fmt::format("fill: the integer {} is out of bounds for {} (numpy 2 raises OverflowError for "
                                  "a numpy scalar too)",
                                  shown, dtype.name()));
@@ -458,9 +458,9 @@ void check_weak_fill(const detail::ExprNode& node, const DType& dtype) {
         shown = std::to_string(v.u);
     }
     if (!fits)
-        throw ArgumentError("value",
-                            fmt::format("fill: the integer {} is out of bounds for {} (numpy 2 raises OverflowError)",
-                                        shown, dtype.name()));
+        throw ScalarOverflowError(
+            "value", fmt::format("fill: the integer {} is out of bounds for {} (numpy 2 raises OverflowError)", shown,
+                                 dtype.name()));
 }
 
 }  // namespace

@@ -75,8 +75,8 @@ std::vector<bool> reduced_axes(const std::optional<std::vector<int>>& axes, std:
     for (const int axis : *axes) {
         const long long n = static_cast<long long>(ndim);
         if (axis < -n || axis >= n)
-            throw ArgumentError(argument, fmt::format("{}: axis {} is out of range for an array of {} dimensions", what,
-                                                      axis, ndim));
+            throw AxisError(argument,
+                            fmt::format("{}: axis {} is out of range for an array of {} dimensions", what, axis, ndim));
         const auto a = static_cast<std::size_t>(axis < 0 ? axis + n : axis);
         if (reduced[a]) throw ArgumentError(argument, fmt::format("{}: axis {} is repeated", what, axis));
         reduced[a] = true;

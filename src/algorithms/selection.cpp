@@ -277,14 +277,14 @@ void check_index_range(const Queue& queue, const Array& indices, std::size_t ext
         std::uint64_t h = 0;
         max(queue, indices).get(queue, std::span<std::uint64_t>(&h, 1));
         if (h >= extent)
-            throw ArgumentError("indices",
-                                fmt::format("index {} is out of bounds for axis {} with size {}", h, axis, extent));
+            throw IndexOutOfBoundsError("indices", fmt::format("index {} is out of bounds for axis {} with size {}", h,
+                                                               axis, extent));
         return;
     }
     for (const std::int64_t v : {low, high})
         if (v < -e || v >= e)
-            throw ArgumentError("indices",
-                                fmt::format("index {} is out of bounds for axis {} with size {}", v, axis, extent));
+            throw IndexOutOfBoundsError("indices", fmt::format("index {} is out of bounds for axis {} with size {}", v,
+                                                               axis, extent));
 }
 
 void check_indices(const Queue& queue, const Array& array, const Array& indices) {

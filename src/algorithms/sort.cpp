@@ -53,8 +53,8 @@ Rows rows_of(const Queue& queue, const Array& array, std::optional<int> axis, co
     const Array input = [&] {
         if (!axis) return detail::contiguous_temporary(queue, array).reshape({-1});
         if (array.ndim() == 0)
-            throw ArgumentError("axis", fmt::format("{}: a 0-d array has no axis {} (sort it with axis = std::nullopt)",
-                                                    what, *axis));
+            throw AxisError("axis", fmt::format("{}: a 0-d array has no axis {} (sort it with axis = std::nullopt)",
+                                                what, *axis));
         const std::size_t a = detail::normalize_axis(*axis, array.ndim());
         if (a + 1 == array.ndim()) return detail::contiguous_temporary(queue, array);
         std::vector<std::size_t> perm;

@@ -9,11 +9,11 @@
 
 namespace kjarni::detail {
 
-/// `axis` in [-ndim, ndim) as a position in [0, ndim); ArgumentError naming `what` otherwise.
+/// `axis` in [-ndim, ndim) as a position in [0, ndim); AxisError naming `what` otherwise.
 inline std::size_t normalize_axis(std::ptrdiff_t axis, std::size_t ndim, const char* what = "axis") {
     const auto n = static_cast<std::ptrdiff_t>(ndim);
     if (axis < -n || axis >= n)
-        throw ArgumentError(what, fmt::format("{} is out of range for an array of {} dimensions", axis, ndim));
+        throw AxisError(what, fmt::format("{} is out of range for an array of {} dimensions", axis, ndim));
     return static_cast<std::size_t>(axis < 0 ? axis + n : axis);
 }
 

@@ -65,12 +65,12 @@ std::pair<std::ptrdiff_t, std::ptrdiff_t> Layout::extent(std::size_t itemsize) c
 
 std::ptrdiff_t Layout::offset_of(std::span<const std::size_t> index) const {
     if (index.size() != shape.size())
-        throw ArgumentError("index", fmt::format("{} indices for {} dimensions", index.size(), shape.size()));
+        throw IndexOutOfBoundsError("index", fmt::format("{} indices for {} dimensions", index.size(), shape.size()));
     std::ptrdiff_t o = to_signed(offset);
     for (std::size_t d = 0; d < shape.size(); ++d) {
         if (index[d] >= shape[d])
-            throw ArgumentError("index",
-                                fmt::format("{} out of range for axis {} of extent {}", index[d], d, shape[d]));
+            throw IndexOutOfBoundsError("index",
+                                        fmt::format("{} out of range for axis {} of extent {}", index[d], d, shape[d]));
         o += to_signed(index[d]) * strides[d];
     }
     return o;
@@ -118,7 +118,7 @@ Layout Layout::index(std::span<const Index> indices) const {
     }
     if (ellipses > 1) throw ArgumentError("indices", fmt::format("{} ellipses: at most one is allowed", ellipses));
     if (consumed > shape.size())
-        throw ArgumentError("indices", fmt::format("{} indices for {} dimensions", consumed, shape.size()));
+        throw IndexOutOfBoundsError("indices", fmt::format("{} indices for {} dimensions", consumed, shape.size()));
     Layout out;
     out.offset = offset;
     std::ptrdiff_t new_offset = to_signed(offset);
@@ -147,9 +147,9 @@ Layout Layout::index(std::span<const Index> indices) const {
             const std::ptrdiff_t i = std::get<std::ptrdiff_t>(v);
             const std::ptrdiff_t n = to_signed(shape[axis]);
             if (i < -n || i >= n)
-                throw ArgumentError("indices",
-                                    fmt::format("index {} (entry {}) is out of range for axis {} of extent {}", i,
-                                                position, axis, n));
+                throw IndexOutOfBoundsError("indices",
+                                            fmt::format("index {} (entry {}) is out of range for axis {} of extent {}",
+                                                        i, position, axis, n));
             new_offset += (i < 0 ? i + n : i) * strides[axis];
             ++axis;
         }
@@ -169,8 +169,12 @@ Layout Layout::transpose(std::span<const std::size_t> axes) const {
             throw ArgumentError("axes", fmt::format("{} axes for {} dimensions", axes.size(), shape.size()));
         std::vector<bool> seen(shape.size(), false);
         for (std::size_t i = 0; i < axes.size(); ++i) {
-            if (axes[i] >= shape.size() || seen[axes[i]])
-                throw ArgumentError("axes", fmt::format("not a permutation: {}", fmt::join(axes, ", ")));
+            // numpy's two errors: an axis the array lacks (AxisError), one given twice (ValueError).
+            if (axes[i] >= shape.size())
+                throw AxisError("axes", fmt::format("not a permutation: {} (axis {} is out of range for an array of "
+                                                    "{} dimensions)",
+                                                    fmt::join(axes, ", "), axes[i], shape.size()));
+            if (seen[axes[i]]) throw ArgumentError("axes", fmt::format("not a permutation: {}", fmt::join(axes, ", ")));
             seen[axes[i]] = true;
             order[i] = axes[i];
         }

@@ -109,8 +109,9 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
                             std::size_t{1}, std::multiplies<>());
         if (mode == TakeMode::raise && indices.size() != 0 && before != 0) {
             if (const auto bad = first_bad_index(queue, indices, extent))
-                throw ArgumentError("indices", fmt::format("{} is out of range for axis {} of extent {} (mode raise)",
-                                                           *bad, ax, extent));
+                throw IndexOutOfBoundsError("indices",
+                                            fmt::format("{} is out of range for axis {} of extent {} (mode raise)",
+                                                        *bad, ax, extent));
         }
         return out;
     }
@@ -170,9 +171,10 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
         std::uint32_t raised = 0;
         flag.get(queue, std::span<std::uint32_t>(&raised, 1), false);
         if (raised != 0)
-            throw ArgumentError("indices",
-                                fmt::format("{} is out of range for axis {} of extent {} (mode raise)",
-                                            first_bad_index(queue, idx, extent).value_or("an index"), ax, extent));
+            throw IndexOutOfBoundsError("indices",
+                                        fmt::format("{} is out of range for axis {} of extent {} (mode raise)",
+                                                    first_bad_index(queue, idx, extent).value_or("an index"), ax,
+                                                    extent));
     }
     return out;
 }

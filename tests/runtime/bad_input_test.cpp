@@ -191,12 +191,12 @@ TEST_P(BadInputs, Buffers) {
 TEST_P(BadInputs, Arrays) {
     const Array a = floats({4, 6});
     run({
-        bad<ArgumentError>("an index past the extent", "indices", [&] { a[{4}]; }),
-        bad<ArgumentError>("a negative index past the extent", "indices", [&] { a[{-5}]; }),
-        bad<ArgumentError>("more indices than axes", "indices",
-                           [&] {
-                               a[{0, 0, 0}];
-                           }),
+        bad<IndexOutOfBoundsError>("an index past the extent", "indices", [&] { a[{4}]; }),
+        bad<IndexOutOfBoundsError>("a negative index past the extent", "indices", [&] { a[{-5}]; }),
+        bad<IndexOutOfBoundsError>("more indices than axes", "indices",
+                                   [&] {
+                                       a[{0, 0, 0}];
+                                   }),
         bad<ArgumentError>("two ellipses", "indices",
                            [&] {
                                a[{ellipsis, ellipsis}];
@@ -210,6 +210,10 @@ TEST_P(BadInputs, Arrays) {
                                a.transpose({0, 0});
                            }),
         bad<ArgumentError>("a transpose of the wrong length", "axes", [&] { a.transpose({0}); }),
+        bad<AxisError>("a transpose naming an axis past the last", "axes",
+                       [&] {
+                           a.transpose({0, 2});
+                       }),
         bad<ArgumentError>("a reshape to another size", "shape",
                            [&] {
                                a.reshape({5, 5});
@@ -270,10 +274,10 @@ TEST_P(BadInputs, ArrayOperations) {
     const Array indices = Array::empty(bound_device(), {2}, Kind::float32);
     run({
         bad<ArgumentError>("concatenating nothing", "arrays", [&] { concatenate(queue(), {}); }),
-        bad<ArgumentError>("concatenating along an axis past the last", "axis",
-                           [&] {
-                               concatenate(queue(), {a, a}, 2);
-                           }),
+        bad<AxisError>("concatenating along an axis past the last", "axis",
+                       [&] {
+                           concatenate(queue(), {a, a}, 2);
+                       }),
         bad<ArgumentError>("concatenating mismatched shapes", "arrays[1]",
                            [&] {
                                concatenate(queue(), {a, b}, 0);
@@ -379,12 +383,12 @@ TEST_P(BadInputs, Algorithms) {
     const Array a = floats({4, 6});
     const Array b = floats({5, 6});
     run({
-        bad<ArgumentError>("a reduction axis past the last", "axes",
-                           [&] {
-                               ReduceOptions options;
-                               options.axes = std::vector<int>{2};
-                               sum(queue(), a, options);
-                           }),
+        bad<AxisError>("a reduction axis past the last", "axes",
+                       [&] {
+                           ReduceOptions options;
+                           options.axes = std::vector<int>{2};
+                           sum(queue(), a, options);
+                       }),
         bad<ArgumentError>("a reduction axis given twice", "axes",
                            [&] {
                                ReduceOptions options;
@@ -455,8 +459,19 @@ KERNEL void scale(GLOBAL_MEM float* y, GLOBAL_MEM const float* x, float a, int n
                                std::vector<std::uint32_t> host(24);
                                a.get(queue(), std::span<std::uint32_t>(host));
                            }),
-        bad<ArgumentError>("a scan axis past the last", "axis", [&] { cumsum(queue(), a, 2); }),
-        bad<ArgumentError>("a scan axis before the first", "axis", [&] { cumsum(queue(), a, -3); }),
+        bad<AxisError>("a scan axis past the last", "axis", [&] { cumsum(queue(), a, 2); }),
+        bad<AxisError>("a scan axis before the first", "axis", [&] { cumsum(queue(), a, -3); }),
+        bad<IndexOutOfBoundsError>("take of an index past the extent", "indices",
+                                   [&] {
+                                       const Array where = Array::empty(bound_device(), {1}, Kind::int64);
+                                       fill(queue(), where, 7);
+                                       (void)take(queue(), a, where, 1);
+                                   }),
+        bad<ScalarOverflowError>("an int8 array plus 300", "scalar",
+                                 [&] {
+                                     const Array small = Array::empty(bound_device(), {3}, Kind::int8);
+                                     (void)evaluate(queue(), Expr(small) + Expr(300));
+                                 }),
     });
 }
 
