@@ -83,8 +83,22 @@ void refuse_negative_integer_power(const ExprNode& power) {
     const detail::ScalarValue& e = exponent.value;
     const bool negative = e.kind == detail::ScalarValue::Kind::signed_integer && e.i < 0;
     const bool empty = std::find(power.shape.begin(), power.shape.end(), std::size_t{0}) != power.shape.end();
-    if (negative && !empty)
-        throw ArgumentError("exponent", fmt::format("is {}: integers to negative integer powers are not allowed", e.i));
+    if (!negative || empty) return;
+    // A weak exponent its dtype cannot hold (uint8 ** -1, int8 ** -200) is numpy's OverflowError,
+    // which it meets first.
+    const auto least = [](const DType& d) -> std::int64_t {
+        switch (d.kind()) {
+        case DType::Kind::int8: return std::numeric_limits<std::int8_t>::min();
+        case DType::Kind::int16: return std::numeric_limits<std::int16_t>::min();
+        case DType::Kind::int32: return std::numeric_limits<std::int32_t>::min();
+        case DType::Kind::int64: return std::numeric_limits<std::int64_t>::min();
+        default: return 0;  // unsigned
+        }
+    };
+    if (exponent.weak && e.i < least(power.dtype))
+        throw ScalarOverflowError("exponent",
+                                  fmt::format("the integer {} is out of bounds for {}", e.i, power.dtype.name()));
+    throw ArgumentError("exponent", fmt::format("is {}: integers to negative integer powers are not allowed", e.i));
 }
 
 // Whether numpy's ufunc loop meets `operand`, one of `operands`, at stride 0 (one value for the whole

@@ -483,16 +483,17 @@ Expr checked_assignment(const Queue& queue, const Array& out, const Expr& expres
         // so that an empty out refuses it too.
         const DType kind_dtype = *node.weak == WeakKind::integer ? DType(dtypes::uint8) : node.dtype;
         if (!::kjarni::same_kind_castable(kind_dtype, out.dtype()))
-            throw ArgumentError("out", fmt::format("has dtype {}; a weak {} scalar does not cast to it within its kind "
-                                                   "(numpy's same_kind): use astype()",
-                                                   out.dtype().name(), node.dtype.name()));
+            throw ArgumentTypeError("out",
+                                    fmt::format("has dtype {}; a weak {} scalar does not cast to it within its kind "
+                                                "(numpy's same_kind): use astype()",
+                                                out.dtype().name(), node.dtype.name()));
         converted = ::kjarni::fill_value(expression, out.dtype());
     } else {
         if (!::kjarni::same_kind_castable(expression.dtype(), out.dtype()))
-            throw ArgumentError("out",
-                                fmt::format("has dtype {}; the expression's {} does not cast to it within its kind "
-                                            "(numpy's same_kind): use astype()",
-                                            out.dtype().name(), expression.dtype().name()));
+            throw ArgumentTypeError("out",
+                                    fmt::format("has dtype {}; the expression's {} does not cast to it within its kind "
+                                                "(numpy's same_kind): use astype()",
+                                                out.dtype().name(), expression.dtype().name()));
         if (!(expression.dtype() == out.dtype())) converted = ::kjarni::astype(expression, out.dtype());
     }
     ::kjarni::check_out(queue, out, converted);

@@ -158,16 +158,16 @@ const Array& divided_into_out(const Queue& queue, const Array& squares, const Ar
 /// into out, then out divided by max(n - ddof, 0) (nanvar: by the count of non-NaN elements less
 /// ddof, NaN where that is not positive) in float64 or complex128 and cast into out again; std and
 /// nanstd then take out's square root in out's dtype. Each step rounds into out: var of float64
-/// into int8 wraps the sum of squares first. numpy refuses (ArgumentError here) an integer or bool
+/// into int8 wraps the sum of squares first. numpy refuses (its TypeError; ArgumentTypeError here) an integer or bool
 /// out for std and nanstd (its sqrt into out), and for nanvar of float and complex arrays.
 Array variance_into_out(const Queue& queue, const Array& array, const ReduceOptions& options, double ddof,
                         const std::optional<DType>& dtype, bool root, bool skip_nan) {
     const char* what = skip_nan ? (root ? "nanstd" : "nanvar") : (root ? "std" : "var");
     const Array& out = *options.out;
     if (!holds_nan(out.dtype()) && (root || skip_nan))
-        throw ArgumentError("out", fmt::format("{}: has dtype {}; numpy writes a {} array's {} into a float or "
-                                               "complex out only",
-                                               what, out.dtype().name(), array.dtype().name(), what));
+        throw ArgumentTypeError("out", fmt::format("{}: has dtype {}; numpy writes a {} array's {} into a float or "
+                                                   "complex out only",
+                                                   what, out.dtype().name(), array.dtype().name(), what));
     ReduceOptions temporary = options;
     temporary.out.reset();
     const Array squares =
@@ -194,9 +194,9 @@ Array nanmean_into_out(const Queue& queue, const Array& array, const ReduceOptio
                        const std::optional<DType>& dtype) {
     const Array& out = *options.out;
     if (!holds_nan(out.dtype()))
-        throw ArgumentError("out", fmt::format("nanmean: has dtype {}; numpy writes a {} array's mean into a float "
-                                               "or complex out only",
-                                               out.dtype().name(), array.dtype().name()));
+        throw ArgumentTypeError("out", fmt::format("nanmean: has dtype {}; numpy writes a {} array's mean into a float "
+                                                   "or complex out only",
+                                                   out.dtype().name(), array.dtype().name()));
     ReduceOptions temporary = options;
     temporary.out.reset();
     const std::optional<DType> acc = dtype ? dtype : detail::accumulation_for_out(array.dtype(), out.dtype());
@@ -240,9 +240,10 @@ Array integer_variance(const Queue& queue, const Array& array, const ReduceOptio
     if (options.out && !(options.out->dtype() == dtype)) {
         const Array& out = *options.out;
         if (root && !holds_nan(out.dtype()))
-            throw ArgumentError("out", fmt::format("std: has dtype {}; numpy writes the square root into a float or "
-                                                   "complex out only",
-                                                   out.dtype().name()));
+            throw ArgumentTypeError("out",
+                                    fmt::format("std: has dtype {}; numpy writes the square root into a float or "
+                                                "complex out only",
+                                                out.dtype().name()));
         return divided_into_out(queue, squares, out, count, root, what);
     }
     const Expr variance = astype(Expr(squares) / count, dtype);

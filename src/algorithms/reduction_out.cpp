@@ -81,9 +81,9 @@ void check_index_out(const ReduceOptions& options, const char* what) {
     const bool takes = k == Kind::bool_ || k == Kind::int8 || k == Kind::uint8 || k == Kind::int16 ||
                        k == Kind::uint16 || k == Kind::int32 || k == Kind::uint32 || k == Kind::int64;
     if (!takes)
-        throw ArgumentError("out", fmt::format("{}: has dtype {}; indices go into bool or an integer type that "
-                                               "converts to int64 safely (numpy's rule)",
-                                               what, options.out->dtype().name()));
+        throw ArgumentTypeError("out", fmt::format("{}: has dtype {}; indices go into bool or an integer type that "
+                                                   "converts to int64 safely (numpy's rule)",
+                                                   what, options.out->dtype().name()));
 }
 
 Array count_not_nan(const Queue& queue, const Array& array, const ReduceOptions& options) {
