@@ -54,8 +54,8 @@ from ._images import (
 from . import characterize
 from ._device import DeviceProperties
 from ._grunnur import ArrayMetadata, AsArrayMetadata, ArrayLike
-from .errors import (ArgumentTypeError, AxisError, CompilationError, IndexOutOfBoundsError, ScalarOverflowError,
-                     VirtualSizeError)
+from .errors import (ArgumentTypeError, AxisError, CompilationError, DivisionByZeroError, IndexOutOfBoundsError,
+                     ScalarOverflowError, VirtualSizeError)
 
 _numpy.attach()
 

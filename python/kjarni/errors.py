@@ -119,6 +119,11 @@ class ScalarOverflowError(ArgumentError, OverflowError):
     Python int out of bounds, as in ``int8_array + 300``)."""
 
 
+class DivisionByZeroError(ArgumentError, ZeroDivisionError):
+    """An argument that makes numpy divide by zero (weights that sum to zero, an array split into 0
+    sections): numpy's ZeroDivisionError."""
+
+
 class VirtualSizeError(ArgumentError):
     """A static kernel's sizes do not fit the device (grunnur's VirtualSizeError): a local size
     larger than the device or the kernel allows, or a grid too large for the virtual sizes."""

@@ -26,6 +26,8 @@ CALLS = {
     "sort along axis 2": lambda xp, x: xp.sort(x, axis=2),
     "take of index 10": lambda xp, x: xp.take(x, [10]),
     "take along axis 3": lambda xp, x: xp.take(x, [0], axis=3),
+    "take from an empty axis": lambda xp, x: xp.take(x[:0], [0], axis=0),
+    "array_split of a 0-d array": lambda xp, x: xp.array_split(x[0, 0], 1),
     "getitem [5]": lambda xp, x: x[5],
     "getitem [-3]": lambda xp, x: x[-3],
     "getitem [0, 7]": lambda xp, x: x[0, 7],

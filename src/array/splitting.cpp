@@ -22,7 +22,8 @@ std::vector<Array> parts_between(const Array& array, std::size_t axis, const std
 }
 
 std::size_t split_axis(const Array& array, std::ptrdiff_t axis) {
-    if (array.ndim() == 0) throw ArgumentError("array", "is zero-dimensional: it has no axis to split");
+    // numpy's IndexError (hsplit's ValueError): an AxisError is both.
+    if (array.ndim() == 0) throw AxisError("array", "is zero-dimensional: it has no axis to split");
     return detail::normalize_axis(axis, array.ndim());
 }
 

@@ -116,8 +116,8 @@ Array take(const Queue& queue, const Array& array, const Array& indices, std::op
         return out;
     }
     if (extent == 0)
-        throw ArgumentError("indices", fmt::format("are not empty, but axis {} of the array is (shape ({}))", ax,
-                                                   fmt::join(source.shape(), ", ")));
+        throw IndexOutOfBoundsError("indices", fmt::format("are not empty, but axis {} of the array is (shape ({}))",
+                                                           ax, fmt::join(source.shape(), ", ")));
 
     // The index array C-contiguous, its first element at a whole element of its allocation.
     const std::size_t index_size = indices.dtype().itemsize();
