@@ -8,8 +8,8 @@ item 4), on the array's own queue (``x.queue``):
   ``x.squeeze(axis=None)`` and ``x.swapaxes(a, b)`` (views), ``x.real`` and ``x.imag`` (views of a
   complex array's parts);
 - computations: ``x @ y`` (matmul: kjarni's BLAS for floating types, through kjarni.array_api),
-  ``x.std()``, ``x.var()`` (numpy's ddof, dtype and out), ``x.round()`` (to integers, half to even), ``x.cumsum()``
-  (new arrays on the queue), ``x.clip(lo, hi)`` (an expression, as numpy's ufuncs give);
+  ``x.std()``, ``x.var()`` (numpy's ddof, dtype and out), ``x.round(decimals)`` (numpy's algorithm, half
+  to even), ``x.cumsum()`` (new arrays on the queue), ``x.clip(lo, hi)`` (an expression, as numpy's ufuncs give);
 - ``x.set(host)`` without a queue (CuPy's and PyOpenCL's form; grunnur's ``x.set(queue, host)``
   stays)."""
 
@@ -140,27 +140,104 @@ def _statistic(self, name, axis, dtype, out, ddof, keepdims):
     return getattr(_algorithms, name)(queue, self, axis, dtype, ddof, keepdims, out)
 
 
+def _power_of_ten(n):
+    """numpy's power_of_ten (calculation.c): 1e0 ... 1e8 exactly, past that 1e9 times 10 repeatedly
+    (each product rounded, as numpy's C loop rounds it)."""
+    if n < 9:
+        return (1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)[n]
+    value = 1e9
+    for _ in range(n - 9):
+        value *= 10.0
+    return value
+
+
 def _round(self, decimals=0, out=None):
-    if decimals != 0 or out is not None:
-        # (an option left out, as the numpy functions' are: docs/python.md)
-        raise ArgumentTypeError("round() rounds to integers only here (decimals=0, no out)",
-                                "decimals" if decimals != 0 else "out")
+    """numpy's round (PyArray_Round): complex arrays part by part; integers as they are for
+    decimals >= 0 (the array itself), else divided by 10**-decimals in float64, rounded half to
+    even, multiplied back and cast to the integer type; floats rint(x * 10**d) / 10**d (for
+    negative decimals the division first), each step rounded in the array's float type (the
+    factor, a Python float, converted to it first); decimals=0 is rint. out= takes the result's
+    dtype (and shape)."""
+    import operator
+    from . import _algorithms
     queue = _queue(self, "round()")
+    decimals = operator.index(decimals)
+    dtype = numpy.dtype(self.dtype)
+    if dtype.kind == "c":
+        result = self.copy(queue) if out is None else _checked_out(self, out, dtype)
+        from ._numpy_shapes import real, imag
+        for source, target in ((real(self), real(result)), (imag(self), imag(result))):
+            source.queue = queue
+            _kjarni.assign(queue, target, _round(source, decimals))
+        return result
+    if dtype.kind in "iu" and decimals < 0 and out is not None:
+        _refuse_out(dtype, out)
+    if dtype.kind in "iu" and decimals >= 0:
+        if out is None:
+            return self
+        if not numpy.can_cast(dtype, out.dtype, "same_kind"):
+            raise ArgumentTypeError(f"round(): cannot cast {dtype} to {out.dtype} with casting rule 'same_kind'",
+                                    "out")
+        _kjarni.assign(queue, out, _kjarni.Expr(self).astype(out.dtype))
+        return out
+    if dtype == numpy.bool_ and decimals != 0:
+        # (numpy's multiply into a bool array: its casting error)
+        raise ArgumentTypeError("round(): Cannot cast ufunc 'multiply' output from dtype('float64') to dtype('bool') "
+                                "with casting rule 'same_kind'", "decimals")
+    if decimals == 0:
+        result = _rint(self, queue)
+    else:
+        work = numpy.dtype(numpy.float64) if dtype.kind in "iu" else dtype
+        with numpy.errstate(over="ignore"):
+            factor = numpy.asarray(_power_of_ten(abs(decimals))).astype(work)[()]
+        x = _kjarni.Expr(self) if dtype == work else _kjarni.Expr(self).astype(work)
+        # (each step evaluated: numpy rounds each in the float type)
+        scaled = _algorithms.evaluate(queue, x * factor if decimals > 0 else x / factor)
+        scaled.queue = queue
+        rounded = _rint(scaled, queue)
+        back = _kjarni.Expr(rounded) / factor if decimals > 0 else _kjarni.Expr(rounded) * factor
+        result = _algorithms.evaluate(queue, back if dtype == work else back.astype(dtype))
+        result.queue = queue
+    if out is None:
+        return result
+    _kjarni.assign(queue, _checked_out(self, out, numpy.dtype(result.dtype)), result)
+    return out
+
+
+def _refuse_out(dtype, out):
+    """An integer array rounded to negative decimals into out=: numpy computes its float64 steps into
+    out (an integer out: its casting TypeError); kjarni takes no out there."""
+    raise ArgumentTypeError(f"round() on kjarni arrays takes no out for {dtype} arrays and negative decimals", "out")
+
+
+def _checked_out(self, out, dtype):
+    if not isinstance(out, Array) or tuple(out.shape) != tuple(self.shape):
+        raise ArgumentError("round(): out must be a kjarni Array of the array's shape", "out")
+    if numpy.dtype(out.dtype) != dtype:
+        # (numpy computes each step into out: in another type its steps round otherwise)
+        raise ArgumentTypeError(f"round() on kjarni arrays takes an out of the result's dtype ({dtype}) only",
+                                "out")
+    return out
+
+
+def _rint(self, queue):
+    """numpy's rint of a float or bool array (bool in numpy's float16 loop)."""
+    from . import _algorithms
     if numpy.dtype(self.dtype) == numpy.bool_:
         # (numpy rounds booleans in its float16 loop: 0.0 and 1.0 as float16)
-        from . import _algorithms
         result = _algorithms.evaluate(queue, _kjarni.Expr(self).astype(numpy.float16))
         result.queue = queue
         return result
     if numpy.dtype(self.dtype) == numpy.float16:
         # (kjarni.array_api has no float16: rounded in float32, exactly, and back)
-        from . import _algorithms
         wide = _algorithms.evaluate(queue, _kjarni.Expr(self).astype(numpy.float32))
         rounded = _standard(wide).round(wide).to_kjarni()
         result = _algorithms.evaluate(queue, _kjarni.Expr(rounded).astype(numpy.float16))
         result.queue = queue
         return result
-    return _standard(self).round(self).to_kjarni()
+    result = _standard(self).round(self).to_kjarni()
+    result.queue = queue
+    return result
 
 
 def _cumsum(self, axis=None, dtype=None, out=None):

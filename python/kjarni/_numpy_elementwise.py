@@ -1,6 +1,7 @@
 """numpy's elementwise functions on kjarni arrays that kjarni composes (isclose, allclose,
 array_equal, nan_to_num, outer, inner, fabs, angle, diff): kjarni/_numpy_common.py says what they
-share."""
+share. inner of arrays of more than one dimension is kjarni/_numpy_linalg.py's tensordot over the
+last axes."""
 
 import builtins
 
@@ -8,7 +9,7 @@ import numpy
 
 from . import _kjarni
 from .errors import ArgumentError, ArgumentTypeError
-from ._numpy_common import Expr, _queue, _evaluated, _refuse, _axes, _all_true
+from ._numpy_common import Array, Expr, _queue, _evaluated, _axes, _all_true
 from ._numpy_shapes import real, imag
 
 
@@ -59,36 +60,52 @@ def _array_equal(a1, a2, equal_nan=False):
 
 
 def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    # numpy's: NaN, +inf and -inf replaced (by default by 0 and the largest finite numbers) in a
+    # float array, in each part of a complex one; other arrays as they are.
     queue = _queue("nan_to_num", x)
     kind = numpy.dtype(x.dtype).kind
-    if kind == "c":
-        _refuse("nan_to_num", "complex array")
-    if kind != "f":
+    if kind not in "fc":
         return x.copy(queue) if copy else x
-    info = numpy.finfo(x.dtype)
+    if copy:
+        x = x.copy(queue)
+    parts = (real(x), imag(x)) if kind == "c" else (x,)
+    info = numpy.finfo(parts[0].dtype)
     big = info.max if posinf is None else posinf
     small = info.min if neginf is None else neginf
-    typed = [numpy.asarray(v).astype(x.dtype)[()] for v in (nan, big, small)]  # numpy's copyto casts them
-    isinf = _kjarni._array_api.unary("isinf", x)
-    value = _kjarni.where(_kjarni._array_api.unary("isnan", x), typed[0],
-                          _kjarni.where(isinf & (Expr(x) > 0), typed[1], _kjarni.where(isinf, typed[2], x)))
-    if copy:
-        return _evaluated(queue, value)
-    _kjarni.assign(queue, x, value)
+    typed = [numpy.asarray(v).astype(parts[0].dtype)[()] for v in (nan, big, small)]  # numpy's copyto casts them
+    for part in parts:
+        isinf = _kjarni._array_api.unary("isinf", part)
+        value = _kjarni.where(_kjarni._array_api.unary("isnan", part), typed[0],
+                              _kjarni.where(isinf & (Expr(part) > 0), typed[1], _kjarni.where(isinf, typed[2], part)))
+        _kjarni.assign(queue, part, value)
+    x.queue = queue
     return x
 
 
 def _outer(a, b, out=None):
-    if out is not None:
-        _refuse("outer", "out")
-    return Expr(a.ravel().reshape(-1, 1)) * b.ravel().reshape(1, -1)
+    # numpy's: multiply(a.ravel()[:, newaxis], b.ravel()[newaxis, :], out)
+    queue = _queue("outer", a, b, out)
+    from ._numpy_linalg import _on_device
+    a, b = _on_device(queue, a), _on_device(queue, b)
+    product = Expr(a.ravel().reshape(-1, 1)) * b.ravel().reshape(1, -1)
+    if out is None:
+        return product
+    from ._numpy_polynomial import _with_out
+    return _with_out(queue, "outer", product, out)
 
 
 def _inner(a, b):
-    if getattr(a, "ndim", 0) != 1 or getattr(b, "ndim", 0) != 1:
-        _refuse("inner", "arrays of other than 1 dimension")
-    from ._numpy import _np_dot
-    return _np_dot(a, b)
+    # numpy's: a * b where either is 0-d, else the sums of products over the last axes of both (no
+    # conjugate), shaped a.shape[:-1] + b.shape[:-1].
+    queue = _queue("inner", a, b)
+    from ._numpy_linalg import _on_device, _tensordot
+    a, b = _on_device(queue, a), _on_device(queue, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return Expr(a) * b
+    if a.shape[-1] != b.shape[-1]:
+        raise ArgumentError(f"numpy.inner: shapes {tuple(a.shape)} and {tuple(b.shape)} not aligned: "
+                            f"{a.shape[-1]} (dim {a.ndim - 1}) != {b.shape[-1]} (dim {b.ndim - 1})", "b")
+    return _tensordot(a, b, ([-1], [-1]))
 
 
 def fabs(x):
@@ -117,10 +134,27 @@ def _diff(a, n=1, axis=-1, prepend=None, append=None):
         return a  # (numpy's: before it looks at the axis)
     if n < 0:
         raise ArgumentError(f"numpy.diff: order must be non-negative but got {n!r}", "n")
-    if prepend is not None or append is not None:
-        _refuse("diff", "prepend" if prepend is not None else "append")
-    queue = _queue("diff", a)
+    queue = _queue("diff", a, prepend, append)
+    if a.ndim == 0:
+        raise ArgumentError("numpy.diff requires input that is at least one dimensional", "a")
     (axis,) = _axes(axis, a.ndim, "diff")
+    if prepend is not None or append is not None:
+        # numpy's: each as an array (a Python number too), a 0-d one broadcast to one step along
+        # `axis`, concatenated before (after) a.
+        from ._numpy_linalg import _on_device
+        from ._numpy_shapes import _broadcast_to
+        from . import _algorithms
+
+        def operand(value):
+            value = _on_device(queue, value if isinstance(value, (Array, Expr)) else numpy.asanyarray(value))
+            if value.ndim == 0:
+                value = _broadcast_to(value, tuple(1 if k == axis else m for k, m in enumerate(a.shape)))
+            return value
+        combined = ([operand(prepend)] if prepend is not None else []) + [a] + \
+            ([operand(append)] if append is not None else [])
+        dtype = numpy.result_type(*(v.dtype for v in combined))
+        a = _algorithms.concatenate(queue, [_on_device(queue, v, dtype) for v in combined], axis)
+        a.queue = queue
     for _ in range(n):
         upper = a[tuple(slice(1, None) if k == axis else slice(None) for k in range(a.ndim))]
         lower = a[tuple(slice(None, -1) if k == axis else slice(None) for k in range(a.ndim))]

@@ -11,7 +11,7 @@ import numpy
 
 from . import _kjarni
 from .errors import ArgumentError, ArgumentTypeError
-from ._numpy_common import Array, Expr, _queue, _evaluated, _axes, _new_like, _all_true
+from ._numpy_common import Array, Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true
 from ._numpy_shapes import _diagonal, _strided, real, imag
 
 
@@ -321,11 +321,345 @@ def _convolve(a, v, mode="full"):
     return _correlation(queue, a, v[::-1], _mode(mode))[0]
 
 
+# ---- numpy.linalg's array API functions, norms, multi_dot, matrix_power ------------------------------
+
+class LinAlgError(ArgumentError, numpy.linalg.LinAlgError):
+    """numpy's LinAlgError (a ValueError), as kjarni's ArgumentError naming the argument."""
+
+
+def _linalg_matmul(x1, x2, /):
+    # numpy's matmul: kjarni's BLAS through @ (bool as counts, float16 in float32: _matmul).
+    queue = _queue("linalg.matmul", x1, x2)
+    x1, x2 = _on_device(queue, x1), _on_device(queue, x2)
+    for k, x in enumerate((x1, x2)):
+        if x.ndim == 0:
+            raise ArgumentError(f"matmul: Input operand {k} does not have enough dimensions (has 0, gufunc core with "
+                                "signature (n?,k),(k,m?)->(n?,m?) requires 1)", f"x{k + 1}")
+    return _matmul(queue, x1, x2)
+
+
+def _linalg_matrix_transpose(x, /):
+    from ._numpy_shapes import _matrix_transpose
+    return _matrix_transpose(x)
+
+
+def _linalg_outer(x1, x2, /):
+    queue = _queue("linalg.outer", x1, x2)
+    x1, x2 = _on_device(queue, x1), _on_device(queue, x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ArgumentError(f"numpy.linalg.outer: Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} "
+                            f"and x2.ndim={x2.ndim}.", "x1" if x1.ndim != 1 else "x2")
+    from ._numpy_elementwise import _outer
+    return _outer(x1, x2)
+
+
+def _linalg_tensordot(x1, x2, /, *, axes=2):
+    return _tensordot(x1, x2, axes)
+
+
+def _linalg_trace(x, /, *, offset=0, dtype=None):
+    from ._numpy_statistics import _trace
+    return _trace(x, offset, -2, -1, dtype)
+
+
+def _linalg_diagonal(x, /, *, offset=0):
+    diagonal = _diagonal(x, offset, -2, -1)
+    diagonal.queue = _queue("linalg.diagonal", x)
+    return diagonal
+
+
+def _linalg_cross(x1, x2, /, *, axis=-1):
+    queue = _queue("linalg.cross", x1, x2)
+    x1, x2 = _on_device(queue, x1), _on_device(queue, x2)
+    try:
+        n1, n2 = x1.shape[axis], x2.shape[axis]
+    except IndexError:
+        raise IndexError("numpy.linalg.cross: tuple index out of range") from None
+    if n1 != 3 or n2 != 3:
+        raise ArgumentError("numpy.linalg.cross: Both input arrays must be (arrays of) 3-dimensional vectors, but "
+                            f"they are {n1} and {n2} dimensional instead.", "x1" if n1 != 3 else "x2")
+    from ._numpy_calculus import _cross
+    return _cross(x1, x2, axis=axis)
+
+
+def _finished(queue, value):
+    value = _evaluated(queue, value)
+    value.queue = queue
+    return value
+
+
+def _reduced(queue, name, x, axis, keepdims=False):
+    """kjarni's reduction `name` (sum, max, min) of the Array or Expr x over `axis`."""
+    from . import _algorithms
+    x = _finished(queue, x)
+    if name == "sum":
+        result = _algorithms.sum(queue, x, axis, None, keepdims)
+    else:
+        result = getattr(_algorithms, name)(queue, x, axis, keepdims)
+    result.queue = queue
+    return result
+
+
+def _max_from_zero(queue, x, axis, keepdims=False):
+    """numpy's max(x, axis, initial=0) of magnitudes: 0 over an empty axis."""
+    x = _finished(queue, x)
+    if x.shape[axis] == 0:
+        shape = tuple(1 if k == axis else n for k, n in enumerate(x.shape)) if keepdims else \
+            tuple(n for k, n in enumerate(x.shape) if k != axis)
+        return _new_like("linalg.norm", x, None, shape, 0)
+    return _finished(queue, _kjarni.maximum(_reduced(queue, "max", x, axis, keepdims), 0))
+
+
+def _norm(x, ord=None, axis=None, keepdims=False):
+    # numpy's linalg.norm, step by step: x in a float type (integers as float64); no ord and no axis
+    # (or 'fro' of a matrix, 2 of a vector) sqrt of the sum of squares of everything; over one axis
+    # max / min / count of nonzeros / sum of |x|, or (sum |x|**ord) ** (1 / ord); over two axes
+    # the largest or smallest row or column sum of |x|, or Frobenius'. The 2, -2 and nuclear
+    # norms of matrices need singular values, which kjarni does not compute: refused.
+    queue = _queue("linalg.norm", x)
+    x = _on_device(queue, x)
+    if numpy.dtype(x.dtype).kind not in "fc":
+        x = _on_device(queue, x, numpy.float64)
+    nd = x.ndim
+    if axis is None and (ord is None or (isinstance(ord, str) and ord in ("f", "fro") and nd == 2)
+                         or (not isinstance(ord, str) and ord == 2 and nd == 1)):
+        from . import _algorithms
+        flat = _algorithms.reshape(queue, x, (-1,))
+        squares = _sum_of_squares(queue, flat, 0, False)
+        result = _finished(queue, _kjarni.sqrt(squares))
+        return result.reshape((1,) * nd) if keepdims else result
+    if axis is None:
+        axis = tuple(range(nd))
+    elif not isinstance(axis, tuple):
+        try:
+            axis = int(axis)
+        except Exception as e:
+            raise ArgumentTypeError("numpy.linalg.norm: 'axis' must be None, an integer or a tuple of integers",
+                                    "axis") from e
+        axis = (axis,)
+    text = isinstance(ord, str)
+    if len(axis) == 1:
+        (ax,) = _axes(axis, nd, "linalg.norm")
+        magnitude = _kjarni.absolute(x)
+        if not text and ord == numpy.inf:
+            return _max_from_zero(queue, magnitude, ax, keepdims)
+        if not text and ord == -numpy.inf:
+            return _reduced(queue, "min", magnitude, ax, keepdims)
+        if not text and ord == 0:
+            return _reduced(queue, "sum", (Expr(x) != 0).astype(numpy.dtype(real(x).dtype)), ax, keepdims)
+        if not text and ord == 1:
+            return _reduced(queue, "sum", magnitude, ax, keepdims)
+        if ord is None or (not text and ord == 2):
+            return _finished(queue, _kjarni.sqrt(_sum_of_squares(queue, x, ax, keepdims)))
+        if text:
+            raise ArgumentError(f"numpy.linalg.norm: Invalid norm order '{ord}' for vectors", "ord")
+        absx = _finished(queue, magnitude)
+        powered = absx ** ord  # (numpy's absx **= ord: the operator's shortcuts, cast back in place)
+        if numpy.dtype(powered.dtype) != numpy.dtype(absx.dtype):
+            powered = Expr(powered).astype(absx.dtype)
+        ret = _reduced(queue, "sum", powered, ax, keepdims)
+        exponent = numpy.reciprocal(ord, dtype=numpy.dtype(ret.dtype))
+        return _finished(queue, _power(ret, exponent))
+    if len(axis) == 2:
+        row_axis, col_axis = (_axes(a, nd, "linalg.norm")[0] for a in axis)
+        if row_axis == col_axis:
+            raise ArgumentError("numpy.linalg.norm: Duplicate axes given.", "axis")
+        if (not text and ord in (2, -2)) or ord == "nuc":
+            _refuse("linalg.norm", f"ord={ord!r} of matrices (it needs singular values)")
+        magnitude = _kjarni.absolute(x)
+        if not text and ord in (1, -1):
+            sums = _reduced(queue, "sum", magnitude, row_axis)
+            col_axis -= 1 if col_axis > row_axis else 0
+            ret = _max_from_zero(queue, sums, col_axis) if ord == 1 else _reduced(queue, "min", sums, col_axis)
+        elif not text and ord in (numpy.inf, -numpy.inf):
+            sums = _reduced(queue, "sum", magnitude, col_axis)
+            row_axis -= 1 if row_axis > col_axis else 0
+            ret = _max_from_zero(queue, sums, row_axis) if ord > 0 else _reduced(queue, "min", sums, row_axis)
+        elif ord is None or ord in ("fro", "f"):
+            ret = _finished(queue, _kjarni.sqrt(_sum_of_squares(queue, x, (row_axis, col_axis), False)))
+        else:
+            raise ArgumentError("numpy.linalg.norm: Invalid norm order for matrices.", "ord")
+        if keepdims:
+            shape = list(x.shape)
+            shape[axis[0]] = 1
+            shape[axis[1]] = 1
+            ret = ret.reshape(shape)
+            ret.queue = queue
+        return ret
+    raise ArgumentError("numpy.linalg.norm: Improper number of dimensions to norm.", "axis")
+
+
+def _sum_of_squares(queue, x, axis, keepdims):
+    """numpy's add.reduce((x.conj() * x).real) over `axis`, in x's real float type."""
+    if numpy.dtype(x.dtype).kind == "c":
+        re, im = Expr(real(x)), Expr(imag(x))
+        squares = re * re + im * im
+    else:
+        squares = Expr(x) * x
+    return _reduced(queue, "sum", squares, axis, keepdims)
+
+
+def _power(a, b):
+    from ._numpy import _UFUNCS
+    return _UFUNCS["power"](a, b)
+
+
+def _vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    # numpy's: x flattened (axis None) or its axes moved first and merged (a tuple), norm over axis 0
+    # (or the one axis), the reduced axes kept as 1s on request.
+    queue = _queue("linalg.vector_norm", x)
+    x = _on_device(queue, x)
+    shape = list(x.shape)
+    from . import _algorithms
+    if axis is None:
+        x = _algorithms.reshape(queue, x, (-1,))
+        x.queue = queue
+        _axis = 0
+    elif isinstance(axis, tuple):
+        normalized = _axes(axis, x.ndim, "linalg.vector_norm")
+        rest = tuple(i for i in range(x.ndim) if i not in normalized)
+        moved = x.transpose(list(normalized) + list(rest))
+        x = _algorithms.reshape(queue, moved, (math.prod(x.shape[i] for i in normalized),
+                                               *[x.shape[i] for i in rest]))
+        x.queue = queue
+        _axis = 0
+    else:
+        _axis = axis
+    res = _norm(x, axis=_axis, ord=ord)
+    if keepdims:
+        for i in _axes(range(len(shape)) if axis is None else axis, len(shape), "linalg.vector_norm"):
+            shape[i] = 1
+        res = res.reshape(tuple(shape))
+        res.queue = queue
+    return res
+
+
+def _matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    return _norm(x, axis=(-2, -1), keepdims=keepdims, ord=ord)
+
+
+def _dot(queue, a, b):
+    """numpy's dot of two matrices (kjarni's BLAS: _matmul)."""
+    return _matmul(queue, a, b)
+
+
+def _chain_order(shapes):
+    """numpy's matrix chain order for multi_dot: split[i][j] is where the cheapest product of
+    matrices i..j splits (the first of equal costs)."""
+    n = len(shapes)
+    p = [s[0] for s in shapes] + [shapes[-1][1]]
+    cost = [[0.0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + float(p[i] * p[k + 1] * p[j + 1])
+                if q < cost[i][j]:
+                    cost[i][j] = q
+                    split[i][j] = k
+    return split
+
+
+def _multi_dot(arrays, *, out=None):
+    # numpy's: two arrays are dot; more, a first and a last 1-d array as a row and a column, all
+    # 2-d, multiplied in numpy's order (its cost formula for three, the matrix chain order for more),
+    # the result raveled (or its one element) where an end was 1-d.
+    arrays = list(arrays)
+    n = len(arrays)
+    if n < 2:
+        raise ArgumentError("numpy.linalg.multi_dot: Expecting at least two arrays.", "arrays")
+    queue = _queue("linalg.multi_dot", *arrays)
+    arrays = [_on_device(queue, a) for a in arrays]
+    if n == 2:
+        from ._numpy import _np_dot
+        return _np_dot(arrays[0], arrays[1], out=out)
+    ndim_first, ndim_last = arrays[0].ndim, arrays[-1].ndim
+    if ndim_first == 1:
+        arrays[0] = arrays[0].reshape(1, -1)
+    if ndim_last == 1:
+        arrays[-1] = arrays[-1].reshape(-1, 1)
+    for a in arrays:
+        if a.ndim != 2:
+            raise LinAlgError(f"numpy.linalg.multi_dot: {a.ndim}-dimensional array given. Array must be "
+                              "two-dimensional", "arrays")
+    if out is not None and (ndim_first == 1 or ndim_last == 1):
+        _refuse("linalg.multi_dot", "out with a 1-d first or last array")
+    if n == 3:
+        A, B, C = arrays
+        a0, a1b0 = A.shape
+        b1c0, c1 = C.shape
+        if a0 * b1c0 * (a1b0 + c1) < a1b0 * c1 * (a0 + b1c0):
+            result = _dot(queue, _dot(queue, A, B), C)
+        else:
+            result = _dot(queue, A, _dot(queue, B, C))
+    else:
+        split = _chain_order([tuple(a.shape) for a in arrays])
+
+        def product(i, j):
+            if i == j:
+                return arrays[i]
+            return _dot(queue, product(i, split[i][j]), product(split[i][j] + 1, j))
+        result = product(0, n - 1)
+    if out is not None:
+        if not isinstance(out, Array) or tuple(out.shape) != tuple(result.shape) or out.dtype != result.dtype:
+            raise ArgumentError("numpy.linalg.multi_dot: output array is not acceptable (must have the right datatype, "
+                                "number of dimensions, and be a C-Array)", "out")
+        _kjarni.assign(queue, out, result)
+        return out
+    result.queue = queue
+    if ndim_first == 1 and ndim_last == 1:
+        return result.reshape(())
+    if ndim_first == 1 or ndim_last == 1:
+        return result.reshape(-1)
+    return result
+
+
+def _matrix_power(a, n):
+    # numpy's: a stack of square matrices; n = 0 the identity, 1 a itself, 2 and 3 the products,
+    # more by squaring (the bits of n from the least significant). A negative n needs an inverse,
+    # which kjarni does not compute: refused.
+    queue = _queue("linalg.matrix_power", a)
+    a = _on_device(queue, a)
+    if a.ndim < 2:
+        raise LinAlgError(f"numpy.linalg.matrix_power: {a.ndim}-dimensional array given. Array must be at least "
+                          "two-dimensional", "a")
+    if a.shape[-1] != a.shape[-2]:
+        raise LinAlgError("numpy.linalg.matrix_power: Last 2 dimensions of the array must be square", "a")
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise ArgumentTypeError("numpy.linalg.matrix_power: exponent must be an integer", "n") from e
+    if n == 0:
+        identity = _new_like("linalg.matrix_power", a, None, None, 0)
+        _diagonal(identity, 0, -2, -1).fill(1, queue)
+        return identity
+    if n < 0:
+        _refuse("linalg.matrix_power", "negative n (it needs the inverse)")
+    if n == 1:
+        return a
+    if n == 2:
+        return _matmul(queue, a, a)
+    if n == 3:
+        return _matmul(queue, _matmul(queue, a, a), a)
+    z = result = None
+    while n > 0:
+        z = a if z is None else _matmul(queue, z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else _matmul(queue, result, z)
+    return result
+
+
 def functions():
     """numpy's function object -> its composition here (those numpy has)."""
     table = {"tensordot": _tensordot, "cov": _cov, "corrcoef": _corrcoef, "correlate": _correlate,
              "convolve": _convolve}
     found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
-    if hasattr(numpy.linalg, "vecdot"):
-        found[numpy.linalg.vecdot] = _vecdot
+    linalg = {"vecdot": _vecdot, "matmul": _linalg_matmul, "matrix_transpose": _linalg_matrix_transpose,
+              "outer": _linalg_outer, "tensordot": _linalg_tensordot, "trace": _linalg_trace,
+              "diagonal": _linalg_diagonal, "cross": _linalg_cross, "norm": _norm, "vector_norm": _vector_norm,
+              "matrix_norm": _matrix_norm, "multi_dot": _multi_dot, "matrix_power": _matrix_power}
+    found.update({getattr(numpy.linalg, name): f for name, f in linalg.items() if hasattr(numpy.linalg, name)})
     return found
