@@ -562,6 +562,18 @@ def _chain_order(shapes):
     return split
 
 
+def _into(queue, result, out):
+    """numpy's dot(..., out=out): out of the result's dtype and shape, or its ValueError."""
+    if out is None:
+        result.queue = queue
+        return result
+    if not isinstance(out, Array) or tuple(out.shape) != tuple(result.shape) or out.dtype != result.dtype:
+        raise ArgumentError("numpy.linalg.multi_dot: output array is not acceptable (must have the right datatype, "
+                            "number of dimensions, and be a C-Array)", "out")
+    _kjarni.assign(queue, out, result)
+    return out
+
+
 def _multi_dot(arrays, *, out=None):
     # numpy's: two arrays are dot; more, a first and a last 1-d array as a row and a column, all
     # 2-d, multiplied in numpy's order (its cost formula for three, the matrix chain order for more),
@@ -572,10 +584,12 @@ def _multi_dot(arrays, *, out=None):
         raise ArgumentError("numpy.linalg.multi_dot: Expecting at least two arrays.", "arrays")
     queue = _queue("linalg.multi_dot", *arrays)
     arrays = [_on_device(queue, a) for a in arrays]
-    if n == 2:
-        from ._numpy import _np_dot
-        return _np_dot(arrays[0], arrays[1], out=out)
     ndim_first, ndim_last = arrays[0].ndim, arrays[-1].ndim
+    if n == 2:
+        if not (1 <= ndim_first <= 2 and 1 <= ndim_last <= 2):
+            from ._numpy import _np_dot
+            return _np_dot(arrays[0], arrays[1], out=out)  # (numpy's dot of other dimensions: refused there)
+        return _into(queue, _dot(queue, arrays[0], arrays[1]), out)
     if ndim_first == 1:
         arrays[0] = arrays[0].reshape(1, -1)
     if ndim_last == 1:
@@ -603,11 +617,7 @@ def _multi_dot(arrays, *, out=None):
             return _dot(queue, product(i, split[i][j]), product(split[i][j] + 1, j))
         result = product(0, n - 1)
     if out is not None:
-        if not isinstance(out, Array) or tuple(out.shape) != tuple(result.shape) or out.dtype != result.dtype:
-            raise ArgumentError("numpy.linalg.multi_dot: output array is not acceptable (must have the right datatype, "
-                                "number of dimensions, and be a C-Array)", "out")
-        _kjarni.assign(queue, out, result)
-        return out
+        return _into(queue, result, out)
     result.queue = queue
     if ndim_first == 1 and ndim_last == 1:
         return result.reshape(())

@@ -317,6 +317,8 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     if dt.kind not in "fc":
         dt = numpy.result_type(dt, 0.0)
     integer_dtype = dtype is not None and numpy.issubdtype(dtype, numpy.integer)
+    if integer_dtype and dt.kind == "c":
+        raise ArgumentTypeError("numpy.linspace: ufunc 'floor' not supported for complex values", "dtype")
     dtype = dt if dtype is None else numpy.dtype(dtype)
     delta = _finished(queue, Expr(_typed(stop, dt)) - _typed(start, dt))
     y = Array.from_host(queue, numpy.arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim))
