@@ -475,6 +475,14 @@ def _polyder(p, m=1):
     for _ in range(m):
         n = _length("polyder", p) - 1
         p = _finished(queue, Expr(p[:-1]) * _descending(queue, n))
+    # (numpy's recursion makes one product more than it returns, m = 0 too: its errors, for a 0-d
+    # p or rows that do not broadcast with the factors)
+    n = _length("polyder", p) - 1
+    try:
+        numpy.broadcast_shapes((builtins.max(n, 0),) + tuple(p.shape[1:]), (builtins.max(n, 0),))
+    except ValueError:
+        raise ArgumentError(f"numpy.polyder: operands could not be broadcast together with shapes "
+                            f"{(builtins.max(n, 0),) + tuple(p.shape[1:])} ({builtins.max(n, 0)},)", "p") from None
     return p
 
 
