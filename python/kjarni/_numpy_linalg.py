@@ -439,6 +439,8 @@ def _norm(x, ord=None, axis=None, keepdims=False):
         axis = (axis,)
     text = isinstance(ord, str)
     if len(axis) == 1:
+        if text:  # (numpy's: before the reductions look at the axis)
+            raise ArgumentError(f"numpy.linalg.norm: Invalid norm order '{ord}' for vectors", "ord")
         (ax,) = _axes(axis, nd, "linalg.norm")
         magnitude = _kjarni.absolute(x)
         if not text and ord == numpy.inf:
@@ -451,8 +453,6 @@ def _norm(x, ord=None, axis=None, keepdims=False):
             return _reduced(queue, "sum", magnitude, ax, keepdims)
         if ord is None or (not text and ord == 2):
             return _finished(queue, _kjarni.sqrt(_sum_of_squares(queue, x, ax, keepdims)))
-        if text:
-            raise ArgumentError(f"numpy.linalg.norm: Invalid norm order '{ord}' for vectors", "ord")
         absx = _finished(queue, magnitude)
         powered = absx ** ord  # (numpy's absx **= ord: the operator's shortcuts, cast back in place)
         if numpy.dtype(powered.dtype) != numpy.dtype(absx.dtype):

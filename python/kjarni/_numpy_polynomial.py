@@ -419,6 +419,9 @@ def _polyadd_or_sub(what, subtract):
         # numpy's: the shorter one given leading zeros of its dtype, then added (subtracted).
         queue = _queue(what, a1, a2)
         a1, a2 = _polynomial(queue, what, a1), _polynomial(queue, what, a2)
+        if subtract and numpy.result_type(a1.dtype, a2.dtype) == numpy.bool_:
+            # (numpy's subtract refuses booleans whatever the shapes)
+            raise ArgumentTypeError("numpy.polysub: numpy boolean subtract, the `-` operator, is not supported", "a1")
         diff = a2.shape[0] - a1.shape[0]
         from . import _algorithms
         if diff > 0:
@@ -567,9 +570,15 @@ def _poly(seq_of_zeros):
 # ---- packbits, unpackbits ---------------------------------------------------------------------------------
 
 def _bitorder(what, bitorder):
-    if bitorder not in ("big", "little"):
-        raise ArgumentError(f"numpy.{what}: 'order' must be either 'little' or 'big'", "bitorder")
-    return bitorder
+    """numpy's: a str (TypeError otherwise), 'little' or 'big' for packbits, any word beginning
+    with 'l' or 'b' for unpackbits (ValueError otherwise); checked before the array's dtype."""
+    if not isinstance(bitorder, str):
+        raise ArgumentTypeError(f"numpy.{what}: bitorder must be str, not {type(bitorder).__name__}", "bitorder")
+    if what == "packbits" and bitorder not in ("big", "little"):
+        raise ArgumentError("numpy.packbits: 'order' must be either 'little' or 'big'", "bitorder")
+    if what == "unpackbits" and bitorder[:1] not in ("b", "l"):
+        raise ArgumentError("numpy.unpackbits: 'order' must begin with 'l' or 'b'", "bitorder")
+    return "big" if bitorder[0] == "b" else "little"
 
 
 def _bit_axis(queue, what, a, axis):
@@ -597,9 +606,9 @@ def _packbits(a, /, axis=None, bitorder="big"):
     # the first the most significant bit (the least for bitorder 'little').
     queue = _queue("packbits", a)
     a = _on_device(queue, a)
+    bitorder = _bitorder("packbits", bitorder)
     if numpy.dtype(a.dtype).kind not in "biu":
         raise ArgumentTypeError("numpy.packbits: Expected an input array of integer or boolean data type", "a")
-    bitorder = _bitorder("packbits", bitorder)
     a, ax = _bit_axis(queue, "packbits", a, axis)
     n = a.shape[ax]
     m = (n + 7) // 8
@@ -624,9 +633,9 @@ def _unpackbits(a, /, axis=None, count=None, bitorder="big"):
     # past the end: zeros).
     queue = _queue("unpackbits", a)
     a = _on_device(queue, a)
+    bitorder = _bitorder("unpackbits", bitorder)
     if numpy.dtype(a.dtype) != numpy.uint8:
         raise ArgumentTypeError("numpy.unpackbits: Expected an input array of unsigned byte data type", "a")
-    bitorder = _bitorder("unpackbits", bitorder)
     a, ax = _bit_axis(queue, "unpackbits", a, axis)
     n = a.shape[ax]
     shape = tuple(a.shape)

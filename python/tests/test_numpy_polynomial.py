@@ -387,6 +387,7 @@ def test_packbits_and_unpackbits_as_numpy(queue, rng):
                    {"axis": 0, "count": 0, "bitorder": "little"}, {"bitorder": "little", "count": -1}]:
         same(queue, numpy.unpackbits(du, **kwargs), numpy.unpackbits(u, **kwargs))
     same(queue, numpy.unpackbits(du[::-1, 1:], axis=0), numpy.unpackbits(u[::-1, 1:], axis=0))
+    same(queue, numpy.unpackbits(du, bitorder="lsb"), numpy.unpackbits(u, bitorder="lsb"))  # (its first letter)
     same(queue, numpy.unpackbits(device(queue, numpy.uint8(200))), numpy.unpackbits(numpy.uint8(200)))
     same(queue, numpy.unpackbits(device(queue, numpy.uint8(200)), axis=0),
          numpy.unpackbits(numpy.array(200, numpy.uint8), axis=0))
@@ -394,7 +395,9 @@ def test_packbits_and_unpackbits_as_numpy(queue, rng):
     for call in [lambda x: numpy.packbits(x.astype(float)), lambda x: numpy.packbits(x, bitorder="middle"),
                  lambda x: numpy.packbits(x, axis=2), lambda x: numpy.unpackbits(x),
                  lambda x: numpy.unpackbits(x.astype(numpy.uint8), count=-49),
-                 lambda x: numpy.unpackbits(x.astype(numpy.uint8), axis=-3)]:
+                 lambda x: numpy.unpackbits(x.astype(numpy.uint8), axis=-3), lambda x: numpy.unpackbits(x, bitorder="x"),
+                 lambda x: numpy.packbits(x, bitorder=None), lambda x: numpy.packbits(x, bitorder="b"),
+                 lambda x: numpy.unpackbits(x.astype(numpy.uint8), bitorder="Big")]:
         raises_as_numpy(lambda: call(x), lambda: call(device(queue, x)))
 
 

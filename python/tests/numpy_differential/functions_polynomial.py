@@ -318,7 +318,7 @@ def gen_bits(rng):
     if rng.random() < 0.6:
         options.append(f"axis={_random_axis(rng, len(shape))}")
     if rng.random() < 0.3:
-        options.append(f"bitorder={pick(rng, ['little', 'big', 'little', 'x'])!r}")
+        options.append(f"bitorder={pick(rng, ['little', 'big', 'little', 'x', 'b', 'lsb'])!r}")
     if name == "unpackbits" and rng.random() < 0.4 and 0 not in shape:
         # (numpy 2.4's unpackbits of an empty array with a count past its end leaves those elements
         # uninitialized; kjarni's are 0: not drawn)
