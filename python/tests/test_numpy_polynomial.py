@@ -267,7 +267,8 @@ def test_logspace_and_geomspace_as_numpy(queue, rng):
     for dtype in [numpy.float64, numpy.float32]:
         start, stop = random(rng, (3,), dtype) / 3, random(rng, (3,), dtype) / 3
         ds, dp = device(queue, start), device(queue, stop)
-        for num, kwargs in [(6, {}), (5, {"endpoint": False, "base": 2.0}), (4, {"axis": 1}), (3, {"dtype": numpy.float32}),
+        for num, kwargs in [(6, {}), (5, {"endpoint": False, "base": 2.0}), (4, {"axis": 1}),
+                            (3, {"dtype": numpy.float32}),
                             (4, {"base": numpy.array([2.0, 3.0, 0.5]), "axis": 1})]:
             want = numpy.logspace(start, stop, num, **kwargs)
             base = kwargs.get("base")
@@ -347,7 +348,8 @@ def test_polynomial_arithmetic_as_numpy(queue, rng):
         raises_as_numpy(lambda: f(p[0]), lambda: f(dp[0]))
     raises_as_numpy(lambda: numpy.polymul(p, numpy.ones((2, 2))),
                     lambda: numpy.polymul(dp, device(queue, numpy.ones((2, 2)))))
-    raises_as_numpy(lambda: numpy.polyadd(numpy.ones((2, 2)), p), lambda: numpy.polyadd(device(queue, numpy.ones((2, 2))), dp))
+    raises_as_numpy(lambda: numpy.polyadd(numpy.ones((2, 2)), p),
+                    lambda: numpy.polyadd(device(queue, numpy.ones((2, 2))), dp))
 
 
 def test_poly_as_numpy(queue, rng):
@@ -395,7 +397,8 @@ def test_packbits_and_unpackbits_as_numpy(queue, rng):
     for call in [lambda x: numpy.packbits(x.astype(float)), lambda x: numpy.packbits(x, bitorder="middle"),
                  lambda x: numpy.packbits(x, axis=2), lambda x: numpy.unpackbits(x),
                  lambda x: numpy.unpackbits(x.astype(numpy.uint8), count=-49),
-                 lambda x: numpy.unpackbits(x.astype(numpy.uint8), axis=-3), lambda x: numpy.unpackbits(x, bitorder="x"),
+                 lambda x: numpy.unpackbits(x.astype(numpy.uint8), axis=-3),
+                 lambda x: numpy.unpackbits(x, bitorder="x"),
                  lambda x: numpy.packbits(x, bitorder=None), lambda x: numpy.packbits(x, bitorder="b"),
                  lambda x: numpy.unpackbits(x.astype(numpy.uint8), bitorder="Big")]:
         raises_as_numpy(lambda: call(x), lambda: call(device(queue, x)))
@@ -427,7 +430,8 @@ def test_linalg_array_api_functions_as_numpy(queue, rng):
         same(queue, numpy.linalg.matrix_transpose(da), numpy.linalg.matrix_transpose(a))
         same(queue, numpy.linalg.outer(da[0, 1], db[::-1, 2]), numpy.linalg.outer(a[0, 1], b[::-1, 2]))
         want = numpy.linalg.tensordot(a, b, axes=1)
-        same(queue, numpy.linalg.tensordot(da, db, axes=1), want, products_bound(want, numpy.tensordot(mag(a), mag(b), 1), 4))
+        same(queue, numpy.linalg.tensordot(da, db, axes=1), want,
+             products_bound(want, numpy.tensordot(mag(a), mag(b), 1), 4))
         for offset in (0, 1, -1):
             if dtype != numpy.bool_:
                 want = numpy.linalg.trace(a, offset=offset)
