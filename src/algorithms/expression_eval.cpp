@@ -354,6 +354,14 @@ void run(const Queue& queue, const Array& out, const Expr& expression) {
 void check_weak_fill(const detail::ExprNode& node, const DType& dtype);
 Expr typed_fill_value(const Expr& value, const DType& dtype);
 
+// A non-finite float filled into an integer array: Python's int(x) raises ValueError for NaN and
+// OverflowError for the infinities, as numpy's setitem does through it.
+[[noreturn]] void refuse_non_finite_fill(double x, const DType& dtype) {
+    const std::string reason = fmt::format("fill: {} does not convert to {}", x, dtype.name());
+    if (std::isnan(x)) throw ArgumentError("value", reason + " (numpy raises ValueError)");
+    throw ScalarOverflowError("value", reason + " (numpy raises OverflowError)");
+}
+
 // numpy 2's `a[...] = x` for a Python scalar x (kjarni's weak scalars) into an array of another
 // kind: a complex into a real or integer array is a TypeError; into an integer array, a float
 // goes through int(x) (NaN a ValueError, infinities an OverflowError), and the integer must fit
@@ -398,9 +406,7 @@ Expr typed_fill_value(const Expr& value, const DType& dtype) {
     converted.kind = Kind::signed_integer;
     if (v.kind == Kind::floating) {
         const double x = v.c.real();
-        if (!std::isfinite(x))
-            throw ArgumentError("value", fmt::format("fill: {} does not convert to {} (numpy raises {})", x,
-                                                     dtype.name(), std::isnan(x) ? "ValueError" : "OverflowError"));
+        if (!std::isfinite(x)) refuse_non_finite_fill(x, dtype);
         const double whole = std::trunc(x);  // the bounds are powers of two: exact
         const double bound = static_cast<double>(limit);
         fits = whole >= -bound && whole < bound;
@@ -430,7 +436,7 @@ void check_weak_fill(const detail::ExprNode& node, const DType& dtype) {
     if (dtype.kind() == DType::Kind::bool_) return;
     const detail::ScalarValue& v = node.value;
     if (*node.weak == detail::WeakKind::complex && !is_complex(dtype))
-        throw ArgumentError(
+        throw ArgumentTypeError(
             "value", fmt::format("fill: the complex value ({}, {}) does not convert to {} (numpy raises TypeError "
                                  "for a Python complex): take its real part first",
                                  v.c.real(), v.c.imag(), dtype.name()));
@@ -443,9 +449,7 @@ void check_weak_fill(const detail::ExprNode& node, const DType& dtype) {
     std::string shown;
     if (v.kind == detail::ScalarValue::Kind::floating) {
         const double x = v.c.real();
-        if (!std::isfinite(x))
-            throw ArgumentError("value", fmt::format("fill: {} does not convert to {} (numpy raises {})", x,
-                                                     dtype.name(), std::isnan(x) ? "ValueError" : "OverflowError"));
+        if (!std::isfinite(x)) refuse_non_finite_fill(x, dtype);
         const double whole = std::trunc(x);  // Python's int(x); the bounds are powers of two, exact
         fits = whole >= (is_signed_type ? -std::ldexp(1.0, value_bits) : 0.0) && whole < std::ldexp(1.0, value_bits);
         shown = fmt::format("{} (the integer part of {})", whole, x);

@@ -52,8 +52,9 @@ void check_mask(const Array& array, const Array& mask, const char* what) {
     bool fits = mask.ndim() <= array.ndim();
     for (std::size_t k = 0; fits && k < mask.ndim(); ++k) fits = mask.shape()[k] == array.shape()[k];
     if (!fits)
-        throw ArgumentError("mask", fmt::format("{}: has shape ({}), which is not the shape of the leading axes of the "
-                                                "array's ({})",
+        throw IndexOutOfBoundsError("mask",
+                                    fmt::format("{}: has shape ({}), which is not the shape of the leading axes "
+                                                "of the array's ({})",
                                                 what, fmt::join(mask.shape(), ", "), fmt::join(array.shape(), ", ")));
 }
 

@@ -30,8 +30,8 @@ void check_same(const std::vector<std::size_t>& a_shape, const DType& a_dtype, c
         throw ArgumentError(what, fmt::format("shape ({}) does not match the array's ({})", fmt::join(b_shape, ", "),
                                               fmt::join(a_shape, ", ")));
     if (!(a_dtype == b_dtype))
-        throw ArgumentError(what, fmt::format("has dtype {}, the array {}: copies do not convert (use astype)",
-                                              b_dtype.name(), a_dtype.name()));
+        throw ArgumentTypeError(what, fmt::format("has dtype {}, the array {}: copies do not convert (use astype)",
+                                                  b_dtype.name(), a_dtype.name()));
 }
 
 /// Where set() stages the source of an overlapping copy: one pool per context, freed with it.

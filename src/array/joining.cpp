@@ -23,8 +23,8 @@ std::vector<std::size_t> joined_shape(const Queue& queue, const std::vector<Arra
         if (!(a.device().context() == queue.device().context()))
             throw ArgumentError(name, "belongs to another context than the queue (transfer() it first)");
         if (a.dtype() != first.dtype())
-            throw ArgumentError(name, fmt::format("has dtype {}, arrays[0] has {} (convert with astype first)",
-                                                  a.dtype().name(), first.dtype().name()));
+            throw ArgumentTypeError(name, fmt::format("has dtype {}, arrays[0] has {} (convert with astype first)",
+                                                      a.dtype().name(), first.dtype().name()));
         if (a.ndim() != first.ndim())
             throw ArgumentError(name, fmt::format("has {} dimensions (shape {}), arrays[0] has {} (shape {})", a.ndim(),
                                                   shape_text(a.shape()), first.ndim(), shape_text(first.shape())));

@@ -50,15 +50,15 @@ struct Checks {
         case DType::Kind::complex64:
         case DType::Kind::complex128: break;
         default:
-            throw ArgumentError(name, "has dtype " + first.dtype().name() +
-                                          "; BLAS takes float16, float32, float64, complex64 or complex128");
+            throw ArgumentTypeError(name, "has dtype " + first.dtype().name() +
+                                              "; BLAS takes float16, float32, float64, complex64 or complex128");
         }
         array(name, first);
     }
     void array(const char* name, const Array& a) const {
         if (a.dtype().kind() != kind)
-            throw ArgumentError(name, fmt::format("has dtype {}, the other operands {}", a.dtype().name(),
-                                                  detail::kind_name(kind)));
+            throw ArgumentTypeError(name, fmt::format("has dtype {}, the other operands {}", a.dtype().name(),
+                                                      detail::kind_name(kind)));
         if (!(a.device() == queue.device()))
             throw ArgumentError(name, "lies on " + a.device().name() + ", not on the queue's device");
     }

@@ -11,7 +11,18 @@ from . import dtypes
 
 # The kjarni exceptions that answer numpy's refusal: a bad argument, or something the device or
 # API cannot do.
-TYPED_REFUSALS = {"ArgumentError", "UnsupportedError"}
+TYPED_REFUSALS = {"ArgumentError", "ArgumentTypeError", "AxisError", "IndexOutOfBoundsError", "ScalarOverflowError",
+                  "UnsupportedError"}
+
+# numpy's exception classes that code catches by name, and the kjarni classes that are them in
+# Python (kjarni/errors.py: AxisError is numpy's AxisError, so an IndexError too; ArgumentTypeError
+# a TypeError; ...). numpy's other errors (ValueError) take any refusal above.
+REFUSALS_OF = {
+    "AxisError": {"AxisError"},
+    "IndexError": {"IndexOutOfBoundsError", "AxisError"},
+    "OverflowError": {"ScalarOverflowError"},
+    "TypeError": {"ArgumentTypeError"},
+}
 
 
 @dataclass
@@ -114,7 +125,8 @@ def compare(program, kj, npy, counts):
     if nops < kops:
         return Difference("numpy_error", nops, detail=f"numpy raised {nerr['type']}: {nerr['message']}; kjarni did not",
                           numpy_error=nerr)
-    if kerr and nerr and kerr["type"] not in TYPED_REFUSALS:
+    if kerr and nerr and (kerr["type"] not in TYPED_REFUSALS or
+                          kerr["type"] not in REFUSALS_OF.get(nerr["type"], TYPED_REFUSALS)):
         return Difference("error_type", kops, detail=f"numpy raised {nerr['type']}, kjarni {kerr['type']}: {kerr['message']}",
                           kjarni_error=kerr, numpy_error=nerr)
     if kerr and nerr:

@@ -214,10 +214,12 @@ def _gen_set(gen):
 
 def _eval_set(values, op):
     dst, src = values[op["dst"]], values[op["src"]]
-    if src.data.shape != dst.data.shape or src.data.dtype != dst.data.dtype:
-        # kjarni's Array::set copies, never converts nor broadcasts (assign does): numpy's
-        # equivalent is copyto with casting="no" and equal shapes.
-        raise TypeError("set: shapes or dtypes differ")
+    # kjarni's Array::set copies, never converts nor broadcasts (assign does): numpy's equivalent is
+    # copyto with casting="no" (its TypeError) and equal shapes (a ValueError).
+    if src.data.dtype != dst.data.dtype:
+        raise TypeError("set: the dtypes differ")
+    if src.data.shape != dst.data.shape:
+        raise ValueError("set: the shapes differ")
     data, err = src.data.copy(), src.err.copy()  # numpy's a[...] = b copies overlapping b first
     dst.data[...] = data
     dst.err[...] = err

@@ -111,6 +111,16 @@ def _copy(t):
     return Tracked(np.array(t.data, copy=True), np.array(t.err, copy=True), t.shape_decided)
 
 
+def _principal_class(error):
+    """The class of numpy's exception that code catches by name, most specific first (its
+    UFuncTypeError subclasses are the TypeError they are; AxisError both a ValueError and an
+    IndexError): compare.py's REFUSALS_OF says which kjarni refusals answer it."""
+    for cls in (np.exceptions.AxisError, ZeroDivisionError, OverflowError, IndexError, TypeError):
+        if isinstance(error, cls):
+            return cls.__name__
+    return type(error).__name__
+
+
 def run_program(program, data, stop_before=None):
     """numpy's run of a program, as the runner reports kjarni's: the snapshot of every array each
     operation made or wrote (copies, taken right after it), the first error (the program stops
@@ -128,7 +138,7 @@ def run_program(program, data, stop_before=None):
             with np.errstate(all="ignore"):
                 names = OPERATIONS[op["op"]].evaluate(values, op)
         except Exception as e:  # numpy refused (any exception: kjarni must refuse too)
-            result["error"] = {"op": k, "type": type(e).__name__, "message": str(e)}
+            result["error"] = {"op": k, "type": _principal_class(e), "message": str(e)}
             break
         for n in names:
             result["snapshots"].append({"op": k, "name": n, "value": _copy(values[n])})

@@ -69,6 +69,10 @@ Json error_of(const std::exception& e) {
     else if (dynamic_cast<const UnsupportedError*>(&e)) type = "UnsupportedError";
     else if (dynamic_cast<const CompileError*>(&e)) type = "CompileError";
     else if (dynamic_cast<const LinkError*>(&e)) type = "LinkError";
+    else if (dynamic_cast<const ArgumentTypeError*>(&e)) type = "ArgumentTypeError";
+    else if (dynamic_cast<const AxisError*>(&e)) type = "AxisError";
+    else if (dynamic_cast<const IndexOutOfBoundsError*>(&e)) type = "IndexOutOfBoundsError";
+    else if (dynamic_cast<const ScalarOverflowError*>(&e)) type = "ScalarOverflowError";
     else if (dynamic_cast<const ArgumentError*>(&e)) type = "ArgumentError";
     else if (dynamic_cast<const Error*>(&e)) type = "Error";
     else if (dynamic_cast<const ProgramError*>(&e)) type = "ProgramError";
