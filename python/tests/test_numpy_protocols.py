@@ -354,8 +354,8 @@ def test_more_methods_users_expect(queue, xy, rng):
     numpy.testing.assert_allclose(numpy.var(dx, ddof=1).get(), x.astype(numpy.float64).var(ddof=1), rtol=1e-5)
     halves = numpy.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999997], numpy.float32)
     numpy.testing.assert_array_equal(kjarni.Array.from_host(queue, halves).round().get(), numpy.round(halves))
-    with pytest.raises(kjarni.ArgumentError):
-        dx.round(2)
+    # With decimals: numpy's rint(x * 10**d) / 10**d in the array's type, each step rounded alike.
+    numpy.testing.assert_array_equal(dx.round(2).get(), x.round(2))
     # cumsum in float32: each partial sum within its terms' rounding.
     partial = numpy.cumsum(x.astype(numpy.float64), axis=1)
     assert (abs(dx.cumsum(axis=1).get() - partial) <= 5 * 2**-23 * numpy.cumsum(abs(x), axis=1)).all()
@@ -572,8 +572,8 @@ def test_numpy_functions_kjarni_composes(queue, rng):
     same(numpy.cumulative_sum(di, axis=1), numpy.cumulative_sum(i, axis=1))
     with pytest.raises(kjarni.ArgumentTypeError, match="include_initial"):
         numpy.cumulative_sum(di, axis=1, include_initial=True)
-    with pytest.raises(kjarni.ArgumentTypeError, match="ord"):
-        numpy.linalg.norm(dx, ord=1)
+    # ord=1 of a matrix: the largest column sum of magnitudes (float32 sums: n roundings).
+    numpy.testing.assert_allclose(numpy.linalg.norm(dx, ord=1).get(), numpy.linalg.norm(x, ord=1), rtol=1e-5)
 
 
 def test_numpy_sorting_and_searching_on_kjarni_arrays(queue, rng):
@@ -619,8 +619,7 @@ def test_numpy_sorting_and_searching_on_kjarni_arrays(queue, rng):
     same(numpy.flip(df, axis=1), numpy.flip(f, axis=1))
     same(numpy.diff(di, n=2), numpy.diff(i, n=2))
     same(numpy.diff(db, axis=0), numpy.diff(b, axis=0))
-    with pytest.raises(kjarni.ArgumentTypeError, match="prepend"):
-        numpy.diff(di, prepend=0)
+    same(numpy.diff(di, prepend=0), numpy.diff(i, prepend=0))
     # take with host indices, roll, the flips and quarter turns (views), argwhere, inner, fabs, around.
     same(numpy.take(di, [3, 0, 3], axis=1), numpy.take(i, [3, 0, 3], axis=1))
     same(numpy.take(df, 5), numpy.take(f, 5))
@@ -847,10 +846,9 @@ def test_float16_sorts_and_rounds_as_numpy(queue, rng):
 
 def test_refused_options_are_argument_type_errors(queue):
     """What the composed functions leave out is an ArgumentTypeError naming it (docs/python.md):
-    around with decimals, and sorting and searching complex values (kjarni's radix sort has no order
-    of them)."""
+    sorting and searching complex values (kjarni's radix sort has no order of them)."""
     z = _device(queue, numpy.array([1 + 2j, -1j]))
-    for call in (lambda: numpy.around(_device(queue, numpy.array([1.25])), 1), lambda: numpy.sort(z),
+    for call in (lambda: numpy.sort(z),
                  lambda: numpy.argsort(z), lambda: numpy.searchsorted(z, z), lambda: numpy.unique(z)):
         with pytest.raises(kjarni.ArgumentTypeError):
             call()
