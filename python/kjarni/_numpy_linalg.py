@@ -10,7 +10,7 @@ import warnings
 import numpy
 
 from . import _kjarni
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, AxisError
 from ._numpy_common import Array, Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true
 from ._numpy_shapes import _diagonal, _strided, real, imag
 
@@ -374,7 +374,9 @@ def _linalg_cross(x1, x2, /, *, axis=-1):
     try:
         n1, n2 = x1.shape[axis], x2.shape[axis]
     except IndexError:
-        raise IndexError("numpy.linalg.cross: tuple index out of range") from None
+        # numpy 2.4 lets the shape's IndexError out, 2.5 raises AxisError: an AxisError is both.
+        raise AxisError(f"numpy.linalg.cross: axis {axis} is out of range for the operands' dimensions",
+                        "axis") from None
     if n1 != 3 or n2 != 3:
         raise ArgumentError("numpy.linalg.cross: Both input arrays must be (arrays of) 3-dimensional vectors, but "
                             f"they are {n1} and {n2} dimensional instead.", "x1" if n1 != 3 else "x2")
