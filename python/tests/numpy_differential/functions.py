@@ -404,7 +404,7 @@ def gen_shape_function(rng):
 def gen_elementwise_function(rng):
     name = pick(rng, ["isclose", "allclose", "array_equal", "nan_to_num", "outer", "inner", "diff", "angle",
                       "around"])
-    da = random_dtype(rng, None if rng.random() < 0.3 else ("f" if name == "nan_to_num" else "fc"))
+    da = random_dtype(rng, None if rng.random() < 0.3 else "fc")
     shape = random_shape(rng)
     inputs = {"a": device_input(rng, da, shape)}
     refused, bound, sign = False, None, True
@@ -436,8 +436,6 @@ def gen_elementwise_function(rng):
         for key in ("nan", "posinf", "neginf"):
             if rng.random() < 0.3:
                 options.append(f"{key}={pick(rng, [0.0, 1.5, -2.0, 1e300, 7, -1])!r}")
-        if da.kind == "c":
-            refused = True  # complex arrays: documented as left out
         if rng.random() < 0.3:
             code = f"r0 = np.nan_to_num({', '.join(['a', 'copy=False'] + options)})\nr = (r0, a)"
         else:
@@ -453,7 +451,6 @@ def gen_elementwise_function(rng):
         inputs["b"] = device_input(rng, db, bshape, "small" if rng.random() < 0.6 else None)
         code = f"r = np.{name}(a, b)"
         bound = _product_bound(name)
-        refused = name == "inner" and len(shape) != 1  # documented as left out
         sign = False
     elif name == "diff":
         n = int(pick(rng, [1, 1, 2, 3, 0]))
@@ -461,11 +458,11 @@ def gen_elementwise_function(rng):
         options = [f"n={n}"] if n != 1 or rng.random() < 0.3 else []
         if axis != -1:
             options.append(f"axis={axis}")
-        if rng.random() < 0.05:
-            refused = True  # prepend and append: documented as left out
+        prepend = rng.random() < 0.05
+        if prepend:
             options.append("prepend=0")
         code = f"r = np.diff({', '.join(['a'] + options)})"
-        bound = _diff_bound(n, axis)
+        bound = _diff_bound(n, axis, prepend)
         sign = False
     elif name == "angle":
         deg = rng.random() < 0.3
@@ -490,21 +487,29 @@ def _product_bound(name):
                 scale = np.abs(a)[:, None] * np.abs(b)[None, :]
                 return bounds.rounding(ref, ref.dtype, "basic", scale=scale.reshape(ref.shape),
                                        factor=4.0 if ref.dtype.kind == "c" else 1.0)
-            n = a.size
-            absum = np.sum(np.abs(a) * np.abs(b)) if n == b.size else 0.0
+            if name == "inner":  # any dimensions: the sums over the last axes
+                x, y = np.abs(_f64(ns["a"])), np.abs(_f64(ns["b"]))
+                n = x.shape[-1] if x.ndim and y.ndim else 1
+                absum = np.inner(x, y)
+            else:
+                n = a.size
+                absum = np.sum(np.abs(a) * np.abs(b)) if n == b.size else 0.0
             e = (bounds.summation_ulps(n) + 2) * bounds.eps(ref.dtype) * absum * (2 if ref.dtype.kind == "c" else 1)
             e = e + 2 * bounds.tiny(ref.dtype) * max(n, 1)
-            if not np.isfinite(absum) or absum >= bounds.largest(ref.dtype) / 4:
-                e = INF
+            e = np.where(np.isfinite(absum) & (absum < bounds.largest(ref.dtype) / 4), e, INF)
             return bounds.near_top(ref, ref.dtype, np.broadcast_to(e, ref.shape))
     return bound
 
 
-def _diff_bound(n, axis):
+def _diff_bound(n, axis, prepend=False):
     def bound(ref, ns):
         if ref.dtype.kind not in "fc":
             return None
         s = np.abs(_f64(ns["a"]))
+        if prepend:  # prepend=0: a zero before the first element along the axis
+            first = list(s.shape)
+            first[axis] = 1
+            s = np.concatenate([np.zeros(first), s], axis=axis)
         with np.errstate(all="ignore"):
             for _ in range(n):
                 s = np.diff(s, axis=axis) + 2 * np.take(s, range(1, s.shape[axis]), axis=axis)  # |x1| + |x0|
