@@ -506,7 +506,7 @@ def _diff_bound(n, axis, prepend=False):
         if ref.dtype.kind not in "fc":
             return None
         s = np.abs(_f64(ns["a"]))
-        if prepend:  # prepend=0: a zero before the first element along the axis
+        if prepend and n > 0 and s.ndim > 0:  # prepend=0: a zero first along the axis (n=0 ignores it)
             first = list(s.shape)
             first[axis] = 1
             s = np.concatenate([np.zeros(first), s], axis=axis)
