@@ -29,6 +29,19 @@ def _evaluated(queue, value):
     return _algorithms.evaluate(queue, value)
 
 
+def _on_device(queue, value, dtype=None):
+    """`value` as an Array on `queue` in `dtype` (when given): an Expr evaluated, a host array-like
+    uploaded (numpy functions take lists and numbers for any operand)."""
+    if isinstance(value, Expr):
+        value = _evaluated(queue, value)
+    elif not isinstance(value, Array):
+        value = Array.from_host(queue, numpy.asarray(value, dtype=dtype))
+    if dtype is not None and numpy.dtype(value.dtype) != numpy.dtype(dtype):
+        value = _evaluated(queue, Expr(value).astype(dtype))
+    value.queue = queue
+    return value
+
+
 def _refuse(what, option):
     raise ArgumentTypeError(f"numpy.{what} on kjarni arrays takes no {option} here (copy to the host first: x.get())",
                             option)

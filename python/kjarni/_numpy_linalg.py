@@ -10,22 +10,9 @@ import warnings
 import numpy
 
 from . import _kjarni
-from .errors import ArgumentError, ArgumentTypeError, AxisError
-from ._numpy_common import Array, Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true
+from .errors import ArgumentError, ArgumentTypeError, AxisError, DivisionByZeroError
+from ._numpy_common import Array, Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true, _on_device
 from ._numpy_shapes import _diagonal, _strided, real, imag
-
-
-def _on_device(queue, value, dtype=None):
-    """`value` as an Array on `queue` in `dtype` (when given): an Expr evaluated, a host array-like
-    uploaded (numpy functions take lists and numbers for any operand)."""
-    if isinstance(value, Expr):
-        value = _evaluated(queue, value)
-    elif not isinstance(value, Array):
-        value = Array.from_host(queue, numpy.asarray(value, dtype=dtype))
-    if dtype is not None and numpy.dtype(value.dtype) != numpy.dtype(dtype):
-        value = _evaluated(queue, Expr(value).astype(dtype))
-    value.queue = queue
-    return value
 
 
 def _conjugate(queue, a):
@@ -221,7 +208,7 @@ def _row_averages(queue, X, w):
     dtype = numpy.result_type(X.dtype, w.dtype)
     scale = _algorithms.sum(queue, w, None, dtype).get(queue)[()]
     if scale == 0:
-        raise ArgumentError("numpy.cov: Weights sum to zero, can't be normalized (numpy's ZeroDivisionError)",
+        raise DivisionByZeroError("numpy.cov: Weights sum to zero, can't be normalized",
                             "weights")
     total = _algorithms.sum(queue, _evaluated(queue, (Expr(X) * w.reshape(1, -1)).astype(dtype)), 1, dtype)
     return _evaluated(queue, Expr(total) / scale), scale

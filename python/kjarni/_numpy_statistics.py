@@ -8,8 +8,9 @@ import math
 import numpy
 
 from . import _kjarni
-from .errors import ArgumentError, ArgumentTypeError
-from ._numpy_common import Array, Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true, _namespace_call
+from .errors import ArgumentError, ArgumentTypeError, DivisionByZeroError
+from ._numpy_common import (Array, Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true, _namespace_call,
+                            _on_device)
 from ._numpy_shapes import _diagonal
 
 
@@ -33,21 +34,33 @@ def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         average = _algorithms.mean(queue, a, axis, None, keepdims)
         if average.size == 0:
             # (numpy's scale, a.size / average.size, divides by zero before it is asked for)
-            raise ArgumentError("numpy.average: no output elements (numpy's ZeroDivisionError)", "axis")
+            raise DivisionByZeroError("numpy.average: no output elements", "axis")
         if not returned:
             return average
         # (numpy's scale: the count each output averages, in the average's dtype and shape)
         count = math.prod(a.shape) // builtins.max(math.prod(average.shape), 1)
         return average, _new_like("average", average, None, None, count)
-    if tuple(numpy.shape(weights)) != tuple(a.shape):
-        _refuse("average", "weights of another shape than the array's")
+    weights = _on_device(queue, weights)
+    if tuple(weights.shape) != tuple(a.shape):
+        # numpy's 1-d weights along one axis, broadcast over the others; its errors otherwise.
+        if axis is None:
+            raise ArgumentTypeError("numpy.average: Axis must be specified when shapes of a and weights differ.",
+                                    "axis")
+        if weights.ndim != 1:
+            raise ArgumentTypeError("numpy.average: 1D weights expected when shapes of a and weights differ.",
+                                    "weights")
+        if isinstance(axis, tuple) or not weights.shape[0] == a.shape[_axes(axis, a.ndim, "average")[0]]:
+            raise ArgumentError("numpy.average: Length of weights not compatible with specified axis.", "weights")
+        along = _axes(axis, a.ndim, "average")[0]
+        weights = numpy.broadcast_to(weights.reshape(tuple(-1 if k == along else 1 for k in range(a.ndim))),
+                                     tuple(a.shape))
     # numpy: the weighted sum in result_type(a, weights) (float64 at least for integer and bool
     # arrays) over the sum of the weights in that type; a zero sum of weights is its ZeroDivisionError.
     kinds = numpy.dtype(a.dtype).kind in "biu"
     dtype = numpy.result_type(a.dtype, weights.dtype, "f8") if kinds else numpy.result_type(a.dtype, weights.dtype)
     scale = _algorithms.sum(queue, weights, axis, dtype, keepdims)
     if not _all_true(queue, Expr(scale) != 0):
-        raise ArgumentError("numpy.average: the weights sum to zero, can't be normalized (numpy's ZeroDivisionError)",
+        raise DivisionByZeroError("numpy.average: the weights sum to zero, can't be normalized",
                             "weights")
     # (the product in that type too: numpy's multiply(a, weights, dtype=...); int8 times float16 in
     # float16 loses what float64 keeps)

@@ -54,6 +54,8 @@ CALLS = {
     "fill with 300": lambda xp, x: x.fill(300),
     "setitem 300": lambda xp, x: x.__setitem__((0, 0), 300),
     "bitwise_and of floats": lambda xp, x: xp.bitwise_and(x, x),
+    "average with weights summing to zero": lambda xp, x: xp.average(x, axis=1, weights=[[1.0, -1.0, 0.0], [2.0, 0.0, -2.0]]),
+    "cov with zero weights": lambda xp, x: xp.cov(x, aweights=[0.0, 0.0, 0.0]),
     "power by -1": lambda xp, x: x ** -1,
     "power by -200": lambda xp, x: x ** -200,
     "sqrt into an int16 out": lambda xp, x: xp.sqrt(x, out=_zeros_like(x, (2, 3), "int16")),

@@ -885,3 +885,26 @@ def test_logical_ufuncs_read_a_python_floats_truth_as_numpy(queue):
             for args, dargs in (((scalar, a), (scalar, da)), ((a, scalar), (da, scalar))):
                 numpy.testing.assert_array_equal(ufunc(*dargs).get(queue), ufunc(*args),
                                                  err_msg=f"{ufunc.__name__}{args[:1] if args[0] is scalar else ''}")
+
+
+def test_average_with_host_and_one_dimensional_weights_as_numpy(queue, rng):
+    """numpy.average's weights on kjarni arrays: a host list or array (uploaded), or 1-d weights along
+    the one axis given, broadcast over the others (numpy's rule); its errors otherwise."""
+    x = rng.standard_normal((3, 4, 5))
+    d = _device(queue, x)
+    for options in (dict(axis=1, weights=rng.random(4)), dict(axis=-1, weights=list(rng.random(5))),
+                    dict(axis=0, weights=rng.random(3), returned=True),
+                    dict(axis=1, weights=rng.random(4), keepdims=True),
+                    dict(axis=2, weights=rng.random((3, 4, 5)))):
+        want, got = numpy.average(x, **options), numpy.average(d, **options)
+        for w, g in zip(*((want, got) if options.get("returned") else ((want,), (got,)))):
+            g = _host_of(g, queue)
+            assert g.shape == numpy.shape(w) and g.dtype == numpy.asarray(w).dtype
+            # a weighted sum over n terms and its division: n + 1 roundings of the magnitudes' sum
+            numpy.testing.assert_allclose(g, w, rtol=0, atol=8 * 2**-52 * float(numpy.abs(x).sum()))
+    for options, error in ((dict(weights=rng.random(4)), TypeError), (dict(axis=1, weights=rng.random(5)), ValueError),
+                           (dict(axis=1, weights=[1.0, -1.0, 0.0, 0.0]), ZeroDivisionError)):
+        with pytest.raises(error):
+            numpy.average(x, **options)
+        with pytest.raises(error):
+            numpy.average(d, **options)
