@@ -2,11 +2,13 @@
 expand_dims, flips, quarter turns, views of other strides over the array's buffer, real and imag,
 repeat, tile, meshgrid, triu and tril): kjarni/_numpy_common.py says what they share."""
 
+import operator
+
 import numpy
 
 from . import _kjarni
-from .errors import ArgumentError
-from ._numpy_common import Array, Expr, _queue, _refuse, _axes, _new_like
+from .errors import ArgumentError, ArgumentTypeError
+from ._numpy_common import Array, Expr, _queue, _evaluated, _axes, _new_like
 
 
 def _zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
@@ -184,34 +186,87 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
 
 def _roll(a, shift, axis=None):
     # numpy's: the elements shifted along `axis` (the flattened array when None), those past the end
-    # coming round to the front: two slices joined.
-    if not isinstance(shift, (int, numpy.integer)) or not (axis is None or isinstance(axis, (int, numpy.integer))):
-        _refuse("roll", "several shifts or axes")
+    # coming round to the front: two slices joined. Several shifts and axes broadcast together (a
+    # repeated axis adds its shifts up), one axis after another.
     queue = _queue("roll", a)
-    data, ax = (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, "roll")[0])
-    n = data.shape[ax]
-    k = int(shift) % n if n else 0
+    if axis is None:
+        return _roll(a.reshape(-1) if a.is_c_contiguous else a.copy(queue).reshape(-1), shift, 0).reshape(a.shape)
+    try:
+        pairs = numpy.broadcast(numpy.asarray(shift), numpy.asarray(axis))
+    except ValueError as e:
+        raise ArgumentError(f"numpy.roll: {e}", "shift") from None
+    if pairs.ndim > 1:
+        raise ArgumentError("numpy.roll: 'shift' and 'axis' should be scalars or 1D sequences", "shift")
+    shifts = {}
+    for sh, ax in pairs:
+        ax = _axes(operator.index(ax), a.ndim, "roll")[0]
+        shifts[ax] = shifts.get(ax, 0) + int(sh)
     from . import _algorithms
-    if k == 0:
-        rolled = data.copy(queue)
-    else:
-        cut = lambda part: data[tuple(part if d == ax else slice(None) for d in range(data.ndim))]  # noqa: E731
-        rolled = _algorithms.concatenate(queue, [cut(slice(n - k, None)), cut(slice(None, n - k))], axis=ax)
-    return rolled.reshape(a.shape) if axis is None else rolled
+    rolled = a
+    for ax, total in shifts.items():
+        n = rolled.shape[ax]
+        k = total % n if n else 0
+        if k:
+            cut = lambda part: rolled[tuple(part if d == ax else slice(None) for d in range(rolled.ndim))]  # noqa: E731
+            rolled = _algorithms.concatenate(queue, [cut(slice(n - k, None)), cut(slice(None, n - k))], axis=ax)
+    return rolled.copy(queue) if rolled is a else rolled
 
 
 def _repeat(a, repeats, axis=None):
     # numpy's: each element `repeats` times along `axis` (the flattened array when None): a new
-    # axis of stride 0 after it, joined to it by a copying reshape.
-    if not isinstance(repeats, (int, numpy.integer)):
-        _refuse("repeat", "repeats other than one number")
-    queue = _queue("repeat", a)
-    data, ax = (a.reshape(-1), 0) if axis is None else (a, _axes(axis, a.ndim, "repeat")[0])
-    spread = list(data.shape[:ax + 1]) + [int(repeats)] + list(data.shape[ax + 1:])
-    view = _broadcast_to(data.reshape(data.shape[:ax + 1] + (1,) + data.shape[ax + 1:]), tuple(spread))
-    shape = list(data.shape)
-    shape[ax] *= int(repeats)
-    return view.copy(queue).reshape(tuple(shape))
+    # axis of stride 0 after it, joined to it by a copying reshape. A count per element (repeats
+    # of the axis' length) gathers each element's index as often as it says: the indices are a
+    # search of 0 ... total - 1 in the counts' running sums (the total, the result's length, read
+    # back where the counts are on the device).
+    queue = _queue("repeat", a, repeats)
+    if isinstance(repeats, Expr):
+        repeats = _evaluated(queue, repeats)
+    # (numpy converts a list or number to intp as numpy.array does; an array must cast safely)
+    counts = repeats if isinstance(repeats, (Array, numpy.ndarray, numpy.generic)) else \
+        numpy.array(repeats, dtype=numpy.intp)
+    if isinstance(counts, numpy.generic):
+        counts = numpy.asarray(counts)
+    if not numpy.can_cast(counts.dtype, numpy.intp, "safe"):
+        raise ArgumentTypeError(f"numpy.repeat: Cannot cast array data from dtype('{counts.dtype}') to "
+                                "dtype('int64') according to the rule 'safe'", "repeats")
+    data, ax = (a.reshape(-1) if a.is_c_contiguous else a.copy(queue).reshape(-1), 0) if axis is None \
+        else (a, _axes(axis, a.ndim, "repeat")[0])
+    if counts.ndim == 0 or counts.size == 1:
+        if counts.ndim > 1:
+            raise ArgumentError("numpy.repeat: repeats must be 0- or 1-dimensional", "repeats")
+        count = int(counts.get(queue).reshape(-1)[0]) if isinstance(counts, Array) else int(counts.reshape(-1)[0])
+        if count < 0:
+            raise ArgumentError("numpy.repeat: repeats may not contain negative values.", "repeats")
+        spread = list(data.shape[:ax + 1]) + [count] + list(data.shape[ax + 1:])
+        view = _broadcast_to(data.reshape(data.shape[:ax + 1] + (1,) + data.shape[ax + 1:]), tuple(spread))
+        shape = list(data.shape)
+        shape[ax] *= count
+        return view.copy(queue).reshape(tuple(shape))
+    if counts.ndim > 1:
+        raise ArgumentError("numpy.repeat: repeats must be 0- or 1-dimensional", "repeats")
+    n = data.shape[ax]
+    if counts.size != n:
+        raise ArgumentError(f"numpy.repeat: operands could not be broadcast together with shape ({n},) "
+                            f"({counts.size},)", "repeats")
+    from . import _algorithms
+    if isinstance(counts, numpy.ndarray):
+        counts = counts.astype(numpy.int64)
+        if (counts < 0).any():
+            raise ArgumentError("numpy.repeat: repeats may not contain negative values.", "repeats")
+        index = Array.from_host(queue, numpy.repeat(numpy.arange(n, dtype=numpy.int64), counts))
+    else:
+        counts = _evaluated(queue, Expr(counts).astype(numpy.int64))
+        ends = _algorithms.cumsum(queue, counts, 0)
+        # (the smallest count and the total, read back: numpy's check and the result's length)
+        low = int(_algorithms.min(queue, counts).get(queue)) if n else 0
+        if low < 0:
+            raise ArgumentError("numpy.repeat: repeats may not contain negative values.", "repeats")
+        total = int(ends[n - 1].get(queue)) if n else 0
+        from ._numpy_sorting import _searchsorted
+        from ._advanced_index import _arange
+        index = _searchsorted(ends, _arange(queue, total), side="right") if total else \
+            Array.from_host(queue, numpy.zeros(0, numpy.int64))
+    return _algorithms.take(queue, data, index, ax)
 
 
 def _tile(A, reps):
@@ -229,8 +284,11 @@ def _tile(A, reps):
 
 
 def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    if sparse or not copy or indexing not in ("xy", "ij"):
-        _refuse("meshgrid", "sparse=True, copy=False or another indexing")
+    # numpy's: each vector along its own axis ('xy' swaps the first two), broadcast to the full
+    # grid (sparse=False) or left with extents of 1 elsewhere (sparse=True); views with copy=False
+    # (numpy's broadcast views: writing into one writes the shared elements), copies otherwise.
+    if indexing not in ("xy", "ij"):
+        raise ArgumentError("numpy.meshgrid: Valid values for `indexing` are 'xy' and 'ij'.", "indexing")
     queue = _queue("meshgrid", *xi)
     n = len(xi)
     shape = [x.size for x in xi]
@@ -239,9 +297,13 @@ def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     grids = []
     for k, x in enumerate(xi):
         axis = (1 if k == 0 else 0 if k == 1 else k) if indexing == "xy" and n > 1 else k
+        if isinstance(x, Expr) or not x.is_c_contiguous:
+            x = _evaluated(queue, x) if isinstance(x, Expr) else x.copy(queue)
         lined = x.reshape(tuple(-1 if d == axis else 1 for d in range(n)))
-        grids.append(_broadcast_to(lined, tuple(shape)).copy(queue))
-    return tuple(grids)  # (numpy 2's meshgrid gives a tuple)
+        grid = lined if sparse else _broadcast_to(lined, tuple(shape))
+        grids.append(grid.copy(queue) if copy else grid)
+    # (numpy 2's meshgrid gives a tuple; its sparse grids without copies stay a list)
+    return grids if sparse and not copy else tuple(grids)
 
 
 def _triangle(what, m, k, upper):
@@ -272,7 +334,8 @@ def functions():
     table = {
         "zeros_like": _zeros_like, "ones_like": _ones_like, "empty_like": _empty_like, "full_like": _full_like,
         "expand_dims": _expand_dims, "moveaxis": _moveaxis, "matrix_transpose": _matrix_transpose,
-        "atleast_1d": _atleast("atleast_1d"), "atleast_2d": _atleast("atleast_2d"), "atleast_3d": _atleast("atleast_3d"),
+        "atleast_1d": _atleast("atleast_1d"), "atleast_2d": _atleast("atleast_2d"),
+        "atleast_3d": _atleast("atleast_3d"),
         "array_split": _splitter("array_split", True), "hsplit": _splitter("hsplit", False),
         "vsplit": _splitter("vsplit", False), "dsplit": _splitter("dsplit", False),
         "flip": _flip, "fliplr": _fliplr, "flipud": _flipud, "rot90": _rot90, "take": _take, "roll": _roll,
