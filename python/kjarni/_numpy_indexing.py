@@ -211,12 +211,11 @@ def _put(a, ind, v, mode="raise"):
         indices = _flat(queue, _on_device(queue, ind, numpy.int64))
     else:
         indices = _flat(queue, Array.from_host(queue, numpy.asarray(ind).astype(numpy.int64)))
-    count = indices.size
+    count, n = indices.size, a.size
+    if count and n == 0:
+        raise IndexOutOfBoundsError("numpy.put: cannot replace elements of an empty array", "a")
     if count == 0 or values.size == 0:
         return None
-    n = a.size
-    if n == 0:
-        raise IndexOutOfBoundsError("numpy.put: cannot replace elements of an empty array", "a")
     if mode == "wrap":
         indices = _evaluated(queue, Expr(indices) % n)
     elif mode == "clip":
@@ -278,10 +277,10 @@ def _leading_ones_dropped(shape, ndim):
     return shape
 
 
-def _broadcast_into(what, shape, target, argument):
+def _broadcast_into(what, shape, target, argument, drop=True):
     """numpy's assignment rule: `shape` (leading 1s beyond target's dimensions dropped) broadcasts
     to `target`; the shape kept."""
-    kept = _leading_ones_dropped(shape, len(target))
+    kept = _leading_ones_dropped(shape, len(target)) if drop else tuple(shape)
     try:
         fits = len(kept) <= len(target) and numpy.broadcast_shapes(kept, target) == tuple(target)
     except ValueError:
@@ -327,8 +326,8 @@ def _copyto(dst, src, casting="same_kind", where=True):
             mask = _separate(queue, dst, _on_device(queue, where, numpy.bool_))
         else:
             mask = numpy.asarray(where).astype(numpy.bool_)
-        kept = _broadcast_into("where mask", mask.shape, shape, "where")
-        mask = mask.reshape(kept)
+        # (numpy drops the source's leading axes of 1 beyond dst's, not the mask's)
+        _broadcast_into("where mask", mask.shape, shape, "where", drop=False)
         if isinstance(mask, numpy.ndarray):
             mask = Array.from_host(queue, mask)
         source = _kjarni.where(mask, source, dst)
@@ -501,6 +500,12 @@ def _select(condlist, choicelist, default=0):
         if numpy.broadcast_shapes(s, shape) != shape:
             raise ArgumentError(f"numpy.select: could not broadcast input array from shape {s} into shape {shape}",
                                 "choicelist")
+    for choice in choicelist:
+        # (numpy's copyto of each choice, a Python number made an array of its default dtype first:
+        # same_kind casting, which refuses an int into an unsigned result)
+        if _weak(choice) and not numpy.can_cast(numpy.asarray(choice).dtype, dtype, "same_kind"):
+            raise ArgumentTypeError(f"numpy.select: Cannot cast array data from dtype('{numpy.asarray(choice).dtype}') "
+                                    f"to dtype('{dtype}') according to the rule 'same_kind'", "choicelist")
     picked = _converted(queue, default, dtype)
     for cond, choice in zip(reversed(conditions), reversed(choicelist)):
         if isinstance(cond, numpy.ndarray):
@@ -630,12 +635,10 @@ def _insert(arr, obj, values, axis=None):
     if count:
         _index_assign(queue, old, positions, _false(queue), 0, shape[axis])
         _index_assign(queue, new, positions, _broadcast_view(source.reshape(kept), selection), axis, shape[axis])
+    # (indices below -n can meet others: fewer places are left than arr has, and arr is broadcast
+    # into them as numpy's assignment broadcasts it, or refused with its ValueError)
     keep = _nonzero_1d(queue, old)
-    if keep.size != n:
-        raise ArgumentError(f"numpy.insert: shape mismatch: value array of shape {tuple(arr.shape)} could not be "
-                            f"broadcast to indexing result of shape {tuple(arr.shape[:axis]) + (keep.size,)}", "obj")
-    if arr.size:
-        _work.integer_index_assign(queue, new, keep, arr, axis)
+    _work.integer_index_assign(queue, new, keep, arr, axis)
     return new
 
 
