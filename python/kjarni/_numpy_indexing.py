@@ -878,6 +878,8 @@ def _broadcast_arrays(*args, subok=False):
 
 
 def _rollaxis(a, axis, start=0):
+    if isinstance(a, Expr):
+        a = _evaluated(_queue("rollaxis", a), a)
     n = a.ndim
     axis = _axes(axis, n, "rollaxis")[0]
     if start < 0:
@@ -1047,19 +1049,20 @@ def _on_host_indices(queue, indices):
 def _triangle_indices(name):
     def indices(arr, k=0):
         queue = _queue(f"{name}_from", arr)
-        if arr.ndim != 2:
+        if len(tuple(arr.shape)) != 2:
             raise ArgumentError(f"numpy.{name}_from: input array must be 2-d", "arr")
-        return _on_host_indices(queue, getattr(numpy, name)(arr.shape[-2], k=k, m=arr.shape[-1]))
+        return _on_host_indices(queue, getattr(numpy, name)(tuple(arr.shape)[-2], k=k, m=tuple(arr.shape)[-1]))
     return indices
 
 
 def _diag_indices_from(arr):
     queue = _queue("diag_indices_from", arr)
-    if arr.ndim < 2:
+    shape = tuple(arr.shape)
+    if len(shape) < 2:
         raise ArgumentError("numpy.diag_indices_from: input array must be at least 2-d", "arr")
-    if len(set(arr.shape)) != 1:
+    if len(set(shape)) != 1:
         raise ArgumentError("numpy.diag_indices_from: All dimensions of input must be of equal length", "arr")
-    return _on_host_indices(queue, numpy.diag_indices(arr.shape[0], arr.ndim))
+    return _on_host_indices(queue, numpy.diag_indices(shape[0], len(shape)))
 
 
 # ---- comparisons, memory and dtypes -----------------------------------------------------------------

@@ -189,6 +189,7 @@ def _roll(a, shift, axis=None):
     # coming round to the front: two slices joined. Several shifts and axes broadcast together (a
     # repeated axis adds its shifts up), one axis after another.
     queue = _queue("roll", a)
+    a = _evaluated(queue, a)
     if axis is None:
         return _roll(a.reshape(-1) if a.is_c_contiguous else a.copy(queue).reshape(-1), shift, 0).reshape(a.shape)
     try:
@@ -219,6 +220,7 @@ def _repeat(a, repeats, axis=None):
     # search of 0 ... total - 1 in the counts' running sums (the total, the result's length, read
     # back where the counts are on the device).
     queue = _queue("repeat", a, repeats)
+    a = _evaluated(queue, a)
     if isinstance(repeats, Expr):
         repeats = _evaluated(queue, repeats)
     # (numpy converts a list or number to intp as numpy.array does; an array must cast safely)
@@ -290,6 +292,7 @@ def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ArgumentError("numpy.meshgrid: Valid values for `indexing` are 'xy' and 'ij'.", "indexing")
     queue = _queue("meshgrid", *xi)
+    xi = [_evaluated(queue, x) if isinstance(x, Expr) else x for x in xi]
     n = len(xi)
     shape = [x.size for x in xi]
     if indexing == "xy" and n > 1:
@@ -297,8 +300,8 @@ def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     grids = []
     for k, x in enumerate(xi):
         axis = (1 if k == 0 else 0 if k == 1 else k) if indexing == "xy" and n > 1 else k
-        if isinstance(x, Expr) or not x.is_c_contiguous:
-            x = _evaluated(queue, x) if isinstance(x, Expr) else x.copy(queue)
+        if not x.is_c_contiguous:
+            x = x.copy(queue)
         lined = x.reshape(tuple(-1 if d == axis else 1 for d in range(n)))
         grid = lined if sparse else _broadcast_to(lined, tuple(shape))
         grids.append(grid.copy(queue) if copy else grid)

@@ -560,3 +560,22 @@ def test_roll_repeat_and_meshgrid_options_as_numpy(queue, rng):
     d = device(queue, x)
     grid, = numpy.meshgrid(d, copy=False)
     assert numpy.shares_memory(grid, d)
+
+
+def test_expressions_and_overlapping_values_as_numpy(queue, rng):
+    # An Expr stands for its evaluated array (numpy computes the operation first); values that share
+    # memory with the array written into are read as they were (numpy copies them), except place's
+    # (docs: numpy reads the elements it has written).
+    a = random(rng, (3, 4), numpy.float32)
+    for f in (lambda x: numpy.rollaxis(x + 1, 1), lambda x: numpy.tril_indices_from(x + 1),
+              lambda x: numpy.diag_indices_from(x[:, :3] * 2), lambda x: numpy.repeat(x + 1, [1, 2, 0], axis=0),
+              lambda x: numpy.roll(x - 1, (1, 1), (0, 1)), lambda x: numpy.meshgrid(x[0] + 1, x[1], sparse=True),
+              lambda x: numpy.take_along_axis(x * 2, numpy.array([[0], [1], [2]]), 1),
+              lambda x: numpy.compress(x[0] > 0, x + 1, axis=1), lambda x: numpy.select([x > 0], [x + 1]),
+              lambda x: numpy.unstack(x * 3), lambda x: numpy.insert(x + 1, 1, x[0]),
+              lambda x: numpy.block([[x + 1, x]]),
+              lambda x: numpy.put(x, numpy.arange(12), x[::-1]), lambda x: numpy.putmask(x, x > 0, x[::-1]),
+              lambda x: numpy.fill_diagonal(x, x[::-1]), lambda x: numpy.copyto(x[1:], x[:-1]),
+              lambda x: numpy.copyto(x, x[::-1] + 1, where=x > 0),
+              lambda x: numpy.put_along_axis(x, numpy.array([[1], [2], [3]]), x[::-1, :1], 1)):
+        check(queue, f, a)
