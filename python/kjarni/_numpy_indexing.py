@@ -633,25 +633,14 @@ def _insert(arr, obj, values, axis=None):
     old = _empty(queue, (shape[axis],), numpy.bool_)
     old.fill(True, queue)
     if count:
-        _index_assign(queue, old, positions, _false(queue), 0, shape[axis])
-        _index_assign(queue, new, positions, _broadcast_view(source.reshape(kept), selection), axis, shape[axis])
+        # (the scatters check the indices' bounds: numpy's IndexError)
+        _work.integer_index_assign(queue, old, positions, _false(queue), 0)
+        _work.integer_index_assign(queue, new, positions, _broadcast_view(source.reshape(kept), selection), axis)
     # (indices below -n can meet others: fewer places are left than arr has, and arr is broadcast
     # into them as numpy's assignment broadcasts it, or refused with its ValueError)
     keep = _nonzero_1d(queue, old)
     _work.integer_index_assign(queue, new, keep, arr, axis)
     return new
-
-
-def _index_assign(queue, target, indices, values, axis, extent):
-    """integer_index_assign, its out-of-range error numpy's IndexError (the bounds it reads back)."""
-    try:
-        _work.integer_index_assign(queue, target, indices, values, axis)
-    except IndexOutOfBoundsError:
-        raise
-    except ArgumentError as e:
-        if "out of" in str(e):
-            raise IndexOutOfBoundsError(str(e), "obj") from None
-        raise
 
 
 def _false(queue):
@@ -722,7 +711,7 @@ def _delete(arr, obj, axis=None):
         keep = _empty(queue, (n,), numpy.bool_)
         keep.fill(True, queue)
         if obj.size:
-            _index_assign(queue, keep, _flat(queue, obj), _false(queue), 0, n)
+            _work.integer_index_assign(queue, keep, _flat(queue, obj), _false(queue), 0)
     return _alg().take(queue, arr, _nonzero_1d(queue, keep), axis)
 
 
@@ -822,29 +811,19 @@ def _trim_zeros(filt, trim="fb", axis=None):
     axes = tuple(range(ndim)) if axis is None else _axes(axis, ndim, "trim_zeros")
     if not axes:
         return filt
-    nonzero = Expr(filt) != 0
-    bounds = []
-    for d in range(ndim):
-        n = filt.shape[d]
-        if n == 0:
-            bounds.append(numpy.zeros(2, numpy.int64))
-            continue
-        others = tuple(k for k in range(ndim) if k != d)
-        line = _alg().any(queue, _evaluated(queue, nonzero), others) if others else _evaluated(queue, nonzero)
-        first = _alg().argmax(queue, line)
-        last = _alg().argmax(queue, line[::-1])
-        bounds.append(_evaluated(queue, _kjarni.where(Expr(_alg().any(queue, line)), Expr(first), -1)).reshape(1))
-        bounds.append(_evaluated(queue, Expr(last) * -1 + n).reshape(1))
-    if filt.size == 0:
-        found = numpy.zeros(2 * ndim, numpy.int64)
-    else:
-        parts = [b if isinstance(b, Array) else Array.from_host(queue, b) for b in bounds]
-        found = _alg().concatenate(queue, [_on_device(queue, p, numpy.int64) for p in parts]).get(queue)
-    if filt.size == 0 or found[0] < 0:
-        start = stop = [0] * ndim  # no non-zero element
-    else:
-        start = found[0::2].tolist() if "f" in trim else [None] * ndim
-        stop = found[1::2].tolist() if "b" in trim else [None] * ndim
+    start = stop = [0] * ndim  # (no non-zero element: numpy's empty slices from 0)
+    if filt.size:
+        mask = _evaluated(queue, Expr(filt) != 0)
+        found = [_alg().any(queue, mask)]
+        for d in range(ndim):
+            others = tuple(k for k in range(ndim) if k != d)
+            line = _alg().any(queue, mask, others) if others else mask
+            found += [_alg().argmax(queue, line), _alg().argmax(queue, line[::-1])]
+        values = _alg().concatenate(queue, [_on_device(queue, f.reshape(1), numpy.int64) for f in found])
+        values = values.get(queue).tolist()
+        if values[0]:
+            start = values[1::2] if "f" in trim else [None] * ndim
+            stop = [filt.shape[d] - values[2 + 2 * d] for d in range(ndim)] if "b" in trim else [None] * ndim
     key = tuple(slice(start[d], stop[d]) if d in axes else slice(None) for d in range(ndim))
     return filt[key[0]] if len(key) == 1 else filt[key]
 
@@ -936,15 +915,12 @@ def _int_indices(what, queue, x):
 
 
 def _extremes(queue, x):
-    """x's minimum and maximum as Python ints (reduced on the device, read back: a bounds check)."""
-    both = _alg().concatenate(queue, [_alg().min(queue, x).reshape(1).astype(numpy.int64),
-                                      _alg().max(queue, x).reshape(1).astype(numpy.int64)]) \
-        if numpy.dtype(x.dtype) != numpy.uint64 else None
-    if both is None:
-        low, high = int(_alg().min(queue, x).get(queue)), int(_alg().max(queue, x).get(queue))
-        return low, high
-    low, high = both.get(queue).tolist()
-    return low, high
+    """x's minimum and maximum as Python ints (reduced on the device and read back: a bounds check)."""
+    low, high = _alg().min(queue, x), _alg().max(queue, x)
+    if numpy.dtype(x.dtype) == numpy.uint64:
+        return int(low.get(queue)), int(high.get(queue))
+    both = _alg().concatenate(queue, [_on_device(queue, e.reshape(1), numpy.int64) for e in (low, high)])
+    return tuple(int(v) for v in both.get(queue))
 
 
 def _unravel_index(indices, shape, order="C"):
