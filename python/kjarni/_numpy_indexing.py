@@ -614,6 +614,8 @@ def _insert(arr, obj, values, axis=None):
     selection = list(arr.shape)
     selection[axis] = count
     kept = _leading_ones_dropped(source.shape, ndim)
+    if source.size == 0 and len(kept) > ndim:
+        kept = kept[len(kept) - ndim:]  # (numpy's advanced assignment takes an empty value array's extra axes)
     try:
         fits = len(kept) <= ndim and numpy.broadcast_shapes(kept, tuple(selection)) == tuple(selection)
     except ValueError:

@@ -334,6 +334,8 @@ def test_insert_and_delete_as_numpy(queue, rng):
     check(queue, lambda x: numpy.insert(x, numpy.array([True, False, True, False]), 7, axis=1), a)
     check(queue, lambda x, o: numpy.insert(x, o, 7), a, numpy.array([5]))
     check(queue, lambda x: numpy.insert(x, [], []), numpy.zeros((0,), numpy.int8))
+    check(queue, lambda x, v: numpy.insert(x, [], v, axis=1), numpy.zeros((2, 0), numpy.int8), numpy.zeros((3, 2, 0)))
+    check(queue, lambda x, v: numpy.insert(x, [], v, axis=None), numpy.zeros((3, 0)), numpy.zeros((3, 0, 0)))
     check(queue, lambda x, o: numpy.delete(x, o, 0), a, numpy.array([True, False, False]))
     check(queue, lambda x, o: numpy.delete(x, o, 1), a, numpy.array([1]))
     check(queue, lambda x: numpy.delete(x, [0]), numpy.array(2.5))
