@@ -592,9 +592,16 @@ def _insert(arr, obj, values, axis=None):
             new = new.transpose(order)
         shape = list(arr.shape)
         shape[axis] = new.shape[axis]
-        if new.ndim > ndim or numpy.broadcast_shapes(tuple(new.shape), tuple(shape)) != tuple(shape):
+        # (numpy's assignment into the slice: leading axes of 1 beyond arr's dropped)
+        kept = _leading_ones_dropped(new.shape, ndim)
+        try:
+            fits = len(kept) <= ndim and numpy.broadcast_shapes(kept, tuple(shape)) == tuple(shape)
+        except ValueError:
+            fits = False
+        if not fits:
             raise ArgumentError(f"numpy.insert: could not broadcast input array from shape {tuple(new.shape)} into "
                                 f"shape {tuple(shape)}", "values")
+        new = new.reshape(kept)
         parts = [arr[_along(axis, ndim, slice(None, index))], _broadcast_view(new, shape),
                  arr[_along(axis, ndim, slice(index, None))]]
         return _alg().concatenate(queue, parts, axis)
@@ -997,7 +1004,7 @@ def _ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         stride *= dims[d]
     total = None
     for c, n, m, s in zip(coordinates, dims, modes, strides):
-        if m == "raise" and c.size:
+        if m == "raise" and math.prod(shape):  # (numpy checks the broadcast elements: none, none checked)
             low, high = _extremes(queue, c)
             if low < 0 or high >= n:
                 raise ArgumentError("numpy.ravel_multi_index: invalid entry in coordinates array", "multi_index")

@@ -334,6 +334,8 @@ def test_insert_and_delete_as_numpy(queue, rng):
     check(queue, lambda x: numpy.insert(x, numpy.array([True, False, True, False]), 7, axis=1), a)
     check(queue, lambda x, o: numpy.insert(x, o, 7), a, numpy.array([5]))
     check(queue, lambda x: numpy.insert(x, [], []), numpy.zeros((0,), numpy.int8))
+    check(queue, lambda x, v: numpy.insert(x, 0, v, axis=None), a, numpy.ones((1, 1), numpy.uint16))
+    check(queue, lambda x, v: numpy.insert(x, [1], v, axis=0), a, numpy.ones((1, 1, 4), numpy.uint16))
     check(queue, lambda x, v: numpy.insert(x, [], v, axis=1), numpy.zeros((2, 0), numpy.int8), numpy.zeros((3, 2, 0)))
     check(queue, lambda x, v: numpy.insert(x, [], v, axis=None), numpy.zeros((3, 0)), numpy.zeros((3, 0, 0)))
     check(queue, lambda x, o: numpy.delete(x, o, 0), a, numpy.array([True, False, False]))
@@ -450,6 +452,7 @@ def test_index_arithmetic_as_numpy(queue, rng):
     check(queue, lambda i: numpy.unravel_index(i, (3, 0)), numpy.zeros(0, numpy.int64))
     check(queue, lambda r: numpy.ravel_multi_index((r, 2), (3, 4)), numpy.array([0, 2]))
     check(queue, lambda r: numpy.ravel_multi_index((r,), (0,)), numpy.zeros(0, numpy.int64))
+    check(queue, lambda r, c: numpy.ravel_multi_index((r, c), (4, 0)), numpy.zeros((1, 0), numpy.int64), numpy.array(0))
     check(queue, lambda x: numpy.ix_(x, []), numpy.array([2, 0]))
     for bad in (numpy.array([24]), numpy.array([-1]), numpy.array([1.0])):
         raises_as_numpy(queue, lambda i: numpy.unravel_index(i, (4, 6)), bad)
