@@ -112,8 +112,11 @@ def _check_mode(mode):
 
 
 def _require_array(what, a, argument="a"):
+    """The array a function writes into: a kjarni Array (numpy's TypeError for anything else; a host
+    array with device values is refused too: kjarni writes device memory only)."""
     if not isinstance(a, Array):
-        raise ArgumentTypeError(f"numpy.{what}: argument 1 must be an array, not {type(a).__name__}", argument)
+        raise ArgumentTypeError(f"numpy.{what}: the array written into must be a kjarni Array, not "
+                                f"{type(a).__name__} (copy the values to the host first: x.get())", argument)
 
 
 def _safe_values(what, a, values, queue):
