@@ -1,6 +1,6 @@
 """numpy's differences, products and integrals on kjarni arrays, each numpy 2.4's Python definition
 followed step by step on the arrays' queue: gradient, cross, kron, ediff1d, polyval, trapezoid,
-cumulative_prod and lexsort. They are composed from views (slices, transposes, inserted axes),
+cumulative_prod, cumulative_sum and lexsort. They are composed from views (slices, transposes, inserted axes),
 elementwise expressions evaluated into new arrays or written into views of one (kjarni.assign),
 kjarni's sums, scans, gathers and stable argsort; kjarni/_numpy_common.py says what they share.
 Where numpy gives a scalar (a 1-d trapezoid, 0-d polyval or lexsort), the result is a 0-d Array."""
@@ -324,32 +324,43 @@ def _trapezoid(y, x=None, dx=1.0, axis=-1):
     return _algorithms.sum(queue, values, axis)
 
 
-def _cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    # numpy's _cumulative_func with multiply: a 0-d array as one element, an axis required past
-    # one dimension, include_initial a leading 1 (multiply's identity) along the axis.
-    queue = _queue("cumulative_prod", x, out)
+def _cumulative(what, scan, identity, x, axis, dtype, out, include_initial):
+    """numpy's _cumulative_func (cumulative_sum, cumulative_prod): a 0-d array as one element, an
+    axis required past one dimension, include_initial the operation's identity first along the axis;
+    `scan` is kjarni's cumsum or cumprod."""
+    queue = _queue(what, x, out)
     x = _on_device(queue, x)
     if x.ndim == 0:
         x = x.reshape(1)
     if axis is None:
         if x.ndim >= 2:
-            raise ArgumentError("numpy.cumulative_prod: For arrays which have more than one dimension ``axis`` "
+            raise ArgumentError(f"numpy.{what}: For arrays which have more than one dimension ``axis`` "
                                 "argument is required.", "axis")
         axis = 0
-    (ax,) = _axes(axis, x.ndim, "cumulative_prod")
-    from . import _algorithms
+    (ax,) = _axes(axis, x.ndim, what)
     if out is not None and include_initial:
-        _algorithms.cumprod(queue, x, ax, dtype, out[_at(x.ndim, ax, slice(1, None))])
-        out[_at(x.ndim, ax, 0)].fill(1, queue)
+        scan(queue, x, ax, dtype, out[_at(x.ndim, ax, slice(1, None))])
+        out[_at(x.ndim, ax, 0)].fill(identity, queue)
         return out
-    res = _algorithms.cumprod(queue, x, ax, dtype, out)
+    res = scan(queue, x, ax, dtype, out)
     if out is not None:
         return out  # (numpy returns out itself)
     if include_initial:
-        initial = _new_like("cumulative_prod", res, None, tuple(1 if k == ax else n for k, n in enumerate(x.shape)), 1)
+        from . import _algorithms
+        initial = _new_like(what, res, None, tuple(1 if k == ax else n for k, n in enumerate(x.shape)), identity)
         res = _algorithms.concatenate(queue, [initial, res], ax)
     res.queue = queue
     return res
+
+
+def _cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    from . import _algorithms
+    return _cumulative("cumulative_prod", _algorithms.cumprod, 1, x, axis, dtype, out, include_initial)
+
+
+def _cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    from . import _algorithms
+    return _cumulative("cumulative_sum", _algorithms.cumsum, 0, x, axis, dtype, out, include_initial)
 
 
 # ---- lexsort ----------------------------------------------------------------------------------------
@@ -408,6 +419,7 @@ def functions():
     """numpy's function object -> its composition here (those numpy has)."""
     table = {
         "gradient": _gradient, "cross": _cross, "kron": _kron, "ediff1d": _ediff1d, "polyval": _polyval,
-        "trapezoid": _trapezoid, "cumulative_prod": _cumulative_prod, "lexsort": _lexsort,
+        "trapezoid": _trapezoid, "cumulative_prod": _cumulative_prod, "cumulative_sum": _cumulative_sum,
+        "lexsort": _lexsort,
     }
     return {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}

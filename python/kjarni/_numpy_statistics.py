@@ -1,5 +1,5 @@
 """numpy's statistics on kjarni arrays that kjarni composes from its reductions and sorts (ptp,
-average, linalg.norm, cumulative_sum, trace, median, percentile, quantile):
+average, trace, median, percentile, quantile):
 kjarni/_numpy_common.py says what they share."""
 
 import builtins
@@ -72,34 +72,6 @@ def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         scale.queue = queue
         return average, scale
     return average
-
-
-def _norm(x, ord=None, axis=None, keepdims=False):
-    # numpy.linalg.norm with ord None ('fro' for two axes): sqrt(sum(|x|^2)), in float (integers as
-    # float64), the result real.
-    if ord not in (None, "fro") or (ord == "fro" and (axis is None or len(tuple(numpy.atleast_1d(axis))) != 2)):
-        _refuse("linalg.norm", f"ord={ord!r}")
-    queue = _queue("linalg.norm", x)
-    from . import _algorithms
-    kind = numpy.dtype(x.dtype).kind
-    value = Expr(x) if kind in "fc" else Expr(x).astype(numpy.float64)
-    magnitude = _kjarni.absolute(value) if kind == "c" else value
-    axis = None if axis is None else (_axes(axis, x.ndim, "linalg.norm"))
-    squares = _algorithms.sum(queue, _evaluated(queue, magnitude * magnitude), axis, None, keepdims)
-    result = _evaluated(queue, _kjarni.sqrt(squares))
-    result.queue = queue
-    return result
-
-
-def _cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    if include_initial:
-        _refuse("cumulative_sum", "include_initial=True")
-    if axis is None and x.ndim > 1:
-        raise ArgumentError("numpy.cumulative_sum: an array of more than one dimension wants an axis", "axis")
-    from . import _algorithms
-    if x.ndim == 0:
-        x = x.reshape(1)  # (numpy's: a 0-d array scans as one element)
-    return _algorithms.cumsum(_queue("cumulative_sum", x), x, 0 if axis is None else axis, dtype, out)
 
 
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -252,9 +224,7 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 def functions():
     """numpy's function object -> its composition here (those numpy has)."""
     table = {
-        "ptp": _ptp, "average": _average, "cumulative_sum": _cumulative_sum, "median": _median,
+        "ptp": _ptp, "average": _average, "median": _median,
         "percentile": _percentile, "quantile": _quantile, "nanmedian": _nanmedian, "trace": _trace,
     }
-    found = {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}
-    found[numpy.linalg.norm] = _norm
-    return found
+    return {getattr(numpy, name): f for name, f in table.items() if hasattr(numpy, name)}

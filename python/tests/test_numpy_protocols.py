@@ -570,8 +570,10 @@ def test_numpy_functions_kjarni_composes(queue, rng):
         same(numpy.linalg.norm(dfinite, axis=axis), want, rtol=1e-5)
     same(numpy.linalg.norm(di), numpy.linalg.norm(i), rtol=1e-12)
     same(numpy.cumulative_sum(di, axis=1), numpy.cumulative_sum(i, axis=1))
-    with pytest.raises(kjarni.ArgumentTypeError, match="include_initial"):
-        numpy.cumulative_sum(di, axis=1, include_initial=True)
+    same(numpy.cumulative_sum(di, axis=1, include_initial=True), numpy.cumulative_sum(i, axis=1, include_initial=True))
+    out = _device(queue, numpy.zeros_like(numpy.cumulative_sum(i, axis=1, include_initial=True)))
+    assert numpy.cumulative_sum(di, axis=1, include_initial=True, out=out) is out
+    same(out, numpy.cumulative_sum(i, axis=1, include_initial=True))
     # ord=1 of a matrix: the largest column sum of magnitudes (float32 sums: n roundings).
     numpy.testing.assert_allclose(numpy.linalg.norm(dx, ord=1).get(), numpy.linalg.norm(x, ord=1), rtol=1e-5)
 
