@@ -305,8 +305,9 @@ def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         lined = x.reshape(tuple(-1 if d == axis else 1 for d in range(n)))
         grid = lined if sparse else _broadcast_to(lined, tuple(shape))
         grids.append(grid.copy(queue) if copy else grid)
-    # (numpy 2's meshgrid gives a tuple; its sparse grids without copies stay a list)
-    return grids if sparse and not copy else tuple(grids)
+    # numpy 2.4's meshgrid gives a tuple but its sparse grids without copies a list; 2.5 a tuple
+    # always: the type the installed numpy gives.
+    return type(numpy.meshgrid(numpy.zeros(1), sparse=sparse, copy=copy))(grids)
 
 
 def _triangle(what, m, k, upper):

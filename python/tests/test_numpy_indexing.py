@@ -269,7 +269,9 @@ def test_compress_and_extract_as_numpy(queue, rng):
     raises_as_numpy(queue, lambda x, c: numpy.compress(c, x, axis=0), a, numpy.ones(5, bool))
     raises_as_numpy(queue, lambda x, c: numpy.compress(c, x, axis=0), a, numpy.ones((2, 2), bool))
     raises_as_numpy(queue, lambda x: numpy.compress([True], x, axis=2), a)
-    raises_as_numpy(queue, lambda x, o: numpy.compress([True], x, axis=1, out=o), a, numpy.zeros((4, 1), numpy.int64))
+    if numpy.lib.NumpyVersion(numpy.__version__) < "2.5.0":  # (numpy 2.5 casts into that out)
+        raises_as_numpy(queue, lambda x, o: numpy.compress([True], x, axis=1, out=o), a,
+                        numpy.zeros((4, 1), numpy.int64))
     raises_as_numpy(queue, lambda x, o: numpy.compress([True], x, axis=1, out=o), a, numpy.zeros((4, 2), numpy.int32))
     raises_as_numpy(queue, lambda c, x: numpy.extract(c, x), numpy.ones(21, bool), a)
 
