@@ -317,7 +317,6 @@ def gen_shape_function(rng):
         code = f"r = np.rot90(a, {k}, axes={axes!r})" if rng.random() < 0.7 else f"r = np.rot90(a, k={k})"
     elif name == "roll":
         if rng.random() < 0.15 and nd:
-            refused = True  # several shifts and axes: documented as left out
             axes = _axis_tuple(rng, nd)
             shift = tuple(int(x) for x in rng.integers(-7, 8, len(axes)))
             code = f"r = np.roll(a, {shift!r}, axis={axes!r})"
@@ -348,7 +347,6 @@ def gen_shape_function(rng):
     elif name == "repeat":
         axis = _random_axis(rng, nd)
         if rng.random() < 0.1 and nd:
-            refused = True  # repeats per element: documented as left out
             n = shape[axis] if axis is not None and -nd <= axis < nd else int(np.prod(shape))
             reps = [int(x) for x in rng.integers(0, 3, n)]
         else:
@@ -368,7 +366,6 @@ def gen_shape_function(rng):
         if rng.random() < 0.5:
             options.append(f"indexing={pick(rng, ['xy', 'ij', 'ij', 'xy', 'other'])!r}")
         if rng.random() < 0.1:
-            refused = True  # sparse=True and copy=False: documented as left out
             options.append(pick(rng, ["sparse=True", "copy=False"]))
         code = f"r = np.meshgrid({', '.join(names + options)})"
     elif name in ("triu", "tril"):
