@@ -24,7 +24,7 @@ import numpy
 
 from . import _kjarni
 from .errors import ArgumentError, ArgumentTypeError, AxisError, IndexOutOfBoundsError
-from ._numpy_common import Array, Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true
+from ._numpy_common import Array, Expr, _queue, _evaluated, _refuse, _axes, _new_like, _all_true, _on_device
 
 _work = _kjarni._array_api
 _INTP = numpy.dtype(numpy.intp)
@@ -33,19 +33,6 @@ _INTP = numpy.dtype(numpy.intp)
 def _alg():
     from . import _algorithms
     return _algorithms
-
-
-def _on_device(queue, value, dtype=None):
-    """`value` as an Array on `queue` (an Expr evaluated, a host array-like uploaded as numpy
-    converts it), in `dtype` when given (astype's conversion of a device array)."""
-    if isinstance(value, Expr):
-        value = _evaluated(queue, value)
-    elif not isinstance(value, Array):
-        value = Array.from_host(queue, numpy.asarray(value, dtype=dtype))
-    if dtype is not None and numpy.dtype(value.dtype) != numpy.dtype(dtype):
-        value = _evaluated(queue, Expr(value).astype(numpy.dtype(dtype)))
-    value.queue = queue
-    return value
 
 
 def _dtype_of(x):
