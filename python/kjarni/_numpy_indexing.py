@@ -30,6 +30,14 @@ _work = _kjarni._array_api
 _INTP = numpy.dtype(numpy.intp)
 
 
+def _broadcasts_into(shape, target, ndim):
+    """Whether values of `shape` broadcast into `target` (numpy's assignment rule: at most `ndim` axes)."""
+    try:
+        return len(shape) <= ndim and numpy.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
 def _alg():
     from . import _algorithms
     return _algorithms
@@ -584,11 +592,7 @@ def _insert(arr, obj, values, axis=None):
         shape[axis] = new.shape[axis]
         # (numpy's assignment into the slice: leading axes of 1 beyond arr's dropped)
         kept = _leading_ones_dropped(new.shape, ndim)
-        try:
-            fits = len(kept) <= ndim and numpy.broadcast_shapes(kept, tuple(shape)) == tuple(shape)
-        except ValueError:
-            fits = False
-        if not fits:
+        if not _broadcasts_into(kept, tuple(shape), ndim):
             raise ArgumentError(f"numpy.insert: could not broadcast input array from shape {tuple(new.shape)} into "
                                 f"shape {tuple(shape)}", "values")
         new = new.reshape(kept)
@@ -613,11 +617,7 @@ def _insert(arr, obj, values, axis=None):
     kept = _leading_ones_dropped(source.shape, ndim)
     if source.size == 0 and len(kept) > ndim:
         kept = kept[len(kept) - ndim:]  # (numpy's advanced assignment takes an empty value array's extra axes)
-    try:
-        fits = len(kept) <= ndim and numpy.broadcast_shapes(kept, tuple(selection)) == tuple(selection)
-    except ValueError:
-        fits = False
-    if not fits:
+    if not _broadcasts_into(kept, tuple(selection), ndim):
         raise ArgumentError(f"numpy.insert: shape mismatch: value array of shape {tuple(source.shape)} could not be "
                             f"broadcast to indexing result of shape {tuple(selection)}", "values")
     if count == 0:
